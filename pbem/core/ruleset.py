@@ -1,0 +1,129 @@
+"""The ruleset interface: what the game lifecycle asks of a game's rules.
+
+A ruleset is pure. Given the same state, orders and dice it returns the same
+result; it reads no clock, file, database or network, and draws every random
+number from the ``Dice`` it is handed. States are JSON-serialisable mappings
+(the lifecycle stores them as they are), so any phase can be replayed from the
+record.
+
+The lifecycle drives a game like this::
+
+    state = ruleset.initial_state(scenario, options)
+    while (demand := ruleset.pending(state)) is not None:
+        # mail each side in demand.sides its report and an order template;
+        # collect and validate order text per side (ruleset.validate), seal it
+        result = ruleset.adjudicate(state, orders_by_side, dice)
+        state = result.state
+    ruleset.outcome(state)  # verdict
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pbem.core.dice import Dice
+from pbem.core.events import Event
+
+State = Mapping[str, Any]
+"""A ruleset's whole game state, JSON-serialisable (dicts, lists, str, int, float, bool, None)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioInfo:
+    name: str  # stable key, e.g. "coral-sea"
+    title: str  # e.g. "Coral Sea mini-game"
+    sides: tuple[str, ...]  # e.g. ("japanese", "allied")
+    options: Mapping[str, str] = field(default_factory=dict)  # optional rule key -> description
+
+
+@dataclass(frozen=True, slots=True)
+class Demand:
+    """Who owes orders now.
+
+    ``phase`` names the mail round (e.g. "J-2" or "air-5"); ``turn`` is the
+    game-turn. ``sides`` may be several for a simultaneous phase, or empty for
+    an automatic phase the lifecycle adjudicates at once. ``title`` and
+    ``steps`` are for players: the rulebook steps this round covers.
+    """
+
+    turn: int
+    phase: str
+    sides: tuple[str, ...]
+    title: str = ""
+    steps: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LineError:
+    """One refused order line: 1-based line number within the order text."""
+
+    line: int
+    text: str
+    message: str
+    rule: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Validation:
+    """``accepted`` holds each accepted order in canonical form (as understood)."""
+
+    accepted: tuple[str, ...]
+    errors: tuple[LineError, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Adjudication:
+    state: State
+    events: tuple[Event, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The verdict: ``winner`` is a side or None for a draw; ``level`` e.g. "Decisive"."""
+
+    winner: str | None
+    level: str
+    summary: str
+    scores: Mapping[str, int] = field(default_factory=dict)
+
+
+class Ruleset(Protocol):
+    name: str  # registry key, e.g. "usn"
+    title: str
+
+    def scenarios(self) -> Sequence[ScenarioInfo]: ...
+
+    def initial_state(self, scenario: str, options: Mapping[str, Any]) -> State: ...
+
+    def pending(self, state: State) -> Demand | None:
+        """The current phase's demand, or None when the game is over."""
+        ...
+
+    def validate(self, state: State, side: str, text: str) -> Validation:
+        """Judge every line of ``text`` on its own; never raise on bad input."""
+        ...
+
+    def default_orders(self, state: State, side: str) -> tuple[str, ...]:
+        """Orders applied when a side sends none: the rules' "do nothing" (plus any
+        standing orders the state already holds)."""
+        ...
+
+    def adjudicate(
+        self, state: State, orders: Mapping[str, Sequence[str]], dice: Dice
+    ) -> Adjudication:
+        """Resolve the pending phase from every side's accepted orders."""
+        ...
+
+    def view(self, state: State, events: Sequence[Event], side: str | None) -> Mapping[str, Any]:
+        """What ``side`` may know (None: omniscient), JSON-serialisable, for reports."""
+        ...
+
+    def order_template(self, state: State, side: str) -> str:
+        """A commented order form for the pending phase, to edit and mail back."""
+        ...
+
+    def outcome(self, state: State) -> Outcome | None:
+        """The verdict once the game is over, else None."""
+        ...

@@ -1,0 +1,36 @@
+"""Registry of rulesets: name -> Ruleset. Rulesets import only ``pbem.core``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pbem.core.ruleset import Ruleset
+
+_FACTORIES: dict[str, Callable[[], Ruleset]] = {}
+
+
+def register(name: str, factory: Callable[[], Ruleset]) -> None:
+    _FACTORIES[name] = factory
+
+
+def get(name: str) -> Ruleset:
+    _load_builtins()
+    try:
+        return _FACTORIES[name]()
+    except KeyError:
+        raise KeyError(f"unknown ruleset {name!r}; known: {', '.join(sorted(_FACTORIES))}") from None
+
+
+def names() -> list[str]:
+    _load_builtins()
+    return sorted(_FACTORIES)
+
+
+def _load_builtins() -> None:
+    # Imported lazily so that importing the registry does not load every game.
+    from pbem.rulesets import demo  # noqa: F401
+
+    try:
+        from pbem.rulesets.usn import ruleset as _usn  # noqa: F401
+    except ImportError:  # the U.S.N. ruleset is not there yet
+        pass
