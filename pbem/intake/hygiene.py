@@ -1,0 +1,182 @@
+"""Mail hygiene: which mails are answered, which are processed, who floods us.
+
+Answering machine mail breeds mail loops, so auto-replies (RFC 3834),
+bounces, list traffic, our own mail and mail without a sender are never
+answered. An oversized mail is answered with an error but never processed.
+Everything here is pure: no clock, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from pbem.intake.mime import ParsedMail
+
+__all__ = ["LOOP_HEADER", "Hygiene", "RateLimiter", "classify"]
+
+# Every mail we send carries this header with the installation's loop token.
+LOOP_HEADER = "X-Pbem-Loop"
+
+_BULK_PRECEDENCE = frozenset({"bulk", "list", "junk"})
+# Local parts that only ever send machine mail (RFC 5321 §4.5.5, RFC 2142).
+_BOUNCE_LOCALPARTS = frozenset({"mailer-daemon", "postmaster"})
+_LIST_HEADERS = ("list-id", "list-unsubscribe", "list-post")
+# Non-standard but widespread auto-reply markers (vacation programs, ticketing).
+_AUTOREPLY_HEADERS = ("x-autoreply", "x-autorespond")
+
+
+@dataclass(frozen=True, slots=True)
+class Hygiene:
+    """The verdict on one mail.
+
+    ``reason`` is "ok" or one of "loop", "own-address", "bounce",
+    "auto-submitted", "mailing-list", "no-sender", "oversized".
+    ``answer``: send a reply (to ``ParsedMail.from_addr``, never Reply-To).
+    ``process``: go on to attribution and orders.
+    """
+
+    answer: bool
+    process: bool
+    reason: str
+
+
+OK = Hygiene(answer=True, process=True, reason="ok")
+
+
+def _silent(reason: str) -> Hygiene:
+    return Hygiene(answer=False, process=False, reason=reason)
+
+
+def classify(
+    mail: ParsedMail, *, own_addresses: Collection[str], loop_token: str, max_size: int
+) -> Hygiene:
+    """Decide whether ``mail`` is answered and processed.
+
+    The never-answer kinds are checked first, so an oversized bounce stays
+    silent; only an otherwise answerable oversized mail gets its error reply.
+    """
+    headers = mail.headers
+    own = {a.strip().lower() for a in own_addresses}
+    if loop_token and loop_token in _tokens(headers.get("x-pbem-loop", "")):
+        return _silent("loop")
+    if mail.from_addr is not None and mail.from_addr in own:
+        return _silent("own-address")
+    if mail.return_path and mail.return_path in own:
+        return _silent("own-address")
+    if _is_bounce(mail):
+        return _silent("bounce")
+    if _is_auto_submitted(mail):
+        return _silent("auto-submitted")
+    if _is_list_mail(mail):
+        return _silent("mailing-list")
+    if mail.from_addr is None:
+        return _silent("no-sender")
+    if mail.size > max_size:
+        return Hygiene(answer=True, process=False, reason="oversized")
+    return OK
+
+
+def _tokens(value: str) -> set[str]:
+    return {t.strip() for t in value.replace(",", "\n").split("\n") if t.strip()}
+
+
+def _localpart(addr: str | None) -> str:
+    return (addr or "").rpartition("@")[0].lower()
+
+
+def _content_type(mail: ParsedMail) -> tuple[str, str]:
+    """(type/subtype, report-type) of the top-level part, lower-case."""
+    parts = [p.strip().lower() for p in mail.headers.get("content-type", "").split(";")]
+    report_type = ""
+    for param in parts[1:]:
+        key, _, value = param.partition("=")
+        if key.strip() == "report-type":
+            report_type = value.strip().strip('"')
+    return parts[0], report_type
+
+
+def _is_bounce(mail: ParsedMail) -> bool:
+    # RFC 5321 §4.5.5: delivery notifications use the null reverse-path.
+    if mail.return_path == "":
+        return True
+    if _localpart(mail.from_addr) in _BOUNCE_LOCALPARTS:
+        return True
+    if "x-failed-recipients" in mail.headers:
+        return True
+    ctype, report_type = _content_type(mail)
+    return ctype == "multipart/report" and report_type == "delivery-status"
+
+
+def _is_auto_submitted(mail: ParsedMail) -> bool:
+    headers = mail.headers
+    # RFC 3834 §5: any value other than "no" marks machine-sent mail.
+    values = [
+        v.split(";")[0].strip().lower() for v in headers.get("auto-submitted", "").split("\n")
+    ]
+    if any(v and v != "no" for v in values):
+        return True
+    if headers.get("precedence", "").strip().lower() == "auto_reply":
+        return True
+    if any(name in headers for name in _AUTOREPLY_HEADERS):
+        return True
+    ctype, _ = _content_type(mail)
+    # Other reports (read receipts, feedback loops) are machine mail too.
+    return ctype == "multipart/report"
+
+
+def _is_list_mail(mail: ParsedMail) -> bool:
+    headers = mail.headers
+    if any(name in headers for name in _LIST_HEADERS):
+        return True
+    return headers.get("precedence", "").strip().lower() in _BULK_PRECEDENCE
+
+
+class RateLimiter:
+    """Sliding-window limit on mails per sender.
+
+    ``allow`` records an accepted mail and refuses one over the limit (refusals
+    are not recorded, so a flooder is let through again once the window moves
+    on). Memory stays bounded: idle senders are evicted, and at ``max_senders``
+    the least recently active sender is forgotten.
+    """
+
+    def __init__(
+        self, max_per_window: int, window_seconds: float, *, max_senders: int = 10_000
+    ) -> None:
+        if max_per_window < 1 or window_seconds <= 0 or max_senders < 1:
+            raise ValueError("rate limit, window and sender cap must be positive")
+        self.max_per_window = max_per_window
+        self.window_seconds = window_seconds
+        self.max_senders = max_senders
+        # sender → times of accepted mails; ordered by last activity
+        self._seen: OrderedDict[str, deque[float]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._seen)
+
+    def allow(self, sender: str, now: float) -> bool:
+        key = sender.strip().lower()
+        self._evict_idle(now)
+        times = self._seen.get(key)
+        if times is None:
+            times = deque()
+            self._seen[key] = times
+        while times and times[0] <= now - self.window_seconds:
+            times.popleft()
+        if len(times) >= self.max_per_window:
+            return False
+        times.append(now)
+        self._seen.move_to_end(key)
+        while len(self._seen) > self.max_senders:
+            self._seen.popitem(last=False)
+        return True
+
+    def _evict_idle(self, now: float) -> None:
+        # The front is the least recently active sender: stop at the first busy one.
+        while self._seen:
+            key, times = next(iter(self._seen.items()))
+            if times and times[-1] > now - self.window_seconds:
+                break
+            del self._seen[key]

@@ -1,0 +1,166 @@
+"""Compose outgoing mail as bytes: answers to order mails and side reports.
+
+Pure: the Date and Message-ID are parameters and MIME boundaries are derived
+from the content, so composing the same answer twice gives the same bytes and
+a resend after a crash carries the same Message-ID (the outbox and players'
+mail clients can recognise it).
+"""
+
+from __future__ import annotations
+
+import email.policy
+import email.utils
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from email.message import EmailMessage
+
+__all__ = ["compose_reply", "reply_subject", "stable_message_id"]
+
+_LABEL_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,31}$")
+_DOMAIN_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$")
+_MSGID_RE = re.compile(r"^<[^<>\s@]+@[^<>\s@]+>$")
+_AUTO_SUBMITTED = ("auto-replied", "auto-generated")
+# Threads grow without bound; RFC 5322 §3.6.4 allows trimming the middle.
+_MAX_REFERENCES = 12
+
+
+def stable_message_id(*parts: str, domain: str) -> str:
+    """A Message-ID determined by ``parts`` alone, e.g. ``<pbem.answer.3f2a…@host>``.
+
+    The first part, when it is a short lower-case word ("answer", "report"),
+    is kept readable; all parts go into a SHA-256 digest.
+    """
+    if not parts:
+        raise ValueError("stable_message_id needs at least one part")
+    if not _DOMAIN_RE.match(domain):
+        raise ValueError(f"not a usable Message-ID domain: {domain!r}")
+    # JSON keeps part boundaries unambiguous: ("a", "bc") differs from ("ab", "c").
+    digest = hashlib.sha256(json.dumps(list(parts)).encode("utf-8")).hexdigest()[:32]
+    label = parts[0] if _LABEL_RE.match(parts[0]) else None
+    local = f"pbem.{label}.{digest}" if label else f"pbem.{digest}"
+    return f"<{local}@{domain}>"
+
+
+def reply_subject(original: str) -> str:
+    """``Re: original`` unless it already starts with Re:."""
+    subject = " ".join(original.split())
+    if subject.lower().startswith("re:"):
+        return subject
+    return f"Re: {subject}" if subject else "Re: your mail"
+
+
+def compose_reply(
+    *,
+    to: str,
+    sender: str,
+    subject: str,
+    text: str,
+    html: str | None = None,
+    in_reply_to: str | None,
+    references: Sequence[str] = (),
+    message_id: str,
+    loop_token: str,
+    date: datetime,
+    attachments: Sequence[tuple[str, str, bytes]] = (),
+    auto_submitted: str = "auto-replied",
+    linesep: str = "\r\n",
+) -> bytes:
+    """One outgoing mail as bytes (CRLF line endings by default, for SMTP).
+
+    ``auto_submitted`` is "auto-replied" for answers to a mail and
+    "auto-generated" for reports (RFC 3834 §5). ``attachments`` are
+    (filename, content type, data), e.g. ("map.png", "image/png", png).
+    Precedence is deliberately not set (RFC 3834 §3.1.8 discourages it).
+    """
+    if auto_submitted not in _AUTO_SUBMITTED:
+        raise ValueError(f"auto_submitted must be one of {_AUTO_SUBMITTED}")
+    if date.tzinfo is None or date.utcoffset() is None:
+        raise ValueError("date must be timezone-aware")
+    if not _MSGID_RE.match(message_id):
+        raise ValueError(f"not a Message-ID: {message_id!r}")
+    if not loop_token or _has_line_break(loop_token):
+        raise ValueError("loop_token must be a non-empty single line")
+
+    msg = EmailMessage(policy=email.policy.default)
+    msg["From"] = sender
+    msg["To"] = to
+    # Subjects come from strangers' mail: a line break must not inject headers.
+    msg["Subject"] = " ".join(subject.split())
+    msg["Date"] = email.utils.format_datetime(date)
+    msg["Message-ID"] = message_id
+    thread = _thread(in_reply_to, references)
+    if in_reply_to and in_reply_to in thread:
+        msg["In-Reply-To"] = in_reply_to
+    if thread:
+        msg["References"] = " ".join(thread)
+    msg["Auto-Submitted"] = auto_submitted
+    msg["X-Pbem-Loop"] = loop_token
+    # Ask Exchange/Outlook not to send out-of-office replies to us.
+    msg["X-Auto-Response-Suppress"] = "All"
+
+    msg.set_content(_lines(text), charset="utf-8", cte=_cte(text))
+    if html is not None:
+        msg.add_alternative(_lines(html), subtype="html", charset="utf-8", cte=_cte(html))
+    for filename, content_type, data in attachments:
+        maintype, _, subtype = content_type.partition("/")
+        if not maintype or not subtype:
+            raise ValueError(f"not a content type: {content_type!r}")
+        msg.add_attachment(data, maintype=maintype, subtype=subtype, filename=filename)
+
+    for part in msg.walk():
+        if part is not msg:
+            del part["MIME-Version"]  # the email package repeats it on sub-parts
+    _stable_boundaries(msg, message_id)
+    return msg.as_bytes(policy=email.policy.default.clone(linesep=linesep))
+
+
+def _has_line_break(value: str) -> bool:
+    return "\r" in value or "\n" in value
+
+
+def _cte(text: str) -> str | None:
+    """Quoted-printable for non-ASCII text: not every relay takes 8-bit mail,
+    and QP keeps an armoured order block readable in the raw message."""
+    return None if text.isascii() else "quoted-printable"
+
+
+def _lines(text: str) -> str:
+    """LF line endings and a final newline: the generator adds the linesep."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _thread(in_reply_to: str | None, references: Sequence[str]) -> list[str]:
+    """References for the reply: the parent's references plus the parent.
+
+    Only well-formed ids are kept; malformed ones from a stranger's mail
+    would otherwise make the header unparseable.
+    """
+    ids = [r.strip() for r in references if _MSGID_RE.match(r.strip())]
+    if in_reply_to and _MSGID_RE.match(in_reply_to) and in_reply_to not in ids:
+        ids.append(in_reply_to)
+    ids = list(dict.fromkeys(ids))
+    if len(ids) > _MAX_REFERENCES:
+        ids = ids[:1] + ids[-(_MAX_REFERENCES - 1) :]
+    return ids
+
+
+def _stable_boundaries(msg: EmailMessage, message_id: str) -> None:
+    """Boundaries from a digest of the content instead of random numbers.
+
+    Quoted-printable and base64 bodies cannot contain "=_", and the digest
+    makes a clash with a 7bit/8bit text body practically impossible.
+    """
+    if not msg.is_multipart():
+        return
+    seed = hashlib.sha256(message_id.encode("utf-8"))
+    for part in msg.walk():
+        if not part.is_multipart():
+            payload = part.get_payload(decode=True)
+            seed.update(payload if isinstance(payload, bytes) else b"")
+    digest = seed.hexdigest()[:24]
+    for index, part in enumerate(p for p in msg.walk() if p.is_multipart()):
+        part.set_boundary(f"=_pbem_{digest}_{index}")
