@@ -1,0 +1,444 @@
+"""S/MIME signed order mail (``multipart/signed``), as real mail clients send it.
+
+Verification uses public APIs only: ``asn1crypto`` reads the CMS SignedData,
+``cryptography`` checks the signature. The steps are RFC 5652 section 5.4:
+find the signer by issuer and serial number (or subject key identifier) among
+the certificates registered for the game, check the ``messageDigest``
+attribute against the signed part, then check the signature over the signed
+attributes, DER-encoded as a SET. A player's certificate is usually
+self-signed; the trust anchor is the registration itself, so no chain is
+built, but validity dates and key usage are checked.
+
+The signed part must be hashed as the bytes that arrived: re-serialising it
+with the ``email`` package can refold headers and change line endings, so
+``signed_part_bytes`` cuts it out of the raw message at the boundary lines.
+"""
+
+from __future__ import annotations
+
+import datetime
+import email.policy
+import hashlib
+import re
+from collections.abc import Mapping
+from email.message import EmailMessage, MIMEPart
+from email.parser import BytesHeaderParser, BytesParser
+from email.utils import formatdate, make_msgid
+
+from asn1crypto import cms as asn1_cms
+from asn1crypto import x509 as asn1_x509
+from cryptography import x509
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
+from cryptography.hazmat.primitives.serialization import pkcs7
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from pbem.errors import IntakeError, SignatureError
+from pbem.intake.signatures import VerifiedSheet, canonical_orders, unflow
+
+__all__ = [
+    "SIGNATURE_TYPES",
+    "certificate_fingerprint",
+    "make_self_signed_certificate",
+    "sign_smime",
+    "signed_part_bytes",
+    "verify_smime",
+    "verify_smime_bytes",
+]
+
+# Both names are in use: x-pkcs7-signature by older clients and ``openssl smime``.
+SIGNATURE_TYPES = ("application/pkcs7-signature", "application/x-pkcs7-signature")
+
+# SHA-1 and MD5 are refused: a collision would let a signature cover other orders.
+_HASHES: dict[str, type[hashes.HashAlgorithm]] = {
+    "sha224": hashes.SHA224,
+    "sha256": hashes.SHA256,
+    "sha384": hashes.SHA384,
+    "sha512": hashes.SHA512,
+}
+
+
+def certificate_fingerprint(pem: bytes) -> str:
+    """SHA-256 hex of the certificate's DER encoding (how certificates are registered)."""
+    return x509.load_pem_x509_certificate(pem).fingerprint(hashes.SHA256()).hex()
+
+
+# --- raw MIME -------------------------------------------------------------------------
+
+
+def signed_part_bytes(raw: bytes) -> tuple[bytes, bytes]:
+    """Cut the two parts of a ``multipart/signed`` message out of its raw bytes.
+
+    Returns (signed part, signature part) exactly as received, each without
+    the line break before the next boundary line, which RFC 2046 counts as
+    part of the boundary.
+    """
+    headers = BytesHeaderParser(policy=email.policy.default).parsebytes(raw)
+    boundary = headers.get_boundary()
+    if headers.get_content_type() != "multipart/signed" or not boundary:
+        raise SignatureError("not an S/MIME signed mail (multipart/signed with a boundary)")
+    separator = re.search(rb"\r?\n\r?\n", raw)
+    if separator is None:
+        raise SignatureError("malformed S/MIME mail: no blank line after the headers")
+    body = raw[separator.end() :]
+    delimiter = re.compile(
+        rb"^--" + re.escape(boundary.encode("ascii")) + rb"(--)?[ \t]*\r?$", re.M
+    )
+    marks = list(delimiter.finditer(body))
+    parts: list[bytes] = []
+    for mark, following in zip(marks, [*marks[1:], None], strict=True):
+        if mark.group(1):  # the close delimiter
+            break
+        start = mark.end() + 1
+        if following is None:
+            parts.append(body[start:])
+            break
+        end = following.start()
+        end -= 2 if body[end - 2 : end] == b"\r\n" else 1
+        parts.append(body[start:end])
+    if len(parts) != 2:
+        raise SignatureError(
+            f"malformed S/MIME mail: {len(parts)} parts in multipart/signed, not 2"
+        )
+    return parts[0], parts[1]
+
+
+def _crlf(data: bytes) -> bytes:
+    """The canonical CRLF form the signer hashed (RFC 8551 section 3.1.1)."""
+    return re.sub(rb"\r?\n", b"\r\n", data)
+
+
+# --- verification ---------------------------------------------------------------------
+
+
+def verify_smime_bytes(
+    raw: bytes,
+    certificates: Mapping[str, bytes],
+    *,
+    now: datetime.datetime | None = None,
+) -> VerifiedSheet:
+    """Verify a raw S/MIME signed mail; see ``verify_smime``."""
+    message = BytesParser(policy=email.policy.default).parsebytes(raw)
+    assert isinstance(message, EmailMessage)
+    return verify_smime(message, certificates, raw=raw, now=now)
+
+
+def verify_smime(
+    message: EmailMessage,
+    certificates: Mapping[str, bytes],
+    *,
+    raw: bytes | None = None,
+    now: datetime.datetime | None = None,
+) -> VerifiedSheet:
+    """Verify an S/MIME signed order mail against the game's registered certificates.
+
+    ``certificates`` maps fingerprint (``certificate_fingerprint``) to PEM;
+    the fingerprints are recomputed, not trusted. Pass the mail's ``raw``
+    bytes as received whenever you have them: without them the message is
+    re-serialised, which is only safe for a message that was never changed.
+    Returns the canonical text of the signed text/plain part, up to a ``-- ``
+    signature separator.
+    """
+    protocol = (message.get_param("protocol") or "") if message.is_multipart() else ""
+    if message.get_content_type() != "multipart/signed" or str(protocol).lower() not in (
+        SIGNATURE_TYPES
+    ):
+        raise SignatureError("not an S/MIME signed mail (multipart/signed, pkcs7-signature)")
+    if raw is None:
+        raw = message.as_bytes(policy=message.policy.clone(linesep="\r\n"))
+    signed, _ = signed_part_bytes(raw)
+    payload = message.get_payload()
+    assert isinstance(payload, list)
+    signature_part = payload[1] if len(payload) == 2 else None
+    if not isinstance(signature_part, EmailMessage):
+        raise SignatureError("malformed S/MIME mail: multipart/signed needs exactly 2 parts")
+    if signature_part.get_content_type() not in SIGNATURE_TYPES:
+        raise SignatureError(
+            f"the second part is {signature_part.get_content_type()}, not a pkcs7-signature"
+        )
+    der = signature_part.get_payload(decode=True)
+    if not isinstance(der, bytes) or not der:
+        raise SignatureError("malformed S/MIME signature: the signature part is empty")
+
+    certificate, signer_info = _find_signer(der, certificates)
+    _check_certificate(certificate, now or datetime.datetime.now(datetime.UTC))
+    _check_digest(signer_info, signed)
+    _check_signature(signer_info, certificate)
+
+    text = _signed_text(signed)
+    if not text:
+        raise IntakeError("no-text", "the signed text/plain part is empty")
+    signature = signer_info["signature"].native
+    return VerifiedSheet(
+        text=text,
+        key_fingerprint=certificate.fingerprint(hashes.SHA256()).hex(),
+        method="smime",
+        signature_digest=hashlib.sha256(signature).hexdigest(),
+    )
+
+
+def _find_signer(
+    der: bytes, certificates: Mapping[str, bytes]
+) -> tuple[x509.Certificate, asn1_cms.SignerInfo]:
+    """The first SignerInfo whose signer is a registered certificate, and that certificate."""
+    try:
+        info = asn1_cms.ContentInfo.load(der)
+        if info["content_type"].native != "signed_data":
+            raise SignatureError("malformed S/MIME signature: the CMS content is not SignedData")
+        signer_infos = list(info["content"]["signer_infos"])
+    except (ValueError, TypeError, KeyError) as exc:
+        raise SignatureError(f"malformed S/MIME signature: {exc}") from None
+    registered = [x509.load_pem_x509_certificate(pem) for pem in certificates.values()]
+    described = []
+    for signer_info in signer_infos:
+        sid = signer_info["sid"]
+        for certificate in registered:
+            parsed = asn1_x509.Certificate.load(
+                certificate.public_bytes(serialization.Encoding.DER)
+            )
+            if sid.name == "issuer_and_serial_number":
+                if (
+                    parsed.issuer == sid.chosen["issuer"]
+                    and parsed.serial_number == sid.chosen["serial_number"].native
+                ):
+                    return certificate, signer_info
+            elif parsed.key_identifier == sid.chosen.native:
+                return certificate, signer_info
+        if sid.name == "issuer_and_serial_number":
+            issuer = sid.chosen["issuer"].human_friendly
+            described.append(f"issuer {issuer}, serial {sid.chosen['serial_number'].native}")
+        else:
+            described.append(f"key identifier {sid.chosen.native.hex()}")
+    if not described:
+        raise SignatureError("malformed S/MIME signature: no signer")
+    raise SignatureError(
+        f"the S/MIME signer's certificate ({'; '.join(described)}) is not registered for this game"
+    )
+
+
+def _check_certificate(certificate: x509.Certificate, now: datetime.datetime) -> None:
+    if now < certificate.not_valid_before_utc:
+        raise SignatureError(
+            f"the S/MIME certificate is not valid before {certificate.not_valid_before_utc:%Y-%m-%d}"
+        )
+    if now > certificate.not_valid_after_utc:
+        raise SignatureError(
+            f"the S/MIME certificate expired on {certificate.not_valid_after_utc:%Y-%m-%d}"
+        )
+    try:
+        usage = certificate.extensions.get_extension_for_class(x509.KeyUsage).value
+    except x509.ExtensionNotFound:
+        pass
+    else:
+        if not (usage.digital_signature or usage.content_commitment):
+            raise SignatureError("the S/MIME certificate's key usage does not allow signing")
+    try:
+        extended = certificate.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value
+    except x509.ExtensionNotFound:
+        pass
+    else:
+        allowed = {ExtendedKeyUsageOID.EMAIL_PROTECTION, ExtendedKeyUsageOID.ANY_EXTENDED_KEY_USAGE}
+        if not allowed.intersection(extended):
+            raise SignatureError("the S/MIME certificate is not for e-mail protection")
+
+
+def _hash_for(name: str) -> hashes.HashAlgorithm:
+    algorithm = _HASHES.get(name)
+    if algorithm is None:
+        raise SignatureError(f"S/MIME digest algorithm {name} is not accepted (use SHA-256)")
+    return algorithm()
+
+
+def _check_digest(signer_info: asn1_cms.SignerInfo, signed: bytes) -> None:
+    """The messageDigest attribute must be the hash of the signed part."""
+    attributes = signer_info["signed_attrs"]
+    if not attributes:
+        raise SignatureError("the S/MIME signature has no signed attributes (not as clients sign)")
+    values = {attribute["type"].native: attribute["values"] for attribute in attributes}
+    if "message_digest" not in values or "content_type" not in values:
+        raise SignatureError(
+            "the S/MIME signature lacks the messageDigest or contentType attribute"
+        )
+    if values["content_type"][0].native != "data":
+        raise SignatureError("the S/MIME signature does not cover plain data")
+    expected = values["message_digest"][0].native
+    name = signer_info["digest_algorithm"]["algorithm"].native
+    algorithm = _hash_for(name)
+    # CRLF is what clients hash; the bytes as received cover signers that sent binary.
+    for candidate in (_crlf(signed), signed):
+        digest = hashes.Hash(algorithm)
+        digest.update(candidate)
+        if digest.finalize() == expected:
+            return
+    raise SignatureError(
+        "S/MIME signature does not match the signed text (was it edited after signing?)"
+    )
+
+
+def _signed_attributes_as_set(signer_info: asn1_cms.SignerInfo) -> bytes:
+    """The signed attributes with their [0] IMPLICIT tag replaced by SET (RFC 5652 5.4).
+
+    Built from the contents as received, never re-encoded: the signer signed those bytes.
+    """
+    contents = signer_info["signed_attrs"].contents
+    length = len(contents)
+    if length < 0x80:
+        header = bytes([0x31, length])
+    else:
+        size = length.to_bytes((length.bit_length() + 7) // 8, "big")
+        header = bytes([0x31, 0x80 | len(size)]) + size
+    return header + contents
+
+
+def _check_signature(signer_info: asn1_cms.SignerInfo, certificate: x509.Certificate) -> None:
+    data = _signed_attributes_as_set(signer_info)
+    signature = signer_info["signature"].native
+    algorithm = signer_info["signature_algorithm"]
+    kind = algorithm.signature_algo
+    key = certificate.public_key()
+    digest_name = signer_info["digest_algorithm"]["algorithm"].native
+    try:
+        if isinstance(key, rsa.RSAPublicKey) and kind == "rsassa_pkcs1v15":
+            key.verify(signature, data, padding.PKCS1v15(), _hash_for(digest_name))
+        elif isinstance(key, rsa.RSAPublicKey) and kind == "rsassa_pss":
+            parameters = algorithm["parameters"]
+            mgf_hash = parameters["mask_gen_algorithm"]["parameters"]["algorithm"].native
+            pss = padding.PSS(
+                mgf=padding.MGF1(_hash_for(mgf_hash)),
+                salt_length=parameters["salt_length"].native,
+            )
+            key.verify(
+                signature, data, pss, _hash_for(parameters["hash_algorithm"]["algorithm"].native)
+            )
+        elif isinstance(key, ec.EllipticCurvePublicKey) and kind == "ecdsa":
+            key.verify(signature, data, ec.ECDSA(_hash_for(digest_name)))
+        elif isinstance(key, ed25519.Ed25519PublicKey) and kind == "ed25519":
+            key.verify(signature, data)
+        else:
+            raise SignatureError(
+                f"S/MIME signature algorithm {kind} does not fit the certificate's key"
+            )
+    except InvalidSignature:
+        raise SignatureError(
+            "S/MIME signature is not valid for the registered certificate"
+        ) from None
+
+
+def _signed_text(signed: bytes) -> str:
+    """The canonical order text of the signed entity's text/plain part."""
+    entity = BytesParser(policy=email.policy.default).parsebytes(signed)
+    assert isinstance(entity, EmailMessage)
+    part = entity.get_body(preferencelist=("plain",))
+    if part is None:
+        raise IntakeError("no-text", "the signed part has no text/plain part")
+    content = part.get_content()
+    if not isinstance(content, str):
+        raise IntakeError("no-text", "the signed text/plain part cannot be decoded")
+    if str(part.get_param("format", "")).lower() == "flowed":
+        content = unflow(content, delsp=str(part.get_param("delsp", "")).lower() == "yes")
+    lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if "-- " in lines:  # the mail signature (name, address) is not part of the orders
+        lines = lines[: lines.index("-- ")]
+    return canonical_orders("\n".join(lines))
+
+
+# --- signing (player tools and tests) -------------------------------------------------
+
+
+def sign_smime(
+    text: str,
+    cert_pem: bytes,
+    key_pem: bytes,
+    headers: Mapping[str, str],
+    *,
+    cte: str = "quoted-printable",
+) -> bytes:
+    """A complete ``multipart/signed`` mail carrying ``text``, signed as clients sign.
+
+    ``headers`` (From, To, Subject, ...) go on the outer message; Date and
+    Message-ID are added when missing. The signature part is
+    ``application/x-pkcs7-signature``, as cryptography writes it.
+    """
+    certificate = x509.load_pem_x509_certificate(cert_pem)
+    key = serialization.load_pem_private_key(key_pem, password=None)
+    if not isinstance(key, rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey):
+        raise ValueError("S/MIME signing needs an RSA or EC private key")
+    inner = MIMEPart(policy=email.policy.SMTP)
+    inner.set_content(text, subtype="plain", charset="utf-8", cte=cte)
+    signed = (
+        pkcs7.PKCS7SignatureBuilder()
+        .set_data(inner.as_bytes())
+        .add_signer(certificate, key, hashes.SHA256())
+        .sign(serialization.Encoding.SMIME, [pkcs7.PKCS7Options.DetachedSignature])
+    )
+    outer = dict(headers)
+    outer.setdefault("Date", formatdate(localtime=False))
+    outer.setdefault("Message-ID", make_msgid(domain="pbem.invalid"))
+    policy = email.policy.SMTP
+    head = b"".join(policy.fold_binary(name, value) for name, value in outer.items())
+    return head + _crlf(signed)
+
+
+def make_self_signed_certificate(
+    address: str,
+    *,
+    key_type: str = "ec",
+    days: int = 730,
+    now: datetime.datetime | None = None,
+) -> tuple[bytes, bytes]:
+    """A self-signed S/MIME certificate for ``address``: (certificate PEM, PKCS#8 key PEM).
+
+    ``key_type`` is ``"ec"`` (P-256) or ``"rsa"`` (2048 bits).
+    """
+    key: rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey
+    if key_type == "rsa":
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    elif key_type == "ec":
+        key = ec.generate_private_key(ec.SECP256R1())
+    else:
+        raise ValueError(f"key_type must be 'ec' or 'rsa', not {key_type!r}")
+    start = now or datetime.datetime.now(datetime.UTC)
+    name = x509.Name(
+        [
+            x509.NameAttribute(NameOID.COMMON_NAME, address),
+            x509.NameAttribute(NameOID.EMAIL_ADDRESS, address),
+        ]
+    )
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(start - datetime.timedelta(minutes=5))
+        .not_valid_after(start + datetime.timedelta(days=days))
+        .add_extension(x509.SubjectAlternativeName([x509.RFC822Name(address)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                content_commitment=True,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=False,
+                crl_sign=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .add_extension(
+            x509.ExtendedKeyUsage([ExtendedKeyUsageOID.EMAIL_PROTECTION]), critical=False
+        )
+        .sign(key, hashes.SHA256())
+    )
+    return (
+        certificate.public_bytes(serialization.Encoding.PEM),
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        ),
+    )
