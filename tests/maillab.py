@@ -19,6 +19,7 @@ import contextlib
 import os
 import pwd
 import shutil
+import signal
 import smtplib
 import socket
 import subprocess
@@ -221,6 +222,9 @@ class MailLab:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            # Own process group: stop_imap() must also end the imap/log children,
+            # which otherwise outlive the master and keep client connections open.
+            start_new_session=True,
         )
         try:
             wait_for_port(self.imap_port, process=self._process)
@@ -233,12 +237,16 @@ class MailLab:
         process, self._process = self._process, None
         if process is None or process.poll() is not None:
             return
-        process.terminate()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        # Whatever of the group is still alive (imap sessions, log) goes now.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
 
     def _start_smtp(self) -> None:
         self.smtp_port = free_port()

@@ -1,0 +1,402 @@
+"""IMAP intake with aioimaplib 2.x.
+
+- Bodies are fetched with ``BODY.PEEK[]`` so that nothing is marked seen, moved or
+  deleted before :meth:`ImapInbox.acknowledge`, which the caller invokes only after
+  committing what the message carried.
+- ``ref`` is ``"UIDVALIDITY:UID"``: stable across connections, and a changed
+  UIDVALIDITY makes old refs recognisably stale.
+- Any connection failure closes the session and reconnects with backoff;
+  :meth:`ImapInbox.fetch` and :meth:`ImapInbox.wait_for_mail` only raise
+  :class:`~pbem.errors.TransportError` once the inbox is closed.
+- :meth:`ImapInbox.wait_for_mail` uses IDLE when the server offers it, polling otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import ssl
+from collections.abc import Awaitable, Sequence
+from typing import Any, TypeVar
+
+import aioimaplib
+
+from pbem.errors import TransportError
+from pbem.mail.base import InboundMessage
+
+log = logging.getLogger("pbem.mail.imap")
+
+T = TypeVar("T")
+
+_UIDVALIDITY = re.compile(rb"\[UIDVALIDITY (\d+)\]")
+_FETCH_START = re.compile(rb"\d+ FETCH \(")
+_UID_ITEM = re.compile(rb"[( ]UID (\d+)")
+_EXISTS = re.compile(rb"^\d+ EXISTS$")
+# Well-behaved servers end IDLE after 30 min; restart it well before that.
+_MAX_IDLE = 25 * 60.0
+
+
+class _Reconnect(Exception):
+    """The session is unusable: drop it and connect again after a backoff."""
+
+
+def _quote_mailbox(name: str) -> str:
+    if not name or any(c in name for c in "\r\n\0") or not name.isascii():
+        # Modified UTF-7 (RFC 3501 5.1.3) is not implemented: keep folder names ASCII.
+        raise TransportError(f"unsupported IMAP folder name {name!r}")
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _uids_from_search(lines: Sequence[Any]) -> list[int]:
+    # Untagged "SEARCH 1 2 3" arrives as b"1 2 3"; the last line is the tagged status text.
+    uids: list[int] = []
+    for line in lines[:-1]:
+        if isinstance(line, bytes | bytearray):
+            uids.extend(int(tok) for tok in bytes(line).split() if tok.isdigit())
+    return uids
+
+
+def _messages_from_fetch(lines: Sequence[Any]) -> dict[int, bytes]:
+    """Map UID → raw bytes from an aioimaplib FETCH response.
+
+    aioimaplib gives ``b"n FETCH (UID u BODY[] {size}"``, then the literal as a
+    ``bytearray``, then the rest of the item list (``b")"``, or ``b" UID u)"`` on
+    servers that put the UID after the body).
+    """
+    found: dict[int, bytes] = {}
+    uid: int | None = None
+    body: bytes | None = None
+    for line in lines:
+        if isinstance(line, bytearray):
+            body = bytes(line)
+        elif _FETCH_START.match(line):
+            match = _UID_ITEM.search(line)
+            uid = int(match.group(1)) if match else None
+            body = None
+        elif body is not None and uid is None and (match := _UID_ITEM.search(line)):
+            uid = int(match.group(1))
+        if uid is not None and body is not None:
+            found[uid] = body
+            uid = body = None
+    return found
+
+
+class ImapInbox:
+    """An :class:`~pbem.mail.base.Inbox` on an IMAP folder. One consumer task at a time."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        user: str,
+        password: str,
+        *,
+        folder: str = "INBOX",
+        processed_folder: str | None = "pbem-processed",
+        use_tls: bool = False,
+        poll_interval: float = 30.0,
+        backoff: Sequence[float] = (1, 2, 5, 10, 30, 60),
+        command_timeout: float = 30.0,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        if not backoff:
+            raise ValueError("backoff needs at least one delay")
+        self.host = host
+        self.port = port
+        self.user = user
+        self._password = password
+        self.folder = folder
+        self.processed_folder = processed_folder
+        self.use_tls = use_tls
+        self.poll_interval = poll_interval
+        self.backoff = tuple(float(b) for b in backoff)
+        self.command_timeout = command_timeout
+        self.ssl_context = ssl_context
+        self._client: aioimaplib.IMAP4 | None = None
+        self._lost = asyncio.Event()
+        self._closing = asyncio.Event()
+        self._lock = asyncio.Lock()
+        self._failures = 0  # consecutive failed connections, indexes the backoff
+        self._uidvalidity = 0
+        self._highest_returned = 0  # highest UID some fetch has handed out
+        self.connections = 0  # successful logins so far (observable by tests/metrics)
+
+    # -- connection ---------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closing.is_set():
+            raise TransportError(f"IMAP inbox {self.user}@{self.host}:{self.port} is closed")
+
+    async def _guard(self, awaitable: Awaitable[T]) -> T:
+        """Run one command; fail fast with _Reconnect if the connection drops meanwhile.
+
+        aioimaplib does not fail pending commands when the socket closes: without this
+        race a dead server would cost a full command timeout.
+        """
+        task = asyncio.ensure_future(awaitable)
+        lost = asyncio.ensure_future(self._lost.wait())
+        try:
+            await asyncio.wait({task, lost}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            lost.cancel()
+        if not task.done():
+            task.cancel()
+            raise _Reconnect("connection lost")
+        try:
+            return task.result()
+        except (OSError, TimeoutError, aioimaplib.AioImapException, ValueError) as exc:
+            raise _Reconnect(f"{type(exc).__name__}: {exc}") from exc
+
+    async def _ok(self, what: str, awaitable: Awaitable[Any]) -> Any:
+        response = await self._guard(awaitable)
+        if response.result != "OK":
+            text = b" ".join(bytes(x) for x in response.lines).decode(errors="replace")
+            raise _Reconnect(f"{what} refused: {response.result} {text}")
+        return response
+
+    def _on_connection_lost(self, exc: Exception | None) -> None:
+        self._lost.set()
+
+    async def _connect(self) -> aioimaplib.IMAP4:
+        self._lost = asyncio.Event()
+        client: aioimaplib.IMAP4
+        if self.use_tls:
+            client = aioimaplib.IMAP4_SSL(
+                host=self.host,
+                port=self.port,
+                timeout=self.command_timeout,
+                ssl_context=self.ssl_context,
+            )
+            # IMAP4_SSL takes no conn_lost_cb: attach it to the protocol directly.
+            client.protocol.conn_lost_cb = self._on_connection_lost
+        else:
+            client = aioimaplib.IMAP4(
+                host=self.host,
+                port=self.port,
+                timeout=self.command_timeout,
+                conn_lost_cb=self._on_connection_lost,
+            )
+        self._client = client
+        await self._guard(client.wait_hello_from_server())
+        await self._ok("LOGIN", client.login(self.user, self._password))
+        if self.processed_folder is not None:
+            # NO [ALREADYEXISTS] is the usual answer and fine.
+            await self._guard(client.create(_quote_mailbox(self.processed_folder)))
+        selected = await self._ok("SELECT", client.select(_quote_mailbox(self.folder)))
+        uidvalidity = 0
+        for line in selected.lines:
+            if isinstance(line, bytes) and (m := _UIDVALIDITY.search(line)):
+                uidvalidity = int(m.group(1))
+        if uidvalidity != self._uidvalidity:
+            # New UID space: what we remember about UIDs no longer means anything.
+            self._highest_returned = 0
+            self._uidvalidity = uidvalidity
+        self.connections += 1
+        log.info(
+            "connected to %s:%d as %s, folder %s (UIDVALIDITY %d, IDLE %s, MOVE %s)",
+            self.host,
+            self.port,
+            self.user,
+            self.folder,
+            uidvalidity,
+            "yes" if client.has_capability("IDLE") else "no",
+            "yes" if client.has_capability("MOVE") else "no",
+        )
+        return client
+
+    async def _drop(self, reason: str) -> None:
+        """Forget the session, log why, and sleep the next backoff delay (interruptible)."""
+        client, self._client = self._client, None
+        if client is not None:
+            transport = getattr(client.protocol, "transport", None)
+            if transport is not None:
+                transport.close()
+        delay = self.backoff[min(self._failures, len(self.backoff) - 1)]
+        self._failures += 1
+        log.warning(
+            "IMAP %s:%d: %s; reconnecting in %.1f s (attempt %d)",
+            self.host,
+            self.port,
+            reason,
+            delay,
+            self._failures,
+        )
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._closing.wait(), timeout=delay)
+
+    async def _session(self) -> aioimaplib.IMAP4:
+        if self._client is not None and not self._lost.is_set():
+            return self._client
+        if self._client is not None:
+            raise _Reconnect("connection lost")
+        client = await self._connect()
+        self._failures = 0
+        return client
+
+    async def _with_reconnect(self, operation: Any) -> Any:
+        """Run ``operation(client)`` until it succeeds; raise only once closed."""
+        async with self._lock:
+            while True:
+                self._check_open()
+                try:
+                    return await operation(await self._session())
+                except _Reconnect as exc:
+                    await self._drop(str(exc))
+
+    # -- Inbox ------------------------------------------------------------------------
+
+    async def _search_uids(self, client: aioimaplib.IMAP4, *criteria: str) -> list[int]:
+        response = await self._ok("UID SEARCH", client.uid_search(*criteria, charset=None))
+        return sorted(set(_uids_from_search(response.lines)))
+
+    async def fetch(self, limit: int = 100) -> list[InboundMessage]:
+        async def operation(client: aioimaplib.IMAP4) -> list[InboundMessage]:
+            # \Deleted but not expunged means acknowledged (delete mode): skip those.
+            uids = (await self._search_uids(client, "UNDELETED"))[:limit]
+            if not uids:
+                return []
+            response = await self._ok(
+                "UID FETCH",
+                client.uid("fetch", ",".join(map(str, uids)), "(UID BODY.PEEK[])"),
+            )
+            bodies = _messages_from_fetch(response.lines)
+            messages = [
+                InboundMessage(ref=f"{self._uidvalidity}:{uid}", raw=bodies[uid])
+                for uid in uids
+                if uid in bodies  # expunged by someone else meanwhile
+            ]
+            if bodies:
+                self._highest_returned = max(self._highest_returned, *bodies)
+            log.info("fetched %d message(s) from %s", len(messages), self.folder)
+            return messages
+
+        result: list[InboundMessage] = await self._with_reconnect(operation)
+        return result
+
+    async def acknowledge(self, ref: str) -> None:
+        try:
+            validity_text, uid_text = ref.split(":", 1)
+            validity, uid = int(validity_text), int(uid_text)
+        except ValueError:
+            raise TransportError(f"not an IMAP ref: {ref!r}") from None
+
+        async def operation(client: aioimaplib.IMAP4) -> None:
+            if validity != self._uidvalidity:
+                # The server renumbered the folder: this UID may now be another mail.
+                # Leave it; it comes back under a new ref and intake deduplicates it.
+                log.warning("not acknowledging %s: UIDVALIDITY is now %d", ref, self._uidvalidity)
+                return
+            if self.processed_folder is None:
+                await self._delete(client, uid)
+                log.info("acknowledged %s: deleted", ref)
+            elif client.has_capability("MOVE"):
+                await self._ok(
+                    "UID MOVE", client.uid("move", str(uid), _quote_mailbox(self.processed_folder))
+                )
+                log.info("acknowledged %s: moved to %s", ref, self.processed_folder)
+            else:
+                await self._ok(
+                    "UID COPY", client.uid("copy", str(uid), _quote_mailbox(self.processed_folder))
+                )
+                await self._delete(client, uid)
+                log.info("acknowledged %s: copied to %s", ref, self.processed_folder)
+
+        await self._with_reconnect(operation)
+
+    async def _delete(self, client: aioimaplib.IMAP4, uid: int) -> None:
+        await self._ok("UID STORE", client.uid("store", str(uid), "+FLAGS.SILENT (\\Deleted)"))
+        if client.has_capability("UIDPLUS"):
+            await self._ok("UID EXPUNGE", client.uid("expunge", str(uid)))
+        # Without UIDPLUS a plain EXPUNGE could remove other clients' deleted mail:
+        # leave it flagged; fetch skips \Deleted messages.
+
+    async def _has_unreturned(self, client: aioimaplib.IMAP4) -> bool:
+        # "n:*" always matches the highest UID, even below n: compare explicitly.
+        first = self._highest_returned + 1
+        uids = await self._search_uids(client, "UNDELETED", f"UID {first}:*")
+        return any(uid >= first for uid in uids)
+
+    async def wait_for_mail(self, timeout: float) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+
+        async def operation(client: aioimaplib.IMAP4) -> None:
+            while not await self._has_unreturned(client):
+                remaining = deadline - loop.time()
+                if remaining <= 0 or self._closing.is_set():
+                    return
+                if client.has_capability("IDLE"):
+                    if await self._idle(client, min(remaining, _MAX_IDLE)):
+                        log.info("IDLE: new mail in %s", self.folder)
+                else:
+                    await self._sleep(min(self.poll_interval, remaining))
+                    await self._ok("NOOP", client.noop())
+
+        await self._with_reconnect(operation)
+
+    async def _sleep(self, seconds: float) -> None:
+        """Sleep, waking early if the inbox is closed or the connection is lost."""
+        waiters = {
+            asyncio.ensure_future(self._closing.wait()),
+            asyncio.ensure_future(self._lost.wait()),
+        }
+        try:
+            await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+        if self._lost.is_set():
+            raise _Reconnect("connection lost")
+
+    async def _idle(self, client: aioimaplib.IMAP4, seconds: float) -> bool:
+        """One IDLE round of at most ``seconds``; True if the server announced EXISTS."""
+        idle = await self._guard(client.idle_start(timeout=seconds))
+        woke = False
+        try:
+            while not woke:
+                push = await self._guard(self._next_push(client))
+                if push is None or push == aioimaplib.STOP_WAIT_SERVER_PUSH:
+                    break
+                woke = any(_EXISTS.match(bytes(line)) for line in push)
+        finally:
+            if client.has_pending_idle() and not self._lost.is_set():
+                client.idle_done()
+        try:
+            await self._guard(asyncio.wait_for(idle, timeout=self.command_timeout))
+        finally:
+            if not idle.done():
+                idle.cancel()
+        return woke
+
+    async def _next_push(self, client: aioimaplib.IMAP4) -> Any:
+        # Wakes on server push, on the idle_start timer (STOP_WAIT_SERVER_PUSH) or on close.
+        push = asyncio.ensure_future(client.wait_server_push(timeout=_MAX_IDLE + 60))
+        closing = asyncio.ensure_future(self._closing.wait())
+        try:
+            await asyncio.wait({push, closing}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            closing.cancel()
+        if not push.done():
+            push.cancel()
+            return None
+        return push.result()
+
+    async def close(self) -> None:
+        """Log out and refuse further use. Interrupts a backoff sleep or an IDLE."""
+        self._closing.set()
+        async with self._lock:
+            client, self._client = self._client, None
+        if client is None:
+            return
+        try:
+            if not self._lost.is_set():
+                await asyncio.wait_for(client.logout(), timeout=min(5.0, self.command_timeout))
+        except (OSError, TimeoutError, aioimaplib.AioImapException) as exc:
+            log.info("logout from %s:%d failed: %s", self.host, self.port, exc)
+        finally:
+            transport = getattr(client.protocol, "transport", None)
+            if transport is not None:
+                transport.close()
+        log.info("closed IMAP inbox %s@%s:%d", self.user, self.host, self.port)
