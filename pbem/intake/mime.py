@@ -375,7 +375,8 @@ def _extract_multipart(
     kept = [t for t in texts if t is not None and t.text.strip()]
     if not kept:
         return None
-    return _Text("\n".join(t.text.rstrip("\n") for t in kept), all(t.from_html for t in kept))
+    joined = "".join(t.text.rstrip("\n") + "\n" for t in kept)
+    return _Text(joined, all(t.from_html for t in kept))
 
 
 def _param(part: Message, name: str) -> str:
@@ -421,6 +422,9 @@ def _decode_leaf(part: Message, defects: _Defects) -> str:
     return _decode_bytes(payload, charset, defects)
 
 
+_LEGACY_LABELS = frozenset({"iso-8859-1", "latin1", "latin-1", "us-ascii", "ascii", "windows-1252"})
+
+
 def _decode_bytes(data: bytes, charset: str | None, defects: _Defects) -> str:
     """Decode with the declared charset; fall back to UTF-8, then Windows-1252.
 
@@ -428,17 +432,19 @@ def _decode_bytes(data: bytes, charset: str | None, defects: _Defects) -> str:
     iso-8859-1 holding Windows-1252 quotes (as browsers assume, WHATWG).
     """
     label = (charset or "").strip().lower()
-    if label in ("iso-8859-1", "latin1", "latin-1", "us-ascii", "ascii"):
-        label = "windows-1252"
-    if label and label != "utf-8":
+    tries = [label] if label else []
+    if label in _LEGACY_LABELS:
+        # Valid UTF-8 with 8-bit bytes is almost never meant as Latin-1.
+        tries = ["utf-8", "windows-1252"]
+    for codec in tries:
         try:
-            return data.decode(label)
-        except LookupError:
-            defects.add(f"unknown charset {label!r}")
+            return data.decode(codec)
         except UnicodeError:
-            pass
-        except Exception:  # a codec that is not a text codec (e.g. "zlib")
-            defects.add(f"unusable charset {label!r}")
+            continue
+        except LookupError:  # unknown, or not a text codec (e.g. "zlib")
+            defects.add(f"unknown charset {codec!r}")
+        except Exception:
+            defects.add(f"unusable charset {codec!r}")
     return data.decode("utf-8", "pbem.cp1252")  # never fails: bad bytes as cp1252
 
 
