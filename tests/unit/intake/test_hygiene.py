@@ -1,0 +1,228 @@
+"""pbem.intake.hygiene: what is never answered, and the flood limit (issue 2, answers)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pbem.intake.hygiene import Hygiene, RateLimiter, classify
+from pbem.intake.mime import parse_mail
+from pbem.outbox.compose import compose_reply
+from tests.unit.intake.mailfixtures import all_fixture_names, fixture
+
+OWN = ("moderator@pbem.example",)
+TOKEN = "pbem-7f3a9c"
+LIMIT = 1_000_000
+REASONS = {
+    "ok",
+    "loop",
+    "own-address",
+    "bounce",
+    "auto-submitted",
+    "mailing-list",
+    "no-sender",
+    "oversized",
+}
+
+
+def verdict(raw: bytes, *, max_size: int = LIMIT) -> Hygiene:
+    return classify(parse_mail(raw), own_addresses=OWN, loop_token=TOKEN, max_size=max_size)
+
+
+def plain(*headers: str, body: str = "orders\n") -> bytes:
+    head = "\n".join(("Message-ID: <h.1@example.org>", *headers))
+    return f"{head}\n\n{body}".encode()
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("thunderbird_alternative_qp", "ok"),
+        ("outlook_html_windows1252", "ok"),
+        ("gmail_html_only", "ok"),
+        ("attachments_only", "ok"),  # answered: the reply says no order block was found
+        ("empty_body", "ok"),
+        ("malformed_boundary", "ok"),
+        ("dsn_bounce", "bounce"),
+        ("vacation_autoreply", "auto-submitted"),
+        ("mailing_list", "mailing-list"),
+    ],
+)
+def test_fixture_verdicts(name: str, reason: str) -> None:
+    result = verdict(fixture(name))
+    assert result.reason == reason
+    assert result.answer == (reason == "ok")
+    assert result.process == (reason == "ok")
+
+
+def test_our_own_composed_mail_is_a_loop() -> None:
+    raw = compose_reply(
+        to="player@example.org",
+        sender="moderator@pbem.example",
+        subject="Re: orders",
+        text="accepted\n",
+        in_reply_to="<o.1@example.org>",
+        message_id="<pbem.answer.1@pbem.example>",
+        loop_token=TOKEN,
+        date=datetime(2026, 11, 29, tzinfo=UTC),
+    )
+    assert verdict(raw) == Hygiene(answer=False, process=False, reason="loop")
+
+
+def test_loop_token_of_another_installation_is_not_our_loop() -> None:
+    raw = plain("From: p@example.org", "X-Pbem-Loop: pbem-other")
+    assert verdict(raw).reason == "ok"
+
+
+def test_loop_token_among_several_loop_headers() -> None:
+    raw = plain("From: p@example.org", "X-Pbem-Loop: pbem-other", f"X-Pbem-Loop: {TOKEN}")
+    assert verdict(raw).reason == "loop"
+
+
+def test_mail_from_own_address_is_never_answered() -> None:
+    raw = plain("From: Moderator <MODERATOR@pbem.example>")
+    assert verdict(raw) == Hygiene(answer=False, process=False, reason="own-address")
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        ("From: p@example.org", "Return-Path: <>"),
+        ("From: MAILER-DAEMON@mx.example.org",),
+        ("From: postmaster@example.org",),
+        ("From: p@example.org", "X-Failed-Recipients: gone@example.org"),
+        (
+            "From: p@example.org",
+            'Content-Type: multipart/report; report-type="delivery-status"; boundary=b',
+        ),
+    ],
+)
+def test_bounces_are_never_answered(headers: tuple[str, ...]) -> None:
+    assert verdict(plain(*headers)).reason == "bounce"
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        ("Auto-Submitted: auto-generated",),
+        ("Auto-Submitted: auto-replied",),
+        ("Auto-Submitted: auto-notified; owner-email=x@example.org",),
+        ("Precedence: auto_reply",),
+        ("X-Autorespond: yes",),
+        ("Content-Type: multipart/report; report-type=disposition-notification; boundary=b",),
+    ],
+)
+def test_rfc3834_auto_submitted_is_never_answered(headers: tuple[str, ...]) -> None:
+    assert verdict(plain("From: p@example.org", *headers)).reason == "auto-submitted"
+
+
+def test_rfc3834_auto_submitted_no_is_a_person() -> None:
+    assert verdict(plain("From: p@example.org", "Auto-Submitted: no")).reason == "ok"
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "List-Id: <games.lists.example.org>",
+        "List-Unsubscribe: <mailto:leave@lists.example.org>",
+        "List-Post: <mailto:games@lists.example.org>",
+        "Precedence: bulk",
+        "Precedence: junk",
+        "Precedence: list",
+    ],
+)
+def test_mailing_list_mail_is_never_answered(header: str) -> None:
+    assert verdict(plain("From: p@example.org", header)).reason == "mailing-list"
+
+
+def test_mail_without_usable_sender() -> None:
+    assert verdict(plain("Subject: x")).reason == "no-sender"
+    assert verdict(plain("From: undisclosed-recipients:;")).reason == "no-sender"
+
+
+def test_oversized_mail_is_answered_but_not_processed() -> None:
+    raw = plain("From: p@example.org", body="x" * 5000)
+    assert verdict(raw, max_size=1000) == Hygiene(answer=True, process=False, reason="oversized")
+
+
+def test_oversized_bounce_stays_silent() -> None:
+    raw = plain("From: p@example.org", "Return-Path: <>", body="x" * 5000)
+    assert verdict(raw, max_size=1000).reason == "bounce"
+
+
+# -- rate limiting -----------------------------------------------------------
+
+
+def test_rate_limiter_refuses_over_the_limit_then_recovers() -> None:
+    limiter = RateLimiter(3, 60.0)
+    assert [limiter.allow("p@example.org", t) for t in (0, 1, 2, 3)] == [True, True, True, False]
+    assert not limiter.allow("p@example.org", 59.9)
+    assert limiter.allow("p@example.org", 60.0)  # the mail at t=0 left the window
+    assert not limiter.allow("p@example.org", 60.5)
+
+
+def test_rate_limiter_senders_are_independent_and_case_insensitive() -> None:
+    limiter = RateLimiter(1, 60.0)
+    assert limiter.allow("P@Example.org", 0)
+    assert not limiter.allow("p@example.org", 1)
+    assert limiter.allow("q@example.org", 1)
+
+
+def test_rate_limiter_forgets_idle_senders() -> None:
+    limiter = RateLimiter(2, 10.0)
+    for i in range(1000):
+        limiter.allow(f"s{i}@example.org", float(i))
+    assert len(limiter) <= 11  # only senders active in the last window remain
+
+
+def test_rate_limiter_sender_cap_bounds_memory() -> None:
+    limiter = RateLimiter(2, 1e9, max_senders=50)
+    for i in range(500):
+        assert limiter.allow(f"s{i}@example.org", float(i))
+    assert len(limiter) == 50
+
+
+def test_rate_limiter_rejects_nonsense_settings() -> None:
+    with pytest.raises(ValueError):
+        RateLimiter(0, 60.0)
+    with pytest.raises(ValueError):
+        RateLimiter(1, 0.0)
+
+
+@settings(max_examples=200)
+@given(
+    st.integers(1, 5),
+    st.floats(1.0, 100.0),
+    st.lists(st.tuples(st.sampled_from("abc"), st.floats(0.0, 50.0)), max_size=60),
+)
+def test_rate_limiter_never_allows_more_than_the_limit_in_any_window(
+    limit: int, window: float, arrivals: list[tuple[str, float]]
+) -> None:
+    limiter = RateLimiter(limit, window)
+    allowed: dict[str, list[float]] = {}
+    now = 0.0
+    for sender, step in arrivals:
+        now += step
+        if limiter.allow(sender, now):
+            allowed.setdefault(sender, []).append(now)
+    for times in allowed.values():
+        for i, start in enumerate(times):
+            assert sum(1 for t in times[i:] if t < start + window) <= limit
+
+
+# -- always a verdict --------------------------------------------------------
+
+
+_FIXTURES = [fixture(name) for name in all_fixture_names()]
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.binary(max_size=3000), st.sampled_from(_FIXTURES)), st.integers(0, 5000))
+def test_classify_always_returns_a_verdict(raw: bytes, max_size: int) -> None:
+    result = verdict(raw, max_size=max_size)
+    assert result.reason in REASONS
+    assert result.process <= result.answer  # nothing is processed silently
+    assert result.process == (result.reason == "ok")
