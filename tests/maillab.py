@@ -58,7 +58,9 @@ lmtp_add_received_header = no
 lmtp_hdr_delivery_address = none
 passdb {{
   driver = passwd-file
-  args = scheme=PLAIN username_format=%u {root}/users
+  # One file per user: a new file is read at once, while an edited shared file is
+  # re-read only when its mtime second changes (users added in a burst got lost).
+  args = scheme=PLAIN username_format=%u {root}/users/%u
 }}
 userdb {{
   driver = static
@@ -167,7 +169,9 @@ class _LmtpRelay:
 class MailLab:
     """Dovecot + SMTP on loopback in a private temporary directory. See module doc."""
 
-    def __init__(self, domain: str = DOMAIN) -> None:
+    def __init__(self, domain: str = DOMAIN, *, extra_config: str = "") -> None:
+        """``extra_config`` is appended to the Dovecot config, e.g.
+        ``"imap_capability = IMAP4rev1 UIDPLUS"`` for a server without IDLE and MOVE."""
         self.dovecot = shutil.which("dovecot") or (
             "/usr/sbin/dovecot" if os.path.exists("/usr/sbin/dovecot") else None
         )
@@ -189,7 +193,7 @@ class MailLab:
         mail = self.root / "mail"
         mail.mkdir()
         os.chown(mail, self.vmail.pw_uid, self.vmail.pw_gid)
-        (self.root / "users").write_text("")
+        (self.root / "users").mkdir()
         self.imap_port = free_port()
         self.lmtp_port = free_port()
         self.config = self.root / "dovecot.conf"
@@ -200,6 +204,8 @@ class MailLab:
                 port_imap=self.imap_port,
                 port_lmtp=self.lmtp_port,
             )
+            + extra_config
+            + "\n"
         )
         self._process: subprocess.Popen[bytes] | None = None
         self._controller: Controller | None = None
@@ -287,8 +293,9 @@ class MailLab:
             raise ValueError("':' and line breaks cannot go into a passwd-file")
         self.users[address] = password
         self.domains.add(address.rpartition("@")[2])
-        with open(self.root / "users", "a") as users:
-            users.write(f"{address}:{password}\n")
+        if "/" in address:
+            raise ValueError("'/' cannot go into an address here")
+        (self.root / "users" / address).write_text(f"{address}:{password}\n")
         return address
 
     def _doveadm_bytes(self, *args: str, data: bytes | None = None) -> bytes:

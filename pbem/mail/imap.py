@@ -181,6 +181,9 @@ class ImapInbox:
         self._client = client
         await self._guard(client.wait_hello_from_server())
         await self._ok("LOGIN", client.login(self.user, self._password))
+        # Capabilities may change at login (RFC 3501 6.2.3) and aioimaplib merges the
+        # old and new lists: ask again so IDLE/MOVE detection sees only the current ones.
+        await self._guard(asyncio.wait_for(client.protocol.capability(), self.command_timeout))
         if self.processed_folder is not None:
             # NO [ALREADYEXISTS] is the usual answer and fine.
             await self._guard(client.create(_quote_mailbox(self.processed_folder)))
