@@ -173,7 +173,9 @@ async def test_fetch_respects_limit(mail_lab: MailLab, mail_user: tuple[str, str
     inbox = inbox_for(mail_lab, mail_user)
     try:
         got = await inbox.fetch(limit=2)
-        assert [as_stored(m.raw) for m in got] == [order_mail(address, f"order {n}") for n in (0, 1)]
+        assert [as_stored(m.raw) for m in got] == [
+            order_mail(address, f"order {n}") for n in (0, 1)
+        ]
         # Unreturned mail is still waiting: wait_for_mail returns at once.
         await asyncio.wait_for(inbox.wait_for_mail(timeout=30), timeout=10)
     finally:
