@@ -353,20 +353,20 @@ def _broken(start: int, depth: int, problem: str) -> ArmouredBlock:
 
 
 def _finish(body: list[str], tail: list[str], start: int, depth: int) -> ArmouredBlock:
-    tail = [t.strip() for t in tail if t.strip()]
-    quoted = depth > 0
-    if not tail or not tail[0].startswith("Key:"):
+    # Read the signature section as words, so a client that wrapped the Key
+    # line or rewrapped the base64 lines does no harm.
+    words = " ".join(tail).split()
+    if not words or words[0] != "Key:":
         return _broken(start, depth, "the signature has no 'Key:' line")
-    key_words = tail[0].split()
-    if len(key_words) != 3:
-        return _broken(start, depth, f"the Key line should be 'Key: ed25519 SHA256:...': {tail[0]}")
-    _, key_type, key_id = key_words
+    if len(words) < 3:
+        return _broken(start, depth, "the Key line should be 'Key: ed25519 SHA256:...'")
+    key_type, key_id = words[1], words[2]
     if key_type != "ed25519":
         return _broken(start, depth, f"unsupported key type {key_type!r} (only ed25519)")
     if not key_id.startswith("SHA256:"):
         return _broken(start, depth, f"the key fingerprint should start with SHA256: ({key_id})")
     try:
-        signature = base64.b64decode("".join("".join(tail[1:]).split()), validate=True)
+        signature = base64.b64decode("".join(words[3:]), validate=True)
     except binascii.Error:
         return _broken(start, depth, "the signature lines are not valid base64")
     if len(signature) != _ED25519_SIGNATURE_SIZE:
@@ -377,7 +377,7 @@ def _finish(body: list[str], tail: list[str], start: int, depth: int) -> Armoure
         key_type=key_type,
         key_id=key_id,
         signature=signature,
-        quoted=quoted,
+        quoted=depth > 0,
         line=start + 1,
     )
 
