@@ -31,7 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"pbem {__version__}")
     parser.add_argument(
-        "-c", "--config", default=None, help="configuration file (default: $PBEM_CONFIG or ./pbem.toml)"
+        "-c",
+        "--config",
+        default=None,
+        help="configuration file (default: $PBEM_CONFIG or ./pbem.toml)",
     )
     parser.add_argument(
         "--log-level", default=None, help="DEBUG, INFO, WARNING or ERROR (default: from config)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 from pbem.core.ruleset import Ruleset
@@ -18,7 +19,9 @@ def get(name: str) -> Ruleset:
     try:
         return _FACTORIES[name]()
     except KeyError:
-        raise KeyError(f"unknown ruleset {name!r}; known: {', '.join(sorted(_FACTORIES))}") from None
+        raise KeyError(
+            f"unknown ruleset {name!r}; known: {', '.join(sorted(_FACTORIES))}"
+        ) from None
 
 
 def names() -> list[str]:
@@ -30,7 +33,5 @@ def _load_builtins() -> None:
     # Imported lazily so that importing the registry does not load every game.
     from pbem.rulesets import demo  # noqa: F401
 
-    try:
+    with contextlib.suppress(ImportError):  # the U.S.N. ruleset may be absent
         from pbem.rulesets.usn import ruleset as _usn  # noqa: F401
-    except ImportError:  # the U.S.N. ruleset is not there yet
-        pass

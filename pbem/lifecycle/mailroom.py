@@ -1,0 +1,392 @@
+"""The mailroom: one stored incoming mail → exactly one answer (or a reasoned silence).
+
+``file_mail`` stores the raw bytes (before the transport may drop them);
+``process_mail`` then, in one transaction, parses, checks hygiene, verifies
+the signature, attributes the sheet to a seat, refuses replays and wrong
+phases, validates the orders with the ruleset, seals them and queues the
+answer. The answer's Message-ID derives from the mail's digest, so a mail
+processed again after a crash cannot be answered twice.
+
+What an unverified sender hears depends only on what he sent, never on the
+state of any game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from pbem.errors import IntakeError, LifecycleError
+from pbem.intake.hygiene import RateLimiter, classify
+from pbem.intake.mime import ParsedMail, message_object, parse_mail
+from pbem.intake.sheet import OrderSheet, parse_sheet
+from pbem.intake.signatures import (
+    VerifiedSheet,
+    find_blocks,
+    key_fingerprint,
+    verify_block,
+)
+from pbem.intake.smime import verify_smime
+from pbem.lifecycle import moderator, record
+from pbem.lifecycle.games import GameMaster
+from pbem.outbox.compose import reply_subject
+from pbem.outbox.queue import enqueue, loop_token
+from pbem.reports.render import render
+from pbem.storage.models import InboundMail, Seat, UsedSignature
+
+log = logging.getLogger("pbem.mailroom")
+
+HINTS = {
+    "no-block": (
+        "Orders are sent as a signed block: write your orders, run `pbem sign FILE` "
+        "(or `pbem send`), and paste the whole block from -----BEGIN PBEM ORDERS----- "
+        "to -----END PBEM ORDERS----- into the body of a plain-text mail."
+    ),
+    "bad-signature": (
+        "Sign the block again with your own key and paste it unchanged; some mail "
+        "programs rewrap or restyle text, so send it as plain text."
+    ),
+}
+
+
+@dataclass
+class Answer:
+    """What the answer to one mail says (rendered by templates/common/answer.txt.j2)."""
+
+    error: str = ""
+    hint: str = ""
+    game: str = ""
+    side: str = ""
+    turn: int = 0
+    phase: str = ""
+    accepted: list[str] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)
+    receipt: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+    deadline: str = ""
+
+
+def digest(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def file_mail(session: Session, ref: str, raw: bytes, now: datetime) -> InboundMail | None:
+    """Store an arrived mail unless the same bytes are already stored. Commit after."""
+    d = digest(raw)
+    if session.scalars(select(InboundMail.id).where(InboundMail.digest == d)).first() is not None:
+        return None
+    row = InboundMail(digest=d, transport_ref=ref, raw=raw, received_at=now)
+    session.add(row)
+    session.flush()
+    return row
+
+
+class Mailroom:
+    def __init__(self, gm: GameMaster, limiter: RateLimiter) -> None:
+        self.gm = gm
+        self.s = gm.s
+        self.config = gm.desk.config
+        self.limiter = limiter
+
+    # ---------------------------------------------------------------- entry
+
+    def process(self, row: InboundMail) -> str:
+        """Handle one stored mail; returns the outcome written on the row."""
+        now = self.gm.desk.now
+        mail = parse_mail(row.raw)
+        row.sender = mail.from_addr
+        row.message_id = mail.message_id
+        verdict = classify(
+            mail,
+            own_addresses={self.config.moderator.address},
+            loop_token=loop_token(self.config),
+            max_size=self.config.intake.max_size,
+        )
+        if not verdict.answer:
+            return self._close(row, "ignored", f"not answered: {verdict.reason}")
+        assert mail.from_addr is not None
+        if not self.limiter.allow(mail.from_addr, now.timestamp()):
+            return self._close(row, "ignored", "not answered: sender over the rate limit")
+        if not verdict.process:
+            answer = Answer(
+                error=f"Your mail is {mail.size} bytes; the limit is "
+                f"{self.config.intake.max_size}. Send the order block alone, as plain text."
+            )
+            return self._answer(row, mail, answer, "refused: oversized")
+        try:
+            verified = self._verify(mail, row.raw)
+            sheet = parse_sheet(verified.text)
+            seat = self._attribute(verified, sheet)
+            self._refuse_replay(verified, sheet, row)
+        except IntakeError as exc:
+            answer = Answer(error=exc.message, hint=HINTS.get(exc.code, ""))
+            return self._answer(row, mail, answer, f"refused: {exc.code}: {exc.message}")
+        row.game_id = sheet.game
+        row.side = sheet.side
+        if seat is None:
+            return self._moderator_commands(row, mail, sheet)
+        if sheet.lines and sheet.lines[0][1].upper().startswith("DISPUTE"):
+            return self._dispute(row, mail, sheet, seat)
+        return self._orders(row, mail, sheet, seat)
+
+    def _close(self, row: InboundMail, status: str, outcome: str) -> str:
+        row.status = status
+        row.outcome = outcome
+        row.processed_at = self.gm.desk.now
+        log.info(
+            "mail %s",
+            outcome,
+            extra={"game": row.game_id, "side": row.side, "message_id": row.message_id},
+        )
+        return outcome
+
+    def _answer(self, row: InboundMail, mail: ParsedMail, answer: Answer, outcome: str) -> str:
+        assert mail.from_addr is not None
+        text = render("common", "answer.txt.j2", answer.__dict__)
+        enqueue(
+            self.s,
+            self.config,
+            kind="answer",
+            cause=("answer", row.digest),
+            to=mail.from_addr,
+            subject=reply_subject(mail.subject or "your orders"),
+            text=text,
+            now=self.gm.desk.now,
+            in_reply_to=mail.message_id,
+            references=(*mail.references, *([mail.message_id] if mail.message_id else [])),
+            game_id=answer.game or None,
+            side=answer.side or None,
+        )
+        return self._close(row, "answered", outcome)
+
+    # ------------------------------------------------------- verification
+
+    def _verify(self, mail: ParsedMail, raw: bytes) -> VerifiedSheet:
+        if mail.smime_signed:
+            certs = {
+                s.cert_fingerprint: s.certificate
+                for s in self.s.scalars(
+                    select(Seat).where(Seat.email == mail.from_addr, Seat.certificate.is_not(None))
+                )
+                if s.cert_fingerprint and s.certificate
+            }
+            if not certs:
+                raise IntakeError(
+                    "bad-signature",
+                    "your mail is S/MIME-signed, but no certificate is registered for "
+                    f"{mail.from_addr}",
+                )
+            return verify_smime(message_object(raw), certs)
+        blocks = find_blocks(mail.text)
+        fresh = [b for b in blocks if not b.quoted]
+        if not fresh:
+            if blocks:
+                raise IntakeError(
+                    "no-block",
+                    "the only PBEM ORDERS block in your mail is quoted from an earlier "
+                    "mail ('>' marks); quoted blocks are never taken as new orders",
+                )
+            raise IntakeError("no-block", "no signed PBEM ORDERS block found in your mail")
+        if len(fresh) > 1:
+            raise IntakeError(
+                "no-block",
+                f"your mail holds {len(fresh)} PBEM ORDERS blocks; send one block per mail",
+            )
+        return verify_block(fresh[0], self._known_keys(fresh[0].key_id))
+
+    def _known_keys(self, key_id: str) -> dict[str, str]:
+        """Keys that could have signed: every registered player key (active or retired)
+        with that fingerprint, and the moderator's."""
+        keys = {
+            s.key_fingerprint: s.public_key
+            for s in self.s.scalars(select(Seat).where(Seat.key_fingerprint == key_id))
+            if s.key_fingerprint and s.public_key
+        }
+        if self.config.moderator.public_key:
+            fp = key_fingerprint(self.config.moderator.public_key)
+            keys[fp] = self.config.moderator.public_key
+        return keys
+
+    def _attribute(self, verified: VerifiedSheet, sheet: OrderSheet) -> Seat | None:
+        """The seat that signed, or None for the moderator. Refuses a key of another
+        player, side or game, and a key retired by a takeover."""
+        if sheet.side == "moderator":
+            mod = self.config.moderator.public_key
+            if not mod or key_fingerprint(mod) != verified.key_fingerprint:
+                log.warning("moderator command not signed by the moderator's key")
+                raise IntakeError(
+                    "not-moderator",
+                    "this block claims Side: moderator but is not signed with the "
+                    "moderator's key; it was refused and logged",
+                )
+            return None
+        field_ = Seat.cert_fingerprint if verified.method == "smime" else Seat.key_fingerprint
+        seats = list(self.s.scalars(select(Seat).where(field_ == verified.key_fingerprint)))
+        in_game = [s for s in seats if s.game_id == sheet.game and s.role == "player"]
+        if not in_game:
+            raise IntakeError(
+                "unknown-key",
+                f"the key {verified.key_fingerprint} is not registered for game {sheet.game}",
+            )
+        active = [s for s in in_game if s.active]
+        if not active:
+            raise IntakeError(
+                "retired-key",
+                f"the key {verified.key_fingerprint} was retired from game {sheet.game} when "
+                "another player took over the side",
+            )
+        seat = active[0]
+        if seat.side != sheet.side:
+            raise IntakeError(
+                "wrong-side",
+                f"the key {verified.key_fingerprint} is registered for side {seat.side} in "
+                f"game {sheet.game}, not {sheet.side}",
+            )
+        return seat
+
+    def _refuse_replay(self, verified: VerifiedSheet, sheet: OrderSheet, row: InboundMail) -> None:
+        used = self.s.get(UsedSignature, verified.signature_digest)
+        if used is not None:
+            raise IntakeError(
+                "replay",
+                "this signed block was received before; a signed block is accepted once "
+                "(sign a new one, which gets a new Nonce)",
+            )
+        self.s.add(
+            UsedSignature(digest=verified.signature_digest, game_id=sheet.game, mail_id=row.id)
+        )
+
+    # ------------------------------------------------------------ orders
+
+    def _orders(self, row: InboundMail, mail: ParsedMail, sheet: OrderSheet, seat: Seat) -> str:
+        gm = self.gm
+        answer = Answer(game=sheet.game, side=sheet.side, turn=sheet.turn, phase=sheet.phase)
+        game = gm.game(sheet.game)
+        phase = gm.open_phase(game.id)
+        if phase is None or game.status not in ("running", "paused"):
+            answer.error = f"game {game.id} is {game.status}; it takes no orders now"
+            return self._answer(row, mail, answer, "refused: game not running")
+        if (sheet.turn, sheet.phase) != (phase.turn, phase.name):
+            answer.error = (
+                f"these orders are for turn {sheet.turn} phase {sheet.phase}, but the phase "
+                f"now open is turn {phase.turn} phase {phase.name}"
+            )
+            return self._answer(row, mail, answer, "refused: wrong phase")
+        ruleset = gm.ruleset(game)
+        numbers = [n for n, _ in sheet.lines]
+        validation = ruleset.validate(
+            gm.state_of(phase), seat.side or "", "\n".join(t for _, t in sheet.lines)
+        )
+        answer.accepted = list(validation.accepted)
+        answer.refused = [
+            {
+                "line": numbers[e.line - 1] if 0 < e.line <= len(numbers) else e.line,
+                "text": e.text,
+                "message": e.message,
+                "rule": e.rule,
+            }
+            for e in validation.errors
+        ]
+        if validation.errors and not validation.accepted:
+            answer.notes.append(
+                "Nothing was sealed: every order was refused. Orders you sent before "
+                "for this phase, if any, still stand."
+            )
+            return self._answer(row, mail, answer, "refused: every order line")
+        try:
+            receipt = gm.submit(
+                game.id,
+                seat.side or "",
+                sheet.turn,
+                sheet.phase,
+                validation.accepted,
+                mail_id=row.id,
+            )
+        except LifecycleError as exc:
+            answer.accepted = []
+            answer.error = str(exc)
+            return self._answer(row, mail, answer, f"refused: {exc}")
+        answer.receipt = receipt.__dict__
+        from pbem.lifecycle.deadlines import local_time
+
+        if phase.deadline is not None:
+            answer.deadline = local_time(phase.deadline, seat.timezone)
+        if not validation.accepted:
+            answer.notes.append("You sent no orders: that is sealed as your orders (do nothing).")
+        return self._answer(
+            row,
+            mail,
+            answer,
+            f"accepted {len(validation.accepted)}, refused {len(validation.errors)}",
+        )
+
+    def _dispute(self, row: InboundMail, mail: ParsedMail, sheet: OrderSheet, seat: Seat) -> str:
+        gm = self.gm
+        answer = Answer(game=sheet.game, side=sheet.side, turn=sheet.turn, phase=sheet.phase)
+        text = "\n".join(t for _, t in sheet.lines)
+        try:
+            dispute = gm.file_dispute(sheet.game, seat.side or "", sheet.turn, sheet.phase, text)
+        except LifecycleError as exc:
+            answer.error = str(exc)
+            return self._answer(row, mail, answer, f"refused: {exc}")
+        phase_record = next(
+            (
+                e["payload"]
+                for e in reversed(record.entries(self.s, sheet.game))
+                if e["kind"] == "phase-adjudicated"
+                and (e["payload"]["turn"], e["payload"]["phase"]) == (sheet.turn, sheet.phase)
+            ),
+            {},
+        )
+        enqueue(
+            self.s,
+            self.config,
+            kind="notice",
+            cause=("dispute", sheet.game, str(dispute.id)),
+            to=self.config.moderator.human,
+            subject=f"[pbem {sheet.game}] dispute {dispute.id} by {seat.side} on turn "
+            f"{sheet.turn} {sheet.phase}",
+            text=(
+                f"{seat.side} ({seat.email}) disputes turn {sheet.turn} phase {sheet.phase}:\n\n"
+                f"{text}\n\nRule with:  RULE {sheet.game} {dispute.id} UPHELD|DISMISSED reason\n"
+                f"(then ROLLBACK {sheet.game} {sheet.turn} {sheet.phase} and ADJUDICATE "
+                f"{sheet.game} to re-adjudicate)\n\nThe phase's full record (both sides' "
+                "plots, seed, dice, events):\n\n"
+                + json.dumps(phase_record, indent=2, sort_keys=True)
+            ),
+            now=gm.desk.now,
+            game_id=sheet.game,
+        )
+        answer.notes.append(
+            f"Your dispute is filed as number {dispute.id}; the moderator has the phase's "
+            "full record and will rule. Both sides will hear the ruling."
+        )
+        return self._answer(row, mail, answer, f"dispute {dispute.id} filed")
+
+    def _moderator_commands(self, row: InboundMail, mail: ParsedMail, sheet: OrderSheet) -> str:
+        answer = Answer()
+        for number, line in sheet.lines:
+            nested = self.s.begin_nested()
+            try:
+                result = moderator.execute(self.gm, line)
+            except LifecycleError as exc:
+                nested.rollback()
+                answer.refused.append(
+                    {"line": number, "text": line, "message": str(exc), "rule": None}
+                )
+            else:
+                nested.commit()
+                answer.accepted.append(f"{line}\n    -> {result}")
+        return self._answer(
+            row,
+            mail,
+            answer,
+            f"moderator: {len(answer.accepted)} done, {len(answer.refused)} refused",
+        )

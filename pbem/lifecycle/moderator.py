@@ -1,0 +1,243 @@
+"""Moderator commands: one command set, by signed mail and by the CLI.
+
+Each line is one command; ``execute`` runs it against the game machine and
+returns what it did, or raises ``LifecycleError`` saying why not. Every act
+lands in the game's record through the ``GameMaster`` method it calls.
+
+    CREATE game ruleset scenario [option=value ...]   settings: deadline_hours=,
+                                                      grace_hours=, no_orders_policy=,
+                                                      early_adjudication=; others are
+                                                      ruleset options
+    ASSIGN game side email KEY [tz=Area/City]         KEY: an OpenSSH ed25519 line,
+                                                      or smime:<base64 DER certificate>
+    REPLACE game side email KEY [tz=Area/City]        takeover: the old key stops working
+    OBSERVE game email [side]                         no side: omniscient observer
+    START game | PAUSE game [reason] | RESUME game
+    EXTEND game hours | ADJUDICATE game | STATUS game
+    ROLLBACK game turn phase [REPLOT]
+    RULE game dispute-id UPHELD|DISMISSED reason
+    END game [reason]
+"""
+
+from __future__ import annotations
+
+import base64
+import shlex
+from collections.abc import Callable
+from typing import Any
+
+from pbem.errors import LifecycleError
+from pbem.lifecycle.games import GameMaster
+from pbem.outbox.queue import enqueue
+
+SETTING_KEYS = {
+    "deadline_hours": float,
+    "grace_hours": float,
+    "reminder_hours": float,
+    "early_adjudication": lambda v: str(v).lower() in ("1", "true", "yes", "on"),
+    "no_orders_policy": str,
+    "max_pauses": int,
+    "max_pause_days": float,
+    "max_extension_hours": float,
+}
+
+
+def _need(args: list[str], n: int, usage: str) -> None:
+    if len(args) < n:
+        raise LifecycleError(f"usage: {usage}")
+
+
+def _key_args(words: list[str]) -> tuple[str | None, bytes | None, str]:
+    """An OpenSSH key (2 or 3 words) or smime:<base64>, then optional tz=Zone."""
+    tz = "UTC"
+    rest = []
+    for w in words:
+        if w.startswith("tz="):
+            tz = w[3:]
+        else:
+            rest.append(w)
+    if not rest:
+        raise LifecycleError("a key is required: an OpenSSH ed25519 line or smime:<base64 DER>")
+    if rest[0].startswith("smime:"):
+        from cryptography import x509
+        from cryptography.hazmat.primitives.serialization import Encoding
+
+        try:
+            der = base64.b64decode(rest[0][6:], validate=True)
+            pem = x509.load_der_x509_certificate(der).public_bytes(Encoding.PEM)
+        except ValueError as exc:
+            raise LifecycleError(f"unusable certificate: {exc}") from None
+        return None, pem, tz
+    return " ".join(rest), None, tz
+
+
+def _create(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 3, "CREATE game ruleset scenario [option=value ...]")
+    options: dict[str, Any] = {}
+    settings: dict[str, Any] = {}
+    for pair in a[3:]:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise LifecycleError(f"{pair!r}: options are written key=value")
+        if key in SETTING_KEYS:
+            try:
+                settings[key] = SETTING_KEYS[key](value)
+            except ValueError:
+                raise LifecycleError(f"{key}={value!r} is not a valid value") from None
+        else:
+            options[key] = value
+    game = gm.create_game(a[0], a[1], a[2], options, settings)
+    return f"game {game.id} created ({game.ruleset}, {game.scenario})"
+
+
+def _assign(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 4, "ASSIGN game side email KEY [tz=Zone]")
+    key, cert, tz = _key_args(a[3:])
+    seat = gm.assign(a[0], a[1], a[2], public_key=key, certificate=cert, timezone=tz)
+    return f"{seat.email} plays {seat.side} in {a[0]} (key {seat.key_fingerprint or seat.cert_fingerprint})"
+
+
+def _replace(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 4, "REPLACE game side email KEY [tz=Zone]")
+    key, cert, tz = _key_args(a[3:])
+    seat = gm.replace_player(a[0], a[1], a[2], public_key=key, certificate=cert, timezone=tz)
+    return f"{seat.email} takes over {seat.side} in {a[0]}; the previous key no longer works"
+
+
+def _observe(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 2, "OBSERVE game email [side]")
+    seat = gm.add_observer(a[0], a[1], a[2] if len(a) > 2 else None)
+    return f"{seat.email} observes {a[0]} ({seat.side or 'omniscient'})"
+
+
+def _start(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 1, "START game")
+    phase = gm.start(a[0])
+    return f"game {a[0]} started" + (
+        f"; turn {phase.turn} phase {phase.name} open" if phase else ""
+    )
+
+
+def _pause(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 1, "PAUSE game [reason]")
+    gm.pause(a[0], " ".join(a[1:]) or "no reason given")
+    return f"game {a[0]} paused"
+
+
+def _resume(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 1, "RESUME game")
+    gm.resume(a[0])
+    return f"game {a[0]} resumed"
+
+
+def _extend(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 2, "EXTEND game hours")
+    try:
+        hours = float(a[1])
+    except ValueError:
+        raise LifecycleError(f"{a[1]!r} is not a number of hours") from None
+    phase = gm.extend(a[0], hours)
+    return f"deadline of {a[0]} turn {phase.turn} {phase.name} is now {phase.deadline:%Y-%m-%d %H:%M} UTC"
+
+
+def _adjudicate(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 1, "ADJUDICATE game")
+    result = gm.adjudicate_now(a[0])
+    nxt = result.next_phase
+    return f"{a[0]} turn {result.phase.turn} {result.phase.name} adjudicated" + (
+        f"; turn {nxt.turn} {nxt.name} open" if nxt else "; the game is over"
+    )
+
+
+def _rollback(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 3, "ROLLBACK game turn phase [REPLOT]")
+    try:
+        turn = int(a[1])
+    except ValueError:
+        raise LifecycleError(f"{a[1]!r} is not a turn number") from None
+    replot = len(a) > 3 and a[3].upper() == "REPLOT"
+    phase = gm.rollback(a[0], turn, a[2], replot=replot)
+    how = "players plot again under a new seed" if replot else "same orders and seed, locked"
+    return f"{a[0]} rolled back to turn {phase.turn} {phase.name} ({how})"
+
+
+def _rule(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 4, "RULE game dispute-id UPHELD|DISMISSED reason")
+    verdict = a[2].upper()
+    if verdict not in ("UPHELD", "DISMISSED"):
+        raise LifecycleError("a ruling is UPHELD or DISMISSED")
+    try:
+        dispute_id = int(a[1])
+    except ValueError:
+        raise LifecycleError(f"{a[1]!r} is not a dispute number") from None
+    reason = " ".join(a[3:])
+    dispute = gm.rule_dispute(a[0], dispute_id, verdict == "UPHELD", reason)
+    for seat in gm.seats(a[0], role="player"):
+        enqueue(
+            gm.s,
+            gm.desk.config,
+            kind="notice",
+            cause=("ruling", a[0], str(dispute_id), str(seat.id)),
+            to=seat.email,
+            subject=f"[pbem {a[0]}] ruling on dispute {dispute_id}: {dispute.status}",
+            text=(
+                f"The moderator has ruled on dispute {dispute_id} (filed by {dispute.side}):\n\n"
+                f"  {dispute.status.upper()}: {reason}\n\n{dispute.text}\n"
+            ),
+            now=gm.desk.now,
+            game_id=a[0],
+            side=seat.side,
+        )
+    return f"dispute {dispute_id} {dispute.status}"
+
+
+def _end(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 1, "END game [reason]")
+    gm.end(a[0], " ".join(a[1:]) or "ended by the moderator")
+    return f"game {a[0]} ended"
+
+
+def _status(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 1, "STATUS game")
+    game = gm.game(a[0], lock=False)
+    phase = gm.open_phase(a[0])
+    if phase is None:
+        return f"{game.id}: {game.status}"
+    # Only who is in: nobody reads a sealed plot before adjudication.
+    who = ", ".join(
+        f"{s}: {'in' if v else 'missing'}" for s, v in gm.who_has_plotted(phase).items()
+    )
+    deadline = f"{phase.deadline:%Y-%m-%d %H:%M} UTC" if phase.deadline else "none"
+    return f"{game.id}: {game.status}, turn {phase.turn} {phase.name}, deadline {deadline}; {who}"
+
+
+COMMANDS: dict[str, Callable[[GameMaster, list[str]], str]] = {
+    "CREATE": _create,
+    "ASSIGN": _assign,
+    "REPLACE": _replace,
+    "OBSERVE": _observe,
+    "START": _start,
+    "PAUSE": _pause,
+    "RESUME": _resume,
+    "EXTEND": _extend,
+    "ADJUDICATE": _adjudicate,
+    "ROLLBACK": _rollback,
+    "RULE": _rule,
+    "END": _end,
+    "STATUS": _status,
+}
+
+
+def execute(gm: GameMaster, line: str) -> str:
+    try:
+        words = shlex.split(line)
+    except ValueError as exc:
+        raise LifecycleError(f"cannot read the command: {exc}") from None
+    if not words:
+        raise LifecycleError("empty command")
+    command = COMMANDS.get(words[0].upper())
+    if command is None:
+        raise LifecycleError(
+            f"unknown command {words[0]!r}; commands: {', '.join(sorted(COMMANDS))}"
+        )
+    return command(gm, words[1:])

@@ -1,0 +1,79 @@
+"""The outbox: outgoing mail is written to the database first, sent afterwards.
+
+``enqueue`` composes and stores a mail in the caller's transaction, so a mail
+exists exactly when the change that caused it is committed. Its Message-ID is
+derived from what it answers or reports on, so a crash and retry can never
+produce a second, different mail for the same cause (the unique Message-ID
+refuses it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from pbem.config import Config
+from pbem.outbox.compose import compose_reply, stable_message_id
+from pbem.storage.models import OutboundMail
+
+
+def loop_token(config: Config) -> str:
+    return config.moderator.address
+
+
+def enqueue(
+    session: Session,
+    config: Config,
+    *,
+    kind: str,
+    cause: Sequence[str],
+    to: str,
+    subject: str,
+    text: str,
+    now: datetime,
+    html: str | None = None,
+    attachments: Sequence[tuple[str, str, bytes]] = (),
+    in_reply_to: str | None = None,
+    references: Sequence[str] = (),
+    game_id: str | None = None,
+    side: str | None = None,
+) -> OutboundMail:
+    """Queue one mail; ``cause`` names what it is for, e.g. ("answer", mail digest)."""
+    domain = config.moderator.address.rpartition("@")[2] or "pbem.invalid"
+    message_id = stable_message_id(kind, *cause, to, domain=domain)
+    existing = session.scalars(
+        select(OutboundMail).where(OutboundMail.message_id == message_id)
+    ).first()
+    if existing is not None:  # the same cause was already queued: never twice
+        return existing
+    raw = compose_reply(
+        to=to,
+        sender=f"{config.moderator.name} <{config.moderator.address}>",
+        subject=subject,
+        text=text,
+        html=html,
+        in_reply_to=in_reply_to,
+        references=references,
+        message_id=message_id,
+        loop_token=loop_token(config),
+        attachments=attachments,
+        date=now,
+        auto_submitted="auto-replied" if kind == "answer" else "auto-generated",
+    )
+    row = OutboundMail(
+        message_id=message_id,
+        kind=kind,
+        game_id=game_id,
+        side=side,
+        sender=config.moderator.address,
+        recipient=to,
+        raw=raw,
+        created_at=now,
+        next_attempt_at=now,
+    )
+    session.add(row)
+    session.flush()
+    return row

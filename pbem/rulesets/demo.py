@@ -1,0 +1,161 @@
+"""A tiny demonstration ruleset: "Raid", three zones, simultaneous sealed plots.
+
+It exists so that the mail pipeline and the game lifecycle can be shown and
+tested end to end without a full wargame. Each turn both sides secretly assign
+their squadrons to zones A, B and C (one sealed, simultaneous phase); each zone
+is then fought: the sum of strengths plus one die per side, higher wins the
+zone and a point. After the last turn the higher score wins.
+
+Orders, one per line:  ``SEND <squadron> <zone>``  e.g. ``SEND SQN-2 B``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.core.events import Event
+from pbem.core.ruleset import (
+    Adjudication,
+    Demand,
+    LineError,
+    Outcome,
+    ScenarioInfo,
+    State,
+    Validation,
+)
+from pbem.rulesets import register
+
+SIDES = ("north", "south")
+ZONES = ("A", "B", "C")
+SCENARIOS = {
+    "duel": {"turns": 3, "squadrons": {"SQN-1": 3, "SQN-2": 2, "SQN-3": 1}},
+    "long-duel": {"turns": 10, "squadrons": {"SQN-1": 3, "SQN-2": 2, "SQN-3": 1}},
+}
+
+
+class RaidRuleset:
+    name = "demo"
+    title = "Raid (demonstration game)"
+
+    def scenarios(self) -> Sequence[ScenarioInfo]:
+        return [
+            ScenarioInfo(name, f"Raid, {sc['turns']} turns", SIDES)
+            for name, sc in SCENARIOS.items()
+        ]
+
+    def initial_state(self, scenario: str, options: Mapping[str, Any]) -> State:
+        sc = SCENARIOS[scenario]
+        return {
+            "scenario": scenario,
+            "turn": 1,
+            "last_turn": sc["turns"],
+            "forces": {side: dict(sc["squadrons"]) for side in SIDES},
+            "score": dict.fromkeys(SIDES, 0),
+            "standing": {side: [] for side in SIDES},
+        }
+
+    def pending(self, state: State) -> Demand | None:
+        if state["turn"] > state["last_turn"]:
+            return None
+        return Demand(state["turn"], "plot", SIDES, "Both sides assign squadrons", ("plot",))
+
+    def _parse(self, state: State, side: str, line: str) -> tuple[str, str] | str:
+        words = line.split()
+        if not words:
+            return "empty order"
+        if words[0].upper() != "SEND" or len(words) != 3:
+            return "expected: SEND <squadron> <zone>"
+        squadron, zone = words[1].upper(), words[2].upper()
+        if squadron not in state["forces"][side]:
+            return f"{squadron} is not one of your squadrons ({', '.join(state['forces'][side])})"
+        if zone not in ZONES:
+            return f"zone {zone} does not exist; zones are {', '.join(ZONES)}"
+        return squadron, zone
+
+    def validate(self, state: State, side: str, text: str) -> Validation:
+        accepted: list[str] = []
+        errors: list[LineError] = []
+        seen: set[str] = set()
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            parsed = self._parse(state, side, line)
+            if isinstance(parsed, str):
+                errors.append(LineError(number, line, parsed, "DEMO.ORDERS"))
+            elif parsed[0] in seen:
+                errors.append(
+                    LineError(number, line, f"{parsed[0]} is already ordered", "DEMO.ONCE")
+                )
+            else:
+                seen.add(parsed[0])
+                accepted.append(f"SEND {parsed[0]} {parsed[1]}")
+        return Validation(tuple(accepted), tuple(errors))
+
+    def default_orders(self, state: State, side: str) -> tuple[str, ...]:
+        return tuple(state["standing"][side])
+
+    def adjudicate(
+        self, state: State, orders: Mapping[str, Sequence[str]], dice: Dice
+    ) -> Adjudication:
+        placed: dict[str, dict[str, int]] = {side: dict.fromkeys(ZONES, 0) for side in SIDES}
+        for side in SIDES:
+            for line in orders.get(side, ()):
+                parsed = self._parse(state, side, line)
+                if isinstance(parsed, tuple):
+                    placed[side][parsed[1]] += state["forces"][side][parsed[0]]
+        score = dict(state["score"])
+        events: list[Event] = []
+        for zone in ZONES:
+            rolls = {side: dice.d6(f"zone {zone} {side}") for side in SIDES}
+            totals = {side: placed[side][zone] + rolls[side] for side in SIDES}
+            north, south = totals["north"], totals["south"]
+            winner = "north" if north > south else "south" if south > north else None
+            if winner:
+                score[winner] += 1
+            events.append(
+                Event(
+                    "zone-fought",
+                    {
+                        "zone": zone,
+                        "strength": placed,
+                        "rolls": rolls,
+                        "totals": totals,
+                        "winner": winner,
+                    },
+                    rule="DEMO.FIGHT",
+                )
+            )
+        new_state = dict(state)
+        new_state["turn"] = state["turn"] + 1
+        new_state["score"] = score
+        new_state["standing"] = {side: list(orders.get(side, ())) for side in SIDES}
+        return Adjudication(new_state, tuple(events))
+
+    def view(self, state: State, events: Sequence[Event], side: str | None) -> Mapping[str, Any]:
+        return {
+            "turn": state["turn"],
+            "score": state["score"],
+            "your_forces": state["forces"] if side is None else {side: state["forces"][side]},
+            "events": [e.to_json() for e in events if e.seen_by(side)],
+            # A side's standing orders are its own secret.
+            "standing": state["standing"] if side is None else {side: state["standing"][side]},
+        }
+
+    def order_template(self, state: State, side: str) -> str:
+        lines = [f"# Turn {state['turn']}: send each squadron to zone A, B or C"]
+        lines += [f"SEND {sq} A" for sq in state["forces"][side]]
+        return "\n".join(lines)
+
+    def outcome(self, state: State) -> Outcome | None:
+        if state["turn"] <= state["last_turn"]:
+            return None
+        n, s = state["score"]["north"], state["score"]["south"]
+        winner = "north" if n > s else "south" if s > n else None
+        return Outcome(
+            winner, "victory" if winner else "draw", f"north {n}, south {s}", dict(state["score"])
+        )
+
+
+register("demo", RaidRuleset)

@@ -1,0 +1,175 @@
+"""The daemon: the composition root. Wires transports, database and worker; runs
+the intake, clock and outbox loops; shuts down cleanly on SIGTERM/SIGINT.
+
+Crash safety rests on one order of events for every mail: store the raw bytes
+and commit, then acknowledge on the server; process in one transaction that
+also queues the answer; send from the outbox afterwards. A kill at any point
+leaves either an unacknowledged message (fetched again, deduplicated by its
+digest), an unprocessed stored mail (processed on restart), or a queued answer
+(sent on restart, with the same Message-ID).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+from collections.abc import Callable
+from datetime import datetime
+
+from pbem.config import Config
+from pbem.mail.base import Inbox, MailSender, PermanentMailError, SendError
+from pbem.service.clock import utcnow
+from pbem.service.notify import sd_notify
+from pbem.service.work import Worker
+from pbem.storage.db import make_engine, make_sessionmaker
+
+log = logging.getLogger("pbem.service")
+
+HEARTBEAT_SECONDS = 30.0
+
+
+def make_inbox(config: Config) -> Inbox:
+    if config.intake.transport == "imap":
+        from pbem.mail.imap import ImapInbox
+
+        c = config.imap
+        return ImapInbox(
+            c.host,
+            c.port,
+            c.user,
+            c.password,
+            folder=c.folder,
+            processed_folder=c.processed_folder or None,
+            use_tls=c.tls,
+            poll_interval=config.intake.poll_interval,
+        )
+    from pbem.mail.maildir import MaildirInbox
+
+    return MaildirInbox(config.path(config.intake.maildir), poll_interval=0.2)
+
+
+def make_sender(config: Config) -> MailSender:
+    if config.outbox.transport == "smtp":
+        from pbem.mail.smtp import SmtpSender
+
+        c = config.smtp
+        return SmtpSender(
+            c.host,
+            c.port,
+            username=c.username or None,
+            password=c.password or None,
+            starttls=c.starttls,
+        )
+    from pbem.mail.maildir import MaildirSender
+
+    return MaildirSender(config.path(config.outbox.maildir))
+
+
+class Daemon:
+    def __init__(
+        self,
+        config: Config,
+        *,
+        inbox: Inbox | None = None,
+        sender: MailSender | None = None,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.config = config
+        self.engine = make_engine(config.database.url)
+        self.worker = Worker(
+            config, make_sessionmaker(self.engine), f"{socket.gethostname()}:{os.getpid()}", clock
+        )
+        self.inbox = inbox or make_inbox(config)
+        self.sender = sender or make_sender(config)
+        self.stopping = asyncio.Event()
+        self.outbox_wakeup = asyncio.Event()
+
+    def request_stop(self) -> None:
+        log.info("shutdown requested")
+        self.stopping.set()
+        self.outbox_wakeup.set()
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, self.request_stop)
+        moved = await asyncio.to_thread(self.worker.start_up)
+        if moved:
+            log.info("deadlines pushed back for %d game(s) after downtime", len(moved))
+        sd_notify("READY=1")
+        log.info("pbem daemon ready", extra={"owner": self.worker.owner})
+        tasks = [
+            asyncio.create_task(self._intake_loop(), name="intake"),
+            asyncio.create_task(self._outbox_loop(), name="outbox"),
+            asyncio.create_task(self._heartbeat_loop(), name="heartbeat"),
+        ]
+        try:
+            await self.stopping.wait()
+        finally:
+            sd_notify("STOPPING=1")
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self.inbox.close()
+            await self.sender.close()
+            self.engine.dispose()
+            log.info("pbem daemon stopped")
+
+    async def once(self) -> None:
+        """One full round: fetch, file, process, tick, send. For tests and `pbem run-once`."""
+        await self._intake_round()
+        await self._outbox_round()
+
+    async def _intake_round(self) -> None:
+        for message in await self.inbox.fetch():
+            await asyncio.to_thread(self.worker.file, message.ref, message.raw)
+            # Only now, with the bytes committed, may the server forget the message.
+            await self.inbox.acknowledge(message.ref)
+        for mail_id in await asyncio.to_thread(self.worker.pending_mail):
+            await asyncio.to_thread(self.worker.process, mail_id)
+        await asyncio.to_thread(self.worker.tick_games)
+        self.outbox_wakeup.set()
+
+    async def _intake_loop(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                await self._intake_round()
+            except Exception:
+                log.exception("intake round failed; retrying")
+                await asyncio.sleep(1.0)
+            await self.inbox.wait_for_mail(self.config.intake.poll_interval)
+
+    async def _outbox_round(self) -> int:
+        sent = 0
+        for row_id, sender, recipient, raw in await asyncio.to_thread(self.worker.due_outgoing):
+            try:
+                await self.sender.send(sender, [recipient], raw)
+            except SendError as exc:
+                await asyncio.to_thread(
+                    self.worker.send_failed, row_id, str(exc), isinstance(exc, PermanentMailError)
+                )
+            else:
+                await asyncio.to_thread(self.worker.sent, row_id)
+                sent += 1
+        return sent
+
+    async def _outbox_loop(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                await self._outbox_round()
+            except Exception:
+                log.exception("outbox round failed; retrying")
+            self.outbox_wakeup.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.outbox_wakeup.wait(), timeout=5.0)
+
+    async def _heartbeat_loop(self) -> None:
+        while not self.stopping.is_set():
+            await asyncio.to_thread(self.worker.heartbeat)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stopping.wait(), timeout=HEARTBEAT_SECONDS)

@@ -1,0 +1,200 @@
+"""The daemon's units of work, each one database transaction (synchronous, run in a thread).
+
+Several daemons may share one PostgreSQL database: stored mail and queued
+outgoing mail are *claimed* with a conditional UPDATE before work starts, so
+each is handled by one daemon; a claim expires, so a daemon that dies leaves
+nothing stuck. Game changes take the game's row lock (see GameMaster).
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from sqlalchemy import or_, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbem.config import Config
+from pbem.intake.hygiene import RateLimiter
+from pbem.lifecycle.games import Desk, GameMaster
+from pbem.lifecycle.mailroom import Mailroom, file_mail
+from pbem.reports.mailing import Reporter
+from pbem.storage.models import Heartbeat, InboundMail, OutboundMail
+
+log = logging.getLogger("pbem.service")
+
+CLAIM_SECONDS = 300
+
+
+class Worker:
+    def __init__(
+        self,
+        config: Config,
+        sessions: sessionmaker[Session],
+        owner: str,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.config = config
+        self.sessions = sessions
+        self.owner = owner
+        self.clock = clock
+        self.key = config.secrets.key_bytes()
+        self.reporter = Reporter()
+        self.limiter = RateLimiter(config.intake.rate_limit, config.intake.rate_window)
+
+    def game_master(self, session: Session, now: datetime) -> GameMaster:
+        return GameMaster(Desk(session, self.config, self.key, now), self.reporter)
+
+    # ------------------------------------------------------------- intake
+
+    def file(self, ref: str, raw: bytes) -> bool:
+        """Store an arrived mail; True once it is safely committed (new or known)."""
+        with self.sessions.begin() as s:
+            row = file_mail(s, ref, raw, self.clock())
+            if row is not None:
+                log.info("mail filed", extra={"mail": row.id, "ref": ref})
+        return True
+
+    def _claim(
+        self, s: Session, model: type[InboundMail] | type[OutboundMail], row_id: int, now: datetime
+    ) -> bool:
+        result = s.execute(
+            update(model)
+            .where(
+                model.id == row_id,
+                or_(model.claim_until.is_(None), model.claim_until < now),
+            )
+            .values(claim_owner=self.owner, claim_until=now + timedelta(seconds=CLAIM_SECONDS))
+        )
+        return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    def pending_mail(self, limit: int = 100) -> list[int]:
+        with self.sessions() as s:
+            return list(
+                s.scalars(
+                    select(InboundMail.id)
+                    .where(InboundMail.status == "new")
+                    .order_by(InboundMail.id)
+                    .limit(limit)
+                )
+            )
+
+    def process(self, mail_id: int) -> str | None:
+        """Process one stored mail in one transaction; a failure is filed, never lost."""
+        now = self.clock()
+        with self.sessions.begin() as s:
+            if not self._claim(s, InboundMail, mail_id, now):
+                return None
+        try:
+            with self.sessions.begin() as s:
+                row = s.get(InboundMail, mail_id)
+                if row is None or row.status != "new":
+                    return None
+                gm = self.game_master(s, now)
+                return Mailroom(gm, self.limiter).process(row)
+        except Exception:
+            # A bug, not bad input: keep the mail, mark it, tell the operator.
+            log.exception("processing mail %s failed", mail_id)
+            with self.sessions.begin() as s:
+                row = s.get(InboundMail, mail_id)
+                if row is not None:
+                    row.status = "failed"
+                    row.outcome = traceback.format_exc(limit=5)[-2000:]
+                    row.processed_at = now
+            return "failed"
+
+    # -------------------------------------------------------------- clock
+
+    def tick_games(self) -> list[str]:
+        with self.sessions() as s:
+            games = self.game_master(s, self.clock()).due_games()
+        did: list[str] = []
+        for game_id in games:
+            try:
+                with self.sessions.begin() as s:
+                    for what in self.game_master(s, self.clock()).tick(game_id):
+                        log.info(what, extra={"game": game_id})
+                        did.append(f"{game_id}: {what}")
+            except Exception:
+                log.exception("tick of game %s failed", game_id)
+        return did
+
+    def start_up(self) -> list[str]:
+        """Push back deadlines that passed while no daemon ran; note we are alive."""
+        now = self.clock()
+        with self.sessions.begin() as s:
+            beat = s.get(Heartbeat, "daemon")
+            moved: list[str] = []
+            if beat is not None:
+                moved = self.game_master(s, now).push_back_deadlines(beat.at)
+            self._beat(s, now)
+        for game_id in moved:
+            log.info("deadline pushed back after downtime", extra={"game": game_id})
+        return moved
+
+    def heartbeat(self) -> None:
+        with self.sessions.begin() as s:
+            self._beat(s, self.clock())
+
+    def _beat(self, s: Session, now: datetime) -> None:
+        beat = s.get(Heartbeat, "daemon")
+        if beat is None:
+            s.add(Heartbeat(name="daemon", at=now))
+        else:
+            beat.at = max(beat.at, now)
+
+    # -------------------------------------------------------------- outbox
+
+    def due_outgoing(self, limit: int = 50) -> list[tuple[int, str, str, bytes]]:
+        now = self.clock()
+        out = []
+        with self.sessions.begin() as s:
+            ids = list(
+                s.scalars(
+                    select(OutboundMail.id)
+                    .where(OutboundMail.status == "pending", OutboundMail.next_attempt_at <= now)
+                    .order_by(OutboundMail.id)
+                    .limit(limit)
+                )
+            )
+            for row_id in ids:
+                if self._claim(s, OutboundMail, row_id, now):
+                    row = s.get(OutboundMail, row_id)
+                    assert row is not None
+                    out.append((row.id, row.sender, row.recipient, row.raw))
+        return out
+
+    def sent(self, row_id: int) -> None:
+        with self.sessions.begin() as s:
+            row = s.get(OutboundMail, row_id)
+            if row is not None:
+                row.status = "sent"
+                row.sent_at = self.clock()
+                row.attempts += 1
+                row.claim_owner = None
+                row.claim_until = None
+
+    def send_failed(self, row_id: int, error: str, permanent: bool) -> None:
+        with self.sessions.begin() as s:
+            row = s.get(OutboundMail, row_id)
+            if row is None:
+                return
+            row.attempts += 1
+            row.last_error = error[:2000]
+            row.claim_owner = None
+            row.claim_until = None
+            if permanent or row.attempts >= self.config.outbox.max_attempts:
+                row.status = "failed"
+                log.error("mail %s to %s failed for good: %s", row.message_id, row.recipient, error)
+            else:
+                delay = self.config.outbox.retry_base * 2 ** (row.attempts - 1)
+                row.next_attempt_at = self.clock() + timedelta(seconds=delay)
+                log.warning(
+                    "mail %s to %s: temporary failure, retry in %.0f s: %s",
+                    row.message_id,
+                    row.recipient,
+                    delay,
+                    error,
+                )

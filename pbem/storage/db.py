@@ -1,0 +1,61 @@
+"""Engine and sessions. SQLite is the embedded default; PostgreSQL by URL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbem.storage.models import Base
+
+MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+
+
+def make_engine(url: str) -> Engine:
+    kwargs: dict[str, Any] = {}
+    if url.startswith("sqlite"):
+        # One writer at a time; wait for it rather than fail.
+        kwargs["connect_args"] = {"timeout": 30}
+    engine = create_engine(url, **kwargs)
+    if url.startswith("sqlite"):
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+            # pysqlite's own transaction handling breaks SAVEPOINT; let SQLAlchemy
+            # emit BEGIN itself (the recipe in SQLAlchemy's SQLite dialect docs).
+            dbapi_conn.isolation_level = None
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(conn: Any) -> None:
+            # IMMEDIATE: take the write lock at BEGIN, so two writers wait instead of
+            # deadlocking on lock upgrade.
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def upgrade(url: str) -> None:
+    """Bring the database to the newest schema with Alembic (``pbem db upgrade``)."""
+    from alembic import command
+    from alembic.config import Config as AlembicConfig
+
+    cfg = AlembicConfig()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    command.upgrade(cfg, "head")
+
+
+def create_all(engine: Engine) -> None:
+    """Tests only: make the schema without Alembic."""
+    Base.metadata.create_all(engine)

@@ -1,0 +1,255 @@
+"""SQLAlchemy 2.0 typed models: everything pbem must not forget.
+
+The same schema runs on SQLite (embedded default) and PostgreSQL (several
+daemons sharing one database). Work that several daemons could race for is
+claimed with a conditional UPDATE (``claim_owner``/``claim_until``), and every
+change to a game happens under a row lock on its ``games`` row
+(``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite serialises writers anyway).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Times are stored in UTC and always come back timezone-aware."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the database; pass UTC-aware times")
+        from datetime import UTC
+
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        from datetime import UTC
+
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: UTCDateTime(), dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class Game(Base):
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    ruleset: Mapped[str] = mapped_column(String(32))
+    scenario: Mapped[str] = mapped_column(String(64))
+    options: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # Per-game settings: deadline/grace/reminder hours, early adjudication, no-orders policy per side.
+    settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # created -> running <-> paused -> over
+    status: Mapped[str] = mapped_column(String(16), default="created")
+    created_at: Mapped[datetime]
+    paused_at: Mapped[datetime | None] = mapped_column(default=None)
+    pauses_used: Mapped[int] = mapped_column(default=0)
+    paused_seconds: Mapped[int] = mapped_column(default=0)
+    outcome: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+
+
+class Seat(Base):
+    """A person's place in a game: a side's player, an observer, or retired after a takeover."""
+
+    __tablename__ = "seats"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    role: Mapped[str] = mapped_column(String(16))  # player | observer
+    side: Mapped[str | None] = mapped_column(String(32))  # None for an omniscient observer
+    email: Mapped[str] = mapped_column(String(254), index=True)
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    public_key: Mapped[str | None] = mapped_column(Text, default=None)  # OpenSSH line
+    key_fingerprint: Mapped[str | None] = mapped_column(String(80), default=None, index=True)
+    certificate: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)  # S/MIME PEM
+    cert_fingerprint: Mapped[str | None] = mapped_column(String(80), default=None)
+    active: Mapped[bool] = mapped_column(default=True)
+    joined_at: Mapped[datetime]
+    retired_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class Phase(Base):
+    """One mail round of a game. A rollback supersedes phases; it never deletes them."""
+
+    __tablename__ = "phases"
+    __table_args__ = (Index("ix_phase_game_status", "game_id", "status"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
+    seq: Mapped[int]  # 1, 2, 3 ... within the current line of play
+    epoch: Mapped[int] = mapped_column(default=0)  # bumped by each rollback
+    turn: Mapped[int]
+    name: Mapped[str] = mapped_column(String(32))
+    title: Mapped[str] = mapped_column(String(200), default="")
+    sides: Mapped[list[Any]] = mapped_column(default=list)
+    status: Mapped[str] = mapped_column(String(16), default="open")  # open|adjudicated|superseded
+    opened_at: Mapped[datetime]
+    deadline: Mapped[datetime | None] = mapped_column(default=None)
+    grace_until: Mapped[datetime | None] = mapped_column(default=None)
+    reminded: Mapped[list[Any]] = mapped_column(default=list)  # sides already reminded
+    seed_sealed: Mapped[bytes] = mapped_column(LargeBinary)
+    seed_commitment: Mapped[str] = mapped_column(String(64))
+    seed_revealed: Mapped[str | None] = mapped_column(String(64), default=None)
+    state_hash: Mapped[str] = mapped_column(String(64))  # of the state this phase starts from
+    adjudicated_at: Mapped[datetime | None] = mapped_column(default=None)
+    result_hash: Mapped[str | None] = mapped_column(String(64), default=None)
+
+
+class GameState(Base):
+    """The state a phase starts from (a cache: always recomputable from the record)."""
+
+    __tablename__ = "game_states"
+
+    phase_id: Mapped[int] = mapped_column(ForeignKey("phases.id"), primary_key=True)
+    state: Mapped[dict[str, Any]]
+
+
+class Plot(Base):
+    """A side's accepted orders for a phase, sealed (AES-GCM) until adjudication."""
+
+    __tablename__ = "plots"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    phase_id: Mapped[int] = mapped_column(ForeignKey("phases.id"), index=True)
+    side: Mapped[str] = mapped_column(String(32))
+    sealed: Mapped[bytes] = mapped_column(LargeBinary)
+    commitment: Mapped[str] = mapped_column(String(64))
+    received_at: Mapped[datetime]
+    late: Mapped[bool] = mapped_column(default=False)
+    source: Mapped[str] = mapped_column(String(16))  # mail | policy | moderator
+    mail_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_mails.id"), default=None)
+    current: Mapped[bool] = mapped_column(default=True)  # a later set replaces it
+
+
+class RecordEntry(Base):
+    """The append-only, hash-chained record of a game."""
+
+    __tablename__ = "record"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(String(64), index=True)
+    seq: Mapped[int]
+    at: Mapped[datetime]
+    kind: Mapped[str] = mapped_column(String(40))
+    payload: Mapped[dict[str, Any]]
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64))
+
+
+class InboundMail(Base):
+    """Every mail that arrived, stored before it is acknowledged on the server."""
+
+    __tablename__ = "inbound_mails"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    digest: Mapped[str] = mapped_column(String(64), unique=True)  # sha256 of the raw bytes
+    transport_ref: Mapped[str] = mapped_column(String(200))
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    received_at: Mapped[datetime]
+    # new -> answered | ignored | failed
+    status: Mapped[str] = mapped_column(String(16), default="new", index=True)
+    outcome: Mapped[str] = mapped_column(Text, default="")
+    sender: Mapped[str | None] = mapped_column(String(254), default=None)
+    message_id: Mapped[str | None] = mapped_column(String(998), default=None)
+    game_id: Mapped[str | None] = mapped_column(String(64), default=None)
+    side: Mapped[str | None] = mapped_column(String(32), default=None)
+    claim_owner: Mapped[str | None] = mapped_column(String(64), default=None)
+    claim_until: Mapped[datetime | None] = mapped_column(default=None)
+    processed_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class UsedSignature(Base):
+    """Replay guard: a signed block is accepted once."""
+
+    __tablename__ = "used_signatures"
+
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game_id: Mapped[str] = mapped_column(String(64))
+    mail_id: Mapped[int] = mapped_column(ForeignKey("inbound_mails.id"))
+
+
+class OutboundMail(Base):
+    """Outgoing mail, written here first and sent afterwards (the outbox)."""
+
+    __tablename__ = "outbound_mails"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    message_id: Mapped[str] = mapped_column(String(998), unique=True)
+    kind: Mapped[str] = mapped_column(String(32))  # answer | receipt | report | reminder | notice
+    game_id: Mapped[str | None] = mapped_column(String(64), default=None, index=True)
+    side: Mapped[str | None] = mapped_column(String(32), default=None)
+    sender: Mapped[str] = mapped_column(String(254))
+    recipient: Mapped[str] = mapped_column(String(254))
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime]
+    # pending -> sent | failed
+    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
+    attempts: Mapped[int] = mapped_column(default=0)
+    next_attempt_at: Mapped[datetime]
+    last_error: Mapped[str] = mapped_column(Text, default="")
+    sent_at: Mapped[datetime | None] = mapped_column(default=None)
+    claim_owner: Mapped[str | None] = mapped_column(String(64), default=None)
+    claim_until: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class Report(Base):
+    """Every report as it was sent: the archive."""
+
+    __tablename__ = "reports"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(String(64), index=True)
+    phase_id: Mapped[int | None] = mapped_column(ForeignKey("phases.id"), default=None)
+    audience: Mapped[str] = mapped_column(String(40))  # side name, "omniscient"
+    created_at: Mapped[datetime]
+    subject: Mapped[str] = mapped_column(String(300))
+    text: Mapped[str] = mapped_column(Text)
+    html: Mapped[str] = mapped_column(Text, default="")
+    png: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
+
+
+class Dispute(Base):
+    __tablename__ = "disputes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    phase_id: Mapped[int] = mapped_column(ForeignKey("phases.id"))
+    side: Mapped[str] = mapped_column(String(32))
+    text: Mapped[str] = mapped_column(Text)
+    filed_at: Mapped[datetime]
+    status: Mapped[str] = mapped_column(String(16), default="open")  # open|upheld|dismissed
+    ruling: Mapped[str] = mapped_column(Text, default="")
+
+
+class Heartbeat(Base):
+    """When the daemon last ran: deadlines that passed while it was down are pushed back."""
+
+    __tablename__ = "heartbeats"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    at: Mapped[datetime]
