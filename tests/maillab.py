@@ -181,6 +181,10 @@ class MailLab:
                 "the 'dovecot' binary is missing: "
                 "apt-get install -y --no-install-recommends dovecot-imapd dovecot-lmtpd"
             )
+        if os.geteuid() != 0:
+            raise MailLabError(
+                "MailLab must run as root: Dovecot stores the lab's mail as the 'vmail' user"
+            )
         self.domains = {domain.lower()}
         self.domain = domain.lower()
         self.users: dict[str, str] = {}
@@ -256,17 +260,28 @@ class MailLab:
 
     def _start_smtp(self) -> None:
         self.smtp_port = free_port()
-        self._controller = Controller(
+        self.start_smtp()
+
+    def start_smtp(self) -> None:
+        """(Re)start the SMTP server on its port."""
+        if self._controller is not None:
+            return
+        controller = Controller(
             _LmtpRelay(self), hostname="127.0.0.1", port=self.smtp_port, ready_timeout=10
         )
-        self._controller.start()
+        controller.start()
+        self._controller = controller
+
+    def stop_smtp(self) -> None:
+        """Stop the SMTP server: open client connections are closed, new ones refused."""
+        controller, self._controller = self._controller, None
+        if controller is not None:
+            controller.stop()
 
     def close(self) -> None:
         """Stop both servers and remove the lab's directory."""
-        if self._controller is not None:
-            with contextlib.suppress(Exception):
-                self._controller.stop()
-            self._controller = None
+        with contextlib.suppress(Exception):
+            self.stop_smtp()
         self.stop_imap()
         shutil.rmtree(self.root, ignore_errors=True)
 

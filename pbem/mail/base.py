@@ -70,7 +70,8 @@ class Inbox(Protocol):
         """Forget ``ref``: delete it or move it to the processed folder.
 
         Call only AFTER the caller committed what the message carried.
-        Acknowledging a ref twice is harmless.
+        Acknowledging a ref twice is harmless. Raises TransportError if the transport
+        refuses; the message then stays and comes back from :meth:`fetch`.
         """
         ...
 

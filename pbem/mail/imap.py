@@ -42,6 +42,10 @@ class _Reconnect(Exception):
     """The session is unusable: drop it and connect again after a backoff."""
 
 
+class _Refused(_Reconnect):
+    """The server answered NO or BAD: the connection is fine, the command was not."""
+
+
 def _quote_mailbox(name: str) -> str:
     if not name or any(c in name for c in "\r\n\0") or not name.isascii():
         # Modified UTF-7 (RFC 3501 5.1.3) is not implemented: keep folder names ASCII.
@@ -153,7 +157,7 @@ class ImapInbox:
         response = await self._guard(awaitable)
         if response.result != "OK":
             text = b" ".join(bytes(x) for x in response.lines).decode(errors="replace")
-            raise _Reconnect(f"{what} refused: {response.result} {text}")
+            raise _Refused(f"{what} refused: {response.result} {text}")
         return response
 
     def _on_connection_lost(self, exc: Exception | None) -> None:
@@ -238,13 +242,24 @@ class ImapInbox:
         self._failures = 0
         return client
 
-    async def _with_reconnect(self, operation: Any) -> Any:
-        """Run ``operation(client)`` until it succeeds; raise only once closed."""
+    async def _with_reconnect(self, operation: Any, *, raise_refusals: bool = False) -> Any:
+        """Run ``operation(client)`` until it succeeds; raise only once closed.
+
+        With ``raise_refusals`` a NO/BAD answer to the operation itself (not to LOGIN
+        or SELECT) raises TransportError instead of looping: reconnecting cannot
+        change the server's mind about, say, a folder it will not move mail into.
+        """
         async with self._lock:
             while True:
                 self._check_open()
                 try:
-                    return await operation(await self._session())
+                    client = await self._session()
+                    try:
+                        return await operation(client)
+                    except _Refused as exc:
+                        if raise_refusals:
+                            raise TransportError(f"IMAP {self.host}:{self.port}: {exc}") from exc
+                        raise
                 except _Reconnect as exc:
                     await self._drop(str(exc))
 
@@ -306,7 +321,7 @@ class ImapInbox:
                 await self._delete(client, uid)
                 log.info("acknowledged %s: copied to %s", ref, self.processed_folder)
 
-        await self._with_reconnect(operation)
+        await self._with_reconnect(operation, raise_refusals=True)
 
     async def _delete(self, client: aioimaplib.IMAP4, uid: int) -> None:
         await self._ok("UID STORE", client.uid("store", str(uid), "+FLAGS.SILENT (\\Deleted)"))
@@ -355,6 +370,9 @@ class ImapInbox:
 
     async def _idle(self, client: aioimaplib.IMAP4, seconds: float) -> bool:
         """One IDLE round of at most ``seconds``; True if the server announced EXISTS."""
+        queue = client.protocol.idle_queue
+        while not queue.empty():  # pushes left over from an earlier round are stale
+            queue.get_nowait()
         idle = await self._guard(client.idle_start(timeout=seconds))
         woke = False
         try:

@@ -26,6 +26,7 @@ PROCESSED_FOLDER = ".processed"
 ENVELOPE_FROM = b"X-Pbem-Envelope-From"
 ENVELOPE_TO = b"X-Pbem-Envelope-To"
 _SUBDIRS = ("tmp", "new", "cur")
+_RESCAN_SECONDS = 5.0
 _counter = itertools.count()
 
 
@@ -73,6 +74,7 @@ class MaildirInbox:
         self._returned: set[str] = set()  # keys some fetch has handed out
         self._closed = False
         self._dir_stamps: tuple[int, int] | None = None
+        self._last_scan = 0.0
 
     def _check_open(self) -> None:
         if self._closed:
@@ -137,12 +139,16 @@ class MaildirInbox:
         )
 
     def _has_unreturned(self) -> bool:
-        # A directory's mtime changes when a file is renamed into it: only list on change.
+        # A directory's mtime changes when a file is renamed into it: only list on change,
+        # and now and then regardless, in case two renames fell in one mtime tick.
         stamps = self._stamps()
-        if stamps == self._dir_stamps:
+        now = time.monotonic()
+        if stamps == self._dir_stamps and now - self._last_scan < _RESCAN_SECONDS:
             return False
-        self._dir_stamps = stamps
-        return any(key not in self._returned for _m, key, _p in self._scan())
+        self._dir_stamps, self._last_scan = stamps, now
+        present = {key for _m, key, _p in self._scan()}
+        self._returned &= present  # forget what others acknowledged or removed
+        return bool(present - self._returned)
 
     async def wait_for_mail(self, timeout: float) -> None:
         self._check_open()

@@ -358,3 +358,37 @@ async def test_smtp_lmtp_down_is_temporary(
     restart_guard.start_imap()
     await smtp.send(MODERATOR, [address], order_mail(address))
     assert restart_guard.count(address) == 1
+
+
+async def test_smtp_reconnects_after_server_restart(
+    mail_lab: MailLab, mail_user: tuple[str, str], smtp: SmtpSender
+) -> None:
+    address, _ = mail_user
+    await smtp.send(MODERATOR, [address], order_mail(address, "one"))
+    mail_lab.stop_smtp()
+    try:
+        # The kept connection is dead and a new one is refused: temporary.
+        with pytest.raises(TemporaryMailError):
+            await smtp.send(MODERATOR, [address], order_mail(address, "lost"))
+    finally:
+        mail_lab.start_smtp()
+    await smtp.send(MODERATOR, [address], order_mail(address, "two"))
+    stored = [as_stored(m) for m in mail_lab.list_messages(address)]
+    assert stored == [order_mail(address, "one"), order_mail(address, "two")]
+
+
+async def test_acknowledge_refused_by_server_raises(
+    mail_lab: MailLab, mail_user: tuple[str, str]
+) -> None:
+    address, _ = mail_user
+    mail_lab.inject(address, order_mail(address))
+    # Dovecot cannot create a folder with so long a name, so MOVE into it is refused.
+    inbox = inbox_for(mail_lab, mail_user, processed_folder="p" * 300)
+    try:
+        [message] = await inbox.fetch()
+        with pytest.raises(TransportError, match="MOVE refused"):
+            await inbox.acknowledge(message.ref)
+        assert [m.ref for m in await inbox.fetch()] == [message.ref]  # still there
+    finally:
+        await inbox.close()
+    assert mail_lab.count(address) == 1
