@@ -1,9 +1,195 @@
-"""Commands of the ``pbem`` CLI (see pbem/cli.py)."""
+"""Operator and moderator commands: init, serve, db, moderator, status, archive, verify."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import base64
+import logging
+import sys
+from pathlib import Path
+
+from pbem.config import Config, example_config, load_config
+from pbem.errors import LifecycleError
+
+
+def _config(args: argparse.Namespace) -> Config:
+    return load_config(args.config)
+
+
+def setup_logging(config: Config, override: str | None) -> None:
+    """One line per event: time, level, logger, message, then game/side/message id if known."""
+
+    class Fields(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            line = super().format(record)
+            extra = [
+                f"{k}={getattr(record, k)}"
+                for k in ("game", "side", "message_id", "phase", "mail", "ref", "owner")
+                if getattr(record, k, None) is not None
+            ]
+            return line + ("  " + " ".join(extra) if extra else "")
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(Fields("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel((override or config.log.level).upper())
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    path = Path(args.path)
+    if path.exists() and not args.force:
+        print(f"pbem: {path} exists; use --force to overwrite", file=sys.stderr)
+        return 1
+    path.write_text(example_config())
+    path.chmod(0o600)  # it holds the plot key
+    print(f"wrote {path} (with a fresh plot key); edit it, then: pbem -c {path} db upgrade")
+    return 0
+
+
+def cmd_db_upgrade(args: argparse.Namespace) -> int:
+    from pbem.storage.db import upgrade
+
+    config = _config(args)
+    upgrade(config.database.url)
+    print(f"database at {config.database.url} is up to date")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from pbem.service.daemon import Daemon
+
+    config = _config(args)
+    setup_logging(config, args.log_level)
+    config.secrets.key_bytes()  # refuse to start without a usable key
+    daemon = Daemon(config)
+    if args.once:
+        asyncio.run(_once(daemon))
+        return 0
+    asyncio.run(daemon.run())
+    return 0
+
+
+async def _once(daemon: object) -> None:
+    from pbem.service.daemon import Daemon
+
+    assert isinstance(daemon, Daemon)
+    await asyncio.to_thread(daemon.worker.start_up)
+    await daemon.once()
+    await daemon.inbox.close()
+    await daemon.sender.close()
+
+
+def _expand(word: str) -> str:
+    """@FILE stands for a key file's line, or a certificate file as smime:<base64 DER>."""
+    if not word.startswith("@"):
+        return word
+    data = Path(word[1:]).read_bytes()
+    if b"BEGIN CERTIFICATE" in data:
+        from cryptography import x509
+        from cryptography.hazmat.primitives.serialization import Encoding
+
+        der = x509.load_pem_x509_certificate(data).public_bytes(Encoding.DER)
+        return "smime:" + base64.b64encode(der).decode()
+    return data.decode().strip()
+
+
+def cmd_moderator(args: argparse.Namespace) -> int:
+    """Run one moderator command, the same set as by signed mail."""
+    import shlex
+
+    from pbem.lifecycle import moderator
+    from pbem.lifecycle.games import Desk, GameMaster
+    from pbem.reports.mailing import Reporter
+    from pbem.service.clock import utcnow
+    from pbem.storage.db import make_engine, make_sessionmaker
+
+    config = _config(args)
+    words = [_expand(w) for w in args.words]
+    line = " ".join(shlex.quote(w) for w in words)
+    engine = make_engine(config.database.url)
+    try:
+        with make_sessionmaker(engine).begin() as s:
+            gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), utcnow()), Reporter())
+            print(moderator.execute(gm, line))
+    except LifecycleError as exc:
+        print(f"pbem: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        engine.dispose()
+    return 0
+
+
+def cmd_archive_export(args: argparse.Namespace) -> int:
+    from pbem.record.archive import export
+    from pbem.storage.db import make_engine, make_sessionmaker
+
+    config = _config(args)
+    engine = make_engine(config.database.url)
+    try:
+        with make_sessionmaker(engine)() as s:
+            out = export(s, args.game, Path(args.out), unfinished=args.unfinished)
+    finally:
+        engine.dispose()
+    print(f"archive of {args.game} written to {out}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from pbem.record.archive import verify_archive
+
+    result = verify_archive(Path(args.archive))
+    if result.ok:
+        print(
+            f"OK: {result.entries} record entries, {result.phases} phases re-adjudicated, "
+            f"{result.rolls} die rolls and {result.commitments} plot commitments confirmed"
+        )
+        return 0
+    print(f"FAILED: {len(result.problems)} problem(s):", file=sys.stderr)
+    for p in result.problems:
+        print(f"  - {p}", file=sys.stderr)
+    return 1
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Not yet filled in."""
+    p = sub.add_parser("init", help="write a commented example configuration")
+    p.add_argument("path", nargs="?", default="pbem.toml")
+    p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser("serve", help="run the daemon (stop with SIGTERM or Ctrl-C)")
+    p.add_argument("--once", action="store_true", help="one round of intake, clock and outbox")
+    p.set_defaults(func=cmd_serve)
+
+    db = sub.add_parser("db", help="database maintenance")
+    dbsub = db.add_subparsers(dest="db_command", metavar="COMMAND", required=True)
+    p = dbsub.add_parser("upgrade", help="create or migrate the schema (Alembic)")
+    p.set_defaults(func=cmd_db_upgrade)
+
+    p = sub.add_parser(
+        "moderator",
+        aliases=["mod"],
+        help="run a moderator command (the same set as by signed mail)",
+        description=(
+            "Moderator commands: CREATE game ruleset scenario [k=v ...] | ASSIGN game side email "
+            "KEY [tz=Zone] | REPLACE game side email KEY | OBSERVE game email [side] | START | "
+            "PAUSE game [reason] | RESUME | EXTEND game hours | ADJUDICATE | STATUS | "
+            "ROLLBACK game turn phase [REPLOT] | RULE game id UPHELD|DISMISSED reason | "
+            "END game [reason]. KEY may be @FILE (an OpenSSH public key or a PEM certificate)."
+        ),
+    )
+    p.add_argument("words", nargs=argparse.REMAINDER, help="the command and its arguments")
+    p.set_defaults(func=cmd_moderator)
+
+    archive = sub.add_parser("archive", help="the game archive")
+    asub = archive.add_subparsers(dest="archive_command", metavar="COMMAND", required=True)
+    p = asub.add_parser("export", help="write a game's full record to a folder")
+    p.add_argument("game")
+    p.add_argument("--out", required=True, help="folder to write")
+    p.add_argument("--unfinished", action="store_true", help="export a game still in play")
+    p.set_defaults(func=cmd_archive_export)
+
+    p = sub.add_parser("verify", help="re-run a game from its exported archive and check it all")
+    p.add_argument("archive", help="folder written by `pbem archive export`")
+    p.set_defaults(func=cmd_verify)

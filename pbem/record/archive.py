@@ -1,0 +1,139 @@
+"""Exporting a game's archive to a folder anyone can read, and verifying one.
+
+Layout of an export::
+
+    game.json        the game: ruleset, scenario, options, settings, seats, outcome
+    record.jsonl     the hash-chained record, one entry per line
+    reports/         every report as it was sent: NNNN-<audience>.txt
+    VERIFY.txt       how to check it: `pbem verify FOLDER`
+
+``verify_archive`` walks the hash chain, re-runs every adjudication from the
+scenario with the revealed seeds and plots (re-deriving every die roll), and
+checks every seed and plot against the commitment published before.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from pbem import rulesets
+from pbem.errors import LifecycleError
+from pbem.lifecycle import record
+from pbem.record.chain import verify_chain
+from pbem.record.replay import replay
+from pbem.storage.models import Game, Report, Seat
+
+VERIFY_TEXT = """\
+This folder is the complete record of a pbem game.
+
+record.jsonl is an append-only log; each entry's hash covers the previous
+entry, so no entry can be changed, removed or reordered unnoticed. Every
+adjudicated phase lists the revealed dice seed (committed to by its SHA-256
+before orders were in), both sides' orders with the nonces behind the
+commitments mailed to them as receipts, every die roll and every event.
+
+To check all of it:  pbem verify {folder}
+"""
+
+
+def export(session: Session, game_id: str, out: Path, *, unfinished: bool = False) -> Path:
+    game = session.get(Game, game_id)
+    if game is None:
+        raise LifecycleError(f"no game {game_id!r}")
+    if game.status != "over" and not unfinished:
+        raise LifecycleError(
+            f"game {game_id} is not over; its archive holds adjudicated plots, so it is "
+            "disclosed at game end (use --unfinished for the moderator's own copy)"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    seats = session.scalars(select(Seat).where(Seat.game_id == game_id).order_by(Seat.id))
+    meta = {
+        "id": game.id,
+        "ruleset": game.ruleset,
+        "scenario": game.scenario,
+        "options": game.options,
+        "settings": game.settings,
+        "status": game.status,
+        "outcome": game.outcome,
+        "seats": [
+            {
+                "role": s.role,
+                "side": s.side,
+                "email": s.email,
+                "key": s.key_fingerprint,
+                "certificate": s.cert_fingerprint,
+                "active": s.active,
+            }
+            for s in seats
+        ],
+    }
+    (out / "game.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    with (out / "record.jsonl").open("w", encoding="utf-8") as f:
+        for entry in record.entries(session, game_id):
+            f.write(json.dumps(entry, sort_keys=True, ensure_ascii=False) + "\n")
+    reports = out / "reports"
+    reports.mkdir(exist_ok=True)
+    for r in session.scalars(select(Report).where(Report.game_id == game_id).order_by(Report.id)):
+        (reports / f"{r.id:04d}-{r.audience}.txt").write_text(r.text, encoding="utf-8")
+        if r.html:
+            (reports / f"{r.id:04d}-{r.audience}.html").write_text(r.html, encoding="utf-8")
+        if r.png:
+            (reports / f"{r.id:04d}-{r.audience}.png").write_bytes(r.png)
+    (out / "VERIFY.txt").write_text(VERIFY_TEXT.format(folder=out))
+    return out
+
+
+@dataclass
+class Verification:
+    problems: list[str] = field(default_factory=list)
+    entries: int = 0
+    phases: int = 0
+    rolls: int = 0
+    commitments: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify_archive(folder: Path) -> Verification:
+    try:
+        meta: dict[str, Any] = json.loads((folder / "game.json").read_text())
+        entries = [
+            json.loads(line)
+            for line in (folder / "record.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
+    except (OSError, ValueError) as exc:
+        return Verification(problems=[f"unreadable archive: {exc}"])
+    result = Verification(entries=len(entries))
+    result.problems += verify_chain(entries)
+    created = next((e["payload"] for e in entries if e["kind"] == "game-created"), None)
+    if created is None:
+        result.problems.append("the record has no game-created entry")
+        return result
+    for key in ("ruleset", "scenario", "options"):
+        if created[key] != meta.get(key):
+            result.problems.append(f"game.json's {key} differs from the record's")
+    try:
+        report = replay(
+            rulesets.get(created["ruleset"]),
+            meta["id"],
+            created["scenario"],
+            created["options"],
+            entries,
+        )
+    except Exception as exc:  # a tampered record can break the ruleset itself
+        result.problems.append(f"re-adjudication failed: {type(exc).__name__}: {exc}")
+        return result
+    result.problems += report.problems
+    result.phases = report.phases_checked
+    result.rolls = report.rolls_checked
+    result.commitments = report.commitments_checked
+    return result
