@@ -325,6 +325,25 @@ def _check_signature(signer_info: asn1_cms.SignerInfo, certificate: x509.Certifi
         ) from None
 
 
+def _decode_text(part: MIMEPart) -> str:
+    """The text of a text/plain part, tolerating a missing or wrong charset label.
+
+    An unlabelled part is US-ASCII by the RFCs, but OpenSSL's ``-text`` and
+    some clients send UTF-8 that way; Windows-1252 is the last resort (it
+    maps almost every byte), so decoding never fails on a signed text.
+    """
+    data = part.get_payload(decode=True)
+    if not isinstance(data, bytes):
+        raise IntakeError("no-text", "the signed text/plain part cannot be decoded")
+    declared = part.get_content_charset() or "us-ascii"
+    for charset in (declared, "utf-8", "windows-1252"):
+        try:
+            return data.decode(charset)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return data.decode("latin-1")
+
+
 def _signed_text(signed: bytes) -> str:
     """The canonical order text of the signed entity's text/plain part."""
     entity = BytesParser(policy=email.policy.default).parsebytes(signed)
@@ -332,9 +351,7 @@ def _signed_text(signed: bytes) -> str:
     part = entity.get_body(preferencelist=("plain",))
     if part is None:
         raise IntakeError("no-text", "the signed part has no text/plain part")
-    content = part.get_content()
-    if not isinstance(content, str):
-        raise IntakeError("no-text", "the signed text/plain part cannot be decoded")
+    content = _decode_text(part)
     if str(part.get_param("format", "")).lower() == "flowed":
         content = unflow(content, delsp=str(part.get_param("delsp", "")).lower() == "yes")
     lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
