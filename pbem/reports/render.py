@@ -17,7 +17,8 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined,
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
 
-def _wrap(text: str, width: int = 72, indent: str = "") -> str:
+def _wrap(text: str, indent: str = "", width: int = 72) -> str:
+    """Wrap each paragraph line at ``width`` columns (72: readable in any mail client)."""
     return "\n".join(
         textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent + "  ")
         if line.strip()

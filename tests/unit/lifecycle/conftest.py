@@ -25,8 +25,8 @@ def config(tmp_path: Path) -> Config:
 
 
 @pytest.fixture
-def sessions(tmp_path: Path):  # type: ignore[no-untyped-def]
-    engine = make_engine(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+def sessions(database_url: str):  # type: ignore[no-untyped-def]
+    engine = make_engine(database_url)
     create_all(engine)
     yield make_sessionmaker(engine)
     engine.dispose()
