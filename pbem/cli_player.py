@@ -184,4 +184,4 @@ async def _deliver(
             start_tls=False if tls else None,  # None: STARTTLS when the server offers it
         )
     except aiosmtplib.SMTPException as exc:
-        raise TransportError(f"SMTP {host}:{port} refused the mail: {exc}") from None
+        raise TransportError(f"cannot send to {host}:{port}: {exc}") from None
