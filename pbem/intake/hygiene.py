@@ -61,6 +61,9 @@ def classify(
     own = {a.strip().lower() for a in own_addresses}
     if loop_token and loop_token in _tokens(headers.get("x-pbem-loop", "")):
         return _silent("loop")
+    # The classic X-Loop convention (procmail, list servers) names an address.
+    if own & {t.lower() for t in _tokens(headers.get("x-loop", ""))}:
+        return _silent("loop")
     if mail.from_addr is not None and mail.from_addr in own:
         return _silent("own-address")
     if mail.return_path and mail.return_path in own:

@@ -17,12 +17,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import EmailMessage, Message
+from email.policy import EmailPolicy
 from types import MappingProxyType
 from typing import Any
 
 from pbem.intake.htmltext import html_to_text
 
-__all__ = ["HYGIENE_HEADERS", "ParsedMail", "message_object", "parse_mail"]
+__all__ = ["HYGIENE_HEADERS", "MAX_HEADER_CHARS", "ParsedMail", "message_object", "parse_mail"]
 
 # The headers hygiene.classify looks at (lower-case names). Kept small so the
 # ParsedMail stays a summary, not a second copy of the mail.
@@ -45,6 +46,9 @@ HYGIENE_HEADERS: tuple[str, ...] = (
 # sane order mail and will be refused as oversized anyway.
 BODY_PARSE_LIMIT = 16 * 1024 * 1024
 
+# Python's header parser is slow on long hostile values (a 700 kB Subject of
+# encoded words takes a minute): parse at most this much of any one header.
+MAX_HEADER_CHARS = 4096
 _MAX_DEPTH = 24  # MIME nesting deeper than this is hostile, not a mail client
 _MAX_DEFECTS = 64
 _MSGID_RE = re.compile(r"<[^<>\s]+>")
@@ -90,6 +94,24 @@ class ParsedMail:
     defects: tuple[str, ...]
 
 
+class _BoundedPolicy(EmailPolicy):
+    """policy.default, but long header values are cut before parsing.
+
+    References keeps its end: the parent, the id that matters, comes last.
+    """
+
+    def header_fetch_parse(self, name: str, value: str) -> Any:
+        if isinstance(value, str) and len(value) > MAX_HEADER_CHARS:
+            if name.lower() == "references":
+                value = value[-MAX_HEADER_CHARS:]
+            else:
+                value = value[:MAX_HEADER_CHARS]
+        return super().header_fetch_parse(name, value)
+
+
+_POLICY = _BoundedPolicy()
+
+
 def message_object(raw: bytes) -> EmailMessage:
     """The parsed message (policy default) for the S/MIME verifier.
 
@@ -104,15 +126,19 @@ def message_object(raw: bytes) -> EmailMessage:
 def parse_mail(raw: bytes, *, body_limit: int = BODY_PARSE_LIMIT) -> ParsedMail:
     """Parse any bytes into a ParsedMail; never raises."""
     defects = _Defects()
+    if len(raw) <= body_limit:
+        try:
+            msg = email.parser.BytesParser(policy=_POLICY).parsebytes(raw)
+            return _summarise(msg, raw, defects, read_body=True)
+        except Exception as exc:  # the parser gave up on the body (e.g. nesting)
+            defects.add(f"unparseable mail: {type(exc).__name__}")
+    else:
+        defects.add(f"body not parsed: {len(raw)} bytes exceeds {body_limit}")
     try:
-        if len(raw) > body_limit:
-            defects.add(f"body not parsed: {len(raw)} bytes exceeds {body_limit}")
-            parser = email.parser.BytesHeaderParser(policy=email.policy.default)
-            msg: Message = parser.parsebytes(raw)
-            return _summarise(msg, raw, defects, read_body=False)
-        return _summarise(message_object(raw), raw, defects, read_body=True)
-    except Exception as exc:  # the parser itself gave up: file it as unreadable
-        defects.add(f"unparseable mail: {type(exc).__name__}")
+        head = email.parser.BytesHeaderParser(policy=_POLICY).parsebytes(raw)
+        return _summarise(head, raw, defects, read_body=False)
+    except Exception as exc:
+        defects.add(f"unparseable headers: {type(exc).__name__}")
         return _empty(raw, defects)
 
 
@@ -166,6 +192,8 @@ def _summarise(msg: Message, raw: bytes, defects: _Defects, *, read_body: bool) 
         except RecursionError:
             defects.add("MIME structure too deep")
         signed = _is_smime_signed(msg, defects)
+    for name in _long_header_names(raw):
+        defects.add(f"header {name}: longer than {MAX_HEADER_CHARS}, cut")
     # Collected last: decoding the payloads adds defects to the parts.
     for depth, part in enumerate(_walk(msg)):
         defects.extend("message" if depth == 0 else "part", part.defects)
@@ -190,6 +218,23 @@ def _summarise(msg: Message, raw: bytes, defects: _Defects, *, read_body: bool) 
 
 
 # -- headers ---------------------------------------------------------------
+
+
+def _long_header_names(raw: bytes) -> list[str]:
+    """Names of top-level headers whose unfolded value exceeds MAX_HEADER_CHARS."""
+    found: list[str] = []
+    name, length = "", 0
+    for line in re.split(rb"\r?\n", raw):
+        if line[:1] in (b" ", b"\t"):
+            length += len(line)
+            continue
+        if name and length > MAX_HEADER_CHARS and name not in found:
+            found.append(name)
+        if not line.strip():
+            break
+        head, _, value = line.partition(b":")
+        name, length = _clean(head.decode("ascii", "replace").strip()), len(value)
+    return found
 
 
 def _clean(text: str) -> str:
@@ -451,27 +496,26 @@ def _decode_bytes(data: bytes, charset: str | None, defects: _Defects) -> str:
 def _unflow(text: str, *, delsp: bool) -> str:
     """Undo RFC 3676 format=flowed: join soft-broken lines, remove stuffing."""
     out: list[str] = []
-    pending: str | None = None
+    pending: list[str] = []  # pieces of the paragraph being joined
     pending_depth = 0
     for line in text.replace("\r\n", "\n").split("\n"):
         depth = len(line) - len(line.lstrip(">"))
         content = line[depth:]
         if content.startswith(" "):
             content = content[1:]  # space-stuffing (or the space after quote marks)
-        if pending is not None and depth != pending_depth:
-            out.append(_quote(pending_depth, pending))
-            pending = None
+        if pending and depth != pending_depth:
+            out.append(_quote(pending_depth, "".join(pending)))
+            pending = []
         flowed = content.endswith(" ") and content != "-- "
         if flowed and delsp:
             content = content[:-1]
-        joined = content if pending is None else pending + content
-        if flowed:
-            pending, pending_depth = joined, depth
-        else:
-            out.append(_quote(depth, joined))
-            pending = None
-    if pending is not None:
-        out.append(_quote(pending_depth, pending))
+        pending.append(content)
+        pending_depth = depth
+        if not flowed:
+            out.append(_quote(depth, "".join(pending)))
+            pending = []
+    if pending:
+        out.append(_quote(pending_depth, "".join(pending)))
     return "\n".join(out)
 
 

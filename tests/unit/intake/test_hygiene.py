@@ -82,6 +82,12 @@ def test_loop_token_among_several_loop_headers() -> None:
     assert verdict(raw).reason == "loop"
 
 
+def test_x_loop_naming_our_address_is_a_loop() -> None:
+    raw = plain("From: p@example.org", "X-Loop: Moderator@pbem.example")
+    assert verdict(raw).reason == "loop"
+    assert verdict(plain("From: p@example.org", "X-Loop: list@example.org")).reason == "ok"
+
+
 def test_mail_from_own_address_is_never_answered() -> None:
     raw = plain("From: Moderator <MODERATOR@pbem.example>")
     assert verdict(raw) == Hygiene(answer=False, process=False, reason="own-address")

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbem.intake.htmltext import html_to_text
-from pbem.intake.mime import ParsedMail, message_object, parse_mail
+from pbem.intake.mime import MAX_HEADER_CHARS, ParsedMail, message_object, parse_mail
 from tests.unit.intake.mailfixtures import (
     ARMOURED_BLOCK,
     all_fixture_names,
@@ -268,6 +268,29 @@ def test_deep_mime_nesting_is_cut_off_without_error() -> None:
     mail = parse_mail(b"\n".join(lines) + b"\n")
     assert isinstance(mail, ParsedMail)
     assert "MIME structure too deep" in mail.defects
+
+
+def test_parser_giving_up_on_the_body_still_yields_the_headers() -> None:
+    # 5000 nested multiparts exhaust the email parser's recursion.
+    nest = b"".join(
+        f'Content-Type: multipart/mixed; boundary="b{i}"\n\n--b{i}\n'.encode() for i in range(5000)
+    )
+    mail = parse_mail(b"From: a@example.org\nSubject: deep\n" + nest + b"\nx\n")
+    assert mail.from_addr == "a@example.org"
+    assert mail.subject == "deep"
+    assert "unparseable mail: RecursionError" in mail.defects
+
+
+def test_long_hostile_headers_are_cut_before_parsing() -> None:
+    # Uncut, Python's header parser needs about a minute for this Subject.
+    words = b"=?utf-8?q?x?= " * 50_000
+    refs = b" ".join(f"<r{i}@example.org>".encode() for i in range(20_000))
+    raw = b"From: a@example.org\nSubject: " + words + b"\nReferences: " + refs + b"\n\nx\n"
+    mail = parse_mail(raw)
+    assert "header Subject: longer than 4096, cut" in mail.defects
+    assert mail.subject.startswith("x")
+    assert len(mail.subject) <= MAX_HEADER_CHARS
+    assert mail.references[-1] == "<r19999@example.org>"  # the parent survives the cut
 
 
 def test_message_object_returns_email_message() -> None:
