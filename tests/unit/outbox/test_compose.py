@@ -184,7 +184,7 @@ def test_reply_subject() -> None:
 
 
 _TEXT = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+    alphabet=st.characters(codec="utf-8", exclude_characters="\x00"),
     max_size=400,
 )
 
