@@ -16,12 +16,15 @@ LMTP, one recipient at a time, before answering 250. See shared/docs/mail-lab.md
 from __future__ import annotations
 
 import contextlib
+import datetime
+import ipaddress
 import os
 import pwd
 import shutil
 import signal
 import smtplib
 import socket
+import ssl
 import subprocess
 import tempfile
 import time
@@ -31,6 +34,10 @@ from typing import Any
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 DOMAIN = "pbem.test"
 VMAIL = "vmail"
@@ -42,7 +49,10 @@ state_dir = {root}/state
 instance_name = pbem-lab-{port_imap}
 protocols = imap lmtp
 listen = 127.0.0.1
-ssl = no
+# TLS on the imaps port (and STARTTLS) with the lab's self-signed certificate.
+ssl = yes
+ssl_cert = <{root}/tls/cert.pem
+ssl_key = <{root}/tls/key.pem
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 # A failed login must not slow down the next test (anvil's auth penalty).
@@ -72,7 +82,8 @@ service imap-login {{
     port = {port_imap}
   }}
   inet_listener imaps {{
-    port = 0
+    address = 127.0.0.1
+    port = {port_imaps}
   }}
 }}
 service lmtp {{
@@ -129,6 +140,43 @@ def ensure_vmail_user() -> pwd.struct_passwd:
         capture_output=True,
     )
     return pwd.getpwnam(VMAIL)
+
+
+def write_self_signed_cert(folder: Path) -> Path:
+    """A throw-away certificate for 127.0.0.1/localhost; returns the cert.pem path."""
+    folder.mkdir(mode=0o755)
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "pbem mail lab")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=2))
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path = folder / "cert.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path = folder / "key.pem"
+    key_path.touch(mode=0o600)
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path
 
 
 class _LmtpRelay:
@@ -198,7 +246,9 @@ class MailLab:
         mail.mkdir()
         os.chown(mail, self.vmail.pw_uid, self.vmail.pw_gid)
         (self.root / "users").mkdir()
+        self.tls_cert = write_self_signed_cert(self.root / "tls")
         self.imap_port = free_port()
+        self.imaps_port = free_port()
         self.lmtp_port = free_port()
         self.config = self.root / "dovecot.conf"
         self.config.write_text(
@@ -206,6 +256,7 @@ class MailLab:
                 root=self.root,
                 vmail=VMAIL,
                 port_imap=self.imap_port,
+                port_imaps=self.imaps_port,
                 port_lmtp=self.lmtp_port,
             )
             + extra_config
@@ -238,6 +289,7 @@ class MailLab:
         )
         try:
             wait_for_port(self.imap_port, process=self._process)
+            wait_for_port(self.imaps_port, process=self._process)
             wait_for_port(self.lmtp_port, process=self._process)
         except MailLabError as exc:
             raise MailLabError(f"{exc}; see {self.root / 'dovecot.log'}") from exc
@@ -266,8 +318,14 @@ class MailLab:
         """(Re)start the SMTP server on its port."""
         if self._controller is not None:
             return
+        server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        server_tls.load_cert_chain(self.tls_cert, self.root / "tls" / "key.pem")
         controller = Controller(
-            _LmtpRelay(self), hostname="127.0.0.1", port=self.smtp_port, ready_timeout=10
+            _LmtpRelay(self),
+            hostname="127.0.0.1",
+            port=self.smtp_port,
+            ready_timeout=10,
+            tls_context=server_tls,  # offers STARTTLS; plain SMTP still works
         )
         controller.start()
         self._controller = controller
@@ -295,6 +353,10 @@ class MailLab:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+    def client_tls_context(self) -> ssl.SSLContext:
+        """A client context that trusts (only) the lab's certificate."""
+        return ssl.create_default_context(cafile=str(self.tls_cert))
 
     # -- users and mailboxes --------------------------------------------------
 

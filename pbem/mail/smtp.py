@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 from collections.abc import Mapping, Sequence
 
 import aiosmtplib
@@ -45,6 +46,7 @@ class SmtpSender:
         starttls: bool = False,
         use_tls: bool = False,
         timeout: float = 30,
+        tls_context: ssl.SSLContext | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -53,6 +55,7 @@ class SmtpSender:
         self.starttls = starttls
         self.use_tls = use_tls
         self.timeout = timeout
+        self.tls_context = tls_context  # None: system trust store, hostname checked
         self._smtp: aiosmtplib.SMTP | None = None
         self._lock = asyncio.Lock()
         self._closed = False
@@ -76,6 +79,7 @@ class SmtpSender:
             start_tls=self.starttls,
             use_tls=self.use_tls,
             timeout=self.timeout,
+            tls_context=self.tls_context,
         )
         await smtp.connect()
         self._smtp = smtp

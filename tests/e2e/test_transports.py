@@ -392,3 +392,73 @@ async def test_acknowledge_refused_by_server_raises(
     finally:
         await inbox.close()
     assert mail_lab.count(address) == 1
+
+
+# -- TLS ------------------------------------------------------------------------------
+
+
+async def test_imap_over_tls(
+    mail_lab: MailLab, mail_user: tuple[str, str], smtp: SmtpSender
+) -> None:
+    address, password = mail_user
+    await smtp.send(MODERATOR, [address], order_mail(address))
+    inbox = ImapInbox(
+        "127.0.0.1",
+        mail_lab.imaps_port,
+        address,
+        password,
+        use_tls=True,
+        ssl_context=mail_lab.client_tls_context(),
+        backoff=FAST,
+    )
+    try:
+        [message] = await inbox.fetch()
+        assert as_stored(message.raw) == order_mail(address)
+        await inbox.acknowledge(message.ref)
+    finally:
+        await inbox.close()
+    assert mail_lab.count(address, "pbem-processed") == 1
+
+
+async def test_imap_tls_refuses_untrusted_certificate(
+    mail_lab: MailLab, mail_user: tuple[str, str]
+) -> None:
+    address, password = mail_user
+    # Default context: the system trust store does not know the lab's certificate.
+    inbox = ImapInbox(
+        "127.0.0.1", mail_lab.imaps_port, address, password, use_tls=True, backoff=FAST
+    )
+    pending = asyncio.create_task(inbox.fetch())
+    await asyncio.sleep(0.3)
+    assert not pending.done()  # keeps retrying, never logs in
+    await inbox.close()
+    with pytest.raises(TransportError):
+        await asyncio.wait_for(pending, timeout=10)
+    assert inbox.connections == 0
+
+
+async def test_smtp_starttls(mail_lab: MailLab, mail_user: tuple[str, str]) -> None:
+    address, _ = mail_user
+    sender = SmtpSender(
+        "127.0.0.1",
+        mail_lab.smtp_port,
+        starttls=True,
+        tls_context=mail_lab.client_tls_context(),
+        timeout=10,
+    )
+    try:
+        await sender.send(MODERATOR, [address], order_mail(address))
+    finally:
+        await sender.close()
+    assert [as_stored(m) for m in mail_lab.list_messages(address)] == [order_mail(address)]
+
+
+async def test_smtp_starttls_untrusted_certificate_is_temporary(
+    mail_lab: MailLab, mail_user: tuple[str, str]
+) -> None:
+    address, _ = mail_user
+    sender = SmtpSender("127.0.0.1", mail_lab.smtp_port, starttls=True, timeout=10)
+    with pytest.raises(TemporaryMailError):
+        await sender.send(MODERATOR, [address], order_mail(address))
+    await sender.close()
+    assert mail_lab.count(address) == 0
