@@ -152,7 +152,20 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    from pbem.demo import run_demo
+
+    return run_demo(Path(args.dir).resolve(), args.ruleset, args.scenario, args.timeout)
+
+
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("demo", help="play a demonstration game by signed mail through the daemon")
+    p.add_argument("--dir", default="pbem-demo", help="working folder (default ./pbem-demo)")
+    p.add_argument("--ruleset", default="demo")
+    p.add_argument("--scenario", default="duel")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds before giving up")
+    p.set_defaults(func=cmd_demo)
+
     p = sub.add_parser("init", help="write a commented example configuration")
     p.add_argument("path", nargs="?", default="pbem.toml")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")

@@ -1,0 +1,182 @@
+"""A demonstration: a whole game played by signed mail through a real daemon.
+
+Everything a real installation does happens here, on the embedded defaults
+(SQLite and local Maildirs): the moderator creates the game by a signed mail,
+two scripted players read the reports the daemon mails them, fill in the
+order form, sign it and mail it back; the daemon (``pbem serve``, a separate
+process) verifies, seals, adjudicates and reports until the game is over.
+Then the archive is exported and verified.
+"""
+
+from __future__ import annotations
+
+import mailbox
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+
+from pbem.config import example_config
+from pbem.intake.signatures import generate_keypair, sign_block
+from pbem.intake.sheet import add_nonce
+
+MODERATOR = "moderator@pbem.example"
+FORM = re.compile(r"---8<---\n(.*?)\n---8<---", re.S)
+
+
+def _say(text: str) -> None:
+    print(f"[demo] {text}", flush=True)
+
+
+class Player:
+    """A scripted player: reads his reports from the outbox, answers by signed mail."""
+
+    def __init__(self, side: str, email: str, key: bytes, seed: int) -> None:
+        self.side = side
+        self.email = email
+        self.key = key
+        self.rng = random.Random(seed)
+        self.answered: set[str] = set()
+
+    def orders_from_form(self, form: str) -> str:
+        """Keep the headers; for each order line, pick a zone (demo) or keep it."""
+        out = []
+        for line in form.splitlines():
+            words = line.split()
+            if len(words) == 3 and words[0] == "SEND":
+                line = f"SEND {words[1]} {self.rng.choice('ABC')}"
+            out.append(line)
+        return "\n".join(out) + "\n"
+
+
+def _mail(sender: str, subject: str, body: str, in_reply_to: str | None = None) -> bytes:
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = MODERATOR
+    msg["Subject"] = subject
+    msg["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2])
+    if in_reply_to:
+        msg["In-Reply-To"] = in_reply_to
+    # As a mail client sends it: quoted-printable text.
+    msg.set_content(body, cte="quoted-printable")
+    return msg.as_bytes()
+
+
+def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.0) -> int:
+    directory.mkdir(parents=True, exist_ok=True)
+    os.chdir(directory)
+    for p in ("pbem.sqlite3", "pbem.sqlite3-wal", "pbem.sqlite3-shm"):
+        Path(p).unlink(missing_ok=True)
+    for folder in ("mail", "archive"):
+        if Path(folder).exists():
+            import shutil
+
+            shutil.rmtree(folder)
+    mod_key, mod_pub = generate_keypair("moderator")
+    config = example_config().replace('public_key = ""', f'public_key = "{mod_pub}"')
+    Path("pbem.toml").write_text(config)
+    _say(f"working in {directory}: configuration pbem.toml, database pbem.sqlite3")
+    subprocess.run([sys.executable, "-m", "pbem", "-c", "pbem.toml", "db", "upgrade"], check=True)
+
+    from pbem import rulesets
+
+    sides = next(sc.sides for sc in rulesets.get(ruleset).scenarios() if sc.name == scenario)
+    players = []
+    for i, side in enumerate(sides):
+        key, pub = generate_keypair(side)
+        Path(f"{side}.key").write_bytes(key)
+        Path(f"{side}.pub").write_text(pub + "\n")
+        players.append(Player(side, f"{side}@players.example", key, seed=i))
+    Path("mail").mkdir(exist_ok=True)
+    inbox = mailbox.Maildir("mail/inbox", create=True)
+    outbox_path = Path("mail/outbox")
+
+    commands = [f"CREATE demo-1 {ruleset} {scenario} deadline_hours=48"]
+    commands += [f"ASSIGN demo-1 {p.side} {p.email} {Path(p.side + '.pub').read_text().strip()}"
+                 for p in players]
+    commands += ["START demo-1"]
+    block = sign_block(
+        add_nonce("Game: demo-1\nSide: moderator\nTurn: 1\nPhase: setup\n\n" + "\n".join(commands)),
+        mod_key,
+    )
+    inbox.add(_mail("umpire@pbem.example", "new game", "Please set this up.\n\n" + block))
+    _say("the moderator mailed a signed block: CREATE, ASSIGN both sides, START")
+
+    log = open("daemon.log", "w")
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "pbem", "-c", "pbem.toml", "serve"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    _say(f"daemon started (pid {daemon.pid}); its log is daemon.log")
+    seen: set[str] = set()
+    over = False
+    deadline = time.monotonic() + timeout
+    try:
+        while not over and time.monotonic() < deadline:
+            time.sleep(0.3)
+            if daemon.poll() is not None:
+                _say("the daemon died; see daemon.log")
+                return 1
+            if not outbox_path.exists():
+                continue
+            out = mailbox.Maildir(str(outbox_path), create=False)
+            for key in sorted(out.keys()):
+                if key in seen:
+                    continue
+                seen.add(key)
+                msg = out[key]
+                to = str(msg["To"])
+                subject = str(msg["Subject"])
+                body_part = msg.get_body(("plain",)) if hasattr(msg, "get_body") else None
+                text = (
+                    body_part.get_content()
+                    if body_part is not None
+                    else msg.get_payload(decode=True).decode("utf-8", "replace")
+                )
+                _say(f"mail to {to}: {subject}")
+                if "game over" in subject:
+                    over = True
+                    verdict = re.search(r"GAME OVER: (.*)", text)
+                    if verdict:
+                        _say(f"   {verdict.group(1)}")
+                for p in players:
+                    if p.email not in to:
+                        continue
+                    if subject.startswith("Re:"):
+                        summary = re.search(r"Accepted \((\d+)\)", text)
+                        _say(f"   {p.side}: answer says accepted {summary.group(1) if summary else 0}")
+                        continue
+                    form = FORM.search(text)
+                    if not form:
+                        continue
+                    orders = p.orders_from_form(form.group(1))
+                    signed = sign_block(add_nonce(orders), p.key)
+                    inbox.add(_mail(p.email, f"Re: {subject}", signed, str(msg["Message-ID"])))
+                    _say(f"   {p.side} signs and mails orders: "
+                         + "; ".join(line for line in orders.splitlines() if line.startswith("SEND")))
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(timeout=30)
+        log.close()
+    if not over:
+        _say("the game did not finish in time; see daemon.log")
+        return 1
+    subprocess.run(
+        [sys.executable, "-m", "pbem", "-c", "pbem.toml", "archive", "export", "demo-1",
+         "--out", "archive/demo-1"],
+        check=True,
+    )
+    check = subprocess.run(
+        [sys.executable, "-m", "pbem", "verify", "archive/demo-1"], capture_output=True, text=True
+    )
+    _say(("verify: " + check.stdout.strip()) if check.returncode == 0 else check.stderr)
+    _say(f"all mail the daemon sent: {directory / 'mail/outbox/new'}")
+    _say(f"the game's archive (record, reports): {directory / 'archive/demo-1'}")
+    return check.returncode
