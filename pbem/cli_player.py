@@ -12,7 +12,9 @@ import argparse
 import asyncio
 import email.policy
 import os
+import ssl
 import sys
+from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from pathlib import Path
@@ -78,8 +80,20 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "--subject", default=None, help="subject (default: game, side, turn and phase)"
     )
     send.add_argument("--user", default=None, help="SMTP login name")
-    send.add_argument(
+    security = send.add_mutually_exclusive_group()
+    security.add_argument(
         "--tls", action="store_true", help="implicit TLS (port 465) instead of STARTTLS"
+    )
+    security.add_argument(
+        "--no-starttls",
+        action="store_true",
+        help="never use STARTTLS (default: use it when the server offers it)",
+    )
+    send.add_argument(
+        "--cafile",
+        type=Path,
+        default=None,
+        help="trust the certificates in this PEM file (a moderator's self-signed server)",
     )
     send.set_defaults(func=_send)
 
@@ -160,19 +174,35 @@ def _send(args: argparse.Namespace) -> int:
     host, port = _smtp_address(args.smtp)
     message = compose_order_mail(block, sheet, args.sender, args.to, args.subject)
     password = os.environ.get(SMTP_PASSWORD_ENV) if args.user else None
+    security = _Security(tls=args.tls, starttls=not args.no_starttls, cafile=args.cafile)
     try:
-        asyncio.run(_deliver(message, host, port, args.user, password, args.tls))
+        asyncio.run(_deliver(message, host, port, args.user, password, security))
     except OSError as exc:  # TimeoutError included
         raise TransportError(f"cannot send to {host}:{port}: {exc}") from None
     print(f"sent {message['Subject']} to {args.to} ({message['Message-ID']})")
     return 0
 
 
+@dataclass(frozen=True)
+class _Security:
+    tls: bool  # implicit TLS from the first byte
+    starttls: bool  # STARTTLS when the server offers it
+    cafile: Path | None
+
+
 async def _deliver(
-    message: EmailMessage, host: str, port: int, user: str | None, password: str | None, tls: bool
+    message: EmailMessage,
+    host: str,
+    port: int,
+    user: str | None,
+    password: str | None,
+    security: _Security,
 ) -> None:
     import aiosmtplib  # only the send command needs it
 
+    context = None
+    if security.cafile is not None:
+        context = ssl.create_default_context(cafile=str(security.cafile))
     try:
         await aiosmtplib.send(
             message,
@@ -180,8 +210,10 @@ async def _deliver(
             port=port,
             username=user,
             password=password,
-            use_tls=tls,
-            start_tls=False if tls else None,  # None: STARTTLS when the server offers it
+            use_tls=security.tls,
+            # None: STARTTLS when the server offers it; certificates are always checked.
+            start_tls=False if security.tls or not security.starttls else None,
+            tls_context=context,
         )
     except aiosmtplib.SMTPException as exc:
         raise TransportError(f"cannot send to {host}:{port}: {exc}") from None

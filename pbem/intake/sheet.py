@@ -18,24 +18,30 @@ be enough. Every header is required exactly once: the Nonce makes each signed
 sheet unique, so the digest of its signature can serve as the replay key even
 when a player sends the same orders twice.
 
-``Side: moderator`` sheets carry moderator commands in the same format.
+``Side: moderator`` sheets carry moderator commands in the same format. The
+parser does not know which sides a game has (that is the ruleset's business,
+and the seat check compares the side with the sender's seat); pass ``sides``
+to restrict it, e.g. ``USN_SIDES``.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from pbem.errors import IntakeError
 
-__all__ = ["HEADERS", "SIDES", "OrderSheet", "add_nonce", "parse_sheet"]
+__all__ = ["HEADERS", "MODERATOR", "USN_SIDES", "OrderSheet", "add_nonce", "parse_sheet"]
 
 # Canonical spelling and order of the header names.
 HEADERS = ("Game", "Side", "Turn", "Phase", "Nonce")
-SIDES = ("japanese", "allied", "moderator")
+MODERATOR = "moderator"  # the side name of moderator command sheets
+USN_SIDES = ("japanese", "allied")
 
 _HEADER_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9-]*):\s*(.*?)\s*$")
+_SIDE = re.compile(r"^[a-z][a-z0-9-]*$")
 _GAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _PHASE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.-]*$")
 # Long enough that two sheets of one player never collide by accident.
@@ -90,8 +96,11 @@ def _split(text: str) -> tuple[list[tuple[str, str]], list[str]]:
     return headers, order_part
 
 
-def parse_sheet(text: str) -> OrderSheet:
-    """Parse a (verified, canonical) sheet text; ``IntakeError("bad-sheet", ...)`` if wrong."""
+def parse_sheet(text: str, *, sides: Collection[str] | None = None) -> OrderSheet:
+    """Parse a (verified, canonical) sheet text; ``IntakeError("bad-sheet", ...)`` if wrong.
+
+    With ``sides``, the Side header must name one of them or ``moderator``.
+    """
     headers, order_part = _split(text)
     values: dict[str, str] = {}
     known = {name.lower(): name for name in HEADERS}
@@ -112,8 +121,11 @@ def parse_sheet(text: str) -> OrderSheet:
     if not _GAME.match(game):
         raise _bad(f"Game must be a game name such as coral-1, not {game!r}")
     side = values["Side"].lower()
-    if side not in SIDES:
-        raise _bad(f"Side must be one of {', '.join(SIDES)}, not {values['Side']!r}")
+    if not _SIDE.match(side):
+        raise _bad(f"Side must be a side name such as allied, not {values['Side']!r}")
+    if sides is not None and side != MODERATOR and side not in sides:
+        names = ", ".join((*sides, MODERATOR))
+        raise _bad(f"Side must be one of {names}, not {values['Side']!r}")
     turn_text = values["Turn"]
     if not turn_text.isascii() or not turn_text.isdigit():
         raise _bad(f"Turn must be a whole number, not {turn_text!r}")

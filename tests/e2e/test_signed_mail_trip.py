@@ -116,9 +116,28 @@ async def test_pbem_send_to_the_lab_arrives_verifiable(
     argv = [
         "send", str(orders), "--key", str(key), "--to", mail_user[0],
         "--from", "allied@pbem.test", "--smtp", f"127.0.0.1:{mail_lab.smtp_port}",
+        "--cafile", str(mail_lab.tls_cert),
     ]  # fmt: skip
     # The CLI runs its own event loop: give it a thread of its own.
     assert await asyncio.to_thread(main, argv) == 0
     raw = await _fetch_one(mail_lab, mail_user)
     verified = verify_text(parse_mail(raw).text, {key_fingerprint(public): public})
     assert parse_sheet(verified.text).lines[0] == (1, "MOVE CV-5 0790 0791")
+
+
+async def test_pbem_send_checks_the_servers_certificate(
+    mail_lab: MailLab, mail_user: tuple[str, str], tmp_path: Path
+) -> None:
+    """The lab offers STARTTLS with a self-signed certificate: refused unless trusted."""
+    key = tmp_path / "id"
+    assert main(["keygen", "--out", str(key)]) == 0
+    orders = tmp_path / "orders.txt"
+    orders.write_text(SHEET, encoding="utf-8")
+    argv = [
+        "send", str(orders), "--key", str(key), "--to", mail_user[0],
+        "--from", "allied@pbem.test", "--smtp", f"127.0.0.1:{mail_lab.smtp_port}",
+    ]  # fmt: skip
+    assert await asyncio.to_thread(main, argv) == 1
+    assert mail_lab.count(mail_user[0]) == 0
+    assert await asyncio.to_thread(main, [*argv, "--no-starttls"]) == 0
+    assert mail_lab.count(mail_user[0]) == 1

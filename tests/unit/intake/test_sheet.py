@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.errors import IntakeError
-from pbem.intake.sheet import OrderSheet, add_nonce, parse_sheet
+from pbem.intake.sheet import USN_SIDES, OrderSheet, add_nonce, parse_sheet
 from pbem.intake.signatures import canonical_orders
 
 SHEET = """Game: coral-1
@@ -51,6 +51,14 @@ def test_parse_sheet_moderator_side() -> None:
     assert sheet.side == "moderator"
 
 
+def test_parse_sheet_restricted_to_the_games_sides() -> None:
+    assert parse_sheet(SHEET, sides=USN_SIDES).side == "allied"
+    assert parse_sheet(SHEET.replace("allied", "moderator"), sides=USN_SIDES).side == "moderator"
+    with pytest.raises(IntakeError, match="Side must be one of japanese, allied, moderator"):
+        parse_sheet(SHEET.replace("Side: allied", "Side: axis"), sides=USN_SIDES)
+    assert parse_sheet(SHEET.replace("Side: allied", "Side: north")).side == "north"
+
+
 def test_parse_sheet_comment_lines_among_headers() -> None:
     text = "# my orders\n" + SHEET.replace("Turn: 1\n", "Turn: 1\n# phase next\n")
     assert parse_sheet(text).phase == "A-3"
@@ -79,10 +87,7 @@ def test_header_shaped_line_in_the_order_part_is_an_order() -> None:
         (SHEET.replace("Turn: 1", "Turn: -1"), "Turn must be a whole number, not '-1'"),
         (SHEET.replace("Turn: 1", "Turn: 0"), "Turn must be 1 or more"),
         (SHEET.replace("Turn: 1", "Turn: ١"), "Turn must be a whole number"),
-        (
-            SHEET.replace("Side: allied", "Side: axis"),
-            "Side must be one of japanese, allied, moderator",
-        ),
+        (SHEET.replace("Side: allied", "Side: the allies"), "Side must be a side name"),
         (SHEET.replace("Game: coral-1", "Game: coral 1"), "Game must be a game name"),
         (SHEET.replace("Phase: A-3", "Phase: A 3"), "Phase must be a phase name"),
         (SHEET.replace("5b1c0e7a9d2f4e11", "abc"), "Nonce must be 8 to 64"),
