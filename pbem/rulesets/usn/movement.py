@@ -1,0 +1,900 @@
+"""Moving units: naval, land and air movement, transports, off-map boxes.
+
+Every public ``do_*`` function judges one order against the working state
+``Work`` and either applies it (returning nothing) or raises ``Refused`` with
+the rule broken and, where useful, what would be legal. The same functions
+serve validation (one side's orders on a copy) and adjudication, so what a
+player is told at validation is what happens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pbem.core.events import Event
+from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.geo import HOME_ISLANDS, Geo, distance_field
+from pbem.rulesets.usn.orders import OFF_MAP, AirCargo, Embark, Emergency, Move, Transfer
+from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, enemy_of
+from pbem.rulesets.usn.state import WEST_COAST, Air, Base, GameState, Unit, unit_key
+from pbem.rulesets.usn.supply import SupplyMap, supply_map
+from pbem.rulesets.usn.zoc import undisputed_zones
+
+MOV_N_RADIUS = 5  # MOV.N: enemy bases, engineers and ships
+MOV_N_LBAC_RADIUS = 6  # MOV.N: Allied LBAC, against Japanese ships
+PARA_RANGE = 4  # PARA.DROP
+PARA_BASE_MIN = 10  # PARA.BASE
+EMERGENCY_CAPACITY = {JAPANESE: 4, ALLIED: 2}  # NM.EMERG.CAP
+EMERGENCY_SUPPLY_TP = 12  # SUP.F: one division
+NORMAL_RANGE = {"LAC": 3, "NAC": 2}  # UNIT.AIR.LAYOUT example counter, NACC.J
+
+
+class Refused(Exception):
+    def __init__(self, message: str, rule: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.rule = rule
+
+
+@dataclass(slots=True)
+class Work:
+    """A mutable working copy of the state for one round's adjudication."""
+
+    geo: Geo
+    state: GameState
+    side: str = JAPANESE
+    step: int = 0
+    events: list[Event] = field(default_factory=list)
+    units: dict[str, Unit] = field(default_factory=dict)
+    air: dict[str, dict[str, Air]] = field(default_factory=dict)
+    bases: dict[int, Base] = field(default_factory=dict)
+    spent: dict[str, int] = field(default_factory=dict)  # MP used this phase
+    doubled_ok: dict[str, bool] = field(default_factory=dict)  # MOV.N still possible
+    moved: set[str] = field(default_factory=set)
+    carried: set[str] = field(default_factory=set)  # MOV.K: land units moved by a vehicle
+    engaged_at: dict[str, int] = field(default_factory=dict)  # SEQ.2G: unit -> hex
+    escaped: set[str] = field(default_factory=set)
+    air_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
+    _danger: dict[int, int] | None = None
+    _supply: dict[str, SupplyMap] = field(default_factory=dict)
+
+    @classmethod
+    def start(cls, geo: Geo, state: GameState) -> Work:
+        w = cls(geo=geo, state=state)
+        w.units = dict(state.units)
+        w.air = {s: dict(v) for s, v in state.air.items()}
+        w.bases = dict(state.bases)
+        w.escaped = set(state.escaped)
+        ranges = state.extra.get("air_ranges", {})
+        w.air_ranges = {k: (int(v[0]), int(v[1])) for k, v in ranges.items()}
+        return w
+
+    def begin_phase(self, side: str, step: int) -> None:
+        self.side, self.step = side, step
+        self.spent.clear()
+        self.doubled_ok.clear()
+        self.moved.clear()
+        self.carried.clear()
+        self.engaged_at.clear()
+        self.escaped.clear()
+        self._danger = None
+        self._supply.clear()
+
+    def snapshot(self) -> GameState:
+        return replace(
+            self.state,
+            units=dict(self.units),
+            air={s: dict(v) for s, v in self.air.items()},
+            bases=dict(self.bases),
+            escaped=tuple(sorted(self.escaped)),
+        )
+
+    # --- lookups -------------------------------------------------------
+    def own(self, uid: str) -> Unit:
+        u = self.units.get(unit_key(self.side, uid))
+        if u is None:
+            raise Refused(f"{uid} is not one of your units", "UNIT.SELECT")
+        return u
+
+    def put(self, u: Unit) -> None:
+        self.units[u.key] = u
+
+    def remove(self, u: Unit) -> None:
+        self.units.pop(u.key, None)
+
+    def air_at(self, side: str, loc: str) -> Air:
+        return self.air.get(side, {}).get(loc, Air())
+
+    def set_air(self, side: str, loc: str, a: Air) -> None:
+        mine = self.air.setdefault(side, {})
+        if a.total == 0 and a.nac_new == 0:
+            mine.pop(loc, None)
+        else:
+            mine[loc] = a
+
+    def enemy_units_at(self, h: int) -> list[Unit]:
+        enemy = enemy_of(self.side)
+        return [u for u in self.units.values() if u.side == enemy and u.hex == h]
+
+    def enemy_ships_at_sea(self, h: int) -> list[Unit]:
+        """Enemy ships that a ship entering ``h`` must engage (STK.D, BASE.L)."""
+        return [
+            u
+            for u in self.enemy_units_at(h)
+            if u.is_naval and not u.in_base and u.key not in self.escaped
+        ]
+
+    def own_base(self, h: int) -> Base | None:
+        b = self.bases.get(h)
+        return b if b is not None and b.owner == self.side else None
+
+    def supply(self, side: str) -> SupplyMap:
+        m = self._supply.get(side)
+        if m is None:
+            m = supply_map(self.geo, self.snapshot(), side)
+            self._supply[side] = m
+        return m
+
+    def event(
+        self, kind: str, rule: str, witnesses: tuple[str, ...] | None = None, **data: Any
+    ) -> None:
+        self.events.append(Event(kind, data, witnesses, rule))
+
+    # --- MOV.N ---------------------------------------------------------
+    def danger(self) -> dict[int, int]:
+        """Hexes where the moving side may not use double speed (value unused)."""
+        if self._danger is None:
+            enemy = enemy_of(self.side)
+            near: set[int] = set()
+            for h, b in self.bases.items():
+                if b.owner == enemy and (b.has_air or b.has_naval):
+                    near.add(h)
+            for u in self.units.values():
+                if u.side == enemy and u.hex is not None and (u.is_naval or u.utype == "ENG"):
+                    near.add(u.hex)
+            field5 = distance_field(near, MOV_N_RADIUS)
+            if self.side == JAPANESE:
+                lbac = [
+                    int(loc)
+                    for loc, a in self.air.get(ALLIED, {}).items()
+                    if loc.isdigit() and a.lbac > 0
+                ]
+                field5.update(distance_field(lbac, MOV_N_LBAC_RADIUS))
+            self._danger = field5
+        return self._danger
+
+
+# --- naval movement ----------------------------------------------------------
+
+
+def movement_allowance(u: Unit) -> int:
+    """DEF.MA, CBT.H: more than 20 weeks of damage halves MA (A1: floor, at least 1)."""
+    return max(1, u.ma // 2) if u.damage > 20 else u.ma
+
+
+def do_naval_move(w: Work, order: Move) -> None:
+    """SEQ.2C (first portion) or SEQ.2I (second portion, ``order.second``)."""
+    ships = [w.own(uid) for uid in order.units]
+    for s in ships:
+        _check_ship_can_move(w, s, order.second)
+    for s in ships:
+        _move_ship(w, s, order.path, order.second)
+
+
+def _check_ship_can_move(w: Work, s: Unit, second: bool) -> None:
+    if not s.is_naval:
+        raise Refused(f"{s.uid} is not a naval unit; land units move in the land phase", "MOV.GEN")
+    if s.carried_by is not None:
+        raise Refused(f"{s.uid} is aboard {s.carried_by}", "MOV.K")
+    if s.training > 0:
+        raise Refused(
+            f"{s.uid} is training new air groups in port and must stay idle "
+            f"({s.training} more naval phase(s))",
+            "CVJ.EMBARK",
+        )
+    if s.key in w.moved and not second:
+        raise Refused(f"{s.uid} has already moved this phase", "MOV.C")
+    if second and s.key not in w.spent:
+        w.spent[s.key] = 0
+    if s.box is not None and s.box != "EDGE":
+        raise Refused(
+            f"{s.uid} is off the map ({s.box}); use SAIL to leave the West Coast", "OFF.BOX"
+        )
+
+
+def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
+    ma = movement_allowance(s)
+    spent = w.spent.get(s.key, 0)
+    doubled_ok = w.doubled_ok.get(s.key, not s.damaged)
+    danger = w.danger()
+    here = s.hex
+    if here is not None and here in danger:
+        doubled_ok = False
+    hexes: list[int] = []
+    entering_from_edge = s.box == "EDGE"
+    for i, tok in enumerate(path):
+        if tok == OFF_MAP:
+            _exit_map(w, s, here, spent + len(hexes) + 1, ma, doubled_ok)
+            return
+        h = int(tok)
+        if entering_from_edge and i == 0:
+            entry = int((s.heading or "in:0").split(":")[1])
+            if h != entry:
+                raise Refused(f"{s.uid} re-enters the map at {entry:04d}, not {h:04d}", "OFF.BOX")
+        elif here is None or not hexgrid.adjacent(here, h):
+            start = f"{here:04d}" if here is not None else "off map"
+            raise Refused(f"{h:04d} is not adjacent to {start} (paths go hex by hex)", "MOV.PROC")
+        elif h not in w.geo.naval_nbrs[here]:
+            raise Refused(
+                f"{s.uid} cannot cross the all-land hexside {here:04d}/{h:04d}", "TER.NAV"
+            )
+        if h in danger:
+            doubled_ok = False
+        used = spent + len(hexes) + 1
+        limit = ma * 2 if doubled_ok else ma
+        if used > limit:
+            left = max(0, limit - spent - len(hexes))
+            why = (
+                ""
+                if doubled_ok or s.damaged or used > ma * 2
+                else f" (no double speed: {h:04d} is too near the enemy, MOV.N)"
+            )
+            raise Refused(
+                f"{s.uid} can move {max(0, limit - spent)} more hexes this phase; "
+                f"{h:04d} would be hex {used - spent} of this path ({left} left there){why}",
+                "MOV.N" if why else "DEF.MA",
+            )
+        enemies = w.enemy_ships_at_sea(h)
+        escaped_here = any(
+            u.key in w.escaped for u in w.enemy_units_at(h) if u.is_naval and not u.in_base
+        )
+        last = i == len(path) - 1
+        if escaped_here and last:
+            raise Refused(
+                f"{s.uid} may pass through {h:04d} but not stop there: the enemy ships there "
+                "escaped an engagement this phase",
+                "MOV.O",
+            )
+        if enemies:
+            if second:
+                raise Refused(
+                    f"{s.uid} may not enter {h:04d} in the second portion: enemy ships are at sea "
+                    "there and engagements happen only after the first portion",
+                    "SEQ.2G",
+                )
+            if not last:
+                raise Refused(
+                    f"{s.uid} enters {h:04d}, where enemy ships are at sea: the first portion "
+                    "of its move must end there; continue with CONTINUE after the engagement",
+                    "NM.SURF.1",
+                )
+            w.engaged_at[s.key] = h
+        hexes.append(h)
+        here = h
+        entering_from_edge = False
+    if len(hexes) > ma and doubled_ok:
+        w.event("double-speed", "MOV.N", None, unit=s.uid, side=s.side)
+    w.spent[s.key] = spent + len(hexes)
+    w.doubled_ok[s.key] = doubled_ok
+    w.moved.add(s.key)
+    if hexes:
+        new = replace(s, hex=hexes[-1], box=None, heading=None, in_base=False, wait=0)
+        w.put(new)
+        w.event(
+            "moved",
+            "SEQ.2I" if second else "SEQ.2C",
+            None,
+            unit=s.uid,
+            side=s.side,
+            path=[f"{h:04d}" for h in hexes],
+        )
+
+
+def _exit_map(w: Work, s: Unit, here: int | None, used: int, ma: int, doubled_ok: bool) -> None:
+    if here is None:
+        raise Refused(f"{s.uid} is not on the map", "OFF.BOX")
+    if used > (ma * 2 if doubled_ok else ma):
+        raise Refused(f"{s.uid} has no movement left to leave the map", "DEF.MA")
+    edge = w.geo.edge_of(here)
+    if edge in ("north", "south") or edge is None:
+        raise Refused(f"{here:04d} is not on the east or west edge", "OFF.NS")
+    if s.side == JAPANESE:
+        rule = "OFF.EAST" if edge == "east" else "OFF.WEST.J"
+        raise Refused("Japanese ships may not leave the map here", rule)
+    if edge == "west":
+        # OFF.WEST.A: Allied units may leave west but never return.
+        w.remove(s)
+        w.event("left-map", "OFF.WEST.A", None, unit=s.uid, side=s.side, edge="west")
+        return
+    boxes = w.geo.east_boxes.get(here, 1)
+    w.put(replace(s, hex=None, box=f"E{boxes}", heading="out", in_base=False))
+    w.moved.add(s.key)
+    w.event("left-map", "OFF.BOX", None, unit=s.uid, side=s.side, edge="east", box=boxes)
+
+
+def do_sail(w: Work, uids: tuple[str, ...], entry: int) -> None:
+    """OFF.BOX: leave the West Coast for the map through the east-edge boxes."""
+    if w.geo.edge_of(entry) != "east":
+        raise Refused(f"{entry:04d} is not an east-edge hex", "OFF.EAST")
+    ships = [w.own(uid) for uid in uids]
+    for s in ships:
+        if s.box != WEST_COAST:
+            raise Refused(f"{s.uid} is not at the U.S. West Coast", "OFF.BOX")
+        if s.key in w.moved:
+            raise Refused(f"{s.uid} has already moved this phase", "MOV.C")
+        if s.training > 0:
+            raise Refused(f"{s.uid} must stay in port this phase", "CVA.EMBARK")
+    boxes = w.geo.east_boxes.get(entry, 1)
+    for s in ships:
+        w.put(replace(s, box=f"E{boxes}", heading=f"in:{entry}", in_base=False))
+        w.moved.add(s.key)
+        w.event("sailed", "OFF.BOX", None, unit=s.uid, side=s.side, entry=f"{entry:04d}")
+
+
+def advance_boxes(w: Work) -> None:
+    """OFF.BOX: at the start of each own naval phase, ships in boxes step one box on."""
+    for u in list(w.units.values()):
+        if u.side != w.side or u.box is None or not u.box.startswith("E"):
+            continue
+        left = int(u.box[1:]) - 1
+        if left > 0:
+            w.put(replace(u, box=f"E{left}"))
+        elif u.heading == "out":
+            w.put(replace(u, box=WEST_COAST, heading=None, in_base=True))
+            w.event("arrived", "OFF.BOX", None, unit=u.uid, side=u.side, at=WEST_COAST)
+        else:
+            w.put(replace(u, box="EDGE"))
+
+
+# --- land movement ---------------------------------------------------------
+
+
+def do_land_move(w: Work, order: Move, burma_open: bool) -> None:
+    """SEQ.3A / MOV.F: a supplied land unit moves one hex."""
+    for uid in order.units:
+        u = w.own(uid)
+        if u.kind == "cd":
+            raise Refused(f"{u.uid} is a coastal defense unit and never moves", "MOV.H")
+        if u.kind != "land":
+            raise Refused(
+                f"{u.uid} is a naval unit; ships move in the air and sea phase", "MOV.GEN"
+            )
+        if u.hex is None:
+            raise Refused(f"{u.uid} is not on the map ({u.where()})", "MOV.J")
+        if len(order.path) != 1 or order.path[0] == OFF_MAP:
+            raise Refused(f"{u.uid} may move one hex per Game-Turn", "MOV.F")
+        if u.key in w.moved:
+            raise Refused(f"{u.uid} has already moved this phase", "MOV.F")
+        if u.entrenched:
+            raise Refused(f"{u.uid} is entrenched and may not move", "MOV.I")
+        smap = w.supply(w.side)
+        if not (u.emergency_supply_turn == w.state.turn or smap.supplied(u.hex)):
+            raise Refused(f"{u.uid} is out of supply and may not move", "MOV.G")
+        dest = int(order.path[0])
+        _check_land_step(w, u, u.hex, dest, burma_open)
+        if not smap.supplied(dest):
+            raise Refused(f"{u.uid} may not move out of supply into {dest:04d}", "MOV.F")
+        w.moved.add(u.key)
+        w.put(replace(u, hex=dest))
+        w.event("moved", "SEQ.3A", None, unit=u.uid, side=u.side, path=[f"{dest:04d}"])
+        capture_at(w, dest)
+
+
+def _check_land_step(w: Work, u: Unit, here: int, dest: int, burma_open: bool) -> None:
+    geo = w.geo
+    if not hexgrid.adjacent(here, dest):
+        raise Refused(f"{dest:04d} is not adjacent to {here:04d}", "MOV.F")
+    if not geo.is_land(dest):
+        raise Refused(f"{dest:04d} is a sea hex; land units need transport", "TER.LAND")
+    if geo.side_kind(here, dest) == "sea":
+        raise Refused(f"{here:04d}/{dest:04d} is an all-sea hexside", "TER.LAND")
+    if geo.terrain.get(dest) == "desert":
+        raise Refused(f"{dest:04d} is desert; land units may not enter it", "TER.DESERT")
+    if dest in geo.closed:
+        raise Refused(f"{dest:04d} is in China or India", "MOV.M")
+    if geo.in_region(dest, "burma") and not burma_open:
+        raise Refused(f"{dest:04d} is in Burma (closed without the Burma optional rule)", "MOV.M")
+    enemies = w.enemy_units_at(dest)
+    if enemies and geo.mountain_land(here, dest):
+        raise Refused(
+            f"{u.uid} may not cross the mountain hexside into {dest:04d}: enemy units are there",
+            "MOV.E",
+        )
+    if geo.terrain.get(dest) == "class1" and any(e.is_land for e in enemies):
+        raise Refused(f"opposing land units may never share the Class 1 hex {dest:04d}", "STK.A")
+
+
+def capture_at(w: Work, h: int) -> None:
+    """ERR.BASE.I / STK.B: an enemy land unit entering captures undefended bases and CD units."""
+    base = w.bases.get(h)
+    defenders = [e for e in w.enemy_units_at(h) if e.kind == "land" and e.entrenched]
+    if defenders:
+        return
+    for cd in [e for e in w.enemy_units_at(h) if e.kind == "cd"]:
+        w.remove(cd)
+        w.event("destroyed", "STK.B", None, unit=cd.uid, side=cd.side, cause="captured")
+    if base is not None and base.owner != w.side:
+        lost = w.air_at(base.owner, f"{h:04d}")
+        if lost.total:
+            w.set_air(base.owner, f"{h:04d}", Air())
+            w.event(
+                "air-destroyed", "BASE.H", None, side=base.owner, at=f"{h:04d}", points=lost.total
+            )
+        w.bases[h] = replace(base, owner=w.side)
+        w.event("base-captured", "ERR.BASE.I", None, hex=f"{h:04d}", by=w.side)
+
+
+# --- air movement --------------------------------------------------------------
+
+
+def air_range(w: Work, atype: str) -> tuple[int, int]:
+    """(normal, extended) Range Allowance: from the world data, else the rulebook's examples."""
+    if atype in w.air_ranges:
+        return w.air_ranges[atype]
+    if atype == "LAC":
+        return 3, 4  # UNIT.AIR.LAYOUT example, MOV.V
+    if atype == "NAC":
+        return 2, 3  # NACC "normal range (2 hexes)", MOV.V
+    raise Refused("the LBAC range is not in the scenario data", "DEF.RANGE")
+
+
+def location_hex(w: Work, side: str, loc: str) -> int | None:
+    if loc.isdigit():
+        return int(loc)
+    ship = w.units.get(unit_key(side, loc))
+    return None if ship is None else ship.hex
+
+
+def _air_source(w: Work, loc: str, atype: str, points: int) -> Air:
+    side = w.side
+    have = w.air_at(side, loc)
+    if have.get(atype) < points:
+        raise Refused(f"only {have.get(atype)} {atype} at {loc}", "UNIT.AIR.POINTS")
+    if loc.isdigit():
+        h = int(loc)
+        base = w.bases.get(h)
+        if base is None or base.owner != side or not base.has_air:
+            raise Refused(f"{loc} is not one of your air bases", "BASE.GEN.AIR")
+        if base.neutralized(w.state.turn):
+            raise Refused(f"the air base at {loc} is neutralized", "MOV.S")
+        if not base.supplied:
+            raise Refused(f"the air base at {loc} is out of supply", "MOV.R")
+    elif loc != WEST_COAST:
+        ship = w.own(loc)
+        if not ship.is_carrier and not ship.is_transport:
+            raise Refused(f"{loc} carries no aircraft", "MOV.T")
+        if ship.is_transport:
+            raise Refused(
+                f"aircraft aboard {loc} are cargo: DEBARK them at an air base", "NM.TRANS.AIR"
+            )
+        if ship.damaged:
+            raise Refused(f"{loc} is damaged: no aircraft may take off", "MOV.S")
+    return have
+
+
+def check_air_dest(w: Work, loc: str, atype: str, points: int) -> None:
+    side = w.side
+    if loc.isdigit():
+        h = int(loc)
+        base = w.bases.get(h)
+        if base is None or base.owner != side or not base.has_air:
+            raise Refused(f"{loc} is not one of your air bases", "BASE.GEN.AIR")
+        if base.neutralized(w.state.turn):
+            raise Refused(f"the air base at {loc} is neutralized", "MOV.S")
+        room = base.air_capacity - w.air_at(side, loc).total
+        if points > room:
+            raise Refused(
+                f"the air base at {loc} has room for {max(0, room)} more air points "
+                f"(capacity {base.air_capacity})",
+                "STK.E",
+            )
+        return
+    if loc == WEST_COAST:
+        raise Refused("aircraft cannot fly off the map", "OFF.BOX")
+    ship = w.own(loc)
+    if not ship.is_carrier:
+        raise Refused(f"{loc} is not a carrier", "MOV.T")
+    if atype != "NAC":
+        raise Refused("only NAC may land on carriers", "MOV.T")
+    if ship.damaged:
+        raise Refused(f"{loc} is damaged: no aircraft may land", "MOV.S")
+    room = ship.capacity - w.air_at(side, loc).total
+    if points > room:
+        raise Refused(f"{loc} has room for {max(0, room)} more air points", "DEF.CAP")
+
+
+def do_transfer(w: Work, order: Transfer) -> None:
+    """SEQ.2A / AM.TRANSFER: base (or carrier) to base (or carrier), up to twice normal range."""
+    side, atype, points = w.side, order.air.atype, order.air.points
+    if order.source == order.dest:
+        raise Refused("source and destination are the same", "AM.TRANSFER")
+    if order.source == WEST_COAST:
+        _embark_new_nac(w, order)
+        return
+    have = _air_source(w, order.source, atype, points)
+    check_air_dest(w, order.dest, atype, points)
+    a = location_hex(w, side, order.source)
+    b = location_hex(w, side, order.dest)
+    if a is None or b is None:
+        raise Refused("both ends of an air transfer must be on the map", "AM.TRANSFER")
+    normal, _ext = air_range(w, atype)
+    dist = w.geo.air_distance(a, b)
+    if dist > 2 * normal:
+        raise Refused(
+            f"{atype} may transfer {2 * normal} hexes (twice normal range, no extension); "
+            f"{order.dest} is {dist} away",
+            "AM.TRANSFER",
+        )
+    # CVJ.EMBARK: NAC that never flew from a carrier ("new") are taken last;
+    # any of them going aboard a carrier puts it into training in Japan.
+    new_used = max(0, points - (have.nac - have.nac_new)) if atype == "NAC" else 0
+    if new_used and not order.dest.isdigit():
+        _start_training(w, order.dest)
+    w.set_air(
+        side, order.source, replace(have.add(atype, -points), nac_new=have.nac_new - new_used)
+    )
+    dst = w.air_at(side, order.dest).add(atype, points)
+    if order.dest.isdigit():
+        dst = replace(dst, nac_new=dst.nac_new + new_used)
+    w.set_air(side, order.dest, dst)
+    w.event(
+        "air-transfer",
+        "SEQ.2A",
+        None,
+        side=side,
+        points=points,
+        type=atype,
+        source=order.source,
+        dest=order.dest,
+    )
+
+
+def _start_training(w: Work, carrier_id: str) -> None:
+    ship = w.own(carrier_id)
+    h = ship.hex
+    base = w.bases.get(h) if h is not None else None
+    if (
+        h is None
+        or not w.geo.in_region(h, HOME_ISLANDS)
+        or base is None
+        or not base.has_naval
+        or not ship.in_base
+    ):
+        raise Refused(f"new NAC may board {carrier_id} only in a naval base in Japan", "CVJ.EMBARK")
+    if ship.key in w.moved:
+        raise Refused(f"{carrier_id} has moved: it must spend two naval phases idle", "CVJ.EMBARK")
+    w.put(replace(ship, training=2))
+    w.moved.add(ship.key)
+
+
+def _embark_new_nac(w: Work, order: Transfer) -> None:
+    """REIN.A.NAC / CVA.EMBARK: unlimited Allied NAC board carriers at the West Coast."""
+    if w.side != ALLIED or order.air.atype != "NAC":
+        raise Refused("only Allied NAC come from the West Coast", "REIN.A.NAC")
+    ship = w.own(order.dest)
+    if not ship.is_carrier or ship.box != WEST_COAST:
+        raise Refused(f"{order.dest} is not a carrier at the West Coast", "CVA.EMBARK")
+    if ship.key in w.moved:
+        raise Refused(f"{order.dest} arrived this phase; it may embark next phase", "CVA.EMBARK")
+    room = ship.capacity - w.air_at(ALLIED, order.dest).total
+    if order.air.points > room:
+        raise Refused(f"{order.dest} has room for {room} more air points", "DEF.CAP")
+    w.set_air(ALLIED, order.dest, w.air_at(ALLIED, order.dest).add("NAC", order.air.points))
+    w.event(
+        "air-embarked", "CVA.EMBARK", None, side=ALLIED, points=order.air.points, dest=order.dest
+    )
+
+
+def do_drop(w: Work, uid: str, dest: int) -> None:
+    """SEQ.2B / PARA.*: a Japanese parachute unit drops up to four hexes from its air base."""
+    u = w.own(uid)
+    if w.side != JAPANESE or u.utype != "PARA":
+        raise Refused(f"{uid} is not a parachute unit", "PARA.COUNT")
+    if u.hex is None:
+        raise Refused(f"{uid} is not on the map", "PARA.BASE")
+    base = w.own_base(u.hex)
+    if base is None or base.air_capacity < PARA_BASE_MIN or base.neutralized(w.state.turn):
+        raise Refused(f"{uid} must start on an air base of capacity 10 or more", "PARA.BASE")
+    dist = w.geo.air_distance(u.hex, dest)
+    if dist > PARA_RANGE:
+        raise Refused(f"{dest:04d} is {dist} hexes from {u.hex:04d}; drops reach 4", "PARA.DROP")
+    if not w.geo.is_land(dest):
+        raise Refused(f"{dest:04d} is a sea hex", "PARA.DROP")
+    if any(e.kind == "land" for e in w.enemy_units_at(dest)):
+        raise Refused(f"enemy land units hold {dest:04d}", "PARA.DROP")
+    if dest in undisputed_zones(w.snapshot())[ALLIED]:
+        raise Refused(f"{dest:04d} is in an Allied air zone of control", "PARA.DROP")
+    w.moved.add(u.key)
+    w.put(replace(u, hex=dest, entrenched=False))
+    w.event("dropped", "SEQ.2B", None, unit=uid, side=u.side, to=f"{dest:04d}")
+    capture_at(w, dest)
+
+
+# --- transports ------------------------------------------------------------------
+
+
+def cargo_points(w: Work, ship: Unit) -> int:
+    used = sum(u.tp for u in w.units.values() if u.side == ship.side and u.carried_by == ship.uid)
+    return used + w.air_at(ship.side, ship.uid).total
+
+
+def _mp_left(w: Work, ship: Unit) -> int:
+    limit = movement_allowance(ship) * (2 if w.doubled_ok.get(ship.key, False) else 1)
+    return limit - w.spent.get(ship.key, 0)
+
+
+def do_embark(w: Work, order: Embark) -> None:
+    """SEQ.2D / NM.TRANS: load or unload a transport in its hex (+1 MP for TR, 0 for AT)."""
+    ship = w.own(order.transport)
+    if not ship.is_transport:
+        raise Refused(
+            f"{ship.uid} is not a transport (DD/CL carry troops by EMERGENCY)", "NM.TRANS.UNITS"
+        )
+    at_wc = ship.box == WEST_COAST
+    h = ship.hex
+    if h is None and not at_wc:
+        raise Refused(f"{ship.uid} is not on the map", "NM.TRANS.COST")
+    if h is not None and not w.geo.is_land(h):
+        raise Refused(
+            f"{ship.uid} is at sea ({h:04d}); load and unload in a partly land hex", "NM.TRANS.COST"
+        )
+    cost = 0 if ship.utype == "AT" or at_wc else 1
+    if cost and _mp_left(w, ship) < cost:
+        raise Refused(f"{ship.uid} has no movement point left to load or unload", "NM.TRANS.COST")
+    if at_wc and ship.key in w.moved:
+        raise Refused(
+            f"{ship.uid} must spend a full naval phase loading at the West Coast", "OFF.WCLOAD"
+        )
+    if h is not None and w.side == ALLIED and ship.utype == "TR" and w.enemy_units_at(h):
+        raise Refused(
+            f"Allied TR may not load or unload where enemy units are ({h:04d})",
+            "NM.TRANS.ALLIEDHEX",
+        )
+    if order.debark:
+        _debark(w, ship, order)
+    else:
+        _embark(w, ship, order, at_wc)
+    if cost:
+        w.spent[ship.key] = w.spent.get(ship.key, 0) + cost
+        w.doubled_ok.setdefault(ship.key, not ship.damaged)
+
+
+def _embark(w: Work, ship: Unit, order: Embark, at_wc: bool) -> None:
+    load = 0
+    units: list[Unit] = []
+    for item in order.cargo:
+        if isinstance(item, AirCargo):
+            if w.side != ALLIED or item.atype == "LBAC":
+                raise Refused("only Allied transports carry aircraft (LAC or NAC)", "NM.TRANS.AIR")
+            if not at_wc:
+                assert ship.hex is not None
+                base = w.own_base(ship.hex)
+                if base is None or not base.has_air:
+                    raise Refused("aircraft load only at a friendly air base", "NM.TRANS.AIR")
+                if w.air_at(w.side, f"{ship.hex:04d}").get(item.atype) < item.points:
+                    raise Refused(f"not enough {item.atype} at {ship.hex:04d}", "UNIT.AIR.POINTS")
+            elif item.atype != "LAC":
+                raise Refused(
+                    "new NAC board carriers only (TRANSFER n NAC WC TO CV-n)", "REIN.A.NAC"
+                )
+            load += item.points
+            continue
+        u = w.own(item)
+        if u.kind != "land":
+            raise Refused(
+                f"{u.uid} cannot be transported", "MOV.H" if u.kind == "cd" else "NM.TRANS.UNITS"
+            )
+        if u.key in w.carried:
+            raise Refused(f"{u.uid} has already been moved by a vehicle this phase", "MOV.K")
+        if u.carried_by is not None or (u.hex != ship.hex or (at_wc and u.box != WEST_COAST)):
+            raise Refused(f"{u.uid} is not in {ship.uid}'s hex", "NM.TRANS.COST")
+        if u.entrenched:
+            raise Refused(f"{u.uid} is entrenched and may not move", "MOV.I")
+        load += u.tp
+        units.append(u)
+    room = ship.capacity - cargo_points(w, ship)
+    if load > room:
+        raise Refused(
+            f"{ship.uid} can take {room} more transport points; this load needs {load}",
+            "NM.TRANS.CAP",
+        )
+    for u in units:
+        w.put(replace(u, hex=None, box=None, carried_by=ship.uid, entrenched=False))
+        w.carried.add(u.key)
+    for item in order.cargo:
+        if isinstance(item, AirCargo):
+            if not at_wc:
+                loc = f"{ship.hex:04d}"
+                w.set_air(w.side, loc, w.air_at(w.side, loc).add(item.atype, -item.points))
+            w.set_air(w.side, ship.uid, w.air_at(w.side, ship.uid).add(item.atype, item.points))
+    # NM.TRANS.HIDDEN: the cargo is known to its owner only; the enemy sees a load happen.
+    w.event(
+        "embarked",
+        "NM.TRANS.HIDDEN",
+        (w.side,),
+        transport=ship.uid,
+        cargo=[c.text() if isinstance(c, AirCargo) else c for c in order.cargo],
+    )
+
+
+def _debark(w: Work, ship: Unit, order: Embark) -> None:
+    h = ship.hex
+    if h is None:
+        raise Refused("unload on the map (or EMBARK at the West Coast)", "NM.TRANS.DEBARK")
+    if any(e.kind in ("land", "cd") or e.is_naval for e in w.enemy_units_at(h)):
+        raise Refused(
+            f"{h:04d} holds enemy units: an opposed landing is ordered with LAND in the "
+            "land attack round",
+            "SEQ.2D",
+        )
+    base = w.own_base(h)
+    if w.side == ALLIED and ship.utype == "TR" and not (base and base.has_naval) and ship.wait < 2:
+        raise Refused(
+            f"{ship.uid} must stay two full movement phases at {h:04d} (no naval base) before "
+            f"unloading; it has stayed {ship.wait}",
+            "NM.TRANS.ALLIEDWAIT",
+        )
+    if (
+        ship.key in w.moved
+        and w.side == ALLIED
+        and ship.utype == "TR"
+        and not (base and base.has_naval)
+    ):
+        raise Refused(f"{ship.uid} moved this phase", "NM.TRANS.ALLIEDWAIT")
+    revealed: list[str] = []
+    for item in order.cargo:
+        if isinstance(item, AirCargo):
+            have = w.air_at(w.side, ship.uid)
+            if have.get(item.atype) < item.points:
+                raise Refused(
+                    f"{ship.uid} carries {have.get(item.atype)} {item.atype}", "NM.TRANS.AIR"
+                )
+            if base is None or not base.has_air:
+                raise Refused("aircraft unload only at a friendly air base", "NM.TRANS.AIR")
+            check_air_dest(w, f"{h:04d}", item.atype, item.points)
+            w.set_air(w.side, ship.uid, have.add(item.atype, -item.points))
+            loc = f"{h:04d}"
+            w.set_air(w.side, loc, w.air_at(w.side, loc).add(item.atype, item.points))
+            revealed.append(item.text())
+            continue
+        u = w.own(item)
+        if u.carried_by != ship.uid:
+            raise Refused(f"{u.uid} is not aboard {ship.uid}", "NM.TRANS.DEBARK")
+        if w.geo.terrain.get(h) == "desert":
+            raise Refused(f"{h:04d} is desert", "TER.DESERT")
+        w.put(replace(u, hex=h, carried_by=None))
+        w.carried.add(u.key)
+        w.moved.add(u.key)  # MOV.J: no further movement this phase
+        revealed.append(u.uid)
+    w.event("debarked", "NM.TRANS.DEBARK", None, transport=ship.uid, at=f"{h:04d}", cargo=revealed)
+    capture_at(w, h)
+
+
+def do_emergency(w: Work, order: Emergency) -> None:
+    """SEQ.2E / NM.EMERG / SUP.F: a round trip back to the start hex in one phase."""
+    ship = w.own(order.ship)
+    allowed = {"DD", "CL"} if w.side == JAPANESE else {"DD"}
+    if ship.utype not in allowed:
+        raise Refused(
+            f"{ship.uid} cannot run emergency transport ({'/'.join(sorted(allowed))} only)",
+            "NM.EMERG.UNITS",
+        )
+    if ship.hex is None or ship.key in w.moved:
+        raise Refused(
+            f"{ship.uid} must begin the phase on the map and not have moved", "NM.EMERG.ROUNDTRIP"
+        )
+    start = ship.hex
+    ma = movement_allowance(ship)
+    blocked = frozenset(h for h in _enemy_ship_hexes(w))
+    from_start = w.geo.naval_distances(start, ma, blocked)
+    dest = order.dest
+    if dest not in from_start:
+        raise Refused(
+            f"{dest:04d} is out of reach by sea for {ship.uid} this phase", "NM.EMERG.ROUNDTRIP"
+        )
+    if any(e.kind == "cd" for e in w.enemy_units_at(dest)):
+        raise Refused(f"an enemy coastal defense unit is at {dest:04d}", "SEQ.2E")
+    if order.cargo is None:
+        base = w.own_base(start)
+        if (
+            base is None
+            or not base.has_naval
+            or not base.supplied
+            or not ship.in_base
+            or base.neutralized(w.state.turn)
+        ):
+            raise Refused(f"{ship.uid} must start in a supplied naval base", "NM.EMERG.SUPPLY")
+        trip = 2 * from_start[dest]
+        if trip > ma:
+            raise Refused(
+                f"the round trip is {trip} hexes; {ship.uid} moves {ma}", "NM.EMERG.ROUNDTRIP"
+            )
+        left = EMERGENCY_SUPPLY_TP
+        fed: list[str] = []
+        for u in sorted(w.units.values(), key=lambda x: (-x.tp, x.uid)):
+            if u.side == w.side and u.kind == "land" and u.hex == dest and u.tp <= left:
+                left -= u.tp
+                w.put(replace(u, emergency_supply_turn=w.state.turn, supplied=True))
+                fed.append(u.uid)
+        w.moved.add(ship.key)
+        w.event("emergency-supply", "SUP.F", None, ship=ship.uid, at=f"{dest:04d}", units=fed)
+        return
+    u = w.own(order.cargo)
+    if u.kind != "land" or u.hex is None:
+        raise Refused(f"{u.uid} cannot be carried", "NM.EMERG.CAP")
+    if u.key in w.carried:
+        raise Refused(f"{u.uid} has already been moved by a vehicle this phase", "MOV.K")
+    cap = ship.capacity or EMERGENCY_CAPACITY[w.side]
+    if u.tp > cap:
+        raise Refused(
+            f"{u.uid} needs {u.tp} transport points; {ship.uid} carries {cap}", "NM.EMERG.CAP"
+        )
+    pick = u.hex
+    if pick not in from_start:
+        raise Refused(f"{u.uid} at {pick:04d} is out of reach", "NM.EMERG.ROUNDTRIP")
+    from_pick = w.geo.naval_distances(pick, ma, blocked)
+    back = w.geo.naval_distances(dest, ma, blocked)
+    if dest not in from_pick or start not in back:
+        raise Refused("the ship could not get back to its start hex", "NM.EMERG.ROUNDTRIP")
+    trip = from_start[pick] + from_pick[dest] + back[start]
+    if trip > ma:
+        raise Refused(
+            f"the round trip {start:04d}-{pick:04d}-{dest:04d}-{start:04d} is {trip} hexes; "
+            f"{ship.uid} moves {ma}",
+            "NM.EMERG.ROUNDTRIP",
+        )
+    w.put(replace(u, hex=dest, entrenched=False))
+    w.carried.add(u.key)
+    w.moved.add(u.key)
+    w.moved.add(ship.key)
+    w.event("emergency-transport", "SEQ.2E", None, ship=ship.uid, unit=u.uid, to=f"{dest:04d}")
+    capture_at(w, dest)
+
+
+def _enemy_ship_hexes(w: Work) -> set[int]:
+    enemy = enemy_of(w.side)
+    return {
+        u.hex
+        for u in w.units.values()
+        if u.side == enemy and u.is_naval and u.hex is not None and not u.in_base
+    }
+
+
+# --- stacking and port ---------------------------------------------------------
+
+
+def do_stack(w: Work, h: int, uids: tuple[str, ...]) -> None:
+    """SEQ.2I / STK.G: the moving player re-orders his naval stack (top first)."""
+    listed = [w.own(uid) for uid in uids]
+    for u in listed:
+        if not u.is_naval or u.hex != h:
+            raise Refused(f"{u.uid} is not a ship in {h:04d}", "STK.G")
+    rest = sorted(
+        (
+            u
+            for u in w.units.values()
+            if u.side == w.side and u.is_naval and u.hex == h and u.uid not in uids
+        ),
+        key=lambda x: (x.stack, x.uid),
+    )
+    for i, u in enumerate([*listed, *rest]):
+        w.put(replace(u, stack=i))
+    w.event("restacked", "STK.G", None, side=w.side, hex=f"{h:04d}", order=[u.uid for u in listed])
+
+
+def stack_of(units: list[Unit]) -> list[Unit]:
+    """STK.G: ships of one side in one hex, top first."""
+    return sorted(units, key=lambda u: (u.stack, u.uid))
+
+
+def do_port(w: Work, uid: str, in_base: bool) -> None:
+    """BASE.K: a ship in a friendly naval base hex declares itself in base (or at sea)."""
+    u = w.own(uid)
+    if not u.is_naval or u.hex is None:
+        raise Refused(f"{uid} is not a ship on the map", "BASE.K")
+    if in_base:
+        base = w.own_base(u.hex)
+        if base is None or not base.has_naval:
+            raise Refused(f"there is no friendly naval base at {u.hex:04d}", "BASE.K")
+    w.put(replace(u, in_base=in_base))

@@ -1,0 +1,499 @@
+"""The U.S.N. order language: plain text, one order per line.
+
+``parse_orders`` turns an order sheet into typed orders and collects every
+syntax error (it never stops at the first). Legality against the state is
+judged later by the movement/supply modules; this module only knows the
+grammar and which steps each verb belongs to (SEQ.STRICT).
+
+Blank lines and lines starting with ``#`` are ignored. Verbs and IDs are
+case-insensitive; hexes are written as on the map (``0759`` or ``759``). The
+player's reference is docs/usn-orders.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pbem.core.ruleset import LineError
+from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.sequence import StepKind
+from pbem.rulesets.usn.state import AIR_TYPES, normalise_id
+
+OFF_MAP = "OFF"  # last token of a naval path that leaves the map (OFF.*)
+
+
+@dataclass(frozen=True, slots=True)
+class AirCargo:
+    """``5 LAC``: air points as cargo or as a mission's strength."""
+
+    points: int
+    atype: str
+
+    def text(self) -> str:
+        return f"{self.points} {self.atype}"
+
+
+Cargo = str | AirCargo
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """MOVE (SEQ.2C, SEQ.3A) and CONTINUE (SEQ.2I): units along a hex path."""
+
+    units: tuple[str, ...]
+    path: tuple[str, ...]  # hex numbers as "0759", optionally ending in "OFF"
+    second: bool = False
+
+    def canonical(self) -> str:
+        verb = "CONTINUE" if self.second else "MOVE"
+        return f"{verb} {' '.join(self.units)} {' '.join(self.path)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Sail:
+    """SAIL ship EDGE-HEX: leave the West Coast for the map through the east-edge boxes (OFF.BOX)."""
+
+    units: tuple[str, ...]
+    entry: int
+
+    def canonical(self) -> str:
+        return f"SAIL {' '.join(self.units)} {self.entry:04d}"
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """TRANSFER n TYPE FROM TO (SEQ.2A, AM.TRANSFER); FROM/TO are hexes, ship IDs or WC."""
+
+    air: AirCargo
+    source: str
+    dest: str
+
+    def canonical(self) -> str:
+        return f"TRANSFER {self.air.text()} {self.source} TO {self.dest}"
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """DROP unit HEX (SEQ.2B, PARA.DROP)."""
+
+    unit: str
+    hex: int
+
+    def canonical(self) -> str:
+        return f"DROP {self.unit} {self.hex:04d}"
+
+
+@dataclass(frozen=True, slots=True)
+class Embark:
+    """EMBARK / DEBARK transport cargo... (SEQ.2D, NM.TRANS)."""
+
+    transport: str
+    cargo: tuple[Cargo, ...]
+    debark: bool = False
+
+    def canonical(self) -> str:
+        verb = "DEBARK" if self.debark else "EMBARK"
+        items = " ".join(c.text() if isinstance(c, AirCargo) else c for c in self.cargo)
+        return f"{verb} {self.transport} {items}".rstrip()
+
+
+@dataclass(frozen=True, slots=True)
+class Emergency:
+    """EMERGENCY ship CARGO|SUPPLY HEX (SEQ.2E, NM.EMERG, SUP.F)."""
+
+    ship: str
+    cargo: str | None  # None: a supply run
+    dest: int
+
+    def canonical(self) -> str:
+        return f"EMERGENCY {self.ship} {self.cargo or 'SUPPLY'} {self.dest:04d}"
+
+
+@dataclass(frozen=True, slots=True)
+class Stack:
+    """STACK HEX ship ship ... top to bottom (SEQ.2I, STK.G)."""
+
+    hex: int
+    units: tuple[str, ...]
+
+    def canonical(self) -> str:
+        return f"STACK {self.hex:04d} {' '.join(self.units)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Simple:
+    """One-verb orders on units: BASE, SEA (BASE.K), REFUEL (SUP.H), ENTRENCH,
+    DISENTRENCH (ENT)."""
+
+    verb: str
+    units: tuple[str, ...]
+
+    def canonical(self) -> str:
+        return f"{self.verb} {' '.join(self.units)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """PLACE unit-or-air HEX: where this turn's arrivals enter (SEQ.1, REIN.*)."""
+
+    what: Cargo
+    hex: int
+
+    def canonical(self) -> str:
+        what = self.what.text() if isinstance(self.what, AirCargo) else self.what
+        return f"PLACE {what} {self.hex:04d}"
+
+
+@dataclass(frozen=True, slots=True)
+class Mission:
+    """Air-strike round orders, resolved by the combat modules (SEQ.5E, AMAC).
+
+    ``kind`` is CAP, STRIKE or SUPPORT; ``target`` is SHIPS, PORT, LAND, CD,
+    AIRBASE, NAVALBASE, STRAFE (STRIKE) or ATTACK/DEFEND (SUPPORT).
+    """
+
+    kind: str
+    air: AirCargo
+    source: str
+    dest: int | None = None
+    target: str = ""
+    group: int = 0
+
+    def canonical(self) -> str:
+        parts = [self.kind, self.air.text(), self.source]
+        if self.dest is not None:
+            parts.append(f"{self.dest:04d}")
+        if self.target:
+            parts.append(self.target)
+        if self.group:
+            parts.append(str(self.group))
+        return " ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Ground:
+    """ATTACK HEX units (SEQ.5B), GUNFIRE HEX ships (SEQ.5C), LAND transport units (SEQ.5A)."""
+
+    verb: str
+    where: str
+    units: tuple[str, ...]
+
+    def canonical(self) -> str:
+        return f"{self.verb} {self.where} {' '.join(self.units)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """STANDING topic args...: the side's decisions in the other side's phase (INT)."""
+
+    topic: str
+    args: tuple[str, ...]
+
+    def canonical(self) -> str:
+        return f"STANDING {self.topic} {' '.join(self.args)}".rstrip()
+
+
+Order = (
+    Move
+    | Sail
+    | Transfer
+    | Drop
+    | Embark
+    | Emergency
+    | Stack
+    | Simple
+    | Place
+    | Mission
+    | Ground
+    | Standing
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A parsed order with the sheet line it came from."""
+
+    number: int
+    text: str
+    order: Order
+
+
+# Which step kinds each verb belongs to (SEQ.STRICT), and its rule for errors.
+_AIR_SEA = frozenset({StepKind.AIR_SEA})
+_LAND = frozenset({StepKind.LAND_MOVE})
+_STRIKE = frozenset({StepKind.STRIKE})
+_ANY = frozenset(StepKind)
+
+VERB_STEPS: dict[str, tuple[frozenset[StepKind], str]] = {
+    "MOVE": (_AIR_SEA | _LAND, "MOV.GEN"),
+    "CONTINUE": (_AIR_SEA, "SEQ.2I"),
+    "SAIL": (_AIR_SEA, "OFF.BOX"),
+    "TRANSFER": (_AIR_SEA, "SEQ.2A"),
+    "DROP": (_AIR_SEA, "SEQ.2B"),
+    "EMBARK": (_AIR_SEA, "SEQ.2D"),
+    "DEBARK": (_AIR_SEA, "SEQ.2D"),
+    "EMERGENCY": (_AIR_SEA, "SEQ.2E"),
+    "STACK": (_AIR_SEA, "STK.G"),
+    "BASE": (_AIR_SEA, "BASE.K"),
+    "SEA": (_AIR_SEA, "BASE.K"),
+    "REFUEL": (_AIR_SEA, "SEQ.2J"),
+    "ENTRENCH": (_LAND, "SEQ.3B"),
+    "DISENTRENCH": (_LAND, "ENT.B"),
+    "PLACE": (_ANY, "SEQ.1"),
+    "CAP": (_STRIKE, "SEQ.5E"),
+    "STRIKE": (_STRIKE, "SEQ.5E"),
+    "SUPPORT": (_STRIKE, "SEQ.5J"),
+    "ATTACK": (_STRIKE, "SEQ.5B"),
+    "GUNFIRE": (_STRIKE, "SEQ.5C"),
+    "LAND": (_STRIKE, "SEQ.5A"),
+    "STANDING": (_ANY, "GEN.SPIRIT"),
+}
+
+STRIKE_TARGETS = ("SHIPS", "PORT", "LAND", "CD", "AIRBASE", "NAVALBASE", "STRAFE")
+SUPPORT_TARGETS = ("ATTACK", "DEFEND")
+STANDING_TOPICS = ("SURFACE", "CAP", "AIRKILL", "AIRLOSS", "RETREAT", "SUBTARGET", "SUBREDUCE")
+
+
+class _Syntax(Exception):
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.rule = rule
+
+
+def _hex(tok: str) -> int:
+    try:
+        return int(hexgrid.parse_hex(tok))
+    except ValueError as e:
+        raise _Syntax(str(e)) from None
+
+
+def _is_hex_token(tok: str) -> bool:
+    return tok.isdigit()
+
+
+def _unit_id(tok: str) -> str:
+    if tok.isdigit():
+        raise _Syntax(f"{tok!r} is a hex number where a unit ID was expected")
+    return normalise_id(tok)
+
+
+def _air(points: str, atype: str) -> AirCargo:
+    if not points.isdigit() or int(points) <= 0:
+        raise _Syntax(f"{points!r} is not a number of air points")
+    t = atype.upper()
+    if t not in AIR_TYPES:
+        raise _Syntax(f"{atype!r} is not an air type (LAC, NAC or LBAC)", "UNIT.AIR.TYPES")
+    return AirCargo(int(points), t)
+
+
+def _location(tok: str) -> str:
+    """An air unit's base: a hex (``0759``), a ship ID or WC (the U.S. West Coast)."""
+    if tok.isdigit():
+        return f"{_hex(tok):04d}"
+    if tok.upper() == "WC":
+        return "WC"
+    return normalise_id(tok)
+
+
+def _cargo(tokens: list[str]) -> tuple[Cargo, ...]:
+    out: list[Cargo] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.isdigit() and i + 1 < len(tokens) and tokens[i + 1].upper() in AIR_TYPES:
+            out.append(_air(tok, tokens[i + 1]))
+            i += 2
+        else:
+            out.append(_unit_id(tok))
+            i += 1
+    return tuple(out)
+
+
+def _split_units_path(tokens: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    units: list[str] = []
+    i = 0
+    while i < len(tokens) and not _is_hex_token(tokens[i]) and tokens[i].upper() != OFF_MAP:
+        units.append(_unit_id(tokens[i]))
+        i += 1
+    path: list[str] = []
+    for j, tok in enumerate(tokens[i:], start=i):
+        if tok.upper() == OFF_MAP:
+            if j != len(tokens) - 1:
+                raise _Syntax("OFF may only end a path (the unit leaves the map)", "OFF.EAST")
+            path.append(OFF_MAP)
+        else:
+            path.append(f"{_hex(tok):04d}")
+    if not units:
+        raise _Syntax("name at least one unit before the path")
+    if not path:
+        raise _Syntax("give the path hex by hex, e.g. MOVE CV-3 0755 0756")
+    return tuple(units), tuple(path)
+
+
+def _need(tokens: list[str], n: int, usage: str) -> None:
+    if len(tokens) < n:
+        raise _Syntax(f"too short; write: {usage}")
+
+
+def parse_line(text: str) -> Order:
+    """Parse one order line; raises ``_Syntax`` (wrapped by ``parse_orders``)."""
+    tokens = text.replace(",", " ").split()
+    verb = tokens[0].upper()
+    args = tokens[1:]
+    if verb in ("MOVE", "CONTINUE"):
+        units, path = _split_units_path(args)
+        return Move(units, path, second=verb == "CONTINUE")
+    if verb == "SAIL":
+        _need(args, 2, "SAIL <ship> [<ship>...] <east-edge hex>")
+        return Sail(tuple(_unit_id(t) for t in args[:-1]), _hex(args[-1]))
+    if verb == "TRANSFER":
+        usage = "TRANSFER <points> <LAC|NAC|LBAC> <from> TO <to>"
+        _need(args, 5, usage)
+        if args[3].upper() != "TO" or len(args) != 5:
+            raise _Syntax(f"write: {usage}")
+        return Transfer(_air(args[0], args[1]), _location(args[2]), _location(args[4]))
+    if verb == "DROP":
+        _need(args, 2, "DROP <parachute unit> <hex>")
+        return Drop(_unit_id(args[0]), _hex(args[1]))
+    if verb in ("EMBARK", "DEBARK"):
+        _need(args, 2, f"{verb} <transport> <unit or 'n LAC'> ...")
+        return Embark(_unit_id(args[0]), _cargo(args[1:]), debark=verb == "DEBARK")
+    if verb == "EMERGENCY":
+        _need(args, 3, "EMERGENCY <DD or CL> <unit|SUPPLY> <hex>")
+        cargo = None if args[1].upper() == "SUPPLY" else _unit_id(args[1])
+        return Emergency(_unit_id(args[0]), cargo, _hex(args[2]))
+    if verb == "STACK":
+        _need(args, 2, "STACK <hex> <top ship> <next ship> ...")
+        return Stack(_hex(args[0]), tuple(_unit_id(t) for t in args[1:]))
+    if verb in ("BASE", "SEA", "REFUEL", "ENTRENCH", "DISENTRENCH"):
+        _need(args, 1, f"{verb} <unit> ...")
+        return Simple(verb, tuple(_unit_id(t) for t in args))
+    if verb == "PLACE":
+        _need(args, 2, "PLACE <unit | n TYPE> <hex|WC>")
+        where = args[-1]
+        what_tokens = args[:-1]
+        what: Cargo
+        if len(what_tokens) == 2:
+            what = _air(what_tokens[0], what_tokens[1])
+        elif len(what_tokens) == 1:
+            what = _unit_id(what_tokens[0])
+        else:
+            raise _Syntax("write: PLACE <unit | n TYPE> <hex>")
+        return Place(what, _hex(where))
+    if verb in ("CAP", "STRIKE", "SUPPORT"):
+        return _mission(verb, args)
+    if verb in ("ATTACK", "GUNFIRE"):
+        _need(args, 2, f"{verb} <hex> <unit> ...")
+        return Ground(verb, f"{_hex(args[0]):04d}", tuple(_unit_id(t) for t in args[1:]))
+    if verb == "LAND":
+        _need(args, 2, "LAND <transport> <unit> ...")
+        return Ground(verb, _unit_id(args[0]), tuple(_unit_id(t) for t in args[1:]))
+    if verb == "STANDING":
+        return _standing(args)
+    raise _Syntax(f"unknown order {tokens[0]!r}; see the order reference (docs/usn-orders.md)")
+
+
+def _mission(verb: str, args: list[str]) -> Mission:
+    if verb == "CAP":
+        _need(args, 3, "CAP <points> <type> <base hex or carrier>")
+        if len(args) != 3:
+            raise _Syntax(
+                "CAP flies over its own hex only: CAP <points> <type> <base>", "AM.CAP.HEX"
+            )
+        return Mission("CAP", _air(args[0], args[1]), _location(args[2]))
+    if verb == "STRIKE":
+        usage = "STRIKE <points> <type> <from> <target hex> <SHIPS n|PORT|LAND|CD|AIRBASE|NAVALBASE|STRAFE>"
+        _need(args, 5, usage)
+        target = args[4].upper()
+        if target not in STRIKE_TARGETS:
+            raise _Syntax(f"unknown target {args[4]!r}; write: {usage}", "CBT.B")
+        group = 0
+        if target == "SHIPS":
+            if len(args) != 6 or not args[5].isdigit() or int(args[5]) < 1:
+                raise _Syntax("name the ship group: SHIPS 1 = the top two ships", "AMAC.B")
+            group = int(args[5])
+        elif len(args) != 5:
+            raise _Syntax(f"write: {usage}")
+        return Mission(
+            "STRIKE", _air(args[0], args[1]), _location(args[2]), _hex(args[3]), target, group
+        )
+    usage = "SUPPORT <points> <type> <from> <hex> ATTACK|DEFEND"
+    _need(args, 5, usage)
+    target = args[4].upper()
+    if target not in SUPPORT_TARGETS or len(args) != 5:
+        raise _Syntax(f"write: {usage}", "SEQ.5J")
+    return Mission("SUPPORT", _air(args[0], args[1]), _location(args[2]), _hex(args[3]), target)
+
+
+def _standing(args: list[str]) -> Standing:
+    if not args:
+        raise _Syntax(f"STANDING needs a topic: {', '.join(STANDING_TOPICS)} or CLEAR")
+    topic = args[0].upper()
+    rest = tuple(a.upper() for a in args[1:])
+    if topic == "CLEAR":
+        return Standing("CLEAR", ())
+    if topic not in STANDING_TOPICS:
+        raise _Syntax(f"unknown standing order {args[0]!r}; topics: {', '.join(STANDING_TOPICS)}")
+    if topic == "SURFACE":
+        if not rest or rest[0] not in ("FLEE", "STAY", "FIGHT"):
+            raise _Syntax("write: STANDING SURFACE FLEE|STAY|FIGHT [<ship>...]", "NM.SURF.2")
+        return Standing(topic, (rest[0], *(normalise_id(u) for u in rest[1:])))
+    if topic == "CAP":
+        if rest not in (("ENGAGE",), ("DECLINE",)):
+            raise _Syntax("write: STANDING CAP ENGAGE|DECLINE", "AM.CAP.OPTIONAL")
+        return Standing(topic, rest)
+    if topic in ("AIRKILL", "AIRLOSS"):
+        if sorted(rest) != sorted(AIR_TYPES):
+            raise _Syntax(f"list the three air types in order, e.g. STANDING {topic} LBAC NAC LAC")
+        return Standing(topic, rest)
+    if topic == "RETREAT":
+        if len(rest) < 2:
+            raise _Syntax("write: STANDING RETREAT <unit> <hex> [<hex>...]", "CRT1.D2")
+        return Standing(topic, (normalise_id(rest[0]), *(f"{_hex(h):04d}" for h in rest[1:])))
+    if topic == "SUBTARGET":
+        if not rest:
+            raise _Syntax("write: STANDING SUBTARGET CV CVL BB ... (types in order)", "SUB.H")
+        return Standing(topic, rest)
+    if rest not in (("SPREAD",), ("FIRST",)):
+        raise _Syntax("write: STANDING SUBREDUCE SPREAD|FIRST", "SUB.H")
+    return Standing(topic, rest)
+
+
+def verb_of(order: Order) -> str:
+    return order.canonical().split(" ", 1)[0]
+
+
+def parse_orders(text: str, kinds: frozenset[StepKind]) -> tuple[list[Line], list[LineError]]:
+    """Parse an order sheet for a round whose steps are of ``kinds``.
+
+    Every line is judged on its own: a bad line becomes a LineError and the
+    others are still parsed. Orders for steps outside this round are refused
+    (SEQ.STRICT).
+    """
+    lines: list[Line] = []
+    errors: list[LineError] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        stripped = raw.split("#", 1)[0].strip()
+        if not stripped:
+            continue
+        try:
+            order = parse_line(stripped)
+        except _Syntax as e:
+            errors.append(LineError(number, raw.strip(), e.message, e.rule))
+            continue
+        verb = verb_of(order)
+        allowed, _rule = VERB_STEPS[verb]
+        if not allowed & kinds:
+            errors.append(
+                LineError(
+                    number,
+                    raw.strip(),
+                    f"{verb} is not an order of this round; it belongs to "
+                    f"{', '.join(sorted(k.value for k in allowed))} steps",
+                    "SEQ.STRICT",
+                )
+            )
+            continue
+        lines.append(Line(number, raw.strip(), order))
+    return lines, errors

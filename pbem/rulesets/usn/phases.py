@@ -1,0 +1,686 @@
+"""Running one mail round: the steps of the sequence of play over the orders.
+
+``run_round`` walks the round's steps (sequence.ROUNDS) and, inside each
+step, its lettered parts in rulebook order (SEQ.STRICT), handing each order to
+the movement / supply functions. The same walk validates one side's sheet
+(``dice`` None: no rolls, no combat) and adjudicates the round.
+
+Combat parts call ``COMBAT_HOOKS[rule]`` (rule IDs "SEQ.2F", "SEQ.2G",
+"SEQ.2H", "SEQ.3C", "SEQ.5"); until the combat modules register there, the
+defaults only apply the movement side of things (flight from surface
+engagements under standing orders) and emit a "combat-deferred" event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.core.ruleset import LineError
+from pbem.rulesets.usn import hexgrid, movement
+from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
+from pbem.rulesets.usn.movement import Refused, Work
+from pbem.rulesets.usn.orders import (
+    AirCargo,
+    Embark,
+    Emergency,
+    Ground,
+    Line,
+    Mission,
+    Move,
+    Place,
+    Sail,
+    Simple,
+    Stack,
+    Standing,
+    Transfer,
+    parse_orders,
+    verb_of,
+)
+from pbem.rulesets.usn.orders import Drop as DropOrder
+from pbem.rulesets.usn.sequence import (
+    ALLIED,
+    JAPANESE,
+    ROUNDS,
+    SIDES,
+    STEPS,
+    Step,
+    StepKind,
+    enemy_of,
+    first_round_of_side,
+)
+from pbem.rulesets.usn.standing import merge, resolve
+from pbem.rulesets.usn.state import WEST_COAST, Air, GameState, Pending, Unit
+from pbem.rulesets.usn.supply import can_refuel_in_base, fuel_check, stamp, update_supply
+
+CombatHook = Callable[[Work, Step, Mapping[str, list[Line]], Dice | None], None]
+COMBAT_HOOKS: dict[str, CombatHook] = {}
+
+
+@dataclass(slots=True)
+class RoundResult:
+    state: GameState
+    work: Work
+    accepted: dict[str, list[str]] = field(default_factory=dict)
+    errors: dict[str, list[LineError]] = field(default_factory=dict)
+
+
+class _Sheet:
+    """One side's parsed lines, with a verdict per line."""
+
+    def __init__(self, side: str, lines: list[Line], errors: list[LineError]) -> None:
+        self.side = side
+        self.lines = lines
+        self.errors = errors
+        self.failed: set[int] = set()
+        self.ordered: dict[tuple[str, str], int] = {}  # (group, unit) -> line number
+
+    def refuse(self, line: Line, message: str, rule: str | None) -> None:
+        self.failed.add(line.number)
+        self.errors.append(LineError(line.number, line.text, message, rule))
+
+    def of(self, *verbs: str) -> list[Line]:
+        return [
+            ln for ln in self.lines if verb_of(ln.order) in verbs and ln.number not in self.failed
+        ]
+
+    def claim(self, line: Line, group: str, units: Sequence[str]) -> bool:
+        """'A unit ordered twice': the later line is refused."""
+        for uid in units:
+            first = self.ordered.get((group, uid))
+            if first is not None and first != line.number:
+                self.refuse(
+                    line, f"{uid} already has an order of this kind on line {first}", "MOV.C"
+                )
+                return False
+        for uid in units:
+            self.ordered[(group, uid)] = line.number
+        return True
+
+
+def _try(sheet: _Sheet, line: Line, action: Callable[..., None], *args: Any) -> None:
+    try:
+        action(*args)
+    except Refused as e:
+        sheet.refuse(line, e.message, e.rule)
+
+
+def run_round(
+    geo: Geo,
+    state: GameState,
+    texts: Mapping[str, str],
+    dice: Dice | None,
+) -> RoundResult:
+    rnd = ROUNDS[state.round]
+    kinds = frozenset(STEPS[n - 1].kind for n in rnd.steps)
+    sheets: dict[str, _Sheet] = {}
+    for side in SIDES:
+        if side not in texts:
+            continue
+        lines, errors = parse_orders(texts[side], kinds)
+        sheets[side] = _Sheet(side, lines, errors)
+        if side not in rnd.sides:
+            for ln in lines:
+                sheets[side].refuse(
+                    ln, f"the {side} side has no orders in round {rnd.key}", "SEQ.STRICT"
+                )
+    w = Work.start(geo, state)
+    for sheet in sheets.values():
+        _route_moves(w, sheet, kinds)
+    for n in rnd.steps:
+        st = STEPS[n - 1]
+        if st.kind is StepKind.ENTRY:
+            _step_entry(w)
+        elif st.kind is StepKind.AIR_SEA:
+            assert st.side is not None
+            _step_air_sea(w, st, sheets.get(st.side), dice)
+        elif st.kind is StepKind.LAND_MOVE:
+            assert st.side is not None
+            _step_land(w, st, sheets.get(st.side), dice)
+        elif st.kind is StepKind.STRIKE:
+            _step_strike(w, st, sheets, dice)
+        else:
+            _step_bookkeeping(w)
+    new = w.snapshot()
+    standing = dict(new.standing)
+    for side, sheet in sheets.items():
+        orders = [ln.order for ln in sheet.of("STANDING") if isinstance(ln.order, Standing)]
+        if orders and side in rnd.sides:
+            standing[side] = merge(standing.get(side, ()), orders)
+            w.event(
+                "standing-orders", "GEN.SPIRIT", (side,), side=side, orders=list(standing[side])
+            )
+    new = replace(new, standing=standing)
+    result = RoundResult(new, w)
+    for side, sheet in sheets.items():
+        result.accepted[side] = [
+            ln.order.canonical() for ln in sheet.lines if ln.number not in sheet.failed
+        ]
+        result.errors[side] = sorted(sheet.errors, key=lambda e: e.line)
+    return result
+
+
+def advance(state: GameState) -> GameState:
+    """The next round; after the last round of the last turn the game is over."""
+    nxt = state.round + 1
+    if nxt < len(ROUNDS):
+        return replace(state, round=nxt)
+    if state.turn >= state.last_turn:
+        return replace(state, round=-1)
+    return replace(state, round=0, turn=state.turn + 1)
+
+
+def _route_moves(w: Work, sheet: _Sheet, kinds: frozenset[StepKind]) -> None:
+    """MOVE lines go to the land or the naval step by the kind of their units."""
+    for ln in sheet.of("MOVE"):
+        assert isinstance(ln.order, Move)
+        units = [w.units.get(f"{sheet.side}/{uid}") for uid in ln.order.units]
+        missing = [uid for uid, u in zip(ln.order.units, units, strict=True) if u is None]
+        if missing:
+            sheet.refuse(ln, f"{missing[0]} is not one of your units", "UNIT.SELECT")
+            continue
+        land = {u.kind in ("land", "cd") for u in units if u is not None}
+        if len(land) > 1:
+            sheet.refuse(
+                ln, "land and naval units move in different steps: one order each", "SEQ.STRICT"
+            )
+            continue
+        need = StepKind.LAND_MOVE if land == {True} else StepKind.AIR_SEA
+        if need not in kinds:
+            where = (
+                "land movement (steps 3 and 7)"
+                if need is StepKind.LAND_MOVE
+                else "air and sea movement"
+            )
+            sheet.refuse(
+                ln, f"these units move in the {where} phase, not in this round", "SEQ.STRICT"
+            )
+
+
+def _is_land_move(w: Work, side: str, ln: Line) -> bool:
+    assert isinstance(ln.order, Move)
+    u = w.units.get(f"{side}/{ln.order.units[0]}")
+    return u is not None and u.kind in ("land", "cd")
+
+
+# --- step 1 -------------------------------------------------------------------
+
+
+def _step_entry(w: Work) -> None:
+    """SEQ.1 / REIN.*: this turn's arrivals enter where the chart says."""
+    turn = w.state.turn
+    due = [p for p in w.state.pending if p.turn == turn]
+    if not due:
+        return
+    w.state = replace(w.state, pending=tuple(p for p in w.state.pending if p.turn != turn))
+    placeable: dict[str, str] = dict(w.state.extra.get("placeable", {}))
+    for p in due:
+        if p.unit is not None:
+            u, region = _arrival_position(w, p)
+            w.put(replace(u, arrived_turn=turn))
+            if region:
+                placeable[u.key] = region
+            w.event("reinforcement", "SEQ.1", None, side=p.side, unit=u.uid, at=u.where())
+        elif p.air_type:
+            loc = _air_arrival(w, p)
+            w.set_air(p.side, loc, w.air_at(p.side, loc).add(p.air_type, p.air_points))
+            if p.air_type == "NAC" and p.side == JAPANESE:
+                a = w.air_at(p.side, loc)
+                w.set_air(p.side, loc, replace(a, nac_new=a.nac_new + p.air_points))
+            w.event(
+                "reinforcement",
+                "REIN.AIRPTS",
+                None,
+                side=p.side,
+                air=f"{p.air_points} {p.air_type}",
+                at=loc,
+            )
+    w.state = replace(w.state, extra={**w.state.extra, "placeable": placeable})
+
+
+def _default_japan(w: Work, naval: bool) -> int | None:
+    for h in sorted(w.bases):
+        b = w.bases[h]
+        if (
+            b.owner == JAPANESE
+            and w.geo.in_region(h, HOME_ISLANDS)
+            and (b.has_naval if naval else True)
+        ):
+            return h
+    return None
+
+
+def _arrival_position(w: Work, p: Pending) -> tuple[Unit, str]:
+    assert p.unit is not None
+    u = p.unit
+    if p.place and p.place.isdigit():
+        h = int(p.place)
+        return replace(u, hex=h, box=None, in_base=u.is_naval and h in w.bases), ""
+    if p.side == ALLIED and p.place == "AUS":
+        return replace(u, hex=None, box=WEST_COAST, in_base=u.is_naval), AUSTRALIA
+    if p.side == ALLIED:
+        return replace(u, hex=None, box=WEST_COAST, in_base=u.is_naval), ""  # REIN.A.DEFAULT
+    home = _default_japan(w, naval=u.is_naval)  # REIN.J.DEFAULT
+    return replace(u, hex=home, box=None, in_base=u.is_naval), HOME_ISLANDS
+
+
+def _air_arrival(w: Work, p: Pending) -> str:
+    if p.place and p.place.isdigit():
+        return f"{int(p.place):04d}"
+    if p.side == ALLIED:
+        pearl = w.bases.get(1456)
+        if (
+            p.air_type == "LBAC"
+            and pearl
+            and pearl.owner == ALLIED
+            and pearl.has_air
+            and not pearl.neutralized(w.state.turn)
+        ):
+            return "1456"  # REIN.A.LBAC
+        return WEST_COAST
+    h = _default_japan(w, naval=False)
+    return WEST_COAST if h is None else f"{h:04d}"
+
+
+def _do_place(w: Work, side: str, order: Place) -> None:
+    """SEQ.1: a unit that arrived this turn "anywhere in Japan/Australia" is placed."""
+    if w.state.round != first_round_of_side(side):
+        raise Refused("arrivals are placed in your first round of the turn", "SEQ.1")
+    h = order.hex
+    if isinstance(order.what, AirCargo):
+        raise Refused("air arrivals stay at their entry base; use TRANSFER", "REIN.AIRPTS")
+    u = w.own(order.what)
+    region = w.state.extra.get("placeable", {}).get(u.key)
+    if u.arrived_turn != w.state.turn or not region:
+        raise Refused(f"{u.uid} did not arrive this turn with a free entry place", "REIN.ENTRYHEX")
+    if not w.geo.in_region(h, region):
+        raise Refused(f"{h:04d} is not in {region}", "REIN.ENTRYHEX")
+    if u.is_naval:
+        b = w.own_base(h)
+        if b is None or not b.has_naval:
+            raise Refused(
+                f"ships enter at a friendly naval base; {h:04d} has none", "REIN.ENTRYHEX"
+            )
+    elif not w.geo.is_land(h):
+        raise Refused(f"{h:04d} is not land", "REIN.ENTRYHEX")
+    w.put(replace(u, hex=h, box=None, in_base=u.is_naval))
+    w.event("placed", "SEQ.1", None, side=side, unit=u.uid, at=f"{h:04d}")
+
+
+# --- air and sea movement -------------------------------------------------------
+
+
+def _step_air_sea(w: Work, st: Step, sheet: _Sheet | None, dice: Dice | None) -> None:
+    side = st.side
+    assert side is not None
+    w.begin_phase(side, st.number)
+    movement.advance_boxes(w)
+    if sheet is not None:
+        for ln in sheet.of("PLACE"):
+            assert isinstance(ln.order, Place)
+            _try(sheet, ln, _do_place, w, side, ln.order)
+        for ln in sheet.of("TRANSFER"):  # A
+            assert isinstance(ln.order, Transfer)
+            _try(sheet, ln, movement.do_transfer, w, ln.order)
+        for ln in sheet.of("DROP"):  # B
+            assert isinstance(ln.order, DropOrder)
+            if st.number not in (2, 8):
+                sheet.refuse(ln, "the Allies have no paratroops", "SEQ.4")
+            elif sheet.claim(ln, "move", [ln.order.unit]):
+                _try(sheet, ln, movement.do_drop, w, ln.order.unit, ln.order.hex)
+        for ln in sheet.of("MOVE", "SAIL"):  # C
+            if isinstance(ln.order, Move) and _is_land_move(w, side, ln):
+                continue
+            o = ln.order
+            assert isinstance(o, Move | Sail)
+            if sheet.claim(ln, "move", o.units):
+                if isinstance(o, Move):
+                    _try(sheet, ln, movement.do_naval_move, w, o)
+                else:
+                    _try(sheet, ln, movement.do_sail, w, o.units, o.entry)
+        for ln in sheet.of("EMBARK", "DEBARK"):  # D
+            assert isinstance(ln.order, Embark)
+            _try(sheet, ln, movement.do_embark, w, ln.order)
+        for ln in sheet.of("EMERGENCY"):  # E
+            assert isinstance(ln.order, Emergency)
+            if sheet.claim(ln, "move", [ln.order.ship]):
+                _try(sheet, ln, movement.do_emergency, w, ln.order)
+    for rule in ("SEQ.2F", "SEQ.2G", "SEQ.2H"):
+        if dice is not None:
+            COMBAT_HOOKS.get(rule, _deferred)(w, st, {side: sheet.lines if sheet else []}, dice)
+    if sheet is not None:
+        for ln in sheet.of("CONTINUE"):  # I
+            assert isinstance(ln.order, Move)
+            if sheet.claim(ln, "continue", ln.order.units):
+                _try(sheet, ln, movement.do_naval_move, w, ln.order)
+        for ln in sheet.of("STACK"):
+            assert isinstance(ln.order, Stack)
+            _try(sheet, ln, movement.do_stack, w, ln.order.hex, ln.order.units)
+        for ln in sheet.of("BASE", "SEA"):
+            assert isinstance(ln.order, Simple)
+            o = ln.order
+            if sheet.claim(ln, "port", o.units):
+                for uid in o.units:
+                    _try(sheet, ln, movement.do_port, w, uid, o.verb == "BASE")
+        for ln in sheet.of("REFUEL"):  # J
+            assert isinstance(ln.order, Simple)
+            for uid in ln.order.units:
+                _try(sheet, ln, _refuel_from_oiler, w, uid)
+    _end_naval_phase(w)
+
+
+def _refuel_from_oiler(w: Work, uid: str) -> None:
+    """SUP.H: every own ship ending the phase with a full oiler refuels; it is then empty."""
+    oiler = w.own(uid)
+    if oiler.utype != "OIL":
+        raise Refused(f"{uid} is not an oiler", "SUP.H")
+    if not oiler.oiler_full:
+        raise Refused(
+            f"{uid} is empty: it refills by ending a phase in a supplied naval base", "SUP.H"
+        )
+    if oiler.hex is None:
+        raise Refused(f"{uid} is not on the map", "SUP.H")
+    when = stamp(w.state.turn, w.step)
+    ships = [
+        u
+        for u in w.units.values()
+        if u.side == w.side and u.is_naval and u.hex == oiler.hex and u.uid != uid
+    ]
+    for u in ships:
+        w.put(replace(u, fuel=0, refuelled_step=when))
+    w.put(replace(oiler, oiler_full=False))
+    w.event("refuelled", "SUP.H", None, side=w.side, oiler=uid, ships=sorted(u.uid for u in ships))
+
+
+def _end_naval_phase(w: Work) -> None:
+    """SEQ.2J and the end of a naval phase: refuelling in base, oilers refill,
+    Allied transports count their waiting (NM.TRANS.ALLIEDWAIT), training goes on."""
+    when = stamp(w.state.turn, w.step)
+    snap = w.snapshot()
+    for u in list(w.units.values()):
+        if u.side != w.side or not u.is_naval:
+            continue
+        new = u
+        if can_refuel_in_base(snap, u):
+            new = replace(new, fuel=0, refuelled_step=when, oiler_full=True)
+        if u.is_transport and u.hex is not None:
+            new = replace(new, wait=0 if u.key in w.moved else u.wait + 1)
+        if u.training > 0:
+            new = replace(new, training=u.training - 1)
+        if new is not u:
+            w.put(new)
+    w.escaped.clear()
+
+
+def _deferred(w: Work, st: Step, lines: Mapping[str, list[Line]], dice: Dice | None) -> None:
+    """Until the combat modules register a hook: engagement flight only, then a marker."""
+    side = w.side
+    if st.kind is StepKind.AIR_SEA:
+        if not w.engaged_at:
+            return
+        hexes = sorted(set(w.engaged_at.values()))
+        if w.engaged_at and _flee(w, hexes):
+            pass
+        for h in hexes:
+            defenders = w.enemy_ships_at_sea(h)
+            if defenders:
+                w.event(
+                    "combat-deferred",
+                    "SEQ.2G",
+                    None,
+                    hex=f"{h:04d}",
+                    attacker=side,
+                    defenders=[u.uid for u in defenders],
+                )
+        w.engaged_at.clear()
+        return
+    w.event("combat-deferred", st.rule, None, step=st.number)
+
+
+def _flee(w: Work, hexes: list[int]) -> bool:
+    """NM.SURF.2 under standing orders (default FLEE): defenders fast enough move off."""
+    enemy = enemy_of(w.side)
+    orders = resolve(enemy, w.state.standing.get(enemy, ()))
+    fled = False
+    for h in hexes:
+        attackers = [w.units[k] for k, at in w.engaged_at.items() if at == h]
+        top_ma = max(movement.movement_allowance(a) for a in attackers)
+        attacker_hexes = {u.hex for u in w.units.values() if u.side == w.side and u.hex is not None}
+        choices = [
+            n
+            for n in w.geo.naval_nbrs[h]
+            if not any(e.hex == n for e in w.units.values() if e.side == w.side)
+        ]
+        # Prefer hexes not next to any hex the attackers could have come from.
+        far = [
+            n for n in choices if not any(hexgrid.adjacent(n, a) for a in attacker_hexes if a != h)
+        ]
+        targets = sorted(far) or sorted(choices)
+        for d in list(w.enemy_ships_at_sea(h)):
+            if orders.surface_choice(d.uid) != "FLEE" or not targets:
+                continue
+            if movement.movement_allowance(d) < top_ma:
+                continue
+            w.put(replace(d, hex=targets[0], in_base=False))
+            w.escaped.add(d.key)
+            fled = True
+            w.event(
+                "escaped",
+                "NM.SURF.2",
+                None,
+                unit=d.uid,
+                side=enemy,
+                to=f"{targets[0]:04d}",
+            )
+    return fled
+
+
+# --- land movement -----------------------------------------------------------
+
+
+def _step_land(w: Work, st: Step, sheet: _Sheet | None, dice: Dice | None) -> None:
+    side = st.side
+    assert side is not None
+    w.begin_phase(side, st.number)
+    burma = bool(w.state.options.get("burma"))
+    if sheet is not None:
+        for ln in sheet.of("PLACE"):
+            assert isinstance(ln.order, Place)
+            _try(sheet, ln, _do_place, w, side, ln.order)
+        for ln in sheet.of("MOVE"):
+            assert isinstance(ln.order, Move)
+            if not _is_land_move(w, side, ln):
+                continue
+            if sheet.claim(ln, "move", ln.order.units):
+                _try(sheet, ln, movement.do_land_move, w, ln.order, burma)
+        for ln in sheet.of("ENTRENCH", "DISENTRENCH"):
+            assert isinstance(ln.order, Simple)
+            if sheet.claim(ln, "entrench", ln.order.units):
+                for uid in ln.order.units:
+                    _try(sheet, ln, _entrench, w, uid, ln.order.verb, dice)
+    if dice is not None:
+        COMBAT_HOOKS.get("SEQ.3C", _deferred)(w, st, {side: sheet.lines if sheet else []}, dice)
+
+
+def _entrench(w: Work, uid: str, verb: str, dice: Dice | None) -> None:
+    """SEQ.3B / ENT.PROC, ENT.C; ENT.B (A28: only at the end of the own land phase)."""
+    u = w.own(uid)
+    if u.kind != "land" or u.hex is None:
+        raise Refused(f"{uid} is not a land unit on the map", "ENT.PROC")
+    if verb == "DISENTRENCH":
+        if not u.entrenched:
+            raise Refused(f"{uid} is not entrenched", "ENT.B")
+        w.put(replace(u, entrenched=False))
+        w.event("disentrenched", "ENT.B", None, unit=uid, side=u.side)
+        return
+    if u.entrenched:
+        raise Refused(f"{uid} is already entrenched", "ENT.PROC")
+    if u.key in w.moved:
+        raise Refused(f"{uid} moved this phase", "ENT.PROC")
+    if not w.supply(w.side).supplied(u.hex) and u.emergency_supply_turn != w.state.turn:
+        raise Refused(f"{uid} is out of supply", "ENT.PROC")
+    if dice is None:
+        return
+    roll = dice.d6(f"entrench {u.side} {uid}")
+    ok = roll <= (1 if u.side == JAPANESE else 2)
+    if ok:
+        w.put(replace(u, entrenched=True))
+    w.event("entrench", "ENT.C", None, unit=uid, side=u.side, roll=roll, success=ok)
+
+
+# --- land attack and air strikes ---------------------------------------------------
+
+
+def _step_strike(w: Work, st: Step, sheets: Mapping[str, _Sheet], dice: Dice | None) -> None:
+    """Steps 5/9: orders are checked here for ownership, strength and range;
+    the combat modules resolve them (SEQ.5A-K). SEQ.5L: missions never move
+    aircraft on the map (AMAC.PURPOSE), so without combat they stay put."""
+    phasing = st.side
+    assert phasing is not None
+    w.begin_phase(phasing, st.number)
+    for side, sheet in sheets.items():
+        w.side = side
+        committed: dict[tuple[str, str], int] = {}
+        missions = 0
+        for ln in sheet.of("CAP", "STRIKE", "SUPPORT"):
+            assert isinstance(ln.order, Mission)
+            missions += 1
+            if missions > 9:
+                sheet.refuse(ln, "at most nine missions per air-strike phase", "AMAC.LIMIT9")
+                continue
+            _try(sheet, ln, _check_mission, w, ln.order, committed)
+        for ln in sheet.of("ATTACK", "GUNFIRE", "LAND"):
+            assert isinstance(ln.order, Ground)
+            if side != phasing:
+                sheet.refuse(
+                    ln, f"only the phasing side attacks on land in step {st.number}", "SEQ.5B"
+                )
+                continue
+            _try(sheet, ln, _check_ground, w, ln.order)
+        for ln in sheet.of("PLACE"):
+            assert isinstance(ln.order, Place)
+            _try(sheet, ln, _do_place, w, side, ln.order)
+    w.side = phasing
+    if dice is not None:
+        lines = {
+            s: [ln for ln in sh.lines if ln.number not in sh.failed] for s, sh in sheets.items()
+        }
+        for side, ls in lines.items():
+            for ln in ls:
+                if isinstance(ln.order, Mission | Ground):
+                    w.event("plot", "SEQ.5E", None, side=side, order=ln.order.canonical())
+        COMBAT_HOOKS.get("SEQ.5", _deferred)(w, st, lines, dice)
+
+
+def _check_mission(w: Work, m: Mission, committed: dict[tuple[str, str], int]) -> None:
+    side = w.side
+    have = w.air_at(side, m.source)
+    key = (m.source, m.air.atype)
+    used = committed.get(key, 0) + m.air.points
+    if have.get(m.air.atype) < used:
+        raise Refused(
+            f"{m.source} has {have.get(m.air.atype)} {m.air.atype}; {used} are committed",
+            "UNIT.AIR.POINTS",
+        )
+    origin = movement.location_hex(w, side, m.source)
+    if origin is None:
+        raise Refused(f"{m.source} is not on the map", "AMAC.A")
+    if m.source.isdigit():
+        base = w.bases.get(origin)
+        if base is None or base.owner != side or base.neutralized(w.state.turn):
+            raise Refused(f"{m.source} is not a usable air base of yours", "MOV.S")
+        if not base.supplied:
+            raise Refused(f"the air base at {m.source} is out of supply", "SUP.E")
+    else:
+        ship = w.own(m.source)
+        if ship.damaged:
+            raise Refused(f"{m.source} is damaged: its aircraft cannot fly", "CBT.H")
+    if m.dest is not None:
+        normal, ext = movement.air_range(w, m.air.atype)
+        if m.air.atype == "LBAC":
+            ext = normal
+        dist = w.geo.air_distance(origin, m.dest)
+        if dist > ext:
+            raise Refused(
+                f"{m.air.atype} from {m.source} reach {ext} hexes (normal {normal}); "
+                f"{m.dest:04d} is {dist} away",
+                "MOV.V",
+            )
+    committed[key] = used
+
+
+def _check_ground(w: Work, g: Ground) -> None:
+    if g.verb == "LAND":
+        ship = w.own(g.where)
+        if not (
+            (w.side == JAPANESE and ship.utype == "TR") or (w.side == ALLIED and ship.utype == "AT")
+        ):
+            raise Refused("only Japanese TR and Allied AT land against opposition", "AMP.TRANS")
+        for uid in g.units:
+            if w.own(uid).carried_by != ship.uid:
+                raise Refused(f"{uid} is not aboard {ship.uid}", "SEQ.5A")
+        return
+    h = int(g.where)
+    for uid in g.units:
+        u = w.own(uid)
+        if u.hex != h:
+            raise Refused(f"{uid} is not in {h:04d}; attackers must share the hex", "SEQ.5B")
+        if g.verb == "ATTACK" and (u.kind != "land" or u.entrenched):
+            raise Refused(f"{uid} cannot attack", "ENT.A" if u.entrenched else "SEQ.5B")
+        if g.verb == "GUNFIRE" and u.utype not in ("BB", "CA", "CL", "DD"):
+            raise Refused(f"{uid} cannot give gunfire support", "NM.GSUP")
+
+
+# --- step 10 -------------------------------------------------------------------
+
+
+def _step_bookkeeping(w: Work) -> None:
+    """SEQ.10: fuel records (SUP.G), supply, and the turn record."""
+    snap = w.snapshot()
+    snap, lost = fuel_check(snap)
+    w.units = dict(snap.units)
+    for ship in lost:
+        destroy(w, ship, "out of fuel", "SUP.G")
+    snap = update_supply(w.geo, w.snapshot())
+    w.units = dict(snap.units)
+    w.bases = dict(snap.bases)
+    w.event("turn-end", "SEQ.10", None, turn=w.state.turn)
+
+
+REPLACED = {"ENG": 5, "AT": 10, "TR": 4}  # RPL.ENG, RPL.AT, RPL.TR
+
+
+def destroy(w: Work, u: Unit, cause: str, rule: str) -> None:
+    """Remove a unit (and what it carries); schedule its replacement (RPL.*)."""
+    for c in [x for x in w.units.values() if x.side == u.side and x.carried_by == u.uid]:
+        destroy(w, c, f"lost with {u.uid}", rule)
+    aboard = w.air_at(u.side, u.uid)
+    if aboard.total:
+        w.set_air(u.side, u.uid, Air())
+        w.event("air-destroyed", rule, None, side=u.side, at=u.uid, points=aboard.total)
+    w.remove(u)
+    turn = w.state.turn
+    pending = w.state.pending
+    if u.utype in REPLACED:
+        fresh = replace(
+            u,
+            hex=None,
+            box=None,
+            carried_by=None,
+            damage=0,
+            fuel=0,
+            refuelled_step=0,
+            oiler_full=True,
+            in_base=False,
+            entrenched=False,
+            supplied=True,
+            wait=0,
+            training=0,
+        )
+        pending = (*pending, Pending(turn + REPLACED[u.utype], u.side, fresh))
+    w.state = replace(
+        w.state, destroyed=(*w.state.destroyed, (u.key, turn, cause)), pending=pending
+    )
+    w.event("destroyed", rule, None, unit=u.uid, side=u.side, cause=cause)

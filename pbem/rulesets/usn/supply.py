@@ -1,0 +1,168 @@
+"""Supply lines, refuelling and endurance at sea (SUP.*, NM.REFUEL).
+
+A supply line (SUP.A) runs from the unit over land, then - once it crosses an
+all-sea hexside or the land route is blocked - at sea, and never returns to
+land. Rather than trace one line per unit, ``supply_map`` works backwards from
+the side's sources (SUP.B) once, with two breadth-first searches:
+
+* ``sea``: hexes from which a sea-borne line reaches a source. A sea step
+  crosses a hexside that is at least partly sea and may not enter a hex with
+  an enemy ship (SUP.D.SEA) or in an undisputed enemy air zone (SUP.D.ZOC).
+* ``land``: hexes from which a line that starts over land (and may then go to
+  sea) reaches a source. A land step crosses a hexside with some land into a
+  land hex outside China and India (SUP.C), not into the enemy zone, and not
+  *through* a hex holding enemy land units (SUP.D.LAND: into it is allowed).
+
+A unit's own hex never blocks its line (the line starts there).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
+from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, enemy_of, last_naval_step
+from pbem.rulesets.usn.state import OILERS, TRANSPORTS, GameState, Unit
+from pbem.rulesets.usn.zoc import blocks_supply_of
+
+WARSHIP_ENDURANCE = 3  # SUP.G: complete Game-Turns at sea
+LONG_ENDURANCE = 6  # SUP.G: transports and oilers
+
+
+@dataclass(frozen=True, slots=True)
+class SupplyMap:
+    side: str
+    sources: frozenset[int]
+    land: frozenset[int]
+    sea: frozenset[int]
+
+    def supplied(self, h: int) -> bool:
+        return h in self.sources or h in self.land or h in self.sea
+
+
+def sources_of(geo: Geo, side: str) -> frozenset[int]:
+    """SUP.B: Japanese Home Islands; for the Allies Australia and the east map edge."""
+    if side == JAPANESE:
+        return geo.regions.get(HOME_ISLANDS, frozenset())
+    return geo.regions.get(AUSTRALIA, frozenset()) | geo.edges.get("east", frozenset())
+
+
+def supply_map(geo: Geo, state: GameState, side: str) -> SupplyMap:
+    enemy = enemy_of(side)
+    zoc = blocks_supply_of(state, side)
+    enemy_ships: set[int] = set()
+    enemy_land: set[int] = set()
+    for u in state.units.values():
+        if u.side != enemy or u.hex is None:
+            continue
+        if u.is_naval:
+            enemy_ships.add(u.hex)
+        elif u.kind == "land":
+            enemy_land.add(u.hex)
+    sources = sources_of(geo, side)
+
+    def sea_enterable(h: int) -> bool:
+        return h not in enemy_ships and h not in zoc and h not in geo.closed
+
+    # Sea: a in sea iff some partly-sea neighbour b is enterable and is a source or in sea.
+    sea: set[int] = set()
+    frontier = [s for s in sources if sea_enterable(s)]
+    reached = set(frontier)
+    while frontier:
+        nxt: list[int] = []
+        for b in frontier:
+            for a in geo.naval_nbrs[b]:
+                if a not in sea:
+                    sea.add(a)
+                    if a not in reached and sea_enterable(a):
+                        reached.add(a)
+                        nxt.append(a)
+        frontier = nxt
+
+    # Land: a in land iff a in sea (go to sea from a), or a land step reaches b
+    # that is a source, or passable and in land.
+    def land_enterable(h: int) -> bool:
+        return geo.is_land(h) and h not in zoc and h not in geo.closed
+
+    land: set[int] = set()
+    frontier = [s for s in sources if land_enterable(s)]
+    frontier += [h for h in sea if geo.is_land(h) and h not in enemy_land and land_enterable(h)]
+    through = set(frontier)
+    while frontier:
+        nxt = []
+        for b in frontier:
+            for a in geo.supply_land_nbrs[b]:
+                if not geo.is_land(a):
+                    continue
+                land.add(a)
+                if a not in through and a not in enemy_land and land_enterable(a):
+                    through.add(a)
+                    nxt.append(a)
+        frontier = nxt
+    return SupplyMap(side, sources, frozenset(land), frozenset(sea))
+
+
+def is_supplied(state: GameState, unit: Unit, smap: SupplyMap) -> bool:
+    """SUP.E / SUP.F: traced supply, or an emergency supply run this turn."""
+    if unit.emergency_supply_turn == state.turn:
+        return True
+    return unit.hex is not None and smap.supplied(unit.hex)
+
+
+def update_supply(geo: Geo, state: GameState) -> GameState:
+    """Recompute the supplied flag of every land unit and base (ZOC.INSTANT)."""
+    maps = {s: supply_map(geo, state, s) for s in (JAPANESE, ALLIED)}
+    changed = []
+    for u in state.units.values():
+        if u.kind in ("land", "cd") and u.hex is not None:
+            ok = is_supplied(state, u, maps[u.side])
+            if ok != u.supplied:
+                changed.append(replace(u, supplied=ok))
+    bases = {
+        h: (b if maps[b.owner].supplied(h) == b.supplied else replace(b, supplied=not b.supplied))
+        for h, b in state.bases.items()
+    }
+    return replace(state.with_units(changed), bases=bases)
+
+
+def endurance(unit: Unit) -> int:
+    """SUP.G: three Game-Turns for warships, six for transports and oilers."""
+    return LONG_ENDURANCE if unit.utype in TRANSPORTS | OILERS else WARSHIP_ENDURANCE
+
+
+def can_refuel_in_base(state: GameState, unit: Unit) -> bool:
+    """SEQ.2J / BASE.PROC.NAVDAMAGED: in an own, supplied, undamaged naval base."""
+    if unit.box == "WC":
+        return unit.side == ALLIED  # the U.S. West Coast base
+    if unit.hex is None or not unit.in_base:
+        return False
+    base = state.bases.get(unit.hex)
+    return (
+        base is not None
+        and base.owner == unit.side
+        and base.has_naval
+        and base.supplied
+        and not base.neutralized(state.turn)
+    )
+
+
+def stamp(turn: int, step: int) -> int:
+    return turn * 100 + step
+
+
+def fuel_check(state: GameState) -> tuple[GameState, list[Unit]]:
+    """SEQ.10 / SUP.G: count a Game-Turn at sea for every ship that did not
+    refuel in its side's last naval phase; a ship whose endurance runs out is
+    lost (returned so the caller can record it)."""
+    keep: list[Unit] = []
+    lost: list[Unit] = []
+    for u in state.units.values():
+        if not u.is_naval:
+            continue
+        refuelled = u.refuelled_step == stamp(state.turn, last_naval_step(u.side))
+        fuel = 0 if refuelled else u.fuel + 1
+        if fuel >= endurance(u):
+            lost.append(u)
+        elif fuel != u.fuel:
+            keep.append(replace(u, fuel=fuel))
+    return state.with_units(keep), lost

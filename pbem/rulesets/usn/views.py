@@ -1,0 +1,146 @@
+"""What one side may know: a first per-side view, and the order template.
+
+Built positively from the side's own forces plus what the rules show of the
+enemy: enemy counters on the open map (type and ID, as the counters show;
+STK.G order is public), enemy bases and their air points on the map. Never
+shown to the enemy: transport cargo (NM.TRANS.HIDDEN), standing orders, the
+fuel records are open (GEN.REC.B) and so are shown. ``side`` None is the
+omniscient view (moderator, archive).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pbem.core.events import Event
+from pbem.rulesets.usn import sequence
+from pbem.rulesets.usn.sequence import ROUNDS, STEPS, StepKind
+from pbem.rulesets.usn.state import GameState, Unit
+from pbem.rulesets.usn.supply import endurance
+
+
+def _unit_view(u: Unit, full: bool) -> dict[str, Any]:
+    d: dict[str, Any] = {"id": u.uid, "side": u.side, "type": u.utype, "at": u.where()}
+    if u.is_naval:
+        d["stack"] = u.stack
+        d["in_base"] = u.in_base
+        d["fuel"] = {"turns_at_sea": u.fuel, "endurance": endurance(u)}  # GEN.REC.B: open
+        if u.utype == "OIL":
+            d["oiler_full"] = u.oiler_full
+        d["damaged"] = u.damaged
+    else:
+        d["entrenched"] = u.entrenched
+    if full:
+        d.update(ma=u.ma, damage=u.damage, supplied=u.supplied)
+        if u.carried_by:
+            d["aboard"] = u.carried_by
+        if u.capacity:
+            d["capacity"] = u.capacity
+    return d
+
+
+def build_view(state: GameState, events: Sequence[Event], side: str | None) -> dict[str, Any]:
+    rnd = ROUNDS[state.round] if state.round >= 0 else None
+    own: list[dict[str, Any]] = []
+    enemy: list[dict[str, Any]] = []
+    for u in sorted(state.units.values(), key=lambda x: (x.side, x.uid)):
+        mine = side is None or u.side == side
+        if mine:
+            own.append(_unit_view(u, True))
+        elif u.hex is not None:
+            enemy.append(_unit_view(u, False))
+        elif u.box is not None and u.carried_by is None:
+            enemy.append({"id": u.uid, "side": u.side, "type": u.utype, "at": "off map"})
+    air: dict[str, Any] = {}
+    for s, locs in state.air.items():
+        for loc, a in locs.items():
+            on_ship = not loc.isdigit()
+            ship = state.unit(s, loc) if on_ship else None
+            hidden_cargo = ship is not None and ship.is_transport
+            if side is not None and s != side and (hidden_cargo or loc == "WC"):
+                continue  # NM.TRANS.AIR: aircraft carried as cargo are hidden
+            air.setdefault(s, {})[loc] = {"LAC": a.lac, "NAC": a.nac, "LBAC": a.lbac}
+    return {
+        "game": "usn",
+        "scenario": state.scenario,
+        "turn": state.turn,
+        "last_turn": state.last_turn,
+        "round": rnd.key if rnd else None,
+        "side": side,
+        "own_units" if side else "units": own,
+        "enemy_units": enemy,
+        "air": air,
+        "bases": [
+            {
+                "hex": f"{b.hex:04d}",
+                "name": b.name,
+                "owner": b.owner,
+                "air_capacity": b.air_capacity if b.air else 0,
+                "naval": b.has_naval,
+                "neutralized": b.neutralized(state.turn),
+            }
+            for b in sorted(state.bases.values(), key=lambda b: b.hex)
+        ],
+        "standing": list(state.standing.get(side, ())) if side else dict(state.standing),
+        "events": [e.to_json() for e in events if e.seen_by(side)],
+    }
+
+
+_VERB_HELP = {
+    StepKind.ENTRY: ["PLACE <unit> <hex>            # this turn's arrivals (SEQ.1)"],
+    StepKind.AIR_SEA: [
+        "TRANSFER <n> <LAC|NAC|LBAC> <from> TO <to>   # SEQ.2A",
+        "MOVE <ship> [<ship>...] <hex> <hex> ...      # SEQ.2C, hex by hex",
+        "EMBARK|DEBARK <transport> <unit|n LAC> ...   # SEQ.2D",
+        "EMERGENCY <DD|CL> <unit|SUPPLY> <hex>        # SEQ.2E",
+        "CONTINUE <ship> ... <hex> ...                # SEQ.2I",
+        "STACK <hex> <top ship> ...   BASE <ship>   SEA <ship>   REFUEL <oiler>",
+    ],
+    StepKind.LAND_MOVE: [
+        "MOVE <land unit> <hex>                       # SEQ.3A, one hex",
+        "ENTRENCH <unit>   DISENTRENCH <unit>         # SEQ.3B",
+    ],
+    StepKind.STRIKE: [
+        "CAP <n> <type> <base|carrier>                # SEQ.5E",
+        "STRIKE <n> <type> <from> <hex> <SHIPS g|PORT|LAND|CD|AIRBASE|NAVALBASE|STRAFE>",
+        "SUPPORT <n> <type> <from> <hex> ATTACK|DEFEND # SEQ.5J",
+        "ATTACK <hex> <unit> ...   GUNFIRE <hex> <ship> ...   LAND <transport> <unit> ...",
+    ],
+}
+
+
+def order_template(state: GameState, side: str) -> str:
+    """A commented order form for the pending round, listing the side's units."""
+    if state.round < 0:
+        return "# The game is over: no orders are expected.\n"
+    rnd = ROUNDS[state.round]
+    out = [
+        f"# U.S.N. {state.scenario} - Game-Turn {state.turn}, round {rnd.key}: {rnd.title}",
+        f"# Side: {side}. One order per line; lines starting with # are ignored.",
+        "# Reference: docs/usn-orders.md",
+    ]
+    if side not in rnd.sides:
+        out.append("# You have no orders this round (STANDING orders are still accepted).")
+        return "\n".join(out) + "\n"
+    for n in rnd.steps:
+        st = STEPS[n - 1]
+        if st.side not in (None, side) and st.kind is not StepKind.STRIKE:
+            continue
+        out.append(f"#\n# Step {n}: {st.title}")
+        out += [f"#   {h}" for h in _VERB_HELP.get(st.kind, [])]
+    own = sorted((u for u in state.side_units(side)), key=lambda u: (u.kind, u.where(), u.uid))
+    out.append("#\n# Your units:")
+    for u in own:
+        extra = f", MA {u.ma}" if u.kind != "cd" else ""
+        out.append(f"#   {u.uid:<8} {u.utype:<5} at {u.where()}{extra}")
+    for loc, a in sorted(state.air.get(side, {}).items()):
+        out.append(f"#   air at {loc}: {a.lac} LAC, {a.nac} NAC, {a.lbac} LBAC")
+    if state.standing.get(side):
+        out.append("#\n# Standing orders in force:")
+        out += [f"#   {line}" for line in state.standing[side]]
+    out.append("")
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["build_view", "order_template", "sequence"]
