@@ -1,17 +1,17 @@
 """The pbem error tree.
 
-    PbemError
-    ├── ConfigError          the configuration file or environment is wrong
-    ├── DataError            scenario / map / table data refused by the loader
-    ├── OrderError           one order line is wrong (carries line, text, rule)
-    │   ├── OrderSyntaxError     cannot be parsed
-    │   ├── IllegalOrderError    parses, but the rules forbid it (rule required)
-    │   └── AmbiguousOrderError  could mean more than one thing
-    ├── IntakeError          a mail cannot be attributed, verified or used
-    │   └── SignatureError       signature missing, malformed or wrong
-    ├── LifecycleError       a game command does not fit the game's state
-    ├── TransportError       IMAP / SMTP / Maildir failure at the edge (retried)
-    └── AdjudicationError    a broken invariant in a ruleset: a bug, the phase aborts
+PbemError
+├── ConfigError          the configuration file or environment is wrong
+├── DataError            scenario / map / table data refused by the loader
+├── OrderError           one order line is wrong (carries line, text, rule)
+│   ├── OrderSyntaxError     cannot be parsed
+│   ├── IllegalOrderError    parses, but the rules forbid it (rule required)
+│   └── AmbiguousOrderError  could mean more than one thing
+├── IntakeError          a mail cannot be attributed, verified or used
+│   └── SignatureError       signature missing, malformed or wrong
+├── LifecycleError       a game command does not fit the game's state
+├── TransportError       IMAP / SMTP / Maildir failure at the edge (retried)
+└── AdjudicationError    a broken invariant in a ruleset: a bug, the phase aborts
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ column, then on at the top of the next column east. Even (0-based) columns hold
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import NewType
 
 HexId = NewType("HexId", int)
@@ -20,9 +20,13 @@ COLUMNS = 47
 
 def column_length(c: int) -> int:
     return 34 if c % 2 == 0 else 33
-  # 47 columns fill the 28" sheet of 5/8" hexes (numbers up to 1575)
+
+
+# 47 columns fill the 28" sheet of 5/8" hexes (numbers up to 1575)
 # The last column (46, even) holds 34 hexes: 1 + 67*23 + 33 = 1575.
-LAST_HEX = HexId(1 + 67 * ((COLUMNS - 1) // 2) + 34 * ((COLUMNS - 1) % 2) + column_length(COLUMNS - 1) - 1)
+LAST_HEX = HexId(
+    1 + 67 * ((COLUMNS - 1) // 2) + 34 * ((COLUMNS - 1) % 2) + column_length(COLUMNS - 1) - 1
+)
 
 
 def hex_id(c: int, r: int) -> HexId:
@@ -82,7 +86,7 @@ _ODD = ((0, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0))
 DIRECTIONS = ("N", "NE", "SE", "S", "SW", "NW")
 
 
-@lru_cache(maxsize=None)
+@cache
 def neighbours(h: int) -> tuple[HexId, ...]:
     """The on-map hexes adjacent to ``h`` in the order N, NE, SE, S, SW, NW."""
     c, r = col_row(h)
