@@ -18,7 +18,7 @@ import contextlib
 import logging
 import re
 import ssl
-from collections.abc import Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import aioimaplib
@@ -88,7 +88,11 @@ def _messages_from_fetch(lines: Sequence[Any]) -> dict[int, bytes]:
 
 
 class ImapInbox:
-    """An :class:`~pbem.mail.base.Inbox` on an IMAP folder. One consumer task at a time."""
+    """An :class:`~pbem.mail.base.Inbox` on an IMAP folder.
+
+    Calls are serialised on one session. ``wait_for_mail`` gives way: if another task
+    calls ``fetch`` or ``acknowledge`` meanwhile, it ends its IDLE and returns early.
+    """
 
     def __init__(
         self,
@@ -122,6 +126,8 @@ class ImapInbox:
         self._lost = asyncio.Event()
         self._closing = asyncio.Event()
         self._lock = asyncio.Lock()
+        self._waiting = 0  # callers queued for the lock
+        self._someone_waits = asyncio.Event()
         self._failures = 0  # consecutive failed connections, indexes the backoff
         self._uidvalidity = 0
         self._highest_returned = 0  # highest UID some fetch has handed out
@@ -145,8 +151,10 @@ class ImapInbox:
             await asyncio.wait({task, lost}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             lost.cancel()
-        if not task.done():
-            task.cancel()
+            unfinished = not task.done()
+            if unfinished:  # connection lost, or our caller was cancelled
+                task.cancel()
+        if unfinished:
             raise _Reconnect("connection lost")
         try:
             return task.result()
@@ -242,14 +250,43 @@ class ImapInbox:
         self._failures = 0
         return client
 
-    async def _with_reconnect(self, operation: Any, *, raise_refusals: bool = False) -> Any:
+    @contextlib.asynccontextmanager
+    async def _turn(self, *, yields: bool) -> AsyncIterator[None]:
+        """Hold the session. While a non-yielding caller (fetch, acknowledge) waits for
+        it, a yielding holder (wait_for_mail) ends its IDLE or poll and returns early."""
+        if yields:
+            async with self._lock:
+                yield
+            return
+        self._waiting += 1
+        self._someone_waits.set()
+        try:
+            await self._lock.acquire()
+        finally:
+            self._waiting -= 1
+            if not self._waiting:
+                self._someone_waits.clear()
+        try:
+            yield
+        finally:
+            self._lock.release()
+
+    async def _with_reconnect(
+        self,
+        operation: Callable[[aioimaplib.IMAP4], Awaitable[T]],
+        *,
+        raise_refusals: bool = False,
+        yields: bool = False,
+    ) -> T:
         """Run ``operation(client)`` until it succeeds; raise only once closed.
+
+        ``yields``: the operation gives way to other callers (see :meth:`_turn`).
 
         With ``raise_refusals`` a NO/BAD answer to the operation itself (not to LOGIN
         or SELECT) raises TransportError instead of looping: reconnecting cannot
         change the server's mind about, say, a folder it will not move mail into.
         """
-        async with self._lock:
+        async with self._turn(yields=yields):
             while True:
                 self._check_open()
                 try:
@@ -290,8 +327,7 @@ class ImapInbox:
             log.info("fetched %d message(s) from %s", len(messages), self.folder)
             return messages
 
-        result: list[InboundMessage] = await self._with_reconnect(operation)
-        return result
+        return await self._with_reconnect(operation)
 
     async def acknowledge(self, ref: str) -> None:
         try:
@@ -343,7 +379,7 @@ class ImapInbox:
         async def operation(client: aioimaplib.IMAP4) -> None:
             while not await self._has_unreturned(client):
                 remaining = deadline - loop.time()
-                if remaining <= 0 or self._closing.is_set():
+                if remaining <= 0 or self._closing.is_set() or self._someone_waits.is_set():
                     return
                 if client.has_capability("IDLE"):
                     if await self._idle(client, min(remaining, _MAX_IDLE)):
@@ -352,12 +388,13 @@ class ImapInbox:
                     await self._sleep(min(self.poll_interval, remaining))
                     await self._ok("NOOP", client.noop())
 
-        await self._with_reconnect(operation)
+        await self._with_reconnect(operation, yields=True)
 
     async def _sleep(self, seconds: float) -> None:
-        """Sleep, waking early if the inbox is closed or the connection is lost."""
+        """Sleep, waking early if the inbox is closed or wanted, or the connection is lost."""
         waiters = {
             asyncio.ensure_future(self._closing.wait()),
+            asyncio.ensure_future(self._someone_waits.wait()),
             asyncio.ensure_future(self._lost.wait()),
         }
         try:
@@ -392,13 +429,18 @@ class ImapInbox:
         return woke
 
     async def _next_push(self, client: aioimaplib.IMAP4) -> Any:
-        # Wakes on server push, on the idle_start timer (STOP_WAIT_SERVER_PUSH) or on close.
+        # Wakes on server push, on the idle_start timer (STOP_WAIT_SERVER_PUSH), on close
+        # or when another caller wants the session.
         push = asyncio.ensure_future(client.wait_server_push(timeout=_MAX_IDLE + 60))
-        closing = asyncio.ensure_future(self._closing.wait())
+        others = {
+            asyncio.ensure_future(self._closing.wait()),
+            asyncio.ensure_future(self._someone_waits.wait()),
+        }
         try:
-            await asyncio.wait({push, closing}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({push, *others}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            closing.cancel()
+            for other in others:
+                other.cancel()
         if not push.done():
             push.cancel()
             return None

@@ -205,6 +205,26 @@ async def test_idle_wakes_wait_for_mail_on_delivery(
         await inbox.close()
 
 
+async def test_fetch_from_another_task_interrupts_idle(
+    mail_lab: MailLab, mail_user: tuple[str, str]
+) -> None:
+    address, _ = mail_user
+    inbox = inbox_for(mail_lab, mail_user)
+    try:
+        await inbox.fetch()
+        waiter = asyncio.create_task(inbox.wait_for_mail(timeout=60))
+        await asyncio.sleep(0.3)
+        assert not waiter.done()
+        mail_lab.inject(address, order_mail(address))
+        # The session is busy in IDLE; fetch must not wait for IDLE's 60 s to pass.
+        got = await asyncio.wait_for(inbox.fetch(), timeout=10)
+        assert waiter.done()
+        assert len(got) == 1
+        await asyncio.wait_for(inbox.acknowledge(got[0].ref), timeout=10)
+    finally:
+        await inbox.close()
+
+
 async def test_close_interrupts_idle(mail_lab: MailLab, mail_user: tuple[str, str]) -> None:
     inbox = inbox_for(mail_lab, mail_user)
     await inbox.fetch()
