@@ -482,3 +482,25 @@ async def test_smtp_starttls_untrusted_certificate_is_temporary(
         await sender.send(MODERATOR, [address], order_mail(address))
     await sender.close()
     assert mail_lab.count(address) == 0
+
+
+async def test_cancelled_fetch_leaves_inbox_usable(
+    restart_guard: MailLab, mail_user: tuple[str, str]
+) -> None:
+    lab = restart_guard
+    address, _ = mail_user
+    inbox = inbox_for(lab, mail_user)
+    try:
+        await inbox.fetch()
+        lab.stop_imap()
+        pending = asyncio.create_task(inbox.fetch())
+        await asyncio.sleep(0.2)
+        pending.cancel()  # e.g. the daemon shutting down mid-backoff
+        with pytest.raises(asyncio.CancelledError):
+            await pending
+        lab.start_imap()
+        lab.inject(address, order_mail(address))
+        got = await asyncio.wait_for(inbox.fetch(), timeout=15)
+        assert [as_stored(m.raw) for m in got] == [order_mail(address)]
+    finally:
+        await inbox.close()

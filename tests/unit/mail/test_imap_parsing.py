@@ -1,0 +1,53 @@
+"""Parsing aioimaplib responses, without a server (the e2e tests cover Dovecot itself)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbem.errors import TransportError
+from pbem.mail.imap import _messages_from_fetch, _quote_mailbox, _uids_from_search
+
+
+def test_fetch_with_uid_before_body() -> None:
+    # As Dovecot answers: "* 1 FETCH (UID 7 BODY[] {n}" literal ")".
+    lines = [
+        b"1 FETCH (UID 7 BODY[] {5}",
+        bytearray(b"a\r\nb\r"),
+        b")",
+        b"2 FETCH (UID 9 BODY[] {2}",
+        bytearray(b"c\n"),
+        b")",
+        b"Fetch completed.",
+    ]
+    assert _messages_from_fetch(lines) == {7: b"a\r\nb\r", 9: b"c\n"}
+
+
+def test_fetch_with_uid_after_body() -> None:
+    # Some servers put UID after the literal: "* 1 FETCH (BODY[] {n}" literal " UID 7)".
+    lines = [b"1 FETCH (BODY[] {3}", bytearray(b"xyz"), b" UID 7)", b"Fetch completed."]
+    assert _messages_from_fetch(lines) == {7: b"xyz"}
+
+
+def test_fetch_ignores_flag_updates() -> None:
+    lines = [
+        b"3 FETCH (UID 4 FLAGS (\\Seen))",
+        b"1 FETCH (UID 2 BODY[] {1}",
+        bytearray(b"m"),
+        b")",
+        b"done",
+    ]
+    assert _messages_from_fetch(lines) == {2: b"m"}
+
+
+def test_search_uids_skip_the_status_line() -> None:
+    assert _uids_from_search([b"3 5 8", b"Search completed (0.001 secs) 42"]) == [3, 5, 8]
+    assert _uids_from_search([b"", b"Search completed."]) == []
+
+
+def test_mailbox_names_are_quoted_and_checked() -> None:
+    assert _quote_mailbox("pbem-processed") == '"pbem-processed"'
+    assert _quote_mailbox('a"b\\c') == '"a\\"b\\\\c"'
+    with pytest.raises(TransportError):
+        _quote_mailbox("bad\r\nA1 DELETE INBOX")
+    with pytest.raises(TransportError):
+        _quote_mailbox("Ablage/Erledigt-ä")
