@@ -35,7 +35,7 @@ from cryptography.hazmat.primitives.serialization import pkcs7
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from pbem.errors import IntakeError, SignatureError
-from pbem.intake.signatures import VerifiedSheet, canonical_orders, unflow
+from pbem.intake.signatures import VerifiedSheet, canonical_orders, find_blocks, unflow
 
 __all__ = [
     "SIGNATURE_TYPES",
@@ -354,6 +354,11 @@ def _signed_text(signed: bytes) -> str:
     content = _decode_text(part)
     if str(part.get_param("format", "")).lower() == "flowed":
         content = unflow(content, delsp=str(part.get_param("delsp", "")).lower() == "yes")
+    # A player may paste an armoured block into an S/MIME mail: the S/MIME
+    # signature covers it, so its body is the sheet.
+    pasted = [block for block in find_blocks(content) if not block.quoted and not block.problem]
+    if len(pasted) == 1:
+        return canonical_orders(pasted[0].body)
     lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if "-- " in lines:  # the mail signature (name, address) is not part of the orders
         lines = lines[: lines.index("-- ")]

@@ -19,7 +19,7 @@ from cryptography.x509.oid import NameOID
 from pbem.errors import IntakeError, SignatureError
 from pbem.intake.mime import message_object, parse_mail
 from pbem.intake.sheet import parse_sheet
-from pbem.intake.signatures import canonical_orders
+from pbem.intake.signatures import canonical_orders, generate_keypair, sign_block
 from pbem.intake.smime import (
     certificate_fingerprint,
     make_self_signed_certificate,
@@ -222,6 +222,15 @@ def test_mail_signature_after_separator_is_not_part_of_the_orders(
     identity: tuple[bytes, bytes],
 ) -> None:
     raw = sign_smime(ORDERS + "-- \nAdmiral Yamamoto\n", *identity, HEADERS)
+    assert verify_smime_bytes(raw, _registered(identity[0])).text == canonical_orders(ORDERS)
+
+
+def test_armoured_block_pasted_into_smime_mail_gives_its_sheet(
+    identity: tuple[bytes, bytes],
+) -> None:
+    private_pem, _ = generate_keypair()
+    text = "Orders below.\n\n" + sign_block(ORDERS, private_pem) + "\n-- \nYamamoto\n"
+    raw = sign_smime(text, *identity, HEADERS)
     assert verify_smime_bytes(raw, _registered(identity[0])).text == canonical_orders(ORDERS)
 
 
