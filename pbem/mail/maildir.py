@@ -72,6 +72,7 @@ class MaildirInbox:
         self.processed = ensure_maildir(self.path / PROCESSED_FOLDER)
         self.poll_interval = poll_interval
         self._returned: set[str] = set()  # keys some fetch has handed out
+        self._paths: dict[str, Path] = {}  # key → file, as last fetched
         self._closed = False
         self._dir_stamps: tuple[int, int] | None = None
         self._last_scan = 0.0
@@ -108,6 +109,7 @@ class MaildirInbox:
                 continue
             messages.append(InboundMessage(ref=key, raw=raw))
             self._returned.add(key)
+            self._paths[key] = file
         return messages
 
     def _find(self, maildir: Path, key: str) -> Path | None:
@@ -123,12 +125,17 @@ class MaildirInbox:
         if not ref or "/" in ref or ref.startswith("."):
             raise TransportError(f"not a Maildir key: {ref!r}")
         self._returned.discard(ref)
-        while (file := self._find(self.path, ref)) is not None:
+        # Where fetch saw it, else a directory scan (moved to cur/, or fetched elsewhere).
+        file: Path | None = self._paths.pop(ref, None)
+        if file is None or not file.exists():
+            file = self._find(self.path, ref)
+        while file is not None:
             try:
                 os.rename(file, self.processed / "cur" / file.name)
                 return
             except FileNotFoundError:
-                continue  # renamed by a concurrent acknowledge or moved new/ → cur/: look again
+                # Renamed by a concurrent acknowledge, or moved new/ → cur/: look again.
+                file = self._find(self.path, ref)
         if self._find(self.processed, ref) is None:
             raise TransportError(f"{self.path}: no message {ref!r} to acknowledge")
 
@@ -148,6 +155,8 @@ class MaildirInbox:
         self._dir_stamps, self._last_scan = stamps, now
         present = {key for _m, key, _p in self._scan()}
         self._returned &= present  # forget what others acknowledged or removed
+        for gone in self._paths.keys() - present:
+            del self._paths[gone]
         return bool(present - self._returned)
 
     async def wait_for_mail(self, timeout: float) -> None:
