@@ -1,0 +1,284 @@
+"""Helpers for the pipeline tests: players who compose and send signed mail the way
+a mail client does, a demo game in a fresh database, a daemon configured for the
+mail lab (in process or as a real ``pbem serve``), and readers for what arrived.
+
+The demo ruleset ("north"/"south", scenario "duel", orders ``SEND SQN-n A|B|C``,
+one phase "plot" per turn) stands in for a real wargame.
+"""
+
+from __future__ import annotations
+
+import base64
+import email
+import email.policy
+import itertools
+import os
+import smtplib
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbem.config import (
+    Config,
+    DatabaseConfig,
+    ImapConfig,
+    IntakeConfig,
+    ModeratorConfig,
+    OutboxConfig,
+    SecretsConfig,
+    SmtpConfig,
+)
+from pbem.intake.sheet import add_nonce
+from pbem.intake.signatures import generate_keypair, sign_block
+from pbem.lifecycle.games import Desk, GameMaster
+from pbem.reports.mailing import Reporter
+from pbem.storage.db import create_all, make_engine, make_sessionmaker
+from pbem.storage.models import InboundMail, OutboundMail
+from tests.maillab import MailLab
+
+REPO = Path(__file__).resolve().parents[2]
+_lab_names = itertools.count(1)
+
+
+@dataclass
+class Player:
+    side: str
+    address: str
+    password: str
+    key: bytes
+    public: str
+
+
+def new_player(lab: MailLab, side: str, prefix: str = "") -> Player:
+    """A mailbox in the lab and an Ed25519 key pair for ``side``."""
+    n = next(_lab_names)
+    password = f"pw-{side}-{n}"
+    address = lab.add_user(f"{prefix}{side}{n}", password)
+    key, public = generate_keypair(address)
+    return Player(side, address, password, key, public)
+
+
+def sheet(game: str, side: str, orders: Sequence[str], turn: int = 1, phase: str = "plot") -> str:
+    """An order sheet with a fresh Nonce, as ``pbem sign`` expects it."""
+    head = f"Game: {game}\nSide: {side}\nTurn: {turn}\nPhase: {phase}\n\n"
+    return add_nonce(head + "\n".join(orders) + "\n")
+
+
+def signed(player: Player, game: str, orders: Sequence[str], turn: int = 1) -> str:
+    return sign_block(sheet(game, player.side, orders, turn), player.key)
+
+
+def compose(
+    sender: str,
+    to: str,
+    subject: str,
+    body: str,
+    *,
+    cte: str = "quoted-printable",
+    charset: str = "utf-8",
+    html_only: bool = False,
+    in_reply_to: str | None = None,
+) -> EmailMessage:
+    """A mail as a mail client composes it (Message-ID, Date, a text/plain or HTML body)."""
+    msg = EmailMessage(policy=email.policy.SMTP)
+    msg["From"] = sender
+    msg["To"] = to
+    msg["Subject"] = subject
+    msg["Date"] = email.utils.formatdate(localtime=True)
+    msg["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2])
+    if in_reply_to:
+        msg["In-Reply-To"] = in_reply_to
+    if html_only:
+        paragraphs = "".join(f"<p>{line}</p>\n" for line in body.splitlines())
+        msg.set_content(f"<html><body>\n{paragraphs}</body></html>\n", subtype="html", cte=cte)
+    else:
+        msg.set_content(body, charset=charset, cte=cte)
+    return msg
+
+
+def submit(lab: MailLab, msg: EmailMessage) -> None:
+    """Send through the lab's SMTP server as a mail client does (send_message)."""
+    with smtplib.SMTP("127.0.0.1", lab.smtp_port, timeout=10) as smtp:
+        smtp.send_message(msg)
+
+
+def parse(raw: bytes) -> EmailMessage:
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(msg, EmailMessage)
+    return msg
+
+
+def body_text(msg: EmailMessage) -> str:
+    part = msg.get_body(("plain",))
+    assert part is not None, "no text/plain part"
+    content = part.get_content()
+    assert isinstance(content, str)
+    return content
+
+
+def delivered(lab: MailLab, address: str) -> list[EmailMessage]:
+    return [parse(raw) for raw in lab.list_messages(address)]
+
+
+def answers(messages: Iterable[EmailMessage]) -> list[EmailMessage]:
+    """The moderator's answers (stable Message-IDs ``<pbem.answer.…>``), not reports."""
+    return [m for m in messages if str(m.get("Message-ID", "")).startswith("<pbem.answer.")]
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+# --------------------------------------------------------------- the moderator's desk
+
+
+@dataclass
+class ModeratorDesk:
+    """A moderator's installation: its mailbox in the lab, a database, a configuration."""
+
+    lab: MailLab
+    url: str
+    config: Config
+    moderator_password: str
+    sessions: sessionmaker[Session] = field(repr=False)
+
+    @property
+    def address(self) -> str:
+        return self.config.moderator.address
+
+    def gm(self, session: Session, now: datetime | None = None) -> GameMaster:
+        desk = Desk(session, self.config, self.config.secrets.key_bytes(), now or datetime.now(UTC))
+        return GameMaster(desk, Reporter())
+
+    def demo_game(
+        self,
+        game_id: str,
+        players: Sequence[Player],
+        *,
+        scenario: str = "duel",
+        early_adjudication: bool = True,
+    ) -> None:
+        with self.sessions.begin() as s:
+            gm = self.gm(s)
+            gm.create_game(
+                game_id, "demo", scenario, settings={"early_adjudication": early_adjudication}
+            )
+            for p in players:
+                gm.assign(game_id, p.side, p.address, public_key=p.public)
+            gm.start(game_id)
+
+    def mails(self) -> list[InboundMail]:
+        with self.sessions() as s:
+            return list(s.scalars(select(InboundMail).order_by(InboundMail.id)))
+
+    def outgoing(self) -> list[OutboundMail]:
+        with self.sessions() as s:
+            return list(s.scalars(select(OutboundMail).order_by(OutboundMail.id)))
+
+    def toml(self) -> str:
+        """The configuration as a file for a ``pbem serve`` subprocess."""
+        c = self.config
+        return f"""\
+[moderator]
+address = "{c.moderator.address}"
+human = "{c.moderator.human}"
+[database]
+url = "{c.database.url}"
+[secrets]
+plot_key = "{c.secrets.plot_key}"
+[intake]
+transport = "imap"
+rate_limit = {c.intake.rate_limit}
+max_size = {c.intake.max_size}
+poll_interval = {c.intake.poll_interval}
+[imap]
+host = "127.0.0.1"
+port = {c.imap.port}
+user = "{c.imap.user}"
+password = "{c.imap.password}"
+processed_folder = "{c.imap.processed_folder}"
+[outbox]
+transport = "{c.outbox.transport}"
+maildir = "{c.outbox.maildir}"
+retry_base = {c.outbox.retry_base}
+[smtp]
+host = "127.0.0.1"
+port = {c.smtp.port}
+[log]
+level = "INFO"
+"""
+
+
+def moderator_desk(lab: MailLab, url: str, base_dir: Path, **intake: object) -> ModeratorDesk:
+    """A fresh moderator mailbox and schema; intake by IMAP, outbox by SMTP, both the lab's."""
+    n = next(_lab_names)
+    password = f"mod-pw-{n}"
+    address = lab.add_user(f"moderator{n}", password)
+    config = Config(
+        moderator=ModeratorConfig(address=address, human=lab.add_user(f"umpire{n}", "u")),
+        database=DatabaseConfig(url=url),
+        secrets=SecretsConfig(plot_key=base64.b64encode(os.urandom(32)).decode()),
+        intake=replace(IntakeConfig(transport="imap", poll_interval=0.5), **intake),  # type: ignore[arg-type]
+        imap=ImapConfig(port=lab.imap_port, user=address, password=password),
+        outbox=OutboxConfig(transport="smtp", retry_base=0.2),
+        smtp=SmtpConfig(port=lab.smtp_port),
+        base_dir=base_dir,
+    )
+    engine = make_engine(url)
+    create_all(engine)
+    return ModeratorDesk(lab, url, config, password, make_sessionmaker(engine))
+
+
+# ------------------------------------------------------------- a real daemon process
+
+
+class DaemonProcess:
+    """``pbem -c FILE serve`` as a child process, its log appended to one file."""
+
+    def __init__(self, desk: ModeratorDesk, folder: Path) -> None:
+        self.config_path = folder / "pbem.toml"
+        self.config_path.write_text(desk.toml())
+        self.log_path = folder / "daemon.log"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    def start(self) -> None:
+        assert self.process is None or self.process.poll() is not None
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "pbem", "-c", str(self.config_path), "serve"],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+            )
+        self.starts += 1
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def stop(self) -> int:
+        """SIGTERM and wait: a clean shutdown."""
+        assert self.process is not None
+        self.process.terminate()
+        return self.process.wait(timeout=30)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
