@@ -1,0 +1,621 @@
+"""THE loader for U.S.N. data: map, counters, tables, reinforcements and scenarios.
+
+Files (scenarios/usn): units.toml, tables.toml, reinforcements.toml and
+scenarios/<name>.toml; the map (map.json, map-overrides.toml) is loaded by
+``pbem.rulesets.usn.map``. Every record carries provenance (``src`` =
+rulebook | errata | reconstructed, ``src_fields``, ``why``); see docs/usn-data.md.
+
+A moderator overrides any value for one game without editing the package::
+
+    load_world(overrides={
+        "units": {"japanese/BB-3": {"surface_attack": 30}},
+        "tables": {"crt5": {"rows": {"2": {"cells": {"4": "15"}}}}},
+        "scenarios": {"coral-sea": {"game_turns": 3}},
+        "reinforcements": {"arrival": {"0": {"turn": 3}}},
+        "map": {...},  # passed to load_map
+    })
+
+Overrides merge into the raw data before validation (list items by index, unit
+records by "<side>/<ID>"), and the values they set count as ``moderator``.
+Bad data raises ``DataError(where, reason)`` with ``where`` = "file: key.path".
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter as Tally
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from pbem.errors import DataError
+from pbem.rulesets.usn.data_raw import (
+    SIDES,
+    _check,
+    _check_keys,
+    _count,
+    _expand_unit_records,
+    _get,
+    _hex,
+    _merge,
+    _nonneg,
+    _opt,
+    _override_units,
+    _read,
+    _read_with,
+    _side,
+)
+from pbem.rulesets.usn.data_setup import check_deployment
+from pbem.rulesets.usn.data_tables import build_tables
+from pbem.rulesets.usn.data_units import build_catalogue
+from pbem.rulesets.usn.scenario import (
+    AddedBase,
+    AirDeployment,
+    Arrival,
+    Deployment,
+    MapLike,
+    Place,
+    Scenario,
+    Withdrawal,
+)
+from pbem.rulesets.usn.tables import UsnTables
+from pbem.rulesets.usn.units import (
+    Catalogue,
+    Counter,
+    LandCounter,
+    NavalCounter,
+    Side,
+    Source,
+    UnitType,
+    canonical_id,
+    expand_ids,
+    unit_key,
+)
+
+__all__ = [
+    "AddedBase",
+    "AirDeployment",
+    "Arrival",
+    "Deployment",
+    "Place",
+    "Scenario",
+    "UsnWorld",
+    "Withdrawal",
+    "check_deployment",
+    "load_scenario",
+    "load_world",
+    "provenance_report",
+    "scenario_names",
+]
+
+WEST_COAST = "west-coast"
+
+
+def default_directory() -> Path:
+    return Path(__file__).parents[3] / "scenarios" / "usn"
+
+
+@dataclass(frozen=True, slots=True)
+class UsnWorld:
+    directory: Path
+    map: MapLike | None
+    catalogue: Catalogue
+    tables: UsnTables
+    arrivals: tuple[Arrival, ...]
+    withdrawals: tuple[Withdrawal, ...]
+    scenarios: Mapping[str, Scenario]
+    provenance: Mapping[str, Mapping[str, int]]
+
+    def scenario(self, name: str) -> Scenario:
+        try:
+            return self.scenarios[name]
+        except KeyError:
+            raise DataError(
+                "scenarios", f"unknown scenario {name!r}; known: {', '.join(self.scenarios)}"
+            ) from None
+
+
+# ---------------------------------------------------------------------------
+# Public entry points
+
+
+def load_world(
+    directory: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    usn_map: MapLike | None = None,
+) -> UsnWorld:
+    """Load and check every U.S.N. data file. Cached for the default directory.
+
+    ``usn_map`` replaces the map (tests); otherwise ``load_map`` is used when the
+    directory holds a map, and map cross-checks run only when a map is loaded.
+    """
+    if directory is None and not overrides and usn_map is None:
+        return _load_default()
+    return _load_world(directory or default_directory(), overrides or {}, usn_map)
+
+
+def load_scenario(
+    name: str, world: UsnWorld | None = None, overrides: Mapping[str, Any] | None = None
+) -> Scenario:
+    if world is None or overrides:
+        world = load_world(world.directory if world else None, overrides)
+    return world.scenario(name)
+
+
+def scenario_names(directory: Path | None = None) -> list[str]:
+    d = (directory or default_directory()) / "scenarios"
+    return sorted(p.stem for p in d.glob("*.toml"))
+
+
+def provenance_report(directory: Path | None = None) -> dict[str, dict[str, int]]:
+    """Per file: source -> count of values (rulebook, errata, reconstructed, moderator)."""
+    world = load_world(directory)
+    return {f: dict(c) for f, c in world.provenance.items()}
+
+
+@lru_cache(maxsize=1)
+def _load_default() -> UsnWorld:
+    return _load_world(default_directory(), {}, None)
+
+
+def _load_world(directory: Path, overrides: Mapping[str, Any], usn_map: MapLike | None) -> UsnWorld:
+    unknown = set(overrides) - {"units", "tables", "reinforcements", "scenarios", "map"}
+    if unknown:
+        raise DataError("overrides", f"unknown section(s) {sorted(unknown)}")
+    if usn_map is None:
+        usn_map = _try_load_map(directory, overrides.get("map"))
+    provenance: dict[str, Tally[str]] = {}
+
+    units_raw = _read(directory / "units.toml", "units.toml")
+    units_raw = _expand_unit_records(units_raw)
+    touched: set[tuple[Any, ...]] = set()
+    _override_units(units_raw, overrides.get("units") or {}, touched)
+    provenance["units.toml"] = _count(units_raw, "units.toml", touched)
+    catalogue = build_catalogue(units_raw)
+
+    tables_raw, touched = _read_with(directory, "tables.toml", overrides.get("tables"))
+    provenance["tables.toml"] = _count(tables_raw, "tables.toml", touched)
+    tables = build_tables(tables_raw)
+
+    rein_raw, touched = _read_with(
+        directory, "reinforcements.toml", overrides.get("reinforcements")
+    )
+    provenance["reinforcements.toml"] = _count(rein_raw, "reinforcements.toml", touched)
+    arrivals, withdrawals = _build_reinforcements(rein_raw, catalogue, usn_map)
+
+    scen_over = overrides.get("scenarios") or {}
+    names = scenario_names(directory)
+    for n in scen_over:
+        if n not in names:
+            raise DataError(f"overrides: scenarios.{n}", "unknown scenario")
+    scenarios: dict[str, Scenario] = {}
+    for n in names:
+        fname = f"scenarios/{n}.toml"
+        raw, touched = _read_with(directory, fname, scen_over.get(n))
+        provenance[fname] = _count(raw, fname, touched)
+        merged = _resolve_extends(directory, raw, fname, scen_over, set())
+        scenarios[n] = _build_scenario(
+            merged, fname, catalogue, arrivals, withdrawals, tables, usn_map
+        )
+    return UsnWorld(
+        directory=directory,
+        map=usn_map,
+        catalogue=catalogue,
+        tables=tables,
+        arrivals=arrivals,
+        withdrawals=withdrawals,
+        scenarios=MappingProxyType(scenarios),
+        provenance=MappingProxyType({k: MappingProxyType(dict(v)) for k, v in provenance.items()}),
+    )
+
+
+def _try_load_map(directory: Path, overrides: Mapping[str, Any] | None) -> MapLike | None:
+    if not (directory / "map.json").exists():
+        return None
+    from pbem.rulesets.usn.map import load_map
+
+    if directory == default_directory():
+        return load_map(None, overrides)
+    return load_map(directory, overrides)
+
+
+# ---------------------------------------------------------------------------
+# Places
+
+_ANY_KINDS = frozenset(
+    {
+        "friendly-land",
+        "friendly-naval-base",
+        "naval-base",
+        "base",
+        "carrier",
+        "carrier-or-base",
+        "sea",
+    }
+)
+
+
+def _place(value: Any, where: str, usn_map: MapLike | None) -> Place:
+    if not isinstance(value, Mapping):
+        raise DataError(where, f"expected a table like {{ hex = 754 }}, got {value!r}")
+    keys = set(value)
+    allowed = {"hex", "hexes", "region", "ref", "any", "offmap", "carrier", "aboard",
+               "adjacent_to_region", "unoccupied_by"}  # fmt: skip
+    if keys - allowed:
+        raise DataError(f"{where}.{sorted(keys - allowed)[0]}", "unknown key")
+    hexes: tuple[int, ...] = ()
+    if "hex" in value:
+        hexes = (_hex(value["hex"], f"{where}.hex"),)
+    elif "hexes" in value:
+        hexes = tuple(
+            _hex(h, f"{where}.hexes") for h in _check(value["hexes"], list, f"{where}.hexes")
+        )
+    region = value.get("region")
+    adjacent = value.get("adjacent_to_region")
+    for key, name in (("region", region), ("adjacent_to_region", adjacent)):
+        if name is None:
+            continue
+        _check(name, str, f"{where}.{key}")
+        if usn_map is not None and name not in usn_map.regions:
+            raise DataError(f"{where}.{key}", f"unknown map region {name!r}")
+    ref = value.get("ref")
+    if ref is not None:
+        ref = _hex(ref, f"{where}.ref")
+        if usn_map is not None and region is not None and ref not in usn_map.regions[region]:
+            raise DataError(f"{where}.ref", f"hex {ref:04d} is not in region {region!r}")
+    kind = value.get("any")
+    if kind is not None and kind not in _ANY_KINDS:
+        raise DataError(f"{where}.any", f"unknown location kind {kind!r}")
+    offmap = value.get("offmap")
+    if offmap is not None and offmap != WEST_COAST:
+        raise DataError(f"{where}.offmap", f"unknown off-map place {offmap!r}")
+    unit = value.get("carrier") or value.get("aboard")
+    place = Place(
+        hexes=hexes,
+        region=region,
+        ref=ref,
+        any=kind,
+        offmap=offmap,
+        unit=canonical_id(unit) if unit else None,
+        adjacent_to_region=adjacent,
+        unoccupied_by=value.get("unoccupied_by"),
+    )
+    if not (hexes or region or kind or offmap or unit or adjacent):
+        raise DataError(where, "says nowhere")
+    return place
+
+
+# ---------------------------------------------------------------------------
+# Reinforcements
+
+
+def _unit_list(value: Any, where: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for i, spec in enumerate(_check(value, list, where)):
+        try:
+            out.extend(expand_ids(_check(spec, str, f"{where}[{i}]")))
+        except ValueError as exc:
+            raise DataError(f"{where}[{i}]", str(exc)) from None
+    return tuple(out)
+
+
+def _require_unit(catalogue: Catalogue, side: Side, uid: str, where: str) -> Counter:
+    try:
+        return catalogue.get(side, uid)
+    except KeyError:
+        raise DataError(where, f"unknown unit {side.value}/{uid}") from None
+
+
+def _build_reinforcements(
+    raw: Mapping[str, Any], catalogue: Catalogue, usn_map: MapLike | None
+) -> tuple[tuple[Arrival, ...], tuple[Withdrawal, ...]]:
+    arrivals = []
+    seen: dict[str, str] = {}
+    for i, r in enumerate(_get(raw, "arrival", list, "reinforcements.toml: ")):
+        where = f"reinforcements.toml: arrival[{i}]"
+        _check_keys(r, {"turn", "side", "units", "air", "at", "aboard", "requires"}, where)
+        turn = _nonneg(r, "turn", where)
+        if not 1 <= turn <= 81:
+            raise DataError(f"{where}.turn", f"Game-Turn {turn} is not on the chart (1-81)")
+        side = _side(r, where)
+        units = _unit_list(r.get("units", []), f"{where}.units")
+        for j, uid in enumerate(units):
+            c = _require_unit(catalogue, side, uid, f"{where}.units[{j}]")
+            if c.key in seen and r.get("requires") is None:
+                raise DataError(f"{where}.units[{j}]", f"{c.key} already arrives at {seen[c.key]}")
+            seen.setdefault(c.key, f"arrival[{i}]")
+        air = _check(r.get("air", {}), dict, f"{where}.air")
+        for t, pts in air.items():
+            if unit_key(side, t) not in catalogue.air:
+                raise DataError(f"{where}.air.{t}", f"{side.value} has no {t} air units")
+            if type(pts) is not int or pts <= 0:
+                raise DataError(
+                    f"{where}.air.{t}", f"air points must be a positive number, got {pts!r}"
+                )
+        aboard = _unit_list(r.get("aboard", []), f"{where}.aboard")
+        for j, uid in enumerate(aboard):
+            if uid not in units:
+                raise DataError(f"{where}.aboard[{j}]", f"{uid} is not among this arrival's units")
+        if aboard:
+            cap = sum(_carrier_capacity(catalogue, side, u, f"{where}.aboard") for u in aboard)
+            if air.get("NAC", 0) > cap:
+                raise DataError(
+                    f"{where}.air.NAC", f"{air['NAC']} NAC exceed the carriers' capacity {cap}"
+                )
+        at = _place(r["at"], f"{where}.at", usn_map) if "at" in r else None
+        if at is not None and usn_map is not None:
+            for h in at.hexes:
+                for uid in units:
+                    c = catalogue.get(side, uid)
+                    if isinstance(c, LandCounter) and not usn_map.is_land(h):
+                        raise DataError(
+                            f"{where}.at.hex", f"land unit {uid} enters at sea hex {h:04d}"
+                        )
+        arrivals.append(
+            Arrival(
+                turn,
+                side,
+                units,
+                MappingProxyType(dict(air)),
+                at,
+                aboard,
+                r.get("requires"),
+                Source(r.get("src", "rulebook")),
+            )
+        )
+    withdrawals = []
+    for i, r in enumerate(raw.get("withdrawal", [])):
+        where = f"reinforcements.toml: withdrawal[{i}]"
+        side = _side(r, where)
+        uid = canonical_id(_get(r, "unit", str, where))
+        _require_unit(catalogue, side, uid, f"{where}.unit")
+        withdrawals.append(
+            Withdrawal(
+                _nonneg(r, "turn", where),
+                side,
+                uid,
+                _place(r["at"], f"{where}.at", usn_map),
+                str(r.get("rule", "")),
+            )
+        )
+    return tuple(sorted(arrivals, key=lambda a: a.turn)), tuple(withdrawals)
+
+
+def _carrier_capacity(catalogue: Catalogue, side: Side, uid: str, where: str) -> int:
+    c = _require_unit(catalogue, side, uid, where)
+    if not isinstance(c, NavalCounter) or not c.is_carrier:
+        raise DataError(where, f"{uid} is not a carrier")
+    return c.air_capacity
+
+
+# ---------------------------------------------------------------------------
+# Scenarios
+
+_SCENARIO_KEYS = {
+    "name", "title", "kind", "rule", "first_turn", "game_turns", "bases", "start_line",
+    "reinforcements", "first_side", "optional_rules", "deploy", "coastal_defense", "air",
+    "base", "special", "victory", "extends",
+}  # fmt: skip
+
+
+def _resolve_extends(
+    directory: Path,
+    raw: dict[str, Any],
+    fname: str,
+    scen_over: Mapping[str, Any],
+    chain: set[str],
+) -> dict[str, Any]:
+    parent = raw.get("extends")
+    if parent is None:
+        return raw
+    if not isinstance(parent, str) or parent in chain:
+        raise DataError(f"{fname}: extends", f"bad or circular parent {parent!r}")
+    pname = f"scenarios/{parent}.toml"
+    if not (directory / pname).exists():
+        raise DataError(f"{fname}: extends", f"no scenario {parent!r}")
+    base, _ = _read_with(directory, pname, scen_over.get(parent))
+    base = _resolve_extends(directory, base, pname, scen_over, chain | {parent})
+    merged = copy.deepcopy(base)
+    _merge(merged, {k: v for k, v in raw.items() if k != "extends"}, (), set(), fname)
+    return merged
+
+
+def _build_scenario(
+    raw: Mapping[str, Any],
+    fname: str,
+    catalogue: Catalogue,
+    arrivals: Sequence[Arrival],
+    withdrawals: Sequence[Withdrawal],
+    tables: UsnTables,
+    usn_map: MapLike | None,
+) -> Scenario:
+    w = f"{fname}: "
+    _check_keys(raw, _SCENARIO_KEYS, f"{fname}: (top)")
+    name = _get(raw, "name", str, w)
+    if f"scenarios/{name}.toml" != fname:
+        raise DataError(f"{fname}: name", f"{name!r} does not match the file name")
+    first_turn = _nonneg(raw, "first_turn", w)
+    game_turns = _nonneg(raw, "game_turns", w)
+    if first_turn < 1 or game_turns < 1 or first_turn + game_turns - 1 > tables.calendar.last_turn:
+        raise DataError(f"{fname}: game_turns", "the game must fit Game-Turns 1-81")
+    bases = _get(raw, "bases", str, w)
+    start_line = _get(raw, "start_line", str, w)
+    for key, v in (("bases", bases), ("start_line", start_line)):
+        if v not in ("game1", "game2"):
+            raise DataError(f"{fname}: {key}", f"{v!r} is not game1 or game2")
+    first_side = Side(_get(raw, "first_side", str, w))
+    optional_rules = {
+        k: MappingProxyType(dict(v)) for k, v in _opt(raw, "optional_rules", dict, w, {}).items()
+    }
+    special = {k: MappingProxyType(dict(v)) for k, v in _opt(raw, "special", dict, w, {}).items()}
+
+    deployments: list[Deployment] = []
+    placed: dict[str, str] = {}
+    for i, d in enumerate(_opt(raw, "deploy", list, w, [])):
+        where = f"{fname}: deploy[{i}]"
+        _check_keys(
+            d,
+            {"side", "units", "at", "entrenched", "damage", "unsupplied", "at_sea", "optional"},
+            where,
+        )
+        side = _side(d, where)
+        units = _unit_list(_get(d, "units", list, where), f"{where}.units")
+        optional = _opt(d, "optional", str, where, None)
+        if optional is not None and optional not in optional_rules:
+            raise DataError(
+                f"{where}.optional", f"{optional!r} is not one of this game's optional rules"
+            )
+        for j, uid in enumerate(units):
+            c = _require_unit(catalogue, side, uid, f"{where}.units[{j}]")
+            if c.key in placed:
+                raise DataError(
+                    f"{where}.units[{j}]", f"{c.key} is already set up at {placed[c.key]}"
+                )
+            placed[c.key] = f"deploy[{i}]"
+        deployments.append(
+            Deployment(
+                side=side,
+                units=units,
+                at=_place(_get(d, "at", dict, where), f"{where}.at", usn_map),
+                entrenched=_opt(d, "entrenched", bool, where, False),
+                damage=_nonneg(d, "damage", where, 0),
+                unsupplied=_opt(d, "unsupplied", bool, where, False),
+                at_sea=_opt(d, "at_sea", bool, where, False),
+                optional=optional,
+                src=Source(d.get("src", raw.get("src", "rulebook"))),
+            )
+        )
+    added = []
+    for i, b in enumerate(_opt(raw, "base", list, w, [])):
+        where = f"{fname}: base[{i}]"
+        _check_keys(b, {"side", "hex", "air_capacity", "naval"}, where)
+        ab = AddedBase(
+            _side(b, where),
+            _hex(b.get("hex"), f"{where}.hex"),
+            _nonneg(b, "air_capacity", where),
+            _opt(b, "naval", bool, where, False),
+        )
+        if usn_map is not None and not usn_map.is_land(ab.hex):
+            raise DataError(f"{where}.hex", f"a base cannot be built in sea hex {ab.hex:04d}")
+        added.append(ab)
+    cds = _coastal_defense(raw, fname, catalogue, bases, usn_map)
+    air = []
+    for i, a in enumerate(_opt(raw, "air", list, w, [])):
+        where = f"{fname}: air[{i}]"
+        _check_keys(a, {"side", "type", "points", "at", "optional"}, where)
+        side = _side(a, where)
+        t = _get(a, "type", str, where)
+        if unit_key(side, t) not in catalogue.air:
+            raise DataError(f"{where}.type", f"{side.value} has no {t} air units")
+        pts = _nonneg(a, "points", where)
+        air.append(
+            AirDeployment(
+                side,
+                UnitType(t),
+                pts,
+                _place(_get(a, "at", dict, where), f"{where}.at", usn_map),
+                a.get("optional"),
+                Source(a.get("src", raw.get("src", "rulebook"))),
+            )
+        )
+    reinf = raw.get("reinforcements", False)
+    if reinf is False:
+        span: tuple[int, int] | None = None
+    else:
+        r = _check(reinf, dict, f"{fname}: reinforcements")
+        span = (
+            _nonneg(r, "from", f"{fname}: reinforcements"),
+            _nonneg(r, "to", f"{fname}: reinforcements"),
+        )
+    chosen = tuple(a for a in arrivals if span and span[0] <= a.turn <= span[1])
+    scen = Scenario(
+        name=name,
+        title=_get(raw, "title", str, w),
+        kind=_get(raw, "kind", str, w),
+        rule=_get(raw, "rule", str, w),
+        first_turn=first_turn,
+        game_turns=game_turns,
+        bases=bases,
+        start_line=start_line,
+        first_side=first_side,
+        deployments=tuple(deployments),
+        air=tuple(air),
+        added_bases=tuple(added),
+        coastal_defense=MappingProxyType(cds),
+        optional_rules=MappingProxyType(optional_rules),
+        special=MappingProxyType(special),
+        victory=MappingProxyType(dict(_opt(raw, "victory", dict, w, {}))),
+        arrivals=chosen,
+        withdrawals=tuple(x for x in withdrawals if span and span[0] <= x.turn <= span[1]),
+    )
+    _check_special_units(scen, fname, catalogue)
+    _check_arrivals(scen, fname, placed)
+    problems = check_deployment(scen, fname, catalogue, usn_map)
+    if problems:
+        raise problems[0]
+    return scen
+
+
+def _coastal_defense(
+    raw: Mapping[str, Any], fname: str, catalogue: Catalogue, bases: str, usn_map: MapLike | None
+) -> dict[str, LandCounter]:
+    out: dict[str, LandCounter] = {}
+    for i, r in enumerate(raw.get("coastal_defense", [])):
+        where = f"{fname}: coastal_defense[{i}]"
+        _check_keys(r, {"side", "strength", "hexes", "each_naval_base", "except", "plus"}, where)
+        side = _side(r, where)
+        strength = _get(r, "strength", str, where)
+        try:
+            cls = catalogue.cd_class(side, strength)
+        except KeyError:
+            raise DataError(
+                f"{where}.strength", f"no {side.value} {strength} coastal defense in units.toml"
+            ) from None
+        hexes = [_hex(h, f"{where}.hexes") for h in r.get("hexes", [])]
+        hexes += [_hex(h, f"{where}.plus") for h in r.get("plus", [])]
+        if r.get("each_naval_base") and usn_map is not None:
+            skip = {_hex(h, f"{where}.except") for h in r.get("except", [])}
+            hexes += [
+                int(b.hex)
+                for b in usn_map.bases.values()
+                if b.naval and b.owner.get(bases) == side.value and int(b.hex) not in skip
+            ]
+        for h in hexes:
+            if usn_map is not None and not usn_map.is_land(h):
+                raise DataError(f"{where}.hexes", f"coastal defense in sea hex {h:04d}")
+            c = cls.counter(h)
+            if c.key in out:
+                continue  # "each naval base ... and Midway": one per hex
+            out[c.key] = c
+    return out
+
+
+def _check_special_units(scen: Scenario, fname: str, catalogue: Catalogue) -> None:
+    """Units named by special and optional rules must exist (e.g. CG1.AUSRES)."""
+    for section, rules in (("special", scen.special), ("optional_rules", scen.optional_rules)):
+        for key, params in rules.items():
+            side = params.get("side")
+            for j, uid in enumerate(
+                _unit_list(params.get("units", []), f"{fname}: {section}.{key}.units")
+            ):
+                sides = [Side(side)] if side in SIDES else [Side(s) for s in SIDES]
+                if uid.isalpha():  # a unit type (garrison requirements), not an ID
+                    continue
+                if not any(catalogue.has(s, uid) for s in sides):
+                    raise DataError(f"{fname}: {section}.{key}.units[{j}]", f"unknown unit {uid}")
+
+
+def _check_arrivals(scen: Scenario, fname: str, placed: Mapping[str, str]) -> None:
+    """A reinforcement must not be a counter already on the map at start."""
+    for a in scen.arrivals:
+        for uid in a.units:
+            key = unit_key(a.side, uid)
+            if key in placed and a.requires is None:
+                raise DataError(
+                    f"{fname}: {placed[key]}",
+                    f"{key} is set up at start and also arrives on Game-Turn {a.turn}",
+                )

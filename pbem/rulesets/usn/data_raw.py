@@ -1,0 +1,258 @@
+"""Raw U.S.N. data files: reading TOML, merging a moderator's overrides, counting
+provenance, and typed field readers that raise ``DataError`` naming file and key.
+
+Provenance rules (docs/usn-data.md): every record has ``src`` (or inherits its
+parent's), ``src_fields`` marks single values, ``reconstructed`` marks list cells by
+index, and ``why`` is required wherever a record introduces a reconstruction.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from collections import Counter as Tally
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pbem.errors import DataError
+from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.units import Provenance, Side, Source, canonical_id, expand_ids, unit_key
+
+SOURCES = ("rulebook", "errata", "reconstructed")
+SIDES = (Side.JAPANESE.value, Side.ALLIED.value)
+
+# Keys that describe a record rather than hold one of its values.
+_META = frozenset({"src", "src_fields", "why", "note", "reconstructed", "rule", "title", "name"})
+_LABELS = frozenset({"id", "ids", "die", "extends"})
+# Keys whose every child table is a record of its own (no src needed on the container).
+_CONTAINERS = frozenset({"special", "optional_rules", "nac_chart"})
+
+
+def _read(path: Path, fname: str) -> dict[str, Any]:
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise DataError(fname, "file not found") from None
+    except tomllib.TOMLDecodeError as exc:  # its message carries line and column
+        raise DataError(fname, f"not valid TOML: {exc}") from None
+
+
+def _read_with(
+    directory: Path, fname: str, override: Mapping[str, Any] | None
+) -> tuple[dict[str, Any], set[tuple[Any, ...]]]:
+    raw = _read(directory / fname, fname)
+    touched: set[tuple[Any, ...]] = set()
+    if override:
+        _merge(raw, override, (), touched, f"overrides: {fname}")
+    return raw, touched
+
+
+def _merge(
+    base: Any,
+    over: Mapping[str, Any],
+    path: tuple[Any, ...],
+    touched: set[tuple[Any, ...]],
+    where: str,
+) -> None:
+    """Deep-merge ``over`` into ``base`` in place; list items are addressed by index."""
+    for key, value in over.items():
+        if isinstance(base, list):
+            try:
+                k: Any = int(key)
+                base[k]
+            except (ValueError, IndexError):
+                raise DataError(f"{where}.{key}", "no such list item") from None
+        elif isinstance(base, dict):
+            k = key
+        else:
+            raise DataError(f"{where}.{key}", "cannot override inside a single value")
+        here = (*path, k)
+        current = base[k] if isinstance(base, list) or k in base else None
+        if isinstance(value, Mapping) and isinstance(current, dict | list):
+            _merge(current, value, here, touched, f"{where}.{key}")
+        else:
+            base[k] = copy.deepcopy(value)
+            touched.add(here)
+
+
+def _expand_unit_records(raw: dict[str, Any]) -> dict[str, Any]:
+    """One record per counter: ``ids = "DIV-1..4"`` becomes four records."""
+    out = dict(raw)
+    for section in ("land", "naval"):
+        recs = []
+        for i, rec in enumerate(raw.get(section, [])):
+            where = f"units.toml: {section}[{i}]"
+            if not isinstance(rec, dict):
+                raise DataError(where, "must be a table")
+            spec = rec.get("ids", rec.get("id"))
+            if not isinstance(spec, str):
+                raise DataError(where, "needs an 'id' or 'ids' string")
+            try:
+                ids = expand_ids(spec)
+            except ValueError as exc:
+                raise DataError(f"{where}.ids", str(exc)) from None
+            for uid in ids:
+                r = {k: v for k, v in rec.items() if k != "ids"}
+                r["id"] = uid
+                r["_where"] = where
+                recs.append(r)
+        out[section] = recs
+    return out
+
+
+def _override_units(
+    raw: dict[str, Any], over: Mapping[str, Any], touched: set[tuple[Any, ...]]
+) -> None:
+    index = {}
+    for section in ("land", "naval"):
+        for i, rec in enumerate(raw.get(section, [])):
+            index[unit_key(str(rec.get("side")), str(rec["id"]))] = (section, i)
+    for key, change in over.items():
+        side, _, uid = key.partition("/")
+        try:
+            k = unit_key(side, canonical_id(uid))
+        except ValueError:
+            k = key
+        if k not in index:
+            raise DataError(f"overrides: units.{key}", "unknown unit (want '<side>/<ID>')")
+        if not isinstance(change, Mapping):
+            raise DataError(f"overrides: units.{key}", "must map field names to values")
+        section, i = index[k]
+        _merge(raw[section][i], change, (section, i), touched, f"overrides: units.{key}")
+
+
+def _count(raw: Mapping[str, Any], fname: str, touched: set[tuple[Any, ...]]) -> Tally[str]:
+    """Count the file's values by source, checking src/why on every record."""
+    tally: Tally[str] = Tally()
+    _count_record(raw, None, fname, (), touched, tally, top=True)
+    return tally
+
+
+def _count_record(
+    rec: Mapping[str, Any],
+    inherited: str | None,
+    fname: str,
+    path: tuple[Any, ...],
+    touched: set[tuple[Any, ...]],
+    tally: Tally[str],
+    *,
+    top: bool = False,
+    container: bool = False,
+) -> None:
+    where = f"{fname}: {_dotted(path) or '(top)'}"
+    src = rec.get("src", inherited)
+    if src is not None and src not in SOURCES:
+        raise DataError(f"{where}.src", f"{src!r} is not one of {', '.join(SOURCES)}")
+    fields = rec.get("src_fields", {})
+    if not isinstance(fields, Mapping) or any(v not in SOURCES for v in fields.values()):
+        raise DataError(f"{where}.src_fields", f"sources must be one of {', '.join(SOURCES)}")
+    marked = rec.get("reconstructed", [])
+    own_reconstruction = (
+        rec.get("src") == "reconstructed" or "reconstructed" in fields.values() or bool(marked)
+    )
+    if own_reconstruction and not str(rec.get("why", "")).strip():
+        raise DataError(f"{where}.why", "a reconstructed value needs a 'why'")
+    for key, value in rec.items():
+        if key in _META or key in _LABELS or key.startswith("_"):
+            continue
+        here = (*path, key)
+        if isinstance(value, dict) and (container or "src" in value or key in _CONTAINERS):
+            _count_record(value, src, fname, here, touched, tally, container=key in _CONTAINERS)
+            continue
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            for i, item in enumerate(value):
+                _count_record(item, src, fname, (*here, i), touched, tally)
+            continue
+        field_src = fields.get(key, src)
+        if isinstance(value, list):
+            cells_marked = (
+                marked.get(key, [])
+                if isinstance(marked, Mapping)
+                else (marked if key == "cells" else [])
+            )
+            for i in range(len(value)):
+                s = "reconstructed" if i in cells_marked else field_src
+                tally[_moderated(s, (*here, i), touched, f"{where}.{key}")] += 1
+        else:
+            tally[_moderated(field_src, here, touched, f"{where}.{key}")] += 1
+    del top
+
+
+def _moderated(
+    src: str | None, path: tuple[Any, ...], touched: set[tuple[Any, ...]], where: str
+) -> str:
+    for n in range(len(path), 0, -1):
+        if path[:n] in touched:
+            return Source.MODERATOR.value
+    if src is None:
+        raise DataError(where, "value without provenance: add src")
+    return src
+
+
+def _dotted(path: Sequence[Any]) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Field readers
+
+
+def _get(rec: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if key not in rec:
+        raise DataError(f"{where}.{key}", "missing")
+    return _check(rec[key], kind, f"{where}.{key}")
+
+
+def _opt(
+    rec: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str, default: Any
+) -> Any:
+    if key not in rec:
+        return default
+    return _check(rec[key], kind, f"{where}.{key}")
+
+
+def _check(value: Any, kind: type | tuple[type, ...], where: str) -> Any:
+    if isinstance(value, bool) and kind in (int, (int, float)):
+        raise DataError(where, f"expected a number, got {value!r}")
+    if not isinstance(value, kind):
+        names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+        raise DataError(where, f"expected {names}, got {value!r}")
+    return value
+
+
+def _nonneg(rec: Mapping[str, Any], key: str, where: str, default: int | None = None) -> int:
+    value = _get(rec, key, int, where) if default is None else _opt(rec, key, int, where, default)
+    if value < 0:
+        raise DataError(f"{where}.{key}", f"must not be negative, got {value}")
+    return int(value)
+
+
+def _side(rec: Mapping[str, Any], where: str) -> Side:
+    s = _get(rec, "side", str, where)
+    if s not in SIDES:
+        raise DataError(f"{where}.side", f"{s!r} is not a side (japanese, allied)")
+    return Side(s)
+
+
+def _hex(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise DataError(where, f"expected a hex number, got {value!r}")
+    if not hexgrid.on_map(value):
+        raise DataError(where, f"hex {value:04d} is off the map (0001-{hexgrid.LAST_HEX:04d})")
+    return value
+
+
+def _check_keys(rec: Mapping[str, Any], allowed: Iterable[str], where: str) -> None:
+    extra = set(rec) - set(allowed) - _META - {"_where"}
+    if extra:
+        raise DataError(f"{where}.{sorted(extra)[0]}", "unknown key")
+
+
+def _provenance(rec: Mapping[str, Any]) -> Provenance:
+    fields = {k: Source(v) for k, v in rec.get("src_fields", {}).items()}
+    return Provenance(Source(rec.get("src", "rulebook")), fields, str(rec.get("why", "")))

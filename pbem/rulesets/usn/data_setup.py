@@ -1,0 +1,234 @@
+"""Set-up legality of a U.S.N. scenario (SETUP.TERRAIN, SETUP.CAPACITY, STK.E):
+land units on land, ships in friendly naval bases, air points within base, carrier
+and transport capacity. Map checks run only when a map is loaded."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pbem.errors import DataError
+from pbem.rulesets.usn.data_raw import SIDES
+from pbem.rulesets.usn.scenario import AirDeployment, Deployment, MapLike, Scenario
+from pbem.rulesets.usn.units import (
+    Catalogue,
+    Counter,
+    LandCounter,
+    NavalCounter,
+    Side,
+    UnitType,
+)
+
+
+def _start_bases(
+    scen: Scenario, usn_map: MapLike | None
+) -> dict[Side, dict[int, tuple[int, bool]]]:
+    """Each side's bases at start: hex -> (air capacity, naval)."""
+    out: dict[Side, dict[int, tuple[int, bool]]] = {Side.JAPANESE: {}, Side.ALLIED: {}}
+    if usn_map is not None:
+        for b in usn_map.bases.values():
+            owner = b.owner.get(scen.bases)
+            if owner in SIDES:
+                out[Side(owner)][int(b.hex)] = (int(b.air_capacity), bool(b.naval))
+    for ab in scen.added_bases:
+        cap, naval = out[ab.side].get(ab.hex, (0, False))
+        out[ab.side][ab.hex] = (max(cap, ab.air_capacity), naval or ab.naval)
+    return out
+
+
+def check_deployment(
+    scen: Scenario,
+    fname: str,
+    catalogue: Catalogue,
+    usn_map: MapLike | None,
+) -> list[DataError]:
+    """Every problem with a scenario's set-up, all optional forces included.
+
+    Without a map only the map-free checks run (carriers, transports, sides)."""
+    problems: list[DataError] = []
+    bases = _start_bases(scen, usn_map)
+    for side in scen.sides:
+        _check_side(scen, fname, side, catalogue, usn_map, bases[side], problems)
+    return problems
+
+
+def _check_side(
+    scen: Scenario,
+    fname: str,
+    side: Side,
+    catalogue: Catalogue,
+    usn_map: MapLike | None,
+    bases: Mapping[int, tuple[int, bool]],
+    problems: list[DataError],
+) -> None:
+    carriers: dict[str, int] = {}  # undamaged carriers at start -> free air capacity
+    transports: dict[str, int] = {}  # transport -> free transport points
+    for i, d in enumerate(scen.deployments):
+        if d.side != side:
+            continue
+        where = f"{fname}: deploy[{i}]"
+        for uid in d.units:
+            c = catalogue.get(side, uid)
+            if isinstance(c, NavalCounter):
+                if c.is_carrier and d.damage == 0:
+                    carriers[uid] = c.air_capacity
+                if c.is_transport:
+                    transports[uid] = c.transport_capacity
+            problems.extend(_check_unit_place(c, d, where, usn_map, bases, side))
+    for i, d in enumerate(scen.deployments):
+        if d.side != side or d.at.unit is None:
+            continue
+        where = f"{fname}: deploy[{i}].at"
+        for uid in d.units:
+            c = catalogue.get(side, uid)
+            tp = c.transport_points if isinstance(c, LandCounter) else None
+            problems.extend(_load(transports, d.at.unit, tp or 0, f"{uid}", where))
+    base_free = {h: cap for h, (cap, _) in bases.items() if cap > 0}
+    pools: list[tuple[int, AirDeployment]] = []
+    for i, a in enumerate(scen.air):
+        if a.side != side:
+            continue
+        where = f"{fname}: air[{i}].at"
+        at = a.at
+        if at.hexes and len(at.hexes) == 1:
+            h = at.hexes[0]
+            if usn_map is None:
+                continue
+            if h not in base_free:
+                problems.append(
+                    DataError(where, f"no {side.value} air base at {h:04d} for {a.points} {a.type}")
+                )
+            elif a.points > base_free[h]:
+                problems.append(
+                    DataError(
+                        where,
+                        f"{a.points} {a.type} exceed the air capacity left at {h:04d} ({base_free[h]})",
+                    )
+                )
+            else:
+                base_free[h] -= a.points
+        elif at.unit is not None:
+            if a.type == UnitType.NAC and at.unit in carriers:
+                if a.points > carriers[at.unit]:
+                    problems.append(
+                        DataError(
+                            where,
+                            f"{a.points} NAC exceed {at.unit}'s air capacity {carriers[at.unit]}",
+                        )
+                    )
+                else:
+                    carriers[at.unit] -= a.points
+            elif at.unit in transports and side == Side.ALLIED:  # NM.TRANS.AIR
+                per = catalogue.air_type(side, a.type).transport_points or 0
+                problems.extend(
+                    _load(transports, at.unit, a.points * per, f"{a.points} {a.type}", where)
+                )
+            else:
+                problems.append(
+                    DataError(
+                        where,
+                        f"{at.unit} is not a {side.value} carrier or transport set up in this game",
+                    )
+                )
+        else:
+            pools.append((i, a))
+    # Areas first, then "any": the narrowest choice takes its capacity first.
+    for i, a in sorted(pools, key=lambda p: p[1].at.any is not None):
+        where = f"{fname}: air[{i}].at"
+        kind = a.at.any
+        if kind in ("carrier", "carrier-or-base") and a.type != UnitType.NAC:
+            problems.append(DataError(where, f"{a.type} may not be on carriers (MOV.T)"))
+            continue
+        use_bases = kind != "carrier" and usn_map is not None
+        if kind is None and a.at.region is not None and usn_map is not None:
+            region = usn_map.regions.get(a.at.region, frozenset())
+            spots = [h for h in base_free if h in region]
+        else:
+            spots = list(base_free) if use_bases else []
+        if kind is None and usn_map is None:
+            continue
+        left = a.points
+        if kind in ("carrier", "carrier-or-base"):
+            for uid in sorted(carriers):
+                take = min(left, carriers[uid])
+                carriers[uid] -= take
+                left -= take
+        for h in sorted(spots, key=lambda h: -base_free[h]):
+            take = min(left, base_free[h])
+            base_free[h] -= take
+            left -= take
+        if left > 0 and (use_bases or kind == "carrier"):
+            room = (
+                "carriers"
+                if kind == "carrier"
+                else "carriers and air bases"
+                if kind == "carrier-or-base"
+                else "air bases"
+            )
+            problems.append(
+                DataError(
+                    where, f"{a.points} {a.type} do not fit: {left} more than the {room} can hold"
+                )
+            )
+
+
+def _load(free: dict[str, int], uid: str, points: int, what: str, where: str) -> list[DataError]:
+    if uid not in free:
+        return [DataError(where, f"{uid} is not a transport set up in this game")]
+    if points > free[uid]:
+        return [
+            DataError(where, f"{what} need {points} transport points; {uid} has {free[uid]} left")
+        ]
+    free[uid] -= points
+    return []
+
+
+def _check_unit_place(
+    c: Counter,
+    d: Deployment,
+    where: str,
+    usn_map: MapLike | None,
+    bases: Mapping[int, tuple[int, bool]],
+    side: Side,
+) -> list[DataError]:
+    out: list[DataError] = []
+    at = d.at
+    if at.offmap is not None and side != Side.ALLIED:
+        out.append(DataError(f"{where}.at", f"only Allied units may start off the map ({c.id})"))
+    if d.damage and not isinstance(c, NavalCounter):
+        out.append(DataError(f"{where}.damage", f"only naval units take damage ({c.id})"))
+    if d.entrenched and not isinstance(c, LandCounter):
+        out.append(DataError(f"{where}.entrenched", f"only land units entrench ({c.id})"))
+    if usn_map is None:
+        return out
+    if isinstance(c, LandCounter):
+        for h in at.hexes:
+            if not usn_map.is_land(h):
+                out.append(DataError(f"{where}.at", f"land unit {c.id} set up in sea hex {h:04d}"))
+        if at.region is not None and not any(
+            usn_map.is_land(h) for h in usn_map.regions[at.region]
+        ):
+            out.append(DataError(f"{where}.at", f"region {at.region} has no land hex for {c.id}"))
+        return out
+    if c.type == UnitType.SUB or d.at_sea:
+        return out  # paper units; C24's ships start at sea
+    naval_bases = [h for h, (_, naval) in bases.items() if naval]
+    if at.hexes and not any(h in naval_bases for h in at.hexes):
+        hexes = " or ".join(f"{h:04d}" for h in at.hexes)
+        out.append(
+            DataError(
+                f"{where}.at", f"{c.id} must start in a {side.value} naval base; none at {hexes}"
+            )
+        )
+    if at.any in ("naval-base", "friendly-naval-base"):
+        region = usn_map.regions.get(at.region, frozenset()) if at.region else None
+        if not any(region is None or h in region for h in naval_bases):
+            out.append(
+                DataError(
+                    f"{where}.at",
+                    f"no {side.value} naval base for {c.id}"
+                    + (f" in {at.region}" if at.region else ""),
+                )
+            )
+    if at.region is not None and at.any is None:
+        out.append(DataError(f"{where}.at", f"{c.id}: ships start in a naval base, not an area"))
+    return out

@@ -1,0 +1,217 @@
+"""Build the typed U.S.N. tables (tables.py) from tables.toml."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
+
+from pbem.errors import DataError
+from pbem.rulesets.usn.data_raw import _META, SIDES, _get, _hex, _nonneg
+from pbem.rulesets.usn.tables import (
+    AirLoss,
+    Calendar,
+    Crt1,
+    Crt2,
+    Crt5,
+    Crt34,
+    Damage,
+    GeoObjective,
+    LandResult,
+    NacChart,
+    Replacement,
+    UsnTables,
+    VariableDeployment,
+    VictoryLevel,
+    VpEntry,
+)
+from pbem.rulesets.usn.units import canonical_id
+
+
+def _rows(raw: Mapping[str, Any], name: str, width: int) -> list[tuple[list[Any], set[int]]]:
+    where = f"tables.toml: {name}"
+    table = _get(raw, name, dict, "tables.toml: ")
+    rows = _get(table, "rows", list, where)
+    if [r.get("die") for r in rows] != [1, 2, 3, 4, 5, 6]:
+        raise DataError(f"{where}.rows", "needs one row per die roll, 1 to 6 in order")
+    out = []
+    for i, r in enumerate(rows):
+        cells = _get(r, "cells", list, f"{where}.rows[{i}]")
+        if len(cells) != width:
+            raise DataError(f"{where}.rows[{i}].cells", f"needs {width} cells, has {len(cells)}")
+        marked = r.get("reconstructed", [])
+        if r.get("src") == "reconstructed":
+            marked = list(range(width))
+        out.append((cells, set(marked)))
+    return out
+
+
+def _cellset(rows: Sequence[tuple[list[Any], set[int]]]) -> frozenset[tuple[int, int]]:
+    return frozenset((d + 1, c) for d, (_, marked) in enumerate(rows) for c in marked)
+
+
+def build_tables(raw: Mapping[str, Any]) -> UsnTables:
+    where = "tables.toml"
+    crt1_cols = tuple(_get(raw["crt1"], "columns", list, f"{where}: crt1"))
+    rows1 = _rows(raw, "crt1", len(crt1_cols))
+    crt1_rows = []
+    for d, (cells, _) in enumerate(rows1):
+        try:
+            crt1_rows.append(tuple(LandResult(c) for c in cells))
+        except ValueError as exc:
+            raise DataError(f"{where}: crt1.rows[{d}].cells", str(exc)) from None
+    crt1 = Crt1(crt1_cols, tuple(crt1_rows), _cellset(rows1))
+
+    bands = tuple(_get(raw["crt2"], "bands", list, f"{where}: crt2"))
+    if list(bands) != sorted(bands) or len(set(bands)) != len(bands):
+        raise DataError(f"{where}: crt2.bands", "must rise strictly")
+    rows2 = _rows(raw, "crt2", len(bands))
+    crt2_rows = []
+    for d, (cells, _) in enumerate(rows2):
+        row = []
+        for c, cell in enumerate(cells):
+            if not (
+                isinstance(cell, list)
+                and len(cell) == 2
+                and all(type(x) is int and x >= 0 for x in cell)
+            ):
+                raise DataError(
+                    f"{where}: crt2.rows[{d}].cells[{c}]", "must be [aborted, destroyed]"
+                )
+            row.append(AirLoss(cell[0], cell[1]))
+        crt2_rows.append(tuple(row))
+    crt2 = Crt2(bands, tuple(raw["crt2"].get("columns", ())), tuple(crt2_rows), _cellset(rows2))
+
+    rows34 = _rows(raw, "crt34", 8)
+    for d, (cells, _) in enumerate(rows34):
+        for c, cell in enumerate(cells):
+            if type(cell) is not int or not 0 <= cell <= 8:
+                raise DataError(f"{where}: crt34.rows[{d}].cells[{c}]", "damage number must be 0-8")
+    crt34 = Crt34(
+        tuple(raw["crt34"].get("crt3_columns", ())),
+        tuple(raw["crt34"].get("crt4_columns", ())),
+        tuple(tuple(cells) for cells, _ in rows34),
+        _cellset(rows34),
+    )
+
+    rows5 = _rows(raw, "crt5", 8)
+    crt5_rows = []
+    for d, (cells, _) in enumerate(rows5):
+        row5 = []
+        for c, cell in enumerate(cells):
+            cw = f"{where}: crt5.rows[{d}].cells[{c}]"
+            if cell == "X":
+                row5.append(Damage(0, True))
+            elif isinstance(cell, str) and cell.isdigit() and int(cell) <= 40:
+                row5.append(Damage(int(cell)))
+            else:
+                raise DataError(cw, f"must be weeks 0-40 or 'X', got {cell!r}")
+        crt5_rows.append(tuple(row5))
+    crt5 = Crt5(tuple(crt5_rows), _cellset(rows5))
+
+    charts = {}
+    for side in SIDES:
+        cw = f"{where}: nac_chart.{side}"
+        ch = _get(_get(raw, "nac_chart", dict, f"{where}: "), side, dict, f"{where}: nac_chart")
+        rows = {
+            k: tuple(_get(ch, k, list, cw)) for k in ("bombardment", "a2a_normal", "a2a_extended")
+        }
+        for k, values in rows.items():
+            if len(values) != 11 or values[0] != 0 or list(values) != sorted(values):
+                raise DataError(f"{cw}.{k}", "needs 11 rising values for 0-10 air points, from 0")
+        charts[side] = NacChart(side, _get(ch, "letters", str, cw), **rows)
+
+    tp: dict[tuple[str, str], int] = {}
+    for i, r in enumerate(_get(raw, "transport_points", list, f"{where}: ")):
+        tw = f"{where}: transport_points[{i}]"
+        s = _get(r, "side", str, tw)
+        if s not in (*SIDES, "both"):
+            raise DataError(f"{tw}.side", f"{s!r} is not japanese, allied or both")
+        tp[(s, _get(r, "unit", str, tw))] = _nonneg(r, "points", tw)
+
+    em = _get(raw, "emergency_transport", dict, f"{where}: ")
+    emergency = {s: MappingProxyType(dict(em.get(s, {}))) for s in SIDES}
+    endurance = {
+        k: v for k, v in _get(raw, "endurance", dict, f"{where}: ").items() if k not in _META
+    }
+
+    vps = []
+    for i, r in enumerate(_get(raw, "victory_points", list, f"{where}: ")):
+        vw = f"{where}: victory_points[{i}]"
+        pts = _get(r, "points", (int, float), vw)
+        per = _get(r, "per", str, vw)
+        if per not in ("unit", "air_point", "air_capacity", "defense"):
+            raise DataError(f"{vw}.per", f"unknown multiplier {per!r}")
+        vps.append(
+            VpEntry(
+                _get(r, "receiver", str, vw), _get(r, "category", str, vw), Fraction(str(pts)), per
+            )
+        )
+    levels = tuple(
+        VictoryLevel(
+            r["level"], Fraction(str(r["ratio_at_least"])), bool(r.get("strictly_greater", False))
+        )
+        for r in _get(raw, "victory_levels", list, f"{where}: ")
+    )
+    geo = []
+    for i, r in enumerate(_get(raw, "geographic_points", list, f"{where}: ")):
+        gw = f"{where}: geographic_points[{i}]"
+        hexes = tuple(_hex(h, f"{gw}.hexes") for h in r.get("hexes", []))
+        geo.append(
+            GeoObjective(
+                area=_get(r, "area", str, gw),
+                points=_nonneg(r, "points", gw),
+                required=_get(r, "required", bool, gw),
+                region=r.get("region"),
+                hexes=hexes,
+                any_naval_base_in=r.get("any_naval_base_in"),
+                place=r.get("place"),
+            )
+        )
+    repl = tuple(
+        Replacement(
+            r["rule"], r["side"], r["type"], int(r["after"]), r["trigger"], r.get("damage_weeks")
+        )
+        for r in _get(raw, "replacements", list, f"{where}: ")
+    )
+    vd = _get(raw, "variable_deployment", dict, f"{where}: ")
+    vd_rows: dict[int, tuple[str, ...]] = {}
+    for r in vd.get("rows", []):
+        for die in r["dice"]:
+            vd_rows[int(die)] = tuple(canonical_id(u) for u in r["units"])
+    if sorted(vd_rows) != [1, 2, 3, 4, 5, 6]:
+        raise DataError(f"{where}: variable_deployment.rows", "must cover die rolls 1-6 once each")
+    breakdown = tuple(
+        (r["side"], r["parent"], r["parts"], int(r["count"])) for r in raw.get("breakdown", [])
+    )
+    cal = _get(raw, "calendar", dict, f"{where}: ")
+    try:
+        first = dt.date.fromisoformat(_get(cal, "first_monday", str, f"{where}: calendar"))
+    except ValueError as exc:
+        raise DataError(f"{where}: calendar.first_monday", str(exc)) from None
+    calendar = Calendar(
+        first,
+        _nonneg(cal, "last_turn", f"{where}: calendar"),
+        MappingProxyType({int(k): v for k, v in cal.get("printed", {}).items()}),
+    )
+    return UsnTables(
+        crt1=crt1,
+        crt2=crt2,
+        crt34=crt34,
+        crt5=crt5,
+        nac_charts=MappingProxyType(charts),
+        transport_points=MappingProxyType(tp),
+        emergency_capacity=MappingProxyType(emergency),
+        endurance=MappingProxyType(endurance),
+        victory_points=tuple(vps),
+        victory_levels=levels,
+        geographic=tuple(geo),
+        replacements=repl,
+        variable_deployment=VariableDeployment(
+            _hex(vd.get("hex"), f"{where}: variable_deployment.hex"), MappingProxyType(vd_rows)
+        ),
+        breakdown=breakdown,
+        calendar=calendar,
+    )

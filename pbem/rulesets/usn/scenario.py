@@ -1,0 +1,187 @@
+"""The U.S.N. scenario model: where each side's forces start, what arrives later,
+which special and optional rules apply, and how the game is won.
+
+Built and checked by ``pbem.rulesets.usn.data`` from scenarios/usn/scenarios/*.toml.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pbem.core.ruleset import ScenarioInfo
+from pbem.rulesets.usn.units import LandCounter, Side, Source, UnitType
+
+# ---------------------------------------------------------------------------
+# The map, as this loader needs it (pbem.rulesets.usn.map.UsnMap fits).
+
+
+class BaseLike(Protocol):
+    @property
+    def hex(self) -> int: ...
+    @property
+    def air_capacity(self) -> int: ...
+    @property
+    def naval(self) -> bool: ...
+    @property
+    def owner(self) -> Mapping[str, str | None]: ...
+
+
+class MapLike(Protocol):
+    @property
+    def bases(self) -> Mapping[Any, BaseLike]: ...
+    @property
+    def regions(self) -> Mapping[str, frozenset[Any]]: ...
+    @property
+    def places(self) -> Mapping[str, Any]: ...
+    def is_land(self, h: int) -> bool: ...
+    def is_sea(self, h: int) -> bool: ...
+
+
+# ---------------------------------------------------------------------------
+# Scenario model
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where something is set up (SETUP.HEXSPEC, SETUP.AREA, SETUP.FREE).
+
+    Exactly one of: ``hexes`` (one exact hex, or any of a printed pair), ``region``
+    (an area, with its representative ``ref`` hex), ``any`` (a kind of location:
+    "friendly-land", "friendly-naval-base", "naval-base" (within ``region`` if
+    given), "base", "carrier", "carrier-or-base", "sea"), ``offmap`` ("west-coast"),
+    ``unit`` (``carrier`` or ``aboard`` a transport), or ``adjacent_to_region``.
+    """
+
+    hexes: tuple[int, ...] = ()
+    region: str | None = None
+    ref: int | None = None
+    any: str | None = None
+    offmap: str | None = None
+    unit: str | None = None
+    adjacent_to_region: str | None = None
+    unoccupied_by: str | None = None
+
+    def describe(self) -> str:
+        if self.unit:
+            return f"aboard {self.unit}"
+        if self.offmap:
+            return self.offmap
+        if self.any:
+            return f"any {self.any}" + (f" in {self.region}" if self.region else "")
+        if self.region:
+            return self.region + (f" ({self.ref:04d})" if self.ref else "")
+        if self.adjacent_to_region:
+            return f"adjacent to {self.adjacent_to_region}"
+        return " or ".join(f"{h:04d}" for h in self.hexes)
+
+
+@dataclass(frozen=True, slots=True)
+class Deployment:
+    """Units set up together. ``optional`` names the optional rule they need."""
+
+    side: Side
+    units: tuple[str, ...]
+    at: Place
+    entrenched: bool = False
+    damage: int = 0
+    unsupplied: bool = False
+    at_sea: bool = False
+    optional: str | None = None
+    src: Source = Source.RULEBOOK
+
+
+@dataclass(frozen=True, slots=True)
+class AirDeployment:
+    side: Side
+    type: UnitType
+    points: int
+    at: Place
+    optional: str | None = None
+    src: Source = Source.RULEBOOK
+
+
+@dataclass(frozen=True, slots=True)
+class AddedBase:
+    """A base a scenario adds to the printed map (e.g. MINI.SOLOMONS: Guadalcanal)."""
+
+    side: Side
+    hex: int
+    air_capacity: int
+    naval: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Arrival:
+    """One line of the Reinforcement Chart (REIN.TABLE).
+
+    ``at`` None means the side's default entry (REIN.J.DEFAULT, REIN.A.DEFAULT,
+    REIN.A.LBAC); ``aboard`` lists the carriers the air points arrive on;
+    ``requires`` names an optional or special rule that must be in force.
+    """
+
+    turn: int
+    side: Side
+    units: tuple[str, ...] = ()
+    air: Mapping[str, int] = field(default_factory=dict)
+    at: Place | None = None
+    aboard: tuple[str, ...] = ()
+    requires: str | None = None
+    src: Source = Source.RULEBOOK
+
+
+@dataclass(frozen=True, slots=True)
+class Withdrawal:
+    turn: int
+    side: Side
+    unit: str
+    at: Place
+    rule: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """Everything the rules engine needs to start a game of one situation."""
+
+    name: str
+    title: str
+    kind: str  # "mini-game" or "campaign"
+    rule: str
+    first_turn: int
+    game_turns: int
+    bases: str  # "game1" or "game2": which printed base ownership applies
+    start_line: str
+    first_side: Side
+    deployments: tuple[Deployment, ...]
+    air: tuple[AirDeployment, ...]
+    added_bases: tuple[AddedBase, ...]
+    coastal_defense: Mapping[str, LandCounter]  # "<side>/CD-<hex>" -> counter
+    optional_rules: Mapping[str, Mapping[str, Any]]
+    special: Mapping[str, Mapping[str, Any]]
+    victory: Mapping[str, Any]
+    arrivals: tuple[Arrival, ...]  # the chart's rows within this game's turns
+    withdrawals: tuple[Withdrawal, ...]
+    sides: tuple[Side, ...] = (Side.JAPANESE, Side.ALLIED)
+
+    @property
+    def last_turn(self) -> int:
+        return self.first_turn + self.game_turns - 1
+
+    def info(self) -> ScenarioInfo:
+        options = {
+            k: str(v.get("note") or v.get("rule") or k) for k, v in self.optional_rules.items()
+        }
+        return ScenarioInfo(self.name, self.title, tuple(s.value for s in self.sides), options)
+
+    def deployed(self, side: str, optional_rules: Iterable[str] = ()) -> list[str]:
+        """IDs of the side's counters set up at start under the chosen optional rules."""
+        chosen = set(optional_rules)
+        out = [
+            u
+            for d in self.deployments
+            if d.side == side and (d.optional is None or d.optional in chosen)
+            for u in d.units
+        ]
+        out += [k.partition("/")[2] for k in self.coastal_defense if k.startswith(f"{side}/")]
+        return out
