@@ -28,6 +28,7 @@ import ssl
 import subprocess
 import tempfile
 import time
+import weakref
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -179,6 +180,19 @@ def write_self_signed_cert(folder: Path) -> Path:
     return cert_path
 
 
+def _stop_group(process: subprocess.Popen[bytes]) -> None:
+    """Stop Dovecot's master and every process of its group (imap sessions, log)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
 class _LmtpRelay:
     """aiosmtpd handler: refuse foreign domains and unknown users, deliver over LMTP."""
 
@@ -263,6 +277,7 @@ class MailLab:
             + "\n"
         )
         self._process: subprocess.Popen[bytes] | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
         self._controller: Controller | None = None
         self.smtp_port = 0
         try:
@@ -278,37 +293,34 @@ class MailLab:
         """Start Dovecot (IMAP and LMTP) and wait until both ports answer."""
         if self._process is not None and self._process.poll() is None:
             return
-        self._process = subprocess.Popen(
-            [self.dovecot or "dovecot", "-F", "-c", str(self.config)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            # Own process group: stop_imap() must also end the imap/log children,
-            # which otherwise outlive the master and keep client connections open.
-            start_new_session=True,
-        )
+        # stderr to a file, never a pipe: Dovecot keeps inherited pipes open for ever.
+        with open(self.root / "dovecot.stderr", "ab") as stderr:
+            process = subprocess.Popen(
+                [self.dovecot or "dovecot", "-F", "-c", str(self.config)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                # Own process group: stop_imap() must also end the imap/log children,
+                # which otherwise outlive the master and keep client connections open.
+                start_new_session=True,
+            )
+        self._process = process
+        # Also stop it if the lab is never closed (a crashed test run).
+        self._finalizer = weakref.finalize(self, _stop_group, process)
         try:
-            wait_for_port(self.imap_port, process=self._process)
-            wait_for_port(self.imaps_port, process=self._process)
-            wait_for_port(self.lmtp_port, process=self._process)
+            for port in (self.imap_port, self.imaps_port, self.lmtp_port):
+                wait_for_port(port, process=process)
         except MailLabError as exc:
-            raise MailLabError(f"{exc}; see {self.root / 'dovecot.log'}") from exc
+            errors = (self.root / "dovecot.stderr").read_text(errors="replace").strip()
+            where = errors or f"see {self.root / 'dovecot.log'}"
+            raise MailLabError(f"{exc}: {where}") from exc
 
     def stop_imap(self) -> None:
         """Stop Dovecot (both IMAP and LMTP): clients see their connections drop."""
-        process, self._process = self._process, None
-        if process is None or process.poll() is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        # Whatever of the group is still alive (imap sessions, log) goes now.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
+        self._process = None
+        if self._finalizer is not None:
+            self._finalizer()  # runs _stop_group once
+            self._finalizer = None
 
     def _start_smtp(self) -> None:
         self.smtp_port = free_port()
