@@ -4,7 +4,12 @@ Usable from pytest (``tests/e2e/conftest.py``), from benchmarks and from demo sc
 
     with MailLab() as lab:
         alice = lab.add_user("alice", "secret")      # -> "alice@pbem.test"
-        ...  # SMTP on lab.smtp_port, IMAP on lab.imap_port, both 127.0.0.1
+        ...  # SMTP on lab.smtp_port, IMAP on lab.imap_port, all on 127.0.0.1
+        lab.count(alice), lab.list_messages(alice, "pbem-processed"), lab.inject(alice, raw)
+        lab.stop_imap(); lab.start_imap()            # the server goes away and comes back
+
+TLS: IMAP over TLS on ``lab.imaps_port`` and STARTTLS on the SMTP port, with a
+self-signed certificate that ``lab.client_tls_context()`` trusts.
 
 Dovecot runs in the foreground as a child process with its own config in a fresh
 directory; mail is stored as the ``vmail`` system user (Dovecot refuses root), which
