@@ -25,6 +25,7 @@ from pbem.core.ruleset import Demand, Ruleset, State
 from pbem.errors import LifecycleError
 from pbem.lifecycle import deadlines, record
 from pbem.record.chain import state_hash
+from pbem.record.edits import EditError, apply_edit
 from pbem.record.replay import replay_line
 from pbem.secrecy.plots import PlotContent, seal, unseal
 from pbem.secrecy.seeds import new_seed, seal_seed, unseal_seed
@@ -794,6 +795,41 @@ class GameMaster:
             {"dispute": dispute_id, "ruling": dispute.status, "reason": reason},
         )
         return dispute
+
+    def edit_state(self, game_id: str, pointer: str, value: Any) -> tuple[Phase, Any]:
+        """The correcting edit (an upheld dispute): set one value in the open phase's state.
+
+        Recorded as ``state-edited`` with the hashes before and after, and applied
+        again by replay, so rollback and ``pbem verify`` reach the same states.
+        Returns the phase and the value replaced.
+        """
+        game = self.game(game_id)
+        phase = self._require_open(game)
+        cached = self.s.get(GameState, phase.id)
+        if cached is None:
+            raise LifecycleError(f"no stored state for phase {phase.id}")
+        before = state_hash(cached.state)
+        try:
+            new_state, old = apply_edit(cached.state, pointer, value)
+        except EditError as exc:
+            raise LifecycleError(str(exc)) from None
+        cached.state = new_state  # a new object, so the JSON column sees the change
+        phase.state_hash = state_hash(new_state)
+        self._record(
+            game,
+            "state-edited",
+            {
+                "phase_seq": phase.seq,
+                "turn": phase.turn,
+                "phase": phase.name,
+                "pointer": pointer,
+                "old": old,
+                "value": value,
+                "before_hash": before,
+                "state_hash": phase.state_hash,
+            },
+        )
+        return phase, old
 
     # ------------------------------------------------------------ clock
 

@@ -39,7 +39,7 @@ from pbem.lifecycle.games import GameMaster
 from pbem.outbox.compose import reply_subject
 from pbem.outbox.queue import enqueue, loop_token
 from pbem.reports.render import render
-from pbem.storage.models import InboundMail, Seat, UsedSignature
+from pbem.storage.models import Game, InboundMail, Seat, UsedSignature
 
 log = logging.getLogger("pbem.mailroom")
 
@@ -120,12 +120,22 @@ class Mailroom:
                 f"{self.config.intake.max_size}. Send the order block alone, as plain text."
             )
             return self._answer(row, mail, answer, "refused: oversized")
+        sheet: OrderSheet | None = None
         try:
             verified = self._verify(mail, row.raw)
             sheet = parse_sheet(verified.text)
             seat = self._attribute(verified, sheet)
             self._refuse_replay(verified, sheet, row)
         except IntakeError as exc:
+            if sheet is not None:  # signed by a key we know: the game it names hears of it
+                self._note_refusal(
+                    row,
+                    sheet.game,
+                    sheet.side,
+                    sheet.turn,
+                    sheet.phase,
+                    f"{exc.code}: {exc.message}",
+                )
             answer = Answer(error=exc.message, hint=HINTS.get(exc.code, ""))
             return self._answer(row, mail, answer, f"refused: {exc.code}: {exc.message}")
         row.game_id = sheet.game
@@ -147,8 +157,29 @@ class Mailroom:
         )
         return outcome
 
+    def _note_refusal(
+        self, row: InboundMail, game_id: str, side: str, turn: int, phase: str, reason: str
+    ) -> None:
+        """A refused mail is an event of the game it names: that it came and why it was
+        refused, never its content. Only for a signature that verified (else anyone
+        could write into any game's record) and a game that exists."""
+        if not game_id or self.s.get(Game, game_id) is None:
+            return
+        self.gm.game(game_id)  # the row lock under which record entries are numbered
+        record.append(
+            self.s,
+            game_id,
+            "mail-refused",
+            {"mail": row.digest, "side": side, "turn": turn, "phase": phase, "reason": reason},
+            self.gm.desk.now,
+        )
+
     def _answer(self, row: InboundMail, mail: ParsedMail, answer: Answer, outcome: str) -> str:
         assert mail.from_addr is not None
+        if outcome.startswith("refused") and answer.game:
+            # Orders or a dispute from a verified player, refused by the game.
+            reason = outcome.removeprefix("refused: ")
+            self._note_refusal(row, answer.game, answer.side, answer.turn, answer.phase, reason)
         text = render("common", "answer.txt.j2", answer.__dict__)
         enqueue(
             self.s,

@@ -16,12 +16,15 @@ lands in the game's record through the ``GameMaster`` method it calls.
     EXTEND game hours | ADJUDICATE game | STATUS game
     ROLLBACK game turn phase [REPLOT]
     RULE game dispute-id UPHELD|DISMISSED reason
+    EDIT game /json/pointer value                     correcting edit of the open phase's
+                                                      state; value is JSON (else a string)
     END game [reason]
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import shlex
 from collections.abc import Callable
 from typing import Any
@@ -191,6 +194,24 @@ def _rule(gm: GameMaster, a: list[str]) -> str:
     return f"dispute {dispute_id} {dispute.status}"
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} has no place in a game state")  # NaN, Infinity: not JSON
+
+
+def _edit(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 3, "EDIT game /json/pointer value")
+    text = " ".join(a[2:])
+    try:
+        value: Any = json.loads(text, parse_constant=_no_constant)
+    except ValueError:
+        value = text  # a bare word is meant as a string: EDIT g1 /weather/A storm
+    phase, old = gm.edit_state(a[0], a[1], value)
+    return (
+        f"{a[0]} turn {phase.turn} {phase.name}: {a[1]} set to {json.dumps(value)} "
+        f"(was {json.dumps(old)}); recorded as a correcting edit"
+    )
+
+
 def _end(gm: GameMaster, a: list[str]) -> str:
     _need(a, 1, "END game [reason]")
     gm.end(a[0], " ".join(a[1:]) or "ended by the moderator")
@@ -223,6 +244,7 @@ COMMANDS: dict[str, Callable[[GameMaster, list[str]], str]] = {
     "ADJUDICATE": _adjudicate,
     "ROLLBACK": _rollback,
     "RULE": _rule,
+    "EDIT": _edit,
     "END": _end,
     "STATUS": _status,
 }

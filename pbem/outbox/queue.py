@@ -9,6 +9,7 @@ refuses it).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -76,4 +77,39 @@ def enqueue(
     )
     session.add(row)
     session.flush()
+    if kind == "report" and game_id is not None:
+        _record_report(session, game_id, message_id, to, side, text, now)
     return row
+
+
+def _record_report(
+    session: Session,
+    game_id: str,
+    message_id: str,
+    to: str,
+    side: str | None,
+    text: str,
+    now: datetime,
+) -> None:
+    """Reports sent belong in the game's record: who got which text, by hash only.
+
+    Here rather than in the reporter: every report passes through ``enqueue``,
+    exactly once per Message-ID, inside the transaction (and the game's row lock)
+    that produced it. The text itself stays out of the record; the archive's
+    reports/ folder has it, and its SHA-256 ties the two together.
+    """
+    # Imported here: the lifecycle imports the outbox, not the other way round.
+    from pbem.lifecycle import record
+
+    record.append(
+        session,
+        game_id,
+        "report-sent",
+        {
+            "audience": side or "omniscient",
+            "to": to,
+            "message_id": message_id,
+            "text_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        },
+        now,
+    )

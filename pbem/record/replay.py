@@ -3,7 +3,8 @@
 Every adjudication entry carries the revealed seed and plots; re-running the
 ruleset from the scenario's initial state with them must give back the same
 rolls, events and states. A rollback entry cuts the line of play back to the
-phase it names, so later adjudications continue from the recomputed state.
+phase it names, so later adjudications continue from the recomputed state; a
+moderator's correcting edit (``state-edited``) is applied again where it was made.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from pbem.core.dice import SeededDice, seed_commitment
 from pbem.core.ruleset import Ruleset, State
 from pbem.record.chain import canonical_json, state_hash
+from pbem.record.edits import EditError, apply_edit
 from pbem.secrecy.plots import PlotContent
 
 
@@ -64,6 +66,8 @@ def replay(
                 report.problems.append(
                     f"phase {seq} (turn {p['turn']} {p['phase']}): opening state differs"
                 )
+        elif kind == "state-edited":
+            _apply_edit(p, report)
         elif kind == "phase-adjudicated":
             seq = int(p["seq"])
             if announced.get(seq) != p["seed_commitment"]:
@@ -77,6 +81,24 @@ def replay(
                     )
             _check_phase(ruleset, game_id, p, report)
     return report
+
+
+def _apply_edit(p: Mapping[str, Any], report: ReplayReport) -> None:
+    """A moderator's correcting edit of an open phase's state, made again."""
+    seq = int(p["phase_seq"])
+    where = f"phase {seq} (turn {p['turn']} {p['phase']})"
+    state = report.states.get(seq)
+    if state is None or state_hash(state) != p["before_hash"]:
+        report.problems.append(f"{where}: the state edited at {p['pointer']} is not the record's")
+        return
+    try:
+        new_state, _old = apply_edit(state, str(p["pointer"]), p["value"])
+    except EditError as exc:
+        report.problems.append(f"{where}: the recorded edit does not apply: {exc}")
+        return
+    if state_hash(new_state) != p["state_hash"]:
+        report.problems.append(f"{where}: the edit at {p['pointer']} gives another state")
+    report.states[seq] = new_state
 
 
 def _check_phase(
