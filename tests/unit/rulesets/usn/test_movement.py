@@ -1,0 +1,396 @@
+"""Naval, land and air movement (MOV.*, TER.*, AM.TRANSFER, PARA.*, OFF.*, CV*.EMBARK)."""
+
+from __future__ import annotations
+
+from pbem.rulesets.usn.hexgrid import neighbours
+from pbem.rulesets.usn.state import Air
+
+from .builders import AUS, CHINA_HEX, HOME, ISLAND, Game, H, base, land, make_state, ship, stub_geo
+
+J, A = "japanese", "allied"
+
+
+def path(c: int, r0: int, r1: int) -> str:
+    return " ".join(f"{H(c, r):04d}" for r in range(r0, r1 + 1))
+
+
+# --- naval ------------------------------------------------------------------
+
+
+def test_mov_a_def_ma_each_hex_costs_one_and_ma_is_the_limit() -> None:
+    # An Allied naval base 4 hexes away forbids double speed, so MA 5 binds.
+    g = Game(make_state([ship(J, "CV-3", H(20, 2))], bases=[base(H(21, 9), A)]))
+    ok = g.validate(J, f"MOVE CV-3 {path(20, 3, 7)}")
+    assert not ok.errors
+    bad = g.validate(J, f"MOVE CV-3 {path(20, 3, 8)}")
+    (e,) = bad.errors
+    assert e.rule == "MOV.N"
+    assert "CV-3 can move 5 more hexes this phase" in e.message
+    assert f"{H(20, 8):04d} would be hex 6" in e.message
+
+
+def test_mov_n_double_speed_far_from_the_enemy() -> None:
+    g = Game(make_state([ship(J, "CV-3", H(20, 2))]))
+    g.play({J: f"MOVE CV-3 {path(20, 3, 12)}"})
+    assert g.unit(J, "CV-3").hex == H(20, 12)
+    assert any(e.kind == "double-speed" and e.rule == "MOV.N" for e in g.events)
+    assert not g.validate(J, "").errors
+
+
+def test_mov_n_double_speed_never_beyond_twice_ma() -> None:
+    g = Game(make_state([ship(J, "CV-3", H(20, 2))]))
+    (e,) = g.validate(J, f"MOVE CV-3 {path(20, 3, 13)}").errors
+    assert e.rule == "DEF.MA" and "can move 10 more hexes" in e.message
+
+
+def test_mov_n_no_double_speed_within_five_of_an_enemy_ship() -> None:
+    g = Game(make_state([ship(J, "CV-3", H(20, 2)), ship(A, "DD-1", H(20, 17))]))
+    # Hexes 3..11 stay more than 5 from 0,17 (H(20,12) is exactly 5 away).
+    assert not g.validate(J, f"MOVE CV-3 {path(20, 3, 11)}").errors
+    (e,) = g.validate(J, f"MOVE CV-3 {path(20, 3, 12)}").errors
+    assert e.rule == "MOV.N" and "too near the enemy" in e.message
+
+
+def test_mov_n_japanese_keep_six_hexes_from_allied_lbac() -> None:
+    units = [ship(J, "CV-3", H(20, 2)), ship(A, "CV-5", H(30, 2))]
+    air = {A: {f"{H(20, 17):04d}": Air(lbac=2)}}
+    g = Game(make_state(units, air=air))
+    assert not g.validate(J, f"MOVE CV-3 {path(20, 3, 10)}").errors
+    (e,) = g.validate(J, f"MOVE CV-3 {path(20, 3, 11)}").errors
+    assert e.rule == "MOV.N"
+
+
+def test_cbt_h_damaged_ship_no_double_speed_and_half_ma_over_20_weeks() -> None:
+    g = Game(make_state([ship(J, "CA-1", H(20, 2), ma=6, damage=25)]))
+    assert not g.validate(J, f"MOVE CA-1 {path(20, 3, 5)}").errors
+    (e,) = g.validate(J, f"MOVE CA-1 {path(20, 3, 6)}").errors
+    assert "can move 3 more hexes" in e.message
+
+
+def test_ter_nav_ships_cross_only_partly_sea_hexsides() -> None:
+    a, b = H(20, 3), H(20, 4)
+    g = Game(make_state([ship(J, "CA-1", a)]), stub_geo(hexsides={(min(a, b), max(a, b)): "land"}))
+    (e,) = g.validate(J, f"MOVE CA-1 {b:04d}").errors
+    assert e.rule == "TER.NAV"
+
+
+def test_mov_proc_path_goes_hex_by_hex() -> None:
+    g = Game(make_state([ship(J, "CA-1", H(20, 3))]))
+    (e,) = g.validate(J, f"MOVE CA-1 {H(20, 5):04d}").errors
+    assert e.rule == "MOV.PROC" and "not adjacent" in e.message
+
+
+def test_nm_surf_1_first_portion_ends_in_the_enemy_hex() -> None:
+    g = Game(make_state([ship(J, "CA-1", H(20, 3)), ship(A, "CA-1", H(20, 5))]))
+    (e,) = g.validate(J, f"MOVE CA-1 {path(20, 4, 6)}").errors
+    assert e.rule == "NM.SURF.1"
+    assert not g.validate(J, f"MOVE CA-1 {path(20, 4, 5)}").errors
+
+
+def test_seq_2i_second_portion_uses_what_is_left() -> None:
+    g = Game(make_state([ship(J, "CA-1", H(20, 3)), ship(A, "BB-1", H(25, 9))]))
+    text = f"MOVE CA-1 {path(20, 4, 6)}\nCONTINUE CA-1 {path(20, 7, 8)}"
+    assert not g.validate(J, text).errors
+    (e,) = g.validate(J, f"MOVE CA-1 {path(20, 4, 6)}\nCONTINUE CA-1 {path(20, 7, 9)}").errors
+    assert e.line == 2 and "can move 2 more hexes" in e.message
+
+
+def test_nm_surf_2_default_standing_order_is_flee_and_mov_o_escaped_hex() -> None:
+    attacker = ship(J, "CA-1", H(20, 3), ma=5)
+    fleet = ship(A, "CV-5", H(20, 5), ma=6)
+    g = Game(make_state([attacker, fleet]))
+    g.play({J: f"MOVE CA-1 {path(20, 4, 5)}"})
+    cv = g.unit(A, "CV-5")
+    assert cv.hex != H(20, 5)
+    assert any(e.kind == "escaped" and e.rule == "NM.SURF.2" for e in g.events)
+
+
+def test_nm_surf_2_standing_order_stay_accepts_combat() -> None:
+    g = Game(make_state([ship(J, "CA-1", H(20, 3)), ship(A, "CV-5", H(20, 5), ma=6)]))
+    g.state = {**g.state, "standing": {A: ["STANDING SURFACE STAY"]}}
+    g.play({J: f"MOVE CA-1 {path(20, 4, 5)}"})
+    assert g.unit(A, "CV-5").hex == H(20, 5)
+    assert any(e.kind == "combat-deferred" and e.rule == "SEQ.2G" for e in g.events)
+
+
+def test_nm_surf_2_slower_defender_cannot_flee() -> None:
+    g = Game(make_state([ship(J, "CA-1", H(20, 3), ma=6), ship(A, "TR-1", H(20, 5), ma=3)]))
+    g.play({J: f"MOVE CA-1 {path(20, 4, 5)}"})
+    assert g.unit(A, "TR-1").hex == H(20, 5)
+
+
+def test_mov_c_unit_ordered_twice_is_refused() -> None:
+    g = Game(make_state([ship(J, "CA-1", H(20, 3))]))
+    v = g.validate(J, f"MOVE CA-1 {H(20, 4):04d}\nMOVE CA-1 {H(20, 2):04d}")
+    assert len(v.accepted) == 1 and v.errors[0].line == 2
+
+
+def test_unit_select_not_yours_or_unknown() -> None:
+    g = Game(make_state([ship(A, "CA-1", H(20, 3))]))
+    (e,) = g.validate(J, f"MOVE CA-1 {H(20, 4):04d}").errors
+    assert "not one of your units" in e.message
+
+
+# --- off the map ------------------------------------------------------------------
+
+
+def test_off_box_allied_exit_east_then_west_coast_after_box_phases() -> None:
+    edge = H(46, 5)
+    g = Game(
+        make_state([ship(A, "CV-5", H(45, 5))], round=1), stub_geo(east=[edge], boxes={edge: 2})
+    )
+    g.play({A: f"MOVE CV-5 {edge:04d} OFF"})
+    assert g.unit(A, "CV-5").box == "E2"
+    g.play({})  # air-5
+    g.play({})  # A-6: one box nearer
+    assert g.unit(A, "CV-5").box == "E1"
+    for _ in range(4):  # J-7-8, air-9, J-2, then A-3-4 of turn 2
+        g.play({})
+    assert g.unit(A, "CV-5").box == "WC" and g.unit(A, "CV-5").in_base
+
+
+def test_off_east_japanese_may_not_leave_east() -> None:
+    edge = H(46, 5)
+    g = Game(make_state([ship(J, "CV-3", edge)]), stub_geo(east=[edge]))
+    (e,) = g.validate(J, "MOVE CV-3 OFF").errors
+    assert e.rule == "OFF.EAST"
+
+
+def test_off_ns_no_exit_north_or_south() -> None:
+    g = Game(make_state([ship(A, "CV-5", H(20, 5))], round=1))
+    (e,) = g.validate(A, "MOVE CV-5 OFF").errors
+    assert e.rule == "OFF.NS"
+
+
+def test_off_box_sail_from_west_coast_enters_with_full_ma() -> None:
+    edge = H(46, 5)
+    cv = ship(A, "CV-5", None, box="WC", in_base=True)
+    g = Game(make_state([cv], round=1), stub_geo(east=[edge], boxes={edge: 1}))
+    g.play({A: f"SAIL CV-5 {edge:04d}"})
+    assert g.unit(A, "CV-5").box == "E1"
+    g.play({})
+    g.play({A: f"MOVE CV-5 {edge:04d} {H(45, 5):04d} {H(44, 5):04d}"})
+    assert g.unit(A, "CV-5").hex == H(44, 5)
+
+
+# --- land -----------------------------------------------------------------------
+
+
+def land_game(*units, geo=None, **kw):  # type: ignore[no-untyped-def]
+    return Game(make_state(list(units), round=4, **kw), geo)  # J-7-8
+
+
+def test_mov_f_land_unit_moves_one_hex() -> None:
+    g = land_game(land(J, "RGT-1", HOME[0]))
+    g.play({J: f"MOVE RGT-1 {HOME[1]:04d}"})
+    assert g.unit(J, "RGT-1").hex == HOME[1]
+    g2 = land_game(land(J, "RGT-1", HOME[0]))
+    (e,) = g2.validate(J, f"MOVE RGT-1 {HOME[1]:04d} {HOME[2]:04d}").errors
+    assert e.rule == "MOV.F"
+
+
+def test_mov_g_unsupplied_land_unit_may_not_move() -> None:
+    # Cut off by an undisputed Allied air zone over the island.
+    air = {A: {"CV-5": Air(nac=5)}}
+    units = [land(J, "RGT-1", ISLAND[0]), ship(A, "CV-5", ISLAND[1])]
+    g = land_game(*units, air=air)
+    (e,) = g.validate(J, f"MOVE RGT-1 {ISLAND[1]:04d}").errors
+    assert e.rule == "MOV.G"
+
+
+def test_mov_h_coastal_defense_never_moves() -> None:
+    g = land_game(land(J, "CD-70", HOME[0]))
+    (e,) = g.validate(J, f"MOVE CD-70 {HOME[1]:04d}").errors
+    assert e.rule == "MOV.H"
+
+
+def test_mov_i_entrenched_unit_may_not_move() -> None:
+    g = land_game(land(J, "RGT-1", HOME[0], entrenched=True))
+    (e,) = g.validate(J, f"MOVE RGT-1 {HOME[1]:04d}").errors
+    assert e.rule == "MOV.I"
+
+
+def test_mov_m_never_into_china() -> None:
+    start = H(2, 2)
+    g = land_game(land(J, "RGT-1", start))
+    (e,) = g.validate(J, f"MOVE RGT-1 {CHINA_HEX:04d}").errors
+    assert e.rule == "MOV.M"
+
+
+def test_mov_e_no_mountain_hexside_into_enemy() -> None:
+    a, b = HOME[0], HOME[1]
+    g = land_game(land(J, "RGT-1", a), land(A, "RGT-9", b), geo=stub_geo(mountains=[(a, b)]))
+    (e,) = g.validate(J, f"MOVE RGT-1 {b:04d}").errors
+    assert e.rule == "MOV.E"
+    g2 = land_game(land(J, "RGT-1", a), geo=stub_geo(mountains=[(a, b)]))
+    assert not g2.validate(J, f"MOVE RGT-1 {b:04d}").errors
+
+
+def test_ter_desert_closed_to_land_units() -> None:
+    g = land_game(land(J, "RGT-1", HOME[0]), geo=stub_geo(land={HOME[1]: "desert"}))
+    (e,) = g.validate(J, f"MOVE RGT-1 {HOME[1]:04d}").errors
+    assert e.rule == "TER.DESERT"
+
+
+def test_ter_land_no_walk_into_the_sea() -> None:
+    g = land_game(land(J, "RGT-1", HOME[0]))
+    (e,) = g.validate(J, f"MOVE RGT-1 {H(2, 1):04d}").errors
+    assert e.rule == "TER.LAND"
+
+
+def test_stk_a_no_opposing_land_units_in_a_class1_hex() -> None:
+    atoll_geo = stub_geo(land={HOME[1]: "class1"})
+    g = land_game(land(J, "RGT-1", HOME[0]), land(A, "BN-1", HOME[1]), geo=atoll_geo)
+    (e,) = g.validate(J, f"MOVE RGT-1 {HOME[1]:04d}").errors
+    assert e.rule == "STK.A"
+
+
+def test_err_base_i_land_unit_captures_an_undefended_base() -> None:
+    g = land_game(land(J, "RGT-1", HOME[0]), bases=[base(HOME[1], A, air=5)])
+    g.play({J: f"MOVE RGT-1 {HOME[1]:04d}"})
+    assert g.s.bases[HOME[1]].owner == J
+
+
+# --- air --------------------------------------------------------------------------
+
+
+def air_game(**kw):  # type: ignore[no-untyped-def]
+    b1, b2, b3 = AUS[0], H(10, 14), H(10, 9)
+    geo = stub_geo(land={b2: "class1", b3: "class1"})
+    bases = [base(b1, A, air=20), base(b2, A, air=5), base(b3, A, air=10)]
+    air = {A: {f"{b1:04d}": Air(lac=10, lbac=2)}}
+    return (
+        Game(make_state(kw.pop("units", []), air=air, bases=bases, round=1, **kw), geo),
+        b1,
+        b2,
+        b3,
+    )
+
+
+def test_am_transfer_up_to_twice_normal_range() -> None:
+    g, b1, b2, b3 = air_game()
+    g.play({A: f"TRANSFER 5 LAC {b1:04d} TO {b2:04d}"})
+    assert g.s.air_at(A, f"{b2:04d}").lac == 5
+    assert g.s.air_at(A, f"{b1:04d}").lac == 5
+
+
+def test_am_transfer_out_of_range_refused_with_distance() -> None:
+    g, b1, b2, b3 = air_game()
+    (e,) = g.validate(A, f"TRANSFER 5 LAC {b1:04d} TO {b3:04d}").errors
+    assert e.rule == "AM.TRANSFER" and "is 11 away" in e.message
+
+
+def test_stk_e_air_transfer_into_a_full_base_refused() -> None:
+    g, b1, b2, b3 = air_game()
+    (e,) = g.validate(A, f"TRANSFER 6 LAC {b1:04d} TO {b2:04d}").errors
+    assert e.rule == "STK.E" and "room for 5" in e.message
+
+
+def test_mov_t_lac_may_not_land_on_a_carrier() -> None:
+    g, b1, b2, b3 = air_game(units=[ship(A, "CV-5", H(10, 19))])
+    (e,) = g.validate(A, f"TRANSFER 2 LAC {b1:04d} TO CV-5").errors
+    assert e.rule == "MOV.T"
+
+
+def test_mov_s_damaged_carrier_no_landing() -> None:
+    g, b1, b2, b3 = air_game(units=[ship(A, "CV-5", H(10, 19), damage=5)])
+    g.state = g.s.with_air(A, f"{b1:04d}", Air(lac=10, lbac=2, nac=3)).to_json()
+    (e,) = g.validate(A, f"TRANSFER 2 NAC {b1:04d} TO CV-5").errors
+    assert e.rule == "MOV.S"
+
+
+def test_mov_r_unsupplied_base_aircraft_may_not_move() -> None:
+    g, b1, b2, b3 = air_game()
+    bases = dict(g.s.bases)
+    from dataclasses import replace
+
+    g.state = replace(g.s, bases={**bases, b1: replace(bases[b1], supplied=False)}).to_json()
+    (e,) = g.validate(A, f"TRANSFER 2 LAC {b1:04d} TO {b2:04d}").errors
+    assert e.rule == "MOV.R"
+
+
+def test_mov_u_mountain_hexside_costs_one_range() -> None:
+    a, b = H(10, 10), H(12, 10)
+    assert stub_geo().air_distance(a, b) == 2
+    # With a detour of equal length (through 11,10) the mountain costs nothing.
+    assert stub_geo(mountains=[(a, H(11, 9))]).air_distance(a, b) == 2
+    # Walled in: every route crosses a mountain hexside, one extra (TER.AIR: at most one).
+    walled = stub_geo(mountains=[(a, n) for n in neighbours(a)] + [(b, n) for n in neighbours(b)])
+    assert walled.air_distance(a, b) == 3
+
+
+def test_mov_v_extended_range_for_strikes_and_lbac_none() -> None:
+    g, b1, b2, b3 = air_game()
+    g.play({})  # A-3-4 passes
+    ok = g.validate(A, f"STRIKE 2 LAC {b1:04d} {H(10, 16):04d} LAND")
+    assert not ok.errors  # 4 hexes: extended LAC range
+    (e,) = g.validate(A, f"STRIKE 2 LAC {b1:04d} {H(10, 15):04d} LAND").errors
+    assert e.rule == "MOV.V"
+
+
+def test_amac_limit9_at_most_nine_missions() -> None:
+    g, b1, b2, b3 = air_game()
+    g.play({})
+    text = "\n".join(f"CAP 1 LAC {b1:04d}" for _ in range(10))
+    v = g.validate(A, text)
+    assert len(v.accepted) == 9
+    assert [(e.line, e.rule) for e in v.errors] == [(10, "AMAC.LIMIT9")]
+
+
+def test_para_drop_within_four_hexes_of_a_big_base() -> None:
+    b = HOME[0]
+    units = [land(J, "PARA-1", b)]
+    g = Game(make_state(units, bases=[base(b, J, air=10)]), stub_geo(land={H(2, 6): "class2"}))
+    g.play({J: f"DROP PARA-1 {H(2, 6):04d}"})
+    assert g.unit(J, "PARA-1").hex == H(2, 6)
+    g2 = Game(make_state(units, bases=[base(b, J, air=5)]), stub_geo(land={H(2, 6): "class2"}))
+    (e,) = g2.validate(J, f"DROP PARA-1 {H(2, 6):04d}").errors
+    assert e.rule == "PARA.BASE"
+    g3 = Game(make_state(units, bases=[base(b, J, air=10)]), stub_geo(land={H(2, 8): "class2"}))
+    (e,) = g3.validate(J, f"DROP PARA-1 {H(2, 8):04d}").errors
+    assert e.rule == "PARA.DROP"
+
+
+def test_seq_4_allies_may_not_drop() -> None:
+    g = Game(make_state([land(A, "PARA-1", AUS[0])], bases=[base(AUS[0], A, air=10)], round=1))
+    (e,) = g.validate(A, f"DROP PARA-1 {AUS[1]:04d}").errors
+    assert e.rule == "SEQ.4"
+
+
+# --- carrier aircraft embarkation -------------------------------------------------
+
+
+def test_cvj_embark_new_nac_trains_two_idle_phases_in_japan() -> None:
+    h = HOME[0]
+    units = [ship(J, "CV-3", h, in_base=True)]
+    air = {J: {f"{h:04d}": Air(nac=4, nac_new=4)}}
+    g = Game(make_state(units, air=air, bases=[base(h, J, air=10)]))
+    g.play({J: f"TRANSFER 4 NAC {h:04d} TO CV-3"})
+    assert g.unit(J, "CV-3").training == 1
+    for _ in range(3):
+        g.play({})
+    (e,) = g.validate(J, f"MOVE CV-3 {H(2, 4):04d}").errors  # J-7-8: still training
+    assert e.rule == "CVJ.EMBARK"
+
+
+def test_cvj_embark_new_nac_only_in_a_japanese_base() -> None:
+    h = H(20, 5)
+    g = Game(
+        make_state(
+            [ship(J, "CV-3", H(20, 6))],
+            air={J: {f"{h:04d}": Air(nac=2, nac_new=2)}},
+            bases=[base(h, J, air=10, naval=False)],
+        ),
+        stub_geo(land={h: "class1"}),
+    )
+    (e,) = g.validate(J, f"TRANSFER 2 NAC {h:04d} TO CV-3").errors
+    assert e.rule == "CVJ.EMBARK"
+
+
+def test_cva_embark_new_nac_at_the_west_coast_after_arriving() -> None:
+    g = Game(make_state([ship(A, "CV-5", None, box="WC", in_base=True)], round=1))
+    g.play({A: "TRANSFER 8 NAC WC TO CV-5"})
+    assert g.s.air_at(A, "CV-5").nac == 8
+    g2 = Game(make_state([ship(A, "CV-5", H(20, 5))], round=1))
+    (e,) = g2.validate(A, "TRANSFER 8 NAC WC TO CV-5").errors
+    assert e.rule == "CVA.EMBARK"

@@ -1,0 +1,104 @@
+"""Reinforcements and replacements at Step 1 (SEQ.1, REIN.*, RPL.*)."""
+
+from __future__ import annotations
+
+from pbem.rulesets.usn.state import Pending
+
+from .builders import HOME, Game, H, base, land, make_state, ship
+
+J, A = "japanese", "allied"
+PEARL = 1456
+
+
+def test_seq_1_reinforcement_arrives_at_its_chart_hex() -> None:
+    p = Pending(2, A, ship(A, "CA-2", None), place=str(PEARL))
+    g = Game(make_state([], pending=[p], bases=[base(PEARL, A, air=30)]))
+    for _ in range(6):
+        g.play({})
+    assert g.s.unit(A, "CA-2") is None  # not before its turn
+    g.play({})  # turn 2, J-2: step 1 runs first
+    u = g.unit(A, "CA-2")
+    assert u.hex == PEARL and u.in_base and u.arrived_turn == 2
+    assert any(e.kind == "reinforcement" and e.rule == "SEQ.1" for e in g.events)
+
+
+def test_rein_a_default_arrivals_on_the_west_coast() -> None:
+    g = Game(make_state([], pending=[Pending(1, A, ship(A, "BB-4", None))]))
+    g.play({})
+    assert g.unit(A, "BB-4").box == "WC"
+
+
+def test_rein_a_lbac_at_pearl_harbor_else_west_coast() -> None:
+    g = Game(
+        make_state(
+            [],
+            pending=[Pending(1, A, air_type="LBAC", air_points=1)],
+            bases=[base(PEARL, A, air=30)],
+        )
+    )
+    g.play({})
+    assert g.s.air_at(A, f"{PEARL:04d}").lbac == 1
+    g2 = Game(
+        make_state(
+            [],
+            pending=[Pending(1, A, air_type="LBAC", air_points=1)],
+            bases=[base(PEARL, J, air=30)],
+        )
+    )
+    g2.play({})
+    assert g2.s.air_at(A, "WC").lbac == 1
+
+
+def test_rein_j_default_anywhere_in_japan_then_placed() -> None:
+    port2 = HOME[2]
+    p = Pending(1, J, land(J, "DIV-5", None, tp=12))
+    g = Game(make_state([], pending=[p], bases=[base(HOME[0], J, air=10), base(port2, J)]))
+    g.play({J: f"PLACE DIV-5 {HOME[1]:04d}"})
+    assert g.unit(J, "DIV-5").hex == HOME[1]
+
+
+def test_rein_entryhex_place_refused_outside_the_region_or_for_old_units() -> None:
+    p = Pending(1, J, land(J, "DIV-5", None, tp=12))
+    g = Game(make_state([land(J, "RGT-1", HOME[0])], pending=[p], bases=[base(HOME[0], J)]))
+    errors = g.validate(J, f"PLACE DIV-5 {H(20, 20):04d}\nPLACE RGT-1 {HOME[1]:04d}").errors
+    assert [e.rule for e in errors] == ["REIN.ENTRYHEX", "REIN.ENTRYHEX"]
+
+
+def test_rein_j_nac_arrive_untrained() -> None:
+    g = Game(
+        make_state(
+            [],
+            pending=[Pending(1, J, air_type="NAC", air_points=1)],
+            bases=[base(HOME[0], J, air=10)],
+        )
+    )
+    g.play({})
+    a = g.s.air_at(J, f"{HOME[0]:04d}")
+    assert a.nac == 1 and a.nac_new == 1
+
+
+def test_rpl_eng_engineer_replaced_five_turns_after_loss() -> None:
+    from pbem.rulesets.usn.movement import Work
+    from pbem.rulesets.usn.phases import destroy
+
+    from .builders import stub_geo
+
+    s = make_state([land(J, "ENG-1", HOME[0])], turn=4, last_turn=10, bases=[base(HOME[0], J)])
+    w = Work.start(stub_geo(), s)
+    destroy(w, w.units["japanese/ENG-1"], "test", "CRT1.DX")
+    (p,) = w.state.pending
+    assert p.turn == 9 and p.unit is not None and p.unit.uid == "ENG-1"
+
+
+def test_rpl_tr_transport_replaced_four_turns_after_loss_with_its_cargo_lost() -> None:
+    from pbem.rulesets.usn.movement import Work
+    from pbem.rulesets.usn.phases import destroy
+
+    from .builders import stub_geo
+
+    tr = ship(A, "TR-1", H(20, 5))
+    rgt = land(A, "RGT-1", None, carried_by="TR-1")
+    w = Work.start(stub_geo(), make_state([tr, rgt], turn=3, last_turn=10))
+    destroy(w, tr, "test", "CRT5.X")
+    assert "allied/RGT-1" not in w.units
+    assert [(p.turn, p.unit.uid) for p in w.state.pending if p.unit] == [(7, "TR-1")]
