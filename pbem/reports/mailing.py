@@ -2,46 +2,67 @@
 
 The lifecycle calls the ``Reporter`` after each adjudication, at game end and
 for reminders. A report is rendered once per audience (each side's player,
-each observer), stored in the archive exactly as sent, and queued in the
-outbox in the same transaction.
+each observer): a plain-text part, the same content as HTML, and a PNG map of
+that audience's view. It is stored in the archive exactly as sent and queued
+in the outbox in the same transaction.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pbem.core.events import Event
 from pbem.core.ruleset import State
 from pbem.lifecycle import deadlines, record
 from pbem.outbox.queue import enqueue
+from pbem.reports.context import Header, report_context, view_text
+from pbem.reports.pictures import picture
 from pbem.reports.render import render
 from pbem.storage.models import Game, Phase, Report, Seat
 
 if TYPE_CHECKING:
     from pbem.lifecycle.games import GameMaster
 
+__all__ = ["RenderedReport", "Reporter", "audience_view", "render_report", "view_text"]
 
-def view_text(value: Any, indent: int = 0) -> str:
-    """A readable plain-text rendering of a JSON view (for rulesets without templates)."""
-    pad = "  " * indent
-    if isinstance(value, Mapping):
-        lines = []
-        for k, v in value.items():
-            if isinstance(v, (Mapping, list, tuple)) and v:
-                lines.append(f"{pad}{k}:")
-                lines.append(view_text(v, indent + 1))
-            else:
-                lines.append(f"{pad}{k}: {v if v not in ({}, [], ()) else '-'}")
-        return "\n".join(lines)
-    if isinstance(value, (list, tuple)):
-        return "\n".join(
-            f"{pad}-\n{view_text(v, indent + 1)}"
-            if isinstance(v, (Mapping, list, tuple))
-            else f"{pad}- {v}"
-            for v in value
-        )
-    return f"{pad}{value}"
+
+@dataclass(frozen=True, slots=True)
+class RenderedReport:
+    text: str
+    html: str
+    png: bytes | None
+    attachment: str  # the PNG's file name: names the game, turn and audience only
+
+    @property
+    def attachments(self) -> list[tuple[str, str, bytes]]:
+        return [] if self.png is None else [(self.attachment, "image/png", self.png)]
+
+
+def audience_view(
+    ruleset: Any, state: State, events: Sequence[Event], side: str | None
+) -> Mapping[str, Any]:
+    """The ruleset's view for ``side``; for U.S.N. with the fog of war applied
+    (pbem.rulesets.usn.fog) unless the ruleset's own view already did."""
+    view = ruleset.view(state, events, side)
+    if getattr(ruleset, "name", "") == "usn" and "fog" not in view:
+        from pbem.rulesets.usn import fog
+        from pbem.rulesets.usn.state import decode
+
+        s = decode(state)
+        view = fog.apply(view, s, events, side, fog.mode_of(s))
+    return view
+
+
+def render_report(header: Header, view: Mapping[str, Any]) -> RenderedReport:
+    """Text, HTML and map picture of one report, from the audience's view alone."""
+    ctx = report_context(header, view)
+    text = render(header.ruleset, "report.txt.j2", ctx)
+    html = render(header.ruleset, "report.html.j2", ctx)
+    turn = header.phase["turn"] if header.phase else "end"
+    png = picture(header.ruleset, view, header.title)
+    return RenderedReport(text, html, png, f"{header.game_id}-{turn}-{header.audience}-map.png")
 
 
 class Reporter:
@@ -86,44 +107,48 @@ class Reporter:
         outcome: dict[str, Any] | None,
     ) -> None:
         ruleset = gm.ruleset(game)
-        side = seat.side  # None: omniscient observer
-        audience = side or "omniscient"
         # At game end everything is disclosed: every audience gets the full view.
-        view = ruleset.view(state, events, None if outcome else side)
+        side = None if outcome else seat.side
+        audience = seat.side or "omniscient"
+        view = audience_view(ruleset, state, events, side)
         owes = (
             phase is not None
-            and side is not None
+            and seat.side is not None
             and seat.role == "player"
-            and (side in phase.sides)
+            and (seat.side in phase.sides)
         )
         title = (
             f"{game.id}: game over"
             if phase is None
             else f"{game.id}: turn {phase.turn} phase {phase.name}"
         )
-        context = {
-            "title": title,
-            "game": {"id": game.id, "ruleset_title": ruleset.title, "scenario": game.scenario},
-            "audience": audience,
-            "previous": previous,
-            "outcome": outcome,
-            "view": view,
-            "view_text": view_text(view),
-            "phase": None
+        header = Header(
+            game_id=game.id,
+            ruleset=game.ruleset,
+            ruleset_title=ruleset.title,
+            scenario=game.scenario,
+            audience=audience,
+            side=side,
+            title=title,
+            phase=None
             if phase is None
             else {
                 "turn": phase.turn,
                 "name": phase.name,
                 "title": phase.title,
-                "sides": phase.sides,
+                "sides": list(phase.sides),
                 "deadline": deadlines.local_time(phase.deadline, seat.timezone)
                 if phase.deadline
                 else "none (automatic)",
                 "seed_commitment": phase.seed_commitment,
             },
-            "order_form": self._order_form(gm, game, phase, state, side) if owes else "",
-        }
-        text = render(game.ruleset, "report.txt.j2", context)
+            previous=previous,
+            outcome=outcome,
+            order_form=self._order_form(gm, game, phase, state, seat.side)
+            if owes and seat.side
+            else "",
+        )
+        rendered = render_report(header, view)
         gm.s.add(
             Report(
                 game_id=game.id,
@@ -131,7 +156,9 @@ class Reporter:
                 audience=audience,
                 created_at=gm.desk.now,
                 subject=title,
-                text=text,
+                text=rendered.text,
+                html=rendered.html,
+                png=rendered.png,
             )
         )
         enqueue(
@@ -141,10 +168,12 @@ class Reporter:
             cause=(game.id, str(phase.id if phase else "end"), str(seat.id)),
             to=seat.email,
             subject=f"[pbem {game.id}] {title[len(game.id) + 2 :]}",
-            text=text,
+            text=rendered.text,
+            html=rendered.html,
+            attachments=rendered.attachments,
             now=gm.desk.now,
             game_id=game.id,
-            side=side,
+            side=seat.side,
         )
 
     def _order_form(

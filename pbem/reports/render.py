@@ -2,7 +2,8 @@
 
 Templates live in the repository's ``templates/`` folder: ``<ruleset>/NAME``
 first, then ``common/NAME``. StrictUndefined: a missing value is a bug, not
-an empty line in a player's report.
+an empty line in a player's report. ``.html.j2`` templates are autoescaped;
+plain-text ones are not (a mail body is not HTML).
 """
 
 from __future__ import annotations
@@ -15,16 +16,41 @@ from typing import Any
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+WIDTH = 72  # plain-text reports: readable in any mail client, quotable once
 
 
-def _wrap(text: str, indent: str = "", width: int = 72) -> str:
-    """Wrap each paragraph line at ``width`` columns (72: readable in any mail client)."""
+def _wrap(text: Any, indent: str = "", width: int = WIDTH) -> str:
+    """Wrap each paragraph line at ``width`` columns, continuation lines indented."""
     return "\n".join(
-        textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent + "  ")
+        textwrap.fill(
+            line,
+            width,
+            initial_indent=indent,
+            subsequent_indent=indent + "  ",
+            break_long_words=True,
+            break_on_hyphens=False,
+        )
         if line.strip()
         else ""
         for line in str(text).splitlines()
     )
+
+
+def _columns(rows: list[list[Any]], widths: list[int]) -> str:
+    """Fixed-width table rows (the last column takes the rest, wrapped)."""
+    out = []
+    lead = sum(widths[:-1]) + len(widths) - 1
+    for row in rows:
+        cells = [str(c) for c in row]
+        head = " ".join(c.ljust(w)[: max(w, len(c))] for c, w in zip(cells[:-1], widths[:-1]))
+        tail = textwrap.wrap(cells[-1], max(20, WIDTH - lead - 3)) or [""]
+        out.append(f"  {head} {tail[0]}".rstrip())
+        out += [" " * (lead + 3) + t for t in tail[1:]]
+    return "\n".join(out)
+
+
+def _underline(text: str, char: str = "-") -> str:
+    return f"{text}\n{char * min(len(text), WIDTH)}"
 
 
 @lru_cache(maxsize=8)
@@ -42,8 +68,14 @@ def environment(ruleset: str) -> Environment:
         keep_trailing_newline=True,
     )
     env.filters["wrap72"] = _wrap
+    env.filters["columns"] = _columns
+    env.filters["underline"] = _underline
     return env
 
 
 def render(ruleset: str, name: str, context: dict[str, Any]) -> str:
     return environment(ruleset).get_template(name).render(**context)
+
+
+def has_template(ruleset: str, name: str) -> bool:
+    return (TEMPLATES / ruleset / name).is_file() or (TEMPLATES / "common" / name).is_file()

@@ -1,0 +1,239 @@
+"""From a side's view to a report's template context.
+
+The view (``Ruleset.view``) is already cut to what the audience may know;
+this module only arranges it for reading: events as sentences, combats as
+tables of numbers, forces by hex, what is known of the enemy, the score, and
+what is expected next. Nothing here looks at the game state itself, so a
+report can never say more than its view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# Event data keys that carry the numbers of a combat (CBT.*, CRT*, DEMO.FIGHT).
+COMBAT_KEYS = ("strength", "attack", "defense", "odds", "ratio", "roll", "rolls", "totals", "result")
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """What the lifecycle knows about the report, apart from the view."""
+
+    game_id: str
+    ruleset: str
+    ruleset_title: str
+    scenario: str
+    audience: str  # a side, or "omniscient"
+    side: str | None  # None: moderator, observer of both sides, or game over
+    title: str
+    phase: Mapping[str, Any] | None = None  # next phase: turn, name, title, sides, deadline...
+    previous: Mapping[str, Any] | None = None  # the phase just adjudicated (seed, commitments)
+    outcome: Mapping[str, Any] | None = None
+    order_form: str = ""
+
+
+def view_text(value: Any, indent: int = 0) -> str:
+    """A readable plain-text rendering of a JSON view (for rulesets without templates)."""
+    pad = "  " * indent
+    if isinstance(value, Mapping):
+        lines = []
+        for k, v in value.items():
+            if isinstance(v, (Mapping, list, tuple)) and v:
+                lines.append(f"{pad}{k}:")
+                lines.append(view_text(v, indent + 1))
+            else:
+                lines.append(f"{pad}{k}: {v if v not in ({}, [], ()) else '-'}")
+        return "\n".join(lines)
+    if isinstance(value, (list, tuple)):
+        return "\n".join(
+            f"{pad}-\n{view_text(v, indent + 1)}"
+            if isinstance(v, (Mapping, list, tuple))
+            else f"{pad}- {v}"
+            for v in value
+        )
+    return f"{pad}{value}"
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, Mapping):
+        return ", ".join(f"{k} {_value(x)}" for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return " ".join(_value(x) for x in v) if v else "-"
+    return "-" if v is None else str(v)
+
+
+def describe(event: Mapping[str, Any]) -> str:
+    """One event as a sentence: its kind, then every datum, then the rule."""
+    data = event.get("data", {})
+    words = [str(event.get("kind", "event")).replace("-", " ")]
+    parts = [f"{k.replace('_', ' ')} {_value(v)}" for k, v in data.items()]
+    sentence = words[0] + (": " + "; ".join(parts) if parts else "")
+    return sentence + (f" [{event['rule']}]" if event.get("rule") else "")
+
+
+def is_combat(event: Mapping[str, Any]) -> bool:
+    return any(k in event.get("data", {}) for k in COMBAT_KEYS)
+
+
+def _previous(prev: Mapping[str, Any] | None, side: str | None) -> dict[str, Any] | None:
+    """Commitments are public; a nonce only goes to its own side (with the nonce
+    and the commitment, short order sets could be guessed by brute force)."""
+    if prev is None:
+        return None
+    nonces = dict(prev.get("nonces", {}))
+    if side is not None:
+        nonces = {s: n for s, n in nonces.items() if s == side}
+    return {**prev, "nonces": nonces}
+
+
+def base_context(h: Header, view: Mapping[str, Any]) -> dict[str, Any]:
+    events = [e for e in view.get("events", ()) if isinstance(e, Mapping)]
+    owes = bool(h.order_form)
+    return {
+        "title": h.title,
+        "game": {
+            "id": h.game_id,
+            "ruleset": h.ruleset,
+            "ruleset_title": h.ruleset_title,
+            "scenario": h.scenario,
+        },
+        "audience": h.audience,
+        "side": h.side,
+        "previous": _previous(h.previous, h.side),
+        "outcome": h.outcome,
+        "phase": h.phase,
+        "owes": owes,
+        "order_form": h.order_form,
+        "view": view,
+        "view_text": view_text(view),
+        "happened": [describe(e) for e in events if not is_combat(e)],
+        "combats": [combat_rows(e) for e in events if is_combat(e)],
+    }
+
+
+def combat_rows(event: Mapping[str, Any]) -> dict[str, Any]:
+    """A combat event as a small table: one row per datum, sides as columns."""
+    data = event.get("data", {})
+    sides = sorted(
+        {k for v in data.values() if isinstance(v, Mapping) for k in v if isinstance(k, str)}
+    )
+    rows = []
+    for k, v in data.items():
+        if isinstance(v, Mapping) and sides and set(v) <= set(sides):
+            rows.append([k.replace("_", " "), *[_value(v.get(s)) for s in sides]])
+        else:
+            rows.append([k.replace("_", " "), _value(v)])
+    return {"kind": event.get("kind", ""), "rule": event.get("rule"), "sides": sides, "rows": rows}
+
+
+# --- per ruleset -------------------------------------------------------------
+
+Sections = Callable[[Mapping[str, Any], Header], dict[str, Any]]
+
+
+def demo_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
+    """Raid: squadrons, the zones fought, the score."""
+    forces = view.get("your_forces", {})
+    zones = []
+    for e in view.get("events", ()):
+        if e.get("kind") != "zone-fought":
+            continue
+        d = e["data"]
+        sides = sorted(d["totals"])
+        zones.append(
+            {
+                "zone": d["zone"],
+                "sides": sides,
+                "strength": {s: d["strength"][s][d["zone"]] for s in sides},
+                "rolls": d["rolls"],
+                "totals": d["totals"],
+                "winner": d["winner"] or "nobody (a tie)",
+            }
+        )
+    return {
+        "squadrons": {
+            s: sorted(sq.items()) for s, sq in sorted(forces.items()) if isinstance(sq, Mapping)
+        },
+        "zones": zones,
+        "score": dict(view.get("score", {})),
+        "standing": view.get("standing", {}),
+        "turn": view.get("turn"),
+    }
+
+
+def _unit_line(u: Mapping[str, Any]) -> dict[str, Any]:
+    fuel = u.get("fuel")
+    return {
+        "id": u.get("id", "?"),
+        "side": u.get("side"),
+        "type": u.get("type", "?"),
+        "at": u.get("at", "?"),
+        "fuel": f"{fuel['turns_at_sea']}/{fuel['endurance']}" if isinstance(fuel, Mapping) else "",
+        "damage": u.get("damage", 1 if u.get("damaged") else 0),
+        "supplied": u.get("supplied"),
+        "in_base": u.get("in_base"),
+        "aboard": u.get("aboard"),
+        "notes": ", ".join(
+            n
+            for n, on in (
+                ("in base", u.get("in_base")),
+                ("entrenched", u.get("entrenched")),
+                ("UNSUPPLIED", u.get("supplied") is False),
+                ("damaged", u.get("damaged")),
+            )
+            if on
+        ),
+    }
+
+
+def _by_place(units: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    places: dict[str, list[dict[str, Any]]] = {}
+    for u in units:
+        line = _unit_line(u)
+        places.setdefault(str(line["at"]), []).append(line)
+    return [{"at": at, "units": us} for at, us in sorted(places.items())]
+
+
+def usn_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
+    """U.S.N.: own forces by hex (fuel, damage, supply), the enemy as known, VP."""
+    own = view.get("own_units") or view.get("units") or []
+    side = h.side
+    air = view.get("air", {})
+    own_air = [
+        {"side": s, "at": loc, **pts}
+        for s, locs in sorted(air.items())
+        if side is None or s == side
+        for loc, pts in sorted(locs.items())
+    ]
+    enemy_air = [
+        {"side": s, "at": loc, **pts}
+        for s, locs in sorted(air.items())
+        if side is not None and s != side
+        for loc, pts in sorted(locs.items())
+    ]
+    fog = view.get("fog", {})
+    return {
+        "forces": _by_place(own),
+        "own_air": own_air,
+        "enemy": _by_place(view.get("enemy_units", [])),
+        "enemy_air": enemy_air,
+        "last_known": list(fog.get("last_known", [])),
+        "mode": fog.get("mode", "open"),
+        "bases": list(view.get("bases", [])),
+        "vp": dict(view.get("vp", {})),
+        "standing": view.get("standing", []),
+        "turn": view.get("turn"),
+        "round": view.get("round"),
+    }
+
+
+SECTIONS: dict[str, Sections] = {"demo": demo_sections, "usn": usn_sections}
+
+
+def report_context(h: Header, view: Mapping[str, Any]) -> dict[str, Any]:
+    ctx = base_context(h, view)
+    sections = SECTIONS.get(h.ruleset)
+    ctx["s"] = sections(view, h) if sections else {}
+    return ctx
