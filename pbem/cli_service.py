@@ -158,7 +158,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(Path(args.dir).resolve(), args.ruleset, args.scenario, args.timeout)
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("demo", help="play a demonstration game by signed mail through the daemon")
     p.add_argument("--dir", default="pbem-demo", help="working folder (default ./pbem-demo)")
     p.add_argument("--ruleset", default="demo")

@@ -241,7 +241,7 @@ def load_config(path: str | Path | None = None, environ: Mapping[str, str] | Non
     for f in fields(Config):
         if f.name == "base_dir":
             continue
-        default_section = f.default_factory()  # type: ignore[misc]
+        default_section = f.default_factory()  # type: ignore[operator]
         raw = data.get(f.name, {})
         if not isinstance(raw, dict):
             raise ConfigError(f"[{f.name}] must be a table")

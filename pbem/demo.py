@@ -10,6 +10,8 @@ Then the archive is exported and verified.
 
 from __future__ import annotations
 
+import email
+import email.policy
 import mailbox
 import os
 import random
@@ -23,8 +25,8 @@ from email.utils import make_msgid
 from pathlib import Path
 
 from pbem.config import example_config
-from pbem.intake.signatures import generate_keypair, sign_block
 from pbem.intake.sheet import add_nonce
+from pbem.intake.signatures import generate_keypair, sign_block
 
 MODERATOR = "moderator@pbem.example"
 FORM = re.compile(r"---8<---\n(.*?)\n---8<---", re.S)
@@ -71,8 +73,8 @@ def _mail(sender: str, subject: str, body: str, in_reply_to: str | None = None) 
 def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.0) -> int:
     directory.mkdir(parents=True, exist_ok=True)
     os.chdir(directory)
-    for p in ("pbem.sqlite3", "pbem.sqlite3-wal", "pbem.sqlite3-shm"):
-        Path(p).unlink(missing_ok=True)
+    for leftover in ("pbem.sqlite3", "pbem.sqlite3-wal", "pbem.sqlite3-shm"):
+        Path(leftover).unlink(missing_ok=True)
     for folder in ("mail", "archive"):
         if Path(folder).exists():
             import shutil
@@ -89,17 +91,19 @@ def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.
     sides = next(sc.sides for sc in rulesets.get(ruleset).scenarios() if sc.name == scenario)
     players = []
     for i, side in enumerate(sides):
-        key, pub = generate_keypair(side)
-        Path(f"{side}.key").write_bytes(key)
-        Path(f"{side}.pub").write_text(pub + "\n")
-        players.append(Player(side, f"{side}@players.example", key, seed=i))
+        private, public = generate_keypair(side)
+        Path(f"{side}.key").write_bytes(private)
+        Path(f"{side}.pub").write_text(public + "\n")
+        players.append(Player(side, f"{side}@players.example", private, seed=i))
     Path("mail").mkdir(exist_ok=True)
     inbox = mailbox.Maildir("mail/inbox", create=True)
     outbox_path = Path("mail/outbox")
 
     commands = [f"CREATE demo-1 {ruleset} {scenario} deadline_hours=48"]
-    commands += [f"ASSIGN demo-1 {p.side} {p.email} {Path(p.side + '.pub').read_text().strip()}"
-                 for p in players]
+    commands += [
+        f"ASSIGN demo-1 {p.side} {p.email} {Path(p.side + '.pub').read_text().strip()}"
+        for p in players
+    ]
     commands += ["START demo-1"]
     block = sign_block(
         add_nonce("Game: demo-1\nSide: moderator\nTurn: 1\nPhase: setup\n\n" + "\n".join(commands)),
@@ -108,7 +112,7 @@ def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.
     inbox.add(_mail("umpire@pbem.example", "new game", "Please set this up.\n\n" + block))
     _say("the moderator mailed a signed block: CREATE, ASSIGN both sides, START")
 
-    log = open("daemon.log", "w")
+    log = open("daemon.log", "w")  # noqa: SIM115 (open for the daemon's whole life)
     daemon = subprocess.Popen(
         [sys.executable, "-m", "pbem", "-c", "pbem.toml", "serve"],
         stdout=log,
@@ -127,40 +131,41 @@ def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.
             if not outbox_path.exists():
                 continue
             out = mailbox.Maildir(str(outbox_path), create=False)
-            for key in sorted(out.keys()):
-                if key in seen:
+            for name in sorted(out.keys()):
+                if name in seen:
                     continue
-                seen.add(key)
-                msg = out[key]
+                seen.add(name)
+                msg = email.message_from_bytes(out.get_bytes(name), policy=email.policy.default)
                 to = str(msg["To"])
                 subject = str(msg["Subject"])
-                body_part = msg.get_body(("plain",)) if hasattr(msg, "get_body") else None
-                text = (
-                    body_part.get_content()
-                    if body_part is not None
-                    else msg.get_payload(decode=True).decode("utf-8", "replace")
-                )
+                assert isinstance(msg, EmailMessage)
+                body_part = msg.get_body(("plain",))
+                text = body_part.get_content() if body_part is not None else ""
                 _say(f"mail to {to}: {subject}")
                 if "game over" in subject:
                     over = True
                     verdict = re.search(r"GAME OVER: (.*)", text)
                     if verdict:
                         _say(f"   {verdict.group(1)}")
-                for p in players:
-                    if p.email not in to:
+                for player in players:
+                    if player.email not in to:
                         continue
                     if subject.startswith("Re:"):
                         summary = re.search(r"Accepted \((\d+)\)", text)
-                        _say(f"   {p.side}: answer says accepted {summary.group(1) if summary else 0}")
+                        _say(
+                            f"   {player.side}: answer says accepted {summary.group(1) if summary else 0}"
+                        )
                         continue
                     form = FORM.search(text)
                     if not form:
                         continue
-                    orders = p.orders_from_form(form.group(1))
-                    signed = sign_block(add_nonce(orders), p.key)
-                    inbox.add(_mail(p.email, f"Re: {subject}", signed, str(msg["Message-ID"])))
-                    _say(f"   {p.side} signs and mails orders: "
-                         + "; ".join(line for line in orders.splitlines() if line.startswith("SEND")))
+                    orders = player.orders_from_form(form.group(1))
+                    signed = sign_block(add_nonce(orders), player.key)
+                    inbox.add(_mail(player.email, f"Re: {subject}", signed, str(msg["Message-ID"])))
+                    _say(
+                        f"   {player.side} signs and mails orders: "
+                        + "; ".join(line for line in orders.splitlines() if line.startswith("SEND"))
+                    )
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=30)
@@ -169,8 +174,18 @@ def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.
         _say("the game did not finish in time; see daemon.log")
         return 1
     subprocess.run(
-        [sys.executable, "-m", "pbem", "-c", "pbem.toml", "archive", "export", "demo-1",
-         "--out", "archive/demo-1"],
+        [
+            sys.executable,
+            "-m",
+            "pbem",
+            "-c",
+            "pbem.toml",
+            "archive",
+            "export",
+            "demo-1",
+            "--out",
+            "archive/demo-1",
+        ],
         check=True,
     )
     check = subprocess.run(

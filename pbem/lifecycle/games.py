@@ -375,7 +375,7 @@ class GameMaster:
         phase = self.open_phase(game_id)
         if phase is not None:
             phase.status = "superseded"
-        outcome = {
+        outcome: dict[str, Any] = {
             "winner": winner,
             "level": "ended by the moderator",
             "summary": reason,

@@ -367,7 +367,7 @@ class Mailroom:
         except LifecycleError as exc:
             answer.error = str(exc)
             return self._answer(row, mail, answer, f"refused: {exc}")
-        phase_record = next(
+        phase_record: dict[str, Any] = next(
             (
                 e["payload"]
                 for e in reversed(record.entries(self.s, sheet.game))

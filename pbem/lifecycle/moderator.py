@@ -33,7 +33,7 @@ from pbem.errors import LifecycleError
 from pbem.lifecycle.games import GameMaster
 from pbem.outbox.queue import enqueue
 
-SETTING_KEYS = {
+SETTING_KEYS: dict[str, Callable[[str], Any]] = {
     "deadline_hours": float,
     "grace_hours": float,
     "reminder_hours": float,

@@ -29,7 +29,7 @@ from pbem.rulesets import register
 
 SIDES = ("north", "south")
 ZONES = ("A", "B", "C")
-SCENARIOS = {
+SCENARIOS: dict[str, dict[str, object]] = {
     "duel": {"turns": 3, "squadrons": {"SQN-1": 3, "SQN-2": 2, "SQN-3": 1}},
     "long-duel": {"turns": 10, "squadrons": {"SQN-1": 3, "SQN-2": 2, "SQN-3": 1}},
 }
@@ -47,11 +47,12 @@ class RaidRuleset:
 
     def initial_state(self, scenario: str, options: Mapping[str, Any]) -> State:
         sc = SCENARIOS[scenario]
+        squadrons: dict[str, int] = sc["squadrons"]  # type: ignore[assignment]
         return {
             "scenario": scenario,
             "turn": 1,
             "last_turn": sc["turns"],
-            "forces": {side: dict(sc["squadrons"]) for side in SIDES},
+            "forces": {side: dict(squadrons) for side in SIDES},
             "score": dict.fromkeys(SIDES, 0),
             "standing": {side: [] for side in SIDES},
         }
