@@ -214,7 +214,7 @@ class Mailroom:
                     "your mail is S/MIME-signed, but no certificate is registered for "
                     f"{mail.from_addr}",
                 )
-            return verify_smime(message_object(raw), certs)
+            return verify_smime(message_object(raw), certs, raw=raw)
         blocks = find_blocks(mail.text)
         fresh = [b for b in blocks if not b.quoted]
         if not fresh:
