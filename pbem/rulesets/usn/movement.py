@@ -430,8 +430,9 @@ def capture_at(w: Work, h: int) -> None:
 
 def air_range(w: Work, atype: str) -> tuple[int, int]:
     """(normal, extended) Range Allowance: from the world data, else the rulebook's examples."""
-    if atype in w.air_ranges:
-        return w.air_ranges[atype]
+    for key in (f"{w.side}/{atype}", atype):
+        if key in w.air_ranges:
+            return w.air_ranges[key]
     if atype == "LAC":
         return 3, 4  # UNIT.AIR.LAYOUT example, MOV.V
     if atype == "NAC":

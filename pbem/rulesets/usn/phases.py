@@ -269,6 +269,8 @@ def _arrival_position(w: Work, p: Pending) -> tuple[Unit, str]:
 def _air_arrival(w: Work, p: Pending) -> str:
     if p.place and p.place.isdigit():
         return f"{int(p.place):04d}"
+    if p.place and p.place != "AUS":
+        return p.place  # aboard the named carrier
     if p.side == ALLIED:
         pearl = w.bases.get(1456)
         if (

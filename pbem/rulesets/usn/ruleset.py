@@ -8,6 +8,7 @@ combat) and reports every refused line; ``adjudicate`` runs it for real.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pbem.core.dice import Dice
@@ -21,11 +22,20 @@ from pbem.core.ruleset import (
     Validation,
 )
 from pbem.rulesets import register
-from pbem.rulesets.usn import views
+from pbem.rulesets.usn import hexgrid, views
 from pbem.rulesets.usn.geo import Geo, world_geo
 from pbem.rulesets.usn.phases import advance, run_round
 from pbem.rulesets.usn.sequence import ROUNDS, SIDES, STEPS
-from pbem.rulesets.usn.state import GameState, decode
+from pbem.rulesets.usn.state import (
+    WEST_COAST,
+    Air,
+    Base,
+    GameState,
+    Pending,
+    Unit,
+    decode,
+    unit_key,
+)
 from pbem.rulesets.usn.supply import update_supply
 
 VICTORY_LEVELS = ((4, "Decisive"), (3, "Strategic"), (2, "Provisional"), (1, "Marginal"))
@@ -46,14 +56,19 @@ class UsnRuleset:
 
     # --- set-up -----------------------------------------------------------
     def scenarios(self) -> Sequence[ScenarioInfo]:
-        from pbem.rulesets.usn import setup
-
-        return setup.scenario_infos()
+        world = _world()
+        return [
+            ScenarioInfo(
+                sc.name,
+                sc.title,
+                SIDES,
+                {k: str(v.get("rule", k)) for k, v in sc.optional_rules.items()},
+            )
+            for sc in world.scenarios.values()
+        ]
 
     def initial_state(self, scenario: str, options: Mapping[str, Any]) -> State:
-        from pbem.rulesets.usn import setup
-
-        state = setup.build_state(self.geo, scenario, options)
+        state = build_state(self.geo, _world(), scenario, options)
         return update_supply(self.geo, state).to_json()
 
     # --- rounds -------------------------------------------------------------
@@ -127,3 +142,201 @@ def verdict(s: GameState) -> Outcome:
 
 
 register("usn", UsnRuleset)
+
+
+# --- set-up from the scenario data -------------------------------------------
+
+
+def _world() -> Any:
+    from pbem.rulesets.usn.data import load_world  # the world-data module (cached)
+
+    return load_world()
+
+
+def _unit_from_counter(c: Any) -> Unit:
+    side = str(c.side)
+    utype = str(getattr(c.type, "value", c.type))
+    if hasattr(c, "anti_aircraft"):  # a naval counter
+        capacity = c.air_capacity or c.transport_capacity or c.emergency_capacity
+        return Unit(
+            uid=c.id,
+            side=side,
+            kind="naval",
+            utype=utype,
+            ma=c.movement,
+            hex=None,
+            defense=c.defense,
+            aa=c.anti_aircraft,
+            sa=c.surface_attack,
+            capacity=capacity,
+        )
+    kind = "cd" if utype == "CD" else "land"
+    return Unit(
+        uid=c.id,
+        side=side,
+        kind=kind,
+        utype=utype,
+        ma=c.movement,
+        hex=None,
+        attack=c.attack,
+        defense=c.defense,
+        sa=c.surface_attack,
+        tp=c.transport_points or 0,
+    )
+
+
+def _own_bases(bases: Mapping[int, Base], side: str, naval: bool | None = None) -> list[int]:
+    return [
+        h
+        for h, b in sorted(bases.items())
+        if b.owner == side and (naval is None or (b.has_naval if naval else b.has_air))
+    ]
+
+
+def _place_unit(geo: Geo, bases: Mapping[int, Base], u: Unit, at: Any) -> Unit:
+    """SETUP.HEXSPEC / SETUP.AREA / SETUP.FREE: exact hexes as printed; an area or a
+    free choice goes to its representative hex or the first fitting base (the
+    players' own set-up choices are a moderator matter, see docs/usn-deferred.md)."""
+    if at.unit:
+        return replace(u, carried_by=at.unit)
+    if at.offmap:
+        return replace(u, box=WEST_COAST, in_base=u.is_naval)
+    candidates: list[int] = list(at.hexes)
+    if not candidates and (u.is_naval or (at.any is not None and "naval" in at.any)):
+        pool = _own_bases(bases, u.side, naval=True)
+        in_region = [h for h in pool if at.region and geo.in_region(h, _region_key(at.region))]
+        ref = at.ref or 0
+        candidates = sorted(in_region or pool, key=lambda h: (abs(h - ref), h))
+    if not candidates and at.region:
+        candidates = [at.ref] if at.ref else sorted(geo.regions.get(_region_key(at.region), ()))
+    if not candidates:
+        candidates = [h for h in _own_bases(bases, u.side) if geo.is_land(h)]
+    h = candidates[0]
+    base = bases.get(h)
+    in_base = u.is_naval and base is not None and base.owner == u.side and base.has_naval
+    return replace(u, hex=h, in_base=in_base)
+
+
+def _region_key(name: str) -> str:
+    return "home-islands" if name in ("japanese-home-islands", "japan") else name
+
+
+def _deal_air(
+    air: dict[str, dict[str, Air]],
+    units: Mapping[str, Unit],
+    bases: Mapping[int, Base],
+    side: str,
+    atype: str,
+    points: int,
+    at: Any,
+) -> None:
+    """Free air deployments fill carriers (NAC) or bases in order, within capacity."""
+    mine = air.setdefault(side, {})
+    targets: list[tuple[str, int]] = []
+    if at.unit:
+        ship = units.get(unit_key(side, at.unit))
+        targets.append((at.unit, ship.capacity if ship else points))
+    elif at.hexes:
+        targets += [(f"{h:04d}", bases[h].air_capacity if h in bases else 0) for h in at.hexes]
+    else:
+        kinds = at.any or "base"
+        if "carrier" in kinds and atype == "NAC":
+            targets += [
+                (u.uid, u.capacity)
+                for u in sorted(units.values(), key=lambda x: x.uid)
+                if u.side == side and u.is_carrier and u.hex is not None
+            ]
+        if "base" in kinds or at.region:
+            own = [h for h in _own_bases(bases, side, naval=False)]
+            if at.ref:
+                own.sort(key=lambda h: (hexgrid.distance(h, at.ref), h))
+            targets += [(f"{h:04d}", bases[h].air_capacity) for h in own]
+    left = points
+    for loc, cap in targets:
+        have = mine.get(loc, Air())
+        n = min(left, max(0, cap - have.total))
+        if n:
+            mine[loc] = have.add(atype, n)
+            left -= n
+        if not left:
+            return
+    if left and targets:  # over capacity in the data: keep the points, the loader reports it
+        loc = targets[0][0]
+        mine[loc] = mine.get(loc, Air()).add(atype, left)
+
+
+def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> GameState:
+    sc = world.scenario(name)
+    start = sc.bases
+    bases: dict[int, Base] = {}
+    for h, pb in geo.bases.items():
+        owner = pb.owner.get(start)
+        if owner:
+            bases[h] = Base(h, owner, pb.air_capacity > 0, pb.naval, pb.air_capacity, name=pb.name)
+    for ab in sc.added_bases:
+        old = bases.get(ab.hex)
+        bases[ab.hex] = Base(
+            ab.hex,
+            str(ab.side),
+            True,
+            ab.naval or bool(old and old.naval),
+            ab.air_capacity,
+            name=old.name if old else "",
+        )
+    enabled = {k for k, v in options.items() if v}
+    units: dict[str, Unit] = {}
+    for d in sc.deployments:
+        if d.optional and d.optional not in enabled:
+            continue
+        for uid in d.units:
+            c = world.catalogue.get(str(d.side), uid)
+            u = _unit_from_counter(c)
+            if u.utype == "SUB":
+                continue  # optional submarines: deferred (docs/usn-deferred.md)
+            u = replace(u, entrenched=d.entrenched, damage=d.damage, supplied=not d.unsupplied)
+            units[u.key] = _place_unit(geo, bases, u, d.at)
+    for key, c in sc.coastal_defense.items():
+        u = _unit_from_counter(c)
+        units[key] = replace(u, hex=int(c.id.split("-")[1]))
+    air: dict[str, dict[str, Air]] = {}
+    for a in sc.air:
+        if a.optional and a.optional not in enabled:
+            continue
+        _deal_air(air, units, bases, str(a.side), str(a.type), a.points, a.at)
+    ranges = {
+        key: [t.range_normal, t.range_extended or t.range_normal]
+        for key, t in world.catalogue.air.items()
+    }
+    first = sc.first_turn
+    pending: list[Pending] = []
+    for arr in sc.arrivals:
+        if arr.requires and arr.requires not in enabled:
+            continue
+        turn = arr.turn - first + 1
+        place = None
+        if arr.at is not None:
+            place = (
+                f"{arr.at.hexes[0]}"
+                if arr.at.hexes
+                else ("AUS" if arr.at.region == "australia" else None)
+            )
+        for uid in arr.units:
+            u = _unit_from_counter(world.catalogue.get(str(arr.side), uid))
+            pending.append(Pending(turn, str(arr.side), u, place=place))
+        for atype, pts in arr.air.items():
+            where = arr.aboard[0] if arr.aboard else place
+            pending.append(
+                Pending(turn, str(arr.side), air_type=str(atype), air_points=pts, place=where)
+            )
+    return GameState(
+        scenario=name,
+        turn=1,
+        last_turn=sc.game_turns,
+        round=0,
+        units=units,
+        air=air,
+        bases=bases,
+        pending=tuple(pending),
+        options=dict(options),
+        extra={"air_ranges": ranges, "first_turn": first},
+    )
