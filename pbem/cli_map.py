@@ -1,9 +1,82 @@
-"""Commands of the ``pbem`` CLI (see pbem/cli.py)."""
+"""Commands of the ``pbem`` CLI (see pbem/cli.py): ``pbem map``."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pbem.errors import DataError
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Not yet filled in."""
+def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg,unused-ignore]
+    p = sub.add_parser("map", help="draw a game's map as a PNG picture")
+    games = p.add_subparsers(dest="game", metavar="GAME")
+    usn = games.add_parser("usn", help="the U.S.N. map")
+    usn.add_argument("--out", required=True, type=Path, help="PNG file to write")
+    usn.add_argument("--scenario", default=None, help="also draw this scenario's units")
+    usn.add_argument(
+        "--start",
+        choices=("game1", "game2"),
+        default=None,
+        help="colour base owners as at this start (default: the scenario's, or game1)",
+    )
+    usn.add_argument("--scale", type=float, default=1.0, help="picture scale (default 1.0)")
+    usn.add_argument("--hex-numbers", action="store_true", help="print every hex number")
+    usn.set_defaults(func=_map_usn)
+    p.set_defaults(func=lambda args: p.print_help() or 2)
+
+
+def _map_usn(args: argparse.Namespace) -> int:
+    from pbem.reports.mapimage import render_map
+    from pbem.rulesets.usn.map import load_map
+
+    m = load_map()
+    units: dict[Any, Sequence[tuple[str, str]]] | None = None
+    start = args.start or "game1"
+    title = "U.S.N. (SPI 1971): reconstructed map"
+    if args.scenario:
+        units, scenario_start = _scenario_units(args.scenario)
+        start = args.start or scenario_start or start
+        title += f": {args.scenario}"
+    png = render_map(
+        m, units=units, title=title, scale=args.scale, start=start, hex_numbers=args.hex_numbers
+    )
+    args.out.write_bytes(png)
+    print(f"wrote {args.out} ({len(png)} bytes)")
+    return 0
+
+
+def _scenario_units(name: str) -> tuple[dict[Any, Sequence[tuple[str, str]]] | None, str | None]:
+    """Units by hex from ``pbem.rulesets.usn.data.load_scenario`` when it exists.
+
+    Accepts a scenario object or mapping with ``units``: items having ``hex``,
+    ``side`` and ``id``/``label``. Units without a hex (areas, off-map) are skipped.
+    """
+    try:
+        data = importlib.import_module("pbem.rulesets.usn.data")
+    except ImportError:
+        return None, None
+    loader = getattr(data, "load_scenario", None)
+    if loader is None:
+        return None, None
+    scenario = loader(name)
+    if scenario is None:
+        raise DataError(f"scenario {name}", "not found")
+    start = _get(scenario, "start")
+    out: dict[Any, list[tuple[str, str]]] = {}
+    for u in _get(scenario, "units") or ():
+        h = _get(u, "hex")
+        if not isinstance(h, int):
+            continue
+        label = _get(u, "label") or _get(u, "id") or "?"
+        out.setdefault(h, []).append((str(_get(u, "side")), str(label)))
+    return dict(out), start if isinstance(start, str) else None
+
+
+def _get(obj: Any, key: str) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(key)
+    return getattr(obj, key, None)
