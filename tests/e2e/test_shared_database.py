@@ -1,0 +1,95 @@
+"""Several daemons on one PostgreSQL: each mail processed once, each game changed
+by one daemon at a time (issue 2 item 8)."""
+
+from __future__ import annotations
+
+import base64
+import os
+import threading
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import make_msgid
+
+from sqlalchemy import func, select
+
+from pbem.config import Config, SecretsConfig
+from pbem.intake.sheet import add_nonce
+from pbem.intake.signatures import generate_keypair, sign_block
+from pbem.lifecycle.games import Desk, GameMaster
+from pbem.reports.mailing import Reporter
+from pbem.service.work import Worker
+from pbem.storage.db import create_all, make_engine, make_sessionmaker
+from pbem.storage.models import InboundMail, OutboundMail, Plot
+from tests.conftest import make_database
+
+
+def _order_mail(side: str, key: bytes, squadron: str, zone: str) -> bytes:
+    body = add_nonce(f"Game: g1\nSide: {side}\nTurn: 1\nPhase: plot\n\nSEND {squadron} {zone}\n")
+    msg = EmailMessage()
+    msg["From"] = f"{side}@example.org"
+    msg["To"] = "moderator@pbem.example"
+    msg["Subject"] = "orders"
+    msg["Message-ID"] = make_msgid()
+    msg.set_content(sign_block(body, key), cte="quoted-printable")
+    return msg.as_bytes()
+
+
+def test_two_daemons_share_postgresql_each_mail_once(tmp_path):
+    for url in make_database("postgresql", tmp_path):
+        engine = make_engine(url)
+        create_all(engine)
+        sessions = make_sessionmaker(engine)
+        config = Config(
+            secrets=SecretsConfig(plot_key=base64.b64encode(os.urandom(32)).decode()),
+            base_dir=tmp_path,
+        )
+        keys = {side: generate_keypair(side) for side in ("north", "south")}
+        with sessions.begin() as s:
+            gm = GameMaster(
+                Desk(s, config, config.secrets.key_bytes(), datetime.now(UTC)), Reporter()
+            )
+            gm.create_game("g1", "demo", "long-duel", settings={"early_adjudication": False})
+            for side in keys:
+                gm.assign("g1", side, f"{side}@example.org", public_key=keys[side][1])
+            gm.start("g1")
+        workers = [
+            Worker(config, sessions, f"daemon-{i}", lambda: datetime.now(UTC)) for i in (1, 2)
+        ]
+        mails = [
+            _order_mail(side, keys[side][0], f"SQN-{1 + n % 3}", "ABC"[n % 3])
+            for n in range(20)
+            for side in keys
+        ]
+        for n, raw in enumerate(mails):
+            workers[n % 2].file(f"ref-{n}", raw)
+        workers[0].file("ref-again", mails[0])  # the same bytes fetched twice: stored once
+
+        results: dict[str, list[str]] = {w.owner: [] for w in workers}
+
+        def run(worker: Worker) -> None:
+            for mail_id in worker.pending_mail(limit=1000):
+                outcome = worker.process(mail_id)
+                if outcome is not None:
+                    results[worker.owner].append(outcome)
+
+        threads = [threading.Thread(target=run, args=(w,)) for w in workers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+        with sessions() as s:
+            assert s.scalar(select(func.count()).select_from(InboundMail)) == len(mails)
+            statuses = s.scalars(select(InboundMail.status)).all()
+            assert set(statuses) == {"answered"}
+            answers = s.scalar(
+                select(func.count()).select_from(OutboundMail).where(OutboundMail.kind == "answer")
+            )
+            assert answers == len(mails)  # exactly one answer per mail
+            # every mail's orders were sealed once: one current plot per side, the rest replaced
+            plots = s.scalars(select(Plot)).all()
+            assert len(plots) == len(mails)
+            assert sum(p.current for p in plots) == 2
+        processed = sum(len(v) for v in results.values())
+        assert processed == len(mails)
+        engine.dispose()
