@@ -367,7 +367,7 @@ def _finish(body: list[str], tail: list[str], start: int, depth: int) -> Armoure
         return _broken(start, depth, f"the key fingerprint should start with SHA256: ({key_id})")
     try:
         signature = base64.b64decode("".join(words[3:]), validate=True)
-    except binascii.Error:
+    except (binascii.Error, ValueError):  # ValueError: non-ASCII in the signature lines
         return _broken(start, depth, "the signature lines are not valid base64")
     if len(signature) != _ED25519_SIGNATURE_SIZE:
         problem = f"the signature is {len(signature)} bytes, an Ed25519 signature is 64"
