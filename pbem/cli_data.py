@@ -1,9 +1,84 @@
-"""Commands of the ``pbem`` CLI (see pbem/cli.py)."""
+"""``pbem data``: the game data behind a ruleset.
+
+pbem data report usn   values per file by source (rulebook / errata / reconstructed)
+pbem data check usn    load and cross-check everything; OK or the errors
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+
+SOURCES = ("rulebook", "errata", "reconstructed", "moderator")
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Not yet filled in."""
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    data = sub.add_parser("data", help="game data: provenance report and checks")
+    data_sub = data.add_subparsers(dest="data_command", metavar="ACTION")
+    for name, func, text in (
+        ("report", _report, "values per data file by source"),
+        ("check", _check, "load every data file and cross-check it against the map"),
+    ):
+        p = data_sub.add_parser(name, help=text)
+        p.add_argument("ruleset", choices=["usn"], help="which game's data")
+        p.add_argument("--dir", type=Path, default=None, help="data directory (default: bundled)")
+        p.set_defaults(func=func)
+
+    def _help(args: argparse.Namespace) -> int:
+        data.print_help()
+        return 2
+
+    data.set_defaults(func=_help)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from pbem.rulesets.usn.data import provenance_report
+
+    report = provenance_report(args.dir)
+    print(format_report(report))
+    return 0
+
+
+def format_report(report: dict[str, dict[str, int]]) -> str:
+    """A plain-text table: one row per file, a column per source, and a total row."""
+    cols = [s for s in SOURCES if s != "moderator" or any(s in r for r in report.values())]
+    width = max(len("file"), *(len(f) for f in report)) if report else 4
+    head = f"{'file':<{width}}  " + "  ".join(f"{c:>13}" for c in cols) + f"  {'total':>7}"
+    lines = [head, "-" * len(head)]
+    totals = dict.fromkeys(cols, 0)
+    for fname, counts in report.items():
+        row = [counts.get(c, 0) for c in cols]
+        for c, n in zip(cols, row, strict=True):
+            totals[c] += n
+        cells = "  ".join(f"{n:>13}" for n in row)
+        lines.append(f"{fname:<{width}}  {cells}  {sum(row):>7}")
+    lines.append("-" * len(head))
+    cells = "  ".join(f"{totals[c]:>13}" for c in cols)
+    lines.append(f"{'total':<{width}}  {cells}  {sum(totals.values()):>7}")
+    return "\n".join(lines)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from pbem.rulesets.usn.data import check_world, load_world
+    from pbem.rulesets.usn.data_setup import has_bases
+
+    problems = check_world(args.dir)
+    if problems:
+        for p in problems:
+            print(f"{p.where}: {p.reason}", file=sys.stderr)
+        print(f"FAILED: {len(problems)} problem(s)", file=sys.stderr)
+        return 1
+    world = load_world(args.dir)
+    if world.map is None:
+        mapped = "WITHOUT a map (map checks skipped)"
+    elif not has_bases(world.map):
+        mapped = "with a map that lists no bases (set-up checks against bases skipped)"
+    else:
+        mapped = "against the map"
+    scenarios = ", ".join(world.scenarios)
+    print(
+        f"OK: {len(world.catalogue.counters)} counters, {len(world.arrivals)} arrivals, "
+        f"{len(world.scenarios)} scenarios ({scenarios}), checked {mapped}"
+    )
+    return 0

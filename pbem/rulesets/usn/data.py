@@ -48,7 +48,7 @@ from pbem.rulesets.usn.data_raw import (
     _read_with,
     _side,
 )
-from pbem.rulesets.usn.data_setup import check_deployment
+from pbem.rulesets.usn.data_setup import check_deployment, cross_check
 from pbem.rulesets.usn.data_tables import build_tables
 from pbem.rulesets.usn.data_units import build_catalogue
 from pbem.rulesets.usn.scenario import (
@@ -85,6 +85,7 @@ __all__ = [
     "UsnWorld",
     "Withdrawal",
     "check_deployment",
+    "check_world",
     "load_scenario",
     "load_world",
     "provenance_report",
@@ -127,15 +128,35 @@ def load_world(
     overrides: Mapping[str, Any] | None = None,
     *,
     usn_map: MapLike | None = None,
+    with_map: bool = True,
 ) -> UsnWorld:
     """Load and check every U.S.N. data file. Cached for the default directory.
 
-    ``usn_map`` replaces the map (tests); otherwise ``load_map`` is used when the
-    directory holds a map, and map cross-checks run only when a map is loaded.
+    The map comes from ``usn_map`` (tests) or ``load_map``; with a map, every
+    scenario's set-up is cross-checked against it (terrain, bases, capacities) and
+    the first problem raises. ``with_map=False`` loads and checks the data alone.
     """
     if directory is None and not overrides and usn_map is None:
-        return _load_default()
-    return _load_world(directory or default_directory(), overrides or {}, usn_map)
+        return _load_default(with_map)
+    return _load_world(directory or default_directory(), overrides or {}, usn_map, with_map)
+
+
+def check_world(
+    directory: Path | None = None, overrides: Mapping[str, Any] | None = None
+) -> list[DataError]:
+    """Every problem, not just the first: the data alone, then against the map."""
+    try:
+        world = load_world(directory, overrides, with_map=False)
+    except DataError as exc:
+        return [exc]
+    directory = directory or default_directory()
+    try:
+        usn_map = _try_load_map(directory, (overrides or {}).get("map"))
+    except DataError as exc:
+        return [exc]
+    if usn_map is None:
+        return []
+    return cross_check(world.scenarios.values(), world.arrivals, world.catalogue, usn_map)
 
 
 def load_scenario(
@@ -151,22 +172,26 @@ def scenario_names(directory: Path | None = None) -> list[str]:
     return sorted(p.stem for p in d.glob("*.toml"))
 
 
-def provenance_report(directory: Path | None = None) -> dict[str, dict[str, int]]:
+def provenance_report(
+    directory: Path | None = None, overrides: Mapping[str, Any] | None = None
+) -> dict[str, dict[str, int]]:
     """Per file: source -> count of values (rulebook, errata, reconstructed, moderator)."""
-    world = load_world(directory)
+    world = load_world(directory, overrides, with_map=False)
     return {f: dict(c) for f, c in world.provenance.items()}
 
 
-@lru_cache(maxsize=1)
-def _load_default() -> UsnWorld:
-    return _load_world(default_directory(), {}, None)
+@lru_cache(maxsize=2)
+def _load_default(with_map: bool) -> UsnWorld:
+    return _load_world(default_directory(), {}, None, with_map)
 
 
-def _load_world(directory: Path, overrides: Mapping[str, Any], usn_map: MapLike | None) -> UsnWorld:
+def _load_world(
+    directory: Path, overrides: Mapping[str, Any], usn_map: MapLike | None, with_map: bool
+) -> UsnWorld:
     unknown = set(overrides) - {"units", "tables", "reinforcements", "scenarios", "map"}
     if unknown:
         raise DataError("overrides", f"unknown section(s) {sorted(unknown)}")
-    if usn_map is None:
+    if usn_map is None and with_map:
         usn_map = _try_load_map(directory, overrides.get("map"))
     provenance: dict[str, Tally[str]] = {}
 
@@ -185,7 +210,7 @@ def _load_world(directory: Path, overrides: Mapping[str, Any], usn_map: MapLike 
         directory, "reinforcements.toml", overrides.get("reinforcements")
     )
     provenance["reinforcements.toml"] = _count(rein_raw, "reinforcements.toml", touched)
-    arrivals, withdrawals = _build_reinforcements(rein_raw, catalogue, usn_map)
+    arrivals, withdrawals = _build_reinforcements(rein_raw, catalogue)
 
     scen_over = overrides.get("scenarios") or {}
     names = scenario_names(directory)
@@ -201,6 +226,14 @@ def _load_world(directory: Path, overrides: Mapping[str, Any], usn_map: MapLike 
         scenarios[n] = _build_scenario(
             merged, fname, catalogue, arrivals, withdrawals, tables, usn_map
         )
+    if usn_map is not None:
+        problems = cross_check(scenarios.values(), arrivals, catalogue, usn_map)
+    else:
+        problems = [
+            p for s in scenarios.values() for p in check_deployment(s, s.source, catalogue, None)
+        ]
+    if problems:
+        raise problems[0]
     return UsnWorld(
         directory=directory,
         map=usn_map,
@@ -239,7 +272,7 @@ _ANY_KINDS = frozenset(
 )
 
 
-def _place(value: Any, where: str, usn_map: MapLike | None) -> Place:
+def _place(value: Any, where: str) -> Place:
     if not isinstance(value, Mapping):
         raise DataError(where, f"expected a table like {{ hex = 754 }}, got {value!r}")
     keys = set(value)
@@ -260,13 +293,9 @@ def _place(value: Any, where: str, usn_map: MapLike | None) -> Place:
         if name is None:
             continue
         _check(name, str, f"{where}.{key}")
-        if usn_map is not None and name not in usn_map.regions:
-            raise DataError(f"{where}.{key}", f"unknown map region {name!r}")
     ref = value.get("ref")
     if ref is not None:
         ref = _hex(ref, f"{where}.ref")
-        if usn_map is not None and region is not None and ref not in usn_map.regions[region]:
-            raise DataError(f"{where}.ref", f"hex {ref:04d} is not in region {region!r}")
     kind = value.get("any")
     if kind is not None and kind not in _ANY_KINDS:
         raise DataError(f"{where}.any", f"unknown location kind {kind!r}")
@@ -311,7 +340,7 @@ def _require_unit(catalogue: Catalogue, side: Side, uid: str, where: str) -> Cou
 
 
 def _build_reinforcements(
-    raw: Mapping[str, Any], catalogue: Catalogue, usn_map: MapLike | None
+    raw: Mapping[str, Any], catalogue: Catalogue
 ) -> tuple[tuple[Arrival, ...], tuple[Withdrawal, ...]]:
     arrivals = []
     seen: dict[str, str] = {}
@@ -346,15 +375,7 @@ def _build_reinforcements(
                 raise DataError(
                     f"{where}.air.NAC", f"{air['NAC']} NAC exceed the carriers' capacity {cap}"
                 )
-        at = _place(r["at"], f"{where}.at", usn_map) if "at" in r else None
-        if at is not None and usn_map is not None:
-            for h in at.hexes:
-                for uid in units:
-                    c = catalogue.get(side, uid)
-                    if isinstance(c, LandCounter) and not usn_map.is_land(h):
-                        raise DataError(
-                            f"{where}.at.hex", f"land unit {uid} enters at sea hex {h:04d}"
-                        )
+        at = _place(r["at"], f"{where}.at") if "at" in r else None
         arrivals.append(
             Arrival(
                 turn,
@@ -365,6 +386,7 @@ def _build_reinforcements(
                 aboard,
                 r.get("requires"),
                 Source(r.get("src", "rulebook")),
+                where,
             )
         )
     withdrawals = []
@@ -378,7 +400,7 @@ def _build_reinforcements(
                 _nonneg(r, "turn", where),
                 side,
                 uid,
-                _place(r["at"], f"{where}.at", usn_map),
+                _place(r["at"], f"{where}.at"),
                 str(r.get("rule", "")),
             )
         )
@@ -480,7 +502,7 @@ def _build_scenario(
             Deployment(
                 side=side,
                 units=units,
-                at=_place(_get(d, "at", dict, where), f"{where}.at", usn_map),
+                at=_place(_get(d, "at", dict, where), f"{where}.at"),
                 entrenched=_opt(d, "entrenched", bool, where, False),
                 damage=_nonneg(d, "damage", where, 0),
                 unsupplied=_opt(d, "unsupplied", bool, where, False),
@@ -499,8 +521,6 @@ def _build_scenario(
             _nonneg(b, "air_capacity", where),
             _opt(b, "naval", bool, where, False),
         )
-        if usn_map is not None and not usn_map.is_land(ab.hex):
-            raise DataError(f"{where}.hex", f"a base cannot be built in sea hex {ab.hex:04d}")
         added.append(ab)
     cds = _coastal_defense(raw, fname, catalogue, bases, usn_map)
     air = []
@@ -517,7 +537,7 @@ def _build_scenario(
                 side,
                 UnitType(t),
                 pts,
-                _place(_get(a, "at", dict, where), f"{where}.at", usn_map),
+                _place(_get(a, "at", dict, where), f"{where}.at"),
                 a.get("optional"),
                 Source(a.get("src", raw.get("src", "rulebook"))),
             )
@@ -551,12 +571,10 @@ def _build_scenario(
         victory=MappingProxyType(dict(_opt(raw, "victory", dict, w, {}))),
         arrivals=chosen,
         withdrawals=tuple(x for x in withdrawals if span and span[0] <= x.turn <= span[1]),
+        source=fname,
     )
     _check_special_units(scen, fname, catalogue)
     _check_arrivals(scen, fname, placed)
-    problems = check_deployment(scen, fname, catalogue, usn_map)
-    if problems:
-        raise problems[0]
     return scen
 
 
@@ -585,8 +603,6 @@ def _coastal_defense(
                 if b.naval and b.owner.get(bases) == side.value and int(b.hex) not in skip
             ]
         for h in hexes:
-            if usn_map is not None and not usn_map.is_land(h):
-                raise DataError(f"{where}.hexes", f"coastal defense in sea hex {h:04d}")
             c = cls.counter(h)
             if c.key in out:
                 continue  # "each naval base ... and Midway": one per hex

@@ -4,11 +4,18 @@ and transport capacity. Map checks run only when a map is loaded."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from pbem.errors import DataError
 from pbem.rulesets.usn.data_raw import SIDES
-from pbem.rulesets.usn.scenario import AirDeployment, Deployment, MapLike, Scenario
+from pbem.rulesets.usn.scenario import (
+    AirDeployment,
+    Arrival,
+    Deployment,
+    MapLike,
+    Place,
+    Scenario,
+)
 from pbem.rulesets.usn.units import (
     Catalogue,
     Counter,
@@ -35,6 +42,61 @@ def _start_bases(
     return out
 
 
+def cross_check(
+    scenarios: Iterable[Scenario],
+    arrivals: Iterable[Arrival],
+    catalogue: Catalogue,
+    usn_map: MapLike,
+) -> list[DataError]:
+    """Every disagreement between the data and the map, all of them, in file order."""
+    problems: list[DataError] = []
+    for a in arrivals:
+        if a.at is not None:
+            problems += _check_place(a.at, f"{a.where}.at", usn_map)
+            for uid in a.units:
+                c = catalogue.get(a.side, uid)
+                for h in a.at.hexes:
+                    if isinstance(c, LandCounter) and not usn_map.is_land(h):
+                        problems.append(
+                            DataError(f"{a.where}.at", f"land unit {uid} enters at sea hex {h:04d}")
+                        )
+    for scen in scenarios:
+        f = scen.source
+        for i, d in enumerate(scen.deployments):
+            problems += _check_place(d.at, f"{f}: deploy[{i}].at", usn_map)
+        for i, air in enumerate(scen.air):
+            problems += _check_place(air.at, f"{f}: air[{i}].at", usn_map)
+        for i, ab in enumerate(scen.added_bases):
+            if not usn_map.is_land(ab.hex):
+                problems.append(
+                    DataError(f"{f}: base[{i}].hex", f"a base cannot be in sea hex {ab.hex:04d}")
+                )
+        for key, cd in scen.coastal_defense.items():
+            h = int(cd.id.partition("-")[2])
+            if not usn_map.is_land(h):
+                problems.append(
+                    DataError(f"{f}: coastal_defense", f"{key} stands in sea hex {h:04d}")
+                )
+        problems += check_deployment(scen, f, catalogue, usn_map)
+    return problems
+
+
+def _check_place(at: Place, where: str, usn_map: MapLike) -> list[DataError]:
+    out = []
+    for key, name in (("region", at.region), ("adjacent_to_region", at.adjacent_to_region)):
+        if name is not None and name not in usn_map.regions:
+            out.append(DataError(f"{where}.{key}", f"unknown map region {name!r}"))
+    region = usn_map.regions.get(at.region) if at.region is not None else None
+    if at.ref is not None and region is not None and at.ref not in region:
+        out.append(DataError(f"{where}.ref", f"hex {at.ref:04d} is not in region {at.region!r}"))
+    return out
+
+
+def has_bases(usn_map: MapLike | None) -> bool:
+    """A map that lists no bases yet cannot judge set-ups (bases are map data)."""
+    return usn_map is not None and len(usn_map.bases) > 0
+
+
 def check_deployment(
     scen: Scenario,
     fname: str,
@@ -43,9 +105,12 @@ def check_deployment(
 ) -> list[DataError]:
     """Every problem with a scenario's set-up, all optional forces included.
 
-    Without a map only the map-free checks run (carriers, transports, sides)."""
+    Without a map, or with one that lists no bases, only the map-free checks run
+    (carriers, transports, sides)."""
     problems: list[DataError] = []
     bases = _start_bases(scen, usn_map)
+    if not has_bases(usn_map):
+        usn_map = None  # terrain alone cannot judge bases: run only the map-free checks
     for side in scen.sides:
         _check_side(scen, fname, side, catalogue, usn_map, bases[side], problems)
     return problems

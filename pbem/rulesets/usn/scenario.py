@@ -129,6 +129,7 @@ class Arrival:
     aboard: tuple[str, ...] = ()
     requires: str | None = None
     src: Source = Source.RULEBOOK
+    where: str = field(default="", compare=False)  # "reinforcements.toml: arrival[3]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +164,7 @@ class Scenario:
     arrivals: tuple[Arrival, ...]  # the chart's rows within this game's turns
     withdrawals: tuple[Withdrawal, ...]
     sides: tuple[Side, ...] = (Side.JAPANESE, Side.ALLIED)
+    source: str = ""  # the file it came from, for error messages
 
     @property
     def last_turn(self) -> int:
