@@ -14,7 +14,17 @@ from dataclasses import dataclass
 from typing import Any
 
 # Event data keys that carry the numbers of a combat (CBT.*, CRT*, DEMO.FIGHT).
-COMBAT_KEYS = ("strength", "attack", "defense", "odds", "ratio", "roll", "rolls", "totals", "result")
+COMBAT_KEYS = (
+    "strength",
+    "attack",
+    "defense",
+    "odds",
+    "ratio",
+    "roll",
+    "rolls",
+    "totals",
+    "result",
+)
 
 
 @dataclass(frozen=True, slots=True)

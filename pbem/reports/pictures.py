@@ -77,7 +77,9 @@ def demo_picture(view: Mapping[str, Any], title: str) -> bytes:
     d = ImageDraw.Draw(img)
     d.text((12, 8), title, fill=(20, 20, 20), font=_font(14))
     fought = {
-        e["data"]["zone"]: e["data"] for e in view.get("events", []) if e.get("kind") == "zone-fought"
+        e["data"]["zone"]: e["data"]
+        for e in view.get("events", [])
+        if e.get("kind") == "zone-fought"
     }
     for i, zone in enumerate(("A", "B", "C")):
         x0 = 12 + i * 156
@@ -92,7 +94,9 @@ def demo_picture(view: Mapping[str, Any], title: str) -> bytes:
                 text = f"{side}: {data['strength'][side][zone]}+{data['rolls'][side]}"
                 d.text((x0 + 8, y), text, fill=SIDE_RGB.get(side, (0, 0, 0)), font=_font(13))
                 y += 24
-            d.text((x0 + 8, y + 8), f"won by {winner or 'nobody'}", fill=(20, 20, 20), font=_font(12))
+            d.text(
+                (x0 + 8, y + 8), f"won by {winner or 'nobody'}", fill=(20, 20, 20), font=_font(12)
+            )
     buf = io.BytesIO()
     img.save(buf, format="PNG", optimize=False)
     return buf.getvalue()

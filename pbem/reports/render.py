@@ -37,15 +37,15 @@ def _wrap(text: Any, indent: str = "", width: int = WIDTH) -> str:
 
 
 def _columns(rows: list[list[Any]], widths: list[int]) -> str:
-    """Fixed-width table rows (the last column takes the rest, wrapped)."""
+    """Fixed-width table rows; the last cell of a row takes the rest, wrapped."""
     out = []
-    lead = sum(widths[:-1]) + len(widths) - 1
     for row in rows:
         cells = [str(c) for c in row]
-        head = " ".join(c.ljust(w)[: max(w, len(c))] for c, w in zip(cells[:-1], widths[:-1]))
-        tail = textwrap.wrap(cells[-1], max(20, WIDTH - lead - 3)) or [""]
-        out.append(f"  {head} {tail[0]}".rstrip())
-        out += [" " * (lead + 3) + t for t in tail[1:]]
+        heads = [c.ljust(w) for c, w in zip(cells[:-1], widths, strict=False)]
+        lead = len(" ".join(heads)) + (1 if heads else 0)
+        tail = textwrap.wrap(cells[-1], max(20, WIDTH - 2 - lead)) or [""]
+        out.append(("  " + " ".join([*heads, tail[0]])).rstrip())
+        out += [" " * (2 + lead) + t for t in tail[1:]]
     return "\n".join(out)
 
 

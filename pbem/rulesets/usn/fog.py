@@ -1,0 +1,227 @@
+"""The fog of war: what one U.S.N. side may see, in two modes.
+
+``"open"`` is the rulebook's own game: the map and its counters are open to
+both players; hidden are transport cargo (NM.TRANS.HIDDEN, NM.TRANS.AIR, H1),
+the submarine log (GEN.REC.C, SUB.*, H2), the other side's air mission
+allocations and CAP until they are resolved (SEQ.5E, AMAC.A, AMAC.B: they
+only reach a report after adjudication resolved them), standing orders, and
+sealed plots (never part of a view). Open records stay open: VP (GEN.REC.A)
+and fuel and oiler logs (GEN.REC.B).
+
+``"double-blind"`` (a moderator's option, not the rulebook's) also hides
+enemy units unless detected now: in or next to a hex holding one of your
+units, inside your air zone of control (ZOC.DEF: two hexes around your air
+bases and carriers with air units), or in a hex where they attacked you.
+Units seen before and not now are shown at their last-known hex, with the
+sighting's age in Game-Turns; ``update_sightings`` keeps that log in the
+state (``extra["fog"]``), and the ruleset calls it after each round.
+
+``apply`` takes the open view the ruleset built (views.build_view) and
+returns what ``side`` may see. Pure: stdlib, pbem.core and the U.S.N. state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from pbem.core.events import Event
+from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.sequence import SIDES
+from pbem.rulesets.usn.state import GameState
+from pbem.rulesets.usn.zoc import zoc_hexes
+
+Mode = Literal["open", "double-blind"]
+MODES: tuple[Mode, ...] = ("open", "double-blind")
+
+# Event data fields that hold one hex ("0759") or a list of hexes (a path).
+HEX_FIELDS = ("at", "to", "hex", "entry", "from")
+PATH_FIELDS = ("path",)
+# Fields naming a unit or its owner: events with these are about a unit.
+UNIT_FIELDS = ("unit", "transport", "ship", "oiler", "defenders", "units", "order")
+# NM.TRANS.HIDDEN / H1: cargo is shown only when it unloads (or is lost with its ship).
+CARGO_REVEALED = frozenset({"debarked", "destroyed", "landed", "air-destroyed"})
+# Kinds the enemy never learns from a report, whatever their witnesses say.
+NEVER_TO_ENEMY = frozenset({"standing-orders", "embarked", "sub-log", "sub-moved", "order-failed"})
+SUB_TYPES = frozenset({"SUB"})  # GEN.REC.C: subs are kept on paper, never shown
+
+
+def mode_of(state: GameState) -> Mode:
+    """The game's fog option: ``options["fog"] = "double-blind"`` (default: the rulebook's)."""
+    v = state.options.get("fog")
+    if v == "double-blind" or state.options.get("double_blind") is True:
+        return "double-blind"
+    return "open"
+
+
+def detection_hexes(state: GameState, side: str, events: Sequence[Event] = ()) -> frozenset[int]:
+    """Hexes where ``side`` sees enemy units in double-blind mode."""
+    seen: set[int] = set()
+    for u in state.side_units(side):
+        if u.hex is not None:
+            seen.update(hexgrid.within(u.hex, 1))
+    seen.update(zoc_hexes(state, side))
+    seen.update(attacked_at(events, side))
+    return frozenset(h for h in seen if hexgrid.on_map(h))
+
+
+def attacked_at(events: Iterable[Event], side: str) -> set[int]:
+    """Hexes where the enemy attacked ``side`` this round: the attackers are seen."""
+    out: set[int] = set()
+    for e in events:
+        attacker = e.data.get("attacker")
+        if attacker is not None and attacker != side and e.seen_by(side):
+            h = _hex(e.data.get("hex"))
+            if h is not None:
+                out.add(h)
+    return out
+
+
+def _hex(value: Any) -> int | None:
+    s = str(value)
+    return int(s) if len(s) == 4 and s.isdigit() else None
+
+
+def update_sightings(state: GameState, events: Sequence[Event] = ()) -> dict[str, Any]:
+    """The new ``extra["fog"]`` after a round: each side's last sighting of each
+    enemy unit it can see now (unit ID -> hex, Game-Turn, round index)."""
+    old = state.extra.get("fog", {}).get("sightings", {})
+    sightings: dict[str, dict[str, Any]] = {s: dict(old.get(s, {})) for s in SIDES}
+    for side in SIDES:
+        seen = detection_hexes(state, side, events)
+        for u in state.units.values():
+            if u.side != side and u.hex is not None and u.hex in seen and not _hidden_type(u.utype):
+                sightings[side][u.uid] = {"at": f"{u.hex:04d}", "turn": state.turn, "type": u.utype}
+    return {**state.extra.get("fog", {}), "sightings": sightings}
+
+
+def _hidden_type(utype: str) -> bool:
+    return utype in SUB_TYPES
+
+
+def _enemy_event(e: Mapping[str, Any], side: str) -> bool:
+    """Is this event about the other side's doings (or of unknown owner)?"""
+    if e.get("witnesses") == [side]:
+        return False  # told to you alone: about your own doings
+    d = e.get("data", {})
+    owner = d.get("side", d.get("by", d.get("attacker")))
+    return owner != side
+
+
+def _open_event(e: Mapping[str, Any], side: str) -> Mapping[str, Any] | None:
+    """Both modes: drop or trim what the rules hide from the enemy."""
+    if not _enemy_event(e, side):
+        return e
+    kind = e.get("kind", "")
+    d = e.get("data", {})
+    if kind in NEVER_TO_ENEMY or str(d.get("type", "")) in SUB_TYPES:
+        return None
+    if "cargo" in d and kind not in CARGO_REVEALED:
+        d = {k: v for k, v in d.items() if k != "cargo"}
+        return {**e, "data": d}
+    return e
+
+
+def _blind_event(
+    e: Mapping[str, Any], side: str, seen: frozenset[int], visible_ids: set[str]
+) -> Mapping[str, Any] | None:
+    """Double-blind: an enemy event shows only its hexes inside ``seen``."""
+    if not _enemy_event(e, side):
+        return e
+    d = dict(e.get("data", {}))
+    if d.get("attacker") not in (None, side) and _hex(d.get("hex")) in seen:
+        return e  # they attacked you: you saw them
+    shown = False
+    hexy = False
+    for k in HEX_FIELDS:
+        if k in d and _hex(d[k]) is not None:
+            hexy = True
+            if _hex(d[k]) in seen:
+                shown = True
+            else:
+                d[k] = "out of sight"
+    for k in PATH_FIELDS:
+        if isinstance(d.get(k), list):
+            hexy = True
+            kept = [p for p in d[k] if _hex(p) in seen]
+            shown = shown or bool(kept)
+            d[k] = kept
+    about_unit = any(k in d for k in UNIT_FIELDS) or "points" in d
+    if hexy:
+        return {**e, "data": d} if shown else None
+    if about_unit:
+        # No hex to judge by: shown only when it names a unit you see now.
+        return e if str(d.get("unit")) in visible_ids else None
+    return e  # e.g. "turn-end": nothing about any unit
+
+
+def _blind_base(b: Mapping[str, Any], side: str, seen: frozenset[int]) -> dict[str, Any]:
+    """An enemy base out of sight: its place and owner are on the map, its state is not."""
+    if b.get("owner") == side or _hex(b.get("hex")) in seen:
+        return dict(b)
+    return {**b, "air_capacity": None, "neutralized": None}
+
+
+def apply(
+    view: Mapping[str, Any],
+    state: GameState,
+    events: Sequence[Event],
+    side: str | None,
+    mode: Mode = "open",
+) -> dict[str, Any]:
+    """What ``side`` may see of ``view`` (the ruleset's open view); None: everything."""
+    out = dict(view)
+    out["vp"] = {s: state.vp.get(s, 0) for s in SIDES}  # GEN.REC.A: open
+    if side is None:
+        out["fog"] = {"mode": mode, "last_known": []}
+        return out
+    enemy = [
+        u
+        for u in view.get("enemy_units", [])
+        if not _hidden_type(str(u.get("type"))) and not u.get("aboard")
+    ]
+    evs = [x for x in (_open_event(e, side) for e in view.get("events", [])) if x is not None]
+    air = {s: dict(locs) for s, locs in view.get("air", {}).items()}
+    last_known: list[dict[str, Any]] = []
+    if mode == "double-blind":
+        seen = detection_hexes(state, side, events)
+        enemy = [u for u in enemy if _hex(u.get("at")) in seen]
+        visible = {str(u.get("id")) for u in enemy}
+        evs = [x for x in (_blind_event(e, side, seen, visible) for e in evs) if x is not None]
+        for s in air:
+            if s != side:
+                air[s] = {
+                    loc: pts
+                    for loc, pts in air[s].items()
+                    if (loc.isdigit() and int(loc) in seen) or loc in visible
+                }
+        sightings = state.extra.get("fog", {}).get("sightings", {}).get(side, {})
+        for uid, sighting in sorted(sightings.items()):
+            if uid in visible:
+                continue
+            last_known.append(
+                {
+                    "id": uid,
+                    "type": sighting.get("type", "?"),
+                    "at": sighting["at"],
+                    "seen_turn": sighting["turn"],
+                    "age": state.turn - int(sighting["turn"]),
+                }
+            )
+        out["bases"] = [_blind_base(b, side, seen) for b in view.get("bases", [])]
+    out["enemy_units"] = enemy
+    out["events"] = evs
+    out["air"] = air
+    out["fog"] = {"mode": mode, "last_known": last_known}
+    return out
+
+
+__all__ = [
+    "MODES",
+    "Mode",
+    "apply",
+    "attacked_at",
+    "detection_hexes",
+    "mode_of",
+    "update_sightings",
+]
