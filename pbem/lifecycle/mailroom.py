@@ -178,7 +178,7 @@ class Mailroom:
         assert mail.from_addr is not None
         if outcome.startswith("refused") and answer.game:
             # Orders or a dispute from a verified player, refused by the game.
-            reason = outcome.removeprefix("refused: ")
+            reason = answer.error or outcome.removeprefix("refused: ")
             self._note_refusal(row, answer.game, answer.side, answer.turn, answer.phase, reason)
         text = render("common", "answer.txt.j2", answer.__dict__)
         enqueue(
