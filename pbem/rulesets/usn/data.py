@@ -469,7 +469,10 @@ def _build_scenario(
     for key, v in (("bases", bases), ("start_line", start_line)):
         if v not in ("game1", "game2"):
             raise DataError(f"{fname}: {key}", f"{v!r} is not game1 or game2")
-    first_side = Side(_get(raw, "first_side", str, w))
+    first_side_name = _get(raw, "first_side", str, w)
+    if first_side_name not in SIDES:
+        raise DataError(f"{fname}: first_side", f"{first_side_name!r} is not a side")
+    first_side = Side(first_side_name)
     optional_rules = {
         k: MappingProxyType(dict(v)) for k, v in _opt(raw, "optional_rules", dict, w, {}).items()
     }

@@ -121,6 +121,7 @@ def _override_units(
             raise DataError(f"overrides: units.{key}", "must map field names to values")
         section, i = index[k]
         _merge(raw[section][i], change, (section, i), touched, f"overrides: units.{key}")
+        raw[section][i]["_moderated"] = sorted(change)
 
 
 def _count(raw: Mapping[str, Any], fname: str, touched: set[tuple[Any, ...]]) -> Tally[str]:
@@ -202,10 +203,15 @@ def _dotted(path: Sequence[Any]) -> str:
 # Field readers
 
 
+def _at(where: str, key: str) -> str:
+    """'file: a.b' + 'c' -> 'file: a.b.c'; 'file: ' + 'c' -> 'file: c'."""
+    return f"{where}{key}" if where.endswith(": ") else f"{where}.{key}"
+
+
 def _get(rec: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
     if key not in rec:
-        raise DataError(f"{where}.{key}", "missing")
-    return _check(rec[key], kind, f"{where}.{key}")
+        raise DataError(_at(where, key), "missing")
+    return _check(rec[key], kind, _at(where, key))
 
 
 def _opt(
@@ -213,7 +219,7 @@ def _opt(
 ) -> Any:
     if key not in rec:
         return default
-    return _check(rec[key], kind, f"{where}.{key}")
+    return _check(rec[key], kind, _at(where, key))
 
 
 def _check(value: Any, kind: type | tuple[type, ...], where: str) -> Any:
@@ -228,14 +234,14 @@ def _check(value: Any, kind: type | tuple[type, ...], where: str) -> Any:
 def _nonneg(rec: Mapping[str, Any], key: str, where: str, default: int | None = None) -> int:
     value = _get(rec, key, int, where) if default is None else _opt(rec, key, int, where, default)
     if value < 0:
-        raise DataError(f"{where}.{key}", f"must not be negative, got {value}")
+        raise DataError(_at(where, key), f"must not be negative, got {value}")
     return int(value)
 
 
 def _side(rec: Mapping[str, Any], where: str) -> Side:
     s = _get(rec, "side", str, where)
     if s not in SIDES:
-        raise DataError(f"{where}.side", f"{s!r} is not a side (japanese, allied)")
+        raise DataError(_at(where, "side"), f"{s!r} is not a side (japanese, allied)")
     return Side(s)
 
 
@@ -248,11 +254,12 @@ def _hex(value: Any, where: str) -> int:
 
 
 def _check_keys(rec: Mapping[str, Any], allowed: Iterable[str], where: str) -> None:
-    extra = set(rec) - set(allowed) - _META - {"_where"}
+    extra = {k for k in rec if not k.startswith("_")} - set(allowed) - _META
     if extra:
         raise DataError(f"{where}.{sorted(extra)[0]}", "unknown key")
 
 
 def _provenance(rec: Mapping[str, Any]) -> Provenance:
     fields = {k: Source(v) for k, v in rec.get("src_fields", {}).items()}
+    fields |= dict.fromkeys(rec.get("_moderated", ()), Source.MODERATOR)
     return Provenance(Source(rec.get("src", "rulebook")), fields, str(rec.get("why", "")))

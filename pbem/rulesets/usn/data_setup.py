@@ -270,7 +270,7 @@ def _check_unit_place(
             if not usn_map.is_land(h):
                 out.append(DataError(f"{where}.at", f"land unit {c.id} set up in sea hex {h:04d}"))
         if at.region is not None and not any(
-            usn_map.is_land(h) for h in usn_map.regions[at.region]
+            usn_map.is_land(h) for h in usn_map.regions.get(at.region, frozenset())
         ):
             out.append(DataError(f"{where}.at", f"region {at.region} has no land hex for {c.id}"))
         return out
