@@ -34,7 +34,7 @@ def _map_usn(args: argparse.Namespace) -> int:
     from pbem.rulesets.usn.map import load_map
 
     m = load_map()
-    units: dict[Any, Sequence[tuple[str, str]]] | None = None
+    units: Mapping[Any, Sequence[tuple[str, str]]] | None = None
     start = args.start or "game1"
     title = "U.S.N. (SPI 1971): reconstructed map"
     if args.scenario:
@@ -49,11 +49,14 @@ def _map_usn(args: argparse.Namespace) -> int:
     return 0
 
 
-def _scenario_units(name: str) -> tuple[dict[Any, Sequence[tuple[str, str]]] | None, str | None]:
-    """Units by hex from ``pbem.rulesets.usn.data.load_scenario`` when it exists.
+def _scenario_units(
+    name: str,
+) -> tuple[Mapping[Any, Sequence[tuple[str, str]]] | None, str | None]:
+    """Set-up units by hex from ``pbem.rulesets.usn.data.load_scenario``, if present.
 
-    Accepts a scenario object or mapping with ``units``: items having ``hex``,
-    ``side`` and ``id``/``label``. Units without a hex (areas, off-map) are skipped.
+    Exact placements (SETUP.HEXSPEC: the first hex of a printed pair) are drawn;
+    area, free and off-map set-ups have no hex yet and are left out. Returns the
+    units and the scenario's base-ownership start ("game1"/"game2").
     """
     try:
         data = importlib.import_module("pbem.rulesets.usn.data")
@@ -62,18 +65,20 @@ def _scenario_units(name: str) -> tuple[dict[Any, Sequence[tuple[str, str]]] | N
     loader = getattr(data, "load_scenario", None)
     if loader is None:
         return None, None
-    scenario = loader(name)
-    if scenario is None:
-        raise DataError(f"scenario {name}", "not found")
-    start = _get(scenario, "start")
+    try:
+        scenario = loader(name)
+    except KeyError:
+        raise DataError(f"scenario {name}", "unknown scenario") from None
     out: dict[Any, list[tuple[str, str]]] = {}
-    for u in _get(scenario, "units") or ():
-        h = _get(u, "hex")
-        if not isinstance(h, int):
+    for dep in _get(scenario, "deployments") or ():
+        hexes = _get(_get(dep, "at"), "hexes") or ()
+        if not hexes:
             continue
-        label = _get(u, "label") or _get(u, "id") or "?"
-        out.setdefault(h, []).append((str(_get(u, "side")), str(label)))
-    return dict(out), start if isinstance(start, str) else None
+        side = str(getattr(_get(dep, "side"), "value", _get(dep, "side")))
+        for unit in _get(dep, "units") or ():
+            out.setdefault(hexes[0], []).append((side, str(unit)))
+    start = _get(scenario, "bases")
+    return out, start if isinstance(start, str) else None
 
 
 def _get(obj: Any, key: str) -> Any:

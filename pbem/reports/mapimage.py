@@ -149,12 +149,13 @@ def render_map(
             if ra != rb:
                 draw.line(seg, fill=BORDER, width=1)
 
-    for key in start_lines:
+    # Where the two lines share a hexside their dashes alternate.
+    for phase, key in enumerate(start_lines):
         line = m.start_lines.get(key)
         if line is None:
             continue
         for a, b in line.hexsides():
-            _dashed(draw, _side_segment(a, b, scale), START_LINE_COLOURS[key], scale)
+            _dashed(draw, _side_segment(a, b, scale), START_LINE_COLOURS[key], scale, phase % 2)
 
     for hx in highlight:
         px, py = hex_pixel(hx, scale)
@@ -239,10 +240,11 @@ def _dashed(
     seg: tuple[tuple[float, float], ...],
     colour: tuple[int, int, int],
     scale: float,
+    phase: int = 0,
 ) -> None:
     (x1, y1), (x2, y2) = seg
     steps = 4
-    for i in range(0, steps, 2):
+    for i in range(phase, steps, 2):
         a, b = i / steps, (i + 1) / steps
         draw.line(
             ((x1 + (x2 - x1) * a, y1 + (y2 - y1) * a), (x1 + (x2 - x1) * b, y1 + (y2 - y1) * b)),

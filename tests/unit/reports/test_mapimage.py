@@ -1,0 +1,112 @@
+"""The Pillow map picture (issue 4, item 7)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from pbem.cli import main
+from pbem.reports.mapimage import (
+    CLASS1,
+    CLASS2,
+    DESERT,
+    SEA,
+    SIDE_COLOURS,
+    hex_pixel,
+    image_size,
+    render_map,
+)
+from pbem.rulesets.usn.hexgrid import HexId
+from pbem.rulesets.usn.map import Terrain, UsnMap, load_map
+
+
+@pytest.fixture(scope="module")
+def m() -> UsnMap:
+    return load_map()
+
+
+@pytest.fixture(scope="module")
+def picture(m: UsnMap) -> Image.Image:
+    return Image.open(io.BytesIO(render_map(m))).convert("RGB")
+
+
+def _quiet(m: UsnMap, terrain: Terrain) -> HexId:
+    """A hex of ``terrain`` with no base or name nearby, so its centre shows the fill."""
+    for h, info in sorted(m.hexes.items()):
+        if info.terrain is not terrain or h in m.bases:
+            continue
+        around = [h - 34, h - 33, h - 1, h, h + 1, h + 33, h + 34]
+        if not any(m.hexes.get(HexId(n)) and m.hexes[HexId(n)].name for n in around):
+            return h
+    raise AssertionError(f"no quiet {terrain} hex")
+
+
+def test_png_has_the_right_size_and_no_metadata(m: UsnMap) -> None:
+    data = render_map(m, scale=0.5)
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    img = Image.open(io.BytesIO(data))
+    assert img.size == image_size(0.5)
+    assert b"tEXt" not in data and b"tIME" not in data
+
+
+def test_rendering_is_deterministic(m: UsnMap) -> None:
+    assert render_map(m, title="T") == render_map(m, title="T")
+
+
+def test_ter_colours_at_known_hexes(m: UsnMap, picture: Image.Image) -> None:
+    for terrain, colour in (
+        (Terrain.SEA, SEA),
+        (Terrain.CLASS2, CLASS2),
+        (Terrain.DESERT, DESERT),
+        (Terrain.CLASS1, CLASS1),  # the islet dot on a sea hex
+    ):
+        h = _quiet(m, terrain)
+        x, y = hex_pixel(h)
+        assert picture.getpixel((round(x), round(y))) == colour, (terrain, h)
+
+
+def test_named_sea_and_land_hexes(m: UsnMap, picture: Image.Image) -> None:
+    # Deep Pacific between Wake and Midway is sea; interior Australia is desert.
+    x, y = hex_pixel(1050)
+    assert picture.getpixel((round(x), round(y))) == SEA
+    x, y = hex_pixel(395)
+    assert picture.getpixel((round(x), round(y))) == DESERT
+
+
+def test_units_and_base_owners_are_drawn_in_side_colours(m: UsnMap) -> None:
+    sea = _quiet(m, Terrain.SEA)
+    img = Image.open(io.BytesIO(render_map(m, units={sea: [("japanese", "CV-1")]}))).convert("RGB")
+    x, y = hex_pixel(sea)
+    # The label sits on the square's centre; its corner shows the side colour.
+    assert img.getpixel((round(x) - 5, round(y) - 5)) == SIDE_COLOURS["japanese"]
+    pearl = hex_pixel(1456)
+    assert img.getpixel((round(pearl[0]), round(pearl[1]))) == SIDE_COLOURS["allied"]
+
+
+def test_highlight_changes_the_picture(m: UsnMap) -> None:
+    assert render_map(m, highlight=[HexId(754)]) != render_map(m)
+
+
+def test_cli_map_usn_writes_a_png(tmp_path: Path) -> None:
+    out = tmp_path / "usn.png"
+    assert main(["map", "usn", "--out", str(out), "--scale", "0.5"]) == 0
+    assert Image.open(out).size == image_size(0.5)
+
+
+def test_cli_map_usn_draws_a_scenarios_units(tmp_path: Path) -> None:
+    plain, with_units = tmp_path / "a.png", tmp_path / "b.png"
+    assert main(["map", "usn", "--out", str(plain), "--start", "game2"]) == 0
+    assert main(["map", "usn", "--out", str(with_units), "--scenario", "coral-sea"]) == 0
+
+    # Coral Sea puts the Allied 8-15 regiment on Port Moresby (0659): the picture
+    # changes there and stays the same far from any set-up hex (Hawaii).
+    def around(path: Path, h: int) -> bytes:
+        x, y = hex_pixel(h)
+        box = (round(x) - 8, round(y) - 8, round(x) + 8, round(y) + 8)
+        return Image.open(path).convert("RGB").crop(box).tobytes()
+
+    assert around(plain, 659) != around(with_units, 659)
+    assert around(plain, 1456) == around(with_units, 1456)
