@@ -341,7 +341,9 @@ def advance_boxes(w: Work) -> None:
         if left > 0:
             w.put(replace(u, box=f"E{left}"))
         elif u.heading == "out":
+            # The arrival spends this phase (OFF.WCLOAD, CVA.EMBARK: load or embark next phase).
             w.put(replace(u, box=WEST_COAST, heading=None, in_base=True))
+            w.moved.add(u.key)
             w.event("arrived", "OFF.BOX", None, unit=u.uid, side=u.side, at=WEST_COAST)
         else:
             w.put(replace(u, box="EDGE"))
@@ -819,6 +821,8 @@ def do_emergency(w: Work, order: Emergency) -> None:
                 w.put(replace(u, emergency_supply_turn=w.state.turn, supplied=True))
                 fed.append(u.uid)
         w.moved.add(ship.key)
+        w.spent[ship.key] = ma
+        w.doubled_ok[ship.key] = False
         w.event("emergency-supply", "SUP.F", None, ship=ship.uid, at=f"{dest:04d}", units=fed)
         return
     u = w.own(order.cargo)
@@ -849,6 +853,8 @@ def do_emergency(w: Work, order: Emergency) -> None:
     w.carried.add(u.key)
     w.moved.add(u.key)
     w.moved.add(ship.key)
+    w.spent[ship.key] = ma  # the round trip is the ship's whole movement
+    w.doubled_ok[ship.key] = False
     w.event("emergency-transport", "SEQ.2E", None, ship=ship.uid, unit=u.uid, to=f"{dest:04d}")
     capture_at(w, dest)
 
@@ -887,6 +893,12 @@ def do_stack(w: Work, h: int, uids: tuple[str, ...]) -> None:
 def stack_of(units: list[Unit]) -> list[Unit]:
     """STK.G: ships of one side in one hex, top first."""
     return sorted(units, key=lambda u: (u.stack, u.uid))
+
+
+def air_groups(units: list[Unit]) -> list[list[Unit]]:
+    """STK.G.AIR / NM.AA.GROUPS: pairs from the top of the stack; an odd bottom ship alone."""
+    ordered = stack_of(units)
+    return [ordered[i : i + 2] for i in range(0, len(ordered), 2)]
 
 
 def do_port(w: Work, uid: str, in_base: bool) -> None:

@@ -247,9 +247,15 @@ def _deal_air(
                 if u.side == side and u.is_carrier and u.hex is not None
             ]
         if "base" in kinds or at.region:
-            own = [h for h in _own_bases(bases, side, naval=False)]
-            if at.ref:
-                own.sort(key=lambda h: (hexgrid.distance(h, at.ref), h))
+            # Nearest the side's forces first (or the area's reference hex).
+            anchors = (
+                [at.ref]
+                if at.ref
+                else [u.hex for u in units.values() if u.side == side and u.hex is not None]
+            )
+            own = _own_bases(bases, side, naval=False)
+            if anchors:
+                own.sort(key=lambda h: (min(hexgrid.distance(h, a) for a in anchors), h))
             targets += [(f"{h:04d}", bases[h].air_capacity) for h in own]
     left = points
     for loc, cap in targets:

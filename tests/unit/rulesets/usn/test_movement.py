@@ -268,39 +268,39 @@ def air_game(**kw):  # type: ignore[no-untyped-def]
 
 
 def test_am_transfer_up_to_twice_normal_range() -> None:
-    g, b1, b2, b3 = air_game()
+    g, b1, b2, _b3 = air_game()
     g.play({A: f"TRANSFER 5 LAC {b1:04d} TO {b2:04d}"})
     assert g.s.air_at(A, f"{b2:04d}").lac == 5
     assert g.s.air_at(A, f"{b1:04d}").lac == 5
 
 
 def test_am_transfer_out_of_range_refused_with_distance() -> None:
-    g, b1, b2, b3 = air_game()
+    g, b1, _b2, b3 = air_game()
     (e,) = g.validate(A, f"TRANSFER 5 LAC {b1:04d} TO {b3:04d}").errors
     assert e.rule == "AM.TRANSFER" and "is 11 away" in e.message
 
 
 def test_stk_e_air_transfer_into_a_full_base_refused() -> None:
-    g, b1, b2, b3 = air_game()
+    g, b1, b2, _b3 = air_game()
     (e,) = g.validate(A, f"TRANSFER 6 LAC {b1:04d} TO {b2:04d}").errors
     assert e.rule == "STK.E" and "room for 5" in e.message
 
 
 def test_mov_t_lac_may_not_land_on_a_carrier() -> None:
-    g, b1, b2, b3 = air_game(units=[ship(A, "CV-5", H(10, 19))])
+    g, b1, _b2, _b3 = air_game(units=[ship(A, "CV-5", H(10, 19))])
     (e,) = g.validate(A, f"TRANSFER 2 LAC {b1:04d} TO CV-5").errors
     assert e.rule == "MOV.T"
 
 
 def test_mov_s_damaged_carrier_no_landing() -> None:
-    g, b1, b2, b3 = air_game(units=[ship(A, "CV-5", H(10, 19), damage=5)])
+    g, b1, _b2, _b3 = air_game(units=[ship(A, "CV-5", H(10, 19), damage=5)])
     g.state = g.s.with_air(A, f"{b1:04d}", Air(lac=10, lbac=2, nac=3)).to_json()
     (e,) = g.validate(A, f"TRANSFER 2 NAC {b1:04d} TO CV-5").errors
     assert e.rule == "MOV.S"
 
 
 def test_mov_r_unsupplied_base_aircraft_may_not_move() -> None:
-    g, b1, b2, b3 = air_game()
+    g, b1, b2, _b3 = air_game()
     bases = dict(g.s.bases)
     from dataclasses import replace
 
@@ -320,7 +320,7 @@ def test_mov_u_mountain_hexside_costs_one_range() -> None:
 
 
 def test_mov_v_extended_range_for_strikes_and_lbac_none() -> None:
-    g, b1, b2, b3 = air_game()
+    g, b1, _b2, _b3 = air_game()
     g.play({})  # A-3-4 passes
     ok = g.validate(A, f"STRIKE 2 LAC {b1:04d} {H(10, 16):04d} LAND")
     assert not ok.errors  # 4 hexes: extended LAC range
@@ -329,7 +329,7 @@ def test_mov_v_extended_range_for_strikes_and_lbac_none() -> None:
 
 
 def test_amac_limit9_at_most_nine_missions() -> None:
-    g, b1, b2, b3 = air_game()
+    g, b1, _b2, _b3 = air_game()
     g.play({})
     text = "\n".join(f"CAP 1 LAC {b1:04d}" for _ in range(10))
     v = g.validate(A, text)
@@ -337,7 +337,7 @@ def test_amac_limit9_at_most_nine_missions() -> None:
     assert [(e.line, e.rule) for e in v.errors] == [(10, "AMAC.LIMIT9")]
 
 
-def test_para_drop_within_four_hexes_of_a_big_base() -> None:
+def test_seq_2b_para_drop_within_four_hexes_of_a_big_base() -> None:
     b = HOME[0]
     units = [land(J, "PARA-1", b)]
     g = Game(make_state(units, bases=[base(b, J, air=10)]), stub_geo(land={H(2, 6): "class2"}))
@@ -394,3 +394,136 @@ def test_cva_embark_new_nac_at_the_west_coast_after_arriving() -> None:
     g2 = Game(make_state([ship(A, "CV-5", H(20, 5))], round=1))
     (e,) = g2.validate(A, "TRANSFER 8 NAC WC TO CV-5").errors
     assert e.rule == "CVA.EMBARK"
+
+
+# --- cases named one by one ---------------------------------------------------------
+
+
+def test_seq_2c_mov_gen_mov_c_ships_move_individually_or_together() -> None:
+    g = Game(
+        make_state(
+            [ship(J, "CA-1", H(20, 3)), ship(J, "CA-2", H(20, 3)), ship(J, "DD-1", H(20, 3))]
+        )
+    )
+    g.play({J: f"MOVE CA-1 CA-2 {path(20, 4, 5)}\nMOVE DD-1 {H(20, 2):04d}"})
+    assert (g.unit(J, "CA-1").hex, g.unit(J, "CA-2").hex, g.unit(J, "DD-1").hex) == (
+        H(20, 5),
+        H(20, 5),
+        H(20, 2),
+    )
+    moved = [e for e in g.events if e.kind == "moved"]
+    assert all(e.witnesses is None for e in moved)  # open map: both sides see it
+
+
+def test_mov_d_seq_3_land_units_do_not_move_in_a_naval_round() -> None:
+    g = Game(make_state([land(J, "RGT-1", HOME[0])]))
+    (e,) = g.validate(J, f"MOVE RGT-1 {HOME[1]:04d}").errors
+    assert e.rule == "SEQ.STRICT"
+
+
+def test_seq_3a_seq_7_land_units_move_in_their_land_phase() -> None:
+    g = Game(make_state([land(A, "RGT-1", AUS[0])], round=1))
+    g.play({A: f"MOVE RGT-1 {AUS[1]:04d}"})
+    assert g.unit(A, "RGT-1").hex == AUS[1]
+    assert any(e.kind == "moved" and e.rule == "SEQ.3A" for e in g.events)
+
+
+def test_seq_6_seq_8_second_naval_phases_of_the_turn() -> None:
+    g = Game(make_state([ship(A, "CA-1", H(30, 3)), ship(J, "CA-1", H(10, 3))], round=3))
+    g.play({A: f"MOVE CA-1 {H(30, 4):04d}"})
+    g.play({J: f"MOVE CA-1 {H(10, 4):04d}"})  # J-7-8
+    assert g.unit(A, "CA-1").hex == H(30, 4) and g.unit(J, "CA-1").hex == H(10, 4)
+
+
+def test_seq_9_both_sides_plot_and_combat_is_deferred_to_its_module() -> None:
+    b = AUS[0]
+    g = Game(make_state([], air={A: {f"{b:04d}": Air(lac=5)}}, bases=[base(b, A, air=10)], round=5))
+    g.play({A: f"CAP 5 LAC {b:04d}", J: ""})
+    assert any(e.kind == "combat-deferred" and e.rule == "SEQ.9" for e in g.events)
+    assert any(e.kind == "plot" and e.data["order"] == f"CAP 5 LAC {b:04d}" for e in g.events)
+
+
+def test_mov_l_land_units_pass_through_enemy_units() -> None:
+    g = land_game(land(J, "RGT-1", HOME[0]), land(A, "RGT-9", HOME[1]))
+    g.play({J: f"MOVE RGT-1 {HOME[1]:04d}"})
+    assert g.unit(J, "RGT-1").hex == HOME[1] and g.unit(A, "RGT-9").hex == HOME[1]
+
+
+def test_ter_class1_ter_class2_ter_sea_terrain_classes() -> None:
+    geo = stub_geo()
+    assert geo.terrain[ISLAND[0]] == "class2" and geo.is_land(ISLAND[0])
+    from .builders import ATOLL
+
+    assert geo.terrain[ATOLL] == "class1" and geo.is_land(ATOLL)
+    assert geo.is_sea(H(20, 20)) and not geo.is_land(H(20, 20))
+
+
+def test_ter_mtn_mountain_hexsides_are_hexside_features() -> None:
+    a, b = HOME[0], HOME[1]
+    geo = stub_geo(mountains=[(b, a)])
+    assert geo.mountain_land(a, b) and geo.mountain_land(b, a)
+    assert not geo.mountain_land(a, HOME[2])
+
+
+def test_ter_air_mov_q_aircraft_range_counts_hexes() -> None:
+    assert stub_geo().air_distance(H(10, 10), H(10, 14)) == 4
+
+
+def test_para_base_para_count_only_japanese_parachute_units_drop() -> None:
+    b = HOME[0]
+    g = Game(make_state([land(J, "RGT-1", b)], bases=[base(b, J, air=10)]))
+    (e,) = g.validate(J, f"DROP RGT-1 {HOME[1]:04d}").errors
+    assert e.rule == "PARA.COUNT"
+
+
+def test_para_nomove_para_reuse_dropped_unit_stays_and_may_drop_again() -> None:
+    b, dest = HOME[0], H(2, 6)
+    geo = stub_geo(land={dest: "class2"})
+    g = Game(
+        make_state([land(J, "PARA-1", b)], bases=[base(b, J, air=10), base(dest, J, air=10)]), geo
+    )
+    g.play({J: f"DROP PARA-1 {dest:04d}"})
+    assert g.unit(J, "PARA-1").hex == dest
+    for _ in range(3):  # to J-7-8: step 8 is a Japanese air phase again
+        g.play({})
+    g.play({J: f"DROP PARA-1 {HOME[1]:04d}"})  # PARA.REUSE: again, from the new base
+    assert g.unit(J, "PARA-1").hex == HOME[1]
+    g2 = Game(make_state([land(J, "PARA-1", b)], bases=[base(b, J, air=10)]), geo)
+    v = g2.validate(J, f"DROP PARA-1 {dest:04d}\nDROP PARA-1 {HOME[1]:04d}")
+    assert [e.rule for e in v.errors] == ["MOV.C"]  # PARA.NOMOVE: once per phase
+
+
+def test_off_west_a_allied_units_leave_west_for_good() -> None:
+    edge = H(0, 20)
+    geo = stub_geo()
+    geo.edges["west"] = frozenset({edge})
+    g = Game(make_state([ship(A, "CA-5", edge)], round=1), geo)
+    g.play({A: "MOVE CA-5 OFF"})
+    assert g.s.unit(A, "CA-5") is None
+    assert any(e.kind == "left-map" and e.rule == "OFF.WEST.A" for e in g.events)
+
+
+def test_off_west_j_japanese_ships_may_not_leave_west() -> None:
+    edge = H(0, 20)
+    geo = stub_geo()
+    geo.edges["west"] = frozenset({edge})
+    g = Game(make_state([ship(J, "CV-1", edge)]), geo)
+    (e,) = g.validate(J, "MOVE CV-1 OFF").errors
+    assert e.rule == "OFF.WEST.J"
+
+
+def test_off_zone_return_through_another_edge_zone() -> None:
+    e1, e2 = H(46, 5), H(46, 20)
+    cv = ship(A, "CV-5", None, box="WC", in_base=True)
+    g = Game(make_state([cv], round=1), stub_geo(east=[e1, e2], boxes={e1: 1, e2: 1}))
+    assert not g.validate(A, f"SAIL CV-5 {e2:04d}").errors
+    assert not g.validate(A, f"SAIL CV-5 {e1:04d}").errors
+
+
+def test_gen_rec_b_fuel_records_are_open_to_the_opponent() -> None:
+    g = Game(make_state([ship(J, "CA-1", H(20, 5), fuel=2), ship(J, "OIL-1", H(20, 6))]))
+    view = g.rs.view(g.state, [], A)
+    ca = next(u for u in view["enemy_units"] if u["id"] == "CA-1")
+    assert ca["fuel"] == {"turns_at_sea": 2, "endurance": 3}
+    oil = next(u for u in view["enemy_units"] if u["id"] == "OIL-1")
+    assert oil["oiler_full"] is True

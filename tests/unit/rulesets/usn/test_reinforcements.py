@@ -102,3 +102,34 @@ def test_rpl_tr_transport_replaced_four_turns_after_loss_with_its_cargo_lost() -
     destroy(w, tr, "test", "CRT5.X")
     assert "allied/RGT-1" not in w.units
     assert [(p.turn, p.unit.uid) for p in w.state.pending if p.unit] == [(7, "TR-1")]
+
+
+def test_rein_check_rein_table_arrivals_come_from_the_scenario_chart() -> None:
+    """REIN.CHECK: the chart is read at the start of every turn (only due rows arrive)."""
+    ps = [Pending(1, A, ship(A, "DD-11", None)), Pending(2, A, ship(A, "CA-4", None))]
+    g = Game(make_state([], pending=ps))
+    g.play({})
+    assert g.s.unit(A, "DD-11") is not None and g.s.unit(A, "CA-4") is None
+    assert [p.turn for p in g.s.pending] == [2]
+
+
+def test_rein_airpts_rein_navid_rein_landstr_arrivals_by_points_id_and_strength() -> None:
+    ps = [
+        Pending(1, A, air_type="LAC", air_points=3, place=str(PEARL)),
+        Pending(1, A, ship(A, "CV-6", None), place=str(PEARL)),
+        Pending(1, A, land(A, "RGT-4", None), place=str(PEARL)),
+    ]
+    g = Game(make_state([], pending=ps, bases=[base(PEARL, A, air=30)]))
+    g.play({})
+    assert g.s.air_at(A, f"{PEARL:04d}").lac == 3
+    assert g.unit(A, "CV-6").hex == PEARL and g.unit(A, "RGT-4").hex == PEARL
+
+
+def test_rein_a_nac_arrive_aboard_their_carrier() -> None:
+    ps = [
+        Pending(1, A, ship(A, "CV-6", None, capacity=20), place=str(PEARL)),
+        Pending(1, A, air_type="NAC", air_points=17, place="CV-6"),
+    ]
+    g = Game(make_state([], pending=ps, bases=[base(PEARL, A, air=30)]))
+    g.play({})
+    assert g.s.air_at(A, "CV-6").nac == 17

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pbem.rulesets.usn.movement import stack_of
 from pbem.rulesets.usn.state import Air
 
-from .builders import HOME, Game, H, base, make_state, ship
+from .builders import HOME, Game, H, base, land, make_state, ship
 
 J, A = "japanese", "allied"
 
@@ -68,3 +68,49 @@ def test_stk_e_air_points_never_exceed_base_capacity() -> None:
     (e,) = g.validate(J, f"TRANSFER 2 LAC {a:04d} TO {b:04d}").errors
     assert e.rule == "STK.E"
     assert not g.validate(J, f"TRANSFER 1 LAC {a:04d} TO {b:04d}").errors
+
+
+def test_stk_g_air_ships_defend_against_air_in_pairs_from_the_top() -> None:
+    from pbem.rulesets.usn.movement import air_groups
+
+    h = H(20, 5)
+    ships = [
+        ship(J, uid, h, stack=i) for i, uid in enumerate(["CA-1", "CA-2", "CV-3", "CV-4", "DD-1"])
+    ]
+    assert [[u.uid for u in g] for g in air_groups(ships)] == [
+        ["CA-1", "CA-2"],
+        ["CV-3", "CV-4"],
+        ["DD-1"],
+    ]
+
+
+def test_stk_b_enemy_land_unit_destroys_an_undefended_cd_unit() -> None:
+    g = Game(make_state([land(J, "RGT-1", HOME[0]), land(A, "CD-71", HOME[1])], round=4))
+    g.play({J: f"MOVE RGT-1 {HOME[1]:04d}"})
+    assert g.s.unit(A, "CD-71") is None
+    g2 = Game(
+        make_state(
+            [
+                land(J, "RGT-1", HOME[0]),
+                land(A, "CD-71", HOME[1]),
+                land(A, "RGT-9", HOME[1], entrenched=True),
+            ],
+            round=4,
+        )
+    )
+    g2.play({J: f"MOVE RGT-1 {HOME[1]:04d}"})
+    assert g2.s.unit(A, "CD-71") is not None  # defended by an entrenched unit (ENT.E)
+
+
+def test_stk_f_no_combat_is_required_when_sharing_a_hex_on_land() -> None:
+    g = Game(make_state([land(J, "RGT-1", HOME[0]), land(A, "RGT-9", HOME[0])], round=4))
+    g.play({})
+    g.play({J: ""})  # air-9: no attack ordered, none happens
+    assert g.s.unit(A, "RGT-9") is not None and g.s.unit(J, "RGT-1") is not None
+
+
+def test_stk_c_one_air_and_one_naval_base_per_hex_of_one_side() -> None:
+    s = make_state([], bases=[base(HOME[0], J, air=10, naval=True)])
+    b = s.bases[HOME[0]]
+    assert b.has_air and b.has_naval and b.owner == J
+    assert len([x for x in s.bases.values() if x.hex == HOME[0]]) == 1

@@ -152,3 +152,24 @@ def test_sup_f_emergency_supply_counts_as_supplied_for_movement() -> None:
     # Not MOV.G (it is supplied this turn), but it may not walk out of supply (MOV.F).
     (e,) = g.validate(J, f"MOVE RGT-1 {ISLAND[1]:04d}").errors
     assert e.rule == "MOV.F"
+
+
+def test_nm_refuel_mission_needs_a_base_or_a_full_oiler() -> None:
+    g = Game(make_state([ship(J, "CA-1", H(20, 5), fuel=1)]))
+    g.play({})
+    assert g.unit(J, "CA-1").refuelled_step == 0  # at sea, no oiler: no refuelling
+
+
+def test_sup_gen_sup_e_unsupplied_aircraft_fly_no_missions() -> None:
+    geo = stub_geo()
+    ring = sorted({n for h in ISLAND for n in neighbours(h)} - set(ISLAND))
+    blockade = [ship(A, f"DD-{i}", h) for i, h in enumerate(ring, 1)]
+    s = make_state(
+        blockade,
+        air={J: {f"{ISLAND[0]:04d}": Air(lac=4)}},
+        bases=[base(ISLAND[0], J, air=5)],
+        round=2,
+    )
+    g = Game(update_supply(geo, s), geo)
+    (e,) = g.validate(J, f"CAP 4 LAC {ISLAND[0]:04d}").errors
+    assert e.rule == "SUP.E"

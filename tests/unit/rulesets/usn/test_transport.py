@@ -158,3 +158,38 @@ def test_sup_f_nm_emerg_supply_run_supplies_one_division_for_the_turn() -> None:
     g.play({J: f"EMERGENCY DD-1 SUPPLY {dest:04d}"})
     assert g.unit(J, "DIV-1").emergency_supply_turn == 1
     assert g.unit(J, "RGT-1").emergency_supply_turn == 0  # only 12 TP of supply
+
+
+def test_seq_2e_nm_emerg_cost_no_mp_for_loading_and_it_is_the_whole_move() -> None:
+    dest = H(1, 0)
+    geo = stub_geo(land={dest: "class1"})
+    g = jgame(ship(J, "DD-1", PORT, ma=4), land(J, "SNLF-1", PORT, tp=2), geo=geo)
+    text = f"EMERGENCY DD-1 SNLF-1 {dest:04d}\nCONTINUE DD-1 {H(2, 1):04d}"
+    v = g.validate(J, text)
+    # 2 + 2 = 4 hexes: loading costs nothing, but the round trip is the whole move.
+    assert len(v.accepted) == 1 and [e.line for e in v.errors] == [2]
+    g.play({J: f"EMERGENCY DD-1 SNLF-1 {dest:04d}"})
+    assert g.unit(J, "DD-1").hex == PORT
+
+
+def test_nm_trans_units_only_transports_embark() -> None:
+    g = jgame(ship(J, "CA-1", PORT), land(J, "RGT-1", PORT))
+    (e,) = g.validate(J, "EMBARK CA-1 RGT-1").errors
+    assert e.rule == "NM.TRANS.UNITS"
+
+
+def test_nm_emerg_units_allied_cl_may_not() -> None:
+    ga = Game(make_state([ship(A, "CL-1", AUS[0]), land(A, "BN-1", AUS[0], tp=2)], round=1))
+    (e,) = ga.validate(A, f"EMERGENCY CL-1 BN-1 {AUS[1]:04d}").errors
+    assert e.rule == "NM.EMERG.UNITS"
+
+
+def test_off_wcload_transport_spends_a_full_phase_loading_at_the_west_coast() -> None:
+    tr = ship(A, "TR-1", None, box="E1", heading="out")
+    g = Game(make_state([tr], round=3))  # TR-1 reaches the West Coast this phase
+    (e,) = g.validate(A, "EMBARK TR-1 10 LAC").errors
+    assert e.rule == "OFF.WCLOAD"
+    for _ in range(4):
+        g.play({})
+    g.play({A: "EMBARK TR-1 10 LAC"})  # next turn's step 4: a full phase at the West Coast
+    assert g.s.air_at(A, "TR-1").lac == 10

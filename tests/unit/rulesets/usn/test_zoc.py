@@ -45,3 +45,13 @@ def test_zoc_instant_follows_the_carrier_when_it_moves() -> None:
     before = zoc_hexes(s, A)
     moved = s.with_units([ship(A, "CV-5", H(20, 20))])
     assert zoc_hexes(moved, A) != before and H(20, 22) in zoc_hexes(moved, A)
+
+
+def test_zoc_effect_only_supply_is_affected_not_movement() -> None:
+    from .builders import Game
+
+    s = make_state(
+        [ship(J, "CA-1", H(20, 7)), ship(A, "CV-5", H(20, 10))], air={A: {"CV-5": Air(nac=2)}}
+    )
+    g = Game(s)
+    assert not g.validate(J, f"MOVE CA-1 {H(20, 8):04d}").errors  # entering a zone is free
