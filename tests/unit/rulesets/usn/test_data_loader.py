@@ -23,7 +23,7 @@ from pbem.rulesets.usn.data import (
     provenance_report,
 )
 from pbem.rulesets.usn.data_raw import _count
-from pbem.rulesets.usn.units import Side, Source
+from pbem.rulesets.usn.units import NavalCounter, Side, Source
 
 TINY = """\
 name = "tiny"
@@ -279,7 +279,7 @@ def test_override_marks_the_counter_field_as_moderator(tiny: Path) -> None:
     """An override's provenance is "moderator" (the model says so too)."""
     over = {"units": {"allied/cv8": {"air_capacity": 12}}}
     cv8 = load_world(tiny, over, usn_map=fake_map()).catalogue.get(Side.ALLIED, "CV-8")
-    assert cv8.air_capacity == 12
+    assert isinstance(cv8, NavalCounter) and cv8.air_capacity == 12
     assert cv8.provenance.of("air_capacity") is Source.MODERATOR
 
 
