@@ -21,6 +21,7 @@ from email.policy import EmailPolicy
 from types import MappingProxyType
 from typing import Any
 
+from pbem.intake.flowed import unflow
 from pbem.intake.htmltext import html_to_text
 
 __all__ = ["HYGIENE_HEADERS", "MAX_HEADER_CHARS", "ParsedMail", "message_object", "parse_mail"]
@@ -390,7 +391,7 @@ def _extract(part: Message, depth: int, attachments: list[str], defects: _Defect
                 return _Text(html_to_text(body), True)
             if _param(part, "format") == "flowed":
                 delsp = _param(part, "delsp") == "yes"
-                body = _unflow(body, delsp=delsp)
+                body = unflow(body, delsp=delsp, quote_space=True)
             return _Text(body, False)
         attachments.append(_attachment_name(part, ctype))
     except Exception as exc:
@@ -491,36 +492,6 @@ def _decode_bytes(data: bytes, charset: str | None, defects: _Defects) -> str:
         except Exception:
             defects.add(f"unusable charset {codec!r}")
     return data.decode("utf-8", "pbem.cp1252")  # never fails: bad bytes as cp1252
-
-
-def _unflow(text: str, *, delsp: bool) -> str:
-    """Undo RFC 3676 format=flowed: join soft-broken lines, remove stuffing."""
-    out: list[str] = []
-    pending: list[str] = []  # pieces of the paragraph being joined
-    pending_depth = 0
-    for line in text.replace("\r\n", "\n").split("\n"):
-        depth = len(line) - len(line.lstrip(">"))
-        content = line[depth:]
-        if content.startswith(" "):
-            content = content[1:]  # space-stuffing (or the space after quote marks)
-        if pending and depth != pending_depth:
-            out.append(_quote(pending_depth, "".join(pending)))
-            pending = []
-        flowed = content.endswith(" ") and content != "-- "
-        if flowed and delsp:
-            content = content[:-1]
-        pending.append(content)
-        pending_depth = depth
-        if not flowed:
-            out.append(_quote(depth, "".join(pending)))
-            pending = []
-    if pending:
-        out.append(_quote(pending_depth, "".join(pending)))
-    return "\n".join(out)
-
-
-def _quote(depth: int, text: str) -> str:
-    return (">" * depth + " " + text) if depth else text
 
 
 def _normalise_text(found: _Text | None) -> str:

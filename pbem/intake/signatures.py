@@ -49,6 +49,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 
 from pbem.errors import SignatureError
+from pbem.intake.flowed import unflow
 
 __all__ = [
     "BEGIN_ORDERS",
@@ -141,34 +142,6 @@ def canonical_orders(text: str) -> str:
 def signed_message(canonical_text: str) -> bytes:
     """The exact bytes an Ed25519 order signature covers."""
     return (DOMAIN + canonical_text).encode("utf-8")
-
-
-def unflow(text: str, *, delsp: bool = False) -> str:
-    """Undo RFC 3676 format=flowed: join soft-broken lines, remove space-stuffing.
-
-    A line ending in a space continues on the next line of the same quote
-    depth; ``delsp`` (the DelSp=yes parameter) also deletes that space. The
-    signature separator ``-- `` is never a soft break.
-    """
-    out: list[str] = []
-    pending: tuple[int, str] | None = None  # (quote depth, joined content so far)
-    for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        depth = len(raw) - len(raw.lstrip(">"))
-        content = raw[depth:]
-        if content.startswith(" "):  # space-stuffing (RFC 3676 section 4.4)
-            content = content[1:]
-        if pending is not None and pending[0] == depth:
-            content = pending[1] + content
-        elif pending is not None:
-            out.append(">" * pending[0] + pending[1])
-        pending = None
-        if content.endswith(" ") and content != "-- ":
-            pending = (depth, content[:-1] if delsp else content)
-            continue
-        out.append(">" * depth + content)
-    if pending is not None:
-        out.append(">" * pending[0] + pending[1])
-    return "\n".join(out)
 
 
 # --- OpenSSH keys ---------------------------------------------------------------------

@@ -35,7 +35,8 @@ from cryptography.hazmat.primitives.serialization import pkcs7
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from pbem.errors import IntakeError, SignatureError
-from pbem.intake.signatures import VerifiedSheet, canonical_orders, find_blocks, unflow
+from pbem.intake.flowed import unflow
+from pbem.intake.signatures import VerifiedSheet, canonical_orders, find_blocks
 
 __all__ = [
     "SIGNATURE_TYPES",
