@@ -1,0 +1,141 @@
+"""The first Game-Turn of the Coral Sea mini-game, played by mail through the
+ruleset API with both sides' orders (MINI.CORAL.*, on the real map and data).
+
+Paths are found on the map with a breadth-first search, so the test follows the
+reconstructed map if it is corrected; what it checks is the lifecycle of a turn.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import pytest
+
+from pbem.core.dice import ScriptedDice
+from pbem.rulesets.usn.geo import Geo
+from pbem.rulesets.usn.ruleset import UsnRuleset
+from pbem.rulesets.usn.state import GameState
+
+J, A = "japanese", "allied"
+
+
+def sea_path(geo: Geo, start: int, goal: int, limit: int) -> list[int]:
+    """The hexes entered on a shortest ship route, cut at ``limit`` hexes."""
+    parent: dict[int, int] = {start: start}
+    queue = deque([start])
+    while queue:
+        h = queue.popleft()
+        if h == goal:
+            break
+        for n in geo.naval_nbrs[h]:
+            if n not in parent:
+                parent[n] = h
+                queue.append(n)
+    route = [goal]
+    while route[-1] != start:
+        route.append(parent[route[-1]])
+    return list(reversed(route))[1 : limit + 1]
+
+
+def fmt(hexes: list[int]) -> str:
+    return " ".join(f"{h:04d}" for h in hexes)
+
+
+@pytest.fixture(scope="module")
+def rs() -> UsnRuleset:
+    try:
+        return UsnRuleset()
+    except Exception as e:  # pragma: no cover - only while the data is being written
+        pytest.fail(f"world data does not load: {e}")
+
+
+def send(rs: UsnRuleset, state: Any, orders: dict[str, str], rolls: int = 40) -> Any:
+    demand = rs.pending(state)
+    assert demand is not None
+    accepted: dict[str, list[str]] = {}
+    for side in demand.sides:
+        v = rs.validate(state, side, orders.get(side, ""))
+        assert not v.errors, (demand.phase, side, v.errors)
+        accepted[side] = list(v.accepted)
+    result = rs.adjudicate(state, accepted, ScriptedDice([3] * rolls))
+    return result
+
+
+def test_mini_coral_first_turn_by_mail(rs: UsnRuleset) -> None:
+    geo = rs.geo
+    state = rs.initial_state("coral-sea", {})
+    s = GameState.from_json(state)
+    assert (s.turn, s.last_turn) == (1, 2)
+    assert s.unit(J, "CV-3").hex == 754 and s.unit(A, "CV-5").hex == 899
+    assert s.unit(A, "RGT-1").entrenched  # Port Moresby (659), MINI.CORAL.OB.A
+
+    # J-2: the carriers sail from Truk, the transports load at Rabaul and sail.
+    d = rs.pending(state)
+    assert d is not None and (d.turn, d.phase, d.sides) == (1, "J-2", (J,))
+    assert "MOVE" in rs.order_template(state, J)
+    carriers = sea_path(geo, 754, 828, 5)
+    convoy = sea_path(geo, 759, 828, 2)
+    orders_j2 = "\n".join(
+        [
+            "# Japanese orders, Game-Turn 1",
+            f"MOVE CV-3 CV-4 CA-1 CA-2 {fmt(carriers)}",
+            "EMBARK TR-1 RGT-2 SNLF-1",
+            "EMBARK TR-2 ENG-1",
+            f"CONTINUE TR-1 {fmt(convoy)}",
+            "CONTINUE TR-2 0760",
+            "STANDING SURFACE FLEE",
+        ]
+    )
+    r = send(rs, state, {J: orders_j2})
+    state = r.state
+    s = GameState.from_json(state)
+    assert s.unit(J, "CV-3").hex == carriers[-1]
+    assert s.unit(J, "ENG-1").carried_by == "TR-2"
+    cargo_events = [e for e in r.events if e.kind == "embarked"]
+    assert cargo_events and all(e.witnesses == (J,) for e in cargo_events)  # NM.TRANS.HIDDEN
+    allied_view = rs.view(state, r.events, A)
+    assert not any(ev["kind"] == "embarked" for ev in allied_view["events"])
+    assert not any(u["id"] == "ENG-1" for u in allied_view["enemy_units"])
+
+    # A-3-4: the Allied carriers come north from Noumea.
+    d = rs.pending(state)
+    assert d is not None and d.phase == "A-3-4" and d.sides == (A,)
+    task_force = sea_path(geo, 899, 828, 4)
+    r = send(
+        rs,
+        state,
+        {A: f"MOVE CV-5 CV-2 CA-1 DD-1 {fmt(task_force)}\nSTACK {task_force[-1]:04d} CA-1 DD-1"},
+    )
+    state = r.state
+    assert GameState.from_json(state).unit(A, "CV-5").hex == task_force[-1]
+
+    # air-5: both sides plot at once (sealed); combat is the next module's.
+    d = rs.pending(state)
+    assert d is not None and d.phase == "air-5" and set(d.sides) == {J, A}
+    r = send(rs, state, {J: "CAP 4 NAC CV-3", A: "CAP 4 NAC CV-5"})
+    state = r.state
+    assert any(e.kind == "combat-deferred" for e in r.events)
+
+    # A-6 and J-7-8: TR-1 sails on for Guadalcanal; the engineer lands on Bougainville.
+    r = send(rs, state, {A: "BASE CA-2"})
+    state = r.state
+    s = GameState.from_json(state)
+    tr1 = s.unit(J, "TR-1")
+    assert tr1 is not None and tr1.hex == convoy[-1] and s.unit(J, "TR-2").hex == 760
+    onward = sea_path(geo, convoy[-1], 828, 2)
+    r = send(rs, state, {J: f"MOVE TR-1 {fmt(onward)}\nDEBARK TR-2 ENG-1"})
+    state = r.state
+    s = GameState.from_json(state)
+    assert s.unit(J, "ENG-1").hex == 760 and s.unit(J, "TR-1").hex == onward[-1]
+    debarked = [e for e in r.events if e.kind == "debarked"]
+    assert debarked and debarked[0].witnesses is None  # the landing is seen by both
+
+    # air-9, then step 10: the turn ends and Game-Turn 2 begins with the Japanese.
+    r = send(rs, state, {J: "", A: ""})
+    state = r.state
+    assert any(e.kind == "turn-end" and e.rule == "SEQ.10" for e in r.events)
+    d = rs.pending(state)
+    assert d is not None and (d.turn, d.phase) == (2, "J-2")
+    assert rs.outcome(state) is None
+    assert GameState.from_json(state).standing[J] == ("STANDING SURFACE FLEE",)
