@@ -47,6 +47,7 @@ from pbem.rulesets.usn.data_raw import (
     _read,
     _read_with,
     _side,
+    with_line,
 )
 from pbem.rulesets.usn.data_setup import check_deployment, cross_check
 from pbem.rulesets.usn.data_tables import build_tables
@@ -156,7 +157,8 @@ def check_world(
         return [exc]
     if usn_map is None:
         return []
-    return cross_check(world.scenarios.values(), world.arrivals, world.catalogue, usn_map)
+    problems = cross_check(world.scenarios.values(), world.arrivals, world.catalogue, usn_map)
+    return [with_line(directory, p) for p in problems]
 
 
 def load_scenario(
@@ -186,6 +188,15 @@ def _load_default(with_map: bool) -> UsnWorld:
 
 
 def _load_world(
+    directory: Path, overrides: Mapping[str, Any], usn_map: MapLike | None, with_map: bool
+) -> UsnWorld:
+    try:
+        return _load_world_unlocated(directory, overrides, usn_map, with_map)
+    except DataError as exc:
+        raise with_line(directory, exc) from None
+
+
+def _load_world_unlocated(
     directory: Path, overrides: Mapping[str, Any], usn_map: MapLike | None, with_map: bool
 ) -> UsnWorld:
     unknown = set(overrides) - {"units", "tables", "reinforcements", "scenarios", "map"}

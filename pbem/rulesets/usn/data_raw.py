@@ -9,6 +9,7 @@ index, and ``why`` is required wherever a record introduces a reconstruction.
 from __future__ import annotations
 
 import copy
+import re
 import tomllib
 from collections import Counter as Tally
 from collections.abc import Iterable, Mapping, Sequence
@@ -263,3 +264,43 @@ def _provenance(rec: Mapping[str, Any]) -> Provenance:
     fields = {k: Source(v) for k, v in rec.get("src_fields", {}).items()}
     fields |= dict.fromkeys(rec.get("_moderated", ()), Source.MODERATOR)
     return Provenance(Source(rec.get("src", "rulebook")), fields, str(rec.get("why", "")))
+
+
+_ITEM = re.compile(r"^([A-Za-z_.]+)\[(\d+)\](?:\(([^)]*)\))?")
+
+
+def with_line(directory: Path, exc: DataError) -> DataError:
+    """Add the line number to a DataError's ``where`` when it can be found cheaply:
+    "scenarios/coral-sea.toml: deploy[2].at" -> "scenarios/coral-sea.toml:31: deploy[2].at"."""
+    fname, sep, path = exc.where.partition(": ")
+    if not sep or not fname.endswith(".toml") or ":" in fname:
+        return exc
+    try:
+        lines = (directory / fname).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return exc
+    line = _locate(lines, path)
+    if line is None:
+        return exc
+    return DataError(f"{fname}:{line}: {path}", exc.reason)
+
+
+def _locate(lines: Sequence[str], path: str) -> int | None:
+    m = _ITEM.match(path)
+    if m:
+        name, index, uid = m.groups()
+        if uid:  # units.toml records are named by their counter
+            wanted = (f'id = "{uid}"', f'ids = "{uid}')
+            for n, text in enumerate(lines, 1):
+                if text.strip().startswith(wanted):
+                    return n
+        headers = [n for n, text in enumerate(lines, 1) if text.strip() == f"[[{name}]]"]
+        return headers[int(index)] if int(index) < len(headers) else None
+    key = path.split(".")[0].split("[")[0]
+    if key == "(top)":
+        key = path.split(".")[1] if "." in path else ""
+    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=") if key else None
+    for n, text in enumerate(lines, 1):
+        if pattern and pattern.match(text):
+            return n
+    return None

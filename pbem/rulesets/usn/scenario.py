@@ -176,6 +176,16 @@ class Scenario:
         }
         return ScenarioInfo(self.name, self.title, tuple(s.value for s in self.sides), options)
 
+    def in_force(self, rule: str | None, optional_rules: Iterable[str] = ()) -> bool:
+        """Whether a ``requires``/``optional`` key holds: no key, a chosen optional rule,
+        or one of this game's special rules (e.g. "burma_reinforcement")."""
+        return rule is None or rule in set(optional_rules) or rule in self.special
+
+    def arrivals_for(self, optional_rules: Iterable[str] = ()) -> tuple[Arrival, ...]:
+        """The chart's arrivals that apply under the chosen optional rules."""
+        chosen = set(optional_rules)
+        return tuple(a for a in self.arrivals if self.in_force(a.requires, chosen))
+
     def deployed(self, side: str, optional_rules: Iterable[str] = ()) -> list[str]:
         """IDs of the side's counters set up at start under the chosen optional rules."""
         chosen = set(optional_rules)
