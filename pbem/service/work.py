@@ -9,6 +9,7 @@ nothing stuck. Game changes take the game's row lock (see GameMaster).
 from __future__ import annotations
 
 import logging
+import os
 import traceback
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -26,6 +27,19 @@ from pbem.storage.models import Heartbeat, InboundMail, OutboundMail
 log = logging.getLogger("pbem.service")
 
 CLAIM_SECONDS = 300
+
+
+def _alive(owner: str) -> bool:
+    """Whether the process named by a claim owner "host:pid" of this host still runs."""
+    try:
+        os.kill(int(owner.rpartition(":")[2]), 0)
+    except ValueError:
+        return True  # not an owner name of ours: leave its claim alone
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
 
 
 class Worker:
@@ -125,6 +139,7 @@ class Worker:
         """Push back deadlines that passed while no daemon ran; note we are alive."""
         now = self.clock()
         with self.sessions.begin() as s:
+            self._release_dead_claims(s)
             beat = s.get(Heartbeat, "daemon")
             moved: list[str] = []
             if beat is not None:
@@ -133,6 +148,31 @@ class Worker:
         for game_id in moved:
             log.info("deadline pushed back after downtime", extra={"game": game_id})
         return moved
+
+    def _release_dead_claims(self, s: Session) -> None:
+        """Drop claims held by daemons of this host that are gone (killed, crashed).
+
+        Without this a mail claimed by a daemon killed mid-work waits for the claim
+        to expire (CLAIM_SECONDS) before the restarted daemon takes it up. Claims of
+        other hosts are left to expire: their daemons cannot be asked from here.
+        """
+        host = self.owner.rpartition(":")[0]
+        for model in (InboundMail, OutboundMail):
+            owners = s.scalars(
+                select(model.claim_owner).where(model.claim_owner.like(f"{host}:%")).distinct()
+            )
+            dead = [
+                o
+                for o in owners
+                if o and o != self.owner and o.rpartition(":")[0] == host and not _alive(o)
+            ]
+            if dead:
+                s.execute(
+                    update(model)
+                    .where(model.claim_owner.in_(dead))
+                    .values(claim_owner=None, claim_until=None)
+                )
+                log.info("released the claims of dead daemon(s) %s", ", ".join(dead))
 
     def heartbeat(self) -> None:
         with self.sessions.begin() as s:

@@ -255,6 +255,7 @@ class DaemonProcess:
         self.log_path = folder / "daemon.log"
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
+        self._ready_before = 0
 
     def start(self) -> None:
         assert self.process is None or self.process.poll() is not None
@@ -268,6 +269,15 @@ class DaemonProcess:
                 env=env,
             )
         self.starts += 1
+        self._ready_before = self.log().count("pbem daemon ready")
+
+    def wait_ready(self, timeout: float = 30.0) -> None:
+        """Until this run logged "ready" (its signal handlers are installed by then)."""
+        wait_until(
+            lambda: self.log().count("pbem daemon ready") > self._ready_before,
+            timeout,
+            "the daemon to be ready",
+        )
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -281,4 +291,6 @@ class DaemonProcess:
         return self.process.wait(timeout=30)
 
     def log(self) -> str:
+        if not self.log_path.exists():
+            return ""
         return self.log_path.read_text(errors="replace")
