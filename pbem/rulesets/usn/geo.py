@@ -54,6 +54,7 @@ class Geo:
     land_nbrs: dict[int, tuple[int, ...]] = field(default_factory=dict)
     supply_land_nbrs: dict[int, tuple[int, ...]] = field(default_factory=dict)
     closed: frozenset[int] = frozenset()  # China and India (MOV.M, SUP.C)
+    air_cache: dict[tuple[int, int], int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for h in range(1, hexgrid.LAST_HEX + 1):
@@ -111,6 +112,13 @@ class Geo:
         d = hexgrid.distance(a, b)
         if not self.mountains_air or d == 0:
             return d
+        # Only a mountain hexside lying on some shortest route can cost anything.
+        dist = hexgrid.distance
+        if not any(
+            dist(a, x) + dist(x, b) <= d and dist(a, y) + dist(y, b) <= d
+            for x, y in self.mountains_air
+        ):
+            return d
         clear = _clear_distance(self, a, b, d)
         return d if clear == d else min(clear, d + 1)
 
@@ -150,7 +158,18 @@ def distance_field(sources: Iterable[int], limit: int) -> dict[int, int]:
 
 def _clear_distance(geo: Geo, a: int, b: int, d: int) -> int:
     # Breadth-first search that never crosses an air-mountain hexside, cut off
-    # one hex beyond the straight distance (longer detours never pay).
+    # one hex beyond the straight distance (longer detours never pay), and kept
+    # to the hexes that can lie on such a route.
+    key_ab = (a, b)
+    cached = geo.air_cache.get(key_ab)
+    if cached is not None:
+        return cached
+    result = _clear_search(geo, a, b, d)
+    geo.air_cache[key_ab] = result
+    return result
+
+
+def _clear_search(geo: Geo, a: int, b: int, d: int) -> int:
     dist = {a: 0}
     frontier = [a]
     for step in range(1, d + 2):
@@ -159,6 +178,8 @@ def _clear_distance(geo: Geo, a: int, b: int, d: int) -> int:
             for n in hexgrid.neighbours(h):
                 key = (h, n) if h < n else (n, h)
                 if n in dist or key in geo.mountains_air:
+                    continue
+                if step + hexgrid.distance(n, b) > d + 1:
                     continue
                 if n == b:
                     return step

@@ -57,6 +57,7 @@ class Work:
     escaped: set[str] = field(default_factory=set)
     air_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
     _danger: dict[int, int] | None = None
+    _enemy_idx: dict[int, list[Unit]] | None = None
     _supply: dict[str, SupplyMap] = field(default_factory=dict)
 
     @classmethod
@@ -70,6 +71,13 @@ class Work:
         w.air_ranges = {k: (int(v[0]), int(v[1])) for k, v in ranges.items()}
         return w
 
+    def set_side(self, side: str) -> None:
+        """The side whose orders are being carried out (the enemy index follows it)."""
+        if side != self.side:
+            self.side = side
+            self._enemy_idx = None
+            self._danger = None
+
     def begin_phase(self, side: str, step: int) -> None:
         self.side, self.step = side, step
         self.spent.clear()
@@ -79,6 +87,7 @@ class Work:
         self.engaged_at.clear()
         self.escaped.clear()
         self._danger = None
+        self._enemy_idx = None
         self._supply.clear()
 
     def snapshot(self) -> GameState:
@@ -99,9 +108,13 @@ class Work:
 
     def put(self, u: Unit) -> None:
         self.units[u.key] = u
+        if u.side != self.side:
+            self._enemy_idx = None
 
     def remove(self, u: Unit) -> None:
         self.units.pop(u.key, None)
+        if u.side != self.side:
+            self._enemy_idx = None
 
     def air_at(self, side: str, loc: str) -> Air:
         return self.air.get(side, {}).get(loc, Air())
@@ -114,8 +127,14 @@ class Work:
             mine[loc] = a
 
     def enemy_units_at(self, h: int) -> list[Unit]:
-        enemy = enemy_of(self.side)
-        return [u for u in self.units.values() if u.side == enemy and u.hex == h]
+        if self._enemy_idx is None:
+            enemy = enemy_of(self.side)
+            idx: dict[int, list[Unit]] = {}
+            for u in self.units.values():
+                if u.side == enemy and u.hex is not None:
+                    idx.setdefault(u.hex, []).append(u)
+            self._enemy_idx = idx
+        return list(self._enemy_idx.get(h, ()))
 
     def enemy_ships_at_sea(self, h: int) -> list[Unit]:
         """Enemy ships that a ship entering ``h`` must engage (STK.D, BASE.L)."""

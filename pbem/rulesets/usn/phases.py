@@ -543,7 +543,7 @@ def _step_strike(w: Work, st: Step, sheets: Mapping[str, _Sheet], dice: Dice | N
     assert phasing is not None
     w.begin_phase(phasing, st.number)
     for side, sheet in sheets.items():
-        w.side = side
+        w.set_side(side)
         committed: dict[tuple[str, str], int] = {}
         missions = 0
         for ln in sheet.of("CAP", "STRIKE", "SUPPORT"):
@@ -564,7 +564,7 @@ def _step_strike(w: Work, st: Step, sheets: Mapping[str, _Sheet], dice: Dice | N
         for ln in sheet.of("PLACE"):
             assert isinstance(ln.order, Place)
             _try(sheet, ln, _do_place, w, side, ln.order)
-    w.side = phasing
+    w.set_side(phasing)
     if dice is not None:
         lines = {
             s: [ln for ln in sh.lines if ln.number not in sh.failed] for s, sh in sheets.items()

@@ -22,7 +22,7 @@ from pbem.core.ruleset import (
     Validation,
 )
 from pbem.rulesets import register
-from pbem.rulesets.usn import hexgrid, views
+from pbem.rulesets.usn import hexgrid, victory, views
 from pbem.rulesets.usn.geo import Geo, world_geo
 from pbem.rulesets.usn.phases import advance, run_round
 from pbem.rulesets.usn.sequence import ROUNDS, SIDES, STEPS
@@ -102,6 +102,7 @@ class UsnRuleset:
             for e in errs:  # an order that no longer fits (the state moved on): owner only
                 events.append(_failed(side, e))
         new = advance(result.state)
+        new = victory.after_round(self.geo, s, new, _victory_of(s.scenario))  # GEN.REC.A
         return Adjudication(new.to_json(), tuple(events))
 
     # --- reports ----------------------------------------------------------------
@@ -115,7 +116,13 @@ class UsnRuleset:
         s = decode(state)
         if not s.over:
             return None
-        return verdict(s)
+        return victory.verdict(self.geo, s, _victory_of(s.scenario))
+
+
+def _victory_of(scenario: str) -> Mapping[str, Any]:
+    """The scenario's [victory] data (none for hand-built test states)."""
+    world = _world()
+    return world.scenarios[scenario].victory if scenario in world.scenarios else {}
 
 
 def _failed(side: str, e: LineError) -> Any:

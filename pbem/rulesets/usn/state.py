@@ -12,7 +12,7 @@ has a CV-3); players write bare IDs, which always mean their own units.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import MISSING, asdict, dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any
 
 from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, SIDES
@@ -256,12 +256,12 @@ class GameState:
             "turn": self.turn,
             "last_turn": self.last_turn,
             "round": self.round,
-            "units": [_compact(asdict(u), _UNIT_DEFAULTS) for u in self.units.values()],
+            "units": [_fields(u, _UNIT_NAMES, _UNIT_DEFAULTS) for u in self.units.values()],
             "air": {
-                s: {loc: _compact(asdict(a), _AIR_DEFAULTS) for loc, a in locs.items()}
+                s: {loc: _fields(a, _AIR_NAMES, _AIR_DEFAULTS) for loc, a in locs.items()}
                 for s, locs in self.air.items()
             },
-            "bases": [asdict(b) for b in self.bases.values()],
+            "bases": [_fields(b, _BASE_NAMES, {}) for b in self.bases.values()],
             "standing": {s: list(v) for s, v in self.standing.items()},
             "escaped": list(self.escaped),
             "pending": [_pending_json(p) for p in self.pending],
@@ -301,15 +301,26 @@ _UNIT_DEFAULTS = {f.name: f.default for f in fields(Unit) if f.default is not MI
 _AIR_DEFAULTS = {f.name: f.default for f in fields(Air) if f.default is not MISSING}
 
 
-def _compact(d: dict[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
-    # Default-valued fields are left out: smaller records, faster decoding.
-    return {k: v for k, v in d.items() if k not in defaults or defaults[k] != v}
+_UNIT_NAMES = tuple(f.name for f in fields(Unit))
+_AIR_NAMES = tuple(f.name for f in fields(Air))
+_BASE_NAMES = tuple(f.name for f in fields(Base))
+_MISSING = object()
+
+
+def _fields(obj: Any, names: tuple[str, ...], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    # Flat records only (no asdict deep copy); default-valued fields are left out.
+    out = {}
+    for name in names:
+        v = getattr(obj, name)
+        if defaults.get(name, _MISSING) != v:
+            out[name] = v
+    return out
 
 
 def _pending_json(p: Pending) -> dict[str, Any]:
-    d = asdict(p)
+    d = {f.name: getattr(p, f.name) for f in fields(Pending)}
     if p.unit is not None:
-        d["unit"] = _compact(asdict(p.unit), _UNIT_DEFAULTS)
+        d["unit"] = _fields(p.unit, _UNIT_NAMES, _UNIT_DEFAULTS)
     return d
 
 

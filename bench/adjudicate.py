@@ -1,0 +1,178 @@
+"""Benchmark: adjudicate full Game-Turns of U.S.N. Campaign Game 3.
+
+Usage:  python bench/adjudicate.py [--turns N] [--seed S] [--scenario campaign-3]
+
+For every mail round both sides get a realistic order set in which every unit
+that can move does: ships sail up to their Movement Allowance along sea routes
+(avoiding enemy ships), land units step to an adjacent land hex, transports
+load troops, aircraft transfer between bases, and each side plots CAP and
+strikes in the air rounds. Each round is timed twice in the same run:
+
+* baseline: loading the state and validating both sides' order sheets
+  (``Ruleset.validate``), which parses and checks every order;
+* adjudication: ``Ruleset.adjudicate`` on the accepted orders.
+
+Reported: time per full Game-Turn (six rounds) for each, and their ratio.
+Target: a full Campaign Game 3 turn adjudicated in under 0.2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pbem.core.dice import SeededDice
+from pbem.rulesets.usn.geo import Geo
+from pbem.rulesets.usn.ruleset import UsnRuleset
+from pbem.rulesets.usn.sequence import ROUNDS, STEPS, StepKind, enemy_of
+from pbem.rulesets.usn.state import GameState
+
+
+def sea_route(geo: Geo, start: int, steps: int, blocked: set[int], rng: random.Random) -> list[int]:
+    """A random walk that keeps going away from the start, never into ``blocked``."""
+    route: list[int] = []
+    seen = {start}
+    here = start
+    for _ in range(steps):
+        options = [n for n in geo.naval_nbrs[here] if n not in seen and n not in blocked]
+        if not options:
+            break
+        here = rng.choice(options)
+        seen.add(here)
+        route.append(here)
+    return route
+
+
+def orders_for(geo: Geo, s: GameState, side: str, rng: random.Random) -> str:
+    rnd = ROUNDS[s.round]
+    kinds = {STEPS[n - 1].kind for n in rnd.steps if STEPS[n - 1].side in (side, None)}
+    kinds |= {STEPS[n - 1].kind for n in rnd.steps if STEPS[n - 1].kind is StepKind.STRIKE}
+    enemy = enemy_of(side)
+    enemy_ships = {
+        u.hex for u in s.units.values() if u.side == enemy and u.is_naval and u.hex is not None
+    }
+    lines: list[str] = []
+    if StepKind.LAND_MOVE in kinds:
+        for u in s.side_units(side):
+            if u.kind != "land" or u.hex is None or u.entrenched or not u.supplied:
+                continue
+            options = [n for n in geo.land_nbrs[u.hex] if n not in geo.closed]
+            if options:
+                lines.append(f"MOVE {u.uid} {rng.choice(options):04d}")
+    if StepKind.AIR_SEA in kinds:
+        for u in s.side_units(side):
+            if not u.is_naval or u.hex is None or u.training:
+                continue
+            if u.is_transport and geo.is_land(u.hex):
+                cargo = [
+                    c.uid
+                    for c in s.units_at(u.hex)
+                    if c.side == side and c.kind == "land" and 0 < c.tp <= u.capacity
+                ]
+                if cargo:
+                    lines.append(f"EMBARK {u.uid} {cargo[0]}")
+            route = sea_route(geo, u.hex, max(1, u.ma - 1), enemy_ships, rng)
+            if route:
+                word = (
+                    "CONTINUE"
+                    if u.is_transport and lines and lines[-1].startswith("EMBARK " + u.uid)
+                    else "MOVE"
+                )
+                lines.append(f"{word} {u.uid} {' '.join(f'{h:04d}' for h in route)}")
+        bases = [h for h, b in s.bases.items() if b.owner == side and b.has_air]
+        for loc, a in list(s.air.get(side, {}).items())[:8]:
+            if loc.isdigit() and a.lac >= 2:
+                near = [h for h in bases if h != int(loc) and geo.air_distance(int(loc), h) <= 6]
+                if near:
+                    lines.append(f"TRANSFER 1 LAC {loc} TO {rng.choice(near):04d}")
+    if StepKind.STRIKE in kinds:
+        missions = 0
+        for loc, a in s.air.get(side, {}).items():
+            if missions >= 9:
+                break
+            kind = "NAC" if a.nac else "LAC" if a.lac else None
+            if kind is None:
+                continue
+            lines.append(f"CAP {max(1, a.get(kind) // 2)} {kind} {loc}")
+            missions += 1
+    return "\n".join(lines)
+
+
+def run(turns: int, seed: int, scenario: str) -> dict[str, Any]:
+    rs = UsnRuleset()
+    t0 = time.perf_counter()
+    state: Any = rs.initial_state(scenario, {})
+    setup = time.perf_counter() - t0
+    rng = random.Random(seed)
+    per_turn_adj: list[float] = []
+    per_turn_val: list[float] = []
+    orders_total = 0
+    refused = 0
+    for _ in range(turns):
+        adj = val = 0.0
+        for _ in range(len(ROUNDS)):
+            demand = rs.pending(state)
+            if demand is None:
+                break
+            s = GameState.from_json(state)
+            sheets = {side: orders_for(rs.geo, s, side, rng) for side in demand.sides}
+            t = time.perf_counter()
+            accepted = {}
+            for side, text in sheets.items():
+                v = rs.validate(state, side, text)
+                accepted[side] = list(v.accepted)
+                orders_total += len(v.accepted) + len(v.errors)
+                refused += len(v.errors)
+            val += time.perf_counter() - t
+            dice = SeededDice(b"bench", "bench", demand.turn, demand.phase)
+            t = time.perf_counter()
+            state = rs.adjudicate(state, accepted, dice).state
+            adj += time.perf_counter() - t
+        per_turn_adj.append(adj)
+        per_turn_val.append(val)
+    return {
+        "scenario": scenario,
+        "turns": len(per_turn_adj),
+        "units": len(GameState.from_json(state).units),
+        "setup_s": setup,
+        "orders": orders_total,
+        "refused": refused,
+        "adjudicate_per_turn_s": statistics.mean(per_turn_adj),
+        "adjudicate_max_turn_s": max(per_turn_adj),
+        "validate_per_turn_s": statistics.mean(per_turn_val),
+        "ratio": statistics.mean(per_turn_adj) / statistics.mean(per_turn_val),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--turns", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--scenario", default="campaign-3")
+    args = ap.parse_args()
+    r = run(args.turns, args.seed, args.scenario)
+    print(
+        f"scenario {r['scenario']}: {r['turns']} Game-Turns, {r['units']} units, "
+        f"{r['orders']} orders ({r['refused']} refused)"
+    )
+    print(f"set-up (initial state, world data loaded):  {r['setup_s'] * 1000:8.1f} ms")
+    print(f"baseline: load + validate both sides / turn: {r['validate_per_turn_s'] * 1000:8.1f} ms")
+    print(
+        f"adjudicate / full turn (mean):               {r['adjudicate_per_turn_s'] * 1000:8.1f} ms"
+    )
+    print(
+        f"adjudicate / full turn (worst):              {r['adjudicate_max_turn_s'] * 1000:8.1f} ms"
+    )
+    print(f"ratio adjudicate / baseline:                 {r['ratio']:8.2f}")
+    print(f"target < 200 ms per turn: {'met' if r['adjudicate_max_turn_s'] < 0.2 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
