@@ -150,11 +150,9 @@ def account(before: GameState, after: GameState, vp_tables: Any | None = None) -
     for key, _when, cause in after.destroyed:
         if key in seen:
             continue
-        u = before.units.get(key) or after.units.get(key)
+        u = before.units.get(key) or after.units.get(key) or _catalogue_unit(key)
         if u is None:
-            u = _catalogue_unit(key)
-            if u is None:
-                continue
+            continue
         receiver = enemy_of(u.side)
         value = unit_value(u, receiver, t)
         weeks = ledger.pop(key, {}).get("weeks", 0)
@@ -225,7 +223,7 @@ def _catalogue_unit(key: str) -> Unit | None:
         from pbem.rulesets.usn.ruleset import _unit_from_counter
 
         return _unit_from_counter(load_world().catalogue.get(side, uid))
-    except Exception:  # noqa: BLE001 - an unknown counter scores nothing
+    except Exception:  # an unknown counter scores nothing
         return None
 
 
@@ -251,9 +249,7 @@ def update_control(state: GameState, areas: Mapping[str, Iterable[int]]) -> Game
             disputed.add(name)
         else:
             disputed.discard(name)
-    return replace(
-        state, extra={**state.extra, "control": control, "disputed": sorted(disputed)}
-    )
+    return replace(state, extra={**state.extra, "control": control, "disputed": sorted(disputed)})
 
 
 def holder(state: GameState, name: str, hexes: Sequence[int]) -> str | None:
@@ -366,8 +362,7 @@ def end_objectives(
             held = [
                 isl
                 for i, isl in enumerate(islands(geo, str(ob["region"])))
-                if holder(state, f"{oid}#{i}", isl) == side
-                and side in land_sides_at(state, isl)
+                if holder(state, f"{oid}#{i}", isl) == side and side in land_sides_at(state, isl)
             ]
             if held:
                 out.append((side, pts * len(held), f"{oid}: {len(held)} island(s) occupied"))
@@ -418,8 +413,8 @@ def _geographic(geo: Geo, state: GameState) -> list[tuple[str, Fraction, str]]:
                     continue
                 if h not in geo.bases or not geo.bases[h].naval:
                     continue  # ERR.VP.AUSBASES: bases built in the game score nothing
-                who = holder(state, f"base:{h}", (h,)) or b.owner
-                out.append((who, Fraction(g.points), f"{g.area} ({h:04d})"))
+                owner = holder(state, f"base:{h}", (h,)) or b.owner
+                out.append((owner, Fraction(g.points), f"{g.area} ({h:04d})"))
             continue
         hexes = _geo_hexes(geo, g)
         who = holder(state, f"geo:{g.area}", hexes) if hexes else None

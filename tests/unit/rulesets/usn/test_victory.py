@@ -6,14 +6,14 @@ from dataclasses import replace
 from fractions import Fraction
 
 from pbem.rulesets.usn import victory
-from pbem.rulesets.usn.state import Air, GameState, Pending
+from pbem.rulesets.usn.state import Air, GameState, Pending, Unit
 
 from .builders import ATOLL, ISLAND, base, land, make_state, ship, stub_geo
 
 J, A = "japanese", "allied"
 
 
-def _cv(side: str = J, damage: int = 0) -> object:
+def _cv(side: str = J, damage: int = 0) -> Unit:
     return ship(side, "CV-3", 100, capacity=10, damage=damage)
 
 
