@@ -150,17 +150,23 @@ def account(before: GameState, after: GameState, vp_tables: Any | None = None) -
     for key, _when, cause in after.destroyed:
         if key in seen:
             continue
-        u = before.units.get(key) or after.units.get(key) or _catalogue_unit(key)
-        if u is None:
+        dead = before.units.get(key) or after.units.get(key) or _catalogue_unit(key)
+        if dead is None:
             continue
-        receiver = enemy_of(u.side)
-        value = unit_value(u, receiver, t)
+        receiver = enemy_of(dead.side)
+        value = unit_value(dead, receiver, t)
         weeks = ledger.pop(key, {}).get("weeks", 0)
         if weeks:  # only the balance up to the full value
             value = max(Fraction(0), value - value * min(weeks, 100) / 100)
         if value:
             awards.append(
-                Award(receiver, value, f"{u.uid} destroyed ({cause})", turn, _sink_rule(u, weeks))
+                Award(
+                    receiver,
+                    value,
+                    f"{dead.uid} destroyed ({cause})",
+                    turn,
+                    _sink_rule(dead, weeks),
+                )
             )
     # Air points lost (VP.SCHED.AIR / J / A): totals net of arrivals this round.
     arrived = _air_arrivals(before, after)
