@@ -271,9 +271,10 @@ def _offmap_boxes(
             outline=TEXT,
             width=1,
         )
+        phases = "phase" if box.distance_turns == 1 else "phases"
         draw.text(
             (x0 + 4 * scale, (min(ys) + max(ys)) / 2),
-            f"{box.distance_turns}\n{box.name}",
+            f"{box.distance_turns}\n{box.name}\n{box.distance_turns} {phases} to\nU.S. West Coast",
             fill=TEXT,
             font=font,
             anchor="lm",
