@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 
+from pbem.rulesets.usn.units import Counter, NavalCounter, UnitType
+
 
 class LandResult(StrEnum):
     """CRT1 results (CRT1.AX, CRT1.DX, CRT1.D1, CRT1.D2)."""
@@ -25,6 +27,32 @@ class LandResult(StrEnum):
 
 
 Cell = tuple[int, int]  # (die, 0-based column)
+
+# VP.SCHED.* categories by counter type; carriers score on capacity, other warships
+# on defense. Engineers and airborne units are unlisted (A20: by size class).
+_VP_CATEGORY = {
+    UnitType.DIV: "division",
+    UnitType.MAR: "marine_division",
+    UnitType.BDE: "brigade",
+    UnitType.RGT: "regiment",
+    UnitType.PARA: "regiment",
+    UnitType.SNLF: "snlf",
+    UnitType.BN: "battalion",
+    UnitType.ENG: "engineer",
+    UnitType.ARMY: "army",
+    UnitType.CD: "coastal_defense",
+    UnitType.CV: "carrier",
+    UnitType.CVL: "carrier",
+    UnitType.CVE: "carrier",
+    UnitType.TR: "transport",
+    UnitType.AT: "assault_transport",
+    UnitType.OIL: "oiler",
+}
+
+
+def vp_category(counter: Counter) -> str:
+    """The Victory Point schedule line a counter falls under (VP.SCHED.*)."""
+    return _VP_CATEGORY.get(counter.type, "naval")
 
 
 def _check_die(die: int) -> None:
@@ -282,6 +310,28 @@ class UsnTables:
             if e.receiver == "both":
                 generic = e
         return generic
+
+    def unit_points(self, receiver: str, counter: Counter) -> Fraction:
+        """VP.SCHED.*: what ``receiver`` scores for destroying ``counter`` (printed
+        values: A19 scores naval units on their printed defense)."""
+        entry = self.vp_entry(receiver, vp_category(counter))
+        if entry is None:
+            return Fraction(0)
+        if entry.per == "air_capacity" and isinstance(counter, NavalCounter):
+            return entry.points * counter.air_capacity
+        if entry.per == "defense":
+            return entry.points * counter.defense
+        return entry.points
+
+    def air_points(self, receiver: str, air_type: str, points: int = 1) -> Fraction:
+        """VP.SCHED.AIR: what ``receiver`` scores for destroying enemy air points."""
+        entry = self.vp_entry(receiver, air_type)
+        return entry.points * points if entry is not None else Fraction(0)
+
+    @staticmethod
+    def damage_points(full_value: Fraction, weeks: int) -> Fraction:
+        """VP.DAMAGE: the full value times weeks of damage / 100."""
+        return full_value * Fraction(weeks, 100)
 
     def victory_level(self, higher: Fraction | int, lower: Fraction | int) -> str | None:
         """VP.LEVELS: the level of the higher score over the lower; None for a tie.

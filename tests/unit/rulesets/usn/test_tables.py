@@ -195,3 +195,31 @@ def test_nm_trans_tptable_and_sup_g_endurance(t: UsnTables) -> None:
     assert t.emergency_capacity["japanese"]["CL"] == 4
     assert t.emergency_capacity["allied"]["DD"] == 2
     assert t.endurance_of("CA") == 3 and t.endurance_of("OIL") == 6  # SUP.G
+
+
+def test_vp_sched_unit_values() -> None:
+    """VP.SCHED.*: carriers 10 x capacity, warships 2 x printed defense, flat values."""
+    w = load_world(with_map=False)
+    t, cat = w.tables, w.catalogue
+    assert t.unit_points("allied", cat.get("japanese", "CV-7")) == 50  # 5 air points
+    assert t.unit_points("japanese", cat.get("allied", "DD-1")) == 8  # defense 4
+    assert t.unit_points("allied", cat.get("japanese", "BB-3")) == 30  # printed defense 15
+    assert t.unit_points("allied", cat.get("japanese", "TR-1")) == 20
+    assert t.unit_points("japanese", cat.get("allied", "TR-1")) == 10
+    assert t.unit_points("japanese", cat.get("allied", "AT-1")) == 20
+    assert t.unit_points("japanese", cat.get("allied", "OIL-1")) == 10
+    assert t.unit_points("japanese", cat.get("allied", "MAR-1")) == 20
+    assert t.unit_points("japanese", cat.get("allied", "DIV-1")) == 10
+    assert t.unit_points("allied", cat.get("japanese", "BDE-1")) == 5
+    assert t.unit_points("allied", cat.get("japanese", "SNLF-1")) == 2
+    assert t.unit_points("japanese", cat.get("allied", "BN-1")) == 1
+    assert t.unit_points("japanese", cat.get("allied", "ARMY-1")) == 0  # ERR.VP.CHINESE
+    assert t.air_points("japanese", "LBAC", 3) == 3
+    assert t.air_points("allied", "NAC", 3) == 3
+
+
+def test_vp_damage_the_rulebook_example() -> None:
+    """VP.DAMAGE: a 10-capacity carrier (100 VP) damaged 40 weeks is worth 40."""
+    t = load_world(with_map=False).tables
+    assert t.damage_points(Fraction(100), 40) == 40
+    assert t.damage_points(Fraction(1, 2), 10) == Fraction(1, 20)
