@@ -183,6 +183,18 @@ class Ground:
 
 
 @dataclass(frozen=True, slots=True)
+class Bombard:
+    """BOMBARD HEX LAND|AIRBASE|NAVALBASE|CD ships... (SEQ.2F, SEQ.2H; naval_combat.py)."""
+
+    hex: int
+    target: str
+    units: tuple[str, ...]
+
+    def canonical(self) -> str:
+        return f"BOMBARD {self.hex:04d} {self.target} {' '.join(self.units)}"
+
+
+@dataclass(frozen=True, slots=True)
 class Standing:
     """STANDING topic args...: the side's decisions in the other side's phase (INT)."""
 
@@ -205,6 +217,7 @@ Order = (
     | Place
     | Mission
     | Ground
+    | Bombard
     | Standing
 )
 
@@ -237,6 +250,7 @@ VERB_STEPS: dict[str, tuple[frozenset[StepKind], str]] = {
     "BASE": (_AIR_SEA, "BASE.K"),
     "SEA": (_AIR_SEA, "BASE.K"),
     "REFUEL": (_AIR_SEA, "SEQ.2J"),
+    "BOMBARD": (_AIR_SEA, "SEQ.2F"),
     "ENTRENCH": (_LAND, "SEQ.3B"),
     "DISENTRENCH": (_LAND, "ENT.B"),
     "PLACE": (_ANY, "SEQ.1"),
@@ -251,6 +265,7 @@ VERB_STEPS: dict[str, tuple[frozenset[StepKind], str]] = {
 
 STRIKE_TARGETS = ("SHIPS", "PORT", "LAND", "CD", "AIRBASE", "NAVALBASE", "STRAFE")
 SUPPORT_TARGETS = ("ATTACK", "DEFEND")
+BOMBARD_TARGETS = ("LAND", "AIRBASE", "NAVALBASE", "CD")
 STANDING_TOPICS = ("SURFACE", "CAP", "AIRKILL", "AIRLOSS", "RETREAT", "SUBTARGET", "SUBREDUCE")
 
 
@@ -389,6 +404,13 @@ def parse_line(text: str) -> Order:
     if verb == "LAND":
         _need(args, 2, "LAND <transport> <unit> ...")
         return Ground(verb, _unit_id(args[0]), tuple(_unit_id(t) for t in args[1:]))
+    if verb == "BOMBARD":
+        usage = "BOMBARD <hex> LAND|AIRBASE|NAVALBASE|CD <ship> ..."
+        _need(args, 3, usage)
+        target = args[1].upper()
+        if target not in BOMBARD_TARGETS:
+            raise _Syntax(f"unknown bombardment target {args[1]!r}; write: {usage}", "CBT.B")
+        return Bombard(_hex(args[0]), target, tuple(_unit_id(t) for t in args[2:]))
     if verb == "STANDING":
         return _standing(args)
     raise _Syntax(f"unknown order {tokens[0]!r}; see the order reference (docs/usn-orders.md)")

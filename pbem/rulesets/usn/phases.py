@@ -19,11 +19,12 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.ruleset import LineError
-from pbem.rulesets.usn import hexgrid, movement
+from pbem.rulesets.usn import hexgrid, movement, naval_combat
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
 from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import (
     AirCargo,
+    Bombard,
     Embark,
     Emergency,
     Ground,
@@ -349,9 +350,7 @@ def _step_air_sea(w: Work, st: Step, sheet: _Sheet | None, dice: Dice | None) ->
             assert isinstance(ln.order, Emergency)
             if sheet.claim(ln, "move", [ln.order.ship]):
                 _try(sheet, ln, movement.do_emergency, w, ln.order)
-    for rule in ("SEQ.2F", "SEQ.2G", "SEQ.2H"):
-        if dice is not None:
-            COMBAT_HOOKS.get(rule, _deferred)(w, st, {side: sheet.lines if sheet else []}, dice)
+    _naval_combat(w, sheet, dice)  # F, G, H
     if sheet is not None:
         for ln in sheet.of("CONTINUE"):  # I
             assert isinstance(ln.order, Move)
@@ -371,6 +370,27 @@ def _step_air_sea(w: Work, st: Step, sheet: _Sheet | None, dice: Dice | None) ->
             for uid in ln.order.units:
                 _try(sheet, ln, _refuel_from_oiler, w, uid)
     _end_naval_phase(w)
+
+
+def _naval_combat(w: Work, sheet: _Sheet | None, dice: Dice | None) -> None:
+    """SEQ.2F bombardment of land units and bases, SEQ.2G surface engagements,
+    SEQ.2H bombardment of CD units, in that order (A7); naval_combat.py."""
+    bombards = sheet.of("BOMBARD") if sheet is not None else []
+    for cd_step in (False, True):
+        if cd_step and dice is not None:
+            naval_combat.resolve_engagements(w, dice)
+        for ln in bombards:
+            o = ln.order
+            assert isinstance(o, Bombard) and sheet is not None
+            if (o.target == "CD") == cd_step and sheet.claim(ln, "bombard", o.units):
+                _try(sheet, ln, _bombard, w, o, dice)
+
+
+def _bombard(w: Work, o: Bombard, dice: Dice | None) -> None:
+    if dice is None:
+        naval_combat.check_bombard(w, o.hex, o.target, o.units)
+    else:
+        naval_combat.bombard(w, o.hex, o.target, o.units, dice)
 
 
 def _refuel_from_oiler(w: Work, uid: str) -> None:
@@ -648,7 +668,24 @@ def _step_bookkeeping(w: Work) -> None:
     snap = update_supply(w.geo, w.snapshot())
     w.units = dict(snap.units)
     w.bases = dict(snap.bases)
+    _withdrawals(w)
     w.event("turn-end", "SEQ.10", None, turn=w.state.turn)
+
+
+def _withdrawals(w: Work) -> None:
+    """REIN.NOTE.A: a unit due out must be on the West Coast at the end of its turn.
+    What happens if it is not, the rules do not say: the moderator is told."""
+    for turn, side, uid in w.state.extra.get("withdrawals", ()):
+        if turn != w.state.turn:
+            continue
+        u = w.units.get(f"{side}/{uid}")
+        if u is None:
+            continue
+        if u.box == WEST_COAST:
+            w.remove(u)
+            w.event("withdrawn", "REIN.NOTE.A", None, side=side, unit=uid)
+        else:
+            w.event("withdrawal-missed", "REIN.NOTE.A", None, side=side, unit=uid, at=u.where())
 
 
 REPLACED = {"ENG": 5, "AT": 10, "TR": 4}  # RPL.ENG, RPL.AT, RPL.TR

@@ -337,7 +337,8 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             u = _unit_from_counter(world.catalogue.get(str(arr.side), uid))
             pending.append(Pending(turn, str(arr.side), u, place=place))
         for atype, pts in arr.air.items():
-            where = arr.aboard[0] if arr.aboard else place
+            # REIN.A.NAC: carrier aircraft come aboard their carrier; the rest enter as usual.
+            where = arr.aboard[0] if arr.aboard and str(atype) == "NAC" else place
             pending.append(
                 Pending(turn, str(arr.side), air_type=str(atype), air_points=pts, place=where)
             )
@@ -351,5 +352,9 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
         bases=bases,
         pending=tuple(pending),
         options=dict(options),
-        extra={"air_ranges": ranges, "first_turn": first},
+        extra={
+            "air_ranges": ranges,
+            "first_turn": first,
+            "withdrawals": [[wd.turn - first + 1, str(wd.side), wd.unit] for wd in sc.withdrawals],
+        },
     )

@@ -139,3 +139,40 @@ def test_mini_coral_first_turn_by_mail(rs: UsnRuleset) -> None:
     assert d is not None and (d.turn, d.phase) == (2, "J-2")
     assert rs.outcome(state) is None
     assert GameState.from_json(state).standing[J] == ("STANDING SURFACE FLEE",)
+
+
+def test_unit_nav_types_unit_tr_types_def_strengths_counters_copied_into_the_state(
+    rs: UsnRuleset,
+) -> None:
+    from pbem.rulesets.usn.data import load_world
+    from pbem.rulesets.usn.state import NAVAL_TYPES
+
+    cat = load_world().catalogue
+    s = GameState.from_json(rs.initial_state("campaign-3", {}))
+    cv = s.unit(A, "CV-3")
+    c = cat.get(A, "CV-3")
+    assert cv is not None and (cv.defense, cv.aa, cv.sa, cv.ma, cv.capacity) == (
+        c.defense,
+        c.anti_aircraft,
+        c.surface_attack,
+        c.movement,
+        c.air_capacity,
+    )
+    tr = s.unit(J, "TR-1")
+    assert tr is not None and tr.capacity == cat.get(J, "TR-1").transport_capacity > 0
+    div = next(u for u in s.side_units(J) if u.utype == "DIV")
+    assert div.tp == 12 and (div.attack, div.defense) == (20, 40)
+    assert {u.utype for u in s.units.values() if u.is_naval} <= NAVAL_TYPES
+
+
+def test_unit_ab_air_base_capacity_from_the_map(rs: UsnRuleset) -> None:
+    s = GameState.from_json(rs.initial_state("coral-sea", {}))
+    rabaul = s.bases[759]
+    assert rabaul.owner == J and rabaul.air_capacity == rs.geo.bases[759].air_capacity > 0
+
+
+def test_err_map_0692_mountain_for_land_clear_for_air(rs: UsnRuleset) -> None:
+    geo = rs.geo
+    assert geo.mountain_land(692, 693)
+    assert (692, 693) not in geo.mountains_air
+    assert geo.air_distance(692, 693) == 1

@@ -267,7 +267,7 @@ def air_game(**kw):  # type: ignore[no-untyped-def]
     )
 
 
-def test_am_transfer_up_to_twice_normal_range() -> None:
+def test_am_transfer_unit_air_points_up_to_twice_normal_range_any_split() -> None:
     g, b1, b2, _b3 = air_game()
     g.play({A: f"TRANSFER 5 LAC {b1:04d} TO {b2:04d}"})
     assert g.s.air_at(A, f"{b2:04d}").lac == 5
@@ -319,7 +319,7 @@ def test_mov_u_mountain_hexside_costs_one_range() -> None:
     assert walled.air_distance(a, b) == 3
 
 
-def test_mov_v_extended_range_for_strikes_and_lbac_none() -> None:
+def test_mov_v_def_range_extended_range_for_strikes_and_lbac_none() -> None:
     g, b1, _b2, _b3 = air_game()
     g.play({})  # A-3-4 passes
     ok = g.validate(A, f"STRIKE 2 LAC {b1:04d} {H(10, 16):04d} LAND")
@@ -527,3 +527,11 @@ def test_gen_rec_b_fuel_records_are_open_to_the_opponent() -> None:
     assert ca["fuel"] == {"turns_at_sea": 2, "endurance": 3}
     oil = next(u for u in view["enemy_units"] if u["id"] == "OIL-1")
     assert oil["oiler_full"] is True
+
+
+def test_def_cap_carrier_air_capacity_is_a_ceiling() -> None:
+    h = HOME[0]
+    units = [ship(J, "CVL-1", h, in_base=True, capacity=5)]
+    g = Game(make_state(units, air={J: {f"{h:04d}": Air(nac=8)}}, bases=[base(h, J, air=10)]))
+    (e,) = g.validate(J, f"TRANSFER 6 NAC {h:04d} TO CVL-1").errors
+    assert e.rule == "DEF.CAP" and "room for 5" in e.message

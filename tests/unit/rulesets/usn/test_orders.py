@@ -35,7 +35,7 @@ def test_comments_and_blank_lines_are_ignored_and_line_numbers_kept() -> None:
     assert [(e.line, e.text) for e in errors] == [(4, "BOGUS")]
 
 
-def test_every_bad_line_is_reported_and_good_lines_kept() -> None:
+def test_unit_air_types_every_bad_line_is_reported_and_good_lines_kept() -> None:
     text = "MOVE 0759\nMOVE CA-1\nTRANSFER 3 XAC 0759 TO 0760\nMOVE CA-1 9999\nMOVE CA-1 0760"
     lines, errors = parse(text)
     assert [e.line for e in errors] == [1, 2, 3, 4]

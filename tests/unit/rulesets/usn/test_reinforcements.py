@@ -133,3 +133,62 @@ def test_rein_a_nac_arrive_aboard_their_carrier() -> None:
     g = Game(make_state([], pending=ps, bases=[base(PEARL, A, air=30)]))
     g.play({})
     assert g.s.air_at(A, "CV-6").nac == 17
+
+
+def test_rein_note_a_tr4_withdrawn_from_the_west_coast() -> None:
+    tr = ship(A, "TR-4", None, box="WC", in_base=True)
+    g = Game(make_state([tr], round=5, turn=1, extra={"withdrawals": [[1, A, "TR-4"]]}))
+    g.play({})
+    assert g.s.unit(A, "TR-4") is None
+    assert any(e.kind == "withdrawn" and e.rule == "REIN.NOTE.A" for e in g.events)
+    g2 = Game(
+        make_state([ship(A, "TR-4", H(30, 5))], round=5, extra={"withdrawals": [[1, A, "TR-4"]]})
+    )
+    g2.play({})
+    assert any(e.kind == "withdrawal-missed" for e in g2.events)
+
+
+# --- the chart in the real data -------------------------------------------------------
+
+
+def _cg3_pending() -> list[Pending]:
+    from pbem.rulesets.usn.ruleset import UsnRuleset
+    from pbem.rulesets.usn.state import GameState
+
+    return list(GameState.from_json(UsnRuleset().initial_state("campaign-3", {})).pending)
+
+
+def test_err_rein_5_dd11_not_dd10_on_turn_5() -> None:
+    t5 = [p.unit.uid for p in _cg3_pending() if p.turn == 5 and p.unit and p.side == A]
+    assert "DD-11" in t5 and "DD-10" not in t5
+
+
+def test_err_rein_31_cve1_and_two_nac() -> None:
+    t31 = [p for p in _cg3_pending() if p.turn == 31 and p.side == A]
+    assert any(p.unit and p.unit.uid == "CVE-1" for p in t31)
+    assert [(p.air_type, p.air_points, p.place) for p in t31 if p.air_type] == [("NAC", 2, "CVE-1")]
+
+
+def test_err_rein_48_bb6_arrives() -> None:
+    assert any(p.unit and p.unit.uid == "BB-6" for p in _cg3_pending() if p.turn == 48)
+
+
+def test_rein_a_nac_with_their_carrier_and_lbac_not_aboard() -> None:
+    t5 = [p for p in _cg3_pending() if p.turn == 5 and p.side == A and p.air_type]
+    assert ("NAC", "CV-5") in [(p.air_type, p.place) for p in t5]
+    assert ("LBAC", None) in [(p.air_type, p.place) for p in t5]
+
+
+def test_rein_note_b_burma_arrivals_only_with_the_option() -> None:
+    from pbem.rulesets.usn.data import load_world
+
+    burma = [a for a in load_world().scenario("campaign-3").arrivals if a.requires == "burma"]
+    assert burma
+    plain = {(p.turn, p.unit.uid) for p in _cg3_pending() if p.unit}
+    assert not any((a.turn, uid) in plain for a in burma for uid in a.units)
+    from pbem.rulesets.usn.ruleset import UsnRuleset
+    from pbem.rulesets.usn.state import GameState
+
+    opt = GameState.from_json(UsnRuleset().initial_state("campaign-3", {"burma": True}))
+    with_option = {(p.turn, p.unit.uid) for p in opt.pending if p.unit}
+    assert all((a.turn, uid) in with_option for a in burma for uid in a.units)

@@ -106,7 +106,7 @@ def test_base_k_ship_must_declare_in_base_to_refuel() -> None:
     assert g2.unit(J, "CA-1").in_base and g2.unit(J, "CA-1").refuelled_step == 102
 
 
-def test_sup_g_warship_lost_after_three_turns_without_fuel() -> None:
+def test_sup_g_mov_p_warship_lost_after_three_turns_without_fuel() -> None:
     g = Game(
         make_state(
             [ship(J, "CA-1", H(20, 5), fuel=2), ship(J, "TR-1", H(20, 6), fuel=2)], last_turn=3

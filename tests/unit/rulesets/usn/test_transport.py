@@ -32,7 +32,7 @@ def test_nm_trans_at_pays_nothing_to_load() -> None:
     assert not g.validate(A, text).errors
 
 
-def test_nm_trans_cap_embark_over_capacity_refused() -> None:
+def test_nm_trans_cap_def_tp_embark_over_capacity_refused() -> None:
     g = jgame(ship(J, "TR-1", PORT, capacity=6), land(J, "DIV-1", PORT, tp=12))
     (e,) = g.validate(J, "EMBARK TR-1 DIV-1").errors
     assert (
