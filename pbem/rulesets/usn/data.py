@@ -34,19 +34,19 @@ from typing import Any
 from pbem.errors import DataError
 from pbem.rulesets.usn.data_raw import (
     SIDES,
-    _check,
-    _check_keys,
-    _count,
-    _expand_unit_records,
-    _get,
-    _hex,
-    _merge,
-    _nonneg,
-    _opt,
-    _override_units,
-    _read,
-    _read_with,
-    _side,
+    check_keys,
+    check_type,
+    count_values,
+    expand_unit_records,
+    get_field,
+    hex_field,
+    merge,
+    nonneg_int,
+    opt_field,
+    override_units,
+    read_toml,
+    read_with_overrides,
+    side_field,
     with_line,
 )
 from pbem.rulesets.usn.data_setup import check_deployment, cross_check
@@ -206,21 +206,21 @@ def _load_world_unlocated(
         usn_map = _try_load_map(directory, overrides.get("map"))
     provenance: dict[str, Tally[str]] = {}
 
-    units_raw = _read(directory / "units.toml", "units.toml")
-    units_raw = _expand_unit_records(units_raw)
+    units_raw = read_toml(directory / "units.toml", "units.toml")
+    units_raw = expand_unit_records(units_raw)
     touched: set[tuple[Any, ...]] = set()
-    _override_units(units_raw, overrides.get("units") or {}, touched)
-    provenance["units.toml"] = _count(units_raw, "units.toml", touched)
+    override_units(units_raw, overrides.get("units") or {}, touched)
+    provenance["units.toml"] = count_values(units_raw, "units.toml", touched)
     catalogue = build_catalogue(units_raw)
 
-    tables_raw, touched = _read_with(directory, "tables.toml", overrides.get("tables"))
-    provenance["tables.toml"] = _count(tables_raw, "tables.toml", touched)
+    tables_raw, touched = read_with_overrides(directory, "tables.toml", overrides.get("tables"))
+    provenance["tables.toml"] = count_values(tables_raw, "tables.toml", touched)
     tables = build_tables(tables_raw)
 
-    rein_raw, touched = _read_with(
+    rein_raw, touched = read_with_overrides(
         directory, "reinforcements.toml", overrides.get("reinforcements")
     )
-    provenance["reinforcements.toml"] = _count(rein_raw, "reinforcements.toml", touched)
+    provenance["reinforcements.toml"] = count_values(rein_raw, "reinforcements.toml", touched)
     arrivals, withdrawals = _build_reinforcements(rein_raw, catalogue)
 
     scen_over = overrides.get("scenarios") or {}
@@ -231,8 +231,8 @@ def _load_world_unlocated(
     scenarios: dict[str, Scenario] = {}
     for n in names:
         fname = f"scenarios/{n}.toml"
-        raw, touched = _read_with(directory, fname, scen_over.get(n))
-        provenance[fname] = _count(raw, fname, touched)
+        raw, touched = read_with_overrides(directory, fname, scen_over.get(n))
+        provenance[fname] = count_values(raw, fname, touched)
         merged = _resolve_extends(directory, raw, fname, scen_over, set())
         scenarios[n] = _build_scenario(
             merged, fname, catalogue, arrivals, withdrawals, tables, usn_map
@@ -293,20 +293,21 @@ def _place(value: Any, where: str) -> Place:
         raise DataError(f"{where}.{sorted(keys - allowed)[0]}", "unknown key")
     hexes: tuple[int, ...] = ()
     if "hex" in value:
-        hexes = (_hex(value["hex"], f"{where}.hex"),)
+        hexes = (hex_field(value["hex"], f"{where}.hex"),)
     elif "hexes" in value:
         hexes = tuple(
-            _hex(h, f"{where}.hexes") for h in _check(value["hexes"], list, f"{where}.hexes")
+            hex_field(h, f"{where}.hexes")
+            for h in check_type(value["hexes"], list, f"{where}.hexes")
         )
     region = value.get("region")
     adjacent = value.get("adjacent_to_region")
     for key, name in (("region", region), ("adjacent_to_region", adjacent)):
         if name is None:
             continue
-        _check(name, str, f"{where}.{key}")
+        check_type(name, str, f"{where}.{key}")
     ref = value.get("ref")
     if ref is not None:
-        ref = _hex(ref, f"{where}.ref")
+        ref = hex_field(ref, f"{where}.ref")
     kind = value.get("any")
     if kind is not None and kind not in _ANY_KINDS:
         raise DataError(f"{where}.any", f"unknown location kind {kind!r}")
@@ -335,9 +336,9 @@ def _place(value: Any, where: str) -> Place:
 
 def _unit_list(value: Any, where: str) -> tuple[str, ...]:
     out: list[str] = []
-    for i, spec in enumerate(_check(value, list, where)):
+    for i, spec in enumerate(check_type(value, list, where)):
         try:
-            out.extend(expand_ids(_check(spec, str, f"{where}[{i}]")))
+            out.extend(expand_ids(check_type(spec, str, f"{where}[{i}]")))
         except ValueError as exc:
             raise DataError(f"{where}[{i}]", str(exc)) from None
     return tuple(out)
@@ -355,20 +356,20 @@ def _build_reinforcements(
 ) -> tuple[tuple[Arrival, ...], tuple[Withdrawal, ...]]:
     arrivals = []
     seen: dict[str, str] = {}
-    for i, r in enumerate(_get(raw, "arrival", list, "reinforcements.toml: ")):
+    for i, r in enumerate(get_field(raw, "arrival", list, "reinforcements.toml: ")):
         where = f"reinforcements.toml: arrival[{i}]"
-        _check_keys(r, {"turn", "side", "units", "air", "at", "aboard", "requires"}, where)
-        turn = _nonneg(r, "turn", where)
+        check_keys(r, {"turn", "side", "units", "air", "at", "aboard", "requires"}, where)
+        turn = nonneg_int(r, "turn", where)
         if not 1 <= turn <= 81:
             raise DataError(f"{where}.turn", f"Game-Turn {turn} is not on the chart (1-81)")
-        side = _side(r, where)
+        side = side_field(r, where)
         units = _unit_list(r.get("units", []), f"{where}.units")
         for j, uid in enumerate(units):
             c = _require_unit(catalogue, side, uid, f"{where}.units[{j}]")
             if c.key in seen and r.get("requires") is None:
                 raise DataError(f"{where}.units[{j}]", f"{c.key} already arrives at {seen[c.key]}")
             seen.setdefault(c.key, f"arrival[{i}]")
-        air = _check(r.get("air", {}), dict, f"{where}.air")
+        air = check_type(r.get("air", {}), dict, f"{where}.air")
         for t, pts in air.items():
             if unit_key(side, t) not in catalogue.air:
                 raise DataError(f"{where}.air.{t}", f"{side.value} has no {t} air units")
@@ -403,12 +404,12 @@ def _build_reinforcements(
     withdrawals = []
     for i, r in enumerate(raw.get("withdrawal", [])):
         where = f"reinforcements.toml: withdrawal[{i}]"
-        side = _side(r, where)
-        uid = canonical_id(_get(r, "unit", str, where))
+        side = side_field(r, where)
+        uid = canonical_id(get_field(r, "unit", str, where))
         _require_unit(catalogue, side, uid, f"{where}.unit")
         withdrawals.append(
             Withdrawal(
-                _nonneg(r, "turn", where),
+                nonneg_int(r, "turn", where),
                 side,
                 uid,
                 _place(r["at"], f"{where}.at"),
@@ -450,10 +451,10 @@ def _resolve_extends(
     pname = f"scenarios/{parent}.toml"
     if not (directory / pname).exists():
         raise DataError(f"{fname}: extends", f"no scenario {parent!r}")
-    base, _ = _read_with(directory, pname, scen_over.get(parent))
+    base, _ = read_with_overrides(directory, pname, scen_over.get(parent))
     base = _resolve_extends(directory, base, pname, scen_over, chain | {parent})
     merged = copy.deepcopy(base)
-    _merge(merged, {k: v for k, v in raw.items() if k != "extends"}, (), set(), fname)
+    merge(merged, {k: v for k, v in raw.items() if k != "extends"}, (), set(), fname)
     return merged
 
 
@@ -467,40 +468,43 @@ def _build_scenario(
     usn_map: MapLike | None,
 ) -> Scenario:
     w = f"{fname}: "
-    _check_keys(raw, _SCENARIO_KEYS, f"{fname}: (top)")
-    name = _get(raw, "name", str, w)
+    check_keys(raw, _SCENARIO_KEYS, f"{fname}: (top)")
+    name = get_field(raw, "name", str, w)
     if f"scenarios/{name}.toml" != fname:
         raise DataError(f"{fname}: name", f"{name!r} does not match the file name")
-    first_turn = _nonneg(raw, "first_turn", w)
-    game_turns = _nonneg(raw, "game_turns", w)
+    first_turn = nonneg_int(raw, "first_turn", w)
+    game_turns = nonneg_int(raw, "game_turns", w)
     if first_turn < 1 or game_turns < 1 or first_turn + game_turns - 1 > tables.calendar.last_turn:
         raise DataError(f"{fname}: game_turns", "the game must fit Game-Turns 1-81")
-    bases = _get(raw, "bases", str, w)
-    start_line = _get(raw, "start_line", str, w)
+    bases = get_field(raw, "bases", str, w)
+    start_line = get_field(raw, "start_line", str, w)
     for key, v in (("bases", bases), ("start_line", start_line)):
         if v not in ("game1", "game2"):
             raise DataError(f"{fname}: {key}", f"{v!r} is not game1 or game2")
-    first_side_name = _get(raw, "first_side", str, w)
+    first_side_name = get_field(raw, "first_side", str, w)
     if first_side_name not in SIDES:
         raise DataError(f"{fname}: first_side", f"{first_side_name!r} is not a side")
     first_side = Side(first_side_name)
     optional_rules = {
-        k: MappingProxyType(dict(v)) for k, v in _opt(raw, "optional_rules", dict, w, {}).items()
+        k: MappingProxyType(dict(v))
+        for k, v in opt_field(raw, "optional_rules", dict, w, {}).items()
     }
-    special = {k: MappingProxyType(dict(v)) for k, v in _opt(raw, "special", dict, w, {}).items()}
+    special = {
+        k: MappingProxyType(dict(v)) for k, v in opt_field(raw, "special", dict, w, {}).items()
+    }
 
     deployments: list[Deployment] = []
     placed: dict[str, str] = {}
-    for i, d in enumerate(_opt(raw, "deploy", list, w, [])):
+    for i, d in enumerate(opt_field(raw, "deploy", list, w, [])):
         where = f"{fname}: deploy[{i}]"
-        _check_keys(
+        check_keys(
             d,
             {"side", "units", "at", "entrenched", "damage", "unsupplied", "at_sea", "optional"},
             where,
         )
-        side = _side(d, where)
-        units = _unit_list(_get(d, "units", list, where), f"{where}.units")
-        optional = _opt(d, "optional", str, where, None)
+        side = side_field(d, where)
+        units = _unit_list(get_field(d, "units", list, where), f"{where}.units")
+        optional = opt_field(d, "optional", str, where, None)
         if optional is not None and optional not in optional_rules:
             raise DataError(
                 f"{where}.optional", f"{optional!r} is not one of this game's optional rules"
@@ -516,42 +520,42 @@ def _build_scenario(
             Deployment(
                 side=side,
                 units=units,
-                at=_place(_get(d, "at", dict, where), f"{where}.at"),
-                entrenched=_opt(d, "entrenched", bool, where, False),
-                damage=_nonneg(d, "damage", where, 0),
-                unsupplied=_opt(d, "unsupplied", bool, where, False),
-                at_sea=_opt(d, "at_sea", bool, where, False),
+                at=_place(get_field(d, "at", dict, where), f"{where}.at"),
+                entrenched=opt_field(d, "entrenched", bool, where, False),
+                damage=nonneg_int(d, "damage", where, 0),
+                unsupplied=opt_field(d, "unsupplied", bool, where, False),
+                at_sea=opt_field(d, "at_sea", bool, where, False),
                 optional=optional,
                 src=Source(d.get("src", raw.get("src", "rulebook"))),
             )
         )
     added = []
-    for i, b in enumerate(_opt(raw, "base", list, w, [])):
+    for i, b in enumerate(opt_field(raw, "base", list, w, [])):
         where = f"{fname}: base[{i}]"
-        _check_keys(b, {"side", "hex", "air_capacity", "naval"}, where)
+        check_keys(b, {"side", "hex", "air_capacity", "naval"}, where)
         ab = AddedBase(
-            _side(b, where),
-            _hex(b.get("hex"), f"{where}.hex"),
-            _nonneg(b, "air_capacity", where),
-            _opt(b, "naval", bool, where, False),
+            side_field(b, where),
+            hex_field(b.get("hex"), f"{where}.hex"),
+            nonneg_int(b, "air_capacity", where),
+            opt_field(b, "naval", bool, where, False),
         )
         added.append(ab)
     cds = _coastal_defense(raw, fname, catalogue, bases, usn_map)
     air = []
-    for i, a in enumerate(_opt(raw, "air", list, w, [])):
+    for i, a in enumerate(opt_field(raw, "air", list, w, [])):
         where = f"{fname}: air[{i}]"
-        _check_keys(a, {"side", "type", "points", "at", "optional"}, where)
-        side = _side(a, where)
-        t = _get(a, "type", str, where)
+        check_keys(a, {"side", "type", "points", "at", "optional"}, where)
+        side = side_field(a, where)
+        t = get_field(a, "type", str, where)
         if unit_key(side, t) not in catalogue.air:
             raise DataError(f"{where}.type", f"{side.value} has no {t} air units")
-        pts = _nonneg(a, "points", where)
+        pts = nonneg_int(a, "points", where)
         air.append(
             AirDeployment(
                 side,
                 UnitType(t),
                 pts,
-                _place(_get(a, "at", dict, where), f"{where}.at"),
+                _place(get_field(a, "at", dict, where), f"{where}.at"),
                 a.get("optional"),
                 Source(a.get("src", raw.get("src", "rulebook"))),
             )
@@ -560,17 +564,17 @@ def _build_scenario(
     if reinf is False:
         span: tuple[int, int] | None = None
     else:
-        r = _check(reinf, dict, f"{fname}: reinforcements")
+        r = check_type(reinf, dict, f"{fname}: reinforcements")
         span = (
-            _nonneg(r, "from", f"{fname}: reinforcements"),
-            _nonneg(r, "to", f"{fname}: reinforcements"),
+            nonneg_int(r, "from", f"{fname}: reinforcements"),
+            nonneg_int(r, "to", f"{fname}: reinforcements"),
         )
     chosen = tuple(a for a in arrivals if span and span[0] <= a.turn <= span[1])
     scen = Scenario(
         name=name,
-        title=_get(raw, "title", str, w),
-        kind=_get(raw, "kind", str, w),
-        rule=_get(raw, "rule", str, w),
+        title=get_field(raw, "title", str, w),
+        kind=get_field(raw, "kind", str, w),
+        rule=get_field(raw, "rule", str, w),
         first_turn=first_turn,
         game_turns=game_turns,
         bases=bases,
@@ -582,7 +586,7 @@ def _build_scenario(
         coastal_defense=MappingProxyType(cds),
         optional_rules=MappingProxyType(optional_rules),
         special=MappingProxyType(special),
-        victory=MappingProxyType(dict(_opt(raw, "victory", dict, w, {}))),
+        victory=MappingProxyType(dict(opt_field(raw, "victory", dict, w, {}))),
         arrivals=chosen,
         withdrawals=tuple(x for x in withdrawals if span and span[0] <= x.turn <= span[1]),
         source=fname,
@@ -598,19 +602,19 @@ def _coastal_defense(
     out: dict[str, LandCounter] = {}
     for i, r in enumerate(raw.get("coastal_defense", [])):
         where = f"{fname}: coastal_defense[{i}]"
-        _check_keys(r, {"side", "strength", "hexes", "each_naval_base", "except", "plus"}, where)
-        side = _side(r, where)
-        strength = _get(r, "strength", str, where)
+        check_keys(r, {"side", "strength", "hexes", "each_naval_base", "except", "plus"}, where)
+        side = side_field(r, where)
+        strength = get_field(r, "strength", str, where)
         try:
             cls = catalogue.cd_class(side, strength)
         except KeyError:
             raise DataError(
                 f"{where}.strength", f"no {side.value} {strength} coastal defense in units.toml"
             ) from None
-        hexes = [_hex(h, f"{where}.hexes") for h in r.get("hexes", [])]
-        hexes += [_hex(h, f"{where}.plus") for h in r.get("plus", [])]
+        hexes = [hex_field(h, f"{where}.hexes") for h in r.get("hexes", [])]
+        hexes += [hex_field(h, f"{where}.plus") for h in r.get("plus", [])]
         if r.get("each_naval_base") and usn_map is not None:
-            skip = {_hex(h, f"{where}.except") for h in r.get("except", [])}
+            skip = {hex_field(h, f"{where}.except") for h in r.get("except", [])}
             hexes += [
                 int(b.hex)
                 for b in usn_map.bases.values()

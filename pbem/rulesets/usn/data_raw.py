@@ -24,13 +24,15 @@ SOURCES = ("rulebook", "errata", "reconstructed")
 SIDES = (Side.JAPANESE.value, Side.ALLIED.value)
 
 # Keys that describe a record rather than hold one of its values.
-_META = frozenset({"src", "src_fields", "why", "note", "reconstructed", "rule", "title", "name"})
+META = frozenset({"src", "src_fields", "why", "note", "reconstructed", "rule", "title", "name"})
 _LABELS = frozenset({"id", "ids", "die", "extends"})
 # Keys whose every child table is a record of its own (no src needed on the container).
 _CONTAINERS = frozenset({"special", "optional_rules", "nac_chart"})
+# Keys whose table is a record of its own even without a src of its own.
+_RECORDS = frozenset({"victory"})
 
 
-def _read(path: Path, fname: str) -> dict[str, Any]:
+def read_toml(path: Path, fname: str) -> dict[str, Any]:
     try:
         with path.open("rb") as f:
             return tomllib.load(f)
@@ -40,17 +42,17 @@ def _read(path: Path, fname: str) -> dict[str, Any]:
         raise DataError(fname, f"not valid TOML: {exc}") from None
 
 
-def _read_with(
+def read_with_overrides(
     directory: Path, fname: str, override: Mapping[str, Any] | None
 ) -> tuple[dict[str, Any], set[tuple[Any, ...]]]:
-    raw = _read(directory / fname, fname)
+    raw = read_toml(directory / fname, fname)
     touched: set[tuple[Any, ...]] = set()
     if override:
-        _merge(raw, override, (), touched, f"overrides: {fname}")
+        merge(raw, override, (), touched, f"overrides: {fname}")
     return raw, touched
 
 
-def _merge(
+def merge(
     base: Any,
     over: Mapping[str, Any],
     path: tuple[Any, ...],
@@ -72,13 +74,13 @@ def _merge(
         here = (*path, k)
         current = base[k] if isinstance(base, list) or k in base else None
         if isinstance(value, Mapping) and isinstance(current, dict | list):
-            _merge(current, value, here, touched, f"{where}.{key}")
+            merge(current, value, here, touched, f"{where}.{key}")
         else:
             base[k] = copy.deepcopy(value)
             touched.add(here)
 
 
-def _expand_unit_records(raw: dict[str, Any]) -> dict[str, Any]:
+def expand_unit_records(raw: dict[str, Any]) -> dict[str, Any]:
     """One record per counter: ``ids = "DIV-1..4"`` becomes four records."""
     out = dict(raw)
     for section in ("land", "naval"):
@@ -103,7 +105,7 @@ def _expand_unit_records(raw: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _override_units(
+def override_units(
     raw: dict[str, Any], over: Mapping[str, Any], touched: set[tuple[Any, ...]]
 ) -> None:
     index = {}
@@ -121,14 +123,14 @@ def _override_units(
         if not isinstance(change, Mapping):
             raise DataError(f"overrides: units.{key}", "must map field names to values")
         section, i = index[k]
-        _merge(raw[section][i], change, (section, i), touched, f"overrides: units.{key}")
+        merge(raw[section][i], change, (section, i), touched, f"overrides: units.{key}")
         raw[section][i]["_moderated"] = sorted(change)
 
 
-def _count(raw: Mapping[str, Any], fname: str, touched: set[tuple[Any, ...]]) -> Tally[str]:
+def count_values(raw: Mapping[str, Any], fname: str, touched: set[tuple[Any, ...]]) -> Tally[str]:
     """Count the file's values by source, checking src/why on every record."""
     tally: Tally[str] = Tally()
-    _count_record(raw, None, fname, (), touched, tally, top=True)
+    _count_record(raw, None, fname, (), touched, tally)
     return tally
 
 
@@ -140,7 +142,6 @@ def _count_record(
     touched: set[tuple[Any, ...]],
     tally: Tally[str],
     *,
-    top: bool = False,
     container: bool = False,
 ) -> None:
     where = f"{fname}: {_dotted(path) or '(top)'}"
@@ -157,10 +158,12 @@ def _count_record(
     if own_reconstruction and not str(rec.get("why", "")).strip():
         raise DataError(f"{where}.why", "a reconstructed value needs a 'why'")
     for key, value in rec.items():
-        if key in _META or key in _LABELS or key.startswith("_"):
+        if key in META or key in _LABELS or key.startswith("_"):
             continue
         here = (*path, key)
-        if isinstance(value, dict) and (container or "src" in value or key in _CONTAINERS):
+        if isinstance(value, dict) and (
+            container or "src" in value or key in _CONTAINERS or key in _RECORDS
+        ):
             _count_record(value, src, fname, here, touched, tally, container=key in _CONTAINERS)
             continue
         if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
@@ -179,7 +182,6 @@ def _count_record(
                 tally[_moderated(s, (*here, i), touched, f"{where}.{key}")] += 1
         else:
             tally[_moderated(field_src, here, touched, f"{where}.{key}")] += 1
-    del top
 
 
 def _moderated(
@@ -209,21 +211,21 @@ def _at(where: str, key: str) -> str:
     return f"{where}{key}" if where.endswith(": ") else f"{where}.{key}"
 
 
-def _get(rec: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+def get_field(rec: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
     if key not in rec:
         raise DataError(_at(where, key), "missing")
-    return _check(rec[key], kind, _at(where, key))
+    return check_type(rec[key], kind, _at(where, key))
 
 
-def _opt(
+def opt_field(
     rec: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str, default: Any
 ) -> Any:
     if key not in rec:
         return default
-    return _check(rec[key], kind, _at(where, key))
+    return check_type(rec[key], kind, _at(where, key))
 
 
-def _check(value: Any, kind: type | tuple[type, ...], where: str) -> Any:
+def check_type(value: Any, kind: type | tuple[type, ...], where: str) -> Any:
     if isinstance(value, bool) and kind in (int, (int, float)):
         raise DataError(where, f"expected a number, got {value!r}")
     if not isinstance(value, kind):
@@ -232,21 +234,25 @@ def _check(value: Any, kind: type | tuple[type, ...], where: str) -> Any:
     return value
 
 
-def _nonneg(rec: Mapping[str, Any], key: str, where: str, default: int | None = None) -> int:
-    value = _get(rec, key, int, where) if default is None else _opt(rec, key, int, where, default)
+def nonneg_int(rec: Mapping[str, Any], key: str, where: str, default: int | None = None) -> int:
+    value = (
+        get_field(rec, key, int, where)
+        if default is None
+        else opt_field(rec, key, int, where, default)
+    )
     if value < 0:
         raise DataError(_at(where, key), f"must not be negative, got {value}")
     return int(value)
 
 
-def _side(rec: Mapping[str, Any], where: str) -> Side:
-    s = _get(rec, "side", str, where)
+def side_field(rec: Mapping[str, Any], where: str) -> Side:
+    s = get_field(rec, "side", str, where)
     if s not in SIDES:
         raise DataError(_at(where, "side"), f"{s!r} is not a side (japanese, allied)")
     return Side(s)
 
 
-def _hex(value: Any, where: str) -> int:
+def hex_field(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise DataError(where, f"expected a hex number, got {value!r}")
     if not hexgrid.on_map(value):
@@ -254,13 +260,13 @@ def _hex(value: Any, where: str) -> int:
     return value
 
 
-def _check_keys(rec: Mapping[str, Any], allowed: Iterable[str], where: str) -> None:
-    extra = {k for k in rec if not k.startswith("_")} - set(allowed) - _META
+def check_keys(rec: Mapping[str, Any], allowed: Iterable[str], where: str) -> None:
+    extra = {k for k in rec if not k.startswith("_")} - set(allowed) - META
     if extra:
         raise DataError(f"{where}.{sorted(extra)[0]}", "unknown key")
 
 
-def _provenance(rec: Mapping[str, Any]) -> Provenance:
+def provenance_of(rec: Mapping[str, Any]) -> Provenance:
     fields = {k: Source(v) for k, v in rec.get("src_fields", {}).items()}
     fields |= dict.fromkeys(rec.get("_moderated", ()), Source.MODERATOR)
     return Provenance(Source(rec.get("src", "rulebook")), fields, str(rec.get("why", "")))

@@ -9,7 +9,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pbem.errors import DataError
-from pbem.rulesets.usn.data_raw import _META, SIDES, _get, _hex, _nonneg
+from pbem.rulesets.usn.data_raw import META, SIDES, get_field, hex_field, nonneg_int
 from pbem.rulesets.usn.tables import (
     AirLoss,
     Calendar,
@@ -32,13 +32,13 @@ from pbem.rulesets.usn.units import canonical_id
 
 def _rows(raw: Mapping[str, Any], name: str, width: int) -> list[tuple[list[Any], set[int]]]:
     where = f"tables.toml: {name}"
-    table = _get(raw, name, dict, "tables.toml: ")
-    rows = _get(table, "rows", list, where)
+    table = get_field(raw, name, dict, "tables.toml: ")
+    rows = get_field(table, "rows", list, where)
     if [r.get("die") for r in rows] != [1, 2, 3, 4, 5, 6]:
         raise DataError(f"{where}.rows", "needs one row per die roll, 1 to 6 in order")
     out = []
     for i, r in enumerate(rows):
-        cells = _get(r, "cells", list, f"{where}.rows[{i}]")
+        cells = get_field(r, "cells", list, f"{where}.rows[{i}]")
         if len(cells) != width:
             raise DataError(f"{where}.rows[{i}].cells", f"needs {width} cells, has {len(cells)}")
         marked = r.get("reconstructed", [])
@@ -54,7 +54,7 @@ def _cellset(rows: Sequence[tuple[list[Any], set[int]]]) -> frozenset[tuple[int,
 
 def build_tables(raw: Mapping[str, Any]) -> UsnTables:
     where = "tables.toml"
-    crt1_cols = tuple(_get(raw["crt1"], "columns", list, f"{where}: crt1"))
+    crt1_cols = tuple(get_field(raw["crt1"], "columns", list, f"{where}: crt1"))
     rows1 = _rows(raw, "crt1", len(crt1_cols))
     crt1_rows = []
     for d, (cells, _) in enumerate(rows1):
@@ -64,7 +64,7 @@ def build_tables(raw: Mapping[str, Any]) -> UsnTables:
             raise DataError(f"{where}: crt1.rows[{d}].cells", str(exc)) from None
     crt1 = Crt1(crt1_cols, tuple(crt1_rows), _cellset(rows1))
 
-    bands = tuple(_get(raw["crt2"], "bands", list, f"{where}: crt2"))
+    bands = tuple(get_field(raw["crt2"], "bands", list, f"{where}: crt2"))
     if list(bands) != sorted(bands) or len(set(bands)) != len(bands):
         raise DataError(f"{where}: crt2.bands", "must rise strictly")
     rows2 = _rows(raw, "crt2", len(bands))
@@ -114,56 +114,62 @@ def build_tables(raw: Mapping[str, Any]) -> UsnTables:
     charts = {}
     for side in SIDES:
         cw = f"{where}: nac_chart.{side}"
-        ch = _get(_get(raw, "nac_chart", dict, f"{where}: "), side, dict, f"{where}: nac_chart")
+        ch = get_field(
+            get_field(raw, "nac_chart", dict, f"{where}: "), side, dict, f"{where}: nac_chart"
+        )
         rows = {
-            k: tuple(_get(ch, k, list, cw)) for k in ("bombardment", "a2a_normal", "a2a_extended")
+            k: tuple(get_field(ch, k, list, cw))
+            for k in ("bombardment", "a2a_normal", "a2a_extended")
         }
         for k, values in rows.items():
             if len(values) != 11 or values[0] != 0 or list(values) != sorted(values):
                 raise DataError(f"{cw}.{k}", "needs 11 rising values for 0-10 air points, from 0")
-        charts[side] = NacChart(side, _get(ch, "letters", str, cw), **rows)
+        charts[side] = NacChart(side, get_field(ch, "letters", str, cw), **rows)
 
     tp: dict[tuple[str, str], int] = {}
-    for i, r in enumerate(_get(raw, "transport_points", list, f"{where}: ")):
+    for i, r in enumerate(get_field(raw, "transport_points", list, f"{where}: ")):
         tw = f"{where}: transport_points[{i}]"
-        s = _get(r, "side", str, tw)
+        s = get_field(r, "side", str, tw)
         if s not in (*SIDES, "both"):
             raise DataError(f"{tw}.side", f"{s!r} is not japanese, allied or both")
-        tp[(s, _get(r, "unit", str, tw))] = _nonneg(r, "points", tw)
+        tp[(s, get_field(r, "unit", str, tw))] = nonneg_int(r, "points", tw)
 
-    em = _get(raw, "emergency_transport", dict, f"{where}: ")
+    em = get_field(raw, "emergency_transport", dict, f"{where}: ")
     emergency = {s: MappingProxyType(dict(em.get(s, {}))) for s in SIDES}
     endurance = {
-        k: v for k, v in _get(raw, "endurance", dict, f"{where}: ").items() if k not in _META
+        k: v for k, v in get_field(raw, "endurance", dict, f"{where}: ").items() if k not in META
     }
 
     vps = []
-    for i, r in enumerate(_get(raw, "victory_points", list, f"{where}: ")):
+    for i, r in enumerate(get_field(raw, "victory_points", list, f"{where}: ")):
         vw = f"{where}: victory_points[{i}]"
-        pts = _get(r, "points", (int, float), vw)
-        per = _get(r, "per", str, vw)
+        pts = get_field(r, "points", (int, float), vw)
+        per = get_field(r, "per", str, vw)
         if per not in ("unit", "air_point", "air_capacity", "defense"):
             raise DataError(f"{vw}.per", f"unknown multiplier {per!r}")
         vps.append(
             VpEntry(
-                _get(r, "receiver", str, vw), _get(r, "category", str, vw), Fraction(str(pts)), per
+                get_field(r, "receiver", str, vw),
+                get_field(r, "category", str, vw),
+                Fraction(str(pts)),
+                per,
             )
         )
     levels = tuple(
         VictoryLevel(
             r["level"], Fraction(str(r["ratio_at_least"])), bool(r.get("strictly_greater", False))
         )
-        for r in _get(raw, "victory_levels", list, f"{where}: ")
+        for r in get_field(raw, "victory_levels", list, f"{where}: ")
     )
     geo = []
-    for i, r in enumerate(_get(raw, "geographic_points", list, f"{where}: ")):
+    for i, r in enumerate(get_field(raw, "geographic_points", list, f"{where}: ")):
         gw = f"{where}: geographic_points[{i}]"
-        hexes = tuple(_hex(h, f"{gw}.hexes") for h in r.get("hexes", []))
+        hexes = tuple(hex_field(h, f"{gw}.hexes") for h in r.get("hexes", []))
         geo.append(
             GeoObjective(
-                area=_get(r, "area", str, gw),
-                points=_nonneg(r, "points", gw),
-                required=_get(r, "required", bool, gw),
+                area=get_field(r, "area", str, gw),
+                points=nonneg_int(r, "points", gw),
+                required=get_field(r, "required", bool, gw),
                 region=r.get("region"),
                 hexes=hexes,
                 any_naval_base_in=r.get("any_naval_base_in"),
@@ -174,9 +180,9 @@ def build_tables(raw: Mapping[str, Any]) -> UsnTables:
         Replacement(
             r["rule"], r["side"], r["type"], int(r["after"]), r["trigger"], r.get("damage_weeks")
         )
-        for r in _get(raw, "replacements", list, f"{where}: ")
+        for r in get_field(raw, "replacements", list, f"{where}: ")
     )
-    vd = _get(raw, "variable_deployment", dict, f"{where}: ")
+    vd = get_field(raw, "variable_deployment", dict, f"{where}: ")
     vd_rows: dict[int, tuple[str, ...]] = {}
     for r in vd.get("rows", []):
         for die in r["dice"]:
@@ -186,14 +192,14 @@ def build_tables(raw: Mapping[str, Any]) -> UsnTables:
     breakdown = tuple(
         (r["side"], r["parent"], r["parts"], int(r["count"])) for r in raw.get("breakdown", [])
     )
-    cal = _get(raw, "calendar", dict, f"{where}: ")
+    cal = get_field(raw, "calendar", dict, f"{where}: ")
     try:
-        first = dt.date.fromisoformat(_get(cal, "first_monday", str, f"{where}: calendar"))
+        first = dt.date.fromisoformat(get_field(cal, "first_monday", str, f"{where}: calendar"))
     except ValueError as exc:
         raise DataError(f"{where}: calendar.first_monday", str(exc)) from None
     calendar = Calendar(
         first,
-        _nonneg(cal, "last_turn", f"{where}: calendar"),
+        nonneg_int(cal, "last_turn", f"{where}: calendar"),
         MappingProxyType({int(k): v for k, v in cal.get("printed", {}).items()}),
     )
     return UsnTables(
@@ -210,7 +216,7 @@ def build_tables(raw: Mapping[str, Any]) -> UsnTables:
         geographic=tuple(geo),
         replacements=repl,
         variable_deployment=VariableDeployment(
-            _hex(vd.get("hex"), f"{where}: variable_deployment.hex"), MappingProxyType(vd_rows)
+            hex_field(vd.get("hex"), f"{where}: variable_deployment.hex"), MappingProxyType(vd_rows)
         ),
         breakdown=breakdown,
         calendar=calendar,

@@ -7,7 +7,14 @@ from types import MappingProxyType
 from typing import Any
 
 from pbem.errors import DataError
-from pbem.rulesets.usn.data_raw import _check_keys, _get, _nonneg, _opt, _provenance, _side
+from pbem.rulesets.usn.data_raw import (
+    check_keys,
+    get_field,
+    nonneg_int,
+    opt_field,
+    provenance_of,
+    side_field,
+)
 from pbem.rulesets.usn.units import (
     AirType,
     Catalogue,
@@ -37,7 +44,7 @@ _AIR_KEYS = {
 
 
 def _utype(rec: Mapping[str, Any], where: str, allowed: str) -> UnitType:
-    t = _get(rec, "type", str, where)
+    t = get_field(rec, "type", str, where)
     try:
         ut = UnitType(t)
     except ValueError:
@@ -51,45 +58,45 @@ def build_catalogue(raw: Mapping[str, Any]) -> Catalogue:
     counters: dict[str, Counter] = {}
     for i, rec in enumerate(raw.get("land", [])):
         where = f"units.toml: land[{i}]({rec.get('id')})"
-        _check_keys(rec, _LAND_KEYS, where)
+        check_keys(rec, _LAND_KEYS, where)
         ut = _utype(rec, where, "land")
-        size_s = _get(rec, "size", str, where)
+        size_s = get_field(rec, "size", str, where)
         try:
             size = Size(size_s)
         except ValueError:
             raise DataError(f"{where}.size", f"unknown size {size_s!r}") from None
         c: Counter = LandCounter(
             id=rec["id"],
-            side=_side(rec, where),
+            side=side_field(rec, where),
             type=ut,
             size=size,
-            attack=_nonneg(rec, "attack", where),
-            defense=_nonneg(rec, "defense", where),
-            movement=_nonneg(rec, "movement", where),
-            transport_points=_nonneg(rec, "transport_points", where),
-            airborne=_opt(rec, "airborne", bool, where, False),
+            attack=nonneg_int(rec, "attack", where),
+            defense=nonneg_int(rec, "defense", where),
+            movement=nonneg_int(rec, "movement", where),
+            transport_points=nonneg_int(rec, "transport_points", where),
+            airborne=opt_field(rec, "airborne", bool, where, False),
             name=str(rec.get("name", "")),
-            provenance=_provenance(rec),
+            provenance=provenance_of(rec),
         )
         _add_counter(counters, c, where)
     for i, rec in enumerate(raw.get("naval", [])):
         where = f"units.toml: naval[{i}]({rec.get('id')})"
-        _check_keys(rec, _NAVAL_KEYS, where)
+        check_keys(rec, _NAVAL_KEYS, where)
         ut = _utype(rec, where, "naval")
         n = NavalCounter(
             id=rec["id"],
-            side=_side(rec, where),
+            side=side_field(rec, where),
             type=ut,
-            defense=_nonneg(rec, "defense", where),
-            anti_aircraft=_nonneg(rec, "anti_aircraft", where),
-            surface_attack=_nonneg(rec, "surface_attack", where),
-            movement=_nonneg(rec, "movement", where),
-            air_capacity=_nonneg(rec, "air_capacity", where, 0),
-            transport_capacity=_nonneg(rec, "transport_capacity", where, 0),
-            emergency_capacity=_nonneg(rec, "emergency_capacity", where, 0),
+            defense=nonneg_int(rec, "defense", where),
+            anti_aircraft=nonneg_int(rec, "anti_aircraft", where),
+            surface_attack=nonneg_int(rec, "surface_attack", where),
+            movement=nonneg_int(rec, "movement", where),
+            air_capacity=nonneg_int(rec, "air_capacity", where, 0),
+            transport_capacity=nonneg_int(rec, "transport_capacity", where, 0),
+            emergency_capacity=nonneg_int(rec, "emergency_capacity", where, 0),
             name=str(rec.get("name", "")),
-            optional=_opt(rec, "optional", str, where, None),
-            provenance=_provenance(rec),
+            optional=opt_field(rec, "optional", str, where, None),
+            provenance=provenance_of(rec),
         )
         if n.is_carrier and n.air_capacity == 0:
             raise DataError(f"{where}.air_capacity", "a carrier needs an air capacity")
@@ -103,31 +110,31 @@ def build_catalogue(raw: Mapping[str, Any]) -> Catalogue:
     cds: dict[str, CoastalDefenseClass] = {}
     for i, rec in enumerate(raw.get("coastal_defense", [])):
         where = f"units.toml: coastal_defense[{i}]"
-        _check_keys(rec, {"side", "strength", "surface_attack", "defense", "movement"}, where)
+        check_keys(rec, {"side", "strength", "surface_attack", "defense", "movement"}, where)
         cd = CoastalDefenseClass(
-            side=_side(rec, where),
-            strength=_get(rec, "strength", str, where),
-            surface_attack=_nonneg(rec, "surface_attack", where),
-            defense=_nonneg(rec, "defense", where),
-            movement=_nonneg(rec, "movement", where, 0),
-            provenance=_provenance(rec),
+            side=side_field(rec, where),
+            strength=get_field(rec, "strength", str, where),
+            surface_attack=nonneg_int(rec, "surface_attack", where),
+            defense=nonneg_int(rec, "defense", where),
+            movement=nonneg_int(rec, "movement", where, 0),
+            provenance=provenance_of(rec),
         )
         cds[unit_key(cd.side, cd.strength)] = cd
     air: dict[str, AirType] = {}
     for i, rec in enumerate(raw.get("air", [])):
         where = f"units.toml: air[{i}]"
-        _check_keys(rec, _AIR_KEYS, where)
+        check_keys(rec, _AIR_KEYS, where)
         a = AirType(
-            side=_side(rec, where),
+            side=side_field(rec, where),
             type=_utype(rec, where, "air"),
-            a2a_normal=_nonneg(rec, "a2a_normal", where),
-            a2a_extended=_opt(rec, "a2a_extended", int, where, None),
-            bombardment=_nonneg(rec, "bombardment", where),
-            bombardment_naval=_nonneg(rec, "bombardment_naval", where),
-            range_normal=_nonneg(rec, "range_normal", where),
-            range_extended=_opt(rec, "range_extended", int, where, None),
-            transport_points=_opt(rec, "transport_points", int, where, None),
-            provenance=_provenance(rec),
+            a2a_normal=nonneg_int(rec, "a2a_normal", where),
+            a2a_extended=opt_field(rec, "a2a_extended", int, where, None),
+            bombardment=nonneg_int(rec, "bombardment", where),
+            bombardment_naval=nonneg_int(rec, "bombardment_naval", where),
+            range_normal=nonneg_int(rec, "range_normal", where),
+            range_extended=opt_field(rec, "range_extended", int, where, None),
+            transport_points=opt_field(rec, "transport_points", int, where, None),
+            provenance=provenance_of(rec),
         )
         if a.key in air:
             raise DataError(where, f"air type {a.key} defined twice")
@@ -135,10 +142,10 @@ def build_catalogue(raw: Mapping[str, Any]) -> Catalogue:
     nac: dict[str, NacCounter] = {}
     for i, rec in enumerate(raw.get("nac", [])):
         where = f"units.toml: nac[{i}]"
-        _check_keys(rec, {"side", "letters"}, where)
-        side = _side(rec, where)
-        for letter in _get(rec, "letters", str, where):
-            n2 = NacCounter(f"NAC-{letter}", side, letter, _provenance(rec))
+        check_keys(rec, {"side", "letters"}, where)
+        side = side_field(rec, where)
+        for letter in get_field(rec, "letters", str, where):
+            n2 = NacCounter(f"NAC-{letter}", side, letter, provenance_of(rec))
             nac[n2.key] = n2
     return Catalogue(
         MappingProxyType(counters),

@@ -23,7 +23,7 @@ from pbem.rulesets.usn.data import (
     load_world,
     provenance_report,
 )
-from pbem.rulesets.usn.data_raw import _count
+from pbem.rulesets.usn.data_raw import count_values
 from pbem.rulesets.usn.units import NavalCounter, Side, Source
 
 TINY = """\
@@ -334,14 +334,14 @@ def test_provenance_counts_add_up() -> None:
         "special": {"flag": {"n": 5}},
         "src": "rulebook",
     }
-    tally = _count(raw, "t.toml", set())
+    tally = count_values(raw, "t.toml", set())
     assert dict(tally) == {"rulebook": 1 + 2 + 1, "errata": 1, "reconstructed": 1 + 3}
     assert sum(tally.values()) == 2 + 6 + 1
 
 
 def test_provenance_without_src_refused() -> None:
     with pytest.raises(DataError) as info:
-        _count({"rows": [{"cells": [1]}]}, "t.toml", set())
+        count_values({"rows": [{"cells": [1]}]}, "t.toml", set())
     assert info.value.where == "t.toml: rows[0].cells"
 
 
