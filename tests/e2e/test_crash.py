@@ -87,10 +87,15 @@ def test_kill_9_at_random_points_loses_and_duplicates_nothing(
     )
     sender.start()
     try:
-        for _ in range(KILLS):
+        for k in range(KILLS):
             daemon.start()
-            # From "still importing" through "mid-batch" to "idle": kill anywhere.
-            time.sleep(rng.uniform(0.05, 2.0))
+            if k % 2:
+                # At work: fetching, filing, acknowledging, processing, sending.
+                daemon.wait_ready()
+                time.sleep(rng.uniform(0.0, 1.0))
+            else:
+                # Anywhere, from "still importing" on, whatever this machine's speed.
+                time.sleep(rng.uniform(0.05, 1.5))
             daemon.kill()
         sender.join(timeout=60)
         assert not sender.is_alive()
