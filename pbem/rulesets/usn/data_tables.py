@@ -174,6 +174,8 @@ def build_tables(raw: Mapping[str, Any]) -> UsnTables:
                 hexes=hexes,
                 any_naval_base_in=r.get("any_naval_base_in"),
                 place=r.get("place"),
+                automatic_with=r.get("automatic_with"),
+                allied_scores_built_bases=bool(r.get("allied_scores_built_bases", True)),
             )
         )
     repl = tuple(

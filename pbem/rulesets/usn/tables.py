@@ -232,6 +232,8 @@ class GeoObjective:
     hexes: tuple[int, ...] = ()
     any_naval_base_in: str | None = None
     place: str | None = None  # a named map place (Mandalay)
+    automatic_with: str | None = None  # a special rule that awards it to the Japanese
+    allied_scores_built_bases: bool = True  # ERR.VP.AUSBASES
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,6 +67,13 @@ def test_setup_every_order_of_battle_deploys_legally_on_the_map() -> None:
     assert [f"{p.where}: {p.reason}" for p in check_world()] == []
 
 
+def test_cli_data_check_real_data(capsys: pytest.CaptureFixture[str]) -> None:
+    from pbem.cli import main
+
+    assert main(["data", "check", "usn"]) == 0
+    assert "checked against the map" in capsys.readouterr().out
+
+
 EXACT_PLACES = {
     44: "rangoon",
     112: "bangkok",
