@@ -17,7 +17,8 @@ A moderator overrides any value for one game without editing the package::
 
 Overrides merge into the raw data before validation (list items by index, unit
 records by "<side>/<ID>"), and the values they set count as ``moderator``.
-Bad data raises ``DataError(where, reason)`` with ``where`` = "file: key.path".
+Bad data raises ``DataError(where, reason)``, ``where`` = "file:line: key.path"
+(the line when it can be found, e.g. "scenarios/midway.toml:41: deploy[3].units[0]").
 """
 
 from __future__ import annotations

@@ -259,6 +259,18 @@ def test_opt_forces_only_behind_their_optional_rule(world: UsnWorld) -> None:
     assert [a.turn for a in burma] == [8, 10, 17, 19]  # REIN.BURMA
 
 
+def test_cg2_burma_arrivals_in_force_by_rule(world: UsnWorld) -> None:
+    """CG2.BURMA (a special rule) brings two divisions on T26 in CG2 and CG3 (CG3.RULES);
+    REIN.BURMA rows need the Burma option (OPT.BURMA)."""
+    for name in ("campaign-2", "campaign-3"):
+        s = world.scenario(name)
+        t26 = [a for a in s.arrivals_for() if a.turn == 26 and a.side == J]
+        assert [u for a in t26 for u in a.units] == ["DIV-17", "DIV-18"]
+    cg1 = world.scenario("campaign-1")
+    assert not [a for a in cg1.arrivals_for() if a.requires]
+    assert [a.turn for a in cg1.arrivals_for(["burma"]) if a.requires] == [8, 10, 17, 19]
+
+
 def test_mini_coral_vc_with_the_errata(world: UsnWorld) -> None:
     vc = world.scenario("coral-sea").victory
     by_id = {o["id"]: o for o in vc["objectives"]}
