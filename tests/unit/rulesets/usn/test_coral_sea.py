@@ -176,3 +176,71 @@ def test_err_map_0692_mountain_for_land_clear_for_air(rs: UsnRuleset) -> None:
     assert geo.mountain_land(692, 693)
     assert (692, 693) not in geo.mountains_air
     assert geo.air_distance(692, 693) == 1
+
+
+@pytest.mark.slow  # the reports draw a map picture per side and round
+def test_mini_coral_first_turn_through_the_game_lifecycle(sqlite_url: str, tmp_path: Any) -> None:
+    """The same turn through pbem.lifecycle: sealed plots, early adjudication, record."""
+    import base64
+    import os
+    from datetime import UTC, datetime
+
+    from pbem.config import Config, SecretsConfig
+    from pbem.intake.signatures import generate_keypair
+    from pbem.lifecycle import record
+    from pbem.lifecycle.games import Desk, GameMaster
+    from pbem.record.chain import verify_chain
+    from pbem.reports.mailing import Reporter
+    from pbem.rulesets import get
+    from pbem.storage.db import create_all, make_engine, make_sessionmaker
+
+    engine = make_engine(sqlite_url)
+    create_all(engine)
+    sessions = make_sessionmaker(engine)
+    config = Config(
+        secrets=SecretsConfig(plot_key=base64.b64encode(os.urandom(32)).decode()),
+        base_dir=tmp_path,
+    )
+    now = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+
+    def run(fn: Any) -> Any:
+        with sessions.begin() as s:
+            return fn(GameMaster(Desk(s, config, config.secrets.key_bytes(), now), Reporter()))
+
+    def setup(gm: GameMaster) -> None:
+        gm.create_game("coral", "usn", "coral-sea", settings={"early_adjudication": True})
+        for side, mail in ((J, "yamamoto@example.org"), (A, "nimitz@example.org")):
+            gm.assign("coral", side, mail, public_key=generate_keypair(side)[1])
+        gm.start("coral")
+
+    run(setup)
+    rs = get("usn")
+    orders = {
+        "J-2": {J: "EMBARK TR-2 ENG-1\nCONTINUE TR-2 0760\nSTANDING SURFACE FLEE"},
+        "A-3-4": {A: "BASE CA-2"},
+        "air-5": {J: "CAP 4 NAC CV-3", A: "CAP 4 NAC CV-5"},
+        "A-6": {A: ""},
+        "J-7-8": {J: "DEBARK TR-2 ENG-1"},
+        "air-9": {J: "", A: ""},
+    }
+    for name, by_side in orders.items():
+        phase = run(lambda gm: gm.open_phase("coral"))
+        assert (phase.turn, phase.name) == (1, name)
+        state = run(lambda gm, p=phase: gm.state_of(p))
+        for side, text in by_side.items():
+            v = rs.validate(state, side, text)
+            assert not v.errors, v.errors
+            run(
+                lambda gm, s=side, p=phase, lines=list(v.accepted): gm.submit(
+                    "coral", s, p.turn, p.name, lines
+                )
+            )
+        did = run(lambda gm: gm.tick("coral"))
+        assert did and "adjudicated" in did[0]
+    phase = run(lambda gm: gm.open_phase("coral"))
+    assert (phase.turn, phase.name) == (2, "J-2")
+    state = run(lambda gm, p=phase: gm.state_of(p))
+    assert GameState.from_json(state).unit(J, "ENG-1").hex == 760
+    entries = run(lambda gm: record.entries(gm.s, "coral"))
+    assert verify_chain(entries) == []
+    engine.dispose()
