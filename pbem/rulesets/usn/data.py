@@ -571,6 +571,15 @@ def _build_scenario(
             nonneg_int(r, "to", f"{fname}: reinforcements"),
         )
     chosen = tuple(a for a in arrivals if span and span[0] <= a.turn <= span[1])
+    clash = set(special) & set(optional_rules)
+    if clash:
+        raise DataError(f"{fname}: special.{sorted(clash)[0]}", "also names an optional rule")
+    for a in chosen:
+        if a.requires is not None and a.requires not in special | optional_rules:
+            raise DataError(
+                f"{a.where}.requires",
+                f"{a.requires!r} is neither an optional nor a special rule of {name}",
+            )
     scen = Scenario(
         name=name,
         title=get_field(raw, "title", str, w),

@@ -200,9 +200,13 @@ def test_cg2_ob_damaged_carrier_and_transported_air(world: UsnWorld) -> None:
 
 def test_cg1_special_rules_as_flags(world: UsnWorld) -> None:
     s = world.scenario("campaign-1")
-    assert {"shock_turn", "philippine_fortifications", "hong_kong", "thailand", "burma"} <= set(
-        s.special
-    )
+    assert {
+        "shock_turn",
+        "philippine_fortifications",
+        "hong_kong",
+        "thailand",
+        "burma_commitment",
+    } <= set(s.special)
     assert s.special["shock_turn"]["allied_naval_divisor"] == 3
     assert s.special["hong_kong"]["falls_on_turn"] == 4
     assert s.special["indian_ocean"]["nac_points"] == 30

@@ -163,7 +163,7 @@ def test_vp_geo_table(t: UsnTables) -> None:
     assert by_area["Vogelkop"].hexes == (488, 521)
     assert by_area["Pearl Harbor"].hexes == (1456,) and not by_area["Pearl Harbor"].required
     assert sum(g.points for g in t.geographic) == 450
-    assert by_area["Mandalay"].automatic_with == "burma"  # VP.GEO.MANDALAY
+    assert by_area["Mandalay"].automatic_with == "burma_commitment"  # VP.GEO.MANDALAY
     assert not by_area["Any Naval Base in Australia"].allied_scores_built_bases  # ERR.VP.AUSBASES
     assert sum(1 for g in t.geographic if g.required) == 7
 
