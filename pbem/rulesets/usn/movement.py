@@ -253,7 +253,6 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
         used = spent + len(hexes) + 1
         limit = ma * 2 if doubled_ok else ma
         if used > limit:
-            left = max(0, limit - spent - len(hexes))
             why = (
                 ""
                 if doubled_ok or s.damaged or used > ma * 2
@@ -261,7 +260,7 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
             )
             raise Refused(
                 f"{s.uid} can move {max(0, limit - spent)} more hexes this phase; "
-                f"{h:04d} would be hex {used - spent} of this path ({left} left there){why}",
+                f"{h:04d} would be hex {used - spent} of this path{why}",
                 "MOV.N" if why else "DEF.MA",
             )
         enemies = w.enemy_ships_at_sea(h)

@@ -15,7 +15,7 @@ import pytest
 from pbem.core.dice import ScriptedDice
 from pbem.rulesets.usn.geo import Geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
-from pbem.rulesets.usn.state import GameState
+from pbem.rulesets.usn.state import GameState, Unit
 
 J, A = "japanese", "allied"
 
@@ -36,6 +36,12 @@ def sea_path(geo: Geo, start: int, goal: int, limit: int) -> list[int]:
     while route[-1] != start:
         route.append(parent[route[-1]])
     return list(reversed(route))[1 : limit + 1]
+
+
+def unit(s: GameState, side: str, uid: str) -> Unit:
+    u = s.unit(side, uid)
+    assert u is not None, f"{side} {uid} is not in play"
+    return u
 
 
 def fmt(hexes: list[int]) -> str:
@@ -67,8 +73,8 @@ def test_mini_coral_first_turn_by_mail(rs: UsnRuleset) -> None:
     state = rs.initial_state("coral-sea", {})
     s = GameState.from_json(state)
     assert (s.turn, s.last_turn) == (1, 2)
-    assert s.unit(J, "CV-3").hex == 754 and s.unit(A, "CV-5").hex == 899
-    assert s.unit(A, "RGT-1").entrenched  # Port Moresby (659), MINI.CORAL.OB.A
+    assert unit(s, J, "CV-3").hex == 754 and unit(s, A, "CV-5").hex == 899
+    assert unit(s, A, "RGT-1").entrenched  # Port Moresby (659), MINI.CORAL.OB.A
 
     # J-2: the carriers sail from Truk, the transports load at Rabaul and sail.
     d = rs.pending(state)
@@ -90,8 +96,8 @@ def test_mini_coral_first_turn_by_mail(rs: UsnRuleset) -> None:
     r = send(rs, state, {J: orders_j2})
     state = r.state
     s = GameState.from_json(state)
-    assert s.unit(J, "CV-3").hex == carriers[-1]
-    assert s.unit(J, "ENG-1").carried_by == "TR-2"
+    assert unit(s, J, "CV-3").hex == carriers[-1]
+    assert unit(s, J, "ENG-1").carried_by == "TR-2"
     cargo_events = [e for e in r.events if e.kind == "embarked"]
     assert cargo_events and all(e.witnesses == (J,) for e in cargo_events)  # NM.TRANS.HIDDEN
     allied_view = rs.view(state, r.events, A)
@@ -108,7 +114,7 @@ def test_mini_coral_first_turn_by_mail(rs: UsnRuleset) -> None:
         {A: f"MOVE CV-5 CV-2 CA-1 DD-1 {fmt(task_force)}\nSTACK {task_force[-1]:04d} CA-1 DD-1"},
     )
     state = r.state
-    assert GameState.from_json(state).unit(A, "CV-5").hex == task_force[-1]
+    assert unit(GameState.from_json(state), A, "CV-5").hex == task_force[-1]
 
     # air-5: both sides plot at once (sealed); combat is the next module's.
     d = rs.pending(state)
@@ -121,13 +127,13 @@ def test_mini_coral_first_turn_by_mail(rs: UsnRuleset) -> None:
     r = send(rs, state, {A: "BASE CA-2"})
     state = r.state
     s = GameState.from_json(state)
-    tr1 = s.unit(J, "TR-1")
-    assert tr1 is not None and tr1.hex == convoy[-1] and s.unit(J, "TR-2").hex == 760
+    tr1 = unit(s, J, "TR-1")
+    assert tr1 is not None and tr1.hex == convoy[-1] and unit(s, J, "TR-2").hex == 760
     onward = sea_path(geo, convoy[-1], 828, 2)
     r = send(rs, state, {J: f"MOVE TR-1 {fmt(onward)}\nDEBARK TR-2 ENG-1"})
     state = r.state
     s = GameState.from_json(state)
-    assert s.unit(J, "ENG-1").hex == 760 and s.unit(J, "TR-1").hex == onward[-1]
+    assert unit(s, J, "ENG-1").hex == 760 and unit(s, J, "TR-1").hex == onward[-1]
     debarked = [e for e in r.events if e.kind == "debarked"]
     assert debarked and debarked[0].witnesses is None  # the landing is seen by both
 
@@ -149,17 +155,18 @@ def test_unit_nav_types_unit_tr_types_def_strengths_counters_copied_into_the_sta
 
     cat = load_world().catalogue
     s = GameState.from_json(rs.initial_state("campaign-3", {}))
-    cv = s.unit(A, "CV-3")
-    c = cat.get(A, "CV-3")
-    assert cv is not None and (cv.defense, cv.aa, cv.sa, cv.ma, cv.capacity) == (
+    cv = unit(s, A, "CV-3")
+    c: Any = cat.get(A, "CV-3")
+    assert (cv.defense, cv.aa, cv.sa, cv.ma, cv.capacity) == (
         c.defense,
         c.anti_aircraft,
         c.surface_attack,
         c.movement,
         c.air_capacity,
     )
-    tr = s.unit(J, "TR-1")
-    assert tr is not None and tr.capacity == cat.get(J, "TR-1").transport_capacity > 0
+    tr = unit(s, J, "TR-1")
+    tr_counter: Any = cat.get(J, "TR-1")
+    assert tr.capacity == tr_counter.transport_capacity > 0
     div = next(u for u in s.side_units(J) if u.utype == "DIV")
     assert div.tp == 12 and (div.attack, div.defense) == (20, 40)
     assert {u.utype for u in s.units.values() if u.is_naval} <= NAVAL_TYPES
@@ -240,7 +247,7 @@ def test_mini_coral_first_turn_through_the_game_lifecycle(sqlite_url: str, tmp_p
     phase = run(lambda gm: gm.open_phase("coral"))
     assert (phase.turn, phase.name) == (2, "J-2")
     state = run(lambda gm, p=phase: gm.state_of(p))
-    assert GameState.from_json(state).unit(J, "ENG-1").hex == 760
+    assert unit(GameState.from_json(state), J, "ENG-1").hex == 760
     entries = run(lambda gm: record.entries(gm.s, "coral"))
     assert verify_chain(entries) == []
     engine.dispose()

@@ -110,7 +110,8 @@ def test_nm_surf_2_standing_order_stay_accepts_combat() -> None:
     g.state = {**g.state, "standing": {A: ["STANDING SURFACE STAY"]}}
     g.play({J: f"MOVE CA-1 {path(20, 4, 5)}"})
     assert g.unit(A, "CV-5").hex == H(20, 5)
-    assert any(e.kind == "combat-deferred" and e.rule == "SEQ.2G" for e in g.events)
+    # NM.SURF.3: the MA 5 attacker is slower than the MA 6 defender who stays.
+    assert any(e.kind == "out-of-combat" and e.rule == "NM.SURF.3" for e in g.events)
 
 
 def test_nm_surf_2_slower_defender_cannot_flee() -> None:
@@ -176,7 +177,7 @@ def test_off_box_sail_from_west_coast_enters_with_full_ma() -> None:
 # --- land -----------------------------------------------------------------------
 
 
-def land_game(*units, geo=None, **kw):  # type: ignore[no-untyped-def]
+def land_game(*units, geo=None, **kw):
     return Game(make_state(list(units), round=4, **kw), geo)  # J-7-8
 
 
@@ -254,7 +255,7 @@ def test_err_base_i_land_unit_captures_an_undefended_base() -> None:
 # --- air --------------------------------------------------------------------------
 
 
-def air_game(**kw):  # type: ignore[no-untyped-def]
+def air_game(**kw):
     b1, b2, b3 = AUS[0], H(10, 14), H(10, 9)
     geo = stub_geo(land={b2: "class1", b3: "class1"})
     bases = [base(b1, A, air=20), base(b2, A, air=5), base(b3, A, air=10)]

@@ -18,7 +18,7 @@ AIR_SEA = frozenset({StepKind.AIR_SEA})
 STRIKE = frozenset({StepKind.STRIKE})
 
 
-def parse(text: str, kinds: frozenset[StepKind] = AIR_SEA):  # type: ignore[no-untyped-def]
+def parse(text: str, kinds: frozenset[StepKind] = AIR_SEA):
     return parse_orders(text, kinds)
 
 

@@ -43,10 +43,9 @@ def test_sup_d_land_enemy_blocks_through_but_not_into() -> None:
     a, b = H(4, 2), H(5, 2)
     chain = {a: "class2", b: "class2"}
     sides = {}
-    for h in (a, b):
+    for h in (a, b):  # walled in by land: no sea route around the enemy
         for n in neighbours(h):
-            key = (min(h, n), max(h, n))
-            sides[key] = "land" if n in (a, b, HOME[2]) else "land"
+            sides[(min(h, n), max(h, n))] = "land"
     geo = stub_geo(land=chain, hexsides=sides)
     s = make_state([land(A, "RGT-9", a)])
     m = supply_map(geo, s, J)

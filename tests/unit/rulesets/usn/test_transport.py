@@ -10,7 +10,7 @@ J, A = "japanese", "allied"
 PORT = HOME[0]
 
 
-def jgame(*units, geo=None, **kw):  # type: ignore[no-untyped-def]
+def jgame(*units, geo=None, **kw):
     return Game(make_state(list(units), bases=kw.pop("bases", [base(PORT, J)]), **kw), geo)
 
 
