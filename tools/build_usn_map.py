@@ -24,8 +24,9 @@ Method (shared/docs/usn-map.md, "Terrain"):
    averaged to 0.025 degree cells; each land cell is pushed through the map.
 3. Per hex: land fraction and connected landmasses (>= 2,000 km2 "big").
    Class 2 if big land covers >= 10 % of the hex, or the hex holds a piece of
-   >= 1,000 km2 or >= 25 % of a big island; Class 1 for smaller land of at
-   least MIN_CLASS1_KM2 or a named atoll/islet; else sea.
+   >= 1,000 km2 or >= 25 % of a big island; Class 1 for islets (landmasses
+   under 2,000 km2) of at least MIN_CLASS1_KM2 or a named atoll/islet; else
+   sea (a sliver of a continent alone does not make an islet).
 4. Hexsides: land share of a thin band along each side: all sea / partly sea
    / all land.  A hexside touching a sea hex is never all land.
 5. Regions: rough 1941 borders and island groups as lat/lon polygons below
@@ -674,7 +675,7 @@ def build(report: bool) -> dict[str, Any]:
     land_km2 = f * cell_km2
 
     # Connected landmasses (8-connected), areas in km2.
-    labels, nlab = ndimage.label(frac >= 0.34, structure=np.ones((3, 3), bool))
+    labels, nlab = ndimage.label(frac > 0, structure=np.ones((3, 3), bool))
     comp = labels[rows, cols]
     comp_km2 = np.bincount(comp, weights=land_km2, minlength=nlab + 1)
     comp_km2[0] = 0.0
@@ -702,7 +703,10 @@ def build(report: bool) -> dict[str, Any]:
         ):
             class2[h] = True
     terrain = np.full(n_hex + 1, ".", dtype="<U1")
-    terrain[land_area >= MIN_CLASS1_KM2] = "1"
+    # Class 1 needs an islet: a sliver of a continent or big island is not one.
+    small = on & (comp_km2[comp] < BIG_KM2)
+    small_area = np.bincount(hx[small], weights=land_km2[small], minlength=n_hex + 1)
+    terrain[small_area >= MIN_CLASS1_KM2] = "1"
     terrain[class2] = "2"
 
     # The rulebook's places are land in their own hexes, whatever the fit says.
