@@ -1,0 +1,750 @@
+"""Naval combat: surface engagements, naval bombardment and damage to ships.
+
+Steps 2F-2H of each air and sea movement phase (and the damage every other
+kind of fire does to ships):
+
+* ``resolve_engagements`` - SEQ.2G / NM.SURF.1-5: the defender's escape, the
+  attacker dropping slower ships, one-for-one engagement from the top of the
+  stack, simultaneous fire on CRT4 then CRT5.
+* ``bombard`` - SEQ.2F (NM.BOMBLAND, NM.BOMBBASE) and SEQ.2H (NM.BOMBCD).
+* ``fire`` / ``apply_damage`` - CRT3/CRT4 then CRT5, CBT.H halving, CBT.I
+  sinking above forty weeks, carriers losing their aircraft.
+
+Decisions the rules give a player in the middle of the other side's phase
+come from standing orders (standing.py); fire targets, which the rules leave
+to each side's choice, follow ``default_allocation`` (documented in
+docs/usn-orders.md and docs/usn-deferred.md).
+
+Every function works on the round's ``Work`` and draws every die from the
+``Dice`` passed in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.movement import Refused, Work, movement_allowance, stack_of
+from pbem.rulesets.usn.sequence import ALLIED, enemy_of
+from pbem.rulesets.usn.standing import resolve
+from pbem.rulesets.usn.state import Air, GameState, Unit
+from pbem.rulesets.usn.tables import Damage, UsnTables
+
+SINK_ABOVE = 40  # CBT.I: more than forty weeks of damage sinks the ship
+BOMBARDING_TYPES = frozenset({"BB", "CA", "CL", "DD"})  # NM.BOMBLAND/BOMBCD/BOMBBASE/GSUP
+BASE_DEFENSE = 10  # BASE.M
+NAVAL_BASE_AA = 20  # BASE.M
+NEUTRALIZE_FROM = 20  # NM.BOMBBASE, AM.BASE.RESOLVE: results "20" through "40" (and X)
+CD_KILL_NUMBER = 2  # NM.BOMBCD, AM.BOMBCD: a damage number of 2 or more destroys a CD
+FORCE_RATIO = 4  # default_allocation: fire is massed on a target up to 4-1 first
+
+NO_DAMAGE = Damage(0)
+
+# Scenario rules (CG1.SHOCK.NAV13 ...) change strengths for a while; they
+# register a function here: (state, unit, "defense"|"sa"|"aa", value) -> value.
+StrengthModifier = Callable[[GameState, Unit, str, Fraction], Fraction]
+STRENGTH_MODIFIERS: list[StrengthModifier] = []
+
+
+@cache
+def tables() -> UsnTables:
+    """The CRTs from the world data (scenarios/usn/tables.toml), loaded once."""
+    from pbem.rulesets.usn.data import load_world
+
+    return load_world(with_map=False).tables
+
+
+# --- strengths ------------------------------------------------------------------
+
+
+def strength(state: GameState, u: Unit, what: str) -> Fraction:
+    """CBT.H: any damage halves a ship's DEF, SA and AA (A1: exact fractions)."""
+    value = Fraction(getattr(u, what))
+    if u.is_naval and u.damaged:
+        value /= 2
+    for modify in STRENGTH_MODIFIERS:
+        value = modify(state, u, what, value)
+    return value
+
+
+def land_defense(state: GameState, u: Unit) -> Fraction:
+    """ENT.A (tripled when entrenched) and SUP.E (halved when unsupplied; CD units
+    keep theirs) for bombardment of land units."""
+    value = strength(state, u, "defense")
+    if u.entrenched:
+        value *= 3
+    if u.kind == "land" and not u.supplied:
+        value /= 2
+    return value
+
+
+def ship_value(u: Unit) -> int:
+    """VP.SCHED.NAV (A19: printed values): the order in which fire seeks targets."""
+    if u.is_carrier:
+        return 10 * u.capacity
+    if u.utype in ("TR", "OIL"):
+        return 10 if u.side == ALLIED else 20
+    if u.utype == "AT":
+        return 20
+    return 2 * u.defense
+
+
+# --- fire on CRT3/CRT4 then CRT5 ---------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Fire:
+    """One attack on one target: odds, the dice and the damage (CRT34.*, CRT5.*)."""
+
+    target: str  # unit key, or "base:0759" / "cd:0759"
+    attack: Fraction
+    defense: Fraction
+    table: str  # "CRT3" or "CRT4"
+    column: int | None
+    die: int = 0
+    number: int = 0  # damage number; 0 = "-" (CRT34.NONE)
+    die5: int = 0
+    damage: Damage = NO_DAMAGE
+
+    def to_json(self) -> dict[str, Any]:
+        t = tables().crt34
+        cols = t.crt3_columns if self.table == "CRT3" else t.crt4_columns
+        return {
+            "target": self.target.split("/")[-1],
+            "attack": _num(self.attack),
+            "defense": _num(self.defense),
+            "odds": "below 1-1" if self.column is None else cols[self.column],
+            "die": self.die,
+            "damage_number": self.number,
+            "die_crt5": self.die5,
+            "result": str(self.damage),
+        }
+
+
+def _num(x: Fraction) -> float | int:
+    return int(x) if x.denominator == 1 else float(x)
+
+
+def fire(
+    dice: Dice, table: str, attack: Fraction, defense: Fraction, target: str, purpose: str
+) -> Fire:
+    """CRT34.COLS: odds rounded down (A4); below 1-1 nothing happens and no die is
+    rolled (A2); above the last column the last is used (A3). A damage number
+    sends a second die to CRT5 (CRT34.NUM)."""
+    t = tables()
+    if table == "CRT3":
+        col = t.crt34.crt3_column(attack, defense)
+    else:
+        col = t.crt34.crt4_column(attack, defense)
+    if col is None or attack <= 0:
+        return Fire(target, attack, defense, table, None)
+    die = dice.d6(f"{purpose} {table}")
+    number = t.crt34.damage_number(col, die)
+    if number == 0:
+        return Fire(target, attack, defense, table, col, die)
+    die5 = dice.d6(f"{purpose} CRT5")
+    return Fire(target, attack, defense, table, col, die, number, die5, t.crt5.damage(number, die5))
+
+
+# --- damage to ships -----------------------------------------------------------------
+
+
+def apply_damage(w: Work, ship: Unit, damage: Damage, by: str, rule: str) -> str:
+    """CRT5.WEEKS, CRT5.X, CBT.H, CBT.I: weeks of damage accumulate; X or a total
+    above forty sinks the ship. The first damage to a carrier destroys the
+    aircraft aboard (CBT.H, MOV.S). Returns "sunk", "damaged" or "none"."""
+    current = w.units.get(ship.key)
+    if current is None:
+        return "none"  # already sunk by an earlier result of the same fire
+    if damage.destroyed:
+        sink(w, current, by, "X result", "CRT5.X")
+        return "sunk"
+    if damage.weeks <= 0:
+        return "none"
+    total = current.damage + damage.weeks
+    if total > SINK_ABOVE:
+        sink(w, current, by, f"{total} weeks of damage", "CBT.I")
+        return "sunk"
+    w.put(replace(current, damage=total))
+    w.event(
+        "ship-damaged",
+        rule,
+        None,
+        unit=current.uid,
+        side=current.side,
+        weeks=damage.weeks,
+        total=total,
+        hex=current.where(),
+        by=by,
+    )
+    ledger(w, "damage", current, by, weeks=damage.weeks, total=total)
+    if not current.damaged and current.is_carrier:
+        aboard = w.air_at(current.side, current.uid)
+        if aboard.total:
+            w.set_air(current.side, current.uid, Air())
+            for atype in ("LAC", "NAC", "LBAC"):
+                if aboard.get(atype):
+                    record_air_loss(w, current.side, atype, aboard.get(atype), by)
+            w.event(
+                "air-destroyed",
+                "CBT.H",
+                None,
+                side=current.side,
+                at=current.uid,
+                points=aboard.total,
+                cause="carrier damaged",
+            )
+    return "damaged"
+
+
+def sink(w: Work, ship: Unit, by: str, cause: str, rule: str) -> None:
+    """A ship destroyed by combat; its earlier damage goes into the ledger (VP.DMGSINK)."""
+    from pbem.rulesets.usn.phases import destroy  # phases imports this module
+
+    ledger(w, "sunk", ship, by, prior=ship.damage)
+    aboard = w.air_at(ship.side, ship.uid)
+    for atype in ("LAC", "NAC", "LBAC"):
+        if aboard.get(atype):
+            record_air_loss(w, ship.side, atype, aboard.get(atype), by)
+    destroy(w, ship, f"sunk ({cause})", rule)
+
+
+def ledger(w: Work, kind: str, u: Unit, by: str, **data: Any) -> None:
+    """The combat ledger in ``extra["combat_ledger"]`` (GEN.REC.A): what the
+    victory rules score, one entry per damage, sinking or air loss."""
+    entry = {"turn": w.state.turn, "kind": kind, "side": u.side, "unit": u.uid, "type": u.utype}
+    entry.update(by=by, **data)
+    _append_ledger(w, entry)
+
+
+def record_air_loss(w: Work, side: str, atype: str, points: int, by: str) -> None:
+    if points > 0:
+        _append_ledger(
+            w,
+            {"turn": w.state.turn, "kind": "air", "side": side, "type": atype, "points": points}
+            | {"by": by},
+        )
+
+
+def _append_ledger(w: Work, entry: dict[str, Any]) -> None:
+    old = list(w.state.extra.get("combat_ledger", ()))
+    w.state = replace(w.state, extra={**w.state.extra, "combat_ledger": [*old, entry]})
+
+
+# --- surface engagement ------------------------------------------------------------------
+
+Allocation = Mapping[str, str]  # firer uid -> target uid (per firing side)
+
+
+def resolve_engagements(
+    w: Work, dice: Dice, allocations: Mapping[str, Allocation] | None = None
+) -> None:
+    """SEQ.2G: every hex the phasing side's ships entered holding enemy ships at
+    sea is fought out (NM.SURF.TRIGGER, STK.D), hex by hex in number order."""
+    hexes = sorted(set(w.engaged_at.values()))
+    for h in hexes:
+        attackers = [
+            w.units[k]
+            for k, at in sorted(w.engaged_at.items())
+            if at == h and k in w.units and w.units[k].hex == h
+        ]
+        defenders = w.enemy_ships_at_sea(h)
+        if attackers and defenders:
+            _resolve_hex(w, h, attackers, defenders, dice, allocations or {})
+    w.engaged_at.clear()
+
+
+def entry_hexes(w: Work, ships: Iterable[Unit]) -> dict[str, int]:
+    """NM.SURF.1: the hex each attacker entered the engagement hex from (its
+    last step this phase, else where it began the round)."""
+    out: dict[str, int] = {}
+    for s in ships:
+        for e in reversed(w.events):
+            if e.kind == "moved" and e.data.get("unit") == s.uid and e.data.get("side") == s.side:
+                path = [int(p) for p in e.data.get("path", ())]
+                if len(path) >= 2:
+                    out[s.key] = path[-2]
+                break
+        if s.key not in out:
+            start = w.state.units.get(s.key)
+            if start is not None and start.hex is not None:
+                out[s.key] = start.hex
+    return out
+
+
+def escape_hex(w: Work, h: int, entries: Iterable[int], attacker: str) -> int | None:
+    """NM.SURF.2: preferably one of the hexes not adjacent to any hex the attackers
+    came from; otherwise another adjacent hex; never an entry hex, one the ships
+    cannot sail into, or one holding enemy units. Lowest hex number first."""
+    entry = set(entries)
+    blocked = {u.hex for u in w.units.values() if u.side == attacker and u.hex is not None}
+    free = [n for n in w.geo.naval_nbrs[h] if n not in blocked and n not in entry]
+    far = [n for n in free if not any(hexgrid.adjacent(n, e) for e in entry)]
+    choice = sorted(far) or sorted(free)
+    return choice[0] if choice else None
+
+
+def _resolve_hex(
+    w: Work,
+    h: int,
+    attackers: list[Unit],
+    defenders: list[Unit],
+    dice: Dice,
+    allocations: Mapping[str, Allocation],
+) -> None:
+    side = attackers[0].side
+    enemy = enemy_of(side)
+    orders = resolve(enemy, w.state.standing.get(enemy, ()))
+    entries = entry_hexes(w, attackers)
+    top_ma = max(movement_allowance(a) for a in attackers)
+    refuge = escape_hex(w, h, entries.values(), side)
+    fleeing, fighting, staying = [], [], []
+    for d in stack_of(defenders):
+        can_flee = refuge is not None and movement_allowance(d) >= top_ma
+        choice = orders.surface_choice(d.uid)
+        if choice == "FLEE" and can_flee:
+            fleeing.append(d)
+        elif choice == "FIGHT" and not can_flee:
+            fighting.append(d)  # NM.SURF.2: a cornered ship may turn on the attackers
+        else:
+            staying.append(d)
+    if fleeing and refuge is not None:
+        for d in fleeing:  # NM.SURF.4: the fleeing stack keeps its order
+            w.put(replace(d, hex=refuge, in_base=False))
+            w.escaped.add(d.key)
+        w.event(
+            "escaped",
+            "NM.SURF.2",
+            None,
+            side=enemy,
+            units=[d.uid for d in fleeing],
+            hex=f"{h:04d}",
+            to=f"{refuge:04d}",
+            attacker=side,
+        )
+    remaining = list(attackers)
+    if fighting:
+        groups: dict[int, list[Unit]] = {}
+        for a in attackers:
+            groups.setdefault(entries.get(a.key, h), []).append(a)
+        # The defender turns on one entry group only: the weakest (A30).
+        came_from, group = min(
+            groups.items(), key=lambda kv: (sum(strength(w.state, a, "sa") for a in kv[1]), kv[0])
+        )
+        w.event(
+            "turned-to-fight",
+            "NM.SURF.2",
+            None,
+            side=enemy,
+            units=[d.uid for d in fighting],
+            hex=f"{h:04d}",
+            against=[a.uid for a in group],
+            attacker=enemy,
+        )
+        engage(w, h, fighting, group, dice, allocations)
+        for d in fighting:  # NM.SURF.EX: they end where the engaged group came from
+            cur = w.units.get(d.key)
+            if cur is not None:
+                w.put(replace(cur, hex=came_from, in_base=False))
+        remaining = [a for a in attackers if a not in group]
+    if staying and remaining:
+        engage(w, h, remaining, staying, dice, allocations)
+
+
+def engage(
+    w: Work,
+    h: int,
+    attackers: Sequence[Unit],
+    defenders: Sequence[Unit],
+    dice: Dice,
+    allocations: Mapping[str, Allocation] | None = None,
+) -> list[Fire]:
+    """NM.SURF.3-5 between ``attackers`` (the side now attacking) and ``defenders``."""
+    side = attackers[0].side
+    defenders = stack_of(list(defenders))
+    low = min(movement_allowance(d) for d in defenders)
+    usable = [a for a in stack_of(list(attackers)) if movement_allowance(a) >= low]
+    dropped = [a for a in attackers if a not in usable]
+    if dropped:  # NM.SURF.3: slower ships are simply out of combat
+        w.event(
+            "out-of-combat",
+            "NM.SURF.3",
+            None,
+            side=side,
+            units=[a.uid for a in dropped],
+            hex=f"{h:04d}",
+            attacker=side,
+        )
+    if not usable:
+        return []
+    n = min(len(usable), len(defenders))
+    engaged_def = defenders[:n]  # NM.SURF.4: from the top of the stack
+    engaged_att = usable
+    if len(usable) > n:  # he need only engage as many ships: his strongest
+        engaged_att = sorted(usable, key=lambda a: -strength(w.state, a, "sa"))[:n]
+        engaged_att = stack_of(engaged_att)
+    allocations = allocations or {}
+    fires: list[tuple[str, Fire]] = []
+    for firing, targets in ((engaged_att, engaged_def), (engaged_def, engaged_att)):
+        fside = firing[0].side
+        plan = _plan(w.state, firing, targets, allocations.get(fside))
+        for tgt in targets:
+            group = plan.get(tgt.key, [])
+            if not group:
+                continue
+            attack = sum((strength(w.state, f, "sa") for f in group), Fraction(0))
+            defense = strength(w.state, tgt, "defense")
+            purpose = f"surface fire {fside} {'+'.join(f.uid for f in group)} at {tgt.uid}"
+            fires.append((fside, fire(dice, "CRT4", attack, defense, tgt.key, purpose)))
+    w.event(
+        "surface-engagement",
+        "NM.SURF.5",
+        None,
+        hex=f"{h:04d}",
+        attacker=side,
+        engaged={
+            side: [a.uid for a in engaged_att],
+            enemy_of(side): [d.uid for d in engaged_def],
+        },
+        fire=[{"side": s, **f.to_json()} for s, f in fires],
+    )
+    for fside, f in fires:  # NM.SURF.5: both sides fire before losses are taken
+        target = w.units.get(f.target)
+        if target is not None:
+            apply_damage(w, target, f.damage, fside, "NM.SURF.5")
+    return [f for _s, f in fires]
+
+
+def _plan(
+    state: GameState, firers: Sequence[Unit], targets: Sequence[Unit], explicit: Allocation | None
+) -> dict[str, list[Unit]]:
+    if explicit is not None:
+        by_uid = {t.uid: t for t in targets}
+        plan: dict[str, list[Unit]] = {}
+        for f in firers:
+            tgt = by_uid.get(explicit.get(f.uid, ""))
+            if tgt is not None and f.sa > 0:
+                plan.setdefault(tgt.key, []).append(f)
+        return plan
+    return default_allocation(state, firers, targets)
+
+
+def default_allocation(
+    state: GameState, firers: Sequence[Unit], targets: Sequence[Unit]
+) -> dict[str, list[Unit]]:
+    """NM.SURF.5 fire choice by default (the rules leave it to each side): the
+    most valuable targets first (VP.SCHED.NAV), each given the strongest free
+    ships until the odds reach 4-1, a target out of reach (below 1-1 even with
+    every free ship) skipped; ships left over join the first targets up to 8-1.
+    No ship splits its fire and each target is attacked once (NM.SURF.5)."""
+    free = sorted(
+        (f for f in firers if strength(state, f, "sa") > 0),
+        key=lambda f: (-strength(state, f, "sa"), f.stack, f.uid),
+    )
+    order = sorted(targets, key=lambda t: (-ship_value(t), t.stack, t.uid))
+    plan: dict[str, list[Unit]] = {}
+    for t in order:
+        defense = strength(state, t, "defense")
+        if sum((strength(state, f, "sa") for f in free), Fraction(0)) < defense:
+            continue
+        got: list[Unit] = []
+        while free and sum((strength(state, f, "sa") for f in got), Fraction(0)) < (
+            FORCE_RATIO * defense
+        ):
+            got.append(free.pop(0))
+        plan[t.key] = got
+    for t in order:
+        if not free:
+            break
+        if t.key in plan:
+            defense = strength(state, t, "defense")
+            while free and sum((strength(state, f, "sa") for f in plan[t.key]), Fraction(0)) < (
+                8 * defense
+            ):
+                plan[t.key].append(free.pop(0))
+    return plan
+
+
+# --- bombardment (SEQ.2F, SEQ.2H) ----------------------------------------------------
+
+BOMBARD_TARGETS = ("LAND", "AIRBASE", "NAVALBASE", "CD")
+
+
+def check_bombard(w: Work, h: int, target: str, uids: Sequence[str]) -> list[Unit]:
+    """SEQ.2F / SEQ.2H: the ships must be the side's BB, CA, CL or DD in ``h``,
+    and the target must be there; land units and bases may not be bombarded
+    past an undestroyed CD unit or enemy ships (SEQ.2F, NM.BOMBBASE.CD)."""
+    ships = [w.own(uid) for uid in uids]
+    for s in ships:
+        if s.utype not in BOMBARDING_TYPES:
+            raise Refused(f"{s.uid} cannot bombard: only BB, CA, CL and DD do", "NM.BOMBLAND")
+        if s.hex != h:
+            where = s.where()
+            raise Refused(f"{s.uid} is not in {h:04d} (it is at {where})", "SEQ.2F")
+    enemy = enemy_of(w.side)
+    here = [u for u in w.units.values() if u.side == enemy and u.hex == h]
+    cds = [u for u in here if u.kind == "cd"]
+    if target == "CD":
+        if not cds:
+            raise Refused(f"there is no enemy coastal defense unit in {h:04d}", "NM.BOMBCD")
+        return ships
+    if cds:
+        raise Refused(
+            f"{h:04d} holds an enemy coastal defense unit: bombard it first (SEQ.2H)",
+            "NM.BOMBBASE.CD" if target != "LAND" else "NM.BOMBLAND",
+        )
+    if any(u.is_naval for u in here):
+        raise Refused(f"enemy ships are in {h:04d}: no bombardment there", "SEQ.2F")
+    if target == "LAND":
+        if not any(u.kind == "land" for u in here):
+            raise Refused(f"there are no enemy land units in {h:04d}", "NM.BOMBLAND")
+        return ships
+    base = w.bases.get(h)
+    if base is None or base.owner != enemy:
+        raise Refused(f"there is no enemy base in {h:04d}", "NM.BOMBBASE")
+    if target == "AIRBASE" and not base.has_air:
+        raise Refused(f"the enemy base in {h:04d} has no air base", "CBT.B")
+    if target == "NAVALBASE" and not base.has_naval:
+        raise Refused(f"the enemy base in {h:04d} has no naval base", "CBT.B")
+    return ships
+
+
+def bombard(w: Work, h: int, target: str, uids: Sequence[str], dice: Dice) -> None:
+    """One bombardment order, checked again at its step (the state may have moved on)."""
+    ships = check_bombard(w, h, target, uids)
+    if target == "CD":
+        _bombard_cd(w, h, ships, dice)
+    elif target == "LAND":
+        _bombard_land(w, h, ships, dice)
+    else:
+        _bombard_base(w, h, ships, target, dice)
+
+
+def _bombard_land(w: Work, h: int, ships: list[Unit], dice: Dice) -> None:
+    """NM.BOMBLAND: total SA against the DEF of one land unit (the weakest) on
+    CRT1; only DX counts: the unit is out of supply for one full Game-Turn."""
+    enemy = enemy_of(w.side)
+    units = [u for u in w.units.values() if u.side == enemy and u.hex == h and u.kind == "land"]
+    tgt = min(units, key=lambda u: (land_defense(w.state, u), u.uid))
+    attack = sum((strength(w.state, s, "sa") for s in ships), Fraction(0))
+    cut_off_by_bombing(w, tgt, attack, dice, "NM.BOMBLAND", [s.uid for s in ships])
+
+
+def cut_off_by_bombing(
+    w: Work, tgt: Unit, attack: Fraction, dice: Dice, rule: str, by: list[str]
+) -> bool:
+    """NM.BOMBLAND / AM.BOMBLAND: CRT1, only DX applies (unsupplied a full turn).
+    The cut-off lasts until this step next Game-Turn (``extra["cut_off"]``)."""
+    crt1 = tables().crt1
+    defense = land_defense(w.state, tgt)
+    die = dice.d6(f"bombardment of {tgt.side} {tgt.uid} CRT1")
+    result = crt1.resolve(attack, defense, die)
+    hit = result.value == "DX"
+    if hit:
+        cut = dict(w.state.extra.get("cut_off", {}))
+        cut[tgt.key] = w.state.turn + 1
+        w.state = replace(w.state, extra={**w.state.extra, "cut_off": cut})
+        w.put(replace(tgt, supplied=False))
+    w.event(
+        "bombardment",
+        rule,
+        None,
+        hex=tgt.where(),
+        attacker=enemy_of(tgt.side),
+        by=by,
+        target=tgt.uid,
+        attack=_num(attack),
+        defense=_num(defense),
+        die=die,
+        result=result.value,
+        cut_off=hit,
+    )
+    return hit
+
+
+def _bombard_base(w: Work, h: int, ships: list[Unit], target: str, dice: Dice) -> None:
+    """NM.BOMBBASE: total SA against DEF 10 on CRT4 then CRT5."""
+    attack = sum((strength(w.state, s, "sa") for s in ships), Fraction(0))
+    f = fire(dice, "CRT4", attack, Fraction(BASE_DEFENSE), f"base:{h:04d}", f"bombard {h:04d}")
+    w.event(
+        "bombardment",
+        "NM.BOMBBASE",
+        None,
+        hex=f"{h:04d}",
+        attacker=w.side,
+        by=[s.uid for s in ships],
+        target=target,
+        fire=f.to_json(),
+    )
+    base_hit(w, h, target, f.damage, w.side, "NM.BOMBBASE", grounded_only=False)
+
+
+def base_hit(
+    w: Work, h: int, target: str, damage: Damage, by: str, rule: str, grounded_only: bool
+) -> None:
+    """NM.BOMBBASE / AM.BASE.RESOLVE: 20-40 weeks neutralise the base for one full
+    Game-Turn; X neutralises it and costs five capacity (an air base) or destroys
+    it (a naval base, BASE.DESTROY). Aircraft on a bombarded air base are lost by
+    the result (NM.BOMBBASE.AIRLOSS); from the air only grounded ones are
+    (AM.BASE.GROUNDED, ``grounded_only``: the base was already neutralised)."""
+    base = w.bases.get(h)
+    if base is None:
+        return
+    turn = w.state.turn
+    was_neutral = base.neutralized(turn)
+    new = base
+    if damage.destroyed or damage.weeks >= NEUTRALIZE_FROM:
+        new = replace(new, neutralized_until=max(base.neutralized_until, turn + 1))
+    if damage.destroyed:
+        if target == "AIRBASE":
+            new = replace(new, air_capacity=max(0, base.air_capacity - 5))
+        else:
+            new = replace(new, naval_destroyed=True)
+    if new != base:
+        w.bases[h] = new
+        w.event(
+            "base-hit",
+            rule,
+            None,
+            hex=f"{h:04d}",
+            base=target,
+            result=str(damage),
+            neutralized_until=new.neutralized_until,
+            air_capacity=new.air_capacity,
+            naval_destroyed=new.naval_destroyed,
+            side=base.owner,
+        )
+    if target == "NAVALBASE" and new.naval_destroyed:
+        for u in list(w.units.values()):  # BASE.L: ships in a destroyed base are at sea
+            if u.side == base.owner and u.hex == h and u.in_base:
+                w.put(replace(u, in_base=False))
+    if target != "AIRBASE":
+        return
+    loc = f"{h:04d}"
+    on_base = w.air_at(base.owner, loc)
+    if not on_base.total or (grounded_only and not was_neutral):
+        if new.air and new.air_capacity == 0 and on_base.total:
+            lose_air(w, base.owner, loc, on_base.total, by, "BASE.DESTROY.AIR0")
+        return
+    percent = air_loss_percent(damage)
+    if new.air_capacity == 0:
+        percent = 100  # CBT.J: a destroyed base takes its aircraft with it
+    lost = on_base.total * percent // 100
+    if lost:
+        lose_air(w, base.owner, loc, lost, by, "NM.BOMBBASE.AIRLOSS" if not grounded_only else rule)
+
+
+def air_loss_percent(damage: Damage) -> int:
+    """NM.BOMBBASE.AIRLOSS: 10-15 -> 25%, 20-30 -> 50%, 35-40 -> 75%, X -> 100%
+    (the printed 12 falls in the first band)."""
+    if damage.destroyed:
+        return 100
+    w = damage.weeks
+    if w >= 35:
+        return 75
+    if w >= 20:
+        return 50
+    if w >= 10:
+        return 25
+    return 0
+
+
+def lose_air(w: Work, side: str, loc: str, points: int, by: str, rule: str) -> dict[str, int]:
+    """Remove ``points`` air points from ``loc``, the owner's AIRLOSS order
+    choosing the types (NM.BOMBBASE.AIRLOSS: the defender chooses)."""
+    order = resolve(side, w.state.standing.get(side, ())).airloss
+    have = w.air_at(side, loc)
+    left = points
+    lost: dict[str, int] = {}
+    for atype in order:
+        n = min(left, have.get(atype))
+        if n:
+            have = have.add(atype, -n)
+            lost[atype] = n
+            left -= n
+    if have.nac_new > have.nac:
+        have = replace(have, nac_new=have.nac)
+    w.set_air(side, loc, have)
+    for atype, n in lost.items():
+        record_air_loss(w, side, atype, n, by)
+    if lost:
+        w.event("air-losses", rule, None, side=side, at=loc, losses=lost, by=by)
+    return lost
+
+
+def _bombard_cd(w: Work, h: int, ships: list[Unit], dice: Dice) -> None:
+    """NM.BOMBCD: ships and the CD unit fire at once on CRT4; a damage number of 2
+    or more destroys the CD; the CD fires back at the ships firing at it (the
+    weakest, to make its fire count) and its results go through CRT5. Losses are
+    taken after both have fired."""
+    enemy = enemy_of(w.side)
+    cd = next(u for u in w.units.values() if u.side == enemy and u.hex == h and u.kind == "cd")
+    attack = sum((strength(w.state, s, "sa") for s in ships), Fraction(0))
+    f_ships = fire(dice, "CRT4", attack, strength(w.state, cd, "defense"), cd.key, "bombard CD")
+    target = min(
+        ships, key=lambda s: (strength(w.state, s, "defense"), -ship_value(s), s.stack, s.uid)
+    )
+    f_cd = fire(
+        dice,
+        "CRT4",
+        strength(w.state, cd, "sa"),
+        strength(w.state, target, "defense"),
+        target.key,
+        f"{cd.uid} counter-fire at {target.uid}",
+    )
+    killed = f_ships.number >= CD_KILL_NUMBER
+    w.event(
+        "bombardment",
+        "NM.BOMBCD",
+        None,
+        hex=f"{h:04d}",
+        attacker=w.side,
+        by=[s.uid for s in ships],
+        target=cd.uid,
+        fire=f_ships.to_json(),
+        counter_fire=f_cd.to_json(),
+        cd_destroyed=killed,
+    )
+    if killed:
+        from pbem.rulesets.usn.phases import destroy
+
+        destroy(w, cd, "bombarded", "NM.BOMBCD")
+    apply_damage(w, target, f_cd.damage, enemy, "NM.BOMBCD")
+
+
+def cd_present(w: Work, h: int, side: str) -> bool:
+    """NM.GSUP / AMP.CD: an undestroyed CD unit of ``side`` in ``h``."""
+    return any(u.kind == "cd" and u.side == side and u.hex == h for u in w.units.values())
+
+
+def gunfire_support(w: Work, h: int, ships: Sequence[str]) -> Fraction:
+    """NM.GSUP, for the land-combat rules: the SA the phasing side's named BB, CA,
+    CL and DD in ``h`` add to its attack there; nothing if an enemy CD unit is
+    in the hex."""
+    if cd_present(w, h, enemy_of(w.side)):
+        return Fraction(0)
+    total = Fraction(0)
+    for uid in ships:
+        u = w.units.get(f"{w.side}/{uid}")
+        if u is not None and u.hex == h and u.utype in BOMBARDING_TYPES:
+            total += strength(w.state, u, "sa")
+    return total
+
+
+__all__ = [
+    "Fire",
+    "apply_damage",
+    "bombard",
+    "check_bombard",
+    "default_allocation",
+    "engage",
+    "fire",
+    "gunfire_support",
+    "resolve_engagements",
+    "strength",
+]

@@ -1,0 +1,400 @@
+"""Surface engagements, naval bombardment and damage to ships (NM.SURF.*, NM.BOMB*,
+CBT.H, CBT.I, CRT5.*), with the rulebook's two worked examples (NM.SURF.EX, STK.G.EX)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from fractions import Fraction
+
+from pbem.core.dice import ScriptedDice
+from pbem.rulesets.usn import hexgrid, movement, naval_combat
+from pbem.rulesets.usn.geo import Geo
+from pbem.rulesets.usn.movement import Refused, Work
+from pbem.rulesets.usn.orders import Move
+from pbem.rulesets.usn.state import Air, Base, Unit
+from pbem.rulesets.usn.tables import Damage
+
+from .builders import ISLAND, Game, H, base, land, make_state, ship, stub_geo
+
+J, A = "japanese", "allied"
+X = H(20, 10)  # the engagement hex, open sea all round
+RING = [int(n) for n in hexgrid.neighbours(X)]
+
+
+def work(
+    units: Iterable[Unit],
+    standing: Mapping[str, Sequence[str]] | None = None,
+    bases: Iterable[Base] = (),
+    air: Mapping[str, Mapping[str, Air]] | None = None,
+    geo: Geo | None = None,
+) -> Work:
+    st = make_state(units, bases=bases, air=air)
+    if standing:
+        st = replace(st, standing={s: tuple(v) for s, v in standing.items()})
+    return Work.start(geo or stub_geo(), st)
+
+
+def sail(w: Work, side: str, uids: Sequence[str], *hexes: int) -> None:
+    if w.side != side or w.step == 0:
+        w.begin_phase(side, 2 if side == J else 4)
+    movement.do_naval_move(w, Move(tuple(uids), tuple(f"{h:04d}" for h in hexes)))
+
+
+def dice(value: int = 6, n: int = 200) -> ScriptedDice:
+    return ScriptedDice([value] * n)
+
+
+def events(w: Work, kind: str) -> list[dict]:
+    return [dict(e.data) for e in w.events if e.kind == kind]
+
+
+def warship(side: str, uid: str, at: int, ma: int, stack: int, **kw: object) -> Unit:
+    return replace(ship(side, uid, at, ma=ma), stack=stack, **kw)  # type: ignore[arg-type]
+
+
+# --- CBT.H, CBT.I, CRT5: damage -------------------------------------------------------
+
+
+def test_cbt_h_damage_halves_def_sa_aa_exactly() -> None:
+    s = make_state([])
+    ca = replace(ship(J, "CA-1", X), defense=5, sa=9, aa=7, damage=5)
+    assert naval_combat.strength(s, ca, "defense") == Fraction(5, 2)
+    assert naval_combat.strength(s, ca, "sa") == Fraction(9, 2)
+    assert naval_combat.strength(s, ca, "aa") == Fraction(7, 2)
+    assert naval_combat.strength(s, replace(ca, damage=0), "sa") == 9
+
+
+def test_cbt_i_damage_accumulates_and_forty_weeks_is_not_yet_sunk() -> None:
+    w = work([ship(J, "CA-1", X, damage=20)])
+    assert naval_combat.apply_damage(w, w.units["japanese/CA-1"], Damage(20), A, "T") == "damaged"
+    assert w.units["japanese/CA-1"].damage == 40
+
+
+def test_cbt_i_dmg_sink_over_forty_weeks_sinks_and_ledger_keeps_prior_damage() -> None:
+    w = work([ship(J, "CA-1", X, damage=30)])
+    assert naval_combat.apply_damage(w, w.units["japanese/CA-1"], Damage(15), A, "T") == "sunk"
+    assert "japanese/CA-1" not in w.units
+    (entry,) = [e for e in w.state.extra["combat_ledger"] if e["kind"] == "sunk"]
+    assert entry["prior"] == 30 and entry["by"] == A
+    assert any(e.kind == "destroyed" and e.rule == "CBT.I" for e in w.events)
+
+
+def test_crt5_x_destroys_the_ship() -> None:
+    w = work([ship(A, "DD-1", X)])
+    assert naval_combat.apply_damage(w, w.units["allied/DD-1"], Damage(0, True), J, "T") == "sunk"
+    assert "allied/DD-1" not in w.units
+
+
+def test_cbt_h_damaged_carrier_loses_its_aircraft() -> None:
+    w = work([ship(A, "CV-5", X)], air={A: {"CV-5": Air(nac=6)}})
+    naval_combat.apply_damage(w, w.units["allied/CV-5"], Damage(5), J, "T")
+    assert w.air_at(A, "CV-5").total == 0
+    assert any(e["type"] == "NAC" and e["points"] == 6 for e in w.state.extra["combat_ledger"])
+
+
+def test_crt34_none_below_one_to_one_rolls_no_die() -> None:
+    d = dice()
+    f = naval_combat.fire(d, "CRT4", Fraction(4), Fraction(5), "x", "t")
+    assert f.column is None and f.damage == Damage(0) and d.rolls == []
+
+
+def test_crt34_num_damage_number_goes_to_crt5() -> None:
+    # 8 against 4 is 2-1 (CRT4 column 2); die 1 -> damage number 1; CRT5 die 1 -> 10 weeks.
+    f = naval_combat.fire(ScriptedDice([1, 1]), "CRT4", Fraction(8), Fraction(4), "x", "t")
+    assert (f.number, f.damage) == (1, Damage(10))
+
+
+# --- NM.SURF: surface engagement -----------------------------------------------------------
+
+
+def test_nm_surf_ex_rulebook_example_cornered_defender_stays() -> None:
+    """Three CA over three CV, MA 6; twelve Japanese ships enter two by each hexside,
+    five MA 6 and seven MA 5. The Allies cannot escape; if they stay, the seven
+    slower ships drop out and the top five Allied ships (3 CA, 2 CV) are engaged;
+    the Japanese may mass all five on a carrier."""
+    allied = [warship(A, f"CA-{i}", X, 6, i - 1) for i in (1, 2, 3)]
+    allied += [warship(A, f"CV-{i}", X, 6, i + 2) for i in (1, 2, 3)]
+    japanese = []
+    for i, n in enumerate(RING):
+        for j in (0, 1):
+            k = 2 * i + j
+            japanese.append(warship(J, f"CA-{k + 1}", n, 6 if k < 5 else 5, j))
+    w = work(allied + japanese)
+    for i in range(len(RING)):
+        sail(w, J, [f"CA-{2 * i + 1}", f"CA-{2 * i + 2}"], X)
+    fast = ["CA-1", "CA-2", "CA-3", "CA-4", "CA-5"]
+    naval_combat.resolve_engagements(w, dice(), {J: {uid: "CV-1" for uid in fast}})
+    assert not events(w, "escaped")
+    (out,) = events(w, "out-of-combat")
+    assert sorted(out["units"]) == sorted(f"CA-{k}" for k in range(6, 13))
+    (fight,) = events(w, "surface-engagement")
+    assert fight["engaged"][A] == ["CA-1", "CA-2", "CA-3", "CV-1", "CV-2"]
+    assert sorted(fight["engaged"][J]) == sorted(fast)
+    japanese_fire = [f for f in fight["fire"] if f["side"] == J]
+    assert [(f["target"], f["attack"]) for f in japanese_fire] == [("CV-1", 25)]
+
+
+def test_nm_surf_ex_rulebook_example_turning_on_one_group() -> None:
+    """If the Allies turn on the ships of one hexside, only two ships a side are
+    engaged, and the Allies end in the hex that group came from."""
+    allied = [warship(A, f"CA-{i}", X, 6, i - 1) for i in (1, 2, 3)]
+    allied += [warship(A, f"CV-{i}", X, 6, i + 2) for i in (1, 2, 3)]
+    japanese = []
+    for i, n in enumerate(RING):
+        for j in (0, 1):
+            k = 2 * i + j
+            japanese.append(warship(J, f"CA-{k + 1}", n, 6 if k < 5 else 5, j))
+    w = work(allied + japanese, standing={A: ["STANDING SURFACE FIGHT"]})
+    for i in range(len(RING)):
+        sail(w, J, [f"CA-{2 * i + 1}", f"CA-{2 * i + 2}"], X)
+    naval_combat.resolve_engagements(w, dice())
+    (turn,) = events(w, "turned-to-fight")
+    (fight,) = events(w, "surface-engagement")
+    assert len(fight["engaged"][A]) == 2 and len(fight["engaged"][J]) == 2
+    assert fight["engaged"][J] == turn["against"]
+    came_from = {RING[i] for i in range(6) if f"CA-{2 * i + 1}" in turn["against"]}
+    assert {w.units[f"allied/{u}"].hex for u in ("CA-1", "CV-3")} == came_from
+    assert all(w.units[f"japanese/CA-{k}"].hex == X for k in range(1, 13))
+
+
+def test_stk_g_ex_rulebook_example_accepting_combat() -> None:
+    """Three Allied CA against CA, CA, CA (damaged), CV (damaged), 35 weeks each:
+    the Allies must engage the top three and no others; all three may fire at
+    the damaged CA, and all three Japanese at one Allied ship."""
+    jap = [
+        warship(J, "CA-1", X, 6, 0),
+        warship(J, "CA-2", X, 6, 1),
+        warship(J, "CA-3", X, 6, 2, damage=35),
+        warship(J, "CV-1", X, 6, 3, damage=35),
+    ]
+    allied = [warship(A, f"CA-{i}", RING[0], 6, i) for i in (1, 2, 3)]
+    w = work(jap + allied, standing={J: ["STANDING SURFACE STAY"]})
+    sail(w, A, ["CA-1", "CA-2", "CA-3"], X)
+    plan = {
+        A: {"CA-1": "CA-3", "CA-2": "CA-3", "CA-3": "CA-3"},
+        J: dict.fromkeys(("CA-1", "CA-2", "CA-3"), "CA-2"),
+    }
+    naval_combat.resolve_engagements(w, dice(), plan)
+    (fight,) = events(w, "surface-engagement")
+    assert fight["engaged"][J] == ["CA-1", "CA-2", "CA-3"]
+    fires = {(f["side"], f["target"]): f for f in fight["fire"]}
+    assert fires[(A, "CA-3")]["attack"] == 15 and fires[(A, "CA-3")]["defense"] == 2.5
+    assert fires[(J, "CA-2")]["attack"] == 12.5  # 5 + 5 + the damaged CA's halved 2.5
+    assert len(fires) == 2
+
+
+def test_stk_g_ex_undamaged_flee_and_the_damaged_are_engaged() -> None:
+    jap = [
+        warship(J, "CA-1", X, 6, 0),
+        warship(J, "CA-2", X, 6, 1),
+        warship(J, "CA-3", X, 6, 2, damage=35),
+        warship(J, "CV-1", X, 6, 3, damage=35),
+    ]
+    allied = [warship(A, f"CA-{i}", RING[0], 6, i) for i in (1, 2, 3)]
+    w = work(jap + allied)
+    sail(w, A, ["CA-1", "CA-2", "CA-3"], X)
+    naval_combat.resolve_engagements(w, dice())
+    (esc,) = events(w, "escaped")
+    assert esc["units"] == ["CA-1", "CA-2"]
+    (fight,) = events(w, "surface-engagement")
+    assert fight["engaged"][J] == ["CA-3", "CV-1"] and len(fight["engaged"][A]) == 2
+
+
+def test_nm_surf_2_flight_prefers_hexes_away_from_the_entry() -> None:
+    w = work([ship(A, "CV-5", X, ma=6), ship(J, "CA-1", RING[0], ma=5)])
+    sail(w, J, ["CA-1"], X)
+    naval_combat.resolve_engagements(w, dice())
+    (esc,) = events(w, "escaped")
+    to = int(esc["to"])
+    assert to in RING and to != RING[0] and not hexgrid.adjacent(to, RING[0])
+    assert "allied/CV-5" in w.escaped
+
+
+def test_nm_surf_2_only_ships_as_fast_as_the_fastest_attacker_flee() -> None:
+    w = work([ship(A, "CV-5", X, ma=4), ship(J, "CA-1", RING[0], ma=5)])
+    sail(w, J, ["CA-1"], X)
+    naval_combat.resolve_engagements(w, dice())
+    assert not events(w, "escaped") and len(events(w, "surface-engagement")) == 1
+
+
+def test_nm_surf_3_attackers_slower_than_the_slowest_defender_drop_out() -> None:
+    # The defender stays (standing order) with MA 6: the MA 5 attacker is out of combat.
+    units = [
+        ship(A, "CA-9", X, ma=6),
+        ship(J, "CA-1", RING[0], ma=6),
+        ship(J, "BB-1", RING[0], ma=5),
+    ]
+    w = work(units, standing={A: ["STANDING SURFACE STAY"]})
+    sail(w, J, ["CA-1", "BB-1"], X)
+    naval_combat.resolve_engagements(w, dice())
+    (out,) = events(w, "out-of-combat")
+    assert out["units"] == ["BB-1"]
+    (fight,) = events(w, "surface-engagement")
+    assert fight["engaged"] == {J: ["CA-1"], A: ["CA-9"]}
+
+
+def test_nm_surf_4_one_for_one_from_the_top_of_the_stack() -> None:
+    allied = [warship(A, f"DD-{i}", X, 3, i) for i in range(1, 5)]
+    w = work([*allied, warship(J, "CA-1", RING[0], 6, 0), warship(J, "CA-2", RING[0], 6, 1)])
+    sail(w, J, ["CA-1", "CA-2"], X)
+    naval_combat.resolve_engagements(w, dice())
+    (fight,) = events(w, "surface-engagement")
+    assert fight["engaged"][A] == ["DD-1", "DD-2"]
+
+
+def test_nm_surf_5_fire_is_simultaneous_a_sunk_ship_still_fires() -> None:
+    # 20 against 5 is 4-1; dice: Japanese fire 1 -> number 2, CRT5 1 -> 10 ... both
+    # ships are hit; the Allied CA fired although it is sunk by the same exchange.
+    a = replace(ship(A, "CA-1", X, ma=6, damage=35), sa=10, defense=10)
+    j = replace(ship(J, "BB-1", RING[0], ma=6), sa=20, defense=5)
+    w = work([a, j], standing={A: ["STANDING SURFACE STAY"]})
+    sail(w, J, ["BB-1"], X)
+    naval_combat.resolve_engagements(w, ScriptedDice([1, 1, 1, 1]))
+    (fight,) = events(w, "surface-engagement")
+    assert [f["side"] for f in fight["fire"]] == [J, A]
+    assert "allied/CA-1" not in w.units  # 35 + 10 > 40: sunk (CBT.I)
+    assert w.units["japanese/BB-1"].damage == 10
+
+
+def test_nm_surf_5_no_ship_attacked_twice_default_masses_fire() -> None:
+    s = make_state([])
+    firers = [replace(ship(J, f"CA-{i}", X), sa=5) for i in (1, 2, 3)]
+    targets = [ship(A, "CV-5", X), ship(A, "DD-1", X)]
+    plan = naval_combat.default_allocation(s, firers, targets)
+    assert set(plan) == {"allied/CV-5"}  # 15 < 4 x 5: all three go to the carrier
+    assert len(plan["allied/CV-5"]) == 3
+
+
+def test_nm_surf_esc_escaped_ships_are_not_engaged_again() -> None:
+    w = work(
+        [ship(A, "CV-5", X, ma=6), ship(J, "CA-1", RING[0], ma=5), ship(J, "CA-2", RING[3], ma=5)]
+    )
+    sail(w, J, ["CA-1"], X)
+    naval_combat.resolve_engagements(w, dice())
+    refuge = w.units["allied/CV-5"].hex
+    assert refuge is not None and refuge != X
+    assert w.enemy_ships_at_sea(refuge) == []  # STK.D: they may be passed freely
+
+
+def test_seq_2g_engagement_through_the_ruleset_is_seen_by_both_sides() -> None:
+    g = Game(make_state([ship(J, "CA-1", RING[0], ma=6), ship(A, "TR-1", X, ma=3)]))
+    g.play({J: f"MOVE CA-1 {X:04d}"}, dice=[1] * 20)
+    (e,) = [e for e in g.events if e.kind == "surface-engagement"]
+    assert e.witnesses is None
+    assert g.s.unit(A, "TR-1") is None or g.unit(A, "TR-1").damage > 0
+
+
+# --- bombardment ---------------------------------------------------------------------
+
+
+def test_nm_bombbase_neutralizes_and_x_costs_five_capacity_and_all_aircraft() -> None:
+    h = ISLAND[0]
+    w = work(
+        [replace(ship(J, "BB-1", h), sa=40)],
+        bases=[base(h, A, air=10)],
+        air={A: {f"{h:04d}": Air(lac=6)}},
+    )
+    w.begin_phase(J, 2)
+    # 40 against 10 is 4-1; die 1 -> damage number 2; CRT5 die 1 -> 10 weeks: 25% lost.
+    naval_combat.bombard(w, h, "AIRBASE", ["BB-1"], ScriptedDice([1, 1]))
+    assert not w.bases[h].neutralized(1)
+    assert w.air_at(A, f"{h:04d}").lac == 5  # 25% of 6, fraction dropped
+    w2 = work(
+        [replace(ship(J, "BB-1", h), sa=80)],
+        bases=[base(h, A, air=10)],
+        air={A: {f"{h:04d}": Air(lac=6)}},
+    )
+    w2.begin_phase(J, 2)
+    # 80 against 10 is 8-1: die 1 -> 8; CRT5 die 1 -> X.
+    naval_combat.bombard(w2, h, "AIRBASE", ["BB-1"], ScriptedDice([1, 1]))
+    b = w2.bases[h]
+    assert b.air_capacity == 5 and b.neutralized(1) and b.neutralized(2) and not b.neutralized(3)
+    assert w2.air_at(A, f"{h:04d}").total == 0
+
+
+def test_nm_bombbase_naval_base_x_destroys_it() -> None:
+    h = ISLAND[0]
+    w = work([replace(ship(J, "BB-1", h), sa=80)], bases=[base(h, A)])
+    w.begin_phase(J, 2)
+    naval_combat.bombard(w, h, "NAVALBASE", ["BB-1"], ScriptedDice([1, 1]))
+    assert w.bases[h].naval_destroyed and w.bases[h].neutralized(1)
+
+
+def test_seq_2f_no_bombardment_where_enemy_ships_are_even_in_port() -> None:
+    h = ISLAND[0]
+    w = work([ship(J, "BB-1", h), ship(A, "TR-1", h, in_base=True)], bases=[base(h, A)])
+    w.begin_phase(J, 2)
+    try:
+        naval_combat.check_bombard(w, h, "NAVALBASE", ["BB-1"])
+    except Refused as e:
+        assert e.rule == "SEQ.2F"
+    else:
+        raise AssertionError("bombardment beside enemy ships was accepted")
+
+
+def test_nm_bombbase_cd_no_bombardment_past_a_coastal_defense_unit() -> None:
+    h = ISLAND[0]
+    w = work([ship(J, "BB-1", h), land(A, "CD-1", h)], bases=[base(h, A, air=5)])
+    w.begin_phase(J, 2)
+    try:
+        naval_combat.check_bombard(w, h, "AIRBASE", ["BB-1"])
+    except Refused as e:
+        assert e.rule == "NM.BOMBBASE.CD"
+    else:
+        raise AssertionError("bombardment past a CD unit was accepted")
+
+
+def test_seq_2f_refused_when_ships_are_not_in_the_hex_or_cannot_bombard() -> None:
+    h = ISLAND[0]
+    g = Game(
+        make_state(
+            [ship(J, "BB-1", H(20, 3)), ship(J, "CV-1", h), land(A, "RGT-1", h)],
+            bases=[base(h, A, air=5)],
+        )
+    )
+    v = g.validate(J, f"BOMBARD {h:04d} LAND BB-1\nBOMBARD {h:04d} LAND CV-1")
+    assert [e.rule for e in v.errors] == ["SEQ.2F", "NM.BOMBLAND"]
+    assert "not in" in v.errors[0].message
+
+
+def test_nm_bombland_only_dx_counts_unit_cut_off_for_a_turn() -> None:
+    h = ISLAND[0]
+    w = work([replace(ship(J, "BB-1", h), sa=150), land(A, "RGT-1", h)])
+    w.begin_phase(J, 2)
+    naval_combat.bombard(w, h, "LAND", ["BB-1"], ScriptedDice([6]))  # 10-1, die 6: DX
+    assert not w.units["allied/RGT-1"].supplied
+    assert w.state.extra["cut_off"] == {"allied/RGT-1": 2}
+    w2 = work([replace(ship(J, "BB-1", h), sa=30), land(A, "RGT-1", h)])
+    w2.begin_phase(J, 2)
+    naval_combat.bombard(w2, h, "LAND", ["BB-1"], ScriptedDice([6]))  # 2-1: D1, ignored
+    assert w2.units["allied/RGT-1"].supplied
+
+
+def test_nm_bombcd_exchange_fire_cd_destroyed_on_two_and_counter_fire_applies() -> None:
+    h = ISLAND[0]
+    cd = replace(land(A, "CD-1", h), sa=20, defense=10)
+    w = work([replace(ship(J, "BB-1", h), sa=40, defense=5), cd])
+    w.begin_phase(J, 2)
+    # Ships 40 v 10 (4-1), die 1 -> 2: CD destroyed; CD 20 v 5 (4-1), die 2 -> 1, CRT5 die 1 -> 10.
+    naval_combat.bombard(w, h, "CD", ["BB-1"], ScriptedDice([1, 1, 2, 1]))
+    assert "allied/CD-1" not in w.units
+    assert w.units["japanese/BB-1"].damage == 10
+
+
+def test_seq_2h_bombard_cd_through_the_ruleset() -> None:
+    h = ISLAND[0]
+    cd = replace(land(A, "CD-1", h), sa=6, defense=2)
+    g = Game(make_state([replace(ship(J, "CA-1", h), sa=10), cd], bases=[base(h, A, air=5)]))
+    g.play({J: f"BOMBARD {h:04d} CD CA-1"}, dice=[1] * 10)
+    assert g.s.unit(A, "CD-1") is None
+    assert any(e.kind == "bombardment" and e.rule == "NM.BOMBCD" for e in g.events)
+
+
+def test_nm_gsup_gunfire_support_strength_and_cd_forbids_it() -> None:
+    h = ISLAND[0]
+    w = work([replace(ship(J, "CA-1", h), sa=9, damage=5), ship(J, "CV-1", h)])
+    w.begin_phase(J, 9)
+    assert naval_combat.gunfire_support(w, h, ["CA-1", "CV-1"]) == Fraction(9, 2)
+    w.put(land(A, "CD-1", h))
+    assert naval_combat.gunfire_support(w, h, ["CA-1"]) == 0
