@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 SOURCES = ("rulebook", "errata", "reconstructed", "moderator")
 
@@ -19,6 +20,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     for name, func, text in (
         ("report", _report, "values per data file by source"),
         ("check", _check, "load every data file and cross-check it against the map"),
+        ("units", _units, "list every counter with its values and their sources"),
     ):
         p = data_sub.add_parser(name, help=text)
         p.add_argument("ruleset", choices=["usn"], help="which game's data")
@@ -82,3 +84,44 @@ def _check(args: argparse.Namespace) -> int:
         f"{len(world.scenarios)} scenarios ({scenarios}), checked {mapped}"
     )
     return 0
+
+
+def _units(args: argparse.Namespace) -> int:
+    from pbem.rulesets.usn.data import load_world
+
+    print(format_units(load_world(args.dir, with_map=False).catalogue))
+    return 0
+
+
+def format_units(catalogue: Any) -> str:
+    """One line per counter: side, ID, name, values; '*' marks a reconstructed value."""
+    from pbem.rulesets.usn.units import LandCounter, Source
+
+    lines = []
+    for c in sorted(catalogue.counters.values(), key=lambda c: (c.side, c.type, _number(c.id))):
+        fields: tuple[str, ...]
+        if isinstance(c, LandCounter):
+            fields = ("attack", "defense", "movement", "transport_points")
+        else:
+            fields = ("defense", "anti_aircraft", "surface_attack", "movement")
+            fields += tuple(
+                f
+                for f in ("air_capacity", "transport_capacity", "emergency_capacity")
+                if getattr(c, f)
+            )
+        values = " ".join(
+            f"{f}={getattr(c, f)}"
+            + ("*" if c.provenance.of(f) is Source.RECONSTRUCTED else "")
+            + ("!" if c.provenance.of(f) is Source.MODERATOR else "")
+            for f in fields
+        )
+        lines.append(f"{c.side:<9} {c.id:<8} {c.name[:44]:<44} {values}")
+    lines.append(
+        "(* reconstructed value, ! moderator override; everything else rulebook or errata)"
+    )
+    return "\n".join(lines)
+
+
+def _number(uid: str) -> int:
+    tail = uid.rpartition("-")[2]
+    return int(tail) if tail.isdigit() else 0
