@@ -365,3 +365,12 @@ def test_cli_data_report_and_check(capsys: pytest.CaptureFixture[str], tiny: Pat
     write(tiny, TINY.replace("points = 8", "points = 9"))
     assert main(["data", "check", "usn", "--dir", str(tiny)]) == 1
     assert "scenarios/tiny.toml:23: air[0].at" in capsys.readouterr().err
+
+
+def test_cli_data_units_lists_every_counter(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["data", "units", "usn"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(load_world(with_map=False).catalogue.counters) + 1
+    bb3 = next(x for x in lines if x.startswith("japanese  BB-3 "))
+    assert "defense=15 anti_aircraft=25 surface_attack=34 movement=5" in bb3  # no '*'
+    assert any(x.startswith("allied    BB-3 ") and "defense=15*" in x for x in lines)
