@@ -295,7 +295,7 @@ def canonical_id(text: str) -> str:
     IDs without a number (an air type "LAC", a letter counter "NAC-A") come back
     upper-cased. Raises ValueError on an empty string.
     """
-    s = re.sub(r"\s+", "-", text.strip().upper())
+    s = re.sub(r"[\s-]+", "-", text.strip().upper())
     if not s:
         raise ValueError("empty unit ID")
     m = _ID.match(s)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pbem.rulesets.usn.data import load_world
 from pbem.rulesets.usn.units import (
@@ -260,3 +262,14 @@ def test_reconstructed_values_say_why(cat: Catalogue) -> None:
         p = c.provenance
         if p.src is Source.RECONSTRUCTED or Source.RECONSTRUCTED in p.fields.values():
             assert p.why.strip(), c.key
+
+
+@given(
+    prefix=st.sampled_from(["bb", "CV", "Cvl", "tr", "Transport", "oiler", "DIV", "Sub-Flot"]),
+    number=st.integers(min_value=0, max_value=9999),
+    sep=st.sampled_from(["-", "", " ", "- "]),
+)
+def test_canonical_id_is_idempotent(prefix: str, number: int, sep: str) -> None:
+    once = canonical_id(f"{prefix}{sep}{number}")
+    assert canonical_id(once) == once
+    assert re.fullmatch(rf"[A-Z]+-{number}", once), once
