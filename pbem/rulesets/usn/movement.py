@@ -929,3 +929,101 @@ def do_port(w: Work, uid: str, in_base: bool) -> None:
         if base is None or not base.has_naval:
             raise Refused(f"there is no friendly naval base at {u.hex:04d}", "BASE.K")
     w.put(replace(u, in_base=in_base))
+
+
+# --- unit breakdown ------------------------------------------------------------------
+
+# BRK.J.BDE, BRK.J.RGT, BRK.A.DIV, BRK.A.MAR (ERR.BRK.MARINE): what a division becomes,
+# as (component type, attack, defense, how many). BRK.NOBN: never battalions.
+BREAKDOWN: dict[tuple[str, str], dict[str, tuple[str, int, int, int]]] = {
+    (JAPANESE, "DIV"): {"BDE": ("BDE", 8, 18, 2), "RGT": ("RGT", 6, 12, 3)},
+    (ALLIED, "DIV"): {"RGT": ("RGT", 8, 15, 3)},
+    (ALLIED, "MAR"): {"RGT": ("MAR-RGT", 10, 15, 3)},
+}
+
+
+def _spares(w: Work, side: str) -> list[Unit]:
+    raw = w.state.extra.get("spares", {}).get(side, [])
+    return [Unit(**d) for d in raw]
+
+
+def _set_spares(w: Work, side: str, units: list[Unit]) -> None:
+    from pbem.rulesets.usn.state import encode_unit
+
+    spares = dict(w.state.extra.get("spares", {}))
+    spares[side] = [encode_unit(u) for u in sorted(units, key=lambda u: u.uid)]
+    w.state = replace(w.state, extra={**w.state.extra, "spares": spares})
+
+
+def do_break(w: Work, uid: str, into: str) -> None:
+    """BRK.WHEN: in its own land movement phase a division breaks down, free of cost,
+    into spare counters of the counter mix (BRK.J.*, BRK.A.*)."""
+    u = w.own(uid)
+    if u.kind != "land" or u.hex is None:
+        raise Refused(f"{uid} is not a land unit on the map", "BRK.WHEN")
+    recipes = BREAKDOWN.get((u.side, u.utype))
+    if not recipes:
+        raise Refused(f"{uid} ({u.utype}) does not break down; never into battalions", "BRK.NOBN")
+    if into not in recipes:
+        raise Refused(f"{uid} breaks down into {' or '.join(recipes)}", "BRK.WHEN")
+    ctype, att, dfn, n = recipes[into]
+    spares = _spares(w, u.side)
+    fit = [s for s in spares if s.utype == ctype and (s.attack, s.defense) == (att, dfn)]
+    if len(fit) < n:
+        rule = "ERR.BRK.MARINE" if u.utype == "MAR" else "BRK.WHEN"
+        raise Refused(
+            f"the counter mix has {len(fit)} spare {att}-{dfn} {ctype} counters; {n} are needed",
+            rule,
+        )
+    parts = [
+        replace(
+            p,
+            hex=u.hex,
+            supplied=u.supplied,
+            entrenched=u.entrenched,
+            emergency_supply_turn=u.emergency_supply_turn,
+        )
+        for p in fit[:n]
+    ]
+    w.remove(u)
+    for p in parts:
+        w.put(p)
+    used = {p.uid for p in parts}
+    parent = replace(u, hex=None, entrenched=False)
+    _set_spares(w, u.side, [s for s in spares if s.uid not in used] + [parent])
+    w.event("broken-down", "BRK.WHEN", None, side=u.side, unit=uid, into=sorted(used))
+
+
+def do_combine(w: Work, uids: tuple[str, ...]) -> None:
+    """BRK.REBUILD: all the components of a division in one hex combine again."""
+    parts = [w.own(uid) for uid in uids]
+    hexes = {p.hex for p in parts}
+    if len(hexes) != 1 or None in hexes:
+        raise Refused("the components must all be in one hex", "BRK.REBUILD")
+    side = w.side
+    for (s, dtype), recipes in BREAKDOWN.items():
+        if s != side:
+            continue
+        for ctype, att, dfn, n in recipes.values():
+            if len(parts) == n and all(
+                p.utype == ctype and (p.attack, p.defense) == (att, dfn) for p in parts
+            ):
+                spares = _spares(w, side)
+                whole = [x for x in spares if x.utype == dtype]
+                if not whole:
+                    raise Refused(f"no spare {dtype} counter in the counter mix", "BRK.REBUILD")
+                h = parts[0].hex
+                div = replace(
+                    whole[0],
+                    hex=h,
+                    supplied=all(p.supplied for p in parts),
+                    entrenched=all(p.entrenched for p in parts),
+                )
+                for p in parts:
+                    w.remove(p)
+                w.put(div)
+                back = [replace(p, hex=None, entrenched=False) for p in parts]
+                _set_spares(w, side, [x for x in spares if x.uid != div.uid] + back)
+                w.event("combined", "BRK.REBUILD", None, side=side, units=list(uids), into=div.uid)
+                return
+    raise Refused("these units are not the components of one division", "BRK.REBUILD")

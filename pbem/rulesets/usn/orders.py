@@ -253,6 +253,8 @@ VERB_STEPS: dict[str, tuple[frozenset[StepKind], str]] = {
     "BOMBARD": (_AIR_SEA, "SEQ.2F"),
     "ENTRENCH": (_LAND, "SEQ.3B"),
     "DISENTRENCH": (_LAND, "ENT.B"),
+    "BREAK": (_LAND, "BRK.WHEN"),
+    "COMBINE": (_LAND, "BRK.REBUILD"),
     "PLACE": (_ANY, "SEQ.1"),
     "CAP": (_STRIKE, "SEQ.5E"),
     "STRIKE": (_STRIKE, "SEQ.5E"),
@@ -381,7 +383,11 @@ def parse_line(text: str) -> Order:
     if verb == "STACK":
         _need(args, 2, "STACK <hex> <top ship> <next ship> ...")
         return Stack(_hex(args[0]), tuple(_unit_id(t) for t in args[1:]))
-    if verb in ("BASE", "SEA", "REFUEL", "ENTRENCH", "DISENTRENCH"):
+    if verb == "BREAK":
+        if len(args) != 2:
+            raise _Syntax("write: BREAK <division> <BDE|RGT>", "BRK.WHEN")
+        return Simple(verb, (_unit_id(args[0]), args[1].upper()))
+    if verb in ("BASE", "SEA", "REFUEL", "ENTRENCH", "DISENTRENCH", "COMBINE"):
         _need(args, 1, f"{verb} <unit> ...")
         return Simple(verb, tuple(_unit_id(t) for t in args))
     if verb == "PLACE":

@@ -179,6 +179,8 @@ def _route_moves(w: Work, sheet: _Sheet, kinds: frozenset[StepKind]) -> None:
         assert isinstance(ln.order, Move)
         units = [w.units.get(f"{sheet.side}/{uid}") for uid in ln.order.units]
         missing = [uid for uid, u in zip(ln.order.units, units, strict=True) if u is None]
+        if missing and StepKind.LAND_MOVE in kinds and sheet.of("BREAK"):
+            continue  # perhaps a part of a division broken down first (BRK.WHEN)
         if missing:
             sheet.refuse(ln, f"{missing[0]} is not one of your units", "UNIT.SELECT")
             continue
@@ -511,12 +513,20 @@ def _step_land(w: Work, st: Step, sheet: _Sheet | None, dice: Dice | None) -> No
         for ln in sheet.of("PLACE"):
             assert isinstance(ln.order, Place)
             _try(sheet, ln, _do_place, w, side, ln.order)
+        for ln in sheet.of("BREAK"):  # BRK.WHEN: before moving, the parts may move
+            assert isinstance(ln.order, Simple)
+            if sheet.claim(ln, "break", ln.order.units[:1]):
+                _try(sheet, ln, movement.do_break, w, *ln.order.units)
         for ln in sheet.of("MOVE"):
             assert isinstance(ln.order, Move)
             if not _is_land_move(w, side, ln):
                 continue
             if sheet.claim(ln, "move", ln.order.units):
                 _try(sheet, ln, movement.do_land_move, w, ln.order, burma)
+        for ln in sheet.of("COMBINE"):  # BRK.REBUILD: after moving together
+            assert isinstance(ln.order, Simple)
+            if sheet.claim(ln, "break", ln.order.units):
+                _try(sheet, ln, movement.do_combine, w, ln.order.units)
         for ln in sheet.of("ENTRENCH", "DISENTRENCH"):
             assert isinstance(ln.order, Simple)
             if sheet.claim(ln, "entrench", ln.order.units):

@@ -34,6 +34,7 @@ from pbem.rulesets.usn.state import (
     Pending,
     Unit,
     decode,
+    encode_unit,
     unit_key,
 )
 from pbem.rulesets.usn.supply import update_supply
@@ -342,6 +343,19 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             pending.append(
                 Pending(turn, str(arr.side), air_type=str(atype), air_points=pts, place=where)
             )
+    # BRK.*: spare land counters of the counter mix, for breakdown and rebuilding.
+    in_play = set(units) | {p.unit.key for p in pending if p.unit is not None}
+    spares: dict[str, list[dict[str, Any]]] = {}
+    for key, c in world.catalogue.counters.items():
+        if key in in_play or str(getattr(c.type, "value", c.type)) not in (
+            "DIV",
+            "BDE",
+            "RGT",
+            "MAR",
+        ):
+            continue
+        spare = _unit_from_counter(c)
+        spares.setdefault(spare.side, []).append(encode_unit(spare))
     return GameState(
         scenario=name,
         turn=1,
@@ -355,6 +369,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
         extra={
             "air_ranges": ranges,
             "first_turn": first,
+            "spares": spares,
             "withdrawals": [[wd.turn - first + 1, str(wd.side), wd.unit] for wd in sc.withdrawals],
         },
     )

@@ -317,6 +317,11 @@ def _fields(obj: Any, names: tuple[str, ...], defaults: Mapping[str, Any]) -> di
     return out
 
 
+def encode_unit(u: Unit) -> dict[str, Any]:
+    """One unit as a compact JSON record (default-valued fields left out)."""
+    return _fields(u, _UNIT_NAMES, _UNIT_DEFAULTS)
+
+
 def _pending_json(p: Pending) -> dict[str, Any]:
     d = {f.name: getattr(p, f.name) for f in fields(Pending)}
     if p.unit is not None:

@@ -136,6 +136,13 @@ def order_template(state: GameState, side: str) -> str:
         out.append(f"#   {u.uid:<8} {u.utype:<5} at {u.where()}{extra}")
     for loc, a in sorted(state.air.get(side, {}).items()):
         out.append(f"#   air at {loc}: {a.lac} LAC, {a.nac} NAC, {a.lbac} LBAC")
+    if any(
+        STEPS[n - 1].kind is StepKind.LAND_MOVE and STEPS[n - 1].side == side for n in rnd.steps
+    ):
+        spare = sorted(d["uid"] for d in state.extra.get("spares", {}).get(side, []))
+        if spare:
+            out.append("#\n# Spare counters (BREAK <division> <BDE|RGT> takes the first that fit):")
+            out.append("#   " + " ".join(spare))
     if state.standing.get(side):
         out.append("#\n# Standing orders in force:")
         out += [f"#   {line}" for line in state.standing[side]]

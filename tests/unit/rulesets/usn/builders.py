@@ -74,17 +74,10 @@ def ship(side: str, uid: str, at: int | None, ma: int = 5, **kw: Any) -> Unit:
 def land(side: str, uid: str, at: int | None, tp: int = 4, **kw: Any) -> Unit:
     utype = uid.split("-")[0]
     kind = "cd" if utype == "CD" else "land"
+    kw.setdefault("attack", 8)
+    kw.setdefault("defense", 15)
     return Unit(
-        uid=uid,
-        side=side,
-        kind=kind,
-        utype=utype,
-        ma=0 if kind == "cd" else 1,
-        hex=at,
-        attack=8,
-        defense=15,
-        tp=tp,
-        **kw,
+        uid=uid, side=side, kind=kind, utype=utype, ma=0 if kind == "cd" else 1, hex=at, tp=tp, **kw
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pbem.rulesets.usn.hexgrid import neighbours
 from pbem.rulesets.usn.state import Air
 
@@ -536,3 +538,74 @@ def test_def_cap_carrier_air_capacity_is_a_ceiling() -> None:
     g = Game(make_state(units, air={J: {f"{h:04d}": Air(nac=8)}}, bases=[base(h, J, air=10)]))
     (e,) = g.validate(J, f"TRANSFER 6 NAC {h:04d} TO CVL-1").errors
     assert e.rule == "DEF.CAP" and "room for 5" in e.message
+
+
+# --- unit breakdown ------------------------------------------------------------------
+
+
+def brk_game(*units: Any, spares: list[Any]) -> Game:
+    from pbem.rulesets.usn.state import encode_unit
+
+    sp: dict[str, list[dict[str, Any]]] = {}
+    for u in spares:
+        sp.setdefault(u.side, []).append(encode_unit(u))
+    return Game(make_state(list(units), round=4, extra={"spares": sp}))
+
+
+def jdiv(uid: str, at: int | None) -> Any:
+    return land(J, uid, at, tp=12, attack=20, defense=40)
+
+
+def test_brk_when_brk_j_rgt_division_into_three_regiments_which_may_move() -> None:
+    rgts = [land(J, f"RGT-{i}", None, attack=6, defense=12) for i in (1, 2, 3)]
+    g = brk_game(jdiv("DIV-1", HOME[0]), spares=rgts)
+    g.play({J: f"BREAK DIV-1 RGT\nMOVE RGT-1 {HOME[1]:04d}"})
+    assert g.s.unit(J, "DIV-1") is None
+    assert [g.unit(J, f"RGT-{i}").hex for i in (1, 2, 3)] == [HOME[1], HOME[0], HOME[0]]
+    assert "DIV-1" in [d["uid"] for d in g.s.extra["spares"][J]]
+
+
+def test_brk_j_bde_division_into_two_brigades() -> None:
+    bdes = [land(J, f"BDE-{i}", None, tp=6, attack=8, defense=18) for i in (1, 2)]
+    g = brk_game(jdiv("DIV-1", HOME[0]), spares=bdes)
+    g.play({J: "BREAK DIV-1 BDE"})
+    assert g.unit(J, "BDE-2").hex == HOME[0]
+
+
+def test_brk_rebuild_components_in_one_hex_combine() -> None:
+    rgts = [land(J, f"RGT-{i}", HOME[0], attack=6, defense=12) for i in (1, 2, 3)]
+    g = brk_game(*rgts, spares=[jdiv("DIV-9", None)])
+    g.play({J: "COMBINE RGT-1 RGT-2 RGT-3"})
+    assert g.unit(J, "DIV-9").hex == HOME[0] and g.s.unit(J, "RGT-1") is None
+    apart = [
+        land(J, "RGT-1", HOME[0], attack=6, defense=12),
+        land(J, "RGT-2", HOME[1], attack=6, defense=12),
+    ]
+    g2 = brk_game(
+        *apart, land(J, "RGT-3", HOME[0], attack=6, defense=12), spares=[jdiv("DIV-9", None)]
+    )
+    (e,) = g2.validate(J, "COMBINE RGT-1 RGT-2 RGT-3").errors
+    assert e.rule == "BRK.REBUILD"
+
+
+def test_brk_a_div_allied_division_into_three_8_15_regiments() -> None:
+    div = land(A, "DIV-1", AUS[0], tp=12, attack=30, defense=50)
+    rgts = [land(A, f"RGT-{i}", None) for i in (4, 5, 6)]
+    g = brk_game(div, spares=rgts)
+    g.state = {**g.state, "round": 1}
+    g.play({A: "BREAK DIV-1 RGT"})
+    assert sorted(u.uid for u in g.s.units.values()) == ["RGT-4", "RGT-5", "RGT-6"]
+
+
+def test_brk_nobn_regiments_do_not_break_down() -> None:
+    g = brk_game(land(J, "RGT-1", HOME[0], attack=6, defense=12), spares=[])
+    (e,) = g.validate(J, "BREAK RGT-1 RGT").errors
+    assert e.rule == "BRK.NOBN"
+
+
+def test_brk_a_mar_err_brk_marine_three_10_15_marine_regiments_if_in_the_mix() -> None:
+    mar = land(A, "MAR-1", AUS[0], tp=12, attack=50, defense=60)
+    g = brk_game(mar, spares=[])
+    g.state = {**g.state, "round": 1}
+    (e,) = g.validate(A, "BREAK MAR-1 RGT").errors
+    assert e.rule == "ERR.BRK.MARINE" and "10-15" in e.message
