@@ -183,10 +183,13 @@ def _check_side(
                 else:
                     carriers[at.unit] -= a.points
             elif at.unit in transports and side == Side.ALLIED:  # NM.TRANS.AIR
-                per = catalogue.air_type(side, a.type).transport_points or 0
-                problems.extend(
-                    _load(transports, at.unit, a.points * per, f"{a.points} {a.type}", where)
-                )
+                per = catalogue.air_type(side, a.type).transport_points
+                if per is None:
+                    problems.append(DataError(where, f"{a.type} has no transport points"))
+                else:
+                    problems.extend(
+                        _load(transports, at.unit, a.points * per, f"{a.points} {a.type}", where)
+                    )
             else:
                 problems.append(
                     DataError(

@@ -208,6 +208,18 @@ def test_transport_capacity_below_what_it_carries(tiny: Path) -> None:
     assert "need 12 transport points; TR-1 has 0 left" in e.reason
 
 
+def test_nm_trans_air_allied_air_points_fill_transport_points(tiny: Path) -> None:
+    """NM.TRANS.AIR, NM.TRANS.TPTABLE: an Allied LAC point takes 1 of TR-1's 12 points."""
+    extra = '\n[[deploy]]\nside = "allied"\nunits = ["TR-1"]\nat = { offmap = "west-coast" }\n'
+    extra += '\n[[air]]\nside = "allied"\ntype = "LAC"\npoints = 12\nat = { aboard = "TR-1" }\n'
+    write(tiny, TINY + extra)
+    load_world(tiny, usn_map=fake_map())
+    write(tiny, TINY + extra.replace("points = 12", "points = 13"))
+    e = refused(tiny)
+    assert key(e.where) == "scenarios/tiny.toml: air[2].at"
+    assert "13 LAC need 13 transport points; TR-1 has 12 left" in e.reason
+
+
 def test_unit_set_up_twice_refused(tiny: Path) -> None:
     write(tiny, TINY.replace('units = ["CV-3", "CA-1"]', 'units = ["CV-3", "RGT-1"]'))
     e = refused(tiny)
