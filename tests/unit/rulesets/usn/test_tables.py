@@ -184,6 +184,16 @@ def test_opt_avd_variable_deployment(t: UsnTables) -> None:
     assert vd.units_for(6) == ()
 
 
+def test_opt_avd_units_are_the_turn_2_pearl_harbor_arrivals() -> None:
+    """C20: the variable deployment moves the T2 arrivals to the start (A44)."""
+    w = load_world(with_map=False)
+    t2 = {u for a in w.arrivals if a.turn == 2 and a.side == "allied" for u in a.units}
+    for die in range(1, 7):
+        units = w.tables.variable_deployment.units_for(die)
+        assert set(units) <= t2
+        assert all(w.catalogue.has("allied", u) for u in units)
+
+
 def test_rpl_replacement_timings(t: UsnTables) -> None:
     by_rule = {r.rule: r for r in t.replacements}
     assert by_rule["RPL.ENG"].after == 5
