@@ -253,6 +253,10 @@ VERB_STEPS: dict[str, tuple[frozenset[StepKind], str]] = {
     "BOMBARD": (_AIR_SEA, "SEQ.2F"),
     "ENTRENCH": (_LAND, "SEQ.3B"),
     "DISENTRENCH": (_LAND, "ENT.B"),
+    "DEFEND": (_LAND, "CBT.G"),
+    "UNDEFEND": (_LAND, "CBT.G"),
+    "BUILD": (_LAND, "SEQ.3C"),
+    "SABOTAGE": (_LAND, "BASE.J"),
     "BREAK": (_LAND, "BRK.WHEN"),
     "COMBINE": (_LAND, "BRK.REBUILD"),
     "PLACE": (_ANY, "SEQ.1"),
@@ -387,7 +391,9 @@ def parse_line(text: str) -> Order:
         if len(args) != 2:
             raise _Syntax("write: BREAK <division> <BDE|RGT>", "BRK.WHEN")
         return Simple(verb, (_unit_id(args[0]), args[1].upper()))
-    if verb in ("BASE", "SEA", "REFUEL", "ENTRENCH", "DISENTRENCH", "COMBINE"):
+    if verb in ("BUILD", "SABOTAGE"):
+        return _works_order(verb, args)
+    if verb in ("BASE", "SEA", "REFUEL", "ENTRENCH", "DISENTRENCH", "COMBINE", "DEFEND", "UNDEFEND"):
         _need(args, 1, f"{verb} <unit> ...")
         return Simple(verb, tuple(_unit_id(t) for t in args))
     if verb == "PLACE":
@@ -420,6 +426,14 @@ def parse_line(text: str) -> Order:
     if verb == "STANDING":
         return _standing(args)
     raise _Syntax(f"unknown order {tokens[0]!r}; see the order reference (docs/usn-orders.md)")
+
+
+def _works_order(verb: str, args: list[str]) -> Simple:
+    """BUILD engineer AIR|NAVAL (BASE.D), SABOTAGE unit AIR|NAVAL (BASE.J)."""
+    if len(args) != 2 or args[1].upper() not in ("AIR", "NAVAL"):
+        rule = "BUILD.PROC" if verb == "BUILD" else "BASE.J"
+        raise _Syntax(f"write: {verb} <unit> AIR|NAVAL", rule)
+    return Simple(verb, (_unit_id(args[0]), args[1].upper()))
 
 
 def _mission(verb: str, args: list[str]) -> Mission:

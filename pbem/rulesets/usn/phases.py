@@ -19,7 +19,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.ruleset import LineError
-from pbem.rulesets.usn import hexgrid, movement, naval_combat
+from pbem.rulesets.usn import bases, hexgrid, land_combat, movement, naval_combat
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
 from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import (
@@ -57,7 +57,13 @@ from pbem.rulesets.usn.state import WEST_COAST, Air, GameState, Pending, Unit
 from pbem.rulesets.usn.supply import can_refuel_in_base, fuel_check, stamp, update_supply
 
 CombatHook = Callable[[Work, Step, Mapping[str, list[Line]], Dice | None], None]
-COMBAT_HOOKS: dict[str, CombatHook] = {}
+COMBAT_HOOKS: dict[str, CombatHook] = {
+    # Issue 6 part B: capture after land movement, landings, land combat, Step 10.
+    "SEQ.3C": land_combat.hook_land_phase,
+    "SEQ.5A": land_combat.hook_landings,
+    "SEQ.5K": land_combat.hook_attacks,
+    "SEQ.10": bases.hook_bookkeeping,
+}
 
 
 @dataclass(slots=True)
@@ -532,6 +538,12 @@ def _step_land(w: Work, st: Step, sheet: _Sheet | None, dice: Dice | None) -> No
             if sheet.claim(ln, "entrench", ln.order.units):
                 for uid in ln.order.units:
                     _try(sheet, ln, _entrench, w, uid, ln.order.verb, dice)
+        for ln in sheet.of("DEFEND", "UNDEFEND"):
+            assert isinstance(ln.order, Simple)
+            _try(sheet, ln, land_combat.land_order, w, ln.order)
+        for ln in sheet.of("BUILD", "SABOTAGE"):  # SEQ.3C
+            assert isinstance(ln.order, Simple)
+            _try(sheet, ln, bases.land_order, w, ln.order, dice)
     if dice is not None:
         COMBAT_HOOKS.get("SEQ.3C", _deferred)(w, st, {side: sheet.lines if sheet else []}, dice)
 
@@ -603,7 +615,9 @@ def _step_strike(w: Work, st: Step, sheets: Mapping[str, _Sheet], dice: Dice | N
             for ln in ls:
                 if isinstance(ln.order, Mission | Ground):
                     w.event("plot", "SEQ.5E", None, side=side, order=ln.order.canonical())
+        COMBAT_HOOKS["SEQ.5A"](w, st, lines, dice)
         COMBAT_HOOKS.get("SEQ.5", _deferred)(w, st, lines, dice)
+        COMBAT_HOOKS["SEQ.5K"](w, st, lines, dice)
 
 
 def _check_mission(w: Work, m: Mission, committed: dict[tuple[str, str], int]) -> None:
@@ -653,6 +667,7 @@ def _check_ground(w: Work, g: Ground) -> None:
         for uid in g.units:
             if w.own(uid).carried_by != ship.uid:
                 raise Refused(f"{uid} is not aboard {ship.uid}", "SEQ.5A")
+        land_combat.check_landing(w, ship, g.units)  # AMP.CD
         return
     h = int(g.where)
     for uid in g.units:
@@ -670,6 +685,7 @@ def _check_ground(w: Work, g: Ground) -> None:
 
 def _step_bookkeeping(w: Work) -> None:
     """SEQ.10: fuel records (SUP.G), supply, and the turn record."""
+    COMBAT_HOOKS["SEQ.10"](w, STEPS[9], {}, None)  # repairs and replacements
     snap = w.snapshot()
     snap, lost = fuel_check(snap)
     w.units = dict(snap.units)

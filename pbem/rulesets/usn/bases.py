@@ -1,0 +1,328 @@
+"""Bases and ships in repair: base values, building and repairing bases with
+engineers and transports, sabotage, ship repair in home ports, and the
+replacement of heavily damaged transports.
+
+Orders (land movement phase, SEQ.3C): ``BUILD <engineer> AIR|NAVAL`` starts or
+continues work in the engineer's hex; ``SABOTAGE <division or engineer>
+AIR|NAVAL`` wrecks an own base there. Works in progress are kept in
+``state.extra["works"]`` (hex -> kind -> {"engineers", "repair", "turn"}).
+Step 10 (``bookkeeping``) completes repairs, repairs ships (A16) and handles
+damaged transports (RPL.AT, RPL.TR, A17).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.rulesets.usn.geo import HOME_ISLANDS
+from pbem.rulesets.usn.movement import Refused, Work
+from pbem.rulesets.usn.orders import Simple
+from pbem.rulesets.usn.sequence import ALLIED, JAPANESE
+from pbem.rulesets.usn.state import WEST_COAST, Base, Pending, Unit
+
+BASE_DEFENSE = 10  # BASE.M, UNIT.NB
+NAVAL_BASE_AA = 20  # BASE.M
+BUILD_TARGET = {ALLIED: 5, JAPANESE: 6}  # BASE.D: the lowest roll that completes
+SABOTAGE_TARGET = {"DIV": 2, "MAR": 2, "ENG": 4}  # BASE.J: the highest roll that succeeds
+BUILD_STEP = 5  # BASE.E: air bases grow five points at a time
+PEARL_HARBOR = 1456  # REP.WHERE
+DAMAGE_REPLACED = {"AT": (20, 10), "TR": (10, 4)}  # RPL.AT, RPL.TR: (weeks, turns)
+
+
+def base_defense(b: Base) -> int:
+    """BASE.M / UNIT.NB: every base defends at 10 (also out of supply, SUP.E)."""
+    return BASE_DEFENSE
+
+
+def base_aa(b: Base, naval: bool) -> int:
+    """BASE.M / UNIT.AB: a naval base fires AA 20; an air base its capacity."""
+    if naval:
+        return NAVAL_BASE_AA if b.has_naval else 0
+    return b.air_capacity if b.has_air else 0
+
+
+def builder_transport(side: str) -> str:
+    """BUILD.PROC with ERR.BUILD / A8: an Allied AT, or any Japanese TR."""
+    return "AT" if side == ALLIED else "TR"
+
+
+def _works(w: Work) -> dict[str, dict[str, dict[str, Any]]]:
+    return {h: dict(v) for h, v in w.state.extra.get("works", {}).items()}
+
+
+def _set_works(w: Work, works: dict[str, dict[str, dict[str, Any]]]) -> None:
+    w.state = replace(
+        w.state, extra={**w.state.extra, "works": {h: v for h, v in works.items() if v}}
+    )
+
+
+def needs_repair(w: Work, h: int, kind: str) -> bool:
+    """BASE.A-C: a captured large base, a destroyed naval base or an air base below its
+    printed capacity (bombed or sabotaged) is repaired rather than built."""
+    b = w.bases.get(h)
+    if b is None:
+        return False
+    if f"{h:04d}" in w.state.extra.get("damaged_bases", {}):
+        return True
+    if kind == "naval":
+        return b.naval and b.naval_destroyed
+    printed = w.geo.bases.get(h)
+    return printed is not None and 0 <= b.air_capacity < printed.air_capacity
+
+
+def do_build(w: Work, order: Simple, dice: Dice | None) -> None:
+    """BUILD.PROC, BASE.D, BASE.E, BASE.F, BASE.G: an engineer works on one base."""
+    if len(order.units) != 2 or order.units[1] not in ("AIR", "NAVAL"):
+        raise Refused("write: BUILD <engineer> AIR|NAVAL", "BUILD.PROC")
+    eng = w.own(order.units[0])
+    kind = order.units[1].lower()
+    if eng.utype != "ENG" or eng.hex is None:
+        raise Refused(f"{eng.uid} is not an engineer on the map", "BASE.F")
+    h = eng.hex
+    b = w.bases.get(h)
+    if b is not None and b.owner != w.side:
+        raise Refused(f"{h:04d} holds an enemy base", "STK.C")
+    if not w.geo.is_land(h):
+        raise Refused(f"{h:04d} is not land", "BUILD.PROC")
+    works = _works(w)
+    here = works.setdefault(f"{h:04d}", {})
+    for other, work in here.items():
+        if other != kind and eng.uid in work.get("engineers", ()):
+            raise Refused(f"{eng.uid} already works on the {other} base", "BASE.F")
+    job = here.get(kind)
+    if job is None:  # starting needs the transport in the hex as well (BUILD.PROC)
+        tr = builder_transport(w.side)
+        if not any(u.side == w.side and u.utype == tr and u.hex == h for u in w.units.values()):
+            raise Refused(f"starting work needs an own {tr} in {h:04d}", "BUILD.PROC")
+        job = {"engineers": [], "repair": needs_repair(w, h, kind), "turn": w.state.turn}
+    if eng.uid not in job["engineers"]:
+        job["engineers"] = [*job["engineers"], eng.uid]
+    here[kind] = job
+    _set_works(w, works)
+    if dice is None or job["repair"]:
+        if job["repair"]:
+            w.event("base-repair", "BUILD.GEN", None, side=w.side, hex=f"{h:04d}", base=kind)
+        return
+    roll = dice.d6(f"build {kind} base {h:04d} {eng.uid}")
+    ok = roll >= BUILD_TARGET[w.side]
+    w.event(
+        "base-building",
+        "BASE.D",
+        None,
+        side=w.side,
+        hex=f"{h:04d}",
+        base=kind,
+        engineer=eng.uid,
+        roll=roll,
+        success=ok,
+    )
+    if ok:
+        _complete(w, h, kind, built=True)
+        works = _works(w)
+        works.get(f"{h:04d}", {}).pop(kind, None)
+        _set_works(w, works)
+
+
+def _complete(w: Work, h: int, kind: str, built: bool) -> None:
+    """BASE.D: usable from the next turn (neutralized for the rest of this one);
+    BASE.E: repair restores the printed capacity, building adds five."""
+    b = w.bases.get(h)
+    turn = w.state.turn
+    if kind == "air":
+        printed = w.geo.bases.get(h)
+        if built:
+            cap = (b.air_capacity if b is not None and b.air else 0) + BUILD_STEP
+        else:
+            cap = max(printed.air_capacity if printed else 0, b.air_capacity if b else 0)
+        nb = (
+            Base(h, w.side, True, False, cap, neutralized_until=turn)
+            if b is None
+            else replace(
+                b, air=True, air_capacity=cap, neutralized_until=max(b.neutralized_until, turn)
+            )
+        )
+    else:
+        nb = (
+            Base(h, w.side, False, True, 0, neutralized_until=turn)
+            if b is None
+            else replace(b, naval=True, naval_destroyed=False)
+        )
+    w.bases[h] = nb
+    damaged = dict(w.state.extra.get("damaged_bases", {}))
+    damaged.pop(f"{h:04d}", None)
+    w.state = replace(w.state, extra={**w.state.extra, "damaged_bases": damaged})
+    w.event(
+        "base-built" if built else "base-repaired",
+        "BASE.E",
+        None,
+        side=w.side,
+        hex=f"{h:04d}",
+        base=kind,
+        capacity=nb.air_capacity,
+    )
+
+
+def do_sabotage(w: Work, order: Simple, dice: Dice | None) -> None:
+    """BASE.J: a division (1-2) or an engineer (1-4) wrecks an own base in its hex:
+    a naval base is destroyed, an air base loses five capacity."""
+    if len(order.units) != 2 or order.units[1] not in ("AIR", "NAVAL"):
+        raise Refused("write: SABOTAGE <division or engineer> AIR|NAVAL", "BASE.J")
+    u = w.own(order.units[0])
+    kind = order.units[1].lower()
+    if u.utype not in SABOTAGE_TARGET or u.hex is None:
+        raise Refused(f"{u.uid} cannot sabotage: divisions and engineers only", "BASE.J")
+    b = w.bases.get(u.hex)
+    if b is None or b.owner != w.side or not (b.has_naval if kind == "naval" else b.has_air):
+        raise Refused(f"no own {kind} base in {u.hex:04d}", "BASE.J")
+    if dice is None:
+        return
+    roll = dice.d6(f"sabotage {kind} base {u.hex:04d} {u.uid}")
+    ok = roll <= SABOTAGE_TARGET[u.utype]
+    if ok:
+        if kind == "naval":
+            w.bases[u.hex] = replace(b, naval_destroyed=True)
+        else:
+            w.bases[u.hex] = replace(b, air_capacity=max(0, b.air_capacity - BUILD_STEP))
+    w.event(
+        "sabotage",
+        "BASE.J",
+        None,
+        side=w.side,
+        hex=f"{u.hex:04d}",
+        base=kind,
+        unit=u.uid,
+        roll=roll,
+        success=ok,
+    )
+
+
+# --- Step 10 ----------------------------------------------------------------------
+
+
+def _finish_repairs(w: Work) -> None:
+    """BUILD.GEN: a repair is complete after one Game-Turn of work, if an engineer
+    stayed (BUILD.PROC)."""
+    works = _works(w)
+    for hx, jobs in list(works.items()):
+        h = int(hx)
+        for kind, job in list(jobs.items()):
+            side = w.bases[h].owner if h in w.bases else None
+            present = (
+                [
+                    e
+                    for e in job.get("engineers", ())
+                    if (u := w.units.get(f"{side}/{e}")) is not None and u.hex == h
+                ]
+                if side
+                else []
+            )
+            if not present:
+                jobs.pop(kind)  # the engineer left: the work lapses
+                continue
+            if job.get("repair"):
+                prev, w.side = w.side, str(side)
+                _complete(w, h, kind, built=False)
+                w.side = prev
+                jobs.pop(kind)
+    _set_works(w, works)
+
+
+def _proper_port(w: Work, u: Unit) -> bool:
+    """REP.WHERE: Japanese ships in a naval base in Japan; Allied at Pearl Harbor or
+    the U.S. West Coast. AM.BASE.NEUT: a neutralized base repairs nothing."""
+    if u.box == WEST_COAST:
+        return u.side == ALLIED
+    if u.hex is None or not u.in_base:
+        return False
+    b = w.bases.get(u.hex)
+    if b is None or b.owner != u.side or not b.has_naval or b.neutralized(w.state.turn):
+        return False
+    if u.side == JAPANESE:
+        return w.geo.in_region(u.hex, HOME_ISLANDS)
+    return u.hex == PEARL_HARBOR
+
+
+def repair_ships(w: Work) -> None:
+    """REP.RATE (A16): a ship that spent the whole turn idle in a proper port (there at
+    the last Step 10 and still there) loses one week of damage."""
+    watch: dict[str, str] = dict(w.state.extra.get("repair_watch", {}))
+    repaired: dict[str, int] = dict(w.state.extra.get("repaired_this_round", {}))
+    new_watch: dict[str, str] = {}
+    for u in list(w.units.values()):
+        if not (u.is_naval and u.damaged and _proper_port(w, u)):
+            continue
+        here = u.where()
+        if watch.get(u.key) == here:
+            w.put(replace(u, damage=u.damage - 1))
+            repaired[u.key] = repaired.get(u.key, 0) + 1
+            w.event("repaired", "REP.RATE", (u.side,), unit=u.uid, side=u.side, left=u.damage - 1)
+        new_watch[u.key] = here
+    w.state = replace(
+        w.state,
+        extra={**w.state.extra, "repair_watch": new_watch, "repaired_this_round": repaired},
+    )
+
+
+def replace_damaged_transports(w: Work) -> None:
+    """RPL.AT / RPL.TR (A17): a transport with heavy damage is replaced T+N turns
+    later, and the damaged counter leaves play on reaching a friendly naval base."""
+    scheduled = set(w.state.extra.get("replaced_damaged", ()))
+    pending = list(w.state.pending)
+    for u in list(w.units.values()):
+        if u.utype not in DAMAGE_REPLACED or not u.is_naval:
+            continue
+        weeks, after = DAMAGE_REPLACED[u.utype]
+        if u.key not in scheduled and u.damage >= weeks:
+            fresh = replace(
+                u, hex=None, box=None, damage=0, in_base=False, carried_by=None, fuel=0, wait=0
+            )
+            pending.append(Pending(w.state.turn + after, u.side, fresh))
+            scheduled.add(u.key)
+            w.event(
+                "replacement-due",
+                "RPL.GEN",
+                None,
+                side=u.side,
+                unit=u.uid,
+                turn=w.state.turn + after,
+            )
+        if u.key in scheduled and _in_friendly_naval_base(w, u):
+            w.remove(u)
+            scheduled.discard(u.key)
+            w.event("withdrawn-damaged", "RPL.GEN", None, side=u.side, unit=u.uid)
+    w.state = replace(
+        w.state,
+        pending=tuple(pending),
+        extra={**w.state.extra, "replaced_damaged": sorted(scheduled)},
+    )
+
+
+def _in_friendly_naval_base(w: Work, u: Unit) -> bool:
+    if u.box == WEST_COAST:
+        return True
+    if u.hex is None:
+        return False
+    b = w.bases.get(u.hex)
+    return b is not None and b.owner == u.side and b.has_naval
+
+
+def bookkeeping(w: Work) -> None:
+    """SEQ.10: base repairs finish, ships repair, damaged transports are replaced."""
+    _finish_repairs(w)
+    repair_ships(w)
+    replace_damaged_transports(w)
+
+
+def hook_bookkeeping(w: Work, st: Any, lines: Any, dice: Dice | None) -> None:
+    """phases.COMBAT_HOOKS["SEQ.10"]."""
+    bookkeeping(w)
+
+
+def land_order(w: Work, order: Simple, dice: Dice | None) -> None:
+    """SEQ.3C: BUILD and SABOTAGE orders (rolled at once when adjudicating)."""
+    if order.verb == "BUILD":
+        do_build(w, order, dice)
+    else:
+        do_sabotage(w, order, dice)
