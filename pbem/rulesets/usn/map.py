@@ -160,6 +160,11 @@ class UsnMap:
     edges: Mapping[str, frozenset[HexId]]
     offmap_boxes: Mapping[str, OffMapBox]
     places: Mapping[str, HexId]  # lower-case names and aliases
+    # Provenance of regions, places and edges: "region:<name>", "place:<name>"
+    # (lower case), "edges" -> every (src, why) that shaped it, in load order.
+    sources: Mapping[str, tuple[tuple[str, str], ...]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
     def terrain(self, h: int) -> Terrain:
         return self._hex(h).terrain
@@ -237,7 +242,10 @@ class _Builder:
         self.bases: dict[HexId, Base] = {}
         self.start_lines: dict[str, StartLine] = {}
         self.boxes: dict[str, OffMapBox] = {}
-        self.edges_src = ("reconstructed", "")
+        self.sources: dict[str, list[tuple[str, str]]] = {}
+
+    def note(self, key: str, src: tuple[str, str]) -> None:
+        self.sources.setdefault(key, []).append(src)
 
 
 def _load(directory: Path, overrides: Mapping[str, Any] | None) -> UsnMap:
@@ -320,6 +328,7 @@ def _apply_generated(b: _Builder, data: Mapping[str, Any], where: str) -> None:
         raise DataError(f"{where}: regions", "must be an object")
     for name, hexes in regions.items():
         b.regions[name] = set(_hex_list(hexes, f"{where}: regions.{name}"))
+        b.note(f"region:{name}", (str(data.get("src", "reconstructed")), str(data.get("why", ""))))
     for i, p in enumerate(data.get("places", [])):
         _add_place(b, p, f"{where}: places[{i}]", default_src="reconstructed", priority=1)
 
@@ -410,7 +419,7 @@ def _apply_layer(b: _Builder, layer: Mapping[str, Any], where: str) -> None:
             why,
         )
     for w, e in _entries(layer, "region", where):
-        _src(e, w)
+        region_src = _src(e, w)
         name = e.get("name")
         if not isinstance(name, str) or not name:
             raise DataError(f"{w}.name", "a region needs a name")
@@ -422,6 +431,7 @@ def _apply_layer(b: _Builder, layer: Mapping[str, Any], where: str) -> None:
             )
         b.regions[name] |= set(_hex_list(e.get("add", []), f"{w}.add"))
         b.regions[name] -= set(_hex_list(e.get("remove", []), f"{w}.remove"))
+        b.note(f"region:{name}", region_src)
     for w, e in _entries(layer, "place", where):
         _add_place(b, e, w, default_src=None, priority=2)
     for w, e in _entries(layer, "base", where):
@@ -437,7 +447,7 @@ def _apply_layer(b: _Builder, layer: Mapping[str, Any], where: str) -> None:
     if edges is not None:
         if not isinstance(edges, Mapping):
             raise DataError(f"{where}: edges", "must be a table")
-        b.edges_src = _src(edges, f"{where}: edges")
+        b.note("edges", _src(edges, f"{where}: edges"))
 
 
 def _add_place(
@@ -446,13 +456,14 @@ def _add_place(
     name = e.get("name")
     if not isinstance(name, str) or not name.strip():
         raise DataError(f"{w}.name", "a place needs a name")
-    _src(e, w, default_src)
+    src = _src(e, w, default_src)
     h = _hex(e.get("hex"), f"{w}.hex")
     aliases = e.get("aliases", [])
     if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
         raise DataError(f"{w}.aliases", "must be a list of strings")
     for n in (name, *aliases):
         b.places[n.strip().lower()] = h
+        b.note(f"place:{n.strip().lower()}", src)
     if b.names.get(h, (0, ""))[0] < priority:
         b.names[h] = (priority, name.strip())
 
@@ -607,6 +618,8 @@ def _finish(b: _Builder) -> UsnMap:
     for start in START_KEYS:
         if start not in b.start_lines:
             raise DataError(f"{where}: start_line", f"no start line {start!r}")
+    if "edges" not in b.sources:
+        b.note("edges", ("reconstructed", "the outer hexes of the recovered grid"))
     regions_of: dict[HexId, set[str]] = {}
     for name, members in b.regions.items():
         for h in members:
@@ -640,4 +653,5 @@ def _finish(b: _Builder) -> UsnMap:
         edges=MappingProxyType(_edges()),
         offmap_boxes=MappingProxyType(dict(b.boxes)),
         places=MappingProxyType(dict(sorted(b.places.items()))),
+        sources=MappingProxyType({k: tuple(v) for k, v in sorted(b.sources.items())}),
     )

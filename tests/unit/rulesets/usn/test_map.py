@@ -336,6 +336,16 @@ def test_provenance_on_every_hex(m: UsnMap) -> None:
         assert 0 <= info.land_tenths <= 9
 
 
+def test_provenance_of_regions_places_and_edges(m: UsnMap) -> None:
+    assert m.sources["region:vogelkop"] == (("rulebook", "VP.GEO.TABLE: Vogelkop* (488 & 521)"),)
+    assert [src for src, _ in m.sources["region:burma"]] == ["reconstructed", "rulebook"]
+    assert m.sources["place:truk"][0][0] == "rulebook"
+    assert m.sources["place:kwajalein"][0][0] == "reconstructed"
+    assert m.sources["edges"][0][0] == "reconstructed"
+    for entries in m.sources.values():
+        assert all(src in SOURCES for src, _ in entries)
+
+
 def test_in_region_refuses_unknown_region(m: UsnMap) -> None:
     with pytest.raises(ValueError, match="unknown region"):
         m.in_region(116, "atlantis")
