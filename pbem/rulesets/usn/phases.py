@@ -19,7 +19,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.ruleset import LineError
-from pbem.rulesets.usn import bases, hexgrid, land_combat, movement, naval_combat
+from pbem.rulesets.usn import air_combat, bases, hexgrid, land_combat, movement, naval_combat
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
 from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import (
@@ -61,7 +61,9 @@ COMBAT_HOOKS: dict[str, CombatHook] = {
     # Issue 6 part B: capture after land movement, landings, land combat, Step 10.
     "SEQ.3C": land_combat.hook_land_phase,
     "SEQ.5A": land_combat.hook_landings,
+    "SEQ.5": air_combat.hook_strikes,  # D-J: air strikes and ground support
     "SEQ.5K": land_combat.hook_attacks,
+    "SEQ.5L": air_combat.hook_return,
     "SEQ.10": bases.hook_bookkeeping,
 }
 
@@ -595,6 +597,8 @@ def _step_strike(w: Work, st: Step, sheets: Mapping[str, _Sheet], dice: Dice | N
                 sheet.refuse(ln, "at most nine missions per air-strike phase", "AMAC.LIMIT9")
                 continue
             _try(sheet, ln, _check_mission, w, ln.order, committed)
+            if ln.number not in sheet.failed:
+                _try(sheet, ln, air_combat.check_mission_target, w, ln.order, phasing)
         for ln in sheet.of("ATTACK", "GUNFIRE", "LAND"):
             assert isinstance(ln.order, Ground)
             if side != phasing:
@@ -618,6 +622,7 @@ def _step_strike(w: Work, st: Step, sheets: Mapping[str, _Sheet], dice: Dice | N
         COMBAT_HOOKS["SEQ.5A"](w, st, lines, dice)
         COMBAT_HOOKS.get("SEQ.5", _deferred)(w, st, lines, dice)
         COMBAT_HOOKS["SEQ.5K"](w, st, lines, dice)
+        COMBAT_HOOKS["SEQ.5L"](w, st, lines, dice)
 
 
 def _check_mission(w: Work, m: Mission, committed: dict[tuple[str, str], int]) -> None:

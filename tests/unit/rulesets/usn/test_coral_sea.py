@@ -116,12 +116,14 @@ def test_mini_coral_first_turn_by_mail(rs: UsnRuleset) -> None:
     state = r.state
     assert unit(GameState.from_json(state), A, "CV-5").hex == task_force[-1]
 
-    # air-5: both sides plot at once (sealed); combat is the next module's.
+    # air-5: both sides plot at once (sealed).
     d = rs.pending(state)
     assert d is not None and d.phase == "air-5" and set(d.sides) == {J, A}
     r = send(rs, state, {J: "CAP 4 NAC CV-3", A: "CAP 4 NAC CV-5"})
     state = r.state
-    assert any(e.kind == "combat-deferred" for e in r.events)
+    # SEQ.5L: with no strike to meet, the CAP lands back on its own carriers.
+    assert not any(e.kind == "combat-deferred" for e in r.events)
+    assert any(e.kind == "air-returned" and e.data["landed"] == {"CV-3": 4} for e in r.events)
 
     # A-6 and J-7-8: TR-1 sails on for Guadalcanal; the engineer lands on Bougainville.
     r = send(rs, state, {A: "BASE CA-2"})

@@ -326,7 +326,8 @@ def test_mov_v_def_range_extended_range_for_strikes_and_lbac_none() -> None:
     g, b1, _b2, _b3 = air_game()
     g.play({})  # A-3-4 passes
     ok = g.validate(A, f"STRIKE 2 LAC {b1:04d} {H(10, 16):04d} LAND")
-    assert not ok.errors  # 4 hexes: extended LAC range
+    (e,) = ok.errors  # 4 hexes: extended LAC range; only the empty target is refused
+    assert e.rule == "AM.BOMBLAND"
     (e,) = g.validate(A, f"STRIKE 2 LAC {b1:04d} {H(10, 15):04d} LAND").errors
     assert e.rule == "MOV.V"
 
@@ -438,11 +439,11 @@ def test_seq_6_seq_8_second_naval_phases_of_the_turn() -> None:
     assert g.unit(A, "CA-1").hex == H(30, 4) and g.unit(J, "CA-1").hex == H(10, 4)
 
 
-def test_seq_9_both_sides_plot_and_combat_is_deferred_to_its_module() -> None:
+def test_seq_9_both_sides_plot_and_cap_lands_back_at_seq_5l() -> None:
     b = AUS[0]
     g = Game(make_state([], air={A: {f"{b:04d}": Air(lac=5)}}, bases=[base(b, A, air=10)], round=5))
     g.play({A: f"CAP 5 LAC {b:04d}", J: ""})
-    assert any(e.kind == "combat-deferred" and e.rule == "SEQ.9" for e in g.events)
+    assert any(e.kind == "air-returned" and e.rule == "SEQ.5L" for e in g.events)
     assert any(e.kind == "plot" and e.data["order"] == f"CAP 5 LAC {b:04d}" for e in g.events)
 
 
