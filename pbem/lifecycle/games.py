@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -162,7 +163,10 @@ class GameMaster:
             )
         merged = deadlines.game_settings(self.desk.config.games, settings or {})
         for side in known[scenario].sides:
-            deadlines.no_orders_policy(merged, side)  # refuse an unknown policy now
+            try:
+                deadlines.no_orders_policy(merged, side)  # refuse an unknown policy now
+            except ValueError as exc:
+                raise LifecycleError(str(exc)) from None
         game = Game(
             id=game_id,
             ruleset=ruleset_name,
@@ -240,7 +244,12 @@ class GameMaster:
             cert_fp = certificate_fingerprint(certificate) if certificate else None
         except Exception as exc:
             raise LifecycleError(f"unusable key or certificate: {exc}") from None
-        deadlines.local_time(self.desk.now, timezone)
+        try:
+            ZoneInfo(timezone)  # shown in the player's zone: a typo must not fall back to UTC
+        except (ZoneInfoNotFoundError, ValueError):
+            raise LifecycleError(
+                f"unknown time zone {timezone!r}; use an IANA name such as Europe/Berlin"
+            ) from None
         seat = Seat(
             game_id=game.id,
             role=role,
