@@ -122,17 +122,17 @@ class Daemon:
 
     async def once(self) -> None:
         """One full round: fetch, file, process, tick, send. For tests and `pbem run-once`."""
-        await self._intake_round()
+        await self._intake_round(tick_everything=True)
         await self._outbox_round()
 
-    async def _intake_round(self) -> None:
+    async def _intake_round(self, tick_everything: bool = False) -> None:
         for message in await self.inbox.fetch():
             await asyncio.to_thread(self.worker.file, message.ref, message.raw)
             # Only now, with the bytes committed, may the server forget the message.
             await self.inbox.acknowledge(message.ref)
         for mail_id in await asyncio.to_thread(self.worker.pending_mail):
             await asyncio.to_thread(self.worker.process, mail_id)
-        await asyncio.to_thread(self.worker.tick_games)
+        await asyncio.to_thread(self.worker.tick_games, tick_everything)
         self.outbox_wakeup.set()
 
     async def _intake_loop(self) -> None:

@@ -27,6 +27,8 @@ from pbem.storage.models import Heartbeat, InboundMail, OutboundMail
 log = logging.getLogger("pbem.service")
 
 CLAIM_SECONDS = 300
+# The intake loop ticks every game at least this often (deadlines are hours apart).
+SWEEP = timedelta(seconds=30)
 
 
 def _alive(owner: str) -> bool:
@@ -57,6 +59,9 @@ class Worker:
         self.key = config.secrets.key_bytes()
         self.reporter = Reporter()
         self.limiter = RateLimiter(config.intake.rate_limit, config.intake.rate_window)
+        self._touched: set[str] = set()  # games named by mail processed since the last tick
+        self._last_sweep: datetime | None = None
+        self._sweep_requested = False
 
     def game_master(self, session: Session, now: datetime) -> GameMaster:
         return GameMaster(Desk(session, self.config, self.key, now), self.reporter)
@@ -107,7 +112,13 @@ class Worker:
                 if row is None or row.status != "new":
                     return None
                 gm = self.game_master(s, now)
-                return Mailroom(gm, self.limiter).process(row)
+                outcome = Mailroom(gm, self.limiter).process(row)
+                if row.game_id:
+                    self._touched.add(row.game_id)
+                if outcome.startswith("moderator"):
+                    # Commands may act on any game: look at all of them next tick.
+                    self._sweep_requested = True
+                return outcome
         except Exception:
             # A bug, not bad input: keep the mail, mark it, tell the operator.
             log.exception("processing mail %s failed", mail_id)
@@ -121,9 +132,23 @@ class Worker:
 
     # -------------------------------------------------------------- clock
 
-    def tick_games(self) -> list[str]:
-        with self.sessions() as s:
-            games = self.game_master(s, self.clock()).due_games()
+    def tick_games(self, everything: bool = True) -> list[str]:
+        """Deadlines, reminders and early adjudication, one transaction per game.
+
+        ``everything=False`` (the daemon's intake loop) ticks only the games that
+        processed mail named since the last tick, plus all games once the clock
+        has moved SWEEP_SECONDS past the last full sweep: a tick of every stored
+        game after every batch of mail cost time linear in the games stored.
+        """
+        now = self.clock()
+        touched, self._touched = self._touched, set()
+        sweep_due = self._last_sweep is None or now - self._last_sweep >= SWEEP
+        if everything or sweep_due or self._sweep_requested:
+            self._last_sweep, self._sweep_requested = now, False
+            with self.sessions() as s:
+                games = self.game_master(s, now).due_games()
+        else:
+            games = sorted(touched)
         did: list[str] = []
         for game_id in games:
             try:
@@ -189,7 +214,7 @@ class Worker:
 
     def due_outgoing(self, limit: int = 50) -> list[tuple[int, str, str, bytes]]:
         now = self.clock()
-        out = []
+        out: list[tuple[int, str, str, bytes]] = []
         with self.sessions.begin() as s:
             ids = list(
                 s.scalars(
@@ -199,22 +224,47 @@ class Worker:
                     .limit(limit)
                 )
             )
-            for row_id in ids:
-                if self._claim(s, OutboundMail, row_id, now):
-                    row = s.get(OutboundMail, row_id)
-                    assert row is not None
-                    out.append((row.id, row.sender, row.recipient, row.raw))
+            if not ids:
+                return out
+            # Claim the batch in one statement; the rows whose claim_until we just
+            # wrote are ours (another daemon's live claim is left alone).
+            until = now + timedelta(seconds=CLAIM_SECONDS)
+            s.execute(
+                update(OutboundMail)
+                .where(
+                    OutboundMail.id.in_(ids),
+                    or_(OutboundMail.claim_until.is_(None), OutboundMail.claim_until < now),
+                )
+                .values(claim_owner=self.owner, claim_until=until)
+            )
+            rows = s.execute(
+                select(
+                    OutboundMail.id, OutboundMail.sender, OutboundMail.recipient, OutboundMail.raw
+                )
+                .where(
+                    OutboundMail.id.in_(ids),
+                    OutboundMail.claim_owner == self.owner,
+                    OutboundMail.claim_until == until,
+                )
+                .order_by(OutboundMail.id)
+            )
+            out = [(r.id, r.sender, r.recipient, r.raw) for r in rows]
         return out
 
     def sent(self, row_id: int) -> None:
+        # One UPDATE, not load-and-flush: this runs once for every mail sent.
         with self.sessions.begin() as s:
-            row = s.get(OutboundMail, row_id)
-            if row is not None:
-                row.status = "sent"
-                row.sent_at = self.clock()
-                row.attempts += 1
-                row.claim_owner = None
-                row.claim_until = None
+            s.execute(
+                update(OutboundMail)
+                .where(OutboundMail.id == row_id)
+                .values(
+                    status="sent",
+                    sent_at=self.clock(),
+                    attempts=OutboundMail.attempts + 1,
+                    claim_owner=None,
+                    claim_until=None,
+                )
+            )
 
     def send_failed(self, row_id: int, error: str, permanent: bool) -> None:
         with self.sessions.begin() as s:
