@@ -55,6 +55,8 @@ class Geo:
     supply_land_nbrs: dict[int, tuple[int, ...]] = field(default_factory=dict)
     closed: frozenset[int] = frozenset()  # China and India (MOV.M, SUP.C)
     air_cache: dict[tuple[int, int], int] = field(default_factory=dict)
+    cubes: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    land_set: frozenset[int] = frozenset()
 
     def __post_init__(self) -> None:
         for h in range(1, hexgrid.LAST_HEX + 1):
@@ -73,6 +75,11 @@ class Geo:
             self.land_nbrs[h] = tuple(land)
             self.supply_land_nbrs[h] = tuple(sup)
         self.closed = self.regions.get(CHINA, frozenset()) | self.regions.get(INDIA, frozenset())
+        self.land_set = frozenset(h for h, t in self.terrain.items() if t != SEA)
+        for h in range(1, hexgrid.LAST_HEX + 1):
+            c, r = hexgrid.col_row(h)
+            z = r - (c - (c & 1)) // 2  # odd-q to cube, as hexgrid.distance
+            self.cubes[h] = (c, -c - z, z)
 
     # --- terrain ------------------------------------------------------
     def is_land(self, h: int) -> bool:
@@ -109,18 +116,30 @@ class Geo:
     def air_distance(self, a: int, b: int) -> int:
         """Range counted from ``a`` to ``b``: hexes, plus one if every shortest
         route crosses a mountain hexside (MOV.U; at most one, TER.AIR / A6)."""
-        d = hexgrid.distance(a, b)
+        d = self.distance(a, b)
         if not self.mountains_air or d == 0:
             return d
+        cached = self.air_cache.get((a, b))
+        if cached is not None:
+            return cached
         # Only a mountain hexside lying on some shortest route can cost anything.
-        dist = hexgrid.distance
-        if not any(
+        dist = self.distance
+        if any(
             dist(a, x) + dist(x, b) <= d and dist(a, y) + dist(y, b) <= d
             for x, y in self.mountains_air
         ):
-            return d
-        clear = _clear_distance(self, a, b, d)
-        return d if clear == d else min(clear, d + 1)
+            clear = _clear_search(self, a, b, d)
+            result = d if clear == d else min(clear, d + 1)
+        else:
+            result = d
+        self.air_cache[(a, b)] = result
+        return result
+
+    def distance(self, a: int, b: int) -> int:
+        """hexgrid.distance from precomputed cube coordinates (hot loops)."""
+        ax, ay, az = self.cubes[a]
+        bx, by, bz = self.cubes[b]
+        return max(abs(ax - bx), abs(ay - by), abs(az - bz))
 
     def naval_distances(self, start: int, limit: int, blocked: frozenset[int]) -> dict[int, int]:
         """Hexes a ship reaches from ``start`` within ``limit`` hexes, avoiding ``blocked``."""
@@ -156,19 +175,6 @@ def distance_field(sources: Iterable[int], limit: int) -> dict[int, int]:
     return dist
 
 
-def _clear_distance(geo: Geo, a: int, b: int, d: int) -> int:
-    # Breadth-first search that never crosses an air-mountain hexside, cut off
-    # one hex beyond the straight distance (longer detours never pay), and kept
-    # to the hexes that can lie on such a route.
-    key_ab = (a, b)
-    cached = geo.air_cache.get(key_ab)
-    if cached is not None:
-        return cached
-    result = _clear_search(geo, a, b, d)
-    geo.air_cache[key_ab] = result
-    return result
-
-
 def _clear_search(geo: Geo, a: int, b: int, d: int) -> int:
     dist = {a: 0}
     frontier = [a]
@@ -179,7 +185,7 @@ def _clear_search(geo: Geo, a: int, b: int, d: int) -> int:
                 key = (h, n) if h < n else (n, h)
                 if n in dist or key in geo.mountains_air:
                     continue
-                if step + hexgrid.distance(n, b) > d + 1:
+                if step + geo.distance(n, b) > d + 1:
                     continue
                 if n == b:
                     return step

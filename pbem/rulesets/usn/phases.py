@@ -150,7 +150,7 @@ def run_round(
             _step_land(w, st, sheets.get(st.side), dice)
         elif st.kind is StepKind.STRIKE:
             _step_strike(w, st, sheets, dice)
-        else:
+        elif dice is not None:  # step 10 has no orders to validate
             _step_bookkeeping(w)
     new = w.snapshot()
     standing = dict(new.standing)

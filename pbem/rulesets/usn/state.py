@@ -204,6 +204,8 @@ class GameState:
     options: Mapping[str, Any] = field(default_factory=dict)
     vp: Mapping[str, float] = field(default_factory=dict)
     extra: Mapping[str, Any] = field(default_factory=dict)  # room for issue-6 modules
+    # The decoded pending tuple and its JSON, reused by to_json while unchanged.
+    _pending_json: tuple[Any, list[Any]] | None = field(default=None, compare=False, repr=False)
 
     # --- queries -------------------------------------------------------
     def unit(self, side: str, uid: str) -> Unit | None:
@@ -264,7 +266,11 @@ class GameState:
             "bases": [_fields(b, _BASE_NAMES, {}) for b in self.bases.values()],
             "standing": {s: list(v) for s, v in self.standing.items()},
             "escaped": list(self.escaped),
-            "pending": [_pending_json(p) for p in self.pending],
+            "pending": (
+                self._pending_json[1]
+                if self._pending_json is not None and self._pending_json[0] is self.pending
+                else [_pending_json(p) for p in self.pending]
+            ),
             "destroyed": [list(d) for d in self.destroyed],
             "options": dict(self.options),
             "vp": dict(self.vp),
@@ -275,6 +281,8 @@ class GameState:
     def from_json(cls, obj: Mapping[str, Any]) -> GameState:
         if obj.get("version") != STATE_VERSION:
             raise ValueError(f"U.S.N. state version {obj.get('version')!r} is not {STATE_VERSION}")
+        raw_pending = list(obj.get("pending", ()))
+        pending = tuple(_pending_from(p) for p in raw_pending)
         units = {}
         for raw in obj["units"]:
             u = Unit(**raw)
@@ -289,11 +297,12 @@ class GameState:
             bases={b["hex"]: Base(**b) for b in obj["bases"]},
             standing={s: tuple(v) for s, v in obj.get("standing", {}).items()},
             escaped=tuple(obj.get("escaped", ())),
-            pending=tuple(_pending_from(p) for p in obj.get("pending", ())),
+            pending=pending,
             destroyed=tuple((d[0], d[1], d[2]) for d in obj.get("destroyed", ())),
             options=dict(obj.get("options", {})),
             vp=dict(obj.get("vp", {})),
             extra=dict(obj.get("extra", {})),
+            _pending_json=(pending, raw_pending),
         )
 
 

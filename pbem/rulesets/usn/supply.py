@@ -60,42 +60,45 @@ def supply_map(geo: Geo, state: GameState, side: str) -> SupplyMap:
         elif u.kind == "land":
             enemy_land.add(u.hex)
     sources = sources_of(geo, side)
-
-    def sea_enterable(h: int) -> bool:
-        return h not in enemy_ships and h not in zoc and h not in geo.closed
+    # Hexes a line may not enter: at sea (enemy ships, SUP.D.SEA), anywhere (the
+    # undisputed enemy zone, SUP.D.ZOC; China and India, SUP.C).
+    no_entry = zoc | geo.closed
+    no_sea = no_entry | enemy_ships
+    naval_nbrs = geo.naval_nbrs
 
     # Sea: a in sea iff some partly-sea neighbour b is enterable and is a source or in sea.
     sea: set[int] = set()
-    frontier = [s for s in sources if sea_enterable(s)]
+    frontier = [h for h in sources if h not in no_sea]
     reached = set(frontier)
     while frontier:
         nxt: list[int] = []
         for b in frontier:
-            for a in geo.naval_nbrs[b]:
+            for a in naval_nbrs[b]:
                 if a not in sea:
                     sea.add(a)
-                    if a not in reached and sea_enterable(a):
+                    if a not in reached and a not in no_sea:
                         reached.add(a)
                         nxt.append(a)
         frontier = nxt
 
     # Land: a in land iff a in sea (go to sea from a), or a land step reaches b
     # that is a source, or passable and in land.
-    def land_enterable(h: int) -> bool:
-        return geo.is_land(h) and h not in zoc and h not in geo.closed
-
+    land_hexes = geo.land_set
+    enterable = land_hexes - no_entry
+    passable = enterable - enemy_land
     land: set[int] = set()
-    frontier = [s for s in sources if land_enterable(s)]
-    frontier += [h for h in sea if geo.is_land(h) and h not in enemy_land and land_enterable(h)]
+    frontier = [h for h in sources if h in enterable]
+    frontier += [h for h in sea if h in passable]
     through = set(frontier)
+    supply_nbrs = geo.supply_land_nbrs
     while frontier:
         nxt = []
         for b in frontier:
-            for a in geo.supply_land_nbrs[b]:
-                if not geo.is_land(a):
+            for a in supply_nbrs[b]:
+                if a not in land_hexes:
                     continue
                 land.add(a)
-                if a not in through and a not in enemy_land and land_enterable(a):
+                if a not in through and a in passable:
                     through.add(a)
                     nxt.append(a)
         frontier = nxt

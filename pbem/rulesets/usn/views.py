@@ -57,9 +57,10 @@ def build_view(state: GameState, events: Sequence[Event], side: str | None) -> d
         for loc, a in locs.items():
             on_ship = not loc.isdigit()
             ship = state.unit(s, loc) if on_ship else None
-            hidden_cargo = ship is not None and ship.is_transport
-            if side is not None and s != side and (hidden_cargo or loc == "WC"):
-                continue  # NM.TRANS.AIR: aircraft carried as cargo are hidden
+            if side is not None and s != side and (ship is not None or loc == "WC"):
+                # NM.TRANS.AIR: aircraft carried as cargo are hidden; ruling A13: the NAC
+                # level of an enemy carrier stays hidden until combat.
+                continue
             air.setdefault(s, {})[loc] = {"LAC": a.lac, "NAC": a.nac, "LBAC": a.lbac}
     return {
         "game": "usn",

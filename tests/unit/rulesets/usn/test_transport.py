@@ -193,3 +193,13 @@ def test_off_wcload_transport_spends_a_full_phase_loading_at_the_west_coast() ->
         g.play({})
     g.play({A: "EMBARK TR-1 10 LAC"})  # next turn's step 4: a full phase at the West Coast
     assert g.s.air_at(A, "TR-1").lac == 10
+
+
+def test_nm_trans_air_cargo_and_enemy_carrier_air_hidden_in_views() -> None:
+    units = [ship(A, "TR-1", H(20, 5)), ship(A, "CV-5", H(20, 6))]
+    air = {A: {"TR-1": Air(lac=5), "CV-5": Air(nac=8), f"{AUS[0]:04d}": Air(lac=3)}}
+    g = Game(make_state(units, air=air, bases=[base(AUS[0], A, air=10)]))
+    seen = g.rs.view(g.state, [], J)["air"].get(A, {})
+    assert seen == {f"{AUS[0]:04d}": {"LAC": 3, "NAC": 0, "LBAC": 0}}
+    own = g.rs.view(g.state, [], A)["air"][A]
+    assert own["TR-1"]["LAC"] == 5 and own["CV-5"]["NAC"] == 8
