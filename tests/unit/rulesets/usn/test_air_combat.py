@@ -1,0 +1,354 @@
+"""Air missions and air combat of the air-strike steps (SEQ.5D-L, AM.*, CRT2.*, MOV.S, MOV.V)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+from typing import Any
+
+from pbem.rulesets.usn import air_combat
+from pbem.rulesets.usn.air_combat import Flight, split_on_group, take_losses
+from pbem.rulesets.usn.movement import Work
+from pbem.rulesets.usn.state import Air
+from pbem.rulesets.usn.tables import AirLoss
+
+from .builders import ATOLL, ISLAND, Game, H, base, land, make_state, ship, stub_geo
+
+J, A = "japanese", "allied"
+AIR5 = 2  # the index of round air-5 (sequence.ROUNDS)
+ISL, ISL2 = ISLAND  # an Allied air base and its neighbour
+SEA = H(8, 10)  # open sea two hexes from the island
+RANGES = {"air_ranges": {"allied/LBAC": [8, 8]}}
+
+
+def strikes(g: Game, rule: str | None = None) -> list[dict[str, Any]]:
+    return [dict(e.data) for e in g.events if e.kind == "air-strike" and rule in (None, e.rule)]
+
+
+def fleet_game(**air: int) -> Game:
+    """A Japanese carrier group at sea near an Allied air base."""
+    units = [
+        replace(ship(J, "CV-1", SEA), defense=5, aa=5, stack=0),
+        replace(ship(J, "CA-1", SEA), defense=5, aa=5, stack=1),
+    ]
+    state = make_state(
+        units,
+        air={A: {f"{ISL:04d}": Air(**air)}, J: {"CV-1": Air(nac=6)}},
+        bases=[base(ISL, A, air=30)],
+        round=AIR5,
+        extra=RANGES,
+    )
+    return Game(state)
+
+
+# --- SEQ.5F / AM.BOMBNAV: strikes on ships at sea --------------------------------------
+
+
+def test_am_bombnav_order_lbac_then_lac_each_its_whole_sequence() -> None:
+    g = fleet_game(lbac=4, lac=6)
+    orders = {
+        A: f"STRIKE 6 LAC {ISL:04d} {SEA:04d} SHIPS 1\nSTRIKE 4 LBAC {ISL:04d} {SEA:04d} SHIPS 1",
+        J: "CAP 4 NAC CV-1",
+    }
+    g.play(orders, dice=[6] * 40)
+    waves = strikes(g, "AM.BOMBNAV.SEQ")
+    assert [w["type"] for w in waves] == ["LBAC", "LAC"]
+    assert all(w["cap"] is not None and w["ships"] == ["CV-1", "CA-1"] for w in waves)
+
+
+def test_am_bombnav_str_allied_lac_halved_lbac_one_per_point() -> None:
+    g = fleet_game(lbac=4, lac=6)
+    orders = {
+        A: f"STRIKE 6 LAC {ISL:04d} {SEA:04d} SHIPS 1\nSTRIKE 4 LBAC {ISL:04d} {SEA:04d} SHIPS 1"
+    }
+    g.play(orders, dice=[6] * 40)
+    lbac, lac = strikes(g, "AM.BOMBNAV.SEQ")
+    assert lbac["attack"][0]["attack"] == 4  # SEQ.5F.2c
+    assert lac["attack"][0]["attack"] == 48  # SEQ.5F.3c: eight per air point
+    assert lac["attack"][0]["target"] == "CV-1"  # the more valuable ship of the pair
+
+
+def test_seq_5f_3c_damage_is_effective_for_later_waves_and_carrier_loses_aircraft() -> None:
+    g = fleet_game(lac=10)
+    # No CAP (none plotted); AA 10 die 6: nothing; 80 v 5 = 16-1, die 1 -> 2, CRT5 die 1 -> 10.
+    g.play({A: f"STRIKE 10 LAC {ISL:04d} {SEA:04d} SHIPS 1"}, dice=[6, 1, 1] + [6] * 10)
+    cv = g.unit(J, "CV-1")
+    assert cv.damage == 10
+    assert g.s.air_at(J, "CV-1").total == 0  # CBT.H
+    assert any(e.kind == "ship-damaged" and e.witnesses is None for e in g.events)
+
+
+def test_am_cap_scope_air_base_cap_does_not_cover_ships_at_sea() -> None:
+    units = [ship(A, "CA-1", ISL2), ship(J, "CV-1", ISL)]
+    state = make_state(
+        units,
+        air={A: {f"{ISL:04d}": Air(lac=5)}, J: {"CV-1": Air(nac=6)}},
+        bases=[base(ISL, A, air=30)],
+        round=AIR5,
+    )
+    g = Game(state)
+    g.play({A: f"CAP 5 LAC {ISL:04d}", J: f"STRIKE 6 NAC CV-1 {ISL2:04d} SHIPS 1"}, dice=[6] * 20)
+    (wave,) = strikes(g, "AM.BOMBNAV.SEQ")
+    assert wave["cap"] is None
+
+
+def test_am_cap_fire_simultaneous_both_sides_lose() -> None:
+    g = fleet_game(lac=10)
+    # CAP 4 NAC (A2A 20, die 1: 2/2) and 10 LAC (A2A 50, die 1: 3/5) fire together.
+    g.play(
+        {A: f"STRIKE 10 LAC {ISL:04d} {SEA:04d} SHIPS 1", J: "CAP 4 NAC CV-1"},
+        dice=[1, 1] + [6] * 20,
+    )
+    (wave,) = strikes(g)
+    assert wave["cap"]["strike_losses"] == {"destroyed": {"LAC": 2}, "aborted": {"LAC": 2}}
+    assert wave["cap"]["cap_losses"]["destroyed"] == {"NAC": 4}
+
+
+def test_am_cap_optional_standing_decline() -> None:
+    g = fleet_game(lac=10)
+    g.state = {**g.state, "standing": {J: ["STANDING CAP DECLINE"]}}
+    g.play({A: f"STRIKE 10 LAC {ISL:04d} {SEA:04d} SHIPS 1", J: "CAP 4 NAC CV-1"}, dice=[6] * 20)
+    (wave,) = strikes(g)
+    assert "cap" not in wave
+
+
+# --- CRT2 ------------------------------------------------------------------------------
+
+
+def _work() -> Work:
+    return Work.start(stub_geo(), make_state([]))
+
+
+def test_crt2_lbac_counts_as_two_fractions_dropped() -> None:
+    force = [Flight(A, "LBAC", 4, "0212", ISL, "STRIKE", SEA)]
+    take_losses(_work(), force, AirLoss(0, 3), ("LBAC", "NAC", "LAC"), J)
+    assert force[0].points == 3 and force[0].lost == 1
+
+
+def test_crt2_errata_destroyed_results_are_applied_first() -> None:
+    force = [Flight(J, "NAC", 3, "CV-1", SEA, "STRIKE", ISL)]
+    hit = take_losses(_work(), force, AirLoss(2, 2), ("NAC", "LAC", "LBAC"), A)
+    assert hit == {"destroyed": {"NAC": 2}, "aborted": {"NAC": 1}}
+    assert (force[0].lost, force[0].aborted, force[0].points) == (2, 1, 0)
+
+
+def test_crt2_mixed_the_firing_side_picks_the_types() -> None:
+    force = [
+        Flight(J, "LAC", 3, "0212", SEA, "STRIKE", ISL),
+        Flight(J, "NAC", 3, "CV-1", SEA, "STRIKE", ISL),
+    ]
+    take_losses(_work(), force, AirLoss(0, 2), ("NAC", "LAC", "LBAC"), A)
+    assert [f.points for f in force] == [3, 1]
+
+
+def test_mov_v_extended_range_a2a_is_one_japanese_two_allied() -> None:
+    assert Flight(J, "LAC", 3, "x", 1, "STRIKE", 2, extended=True).a2a() == 3
+    assert Flight(A, "NAC", 3, "x", 1, "STRIKE", 2, extended=True).a2a() == 6
+    assert Flight(A, "NAC", 3, "x", 1, "STRIKE", 2).a2a() == 15
+
+
+def test_am_bombnav_seq_split_only_when_the_first_ship_is_swamped() -> None:
+    s = make_state([])
+    cv, ca = replace(ship(J, "CV-1", SEA), defense=2), replace(ship(J, "CA-1", SEA), defense=5)
+    assert [(u.uid, b) for u, b in split_on_group(s, 30, [ca, cv])] == [("CV-1", 30)]
+    assert [(u.uid, b) for u, b in split_on_group(s, 60, [ca, cv])] == [("CV-1", 33), ("CA-1", 27)]
+
+
+# --- SEQ.5H / AM.BASE, AM.STRAFE, AM.BOMBCD, AM.BOMBLAND, port ---------------------------
+
+
+def test_am_base_target_unallocated_aircraft_rise_and_base_is_neutralized() -> None:
+    units = [land(J, "RGT-9", ATOLL)]
+    state = make_state(
+        units,
+        air={A: {f"{ISL:04d}": Air(lbac=26)}, J: {f"{ATOLL:04d}": Air(lac=5)}},
+        bases=[base(ISL, A, air=30), base(ATOLL, J, air=10, naval=False)],
+        round=AIR5,
+        extra=RANGES,
+    )
+    g = Game(state)
+    # LBAC are immune to CAP and AA (SEQ.5H.2a-b); 260 v 10 = 26-1, die 1 -> 5, CRT5 -> 30.
+    g.play({A: f"STRIKE 26 LBAC {ISL:04d} {ATOLL:04d} AIRBASE"}, dice=[1] * 10)
+    (hit,) = strikes(g, "AM.BASE.RESOLVE")
+    assert hit["cap"]["cap_losses"] == {"destroyed": {"LAC": 2}, "aborted": {"LAC": 2}}
+    assert hit["cap"]["strike_losses"] == {"destroyed": {}, "aborted": {}}
+    assert hit["attack"]["result"] == "30"
+    b = g.s.bases[ATOLL]
+    assert b.neutralized(1) and b.neutralized(2)
+    assert g.s.air_at(J, f"{ATOLL:04d}").lac == 3  # CBT.J: CAP lands on the base hit under it
+    assert g.s.air_at(A, f"{ISL:04d}").lbac == 26
+
+
+def test_am_strafe_lbac_stay_down_and_are_hit_counting_double() -> None:
+    units = [replace(ship(J, "CV-1", ISL2), capacity=12)]
+    state = make_state(
+        units,
+        air={A: {f"{ISL:04d}": Air(lbac=4, lac=2)}, J: {"CV-1": Air(nac=12)}},
+        bases=[base(ISL, A, air=6)],
+        round=AIR5,
+        extra=RANGES,
+    )
+    g = Game(state)
+    g.play({J: f"STRIKE 12 NAC CV-1 {ISL:04d} STRAFE"}, dice=[1] * 10)
+    (hit,) = strikes(g, "AM.STRAFE.FIRE")
+    assert hit["cap"]["cap_losses"]["destroyed"] == {"LAC": 2}  # the LAC rose (AM.STRAFE.CAP)
+    assert hit["attack"]["destroyed"] == {"LBAC": 1}  # A2A 35, die 1: 3 destroyed = 1 LBAC
+    assert g.s.air_at(A, f"{ISL:04d}").lbac == 3
+
+
+def test_cg1_shock_nocap_no_automatic_cap_in_the_first_turn() -> None:
+    units = [replace(ship(J, "CV-1", ISL2), capacity=12)]
+    state = make_state(
+        units,
+        air={A: {f"{ISL:04d}": Air(lac=2)}, J: {"CV-1": Air(nac=12)}},
+        bases=[base(ISL, A, air=6)],
+        round=AIR5,
+    )
+    g = Game(replace(state, scenario="campaign-1"))
+    g.play({J: f"STRIKE 12 NAC CV-1 {ISL:04d} STRAFE"}, dice=[1] * 10)
+    (hit,) = strikes(g, "AM.STRAFE.FIRE")
+    assert hit["cap"] is None and hit["attack"]["destroyed"] == {"LAC": 2}
+
+
+def test_am_bombcd_damage_number_two_destroys_no_aa() -> None:
+    cd = replace(land(J, "CD-1", ATOLL), defense=5, sa=20)
+    state = make_state(
+        [cd], air={A: {f"{ISL:04d}": Air(lac=10)}}, bases=[base(ISL, A, air=30)], round=AIR5
+    )
+    g = Game(state)
+    # 160 v 5 = 8-1 on CRT4, die 1: 8.
+    g.play({A: f"STRIKE 10 LAC {ISL:04d} {ATOLL:04d} CD"}, dice=[1] * 10)
+    (hit,) = strikes(g, "AM.BOMBCD")
+    assert hit["aa"] is None and g.s.unit(J, "CD-1") is None
+
+
+def test_am_bombland_only_dx_cuts_the_unit_off() -> None:
+    state = make_state(
+        [land(J, "RGT-9", ATOLL)],
+        air={A: {f"{ISL:04d}": Air(lac=10)}},
+        bases=[base(ISL, A, air=30)],
+        round=AIR5,
+    )
+    g = Game(state)
+    g.play({A: f"STRIKE 10 LAC {ISL:04d} {ATOLL:04d} LAND"}, dice=[6] * 10)  # 160 v 15, DX
+    assert not g.unit(J, "RGT-9").supplied
+    assert g.s.extra["cut_off"] == {"japanese/RGT-9": 2}
+
+
+def test_am_bombnav_port_ships_in_base_add_their_aa_to_the_base() -> None:
+    units = [
+        ship(J, "CA-1", ATOLL, in_base=True, stack=0),
+        ship(J, "CA-2", ATOLL, in_base=True, stack=1),
+    ]
+    state = make_state(
+        units,
+        air={A: {f"{ISL:04d}": Air(nac=4)}},
+        bases=[base(ISL, A, air=30), base(ATOLL, J, air=0, naval=True)],
+        round=AIR5,
+    )
+    g = Game(state)
+    g.play({A: f"STRIKE 4 NAC {ISL:04d} {ATOLL:04d} PORT"}, dice=[6] * 10)
+    (hit,) = strikes(g, "AM.BOMBNAV.PORT")
+    assert hit["aa"]["aa"] == 30  # 5 + 5 + the naval base's 20 (NM.AA.PORT)
+
+
+# --- SEQ.5J ground support -------------------------------------------------------------
+
+
+def test_am_gso_offensive_support_adds_full_bombardment() -> None:
+    units = [land(A, "RGT-1", ISL2), land(J, "RGT-9", ISL2)]
+    state = make_state(
+        units, air={A: {f"{ISL:04d}": Air(lac=2)}}, bases=[base(ISL, A, air=30)], round=AIR5
+    )
+    g = Game(state)
+    g.play(
+        {A: f"SUPPORT 2 LAC {ISL:04d} {ISL2:04d} ATTACK\nATTACK {ISL2:04d} RGT-1"}, dice=[6] * 20
+    )
+    (gs,) = [e for e in g.events if e.kind == "ground-support"]
+    assert gs.rule == "AM.GSO" and gs.data["attack"] == 32
+    assert "ground_support" not in g.s.extra and "aloft" not in g.s.extra  # SEQ.5L clears
+
+
+def test_am_gsd_defensive_support_only_for_the_side_attacked() -> None:
+    units = [land(A, "RGT-1", ISL2)]
+    state = make_state(
+        units, air={A: {f"{ISL:04d}": Air(lac=2)}}, bases=[base(ISL, A, air=30)], round=AIR5
+    )
+    g = Game(state)
+    (e,) = g.validate(A, f"SUPPORT 2 LAC {ISL:04d} {ISL2:04d} DEFEND").errors
+    assert e.rule == "AM.GSD"
+
+
+# --- bad input ----------------------------------------------------------------------------
+
+
+def test_am_cap_hex_cap_only_from_own_base_or_carrier() -> None:
+    units = [ship(A, "TR-1", ISL2)]
+    state = make_state(
+        units, air={A: {"TR-1": Air(lac=2)}}, bases=[base(ISL, A, air=30)], round=AIR5
+    )
+    g = Game(state)
+    (e,) = g.validate(A, "CAP 2 LAC TR-1").errors
+    assert e.rule == "NM.TRANS.AIR"
+    (e,) = g.validate(A, f"CAP 2 LAC {ISL2:04d}").errors  # no base of yours there
+    assert e.rule == "UNIT.AIR.POINTS" and "0 LAC" in e.message
+
+
+def test_amac_b_strike_on_a_group_that_is_not_there() -> None:
+    g = fleet_game(lac=6)
+    (e,) = g.validate(A, f"STRIKE 6 LAC {ISL:04d} {SEA:04d} SHIPS 2").errors
+    assert e.rule == "AMAC.B" and "1 enemy ship group" in e.message
+    (e,) = g.validate(A, f"STRIKE 6 LAC {ISL:04d} {H(9, 12):04d} SHIPS 1").errors
+    assert e.rule == "AM.BOMBNAV.SEQ"
+    (e,) = g.validate(A, f"STRIKE 7 LAC {ISL:04d} {SEA:04d} SHIPS 1").errors
+    assert e.rule == "UNIT.AIR.POINTS"  # aircraft that are not there
+
+
+def test_mov_v_strike_beyond_extended_range_is_refused() -> None:
+    g = fleet_game(lac=6)
+    far = H(6, 16)
+    (e,) = g.validate(A, f"STRIKE 6 LAC {ISL:04d} {far:04d} LAND").errors
+    assert e.rule == "MOV.V"
+
+
+# --- SEQ.5L return to base -------------------------------------------------------------------
+
+
+def _aloft(w: Work, *flights: Flight) -> None:
+    w.state = replace(w.state, extra={"aloft": [asdict(f) for f in flights]})
+
+
+def test_mov_s_carrier_cap_lost_when_its_carrier_is_damaged() -> None:
+    w = Work.start(stub_geo(), make_state([ship(J, "CV-1", SEA, damage=5)]))
+    _aloft(w, Flight(J, "NAC", 4, "CV-1", SEA, "CAP", SEA))
+    air_combat.hook_return(w, None, {}, _dice())  # type: ignore[arg-type]
+    (lost,) = [e for e in w.events if e.kind == "air-lost"]
+    assert lost.data["points"] == 4 and lost.rule == "SEQ.5L"
+
+
+def test_seq_5l_nac_return_to_their_carrier_others_to_a_base_in_range_with_room() -> None:
+    units = [ship(J, "CV-1", SEA, capacity=5)]
+    state = make_state(
+        units,
+        air={J: {"CV-1": Air(nac=3)}},
+        bases=[base(ISL2, J, air=4), base(H(20, 20), J, air=10)],
+    )
+    w = Work.start(stub_geo(), state)
+    _aloft(
+        w,
+        Flight(J, "NAC", 4, "CV-1", SEA, "STRIKE", ISL, "LAND"),
+        Flight(J, "LAC", 3, f"{H(20, 20):04d}", H(20, 20), "STRIKE", ISL, "LAND", extended=True),
+    )
+    air_combat.hook_return(w, None, {}, _dice())  # type: ignore[arg-type]
+    assert w.air_at(J, "CV-1").nac == 5  # two fit aboard
+    assert w.air_at(J, f"{ISL2:04d}").nac == 2  # the rest at the nearest base in range
+    assert w.air_at(J, f"{ISL2:04d}").lac == 2  # the LAC find 2 places left there...
+    lost = [e.data for e in w.events if e.kind == "air-lost"]
+    assert lost == [
+        {"side": J, "type": "LAC", "points": 1, "cause": "no base or carrier with room in range"}
+    ]
+
+
+def _dice() -> Any:
+    from pbem.core.dice import ScriptedDice
+
+    return ScriptedDice([])
