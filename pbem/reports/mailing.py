@@ -55,13 +55,16 @@ def audience_view(
     return view
 
 
-def render_report(header: Header, view: Mapping[str, Any]) -> RenderedReport:
-    """Text, HTML and map picture of one report, from the audience's view alone."""
+def render_report(
+    header: Header, view: Mapping[str, Any], *, with_map: bool = True
+) -> RenderedReport:
+    """Text, HTML and map picture of one report, from the audience's view alone.
+    ``with_map`` False skips the picture (tests that need only the words)."""
     ctx = report_context(header, view)
     text = render(header.ruleset, "report.txt.j2", ctx)
     html = render(header.ruleset, "report.html.j2", ctx)
     turn = header.phase["turn"] if header.phase else "end"
-    png = picture(header.ruleset, view, header.title)
+    png = picture(header.ruleset, view, header.title) if with_map else None
     return RenderedReport(text, html, png, f"{header.game_id}-{turn}-{header.audience}-map.png")
 
 
