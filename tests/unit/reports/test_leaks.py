@@ -421,7 +421,7 @@ def test_hid_answers_do_not_depend_on_the_hidden_part(data: st.DataObject) -> No
 def enemy_orders(draw: st.DrawFn, state: GameState, enemy: str) -> str:
     lines: list[str] = []
     cargo = [u.uid for u in state.side_units(enemy) if u.is_land and u.hex is not None]
-    if cargo and draw(st.booleans()):
+    if draw(st.booleans()) and cargo:
         lines.append("EMBARK TR-1 " + " ".join(cargo))
     for u in sorted(state.side_units(enemy), key=lambda x: x.uid):
         if not u.is_naval or u.hex is None or not draw(st.booleans()):
