@@ -1,0 +1,245 @@
+"""The four U.S.N. mini-games played by signed order mails through the lifecycle
+(GameMaster + Mailroom, on SQLite) from set-up to the victory verdict (issue 6 item 7).
+
+Each side's orders are scripted per mail round (turn, phase); ship routes are found
+on the real map by breadth-first search, so the scripts follow map corrections.
+Dice are the game's own seeded dice, so the combats differ from run to run; what
+is checked is the lifecycle to the end and that the verdict is the one the victory
+rules give for the final state (VP.CALC, VP.LEVELS, MINI.*.VC).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+from collections import deque
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbem.config import Config, ModeratorConfig, SecretsConfig
+from pbem.core.dice import ScriptedDice
+from pbem.intake.hygiene import RateLimiter
+from pbem.intake.sheet import add_nonce
+from pbem.intake.signatures import generate_keypair, sign_block
+from pbem.lifecycle import record
+from pbem.lifecycle.games import Desk, GameMaster
+from pbem.lifecycle.mailroom import Mailroom, file_mail
+from pbem.reports.mailing import Reporter
+from pbem.rulesets.usn import victory
+from pbem.rulesets.usn.geo import Geo, world_geo
+from pbem.rulesets.usn.ruleset import UsnRuleset, _victory_of
+from pbem.rulesets.usn.state import GameState
+from pbem.storage.db import create_all, make_engine, make_sessionmaker
+
+J, A = "japanese", "allied"
+MODERATOR = "pbem@example.org"
+T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+
+Script = dict[tuple[int, str, str], list[str]]  # (turn, phase, side) -> order lines
+
+
+def sea_path(geo: Geo, start: int, goal: int, limit: int) -> list[int]:
+    parent: dict[int, int] = {start: start}
+    queue = deque([start])
+    while queue:
+        h = queue.popleft()
+        if h == goal:
+            break
+        for n in geo.naval_nbrs[h]:
+            if n not in parent:
+                parent[n] = h
+                queue.append(n)
+    route = [goal]
+    while route[-1] != start:
+        route.append(parent[route[-1]])
+    return list(reversed(route))[1 : limit + 1]
+
+
+def fmt(hexes: list[int]) -> str:
+    return " ".join(f"{h:04d}" for h in hexes)
+
+
+# --- the scripts -----------------------------------------------------------------
+
+
+def coral_sea(geo: Geo) -> Script:
+    """MINI.CORAL: the carriers close on each other; the Japanese ship the engineer
+    toward Guadalcanal (MINI.CORAL.VC's +10)."""
+    cv = sea_path(geo, 754, 828, 8)
+    tr = sea_path(geo, 759, 828, 6)
+    al = sea_path(geo, 899, 828, 8)
+    return {
+        (1, "J-2", J): [f"MOVE CV-3 CV-4 CA-1 CA-2 {fmt(cv[:4])}", "EMBARK TR-1 ENG-1"],
+        (1, "A-3-4", A): [f"MOVE CV-5 CV-2 CA-1 DD-1 {fmt(al[:4])}"],
+        (1, "J-7-8", J): [f"MOVE TR-1 {fmt(tr[:-1])}"],
+        (2, "J-2", J): [f"MOVE TR-1 {fmt(tr[-1:])}", "DEBARK TR-1 ENG-1"],  # NM.TRANS.COST
+    }
+
+
+def midway(geo: Geo) -> Script:
+    """MINI.MIDWAY: the Kido Butai sails east, the Allied carriers wait at Pearl."""
+    kb = sea_path(geo, 609, 1218, 20)
+    return {
+        (1, "J-2", J): [f"MOVE CV-1 CV-2 CV-5 CV-6 BB-1 {fmt(kb[:5])}"],
+        (1, "J-7-8", J): [f"MOVE CV-1 CV-2 CV-5 CV-6 BB-1 {fmt(kb[5:10])}"],
+    }
+
+
+def eastern_solomons(geo: Geo) -> Script:
+    """MINI.SOLOMONS: the Marines leave their trenches (ENT.B) and attack the SNLF on
+    Guadalcanal (SEQ.5B, SEQ.5K)."""
+    return {
+        (1, "A-3-4", A): ["DISENTRENCH MAR-1"],
+        (1, "air-5", A): ["ATTACK 0828 MAR-1"],
+    }
+
+
+def santa_cruz(geo: Geo) -> Script:
+    """MINI.SANTACRUZ: an Allied regiment attacks the Japanese division on
+    Guadalcanal at poor odds; the Japanese carriers come south."""
+    cv = sea_path(geo, 754, 828, 8)
+    return {
+        (1, "J-2", J): [f"MOVE CV-3 CV-4 CVL-3 CV-8 {fmt(cv[:4])}"],
+        (1, "A-3-4", A): ["DISENTRENCH RGT-1"],
+        (1, "air-5", A): ["ATTACK 0828 RGT-1"],
+    }
+
+
+GAMES: dict[str, tuple[Callable[[Geo], Script], str]] = {
+    "coral-sea": (coral_sea, "port-moresby"),
+    "midway": (midway, "midway"),
+    "eastern-solomons": (eastern_solomons, "guadalcanal-air-base"),
+    "santa-cruz": (santa_cruz, "guadalcanal-air-base"),
+}
+
+
+# --- the moderator's table --------------------------------------------------------
+
+
+@pytest.fixture
+def sessions(sqlite_url: str) -> Iterator[sessionmaker[Session]]:
+    engine = make_engine(sqlite_url)
+    create_all(engine)
+    yield make_sessionmaker(engine)
+    engine.dispose()
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Config:
+    return Config(
+        moderator=ModeratorConfig(address=MODERATOR),
+        secrets=SecretsConfig(plot_key=base64.b64encode(os.urandom(32)).decode()),
+        base_dir=tmp_path,
+    )
+
+
+class Table:
+    def __init__(self, sessions: sessionmaker[Session], config: Config) -> None:
+        self.sessions = sessions
+        self.config = config
+
+    def run(self, fn: Callable[[GameMaster], Any]) -> Any:
+        with self.sessions.begin() as s:
+            gm = GameMaster(Desk(s, self.config, self.config.secrets.key_bytes(), T0), Reporter())
+            return fn(gm)
+
+
+def mail_orders(table: Table, sender: str, key: bytes, head: str, lines: list[str]) -> str:
+    """File and process one signed order mail; returns the mailroom's outcome."""
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = MODERATOR
+    msg["Subject"] = "orders"
+    msg["Message-ID"] = f"<{os.urandom(8).hex()}@example.org>"
+    msg.set_content("My orders.\n\n" + sign_block(add_nonce(head + "\n".join(lines) + "\n"), key))
+    raw = msg.as_bytes()
+
+    def go(gm: GameMaster) -> str:
+        row = file_mail(gm.s, "ref", raw, T0)
+        assert row is not None
+        return Mailroom(gm, RateLimiter(1000, 3600)).process(row)
+
+    return str(table.run(go))
+
+
+def play(table: Table, scenario: str, script: Script) -> tuple[dict[str, Any], list[Any], Any]:
+    """Play one game to its end; returns (final state, record entries, outcome)."""
+    keys = {side: generate_keypair(side) for side in (J, A)}
+    gid = f"usn-{scenario}"
+
+    def setup(gm: GameMaster) -> None:
+        gm.create_game(gid, "usn", scenario, settings={"early_adjudication": True})
+        for side in (J, A):
+            gm.assign(gid, side, f"{side}@example.org", public_key=keys[side][1])
+        gm.start(gid)
+
+    table.run(setup)
+    for _ in range(40):
+        phase = table.run(lambda gm: _open(gm, gid))
+        if phase is None:
+            break
+        turn, name, sides = phase
+        for side in sides:
+            lines = script.get((turn, name, side), [])
+            head = f"Game: {gid}\nSide: {side}\nTurn: {turn}\nPhase: {name}\n\n"
+            outcome = mail_orders(table, f"{side}@example.org", keys[side][0], head, lines)
+            assert outcome.startswith("accepted"), (turn, name, side, outcome)
+            m = re.match(r"accepted (\d+), refused (\d+)", outcome)
+            assert m and int(m.group(2)) == 0, (turn, name, side, lines, outcome)
+        table.run(lambda gm: gm.tick(gid))
+    return table.run(lambda gm: _final(gm, gid))
+
+
+def _open(gm: GameMaster, gid: str) -> tuple[int, str, tuple[str, ...]] | None:
+    game = gm.game(gid)
+    phase = gm.open_phase(gid)
+    if game.status != "running" or phase is None:
+        return None
+    return phase.turn, phase.name, tuple(phase.sides)
+
+
+def _final(gm: GameMaster, gid: str) -> tuple[dict[str, Any], list[Any], Any]:
+    """The state after the last round, recomputed from the record (the lifecycle keeps
+    states per open phase): the last phase's state, its revealed orders and rolls."""
+    game = gm.game(gid)
+    assert game.status == "over", game.status
+    entries = record.entries(gm.s, gid)
+    assert any(e["kind"] == "game-over" for e in entries), "no game-over entry"
+    last = [e["payload"] for e in entries if e["kind"] == "phase-adjudicated"][-1]
+    start = gm.state_of(gm.line_of_play(gid)[-1])
+    orders = {side: list(p["orders"]) for side, p in last["plots"].items()}
+    dice = ScriptedDice([int(v) for v, _ in last["rolls"]])
+    final = dict(UsnRuleset(world_geo()).adjudicate(start, orders, dice).state)
+    return final, entries, dict(game.outcome)
+
+
+@pytest.mark.parametrize("scenario", sorted(GAMES))
+def test_mini_game_played_by_mail_to_the_verdict(
+    scenario: str, sessions: sessionmaker[Session], config: Config
+) -> None:
+    """MINI.*: set-up to verdict by scripted order mails; the verdict is VP.CALC's."""
+    script_of, objective = GAMES[scenario]
+    geo = world_geo()
+    table = Table(sessions, config)
+    final, entries, outcome = play(table, scenario, script_of(geo))
+    adjudicated = [e["payload"] for e in entries if e["kind"] == "phase-adjudicated"]
+    s = GameState.from_json(final)
+    assert s.over
+    assert len(adjudicated) == 6 * s.last_turn  # six mail rounds a turn, to the last
+    expected = victory.verdict(geo, s, _victory_of(scenario))
+    assert (outcome["winner"], outcome["level"], outcome["scores"]) == (
+        expected.winner,
+        expected.level,
+        dict(expected.scores),
+    )
+    assert objective in outcome["summary"] or outcome["winner"] is None
+    kinds = [ev["kind"] for e in adjudicated for ev in e["events"]]
+    if scenario in ("eastern-solomons", "santa-cruz"):
+        assert "land-combat" in kinds  # the scripted attack was fought (SEQ.5K)
