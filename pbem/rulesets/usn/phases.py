@@ -19,7 +19,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.ruleset import LineError
-from pbem.rulesets.usn import air_combat, bases, hexgrid, land_combat, movement, naval_combat
+from pbem.rulesets.usn import air_combat, bases, land_combat, movement, naval_combat
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
 from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import (
@@ -49,10 +49,9 @@ from pbem.rulesets.usn.sequence import (
     STEPS,
     Step,
     StepKind,
-    enemy_of,
     first_round_of_side,
 )
-from pbem.rulesets.usn.standing import merge, resolve
+from pbem.rulesets.usn.standing import merge
 from pbem.rulesets.usn.state import WEST_COAST, Air, GameState, Pending, Unit
 from pbem.rulesets.usn.supply import can_refuel_in_base, fuel_check, stamp, update_supply
 
@@ -447,66 +446,8 @@ def _end_naval_phase(w: Work) -> None:
 
 
 def _deferred(w: Work, st: Step, lines: Mapping[str, list[Line]], dice: Dice | None) -> None:
-    """Until the combat modules register a hook: engagement flight only, then a marker."""
-    side = w.side
-    if st.kind is StepKind.AIR_SEA:
-        if not w.engaged_at:
-            return
-        hexes = sorted(set(w.engaged_at.values()))
-        if w.engaged_at and _flee(w, hexes):
-            pass
-        for h in hexes:
-            defenders = w.enemy_ships_at_sea(h)
-            if defenders:
-                w.event(
-                    "combat-deferred",
-                    "SEQ.2G",
-                    None,
-                    hex=f"{h:04d}",
-                    attacker=side,
-                    defenders=[u.uid for u in defenders],
-                )
-        w.engaged_at.clear()
-        return
+    """A combat part with no module registered in COMBAT_HOOKS: a marker event."""
     w.event("combat-deferred", st.rule, None, step=st.number)
-
-
-def _flee(w: Work, hexes: list[int]) -> bool:
-    """NM.SURF.2 under standing orders (default FLEE): defenders fast enough move off."""
-    enemy = enemy_of(w.side)
-    orders = resolve(enemy, w.state.standing.get(enemy, ()))
-    fled = False
-    for h in hexes:
-        attackers = [w.units[k] for k, at in w.engaged_at.items() if at == h]
-        top_ma = max(movement.movement_allowance(a) for a in attackers)
-        attacker_hexes = {u.hex for u in w.units.values() if u.side == w.side and u.hex is not None}
-        choices = [
-            n
-            for n in w.geo.naval_nbrs[h]
-            if not any(e.hex == n for e in w.units.values() if e.side == w.side)
-        ]
-        # Prefer hexes not next to any hex the attackers could have come from.
-        far = [
-            n for n in choices if not any(hexgrid.adjacent(n, a) for a in attacker_hexes if a != h)
-        ]
-        targets = sorted(far) or sorted(choices)
-        for d in list(w.enemy_ships_at_sea(h)):
-            if orders.surface_choice(d.uid) != "FLEE" or not targets:
-                continue
-            if movement.movement_allowance(d) < top_ma:
-                continue
-            w.put(replace(d, hex=targets[0], in_base=False))
-            w.escaped.add(d.key)
-            fled = True
-            w.event(
-                "escaped",
-                "NM.SURF.2",
-                None,
-                unit=d.uid,
-                side=enemy,
-                to=f"{targets[0]:04d}",
-            )
-    return fled
 
 
 # --- land movement -----------------------------------------------------------
