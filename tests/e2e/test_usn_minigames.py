@@ -217,7 +217,7 @@ def _final(gm: GameMaster, gid: str) -> tuple[dict[str, Any], list[Any], Any]:
     orders = {side: list(p["orders"]) for side, p in last["plots"].items()}
     dice = ScriptedDice([int(v) for v, _ in last["rolls"]])
     final = dict(UsnRuleset(world_geo()).adjudicate(start, orders, dice).state)
-    return final, entries, dict(game.outcome)
+    return final, entries, dict(game.outcome or {})
 
 
 @pytest.mark.parametrize("scenario", sorted(GAMES))
