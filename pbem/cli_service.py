@@ -136,6 +136,21 @@ def cmd_archive_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_archive_html(args: argparse.Namespace) -> int:
+    from pbem.reports.site import write_site
+    from pbem.storage.db import make_engine, make_sessionmaker
+
+    config = _config(args)
+    engine = make_engine(config.database.url)
+    try:
+        with make_sessionmaker(engine)() as s:
+            index = write_site(s, args.game, Path(args.out), unfinished=args.unfinished)
+    finally:
+        engine.dispose()
+    print(f"site of {args.game} written: open {index}")
+    return 0
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from pbem.record.archive import verify_archive
 
@@ -202,6 +217,11 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--out", required=True, help="folder to write")
     p.add_argument("--unfinished", action="store_true", help="export a game still in play")
     p.set_defaults(func=cmd_archive_export)
+    p = asub.add_parser("html", help="write a game's static site: every report, then the record")
+    p.add_argument("game")
+    p.add_argument("--out", required=True, help="folder to write")
+    p.add_argument("--unfinished", action="store_true", help="a game still in play (moderator)")
+    p.set_defaults(func=cmd_archive_html)
 
     p = sub.add_parser("verify", help="re-run a game from its exported archive and check it all")
     p.add_argument("archive", help="folder written by `pbem archive export`")
