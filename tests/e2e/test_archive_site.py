@@ -12,12 +12,14 @@ import base64
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from PIL import Image
 from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
 
 from pbem.config import Config, SecretsConfig
 from pbem.intake.signatures import generate_keypair
@@ -60,7 +62,7 @@ def browse(url: str, profile: Path, *extra: str) -> subprocess.CompletedProcess[
 
 
 @pytest.fixture
-def finished_game(sqlite_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+def finished_game(sqlite_url: str, tmp_path: Path) -> Iterator[sessionmaker[Session]]:
     """A demo game played to its end through the lifecycle, with an observer."""
     engine = make_engine(sqlite_url)
     create_all(engine)
@@ -68,7 +70,7 @@ def finished_game(sqlite_url: str, tmp_path: Path):  # type: ignore[no-untyped-d
     key = base64.b64encode(os.urandom(32)).decode()
     config = Config(secrets=SecretsConfig(plot_key=key), base_dir=tmp_path)
 
-    def gm(s):  # type: ignore[no-untyped-def]
+    def gm(s: Session) -> GameMaster:
         return GameMaster(Desk(s, config, config.secrets.key_bytes(), T0), Reporter())
 
     with sessions.begin() as s:
@@ -87,7 +89,9 @@ def finished_game(sqlite_url: str, tmp_path: Path):  # type: ignore[no-untyped-d
     engine.dispose()
 
 
-def test_archive_site_opens_in_headless_chromium(finished_game, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_archive_site_opens_in_headless_chromium(
+    finished_game: sessionmaker[Session], tmp_path: Path
+) -> None:
     out = tmp_path / "site"
     with finished_game() as s:
         index = write_site(s, "g1", out)
