@@ -55,7 +55,7 @@ def test_am_bombnav_order_lbac_then_lac_each_its_whole_sequence() -> None:
     assert all(w["cap"] is not None and w["ships"] == ["CV-1", "CA-1"] for w in waves)
 
 
-def test_am_bombnav_str_allied_lac_halved_lbac_one_per_point() -> None:
+def test_am_bombnav_str_seq_5f_2c_seq_5f_3c_allied_lac_halved_lbac_one_per_point() -> None:
     g = fleet_game(lbac=4, lac=6)
     orders = {
         A: f"STRIKE 6 LAC {ISL:04d} {SEA:04d} SHIPS 1\nSTRIKE 4 LBAC {ISL:04d} {SEA:04d} SHIPS 1"
@@ -124,7 +124,7 @@ def test_crt2_lbac_counts_as_two_fractions_dropped() -> None:
     assert force[0].points == 3 and force[0].lost == 1
 
 
-def test_crt2_errata_destroyed_results_are_applied_first() -> None:
+def test_crt2_errata_err_crt2_crt2_destroy_destroyed_results_are_applied_first() -> None:
     force = [Flight(J, "NAC", 3, "CV-1", SEA, "STRIKE", ISL)]
     hit = take_losses(_work(), force, AirLoss(2, 2), ("NAC", "LAC", "LBAC"), A)
     assert hit == {"destroyed": {"NAC": 2}, "aborted": {"NAC": 1}}
@@ -156,7 +156,7 @@ def test_am_bombnav_seq_split_only_when_the_first_ship_is_swamped() -> None:
 # --- SEQ.5H / AM.BASE, AM.STRAFE, AM.BOMBCD, AM.BOMBLAND, port ---------------------------
 
 
-def test_am_base_target_unallocated_aircraft_rise_and_base_is_neutralized() -> None:
+def test_am_base_target_am_base_resolve_cbt_j_aircraft_rise_and_base_is_neutralized() -> None:
     units = [land(J, "RGT-9", ATOLL)]
     state = make_state(
         units,
@@ -178,7 +178,7 @@ def test_am_base_target_unallocated_aircraft_rise_and_base_is_neutralized() -> N
     assert g.s.air_at(A, f"{ISL:04d}").lbac == 26
 
 
-def test_am_strafe_lbac_stay_down_and_are_hit_counting_double() -> None:
+def test_am_strafe_cap_am_strafe_aa_am_strafe_fire_lbac_stay_down_and_are_hit_double() -> None:
     units = [replace(ship(J, "CV-1", ISL2), capacity=12)]
     state = make_state(
         units,
@@ -234,7 +234,7 @@ def test_am_bombland_only_dx_cuts_the_unit_off() -> None:
     assert g.s.extra["cut_off"] == {"japanese/RGT-9": 2}
 
 
-def test_am_bombnav_port_ships_in_base_add_their_aa_to_the_base() -> None:
+def test_am_bombnav_port_nm_aa_port_ships_in_base_add_their_aa_to_the_base() -> None:
     units = [
         ship(J, "CA-1", ATOLL, in_base=True, stack=0),
         ship(J, "CA-2", ATOLL, in_base=True, stack=1),
@@ -254,7 +254,7 @@ def test_am_bombnav_port_ships_in_base_add_their_aa_to_the_base() -> None:
 # --- SEQ.5J ground support -------------------------------------------------------------
 
 
-def test_am_gso_offensive_support_adds_full_bombardment() -> None:
+def test_am_gso_seq_5j_offensive_support_adds_full_bombardment() -> None:
     units = [land(A, "RGT-1", ISL2), land(J, "RGT-9", ISL2)]
     state = make_state(
         units, air={A: {f"{ISL:04d}": Air(lac=2)}}, bases=[base(ISL, A, air=30)], round=AIR5
@@ -325,7 +325,7 @@ def test_mov_s_carrier_cap_lost_when_its_carrier_is_damaged() -> None:
     assert lost.data["points"] == 4 and lost.rule == "SEQ.5L"
 
 
-def test_seq_5l_nac_return_to_their_carrier_others_to_a_base_in_range_with_room() -> None:
+def test_seq_5l_cbt_k_nac_return_to_their_carrier_others_to_a_base_in_range_with_room() -> None:
     units = [ship(J, "CV-1", SEA, capacity=5)]
     state = make_state(
         units,
@@ -352,3 +352,210 @@ def _dice() -> Any:
     from pbem.core.dice import ScriptedDice
 
     return ScriptedDice([])
+
+
+# --- the whole sequences of SEQ.5F-I ------------------------------------------------------
+
+CV_A = ISL2  # an Allied carrier beside the island base
+
+
+def three_type_game() -> Game:
+    units = [
+        replace(ship(J, "CV-1", SEA), defense=5, aa=5, stack=0),
+        replace(ship(J, "CA-1", SEA), defense=5, aa=5, stack=1),
+        ship(A, "CV-5", CV_A),
+    ]
+    state = make_state(
+        units,
+        air={A: {f"{ISL:04d}": Air(lbac=4, lac=6), "CV-5": Air(nac=4)}, J: {"CV-1": Air(nac=6)}},
+        bases=[base(ISL, A, air=30)],
+        round=AIR5,
+        extra=RANGES,
+    )
+    g = Game(state)
+    target = f"{SEA:04d} SHIPS 1"
+    orders = {
+        A: f"STRIKE 4 NAC CV-5 {target}\nSTRIKE 6 LAC {ISL:04d} {target}\n"
+        f"STRIKE 4 LBAC {ISL:04d} {target}",
+        J: "CAP 4 NAC CV-1",
+    }
+    # LBAC wave: CAP fire 20 (die 1: 2/2), LBAC fire 4 (die 1: one CAP aborts), AA 10 die 6;
+    # 2 LBAC left bomb 2 v 5 (below 1-1, no die). Every later die is 6: no losses, no hits.
+    g.play(orders, dice=[1, 1, 6] + [6] * 30)
+    return g
+
+
+def test_seq_5f_1_seq_5f_2a_seq_5f_3a_seq_5f_4a_cap_is_worn_down_wave_by_wave() -> None:
+    g = three_type_game()
+    lbac, lac, nac = strikes(g, "AM.BOMBNAV.SEQ")
+    assert (lbac["type"], lac["type"], nac["type"]) == ("LBAC", "LAC", "NAC")
+    # CRT2.LBAC: 2 destroyed and 2 aborted cost one LBAC point each.
+    assert lbac["cap"]["strike_losses"] == {"destroyed": {"LBAC": 1}, "aborted": {"LBAC": 1}}
+    assert lbac["cap"]["cap_losses"]["aborted"] == {"NAC": 1}
+    assert lac["cap"]["cap"] == 15 and nac["cap"]["cap"] == 15  # three NAC left on CAP
+
+
+def test_seq_5f_2b_seq_5f_3b_seq_5f_4b_seq_5f_4c_each_wave_meets_the_group_aa_then_bombs() -> None:
+    g = three_type_game()
+    lbac, lac, nac = strikes(g, "AM.BOMBNAV.SEQ")
+    assert all(w["aa"]["aa"] == 10 for w in (lbac, lac, nac))  # the pair's combined AA
+    (weak,) = lbac["attack"]  # 2 against 5: below 1-1, no die (A2)
+    assert (weak["odds"], weak["die"], weak["result"]) == ("below 1-1", 0, "-")
+    assert lac["attack"][0]["attack"] == 48 and nac["attack"][0]["attack"] == 44
+
+
+def test_crt2_abort_amac_c_amac_d_aborted_go_home_and_survivors_return() -> None:
+    g = three_type_game()
+    s = g.s
+    assert s.air_at(A, f"{ISL:04d}") == Air(lbac=3, lac=6)  # one LBAC destroyed
+    assert s.air_at(A, "CV-5").nac == 4
+    assert s.air_at(J, "CV-1").nac == 6  # the aborted CAP point came back aboard
+
+
+def test_seq_5g_1_seq_5g_2a_c_seq_5g_3a_c_japanese_lac_then_nac_at_full_strength() -> None:
+    units = [
+        replace(ship(J, "CV-1", SEA), capacity=10),
+        replace(ship(A, "CA-1", H(8, 9)), defense=1),
+        ship(A, "CA-2", H(8, 9)),
+    ]
+    state = make_state(
+        units,
+        air={A: {f"{ISL:04d}": Air(lac=2)}, J: {"CV-1": Air(nac=6), f"{ATOLL:04d}": Air(lac=4)}},
+        bases=[base(ISL, A, air=30), base(ATOLL, J, air=10, naval=False)],
+        round=AIR5,
+    )
+    g = Game(state)
+    orders = {
+        A: f"STRIKE 2 LAC {ISL:04d} {SEA:04d} SHIPS 1",
+        J: f"STRIKE 6 NAC CV-1 {H(8, 9):04d} SHIPS 1\nSTRIKE 4 LAC {ATOLL:04d} {H(8, 9):04d} SHIPS 1",
+    }
+    g.play(orders, dice=[6] * 30)
+    waves = strikes(g, "AM.BOMBNAV.SEQ")
+    assert [(w["side"], w["type"]) for w in waves] == [(A, "LAC"), (J, "LAC"), (J, "NAC")]
+    assert waves[1]["attack"][0]["attack"] == 56 and waves[2]["attack"][0]["attack"] == 42
+
+
+def test_seq_5fg_aloft_amac_a_aircraft_leave_their_base_and_stay_up_until_seq_5l() -> None:
+    state = make_state(
+        [land(J, "RGT-9", ATOLL)],
+        air={A: {f"{ISL:04d}": Air(lac=10)}},
+        bases=[base(ISL, A, air=30)],
+        round=AIR5,
+    )
+    w = Work.start(stub_geo(), state)
+    w.begin_phase(A, 5)
+    from pbem.core.dice import ScriptedDice
+    from pbem.rulesets.usn.orders import parse_orders
+    from pbem.rulesets.usn.sequence import STEPS, StepKind
+
+    lines, _ = parse_orders(
+        f"STRIKE 4 LAC {ISL:04d} {ATOLL:04d} LAND", frozenset({StepKind.STRIKE})
+    )
+    air_combat.hook_strikes(w, STEPS[4], {A: lines}, ScriptedDice([6] * 5))
+    assert w.air_at(A, f"{ISL:04d}").lac == 6
+    assert [f["points"] for f in w.state.extra["aloft"]] == [4]
+    air_combat.hook_return(w, STEPS[4], {}, ScriptedDice([]))
+    assert w.air_at(A, f"{ISL:04d}").lac == 10 and "aloft" not in w.state.extra
+
+
+def test_seq_5h_1_seq_5h_2a_seq_5h_2b_seq_5h_2c_lbac_untouched_over_land_targets() -> None:
+    state = make_state(
+        [land(J, "RGT-9", ATOLL)],
+        air={A: {f"{ISL:04d}": Air(lbac=4, lac=10)}, J: {f"{ATOLL:04d}": Air(lac=8)}},
+        bases=[base(ISL, A, air=30), base(ATOLL, J, air=10, naval=False)],
+        round=AIR5,
+        extra=RANGES,
+    )
+    g = Game(state)
+    text = f"STRIKE 4 LBAC {ISL:04d} {ATOLL:04d} LAND\nSTRIKE 10 LAC {ISL:04d} {ATOLL:04d} LAND"
+    g.play({A: text, J: f"CAP 8 LAC {ATOLL:04d}"}, dice=[1] * 30)
+    (hit,) = strikes(g, "AM.BOMBLAND")
+    assert set(hit["cap"]["strike_losses"]["destroyed"]) == {"LAC"}  # CAP 40, die 1: 4/2
+    assert hit["aa"] is None  # land units fire no AA
+    assert g.s.air_at(A, f"{ISL:04d}").lbac == 4
+
+
+def test_seq_5i_1_2c_japanese_land_strikes_come_after_the_allied_ones() -> None:
+    units = [land(J, "RGT-9", ATOLL), land(A, "RGT-1", ISL2)]
+    state = make_state(
+        units,
+        air={A: {f"{ISL:04d}": Air(lac=2)}, J: {f"{ATOLL:04d}": Air(lac=2)}},
+        bases=[base(ISL, A, air=30), base(ATOLL, J, air=10, naval=False)],
+        round=AIR5,
+    )
+    g = Game(state)
+    orders = {
+        J: f"STRIKE 2 LAC {ATOLL:04d} {ISL2:04d} LAND",
+        A: f"STRIKE 2 LAC {ISL:04d} {ATOLL:04d} LAND",
+    }
+    g.play(orders, dice=[6] * 30)
+    assert [s["side"] for s in strikes(g, "AM.BOMBLAND")] == [A, J]
+
+
+def test_cbt_b_am_base_aa_only_the_named_base_defends_and_fires() -> None:
+    state = make_state(
+        [],
+        air={A: {f"{ISL:04d}": Air(lbac=2, lac=4)}},
+        bases=[base(ISL, A, air=30), base(ATOLL, J, air=10, naval=True)],
+        round=AIR5,
+        extra=RANGES,
+    )
+    g = Game(state)
+    text = (
+        f"STRIKE 2 LAC {ISL:04d} {ATOLL:04d} NAVALBASE\nSTRIKE 2 LAC {ISL:04d} {ATOLL:04d} AIRBASE"
+    )
+    g.play({A: text}, dice=[6] * 30)
+    aa = {s["target"]: s["aa"]["aa"] for s in strikes(g)}
+    assert aa == {"NAVALBASE": 20, "AIRBASE": 10}  # BASE.M
+
+
+def test_am_base_grounded_aircraft_on_a_neutralized_base_cannot_rise_and_are_hit() -> None:
+    atoll = replace(base(ATOLL, J, air=10, naval=False), neutralized_until=1)
+    state = make_state(
+        [],
+        air={A: {f"{ISL:04d}": Air(lbac=16)}, J: {f"{ATOLL:04d}": Air(lac=8)}},
+        bases=[base(ISL, A, air=30), atoll],
+        round=AIR5,
+        extra=RANGES,
+    )
+    g = Game(state)
+    # 160 v 10 = 16-1 (CRT3 column 16-20), die 1: 2; CRT5 die 1: 10 weeks -> 25% of 8.
+    g.play({A: f"STRIKE 16 LBAC {ISL:04d} {ATOLL:04d} AIRBASE"}, dice=[1] * 10)
+    (hit,) = strikes(g, "AM.BASE.RESOLVE")
+    assert hit["cap"] is None
+    assert g.s.air_at(J, f"{ATOLL:04d}").lac == 6
+
+
+def test_am_strafe_alloc_am_strafe_range_extended_strafers_fire_at_reduced_a2a() -> None:
+    far = H(9, 10)  # three hexes from the base: NAC extended range
+    units = [replace(ship(J, "CV-1", far), capacity=12)]
+    state = make_state(
+        units,
+        air={A: {f"{ISL:04d}": Air(lbac=4)}, J: {"CV-1": Air(nac=10)}},
+        bases=[base(ISL, A, air=6)],
+        round=AIR5,
+        extra=RANGES,
+    )
+    g = Game(state)
+    assert g.s.units["japanese/CV-1"].hex is not None
+    g.play({J: f"STRIKE 10 NAC CV-1 {ISL:04d} STRAFE"}, dice=[6] * 10)
+    (hit,) = strikes(g, "AM.STRAFE.FIRE")
+    assert hit["cap"] is None  # the LBAC on the ground do not rise (AM.STRAFE.CAP)
+    assert hit["aa"]["aa"] == 6
+
+
+def test_amac_form_amac_purpose_every_chart_column_is_an_order() -> None:
+    from pbem.rulesets.usn.orders import Mission, parse_line
+
+    columns = {
+        "CAP": "CAP 2 NAC CV-1",
+        "ground support": "SUPPORT 2 LAC 0212 0213 ATTACK",
+        "land units": "STRIKE 2 LAC 0212 0213 LAND",
+        "coastal defense": "STRIKE 2 LAC 0212 0213 CD",
+        "naval units": "STRIKE 2 LAC 0212 0213 SHIPS 1",
+        "naval bases": "STRIKE 2 LAC 0212 0213 NAVALBASE",
+        "air bases": "STRIKE 2 LAC 0212 0213 AIRBASE",
+        "strafing": "STRIKE 2 LAC 0212 0213 STRAFE",
+    }
+    for text in columns.values():
+        assert isinstance(parse_line(text), Mission)

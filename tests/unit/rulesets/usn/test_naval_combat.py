@@ -56,7 +56,7 @@ def warship(side: str, uid: str, at: int, ma: int, stack: int, **kw: object) -> 
 # --- CBT.H, CBT.I, CRT5: damage -------------------------------------------------------
 
 
-def test_cbt_h_damage_halves_def_sa_aa_exactly() -> None:
+def test_cbt_h_dmg_effects_damage_halves_def_sa_aa_exactly() -> None:
     s = make_state([])
     ca = replace(ship(J, "CA-1", X), defense=5, sa=9, aa=7, damage=5)
     assert naval_combat.strength(s, ca, "defense") == Fraction(5, 2)
@@ -65,13 +65,13 @@ def test_cbt_h_damage_halves_def_sa_aa_exactly() -> None:
     assert naval_combat.strength(s, replace(ca, damage=0), "sa") == 9
 
 
-def test_cbt_i_damage_accumulates_and_forty_weeks_is_not_yet_sunk() -> None:
+def test_cbt_i_crt5_weeks_damage_accumulates_and_forty_weeks_is_not_yet_sunk() -> None:
     w = work([ship(J, "CA-1", X, damage=20)])
     assert naval_combat.apply_damage(w, w.units["japanese/CA-1"], Damage(20), A, "T") == "damaged"
     assert w.units["japanese/CA-1"].damage == 40
 
 
-def test_cbt_i_dmg_sink_over_forty_weeks_sinks_and_ledger_keeps_prior_damage() -> None:
+def test_cbt_i_dmg_sink_crt5_sink_over_forty_weeks_sinks_and_ledger_keeps_prior_damage() -> None:
     w = work([ship(J, "CA-1", X, damage=30)])
     assert naval_combat.apply_damage(w, w.units["japanese/CA-1"], Damage(15), A, "T") == "sunk"
     assert "japanese/CA-1" not in w.units
@@ -99,7 +99,7 @@ def test_crt34_none_below_one_to_one_rolls_no_die() -> None:
     assert f.column is None and f.damage == Damage(0) and d.rolls == []
 
 
-def test_crt34_num_damage_number_goes_to_crt5() -> None:
+def test_crt34_num_crt5_cols_damage_number_goes_to_crt5() -> None:
     # 8 against 4 is 2-1 (CRT4 column 2); die 1 -> damage number 1; CRT5 die 1 -> 10 weeks.
     f = naval_combat.fire(ScriptedDice([1, 1]), "CRT4", Fraction(8), Fraction(4), "x", "t")
     assert (f.number, f.damage) == (1, Damage(10))
@@ -234,7 +234,7 @@ def test_nm_surf_3_attackers_slower_than_the_slowest_defender_drop_out() -> None
     assert fight["engaged"] == {J: ["CA-1"], A: ["CA-9"]}
 
 
-def test_nm_surf_4_one_for_one_from_the_top_of_the_stack() -> None:
+def test_nm_surf_4_stk_g_surf_one_for_one_from_the_top_of_the_stack() -> None:
     allied = [warship(A, f"DD-{i}", X, 3, i) for i in range(1, 5)]
     w = work([*allied, warship(J, "CA-1", RING[0], 6, 0), warship(J, "CA-2", RING[0], 6, 1)])
     sail(w, J, ["CA-1", "CA-2"], X)
@@ -277,7 +277,7 @@ def test_nm_surf_esc_escaped_ships_are_not_engaged_again() -> None:
     assert w.enemy_ships_at_sea(refuge) == []  # STK.D: they may be passed freely
 
 
-def test_seq_2g_engagement_through_the_ruleset_is_seen_by_both_sides() -> None:
+def test_seq_2g_nm_surf_trigger_engagement_through_the_ruleset_is_seen_by_both_sides() -> None:
     g = Game(make_state([ship(J, "CA-1", RING[0], ma=6), ship(A, "TR-1", X, ma=3)]))
     g.play({J: f"MOVE CA-1 {X:04d}"}, dice=[1] * 20)
     (e,) = [e for e in g.events if e.kind == "surface-engagement"]
