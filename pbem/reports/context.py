@@ -232,7 +232,7 @@ def usn_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
         "last_known": list(fog.get("last_known", [])),
         "mode": fog.get("mode", "open"),
         "bases": list(view.get("bases", [])),
-        "vp": dict(view.get("vp", {})),
+        "vp": {k: f"{float(v):g}" for k, v in view.get("vp", {}).items()},
         "standing": view.get("standing", []),
         "turn": view.get("turn"),
         "round": view.get("round"),

@@ -1,0 +1,208 @@
+"""Reports: text at 72 columns, HTML with the same facts, the map picture, the mail."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from html.parser import HTMLParser
+from io import BytesIO
+from typing import Any
+
+import pytest
+from PIL import Image
+from sqlalchemy import select
+
+from pbem.core.dice import SeededDice
+from pbem.reports.context import Header, describe
+from pbem.reports.mailing import audience_view, render_report
+from pbem.reports.mapimage import SIDE_COLOURS, hex_pixel
+from pbem.reports.render import WIDTH
+from pbem.rulesets.demo import RaidRuleset
+from pbem.storage.models import OutboundMail, Report
+from tests.unit.lifecycle.conftest import Table
+
+from .usn_world import A, J, played
+
+PHASE = {
+    "turn": 1,
+    "name": "A-3-4",
+    "title": "Allied land movement, then air and sea movement",
+    "sides": [A],
+    "deadline": "Tue 03 Nov 2026 12:00 UTC",
+    "seed_commitment": "ab" * 32,
+}
+
+
+def usn_report(side: str | None, fog: str = "open", with_map: bool = False) -> Any:
+    g, state = played(fog)
+    view = audience_view(g.rs, state, g.events, side)
+    form = g.rs.order_template(state, side) if side == A else ""
+    header = Header(
+        "g7", "usn", g.rs.title, "test", side or "omniscient", side, "g7: turn 1 phase A-3-4",
+        phase=PHASE, order_form=form,
+    )  # fmt: skip
+    return render_report(header, view, with_map=with_map), view
+
+
+def demo_report(side: str) -> Any:
+    r = RaidRuleset()
+    st = r.initial_state("duel", {})
+    res = r.adjudicate(
+        st,
+        {"north": ["SEND SQN-1 A", "SEND SQN-2 B"], "south": ["SEND SQN-3 C"]},
+        SeededDice(b"k" * 32, "g1", 1, "plot"),
+    )
+    header = Header(
+        "g1", "demo", r.title, "duel", side, side, "g1: turn 2 phase plot",
+        phase={**PHASE, "turn": 2, "name": "plot", "sides": ["north", "south"]},
+        previous={
+            "turn": 1, "phase": "plot", "seed": "cd" * 32, "seed_commitment": "ef" * 32,
+            "commitments": {"north": "11" * 32, "south": "22" * 32},
+            "nonces": {"north": "nonce-north", "south": "nonce-south"},
+        },
+        order_form=r.order_template(res.state, side),
+    )  # fmt: skip
+    return render_report(header, r.view(res.state, res.events, side))
+
+
+def prose(text: str) -> list[str]:
+    """The report's lines outside the order form (the form is the ruleset's, sent verbatim)."""
+    return re.sub(r"---8<---\n.*?\n---8<---", "", text, flags=re.S).splitlines()
+
+
+@pytest.mark.parametrize("fog", ["open", "double-blind"])
+def test_usn_report_text_fits_72_columns(fog: str) -> None:
+    for side in (J, A, None):
+        report, _ = usn_report(side, fog)
+        long = [ln for ln in prose(report.text) if len(ln) > WIDTH]
+        assert not long, long
+
+
+def test_demo_report_text_fits_72_columns() -> None:
+    for side in ("north", "south"):
+        assert all(len(ln) <= WIDTH for ln in prose(demo_report(side).text))
+
+
+class _Collect(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: list[str] = []
+        self.tags: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        assert tag not in ("script", "link", "iframe"), tag  # no JavaScript, nothing external
+        for name, value in attrs:
+            assert not (name in ("src", "href") and value and "://" in value), value
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def html_text(html: str) -> str:
+    p = _Collect()
+    p.feed(html)
+    return " ".join(" ".join(p.text).split())
+
+
+def test_usn_html_has_the_same_facts_as_the_text() -> None:
+    report, view = usn_report(A)
+    words = html_text(report.html)
+    for u in view["own_units"] + view["enemy_units"]:
+        assert u["id"] in report.text and u["id"] in words
+        assert u["at"] in report.text and u["at"] in words
+    for fact in ("Tue 03 Nov 2026 12:00 UTC", "japanese", "What you know of the enemy", "0/3"):
+        assert fact in report.text and fact in words
+    vp = f"{float(view['vp'][J]):g}"
+    assert "Victory points (GEN.REC.A)" in words and f"japanese: {vp}" in report.text
+
+
+def test_demo_report_shows_combat_numbers_strengths_rolls_totals() -> None:
+    report = demo_report("north")
+    rows = [
+        ln.split() for ln in report.text.splitlines() if re.match(r"  [ABC] +(north|south)", ln)
+    ]
+    assert len(rows) == 6
+    for _zone, _side, strength, die, total in rows:
+        assert int(strength) + int(die) == int(total)
+        assert 1 <= int(die) <= 6
+    assert "<td>north</td>" not in report.html  # side cells carry their class
+    assert report.html.count('<td class="north">north</td>') == 3
+
+
+def test_demo_report_nonce_only_to_its_own_side() -> None:
+    north = demo_report("north")
+    assert "nonce-north" in north.text and "nonce-south" not in north.text
+    assert "nonce-south" not in north.html and "2222" in north.text  # commitments are public
+
+
+def test_html_escapes_what_players_wrote() -> None:
+    g, state = played()
+    view = dict(audience_view(g.rs, state, g.events, A))
+    view["standing"] = ["<script>alert(1)</script>"]
+    header = Header("g7", "usn", "U.S.N.", "test", A, A, "t", phase=PHASE)
+    html = render_report(header, view, with_map=False).html
+    assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_describe_names_every_datum_and_the_rule() -> None:
+    line = describe(
+        {"kind": "moved", "data": {"unit": "CV-1", "path": ["0069", "0103"]}, "rule": "SEQ.2C"}
+    )
+    assert line == "moved: unit CV-1; path 0069 0103 [SEQ.2C]"
+
+
+def _colour_near(img: Image.Image, h: int) -> set[tuple[int, int, int]]:
+    x, y = hex_pixel(h)
+    return {img.getpixel((int(x) + dx, int(y) + dy)) for dx in (-3, 0, 3) for dy in (-5, 5)}  # type: ignore[misc]
+
+
+def test_usn_png_shows_units_in_their_hexes() -> None:
+    report, view = usn_report(A, with_map=True)
+    img = Image.open(BytesIO(report.png)).convert("RGB")
+    own = {int(u["at"]) for u in view["own_units"]}
+    enemy = {int(u["at"]) for u in view["enemy_units"]}
+    for h in own:
+        assert SIDE_COLOURS[A] in _colour_near(img, h), h
+    for h in enemy:
+        assert SIDE_COLOURS[J] in _colour_near(img, h), h
+    empty = 1500  # far east, no unit there
+    assert not ({SIDE_COLOURS[A], SIDE_COLOURS[J]} & _colour_near(img, empty))
+
+
+def test_usn_png_has_no_metadata() -> None:
+    report, _ = usn_report(A, with_map=True)
+    img = Image.open(BytesIO(report.png))
+    assert img.format == "PNG" and not img.info.get("text") and not getattr(img, "text", {})
+    assert b"tEXt" not in report.png and b"iTXt" not in report.png and b"tIME" not in report.png
+
+
+def test_double_blind_png_hides_unseen_enemy() -> None:
+    report, view = usn_report(A, fog="double-blind", with_map=True)
+    assert view["enemy_units"] == []
+    g, _ = played("double-blind")
+    img = Image.open(BytesIO(report.png)).convert("RGB")
+    for u in g.s.side_units(J):
+        if u.hex is not None:
+            assert SIDE_COLOURS[J] not in _colour_near(img, u.hex)
+
+
+def test_reporter_mails_text_html_and_map(table: Table, demo_game: str) -> None:
+    """The lifecycle's Reporter: one multipart mail per seat, stored as sent."""
+    with table.sessions() as s:
+        mails = s.scalars(select(OutboundMail).where(OutboundMail.kind == "report")).all()
+        stored = s.scalars(select(Report)).all()
+        assert len(mails) == 2 and len(stored) == 2
+        for mail, report in zip(
+            sorted(mails, key=lambda m: m.side or ""),
+            sorted(stored, key=lambda r: r.audience),
+            strict=True,
+        ):
+            msg = email.message_from_bytes(mail.raw, policy=email.policy.default)
+            parts = {p.get_content_type(): p for p in msg.walk()}
+            assert {"text/plain", "text/html", "image/png"} <= set(parts)
+            assert parts["text/plain"].get_content().replace("\r\n", "\n") == report.text
+            assert parts["image/png"].get_content() == report.png
+            assert parts["image/png"].get_filename() == f"g1-1-{report.audience}-map.png"
+            assert report.html.startswith("<!DOCTYPE html>")
