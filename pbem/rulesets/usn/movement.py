@@ -15,7 +15,7 @@ from typing import Any
 from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import HOME_ISLANDS, Geo, distance_field
-from pbem.rulesets.usn.orders import OFF_MAP, AirCargo, Embark, Emergency, Move, Transfer
+from pbem.rulesets.usn.orders import OFF_MAP, Move, Transfer
 from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, enemy_of
 from pbem.rulesets.usn.state import WEST_COAST, Air, Base, GameState, Unit, unit_key
 from pbem.rulesets.usn.supply import SupplyMap, supply_map
@@ -25,9 +25,6 @@ MOV_N_RADIUS = 5  # MOV.N: enemy bases, engineers and ships
 MOV_N_LBAC_RADIUS = 6  # MOV.N: Allied LBAC, against Japanese ships
 PARA_RANGE = 4  # PARA.DROP
 PARA_BASE_MIN = 10  # PARA.BASE
-EMERGENCY_CAPACITY = {JAPANESE: 4, ALLIED: 2}  # NM.EMERG.CAP
-EMERGENCY_SUPPLY_TP = 12  # SUP.F: one division
-NORMAL_RANGE = {"LAC": 3, "NAC": 2}  # UNIT.AIR.LAYOUT example counter, NACC.J
 
 
 class Refused(Exception):
@@ -197,6 +194,9 @@ def do_naval_move(w: Work, order: Move) -> None:
     ships = [w.own(uid) for uid in order.units]
     for s in ships:
         _check_ship_can_move(w, s, order.second)
+    from pbem.rulesets.usn.scenario_rules import check_naval_path  # MINI.SOLOMONS.SR
+
+    check_naval_path(w, ships, order.path)
     for s in ships:
         _move_ship(w, s, order.path, order.second)
 
@@ -630,260 +630,6 @@ def do_drop(w: Work, uid: str, dest: int) -> None:
     w.put(replace(u, hex=dest, entrenched=False))
     w.event("dropped", "SEQ.2B", None, unit=uid, side=u.side, to=f"{dest:04d}")
     capture_at(w, dest)
-
-
-# --- transports ------------------------------------------------------------------
-
-
-def cargo_points(w: Work, ship: Unit) -> int:
-    used = sum(u.tp for u in w.units.values() if u.side == ship.side and u.carried_by == ship.uid)
-    return used + w.air_at(ship.side, ship.uid).total
-
-
-def _mp_left(w: Work, ship: Unit) -> int:
-    limit = movement_allowance(ship) * (2 if w.doubled_ok.get(ship.key, False) else 1)
-    return limit - w.spent.get(ship.key, 0)
-
-
-def do_embark(w: Work, order: Embark) -> None:
-    """SEQ.2D / NM.TRANS: load or unload a transport in its hex (+1 MP for TR, 0 for AT)."""
-    ship = w.own(order.transport)
-    if not ship.is_transport:
-        raise Refused(
-            f"{ship.uid} is not a transport (DD/CL carry troops by EMERGENCY)", "NM.TRANS.UNITS"
-        )
-    at_wc = ship.box == WEST_COAST
-    h = ship.hex
-    if h is None and not at_wc:
-        raise Refused(f"{ship.uid} is not on the map", "NM.TRANS.COST")
-    if h is not None and not w.geo.is_land(h):
-        raise Refused(
-            f"{ship.uid} is at sea ({h:04d}); load and unload in a partly land hex", "NM.TRANS.COST"
-        )
-    cost = 0 if ship.utype == "AT" or at_wc else 1
-    if cost and _mp_left(w, ship) < cost:
-        raise Refused(f"{ship.uid} has no movement point left to load or unload", "NM.TRANS.COST")
-    if at_wc and ship.key in w.moved:
-        raise Refused(
-            f"{ship.uid} must spend a full naval phase loading at the West Coast", "OFF.WCLOAD"
-        )
-    if h is not None and w.side == ALLIED and ship.utype == "TR" and w.enemy_units_at(h):
-        raise Refused(
-            f"Allied TR may not load or unload where enemy units are ({h:04d})",
-            "NM.TRANS.ALLIEDHEX",
-        )
-    if order.debark:
-        _debark(w, ship, order)
-    else:
-        _embark(w, ship, order, at_wc)
-    if cost:
-        w.spent[ship.key] = w.spent.get(ship.key, 0) + cost
-        w.doubled_ok.setdefault(ship.key, not ship.damaged)
-
-
-def _embark(w: Work, ship: Unit, order: Embark, at_wc: bool) -> None:
-    load = 0
-    units: list[Unit] = []
-    for item in order.cargo:
-        if isinstance(item, AirCargo):
-            if w.side != ALLIED or item.atype == "LBAC":
-                raise Refused("only Allied transports carry aircraft (LAC or NAC)", "NM.TRANS.AIR")
-            if not at_wc:
-                assert ship.hex is not None
-                base = w.own_base(ship.hex)
-                if base is None or not base.has_air:
-                    raise Refused("aircraft load only at a friendly air base", "NM.TRANS.AIR")
-                if w.air_at(w.side, f"{ship.hex:04d}").get(item.atype) < item.points:
-                    raise Refused(f"not enough {item.atype} at {ship.hex:04d}", "UNIT.AIR.POINTS")
-            elif item.atype != "LAC":
-                raise Refused(
-                    "new NAC board carriers only (TRANSFER n NAC WC TO CV-n)", "REIN.A.NAC"
-                )
-            load += item.points
-            continue
-        u = w.own(item)
-        if u.kind != "land":
-            raise Refused(
-                f"{u.uid} cannot be transported", "MOV.H" if u.kind == "cd" else "NM.TRANS.UNITS"
-            )
-        if u.key in w.carried:
-            raise Refused(f"{u.uid} has already been moved by a vehicle this phase", "MOV.K")
-        if u.carried_by is not None or (u.hex != ship.hex or (at_wc and u.box != WEST_COAST)):
-            raise Refused(f"{u.uid} is not in {ship.uid}'s hex", "NM.TRANS.COST")
-        if u.entrenched:
-            raise Refused(f"{u.uid} is entrenched and may not move", "MOV.I")
-        load += u.tp
-        units.append(u)
-    room = ship.capacity - cargo_points(w, ship)
-    if load > room:
-        raise Refused(
-            f"{ship.uid} can take {room} more transport points; this load needs {load}",
-            "NM.TRANS.CAP",
-        )
-    for u in units:
-        w.put(replace(u, hex=None, box=None, carried_by=ship.uid, entrenched=False))
-        w.carried.add(u.key)
-    for item in order.cargo:
-        if isinstance(item, AirCargo):
-            if not at_wc:
-                loc = f"{ship.hex:04d}"
-                w.set_air(w.side, loc, w.air_at(w.side, loc).add(item.atype, -item.points))
-            w.set_air(w.side, ship.uid, w.air_at(w.side, ship.uid).add(item.atype, item.points))
-    # NM.TRANS.HIDDEN: the cargo is known to its owner only; the enemy sees a load happen.
-    w.event(
-        "embarked",
-        "NM.TRANS.HIDDEN",
-        (w.side,),
-        transport=ship.uid,
-        cargo=[c.text() if isinstance(c, AirCargo) else c for c in order.cargo],
-    )
-
-
-def _debark(w: Work, ship: Unit, order: Embark) -> None:
-    h = ship.hex
-    if h is None:
-        raise Refused("unload on the map (or EMBARK at the West Coast)", "NM.TRANS.DEBARK")
-    if any(e.kind in ("land", "cd") or e.is_naval for e in w.enemy_units_at(h)):
-        raise Refused(
-            f"{h:04d} holds enemy units: an opposed landing is ordered with LAND in the "
-            "land attack round",
-            "SEQ.2D",
-        )
-    base = w.own_base(h)
-    if w.side == ALLIED and ship.utype == "TR" and not (base and base.has_naval) and ship.wait < 2:
-        raise Refused(
-            f"{ship.uid} must stay two full movement phases at {h:04d} (no naval base) before "
-            f"unloading; it has stayed {ship.wait}",
-            "NM.TRANS.ALLIEDWAIT",
-        )
-    if (
-        ship.key in w.moved
-        and w.side == ALLIED
-        and ship.utype == "TR"
-        and not (base and base.has_naval)
-    ):
-        raise Refused(f"{ship.uid} moved this phase", "NM.TRANS.ALLIEDWAIT")
-    revealed: list[str] = []
-    for item in order.cargo:
-        if isinstance(item, AirCargo):
-            have = w.air_at(w.side, ship.uid)
-            if have.get(item.atype) < item.points:
-                raise Refused(
-                    f"{ship.uid} carries {have.get(item.atype)} {item.atype}", "NM.TRANS.AIR"
-                )
-            if base is None or not base.has_air:
-                raise Refused("aircraft unload only at a friendly air base", "NM.TRANS.AIR")
-            check_air_dest(w, f"{h:04d}", item.atype, item.points)
-            w.set_air(w.side, ship.uid, have.add(item.atype, -item.points))
-            loc = f"{h:04d}"
-            w.set_air(w.side, loc, w.air_at(w.side, loc).add(item.atype, item.points))
-            revealed.append(item.text())
-            continue
-        u = w.own(item)
-        if u.carried_by != ship.uid:
-            raise Refused(f"{u.uid} is not aboard {ship.uid}", "NM.TRANS.DEBARK")
-        if w.geo.terrain.get(h) == "desert":
-            raise Refused(f"{h:04d} is desert", "TER.DESERT")
-        w.put(replace(u, hex=h, carried_by=None))
-        w.carried.add(u.key)
-        w.moved.add(u.key)  # MOV.J: no further movement this phase
-        revealed.append(u.uid)
-    w.event("debarked", "NM.TRANS.DEBARK", None, transport=ship.uid, at=f"{h:04d}", cargo=revealed)
-    capture_at(w, h)
-
-
-def do_emergency(w: Work, order: Emergency) -> None:
-    """SEQ.2E / NM.EMERG / SUP.F: a round trip back to the start hex in one phase."""
-    ship = w.own(order.ship)
-    allowed = {"DD", "CL"} if w.side == JAPANESE else {"DD"}
-    if ship.utype not in allowed:
-        raise Refused(
-            f"{ship.uid} cannot run emergency transport ({'/'.join(sorted(allowed))} only)",
-            "NM.EMERG.UNITS",
-        )
-    if ship.hex is None or ship.key in w.moved:
-        raise Refused(
-            f"{ship.uid} must begin the phase on the map and not have moved", "NM.EMERG.ROUNDTRIP"
-        )
-    start = ship.hex
-    ma = movement_allowance(ship)
-    blocked = frozenset(h for h in _enemy_ship_hexes(w))
-    from_start = w.geo.naval_distances(start, ma, blocked)
-    dest = order.dest
-    if dest not in from_start:
-        raise Refused(
-            f"{dest:04d} is out of reach by sea for {ship.uid} this phase", "NM.EMERG.ROUNDTRIP"
-        )
-    if any(e.kind == "cd" for e in w.enemy_units_at(dest)):
-        raise Refused(f"an enemy coastal defense unit is at {dest:04d}", "SEQ.2E")
-    if order.cargo is None:
-        base = w.own_base(start)
-        if (
-            base is None
-            or not base.has_naval
-            or not base.supplied
-            or not ship.in_base
-            or base.neutralized(w.state.turn)
-        ):
-            raise Refused(f"{ship.uid} must start in a supplied naval base", "NM.EMERG.SUPPLY")
-        trip = 2 * from_start[dest]
-        if trip > ma:
-            raise Refused(
-                f"the round trip is {trip} hexes; {ship.uid} moves {ma}", "NM.EMERG.ROUNDTRIP"
-            )
-        left = EMERGENCY_SUPPLY_TP
-        fed: list[str] = []
-        for u in sorted(w.units.values(), key=lambda x: (-x.tp, x.uid)):
-            if u.side == w.side and u.kind == "land" and u.hex == dest and u.tp <= left:
-                left -= u.tp
-                w.put(replace(u, emergency_supply_turn=w.state.turn, supplied=True))
-                fed.append(u.uid)
-        w.moved.add(ship.key)
-        w.spent[ship.key] = ma
-        w.doubled_ok[ship.key] = False
-        w.event("emergency-supply", "SUP.F", None, ship=ship.uid, at=f"{dest:04d}", units=fed)
-        return
-    u = w.own(order.cargo)
-    if u.kind != "land" or u.hex is None:
-        raise Refused(f"{u.uid} cannot be carried", "NM.EMERG.CAP")
-    if u.key in w.carried:
-        raise Refused(f"{u.uid} has already been moved by a vehicle this phase", "MOV.K")
-    cap = ship.capacity or EMERGENCY_CAPACITY[w.side]
-    if u.tp > cap:
-        raise Refused(
-            f"{u.uid} needs {u.tp} transport points; {ship.uid} carries {cap}", "NM.EMERG.CAP"
-        )
-    pick = u.hex
-    if pick not in from_start:
-        raise Refused(f"{u.uid} at {pick:04d} is out of reach", "NM.EMERG.ROUNDTRIP")
-    from_pick = w.geo.naval_distances(pick, ma, blocked)
-    back = w.geo.naval_distances(dest, ma, blocked)
-    if dest not in from_pick or start not in back:
-        raise Refused("the ship could not get back to its start hex", "NM.EMERG.ROUNDTRIP")
-    trip = from_start[pick] + from_pick[dest] + back[start]
-    if trip > ma:
-        raise Refused(
-            f"the round trip {start:04d}-{pick:04d}-{dest:04d}-{start:04d} is {trip} hexes; "
-            f"{ship.uid} moves {ma}",
-            "NM.EMERG.ROUNDTRIP",
-        )
-    w.put(replace(u, hex=dest, entrenched=False))
-    w.carried.add(u.key)
-    w.moved.add(u.key)
-    w.moved.add(ship.key)
-    w.spent[ship.key] = ma  # the round trip is the ship's whole movement
-    w.doubled_ok[ship.key] = False
-    w.event("emergency-transport", "SEQ.2E", None, ship=ship.uid, unit=u.uid, to=f"{dest:04d}")
-    capture_at(w, dest)
-
-
-def _enemy_ship_hexes(w: Work) -> set[int]:
-    enemy = enemy_of(w.side)
-    return {
-        u.hex
-        for u in w.units.values()
-        if u.side == enemy and u.is_naval and u.hex is not None and not u.in_base
-    }
 
 
 # --- stacking and port ---------------------------------------------------------

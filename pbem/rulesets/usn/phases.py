@@ -19,7 +19,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.ruleset import LineError
-from pbem.rulesets.usn import air_combat, bases, land_combat, movement, naval_combat
+from pbem.rulesets.usn import air_combat, bases, land_combat, movement, naval_combat, transport
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
 from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import (
@@ -354,11 +354,11 @@ def _step_air_sea(w: Work, st: Step, sheet: _Sheet | None, dice: Dice | None) ->
                     _try(sheet, ln, movement.do_sail, w, o.units, o.entry)
         for ln in sheet.of("EMBARK", "DEBARK"):  # D
             assert isinstance(ln.order, Embark)
-            _try(sheet, ln, movement.do_embark, w, ln.order)
+            _try(sheet, ln, transport.do_embark, w, ln.order)
         for ln in sheet.of("EMERGENCY"):  # E
             assert isinstance(ln.order, Emergency)
             if sheet.claim(ln, "move", [ln.order.ship]):
-                _try(sheet, ln, movement.do_emergency, w, ln.order)
+                _try(sheet, ln, transport.do_emergency, w, ln.order)
     _naval_combat(w, sheet, dice)  # F, G, H
     if sheet is not None:
         for ln in sheet.of("CONTINUE"):  # I
