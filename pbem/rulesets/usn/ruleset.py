@@ -22,7 +22,7 @@ from pbem.core.ruleset import (
     Validation,
 )
 from pbem.rulesets import register
-from pbem.rulesets.usn import hexgrid, victory, views
+from pbem.rulesets.usn import hexgrid, scenario_rules, victory, views
 from pbem.rulesets.usn.geo import Geo, world_geo
 from pbem.rulesets.usn.phases import advance, run_round
 from pbem.rulesets.usn.sequence import ROUNDS, SIDES, STEPS
@@ -69,7 +69,7 @@ class UsnRuleset:
         ]
 
     def initial_state(self, scenario: str, options: Mapping[str, Any]) -> State:
-        state = build_state(self.geo, _world(), scenario, options)
+        state = scenario_rules.at_setup(build_state(self.geo, _world(), scenario, options))
         return update_supply(self.geo, state).to_json()
 
     # --- rounds -------------------------------------------------------------
@@ -103,6 +103,7 @@ class UsnRuleset:
             for e in errs:  # an order that no longer fits (the state moved on): owner only
                 events.append(_failed(side, e))
         new = advance(result.state)
+        new = scenario_rules.after_round(self.geo, s, new)
         new = victory.after_round(self.geo, s, new, _victory_of(s.scenario))  # GEN.REC.A
         return Adjudication(new.to_json(), tuple(events))
 

@@ -409,9 +409,15 @@ def end_objectives(
 
 
 def _geographic(geo: Geo, state: GameState) -> list[tuple[str, Fraction, str]]:
-    """VP.GEO.TABLE, VP.GEO.DISPUTED, ERR.VP.AUSBASES."""
+    """VP.GEO.TABLE, VP.GEO.DISPUTED, ERR.VP.AUSBASES, VP.GEO.MANDALAY, OPT.GAR.END."""
+    from pbem.rulesets.usn.scenario_rules import ungarrisoned
+
     out: list[tuple[str, Fraction, str]] = []
+    denied = ungarrisoned(geo, state)
     for g in tables().geographic:
+        if g.place and state.extra.get("mandalay_automatic"):
+            out.append((JAPANESE, Fraction(g.points), f"{g.area} (CG1.BURMA met)"))
+            continue
         if g.any_naval_base_in:
             region = "home-islands" if "home" in g.any_naval_base_in else g.any_naval_base_in
             for h, b in sorted(state.bases.items()):
@@ -424,9 +430,14 @@ def _geographic(geo: Geo, state: GameState) -> list[tuple[str, Fraction, str]]:
             continue
         hexes = _geo_hexes(geo, g)
         who = holder(state, f"geo:{g.area}", hexes) if hexes else None
-        if who:
+        if who and _garrisoned(g, hexes, denied.get(who, ())):
             out.append((who, Fraction(g.points), g.area))
     return out
+
+
+def _garrisoned(g: Any, hexes: Sequence[int], denied: Iterable[str]) -> bool:
+    names = {str(g.region or ""), "/".join(f"{h:04d}" for h in hexes)}
+    return not (names & set(denied))
 
 
 def required_areas_held(geo: Geo, state: GameState) -> list[str]:

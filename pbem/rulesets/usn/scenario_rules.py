@@ -1,0 +1,285 @@
+"""Scenario special rules and optional rules, read from the scenario data.
+
+Each scenario's ``[special.*]`` tables name the special rules in force; the
+optional rules are switched per game by the game's options (``state.options``,
+set at CREATE). What this module does, by rule:
+
+- MINI.SOLOMONS.SR / MINI.SANTACRUZ.SR (A24): Japanese ships never within 2
+  hexes of Australia during or at the end of a move (``check_naval_path``).
+- MINI.MIDSIM.KEEPOUT: Japanese ships stay more than 5 hexes from Midway until
+  the strike on Midway has been flown (``check_naval_path``).
+- CG1.HK: Hong Kong falls on its turn (bases to the Japanese, repaired).
+- CG1.PHILFORT: the fortified Philippine hex entrenches its defenders at set-up.
+- CG1.AUSRES / CG2.AUSRES: a Japanese landing in Australia brings three Allied
+  divisions, one per supplied Allied naval base in Australia.
+- CG1.BURMA (A21): two Japanese divisions in or next to Burma by T6, four by T18
+  with 10 LAC at Bangkok, or the Japanese lose; met, Mandalay's points
+  (VP.GEO.MANDALAY). Cancelled by the Burma optional rule (OPT.BURMA.CANCEL).
+- CG2.MIDWAY: the Allies score 100 if the Japanese do not hold Midway by T30.
+- OPT.GAR.END / OPT.GAR.ALLIED (A22: mandatory in CG1 and CG3): areas without
+  their garrison score nothing for their holder (``ungarrisoned``).
+
+The rest (the Shock turn, Thailand, the Indian Ocean raid, variable deployments,
+submarines, ferry carriers, the Midway simulation's run and strike) is listed
+with its reason in docs/usn-deferred.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from functools import lru_cache
+from typing import Any
+
+from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.geo import AUSTRALIA, BURMA, Geo
+from pbem.rulesets.usn.movement import Refused, Work
+from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, ROUNDS
+from pbem.rulesets.usn.state import GameState, Pending, Unit
+
+_LAST_ROUND = len(ROUNDS) - 1
+
+
+@lru_cache(maxsize=16)
+def _scenario(name: str) -> Any:
+    from pbem.rulesets.usn.data import load_world  # cached world data
+
+    world = load_world()
+    return world.scenarios.get(name)
+
+
+def special(state: GameState) -> Mapping[str, Mapping[str, Any]]:
+    """The scenario's special rules (a test state may carry its own in extra)."""
+    if "special" in state.extra:
+        return dict(state.extra["special"])
+    sc = _scenario(state.scenario)
+    return sc.special if sc is not None else {}
+
+
+def optional(state: GameState) -> Mapping[str, Mapping[str, Any]]:
+    """The optional rules this game switched on (scenario parameters per rule)."""
+    sc = _scenario(state.scenario)
+    rules = dict(state.extra.get("optional_rules", {})) or (
+        dict(sc.optional_rules) if sc is not None else {}
+    )
+    return {k: v for k, v in rules.items() if state.options.get(k)}
+
+
+def chart_turn(state: GameState, turn: int | None = None) -> int:
+    """The Reinforcement Chart's Game-Turn of a game turn (campaign deadlines)."""
+    return (turn or state.turn) + int(state.extra.get("first_turn", 1)) - 1
+
+
+# --- movement restrictions ---------------------------------------------------------
+
+
+def keep_out_zones(state: GameState, geo: Geo, side: str) -> list[tuple[frozenset[int], int, str]]:
+    """(hexes, radius, rule) each of ``side``'s ships must keep away from."""
+    if side != JAPANESE:
+        return []
+    zones: list[tuple[frozenset[int], int, str]] = []
+    sp = special(state)
+    ko = sp.get("keep_out_of_australia")
+    if ko is not None:
+        zones.append(
+            (geo.regions.get(AUSTRALIA, frozenset()), int(ko.get("hexes", 2)), str(ko["rule"]))
+        )
+    sim = sp.get("midway_simulation")
+    if sim is not None and not state.extra.get("midway_struck"):
+        zones.append(
+            (
+                frozenset({int(sim["strike_target"])}),
+                int(sim["keep_out_hexes"]),
+                "MINI.MIDSIM.KEEPOUT",
+            )
+        )
+    return zones
+
+
+def check_naval_path(w: Work, ships: Sequence[Unit], path: Iterable[str]) -> None:
+    """MINI.SOLOMONS.SR (A24), MINI.MIDSIM.KEEPOUT: refuse a move that takes a ship
+    into a keep-out zone at any hex of its path."""
+    zones = keep_out_zones(w.state, w.geo, w.side)
+    if not zones or not ships:
+        return
+    for tok in path:
+        if not tok.isdigit():
+            continue
+        h = int(tok)
+        for hexes, radius, rule in zones:
+            if any(hexgrid.distance(h, x) <= radius for x in hexes):
+                raise Refused(
+                    f"{h:04d} is within {radius} hexes of a forbidden area for your ships",
+                    rule,
+                )
+
+
+# --- set-up --------------------------------------------------------------------------
+
+
+def at_setup(state: GameState) -> GameState:
+    """CG1.PHILFORT: the defenders of the fortified hex start entrenched."""
+    pf = special(state).get("philippine_fortifications")
+    if pf is None or not pf.get("automatic_entrench"):
+        return state
+    h = int(pf["hex"])
+    changed = [
+        replace(u, entrenched=True)
+        for u in state.units.values()
+        if u.hex == h and u.side == ALLIED and u.kind == "land"
+    ]
+    return state.with_units(changed)
+
+
+# --- after every round ---------------------------------------------------------------
+
+
+def after_round(geo: Geo, before: GameState, after: GameState) -> GameState:
+    """Special rules that act between mail rounds or at the end of a turn."""
+    s = after
+    sp = special(s)
+    if "australian_reserves" in sp:
+        s = _australian_reserves(geo, s, sp["australian_reserves"])
+    if before.round == _LAST_ROUND:  # Step 10 of ``before.turn`` has just run
+        turn = before.turn
+        if "hong_kong" in sp:
+            s = _hong_kong(s, sp["hong_kong"], turn + 1)
+        if "midway_deadline" in sp:
+            s = _midway_deadline(s, sp["midway_deadline"], turn)
+        if "burma_commitment" in sp and not s.options.get("burma"):
+            s = _burma(geo, s, sp["burma_commitment"], turn)
+    return s
+
+
+def _award(s: GameState, side: str, points: int, why: str) -> GameState:
+    awards = [*s.extra.get("scenario_awards", []), [side, points, why]]
+    return replace(s, extra={**s.extra, "scenario_awards": awards})
+
+
+def _hong_kong(s: GameState, rule: Mapping[str, Any], next_turn: int) -> GameState:
+    """CG1.HK: Hong Kong falls at the start of its turn; its bases pass repaired."""
+    h = int(rule["hex"])
+    if next_turn != int(rule["falls_on_turn"]) or h not in s.bases:
+        return s
+    bases = dict(s.bases)
+    bases[h] = replace(bases[h], owner=JAPANESE, neutralized_until=0, naval_destroyed=False)
+    units = [k for k, u in s.units.items() if u.hex == h and u.side == ALLIED]
+    return replace(s.with_units((), removed=units), bases=bases)
+
+
+def _midway_deadline(s: GameState, rule: Mapping[str, Any], turn: int) -> GameState:
+    """CG2.MIDWAY: at the end of T30, no Japanese hold on Midway gives the Allies 100."""
+    if chart_turn(s, turn) != int(rule["by_turn"]):
+        return s
+    h = int(rule["hex"])
+    b = s.bases.get(h)
+    held = (b is not None and b.owner == JAPANESE) or any(
+        u.hex == h and u.side == JAPANESE and u.kind == "land" for u in s.units.values()
+    )
+    if held:
+        return s
+    return _award(s, ALLIED, int(rule["allied_points"]), "CG2.MIDWAY: Midway not taken by T30")
+
+
+def _burma(geo: Geo, s: GameState, rule: Mapping[str, Any], turn: int) -> GameState:
+    """CG1.BURMA (A21): Japanese divisions in or adjacent to Burma count as committed."""
+    need = {int(k): int(v) for k, v in rule.get("divisions_by_turn", {}).items()}
+    t = chart_turn(s, turn)
+    if t not in need:
+        return s
+    burma = geo.regions.get(BURMA, frozenset())
+    near = set(burma) | {n for h in burma for n in hexgrid.neighbours(h)}
+    divisions = sum(
+        1 for u in s.units.values() if u.side == JAPANESE and u.utype == "DIV" and u.hex in near
+    )
+    ok = divisions >= need[t]
+    lac = rule.get("lac_by_turn")
+    if ok and lac and int(lac["turn"]) == t:
+        ok = s.air_at(JAPANESE, f"{int(lac['hex']):04d}").lac >= int(lac["points"])
+    if not ok:
+        why = f"CG1.BURMA: fewer than {need[t]} divisions committed to Burma by T{t}"
+        return replace(s, extra={**s.extra, "forfeit": [JAPANESE, why]})
+    if t == max(need):
+        return replace(s, extra={**s.extra, "mandalay_automatic": True})
+    return s
+
+
+def _australian_reserves(geo: Geo, s: GameState, rule: Mapping[str, Any]) -> GameState:
+    """CG1.AUSRES: the first Japanese land unit in Australia releases three divisions,
+    at most one per supplied Allied naval base there; they enter next turn."""
+    if s.extra.get("ausres_released"):
+        return s
+    aus = geo.regions.get(AUSTRALIA, frozenset())
+    if not any(u.side == JAPANESE and u.kind == "land" and u.hex in aus for u in s.units.values()):
+        return s
+    ports = sorted(
+        h
+        for h, b in s.bases.items()
+        if h in aus and b.owner == ALLIED and b.has_naval and b.supplied
+    )
+    pending = list(s.pending)
+    for uid, h in zip(_expand(rule.get("units", ())), ports, strict=False):
+        u = _counter(ALLIED, uid)
+        if u is not None:
+            pending.append(Pending(s.turn + 1, ALLIED, u, place=f"{h}"))
+    return replace(s, pending=tuple(pending), extra={**s.extra, "ausres_released": True})
+
+
+def _expand(ids: Iterable[str]) -> list[str]:
+    out: list[str] = []
+    for x in ids:
+        if ".." in x:
+            head, _, last = x.partition("..")
+            prefix, _, first = head.rpartition("-")
+            out += [f"{prefix}-{n}" for n in range(int(first), int(last) + 1)]
+        else:
+            out.append(x)
+    return out
+
+
+def _counter(side: str, uid: str) -> Unit | None:
+    from pbem.rulesets.usn.data import load_world
+    from pbem.rulesets.usn.ruleset import _unit_from_counter
+
+    try:
+        return _unit_from_counter(load_world().catalogue.get(side, uid))
+    except Exception:  # a counter the data lacks: nothing arrives
+        return None
+
+
+# --- garrisons (OPT.GAR) ---------------------------------------------------------------
+
+
+def garrisons_required(state: GameState) -> bool:
+    """A22: garrisons are mandatory in CG1 and CG3, optional elsewhere."""
+    return state.scenario in ("campaign-1", "campaign-3") or bool(state.options.get("garrisons"))
+
+
+def ungarrisoned(geo: Geo, state: GameState) -> dict[str, list[str]]:
+    """OPT.GAR.END / OPT.GAR.ALLIED: per side, the areas whose end-of-game garrison is
+    missing (they score nothing for that side)."""
+    sc = _scenario(state.scenario)
+    rules = (sc.optional_rules if sc is not None else {}).get("garrisons")
+    out: dict[str, list[str]] = {JAPANESE: [], ALLIED: []}
+    if rules is None or not garrisons_required(state):
+        return out
+    for side, key in ((JAPANESE, "end_of_game"), (ALLIED, "allied_end_of_game")):
+        for g in rules.get(key, ()):
+            hexes = _hexes(geo, g)
+            units = [u.utype for u in state.units.values() if u.side == side and u.hex in hexes]
+            need = list(g.get("units", ()))
+            ok = all(units.count(t) >= need.count(t) for t in set(need))
+            for atype, pts in (g.get("air") or {}).items():
+                have = sum(state.air_at(side, f"{h:04d}").get(atype) for h in hexes)
+                ok = ok and have >= int(pts)
+            if not ok:
+                out[side].append(str(g.get("region") or "/".join(f"{h:04d}" for h in hexes)))
+    return out
+
+
+def _hexes(geo: Geo, g: Mapping[str, Any]) -> frozenset[int]:
+    if "region" in g:
+        return geo.regions.get(str(g["region"]), frozenset())
+    if "hex" in g:
+        return frozenset({int(g["hex"])})
+    return frozenset(int(h) for h in g.get("hexes", ()))
