@@ -199,9 +199,16 @@ def _unit_line(u: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _by_place(units: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Units by hex; cargo listed in its transport's hex (NM.TRANS: it moves with it)."""
+    where = {(u.get("side"), u.get("id")): u.get("at") for u in units}
     places: dict[str, list[dict[str, Any]]] = {}
     for u in units:
         line = _unit_line(u)
+        carrier = str(u.get("aboard") or "")
+        if carrier or str(line["at"]).startswith("aboard "):
+            carrier = carrier or str(line["at"])[len("aboard ") :]
+            line["at"] = where.get((u.get("side"), carrier), line["at"])
+            line["notes"] = ", ".join(x for x in (f"aboard {carrier}", line["notes"]) if x)
         places.setdefault(str(line["at"]), []).append(line)
     return [{"at": at, "units": us} for at, us in sorted(places.items())]
 
