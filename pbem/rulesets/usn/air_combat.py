@@ -47,7 +47,7 @@ from pbem.rulesets.usn.naval_combat import (
 from pbem.rulesets.usn.orders import Line, Mission
 from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, Step, enemy_of
 from pbem.rulesets.usn.standing import resolve
-from pbem.rulesets.usn.state import AIR_TYPES, GameState, unit_key
+from pbem.rulesets.usn.state import AIR_TYPES, Base, GameState, unit_key
 from pbem.rulesets.usn.tables import AirLoss
 
 SHIP_ORDER = ("LBAC", "LAC", "NAC")  # AM.BOMBNAV.ORDER
@@ -58,6 +58,9 @@ NO_AUTO_CAP_TURN1 = frozenset({"campaign-1", "campaign-3"})  # CG1.SHOCK.NOCAP (
 # (state, side, air type, value per point, against ships) -> value per point.
 BombardmentModifier = Callable[[GameState, str, str, int, bool], int]
 BOMBARDMENT_MODIFIERS: list[BombardmentModifier] = []
+# ... and a base's AA (CG1 Shock: Allied bases at a third): (state, base, AA) -> AA.
+BaseAaModifier = Callable[[GameState, Base, Fraction], Fraction]
+BASE_AA_MODIFIERS: list[BaseAaModifier] = []
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,18 +454,25 @@ def _target_aa(w: Work, side: str, h: int, target: str) -> Fraction:
     """BASE.M: an air base fires its capacity, a naval base 20; ships in port add
     theirs to the naval base's (NM.AA.PORT). Land units and CD units fire none."""
     base = w.bases.get(h)
-    own_base = base is not None and base.owner == side
+    if base is None or base.owner != side:
+        base = None
     if target in ("AIRBASE", "STRAFE"):
-        return Fraction(base.air_capacity) if own_base and base is not None else Fraction(0)
+        return _base_aa(w, base, Fraction(base.air_capacity)) if base else Fraction(0)
     if target == "NAVALBASE":
-        return Fraction(NAVAL_BASE_AA) if own_base else Fraction(0)
+        return _base_aa(w, base, Fraction(NAVAL_BASE_AA)) if base else Fraction(0)
     if target == "PORT":
         ships = [u for u in w.units.values() if u.side == side and u.hex == h and u.in_base]
         aa = sum((strength(w.state, u, "aa") for u in ships), Fraction(0))
-        if own_base and base is not None and base.has_naval:
-            aa += NAVAL_BASE_AA
+        if base is not None and base.has_naval:
+            aa += _base_aa(w, base, Fraction(NAVAL_BASE_AA))
         return aa
     return Fraction(0)
+
+
+def _base_aa(w: Work, base: Base, aa: Fraction) -> Fraction:
+    for modify in BASE_AA_MODIFIERS:
+        aa = modify(w.state, base, aa)
+    return aa
 
 
 def _attack_target(
@@ -660,6 +670,7 @@ def land_flight(w: Work, f: Flight, n: int, aborted: bool, hit_now: set[int]) ->
 
 
 __all__ = [
+    "BASE_AA_MODIFIERS",
     "BOMBARDMENT_MODIFIERS",
     "Flight",
     "check_mission_target",

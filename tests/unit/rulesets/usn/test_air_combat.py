@@ -559,3 +559,20 @@ def test_amac_form_amac_purpose_every_chart_column_is_an_order() -> None:
     }
     for text in columns.values():
         assert isinstance(parse_line(text), Mission)
+
+
+def test_seq_5d_nm_aa_groups_pairs_from_the_top_and_an_odd_bottom_ship_alone() -> None:
+    units = [
+        replace(ship(J, "CA-1", SEA), stack=0),
+        replace(ship(J, "CA-2", SEA), stack=1),
+        replace(ship(J, "CV-1", SEA), stack=2, aa=7),
+    ]
+    state = make_state(
+        units, air={A: {f"{ISL:04d}": Air(lac=4)}}, bases=[base(ISL, A, air=30)], round=AIR5
+    )
+    g = Game(state)
+    (e,) = g.validate(A, f"STRIKE 4 LAC {ISL:04d} {SEA:04d} SHIPS 3").errors
+    assert e.rule == "AMAC.B"
+    g.play({A: f"STRIKE 4 LAC {ISL:04d} {SEA:04d} SHIPS 2"}, dice=[6] * 10)
+    (wave,) = strikes(g, "AM.BOMBNAV.SEQ")
+    assert wave["ships"] == ["CV-1"] and wave["aa"]["aa"] == 7
