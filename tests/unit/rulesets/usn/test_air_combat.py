@@ -576,3 +576,61 @@ def test_seq_5d_nm_aa_groups_pairs_from_the_top_and_an_odd_bottom_ship_alone() -
     g.play({A: f"STRIKE 4 LAC {ISL:04d} {SEA:04d} SHIPS 2"}, dice=[6] * 10)
     (wave,) = strikes(g, "AM.BOMBNAV.SEQ")
     assert wave["ships"] == ["CV-1"] and wave["aa"]["aa"] == 7
+
+
+# --- a carrier battle on the real map and data ---------------------------------------------
+
+
+def test_seq_5f_seq_5g_seq_5l_coral_sea_carrier_battle_keeps_every_air_point_accounted() -> None:
+    """Coral Sea counters on the real map, the carriers two hexes apart; for many seeds,
+    every air point that took off either lands within capacity or is in the combat
+    ledger as lost, and no damaged carrier keeps aircraft aboard (CBT.H)."""
+    from pbem.core.dice import SeededDice
+    from pbem.rulesets.usn.ruleset import UsnRuleset
+    from pbem.rulesets.usn.state import GameState
+
+    rs = UsnRuleset()
+    start = GameState.from_json(rs.initial_state("coral-sea", {}))
+    x, y = 829, 763  # open sea off Guadalcanal, two hexes apart
+    assert rs.geo.is_sea(x) and rs.geo.is_sea(y)
+    units = dict(start.units)
+    for k, u in units.items():
+        if u.side == A and u.hex == 899:
+            units[k] = replace(u, hex=x, in_base=False)
+        if u.side == J and u.hex == 754:
+            units[k] = replace(u, hex=y, in_base=False)
+    battle = replace(start, units=units, round=AIR5).to_json()
+    orders = {
+        A: f"CAP 2 NAC CV-5\nSTRIKE 9 NAC CV-2 {y:04d} SHIPS 2\nSTRIKE 3 NAC CV-5 {y:04d} SHIPS 1",
+        J: f"CAP 3 NAC CV-4\nSTRIKE 8 NAC CV-3 {x:04d} SHIPS 2\nSTRIKE 4 NAC CV-4 {x:04d} SHIPS 1",
+    }
+    accepted = {}
+    for side, text in orders.items():
+        v = rs.validate(battle, side, text)
+        assert not v.errors, v.errors
+        accepted[side] = list(v.accepted)
+
+    def total(s: GameState, side: str) -> int:
+        return sum(a.total for a in s.air.get(side, {}).values())
+
+    hits = 0
+    for seed in range(12):
+        result = rs.adjudicate(battle, accepted, SeededDice(bytes([seed]), "t", 1, "air-5"))
+        after = GameState.from_json(dict(result.state))
+        assert after.round == AIR5 + 1
+        lost = {A: 0, J: 0}
+        for e in after.extra.get("combat_ledger", []):
+            if e["kind"] == "air":
+                lost[e["side"]] += e["points"]
+        for side in (A, J):
+            assert total(after, side) + lost[side] == total(start, side)
+        for u in after.units.values():
+            held = after.air_at(u.side, u.uid).total
+            assert held <= max(u.capacity, 0) or not u.is_carrier
+            if u.is_carrier and u.damaged:
+                assert held == 0
+        kinds = [e.kind for e in result.events]
+        assert kinds.count("air-strike") == 4
+        assert all(e.witnesses is None for e in result.events if e.kind == "air-strike")
+        hits += sum(1 for e in result.events if e.kind in ("ship-damaged", "destroyed"))
+    assert hits > 0  # over twelve seeds some bombs find their mark
