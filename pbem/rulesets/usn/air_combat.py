@@ -47,7 +47,7 @@ from pbem.rulesets.usn.naval_combat import (
 from pbem.rulesets.usn.orders import Line, Mission
 from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, Step, enemy_of
 from pbem.rulesets.usn.standing import resolve
-from pbem.rulesets.usn.state import AIR_TYPES, Base, GameState, unit_key
+from pbem.rulesets.usn.state import AIR_TYPES, Air, Base, GameState, Unit, unit_key
 from pbem.rulesets.usn.tables import AirLoss
 
 SHIP_ORDER = ("LBAC", "LAC", "NAC")  # AM.BOMBNAV.ORDER
@@ -292,7 +292,7 @@ def flights_from(w: Work, lines: Mapping[str, Sequence[Line]]) -> list[Flight]:
     return out
 
 
-def _less(have: Any, atype: str, n: int) -> Any:
+def _less(have: Air, atype: str, n: int) -> Air:
     new = have.add(atype, -n)
     if new.nac_new > new.nac:
         new = replace(new, nac_new=new.nac)
@@ -361,15 +361,15 @@ def strike_ships(w: Work, mine: list[Flight], everyone: list[Flight], dice: Dice
             w.event("air-strike", "AM.BOMBNAV.SEQ", None, attacker=side, **record)
 
 
-def _group(w: Work, enemy: str, h: int, g: int) -> list[Any]:
+def _group(w: Work, enemy: str, h: int, g: int) -> list[Unit]:
     ships = [u for u in w.units.values() if u.side == enemy and u.hex == h and u.is_naval]
     groups = movement.air_groups([u for u in ships if not u.in_base])
     return groups[g - 1] if 0 < g <= len(groups) else []
 
 
 def split_on_group(
-    state: GameState, bombardment: int, ships: Sequence[Any]
-) -> list[tuple[Any, int]]:
+    state: GameState, bombardment: int, ships: Sequence[Unit]
+) -> list[tuple[Unit, int]]:
     """AM.BOMBNAV.SEQ: the survivors attack one or both ships separately. Default:
     all on the more valuable ship, unless the odds on it would pass 16-1 and the
     rest still reaches 1-1 on the other, which then gets the rest."""
@@ -383,7 +383,9 @@ def split_on_group(
     return [(first, bombardment)]
 
 
-def _bomb_ships(w: Work, wave: Sequence[Flight], ships: Sequence[Any], dice: Dice) -> list[Any]:
+def _bomb_ships(
+    w: Work, wave: Sequence[Flight], ships: Sequence[Unit], dice: Dice
+) -> list[dict[str, Any]]:
     """Surviving bombardment against ship DEF on CRT3 then CRT5; damage takes
     effect at once for the next waves (AM.BOMBNAV.ORDER)."""
     side = wave[0].side
