@@ -610,3 +610,20 @@ def test_brk_a_mar_err_brk_marine_three_10_15_marine_regiments_if_in_the_mix() -
     g.state = {**g.state, "round": 1}
     (e,) = g.validate(A, "BREAK MAR-1 RGT").errors
     assert e.rule == "ERR.BRK.MARINE" and "10-15" in e.message
+
+
+def test_mov_u_rulebook_example_range_two_across_a_mountain_reaches_only_adjacent() -> None:
+    """MOV.U: "if an air unit normally had a Range Allowance of two, it would normally
+    only be able to attack an adjacent hex if it were necessary to move through a
+    mountain hex-side"."""
+    b, near, far = AUS[0], H(10, 19), H(10, 18)
+    walled = stub_geo(
+        land={near: "class1", far: "class1"}, mountains=[(b, n) for n in neighbours(b)]
+    )
+    air = {A: {f"{b:04d}": Air(nac=4)}}
+    targets = [land(J, "RGT-1", near), land(J, "RGT-2", far)]
+    g = Game(make_state(targets, air=air, bases=[base(b, A, air=10)], round=2), walled)
+    g.state = {**g.state, "extra": {"air_ranges": {"allied/NAC": [2, 2]}}}
+    assert not g.validate(A, f"STRIKE 2 NAC {b:04d} {near:04d} LAND").errors
+    (e,) = g.validate(A, f"STRIKE 2 NAC {b:04d} {far:04d} LAND").errors
+    assert e.rule == "MOV.V" and "is 3 away" in e.message
