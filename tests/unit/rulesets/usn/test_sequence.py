@@ -296,3 +296,27 @@ def test_every_case_of_issue_5_is_tested_or_deferred() -> None:
     ]
     assert not missing, f"cases with neither a test named after them nor a deferral: {missing}"
     assert len(ISSUE_5_CASES) == 164
+
+
+def test_state_json_round_trip_between_rounds() -> None:
+    """The lifecycle stores the state as JSON between rounds: nothing is lost."""
+    import json
+
+    from pbem.rulesets.usn.state import Air, GameState, Pending
+
+    from .builders import base, land
+
+    s = make_state(
+        [
+            ship(JAPANESE, "CV-3", H(20, 5), damage=3, fuel=2),
+            land(ALLIED, "RGT-1", None, carried_by="TR-1"),
+        ],
+        air={JAPANESE: {"CV-3": Air(nac=4, nac_new=1)}},
+        bases=[base(H(20, 6), ALLIED, air=10)],
+        pending=[Pending(3, ALLIED, ship(ALLIED, "CA-4", None), place="1456")],
+        standing={ALLIED: ("STANDING SURFACE STAY",)},
+    )
+    text = json.dumps(s.to_json())
+    back = GameState.from_json(json.loads(text))
+    assert back == s
+    assert back.to_json() == s.to_json()
