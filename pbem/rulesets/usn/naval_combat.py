@@ -215,8 +215,8 @@ def sink(w: Work, ship: Unit, by: str, cause: str, rule: str) -> None:
 
 
 def ledger(w: Work, kind: str, u: Unit, by: str, **data: Any) -> None:
-    """The combat ledger in ``extra["combat_ledger"]`` (GEN.REC.A): what the
-    victory rules score, one entry per damage, sinking or air loss."""
+    """The combat ledger in ``extra["combat_ledger"]`` (GEN.REC.A), this Game-Turn's
+    losses as they happened: one entry per damage, sinking or air loss."""
     entry = {"turn": w.state.turn, "kind": kind, "side": u.side, "unit": u.uid, "type": u.utype}
     entry.update(by=by, **data)
     _append_ledger(w, entry)
@@ -232,7 +232,10 @@ def record_air_loss(w: Work, side: str, atype: str, points: int, by: str) -> Non
 
 
 def _append_ledger(w: Work, entry: dict[str, Any]) -> None:
-    old = list(w.state.extra.get("combat_ledger", ()))
+    # Only the current Game-Turn is kept: an audit trail for reports, not a
+    # growing record (victory.account scores from the state itself).
+    turn = w.state.turn
+    old = [e for e in w.state.extra.get("combat_ledger", ()) if e.get("turn") == turn]
     w.state = replace(w.state, extra={**w.state.extra, "combat_ledger": [*old, entry]})
 
 
