@@ -1,6 +1,6 @@
 """Benchmark: signed order mails through the real IMAP server into accepted orders.
 
-Usage:  python bench/intake.py [--orders 1000] [--games 10 1000] [--db URL]
+Usage:  python bench/intake.py [--orders 1000] [--games 10 1000] [--db sqlite|postgresql]
 
 For each game count: a private mail lab (Dovecot IMAP + SMTP on loopback, as in
 the tests) and a fresh database holding that many running demo games; N signed
@@ -49,6 +49,7 @@ from pbem.lifecycle.games import Desk, GameMaster  # noqa: E402
 from pbem.reports.mailing import Reporter  # noqa: E402
 from pbem.storage.db import create_all, make_engine, make_sessionmaker  # noqa: E402
 from pbem.storage.models import InboundMail  # noqa: E402
+from tests.conftest import make_database  # noqa: E402
 from tests.maillab import MailLab  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -123,37 +124,47 @@ async def bare_fetch(lab: MailLab, user: str, password: str) -> tuple[int, float
     return count, time.perf_counter() - start
 
 
-def run_once(orders: int, games: int, db: str | None) -> dict[str, float]:
+def run_once(orders: int, games: int, db: str) -> dict[str, float]:
     with MailLab() as lab, tempfile.TemporaryDirectory() as folder_name:
         folder = Path(folder_name)
-        mod_password = "bench"
-        moderator = lab.add_user("moderator", mod_password)
-        url = db or f"sqlite:///{folder / 'pbem.sqlite3'}"
-        plot_key = base64.b64encode(os.urandom(32)).decode()
-        config = Config(
-            moderator=ModeratorConfig(address=moderator),
-            secrets=SecretsConfig(plot_key=plot_key),
-        )
-        t = time.perf_counter()
-        seats = make_games(url, config, games)
-        print(f"  {games} games set up in {time.perf_counter() - t:.1f} s", flush=True)
-        t = time.perf_counter()
-        mails = [
-            order_mail(*seats[i % len(seats)][:3], seats[i % len(seats)][3], moderator, i)
-            for i in range(orders)
-        ]
-        with smtplib.SMTP("127.0.0.1", lab.smtp_port, timeout=30) as smtp:
-            for raw in mails:
-                sender = seats[0][3]
-                smtp.sendmail(sender, [moderator], raw.replace(b"\n", b"\r\n"))
-        print(f"  {orders} mails sent by SMTP in {time.perf_counter() - t:.1f} s", flush=True)
-        assert lab.count(moderator) == orders
+        # A fresh database per run: SQLite in the run's folder, or a new PostgreSQL
+        # database on 127.0.0.1:5432 (dropped afterwards), as the tests make them.
+        databases = make_database(db, folder)
+        url = next(databases)
+        try:
+            return _measure(lab, folder, url, orders, games)
+        finally:
+            next(databases, None)  # runs make_database's clean-up (drops a PostgreSQL db)
 
-        fetched, bare_seconds = asyncio.run(bare_fetch(lab, moderator, mod_password))
-        assert fetched == orders, fetched
 
-        (folder / "pbem.toml").write_text(
-            f"""\
+def _measure(lab: MailLab, folder: Path, url: str, orders: int, games: int) -> dict[str, float]:
+    mod_password = "bench"
+    moderator = lab.add_user("moderator", mod_password)
+    plot_key = base64.b64encode(os.urandom(32)).decode()
+    config = Config(
+        moderator=ModeratorConfig(address=moderator),
+        secrets=SecretsConfig(plot_key=plot_key),
+    )
+    t = time.perf_counter()
+    seats = make_games(url, config, games)
+    print(f"  {games} games set up in {time.perf_counter() - t:.1f} s", flush=True)
+    t = time.perf_counter()
+    mails = [
+        order_mail(*seats[i % len(seats)][:3], seats[i % len(seats)][3], moderator, i)
+        for i in range(orders)
+    ]
+    with smtplib.SMTP("127.0.0.1", lab.smtp_port, timeout=30) as smtp:
+        for raw in mails:
+            sender = seats[0][3]
+            smtp.sendmail(sender, [moderator], raw.replace(b"\n", b"\r\n"))
+    print(f"  {orders} mails sent by SMTP in {time.perf_counter() - t:.1f} s", flush=True)
+    assert lab.count(moderator) == orders
+
+    fetched, bare_seconds = asyncio.run(bare_fetch(lab, moderator, mod_password))
+    assert fetched == orders, fetched
+
+    (folder / "pbem.toml").write_text(
+        f"""\
 [moderator]
 address = "{moderator}"
 [database]
@@ -175,76 +186,74 @@ maildir = "{folder / "outbox"}"
 [log]
 level = "WARNING"
 """
-        )
-        engine = make_engine(url)
-        sessions = make_sessionmaker(engine)
-        log = (folder / "daemon.log").open("w")
-        daemon = subprocess.Popen(
-            [sys.executable, "-m", "pbem", "-c", str(folder / "pbem.toml"), "serve"],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONPATH": str(REPO), "PBEM_LOG_LEVEL": "INFO"},
-            cwd=folder,
-        )
-        try:
-            # Ready: the daemon has written its heartbeat (start_up), its loops start next.
-            while True:
-                with sessions() as s:
-                    from pbem.storage.models import Heartbeat
-
-                    if s.get(Heartbeat, "daemon") is not None:
-                        break
-                if daemon.poll() is not None:
-                    raise SystemExit(f"the daemon died; see {folder / 'daemon.log'}")
-                time.sleep(0.01)
-            t0 = time.perf_counter()
-            cpu0 = cpu_seconds(daemon.pid)
-            while True:
-                with sessions() as s:
-                    done = s.scalar(
-                        select(func.count())
-                        .select_from(InboundMail)
-                        .where(InboundMail.status != "new")
-                    )
-                if done == orders:
-                    break
-                time.sleep(0.02)
-            seconds = time.perf_counter() - t0
-            cpu = cpu_seconds(daemon.pid) - cpu0
-            memory = memory_kib(daemon.pid)
+    )
+    engine = make_engine(url)
+    sessions = make_sessionmaker(engine)
+    log = (folder / "daemon.log").open("w")
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "pbem", "-c", str(folder / "pbem.toml"), "serve"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONPATH": str(REPO), "PBEM_LOG_LEVEL": "INFO"},
+        cwd=folder,
+    )
+    try:
+        # Ready: the daemon has written its heartbeat (start_up), its loops start next.
+        while True:
             with sessions() as s:
-                accepted = s.scalar(
-                    select(func.count())
-                    .select_from(InboundMail)
-                    .where(InboundMail.outcome.like("accepted 3, refused 0"))
+                from pbem.storage.models import Heartbeat
+
+                if s.get(Heartbeat, "daemon") is not None:
+                    break
+            if daemon.poll() is not None:
+                raise SystemExit(f"the daemon died; see {folder / 'daemon.log'}")
+            time.sleep(0.01)
+        t0 = time.perf_counter()
+        cpu0 = cpu_seconds(daemon.pid)
+        while True:
+            with sessions() as s:
+                done = s.scalar(
+                    select(func.count()).select_from(InboundMail).where(InboundMail.status != "new")
                 )
-        finally:
-            daemon.terminate()
-            daemon.wait(timeout=30)
-            log.close()
-            engine.dispose()
-        assert accepted == orders, f"only {accepted} of {orders} accepted"
-        return {
-            "games": games,
-            "orders": orders,
-            "bare_rate": orders / bare_seconds,
-            "pbem_rate": orders / seconds,
-            "ratio": (orders / seconds) / (orders / bare_seconds),
-            "cpu_ms": cpu * 1000 / orders,
-            "rss_mib": memory["VmRSS"] / 1024,
-            "hwm_mib": memory["VmHWM"] / 1024,
-        }
+            if done == orders:
+                break
+            time.sleep(0.02)
+        seconds = time.perf_counter() - t0
+        cpu = cpu_seconds(daemon.pid) - cpu0
+        memory = memory_kib(daemon.pid)
+        with sessions() as s:
+            accepted = s.scalar(
+                select(func.count())
+                .select_from(InboundMail)
+                .where(InboundMail.outcome.like("accepted 3, refused 0"))
+            )
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=30)
+        log.close()
+        engine.dispose()
+    assert accepted == orders, f"only {accepted} of {orders} accepted"
+    return {
+        "games": games,
+        "orders": orders,
+        "bare_rate": orders / bare_seconds,
+        "pbem_rate": orders / seconds,
+        "ratio": (orders / seconds) / (orders / bare_seconds),
+        "cpu_ms": cpu * 1000 / orders,
+        "rss_mib": memory["VmRSS"] / 1024,
+        "hwm_mib": memory["VmHWM"] / 1024,
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--orders", type=int, default=1000)
     parser.add_argument("--games", type=int, nargs="+", default=[10, 1000])
-    parser.add_argument("--db", help="SQLAlchemy URL of an EMPTY database (default: SQLite)")
+    parser.add_argument("--db", choices=["sqlite", "postgresql"], default="sqlite")
     args = parser.parse_args()
     results = []
     for games in args.games:
-        print(f"{games} games, {args.orders} order mails:", flush=True)
+        print(f"{games} games, {args.orders} order mails, {args.db}:", flush=True)
         r = run_once(args.orders, games, args.db)
         results.append(r)
         print(
