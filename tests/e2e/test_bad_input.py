@@ -41,7 +41,7 @@ MAX_SIZE = 64 * 1024
 class Case:
     name: str
     message_id: str
-    send: Callable[[], None]
+    send: Callable[[], object]
     # None: deliberately silent; else a pattern the answer's text must hold
     answer: str | None
     outcome: str  # pattern for inbound_mails.outcome

@@ -13,6 +13,7 @@ import random
 import threading
 import time
 from collections import defaultdict
+from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,9 @@ GAMES = 3
 MAILS = 90
 
 
-def _order_mail(desk: ModeratorDesk, player: Player, game: str, i: int, rng: random.Random):  # type: ignore[no-untyped-def]
+def _order_mail(
+    desk: ModeratorDesk, player: Player, game: str, i: int, rng: random.Random
+) -> EmailMessage:
     if i % 15 == 7:  # now and then a mail without a block: answered with an error
         return compose(player.address, desk.address, f"question {i}", "When is the deadline?\n")
     orders = [f"SEND SQN-{n} {rng.choice('ABC')}" for n in (1, 2, 3)]
