@@ -299,6 +299,24 @@ def base_usable(state_extra: Mapping[str, Any], h: int) -> bool:
     return f"{h:04d}" not in state_extra.get("damaged_bases", {})
 
 
+def check_ground(w: Work, verb: str, h: int, uids: Sequence[str]) -> None:
+    """Validation of ATTACK and GUNFIRE beyond ownership and place: CBT.GEN (someone
+    to attack), SUP.E (unsupplied land units do not attack), NM.GSUP (no gunfire
+    support with an enemy CD unit in the hex)."""
+    if verb == "GUNFIRE":
+        if enemy_cd_at(w, h, w.side):
+            raise Refused(
+                f"an enemy coastal defense unit is in {h:04d}: no gunfire support", "NM.GSUP"
+            )
+        return
+    if not defenders_at(w, h, enemy_of(w.side)):
+        raise Refused(f"there are no enemy land units in {h:04d} to attack", "CBT.GEN")
+    for uid in uids:
+        u = w.own(uid)
+        if not u.supplied and u.emergency_supply_turn != w.state.turn:
+            raise Refused(f"{uid} is out of supply and may not attack", "SUP.E")
+
+
 # --- amphibious assault (SEQ.5A, AMP.*, ERR.AMP) ---------------------------------------
 
 

@@ -624,6 +624,7 @@ def _check_ground(w: Work, g: Ground) -> None:
             raise Refused(f"{uid} cannot attack", "ENT.A" if u.entrenched else "SEQ.5B")
         if g.verb == "GUNFIRE" and u.utype not in ("BB", "CA", "CL", "DD"):
             raise Refused(f"{uid} cannot give gunfire support", "NM.GSUP")
+    land_combat.check_ground(w, g.verb, h, g.units)  # CBT.GEN, SUP.E, NM.GSUP
 
 
 # --- step 10 -------------------------------------------------------------------

@@ -201,3 +201,33 @@ def test_seq_5b_attack_by_units_not_in_the_hex_refused() -> None:
     s = make_state([unit(A, "DIV-1", ISL2, 48, 50), unit(J, "RGT-1", ISL, 6, 12)], round=2)
     v = Game(s).validate(A, f"ATTACK {ISL:04d} DIV-1")
     assert v.errors and v.errors[0].rule == "SEQ.5B"
+
+
+def test_cbt_gen_attack_with_nobody_to_attack_refused() -> None:
+    s = make_state([unit(A, "DIV-1", ISL, 48, 50)], round=2)
+    v = Game(s).validate(A, f"ATTACK {ISL:04d} DIV-1")
+    assert v.errors and v.errors[0].rule == "CBT.GEN"
+
+
+def test_sup_e_unsupplied_attacker_refused() -> None:
+    s = make_state(
+        [unit(A, "DIV-1", ISL, 48, 50, supplied=False), unit(J, "RGT-1", ISL, 6, 12)], round=2
+    )
+    w = work(s)
+    try:
+        lc.check_ground(w, "ATTACK", ISL, ["DIV-1"])
+    except Refused as e:
+        assert e.rule == "SUP.E"
+    else:  # pragma: no cover
+        raise AssertionError("an unsupplied unit attacked")
+
+
+def test_nm_gsup_gunfire_refused_with_enemy_cd_in_hex() -> None:
+    s = make_state([ship(A, "CA-1", ISL), land(J, "CD-1", ISL), unit(J, "RGT-1", ISL, 6, 12)])
+    w = work(s)
+    try:
+        lc.check_ground(w, "GUNFIRE", ISL, ["CA-1"])
+    except Refused as e:
+        assert e.rule == "NM.GSUP"
+    else:  # pragma: no cover
+        raise AssertionError("gunfire allowed beside a CD unit")
