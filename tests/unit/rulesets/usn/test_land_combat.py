@@ -9,9 +9,11 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
+import pytest
+
 from pbem.core.dice import ScriptedDice
 from pbem.rulesets.usn import land_combat as lc
-from pbem.rulesets.usn.movement import Work
+from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.tables import LandResult
 
@@ -214,20 +216,14 @@ def test_sup_e_unsupplied_attacker_refused() -> None:
         [unit(A, "DIV-1", ISL, 48, 50, supplied=False), unit(J, "RGT-1", ISL, 6, 12)], round=2
     )
     w = work(s)
-    try:
+    with pytest.raises(Refused) as e:
         lc.check_ground(w, "ATTACK", ISL, ["DIV-1"])
-    except Refused as e:
-        assert e.rule == "SUP.E"
-    else:  # pragma: no cover
-        raise AssertionError("an unsupplied unit attacked")
+    assert e.value.rule == "SUP.E"
 
 
 def test_nm_gsup_gunfire_refused_with_enemy_cd_in_hex() -> None:
     s = make_state([ship(A, "CA-1", ISL), land(J, "CD-1", ISL), unit(J, "RGT-1", ISL, 6, 12)])
     w = work(s)
-    try:
+    with pytest.raises(Refused) as e:
         lc.check_ground(w, "GUNFIRE", ISL, ["CA-1"])
-    except Refused as e:
-        assert e.rule == "NM.GSUP"
-    else:  # pragma: no cover
-        raise AssertionError("gunfire allowed beside a CD unit")
+    assert e.value.rule == "NM.GSUP"
