@@ -4,7 +4,8 @@ Each line is one command; ``execute`` runs it against the game machine and
 returns what it did, or raises ``LifecycleError`` saying why not. Every act
 lands in the game's record through the ``GameMaster`` method it calls.
 
-    CREATE game ruleset scenario [option=value ...]   settings: deadline_hours=,
+    CREATE game ruleset scenario [option=value ...]   overrides=<TOML>: per-game data
+                                                      corrections; settings: deadline_hours=,
                                                       grace_hours=, no_orders_policy=,
                                                       early_adjudication=; others are
                                                       ruleset options
@@ -26,6 +27,7 @@ from __future__ import annotations
 import base64
 import json
 import shlex
+import tomllib
 from collections.abc import Callable
 from typing import Any
 
@@ -82,7 +84,13 @@ def _create(gm: GameMaster, a: list[str]) -> str:
         key, sep, value = pair.partition("=")
         if not sep:
             raise LifecycleError(f"{pair!r}: options are written key=value")
-        if key in SETTING_KEYS:
+        if key == "overrides":
+            # The moderator's per-game data corrections, as TOML (CLI: overrides=@file.toml).
+            try:
+                options[key] = tomllib.loads(value)
+            except tomllib.TOMLDecodeError as exc:
+                raise LifecycleError(f"overrides: not valid TOML: {exc}") from None
+        elif key in SETTING_KEYS:
             try:
                 settings[key] = SETTING_KEYS[key](value)
             except ValueError:

@@ -21,6 +21,7 @@ from pbem.core.ruleset import (
     State,
     Validation,
 )
+from pbem.errors import DataError
 from pbem.rulesets import register
 from pbem.rulesets.usn import hexgrid, scenario_rules, victory, views
 from pbem.rulesets.usn.geo import Geo, world_geo
@@ -69,7 +70,18 @@ class UsnRuleset:
         ]
 
     def initial_state(self, scenario: str, options: Mapping[str, Any]) -> State:
-        state = scenario_rules.at_setup(build_state(self.geo, _world(), scenario, options))
+        """Set-up; ``options["overrides"]`` holds the moderator's per-game data
+        corrections (units, tables, reinforcements, scenarios), taken in here."""
+        overrides = options.get("overrides") or None
+        if overrides and "map" in overrides:
+            raise DataError(
+                "overrides: map",
+                "per-game map corrections are not supported yet; correct "
+                "scenarios/usn/map-overrides.toml for the installation instead",
+            )
+        world = _world(overrides)
+        rules = {k: v for k, v in options.items() if k != "overrides"}
+        state = scenario_rules.at_setup(build_state(self.geo, world, scenario, rules))
         return update_supply(self.geo, state).to_json()
 
     # --- rounds -------------------------------------------------------------
@@ -156,10 +168,10 @@ register("usn", UsnRuleset)
 # --- set-up from the scenario data -------------------------------------------
 
 
-def _world() -> Any:
+def _world(overrides: Mapping[str, Any] | None = None) -> Any:
     from pbem.rulesets.usn.data import load_world  # the world-data module (cached)
 
-    return load_world()
+    return load_world(overrides=overrides)
 
 
 def _unit_from_counter(c: Any) -> Unit:
