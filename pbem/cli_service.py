@@ -82,7 +82,11 @@ async def _once(daemon: object) -> None:
 
 
 def _expand(word: str) -> str:
-    """@FILE stands for a key file's line, or a certificate file as smime:<base64 DER>."""
+    """@FILE stands for a key file's line, or a certificate file as smime:<base64 DER>;
+    key=@FILE for a file's text (overrides=@corrections.toml)."""
+    key, sep, rest = word.partition("=@")
+    if sep and key.isidentifier():
+        return f"{key}={Path(rest).read_text(encoding='utf-8')}"
     if not word.startswith("@"):
         return word
     data = Path(word[1:]).read_bytes()
