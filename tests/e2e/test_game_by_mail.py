@@ -36,12 +36,10 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -52,13 +50,15 @@ from pbem.secrecy.plots import PlotContent
 from tests.maillab import MailLab
 
 REPO = Path(__file__).resolve().parents[2]
-WAIT = 90.0  # seconds: generous, the lab may share the machine with other tests
 _names = itertools.count(1)
+WAIT = 150.0  # seconds: generous, the lab may share the machine with other tests
 
 # Every phase but turn 2 is extended by an hour at once, so only turn 2 runs out.
-DEADLINE_HOURS = 0.004  # 14.4 s
+# The daemon looks at games no mail named on a sweep every 30 s (pbem.service.work),
+# so the reminder window (9 s to 57.6 s after the phase opens) holds a sweep for sure.
+DEADLINE_HOURS = 0.015  # 54 s
 GRACE_HOURS = 0.001  # 3.6 s
-REMINDER_HOURS = 0.002  # reminded 7.2 s before the deadline
+REMINDER_HOURS = 0.0125  # reminded 45 s before the deadline
 
 
 @dataclass
@@ -147,7 +147,12 @@ level = "INFO"
             self.daemon.wait()
 
     def log_tail(self) -> str:
-        return self.log.read_text(errors="replace")[-3000:] if self.log.exists() else ""
+        """The daemon's log, without the IMAP library's and the sender's chatter."""
+        if not self.log.exists():
+            return ""
+        lines = self.log.read_text(errors="replace").splitlines()
+        quiet = [ln for ln in lines if "aioimaplib" not in ln and "sent mail from" not in ln]
+        return "\n".join(quiet[-40:])
 
     # ---------------------------------------------------------------- mail
 
@@ -235,10 +240,6 @@ def all_done(answer: str) -> None:
     assert "Refused (" not in answer and "could not be used" not in answer, answer
 
 
-def zone_abbreviation(tz: str) -> str:
-    return datetime.now(UTC).astimezone(ZoneInfo(tz)).strftime("%Z")
-
-
 # ------------------------------------------------------------------ the game
 
 
@@ -280,8 +281,8 @@ def test_game_by_mail_missed_deadline_dispute_rollback_and_verify(
         north_report = table.report(north, 1)
         assert "SEND SQN-1" in north_report  # the order form
         # Times are shown in each player's own zone.
-        assert zone_abbreviation("Europe/Berlin") in north_report
-        assert zone_abbreviation("America/New_York") in table.report(south, 1)
+        assert re.search(r" \d\d:\d\d CES?T\b", north_report)  # Europe/Berlin
+        assert re.search(r" \d\d:\d\d E[SD]T\b", table.report(south, 1))  # America/New_York
         table.report(watcher, 1)
         table.report(all_seeing, 1)
 
@@ -339,9 +340,7 @@ def test_game_by_mail_missed_deadline_dispute_rollback_and_verify(
         )
         assert "Your dispute is filed as number" in table.answer(south, disputed)
         notice = table.notice(umpire, "dispute")
-        dispute_id = re.search(r"dispute (\d+) by south", notice) or re.search(
-            r"RULE g1 (\d+)", notice
-        )
+        dispute_id = re.search(r"RULE g1 (\d+) UPHELD", notice)  # the ruling to write
         assert dispute_id, notice
         # The moderator gets the phase's full record: both plots, the seed, the dice.
         assert '"policy:standing"' in notice and "SEND SQN-2 B" in notice and '"seed"' in notice
