@@ -7,8 +7,10 @@ combat) and reports every refused line; ``adjudicate`` runs it for real.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from pbem.core.dice import Dice
@@ -21,10 +23,9 @@ from pbem.core.ruleset import (
     State,
     Validation,
 )
-from pbem.errors import DataError
 from pbem.rulesets import register
 from pbem.rulesets.usn import hexgrid, scenario_rules, victory, views
-from pbem.rulesets.usn.geo import Geo, world_geo
+from pbem.rulesets.usn.geo import Geo, geo_from_map, world_geo
 from pbem.rulesets.usn.phases import advance, run_round
 from pbem.rulesets.usn.sequence import ROUNDS, SIDES, STEPS
 from pbem.rulesets.usn.state import (
@@ -56,6 +57,10 @@ class UsnRuleset:
             self._geo = world_geo()
         return self._geo
 
+    def _geo_of(self, s: GameState) -> Geo:
+        """The map this game plays on: the installation's, or its per-game correction."""
+        return geo_for(s.options) if s.options.get(MAP_OVERRIDES) else self.geo
+
     # --- set-up -----------------------------------------------------------
     def scenarios(self) -> Sequence[ScenarioInfo]:
         world = _world()
@@ -72,17 +77,16 @@ class UsnRuleset:
     def initial_state(self, scenario: str, options: Mapping[str, Any]) -> State:
         """Set-up; ``options["overrides"]`` holds the moderator's per-game data
         corrections (units, tables, reinforcements, scenarios), taken in here."""
-        overrides = options.get("overrides") or None
-        if overrides and "map" in overrides:
-            raise DataError(
-                "overrides: map",
-                "per-game map corrections are not supported yet; correct "
-                "scenarios/usn/map-overrides.toml for the installation instead",
-            )
-        world = _world(overrides)
+        overrides = dict(options.get("overrides") or {})
+        map_overrides = overrides.pop("map", None)
+        world = _world(overrides or None)
         rules = {k: v for k, v in options.items() if k != "overrides"}
-        state = scenario_rules.at_setup(build_state(self.geo, world, scenario, rules))
-        return update_supply(self.geo, state).to_json()
+        if map_overrides:
+            # Kept in the state: every later phase plays on the corrected map.
+            rules[MAP_OVERRIDES] = map_overrides
+        geo = geo_for(rules)
+        state = scenario_rules.at_setup(build_state(geo, world, scenario, rules))
+        return update_supply(geo, state).to_json()
 
     # --- rounds -------------------------------------------------------------
     def pending(self, state: State) -> Demand | None:
@@ -97,7 +101,7 @@ class UsnRuleset:
         s = decode(state)
         if s.over:
             return Validation((), (LineError(0, "", "the game is over", None),))
-        result = run_round(self.geo, s, {side: text}, None)
+        result = run_round(self._geo_of(s), s, {side: text}, None)
         return Validation(tuple(result.accepted.get(side, ())), tuple(result.errors.get(side, ())))
 
     def default_orders(self, state: State, side: str) -> tuple[str, ...]:
@@ -109,14 +113,15 @@ class UsnRuleset:
     ) -> Adjudication:
         s = decode(state)
         texts = {side: "\n".join(lines) for side, lines in orders.items() if side in SIDES}
-        result = run_round(self.geo, s, texts, dice)
+        geo = self._geo_of(s)
+        result = run_round(geo, s, texts, dice)
         events = list(result.work.events)
         for side, errs in result.errors.items():
             for e in errs:  # an order that no longer fits (the state moved on): owner only
                 events.append(_failed(side, e))
         new = advance(result.state)
-        new = scenario_rules.after_round(self.geo, s, new)
-        new = victory.after_round(self.geo, s, new, _victory_of(s.scenario))  # GEN.REC.A
+        new = scenario_rules.after_round(geo, s, new)
+        new = victory.after_round(geo, s, new, _victory_of(s.scenario))  # GEN.REC.A
         return Adjudication(new.to_json(), tuple(events))
 
     # --- reports ----------------------------------------------------------------
@@ -130,7 +135,7 @@ class UsnRuleset:
         s = decode(state)
         if not s.over:
             return None
-        return victory.verdict(self.geo, s, _victory_of(s.scenario))
+        return victory.verdict(self._geo_of(s), s, _victory_of(s.scenario))
 
 
 def _victory_of(scenario: str) -> Mapping[str, Any]:
@@ -166,6 +171,24 @@ register("usn", UsnRuleset)
 
 
 # --- set-up from the scenario data -------------------------------------------
+
+
+MAP_OVERRIDES = "map_overrides"
+
+
+def geo_for(options: Mapping[str, Any]) -> Geo:
+    """The Geo for a game's options: the shared one, or one built from its map overrides."""
+    corrections = options.get(MAP_OVERRIDES)
+    if not corrections:
+        return world_geo()
+    return _corrected_geo(json.dumps(corrections, sort_keys=True))
+
+
+@lru_cache(maxsize=16)
+def _corrected_geo(corrections_json: str) -> Geo:
+    from pbem.rulesets.usn.map import load_map  # the world-data module
+
+    return geo_from_map(load_map(overrides=json.loads(corrections_json)))
 
 
 def _world(overrides: Mapping[str, Any] | None = None) -> Any:

@@ -6,6 +6,7 @@ import pytest
 
 from pbem.errors import DataError
 from pbem.rulesets import get
+from pbem.rulesets.usn.state import decode
 
 
 def _unit(state, side, uid):  # type: ignore[no-untyped-def]
@@ -30,6 +31,14 @@ def test_game_override_of_unknown_unit_refused_with_key() -> None:
         )
 
 
-def test_game_override_of_map_refused_clearly() -> None:
-    with pytest.raises(DataError, match="per-game map corrections"):
-        get("usn").initial_state("coral-sea", {"overrides": {"map": {}}})
+def test_game_override_of_map_plays_on_the_corrected_map() -> None:
+    """Map corrections are kept in the game's state and used in every later phase."""
+    usn = get("usn")
+    reef = {"terrain": [{"hex": 1050, "terrain": "class1", "src": "reconstructed", "why": "reef"}]}
+    state = usn.initial_state("coral-sea", {"overrides": {"map": reef}})
+    assert state["options"]["map_overrides"] == reef
+    geo = usn._geo_of(decode(state))  # type: ignore[attr-defined]
+    assert geo is not usn.geo  # type: ignore[attr-defined]
+    assert geo.terrain[1050] != usn.geo.terrain[1050]  # type: ignore[attr-defined]
+    plain = usn.initial_state("coral-sea", {})
+    assert usn._geo_of(decode(plain)) is usn.geo  # type: ignore[attr-defined]
