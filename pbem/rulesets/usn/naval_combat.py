@@ -426,15 +426,20 @@ def engage(
 def _plan(
     state: GameState, firers: Sequence[Unit], targets: Sequence[Unit], explicit: Allocation | None
 ) -> dict[str, list[Unit]]:
-    if explicit is not None:
-        by_uid = {t.uid: t for t in targets}
-        plan: dict[str, list[Unit]] = {}
-        for f in firers:
-            tgt = by_uid.get(explicit.get(f.uid, ""))
-            if tgt is not None and f.sa > 0:
-                plan.setdefault(tgt.key, []).append(f)
-        return plan
-    return default_allocation(state, firers, targets)
+    """The firing side's FIRE orders where they name an engaged target; its other
+    ships fire by ``default_allocation`` (and may join an ordered target)."""
+    by_uid = {t.uid: t for t in targets}
+    plan: dict[str, list[Unit]] = {}
+    free: list[Unit] = []
+    for f in firers:
+        tgt = by_uid.get((explicit or {}).get(f.uid, ""))
+        if tgt is not None and f.sa > 0:
+            plan.setdefault(tgt.key, []).append(f)
+        else:
+            free.append(f)
+    for key, group in default_allocation(state, free, targets).items():
+        plan.setdefault(key, []).extend(group)
+    return plan
 
 
 def default_allocation(
@@ -471,6 +476,18 @@ def default_allocation(
             ):
                 plan[t.key].append(free.pop(0))
     return plan
+
+
+def check_fire(w: Work, uids: Sequence[str], target: str) -> None:
+    """NM.SURF.5: FIRE names the side's own gun-armed ships and one enemy ship; it
+    counts if both end up engaged with each other this phase."""
+    for uid in uids:
+        s = w.own(uid)
+        if not s.is_naval or s.sa <= 0:
+            raise Refused(f"{uid} has no surface attack strength to fire", "NM.SURF.5")
+    enemy = w.units.get(f"{enemy_of(w.side)}/{target}")
+    if enemy is None or not enemy.is_naval or enemy.hex is None:
+        raise Refused(f"{target} is not an enemy ship on the map", "NM.SURF.5")
 
 
 # --- bombardment (SEQ.2F, SEQ.2H) ----------------------------------------------------

@@ -195,6 +195,17 @@ class Bombard:
 
 
 @dataclass(frozen=True, slots=True)
+class FireAt:
+    """FIRE ships... AT enemy-ship: surface fire targets (NM.SURF.5; naval_combat.py)."""
+
+    units: tuple[str, ...]
+    target: str
+
+    def canonical(self) -> str:
+        return f"FIRE {' '.join(self.units)} AT {self.target}"
+
+
+@dataclass(frozen=True, slots=True)
 class Standing:
     """STANDING topic args...: the side's decisions in the other side's phase (INT)."""
 
@@ -218,6 +229,7 @@ Order = (
     | Mission
     | Ground
     | Bombard
+    | FireAt
     | Standing
 )
 
@@ -251,6 +263,7 @@ VERB_STEPS: dict[str, tuple[frozenset[StepKind], str]] = {
     "SEA": (_AIR_SEA, "BASE.K"),
     "REFUEL": (_AIR_SEA, "SEQ.2J"),
     "BOMBARD": (_AIR_SEA, "SEQ.2F"),
+    "FIRE": (_AIR_SEA, "NM.SURF.5"),
     "ENTRENCH": (_LAND, "SEQ.3B"),
     "DISENTRENCH": (_LAND, "ENT.B"),
     "DEFEND": (_LAND, "CBT.G"),
@@ -416,6 +429,12 @@ def parse_line(text: str) -> Order:
     if verb == "LAND":
         _need(args, 2, "LAND <transport> <unit> ...")
         return Ground(verb, _unit_id(args[0]), tuple(_unit_id(t) for t in args[1:]))
+    if verb == "FIRE":
+        usage = "FIRE <ship> [<ship> ...] AT <enemy ship>"
+        upper = [a.upper() for a in args]
+        if "AT" not in upper or upper.index("AT") == 0 or upper.index("AT") != len(args) - 2:
+            raise _Syntax(f"write: {usage}", "NM.SURF.5")
+        return FireAt(tuple(_unit_id(t) for t in args[:-2]), _unit_id(args[-1]))
     if verb == "BOMBARD":
         usage = "BOMBARD <hex> LAND|AIRBASE|NAVALBASE|CD <ship> ..."
         _need(args, 3, usage)

@@ -27,6 +27,7 @@ from pbem.rulesets.usn.orders import (
     Bombard,
     Embark,
     Emergency,
+    FireAt,
     Ground,
     Line,
     Mission,
@@ -385,9 +386,17 @@ def _naval_combat(w: Work, sheet: _Sheet | None, dice: Dice | None) -> None:
     """SEQ.2F bombardment of land units and bases, SEQ.2G surface engagements,
     SEQ.2H bombardment of CD units, in that order (A7); naval_combat.py."""
     bombards = sheet.of("BOMBARD") if sheet is not None else []
+    targets: dict[str, str] = {}
+    for ln in sheet.of("FIRE") if sheet is not None else []:
+        o = ln.order
+        assert isinstance(o, FireAt) and sheet is not None
+        if sheet.claim(ln, "fire", o.units):
+            _try(sheet, ln, naval_combat.check_fire, w, o.units, o.target)
+            if ln.number not in sheet.failed:
+                targets.update(dict.fromkeys(o.units, o.target))
     for cd_step in (False, True):
         if cd_step and dice is not None:
-            naval_combat.resolve_engagements(w, dice)
+            naval_combat.resolve_engagements(w, dice, {w.side: targets})
         for ln in bombards:
             o = ln.order
             assert isinstance(o, Bombard) and sheet is not None

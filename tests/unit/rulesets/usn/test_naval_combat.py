@@ -524,3 +524,27 @@ def test_every_case_of_issue_6_part_a_is_tested_or_deferred() -> None:
     ]
     assert not missing, f"cases with neither a test named after them nor a deferral: {missing}"
     assert len(ISSUE_6A_CASES) == 97
+
+
+def test_nm_surf_5_fire_order_picks_the_target_others_fire_by_default() -> None:
+    units = [
+        replace(ship(A, "CA-9", X, ma=6), stack=0),
+        replace(ship(A, "CV-5", X, ma=6), stack=1),
+        replace(ship(J, "CA-1", RING[0], ma=6), sa=5),
+        replace(ship(J, "CA-2", RING[0], ma=6), sa=5),
+    ]
+    g = Game(make_state(units, standing={A: ("STANDING SURFACE STAY",)}))
+    v = g.validate(J, "FIRE CV-1 AT CV-5")
+    assert [e.rule for e in v.errors] == ["UNIT.SELECT"]  # the Japanese have no CV-1 here
+    g.play({J: f"MOVE CA-1 CA-2 {X:04d}\nFIRE CA-1 AT CA-9"}, dice=[6] * 20)
+    (fight,) = [e.data for e in g.events if e.kind == "surface-engagement"]
+    japanese = sorted((f["target"], f["attack"]) for f in fight["fire"] if f["side"] == J)
+    assert japanese == [("CA-9", 5), ("CV-5", 5)]  # CA-2 fires by default at the carrier
+
+
+def test_nm_surf_5_fire_refused_from_a_ship_without_guns_or_at_nothing() -> None:
+    carrier = replace(ship(J, "CV-1", X), sa=0)
+    g = Game(make_state([carrier, ship(J, "CA-1", X), ship(A, "CA-9", RING[0])]))
+    v = g.validate(J, "FIRE CV-1 AT CA-9\nFIRE CA-1 AT BB-7")
+    assert [(e.line, e.rule) for e in v.errors] == [(1, "NM.SURF.5"), (2, "NM.SURF.5")]
+    assert "no surface attack strength" in v.errors[0].message
