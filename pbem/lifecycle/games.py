@@ -506,6 +506,12 @@ class GameMaster:
         if side not in phase.sides:
             raise LifecycleError(f"side {side} owes no orders in turn {turn} phase {phase_name}")
         now = self.desk.now
+        if phase.grace_until is not None and now >= phase.grace_until:
+            # The clock may not have ticked yet; the phase is closed all the same.
+            raise LifecycleError(
+                f"the deadline and grace period of turn {turn} phase {phase_name} have passed; "
+                "orders are no longer taken (the no-orders policy applies)"
+            )
         late = phase.deadline is not None and now > phase.deadline
         previous = self.current_plot(phase, side)
         if previous is not None and previous.source == "rollback":

@@ -203,6 +203,21 @@ def test_late_orders_accepted_within_grace_then_refused(table, zoned_game):
         table.run(lambda gm: gm.submit("g1", "north", 1, "plot", ["SEND SQN-1 A"]))
 
 
+def test_orders_after_grace_refused_even_before_the_clock_ticks(table, keys):
+    def setup(gm):
+        gm.create_game("g1", "demo", "duel", settings={"grace_hours": 0})  # late: refused
+        gm.assign("g1", "north", "north@example.org", public_key=keys["north"][1])
+        gm.assign("g1", "south", "south@example.org", public_key=keys["south"][1])
+        gm.start("g1")
+
+    table.run(setup)
+    table.now = T0 + timedelta(hours=72)
+    with pytest.raises(LifecycleError, match="deadline and grace period of turn 1 phase plot"):
+        table.run(lambda gm: gm.submit("g1", "north", 1, "plot", ["SEND SQN-1 A"]))
+    table.now = T0 + timedelta(hours=71, minutes=59)
+    assert not table.run(lambda gm: gm.submit("g1", "north", 1, "plot", ["SEND SQN-1 A"])).late
+
+
 # ------------------------------------------------------------------ downtime
 
 
