@@ -7,6 +7,7 @@ import email.policy
 import re
 from html.parser import HTMLParser
 from io import BytesIO
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,10 +15,12 @@ from PIL import Image
 from sqlalchemy import select
 
 from pbem.core.dice import SeededDice
+from pbem.errors import LifecycleError
 from pbem.reports.context import Header, describe
 from pbem.reports.mailing import audience_view, render_report
 from pbem.reports.mapimage import SIDE_COLOURS, hex_pixel
 from pbem.reports.render import WIDTH
+from pbem.reports.site import write_site
 from pbem.rulesets.demo import RaidRuleset
 from pbem.storage.models import OutboundMail, Report
 from tests.unit.lifecycle.conftest import Table
@@ -206,3 +209,32 @@ def test_reporter_mails_text_html_and_map(table: Table, demo_game: str) -> None:
             assert parts["image/png"].get_content() == report.png
             assert parts["image/png"].get_filename() == f"g1-1-{report.audience}-map.png"
             assert report.html.startswith("<!DOCTYPE html>")
+
+
+def _play_to_the_end(table: Table, game: str) -> None:
+    for turn in (1, 2, 3):
+        table.run(lambda gm, t=turn: gm.submit(game, "north", t, "plot", ["SEND SQN-1 A"]))
+        table.run(lambda gm: gm.adjudicate_now(game))
+
+
+def test_final_report_verdict_first_then_full_disclosure(table: Table, demo_game: str) -> None:
+    _play_to_the_end(table, demo_game)
+    with table.sessions() as s:
+        finals = s.scalars(select(Report).where(Report.phase_id.is_(None))).all()
+    assert sorted(r.audience for r in finals) == ["north", "south"]
+    for r in finals:
+        assert r.text.index("GAME OVER: ") < r.text.index("What happened")
+        # Full disclosure: south's final report shows north's last orders, and both forces.
+        assert "north's last orders" in r.text and "SEND SQN-1 A" in r.text
+        assert "Your order form" not in r.text and r.png
+
+
+def test_site_of_a_game_in_play_only_for_the_moderator(
+    table: Table, demo_game: str, tmp_path: Path
+) -> None:
+    with table.sessions() as s:
+        with pytest.raises(LifecycleError, match="not over"):
+            write_site(s, demo_game, tmp_path / "site")
+        index = write_site(s, demo_game, tmp_path / "site", unfinished=True)
+    html = index.read_text()
+    assert "moderator only" in html and not (tmp_path / "site" / "record.html").exists()
