@@ -324,6 +324,7 @@ def test_game_by_mail_missed_deadline_dispute_rollback_and_verify(
         reminder = table.notice(south, "reminder")
         assert "turn 2" in reminder
         table.report(north, 3)  # adjudicated once deadline and grace passed
+        table.report(south, 3)  # taken now, so the turn-3 reports awaited below are new ones
         assert not any("reminder" in str(m["Subject"]) for m in table.mailbox(north))
 
         # --------------------------------------------- a dispute, upheld with a rollback
