@@ -95,6 +95,8 @@ _VERB_HELP = {
         "MOVE <ship> [<ship>...] <hex> <hex> ...      # SEQ.2C, hex by hex",
         "EMBARK|DEBARK <transport> <unit|n LAC> ...   # SEQ.2D",
         "EMERGENCY <DD|CL> <unit|SUPPLY> <hex>        # SEQ.2E",
+        "BOMBARD <hex> LAND|AIRBASE|NAVALBASE|CD <ship> ...  # SEQ.2F, SEQ.2H",
+        "FIRE <ship> ... AT <enemy ship>              # NM.SURF.5, surface fire",
         "CONTINUE <ship> ... <hex> ...                # SEQ.2I",
         "STACK <hex> <top ship> ...   BASE <ship>   SEA <ship>   REFUEL <oiler>",
     ],
