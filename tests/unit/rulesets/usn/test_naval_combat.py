@@ -7,6 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from pbem.core.dice import ScriptedDice
 from pbem.rulesets.usn import hexgrid, movement, naval_combat
 from pbem.rulesets.usn.geo import Geo
@@ -548,3 +551,60 @@ def test_nm_surf_5_fire_refused_from_a_ship_without_guns_or_at_nothing() -> None
     v = g.validate(J, "FIRE CV-1 AT CA-9\nFIRE CA-1 AT BB-7")
     assert [(e.line, e.rule) for e in v.errors] == [(1, "NM.SURF.5"), (2, "NM.SURF.5")]
     assert "no surface attack strength" in v.errors[0].message
+
+
+# --- properties ---------------------------------------------------------------------------
+
+_SHIP = st.tuples(
+    st.sampled_from(["BB", "CA", "CL", "DD", "CV", "TR"]),
+    st.integers(2, 7),  # MA
+    st.integers(0, 35),  # damage
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    defenders=st.lists(_SHIP, min_size=1, max_size=6),
+    attackers=st.lists(st.tuples(_SHIP, st.integers(0, 5)), min_size=1, max_size=6),
+    choice=st.sampled_from(["FLEE", "STAY", "FIGHT"]),
+    rolls=st.lists(st.integers(1, 6), min_size=60, max_size=60),
+)
+def test_nm_surf_4_nm_surf_5_properties_of_any_engagement(
+    defenders: list[tuple[str, int, int]],
+    attackers: list[tuple[tuple[str, int, int], int]],
+    choice: str,
+    rolls: list[int],
+) -> None:
+    """Whatever the stacks: both sides engage the same number of ships, the defender's
+    from the top of what stayed; no ship is fired at twice; ships that fled sit next to
+    the fight; nobody is left afloat with more than forty weeks of damage."""
+    units = []
+    for i, (t, ma, dmg) in enumerate(defenders):
+        sa = 0 if t in ("CV", "TR") else 6
+        units.append(replace(ship(A, f"{t}-{i + 1}", X, ma=ma), sa=sa, damage=dmg, stack=i))
+    for i, ((t, ma, dmg), ring) in enumerate(attackers):
+        sa = 0 if t in ("CV", "TR") else 6
+        units.append(replace(ship(J, f"{t}-{i + 1}", RING[ring], ma=ma), sa=sa, damage=dmg))
+    w = work(units, standing={A: [f"STANDING SURFACE {choice}"]})
+    for u in [u for u in units if u.side == J]:
+        if movement.movement_allowance(u) >= 1:
+            sail(w, J, [u.uid], X)
+    before = dict(w.units)
+    naval_combat.resolve_engagements(w, ScriptedDice(rolls * 3))
+    top = [u.uid for u in sorted(before.values(), key=lambda u: u.stack) if u.side == A]
+    for fight in events(w, "surface-engagement"):
+        engaged = fight["engaged"]
+        assert len(engaged[J]) == len(engaged[A]) > 0
+        if choice == "STAY":  # NM.SURF.4: from the top of the stack
+            assert engaged[A] == top[: len(engaged[A])]
+        for side in (J, A):
+            targets = [f["target"] for f in fight["fire"] if f["side"] == side]
+            assert len(targets) == len(set(targets))  # NM.SURF.5: no ship attacked twice
+            enemy = A if side == J else J
+            assert set(targets) <= set(engaged[enemy])
+    for esc in events(w, "escaped"):
+        assert int(esc["to"]) in RING
+    for key, u in w.units.items():
+        assert u.damage <= 40
+        if key in before:
+            assert u.damage >= before[key].damage
