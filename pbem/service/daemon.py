@@ -30,6 +30,8 @@ from pbem.storage.db import make_engine, make_sessionmaker
 log = logging.getLogger("pbem.service")
 
 HEARTBEAT_SECONDS = 30.0
+# Stored mails processed per transaction (a savepoint each; see Worker.process_many).
+PROCESS_BATCH = 20
 
 
 def make_inbox(config: Config) -> Inbox:
@@ -130,8 +132,9 @@ class Daemon:
             await asyncio.to_thread(self.worker.file, message.ref, message.raw)
             # Only now, with the bytes committed, may the server forget the message.
             await self.inbox.acknowledge(message.ref)
-        for mail_id in await asyncio.to_thread(self.worker.pending_mail):
-            await asyncio.to_thread(self.worker.process, mail_id)
+        pending = await asyncio.to_thread(self.worker.pending_mail)
+        for i in range(0, len(pending), PROCESS_BATCH):
+            await asyncio.to_thread(self.worker.process_many, pending[i : i + PROCESS_BATCH])
         await asyncio.to_thread(self.worker.tick_games, tick_everything)
         self.outbox_wakeup.set()
 

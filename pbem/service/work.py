@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
 from sqlalchemy import or_, select, update
@@ -83,7 +83,12 @@ class Worker:
             update(model)
             .where(
                 model.id == row_id,
-                or_(model.claim_until.is_(None), model.claim_until < now),
+                # Our own claim (a batch that fell back to one mail at a time) is no obstacle.
+                or_(
+                    model.claim_until.is_(None),
+                    model.claim_until < now,
+                    model.claim_owner == self.owner,
+                ),
             )
             .values(claim_owner=self.owner, claim_until=now + timedelta(seconds=CLAIM_SECONDS))
         )
@@ -129,6 +134,75 @@ class Worker:
                     row.outcome = traceback.format_exc(limit=5)[-2000:]
                     row.processed_at = now
             return "failed"
+
+    def process_many(self, mail_ids: Sequence[int]) -> dict[int, str]:
+        """Process stored mails in one transaction, each in its own savepoint.
+
+        The same work as ``process`` for each mail, with two commits per batch
+        instead of two per mail (commits and session set-up were a fifth of the
+        cost of a mail). A mail that raises is rolled back to its savepoint and
+        marked failed; the others stand. Should the batch's commit itself fail,
+        the mails are processed one by one. A kill mid-batch undoes the whole
+        batch, which the next daemon processes again, each mail once.
+        """
+        now = self.clock()
+        until = now + timedelta(seconds=CLAIM_SECONDS)
+        with self.sessions.begin() as s:
+            s.execute(
+                update(InboundMail)
+                .where(
+                    InboundMail.id.in_(mail_ids),
+                    InboundMail.status == "new",
+                    or_(InboundMail.claim_until.is_(None), InboundMail.claim_until < now),
+                )
+                .values(claim_owner=self.owner, claim_until=until)
+            )
+            mine = list(
+                s.scalars(
+                    select(InboundMail.id)
+                    .where(
+                        InboundMail.id.in_(mail_ids),
+                        InboundMail.claim_owner == self.owner,
+                        InboundMail.claim_until == until,
+                    )
+                    .order_by(InboundMail.id)
+                )
+            )
+        outcomes: dict[int, str] = {}
+        touched: set[str] = set()
+        sweep = False
+        try:
+            with self.sessions.begin() as s:
+                gm = self.game_master(s, now)
+                failures: dict[int, str] = {}
+                for mail_id in mine:
+                    row = s.get(InboundMail, mail_id)
+                    if row is None or row.status != "new":
+                        continue
+                    savepoint = s.begin_nested()
+                    try:
+                        outcome = Mailroom(gm, self.limiter).process(row)
+                    except Exception:
+                        savepoint.rollback()
+                        log.exception("processing mail %s failed", mail_id)
+                        failures[mail_id] = traceback.format_exc(limit=5)[-2000:]
+                        continue
+                    savepoint.commit()
+                    outcomes[mail_id] = outcome
+                    if row.game_id:
+                        touched.add(row.game_id)
+                    sweep = sweep or outcome.startswith("moderator")
+                for mail_id, trace in failures.items():
+                    failed = s.get(InboundMail, mail_id)
+                    if failed is not None:
+                        failed.status, failed.outcome, failed.processed_at = "failed", trace, now
+                    outcomes[mail_id] = "failed"
+        except Exception:
+            log.exception("a batch of %d mails failed to commit; one at a time now", len(mine))
+            return {i: o for i in mine if (o := self.process(i)) is not None}
+        self._touched |= touched
+        self._sweep_requested = self._sweep_requested or sweep
+        return outcomes
 
     # -------------------------------------------------------------- clock
 

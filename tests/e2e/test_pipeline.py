@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pbem.service.daemon import Daemon
-from pbem.storage.models import Plot
+from pbem.storage.models import InboundMail, Plot
 from tests.e2e.helpers import (
     ModeratorDesk,
     Player,
@@ -185,3 +185,43 @@ async def test_a_mail_fetched_twice_is_filed_and_answered_once(
     assert len(desk.mails()) == 1
     assert len(answers(delivered(mail_lab, south.address))) == 1
     assert mail_lab.count(desk.address) == 0
+
+
+async def test_a_mail_that_breaks_the_mailroom_is_filed_failed_and_spares_its_batch(
+    mail_lab: MailLab,
+    desk: ModeratorDesk,
+    players: dict[str, Player],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bug (not bad input) in one mail of a batch: that mail is kept and marked
+    failed; the others of the same transaction are answered."""
+    from pbem.lifecycle.mailroom import Mailroom
+
+    north, south = players["north"], players["south"]
+    real_process = Mailroom.process
+
+    def process(self: Mailroom, row: InboundMail) -> str:
+        if b"SQN-3" in row.raw:
+            raise RuntimeError("a bug in the mailroom")
+        return real_process(self, row)
+
+    monkeypatch.setattr(Mailroom, "process", process)
+    mails = [
+        compose(north.address, desk.address, "a", signed(north, "g1", ["SEND SQN-1 A"])),
+        compose(south.address, desk.address, "b", signed(south, "g1", ["SEND SQN-3 A"])),
+        compose(south.address, desk.address, "c", signed(south, "g1", ["SEND SQN-2 C"])),
+    ]
+    for msg in mails:
+        submit(mail_lab, msg)
+    daemon = Daemon(desk.config)
+    try:
+        await daemon.once()
+    finally:
+        await daemon.inbox.close()
+        await daemon.sender.close()
+        daemon.engine.dispose()
+    rows = desk.mails()
+    assert [r.status for r in rows] == ["answered", "failed", "answered"]
+    assert "a bug in the mailroom" in rows[1].outcome
+    with desk.sessions() as s:
+        assert sorted(p.mail_id or 0 for p in s.query(Plot)) == [rows[0].id, rows[2].id]
