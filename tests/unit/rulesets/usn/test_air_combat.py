@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, replace
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from pbem.rulesets.usn import air_combat
 from pbem.rulesets.usn.air_combat import Flight, split_on_group, take_losses
 from pbem.rulesets.usn.movement import Work
@@ -634,3 +637,83 @@ def test_seq_5f_seq_5g_seq_5l_coral_sea_carrier_battle_keeps_every_air_point_acc
         assert all(e.witnesses is None for e in result.events if e.kind == "air-strike")
         hits += sum(1 for e in result.events if e.kind in ("ship-damaged", "destroyed"))
     assert hits > 0  # over twelve seeds some bombs find their mark
+
+
+# --- property ---------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lac=st.integers(0, 12),
+    lbac=st.integers(0, 6),
+    nac_a=st.integers(0, 8),
+    nac_j=st.integers(0, 8),
+    lac_j=st.integers(0, 8),
+    plans=st.lists(st.tuples(st.integers(0, 7), st.integers(1, 12)), max_size=7),
+    rolls=st.lists(st.integers(1, 6), min_size=200, max_size=200),
+)
+def test_amac_c_seq_5l_property_every_air_point_lands_or_is_lost(
+    lac: int,
+    lbac: int,
+    nac_a: int,
+    nac_j: int,
+    lac_j: int,
+    plans: list[tuple[int, int]],
+    rolls: list[int],
+) -> None:
+    """Random plots of both sides over a carrier group, an island base and an atoll:
+    air points are conserved (landed + ledger losses), nothing exceeds its capacity,
+    no carrier that was damaged keeps aircraft."""
+    units = [
+        replace(ship(J, "CV-1", SEA), defense=5, aa=5, stack=0, capacity=8),
+        replace(ship(J, "CA-1", SEA), defense=5, aa=5, stack=1),
+        replace(ship(A, "CV-5", CV_A), capacity=8),
+        land(J, "RGT-9", ATOLL),
+    ]
+    air = {
+        A: {f"{ISL:04d}": Air(lac=lac, lbac=lbac), "CV-5": Air(nac=nac_a)},
+        J: {"CV-1": Air(nac=nac_j), f"{ATOLL:04d}": Air(lac=lac_j)},
+    }
+    state = make_state(
+        units,
+        air=air,
+        bases=[base(ISL, A, air=30), base(ATOLL, J, air=10, naval=False)],
+        round=AIR5,
+        extra=RANGES,
+    )
+    menu = [
+        (A, f"STRIKE {{n}} LAC {ISL:04d} {SEA:04d} SHIPS 1"),
+        (A, f"STRIKE {{n}} LBAC {ISL:04d} {ATOLL:04d} AIRBASE"),
+        (A, f"STRIKE {{n}} NAC CV-5 {SEA:04d} SHIPS 1"),
+        (A, f"CAP {{n}} LAC {ISL:04d}"),
+        (J, f"STRIKE {{n}} NAC CV-1 {CV_A:04d} SHIPS 1"),
+        (J, f"STRIKE {{n}} LAC {ATOLL:04d} {ISL:04d} STRAFE"),
+        (J, "CAP {n} NAC CV-1"),
+        (J, f"STRIKE {{n}} NAC CV-1 {ISL:04d} AIRBASE"),
+    ]
+    texts: dict[str, list[str]] = {A: [], J: []}
+    for i, n in plans:
+        side, line = menu[i]
+        texts[side].append(line.format(n=n))
+    g = Game(state)
+    accepted = {s: list(g.validate(s, "\n".join(t)).accepted) for s, t in texts.items()}
+    start = g.s
+    from pbem.core.dice import ScriptedDice
+
+    result = g.rs.adjudicate(g.state, accepted, ScriptedDice(rolls))
+    after = type(start).from_json(dict(result.state))
+    lost = {A: 0, J: 0}
+    for e in after.extra.get("combat_ledger", []):
+        if e["kind"] == "air":
+            lost[e["side"]] += e["points"]
+    for side in (A, J):
+        before = sum(a.total for a in start.air.get(side, {}).values())
+        now = sum(a.total for a in after.air.get(side, {}).values())
+        assert now + lost[side] == before
+        for loc, a in after.air.get(side, {}).items():
+            assert a.lac >= 0 and a.nac >= 0 and a.lbac >= 0
+            if loc.isdigit():
+                assert a.total <= max(after.bases[int(loc)].air_capacity, 0) or a.total == 0
+            else:
+                carrier = after.units[f"{side}/{loc}"]
+                assert a.total <= carrier.capacity and not carrier.damaged
