@@ -128,9 +128,11 @@ class Daemon:
         await self._outbox_round()
 
     async def _intake_round(self, tick_everything: bool = False) -> None:
-        for message in await self.inbox.fetch():
-            await asyncio.to_thread(self.worker.file, message.ref, message.raw)
-            # Only now, with the bytes committed, may the server forget the message.
+        messages = await self.inbox.fetch()
+        if messages:
+            await asyncio.to_thread(self.worker.file_many, [(m.ref, m.raw) for m in messages])
+        # Only now, with the bytes committed, may the server forget the messages.
+        for message in messages:
             await self.inbox.acknowledge(message.ref)
         pending = await asyncio.to_thread(self.worker.pending_mail)
         for i in range(0, len(pending), PROCESS_BATCH):

@@ -76,6 +76,15 @@ class Worker:
                 log.info("mail filed", extra={"mail": row.id, "ref": ref})
         return True
 
+    def file_many(self, messages: Sequence[tuple[str, bytes]]) -> bool:
+        """Store a fetched batch (ref, raw) in one transaction; True once committed."""
+        with self.sessions.begin() as s:
+            for ref, raw in messages:
+                row = file_mail(s, ref, raw, self.clock())
+                if row is not None:
+                    log.info("mail filed", extra={"mail": row.id, "ref": ref})
+        return True
+
     def _claim(
         self, s: Session, model: type[InboundMail] | type[OutboundMail], row_id: int, now: datetime
     ) -> bool:

@@ -131,13 +131,13 @@ async def test_mail_moves_to_processed_folder_only_after_commit(
     msg = compose(north.address, desk.address, "orders", signed(north, "g1", ["SEND SQN-1 A"]))
     submit(mail_lab, msg)
     daemon = Daemon(desk.config)
-    real_file = daemon.worker.file
+    real_file = daemon.worker.file_many
 
-    def broken_file(ref: str, raw: bytes) -> bool:
+    def broken_file(messages: object) -> bool:
         raise RuntimeError("database unavailable")
 
     try:
-        daemon.worker.file = broken_file  # type: ignore[method-assign]
+        daemon.worker.file_many = broken_file  # type: ignore[method-assign]
         with pytest.raises(RuntimeError, match="database unavailable"):
             await daemon.once()
         # Not committed, so not acknowledged: the mail is still in the inbox.
@@ -145,7 +145,7 @@ async def test_mail_moves_to_processed_folder_only_after_commit(
         assert mail_lab.count(desk.address) == 1
         assert mail_lab.count(desk.address, "pbem-processed") == 0
 
-        daemon.worker.file = real_file  # type: ignore[method-assign]
+        daemon.worker.file_many = real_file  # type: ignore[method-assign]
         await daemon.once()
     finally:
         await daemon.inbox.close()
