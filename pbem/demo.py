@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
@@ -45,9 +46,12 @@ class Player:
         self.key = key
         self.rng = random.Random(seed)
         self.answered: set[str] = set()
+        self.strategy: Callable[[str], str] | None = None  # another ruleset's player
 
     def orders_from_form(self, form: str) -> str:
         """Keep the headers; for each order line, pick a zone (demo) or keep it."""
+        if self.strategy is not None:
+            return self.strategy(form)
         out = []
         for line in form.splitlines():
             words = line.split()
@@ -95,6 +99,10 @@ def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.
         Path(f"{side}.key").write_bytes(private)
         Path(f"{side}.pub").write_text(public + "\n")
         players.append(Player(side, f"{side}@players.example", private, seed=i))
+        if ruleset == "usn":  # a simple legal plan per mini-game (pbem.demo_usn)
+            from pbem.demo_usn import strategy
+
+            players[-1].strategy = strategy(side, scenario)
     Path("mail").mkdir(exist_ok=True)
     inbox = mailbox.Maildir("mail/inbox", create=True)
     outbox_path = Path("mail/outbox")
@@ -141,6 +149,7 @@ def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.
                 assert isinstance(msg, EmailMessage)
                 body_part = msg.get_body(("plain",))
                 text = body_part.get_content() if body_part is not None else ""
+                text = text.replace("\r\n", "\n")  # base64 bodies keep their CRLF
                 _say(f"mail to {to}: {subject}")
                 if "game over" in subject:
                     over = True
@@ -164,7 +173,11 @@ def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.
                     inbox.add(_mail(player.email, f"Re: {subject}", signed, str(msg["Message-ID"])))
                     _say(
                         f"   {player.side} signs and mails orders: "
-                        + "; ".join(line for line in orders.splitlines() if line.startswith("SEND"))
+                        + "; ".join(
+                            line
+                            for line in orders.splitlines()
+                            if line and not line.startswith("#") and ":" not in line
+                        )
                     )
     finally:
         daemon.send_signal(signal.SIGTERM)

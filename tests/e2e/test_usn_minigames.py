@@ -1,8 +1,8 @@
 """The four U.S.N. mini-games played by signed order mails through the lifecycle
 (GameMaster + Mailroom, on SQLite) from set-up to the victory verdict (issue 6 item 7).
 
-Each side's orders are scripted per mail round (turn, phase); ship routes are found
-on the real map by breadth-first search, so the scripts follow map corrections.
+Each side's orders are the demonstration's scripted plans (pbem.demo_usn.PLANS), by
+mail round; ship routes are found on the real map, so they follow map corrections.
 Dice are the game's own seeded dice, so the combats differ from run to run; what
 is checked is the lifecycle to the end and that the verdict is the one the victory
 rules give for the final state (VP.CALC, VP.LEVELS, MINI.*.VC).
@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import os
 import re
-from collections import deque
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -25,6 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbem.config import Config, ModeratorConfig, SecretsConfig
 from pbem.core.dice import ScriptedDice
+from pbem.demo_usn import PLANS, Plan
 from pbem.intake.hygiene import RateLimiter
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
@@ -33,7 +33,7 @@ from pbem.lifecycle.games import Desk, GameMaster
 from pbem.lifecycle.mailroom import Mailroom, file_mail
 from pbem.reports.mailing import Reporter
 from pbem.rulesets.usn import victory
-from pbem.rulesets.usn.geo import Geo, world_geo
+from pbem.rulesets.usn.geo import world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset, _victory_of
 from pbem.rulesets.usn.state import GameState
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
@@ -42,81 +42,11 @@ J, A = "japanese", "allied"
 MODERATOR = "pbem@example.org"
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
-Script = dict[tuple[int, str, str], list[str]]  # (turn, phase, side) -> order lines
-
-
-def sea_path(geo: Geo, start: int, goal: int, limit: int) -> list[int]:
-    parent: dict[int, int] = {start: start}
-    queue = deque([start])
-    while queue:
-        h = queue.popleft()
-        if h == goal:
-            break
-        for n in geo.naval_nbrs[h]:
-            if n not in parent:
-                parent[n] = h
-                queue.append(n)
-    route = [goal]
-    while route[-1] != start:
-        route.append(parent[route[-1]])
-    return list(reversed(route))[1 : limit + 1]
-
-
-def fmt(hexes: list[int]) -> str:
-    return " ".join(f"{h:04d}" for h in hexes)
-
-
-# --- the scripts -----------------------------------------------------------------
-
-
-def coral_sea(geo: Geo) -> Script:
-    """MINI.CORAL: the carriers close on each other; the Japanese ship the engineer
-    toward Guadalcanal (MINI.CORAL.VC's +10)."""
-    cv = sea_path(geo, 754, 828, 8)
-    tr = sea_path(geo, 759, 828, 6)
-    al = sea_path(geo, 899, 828, 8)
-    return {
-        (1, "J-2", J): [f"MOVE CV-3 CV-4 CA-1 CA-2 {fmt(cv[:4])}", "EMBARK TR-1 ENG-1"],
-        (1, "A-3-4", A): [f"MOVE CV-5 CV-2 CA-1 DD-1 {fmt(al[:4])}"],
-        (1, "J-7-8", J): [f"MOVE TR-1 {fmt(tr[:-1])}"],
-        (2, "J-2", J): [f"MOVE TR-1 {fmt(tr[-1:])}", "DEBARK TR-1 ENG-1"],  # NM.TRANS.COST
-    }
-
-
-def midway(geo: Geo) -> Script:
-    """MINI.MIDWAY: the Kido Butai sails east, the Allied carriers wait at Pearl."""
-    kb = sea_path(geo, 609, 1218, 20)
-    return {
-        (1, "J-2", J): [f"MOVE CV-1 CV-2 CV-5 CV-6 BB-1 {fmt(kb[:5])}"],
-        (1, "J-7-8", J): [f"MOVE CV-1 CV-2 CV-5 CV-6 BB-1 {fmt(kb[5:10])}"],
-    }
-
-
-def eastern_solomons(geo: Geo) -> Script:
-    """MINI.SOLOMONS: the Marines leave their trenches (ENT.B) and attack the SNLF on
-    Guadalcanal (SEQ.5B, SEQ.5K)."""
-    return {
-        (1, "A-3-4", A): ["DISENTRENCH MAR-1"],
-        (1, "air-5", A): ["ATTACK 0828 MAR-1"],
-    }
-
-
-def santa_cruz(geo: Geo) -> Script:
-    """MINI.SANTACRUZ: an Allied regiment attacks the Japanese division on
-    Guadalcanal at poor odds; the Japanese carriers come south."""
-    cv = sea_path(geo, 754, 828, 8)
-    return {
-        (1, "J-2", J): [f"MOVE CV-3 CV-4 CVL-3 CV-8 {fmt(cv[:4])}"],
-        (1, "A-3-4", A): ["DISENTRENCH RGT-1"],
-        (1, "air-5", A): ["ATTACK 0828 RGT-1"],
-    }
-
-
-GAMES: dict[str, tuple[Callable[[Geo], Script], str]] = {
-    "coral-sea": (coral_sea, "port-moresby"),
-    "midway": (midway, "midway"),
-    "eastern-solomons": (eastern_solomons, "guadalcanal-air-base"),
-    "santa-cruz": (santa_cruz, "guadalcanal-air-base"),
+GAMES = {  # scenario -> the objective its verdict names (MINI.*.VC)
+    "coral-sea": "port-moresby",
+    "midway": "midway",
+    "eastern-solomons": "guadalcanal-air-base",
+    "santa-cruz": "guadalcanal-air-base",
 }
 
 
@@ -169,7 +99,7 @@ def mail_orders(table: Table, sender: str, key: bytes, head: str, lines: list[st
     return str(table.run(go))
 
 
-def play(table: Table, scenario: str, script: Script) -> tuple[dict[str, Any], list[Any], Any]:
+def play(table: Table, scenario: str, script: Plan) -> tuple[dict[str, Any], list[Any], Any]:
     """Play one game to its end; returns (final state, record entries, outcome)."""
     keys = {side: generate_keypair(side) for side in (J, A)}
     gid = f"usn-{scenario}"
@@ -225,10 +155,10 @@ def test_mini_game_played_by_mail_to_the_verdict(
     scenario: str, sessions: sessionmaker[Session], config: Config
 ) -> None:
     """MINI.*: set-up to verdict by scripted order mails; the verdict is VP.CALC's."""
-    script_of, objective = GAMES[scenario]
+    objective = GAMES[scenario]
     geo = world_geo()
     table = Table(sessions, config)
-    final, entries, outcome = play(table, scenario, script_of(geo))
+    final, entries, outcome = play(table, scenario, PLANS[scenario](geo))
     adjudicated = [e["payload"] for e in entries if e["kind"] == "phase-adjudicated"]
     s = GameState.from_json(final)
     assert s.over

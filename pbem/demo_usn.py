@@ -1,0 +1,114 @@
+"""Scripted U.S.N. players for the demonstration (``pbem demo --ruleset usn``) and the
+mini-game end-to-end tests: a simple legal plan per mini-game, by mail round.
+
+A plan maps (Game-Turn, mail round, side) to order lines. Ship routes are found on
+the real map by breadth-first search (``sea_path``), so the plans follow map
+corrections. Rounds a plan does not name are answered with the form as it came
+(every line a comment: no orders, MOV.B).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable
+
+from pbem.rulesets.usn.geo import Geo, world_geo
+
+J, A = "japanese", "allied"
+
+Plan = dict[tuple[int, str, str], list[str]]  # (turn, round, side) -> order lines
+
+
+def sea_path(geo: Geo, start: int, goal: int, limit: int) -> list[int]:
+    """The hexes a ship enters on a shortest route from ``start`` to ``goal``, cut at
+    ``limit`` hexes."""
+    parent: dict[int, int] = {start: start}
+    queue = deque([start])
+    while queue:
+        h = queue.popleft()
+        if h == goal:
+            break
+        for n in geo.naval_nbrs[h]:
+            if n not in parent:
+                parent[n] = h
+                queue.append(n)
+    if goal not in parent:
+        return []
+    route = [goal]
+    while route[-1] != start:
+        route.append(parent[route[-1]])
+    return list(reversed(route))[1 : limit + 1]
+
+
+def _fmt(hexes: list[int]) -> str:
+    return " ".join(f"{h:04d}" for h in hexes)
+
+
+def coral_sea(geo: Geo) -> Plan:
+    """MINI.CORAL: the carriers close on each other; the Japanese ship their engineer
+    to Guadalcanal (MINI.CORAL.VC's +10), unloading after a short last leg
+    (NM.TRANS.COST: unloading takes a movement point)."""
+    cv = sea_path(geo, 754, 828, 4)
+    tr = sea_path(geo, 759, 828, 6)
+    al = sea_path(geo, 899, 828, 4)
+    return {
+        (1, "J-2", J): [f"MOVE CV-3 CV-4 CA-1 CA-2 {_fmt(cv)}", "EMBARK TR-1 ENG-1"],
+        (1, "A-3-4", A): [f"MOVE CV-5 CV-2 CA-1 DD-1 {_fmt(al)}"],
+        (1, "J-7-8", J): [f"MOVE TR-1 {_fmt(tr[:-1])}"],
+        (2, "J-2", J): [f"MOVE TR-1 {_fmt(tr[-1:])}", "DEBARK TR-1 ENG-1"],
+    }
+
+
+def midway(geo: Geo) -> Plan:
+    """MINI.MIDWAY: the Kido Butai sails east."""
+    kb = sea_path(geo, 609, 1218, 10)
+    return {
+        (1, "J-2", J): [f"MOVE CV-1 CV-2 CV-5 CV-6 BB-1 {_fmt(kb[:5])}"],
+        (1, "J-7-8", J): [f"MOVE CV-1 CV-2 CV-5 CV-6 BB-1 {_fmt(kb[5:10])}"],
+    }
+
+
+def eastern_solomons(geo: Geo) -> Plan:
+    """MINI.SOLOMONS: the Marines leave their trenches (ENT.B) and attack the SNLF
+    on Guadalcanal (SEQ.5B)."""
+    return {
+        (1, "A-3-4", A): ["DISENTRENCH MAR-1"],
+        (1, "air-5", A): ["ATTACK 0828 MAR-1"],
+    }
+
+
+def santa_cruz(geo: Geo) -> Plan:
+    """MINI.SANTACRUZ: the Japanese carriers come south; an Allied regiment attacks
+    the Japanese division on Guadalcanal."""
+    cv = sea_path(geo, 754, 828, 4)
+    return {
+        (1, "J-2", J): [f"MOVE CV-3 CV-4 CVL-3 CV-8 {_fmt(cv)}"],
+        (1, "A-3-4", A): ["DISENTRENCH RGT-1"],
+        (1, "air-5", A): ["ATTACK 0828 RGT-1"],
+    }
+
+
+PLANS: dict[str, Callable[[Geo], Plan]] = {
+    "coral-sea": coral_sea,
+    "midway": midway,
+    "eastern-solomons": eastern_solomons,
+    "santa-cruz": santa_cruz,
+}
+
+_HEAD = re.compile(r"^(Turn|Phase):\s*(\S+)\s*$", re.M)
+
+
+def strategy(side: str, scenario: str) -> Callable[[str], str]:
+    """``orders_from_form`` for a scripted U.S.N. player: the form (headers and
+    comments kept) plus the plan's lines for the round it names."""
+    make = PLANS.get(scenario)
+    plan = make(world_geo()) if make is not None else {}
+
+    def orders_from_form(form: str) -> str:
+        head = dict(_HEAD.findall(form))
+        turn, rnd = int(head.get("Turn", "0")), head.get("Phase", "")
+        lines = plan.get((turn, rnd, side), [])
+        return form.rstrip("\n") + "\n" + "".join(f"{ln}\n" for ln in lines)
+
+    return orders_from_form
