@@ -52,7 +52,6 @@ from pbem.rulesets.usn.tables import AirLoss
 
 SHIP_ORDER = ("LBAC", "LAC", "NAC")  # AM.BOMBNAV.ORDER
 LAND_TARGETS = ("PORT", "LAND", "CD", "AIRBASE", "NAVALBASE", "STRAFE")  # SEQ.5H.1
-NO_AUTO_CAP_TURN1 = frozenset({"campaign-1", "campaign-3"})  # CG1.SHOCK.NOCAP (A11: CG3 too)
 
 # Scenario rules change bombardment per air point (CG1.SHOCK.JNAC10):
 # (state, side, air type, value per point, against ships) -> value per point.
@@ -61,6 +60,28 @@ BOMBARDMENT_MODIFIERS: list[BombardmentModifier] = []
 # ... and a base's AA (CG1 Shock: Allied bases at a third): (state, base, AA) -> AA.
 BaseAaModifier = Callable[[GameState, Base, Fraction], Fraction]
 BASE_AA_MODIFIERS: list[BaseAaModifier] = []
+
+
+def _shock_bombardment(state: GameState, side: str, atype: str, per: int, naval: bool) -> int:
+    """CG1.SHOCK.JNAC10: Japanese NAC bombard at ten per air point in the Shock turn."""
+    if side == JAPANESE and atype == "NAC":
+        rule = naval_combat.shock_rule(state)
+        if rule is not None and rule.get("japanese_nac_bombardment_per_point"):
+            return int(rule["japanese_nac_bombardment_per_point"])
+    return per
+
+
+def _shock_base_aa(state: GameState, base: Base, aa: Fraction) -> Fraction:
+    """CG1.SHOCK: Allied bases' AA at a third in the Shock turn."""
+    rule = naval_combat.shock_rule(state) if base.owner == ALLIED else None
+    if rule is None or aa <= 0:
+        return aa
+    divisor = int(rule.get("allied_base_aa_divisor", 3))
+    return naval_combat.divided(aa, divisor, int(rule.get("divided_minimum", 1)))
+
+
+BOMBARDMENT_MODIFIERS.append(_shock_bombardment)
+BASE_AA_MODIFIERS.append(_shock_base_aa)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +150,16 @@ def check_mission_target(w: Work, m: Mission, phasing: str) -> None:
     CD units, the named base (CBT.B); ground support only for the phasing side's
     attack or the other side's defense, over its own land units (SEQ.5J)."""
     side = w.side
+    rule = naval_combat.shock_rule(w.state)
+    if (
+        side == ALLIED
+        and w.step == 9
+        and rule is not None
+        and not rule.get("allied_air_missions_second_combat_phase", True)
+    ):
+        raise Refused(
+            "in the Shock turn Allied aircraft fly no missions in step 9", "CG1.SHOCK.NOAIR"
+        )
     if not m.source.isdigit():
         carrier = w.own(m.source)
         if not carrier.is_carrier:
@@ -440,7 +471,8 @@ def _scramble(w: Work, flights: list[Flight], side: str, h: int, strafe: bool) -
     loc = f"{h:04d}"
     if base is None or base.owner != side or base.neutralized(w.state.turn):
         return
-    if w.state.turn == 1 and w.state.scenario in NO_AUTO_CAP_TURN1 and side == ALLIED:
+    shock = naval_combat.shock_rule(w.state)
+    if strafe and side == ALLIED and shock is not None and shock.get("no_strafing_cap"):
         return  # CG1.SHOCK.NOCAP
     have = w.air_at(side, loc)
     for atype in AIR_TYPES:

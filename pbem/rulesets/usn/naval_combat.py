@@ -94,6 +94,51 @@ def ship_value(u: Unit) -> int:
     return 2 * u.defense
 
 
+# --- CG1.SHOCK: the first Game-Turn of Campaign Games 1 and 3 -----------------------
+
+_SHOCK_VALUES = {"defense": "defense", "anti_aircraft": "aa", "surface_attack": "sa"}
+
+
+def shock_rule(state: GameState) -> Mapping[str, Any] | None:
+    """The scenario's Shock Effect parameters while they apply (CG1.SHOCK, A11: through
+    step 9 of turn 1; CG3 uses the CG1 special rules), else None."""
+    from pbem.rulesets.usn.data import load_world
+
+    world = load_world(with_map=False)
+    if state.scenario not in world.scenarios:
+        return None
+    rule = world.scenarios[state.scenario].special.get("shock_turn")
+    if rule is None or state.turn != int(rule.get("turn", 1)):
+        return None
+    return rule
+
+
+def divided(value: Fraction, divisor: int, minimum: int) -> Fraction:
+    """CG1.SHOCK.NAV13: a third, fractions dropped, never below one."""
+    return Fraction(max(minimum, int(value / divisor)))
+
+
+def _shock_strength(state: GameState, u: Unit, what: str, value: Fraction) -> Fraction:
+    """CG1.SHOCK.NAV13 (Allied ships' DEF, AA and, per the worked example, SA) and the
+    Allied land units' DEF (CG1.SHOCK.LAND13; CD units are not affected)."""
+    if u.side != ALLIED or value <= 0:
+        return value
+    rule = shock_rule(state)
+    if rule is None:
+        return value
+    minimum = int(rule.get("divided_minimum", 1))
+    if u.is_naval:
+        cut = {_SHOCK_VALUES[v] for v in rule.get("allied_naval_values", ())}
+        if what in cut:
+            return divided(value, int(rule.get("allied_naval_divisor", 3)), minimum)
+    elif u.kind == "land" and what == "defense":
+        return divided(value, int(rule.get("allied_land_defense_divisor", 3)), minimum)
+    return value
+
+
+STRENGTH_MODIFIERS.append(_shock_strength)
+
+
 # --- fire on CRT3/CRT4 then CRT5 ---------------------------------------------------
 
 

@@ -717,3 +717,57 @@ def test_amac_c_seq_5l_property_every_air_point_lands_or_is_lost(
             else:
                 carrier = after.units[f"{side}/{loc}"]
                 assert a.total <= carrier.capacity and not carrier.damaged
+
+
+# --- CG1.SHOCK: the combat side of the Shock turn ----------------------------------------
+
+
+def test_cg1_shock_nav13_rulebook_dd_example_and_land_defense_third() -> None:
+    """'an Allied DD unit would have a Defense Strength of "one", a Surface Attack
+    Strength of "one," and an Anti-Aircraft Strength of "four"' (DD 4/12/4)."""
+    from pbem.rulesets.usn.naval_combat import strength
+
+    shock = replace(make_state([]), scenario="campaign-1", turn=1)
+    dd = replace(ship(A, "DD-1", SEA), defense=4, aa=12, sa=4)
+    assert [strength(shock, dd, v) for v in ("defense", "sa", "aa")] == [1, 1, 4]
+    assert strength(replace(shock, turn=2), dd, "aa") == 12
+    assert strength(shock, replace(dd, side=J), "aa") == 12
+    assert strength(shock, land(A, "RGT-1", ISL), "defense") == 5  # 15 / 3
+    assert strength(shock, replace(land(A, "CD-1", ISL), defense=20), "defense") == 20
+
+
+def test_cg1_shock_jnac10_japanese_nac_bomb_at_ten_per_point() -> None:
+    shock = replace(make_state([]), scenario="campaign-3", turn=1)
+    nac = Flight(J, "NAC", 3, "CV-1", SEA, "STRIKE", ISL)
+    assert nac.bombardment(shock, naval=True) == 30
+    assert nac.bombardment(replace(shock, turn=2), naval=True) == 21
+    assert Flight(A, "NAC", 3, "CV-5", SEA, "STRIKE", ISL).bombardment(shock, naval=True) == 33
+
+
+def test_cg1_shock_noair_allied_aircraft_fly_no_missions_in_step_9() -> None:
+    state = make_state(
+        [land(A, "RGT-1", ISL2)],
+        air={A: {f"{ISL:04d}": Air(lac=5)}},
+        bases=[base(ISL, A, air=30)],
+        round=5,  # air-9
+    )
+    g = Game(replace(state, scenario="campaign-1"))
+    (e,) = g.validate(A, f"CAP 5 LAC {ISL:04d}").errors
+    assert e.rule == "CG1.SHOCK.NOAIR"
+    g2 = Game(replace(state, scenario="campaign-1", turn=2, last_turn=3))
+    assert not g2.validate(A, f"CAP 5 LAC {ISL:04d}").errors
+
+
+def test_cg1_shock_allied_base_aa_at_a_third() -> None:
+    units = [replace(ship(J, "CV-1", ISL2), capacity=12)]
+    state = make_state(
+        units,
+        air={J: {"CV-1": Air(nac=12)}},
+        bases=[base(ISL, A, air=10)],
+        round=AIR5,
+    )
+    g = Game(replace(state, scenario="campaign-1"))
+    g.play({J: f"STRIKE 12 NAC CV-1 {ISL:04d} AIRBASE"}, dice=[6] * 10)
+    (hit,) = strikes(g, "AM.BASE.RESOLVE")
+    assert hit["aa"]["aa"] == 3  # capacity 10 / 3, fraction dropped
+    assert hit["attack"]["attack"] == 120  # and the NAC bomb at ten a point
