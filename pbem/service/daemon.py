@@ -21,7 +21,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from pbem.config import Config
-from pbem.mail.base import Inbox, MailSender, PermanentMailError, SendError
+from pbem.mail.base import InboundMessage, Inbox, MailSender, PermanentMailError, SendError
 from pbem.service.clock import utcnow
 from pbem.service.notify import sd_notify
 from pbem.service.work import Worker
@@ -132,13 +132,24 @@ class Daemon:
         if messages:
             await asyncio.to_thread(self.worker.file_many, [(m.ref, m.raw) for m in messages])
         # Only now, with the bytes committed, may the server forget the messages.
+        # Acknowledging is a round trip per mail: let it overlap the processing.
+        results = await asyncio.gather(
+            self._acknowledge(messages), self._process_pending(), return_exceptions=True
+        )
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+        await asyncio.to_thread(self.worker.tick_games, tick_everything)
+        self.outbox_wakeup.set()
+
+    async def _acknowledge(self, messages: list[InboundMessage]) -> None:
         for message in messages:
             await self.inbox.acknowledge(message.ref)
+
+    async def _process_pending(self) -> None:
         pending = await asyncio.to_thread(self.worker.pending_mail)
         for i in range(0, len(pending), PROCESS_BATCH):
             await asyncio.to_thread(self.worker.process_many, pending[i : i + PROCESS_BATCH])
-        await asyncio.to_thread(self.worker.tick_games, tick_everything)
-        self.outbox_wakeup.set()
 
     async def _intake_loop(self) -> None:
         while not self.stopping.is_set():
