@@ -76,6 +76,3 @@ def environment(ruleset: str) -> Environment:
 def render(ruleset: str, name: str, context: dict[str, Any]) -> str:
     return environment(ruleset).get_template(name).render(**context)
 
-
-def has_template(ruleset: str, name: str) -> bool:
-    return (TEMPLATES / ruleset / name).is_file() or (TEMPLATES / "common" / name).is_file()
