@@ -75,4 +75,3 @@ def environment(ruleset: str) -> Environment:
 
 def render(ruleset: str, name: str, context: dict[str, Any]) -> str:
     return environment(ruleset).get_template(name).render(**context)
-
