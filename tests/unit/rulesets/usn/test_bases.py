@@ -40,9 +40,9 @@ def test_build_proc_needs_engineer_and_transport_err_build() -> None:
         raise AssertionError("built without an AT")
 
 
-def test_base_d_allied_build_needs_five_or_six_and_base_e_adds_five() -> None:
-    s = make_state([land(A, "ENG-1", ISL), ship(A, "AT-1", ISL)])
-    w = work(s, A)
+def test_base_d_base_g_allied_build_needs_five_or_six_and_base_e_adds_five() -> None:
+    s = make_state([land(A, "ENG-1", ISL, supplied=False), ship(A, "AT-1", ISL)])
+    w = work(s, A)  # BASE.G: an engineer out of supply still works
     bs.do_build(w, Simple("BUILD", ("ENG-1", "AIR")), ScriptedDice([4]))
     assert ISL not in w.bases
     # BUILD.PROC: the transport may leave once work has started.
@@ -79,18 +79,20 @@ def test_build_gen_repair_is_certain_after_one_turn() -> None:
     assert any(e.kind == "base-repaired" for e in w.events)
 
 
-def test_base_j_sabotage_engineer_one_to_four() -> None:
+def test_base_j_base_destroy_air0_base_destroy_navx_base_proc_destroyed_sabotage() -> None:
     s = make_state([land(A, "ENG-1", ISL), land(A, "DIV-1", ISL)], bases=[base(ISL, A, air=10)])
     w = work(s, A)
     bs.do_sabotage(w, Simple("SABOTAGE", ("ENG-1", "AIR")), ScriptedDice([4]))
     assert w.bases[ISL].air_capacity == 5
+    bs.do_sabotage(w, Simple("SABOTAGE", ("ENG-1", "AIR")), ScriptedDice([1]))
+    assert not w.bases[ISL].has_air  # BASE.DESTROY.AIR0: capacity 0 is destroyed
     bs.do_sabotage(w, Simple("SABOTAGE", ("DIV-1", "NAVAL")), ScriptedDice([3]))  # needs 1-2
     assert w.bases[ISL].has_naval
     bs.do_sabotage(w, Simple("SABOTAGE", ("DIV-1", "NAVAL")), ScriptedDice([2]))
-    assert not w.bases[ISL].has_naval
+    assert not w.bases[ISL].has_naval  # BASE.DESTROY.NAVX / BASE.PROC.DESTROYED
 
 
-def test_rep_rate_one_week_per_idle_turn_in_home_port() -> None:
+def test_rep_where_rep_rate_am_base_neut_one_week_per_idle_turn_in_home_port() -> None:
     """REP.WHERE / REP.RATE (A16): a whole turn idle in a naval base in Japan."""
     port = HOME[0]
     s = make_state([ship(J, "CA-1", port, damage=3, in_base=True)], bases=[base(port, J)])
@@ -105,9 +107,18 @@ def test_rep_rate_one_week_per_idle_turn_in_home_port() -> None:
     bs.repair_ships(w2)
     bs.repair_ships(w2)
     assert w2.units["allied/CA-1"].damage == 3
+    # AM.BASE.NEUT: a neutralized naval base repairs nothing.
+    s3 = make_state(
+        [ship(J, "CA-1", port, damage=3, in_base=True)],
+        bases=[replace(base(port, J), neutralized_until=5)],
+    )
+    w3 = work(s3, J)
+    bs.repair_ships(w3)
+    bs.repair_ships(w3)
+    assert w3.units["japanese/CA-1"].damage == 3
 
 
-def test_rpl_tr_heavily_damaged_transport_replaced_and_withdrawn() -> None:
+def test_rpl_gen_rpl_tr_rpl_at_rpl_where_heavily_damaged_transport_replaced_and_withdrawn() -> None:
     """RPL.TR (A17): 10+ weeks: a new TR in 4 turns; the damaged one leaves in port."""
     s = make_state([ship(J, "TR-1", 300, damage=12)], bases=[base(HOME[0], J)])
     w = work(s, J)
@@ -117,9 +128,14 @@ def test_rpl_tr_heavily_damaged_transport_replaced_and_withdrawn() -> None:
     bs.replace_damaged_transports(w)
     assert "japanese/TR-1" not in w.units
     assert len(w.state.pending) == 1
+    # RPL.AT: an assault transport with 20 weeks is replaced ten turns later.
+    s2 = make_state([ship(A, "AT-1", 300, damage=19), ship(A, "AT-2", 300, damage=20)])
+    w2 = work(s2, A)
+    bs.replace_damaged_transports(w2)
+    assert [(p.turn, p.unit.uid if p.unit else None) for p in w2.state.pending] == [(11, "AT-2")]
 
 
-def test_build_order_by_mail_in_land_phase() -> None:
+def test_seq_3c_build_order_by_mail_in_land_phase() -> None:
     """SEQ.3C: BUILD is an order of the land movement round."""
     s = make_state([land(A, "ENG-1", ISL), ship(A, "AT-1", ISL)], round=1)
     g = Game(s)
@@ -127,3 +143,11 @@ def test_build_order_by_mail_in_land_phase() -> None:
     assert not v.errors and v.accepted == ("BUILD ENG-1 AIR",)
     bad = g.validate(A, "BUILD ENG-1 HANGAR")
     assert bad.errors
+
+
+def test_rep_move_damaged_ships_move_at_half_allowance() -> None:
+    """REP.MOVE / CBT.H (A1): over 20 weeks of damage halves MA (floor, at least 1)."""
+    from pbem.rulesets.usn.movement import movement_allowance
+
+    assert movement_allowance(ship(J, "CA-1", 300, ma=5, damage=20)) == 5
+    assert movement_allowance(ship(J, "CA-1", 300, ma=5, damage=21)) == 2

@@ -53,11 +53,14 @@ def test_sup_e_unsupplied_defender_halved_and_cannot_attack() -> None:
     assert lc.attack_strength(u) == 0
 
 
-def test_crt1_ax_destroys_every_attacker() -> None:
-    s = make_state([unit(A, "RGT-1", ISL, 8, 15), unit(J, "RGT-1", ISL, 6, 12)])
+def test_crt1_ax_cbt_e_destroys_every_attacker_only() -> None:
+    s = make_state(
+        [unit(A, "RGT-1", ISL, 8, 15), unit(A, "RGT-2", ISL, 8, 15), unit(J, "RGT-1", ISL, 6, 12)]
+    )
     w = work(s)
     assert attack(w, ISL, ["RGT-1"], 1) is LandResult.AX  # 1-1, die 1
     assert "allied/RGT-1" not in w.units and "japanese/RGT-1" in w.units
+    assert "allied/RGT-2" in w.units  # CBT.E: a unit not committed is not affected
 
 
 def test_crt1_d1_class1_destroys_defender() -> None:
@@ -126,7 +129,7 @@ def test_nm_gsup_gunfire_adds_surface_attack_not_with_cd() -> None:
     assert lc.odds(w, a)[0] == 12
 
 
-def test_base_i_undefended_base_captured_with_cbt_f_and_base_h() -> None:
+def test_base_i_base_a_base_c_undefended_base_captured_with_cbt_f_and_base_h() -> None:
     """BASE.I / ERR.BASE.I / CBT.F / BASE.H / BASE.L."""
     s = make_state(
         [unit(J, "RGT-1", ISL, 6, 12), land(A, "CD-1", ISL), ship(A, "CA-1", ISL, in_base=True)],
@@ -142,7 +145,7 @@ def test_base_i_undefended_base_captured_with_cbt_f_and_base_h() -> None:
     assert not lc.base_usable(w.state.extra, ISL)  # BASE.A: capacity 10 needs repair
 
 
-def test_cbt_g_defended_base_not_captured() -> None:
+def test_cbt_g_ent_e_defended_base_not_captured() -> None:
     """CBT.G / ENT.E: an entrenched or inverted defender must be dislodged by combat."""
     s = make_state(
         [unit(J, "RGT-1", ISL, 6, 12), unit(A, "BN-1", ISL, 2, 6, entrenched=True)],
@@ -162,7 +165,7 @@ def test_cbt_g_defended_base_not_captured() -> None:
     assert w2.bases[ISL].owner == A
 
 
-def test_amp_cd_landing_refused_at_validation() -> None:
+def test_amp_cd_ter_island_amp_trans_landing_refused_at_validation() -> None:
     """AMP.CD / SEQ.5A: no landing into a hex with an enemy CD unit, said at once."""
     tr = ship(A, "AT-1", ISL)
     s = make_state(
@@ -171,9 +174,18 @@ def test_amp_cd_landing_refused_at_validation() -> None:
     g = Game(s)
     v = g.validate(A, "LAND AT-1 RGT-1")
     assert v.errors and v.errors[0].rule == "AMP.CD"
+    # AMP.TRANS: an Allied TR makes no opposed landing.
+    tr = ship(A, "TR-1", ISL)
+    s2 = make_state([tr, unit(A, "RGT-1", None, 8, 15, carried_by="TR-1")], round=2)
+    assert Game(s2).validate(A, "LAND TR-1 RGT-1").errors[0].rule == "AMP.TRANS"
+    # TER.ISLAND: troops land only where there is land.
+    s3 = make_state([ship(A, "AT-1", 300), unit(A, "RGT-1", None, 8, 15, carried_by="AT-1")])
+    with pytest.raises(Refused) as e:
+        lc.check_landing(work(s3), s3.units["allied/AT-1"], ["RGT-1"])
+    assert e.value.rule == "TER.ISLAND"
 
 
-def test_amp_c1_landers_reembark_if_defender_survives() -> None:
+def test_seq_5a_amp_c1_err_amp_landers_must_destroy_the_defender() -> None:
     """AMP.C1 / ERR.AMP / A9: on Class 1 every lander attacks; failing, they go back aboard."""
     tr = ship(A, "AT-1", ATOLL)
     s = make_state(
@@ -189,7 +201,7 @@ def test_amp_c1_landers_reembark_if_defender_survives() -> None:
     assert "allied/RGT-1" not in w2.units
 
 
-def test_seq_5k_attack_by_mail_round() -> None:
+def test_seq_5k_cbt_roll_cbt_d_vp_sched_land_attack_by_mail_round() -> None:
     """SEQ.5B / SEQ.5K: the Allied attack order is resolved in the air-5 round."""
     s = make_state([unit(A, "DIV-1", ATOLL, 48, 50), unit(J, "RGT-1", ATOLL, 6, 12)], round=2)
     g = Game(s)
@@ -227,3 +239,44 @@ def test_nm_gsup_gunfire_refused_with_enemy_cd_in_hex() -> None:
     with pytest.raises(Refused) as e:
         lc.check_ground(w, "GUNFIRE", ISL, ["CA-1"])
     assert e.value.rule == "NM.GSUP"
+
+
+def test_amp_c2_landers_stay_ashore_on_class_2_when_the_defender_survives() -> None:
+    """AMP.C2: on Class 2 land the landers stay even if the defenders are not destroyed."""
+    s = make_state(
+        [
+            ship(A, "AT-1", ISL),
+            unit(A, "RGT-1", None, 30, 15, carried_by="AT-1"),
+            unit(J, "RGT-1", ISL, 6, 12),
+        ]
+    )
+    w = work(s)
+    lc.land_assault(w, w.units["allied/AT-1"], ["RGT-1"], None, ScriptedDice([3]))  # D1
+    assert w.units["allied/RGT-1"].hex == ISL and w.units["allied/RGT-1"].carried_by is None
+    assert "japanese/RGT-1" in w.units  # D1 on Class 2: the defender stays
+
+
+def test_cbt_a_no_land_attack_is_compulsory() -> None:
+    """CBT.A / STK.A: enemies may share a Class 2 hex; nothing happens without an order."""
+    s = make_state([unit(A, "DIV-1", ISL, 48, 50), unit(J, "RGT-1", ISL, 6, 12)], round=2)
+    g = Game(s)
+    g.play({A: "", J: ""}, dice=[1] * 10)
+    assert g.s.unit(J, "RGT-1") is not None and g.s.unit(A, "DIV-1") is not None
+    assert not any(e.kind == "land-combat" for e in g.events)
+
+
+def test_ent_gen_ent_proc_ent_c_seq_3b_allied_entrench_on_one_or_two() -> None:
+    """ENT.PROC / ENT.C / SEQ.3B: a supplied unit that did not move rolls; the
+    Allies need 1-2 (the Japanese 1)."""
+    s = make_state([unit(A, "DIV-1", ISL, 30, 50), unit(A, "DIV-2", ISL, 30, 50)], round=1)
+    g = Game(s)
+    g.play({A: "ENTRENCH DIV-1\nENTRENCH DIV-2"}, dice=[2, 3] + [6] * 20)
+    assert g.unit(A, "DIV-1").entrenched and not g.unit(A, "DIV-2").entrenched
+    assert lc.defense_strength(g.unit(A, "DIV-1")) == 150  # ENT.A: tripled
+
+
+def test_ent_b_disentrench_by_declaration() -> None:
+    s = make_state([unit(A, "DIV-1", ISL, 30, 50, entrenched=True)], round=1)
+    g = Game(s)
+    g.play({A: "DISENTRENCH DIV-1"})
+    assert not g.unit(A, "DIV-1").entrenched

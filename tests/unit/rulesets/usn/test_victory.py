@@ -30,7 +30,7 @@ def test_vp_sched_nav_carrier_and_warship() -> None:
     assert victory.unit_value(ca, J) == 16  # 2 x DEF
 
 
-def test_vp_sched_j_and_a_specific_lines() -> None:
+def test_vp_sched_land_vp_sched_j_vp_sched_a_err_vp_chinese_specific_lines() -> None:
     tr_j = ship(J, "TR-1", 100)
     tr_a = ship(A, "TR-1", 100)
     at = ship(A, "AT-1", 100)
@@ -44,7 +44,7 @@ def test_vp_sched_j_and_a_specific_lines() -> None:
     assert victory.unit_value(land(A, "ARMY-1", 5), J) == 0  # ERR.VP.CHINESE
 
 
-def test_vp_damage_then_sunk_rulebook_example() -> None:
+def test_gen_rec_a_vp_damage_vp_damage_sink_rulebook_example() -> None:
     """VP.DAMAGE / VP.DAMAGE.SINK: a 10-capacity carrier damaged 40 weeks is worth 40;
     sunk before repair, only 60 more."""
     s0 = make_state([_cv()])
@@ -87,7 +87,7 @@ def test_vp_levels_by_ratio() -> None:
     assert t.victory_level(2, 2) is None
 
 
-def test_mini_coral_vc_holder_of_port_moresby() -> None:
+def test_mini_coral_vc_err_coral_vc_vp_mods_vp_geo_disputed_holder_of_port_moresby() -> None:
     """MINI.CORAL.VC: whoever holds Port Moresby at the end gets 100; the
     engineer on Guadalcanal needs supply from a base (ERR.CORAL.VC)."""
     pm, guad = ISLAND
