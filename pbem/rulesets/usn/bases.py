@@ -17,6 +17,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.usn.geo import HOME_ISLANDS
+from pbem.rulesets.usn.land_combat import UNTIL_REPAIRED
 from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import Simple
 from pbem.rulesets.usn.sequence import ALLIED, JAPANESE
@@ -149,6 +150,8 @@ def _complete(w: Work, h: int, kind: str, built: bool) -> None:
             if b is None
             else replace(b, naval=True, naval_destroyed=False)
         )
+    if not built and nb.neutralized_until >= UNTIL_REPAIRED:  # BASE.A: usable next turn
+        nb = replace(nb, neutralized_until=turn)
     w.bases[h] = nb
     damaged = dict(w.state.extra.get("damaged_bases", {}))
     damaged.pop(f"{h:04d}", None)

@@ -31,6 +31,7 @@ from pbem.rulesets.usn.state import Air, Unit
 from pbem.rulesets.usn.tables import Crt1, LandResult
 
 GUNFIRE_TYPES = frozenset({"BB", "CA", "CL", "DD"})  # NM.GSUP
+UNTIL_REPAIRED = 10**6  # Base.neutralized_until of a captured base awaiting repair
 
 
 def _crt1() -> Crt1:
@@ -276,9 +277,10 @@ def _capture_base(w: Work, h: int, side: str) -> None:
         w.set_air(loser, f"{h:04d}", Air())
         w.event("air-destroyed", "BASE.H", None, side=loser, at=f"{h:04d}", points=lost.total)
     _ships_to_sea(w, h, loser)  # BASE.L
-    # BASE.A / BASE.C: an air base of 10 or more and any naval base need repair first.
+    # BASE.A / BASE.C: an air base of 10 or more and any naval base need repair first;
+    # until then it counts as neutralized (BASE.PROC.DAMAGED), so no module uses it.
     needs_repair = b.naval or b.air_capacity >= 10
-    w.bases[h] = replace(b, owner=side)
+    w.bases[h] = replace(b, owner=side, neutralized_until=UNTIL_REPAIRED if needs_repair else 0)
     if needs_repair:
         damaged = dict(w.state.extra.get("damaged_bases", {}))
         damaged[f"{h:04d}"] = "captured"

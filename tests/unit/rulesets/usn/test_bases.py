@@ -69,13 +69,14 @@ def test_build_gen_repair_is_certain_after_one_turn() -> None:
     """BUILD.GEN / BASE.A: a captured 10-point base is repaired at Step 10, no roll."""
     s = make_state(
         [land(J, "ENG-1", ISL), ship(J, "TR-1", ISL)],
-        bases=[base(ISL, J, air=10, naval=False)],
+        bases=[replace(base(ISL, J, air=10, naval=False), neutralized_until=10**6)],
         extra={"damaged_bases": {f"{ISL:04d}": "captured"}},
     )
     w = work(s, J)
     bs.do_build(w, Simple("BUILD", ("ENG-1", "AIR")), ScriptedDice([]))
     bs.bookkeeping(w)
     assert f"{ISL:04d}" not in w.state.extra["damaged_bases"]
+    assert not w.bases[ISL].neutralized(w.state.turn + 1)  # usable next turn
     assert any(e.kind == "base-repaired" for e in w.events)
 
 

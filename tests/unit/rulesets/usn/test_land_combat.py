@@ -143,6 +143,7 @@ def test_base_i_base_a_base_c_undefended_base_captured_with_cbt_f_and_base_h() -
     assert w.air_at(A, f"{ISL:04d}").total == 0
     assert w.units["allied/CA-1"].in_base is False
     assert not lc.base_usable(w.state.extra, ISL)  # BASE.A: capacity 10 needs repair
+    assert w.bases[ISL].neutralized(99)  # BASE.PROC.DAMAGED: nobody uses it meanwhile
 
 
 def test_cbt_g_ent_e_defended_base_not_captured() -> None:
