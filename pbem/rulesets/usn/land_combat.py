@@ -22,12 +22,13 @@ from fractions import Fraction
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.rulesets.usn import naval_combat
 from pbem.rulesets.usn.geo import CLASS1
 from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import Ground, Line, Simple
 from pbem.rulesets.usn.sequence import enemy_of
 from pbem.rulesets.usn.standing import resolve
-from pbem.rulesets.usn.state import Air, Unit
+from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.tables import Crt1, LandResult
 
 GUNFIRE_TYPES = frozenset({"BB", "CA", "CL", "DD"})  # NM.GSUP
@@ -51,21 +52,18 @@ def attack_strength(u: Unit) -> int:
     return u.attack
 
 
-def defense_strength(u: Unit) -> Fraction:
-    """ENT.A: entrenched ×3; SUP.E: unsupplied land units (not CD) ×½ (A1: exact)."""
-    d = Fraction(u.defense)
-    if u.entrenched:
-        d *= 3
-    if u.kind == "land" and not u.supplied:
-        d /= 2
-    return d
+def defense_strength(state: GameState, u: Unit) -> Fraction:
+    """ENT.A ×3; SUP.E: unsupplied land units (not CD) ×½ (A1: exact); the Shock
+    turn's one third for Allied land units (CG1.SHOCK.LAND13) - naval_combat's
+    ``land_defense``, shared with bombardment."""
+    return naval_combat.land_defense(state, u)
 
 
-def gunfire_strength(ship: Unit) -> Fraction:
+def gunfire_strength(state: GameState, ship: Unit) -> Fraction:
     """NM.GSUP: a warship's surface attack, halved when damaged (CBT.H)."""
     if ship.utype not in GUNFIRE_TYPES:
         return Fraction(0)
-    return Fraction(ship.sa, 2) if ship.damaged else Fraction(ship.sa)
+    return naval_combat.strength(state, ship, "sa")
 
 
 def defenders_at(w: Work, h: int, side: str) -> list[Unit]:
@@ -132,9 +130,10 @@ def odds(w: Work, a: Attack) -> tuple[Fraction, Fraction]:
     side = a.attackers[0].side
     att = Fraction(sum(attack_strength(u) for u in a.attackers))
     if not enemy_cd_at(w, a.hex, side):  # NM.GSUP: no gunfire support with a CD unit there
-        att += sum((gunfire_strength(s) for s in a.gunfire), Fraction(0))
+        att += sum((gunfire_strength(w.state, s) for s in a.gunfire), Fraction(0))
     att += a.air_attack
-    dfn = sum((defense_strength(u) for u in defenders_at(w, a.hex, enemy_of(side))), Fraction(0))
+    defenders = defenders_at(w, a.hex, enemy_of(side))
+    dfn = sum((defense_strength(w.state, u) for u in defenders), Fraction(0))
     dfn += a.air_defense
     return att, dfn
 

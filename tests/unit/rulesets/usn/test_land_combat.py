@@ -49,7 +49,7 @@ def test_cbt_proc_odds_rounded_down_and_ent_a_tripled() -> None:
 
 def test_sup_e_unsupplied_defender_halved_and_cannot_attack() -> None:
     u = unit(J, "RGT-1", ISL, 6, 15, supplied=False)
-    assert lc.defense_strength(u) == Fraction(15, 2)
+    assert lc.defense_strength(make_state([u]), u) == Fraction(15, 2)
     assert lc.attack_strength(u) == 0
 
 
@@ -273,7 +273,7 @@ def test_ent_gen_ent_proc_ent_c_seq_3b_allied_entrench_on_one_or_two() -> None:
     g = Game(s)
     g.play({A: "ENTRENCH DIV-1\nENTRENCH DIV-2"}, dice=[2, 3] + [6] * 20)
     assert g.unit(A, "DIV-1").entrenched and not g.unit(A, "DIV-2").entrenched
-    assert lc.defense_strength(g.unit(A, "DIV-1")) == 150  # ENT.A: tripled
+    assert lc.defense_strength(g.s, g.unit(A, "DIV-1")) == 150  # ENT.A: tripled
 
 
 def test_ent_b_disentrench_by_declaration() -> None:
@@ -281,3 +281,13 @@ def test_ent_b_disentrench_by_declaration() -> None:
     g = Game(s)
     g.play({A: "DISENTRENCH DIV-1"})
     assert not g.unit(A, "DIV-1").entrenched
+
+
+def test_cg1_shock_land13_allied_land_defense_at_a_third_in_the_shock_turn() -> None:
+    """CG1.SHOCK.LAND13 (A11): in turn 1 of Campaign Game 1 Allied land units defend
+    at a third (fractions dropped, at least 1); CD units and the Japanese do not."""
+    div = unit(A, "DIV-1", ISL, 30, 50)
+    s = replace(make_state([div, unit(J, "DIV-1", ISL, 20, 40)]), scenario="campaign-1")
+    assert lc.defense_strength(s, div) == 16
+    assert lc.defense_strength(s, s.units["japanese/DIV-1"]) == 40
+    assert lc.defense_strength(replace(s, turn=2), div) == 50
