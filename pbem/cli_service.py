@@ -207,7 +207,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
             "Moderator commands: CREATE game ruleset scenario [k=v ...] | ASSIGN game side email "
             "KEY [tz=Zone] | REPLACE game side email KEY | OBSERVE game email [side] | START | "
             "PAUSE game [reason] | RESUME | EXTEND game hours | ADJUDICATE | STATUS | "
-            "ROLLBACK game turn phase [REPLOT] | RULE game id UPHELD|DISMISSED reason | "
+            "ROLLBACK game turn phase [REPLOT] | EDIT game /json/pointer value | "
+            "RULE game id UPHELD|DISMISSED reason | "
             "END game [reason]. KEY may be @FILE (an OpenSSH public key or a PEM certificate)."
         ),
     )
