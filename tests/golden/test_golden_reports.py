@@ -1,7 +1,11 @@
 """Golden files: the rendered reports of a known phase, text and HTML, byte for byte.
 
-A change to a template, to the context or to a ruleset's view shows up here
-as a diff to read. After an intended change, regenerate and review:
+The U.S.N. inputs (the view and the order form, as the ruleset made them for
+the test position in tests/unit/reports/usn_world.py) are stored beside the
+outputs as ``*.input.json``, so these files change only when the rendering
+does (templates, context), not when the rules engineer's view or order form
+moves on. A change shows up as a diff to read. After an intended change,
+regenerate (inputs included) and review:
 
     PBEM_UPDATE_GOLDEN=1 python -m pytest tests/golden
     git diff tests/golden/reports
@@ -9,14 +13,16 @@ as a diff to read. After an intended change, regenerate and review:
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 
-from pbem.reports.mailing import RenderedReport
-from tests.unit.reports.test_render import demo_report, usn_report
-from tests.unit.reports.usn_world import A, J
+from pbem.reports.context import Header
+from pbem.reports.mailing import RenderedReport, audience_view, render_report
+from tests.unit.reports.test_render import PHASE, demo_report
+from tests.unit.reports.usn_world import A, J, played
 
 GOLDEN = Path(__file__).parent / "reports"
 
@@ -44,5 +50,17 @@ def test_golden_demo_report_after_turn_1(side: str) -> None:
     [(A, "open"), (J, "open"), (A, "double-blind"), (None, "open")],
 )
 def test_golden_usn_report_after_j2(side: str | None, fog: str) -> None:
-    report, _ = usn_report(side, fog)
-    both(f"usn-j2-{side or 'omniscient'}-{fog}", report)
+    stem = f"usn-j2-{side or 'omniscient'}-{fog}"
+    source = GOLDEN / f"{stem}.input.json"
+    if os.environ.get("PBEM_UPDATE_GOLDEN"):
+        g, state = played(fog)
+        view = audience_view(g.rs, state, g.events, side)
+        form = g.rs.order_template(state, side) if side == A else ""
+        source.write_text(json.dumps({"view": view, "order_form": form}, indent=1) + "\n")
+    given = json.loads(source.read_text())
+    header = Header(
+        "g7", "usn", "U.S.N.: The Game of War in the Pacific, 1941-43 (SPI, 1971)", "test",
+        side or "omniscient", side, "g7: turn 1 phase A-3-4",
+        phase=PHASE, order_form=given["order_form"],
+    )  # fmt: skip
+    both(stem, render_report(header, given["view"], with_map=False))
