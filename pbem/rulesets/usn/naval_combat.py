@@ -384,22 +384,28 @@ def _resolve_hex(
         came_from, group = min(
             groups.items(), key=lambda kv: (sum(strength(w.state, a, "sa") for a in kv[1]), kv[0])
         )
-        w.event(
-            "turned-to-fight",
-            "NM.SURF.2",
-            None,
-            side=enemy,
-            units=[d.uid for d in fighting],
-            hex=f"{h:04d}",
-            against=[a.uid for a in group],
-            attacker=enemy,
-        )
-        engage(w, h, fighting, group, dice, allocations)
-        for d in fighting:  # NM.SURF.EX: they end where the engaged group came from
-            cur = w.units.get(d.key)
-            if cur is not None:
-                w.put(replace(cur, hex=came_from, in_base=False))
-        remaining = [a for a in attackers if a not in group]
+        # A30: step 3 again, roles reversed: ships slower than that whole group cannot
+        # turn on it; they stay where they are and are engaged there.
+        low = min(movement_allowance(a) for a in group)
+        turning = [d for d in fighting if movement_allowance(d) >= low]
+        staying = stack_of(staying + [d for d in fighting if d not in turning])
+        if turning:
+            w.event(
+                "turned-to-fight",
+                "NM.SURF.2",
+                None,
+                side=enemy,
+                units=[d.uid for d in turning],
+                hex=f"{h:04d}",
+                against=[a.uid for a in group],
+                attacker=enemy,
+            )
+            engage(w, h, turning, group, dice, allocations)
+            for d in turning:  # NM.SURF.EX: they end where the engaged group came from
+                cur = w.units.get(d.key)
+                if cur is not None:
+                    w.put(replace(cur, hex=came_from, in_base=False))
+            remaining = [a for a in attackers if a not in group]
     if staying and remaining:
         engage(w, h, remaining, staying, dice, allocations)
 

@@ -608,3 +608,28 @@ def test_nm_surf_4_nm_surf_5_properties_of_any_engagement(
         assert u.damage <= 40
         if key in before:
             assert u.damage >= before[key].damage
+
+
+def test_nm_surf_2_a30_ships_too_slow_to_turn_stay_and_are_engaged_there() -> None:
+    blockers = [
+        replace(ship(J, f"DD-{i}", n, ma=5), sa=0) for i, n in enumerate(RING[1:3] + RING[4:])
+    ]
+    units = [
+        replace(ship(A, "CA-9", X, ma=6), stack=0),
+        replace(ship(A, "TR-1", X, ma=3), stack=1),
+        replace(ship(J, "CA-1", RING[0], ma=5), sa=1),
+        replace(ship(J, "BB-1", RING[3], ma=5), sa=10),
+        *blockers,
+    ]
+    w = work(units, standing={A: ["STANDING SURFACE FIGHT"]})
+    sail(w, J, ["CA-1"], X)
+    sail(w, J, ["BB-1"], X)
+    naval_combat.resolve_engagements(w, dice())
+    (turn,) = events(w, "turned-to-fight")
+    assert turn["units"] == ["CA-9"] and turn["against"] == ["CA-1"]
+    fights = events(w, "surface-engagement")
+    assert [f["engaged"] for f in fights] == [
+        {A: ["CA-9"], J: ["CA-1"]},
+        {J: ["BB-1"], A: ["TR-1"]},
+    ]
+    assert w.units["allied/CA-9"].hex == RING[0] and w.units["allied/TR-1"].hex == X
