@@ -14,6 +14,7 @@ checks every seed and plot against the commitment published before.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +103,20 @@ class Verification:
         return not self.problems
 
 
+def _check_reports(folder: Path, entries: list[dict[str, Any]]) -> list[str]:
+    """Every report the record says was sent is in reports/, word for word."""
+    on_disk = {
+        hashlib.sha256(p.read_text(encoding="utf-8").encode("utf-8")).hexdigest()
+        for p in (folder / "reports").glob("*.txt")
+    }
+    return [
+        f"record entry {e['seq']}: the report sent to {e['payload']['audience']} "
+        f"({e['payload']['message_id']}) is not in reports/ as sent"
+        for e in entries
+        if e["kind"] == "report-sent" and e["payload"]["text_sha256"] not in on_disk
+    ]
+
+
 def verify_archive(folder: Path) -> Verification:
     try:
         meta: dict[str, Any] = json.loads((folder / "game.json").read_text())
@@ -133,6 +148,7 @@ def verify_archive(folder: Path) -> Verification:
         result.problems.append(f"re-adjudication failed: {type(exc).__name__}: {exc}")
         return result
     result.problems += report.problems
+    result.problems += _check_reports(folder, entries)
     result.phases = report.phases_checked
     result.rolls = report.rolls_checked
     result.commitments = report.commitments_checked

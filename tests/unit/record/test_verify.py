@@ -295,3 +295,13 @@ def test_unreadable_archive_fails_loudly(
     assert main(["verify", str(folder)]) == 1
     err = capsys.readouterr().err
     assert "FAILED: 1 problem(s)" in err and "unreadable archive" in err
+
+
+def test_verify_fails_on_an_edited_report(copy_of: Callable[[], Path]) -> None:
+    """A report changed after it was sent no longer matches its report-sent entry."""
+    folder = copy_of()
+    report = sorted((folder / "reports").glob("*.txt"))[0]
+    report.write_text(report.read_text(encoding="utf-8") + "\nP.S. north wins.\n", encoding="utf-8")
+    result = verify_archive(folder)
+    assert not result.ok
+    assert any("is not in reports/ as sent" in p for p in result.problems)
