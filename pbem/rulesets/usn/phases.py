@@ -577,17 +577,11 @@ def _step_strike(w: Work, st: Step, sheets: Mapping[str, _Sheet], dice: Dice | N
 
 def _check_mission(w: Work, m: Mission, committed: dict[tuple[str, str], int]) -> None:
     side = w.side
-    have = w.air_at(side, m.source)
-    key = (m.source, m.air.atype)
-    used = committed.get(key, 0) + m.air.points
-    if have.get(m.air.atype) < used:
-        raise Refused(
-            f"{m.source} has {have.get(m.air.atype)} {m.air.atype}; {used} are committed",
-            "UNIT.AIR.POINTS",
-        )
     origin = movement.location_hex(w, side, m.source)
     if origin is None:
         raise Refused(f"{m.source} is not on the map", "AMAC.A")
+    # The base or carrier first (AM.CAP.HEX: a CAP over a hex with no base of
+    # yours is refused for that), then the aircraft on it.
     if m.source.isdigit():
         base = w.bases.get(origin)
         if base is None or base.owner != side or base.neutralized(w.state.turn):
@@ -598,6 +592,14 @@ def _check_mission(w: Work, m: Mission, committed: dict[tuple[str, str], int]) -
         ship = w.own(m.source)
         if ship.damaged:
             raise Refused(f"{m.source} is damaged: its aircraft cannot fly", "CBT.H")
+    have = w.air_at(side, m.source)
+    key = (m.source, m.air.atype)
+    used = committed.get(key, 0) + m.air.points
+    if have.get(m.air.atype) < used:
+        raise Refused(
+            f"{m.source} has {have.get(m.air.atype)} {m.air.atype}; {used} are committed",
+            "UNIT.AIR.POINTS",
+        )
     if m.dest is not None:
         normal, ext = movement.air_range(w, m.air.atype)
         if m.air.atype == "LBAC":

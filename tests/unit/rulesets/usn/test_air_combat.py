@@ -293,7 +293,7 @@ def test_am_cap_hex_cap_only_from_own_base_or_carrier() -> None:
     (e,) = g.validate(A, "CAP 2 LAC TR-1").errors
     assert e.rule == "NM.TRANS.AIR"
     (e,) = g.validate(A, f"CAP 2 LAC {ISL2:04d}").errors  # no base of yours there
-    assert e.rule == "UNIT.AIR.POINTS" and "0 LAC" in e.message
+    assert e.rule == "MOV.S" and "not a usable air base of yours" in e.message
 
 
 def test_amac_b_strike_on_a_group_that_is_not_there() -> None:
