@@ -335,8 +335,9 @@ def hook_strikes(w: Work, st: Step, lines: Mapping[str, list[Line]], dice: Dice 
     if dice is None:
         return
     flights = flights_from(w, lines)
+    groups = ship_groups(w)  # SEQ.5D: formed once, before any strike
     for side in (ALLIED, JAPANESE):  # SEQ.5F then SEQ.5G
-        strike_ships(w, [f for f in flights if f.side == side], flights, dice)
+        strike_ships(w, [f for f in flights if f.side == side], flights, groups, dice)
     for side in (ALLIED, JAPANESE):  # SEQ.5H then SEQ.5I
         strike_targets(w, [f for f in flights if f.side == side], flights, dice)
     phasing = st.side or w.side
@@ -365,7 +366,28 @@ def engages(w: Work, side: str) -> bool:
     return resolve(side, w.state.standing.get(side, ())).cap_engage
 
 
-def strike_ships(w: Work, mine: list[Flight], everyone: list[Flight], dice: Dice) -> None:
+def ship_groups(w: Work) -> dict[tuple[str, int, int], list[str]]:
+    """SEQ.5D / NM.AA.GROUPS: every stack at sea paired from the top, as (side, hex,
+    group number) -> unit keys. The pairs stand for the whole phase: a ship sunk by
+    one strike leaves its partner alone, it does not re-pair the stack."""
+    stacks: dict[tuple[str, int], list[Unit]] = {}
+    for u in w.units.values():
+        if u.is_naval and u.hex is not None and not u.in_base:
+            stacks.setdefault((u.side, u.hex), []).append(u)
+    out: dict[tuple[str, int, int], list[str]] = {}
+    for (side, h), ships in stacks.items():
+        for g, pair in enumerate(movement.air_groups(ships), start=1):
+            out[(side, h, g)] = [u.key for u in pair]
+    return out
+
+
+def strike_ships(
+    w: Work,
+    mine: list[Flight],
+    everyone: list[Flight],
+    groups: Mapping[tuple[str, int, int], list[str]],
+    dice: Dice,
+) -> None:
     """SEQ.5F/5G, AM.BOMBNAV.*: strikes on ship groups at sea, type by type."""
     targets: dict[tuple[int, int], list[Flight]] = {}
     for f in mine:
@@ -378,7 +400,7 @@ def strike_ships(w: Work, mine: list[Flight], everyone: list[Flight], dice: Dice
             wave = [f for f in force if f.atype == atype and f.points > 0]
             if not wave:
                 continue
-            group = _group(w, enemy, h, g)
+            group = [w.units[k] for k in groups.get((enemy, h, g), ()) if k in w.units]
             record: dict[str, Any] = {"side": side, "hex": f"{h:04d}", "group": g, "type": atype}
             record["flights"] = [f.label() for f in wave]
             record["ships"] = [u.uid for u in group]
@@ -390,12 +412,6 @@ def strike_ships(w: Work, mine: list[Flight], everyone: list[Flight], dice: Dice
             record["aa"] = flak(w, aa, wave, dice, enemy, "halved")
             record["attack"] = _bomb_ships(w, wave, group, dice)
             w.event("air-strike", "AM.BOMBNAV.SEQ", None, attacker=side, **record)
-
-
-def _group(w: Work, enemy: str, h: int, g: int) -> list[Unit]:
-    ships = [u for u in w.units.values() if u.side == enemy and u.hex == h and u.is_naval]
-    groups = movement.air_groups([u for u in ships if not u.in_base])
-    return groups[g - 1] if 0 < g <= len(groups) else []
 
 
 def split_on_group(

@@ -771,3 +771,22 @@ def test_cg1_shock_allied_base_aa_at_a_third() -> None:
     (hit,) = strikes(g, "AM.BASE.RESOLVE")
     assert hit["aa"]["aa"] == 3  # capacity 10 / 3, fraction dropped
     assert hit["attack"]["attack"] == 120  # and the NAC bomb at ten a point
+
+
+def test_seq_5d_groups_stand_for_the_phase_a_sinking_does_not_re_pair_the_stack() -> None:
+    units = [
+        replace(ship(J, "CA-1", SEA), stack=0, damage=35),
+        replace(ship(J, "CA-2", SEA), stack=1),
+        replace(ship(J, "CV-1", SEA), stack=2),
+        replace(ship(J, "CV-2", SEA), stack=3),
+    ]
+    state = make_state(
+        units, air={A: {f"{ISL:04d}": Air(lac=20)}}, bases=[base(ISL, A, air=30)], round=AIR5
+    )
+    g = Game(state)
+    text = f"STRIKE 10 LAC {ISL:04d} {SEA:04d} SHIPS 1\nSTRIKE 10 LAC {ISL:04d} {SEA:04d} SHIPS 2"
+    g.play({A: text}, dice=[1] * 30)
+    first, second = strikes(g, "AM.BOMBNAV.SEQ")
+    assert first["ships"] == ["CA-1", "CA-2"]
+    assert g.s.unit(J, "CA-1") is None  # 35 + 15 weeks: sunk by the first strike
+    assert second["ships"] == ["CV-1", "CV-2"]
