@@ -5,10 +5,10 @@ step, its lettered parts in rulebook order (SEQ.STRICT), handing each order to
 the movement / supply functions. The same walk validates one side's sheet
 (``dice`` None: no rolls, no combat) and adjudicates the round.
 
-Combat parts call ``COMBAT_HOOKS[rule]`` (rule IDs "SEQ.2F", "SEQ.2G",
-"SEQ.2H", "SEQ.3C", "SEQ.5"); until the combat modules register there, the
-defaults only apply the movement side of things (flight from surface
-engagements under standing orders) and emit a "combat-deferred" event.
+Naval combat (SEQ.2F-2H: BOMBARD and FIRE orders, engagements) calls
+naval_combat.py directly; the other combat parts call ``COMBAT_HOOKS[rule]``
+("SEQ.3C", "SEQ.5A" landings, "SEQ.5" air strikes D-J, "SEQ.5K" land combat,
+"SEQ.5L" return to base, "SEQ.10"); a part with no hook emits "combat-deferred".
 """
 
 from __future__ import annotations
