@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -328,24 +329,18 @@ def test_seq_2f_no_bombardment_where_enemy_ships_are_even_in_port() -> None:
     h = ISLAND[0]
     w = work([ship(J, "BB-1", h), ship(A, "TR-1", h, in_base=True)], bases=[base(h, A)])
     w.begin_phase(J, 2)
-    try:
+    with pytest.raises(Refused) as e:
         naval_combat.check_bombard(w, h, "NAVALBASE", ["BB-1"])
-    except Refused as e:
-        assert e.rule == "SEQ.2F"
-    else:
-        raise AssertionError("bombardment beside enemy ships was accepted")
+    assert e.value.rule == "SEQ.2F"
 
 
 def test_nm_bombbase_cd_no_bombardment_past_a_coastal_defense_unit() -> None:
     h = ISLAND[0]
     w = work([ship(J, "BB-1", h), land(A, "CD-1", h)], bases=[base(h, A, air=5)])
     w.begin_phase(J, 2)
-    try:
+    with pytest.raises(Refused) as e:
         naval_combat.check_bombard(w, h, "AIRBASE", ["BB-1"])
-    except Refused as e:
-        assert e.rule == "NM.BOMBBASE.CD"
-    else:
-        raise AssertionError("bombardment past a CD unit was accepted")
+    assert e.value.rule == "NM.BOMBBASE.CD"
 
 
 def test_seq_2f_refused_when_ships_are_not_in_the_hex_or_cannot_bombard() -> None:
