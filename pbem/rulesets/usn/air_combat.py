@@ -291,7 +291,7 @@ def flak(
     targets = [a for a in attackers if not (lbac == "immune" and a.atype == "LBAC")]
     # The defending player picks the types lost to AA (SEQ.5I.2b).
     hit = take_losses(w, targets, loss, airkill(w, defender), defender)
-    return {"aa": naval_combat._num(aa), "die": die, "losses": hit}
+    return {"aa": naval_combat.as_number(aa), "die": die, "losses": hit}
 
 
 # --- the strike step ------------------------------------------------------------------------

@@ -161,8 +161,8 @@ class Fire:
         cols = t.crt3_columns if self.table == "CRT3" else t.crt4_columns
         return {
             "target": self.target.split("/")[-1],
-            "attack": _num(self.attack),
-            "defense": _num(self.defense),
+            "attack": as_number(self.attack),
+            "defense": as_number(self.defense),
             "odds": "below 1-1" if self.column is None else cols[self.column],
             "die": self.die,
             "damage_number": self.number,
@@ -171,7 +171,8 @@ class Fire:
         }
 
 
-def _num(x: Fraction) -> float | int:
+def as_number(x: Fraction) -> float | int:
+    """A strength for an event (JSON): whole numbers stay whole, fractions (A1) are floats."""
     return int(x) if x.denominator == 1 else float(x)
 
 
@@ -629,8 +630,8 @@ def cut_off_by_bombing(
         attacker=enemy_of(tgt.side),
         by=by,
         target=tgt.uid,
-        attack=_num(attack),
-        defense=_num(defense),
+        attack=as_number(attack),
+        defense=as_number(defense),
         die=die,
         result=result.value,
         cut_off=hit,
