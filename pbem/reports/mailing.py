@@ -43,16 +43,9 @@ class RenderedReport:
 def audience_view(
     ruleset: Any, state: State, events: Sequence[Event], side: str | None
 ) -> Mapping[str, Any]:
-    """The ruleset's view for ``side``; for U.S.N. with the fog of war applied
-    (pbem.rulesets.usn.fog) unless the ruleset's own view already did."""
-    view = ruleset.view(state, events, side)
-    if getattr(ruleset, "name", "") == "usn" and "fog" not in view:
-        from pbem.rulesets.usn import fog
-        from pbem.rulesets.usn.state import decode
-
-        s = decode(state)
-        view = fog.apply(view, s, events, side, fog.mode_of(s))
-    return view
+    """The ruleset's view for ``side``: the ruleset itself applies what its rules
+    hide (for U.S.N., pbem.rulesets.usn.fog in the game's fog mode)."""
+    return ruleset.view(state, events, side)
 
 
 def render_report(

@@ -24,7 +24,7 @@ from pbem.core.ruleset import (
     Validation,
 )
 from pbem.rulesets import register
-from pbem.rulesets.usn import hexgrid, scenario_rules, victory, views
+from pbem.rulesets.usn import fog, hexgrid, scenario_rules, victory, views
 from pbem.rulesets.usn.geo import Geo, geo_from_map, world_geo
 from pbem.rulesets.usn.phases import advance, run_round
 from pbem.rulesets.usn.sequence import ROUNDS, SIDES, STEPS
@@ -122,6 +122,8 @@ class UsnRuleset:
         new = advance(result.state)
         new = scenario_rules.after_round(geo, s, new)
         new = victory.after_round(geo, s, new, _victory_of(s.scenario))  # GEN.REC.A
+        # Double-blind mode remembers each side's last sightings of enemy units.
+        new = replace(new, extra={**new.extra, "fog": fog.update_sightings(new, events)})
         return Adjudication(new.to_json(), tuple(events))
 
     # --- reports ----------------------------------------------------------------

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pbem.core.events import Event
-from pbem.rulesets.usn import sequence
+from pbem.rulesets.usn import fog, sequence
 from pbem.rulesets.usn.sequence import ROUNDS, STEPS, StepKind
 from pbem.rulesets.usn.state import GameState, Unit
 from pbem.rulesets.usn.supply import endurance
@@ -62,7 +62,7 @@ def build_view(state: GameState, events: Sequence[Event], side: str | None) -> d
                 # level of an enemy carrier stays hidden until combat.
                 continue
             air.setdefault(s, {})[loc] = {"LAC": a.lac, "NAC": a.nac, "LBAC": a.lbac}
-    return {
+    view = {
         "game": "usn",
         "scenario": state.scenario,
         "turn": state.turn,
@@ -86,6 +86,8 @@ def build_view(state: GameState, events: Sequence[Event], side: str | None) -> d
         "standing": list(state.standing.get(side, ())) if side else dict(state.standing),
         "events": [e.to_json() for e in events if e.seen_by(side)],
     }
+    # What the rules hide from this side (HID), in the game's fog mode (open or double-blind).
+    return fog.apply(view, state, events, side, fog.mode_of(state))
 
 
 _VERB_HELP = {
