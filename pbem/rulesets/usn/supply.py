@@ -115,10 +115,13 @@ def is_supplied(state: GameState, unit: Unit, smap: SupplyMap) -> bool:
 def update_supply(geo: Geo, state: GameState) -> GameState:
     """Recompute the supplied flag of every land unit and base (ZOC.INSTANT)."""
     maps = {s: supply_map(geo, state, s) for s in (JAPANESE, ALLIED)}
+    # NM.BOMBLAND / AM.BOMBLAND: a DX result leaves the unit unsupplied until the
+    # same step of the next Game-Turn, whatever the trace says meanwhile.
+    cut_off = state.extra.get("cut_off", {})
     changed = []
     for u in state.units.values():
         if u.kind in ("land", "cd") and u.hex is not None:
-            ok = is_supplied(state, u, maps[u.side])
+            ok = cut_off.get(u.key, 0) <= state.turn and is_supplied(state, u, maps[u.side])
             if ok != u.supplied:
                 changed.append(replace(u, supplied=ok))
     bases = {

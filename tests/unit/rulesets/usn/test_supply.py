@@ -172,3 +172,18 @@ def test_sup_gen_sup_e_unsupplied_aircraft_fly_no_missions() -> None:
     g = Game(update_supply(geo, s), geo)
     (e,) = g.validate(J, f"CAP 4 LAC {ISLAND[0]:04d}").errors
     assert e.rule == "SUP.E"
+
+
+def test_nm_bombland_cut_off_outlasts_the_supply_trace() -> None:
+    """NM.BOMBLAND / AM.BOMBLAND: a DX bombardment result leaves the unit out of
+    supply until the same step next Game-Turn, though a supply line exists."""
+    from dataclasses import replace
+
+    geo = stub_geo()
+    rgt = land(J, "RGT-1", HOME[0])
+    s = make_state([rgt])
+    assert update_supply(geo, s).unit(J, "RGT-1").supplied  # type: ignore[union-attr]
+    cut = replace(s, extra={"cut_off": {rgt.key: s.turn + 1}})
+    assert not update_supply(geo, cut).unit(J, "RGT-1").supplied  # type: ignore[union-attr]
+    later = replace(cut, turn=s.turn + 1)
+    assert update_supply(geo, later).unit(J, "RGT-1").supplied  # type: ignore[union-attr]
