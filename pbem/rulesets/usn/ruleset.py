@@ -120,7 +120,7 @@ class UsnRuleset:
             for e in errs:  # an order that no longer fits (the state moved on): owner only
                 events.append(_failed(side, e))
         new = advance(result.state)
-        new = scenario_rules.after_round(geo, s, new)
+        new = scenario_rules.after_round(geo, s, new, events)
         new = victory.after_round(geo, s, new, _victory_of(s.scenario))  # GEN.REC.A
         # Double-blind mode remembers each side's last sightings of enemy units.
         new = replace(new, extra={**new.extra, "fog": fog.update_sightings(new, events)})

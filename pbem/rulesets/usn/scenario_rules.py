@@ -31,6 +31,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
+from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import AUSTRALIA, BURMA, Geo
 from pbem.rulesets.usn.movement import Refused, Work
@@ -134,10 +135,15 @@ def at_setup(state: GameState) -> GameState:
 # --- after every round ---------------------------------------------------------------
 
 
-def after_round(geo: Geo, before: GameState, after: GameState) -> GameState:
+def after_round(
+    geo: Geo, before: GameState, after: GameState, events: Sequence[Event] = ()
+) -> GameState:
     """Special rules that act between mail rounds or at the end of a turn."""
     s = after
     sp = special(s)
+    sim = sp.get("midway_simulation")
+    if sim is not None and not s.extra.get("midway_struck"):
+        s = _midway_struck(s, sim, events)
     if "australian_reserves" in sp:
         s = _australian_reserves(geo, s, sp["australian_reserves"])
     if before.round == _LAST_ROUND:  # Step 10 of ``before.turn`` has just run
@@ -148,6 +154,16 @@ def after_round(geo: Geo, before: GameState, after: GameState) -> GameState:
             s = _midway_deadline(s, sp["midway_deadline"], turn)
         if "burma_commitment" in sp and not s.options.get("burma"):
             s = _burma(geo, s, sp["burma_commitment"], turn)
+    return s
+
+
+def _midway_struck(s: GameState, sim: Mapping[str, Any], events: Sequence[Event]) -> GameState:
+    """MINI.MIDSIM.KEEPOUT: the keep-out ends once Japanese aircraft have struck Midway."""
+    target = f"{int(sim['strike_target']):04d}"
+    for e in events:
+        japanese = e.kind == "air-strike" and e.data.get("attacker") == JAPANESE
+        if japanese and e.data.get("hex") == target:
+            return replace(s, extra={**s.extra, "midway_struck": True})
     return s
 
 
