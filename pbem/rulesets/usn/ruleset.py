@@ -114,8 +114,9 @@ class UsnRuleset:
         s = decode(state)
         texts = {side: "\n".join(lines) for side, lines in orders.items() if side in SIDES}
         geo = self._geo_of(s)
+        s, setup_events = scenario_rules.before_round(s, dice)  # OPT.AVD
         result = run_round(geo, s, texts, dice)
-        events = list(result.work.events)
+        events = setup_events + list(result.work.events)
         for side, errs in result.errors.items():
             for e in errs:  # an order that no longer fits (the state moved on): owner only
                 events.append(_failed(side, e))

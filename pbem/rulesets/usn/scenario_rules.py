@@ -31,6 +31,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
+from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import AUSTRALIA, BURMA, Geo
@@ -130,6 +131,45 @@ def at_setup(state: GameState) -> GameState:
         if u.hex == h and u.side == ALLIED and u.kind == "land"
     ]
     return state.with_units(changed)
+
+
+def before_round(state: GameState, dice: Dice) -> tuple[GameState, list[Event]]:
+    """OPT.AVD: at the start of the game the Allied player rolls for the carriers in
+    Pearl Harbor; the rolled units leave the reinforcement chart and start in port
+    (6: the historical deployment). The roll is the Allies' own (witness: Allied)."""
+    if state.turn != 1 or state.round != 0 or state.extra.get("avd_rolled"):
+        return state, []
+    if "variable_deployment" not in optional(state):
+        return state, []
+    from pbem.rulesets.usn.data import load_world
+
+    table = load_world().tables.variable_deployment
+    roll = dice.d6("OPT.AVD Allied variable deployment")
+    wanted = set(table.units_for(roll))
+    placed: list[Unit] = []
+    pending: list[Pending] = []
+    for p in state.pending:
+        if p.unit is not None and p.side == ALLIED and p.unit.uid in wanted:
+            placed.append(replace(p.unit, hex=table.hex, box=None, in_base=True))
+            wanted.discard(p.unit.uid)
+        else:
+            pending.append(p)
+    for uid in sorted(wanted):  # not on the chart: from the counter mix
+        u = _counter(ALLIED, uid)
+        if u is not None and state.unit(ALLIED, uid) is None:
+            placed.append(replace(u, hex=table.hex, in_base=True))
+    s = replace(
+        state.with_units(placed),
+        pending=tuple(pending),
+        extra={**state.extra, "avd_rolled": roll},
+    )
+    ev = Event(
+        "variable-deployment",
+        {"roll": roll, "units": sorted(u.uid for u in placed), "hex": f"{table.hex:04d}"},
+        (ALLIED,),
+        "OPT.AVD",
+    )
+    return s, [ev]
 
 
 # --- after every round ---------------------------------------------------------------

@@ -518,3 +518,23 @@ def test_err_vp_ausbases_bases_built_in_australia_score_nothing() -> None:
     got = [why for _s, _p, why in victory.end_objectives(geo, s, {"geographic": True})]
     assert any(f"{printed[0]:04d}" in w for w in got)
     assert not any(f"{built:04d}" in w for w in got)
+
+
+def test_opt_avd_allied_carriers_in_pearl_by_die_roll() -> None:
+    """OPT.AVD: 1-2 CV-2, CA-3, DD-10 in Pearl Harbor; 6 the historical deployment."""
+    from pbem.core.dice import ScriptedDice
+
+    rs = UsnRuleset()
+    start = rs.initial_state("campaign-1", {"variable_deployment": True})
+    out = rs.adjudicate(start, {J: []}, ScriptedDice([1] + [3] * 300))
+    s = GameState.from_json(out.state)
+    at_pearl = {u.uid for u in s.side_units(A) if u.hex == 1456 and u.is_naval}
+    assert {"CV-2", "CA-3", "DD-10"} <= at_pearl
+    assert not any(p.unit and p.unit.uid == "CV-2" for p in s.pending if p.side == A)
+    (ev,) = [e for e in out.events if e.kind == "variable-deployment"]
+    assert ev.witnesses == (A,) and ev.data["roll"] == 1
+    plain = rs.adjudicate(start, {J: []}, ScriptedDice([6] + [3] * 300))
+    s6 = GameState.from_json(plain.state)
+    assert s6.unit(A, "CV-2") is None or s6.unit(A, "CV-2").hex != 1456  # type: ignore[union-attr]
+    off = rs.adjudicate(rs.initial_state("campaign-1", {}), {J: []}, ScriptedDice([3] * 300))
+    assert not any(e.kind == "variable-deployment" for e in off.events)
