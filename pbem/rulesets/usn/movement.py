@@ -388,6 +388,9 @@ def do_land_move(w: Work, order: Move, burma_open: bool) -> None:
             raise Refused(f"{u.uid} has already moved this phase", "MOV.F")
         if u.entrenched:
             raise Refused(f"{u.uid} is entrenched and may not move", "MOV.I")
+        from pbem.rulesets.usn.scenario_rules import check_garrison_unit  # OPT.GAR.FIXED
+
+        check_garrison_unit(w, u)
         smap = w.supply(w.side)
         if not (u.emergency_supply_turn == w.state.turn or smap.supplied(u.hex)):
             raise Refused(f"{u.uid} is out of supply and may not move", "MOV.G")
@@ -534,6 +537,9 @@ def do_transfer(w: Work, order: Transfer) -> None:
         _embark_new_nac(w, order)
         return
     have = _air_source(w, order.source, atype, points)
+    from pbem.rulesets.usn.scenario_rules import check_garrison_air  # OPT.GAR.FIXED
+
+    check_garrison_air(w, order.source, atype, points)
     check_air_dest(w, order.dest, atype, points)
     a = location_hex(w, side, order.source)
     b = location_hex(w, side, order.dest)

@@ -306,6 +306,45 @@ def _counter(side: str, uid: str) -> Unit | None:
 # --- garrisons (OPT.GAR) ---------------------------------------------------------------
 
 
+def _fixed(state: GameState) -> list[Mapping[str, Any]]:
+    sc = _scenario(state.scenario)
+    rules = (sc.optional_rules if sc is not None else {}).get("garrisons")
+    if rules is None or not garrisons_required(state):
+        return []
+    return list(rules.get("fixed", ()))
+
+
+def check_garrison_unit(w: Work, u: Unit) -> None:
+    """OPT.GAR.FIXED (A22): a Japanese unit of a fixed garrison may not leave its hex
+    voluntarily while the garrison would fall short."""
+    if u.side != JAPANESE or u.hex is None:
+        return
+    for g in _fixed(w.state):
+        if int(g["hex"]) != u.hex or u.utype not in g.get("units", ()):
+            continue
+        have = sum(
+            1
+            for x in w.units.values()
+            if x.side == JAPANESE and x.hex == u.hex and x.utype == u.utype
+        )
+        if have <= list(g["units"]).count(u.utype):
+            raise Refused(f"{u.uid} is the fixed garrison of {u.hex:04d}", "OPT.GAR.FIXED")
+
+
+def check_garrison_air(w: Work, loc: str, atype: str, points: int) -> None:
+    """OPT.GAR.FIXED: the garrison's aircraft may fly missions but not transfer away."""
+    if w.side != JAPANESE or not loc.isdigit():
+        return
+    for g in _fixed(w.state):
+        need = int((g.get("air") or {}).get(atype, 0))
+        if int(g["hex"]) == int(loc) and need:
+            have = w.air_at(JAPANESE, f"{int(loc):04d}").get(atype)
+            if have - points < need:
+                raise Refused(
+                    f"{loc} must keep {need} {atype} as its fixed garrison", "OPT.GAR.FIXED"
+                )
+
+
 def garrisons_required(state: GameState) -> bool:
     """A22: garrisons are mandatory in CG1 and CG3, optional elsewhere."""
     return state.scenario in ("campaign-1", "campaign-3") or bool(state.options.get("garrisons"))

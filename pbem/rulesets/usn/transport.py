@@ -96,6 +96,9 @@ def _embark(w: Work, ship: Unit, order: Embark, at_wc: bool) -> None:
             raise Refused(f"{u.uid} is not in {ship.uid}'s hex", "NM.TRANS.COST")
         if u.entrenched:
             raise Refused(f"{u.uid} is entrenched and may not move", "MOV.I")
+        from pbem.rulesets.usn.scenario_rules import check_garrison_unit  # OPT.GAR.FIXED
+
+        check_garrison_unit(w, u)
         load += u.tp
         units.append(u)
     room = ship.capacity - cargo_points(w, ship)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from pbem.rulesets.usn import scenario_rules, victory
 from pbem.rulesets.usn.geo import world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
-from pbem.rulesets.usn.state import GameState
+from pbem.rulesets.usn.state import Air, GameState
 
 from .builders import AUS, Game, H, base, land, make_state, ship, stub_geo
 
@@ -538,3 +540,30 @@ def test_opt_avd_allied_carriers_in_pearl_by_die_roll() -> None:
     assert s6.unit(A, "CV-2") is None or s6.unit(A, "CV-2").hex != 1456  # type: ignore[union-attr]
     off = rs.adjudicate(rs.initial_state("campaign-1", {}), {J: []}, ScriptedDice([3] * 300))
     assert not any(e.kind == "variable-deployment" for e in off.events)
+
+
+def test_opt_gar_fixed_saigon_brigade_and_lac_stay() -> None:
+    """OPT.GAR.FIXED (A22: mandatory in CG1): the Saigon brigade may not walk away and
+    Saigon keeps 5 LAC; missions are still allowed (not checked here)."""
+    from pbem.rulesets.usn.movement import Refused, Work
+
+    s = make_state(
+        [land(J, "BDE-1", 181), land(J, "BDE-2", 181)],
+        bases=[base(181, J, air=10)],
+        air={J: {"0181": Air(lac=7)}},
+    )
+    s = replace(s, scenario="campaign-1")
+    w = Work.start(world_geo(), s)
+    w.side = J
+    scenario_rules.check_garrison_unit(w, w.units["japanese/BDE-1"])  # two: one may go
+    w.remove(w.units["japanese/BDE-2"])
+    with pytest.raises(Refused) as e:
+        scenario_rules.check_garrison_unit(w, w.units["japanese/BDE-1"])
+    assert e.value.rule == "OPT.GAR.FIXED"
+    scenario_rules.check_garrison_air(w, "0181", "LAC", 2)
+    with pytest.raises(Refused):
+        scenario_rules.check_garrison_air(w, "0181", "LAC", 3)
+    # Not in a scenario with garrisons: no restriction.
+    w2 = Work.start(world_geo(), replace(s, scenario="campaign-2"))
+    w2.side = J
+    scenario_rules.check_garrison_air(w2, "0181", "LAC", 7)
