@@ -39,6 +39,7 @@ from pbem.lifecycle.games import GameMaster
 from pbem.outbox.compose import reply_subject
 from pbem.outbox.queue import enqueue, loop_token
 from pbem.reports.render import render
+from pbem.secrecy import sealing
 from pbem.storage.models import Game, InboundMail, Seat, UsedSignature
 
 log = logging.getLogger("pbem.mailroom")
@@ -77,15 +78,24 @@ def digest(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-def file_mail(session: Session, ref: str, raw: bytes, now: datetime) -> InboundMail | None:
-    """Store an arrived mail unless the same bytes are already stored. Commit after."""
+def file_mail(
+    session: Session, ref: str, raw: bytes, now: datetime, key: bytes
+) -> InboundMail | None:
+    """Store an arrived mail, sealed (it may carry orders), unless the same bytes are
+    already stored. Commit after."""
     d = digest(raw)
     if session.scalars(select(InboundMail.id).where(InboundMail.digest == d)).first() is not None:
         return None
-    row = InboundMail(digest=d, transport_ref=ref, raw=raw, received_at=now)
+    sealed = sealing.seal(key, raw, sealing.inbound_context(d))
+    row = InboundMail(digest=d, transport_ref=ref, raw=sealed, received_at=now)
     session.add(row)
     session.flush()
     return row
+
+
+def open_inbound(key: bytes, row: InboundMail) -> bytes:
+    """The stored mail's bytes, as they arrived."""
+    return sealing.unseal(key, row.raw, sealing.inbound_context(row.digest))
 
 
 class Mailroom:
@@ -100,7 +110,8 @@ class Mailroom:
     def process(self, row: InboundMail) -> str:
         """Handle one stored mail; returns the outcome written on the row."""
         now = self.gm.desk.now
-        mail = parse_mail(row.raw)
+        raw = open_inbound(self.gm.desk.key, row)
+        mail = parse_mail(raw)
         row.sender = mail.from_addr
         row.message_id = mail.message_id
         verdict = classify(
@@ -122,7 +133,7 @@ class Mailroom:
             return self._answer(row, mail, answer, "refused: oversized")
         sheet: OrderSheet | None = None
         try:
-            verified = self._verify(mail, row.raw)
+            verified = self._verify(mail, raw)
             sheet = parse_sheet(verified.text)
             seat = self._attribute(verified, sheet)
             self._refuse_replay(verified, sheet, row)

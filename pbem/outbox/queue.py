@@ -12,12 +12,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Protocol
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbem.config import Config
 from pbem.outbox.compose import compose_reply, stable_message_id
+from pbem.secrecy import sealing
 from pbem.storage.models import OutboundMail
 
 
@@ -71,7 +73,8 @@ def enqueue(
         side=side,
         sender=config.moderator.address,
         recipient=to,
-        raw=raw,
+        # Sealed at rest: an answer echoes the accepted orders of a still-sealed plot.
+        raw=sealing.seal(config.secrets.key_bytes(), raw, sealing.outbound_context(message_id)),
         created_at=now,
         next_attempt_at=now,
     )
@@ -113,3 +116,13 @@ def _record_report(
         },
         now,
     )
+
+
+class _Stored(Protocol):
+    message_id: str
+    raw: bytes
+
+
+def open_outbound(key: bytes, row: _Stored) -> bytes:
+    """A queued mail's bytes, ready to send."""
+    return sealing.unseal(key, row.raw, sealing.outbound_context(row.message_id))

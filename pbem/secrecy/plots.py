@@ -12,21 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
-from pbem.errors import PbemError
-
-NONCE_BYTES = 12
-
-
-class SealError(PbemError):
-    pass
+from pbem.secrecy import sealing
+from pbem.secrecy.sealing import SealError
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,21 +62,13 @@ class PlotContent:
         )
 
 
-def _aad(game: str, phase_id: int, side: str) -> bytes:
-    return f"pbem-seal-v1|{game}|{phase_id}|{side}".encode()
+def _context(game: str, phase_id: int, side: str) -> str:
+    return f"{game}|{phase_id}|{side}"
 
 
 def seal(key: bytes, plaintext: bytes, *, game: str, phase_id: int, side: str) -> bytes:
-    nonce = os.urandom(NONCE_BYTES)
-    return nonce + AESGCM(key).encrypt(nonce, plaintext, _aad(game, phase_id, side))
+    return sealing.seal(key, plaintext, _context(game, phase_id, side))
 
 
 def unseal(key: bytes, blob: bytes, *, game: str, phase_id: int, side: str) -> bytes:
-    try:
-        return AESGCM(key).decrypt(
-            blob[:NONCE_BYTES], blob[NONCE_BYTES:], _aad(game, phase_id, side)
-        )
-    except (InvalidTag, ValueError):
-        raise SealError(
-            f"sealed data for {game} phase {phase_id} {side} does not open with this key"
-        ) from None
+    return sealing.unseal(key, blob, _context(game, phase_id, side))

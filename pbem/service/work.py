@@ -21,6 +21,7 @@ from pbem.config import Config
 from pbem.intake.hygiene import RateLimiter
 from pbem.lifecycle.games import Desk, GameMaster
 from pbem.lifecycle.mailroom import Mailroom, file_mail
+from pbem.outbox.queue import open_outbound
 from pbem.reports.mailing import Reporter
 from pbem.storage.models import Heartbeat, InboundMail, OutboundMail
 
@@ -71,7 +72,7 @@ class Worker:
     def file(self, ref: str, raw: bytes) -> bool:
         """Store an arrived mail; True once it is safely committed (new or known)."""
         with self.sessions.begin() as s:
-            row = file_mail(s, ref, raw, self.clock())
+            row = file_mail(s, ref, raw, self.clock(), self.key)
             if row is not None:
                 log.info("mail filed", extra={"mail": row.id, "ref": ref})
         return True
@@ -80,7 +81,7 @@ class Worker:
         """Store a fetched batch (ref, raw) in one transaction; True once committed."""
         with self.sessions.begin() as s:
             for ref, raw in messages:
-                row = file_mail(s, ref, raw, self.clock())
+                row = file_mail(s, ref, raw, self.clock(), self.key)
                 if row is not None:
                     log.info("mail filed", extra={"mail": row.id, "ref": ref})
         return True
@@ -322,7 +323,11 @@ class Worker:
             )
             rows = s.execute(
                 select(
-                    OutboundMail.id, OutboundMail.sender, OutboundMail.recipient, OutboundMail.raw
+                    OutboundMail.id,
+                    OutboundMail.message_id,
+                    OutboundMail.sender,
+                    OutboundMail.recipient,
+                    OutboundMail.raw,
                 )
                 .where(
                     OutboundMail.id.in_(ids),
@@ -331,7 +336,7 @@ class Worker:
                 )
                 .order_by(OutboundMail.id)
             )
-            out = [(r.id, r.sender, r.recipient, r.raw) for r in rows]
+            out = [(r.id, r.sender, r.recipient, open_outbound(self.key, r)) for r in rows]
         return out
 
     def sent(self, row_id: int) -> None:

@@ -66,7 +66,7 @@ def test_two_daemons_share_postgresql_each_mail_once(tmp_path):
 
         results: dict[str, list[str]] = {w.owner: [] for w in workers}
 
-        def run(worker: Worker) -> None:
+        def run(worker: Worker, results: dict[str, list[str]] = results) -> None:
             for mail_id in worker.pending_mail(limit=1000):
                 outcome = worker.process(mail_id)
                 if outcome is not None:

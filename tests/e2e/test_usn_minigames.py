@@ -92,7 +92,7 @@ def mail_orders(table: Table, sender: str, key: bytes, head: str, lines: list[st
     raw = msg.as_bytes()
 
     def go(gm: GameMaster) -> str:
-        row = file_mail(gm.s, "ref", raw, T0)
+        row = file_mail(gm.s, "ref", raw, T0, gm.desk.key)
         assert row is not None
         return Mailroom(gm, RateLimiter(1000, 3600)).process(row)
 

@@ -21,6 +21,7 @@ from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import sign_block
 from pbem.lifecycle import deadlines, moderator, record
 from pbem.lifecycle.mailroom import Mailroom, file_mail
+from pbem.outbox.queue import open_outbound
 from pbem.service.work import Worker
 from pbem.storage.models import Heartbeat, OutboundMail, Report
 
@@ -160,7 +161,7 @@ def test_reminder_to_the_side_that_owes_orders_in_its_zone(table, zoned_game):
     assert table.run(lambda gm: gm.tick("g1")) == []  # once
     reminders = table.run(
         lambda gm: [
-            (m.recipient, text_of(m.raw))
+            (m.recipient, text_of(open_outbound(gm.desk.key, m)))
             for m in gm.s.scalars(select(OutboundMail).where(OutboundMail.kind == "reminder"))
         ]
     )
@@ -181,11 +182,11 @@ def test_answer_shows_the_deadline_in_the_senders_zone(table, zoned_game, keys):
     msg.set_content(sign_block(add_nonce(block), keys["north"][0]))
 
     def go(gm):
-        row = file_mail(gm.s, "ref", msg.as_bytes(), gm.desk.now)
+        row = file_mail(gm.s, "ref", msg.as_bytes(), gm.desk.now, gm.desk.key)
         assert row is not None
         Mailroom(gm, RateLimiter(10, 3600)).process(row)
         answer = gm.s.scalars(select(OutboundMail).where(OutboundMail.kind == "answer")).one()
-        return text_of(answer.raw)
+        return text_of(open_outbound(gm.desk.key, answer))
 
     assert "Deadline: Wed 04 Nov 2026 13:00 CET" in table.run(go)
 

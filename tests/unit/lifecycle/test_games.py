@@ -9,6 +9,7 @@ from sqlalchemy import select
 
 from pbem.errors import LifecycleError
 from pbem.lifecycle import record
+from pbem.outbox.queue import open_outbound
 from pbem.record.chain import verify_chain
 from pbem.storage.models import OutboundMail, Plot
 
@@ -20,7 +21,7 @@ def test_start_opens_first_phase_and_mails_reports(table, demo_game):
         assert phase.deadline == table.now + timedelta(hours=72)
         reports = gm.s.scalars(select(OutboundMail).where(OutboundMail.kind == "report")).all()
         assert sorted(r.recipient for r in reports) == ["north@example.org", "south@example.org"]
-        assert b"SEND SQN-1" in reports[0].raw  # the order form
+        assert b"SEND SQN-1" in open_outbound(gm.desk.key, reports[0])  # the order form
 
     table.run(check)
 
@@ -159,7 +160,9 @@ def test_rollback_to_missing_phase_refused(table, demo_game):
 
 def test_replaced_player_gets_new_seat(table, demo_game, keys):
     seat = table.run(
-        lambda gm: gm.replace_player(demo_game, "south", "new@example.org", public_key=keys["north"][1])
+        lambda gm: gm.replace_player(
+            demo_game, "south", "new@example.org", public_key=keys["north"][1]
+        )
     )
     assert seat.active
     players = table.run(lambda gm: [s.email for s in gm.seats(demo_game, role="player")])

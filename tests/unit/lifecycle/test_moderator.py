@@ -29,6 +29,7 @@ from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
 from pbem.lifecycle import moderator, record
 from pbem.lifecycle.mailroom import Mailroom, file_mail
+from pbem.outbox.queue import open_outbound
 from pbem.record.replay import replay
 from pbem.storage.models import GameState, OutboundMail, Report
 
@@ -172,7 +173,7 @@ def test_dispute_upheld_with_rollback_and_edit_mails_ruling_to_both_sides(table,
     assert replay_problems(table) == []
     notices = table.run(
         lambda gm: [
-            (m.recipient, m.raw)
+            (m.recipient, open_outbound(gm.desk.key, m))
             for m in gm.s.scalars(select(OutboundMail).where(OutboundMail.kind == "notice"))
         ]
     )
@@ -330,7 +331,7 @@ def _mail(table, sender: str, key: bytes, sheet: str) -> tuple[str, str]:
     raw = msg.as_bytes()
 
     def go(gm):
-        row = file_mail(gm.s, "ref", raw, gm.desk.now)
+        row = file_mail(gm.s, "ref", raw, gm.desk.now, gm.desk.key)
         assert row is not None  # new bytes: filed
         outcome = Mailroom(gm, RateLimiter(100, 3600)).process(row)
         answer = gm.s.scalars(
@@ -340,7 +341,9 @@ def _mail(table, sender: str, key: bytes, sheet: str) -> tuple[str, str]:
         ).first()
         if answer is None:
             return outcome, ""
-        parsed = email.message_from_bytes(answer.raw, policy=email.policy.default)
+        parsed = email.message_from_bytes(
+            open_outbound(gm.desk.key, answer), policy=email.policy.default
+        )
         assert isinstance(parsed, EmailMessage)
         part = parsed.get_body(("plain",))
         assert part is not None

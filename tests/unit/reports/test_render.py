@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 from pbem.core.dice import SeededDice
 from pbem.errors import LifecycleError
+from pbem.outbox.queue import open_outbound
 from pbem.reports.context import Header, describe
 from pbem.reports.mailing import audience_view, render_report
 from pbem.reports.mapimage import SIDE_COLOURS, hex_pixel
@@ -202,7 +203,9 @@ def test_reporter_mails_text_html_and_map(table: Table, demo_game: str) -> None:
             sorted(stored, key=lambda r: r.audience),
             strict=True,
         ):
-            msg = email.message_from_bytes(mail.raw, policy=email.policy.default)
+            msg = email.message_from_bytes(
+                open_outbound(table.config.secrets.key_bytes(), mail), policy=email.policy.default
+            )
             parts = {p.get_content_type(): p for p in msg.walk()}
             assert {"text/plain", "text/html", "image/png"} <= set(parts)
             assert parts["text/plain"].get_content().replace("\r\n", "\n") == report.text
