@@ -331,6 +331,21 @@ def check_garrison_unit(w: Work, u: Unit) -> None:
             raise Refused(f"{u.uid} is the fixed garrison of {u.hex:04d}", "OPT.GAR.FIXED")
 
 
+def garrisons_short(state: GameState) -> list[str]:
+    """OPT.GAR.RESTORE: the fixed garrisons below strength (checked at game end)."""
+    short = []
+    for g in _fixed(state):
+        h = int(g["hex"])
+        types = [u.utype for u in state.units.values() if u.side == JAPANESE and u.hex == h]
+        need = list(g.get("units", ()))
+        ok = all(types.count(t) >= need.count(t) for t in set(need))
+        for atype, pts in (g.get("air") or {}).items():
+            ok = ok and state.air_at(JAPANESE, f"{h:04d}").get(atype) >= int(pts)
+        if not ok:
+            short.append(f"{h:04d}")
+    return short
+
+
 def check_garrison_air(w: Work, loc: str, atype: str, points: int) -> None:
     """OPT.GAR.FIXED: the garrison's aircraft may fly missions but not transfer away."""
     if w.side != JAPANESE or not loc.isdigit():

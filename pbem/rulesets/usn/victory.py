@@ -487,6 +487,13 @@ def verdict(
         + (" (" + "; ".join(lines) + ")" if lines else "")
         + "."
     )
+    from pbem.rulesets.usn.scenario_rules import garrisons_short
+
+    short = garrisons_short(state)
+    if short:  # OPT.GAR.RESTORE: the Allied player wins
+        level = t.victory_level(al, jp) or "Marginal"
+        why = f"the fixed garrison of {', '.join(short)} is below strength (OPT.GAR.RESTORE)"
+        return Outcome(ALLIED, level, f"{summary} The Japanese lose: {why}.", ints)
     forfeit = state.extra.get("forfeit")
     if forfeit:
         side, why = forfeit

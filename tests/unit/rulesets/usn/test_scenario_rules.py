@@ -567,3 +567,14 @@ def test_opt_gar_fixed_saigon_brigade_and_lac_stay() -> None:
     w2 = Work.start(world_geo(), replace(s, scenario="campaign-2"))
     w2.side = J
     scenario_rules.check_garrison_air(w2, "0181", "LAC", 7)
+
+
+def test_opt_gar_restore_garrison_short_at_the_end_gives_the_allies_the_game() -> None:
+    s = make_state([land(J, "BDE-1", 181)], air={J: {"0181": Air(lac=5), "0177": Air(lac=5)}})
+    s = replace(s, scenario="campaign-1", round=-1, vp={J: 100.0})
+    s = replace(s, extra={"vp_log": [[J, "100", "test", 1, "VP.SCHED.NAV"]]})
+    assert scenario_rules.garrisons_short(s) == []
+    short = replace(s, air={J: {"0181": Air(lac=4), "0177": Air(lac=5)}})
+    assert scenario_rules.garrisons_short(short) == ["0181"]
+    out = victory.verdict(world_geo(), short, {})
+    assert out.winner == A and "OPT.GAR.RESTORE" in out.summary
