@@ -186,6 +186,7 @@ def after_round(
         s = _midway_struck(s, sim, events)
     if "australian_reserves" in sp:
         s = _australian_reserves(geo, s, sp["australian_reserves"])
+    s = _note_garrisons(s)
     if before.round == _LAST_ROUND:  # Step 10 of ``before.turn`` has just run
         turn = before.turn
         if "hong_kong" in sp:
@@ -331,8 +332,7 @@ def check_garrison_unit(w: Work, u: Unit) -> None:
             raise Refused(f"{u.uid} is the fixed garrison of {u.hex:04d}", "OPT.GAR.FIXED")
 
 
-def garrisons_short(state: GameState) -> list[str]:
-    """OPT.GAR.RESTORE: the fixed garrisons below strength (checked at game end)."""
+def _below_strength(state: GameState) -> list[str]:
     short = []
     for g in _fixed(state):
         h = int(g["hex"])
@@ -344,6 +344,23 @@ def garrisons_short(state: GameState) -> list[str]:
         if not ok:
             short.append(f"{h:04d}")
     return short
+
+
+def garrisons_short(state: GameState) -> list[str]:
+    """OPT.GAR.RESTORE: fixed garrisons that stood at full strength once and are below
+    it now (checked at game end). One never formed (the set-up defaults do not place
+    them) is not counted: only enemy action can take a garrison below strength."""
+    held = set(state.extra.get("garrisons_held", ()))
+    return [h for h in _below_strength(state) if h in held]
+
+
+def _note_garrisons(s: GameState) -> GameState:
+    if not _fixed(s):
+        return s
+    short = set(_below_strength(s))
+    full = {f"{int(g['hex']):04d}" for g in _fixed(s)} - short
+    held = sorted(set(s.extra.get("garrisons_held", ())) | full)
+    return replace(s, extra={**s.extra, "garrisons_held": held})
 
 
 def check_garrison_air(w: Work, loc: str, atype: str, points: int) -> None:

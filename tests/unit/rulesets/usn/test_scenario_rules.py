@@ -575,6 +575,9 @@ def test_opt_gar_restore_garrison_short_at_the_end_gives_the_allies_the_game() -
     s = replace(s, extra={"vp_log": [[J, "100", "test", 1, "VP.SCHED.NAV"]]})
     assert scenario_rules.garrisons_short(s) == []
     short = replace(s, air={J: {"0181": Air(lac=4), "0177": Air(lac=5)}})
+    assert scenario_rules.garrisons_short(short) == []  # never formed: not counted
+    s = scenario_rules.after_round(world_geo(), s, s)  # the garrisons stand
+    short = replace(s, air={J: {"0181": Air(lac=4), "0177": Air(lac=5)}})
     assert scenario_rules.garrisons_short(short) == ["0181"]
     out = victory.verdict(world_geo(), short, {})
     assert out.winner == A and "OPT.GAR.RESTORE" in out.summary
