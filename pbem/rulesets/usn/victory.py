@@ -46,6 +46,11 @@ _NAVAL_CATEGORIES: Mapping[str, tuple[str, ...]] = {
 }
 
 
+# Losses the enemy did not inflict score nothing (VP.SCHED: points are "for destroying"
+# the other side's units): a ship lost for want of fuel (SUP.G).
+NOT_BY_THE_ENEMY = frozenset({"out of fuel"})
+
+
 def tables() -> Any:
     from pbem.rulesets.usn.data import load_world  # cached world data
 
@@ -119,7 +124,7 @@ def account(before: GameState, after: GameState, vp_tables: Any | None = None) -
     """GEN.REC.A, VP.DAMAGE, VP.DAMAGE.SINK, VP.DAMAGE.REPAIRED, VP.SCHED.*: score what
     changed between two states (one mail round) into the log and ``state.vp``."""
     t = vp_tables if vp_tables is not None else tables()
-    turn = after.turn if not after.over else before.turn
+    turn = before.turn  # the round's turn (air-9 ends with Step 10 and the next turn)
     awards = log_of(after)
     ledger = _ledger(after)
     repaired = after.extra.get("repaired_this_round", {})
@@ -147,8 +152,8 @@ def account(before: GameState, after: GameState, vp_tables: Any | None = None) -
             entry["weeks"] = 0  # VP.DAMAGE.REPAIRED: a later sinking scores in full
     # Units destroyed this round (VP.SCHED.*, VP.DAMAGE.SINK).
     seen = {d[0] for d in before.destroyed}
-    for key, _when, cause in after.destroyed:
-        if key in seen:
+    for key, when, cause in after.destroyed:
+        if key in seen or cause in NOT_BY_THE_ENEMY:
             continue
         dead = before.units.get(key) or after.units.get(key) or _catalogue_unit(key)
         if dead is None:
@@ -164,7 +169,7 @@ def account(before: GameState, after: GameState, vp_tables: Any | None = None) -
                     receiver,
                     value,
                     f"{dead.uid} destroyed ({cause})",
-                    turn,
+                    when,
                     _sink_rule(dead, weeks),
                 )
             )

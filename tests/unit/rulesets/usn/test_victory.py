@@ -168,3 +168,12 @@ def test_mini_solomons_vc_base_destroyed_and_damaged_turns() -> None:
 def test_vp_calc_draw_when_equal() -> None:
     out = victory.verdict(stub_geo(), replace(make_state([]), round=-1), {})
     assert out.winner is None and out.level == "Draw"
+
+
+def test_vp_sched_nav_no_points_for_a_ship_lost_for_want_of_fuel() -> None:
+    """VP.SCHED.* score destroying the enemy's units: SUP.G losses score nothing."""
+    s0 = make_state([ship(A, "DD-7", 100)])
+    units = dict(s0.units)
+    units.pop("allied/DD-7")
+    s1 = replace(s0, units=units, destroyed=(("allied/DD-7", 1, "out of fuel"),))
+    assert victory.account(s0, s1).vp[J] == 0
