@@ -406,7 +406,16 @@ def parse_line(text: str) -> Order:
         return Simple(verb, (_unit_id(args[0]), args[1].upper()))
     if verb in ("BUILD", "SABOTAGE"):
         return _works_order(verb, args)
-    if verb in ("BASE", "SEA", "REFUEL", "ENTRENCH", "DISENTRENCH", "COMBINE", "DEFEND", "UNDEFEND"):
+    if verb in (
+        "BASE",
+        "SEA",
+        "REFUEL",
+        "ENTRENCH",
+        "DISENTRENCH",
+        "COMBINE",
+        "DEFEND",
+        "UNDEFEND",
+    ):
         _need(args, 1, f"{verb} <unit> ...")
         return Simple(verb, tuple(_unit_id(t) for t in args))
     if verb == "PLACE":
