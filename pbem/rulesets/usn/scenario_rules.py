@@ -9,6 +9,7 @@ set at CREATE). What this module does, by rule:
 - MINI.MIDSIM.KEEPOUT: Japanese ships stay more than 5 hexes from Midway until
   the strike on Midway has been flown (``check_naval_path``).
 - CG1.HK: Hong Kong falls on its turn (bases to the Japanese, repaired).
+- CG1.THAI: Bangkok's bases become Japanese when a Japanese land unit enters Thailand.
 - CG1.PHILFORT: the fortified Philippine hex entrenches its defenders at set-up.
 - CG1.AUSRES / CG2.AUSRES: a Japanese landing in Australia brings three Allied
   divisions, one per supplied Allied naval base in Australia.
@@ -19,7 +20,7 @@ set at CREATE). What this module does, by rule:
 - OPT.GAR.END / OPT.GAR.ALLIED (A22: mandatory in CG1 and CG3): areas without
   their garrison score nothing for their holder (``ungarrisoned``).
 
-The rest (the Shock turn, Thailand, the Indian Ocean raid, variable deployments,
+The rest (the Shock turn's sequence, the Indian Ocean raid, variable deployments,
 submarines, ferry carriers, the Midway simulation's run and strike) is listed
 with its reason in docs/usn-deferred.md.
 """
@@ -37,7 +38,7 @@ from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import AUSTRALIA, BURMA, Geo
 from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, ROUNDS
-from pbem.rulesets.usn.state import GameState, Pending, Unit
+from pbem.rulesets.usn.state import Base, GameState, Pending, Unit
 
 _LAST_ROUND = len(ROUNDS) - 1
 
@@ -186,6 +187,8 @@ def after_round(
         s = _midway_struck(s, sim, events)
     if "australian_reserves" in sp:
         s = _australian_reserves(geo, s, sp["australian_reserves"])
+    if "thailand" in sp:
+        s = _thailand(geo, s, sp["thailand"])
     s = _note_garrisons(s)
     if before.round == _LAST_ROUND:  # Step 10 of ``before.turn`` has just run
         turn = before.turn
@@ -206,6 +209,22 @@ def _midway_struck(s: GameState, sim: Mapping[str, Any], events: Sequence[Event]
         if japanese and e.data.get("hex") == target:
             return replace(s, extra={**s.extra, "midway_struck": True})
     return s
+
+
+def _thailand(geo: Geo, s: GameState, rule: Mapping[str, Any]) -> GameState:
+    """CG1.THAI: Bangkok's bases are Japanese from the moment a Japanese land unit
+    crosses the Thai border (the map prints them with no owner in Game 1)."""
+    h = int(rule["bases_hex"])
+    if h in s.bases or h not in geo.bases:
+        return s
+    region = geo.regions.get(str(rule["region"]), frozenset())
+    if not any(
+        u.side == JAPANESE and u.kind == "land" and u.hex in region for u in s.units.values()
+    ):
+        return s
+    pb = geo.bases[h]
+    base = Base(h, JAPANESE, pb.air_capacity > 0, pb.naval, pb.air_capacity, name=pb.name)
+    return replace(s, bases={**s.bases, h: base})
 
 
 def _award(s: GameState, side: str, points: int, why: str) -> GameState:

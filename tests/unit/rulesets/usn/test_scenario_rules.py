@@ -581,3 +581,14 @@ def test_opt_gar_restore_garrison_short_at_the_end_gives_the_allies_the_game() -
     assert scenario_rules.garrisons_short(short) == ["0181"]
     out = victory.verdict(world_geo(), short, {})
     assert out.winner == A and "OPT.GAR.RESTORE" in out.summary
+
+
+def test_cg1_thai_bangkok_bases_open_when_japanese_cross_the_border() -> None:
+    geo = world_geo()
+    sp = {"thailand": {"region": "thailand", "bases_hex": 112}}
+    s = make_state([land(J, "DIV-1", 181)], extra={"special": sp})
+    assert 112 not in scenario_rules.after_round(geo, s, s).bases
+    thai = next(h for h in sorted(geo.regions["thailand"]) if h != 112)
+    s2 = make_state([land(J, "DIV-1", thai)], extra={"special": sp})
+    b = scenario_rules.after_round(geo, s2, s2).bases[112]
+    assert (b.owner, b.air_capacity, b.naval) == (J, 15, True)
