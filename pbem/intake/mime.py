@@ -21,6 +21,7 @@ from email.policy import EmailPolicy
 from types import MappingProxyType
 from typing import Any
 
+from pbem.emailpolicy import CachedHeaderRegistry
 from pbem.intake.flowed import unflow
 from pbem.intake.htmltext import html_to_text
 
@@ -110,7 +111,7 @@ class _BoundedPolicy(EmailPolicy):
         return super().header_fetch_parse(name, value)
 
 
-_POLICY = _BoundedPolicy()
+_POLICY = _BoundedPolicy(header_factory=CachedHeaderRegistry())
 
 
 def message_object(raw: bytes) -> EmailMessage:

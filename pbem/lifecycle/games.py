@@ -494,6 +494,14 @@ class GameMaster:
         mail_id: int | None = None,
     ) -> Receipt:
         """Seal a side's accepted orders for the open phase (a later set replaces it)."""
+        game, phase = self.taking_orders(game_id, side, turn, phase_name)
+        return self.seal_orders(game, phase, side, orders, mail_id=mail_id)
+
+    def taking_orders(
+        self, game_id: str, side: str, turn: int, phase_name: str
+    ) -> tuple[Game, Phase]:
+        """The game and its open phase, if it takes ``side``'s orders for
+        ``turn``/``phase_name`` now; else LifecycleError saying why not."""
         game = self.game(game_id)
         if game.status == "paused":
             raise LifecycleError(f"game {game_id} is paused; orders are not taken until it resumes")
@@ -512,6 +520,19 @@ class GameMaster:
                 f"the deadline and grace period of turn {turn} phase {phase_name} have passed; "
                 "orders are no longer taken (the no-orders policy applies)"
             )
+        return game, phase
+
+    def seal_orders(
+        self,
+        game: Game,
+        phase: Phase,
+        side: str,
+        orders: Sequence[str],
+        *,
+        mail_id: int | None = None,
+    ) -> Receipt:
+        """Seal accepted orders in a phase ``taking_orders`` returned."""
+        now = self.desk.now
         late = phase.deadline is not None and now > phase.deadline
         previous = self.current_plot(phase, side)
         if previous is not None and previous.source == "rollback":
@@ -525,14 +546,14 @@ class GameMaster:
                 "the deadline has passed and your orders were in on time; they can no longer "
                 "be changed (no late changes during the grace period)"
             )
-        content = PlotContent.new(game_id, side, turn, phase_name, orders)
+        content = PlotContent.new(game.id, side, phase.turn, phase.name, orders)
         if previous is not None:
             previous.current = False
         plot = Plot(
             phase_id=phase.id,
             side=side,
             sealed=seal(
-                self.desk.key, content.canonical(), game=game_id, phase_id=phase.id, side=side
+                self.desk.key, content.canonical(), game=game.id, phase_id=phase.id, side=side
             ),
             commitment=content.commitment(),
             received_at=now,
@@ -541,7 +562,6 @@ class GameMaster:
             mail_id=mail_id,
         )
         self.s.add(plot)
-        self.s.flush()
         self._record(
             game,
             "orders-sealed",

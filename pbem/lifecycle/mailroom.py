@@ -310,17 +310,11 @@ class Mailroom:
     def _orders(self, row: InboundMail, mail: ParsedMail, sheet: OrderSheet, seat: Seat) -> str:
         gm = self.gm
         answer = Answer(game=sheet.game, side=sheet.side, turn=sheet.turn, phase=sheet.phase)
-        game = gm.game(sheet.game)
-        phase = gm.open_phase(game.id)
-        if phase is None or game.status not in ("running", "paused"):
-            answer.error = f"game {game.id} is {game.status}; it takes no orders now"
-            return self._answer(row, mail, answer, "refused: game not running")
-        if (sheet.turn, sheet.phase) != (phase.turn, phase.name):
-            answer.error = (
-                f"these orders are for turn {sheet.turn} phase {sheet.phase}, but the phase "
-                f"now open is turn {phase.turn} phase {phase.name}"
-            )
-            return self._answer(row, mail, answer, "refused: wrong phase")
+        try:
+            game, phase = gm.taking_orders(sheet.game, seat.side or "", sheet.turn, sheet.phase)
+        except LifecycleError as exc:
+            answer.error = str(exc)
+            return self._answer(row, mail, answer, f"refused: {exc}")
         ruleset = gm.ruleset(game)
         numbers = [n for n, _ in sheet.lines]
         validation = ruleset.validate(
@@ -343,13 +337,8 @@ class Mailroom:
             )
             return self._answer(row, mail, answer, "refused: every order line")
         try:
-            receipt = gm.submit(
-                game.id,
-                seat.side or "",
-                sheet.turn,
-                sheet.phase,
-                validation.accepted,
-                mail_id=row.id,
+            receipt = gm.seal_orders(
+                game, phase, seat.side or "", validation.accepted, mail_id=row.id
             )
         except LifecycleError as exc:
             answer.accepted = []

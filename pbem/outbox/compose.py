@@ -8,7 +8,6 @@ mail clients can recognise it).
 
 from __future__ import annotations
 
-import email.policy
 import email.utils
 import hashlib
 import json
@@ -16,6 +15,8 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 from email.message import EmailMessage
+
+from pbem.emailpolicy import DEFAULT
 
 __all__ = ["compose_reply", "reply_subject", "stable_message_id"]
 
@@ -84,7 +85,7 @@ def compose_reply(
     if not loop_token or _has_line_break(loop_token):
         raise ValueError("loop_token must be a non-empty single line")
 
-    msg = EmailMessage(policy=email.policy.default)
+    msg = EmailMessage(policy=DEFAULT)
     msg["From"] = sender
     msg["To"] = to
     # Subjects come from strangers' mail: a line break must not inject headers.
@@ -114,7 +115,7 @@ def compose_reply(
         if part is not msg:
             del part["MIME-Version"]  # the email package repeats it on sub-parts
     _stable_boundaries(msg, message_id)
-    return msg.as_bytes(policy=email.policy.default.clone(linesep=linesep))
+    return msg.as_bytes(policy=DEFAULT.clone(linesep=linesep))
 
 
 def _has_line_break(value: str) -> bool:

@@ -420,7 +420,7 @@ def test_refused_orders_are_recorded_without_their_content(table, demo_game, key
     outcome, _ = _mail(
         table, "north@example.org", keys["north"][0], _sheet("north", 2, ["SEND SQN-1 A"])
     )
-    assert outcome == "refused: wrong phase"
+    assert outcome.startswith("refused: these orders are for turn 2 phase plot")
     assert "phase now open is turn 1 phase plot" in entries(table)[-1]["payload"]["reason"]
 
 
