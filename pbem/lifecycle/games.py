@@ -77,16 +77,24 @@ class GameMaster:
         self.s = desk.session
         # The reporter renders and queues reports (pbem.reports.mailing.Reporter).
         self.reporter = reporter
+        # Games whose row lock this transaction holds: the lock lasts to its end.
+        self._locked: dict[str, Game] = {}
+        # Stored states are never changed in place; one read per phase is enough.
+        self._states: dict[int, State] = {}
 
     # ----------------------------------------------------------------- lookups
 
     def game(self, game_id: str, *, lock: bool = True) -> Game:
+        if game_id in self._locked:
+            return self._locked[game_id]
         stmt = select(Game).where(Game.id == game_id)
         if lock:
             stmt = stmt.with_for_update()
         game = self.s.scalars(stmt).first()
         if game is None:
             raise LifecycleError(f"no game {game_id!r}")
+        if lock:
+            self._locked[game_id] = game
         return game
 
     def ruleset(self, game: Game) -> Ruleset:
@@ -111,10 +119,13 @@ class GameMaster:
         )
 
     def state_of(self, phase: Phase) -> State:
-        cached = self.s.get(GameState, phase.id)
-        if cached is None:
+        if phase.id in self._states:
+            return self._states[phase.id]
+        stored = self.s.get(GameState, phase.id)
+        if stored is None:
             raise LifecycleError(f"no stored state for phase {phase.id}")
-        return cached.state
+        self._states[phase.id] = stored.state
+        return stored.state
 
     def seats(self, game_id: str, *, role: str | None = None) -> list[Seat]:
         stmt = select(Seat).where(Seat.game_id == game_id, Seat.active.is_(True))
@@ -849,6 +860,7 @@ class GameMaster:
         except EditError as exc:
             raise LifecycleError(str(exc)) from None
         cached.state = new_state  # a new object, so the JSON column sees the change
+        self._states[phase.id] = new_state
         phase.state_hash = state_hash(new_state)
         self._record(
             game,
