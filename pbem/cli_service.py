@@ -180,8 +180,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("demo", help="play a demonstration game by signed mail through the daemon")
     p.add_argument("--dir", default="pbem-demo", help="working folder (default ./pbem-demo)")
-    p.add_argument("--ruleset", default="demo")
-    p.add_argument("--scenario", default="duel")
+    p.add_argument("--ruleset", default="usn")
+    p.add_argument("--scenario", default="coral-sea")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds before giving up")
     p.set_defaults(func=cmd_demo)
 

@@ -52,11 +52,29 @@ def coral_sea(geo: Geo) -> Plan:
     cv = sea_path(geo, 754, 828, 4)
     tr = sea_path(geo, 759, 828, 6)
     al = sea_path(geo, 899, 828, 4)
+    # Turn 2: the Japanese carriers close two more hexes, then both sides strike
+    # the other's carriers at once (the sealed air-5 round) under a little CAP.
+    close = sea_path(geo, cv[-1], al[-1], 2)
+    j_at, a_at = _fmt(close[-1:]), _fmt(al[-1:])
     return {
         (1, "J-2", J): [f"MOVE CV-3 CV-4 CA-1 CA-2 {_fmt(cv)}", "EMBARK TR-1 ENG-1"],
         (1, "A-3-4", A): [f"MOVE CV-5 CV-2 CA-1 DD-1 {_fmt(al)}"],
         (1, "J-7-8", J): [f"MOVE TR-1 {_fmt(tr[:-1])}"],
-        (2, "J-2", J): [f"MOVE TR-1 {_fmt(tr[-1:])}", "DEBARK TR-1 ENG-1"],
+        (2, "J-2", J): [
+            f"MOVE TR-1 {_fmt(tr[-1:])}",
+            "DEBARK TR-1 ENG-1",
+            f"MOVE CV-3 CV-4 CA-1 CA-2 {_fmt(close)}",
+        ],
+        (2, "air-5", J): [
+            f"STRIKE 6 NAC CV-3 {a_at} SHIPS 1",
+            f"STRIKE 5 NAC CV-4 {a_at} SHIPS 1",
+            "CAP 2 NAC CV-3",
+        ],
+        (2, "air-5", A): [
+            f"STRIKE 7 NAC CV-2 {j_at} SHIPS 1",
+            f"STRIKE 4 NAC CV-5 {j_at} SHIPS 1",
+            "CAP 2 NAC CV-2",
+        ],
     }
 
 
