@@ -133,6 +133,17 @@ class Simple:
 
 
 @dataclass(frozen=True, slots=True)
+class SubMove:
+    """SUB sub HEX HEX ...: a submarine moves on the secret log (SUB.PROC)."""
+
+    sub: str
+    path: tuple[str, ...]
+
+    def canonical(self) -> str:
+        return f"SUB {self.sub} {' '.join(self.path)}"
+
+
+@dataclass(frozen=True, slots=True)
 class Place:
     """PLACE unit-or-air HEX: where this turn's arrivals enter (SEQ.1, REIN.*)."""
 
@@ -231,6 +242,7 @@ Order = (
     | Bombard
     | FireAt
     | Standing
+    | SubMove
 )
 
 
@@ -280,6 +292,8 @@ VERB_STEPS: dict[str, tuple[frozenset[StepKind], str]] = {
     "GUNFIRE": (_STRIKE, "SEQ.5C"),
     "LAND": (_STRIKE, "SEQ.5A"),
     "STANDING": (_ANY, "GEN.SPIRIT"),
+    "SUB": (_AIR_SEA, "SUB.PROC"),
+    "STATION": (_AIR_SEA, "SUB.A"),
 }
 
 STRIKE_TARGETS = ("SHIPS", "PORT", "LAND", "CD", "AIRBASE", "NAVALBASE", "STRAFE")
@@ -453,6 +467,15 @@ def parse_line(text: str) -> Order:
         return Bombard(_hex(args[0]), target, tuple(_unit_id(t) for t in args[2:]))
     if verb == "STANDING":
         return _standing(args)
+    if verb == "SUB":
+        units, path = _split_units_path(args)
+        if len(units) != 1:
+            raise _Syntax("write: SUB <sub> <hex> [<hex>] (one sub per line)", "SUB.PROC")
+        return SubMove(units[0], path)
+    if verb == "STATION":
+        if len(args) != 1:
+            raise _Syntax("write: STATION <sub>", "SUB.A")
+        return Simple(verb, (_unit_id(args[0]),))
     raise _Syntax(f"unknown order {tokens[0]!r}; see the order reference (docs/usn-orders.md)")
 
 

@@ -19,7 +19,15 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.ruleset import LineError
-from pbem.rulesets.usn import air_combat, bases, land_combat, movement, naval_combat, transport
+from pbem.rulesets.usn import (
+    air_combat,
+    bases,
+    land_combat,
+    movement,
+    naval_combat,
+    submarines,
+    transport,
+)
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
 from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import (
@@ -37,6 +45,7 @@ from pbem.rulesets.usn.orders import (
     Simple,
     Stack,
     Standing,
+    SubMove,
     Transfer,
     parse_orders,
     verb_of,
@@ -330,7 +339,11 @@ def _step_air_sea(w: Work, st: Step, sheet: _Sheet | None, dice: Dice | None) ->
     assert side is not None
     w.begin_phase(side, st.number)
     movement.advance_boxes(w)
+    submarines.begin_phase(w)  # SUB.G
     if sheet is not None:
+        for ln in sheet.of("STATION"):  # SUB.A: at the beginning of the phase
+            assert isinstance(ln.order, Simple)
+            _try(sheet, ln, submarines.do_station, w, ln.order.units[0])
         for ln in sheet.of("PLACE"):
             assert isinstance(ln.order, Place)
             _try(sheet, ln, _do_place, w, side, ln.order)
@@ -350,9 +363,13 @@ def _step_air_sea(w: Work, st: Step, sheet: _Sheet | None, dice: Dice | None) ->
             assert isinstance(o, Move | Sail)
             if sheet.claim(ln, "move", o.units):
                 if isinstance(o, Move):
-                    _try(sheet, ln, movement.do_naval_move, w, o)
+                    _allied_move(w, sheet, ln, o, dice)
                 else:
                     _try(sheet, ln, movement.do_sail, w, o.units, o.entry)
+        for ln in sheet.of("SUB"):  # SUB.PROC: with the first portion of naval movement
+            assert isinstance(ln.order, SubMove)
+            if sheet.claim(ln, "move", [ln.order.sub]):
+                _try(sheet, ln, submarines.do_sub_move, w, ln.order.sub, ln.order.path)
         for ln in sheet.of("EMBARK", "DEBARK"):  # D
             assert isinstance(ln.order, Embark)
             _try(sheet, ln, transport.do_embark, w, ln.order)
@@ -365,7 +382,7 @@ def _step_air_sea(w: Work, st: Step, sheet: _Sheet | None, dice: Dice | None) ->
         for ln in sheet.of("CONTINUE"):  # I
             assert isinstance(ln.order, Move)
             if sheet.claim(ln, "continue", ln.order.units):
-                _try(sheet, ln, movement.do_naval_move, w, ln.order)
+                _allied_move(w, sheet, ln, ln.order, dice)
         for ln in sheet.of("STACK"):
             assert isinstance(ln.order, Stack)
             _try(sheet, ln, movement.do_stack, w, ln.order.hex, ln.order.units)
@@ -380,6 +397,15 @@ def _step_air_sea(w: Work, st: Step, sheet: _Sheet | None, dice: Dice | None) ->
             for uid in ln.order.units:
                 _try(sheet, ln, _refuel_from_oiler, w, uid)
     _end_naval_phase(w)
+
+
+def _allied_move(w: Work, sheet: _Sheet, ln: Line, o: Move, dice: Dice | None) -> None:
+    """A naval MOVE or CONTINUE; Allied ships entering a hex with Japanese subs on
+    station are attacked (SUB.C). Only when adjudicating: validation never tells."""
+    start = len(w.events)
+    _try(sheet, ln, movement.do_naval_move, w, o)
+    if dice is not None and w.side == ALLIED:
+        submarines.after_allied_move(w, w.events[start:], dice)
 
 
 def _naval_combat(w: Work, sheet: _Sheet | None, dice: Dice | None) -> None:
@@ -452,6 +478,7 @@ def _end_naval_phase(w: Work) -> None:
         if new is not u:
             w.put(new)
     w.escaped.clear()
+    submarines.end_phase(w)  # SUB.A phase count, GEN.REC.C log
 
 
 def _deferred(w: Work, st: Step, lines: Mapping[str, list[Line]], dice: Dice | None) -> None:

@@ -338,6 +338,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
         )
     enabled = {k for k, v in options.items() if v}
     units: dict[str, Unit] = {}
+    subs: dict[str, dict[str, Any]] = {}  # SUB.GEN: paper units, off the counter list
     for d in sc.deployments:
         if d.optional and d.optional not in enabled:
             continue
@@ -345,7 +346,12 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             c = world.catalogue.get(str(d.side), uid)
             u = _unit_from_counter(c)
             if u.utype == "SUB":
-                continue  # optional submarines: deferred (docs/usn-deferred.md)
+                # MINI.*.SUB / CG*.OB.J.OPT: "anywhere ... need not be on station";
+                # set up at the first fitting base like any free deployment.
+                placed = _place_unit(geo, bases, u, d.at)
+                if placed.hex is not None:
+                    subs[u.uid] = {"hex": placed.hex, "station": False, "phases": 0}
+                continue
             u = replace(u, entrenched=d.entrenched, damage=d.damage, supplied=not d.unsupplied)
             units[u.key] = _place_unit(geo, bases, u, d.at)
     for key, c in sc.coastal_defense.items():
@@ -410,5 +416,6 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             "first_turn": first,
             "spares": spares,
             "withdrawals": [[wd.turn - first + 1, str(wd.side), wd.unit] for wd in sc.withdrawals],
+            **({"subs": subs, "sub_log": []} if subs else {}),
         },
     )

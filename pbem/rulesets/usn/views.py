@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pbem.core.events import Event
-from pbem.rulesets.usn import fog, sequence
+from pbem.rulesets.usn import fog, sequence, submarines
 from pbem.rulesets.usn.sequence import ROUNDS, STEPS, StepKind
 from pbem.rulesets.usn.state import GameState, Unit
 from pbem.rulesets.usn.supply import endurance
@@ -85,6 +85,8 @@ def build_view(state: GameState, events: Sequence[Event], side: str | None) -> d
         ],
         "standing": list(state.standing.get(side, ())) if side else dict(state.standing),
         "events": [e.to_json() for e in events if e.seen_by(side)],
+        # GEN.REC.C: the secret sub log, to the Allies only once the game is over.
+        **submarines.view_part(state, side),
     }
     # What the rules hide from this side (HID), in the game's fog mode (open or double-blind).
     return fog.apply(view, state, events, side, fog.mode_of(state))
