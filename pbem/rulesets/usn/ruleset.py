@@ -318,6 +318,17 @@ def _deal_air(
         mine[loc] = mine.get(loc, Air()).add(atype, left)
 
 
+def _fleet_base(units: Mapping[str, Unit], bases: Mapping[int, Base], side: str) -> int | None:
+    """MINI.*.SUB, CG*.OB.J.OPT: subs "may deploy anywhere ... need not be on station";
+    without a set-up round they start at the side's naval base holding most of its
+    ships (ties: lowest hex), to be moved from there."""
+    ports = _own_bases(bases, side, naval=True)
+    if not ports:
+        return None
+    count = {h: sum(1 for u in units.values() if u.side == side and u.hex == h) for h in ports}
+    return min(ports, key=lambda h: (-count[h], h))
+
+
 def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> GameState:
     sc = world.scenario(name)
     start = sc.bases
@@ -338,7 +349,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
         )
     enabled = {k for k, v in options.items() if v}
     units: dict[str, Unit] = {}
-    subs: dict[str, dict[str, Any]] = {}  # SUB.GEN: paper units, off the counter list
+    sub_ids: list[str] = []  # SUB.GEN: paper units, kept off the counter list
     for d in sc.deployments:
         if d.optional and d.optional not in enabled:
             continue
@@ -346,14 +357,12 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             c = world.catalogue.get(str(d.side), uid)
             u = _unit_from_counter(c)
             if u.utype == "SUB":
-                # MINI.*.SUB / CG*.OB.J.OPT: "anywhere ... need not be on station";
-                # set up at the first fitting base like any free deployment.
-                placed = _place_unit(geo, bases, u, d.at)
-                if placed.hex is not None:
-                    subs[u.uid] = {"hex": placed.hex, "station": False, "phases": 0}
+                sub_ids.append(u.uid)
                 continue
             u = replace(u, entrenched=d.entrenched, damage=d.damage, supplied=not d.unsupplied)
             units[u.key] = _place_unit(geo, bases, u, d.at)
+    home = _fleet_base(units, bases, "japanese") if sub_ids else None
+    subs = {uid: {"hex": home, "station": False, "phases": 0} for uid in sub_ids if home}
     for key, c in sc.coastal_defense.items():
         u = _unit_from_counter(c)
         units[key] = replace(u, hex=int(c.id.split("-")[1]))

@@ -143,6 +143,12 @@ def order_template(state: GameState, side: str) -> str:
         out.append(f"#   {u.uid:<8} {u.utype:<5} at {u.where()}{extra}")
     for loc, a in sorted(state.air.get(side, {}).items()):
         out.append(f"#   air at {loc}: {a.lac} LAC, {a.nac} NAC, {a.lbac} LBAC")
+    if side == sequence.JAPANESE and submarines.enabled(state):
+        for uid, sub in sorted(submarines.subs_of(state).items()):  # GEN.REC.C: yours only
+            status = f"on station ({sub.get('phases', 0)} phases)" if sub.get("station") else "free"
+            out.append(
+                f"#   {uid:<8} SUB   at {int(sub['hex']):04d}, {status}; SUB <sub> <hex>..., STATION <sub>"
+            )
     if any(
         STEPS[n - 1].kind is StepKind.LAND_MOVE and STEPS[n - 1].side == side for n in rnd.steps
     ):

@@ -51,19 +51,31 @@ def test_sub_proc_orders_parse() -> None:
     assert parse_line("STATION Sub-2").canonical() == "STATION SUB-2"
 
 
-def test_sub_gen_subs_are_set_up_only_with_the_option_and_never_as_counters() -> None:
-    rs = UsnRuleset()
-    without = decode_state(rs.initial_state("coral-sea", {}))
-    with_subs = decode_state(rs.initial_state("coral-sea", {"subs": True}))
+def _setup(scenario: str, subs: bool) -> GameState:
+    return decode_state(UsnRuleset().initial_state(scenario, {"subs": True} if subs else {}))
+
+
+def test_mini_coral_sub_sub_gen_sub1_only_with_the_option_and_never_a_counter() -> None:
+    without, with_subs = _setup("coral-sea", False), _setup("coral-sea", True)
     assert "subs" not in without.extra
     assert set(with_subs.extra["subs"]) == {"SUB-1"}
     assert not any(u.utype == "SUB" for u in with_subs.units.values())
+    assert with_subs.extra["subs"]["SUB-1"]["station"] is False  # need not be on station
+
+
+def test_cg1_ob_j_opt_four_subs_with_the_option() -> None:
+    assert set(_setup("campaign-1", True).extra["subs"]) == {f"SUB-{n}" for n in range(1, 5)}
+    assert "subs" not in _setup("campaign-1", False).extra
+
+
+def test_cg2_ob_j_opt_four_subs_with_the_option() -> None:
+    assert set(_setup("campaign-2", True).extra["subs"]) == {f"SUB-{n}" for n in range(1, 5)}
 
 
 # --- SUB.A, SUB.E, SUB.F, SUB.G, SUB.I, SUB.J: station -----------------------------------
 
 
-def test_sub_a_on_station_is_fixed_for_eight_japanese_naval_phases() -> None:
+def test_sub_a_sub_j_on_station_is_fixed_for_eight_japanese_naval_phases() -> None:
     w = jwork(sub_state([], {"SUB-1": on(X)}))
     submarines.do_station(w, "SUB-1")
     submarines.end_phase(w)  # A25: the phase it took station counts
