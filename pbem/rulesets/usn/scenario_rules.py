@@ -20,9 +20,9 @@ set at CREATE). What this module does, by rule:
 - OPT.GAR.END / OPT.GAR.ALLIED (A22: mandatory in CG1 and CG3): areas without
   their garrison score nothing for their holder (``ungarrisoned``).
 
-The rest (the Shock turn's sequence, the Indian Ocean raid, variable deployments,
-submarines, ferry carriers, the Midway simulation's run and strike) is listed
-with its reason in docs/usn-deferred.md.
+The optional submarines are submarines.py. The rest (the Shock turn's sequence,
+the Indian Ocean raid, variable deployments, ferry carriers, the Midway
+simulation's run and strike) is listed with its reason in docs/usn-deferred.md.
 """
 
 from __future__ import annotations

@@ -282,3 +282,30 @@ def test_sub_b_subs_are_never_attacked_or_engaged() -> None:
     g.play({A: f"MOVE CA-1 {X:04d}"}, dice=[6] * 5)
     assert not [e for e in g.events if e.kind == "surface-engagement"]
     assert g.s.extra["subs"]["SUB-1"]["hex"] == X
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    station=st.booleans(),
+    through=st.booleans(),
+    die=st.integers(min_value=1, max_value=6),
+)
+def test_sub_c_gen_rec_c_allied_report_after_an_attack_names_no_sub_nor_its_hex(
+    station: bool, through: bool, die: int
+) -> None:
+    """HID: after adjudication the Allied view never names a sub or the sub's hex
+    (unless the Allied ship itself stands there), and carries no sub-* event."""
+    beyond = next(int(n) for n in hexgrid.neighbours(X) if int(n) != RING[0])
+    g = _allied_game({"SUB-1": on(X, station, 2)}, [ship(A, "CA-1", RING[0])])
+    path = f"{X:04d} {beyond:04d}" if through else f"{X:04d}"
+    result = g.play({A: f"MOVE CA-1 {path}"}, dice=[die] * 20)
+    view = g.rs.view(result.state, result.events, A)
+    text = repr(view)
+    assert "SUB-1" not in text and "sub_log" not in text and "'subs'" not in text
+    assert not [e for e in view["events"] if str(e["kind"]).startswith("sub-")]
+    if through:
+        assert f"{X:04d}" not in repr(
+            [e for e in view["events"] if e["kind"] != "moved"]
+        )  # only the Allied ship's own path shows the hex
+    attacked = [e for e in view["events"] if e["kind"] == "submarine-attack"]
+    assert len(attacked) == (1 if station else 0)
