@@ -166,7 +166,7 @@ def cases(world: World) -> list[Case]:
             ),
         ),
         r"these orders are for turn 2 phase plot, but the phase now open is turn 1 phase plot",
-        r"^refused: wrong phase",
+        r"^refused: these orders are for turn 2 phase plot, but the phase now open is turn 1",
     )
     replayed = signed(south, "g1", ["SEND SQN-3 C"])
     add(

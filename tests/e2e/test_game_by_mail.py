@@ -69,7 +69,7 @@ class Person:
 
 
 def person(lab: MailLab, name: str) -> Person:
-    address = lab.add_user(f"{name}{next(_names)}", "pw")
+    address = lab.add_user(f"bymail-{name}{next(_names)}", "pw")  # unique in the shared lab
     key, public = generate_keypair(address.partition("@")[0])
     return Person(address, key, public)
 
