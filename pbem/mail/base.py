@@ -75,6 +75,10 @@ class Inbox(Protocol):
         """
         ...
 
+    async def acknowledge_many(self, refs: Sequence[str]) -> None:
+        """:meth:`acknowledge` every ref of ``refs``, in as few server commands as it can."""
+        ...
+
     async def wait_for_mail(self, timeout: float) -> None:
         """Return when a message arrived that no fetch has returned yet, or at ``timeout``."""
         ...

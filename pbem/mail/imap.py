@@ -19,6 +19,7 @@ import logging
 import re
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import aioimaplib
@@ -87,6 +88,17 @@ def _messages_from_fetch(lines: Sequence[Any]) -> dict[int, bytes]:
     return found
 
 
+@dataclass(eq=False)
+class _Ack:
+    """One queued acknowledgement; ``done`` once its batch went out (or was refused)."""
+
+    ref: str
+    validity: int
+    uid: int
+    done: bool = False
+    error: str | None = None
+
+
 class ImapInbox:
     """An :class:`~pbem.mail.base.Inbox` on an IMAP folder.
 
@@ -131,6 +143,7 @@ class ImapInbox:
         self._failures = 0  # consecutive failed connections, indexes the backoff
         self._uidvalidity = 0
         self._highest_returned = 0  # highest UID some fetch has handed out
+        self._acks: list[_Ack] = []  # acknowledgements not yet sent (see acknowledge)
         self.connections = 0  # successful logins so far (observable by tests/metrics)
 
     # -- connection ---------------------------------------------------------------
@@ -330,39 +343,81 @@ class ImapInbox:
         return await self._with_reconnect(operation)
 
     async def acknowledge(self, ref: str) -> None:
+        """Forget ``ref`` (see :class:`~pbem.mail.base.Inbox`).
+
+        Acknowledgements queued while the session is busy go out together, one
+        ``UID MOVE`` (or STORE/EXPUNGE) for all of them: a round trip per mail
+        was the IMAP side's largest cost. Each caller still returns only once its
+        own message is acknowledged, and raises if the server refused that batch.
+        """
         try:
             validity_text, uid_text = ref.split(":", 1)
             validity, uid = int(validity_text), int(uid_text)
         except ValueError:
             raise TransportError(f"not an IMAP ref: {ref!r}") from None
+        mine = _Ack(ref, validity, uid)
+        self._acks.append(mine)
 
         async def operation(client: aioimaplib.IMAP4) -> None:
-            if validity != self._uidvalidity:
-                # The server renumbered the folder: this UID may now be another mail.
-                # Leave it; it comes back under a new ref and intake deduplicates it.
-                log.warning("not acknowledging %s: UIDVALIDITY is now %d", ref, self._uidvalidity)
-                return
-            if self.processed_folder is None:
-                await self._delete(client, uid)
-                log.info("acknowledged %s: deleted", ref)
-            elif client.has_capability("MOVE"):
-                await self._ok(
-                    "UID MOVE", client.uid("move", str(uid), _quote_mailbox(self.processed_folder))
-                )
-                log.info("acknowledged %s: moved to %s", ref, self.processed_folder)
-            else:
-                await self._ok(
-                    "UID COPY", client.uid("copy", str(uid), _quote_mailbox(self.processed_folder))
-                )
-                await self._delete(client, uid)
-                log.info("acknowledged %s: copied to %s", ref, self.processed_folder)
+            if mine.done:
+                return  # went out with another caller's batch
+            batch = list(self._acks)
+            try:
+                await self._acknowledge_batch(client, batch)
+            except _Refused as exc:
+                self._settle(batch, f"IMAP {self.host}:{self.port}: {exc}")
+                raise
+            self._settle(batch, None)
 
         await self._with_reconnect(operation, raise_refusals=True)
+        if mine.error is not None:
+            raise TransportError(mine.error)
 
-    async def _delete(self, client: aioimaplib.IMAP4, uid: int) -> None:
-        await self._ok("UID STORE", client.uid("store", str(uid), "+FLAGS.SILENT (\\Deleted)"))
+    async def acknowledge_many(self, refs: Sequence[str]) -> None:
+        """Forget every ref of ``refs``: one command for the lot (see :meth:`acknowledge`)."""
+        results = await asyncio.gather(*(self.acknowledge(r) for r in refs), return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+
+    def _settle(self, batch: list[_Ack], error: str | None) -> None:
+        # Only now leave the queue: after a lost connection the batch is sent again.
+        for ack in batch:
+            ack.done, ack.error = True, error
+        done = {id(ack) for ack in batch}
+        self._acks = [ack for ack in self._acks if id(ack) not in done]
+
+    async def _acknowledge_batch(self, client: aioimaplib.IMAP4, batch: list[_Ack]) -> None:
+        stale = [a.ref for a in batch if a.validity != self._uidvalidity]
+        if stale:
+            # The server renumbered the folder: these UIDs may now be other mails.
+            # Leave them; they come back under new refs and intake deduplicates them.
+            log.warning(
+                "not acknowledging %s: UIDVALIDITY is now %d", ", ".join(stale), self._uidvalidity
+            )
+        uids = sorted({a.uid for a in batch if a.validity == self._uidvalidity})
+        if not uids:
+            return
+        uid_set = ",".join(map(str, uids))
+        if self.processed_folder is None:
+            await self._delete(client, uid_set)
+            log.info("acknowledged %d message(s): deleted", len(uids))
+        elif client.has_capability("MOVE"):
+            await self._ok(
+                "UID MOVE", client.uid("move", uid_set, _quote_mailbox(self.processed_folder))
+            )
+            log.info("acknowledged %d message(s): moved to %s", len(uids), self.processed_folder)
+        else:
+            await self._ok(
+                "UID COPY", client.uid("copy", uid_set, _quote_mailbox(self.processed_folder))
+            )
+            await self._delete(client, uid_set)
+            log.info("acknowledged %d message(s): copied to %s", len(uids), self.processed_folder)
+
+    async def _delete(self, client: aioimaplib.IMAP4, uid_set: str) -> None:
+        await self._ok("UID STORE", client.uid("store", uid_set, "+FLAGS.SILENT (\\Deleted)"))
         if client.has_capability("UIDPLUS"):
-            await self._ok("UID EXPUNGE", client.uid("expunge", str(uid)))
+            await self._ok("UID EXPUNGE", client.uid("expunge", uid_set))
         # Without UIDPLUS a plain EXPUNGE could remove other clients' deleted mail:
         # leave it flagged; fetch skips \Deleted messages.
 

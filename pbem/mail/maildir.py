@@ -139,6 +139,11 @@ class MaildirInbox:
         if self._find(self.processed, ref) is None:
             raise TransportError(f"{self.path}: no message {ref!r} to acknowledge")
 
+    async def acknowledge_many(self, refs: Sequence[str]) -> None:
+        # A rename each: there is nothing to batch on a local directory.
+        for ref in refs:
+            await self.acknowledge(ref)
+
     def _stamps(self) -> tuple[int, int]:
         return (
             os.stat(self.path / "new").st_mtime_ns,

@@ -143,8 +143,14 @@ class Daemon:
         self.outbox_wakeup.set()
 
     async def _acknowledge(self, messages: list[InboundMessage]) -> None:
-        for message in messages:
-            await self.inbox.acknowledge(message.ref)
+        # All at once: the IMAP inbox sends acknowledgements queued together as one
+        # UID MOVE, instead of a round trip per mail.
+        results = await asyncio.gather(
+            *(self.inbox.acknowledge(m.ref) for m in messages), return_exceptions=True
+        )
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
 
     async def _process_pending(self) -> None:
         pending = await asyncio.to_thread(self.worker.pending_mail)
