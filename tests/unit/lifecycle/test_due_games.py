@@ -10,8 +10,10 @@ from pbem.lifecycle.games import GameMaster
 
 from .conftest import T0, Table
 
+Keys = dict[str, tuple[bytes, str]]
 
-def _setup(table: Table, keys) -> None:  # type: ignore[no-untyped-def]
+
+def _setup(table: Table, keys: Keys) -> None:
     def setup(gm: GameMaster) -> None:
         for game_id, early in (("quiet", True), ("waits", False), ("half", False), ("held", True)):
             gm.create_game(game_id, "demo", "duel", settings={"early_adjudication": early})
@@ -27,7 +29,7 @@ def _setup(table: Table, keys) -> None:  # type: ignore[no-untyped-def]
     table.run(lambda gm: gm.pause("held", "holiday"))
 
 
-def test_due_games_skips_games_with_nothing_due(table: Table, keys) -> None:  # type: ignore[no-untyped-def]
+def test_due_games_skips_games_with_nothing_due(table: Table, keys: Keys) -> None:
     _setup(table, keys)
     # All orders in but no early adjudication, one side owing orders long before
     # its reminder: nothing to do. A paused game is always looked at (pause cap).
@@ -35,7 +37,7 @@ def test_due_games_skips_games_with_nothing_due(table: Table, keys) -> None:  # 
     assert sorted(table.run(lambda gm: gm.live_games())) == ["half", "held", "quiet", "waits"]
 
 
-def test_due_games_lists_reminders_and_passed_deadlines(table: Table, keys) -> None:  # type: ignore[no-untyped-def]
+def test_due_games_lists_reminders_and_passed_deadlines(table: Table, keys: Keys) -> None:
     _setup(table, keys)
     table.now = T0 + timedelta(hours=48, minutes=1)  # reminders are due (24 h before)
     assert table.run(lambda gm: gm.due_games()) == ["half", "held", "quiet"]
@@ -43,7 +45,7 @@ def test_due_games_lists_reminders_and_passed_deadlines(table: Table, keys) -> N
     assert "waits" in table.run(lambda gm: gm.due_games())
 
 
-def test_due_games_never_misses_a_game_tick_acts_on(table: Table, keys) -> None:  # type: ignore[no-untyped-def]
+def test_due_games_never_misses_a_game_tick_acts_on(table: Table, keys: Keys) -> None:
     _setup(table, keys)
     acted = set()
     for hours in (0, 24, 47, 48.1, 49, 72.1, 80, 100, 200, 24 * 40):
