@@ -31,7 +31,7 @@ from functools import cache
 from typing import Any
 
 from pbem.core.dice import Dice
-from pbem.rulesets.usn import movement, naval_combat
+from pbem.rulesets.usn import ferry, movement, naval_combat
 from pbem.rulesets.usn.movement import Refused, Work, stack_of
 from pbem.rulesets.usn.naval_combat import (
     NAVAL_BASE_AA,
@@ -167,6 +167,13 @@ def check_mission_target(w: Work, m: Mission, phasing: str) -> None:
                 f"{m.source} is not a carrier: aircraft aboard a transport are cargo",
                 "NM.TRANS.AIR",
             )
+    ferry.check(w, side, m.source, ferry.LAUNCH, m.air.points)
+    _check_target(w, m, phasing)
+    ferry.record(w, side, m.source, ferry.LAUNCH, m.air.points)  # OPT.FERRY
+
+
+def _check_target(w: Work, m: Mission, phasing: str) -> None:
+    side = w.side
     if m.kind == "CAP" or m.dest is None:
         return
     h, enemy = m.dest, enemy_of(side)
@@ -690,7 +697,9 @@ def _room(w: Work, side: str, loc: str) -> int:
         b = w.bases[int(loc)]
         return b.air_capacity - w.air_at(side, loc).total
     ship = w.units[unit_key(side, loc)]
-    return ship.capacity - w.air_at(side, loc).total
+    left = ship.capacity - w.air_at(side, loc).total
+    ferry_left = ferry.room(w, side, loc, ferry.RECEIVE)  # OPT.FERRY
+    return left if ferry_left is None else min(left, ferry_left)
 
 
 def land_flight(w: Work, f: Flight, n: int, aborted: bool, hit_now: set[int]) -> None:
@@ -700,6 +709,7 @@ def land_flight(w: Work, f: Flight, n: int, aborted: bool, hit_now: set[int]) ->
         k = min(left, max(0, _room(w, f.side, loc)))
         if k:
             w.set_air(f.side, loc, w.air_at(f.side, loc).add(f.atype, k))
+            ferry.record(w, f.side, loc, ferry.RECEIVE, k)
             landed[loc] = k
             left -= k
         if not left:

@@ -26,7 +26,7 @@ from pbem.rulesets.usn import naval_combat
 from pbem.rulesets.usn.geo import CLASS1
 from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import Ground, Line, Simple
-from pbem.rulesets.usn.sequence import enemy_of
+from pbem.rulesets.usn.sequence import ALLIED, enemy_of
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.tables import Crt1, LandResult
@@ -206,24 +206,42 @@ def apply_result(w: Work, a: Attack, result: LandResult) -> None:
         if to is None:
             destroy(w, u, "D2: no retreat", "CRT1.D2")
             continue
-        w.put(replace(u, hex=to, entrenched=False))
         keys = defending(w)
         keys.discard(u.key)
         set_defending(w, keys)
+        if to in w.geo.closed:
+            # OPT.BURMA.RETREAT: out of the game, not destroyed (no VP, no replacement).
+            w.remove(u)
+            w.event("left-game", "OPT.BURMA.RETREAT", None, unit=u.uid, side=enemy, to=f"{to:04d}")
+            continue
+        w.put(replace(u, hex=to, entrenched=False))
         w.event("retreated", "CRT1.D2", None, unit=u.uid, side=enemy, to=f"{to:04d}")
 
 
 def retreat_hex(w: Work, u: Unit, preferred: Sequence[int] = ()) -> int | None:
     """CRT1.D2 (A29): an adjacent land hex across a hexside that is not all sea, and
-    in supply for the retreating side; the owner's standing RETREAT order picks first."""
+    in supply for the retreating side; the owner's standing RETREAT order picks first.
+    OPT.BURMA.RETREAT: an Allied unit may also retreat into China or India (no
+    supply needed: it leaves the game), but only when named or when nothing else is left."""
     assert u.hex is not None
     options = [n for n in w.geo.land_nbrs.get(u.hex, ()) if n not in w.geo.closed]
     sup = w.supply(u.side)
     legal = [n for n in options if sup.supplied(n)]
+    exits = exile_hexes(w, u)
     for p in preferred:
-        if p in legal:
+        if p in legal or p in exits:
             return p
-    return min(legal) if legal else None
+    if legal:
+        return min(legal)
+    return min(exits) if exits else None
+
+
+def exile_hexes(w: Work, u: Unit) -> list[int]:
+    """OPT.BURMA.RETREAT: the China and India hexes next to an Allied unit (the
+    Burma option only); China and India stay closed to everything else (MOV.M)."""
+    if u.side != ALLIED or not w.state.options.get("burma") or u.hex is None:
+        return []
+    return [n for n in w.geo.land_nbrs.get(u.hex, ()) if n in w.geo.closed]
 
 
 def destroy_base(w: Work, h: int, rule: str) -> None:

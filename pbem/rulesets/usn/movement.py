@@ -541,6 +541,10 @@ def do_transfer(w: Work, order: Transfer) -> None:
 
     check_garrison_air(w, order.source, atype, points)
     check_air_dest(w, order.dest, atype, points)
+    from pbem.rulesets.usn import ferry  # OPT.FERRY
+
+    ferry.check(w, side, order.source, ferry.LAUNCH, points)
+    ferry.check(w, side, order.dest, ferry.RECEIVE, points)
     a = location_hex(w, side, order.source)
     b = location_hex(w, side, order.dest)
     if a is None or b is None:
@@ -565,6 +569,8 @@ def do_transfer(w: Work, order: Transfer) -> None:
     if order.dest.isdigit():
         dst = replace(dst, nac_new=dst.nac_new + new_used)
     w.set_air(side, order.dest, dst)
+    ferry.record(w, side, order.source, ferry.LAUNCH, points)
+    ferry.record(w, side, order.dest, ferry.RECEIVE, points)
     w.event(
         "air-transfer",
         "SEQ.2A",
@@ -680,6 +686,13 @@ def do_port(w: Work, uid: str, in_base: bool) -> None:
         base = w.own_base(u.hex)
         if base is None or not base.has_naval:
             raise Refused(f"there is no friendly naval base at {u.hex:04d}", "BASE.K")
+        from pbem.rulesets.usn.scenario_rules import naval_base_barred
+
+        if naval_base_barred(w.snapshot(), u.side, u.hex):
+            raise Refused(
+                f"the naval base at {u.hex:04d} is barred until the fortifications fall",
+                "CG1.PHILFORT.MANILA",
+            )
     w.put(replace(u, in_base=in_base))
 
 

@@ -11,6 +11,8 @@ set at CREATE). What this module does, by rule:
 - CG1.HK: Hong Kong falls on its turn (bases to the Japanese, repaired).
 - CG1.THAI: Bangkok's bases become Japanese when a Japanese land unit enters Thailand.
 - CG1.PHILFORT: the fortified Philippine hex entrenches its defenders at set-up.
+- CG1.PHILFORT.MANILA: Manila's naval base is barred to the Japanese until they
+  have held the fortified hex with no Allied unit left there (``naval_base_barred``).
 - CG1.AUSRES / CG2.AUSRES: a Japanese landing in Australia brings three Allied
   divisions, one per supplied Allied naval base in Australia.
 - CG1.BURMA (A21): two Japanese divisions in or next to Burma by T6, four by T18
@@ -20,8 +22,8 @@ set at CREATE). What this module does, by rule:
 - OPT.GAR.END / OPT.GAR.ALLIED (A22: mandatory in CG1 and CG3): areas without
   their garrison score nothing for their holder (``ungarrisoned``).
 
-The optional submarines are submarines.py. The rest (the Shock turn's sequence,
-the Indian Ocean raid, variable deployments, ferry carriers, the Midway
+The optional submarines are submarines.py, the ferry carriers ferry.py. The rest
+(the Shock turn's sequence, the Indian Ocean raid, variable deployments, the Midway
 simulation's run and strike) is listed with its reason in docs/usn-deferred.md.
 """
 
@@ -190,6 +192,8 @@ def after_round(
     if "thailand" in sp:
         s = _thailand(geo, s, sp["thailand"])
     s = _note_garrisons(s)
+    if "philippine_fortifications" in sp:
+        s = _philfort_cleared(s, sp["philippine_fortifications"])
     if before.round == _LAST_ROUND:  # Step 10 of ``before.turn`` has just run
         turn = before.turn
         if "hong_kong" in sp:
@@ -199,6 +203,32 @@ def after_round(
         if "burma_commitment" in sp and not s.options.get("burma"):
             s = _burma(geo, s, sp["burma_commitment"], turn)
     return s
+
+
+def naval_base_barred(state: GameState, side: str, h: int) -> bool:
+    """CG1.PHILFORT.MANILA: the Japanese may not use Manila's naval base until they
+    occupy the Philippine fortifications (348) and no Allied unit is left there.
+    Once that has happened the bar is lifted for good ("until")."""
+    pf = special(state).get("philippine_fortifications")
+    if side != JAPANESE or pf is None or pf.get("japanese_naval_base_barred") is None:
+        return False
+    if h != int(pf["japanese_naval_base_barred"]) or state.extra.get("philfort_cleared"):
+        return False
+    return not _fortress_taken(state, int(pf["hex"]))
+
+
+def _fortress_taken(state: GameState, fort: int) -> bool:
+    here = [u for u in state.units.values() if u.hex == fort]
+    return any(u.side == JAPANESE and u.kind == "land" for u in here) and not any(
+        u.side == ALLIED for u in here
+    )
+
+
+def _philfort_cleared(s: GameState, pf: Mapping[str, Any]) -> GameState:
+    """CG1.PHILFORT.MANILA: remember the day the fortress fell (the bar does not return)."""
+    if s.extra.get("philfort_cleared") or not _fortress_taken(s, int(pf["hex"])):
+        return s
+    return replace(s, extra={**s.extra, "philfort_cleared": True})
 
 
 def _midway_struck(s: GameState, sim: Mapping[str, Any], events: Sequence[Event]) -> GameState:

@@ -137,7 +137,10 @@ def endurance(unit: Unit) -> int:
 
 
 def can_refuel_in_base(state: GameState, unit: Unit) -> bool:
-    """SEQ.2J / BASE.PROC.NAVDAMAGED: in an own, supplied, undamaged naval base."""
+    """SEQ.2J / BASE.PROC.NAVDAMAGED: in an own, supplied, undamaged naval base
+    (not one a scenario bars to the side, CG1.PHILFORT.MANILA)."""
+    from pbem.rulesets.usn.scenario_rules import naval_base_barred  # imports movement
+
     if unit.box == "WC":
         return unit.side == ALLIED  # the U.S. West Coast base
     if unit.hex is None or not unit.in_base:
@@ -149,6 +152,7 @@ def can_refuel_in_base(state: GameState, unit: Unit) -> bool:
         and base.has_naval
         and base.supplied
         and not base.neutralized(state.turn)
+        and not naval_base_barred(state, unit.side, unit.hex)
     )
 
 
