@@ -216,7 +216,11 @@ def _check_ship_can_move(w: Work, s: Unit, second: bool) -> None:
         raise Refused(f"{s.uid} has already moved this phase", "MOV.C")
     if second and s.key not in w.spent:
         w.spent[s.key] = 0
-    if s.box is not None and s.box != "EDGE":
+    from pbem.rulesets.usn import indian_ocean  # CG1.INDIAN
+
+    if indian_ocean.phases_off(s) is not None and not indian_ocean.may_return(w.state, s):
+        raise Refused(f"{s.uid} is in the Indian Ocean and not yet due back", "CG1.INDIAN")
+    if s.box is not None and s.box != "EDGE" and indian_ocean.phases_off(s) is None:
         raise Refused(
             f"{s.uid} is off the map ({s.box}); use SAIL to leave the West Coast", "OFF.BOX"
         )
@@ -232,6 +236,9 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
         doubled_ok = False
     hexes: list[int] = []
     entering_from_edge = s.box == "EDGE"
+    from pbem.rulesets.usn import indian_ocean  # CG1.INDIAN
+
+    from_west = indian_ocean.phases_off(s) is not None
     for i, tok in enumerate(path):
         if tok == OFF_MAP:
             _exit_map(w, s, here, spent + len(hexes) + 1, ma, doubled_ok)
@@ -241,6 +248,8 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
             entry = int((s.heading or "in:0").split(":")[1])
             if h != entry:
                 raise Refused(f"{s.uid} re-enters the map at {entry:04d}, not {h:04d}", "OFF.BOX")
+        elif from_west and i == 0:
+            indian_ocean.check_entry(w, s, h)
         elif here is None or not hexgrid.adjacent(here, h):
             start = f"{here:04d}" if here is not None else "off map"
             raise Refused(f"{h:04d} is not adjacent to {start} (paths go hex by hex)", "MOV.PROC")
@@ -299,6 +308,8 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
     if hexes:
         new = replace(s, hex=hexes[-1], box=None, heading=None, in_base=False, wait=0)
         w.put(new)
+        if from_west:
+            indian_ocean.returned(w, new)
         w.event(
             "moved",
             "SEQ.2I" if second else "SEQ.2C",
@@ -318,8 +329,12 @@ def _exit_map(w: Work, s: Unit, here: int | None, used: int, ma: int, doubled_ok
     if edge in ("north", "south") or edge is None:
         raise Refused(f"{here:04d} is not on the east or west edge", "OFF.NS")
     if s.side == JAPANESE:
-        rule = "OFF.EAST" if edge == "east" else "OFF.WEST.J"
-        raise Refused("Japanese ships may not leave the map here", rule)
+        if edge == "east":
+            raise Refused("Japanese ships may not leave the map here", "OFF.EAST")
+        from pbem.rulesets.usn import indian_ocean  # OFF.WEST.J, CG1.INDIAN
+
+        indian_ocean.leave(w, s)
+        return
     if edge == "west":
         # OFF.WEST.A: Allied units may leave west but never return.
         w.remove(s)
@@ -351,7 +366,11 @@ def do_sail(w: Work, uids: tuple[str, ...], entry: int) -> None:
 
 
 def advance_boxes(w: Work) -> None:
-    """OFF.BOX: at the start of each own naval phase, ships in boxes step one box on."""
+    """OFF.BOX: at the start of each own naval phase, ships in boxes step one box on
+    (CG1.INDIAN: and ships in the Indian Ocean count one more phase there)."""
+    from pbem.rulesets.usn import indian_ocean
+
+    indian_ocean.advance(w)
     for u in list(w.units.values()):
         if u.side != w.side or u.box is None or not u.box.startswith("E"):
             continue

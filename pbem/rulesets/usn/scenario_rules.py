@@ -22,8 +22,9 @@ set at CREATE). What this module does, by rule:
 - OPT.GAR.END / OPT.GAR.ALLIED (A22: mandatory in CG1 and CG3): areas without
   their garrison score nothing for their holder (``ungarrisoned``).
 
-The optional submarines are submarines.py, the ferry carriers ferry.py. The rest
-(the Shock turn's sequence, the Indian Ocean raid, variable deployments, the Midway
+The optional submarines are submarines.py, the ferry carriers ferry.py, the Indian
+Ocean raid (CG1.INDIAN) indian_ocean.py. The rest
+(the Shock turn's sequence, variable deployments, the Midway
 simulation's run and strike) is listed with its reason in docs/usn-deferred.md.
 """
 
@@ -137,6 +138,15 @@ def at_setup(state: GameState) -> GameState:
 
 
 def before_round(state: GameState, dice: Dice) -> tuple[GameState, list[Event]]:
+    """Rolls made at the start of a round: OPT.AVD, CG1.INDIAN (the raid's losses)."""
+    from pbem.rulesets.usn import indian_ocean
+
+    s, events = _variable_deployment(state, dice)
+    s, more = indian_ocean.roll_losses(s, dice)
+    return s, events + more
+
+
+def _variable_deployment(state: GameState, dice: Dice) -> tuple[GameState, list[Event]]:
     """OPT.AVD: at the start of the game the Allied player rolls for the carriers in
     Pearl Harbor; the rolled units leave the reinforcement chart and start in port
     (6: the historical deployment). The roll is the Allies' own (witness: Allied)."""
@@ -202,6 +212,10 @@ def after_round(
             s = _midway_deadline(s, sp["midway_deadline"], turn)
         if "burma_commitment" in sp and not s.options.get("burma"):
             s = _burma(geo, s, sp["burma_commitment"], turn)
+        if "indian_ocean" in sp:
+            from pbem.rulesets.usn import indian_ocean
+
+            s = indian_ocean.check_deadline(s, chart_turn(s, turn))
     return s
 
 
