@@ -716,7 +716,8 @@ def test_amac_c_seq_5l_property_every_air_point_lands_or_is_lost(
                 assert a.total <= max(after.bases[int(loc)].air_capacity, 0) or a.total == 0
             else:
                 carrier = after.units[f"{side}/{loc}"]
-                assert a.total <= carrier.capacity and not carrier.damaged
+                # An emptied record may stay behind; aircraft may not.
+                assert a.total == 0 or (a.total <= carrier.capacity and not carrier.damaged)
 
 
 # --- CG1.SHOCK: the combat side of the Shock turn ----------------------------------------
