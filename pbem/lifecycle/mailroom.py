@@ -104,6 +104,7 @@ class Mailroom:
         self.s = gm.s
         self.config = gm.desk.config
         self.limiter = limiter
+        self._seats_by_key: dict[str, list[Seat]] = {}
 
     # ---------------------------------------------------------------- entry
 
@@ -248,13 +249,22 @@ class Mailroom:
         with that fingerprint, and the moderator's."""
         keys = {
             s.key_fingerprint: s.public_key
-            for s in self.s.scalars(select(Seat).where(Seat.key_fingerprint == key_id))
+            for s in self._seats_with_key(key_id)
             if s.key_fingerprint and s.public_key
         }
         if self.config.moderator.public_key:
             fp = key_fingerprint(self.config.moderator.public_key)
             keys[fp] = self.config.moderator.public_key
         return keys
+
+    def _seats_with_key(self, fingerprint: str) -> list[Seat]:
+        """Seats registered with this key fingerprint, read once per mail: verification
+        and attribution both ask, and nothing changes seats in between."""
+        if fingerprint not in self._seats_by_key:
+            self._seats_by_key[fingerprint] = list(
+                self.s.scalars(select(Seat).where(Seat.key_fingerprint == fingerprint))
+            )
+        return self._seats_by_key[fingerprint]
 
     def _attribute(self, verified: VerifiedSheet, sheet: OrderSheet) -> Seat | None:
         """The seat that signed, or None for the moderator. Refuses a key of another
@@ -269,8 +279,14 @@ class Mailroom:
                     "moderator's key; it was refused and logged",
                 )
             return None
-        field_ = Seat.cert_fingerprint if verified.method == "smime" else Seat.key_fingerprint
-        seats = list(self.s.scalars(select(Seat).where(field_ == verified.key_fingerprint)))
+        if verified.method == "smime":
+            seats = list(
+                self.s.scalars(
+                    select(Seat).where(Seat.cert_fingerprint == verified.key_fingerprint)
+                )
+            )
+        else:
+            seats = self._seats_with_key(verified.key_fingerprint)
         in_game = [s for s in seats if s.game_id == sheet.game and s.role == "player"]
         if not in_game:
             raise IntakeError(
