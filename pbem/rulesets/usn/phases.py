@@ -1,6 +1,6 @@
 """Running one mail round: the steps of the sequence of play over the orders.
 
-``run_round`` walks the round's steps (sequence.ROUNDS) and, inside each
+``run_round`` walks the round's steps (sequence.rounds_for) and, inside each
 step, its lettered parts in rulebook order (SEQ.STRICT), handing each order to
 the movement / supply functions. The same walk validates one side's sheet
 (``dice`` None: no rolls, no combat) and adjudicates the round.
@@ -25,12 +25,14 @@ from pbem.rulesets.usn import (
     land_combat,
     movement,
     naval_combat,
+    opening,
     submarines,
     transport,
 )
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
 from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import (
+    VERB_STEPS,
     AirCargo,
     Bombard,
     Embark,
@@ -54,12 +56,13 @@ from pbem.rulesets.usn.orders import Drop as DropOrder
 from pbem.rulesets.usn.sequence import (
     ALLIED,
     JAPANESE,
-    ROUNDS,
     SIDES,
     STEPS,
     Step,
     StepKind,
+    current_round,
     first_round_of_side,
+    rounds_for,
 )
 from pbem.rulesets.usn.standing import merge
 from pbem.rulesets.usn.state import WEST_COAST, Air, GameState, Pending, Unit
@@ -131,8 +134,9 @@ def run_round(
     texts: Mapping[str, str],
     dice: Dice | None,
 ) -> RoundResult:
-    rnd = ROUNDS[state.round]
-    kinds = frozenset(STEPS[n - 1].kind for n in rnd.steps)
+    rnd = current_round(state)
+    # A set-up round has no steps: its PLACE and STANDING orders parse as step 1's.
+    kinds = frozenset(STEPS[n - 1].kind for n in rnd.steps) or frozenset({StepKind.ENTRY})
     sheets: dict[str, _Sheet] = {}
     for side in SIDES:
         if side not in texts:
@@ -145,8 +149,13 @@ def run_round(
                     ln, f"the {side} side has no orders in round {rnd.key}", "SEQ.STRICT"
                 )
     w = Work.start(geo, state)
+    for side, sheet in sheets.items():  # OPT.JVD, CG1.SHOCK.*, MINI.MIDSIM.STRIKE
+        for ln, message, rule in opening.restrict(w, rnd, side, sheet.of(*VERB_STEPS)):
+            sheet.refuse(ln, message, rule)
     for sheet in sheets.values():
         _route_moves(w, sheet, kinds)
+    if not rnd.steps and JAPANESE in sheets:  # the set-up round (OPT.JVD)
+        _step_setup(w, sheets[JAPANESE])
     for n in rnd.steps:
         st = STEPS[n - 1]
         if st.kind is StepKind.ENTRY:
@@ -183,7 +192,7 @@ def run_round(
 def advance(state: GameState) -> GameState:
     """The next round; after the last round of the last turn the game is over."""
     nxt = state.round + 1
-    if nxt < len(ROUNDS):
+    if nxt < len(rounds_for(state)):
         return replace(state, round=nxt)
     if state.turn >= state.last_turn:
         return replace(state, round=-1)
@@ -225,7 +234,16 @@ def _is_land_move(w: Work, side: str, ln: Line) -> bool:
     return u is not None and u.kind in ("land", "cd")
 
 
-# --- step 1 -------------------------------------------------------------------
+# --- set-up and step 1 ------------------------------------------------------------
+
+
+def _step_setup(w: Work, sheet: _Sheet) -> None:
+    """OPT.JVD: the Japanese set-up choices, before turn 1 (SETUP.JFIRST)."""
+    w.set_side(JAPANESE)
+    for ln in sheet.of("PLACE"):
+        assert isinstance(ln.order, Place)
+        if sheet.claim(ln, "place", [str(ln.order.what)]):
+            _try(sheet, ln, opening.do_setup_place, w, ln.order)
 
 
 def _step_entry(w: Work) -> None:
@@ -308,7 +326,7 @@ def _air_arrival(w: Work, p: Pending) -> str:
 
 def _do_place(w: Work, side: str, order: Place) -> None:
     """SEQ.1: a unit that arrived this turn "anywhere in Japan/Australia" is placed."""
-    if w.state.round != first_round_of_side(side):
+    if w.state.round != first_round_of_side(side, rounds_for(w.state)):
         raise Refused("arrivals are placed in your first round of the turn", "SEQ.1")
     h = order.hex
     if isinstance(order.what, AirCargo):

@@ -1,6 +1,6 @@
 """The U.S.N. ruleset: the game lifecycle's view of the rules (pbem.core.ruleset).
 
-Each ``pending`` demand is one mail round of sequence.ROUNDS; ``validate``
+Each ``pending`` demand is one mail round of sequence.rounds_for(state); ``validate``
 runs the round for one side's sheet on a copy of the state (no dice, no
 combat) and reports every refused line; ``adjudicate`` runs it for real.
 """
@@ -24,10 +24,10 @@ from pbem.core.ruleset import (
     Validation,
 )
 from pbem.rulesets import register
-from pbem.rulesets.usn import fog, hexgrid, scenario_rules, victory, views
+from pbem.rulesets.usn import fog, hexgrid, opening, scenario_rules, victory, views
 from pbem.rulesets.usn.geo import Geo, geo_from_map, world_geo
 from pbem.rulesets.usn.phases import advance, run_round
-from pbem.rulesets.usn.sequence import ROUNDS, SIDES, STEPS
+from pbem.rulesets.usn.sequence import SIDES, STEPS, current_round
 from pbem.rulesets.usn.state import (
     WEST_COAST,
     Air,
@@ -86,6 +86,7 @@ class UsnRuleset:
             rules[MAP_OVERRIDES] = map_overrides
         geo = geo_for(rules)
         state = scenario_rules.at_setup(build_state(geo, world, scenario, rules))
+        state = opening.at_setup(state)  # OPT.JVD set-up round, CG1.SHOCK.PREGAME
         return update_supply(geo, state).to_json()
 
     # --- rounds -------------------------------------------------------------
@@ -93,7 +94,7 @@ class UsnRuleset:
         s = decode(state)
         if s.over:
             return None
-        rnd = ROUNDS[s.round]
+        rnd = current_round(s)
         steps = tuple(f"Step {n}: {STEPS[n - 1].title}" for n in rnd.steps)
         return Demand(s.turn, rnd.key, rnd.sides, rnd.title, steps)
 

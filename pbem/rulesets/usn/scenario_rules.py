@@ -40,10 +40,8 @@ from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import AUSTRALIA, BURMA, Geo
 from pbem.rulesets.usn.movement import Refused, Work
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, ROUNDS
+from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, ends_turn
 from pbem.rulesets.usn.state import Base, GameState, Pending, Unit
-
-_LAST_ROUND = len(ROUNDS) - 1
 
 
 @lru_cache(maxsize=16)
@@ -204,7 +202,7 @@ def after_round(
     s = _note_garrisons(s)
     if "philippine_fortifications" in sp:
         s = _philfort_cleared(s, sp["philippine_fortifications"])
-    if before.round == _LAST_ROUND:  # Step 10 of ``before.turn`` has just run
+    if ends_turn(before):  # Step 10 of ``before.turn`` has just run
         turn = before.turn
         if "hong_kong" in sp:
             s = _hong_kong(s, sp["hong_kong"], turn + 1)

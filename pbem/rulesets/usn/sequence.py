@@ -15,12 +15,20 @@ sealed round for both sides (SEQ.5E, AMAC); steps 1 and 10 are automatic.
     A-6     allied       6
     J-7-8   japanese     7, 8
     air-9   both         9 (Japanese land attacks + both sides' air plots), 10
+
+A scenario may open its first turn differently (``rounds_for``): the rounds
+named in ``state.extra["opening"]`` (set at set-up by opening.py) come first,
+and CG1's Shock turn replaces turn 1's rounds (CG1.SHOCK.*).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pbem.rulesets.usn.state import GameState
 
 JAPANESE = "japanese"
 ALLIED = "allied"
@@ -129,6 +137,8 @@ class MailRound:
     sides: tuple[str, ...]
     steps: tuple[int, ...]
     title: str
+    # Special rules restricting this round (checked by opening.restrict).
+    rules: tuple[str, ...] = ()
 
     @property
     def simultaneous(self) -> bool:
@@ -147,21 +157,111 @@ ROUNDS: tuple[MailRound, ...] = (
 )
 
 
+# OPT.JVD (SETUP.JFIRST): the Japanese place their variable units before turn 1.
+SETUP_JAPANESE = MailRound(
+    "setup-J", (JAPANESE,), (), "Japanese variable deployment (set-up)", ("OPT.JVD",)
+)
+
+# CG1.SHOCK.PREGAME: one Japanese naval turn (two movement phases) before turn 1.
+PREGAME = (
+    MailRound(
+        "pre-J-2",
+        (JAPANESE,),
+        (2,),
+        "Pre-game turn: Japanese naval movement, first phase",
+        ("CG1.SHOCK.PREGAME",),
+    ),
+    MailRound(
+        "pre-J-8",
+        (JAPANESE,),
+        (8,),
+        "Pre-game turn: Japanese naval movement, second phase",
+        ("CG1.SHOCK.PREGAME",),
+    ),
+)
+
+# CG1.SHOCK.T1J1 / ANOMOVE / T1J2: turn 1 of the Shock turn. The Allies may not move
+# at all, so their movement steps (3, 4, 6) ride, without orders, on the next round;
+# they still plot air missions in step 5 (CG1.SHOCK.NOAIR forbids them only in step 9).
+SHOCK_TURN = (
+    MailRound(
+        "J-2",
+        (JAPANESE,),
+        (1, 2),
+        "Japanese air and sea movement (Shock turn: naval units only, 5 hexes off)",
+        ("CG1.SHOCK.T1J1",),
+    ),
+    MailRound(
+        "air-5",
+        SIDES,
+        (3, 4, 5),
+        "Allied land attack and mutual air strikes (Shock turn: no Allied moves)",
+        ("CG1.SHOCK.ANOMOVE",),
+    ),
+    MailRound(
+        "J-7-8",
+        (JAPANESE,),
+        (6, 7, 8),
+        "Japanese land movement, then air and sea movement",
+        ("CG1.SHOCK.ANOMOVE", "CG1.SHOCK.T1J2"),
+    ),
+    MailRound(
+        "air-9",
+        SIDES,
+        (9, 10),
+        "Japanese land attack and mutual air strikes (Shock turn: no Allied missions)",
+        ("CG1.SHOCK.ANOMOVE", "CG1.SHOCK.NOAIR"),
+    ),
+)
+
+# The opening rounds a scenario may name in state.extra["opening"], in play order.
+OPENINGS: dict[str, tuple[MailRound, ...]] = {
+    "setup-japanese": (SETUP_JAPANESE,),
+    "pregame": PREGAME,
+}
+
+
+def rounds_for(state: GameState) -> tuple[MailRound, ...]:
+    """The mail rounds of the state's turn: the normal six, or turn 1's opening
+    (set-up, pre-game turn) followed by the Shock turn when the scenario has one."""
+    if state.turn != 1:
+        return ROUNDS
+    opening = tuple(state.extra.get("opening", ()))
+    if not opening:
+        return ROUNDS
+    rounds: list[MailRound] = []
+    for name in opening:
+        rounds += OPENINGS.get(name, ())
+    rounds += SHOCK_TURN if "shock" in opening else ROUNDS
+    return tuple(rounds)
+
+
+def current_round(state: GameState) -> MailRound:
+    return rounds_for(state)[state.round]
+
+
+def ends_turn(state: GameState) -> bool:
+    """The state's round runs Step 10 (the end of the Game-Turn)."""
+    return state.round >= 0 and 10 in current_round(state).steps
+
+
 def round_at(index: int) -> MailRound:
     return ROUNDS[index]
 
 
 def round_by_key(key: str) -> MailRound | None:
-    for r in ROUNDS:
+    for r in (*ROUNDS, SETUP_JAPANESE, *PREGAME, *SHOCK_TURN):
         if r.key == key:
             return r
     return None
 
 
-def first_round_of_side(side: str) -> int:
-    """Index of the side's first round in a turn: where it places new arrivals."""
-    for i, r in enumerate(ROUNDS):
-        if side in r.sides:
+def first_round_of_side(side: str, rounds: tuple[MailRound, ...] = ROUNDS) -> int:
+    """Index of the side's first round of a turn from Step 1 on: where it places
+    new arrivals (set-up and pre-game rounds come before Step 1)."""
+    start = next(i for i, r in enumerate(rounds) if 1 in r.steps)
+    for i, r in enumerate(rounds):
+        if i >= start and side in r.sides:
             return i
     raise ValueError(side)  # pragma: no cover - both sides have rounds
 

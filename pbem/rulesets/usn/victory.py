@@ -22,7 +22,7 @@ from typing import Any
 
 from pbem.core.ruleset import Outcome
 from pbem.rulesets.usn.geo import Geo
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, ROUNDS, SIDES, enemy_of
+from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, SIDES, ends_turn, enemy_of
 from pbem.rulesets.usn.state import CARRIERS, GameState, Unit
 
 # Counter types -> VP schedule categories (VP.SCHED.*); the first entry the
@@ -464,12 +464,9 @@ def after_round(
     objective (VP.GEO.CONTROL), and at the turn's end the each-turn objectives."""
     s = account(before, after)
     s = update_control(s, objective_areas(geo, victory))
-    if before.round == _LAST_ROUND:
+    if ends_turn(before):
         s = each_turn_objectives(s, victory, before.turn)
     return s
-
-
-_LAST_ROUND = len(ROUNDS) - 1  # air-9, which runs Step 10
 
 
 def verdict(

@@ -15,7 +15,7 @@ from typing import Any
 
 from pbem.core.events import Event
 from pbem.rulesets.usn import fog, sequence, submarines
-from pbem.rulesets.usn.sequence import ROUNDS, STEPS, StepKind
+from pbem.rulesets.usn.sequence import STEPS, StepKind, current_round
 from pbem.rulesets.usn.state import GameState, Unit
 from pbem.rulesets.usn.supply import endurance
 
@@ -41,7 +41,7 @@ def _unit_view(u: Unit, full: bool) -> dict[str, Any]:
 
 
 def build_view(state: GameState, events: Sequence[Event], side: str | None) -> dict[str, Any]:
-    rnd = ROUNDS[state.round] if state.round >= 0 else None
+    rnd = current_round(state) if state.round >= 0 else None
     own: list[dict[str, Any]] = []
     enemy: list[dict[str, Any]] = []
     for u in sorted(state.units.values(), key=lambda x: (x.side, x.uid)):
@@ -121,7 +121,7 @@ def order_template(state: GameState, side: str) -> str:
     """A commented order form for the pending round, listing the side's units."""
     if state.round < 0:
         return "# The game is over: no orders are expected.\n"
-    rnd = ROUNDS[state.round]
+    rnd = current_round(state)
     out = [
         f"# U.S.N. {state.scenario} - Game-Turn {state.turn}, round {rnd.key}: {rnd.title}",
         f"# Side: {side}. One order per line; lines starting with # are ignored.",
