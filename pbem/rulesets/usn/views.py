@@ -130,6 +130,12 @@ def order_template(state: GameState, side: str) -> str:
     if side not in rnd.sides:
         out.append("# You have no orders this round (STANDING orders are still accepted).")
         return "\n".join(out) + "\n"
+    if not rnd.steps:  # OPT.JVD: the set-up round
+        out.append(
+            "#\n# Set-up: PLACE <unit> <hex>   # a CL, DD, OIL or ENG at a naval base of yours"
+        )
+    for rule in rnd.rules:
+        out.append(f"# Special rule this round: {rule} (see docs/usn-orders.md)")
     for n in rnd.steps:
         st = STEPS[n - 1]
         if st.side not in (None, side) and st.kind is not StepKind.STRIKE:

@@ -317,3 +317,27 @@ def test_mini_midsim_strike_validate_reports_the_missing_strike() -> None:
     """MINI.MIDSIM.STRIKE: the ruleset's validation reports the refusal as line 0."""
     v = Game(_sim_state(H(10, 9))).validate(J, "CAP 2 NAC CV-1")
     assert [(e.line, e.rule) for e in v.errors] == [(0, "MINI.MIDSIM.STRIKE")]
+
+
+def test_cg1_shock_pregame_whole_opening_adjudicates_to_turn_2() -> None:
+    """CG1.SHOCK.PREGAME to CG1.SHOCK.T1J2: every round of the opening adjudicates (no
+    orders) and turn 2 starts with the normal J-2 round."""
+    game = Game(_shock_state(last_turn=3))
+    far = _column(10, range(3, 5))
+    game.play({J: f"MOVE CA-1 {far}"})
+    assert game.unit(J, "CA-1").hex == H(10, 4)
+    keys = []
+    while game.s.turn == 1:
+        d = game.rs.pending(game.state)
+        assert d is not None
+        keys.append(d.phase)
+        game.play({side: "" for side in d.sides})
+    assert keys == ["pre-J-8", "J-2", "air-5", "J-7-8", "air-9"]
+    d = game.rs.pending(game.state)
+    assert d is not None and (game.s.turn, d.phase) == (2, "J-2")
+
+
+def test_opt_jvd_order_template_names_the_set_up_order() -> None:
+    """OPT.JVD: the set-up round's order template shows the PLACE order and the rule."""
+    text = Game(_jvd_state()).rs.order_template(_jvd_state().to_json(), J)
+    assert "round setup-J" in text and "PLACE <unit> <hex>" in text and "OPT.JVD" in text
