@@ -23,9 +23,9 @@ set at CREATE). What this module does, by rule:
   their garrison score nothing for their holder (``ungarrisoned``).
 
 The optional submarines are submarines.py, the ferry carriers ferry.py, the Indian
-Ocean raid (CG1.INDIAN) indian_ocean.py. The rest
-(the Shock turn's sequence, variable deployments, the Midway
-simulation's run and strike) is listed with its reason in docs/usn-deferred.md.
+Ocean raid (CG1.INDIAN) indian_ocean.py; the Shock turn's and the set-up rounds
+and the Midway simulation's forced strike are opening.py. What is still not
+done is listed with its reason in docs/usn-deferred.md.
 """
 
 from __future__ import annotations

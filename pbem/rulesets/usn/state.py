@@ -193,7 +193,7 @@ class GameState:
     scenario: str
     turn: int
     last_turn: int
-    round: int  # index into sequence.ROUNDS; -1 once the game is over
+    round: int  # index into sequence.rounds_for(state); -1 once the game is over
     units: Mapping[str, Unit]
     air: Mapping[str, Mapping[str, Air]]  # side -> location ("0759" or ship ID) -> points
     bases: Mapping[int, Base]
