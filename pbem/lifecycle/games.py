@@ -9,7 +9,7 @@ together or not at all. ``desk.now`` is the only clock.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -884,8 +884,9 @@ class GameMaster:
         """Every running or paused game."""
         return list(self.s.scalars(select(Game.id).where(Game.status.in_(("running", "paused")))))
 
-    def due_games(self) -> list[str]:
-        """The games whose ``tick`` may have something to do now, read in one query.
+    def due_games(self, among: Collection[str] | None = None) -> list[str]:
+        """The games (of ``among``, if given) whose ``tick`` may have something to do
+        now, read in one query.
 
         A superset of what ``tick`` acts on (a paused game, a running game whose
         open phase is fully plotted, past its deadline or grace, or past its
@@ -897,7 +898,7 @@ class GameMaster:
             .where(Plot.phase_id == Phase.id, Plot.current.is_(True))
             .scalar_subquery()
         )
-        rows = self.s.execute(
+        stmt = (
             select(
                 Game.id,
                 Game.status,
@@ -912,7 +913,10 @@ class GameMaster:
             .outerjoin(Phase, (Phase.game_id == Game.id) & (Phase.status == "open"))
             .where(Game.status.in_(("running", "paused")))
             .order_by(Game.id)
-        ).all()
+        )
+        if among is not None:
+            stmt = stmt.where(Game.id.in_(sorted(among)))
+        rows = self.s.execute(stmt).all()
         seen: set[str] = set()
         due: list[str] = []
         for game_id, status, settings, sides, opened, deadline, grace, reminded, count in rows:

@@ -219,9 +219,10 @@ class Worker:
     def tick_games(self, everything: bool = True) -> list[str]:
         """Deadlines, reminders and early adjudication, one transaction per game.
 
-        ``everything=False`` (the daemon's intake loop) ticks only the games that
-        processed mail named since the last tick, plus all games once the clock
-        has moved SWEEP_SECONDS past the last full sweep: a tick of every stored
+        Only games with something due are ticked (``GameMaster.due_games``).
+        ``everything=False`` (the daemon's intake loop) looks only at the games
+        that processed mail named since the last tick, plus all games once the
+        clock has moved SWEEP past the last full sweep: a tick of every stored
         game after every batch of mail cost time linear in the games stored.
         """
         now = self.clock()
@@ -231,8 +232,12 @@ class Worker:
             self._last_sweep, self._sweep_requested = now, False
             with self.sessions() as s:
                 games = self.game_master(s, now).due_games()
+        elif touched:
+            # Of the games mail named, those with something due (one query, no locks).
+            with self.sessions() as s:
+                games = self.game_master(s, now).due_games(among=touched)
         else:
-            games = sorted(touched)
+            games = []
         did: list[str] = []
         for game_id in games:
             try:

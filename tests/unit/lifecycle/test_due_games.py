@@ -58,3 +58,10 @@ def test_due_games_never_misses_a_game_tick_acts_on(table: Table, keys: Keys) ->
                 assert game_id in due, (hours, game_id, did)
     # The walk exercised reminders, adjudication and the pause cap.
     assert acted == {"quiet", "waits", "half", "held"}
+
+
+def test_due_games_among_looks_only_at_the_games_named(table: Table, keys: Keys) -> None:
+    _setup(table, keys)
+    table.now = T0 + timedelta(hours=48, minutes=1)
+    assert table.run(lambda gm: gm.due_games(among={"quiet", "waits"})) == ["quiet"]
+    assert table.run(lambda gm: gm.due_games(among=set())) == []
