@@ -7,7 +7,11 @@ import asyncio
 import base64
 import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+from sqlalchemy.orm import Session
 
 from pbem.config import Config, example_config, load_config
 from pbem.errors import LifecycleError
@@ -125,32 +129,33 @@ def cmd_moderator(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_archive_export(args: argparse.Namespace) -> int:
-    from pbem.record.archive import export
+@contextmanager
+def _reading(args: argparse.Namespace) -> Iterator[Session]:
+    """A read-only session on the configured database, closed afterwards."""
     from pbem.storage.db import make_engine, make_sessionmaker
 
-    config = _config(args)
-    engine = make_engine(config.database.url)
+    engine = make_engine(_config(args).database.url)
     try:
         with make_sessionmaker(engine)() as s:
-            out = export(s, args.game, Path(args.out), unfinished=args.unfinished)
+            yield s
     finally:
         engine.dispose()
+
+
+def cmd_archive_export(args: argparse.Namespace) -> int:
+    from pbem.record.archive import export
+
+    with _reading(args) as s:
+        out = export(s, args.game, Path(args.out), unfinished=args.unfinished)
     print(f"archive of {args.game} written to {out}")
     return 0
 
 
 def cmd_archive_html(args: argparse.Namespace) -> int:
     from pbem.reports.site import write_site
-    from pbem.storage.db import make_engine, make_sessionmaker
 
-    config = _config(args)
-    engine = make_engine(config.database.url)
-    try:
-        with make_sessionmaker(engine)() as s:
-            index = write_site(s, args.game, Path(args.out), unfinished=args.unfinished)
-    finally:
-        engine.dispose()
+    with _reading(args) as s:
+        index = write_site(s, args.game, Path(args.out), unfinished=args.unfinished)
     print(f"site of {args.game} written: open {index}")
     return 0
 

@@ -7,35 +7,16 @@ reconstructed map if it is corrected; what it checks is the lifecycle of a turn.
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
 import pytest
 
 from pbem.core.dice import ScriptedDice
-from pbem.rulesets.usn.geo import Geo
+from pbem.demo_usn import sea_path  # the ship routes the scripted players use
 from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.usn.state import GameState, Unit
 
 J, A = "japanese", "allied"
-
-
-def sea_path(geo: Geo, start: int, goal: int, limit: int) -> list[int]:
-    """The hexes entered on a shortest ship route, cut at ``limit`` hexes."""
-    parent: dict[int, int] = {start: start}
-    queue = deque([start])
-    while queue:
-        h = queue.popleft()
-        if h == goal:
-            break
-        for n in geo.naval_nbrs[h]:
-            if n not in parent:
-                parent[n] = h
-                queue.append(n)
-    route = [goal]
-    while route[-1] != start:
-        route.append(parent[route[-1]])
-    return list(reversed(route))[1 : limit + 1]
 
 
 def unit(s: GameState, side: str, uid: str) -> Unit:
