@@ -71,11 +71,7 @@ class Worker:
 
     def file(self, ref: str, raw: bytes) -> bool:
         """Store an arrived mail; True once it is safely committed (new or known)."""
-        with self.sessions.begin() as s:
-            row = file_mail(s, ref, raw, self.clock(), self.key)
-            if row is not None:
-                log.info("mail filed", extra={"mail": row.id, "ref": ref})
-        return True
+        return self.file_many([(ref, raw)])
 
     def file_many(self, messages: Sequence[tuple[str, bytes]]) -> bool:
         """Store a fetched batch (ref, raw) in one transaction; True once committed."""

@@ -489,18 +489,23 @@ def location_hex(w: Work, side: str, loc: str) -> int | None:
     return None if ship is None else ship.hex
 
 
+def _usable_air_base(w: Work, loc: str) -> Base:
+    """The phasing side's own air base at hex ``loc``, refused if not usable now."""
+    base = w.bases.get(int(loc))
+    if base is None or base.owner != w.side or not base.has_air:
+        raise Refused(f"{loc} is not one of your air bases", "BASE.GEN.AIR")
+    if base.neutralized(w.state.turn):
+        raise Refused(f"the air base at {loc} is neutralized", "MOV.S")
+    return base
+
+
 def _air_source(w: Work, loc: str, atype: str, points: int) -> Air:
     side = w.side
     have = w.air_at(side, loc)
     if have.get(atype) < points:
         raise Refused(f"only {have.get(atype)} {atype} at {loc}", "UNIT.AIR.POINTS")
     if loc.isdigit():
-        h = int(loc)
-        base = w.bases.get(h)
-        if base is None or base.owner != side or not base.has_air:
-            raise Refused(f"{loc} is not one of your air bases", "BASE.GEN.AIR")
-        if base.neutralized(w.state.turn):
-            raise Refused(f"the air base at {loc} is neutralized", "MOV.S")
+        base = _usable_air_base(w, loc)
         if not base.supplied:
             raise Refused(f"the air base at {loc} is out of supply", "MOV.R")
     elif loc != WEST_COAST:
@@ -519,12 +524,7 @@ def _air_source(w: Work, loc: str, atype: str, points: int) -> Air:
 def check_air_dest(w: Work, loc: str, atype: str, points: int) -> None:
     side = w.side
     if loc.isdigit():
-        h = int(loc)
-        base = w.bases.get(h)
-        if base is None or base.owner != side or not base.has_air:
-            raise Refused(f"{loc} is not one of your air bases", "BASE.GEN.AIR")
-        if base.neutralized(w.state.turn):
-            raise Refused(f"the air base at {loc} is neutralized", "MOV.S")
+        base = _usable_air_base(w, loc)
         room = base.air_capacity - w.air_at(side, loc).total
         if points > room:
             raise Refused(
