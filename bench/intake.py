@@ -9,11 +9,12 @@ mailbox. Then, in the same run and on the same mails:
 
 * bare fetch: aioimaplib alone logs in, selects INBOX and fetches every message
   (``UID FETCH … BODY.PEEK[]``, 100 per command, as the daemon's inbox does);
-* pbem: a real ``pbem serve`` process (intake "imap", outbox "maildir") fetches,
-  parses, verifies, validates, seals, commits and queues each answer; timed
-  from the daemon's "ready" to the moment every mail is processed in the
-  database. Its CPU time (user + system, /proc) and resident memory (VmRSS,
-  VmHWM) are read at the end.
+* pbem: a real ``pbem serve`` process (intake "imap", outbox "maildir",
+  ``--workers`` mail-processing processes) fetches, parses, verifies,
+  validates, seals, commits and queues each answer; timed from the daemon's
+  "ready" to the moment every mail is processed in the database. The CPU time
+  (user + system, /proc) and resident memory (VmRSS, VmHWM) of the daemon and
+  its worker processes are read at the end.
 
 Reported: orders/s for both, their ratio, daemon CPU ms per order, daemon RSS.
 Targets (2-core machine): ≥ 180 orders/s, ≥ half the bare fetch rate, memory
@@ -55,17 +56,29 @@ from tests.maillab import MailLab  # noqa: E402
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def process_tree(pid: int) -> list[int]:
+    """The daemon and its worker processes ([intake] workers)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [pid, *map(int, children)]
+
+
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+    """User + system CPU of the daemon and its worker processes."""
+    total = 0
+    for p in process_tree(pid):
+        fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / TICKS
 
 
 def memory_kib(pid: int) -> dict[str, int]:
-    out = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            out[key] = int(value.split()[0])
+    """VmRSS and VmHWM, summed over the daemon and its worker processes."""
+    out = {"VmRSS": 0, "VmHWM": 0}
+    for p in process_tree(pid):
+        for line in Path(f"/proc/{p}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in out:
+                out[key] += int(value.split()[0])
     return out
 
 
@@ -124,7 +137,7 @@ async def bare_fetch(lab: MailLab, user: str, password: str) -> tuple[int, float
     return count, time.perf_counter() - start
 
 
-def run_once(orders: int, games: int, db: str) -> dict[str, float]:
+def run_once(orders: int, games: int, db: str, workers: int) -> dict[str, float]:
     with MailLab() as lab, tempfile.TemporaryDirectory() as folder_name:
         folder = Path(folder_name)
         # A fresh database per run: SQLite in the run's folder, or a new PostgreSQL
@@ -132,12 +145,14 @@ def run_once(orders: int, games: int, db: str) -> dict[str, float]:
         databases = make_database(db, folder)
         url = next(databases)
         try:
-            return _measure(lab, folder, url, orders, games)
+            return _measure(lab, folder, url, orders, games, workers)
         finally:
             next(databases, None)  # runs make_database's clean-up (drops a PostgreSQL db)
 
 
-def _measure(lab: MailLab, folder: Path, url: str, orders: int, games: int) -> dict[str, float]:
+def _measure(
+    lab: MailLab, folder: Path, url: str, orders: int, games: int, workers: int
+) -> dict[str, float]:
     mod_password = "bench"
     moderator = lab.add_user("moderator", mod_password)
     plot_key = base64.b64encode(os.urandom(32)).decode()
@@ -175,6 +190,7 @@ plot_key = "{plot_key}"
 transport = "imap"
 rate_limit = 1000000
 poll_interval = 0.5
+workers = {workers}
 [imap]
 host = "127.0.0.1"
 port = {lab.imap_port}
@@ -198,13 +214,8 @@ level = "WARNING"
         cwd=folder,
     )
     try:
-        # Ready: the daemon has written its heartbeat (start_up), its loops start next.
-        while True:
-            with sessions() as s:
-                from pbem.storage.models import Heartbeat
-
-                if s.get(Heartbeat, "daemon") is not None:
-                    break
+        # Ready: the daemon logged "ready" (start-up done, worker processes started).
+        while "pbem daemon ready" not in (folder / "daemon.log").read_text(errors="replace"):
             if daemon.poll() is not None:
                 raise SystemExit(f"the daemon died; see {folder / 'daemon.log'}")
             time.sleep(0.01)
@@ -250,11 +261,20 @@ def main() -> int:
     parser.add_argument("--orders", type=int, default=1000)
     parser.add_argument("--games", type=int, nargs="+", default=[10, 1000])
     parser.add_argument("--db", choices=["sqlite", "postgresql"], default="sqlite")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="the daemon's [intake] workers (default: one per core, as deploy/ suggests)",
+    )
     args = parser.parse_args()
     results = []
     for games in args.games:
-        print(f"{games} games, {args.orders} order mails, {args.db}:", flush=True)
-        r = run_once(args.orders, games, args.db)
+        print(
+            f"{games} games, {args.orders} order mails, {args.db}, {args.workers} worker(s):",
+            flush=True,
+        )
+        r = run_once(args.orders, games, args.db, args.workers)
         results.append(r)
         print(
             f"  bare fetch {r['bare_rate']:7.0f} mails/s | pbem {r['pbem_rate']:6.0f} orders/s "

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import logging
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,30 +14,11 @@ from sqlalchemy.orm import Session
 
 from pbem.config import Config, example_config, load_config
 from pbem.errors import LifecycleError
+from pbem.service.logs import setup_logging
 
 
 def _config(args: argparse.Namespace) -> Config:
     return load_config(args.config)
-
-
-def setup_logging(config: Config, override: str | None) -> None:
-    """One line per event: time, level, logger, message, then game/side/message id if known."""
-
-    class Fields(logging.Formatter):
-        def format(self, record: logging.LogRecord) -> str:
-            line = super().format(record)
-            extra = [
-                f"{k}={getattr(record, k)}"
-                for k in ("game", "side", "message_id", "phase", "mail", "ref", "owner")
-                if getattr(record, k, None) is not None
-            ]
-            return line + ("  " + " ".join(extra) if extra else "")
-
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(Fields("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel((override or config.log.level).upper())
 
 
 def cmd_init(args: argparse.Namespace) -> int:

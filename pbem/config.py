@@ -55,6 +55,10 @@ rate_limit = 30
 rate_window = 3600
 # Seconds between polls where IMAP IDLE is not offered (and for Maildir).
 poll_interval = 2.0
+# Processes that decide on stored mail. 1: the daemon itself; more use more cores
+# (e.g. the number of cores), each with its own database connection. The rate
+# limit above then counts per process.
+workers = 1
 
 [imap]
 host = "127.0.0.1"
@@ -134,6 +138,11 @@ class IntakeConfig:
     rate_limit: int = 30
     rate_window: int = 3600
     poll_interval: float = 2.0
+    workers: int = 1
+
+    def __post_init__(self) -> None:
+        if self.workers < 1:
+            raise ConfigError(f"[intake] workers must be 1 or more, not {self.workers}")
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,10 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -37,7 +38,7 @@ from pbem.intake.smime import verify_smime
 from pbem.lifecycle import moderator, record
 from pbem.lifecycle.games import GameMaster
 from pbem.outbox.compose import reply_subject
-from pbem.outbox.queue import enqueue, loop_token
+from pbem.outbox.queue import enqueue, loop_token, message_id_for, prefetch_unqueued
 from pbem.reports.render import render
 from pbem.secrecy import sealing
 from pbem.storage.models import Game, InboundMail, Seat, UsedSignature
@@ -98,6 +99,19 @@ def open_inbound(key: bytes, row: InboundMail) -> bytes:
     return sealing.unseal(key, row.raw, sealing.inbound_context(row.digest))
 
 
+class Opened(NamedTuple):
+    """A stored mail unsealed and parsed: the part of processing that needs no
+    database, done before the transaction that decides on the mail."""
+
+    raw: bytes
+    mail: ParsedMail
+
+
+def open_mail(key: bytes, row: InboundMail) -> Opened:
+    raw = open_inbound(key, row)
+    return Opened(raw, parse_mail(raw))
+
+
 class Mailroom:
     def __init__(self, gm: GameMaster, limiter: RateLimiter) -> None:
         self.gm = gm
@@ -105,14 +119,59 @@ class Mailroom:
         self.config = gm.desk.config
         self.limiter = limiter
         self._seats_by_key: dict[str, list[Seat]] = {}
+        # Signature digests known unused when the batch began (see prefetch).
+        self._unused: set[str] = set()
+
+    def prefetch(self, batch: Sequence[tuple[InboundMail, Opened]]) -> None:
+        """Read in a few queries what processing this batch of mails will ask mail
+        by mail: the seats of the keys that signed, which signatures were used
+        before, whether the answers are queued, and (through the game master)
+        the games those seats play. Only a cache: the checks themselves are
+        unchanged and exact."""
+        prefetch_unqueued(
+            self.s,
+            [
+                message_id_for(self.config, "answer", ("answer", row.digest), mail.from_addr)
+                for row, (_, mail) in batch
+                if mail.from_addr
+            ],
+        )
+        blocks = [
+            b
+            for _, (_, mail) in batch
+            if not mail.smime_signed
+            for b in find_blocks(mail.text)
+            if not b.quoted and not b.problem
+        ]
+        if not blocks:
+            return
+        key_ids = {b.key_id for b in blocks} - self._seats_by_key.keys()
+        for key_id in key_ids:
+            self._seats_by_key[key_id] = []
+        for seat in self.s.scalars(select(Seat).where(Seat.key_fingerprint.in_(key_ids))):
+            assert seat.key_fingerprint is not None
+            self._seats_by_key[seat.key_fingerprint].append(seat)
+        digests = {hashlib.sha256(b.signature).hexdigest() for b in blocks}
+        used = set(
+            self.s.scalars(select(UsedSignature.digest).where(UsedSignature.digest.in_(digests)))
+        )
+        self._unused |= digests - used
+        self.gm.prefetch(
+            {
+                seat.game_id
+                for key_id in key_ids
+                for seat in self._seats_by_key[key_id]
+                if seat.role == "player" and seat.active
+            }
+        )
 
     # ---------------------------------------------------------------- entry
 
-    def process(self, row: InboundMail) -> str:
-        """Handle one stored mail; returns the outcome written on the row."""
+    def process(self, row: InboundMail, opened: Opened | None = None) -> str:
+        """Handle one stored mail (``opened`` if done already); returns the outcome
+        written on the row."""
         now = self.gm.desk.now
-        raw = open_inbound(self.gm.desk.key, row)
-        mail = parse_mail(raw)
+        raw, mail = opened or open_mail(self.gm.desk.key, row)
         row.sender = mail.from_addr
         row.message_id = mail.message_id
         verdict = classify(
@@ -258,8 +317,9 @@ class Mailroom:
         return keys
 
     def _seats_with_key(self, fingerprint: str) -> list[Seat]:
-        """Seats registered with this key fingerprint, read once per mail: verification
-        and attribution both ask, and nothing changes seats in between."""
+        """Seats registered with this key fingerprint, read once per Mailroom (a batch
+        of mail): verification and attribution both ask, and only moderator
+        commands change seats (they clear this)."""
         if fingerprint not in self._seats_by_key:
             self._seats_by_key[fingerprint] = list(
                 self.s.scalars(select(Seat).where(Seat.key_fingerprint == fingerprint))
@@ -310,8 +370,9 @@ class Mailroom:
         return seat
 
     def _refuse_replay(self, verified: VerifiedSheet, sheet: OrderSheet, row: InboundMail) -> None:
-        used = self.s.get(UsedSignature, verified.signature_digest)
-        if used is not None:
+        if verified.signature_digest in self._unused:
+            self._unused.discard(verified.signature_digest)  # its next use is a replay
+        elif self.s.get(UsedSignature, verified.signature_digest) is not None:
             raise IntakeError(
                 "replay",
                 "this signed block was received before; a signed block is accepted once "
@@ -419,6 +480,8 @@ class Mailroom:
 
     def _moderator_commands(self, row: InboundMail, mail: ParsedMail, sheet: OrderSheet) -> str:
         answer = Answer()
+        # Commands may register, replace or retire keys: ask the seats afresh after.
+        self._seats_by_key.clear()
         for number, line in sheet.lines:
             nested = self.s.begin_nested()
             try:

@@ -2,26 +2,70 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, inspect, select, tuple_
 from sqlalchemy.orm import Session
 
 from pbem.record.chain import GENESIS, entry_hash
+from pbem.storage.db import transaction_memo
 from pbem.storage.models import RecordEntry
 
 
-def append(
-    session: Session, game_id: str, kind: str, payload: dict[str, Any], at: datetime
-) -> RecordEntry:
-    """Add one entry; the caller holds the game's row lock, so ``seq`` cannot race."""
+def _heads(session: Session) -> dict[str, RecordEntry]:
+    """Game id -> the newest entry this transaction appended or read (the caller
+    holds the game's row lock until the transaction ends)."""
+    heads: dict[str, RecordEntry] = transaction_memo(session).setdefault("record.heads", {})
+    return heads
+
+
+def _head(session: Session, game_id: str) -> RecordEntry | None:
+    """The game's newest entry. Remembered for the transaction (a mail batch appends
+    to the same few games); an entry undone by a savepoint rollback turns
+    transient, and then the head is read again."""
+    heads = _heads(session)
+    last = heads.get(game_id)
+    if last is not None:
+        state = inspect(last)
+        if state.pending or (state.persistent and not state.deleted):
+            return last
     last = session.scalars(
         select(RecordEntry)
         .where(RecordEntry.game_id == game_id)
         .order_by(RecordEntry.seq.desc())
         .limit(1)
     ).first()
+    if last is not None:
+        heads[game_id] = last
+    return last
+
+
+def prefetch_heads(session: Session, game_ids: Collection[str]) -> None:
+    """Read the newest entry of each of these games in one query (for a batch of
+    mail that will append to them)."""
+    if not game_ids:
+        return
+    newest = (
+        select(RecordEntry.game_id, func.max(RecordEntry.seq))
+        .where(RecordEntry.game_id.in_(game_ids))
+        .group_by(RecordEntry.game_id)
+    )
+    heads = _heads(session)
+    for entry in session.scalars(
+        select(RecordEntry).where(tuple_(RecordEntry.game_id, RecordEntry.seq).in_(newest))
+    ):
+        heads[entry.game_id] = entry
+
+
+def append(
+    session: Session, game_id: str, kind: str, payload: dict[str, Any], at: datetime
+) -> RecordEntry:
+    """Add one entry; the caller holds the game's row lock, so ``seq`` cannot race.
+
+    The entry is flushed with the session's next query or commit."""
+    last = _head(session, game_id)
     seq = 1 if last is None else last.seq + 1
     prev = GENESIS if last is None else last.hash
     stamp = at.isoformat()
@@ -35,7 +79,7 @@ def append(
         hash=entry_hash(seq, stamp, kind, payload, prev),
     )
     session.add(entry)
-    session.flush()
+    _heads(session)[game_id] = entry
     return entry
 
 

@@ -10,7 +10,7 @@ refuses it).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -20,11 +20,35 @@ from sqlalchemy.orm import Session
 from pbem.config import Config
 from pbem.outbox.compose import compose_reply, stable_message_id
 from pbem.secrecy import sealing
+from pbem.storage.db import transaction_memo
 from pbem.storage.models import OutboundMail
 
 
 def loop_token(config: Config) -> str:
     return config.moderator.address
+
+
+def message_id_for(config: Config, kind: str, cause: Sequence[str], to: str) -> str:
+    """The stable Message-ID of the mail ``enqueue`` queues for this cause."""
+    domain = config.moderator.address.rpartition("@")[2] or "pbem.invalid"
+    return stable_message_id(kind, *cause, to, domain=domain)
+
+
+def prefetch_unqueued(session: Session, message_ids: Collection[str]) -> None:
+    """Find out in one query which of these mails are not queued yet, so that a
+    batch's ``enqueue`` calls need not ask one by one (each ask would also flush)."""
+    queued = set(
+        session.scalars(
+            select(OutboundMail.message_id).where(OutboundMail.message_id.in_(message_ids))
+        )
+    )
+    _unqueued(session).update(set(message_ids) - queued)
+
+
+def _unqueued(session: Session) -> set[str]:
+    """Message-IDs known, for this transaction, not to be queued yet."""
+    unqueued: set[str] = transaction_memo(session).setdefault("outbox.unqueued", set())
+    return unqueued
 
 
 def enqueue(
@@ -45,13 +69,16 @@ def enqueue(
     side: str | None = None,
 ) -> OutboundMail:
     """Queue one mail; ``cause`` names what it is for, e.g. ("answer", mail digest)."""
-    domain = config.moderator.address.rpartition("@")[2] or "pbem.invalid"
-    message_id = stable_message_id(kind, *cause, to, domain=domain)
-    existing = session.scalars(
-        select(OutboundMail).where(OutboundMail.message_id == message_id)
-    ).first()
-    if existing is not None:  # the same cause was already queued: never twice
-        return existing
+    message_id = message_id_for(config, kind, cause, to)
+    unqueued = _unqueued(session)
+    if message_id in unqueued:
+        unqueued.discard(message_id)  # queued now: a second enqueue must look
+    else:
+        existing = session.scalars(
+            select(OutboundMail).where(OutboundMail.message_id == message_id)
+        ).first()
+        if existing is not None:  # the same cause was already queued: never twice
+            return existing
     raw = compose_reply(
         to=to,
         sender=f"{config.moderator.name} <{config.moderator.address}>",
@@ -78,8 +105,7 @@ def enqueue(
         created_at=now,
         next_attempt_at=now,
     )
-    session.add(row)
-    session.flush()
+    session.add(row)  # flushed with the session's next query or commit
     if kind == "report" and game_id is not None:
         _record_report(session, game_id, message_id, to, side, text, now)
     return row

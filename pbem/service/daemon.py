@@ -24,6 +24,7 @@ from pbem.config import Config
 from pbem.mail.base import InboundMessage, Inbox, MailSender, PermanentMailError, SendError
 from pbem.service.clock import utcnow
 from pbem.service.notify import sd_notify
+from pbem.service.processing import ProcessingPool
 from pbem.service.work import Worker
 from pbem.storage.db import make_engine, make_sessionmaker
 
@@ -85,6 +86,9 @@ class Daemon:
         self.worker = Worker(
             config, make_sessionmaker(self.engine), f"{socket.gethostname()}:{os.getpid()}", clock
         )
+        self.pool = (
+            ProcessingPool(config, config.intake.workers) if config.intake.workers > 1 else None
+        )
         self.inbox = inbox or make_inbox(config)
         self.sender = sender or make_sender(config)
         self.stopping = asyncio.Event()
@@ -101,6 +105,8 @@ class Daemon:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self.request_stop)
         moved = await asyncio.to_thread(self.worker.start_up)
+        if self.pool is not None:
+            await self.pool.start()
         if moved:
             log.info("deadlines pushed back for %d game(s) after downtime", len(moved))
         sd_notify("READY=1")
@@ -119,6 +125,8 @@ class Daemon:
             await asyncio.gather(*tasks, return_exceptions=True)
             await self.inbox.close()
             await self.sender.close()
+            if self.pool is not None:
+                await asyncio.to_thread(self.pool.close)
             self.engine.dispose()
             log.info("pbem daemon stopped")
 
@@ -154,8 +162,12 @@ class Daemon:
 
     async def _process_pending(self) -> None:
         pending = await asyncio.to_thread(self.worker.pending_mail)
-        for i in range(0, len(pending), PROCESS_BATCH):
-            await asyncio.to_thread(self.worker.process_many, pending[i : i + PROCESS_BATCH])
+        batches = [pending[i : i + PROCESS_BATCH] for i in range(0, len(pending), PROCESS_BATCH)]
+        if self.pool is not None:
+            await self.pool.process(batches, self.worker)
+            return
+        for batch in batches:
+            await asyncio.to_thread(self.worker.process_many, batch)
 
     async def _intake_loop(self) -> None:
         while not self.stopping.is_set():

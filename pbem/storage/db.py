@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 
 from pbem.storage.models import Base
 
@@ -39,6 +39,23 @@ def make_engine(url: str) -> Engine:
             conn.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
+
+
+_MEMO = "pbem.transaction-memo"
+
+
+def transaction_memo(session: Session) -> dict[str, Any]:
+    """A dict for what one transaction may remember between queries (a batch's
+    lookups); emptied when the session's outermost transaction ends, since
+    another daemon may change anything after that."""
+    memo: dict[str, Any] = session.info.setdefault(_MEMO, {})
+    return memo
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _forget_memo(session: Session, transaction: SessionTransaction) -> None:
+    if transaction.parent is None:
+        session.info.pop(_MEMO, None)
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

@@ -205,6 +205,7 @@ transport = "imap"
 rate_limit = {c.intake.rate_limit}
 max_size = {c.intake.max_size}
 poll_interval = {c.intake.poll_interval}
+workers = {c.intake.workers}
 [imap]
 host = "127.0.0.1"
 port = {c.imap.port}

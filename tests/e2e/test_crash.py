@@ -71,10 +71,13 @@ def _sender(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("workers", [1, 2], ids=["in-daemon", "2-worker-processes"])
 def test_kill_9_at_random_points_loses_and_duplicates_nothing(
-    mail_lab: MailLab, database_url: str, tmp_path: Path
+    mail_lab: MailLab, database_url: str, tmp_path: Path, workers: int
 ) -> None:
-    desk = moderator_desk(mail_lab, database_url, tmp_path, rate_limit=10_000)
+    """With ``workers`` = 2 the kill hits the daemon while its worker processes
+    decide on mail; they die with it."""
+    desk = moderator_desk(mail_lab, database_url, tmp_path, rate_limit=10_000, workers=workers)
     seats: list[tuple[str, Player]] = []
     for g in range(GAMES):
         players = [new_player(mail_lab, side, prefix="crash") for side in ("north", "south")]
@@ -158,3 +161,44 @@ def test_kill_9_at_random_points_loses_and_duplicates_nothing(
     assert set(ids_by_parent) == set(sent)
     assert all(len(ids) == 1 for ids in ids_by_parent.values()), ids_by_parent
     assert daemon.starts == KILLS + 1
+
+
+def _children(pid: int) -> set[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return {int(p) for p in path.read_text().split()} if path.exists() else set()
+
+
+def _alive(pid: int) -> bool:
+    # A killed child stays a zombie until reaped; a zombie is not working.
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_worker_processes_die_with_a_killed_daemon(
+    mail_lab: MailLab, sqlite_url: str, tmp_path: Path
+) -> None:
+    desk = moderator_desk(mail_lab, sqlite_url, tmp_path, workers=2)
+    players = [new_player(mail_lab, side, prefix="orphan") for side in ("north", "south")]
+    desk.demo_game("o1", players, scenario="long-duel", early_adjudication=False)
+    daemon = DaemonProcess(desk, tmp_path)
+    daemon.start()
+    try:
+        daemon.wait_ready()
+        for player in players:
+            body = signed(player, "o1", ["SEND SQN-1 A"])
+            submit(mail_lab, compose(player.address, desk.address, "orders", body))
+        wait_until(
+            lambda: [r.status for r in desk.mails()] == ["answered", "answered"],
+            30,
+            "both mails answered by the worker processes",
+        )
+        assert daemon.process is not None
+        workers = _children(daemon.process.pid)
+        assert len(workers) >= 2  # the two workers (and multiprocessing's tracker, maybe)
+        daemon.kill()
+        wait_until(lambda: not any(_alive(p) for p in workers), 10, "the worker processes to die")
+    finally:
+        daemon.kill()

@@ -1,0 +1,125 @@
+"""Processing stored mail on every core: ``[intake] workers`` processes.
+
+Deciding on a mail is CPU work in Python (MIME parsing, signature checks,
+validation, sealing, composing the answer), so one daemon process uses one
+core. With ``workers`` > 1 the daemon hands batches of stored mail to that
+many worker processes, each with its own database connection, running the
+same ``Worker.process_many`` as the daemon itself would. They share the
+database as several daemons do: a batch is claimed before it is worked on,
+and game rows are locked (see pbem.service.work). Fetching, filing, the clock
+and the outbox stay in the daemon process.
+
+A worker process dies with the daemon (Linux: PR_SET_PDEATHSIG), so a kill
+-9 of the daemon is what it always was: uncommitted batches are rolled back
+and processed again after the restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import logging
+import multiprocessing
+import os
+import signal
+import socket
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from pbem.config import Config
+from pbem.service.clock import utcnow
+from pbem.service.logs import setup_logging
+from pbem.service.work import Worker
+from pbem.storage.db import make_engine, make_sessionmaker
+
+log = logging.getLogger("pbem.service")
+
+# The Worker of this worker process (set by _start_worker).
+_worker: Worker | None = None
+
+
+def _die_with_parent() -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _start_worker(config: Config, log_level: str) -> None:
+    global _worker
+    _die_with_parent()
+    # Ctrl-C reaches the whole process group; the daemon decides when to stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    setup_logging(config, log_level)
+    engine = make_engine(config.database.url)
+    _worker = Worker(
+        config, make_sessionmaker(engine), f"{socket.gethostname()}:{os.getpid()}", utcnow
+    )
+
+
+def _ready() -> int:
+    return os.getpid()
+
+
+def _process_batch(mail_ids: Sequence[int]) -> tuple[dict[int, str], set[str], bool]:
+    assert _worker is not None, "not a worker process"
+    outcomes = _worker.process_many(mail_ids)
+    touched, sweep = _worker.take_tick_notes()
+    return outcomes, touched, sweep
+
+
+class ProcessingPool:
+    """``workers`` processes running ``Worker.process_many``; results and the
+    games to tick come back to the daemon's own Worker."""
+
+    def __init__(self, config: Config, workers: int) -> None:
+        self.config = config
+        self.workers = workers
+        self._executor = self._new_executor()
+
+    def _new_executor(self) -> ProcessPoolExecutor:
+        # "spawn": the daemon runs threads (asyncio.to_thread); forking them is unsafe.
+        return ProcessPoolExecutor(
+            self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker,
+            initargs=(self.config, logging.getLevelName(logging.getLogger().level)),
+        )
+
+    async def start(self) -> None:
+        """Start every worker process now (each connects to the database), so that
+        "ready" means ready and a worker that cannot start stops the daemon."""
+        loop = asyncio.get_running_loop()
+        # Submitted together, before any is done: the executor spawns one process each.
+        await asyncio.gather(
+            *(loop.run_in_executor(self._executor, _ready) for _ in range(self.workers))
+        )
+
+    async def process(self, batches: Sequence[Sequence[int]], worker: Worker) -> None:
+        """Process the batches side by side. Must be called from the event loop's
+        thread: a worker process's death signal is tied to the thread that made it."""
+        loop = asyncio.get_running_loop()
+        results = await asyncio.gather(
+            *(loop.run_in_executor(self._executor, _process_batch, b) for b in batches),
+            return_exceptions=True,
+        )
+        broken = False
+        for result in results:
+            if isinstance(result, BrokenProcessPool):
+                broken = True
+            elif isinstance(result, BaseException):
+                raise result
+            else:
+                _, touched, sweep = result
+                worker.note_for_tick(touched, sweep)
+        if broken:
+            # A worker process died (killed, out of memory): its batch is still
+            # claimed by it. Free the claims of dead processes and start afresh.
+            log.error("a mail-processing worker process died; restarting the pool")
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = self._new_executor()
+            await asyncio.to_thread(worker.release_dead_claims)
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
