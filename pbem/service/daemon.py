@@ -93,6 +93,7 @@ class Daemon:
         self.sender = sender or make_sender(config)
         self.stopping = asyncio.Event()
         self.outbox_wakeup = asyncio.Event()
+        self.mail_filed = asyncio.Event()
 
     def request_stop(self) -> None:
         log.info("shutdown requested")
@@ -113,6 +114,7 @@ class Daemon:
         log.info("pbem daemon ready", extra={"owner": self.worker.owner})
         tasks = [
             asyncio.create_task(self._intake_loop(), name="intake"),
+            asyncio.create_task(self._processing_loop(), name="processing"),
             asyncio.create_task(self._outbox_loop(), name="outbox"),
             asyncio.create_task(self._heartbeat_loop(), name="heartbeat"),
         ]
@@ -132,23 +134,18 @@ class Daemon:
 
     async def once(self) -> None:
         """One full round: fetch, file, process, tick, send. For tests and `pbem run-once`."""
-        await self._intake_round(tick_everything=True)
+        await self._intake_round()
+        await self._processing_round(tick_everything=True)
         await self._outbox_round()
 
-    async def _intake_round(self, tick_everything: bool = False) -> None:
+    async def _intake_round(self) -> None:
         messages = await self.inbox.fetch()
-        if messages:
-            await asyncio.to_thread(self.worker.file_many, [(m.ref, m.raw) for m in messages])
+        if not messages:
+            return
+        await asyncio.to_thread(self.worker.file_many, [(m.ref, m.raw) for m in messages])
         # Only now, with the bytes committed, may the server forget the messages.
-        # Acknowledging is a round trip per mail: let it overlap the processing.
-        results = await asyncio.gather(
-            self._acknowledge(messages), self._process_pending(), return_exceptions=True
-        )
-        for result in results:
-            if isinstance(result, BaseException):
-                raise result
-        await asyncio.to_thread(self.worker.tick_games, tick_everything)
-        self.outbox_wakeup.set()
+        await self._acknowledge(messages)
+        self.mail_filed.set()
 
     async def _acknowledge(self, messages: list[InboundMessage]) -> None:
         # All at once: the IMAP inbox sends acknowledgements queued together as one
@@ -160,16 +157,32 @@ class Daemon:
             if isinstance(result, BaseException):
                 raise result
 
+    async def _processing_round(self, tick_everything: bool = False) -> None:
+        await self._process_pending()
+        await asyncio.to_thread(self.worker.tick_games, tick_everything)
+        self.outbox_wakeup.set()
+
     async def _process_pending(self) -> None:
-        pending = await asyncio.to_thread(self.worker.pending_mail)
-        batches = [pending[i : i + PROCESS_BATCH] for i in range(0, len(pending), PROCESS_BATCH)]
-        if self.pool is not None:
-            await self.pool.process(batches, self.worker)
-            return
-        for batch in batches:
-            await asyncio.to_thread(self.worker.process_many, batch)
+        """Every stored mail not yet processed, in batches (side by side in the
+        worker processes, if there are any)."""
+        workers = self.pool.workers if self.pool is not None else 1
+        while pending := await asyncio.to_thread(
+            self.worker.pending_mail, 2 * workers * PROCESS_BATCH
+        ):
+            batches = [
+                pending[i : i + PROCESS_BATCH] for i in range(0, len(pending), PROCESS_BATCH)
+            ]
+            if self.pool is not None:
+                await self.pool.process(batches, self.worker)
+            else:
+                for batch in batches:
+                    await asyncio.to_thread(self.worker.process_many, batch)
+            if self.stopping.is_set():
+                return
 
     async def _intake_loop(self) -> None:
+        """Fetch and file; processing runs beside it (_processing_loop), so the next
+        mails are fetched while the last are decided."""
         while not self.stopping.is_set():
             try:
                 await self._intake_round()
@@ -177,6 +190,21 @@ class Daemon:
                 log.exception("intake round failed; retrying")
                 await asyncio.sleep(1.0)
             await self.inbox.wait_for_mail(self.config.intake.poll_interval)
+
+    async def _processing_loop(self) -> None:
+        """Process filed mail and tick the games: after each filing, and at least
+        every poll interval (deadlines and reminders need no mail to fall due)."""
+        while not self.stopping.is_set():
+            self.mail_filed.clear()
+            try:
+                await self._processing_round()
+            except Exception:
+                log.exception("processing round failed; retrying")
+                await asyncio.sleep(1.0)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    self.mail_filed.wait(), timeout=self.config.intake.poll_interval
+                )
 
     async def _outbox_round(self) -> int:
         sent = 0
