@@ -1,6 +1,6 @@
 """The mailroom: one stored incoming mail → exactly one answer (or a reasoned silence).
 
-``file_mail`` stores the raw bytes (before the transport may drop them);
+``file_mail`` (``file_mails`` for a batch) stores the raw bytes (before the transport may drop them);
 ``process_mail`` then, in one transaction, parses, checks hygiene, verifies
 the signature, attributes the sheet to a seat, refuses replays and wrong
 phases, validates the orders with the ruleset, seals them and queues the
@@ -84,14 +84,32 @@ def file_mail(
 ) -> InboundMail | None:
     """Store an arrived mail, sealed (it may carry orders), unless the same bytes are
     already stored. Commit after."""
-    d = digest(raw)
-    if session.scalars(select(InboundMail.id).where(InboundMail.digest == d)).first() is not None:
-        return None
-    sealed = sealing.seal(key, raw, sealing.inbound_context(d))
-    row = InboundMail(digest=d, transport_ref=ref, raw=sealed, received_at=now)
-    session.add(row)
+    rows = file_mails(session, [(ref, raw)], now, key)
+    return rows[0] if rows else None
+
+
+def file_mails(
+    session: Session, messages: Sequence[tuple[str, bytes]], now: datetime, key: bytes
+) -> list[InboundMail]:
+    """``file_mail`` for a fetched batch (ref, raw), with one query for the digests
+    already stored; returns the new rows. Commit after."""
+    by_digest = {digest(raw): (ref, raw) for ref, raw in messages}
+    stored = set(
+        session.scalars(select(InboundMail.digest).where(InboundMail.digest.in_(by_digest)))
+    )
+    rows = [
+        InboundMail(
+            digest=d,
+            transport_ref=ref,
+            raw=sealing.seal(key, raw, sealing.inbound_context(d)),
+            received_at=now,
+        )
+        for d, (ref, raw) in by_digest.items()
+        if d not in stored
+    ]
+    session.add_all(rows)
     session.flush()
-    return row
+    return rows
 
 
 def open_inbound(key: bytes, row: InboundMail) -> bytes:

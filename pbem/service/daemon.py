@@ -33,6 +33,9 @@ log = logging.getLogger("pbem.service")
 HEARTBEAT_SECONDS = 30.0
 # Stored mails processed per transaction (a savepoint each; see Worker.process_many).
 PROCESS_BATCH = 20
+# Sent mails are marked sent this many at a time (a crash in between resends at most
+# this many, each with its own Message-ID again, so recognisably the same mail).
+SENT_BATCH = 10
 
 
 def make_inbox(config: Config) -> Inbox:
@@ -207,7 +210,7 @@ class Daemon:
                 )
 
     async def _outbox_round(self) -> int:
-        sent = 0
+        sent: list[int] = []
         for row_id, sender, recipient, raw in await asyncio.to_thread(self.worker.due_outgoing):
             try:
                 await self.sender.send(sender, [recipient], raw)
@@ -216,9 +219,12 @@ class Daemon:
                     self.worker.send_failed, row_id, str(exc), isinstance(exc, PermanentMailError)
                 )
             else:
-                await asyncio.to_thread(self.worker.sent, row_id)
-                sent += 1
-        return sent
+                sent.append(row_id)
+                if len(sent) % SENT_BATCH == 0:
+                    await asyncio.to_thread(self.worker.sent, sent[-SENT_BATCH:])
+        if len(sent) % SENT_BATCH:
+            await asyncio.to_thread(self.worker.sent, sent[-(len(sent) % SENT_BATCH) :])
+        return len(sent)
 
     async def _outbox_loop(self) -> None:
         while not self.stopping.is_set():

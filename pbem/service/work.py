@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbem.config import Config
 from pbem.intake.hygiene import RateLimiter
 from pbem.lifecycle.games import Desk, GameMaster
-from pbem.lifecycle.mailroom import Mailroom, file_mail, open_mail
+from pbem.lifecycle.mailroom import Mailroom, file_mails, open_mail
 from pbem.outbox.queue import open_outbound
 from pbem.reports.mailing import Reporter
 from pbem.storage.models import Heartbeat, InboundMail, OutboundMail
@@ -76,10 +76,8 @@ class Worker:
     def file_many(self, messages: Sequence[tuple[str, bytes]]) -> bool:
         """Store a fetched batch (ref, raw) in one transaction; True once committed."""
         with self.sessions.begin() as s:
-            for ref, raw in messages:
-                row = file_mail(s, ref, raw, self.clock(), self.key)
-                if row is not None:
-                    log.info("mail filed", extra={"mail": row.id, "ref": ref})
+            for row in file_mails(s, messages, self.clock(), self.key):
+                log.info("mail filed", extra={"mail": row.id, "ref": row.transport_ref})
         return True
 
     def _claim(
@@ -354,12 +352,12 @@ class Worker:
             out = [(r.id, r.sender, r.recipient, open_outbound(self.key, r)) for r in rows]
         return out
 
-    def sent(self, row_id: int) -> None:
-        # One UPDATE, not load-and-flush: this runs once for every mail sent.
+    def sent(self, row_ids: Sequence[int]) -> None:
+        # One UPDATE for several mails, not load-and-flush: this runs for every mail sent.
         with self.sessions.begin() as s:
             s.execute(
                 update(OutboundMail)
-                .where(OutboundMail.id == row_id)
+                .where(OutboundMail.id.in_(row_ids))
                 .values(
                     status="sent",
                     sent_at=self.clock(),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import email
 import email.policy
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -199,7 +199,7 @@ async def test_a_resend_after_a_crash_carries_the_same_message_id_and_bytes(
     clock = Clock()
     first = Daemon(desk.config, clock=clock)
 
-    def crash(row_id: int) -> None:
+    def crash(row_ids: Sequence[int]) -> None:
         raise SystemExit("killed before the commit")
 
     first.worker.sent = crash  # type: ignore[method-assign]
