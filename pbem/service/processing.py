@@ -40,15 +40,19 @@ log = logging.getLogger("pbem.service")
 _worker: Worker | None = None
 
 
-def _die_with_parent() -> None:
+def _die_with_parent(parent: int) -> None:
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        # The daemon died while this process was starting, before the signal was
+        # asked for: nobody would ever send it work, or stop it.
+        os._exit(1)
 
 
-def _start_worker(config: Config, log_level: str) -> None:
+def _start_worker(config: Config, log_level: str, parent: int) -> None:
     global _worker
-    _die_with_parent()
+    _die_with_parent(parent)
     # Ctrl-C reaches the whole process group; the daemon decides when to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     setup_logging(config, log_level)
@@ -84,7 +88,11 @@ class ProcessingPool:
             self.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker,
-            initargs=(self.config, logging.getLevelName(logging.getLogger().level)),
+            initargs=(
+                self.config,
+                logging.getLevelName(logging.getLogger().level),
+                os.getpid(),
+            ),
         )
 
     async def start(self) -> None:

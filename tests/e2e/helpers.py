@@ -257,10 +257,12 @@ class DaemonProcess:
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
         self._ready_before = 0
+        # Inherited by the daemon's worker processes: finds them all, orphans included.
+        self.marker = f"PBEM_TEST_DAEMON={os.urandom(8).hex()}"
 
     def start(self) -> None:
         assert self.process is None or self.process.poll() is not None
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        env = {**os.environ, "PYTHONPATH": str(REPO), **dict([self.marker.split("=")])}
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "pbem", "-c", str(self.config_path), "serve"],
@@ -290,6 +292,19 @@ class DaemonProcess:
         assert self.process is not None
         self.process.terminate()
         return self.process.wait(timeout=30)
+
+    def processes(self) -> list[int]:
+        """Every live process started by this daemon's runs (workers too), but zombies."""
+        found = []
+        for proc in Path("/proc").iterdir():
+            try:
+                if self.marker.encode() not in (proc / "environ").read_bytes().split(b"\0"):
+                    continue
+                if (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                    found.append(int(proc.name))
+            except (OSError, ValueError):
+                continue  # not a process, gone meanwhile, or not ours to read
+        return found
 
     def log(self) -> str:
         if not self.log_path.exists():
