@@ -24,7 +24,7 @@ from pbem.config import Config
 from pbem.mail.base import InboundMessage, Inbox, MailSender, PermanentMailError, SendError
 from pbem.service.clock import utcnow
 from pbem.service.notify import sd_notify
-from pbem.service.processing import ProcessingPool
+from pbem.service.processing import DRAIN_LIMIT, ProcessingPool
 from pbem.service.work import Worker
 from pbem.storage.db import make_engine, make_sessionmaker
 
@@ -168,19 +168,17 @@ class Daemon:
     async def _process_pending(self) -> None:
         """Every stored mail not yet processed, in batches (side by side in the
         worker processes, if there are any)."""
-        workers = self.pool.workers if self.pool is not None else 1
+        if self.pool is not None:
+            await self.pool.drain(self.worker, PROCESS_BATCH)
+            return
+        handed_out: set[int] = set()  # a mail still pending after its batch waits for next time
         while pending := await asyncio.to_thread(
-            self.worker.pending_mail, 2 * workers * PROCESS_BATCH
+            self.worker.pending_mail, 2 * PROCESS_BATCH, besides=handed_out
         ):
-            batches = [
-                pending[i : i + PROCESS_BATCH] for i in range(0, len(pending), PROCESS_BATCH)
-            ]
-            if self.pool is not None:
-                await self.pool.process(batches, self.worker)
-            else:
-                for batch in batches:
-                    await asyncio.to_thread(self.worker.process_many, batch)
-            if self.stopping.is_set():
+            handed_out.update(pending)
+            for i in range(0, len(pending), PROCESS_BATCH):
+                await asyncio.to_thread(self.worker.process_many, pending[i : i + PROCESS_BATCH])
+            if self.stopping.is_set() or len(handed_out) >= DRAIN_LIMIT:
                 return
 
     async def _intake_loop(self) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
 
 from sqlalchemy import or_, select, update
@@ -98,12 +98,19 @@ class Worker:
         )
         return bool(result.rowcount)  # type: ignore[attr-defined]
 
-    def pending_mail(self, limit: int = 100) -> list[int]:
+    def pending_mail(self, limit: int = 100, *, besides: Collection[int] = ()) -> list[int]:
+        """Stored mail waiting to be processed and not claimed by anyone (a live
+        claim is a daemon or worker process at work on it), but ``besides``."""
+        now = self.clock()
         with self.sessions() as s:
             return list(
                 s.scalars(
                     select(InboundMail.id)
-                    .where(InboundMail.status == "new")
+                    .where(
+                        InboundMail.status == "new",
+                        or_(InboundMail.claim_until.is_(None), InboundMail.claim_until < now),
+                        InboundMail.id.not_in(besides),
+                    )
                     .order_by(InboundMail.id)
                     .limit(limit)
                 )

@@ -47,12 +47,12 @@ def _config(tmp_path: Path) -> Config:
     )
 
 
-def _sessions(url: str, config: Config) -> sessionmaker[Session]:
+def _sessions(url: str, config: Config, now: datetime = NOW) -> sessionmaker[Session]:
     engine = make_engine(url)
     create_all(engine)
     sessions = make_sessionmaker(engine)
     with sessions.begin() as s:
-        gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), NOW), Reporter())
+        gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), now), Reporter())
         for game in ("g1", "g2"):
             gm.create_game(game, "demo", "long-duel", settings={"early_adjudication": False})
             for side, (_, public) in KEYS.items():
