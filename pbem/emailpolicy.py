@@ -15,10 +15,27 @@ import email.policy
 from email.headerregistry import HeaderRegistry
 from typing import Any
 
-# Header objects are remembered for values up to this long, this many at most
-# (then all are forgotten: hostile mail cannot grow the cache).
-_MEMO_CHARS = 512
-_MEMO_SIZE = 4096
+# Header objects are remembered for headers whose values repeat (within a mail,
+# across a player's mails, in every answer), for values up to this long, this
+# many at most (then all are forgotten: hostile mail cannot grow the cache).
+_MEMO_NAMES = frozenset(
+    {
+        "content-type",
+        "content-transfer-encoding",
+        "content-disposition",
+        "mime-version",
+        "from",
+        "to",
+        "reply-to",
+        "sender",
+        "return-path",
+        "auto-submitted",
+        "x-pbem-loop",
+        "x-auto-response-suppress",
+    }
+)
+_MEMO_CHARS = 256
+_MEMO_SIZE = 1024
 
 
 class CachedHeaderRegistry(HeaderRegistry):
@@ -28,7 +45,11 @@ class CachedHeaderRegistry(HeaderRegistry):
         self._made: dict[tuple[str, str], Any] = {}
 
     def __call__(self, name: str, value: Any) -> Any:
-        if not isinstance(value, str) or len(value) > _MEMO_CHARS:
+        if (
+            not isinstance(value, str)
+            or len(value) > _MEMO_CHARS
+            or name.lower() not in _MEMO_NAMES
+        ):
             return super().__call__(name, value)
         key = (name, value)
         made = self._made.get(key)
