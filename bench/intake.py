@@ -147,7 +147,9 @@ def floor(mails: list[bytes], public_keys: set[str], config: Config) -> float:
         t = time.process_time()
         for i, raw in enumerate(mails):
             mail = parse_mail(raw)
-            verify_block(find_blocks(mail.text)[0], keys)
+            block = find_blocks(mail.text)[0]
+            # As the daemon does: only the keys registered with the block's fingerprint.
+            verify_block(block, {block.key_id: keys[block.key_id]})
             assert mail.from_addr is not None
             compose_reply(
                 to=mail.from_addr,

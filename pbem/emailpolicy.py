@@ -35,7 +35,7 @@ _MEMO_NAMES = frozenset(
     }
 )
 _MEMO_CHARS = 256
-_MEMO_SIZE = 1024
+_MEMO_SIZE = 256
 
 
 class CachedHeaderRegistry(HeaderRegistry):
