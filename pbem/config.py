@@ -50,14 +50,14 @@ transport = "maildir"
 maildir = "mail/inbox"
 # Largest mail accepted, in bytes; larger mail gets an error answer and is not processed.
 max_size = 1048576
-# A sender may send at most this many mails per window (seconds); more are filed, not answered.
+# A sender may send at most this many mails per window (seconds); more are filed, not
+# answered. Counted in the database: the limit holds across workers, daemons, restarts.
 rate_limit = 30
 rate_window = 3600
 # Seconds between polls where IMAP IDLE is not offered (and for Maildir).
 poll_interval = 2.0
 # Processes that decide on stored mail. 1: the daemon itself; more use more cores
-# (e.g. the number of cores), each with its own database connection. The rate
-# limit above then counts per process.
+# (e.g. the number of cores), each with its own database connection.
 workers = 1
 
 [imap]

@@ -1,7 +1,7 @@
 """initial schema
 
 Revision ID: 0001
-Revises: 
+Revises:
 Create Date: 2026-11-29 19:39:07.901713
 """
 
@@ -13,7 +13,6 @@ import sqlalchemy as sa
 from alembic import op
 
 import pbem.storage.models
-
 
 revision: str = '0001'
 down_revision: str | None = None

@@ -8,13 +8,12 @@ Everything here is pure: no clock, no I/O.
 
 from __future__ import annotations
 
-from collections import OrderedDict, deque
 from collections.abc import Collection
 from dataclasses import dataclass
 
 from pbem.intake.mime import ParsedMail
 
-__all__ = ["LOOP_HEADER", "Hygiene", "RateLimiter", "classify"]
+__all__ = ["LOOP_HEADER", "Hygiene", "classify"]
 
 # Every mail we send carries this header with the installation's loop token.
 LOOP_HEADER = "X-Pbem-Loop"
@@ -134,52 +133,3 @@ def _is_list_mail(mail: ParsedMail) -> bool:
     if any(name in headers for name in _LIST_HEADERS):
         return True
     return headers.get("precedence", "").strip().lower() in _BULK_PRECEDENCE
-
-
-class RateLimiter:
-    """Sliding-window limit on mails per sender.
-
-    ``allow`` records an accepted mail and refuses one over the limit (refusals
-    are not recorded, so a flooder is let through again once the window moves
-    on). Memory stays bounded: idle senders are evicted, and at ``max_senders``
-    the least recently active sender is forgotten.
-    """
-
-    def __init__(
-        self, max_per_window: int, window_seconds: float, *, max_senders: int = 10_000
-    ) -> None:
-        if max_per_window < 1 or window_seconds <= 0 or max_senders < 1:
-            raise ValueError("rate limit, window and sender cap must be positive")
-        self.max_per_window = max_per_window
-        self.window_seconds = window_seconds
-        self.max_senders = max_senders
-        # sender → times of accepted mails; ordered by last activity
-        self._seen: OrderedDict[str, deque[float]] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._seen)
-
-    def allow(self, sender: str, now: float) -> bool:
-        key = sender.strip().lower()
-        self._evict_idle(now)
-        times = self._seen.get(key)
-        if times is None:
-            times = deque()
-            self._seen[key] = times
-        while times and times[0] <= now - self.window_seconds:
-            times.popleft()
-        if len(times) >= self.max_per_window:
-            return False
-        times.append(now)
-        self._seen.move_to_end(key)
-        while len(self._seen) > self.max_senders:
-            self._seen.popitem(last=False)
-        return True
-
-    def _evict_idle(self, now: float) -> None:
-        # The front is the least recently active sender: stop at the first busy one.
-        while self._seen:
-            key, times = next(iter(self._seen.items()))
-            if times and times[-1] > now - self.window_seconds:
-                break
-            del self._seen[key]

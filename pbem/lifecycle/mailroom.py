@@ -18,14 +18,14 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from pbem.errors import IntakeError, LifecycleError
-from pbem.intake.hygiene import RateLimiter, classify
+from pbem.intake.hygiene import classify
 from pbem.intake.mime import ParsedMail, message_object, parse_mail
 from pbem.intake.sheet import OrderSheet, parse_sheet
 from pbem.intake.signatures import (
@@ -131,11 +131,12 @@ def open_mail(key: bytes, row: InboundMail) -> Opened:
 
 
 class Mailroom:
-    def __init__(self, gm: GameMaster, limiter: RateLimiter) -> None:
+    def __init__(self, gm: GameMaster) -> None:
         self.gm = gm
         self.s = gm.s
         self.config = gm.desk.config
-        self.limiter = limiter
+        # Sender -> mails answered in the rate window, this batch's included.
+        self._answered: dict[str, int] = {}
         self._seats_by_key: dict[str, list[Seat]] = {}
         # Signature digests known unused when the batch began (see prefetch).
         self._unused: set[str] = set()
@@ -146,6 +147,7 @@ class Mailroom:
         before, whether the answers are queued, and (through the game master)
         the games those seats play. Only a cache: the checks themselves are
         unchanged and exact."""
+        self._count_answered({mail.from_addr for _, (_, mail) in batch if mail.from_addr})
         prefetch_unqueued(
             self.s,
             [
@@ -188,7 +190,6 @@ class Mailroom:
     def process(self, row: InboundMail, opened: Opened | None = None) -> str:
         """Handle one stored mail (``opened`` if done already); returns the outcome
         written on the row."""
-        now = self.gm.desk.now
         raw, mail = opened or open_mail(self.gm.desk.key, row)
         row.sender = mail.from_addr
         row.message_id = mail.message_id
@@ -201,7 +202,7 @@ class Mailroom:
         if not verdict.answer:
             return self._close(row, "ignored", f"not answered: {verdict.reason}")
         assert mail.from_addr is not None
-        if not self.limiter.allow(mail.from_addr, now.timestamp()):
+        if not self._within_rate_limit(mail.from_addr):
             return self._close(row, "ignored", "not answered: sender over the rate limit")
         if not verdict.process:
             answer = Answer(
@@ -234,6 +235,37 @@ class Mailroom:
         if sheet.lines and sheet.lines[0][1].upper().startswith("DISPUTE"):
             return self._dispute(row, mail, sheet, seat)
         return self._orders(row, mail, sheet, seat)
+
+    def _within_rate_limit(self, sender: str) -> bool:
+        """Whether a mail of ``sender`` may be answered: at most ``rate_limit``
+        answered mails per ``rate_window`` seconds. Counted in the database, so
+        the limit holds across worker processes, daemons and restarts."""
+        if sender not in self._answered:
+            self._count_answered({sender})
+        if self._answered[sender] >= self.config.intake.rate_limit:
+            return False
+        self._answered[sender] += 1
+        return True
+
+    def _count_answered(self, senders: set[str]) -> None:
+        since = self.gm.desk.now - timedelta(seconds=self.config.intake.rate_window)
+        wanted = senders - self._answered.keys()
+        if not wanted:
+            return
+        counts = {
+            sender: n
+            for sender, n in self.s.execute(
+                select(InboundMail.sender, func.count())
+                .where(
+                    InboundMail.sender.in_(wanted),
+                    InboundMail.processed_at > since,
+                    InboundMail.status == "answered",
+                )
+                .group_by(InboundMail.sender)
+            )
+        }
+        for sender in wanted:
+            self._answered[sender] = counts.get(sender, 0)
 
     def _close(self, row: InboundMail, status: str, outcome: str) -> str:
         row.status = status

@@ -18,7 +18,6 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbem.config import Config
-from pbem.intake.hygiene import RateLimiter
 from pbem.lifecycle.games import Desk, GameMaster
 from pbem.lifecycle.mailroom import Mailroom, file_mails, open_mail
 from pbem.outbox.queue import open_outbound
@@ -59,7 +58,6 @@ class Worker:
         self.clock = clock
         self.key = config.secrets.key_bytes()
         self.reporter = Reporter()
-        self.limiter = RateLimiter(config.intake.rate_limit, config.intake.rate_window)
         self._touched: set[str] = set()  # games named by mail processed since the last tick
         self._last_sweep: datetime | None = None
         self._sweep_requested = False
@@ -128,7 +126,7 @@ class Worker:
                 if row is None or row.status != "new":
                     return None
                 gm = self.game_master(s, now)
-                outcome = Mailroom(gm, self.limiter).process(row)
+                outcome = Mailroom(gm).process(row)
                 if row.game_id:
                     self._touched.add(row.game_id)
                 if outcome.startswith("moderator"):
@@ -191,7 +189,7 @@ class Worker:
         try:
             with self.sessions.begin() as s:
                 gm = self.game_master(s, now)
-                mailroom = Mailroom(gm, self.limiter)
+                mailroom = Mailroom(gm)
                 batch = [
                     (row, opened[row.id])
                     for row in s.scalars(

@@ -169,6 +169,8 @@ class InboundMail(Base):
     """Every mail that arrived, stored before it is acknowledged on the server."""
 
     __tablename__ = "inbound_mails"
+    # The rate limit counts a sender's answered mails in the last window.
+    __table_args__ = (Index("ix_inbound_sender_processed", "sender", "processed_at"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     digest: Mapped[str] = mapped_column(String(64), unique=True)  # sha256 of the raw bytes

@@ -25,7 +25,6 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbem.config import Config, ModeratorConfig, SecretsConfig
 from pbem.core.dice import ScriptedDice
 from pbem.demo_usn import PLANS, Plan
-from pbem.intake.hygiene import RateLimiter
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
 from pbem.lifecycle import record
@@ -94,7 +93,7 @@ def mail_orders(table: Table, sender: str, key: bytes, head: str, lines: list[st
     def go(gm: GameMaster) -> str:
         row = file_mail(gm.s, "ref", raw, T0, gm.desk.key)
         assert row is not None
-        return Mailroom(gm, RateLimiter(1000, 3600)).process(row)
+        return Mailroom(gm).process(row)
 
     return str(table.run(go))
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbem.intake.hygiene import Hygiene, RateLimiter, classify
+from pbem.intake.hygiene import Hygiene, classify
 from pbem.intake.mime import parse_mail
 from pbem.outbox.compose import compose_reply
 from tests.unit.intake.mailfixtures import all_fixture_names, fixture
@@ -157,66 +157,6 @@ def test_oversized_mail_is_answered_but_not_processed() -> None:
 def test_oversized_bounce_stays_silent() -> None:
     raw = plain("From: p@example.org", "Return-Path: <>", body="x" * 5000)
     assert verdict(raw, max_size=1000).reason == "bounce"
-
-
-# -- rate limiting -----------------------------------------------------------
-
-
-def test_rate_limiter_refuses_over_the_limit_then_recovers() -> None:
-    limiter = RateLimiter(3, 60.0)
-    assert [limiter.allow("p@example.org", t) for t in (0, 1, 2, 3)] == [True, True, True, False]
-    assert not limiter.allow("p@example.org", 59.9)
-    assert limiter.allow("p@example.org", 60.0)  # the mail at t=0 left the window
-    assert not limiter.allow("p@example.org", 60.5)
-
-
-def test_rate_limiter_senders_are_independent_and_case_insensitive() -> None:
-    limiter = RateLimiter(1, 60.0)
-    assert limiter.allow("P@Example.org", 0)
-    assert not limiter.allow("p@example.org", 1)
-    assert limiter.allow("q@example.org", 1)
-
-
-def test_rate_limiter_forgets_idle_senders() -> None:
-    limiter = RateLimiter(2, 10.0)
-    for i in range(1000):
-        limiter.allow(f"s{i}@example.org", float(i))
-    assert len(limiter) <= 11  # only senders active in the last window remain
-
-
-def test_rate_limiter_sender_cap_bounds_memory() -> None:
-    limiter = RateLimiter(2, 1e9, max_senders=50)
-    for i in range(500):
-        assert limiter.allow(f"s{i}@example.org", float(i))
-    assert len(limiter) == 50
-
-
-def test_rate_limiter_rejects_nonsense_settings() -> None:
-    with pytest.raises(ValueError):
-        RateLimiter(0, 60.0)
-    with pytest.raises(ValueError):
-        RateLimiter(1, 0.0)
-
-
-@settings(max_examples=200)
-@given(
-    st.integers(1, 5),
-    st.floats(1.0, 100.0),
-    st.lists(st.tuples(st.sampled_from("abc"), st.floats(0.0, 50.0)), max_size=60),
-)
-def test_rate_limiter_never_allows_more_than_the_limit_in_any_window(
-    limit: int, window: float, arrivals: list[tuple[str, float]]
-) -> None:
-    limiter = RateLimiter(limit, window)
-    allowed: dict[str, list[float]] = {}
-    now = 0.0
-    for sender, step in arrivals:
-        now += step
-        if limiter.allow(sender, now):
-            allowed.setdefault(sender, []).append(now)
-    for times in allowed.values():
-        for i, start in enumerate(times):
-            assert sum(1 for t in times[i:] if t < start + window) <= limit
 
 
 # -- always a verdict --------------------------------------------------------

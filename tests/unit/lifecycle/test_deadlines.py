@@ -16,7 +16,6 @@ from sqlalchemy import select
 
 from pbem.config import GamesConfig
 from pbem.errors import LifecycleError
-from pbem.intake.hygiene import RateLimiter
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import sign_block
 from pbem.lifecycle import deadlines, moderator, record
@@ -184,7 +183,7 @@ def test_answer_shows_the_deadline_in_the_senders_zone(table, zoned_game, keys):
     def go(gm):
         row = file_mail(gm.s, "ref", msg.as_bytes(), gm.desk.now, gm.desk.key)
         assert row is not None
-        Mailroom(gm, RateLimiter(10, 3600)).process(row)
+        Mailroom(gm).process(row)
         answer = gm.s.scalars(select(OutboundMail).where(OutboundMail.kind == "answer")).one()
         return text_of(open_outbound(gm.desk.key, answer))
 

@@ -24,7 +24,6 @@ from sqlalchemy import select
 from pbem import rulesets
 from pbem.config import Config, ModeratorConfig, SecretsConfig
 from pbem.errors import LifecycleError
-from pbem.intake.hygiene import RateLimiter
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
 from pbem.lifecycle import moderator, record
@@ -333,7 +332,7 @@ def _mail(table, sender: str, key: bytes, sheet: str) -> tuple[str, str]:
     def go(gm):
         row = file_mail(gm.s, "ref", raw, gm.desk.now, gm.desk.key)
         assert row is not None  # new bytes: filed
-        outcome = Mailroom(gm, RateLimiter(100, 3600)).process(row)
+        outcome = Mailroom(gm).process(row)
         answer = gm.s.scalars(
             select(OutboundMail)
             .where(OutboundMail.recipient == sender)
