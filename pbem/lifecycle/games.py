@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import distinct, func, inspect, select
+from sqlalchemy import distinct, func, select
 from sqlalchemy.orm import Session
 
 from pbem import rulesets
@@ -30,6 +30,7 @@ from pbem.record.edits import EditError, apply_edit
 from pbem.record.replay import replay_line
 from pbem.secrecy.plots import PlotContent, seal, unseal
 from pbem.secrecy.seeds import new_seed, seal_seed, unseal_seed
+from pbem.storage.db import still_in_view
 from pbem.storage.models import Dispute, Game, GameState, Phase, Plot, Seat
 
 log = logging.getLogger("pbem.lifecycle")
@@ -69,14 +70,6 @@ class AdjudicationResult:
     reports_for: list[Seat] = field(default_factory=list)
 
 
-def _still(row: object) -> bool:
-    """Whether a remembered row is still in this transaction's view: a savepoint
-    rolled back turns the rows it added transient (and expires the others, so
-    their attributes are read again)."""
-    state = inspect(row)
-    return (state.persistent or state.pending) and not state.deleted
-
-
 class GameMaster:
     """The moderator's game machine for all games, bound to one transaction."""
 
@@ -90,7 +83,7 @@ class GameMaster:
         # Stored states are never changed in place; one read per phase is enough.
         self._states: dict[int, State] = {}
         # What a batch of order mails asks again and again, remembered for the
-        # transaction and checked before use (see _still).
+        # transaction and checked before use (see still_in_view).
         self._open: dict[str, Phase] = {}
         self._plots: dict[tuple[int, str], Plot | None] = {}  # None: known to have none
 
@@ -148,7 +141,7 @@ class GameMaster:
 
     def open_phase(self, game_id: str) -> Phase | None:
         known = self._open.get(game_id)
-        if known is not None and _still(known) and known.status == "open":
+        if known is not None and still_in_view(known) and known.status == "open":
             return known
         phase = self.s.scalars(
             select(Phase)
@@ -194,7 +187,7 @@ class GameMaster:
     def current_plot(self, phase: Phase, side: str) -> Plot | None:
         if (phase.id, side) in self._plots:
             known = self._plots[(phase.id, side)]
-            if known is None or (_still(known) and known.current):
+            if known is None or (still_in_view(known) and known.current):
                 return known
         plot = self.s.scalars(
             select(Plot).where(Plot.phase_id == phase.id, Plot.side == side, Plot.current.is_(True))

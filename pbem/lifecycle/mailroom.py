@@ -29,6 +29,7 @@ from pbem.intake.hygiene import classify
 from pbem.intake.mime import ParsedMail, message_object, parse_mail
 from pbem.intake.sheet import OrderSheet, parse_sheet
 from pbem.intake.signatures import (
+    ArmouredBlock,
     VerifiedSheet,
     find_blocks,
     key_fingerprint,
@@ -118,16 +119,22 @@ def open_inbound(key: bytes, row: InboundMail) -> bytes:
 
 
 class Opened(NamedTuple):
-    """A stored mail unsealed and parsed: the part of processing that needs no
-    database, done before the transaction that decides on the mail."""
+    """A stored mail unsealed and parsed, its armoured order blocks found: the
+    part of processing that needs no database, done before the transaction that
+    decides on the mail. No blocks are looked for in S/MIME mail, nor in mail
+    over ``max_size`` (refused unread)."""
 
     raw: bytes
     mail: ParsedMail
+    blocks: tuple[ArmouredBlock, ...]
 
 
-def open_mail(key: bytes, row: InboundMail) -> Opened:
+def open_mail(key: bytes, row: InboundMail, max_size: int) -> Opened:
     raw = open_inbound(key, row)
-    return Opened(raw, parse_mail(raw))
+    mail = parse_mail(raw)
+    if mail.smime_signed or mail.size > max_size:
+        return Opened(raw, mail, ())
+    return Opened(raw, mail, tuple(find_blocks(mail.text)))
 
 
 class Mailroom:
@@ -147,22 +154,17 @@ class Mailroom:
         before, whether the answers are queued, and (through the game master)
         the games those seats play. Only a cache: the checks themselves are
         unchanged and exact."""
-        self._count_answered({mail.from_addr for _, (_, mail) in batch if mail.from_addr})
+        mails = [opened.mail for _, opened in batch]
+        self._count_answered({mail.from_addr for mail in mails if mail.from_addr})
         prefetch_unqueued(
             self.s,
             [
-                message_id_for(self.config, "answer", ("answer", row.digest), mail.from_addr)
-                for row, (_, mail) in batch
-                if mail.from_addr
+                message_id_for(self.config, "answer", ("answer", row.digest), opened.mail.from_addr)
+                for row, opened in batch
+                if opened.mail.from_addr
             ],
         )
-        blocks = [
-            b
-            for _, (_, mail) in batch
-            if not mail.smime_signed
-            for b in find_blocks(mail.text)
-            if not b.quoted and not b.problem
-        ]
+        blocks = [b for _, opened in batch for b in opened.blocks if not b.quoted and not b.problem]
         if not blocks:
             return
         key_ids = {b.key_id for b in blocks} - self._seats_by_key.keys()
@@ -190,7 +192,8 @@ class Mailroom:
     def process(self, row: InboundMail, opened: Opened | None = None) -> str:
         """Handle one stored mail (``opened`` if done already); returns the outcome
         written on the row."""
-        raw, mail = opened or open_mail(self.gm.desk.key, row)
+        opened = opened or open_mail(self.gm.desk.key, row, self.config.intake.max_size)
+        mail = opened.mail
         row.sender = mail.from_addr
         row.message_id = mail.message_id
         verdict = classify(
@@ -212,7 +215,7 @@ class Mailroom:
             return self._answer(row, mail, answer, "refused: oversized")
         sheet: OrderSheet | None = None
         try:
-            verified = self._verify(mail, raw)
+            verified = self._verify(opened)
             sheet = parse_sheet(verified.text)
             seat = self._attribute(verified, sheet)
             self._refuse_replay(verified, sheet, row)
@@ -320,7 +323,8 @@ class Mailroom:
 
     # ------------------------------------------------------- verification
 
-    def _verify(self, mail: ParsedMail, raw: bytes) -> VerifiedSheet:
+    def _verify(self, opened: Opened) -> VerifiedSheet:
+        raw, mail, blocks = opened
         if mail.smime_signed:
             certs = {
                 s.cert_fingerprint: s.certificate
@@ -336,7 +340,6 @@ class Mailroom:
                     f"{mail.from_addr}",
                 )
             return verify_smime(message_object(raw), certs, raw=raw)
-        blocks = find_blocks(mail.text)
         fresh = [b for b in blocks if not b.quoted]
         if not fresh:
             if blocks:

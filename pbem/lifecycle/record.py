@@ -6,11 +6,11 @@ from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, inspect, select, tuple_
+from sqlalchemy import func, select, tuple_
 from sqlalchemy.orm import Session
 
 from pbem.record.chain import GENESIS, entry_hash
-from pbem.storage.db import transaction_memo
+from pbem.storage.db import still_in_view, transaction_memo
 from pbem.storage.models import RecordEntry
 
 
@@ -27,10 +27,8 @@ def _head(session: Session, game_id: str) -> RecordEntry | None:
     transient, and then the head is read again."""
     heads = _heads(session)
     last = heads.get(game_id)
-    if last is not None:
-        state = inspect(last)
-        if state.pending or (state.persistent and not state.deleted):
-            return last
+    if last is not None and still_in_view(last):
+        return last
     last = session.scalars(
         select(RecordEntry)
         .where(RecordEntry.game_id == game_id)

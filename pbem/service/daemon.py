@@ -19,12 +19,13 @@ import signal
 import socket
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from pbem.config import Config
 from pbem.mail.base import InboundMessage, Inbox, MailSender, PermanentMailError, SendError
 from pbem.service.clock import utcnow
 from pbem.service.notify import sd_notify
-from pbem.service.processing import DRAIN_LIMIT, ProcessingPool
+from pbem.service.processing import ProcessingPool
 from pbem.service.work import Worker
 from pbem.storage.db import make_engine, make_sessionmaker
 
@@ -33,6 +34,9 @@ log = logging.getLogger("pbem.service")
 HEARTBEAT_SECONDS = 30.0
 # Stored mails processed per transaction (a savepoint each; see Worker.process_many).
 PROCESS_BATCH = 20
+# Mails handed out per processing round at most: then the games are ticked, and
+# the next round starts with a fresh (small) list of mails already handed out.
+DRAIN_LIMIT = 2000
 # Sent mails are marked sent this many at a time (a crash in between resends at most
 # this many, each with its own Message-ID again, so recognisably the same mail).
 SENT_BATCH = 10
@@ -166,20 +170,39 @@ class Daemon:
         self.outbox_wakeup.set()
 
     async def _process_pending(self) -> None:
-        """Every stored mail not yet processed, in batches (side by side in the
-        worker processes, if there are any)."""
-        if self.pool is not None:
-            await self.pool.drain(self.worker, PROCESS_BATCH)
-            return
+        """Process stored mail until none is left, PROCESS_BATCH mails a batch:
+        one batch at a time in the daemon, or two per worker process in flight,
+        the next handed out as one finishes, so no worker waits for another."""
+        pool = self.pool
+        in_flight = 2 * pool.workers if pool is not None else 1
+        running: set[asyncio.Future[Any]] = set()
         handed_out: set[int] = set()  # a mail still pending after its batch waits for next time
-        while pending := await asyncio.to_thread(
-            self.worker.pending_mail, 2 * PROCESS_BATCH, besides=handed_out
-        ):
-            handed_out.update(pending)
-            for i in range(0, len(pending), PROCESS_BATCH):
-                await asyncio.to_thread(self.worker.process_many, pending[i : i + PROCESS_BATCH])
-            if self.stopping.is_set() or len(handed_out) >= DRAIN_LIMIT:
+        while True:
+            room = in_flight - len(running)
+            if room > 0 and len(handed_out) < DRAIN_LIMIT and not self.stopping.is_set():
+                pending = await asyncio.to_thread(
+                    self.worker.pending_mail, room * PROCESS_BATCH, besides=handed_out
+                )
+                handed_out.update(pending)
+                for i in range(0, len(pending), PROCESS_BATCH):
+                    batch = pending[i : i + PROCESS_BATCH]
+                    running.add(
+                        asyncio.ensure_future(
+                            pool.process(batch, self.worker)
+                            if pool is not None
+                            else asyncio.to_thread(self.worker.process_many, batch)
+                        )
+                    )
+            if not running:
                 return
+            done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            try:
+                for future in done:
+                    future.result()  # a failure the batch could not file is the round's
+            except BaseException:
+                for future in running:
+                    future.cancel()
+                raise
 
     async def _intake_loop(self) -> None:
         """Fetch and file; processing runs beside it (_processing_loop), so the next

@@ -24,10 +24,9 @@ import multiprocessing
 import os
 import signal
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
 
 from pbem.config import Config
 from pbem.service.clock import utcnow
@@ -36,10 +35,6 @@ from pbem.service.work import Worker
 from pbem.storage.db import make_engine, make_sessionmaker
 
 log = logging.getLogger("pbem.service")
-
-# Mails handed out per drain at most: then the daemon ticks the games, and the
-# next drain starts with a fresh (small) list of mails already handed out.
-DRAIN_LIMIT = 2000
 
 # The Worker of this worker process (set by _start_worker).
 _worker: Worker | None = None
@@ -109,46 +104,27 @@ class ProcessingPool:
             *(loop.run_in_executor(self._executor, _ready) for _ in range(self.workers))
         )
 
-    async def drain(self, worker: Worker, batch: int) -> None:
-        """Process stored mail until none is left, ``batch`` mails per task, with two
-        tasks per worker process in flight, so that no worker waits for the
-        others or for the daemon between batches. Must be called from the event
+    async def process(self, mail_ids: Sequence[int], worker: Worker) -> None:
+        """Process one batch in a worker process; the games it touched go to
+        ``worker`` (the daemon's) for the next tick. Must be called from the event
         loop's thread: a worker's death signal is tied to the thread that made it.
         """
+        executor = self._executor
         loop = asyncio.get_running_loop()
-        in_flight = 2 * self.workers
-        running: dict[asyncio.Future[tuple[dict[int, str], set[str], bool]], list[int]] = {}
-        handed_out: set[int] = set()  # a mail still pending after its batch waits for next time
-        while True:
-            if len(running) < in_flight and len(handed_out) < DRAIN_LIMIT:
-                wanted = (in_flight - len(running)) * batch
-                pending = await asyncio.to_thread(worker.pending_mail, wanted, besides=handed_out)
-                handed_out.update(pending)
-                for start in range(0, len(pending), batch):
-                    ids = pending[start : start + batch]
-                    running[loop.run_in_executor(self._executor, _process_batch, ids)] = ids
-            if not running:
-                return
-            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-            for future in done:
-                del running[future]
-                try:
-                    _, touched, sweep = future.result()
-                except BrokenProcessPool:
-                    await self._restart(worker, running)
-                    return
-                worker.note_for_tick(touched, sweep)
-
-    async def _restart(self, worker: Worker, running: Mapping[asyncio.Future[Any], object]) -> None:
-        """A worker process died (killed, out of memory): the pool is broken and
-        the batches it held are still claimed. Start afresh and free the claims."""
-        log.error("a mail-processing worker process died; restarting the pool")
-        for future in running:
-            future.cancel()
-        self._executor.shutdown(wait=False, cancel_futures=True)
-        self._executor = self._new_executor()
-        await self.start()
-        await asyncio.to_thread(worker.release_dead_claims)
+        try:
+            _, touched, sweep = await loop.run_in_executor(executor, _process_batch, mail_ids)
+        except BrokenProcessPool:
+            # A worker process died (killed, out of memory): the pool is broken and
+            # the batches it held are still claimed. The first batch to notice
+            # starts a new pool and frees the claims of the dead.
+            if executor is self._executor:
+                log.error("a mail-processing worker process died; restarting the pool")
+                executor.shutdown(wait=False, cancel_futures=True)
+                self._executor = self._new_executor()
+                await self.start()
+                await asyncio.to_thread(worker.release_dead_claims)
+            return
+        worker.note_for_tick(touched, sweep)
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)

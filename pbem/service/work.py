@@ -182,7 +182,8 @@ class Worker:
                     .order_by(InboundMail.id)
                 )
             )
-        opened = {row.id: open_mail(self.key, row) for row in mine}
+        max_size = self.config.intake.max_size
+        opened = {row.id: open_mail(self.key, row, max_size) for row in mine}
         outcomes: dict[int, str] = {}
         touched: set[str] = set()
         sweep = False

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 
 from pbem.storage.models import Base
@@ -50,6 +50,14 @@ def transaction_memo(session: Session) -> dict[str, Any]:
     another daemon may change anything after that."""
     memo: dict[str, Any] = session.info.setdefault(_MEMO, {})
     return memo
+
+
+def still_in_view(row: object) -> bool:
+    """Whether a row remembered in ``transaction_memo`` (or a like cache) may still
+    be used: a savepoint rolled back turns the rows it added transient (and
+    expires the others, so their attributes are read again)."""
+    state = inspect(row)
+    return (state.persistent or state.pending) and not state.deleted
 
 
 @event.listens_for(Session, "after_transaction_end")

@@ -9,7 +9,9 @@ the daemon fetches by IMAP from Dovecot and answers by SMTP.
 
 from __future__ import annotations
 
+import os
 import random
+import signal
 import threading
 import time
 from collections import defaultdict
@@ -186,5 +188,37 @@ def test_worker_processes_die_with_a_killed_daemon(
         assert len(daemon.processes()) >= 3  # the daemon, its two workers (and a tracker)
         daemon.kill()
         wait_until(lambda: daemon.processes() == [], 10, "the worker processes to die")
+    finally:
+        daemon.kill()
+
+
+def test_a_worker_process_that_dies_is_replaced_and_its_mail_processed(
+    mail_lab: MailLab, sqlite_url: str, tmp_path: Path
+) -> None:
+    desk = moderator_desk(mail_lab, sqlite_url, tmp_path, workers=2)
+    players = [new_player(mail_lab, side, prefix="phoenix") for side in ("north", "south")]
+    desk.demo_game("p1", players, scenario="long-duel", early_adjudication=False)
+    daemon = DaemonProcess(desk, tmp_path)
+    daemon.start()
+    try:
+        daemon.wait_ready()
+        assert daemon.process is not None
+        workers = [
+            pid
+            for pid in daemon.processes()
+            if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        ]
+        assert len(workers) == 2
+        os.kill(workers[0], signal.SIGKILL)
+        for n, player in enumerate(players * 2):
+            body = signed(player, "p1", [f"SEND SQN-{1 + n % 3} A"])
+            submit(mail_lab, compose(player.address, desk.address, f"orders {n}", body))
+        wait_until(
+            lambda: [r.status for r in desk.mails()] == ["answered"] * 4,
+            60,
+            "every mail answered after a worker process died",
+        )
+        assert daemon.process.poll() is None  # the daemon itself carried on
+        assert "worker process died; restarting the pool" in daemon.log()
     finally:
         daemon.kill()
