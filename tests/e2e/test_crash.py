@@ -167,24 +167,40 @@ def test_kill_9_at_random_points_loses_and_duplicates_nothing(
     assert daemon.starts == KILLS + 1
 
 
+def _daemon_with_workers(
+    mail_lab: MailLab, url: str, tmp_path: Path, game: str
+) -> tuple[ModeratorDesk, list[Player], DaemonProcess]:
+    """A running demo game and a started daemon with two worker processes."""
+    desk = moderator_desk(mail_lab, url, tmp_path, workers=2)
+    players = [new_player(mail_lab, side, prefix=game) for side in ("north", "south")]
+    desk.demo_game(game, players, scenario="long-duel", early_adjudication=False)
+    daemon = DaemonProcess(desk, tmp_path)
+    daemon.start()
+    return desk, players, daemon
+
+
+def _send_orders(
+    mail_lab: MailLab, desk: ModeratorDesk, players: list[Player], game: str, rounds: int
+) -> int:
+    """Each player sends ``rounds`` order mails; returns how many were sent."""
+    for n, player in enumerate(players * rounds):
+        body = signed(player, game, [f"SEND SQN-{1 + n % 3} A"])
+        submit(mail_lab, compose(player.address, desk.address, f"orders {n}", body))
+    return len(players) * rounds
+
+
+def _all_answered(desk: ModeratorDesk, count: int) -> bool:
+    return [r.status for r in desk.mails()] == ["answered"] * count
+
+
 def test_worker_processes_die_with_a_killed_daemon(
     mail_lab: MailLab, sqlite_url: str, tmp_path: Path
 ) -> None:
-    desk = moderator_desk(mail_lab, sqlite_url, tmp_path, workers=2)
-    players = [new_player(mail_lab, side, prefix="orphan") for side in ("north", "south")]
-    desk.demo_game("o1", players, scenario="long-duel", early_adjudication=False)
-    daemon = DaemonProcess(desk, tmp_path)
-    daemon.start()
+    desk, players, daemon = _daemon_with_workers(mail_lab, sqlite_url, tmp_path, "orphan")
     try:
         daemon.wait_ready()
-        for player in players:
-            body = signed(player, "o1", ["SEND SQN-1 A"])
-            submit(mail_lab, compose(player.address, desk.address, "orders", body))
-        wait_until(
-            lambda: [r.status for r in desk.mails()] == ["answered", "answered"],
-            30,
-            "both mails answered by the worker processes",
-        )
+        sent = _send_orders(mail_lab, desk, players, "orphan", 1)
+        wait_until(lambda: _all_answered(desk, sent), 30, "the mails answered by the workers")
         assert len(daemon.processes()) >= 3  # the daemon, its two workers (and a tracker)
         daemon.kill()
         wait_until(lambda: daemon.processes() == [], 10, "the worker processes to die")
@@ -195,11 +211,7 @@ def test_worker_processes_die_with_a_killed_daemon(
 def test_a_worker_process_that_dies_is_replaced_and_its_mail_processed(
     mail_lab: MailLab, sqlite_url: str, tmp_path: Path
 ) -> None:
-    desk = moderator_desk(mail_lab, sqlite_url, tmp_path, workers=2)
-    players = [new_player(mail_lab, side, prefix="phoenix") for side in ("north", "south")]
-    desk.demo_game("p1", players, scenario="long-duel", early_adjudication=False)
-    daemon = DaemonProcess(desk, tmp_path)
-    daemon.start()
+    desk, players, daemon = _daemon_with_workers(mail_lab, sqlite_url, tmp_path, "phoenix")
     try:
         daemon.wait_ready()
         assert daemon.process is not None
@@ -210,11 +222,9 @@ def test_a_worker_process_that_dies_is_replaced_and_its_mail_processed(
         ]
         assert len(workers) == 2
         os.kill(workers[0], signal.SIGKILL)
-        for n, player in enumerate(players * 2):
-            body = signed(player, "p1", [f"SEND SQN-{1 + n % 3} A"])
-            submit(mail_lab, compose(player.address, desk.address, f"orders {n}", body))
+        sent = _send_orders(mail_lab, desk, players, "phoenix", 2)
         wait_until(
-            lambda: [r.status for r in desk.mails()] == ["answered"] * 4,
+            lambda: _all_answered(desk, sent),
             60,
             "every mail answered after a worker process died",
         )
