@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # the boundary: a clear one-line error, not a traceback
-        from pbem.errors import PbemError
+        from pbem.core.errors import PbemError
 
         if isinstance(exc, PbemError):
             print(f"pbem: {exc}", file=sys.stderr)

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pbem.errors import DataError
+from pbem.core.errors import DataError
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg,unused-ignore]

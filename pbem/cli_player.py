@@ -19,7 +19,7 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from pathlib import Path
 
-from pbem.errors import ConfigError, TransportError
+from pbem.core.errors import ConfigError, TransportError
 from pbem.intake.sheet import OrderSheet, add_nonce, parse_sheet
 from pbem.intake.signatures import canonical_orders, generate_keypair, key_fingerprint, sign_block
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from pbem.config import Config, example_config, load_config
-from pbem.errors import LifecycleError
+from pbem.core.errors import LifecycleError
 from pbem.service.logs import setup_logging
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from pbem.errors import ConfigError
+from pbem.core.errors import ConfigError
 
 EXAMPLE = """\
 # pbem configuration. Every key is optional unless marked REQUIRED.

@@ -54,8 +54,8 @@ sys.path.insert(0, str(ROOT))
 
 from pbem.rulesets.usn import hexgrid  # noqa: E402
 
-OUT = ROOT / "scenarios" / "usn" / "map.json"
-OVERRIDES = ROOT / "scenarios" / "usn" / "map-overrides.toml"
+OUT = ROOT / "pbem" / "scenarios" / "usn" / "map.json"
+OVERRIDES = ROOT / "pbem" / "scenarios" / "usn" / "map-overrides.toml"
 
 # Raster window (generous: the map spans roughly these).
 LAT_MIN, LAT_MAX = -50.0, 62.0

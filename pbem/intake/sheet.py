@@ -31,7 +31,7 @@ import secrets
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from pbem.errors import IntakeError
+from pbem.core.errors import IntakeError
 
 __all__ = ["HEADERS", "MODERATOR", "USN_SIDES", "OrderSheet", "add_nonce", "parse_sheet"]
 

@@ -48,7 +48,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
-from pbem.errors import SignatureError
+from pbem.core.errors import SignatureError
 from pbem.intake.flowed import unflow
 
 __all__ = [

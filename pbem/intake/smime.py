@@ -34,7 +34,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from cryptography.hazmat.primitives.serialization import pkcs7
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from pbem.errors import IntakeError, SignatureError
+from pbem.core.errors import IntakeError, SignatureError
 from pbem.intake.flowed import unflow
 from pbem.intake.signatures import VerifiedSheet, canonical_orders, find_blocks
 

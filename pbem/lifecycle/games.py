@@ -21,10 +21,11 @@ from sqlalchemy.orm import Session
 from pbem import rulesets
 from pbem.config import Config
 from pbem.core.dice import SeededDice, seed_commitment
+from pbem.core.errors import LifecycleError
 from pbem.core.events import Event
 from pbem.core.ruleset import Demand, Ruleset, State
-from pbem.errors import LifecycleError
-from pbem.lifecycle import deadlines, record
+from pbem.lifecycle import deadlines
+from pbem.record import journal
 from pbem.record.chain import state_hash
 from pbem.record.edits import EditError, apply_edit
 from pbem.record.replay import replay_line
@@ -134,7 +135,7 @@ class GameMaster:
             select(Plot).where(Plot.phase_id.in_(by_id), Plot.current.is_(True))
         ):
             self._plots[(plot.phase_id, plot.side)] = plot
-        record.prefetch_heads(self.s, ids)
+        journal.prefetch_heads(self.s, ids)
 
     def ruleset(self, game: Game) -> Ruleset:
         return rulesets.get(game.ruleset)
@@ -201,7 +202,7 @@ class GameMaster:
         return {side: self.current_plot(phase, side) is not None for side in phase.sides}
 
     def _record(self, game: Game, kind: str, payload: dict[str, Any]) -> None:
-        record.append(self.s, game.id, kind, payload, self.desk.now)
+        journal.append(self.s, game.id, kind, payload, self.desk.now)
 
     # ---------------------------------------------------------- moderator acts
 
@@ -790,7 +791,7 @@ class GameMaster:
             raise LifecycleError(
                 f"game {game_id} has no phase turn {turn} {phase_name}; its phases: {known}"
             )
-        entries = record.entries(self.s, game_id)
+        entries = journal.entries(self.s, game_id)
         ruleset = self.ruleset(game)
         states = replay_line(ruleset, game.id, game.scenario, game.options, entries)
         state = states.get(target.seq)

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from pbem.errors import IntakeError, LifecycleError
+from pbem.core.errors import IntakeError, LifecycleError
 from pbem.intake.hygiene import classify
 from pbem.intake.mime import ParsedMail, message_object, parse_mail
 from pbem.intake.sheet import OrderSheet, parse_sheet
@@ -36,10 +36,11 @@ from pbem.intake.signatures import (
     verify_block,
 )
 from pbem.intake.smime import verify_smime
-from pbem.lifecycle import moderator, record
+from pbem.lifecycle import moderator
 from pbem.lifecycle.games import GameMaster
 from pbem.outbox.compose import reply_subject
 from pbem.outbox.queue import enqueue, loop_token, message_id_for, prefetch_unqueued
+from pbem.record import journal
 from pbem.reports.render import render
 from pbem.secrecy import sealing
 from pbem.storage.models import Game, InboundMail, Seat, UsedSignature
@@ -290,7 +291,7 @@ class Mailroom:
         if not game_id or self.s.get(Game, game_id) is None:
             return
         self.gm.game(game_id)  # the row lock under which record entries are numbered
-        record.append(
+        journal.append(
             self.s,
             game_id,
             "mail-refused",
@@ -500,7 +501,7 @@ class Mailroom:
         phase_record: dict[str, Any] = next(
             (
                 e["payload"]
-                for e in reversed(record.entries(self.s, sheet.game))
+                for e in reversed(journal.entries(self.s, sheet.game))
                 if e["kind"] == "phase-adjudicated"
                 and (e["payload"]["turn"], e["payload"]["phase"]) == (sheet.turn, sheet.phase)
             ),

@@ -31,7 +31,7 @@ import tomllib
 from collections.abc import Callable
 from typing import Any
 
-from pbem.errors import LifecycleError
+from pbem.core.errors import LifecycleError
 from pbem.lifecycle.games import GameMaster
 from pbem.outbox.queue import enqueue
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from pbem.errors import TransportError
+from pbem.core.errors import TransportError
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@
   UIDVALIDITY makes old refs recognisably stale.
 - Any connection failure closes the session and reconnects with backoff;
   :meth:`ImapInbox.fetch` and :meth:`ImapInbox.wait_for_mail` only raise
-  :class:`~pbem.errors.TransportError` once the inbox is closed.
+  :class:`~pbem.core.errors.TransportError` once the inbox is closed.
 - :meth:`ImapInbox.wait_for_mail` uses IDLE when the server offers it, polling otherwise.
 """
 
@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import aioimaplib
 
-from pbem.errors import TransportError
+from pbem.core.errors import TransportError
 from pbem.mail.base import InboundMessage
 
 log = logging.getLogger("pbem.mail.imap")

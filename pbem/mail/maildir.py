@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from pbem.errors import TransportError
+from pbem.core.errors import TransportError
 from pbem.mail.base import InboundMessage, PermanentMailError, TemporaryMailError
 
 PROCESSED_FOLDER = ".processed"

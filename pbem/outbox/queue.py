@@ -128,9 +128,9 @@ def _record_report(
     reports/ folder has it, and its SHA-256 ties the two together.
     """
     # Imported here: the lifecycle imports the outbox, not the other way round.
-    from pbem.lifecycle import record
+    from pbem.record import journal
 
-    record.append(
+    journal.append(
         session,
         game_id,
         "report-sent",

@@ -24,8 +24,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbem import rulesets
-from pbem.errors import LifecycleError
-from pbem.lifecycle import record
+from pbem.core.errors import LifecycleError
+from pbem.record import journal
 from pbem.record.chain import verify_chain
 from pbem.record.replay import replay
 from pbem.storage.models import Game, Report, Seat
@@ -76,7 +76,7 @@ def export(session: Session, game_id: str, out: Path, *, unfinished: bool = Fals
     }
     (out / "game.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
     with (out / "record.jsonl").open("w", encoding="utf-8") as f:
-        for entry in record.entries(session, game_id):
+        for entry in journal.entries(session, game_id):
             f.write(json.dumps(entry, sort_keys=True, ensure_ascii=False) + "\n")
     reports = out / "reports"
     reports.mkdir(exist_ok=True)

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.core.events import Event
 from pbem.core.ruleset import State
-from pbem.lifecycle import deadlines, record
+from pbem.lifecycle import deadlines
 from pbem.outbox.queue import enqueue
+from pbem.record import journal
 from pbem.reports.context import Header, report_context, view_text
 from pbem.reports.pictures import picture
 from pbem.reports.render import render
@@ -78,7 +79,7 @@ class Reporter:
 
     def _previous(self, gm: GameMaster, game: Game, phase: Phase | None) -> dict[str, Any] | None:
         """The phase just adjudicated, with its revealed seed and plot commitments."""
-        adjudicated = [e for e in record.entries(gm.s, game.id) if e["kind"] == "phase-adjudicated"]
+        adjudicated = [e for e in journal.entries(gm.s, game.id) if e["kind"] == "phase-adjudicated"]
         if not adjudicated:
             return None
         p = adjudicated[-1]["payload"]

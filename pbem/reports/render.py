@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import textwrap
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 WIDTH = 72  # plain-text reports: readable in any mail client, quotable once
 
 
@@ -56,8 +54,9 @@ def _underline(text: str, char: str = "-") -> str:
 @lru_cache(maxsize=8)
 def environment(ruleset: str) -> Environment:
     loaders = [
-        FileSystemLoader(str(TEMPLATES / ruleset)),
-        FileSystemLoader(str(TEMPLATES / "common")),
+        # Shipped inside the package (pbem/templates), so a wheel finds them too.
+        PackageLoader("pbem", f"templates/{ruleset}"),
+        PackageLoader("pbem", "templates/common"),
     ]
     env = Environment(
         loader=ChoiceLoader(loaders),

@@ -26,8 +26,8 @@ from jinja2 import Environment, StrictUndefined
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from pbem.errors import LifecycleError
-from pbem.lifecycle import record
+from pbem.core.errors import LifecycleError
+from pbem.record import journal
 from pbem.storage.models import Game, Phase, Report
 
 STYLE = """
@@ -161,7 +161,7 @@ def write_site(session: Session, game_id: str, out: Path, *, unfinished: bool = 
     if over:  # the omniscient record is disclosed at game end only
         entries = [
             {**e, "pretty": json.dumps(e["payload"], indent=2, sort_keys=True, ensure_ascii=False)}
-            for e in record.entries(session, game_id)
+            for e in journal.entries(session, game_id)
         ]
         (out / "record.html").write_text(
             RECORD.render(game_id=game_id, entries=entries, style=STYLE), encoding="utf-8"

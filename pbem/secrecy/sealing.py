@@ -14,7 +14,7 @@ import os
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from pbem.errors import PbemError
+from pbem.core.errors import PbemError
 
 NONCE_BYTES = 12
 

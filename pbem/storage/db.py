@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 
 from pbem.storage.models import Base
-
-MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 
 
 def make_engine(url: str) -> Engine:
@@ -76,7 +73,8 @@ def upgrade(url: str) -> None:
     from alembic.config import Config as AlembicConfig
 
     cfg = AlembicConfig()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
+    # Alembic finds the scripts inside the package, installed or not.
+    cfg.set_main_option("script_location", "pbem:migrations")
     cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     command.upgrade(cfg, "head")
 

@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from pbem.errors import TransportError
+from pbem.core.errors import TransportError
 from pbem.mail.imap import ImapInbox
 from tests.maillab import MailLab
 

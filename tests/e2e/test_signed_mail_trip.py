@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pbem.cli import main
-from pbem.errors import SignatureError
+from pbem.core.errors import SignatureError
 from pbem.intake.mime import message_object, parse_mail
 from pbem.intake.sheet import parse_sheet
 from pbem.intake.signatures import generate_keypair, key_fingerprint, sign_block, verify_text

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from pbem.errors import TransportError
+from pbem.core.errors import TransportError
 from pbem.mail.base import Inbox, MailSender, PermanentMailError, TemporaryMailError
 from pbem.mail.imap import ImapInbox
 from pbem.mail.smtp import SmtpSender

@@ -27,9 +27,9 @@ from pbem.core.dice import ScriptedDice
 from pbem.demo_usn import PLANS, Plan
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
-from pbem.lifecycle import record
 from pbem.lifecycle.games import Desk, GameMaster
 from pbem.lifecycle.mailroom import Mailroom, file_mail
+from pbem.record import journal
 from pbem.reports.mailing import Reporter
 from pbem.rulesets.usn import victory
 from pbem.rulesets.usn.geo import world_geo
@@ -139,7 +139,7 @@ def _final(gm: GameMaster, gid: str) -> tuple[dict[str, Any], list[Any], Any]:
     states per open phase): the last phase's state, its revealed orders and rolls."""
     game = gm.game(gid)
     assert game.status == "over", game.status
-    entries = record.entries(gm.s, gid)
+    entries = journal.entries(gm.s, gid)
     assert any(e["kind"] == "game-over" for e in entries), "no game-over entry"
     last = [e["payload"] for e in entries if e["kind"] == "phase-adjudicated"][-1]
     start = gm.state_of(gm.line_of_play(gid)[-1])

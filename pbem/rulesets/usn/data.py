@@ -32,7 +32,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from pbem.errors import DataError
+from pbem.core.errors import DataError
 from pbem.rulesets.usn.data_raw import (
     SIDES,
     check_keys,
@@ -98,7 +98,7 @@ WEST_COAST = "west-coast"
 
 
 def default_directory() -> Path:
-    return Path(__file__).parents[3] / "scenarios" / "usn"
+    return Path(__file__).parents[2] / "scenarios" / "usn"
 
 
 @dataclass(frozen=True, slots=True)

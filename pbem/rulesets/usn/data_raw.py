@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pbem.errors import DataError
+from pbem.core.errors import DataError
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.units import Provenance, Side, Source, canonical_id, expand_ids, unit_key
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from pbem.errors import DataError
+from pbem.core.errors import DataError
 from pbem.rulesets.usn.data_raw import SIDES
 from pbem.rulesets.usn.scenario import (
     AirDeployment,

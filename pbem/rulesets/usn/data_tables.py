@@ -8,7 +8,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from pbem.errors import DataError
+from pbem.core.errors import DataError
 from pbem.rulesets.usn.data_raw import META, SIDES, get_field, hex_field, nonneg_int
 from pbem.rulesets.usn.tables import (
     AirLoss,

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from pbem.errors import DataError
+from pbem.core.errors import DataError
 from pbem.rulesets.usn.data_raw import (
     check_keys,
     get_field,

@@ -26,7 +26,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from pbem.errors import DataError
+from pbem.core.errors import DataError
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.hexgrid import HexId
 
@@ -207,7 +207,7 @@ class UsnMap:
 
 
 def default_directory() -> Path:
-    return Path(__file__).parents[3] / "scenarios" / "usn"
+    return Path(__file__).parents[2] / "scenarios" / "usn"
 
 
 def load_map(directory: Path | None = None, overrides: Mapping[str, Any] | None = None) -> UsnMap:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.errors import IntakeError
+from pbem.core.errors import IntakeError
 from pbem.intake.sheet import USN_SIDES, OrderSheet, add_nonce, parse_sheet
 from pbem.intake.signatures import canonical_orders
 

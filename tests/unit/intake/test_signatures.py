@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbem.errors import SignatureError
+from pbem.core.errors import SignatureError
 from pbem.intake.htmltext import html_to_text
 from pbem.intake.mime import parse_mail
 from pbem.intake.signatures import (

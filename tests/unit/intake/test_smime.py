@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from pbem.errors import IntakeError, SignatureError
+from pbem.core.errors import IntakeError, SignatureError
 from pbem.intake.mime import message_object, parse_mail
 from pbem.intake.sheet import parse_sheet
 from pbem.intake.signatures import canonical_orders, generate_keypair, sign_block

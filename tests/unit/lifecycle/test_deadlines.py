@@ -15,12 +15,13 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from pbem.config import GamesConfig
-from pbem.errors import LifecycleError
+from pbem.core.errors import LifecycleError
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import sign_block
-from pbem.lifecycle import deadlines, moderator, record
+from pbem.lifecycle import deadlines, moderator
 from pbem.lifecycle.mailroom import Mailroom, file_mail
 from pbem.outbox.queue import open_outbound
+from pbem.record import journal
 from pbem.service.work import Worker
 from pbem.storage.models import Heartbeat, OutboundMail, Report
 
@@ -224,7 +225,7 @@ def test_orders_after_grace_refused_even_before_the_clock_ticks(table, keys):
 def _pushed(table) -> list[dict]:
     return table.run(
         lambda gm: [
-            e["payload"] for e in record.entries(gm.s, "g1") if e["kind"] == "deadline-pushed-back"
+            e["payload"] for e in journal.entries(gm.s, "g1") if e["kind"] == "deadline-pushed-back"
         ]
     )
 

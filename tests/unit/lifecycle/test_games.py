@@ -7,9 +7,9 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from pbem.errors import LifecycleError
-from pbem.lifecycle import record
+from pbem.core.errors import LifecycleError
 from pbem.outbox.queue import open_outbound
+from pbem.record import journal
 from pbem.record.chain import verify_chain
 from pbem.storage.models import OutboundMail, Plot
 
@@ -46,7 +46,7 @@ def test_all_orders_in_adjudicates_early_and_record_chain_holds(table, demo_game
     def check(gm):
         phase = gm.open_phase(demo_game)
         assert phase.turn == 2
-        entries = record.entries(gm.s, demo_game)
+        entries = journal.entries(gm.s, demo_game)
         assert verify_chain(entries) == []
         adjudicated = [e for e in entries if e["kind"] == "phase-adjudicated"]
         assert adjudicated[0]["payload"]["plots"]["north"]["orders"] == ["SEND SQN-1 B"]
@@ -78,7 +78,7 @@ def test_missed_deadline_applies_no_orders_policy(table, demo_game):
     assert "deadline and grace period passed" in did[0]
 
     def check(gm):
-        last = [e for e in record.entries(gm.s, demo_game) if e["kind"] == "phase-adjudicated"]
+        last = [e for e in journal.entries(gm.s, demo_game) if e["kind"] == "phase-adjudicated"]
         assert last[-1]["payload"]["plots"]["south"]["source"] == "policy:standing"
 
     table.run(check)

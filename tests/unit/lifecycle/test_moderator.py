@@ -23,12 +23,13 @@ from sqlalchemy import select
 
 from pbem import rulesets
 from pbem.config import Config, ModeratorConfig, SecretsConfig
-from pbem.errors import LifecycleError
+from pbem.core.errors import LifecycleError
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
-from pbem.lifecycle import moderator, record
+from pbem.lifecycle import moderator
 from pbem.lifecycle.mailroom import Mailroom, file_mail
 from pbem.outbox.queue import open_outbound
+from pbem.record import journal
 from pbem.record.replay import replay
 from pbem.storage.models import GameState, OutboundMail, Report
 
@@ -55,11 +56,11 @@ def do(table, line: str) -> str:
 
 
 def kinds(table, game: str = "g1") -> list[str]:
-    return table.run(lambda gm: [e["kind"] for e in record.entries(gm.s, game)])
+    return table.run(lambda gm: [e["kind"] for e in journal.entries(gm.s, game)])
 
 
 def entries(table, game: str = "g1") -> list[dict[str, Any]]:
-    return table.run(lambda gm: record.entries(gm.s, game))
+    return table.run(lambda gm: journal.entries(gm.s, game))
 
 
 def open_state(table, game: str = "g1") -> dict[str, Any]:

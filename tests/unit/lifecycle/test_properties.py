@@ -27,8 +27,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbem import rulesets
 from pbem.config import Config, SecretsConfig
 from pbem.core.dice import SeededDice
-from pbem.lifecycle import record
 from pbem.lifecycle.games import Desk, GameMaster, Receipt
+from pbem.record import journal
 from pbem.record.chain import canonical_json, state_hash
 from pbem.record.replay import replay
 from pbem.rulesets.demo import SIDES, ZONES
@@ -85,7 +85,7 @@ class Bench:
         self.run(setup)
 
     def entries(self) -> list[dict[str, Any]]:
-        return self.run(lambda gm: record.entries(gm.s, "g1"))
+        return self.run(lambda gm: journal.entries(gm.s, "g1"))
 
     def submit(self, side: str, turn: int, orders: list[str]) -> Receipt:
         return self.run(lambda gm: gm.submit("g1", side, turn, "plot", orders))

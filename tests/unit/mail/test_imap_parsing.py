@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.errors import TransportError
+from pbem.core.errors import TransportError
 from pbem.mail.imap import _messages_from_fetch, _quote_mailbox, _uids_from_search
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.errors import TransportError
+from pbem.core.errors import TransportError
 from pbem.mail.base import Inbox, MailSender, PermanentMailError
 from pbem.mail.maildir import (
     MaildirInbox,

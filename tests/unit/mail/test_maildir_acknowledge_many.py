@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.errors import TransportError
+from pbem.core.errors import TransportError
 from pbem.mail.maildir import MaildirInbox
 
 from .test_maildir import deliver

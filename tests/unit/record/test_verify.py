@@ -22,7 +22,7 @@ import pytest
 
 from pbem.cli import main
 from pbem.config import Config, SecretsConfig
-from pbem.errors import LifecycleError
+from pbem.core.errors import LifecycleError
 from pbem.intake.signatures import generate_keypair
 from pbem.lifecycle.games import Desk, GameMaster
 from pbem.record.archive import export, verify_archive

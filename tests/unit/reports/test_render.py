@@ -15,7 +15,7 @@ from PIL import Image
 from sqlalchemy import select
 
 from pbem.core.dice import SeededDice
-from pbem.errors import LifecycleError
+from pbem.core.errors import LifecycleError
 from pbem.outbox.queue import open_outbound
 from pbem.reports.context import Header, describe
 from pbem.reports.mailing import audience_view, render_report

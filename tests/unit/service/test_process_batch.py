@@ -22,10 +22,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbem.config import Config, ModeratorConfig, SecretsConfig
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
-from pbem.lifecycle import record
 from pbem.lifecycle.games import Desk, GameMaster
 from pbem.lifecycle.mailroom import Mailroom
 from pbem.outbox.queue import open_outbound
+from pbem.record import journal
 from pbem.record.chain import verify_chain
 from pbem.reports.mailing import Reporter
 from pbem.service.work import Worker
@@ -121,7 +121,7 @@ def test_same_side_twice_in_one_batch_the_second_replaces_the_first(world):
     with worker.sessions() as s:
         plots = list(s.scalars(select(Plot).where(Plot.side == "north")))
         assert sorted(p.current for p in plots) == [False, True]
-        chain = record.entries(s, "g1")
+        chain = journal.entries(s, "g1")
     sealed = [e["payload"] for e in chain if e["kind"] == "orders-sealed"]
     assert [p["replaced"] for p in sealed] == [False, True]
     assert verify_chain(chain) == []
@@ -185,11 +185,11 @@ def test_mails_for_several_games_each_go_to_their_own_game(world):
     assert outcomes[3] == "refused: every order line"
     with worker.sessions() as s:
         for game in ("g1", "g2"):
-            assert verify_chain(record.entries(s, game)) == []
+            assert verify_chain(journal.entries(s, game)) == []
         sealed = {
             game: [
                 e["payload"]["side"]
-                for e in record.entries(s, game)
+                for e in journal.entries(s, game)
                 if e["kind"] == "orders-sealed"
             ]
             for game in ("g1", "g2")
@@ -223,7 +223,7 @@ def test_a_mail_that_raises_is_filed_failed_and_the_rest_of_its_batch_answered(w
         # Each answered mail is answered once, the failed one not at all.
         answers = select(OutboundMail).where(OutboundMail.kind == "answer")
         assert len(list(s.scalars(answers))) == 2
-        assert verify_chain(record.entries(s, "g1")) == []
+        assert verify_chain(journal.entries(s, "g1")) == []
 
 
 def test_a_batch_answers_exactly_as_one_mail_at_a_time(tmp_path):
@@ -249,7 +249,7 @@ def test_a_batch_answers_exactly_as_one_mail_at_a_time(tmp_path):
                 worker.file_many([(f"ref{i}", raw) for i, raw in enumerate(mails)])
                 outcomes = [worker.process(i) or "" for i in worker.pending_mail()]
             with worker.sessions() as s:
-                kinds = {g: [e["kind"] for e in record.entries(s, g)] for g in ("g1", "g2")}
+                kinds = {g: [e["kind"] for e in journal.entries(s, g)] for g in ("g1", "g2")}
             # Commitments hash a random nonce: compare the answers without them.
             answers = {
                 who: [re.sub(r"[0-9a-f]{64}", "<commitment>", text) for text in texts]

@@ -177,8 +177,8 @@ def test_mini_coral_first_turn_through_the_game_lifecycle(sqlite_url: str, tmp_p
 
     from pbem.config import Config, SecretsConfig
     from pbem.intake.signatures import generate_keypair
-    from pbem.lifecycle import record
     from pbem.lifecycle.games import Desk, GameMaster
+    from pbem.record import journal
     from pbem.record.chain import verify_chain
     from pbem.reports.mailing import Reporter
     from pbem.rulesets import get
@@ -231,6 +231,6 @@ def test_mini_coral_first_turn_through_the_game_lifecycle(sqlite_url: str, tmp_p
     assert (phase.turn, phase.name) == (2, "J-2")
     state = run(lambda gm, p=phase: gm.state_of(p))
     assert unit(GameState.from_json(state), J, "ENG-1").hex == 760
-    entries = run(lambda gm: record.entries(gm.s, "coral"))
+    entries = run(lambda gm: journal.entries(gm.s, "coral"))
     assert verify_chain(entries) == []
     engine.dispose()

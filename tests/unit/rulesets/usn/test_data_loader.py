@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pbem.cli import main
-from pbem.errors import DataError
+from pbem.core.errors import DataError
 from pbem.rulesets.usn.data import (
     check_world,
     default_directory,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.errors import DataError
+from pbem.core.errors import DataError
 from pbem.rulesets import get
 from pbem.rulesets.usn.state import decode
 

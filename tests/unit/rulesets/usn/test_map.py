@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.errors import DataError
+from pbem.core.errors import DataError
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.map import (
     SOURCES,
