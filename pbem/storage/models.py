@@ -10,10 +10,12 @@ change to a game happens under a row lock on its ``games`` row
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar
+from enum import StrEnum
+from typing import Any, ClassVar, TypeVar
 
 from sqlalchemy import (
     JSON,
+    CheckConstraint,
     DateTime,
     ForeignKey,
     Index,
@@ -25,6 +27,18 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
+
+from pbem.storage.enums import (
+    DisputeStatus,
+    GameStatus,
+    InboundStatus,
+    OutboundKind,
+    OutboundStatus,
+    PhaseStatus,
+    PlotSource,
+    SeatRole,
+    check_in,
+)
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -50,6 +64,30 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+E = TypeVar("E", bound=StrEnum)
+
+
+class Choice(TypeDecorator[E]):
+    """A string column holding one member of a closed set; it reads back as the member.
+
+    The table declares the matching CHECK constraint (``check_in``), so the
+    database refuses other values too."""
+
+    impl = String
+    cache_ok = True
+
+    def __init__(self, values: type[E], length: int = 16) -> None:
+        super().__init__(length)
+        self.values = values
+
+    def process_bind_param(self, value: E | str | None, dialect: Any) -> str | None:
+        # A bare string is accepted only if it names a member (ValueError otherwise).
+        return None if value is None else self.values(value).value
+
+    def process_result_value(self, value: str | None, dialect: Any) -> E | None:
+        return None if value is None else self.values(value)
+
+
 class Base(DeclarativeBase):
     type_annotation_map: ClassVar[dict[Any, Any]] = {
         datetime: UTCDateTime(),
@@ -60,6 +98,7 @@ class Base(DeclarativeBase):
 
 class Game(Base):
     __tablename__ = "games"
+    __table_args__ = (CheckConstraint(check_in("status", GameStatus), name="ck_games_status"),)
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     ruleset: Mapped[str] = mapped_column(String(32))
@@ -67,8 +106,7 @@ class Game(Base):
     options: Mapped[dict[str, Any]] = mapped_column(default=dict)
     # Per-game settings: deadline/grace/reminder hours, early adjudication, no-orders policy per side.
     settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    # created -> running <-> paused -> over
-    status: Mapped[str] = mapped_column(String(16), default="created")
+    status: Mapped[GameStatus] = mapped_column(Choice(GameStatus), default=GameStatus.CREATED)
     created_at: Mapped[datetime]
     paused_at: Mapped[datetime | None] = mapped_column(default=None)
     pauses_used: Mapped[int] = mapped_column(default=0)
@@ -80,10 +118,11 @@ class Seat(Base):
     """A person's place in a game: a side's player, an observer, or retired after a takeover."""
 
     __tablename__ = "seats"
+    __table_args__ = (CheckConstraint(check_in("role", SeatRole), name="ck_seats_role"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
-    role: Mapped[str] = mapped_column(String(16))  # player | observer
+    role: Mapped[SeatRole] = mapped_column(Choice(SeatRole))
     side: Mapped[str | None] = mapped_column(String(32))  # None for an omniscient observer
     email: Mapped[str] = mapped_column(String(254), index=True)
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
@@ -100,7 +139,10 @@ class Phase(Base):
     """One mail round of a game. A rollback supersedes phases; it never deletes them."""
 
     __tablename__ = "phases"
-    __table_args__ = (Index("ix_phase_game_status", "game_id", "status"),)
+    __table_args__ = (
+        Index("ix_phase_game_status", "game_id", "status"),
+        CheckConstraint(check_in("status", PhaseStatus), name="ck_phases_status"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
@@ -110,7 +152,7 @@ class Phase(Base):
     name: Mapped[str] = mapped_column(String(32))
     title: Mapped[str] = mapped_column(String(200), default="")
     sides: Mapped[list[Any]] = mapped_column(default=list)
-    status: Mapped[str] = mapped_column(String(16), default="open")  # open|adjudicated|superseded
+    status: Mapped[PhaseStatus] = mapped_column(Choice(PhaseStatus), default=PhaseStatus.OPEN)
     opened_at: Mapped[datetime]
     deadline: Mapped[datetime | None] = mapped_column(default=None)
     grace_until: Mapped[datetime | None] = mapped_column(default=None)
@@ -136,6 +178,7 @@ class Plot(Base):
     """A side's accepted orders for a phase, sealed (AES-GCM) until adjudication."""
 
     __tablename__ = "plots"
+    __table_args__ = (CheckConstraint(check_in("source", PlotSource), name="ck_plots_source"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     phase_id: Mapped[int] = mapped_column(ForeignKey("phases.id"), index=True)
@@ -144,7 +187,7 @@ class Plot(Base):
     commitment: Mapped[str] = mapped_column(String(64))
     received_at: Mapped[datetime]
     late: Mapped[bool] = mapped_column(default=False)
-    source: Mapped[str] = mapped_column(String(16))  # mail | policy | moderator
+    source: Mapped[PlotSource] = mapped_column(Choice(PlotSource))
     mail_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_mails.id"), default=None)
     current: Mapped[bool] = mapped_column(default=True)  # a later set replaces it
 
@@ -170,15 +213,19 @@ class InboundMail(Base):
 
     __tablename__ = "inbound_mails"
     # The rate limit counts a sender's answered mails in the last window.
-    __table_args__ = (Index("ix_inbound_sender_processed", "sender", "processed_at"),)
+    __table_args__ = (
+        Index("ix_inbound_sender_processed", "sender", "processed_at"),
+        CheckConstraint(check_in("status", InboundStatus), name="ck_inbound_mails_status"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     digest: Mapped[str] = mapped_column(String(64), unique=True)  # sha256 of the raw bytes
     transport_ref: Mapped[str] = mapped_column(String(200))
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     received_at: Mapped[datetime]
-    # new -> answered | ignored | failed
-    status: Mapped[str] = mapped_column(String(16), default="new", index=True)
+    status: Mapped[InboundStatus] = mapped_column(
+        Choice(InboundStatus), default=InboundStatus.NEW, index=True
+    )
     outcome: Mapped[str] = mapped_column(Text, default="")
     sender: Mapped[str | None] = mapped_column(String(254), default=None)
     message_id: Mapped[str | None] = mapped_column(String(998), default=None)
@@ -203,18 +250,23 @@ class OutboundMail(Base):
     """Outgoing mail, written here first and sent afterwards (the outbox)."""
 
     __tablename__ = "outbound_mails"
+    __table_args__ = (
+        CheckConstraint(check_in("kind", OutboundKind), name="ck_outbound_mails_kind"),
+        CheckConstraint(check_in("status", OutboundStatus), name="ck_outbound_mails_status"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     message_id: Mapped[str] = mapped_column(String(998), unique=True)
-    kind: Mapped[str] = mapped_column(String(32))  # answer | receipt | report | reminder | notice
+    kind: Mapped[OutboundKind] = mapped_column(Choice(OutboundKind, 32))
     game_id: Mapped[str | None] = mapped_column(String(64), default=None, index=True)
     side: Mapped[str | None] = mapped_column(String(32), default=None)
     sender: Mapped[str] = mapped_column(String(254))
     recipient: Mapped[str] = mapped_column(String(254))
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime]
-    # pending -> sent | failed
-    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
+    status: Mapped[OutboundStatus] = mapped_column(
+        Choice(OutboundStatus), default=OutboundStatus.PENDING, index=True
+    )
     attempts: Mapped[int] = mapped_column(default=0)
     next_attempt_at: Mapped[datetime]
     last_error: Mapped[str] = mapped_column(Text, default="")
@@ -241,6 +293,7 @@ class Report(Base):
 
 class Dispute(Base):
     __tablename__ = "disputes"
+    __table_args__ = (CheckConstraint(check_in("status", DisputeStatus), name="ck_disputes_status"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
@@ -248,7 +301,9 @@ class Dispute(Base):
     side: Mapped[str] = mapped_column(String(32))
     text: Mapped[str] = mapped_column(Text)
     filed_at: Mapped[datetime]
-    status: Mapped[str] = mapped_column(String(16), default="open")  # open|upheld|dismissed
+    status: Mapped[DisputeStatus] = mapped_column(
+        Choice(DisputeStatus), default=DisputeStatus.OPEN
+    )
     ruling: Mapped[str] = mapped_column(Text, default="")
 
 
