@@ -53,7 +53,8 @@ from pbem.intake.signatures import (  # noqa: E402
     sign_block,
     verify_block,
 )
-from pbem.lifecycle.games import Desk, GameMaster  # noqa: E402
+from pbem.lifecycle.desk import Desk  # noqa: E402
+from pbem.lifecycle.games import GameMaster  # noqa: E402
 from pbem.outbox.compose import compose_reply, reply_subject  # noqa: E402
 from pbem.reports.mailing import Reporter  # noqa: E402
 from pbem.storage.db import create_all, make_engine, make_sessionmaker  # noqa: E402
@@ -102,13 +103,13 @@ def make_games(url: str, config: Config, games: int) -> list[tuple[str, str, byt
         for g in range(games):
             game = f"b{g}"
             # No early adjudication: each order set is sealed and waits (no turn runs).
-            gm.create_game(game, "demo", "long-duel", settings={"early_adjudication": False})
+            gm.acts.create_game(game, "demo", "long-duel", settings={"early_adjudication": False})
             for side in ("north", "south"):
                 key, pub = generate_keypair(f"{side}-{g}")
                 address = f"{side}{g}@players.example"
-                gm.assign(game, side, address, public_key=pub)
+                gm.acts.assign(game, side, address, public_key=pub)
                 seats.append((game, side, key, address, pub))
-            gm.start(game)
+            gm.acts.start(game)
     engine.dispose()
     return seats
 

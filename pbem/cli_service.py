@@ -88,7 +88,8 @@ def cmd_moderator(args: argparse.Namespace) -> int:
     import shlex
 
     from pbem.lifecycle import moderator
-    from pbem.lifecycle.games import Desk, GameMaster
+    from pbem.lifecycle.desk import Desk
+    from pbem.lifecycle.games import GameMaster
     from pbem.reports.mailing import Reporter
     from pbem.service.clock import utcnow
     from pbem.storage.db import make_engine, make_sessionmaker

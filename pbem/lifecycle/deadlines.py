@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem.config import GamesConfig
 
-POLICIES = ("standing", "nothing", "forfeit")
+
+class NoOrdersPolicy(StrEnum):
+    """What happens to a side that sent no orders by the end of the grace period."""
+
+    STANDING = "standing"  # the ruleset's standing orders
+    NOTHING = "nothing"  # no orders at all
+    FORFEIT = "forfeit"  # the side loses the game
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,14 +49,16 @@ def phase_times(opened: datetime, settings: dict[str, Any]) -> PhaseTimes:
     return PhaseTimes(deadline, grace_until, max(remind_at, opened))
 
 
-def no_orders_policy(settings: dict[str, Any], side: str) -> str:
+def no_orders_policy(settings: dict[str, Any], side: str) -> NoOrdersPolicy:
     """The policy for a side that sent nothing: one value for all, or a table per side."""
-    policy = settings.get("no_orders_policy", "standing")
+    policy = settings.get("no_orders_policy", NoOrdersPolicy.STANDING)
     if isinstance(policy, dict):
-        policy = policy.get(side, "standing")
-    if policy not in POLICIES:
-        raise ValueError(f"unknown no-orders policy {policy!r}; use one of {', '.join(POLICIES)}")
-    return str(policy)
+        policy = policy.get(side, NoOrdersPolicy.STANDING)
+    try:
+        return NoOrdersPolicy(policy)
+    except ValueError:
+        known = ", ".join(NoOrdersPolicy)
+        raise ValueError(f"unknown no-orders policy {policy!r}; use one of {known}") from None
 
 
 def pushed_back(deadline: datetime, last_alive: datetime, now: datetime) -> datetime | None:

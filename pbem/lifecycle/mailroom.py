@@ -41,8 +41,10 @@ from pbem.lifecycle.games import GameMaster
 from pbem.outbox.compose import reply_subject
 from pbem.outbox.queue import enqueue, loop_token, message_id_for, prefetch_unqueued
 from pbem.record import journal
+from pbem.record.payloads import MailRefused
 from pbem.reports.render import render
 from pbem.secrecy import sealing
+from pbem.storage.enums import InboundStatus
 from pbem.storage.models import Game, InboundMail, Seat, UsedSignature
 
 log = logging.getLogger("pbem.mailroom")
@@ -141,7 +143,7 @@ def open_mail(key: bytes, row: InboundMail, max_size: int) -> Opened:
 class Mailroom:
     def __init__(self, gm: GameMaster) -> None:
         self.gm = gm
-        self.s = gm.s
+        self.s = gm.desk.session
         self.config = gm.desk.config
         # Sender -> mails answered in the rate window, this batch's included.
         self._answered: dict[str, int] = {}
@@ -179,7 +181,7 @@ class Mailroom:
             self.s.scalars(select(UsedSignature.digest).where(UsedSignature.digest.in_(digests)))
         )
         self._unused |= digests - used
-        self.gm.prefetch(
+        self.gm.lookups.prefetch(
             {
                 seat.game_id
                 for key_id in key_ids
@@ -204,10 +206,12 @@ class Mailroom:
             max_size=self.config.intake.max_size,
         )
         if not verdict.answer:
-            return self._close(row, "ignored", f"not answered: {verdict.reason}")
+            return self._close(row, InboundStatus.IGNORED, f"not answered: {verdict.reason}")
         assert mail.from_addr is not None
         if not self._within_rate_limit(mail.from_addr):
-            return self._close(row, "ignored", "not answered: sender over the rate limit")
+            return self._close(
+                row, InboundStatus.IGNORED, "not answered: sender over the rate limit"
+            )
         if not verdict.process:
             answer = Answer(
                 error=f"Your mail is {mail.size} bytes; the limit is "
@@ -263,7 +267,7 @@ class Mailroom:
                 .where(
                     InboundMail.sender.in_(wanted),
                     InboundMail.processed_at > since,
-                    InboundMail.status == "answered",
+                    InboundMail.status == InboundStatus.ANSWERED,
                 )
                 .group_by(InboundMail.sender)
             )
@@ -271,7 +275,7 @@ class Mailroom:
         for sender in wanted:
             self._answered[sender] = counts.get(sender, 0)
 
-    def _close(self, row: InboundMail, status: str, outcome: str) -> str:
+    def _close(self, row: InboundMail, status: InboundStatus, outcome: str) -> str:
         row.status = status
         row.outcome = outcome
         row.processed_at = self.gm.desk.now
@@ -290,12 +294,11 @@ class Mailroom:
         could write into any game's record) and a game that exists."""
         if not game_id or self.s.get(Game, game_id) is None:
             return
-        self.gm.game(game_id)  # the row lock under which record entries are numbered
+        self.gm.lookups.game(game_id)  # the row lock under which record entries are numbered
         journal.append(
             self.s,
             game_id,
-            "mail-refused",
-            {"mail": row.digest, "side": side, "turn": turn, "phase": phase, "reason": reason},
+            MailRefused(mail=row.digest, side=side, turn=turn, phase=phase, reason=reason),
             self.gm.desk.now,
         )
 
@@ -320,7 +323,7 @@ class Mailroom:
             game_id=answer.game or None,
             side=answer.side or None,
         )
-        return self._close(row, "answered", outcome)
+        return self._close(row, InboundStatus.ANSWERED, outcome)
 
     # ------------------------------------------------------- verification
 
@@ -442,14 +445,16 @@ class Mailroom:
         gm = self.gm
         answer = Answer(game=sheet.game, side=sheet.side, turn=sheet.turn, phase=sheet.phase)
         try:
-            game, phase = gm.taking_orders(sheet.game, seat.side or "", sheet.turn, sheet.phase)
+            game, phase = gm.phases.taking_orders(
+                sheet.game, seat.side or "", sheet.turn, sheet.phase
+            )
         except LifecycleError as exc:
             answer.error = str(exc)
             return self._answer(row, mail, answer, f"refused: {exc}")
-        ruleset = gm.ruleset(game)
+        ruleset = gm.lookups.ruleset(game)
         numbers = [n for n, _ in sheet.lines]
         validation = ruleset.validate(
-            gm.state_of(phase), seat.side or "", "\n".join(t for _, t in sheet.lines)
+            gm.lookups.state_of(phase), seat.side or "", "\n".join(t for _, t in sheet.lines)
         )
         answer.accepted = list(validation.accepted)
         answer.refused = [
@@ -468,7 +473,7 @@ class Mailroom:
             )
             return self._answer(row, mail, answer, "refused: every order line")
         try:
-            receipt = gm.seal_orders(
+            receipt = gm.phases.seal_orders(
                 game, phase, seat.side or "", validation.accepted, mail_id=row.id
             )
         except LifecycleError as exc:
@@ -494,7 +499,7 @@ class Mailroom:
         answer = Answer(game=sheet.game, side=sheet.side, turn=sheet.turn, phase=sheet.phase)
         text = "\n".join(t for _, t in sheet.lines)
         try:
-            dispute = gm.file_dispute(sheet.game, seat.side or "", sheet.turn, sheet.phase, text)
+            dispute = gm.disputes.file(sheet.game, seat.side or "", sheet.turn, sheet.phase, text)
         except LifecycleError as exc:
             answer.error = str(exc)
             return self._answer(row, mail, answer, f"refused: {exc}")

@@ -34,6 +34,7 @@ from typing import Any
 from pbem.core.errors import LifecycleError
 from pbem.lifecycle.games import GameMaster
 from pbem.outbox.queue import enqueue
+from pbem.storage.enums import SeatRole
 
 SETTING_KEYS: dict[str, Callable[[str], Any]] = {
     "deadline_hours": float,
@@ -97,33 +98,33 @@ def _create(gm: GameMaster, a: list[str]) -> str:
                 raise LifecycleError(f"{key}={value!r} is not a valid value") from None
         else:
             options[key] = value
-    game = gm.create_game(a[0], a[1], a[2], options, settings)
+    game = gm.acts.create_game(a[0], a[1], a[2], options, settings)
     return f"game {game.id} created ({game.ruleset}, {game.scenario})"
 
 
 def _assign(gm: GameMaster, a: list[str]) -> str:
     _need(a, 4, "ASSIGN game side email KEY [tz=Zone]")
     key, cert, tz = _key_args(a[3:])
-    seat = gm.assign(a[0], a[1], a[2], public_key=key, certificate=cert, timezone=tz)
+    seat = gm.acts.assign(a[0], a[1], a[2], public_key=key, certificate=cert, timezone=tz)
     return f"{seat.email} plays {seat.side} in {a[0]} (key {seat.key_fingerprint or seat.cert_fingerprint})"
 
 
 def _replace(gm: GameMaster, a: list[str]) -> str:
     _need(a, 4, "REPLACE game side email KEY [tz=Zone]")
     key, cert, tz = _key_args(a[3:])
-    seat = gm.replace_player(a[0], a[1], a[2], public_key=key, certificate=cert, timezone=tz)
+    seat = gm.acts.replace_player(a[0], a[1], a[2], public_key=key, certificate=cert, timezone=tz)
     return f"{seat.email} takes over {seat.side} in {a[0]}; the previous key no longer works"
 
 
 def _observe(gm: GameMaster, a: list[str]) -> str:
     _need(a, 2, "OBSERVE game email [side]")
-    seat = gm.add_observer(a[0], a[1], a[2] if len(a) > 2 else None)
+    seat = gm.acts.add_observer(a[0], a[1], a[2] if len(a) > 2 else None)
     return f"{seat.email} observes {a[0]} ({seat.side or 'omniscient'})"
 
 
 def _start(gm: GameMaster, a: list[str]) -> str:
     _need(a, 1, "START game")
-    phase = gm.start(a[0])
+    phase = gm.acts.start(a[0])
     return f"game {a[0]} started" + (
         f"; turn {phase.turn} phase {phase.name} open" if phase else ""
     )
@@ -131,13 +132,13 @@ def _start(gm: GameMaster, a: list[str]) -> str:
 
 def _pause(gm: GameMaster, a: list[str]) -> str:
     _need(a, 1, "PAUSE game [reason]")
-    gm.pause(a[0], " ".join(a[1:]) or "no reason given")
+    gm.acts.pause(a[0], " ".join(a[1:]) or "no reason given")
     return f"game {a[0]} paused"
 
 
 def _resume(gm: GameMaster, a: list[str]) -> str:
     _need(a, 1, "RESUME game")
-    gm.resume(a[0])
+    gm.acts.resume(a[0])
     return f"game {a[0]} resumed"
 
 
@@ -147,13 +148,13 @@ def _extend(gm: GameMaster, a: list[str]) -> str:
         hours = float(a[1])
     except ValueError:
         raise LifecycleError(f"{a[1]!r} is not a number of hours") from None
-    phase = gm.extend(a[0], hours)
+    phase = gm.acts.extend(a[0], hours)
     return f"deadline of {a[0]} turn {phase.turn} {phase.name} is now {phase.deadline:%Y-%m-%d %H:%M} UTC"
 
 
 def _adjudicate(gm: GameMaster, a: list[str]) -> str:
     _need(a, 1, "ADJUDICATE game")
-    result = gm.adjudicate_now(a[0])
+    result = gm.phases.adjudicate_now(a[0])
     nxt = result.next_phase
     return f"{a[0]} turn {result.phase.turn} {result.phase.name} adjudicated" + (
         f"; turn {nxt.turn} {nxt.name} open" if nxt else "; the game is over"
@@ -167,7 +168,7 @@ def _rollback(gm: GameMaster, a: list[str]) -> str:
     except ValueError:
         raise LifecycleError(f"{a[1]!r} is not a turn number") from None
     replot = len(a) > 3 and a[3].upper() == "REPLOT"
-    phase = gm.rollback(a[0], turn, a[2], replot=replot)
+    phase = gm.corrections.rollback(a[0], turn, a[2], replot=replot)
     how = "players plot again under a new seed" if replot else "same orders and seed, locked"
     return f"{a[0]} rolled back to turn {phase.turn} {phase.name} ({how})"
 
@@ -182,10 +183,10 @@ def _rule(gm: GameMaster, a: list[str]) -> str:
     except ValueError:
         raise LifecycleError(f"{a[1]!r} is not a dispute number") from None
     reason = " ".join(a[3:])
-    dispute = gm.rule_dispute(a[0], dispute_id, verdict == "UPHELD", reason)
-    for seat in gm.seats(a[0], role="player"):
+    dispute = gm.disputes.rule(a[0], dispute_id, verdict == "UPHELD", reason)
+    for seat in gm.lookups.seats(a[0], role=SeatRole.PLAYER):
         enqueue(
-            gm.s,
+            gm.desk.session,
             gm.desk.config,
             kind="notice",
             cause=("ruling", a[0], str(dispute_id), str(seat.id)),
@@ -213,7 +214,7 @@ def _edit(gm: GameMaster, a: list[str]) -> str:
         value: Any = json.loads(text, parse_constant=_no_constant)
     except ValueError:
         value = text  # a bare word is meant as a string: EDIT g1 /weather/A storm
-    phase, old = gm.edit_state(a[0], a[1], value)
+    phase, old = gm.corrections.edit_state(a[0], a[1], value)
     return (
         f"{a[0]} turn {phase.turn} {phase.name}: {a[1]} set to {json.dumps(value)} "
         f"(was {json.dumps(old)}); recorded as a correcting edit"
@@ -222,19 +223,19 @@ def _edit(gm: GameMaster, a: list[str]) -> str:
 
 def _end(gm: GameMaster, a: list[str]) -> str:
     _need(a, 1, "END game [reason]")
-    gm.end(a[0], " ".join(a[1:]) or "ended by the moderator")
+    gm.acts.end(a[0], " ".join(a[1:]) or "ended by the moderator")
     return f"game {a[0]} ended"
 
 
 def _status(gm: GameMaster, a: list[str]) -> str:
     _need(a, 1, "STATUS game")
-    game = gm.game(a[0], lock=False)
-    phase = gm.open_phase(a[0])
+    game = gm.lookups.game(a[0], lock=False)
+    phase = gm.lookups.open_phase(a[0])
     if phase is None:
         return f"{game.id}: {game.status}"
     # Only who is in: nobody reads a sealed plot before adjudication.
     who = ", ".join(
-        f"{s}: {'in' if v else 'missing'}" for s, v in gm.who_has_plotted(phase).items()
+        f"{s}: {'in' if v else 'missing'}" for s, v in gm.lookups.who_has_plotted(phase).items()
     )
     deadline = f"{phase.deadline:%Y-%m-%d %H:%M} UTC" if phase.deadline else "none"
     return f"{game.id}: {game.status}, turn {phase.turn} {phase.name}, deadline {deadline}; {who}"

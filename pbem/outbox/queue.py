@@ -129,17 +129,17 @@ def _record_report(
     """
     # Imported here: the lifecycle imports the outbox, not the other way round.
     from pbem.record import journal
+    from pbem.record.payloads import ReportSent
 
     journal.append(
         session,
         game_id,
-        "report-sent",
-        {
-            "audience": side or "omniscient",
-            "to": to,
-            "message_id": message_id,
-            "text_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
-        },
+        ReportSent(
+            audience=side or "omniscient",
+            to=to,
+            message_id=message_id,
+            text_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        ),
         now,
     )
 

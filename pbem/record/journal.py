@@ -10,6 +10,7 @@ from sqlalchemy import func, select, tuple_
 from sqlalchemy.orm import Session
 
 from pbem.record.chain import GENESIS, entry_hash
+from pbem.record.payloads import Payload
 from pbem.storage.db import still_in_view, transaction_memo
 from pbem.storage.models import RecordEntry
 
@@ -57,12 +58,11 @@ def prefetch_heads(session: Session, game_ids: Collection[str]) -> None:
         heads[entry.game_id] = entry
 
 
-def append(
-    session: Session, game_id: str, kind: str, payload: dict[str, Any], at: datetime
-) -> RecordEntry:
+def append(session: Session, game_id: str, payload: Payload, at: datetime) -> RecordEntry:
     """Add one entry; the caller holds the game's row lock, so ``seq`` cannot race.
 
     The entry is flushed with the session's next query or commit."""
+    kind, content = payload.kind, payload.to_dict()
     last = _head(session, game_id)
     seq = 1 if last is None else last.seq + 1
     prev = GENESIS if last is None else last.hash
@@ -72,9 +72,9 @@ def append(
         seq=seq,
         at=at,
         kind=kind,
-        payload=payload,
+        payload=content,
         prev_hash=prev,
-        hash=entry_hash(seq, stamp, kind, payload, prev),
+        hash=entry_hash(seq, stamp, kind, content, prev),
     )
     session.add(entry)
     _heads(session)[game_id] = entry

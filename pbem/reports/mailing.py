@@ -24,7 +24,7 @@ from pbem.reports.render import render
 from pbem.storage.models import Game, Phase, Report, Seat
 
 if TYPE_CHECKING:
-    from pbem.lifecycle.games import GameMaster
+    from pbem.lifecycle.lookups import Lookups
 
 __all__ = ["RenderedReport", "Reporter", "audience_view", "render_report", "view_text"]
 
@@ -64,22 +64,22 @@ def render_report(
 
 class Reporter:
     def phase_reports(
-        self, gm: GameMaster, game: Game, phase: Phase, state: State, events: Sequence[Event]
+        self, gm: Lookups, game: Game, phase: Phase, state: State, events: Sequence[Event]
     ) -> None:
         previous = self._previous(gm, game, phase)
         for seat in gm.seats(game.id):
             self._report(gm, game, seat, phase, state, events, previous, outcome=None)
 
-    def final_reports(
-        self, gm: GameMaster, game: Game, state: State, events: Sequence[Event]
-    ) -> None:
+    def final_reports(self, gm: Lookups, game: Game, state: State, events: Sequence[Event]) -> None:
         previous = self._previous(gm, game, None)
         for seat in gm.seats(game.id):
             self._report(gm, game, seat, None, state, events, previous, outcome=game.outcome)
 
-    def _previous(self, gm: GameMaster, game: Game, phase: Phase | None) -> dict[str, Any] | None:
+    def _previous(self, gm: Lookups, game: Game, phase: Phase | None) -> dict[str, Any] | None:
         """The phase just adjudicated, with its revealed seed and plot commitments."""
-        adjudicated = [e for e in journal.entries(gm.s, game.id) if e["kind"] == "phase-adjudicated"]
+        adjudicated = [
+            e for e in journal.entries(gm.s, game.id) if e["kind"] == "phase-adjudicated"
+        ]
         if not adjudicated:
             return None
         p = adjudicated[-1]["payload"]
@@ -94,7 +94,7 @@ class Reporter:
 
     def _report(
         self,
-        gm: GameMaster,
+        gm: Lookups,
         game: Game,
         seat: Seat,
         phase: Phase | None,
@@ -174,13 +174,13 @@ class Reporter:
         )
 
     def _order_form(
-        self, gm: GameMaster, game: Game, phase: Phase | None, state: State, side: str
+        self, gm: Lookups, game: Game, phase: Phase | None, state: State, side: str
     ) -> str:
         assert phase is not None
         header = f"Game: {game.id}\nSide: {side}\nTurn: {phase.turn}\nPhase: {phase.name}\n\n"
         return header + gm.ruleset(game).order_template(state, side)
 
-    def reminder(self, gm: GameMaster, game: Game, phase: Phase, side: str) -> None:
+    def reminder(self, gm: Lookups, game: Game, phase: Phase, side: str) -> None:
         seat = gm.player(game.id, side)
         if seat is None or phase.deadline is None:
             return

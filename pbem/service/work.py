@@ -18,10 +18,12 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbem.config import Config
-from pbem.lifecycle.games import Desk, GameMaster
+from pbem.lifecycle.desk import Desk
+from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.mailroom import Mailroom, file_mails, open_mail
 from pbem.outbox.queue import open_outbound
 from pbem.reports.mailing import Reporter
+from pbem.storage.enums import InboundStatus, OutboundStatus
 from pbem.storage.models import Heartbeat, InboundMail, OutboundMail
 
 log = logging.getLogger("pbem.service")
@@ -139,7 +141,7 @@ class Worker:
             with self.sessions.begin() as s:
                 row = s.get(InboundMail, mail_id)
                 if row is not None:
-                    row.status = "failed"
+                    row.status = InboundStatus.FAILED
                     row.outcome = traceback.format_exc(limit=5)[-2000:]
                     row.processed_at = now
             return "failed"
@@ -241,18 +243,18 @@ class Worker:
         if everything or sweep_due or self._sweep_requested:
             self._last_sweep, self._sweep_requested = now, False
             with self.sessions() as s:
-                games = self.game_master(s, now).due_games()
+                games = self.game_master(s, now).clock.due_games()
         elif touched:
             # Of the games mail named, those with something due (one query, no locks).
             with self.sessions() as s:
-                games = self.game_master(s, now).due_games(among=touched)
+                games = self.game_master(s, now).clock.due_games(among=touched)
         else:
             games = []
         did: list[str] = []
         for game_id in games:
             try:
                 with self.sessions.begin() as s:
-                    for what in self.game_master(s, self.clock()).tick(game_id):
+                    for what in self.game_master(s, self.clock()).clock.tick(game_id):
                         log.info(what, extra={"game": game_id})
                         did.append(f"{game_id}: {what}")
             except Exception:
@@ -267,7 +269,7 @@ class Worker:
             beat = s.get(Heartbeat, "daemon")
             moved: list[str] = []
             if beat is not None:
-                moved = self.game_master(s, now).push_back_deadlines(beat.at)
+                moved = self.game_master(s, now).clock.push_back_deadlines(beat.at)
             self._beat(s, now)
         for game_id in moved:
             log.info("deadline pushed back after downtime", extra={"game": game_id})
@@ -383,7 +385,7 @@ class Worker:
             row.claim_owner = None
             row.claim_until = None
             if permanent or row.attempts >= self.config.outbox.max_attempts:
-                row.status = "failed"
+                row.status = OutboundStatus.FAILED
                 log.error("mail %s to %s failed for good: %s", row.message_id, row.recipient, error)
             else:
                 delay = self.config.outbox.retry_base * 2 ** (row.attempts - 1)

@@ -293,7 +293,9 @@ class Report(Base):
 
 class Dispute(Base):
     __tablename__ = "disputes"
-    __table_args__ = (CheckConstraint(check_in("status", DisputeStatus), name="ck_disputes_status"),)
+    __table_args__ = (
+        CheckConstraint(check_in("status", DisputeStatus), name="ck_disputes_status"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
@@ -301,9 +303,7 @@ class Dispute(Base):
     side: Mapped[str] = mapped_column(String(32))
     text: Mapped[str] = mapped_column(Text)
     filed_at: Mapped[datetime]
-    status: Mapped[DisputeStatus] = mapped_column(
-        Choice(DisputeStatus), default=DisputeStatus.OPEN
-    )
+    status: Mapped[DisputeStatus] = mapped_column(Choice(DisputeStatus), default=DisputeStatus.OPEN)
     ruling: Mapped[str] = mapped_column(Text, default="")
 
 

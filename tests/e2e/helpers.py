@@ -39,7 +39,8 @@ from pbem.config import (
 )
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
-from pbem.lifecycle.games import Desk, GameMaster
+from pbem.lifecycle.desk import Desk
+from pbem.lifecycle.games import GameMaster
 from pbem.reports.mailing import Reporter
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 from pbem.storage.models import InboundMail, OutboundMail
@@ -174,12 +175,12 @@ class ModeratorDesk:
     ) -> None:
         with self.sessions.begin() as s:
             gm = self.gm(s)
-            gm.create_game(
+            gm.acts.create_game(
                 game_id, "demo", scenario, settings={"early_adjudication": early_adjudication}
             )
             for p in players:
-                gm.assign(game_id, p.side, p.address, public_key=p.public)
-            gm.start(game_id)
+                gm.acts.assign(game_id, p.side, p.address, public_key=p.public)
+            gm.acts.start(game_id)
 
     def mails(self) -> list[InboundMail]:
         with self.sessions() as s:

@@ -23,7 +23,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbem.config import Config, SecretsConfig
 from pbem.intake.signatures import generate_keypair
-from pbem.lifecycle.games import Desk, GameMaster
+from pbem.lifecycle.desk import Desk
+from pbem.lifecycle.games import GameMaster
 from pbem.reports.mailing import Reporter
 from pbem.reports.site import write_site
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
@@ -75,16 +76,16 @@ def finished_game(sqlite_url: str, tmp_path: Path) -> Iterator[sessionmaker[Sess
 
     with sessions.begin() as s:
         m = gm(s)
-        m.create_game("g1", "demo", "duel", settings={"early_adjudication": True})
+        m.acts.create_game("g1", "demo", "duel", settings={"early_adjudication": True})
         for side in ("north", "south"):
-            m.assign("g1", side, f"{side}@example.org", public_key=generate_keypair(side)[1])
-        m.add_observer("g1", "watcher@example.org", None)
-        m.start("g1")
+            m.acts.assign("g1", side, f"{side}@example.org", public_key=generate_keypair(side)[1])
+        m.acts.add_observer("g1", "watcher@example.org", None)
+        m.acts.start("g1")
     for turn in (1, 2, 3):
         with sessions.begin() as s:
             m = gm(s)
-            m.submit("g1", "north", turn, "plot", ["SEND SQN-1 A", "SEND SQN-2 B"])
-            m.adjudicate_now("g1")
+            m.phases.submit("g1", "north", turn, "plot", ["SEND SQN-1 A", "SEND SQN-2 B"])
+            m.phases.adjudicate_now("g1")
     yield sessions
     engine.dispose()
 

@@ -15,7 +15,8 @@ from sqlalchemy import func, select
 from pbem.config import Config, SecretsConfig
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
-from pbem.lifecycle.games import Desk, GameMaster
+from pbem.lifecycle.desk import Desk
+from pbem.lifecycle.games import GameMaster
 from pbem.reports.mailing import Reporter
 from pbem.service.work import Worker
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
@@ -48,10 +49,10 @@ def test_two_daemons_share_postgresql_each_mail_once(tmp_path):
             gm = GameMaster(
                 Desk(s, config, config.secrets.key_bytes(), datetime.now(UTC)), Reporter()
             )
-            gm.create_game("g1", "demo", "long-duel", settings={"early_adjudication": False})
+            gm.acts.create_game("g1", "demo", "long-duel", settings={"early_adjudication": False})
             for side in keys:
-                gm.assign("g1", side, f"{side}@example.org", public_key=keys[side][1])
-            gm.start("g1")
+                gm.acts.assign("g1", side, f"{side}@example.org", public_key=keys[side][1])
+            gm.acts.start("g1")
         workers = [
             Worker(config, sessions, f"daemon-{i}", lambda: datetime.now(UTC)) for i in (1, 2)
         ]

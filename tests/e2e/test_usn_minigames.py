@@ -27,7 +27,8 @@ from pbem.core.dice import ScriptedDice
 from pbem.demo_usn import PLANS, Plan
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
-from pbem.lifecycle.games import Desk, GameMaster
+from pbem.lifecycle.desk import Desk
+from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.mailroom import Mailroom, file_mail
 from pbem.record import journal
 from pbem.reports.mailing import Reporter
@@ -91,7 +92,7 @@ def mail_orders(table: Table, sender: str, key: bytes, head: str, lines: list[st
     raw = msg.as_bytes()
 
     def go(gm: GameMaster) -> str:
-        row = file_mail(gm.s, "ref", raw, T0, gm.desk.key)
+        row = file_mail(gm.desk.session, "ref", raw, T0, gm.desk.key)
         assert row is not None
         return Mailroom(gm).process(row)
 
@@ -104,10 +105,10 @@ def play(table: Table, scenario: str, script: Plan) -> tuple[dict[str, Any], lis
     gid = f"usn-{scenario}"
 
     def setup(gm: GameMaster) -> None:
-        gm.create_game(gid, "usn", scenario, settings={"early_adjudication": True})
+        gm.acts.create_game(gid, "usn", scenario, settings={"early_adjudication": True})
         for side in (J, A):
-            gm.assign(gid, side, f"{side}@example.org", public_key=keys[side][1])
-        gm.start(gid)
+            gm.acts.assign(gid, side, f"{side}@example.org", public_key=keys[side][1])
+        gm.acts.start(gid)
 
     table.run(setup)
     for _ in range(40):
@@ -122,13 +123,13 @@ def play(table: Table, scenario: str, script: Plan) -> tuple[dict[str, Any], lis
             assert outcome.startswith("accepted"), (turn, name, side, outcome)
             m = re.match(r"accepted (\d+), refused (\d+)", outcome)
             assert m and int(m.group(2)) == 0, (turn, name, side, lines, outcome)
-        table.run(lambda gm: gm.tick(gid))
+        table.run(lambda gm: gm.clock.tick(gid))
     return table.run(lambda gm: _final(gm, gid))
 
 
 def _open(gm: GameMaster, gid: str) -> tuple[int, str, tuple[str, ...]] | None:
-    game = gm.game(gid)
-    phase = gm.open_phase(gid)
+    game = gm.lookups.game(gid)
+    phase = gm.lookups.open_phase(gid)
     if game.status != "running" or phase is None:
         return None
     return phase.turn, phase.name, tuple(phase.sides)
@@ -137,12 +138,12 @@ def _open(gm: GameMaster, gid: str) -> tuple[int, str, tuple[str, ...]] | None:
 def _final(gm: GameMaster, gid: str) -> tuple[dict[str, Any], list[Any], Any]:
     """The state after the last round, recomputed from the record (the lifecycle keeps
     states per open phase): the last phase's state, its revealed orders and rolls."""
-    game = gm.game(gid)
+    game = gm.lookups.game(gid)
     assert game.status == "over", game.status
-    entries = journal.entries(gm.s, gid)
+    entries = journal.entries(gm.desk.session, gid)
     assert any(e["kind"] == "game-over" for e in entries), "no game-over entry"
     last = [e["payload"] for e in entries if e["kind"] == "phase-adjudicated"][-1]
-    start = gm.state_of(gm.line_of_play(gid)[-1])
+    start = gm.lookups.state_of(gm.lookups.line_of_play(gid)[-1])
     orders = {side: list(p["orders"]) for side, p in last["plots"].items()}
     dice = ScriptedDice([int(v) for v, _ in last["rolls"]])
     final = dict(UsnRuleset(world_geo()).adjudicate(start, orders, dice).state)

@@ -26,7 +26,8 @@ from sqlalchemy import select
 from pbem.config import Config, IntakeConfig, ModeratorConfig, SecretsConfig
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
-from pbem.lifecycle.games import Desk, GameMaster
+from pbem.lifecycle.desk import Desk
+from pbem.lifecycle.games import GameMaster
 from pbem.reports.mailing import Reporter
 from pbem.service.work import Worker
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
@@ -54,11 +55,11 @@ class Intake:
         self.worker = Worker(self.config, self.sessions, "test:1", lambda: T0)
         with self.sessions.begin() as s:
             gm = GameMaster(Desk(s, self.config, self.config.secrets.key_bytes(), T0), Reporter())
-            gm.create_game("g1", "demo", "duel", settings={"early_adjudication": False})
-            gm.assign("g1", "north", "north@example.org", public_key=NORTH_PUB)
+            gm.acts.create_game("g1", "demo", "duel", settings={"early_adjudication": False})
+            gm.acts.assign("g1", "north", "north@example.org", public_key=NORTH_PUB)
             _, south_pub = generate_keypair("south")
-            gm.assign("g1", "south", "south@example.org", public_key=south_pub)
-            gm.start("g1")
+            gm.acts.assign("g1", "south", "south@example.org", public_key=south_pub)
+            gm.acts.start("g1")
 
     def take(self, raw: bytes) -> InboundMail:
         assert self.worker.file("uid:1", raw) is True

@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session
 
 from pbem.config import Config, SecretsConfig
 from pbem.intake.signatures import generate_keypair
-from pbem.lifecycle.games import Desk, GameMaster
+from pbem.lifecycle.desk import Desk
+from pbem.lifecycle.games import GameMaster
 from pbem.reports.mailing import Reporter
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 
@@ -63,10 +64,10 @@ def table(sessions, config: Config) -> Iterator[Table]:  # type: ignore[no-untyp
 @pytest.fixture
 def demo_game(table: Table, keys) -> str:  # type: ignore[no-untyped-def]
     def setup(gm: GameMaster) -> None:
-        gm.create_game("g1", "demo", "duel", settings={"early_adjudication": True})
-        gm.assign("g1", "north", "north@example.org", public_key=keys["north"][1])
-        gm.assign("g1", "south", "south@example.org", public_key=keys["south"][1])
-        gm.start("g1")
+        gm.acts.create_game("g1", "demo", "duel", settings={"early_adjudication": True})
+        gm.acts.assign("g1", "north", "north@example.org", public_key=keys["north"][1])
+        gm.acts.assign("g1", "south", "south@example.org", public_key=keys["south"][1])
+        gm.acts.start("g1")
 
     table.run(setup)
     return "g1"

@@ -41,22 +41,22 @@ def zoned_game(table, keys) -> str:
     """g1 with north in Berlin and south in New York; deadline 72 h after T0."""
 
     def setup(gm):
-        gm.create_game("g1", "demo", "duel")
-        gm.assign(
+        gm.acts.create_game("g1", "demo", "duel")
+        gm.acts.assign(
             "g1",
             "north",
             "north@example.org",
             public_key=keys["north"][1],
             timezone="Europe/Berlin",
         )
-        gm.assign(
+        gm.acts.assign(
             "g1",
             "south",
             "south@example.org",
             public_key=keys["south"][1],
             timezone="America/New_York",
         )
-        gm.start("g1")
+        gm.acts.start("g1")
 
     table.run(setup)
     return "g1"
@@ -118,10 +118,12 @@ def test_pushed_back_keeps_exactly_the_time_that_was_left(deadline, last_alive, 
 
 
 def test_deadline_stored_in_utc_shown_in_each_players_zone(table, zoned_game):
-    phase = table.run(lambda gm: gm.open_phase("g1"))
+    phase = table.run(lambda gm: gm.lookups.open_phase("g1"))
     assert phase.deadline == T0 + timedelta(hours=72)
     assert phase.deadline.utcoffset() == timedelta(0)
-    texts = table.run(lambda gm: {r.audience: r.text for r in gm.s.scalars(select(Report))})
+    texts = table.run(
+        lambda gm: {r.audience: r.text for r in gm.desk.session.scalars(select(Report))}
+    )
     assert "Wed 04 Nov 2026 13:00 CET" in texts["north"]
     assert "Wed 04 Nov 2026 07:00 EST" in texts["south"]
     assert "07:00 EST" not in texts["north"] and "13:00 CET" not in texts["south"]
@@ -129,14 +131,14 @@ def test_deadline_stored_in_utc_shown_in_each_players_zone(table, zoned_game):
 
 def test_times_given_in_another_zone_are_stored_as_utc(table, zoned_game):
     table.now = T0.astimezone(ZoneInfo("Asia/Tokyo")) + timedelta(hours=1)
-    table.run(lambda gm: gm.extend("g1", 1))
-    phase = table.run(lambda gm: gm.open_phase("g1"))
+    table.run(lambda gm: gm.acts.extend("g1", 1))
+    phase = table.run(lambda gm: gm.lookups.open_phase("g1"))
     assert phase.deadline.tzinfo is not None and phase.deadline.utcoffset() == timedelta(0)
     assert phase.deadline == T0 + timedelta(hours=73)
 
 
 def test_unknown_time_zone_refused(table, keys):
-    table.run(lambda gm: gm.create_game("g1", "demo", "duel"))
+    table.run(lambda gm: gm.acts.create_game("g1", "demo", "duel"))
     with pytest.raises(LifecycleError, match="unknown time zone 'Mars/Olympus'"):
         table.run(
             lambda gm: moderator.execute(
@@ -153,16 +155,18 @@ def test_unknown_no_orders_policy_refused_as_a_moderator_error(table):
 
 
 def test_reminder_to_the_side_that_owes_orders_in_its_zone(table, zoned_game):
-    table.run(lambda gm: gm.submit("g1", "north", 1, "plot", ["SEND SQN-1 A"]))
+    table.run(lambda gm: gm.phases.submit("g1", "north", 1, "plot", ["SEND SQN-1 A"]))
     table.now = T0 + timedelta(hours=47)
-    assert table.run(lambda gm: gm.tick("g1")) == []  # not yet: 24 h before the deadline
+    assert table.run(lambda gm: gm.clock.tick("g1")) == []  # not yet: 24 h before the deadline
     table.now = T0 + timedelta(hours=48, minutes=1)
-    assert table.run(lambda gm: gm.tick("g1")) == ["reminded south"]
-    assert table.run(lambda gm: gm.tick("g1")) == []  # once
+    assert table.run(lambda gm: gm.clock.tick("g1")) == ["reminded south"]
+    assert table.run(lambda gm: gm.clock.tick("g1")) == []  # once
     reminders = table.run(
         lambda gm: [
             (m.recipient, text_of(open_outbound(gm.desk.key, m)))
-            for m in gm.s.scalars(select(OutboundMail).where(OutboundMail.kind == "reminder"))
+            for m in gm.desk.session.scalars(
+                select(OutboundMail).where(OutboundMail.kind == "reminder")
+            )
         ]
     )
     assert len(reminders) == 1
@@ -182,10 +186,12 @@ def test_answer_shows_the_deadline_in_the_senders_zone(table, zoned_game, keys):
     msg.set_content(sign_block(add_nonce(block), keys["north"][0]))
 
     def go(gm):
-        row = file_mail(gm.s, "ref", msg.as_bytes(), gm.desk.now, gm.desk.key)
+        row = file_mail(gm.desk.session, "ref", msg.as_bytes(), gm.desk.now, gm.desk.key)
         assert row is not None
         Mailroom(gm).process(row)
-        answer = gm.s.scalars(select(OutboundMail).where(OutboundMail.kind == "answer")).one()
+        answer = gm.desk.session.scalars(
+            select(OutboundMail).where(OutboundMail.kind == "answer")
+        ).one()
         return text_of(open_outbound(gm.desk.key, answer))
 
     assert "Deadline: Wed 04 Nov 2026 13:00 CET" in table.run(go)
@@ -193,30 +199,34 @@ def test_answer_shows_the_deadline_in_the_senders_zone(table, zoned_game, keys):
 
 def test_late_orders_accepted_within_grace_then_refused(table, zoned_game):
     table.now = T0 + timedelta(hours=80)  # past the deadline, within the 24 h grace
-    receipt = table.run(lambda gm: gm.submit("g1", "south", 1, "plot", ["SEND SQN-2 B"]))
+    receipt = table.run(lambda gm: gm.phases.submit("g1", "south", 1, "plot", ["SEND SQN-2 B"]))
     assert receipt.late
     # A side already late may still correct itself within grace; an on-time side may not.
-    assert table.run(lambda gm: gm.submit("g1", "south", 1, "plot", ["SEND SQN-2 C"])).replaced
+    assert table.run(
+        lambda gm: gm.phases.submit("g1", "south", 1, "plot", ["SEND SQN-2 C"])
+    ).replaced
     table.now = T0 + timedelta(hours=97)
-    did = table.run(lambda gm: gm.tick("g1"))
+    did = table.run(lambda gm: gm.clock.tick("g1"))
     assert did == ["adjudicated turn 1 phase plot: deadline and grace period passed"]
     with pytest.raises(LifecycleError, match="turn 2 phase plot"):
-        table.run(lambda gm: gm.submit("g1", "north", 1, "plot", ["SEND SQN-1 A"]))
+        table.run(lambda gm: gm.phases.submit("g1", "north", 1, "plot", ["SEND SQN-1 A"]))
 
 
 def test_orders_after_grace_refused_even_before_the_clock_ticks(table, keys):
     def setup(gm):
-        gm.create_game("g1", "demo", "duel", settings={"grace_hours": 0})  # late: refused
-        gm.assign("g1", "north", "north@example.org", public_key=keys["north"][1])
-        gm.assign("g1", "south", "south@example.org", public_key=keys["south"][1])
-        gm.start("g1")
+        gm.acts.create_game("g1", "demo", "duel", settings={"grace_hours": 0})  # late: refused
+        gm.acts.assign("g1", "north", "north@example.org", public_key=keys["north"][1])
+        gm.acts.assign("g1", "south", "south@example.org", public_key=keys["south"][1])
+        gm.acts.start("g1")
 
     table.run(setup)
     table.now = T0 + timedelta(hours=72)
     with pytest.raises(LifecycleError, match="deadline and grace period of turn 1 phase plot"):
-        table.run(lambda gm: gm.submit("g1", "north", 1, "plot", ["SEND SQN-1 A"]))
+        table.run(lambda gm: gm.phases.submit("g1", "north", 1, "plot", ["SEND SQN-1 A"]))
     table.now = T0 + timedelta(hours=71, minutes=59)
-    assert not table.run(lambda gm: gm.submit("g1", "north", 1, "plot", ["SEND SQN-1 A"])).late
+    assert not table.run(
+        lambda gm: gm.phases.submit("g1", "north", 1, "plot", ["SEND SQN-1 A"])
+    ).late
 
 
 # ------------------------------------------------------------------ downtime
@@ -225,7 +235,9 @@ def test_orders_after_grace_refused_even_before_the_clock_ticks(table, keys):
 def _pushed(table) -> list[dict]:
     return table.run(
         lambda gm: [
-            e["payload"] for e in journal.entries(gm.s, "g1") if e["kind"] == "deadline-pushed-back"
+            e["payload"]
+            for e in journal.entries(gm.desk.session, "g1")
+            if e["kind"] == "deadline-pushed-back"
         ]
     )
 
@@ -233,33 +245,35 @@ def _pushed(table) -> list[dict]:
 def test_deadline_passed_while_down_is_pushed_back_not_enforced(table, zoned_game):
     last_alive = T0 + timedelta(hours=71)  # one hour left when the daemon went away
     table.now = T0 + timedelta(hours=100)  # past deadline and grace on restart
-    assert table.run(lambda gm: gm.push_back_deadlines(last_alive)) == ["g1"]
-    phase = table.run(lambda gm: gm.open_phase("g1"))
+    assert table.run(lambda gm: gm.clock.push_back_deadlines(last_alive)) == ["g1"]
+    phase = table.run(lambda gm: gm.lookups.open_phase("g1"))
     assert phase.deadline == table.now + timedelta(hours=1)
     assert phase.grace_until == phase.deadline + timedelta(hours=24)
     # Nothing adjudicated retroactively: the sides that owe orders are reminded instead.
-    assert table.run(lambda gm: gm.tick("g1")) == ["reminded north", "reminded south"]
+    assert table.run(lambda gm: gm.clock.tick("g1")) == ["reminded north", "reminded south"]
     assert _pushed(table) == [
         {"phase_seq": 1, "downtime_seconds": 29 * 3600, "deadline": phase.deadline.isoformat()}
     ]
     # On time still counts as on time: the hour that was left.
-    assert not table.run(lambda gm: gm.submit("g1", "north", 1, "plot", ["SEND SQN-1 A"])).late
+    assert not table.run(
+        lambda gm: gm.phases.submit("g1", "north", 1, "plot", ["SEND SQN-1 A"])
+    ).late
 
 
 def test_grace_passed_while_down_is_pushed_back(table, zoned_game):
     last_alive = T0 + timedelta(hours=80)  # went down during the grace period
     table.now = T0 + timedelta(hours=100)
-    assert table.run(lambda gm: gm.push_back_deadlines(last_alive)) == ["g1"]
-    phase = table.run(lambda gm: gm.open_phase("g1"))
+    assert table.run(lambda gm: gm.clock.push_back_deadlines(last_alive)) == ["g1"]
+    phase = table.run(lambda gm: gm.lookups.open_phase("g1"))
     assert phase.grace_until == table.now + timedelta(hours=16)
-    assert not any("adjudicated" in did for did in table.run(lambda gm: gm.tick("g1")))
-    assert table.run(lambda gm: gm.open_phase("g1").seq) == 1
+    assert not any("adjudicated" in did for did in table.run(lambda gm: gm.clock.tick("g1")))
+    assert table.run(lambda gm: gm.lookups.open_phase("g1").seq) == 1
 
 
 def test_deadline_not_reached_while_down_is_left_alone(table, zoned_game):
     table.now = T0 + timedelta(hours=30)
-    assert table.run(lambda gm: gm.push_back_deadlines(T0 + timedelta(hours=10))) == []
-    assert table.run(lambda gm: gm.open_phase("g1").deadline) == T0 + timedelta(hours=72)
+    assert table.run(lambda gm: gm.clock.push_back_deadlines(T0 + timedelta(hours=10))) == []
+    assert table.run(lambda gm: gm.lookups.open_phase("g1").deadline) == T0 + timedelta(hours=72)
     assert _pushed(table) == []
 
 
@@ -269,7 +283,9 @@ def test_restart_pushes_back_from_the_heartbeat(table, zoned_game, sessions, con
     restart = T0 + timedelta(hours=90)
     worker = Worker(config, sessions, "test:1", lambda: restart)
     assert worker.start_up() == ["g1"]
-    assert table.run(lambda gm: gm.open_phase("g1").deadline) == restart + timedelta(hours=2)
+    assert table.run(lambda gm: gm.lookups.open_phase("g1").deadline) == restart + timedelta(
+        hours=2
+    )
     with sessions() as s:
         beat = s.get(Heartbeat, "daemon")
         assert beat is not None and beat.at == restart

@@ -56,15 +56,15 @@ def do(table, line: str) -> str:
 
 
 def kinds(table, game: str = "g1") -> list[str]:
-    return table.run(lambda gm: [e["kind"] for e in journal.entries(gm.s, game)])
+    return table.run(lambda gm: [e["kind"] for e in journal.entries(gm.desk.session, game)])
 
 
 def entries(table, game: str = "g1") -> list[dict[str, Any]]:
-    return table.run(lambda gm: journal.entries(gm.s, game))
+    return table.run(lambda gm: journal.entries(gm.desk.session, game))
 
 
 def open_state(table, game: str = "g1") -> dict[str, Any]:
-    return table.run(lambda gm: dict(gm.state_of(gm.open_phase(game))))
+    return table.run(lambda gm: dict(gm.lookups.state_of(gm.lookups.open_phase(game))))
 
 
 def replay_problems(table, game: str = "g1") -> list[str]:
@@ -73,9 +73,9 @@ def replay_problems(table, game: str = "g1") -> list[str]:
 
 
 def play_turn(table, turn: int, north: list[str], south: list[str]) -> None:
-    table.run(lambda gm: gm.submit("g1", "north", turn, "plot", north))
-    table.run(lambda gm: gm.submit("g1", "south", turn, "plot", south))
-    table.run(lambda gm: gm.tick("g1"))
+    table.run(lambda gm: gm.phases.submit("g1", "north", turn, "plot", north))
+    table.run(lambda gm: gm.phases.submit("g1", "south", turn, "plot", south))
+    table.run(lambda gm: gm.clock.tick("g1"))
 
 
 # ------------------------------------------------------------------ EDIT
@@ -97,7 +97,10 @@ def test_edit_sets_value_and_is_recorded_as_correcting_edit(table, demo_game):
     assert edit["kind"] == "state-edited"
     assert edit["payload"]["old"] == 1 and edit["payload"]["value"] == 5
     assert edit["payload"]["before_hash"] != edit["payload"]["state_hash"]
-    assert table.run(lambda gm: gm.open_phase("g1").state_hash) == edit["payload"]["state_hash"]
+    assert (
+        table.run(lambda gm: gm.lookups.open_phase("g1").state_hash)
+        == edit["payload"]["state_hash"]
+    )
 
 
 def test_edit_value_is_json_else_a_string(table, demo_game):
@@ -136,12 +139,12 @@ def test_edit_needs_an_open_phase(table, demo_game):
 def test_edit_is_replayed_so_adjudication_rollback_and_replay_agree(table, demo_game):
     do(table, "EDIT g1 /forces/south/SQN-3 6")
     play_turn(table, 1, ["SEND SQN-1 A"], ["SEND SQN-3 A"])
-    after_edit = table.run(lambda gm: gm.open_phase("g1").state_hash)
+    after_edit = table.run(lambda gm: gm.lookups.open_phase("g1").state_hash)
     assert replay_problems(table) == []
     # The edit is part of turn 1's state: a rollback there recomputes it from the record.
     do(table, "ROLLBACK g1 1 plot")
     do(table, "ADJUDICATE g1")
-    assert table.run(lambda gm: gm.open_phase("g1").state_hash) == after_edit
+    assert table.run(lambda gm: gm.lookups.open_phase("g1").state_hash) == after_edit
     assert replay_problems(table) == []
 
 
@@ -160,21 +163,25 @@ def test_replay_notices_an_edit_the_record_misstates(table, demo_game):
 
 def test_dispute_upheld_with_rollback_and_edit_mails_ruling_to_both_sides(table, demo_game):
     play_turn(table, 1, ["SEND SQN-1 A"], ["SEND SQN-1 B"])
-    first = table.run(lambda gm: gm.line_of_play("g1")[0].result_hash)
-    dispute = table.run(lambda gm: gm.file_dispute("g1", "south", 1, "plot", "DISPUTE strength").id)
+    first = table.run(lambda gm: gm.lookups.line_of_play("g1")[0].result_hash)
+    dispute = table.run(
+        lambda gm: gm.disputes.file("g1", "south", 1, "plot", "DISPUTE strength").id
+    )
     assert do(table, f"RULE g1 {dispute} UPHELD SQN-3 was at strength 2") == (
         f"dispute {dispute} upheld"
     )
     do(table, "ROLLBACK g1 1 plot")
     do(table, "EDIT g1 /forces/south/SQN-3 2")
     do(table, "ADJUDICATE g1")
-    line = table.run(lambda gm: gm.line_of_play("g1"))
+    line = table.run(lambda gm: gm.lookups.line_of_play("g1"))
     assert line[0].result_hash != first  # re-adjudicated from the corrected state
     assert replay_problems(table) == []
     notices = table.run(
         lambda gm: [
             (m.recipient, open_outbound(gm.desk.key, m))
-            for m in gm.s.scalars(select(OutboundMail).where(OutboundMail.kind == "notice"))
+            for m in gm.desk.session.scalars(
+                select(OutboundMail).where(OutboundMail.kind == "notice")
+            )
         ]
     )
     assert sorted(r for r, _ in notices) == ["north@example.org", "south@example.org"]
@@ -185,7 +192,7 @@ def test_dispute_upheld_with_rollback_and_edit_mails_ruling_to_both_sides(table,
 
 def test_dispute_dismissed_and_ruled_once(table, demo_game):
     play_turn(table, 1, ["SEND SQN-1 A"], ["SEND SQN-1 B"])
-    dispute = table.run(lambda gm: gm.file_dispute("g1", "north", 1, "plot", "DISPUTE dice").id)
+    dispute = table.run(lambda gm: gm.disputes.file("g1", "north", 1, "plot", "DISPUTE dice").id)
     assert do(table, f"RULE g1 {dispute} DISMISSED the dice are verifiable") == (
         f"dispute {dispute} dismissed"
     )
@@ -199,14 +206,14 @@ def test_dispute_dismissed_and_ruled_once(table, demo_game):
 
 def test_dispute_on_a_phase_not_adjudicated_refused(table, demo_game):
     with pytest.raises(LifecycleError, match="has not been adjudicated"):
-        table.run(lambda gm: gm.file_dispute("g1", "north", 1, "plot", "DISPUTE too early"))
+        table.run(lambda gm: gm.disputes.file("g1", "north", 1, "plot", "DISPUTE too early"))
 
 
 # ------------------------------------------------------------------ other commands
 
 
 def test_status_shows_who_is_in_never_the_orders(table, demo_game):
-    table.run(lambda gm: gm.submit("g1", "north", 1, "plot", ["SEND SQN-2 C"]))
+    table.run(lambda gm: gm.phases.submit("g1", "north", 1, "plot", ["SEND SQN-2 C"]))
     status = do(table, "STATUS g1")
     assert "north: in, south: missing" in status
     assert "SQN" not in status
@@ -265,9 +272,11 @@ def test_every_moderator_act_is_in_the_record(table, demo_game, keys):
 
 def test_report_sent_entries_name_each_report_by_hash(table, demo_game):
     sent = [e["payload"] for e in entries(table) if e["kind"] == "report-sent"]
-    reports = table.run(lambda gm: list(gm.s.scalars(select(Report))))
+    reports = table.run(lambda gm: list(gm.desk.session.scalars(select(Report))))
     mails = table.run(
-        lambda gm: list(gm.s.scalars(select(OutboundMail).where(OutboundMail.kind == "report")))
+        lambda gm: list(
+            gm.desk.session.scalars(select(OutboundMail).where(OutboundMail.kind == "report"))
+        )
     )
     assert len(sent) == len(reports) == len(mails) == 2
     assert {s["text_sha256"] for s in sent} == {
@@ -284,20 +293,20 @@ def test_observers_see_their_side_or_everything(table, keys):
     """Gap 4: an observer of a side gets that side's view; an omniscient one, both."""
 
     def setup(gm):
-        gm.create_game("g1", "demo", "duel")
-        gm.assign("g1", "north", "north@example.org", public_key=keys["north"][1])
-        gm.assign("g1", "south", "south@example.org", public_key=keys["south"][1])
-        gm.add_observer("g1", "watcher@example.org", "north")
-        gm.add_observer("g1", "press@example.org", None)
-        gm.start("g1")
+        gm.acts.create_game("g1", "demo", "duel")
+        gm.acts.assign("g1", "north", "north@example.org", public_key=keys["north"][1])
+        gm.acts.assign("g1", "south", "south@example.org", public_key=keys["south"][1])
+        gm.acts.add_observer("g1", "watcher@example.org", "north")
+        gm.acts.add_observer("g1", "press@example.org", None)
+        gm.acts.start("g1")
 
     table.run(setup)
     play_turn(table, 1, ["SEND SQN-1 B", "SEND SQN-2 B"], ["SEND SQN-1 C", "SEND SQN-2 C"])
-    phase_id = table.run(lambda gm: gm.open_phase("g1").id)
+    phase_id = table.run(lambda gm: gm.lookups.open_phase("g1").id)
     latest = table.run(
         lambda gm: [
             (r.audience, r.text)
-            for r in gm.s.scalars(select(Report).where(Report.phase_id == phase_id))
+            for r in gm.desk.session.scalars(select(Report).where(Report.phase_id == phase_id))
         ]
     )
     by_audience: dict[str, list[str]] = {}
@@ -331,10 +340,10 @@ def _mail(table, sender: str, key: bytes, sheet: str) -> tuple[str, str]:
     raw = msg.as_bytes()
 
     def go(gm):
-        row = file_mail(gm.s, "ref", raw, gm.desk.now, gm.desk.key)
+        row = file_mail(gm.desk.session, "ref", raw, gm.desk.now, gm.desk.key)
         assert row is not None  # new bytes: filed
         outcome = Mailroom(gm).process(row)
-        answer = gm.s.scalars(
+        answer = gm.desk.session.scalars(
             select(OutboundMail)
             .where(OutboundMail.recipient == sender)
             .order_by(OutboundMail.id.desc())
@@ -371,7 +380,7 @@ def test_moderator_commands_by_signed_mail_same_as_cli(table, umpire_key, keys):
     assert "game g1 started" in answer and "has not started" in answer
     assert (
         table.run(
-            lambda gm: gm.open_phase("g1").deadline - gm.open_phase("g1").opened_at
+            lambda gm: gm.lookups.open_phase("g1").deadline - gm.lookups.open_phase("g1").opened_at
         ).total_seconds()
         == 12 * 3600
     )
@@ -388,7 +397,7 @@ def test_moderator_command_not_signed_by_moderator_refused_and_logged(
     assert outcome.startswith("refused: not-moderator")
     assert "not signed with the moderator's key" in answer
     assert "not signed by the moderator" in caplog.text
-    assert table.run(lambda gm: gm.game("g1").status) == "running"
+    assert table.run(lambda gm: gm.lookups.game("g1").status) == "running"
     assert kinds(table) == [*before, "mail-refused"]
     refusal = entries(table)[-1]["payload"]
     assert refusal["side"] == "moderator" and refusal["reason"].startswith("not-moderator")
@@ -452,6 +461,10 @@ def test_edit_by_mail(table, demo_game, umpire_key):
     assert "recorded as a correcting edit" in answer
     assert open_state(table)["score"]["north"] == 2
     assert (
-        table.run(lambda gm: gm.s.get(GameState, gm.open_phase("g1").id).state["score"]["north"])
+        table.run(
+            lambda gm: gm.desk.session.get(GameState, gm.lookups.open_phase("g1").id).state[
+                "score"
+            ]["north"]
+        )
         == 2
     )

@@ -27,7 +27,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbem import rulesets
 from pbem.config import Config, SecretsConfig
 from pbem.core.dice import SeededDice
-from pbem.lifecycle.games import Desk, GameMaster, Receipt
+from pbem.lifecycle.desk import Desk
+from pbem.lifecycle.games import GameMaster
+from pbem.lifecycle.phases import Receipt
 from pbem.record import journal
 from pbem.record.chain import canonical_json, state_hash
 from pbem.record.replay import replay
@@ -77,30 +79,30 @@ class Bench:
         from pbem.intake.signatures import generate_keypair
 
         def setup(gm: GameMaster) -> None:
-            gm.create_game("g1", "demo", scenario)
+            gm.acts.create_game("g1", "demo", scenario)
             for side in SIDES:
-                gm.assign("g1", side, f"{side}@example.org", public_key=generate_keypair()[1])
-            gm.start("g1")
+                gm.acts.assign("g1", side, f"{side}@example.org", public_key=generate_keypair()[1])
+            gm.acts.start("g1")
 
         self.run(setup)
 
     def entries(self) -> list[dict[str, Any]]:
-        return self.run(lambda gm: journal.entries(gm.s, "g1"))
+        return self.run(lambda gm: journal.entries(gm.desk.session, "g1"))
 
     def submit(self, side: str, turn: int, orders: list[str]) -> Receipt:
-        return self.run(lambda gm: gm.submit("g1", side, turn, "plot", orders))
+        return self.run(lambda gm: gm.phases.submit("g1", side, turn, "plot", orders))
 
     def play(self, turn: int, orders: dict[str, list[str]]) -> None:
         for side in SIDES:
             self.submit(side, turn, orders[side])
-        self.run(lambda gm: gm.adjudicate_now("g1"))
+        self.run(lambda gm: gm.phases.adjudicate_now("g1"))
         self.now += timedelta(minutes=1)
 
     def edit(self, pointer: str, value: int) -> None:
-        self.run(lambda gm: gm.edit_state("g1", pointer, value))
+        self.run(lambda gm: gm.corrections.edit_state("g1", pointer, value))
 
     def rollback(self, turn: int, replot: bool) -> None:
-        self.run(lambda gm: gm.rollback("g1", turn, "plot", replot=replot))
+        self.run(lambda gm: gm.corrections.rollback("g1", turn, "plot", replot=replot))
 
     def result_of(self, seq: int) -> str:
         return self.run(lambda gm: _result_of(gm, seq))
@@ -156,9 +158,9 @@ def test_sealed_plot_is_unreadable_in_the_database(words):
     orders = [f"SEND Z{w}" for w in words]
     with bench() as b:
         b.new_game()
-        receipt = b.run(lambda gm: gm.submit("g1", "north", 1, "plot", orders))
+        receipt = b.run(lambda gm: gm.phases.submit("g1", "north", 1, "plot", orders))
         b.engine.dispose()  # close connections: everything is in the files now
-        plot = b.run(lambda gm: gm.s.scalars(select(Plot)).one())
+        plot = b.run(lambda gm: gm.desk.session.scalars(select(Plot)).one())
         stored = b"".join(p.read_bytes() for p in b.folder.iterdir() if p.is_file())
         for w in words:
             needle = f"Z{w}".encode()
@@ -190,7 +192,7 @@ def test_commitment_in_receipt_matches_revealed_plot(sets):
         for side in SIDES:
             for orders in sets[side]:
                 receipts.setdefault(side, []).append(b.submit(side, 1, orders).commitment)
-        b.run(lambda gm: gm.adjudicate_now("g1"))
+        b.run(lambda gm: gm.phases.adjudicate_now("g1"))
         revealed = next(e for e in b.entries() if e["kind"] == "phase-adjudicated")["payload"]
         for side in SIDES:
             plot = revealed["plots"][side]
@@ -222,8 +224,8 @@ actions = st.lists(
 def _stored_line(gm: GameMaster) -> list[tuple[int, str, str | None]]:
     """Each phase of the line of play: seq, hash of its stored state, its result hash."""
     out = []
-    for phase in gm.line_of_play("g1"):
-        cached = gm.s.get(GameState, phase.id)
+    for phase in gm.lookups.line_of_play("g1"):
+        cached = gm.desk.session.get(GameState, phase.id)
         assert cached is not None
         out.append((phase.seq, state_hash(cached.state), phase.result_hash))
     return out
@@ -236,7 +238,7 @@ def test_rollback_then_replay_reproduces_the_same_states(script):
         b.new_game()
         results: dict[int, str] = {}  # seq -> result hash, for phases re-run unchanged
         for action, arg in script:
-            phase = b.run(lambda gm: gm.open_phase("g1"))
+            phase = b.run(lambda gm: gm.lookups.open_phase("g1"))
             assert phase is not None
             if action == "play":
                 b.play(phase.turn, arg)
@@ -248,14 +250,14 @@ def test_rollback_then_replay_reproduces_the_same_states(script):
                 results = {s: h for s, h in results.items() if s < phase.seq}
             else:
                 index, replot = arg
-                line = b.run(lambda gm: [(p.turn, p.seq) for p in gm.line_of_play("g1")])
+                line = b.run(lambda gm: [(p.turn, p.seq) for p in gm.lookups.line_of_play("g1")])
                 turn, seq = line[index % len(line)]
                 b.rollback(turn, replot)
                 if replot:
                     results = {s: h for s, h in results.items() if s < seq}
                 else:
                     # Same orders, same seed: adjudicated again, the same result.
-                    b.run(lambda gm: gm.adjudicate_now("g1"))
+                    b.run(lambda gm: gm.phases.adjudicate_now("g1"))
                     again = b.result_of(seq)
                     assert results.setdefault(seq, again) == again
                     results = {s: h for s, h in results.items() if s <= seq}
@@ -268,6 +270,6 @@ def test_rollback_then_replay_reproduces_the_same_states(script):
 
 
 def _result_of(gm: GameMaster, seq: int) -> str:
-    phase = next(p for p in gm.line_of_play("g1") if p.seq == seq)
+    phase = next(p for p in gm.lookups.line_of_play("g1") if p.seq == seq)
     assert phase.result_hash is not None
     return phase.result_hash

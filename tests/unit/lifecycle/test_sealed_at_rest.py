@@ -27,14 +27,16 @@ def test_order_text_is_nowhere_in_the_database_file(table, demo_game, keys, tmp_
     msg.set_content(sign_block(add_nonce(sheet), keys["north"][0]))
 
     def go(gm):  # type: ignore[no-untyped-def]
-        row = file_mail(gm.s, "ref", msg.as_bytes(), gm.desk.now, gm.desk.key)
+        row = file_mail(gm.desk.session, "ref", msg.as_bytes(), gm.desk.now, gm.desk.key)
         assert Mailroom(gm).process(row) == "accepted 1, refused 0"
 
     table.run(go)
 
     def rows(gm):  # type: ignore[no-untyped-def]
-        inbound = gm.s.scalars(select(InboundMail)).one()
-        answer = gm.s.scalars(select(OutboundMail).where(OutboundMail.kind == "answer")).one()
+        inbound = gm.desk.session.scalars(select(InboundMail)).one()
+        answer = gm.desk.session.scalars(
+            select(OutboundMail).where(OutboundMail.kind == "answer")
+        ).one()
         assert ORDER.encode() not in inbound.raw and ORDER.encode() not in answer.raw
         # ... and yet both open with the key, as they were.
         assert ORDER.encode() in open_inbound(gm.desk.key, inbound)

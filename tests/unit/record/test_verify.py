@@ -24,7 +24,8 @@ from pbem.cli import main
 from pbem.config import Config, SecretsConfig
 from pbem.core.errors import LifecycleError
 from pbem.intake.signatures import generate_keypair
-from pbem.lifecycle.games import Desk, GameMaster
+from pbem.lifecycle.desk import Desk
+from pbem.lifecycle.games import GameMaster
 from pbem.record.archive import export, verify_archive
 from pbem.record.chain import GENESIS, entry_hash
 from pbem.reports.mailing import Reporter
@@ -49,29 +50,29 @@ def _play(url: str, folder: Path, *, finish: bool = True) -> Path:
             return fn(GameMaster(Desk(s, config, config.secrets.key_bytes(), now[0]), Reporter()))
 
     def setup(gm: GameMaster) -> None:
-        gm.create_game("g1", "demo", "duel")
+        gm.acts.create_game("g1", "demo", "duel")
         for side in ("north", "south"):
-            gm.assign("g1", side, f"{side}@example.org", public_key=generate_keypair()[1])
-        gm.add_observer("g1", "press@example.org", None)
-        gm.start("g1")
+            gm.acts.assign("g1", side, f"{side}@example.org", public_key=generate_keypair()[1])
+        gm.acts.add_observer("g1", "press@example.org", None)
+        gm.acts.start("g1")
 
     run(setup)
-    run(lambda gm: gm.submit("g1", "north", 1, "plot", ["SEND SQN-1 A", "SEND SQN-2 B"]))
-    run(lambda gm: gm.submit("g1", "south", 1, "plot", ["SEND SQN-1 B", "SEND SQN-3 C"]))
-    run(lambda gm: gm.tick("g1"))
+    run(lambda gm: gm.phases.submit("g1", "north", 1, "plot", ["SEND SQN-1 A", "SEND SQN-2 B"]))
+    run(lambda gm: gm.phases.submit("g1", "south", 1, "plot", ["SEND SQN-1 B", "SEND SQN-3 C"]))
+    run(lambda gm: gm.clock.tick("g1"))
     # Turn 2: south misses deadline and grace; standing orders apply.
-    run(lambda gm: gm.submit("g1", "north", 2, "plot", ["SEND SQN-3 A"]))
+    run(lambda gm: gm.phases.submit("g1", "north", 2, "plot", ["SEND SQN-3 A"]))
     now[0] += timedelta(hours=97)
-    run(lambda gm: gm.tick("g1"))
+    run(lambda gm: gm.clock.tick("g1"))
     # An upheld dispute: back to turn 2, a correcting edit, the same orders and seed again.
-    run(lambda gm: gm.rollback("g1", 2, "plot"))
-    run(lambda gm: gm.edit_state("g1", "/forces/south/SQN-2", 4))
-    run(lambda gm: gm.adjudicate_now("g1"))
+    run(lambda gm: gm.corrections.rollback("g1", 2, "plot"))
+    run(lambda gm: gm.corrections.edit_state("g1", "/forces/south/SQN-2", 4))
+    run(lambda gm: gm.phases.adjudicate_now("g1"))
     if finish:
-        run(lambda gm: gm.submit("g1", "north", 3, "plot", ["SEND SQN-1 C"]))
-        run(lambda gm: gm.submit("g1", "south", 3, "plot", ["SEND SQN-2 C"]))
-        run(lambda gm: gm.tick("g1"))
-        assert run(lambda gm: gm.game("g1").status) == "over"
+        run(lambda gm: gm.phases.submit("g1", "north", 3, "plot", ["SEND SQN-1 C"]))
+        run(lambda gm: gm.phases.submit("g1", "south", 3, "plot", ["SEND SQN-2 C"]))
+        run(lambda gm: gm.clock.tick("g1"))
+        assert run(lambda gm: gm.lookups.game("g1").status) == "over"
     with sessions() as s:
         out = export(s, "g1", folder / "archive", unfinished=not finish)
     engine.dispose()

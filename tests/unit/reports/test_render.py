@@ -216,8 +216,8 @@ def test_reporter_mails_text_html_and_map(table: Table, demo_game: str) -> None:
 
 def _play_to_the_end(table: Table, game: str) -> None:
     for turn in (1, 2, 3):
-        table.run(lambda gm, t=turn: gm.submit(game, "north", t, "plot", ["SEND SQN-1 A"]))
-        table.run(lambda gm: gm.adjudicate_now(game))
+        table.run(lambda gm, t=turn: gm.phases.submit(game, "north", t, "plot", ["SEND SQN-1 A"]))
+        table.run(lambda gm: gm.phases.adjudicate_now(game))
 
 
 def test_final_report_verdict_first_then_full_disclosure(table: Table, demo_game: str) -> None:

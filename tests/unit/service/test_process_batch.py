@@ -22,7 +22,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbem.config import Config, ModeratorConfig, SecretsConfig
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
-from pbem.lifecycle.games import Desk, GameMaster
+from pbem.lifecycle.desk import Desk
+from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.mailroom import Mailroom
 from pbem.outbox.queue import open_outbound
 from pbem.record import journal
@@ -54,10 +55,10 @@ def _sessions(url: str, config: Config, now: datetime = NOW) -> sessionmaker[Ses
     with sessions.begin() as s:
         gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), now), Reporter())
         for game in ("g1", "g2"):
-            gm.create_game(game, "demo", "long-duel", settings={"early_adjudication": False})
+            gm.acts.create_game(game, "demo", "long-duel", settings={"early_adjudication": False})
             for side, (_, public) in KEYS.items():
-                gm.assign(game, side, f"{side}@example.org", public_key=public)
-            gm.start(game)
+                gm.acts.assign(game, side, f"{side}@example.org", public_key=public)
+            gm.acts.start(game)
     return sessions
 
 

@@ -177,7 +177,8 @@ def test_mini_coral_first_turn_through_the_game_lifecycle(sqlite_url: str, tmp_p
 
     from pbem.config import Config, SecretsConfig
     from pbem.intake.signatures import generate_keypair
-    from pbem.lifecycle.games import Desk, GameMaster
+    from pbem.lifecycle.desk import Desk
+    from pbem.lifecycle.games import GameMaster
     from pbem.record import journal
     from pbem.record.chain import verify_chain
     from pbem.reports.mailing import Reporter
@@ -198,10 +199,10 @@ def test_mini_coral_first_turn_through_the_game_lifecycle(sqlite_url: str, tmp_p
             return fn(GameMaster(Desk(s, config, config.secrets.key_bytes(), now), Reporter()))
 
     def setup(gm: GameMaster) -> None:
-        gm.create_game("coral", "usn", "coral-sea", settings={"early_adjudication": True})
+        gm.acts.create_game("coral", "usn", "coral-sea", settings={"early_adjudication": True})
         for side, mail in ((J, "yamamoto@example.org"), (A, "nimitz@example.org")):
-            gm.assign("coral", side, mail, public_key=generate_keypair(side)[1])
-        gm.start("coral")
+            gm.acts.assign("coral", side, mail, public_key=generate_keypair(side)[1])
+        gm.acts.start("coral")
 
     run(setup)
     rs = get("usn")
@@ -214,23 +215,23 @@ def test_mini_coral_first_turn_through_the_game_lifecycle(sqlite_url: str, tmp_p
         "air-9": {J: "", A: ""},
     }
     for name, by_side in orders.items():
-        phase = run(lambda gm: gm.open_phase("coral"))
+        phase = run(lambda gm: gm.lookups.open_phase("coral"))
         assert (phase.turn, phase.name) == (1, name)
-        state = run(lambda gm, p=phase: gm.state_of(p))
+        state = run(lambda gm, p=phase: gm.lookups.state_of(p))
         for side, text in by_side.items():
             v = rs.validate(state, side, text)
             assert not v.errors, v.errors
             run(
-                lambda gm, s=side, p=phase, lines=list(v.accepted): gm.submit(
+                lambda gm, s=side, p=phase, lines=list(v.accepted): gm.phases.submit(
                     "coral", s, p.turn, p.name, lines
                 )
             )
-        did = run(lambda gm: gm.tick("coral"))
+        did = run(lambda gm: gm.clock.tick("coral"))
         assert did and "adjudicated" in did[0]
-    phase = run(lambda gm: gm.open_phase("coral"))
+    phase = run(lambda gm: gm.lookups.open_phase("coral"))
     assert (phase.turn, phase.name) == (2, "J-2")
-    state = run(lambda gm, p=phase: gm.state_of(p))
+    state = run(lambda gm, p=phase: gm.lookups.state_of(p))
     assert unit(GameState.from_json(state), J, "ENG-1").hex == 760
-    entries = run(lambda gm: journal.entries(gm.s, "coral"))
+    entries = run(lambda gm: journal.entries(gm.desk.session, "coral"))
     assert verify_chain(entries) == []
     engine.dispose()

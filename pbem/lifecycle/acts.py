@@ -1,0 +1,285 @@
+"""The moderator's acts on a game: create, seat players and observers, start,
+pause and resume, extend a deadline, replace a player, end."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pbem import rulesets
+from pbem.core.errors import LifecycleError
+from pbem.lifecycle import deadlines
+from pbem.lifecycle.desk import Desk
+from pbem.lifecycle.lookups import Lookups
+from pbem.lifecycle.phases import PhaseMachine
+from pbem.record.chain import state_hash
+from pbem.record.payloads import (
+    DeadlineExtended,
+    GameCreated,
+    GameStarted,
+    ObserverAdded,
+    Paused,
+    PlayerAssigned,
+    PlayerReplaced,
+    Resumed,
+)
+from pbem.storage.enums import GameStatus, PhaseStatus, SeatRole
+from pbem.storage.models import Game, Phase, Seat
+
+log = logging.getLogger("pbem.lifecycle")
+
+
+def shift_deadlines(phase: Phase, by: timedelta) -> None:
+    """Move a phase's deadline and grace period (a pause, an extension, an outage)."""
+    if phase.deadline is not None:
+        phase.deadline += by
+    if phase.grace_until is not None:
+        phase.grace_until += by
+
+
+class ModeratorActs:
+    """What the moderator does to a game, bound to one transaction."""
+
+    def __init__(self, desk: Desk, lookups: Lookups, phases: PhaseMachine) -> None:
+        self.desk = desk
+        self.lookups = lookups
+        self.phases = phases
+
+    def create_game(
+        self,
+        game_id: str,
+        ruleset_name: str,
+        scenario: str,
+        options: dict[str, Any] | None = None,
+        settings: dict[str, Any] | None = None,
+    ) -> Game:
+        s = self.desk.session
+        if not game_id or not game_id.replace("-", "").replace("_", "").isalnum():
+            raise LifecycleError(f"game id {game_id!r} must be letters, digits, '-' or '_'")
+        if s.get(Game, game_id) is not None:
+            raise LifecycleError(f"game {game_id!r} already exists")
+        ruleset = rulesets.get(ruleset_name)
+        known = {sc.name: sc for sc in ruleset.scenarios()}
+        if scenario not in known:
+            raise LifecycleError(
+                f"ruleset {ruleset_name} has no scenario {scenario!r}; "
+                f"known: {', '.join(sorted(known))}"
+            )
+        merged = deadlines.game_settings(self.desk.config.games, settings or {})
+        for side in known[scenario].sides:
+            try:
+                deadlines.no_orders_policy(merged, side)  # refuse an unknown policy now
+            except ValueError as exc:
+                raise LifecycleError(str(exc)) from None
+        game = Game(
+            id=game_id,
+            ruleset=ruleset_name,
+            scenario=scenario,
+            options=dict(options or {}),
+            settings=merged,
+            created_at=self.desk.now,
+        )
+        s.add(game)
+        s.flush()
+        self.desk.record(
+            game,
+            GameCreated(
+                ruleset=ruleset_name, scenario=scenario, options=game.options, settings=merged
+            ),
+        )
+        log.info("game created", extra={"game": game_id})
+        return game
+
+    # ------------------------------------------------------------------ seats
+
+    def assign(
+        self,
+        game_id: str,
+        side: str,
+        email: str,
+        *,
+        public_key: str | None = None,
+        certificate: bytes | None = None,
+        timezone: str = "UTC",
+    ) -> Seat:
+        game = self.lookups.game(game_id)
+        if side not in self.lookups.sides_of(game):
+            raise LifecycleError(f"game {game_id} has no side {side!r}")
+        if self.lookups.player(game_id, side) is not None:
+            raise LifecycleError(f"side {side} of {game_id} already has a player; use REPLACE")
+        seat = self._new_seat(game, SeatRole.PLAYER, side, email, public_key, certificate, timezone)
+        self.desk.record(
+            game,
+            PlayerAssigned(
+                side=side,
+                email=seat.email,
+                key=seat.key_fingerprint,
+                certificate=seat.cert_fingerprint,
+            ),
+        )
+        return seat
+
+    def add_observer(self, game_id: str, email: str, side: str | None) -> Seat:
+        game = self.lookups.game(game_id)
+        if side is not None and side not in self.lookups.sides_of(game):
+            raise LifecycleError(f"game {game_id} has no side {side!r}")
+        seat = self._new_seat(game, SeatRole.OBSERVER, side, email, None, None, "UTC")
+        self.desk.record(game, ObserverAdded(email=seat.email, side=side))
+        return seat
+
+    def replace_player(
+        self,
+        game_id: str,
+        side: str,
+        email: str,
+        *,
+        public_key: str | None = None,
+        certificate: bytes | None = None,
+        timezone: str = "UTC",
+    ) -> Seat:
+        game = self.lookups.game(game_id)
+        old = self.lookups.player(game_id, side)
+        if old is None:
+            raise LifecycleError(f"side {side} of {game_id} has no player to replace")
+        old.active = False
+        old.retired_at = self.desk.now
+        seat = self._new_seat(game, SeatRole.PLAYER, side, email, public_key, certificate, timezone)
+        self.desk.record(
+            game,
+            PlayerReplaced(
+                side=side,
+                old_email=old.email,
+                old_key=old.key_fingerprint,
+                email=seat.email,
+                key=seat.key_fingerprint,
+            ),
+        )
+        return seat
+
+    def _new_seat(
+        self,
+        game: Game,
+        role: SeatRole,
+        side: str | None,
+        email: str,
+        public_key: str | None,
+        certificate: bytes | None,
+        timezone: str,
+    ) -> Seat:
+        from pbem.intake.signatures import key_fingerprint
+        from pbem.intake.smime import certificate_fingerprint
+
+        if role == SeatRole.PLAYER and not public_key and not certificate:
+            raise LifecycleError("a player needs an Ed25519 public key or an S/MIME certificate")
+        try:
+            fingerprint = key_fingerprint(public_key) if public_key else None
+            cert_fp = certificate_fingerprint(certificate) if certificate else None
+        except Exception as exc:
+            raise LifecycleError(f"unusable key or certificate: {exc}") from None
+        try:
+            ZoneInfo(timezone)  # shown in the player's zone: a typo must not fall back to UTC
+        except (ZoneInfoNotFoundError, ValueError):
+            raise LifecycleError(
+                f"unknown time zone {timezone!r}; use an IANA name such as Europe/Berlin"
+            ) from None
+        seat = Seat(
+            game_id=game.id,
+            role=role,
+            side=side,
+            email=email.strip().lower(),
+            timezone=timezone,
+            public_key=public_key.strip() if public_key else None,
+            key_fingerprint=fingerprint,
+            certificate=certificate,
+            cert_fingerprint=cert_fp,
+            joined_at=self.desk.now,
+        )
+        self.desk.session.add(seat)
+        self.desk.session.flush()
+        return seat
+
+    # ------------------------------------------------------- start, pause, end
+
+    def start(self, game_id: str) -> Phase | None:
+        game = self.lookups.game(game_id)
+        if game.status != GameStatus.CREATED:
+            raise LifecycleError(f"game {game_id} is {game.status}, not waiting to start")
+        missing = [
+            s for s in self.lookups.sides_of(game) if self.lookups.player(game_id, s) is None
+        ]
+        if missing:
+            raise LifecycleError(f"no player for side(s): {', '.join(missing)}")
+        state = self.lookups.ruleset(game).initial_state(game.scenario, game.options)
+        game.status = GameStatus.RUNNING
+        self.desk.record(game, GameStarted(state_hash=state_hash(state)))
+        return self.phases.open_next(game, state, seq=1, epoch=0, events=())
+
+    def pause(self, game_id: str, reason: str) -> None:
+        game = self.lookups.game(game_id)
+        if game.status != GameStatus.RUNNING:
+            raise LifecycleError(f"game {game_id} is {game.status}; only a running game pauses")
+        if game.pauses_used >= int(game.settings["max_pauses"]):
+            raise LifecycleError(f"game {game_id} has used all {game.pauses_used} pauses allowed")
+        game.status = GameStatus.PAUSED
+        game.paused_at = self.desk.now
+        game.pauses_used += 1
+        self.desk.record(game, Paused(reason=reason, pauses_used=game.pauses_used))
+
+    def resume(self, game_id: str) -> None:
+        game = self.lookups.game(game_id)
+        if game.status != GameStatus.PAUSED or game.paused_at is None:
+            raise LifecycleError(f"game {game_id} is not paused")
+        held = self.desk.now - game.paused_at
+        cap = timedelta(days=float(game.settings["max_pause_days"]))
+        game.paused_seconds += int(held.total_seconds())
+        game.status = GameStatus.RUNNING
+        game.paused_at = None
+        phase = self.lookups.open_phase(game_id)
+        if phase is not None:  # the clock stood still while paused
+            shift_deadlines(phase, held)
+        self.desk.record(
+            game, Resumed(paused_for_seconds=int(held.total_seconds()), over_cap=held > cap)
+        )
+
+    def auto_resume_due(self, game: Game) -> bool:
+        """Whether a paused game has been held as long as its settings allow."""
+        cap = timedelta(days=float(game.settings["max_pause_days"]))
+        return (
+            game.status == GameStatus.PAUSED
+            and game.paused_at is not None
+            and (self.desk.now - game.paused_at >= cap)
+        )
+
+    def extend(self, game_id: str, hours: float) -> Phase:
+        game = self.lookups.game(game_id)
+        phase = self.lookups.require_open(game)
+        cap = float(game.settings["max_extension_hours"])
+        if not 0 < hours <= cap:
+            raise LifecycleError(f"an extension must be more than 0 and at most {cap:g} hours")
+        shift_deadlines(phase, timedelta(hours=hours))
+        self.desk.record(
+            game,
+            DeadlineExtended(
+                phase_seq=phase.seq,
+                hours=hours,
+                deadline=phase.deadline.isoformat() if phase.deadline else None,
+            ),
+        )
+        return phase
+
+    def end(self, game_id: str, reason: str, winner: str | None = None) -> None:
+        game = self.lookups.game(game_id)
+        if game.status == GameStatus.OVER:
+            raise LifecycleError(f"game {game_id} is already over")
+        phase = self.lookups.open_phase(game_id)
+        if phase is not None:
+            phase.status = PhaseStatus.SUPERSEDED
+        outcome: dict[str, Any] = {
+            "winner": winner,
+            "level": "ended by the moderator",
+            "summary": reason,
+            "scores": {},
+        }
+        self.phases.finish(game, outcome)

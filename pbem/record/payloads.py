@@ -1,0 +1,234 @@
+"""What each kind of record entry says: one small frozen dataclass per kind.
+
+``journal.append`` turns one into the stored dict (``to_dict``): the fields in
+the order declared here, under their own names, so what is recorded and hashed
+is exactly what the dicts these replaced held. Reading the record back
+(replay, verify, the archive) still works on the stored dicts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+
+class Payload:
+    """One record entry's content; ``kind`` names the entry."""
+
+    __slots__ = ()
+    kind: ClassVar[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        # Shallow, in declaration order: the stored JSON keeps the key order it had.
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------- moderator acts
+
+
+@dataclass(frozen=True, slots=True)
+class GameCreated(Payload):
+    kind: ClassVar[str] = "game-created"
+    ruleset: str
+    scenario: str
+    options: dict[str, Any]
+    settings: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerAssigned(Payload):
+    kind: ClassVar[str] = "player-assigned"
+    side: str
+    email: str
+    key: str | None
+    certificate: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ObserverAdded(Payload):
+    kind: ClassVar[str] = "observer-added"
+    email: str
+    side: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerReplaced(Payload):
+    kind: ClassVar[str] = "player-replaced"
+    side: str
+    old_email: str
+    old_key: str | None
+    email: str
+    key: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted(Payload):
+    kind: ClassVar[str] = "game-started"
+    state_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class Paused(Payload):
+    kind: ClassVar[str] = "paused"
+    reason: str
+    pauses_used: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed(Payload):
+    kind: ClassVar[str] = "resumed"
+    paused_for_seconds: int
+    over_cap: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DeadlineExtended(Payload):
+    kind: ClassVar[str] = "deadline-extended"
+    phase_seq: int
+    hours: float
+    deadline: str | None  # ISO 8601
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver(Payload):
+    kind: ClassVar[str] = "game-over"
+    outcome: dict[str, Any]
+
+
+# ------------------------------------------------------------------ phases
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseOpened(Payload):
+    kind: ClassVar[str] = "phase-opened"
+    seq: int
+    epoch: int
+    turn: int
+    phase: str
+    title: str
+    sides: list[str]
+    seed_commitment: str
+    state_hash: str
+    deadline: str | None  # ISO 8601; None for an automatic phase
+
+
+@dataclass(frozen=True, slots=True)
+class OrdersSealed(Payload):
+    kind: ClassVar[str] = "orders-sealed"
+    phase_seq: int
+    side: str
+    commitment: str
+    late: bool
+    replaced: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AdjudicateOrdered(Payload):
+    kind: ClassVar[str] = "adjudicate-ordered"
+    phase_seq: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeit(Payload):
+    kind: ClassVar[str] = "forfeit"
+    phase_seq: int
+    sides: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseAdjudicated(Payload):
+    kind: ClassVar[str] = "phase-adjudicated"
+    seq: int
+    epoch: int
+    turn: int
+    phase: str
+    seed: str  # hex, revealed
+    seed_commitment: str
+    state_hash: str
+    # Side -> orders, nonce, commitment, source, late: the plots opened.
+    plots: dict[str, dict[str, Any]]
+    rolls: list[list[Any]]  # [value, purpose] in the order thrown
+    events: list[dict[str, Any]]
+    result_hash: str | None
+
+
+# -------------------------------------------------------- rollback, edits
+
+
+@dataclass(frozen=True, slots=True)
+class RolledBack(Payload):
+    kind: ClassVar[str] = "rolled-back"
+    to_seq: int
+    turn: int
+    phase: str
+    replot: bool
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class StateEdited(Payload):
+    kind: ClassVar[str] = "state-edited"
+    phase_seq: int
+    turn: int
+    phase: str
+    pointer: str  # JSON pointer into the state
+    old: Any
+    value: Any
+    before_hash: str
+    state_hash: str
+
+
+# ---------------------------------------------------------------- disputes
+
+
+@dataclass(frozen=True, slots=True)
+class DisputeFiled(Payload):
+    kind: ClassVar[str] = "dispute-filed"
+    dispute: int
+    side: str
+    phase_seq: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class DisputeRuled(Payload):
+    kind: ClassVar[str] = "dispute-ruled"
+    dispute: int
+    ruling: str
+    reason: str
+
+
+# ------------------------------------------------------------------- clock
+
+
+@dataclass(frozen=True, slots=True)
+class DeadlinePushedBack(Payload):
+    kind: ClassVar[str] = "deadline-pushed-back"
+    phase_seq: int
+    downtime_seconds: int
+    deadline: str | None  # ISO 8601
+
+
+# -------------------------------------------------------------------- mail
+
+
+@dataclass(frozen=True, slots=True)
+class MailRefused(Payload):
+    """A verified player's mail the game refused: that it came and why, never its content."""
+
+    kind: ClassVar[str] = "mail-refused"
+    mail: str  # sha256 of the raw mail
+    side: str
+    turn: int
+    phase: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReportSent(Payload):
+    kind: ClassVar[str] = "report-sent"
+    audience: str
+    to: str
+    message_id: str
+    text_sha256: str
