@@ -2,7 +2,7 @@
 
 Each line is one command; ``execute`` runs it against the game machine and
 returns what it did, or raises ``LifecycleError`` saying why not. Every act
-lands in the game's record through the ``GameMaster`` method it calls.
+lands in the game's record through the game machine's job it calls (pbem.lifecycle.games).
 
     CREATE game ruleset scenario [option=value ...]   overrides=<TOML>: per-game data
                                                       corrections; settings: deadline_hours=,

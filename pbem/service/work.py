@@ -3,7 +3,7 @@
 Several daemons may share one PostgreSQL database: stored mail and queued
 outgoing mail are *claimed* with a conditional UPDATE before work starts, so
 each is handled by one daemon; a claim expires, so a daemon that dies leaves
-nothing stuck. Game changes take the game's row lock (see GameMaster).
+nothing stuck. Game changes take the game's row lock (see pbem.lifecycle.desk).
 """
 
 from __future__ import annotations
@@ -231,7 +231,7 @@ class Worker:
     def tick_games(self, everything: bool = True) -> list[str]:
         """Deadlines, reminders and early adjudication, one transaction per game.
 
-        Only games with something due are ticked (``GameMaster.due_games``).
+        Only games with something due are ticked (``Clock.due_games``).
         ``everything=False`` (the daemon's intake loop) looks only at the games
         that processed mail named since the last tick, plus all games once the
         clock has moved SWEEP past the last full sweep: a tick of every stored

@@ -1,4 +1,4 @@
-"""GameMaster.due_games: the clock sweep ticks only games with something due,
+"""Clock.due_games: the clock sweep ticks only games with something due,
 and never misses one that ``tick`` would act on (deadlines, reminders, grace,
 early adjudication, pause cap)."""
 
