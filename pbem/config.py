@@ -118,8 +118,6 @@ level = "INFO"
 """
 
 
-
-
 class IntakeTransport(StrEnum):
     MAILDIR = "maildir"
     IMAP = "imap"
@@ -269,11 +267,23 @@ class ModeratorConfig(_Section):
     public_key: str = ""
 
 
+# The databases pbem runs on, with any SQLAlchemy driver: sqlite[+driver]://...
+_DATABASE_URL = re.compile(r"^(sqlite|postgresql)(\+\w+)?://")
+
+
 @dataclass(frozen=True, repr=False)
 class DatabaseConfig(_Section):
     NAME = "database"
 
     url: str = "sqlite:///pbem.sqlite3"
+
+    def check(self) -> None:
+        if not _DATABASE_URL.match(self.url):
+            raise ConfigError(
+                f"[database] url: {redact(self.url)!r} is not allowed; use a SQLite or "
+                'PostgreSQL URL, e.g. "sqlite:///pbem.sqlite3" or '
+                '"postgresql+psycopg://pbem@127.0.0.1:5432/pbem"'
+            )
 
     def password(self) -> str:
         """The URL's password, decoded ("" if none)."""
@@ -472,9 +482,7 @@ def example_config() -> str:
     return EXAMPLE % {"plot_key": key}
 
 
-def _section(
-    cls: type[_Section], raw: Mapping[str, Any], env: Mapping[str, str]
-) -> _Section:
+def _section(cls: type[_Section], raw: Mapping[str, Any], env: Mapping[str, str]) -> _Section:
     kinds = {f.name: get_type_hints(cls)[f.name] for f in fields(cls)}  # type: ignore[arg-type]
     unknown = sorted(set(raw) - set(kinds))
     if unknown:
@@ -494,25 +502,27 @@ def _section(
 
 
 def load_config(path: str | Path | None = None, environ: Mapping[str, str] | None = None) -> Config:
-    """Read the TOML file (``path``, else $PBEM_CONFIG, else ./pbem.toml if present)."""
+    """Read the TOML file (``path``, else $PBEM_CONFIG, else ./pbem.toml); the
+    environment's ``PBEM_<SECTION>_<KEY>`` variables override its keys."""
     env = os.environ if environ is None else environ
     if path is None:
         path = env.get("PBEM_CONFIG") or ("pbem.toml" if Path("pbem.toml").exists() else None)
-    data: dict[str, Any] = {}
-    base_dir = Path(".")
-    if path is not None:
-        p = Path(path)
-        try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(
-                f"configuration file {p} not found: make one with `pbem init {p}`"
-            ) from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read configuration file {p}: {exc}") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{p}: not valid TOML: {exc}") from None
-        base_dir = p.resolve().parent
+    if path is None:
+        raise ConfigError(
+            "no configuration file: make one with `pbem init pbem.toml`, "
+            "then name it with -c FILE or $PBEM_CONFIG (or run pbem in its folder)"
+        )
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(
+            f"configuration file {p} not found: make one with `pbem init {p}`"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read configuration file {p}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: not valid TOML: {exc}") from None
     unknown = sorted(set(data) - set(SECTIONS))
     if unknown:
         raise ConfigError(
@@ -524,4 +534,4 @@ def load_config(path: str | Path | None = None, environ: Mapping[str, str] | Non
         if not isinstance(raw, dict):
             raise ConfigError(f"[{name}] must be a table (a [{name}] heading), not {raw!r}")
         sections[name] = _section(cls, raw, env)
-    return Config(**sections, base_dir=base_dir)
+    return Config(**sections, base_dir=p.resolve().parent)
