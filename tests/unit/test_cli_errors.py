@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from pbem import cli
+from tests.conftest import make_database
 
 ROOT = Path(__file__).resolve().parents[2]
 ORDERS = "Game: g1\nSide: allied\nTurn: 1\nPhase: setup\n\n# nothing yet\n"
@@ -156,6 +157,21 @@ def test_an_unreachable_database_is_named_without_its_password(tmp_path: Path) -
     )
     line = refused(pbem(tmp_path, "-c", "pbem.toml", "db", "upgrade"), "cannot use the database")
     assert "pbem:***@127.0.0.1:1/pbem" in line and "hunter2" not in line
+
+
+def test_db_upgrade_shows_the_url_without_its_password(tmp_path: Path) -> None:
+    for url in make_database("postgresql", tmp_path):
+        user, _, rest = url.partition("://")[2].partition("@")
+        if ":" not in user:  # trust authentication: any password is let in
+            user += ":hunter2"
+        password = user.partition(":")[2]
+        (tmp_path / "pbem.toml").write_text(
+            f'[database]\nurl = "postgresql+psycopg://{user}@{rest}"\n'
+        )
+        result = pbem(tmp_path, "-c", "pbem.toml", "db", "upgrade")
+        assert result.returncode == 0, result.stderr
+        assert password not in result.stdout + result.stderr
+        assert f"{user.partition(':')[0]}:***@" in result.stdout
 
 
 def test_send_into_a_folder_that_is_not_a_maildir(tmp_path: Path) -> None:
