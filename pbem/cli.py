@@ -27,6 +27,17 @@ COMMAND_MODULES = (
 )
 
 
+def positive_number(text: str) -> float:
+    """An argparse type: a number above 0 (scales, timeouts)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text} is not above 0")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pbem",

@@ -263,7 +263,10 @@ async def _deliver(
 
     context = None
     if security.cafile is not None:
-        context = ssl.create_default_context(cafile=str(security.cafile))
+        try:
+            context = ssl.create_default_context(cafile=str(security.cafile))
+        except (OSError, ssl.SSLError) as exc:
+            raise ConfigError(f"--cafile {security.cafile}: {exc.strerror or exc}") from None
     try:
         await aiosmtplib.send(
             message,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
+from pbem.cli import positive_number
 from pbem.config import Config, example_config, load_config
 from pbem.core.errors import ConfigError
 from pbem.service.logs import setup_logging
@@ -183,7 +184,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--dir", default="pbem-demo", help="working folder (default ./pbem-demo)")
     p.add_argument("--ruleset", default="usn")
     p.add_argument("--scenario", default="coral-sea")
-    p.add_argument("--timeout", type=float, default=300.0, help="seconds before giving up")
+    p.add_argument(
+        "--timeout", type=positive_number, default=300.0, help="seconds before giving up"
+    )
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("init", help="write a commented example configuration")

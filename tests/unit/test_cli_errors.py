@@ -128,6 +128,22 @@ def test_an_unknown_log_level(tmp_path: Path) -> None:
     assert "invalid choice: 'LOUD'" in result.stderr and "'DEBUG'" in result.stderr
 
 
+def test_numbers_that_must_be_above_zero(tmp_path: Path) -> None:
+    for argv in (["map", "usn", "--out", "m.png", "--scale", "0"], ["demo", "--timeout", "-1"]):
+        result = pbem(tmp_path, *argv)
+        assert result.returncode == 2 and "Traceback" not in result.stderr
+        assert "is not above 0" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_send_with_a_missing_certificate_file_names_it(tmp_path: Path) -> None:
+    assert pbem(tmp_path, "keygen", "--out", "alice.key").returncode == 0
+    (tmp_path / "orders.txt").write_text(ORDERS, encoding="utf-8")
+    result = pbem(tmp_path, "send", "orders.txt", "--key", "alice.key", "--to", "m@x.test",
+                  "--from", "a@x.test", "--smtp", "127.0.0.1:1", "--cafile", "ca.pem")  # fmt: skip
+    refused(result, "--cafile ca.pem", "No such file")
+
+
 def test_sign_with_the_public_key_names_the_key(tmp_path: Path) -> None:
     assert pbem(tmp_path, "keygen", "--out", "alice.key").returncode == 0
     (tmp_path / "orders.txt").write_text(ORDERS, encoding="utf-8")
