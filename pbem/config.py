@@ -154,7 +154,9 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     text = _URL_PASSWORD.sub(rf"\1{REDACTED}@", text)
     for secret in secrets:
         if secret:
-            text = text.replace(secret, REDACTED)
+            # Whole words only: a short password must not eat every letter it shares.
+            pattern = rf"(?<!\w){re.escape(secret)}(?!\w)"
+            text = re.sub(pattern, REDACTED, text)
     return text
 
 

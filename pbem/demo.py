@@ -92,7 +92,7 @@ def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.
     if (directory / "pbem.toml").exists() and not (directory / MARK).exists():
         raise ConfigError(
             f"{directory} holds a pbem.toml the demo did not write, and the demo replaces "
-            "its database and mail: choose another --dir"
+            "its database and mail: choose another --dir (or remove an old demo's folder)"
         )
     directory.mkdir(parents=True, exist_ok=True)
     (directory / MARK).touch()

@@ -162,6 +162,12 @@ def test_secrets_never_show(tmp_path: Path) -> None:
     assert said == "login pbem/*** *** *** key *** at postgresql+psycopg://pbem:***@db/pbem"
 
 
+def test_redact_takes_out_whole_secrets_only() -> None:
+    assert (
+        redact("LOGIN moderator pw; passwords: pw", ["pw"]) == "LOGIN moderator ***; passwords: ***"
+    )
+
+
 def test_redact_takes_the_password_out_of_any_url() -> None:
     assert redact("to imaps://me:pw@host:993/ and x") == "to imaps://me:***@host:993/ and x"
     assert redact("postgresql://pbem@host/pbem") == "postgresql://pbem@host/pbem"
