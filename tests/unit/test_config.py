@@ -42,6 +42,14 @@ def test_the_example_loads_with_closed_types(tmp_path: Path) -> None:
     assert len(config.secrets.key_bytes()) == 32
 
 
+def test_the_deployment_example_loads() -> None:
+    example = Path(__file__).resolve().parents[2] / "deploy" / "pbem.example.toml"
+    config = load_config(example, environ={"PBEM_IMAP_PASSWORD": "from-the-environment"})
+    assert config.intake.transport is IntakeTransport.IMAP
+    assert config.outbox.transport is OutboxTransport.SMTP
+    assert config.imap.password == "from-the-environment"
+
+
 @pytest.mark.parametrize(
     ("text", "names"),
     [
