@@ -6,8 +6,8 @@ Layout (https://cr.yp.to/proto/maildir.html, Maildir++ for the sub-folder):
   file into the sibling Maildir ``path/.processed/cur/`` so nothing is ever deleted.
   Mail is delivered by writing it to ``tmp/`` and renaming it into ``new/``
   (:func:`deliver`, ``pbem send --maildir``). A file written straight into ``new/`` may
-  still be growing when the inbox looks: a file in ``new/`` is only taken once two looks
-  saw it unchanged, or once it is :data:`SETTLE_SECONDS` old.
+  still be growing when the inbox looks: a file in ``new/`` is only taken once looks saw
+  it unchanged for a poll interval, or once it is :data:`SETTLE_SECONDS` old.
 - :class:`MaildirSender` delivers each outgoing mail the same way, with the SMTP
   envelope in prepended ``X-Pbem-Envelope-*`` headers that :func:`split_envelope` takes
   off again.
@@ -76,17 +76,26 @@ class MaildirInbox:
     acknowledge of it is a no-op.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, poll_interval: float = 0.5) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        poll_interval: float = 0.5,
+        settle: float | None = None,
+    ) -> None:
         self.path = ensure_maildir(Path(path))
         self.processed = ensure_maildir(self.path / PROCESSED_FOLDER)
         self.poll_interval = poll_interval
+        # How long a file in new/ must stay unchanged (default: one poll).
+        self.settle = poll_interval if settle is None else settle
         self._returned: set[str] = set()  # keys some fetch has handed out
         self._paths: dict[str, Path] = {}  # key → file, as last fetched
         self._closed = False
         self._dir_stamps: tuple[int, int] | None = None
         self._last_scan = 0.0
-        # new/ file → (size, mtime_ns, inode) at the last look, to tell a growing file.
-        self._looks: dict[Path, tuple[int, int, int]] = {}
+        # new/ file → ((size, mtime_ns, inode), when a look first saw it so), to tell a
+        # file still being written.
+        self._looks: dict[Path, tuple[tuple[int, int, int], float]] = {}
         self._settling = False  # the last look left a file in new/ for the next one
 
     def _check_open(self) -> None:
@@ -96,12 +105,14 @@ class MaildirInbox:
     def _scan(self) -> list[tuple[int, str, Path]]:
         """(mtime_ns, key, path) of every complete message waiting in new/ and cur/.
 
-        Each scan is a look: a file in new/ counts once a previous look saw the same
-        size, time and inode (or once it is old), so one still being written waits.
+        Each scan is a look: a file in new/ counts once looks saw the same size, time
+        and inode for ``settle`` seconds (or once it is old), so one still being
+        written waits.
         """
         found = []
         settling = False
-        looks: dict[Path, tuple[int, int, int]] = {}
+        looks: dict[Path, tuple[tuple[int, int, int], float]] = {}
+        now = time.monotonic()
         settled_before = time.time_ns() - int(SETTLE_SECONDS * 1e9)
         for sub in ("new", "cur"):
             with os.scandir(self.path / sub) as entries:
@@ -115,9 +126,11 @@ class MaildirInbox:
                     path = Path(entry.path)
                     if sub == "new":
                         look = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
-                        looks[path] = look
-                        unchanged = self._looks.get(path) == look and stat.st_size > 0
-                        if not unchanged and stat.st_mtime_ns > settled_before:
+                        before, since = self._looks.get(path, (None, now))
+                        since = since if before == look else now
+                        looks[path] = (look, since)
+                        steady = before == look and now - since >= self.settle
+                        if not (steady and stat.st_size) and stat.st_mtime_ns > settled_before:
                             settling = True
                             continue
                     found.append((stat.st_mtime_ns, _key(entry.name), path))

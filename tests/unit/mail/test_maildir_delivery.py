@@ -17,7 +17,7 @@ BODY = b"-----BEGIN PBEM ORDERS-----\nGame: g1\n" * 20
 
 async def test_a_file_still_growing_in_new_is_not_taken(tmp_path: Path) -> None:
     ensure_maildir(tmp_path)
-    inbox = MaildirInbox(tmp_path)
+    inbox = MaildirInbox(tmp_path, settle=0)  # two looks suffice: the test writes between
     file = tmp_path / "new" / "1.handwritten.host"
     with open(file, "wb") as writer:
         writer.write(HEAD)
@@ -35,7 +35,7 @@ async def test_a_file_still_growing_in_new_is_not_taken(tmp_path: Path) -> None:
 async def test_an_empty_file_in_new_waits(tmp_path: Path) -> None:
     ensure_maildir(tmp_path)
     (tmp_path / "new" / "1.empty.host").touch()
-    inbox = MaildirInbox(tmp_path)
+    inbox = MaildirInbox(tmp_path, settle=0)
     assert await inbox.fetch() == []
     assert await inbox.fetch() == []  # created, not yet written
 
@@ -49,6 +49,15 @@ async def test_an_old_file_in_new_is_taken_at_once(tmp_path: Path) -> None:
     os.utime(file, ns=(old, old))
     [message] = await MaildirInbox(tmp_path).fetch()
     assert message.raw == HEAD + BODY
+
+
+async def test_a_file_must_stay_unchanged_for_the_settle_time(tmp_path: Path) -> None:
+    """Two looks in quick succession (a wake-up, then a fetch) are not enough."""
+    ensure_maildir(tmp_path)
+    (tmp_path / "new" / "1.handwritten.host").write_bytes(HEAD + BODY)
+    inbox = MaildirInbox(tmp_path, settle=3600)
+    assert await inbox.fetch() == []
+    assert await inbox.fetch() == []
 
 
 async def test_a_file_in_cur_is_taken_at_once(tmp_path: Path) -> None:
