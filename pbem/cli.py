@@ -3,6 +3,11 @@
 Each group of commands lives in its own ``pbem/cli_*.py`` module that defines
 ``add_commands(subparsers)``; every parser sets ``func`` to a callable taking the
 parsed ``argparse.Namespace`` and returning an exit code.
+
+:func:`main` is the error boundary: a user's mistake (a :class:`PbemError`, a
+database without tables or out of reach, a file that cannot be read or written)
+becomes one redacted line on stderr and exit code 1; anything else is a bug and
+keeps its traceback.
 """
 
 from __future__ import annotations
