@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pbem.cli import positive_number
 from pbem.core.errors import DataError
 
 
@@ -23,7 +24,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
         default=None,
         help="colour base owners as at this start (default: the scenario's, or game1)",
     )
-    usn.add_argument("--scale", type=float, default=1.0, help="picture scale (default 1.0)")
+    usn.add_argument(
+        "--scale", type=positive_number, default=1.0, help="picture scale (default 1.0)"
+    )
     usn.add_argument("--hex-numbers", action="store_true", help="print every hex number")
     usn.set_defaults(func=_map_usn)
     p.set_defaults(func=lambda args: p.print_help() or 2)

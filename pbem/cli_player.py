@@ -36,7 +36,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="make an Ed25519 key pair for signing orders",
         description="Make an Ed25519 key pair for signing orders. The private key is "
         "written with mode 0600 (OpenSSH format, ssh-keygen reads it), the public key "
-        "next to it as PATH.pub. Give the printed public key line to the moderator.",
+        "next to it: --out alice.key writes alice.key and alice.pub, --out alice writes "
+        "alice and alice.pub. Give the printed public key line (or the .pub file) to the "
+        "moderator.",
     )
     keygen.add_argument(
         "--out", type=Path, default=DEFAULT_KEY, help=f"private key file (default {DEFAULT_KEY})"
@@ -62,7 +64,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "send",
         help="sign an order file and mail it to the moderator",
         description="Sign an order file as 'pbem sign' does and mail the block as a plain "
-        f"text mail over SMTP. A password for --user is read from ${SMTP_PASSWORD_ENV}.",
+        f"text mail over SMTP. A password for --user is read from ${SMTP_PASSWORD_ENV}. "
+        "With --maildir the mail is delivered into a local Maildir instead (the daemon's "
+        "[intake] maildir), written to its tmp/ and renamed into new/.",
     )
     send.add_argument("file", metavar="FILE", help="order file ('-' reads standard input)")
     send.add_argument(
@@ -70,11 +74,19 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     send.add_argument("--to", required=True, metavar="ADDR", help="the moderator's address")
     send.add_argument("--from", dest="sender", required=True, metavar="ADDR", help="your address")
-    send.add_argument(
+    route = send.add_mutually_exclusive_group()
+    route.add_argument(
         "--smtp",
         default=DEFAULT_SMTP,
         metavar="HOST:PORT",
         help=f"SMTP server (default {DEFAULT_SMTP})",
+    )
+    route.add_argument(
+        "--maildir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="deliver into this local Maildir instead of sending by SMTP",
     )
     send.add_argument(
         "--subject", default=None, help="subject (default: game, side, turn and phase)"
@@ -98,11 +110,22 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     send.set_defaults(func=_send)
 
 
+def public_key_path(private: Path) -> Path:
+    """Where keygen puts the public key: alice.key → alice.pub, alice → alice.pub."""
+    if private.suffix == ".key":
+        return private.with_suffix(".pub")
+    return private.with_name(private.name + ".pub")
+
+
 def _keygen(args: argparse.Namespace) -> int:
     path: Path = args.out
-    public_path = path.with_name(path.name + ".pub")
-    if not args.force and (path.exists() or public_path.exists()):
-        raise ConfigError(f"{path} already exists (use --force to overwrite it)")
+    if path.suffix == ".pub":
+        raise ConfigError(f"--out {path}: name the private key file (e.g. alice.key)")
+    public_path = public_key_path(path)
+    if not args.force:
+        for existing in (path, public_path):
+            if existing.exists():
+                raise ConfigError(f"{existing} already exists (use --force to overwrite it)")
     private_pem, public_line = generate_keypair(args.comment)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | (0 if args.force else os.O_EXCL)
@@ -126,18 +149,38 @@ def _read_order_file(name: str) -> str:
         raise ConfigError(f"cannot read order file {name}: {exc}") from None
 
 
+def _private_key(key: Path) -> bytes:
+    """The private key file's bytes, or an error that says which file to use instead."""
+    try:
+        data = key.read_bytes()
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read key file {key}: {exc.strerror or exc} (make one with `pbem keygen`)"
+        ) from None
+    if data.lstrip().startswith(b"ssh-"):
+        private = [p for p in (key.with_suffix(".key"), key.with_suffix("")) if p != key]
+        hint = next((f" ({p})" for p in private if p.exists()), "")
+        raise ConfigError(
+            f"--key {key} is a public key: sign with your private key{hint}; "
+            "the public key is for the moderator"
+        )
+    if b"PRIVATE KEY-----" not in data:
+        raise ConfigError(f"--key {key} is not a private key file (make one with `pbem keygen`)")
+    return data
+
+
 def _signed_block(file: str, key: Path) -> tuple[str, OrderSheet]:
     """Read, check and sign an order file: (armoured block, parsed sheet)."""
+    private_pem = _private_key(key)
     text = add_nonce(_read_order_file(file))
     sheet = parse_sheet(canonical_orders(text))  # tell the player now, not the moderator later
     try:
-        private_pem = key.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"cannot read key file {key}: {exc}") from None
-    try:
         return sign_block(text, private_pem), sheet
+    except TypeError as exc:  # cryptography: "Key is password-protected."
+        raise ConfigError(f"--key {key}: {exc} (pbem signs with a key without one)") from None
     except ValueError as exc:
-        raise ConfigError(f"{file}: {exc}") from None
+        where = f"--key {key}" if "private key" in str(exc) else file
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 def _sign(args: argparse.Namespace) -> int:
@@ -171,8 +214,12 @@ def compose_order_mail(
 
 def _send(args: argparse.Namespace) -> int:
     block, sheet = _signed_block(args.file, args.key)
-    host, port = _smtp_address(args.smtp)
     message = compose_order_mail(block, sheet, args.sender, args.to, args.subject)
+    if args.maildir is not None:
+        name = _deliver_to_maildir(message, args.maildir)
+        print(f"delivered {message['Subject']} into {args.maildir / 'new' / name}")
+        return 0
+    host, port = _smtp_address(args.smtp)
     password = os.environ.get(SMTP_PASSWORD_ENV) if args.user else None
     security = _Security(tls=args.tls, starttls=not args.no_starttls, cafile=args.cafile)
     try:
@@ -181,6 +228,20 @@ def _send(args: argparse.Namespace) -> int:
         raise TransportError(f"cannot send to {host}:{port}: {exc}") from None
     print(f"sent {message['Subject']} to {args.to} ({message['Message-ID']})")
     return 0
+
+
+def _deliver_to_maildir(message: EmailMessage, maildir: Path) -> str:
+    from pbem.mail.maildir import deliver
+
+    if not all((maildir / sub).is_dir() for sub in ("tmp", "new", "cur")):
+        raise ConfigError(
+            f"--maildir {maildir} is not a Maildir (no tmp/, new/ and cur/): "
+            "name the daemon's [intake] maildir"
+        )
+    try:
+        return deliver(maildir, message.as_bytes())
+    except OSError as exc:
+        raise TransportError(f"cannot deliver into {maildir}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -202,7 +263,10 @@ async def _deliver(
 
     context = None
     if security.cafile is not None:
-        context = ssl.create_default_context(cafile=str(security.cafile))
+        try:
+            context = ssl.create_default_context(cafile=str(security.cafile))
+        except (OSError, ssl.SSLError) as exc:
+            raise ConfigError(f"--cafile {security.cafile}: {exc.strerror or exc}") from None
     try:
         await aiosmtplib.send(
             message,

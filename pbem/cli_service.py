@@ -12,13 +12,16 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
+from pbem.cli import positive_number
 from pbem.config import Config, example_config, load_config
-from pbem.core.errors import LifecycleError
+from pbem.core.errors import ConfigError
 from pbem.service.logs import setup_logging
 
 
 def _config(args: argparse.Namespace) -> Config:
-    return load_config(args.config)
+    config = load_config(args.config)
+    args.loaded_config = config  # for the error boundary (pbem.cli): names and redacts
+    return config
 
 
 def cmd_init(args: argparse.Namespace) -> int:
@@ -37,7 +40,7 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 
     config = _config(args)
     upgrade(config.database.url)
-    print(f"database at {config.database.url} is up to date")
+    print(f"database at {config.redact(config.database.url)} is up to date")
     return 0
 
 
@@ -70,17 +73,34 @@ def _expand(word: str) -> str:
     key=@FILE for a file's text (overrides=@corrections.toml)."""
     key, sep, rest = word.partition("=@")
     if sep and key.isidentifier():
-        return f"{key}={Path(rest).read_text(encoding='utf-8')}"
+        return f"{key}={_text(_read_named(rest, word), word)}"
     if not word.startswith("@"):
         return word
-    data = Path(word[1:]).read_bytes()
+    data = _read_named(word[1:], word)
     if b"BEGIN CERTIFICATE" in data:
         from cryptography import x509
         from cryptography.hazmat.primitives.serialization import Encoding
 
-        der = x509.load_pem_x509_certificate(data).public_bytes(Encoding.DER)
-        return "smime:" + base64.b64encode(der).decode()
-    return data.decode().strip()
+        try:
+            certificate = x509.load_pem_x509_certificate(data)
+        except ValueError as exc:
+            raise ConfigError(f"{word}: not a readable PEM certificate: {exc}") from None
+        return "smime:" + base64.b64encode(certificate.public_bytes(Encoding.DER)).decode()
+    return _text(data, word).strip()
+
+
+def _text(data: bytes, word: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{word}: not a text file (UTF-8)") from None
+
+
+def _read_named(path: str, word: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{word}: cannot read {path}: {exc.strerror or exc}") from None
 
 
 def cmd_moderator(args: argparse.Namespace) -> int:
@@ -102,9 +122,6 @@ def cmd_moderator(args: argparse.Namespace) -> int:
         with make_sessionmaker(engine).begin() as s:
             gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), utcnow()), Reporter())
             print(moderator.execute(gm, line))
-    except LifecycleError as exc:
-        print(f"pbem: {exc}", file=sys.stderr)
-        return 1
     finally:
         engine.dispose()
     return 0
@@ -168,7 +185,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--dir", default="pbem-demo", help="working folder (default ./pbem-demo)")
     p.add_argument("--ruleset", default="usn")
     p.add_argument("--scenario", default="coral-sea")
-    p.add_argument("--timeout", type=float, default=300.0, help="seconds before giving up")
+    p.add_argument(
+        "--timeout", type=positive_number, default=300.0, help="seconds before giving up"
+    )
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("init", help="write a commented example configuration")

@@ -4,23 +4,35 @@ Every key is documented in ``EXAMPLE`` (what ``pbem init`` writes). An
 environment variable ``PBEM_<SECTION>_<KEY>`` overrides ``[section] key``
 (e.g. ``PBEM_DATABASE_URL``, ``PBEM_SECRETS_PLOT_KEY``). Settings are loaded
 once and passed in; nothing reads a global.
+
+The file is parsed into closed types: an unknown section, key or value is a
+:class:`ConfigError` naming the key and what it accepts. Every relative path,
+the SQLite file in a database URL included, is relative to the configuration
+file's folder (``Config.base_dir``). :func:`redact` is the one way a text that
+may hold a secret is made fit to print or log.
 """
 
 from __future__ import annotations
 
 import base64
+import logging
 import os
+import re
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, get_type_hints
+from urllib.parse import unquote, urlsplit
 
 from pbem.core.errors import ConfigError
 
 EXAMPLE = """\
 # pbem configuration. Every key is optional unless marked REQUIRED.
 # Environment variables override keys: PBEM_<SECTION>_<KEY>, e.g. PBEM_DATABASE_URL.
+# An unknown section, key or value is an error; yes/no keys take true or false.
+# Relative paths (Maildirs, a SQLite file) are relative to this file's folder.
 
 [moderator]
 # The address pbem sends from and players write to.
@@ -36,6 +48,7 @@ public_key = ""
 [database]
 # SQLAlchemy URL. SQLite is the embedded default; for PostgreSQL use e.g.
 # "postgresql+psycopg://pbem@127.0.0.1:5432/pbem" (several daemons may share it).
+# A relative SQLite path is relative to this file's folder.
 url = "sqlite:///pbem.sqlite3"
 
 [secrets]
@@ -46,7 +59,8 @@ plot_key = "%(plot_key)s"
 [intake]
 # "maildir" (embedded default, no server) or "imap".
 transport = "maildir"
-# Maildir watched for incoming mail (created if missing).
+# Maildir watched for incoming mail (created if missing). Deliver into it by writing
+# each mail to tmp/ and renaming it into new/, or with `pbem send --maildir DIR`.
 maildir = "mail/inbox"
 # Largest mail accepted, in bytes; larger mail gets an error answer and is not processed.
 max_size = 1048576
@@ -99,25 +113,190 @@ max_pause_days = 14
 max_extension_hours = 168
 
 [log]
+# "DEBUG", "INFO", "WARNING" or "ERROR".
 level = "INFO"
 """
 
 
-@dataclass(frozen=True)
-class ModeratorConfig:
+class IntakeTransport(StrEnum):
+    MAILDIR = "maildir"
+    IMAP = "imap"
+
+
+class OutboxTransport(StrEnum):
+    MAILDIR = "maildir"
+    SMTP = "smtp"
+
+
+class NoOrdersPolicy(StrEnum):
+    """What happens to a side that sent no orders by the deadline."""
+
+    STANDING = "standing"
+    NOTHING = "nothing"
+    FORFEIT = "forfeit"
+
+
+class LogLevel(StrEnum):
+    DEBUG = "DEBUG"
+    INFO = "INFO"
+    WARNING = "WARNING"
+    ERROR = "ERROR"
+
+
+REDACTED = "***"
+# scheme://user:PASSWORD@host: the password part of any URL.
+_URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^:/@\s]*:)[^@\s]*@", re.IGNORECASE)
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` fit to print or log: the password of every URL in it and each of
+    ``secrets`` (passwords, key material) replaced by ``***``."""
+    text = _URL_PASSWORD.sub(rf"\1{REDACTED}@", text)
+    for secret in secrets:
+        if secret:
+            # Whole words only: a short password must not eat every letter it shares.
+            pattern = rf"(?<!\w){re.escape(secret)}(?!\w)"
+            text = re.sub(pattern, REDACTED, text)
+    return text
+
+
+class RedactingFilter(logging.Filter):
+    """A log filter that passes every record through :func:`redact`."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        super().__init__()
+        self.secrets = tuple(secrets)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        clean = redact(message, self.secrets)
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True
+
+
+def _allowed(kind: type) -> str:
+    if kind is bool:
+        return "true or false (no quotes)"
+    if issubclass(kind, StrEnum):
+        return "one of " + ", ".join(f'"{v}"' for v in kind)
+    if kind is Path:
+        return "a path (a string)"
+    return {int: "a whole number", float: "a number", str: "a string"}[kind]
+
+
+def _typed(kind: type, value: Any, where: str) -> Any:
+    """``value`` as ``kind``, as TOML gives it, or a ConfigError naming ``where``."""
+    ok: bool
+    if kind is bool:
+        ok = isinstance(value, bool)
+    elif kind is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif kind is float:
+        # A whole number stays one: game settings keep what the file said.
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+    elif kind is Path:
+        ok = isinstance(value, str | Path) and str(value) != ""
+        value = Path(value) if ok else value
+    elif issubclass(kind, StrEnum):
+        ok = isinstance(value, str) and value in kind._value2member_map_
+        value = kind(value) if ok else value
+    else:
+        ok = isinstance(value, kind)
+    if not ok:
+        raise ConfigError(f"{where}: {value!r} is not allowed; use {_allowed(kind)}")
+    return value
+
+
+def _from_environment(kind: type, text: str, where: str) -> Any:
+    """An environment variable's text as ``kind`` (then checked by :func:`_typed`)."""
+    if kind is bool:
+        if text not in ("true", "false"):
+            raise ConfigError(f"{where}: {text!r} is not allowed; use true or false")
+        return text == "true"
+    if kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            raise ConfigError(f"{where}: {text!r} is not {_allowed(kind)}") from None
+    return text
+
+
+class _Section:
+    """A ``[section]`` of the file: every value checked against its declared type
+    when made, however it is made (file, environment, code)."""
+
+    NAME: ClassVar[str]
+    SECRETS: ClassVar[tuple[str, ...]] = ()  # keys whose values never show
+
+    def __post_init__(self) -> None:
+        for name, kind in get_type_hints(type(self)).items():
+            if name.isupper():  # NAME, SECRETS
+                continue
+            value = _typed(kind, getattr(self, name), f"[{self.NAME}] {name}")
+            object.__setattr__(self, name, value)
+        self.check()
+
+    def check(self) -> None:
+        """Rules on values beyond their type."""
+
+    def _positive(self, *names: str) -> None:
+        for name in names:
+            if getattr(self, name) <= 0:
+                raise ConfigError(
+                    f"[{self.NAME}] {name} must be more than 0, not {getattr(self, name)}"
+                )
+
+    def __repr__(self) -> str:
+        shown = []
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            if f.name in self.SECRETS and value:
+                value = REDACTED
+            elif isinstance(value, str):
+                value = redact(value)
+            shown.append(f"{f.name}={value!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+
+@dataclass(frozen=True, repr=False)
+class ModeratorConfig(_Section):
+    NAME = "moderator"
+
     address: str = "moderator@pbem.example"
     name: str = "pbem moderator"
     human: str = "umpire@pbem.example"
     public_key: str = ""
 
 
-@dataclass(frozen=True)
-class DatabaseConfig:
+# The databases pbem runs on, with any SQLAlchemy driver: sqlite[+driver]://...
+_DATABASE_URL = re.compile(r"^(sqlite|postgresql)(\+\w+)?://")
+
+
+@dataclass(frozen=True, repr=False)
+class DatabaseConfig(_Section):
+    NAME = "database"
+
     url: str = "sqlite:///pbem.sqlite3"
 
+    def check(self) -> None:
+        if not _DATABASE_URL.match(self.url):
+            raise ConfigError(
+                f"[database] url: {redact(self.url)!r} is not allowed; use a SQLite or "
+                'PostgreSQL URL, e.g. "sqlite:///pbem.sqlite3" or '
+                '"postgresql+psycopg://pbem@127.0.0.1:5432/pbem"'
+            )
 
-@dataclass(frozen=True)
-class SecretsConfig:
+    def password(self) -> str:
+        """The URL's password, decoded ("" if none)."""
+        return unquote(urlsplit(self.url).password or "")
+
+
+@dataclass(frozen=True, repr=False)
+class SecretsConfig(_Section):
+    NAME = "secrets"
+    SECRETS = ("plot_key",)
+
     plot_key: str = ""
 
     def key_bytes(self) -> bytes:
@@ -130,23 +309,34 @@ class SecretsConfig:
         return key
 
 
-@dataclass(frozen=True)
-class IntakeConfig:
-    transport: str = "maildir"
-    maildir: str = "mail/inbox"
+@dataclass(frozen=True, repr=False)
+class IntakeConfig(_Section):
+    NAME = "intake"
+
+    transport: IntakeTransport = IntakeTransport.MAILDIR
+    maildir: Path = Path("mail/inbox")
     max_size: int = 1_048_576
     rate_limit: int = 30
     rate_window: int = 3600
     poll_interval: float = 2.0
     workers: int = 1
 
-    def __post_init__(self) -> None:
+    def check(self) -> None:
         if self.workers < 1:
             raise ConfigError(f"[intake] workers must be 1 or more, not {self.workers}")
+        self._positive("max_size", "rate_limit", "rate_window", "poll_interval")
 
 
-@dataclass(frozen=True)
-class ImapConfig:
+def _check_port(section: _Section, port: int) -> None:
+    if not 0 < port < 65536:
+        raise ConfigError(f"[{section.NAME}] port must be 1 to 65535, not {port}")
+
+
+@dataclass(frozen=True, repr=False)
+class ImapConfig(_Section):
+    NAME = "imap"
+    SECRETS = ("password",)
+
     host: str = "127.0.0.1"
     port: int = 143
     user: str = "moderator"
@@ -155,43 +345,84 @@ class ImapConfig:
     folder: str = "INBOX"
     processed_folder: str = "pbem-processed"
 
+    def check(self) -> None:
+        _check_port(self, self.port)
 
-@dataclass(frozen=True)
-class OutboxConfig:
-    transport: str = "maildir"
-    maildir: str = "mail/outbox"
+
+@dataclass(frozen=True, repr=False)
+class OutboxConfig(_Section):
+    NAME = "outbox"
+
+    transport: OutboxTransport = OutboxTransport.MAILDIR
+    maildir: Path = Path("mail/outbox")
     max_attempts: int = 8
     retry_base: float = 30.0
 
+    def check(self) -> None:
+        self._positive("max_attempts", "retry_base")
 
-@dataclass(frozen=True)
-class SmtpConfig:
+
+@dataclass(frozen=True, repr=False)
+class SmtpConfig(_Section):
+    NAME = "smtp"
+    SECRETS = ("password",)
+
     host: str = "127.0.0.1"
     port: int = 25
     username: str = ""
     password: str = ""
     starttls: bool = False
 
+    def check(self) -> None:
+        _check_port(self, self.port)
 
-@dataclass(frozen=True)
-class GamesConfig:
+
+@dataclass(frozen=True, repr=False)
+class GamesConfig(_Section):
+    NAME = "games"
+
     deadline_hours: float = 72
     grace_hours: float = 24
     reminder_hours: float = 24
     early_adjudication: bool = True
-    no_orders_policy: str = "standing"
+    no_orders_policy: NoOrdersPolicy = NoOrdersPolicy.STANDING
     max_pauses: int = 3
     max_pause_days: float = 14
     max_extension_hours: float = 168
 
 
-@dataclass(frozen=True)
-class LogConfig:
-    level: str = "INFO"
+@dataclass(frozen=True, repr=False)
+class LogConfig(_Section):
+    NAME = "log"
+
+    level: LogLevel = LogLevel.INFO
+
+
+# A relative SQLite file in a database URL: sqlite[+driver]:///PATH[?query].
+_SQLITE_FILE = re.compile(r"^(sqlite(?:\+\w+)?:///)([^?]*)(\?.*)?$")
+
+
+def resolve_path(base_dir: Path, path: str | Path) -> Path:
+    """The one rule for paths in the configuration: relative to ``base_dir``."""
+    path = Path(path).expanduser()
+    return path if path.is_absolute() else base_dir / path
+
+
+def _resolve_url(base_dir: Path, url: str) -> str:
+    match = _SQLITE_FILE.match(url)
+    if match is None:
+        return url
+    prefix, file, query = match.groups()
+    if not file or file == ":memory:" or file.startswith("file:"):
+        return url
+    return f"{prefix}{resolve_path(base_dir, file)}{query or ''}"
 
 
 @dataclass(frozen=True)
 class Config:
+    """The whole configuration. Made with ``base_dir`` (the file's folder), every
+    path in it is absolute: Maildirs and a SQLite database file alike."""
+
     moderator: ModeratorConfig = field(default_factory=ModeratorConfig)
     database: DatabaseConfig = field(default_factory=DatabaseConfig)
     secrets: SecretsConfig = field(default_factory=SecretsConfig)
@@ -203,10 +434,49 @@ class Config:
     log: LogConfig = field(default_factory=LogConfig)
     base_dir: Path = Path(".")
 
-    def path(self, relative: str) -> Path:
-        """Paths in the file are relative to the file's folder."""
-        p = Path(relative)
-        return p if p.is_absolute() else self.base_dir / p
+    def __post_init__(self) -> None:
+        base = Path(self.base_dir).resolve()
+        resolved = {
+            "base_dir": base,
+            "intake": replace(self.intake, maildir=resolve_path(base, self.intake.maildir)),
+            "outbox": replace(self.outbox, maildir=resolve_path(base, self.outbox.maildir)),
+            "database": replace(self.database, url=_resolve_url(base, self.database.url)),
+        }
+        for name, value in resolved.items():
+            object.__setattr__(self, name, value)
+
+    def secret_values(self) -> tuple[str, ...]:
+        """Every secret this configuration holds, for :func:`redact`."""
+        return tuple(
+            s
+            for s in (
+                self.secrets.plot_key,
+                self.imap.password,
+                self.smtp.password,
+                self.database.password(),
+            )
+            if s
+        )
+
+    def redact(self, text: str) -> str:
+        """``text`` without this configuration's secrets (see :func:`redact`)."""
+        return redact(text, self.secret_values())
+
+
+SECTIONS: dict[str, type[_Section]] = {
+    cls.NAME: cls
+    for cls in (
+        ModeratorConfig,
+        DatabaseConfig,
+        SecretsConfig,
+        IntakeConfig,
+        ImapConfig,
+        OutboxConfig,
+        SmtpConfig,
+        GamesConfig,
+        LogConfig,
+    )
+}
 
 
 def example_config() -> str:
@@ -214,61 +484,56 @@ def example_config() -> str:
     return EXAMPLE % {"plot_key": key}
 
 
-def _coerce(value: Any, default: Any, where: str) -> Any:
-    kind = type(default)
-    if isinstance(value, str) and kind is not str:
-        try:
-            if kind is bool:
-                return value.strip().lower() in ("1", "true", "yes", "on")
-            return kind(value)
-        except ValueError:
-            raise ConfigError(f"{where}: {value!r} is not a {kind.__name__}") from None
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if not isinstance(value, kind):
-        raise ConfigError(f"{where}: expected {kind.__name__}, got {value!r}")
-    return value
+def _section(cls: type[_Section], raw: Mapping[str, Any], env: Mapping[str, str]) -> _Section:
+    kinds = {f.name: get_type_hints(cls)[f.name] for f in fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(raw) - set(kinds))
+    if unknown:
+        raise ConfigError(
+            f"[{cls.NAME}] unknown key {unknown[0]!r}; the keys are: {', '.join(kinds)}"
+        )
+    values = dict(raw)
+    prefix = f"PBEM_{cls.NAME.upper()}_"
+    for variable in sorted(v for v in env if v.startswith(prefix)):
+        name = variable[len(prefix) :].lower()
+        if name not in kinds:
+            raise ConfigError(
+                f"{variable}: [{cls.NAME}] has no key {name!r}; the keys are: {', '.join(kinds)}"
+            )
+        values[name] = _from_environment(kinds[name], env[variable], variable)
+    return cls(**values)
 
 
 def load_config(path: str | Path | None = None, environ: Mapping[str, str] | None = None) -> Config:
-    """Read the TOML file (``path``, else $PBEM_CONFIG, else ./pbem.toml if present)."""
+    """Read the TOML file (``path``, else $PBEM_CONFIG, else ./pbem.toml); the
+    environment's ``PBEM_<SECTION>_<KEY>`` variables override its keys."""
     env = os.environ if environ is None else environ
     if path is None:
         path = env.get("PBEM_CONFIG") or ("pbem.toml" if Path("pbem.toml").exists() else None)
-    data: dict[str, Any] = {}
-    base_dir = Path(".")
-    if path is not None:
-        p = Path(path)
-        try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"configuration file {p} not found (run `pbem init`)") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{p}: {exc}") from None
-        base_dir = p.resolve().parent
+    if path is None:
+        raise ConfigError(
+            "no configuration file: make one with `pbem init pbem.toml`, "
+            "then name it with -c FILE or $PBEM_CONFIG (or run pbem in its folder)"
+        )
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(
+            f"configuration file {p} not found: make one with `pbem init {p}`"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read configuration file {p}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+    unknown = sorted(set(data) - set(SECTIONS))
+    if unknown:
+        raise ConfigError(
+            f"unknown section [{unknown[0]}]; the sections are: {', '.join(SECTIONS)}"
+        )
     sections: dict[str, Any] = {}
-    for f in fields(Config):
-        if f.name == "base_dir":
-            continue
-        default_section = f.default_factory()  # type: ignore[operator]
-        raw = data.get(f.name, {})
+    for name, cls in SECTIONS.items():
+        raw = data.get(name, {})
         if not isinstance(raw, dict):
-            raise ConfigError(f"[{f.name}] must be a table")
-        known = {sf.name for sf in fields(default_section)}
-        unknown = set(raw) - known
-        if unknown:
-            raise ConfigError(f"[{f.name}] unknown key(s): {', '.join(sorted(unknown))}")
-        values: dict[str, Any] = {}
-        for sf in fields(default_section):
-            where = f"[{f.name}] {sf.name}"
-            default = getattr(default_section, sf.name)
-            env_key = f"PBEM_{f.name.upper()}_{sf.name.upper()}"
-            if env_key in env:
-                values[sf.name] = _coerce(env[env_key], default, env_key)
-            elif sf.name in raw:
-                values[sf.name] = _coerce(raw[sf.name], default, where)
-        sections[f.name] = type(default_section)(**values)
-    unknown_sections = set(data) - set(sections)
-    if unknown_sections:
-        raise ConfigError(f"unknown section(s): {', '.join(sorted(unknown_sections))}")
-    return Config(**sections, base_dir=base_dir)
+            raise ConfigError(f"[{name}] must be a table (a [{name}] heading), not {raw!r}")
+        sections[name] = _section(cls, raw, env)
+    return Config(**sections, base_dir=p.resolve().parent)

@@ -26,10 +26,12 @@ from email.utils import make_msgid
 from pathlib import Path
 
 from pbem.config import example_config
+from pbem.core.errors import ConfigError
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
 
 MODERATOR = "moderator@pbem.example"
+MARK = ".pbem-demo"  # in a folder the demo made: it may replace what is there
 FORM = re.compile(r"---8<---\n(.*?)\n---8<---", re.S)
 
 
@@ -74,8 +76,26 @@ def _mail(sender: str, subject: str, body: str, in_reply_to: str | None = None) 
     return msg.as_bytes()
 
 
+def _sides(ruleset: str, scenario: str) -> tuple[str, ...]:
+    from pbem import rulesets
+
+    known = {sc.name: sc for sc in rulesets.get(ruleset).scenarios()}
+    if scenario not in known:
+        raise ConfigError(
+            f"ruleset {ruleset} has no scenario {scenario!r}; known: {', '.join(sorted(known))}"
+        )
+    return tuple(known[scenario].sides)
+
+
 def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.0) -> int:
+    sides = _sides(ruleset, scenario)  # before anything is written
+    if (directory / "pbem.toml").exists() and not (directory / MARK).exists():
+        raise ConfigError(
+            f"{directory} holds a pbem.toml the demo did not write, and the demo replaces "
+            "its database and mail: choose another --dir (or remove an old demo's folder)"
+        )
     directory.mkdir(parents=True, exist_ok=True)
+    (directory / MARK).touch()
     os.chdir(directory)
     for leftover in ("pbem.sqlite3", "pbem.sqlite3-wal", "pbem.sqlite3-shm"):
         Path(leftover).unlink(missing_ok=True)
@@ -90,9 +110,6 @@ def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.
     _say(f"working in {directory}: configuration pbem.toml, database pbem.sqlite3")
     subprocess.run([sys.executable, "-m", "pbem", "-c", "pbem.toml", "db", "upgrade"], check=True)
 
-    from pbem import rulesets
-
-    sides = next(sc.sides for sc in rulesets.get(ruleset).scenarios() if sc.name == scenario)
     players = []
     for i, side in enumerate(sides):
         private, public = generate_keypair(side)

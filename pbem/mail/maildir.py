@@ -4,9 +4,13 @@ Layout (https://cr.yp.to/proto/maildir.html, Maildir++ for the sub-folder):
 
 - :class:`MaildirInbox` reads ``new/`` and ``cur/`` of ``path``; acknowledging moves the
   file into the sibling Maildir ``path/.processed/cur/`` so nothing is ever deleted.
-- :class:`MaildirSender` writes each outgoing mail to ``tmp/`` and renames it into
-  ``new/`` (atomic), with the SMTP envelope in prepended ``X-Pbem-Envelope-*`` headers
-  that :func:`split_envelope` takes off again.
+  Mail is delivered by writing it to ``tmp/`` and renaming it into ``new/``
+  (:func:`deliver`, ``pbem send --maildir``). A file written straight into ``new/`` may
+  still be growing when the inbox looks: a file in ``new/`` is only taken once looks saw
+  it unchanged for a poll interval, or once it is :data:`SETTLE_SECONDS` old.
+- :class:`MaildirSender` delivers each outgoing mail the same way, with the SMTP
+  envelope in prepended ``X-Pbem-Envelope-*`` headers that :func:`split_envelope` takes
+  off again.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ ENVELOPE_FROM = b"X-Pbem-Envelope-From"
 ENVELOPE_TO = b"X-Pbem-Envelope-To"
 _SUBDIRS = ("tmp", "new", "cur")
 _RESCAN_SECONDS = 5.0
+# A file in new/ this old is complete even if no earlier look saw it (a restart).
+SETTLE_SECONDS = 10.0
 _counter = itertools.count()
 
 
@@ -48,7 +54,10 @@ def _key(filename: str) -> str:
     return filename.split(":", 1)[0]
 
 
-def _write_atomically(maildir: Path, data: bytes) -> str:
+def deliver(maildir: Path, data: bytes) -> str:
+    """Deliver ``data`` into ``maildir`` as the Maildir protocol says: written and synced
+    in ``tmp/``, then renamed into ``new/`` (a reader never sees it half-written).
+    Returns the file's name."""
     name = unique_name()
     tmp = maildir / "tmp" / name
     with open(tmp, "xb") as handle:
@@ -67,33 +76,65 @@ class MaildirInbox:
     acknowledge of it is a no-op.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, poll_interval: float = 0.5) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        poll_interval: float = 0.5,
+        settle: float | None = None,
+    ) -> None:
         self.path = ensure_maildir(Path(path))
         self.processed = ensure_maildir(self.path / PROCESSED_FOLDER)
         self.poll_interval = poll_interval
+        # How long a file in new/ must stay unchanged (default: one poll).
+        self.settle = poll_interval if settle is None else settle
         self._returned: set[str] = set()  # keys some fetch has handed out
         self._paths: dict[str, Path] = {}  # key → file, as last fetched
         self._closed = False
         self._dir_stamps: tuple[int, int] | None = None
         self._last_scan = 0.0
+        # new/ file → ((size, mtime_ns, inode), when a look first saw it so), to tell a
+        # file still being written.
+        self._looks: dict[Path, tuple[tuple[int, int, int], float]] = {}
+        self._settling = False  # the last look left a file in new/ for the next one
 
     def _check_open(self) -> None:
         if self._closed:
             raise TransportError(f"Maildir inbox {self.path} is closed")
 
     def _scan(self) -> list[tuple[int, str, Path]]:
-        """(mtime_ns, key, path) of every message waiting in new/ and cur/."""
+        """(mtime_ns, key, path) of every complete message waiting in new/ and cur/.
+
+        Each scan is a look: a file in new/ counts once looks saw the same size, time
+        and inode for ``settle`` seconds (or once it is old), so one still being
+        written waits.
+        """
         found = []
+        settling = False
+        looks: dict[Path, tuple[tuple[int, int, int], float]] = {}
+        now = time.monotonic()
+        settled_before = time.time_ns() - int(SETTLE_SECONDS * 1e9)
         for sub in ("new", "cur"):
             with os.scandir(self.path / sub) as entries:
                 for entry in entries:
                     if entry.name.startswith(".") or not entry.is_file():
                         continue
                     try:
-                        mtime = entry.stat().st_mtime_ns
+                        stat = entry.stat()
                     except FileNotFoundError:  # acknowledged meanwhile
                         continue
-                    found.append((mtime, _key(entry.name), Path(entry.path)))
+                    path = Path(entry.path)
+                    if sub == "new":
+                        look = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+                        before, since = self._looks.get(path, (None, now))
+                        since = since if before == look else now
+                        looks[path] = (look, since)
+                        steady = before == look and now - since >= self.settle
+                        if not (steady and stat.st_size) and stat.st_mtime_ns > settled_before:
+                            settling = True
+                            continue
+                    found.append((stat.st_mtime_ns, _key(entry.name), path))
+        self._looks, self._settling = looks, settling
         found.sort()
         return found
 
@@ -153,9 +194,11 @@ class MaildirInbox:
     def _has_unreturned(self) -> bool:
         # A directory's mtime changes when a file is renamed into it: only list on change,
         # and now and then regardless, in case two renames fell in one mtime tick.
+        # A file left settling is looked at again at once, whatever the mtimes say.
         stamps = self._stamps()
         now = time.monotonic()
-        if stamps == self._dir_stamps and now - self._last_scan < _RESCAN_SECONDS:
+        recent = now - self._last_scan < _RESCAN_SECONDS
+        if stamps == self._dir_stamps and recent and not self._settling:
             return False
         self._dir_stamps, self._last_scan = stamps, now
         present = {key for _m, key, _p in self._scan()}
@@ -233,7 +276,7 @@ class MaildirSender:
             raise TemporaryMailError(f"Maildir outbox {self.path} is closed")
         data = add_envelope(sender, recipients, raw)
         try:
-            await asyncio.to_thread(_write_atomically, self.path, data)
+            await asyncio.to_thread(deliver, self.path, data)
         except OSError as exc:  # disk full, permissions: may heal
             raise TemporaryMailError(f"cannot write to {self.path}: {exc}") from exc
 

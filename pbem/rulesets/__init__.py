@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 
+from pbem.core.errors import LifecycleError
 from pbem.core.ruleset import Ruleset
 
 _FACTORIES: dict[str, Callable[[], Ruleset]] = {}
@@ -16,12 +17,10 @@ def register(name: str, factory: Callable[[], Ruleset]) -> None:
 
 def get(name: str) -> Ruleset:
     _load_builtins()
-    try:
-        return _FACTORIES[name]()
-    except KeyError:
-        raise KeyError(
-            f"unknown ruleset {name!r}; known: {', '.join(sorted(_FACTORIES))}"
-        ) from None
+    factory = _FACTORIES.get(name)
+    if factory is None:
+        raise LifecycleError(f"unknown ruleset {name!r}; known: {', '.join(sorted(_FACTORIES))}")
+    return factory()
 
 
 def names() -> list[str]:

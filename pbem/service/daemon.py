@@ -59,7 +59,7 @@ def make_inbox(config: Config) -> Inbox:
         )
     from pbem.mail.maildir import MaildirInbox
 
-    return MaildirInbox(config.path(config.intake.maildir), poll_interval=0.2)
+    return MaildirInbox(config.intake.maildir, poll_interval=0.2)
 
 
 def make_sender(config: Config) -> MailSender:
@@ -76,7 +76,7 @@ def make_sender(config: Config) -> MailSender:
         )
     from pbem.mail.maildir import MaildirSender
 
-    return MaildirSender(config.path(config.outbox.maildir))
+    return MaildirSender(config.outbox.maildir)
 
 
 class Daemon:

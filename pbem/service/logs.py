@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from pbem.config import Config
+from pbem.config import Config, RedactingFilter
 
 
 def setup_logging(config: Config, override: str | None) -> None:
@@ -23,6 +23,7 @@ def setup_logging(config: Config, override: str | None) -> None:
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(Fields("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactingFilter(config.secret_values()))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel((override or config.log.level).upper())

@@ -49,6 +49,25 @@ def test_keygen_writes_private_key_0600_and_prints_public_key(
     assert out[1] == f"fingerprint: {key_fingerprint(public)}"
 
 
+def test_keygen_names_the_public_key_as_the_readme_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--out alice.key writes alice.key and alice.pub (the README's @alice.pub)."""
+    assert main(["keygen", "--out", str(tmp_path / "alice.key")]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["alice.key", "alice.pub"]
+    public = (tmp_path / "alice.pub").read_text().strip()
+    assert capsys.readouterr().out.splitlines()[0] == public
+
+
+def test_keygen_refuses_to_overwrite_the_public_key_without_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "alice.pub").write_text("ssh-ed25519 AAAA someone else\n")
+    assert main(["keygen", "--out", str(tmp_path / "alice.key")]) == 1
+    assert "alice.pub already exists" in capsys.readouterr().err
+    assert not (tmp_path / "alice.key").exists()
+
+
 def test_keygen_refuses_to_overwrite_without_force(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

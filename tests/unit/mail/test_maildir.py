@@ -47,6 +47,7 @@ async def test_sender_to_inbox_round_trip(tmp_path: Path) -> None:
     assert list((box / "tmp").iterdir()) == []  # nothing half-written left behind
 
     inbox = MaildirInbox(box)
+    await inbox.wait_for_mail(timeout=10)  # a fresh file in new/ is taken on a second look
     got = await inbox.fetch()
     assert len(got) == 2
     first = split_envelope(got[0].raw)
@@ -60,10 +61,12 @@ async def test_sender_to_inbox_round_trip(tmp_path: Path) -> None:
 async def test_unacknowledged_message_is_fetched_again(tmp_path: Path) -> None:
     deliver(tmp_path, "1.a.host", MAIL)
     first = MaildirInbox(tmp_path)
+    await first.wait_for_mail(timeout=10)
     [msg] = await first.fetch()
     await first.close()  # "crash" before acknowledging
 
     again = MaildirInbox(tmp_path)
+    await again.wait_for_mail(timeout=10)
     assert await again.fetch() == [msg]
     await again.acknowledge(msg.ref)
     assert await again.fetch() == []
@@ -73,6 +76,7 @@ async def test_unacknowledged_message_is_fetched_again(tmp_path: Path) -> None:
 async def test_acknowledge_keeps_the_file_in_processed(tmp_path: Path) -> None:
     deliver(tmp_path, "1.a.host", MAIL)
     inbox = MaildirInbox(tmp_path)
+    await inbox.wait_for_mail(timeout=10)
     [msg] = await inbox.fetch()
     await inbox.acknowledge(msg.ref)
     kept = list((tmp_path / ".processed" / "cur").iterdir())
@@ -82,6 +86,7 @@ async def test_acknowledge_keeps_the_file_in_processed(tmp_path: Path) -> None:
 async def test_two_fetchers_acknowledge_the_same_file(tmp_path: Path) -> None:
     deliver(tmp_path, "1.a.host", MAIL)
     one, two = MaildirInbox(tmp_path), MaildirInbox(tmp_path)
+    await asyncio.gather(one.wait_for_mail(timeout=10), two.wait_for_mail(timeout=10))
     [a] = await one.fetch()
     [b] = await two.fetch()
     assert a == b

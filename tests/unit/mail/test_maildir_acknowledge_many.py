@@ -16,6 +16,7 @@ async def test_acknowledge_many_moves_each_to_processed(tmp_path: Path) -> None:
     for n in range(3):
         deliver(tmp_path, f"{n}.a.host", f"Subject: {n}\n\nbody {n}\n".encode())
     inbox = MaildirInbox(tmp_path)
+    await inbox.wait_for_mail(timeout=10)  # a fresh file in new/ is taken on a second look
     messages = await inbox.fetch()
     await inbox.acknowledge_many([m.ref for m in messages[:2]])
     assert [m.ref for m in await inbox.fetch()] == [messages[2].ref]
