@@ -129,11 +129,11 @@ class OutboxTransport(StrEnum):
 
 
 class NoOrdersPolicy(StrEnum):
-    """What happens to a side that sent no orders by the deadline."""
+    """What happens to a side that sent no orders by the end of the grace period."""
 
-    STANDING = "standing"
-    NOTHING = "nothing"
-    FORFEIT = "forfeit"
+    STANDING = "standing"  # the ruleset's standing orders
+    NOTHING = "nothing"  # no orders at all
+    FORFEIT = "forfeit"  # the side loses the game
 
 
 class LogLevel(StrEnum):

@@ -4,19 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from enum import StrEnum
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pbem.config import GamesConfig
-
-
-class NoOrdersPolicy(StrEnum):
-    """What happens to a side that sent no orders by the end of the grace period."""
-
-    STANDING = "standing"  # the ruleset's standing orders
-    NOTHING = "nothing"  # no orders at all
-    FORFEIT = "forfeit"  # the side loses the game
+from pbem.config import GamesConfig, NoOrdersPolicy
 
 
 @dataclass(frozen=True, slots=True)

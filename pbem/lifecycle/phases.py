@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pbem.config import NoOrdersPolicy
 from pbem.core.dice import SeededDice, seed_commitment
 from pbem.core.errors import LifecycleError
 from pbem.core.events import Event
 from pbem.core.ruleset import Demand, State
 from pbem.lifecycle import deadlines
-from pbem.lifecycle.deadlines import NoOrdersPolicy
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.lookups import Lookups
 from pbem.record.chain import state_hash
