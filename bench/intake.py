@@ -55,8 +55,8 @@ from pbem.intake.signatures import (  # noqa: E402
 )
 from pbem.lifecycle.desk import Desk  # noqa: E402
 from pbem.lifecycle.games import GameMaster  # noqa: E402
+from pbem.lifecycle.publishing import Publisher  # noqa: E402
 from pbem.outbox.compose import compose_reply, reply_subject  # noqa: E402
-from pbem.reports.mailing import Reporter  # noqa: E402
 from pbem.storage.db import create_all, make_engine, make_sessionmaker  # noqa: E402
 from pbem.storage.models import InboundMail  # noqa: E402
 from tests.conftest import make_database  # noqa: E402
@@ -99,7 +99,7 @@ def make_games(url: str, config: Config, games: int) -> list[tuple[str, str, byt
     seats = []
     now = datetime.now(UTC)
     with sessions.begin() as s:
-        gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), now), Reporter())
+        gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), now), Publisher())
         for g in range(games):
             game = f"b{g}"
             # No early adjudication: each order set is sealed and waits (no turn runs).

@@ -35,6 +35,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
 def _map_usn(args: argparse.Namespace) -> int:
     from pbem.reports.mapimage import render_map
     from pbem.rulesets.usn.map import load_map
+    from pbem.rulesets.usn.picture import map_picture
 
     m = load_map()
     units: Mapping[Any, Sequence[tuple[str, str]]] | None = None
@@ -45,7 +46,10 @@ def _map_usn(args: argparse.Namespace) -> int:
         start = args.start or scenario_start or start
         title += f": {args.scenario}"
     png = render_map(
-        m, units=units, title=title, scale=args.scale, start=start, hex_numbers=args.hex_numbers
+        map_picture(m, units=units, start=start),
+        title=title,
+        scale=args.scale,
+        hex_numbers=args.hex_numbers,
     )
     args.out.write_bytes(png)
     print(f"wrote {args.out} ({len(png)} bytes)")

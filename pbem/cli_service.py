@@ -110,7 +110,7 @@ def cmd_moderator(args: argparse.Namespace) -> int:
     from pbem.lifecycle import moderator
     from pbem.lifecycle.desk import Desk
     from pbem.lifecycle.games import GameMaster
-    from pbem.reports.mailing import Reporter
+    from pbem.lifecycle.publishing import Publisher
     from pbem.service.clock import utcnow
     from pbem.storage.db import make_engine, make_sessionmaker
 
@@ -120,7 +120,7 @@ def cmd_moderator(args: argparse.Namespace) -> int:
     engine = make_engine(config.database.url)
     try:
         with make_sessionmaker(engine).begin() as s:
-            gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), utcnow()), Reporter())
+            gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), utcnow()), Publisher())
             print(moderator.execute(gm, line))
     finally:
         engine.dispose()

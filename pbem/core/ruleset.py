@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
+from pbem.core.mapview import MapPicture
 
 State = Mapping[str, Any]
 """A ruleset's whole game state, JSON-serialisable (dicts, lists, str, int, float, bool, None)."""
@@ -126,4 +127,14 @@ class Ruleset(Protocol):
 
     def outcome(self, state: State) -> Outcome | None:
         """The verdict once the game is over, else None."""
+        ...
+
+
+@runtime_checkable
+class MappedRuleset(Ruleset, Protocol):
+    """A ruleset whose reports carry a map picture (optional: rulesets without a
+    map leave it out, and their reports draw what their view alone shows)."""
+
+    def map_picture(self, view: Mapping[str, Any]) -> MapPicture:
+        """The map as ``view`` shows it: what the audience may see, nothing more."""
         ...

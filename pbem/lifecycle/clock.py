@@ -13,6 +13,7 @@ from pbem.lifecycle.acts import ModeratorActs, shift_deadlines
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.lookups import Lookups
 from pbem.lifecycle.phases import PhaseMachine
+from pbem.lifecycle.sink import ReportSink
 from pbem.record.payloads import AdjudicateOrdered, DeadlinePushedBack
 from pbem.storage.enums import GameStatus, PhaseStatus
 from pbem.storage.models import Game, Phase, Plot
@@ -29,13 +30,13 @@ class Clock:
         lookups: Lookups,
         phases: PhaseMachine,
         acts: ModeratorActs,
-        reporter: Any = None,
+        reporter: ReportSink | None = None,
     ) -> None:
         self.desk = desk
         self.lookups = lookups
         self.phases = phases
         self.acts = acts
-        # The reporter renders and queues reminders (pbem.reports.mailing.Reporter).
+        # Renders and queues reminders; the service wires pbem.lifecycle.publishing.Publisher.
         self.reporter = reporter
 
     def live_games(self) -> list[str]:

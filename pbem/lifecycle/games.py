@@ -9,8 +9,6 @@ moderator's commands, the daemon's sweeps) holds one object per transaction.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pbem.lifecycle.acts import ModeratorActs
 from pbem.lifecycle.clock import Clock
 from pbem.lifecycle.desk import Desk
@@ -18,12 +16,13 @@ from pbem.lifecycle.disputes import Disputes
 from pbem.lifecycle.lookups import Lookups
 from pbem.lifecycle.phases import PhaseMachine
 from pbem.lifecycle.rollback import Corrections
+from pbem.lifecycle.sink import ReportSink
 
 
 class GameMaster:
     """The moderator's game machine for all games, bound to one transaction."""
 
-    def __init__(self, desk: Desk, reporter: Any = None) -> None:
+    def __init__(self, desk: Desk, reporter: ReportSink | None = None) -> None:
         self.desk = desk
         self.lookups = Lookups(desk)
         self.phases = PhaseMachine(desk, self.lookups, reporter)

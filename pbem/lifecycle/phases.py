@@ -20,6 +20,7 @@ from pbem.core.ruleset import Demand, State
 from pbem.lifecycle import deadlines
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.lookups import Lookups
+from pbem.lifecycle.sink import ReportSink
 from pbem.record.chain import state_hash
 from pbem.record.payloads import (
     AdjudicateOrdered,
@@ -64,10 +65,10 @@ class AdjudicationResult:
 class PhaseMachine:
     """Phases of all games: opening, sealed orders, adjudication, the end."""
 
-    def __init__(self, desk: Desk, lookups: Lookups, reporter: Any = None) -> None:
+    def __init__(self, desk: Desk, lookups: Lookups, reporter: ReportSink | None = None) -> None:
         self.desk = desk
         self.lookups = lookups
-        # The reporter renders and queues reports (pbem.reports.mailing.Reporter).
+        # Renders and queues reports; the service wires pbem.lifecycle.publishing.Publisher.
         self.reporter = reporter
 
     # ---------------------------------------------------------------- opening

@@ -19,6 +19,8 @@ from sqlalchemy.orm import Session
 
 from pbem.config import Config
 from pbem.outbox.compose import compose_reply, stable_message_id
+from pbem.record import journal
+from pbem.record.payloads import ReportSent
 from pbem.secrecy import sealing
 from pbem.storage.db import transaction_memo
 from pbem.storage.models import OutboundMail
@@ -127,10 +129,6 @@ def _record_report(
     that produced it. The text itself stays out of the record; the archive's
     reports/ folder has it, and its SHA-256 ties the two together.
     """
-    # Imported here: the lifecycle imports the outbox, not the other way round.
-    from pbem.record import journal
-    from pbem.record.payloads import ReportSent
-
     journal.append(
         session,
         game_id,

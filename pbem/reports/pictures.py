@@ -1,7 +1,8 @@
-"""The map picture attached to each report: drawn from the audience's view only.
+"""The picture attached to each report: drawn from the audience's view only.
 
-Like the text, the picture is made from the view alone, so it can show no more
-than the view does. PNGs are written without metadata (no text chunks, no
+Like the text, the picture is made from the view alone (a ruleset's map
+description is made from the view too), so it can show no more than the view
+does. PNGs are written without metadata (no text chunks, no
 time), so identical views give identical bytes.
 """
 
@@ -13,54 +14,10 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-LAST_KNOWN = "last-known"  # drawn grey: a sighting, not a present position
+from pbem.core.mapview import MapPicture
+from pbem.reports.mapimage import render_map
+
 SIDE_RGB = {"north": (30, 60, 200), "south": (200, 30, 30)}
-
-
-def _hex4(text: Any) -> int | None:
-    s = str(text)
-    return int(s) if len(s) == 4 and s.isdigit() else None
-
-
-def usn_units(view: Mapping[str, Any]) -> dict[int, list[tuple[str, str]]]:
-    """Hex -> (side, label) for every unit the view places on a hex."""
-    units: dict[int, list[tuple[str, str]]] = {}
-    for u in [*(view.get("own_units") or view.get("units") or []), *view.get("enemy_units", [])]:
-        h = _hex4(u.get("at"))
-        if h is not None:
-            units.setdefault(h, []).append((str(u.get("side")), str(u.get("id"))))
-    for u in view.get("fog", {}).get("last_known", []):
-        h = _hex4(u.get("at"))
-        if h is not None:
-            units.setdefault(h, []).append((LAST_KNOWN, f"?{u.get('id')}"))
-    return units
-
-
-def combat_hexes(view: Mapping[str, Any]) -> list[int]:
-    """Hexes named by this round's combat events (the ones to outline)."""
-    out = set()
-    for e in view.get("events", []):
-        kind = str(e.get("kind", ""))
-        data = e.get("data", {})
-        if "combat" in kind or "strike" in kind or "attack" in kind or "roll" in data:
-            h = _hex4(data.get("hex"))
-            if h is not None:
-                out.add(h)
-    return sorted(out)
-
-
-def usn_picture(view: Mapping[str, Any], title: str) -> bytes:
-    from pbem.reports.mapimage import render_map
-    from pbem.rulesets.usn.hexgrid import HexId
-    from pbem.rulesets.usn.map import load_map
-
-    units = {HexId(h): stack for h, stack in usn_units(view).items()}
-    return render_map(
-        load_map(),
-        units=units,
-        highlight=[HexId(h) for h in combat_hexes(view)],
-        title=title,
-    )
 
 
 def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
@@ -102,9 +59,16 @@ def demo_picture(view: Mapping[str, Any], title: str) -> bytes:
     return buf.getvalue()
 
 
-PICTURES = {"demo": demo_picture, "usn": usn_picture}
+# Rulesets without a map description whose picture is drawn from the view itself.
+VIEW_PICTURES = {"demo": demo_picture}
 
 
-def picture(ruleset: str, view: Mapping[str, Any], title: str) -> bytes | None:
-    draw = PICTURES.get(ruleset)
+def picture(
+    ruleset: str, view: Mapping[str, Any], title: str, map_picture: MapPicture | None
+) -> bytes | None:
+    """The report's picture: the ruleset's map description drawn, else the
+    ruleset's own view picture, else none."""
+    if map_picture is not None:
+        return render_map(map_picture, title=title)
+    draw = VIEW_PICTURES.get(ruleset)
     return None if draw is None else draw(view, title)

@@ -21,8 +21,8 @@ from pbem.config import Config
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.mailroom import Mailroom, file_mails, open_mail
+from pbem.lifecycle.publishing import Publisher
 from pbem.outbox.queue import open_outbound
-from pbem.reports.mailing import Reporter
 from pbem.storage.enums import InboundStatus, OutboundStatus
 from pbem.storage.models import Heartbeat, InboundMail, OutboundMail
 
@@ -59,13 +59,13 @@ class Worker:
         self.owner = owner
         self.clock = clock
         self.key = config.secrets.key_bytes()
-        self.reporter = Reporter()
+        self.publisher = Publisher()
         self._touched: set[str] = set()  # games named by mail processed since the last tick
         self._last_sweep: datetime | None = None
         self._sweep_requested = False
 
     def game_master(self, session: Session, now: datetime) -> GameMaster:
-        return GameMaster(Desk(session, self.config, self.key, now), self.reporter)
+        return GameMaster(Desk(session, self.config, self.key, now), self.publisher)
 
     # ------------------------------------------------------------- intake
 

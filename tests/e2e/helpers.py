@@ -41,7 +41,7 @@ from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
-from pbem.reports.mailing import Reporter
+from pbem.lifecycle.publishing import Publisher
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 from pbem.storage.models import InboundMail, OutboundMail
 from tests.maillab import MailLab
@@ -163,7 +163,7 @@ class ModeratorDesk:
 
     def gm(self, session: Session, now: datetime | None = None) -> GameMaster:
         desk = Desk(session, self.config, self.config.secrets.key_bytes(), now or datetime.now(UTC))
-        return GameMaster(desk, Reporter())
+        return GameMaster(desk, Publisher())
 
     def demo_game(
         self,

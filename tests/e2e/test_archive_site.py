@@ -25,7 +25,7 @@ from pbem.config import Config, SecretsConfig
 from pbem.intake.signatures import generate_keypair
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
-from pbem.reports.mailing import Reporter
+from pbem.lifecycle.publishing import Publisher
 from pbem.reports.site import write_site
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 from pbem.storage.models import Report
@@ -72,7 +72,7 @@ def finished_game(sqlite_url: str, tmp_path: Path) -> Iterator[sessionmaker[Sess
     config = Config(secrets=SecretsConfig(plot_key=key), base_dir=tmp_path)
 
     def gm(s: Session) -> GameMaster:
-        return GameMaster(Desk(s, config, config.secrets.key_bytes(), T0), Reporter())
+        return GameMaster(Desk(s, config, config.secrets.key_bytes(), T0), Publisher())
 
     with sessions.begin() as s:
         m = gm(s)

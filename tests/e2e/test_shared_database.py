@@ -17,7 +17,7 @@ from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
-from pbem.reports.mailing import Reporter
+from pbem.lifecycle.publishing import Publisher
 from pbem.service.work import Worker
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 from pbem.storage.models import InboundMail, OutboundMail, Plot
@@ -47,7 +47,7 @@ def test_two_daemons_share_postgresql_each_mail_once(tmp_path):
         keys = {side: generate_keypair(side) for side in ("north", "south")}
         with sessions.begin() as s:
             gm = GameMaster(
-                Desk(s, config, config.secrets.key_bytes(), datetime.now(UTC)), Reporter()
+                Desk(s, config, config.secrets.key_bytes(), datetime.now(UTC)), Publisher()
             )
             gm.acts.create_game("g1", "demo", "long-duel", settings={"early_adjudication": False})
             for side in keys:

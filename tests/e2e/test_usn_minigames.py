@@ -30,8 +30,8 @@ from pbem.intake.signatures import generate_keypair, sign_block
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.mailroom import Mailroom, file_mail
+from pbem.lifecycle.publishing import Publisher
 from pbem.record import journal
-from pbem.reports.mailing import Reporter
 from pbem.rulesets.usn import victory
 from pbem.rulesets.usn.geo import world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset, _victory_of
@@ -77,7 +77,7 @@ class Table:
 
     def run(self, fn: Callable[[GameMaster], Any]) -> Any:
         with self.sessions.begin() as s:
-            gm = GameMaster(Desk(s, self.config, self.config.secrets.key_bytes(), T0), Reporter())
+            gm = GameMaster(Desk(s, self.config, self.config.secrets.key_bytes(), T0), Publisher())
             return fn(gm)
 
 

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from pbem.lifecycle.publishing import audience_view
 from pbem.reports.context import Header
-from pbem.reports.mailing import RenderedReport, audience_view, render_report
+from pbem.reports.report import RenderedReport, render_report
 from tests.unit.reports.test_render import PHASE, demo_report
 from tests.unit.reports.usn_world import A, J, played
 

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.core.mapview import MapPicture
 from pbem.core.ruleset import (
     Adjudication,
     Demand,
@@ -27,6 +28,7 @@ from pbem.rulesets import register
 from pbem.rulesets.usn import fog, hexgrid, opening, scenario_rules, victory, views
 from pbem.rulesets.usn.geo import Geo, geo_from_map, world_geo
 from pbem.rulesets.usn.phases import advance, run_round
+from pbem.rulesets.usn.picture import view_picture
 from pbem.rulesets.usn.sequence import SIDES, STEPS, current_round
 from pbem.rulesets.usn.state import (
     WEST_COAST,
@@ -131,6 +133,9 @@ class UsnRuleset:
     # --- reports ----------------------------------------------------------------
     def view(self, state: State, events: Sequence[Any], side: str | None) -> Mapping[str, Any]:
         return views.build_view(decode(state), events, side)
+
+    def map_picture(self, view: Mapping[str, Any]) -> MapPicture:
+        return view_picture(view)
 
     def order_template(self, state: State, side: str) -> str:
         return views.order_template(decode(state), side)

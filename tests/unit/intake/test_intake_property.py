@@ -28,7 +28,7 @@ from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
-from pbem.reports.mailing import Reporter
+from pbem.lifecycle.publishing import Publisher
 from pbem.service.work import Worker
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 from pbem.storage.models import InboundMail
@@ -54,7 +54,7 @@ class Intake:
         self.sessions = make_sessionmaker(self.engine)
         self.worker = Worker(self.config, self.sessions, "test:1", lambda: T0)
         with self.sessions.begin() as s:
-            gm = GameMaster(Desk(s, self.config, self.config.secrets.key_bytes(), T0), Reporter())
+            gm = GameMaster(Desk(s, self.config, self.config.secrets.key_bytes(), T0), Publisher())
             gm.acts.create_game("g1", "demo", "duel", settings={"early_adjudication": False})
             gm.acts.assign("g1", "north", "north@example.org", public_key=NORTH_PUB)
             _, south_pub = generate_keypair("south")

@@ -13,7 +13,7 @@ from pbem.config import Config, SecretsConfig
 from pbem.intake.signatures import generate_keypair
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
-from pbem.reports.mailing import Reporter
+from pbem.lifecycle.publishing import Publisher
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
@@ -48,7 +48,7 @@ class Table:
 
     def gm(self, session: Session) -> GameMaster:
         return GameMaster(
-            Desk(session, self.config, self.config.secrets.key_bytes(), self.now), Reporter()
+            Desk(session, self.config, self.config.secrets.key_bytes(), self.now), Publisher()
         )
 
     def run(self, fn):  # type: ignore[no-untyped-def]

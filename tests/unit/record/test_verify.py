@@ -26,9 +26,9 @@ from pbem.core.errors import LifecycleError
 from pbem.intake.signatures import generate_keypair
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
+from pbem.lifecycle.publishing import Publisher
 from pbem.record.archive import export, verify_archive
 from pbem.record.chain import GENESIS, entry_hash
-from pbem.reports.mailing import Reporter
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 
 Entries = list[dict[str, Any]]
@@ -47,7 +47,7 @@ def _play(url: str, folder: Path, *, finish: bool = True) -> Path:
 
     def run(fn: Callable[[GameMaster], Any]) -> Any:
         with sessions.begin() as s:
-            return fn(GameMaster(Desk(s, config, config.secrets.key_bytes(), now[0]), Reporter()))
+            return fn(GameMaster(Desk(s, config, config.secrets.key_bytes(), now[0]), Publisher()))
 
     def setup(gm: GameMaster) -> None:
         gm.acts.create_game("g1", "demo", "duel")

@@ -1,3 +1,3 @@
-"""The lifecycle's fixtures (a moderator's table, a demo game) for the Reporter tests."""
+"""The lifecycle's fixtures (a moderator's table, a demo game) for the Publisher tests."""
 
 from tests.unit.lifecycle.conftest import config, demo_game, keys, sessions, table  # noqa: F401

@@ -34,12 +34,13 @@ from hypothesis import strategies as st
 
 from pbem.core.dice import ScriptedDice
 from pbem.core.events import Event
+from pbem.lifecycle.publishing import audience_view
 from pbem.outbox.compose import compose_reply
 from pbem.reports.context import Header
-from pbem.reports.mailing import audience_view, render_report
-from pbem.reports.pictures import combat_hexes, usn_units
 from pbem.reports.render import render
+from pbem.reports.report import render_report
 from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.picture import combat_hexes, view_units
 from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.usn.state import Air, Base, GameState, Unit
 from tests.unit.rulesets.usn.builders import land, make_state, ship, stub_geo
@@ -265,12 +266,13 @@ def report_parts(
     view = audience_view(RULESET, state.to_json(), events, side)
     form = RULESET.order_template(state.to_json(), side)
     header = Header(audience=side, side=side, order_form=form, **HEADER)
-    rendered = render_report(header, view, with_map=with_map)
+    drawn = RULESET.map_picture(view) if with_map else None
+    rendered = render_report(header, view, drawn, with_map=with_map)
     return {
         "text": rendered.text,
         "html": rendered.html,
         "attachment": rendered.attachment,
-        "map-units": usn_units(view),
+        "map-units": view_units(view),
         "map-highlight": combat_hexes(view),
         "rendered": rendered,
     }

@@ -1,4 +1,4 @@
-"""The Pillow map picture (issue 4, item 7)."""
+"""The Pillow map picture (issue 4, item 7), drawn from the U.S.N. map's description."""
 
 from __future__ import annotations
 
@@ -9,18 +9,16 @@ import pytest
 from PIL import Image
 
 from pbem.cli import main
-from pbem.reports.mapimage import (
-    CLASS1,
-    CLASS2,
-    DESERT,
-    SEA,
-    SIDE_COLOURS,
-    hex_pixel,
-    image_size,
-    render_map,
-)
+from pbem.core.mapview import MapPicture
+from pbem.reports.mapimage import DESERT, ISLET, LAND, SEA, image_size, render_map
+from pbem.reports.mapimage import hex_pixel as pixel
 from pbem.rulesets.usn.hexgrid import HexId
-from pbem.rulesets.usn.map import Terrain, UsnMap, load_map
+from pbem.rulesets.usn.map import Terrain, UsnMap, centre, load_map
+from pbem.rulesets.usn.picture import SIDE_COLOURS, map_picture
+
+
+def hex_pixel(h: int, scale: float = 1.0) -> tuple[float, float]:
+    return pixel(centre(h), scale)
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +27,13 @@ def m() -> UsnMap:
 
 
 @pytest.fixture(scope="module")
-def picture(m: UsnMap) -> Image.Image:
-    return Image.open(io.BytesIO(render_map(m))).convert("RGB")
+def plain(m: UsnMap) -> MapPicture:
+    return map_picture(m)
+
+
+@pytest.fixture(scope="module")
+def picture(plain: MapPicture) -> Image.Image:
+    return Image.open(io.BytesIO(render_map(plain))).convert("RGB")
 
 
 def _quiet(m: UsnMap, terrain: Terrain) -> HexId:
@@ -44,31 +47,31 @@ def _quiet(m: UsnMap, terrain: Terrain) -> HexId:
     raise AssertionError(f"no quiet {terrain} hex")
 
 
-def test_png_has_the_right_size_and_no_metadata(m: UsnMap) -> None:
-    data = render_map(m, scale=0.5)
+def test_png_has_the_right_size_and_no_metadata(plain: MapPicture) -> None:
+    data = render_map(plain, scale=0.5)
     assert data.startswith(b"\x89PNG\r\n\x1a\n")
     img = Image.open(io.BytesIO(data))
-    assert img.size == image_size(0.5)
+    assert img.size == image_size(plain, 0.5)
     assert b"tEXt" not in data and b"tIME" not in data
 
 
 def test_rendering_is_deterministic(m: UsnMap) -> None:
-    assert render_map(m, title="T") == render_map(m, title="T")
+    assert render_map(map_picture(m), title="T") == render_map(map_picture(m), title="T")
 
 
 def test_ter_colours_at_known_hexes(m: UsnMap, picture: Image.Image) -> None:
     for terrain, colour in (
         (Terrain.SEA, SEA),
-        (Terrain.CLASS2, CLASS2),
+        (Terrain.CLASS2, LAND),
         (Terrain.DESERT, DESERT),
-        (Terrain.CLASS1, CLASS1),  # the islet dot on a sea hex
+        (Terrain.CLASS1, ISLET),  # the islet dot on a sea hex
     ):
         h = _quiet(m, terrain)
         x, y = hex_pixel(h)
         assert picture.getpixel((round(x), round(y))) == colour, (terrain, h)
 
 
-def test_named_sea_and_land_hexes(m: UsnMap, picture: Image.Image) -> None:
+def test_named_sea_and_land_hexes(picture: Image.Image) -> None:
     # Deep Pacific between Wake and Midway is sea; interior Australia is desert.
     x, y = hex_pixel(1050)
     assert picture.getpixel((round(x), round(y))) == SEA
@@ -78,7 +81,8 @@ def test_named_sea_and_land_hexes(m: UsnMap, picture: Image.Image) -> None:
 
 def test_units_and_base_owners_are_drawn_in_side_colours(m: UsnMap) -> None:
     sea = _quiet(m, Terrain.SEA)
-    img = Image.open(io.BytesIO(render_map(m, units={sea: [("japanese", "CV-1")]}))).convert("RGB")
+    png = render_map(map_picture(m, units={sea: [("japanese", "CV-1")]}))
+    img = Image.open(io.BytesIO(png)).convert("RGB")
     x, y = hex_pixel(sea)
     # The label sits on the square's centre; its corner shows the side colour.
     assert img.getpixel((round(x) - 5, round(y) - 5)) == SIDE_COLOURS["japanese"]
@@ -86,14 +90,14 @@ def test_units_and_base_owners_are_drawn_in_side_colours(m: UsnMap) -> None:
     assert img.getpixel((round(pearl[0]), round(pearl[1]))) == SIDE_COLOURS["allied"]
 
 
-def test_highlight_changes_the_picture(m: UsnMap) -> None:
-    assert render_map(m, highlight=[HexId(754)]) != render_map(m)
+def test_highlight_changes_the_picture(m: UsnMap, plain: MapPicture) -> None:
+    assert render_map(map_picture(m, highlight=[HexId(754)])) != render_map(plain)
 
 
-def test_cli_map_usn_writes_a_png(tmp_path: Path) -> None:
+def test_cli_map_usn_writes_a_png(tmp_path: Path, plain: MapPicture) -> None:
     out = tmp_path / "usn.png"
     assert main(["map", "usn", "--out", str(out), "--scale", "0.5"]) == 0
-    assert Image.open(out).size == image_size(0.5)
+    assert Image.open(out).size == image_size(plain, 0.5)
 
 
 def test_cli_map_usn_draws_a_scenarios_units(tmp_path: Path) -> None:

@@ -16,13 +16,16 @@ from sqlalchemy import select
 
 from pbem.core.dice import SeededDice
 from pbem.core.errors import LifecycleError
+from pbem.lifecycle.publishing import audience_view
 from pbem.outbox.queue import open_outbound
 from pbem.reports.context import Header, describe
-from pbem.reports.mailing import audience_view, render_report
-from pbem.reports.mapimage import SIDE_COLOURS, hex_pixel
+from pbem.reports.mapimage import hex_pixel
 from pbem.reports.render import WIDTH
+from pbem.reports.report import render_report
 from pbem.reports.site import write_site
 from pbem.rulesets.demo import RaidRuleset
+from pbem.rulesets.usn.map import centre
+from pbem.rulesets.usn.picture import SIDE_COLOURS
 from pbem.storage.models import OutboundMail, Report
 from tests.unit.lifecycle.conftest import Table
 
@@ -46,7 +49,8 @@ def usn_report(side: str | None, fog: str = "open", with_map: bool = False) -> A
         "g7", "usn", g.rs.title, "test", side or "omniscient", side, "g7: turn 1 phase A-3-4",
         phase=PHASE, order_form=form,
     )  # fmt: skip
-    return render_report(header, view, with_map=with_map), view
+    drawn = g.rs.map_picture(view) if with_map else None
+    return render_report(header, view, drawn, with_map=with_map), view
 
 
 def demo_report(side: str) -> Any:
@@ -158,7 +162,7 @@ def test_describe_names_every_datum_and_the_rule() -> None:
 
 
 def _colour_near(img: Image.Image, h: int) -> set[tuple[int, int, int]]:
-    x, y = hex_pixel(h)
+    x, y = hex_pixel(centre(h))
     return {img.getpixel((int(x) + dx, int(y) + dy)) for dx in (-3, 0, 3) for dy in (-5, 5)}  # type: ignore[misc]
 
 
@@ -193,7 +197,7 @@ def test_double_blind_png_hides_unseen_enemy() -> None:
 
 
 def test_reporter_mails_text_html_and_map(table: Table, demo_game: str) -> None:
-    """The lifecycle's Reporter: one multipart mail per seat, stored as sent."""
+    """The lifecycle's Publisher: one multipart mail per seat, stored as sent."""
     with table.sessions() as s:
         mails = s.scalars(select(OutboundMail).where(OutboundMail.kind == "report")).all()
         stored = s.scalars(select(Report)).all()

@@ -25,10 +25,10 @@ from pbem.intake.signatures import generate_keypair, sign_block
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.mailroom import Mailroom
+from pbem.lifecycle.publishing import Publisher
 from pbem.outbox.queue import open_outbound
 from pbem.record import journal
 from pbem.record.chain import verify_chain
-from pbem.reports.mailing import Reporter
 from pbem.service.work import Worker
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 from pbem.storage.models import InboundMail, OutboundMail, Plot
@@ -53,7 +53,7 @@ def _sessions(url: str, config: Config, now: datetime = NOW) -> sessionmaker[Ses
     create_all(engine)
     sessions = make_sessionmaker(engine)
     with sessions.begin() as s:
-        gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), now), Reporter())
+        gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), now), Publisher())
         for game in ("g1", "g2"):
             gm.acts.create_game(game, "demo", "long-duel", settings={"early_adjudication": False})
             for side, (_, public) in KEYS.items():

@@ -179,9 +179,9 @@ def test_mini_coral_first_turn_through_the_game_lifecycle(sqlite_url: str, tmp_p
     from pbem.intake.signatures import generate_keypair
     from pbem.lifecycle.desk import Desk
     from pbem.lifecycle.games import GameMaster
+    from pbem.lifecycle.publishing import Publisher
     from pbem.record import journal
     from pbem.record.chain import verify_chain
-    from pbem.reports.mailing import Reporter
     from pbem.rulesets import get
     from pbem.storage.db import create_all, make_engine, make_sessionmaker
 
@@ -196,7 +196,7 @@ def test_mini_coral_first_turn_through_the_game_lifecycle(sqlite_url: str, tmp_p
 
     def run(fn: Any) -> Any:
         with sessions.begin() as s:
-            return fn(GameMaster(Desk(s, config, config.secrets.key_bytes(), now), Reporter()))
+            return fn(GameMaster(Desk(s, config, config.secrets.key_bytes(), now), Publisher()))
 
     def setup(gm: GameMaster) -> None:
         gm.acts.create_game("coral", "usn", "coral-sea", settings={"early_adjudication": True})

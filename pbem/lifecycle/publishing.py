@@ -1,84 +1,58 @@
-"""Turning views into reports, archiving them and queuing them for mail.
+"""Publishing reports: each audience's view, rendered, archived and queued for mail.
 
-The lifecycle calls the ``Reporter`` after each adjudication, at game end and
-for reminders. A report is rendered once per audience (each side's player,
-each observer): a plain-text part, the same content as HTML, and a PNG map of
-that audience's view. It is stored in the archive exactly as sent and queued
-in the outbox in the same transaction.
+The game master calls the ``Publisher`` (its report sink) after each
+adjudication, at game end and for reminders. For each seat the ruleset cuts
+the view to what that audience may know and describes its map; the reports
+package renders text, HTML and picture; the report is stored in the archive
+exactly as sent and queued in the outbox in the same transaction.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pbem.core.events import Event
-from pbem.core.ruleset import State
+from pbem.core.ruleset import MappedRuleset, Ruleset, State
 from pbem.lifecycle import deadlines
+from pbem.lifecycle.lookups import Lookups
 from pbem.outbox.queue import enqueue
 from pbem.record import journal
-from pbem.reports.context import Header, report_context, view_text
-from pbem.reports.pictures import picture
+from pbem.reports.context import Header
 from pbem.reports.render import render
+from pbem.reports.report import render_report
 from pbem.storage.models import Game, Phase, Report, Seat
-
-if TYPE_CHECKING:
-    from pbem.lifecycle.lookups import Lookups
-
-__all__ = ["RenderedReport", "Reporter", "audience_view", "render_report", "view_text"]
-
-
-@dataclass(frozen=True, slots=True)
-class RenderedReport:
-    text: str
-    html: str
-    png: bytes | None
-    attachment: str  # the PNG's file name: names the game, turn and audience only
-
-    @property
-    def attachments(self) -> list[tuple[str, str, bytes]]:
-        return [] if self.png is None else [(self.attachment, "image/png", self.png)]
 
 
 def audience_view(
-    ruleset: Any, state: State, events: Sequence[Event], side: str | None
+    ruleset: Ruleset, state: State, events: Sequence[Event], side: str | None
 ) -> Mapping[str, Any]:
     """The ruleset's view for ``side``: the ruleset itself applies what its rules
     hide (for U.S.N., pbem.rulesets.usn.fog in the game's fog mode)."""
     return ruleset.view(state, events, side)
 
 
-def render_report(
-    header: Header, view: Mapping[str, Any], *, with_map: bool = True
-) -> RenderedReport:
-    """Text, HTML and map picture of one report, from the audience's view alone.
-    ``with_map`` False skips the picture (tests that need only the words)."""
-    ctx = report_context(header, view)
-    text = render(header.ruleset, "report.txt.j2", ctx)
-    html = render(header.ruleset, "report.html.j2", ctx)
-    turn = header.phase["turn"] if header.phase else "end"
-    png = picture(header.ruleset, view, header.title) if with_map else None
-    return RenderedReport(text, html, png, f"{header.game_id}-{turn}-{header.audience}-map.png")
+class Publisher:
+    """The report sink the service wires into every game master (lifecycle.sink)."""
 
-
-class Reporter:
     def phase_reports(
-        self, gm: Lookups, game: Game, phase: Phase, state: State, events: Sequence[Event]
+        self, lookups: Lookups, game: Game, phase: Phase, state: State, events: Sequence[Event]
     ) -> None:
-        previous = self._previous(gm, game, phase)
-        for seat in gm.seats(game.id):
-            self._report(gm, game, seat, phase, state, events, previous, outcome=None)
+        previous = self._previous(lookups, game)
+        for seat in lookups.seats(game.id):
+            self._report(lookups, game, seat, phase, state, events, previous, outcome=None)
 
-    def final_reports(self, gm: Lookups, game: Game, state: State, events: Sequence[Event]) -> None:
-        previous = self._previous(gm, game, None)
-        for seat in gm.seats(game.id):
-            self._report(gm, game, seat, None, state, events, previous, outcome=game.outcome)
+    def final_reports(
+        self, lookups: Lookups, game: Game, state: State, events: Sequence[Event]
+    ) -> None:
+        previous = self._previous(lookups, game)
+        for seat in lookups.seats(game.id):
+            self._report(lookups, game, seat, None, state, events, previous, outcome=game.outcome)
 
-    def _previous(self, gm: Lookups, game: Game, phase: Phase | None) -> dict[str, Any] | None:
+    def _previous(self, lookups: Lookups, game: Game) -> dict[str, Any] | None:
         """The phase just adjudicated, with its revealed seed and plot commitments."""
         adjudicated = [
-            e for e in journal.entries(gm.s, game.id) if e["kind"] == "phase-adjudicated"
+            e for e in journal.entries(lookups.s, game.id) if e["kind"] == "phase-adjudicated"
         ]
         if not adjudicated:
             return None
@@ -94,7 +68,7 @@ class Reporter:
 
     def _report(
         self,
-        gm: Lookups,
+        lookups: Lookups,
         game: Game,
         seat: Seat,
         phase: Phase | None,
@@ -103,7 +77,7 @@ class Reporter:
         previous: dict[str, Any] | None,
         outcome: dict[str, Any] | None,
     ) -> None:
-        ruleset = gm.ruleset(game)
+        ruleset = lookups.ruleset(game)
         # At game end everything is disclosed: every audience gets the full view.
         side = None if outcome else seat.side
         audience = seat.side or "omniscient"
@@ -141,17 +115,18 @@ class Reporter:
             },
             previous=previous,
             outcome=outcome,
-            order_form=self._order_form(gm, game, phase, state, seat.side)
+            order_form=self._order_form(game, phase, ruleset, state, seat.side)
             if owes and seat.side
             else "",
         )
-        rendered = render_report(header, view)
-        gm.s.add(
+        map_picture = ruleset.map_picture(view) if isinstance(ruleset, MappedRuleset) else None
+        rendered = render_report(header, view, map_picture)
+        lookups.s.add(
             Report(
                 game_id=game.id,
                 phase_id=phase.id if phase else None,
                 audience=audience,
-                created_at=gm.desk.now,
+                created_at=lookups.desk.now,
                 subject=title,
                 text=rendered.text,
                 html=rendered.html,
@@ -159,8 +134,8 @@ class Reporter:
             )
         )
         enqueue(
-            gm.s,
-            gm.desk.config,
+            lookups.s,
+            lookups.desk.config,
             kind="report",
             cause=(game.id, str(phase.id if phase else "end"), str(seat.id)),
             to=seat.email,
@@ -168,20 +143,20 @@ class Reporter:
             text=rendered.text,
             html=rendered.html,
             attachments=rendered.attachments,
-            now=gm.desk.now,
+            now=lookups.desk.now,
             game_id=game.id,
             side=seat.side,
         )
 
     def _order_form(
-        self, gm: Lookups, game: Game, phase: Phase | None, state: State, side: str
+        self, game: Game, phase: Phase | None, ruleset: Ruleset, state: State, side: str
     ) -> str:
         assert phase is not None
         header = f"Game: {game.id}\nSide: {side}\nTurn: {phase.turn}\nPhase: {phase.name}\n\n"
-        return header + gm.ruleset(game).order_template(state, side)
+        return header + ruleset.order_template(state, side)
 
-    def reminder(self, gm: Lookups, game: Game, phase: Phase, side: str) -> None:
-        seat = gm.player(game.id, side)
+    def reminder(self, lookups: Lookups, game: Game, phase: Phase, side: str) -> None:
+        seat = lookups.player(game.id, side)
         if seat is None or phase.deadline is None:
             return
         text = render(
@@ -200,14 +175,14 @@ class Reporter:
             },
         )
         enqueue(
-            gm.s,
-            gm.desk.config,
+            lookups.s,
+            lookups.desk.config,
             kind="reminder",
             cause=(game.id, str(phase.id), side),
             to=seat.email,
             subject=f"[pbem {game.id}] reminder: orders due for turn {phase.turn} {phase.name}",
             text=text,
-            now=gm.desk.now,
+            now=lookups.desk.now,
             game_id=game.id,
             side=side,
         )

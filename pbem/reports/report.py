@@ -1,0 +1,50 @@
+"""One report, rendered: the view of one audience as text, HTML and a picture.
+
+A report is rendered once per audience (each side's player, each observer)
+from that audience's view alone: a plain-text part, the same content as HTML,
+and a PNG picture. What it is rendered for, and where it goes, is the
+lifecycle's business (pbem.lifecycle.publishing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pbem.core.mapview import MapPicture
+from pbem.reports.context import Header, report_context
+from pbem.reports.pictures import picture
+from pbem.reports.render import render
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedReport:
+    text: str
+    html: str
+    png: bytes | None
+    attachment: str  # the PNG's file name: names the game, turn and audience only
+
+    @property
+    def attachments(self) -> list[tuple[str, str, bytes]]:
+        return [] if self.png is None else [(self.attachment, "image/png", self.png)]
+
+
+def render_report(
+    header: Header,
+    view: Mapping[str, Any],
+    map_picture: MapPicture | None = None,
+    *,
+    with_map: bool = True,
+) -> RenderedReport:
+    """Text, HTML and picture of one report, from the audience's view alone.
+
+    ``map_picture`` is the ruleset's description of the view's map (None for a
+    ruleset without one); ``with_map`` False skips the picture (tests that need
+    only the words)."""
+    ctx = report_context(header, view)
+    text = render(header.ruleset, "report.txt.j2", ctx)
+    html = render(header.ruleset, "report.html.j2", ctx)
+    turn = header.phase["turn"] if header.phase else "end"
+    png = picture(header.ruleset, view, header.title, map_picture) if with_map else None
+    return RenderedReport(text, html, png, f"{header.game_id}-{turn}-{header.audience}-map.png")

@@ -1,0 +1,179 @@
+"""The U.S.N. map as a picture description (pbem.core.mapview).
+
+What a picture of the map shows: terrain, straits, country borders and
+mountains, the start lines, the bases in their owners' colours, names, unit
+stacks and this round's combat hexes. The reports package draws it; the same
+description serves each side's report map (from that side's view only) and
+the moderator's ``pbem map usn``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pbem.core.mapview import (
+    Colour,
+    Edge,
+    Ground,
+    LegendEntry,
+    MapBase,
+    MapBox,
+    MapHex,
+    MapHexside,
+    MapLine,
+    MapMarker,
+    MapPicture,
+)
+from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.map import HexsideKind, Terrain, UsnMap, centre, load_map
+
+SIDE_COLOURS: Mapping[str | None, Colour] = {
+    "japanese": (200, 30, 30),
+    "allied": (30, 60, 200),
+    None: (110, 110, 110),  # neutral bases, and sightings (last known positions)
+}
+START_LINE_COLOURS: Mapping[str, Colour] = {"game1": (230, 40, 40), "game2": (250, 150, 0)}
+LAST_KNOWN = "last-known"  # a sighting, not a present position: drawn grey
+
+_GROUND = {
+    Terrain.SEA: Ground.SEA,
+    Terrain.CLASS1: Ground.ISLET,
+    Terrain.CLASS2: Ground.LAND,
+    Terrain.DESERT: Ground.DESERT,
+}
+
+# Regions whose borders between land hexes are drawn (countries and island groups).
+_COUNTRY_REGIONS = frozenset(
+    {
+        "china", "india", "burma", "thailand", "malaya", "indo-china", "korea",
+        "soviet-union", "hong-kong", "australia", "new-guinea", "borneo", "philippines",
+        "japanese-home-islands",
+    }
+)  # fmt: skip
+
+LEGEND = (
+    LegendEntry("sea", Ground.SEA),
+    LegendEntry("Class 2", Ground.LAND),
+    LegendEntry("Class 1", Ground.ISLET),
+    LegendEntry("desert", Ground.DESERT),
+    LegendEntry("Start Line 1", START_LINE_COLOURS["game1"]),
+    LegendEntry("Start Line 2", START_LINE_COLOURS["game2"]),
+)
+
+
+def map_picture(
+    m: UsnMap,
+    *,
+    units: Mapping[int, Sequence[tuple[str, str]]] | None = None,
+    highlight: Iterable[int] = (),
+    start: str = "game1",
+    start_lines: Iterable[str] = ("game1", "game2"),
+) -> MapPicture:
+    """The map with ``units`` (hex -> (side, label) pairs) and ``highlight``ed
+    hexes; base owners coloured as at ``start``; the ``start_lines`` drawn."""
+    return MapPicture(
+        columns=hexgrid.COLUMNS,
+        rows=max(hexgrid.column_length(c) for c in range(hexgrid.COLUMNS)) + 0.5,
+        hexes=tuple(
+            MapHex(
+                h,
+                centre(h),
+                _GROUND[info.terrain],
+                info.name if info.name and (h in m.bases or info.terrain is not Terrain.SEA) else None,
+                hexgrid.fmt(h),
+            )
+            for h, info in m.hexes.items()
+        ),
+        hexsides=_hexsides(m),
+        lines=tuple(
+            MapLine(
+                START_LINE_COLOURS[key],
+                tuple(line.hexsides()) if (line := m.start_lines.get(key)) else (),
+            )
+            for key in start_lines
+        ),
+        bases=tuple(
+            MapBase(h, SIDE_COLOURS[base.owner_at(start)], base.naval, base.air_capacity)
+            for h, base in m.bases.items()
+        ),
+        markers=_markers(units or {}),
+        highlight=tuple(highlight),
+        boxes=_boxes(m),
+        legend=LEGEND,
+    )
+
+
+def view_picture(view: Mapping[str, Any]) -> MapPicture:
+    """A report's map: the units the view places on the map, its combats outlined."""
+    return map_picture(load_map(), units=view_units(view), highlight=combat_hexes(view))
+
+
+def _hexsides(m: UsnMap) -> tuple[MapHexside, ...]:
+    """Mountains; straits between land hexes; borders between countries."""
+    out = []
+    for (a, b), side in m.hexsides.items():
+        if side.mountain:
+            out.append(MapHexside(a, b, Edge.MOUNTAIN))
+        elif m.is_land(a) and m.is_land(b):
+            if side.kind is HexsideKind.SEA:
+                out.append(MapHexside(a, b, Edge.STRAIT))
+            elif m.hexes[a].regions & _COUNTRY_REGIONS != m.hexes[b].regions & _COUNTRY_REGIONS:
+                out.append(MapHexside(a, b, Edge.BORDER))
+    return tuple(out)
+
+
+def _markers(units: Mapping[int, Sequence[tuple[str, str]]]) -> tuple[MapMarker, ...]:
+    """One square per stacked hex: the top unit's side and label, "+N" for the rest."""
+    out = []
+    for h, stack in sorted(units.items()):
+        if not stack:
+            continue
+        owner, text = stack[0]
+        more = f"+{len(stack) - 1}" if len(stack) > 1 else ""
+        out.append(MapMarker(h, SIDE_COLOURS.get(owner, SIDE_COLOURS[None]), text + more))
+    return tuple(out)
+
+
+def _boxes(m: UsnMap) -> tuple[MapBox, ...]:
+    """OFF.BOX: each box beside the east-edge hexes it serves."""
+    out = []
+    for box in sorted(m.offmap_boxes.values(), key=lambda b: b.id):
+        if not box.entry_hexes:
+            continue
+        phases = "phase" if box.distance_turns == 1 else "phases"
+        text = f"{box.distance_turns}\n{box.name}\n{box.distance_turns} {phases} to\nU.S. West Coast"
+        out.append(MapBox(tuple(box.entry_hexes), text))
+    return tuple(out)
+
+
+def _hex4(text: Any) -> int | None:
+    s = str(text)
+    return int(s) if len(s) == 4 and s.isdigit() else None
+
+
+def view_units(view: Mapping[str, Any]) -> dict[int, list[tuple[str, str]]]:
+    """Hex -> (side, label) for every unit the view places on a hex."""
+    units: dict[int, list[tuple[str, str]]] = {}
+    for u in [*(view.get("own_units") or view.get("units") or []), *view.get("enemy_units", [])]:
+        h = _hex4(u.get("at"))
+        if h is not None:
+            units.setdefault(h, []).append((str(u.get("side")), str(u.get("id"))))
+    for u in view.get("fog", {}).get("last_known", []):
+        h = _hex4(u.get("at"))
+        if h is not None:
+            units.setdefault(h, []).append((LAST_KNOWN, f"?{u.get('id')}"))
+    return units
+
+
+def combat_hexes(view: Mapping[str, Any]) -> list[int]:
+    """Hexes named by this round's combat events (the ones to outline)."""
+    out = set()
+    for e in view.get("events", []):
+        kind = str(e.get("kind", ""))
+        data = e.get("data", {})
+        if "combat" in kind or "strike" in kind or "attack" in kind or "roll" in data:
+            h = _hex4(data.get("hex"))
+            if h is not None:
+                out.add(h)
+    return sorted(out)
