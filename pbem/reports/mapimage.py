@@ -141,7 +141,9 @@ def render_map(
         if base.naval:
             k = r * 0.55
             draw.ellipse(
-                (px - k, py - k, px + k, py + k), outline=base.colour, width=max(2, round(2 * scale))
+                (px - k, py - k, px + k, py + k),
+                outline=base.colour,
+                width=max(2, round(2 * scale)),
             )
         if base.air_capacity:
             k = r * 0.3
@@ -230,7 +232,9 @@ def _box(
         outline=TEXT,
         width=1,
     )
-    draw.text((x0 + 4 * scale, (min(ys) + max(ys)) / 2), box.text, fill=TEXT, font=font, anchor="lm")
+    draw.text(
+        (x0 + 4 * scale, (min(ys) + max(ys)) / 2), box.text, fill=TEXT, font=font, anchor="lm"
+    )
 
 
 def _legend(

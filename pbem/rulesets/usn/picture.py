@@ -80,7 +80,9 @@ def map_picture(
                 h,
                 centre(h),
                 _GROUND[info.terrain],
-                info.name if info.name and (h in m.bases or info.terrain is not Terrain.SEA) else None,
+                info.name
+                if info.name and (h in m.bases or info.terrain is not Terrain.SEA)
+                else None,
                 hexgrid.fmt(h),
             )
             for h, info in m.hexes.items()
@@ -142,7 +144,9 @@ def _boxes(m: UsnMap) -> tuple[MapBox, ...]:
         if not box.entry_hexes:
             continue
         phases = "phase" if box.distance_turns == 1 else "phases"
-        text = f"{box.distance_turns}\n{box.name}\n{box.distance_turns} {phases} to\nU.S. West Coast"
+        text = (
+            f"{box.distance_turns}\n{box.name}\n{box.distance_turns} {phases} to\nU.S. West Coast"
+        )
         out.append(MapBox(tuple(box.entry_hexes), text))
     return tuple(out)
 
