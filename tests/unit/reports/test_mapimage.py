@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from pbem.cli import main
-from pbem.core.mapview import MapPicture
-from pbem.reports.mapimage import DESERT, ISLET, LAND, SEA, image_size, render_map
+from pbem.core.mapview import Edge, MapPicture
+from pbem.core.ruleset import MappedRuleset
+from pbem.reports.mapimage import DESERT, ISLET, LAND, MOUNTAIN, SEA, image_size, render_map
 from pbem.reports.mapimage import hex_pixel as pixel
+from pbem.rulesets.demo import RaidRuleset
 from pbem.rulesets.usn.hexgrid import HexId
 from pbem.rulesets.usn.map import Terrain, UsnMap, centre, load_map
 from pbem.rulesets.usn.picture import SIDE_COLOURS, map_picture
+from pbem.rulesets.usn.ruleset import UsnRuleset
 
 
 def hex_pixel(h: int, scale: float = 1.0) -> tuple[float, float]:
@@ -114,3 +118,23 @@ def test_cli_map_usn_draws_a_scenarios_units(tmp_path: Path) -> None:
 
     assert around(plain, 659) != around(with_units, 659)
     assert around(plain, 1456) == around(with_units, 1456)
+
+
+def test_a_ruleset_with_a_map_describes_it_and_one_without_does_not() -> None:
+    """The publisher asks for a map picture only of rulesets that offer one."""
+    assert isinstance(UsnRuleset(), MappedRuleset)
+    assert not isinstance(RaidRuleset(), MappedRuleset)
+
+
+def test_hexside_features_are_drawn_between_their_hexes(plain: MapPicture) -> None:
+    """A mountain's mark sits where the two hexes' sides meet."""
+    unnamed = tuple(replace(x, name=None) for x in plain.hexes)
+    bare = replace(plain, hexes=unnamed, bases=(), lines=())  # nothing drawn over the hexsides
+    img = Image.open(io.BytesIO(render_map(bare))).convert("RGB")
+    mountains = [hs for hs in bare.hexsides if hs.edge is Edge.MOUNTAIN]
+    centres = {x.key: x.centre for x in bare.hexes}
+    # Both a north/south side (same column) and a slanted one (next column).
+    assert {centres[hs.a][0] == centres[hs.b][0] for hs in mountains} == {True, False}
+    for hs in mountains:
+        (ax, ay), (bx, by) = hex_pixel(hs.a), hex_pixel(hs.b)
+        assert img.getpixel((round((ax + bx) / 2), round((ay + by) / 2))) == MOUNTAIN, hs
