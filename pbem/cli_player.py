@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import email.policy
+import mailbox
 import os
 import ssl
 import sys
@@ -231,15 +232,15 @@ def _send(args: argparse.Namespace) -> int:
 
 
 def _deliver_to_maildir(message: EmailMessage, maildir: Path) -> str:
-    from pbem.mail.maildir import deliver
-
     if not all((maildir / sub).is_dir() for sub in ("tmp", "new", "cur")):
         raise ConfigError(
             f"--maildir {maildir} is not a Maildir (no tmp/, new/ and cur/): "
             "name the daemon's [intake] maildir"
         )
     try:
-        return deliver(maildir, message.as_bytes())
+        # The standard library's Maildir writes into tmp/ and then moves the file
+        # into new/, so the daemon never reads it half-written.
+        return mailbox.Maildir(maildir, factory=None, create=False).add(message)
     except OSError as exc:
         raise TransportError(f"cannot deliver into {maildir}: {exc}") from None
 
