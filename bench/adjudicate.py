@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pbem.core.dice import SeededDice
 from pbem.rulesets.usn.geo import Geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
-from pbem.rulesets.usn.sequence import ROUNDS, STEPS, StepKind, enemy_of
+from pbem.rulesets.usn.sequence import ROUNDS, STEPS, StepKind
+from pbem.rulesets.usn.sides import enemy_of
 from pbem.rulesets.usn.state import GameState
 from pbem.rulesets.usn.supply import endurance
 

@@ -27,12 +27,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
-from functools import cache
 from typing import Any
 
 from pbem.core.dice import Dice
-from pbem.rulesets.usn import ferry, movement, naval_combat
-from pbem.rulesets.usn.movement import Refused, Work, stack_of
+from pbem.rulesets.usn import movement, naval_combat, world
+from pbem.rulesets.usn.hooks import FERRY_CHECK, FERRY_RECORD, FERRY_ROOM, HOOKS, LAUNCH, RECEIVE
+from pbem.rulesets.usn.movement import stack_of
 from pbem.rulesets.usn.naval_combat import (
     NAVAL_BASE_AA,
     apply_damage,
@@ -45,10 +45,12 @@ from pbem.rulesets.usn.naval_combat import (
     tables,
 )
 from pbem.rulesets.usn.orders import Line, Mission
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, Step, enemy_of
+from pbem.rulesets.usn.sequence import Step
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, enemy_of
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import AIR_TYPES, Air, Base, GameState, Unit, unit_key
 from pbem.rulesets.usn.tables import AirLoss
+from pbem.rulesets.usn.work import Refused, Work, destroy
 
 SHIP_ORDER = ("LBAC", "LAC", "NAC")  # AM.BOMBNAV.ORDER
 LAND_TARGETS = ("PORT", "LAND", "CD", "AIRBASE", "NAVALBASE", "STRAFE")  # SEQ.5H.1
@@ -94,12 +96,9 @@ class AirValues:
     range_extended: int
 
 
-@cache
 def air_values(side: str, atype: str) -> AirValues:
     """Per-air-point values from the world data (UNIT.AIR.LAYOUT, NACC, MOV.V)."""
-    from pbem.rulesets.usn.data import load_world
-
-    t = load_world(with_map=False).catalogue.air.get(f"{side}/{atype}")
+    t = world.current().catalogue.air.get(f"{side}/{atype}")
     if t is None:
         return AirValues(0, 0, 0, 0, 0, 0)
     ext = t.range_extended or t.range_normal
@@ -167,9 +166,9 @@ def check_mission_target(w: Work, m: Mission, phasing: str) -> None:
                 f"{m.source} is not a carrier: aircraft aboard a transport are cargo",
                 "NM.TRANS.AIR",
             )
-    ferry.check(w, side, m.source, ferry.LAUNCH, m.air.points)
+    HOOKS[FERRY_CHECK](w, side, m.source, LAUNCH, m.air.points)
     _check_target(w, m, phasing)
-    ferry.record(w, side, m.source, ferry.LAUNCH, m.air.points)  # OPT.FERRY
+    HOOKS[FERRY_RECORD](w, side, m.source, LAUNCH, m.air.points)  # OPT.FERRY
 
 
 def _check_target(w: Work, m: Mission, phasing: str) -> None:
@@ -571,8 +570,6 @@ def _attack_target(
             f"{side} air at {cd.uid}",
         )
         if f.number >= naval_combat.CD_KILL_NUMBER:
-            from pbem.rulesets.usn.phases import destroy
-
             destroy(w, cd, "bombed", "AM.BOMBCD")
         return f.to_json()
     base = w.bases.get(h)
@@ -698,7 +695,7 @@ def _room(w: Work, side: str, loc: str) -> int:
         return b.air_capacity - w.air_at(side, loc).total
     ship = w.units[unit_key(side, loc)]
     left = ship.capacity - w.air_at(side, loc).total
-    ferry_left = ferry.room(w, side, loc, ferry.RECEIVE)  # OPT.FERRY
+    ferry_left = HOOKS[FERRY_ROOM](w, side, loc, RECEIVE)  # OPT.FERRY
     return left if ferry_left is None else min(left, ferry_left)
 
 
@@ -709,7 +706,7 @@ def land_flight(w: Work, f: Flight, n: int, aborted: bool, hit_now: set[int]) ->
         k = min(left, max(0, _room(w, f.side, loc)))
         if k:
             w.set_air(f.side, loc, w.air_at(f.side, loc).add(f.atype, k))
-            ferry.record(w, f.side, loc, ferry.RECEIVE, k)
+            HOOKS[FERRY_RECORD](w, f.side, loc, RECEIVE, k)
             landed[loc] = k
             left -= k
         if not left:

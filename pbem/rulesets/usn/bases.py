@@ -18,10 +18,10 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.rulesets.usn.geo import HOME_ISLANDS
 from pbem.rulesets.usn.land_combat import UNTIL_REPAIRED
-from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import Simple
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn.state import WEST_COAST, Base, Pending, Unit
+from pbem.rulesets.usn.work import Refused, Work
 
 BASE_DEFENSE = 10  # BASE.M, UNIT.NB
 NAVAL_BASE_AA = 20  # BASE.M

@@ -63,13 +63,13 @@ from pbem.rulesets.usn.scenario import (
     Scenario,
     Withdrawal,
 )
+from pbem.rulesets.usn.sides import Side
 from pbem.rulesets.usn.tables import UsnTables
 from pbem.rulesets.usn.units import (
     Catalogue,
     Counter,
     LandCounter,
     NavalCounter,
-    Side,
     Source,
     UnitType,
     canonical_id,

@@ -18,7 +18,8 @@ from typing import Any
 
 from pbem.core.errors import DataError
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.units import Provenance, Side, Source, canonical_id, expand_ids, unit_key
+from pbem.rulesets.usn.sides import Side
+from pbem.rulesets.usn.units import Provenance, Source, canonical_id, expand_ids, unit_key
 
 SOURCES = ("rulebook", "errata", "reconstructed")
 SIDES = (Side.JAPANESE.value, Side.ALLIED.value)

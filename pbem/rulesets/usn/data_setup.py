@@ -16,14 +16,8 @@ from pbem.rulesets.usn.scenario import (
     Place,
     Scenario,
 )
-from pbem.rulesets.usn.units import (
-    Catalogue,
-    Counter,
-    LandCounter,
-    NavalCounter,
-    Side,
-    UnitType,
-)
+from pbem.rulesets.usn.sides import Side
+from pbem.rulesets.usn.units import Catalogue, Counter, LandCounter, NavalCounter, UnitType
 
 
 def _start_bases(

@@ -16,17 +16,21 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from pbem.rulesets.usn.movement import Refused, Work
-from pbem.rulesets.usn.sequence import JAPANESE
-
-LAUNCH = "launch"
-RECEIVE = "receive"
+from pbem.rulesets.usn import world
+from pbem.rulesets.usn.hooks import (
+    FERRY_CHECK,
+    FERRY_RECORD,
+    FERRY_ROOM,
+    HOOKS,
+    LAUNCH,
+    RECEIVE,
+)
+from pbem.rulesets.usn.sides import JAPANESE
+from pbem.rulesets.usn.work import Refused, Work
 
 
 def _rule(w: Work) -> Any:
-    from pbem.rulesets.usn.scenario_rules import optional  # imports movement
-
-    return optional(w.state).get("ferry_carriers")
+    return world.optional(w.state).get("ferry_carriers")
 
 
 def is_ferry(w: Work, side: str, loc: str) -> bool:
@@ -78,4 +82,6 @@ def record(w: Work, side: str, loc: str, way: str, points: int) -> None:
     w.state = replace(w.state, extra={**w.state.extra, "ferry": new})
 
 
-__all__ = ["LAUNCH", "RECEIVE", "check", "is_ferry", "record", "room"]
+HOOKS.fill(FERRY_ROOM, room)
+HOOKS.fill(FERRY_CHECK, check)
+HOOKS.fill(FERRY_RECORD, record)

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.sequence import SIDES
+from pbem.rulesets.usn.sides import SIDES
 from pbem.rulesets.usn.state import GameState
 from pbem.rulesets.usn.zoc import zoc_hexes
 

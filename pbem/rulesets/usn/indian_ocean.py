@@ -35,17 +35,26 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
-from pbem.rulesets.usn.movement import Refused, Work
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE
+from pbem.rulesets.usn import world
+from pbem.rulesets.usn.hooks import (
+    ADVANCE_WEST,
+    ENTER_WEST,
+    HOOKS,
+    LEAVE_WEST,
+    MAY_RETURN_WEST,
+    PHASES_OFF_WEST,
+    RETURNED_WEST,
+)
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn.state import Air, GameState, Unit
+from pbem.rulesets.usn.victory import air_value
+from pbem.rulesets.usn.work import Refused, Work
 
 BOX = "IO"  # the off-map Indian Ocean box, followed by the phases begun there
 
 
 def rule(state: GameState) -> Mapping[str, Any] | None:
-    from pbem.rulesets.usn.scenario_rules import special  # imports movement
-
-    return special(state).get("indian_ocean")
+    return world.special(state).get("indian_ocean")
 
 
 def record(state: GameState) -> dict[str, Any]:
@@ -141,8 +150,6 @@ def roll_losses(state: GameState, dice: Dice) -> tuple[GameState, list[Event]]:
     s = _with(replace(state, air={**state.air, JAPANESE: air}), rec)
     total = sum(lost.values())
     if total:
-        from pbem.rulesets.usn.victory import air_value
-
         pts = air_value("NAC", ALLIED) * total
         awards = [*s.extra.get("scenario_awards", []), [ALLIED, str(Fraction(pts)), _why(total)]]
         s = replace(s, extra={**s.extra, "scenario_awards": awards})
@@ -176,3 +183,11 @@ __all__ = [
     "roll_losses",
     "rule",
 ]
+
+
+HOOKS.fill(PHASES_OFF_WEST, phases_off)
+HOOKS.fill(MAY_RETURN_WEST, may_return)
+HOOKS.fill(LEAVE_WEST, leave)
+HOOKS.fill(ENTER_WEST, check_entry)
+HOOKS.fill(RETURNED_WEST, returned)
+HOOKS.fill(ADVANCE_WEST, advance)

@@ -22,23 +22,21 @@ from fractions import Fraction
 from typing import Any
 
 from pbem.core.dice import Dice
-from pbem.rulesets.usn import naval_combat
+from pbem.rulesets.usn import naval_combat, world
 from pbem.rulesets.usn.geo import CLASS1
-from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import Ground, Line, Simple
-from pbem.rulesets.usn.sequence import ALLIED, enemy_of
+from pbem.rulesets.usn.sides import ALLIED, enemy_of
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.tables import Crt1, LandResult
+from pbem.rulesets.usn.work import Refused, Work, destroy
 
 GUNFIRE_TYPES = frozenset({"BB", "CA", "CL", "DD"})  # NM.GSUP
 UNTIL_REPAIRED = 10**6  # Base.neutralized_until of a captured base awaiting repair
 
 
 def _crt1() -> Crt1:
-    from pbem.rulesets.usn.data import load_world  # cached world data
-
-    crt: Crt1 = load_world().tables.crt1
+    crt: Crt1 = world.current().tables.crt1
     return crt
 
 
@@ -171,7 +169,6 @@ def resolve_attack(w: Work, a: Attack, dice: Dice) -> LandResult | None:
 
 def apply_result(w: Work, a: Attack, result: LandResult) -> None:
     """CRT1.AX, CRT1.DX, CRT1.D1, CRT1.D2 by the terrain class of the hex."""
-    from pbem.rulesets.usn.phases import destroy
 
     side = a.attackers[0].side
     enemy = enemy_of(side)
@@ -270,7 +267,6 @@ def _ships_to_sea(w: Work, h: int, side: str) -> None:
 def capture(w: Work) -> None:
     """A base or CD unit falls to a land unit of the phasing side (the side that moved
     in) in its hex unless an enemy land unit there defends it (inverted or entrenched)."""
-    from pbem.rulesets.usn.phases import destroy
 
     side, enemy = w.side, enemy_of(w.side)
     for h in sorted(

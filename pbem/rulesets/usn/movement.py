@@ -9,176 +9,35 @@ player is told at validation is what happens.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
 
-from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.geo import HOME_ISLANDS, Geo, distance_field
+from pbem.rulesets.usn.geo import HOME_ISLANDS
+from pbem.rulesets.usn.hooks import (
+    ADVANCE_WEST,
+    ENTER_WEST,
+    FERRY_CHECK,
+    FERRY_RECORD,
+    GARRISON_AIR,
+    GARRISON_UNIT,
+    HOOKS,
+    LAUNCH,
+    LEAVE_WEST,
+    MAY_RETURN_WEST,
+    NAVAL_BASE_BARRED,
+    NAVAL_PATH,
+    PHASES_OFF_WEST,
+    RECEIVE,
+    RETURNED_WEST,
+)
 from pbem.rulesets.usn.orders import OFF_MAP, Move, Transfer
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, enemy_of
-from pbem.rulesets.usn.state import WEST_COAST, Air, Base, GameState, Unit, unit_key
-from pbem.rulesets.usn.supply import SupplyMap, supply_map
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE
+from pbem.rulesets.usn.state import WEST_COAST, Air, Base, Unit, encode_unit, unit_key
+from pbem.rulesets.usn.work import Refused, Work
 from pbem.rulesets.usn.zoc import undisputed_zones
 
-MOV_N_RADIUS = 5  # MOV.N: enemy bases, engineers and ships
-MOV_N_LBAC_RADIUS = 6  # MOV.N: Allied LBAC, against Japanese ships
 PARA_RANGE = 4  # PARA.DROP
 PARA_BASE_MIN = 10  # PARA.BASE
-
-
-class Refused(Exception):
-    def __init__(self, message: str, rule: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.rule = rule
-
-
-@dataclass(slots=True)
-class Work:
-    """A mutable working copy of the state for one round's adjudication."""
-
-    geo: Geo
-    state: GameState
-    side: str = JAPANESE
-    step: int = 0
-    events: list[Event] = field(default_factory=list)
-    units: dict[str, Unit] = field(default_factory=dict)
-    air: dict[str, dict[str, Air]] = field(default_factory=dict)
-    bases: dict[int, Base] = field(default_factory=dict)
-    spent: dict[str, int] = field(default_factory=dict)  # MP used this phase
-    doubled_ok: dict[str, bool] = field(default_factory=dict)  # MOV.N still possible
-    moved: set[str] = field(default_factory=set)
-    carried: set[str] = field(default_factory=set)  # MOV.K: land units moved by a vehicle
-    engaged_at: dict[str, int] = field(default_factory=dict)  # SEQ.2G: unit -> hex
-    escaped: set[str] = field(default_factory=set)
-    air_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
-    _danger: dict[int, int] | None = None
-    _enemy_idx: dict[int, list[Unit]] | None = None
-    _supply: dict[str, SupplyMap] = field(default_factory=dict)
-
-    @classmethod
-    def start(cls, geo: Geo, state: GameState) -> Work:
-        w = cls(geo=geo, state=state)
-        w.units = dict(state.units)
-        w.air = {s: dict(v) for s, v in state.air.items()}
-        w.bases = dict(state.bases)
-        w.escaped = set(state.escaped)
-        ranges = state.extra.get("air_ranges", {})
-        w.air_ranges = {k: (int(v[0]), int(v[1])) for k, v in ranges.items()}
-        return w
-
-    def set_side(self, side: str) -> None:
-        """The side whose orders are being carried out (the enemy index follows it)."""
-        if side != self.side:
-            self.side = side
-            self._enemy_idx = None
-            self._danger = None
-
-    def begin_phase(self, side: str, step: int) -> None:
-        self.side, self.step = side, step
-        self.spent.clear()
-        self.doubled_ok.clear()
-        self.moved.clear()
-        self.carried.clear()
-        self.engaged_at.clear()
-        self.escaped.clear()
-        self._danger = None
-        self._enemy_idx = None
-        self._supply.clear()
-
-    def snapshot(self) -> GameState:
-        return replace(
-            self.state,
-            units=dict(self.units),
-            air={s: dict(v) for s, v in self.air.items()},
-            bases=dict(self.bases),
-            escaped=tuple(sorted(self.escaped)),
-        )
-
-    # --- lookups -------------------------------------------------------
-    def own(self, uid: str) -> Unit:
-        u = self.units.get(unit_key(self.side, uid))
-        if u is None:
-            raise Refused(f"{uid} is not one of your units", "UNIT.SELECT")
-        return u
-
-    def put(self, u: Unit) -> None:
-        self.units[u.key] = u
-        if u.side != self.side:
-            self._enemy_idx = None
-
-    def remove(self, u: Unit) -> None:
-        self.units.pop(u.key, None)
-        if u.side != self.side:
-            self._enemy_idx = None
-
-    def air_at(self, side: str, loc: str) -> Air:
-        return self.air.get(side, {}).get(loc, Air())
-
-    def set_air(self, side: str, loc: str, a: Air) -> None:
-        mine = self.air.setdefault(side, {})
-        if a.total == 0 and a.nac_new == 0:
-            mine.pop(loc, None)
-        else:
-            mine[loc] = a
-
-    def enemy_units_at(self, h: int) -> list[Unit]:
-        if self._enemy_idx is None:
-            enemy = enemy_of(self.side)
-            idx: dict[int, list[Unit]] = {}
-            for u in self.units.values():
-                if u.side == enemy and u.hex is not None:
-                    idx.setdefault(u.hex, []).append(u)
-            self._enemy_idx = idx
-        return list(self._enemy_idx.get(h, ()))
-
-    def enemy_ships_at_sea(self, h: int) -> list[Unit]:
-        """Enemy ships that a ship entering ``h`` must engage (STK.D, BASE.L)."""
-        return [
-            u
-            for u in self.enemy_units_at(h)
-            if u.is_naval and not u.in_base and u.key not in self.escaped
-        ]
-
-    def own_base(self, h: int) -> Base | None:
-        b = self.bases.get(h)
-        return b if b is not None and b.owner == self.side else None
-
-    def supply(self, side: str) -> SupplyMap:
-        m = self._supply.get(side)
-        if m is None:
-            m = supply_map(self.geo, self.snapshot(), side)
-            self._supply[side] = m
-        return m
-
-    def event(
-        self, kind: str, rule: str, witnesses: tuple[str, ...] | None = None, **data: Any
-    ) -> None:
-        self.events.append(Event(kind, data, witnesses, rule))
-
-    # --- MOV.N ---------------------------------------------------------
-    def danger(self) -> dict[int, int]:
-        """Hexes where the moving side may not use double speed (value unused)."""
-        if self._danger is None:
-            enemy = enemy_of(self.side)
-            near: set[int] = set()
-            for h, b in self.bases.items():
-                if b.owner == enemy and (b.has_air or b.has_naval):
-                    near.add(h)
-            for u in self.units.values():
-                if u.side == enemy and u.hex is not None and (u.is_naval or u.utype == "ENG"):
-                    near.add(u.hex)
-            field5 = distance_field(near, MOV_N_RADIUS)
-            if self.side == JAPANESE:
-                lbac = [
-                    int(loc)
-                    for loc, a in self.air.get(ALLIED, {}).items()
-                    if loc.isdigit() and a.lbac > 0
-                ]
-                field5.update(distance_field(lbac, MOV_N_LBAC_RADIUS))
-            self._danger = field5
-        return self._danger
 
 
 # --- naval movement ----------------------------------------------------------
@@ -194,9 +53,7 @@ def do_naval_move(w: Work, order: Move) -> None:
     ships = [w.own(uid) for uid in order.units]
     for s in ships:
         _check_ship_can_move(w, s, order.second)
-    from pbem.rulesets.usn.scenario_rules import check_naval_path  # MINI.SOLOMONS.SR
-
-    check_naval_path(w, ships, order.path)
+    HOOKS[NAVAL_PATH](w, ships, order.path)
     for s in ships:
         _move_ship(w, s, order.path, order.second)
 
@@ -216,11 +73,10 @@ def _check_ship_can_move(w: Work, s: Unit, second: bool) -> None:
         raise Refused(f"{s.uid} has already moved this phase", "MOV.C")
     if second and s.key not in w.spent:
         w.spent[s.key] = 0
-    from pbem.rulesets.usn import indian_ocean  # CG1.INDIAN
-
-    if indian_ocean.phases_off(s) is not None and not indian_ocean.may_return(w.state, s):
+    off_west = HOOKS[PHASES_OFF_WEST](s)
+    if off_west is not None and not HOOKS[MAY_RETURN_WEST](w.state, s):
         raise Refused(f"{s.uid} is in the Indian Ocean and not yet due back", "CG1.INDIAN")
-    if s.box is not None and s.box != "EDGE" and indian_ocean.phases_off(s) is None:
+    if s.box is not None and s.box != "EDGE" and off_west is None:
         raise Refused(
             f"{s.uid} is off the map ({s.box}); use SAIL to leave the West Coast", "OFF.BOX"
         )
@@ -236,9 +92,7 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
         doubled_ok = False
     hexes: list[int] = []
     entering_from_edge = s.box == "EDGE"
-    from pbem.rulesets.usn import indian_ocean  # CG1.INDIAN
-
-    from_west = indian_ocean.phases_off(s) is not None
+    from_west = HOOKS[PHASES_OFF_WEST](s) is not None  # CG1.INDIAN
     for i, tok in enumerate(path):
         if tok == OFF_MAP:
             _exit_map(w, s, here, spent + len(hexes) + 1, ma, doubled_ok)
@@ -249,7 +103,7 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
             if h != entry:
                 raise Refused(f"{s.uid} re-enters the map at {entry:04d}, not {h:04d}", "OFF.BOX")
         elif from_west and i == 0:
-            indian_ocean.check_entry(w, s, h)
+            HOOKS[ENTER_WEST](w, s, h)
         elif here is None or not hexgrid.adjacent(here, h):
             start = f"{here:04d}" if here is not None else "off map"
             raise Refused(f"{h:04d} is not adjacent to {start} (paths go hex by hex)", "MOV.PROC")
@@ -309,7 +163,7 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
         new = replace(s, hex=hexes[-1], box=None, heading=None, in_base=False, wait=0)
         w.put(new)
         if from_west:
-            indian_ocean.returned(w, new)
+            HOOKS[RETURNED_WEST](w, new)
         w.event(
             "moved",
             "SEQ.2I" if second else "SEQ.2C",
@@ -331,9 +185,7 @@ def _exit_map(w: Work, s: Unit, here: int | None, used: int, ma: int, doubled_ok
     if s.side == JAPANESE:
         if edge == "east":
             raise Refused("Japanese ships may not leave the map here", "OFF.EAST")
-        from pbem.rulesets.usn import indian_ocean  # OFF.WEST.J, CG1.INDIAN
-
-        indian_ocean.leave(w, s)
+        HOOKS[LEAVE_WEST](w, s)  # OFF.WEST.J, CG1.INDIAN
         return
     if edge == "west":
         # OFF.WEST.A: Allied units may leave west but never return.
@@ -368,9 +220,7 @@ def do_sail(w: Work, uids: tuple[str, ...], entry: int) -> None:
 def advance_boxes(w: Work) -> None:
     """OFF.BOX: at the start of each own naval phase, ships in boxes step one box on
     (CG1.INDIAN: and ships in the Indian Ocean count one more phase there)."""
-    from pbem.rulesets.usn import indian_ocean
-
-    indian_ocean.advance(w)
+    HOOKS[ADVANCE_WEST](w)
     for u in list(w.units.values()):
         if u.side != w.side or u.box is None or not u.box.startswith("E"):
             continue
@@ -407,9 +257,7 @@ def do_land_move(w: Work, order: Move, burma_open: bool) -> None:
             raise Refused(f"{u.uid} has already moved this phase", "MOV.F")
         if u.entrenched:
             raise Refused(f"{u.uid} is entrenched and may not move", "MOV.I")
-        from pbem.rulesets.usn.scenario_rules import check_garrison_unit  # OPT.GAR.FIXED
-
-        check_garrison_unit(w, u)
+        HOOKS[GARRISON_UNIT](w, u)  # OPT.GAR.FIXED
         smap = w.supply(w.side)
         if not (u.emergency_supply_turn == w.state.turn or smap.supplied(u.hex)):
             raise Refused(f"{u.uid} is out of supply and may not move", "MOV.G")
@@ -556,14 +404,10 @@ def do_transfer(w: Work, order: Transfer) -> None:
         _embark_new_nac(w, order)
         return
     have = _air_source(w, order.source, atype, points)
-    from pbem.rulesets.usn.scenario_rules import check_garrison_air  # OPT.GAR.FIXED
-
-    check_garrison_air(w, order.source, atype, points)
+    HOOKS[GARRISON_AIR](w, order.source, atype, points)  # OPT.GAR.FIXED
     check_air_dest(w, order.dest, atype, points)
-    from pbem.rulesets.usn import ferry  # OPT.FERRY
-
-    ferry.check(w, side, order.source, ferry.LAUNCH, points)
-    ferry.check(w, side, order.dest, ferry.RECEIVE, points)
+    HOOKS[FERRY_CHECK](w, side, order.source, LAUNCH, points)  # OPT.FERRY
+    HOOKS[FERRY_CHECK](w, side, order.dest, RECEIVE, points)
     a = location_hex(w, side, order.source)
     b = location_hex(w, side, order.dest)
     if a is None or b is None:
@@ -588,8 +432,8 @@ def do_transfer(w: Work, order: Transfer) -> None:
     if order.dest.isdigit():
         dst = replace(dst, nac_new=dst.nac_new + new_used)
     w.set_air(side, order.dest, dst)
-    ferry.record(w, side, order.source, ferry.LAUNCH, points)
-    ferry.record(w, side, order.dest, ferry.RECEIVE, points)
+    HOOKS[FERRY_RECORD](w, side, order.source, LAUNCH, points)
+    HOOKS[FERRY_RECORD](w, side, order.dest, RECEIVE, points)
     w.event(
         "air-transfer",
         "SEQ.2A",
@@ -705,9 +549,7 @@ def do_port(w: Work, uid: str, in_base: bool) -> None:
         base = w.own_base(u.hex)
         if base is None or not base.has_naval:
             raise Refused(f"there is no friendly naval base at {u.hex:04d}", "BASE.K")
-        from pbem.rulesets.usn.scenario_rules import naval_base_barred
-
-        if naval_base_barred(w.snapshot(), u.side, u.hex):
+        if HOOKS[NAVAL_BASE_BARRED](w.snapshot(), u.side, u.hex):
             raise Refused(
                 f"the naval base at {u.hex:04d} is barred until the fortifications fall",
                 "CG1.PHILFORT.MANILA",
@@ -732,8 +574,6 @@ def _spares(w: Work, side: str) -> list[Unit]:
 
 
 def _set_spares(w: Work, side: str, units: list[Unit]) -> None:
-    from pbem.rulesets.usn.state import encode_unit
-
     spares = dict(w.state.extra.get("spares", {}))
     spares[side] = [encode_unit(u) for u in sorted(units, key=lambda u: u.uid)]
     w.state = replace(w.state, extra={**w.state.extra, "spares": spares})

@@ -24,16 +24,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from functools import cache
 from typing import Any
 
 from pbem.core.dice import Dice
-from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.movement import Refused, Work, movement_allowance, stack_of
-from pbem.rulesets.usn.sequence import ALLIED, enemy_of
+from pbem.rulesets.usn import hexgrid, world
+from pbem.rulesets.usn.movement import movement_allowance, stack_of
+from pbem.rulesets.usn.sides import ALLIED, enemy_of
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.tables import Damage, UsnTables
+from pbem.rulesets.usn.work import Refused, Work, destroy
 
 SINK_ABOVE = 40  # CBT.I: more than forty weeks of damage sinks the ship
 BOMBARDING_TYPES = frozenset({"BB", "CA", "CL", "DD"})  # NM.BOMBLAND/BOMBCD/BOMBBASE/GSUP
@@ -51,12 +51,9 @@ StrengthModifier = Callable[[GameState, Unit, str, Fraction], Fraction]
 STRENGTH_MODIFIERS: list[StrengthModifier] = []
 
 
-@cache
 def tables() -> UsnTables:
-    """The CRTs from the world data (scenarios/usn/tables.toml), loaded once."""
-    from pbem.rulesets.usn.data import load_world
-
-    return load_world(with_map=False).tables
+    """The CRTs from the world data (scenarios/usn/tables.toml)."""
+    return world.current().tables
 
 
 # --- strengths ------------------------------------------------------------------
@@ -102,12 +99,10 @@ _SHOCK_VALUES = {"defense": "defense", "anti_aircraft": "aa", "surface_attack": 
 def shock_rule(state: GameState) -> Mapping[str, Any] | None:
     """The scenario's Shock Effect parameters while they apply (CG1.SHOCK, A11: through
     step 9 of turn 1; CG3 uses the CG1 special rules), else None."""
-    from pbem.rulesets.usn.data import load_world
-
-    world = load_world(with_map=False)
-    if state.scenario not in world.scenarios:
+    sc = world.scenario_of(state)
+    if sc is None:
         return None
-    rule = world.scenarios[state.scenario].special.get("shock_turn")
+    rule = sc.special.get("shock_turn")
     if rule is None or state.turn != int(rule.get("turn", 1)):
         return None
     return rule
@@ -250,7 +245,6 @@ def apply_damage(w: Work, ship: Unit, damage: Damage, by: str, rule: str) -> str
 
 def sink(w: Work, ship: Unit, by: str, cause: str, rule: str) -> None:
     """A ship destroyed by combat; its earlier damage goes into the ledger (VP.DMGSINK)."""
-    from pbem.rulesets.usn.phases import destroy  # phases imports this module
 
     ledger(w, "sunk", ship, by, prior=ship.damage)
     aboard = w.air_at(ship.side, ship.uid)
@@ -783,8 +777,6 @@ def _bombard_cd(w: Work, h: int, ships: list[Unit], dice: Dice) -> None:
         cd_destroyed=killed,
     )
     if killed:
-        from pbem.rulesets.usn.phases import destroy
-
         destroy(w, cd, "bombarded", "NM.BOMBCD")
     apply_damage(w, target, f_cd.damage, enemy, "NM.BOMBCD")
 

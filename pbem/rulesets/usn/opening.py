@@ -23,11 +23,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from pbem.rulesets.usn import hexgrid, scenario_rules
-from pbem.rulesets.usn.movement import Refused, Work
+from pbem.rulesets.usn import hexgrid, world
 from pbem.rulesets.usn.orders import AirCargo, Line, Mission, Move, Place, verb_of
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, MailRound, StepKind, step
+from pbem.rulesets.usn.sequence import MailRound, StepKind, step
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn.state import GameState
+from pbem.rulesets.usn.work import Refused, Work
 
 # Verbs that move something: refused to the Allies in the Shock turn (ANOMOVE).
 # Air missions and land attacks are not moves (AMAC.PURPOSE: missions return to base).
@@ -63,9 +64,9 @@ Refusal = tuple[Line, str, str]  # line, message, rule
 def at_setup(state: GameState) -> GameState:
     """Name the opening rounds of the game in ``extra["opening"]`` (sequence.rounds_for)."""
     opening: list[str] = []
-    if "japanese_variable_deployment" in scenario_rules.optional(state):
+    if "japanese_variable_deployment" in world.optional(state):
         opening.append("setup-japanese")
-    shock = scenario_rules.special(state).get("shock_turn")
+    shock = world.special(state).get("shock_turn")
     if shock is not None:
         if shock.get("pregame_naval_turn"):
             opening.append("pregame")
@@ -76,7 +77,7 @@ def at_setup(state: GameState) -> GameState:
 
 
 def _jvd(state: GameState) -> Mapping[str, Any]:
-    return scenario_rules.optional(state).get("japanese_variable_deployment") or {}
+    return world.optional(state).get("japanese_variable_deployment") or {}
 
 
 def do_setup_place(w: Work, order: Place) -> None:
@@ -129,7 +130,7 @@ def restrict(w: Work, rnd: MailRound, side: str, lines: Sequence[Line]) -> list[
 
 
 def _shock_japanese(w: Work, rule: str, lines: Sequence[Line]) -> list[Refusal]:
-    shock = scenario_rules.special(w.state).get("shock_turn") or {}
+    shock = world.special(w.state).get("shock_turn") or {}
     key = "pregame_keep_out_hexes" if rule == "CG1.SHOCK.PREGAME" else "first_phase_keep_out_hexes"
     radius = int(shock.get(key, 5))
     allied = [h for h, b in w.bases.items() if b.owner == ALLIED and (b.has_air or b.has_naval)]
@@ -173,7 +174,7 @@ def _first_near(path: Iterable[str], bases: Sequence[int], radius: int) -> int |
 def midway_strike_due(state: GameState) -> Mapping[str, Any] | None:
     """The simulation's strike rule while it is due: a carrier of the group stands
     next to Midway (the end of the MINI.MIDSIM.MOVE run) and Midway is not yet struck."""
-    sim = scenario_rules.special(state).get("midway_simulation")
+    sim = world.special(state).get("midway_simulation")
     if sim is None or state.extra.get("midway_struck"):
         return None
     target = int(sim["strike_target"])

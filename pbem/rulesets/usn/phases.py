@@ -30,7 +30,7 @@ from pbem.rulesets.usn import (
     transport,
 )
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
-from pbem.rulesets.usn.movement import Refused, Work
+from pbem.rulesets.usn.hooks import HOOKS, NAVAL_BASE_BARRED
 from pbem.rulesets.usn.orders import (
     VERB_STEPS,
     AirCargo,
@@ -54,9 +54,6 @@ from pbem.rulesets.usn.orders import (
 )
 from pbem.rulesets.usn.orders import Drop as DropOrder
 from pbem.rulesets.usn.sequence import (
-    ALLIED,
-    JAPANESE,
-    SIDES,
     STEPS,
     Step,
     StepKind,
@@ -64,9 +61,11 @@ from pbem.rulesets.usn.sequence import (
     first_round_of_side,
     rounds_for,
 )
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, SIDES
 from pbem.rulesets.usn.standing import merge
-from pbem.rulesets.usn.state import WEST_COAST, Air, GameState, Pending, Unit
-from pbem.rulesets.usn.supply import can_refuel_in_base, fuel_check, stamp, update_supply
+from pbem.rulesets.usn.state import WEST_COAST, GameState, Pending, Unit
+from pbem.rulesets.usn.supply import fuel_check, stamp, update_supply
+from pbem.rulesets.usn.work import Refused, Work, destroy
 
 CombatHook = Callable[[Work, Step, Mapping[str, list[Line]], Dice | None], None]
 COMBAT_HOOKS: dict[str, CombatHook] = {
@@ -717,38 +716,19 @@ def _withdrawals(w: Work) -> None:
             w.event("withdrawal-missed", "REIN.NOTE.A", None, side=side, unit=uid, at=u.where())
 
 
-REPLACED = {"ENG": 5, "AT": 10, "TR": 4}  # RPL.ENG, RPL.AT, RPL.TR
-
-
-def destroy(w: Work, u: Unit, cause: str, rule: str) -> None:
-    """Remove a unit (and what it carries); schedule its replacement (RPL.*)."""
-    for c in [x for x in w.units.values() if x.side == u.side and x.carried_by == u.uid]:
-        destroy(w, c, f"lost with {u.uid}", rule)
-    aboard = w.air_at(u.side, u.uid)
-    if aboard.total:
-        w.set_air(u.side, u.uid, Air())
-        w.event("air-destroyed", rule, None, side=u.side, at=u.uid, points=aboard.total)
-    w.remove(u)
-    turn = w.state.turn
-    pending = w.state.pending
-    if u.utype in REPLACED:
-        fresh = replace(
-            u,
-            hex=None,
-            box=None,
-            carried_by=None,
-            damage=0,
-            fuel=0,
-            refuelled_step=0,
-            oiler_full=True,
-            in_base=False,
-            entrenched=False,
-            supplied=True,
-            wait=0,
-            training=0,
-        )
-        pending = (*pending, Pending(turn + REPLACED[u.utype], u.side, fresh))
-    w.state = replace(
-        w.state, destroyed=(*w.state.destroyed, (u.key, turn, cause)), pending=pending
+def can_refuel_in_base(state: GameState, unit: Unit) -> bool:
+    """SEQ.2J / BASE.PROC.NAVDAMAGED: in an own, supplied, undamaged naval base
+    (not one a scenario bars to the side, CG1.PHILFORT.MANILA)."""
+    if unit.box == "WC":
+        return unit.side == ALLIED  # the U.S. West Coast base
+    if unit.hex is None or not unit.in_base:
+        return False
+    base = state.bases.get(unit.hex)
+    return (
+        base is not None
+        and base.owner == unit.side
+        and base.has_naval
+        and base.supplied
+        and not base.neutralized(state.turn)
+        and not HOOKS[NAVAL_BASE_BARRED](state, unit.side, unit.hex)
     )
-    w.event("destroyed", rule, None, unit=u.uid, side=u.side, cause=cause)

@@ -24,10 +24,19 @@ from pbem.core.ruleset import (
     Validation,
 )
 from pbem.rulesets import register
-from pbem.rulesets.usn import fog, hexgrid, opening, scenario_rules, victory, views
+from pbem.rulesets.usn import (
+    fog,
+    hexgrid,
+    opening,
+    scenario_rules,
+    victory,
+    views,
+    world,
+)
 from pbem.rulesets.usn.geo import Geo, geo_from_map, world_geo
 from pbem.rulesets.usn.phases import advance, run_round
-from pbem.rulesets.usn.sequence import SIDES, STEPS, current_round
+from pbem.rulesets.usn.sequence import STEPS, current_round
+from pbem.rulesets.usn.sides import SIDES
 from pbem.rulesets.usn.state import (
     WEST_COAST,
     Air,
@@ -37,6 +46,7 @@ from pbem.rulesets.usn.state import (
     Unit,
     decode,
     encode_unit,
+    unit_from_counter,
     unit_key,
 )
 from pbem.rulesets.usn.supply import update_supply
@@ -50,6 +60,7 @@ class UsnRuleset:
 
     def __init__(self, geo: Geo | None = None) -> None:
         self._geo = geo
+        world.install(_world())
 
     @property
     def geo(self) -> Geo:
@@ -201,38 +212,6 @@ def _world(overrides: Mapping[str, Any] | None = None) -> Any:
     return load_world(overrides=overrides)
 
 
-def _unit_from_counter(c: Any) -> Unit:
-    side = str(c.side)
-    utype = str(getattr(c.type, "value", c.type))
-    if hasattr(c, "anti_aircraft"):  # a naval counter
-        capacity = c.air_capacity or c.transport_capacity or c.emergency_capacity
-        return Unit(
-            uid=c.id,
-            side=side,
-            kind="naval",
-            utype=utype,
-            ma=c.movement,
-            hex=None,
-            defense=c.defense,
-            aa=c.anti_aircraft,
-            sa=c.surface_attack,
-            capacity=capacity,
-        )
-    kind = "cd" if utype == "CD" else "land"
-    return Unit(
-        uid=c.id,
-        side=side,
-        kind=kind,
-        utype=utype,
-        ma=c.movement,
-        hex=None,
-        attack=c.attack,
-        defense=c.defense,
-        sa=c.surface_attack,
-        tp=c.transport_points or 0,
-    )
-
-
 def _own_bases(bases: Mapping[int, Base], side: str, naval: bool | None = None) -> list[int]:
     return [
         h
@@ -356,7 +335,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             continue
         for uid in d.units:
             c = world.catalogue.get(str(d.side), uid)
-            u = _unit_from_counter(c)
+            u = unit_from_counter(c)
             if u.utype == "SUB":
                 sub_ids.append(u.uid)
                 continue
@@ -365,7 +344,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
     home = _fleet_base(units, bases, "japanese") if sub_ids else None
     subs = {uid: {"hex": home, "station": False, "phases": 0} for uid in sub_ids if home}
     for key, c in sc.coastal_defense.items():
-        u = _unit_from_counter(c)
+        u = unit_from_counter(c)
         units[key] = replace(u, hex=int(c.id.split("-")[1]))
     air: dict[str, dict[str, Air]] = {}
     for a in sc.air:
@@ -390,7 +369,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
                 else ("AUS" if arr.at.region == "australia" else None)
             )
         for uid in arr.units:
-            u = _unit_from_counter(world.catalogue.get(str(arr.side), uid))
+            u = unit_from_counter(world.catalogue.get(str(arr.side), uid))
             pending.append(Pending(turn, str(arr.side), u, place=place))
         for atype, pts in arr.air.items():
             # REIN.A.NAC: carrier aircraft come aboard their carrier; the rest enter as usual.
@@ -409,7 +388,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             "MAR",
         ):
             continue
-        spare = _unit_from_counter(c)
+        spare = unit_from_counter(c)
         spares.setdefault(spare.side, []).append(encode_unit(spare))
     return GameState(
         scenario=name,

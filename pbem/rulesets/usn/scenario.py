@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pbem.core.ruleset import ScenarioInfo
-from pbem.rulesets.usn.units import LandCounter, Side, Source, UnitType
+from pbem.rulesets.usn.sides import Side
+from pbem.rulesets.usn.units import LandCounter, Source, UnitType
 
 # ---------------------------------------------------------------------------
 # The map, as this loader needs it (pbem.rulesets.usn.map.UsnMap fits).

@@ -25,18 +25,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from pbem.rulesets.usn.state import GameState
-
-JAPANESE = "japanese"
-ALLIED = "allied"
-SIDES = (JAPANESE, ALLIED)
-
-
-def enemy_of(side: str) -> str:
-    return ALLIED if side == JAPANESE else JAPANESE
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, SIDES
+from pbem.rulesets.usn.state import GameState
 
 
 class StepKind(Enum):

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from pbem.rulesets.usn.orders import Standing
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,8 +15,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any
 
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, SIDES
-
 STATE_VERSION = 1
 
 # Counter classes (UNIT.NAV.TYPES, UNIT.TR.TYPES, UNIT.LAND.*).
@@ -352,11 +350,8 @@ def decode(state: Mapping[str, Any] | GameState) -> GameState:
 
 __all__ = [
     "AIR_TYPES",
-    "ALLIED",
     "CARRIERS",
-    "JAPANESE",
     "NAVAL_TYPES",
-    "SIDES",
     "TRANSPORTS",
     "WARSHIPS",
     "WEST_COAST",
@@ -369,3 +364,36 @@ __all__ = [
     "normalise_id",
     "unit_key",
 ]
+
+
+def unit_from_counter(c: Any) -> Unit:
+    """A unit as its counter in the catalogue prints it (not yet placed)."""
+    side = str(c.side)
+    utype = str(getattr(c.type, "value", c.type))
+    if hasattr(c, "anti_aircraft"):  # a naval counter
+        capacity = c.air_capacity or c.transport_capacity or c.emergency_capacity
+        return Unit(
+            uid=c.id,
+            side=side,
+            kind="naval",
+            utype=utype,
+            ma=c.movement,
+            hex=None,
+            defense=c.defense,
+            aa=c.anti_aircraft,
+            sa=c.surface_attack,
+            capacity=capacity,
+        )
+    kind = "cd" if utype == "CD" else "land"
+    return Unit(
+        uid=c.id,
+        side=side,
+        kind=kind,
+        utype=utype,
+        ma=c.movement,
+        hex=None,
+        attack=c.attack,
+        defense=c.defense,
+        sa=c.surface_attack,
+        tp=c.transport_points or 0,
+    )

@@ -26,11 +26,11 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.naval_combat import apply_damage, fire, strength
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import GameState, Unit
+from pbem.rulesets.usn.work import Refused, Work
 
 OPTION = "subs"  # the scenarios' [optional_rules.subs]
 SUB_MA = 2  # SUB.GEN

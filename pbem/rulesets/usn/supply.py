@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, enemy_of, last_naval_step
+from pbem.rulesets.usn.sequence import last_naval_step
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, enemy_of
 from pbem.rulesets.usn.state import OILERS, TRANSPORTS, GameState, Unit
 from pbem.rulesets.usn.zoc import blocks_supply_of
 
@@ -134,26 +135,6 @@ def update_supply(geo: Geo, state: GameState) -> GameState:
 def endurance(unit: Unit) -> int:
     """SUP.G: three Game-Turns for warships, six for transports and oilers."""
     return LONG_ENDURANCE if unit.utype in TRANSPORTS | OILERS else WARSHIP_ENDURANCE
-
-
-def can_refuel_in_base(state: GameState, unit: Unit) -> bool:
-    """SEQ.2J / BASE.PROC.NAVDAMAGED: in an own, supplied, undamaged naval base
-    (not one a scenario bars to the side, CG1.PHILFORT.MANILA)."""
-    from pbem.rulesets.usn.scenario_rules import naval_base_barred  # imports movement
-
-    if unit.box == "WC":
-        return unit.side == ALLIED  # the U.S. West Coast base
-    if unit.hex is None or not unit.in_base:
-        return False
-    base = state.bases.get(unit.hex)
-    return (
-        base is not None
-        and base.owner == unit.side
-        and base.has_naval
-        and base.supplied
-        and not base.neutralized(state.turn)
-        and not naval_base_barred(state, unit.side, unit.hex)
-    )
 
 
 def stamp(turn: int, step: int) -> int:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pbem.rulesets.usn.movement import Refused, Work, capture_at, check_air_dest, movement_allowance
+from pbem.rulesets.usn.hooks import GARRISON_UNIT, HOOKS
+from pbem.rulesets.usn.movement import capture_at, check_air_dest, movement_allowance
 from pbem.rulesets.usn.orders import AirCargo, Embark, Emergency
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, enemy_of
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, enemy_of
 from pbem.rulesets.usn.state import WEST_COAST, Unit
+from pbem.rulesets.usn.work import Refused, Work
 
 EMERGENCY_CAPACITY = {JAPANESE: 4, ALLIED: 2}  # NM.EMERG.CAP
 EMERGENCY_SUPPLY_TP = 12  # SUP.F: one division
@@ -96,9 +98,7 @@ def _embark(w: Work, ship: Unit, order: Embark, at_wc: bool) -> None:
             raise Refused(f"{u.uid} is not in {ship.uid}'s hex", "NM.TRANS.COST")
         if u.entrenched:
             raise Refused(f"{u.uid} is entrenched and may not move", "MOV.I")
-        from pbem.rulesets.usn.scenario_rules import check_garrison_unit  # OPT.GAR.FIXED
-
-        check_garrison_unit(w, u)
+        HOOKS[GARRISON_UNIT](w, u)  # OPT.GAR.FIXED
         load += u.tp
         units.append(u)
     room = ship.capacity - cargo_points(w, ship)

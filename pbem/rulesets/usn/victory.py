@@ -21,8 +21,11 @@ from fractions import Fraction
 from typing import Any
 
 from pbem.core.ruleset import Outcome
+from pbem.rulesets.usn import world
 from pbem.rulesets.usn.geo import Geo
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, SIDES, ends_turn, enemy_of
+from pbem.rulesets.usn.hooks import GARRISONS_SHORT, HOOKS, UNGARRISONED
+from pbem.rulesets.usn.sequence import ends_turn
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, SIDES, enemy_of
 from pbem.rulesets.usn.state import CARRIERS, GameState, Unit
 
 # Counter types -> VP schedule categories (VP.SCHED.*); the first entry the
@@ -52,9 +55,7 @@ NOT_BY_THE_ENEMY = frozenset({"out of fuel"})
 
 
 def tables() -> Any:
-    from pbem.rulesets.usn.data import load_world  # cached world data
-
-    return load_world().tables
+    return world.current().tables
 
 
 def unit_value(u: Unit, receiver: str, vp_tables: Any | None = None) -> Fraction:
@@ -229,13 +230,7 @@ def _air_arrivals(before: GameState, after: GameState) -> dict[tuple[str, str], 
 def _catalogue_unit(key: str) -> Unit | None:
     """A unit that arrived and died within one round: value it from its counter."""
     side, _, uid = key.partition("/")
-    try:
-        from pbem.rulesets.usn.data import load_world
-        from pbem.rulesets.usn.ruleset import _unit_from_counter
-
-        return _unit_from_counter(load_world().catalogue.get(side, uid))
-    except Exception:  # an unknown counter scores nothing
-        return None
+    return world.counter_unit(side, uid)  # an unknown counter scores nothing
 
 
 # --- geographic control (VP.GEO.CONTROL, A23) -----------------------------------------
@@ -415,10 +410,8 @@ def end_objectives(
 
 def _geographic(geo: Geo, state: GameState) -> list[tuple[str, Fraction, str]]:
     """VP.GEO.TABLE, VP.GEO.DISPUTED, ERR.VP.AUSBASES, VP.GEO.MANDALAY, OPT.GAR.END."""
-    from pbem.rulesets.usn.scenario_rules import ungarrisoned
-
     out: list[tuple[str, Fraction, str]] = []
-    denied = ungarrisoned(geo, state)
+    denied = HOOKS[UNGARRISONED](geo, state)
     for g in tables().geographic:
         if g.place and state.extra.get("mandalay_automatic"):
             out.append((JAPANESE, Fraction(g.points), f"{g.area} (CG1.BURMA met)"))
@@ -489,9 +482,7 @@ def verdict(
         + (" (" + "; ".join(lines) + ")" if lines else "")
         + "."
     )
-    from pbem.rulesets.usn.scenario_rules import garrisons_short
-
-    short = garrisons_short(state)
+    short = HOOKS[GARRISONS_SHORT](state)
     if short:  # OPT.GAR.RESTORE: the Allied player wins
         level = t.victory_level(al, jp) or "Marginal"
         why = f"the fixed garrison of {', '.join(short)} is below strength (OPT.GAR.RESTORE)"

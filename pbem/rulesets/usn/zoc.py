@@ -10,7 +10,7 @@ current state whenever they are asked for, never stored.
 from __future__ import annotations
 
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.sequence import SIDES, enemy_of
+from pbem.rulesets.usn.sides import SIDES, enemy_of
 from pbem.rulesets.usn.state import GameState
 
 ZOC_RADIUS = 2

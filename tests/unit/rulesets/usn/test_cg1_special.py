@@ -16,8 +16,9 @@ from pbem.core.dice import ScriptedDice
 from pbem.rulesets.usn import land_combat as lc
 from pbem.rulesets.usn import movement, scenario_rules, victory
 from pbem.rulesets.usn.movement import Refused, Work
+from pbem.rulesets.usn.phases import can_refuel_in_base
 from pbem.rulesets.usn.state import Air
-from pbem.rulesets.usn.supply import SupplyMap, can_refuel_in_base
+from pbem.rulesets.usn.supply import SupplyMap
 from pbem.rulesets.usn.tables import LandResult
 
 from .builders import CHINA_HEX, HOME, ISLAND, Game, H, base, land, make_state, ship, stub_geo

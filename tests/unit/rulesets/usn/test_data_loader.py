@@ -24,7 +24,8 @@ from pbem.rulesets.usn.data import (
     provenance_report,
 )
 from pbem.rulesets.usn.data_raw import count_values
-from pbem.rulesets.usn.units import NavalCounter, Side, Source
+from pbem.rulesets.usn.sides import Side
+from pbem.rulesets.usn.units import NavalCounter, Source
 
 TINY = """\
 name = "tiny"

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from pbem.rulesets.usn import scenario_rules, victory
+from pbem.rulesets.usn import scenario_rules, victory, world
 from pbem.rulesets.usn.geo import world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.usn.state import Air, GameState
@@ -210,7 +210,7 @@ def test_setup_cg2_cg2_ob_j_land_cg2_ob_j_cd_cg2_ob_j_nav_cg2_ob_j_air_cg2_ob_a_
 def test_setup_cg3_cg3_rules_setup_special_all_cg1_special_rules_and_cg2_burma() -> None:
     s = _setup("campaign-3")
     assert s.last_turn == 81
-    sp = scenario_rules.special(s)
+    sp = world.special(s)
     assert {"hong_kong", "burma_commitment", "australian_reserves", "burma_reinforcement"} <= set(
         sp
     )

@@ -9,7 +9,8 @@ from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.data import UsnWorld, check_world, load_world, scenario_names
 from pbem.rulesets.usn.map import load_map
 from pbem.rulesets.usn.scenario import Scenario
-from pbem.rulesets.usn.units import Side, UnitType
+from pbem.rulesets.usn.sides import Side
+from pbem.rulesets.usn.units import UnitType
 
 J, A = Side.JAPANESE, Side.ALLIED
 
