@@ -52,7 +52,7 @@ def combat_hexes(view: Mapping[str, Any]) -> list[int]:
 def usn_picture(view: Mapping[str, Any], title: str) -> bytes:
     from pbem.reports.mapimage import render_map
     from pbem.rulesets.usn.hexgrid import HexId
-    from pbem.rulesets.usn.map import load_map
+    from pbem.rulesets.usn.loader import load_map
 
     units = {HexId(h): stack for h, stack in usn_units(view).items()}
     return render_map(

@@ -25,7 +25,6 @@ from pbem.core.ruleset import (
     State,
     Validation,
 )
-from pbem.rulesets import register
 
 SIDES = ("north", "south")
 ZONES = ("A", "B", "C")
@@ -157,6 +156,3 @@ class RaidRuleset:
         return Outcome(
             winner, "victory" if winner else "draw", f"north {n}, south {s}", dict(state["score"])
         )
-
-
-register("demo", RaidRuleset)

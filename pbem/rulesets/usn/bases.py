@@ -25,7 +25,7 @@ from pbem.rulesets.usn.work import Refused, Work
 
 BASE_DEFENSE = 10  # BASE.M, UNIT.NB
 NAVAL_BASE_AA = 20  # BASE.M
-BUILD_TARGET = {ALLIED: 5, JAPANESE: 6}  # BASE.D: the lowest roll that completes
+BUILD_TARGET: dict[str, int] = {ALLIED: 5, JAPANESE: 6}  # BASE.D: the lowest roll that completes
 SABOTAGE_TARGET = {"DIV": 2, "MAR": 2, "ENG": 4}  # BASE.J: the highest roll that succeeds
 BUILD_STEP = 5  # BASE.E: air bases grow five points at a time
 PEARL_HARBOR = 1456  # REP.WHERE

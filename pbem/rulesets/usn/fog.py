@@ -103,9 +103,9 @@ def _enemy_event(e: Mapping[str, Any], side: str) -> bool:
     """Is this event about the other side's doings (or of unknown owner)?"""
     if e.get("witnesses") == [side]:
         return False  # told to you alone: about your own doings
-    d = e.get("data", {})
+    d: Mapping[str, Any] = e.get("data", {})
     owner = d.get("side", d.get("by", d.get("attacker")))
-    return owner != side
+    return bool(owner != side)
 
 
 def _open_event(e: Mapping[str, Any], side: str) -> Mapping[str, Any] | None:

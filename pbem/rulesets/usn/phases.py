@@ -137,6 +137,7 @@ def run_round(
     # A set-up round has no steps: its PLACE and STANDING orders parse as step 1's.
     kinds = frozenset(STEPS[n - 1].kind for n in rnd.steps) or frozenset({StepKind.ENTRY})
     sheets: dict[str, _Sheet] = {}
+    side: str  # a Side, then the keys of sheets
     for side in SIDES:
         if side not in texts:
             continue

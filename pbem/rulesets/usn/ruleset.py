@@ -14,6 +14,8 @@ from functools import lru_cache
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.core.errors import DataError
+from pbem.core.events import Event
 from pbem.core.ruleset import (
     Adjudication,
     Demand,
@@ -23,7 +25,6 @@ from pbem.core.ruleset import (
     State,
     Validation,
 )
-from pbem.rulesets import register
 from pbem.rulesets.usn import (
     fog,
     hexgrid,
@@ -33,7 +34,9 @@ from pbem.rulesets.usn import (
     views,
     world,
 )
-from pbem.rulesets.usn.geo import Geo, geo_from_map, world_geo
+from pbem.rulesets.usn.data import UsnWorld, build_world
+from pbem.rulesets.usn.geo import Geo, geo_from_map
+from pbem.rulesets.usn.map import MapFiles, build_map
 from pbem.rulesets.usn.phases import advance, run_round
 from pbem.rulesets.usn.sequence import STEPS, current_round
 from pbem.rulesets.usn.sides import SIDES
@@ -58,23 +61,33 @@ class UsnRuleset:
     name = "usn"
     title = "U.S.N.: The Game of War in the Pacific, 1941-43 (SPI, 1971)"
 
-    def __init__(self, geo: Geo | None = None) -> None:
-        self._geo = geo
-        world.install(_world())
-
-    @property
-    def geo(self) -> Geo:
-        if self._geo is None:
-            self._geo = world_geo()
-        return self._geo
+    def __init__(self, data: UsnWorld, geo: Geo) -> None:
+        """``data``: the world data read by pbem.rulesets.usn.loader; ``geo``: its map's."""
+        self.data = data
+        self.geo = geo
+        world.install(data)
 
     def _geo_of(self, s: GameState) -> Geo:
-        """The map this game plays on: the installation's, or its per-game correction."""
-        return geo_for(s.options) if s.options.get(MAP_OVERRIDES) else self.geo
+        return self._geo_for(s.options)
+
+    def _geo_for(self, options: Mapping[str, Any]) -> Geo:
+        """The map a game plays on: the installation's, or its per-game correction."""
+        corrections = options.get(MAP_OVERRIDES)
+        if not corrections:
+            return self.geo
+        if self.data.map_files is None:
+            raise DataError("map", "this ruleset's world data has no map files to correct")
+        return _corrected_geo(self.data.map_files, json.dumps(corrections, sort_keys=True))
+
+    def _world(self, overrides: Mapping[str, Any] | None = None) -> UsnWorld:
+        """The installation's world, or one with the moderator's per-game corrections."""
+        if not overrides:
+            return self.data
+        return build_world(self.data.source, overrides, self.data.map)
 
     # --- set-up -----------------------------------------------------------
     def scenarios(self) -> Sequence[ScenarioInfo]:
-        world = _world()
+        world = self._world()
         return [
             ScenarioInfo(
                 sc.name,
@@ -90,12 +103,12 @@ class UsnRuleset:
         corrections (units, tables, reinforcements, scenarios), taken in here."""
         overrides = dict(options.get("overrides") or {})
         map_overrides = overrides.pop("map", None)
-        world = _world(overrides or None)
+        world = self._world(overrides)
         rules = {k: v for k, v in options.items() if k != "overrides"}
         if map_overrides:
             # Kept in the state: every later phase plays on the corrected map.
             rules[MAP_OVERRIDES] = map_overrides
-        geo = geo_for(rules)
+        geo = self._geo_for(rules)
         state = scenario_rules.at_setup(build_state(geo, world, scenario, rules))
         state = opening.at_setup(state)  # OPT.JVD set-up round, CG1.SHOCK.PREGAME
         return update_supply(geo, state).to_json()
@@ -134,7 +147,7 @@ class UsnRuleset:
                 events.append(_failed(side, e))
         new = advance(result.state)
         new = scenario_rules.after_round(geo, s, new, events)
-        new = victory.after_round(geo, s, new, _victory_of(s.scenario))  # GEN.REC.A
+        new = victory.after_round(geo, s, new, victory_terms(self.data, s.scenario))  # GEN.REC.A
         # Double-blind mode remembers each side's last sightings of enemy units.
         new = replace(new, extra={**new.extra, "fog": fog.update_sightings(new, events)})
         return Adjudication(new.to_json(), tuple(events))
@@ -150,18 +163,10 @@ class UsnRuleset:
         s = decode(state)
         if not s.over:
             return None
-        return victory.verdict(self._geo_of(s), s, _victory_of(s.scenario))
+        return victory.verdict(self._geo_of(s), s, victory_terms(self.data, s.scenario))
 
 
-def _victory_of(scenario: str) -> Mapping[str, Any]:
-    """The scenario's [victory] data (none for hand-built test states)."""
-    world = _world()
-    return world.scenarios[scenario].victory if scenario in world.scenarios else {}
-
-
-def _failed(side: str, e: LineError) -> Any:
-    from pbem.core.events import Event
-
+def _failed(side: str, e: LineError) -> Event:
     return Event(
         "order-failed", {"line": e.line, "order": e.text, "reason": e.message}, (side,), e.rule
     )
@@ -182,7 +187,10 @@ def verdict(s: GameState) -> Outcome:
     return Outcome(winner, level, f"{winner} {hi:g} to {lo:g} victory points.", scores)
 
 
-register("usn", UsnRuleset)
+def victory_terms(data: UsnWorld, scenario: str) -> Mapping[str, Any]:
+    """The scenario's [victory] data (none for hand-built test states)."""
+    sc = data.scenarios.get(scenario)
+    return sc.victory if sc is not None else {}
 
 
 # --- set-up from the scenario data -------------------------------------------
@@ -191,25 +199,9 @@ register("usn", UsnRuleset)
 MAP_OVERRIDES = "map_overrides"
 
 
-def geo_for(options: Mapping[str, Any]) -> Geo:
-    """The Geo for a game's options: the shared one, or one built from its map overrides."""
-    corrections = options.get(MAP_OVERRIDES)
-    if not corrections:
-        return world_geo()
-    return _corrected_geo(json.dumps(corrections, sort_keys=True))
-
-
 @lru_cache(maxsize=16)
-def _corrected_geo(corrections_json: str) -> Geo:
-    from pbem.rulesets.usn.map import load_map  # the world-data module
-
-    return geo_from_map(load_map(overrides=json.loads(corrections_json)))
-
-
-def _world(overrides: Mapping[str, Any] | None = None) -> Any:
-    from pbem.rulesets.usn.data import load_world  # the world-data module (cached)
-
-    return load_world(overrides=overrides)
+def _corrected_geo(files: MapFiles, corrections_json: str) -> Geo:
+    return geo_from_map(build_map(files, json.loads(corrections_json)))
 
 
 def _own_bases(bases: Mapping[int, Base], side: str, naval: bool | None = None) -> list[int]:

@@ -115,7 +115,7 @@ def is_supplied(state: GameState, unit: Unit, smap: SupplyMap) -> bool:
 
 def update_supply(geo: Geo, state: GameState) -> GameState:
     """Recompute the supplied flag of every land unit and base (ZOC.INSTANT)."""
-    maps = {s: supply_map(geo, state, s) for s in (JAPANESE, ALLIED)}
+    maps: dict[str, SupplyMap] = {s: supply_map(geo, state, s) for s in (JAPANESE, ALLIED)}
     # NM.BOMBLAND / AM.BOMBLAND: a DX result leaves the unit unsupplied until the
     # same step of the next Game-Turn, whatever the trace says meanwhile.
     cut_off = state.extra.get("cut_off", {})

@@ -17,7 +17,7 @@ from pbem.rulesets.usn.sides import ALLIED, JAPANESE, enemy_of
 from pbem.rulesets.usn.state import WEST_COAST, Unit
 from pbem.rulesets.usn.work import Refused, Work
 
-EMERGENCY_CAPACITY = {JAPANESE: 4, ALLIED: 2}  # NM.EMERG.CAP
+EMERGENCY_CAPACITY: dict[str, int] = {JAPANESE: 4, ALLIED: 2}  # NM.EMERG.CAP
 EMERGENCY_SUPPLY_TP = 12  # SUP.F: one division
 
 

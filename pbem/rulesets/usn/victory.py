@@ -110,7 +110,7 @@ def log_of(state: GameState) -> list[Award]:
 
 
 def totals(awards: Iterable[Award]) -> dict[str, Fraction]:
-    out = {side: Fraction(0) for side in SIDES}
+    out: dict[str, Fraction] = {side: Fraction(0) for side in SIDES}
     for a in awards:
         out[a.receiver] = out.get(a.receiver, Fraction(0)) + a.points
     return out
@@ -476,7 +476,7 @@ def verdict(
         scores[side] += Fraction(pts)
         lines.append(f"{side} +{_fmt(Fraction(pts))} for {why}")
     jp, al = scores[JAPANESE], scores[ALLIED]
-    ints = {JAPANESE: int(jp), ALLIED: int(al)}
+    ints: dict[str, int] = {JAPANESE: int(jp), ALLIED: int(al)}
     summary = (
         f"Victory points: Japanese {_fmt(jp)}, Allied {_fmt(al)}"
         + (" (" + "; ".join(lines) + ")" if lines else "")

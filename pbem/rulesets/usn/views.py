@@ -16,6 +16,7 @@ from typing import Any
 from pbem.core.events import Event
 from pbem.rulesets.usn import fog, sequence, submarines
 from pbem.rulesets.usn.sequence import STEPS, StepKind, current_round
+from pbem.rulesets.usn.sides import JAPANESE
 from pbem.rulesets.usn.state import GameState, Unit
 from pbem.rulesets.usn.supply import endurance
 
@@ -149,7 +150,7 @@ def order_template(state: GameState, side: str) -> str:
         out.append(f"#   {u.uid:<8} {u.utype:<5} at {u.where()}{extra}")
     for loc, a in sorted(state.air.get(side, {}).items()):
         out.append(f"#   air at {loc}: {a.lac} LAC, {a.nac} NAC, {a.lbac} LBAC")
-    if side == sequence.JAPANESE and submarines.enabled(state):
+    if side == JAPANESE and submarines.enabled(state):
         for uid, sub in sorted(submarines.subs_of(state).items()):  # GEN.REC.C: yours only
             status = f"on station ({sub.get('phases', 0)} phases)" if sub.get("station") else "free"
             out.append(

@@ -20,7 +20,8 @@ from pbem.reports.mapimage import (
     render_map,
 )
 from pbem.rulesets.usn.hexgrid import HexId
-from pbem.rulesets.usn.map import Terrain, UsnMap, load_map
+from pbem.rulesets.usn.loader import load_map
+from pbem.rulesets.usn.map import Terrain, UsnMap
 
 
 @pytest.fixture(scope="module")

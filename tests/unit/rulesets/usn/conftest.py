@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.rulesets.usn import ruleset, world  # ruleset: fills the hook table
-from pbem.rulesets.usn.data import load_world
+from pbem.rulesets.usn.loader import load_world
 
 
 @pytest.fixture(autouse=True)

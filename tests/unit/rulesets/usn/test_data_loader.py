@@ -16,14 +16,14 @@ import pytest
 
 from pbem.cli import main
 from pbem.core.errors import DataError
-from pbem.rulesets.usn.data import (
+from pbem.rulesets.usn.data_raw import count_values
+from pbem.rulesets.usn.loader import (
     check_world,
     default_directory,
     load_scenario,
     load_world,
     provenance_report,
 )
-from pbem.rulesets.usn.data_raw import count_values
 from pbem.rulesets.usn.sides import Side
 from pbem.rulesets.usn.units import NavalCounter, Source
 

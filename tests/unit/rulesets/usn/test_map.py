@@ -11,15 +11,8 @@ import pytest
 
 from pbem.core.errors import DataError
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.map import (
-    SOURCES,
-    HexsideKind,
-    Terrain,
-    UsnMap,
-    default_directory,
-    hexes_in_polygon,
-    load_map,
-)
+from pbem.rulesets.usn.loader import default_directory, load_map
+from pbem.rulesets.usn.map import SOURCES, HexsideKind, Terrain, UsnMap, hexes_in_polygon
 
 # Every exact placement the rulebook prints, "Name (hex)" (SETUP.HEXSPEC).
 RULEBOOK_PLACES = {

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbem.rulesets.usn import hexgrid, submarines
+from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import SubMove, parse_line
 from pbem.rulesets.usn.ruleset import UsnRuleset
@@ -52,7 +53,11 @@ def test_sub_proc_orders_parse() -> None:
 
 
 def _setup(scenario: str, subs: bool) -> GameState:
-    return decode_state(UsnRuleset().initial_state(scenario, {"subs": True} if subs else {}))
+    return decode_state(
+        UsnRuleset(load_world(), world_geo()).initial_state(
+            scenario, {"subs": True} if subs else {}
+        )
+    )
 
 
 def test_mini_coral_sub_sub_gen_sub1_only_with_the_option_and_never_a_counter() -> None:
@@ -267,7 +272,7 @@ def test_gen_rec_c_allied_view_identical_with_or_without_subs(
             "sub_log": [{"turn": 1, "sub": "SUB-1", "hex": f"{h:04d}", "on_station": station}],
         },
     )
-    rs = UsnRuleset(stub_geo())
+    rs = UsnRuleset(load_world(), stub_geo())
     views = [rs.view(s.to_json(), [], A) for s in (plain, secret)]
     assert views[0] == views[1]
     assert rs.order_template(secret.to_json(), A) == rs.order_template(plain.to_json(), A)
