@@ -79,8 +79,14 @@ INT_CASES: tuple[IntCase, ...] = (
     ),
 )
 
-DEFAULT_AIRKILL: dict[str, tuple[str, ...]] = {JAPANESE: ("LBAC", "NAC", "LAC"), ALLIED: ("NAC", "LAC", "LBAC")}
-DEFAULT_AIRLOSS: dict[str, tuple[str, ...]] = {JAPANESE: ("LAC", "LBAC", "NAC"), ALLIED: ("LAC", "NAC", "LBAC")}
+DEFAULT_AIRKILL: dict[str, tuple[str, ...]] = {
+    JAPANESE: ("LBAC", "NAC", "LAC"),
+    ALLIED: ("NAC", "LAC", "LBAC"),
+}
+DEFAULT_AIRLOSS: dict[str, tuple[str, ...]] = {
+    JAPANESE: ("LAC", "LBAC", "NAC"),
+    ALLIED: ("LAC", "NAC", "LBAC"),
+}
 DEFAULT_SUBTARGET = ("CV", "CVL", "CVE", "BB", "CA", "CL", "TR", "AT", "OIL", "DD")
 
 
