@@ -30,6 +30,7 @@ from fractions import Fraction
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import movement, naval_combat, world
 from pbem.rulesets.usn.hooks import FERRY_CHECK, FERRY_RECORD, FERRY_ROOM, HOOKS, LAUNCH, RECEIVE
 from pbem.rulesets.usn.movement import stack_of
@@ -50,7 +51,7 @@ from pbem.rulesets.usn.sides import ALLIED, JAPANESE, enemy_of
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import AIR_TYPES, Air, Base, GameState, Unit, unit_key
 from pbem.rulesets.usn.tables import AirLoss
-from pbem.rulesets.usn.work import Refused, Work, destroy
+from pbem.rulesets.usn.work import Work, destroy
 
 SHIP_ORDER = ("LBAC", "LAC", "NAC")  # AM.BOMBNAV.ORDER
 LAND_TARGETS = ("PORT", "LAND", "CD", "AIRBASE", "NAVALBASE", "STRAFE")  # SEQ.5H.1
@@ -156,15 +157,15 @@ def check_mission_target(w: Work, m: Mission, phasing: str) -> None:
         and rule is not None
         and not rule.get("allied_air_missions_second_combat_phase", True)
     ):
-        raise Refused(
-            "in the Shock turn Allied aircraft fly no missions in step 9", "CG1.SHOCK.NOAIR"
+        raise IllegalOrderError(
+            "in the Shock turn Allied aircraft fly no missions in step 9", rule="CG1.SHOCK.NOAIR"
         )
     if not m.source.isdigit():
         carrier = w.own(m.source)
         if not carrier.is_carrier:
-            raise Refused(
+            raise IllegalOrderError(
                 f"{m.source} is not a carrier: aircraft aboard a transport are cargo",
-                "NM.TRANS.AIR",
+                rule="NM.TRANS.AIR",
             )
     HOOKS[FERRY_CHECK](w, side, m.source, LAUNCH, m.air.points)
     _check_target(w, m, phasing)
@@ -180,36 +181,46 @@ def _check_target(w: Work, m: Mission, phasing: str) -> None:
     where = f"{h:04d}"
     if m.kind == "SUPPORT":
         if m.target == "ATTACK" and side != phasing:
-            raise Refused("only the side attacking on land flies offensive support", "AM.GSO")
+            raise IllegalOrderError(
+                "only the side attacking on land flies offensive support", rule="AM.GSO"
+            )
         if m.target == "DEFEND" and side == phasing:
-            raise Refused("defensive support is for the side attacked on land", "AM.GSD")
+            raise IllegalOrderError(
+                "defensive support is for the side attacked on land", rule="AM.GSD"
+            )
         if not any(u.side == side and u.hex == h and u.kind == "land" for u in w.units.values()):
-            raise Refused(f"you have no land units in {where} to support", "SEQ.5J")
+            raise IllegalOrderError(f"you have no land units in {where} to support", rule="SEQ.5J")
         return
     base = w.bases.get(h)
     if m.target == "SHIPS":
         groups = movement.air_groups([u for u in here if u.is_naval and not u.in_base])
         if not groups:
-            raise Refused(f"there are no enemy ships at sea in {where}", "AM.BOMBNAV.SEQ")
+            raise IllegalOrderError(
+                f"there are no enemy ships at sea in {where}", rule="AM.BOMBNAV.SEQ"
+            )
         if m.group > len(groups):
-            raise Refused(
+            raise IllegalOrderError(
                 f"{where} has {len(groups)} enemy ship group(s); group {m.group} does not exist",
-                "AMAC.B",
+                rule="AMAC.B",
             )
     elif m.target == "PORT":
         if not any(u.is_naval and u.in_base for u in here):
-            raise Refused(f"there are no enemy ships in port in {where}", "AM.BOMBNAV.PORT")
+            raise IllegalOrderError(
+                f"there are no enemy ships in port in {where}", rule="AM.BOMBNAV.PORT"
+            )
     elif m.target == "LAND":
         if not any(u.kind == "land" for u in here):
-            raise Refused(f"there are no enemy land units in {where}", "AM.BOMBLAND")
+            raise IllegalOrderError(f"there are no enemy land units in {where}", rule="AM.BOMBLAND")
     elif m.target == "CD":
         if not any(u.kind == "cd" for u in here):
-            raise Refused(f"there is no enemy coastal defense unit in {where}", "AM.BOMBCD")
+            raise IllegalOrderError(
+                f"there is no enemy coastal defense unit in {where}", rule="AM.BOMBCD"
+            )
     elif m.target in ("AIRBASE", "STRAFE"):
         if base is None or base.owner != enemy or not base.has_air:
-            raise Refused(f"there is no enemy air base in {where}", "CBT.B")
+            raise IllegalOrderError(f"there is no enemy air base in {where}", rule="CBT.B")
     elif m.target == "NAVALBASE" and (base is None or base.owner != enemy or not base.has_naval):
-        raise Refused(f"there is no enemy naval base in {where}", "CBT.B")
+        raise IllegalOrderError(f"there is no enemy naval base in {where}", rule="CBT.B")
 
 
 # --- CRT2 ----------------------------------------------------------------------------------

@@ -16,12 +16,13 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn.geo import HOME_ISLANDS
 from pbem.rulesets.usn.land_combat import UNTIL_REPAIRED
 from pbem.rulesets.usn.orders import Simple
 from pbem.rulesets.usn.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn.state import WEST_COAST, Base, Pending, Unit
-from pbem.rulesets.usn.work import Refused, Work
+from pbem.rulesets.usn.work import Work
 
 BASE_DEFENSE = 10  # BASE.M, UNIT.NB
 NAVAL_BASE_AA = 20  # BASE.M
@@ -76,27 +77,29 @@ def needs_repair(w: Work, h: int, kind: str) -> bool:
 def do_build(w: Work, order: Simple, dice: Dice | None) -> None:
     """BUILD.PROC, BASE.D, BASE.E, BASE.F, BASE.G: an engineer works on one base."""
     if len(order.units) != 2 or order.units[1] not in ("AIR", "NAVAL"):
-        raise Refused("write: BUILD <engineer> AIR|NAVAL", "BUILD.PROC")
+        raise IllegalOrderError("write: BUILD <engineer> AIR|NAVAL", rule="BUILD.PROC")
     eng = w.own(order.units[0])
     kind = order.units[1].lower()
     if eng.utype != "ENG" or eng.hex is None:
-        raise Refused(f"{eng.uid} is not an engineer on the map", "BASE.F")
+        raise IllegalOrderError(f"{eng.uid} is not an engineer on the map", rule="BASE.F")
     h = eng.hex
     b = w.bases.get(h)
     if b is not None and b.owner != w.side:
-        raise Refused(f"{h:04d} holds an enemy base", "STK.C")
+        raise IllegalOrderError(f"{h:04d} holds an enemy base", rule="STK.C")
     if not w.geo.is_land(h):
-        raise Refused(f"{h:04d} is not land", "BUILD.PROC")
+        raise IllegalOrderError(f"{h:04d} is not land", rule="BUILD.PROC")
     works = _works(w)
     here = works.setdefault(f"{h:04d}", {})
     for other, work in here.items():
         if other != kind and eng.uid in work.get("engineers", ()):
-            raise Refused(f"{eng.uid} already works on the {other} base", "BASE.F")
+            raise IllegalOrderError(f"{eng.uid} already works on the {other} base", rule="BASE.F")
     job = here.get(kind)
     if job is None:  # starting needs the transport in the hex as well (BUILD.PROC)
         tr = builder_transport(w.side)
         if not any(u.side == w.side and u.utype == tr and u.hex == h for u in w.units.values()):
-            raise Refused(f"starting work needs an own {tr} in {h:04d}", "BUILD.PROC")
+            raise IllegalOrderError(
+                f"starting work needs an own {tr} in {h:04d}", rule="BUILD.PROC"
+            )
         job = {"engineers": [], "repair": needs_repair(w, h, kind), "turn": w.state.turn}
     if eng.uid not in job["engineers"]:
         job["engineers"] = [*job["engineers"], eng.uid]
@@ -171,14 +174,16 @@ def do_sabotage(w: Work, order: Simple, dice: Dice | None) -> None:
     """BASE.J: a division (1-2) or an engineer (1-4) wrecks an own base in its hex:
     a naval base is destroyed, an air base loses five capacity."""
     if len(order.units) != 2 or order.units[1] not in ("AIR", "NAVAL"):
-        raise Refused("write: SABOTAGE <division or engineer> AIR|NAVAL", "BASE.J")
+        raise IllegalOrderError("write: SABOTAGE <division or engineer> AIR|NAVAL", rule="BASE.J")
     u = w.own(order.units[0])
     kind = order.units[1].lower()
     if u.utype not in SABOTAGE_TARGET or u.hex is None:
-        raise Refused(f"{u.uid} cannot sabotage: divisions and engineers only", "BASE.J")
+        raise IllegalOrderError(
+            f"{u.uid} cannot sabotage: divisions and engineers only", rule="BASE.J"
+        )
     b = w.bases.get(u.hex)
     if b is None or b.owner != w.side or not (b.has_naval if kind == "naval" else b.has_air):
-        raise Refused(f"no own {kind} base in {u.hex:04d}", "BASE.J")
+        raise IllegalOrderError(f"no own {kind} base in {u.hex:04d}", rule="BASE.J")
     if dice is None:
         return
     roll = dice.d6(f"sabotage {kind} base {u.hex:04d} {u.uid}")

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import world
 from pbem.rulesets.usn.hooks import (
     FERRY_CHECK,
@@ -26,7 +27,7 @@ from pbem.rulesets.usn.hooks import (
     RECEIVE,
 )
 from pbem.rulesets.usn.sides import JAPANESE
-from pbem.rulesets.usn.work import Refused, Work
+from pbem.rulesets.usn.work import Work
 
 
 def _rule(w: Work) -> Any:
@@ -62,9 +63,9 @@ def check(w: Work, side: str, loc: str, way: str, points: int) -> None:
     """OPT.FERRY: refuse more than the phase's allowance through a ferry carrier."""
     left = room(w, side, loc, way)
     if left is not None and points > left:
-        raise Refused(
+        raise IllegalOrderError(
             f"{loc} is a ferry carrier: it may {way} {left} more air point(s) this phase",
-            "OPT.FERRY",
+            rule="OPT.FERRY",
         )
 
 

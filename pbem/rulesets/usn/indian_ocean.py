@@ -34,6 +34,7 @@ from fractions import Fraction
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
 from pbem.rulesets.usn import world
 from pbem.rulesets.usn.hooks import (
@@ -48,7 +49,7 @@ from pbem.rulesets.usn.hooks import (
 from pbem.rulesets.usn.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.victory import air_value
-from pbem.rulesets.usn.work import Refused, Work
+from pbem.rulesets.usn.work import Work
 
 BOX = "IO"  # the off-map Indian Ocean box, followed by the phases begun there
 
@@ -83,12 +84,15 @@ def leave(w: Work, s: Unit) -> None:
     r = rule(w.state)
     rec = record(w.state)
     if r is None or rec.get("done"):
-        raise Refused(
-            "Japanese ships leave by the west edge only for the Indian Ocean raid", "OFF.WEST.J"
+        raise IllegalOrderError(
+            "Japanese ships leave by the west edge only for the Indian Ocean raid",
+            rule="OFF.WEST.J",
         )
     types = tuple(r.get("carrier_types", ("CV", "CVL")))
     if s.utype not in types:
-        raise Refused(f"only {'/'.join(types)} carriers go on the Indian Ocean raid", "OFF.WEST.J")
+        raise IllegalOrderError(
+            f"only {'/'.join(types)} carriers go on the Indian Ocean raid", rule="OFF.WEST.J"
+        )
     nac = w.air_at(JAPANESE, s.uid).nac
     rec["out"] = {**rec.get("out", {}), s.uid: nac}
     w.state = _with(w.state, rec)
@@ -108,7 +112,9 @@ def advance(w: Work) -> None:
 def check_entry(w: Work, s: Unit, h: int) -> None:
     """CG1.INDIAN: back through any west-edge hex."""
     if w.geo.edge_of(h) != "west":
-        raise Refused(f"{s.uid} comes back through a west-edge hex, not {h:04d}", "CG1.INDIAN")
+        raise IllegalOrderError(
+            f"{s.uid} comes back through a west-edge hex, not {h:04d}", rule="CG1.INDIAN"
+        )
 
 
 def returned(w: Work, s: Unit) -> None:

@@ -22,6 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import naval_combat, world
 from pbem.rulesets.usn.geo import CLASS1
 from pbem.rulesets.usn.orders import Ground, Line, Simple
@@ -29,7 +30,7 @@ from pbem.rulesets.usn.sides import ALLIED, enemy_of
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.tables import Crt1, LandResult
-from pbem.rulesets.usn.work import Refused, Work, destroy
+from pbem.rulesets.usn.work import Work, destroy
 
 GUNFIRE_TYPES = frozenset({"BB", "CA", "CL", "DD"})  # NM.GSUP
 UNTIL_REPAIRED = 10**6  # Base.neutralized_until of a captured base awaiting repair
@@ -98,7 +99,7 @@ def do_defend(w: Work, uid: str, on: bool) -> None:
     turns it back). A27: the status is public."""
     u = w.own(uid)
     if u.kind != "land" or u.hex is None:
-        raise Refused(f"{uid} is not a land unit on the map", "CBT.G")
+        raise IllegalOrderError(f"{uid} is not a land unit on the map", rule="CBT.G")
     keys = defending(w)
     if on:
         keys.add(u.key)
@@ -320,16 +321,18 @@ def check_ground(w: Work, verb: str, h: int, uids: Sequence[str]) -> None:
     support with an enemy CD unit in the hex)."""
     if verb == "GUNFIRE":
         if enemy_cd_at(w, h, w.side):
-            raise Refused(
-                f"an enemy coastal defense unit is in {h:04d}: no gunfire support", "NM.GSUP"
+            raise IllegalOrderError(
+                f"an enemy coastal defense unit is in {h:04d}: no gunfire support", rule="NM.GSUP"
             )
         return
     if not defenders_at(w, h, enemy_of(w.side)):
-        raise Refused(f"there are no enemy land units in {h:04d} to attack", "CBT.GEN")
+        raise IllegalOrderError(
+            f"there are no enemy land units in {h:04d} to attack", rule="CBT.GEN"
+        )
     for uid in uids:
         u = w.own(uid)
         if not u.supplied and u.emergency_supply_turn != w.state.turn:
-            raise Refused(f"{uid} is out of supply and may not attack", "SUP.E")
+            raise IllegalOrderError(f"{uid} is out of supply and may not attack", rule="SUP.E")
 
 
 # --- amphibious assault (SEQ.5A, AMP.*, ERR.AMP) ---------------------------------------
@@ -338,14 +341,14 @@ def check_ground(w: Work, verb: str, h: int, uids: Sequence[str]) -> None:
 def check_landing(w: Work, transport: Unit, units: Sequence[str]) -> None:
     """AMP.CD: never onto an undestroyed enemy CD unit; the transport must be on the map."""
     if transport.hex is None:
-        raise Refused(f"{transport.uid} is not on the map", "SEQ.5A")
+        raise IllegalOrderError(f"{transport.uid} is not on the map", rule="SEQ.5A")
     if enemy_cd_at(w, transport.hex, transport.side):
-        raise Refused(
+        raise IllegalOrderError(
             f"{transport.hex:04d} holds an enemy coastal defense unit: no landing there",
-            "AMP.CD",
+            rule="AMP.CD",
         )
     if not w.geo.is_land(transport.hex):
-        raise Refused(f"{transport.hex:04d} has no land to land on", "TER.ISLAND")
+        raise IllegalOrderError(f"{transport.hex:04d} has no land to land on", rule="TER.ISLAND")
 
 
 def land_assault(
@@ -417,7 +420,7 @@ def strike_landings(w: Work, lines: Mapping[str, list[Line]], dice: Dice) -> set
             land_assault(
                 w, tr, aboard, Attack(tr.hex, (), tuple(gunfire.get(tr.hex, ())), att, dfn), dice
             )
-        except Refused as e:
+        except IllegalOrderError as e:
             w.event("order-failed", e.rule, (side,), order=o.canonical(), reason=e.message)
             continue
         landed |= {f"{side}/{u}" for u in aboard}

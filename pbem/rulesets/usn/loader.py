@@ -34,11 +34,12 @@ from importlib.resources.abc import Traversable
 from typing import Any
 
 from pbem.core.errors import DataError
-from pbem.rulesets.usn.data import Scenario, UsnWorld, build_world, check_overrides
+from pbem.rulesets.usn.data import UsnWorld, build_world, check_overrides
 from pbem.rulesets.usn.data_raw import with_line
 from pbem.rulesets.usn.data_setup import cross_check
 from pbem.rulesets.usn.geo import Geo, geo_from_map
 from pbem.rulesets.usn.map import MapFiles, UsnMap, build_map
+from pbem.rulesets.usn.scenario import Scenario
 
 
 def default_directory() -> Traversable:

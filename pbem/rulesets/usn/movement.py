@@ -1,7 +1,7 @@
 """Moving units: naval, land and air movement, transports, off-map boxes.
 
 Every public ``do_*`` function judges one order against the working state
-``Work`` and either applies it (returning nothing) or raises ``Refused`` with
+``Work`` and either applies it (returning nothing) or raises ``IllegalOrderError`` with
 the rule broken and, where useful, what would be legal. The same functions
 serve validation (one side's orders on a copy) and adjudication, so what a
 player is told at validation is what happens.
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import HOME_ISLANDS
 from pbem.rulesets.usn.hooks import (
@@ -33,7 +34,7 @@ from pbem.rulesets.usn.hooks import (
 from pbem.rulesets.usn.orders import OFF_MAP, Move, Transfer
 from pbem.rulesets.usn.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn.state import WEST_COAST, Air, Base, Unit, encode_unit, unit_key
-from pbem.rulesets.usn.work import Refused, Work
+from pbem.rulesets.usn.work import Work
 from pbem.rulesets.usn.zoc import undisputed_zones
 
 PARA_RANGE = 4  # PARA.DROP
@@ -60,25 +61,29 @@ def do_naval_move(w: Work, order: Move) -> None:
 
 def _check_ship_can_move(w: Work, s: Unit, second: bool) -> None:
     if not s.is_naval:
-        raise Refused(f"{s.uid} is not a naval unit; land units move in the land phase", "MOV.GEN")
+        raise IllegalOrderError(
+            f"{s.uid} is not a naval unit; land units move in the land phase", rule="MOV.GEN"
+        )
     if s.carried_by is not None:
-        raise Refused(f"{s.uid} is aboard {s.carried_by}", "MOV.K")
+        raise IllegalOrderError(f"{s.uid} is aboard {s.carried_by}", rule="MOV.K")
     if s.training > 0:
-        raise Refused(
+        raise IllegalOrderError(
             f"{s.uid} is training new air groups in port and must stay idle "
             f"({s.training} more naval phase(s))",
-            "CVJ.EMBARK",
+            rule="CVJ.EMBARK",
         )
     if s.key in w.moved and not second:
-        raise Refused(f"{s.uid} has already moved this phase", "MOV.C")
+        raise IllegalOrderError(f"{s.uid} has already moved this phase", rule="MOV.C")
     if second and s.key not in w.spent:
         w.spent[s.key] = 0
     off_west = HOOKS[PHASES_OFF_WEST](s)
     if off_west is not None and not HOOKS[MAY_RETURN_WEST](w.state, s):
-        raise Refused(f"{s.uid} is in the Indian Ocean and not yet due back", "CG1.INDIAN")
+        raise IllegalOrderError(
+            f"{s.uid} is in the Indian Ocean and not yet due back", rule="CG1.INDIAN"
+        )
     if s.box is not None and s.box != "EDGE" and off_west is None:
-        raise Refused(
-            f"{s.uid} is off the map ({s.box}); use SAIL to leave the West Coast", "OFF.BOX"
+        raise IllegalOrderError(
+            f"{s.uid} is off the map ({s.box}); use SAIL to leave the West Coast", rule="OFF.BOX"
         )
 
 
@@ -101,15 +106,19 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
         if entering_from_edge and i == 0:
             entry = int((s.heading or "in:0").split(":")[1])
             if h != entry:
-                raise Refused(f"{s.uid} re-enters the map at {entry:04d}, not {h:04d}", "OFF.BOX")
+                raise IllegalOrderError(
+                    f"{s.uid} re-enters the map at {entry:04d}, not {h:04d}", rule="OFF.BOX"
+                )
         elif from_west and i == 0:
             HOOKS[ENTER_WEST](w, s, h)
         elif here is None or not hexgrid.adjacent(here, h):
             start = f"{here:04d}" if here is not None else "off map"
-            raise Refused(f"{h:04d} is not adjacent to {start} (paths go hex by hex)", "MOV.PROC")
+            raise IllegalOrderError(
+                f"{h:04d} is not adjacent to {start} (paths go hex by hex)", rule="MOV.PROC"
+            )
         elif h not in w.geo.naval_nbrs[here]:
-            raise Refused(
-                f"{s.uid} cannot cross the all-land hexside {here:04d}/{h:04d}", "TER.NAV"
+            raise IllegalOrderError(
+                f"{s.uid} cannot cross the all-land hexside {here:04d}/{h:04d}", rule="TER.NAV"
             )
         if h in danger:
             doubled_ok = False
@@ -121,10 +130,10 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
                 if doubled_ok or s.damaged or used > ma * 2
                 else f" (no double speed: {h:04d} is too near the enemy, MOV.N)"
             )
-            raise Refused(
+            raise IllegalOrderError(
                 f"{s.uid} can move {max(0, limit - spent)} more hexes this phase; "
                 f"{h:04d} would be hex {used - spent} of this path{why}",
-                "MOV.N" if why else "DEF.MA",
+                rule="MOV.N" if why else "DEF.MA",
             )
         enemies = w.enemy_ships_at_sea(h)
         escaped_here = any(
@@ -132,23 +141,23 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
         )
         last = i == len(path) - 1
         if escaped_here and last:
-            raise Refused(
+            raise IllegalOrderError(
                 f"{s.uid} may pass through {h:04d} but not stop there: the enemy ships there "
                 "escaped an engagement this phase",
-                "MOV.O",
+                rule="MOV.O",
             )
         if enemies:
             if second:
-                raise Refused(
+                raise IllegalOrderError(
                     f"{s.uid} may not enter {h:04d} in the second portion: enemy ships are at sea "
                     "there and engagements happen only after the first portion",
-                    "SEQ.2G",
+                    rule="SEQ.2G",
                 )
             if not last:
-                raise Refused(
+                raise IllegalOrderError(
                     f"{s.uid} enters {h:04d}, where enemy ships are at sea: the first portion "
                     "of its move must end there; continue with CONTINUE after the engagement",
-                    "NM.SURF.1",
+                    rule="NM.SURF.1",
                 )
             w.engaged_at[s.key] = h
         hexes.append(h)
@@ -176,15 +185,15 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
 
 def _exit_map(w: Work, s: Unit, here: int | None, used: int, ma: int, doubled_ok: bool) -> None:
     if here is None:
-        raise Refused(f"{s.uid} is not on the map", "OFF.BOX")
+        raise IllegalOrderError(f"{s.uid} is not on the map", rule="OFF.BOX")
     if used > (ma * 2 if doubled_ok else ma):
-        raise Refused(f"{s.uid} has no movement left to leave the map", "DEF.MA")
+        raise IllegalOrderError(f"{s.uid} has no movement left to leave the map", rule="DEF.MA")
     edge = w.geo.edge_of(here)
     if edge in ("north", "south") or edge is None:
-        raise Refused(f"{here:04d} is not on the east or west edge", "OFF.NS")
+        raise IllegalOrderError(f"{here:04d} is not on the east or west edge", rule="OFF.NS")
     if s.side == JAPANESE:
         if edge == "east":
-            raise Refused("Japanese ships may not leave the map here", "OFF.EAST")
+            raise IllegalOrderError("Japanese ships may not leave the map here", rule="OFF.EAST")
         HOOKS[LEAVE_WEST](w, s)  # OFF.WEST.J, CG1.INDIAN
         return
     if edge == "west":
@@ -201,15 +210,15 @@ def _exit_map(w: Work, s: Unit, here: int | None, used: int, ma: int, doubled_ok
 def do_sail(w: Work, uids: tuple[str, ...], entry: int) -> None:
     """OFF.BOX: leave the West Coast for the map through the east-edge boxes."""
     if w.geo.edge_of(entry) != "east":
-        raise Refused(f"{entry:04d} is not an east-edge hex", "OFF.EAST")
+        raise IllegalOrderError(f"{entry:04d} is not an east-edge hex", rule="OFF.EAST")
     ships = [w.own(uid) for uid in uids]
     for s in ships:
         if s.box != WEST_COAST:
-            raise Refused(f"{s.uid} is not at the U.S. West Coast", "OFF.BOX")
+            raise IllegalOrderError(f"{s.uid} is not at the U.S. West Coast", rule="OFF.BOX")
         if s.key in w.moved:
-            raise Refused(f"{s.uid} has already moved this phase", "MOV.C")
+            raise IllegalOrderError(f"{s.uid} has already moved this phase", rule="MOV.C")
         if s.training > 0:
-            raise Refused(f"{s.uid} must stay in port this phase", "CVA.EMBARK")
+            raise IllegalOrderError(f"{s.uid} must stay in port this phase", rule="CVA.EMBARK")
     boxes = w.geo.east_boxes.get(entry, 1)
     for s in ships:
         w.put(replace(s, box=f"E{boxes}", heading=f"in:{entry}", in_base=False))
@@ -244,27 +253,31 @@ def do_land_move(w: Work, order: Move, burma_open: bool) -> None:
     for uid in order.units:
         u = w.own(uid)
         if u.kind == "cd":
-            raise Refused(f"{u.uid} is a coastal defense unit and never moves", "MOV.H")
+            raise IllegalOrderError(
+                f"{u.uid} is a coastal defense unit and never moves", rule="MOV.H"
+            )
         if u.kind != "land":
-            raise Refused(
-                f"{u.uid} is a naval unit; ships move in the air and sea phase", "MOV.GEN"
+            raise IllegalOrderError(
+                f"{u.uid} is a naval unit; ships move in the air and sea phase", rule="MOV.GEN"
             )
         if u.hex is None:
-            raise Refused(f"{u.uid} is not on the map ({u.where()})", "MOV.J")
+            raise IllegalOrderError(f"{u.uid} is not on the map ({u.where()})", rule="MOV.J")
         if len(order.path) != 1 or order.path[0] == OFF_MAP:
-            raise Refused(f"{u.uid} may move one hex per Game-Turn", "MOV.F")
+            raise IllegalOrderError(f"{u.uid} may move one hex per Game-Turn", rule="MOV.F")
         if u.key in w.moved:
-            raise Refused(f"{u.uid} has already moved this phase", "MOV.F")
+            raise IllegalOrderError(f"{u.uid} has already moved this phase", rule="MOV.F")
         if u.entrenched:
-            raise Refused(f"{u.uid} is entrenched and may not move", "MOV.I")
+            raise IllegalOrderError(f"{u.uid} is entrenched and may not move", rule="MOV.I")
         HOOKS[GARRISON_UNIT](w, u)  # OPT.GAR.FIXED
         smap = w.supply(w.side)
         if not (u.emergency_supply_turn == w.state.turn or smap.supplied(u.hex)):
-            raise Refused(f"{u.uid} is out of supply and may not move", "MOV.G")
+            raise IllegalOrderError(f"{u.uid} is out of supply and may not move", rule="MOV.G")
         dest = int(order.path[0])
         _check_land_step(w, u, u.hex, dest, burma_open)
         if not smap.supplied(dest):
-            raise Refused(f"{u.uid} may not move out of supply into {dest:04d}", "MOV.F")
+            raise IllegalOrderError(
+                f"{u.uid} may not move out of supply into {dest:04d}", rule="MOV.F"
+            )
         w.moved.add(u.key)
         w.put(replace(u, hex=dest))
         w.event("moved", "SEQ.3A", None, unit=u.uid, side=u.side, path=[f"{dest:04d}"])
@@ -274,25 +287,33 @@ def do_land_move(w: Work, order: Move, burma_open: bool) -> None:
 def _check_land_step(w: Work, u: Unit, here: int, dest: int, burma_open: bool) -> None:
     geo = w.geo
     if not hexgrid.adjacent(here, dest):
-        raise Refused(f"{dest:04d} is not adjacent to {here:04d}", "MOV.F")
+        raise IllegalOrderError(f"{dest:04d} is not adjacent to {here:04d}", rule="MOV.F")
     if not geo.is_land(dest):
-        raise Refused(f"{dest:04d} is a sea hex; land units need transport", "TER.LAND")
+        raise IllegalOrderError(
+            f"{dest:04d} is a sea hex; land units need transport", rule="TER.LAND"
+        )
     if geo.side_kind(here, dest) == "sea":
-        raise Refused(f"{here:04d}/{dest:04d} is an all-sea hexside", "TER.LAND")
+        raise IllegalOrderError(f"{here:04d}/{dest:04d} is an all-sea hexside", rule="TER.LAND")
     if geo.terrain.get(dest) == "desert":
-        raise Refused(f"{dest:04d} is desert; land units may not enter it", "TER.DESERT")
+        raise IllegalOrderError(
+            f"{dest:04d} is desert; land units may not enter it", rule="TER.DESERT"
+        )
     if dest in geo.closed:
-        raise Refused(f"{dest:04d} is in China or India", "MOV.M")
+        raise IllegalOrderError(f"{dest:04d} is in China or India", rule="MOV.M")
     if geo.in_region(dest, "burma") and not burma_open:
-        raise Refused(f"{dest:04d} is in Burma (closed without the Burma optional rule)", "MOV.M")
+        raise IllegalOrderError(
+            f"{dest:04d} is in Burma (closed without the Burma optional rule)", rule="MOV.M"
+        )
     enemies = w.enemy_units_at(dest)
     if enemies and geo.mountain_land(here, dest):
-        raise Refused(
+        raise IllegalOrderError(
             f"{u.uid} may not cross the mountain hexside into {dest:04d}: enemy units are there",
-            "MOV.E",
+            rule="MOV.E",
         )
     if geo.terrain.get(dest) == "class1" and any(e.is_land for e in enemies):
-        raise Refused(f"opposing land units may never share the Class 1 hex {dest:04d}", "STK.A")
+        raise IllegalOrderError(
+            f"opposing land units may never share the Class 1 hex {dest:04d}", rule="STK.A"
+        )
 
 
 def capture_at(w: Work, h: int) -> None:
@@ -327,7 +348,7 @@ def air_range(w: Work, atype: str) -> tuple[int, int]:
         return 3, 4  # UNIT.AIR.LAYOUT example, MOV.V
     if atype == "NAC":
         return 2, 3  # NACC "normal range (2 hexes)", MOV.V
-    raise Refused("the LBAC range is not in the scenario data", "DEF.RANGE")
+    raise IllegalOrderError("the LBAC range is not in the scenario data", rule="DEF.RANGE")
 
 
 def location_hex(w: Work, side: str, loc: str) -> int | None:
@@ -341,9 +362,9 @@ def _usable_air_base(w: Work, loc: str) -> Base:
     """The phasing side's own air base at hex ``loc``, refused if not usable now."""
     base = w.bases.get(int(loc))
     if base is None or base.owner != w.side or not base.has_air:
-        raise Refused(f"{loc} is not one of your air bases", "BASE.GEN.AIR")
+        raise IllegalOrderError(f"{loc} is not one of your air bases", rule="BASE.GEN.AIR")
     if base.neutralized(w.state.turn):
-        raise Refused(f"the air base at {loc} is neutralized", "MOV.S")
+        raise IllegalOrderError(f"the air base at {loc} is neutralized", rule="MOV.S")
     return base
 
 
@@ -351,21 +372,21 @@ def _air_source(w: Work, loc: str, atype: str, points: int) -> Air:
     side = w.side
     have = w.air_at(side, loc)
     if have.get(atype) < points:
-        raise Refused(f"only {have.get(atype)} {atype} at {loc}", "UNIT.AIR.POINTS")
+        raise IllegalOrderError(f"only {have.get(atype)} {atype} at {loc}", rule="UNIT.AIR.POINTS")
     if loc.isdigit():
         base = _usable_air_base(w, loc)
         if not base.supplied:
-            raise Refused(f"the air base at {loc} is out of supply", "MOV.R")
+            raise IllegalOrderError(f"the air base at {loc} is out of supply", rule="MOV.R")
     elif loc != WEST_COAST:
         ship = w.own(loc)
         if not ship.is_carrier and not ship.is_transport:
-            raise Refused(f"{loc} carries no aircraft", "MOV.T")
+            raise IllegalOrderError(f"{loc} carries no aircraft", rule="MOV.T")
         if ship.is_transport:
-            raise Refused(
-                f"aircraft aboard {loc} are cargo: DEBARK them at an air base", "NM.TRANS.AIR"
+            raise IllegalOrderError(
+                f"aircraft aboard {loc} are cargo: DEBARK them at an air base", rule="NM.TRANS.AIR"
             )
         if ship.damaged:
-            raise Refused(f"{loc} is damaged: no aircraft may take off", "MOV.S")
+            raise IllegalOrderError(f"{loc} is damaged: no aircraft may take off", rule="MOV.S")
     return have
 
 
@@ -375,31 +396,33 @@ def check_air_dest(w: Work, loc: str, atype: str, points: int) -> None:
         base = _usable_air_base(w, loc)
         room = base.air_capacity - w.air_at(side, loc).total
         if points > room:
-            raise Refused(
+            raise IllegalOrderError(
                 f"the air base at {loc} has room for {max(0, room)} more air points "
                 f"(capacity {base.air_capacity})",
-                "STK.E",
+                rule="STK.E",
             )
         return
     if loc == WEST_COAST:
-        raise Refused("aircraft cannot fly off the map", "OFF.BOX")
+        raise IllegalOrderError("aircraft cannot fly off the map", rule="OFF.BOX")
     ship = w.own(loc)
     if not ship.is_carrier:
-        raise Refused(f"{loc} is not a carrier", "MOV.T")
+        raise IllegalOrderError(f"{loc} is not a carrier", rule="MOV.T")
     if atype != "NAC":
-        raise Refused("only NAC may land on carriers", "MOV.T")
+        raise IllegalOrderError("only NAC may land on carriers", rule="MOV.T")
     if ship.damaged:
-        raise Refused(f"{loc} is damaged: no aircraft may land", "MOV.S")
+        raise IllegalOrderError(f"{loc} is damaged: no aircraft may land", rule="MOV.S")
     room = ship.capacity - w.air_at(side, loc).total
     if points > room:
-        raise Refused(f"{loc} has room for {max(0, room)} more air points", "DEF.CAP")
+        raise IllegalOrderError(
+            f"{loc} has room for {max(0, room)} more air points", rule="DEF.CAP"
+        )
 
 
 def do_transfer(w: Work, order: Transfer) -> None:
     """SEQ.2A / AM.TRANSFER: base (or carrier) to base (or carrier), up to twice normal range."""
     side, atype, points = w.side, order.air.atype, order.air.points
     if order.source == order.dest:
-        raise Refused("source and destination are the same", "AM.TRANSFER")
+        raise IllegalOrderError("source and destination are the same", rule="AM.TRANSFER")
     if order.source == WEST_COAST:
         _embark_new_nac(w, order)
         return
@@ -411,14 +434,16 @@ def do_transfer(w: Work, order: Transfer) -> None:
     a = location_hex(w, side, order.source)
     b = location_hex(w, side, order.dest)
     if a is None or b is None:
-        raise Refused("both ends of an air transfer must be on the map", "AM.TRANSFER")
+        raise IllegalOrderError(
+            "both ends of an air transfer must be on the map", rule="AM.TRANSFER"
+        )
     normal, _ext = air_range(w, atype)
     dist = w.geo.air_distance(a, b)
     if dist > 2 * normal:
-        raise Refused(
+        raise IllegalOrderError(
             f"{atype} may transfer {2 * normal} hexes (twice normal range, no extension); "
             f"{order.dest} is {dist} away",
-            "AM.TRANSFER",
+            rule="AM.TRANSFER",
         )
     # CVJ.EMBARK: NAC that never flew from a carrier ("new") are taken last;
     # any of them going aboard a carrier puts it into training in Japan.
@@ -457,9 +482,13 @@ def _start_training(w: Work, carrier_id: str) -> None:
         or not base.has_naval
         or not ship.in_base
     ):
-        raise Refused(f"new NAC may board {carrier_id} only in a naval base in Japan", "CVJ.EMBARK")
+        raise IllegalOrderError(
+            f"new NAC may board {carrier_id} only in a naval base in Japan", rule="CVJ.EMBARK"
+        )
     if ship.key in w.moved:
-        raise Refused(f"{carrier_id} has moved: it must spend two naval phases idle", "CVJ.EMBARK")
+        raise IllegalOrderError(
+            f"{carrier_id} has moved: it must spend two naval phases idle", rule="CVJ.EMBARK"
+        )
     w.put(replace(ship, training=2))
     w.moved.add(ship.key)
 
@@ -467,15 +496,19 @@ def _start_training(w: Work, carrier_id: str) -> None:
 def _embark_new_nac(w: Work, order: Transfer) -> None:
     """REIN.A.NAC / CVA.EMBARK: unlimited Allied NAC board carriers at the West Coast."""
     if w.side != ALLIED or order.air.atype != "NAC":
-        raise Refused("only Allied NAC come from the West Coast", "REIN.A.NAC")
+        raise IllegalOrderError("only Allied NAC come from the West Coast", rule="REIN.A.NAC")
     ship = w.own(order.dest)
     if not ship.is_carrier or ship.box != WEST_COAST:
-        raise Refused(f"{order.dest} is not a carrier at the West Coast", "CVA.EMBARK")
+        raise IllegalOrderError(
+            f"{order.dest} is not a carrier at the West Coast", rule="CVA.EMBARK"
+        )
     if ship.key in w.moved:
-        raise Refused(f"{order.dest} arrived this phase; it may embark next phase", "CVA.EMBARK")
+        raise IllegalOrderError(
+            f"{order.dest} arrived this phase; it may embark next phase", rule="CVA.EMBARK"
+        )
     room = ship.capacity - w.air_at(ALLIED, order.dest).total
     if order.air.points > room:
-        raise Refused(f"{order.dest} has room for {room} more air points", "DEF.CAP")
+        raise IllegalOrderError(f"{order.dest} has room for {room} more air points", rule="DEF.CAP")
     w.set_air(ALLIED, order.dest, w.air_at(ALLIED, order.dest).add("NAC", order.air.points))
     w.event(
         "air-embarked", "CVA.EMBARK", None, side=ALLIED, points=order.air.points, dest=order.dest
@@ -486,21 +519,25 @@ def do_drop(w: Work, uid: str, dest: int) -> None:
     """SEQ.2B / PARA.*: a Japanese parachute unit drops up to four hexes from its air base."""
     u = w.own(uid)
     if w.side != JAPANESE or u.utype != "PARA":
-        raise Refused(f"{uid} is not a parachute unit", "PARA.COUNT")
+        raise IllegalOrderError(f"{uid} is not a parachute unit", rule="PARA.COUNT")
     if u.hex is None:
-        raise Refused(f"{uid} is not on the map", "PARA.BASE")
+        raise IllegalOrderError(f"{uid} is not on the map", rule="PARA.BASE")
     base = w.own_base(u.hex)
     if base is None or base.air_capacity < PARA_BASE_MIN or base.neutralized(w.state.turn):
-        raise Refused(f"{uid} must start on an air base of capacity 10 or more", "PARA.BASE")
+        raise IllegalOrderError(
+            f"{uid} must start on an air base of capacity 10 or more", rule="PARA.BASE"
+        )
     dist = w.geo.air_distance(u.hex, dest)
     if dist > PARA_RANGE:
-        raise Refused(f"{dest:04d} is {dist} hexes from {u.hex:04d}; drops reach 4", "PARA.DROP")
+        raise IllegalOrderError(
+            f"{dest:04d} is {dist} hexes from {u.hex:04d}; drops reach 4", rule="PARA.DROP"
+        )
     if not w.geo.is_land(dest):
-        raise Refused(f"{dest:04d} is a sea hex", "PARA.DROP")
+        raise IllegalOrderError(f"{dest:04d} is a sea hex", rule="PARA.DROP")
     if any(e.kind == "land" for e in w.enemy_units_at(dest)):
-        raise Refused(f"enemy land units hold {dest:04d}", "PARA.DROP")
+        raise IllegalOrderError(f"enemy land units hold {dest:04d}", rule="PARA.DROP")
     if dest in undisputed_zones(w.snapshot())[ALLIED]:
-        raise Refused(f"{dest:04d} is in an Allied air zone of control", "PARA.DROP")
+        raise IllegalOrderError(f"{dest:04d} is in an Allied air zone of control", rule="PARA.DROP")
     w.moved.add(u.key)
     w.put(replace(u, hex=dest, entrenched=False))
     w.event("dropped", "SEQ.2B", None, unit=uid, side=u.side, to=f"{dest:04d}")
@@ -515,7 +552,7 @@ def do_stack(w: Work, h: int, uids: tuple[str, ...]) -> None:
     listed = [w.own(uid) for uid in uids]
     for u in listed:
         if not u.is_naval or u.hex != h:
-            raise Refused(f"{u.uid} is not a ship in {h:04d}", "STK.G")
+            raise IllegalOrderError(f"{u.uid} is not a ship in {h:04d}", rule="STK.G")
     rest = sorted(
         (
             u
@@ -544,15 +581,17 @@ def do_port(w: Work, uid: str, in_base: bool) -> None:
     """BASE.K: a ship in a friendly naval base hex declares itself in base (or at sea)."""
     u = w.own(uid)
     if not u.is_naval or u.hex is None:
-        raise Refused(f"{uid} is not a ship on the map", "BASE.K")
+        raise IllegalOrderError(f"{uid} is not a ship on the map", rule="BASE.K")
     if in_base:
         base = w.own_base(u.hex)
         if base is None or not base.has_naval:
-            raise Refused(f"there is no friendly naval base at {u.hex:04d}", "BASE.K")
+            raise IllegalOrderError(
+                f"there is no friendly naval base at {u.hex:04d}", rule="BASE.K"
+            )
         if HOOKS[NAVAL_BASE_BARRED](w.snapshot(), u.side, u.hex):
-            raise Refused(
+            raise IllegalOrderError(
                 f"the naval base at {u.hex:04d} is barred until the fortifications fall",
-                "CG1.PHILFORT.MANILA",
+                rule="CG1.PHILFORT.MANILA",
             )
     w.put(replace(u, in_base=in_base))
 
@@ -584,20 +623,22 @@ def do_break(w: Work, uid: str, into: str) -> None:
     into spare counters of the counter mix (BRK.J.*, BRK.A.*)."""
     u = w.own(uid)
     if u.kind != "land" or u.hex is None:
-        raise Refused(f"{uid} is not a land unit on the map", "BRK.WHEN")
+        raise IllegalOrderError(f"{uid} is not a land unit on the map", rule="BRK.WHEN")
     recipes = BREAKDOWN.get((u.side, u.utype))
     if not recipes:
-        raise Refused(f"{uid} ({u.utype}) does not break down; never into battalions", "BRK.NOBN")
+        raise IllegalOrderError(
+            f"{uid} ({u.utype}) does not break down; never into battalions", rule="BRK.NOBN"
+        )
     if into not in recipes:
-        raise Refused(f"{uid} breaks down into {' or '.join(recipes)}", "BRK.WHEN")
+        raise IllegalOrderError(f"{uid} breaks down into {' or '.join(recipes)}", rule="BRK.WHEN")
     ctype, att, dfn, n = recipes[into]
     spares = _spares(w, u.side)
     fit = [s for s in spares if s.utype == ctype and (s.attack, s.defense) == (att, dfn)]
     if len(fit) < n:
         rule = "ERR.BRK.MARINE" if u.utype == "MAR" else "BRK.WHEN"
-        raise Refused(
+        raise IllegalOrderError(
             f"the counter mix has {len(fit)} spare {att}-{dfn} {ctype} counters; {n} are needed",
-            rule,
+            rule=rule,
         )
     parts = [
         replace(
@@ -623,7 +664,7 @@ def do_combine(w: Work, uids: tuple[str, ...]) -> None:
     parts = [w.own(uid) for uid in uids]
     hexes = {p.hex for p in parts}
     if len(hexes) != 1 or None in hexes:
-        raise Refused("the components must all be in one hex", "BRK.REBUILD")
+        raise IllegalOrderError("the components must all be in one hex", rule="BRK.REBUILD")
     side = w.side
     for (s, dtype), recipes in BREAKDOWN.items():
         if s != side:
@@ -635,7 +676,9 @@ def do_combine(w: Work, uids: tuple[str, ...]) -> None:
                 spares = _spares(w, side)
                 whole = [x for x in spares if x.utype == dtype]
                 if not whole:
-                    raise Refused(f"no spare {dtype} counter in the counter mix", "BRK.REBUILD")
+                    raise IllegalOrderError(
+                        f"no spare {dtype} counter in the counter mix", rule="BRK.REBUILD"
+                    )
                 h = parts[0].hex
                 div = replace(
                     whole[0],
@@ -650,4 +693,6 @@ def do_combine(w: Work, uids: tuple[str, ...]) -> None:
                 _set_spares(w, side, [x for x in spares if x.uid != div.uid] + back)
                 w.event("combined", "BRK.REBUILD", None, side=side, units=list(uids), into=div.uid)
                 return
-    raise Refused("these units are not the components of one division", "BRK.REBUILD")
+    raise IllegalOrderError(
+        "these units are not the components of one division", rule="BRK.REBUILD"
+    )

@@ -27,13 +27,14 @@ from fractions import Fraction
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid, world
 from pbem.rulesets.usn.movement import movement_allowance, stack_of
 from pbem.rulesets.usn.sides import ALLIED, enemy_of
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.tables import Damage, UsnTables
-from pbem.rulesets.usn.work import Refused, Work, destroy
+from pbem.rulesets.usn.work import Work, destroy
 
 SINK_ABOVE = 40  # CBT.I: more than forty weeks of damage sinks the ship
 BOMBARDING_TYPES = frozenset({"BB", "CA", "CL", "DD"})  # NM.BOMBLAND/BOMBCD/BOMBBASE/GSUP
@@ -530,10 +531,12 @@ def check_fire(w: Work, uids: Sequence[str], target: str) -> None:
     for uid in uids:
         s = w.own(uid)
         if not s.is_naval or s.sa <= 0:
-            raise Refused(f"{uid} has no surface attack strength to fire", "NM.SURF.5")
+            raise IllegalOrderError(
+                f"{uid} has no surface attack strength to fire", rule="NM.SURF.5"
+            )
     enemy = w.units.get(f"{enemy_of(w.side)}/{target}")
     if enemy is None or not enemy.is_naval or enemy.hex is None:
-        raise Refused(f"{target} is not an enemy ship on the map", "NM.SURF.5")
+        raise IllegalOrderError(f"{target} is not an enemy ship on the map", rule="NM.SURF.5")
 
 
 # --- bombardment (SEQ.2F, SEQ.2H) ----------------------------------------------------
@@ -548,35 +551,39 @@ def check_bombard(w: Work, h: int, target: str, uids: Sequence[str]) -> list[Uni
     ships = [w.own(uid) for uid in uids]
     for s in ships:
         if s.utype not in BOMBARDING_TYPES:
-            raise Refused(f"{s.uid} cannot bombard: only BB, CA, CL and DD do", "NM.BOMBLAND")
+            raise IllegalOrderError(
+                f"{s.uid} cannot bombard: only BB, CA, CL and DD do", rule="NM.BOMBLAND"
+            )
         if s.hex != h:
             where = s.where()
-            raise Refused(f"{s.uid} is not in {h:04d} (it is at {where})", "SEQ.2F")
+            raise IllegalOrderError(f"{s.uid} is not in {h:04d} (it is at {where})", rule="SEQ.2F")
     enemy = enemy_of(w.side)
     here = [u for u in w.units.values() if u.side == enemy and u.hex == h]
     cds = [u for u in here if u.kind == "cd"]
     if target == "CD":
         if not cds:
-            raise Refused(f"there is no enemy coastal defense unit in {h:04d}", "NM.BOMBCD")
+            raise IllegalOrderError(
+                f"there is no enemy coastal defense unit in {h:04d}", rule="NM.BOMBCD"
+            )
         return ships
     if cds:
-        raise Refused(
+        raise IllegalOrderError(
             f"{h:04d} holds an enemy coastal defense unit: bombard it first (SEQ.2H)",
-            "NM.BOMBBASE.CD" if target != "LAND" else "NM.BOMBLAND",
+            rule="NM.BOMBBASE.CD" if target != "LAND" else "NM.BOMBLAND",
         )
     if any(u.is_naval for u in here):
-        raise Refused(f"enemy ships are in {h:04d}: no bombardment there", "SEQ.2F")
+        raise IllegalOrderError(f"enemy ships are in {h:04d}: no bombardment there", rule="SEQ.2F")
     if target == "LAND":
         if not any(u.kind == "land" for u in here):
-            raise Refused(f"there are no enemy land units in {h:04d}", "NM.BOMBLAND")
+            raise IllegalOrderError(f"there are no enemy land units in {h:04d}", rule="NM.BOMBLAND")
         return ships
     base = w.bases.get(h)
     if base is None or base.owner != enemy:
-        raise Refused(f"there is no enemy base in {h:04d}", "NM.BOMBBASE")
+        raise IllegalOrderError(f"there is no enemy base in {h:04d}", rule="NM.BOMBBASE")
     if target == "AIRBASE" and not base.has_air:
-        raise Refused(f"the enemy base in {h:04d} has no air base", "CBT.B")
+        raise IllegalOrderError(f"the enemy base in {h:04d} has no air base", rule="CBT.B")
     if target == "NAVALBASE" and not base.has_naval:
-        raise Refused(f"the enemy base in {h:04d} has no naval base", "CBT.B")
+        raise IllegalOrderError(f"the enemy base in {h:04d} has no naval base", rule="CBT.B")
     return ships
 
 

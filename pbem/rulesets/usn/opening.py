@@ -23,12 +23,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid, world
 from pbem.rulesets.usn.orders import AirCargo, Line, Mission, Move, Place, verb_of
 from pbem.rulesets.usn.sequence import MailRound, StepKind, step
 from pbem.rulesets.usn.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn.state import GameState
-from pbem.rulesets.usn.work import Refused, Work
+from pbem.rulesets.usn.work import Work
 
 # Verbs that move something: refused to the Allies in the Shock turn (ANOMOVE).
 # Air missions and land attacks are not moves (AMAC.PURPOSE: missions return to base).
@@ -84,19 +85,21 @@ def do_setup_place(w: Work, order: Place) -> None:
     """OPT.JVD: a CL, DD, oiler or engineer counter to any Japanese naval base."""
     rule = _jvd(w.state)
     if not rule:
-        raise Refused("the Japanese variable deployment is not in play", "OPT.JVD")
+        raise IllegalOrderError("the Japanese variable deployment is not in play", rule="OPT.JVD")
     if isinstance(order.what, str):
         u = w.own(order.what)
     else:
-        raise Refused("only units are placed at set-up; aircraft are not", "OPT.JVD")
+        raise IllegalOrderError("only units are placed at set-up; aircraft are not", rule="OPT.JVD")
     types = tuple(rule.get("types", ()))
     if u.utype not in types:
-        raise Refused(f"{u.uid} is a {u.utype}: only {', '.join(types)} are placed", "OPT.JVD")
+        raise IllegalOrderError(
+            f"{u.uid} is a {u.utype}: only {', '.join(types)} are placed", rule="OPT.JVD"
+        )
     if u.carried_by is not None or u.hex is None:
-        raise Refused(f"{u.uid} does not start on the map", "OPT.JVD")
+        raise IllegalOrderError(f"{u.uid} does not start on the map", rule="OPT.JVD")
     base = w.own_base(order.hex)
     if base is None or not base.has_naval:
-        raise Refused(f"{order.hex:04d} is not a Japanese naval base", "OPT.JVD")
+        raise IllegalOrderError(f"{order.hex:04d} is not a Japanese naval base", rule="OPT.JVD")
     w.put(replace(u, hex=order.hex, box=None, in_base=u.is_naval))
     w.event("placed", "OPT.JVD", (JAPANESE,), side=JAPANESE, unit=u.uid, at=f"{order.hex:04d}")
 

@@ -35,6 +35,7 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid, indian_ocean, world
 from pbem.rulesets.usn.geo import AUSTRALIA, BURMA, Geo
@@ -50,7 +51,7 @@ from pbem.rulesets.usn.hooks import (
 from pbem.rulesets.usn.sequence import ends_turn
 from pbem.rulesets.usn.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn.state import Base, GameState, Pending, Unit
-from pbem.rulesets.usn.work import Refused, Work
+from pbem.rulesets.usn.work import Work
 from pbem.rulesets.usn.world import counter_unit
 
 
@@ -97,9 +98,9 @@ def check_naval_path(w: Work, ships: Sequence[Unit], path: Iterable[str]) -> Non
         h = int(tok)
         for hexes, radius, rule in zones:
             if any(hexgrid.distance(h, x) <= radius for x in hexes):
-                raise Refused(
+                raise IllegalOrderError(
                     f"{h:04d} is within {radius} hexes of a forbidden area for your ships",
-                    rule,
+                    rule=rule,
                 )
 
 
@@ -356,7 +357,9 @@ def check_garrison_unit(w: Work, u: Unit) -> None:
             if x.side == JAPANESE and x.hex == u.hex and x.utype == u.utype
         )
         if have <= list(g["units"]).count(u.utype):
-            raise Refused(f"{u.uid} is the fixed garrison of {u.hex:04d}", "OPT.GAR.FIXED")
+            raise IllegalOrderError(
+                f"{u.uid} is the fixed garrison of {u.hex:04d}", rule="OPT.GAR.FIXED"
+            )
 
 
 def _below_strength(state: GameState) -> list[str]:
@@ -399,8 +402,8 @@ def check_garrison_air(w: Work, loc: str, atype: str, points: int) -> None:
         if int(g["hex"]) == int(loc) and need:
             have = w.air_at(JAPANESE, f"{int(loc):04d}").get(atype)
             if have - points < need:
-                raise Refused(
-                    f"{loc} must keep {need} {atype} as its fixed garrison", "OPT.GAR.FIXED"
+                raise IllegalOrderError(
+                    f"{loc} must keep {need} {atype} as its fixed garrison", rule="OPT.GAR.FIXED"
                 )
 
 

@@ -24,13 +24,14 @@ from fractions import Fraction
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.naval_combat import apply_damage, fire, strength
 from pbem.rulesets.usn.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import GameState, Unit
-from pbem.rulesets.usn.work import Refused, Work
+from pbem.rulesets.usn.work import Work
 
 OPTION = "subs"  # the scenarios' [optional_rules.subs]
 SUB_MA = 2  # SUB.GEN
@@ -59,12 +60,14 @@ def _store(
 
 def _own(w: Work, uid: str) -> dict[str, Any]:
     if w.side != JAPANESE:
-        raise Refused("the Allies have no submarines", "SUB.GEN")
+        raise IllegalOrderError("the Allies have no submarines", rule="SUB.GEN")
     if not enabled(w.state):
-        raise Refused("the optional submarine rule is not in play in this game", "SUB.GEN")
+        raise IllegalOrderError(
+            "the optional submarine rule is not in play in this game", rule="SUB.GEN"
+        )
     sub = subs_of(w.state).get(uid)
     if sub is None:
-        raise Refused(f"{uid} is not one of your submarines", "UNIT.SELECT")
+        raise IllegalOrderError(f"{uid} is not one of your submarines", rule="UNIT.SELECT")
     return sub
 
 
@@ -83,18 +86,18 @@ def _near(h: int, centres: Sequence[int]) -> bool:
     return any(hexgrid.distance(h, c) <= STATION_RADIUS for c in centres)
 
 
-def station_refusal(w: Work, h: int) -> Refused | None:
+def station_refusal(w: Work, h: int) -> IllegalOrderError | None:
     """SUB.E, SUB.F: why a sub may not be on station in ``h`` now (None: it may)."""
     b = w.bases.get(h)
     if b is not None and b.owner == ALLIED and b.has_naval:
-        return Refused(f"{h:04d} holds an Allied naval base", "SUB.F")
+        return IllegalOrderError(f"{h:04d} holds an Allied naval base", rule="SUB.F")
     if _near(h, _air_bases_with_aircraft(w, ALLIED)) and not _near(
         h, _air_bases_with_aircraft(w, JAPANESE)
     ):
-        return Refused(
+        return IllegalOrderError(
             f"{h:04d} is within two hexes of an Allied air base with aircraft "
             "and of no Japanese one",
-            "SUB.E",
+            rule="SUB.E",
         )
     return None
 
@@ -127,9 +130,9 @@ def do_station(w: Work, uid: str) -> None:
     """SUB.A: STATION at the beginning of the movement phase; the sub then stays."""
     sub = _own(w, uid)
     if sub.get("station"):
-        raise Refused(f"{uid} is already on station", "SUB.A")
+        raise IllegalOrderError(f"{uid} is already on station", rule="SUB.A")
     if uid in w.state.extra.get("subs_moved", ()):
-        raise Refused(f"{uid} has moved this phase", "SUB.A")
+        raise IllegalOrderError(f"{uid} has moved this phase", rule="SUB.A")
     h = int(sub["hex"])
     why = station_refusal(w, h)
     if why is not None:
@@ -145,8 +148,8 @@ def do_sub_move(w: Work, uid: str, path: Sequence[str]) -> None:
     they never refuel and ignore enemy ships. Leaving station: SUB.G/I/J."""
     sub = _own(w, uid)
     if sub.get("station") and not free_to_leave(w, sub):
-        raise Refused(
-            f"{uid} is on station ({sub.get('phases', 0)} of {STATION_PHASES} phases)", "SUB.A"
+        raise IllegalOrderError(
+            f"{uid} is on station ({sub.get('phases', 0)} of {STATION_PHASES} phases)", rule="SUB.A"
         )
     here = int(sub["hex"])
     danger = w.danger()
@@ -154,19 +157,21 @@ def do_sub_move(w: Work, uid: str, path: Sequence[str]) -> None:
     hexes: list[int] = []
     for tok in path:
         if not tok.isdigit():
-            raise Refused("submarines never leave the map", "SUB.PROC")
+            raise IllegalOrderError("submarines never leave the map", rule="SUB.PROC")
         h = int(tok)
         if not hexgrid.adjacent(here, h):
-            raise Refused(f"{h:04d} is not adjacent to {here:04d}", "MOV.PROC")
+            raise IllegalOrderError(f"{h:04d} is not adjacent to {here:04d}", rule="MOV.PROC")
         if h not in w.geo.naval_nbrs[here]:
-            raise Refused(f"{uid} cannot cross the all-land hexside {here:04d}/{h:04d}", "TER.NAV")
+            raise IllegalOrderError(
+                f"{uid} cannot cross the all-land hexside {here:04d}/{h:04d}", rule="TER.NAV"
+            )
         doubled = doubled and h not in danger
         hexes.append(h)
         here = h
     limit = SUB_MA * 2 if doubled else SUB_MA
     if len(hexes) > limit:
-        raise Refused(
-            f"{uid} may move {limit} hexes this phase", "MOV.N" if not doubled else "SUB.GEN"
+        raise IllegalOrderError(
+            f"{uid} may move {limit} hexes this phase", rule="MOV.N" if not doubled else "SUB.GEN"
         )
     subs = subs_of(w.state)
     subs[uid] = {"hex": here, "station": False, "phases": 0}

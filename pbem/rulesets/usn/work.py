@@ -1,7 +1,7 @@
-"""The working state of one mail round, and the refusal of an order.
+"""The working state of one mail round.
 
 Every rule module judges an order against ``Work`` and either applies it or
-raises ``Refused`` with the rule broken. The same ``Work`` serves validation
+raises ``IllegalOrderError`` with the rule broken. The same ``Work`` serves validation
 (one side's orders on a copy) and adjudication, so what a player is told at
 validation is what happens. This module sits at the bottom of the rules: it
 imports the state and the map, never a rule.
@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
 from pbem.rulesets.usn.geo import Geo, distance_field
 from pbem.rulesets.usn.sides import ALLIED, JAPANESE, enemy_of
@@ -20,13 +21,6 @@ from pbem.rulesets.usn.supply import SupplyMap, supply_map
 
 MOV_N_RADIUS = 5  # MOV.N: enemy bases, engineers and ships
 MOV_N_LBAC_RADIUS = 6  # MOV.N: Allied LBAC, against Japanese ships
-
-
-class Refused(Exception):
-    def __init__(self, message: str, rule: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.rule = rule
 
 
 @dataclass(slots=True)
@@ -95,7 +89,7 @@ class Work:
     def own(self, uid: str) -> Unit:
         u = self.units.get(unit_key(self.side, uid))
         if u is None:
-            raise Refused(f"{uid} is not one of your units", "UNIT.SELECT")
+            raise IllegalOrderError(f"{uid} is not one of your units", rule="UNIT.SELECT")
         return u
 
     def put(self, u: Unit) -> None:

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from pbem.core.errors import AdjudicationError
-from pbem.rulesets.usn.data import Scenario, UsnWorld
+from pbem.rulesets.usn.data import UsnWorld
+from pbem.rulesets.usn.scenario import Scenario
 from pbem.rulesets.usn.state import GameState, Unit, unit_from_counter
 
 _installed: list[UsnWorld] = []

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from pbem.rulesets.usn import air_combat
 from pbem.rulesets.usn.air_combat import Flight, split_on_group, take_losses
 from pbem.rulesets.usn.loader import load_world, world_geo
-from pbem.rulesets.usn.movement import Work
 from pbem.rulesets.usn.state import Air
 from pbem.rulesets.usn.tables import AirLoss
+from pbem.rulesets.usn.work import Work
 
 from .builders import ATOLL, ISLAND, Game, H, base, land, make_state, ship, stub_geo
 

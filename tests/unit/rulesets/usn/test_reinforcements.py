@@ -79,8 +79,7 @@ def test_rein_j_nac_arrive_untrained() -> None:
 
 
 def test_rpl_eng_engineer_replaced_five_turns_after_loss() -> None:
-    from pbem.rulesets.usn.movement import Work
-    from pbem.rulesets.usn.phases import destroy
+    from pbem.rulesets.usn.work import Work, destroy
 
     from .builders import stub_geo
 
@@ -92,8 +91,7 @@ def test_rpl_eng_engineer_replaced_five_turns_after_loss() -> None:
 
 
 def test_rpl_tr_transport_replaced_four_turns_after_loss_with_its_cargo_lost() -> None:
-    from pbem.rulesets.usn.movement import Work
-    from pbem.rulesets.usn.phases import destroy
+    from pbem.rulesets.usn.work import Work, destroy
 
     from .builders import stub_geo
 

@@ -550,7 +550,8 @@ def test_opt_avd_allied_carriers_in_pearl_by_die_roll() -> None:
 def test_opt_gar_fixed_saigon_brigade_and_lac_stay() -> None:
     """OPT.GAR.FIXED (A22: mandatory in CG1): the Saigon brigade may not walk away and
     Saigon keeps 5 LAC; missions are still allowed (not checked here)."""
-    from pbem.rulesets.usn.movement import Refused, Work
+    from pbem.core.errors import IllegalOrderError
+    from pbem.rulesets.usn.work import Work
 
     s = make_state(
         [land(J, "BDE-1", 181), land(J, "BDE-2", 181)],
@@ -562,11 +563,11 @@ def test_opt_gar_fixed_saigon_brigade_and_lac_stay() -> None:
     w.side = J
     scenario_rules.check_garrison_unit(w, w.units["japanese/BDE-1"])  # two: one may go
     w.remove(w.units["japanese/BDE-2"])
-    with pytest.raises(Refused) as e:
+    with pytest.raises(IllegalOrderError) as e:
         scenario_rules.check_garrison_unit(w, w.units["japanese/BDE-1"])
     assert e.value.rule == "OPT.GAR.FIXED"
     scenario_rules.check_garrison_air(w, "0181", "LAC", 2)
-    with pytest.raises(Refused):
+    with pytest.raises(IllegalOrderError):
         scenario_rules.check_garrison_air(w, "0181", "LAC", 3)
     # Not in a scenario with garrisons: no restriction.
     w2 = Work.start(world_geo(), replace(s, scenario="campaign-2"))

@@ -8,13 +8,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid, submarines
 from pbem.rulesets.usn.loader import load_world, world_geo
-from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import SubMove, parse_line
 from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.state import decode as decode_state
+from pbem.rulesets.usn.work import Work
 
 from .builders import Game, H, base, make_state, ship, stub_geo
 
@@ -89,7 +90,7 @@ def test_sub_a_sub_j_on_station_is_fixed_for_eight_japanese_naval_phases() -> No
         try:
             submarines.do_sub_move(w, "SUB-1", (f"{RING[0]:04d}",))
             raise AssertionError("a sub on station moved")
-        except Refused as e:
+        except IllegalOrderError as e:
             assert e.rule == "SUB.A"
         submarines.end_phase(w)
     w.begin_phase(J, 8)
@@ -103,7 +104,7 @@ def test_sub_a_no_station_after_moving_in_the_same_phase() -> None:
     try:
         submarines.do_station(w, "SUB-1")
         raise AssertionError("station taken after moving")
-    except Refused as e:
+    except IllegalOrderError as e:
         assert e.rule == "SUB.A"
 
 
@@ -120,7 +121,7 @@ def test_sub_gen_ma_two_doubled_only_far_from_the_enemy() -> None:
     try:
         submarines.do_sub_move(w, "SUB-1", hexes)
         raise AssertionError("moved three hexes near the enemy")
-    except Refused as e:
+    except IllegalOrderError as e:
         assert e.rule == "MOV.N"
 
 
@@ -129,7 +130,7 @@ def test_sub_f_never_on_station_in_an_allied_naval_base_hex() -> None:
     try:
         submarines.do_station(w, "SUB-1")
         raise AssertionError("station in an Allied naval base")
-    except Refused as e:
+    except IllegalOrderError as e:
         assert e.rule == "SUB.F"
 
 
