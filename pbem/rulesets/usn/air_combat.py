@@ -31,7 +31,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
-from pbem.rulesets.usn import movement, naval_combat, world
+from pbem.rulesets.usn import hexgrid, movement, naval_combat, world
 from pbem.rulesets.usn.hooks import FERRY_CHECK, FERRY_RECORD, FERRY_ROOM, HOOKS, LAUNCH, RECEIVE
 from pbem.rulesets.usn.movement import stack_of
 from pbem.rulesets.usn.naval_combat import (
@@ -160,7 +160,7 @@ def check_mission_target(w: Work, m: Mission, phasing: str) -> None:
         raise IllegalOrderError(
             "in the Shock turn Allied aircraft fly no missions in step 9", rule="CG1.SHOCK.NOAIR"
         )
-    if not m.source.isdigit():
+    if hexgrid.hex_of(m.source) is None:
         carrier = w.own(m.source)
         if not carrier.is_carrier:
             raise IllegalOrderError(
@@ -178,7 +178,7 @@ def _check_target(w: Work, m: Mission, phasing: str) -> None:
         return
     h, enemy = m.dest, enemy_of(side)
     here = [u for u in w.units.values() if u.side == enemy and u.hex == h]
-    where = f"{h:04d}"
+    where = hexgrid.fmt(h)
     if m.kind == "SUPPORT":
         if m.target == "ATTACK" and side != phasing:
             raise IllegalOrderError(
@@ -372,7 +372,7 @@ def cap_over(flights: Iterable[Flight], side: str, h: int, over: str) -> list[Fl
     for f in flights:
         if f.kind != "CAP" or f.side != side or f.origin != h or f.points <= 0:
             continue
-        from_carrier = not f.source.isdigit()
+        from_carrier = hexgrid.hex_of(f.source) is None
         if over == "port" or (over == "ships") == from_carrier:
             out.append(f)
     return out
@@ -418,7 +418,12 @@ def strike_ships(
             if not wave:
                 continue
             group = [w.units[k] for k in groups.get((enemy, h, g), ()) if k in w.units]
-            record: dict[str, Any] = {"side": side, "hex": f"{h:04d}", "group": g, "type": atype}
+            record: dict[str, Any] = {
+                "side": side,
+                "hex": hexgrid.fmt(h),
+                "group": g,
+                "type": atype,
+            }
             record["flights"] = [f.label() for f in wave]
             record["ships"] = [u.uid for u in group]
             if engages(w, enemy):
@@ -479,7 +484,7 @@ def strike_targets(w: Work, mine: list[Flight], everyone: list[Flight], dice: Di
     for (h, target), force in targets.items():
         side = force[0].side
         enemy = enemy_of(side)
-        record: dict[str, Any] = {"side": side, "hex": f"{h:04d}", "target": target}
+        record: dict[str, Any] = {"side": side, "hex": hexgrid.fmt(h), "target": target}
         record["flights"] = [f.label() for f in force]
         if target in ("AIRBASE", "STRAFE"):
             _scramble(w, everyone, enemy, h, strafe=target == "STRAFE")
@@ -501,7 +506,7 @@ def _scramble(w: Work, flights: list[Flight], side: str, h: int, strafe: bool) -
     strafed air base rise to CAP by themselves - not from a neutralised base,
     not unallocated LBAC against strafing, not in the first turn of CG1."""
     base = w.bases.get(h)
-    loc = f"{h:04d}"
+    loc = hexgrid.fmt(h)
     if base is None or base.owner != side or base.neutralized(w.state.turn):
         return
     shock = naval_combat.shock_rule(w.state)
@@ -591,8 +596,8 @@ def _attack_target(
         "CRT3",
         Fraction(bomb),
         Fraction(naval_combat.BASE_DEFENSE),
-        f"base:{h:04d}",
-        f"{side} air at {h:04d}",
+        f"base:{hexgrid.fmt(h)}",
+        f"{side} air at {hexgrid.fmt(h)}",
     )
     base_hit(w, h, target, f.damage, side, "AM.BASE.GROUNDED", grounded_only=True)
     return f.to_json()
@@ -602,7 +607,7 @@ def _strafe(w: Work, strafers: Sequence[Flight], enemy: str, h: int, dice: Dice)
     """AM.STRAFE.FIRE: the strafers' A2A on CRT2 at the aircraft left on the ground,
     which cannot reply; the destroyed figure is the loss (an abort means nothing to a
     parked aircraft: docs/usn-deferred.md)."""
-    loc = f"{h:04d}"
+    loc = hexgrid.fmt(h)
     have = w.air_at(enemy, loc)
     ground = [Flight(enemy, t, have.get(t), loc, h, "GROUND", h) for t in AIR_TYPES if have.get(t)]
     if not ground:
@@ -630,14 +635,14 @@ def ground_support(w: Work, flights: list[Flight], phasing: str, dice: Dice) -> 
         enemy = enemy_of(side)
         record: dict[str, Any] = {
             "side": side,
-            "hex": f"{h:04d}",
+            "hex": hexgrid.fmt(h),
             "flights": [f.label() for f in force],
         }
         if engages(w, enemy):
             record["cap"] = dogfight(w, cap_over(flights, enemy, h, "base"), force, dice, True)
         total = sum(f.bombardment(w.state, naval=False) for f in force if f.points > 0)
         role = "attack" if side == phasing else "defense"
-        slot = support.setdefault(f"{h:04d}", {"attack": 0, "defense": 0})
+        slot = support.setdefault(hexgrid.fmt(h), {"attack": 0, "defense": 0})
         slot[role] += total
         record[role] = total
         w.event(
@@ -683,16 +688,22 @@ def landing_spots(w: Work, f: Flight, aborted: bool, hit_now: set[int]) -> list[
         if b.neutralized(w.state.turn) and not (f.kind == "CAP" and h in hit_now):
             continue  # CBT.J: CAP may land on a base hit during the strike
         if f.kind == "CAP":
-            if h != f.origin or not f.source.isdigit():
+            if h != f.origin or hexgrid.hex_of(f.source) is None:
                 continue  # MOV.S: carrier CAP lands on carriers only
         elif w.geo.air_distance(here, h) > reach:
             continue
-        spots.append((0 if f"{h:04d}" == f.source else 1, w.geo.air_distance(here, h), f"{h:04d}"))
+        spots.append(
+            (
+                0 if hexgrid.fmt(h) == f.source else 1,
+                w.geo.air_distance(here, h),
+                hexgrid.fmt(h),
+            )
+        )
     if f.atype == "NAC":
         for u in w.units.values():
             if u.side != side or not u.is_carrier or u.hex is None or u.damaged:
                 continue
-            if f.kind == "CAP" and (u.hex != f.origin or f.source.isdigit()):
+            if f.kind == "CAP" and (u.hex != f.origin or hexgrid.hex_of(f.source) is not None):
                 continue
             if f.kind != "CAP" and w.geo.air_distance(here, u.hex) > reach:
                 continue
@@ -701,8 +712,9 @@ def landing_spots(w: Work, f: Flight, aborted: bool, hit_now: set[int]) -> list[
 
 
 def _room(w: Work, side: str, loc: str) -> int:
-    if loc.isdigit():
-        b = w.bases[int(loc)]
+    h = hexgrid.hex_of(loc)
+    if h is not None:
+        b = w.bases[h]
         return b.air_capacity - w.air_at(side, loc).total
     ship = w.units[unit_key(side, loc)]
     left = ship.capacity - w.air_at(side, loc).total

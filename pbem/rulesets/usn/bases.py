@@ -17,6 +17,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
+from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import HOME_ISLANDS
 from pbem.rulesets.usn.land_combat import UNTIL_REPAIRED
 from pbem.rulesets.usn.orders import Simple
@@ -66,7 +67,7 @@ def needs_repair(w: Work, h: int, kind: str) -> bool:
     b = w.bases.get(h)
     if b is None:
         return False
-    if f"{h:04d}" in w.state.extra.get("damaged_bases", {}):
+    if hexgrid.fmt(h) in w.state.extra.get("damaged_bases", {}):
         return True
     if kind == "naval":
         return b.naval and b.naval_destroyed
@@ -85,11 +86,11 @@ def do_build(w: Work, order: Simple, dice: Dice | None) -> None:
     h = eng.hex
     b = w.bases.get(h)
     if b is not None and b.owner != w.side:
-        raise IllegalOrderError(f"{h:04d} holds an enemy base", rule="STK.C")
+        raise IllegalOrderError(f"{hexgrid.fmt(h)} holds an enemy base", rule="STK.C")
     if not w.geo.is_land(h):
-        raise IllegalOrderError(f"{h:04d} is not land", rule="BUILD.PROC")
+        raise IllegalOrderError(f"{hexgrid.fmt(h)} is not land", rule="BUILD.PROC")
     works = _works(w)
-    here = works.setdefault(f"{h:04d}", {})
+    here = works.setdefault(hexgrid.fmt(h), {})
     for other, work in here.items():
         if other != kind and eng.uid in work.get("engineers", ()):
             raise IllegalOrderError(f"{eng.uid} already works on the {other} base", rule="BASE.F")
@@ -98,7 +99,7 @@ def do_build(w: Work, order: Simple, dice: Dice | None) -> None:
         tr = builder_transport(w.side)
         if not any(u.side == w.side and u.utype == tr and u.hex == h for u in w.units.values()):
             raise IllegalOrderError(
-                f"starting work needs an own {tr} in {h:04d}", rule="BUILD.PROC"
+                f"starting work needs an own {tr} in {hexgrid.fmt(h)}", rule="BUILD.PROC"
             )
         job = {"engineers": [], "repair": needs_repair(w, h, kind), "turn": w.state.turn}
     if eng.uid not in job["engineers"]:
@@ -107,16 +108,16 @@ def do_build(w: Work, order: Simple, dice: Dice | None) -> None:
     _set_works(w, works)
     if dice is None or job["repair"]:
         if job["repair"]:
-            w.event("base-repair", "BUILD.GEN", None, side=w.side, hex=f"{h:04d}", base=kind)
+            w.event("base-repair", "BUILD.GEN", None, side=w.side, hex=hexgrid.fmt(h), base=kind)
         return
-    roll = dice.d6(f"build {kind} base {h:04d} {eng.uid}")
+    roll = dice.d6(f"build {kind} base {hexgrid.fmt(h)} {eng.uid}")
     ok = roll >= BUILD_TARGET[w.side]
     w.event(
         "base-building",
         "BASE.D",
         None,
         side=w.side,
-        hex=f"{h:04d}",
+        hex=hexgrid.fmt(h),
         base=kind,
         engineer=eng.uid,
         roll=roll,
@@ -125,7 +126,7 @@ def do_build(w: Work, order: Simple, dice: Dice | None) -> None:
     if ok:
         _complete(w, h, kind, built=True)
         works = _works(w)
-        works.get(f"{h:04d}", {}).pop(kind, None)
+        works.get(hexgrid.fmt(h), {}).pop(kind, None)
         _set_works(w, works)
 
 
@@ -157,14 +158,14 @@ def _complete(w: Work, h: int, kind: str, built: bool) -> None:
         nb = replace(nb, neutralized_until=turn)
     w.bases[h] = nb
     damaged = dict(w.state.extra.get("damaged_bases", {}))
-    damaged.pop(f"{h:04d}", None)
+    damaged.pop(hexgrid.fmt(h), None)
     w.state = replace(w.state, extra={**w.state.extra, "damaged_bases": damaged})
     w.event(
         "base-built" if built else "base-repaired",
         "BASE.E",
         None,
         side=w.side,
-        hex=f"{h:04d}",
+        hex=hexgrid.fmt(h),
         base=kind,
         capacity=nb.air_capacity,
     )
@@ -183,10 +184,10 @@ def do_sabotage(w: Work, order: Simple, dice: Dice | None) -> None:
         )
     b = w.bases.get(u.hex)
     if b is None or b.owner != w.side or not (b.has_naval if kind == "naval" else b.has_air):
-        raise IllegalOrderError(f"no own {kind} base in {u.hex:04d}", rule="BASE.J")
+        raise IllegalOrderError(f"no own {kind} base in {hexgrid.fmt(u.hex)}", rule="BASE.J")
     if dice is None:
         return
-    roll = dice.d6(f"sabotage {kind} base {u.hex:04d} {u.uid}")
+    roll = dice.d6(f"sabotage {kind} base {hexgrid.fmt(u.hex)} {u.uid}")
     ok = roll <= SABOTAGE_TARGET[u.utype]
     if ok:
         if kind == "naval":
@@ -198,7 +199,7 @@ def do_sabotage(w: Work, order: Simple, dice: Dice | None) -> None:
         "BASE.J",
         None,
         side=w.side,
-        hex=f"{u.hex:04d}",
+        hex=hexgrid.fmt(u.hex),
         base=kind,
         unit=u.uid,
         roll=roll,

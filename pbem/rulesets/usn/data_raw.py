@@ -263,7 +263,9 @@ def hex_field(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise DataError(where, f"expected a hex number, got {value!r}")
     if not hexgrid.on_map(value):
-        raise DataError(where, f"hex {value:04d} is off the map (0001-{hexgrid.LAST_HEX:04d})")
+        raise DataError(
+            where, f"hex {hexgrid.fmt(value)} is off the map (0001-{hexgrid.fmt(hexgrid.LAST_HEX)})"
+        )
     return value
 
 

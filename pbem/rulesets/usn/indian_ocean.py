@@ -36,7 +36,7 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
-from pbem.rulesets.usn import world
+from pbem.rulesets.usn import hexgrid, world
 from pbem.rulesets.usn.hooks import (
     ADVANCE_WEST,
     ENTER_WEST,
@@ -113,7 +113,7 @@ def check_entry(w: Work, s: Unit, h: int) -> None:
     """CG1.INDIAN: back through any west-edge hex."""
     if w.geo.edge_of(h) != "west":
         raise IllegalOrderError(
-            f"{s.uid} comes back through a west-edge hex, not {h:04d}", rule="CG1.INDIAN"
+            f"{s.uid} comes back through a west-edge hex, not {hexgrid.fmt(h)}", rule="CG1.INDIAN"
         )
 
 

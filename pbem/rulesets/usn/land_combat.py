@@ -23,7 +23,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
-from pbem.rulesets.usn import naval_combat, world
+from pbem.rulesets.usn import hexgrid, naval_combat, world
 from pbem.rulesets.usn.geo import CLASS1
 from pbem.rulesets.usn.orders import Ground, Line, Simple
 from pbem.rulesets.usn.sides import ALLIED, enemy_of
@@ -147,13 +147,13 @@ def resolve_attack(w: Work, a: Attack, dice: Dice) -> LandResult | None:
     att, dfn = odds(w, a)
     crt = _crt1()
     col = crt.column(att, dfn)
-    roll = dice.d6(f"land combat {a.hex:04d}")
+    roll = dice.d6(f"land combat {hexgrid.fmt(a.hex)}")
     result = crt.result(col, roll)
     w.event(
         "land-combat",
         "SEQ.5K",
         None,
-        hex=f"{a.hex:04d}",
+        hex=hexgrid.fmt(a.hex),
         attacker=side,
         attackers=[u.uid for u in a.attackers],
         defenders=[u.uid for u in defenders_at(w, a.hex, enemy)],
@@ -210,10 +210,17 @@ def apply_result(w: Work, a: Attack, result: LandResult) -> None:
         if to in w.geo.closed:
             # OPT.BURMA.RETREAT: out of the game, not destroyed (no VP, no replacement).
             w.remove(u)
-            w.event("left-game", "OPT.BURMA.RETREAT", None, unit=u.uid, side=enemy, to=f"{to:04d}")
+            w.event(
+                "left-game",
+                "OPT.BURMA.RETREAT",
+                None,
+                unit=u.uid,
+                side=enemy,
+                to=hexgrid.fmt(to),
+            )
             continue
         w.put(replace(u, hex=to, entrenched=False))
-        w.event("retreated", "CRT1.D2", None, unit=u.uid, side=enemy, to=f"{to:04d}")
+        w.event("retreated", "CRT1.D2", None, unit=u.uid, side=enemy, to=hexgrid.fmt(to))
 
 
 def retreat_hex(w: Work, u: Unit, preferred: Sequence[int] = ()) -> int | None:
@@ -248,13 +255,13 @@ def destroy_base(w: Work, h: int, rule: str) -> None:
     b = w.bases.get(h)
     if b is None:
         return
-    lost = w.air_at(b.owner, f"{h:04d}")
+    lost = w.air_at(b.owner, hexgrid.fmt(h))
     if lost.total:
-        w.set_air(b.owner, f"{h:04d}", Air())
-        w.event("air-destroyed", rule, None, side=b.owner, at=f"{h:04d}", points=lost.total)
+        w.set_air(b.owner, hexgrid.fmt(h), Air())
+        w.event("air-destroyed", rule, None, side=b.owner, at=hexgrid.fmt(h), points=lost.total)
     w.bases[h] = replace(b, air_capacity=0, naval_destroyed=True)
     _ships_to_sea(w, h, b.owner)
-    w.event("base-destroyed", rule, None, hex=f"{h:04d}", side=b.owner)
+    w.event("base-destroyed", rule, None, hex=hexgrid.fmt(h), side=b.owner)
 
 
 def _ships_to_sea(w: Work, h: int, side: str) -> None:
@@ -286,10 +293,10 @@ def capture(w: Work) -> None:
 def _capture_base(w: Work, h: int, side: str) -> None:
     b = w.bases[h]
     loser = b.owner
-    lost = w.air_at(loser, f"{h:04d}")
+    lost = w.air_at(loser, hexgrid.fmt(h))
     if lost.total:  # BASE.H
-        w.set_air(loser, f"{h:04d}", Air())
-        w.event("air-destroyed", "BASE.H", None, side=loser, at=f"{h:04d}", points=lost.total)
+        w.set_air(loser, hexgrid.fmt(h), Air())
+        w.event("air-destroyed", "BASE.H", None, side=loser, at=hexgrid.fmt(h), points=lost.total)
     _ships_to_sea(w, h, loser)  # BASE.L
     # BASE.A / BASE.C: an air base of 10 or more and any naval base need repair first;
     # until then it counts as neutralized (BASE.PROC.DAMAGED), so no module uses it.
@@ -297,13 +304,13 @@ def _capture_base(w: Work, h: int, side: str) -> None:
     w.bases[h] = replace(b, owner=side, neutralized_until=UNTIL_REPAIRED if needs_repair else 0)
     if needs_repair:
         damaged = dict(w.state.extra.get("damaged_bases", {}))
-        damaged[f"{h:04d}"] = "captured"
+        damaged[hexgrid.fmt(h)] = "captured"
         w.state = replace(w.state, extra={**w.state.extra, "damaged_bases": damaged})
     w.event(
         "base-captured",
         "BASE.I",
         None,
-        hex=f"{h:04d}",
+        hex=hexgrid.fmt(h),
         side=side,
         name=b.name,
         needs_repair=needs_repair,
@@ -312,7 +319,7 @@ def _capture_base(w: Work, h: int, side: str) -> None:
 
 def base_usable(state_extra: Mapping[str, Any], h: int) -> bool:
     """BASE.A / BASE.PROC.DAMAGED: a captured large base is unusable until repaired."""
-    return f"{h:04d}" not in state_extra.get("damaged_bases", {})
+    return hexgrid.fmt(h) not in state_extra.get("damaged_bases", {})
 
 
 def check_ground(w: Work, verb: str, h: int, uids: Sequence[str]) -> None:
@@ -322,12 +329,13 @@ def check_ground(w: Work, verb: str, h: int, uids: Sequence[str]) -> None:
     if verb == "GUNFIRE":
         if enemy_cd_at(w, h, w.side):
             raise IllegalOrderError(
-                f"an enemy coastal defense unit is in {h:04d}: no gunfire support", rule="NM.GSUP"
+                f"an enemy coastal defense unit is in {hexgrid.fmt(h)}: no gunfire support",
+                rule="NM.GSUP",
             )
         return
     if not defenders_at(w, h, enemy_of(w.side)):
         raise IllegalOrderError(
-            f"there are no enemy land units in {h:04d} to attack", rule="CBT.GEN"
+            f"there are no enemy land units in {hexgrid.fmt(h)} to attack", rule="CBT.GEN"
         )
     for uid in uids:
         u = w.own(uid)
@@ -344,11 +352,13 @@ def check_landing(w: Work, transport: Unit, units: Sequence[str]) -> None:
         raise IllegalOrderError(f"{transport.uid} is not on the map", rule="SEQ.5A")
     if enemy_cd_at(w, transport.hex, transport.side):
         raise IllegalOrderError(
-            f"{transport.hex:04d} holds an enemy coastal defense unit: no landing there",
+            f"{hexgrid.fmt(transport.hex)} holds an enemy coastal defense unit: no landing there",
             rule="AMP.CD",
         )
     if not w.geo.is_land(transport.hex):
-        raise IllegalOrderError(f"{transport.hex:04d} has no land to land on", rule="TER.ISLAND")
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(transport.hex)} has no land to land on", rule="TER.ISLAND"
+        )
 
 
 def land_assault(
@@ -363,7 +373,7 @@ def land_assault(
     landers = [w.units[f"{transport.side}/{u}"] for u in uids]
     for u in landers:
         w.put(replace(u, hex=h, carried_by=None))
-    w.event("landed", "SEQ.5A", None, side=transport.side, hex=f"{h:04d}", units=list(uids))
+    w.event("landed", "SEQ.5A", None, side=transport.side, hex=hexgrid.fmt(h), units=list(uids))
     ashore = tuple(w.units[u.key] for u in landers)
     if not defenders_at(w, h, enemy_of(transport.side)):
         return
@@ -395,7 +405,7 @@ def land_assault(
 
 
 def ground_support(w: Work, h: int) -> tuple[int, int]:
-    gs = w.state.extra.get("ground_support", {}).get(f"{h:04d}", {})
+    gs = w.state.extra.get("ground_support", {}).get(hexgrid.fmt(h), {})
     return int(gs.get("attack", 0)), int(gs.get("defense", 0))
 
 

@@ -200,7 +200,7 @@ class UsnMap:
         try:
             return self.hexes[HexId(h)]
         except KeyError:
-            raise ValueError(f"hex {h:04d} is off the map") from None
+            raise ValueError(f"hex {hexgrid.fmt(h)} is off the map") from None
 
 
 @dataclass(frozen=True, slots=True, eq=False)  # hashed by identity: caches key on it

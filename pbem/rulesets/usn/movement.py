@@ -107,18 +107,21 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
             entry = int((s.heading or "in:0").split(":")[1])
             if h != entry:
                 raise IllegalOrderError(
-                    f"{s.uid} re-enters the map at {entry:04d}, not {h:04d}", rule="OFF.BOX"
+                    f"{s.uid} re-enters the map at {hexgrid.fmt(entry)}, not {hexgrid.fmt(h)}",
+                    rule="OFF.BOX",
                 )
         elif from_west and i == 0:
             HOOKS[ENTER_WEST](w, s, h)
         elif here is None or not hexgrid.adjacent(here, h):
-            start = f"{here:04d}" if here is not None else "off map"
+            start = hexgrid.fmt(here) if here is not None else "off map"
             raise IllegalOrderError(
-                f"{h:04d} is not adjacent to {start} (paths go hex by hex)", rule="MOV.PROC"
+                f"{hexgrid.fmt(h)} is not adjacent to {start} (paths go hex by hex)",
+                rule="MOV.PROC",
             )
         elif h not in w.geo.naval_nbrs[here]:
             raise IllegalOrderError(
-                f"{s.uid} cannot cross the all-land hexside {here:04d}/{h:04d}", rule="TER.NAV"
+                f"{s.uid} cannot cross the all-land hexside {hexgrid.fmt(here)}/{hexgrid.fmt(h)}",
+                rule="TER.NAV",
             )
         if h in danger:
             doubled_ok = False
@@ -128,11 +131,11 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
             why = (
                 ""
                 if doubled_ok or s.damaged or used > ma * 2
-                else f" (no double speed: {h:04d} is too near the enemy, MOV.N)"
+                else f" (no double speed: {hexgrid.fmt(h)} is too near the enemy, MOV.N)"
             )
             raise IllegalOrderError(
                 f"{s.uid} can move {max(0, limit - spent)} more hexes this phase; "
-                f"{h:04d} would be hex {used - spent} of this path{why}",
+                f"{hexgrid.fmt(h)} would be hex {used - spent} of this path{why}",
                 rule="MOV.N" if why else "DEF.MA",
             )
         enemies = w.enemy_ships_at_sea(h)
@@ -142,20 +145,20 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
         last = i == len(path) - 1
         if escaped_here and last:
             raise IllegalOrderError(
-                f"{s.uid} may pass through {h:04d} but not stop there: the enemy ships there "
+                f"{s.uid} may pass through {hexgrid.fmt(h)} but not stop there: the enemy ships there "
                 "escaped an engagement this phase",
                 rule="MOV.O",
             )
         if enemies:
             if second:
                 raise IllegalOrderError(
-                    f"{s.uid} may not enter {h:04d} in the second portion: enemy ships are at sea "
+                    f"{s.uid} may not enter {hexgrid.fmt(h)} in the second portion: enemy ships are at sea "
                     "there and engagements happen only after the first portion",
                     rule="SEQ.2G",
                 )
             if not last:
                 raise IllegalOrderError(
-                    f"{s.uid} enters {h:04d}, where enemy ships are at sea: the first portion "
+                    f"{s.uid} enters {hexgrid.fmt(h)}, where enemy ships are at sea: the first portion "
                     "of its move must end there; continue with CONTINUE after the engagement",
                     rule="NM.SURF.1",
                 )
@@ -179,7 +182,7 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
             None,
             unit=s.uid,
             side=s.side,
-            path=[f"{h:04d}" for h in hexes],
+            path=[hexgrid.fmt(h) for h in hexes],
         )
 
 
@@ -190,7 +193,9 @@ def _exit_map(w: Work, s: Unit, here: int | None, used: int, ma: int, doubled_ok
         raise IllegalOrderError(f"{s.uid} has no movement left to leave the map", rule="DEF.MA")
     edge = w.geo.edge_of(here)
     if edge in ("north", "south") or edge is None:
-        raise IllegalOrderError(f"{here:04d} is not on the east or west edge", rule="OFF.NS")
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(here)} is not on the east or west edge", rule="OFF.NS"
+        )
     if s.side == JAPANESE:
         if edge == "east":
             raise IllegalOrderError("Japanese ships may not leave the map here", rule="OFF.EAST")
@@ -210,7 +215,7 @@ def _exit_map(w: Work, s: Unit, here: int | None, used: int, ma: int, doubled_ok
 def do_sail(w: Work, uids: tuple[str, ...], entry: int) -> None:
     """OFF.BOX: leave the West Coast for the map through the east-edge boxes."""
     if w.geo.edge_of(entry) != "east":
-        raise IllegalOrderError(f"{entry:04d} is not an east-edge hex", rule="OFF.EAST")
+        raise IllegalOrderError(f"{hexgrid.fmt(entry)} is not an east-edge hex", rule="OFF.EAST")
     ships = [w.own(uid) for uid in uids]
     for s in ships:
         if s.box != WEST_COAST:
@@ -223,7 +228,7 @@ def do_sail(w: Work, uids: tuple[str, ...], entry: int) -> None:
     for s in ships:
         w.put(replace(s, box=f"E{boxes}", heading=f"in:{entry}", in_base=False))
         w.moved.add(s.key)
-        w.event("sailed", "OFF.BOX", None, unit=s.uid, side=s.side, entry=f"{entry:04d}")
+        w.event("sailed", "OFF.BOX", None, unit=s.uid, side=s.side, entry=hexgrid.fmt(entry))
 
 
 def advance_boxes(w: Work) -> None:
@@ -276,43 +281,48 @@ def do_land_move(w: Work, order: Move, burma_open: bool) -> None:
         _check_land_step(w, u, u.hex, dest, burma_open)
         if not smap.supplied(dest):
             raise IllegalOrderError(
-                f"{u.uid} may not move out of supply into {dest:04d}", rule="MOV.F"
+                f"{u.uid} may not move out of supply into {hexgrid.fmt(dest)}", rule="MOV.F"
             )
         w.moved.add(u.key)
         w.put(replace(u, hex=dest))
-        w.event("moved", "SEQ.3A", None, unit=u.uid, side=u.side, path=[f"{dest:04d}"])
+        w.event("moved", "SEQ.3A", None, unit=u.uid, side=u.side, path=[hexgrid.fmt(dest)])
         capture_at(w, dest)
 
 
 def _check_land_step(w: Work, u: Unit, here: int, dest: int, burma_open: bool) -> None:
     geo = w.geo
     if not hexgrid.adjacent(here, dest):
-        raise IllegalOrderError(f"{dest:04d} is not adjacent to {here:04d}", rule="MOV.F")
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(dest)} is not adjacent to {hexgrid.fmt(here)}", rule="MOV.F"
+        )
     if not geo.is_land(dest):
         raise IllegalOrderError(
-            f"{dest:04d} is a sea hex; land units need transport", rule="TER.LAND"
+            f"{hexgrid.fmt(dest)} is a sea hex; land units need transport", rule="TER.LAND"
         )
     if geo.side_kind(here, dest) == "sea":
-        raise IllegalOrderError(f"{here:04d}/{dest:04d} is an all-sea hexside", rule="TER.LAND")
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(here)}/{hexgrid.fmt(dest)} is an all-sea hexside", rule="TER.LAND"
+        )
     if geo.terrain.get(dest) == "desert":
         raise IllegalOrderError(
-            f"{dest:04d} is desert; land units may not enter it", rule="TER.DESERT"
+            f"{hexgrid.fmt(dest)} is desert; land units may not enter it", rule="TER.DESERT"
         )
     if dest in geo.closed:
-        raise IllegalOrderError(f"{dest:04d} is in China or India", rule="MOV.M")
+        raise IllegalOrderError(f"{hexgrid.fmt(dest)} is in China or India", rule="MOV.M")
     if geo.in_region(dest, "burma") and not burma_open:
         raise IllegalOrderError(
-            f"{dest:04d} is in Burma (closed without the Burma optional rule)", rule="MOV.M"
+            f"{hexgrid.fmt(dest)} is in Burma (closed without the Burma optional rule)",
+            rule="MOV.M",
         )
     enemies = w.enemy_units_at(dest)
     if enemies and geo.mountain_land(here, dest):
         raise IllegalOrderError(
-            f"{u.uid} may not cross the mountain hexside into {dest:04d}: enemy units are there",
+            f"{u.uid} may not cross the mountain hexside into {hexgrid.fmt(dest)}: enemy units are there",
             rule="MOV.E",
         )
     if geo.terrain.get(dest) == "class1" and any(e.is_land for e in enemies):
         raise IllegalOrderError(
-            f"opposing land units may never share the Class 1 hex {dest:04d}", rule="STK.A"
+            f"opposing land units may never share the Class 1 hex {hexgrid.fmt(dest)}", rule="STK.A"
         )
 
 
@@ -326,14 +336,19 @@ def capture_at(w: Work, h: int) -> None:
         w.remove(cd)
         w.event("destroyed", "STK.B", None, unit=cd.uid, side=cd.side, cause="captured")
     if base is not None and base.owner != w.side:
-        lost = w.air_at(base.owner, f"{h:04d}")
+        lost = w.air_at(base.owner, hexgrid.fmt(h))
         if lost.total:
-            w.set_air(base.owner, f"{h:04d}", Air())
+            w.set_air(base.owner, hexgrid.fmt(h), Air())
             w.event(
-                "air-destroyed", "BASE.H", None, side=base.owner, at=f"{h:04d}", points=lost.total
+                "air-destroyed",
+                "BASE.H",
+                None,
+                side=base.owner,
+                at=hexgrid.fmt(h),
+                points=lost.total,
             )
         w.bases[h] = replace(base, owner=w.side)
-        w.event("base-captured", "ERR.BASE.I", None, hex=f"{h:04d}", by=w.side)
+        w.event("base-captured", "ERR.BASE.I", None, hex=hexgrid.fmt(h), by=w.side)
 
 
 # --- air movement --------------------------------------------------------------
@@ -352,15 +367,17 @@ def air_range(w: Work, atype: str) -> tuple[int, int]:
 
 
 def location_hex(w: Work, side: str, loc: str) -> int | None:
-    if loc.isdigit():
-        return int(loc)
+    h = hexgrid.hex_of(loc)
+    if h is not None:
+        return h
     ship = w.units.get(unit_key(side, loc))
     return None if ship is None else ship.hex
 
 
 def _usable_air_base(w: Work, loc: str) -> Base:
     """The phasing side's own air base at hex ``loc``, refused if not usable now."""
-    base = w.bases.get(int(loc))
+    h = hexgrid.hex_of(loc)
+    base = w.bases.get(h) if h is not None else None
     if base is None or base.owner != w.side or not base.has_air:
         raise IllegalOrderError(f"{loc} is not one of your air bases", rule="BASE.GEN.AIR")
     if base.neutralized(w.state.turn):
@@ -373,7 +390,7 @@ def _air_source(w: Work, loc: str, atype: str, points: int) -> Air:
     have = w.air_at(side, loc)
     if have.get(atype) < points:
         raise IllegalOrderError(f"only {have.get(atype)} {atype} at {loc}", rule="UNIT.AIR.POINTS")
-    if loc.isdigit():
+    if hexgrid.hex_of(loc) is not None:
         base = _usable_air_base(w, loc)
         if not base.supplied:
             raise IllegalOrderError(f"the air base at {loc} is out of supply", rule="MOV.R")
@@ -392,7 +409,7 @@ def _air_source(w: Work, loc: str, atype: str, points: int) -> Air:
 
 def check_air_dest(w: Work, loc: str, atype: str, points: int) -> None:
     side = w.side
-    if loc.isdigit():
+    if hexgrid.hex_of(loc) is not None:
         base = _usable_air_base(w, loc)
         room = base.air_capacity - w.air_at(side, loc).total
         if points > room:
@@ -448,13 +465,13 @@ def do_transfer(w: Work, order: Transfer) -> None:
     # CVJ.EMBARK: NAC that never flew from a carrier ("new") are taken last;
     # any of them going aboard a carrier puts it into training in Japan.
     new_used = max(0, points - (have.nac - have.nac_new)) if atype == "NAC" else 0
-    if new_used and not order.dest.isdigit():
+    if new_used and hexgrid.hex_of(order.dest) is None:
         _start_training(w, order.dest)
     w.set_air(
         side, order.source, replace(have.add(atype, -points), nac_new=have.nac_new - new_used)
     )
     dst = w.air_at(side, order.dest).add(atype, points)
-    if order.dest.isdigit():
+    if hexgrid.hex_of(order.dest) is not None:
         dst = replace(dst, nac_new=dst.nac_new + new_used)
     w.set_air(side, order.dest, dst)
     HOOKS[FERRY_RECORD](w, side, order.source, LAUNCH, points)
@@ -530,17 +547,20 @@ def do_drop(w: Work, uid: str, dest: int) -> None:
     dist = w.geo.air_distance(u.hex, dest)
     if dist > PARA_RANGE:
         raise IllegalOrderError(
-            f"{dest:04d} is {dist} hexes from {u.hex:04d}; drops reach 4", rule="PARA.DROP"
+            f"{hexgrid.fmt(dest)} is {dist} hexes from {hexgrid.fmt(u.hex)}; drops reach 4",
+            rule="PARA.DROP",
         )
     if not w.geo.is_land(dest):
-        raise IllegalOrderError(f"{dest:04d} is a sea hex", rule="PARA.DROP")
+        raise IllegalOrderError(f"{hexgrid.fmt(dest)} is a sea hex", rule="PARA.DROP")
     if any(e.kind == "land" for e in w.enemy_units_at(dest)):
-        raise IllegalOrderError(f"enemy land units hold {dest:04d}", rule="PARA.DROP")
+        raise IllegalOrderError(f"enemy land units hold {hexgrid.fmt(dest)}", rule="PARA.DROP")
     if dest in undisputed_zones(w.snapshot())[ALLIED]:
-        raise IllegalOrderError(f"{dest:04d} is in an Allied air zone of control", rule="PARA.DROP")
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(dest)} is in an Allied air zone of control", rule="PARA.DROP"
+        )
     w.moved.add(u.key)
     w.put(replace(u, hex=dest, entrenched=False))
-    w.event("dropped", "SEQ.2B", None, unit=uid, side=u.side, to=f"{dest:04d}")
+    w.event("dropped", "SEQ.2B", None, unit=uid, side=u.side, to=hexgrid.fmt(dest))
     capture_at(w, dest)
 
 
@@ -552,7 +572,7 @@ def do_stack(w: Work, h: int, uids: tuple[str, ...]) -> None:
     listed = [w.own(uid) for uid in uids]
     for u in listed:
         if not u.is_naval or u.hex != h:
-            raise IllegalOrderError(f"{u.uid} is not a ship in {h:04d}", rule="STK.G")
+            raise IllegalOrderError(f"{u.uid} is not a ship in {hexgrid.fmt(h)}", rule="STK.G")
     rest = sorted(
         (
             u
@@ -563,7 +583,14 @@ def do_stack(w: Work, h: int, uids: tuple[str, ...]) -> None:
     )
     for i, u in enumerate([*listed, *rest]):
         w.put(replace(u, stack=i))
-    w.event("restacked", "STK.G", None, side=w.side, hex=f"{h:04d}", order=[u.uid for u in listed])
+    w.event(
+        "restacked",
+        "STK.G",
+        None,
+        side=w.side,
+        hex=hexgrid.fmt(h),
+        order=[u.uid for u in listed],
+    )
 
 
 def stack_of(units: list[Unit]) -> list[Unit]:
@@ -586,11 +613,11 @@ def do_port(w: Work, uid: str, in_base: bool) -> None:
         base = w.own_base(u.hex)
         if base is None or not base.has_naval:
             raise IllegalOrderError(
-                f"there is no friendly naval base at {u.hex:04d}", rule="BASE.K"
+                f"there is no friendly naval base at {hexgrid.fmt(u.hex)}", rule="BASE.K"
             )
         if HOOKS[NAVAL_BASE_BARRED](w.snapshot(), u.side, u.hex):
             raise IllegalOrderError(
-                f"the naval base at {u.hex:04d} is barred until the fortifications fall",
+                f"the naval base at {hexgrid.fmt(u.hex)} is barred until the fortifications fall",
                 rule="CG1.PHILFORT.MANILA",
             )
     w.put(replace(u, in_base=in_base))

@@ -367,8 +367,8 @@ def _resolve_hex(
             None,
             side=enemy,
             units=[d.uid for d in fleeing],
-            hex=f"{h:04d}",
-            to=f"{refuge:04d}",
+            hex=hexgrid.fmt(h),
+            to=hexgrid.fmt(refuge),
             attacker=side,
         )
     remaining = list(attackers)
@@ -392,7 +392,7 @@ def _resolve_hex(
                 None,
                 side=enemy,
                 units=[d.uid for d in turning],
-                hex=f"{h:04d}",
+                hex=hexgrid.fmt(h),
                 against=[a.uid for a in group],
                 attacker=enemy,
             )
@@ -427,7 +427,7 @@ def engage(
             None,
             side=side,
             units=[a.uid for a in dropped],
-            hex=f"{h:04d}",
+            hex=hexgrid.fmt(h),
             attacker=side,
         )
     if not usable:
@@ -455,7 +455,7 @@ def engage(
         "surface-engagement",
         "NM.SURF.5",
         None,
-        hex=f"{h:04d}",
+        hex=hexgrid.fmt(h),
         attacker=side,
         engaged={
             side: [a.uid for a in engaged_att],
@@ -556,34 +556,42 @@ def check_bombard(w: Work, h: int, target: str, uids: Sequence[str]) -> list[Uni
             )
         if s.hex != h:
             where = s.where()
-            raise IllegalOrderError(f"{s.uid} is not in {h:04d} (it is at {where})", rule="SEQ.2F")
+            raise IllegalOrderError(
+                f"{s.uid} is not in {hexgrid.fmt(h)} (it is at {where})", rule="SEQ.2F"
+            )
     enemy = enemy_of(w.side)
     here = [u for u in w.units.values() if u.side == enemy and u.hex == h]
     cds = [u for u in here if u.kind == "cd"]
     if target == "CD":
         if not cds:
             raise IllegalOrderError(
-                f"there is no enemy coastal defense unit in {h:04d}", rule="NM.BOMBCD"
+                f"there is no enemy coastal defense unit in {hexgrid.fmt(h)}", rule="NM.BOMBCD"
             )
         return ships
     if cds:
         raise IllegalOrderError(
-            f"{h:04d} holds an enemy coastal defense unit: bombard it first (SEQ.2H)",
+            f"{hexgrid.fmt(h)} holds an enemy coastal defense unit: bombard it first (SEQ.2H)",
             rule="NM.BOMBBASE.CD" if target != "LAND" else "NM.BOMBLAND",
         )
     if any(u.is_naval for u in here):
-        raise IllegalOrderError(f"enemy ships are in {h:04d}: no bombardment there", rule="SEQ.2F")
+        raise IllegalOrderError(
+            f"enemy ships are in {hexgrid.fmt(h)}: no bombardment there", rule="SEQ.2F"
+        )
     if target == "LAND":
         if not any(u.kind == "land" for u in here):
-            raise IllegalOrderError(f"there are no enemy land units in {h:04d}", rule="NM.BOMBLAND")
+            raise IllegalOrderError(
+                f"there are no enemy land units in {hexgrid.fmt(h)}", rule="NM.BOMBLAND"
+            )
         return ships
     base = w.bases.get(h)
     if base is None or base.owner != enemy:
-        raise IllegalOrderError(f"there is no enemy base in {h:04d}", rule="NM.BOMBBASE")
+        raise IllegalOrderError(f"there is no enemy base in {hexgrid.fmt(h)}", rule="NM.BOMBBASE")
     if target == "AIRBASE" and not base.has_air:
-        raise IllegalOrderError(f"the enemy base in {h:04d} has no air base", rule="CBT.B")
+        raise IllegalOrderError(f"the enemy base in {hexgrid.fmt(h)} has no air base", rule="CBT.B")
     if target == "NAVALBASE" and not base.has_naval:
-        raise IllegalOrderError(f"the enemy base in {h:04d} has no naval base", rule="CBT.B")
+        raise IllegalOrderError(
+            f"the enemy base in {hexgrid.fmt(h)} has no naval base", rule="CBT.B"
+        )
     return ships
 
 
@@ -643,12 +651,19 @@ def cut_off_by_bombing(
 def _bombard_base(w: Work, h: int, ships: list[Unit], target: str, dice: Dice) -> None:
     """NM.BOMBBASE: total SA against DEF 10 on CRT4 then CRT5."""
     attack = sum((strength(w.state, s, "sa") for s in ships), Fraction(0))
-    f = fire(dice, "CRT4", attack, Fraction(BASE_DEFENSE), f"base:{h:04d}", f"bombard {h:04d}")
+    f = fire(
+        dice,
+        "CRT4",
+        attack,
+        Fraction(BASE_DEFENSE),
+        f"base:{hexgrid.fmt(h)}",
+        f"bombard {hexgrid.fmt(h)}",
+    )
     w.event(
         "bombardment",
         "NM.BOMBBASE",
         None,
-        hex=f"{h:04d}",
+        hex=hexgrid.fmt(h),
         attacker=w.side,
         by=[s.uid for s in ships],
         target=target,
@@ -684,7 +699,7 @@ def base_hit(
             "base-hit",
             rule,
             None,
-            hex=f"{h:04d}",
+            hex=hexgrid.fmt(h),
             base=target,
             result=str(damage),
             neutralized_until=new.neutralized_until,
@@ -698,7 +713,7 @@ def base_hit(
                 w.put(replace(u, in_base=False))
     if target != "AIRBASE":
         return
-    loc = f"{h:04d}"
+    loc = hexgrid.fmt(h)
     on_base = w.air_at(base.owner, loc)
     if not on_base.total or (grounded_only and not was_neutral):
         if new.air and new.air_capacity == 0 and on_base.total:
@@ -775,7 +790,7 @@ def _bombard_cd(w: Work, h: int, ships: list[Unit], dice: Dice) -> None:
         "bombardment",
         "NM.BOMBCD",
         None,
-        hex=f"{h:04d}",
+        hex=hexgrid.fmt(h),
         attacker=w.side,
         by=[s.uid for s in ships],
         target=cd.uid,

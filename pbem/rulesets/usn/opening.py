@@ -99,9 +99,11 @@ def do_setup_place(w: Work, order: Place) -> None:
         raise IllegalOrderError(f"{u.uid} does not start on the map", rule="OPT.JVD")
     base = w.own_base(order.hex)
     if base is None or not base.has_naval:
-        raise IllegalOrderError(f"{order.hex:04d} is not a Japanese naval base", rule="OPT.JVD")
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(order.hex)} is not a Japanese naval base", rule="OPT.JVD"
+        )
     w.put(replace(u, hex=order.hex, box=None, in_base=u.is_naval))
-    w.event("placed", "OPT.JVD", (JAPANESE,), side=JAPANESE, unit=u.uid, at=f"{order.hex:04d}")
+    w.event("placed", "OPT.JVD", (JAPANESE,), side=JAPANESE, unit=u.uid, at=hexgrid.fmt(order.hex))
 
 
 # --- restrictions --------------------------------------------------------------------
@@ -148,7 +150,7 @@ def _shock_japanese(w: Work, rule: str, lines: Sequence[Line]) -> list[Refusal]:
             continue
         too_near = _first_near(ln.order.path, allied, radius)
         if too_near is not None:
-            msg = f"{too_near:04d} is within {radius} hexes of an Allied air or naval base"
+            msg = f"{hexgrid.fmt(too_near)} is within {radius} hexes of an Allied air or naval base"
             out.append((ln, msg, rule))
             continue
         if rule == "CG1.SHOCK.PREGAME" and not shock.get("pregame_double_speed", False):
@@ -156,7 +158,9 @@ def _shock_japanese(w: Work, rule: str, lines: Sequence[Line]) -> list[Refusal]:
                 u = w.units.get(f"{JAPANESE}/{uid}")
                 if u is None or not u.is_naval:
                     continue
-                used = hexes_moved.get(uid, 0) + sum(1 for t in ln.order.path if t.isdigit())
+                used = hexes_moved.get(uid, 0) + sum(
+                    1 for t in ln.order.path if hexgrid.hex_of(t) is not None
+                )
                 hexes_moved[uid] = used
                 if used > u.ma:
                     out.append((ln, f"{uid} may not move double speed in the pre-game turn", rule))
@@ -166,8 +170,9 @@ def _shock_japanese(w: Work, rule: str, lines: Sequence[Line]) -> list[Refusal]:
 
 def _first_near(path: Iterable[str], bases: Sequence[int], radius: int) -> int | None:
     for tok in path:
-        if tok.isdigit() and any(hexgrid.distance(int(tok), b) <= radius for b in bases):
-            return int(tok)
+        h = hexgrid.hex_of(tok)
+        if h is not None and any(hexgrid.distance(h, b) <= radius for b in bases):
+            return h
     return None
 
 
@@ -212,7 +217,7 @@ def _midway_strike(w: Work, lines: Sequence[Line]) -> list[Refusal]:
             strike += m.air.points
     if strike < need:
         msg = (
-            f"the Midway strike is due: at least {need} NAC must strike {target:04d} "
+            f"the Midway strike is due: at least {need} NAC must strike {hexgrid.fmt(target)} "
             f"(this plot sends {strike})"
         )
         # The missing strike is no line of the sheet: refused as line 0, the whole plot.

@@ -59,7 +59,7 @@ class Sail:
     entry: int
 
     def canonical(self) -> str:
-        return f"SAIL {' '.join(self.units)} {self.entry:04d}"
+        return f"SAIL {' '.join(self.units)} {hexgrid.fmt(self.entry)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +82,7 @@ class Drop:
     hex: int
 
     def canonical(self) -> str:
-        return f"DROP {self.unit} {self.hex:04d}"
+        return f"DROP {self.unit} {hexgrid.fmt(self.hex)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +108,7 @@ class Emergency:
     dest: int
 
     def canonical(self) -> str:
-        return f"EMERGENCY {self.ship} {self.cargo or 'SUPPLY'} {self.dest:04d}"
+        return f"EMERGENCY {self.ship} {self.cargo or 'SUPPLY'} {hexgrid.fmt(self.dest)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +119,7 @@ class Stack:
     units: tuple[str, ...]
 
     def canonical(self) -> str:
-        return f"STACK {self.hex:04d} {' '.join(self.units)}"
+        return f"STACK {hexgrid.fmt(self.hex)} {' '.join(self.units)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +154,7 @@ class Place:
 
     def canonical(self) -> str:
         what = self.what.text() if isinstance(self.what, AirCargo) else self.what
-        return f"PLACE {what} {self.hex:04d}"
+        return f"PLACE {what} {hexgrid.fmt(self.hex)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +175,7 @@ class Mission:
     def canonical(self) -> str:
         parts = [self.kind, self.air.text(), self.source]
         if self.dest is not None:
-            parts.append(f"{self.dest:04d}")
+            parts.append(hexgrid.fmt(self.dest))
         if self.target:
             parts.append(self.target)
         if self.group:
@@ -204,7 +204,7 @@ class Bombard:
     units: tuple[str, ...]
 
     def canonical(self) -> str:
-        return f"BOMBARD {self.hex:04d} {self.target} {' '.join(self.units)}"
+        return f"BOMBARD {hexgrid.fmt(self.hex)} {self.target} {' '.join(self.units)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,11 +312,11 @@ def _hex(tok: str) -> int:
 
 
 def _is_hex_token(tok: str) -> bool:
-    return tok.isdigit()
+    return hexgrid.hex_of(tok) is not None
 
 
 def _unit_id(tok: str) -> str:
-    if tok.isdigit():
+    if _is_hex_token(tok):
         raise OrderSyntaxError(f"{tok!r} is a hex number where a unit ID was expected")
     return normalise_id(tok)
 
@@ -334,8 +334,8 @@ def _air(points: str, atype: str) -> AirCargo:
 
 def _location(tok: str) -> str:
     """An air unit's base: a hex (``0759``), a ship ID or WC (the U.S. West Coast)."""
-    if tok.isdigit():
-        return f"{_hex(tok):04d}"
+    if _is_hex_token(tok):
+        return hexgrid.fmt(_hex(tok))
     if tok.upper() == "WC":
         return "WC"
     return normalise_id(tok)
@@ -370,7 +370,7 @@ def _split_units_path(tokens: list[str]) -> tuple[tuple[str, ...], tuple[str, ..
                 )
             path.append(OFF_MAP)
         else:
-            path.append(f"{_hex(tok):04d}")
+            path.append(hexgrid.fmt(_hex(tok)))
     if not units:
         raise OrderSyntaxError("name at least one unit before the path")
     if not path:
@@ -447,7 +447,7 @@ def parse_line(text: str) -> Order:
         return _mission(verb, args)
     if verb in ("ATTACK", "GUNFIRE"):
         _need(args, 2, f"{verb} <hex> <unit> ...")
-        return Ground(verb, f"{_hex(args[0]):04d}", tuple(_unit_id(t) for t in args[1:]))
+        return Ground(verb, hexgrid.fmt(_hex(args[0])), tuple(_unit_id(t) for t in args[1:]))
     if verb == "LAND":
         _need(args, 2, "LAND <transport> <unit> ...")
         return Ground(verb, _unit_id(args[0]), tuple(_unit_id(t) for t in args[1:]))
@@ -558,7 +558,7 @@ def _standing(args: list[str]) -> Standing:
             raise OrderSyntaxError(
                 "write: STANDING RETREAT <unit> <hex> [<hex>...]", rule="CRT1.D2"
             )
-        return Standing(topic, (normalise_id(rest[0]), *(f"{_hex(h):04d}" for h in rest[1:])))
+        return Standing(topic, (normalise_id(rest[0]), *(hexgrid.fmt(_hex(h)) for h in rest[1:])))
     if topic == "SUBTARGET":
         if not rest:
             raise OrderSyntaxError(

@@ -24,6 +24,7 @@ from pbem.core.ruleset import LineError
 from pbem.rulesets.usn import (
     air_combat,
     bases,
+    hexgrid,
     land_combat,
     movement,
     naval_combat,
@@ -310,8 +311,8 @@ def _default_japan(w: Work, naval: bool) -> int | None:
 def _arrival_position(w: Work, p: Pending) -> tuple[Unit, str]:
     assert p.unit is not None
     u = p.unit
-    if p.place and p.place.isdigit():
-        h = int(p.place)
+    h = hexgrid.hex_of(p.place) if p.place else None
+    if h is not None:
         return replace(u, hex=h, box=None, in_base=u.is_naval and h in w.bases), ""
     if p.side == ALLIED and p.place == "AUS":
         return replace(u, hex=None, box=WEST_COAST, in_base=u.is_naval), AUSTRALIA
@@ -322,8 +323,9 @@ def _arrival_position(w: Work, p: Pending) -> tuple[Unit, str]:
 
 
 def _air_arrival(w: Work, p: Pending) -> str:
-    if p.place and p.place.isdigit():
-        return f"{int(p.place):04d}"
+    h = hexgrid.hex_of(p.place) if p.place else None
+    if h is not None:
+        return hexgrid.fmt(h)
     if p.place and p.place != "AUS":
         return p.place  # aboard the named carrier
     if p.side == ALLIED:
@@ -337,8 +339,8 @@ def _air_arrival(w: Work, p: Pending) -> str:
         ):
             return "1456"  # REIN.A.LBAC
         return WEST_COAST
-    h = _default_japan(w, naval=False)
-    return WEST_COAST if h is None else f"{h:04d}"
+    home = _default_japan(w, naval=False)
+    return WEST_COAST if home is None else hexgrid.fmt(home)
 
 
 def _do_place(w: Work, side: str, order: Place) -> None:
@@ -357,17 +359,18 @@ def _do_place(w: Work, side: str, order: Place) -> None:
             f"{u.uid} did not arrive this turn with a free entry place", rule="REIN.ENTRYHEX"
         )
     if not w.geo.in_region(h, region):
-        raise IllegalOrderError(f"{h:04d} is not in {region}", rule="REIN.ENTRYHEX")
+        raise IllegalOrderError(f"{hexgrid.fmt(h)} is not in {region}", rule="REIN.ENTRYHEX")
     if u.is_naval:
         b = w.own_base(h)
         if b is None or not b.has_naval:
             raise IllegalOrderError(
-                f"ships enter at a friendly naval base; {h:04d} has none", rule="REIN.ENTRYHEX"
+                f"ships enter at a friendly naval base; {hexgrid.fmt(h)} has none",
+                rule="REIN.ENTRYHEX",
             )
     elif not w.geo.is_land(h):
-        raise IllegalOrderError(f"{h:04d} is not land", rule="REIN.ENTRYHEX")
+        raise IllegalOrderError(f"{hexgrid.fmt(h)} is not land", rule="REIN.ENTRYHEX")
     w.put(replace(u, hex=h, box=None, in_base=u.is_naval))
-    w.event("placed", "SEQ.1", None, side=side, unit=u.uid, at=f"{h:04d}")
+    w.event("placed", "SEQ.1", None, side=side, unit=u.uid, at=hexgrid.fmt(h))
 
 
 # --- air and sea movement -------------------------------------------------------
@@ -656,7 +659,7 @@ def _check_mission(w: Work, m: Mission, committed: dict[tuple[str, str], int]) -
         raise IllegalOrderError(f"{m.source} is not on the map", rule="AMAC.A")
     # The base or carrier first (AM.CAP.HEX: a CAP over a hex with no base of
     # yours is refused for that), then the aircraft on it.
-    if m.source.isdigit():
+    if hexgrid.hex_of(m.source) is not None:
         base = w.bases.get(origin)
         if base is None or base.owner != side or base.neutralized(w.state.turn):
             raise IllegalOrderError(f"{m.source} is not a usable air base of yours", rule="MOV.S")
@@ -682,7 +685,7 @@ def _check_mission(w: Work, m: Mission, committed: dict[tuple[str, str], int]) -
         if dist > ext:
             raise IllegalOrderError(
                 f"{m.air.atype} from {m.source} reach {ext} hexes (normal {normal}); "
-                f"{m.dest:04d} is {dist} away",
+                f"{hexgrid.fmt(m.dest)} is {dist} away",
                 rule="MOV.V",
             )
     committed[key] = used
@@ -707,7 +710,7 @@ def _check_ground(w: Work, g: Ground) -> None:
         u = w.own(uid)
         if u.hex != h:
             raise IllegalOrderError(
-                f"{uid} is not in {h:04d}; attackers must share the hex", rule="SEQ.5B"
+                f"{uid} is not in {hexgrid.fmt(h)}; attackers must share the hex", rule="SEQ.5B"
             )
         if g.verb == "ATTACK" and (u.kind != "land" or u.entrenched):
             raise IllegalOrderError(

@@ -26,8 +26,10 @@ from pbem.core.ruleset import (
     Validation,
 )
 from pbem.rulesets.usn import (
+    ferry,
     fog,
     hexgrid,
+    indian_ocean,
     opening,
     scenario_rules,
     victory,
@@ -53,6 +55,9 @@ from pbem.rulesets.usn.state import (
     unit_key,
 )
 from pbem.rulesets.usn.supply import update_supply
+
+# The scenario and optional rules: importing them fills the engine's hook table.
+SCENARIO_RULES = (scenario_rules, indian_ocean, ferry)
 
 VICTORY_LEVELS = ((4, "Decisive"), (3, "Strategic"), (2, "Provisional"), (1, "Marginal"))
 
@@ -256,7 +261,7 @@ def _deal_air(
         ship = units.get(unit_key(side, at.unit))
         targets.append((at.unit, ship.capacity if ship else points))
     elif at.hexes:
-        targets += [(f"{h:04d}", bases[h].air_capacity if h in bases else 0) for h in at.hexes]
+        targets += [(hexgrid.fmt(h), bases[h].air_capacity if h in bases else 0) for h in at.hexes]
     else:
         kinds = at.any or "base"
         if "carrier" in kinds and atype == "NAC":
@@ -275,7 +280,7 @@ def _deal_air(
             own = _own_bases(bases, side, naval=False)
             if anchors:
                 own.sort(key=lambda h: (min(hexgrid.distance(h, a) for a in anchors), h))
-            targets += [(f"{h:04d}", bases[h].air_capacity) for h in own]
+            targets += [(hexgrid.fmt(h), bases[h].air_capacity) for h in own]
     left = points
     for loc, cap in targets:
         have = mine.get(loc, Air())

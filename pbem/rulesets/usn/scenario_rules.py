@@ -93,13 +93,14 @@ def check_naval_path(w: Work, ships: Sequence[Unit], path: Iterable[str]) -> Non
     if not zones or not ships:
         return
     for tok in path:
-        if not tok.isdigit():
+        step = hexgrid.hex_of(tok)
+        if step is None:
             continue
-        h = int(tok)
+        h = step
         for hexes, radius, rule in zones:
             if any(hexgrid.distance(h, x) <= radius for x in hexes):
                 raise IllegalOrderError(
-                    f"{h:04d} is within {radius} hexes of a forbidden area for your ships",
+                    f"{hexgrid.fmt(h)} is within {radius} hexes of a forbidden area for your ships",
                     rule=rule,
                 )
 
@@ -158,7 +159,7 @@ def _variable_deployment(state: GameState, dice: Dice) -> tuple[GameState, list[
     )
     ev = Event(
         "variable-deployment",
-        {"roll": roll, "units": sorted(u.uid for u in placed), "hex": f"{table.hex:04d}"},
+        {"roll": roll, "units": sorted(u.uid for u in placed), "hex": hexgrid.fmt(table.hex)},
         (ALLIED,),
         "OPT.AVD",
     )
@@ -225,7 +226,7 @@ def _philfort_cleared(s: GameState, pf: Mapping[str, Any]) -> GameState:
 
 def _midway_struck(s: GameState, sim: Mapping[str, Any], events: Sequence[Event]) -> GameState:
     """MINI.MIDSIM.KEEPOUT: the keep-out ends once Japanese aircraft have struck Midway."""
-    target = f"{int(sim['strike_target']):04d}"
+    target = hexgrid.fmt(int(sim["strike_target"]))
     for e in events:
         japanese = e.kind == "air-strike" and e.data.get("attacker") == JAPANESE
         if japanese and e.data.get("hex") == target:
@@ -293,7 +294,7 @@ def _burma(geo: Geo, s: GameState, rule: Mapping[str, Any], turn: int) -> GameSt
     ok = divisions >= need[t]
     lac = rule.get("lac_by_turn")
     if ok and lac and int(lac["turn"]) == t:
-        ok = s.air_at(JAPANESE, f"{int(lac['hex']):04d}").lac >= int(lac["points"])
+        ok = s.air_at(JAPANESE, hexgrid.fmt(int(lac["hex"]))).lac >= int(lac["points"])
     if not ok:
         why = f"CG1.BURMA: fewer than {need[t]} divisions committed to Burma by T{t}"
         return replace(s, extra={**s.extra, "forfeit": [JAPANESE, why]})
@@ -358,7 +359,7 @@ def check_garrison_unit(w: Work, u: Unit) -> None:
         )
         if have <= list(g["units"]).count(u.utype):
             raise IllegalOrderError(
-                f"{u.uid} is the fixed garrison of {u.hex:04d}", rule="OPT.GAR.FIXED"
+                f"{u.uid} is the fixed garrison of {hexgrid.fmt(u.hex)}", rule="OPT.GAR.FIXED"
             )
 
 
@@ -370,9 +371,9 @@ def _below_strength(state: GameState) -> list[str]:
         need = list(g.get("units", ()))
         ok = all(types.count(t) >= need.count(t) for t in set(need))
         for atype, pts in (g.get("air") or {}).items():
-            ok = ok and state.air_at(JAPANESE, f"{h:04d}").get(atype) >= int(pts)
+            ok = ok and state.air_at(JAPANESE, hexgrid.fmt(h)).get(atype) >= int(pts)
         if not ok:
-            short.append(f"{h:04d}")
+            short.append(hexgrid.fmt(h))
     return short
 
 
@@ -388,19 +389,19 @@ def _note_garrisons(s: GameState) -> GameState:
     if not _fixed(s):
         return s
     short = set(_below_strength(s))
-    full = {f"{int(g['hex']):04d}" for g in _fixed(s)} - short
+    full = {hexgrid.fmt(int(g["hex"])) for g in _fixed(s)} - short
     held = sorted(set(s.extra.get("garrisons_held", ())) | full)
     return replace(s, extra={**s.extra, "garrisons_held": held})
 
 
 def check_garrison_air(w: Work, loc: str, atype: str, points: int) -> None:
     """OPT.GAR.FIXED: the garrison's aircraft may fly missions but not transfer away."""
-    if w.side != JAPANESE or not loc.isdigit():
+    if w.side != JAPANESE or hexgrid.hex_of(loc) is None:
         return
     for g in _fixed(w.state):
         need = int((g.get("air") or {}).get(atype, 0))
         if int(g["hex"]) == int(loc) and need:
-            have = w.air_at(JAPANESE, f"{int(loc):04d}").get(atype)
+            have = w.air_at(JAPANESE, hexgrid.fmt(int(loc))).get(atype)
             if have - points < need:
                 raise IllegalOrderError(
                     f"{loc} must keep {need} {atype} as its fixed garrison", rule="OPT.GAR.FIXED"
@@ -427,10 +428,10 @@ def ungarrisoned(geo: Geo, state: GameState) -> dict[str, list[str]]:
             need = list(g.get("units", ()))
             ok = all(units.count(t) >= need.count(t) for t in set(need))
             for atype, pts in (g.get("air") or {}).items():
-                have = sum(state.air_at(side, f"{h:04d}").get(atype) for h in hexes)
+                have = sum(state.air_at(side, hexgrid.fmt(h)).get(atype) for h in hexes)
                 ok = ok and have >= int(pts)
             if not ok:
-                out[side].append(str(g.get("region") or "/".join(f"{h:04d}" for h in hexes)))
+                out[side].append(str(g.get("region") or "/".join(hexgrid.fmt(h) for h in hexes)))
     return out
 
 

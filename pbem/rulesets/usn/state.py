@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any
 
+from pbem.rulesets.usn import hexgrid
+
 STATE_VERSION = 1
 
 # Counter classes (UNIT.NAV.TYPES, UNIT.TR.TYPES, UNIT.LAND.*).
@@ -115,7 +117,7 @@ class Unit:
 
     def where(self) -> str:
         if self.hex is not None:
-            return f"{self.hex:04d}"
+            return hexgrid.fmt(self.hex)
         if self.carried_by is not None:
             return f"aboard {self.carried_by}"
         return self.box or "?"

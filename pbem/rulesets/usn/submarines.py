@@ -78,7 +78,7 @@ def _air_bases_with_aircraft(w: Work, side: str) -> list[int]:
     return [
         h
         for h, b in w.bases.items()
-        if b.owner == side and b.has_air and w.air_at(side, f"{h:04d}").total > 0
+        if b.owner == side and b.has_air and w.air_at(side, hexgrid.fmt(h)).total > 0
     ]
 
 
@@ -90,12 +90,12 @@ def station_refusal(w: Work, h: int) -> IllegalOrderError | None:
     """SUB.E, SUB.F: why a sub may not be on station in ``h`` now (None: it may)."""
     b = w.bases.get(h)
     if b is not None and b.owner == ALLIED and b.has_naval:
-        return IllegalOrderError(f"{h:04d} holds an Allied naval base", rule="SUB.F")
+        return IllegalOrderError(f"{hexgrid.fmt(h)} holds an Allied naval base", rule="SUB.F")
     if _near(h, _air_bases_with_aircraft(w, ALLIED)) and not _near(
         h, _air_bases_with_aircraft(w, JAPANESE)
     ):
         return IllegalOrderError(
-            f"{h:04d} is within two hexes of an Allied air base with aircraft "
+            f"{hexgrid.fmt(h)} is within two hexes of an Allied air base with aircraft "
             "and of no Japanese one",
             rule="SUB.E",
         )
@@ -122,7 +122,7 @@ def begin_phase(w: Work) -> None:
     for uid, sub in sorted(subs.items()):
         if sub.get("station") and station_refusal(w, int(sub["hex"])) is not None:
             subs[uid] = {**sub, "station": False, "phases": 0}
-            w.event("sub-station-lost", "SUB.G", (JAPANESE,), sub=uid, hex=f"{sub['hex']:04d}")
+            w.event("sub-station-lost", "SUB.G", (JAPANESE,), sub=uid, hex=hexgrid.fmt(sub["hex"]))
     _store(w, subs)
 
 
@@ -140,7 +140,7 @@ def do_station(w: Work, uid: str) -> None:
     subs = subs_of(w.state)
     subs[uid] = {**sub, "station": True, "phases": 0}
     _store(w, subs)
-    w.event("sub-station", "SUB.A", (JAPANESE,), sub=uid, hex=f"{h:04d}")
+    w.event("sub-station", "SUB.A", (JAPANESE,), sub=uid, hex=hexgrid.fmt(h))
 
 
 def do_sub_move(w: Work, uid: str, path: Sequence[str]) -> None:
@@ -156,14 +156,18 @@ def do_sub_move(w: Work, uid: str, path: Sequence[str]) -> None:
     doubled = here not in danger
     hexes: list[int] = []
     for tok in path:
-        if not tok.isdigit():
+        step = hexgrid.hex_of(tok)
+        if step is None:
             raise IllegalOrderError("submarines never leave the map", rule="SUB.PROC")
-        h = int(tok)
+        h = step
         if not hexgrid.adjacent(here, h):
-            raise IllegalOrderError(f"{h:04d} is not adjacent to {here:04d}", rule="MOV.PROC")
+            raise IllegalOrderError(
+                f"{hexgrid.fmt(h)} is not adjacent to {hexgrid.fmt(here)}", rule="MOV.PROC"
+            )
         if h not in w.geo.naval_nbrs[here]:
             raise IllegalOrderError(
-                f"{uid} cannot cross the all-land hexside {here:04d}/{h:04d}", rule="TER.NAV"
+                f"{uid} cannot cross the all-land hexside {hexgrid.fmt(here)}/{hexgrid.fmt(h)}",
+                rule="TER.NAV",
             )
         doubled = doubled and h not in danger
         hexes.append(h)
@@ -178,7 +182,7 @@ def do_sub_move(w: Work, uid: str, path: Sequence[str]) -> None:
     _store(w, subs)
     moved = [*w.state.extra.get("subs_moved", ()), uid]
     w.state = replace(w.state, extra={**w.state.extra, "subs_moved": moved})
-    w.event("sub-moved", "SUB.PROC", (JAPANESE,), sub=uid, path=[f"{h:04d}" for h in hexes])
+    w.event("sub-moved", "SUB.PROC", (JAPANESE,), sub=uid, path=[hexgrid.fmt(h) for h in hexes])
 
 
 def end_phase(w: Work) -> None:
@@ -192,7 +196,12 @@ def end_phase(w: Work) -> None:
     turn = w.state.turn
     log = [e for e in w.state.extra.get("sub_log", ()) if e["turn"] != turn]
     log += [
-        {"turn": turn, "sub": uid, "hex": f"{int(s['hex']):04d}", "on_station": bool(s["station"])}
+        {
+            "turn": turn,
+            "sub": uid,
+            "hex": hexgrid.fmt(int(s["hex"])),
+            "on_station": bool(s["station"]),
+        }
         for uid, s in sorted(subs.items())
     ]
     _store(w, subs, log)
@@ -280,7 +289,7 @@ def attack(w: Work, h: int, subs: Sequence[str], entering: Sequence[Unit], dice:
         "SUB.C",
         (JAPANESE,),
         subs=list(subs),
-        hex=f"{h:04d}",
+        hex=hexgrid.fmt(h),
         reductions=cut,
         fire=f.to_json(),
     )
@@ -301,7 +310,7 @@ def view_part(state: GameState, side: str | None) -> dict[str, Any]:
         subs = [
             {
                 "id": uid,
-                "at": f"{int(s['hex']):04d}",
+                "at": hexgrid.fmt(int(s["hex"])),
                 "on_station": bool(s.get("station")),
                 "phases_on_station": int(s.get("phases", 0)),
             }

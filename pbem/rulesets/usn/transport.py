@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pbem.core.errors import IllegalOrderError
+from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.hooks import GARRISON_UNIT, HOOKS
 from pbem.rulesets.usn.movement import capture_at, check_air_dest, movement_allowance
 from pbem.rulesets.usn.orders import AirCargo, Embark, Emergency
@@ -46,7 +47,7 @@ def do_embark(w: Work, order: Embark) -> None:
         raise IllegalOrderError(f"{ship.uid} is not on the map", rule="NM.TRANS.COST")
     if h is not None and not w.geo.is_land(h):
         raise IllegalOrderError(
-            f"{ship.uid} is at sea ({h:04d}); load and unload in a partly land hex",
+            f"{ship.uid} is at sea ({hexgrid.fmt(h)}); load and unload in a partly land hex",
             rule="NM.TRANS.COST",
         )
     cost = 0 if ship.utype == "AT" or at_wc else 1
@@ -60,7 +61,7 @@ def do_embark(w: Work, order: Embark) -> None:
         )
     if h is not None and w.side == ALLIED and ship.utype == "TR" and w.enemy_units_at(h):
         raise IllegalOrderError(
-            f"Allied TR may not load or unload where enemy units are ({h:04d})",
+            f"Allied TR may not load or unload where enemy units are ({hexgrid.fmt(h)})",
             rule="NM.TRANS.ALLIEDHEX",
         )
     if order.debark:
@@ -88,9 +89,10 @@ def _embark(w: Work, ship: Unit, order: Embark, at_wc: bool) -> None:
                     raise IllegalOrderError(
                         "aircraft load only at a friendly air base", rule="NM.TRANS.AIR"
                     )
-                if w.air_at(w.side, f"{ship.hex:04d}").get(item.atype) < item.points:
+                if w.air_at(w.side, hexgrid.fmt(ship.hex)).get(item.atype) < item.points:
                     raise IllegalOrderError(
-                        f"not enough {item.atype} at {ship.hex:04d}", rule="UNIT.AIR.POINTS"
+                        f"not enough {item.atype} at {hexgrid.fmt(ship.hex)}",
+                        rule="UNIT.AIR.POINTS",
                     )
             elif item.atype != "LAC":
                 raise IllegalOrderError(
@@ -127,7 +129,8 @@ def _embark(w: Work, ship: Unit, order: Embark, at_wc: bool) -> None:
     for item in order.cargo:
         if isinstance(item, AirCargo):
             if not at_wc:
-                loc = f"{ship.hex:04d}"
+                assert ship.hex is not None  # not at the West Coast: on the map
+                loc = hexgrid.fmt(ship.hex)
                 w.set_air(w.side, loc, w.air_at(w.side, loc).add(item.atype, -item.points))
             w.set_air(w.side, ship.uid, w.air_at(w.side, ship.uid).add(item.atype, item.points))
     # NM.TRANS.HIDDEN: the cargo is known to its owner only; the enemy sees a load happen.
@@ -148,14 +151,14 @@ def _debark(w: Work, ship: Unit, order: Embark) -> None:
         )
     if any(e.kind in ("land", "cd") or e.is_naval for e in w.enemy_units_at(h)):
         raise IllegalOrderError(
-            f"{h:04d} holds enemy units: an opposed landing is ordered with LAND in the "
+            f"{hexgrid.fmt(h)} holds enemy units: an opposed landing is ordered with LAND in the "
             "land attack round",
             rule="SEQ.2D",
         )
     base = w.own_base(h)
     if w.side == ALLIED and ship.utype == "TR" and not (base and base.has_naval) and ship.wait < 2:
         raise IllegalOrderError(
-            f"{ship.uid} must stay two full movement phases at {h:04d} (no naval base) before "
+            f"{ship.uid} must stay two full movement phases at {hexgrid.fmt(h)} (no naval base) before "
             f"unloading; it has stayed {ship.wait}",
             rule="NM.TRANS.ALLIEDWAIT",
         )
@@ -178,9 +181,9 @@ def _debark(w: Work, ship: Unit, order: Embark) -> None:
                 raise IllegalOrderError(
                     "aircraft unload only at a friendly air base", rule="NM.TRANS.AIR"
                 )
-            check_air_dest(w, f"{h:04d}", item.atype, item.points)
+            check_air_dest(w, hexgrid.fmt(h), item.atype, item.points)
             w.set_air(w.side, ship.uid, have.add(item.atype, -item.points))
-            loc = f"{h:04d}"
+            loc = hexgrid.fmt(h)
             w.set_air(w.side, loc, w.air_at(w.side, loc).add(item.atype, item.points))
             revealed.append(item.text())
             continue
@@ -188,12 +191,19 @@ def _debark(w: Work, ship: Unit, order: Embark) -> None:
         if u.carried_by != ship.uid:
             raise IllegalOrderError(f"{u.uid} is not aboard {ship.uid}", rule="NM.TRANS.DEBARK")
         if w.geo.terrain.get(h) == "desert":
-            raise IllegalOrderError(f"{h:04d} is desert", rule="TER.DESERT")
+            raise IllegalOrderError(f"{hexgrid.fmt(h)} is desert", rule="TER.DESERT")
         w.put(replace(u, hex=h, carried_by=None))
         w.carried.add(u.key)
         w.moved.add(u.key)  # MOV.J: no further movement this phase
         revealed.append(u.uid)
-    w.event("debarked", "NM.TRANS.DEBARK", None, transport=ship.uid, at=f"{h:04d}", cargo=revealed)
+    w.event(
+        "debarked",
+        "NM.TRANS.DEBARK",
+        None,
+        transport=ship.uid,
+        at=hexgrid.fmt(h),
+        cargo=revealed,
+    )
     capture_at(w, h)
 
 
@@ -218,11 +228,13 @@ def do_emergency(w: Work, order: Emergency) -> None:
     dest = order.dest
     if dest not in from_start:
         raise IllegalOrderError(
-            f"{dest:04d} is out of reach by sea for {ship.uid} this phase",
+            f"{hexgrid.fmt(dest)} is out of reach by sea for {ship.uid} this phase",
             rule="NM.EMERG.ROUNDTRIP",
         )
     if any(e.kind == "cd" for e in w.enemy_units_at(dest)):
-        raise IllegalOrderError(f"an enemy coastal defense unit is at {dest:04d}", rule="SEQ.2E")
+        raise IllegalOrderError(
+            f"an enemy coastal defense unit is at {hexgrid.fmt(dest)}", rule="SEQ.2E"
+        )
     if order.cargo is None:
         base = w.own_base(start)
         if (
@@ -250,7 +262,7 @@ def do_emergency(w: Work, order: Emergency) -> None:
         w.moved.add(ship.key)
         w.spent[ship.key] = ma
         w.doubled_ok[ship.key] = False
-        w.event("emergency-supply", "SUP.F", None, ship=ship.uid, at=f"{dest:04d}", units=fed)
+        w.event("emergency-supply", "SUP.F", None, ship=ship.uid, at=hexgrid.fmt(dest), units=fed)
         return
     u = w.own(order.cargo)
     if u.kind != "land" or u.hex is None:
@@ -266,7 +278,9 @@ def do_emergency(w: Work, order: Emergency) -> None:
         )
     pick = u.hex
     if pick not in from_start:
-        raise IllegalOrderError(f"{u.uid} at {pick:04d} is out of reach", rule="NM.EMERG.ROUNDTRIP")
+        raise IllegalOrderError(
+            f"{u.uid} at {hexgrid.fmt(pick)} is out of reach", rule="NM.EMERG.ROUNDTRIP"
+        )
     from_pick = w.geo.naval_distances(pick, ma, blocked)
     back = w.geo.naval_distances(dest, ma, blocked)
     if dest not in from_pick or start not in back:
@@ -276,7 +290,7 @@ def do_emergency(w: Work, order: Emergency) -> None:
     trip = from_start[pick] + from_pick[dest] + back[start]
     if trip > ma:
         raise IllegalOrderError(
-            f"the round trip {start:04d}-{pick:04d}-{dest:04d}-{start:04d} is {trip} hexes; "
+            f"the round trip {hexgrid.fmt(start)}-{hexgrid.fmt(pick)}-{hexgrid.fmt(dest)}-{hexgrid.fmt(start)} is {trip} hexes; "
             f"{ship.uid} moves {ma}",
             rule="NM.EMERG.ROUNDTRIP",
         )
@@ -286,7 +300,7 @@ def do_emergency(w: Work, order: Emergency) -> None:
     w.moved.add(ship.key)
     w.spent[ship.key] = ma  # the round trip is the ship's whole movement
     w.doubled_ok[ship.key] = False
-    w.event("emergency-transport", "SEQ.2E", None, ship=ship.uid, unit=u.uid, to=f"{dest:04d}")
+    w.event("emergency-transport", "SEQ.2E", None, ship=ship.uid, unit=u.uid, to=hexgrid.fmt(dest))
     capture_at(w, dest)
 
 

@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from pbem.core.ruleset import Outcome
-from pbem.rulesets.usn import world
+from pbem.rulesets.usn import hexgrid, world
 from pbem.rulesets.usn.geo import Geo
 from pbem.rulesets.usn.hooks import GARRISONS_SHORT, HOOKS, UNGARRISONED
 from pbem.rulesets.usn.sequence import ends_turn
@@ -424,7 +424,7 @@ def _geographic(geo: Geo, state: GameState) -> list[tuple[str, Fraction, str]]:
                 if h not in geo.bases or not geo.bases[h].naval:
                     continue  # ERR.VP.AUSBASES: bases built in the game score nothing
                 owner = holder(state, f"base:{h}", (h,)) or b.owner
-                out.append((owner, Fraction(g.points), f"{g.area} ({h:04d})"))
+                out.append((owner, Fraction(g.points), f"{g.area} ({hexgrid.fmt(h)})"))
             continue
         hexes = _geo_hexes(geo, g)
         who = holder(state, f"geo:{g.area}", hexes) if hexes else None
@@ -434,7 +434,7 @@ def _geographic(geo: Geo, state: GameState) -> list[tuple[str, Fraction, str]]:
 
 
 def _garrisoned(g: Any, hexes: Sequence[int], denied: Iterable[str]) -> bool:
-    names = {str(g.region or ""), "/".join(f"{h:04d}" for h in hexes)}
+    names = {str(g.region or ""), "/".join(hexgrid.fmt(h) for h in hexes)}
     return not (names & set(denied))
 
 

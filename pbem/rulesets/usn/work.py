@@ -14,6 +14,7 @@ from typing import Any
 
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
+from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import Geo, distance_field
 from pbem.rulesets.usn.sides import ALLIED, JAPANESE, enemy_of
 from pbem.rulesets.usn.state import Air, Base, GameState, Pending, Unit, unit_key
@@ -161,9 +162,9 @@ class Work:
             field5 = distance_field(near, MOV_N_RADIUS)
             if self.side == JAPANESE:
                 lbac = [
-                    int(loc)
+                    lbac_hex
                     for loc, a in self.air.get(ALLIED, {}).items()
-                    if loc.isdigit() and a.lbac > 0
+                    if (lbac_hex := hexgrid.hex_of(loc)) is not None and a.lbac > 0
                 ]
                 field5.update(distance_field(lbac, MOV_N_LBAC_RADIUS))
             self._danger = field5

@@ -22,8 +22,8 @@ def zoc_centres(state: GameState, side: str) -> set[int]:
     for loc, air in state.air.get(side, {}).items():
         if air.total <= 0:
             continue
-        if loc.isdigit():
-            h = int(loc)
+        h = hexgrid.hex_of(loc)
+        if h is not None:
             base = state.bases.get(h)
             if base is not None and base.owner == side and base.has_air:
                 centres.add(h)

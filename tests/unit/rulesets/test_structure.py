@@ -4,6 +4,9 @@ otherwise), and no cycle among the modules of the U.S.N. ruleset."""
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pbem.rulesets
@@ -61,3 +64,17 @@ def test_usn_modules_have_no_import_cycle() -> None:
 
     for name in sorted(graph):
         visit(name, ())
+
+
+def test_the_usn_ruleset_fills_every_hook() -> None:
+    """Importing the ruleset alone (a fresh interpreter) loads every scenario and
+    optional rule module, so no hook the engine consults is left empty."""
+    code = (
+        "import pbem.rulesets.usn.ruleset\n"
+        "from pbem.rulesets.usn.hooks import HOOKS\n"
+        "print(sorted(HOOKS.unfilled()))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
+    )
+    assert out.stdout.strip() == "[]"
