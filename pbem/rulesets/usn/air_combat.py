@@ -47,7 +47,7 @@ from pbem.rulesets.usn.naval_combat import (
 )
 from pbem.rulesets.usn.orders import Line, Mission
 from pbem.rulesets.usn.sequence import Step
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, enemy_of
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side, enemy_of
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import AIR_TYPES, Air, Base, GameState, Unit, unit_key
 from pbem.rulesets.usn.tables import AirLoss
@@ -58,14 +58,14 @@ LAND_TARGETS = ("PORT", "LAND", "CD", "AIRBASE", "NAVALBASE", "STRAFE")  # SEQ.5
 
 # Scenario rules change bombardment per air point (CG1.SHOCK.JNAC10):
 # (state, side, air type, value per point, against ships) -> value per point.
-BombardmentModifier = Callable[[GameState, str, str, int, bool], int]
+BombardmentModifier = Callable[[GameState, Side, str, int, bool], int]
 BOMBARDMENT_MODIFIERS: list[BombardmentModifier] = []
 # ... and a base's AA (CG1 Shock: Allied bases at a third): (state, base, AA) -> AA.
 BaseAaModifier = Callable[[GameState, Base, Fraction], Fraction]
 BASE_AA_MODIFIERS: list[BaseAaModifier] = []
 
 
-def _shock_bombardment(state: GameState, side: str, atype: str, per: int, naval: bool) -> int:
+def _shock_bombardment(state: GameState, side: Side, atype: str, per: int, naval: bool) -> int:
     """CG1.SHOCK.JNAC10: Japanese NAC bombard at ten per air point in the Shock turn."""
     if side == JAPANESE and atype == "NAC":
         rule = naval_combat.shock_rule(state)
@@ -97,7 +97,7 @@ class AirValues:
     range_extended: int
 
 
-def air_values(side: str, atype: str) -> AirValues:
+def air_values(side: Side, atype: str) -> AirValues:
     """Per-air-point values from the world data (UNIT.AIR.LAYOUT, NACC, MOV.V)."""
     t = world.current().catalogue.air.get(f"{side}/{atype}")
     if t is None:
@@ -111,7 +111,7 @@ def air_values(side: str, atype: str) -> AirValues:
 class Flight:
     """One line of the Air Mission Allocation Chart (AMAC.A/B), as it fares."""
 
-    side: str
+    side: Side
     atype: str
     points: int  # still flying (not lost, not aborted)
     source: str  # base hex "0759" or carrier ID
@@ -267,7 +267,7 @@ def take_losses(
     return out
 
 
-def airkill(w: Work, side: str) -> tuple[str, ...]:
+def airkill(w: Work, side: Side) -> tuple[str, ...]:
     return resolve(side, w.state.standing.get(side, ())).airkill
 
 
@@ -297,7 +297,7 @@ def dogfight(
 
 
 def flak(
-    w: Work, aa: Fraction, attackers: Sequence[Flight], dice: Dice, defender: str, lbac: str
+    w: Work, aa: Fraction, attackers: Sequence[Flight], dice: Dice, defender: Side, lbac: str
 ) -> dict[str, Any] | None:
     """NM.AA.GROUPS / AM.BASE.AA / AM.STRAFE.AA: the target's AA on CRT2. ``lbac`` is
     "halved" (strikes on ships, SEQ.5F.2b), or "immune" (land targets, SEQ.5H.2b)."""
@@ -314,7 +314,7 @@ def flak(
 # --- the strike step ------------------------------------------------------------------------
 
 
-def flights_from(w: Work, lines: Mapping[str, Sequence[Line]]) -> list[Flight]:
+def flights_from(w: Work, lines: Mapping[Side, Sequence[Line]]) -> list[Flight]:
     """AMAC.A: every accepted mission becomes a flight; its aircraft leave their
     base or carrier now (no more than are there)."""
     out: list[Flight] = []
@@ -347,7 +347,7 @@ def _less(have: Air, atype: str, n: int) -> Air:
     return new
 
 
-def hook_strikes(w: Work, st: Step, lines: Mapping[str, list[Line]], dice: Dice | None) -> None:
+def hook_strikes(w: Work, st: Step, lines: Mapping[Side, list[Line]], dice: Dice | None) -> None:
     """SEQ.5D-J for both sides' plots."""
     if dice is None:
         return
@@ -365,7 +365,7 @@ def hook_strikes(w: Work, st: Step, lines: Mapping[str, list[Line]], dice: Dice 
     )
 
 
-def cap_over(flights: Iterable[Flight], side: str, h: int, over: str) -> list[Flight]:
+def cap_over(flights: Iterable[Flight], side: Side, h: int, over: str) -> list[Flight]:
     """AM.CAP.SCOPE: carrier CAP ("ships") covers ships at sea or in port in its
     hex; air-base CAP ("base") covers land units, CD units, bases and ships in port."""
     out = []
@@ -378,7 +378,7 @@ def cap_over(flights: Iterable[Flight], side: str, h: int, over: str) -> list[Fl
     return out
 
 
-def engages(w: Work, side: str) -> bool:
+def engages(w: Work, side: Side) -> bool:
     """AM.CAP.OPTIONAL: CAP may decline (standing order CAP DECLINE)."""
     return resolve(side, w.state.standing.get(side, ())).cap_engage
 
@@ -501,7 +501,7 @@ def strike_targets(w: Work, mine: list[Flight], everyone: list[Flight], dice: Di
         w.event("air-strike", rule, None, attacker=side, **record)
 
 
-def _scramble(w: Work, flights: list[Flight], side: str, h: int, strafe: bool) -> None:
+def _scramble(w: Work, flights: list[Flight], side: Side, h: int, strafe: bool) -> None:
     """AM.BASE.TARGET / AM.STRAFE.CAP: aircraft with no mission on a bombed or
     strafed air base rise to CAP by themselves - not from a neutralised base,
     not unallocated LBAC against strafing, not in the first turn of CG1."""
@@ -522,7 +522,7 @@ def _scramble(w: Work, flights: list[Flight], side: str, h: int, strafe: bool) -
     w.set_air(side, loc, have)
 
 
-def _target_aa(w: Work, side: str, h: int, target: str) -> Fraction:
+def _target_aa(w: Work, side: Side, h: int, target: str) -> Fraction:
     """BASE.M: an air base fires its capacity, a naval base 20; ships in port add
     theirs to the naval base's (NM.AA.PORT). Land units and CD units fire none."""
     base = w.bases.get(h)
@@ -548,7 +548,7 @@ def _base_aa(w: Work, base: Base, aa: Fraction) -> Fraction:
 
 
 def _attack_target(
-    w: Work, force: Sequence[Flight], enemy: str, h: int, target: str, dice: Dice
+    w: Work, force: Sequence[Flight], enemy: Side, h: int, target: str, dice: Dice
 ) -> Any:
     side = force[0].side
     alive = [f for f in force if f.points > 0]
@@ -603,7 +603,7 @@ def _attack_target(
     return f.to_json()
 
 
-def _strafe(w: Work, strafers: Sequence[Flight], enemy: str, h: int, dice: Dice) -> Any:
+def _strafe(w: Work, strafers: Sequence[Flight], enemy: Side, h: int, dice: Dice) -> Any:
     """AM.STRAFE.FIRE: the strafers' A2A on CRT2 at the aircraft left on the ground,
     which cannot reply; the destroyed figure is the loss (an abort means nothing to a
     parked aircraft: docs/usn-deferred.md)."""
@@ -658,7 +658,7 @@ def ground_support(w: Work, flights: list[Flight], phasing: str, dice: Dice) -> 
 # --- SEQ.5L --------------------------------------------------------------------------------
 
 
-def hook_return(w: Work, st: Step, lines: Mapping[str, list[Line]], dice: Dice | None) -> None:
+def hook_return(w: Work, st: Step, lines: Mapping[Side, list[Line]], dice: Dice | None) -> None:
     """SEQ.5L, CBT.K, MOV.S: every aircraft still aloft lands or is lost."""
     if dice is None:
         return
@@ -711,7 +711,7 @@ def landing_spots(w: Work, f: Flight, aborted: bool, hit_now: set[int]) -> list[
     return [loc for _p, _d, loc in sorted(spots)]
 
 
-def _room(w: Work, side: str, loc: str) -> int:
+def _room(w: Work, side: Side, loc: str) -> int:
     h = hexgrid.hex_of(loc)
     if h is not None:
         b = w.bases[h]

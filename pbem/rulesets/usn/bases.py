@@ -21,7 +21,7 @@ from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import HOME_ISLANDS
 from pbem.rulesets.usn.land_combat import UNTIL_REPAIRED
 from pbem.rulesets.usn.orders import Simple
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.state import WEST_COAST, Base, Pending, Unit
 from pbem.rulesets.usn.work import Work
 
@@ -46,7 +46,7 @@ def base_aa(b: Base, naval: bool) -> int:
     return b.air_capacity if b.has_air else 0
 
 
-def builder_transport(side: str) -> str:
+def builder_transport(side: Side) -> str:
     """BUILD.PROC with ERR.BUILD / A8: an Allied AT, or any Japanese TR."""
     return "AT" if side == ALLIED else "TR"
 
@@ -231,7 +231,8 @@ def _finish_repairs(w: Work) -> None:
                 jobs.pop(kind)  # the engineer left: the work lapses
                 continue
             if job.get("repair"):
-                prev, w.side = w.side, str(side)
+                assert side is not None  # engineers are present: the base has an owner
+                prev, w.side = w.side, side
                 _complete(w, h, kind, built=False)
                 w.side = prev
                 jobs.pop(kind)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from pbem.core.hooks import Hook, HookTable
 from pbem.rulesets.usn.geo import Geo
+from pbem.rulesets.usn.sides import Side
 from pbem.rulesets.usn.state import GameState, Unit
 from pbem.rulesets.usn.work import Work
 
@@ -20,7 +21,7 @@ HOOKS = HookTable()
 NAVAL_PATH: Hook[Callable[[Work, Sequence[Unit], Iterable[str]], None]] = HOOKS.declare(
     "naval-path", "MINI.SOLOMONS.SR"
 )
-NAVAL_BASE_BARRED: Hook[Callable[[GameState, str, int], bool]] = HOOKS.declare(
+NAVAL_BASE_BARRED: Hook[Callable[[GameState, Side, int], bool]] = HOOKS.declare(
     "naval-base-barred", "CG1.PHILFORT.MANILA"
 )
 GARRISON_UNIT: Hook[Callable[[Work, Unit], None]] = HOOKS.declare("garrison-unit", "OPT.GAR.FIXED")
@@ -47,12 +48,12 @@ ADVANCE_WEST: Hook[Callable[[Work], None]] = HOOKS.declare("advance-west", "CG1.
 # --- the ferry carriers (ferry.py) ---------------------------------------------------
 LAUNCH = "launch"  # the ways through a ferry carrier
 RECEIVE = "receive"
-FERRY_ROOM: Hook[Callable[[Work, str, str, str], int | None]] = HOOKS.declare(
+FERRY_ROOM: Hook[Callable[[Work, Side, str, str], int | None]] = HOOKS.declare(
     "ferry-room", "OPT.FERRY"
 )
-FERRY_CHECK: Hook[Callable[[Work, str, str, str, int], None]] = HOOKS.declare(
+FERRY_CHECK: Hook[Callable[[Work, Side, str, str, int], None]] = HOOKS.declare(
     "ferry-check", "OPT.FERRY"
 )
-FERRY_RECORD: Hook[Callable[[Work, str, str, str, int], None]] = HOOKS.declare(
+FERRY_RECORD: Hook[Callable[[Work, Side, str, str, int], None]] = HOOKS.declare(
     "ferry-record", "OPT.FERRY"
 )

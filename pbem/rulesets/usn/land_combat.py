@@ -26,7 +26,7 @@ from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid, naval_combat, world
 from pbem.rulesets.usn.geo import CLASS1
 from pbem.rulesets.usn.orders import Ground, Line, Simple
-from pbem.rulesets.usn.sides import ALLIED, enemy_of
+from pbem.rulesets.usn.sides import ALLIED, Side, enemy_of
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.tables import Crt1, LandResult
@@ -65,7 +65,7 @@ def gunfire_strength(state: GameState, ship: Unit) -> Fraction:
     return naval_combat.strength(state, ship, "sa")
 
 
-def defenders_at(w: Work, h: int, side: str) -> list[Unit]:
+def defenders_at(w: Work, h: int, side: Side) -> list[Unit]:
     """CBT.D: every land unit of ``side`` in the hex defends together."""
     return sorted(
         (u for u in w.units.values() if u.side == side and u.hex == h and u.kind == "land"),
@@ -73,7 +73,7 @@ def defenders_at(w: Work, h: int, side: str) -> list[Unit]:
     )
 
 
-def enemy_cd_at(w: Work, h: int, side: str) -> list[Unit]:
+def enemy_cd_at(w: Work, h: int, side: Side) -> list[Unit]:
     return [u for u in w.units.values() if u.side != side and u.hex == h and u.kind == "cd"]
 
 
@@ -264,7 +264,7 @@ def destroy_base(w: Work, h: int, rule: str) -> None:
     w.event("base-destroyed", rule, None, hex=hexgrid.fmt(h), side=b.owner)
 
 
-def _ships_to_sea(w: Work, h: int, side: str) -> None:
+def _ships_to_sea(w: Work, h: int, side: Side) -> None:
     for s in [u for u in w.units.values() if u.side == side and u.hex == h and u.in_base]:
         w.put(replace(s, in_base=False))
 
@@ -290,7 +290,7 @@ def capture(w: Work) -> None:
             _capture_base(w, h, side)
 
 
-def _capture_base(w: Work, h: int, side: str) -> None:
+def _capture_base(w: Work, h: int, side: Side) -> None:
     b = w.bases[h]
     loser = b.owner
     lost = w.air_at(loser, hexgrid.fmt(h))
@@ -409,7 +409,7 @@ def ground_support(w: Work, h: int) -> tuple[int, int]:
     return int(gs.get("attack", 0)), int(gs.get("defense", 0))
 
 
-def strike_landings(w: Work, lines: Mapping[str, list[Line]], dice: Dice) -> set[str]:
+def strike_landings(w: Work, lines: Mapping[Side, list[Line]], dice: Dice) -> set[str]:
     """SEQ.5A: opposed landings of the phasing side; returns the unit keys that landed."""
     side = w.side
     landed: set[str] = set()
@@ -439,7 +439,7 @@ def strike_landings(w: Work, lines: Mapping[str, list[Line]], dice: Dice) -> set
 
 
 def strike_attacks(
-    w: Work, lines: Mapping[str, list[Line]], dice: Dice, landed: set[str] | None = None
+    w: Work, lines: Mapping[Side, list[Line]], dice: Dice, landed: set[str] | None = None
 ) -> None:
     """SEQ.5B-C, SEQ.5K: the phasing side's announced attacks, resolved in order."""
     side = w.side
@@ -488,20 +488,20 @@ def land_order(w: Work, o: Simple) -> None:
 # Hooks for phases.COMBAT_HOOKS: (work, step, accepted lines by side, dice).
 
 
-def hook_land_phase(w: Work, st: Any, lines: Mapping[str, list[Line]], dice: Dice | None) -> None:
+def hook_land_phase(w: Work, st: Any, lines: Mapping[Side, list[Line]], dice: Dice | None) -> None:
     """SEQ.3C: after land movement, undefended bases and CD units in hexes entered by
     enemy land units are captured (BASE.I, CBT.F)."""
     capture(w)
 
 
-def hook_landings(w: Work, st: Any, lines: Mapping[str, list[Line]], dice: Dice | None) -> None:
+def hook_landings(w: Work, st: Any, lines: Mapping[Side, list[Line]], dice: Dice | None) -> None:
     """SEQ.5A: opposed landings."""
     assert dice is not None
     landed = strike_landings(w, lines, dice)
     w.state = replace(w.state, extra={**w.state.extra, "landed": sorted(landed)})
 
 
-def hook_attacks(w: Work, st: Any, lines: Mapping[str, list[Line]], dice: Dice | None) -> None:
+def hook_attacks(w: Work, st: Any, lines: Mapping[Side, list[Line]], dice: Dice | None) -> None:
     """SEQ.5K: land combat, after the air strikes and ground support (SEQ.5F-J)."""
     assert dice is not None
     extra = dict(w.state.extra)

@@ -32,7 +32,7 @@ from pbem.rulesets.usn.hooks import (
     RETURNED_WEST,
 )
 from pbem.rulesets.usn.orders import OFF_MAP, Move, Transfer
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.state import WEST_COAST, Air, Base, Unit, encode_unit, unit_key
 from pbem.rulesets.usn.work import Work
 from pbem.rulesets.usn.zoc import undisputed_zones
@@ -366,7 +366,7 @@ def air_range(w: Work, atype: str) -> tuple[int, int]:
     raise IllegalOrderError("the LBAC range is not in the scenario data", rule="DEF.RANGE")
 
 
-def location_hex(w: Work, side: str, loc: str) -> int | None:
+def location_hex(w: Work, side: Side, loc: str) -> int | None:
     h = hexgrid.hex_of(loc)
     if h is not None:
         return h
@@ -634,12 +634,12 @@ BREAKDOWN: dict[tuple[str, str], dict[str, tuple[str, int, int, int]]] = {
 }
 
 
-def _spares(w: Work, side: str) -> list[Unit]:
+def _spares(w: Work, side: Side) -> list[Unit]:
     raw = w.state.extra.get("spares", {}).get(side, [])
     return [Unit(**d) for d in raw]
 
 
-def _set_spares(w: Work, side: str, units: list[Unit]) -> None:
+def _set_spares(w: Work, side: Side, units: list[Unit]) -> None:
     spares = dict(w.state.extra.get("spares", {}))
     spares[side] = [encode_unit(u) for u in sorted(units, key=lambda u: u.uid)]
     w.state = replace(w.state, extra={**w.state.extra, "spares": spares})

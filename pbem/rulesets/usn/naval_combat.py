@@ -30,7 +30,7 @@ from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid, world
 from pbem.rulesets.usn.movement import movement_allowance, stack_of
-from pbem.rulesets.usn.sides import ALLIED, enemy_of
+from pbem.rulesets.usn.sides import ALLIED, Side, enemy_of
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.tables import Damage, UsnTables
@@ -263,7 +263,7 @@ def ledger(w: Work, kind: str, u: Unit, by: str, **data: Any) -> None:
     _append_ledger(w, entry)
 
 
-def record_air_loss(w: Work, side: str, atype: str, points: int, by: str) -> None:
+def record_air_loss(w: Work, side: Side, atype: str, points: int, by: str) -> None:
     if points > 0:
         _append_ledger(
             w,
@@ -439,7 +439,7 @@ def engage(
         engaged_att = sorted(usable, key=lambda a: -strength(w.state, a, "sa"))[:n]
         engaged_att = stack_of(engaged_att)
     allocations = allocations or {}
-    fires: list[tuple[str, Fire]] = []
+    fires: list[tuple[Side, Fire]] = []
     for firing, targets in ((engaged_att, engaged_def), (engaged_def, engaged_att)):
         fside = firing[0].side
         plan = _plan(w.state, firing, targets, allocations.get(fside))
@@ -742,7 +742,7 @@ def air_loss_percent(damage: Damage) -> int:
     return 0
 
 
-def lose_air(w: Work, side: str, loc: str, points: int, by: str, rule: str) -> dict[str, int]:
+def lose_air(w: Work, side: Side, loc: str, points: int, by: str, rule: str) -> dict[str, int]:
     """Remove ``points`` air points from ``loc``, the owner's AIRLOSS order
     choosing the types (NM.BOMBBASE.AIRLOSS: the defender chooses)."""
     order = resolve(side, w.state.standing.get(side, ())).airloss
@@ -803,7 +803,7 @@ def _bombard_cd(w: Work, h: int, ships: list[Unit], dice: Dice) -> None:
     apply_damage(w, target, f_cd.damage, enemy, "NM.BOMBCD")
 
 
-def cd_present(w: Work, h: int, side: str) -> bool:
+def cd_present(w: Work, h: int, side: Side) -> bool:
     """NM.GSUP / AMP.CD: an undestroyed CD unit of ``side`` in ``h``."""
     return any(u.kind == "cd" and u.side == side and u.hex == h for u in w.units.values())
 

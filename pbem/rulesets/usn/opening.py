@@ -27,7 +27,7 @@ from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid, world
 from pbem.rulesets.usn.orders import AirCargo, Line, Mission, Move, Place, verb_of
 from pbem.rulesets.usn.sequence import MailRound, StepKind, step
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.state import GameState
 from pbem.rulesets.usn.work import Work
 
@@ -109,7 +109,7 @@ def do_setup_place(w: Work, order: Place) -> None:
 # --- restrictions --------------------------------------------------------------------
 
 
-def restrict(w: Work, rnd: MailRound, side: str, lines: Sequence[Line]) -> list[Refusal]:
+def restrict(w: Work, rnd: MailRound, side: Side, lines: Sequence[Line]) -> list[Refusal]:
     """The lines of ``side`` that the round's special rules refuse."""
     out: list[Refusal] = []
     rules = set(rnd.rules)

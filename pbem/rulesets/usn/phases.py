@@ -64,13 +64,13 @@ from pbem.rulesets.usn.sequence import (
     first_round_of_side,
     rounds_for,
 )
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, SIDES
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, SIDES, Side
 from pbem.rulesets.usn.standing import merge
 from pbem.rulesets.usn.state import WEST_COAST, GameState, Pending, Unit
 from pbem.rulesets.usn.supply import fuel_check, stamp, update_supply
 from pbem.rulesets.usn.work import Work, destroy
 
-CombatHook = Callable[[Work, Step, Mapping[str, list[Line]], Dice | None], None]
+CombatHook = Callable[[Work, Step, Mapping[Side, list[Line]], Dice | None], None]
 COMBAT_HOOKS: dict[str, CombatHook] = {
     # Issue 6 part B: capture after land movement, landings, land combat, Step 10.
     "SEQ.3C": land_combat.hook_land_phase,
@@ -93,7 +93,7 @@ class RoundResult:
 class _Sheet:
     """One side's parsed lines, with a verdict per line."""
 
-    def __init__(self, side: str, lines: list[Line], errors: list[LineError]) -> None:
+    def __init__(self, side: Side, lines: list[Line], errors: list[LineError]) -> None:
         self.side = side
         self.lines = lines
         self.errors = errors
@@ -142,8 +142,7 @@ def run_round(
     rnd = current_round(state)
     # A set-up round has no steps: its PLACE and STANDING orders parse as step 1's.
     kinds = frozenset(STEPS[n - 1].kind for n in rnd.steps) or frozenset({StepKind.ENTRY})
-    sheets: dict[str, _Sheet] = {}
-    side: str  # a Side, then the keys of sheets
+    sheets: dict[Side, _Sheet] = {}
     for side in SIDES:
         if side not in texts:
             continue
@@ -246,7 +245,7 @@ def _route_moves(w: Work, sheet: _Sheet, kinds: frozenset[StepKind]) -> None:
             )
 
 
-def _is_land_move(w: Work, side: str, ln: Line) -> bool:
+def _is_land_move(w: Work, side: Side, ln: Line) -> bool:
     assert isinstance(ln.order, Move)
     u = w.units.get(f"{side}/{ln.order.units[0]}")
     return u is not None and u.kind in ("land", "cd")
@@ -343,7 +342,7 @@ def _air_arrival(w: Work, p: Pending) -> str:
     return WEST_COAST if home is None else hexgrid.fmt(home)
 
 
-def _do_place(w: Work, side: str, order: Place) -> None:
+def _do_place(w: Work, side: Side, order: Place) -> None:
     """SEQ.1: a unit that arrived this turn "anywhere in Japan/Australia" is placed."""
     if w.state.round != first_round_of_side(side, rounds_for(w.state)):
         raise IllegalOrderError("arrivals are placed in your first round of the turn", rule="SEQ.1")
@@ -523,7 +522,7 @@ def _end_naval_phase(w: Work) -> None:
     submarines.end_phase(w)  # SUB.A phase count, GEN.REC.C log
 
 
-def _deferred(w: Work, st: Step, lines: Mapping[str, list[Line]], dice: Dice | None) -> None:
+def _deferred(w: Work, st: Step, lines: Mapping[Side, list[Line]], dice: Dice | None) -> None:
     """A combat part with no module registered in COMBAT_HOOKS: a marker event."""
     w.event("combat-deferred", st.rule, None, step=st.number)
 
@@ -598,7 +597,7 @@ def _entrench(w: Work, uid: str, verb: str, dice: Dice | None) -> None:
 # --- land attack and air strikes ---------------------------------------------------
 
 
-def _step_strike(w: Work, st: Step, sheets: Mapping[str, _Sheet], dice: Dice | None) -> None:
+def _step_strike(w: Work, st: Step, sheets: Mapping[Side, _Sheet], dice: Dice | None) -> None:
     """Steps 5/9: orders are checked here for ownership, strength and range;
     the combat modules resolve them (SEQ.5A-K). SEQ.5L: missions never move
     aircraft on the map (AMAC.PURPOSE), so without combat they stay put."""

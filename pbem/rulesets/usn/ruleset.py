@@ -41,7 +41,7 @@ from pbem.rulesets.usn.geo import Geo, geo_from_map
 from pbem.rulesets.usn.map import MapFiles, build_map
 from pbem.rulesets.usn.phases import advance, run_round
 from pbem.rulesets.usn.sequence import STEPS, current_round
-from pbem.rulesets.usn.sides import SIDES
+from pbem.rulesets.usn.sides import JAPANESE, SIDES, Side
 from pbem.rulesets.usn.state import (
     WEST_COAST,
     Air,
@@ -58,8 +58,6 @@ from pbem.rulesets.usn.supply import update_supply
 
 # The scenario and optional rules: importing them fills the engine's hook table.
 SCENARIO_RULES = (scenario_rules, indian_ocean, ferry)
-
-VICTORY_LEVELS = ((4, "Decisive"), (3, "Strategic"), (2, "Provisional"), (1, "Marginal"))
 
 
 class UsnRuleset:
@@ -177,21 +175,6 @@ def _failed(side: str, e: LineError) -> Event:
     )
 
 
-def verdict(s: GameState) -> Outcome:
-    """VP.CALC / VP.LEVELS (ruling A18: a tie is a draw; 0 for the loser is Decisive).
-
-    Only the points in ``state.vp`` count; the victory module (issue 6) fills them.
-    """
-    jp, al = float(s.vp.get("japanese", 0)), float(s.vp.get("allied", 0))
-    scores = {"japanese": int(jp), "allied": int(al)}
-    if jp == al:
-        return Outcome(None, "Draw", f"Victory points are equal ({jp:g} each).", scores)
-    winner, hi, lo = ("japanese", jp, al) if jp > al else ("allied", al, jp)
-    ratio = hi / lo if lo > 0 else float("inf")
-    level = next(name for bound, name in VICTORY_LEVELS if ratio >= bound or bound == 1)
-    return Outcome(winner, level, f"{winner} {hi:g} to {lo:g} victory points.", scores)
-
-
 def victory_terms(data: UsnWorld, scenario: str) -> Mapping[str, Any]:
     """The scenario's [victory] data (none for hand-built test states)."""
     sc = data.scenarios.get(scenario)
@@ -209,7 +192,7 @@ def _corrected_geo(files: MapFiles, corrections_json: str) -> Geo:
     return geo_from_map(build_map(files, json.loads(corrections_json)))
 
 
-def _own_bases(bases: Mapping[int, Base], side: str, naval: bool | None = None) -> list[int]:
+def _own_bases(bases: Mapping[int, Base], side: Side, naval: bool | None = None) -> list[int]:
     return [
         h
         for h, b in sorted(bases.items())
@@ -249,7 +232,7 @@ def _deal_air(
     air: dict[str, dict[str, Air]],
     units: Mapping[str, Unit],
     bases: Mapping[int, Base],
-    side: str,
+    side: Side,
     atype: str,
     points: int,
     at: Any,
@@ -295,7 +278,7 @@ def _deal_air(
         mine[loc] = mine.get(loc, Air()).add(atype, left)
 
 
-def _fleet_base(units: Mapping[str, Unit], bases: Mapping[int, Base], side: str) -> int | None:
+def _fleet_base(units: Mapping[str, Unit], bases: Mapping[int, Base], side: Side) -> int | None:
     """MINI.*.SUB, CG*.OB.J.OPT: subs "may deploy anywhere ... need not be on station";
     without a set-up round they start at the side's naval base holding most of its
     ships (ties: lowest hex), to be moved from there."""
@@ -313,12 +296,14 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
     for h, pb in geo.bases.items():
         owner = pb.owner.get(start)
         if owner:
-            bases[h] = Base(h, owner, pb.air_capacity > 0, pb.naval, pb.air_capacity, name=pb.name)
+            bases[h] = Base(
+                h, Side(owner), pb.air_capacity > 0, pb.naval, pb.air_capacity, name=pb.name
+            )
     for ab in sc.added_bases:
         old = bases.get(ab.hex)
         bases[ab.hex] = Base(
             ab.hex,
-            str(ab.side),
+            Side(ab.side),
             True,
             ab.naval or bool(old and old.naval),
             ab.air_capacity,
@@ -338,7 +323,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
                 continue
             u = replace(u, entrenched=d.entrenched, damage=d.damage, supplied=not d.unsupplied)
             units[u.key] = _place_unit(geo, bases, u, d.at)
-    home = _fleet_base(units, bases, "japanese") if sub_ids else None
+    home = _fleet_base(units, bases, JAPANESE) if sub_ids else None
     subs = {uid: {"hex": home, "station": False, "phases": 0} for uid in sub_ids if home}
     for key, c in sc.coastal_defense.items():
         u = unit_from_counter(c)
@@ -347,7 +332,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
     for a in sc.air:
         if a.optional and a.optional not in enabled:
             continue
-        _deal_air(air, units, bases, str(a.side), str(a.type), a.points, a.at)
+        _deal_air(air, units, bases, Side(a.side), str(a.type), a.points, a.at)
     ranges = {
         key: [t.range_normal, t.range_extended or t.range_normal]
         for key, t in world.catalogue.air.items()
@@ -367,12 +352,12 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             )
         for uid in arr.units:
             u = unit_from_counter(world.catalogue.get(str(arr.side), uid))
-            pending.append(Pending(turn, str(arr.side), u, place=place))
+            pending.append(Pending(turn, Side(arr.side), u, place=place))
         for atype, pts in arr.air.items():
             # REIN.A.NAC: carrier aircraft come aboard their carrier; the rest enter as usual.
             where = arr.aboard[0] if arr.aboard and str(atype) == "NAC" else place
             pending.append(
-                Pending(turn, str(arr.side), air_type=str(atype), air_points=pts, place=where)
+                Pending(turn, Side(arr.side), air_type=str(atype), air_points=pts, place=where)
             )
     # BRK.*: spare land counters of the counter mix, for breakdown and rebuilding.
     in_play = set(units) | {p.unit.key for p in pending if p.unit is not None}

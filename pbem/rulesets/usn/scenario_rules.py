@@ -49,7 +49,7 @@ from pbem.rulesets.usn.hooks import (
     UNGARRISONED,
 )
 from pbem.rulesets.usn.sequence import ends_turn
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.state import Base, GameState, Pending, Unit
 from pbem.rulesets.usn.work import Work
 from pbem.rulesets.usn.world import counter_unit
@@ -63,7 +63,7 @@ def chart_turn(state: GameState, turn: int | None = None) -> int:
 # --- movement restrictions ---------------------------------------------------------
 
 
-def keep_out_zones(state: GameState, geo: Geo, side: str) -> list[tuple[frozenset[int], int, str]]:
+def keep_out_zones(state: GameState, geo: Geo, side: Side) -> list[tuple[frozenset[int], int, str]]:
     """(hexes, radius, rule) each of ``side``'s ships must keep away from."""
     if side != JAPANESE:
         return []
@@ -198,7 +198,7 @@ def after_round(
     return s
 
 
-def naval_base_barred(state: GameState, side: str, h: int) -> bool:
+def naval_base_barred(state: GameState, side: Side, h: int) -> bool:
     """CG1.PHILFORT.MANILA: the Japanese may not use Manila's naval base until they
     occupy the Philippine fortifications (348) and no Allied unit is left there.
     Once that has happened the bar is lifted for good ("until")."""
@@ -250,7 +250,7 @@ def _thailand(geo: Geo, s: GameState, rule: Mapping[str, Any]) -> GameState:
     return replace(s, bases={**s.bases, h: base})
 
 
-def _award(s: GameState, side: str, points: int, why: str) -> GameState:
+def _award(s: GameState, side: Side, points: int, why: str) -> GameState:
     awards = [*s.extra.get("scenario_awards", []), [side, points, why]]
     return replace(s, extra={**s.extra, "scenario_awards": awards})
 

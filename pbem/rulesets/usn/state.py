@@ -16,6 +16,7 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any
 
 from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.sides import Side
 
 STATE_VERSION = 1
 
@@ -60,7 +61,7 @@ class Unit:
     """
 
     uid: str
-    side: str
+    side: Side
     kind: str
     utype: str
     ma: int
@@ -155,7 +156,7 @@ class Base:
     """
 
     hex: int
-    owner: str
+    owner: Side
     air: bool
     naval: bool
     air_capacity: int
@@ -181,7 +182,7 @@ class Pending:
     """A reinforcement or replacement due at Step 1 of ``turn`` (REIN.*, RPL.*)."""
 
     turn: int
-    side: str
+    side: Side
     unit: Unit | None = None  # a counter to place
     air_type: str | None = None  # or air points
     air_points: int = 0
@@ -241,7 +242,7 @@ class GameState:
             units[u.key] = u
         return replace(self, units=units)
 
-    def with_air(self, side: str, loc: str, air: Air) -> GameState:
+    def with_air(self, side: Side, loc: str, air: Air) -> GameState:
         allair = {s: dict(v) for s, v in self.air.items()}
         mine = allair.setdefault(side, {})
         if air.total == 0 and air.nac_new == 0:
@@ -285,7 +286,7 @@ class GameState:
         pending = tuple(_pending_from(p) for p in raw_pending)
         units = {}
         for raw in obj["units"]:
-            u = Unit(**raw)
+            u = _unit_from(raw)
             units[u.key] = u
         return cls(
             scenario=obj["scenario"],
@@ -294,7 +295,7 @@ class GameState:
             round=obj["round"],
             units=units,
             air={s: {loc: Air(**a) for loc, a in locs.items()} for s, locs in obj["air"].items()},
-            bases={b["hex"]: Base(**b) for b in obj["bases"]},
+            bases={b["hex"]: Base(**{**b, "owner": Side(b["owner"])}) for b in obj["bases"]},
             standing={s: tuple(v) for s, v in obj.get("standing", {}).items()},
             escaped=tuple(obj.get("escaped", ())),
             pending=pending,
@@ -341,7 +342,12 @@ def _pending_json(p: Pending) -> dict[str, Any]:
 def _pending_from(d: Mapping[str, Any]) -> Pending:
     raw = dict(d)
     u = raw.pop("unit", None)
-    return Pending(unit=None if u is None else Unit(**u), **raw)
+    raw["side"] = Side(raw["side"])
+    return Pending(unit=None if u is None else _unit_from(u), **raw)
+
+
+def _unit_from(raw: Mapping[str, Any]) -> Unit:
+    return Unit(**{**raw, "side": Side(raw["side"])})
 
 
 def decode(state: Mapping[str, Any] | GameState) -> GameState:
@@ -370,7 +376,7 @@ __all__ = [
 
 def unit_from_counter(c: Any) -> Unit:
     """A unit as its counter in the catalogue prints it (not yet placed)."""
-    side = str(c.side)
+    side = Side(c.side)
     utype = str(getattr(c.type, "value", c.type))
     if hasattr(c, "anti_aircraft"):  # a naval counter
         capacity = c.air_capacity or c.transport_capacity or c.emergency_capacity

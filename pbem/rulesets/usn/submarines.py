@@ -28,7 +28,7 @@ from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.naval_combat import apply_damage, fire, strength
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import GameState, Unit
 from pbem.rulesets.usn.work import Work
@@ -74,7 +74,7 @@ def _own(w: Work, uid: str) -> dict[str, Any]:
 # --- where a sub may be on station ---------------------------------------------------
 
 
-def _air_bases_with_aircraft(w: Work, side: str) -> list[int]:
+def _air_bases_with_aircraft(w: Work, side: Side) -> list[int]:
     return [
         h
         for h, b in w.bases.items()

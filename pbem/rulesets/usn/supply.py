@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
 from pbem.rulesets.usn.sequence import last_naval_step
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, enemy_of
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side, enemy_of
 from pbem.rulesets.usn.state import OILERS, TRANSPORTS, GameState, Unit
 from pbem.rulesets.usn.zoc import blocks_supply_of
 
@@ -32,7 +32,7 @@ LONG_ENDURANCE = 6  # SUP.G: transports and oilers
 
 @dataclass(frozen=True, slots=True)
 class SupplyMap:
-    side: str
+    side: Side
     sources: frozenset[int]
     land: frozenset[int]
     sea: frozenset[int]
@@ -41,14 +41,14 @@ class SupplyMap:
         return h in self.sources or h in self.land or h in self.sea
 
 
-def sources_of(geo: Geo, side: str) -> frozenset[int]:
+def sources_of(geo: Geo, side: Side) -> frozenset[int]:
     """SUP.B: Japanese Home Islands; for the Allies Australia and the east map edge."""
     if side == JAPANESE:
         return geo.regions.get(HOME_ISLANDS, frozenset())
     return geo.regions.get(AUSTRALIA, frozenset()) | geo.edges.get("east", frozenset())
 
 
-def supply_map(geo: Geo, state: GameState, side: str) -> SupplyMap:
+def supply_map(geo: Geo, state: GameState, side: Side) -> SupplyMap:
     enemy = enemy_of(side)
     zoc = blocks_supply_of(state, side)
     enemy_ships: set[int] = set()

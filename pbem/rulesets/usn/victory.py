@@ -25,7 +25,7 @@ from pbem.rulesets.usn import hexgrid, world
 from pbem.rulesets.usn.geo import Geo
 from pbem.rulesets.usn.hooks import GARRISONS_SHORT, HOOKS, UNGARRISONED
 from pbem.rulesets.usn.sequence import ends_turn
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, SIDES, enemy_of
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, SIDES, Side, enemy_of
 from pbem.rulesets.usn.state import CARRIERS, GameState, Unit
 
 # Counter types -> VP schedule categories (VP.SCHED.*); the first entry the
@@ -58,7 +58,7 @@ def tables() -> Any:
     return world.current().tables
 
 
-def unit_value(u: Unit, receiver: str, vp_tables: Any | None = None) -> Fraction:
+def unit_value(u: Unit, receiver: Side, vp_tables: Any | None = None) -> Fraction:
     """VP.SCHED.LAND / VP.SCHED.NAV / VP.SCHED.J / VP.SCHED.A: what ``receiver`` earns
     for destroying ``u``. A19: carriers and warships by their printed values."""
     t = vp_tables if vp_tables is not None else tables()
@@ -81,7 +81,7 @@ def unit_value(u: Unit, receiver: str, vp_tables: Any | None = None) -> Fraction
     return Fraction(0)
 
 
-def air_value(atype: str, receiver: str, vp_tables: Any | None = None) -> Fraction:
+def air_value(atype: str, receiver: Side, vp_tables: Any | None = None) -> Fraction:
     """VP.SCHED.AIR (LAC ½ each), VP.SCHED.J (LBAC 1, NAC ½), VP.SCHED.A (NAC 1)."""
     t = vp_tables if vp_tables is not None else tables()
     e = t.vp_entry(receiver, atype)
@@ -93,7 +93,7 @@ def air_value(atype: str, receiver: str, vp_tables: Any | None = None) -> Fracti
 
 @dataclass(frozen=True, slots=True)
 class Award:
-    receiver: str
+    receiver: Side
     points: Fraction
     reason: str
     turn: int
@@ -209,7 +209,7 @@ def _sink_rule(u: Unit, weeks: int) -> str:
     return "VP.SCHED.NAV" if u.is_naval else "VP.SCHED.LAND"
 
 
-def _air_total(s: GameState, side: str, atype: str) -> int:
+def _air_total(s: GameState, side: Side, atype: str) -> int:
     return sum(a.get(atype) for a in s.air.get(side, {}).values())
 
 
@@ -337,7 +337,7 @@ def each_turn_objectives(state: GameState, victory: Mapping[str, Any], turn: int
         if b.neutralized(turn):
             awards.append(
                 Award(
-                    str(ob.get("side", JAPANESE)),
+                    Side(ob.get("side", JAPANESE)),
                     Fraction(int(ob["points"])),
                     f"{ob['id']}: turn {turn}",
                     turn,

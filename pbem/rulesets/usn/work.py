@@ -16,7 +16,7 @@ from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import Geo, distance_field
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, enemy_of
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side, enemy_of
 from pbem.rulesets.usn.state import Air, Base, GameState, Pending, Unit, unit_key
 from pbem.rulesets.usn.supply import SupplyMap, supply_map
 
@@ -30,7 +30,7 @@ class Work:
 
     geo: Geo
     state: GameState
-    side: str = JAPANESE
+    side: Side = JAPANESE
     step: int = 0
     events: list[Event] = field(default_factory=list)
     units: dict[str, Unit] = field(default_factory=dict)
@@ -58,14 +58,14 @@ class Work:
         w.air_ranges = {k: (int(v[0]), int(v[1])) for k, v in ranges.items()}
         return w
 
-    def set_side(self, side: str) -> None:
+    def set_side(self, side: Side) -> None:
         """The side whose orders are being carried out (the enemy index follows it)."""
         if side != self.side:
             self.side = side
             self._enemy_idx = None
             self._danger = None
 
-    def begin_phase(self, side: str, step: int) -> None:
+    def begin_phase(self, side: Side, step: int) -> None:
         self.side, self.step = side, step
         self.spent.clear()
         self.doubled_ok.clear()
@@ -103,10 +103,10 @@ class Work:
         if u.side != self.side:
             self._enemy_idx = None
 
-    def air_at(self, side: str, loc: str) -> Air:
+    def air_at(self, side: Side, loc: str) -> Air:
         return self.air.get(side, {}).get(loc, Air())
 
-    def set_air(self, side: str, loc: str, a: Air) -> None:
+    def set_air(self, side: Side, loc: str, a: Air) -> None:
         mine = self.air.setdefault(side, {})
         if a.total == 0 and a.nac_new == 0:
             mine.pop(loc, None)
@@ -135,7 +135,7 @@ class Work:
         b = self.bases.get(h)
         return b if b is not None and b.owner == self.side else None
 
-    def supply(self, side: str) -> SupplyMap:
+    def supply(self, side: Side) -> SupplyMap:
         m = self._supply.get(side)
         if m is None:
             m = supply_map(self.geo, self.snapshot(), side)

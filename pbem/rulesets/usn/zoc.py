@@ -10,7 +10,7 @@ current state whenever they are asked for, never stored.
 from __future__ import annotations
 
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.sides import SIDES, enemy_of
+from pbem.rulesets.usn.sides import SIDES, Side, enemy_of
 from pbem.rulesets.usn.state import GameState
 
 ZOC_RADIUS = 2
@@ -48,6 +48,6 @@ def undisputed_zones(state: GameState) -> dict[str, frozenset[int]]:
     return {s: raw[s] - raw[enemy_of(s)] for s in SIDES}
 
 
-def blocks_supply_of(state: GameState, side: str) -> frozenset[int]:
+def blocks_supply_of(state: GameState, side: Side) -> frozenset[int]:
     """SUP.D.ZOC: the hexes where ``side`` may not trace supply (undisputed enemy zone)."""
     return undisputed_zones(state)[enemy_of(side)]
