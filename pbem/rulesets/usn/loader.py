@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import json
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
+from types import MappingProxyType
 from typing import Any
 
 from pbem.core.errors import DataError
@@ -47,32 +48,37 @@ def default_directory() -> Traversable:
     return files("pbem").joinpath("scenarios", "usn")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class DataFiles:
-    """The data files under one folder (a DataSource): the package's or a moderator's."""
+    """The data files under one folder, read once (a DataSource): the package's or a
+    moderator's. Building the world, and a game's corrections later, read only these
+    contents, so the ruleset that holds them never touches the file system."""
 
     root: Traversable
+    contents: Mapping[str, bytes]
 
-    def _file(self, fname: str) -> Traversable:
-        return self.root.joinpath(*fname.split("/"))
+    @classmethod
+    def read(cls, root: Traversable) -> DataFiles:
+        return cls(root, MappingProxyType(dict(_walk(root, ""))))
 
     def exists(self, fname: str) -> bool:
-        return self._file(fname).is_file()
+        return fname in self.contents
+
+    def _bytes(self, fname: str) -> bytes:
+        try:
+            return self.contents[fname]
+        except KeyError:
+            raise DataError(fname, "file not found") from None
 
     def read_toml(self, fname: str) -> dict[str, Any]:
         try:
-            with self._file(fname).open("rb") as f:
-                return tomllib.load(f)
-        except FileNotFoundError:
-            raise DataError(fname, "file not found") from None
+            return tomllib.loads(self._bytes(fname).decode("utf-8"))
         except tomllib.TOMLDecodeError as exc:  # its message carries line and column
             raise DataError(fname, f"not valid TOML: {exc}") from None
 
     def read_json(self, fname: str) -> dict[str, Any]:
         try:
-            data = json.loads(self._file(fname).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise DataError(fname, "file not found") from None
+            data = json.loads(self._bytes(fname).decode("utf-8"))
         except json.JSONDecodeError as exc:
             raise DataError(fname, f"not valid JSON: {exc}") from None
         if not isinstance(data, dict):
@@ -80,27 +86,45 @@ class DataFiles:
         return data
 
     def text(self, fname: str) -> str | None:
-        try:
-            return self._file(fname).read_text(encoding="utf-8")
-        except OSError:
-            return None
+        raw = self.contents.get(fname)
+        return None if raw is None else raw.decode("utf-8", errors="replace")
 
     def stems(self, folder: str, suffix: str) -> list[str]:
-        d = self._file(folder)
-        if not d.is_dir():
-            return []
-        return sorted(p.name[: -len(suffix)] for p in d.iterdir() if p.name.endswith(suffix))
+        prefix = f"{folder}/"
+        return sorted(
+            name[len(prefix) : -len(suffix)]
+            for name in self.contents
+            if name.startswith(prefix) and "/" not in name[len(prefix) :] and name.endswith(suffix)
+        )
+
+
+def _walk(folder: Traversable, prefix: str) -> Iterator[tuple[str, bytes]]:
+    if not folder.is_dir():
+        return
+    for entry in folder.iterdir():
+        if entry.is_dir():
+            yield from _walk(entry, f"{prefix}{entry.name}/")
+        elif entry.is_file():
+            yield f"{prefix}{entry.name}", entry.read_bytes()
 
 
 def _source(directory: Traversable | None) -> DataFiles:
-    return DataFiles(directory if directory is not None else default_directory())
+    return DataFiles.read(directory) if directory is not None else _package_files()
+
+
+@lru_cache(maxsize=1)
+def _package_files() -> DataFiles:
+    return DataFiles.read(default_directory())
 
 
 # --- the map ----------------------------------------------------------------------------
 
 
 def read_map_files(directory: Traversable | None = None) -> MapFiles:
-    source = _source(directory)
+    return _map_files(_source(directory))
+
+
+def _map_files(source: DataFiles) -> MapFiles:
     return MapFiles(source.read_json("map.json"), source.read_toml("map-overrides.toml"))
 
 
@@ -159,24 +183,30 @@ def _default_world(with_map: bool) -> UsnWorld:
 def _load_world(
     source: DataFiles, overrides: Mapping[str, Any], usn_map: Any | None, with_map: bool
 ) -> UsnWorld:
+    map_files = None
     if usn_map is None and with_map:
         try:
             check_overrides(overrides)
+            map_files = _map_files_of(source)
             usn_map = _try_load_map(source, overrides.get("map"))
         except DataError as exc:
             raise with_line(source, exc) from None
-    world = build_world(source, overrides, usn_map)
-    if with_map and source.root == default_directory() and not overrides:
-        world = replace(world, map_files=_default_map_files())
-    return world
+    return replace(build_world(source, overrides, usn_map), map_files=map_files)
+
+
+def _map_files_of(source: DataFiles) -> MapFiles | None:
+    if not source.exists("map.json"):
+        return None
+    return _default_map_files() if source is _package_files() else _map_files(source)
 
 
 def _try_load_map(source: DataFiles, overrides: Mapping[str, Any] | None) -> UsnMap | None:
-    if not source.exists("map.json"):
+    map_files = _map_files_of(source)
+    if map_files is None:
         return None
-    if source.root == default_directory():
-        return load_map(None, overrides)
-    return load_map(source.root, overrides)
+    if source is _package_files() and overrides is None:
+        return _default_map()
+    return build_map(map_files, overrides)
 
 
 def check_world(
