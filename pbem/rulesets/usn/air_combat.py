@@ -32,6 +32,7 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid, movement, naval_combat, world
+from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.hooks import FERRY_CHECK, FERRY_RECORD, FERRY_ROOM, HOOKS, LAUNCH, RECEIVE
 from pbem.rulesets.usn.movement import stack_of
 from pbem.rulesets.usn.naval_combat import (
@@ -114,7 +115,7 @@ class Flight:
     side: Side
     atype: str
     points: int  # still flying (not lost, not aborted)
-    source: str  # base hex "0759" or carrier ID
+    source: Location  # base hex "0759" or carrier ID
     origin: int  # the hex it took off from
     kind: str  # CAP, STRIKE, SUPPORT
     dest: int  # target hex (CAP: its own hex)
@@ -711,7 +712,7 @@ def landing_spots(w: Work, f: Flight, aborted: bool, hit_now: set[int]) -> list[
     return [loc for _p, _d, loc in sorted(spots)]
 
 
-def _room(w: Work, side: Side, loc: str) -> int:
+def _room(w: Work, side: Side, loc: Location) -> int:
     h = hexgrid.hex_of(loc)
     if h is not None:
         b = w.bases[h]

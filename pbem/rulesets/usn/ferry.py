@@ -18,6 +18,7 @@ from typing import Any
 
 from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import world
+from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.hooks import (
     FERRY_CHECK,
     FERRY_RECORD,
@@ -34,7 +35,7 @@ def _rule(w: Work) -> Any:
     return world.optional(w.state).get("ferry_carriers")
 
 
-def is_ferry(w: Work, side: Side, loc: str) -> bool:
+def is_ferry(w: Work, side: Side, loc: Location) -> bool:
     """OPT.FERRY: is this location one of the Japanese ferry carriers (option on)?"""
     rule = _rule(w)
     return side == JAPANESE and rule is not None and loc in rule.get("units", ())
@@ -51,7 +52,7 @@ def _used(w: Work, way: str) -> dict[str, int]:
     return dict(rec.get(way, {}))
 
 
-def room(w: Work, side: Side, loc: str, way: str) -> int | None:
+def room(w: Work, side: Side, loc: Location, way: str) -> int | None:
     """Air points the ferry carrier may still launch/receive this phase (None: no limit)."""
     if not is_ferry(w, side, loc):
         return None
@@ -59,7 +60,7 @@ def room(w: Work, side: Side, loc: str, way: str) -> int | None:
     return max(0, limit - _used(w, way).get(loc, 0))
 
 
-def check(w: Work, side: Side, loc: str, way: str, points: int) -> None:
+def check(w: Work, side: Side, loc: Location, way: str, points: int) -> None:
     """OPT.FERRY: refuse more than the phase's allowance through a ferry carrier."""
     left = room(w, side, loc, way)
     if left is not None and points > left:
@@ -69,7 +70,7 @@ def check(w: Work, side: Side, loc: str, way: str, points: int) -> None:
         )
 
 
-def record(w: Work, side: Side, loc: str, way: str, points: int) -> None:
+def record(w: Work, side: Side, loc: Location, way: str, points: int) -> None:
     """Count points launched from or received by a ferry carrier this phase."""
     if points <= 0 or not is_ferry(w, side, loc):
         return

@@ -14,6 +14,7 @@ from dataclasses import replace
 from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import HOME_ISLANDS
+from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.hooks import (
     ADVANCE_WEST,
     ENTER_WEST,
@@ -366,7 +367,7 @@ def air_range(w: Work, atype: str) -> tuple[int, int]:
     raise IllegalOrderError("the LBAC range is not in the scenario data", rule="DEF.RANGE")
 
 
-def location_hex(w: Work, side: Side, loc: str) -> int | None:
+def location_hex(w: Work, side: Side, loc: Location) -> int | None:
     h = hexgrid.hex_of(loc)
     if h is not None:
         return h
@@ -374,7 +375,7 @@ def location_hex(w: Work, side: Side, loc: str) -> int | None:
     return None if ship is None else ship.hex
 
 
-def _usable_air_base(w: Work, loc: str) -> Base:
+def _usable_air_base(w: Work, loc: Location) -> Base:
     """The phasing side's own air base at hex ``loc``, refused if not usable now."""
     h = hexgrid.hex_of(loc)
     base = w.bases.get(h) if h is not None else None
@@ -385,7 +386,7 @@ def _usable_air_base(w: Work, loc: str) -> Base:
     return base
 
 
-def _air_source(w: Work, loc: str, atype: str, points: int) -> Air:
+def _air_source(w: Work, loc: Location, atype: str, points: int) -> Air:
     side = w.side
     have = w.air_at(side, loc)
     if have.get(atype) < points:
@@ -407,7 +408,7 @@ def _air_source(w: Work, loc: str, atype: str, points: int) -> Air:
     return have
 
 
-def check_air_dest(w: Work, loc: str, atype: str, points: int) -> None:
+def check_air_dest(w: Work, loc: Location, atype: str, points: int) -> None:
     side = w.side
     if hexgrid.hex_of(loc) is not None:
         base = _usable_air_base(w, loc)

@@ -29,6 +29,7 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid, world
+from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.movement import movement_allowance, stack_of
 from pbem.rulesets.usn.sides import ALLIED, Side, enemy_of
 from pbem.rulesets.usn.standing import resolve
@@ -742,7 +743,7 @@ def air_loss_percent(damage: Damage) -> int:
     return 0
 
 
-def lose_air(w: Work, side: Side, loc: str, points: int, by: str, rule: str) -> dict[str, int]:
+def lose_air(w: Work, side: Side, loc: Location, points: int, by: str, rule: str) -> dict[str, int]:
     """Remove ``points`` air points from ``loc``, the owner's AIRLOSS order
     choosing the types (NM.BOMBBASE.AIRLOSS: the defender chooses)."""
     order = resolve(side, w.state.standing.get(side, ())).airloss

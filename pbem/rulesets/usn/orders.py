@@ -18,6 +18,7 @@ from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
 from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.sequence import StepKind
 from pbem.rulesets.usn.state import AIR_TYPES, normalise_id
 
@@ -67,8 +68,8 @@ class Transfer:
     """TRANSFER n TYPE FROM TO (SEQ.2A, AM.TRANSFER); FROM/TO are hexes, ship IDs or WC."""
 
     air: AirCargo
-    source: str
-    dest: str
+    source: Location
+    dest: Location
 
     def canonical(self) -> str:
         return f"TRANSFER {self.air.text()} {self.source} TO {self.dest}"
@@ -167,7 +168,7 @@ class Mission:
 
     kind: str
     air: AirCargo
-    source: str
+    source: Location
     dest: int | None = None
     target: str = ""
     group: int = 0

@@ -39,6 +39,7 @@ from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid, indian_ocean, world
 from pbem.rulesets.usn.geo import AUSTRALIA, BURMA, Geo
+from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.hooks import (
     GARRISON_AIR,
     GARRISON_UNIT,
@@ -394,7 +395,7 @@ def _note_garrisons(s: GameState) -> GameState:
     return replace(s, extra={**s.extra, "garrisons_held": held})
 
 
-def check_garrison_air(w: Work, loc: str, atype: str, points: int) -> None:
+def check_garrison_air(w: Work, loc: Location, atype: str, points: int) -> None:
     """OPT.GAR.FIXED: the garrison's aircraft may fly missions but not transfer away."""
     if w.side != JAPANESE or hexgrid.hex_of(loc) is None:
         return

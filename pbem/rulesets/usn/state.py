@@ -16,6 +16,7 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any
 
 from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.sides import Side
 
 STATE_VERSION = 1
@@ -186,7 +187,7 @@ class Pending:
     unit: Unit | None = None  # a counter to place
     air_type: str | None = None  # or air points
     air_points: int = 0
-    place: str | None = None  # hex "0311", "WC", or None for the default
+    place: Location | None = None  # hex "0311", "WC", or None for the default
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +224,7 @@ class GameState:
             u for u in self.units.values() if u.side == carrier.side and u.carried_by == carrier.uid
         ]
 
-    def air_at(self, side: str, loc: str) -> Air:
+    def air_at(self, side: str, loc: Location) -> Air:
         return self.air.get(side, {}).get(loc, Air())
 
     def base(self, h: int) -> Base | None:
@@ -242,7 +243,7 @@ class GameState:
             units[u.key] = u
         return replace(self, units=units)
 
-    def with_air(self, side: Side, loc: str, air: Air) -> GameState:
+    def with_air(self, side: Side, loc: Location, air: Air) -> GameState:
         allair = {s: dict(v) for s, v in self.air.items()}
         mine = allair.setdefault(side, {})
         if air.total == 0 and air.nac_new == 0:

@@ -16,6 +16,7 @@ from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import Geo, distance_field
+from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side, enemy_of
 from pbem.rulesets.usn.state import Air, Base, GameState, Pending, Unit, unit_key
 from pbem.rulesets.usn.supply import SupplyMap, supply_map
@@ -103,10 +104,10 @@ class Work:
         if u.side != self.side:
             self._enemy_idx = None
 
-    def air_at(self, side: Side, loc: str) -> Air:
+    def air_at(self, side: Side, loc: Location) -> Air:
         return self.air.get(side, {}).get(loc, Air())
 
-    def set_air(self, side: Side, loc: str, a: Air) -> None:
+    def set_air(self, side: Side, loc: Location, a: Air) -> None:
         mine = self.air.setdefault(side, {})
         if a.total == 0 and a.nac_new == 0:
             mine.pop(loc, None)
