@@ -1,10 +1,11 @@
 """The working state of one mail round.
 
 Every rule module judges an order against ``Work`` and either applies it or
-raises ``IllegalOrderError`` with the rule broken. The same ``Work`` serves validation
-(one side's orders on a copy) and adjudication, so what a player is told at
-validation is what happens. This module sits at the bottom of the rules: it
-imports the state and the map, never a rule.
+raises ``IllegalOrderError`` (pbem.core.errors) with the rule broken. The same
+``Work`` serves validation (one side's orders on a copy) and adjudication, so what
+a player is told at validation is what happens. This module sits below every rule
+module: it imports the state, the map and the supply trace, and nothing that
+imports it.
 """
 
 from __future__ import annotations
