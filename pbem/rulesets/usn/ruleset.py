@@ -68,7 +68,11 @@ class UsnRuleset:
         """``data``: the world data read by pbem.rulesets.usn.loader; ``geo``: its map's."""
         self.data = data
         self.geo = geo
-        world.install(data)
+
+    def _state(self, state: State) -> GameState:
+        """A game's state, with this ruleset's world installed for the rules to consult."""
+        world.install(self.data)
+        return decode(state)
 
     def _geo_of(self, s: GameState) -> Geo:
         return self._geo_for(s.options)
@@ -90,7 +94,6 @@ class UsnRuleset:
 
     # --- set-up -----------------------------------------------------------
     def scenarios(self) -> Sequence[ScenarioInfo]:
-        world = self._world()
         return [
             ScenarioInfo(
                 sc.name,
@@ -98,27 +101,28 @@ class UsnRuleset:
                 SIDES,
                 {k: str(v.get("rule", k)) for k, v in sc.optional_rules.items()},
             )
-            for sc in world.scenarios.values()
+            for sc in self.data.scenarios.values()
         ]
 
     def initial_state(self, scenario: str, options: Mapping[str, Any]) -> State:
         """Set-up; ``options["overrides"]`` holds the moderator's per-game data
         corrections (units, tables, reinforcements, scenarios), taken in here."""
+        world.install(self.data)
         overrides = dict(options.get("overrides") or {})
         map_overrides = overrides.pop("map", None)
-        world = self._world(overrides)
+        data = self._world(overrides)
         rules = {k: v for k, v in options.items() if k != "overrides"}
         if map_overrides:
             # Kept in the state: every later phase plays on the corrected map.
             rules[MAP_OVERRIDES] = map_overrides
         geo = self._geo_for(rules)
-        state = scenario_rules.at_setup(build_state(geo, world, scenario, rules))
+        state = scenario_rules.at_setup(build_state(geo, data, scenario, rules))
         state = opening.at_setup(state)  # OPT.JVD set-up round, CG1.SHOCK.PREGAME
         return update_supply(geo, state).to_json()
 
     # --- rounds -------------------------------------------------------------
     def pending(self, state: State) -> Demand | None:
-        s = decode(state)
+        s = self._state(state)
         if s.over:
             return None
         rnd = current_round(s)
@@ -126,7 +130,7 @@ class UsnRuleset:
         return Demand(s.turn, rnd.key, rnd.sides, rnd.title, steps)
 
     def validate(self, state: State, side: str, text: str) -> Validation:
-        s = decode(state)
+        s = self._state(state)
         if s.over:
             return Validation((), (LineError(0, "", "the game is over", None),))
         result = run_round(self._geo_of(s), s, {side: text}, None)
@@ -139,7 +143,7 @@ class UsnRuleset:
     def adjudicate(
         self, state: State, orders: Mapping[str, Sequence[str]], dice: Dice
     ) -> Adjudication:
-        s = decode(state)
+        s = self._state(state)
         texts = {side: "\n".join(lines) for side, lines in orders.items() if side in SIDES}
         geo = self._geo_of(s)
         s, setup_events = scenario_rules.before_round(s, dice)  # OPT.AVD
@@ -157,13 +161,13 @@ class UsnRuleset:
 
     # --- reports ----------------------------------------------------------------
     def view(self, state: State, events: Sequence[Any], side: str | None) -> Mapping[str, Any]:
-        return views.build_view(decode(state), events, side)
+        return views.build_view(self._state(state), events, side)
 
     def order_template(self, state: State, side: str) -> str:
-        return views.order_template(decode(state), side)
+        return views.order_template(self._state(state), side)
 
     def outcome(self, state: State) -> Outcome | None:
-        s = decode(state)
+        s = self._state(state)
         if not s.over:
             return None
         return victory.verdict(self._geo_of(s), s, victory_terms(self.data, s.scenario))
