@@ -9,6 +9,7 @@ import pytest
 
 from pbem.core.errors import DataError
 from pbem.rulesets import get
+from pbem.rulesets.usn import world
 from pbem.rulesets.usn.loader import default_directory, load_world, world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.usn.state import decode
@@ -62,3 +63,15 @@ def test_game_overrides_need_no_file_once_the_world_is_loaded(tmp_path: Path) ->
     state = usn.initial_state("coral-sea", {"overrides": {"units": units, "map": reef}})
     assert _unit(state, "japanese", "RGT-1")["attack"] == 9
     assert usn._geo_of(decode(state)).terrain[1050] != usn.geo.terrain[1050]  # type: ignore[attr-defined]
+
+
+def test_each_ruleset_plays_on_its_own_world_data() -> None:
+    """The rules consult the world of the ruleset being asked, whichever was built last."""
+    plain = load_world()
+    corrected = load_world(overrides={"units": {"japanese/RGT-1": {"attack": 9}}})
+    first, second = UsnRuleset(plain, world_geo()), UsnRuleset(corrected, world_geo())
+    state = first.initial_state("coral-sea", {})
+    second.pending(state)
+    assert world.current() is corrected
+    first.pending(state)
+    assert world.current() is plain
