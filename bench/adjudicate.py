@@ -31,8 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbem.core.dice import SeededDice
 from pbem.rulesets.usn.geo import Geo
+from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
-from pbem.rulesets.usn.sequence import ROUNDS, STEPS, StepKind, enemy_of
+from pbem.rulesets.usn.sequence import ROUNDS, STEPS, StepKind
+from pbem.rulesets.usn.sides import enemy_of
 from pbem.rulesets.usn.state import GameState
 from pbem.rulesets.usn.supply import endurance
 
@@ -141,7 +143,7 @@ def orders_for(geo: Geo, s: GameState, side: str, rng: random.Random) -> str:
 
 
 def run(turns: int, seed: int, scenario: str) -> dict[str, Any]:
-    rs = UsnRuleset()
+    rs = UsnRuleset(load_world(), world_geo())
     t0 = time.perf_counter()
     state: Any = rs.initial_state(scenario, {})
     setup = time.perf_counter() - t0

@@ -35,7 +35,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def _report(args: argparse.Namespace) -> int:
-    from pbem.rulesets.usn.data import provenance_report
+    from pbem.rulesets.usn.loader import provenance_report
 
     report = provenance_report(args.dir)
     print(format_report(report))
@@ -62,8 +62,8 @@ def format_report(report: dict[str, dict[str, int]]) -> str:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from pbem.rulesets.usn.data import check_world, load_world
     from pbem.rulesets.usn.data_setup import has_bases
+    from pbem.rulesets.usn.loader import check_world, load_world
 
     problems = check_world(args.dir)
     if problems:
@@ -87,7 +87,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _units(args: argparse.Namespace) -> int:
-    from pbem.rulesets.usn.data import load_world
+    from pbem.rulesets.usn.loader import load_world
 
     print(format_units(load_world(args.dir, with_map=False).catalogue))
     return 0

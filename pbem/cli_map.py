@@ -34,7 +34,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
 
 def _map_usn(args: argparse.Namespace) -> int:
     from pbem.reports.mapimage import render_map
-    from pbem.rulesets.usn.map import load_map
+    from pbem.rulesets.usn.loader import load_map
     from pbem.rulesets.usn.picture import map_picture
 
     m = load_map()
@@ -59,14 +59,14 @@ def _map_usn(args: argparse.Namespace) -> int:
 def _scenario_units(
     name: str,
 ) -> tuple[Mapping[Any, Sequence[tuple[str, str]]] | None, str | None]:
-    """Set-up units by hex from ``pbem.rulesets.usn.data.load_scenario``, if present.
+    """Set-up units by hex from ``pbem.rulesets.usn.loader.load_scenario``, if present.
 
     Exact placements (SETUP.HEXSPEC: the first hex of a printed pair) are drawn;
     area, free and off-map set-ups have no hex yet and are left out. Returns the
     units and the scenario's base-ownership start ("game1"/"game2").
     """
     try:
-        data = importlib.import_module("pbem.rulesets.usn.data")
+        data = importlib.import_module("pbem.rulesets.usn.loader")
     except ImportError:
         return None, None
     loader = getattr(data, "load_scenario", None)

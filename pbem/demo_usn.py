@@ -13,7 +13,8 @@ import re
 from collections import deque
 from collections.abc import Callable
 
-from pbem.rulesets.usn.geo import Geo, world_geo
+from pbem.rulesets.usn.geo import Geo
+from pbem.rulesets.usn.loader import world_geo
 
 J, A = "japanese", "allied"
 

@@ -48,7 +48,10 @@ class OrderSyntaxError(OrderError):
 
 
 class IllegalOrderError(OrderError):
-    pass
+    rule: str
+
+    def __init__(self, message: str, *, rule: str, line: int = 0, text: str = "") -> None:
+        super().__init__(message, line=line, text=text, rule=rule)
 
 
 class AmbiguousOrderError(OrderError):

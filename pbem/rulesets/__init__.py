@@ -1,22 +1,28 @@
-"""Registry of rulesets: name -> Ruleset. Rulesets import only ``pbem.core``."""
+"""Registry of rulesets: name -> Ruleset. Rulesets import only ``pbem.core``.
+
+Each factory builds a ruleset with its world data: the registry reads the data
+(through the ruleset's loader) and hands it in, so the rules themselves read no file.
+"""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 
 from pbem.core.errors import LifecycleError
 from pbem.core.ruleset import Ruleset
+from pbem.rulesets.demo import RaidRuleset
+from pbem.rulesets.usn.loader import load_world, world_geo
+from pbem.rulesets.usn.ruleset import UsnRuleset
 
-_FACTORIES: dict[str, Callable[[], Ruleset]] = {}
+
+def _usn() -> Ruleset:
+    return UsnRuleset(load_world(), world_geo())
 
 
-def register(name: str, factory: Callable[[], Ruleset]) -> None:
-    _FACTORIES[name] = factory
+_FACTORIES: dict[str, Callable[[], Ruleset]] = {"demo": RaidRuleset, "usn": _usn}
 
 
 def get(name: str) -> Ruleset:
-    _load_builtins()
     factory = _FACTORIES.get(name)
     if factory is None:
         raise LifecycleError(f"unknown ruleset {name!r}; known: {', '.join(sorted(_FACTORIES))}")
@@ -24,13 +30,4 @@ def get(name: str) -> Ruleset:
 
 
 def names() -> list[str]:
-    _load_builtins()
     return sorted(_FACTORIES)
-
-
-def _load_builtins() -> None:
-    # Imported lazily so that importing the registry does not load every game.
-    from pbem.rulesets import demo  # noqa: F401
-
-    with contextlib.suppress(ImportError):  # the U.S.N. ruleset may be absent
-        from pbem.rulesets.usn import ruleset as _usn  # noqa: F401

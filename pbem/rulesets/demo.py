@@ -15,7 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.core.errors import AmbiguousOrderError, IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.core.events import Event
+from pbem.core.refusals import line_error
 from pbem.core.ruleset import (
     Adjudication,
     Demand,
@@ -25,7 +27,6 @@ from pbem.core.ruleset import (
     State,
     Validation,
 )
-from pbem.rulesets import register
 
 SIDES = ("north", "south")
 ZONES = ("A", "B", "C")
@@ -62,17 +63,22 @@ class RaidRuleset:
             return None
         return Demand(state["turn"], "plot", SIDES, "Both sides assign squadrons", ("plot",))
 
-    def _parse(self, state: State, side: str, line: str) -> tuple[str, str] | str:
+    def _parse(self, state: State, side: str, line: str) -> tuple[str, str]:
         words = line.split()
         if not words:
-            return "empty order"
+            raise OrderSyntaxError("empty order", rule="DEMO.ORDERS")
         if words[0].upper() != "SEND" or len(words) != 3:
-            return "expected: SEND <squadron> <zone>"
+            raise OrderSyntaxError("expected: SEND <squadron> <zone>", rule="DEMO.ORDERS")
         squadron, zone = words[1].upper(), words[2].upper()
         if squadron not in state["forces"][side]:
-            return f"{squadron} is not one of your squadrons ({', '.join(state['forces'][side])})"
+            raise IllegalOrderError(
+                f"{squadron} is not one of your squadrons ({', '.join(state['forces'][side])})",
+                rule="DEMO.ORDERS",
+            )
         if zone not in ZONES:
-            return f"zone {zone} does not exist; zones are {', '.join(ZONES)}"
+            raise IllegalOrderError(
+                f"zone {zone} does not exist; zones are {', '.join(ZONES)}", rule="DEMO.ORDERS"
+            )
         return squadron, zone
 
     def validate(self, state: State, side: str, text: str) -> Validation:
@@ -82,16 +88,15 @@ class RaidRuleset:
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
-            parsed = self._parse(state, side, line)
-            if isinstance(parsed, str):
-                errors.append(LineError(number, line, parsed, "DEMO.ORDERS"))
-            elif parsed[0] in seen:
-                errors.append(
-                    LineError(number, line, f"{parsed[0]} is already ordered", "DEMO.ONCE")
-                )
-            else:
-                seen.add(parsed[0])
-                accepted.append(f"SEND {parsed[0]} {parsed[1]}")
+            try:
+                squadron, zone = self._parse(state, side, line)
+                if squadron in seen:
+                    raise AmbiguousOrderError(f"{squadron} is already ordered", rule="DEMO.ONCE")
+            except OrderError as e:
+                errors.append(line_error(number, line, e))
+                continue
+            seen.add(squadron)
+            accepted.append(f"SEND {squadron} {zone}")
         return Validation(tuple(accepted), tuple(errors))
 
     def default_orders(self, state: State, side: str) -> tuple[str, ...]:
@@ -157,6 +162,3 @@ class RaidRuleset:
         return Outcome(
             winner, "victory" if winner else "draw", f"north {n}, south {s}", dict(state["score"])
         )
-
-
-register("demo", RaidRuleset)

@@ -33,8 +33,8 @@ from pbem.lifecycle.mailroom import Mailroom, file_mail
 from pbem.lifecycle.publishing import Publisher
 from pbem.record import journal
 from pbem.rulesets.usn import victory
-from pbem.rulesets.usn.geo import world_geo
-from pbem.rulesets.usn.ruleset import UsnRuleset, _victory_of
+from pbem.rulesets.usn.loader import load_world, world_geo
+from pbem.rulesets.usn.ruleset import UsnRuleset, victory_terms
 from pbem.rulesets.usn.state import GameState
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 
@@ -146,7 +146,7 @@ def _final(gm: GameMaster, gid: str) -> tuple[dict[str, Any], list[Any], Any]:
     start = gm.lookups.state_of(gm.lookups.line_of_play(gid)[-1])
     orders = {side: list(p["orders"]) for side, p in last["plots"].items()}
     dice = ScriptedDice([int(v) for v, _ in last["rolls"]])
-    final = dict(UsnRuleset(world_geo()).adjudicate(start, orders, dice).state)
+    final = dict(UsnRuleset(load_world(), world_geo()).adjudicate(start, orders, dice).state)
     return final, entries, dict(game.outcome or {})
 
 
@@ -163,7 +163,7 @@ def test_mini_game_played_by_mail_to_the_verdict(
     s = GameState.from_json(final)
     assert s.over
     assert len(adjudicated) == 6 * s.last_turn  # six mail rounds a turn, to the last
-    expected = victory.verdict(geo, s, _victory_of(scenario))
+    expected = victory.verdict(geo, s, victory_terms(load_world(), scenario))
     assert (outcome["winner"], outcome["level"], outcome["scores"]) == (
         expected.winner,
         expected.level,

@@ -27,12 +27,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
-from functools import cache
 from typing import Any
 
 from pbem.core.dice import Dice
-from pbem.rulesets.usn import ferry, movement, naval_combat
-from pbem.rulesets.usn.movement import Refused, Work, stack_of
+from pbem.core.errors import IllegalOrderError
+from pbem.rulesets.usn import hexgrid, movement, naval_combat, world
+from pbem.rulesets.usn.hexgrid import Location
+from pbem.rulesets.usn.hooks import FERRY_CHECK, FERRY_RECORD, FERRY_ROOM, HOOKS, LAUNCH, RECEIVE
+from pbem.rulesets.usn.movement import stack_of
 from pbem.rulesets.usn.naval_combat import (
     NAVAL_BASE_AA,
     apply_damage,
@@ -45,24 +47,26 @@ from pbem.rulesets.usn.naval_combat import (
     tables,
 )
 from pbem.rulesets.usn.orders import Line, Mission
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, Step, enemy_of
+from pbem.rulesets.usn.sequence import Step
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side, enemy_of
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import AIR_TYPES, Air, Base, GameState, Unit, unit_key
 from pbem.rulesets.usn.tables import AirLoss
+from pbem.rulesets.usn.work import Work, destroy
 
 SHIP_ORDER = ("LBAC", "LAC", "NAC")  # AM.BOMBNAV.ORDER
 LAND_TARGETS = ("PORT", "LAND", "CD", "AIRBASE", "NAVALBASE", "STRAFE")  # SEQ.5H.1
 
 # Scenario rules change bombardment per air point (CG1.SHOCK.JNAC10):
 # (state, side, air type, value per point, against ships) -> value per point.
-BombardmentModifier = Callable[[GameState, str, str, int, bool], int]
+BombardmentModifier = Callable[[GameState, Side, str, int, bool], int]
 BOMBARDMENT_MODIFIERS: list[BombardmentModifier] = []
 # ... and a base's AA (CG1 Shock: Allied bases at a third): (state, base, AA) -> AA.
 BaseAaModifier = Callable[[GameState, Base, Fraction], Fraction]
 BASE_AA_MODIFIERS: list[BaseAaModifier] = []
 
 
-def _shock_bombardment(state: GameState, side: str, atype: str, per: int, naval: bool) -> int:
+def _shock_bombardment(state: GameState, side: Side, atype: str, per: int, naval: bool) -> int:
     """CG1.SHOCK.JNAC10: Japanese NAC bombard at ten per air point in the Shock turn."""
     if side == JAPANESE and atype == "NAC":
         rule = naval_combat.shock_rule(state)
@@ -94,12 +98,9 @@ class AirValues:
     range_extended: int
 
 
-@cache
-def air_values(side: str, atype: str) -> AirValues:
+def air_values(side: Side, atype: str) -> AirValues:
     """Per-air-point values from the world data (UNIT.AIR.LAYOUT, NACC, MOV.V)."""
-    from pbem.rulesets.usn.data import load_world
-
-    t = load_world(with_map=False).catalogue.air.get(f"{side}/{atype}")
+    t = world.current().catalogue.air.get(f"{side}/{atype}")
     if t is None:
         return AirValues(0, 0, 0, 0, 0, 0)
     ext = t.range_extended or t.range_normal
@@ -111,10 +112,10 @@ def air_values(side: str, atype: str) -> AirValues:
 class Flight:
     """One line of the Air Mission Allocation Chart (AMAC.A/B), as it fares."""
 
-    side: str
+    side: Side
     atype: str
     points: int  # still flying (not lost, not aborted)
-    source: str  # base hex "0759" or carrier ID
+    source: Location  # base hex "0759" or carrier ID
     origin: int  # the hex it took off from
     kind: str  # CAP, STRIKE, SUPPORT
     dest: int  # target hex (CAP: its own hex)
@@ -157,19 +158,19 @@ def check_mission_target(w: Work, m: Mission, phasing: str) -> None:
         and rule is not None
         and not rule.get("allied_air_missions_second_combat_phase", True)
     ):
-        raise Refused(
-            "in the Shock turn Allied aircraft fly no missions in step 9", "CG1.SHOCK.NOAIR"
+        raise IllegalOrderError(
+            "in the Shock turn Allied aircraft fly no missions in step 9", rule="CG1.SHOCK.NOAIR"
         )
-    if not m.source.isdigit():
+    if hexgrid.hex_of(m.source) is None:
         carrier = w.own(m.source)
         if not carrier.is_carrier:
-            raise Refused(
+            raise IllegalOrderError(
                 f"{m.source} is not a carrier: aircraft aboard a transport are cargo",
-                "NM.TRANS.AIR",
+                rule="NM.TRANS.AIR",
             )
-    ferry.check(w, side, m.source, ferry.LAUNCH, m.air.points)
+    HOOKS[FERRY_CHECK](w, side, m.source, LAUNCH, m.air.points)
     _check_target(w, m, phasing)
-    ferry.record(w, side, m.source, ferry.LAUNCH, m.air.points)  # OPT.FERRY
+    HOOKS[FERRY_RECORD](w, side, m.source, LAUNCH, m.air.points)  # OPT.FERRY
 
 
 def _check_target(w: Work, m: Mission, phasing: str) -> None:
@@ -178,39 +179,49 @@ def _check_target(w: Work, m: Mission, phasing: str) -> None:
         return
     h, enemy = m.dest, enemy_of(side)
     here = [u for u in w.units.values() if u.side == enemy and u.hex == h]
-    where = f"{h:04d}"
+    where = hexgrid.fmt(h)
     if m.kind == "SUPPORT":
         if m.target == "ATTACK" and side != phasing:
-            raise Refused("only the side attacking on land flies offensive support", "AM.GSO")
+            raise IllegalOrderError(
+                "only the side attacking on land flies offensive support", rule="AM.GSO"
+            )
         if m.target == "DEFEND" and side == phasing:
-            raise Refused("defensive support is for the side attacked on land", "AM.GSD")
+            raise IllegalOrderError(
+                "defensive support is for the side attacked on land", rule="AM.GSD"
+            )
         if not any(u.side == side and u.hex == h and u.kind == "land" for u in w.units.values()):
-            raise Refused(f"you have no land units in {where} to support", "SEQ.5J")
+            raise IllegalOrderError(f"you have no land units in {where} to support", rule="SEQ.5J")
         return
     base = w.bases.get(h)
     if m.target == "SHIPS":
         groups = movement.air_groups([u for u in here if u.is_naval and not u.in_base])
         if not groups:
-            raise Refused(f"there are no enemy ships at sea in {where}", "AM.BOMBNAV.SEQ")
+            raise IllegalOrderError(
+                f"there are no enemy ships at sea in {where}", rule="AM.BOMBNAV.SEQ"
+            )
         if m.group > len(groups):
-            raise Refused(
+            raise IllegalOrderError(
                 f"{where} has {len(groups)} enemy ship group(s); group {m.group} does not exist",
-                "AMAC.B",
+                rule="AMAC.B",
             )
     elif m.target == "PORT":
         if not any(u.is_naval and u.in_base for u in here):
-            raise Refused(f"there are no enemy ships in port in {where}", "AM.BOMBNAV.PORT")
+            raise IllegalOrderError(
+                f"there are no enemy ships in port in {where}", rule="AM.BOMBNAV.PORT"
+            )
     elif m.target == "LAND":
         if not any(u.kind == "land" for u in here):
-            raise Refused(f"there are no enemy land units in {where}", "AM.BOMBLAND")
+            raise IllegalOrderError(f"there are no enemy land units in {where}", rule="AM.BOMBLAND")
     elif m.target == "CD":
         if not any(u.kind == "cd" for u in here):
-            raise Refused(f"there is no enemy coastal defense unit in {where}", "AM.BOMBCD")
+            raise IllegalOrderError(
+                f"there is no enemy coastal defense unit in {where}", rule="AM.BOMBCD"
+            )
     elif m.target in ("AIRBASE", "STRAFE"):
         if base is None or base.owner != enemy or not base.has_air:
-            raise Refused(f"there is no enemy air base in {where}", "CBT.B")
+            raise IllegalOrderError(f"there is no enemy air base in {where}", rule="CBT.B")
     elif m.target == "NAVALBASE" and (base is None or base.owner != enemy or not base.has_naval):
-        raise Refused(f"there is no enemy naval base in {where}", "CBT.B")
+        raise IllegalOrderError(f"there is no enemy naval base in {where}", rule="CBT.B")
 
 
 # --- CRT2 ----------------------------------------------------------------------------------
@@ -257,7 +268,7 @@ def take_losses(
     return out
 
 
-def airkill(w: Work, side: str) -> tuple[str, ...]:
+def airkill(w: Work, side: Side) -> tuple[str, ...]:
     return resolve(side, w.state.standing.get(side, ())).airkill
 
 
@@ -287,7 +298,7 @@ def dogfight(
 
 
 def flak(
-    w: Work, aa: Fraction, attackers: Sequence[Flight], dice: Dice, defender: str, lbac: str
+    w: Work, aa: Fraction, attackers: Sequence[Flight], dice: Dice, defender: Side, lbac: str
 ) -> dict[str, Any] | None:
     """NM.AA.GROUPS / AM.BASE.AA / AM.STRAFE.AA: the target's AA on CRT2. ``lbac`` is
     "halved" (strikes on ships, SEQ.5F.2b), or "immune" (land targets, SEQ.5H.2b)."""
@@ -304,7 +315,7 @@ def flak(
 # --- the strike step ------------------------------------------------------------------------
 
 
-def flights_from(w: Work, lines: Mapping[str, Sequence[Line]]) -> list[Flight]:
+def flights_from(w: Work, lines: Mapping[Side, Sequence[Line]]) -> list[Flight]:
     """AMAC.A: every accepted mission becomes a flight; its aircraft leave their
     base or carrier now (no more than are there)."""
     out: list[Flight] = []
@@ -337,7 +348,7 @@ def _less(have: Air, atype: str, n: int) -> Air:
     return new
 
 
-def hook_strikes(w: Work, st: Step, lines: Mapping[str, list[Line]], dice: Dice | None) -> None:
+def hook_strikes(w: Work, st: Step, lines: Mapping[Side, list[Line]], dice: Dice | None) -> None:
     """SEQ.5D-J for both sides' plots."""
     if dice is None:
         return
@@ -355,20 +366,20 @@ def hook_strikes(w: Work, st: Step, lines: Mapping[str, list[Line]], dice: Dice 
     )
 
 
-def cap_over(flights: Iterable[Flight], side: str, h: int, over: str) -> list[Flight]:
+def cap_over(flights: Iterable[Flight], side: Side, h: int, over: str) -> list[Flight]:
     """AM.CAP.SCOPE: carrier CAP ("ships") covers ships at sea or in port in its
     hex; air-base CAP ("base") covers land units, CD units, bases and ships in port."""
     out = []
     for f in flights:
         if f.kind != "CAP" or f.side != side or f.origin != h or f.points <= 0:
             continue
-        from_carrier = not f.source.isdigit()
+        from_carrier = hexgrid.hex_of(f.source) is None
         if over == "port" or (over == "ships") == from_carrier:
             out.append(f)
     return out
 
 
-def engages(w: Work, side: str) -> bool:
+def engages(w: Work, side: Side) -> bool:
     """AM.CAP.OPTIONAL: CAP may decline (standing order CAP DECLINE)."""
     return resolve(side, w.state.standing.get(side, ())).cap_engage
 
@@ -408,7 +419,12 @@ def strike_ships(
             if not wave:
                 continue
             group = [w.units[k] for k in groups.get((enemy, h, g), ()) if k in w.units]
-            record: dict[str, Any] = {"side": side, "hex": f"{h:04d}", "group": g, "type": atype}
+            record: dict[str, Any] = {
+                "side": side,
+                "hex": hexgrid.fmt(h),
+                "group": g,
+                "type": atype,
+            }
             record["flights"] = [f.label() for f in wave]
             record["ships"] = [u.uid for u in group]
             if engages(w, enemy):
@@ -469,7 +485,7 @@ def strike_targets(w: Work, mine: list[Flight], everyone: list[Flight], dice: Di
     for (h, target), force in targets.items():
         side = force[0].side
         enemy = enemy_of(side)
-        record: dict[str, Any] = {"side": side, "hex": f"{h:04d}", "target": target}
+        record: dict[str, Any] = {"side": side, "hex": hexgrid.fmt(h), "target": target}
         record["flights"] = [f.label() for f in force]
         if target in ("AIRBASE", "STRAFE"):
             _scramble(w, everyone, enemy, h, strafe=target == "STRAFE")
@@ -486,12 +502,12 @@ def strike_targets(w: Work, mine: list[Flight], everyone: list[Flight], dice: Di
         w.event("air-strike", rule, None, attacker=side, **record)
 
 
-def _scramble(w: Work, flights: list[Flight], side: str, h: int, strafe: bool) -> None:
+def _scramble(w: Work, flights: list[Flight], side: Side, h: int, strafe: bool) -> None:
     """AM.BASE.TARGET / AM.STRAFE.CAP: aircraft with no mission on a bombed or
     strafed air base rise to CAP by themselves - not from a neutralised base,
     not unallocated LBAC against strafing, not in the first turn of CG1."""
     base = w.bases.get(h)
-    loc = f"{h:04d}"
+    loc = hexgrid.fmt(h)
     if base is None or base.owner != side or base.neutralized(w.state.turn):
         return
     shock = naval_combat.shock_rule(w.state)
@@ -507,7 +523,7 @@ def _scramble(w: Work, flights: list[Flight], side: str, h: int, strafe: bool) -
     w.set_air(side, loc, have)
 
 
-def _target_aa(w: Work, side: str, h: int, target: str) -> Fraction:
+def _target_aa(w: Work, side: Side, h: int, target: str) -> Fraction:
     """BASE.M: an air base fires its capacity, a naval base 20; ships in port add
     theirs to the naval base's (NM.AA.PORT). Land units and CD units fire none."""
     base = w.bases.get(h)
@@ -533,7 +549,7 @@ def _base_aa(w: Work, base: Base, aa: Fraction) -> Fraction:
 
 
 def _attack_target(
-    w: Work, force: Sequence[Flight], enemy: str, h: int, target: str, dice: Dice
+    w: Work, force: Sequence[Flight], enemy: Side, h: int, target: str, dice: Dice
 ) -> Any:
     side = force[0].side
     alive = [f for f in force if f.points > 0]
@@ -571,8 +587,6 @@ def _attack_target(
             f"{side} air at {cd.uid}",
         )
         if f.number >= naval_combat.CD_KILL_NUMBER:
-            from pbem.rulesets.usn.phases import destroy
-
             destroy(w, cd, "bombed", "AM.BOMBCD")
         return f.to_json()
     base = w.bases.get(h)
@@ -583,18 +597,18 @@ def _attack_target(
         "CRT3",
         Fraction(bomb),
         Fraction(naval_combat.BASE_DEFENSE),
-        f"base:{h:04d}",
-        f"{side} air at {h:04d}",
+        f"base:{hexgrid.fmt(h)}",
+        f"{side} air at {hexgrid.fmt(h)}",
     )
     base_hit(w, h, target, f.damage, side, "AM.BASE.GROUNDED", grounded_only=True)
     return f.to_json()
 
 
-def _strafe(w: Work, strafers: Sequence[Flight], enemy: str, h: int, dice: Dice) -> Any:
+def _strafe(w: Work, strafers: Sequence[Flight], enemy: Side, h: int, dice: Dice) -> Any:
     """AM.STRAFE.FIRE: the strafers' A2A on CRT2 at the aircraft left on the ground,
     which cannot reply; the destroyed figure is the loss (an abort means nothing to a
     parked aircraft: docs/usn-deferred.md)."""
-    loc = f"{h:04d}"
+    loc = hexgrid.fmt(h)
     have = w.air_at(enemy, loc)
     ground = [Flight(enemy, t, have.get(t), loc, h, "GROUND", h) for t in AIR_TYPES if have.get(t)]
     if not ground:
@@ -622,14 +636,14 @@ def ground_support(w: Work, flights: list[Flight], phasing: str, dice: Dice) -> 
         enemy = enemy_of(side)
         record: dict[str, Any] = {
             "side": side,
-            "hex": f"{h:04d}",
+            "hex": hexgrid.fmt(h),
             "flights": [f.label() for f in force],
         }
         if engages(w, enemy):
             record["cap"] = dogfight(w, cap_over(flights, enemy, h, "base"), force, dice, True)
         total = sum(f.bombardment(w.state, naval=False) for f in force if f.points > 0)
         role = "attack" if side == phasing else "defense"
-        slot = support.setdefault(f"{h:04d}", {"attack": 0, "defense": 0})
+        slot = support.setdefault(hexgrid.fmt(h), {"attack": 0, "defense": 0})
         slot[role] += total
         record[role] = total
         w.event(
@@ -645,7 +659,7 @@ def ground_support(w: Work, flights: list[Flight], phasing: str, dice: Dice) -> 
 # --- SEQ.5L --------------------------------------------------------------------------------
 
 
-def hook_return(w: Work, st: Step, lines: Mapping[str, list[Line]], dice: Dice | None) -> None:
+def hook_return(w: Work, st: Step, lines: Mapping[Side, list[Line]], dice: Dice | None) -> None:
     """SEQ.5L, CBT.K, MOV.S: every aircraft still aloft lands or is lost."""
     if dice is None:
         return
@@ -675,16 +689,22 @@ def landing_spots(w: Work, f: Flight, aborted: bool, hit_now: set[int]) -> list[
         if b.neutralized(w.state.turn) and not (f.kind == "CAP" and h in hit_now):
             continue  # CBT.J: CAP may land on a base hit during the strike
         if f.kind == "CAP":
-            if h != f.origin or not f.source.isdigit():
+            if h != f.origin or hexgrid.hex_of(f.source) is None:
                 continue  # MOV.S: carrier CAP lands on carriers only
         elif w.geo.air_distance(here, h) > reach:
             continue
-        spots.append((0 if f"{h:04d}" == f.source else 1, w.geo.air_distance(here, h), f"{h:04d}"))
+        spots.append(
+            (
+                0 if hexgrid.fmt(h) == f.source else 1,
+                w.geo.air_distance(here, h),
+                hexgrid.fmt(h),
+            )
+        )
     if f.atype == "NAC":
         for u in w.units.values():
             if u.side != side or not u.is_carrier or u.hex is None or u.damaged:
                 continue
-            if f.kind == "CAP" and (u.hex != f.origin or f.source.isdigit()):
+            if f.kind == "CAP" and (u.hex != f.origin or hexgrid.hex_of(f.source) is not None):
                 continue
             if f.kind != "CAP" and w.geo.air_distance(here, u.hex) > reach:
                 continue
@@ -692,13 +712,14 @@ def landing_spots(w: Work, f: Flight, aborted: bool, hit_now: set[int]) -> list[
     return [loc for _p, _d, loc in sorted(spots)]
 
 
-def _room(w: Work, side: str, loc: str) -> int:
-    if loc.isdigit():
-        b = w.bases[int(loc)]
+def _room(w: Work, side: Side, loc: Location) -> int:
+    h = hexgrid.hex_of(loc)
+    if h is not None:
+        b = w.bases[h]
         return b.air_capacity - w.air_at(side, loc).total
     ship = w.units[unit_key(side, loc)]
     left = ship.capacity - w.air_at(side, loc).total
-    ferry_left = ferry.room(w, side, loc, ferry.RECEIVE)  # OPT.FERRY
+    ferry_left = HOOKS[FERRY_ROOM](w, side, loc, RECEIVE)  # OPT.FERRY
     return left if ferry_left is None else min(left, ferry_left)
 
 
@@ -709,7 +730,7 @@ def land_flight(w: Work, f: Flight, n: int, aborted: bool, hit_now: set[int]) ->
         k = min(left, max(0, _room(w, f.side, loc)))
         if k:
             w.set_air(f.side, loc, w.air_at(f.side, loc).add(f.atype, k))
-            ferry.record(w, f.side, loc, ferry.RECEIVE, k)
+            HOOKS[FERRY_RECORD](w, f.side, loc, RECEIVE, k)
             landed[loc] = k
             left -= k
         if not left:

@@ -16,16 +16,18 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.core.errors import IllegalOrderError
+from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import HOME_ISLANDS
 from pbem.rulesets.usn.land_combat import UNTIL_REPAIRED
-from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import Simple
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.state import WEST_COAST, Base, Pending, Unit
+from pbem.rulesets.usn.work import Work
 
 BASE_DEFENSE = 10  # BASE.M, UNIT.NB
 NAVAL_BASE_AA = 20  # BASE.M
-BUILD_TARGET = {ALLIED: 5, JAPANESE: 6}  # BASE.D: the lowest roll that completes
+BUILD_TARGET: dict[str, int] = {ALLIED: 5, JAPANESE: 6}  # BASE.D: the lowest roll that completes
 SABOTAGE_TARGET = {"DIV": 2, "MAR": 2, "ENG": 4}  # BASE.J: the highest roll that succeeds
 BUILD_STEP = 5  # BASE.E: air bases grow five points at a time
 PEARL_HARBOR = 1456  # REP.WHERE
@@ -44,7 +46,7 @@ def base_aa(b: Base, naval: bool) -> int:
     return b.air_capacity if b.has_air else 0
 
 
-def builder_transport(side: str) -> str:
+def builder_transport(side: Side) -> str:
     """BUILD.PROC with ERR.BUILD / A8: an Allied AT, or any Japanese TR."""
     return "AT" if side == ALLIED else "TR"
 
@@ -65,7 +67,7 @@ def needs_repair(w: Work, h: int, kind: str) -> bool:
     b = w.bases.get(h)
     if b is None:
         return False
-    if f"{h:04d}" in w.state.extra.get("damaged_bases", {}):
+    if hexgrid.fmt(h) in w.state.extra.get("damaged_bases", {}):
         return True
     if kind == "naval":
         return b.naval and b.naval_destroyed
@@ -76,27 +78,29 @@ def needs_repair(w: Work, h: int, kind: str) -> bool:
 def do_build(w: Work, order: Simple, dice: Dice | None) -> None:
     """BUILD.PROC, BASE.D, BASE.E, BASE.F, BASE.G: an engineer works on one base."""
     if len(order.units) != 2 or order.units[1] not in ("AIR", "NAVAL"):
-        raise Refused("write: BUILD <engineer> AIR|NAVAL", "BUILD.PROC")
+        raise IllegalOrderError("write: BUILD <engineer> AIR|NAVAL", rule="BUILD.PROC")
     eng = w.own(order.units[0])
     kind = order.units[1].lower()
     if eng.utype != "ENG" or eng.hex is None:
-        raise Refused(f"{eng.uid} is not an engineer on the map", "BASE.F")
+        raise IllegalOrderError(f"{eng.uid} is not an engineer on the map", rule="BASE.F")
     h = eng.hex
     b = w.bases.get(h)
     if b is not None and b.owner != w.side:
-        raise Refused(f"{h:04d} holds an enemy base", "STK.C")
+        raise IllegalOrderError(f"{hexgrid.fmt(h)} holds an enemy base", rule="STK.C")
     if not w.geo.is_land(h):
-        raise Refused(f"{h:04d} is not land", "BUILD.PROC")
+        raise IllegalOrderError(f"{hexgrid.fmt(h)} is not land", rule="BUILD.PROC")
     works = _works(w)
-    here = works.setdefault(f"{h:04d}", {})
+    here = works.setdefault(hexgrid.fmt(h), {})
     for other, work in here.items():
         if other != kind and eng.uid in work.get("engineers", ()):
-            raise Refused(f"{eng.uid} already works on the {other} base", "BASE.F")
+            raise IllegalOrderError(f"{eng.uid} already works on the {other} base", rule="BASE.F")
     job = here.get(kind)
     if job is None:  # starting needs the transport in the hex as well (BUILD.PROC)
         tr = builder_transport(w.side)
         if not any(u.side == w.side and u.utype == tr and u.hex == h for u in w.units.values()):
-            raise Refused(f"starting work needs an own {tr} in {h:04d}", "BUILD.PROC")
+            raise IllegalOrderError(
+                f"starting work needs an own {tr} in {hexgrid.fmt(h)}", rule="BUILD.PROC"
+            )
         job = {"engineers": [], "repair": needs_repair(w, h, kind), "turn": w.state.turn}
     if eng.uid not in job["engineers"]:
         job["engineers"] = [*job["engineers"], eng.uid]
@@ -104,16 +108,16 @@ def do_build(w: Work, order: Simple, dice: Dice | None) -> None:
     _set_works(w, works)
     if dice is None or job["repair"]:
         if job["repair"]:
-            w.event("base-repair", "BUILD.GEN", None, side=w.side, hex=f"{h:04d}", base=kind)
+            w.event("base-repair", "BUILD.GEN", None, side=w.side, hex=hexgrid.fmt(h), base=kind)
         return
-    roll = dice.d6(f"build {kind} base {h:04d} {eng.uid}")
+    roll = dice.d6(f"build {kind} base {hexgrid.fmt(h)} {eng.uid}")
     ok = roll >= BUILD_TARGET[w.side]
     w.event(
         "base-building",
         "BASE.D",
         None,
         side=w.side,
-        hex=f"{h:04d}",
+        hex=hexgrid.fmt(h),
         base=kind,
         engineer=eng.uid,
         roll=roll,
@@ -122,7 +126,7 @@ def do_build(w: Work, order: Simple, dice: Dice | None) -> None:
     if ok:
         _complete(w, h, kind, built=True)
         works = _works(w)
-        works.get(f"{h:04d}", {}).pop(kind, None)
+        works.get(hexgrid.fmt(h), {}).pop(kind, None)
         _set_works(w, works)
 
 
@@ -154,14 +158,14 @@ def _complete(w: Work, h: int, kind: str, built: bool) -> None:
         nb = replace(nb, neutralized_until=turn)
     w.bases[h] = nb
     damaged = dict(w.state.extra.get("damaged_bases", {}))
-    damaged.pop(f"{h:04d}", None)
+    damaged.pop(hexgrid.fmt(h), None)
     w.state = replace(w.state, extra={**w.state.extra, "damaged_bases": damaged})
     w.event(
         "base-built" if built else "base-repaired",
         "BASE.E",
         None,
         side=w.side,
-        hex=f"{h:04d}",
+        hex=hexgrid.fmt(h),
         base=kind,
         capacity=nb.air_capacity,
     )
@@ -171,17 +175,19 @@ def do_sabotage(w: Work, order: Simple, dice: Dice | None) -> None:
     """BASE.J: a division (1-2) or an engineer (1-4) wrecks an own base in its hex:
     a naval base is destroyed, an air base loses five capacity."""
     if len(order.units) != 2 or order.units[1] not in ("AIR", "NAVAL"):
-        raise Refused("write: SABOTAGE <division or engineer> AIR|NAVAL", "BASE.J")
+        raise IllegalOrderError("write: SABOTAGE <division or engineer> AIR|NAVAL", rule="BASE.J")
     u = w.own(order.units[0])
     kind = order.units[1].lower()
     if u.utype not in SABOTAGE_TARGET or u.hex is None:
-        raise Refused(f"{u.uid} cannot sabotage: divisions and engineers only", "BASE.J")
+        raise IllegalOrderError(
+            f"{u.uid} cannot sabotage: divisions and engineers only", rule="BASE.J"
+        )
     b = w.bases.get(u.hex)
     if b is None or b.owner != w.side or not (b.has_naval if kind == "naval" else b.has_air):
-        raise Refused(f"no own {kind} base in {u.hex:04d}", "BASE.J")
+        raise IllegalOrderError(f"no own {kind} base in {hexgrid.fmt(u.hex)}", rule="BASE.J")
     if dice is None:
         return
-    roll = dice.d6(f"sabotage {kind} base {u.hex:04d} {u.uid}")
+    roll = dice.d6(f"sabotage {kind} base {hexgrid.fmt(u.hex)} {u.uid}")
     ok = roll <= SABOTAGE_TARGET[u.utype]
     if ok:
         if kind == "naval":
@@ -193,7 +199,7 @@ def do_sabotage(w: Work, order: Simple, dice: Dice | None) -> None:
         "BASE.J",
         None,
         side=w.side,
-        hex=f"{u.hex:04d}",
+        hex=hexgrid.fmt(u.hex),
         base=kind,
         unit=u.uid,
         roll=roll,
@@ -225,7 +231,8 @@ def _finish_repairs(w: Work) -> None:
                 jobs.pop(kind)  # the engineer left: the work lapses
                 continue
             if job.get("repair"):
-                prev, w.side = w.side, str(side)
+                assert side is not None  # engineers are present: the base has an owner
+                prev, w.side = w.side, side
                 _complete(w, h, kind, built=False)
                 w.side = prev
                 jobs.pop(kind)

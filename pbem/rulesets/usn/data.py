@@ -1,22 +1,12 @@
-"""THE loader for U.S.N. data: map, counters, tables, reinforcements and scenarios.
+"""The U.S.N. world data built from its files: counters, tables, reinforcements, scenarios.
 
-Files (scenarios/usn): units.toml, tables.toml, reinforcements.toml and
-scenarios/<name>.toml; the map (map.json, map-overrides.toml) is loaded by
-``pbem.rulesets.usn.map``. Every record carries provenance (``src`` =
-rulebook | errata | reconstructed, ``src_fields``, ``why``); see docs/usn-data.md.
+``build_world`` turns the files a ``DataSource`` gives (units.toml, tables.toml,
+reinforcements.toml and scenarios/<name>.toml, read by pbem.rulesets.usn.loader)
+into a checked ``UsnWorld``. Every record carries provenance (``src`` = rulebook |
+errata | reconstructed, ``src_fields``, ``why``); see docs/usn-data.md.
 
-A moderator overrides any value for one game without editing the package::
-
-    load_world(overrides={
-        "units": {"japanese/BB-3": {"surface_attack": 30}},
-        "tables": {"crt5": {"rows": {"2": {"cells": {"4": "15"}}}}},
-        "scenarios": {"coral-sea": {"game_turns": 3}},
-        "reinforcements": {"arrival": {"0": {"turn": 3}}},
-        "map": {...},  # passed to load_map
-    })
-
-Overrides merge into the raw data before validation (list items by index, unit
-records by "<side>/<ID>"), and the values they set count as ``moderator``.
+A moderator's overrides merge into the raw data before validation (list items by
+index, unit records by "<side>/<ID>"), and the values they set count as ``moderator``.
 Bad data raises ``DataError(where, reason)``, ``where`` = "file:line: key.path"
 (the line when it can be found, e.g. "scenarios/midway.toml:41: deploy[3].units[0]").
 """
@@ -27,14 +17,13 @@ import copy
 from collections import Counter as Tally
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from pbem.core.errors import DataError
 from pbem.rulesets.usn.data_raw import (
     SIDES,
+    DataSource,
     check_keys,
     check_type,
     count_values,
@@ -45,7 +34,6 @@ from pbem.rulesets.usn.data_raw import (
     nonneg_int,
     opt_field,
     override_units,
-    read_toml,
     read_with_overrides,
     side_field,
     with_line,
@@ -53,6 +41,7 @@ from pbem.rulesets.usn.data_raw import (
 from pbem.rulesets.usn.data_setup import check_deployment, cross_check
 from pbem.rulesets.usn.data_tables import build_tables
 from pbem.rulesets.usn.data_units import build_catalogue
+from pbem.rulesets.usn.map import MapFiles
 from pbem.rulesets.usn.scenario import (
     AddedBase,
     AirDeployment,
@@ -63,13 +52,13 @@ from pbem.rulesets.usn.scenario import (
     Scenario,
     Withdrawal,
 )
+from pbem.rulesets.usn.sides import Side
 from pbem.rulesets.usn.tables import UsnTables
 from pbem.rulesets.usn.units import (
     Catalogue,
     Counter,
     LandCounter,
     NavalCounter,
-    Side,
     Source,
     UnitType,
     canonical_id,
@@ -86,24 +75,16 @@ __all__ = [
     "Scenario",
     "UsnWorld",
     "Withdrawal",
+    "build_world",
     "check_deployment",
-    "check_world",
-    "load_scenario",
-    "load_world",
-    "provenance_report",
-    "scenario_names",
 ]
 
 WEST_COAST = "west-coast"
 
 
-def default_directory() -> Path:
-    return Path(__file__).parents[2] / "scenarios" / "usn"
-
-
 @dataclass(frozen=True, slots=True)
 class UsnWorld:
-    directory: Path
+    source: DataSource
     map: MapLike | None
     catalogue: Catalogue
     tables: UsnTables
@@ -111,6 +92,7 @@ class UsnWorld:
     withdrawals: tuple[Withdrawal, ...]
     scenarios: Mapping[str, Scenario]
     provenance: Mapping[str, Mapping[str, int]]
+    map_files: MapFiles | None = None  # as read: per-game map corrections start from them
 
     def scenario(self, name: str) -> Scenario:
         try:
@@ -122,119 +104,63 @@ class UsnWorld:
 
 
 # ---------------------------------------------------------------------------
-# Public entry points
+# Building the world from its files
 
 
-def load_world(
-    directory: Path | None = None,
-    overrides: Mapping[str, Any] | None = None,
-    *,
-    usn_map: MapLike | None = None,
-    with_map: bool = True,
+def build_world(
+    source: DataSource, overrides: Mapping[str, Any], usn_map: MapLike | None
 ) -> UsnWorld:
-    """Load and check every U.S.N. data file. Cached for the default directory.
+    """Build and check the world from ``source``'s files and a moderator's overrides.
 
-    The map comes from ``usn_map`` (tests) or ``load_map``; with a map, every
-    scenario's set-up is cross-checked against it (terrain, bases, capacities) and
-    the first problem raises. ``with_map=False`` loads and checks the data alone.
+    With a map, every scenario's set-up is cross-checked against it (terrain, bases,
+    capacities) and the first problem raises; without one the data is checked alone.
     """
-    if directory is None and not overrides and usn_map is None:
-        return _load_default(with_map)
-    return _load_world(directory or default_directory(), overrides or {}, usn_map, with_map)
-
-
-def check_world(
-    directory: Path | None = None, overrides: Mapping[str, Any] | None = None
-) -> list[DataError]:
-    """Every problem, not just the first: the data alone, then against the map."""
     try:
-        world = load_world(directory, overrides, with_map=False)
+        return _build_world(source, overrides, usn_map)
     except DataError as exc:
-        return [exc]
-    directory = directory or default_directory()
-    try:
-        usn_map = _try_load_map(directory, (overrides or {}).get("map"))
-    except DataError as exc:
-        return [exc]
-    if usn_map is None:
-        return []
-    problems = cross_check(world.scenarios.values(), world.arrivals, world.catalogue, usn_map)
-    return [with_line(directory, p) for p in problems]
+        raise with_line(source, exc) from None
 
 
-def load_scenario(
-    name: str, world: UsnWorld | None = None, overrides: Mapping[str, Any] | None = None
-) -> Scenario:
-    if world is None or overrides:
-        world = load_world(world.directory if world else None, overrides)
-    return world.scenario(name)
-
-
-def scenario_names(directory: Path | None = None) -> list[str]:
-    d = (directory or default_directory()) / "scenarios"
-    return sorted(p.stem for p in d.glob("*.toml"))
-
-
-def provenance_report(
-    directory: Path | None = None, overrides: Mapping[str, Any] | None = None
-) -> dict[str, dict[str, int]]:
-    """Per file: source -> count of values (rulebook, errata, reconstructed, moderator)."""
-    world = load_world(directory, overrides, with_map=False)
-    return {f: dict(c) for f, c in world.provenance.items()}
-
-
-@lru_cache(maxsize=2)
-def _load_default(with_map: bool) -> UsnWorld:
-    return _load_world(default_directory(), {}, None, with_map)
-
-
-def _load_world(
-    directory: Path, overrides: Mapping[str, Any], usn_map: MapLike | None, with_map: bool
-) -> UsnWorld:
-    try:
-        return _load_world_unlocated(directory, overrides, usn_map, with_map)
-    except DataError as exc:
-        raise with_line(directory, exc) from None
-
-
-def _load_world_unlocated(
-    directory: Path, overrides: Mapping[str, Any], usn_map: MapLike | None, with_map: bool
-) -> UsnWorld:
+def check_overrides(overrides: Mapping[str, Any]) -> None:
     unknown = set(overrides) - {"units", "tables", "reinforcements", "scenarios", "map"}
     if unknown:
         raise DataError("overrides", f"unknown section(s) {sorted(unknown)}")
-    if usn_map is None and with_map:
-        usn_map = _try_load_map(directory, overrides.get("map"))
+
+
+def _build_world(
+    source: DataSource, overrides: Mapping[str, Any], usn_map: MapLike | None
+) -> UsnWorld:
+    check_overrides(overrides)
     provenance: dict[str, Tally[str]] = {}
 
-    units_raw = read_toml(directory / "units.toml", "units.toml")
+    units_raw = source.read_toml("units.toml")
     units_raw = expand_unit_records(units_raw)
     touched: set[tuple[Any, ...]] = set()
     override_units(units_raw, overrides.get("units") or {}, touched)
     provenance["units.toml"] = count_values(units_raw, "units.toml", touched)
     catalogue = build_catalogue(units_raw)
 
-    tables_raw, touched = read_with_overrides(directory, "tables.toml", overrides.get("tables"))
+    tables_raw, touched = read_with_overrides(source, "tables.toml", overrides.get("tables"))
     provenance["tables.toml"] = count_values(tables_raw, "tables.toml", touched)
     tables = build_tables(tables_raw)
 
     rein_raw, touched = read_with_overrides(
-        directory, "reinforcements.toml", overrides.get("reinforcements")
+        source, "reinforcements.toml", overrides.get("reinforcements")
     )
     provenance["reinforcements.toml"] = count_values(rein_raw, "reinforcements.toml", touched)
     arrivals, withdrawals = _build_reinforcements(rein_raw, catalogue)
 
     scen_over = overrides.get("scenarios") or {}
-    names = scenario_names(directory)
+    names = source.stems("scenarios", ".toml")
     for n in scen_over:
         if n not in names:
             raise DataError(f"overrides: scenarios.{n}", "unknown scenario")
     scenarios: dict[str, Scenario] = {}
     for n in names:
         fname = f"scenarios/{n}.toml"
-        raw, touched = read_with_overrides(directory, fname, scen_over.get(n))
+        raw, touched = read_with_overrides(source, fname, scen_over.get(n))
         provenance[fname] = count_values(raw, fname, touched)
-        merged = _resolve_extends(directory, raw, fname, scen_over, set())
+        merged = _resolve_extends(source, raw, fname, scen_over, set())
         scenarios[n] = _build_scenario(
             merged, fname, catalogue, arrivals, withdrawals, tables, usn_map
         )
@@ -247,7 +173,7 @@ def _load_world_unlocated(
     if problems:
         raise problems[0]
     return UsnWorld(
-        directory=directory,
+        source=source,
         map=usn_map,
         catalogue=catalogue,
         tables=tables,
@@ -256,16 +182,6 @@ def _load_world_unlocated(
         scenarios=MappingProxyType(scenarios),
         provenance=MappingProxyType({k: MappingProxyType(dict(v)) for k, v in provenance.items()}),
     )
-
-
-def _try_load_map(directory: Path, overrides: Mapping[str, Any] | None) -> MapLike | None:
-    if not (directory / "map.json").exists():
-        return None
-    from pbem.rulesets.usn.map import load_map
-
-    if directory == default_directory():
-        return load_map(None, overrides)
-    return load_map(directory, overrides)
 
 
 # ---------------------------------------------------------------------------
@@ -438,7 +354,7 @@ _SCENARIO_KEYS = {
 
 
 def _resolve_extends(
-    directory: Path,
+    source: DataSource,
     raw: dict[str, Any],
     fname: str,
     scen_over: Mapping[str, Any],
@@ -450,10 +366,10 @@ def _resolve_extends(
     if not isinstance(parent, str) or parent in chain:
         raise DataError(f"{fname}: extends", f"bad or circular parent {parent!r}")
     pname = f"scenarios/{parent}.toml"
-    if not (directory / pname).exists():
+    if not source.exists(pname):
         raise DataError(f"{fname}: extends", f"no scenario {parent!r}")
-    base, _ = read_with_overrides(directory, pname, scen_over.get(parent))
-    base = _resolve_extends(directory, base, pname, scen_over, chain | {parent})
+    base, _ = read_with_overrides(source, pname, scen_over.get(parent))
+    base = _resolve_extends(source, base, pname, scen_over, chain | {parent})
     merged = copy.deepcopy(base)
     merge(merged, {k: v for k, v in raw.items() if k != "extends"}, (), set(), fname)
     return merged

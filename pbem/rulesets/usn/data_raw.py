@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import copy
 import re
-import tomllib
 from collections import Counter as Tally
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pbem.core.errors import DataError
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.units import Provenance, Side, Source, canonical_id, expand_ids, unit_key
+from pbem.rulesets.usn.sides import Side
+from pbem.rulesets.usn.units import Provenance, Source, canonical_id, expand_ids, unit_key
 
 SOURCES = ("rulebook", "errata", "reconstructed")
 SIDES = (Side.JAPANESE.value, Side.ALLIED.value)
@@ -32,20 +31,28 @@ _CONTAINERS = frozenset({"special", "optional_rules", "nac_chart"})
 _RECORDS = frozenset({"victory"})
 
 
-def read_toml(path: Path, fname: str) -> dict[str, Any]:
-    try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise DataError(fname, "file not found") from None
-    except tomllib.TOMLDecodeError as exc:  # its message carries line and column
-        raise DataError(fname, f"not valid TOML: {exc}") from None
+class DataSource(Protocol):
+    """The U.S.N. data files, read by pbem.rulesets.usn.loader (the rules open no file).
+
+    Names are relative to the data folder, e.g. "units.toml" or "scenarios/midway.toml";
+    a file that cannot be read or parsed raises DataError naming it.
+    """
+
+    def exists(self, fname: str) -> bool: ...
+
+    def read_toml(self, fname: str) -> dict[str, Any]: ...
+
+    def read_json(self, fname: str) -> dict[str, Any]: ...
+
+    def text(self, fname: str) -> str | None: ...
+
+    def stems(self, folder: str, suffix: str) -> list[str]: ...
 
 
 def read_with_overrides(
-    directory: Path, fname: str, override: Mapping[str, Any] | None
+    source: DataSource, fname: str, override: Mapping[str, Any] | None
 ) -> tuple[dict[str, Any], set[tuple[Any, ...]]]:
-    raw = read_toml(directory / fname, fname)
+    raw = source.read_toml(fname)
     touched: set[tuple[Any, ...]] = set()
     if override:
         merge(raw, override, (), touched, f"overrides: {fname}")
@@ -256,7 +263,9 @@ def hex_field(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise DataError(where, f"expected a hex number, got {value!r}")
     if not hexgrid.on_map(value):
-        raise DataError(where, f"hex {value:04d} is off the map (0001-{hexgrid.LAST_HEX:04d})")
+        raise DataError(
+            where, f"hex {hexgrid.fmt(value)} is off the map (0001-{hexgrid.fmt(hexgrid.LAST_HEX)})"
+        )
     return value
 
 
@@ -275,16 +284,16 @@ def provenance_of(rec: Mapping[str, Any]) -> Provenance:
 _ITEM = re.compile(r"^([A-Za-z_.]+)\[(\d+)\](?:\(([^)]*)\))?")
 
 
-def with_line(directory: Path, exc: DataError) -> DataError:
+def with_line(source: DataSource, exc: DataError) -> DataError:
     """Add the line number to a DataError's ``where`` when it can be found cheaply:
     "scenarios/coral-sea.toml: deploy[2].at" -> "scenarios/coral-sea.toml:31: deploy[2].at"."""
     fname, sep, path = exc.where.partition(": ")
     if not sep or not fname.endswith(".toml") or ":" in fname:
         return exc
-    try:
-        lines = (directory / fname).read_text(encoding="utf-8").splitlines()
-    except OSError:
+    text = source.text(fname)
+    if text is None:
         return exc
+    lines = text.splitlines()
     line = _locate(lines, path)
     if line is None:
         return exc

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from pbem.core.errors import DataError
+from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.data_raw import SIDES
 from pbem.rulesets.usn.scenario import (
     AirDeployment,
@@ -16,14 +17,8 @@ from pbem.rulesets.usn.scenario import (
     Place,
     Scenario,
 )
-from pbem.rulesets.usn.units import (
-    Catalogue,
-    Counter,
-    LandCounter,
-    NavalCounter,
-    Side,
-    UnitType,
-)
+from pbem.rulesets.usn.sides import Side
+from pbem.rulesets.usn.units import Catalogue, Counter, LandCounter, NavalCounter, UnitType
 
 
 def _start_bases(
@@ -58,7 +53,10 @@ def cross_check(
                 for h in a.at.hexes:
                     if isinstance(c, LandCounter) and not usn_map.is_land(h):
                         problems.append(
-                            DataError(f"{a.where}.at", f"land unit {uid} enters at sea hex {h:04d}")
+                            DataError(
+                                f"{a.where}.at",
+                                f"land unit {uid} enters at sea hex {hexgrid.fmt(h)}",
+                            )
                         )
     for scen in scenarios:
         f = scen.source
@@ -69,13 +67,15 @@ def cross_check(
         for i, ab in enumerate(scen.added_bases):
             if not usn_map.is_land(ab.hex):
                 problems.append(
-                    DataError(f"{f}: base[{i}].hex", f"a base cannot be in sea hex {ab.hex:04d}")
+                    DataError(
+                        f"{f}: base[{i}].hex", f"a base cannot be in sea hex {hexgrid.fmt(ab.hex)}"
+                    )
                 )
         for key, cd in scen.coastal_defense.items():
             h = int(cd.id.partition("-")[2])
             if not usn_map.is_land(h):
                 problems.append(
-                    DataError(f"{f}: coastal_defense", f"{key} stands in sea hex {h:04d}")
+                    DataError(f"{f}: coastal_defense", f"{key} stands in sea hex {hexgrid.fmt(h)}")
                 )
         problems += check_deployment(scen, f, catalogue, usn_map)
     return problems
@@ -88,7 +88,9 @@ def _check_place(at: Place, where: str, usn_map: MapLike) -> list[DataError]:
             out.append(DataError(f"{where}.{key}", f"unknown map region {name!r}"))
     region = usn_map.regions.get(at.region) if at.region is not None else None
     if at.ref is not None and region is not None and at.ref not in region:
-        out.append(DataError(f"{where}.ref", f"hex {at.ref:04d} is not in region {at.region!r}"))
+        out.append(
+            DataError(f"{where}.ref", f"hex {hexgrid.fmt(at.ref)} is not in region {at.region!r}")
+        )
     return out
 
 
@@ -160,13 +162,16 @@ def _check_side(
                 continue
             if h not in base_free:
                 problems.append(
-                    DataError(where, f"no {side.value} air base at {h:04d} for {a.points} {a.type}")
+                    DataError(
+                        where,
+                        f"no {side.value} air base at {hexgrid.fmt(h)} for {a.points} {a.type}",
+                    )
                 )
             elif a.points > base_free[h]:
                 problems.append(
                     DataError(
                         where,
-                        f"{a.points} {a.type} exceed the air capacity left at {h:04d} ({base_free[h]})",
+                        f"{a.points} {a.type} exceed the air capacity left at {hexgrid.fmt(h)} ({base_free[h]})",
                     )
                 )
             else:
@@ -271,7 +276,9 @@ def _check_unit_place(
     if isinstance(c, LandCounter):
         for h in at.hexes:
             if not usn_map.is_land(h):
-                out.append(DataError(f"{where}.at", f"land unit {c.id} set up in sea hex {h:04d}"))
+                out.append(
+                    DataError(f"{where}.at", f"land unit {c.id} set up in sea hex {hexgrid.fmt(h)}")
+                )
         if at.region is not None and not any(
             usn_map.is_land(h) for h in usn_map.regions.get(at.region, frozenset())
         ):
@@ -281,7 +288,7 @@ def _check_unit_place(
         return out  # paper units; C24's ships start at sea
     naval_bases = [h for h, (_, naval) in bases.items() if naval]
     if at.hexes and not any(h in naval_bases for h in at.hexes):
-        hexes = " or ".join(f"{h:04d}" for h in at.hexes)
+        hexes = " or ".join(hexgrid.fmt(h) for h in at.hexes)
         out.append(
             DataError(
                 f"{where}.at", f"{c.id} must start in a {side.value} naval base; none at {hexes}"

@@ -16,20 +16,26 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from pbem.rulesets.usn.movement import Refused, Work
-from pbem.rulesets.usn.sequence import JAPANESE
-
-LAUNCH = "launch"
-RECEIVE = "receive"
+from pbem.core.errors import IllegalOrderError
+from pbem.rulesets.usn import world
+from pbem.rulesets.usn.hexgrid import Location
+from pbem.rulesets.usn.hooks import (
+    FERRY_CHECK,
+    FERRY_RECORD,
+    FERRY_ROOM,
+    HOOKS,
+    LAUNCH,
+    RECEIVE,
+)
+from pbem.rulesets.usn.sides import JAPANESE, Side
+from pbem.rulesets.usn.work import Work
 
 
 def _rule(w: Work) -> Any:
-    from pbem.rulesets.usn.scenario_rules import optional  # imports movement
-
-    return optional(w.state).get("ferry_carriers")
+    return world.optional(w.state).get("ferry_carriers")
 
 
-def is_ferry(w: Work, side: str, loc: str) -> bool:
+def is_ferry(w: Work, side: Side, loc: Location) -> bool:
     """OPT.FERRY: is this location one of the Japanese ferry carriers (option on)?"""
     rule = _rule(w)
     return side == JAPANESE and rule is not None and loc in rule.get("units", ())
@@ -46,7 +52,7 @@ def _used(w: Work, way: str) -> dict[str, int]:
     return dict(rec.get(way, {}))
 
 
-def room(w: Work, side: str, loc: str, way: str) -> int | None:
+def room(w: Work, side: Side, loc: Location, way: str) -> int | None:
     """Air points the ferry carrier may still launch/receive this phase (None: no limit)."""
     if not is_ferry(w, side, loc):
         return None
@@ -54,17 +60,17 @@ def room(w: Work, side: str, loc: str, way: str) -> int | None:
     return max(0, limit - _used(w, way).get(loc, 0))
 
 
-def check(w: Work, side: str, loc: str, way: str, points: int) -> None:
+def check(w: Work, side: Side, loc: Location, way: str, points: int) -> None:
     """OPT.FERRY: refuse more than the phase's allowance through a ferry carrier."""
     left = room(w, side, loc, way)
     if left is not None and points > left:
-        raise Refused(
+        raise IllegalOrderError(
             f"{loc} is a ferry carrier: it may {way} {left} more air point(s) this phase",
-            "OPT.FERRY",
+            rule="OPT.FERRY",
         )
 
 
-def record(w: Work, side: str, loc: str, way: str, points: int) -> None:
+def record(w: Work, side: Side, loc: Location, way: str, points: int) -> None:
     """Count points launched from or received by a ferry carrier this phase."""
     if points <= 0 or not is_ferry(w, side, loc):
         return
@@ -78,4 +84,6 @@ def record(w: Work, side: str, loc: str, way: str, points: int) -> None:
     w.state = replace(w.state, extra={**w.state.extra, "ferry": new})
 
 
-__all__ = ["LAUNCH", "RECEIVE", "check", "is_ferry", "record", "room"]
+HOOKS.fill(FERRY_ROOM, room)
+HOOKS.fill(FERRY_CHECK, check)
+HOOKS.fill(FERRY_RECORD, record)

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.sequence import SIDES
+from pbem.rulesets.usn.sides import SIDES
 from pbem.rulesets.usn.state import GameState
 from pbem.rulesets.usn.zoc import zoc_hexes
 
@@ -79,7 +79,7 @@ def attacked_at(events: Iterable[Event], side: str) -> set[int]:
 
 def _hex(value: Any) -> int | None:
     s = str(value)
-    return int(s) if len(s) == 4 and s.isdigit() else None
+    return hexgrid.hex_of(s) if len(s) == 4 else None
 
 
 def update_sightings(state: GameState, events: Sequence[Event] = ()) -> dict[str, Any]:
@@ -91,7 +91,11 @@ def update_sightings(state: GameState, events: Sequence[Event] = ()) -> dict[str
         seen = detection_hexes(state, side, events)
         for u in state.units.values():
             if u.side != side and u.hex is not None and u.hex in seen and not _hidden_type(u.utype):
-                sightings[side][u.uid] = {"at": f"{u.hex:04d}", "turn": state.turn, "type": u.utype}
+                sightings[side][u.uid] = {
+                    "at": hexgrid.fmt(u.hex),
+                    "turn": state.turn,
+                    "type": u.utype,
+                }
     return {**state.extra.get("fog", {}), "sightings": sightings}
 
 
@@ -103,9 +107,9 @@ def _enemy_event(e: Mapping[str, Any], side: str) -> bool:
     """Is this event about the other side's doings (or of unknown owner)?"""
     if e.get("witnesses") == [side]:
         return False  # told to you alone: about your own doings
-    d = e.get("data", {})
+    d: Mapping[str, Any] = e.get("data", {})
     owner = d.get("side", d.get("by", d.get("attacker")))
-    return owner != side
+    return bool(owner != side)
 
 
 def _open_event(e: Mapping[str, Any], side: str) -> Mapping[str, Any] | None:
@@ -193,7 +197,7 @@ def apply(
                 air[s] = {
                     loc: pts
                     for loc, pts in air[s].items()
-                    if (loc.isdigit() and int(loc) in seen) or loc in visible
+                    if hexgrid.hex_of(loc) in seen or loc in visible
                 }
         sightings = state.extra.get("fog", {}).get("sightings", {}).get(side, {})
         for uid, sighting in sorted(sightings.items()):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from pbem.rulesets.usn import hexgrid
@@ -262,11 +261,3 @@ def geo_from_map(m: Any) -> Geo:
         east_boxes,
         bases,
     )
-
-
-@lru_cache(maxsize=1)
-def world_geo() -> Geo:
-    """The Geo of the real U.S.N. map, built once per process."""
-    from pbem.rulesets.usn.map import load_map  # the world-data module
-
-    return geo_from_map(load_map())

@@ -39,7 +39,7 @@ def hex_id(c: int, r: int) -> HexId:
 def col_row(h: int) -> tuple[int, int]:
     """0-based (column, row) of hex number ``h``."""
     if not 1 <= h <= LAST_HEX:
-        raise ValueError(f"hex {h:04d} is off the map")
+        raise ValueError(f"hex {fmt(h)} is off the map")
     pair, rem = divmod(h - 1, 67)
     c = 2 * pair + (rem >= 34)
     r = rem - 34 if rem >= 34 else rem
@@ -53,6 +53,17 @@ def on_map(h: int) -> bool:
 def fmt(h: int) -> str:
     """Hex numbers are written zero-padded to four digits, as the errata does ("0692")."""
     return f"{h:04d}"
+
+
+Location = str
+"""Where air points are or a unit arrives: a hex as ``fmt`` writes it ("0759"), a
+ship's ID ("CV-6"), "WC" (the U.S. West Coast) or "AUS"; path tokens add "OFF"."""
+
+
+def hex_of(location: Location) -> HexId | None:
+    """The one reader of locations and path tokens: the hex a hex number names
+    ("0759", "759" -> 759), None for a ship, box or region (no range check here)."""
+    return HexId(int(location)) if location.isdigit() else None
 
 
 def parse_hex(text: str) -> HexId:

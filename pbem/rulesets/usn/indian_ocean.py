@@ -34,18 +34,28 @@ from fractions import Fraction
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
-from pbem.rulesets.usn.movement import Refused, Work
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE
+from pbem.rulesets.usn import hexgrid, world
+from pbem.rulesets.usn.hooks import (
+    ADVANCE_WEST,
+    ENTER_WEST,
+    HOOKS,
+    LEAVE_WEST,
+    MAY_RETURN_WEST,
+    PHASES_OFF_WEST,
+    RETURNED_WEST,
+)
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn.state import Air, GameState, Unit
+from pbem.rulesets.usn.victory import air_value
+from pbem.rulesets.usn.work import Work
 
 BOX = "IO"  # the off-map Indian Ocean box, followed by the phases begun there
 
 
 def rule(state: GameState) -> Mapping[str, Any] | None:
-    from pbem.rulesets.usn.scenario_rules import special  # imports movement
-
-    return special(state).get("indian_ocean")
+    return world.special(state).get("indian_ocean")
 
 
 def record(state: GameState) -> dict[str, Any]:
@@ -74,12 +84,15 @@ def leave(w: Work, s: Unit) -> None:
     r = rule(w.state)
     rec = record(w.state)
     if r is None or rec.get("done"):
-        raise Refused(
-            "Japanese ships leave by the west edge only for the Indian Ocean raid", "OFF.WEST.J"
+        raise IllegalOrderError(
+            "Japanese ships leave by the west edge only for the Indian Ocean raid",
+            rule="OFF.WEST.J",
         )
     types = tuple(r.get("carrier_types", ("CV", "CVL")))
     if s.utype not in types:
-        raise Refused(f"only {'/'.join(types)} carriers go on the Indian Ocean raid", "OFF.WEST.J")
+        raise IllegalOrderError(
+            f"only {'/'.join(types)} carriers go on the Indian Ocean raid", rule="OFF.WEST.J"
+        )
     nac = w.air_at(JAPANESE, s.uid).nac
     rec["out"] = {**rec.get("out", {}), s.uid: nac}
     w.state = _with(w.state, rec)
@@ -99,7 +112,9 @@ def advance(w: Work) -> None:
 def check_entry(w: Work, s: Unit, h: int) -> None:
     """CG1.INDIAN: back through any west-edge hex."""
     if w.geo.edge_of(h) != "west":
-        raise Refused(f"{s.uid} comes back through a west-edge hex, not {h:04d}", "CG1.INDIAN")
+        raise IllegalOrderError(
+            f"{s.uid} comes back through a west-edge hex, not {hexgrid.fmt(h)}", rule="CG1.INDIAN"
+        )
 
 
 def returned(w: Work, s: Unit) -> None:
@@ -141,8 +156,6 @@ def roll_losses(state: GameState, dice: Dice) -> tuple[GameState, list[Event]]:
     s = _with(replace(state, air={**state.air, JAPANESE: air}), rec)
     total = sum(lost.values())
     if total:
-        from pbem.rulesets.usn.victory import air_value
-
         pts = air_value("NAC", ALLIED) * total
         awards = [*s.extra.get("scenario_awards", []), [ALLIED, str(Fraction(pts)), _why(total)]]
         s = replace(s, extra={**s.extra, "scenario_awards": awards})
@@ -176,3 +189,11 @@ __all__ = [
     "roll_losses",
     "rule",
 ]
+
+
+HOOKS.fill(PHASES_OFF_WEST, phases_off)
+HOOKS.fill(MAY_RETURN_WEST, may_return)
+HOOKS.fill(LEAVE_WEST, leave)
+HOOKS.fill(ENTER_WEST, check_entry)
+HOOKS.fill(RETURNED_WEST, returned)
+HOOKS.fill(ADVANCE_WEST, advance)

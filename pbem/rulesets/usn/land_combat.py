@@ -22,23 +22,22 @@ from fractions import Fraction
 from typing import Any
 
 from pbem.core.dice import Dice
-from pbem.rulesets.usn import naval_combat
+from pbem.core.errors import IllegalOrderError
+from pbem.rulesets.usn import hexgrid, naval_combat, world
 from pbem.rulesets.usn.geo import CLASS1
-from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import Ground, Line, Simple
-from pbem.rulesets.usn.sequence import ALLIED, enemy_of
+from pbem.rulesets.usn.sides import ALLIED, Side, enemy_of
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.tables import Crt1, LandResult
+from pbem.rulesets.usn.work import Work, destroy
 
 GUNFIRE_TYPES = frozenset({"BB", "CA", "CL", "DD"})  # NM.GSUP
 UNTIL_REPAIRED = 10**6  # Base.neutralized_until of a captured base awaiting repair
 
 
 def _crt1() -> Crt1:
-    from pbem.rulesets.usn.data import load_world  # cached world data
-
-    crt: Crt1 = load_world().tables.crt1
+    crt: Crt1 = world.current().tables.crt1
     return crt
 
 
@@ -66,7 +65,7 @@ def gunfire_strength(state: GameState, ship: Unit) -> Fraction:
     return naval_combat.strength(state, ship, "sa")
 
 
-def defenders_at(w: Work, h: int, side: str) -> list[Unit]:
+def defenders_at(w: Work, h: int, side: Side) -> list[Unit]:
     """CBT.D: every land unit of ``side`` in the hex defends together."""
     return sorted(
         (u for u in w.units.values() if u.side == side and u.hex == h and u.kind == "land"),
@@ -74,7 +73,7 @@ def defenders_at(w: Work, h: int, side: str) -> list[Unit]:
     )
 
 
-def enemy_cd_at(w: Work, h: int, side: str) -> list[Unit]:
+def enemy_cd_at(w: Work, h: int, side: Side) -> list[Unit]:
     return [u for u in w.units.values() if u.side != side and u.hex == h and u.kind == "cd"]
 
 
@@ -100,7 +99,7 @@ def do_defend(w: Work, uid: str, on: bool) -> None:
     turns it back). A27: the status is public."""
     u = w.own(uid)
     if u.kind != "land" or u.hex is None:
-        raise Refused(f"{uid} is not a land unit on the map", "CBT.G")
+        raise IllegalOrderError(f"{uid} is not a land unit on the map", rule="CBT.G")
     keys = defending(w)
     if on:
         keys.add(u.key)
@@ -148,13 +147,13 @@ def resolve_attack(w: Work, a: Attack, dice: Dice) -> LandResult | None:
     att, dfn = odds(w, a)
     crt = _crt1()
     col = crt.column(att, dfn)
-    roll = dice.d6(f"land combat {a.hex:04d}")
+    roll = dice.d6(f"land combat {hexgrid.fmt(a.hex)}")
     result = crt.result(col, roll)
     w.event(
         "land-combat",
         "SEQ.5K",
         None,
-        hex=f"{a.hex:04d}",
+        hex=hexgrid.fmt(a.hex),
         attacker=side,
         attackers=[u.uid for u in a.attackers],
         defenders=[u.uid for u in defenders_at(w, a.hex, enemy)],
@@ -171,7 +170,6 @@ def resolve_attack(w: Work, a: Attack, dice: Dice) -> LandResult | None:
 
 def apply_result(w: Work, a: Attack, result: LandResult) -> None:
     """CRT1.AX, CRT1.DX, CRT1.D1, CRT1.D2 by the terrain class of the hex."""
-    from pbem.rulesets.usn.phases import destroy
 
     side = a.attackers[0].side
     enemy = enemy_of(side)
@@ -212,10 +210,17 @@ def apply_result(w: Work, a: Attack, result: LandResult) -> None:
         if to in w.geo.closed:
             # OPT.BURMA.RETREAT: out of the game, not destroyed (no VP, no replacement).
             w.remove(u)
-            w.event("left-game", "OPT.BURMA.RETREAT", None, unit=u.uid, side=enemy, to=f"{to:04d}")
+            w.event(
+                "left-game",
+                "OPT.BURMA.RETREAT",
+                None,
+                unit=u.uid,
+                side=enemy,
+                to=hexgrid.fmt(to),
+            )
             continue
         w.put(replace(u, hex=to, entrenched=False))
-        w.event("retreated", "CRT1.D2", None, unit=u.uid, side=enemy, to=f"{to:04d}")
+        w.event("retreated", "CRT1.D2", None, unit=u.uid, side=enemy, to=hexgrid.fmt(to))
 
 
 def retreat_hex(w: Work, u: Unit, preferred: Sequence[int] = ()) -> int | None:
@@ -250,16 +255,16 @@ def destroy_base(w: Work, h: int, rule: str) -> None:
     b = w.bases.get(h)
     if b is None:
         return
-    lost = w.air_at(b.owner, f"{h:04d}")
+    lost = w.air_at(b.owner, hexgrid.fmt(h))
     if lost.total:
-        w.set_air(b.owner, f"{h:04d}", Air())
-        w.event("air-destroyed", rule, None, side=b.owner, at=f"{h:04d}", points=lost.total)
+        w.set_air(b.owner, hexgrid.fmt(h), Air())
+        w.event("air-destroyed", rule, None, side=b.owner, at=hexgrid.fmt(h), points=lost.total)
     w.bases[h] = replace(b, air_capacity=0, naval_destroyed=True)
     _ships_to_sea(w, h, b.owner)
-    w.event("base-destroyed", rule, None, hex=f"{h:04d}", side=b.owner)
+    w.event("base-destroyed", rule, None, hex=hexgrid.fmt(h), side=b.owner)
 
 
-def _ships_to_sea(w: Work, h: int, side: str) -> None:
+def _ships_to_sea(w: Work, h: int, side: Side) -> None:
     for s in [u for u in w.units.values() if u.side == side and u.hex == h and u.in_base]:
         w.put(replace(s, in_base=False))
 
@@ -270,7 +275,6 @@ def _ships_to_sea(w: Work, h: int, side: str) -> None:
 def capture(w: Work) -> None:
     """A base or CD unit falls to a land unit of the phasing side (the side that moved
     in) in its hex unless an enemy land unit there defends it (inverted or entrenched)."""
-    from pbem.rulesets.usn.phases import destroy
 
     side, enemy = w.side, enemy_of(w.side)
     for h in sorted(
@@ -286,13 +290,13 @@ def capture(w: Work) -> None:
             _capture_base(w, h, side)
 
 
-def _capture_base(w: Work, h: int, side: str) -> None:
+def _capture_base(w: Work, h: int, side: Side) -> None:
     b = w.bases[h]
     loser = b.owner
-    lost = w.air_at(loser, f"{h:04d}")
+    lost = w.air_at(loser, hexgrid.fmt(h))
     if lost.total:  # BASE.H
-        w.set_air(loser, f"{h:04d}", Air())
-        w.event("air-destroyed", "BASE.H", None, side=loser, at=f"{h:04d}", points=lost.total)
+        w.set_air(loser, hexgrid.fmt(h), Air())
+        w.event("air-destroyed", "BASE.H", None, side=loser, at=hexgrid.fmt(h), points=lost.total)
     _ships_to_sea(w, h, loser)  # BASE.L
     # BASE.A / BASE.C: an air base of 10 or more and any naval base need repair first;
     # until then it counts as neutralized (BASE.PROC.DAMAGED), so no module uses it.
@@ -300,13 +304,13 @@ def _capture_base(w: Work, h: int, side: str) -> None:
     w.bases[h] = replace(b, owner=side, neutralized_until=UNTIL_REPAIRED if needs_repair else 0)
     if needs_repair:
         damaged = dict(w.state.extra.get("damaged_bases", {}))
-        damaged[f"{h:04d}"] = "captured"
+        damaged[hexgrid.fmt(h)] = "captured"
         w.state = replace(w.state, extra={**w.state.extra, "damaged_bases": damaged})
     w.event(
         "base-captured",
         "BASE.I",
         None,
-        hex=f"{h:04d}",
+        hex=hexgrid.fmt(h),
         side=side,
         name=b.name,
         needs_repair=needs_repair,
@@ -315,7 +319,7 @@ def _capture_base(w: Work, h: int, side: str) -> None:
 
 def base_usable(state_extra: Mapping[str, Any], h: int) -> bool:
     """BASE.A / BASE.PROC.DAMAGED: a captured large base is unusable until repaired."""
-    return f"{h:04d}" not in state_extra.get("damaged_bases", {})
+    return hexgrid.fmt(h) not in state_extra.get("damaged_bases", {})
 
 
 def check_ground(w: Work, verb: str, h: int, uids: Sequence[str]) -> None:
@@ -324,16 +328,19 @@ def check_ground(w: Work, verb: str, h: int, uids: Sequence[str]) -> None:
     support with an enemy CD unit in the hex)."""
     if verb == "GUNFIRE":
         if enemy_cd_at(w, h, w.side):
-            raise Refused(
-                f"an enemy coastal defense unit is in {h:04d}: no gunfire support", "NM.GSUP"
+            raise IllegalOrderError(
+                f"an enemy coastal defense unit is in {hexgrid.fmt(h)}: no gunfire support",
+                rule="NM.GSUP",
             )
         return
     if not defenders_at(w, h, enemy_of(w.side)):
-        raise Refused(f"there are no enemy land units in {h:04d} to attack", "CBT.GEN")
+        raise IllegalOrderError(
+            f"there are no enemy land units in {hexgrid.fmt(h)} to attack", rule="CBT.GEN"
+        )
     for uid in uids:
         u = w.own(uid)
         if not u.supplied and u.emergency_supply_turn != w.state.turn:
-            raise Refused(f"{uid} is out of supply and may not attack", "SUP.E")
+            raise IllegalOrderError(f"{uid} is out of supply and may not attack", rule="SUP.E")
 
 
 # --- amphibious assault (SEQ.5A, AMP.*, ERR.AMP) ---------------------------------------
@@ -342,14 +349,16 @@ def check_ground(w: Work, verb: str, h: int, uids: Sequence[str]) -> None:
 def check_landing(w: Work, transport: Unit, units: Sequence[str]) -> None:
     """AMP.CD: never onto an undestroyed enemy CD unit; the transport must be on the map."""
     if transport.hex is None:
-        raise Refused(f"{transport.uid} is not on the map", "SEQ.5A")
+        raise IllegalOrderError(f"{transport.uid} is not on the map", rule="SEQ.5A")
     if enemy_cd_at(w, transport.hex, transport.side):
-        raise Refused(
-            f"{transport.hex:04d} holds an enemy coastal defense unit: no landing there",
-            "AMP.CD",
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(transport.hex)} holds an enemy coastal defense unit: no landing there",
+            rule="AMP.CD",
         )
     if not w.geo.is_land(transport.hex):
-        raise Refused(f"{transport.hex:04d} has no land to land on", "TER.ISLAND")
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(transport.hex)} has no land to land on", rule="TER.ISLAND"
+        )
 
 
 def land_assault(
@@ -364,7 +373,7 @@ def land_assault(
     landers = [w.units[f"{transport.side}/{u}"] for u in uids]
     for u in landers:
         w.put(replace(u, hex=h, carried_by=None))
-    w.event("landed", "SEQ.5A", None, side=transport.side, hex=f"{h:04d}", units=list(uids))
+    w.event("landed", "SEQ.5A", None, side=transport.side, hex=hexgrid.fmt(h), units=list(uids))
     ashore = tuple(w.units[u.key] for u in landers)
     if not defenders_at(w, h, enemy_of(transport.side)):
         return
@@ -396,11 +405,11 @@ def land_assault(
 
 
 def ground_support(w: Work, h: int) -> tuple[int, int]:
-    gs = w.state.extra.get("ground_support", {}).get(f"{h:04d}", {})
+    gs = w.state.extra.get("ground_support", {}).get(hexgrid.fmt(h), {})
     return int(gs.get("attack", 0)), int(gs.get("defense", 0))
 
 
-def strike_landings(w: Work, lines: Mapping[str, list[Line]], dice: Dice) -> set[str]:
+def strike_landings(w: Work, lines: Mapping[Side, list[Line]], dice: Dice) -> set[str]:
     """SEQ.5A: opposed landings of the phasing side; returns the unit keys that landed."""
     side = w.side
     landed: set[str] = set()
@@ -421,7 +430,7 @@ def strike_landings(w: Work, lines: Mapping[str, list[Line]], dice: Dice) -> set
             land_assault(
                 w, tr, aboard, Attack(tr.hex, (), tuple(gunfire.get(tr.hex, ())), att, dfn), dice
             )
-        except Refused as e:
+        except IllegalOrderError as e:
             w.event("order-failed", e.rule, (side,), order=o.canonical(), reason=e.message)
             continue
         landed |= {f"{side}/{u}" for u in aboard}
@@ -430,7 +439,7 @@ def strike_landings(w: Work, lines: Mapping[str, list[Line]], dice: Dice) -> set
 
 
 def strike_attacks(
-    w: Work, lines: Mapping[str, list[Line]], dice: Dice, landed: set[str] | None = None
+    w: Work, lines: Mapping[Side, list[Line]], dice: Dice, landed: set[str] | None = None
 ) -> None:
     """SEQ.5B-C, SEQ.5K: the phasing side's announced attacks, resolved in order."""
     side = w.side
@@ -479,20 +488,20 @@ def land_order(w: Work, o: Simple) -> None:
 # Hooks for phases.COMBAT_HOOKS: (work, step, accepted lines by side, dice).
 
 
-def hook_land_phase(w: Work, st: Any, lines: Mapping[str, list[Line]], dice: Dice | None) -> None:
+def hook_land_phase(w: Work, st: Any, lines: Mapping[Side, list[Line]], dice: Dice | None) -> None:
     """SEQ.3C: after land movement, undefended bases and CD units in hexes entered by
     enemy land units are captured (BASE.I, CBT.F)."""
     capture(w)
 
 
-def hook_landings(w: Work, st: Any, lines: Mapping[str, list[Line]], dice: Dice | None) -> None:
+def hook_landings(w: Work, st: Any, lines: Mapping[Side, list[Line]], dice: Dice | None) -> None:
     """SEQ.5A: opposed landings."""
     assert dice is not None
     landed = strike_landings(w, lines, dice)
     w.state = replace(w.state, extra={**w.state.extra, "landed": sorted(landed)})
 
 
-def hook_attacks(w: Work, st: Any, lines: Mapping[str, list[Line]], dice: Dice | None) -> None:
+def hook_attacks(w: Work, st: Any, lines: Mapping[Side, list[Line]], dice: Dice | None) -> None:
     """SEQ.5K: land combat, after the air strikes and ground support (SEQ.5F-J)."""
     assert dice is not None
     extra = dict(w.state.extra)

@@ -1,7 +1,7 @@
 """Moving units: naval, land and air movement, transports, off-map boxes.
 
 Every public ``do_*`` function judges one order against the working state
-``Work`` and either applies it (returning nothing) or raises ``Refused`` with
+``Work`` and either applies it (returning nothing) or raises ``IllegalOrderError`` with
 the rule broken and, where useful, what would be legal. The same functions
 serve validation (one side's orders on a copy) and adjudication, so what a
 player is told at validation is what happens.
@@ -9,176 +9,37 @@ player is told at validation is what happens.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
 
-from pbem.core.events import Event
+from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.geo import HOME_ISLANDS, Geo, distance_field
+from pbem.rulesets.usn.geo import HOME_ISLANDS
+from pbem.rulesets.usn.hexgrid import Location
+from pbem.rulesets.usn.hooks import (
+    ADVANCE_WEST,
+    ENTER_WEST,
+    FERRY_CHECK,
+    FERRY_RECORD,
+    GARRISON_AIR,
+    GARRISON_UNIT,
+    HOOKS,
+    LAUNCH,
+    LEAVE_WEST,
+    MAY_RETURN_WEST,
+    NAVAL_BASE_BARRED,
+    NAVAL_PATH,
+    PHASES_OFF_WEST,
+    RECEIVE,
+    RETURNED_WEST,
+)
 from pbem.rulesets.usn.orders import OFF_MAP, Move, Transfer
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, enemy_of
-from pbem.rulesets.usn.state import WEST_COAST, Air, Base, GameState, Unit, unit_key
-from pbem.rulesets.usn.supply import SupplyMap, supply_map
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
+from pbem.rulesets.usn.state import WEST_COAST, Air, Base, Unit, encode_unit, unit_key
+from pbem.rulesets.usn.work import Work
 from pbem.rulesets.usn.zoc import undisputed_zones
 
-MOV_N_RADIUS = 5  # MOV.N: enemy bases, engineers and ships
-MOV_N_LBAC_RADIUS = 6  # MOV.N: Allied LBAC, against Japanese ships
 PARA_RANGE = 4  # PARA.DROP
 PARA_BASE_MIN = 10  # PARA.BASE
-
-
-class Refused(Exception):
-    def __init__(self, message: str, rule: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.rule = rule
-
-
-@dataclass(slots=True)
-class Work:
-    """A mutable working copy of the state for one round's adjudication."""
-
-    geo: Geo
-    state: GameState
-    side: str = JAPANESE
-    step: int = 0
-    events: list[Event] = field(default_factory=list)
-    units: dict[str, Unit] = field(default_factory=dict)
-    air: dict[str, dict[str, Air]] = field(default_factory=dict)
-    bases: dict[int, Base] = field(default_factory=dict)
-    spent: dict[str, int] = field(default_factory=dict)  # MP used this phase
-    doubled_ok: dict[str, bool] = field(default_factory=dict)  # MOV.N still possible
-    moved: set[str] = field(default_factory=set)
-    carried: set[str] = field(default_factory=set)  # MOV.K: land units moved by a vehicle
-    engaged_at: dict[str, int] = field(default_factory=dict)  # SEQ.2G: unit -> hex
-    escaped: set[str] = field(default_factory=set)
-    air_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
-    _danger: dict[int, int] | None = None
-    _enemy_idx: dict[int, list[Unit]] | None = None
-    _supply: dict[str, SupplyMap] = field(default_factory=dict)
-
-    @classmethod
-    def start(cls, geo: Geo, state: GameState) -> Work:
-        w = cls(geo=geo, state=state)
-        w.units = dict(state.units)
-        w.air = {s: dict(v) for s, v in state.air.items()}
-        w.bases = dict(state.bases)
-        w.escaped = set(state.escaped)
-        ranges = state.extra.get("air_ranges", {})
-        w.air_ranges = {k: (int(v[0]), int(v[1])) for k, v in ranges.items()}
-        return w
-
-    def set_side(self, side: str) -> None:
-        """The side whose orders are being carried out (the enemy index follows it)."""
-        if side != self.side:
-            self.side = side
-            self._enemy_idx = None
-            self._danger = None
-
-    def begin_phase(self, side: str, step: int) -> None:
-        self.side, self.step = side, step
-        self.spent.clear()
-        self.doubled_ok.clear()
-        self.moved.clear()
-        self.carried.clear()
-        self.engaged_at.clear()
-        self.escaped.clear()
-        self._danger = None
-        self._enemy_idx = None
-        self._supply.clear()
-
-    def snapshot(self) -> GameState:
-        return replace(
-            self.state,
-            units=dict(self.units),
-            air={s: dict(v) for s, v in self.air.items()},
-            bases=dict(self.bases),
-            escaped=tuple(sorted(self.escaped)),
-        )
-
-    # --- lookups -------------------------------------------------------
-    def own(self, uid: str) -> Unit:
-        u = self.units.get(unit_key(self.side, uid))
-        if u is None:
-            raise Refused(f"{uid} is not one of your units", "UNIT.SELECT")
-        return u
-
-    def put(self, u: Unit) -> None:
-        self.units[u.key] = u
-        if u.side != self.side:
-            self._enemy_idx = None
-
-    def remove(self, u: Unit) -> None:
-        self.units.pop(u.key, None)
-        if u.side != self.side:
-            self._enemy_idx = None
-
-    def air_at(self, side: str, loc: str) -> Air:
-        return self.air.get(side, {}).get(loc, Air())
-
-    def set_air(self, side: str, loc: str, a: Air) -> None:
-        mine = self.air.setdefault(side, {})
-        if a.total == 0 and a.nac_new == 0:
-            mine.pop(loc, None)
-        else:
-            mine[loc] = a
-
-    def enemy_units_at(self, h: int) -> list[Unit]:
-        if self._enemy_idx is None:
-            enemy = enemy_of(self.side)
-            idx: dict[int, list[Unit]] = {}
-            for u in self.units.values():
-                if u.side == enemy and u.hex is not None:
-                    idx.setdefault(u.hex, []).append(u)
-            self._enemy_idx = idx
-        return list(self._enemy_idx.get(h, ()))
-
-    def enemy_ships_at_sea(self, h: int) -> list[Unit]:
-        """Enemy ships that a ship entering ``h`` must engage (STK.D, BASE.L)."""
-        return [
-            u
-            for u in self.enemy_units_at(h)
-            if u.is_naval and not u.in_base and u.key not in self.escaped
-        ]
-
-    def own_base(self, h: int) -> Base | None:
-        b = self.bases.get(h)
-        return b if b is not None and b.owner == self.side else None
-
-    def supply(self, side: str) -> SupplyMap:
-        m = self._supply.get(side)
-        if m is None:
-            m = supply_map(self.geo, self.snapshot(), side)
-            self._supply[side] = m
-        return m
-
-    def event(
-        self, kind: str, rule: str, witnesses: tuple[str, ...] | None = None, **data: Any
-    ) -> None:
-        self.events.append(Event(kind, data, witnesses, rule))
-
-    # --- MOV.N ---------------------------------------------------------
-    def danger(self) -> dict[int, int]:
-        """Hexes where the moving side may not use double speed (value unused)."""
-        if self._danger is None:
-            enemy = enemy_of(self.side)
-            near: set[int] = set()
-            for h, b in self.bases.items():
-                if b.owner == enemy and (b.has_air or b.has_naval):
-                    near.add(h)
-            for u in self.units.values():
-                if u.side == enemy and u.hex is not None and (u.is_naval or u.utype == "ENG"):
-                    near.add(u.hex)
-            field5 = distance_field(near, MOV_N_RADIUS)
-            if self.side == JAPANESE:
-                lbac = [
-                    int(loc)
-                    for loc, a in self.air.get(ALLIED, {}).items()
-                    if loc.isdigit() and a.lbac > 0
-                ]
-                field5.update(distance_field(lbac, MOV_N_LBAC_RADIUS))
-            self._danger = field5
-        return self._danger
 
 
 # --- naval movement ----------------------------------------------------------
@@ -194,35 +55,36 @@ def do_naval_move(w: Work, order: Move) -> None:
     ships = [w.own(uid) for uid in order.units]
     for s in ships:
         _check_ship_can_move(w, s, order.second)
-    from pbem.rulesets.usn.scenario_rules import check_naval_path  # MINI.SOLOMONS.SR
-
-    check_naval_path(w, ships, order.path)
+    HOOKS[NAVAL_PATH](w, ships, order.path)
     for s in ships:
         _move_ship(w, s, order.path, order.second)
 
 
 def _check_ship_can_move(w: Work, s: Unit, second: bool) -> None:
     if not s.is_naval:
-        raise Refused(f"{s.uid} is not a naval unit; land units move in the land phase", "MOV.GEN")
+        raise IllegalOrderError(
+            f"{s.uid} is not a naval unit; land units move in the land phase", rule="MOV.GEN"
+        )
     if s.carried_by is not None:
-        raise Refused(f"{s.uid} is aboard {s.carried_by}", "MOV.K")
+        raise IllegalOrderError(f"{s.uid} is aboard {s.carried_by}", rule="MOV.K")
     if s.training > 0:
-        raise Refused(
+        raise IllegalOrderError(
             f"{s.uid} is training new air groups in port and must stay idle "
             f"({s.training} more naval phase(s))",
-            "CVJ.EMBARK",
+            rule="CVJ.EMBARK",
         )
     if s.key in w.moved and not second:
-        raise Refused(f"{s.uid} has already moved this phase", "MOV.C")
+        raise IllegalOrderError(f"{s.uid} has already moved this phase", rule="MOV.C")
     if second and s.key not in w.spent:
         w.spent[s.key] = 0
-    from pbem.rulesets.usn import indian_ocean  # CG1.INDIAN
-
-    if indian_ocean.phases_off(s) is not None and not indian_ocean.may_return(w.state, s):
-        raise Refused(f"{s.uid} is in the Indian Ocean and not yet due back", "CG1.INDIAN")
-    if s.box is not None and s.box != "EDGE" and indian_ocean.phases_off(s) is None:
-        raise Refused(
-            f"{s.uid} is off the map ({s.box}); use SAIL to leave the West Coast", "OFF.BOX"
+    off_west = HOOKS[PHASES_OFF_WEST](s)
+    if off_west is not None and not HOOKS[MAY_RETURN_WEST](w.state, s):
+        raise IllegalOrderError(
+            f"{s.uid} is in the Indian Ocean and not yet due back", rule="CG1.INDIAN"
+        )
+    if s.box is not None and s.box != "EDGE" and off_west is None:
+        raise IllegalOrderError(
+            f"{s.uid} is off the map ({s.box}); use SAIL to leave the West Coast", rule="OFF.BOX"
         )
 
 
@@ -236,9 +98,7 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
         doubled_ok = False
     hexes: list[int] = []
     entering_from_edge = s.box == "EDGE"
-    from pbem.rulesets.usn import indian_ocean  # CG1.INDIAN
-
-    from_west = indian_ocean.phases_off(s) is not None
+    from_west = HOOKS[PHASES_OFF_WEST](s) is not None  # CG1.INDIAN
     for i, tok in enumerate(path):
         if tok == OFF_MAP:
             _exit_map(w, s, here, spent + len(hexes) + 1, ma, doubled_ok)
@@ -247,15 +107,22 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
         if entering_from_edge and i == 0:
             entry = int((s.heading or "in:0").split(":")[1])
             if h != entry:
-                raise Refused(f"{s.uid} re-enters the map at {entry:04d}, not {h:04d}", "OFF.BOX")
+                raise IllegalOrderError(
+                    f"{s.uid} re-enters the map at {hexgrid.fmt(entry)}, not {hexgrid.fmt(h)}",
+                    rule="OFF.BOX",
+                )
         elif from_west and i == 0:
-            indian_ocean.check_entry(w, s, h)
+            HOOKS[ENTER_WEST](w, s, h)
         elif here is None or not hexgrid.adjacent(here, h):
-            start = f"{here:04d}" if here is not None else "off map"
-            raise Refused(f"{h:04d} is not adjacent to {start} (paths go hex by hex)", "MOV.PROC")
+            start = hexgrid.fmt(here) if here is not None else "off map"
+            raise IllegalOrderError(
+                f"{hexgrid.fmt(h)} is not adjacent to {start} (paths go hex by hex)",
+                rule="MOV.PROC",
+            )
         elif h not in w.geo.naval_nbrs[here]:
-            raise Refused(
-                f"{s.uid} cannot cross the all-land hexside {here:04d}/{h:04d}", "TER.NAV"
+            raise IllegalOrderError(
+                f"{s.uid} cannot cross the all-land hexside {hexgrid.fmt(here)}/{hexgrid.fmt(h)}",
+                rule="TER.NAV",
             )
         if h in danger:
             doubled_ok = False
@@ -265,12 +132,12 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
             why = (
                 ""
                 if doubled_ok or s.damaged or used > ma * 2
-                else f" (no double speed: {h:04d} is too near the enemy, MOV.N)"
+                else f" (no double speed: {hexgrid.fmt(h)} is too near the enemy, MOV.N)"
             )
-            raise Refused(
+            raise IllegalOrderError(
                 f"{s.uid} can move {max(0, limit - spent)} more hexes this phase; "
-                f"{h:04d} would be hex {used - spent} of this path{why}",
-                "MOV.N" if why else "DEF.MA",
+                f"{hexgrid.fmt(h)} would be hex {used - spent} of this path{why}",
+                rule="MOV.N" if why else "DEF.MA",
             )
         enemies = w.enemy_ships_at_sea(h)
         escaped_here = any(
@@ -278,23 +145,23 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
         )
         last = i == len(path) - 1
         if escaped_here and last:
-            raise Refused(
-                f"{s.uid} may pass through {h:04d} but not stop there: the enemy ships there "
+            raise IllegalOrderError(
+                f"{s.uid} may pass through {hexgrid.fmt(h)} but not stop there: the enemy ships there "
                 "escaped an engagement this phase",
-                "MOV.O",
+                rule="MOV.O",
             )
         if enemies:
             if second:
-                raise Refused(
-                    f"{s.uid} may not enter {h:04d} in the second portion: enemy ships are at sea "
+                raise IllegalOrderError(
+                    f"{s.uid} may not enter {hexgrid.fmt(h)} in the second portion: enemy ships are at sea "
                     "there and engagements happen only after the first portion",
-                    "SEQ.2G",
+                    rule="SEQ.2G",
                 )
             if not last:
-                raise Refused(
-                    f"{s.uid} enters {h:04d}, where enemy ships are at sea: the first portion "
+                raise IllegalOrderError(
+                    f"{s.uid} enters {hexgrid.fmt(h)}, where enemy ships are at sea: the first portion "
                     "of its move must end there; continue with CONTINUE after the engagement",
-                    "NM.SURF.1",
+                    rule="NM.SURF.1",
                 )
             w.engaged_at[s.key] = h
         hexes.append(h)
@@ -309,31 +176,31 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
         new = replace(s, hex=hexes[-1], box=None, heading=None, in_base=False, wait=0)
         w.put(new)
         if from_west:
-            indian_ocean.returned(w, new)
+            HOOKS[RETURNED_WEST](w, new)
         w.event(
             "moved",
             "SEQ.2I" if second else "SEQ.2C",
             None,
             unit=s.uid,
             side=s.side,
-            path=[f"{h:04d}" for h in hexes],
+            path=[hexgrid.fmt(h) for h in hexes],
         )
 
 
 def _exit_map(w: Work, s: Unit, here: int | None, used: int, ma: int, doubled_ok: bool) -> None:
     if here is None:
-        raise Refused(f"{s.uid} is not on the map", "OFF.BOX")
+        raise IllegalOrderError(f"{s.uid} is not on the map", rule="OFF.BOX")
     if used > (ma * 2 if doubled_ok else ma):
-        raise Refused(f"{s.uid} has no movement left to leave the map", "DEF.MA")
+        raise IllegalOrderError(f"{s.uid} has no movement left to leave the map", rule="DEF.MA")
     edge = w.geo.edge_of(here)
     if edge in ("north", "south") or edge is None:
-        raise Refused(f"{here:04d} is not on the east or west edge", "OFF.NS")
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(here)} is not on the east or west edge", rule="OFF.NS"
+        )
     if s.side == JAPANESE:
         if edge == "east":
-            raise Refused("Japanese ships may not leave the map here", "OFF.EAST")
-        from pbem.rulesets.usn import indian_ocean  # OFF.WEST.J, CG1.INDIAN
-
-        indian_ocean.leave(w, s)
+            raise IllegalOrderError("Japanese ships may not leave the map here", rule="OFF.EAST")
+        HOOKS[LEAVE_WEST](w, s)  # OFF.WEST.J, CG1.INDIAN
         return
     if edge == "west":
         # OFF.WEST.A: Allied units may leave west but never return.
@@ -349,28 +216,26 @@ def _exit_map(w: Work, s: Unit, here: int | None, used: int, ma: int, doubled_ok
 def do_sail(w: Work, uids: tuple[str, ...], entry: int) -> None:
     """OFF.BOX: leave the West Coast for the map through the east-edge boxes."""
     if w.geo.edge_of(entry) != "east":
-        raise Refused(f"{entry:04d} is not an east-edge hex", "OFF.EAST")
+        raise IllegalOrderError(f"{hexgrid.fmt(entry)} is not an east-edge hex", rule="OFF.EAST")
     ships = [w.own(uid) for uid in uids]
     for s in ships:
         if s.box != WEST_COAST:
-            raise Refused(f"{s.uid} is not at the U.S. West Coast", "OFF.BOX")
+            raise IllegalOrderError(f"{s.uid} is not at the U.S. West Coast", rule="OFF.BOX")
         if s.key in w.moved:
-            raise Refused(f"{s.uid} has already moved this phase", "MOV.C")
+            raise IllegalOrderError(f"{s.uid} has already moved this phase", rule="MOV.C")
         if s.training > 0:
-            raise Refused(f"{s.uid} must stay in port this phase", "CVA.EMBARK")
+            raise IllegalOrderError(f"{s.uid} must stay in port this phase", rule="CVA.EMBARK")
     boxes = w.geo.east_boxes.get(entry, 1)
     for s in ships:
         w.put(replace(s, box=f"E{boxes}", heading=f"in:{entry}", in_base=False))
         w.moved.add(s.key)
-        w.event("sailed", "OFF.BOX", None, unit=s.uid, side=s.side, entry=f"{entry:04d}")
+        w.event("sailed", "OFF.BOX", None, unit=s.uid, side=s.side, entry=hexgrid.fmt(entry))
 
 
 def advance_boxes(w: Work) -> None:
     """OFF.BOX: at the start of each own naval phase, ships in boxes step one box on
     (CG1.INDIAN: and ships in the Indian Ocean count one more phase there)."""
-    from pbem.rulesets.usn import indian_ocean
-
-    indian_ocean.advance(w)
+    HOOKS[ADVANCE_WEST](w)
     for u in list(w.units.values()):
         if u.side != w.side or u.box is None or not u.box.startswith("E"):
             continue
@@ -394,57 +259,72 @@ def do_land_move(w: Work, order: Move, burma_open: bool) -> None:
     for uid in order.units:
         u = w.own(uid)
         if u.kind == "cd":
-            raise Refused(f"{u.uid} is a coastal defense unit and never moves", "MOV.H")
+            raise IllegalOrderError(
+                f"{u.uid} is a coastal defense unit and never moves", rule="MOV.H"
+            )
         if u.kind != "land":
-            raise Refused(
-                f"{u.uid} is a naval unit; ships move in the air and sea phase", "MOV.GEN"
+            raise IllegalOrderError(
+                f"{u.uid} is a naval unit; ships move in the air and sea phase", rule="MOV.GEN"
             )
         if u.hex is None:
-            raise Refused(f"{u.uid} is not on the map ({u.where()})", "MOV.J")
+            raise IllegalOrderError(f"{u.uid} is not on the map ({u.where()})", rule="MOV.J")
         if len(order.path) != 1 or order.path[0] == OFF_MAP:
-            raise Refused(f"{u.uid} may move one hex per Game-Turn", "MOV.F")
+            raise IllegalOrderError(f"{u.uid} may move one hex per Game-Turn", rule="MOV.F")
         if u.key in w.moved:
-            raise Refused(f"{u.uid} has already moved this phase", "MOV.F")
+            raise IllegalOrderError(f"{u.uid} has already moved this phase", rule="MOV.F")
         if u.entrenched:
-            raise Refused(f"{u.uid} is entrenched and may not move", "MOV.I")
-        from pbem.rulesets.usn.scenario_rules import check_garrison_unit  # OPT.GAR.FIXED
-
-        check_garrison_unit(w, u)
+            raise IllegalOrderError(f"{u.uid} is entrenched and may not move", rule="MOV.I")
+        HOOKS[GARRISON_UNIT](w, u)  # OPT.GAR.FIXED
         smap = w.supply(w.side)
         if not (u.emergency_supply_turn == w.state.turn or smap.supplied(u.hex)):
-            raise Refused(f"{u.uid} is out of supply and may not move", "MOV.G")
+            raise IllegalOrderError(f"{u.uid} is out of supply and may not move", rule="MOV.G")
         dest = int(order.path[0])
         _check_land_step(w, u, u.hex, dest, burma_open)
         if not smap.supplied(dest):
-            raise Refused(f"{u.uid} may not move out of supply into {dest:04d}", "MOV.F")
+            raise IllegalOrderError(
+                f"{u.uid} may not move out of supply into {hexgrid.fmt(dest)}", rule="MOV.F"
+            )
         w.moved.add(u.key)
         w.put(replace(u, hex=dest))
-        w.event("moved", "SEQ.3A", None, unit=u.uid, side=u.side, path=[f"{dest:04d}"])
+        w.event("moved", "SEQ.3A", None, unit=u.uid, side=u.side, path=[hexgrid.fmt(dest)])
         capture_at(w, dest)
 
 
 def _check_land_step(w: Work, u: Unit, here: int, dest: int, burma_open: bool) -> None:
     geo = w.geo
     if not hexgrid.adjacent(here, dest):
-        raise Refused(f"{dest:04d} is not adjacent to {here:04d}", "MOV.F")
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(dest)} is not adjacent to {hexgrid.fmt(here)}", rule="MOV.F"
+        )
     if not geo.is_land(dest):
-        raise Refused(f"{dest:04d} is a sea hex; land units need transport", "TER.LAND")
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(dest)} is a sea hex; land units need transport", rule="TER.LAND"
+        )
     if geo.side_kind(here, dest) == "sea":
-        raise Refused(f"{here:04d}/{dest:04d} is an all-sea hexside", "TER.LAND")
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(here)}/{hexgrid.fmt(dest)} is an all-sea hexside", rule="TER.LAND"
+        )
     if geo.terrain.get(dest) == "desert":
-        raise Refused(f"{dest:04d} is desert; land units may not enter it", "TER.DESERT")
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(dest)} is desert; land units may not enter it", rule="TER.DESERT"
+        )
     if dest in geo.closed:
-        raise Refused(f"{dest:04d} is in China or India", "MOV.M")
+        raise IllegalOrderError(f"{hexgrid.fmt(dest)} is in China or India", rule="MOV.M")
     if geo.in_region(dest, "burma") and not burma_open:
-        raise Refused(f"{dest:04d} is in Burma (closed without the Burma optional rule)", "MOV.M")
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(dest)} is in Burma (closed without the Burma optional rule)",
+            rule="MOV.M",
+        )
     enemies = w.enemy_units_at(dest)
     if enemies and geo.mountain_land(here, dest):
-        raise Refused(
-            f"{u.uid} may not cross the mountain hexside into {dest:04d}: enemy units are there",
-            "MOV.E",
+        raise IllegalOrderError(
+            f"{u.uid} may not cross the mountain hexside into {hexgrid.fmt(dest)}: enemy units are there",
+            rule="MOV.E",
         )
     if geo.terrain.get(dest) == "class1" and any(e.is_land for e in enemies):
-        raise Refused(f"opposing land units may never share the Class 1 hex {dest:04d}", "STK.A")
+        raise IllegalOrderError(
+            f"opposing land units may never share the Class 1 hex {hexgrid.fmt(dest)}", rule="STK.A"
+        )
 
 
 def capture_at(w: Work, h: int) -> None:
@@ -457,14 +337,19 @@ def capture_at(w: Work, h: int) -> None:
         w.remove(cd)
         w.event("destroyed", "STK.B", None, unit=cd.uid, side=cd.side, cause="captured")
     if base is not None and base.owner != w.side:
-        lost = w.air_at(base.owner, f"{h:04d}")
+        lost = w.air_at(base.owner, hexgrid.fmt(h))
         if lost.total:
-            w.set_air(base.owner, f"{h:04d}", Air())
+            w.set_air(base.owner, hexgrid.fmt(h), Air())
             w.event(
-                "air-destroyed", "BASE.H", None, side=base.owner, at=f"{h:04d}", points=lost.total
+                "air-destroyed",
+                "BASE.H",
+                None,
+                side=base.owner,
+                at=hexgrid.fmt(h),
+                points=lost.total,
             )
         w.bases[h] = replace(base, owner=w.side)
-        w.event("base-captured", "ERR.BASE.I", None, hex=f"{h:04d}", by=w.side)
+        w.event("base-captured", "ERR.BASE.I", None, hex=hexgrid.fmt(h), by=w.side)
 
 
 # --- air movement --------------------------------------------------------------
@@ -479,117 +364,119 @@ def air_range(w: Work, atype: str) -> tuple[int, int]:
         return 3, 4  # UNIT.AIR.LAYOUT example, MOV.V
     if atype == "NAC":
         return 2, 3  # NACC "normal range (2 hexes)", MOV.V
-    raise Refused("the LBAC range is not in the scenario data", "DEF.RANGE")
+    raise IllegalOrderError("the LBAC range is not in the scenario data", rule="DEF.RANGE")
 
 
-def location_hex(w: Work, side: str, loc: str) -> int | None:
-    if loc.isdigit():
-        return int(loc)
+def location_hex(w: Work, side: Side, loc: Location) -> int | None:
+    h = hexgrid.hex_of(loc)
+    if h is not None:
+        return h
     ship = w.units.get(unit_key(side, loc))
     return None if ship is None else ship.hex
 
 
-def _usable_air_base(w: Work, loc: str) -> Base:
+def _usable_air_base(w: Work, loc: Location) -> Base:
     """The phasing side's own air base at hex ``loc``, refused if not usable now."""
-    base = w.bases.get(int(loc))
+    h = hexgrid.hex_of(loc)
+    base = w.bases.get(h) if h is not None else None
     if base is None or base.owner != w.side or not base.has_air:
-        raise Refused(f"{loc} is not one of your air bases", "BASE.GEN.AIR")
+        raise IllegalOrderError(f"{loc} is not one of your air bases", rule="BASE.GEN.AIR")
     if base.neutralized(w.state.turn):
-        raise Refused(f"the air base at {loc} is neutralized", "MOV.S")
+        raise IllegalOrderError(f"the air base at {loc} is neutralized", rule="MOV.S")
     return base
 
 
-def _air_source(w: Work, loc: str, atype: str, points: int) -> Air:
+def _air_source(w: Work, loc: Location, atype: str, points: int) -> Air:
     side = w.side
     have = w.air_at(side, loc)
     if have.get(atype) < points:
-        raise Refused(f"only {have.get(atype)} {atype} at {loc}", "UNIT.AIR.POINTS")
-    if loc.isdigit():
+        raise IllegalOrderError(f"only {have.get(atype)} {atype} at {loc}", rule="UNIT.AIR.POINTS")
+    if hexgrid.hex_of(loc) is not None:
         base = _usable_air_base(w, loc)
         if not base.supplied:
-            raise Refused(f"the air base at {loc} is out of supply", "MOV.R")
+            raise IllegalOrderError(f"the air base at {loc} is out of supply", rule="MOV.R")
     elif loc != WEST_COAST:
         ship = w.own(loc)
         if not ship.is_carrier and not ship.is_transport:
-            raise Refused(f"{loc} carries no aircraft", "MOV.T")
+            raise IllegalOrderError(f"{loc} carries no aircraft", rule="MOV.T")
         if ship.is_transport:
-            raise Refused(
-                f"aircraft aboard {loc} are cargo: DEBARK them at an air base", "NM.TRANS.AIR"
+            raise IllegalOrderError(
+                f"aircraft aboard {loc} are cargo: DEBARK them at an air base", rule="NM.TRANS.AIR"
             )
         if ship.damaged:
-            raise Refused(f"{loc} is damaged: no aircraft may take off", "MOV.S")
+            raise IllegalOrderError(f"{loc} is damaged: no aircraft may take off", rule="MOV.S")
     return have
 
 
-def check_air_dest(w: Work, loc: str, atype: str, points: int) -> None:
+def check_air_dest(w: Work, loc: Location, atype: str, points: int) -> None:
     side = w.side
-    if loc.isdigit():
+    if hexgrid.hex_of(loc) is not None:
         base = _usable_air_base(w, loc)
         room = base.air_capacity - w.air_at(side, loc).total
         if points > room:
-            raise Refused(
+            raise IllegalOrderError(
                 f"the air base at {loc} has room for {max(0, room)} more air points "
                 f"(capacity {base.air_capacity})",
-                "STK.E",
+                rule="STK.E",
             )
         return
     if loc == WEST_COAST:
-        raise Refused("aircraft cannot fly off the map", "OFF.BOX")
+        raise IllegalOrderError("aircraft cannot fly off the map", rule="OFF.BOX")
     ship = w.own(loc)
     if not ship.is_carrier:
-        raise Refused(f"{loc} is not a carrier", "MOV.T")
+        raise IllegalOrderError(f"{loc} is not a carrier", rule="MOV.T")
     if atype != "NAC":
-        raise Refused("only NAC may land on carriers", "MOV.T")
+        raise IllegalOrderError("only NAC may land on carriers", rule="MOV.T")
     if ship.damaged:
-        raise Refused(f"{loc} is damaged: no aircraft may land", "MOV.S")
+        raise IllegalOrderError(f"{loc} is damaged: no aircraft may land", rule="MOV.S")
     room = ship.capacity - w.air_at(side, loc).total
     if points > room:
-        raise Refused(f"{loc} has room for {max(0, room)} more air points", "DEF.CAP")
+        raise IllegalOrderError(
+            f"{loc} has room for {max(0, room)} more air points", rule="DEF.CAP"
+        )
 
 
 def do_transfer(w: Work, order: Transfer) -> None:
     """SEQ.2A / AM.TRANSFER: base (or carrier) to base (or carrier), up to twice normal range."""
     side, atype, points = w.side, order.air.atype, order.air.points
     if order.source == order.dest:
-        raise Refused("source and destination are the same", "AM.TRANSFER")
+        raise IllegalOrderError("source and destination are the same", rule="AM.TRANSFER")
     if order.source == WEST_COAST:
         _embark_new_nac(w, order)
         return
     have = _air_source(w, order.source, atype, points)
-    from pbem.rulesets.usn.scenario_rules import check_garrison_air  # OPT.GAR.FIXED
-
-    check_garrison_air(w, order.source, atype, points)
+    HOOKS[GARRISON_AIR](w, order.source, atype, points)  # OPT.GAR.FIXED
     check_air_dest(w, order.dest, atype, points)
-    from pbem.rulesets.usn import ferry  # OPT.FERRY
-
-    ferry.check(w, side, order.source, ferry.LAUNCH, points)
-    ferry.check(w, side, order.dest, ferry.RECEIVE, points)
+    HOOKS[FERRY_CHECK](w, side, order.source, LAUNCH, points)  # OPT.FERRY
+    HOOKS[FERRY_CHECK](w, side, order.dest, RECEIVE, points)
     a = location_hex(w, side, order.source)
     b = location_hex(w, side, order.dest)
     if a is None or b is None:
-        raise Refused("both ends of an air transfer must be on the map", "AM.TRANSFER")
+        raise IllegalOrderError(
+            "both ends of an air transfer must be on the map", rule="AM.TRANSFER"
+        )
     normal, _ext = air_range(w, atype)
     dist = w.geo.air_distance(a, b)
     if dist > 2 * normal:
-        raise Refused(
+        raise IllegalOrderError(
             f"{atype} may transfer {2 * normal} hexes (twice normal range, no extension); "
             f"{order.dest} is {dist} away",
-            "AM.TRANSFER",
+            rule="AM.TRANSFER",
         )
     # CVJ.EMBARK: NAC that never flew from a carrier ("new") are taken last;
     # any of them going aboard a carrier puts it into training in Japan.
     new_used = max(0, points - (have.nac - have.nac_new)) if atype == "NAC" else 0
-    if new_used and not order.dest.isdigit():
+    if new_used and hexgrid.hex_of(order.dest) is None:
         _start_training(w, order.dest)
     w.set_air(
         side, order.source, replace(have.add(atype, -points), nac_new=have.nac_new - new_used)
     )
     dst = w.air_at(side, order.dest).add(atype, points)
-    if order.dest.isdigit():
+    if hexgrid.hex_of(order.dest) is not None:
         dst = replace(dst, nac_new=dst.nac_new + new_used)
     w.set_air(side, order.dest, dst)
-    ferry.record(w, side, order.source, ferry.LAUNCH, points)
-    ferry.record(w, side, order.dest, ferry.RECEIVE, points)
+    HOOKS[FERRY_RECORD](w, side, order.source, LAUNCH, points)
+    HOOKS[FERRY_RECORD](w, side, order.dest, RECEIVE, points)
     w.event(
         "air-transfer",
         "SEQ.2A",
@@ -613,9 +500,13 @@ def _start_training(w: Work, carrier_id: str) -> None:
         or not base.has_naval
         or not ship.in_base
     ):
-        raise Refused(f"new NAC may board {carrier_id} only in a naval base in Japan", "CVJ.EMBARK")
+        raise IllegalOrderError(
+            f"new NAC may board {carrier_id} only in a naval base in Japan", rule="CVJ.EMBARK"
+        )
     if ship.key in w.moved:
-        raise Refused(f"{carrier_id} has moved: it must spend two naval phases idle", "CVJ.EMBARK")
+        raise IllegalOrderError(
+            f"{carrier_id} has moved: it must spend two naval phases idle", rule="CVJ.EMBARK"
+        )
     w.put(replace(ship, training=2))
     w.moved.add(ship.key)
 
@@ -623,15 +514,19 @@ def _start_training(w: Work, carrier_id: str) -> None:
 def _embark_new_nac(w: Work, order: Transfer) -> None:
     """REIN.A.NAC / CVA.EMBARK: unlimited Allied NAC board carriers at the West Coast."""
     if w.side != ALLIED or order.air.atype != "NAC":
-        raise Refused("only Allied NAC come from the West Coast", "REIN.A.NAC")
+        raise IllegalOrderError("only Allied NAC come from the West Coast", rule="REIN.A.NAC")
     ship = w.own(order.dest)
     if not ship.is_carrier or ship.box != WEST_COAST:
-        raise Refused(f"{order.dest} is not a carrier at the West Coast", "CVA.EMBARK")
+        raise IllegalOrderError(
+            f"{order.dest} is not a carrier at the West Coast", rule="CVA.EMBARK"
+        )
     if ship.key in w.moved:
-        raise Refused(f"{order.dest} arrived this phase; it may embark next phase", "CVA.EMBARK")
+        raise IllegalOrderError(
+            f"{order.dest} arrived this phase; it may embark next phase", rule="CVA.EMBARK"
+        )
     room = ship.capacity - w.air_at(ALLIED, order.dest).total
     if order.air.points > room:
-        raise Refused(f"{order.dest} has room for {room} more air points", "DEF.CAP")
+        raise IllegalOrderError(f"{order.dest} has room for {room} more air points", rule="DEF.CAP")
     w.set_air(ALLIED, order.dest, w.air_at(ALLIED, order.dest).add("NAC", order.air.points))
     w.event(
         "air-embarked", "CVA.EMBARK", None, side=ALLIED, points=order.air.points, dest=order.dest
@@ -642,24 +537,31 @@ def do_drop(w: Work, uid: str, dest: int) -> None:
     """SEQ.2B / PARA.*: a Japanese parachute unit drops up to four hexes from its air base."""
     u = w.own(uid)
     if w.side != JAPANESE or u.utype != "PARA":
-        raise Refused(f"{uid} is not a parachute unit", "PARA.COUNT")
+        raise IllegalOrderError(f"{uid} is not a parachute unit", rule="PARA.COUNT")
     if u.hex is None:
-        raise Refused(f"{uid} is not on the map", "PARA.BASE")
+        raise IllegalOrderError(f"{uid} is not on the map", rule="PARA.BASE")
     base = w.own_base(u.hex)
     if base is None or base.air_capacity < PARA_BASE_MIN or base.neutralized(w.state.turn):
-        raise Refused(f"{uid} must start on an air base of capacity 10 or more", "PARA.BASE")
+        raise IllegalOrderError(
+            f"{uid} must start on an air base of capacity 10 or more", rule="PARA.BASE"
+        )
     dist = w.geo.air_distance(u.hex, dest)
     if dist > PARA_RANGE:
-        raise Refused(f"{dest:04d} is {dist} hexes from {u.hex:04d}; drops reach 4", "PARA.DROP")
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(dest)} is {dist} hexes from {hexgrid.fmt(u.hex)}; drops reach 4",
+            rule="PARA.DROP",
+        )
     if not w.geo.is_land(dest):
-        raise Refused(f"{dest:04d} is a sea hex", "PARA.DROP")
+        raise IllegalOrderError(f"{hexgrid.fmt(dest)} is a sea hex", rule="PARA.DROP")
     if any(e.kind == "land" for e in w.enemy_units_at(dest)):
-        raise Refused(f"enemy land units hold {dest:04d}", "PARA.DROP")
+        raise IllegalOrderError(f"enemy land units hold {hexgrid.fmt(dest)}", rule="PARA.DROP")
     if dest in undisputed_zones(w.snapshot())[ALLIED]:
-        raise Refused(f"{dest:04d} is in an Allied air zone of control", "PARA.DROP")
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(dest)} is in an Allied air zone of control", rule="PARA.DROP"
+        )
     w.moved.add(u.key)
     w.put(replace(u, hex=dest, entrenched=False))
-    w.event("dropped", "SEQ.2B", None, unit=uid, side=u.side, to=f"{dest:04d}")
+    w.event("dropped", "SEQ.2B", None, unit=uid, side=u.side, to=hexgrid.fmt(dest))
     capture_at(w, dest)
 
 
@@ -671,7 +573,7 @@ def do_stack(w: Work, h: int, uids: tuple[str, ...]) -> None:
     listed = [w.own(uid) for uid in uids]
     for u in listed:
         if not u.is_naval or u.hex != h:
-            raise Refused(f"{u.uid} is not a ship in {h:04d}", "STK.G")
+            raise IllegalOrderError(f"{u.uid} is not a ship in {hexgrid.fmt(h)}", rule="STK.G")
     rest = sorted(
         (
             u
@@ -682,7 +584,14 @@ def do_stack(w: Work, h: int, uids: tuple[str, ...]) -> None:
     )
     for i, u in enumerate([*listed, *rest]):
         w.put(replace(u, stack=i))
-    w.event("restacked", "STK.G", None, side=w.side, hex=f"{h:04d}", order=[u.uid for u in listed])
+    w.event(
+        "restacked",
+        "STK.G",
+        None,
+        side=w.side,
+        hex=hexgrid.fmt(h),
+        order=[u.uid for u in listed],
+    )
 
 
 def stack_of(units: list[Unit]) -> list[Unit]:
@@ -700,17 +609,17 @@ def do_port(w: Work, uid: str, in_base: bool) -> None:
     """BASE.K: a ship in a friendly naval base hex declares itself in base (or at sea)."""
     u = w.own(uid)
     if not u.is_naval or u.hex is None:
-        raise Refused(f"{uid} is not a ship on the map", "BASE.K")
+        raise IllegalOrderError(f"{uid} is not a ship on the map", rule="BASE.K")
     if in_base:
         base = w.own_base(u.hex)
         if base is None or not base.has_naval:
-            raise Refused(f"there is no friendly naval base at {u.hex:04d}", "BASE.K")
-        from pbem.rulesets.usn.scenario_rules import naval_base_barred
-
-        if naval_base_barred(w.snapshot(), u.side, u.hex):
-            raise Refused(
-                f"the naval base at {u.hex:04d} is barred until the fortifications fall",
-                "CG1.PHILFORT.MANILA",
+            raise IllegalOrderError(
+                f"there is no friendly naval base at {hexgrid.fmt(u.hex)}", rule="BASE.K"
+            )
+        if HOOKS[NAVAL_BASE_BARRED](w.snapshot(), u.side, u.hex):
+            raise IllegalOrderError(
+                f"the naval base at {hexgrid.fmt(u.hex)} is barred until the fortifications fall",
+                rule="CG1.PHILFORT.MANILA",
             )
     w.put(replace(u, in_base=in_base))
 
@@ -726,14 +635,12 @@ BREAKDOWN: dict[tuple[str, str], dict[str, tuple[str, int, int, int]]] = {
 }
 
 
-def _spares(w: Work, side: str) -> list[Unit]:
+def _spares(w: Work, side: Side) -> list[Unit]:
     raw = w.state.extra.get("spares", {}).get(side, [])
     return [Unit(**d) for d in raw]
 
 
-def _set_spares(w: Work, side: str, units: list[Unit]) -> None:
-    from pbem.rulesets.usn.state import encode_unit
-
+def _set_spares(w: Work, side: Side, units: list[Unit]) -> None:
     spares = dict(w.state.extra.get("spares", {}))
     spares[side] = [encode_unit(u) for u in sorted(units, key=lambda u: u.uid)]
     w.state = replace(w.state, extra={**w.state.extra, "spares": spares})
@@ -744,20 +651,22 @@ def do_break(w: Work, uid: str, into: str) -> None:
     into spare counters of the counter mix (BRK.J.*, BRK.A.*)."""
     u = w.own(uid)
     if u.kind != "land" or u.hex is None:
-        raise Refused(f"{uid} is not a land unit on the map", "BRK.WHEN")
+        raise IllegalOrderError(f"{uid} is not a land unit on the map", rule="BRK.WHEN")
     recipes = BREAKDOWN.get((u.side, u.utype))
     if not recipes:
-        raise Refused(f"{uid} ({u.utype}) does not break down; never into battalions", "BRK.NOBN")
+        raise IllegalOrderError(
+            f"{uid} ({u.utype}) does not break down; never into battalions", rule="BRK.NOBN"
+        )
     if into not in recipes:
-        raise Refused(f"{uid} breaks down into {' or '.join(recipes)}", "BRK.WHEN")
+        raise IllegalOrderError(f"{uid} breaks down into {' or '.join(recipes)}", rule="BRK.WHEN")
     ctype, att, dfn, n = recipes[into]
     spares = _spares(w, u.side)
     fit = [s for s in spares if s.utype == ctype and (s.attack, s.defense) == (att, dfn)]
     if len(fit) < n:
         rule = "ERR.BRK.MARINE" if u.utype == "MAR" else "BRK.WHEN"
-        raise Refused(
+        raise IllegalOrderError(
             f"the counter mix has {len(fit)} spare {att}-{dfn} {ctype} counters; {n} are needed",
-            rule,
+            rule=rule,
         )
     parts = [
         replace(
@@ -783,7 +692,7 @@ def do_combine(w: Work, uids: tuple[str, ...]) -> None:
     parts = [w.own(uid) for uid in uids]
     hexes = {p.hex for p in parts}
     if len(hexes) != 1 or None in hexes:
-        raise Refused("the components must all be in one hex", "BRK.REBUILD")
+        raise IllegalOrderError("the components must all be in one hex", rule="BRK.REBUILD")
     side = w.side
     for (s, dtype), recipes in BREAKDOWN.items():
         if s != side:
@@ -795,7 +704,9 @@ def do_combine(w: Work, uids: tuple[str, ...]) -> None:
                 spares = _spares(w, side)
                 whole = [x for x in spares if x.utype == dtype]
                 if not whole:
-                    raise Refused(f"no spare {dtype} counter in the counter mix", "BRK.REBUILD")
+                    raise IllegalOrderError(
+                        f"no spare {dtype} counter in the counter mix", rule="BRK.REBUILD"
+                    )
                 h = parts[0].hex
                 div = replace(
                     whole[0],
@@ -810,4 +721,6 @@ def do_combine(w: Work, uids: tuple[str, ...]) -> None:
                 _set_spares(w, side, [x for x in spares if x.uid != div.uid] + back)
                 w.event("combined", "BRK.REBUILD", None, side=side, units=list(uids), into=div.uid)
                 return
-    raise Refused("these units are not the components of one division", "BRK.REBUILD")
+    raise IllegalOrderError(
+        "these units are not the components of one division", rule="BRK.REBUILD"
+    )

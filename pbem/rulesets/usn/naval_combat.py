@@ -24,16 +24,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from functools import cache
 from typing import Any
 
 from pbem.core.dice import Dice
-from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.movement import Refused, Work, movement_allowance, stack_of
-from pbem.rulesets.usn.sequence import ALLIED, enemy_of
+from pbem.core.errors import IllegalOrderError
+from pbem.rulesets.usn import hexgrid, world
+from pbem.rulesets.usn.hexgrid import Location
+from pbem.rulesets.usn.movement import movement_allowance, stack_of
+from pbem.rulesets.usn.sides import ALLIED, Side, enemy_of
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.tables import Damage, UsnTables
+from pbem.rulesets.usn.work import Work, destroy
 
 SINK_ABOVE = 40  # CBT.I: more than forty weeks of damage sinks the ship
 BOMBARDING_TYPES = frozenset({"BB", "CA", "CL", "DD"})  # NM.BOMBLAND/BOMBCD/BOMBBASE/GSUP
@@ -51,12 +53,9 @@ StrengthModifier = Callable[[GameState, Unit, str, Fraction], Fraction]
 STRENGTH_MODIFIERS: list[StrengthModifier] = []
 
 
-@cache
 def tables() -> UsnTables:
-    """The CRTs from the world data (scenarios/usn/tables.toml), loaded once."""
-    from pbem.rulesets.usn.data import load_world
-
-    return load_world(with_map=False).tables
+    """The CRTs from the world data (scenarios/usn/tables.toml)."""
+    return world.current().tables
 
 
 # --- strengths ------------------------------------------------------------------
@@ -102,12 +101,10 @@ _SHOCK_VALUES = {"defense": "defense", "anti_aircraft": "aa", "surface_attack": 
 def shock_rule(state: GameState) -> Mapping[str, Any] | None:
     """The scenario's Shock Effect parameters while they apply (CG1.SHOCK, A11: through
     step 9 of turn 1; CG3 uses the CG1 special rules), else None."""
-    from pbem.rulesets.usn.data import load_world
-
-    world = load_world(with_map=False)
-    if state.scenario not in world.scenarios:
+    sc = world.scenario_of(state)
+    if sc is None:
         return None
-    rule = world.scenarios[state.scenario].special.get("shock_turn")
+    rule = sc.special.get("shock_turn")
     if rule is None or state.turn != int(rule.get("turn", 1)):
         return None
     return rule
@@ -250,7 +247,6 @@ def apply_damage(w: Work, ship: Unit, damage: Damage, by: str, rule: str) -> str
 
 def sink(w: Work, ship: Unit, by: str, cause: str, rule: str) -> None:
     """A ship destroyed by combat; its earlier damage goes into the ledger (VP.DMGSINK)."""
-    from pbem.rulesets.usn.phases import destroy  # phases imports this module
 
     ledger(w, "sunk", ship, by, prior=ship.damage)
     aboard = w.air_at(ship.side, ship.uid)
@@ -268,7 +264,7 @@ def ledger(w: Work, kind: str, u: Unit, by: str, **data: Any) -> None:
     _append_ledger(w, entry)
 
 
-def record_air_loss(w: Work, side: str, atype: str, points: int, by: str) -> None:
+def record_air_loss(w: Work, side: Side, atype: str, points: int, by: str) -> None:
     if points > 0:
         _append_ledger(
             w,
@@ -372,8 +368,8 @@ def _resolve_hex(
             None,
             side=enemy,
             units=[d.uid for d in fleeing],
-            hex=f"{h:04d}",
-            to=f"{refuge:04d}",
+            hex=hexgrid.fmt(h),
+            to=hexgrid.fmt(refuge),
             attacker=side,
         )
     remaining = list(attackers)
@@ -397,7 +393,7 @@ def _resolve_hex(
                 None,
                 side=enemy,
                 units=[d.uid for d in turning],
-                hex=f"{h:04d}",
+                hex=hexgrid.fmt(h),
                 against=[a.uid for a in group],
                 attacker=enemy,
             )
@@ -432,7 +428,7 @@ def engage(
             None,
             side=side,
             units=[a.uid for a in dropped],
-            hex=f"{h:04d}",
+            hex=hexgrid.fmt(h),
             attacker=side,
         )
     if not usable:
@@ -444,7 +440,7 @@ def engage(
         engaged_att = sorted(usable, key=lambda a: -strength(w.state, a, "sa"))[:n]
         engaged_att = stack_of(engaged_att)
     allocations = allocations or {}
-    fires: list[tuple[str, Fire]] = []
+    fires: list[tuple[Side, Fire]] = []
     for firing, targets in ((engaged_att, engaged_def), (engaged_def, engaged_att)):
         fside = firing[0].side
         plan = _plan(w.state, firing, targets, allocations.get(fside))
@@ -460,7 +456,7 @@ def engage(
         "surface-engagement",
         "NM.SURF.5",
         None,
-        hex=f"{h:04d}",
+        hex=hexgrid.fmt(h),
         attacker=side,
         engaged={
             side: [a.uid for a in engaged_att],
@@ -536,10 +532,12 @@ def check_fire(w: Work, uids: Sequence[str], target: str) -> None:
     for uid in uids:
         s = w.own(uid)
         if not s.is_naval or s.sa <= 0:
-            raise Refused(f"{uid} has no surface attack strength to fire", "NM.SURF.5")
+            raise IllegalOrderError(
+                f"{uid} has no surface attack strength to fire", rule="NM.SURF.5"
+            )
     enemy = w.units.get(f"{enemy_of(w.side)}/{target}")
     if enemy is None or not enemy.is_naval or enemy.hex is None:
-        raise Refused(f"{target} is not an enemy ship on the map", "NM.SURF.5")
+        raise IllegalOrderError(f"{target} is not an enemy ship on the map", rule="NM.SURF.5")
 
 
 # --- bombardment (SEQ.2F, SEQ.2H) ----------------------------------------------------
@@ -554,35 +552,47 @@ def check_bombard(w: Work, h: int, target: str, uids: Sequence[str]) -> list[Uni
     ships = [w.own(uid) for uid in uids]
     for s in ships:
         if s.utype not in BOMBARDING_TYPES:
-            raise Refused(f"{s.uid} cannot bombard: only BB, CA, CL and DD do", "NM.BOMBLAND")
+            raise IllegalOrderError(
+                f"{s.uid} cannot bombard: only BB, CA, CL and DD do", rule="NM.BOMBLAND"
+            )
         if s.hex != h:
             where = s.where()
-            raise Refused(f"{s.uid} is not in {h:04d} (it is at {where})", "SEQ.2F")
+            raise IllegalOrderError(
+                f"{s.uid} is not in {hexgrid.fmt(h)} (it is at {where})", rule="SEQ.2F"
+            )
     enemy = enemy_of(w.side)
     here = [u for u in w.units.values() if u.side == enemy and u.hex == h]
     cds = [u for u in here if u.kind == "cd"]
     if target == "CD":
         if not cds:
-            raise Refused(f"there is no enemy coastal defense unit in {h:04d}", "NM.BOMBCD")
+            raise IllegalOrderError(
+                f"there is no enemy coastal defense unit in {hexgrid.fmt(h)}", rule="NM.BOMBCD"
+            )
         return ships
     if cds:
-        raise Refused(
-            f"{h:04d} holds an enemy coastal defense unit: bombard it first (SEQ.2H)",
-            "NM.BOMBBASE.CD" if target != "LAND" else "NM.BOMBLAND",
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(h)} holds an enemy coastal defense unit: bombard it first (SEQ.2H)",
+            rule="NM.BOMBBASE.CD" if target != "LAND" else "NM.BOMBLAND",
         )
     if any(u.is_naval for u in here):
-        raise Refused(f"enemy ships are in {h:04d}: no bombardment there", "SEQ.2F")
+        raise IllegalOrderError(
+            f"enemy ships are in {hexgrid.fmt(h)}: no bombardment there", rule="SEQ.2F"
+        )
     if target == "LAND":
         if not any(u.kind == "land" for u in here):
-            raise Refused(f"there are no enemy land units in {h:04d}", "NM.BOMBLAND")
+            raise IllegalOrderError(
+                f"there are no enemy land units in {hexgrid.fmt(h)}", rule="NM.BOMBLAND"
+            )
         return ships
     base = w.bases.get(h)
     if base is None or base.owner != enemy:
-        raise Refused(f"there is no enemy base in {h:04d}", "NM.BOMBBASE")
+        raise IllegalOrderError(f"there is no enemy base in {hexgrid.fmt(h)}", rule="NM.BOMBBASE")
     if target == "AIRBASE" and not base.has_air:
-        raise Refused(f"the enemy base in {h:04d} has no air base", "CBT.B")
+        raise IllegalOrderError(f"the enemy base in {hexgrid.fmt(h)} has no air base", rule="CBT.B")
     if target == "NAVALBASE" and not base.has_naval:
-        raise Refused(f"the enemy base in {h:04d} has no naval base", "CBT.B")
+        raise IllegalOrderError(
+            f"the enemy base in {hexgrid.fmt(h)} has no naval base", rule="CBT.B"
+        )
     return ships
 
 
@@ -642,12 +652,19 @@ def cut_off_by_bombing(
 def _bombard_base(w: Work, h: int, ships: list[Unit], target: str, dice: Dice) -> None:
     """NM.BOMBBASE: total SA against DEF 10 on CRT4 then CRT5."""
     attack = sum((strength(w.state, s, "sa") for s in ships), Fraction(0))
-    f = fire(dice, "CRT4", attack, Fraction(BASE_DEFENSE), f"base:{h:04d}", f"bombard {h:04d}")
+    f = fire(
+        dice,
+        "CRT4",
+        attack,
+        Fraction(BASE_DEFENSE),
+        f"base:{hexgrid.fmt(h)}",
+        f"bombard {hexgrid.fmt(h)}",
+    )
     w.event(
         "bombardment",
         "NM.BOMBBASE",
         None,
-        hex=f"{h:04d}",
+        hex=hexgrid.fmt(h),
         attacker=w.side,
         by=[s.uid for s in ships],
         target=target,
@@ -683,7 +700,7 @@ def base_hit(
             "base-hit",
             rule,
             None,
-            hex=f"{h:04d}",
+            hex=hexgrid.fmt(h),
             base=target,
             result=str(damage),
             neutralized_until=new.neutralized_until,
@@ -697,7 +714,7 @@ def base_hit(
                 w.put(replace(u, in_base=False))
     if target != "AIRBASE":
         return
-    loc = f"{h:04d}"
+    loc = hexgrid.fmt(h)
     on_base = w.air_at(base.owner, loc)
     if not on_base.total or (grounded_only and not was_neutral):
         if new.air and new.air_capacity == 0 and on_base.total:
@@ -726,7 +743,7 @@ def air_loss_percent(damage: Damage) -> int:
     return 0
 
 
-def lose_air(w: Work, side: str, loc: str, points: int, by: str, rule: str) -> dict[str, int]:
+def lose_air(w: Work, side: Side, loc: Location, points: int, by: str, rule: str) -> dict[str, int]:
     """Remove ``points`` air points from ``loc``, the owner's AIRLOSS order
     choosing the types (NM.BOMBBASE.AIRLOSS: the defender chooses)."""
     order = resolve(side, w.state.standing.get(side, ())).airloss
@@ -774,7 +791,7 @@ def _bombard_cd(w: Work, h: int, ships: list[Unit], dice: Dice) -> None:
         "bombardment",
         "NM.BOMBCD",
         None,
-        hex=f"{h:04d}",
+        hex=hexgrid.fmt(h),
         attacker=w.side,
         by=[s.uid for s in ships],
         target=cd.uid,
@@ -783,13 +800,11 @@ def _bombard_cd(w: Work, h: int, ships: list[Unit], dice: Dice) -> None:
         cd_destroyed=killed,
     )
     if killed:
-        from pbem.rulesets.usn.phases import destroy
-
         destroy(w, cd, "bombarded", "NM.BOMBCD")
     apply_damage(w, target, f_cd.damage, enemy, "NM.BOMBCD")
 
 
-def cd_present(w: Work, h: int, side: str) -> bool:
+def cd_present(w: Work, h: int, side: Side) -> bool:
     """NM.GSUP / AMP.CD: an undestroyed CD unit of ``side`` in ``h``."""
     return any(u.kind == "cd" and u.side == side and u.hex == h for u in w.units.values())
 

@@ -23,11 +23,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from pbem.rulesets.usn import hexgrid, scenario_rules
-from pbem.rulesets.usn.movement import Refused, Work
+from pbem.core.errors import IllegalOrderError
+from pbem.rulesets.usn import hexgrid, world
 from pbem.rulesets.usn.orders import AirCargo, Line, Mission, Move, Place, verb_of
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, MailRound, StepKind, step
+from pbem.rulesets.usn.sequence import MailRound, StepKind, step
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.state import GameState
+from pbem.rulesets.usn.work import Work
 
 # Verbs that move something: refused to the Allies in the Shock turn (ANOMOVE).
 # Air missions and land attacks are not moves (AMAC.PURPOSE: missions return to base).
@@ -63,9 +65,9 @@ Refusal = tuple[Line, str, str]  # line, message, rule
 def at_setup(state: GameState) -> GameState:
     """Name the opening rounds of the game in ``extra["opening"]`` (sequence.rounds_for)."""
     opening: list[str] = []
-    if "japanese_variable_deployment" in scenario_rules.optional(state):
+    if "japanese_variable_deployment" in world.optional(state):
         opening.append("setup-japanese")
-    shock = scenario_rules.special(state).get("shock_turn")
+    shock = world.special(state).get("shock_turn")
     if shock is not None:
         if shock.get("pregame_naval_turn"):
             opening.append("pregame")
@@ -76,34 +78,38 @@ def at_setup(state: GameState) -> GameState:
 
 
 def _jvd(state: GameState) -> Mapping[str, Any]:
-    return scenario_rules.optional(state).get("japanese_variable_deployment") or {}
+    return world.optional(state).get("japanese_variable_deployment") or {}
 
 
 def do_setup_place(w: Work, order: Place) -> None:
     """OPT.JVD: a CL, DD, oiler or engineer counter to any Japanese naval base."""
     rule = _jvd(w.state)
     if not rule:
-        raise Refused("the Japanese variable deployment is not in play", "OPT.JVD")
+        raise IllegalOrderError("the Japanese variable deployment is not in play", rule="OPT.JVD")
     if isinstance(order.what, str):
         u = w.own(order.what)
     else:
-        raise Refused("only units are placed at set-up; aircraft are not", "OPT.JVD")
+        raise IllegalOrderError("only units are placed at set-up; aircraft are not", rule="OPT.JVD")
     types = tuple(rule.get("types", ()))
     if u.utype not in types:
-        raise Refused(f"{u.uid} is a {u.utype}: only {', '.join(types)} are placed", "OPT.JVD")
+        raise IllegalOrderError(
+            f"{u.uid} is a {u.utype}: only {', '.join(types)} are placed", rule="OPT.JVD"
+        )
     if u.carried_by is not None or u.hex is None:
-        raise Refused(f"{u.uid} does not start on the map", "OPT.JVD")
+        raise IllegalOrderError(f"{u.uid} does not start on the map", rule="OPT.JVD")
     base = w.own_base(order.hex)
     if base is None or not base.has_naval:
-        raise Refused(f"{order.hex:04d} is not a Japanese naval base", "OPT.JVD")
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(order.hex)} is not a Japanese naval base", rule="OPT.JVD"
+        )
     w.put(replace(u, hex=order.hex, box=None, in_base=u.is_naval))
-    w.event("placed", "OPT.JVD", (JAPANESE,), side=JAPANESE, unit=u.uid, at=f"{order.hex:04d}")
+    w.event("placed", "OPT.JVD", (JAPANESE,), side=JAPANESE, unit=u.uid, at=hexgrid.fmt(order.hex))
 
 
 # --- restrictions --------------------------------------------------------------------
 
 
-def restrict(w: Work, rnd: MailRound, side: str, lines: Sequence[Line]) -> list[Refusal]:
+def restrict(w: Work, rnd: MailRound, side: Side, lines: Sequence[Line]) -> list[Refusal]:
     """The lines of ``side`` that the round's special rules refuse."""
     out: list[Refusal] = []
     rules = set(rnd.rules)
@@ -129,7 +135,7 @@ def restrict(w: Work, rnd: MailRound, side: str, lines: Sequence[Line]) -> list[
 
 
 def _shock_japanese(w: Work, rule: str, lines: Sequence[Line]) -> list[Refusal]:
-    shock = scenario_rules.special(w.state).get("shock_turn") or {}
+    shock = world.special(w.state).get("shock_turn") or {}
     key = "pregame_keep_out_hexes" if rule == "CG1.SHOCK.PREGAME" else "first_phase_keep_out_hexes"
     radius = int(shock.get(key, 5))
     allied = [h for h, b in w.bases.items() if b.owner == ALLIED and (b.has_air or b.has_naval)]
@@ -144,7 +150,7 @@ def _shock_japanese(w: Work, rule: str, lines: Sequence[Line]) -> list[Refusal]:
             continue
         too_near = _first_near(ln.order.path, allied, radius)
         if too_near is not None:
-            msg = f"{too_near:04d} is within {radius} hexes of an Allied air or naval base"
+            msg = f"{hexgrid.fmt(too_near)} is within {radius} hexes of an Allied air or naval base"
             out.append((ln, msg, rule))
             continue
         if rule == "CG1.SHOCK.PREGAME" and not shock.get("pregame_double_speed", False):
@@ -152,7 +158,9 @@ def _shock_japanese(w: Work, rule: str, lines: Sequence[Line]) -> list[Refusal]:
                 u = w.units.get(f"{JAPANESE}/{uid}")
                 if u is None or not u.is_naval:
                     continue
-                used = hexes_moved.get(uid, 0) + sum(1 for t in ln.order.path if t.isdigit())
+                used = hexes_moved.get(uid, 0) + sum(
+                    1 for t in ln.order.path if hexgrid.hex_of(t) is not None
+                )
                 hexes_moved[uid] = used
                 if used > u.ma:
                     out.append((ln, f"{uid} may not move double speed in the pre-game turn", rule))
@@ -162,8 +170,9 @@ def _shock_japanese(w: Work, rule: str, lines: Sequence[Line]) -> list[Refusal]:
 
 def _first_near(path: Iterable[str], bases: Sequence[int], radius: int) -> int | None:
     for tok in path:
-        if tok.isdigit() and any(hexgrid.distance(int(tok), b) <= radius for b in bases):
-            return int(tok)
+        h = hexgrid.hex_of(tok)
+        if h is not None and any(hexgrid.distance(h, b) <= radius for b in bases):
+            return h
     return None
 
 
@@ -173,7 +182,7 @@ def _first_near(path: Iterable[str], bases: Sequence[int], radius: int) -> int |
 def midway_strike_due(state: GameState) -> Mapping[str, Any] | None:
     """The simulation's strike rule while it is due: a carrier of the group stands
     next to Midway (the end of the MINI.MIDSIM.MOVE run) and Midway is not yet struck."""
-    sim = scenario_rules.special(state).get("midway_simulation")
+    sim = world.special(state).get("midway_simulation")
     if sim is None or state.extra.get("midway_struck"):
         return None
     target = int(sim["strike_target"])
@@ -208,7 +217,7 @@ def _midway_strike(w: Work, lines: Sequence[Line]) -> list[Refusal]:
             strike += m.air.points
     if strike < need:
         msg = (
-            f"the Midway strike is due: at least {need} NAC must strike {target:04d} "
+            f"the Midway strike is due: at least {need} NAC must strike {hexgrid.fmt(target)} "
             f"(this plot sends {strike})"
         )
         # The missing strike is no line of the sheet: refused as line 0, the whole plot.

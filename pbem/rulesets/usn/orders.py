@@ -14,8 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pbem.core.errors import IllegalOrderError, OrderSyntaxError
+from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
 from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.sequence import StepKind
 from pbem.rulesets.usn.state import AIR_TYPES, normalise_id
 
@@ -57,7 +60,7 @@ class Sail:
     entry: int
 
     def canonical(self) -> str:
-        return f"SAIL {' '.join(self.units)} {self.entry:04d}"
+        return f"SAIL {' '.join(self.units)} {hexgrid.fmt(self.entry)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +68,8 @@ class Transfer:
     """TRANSFER n TYPE FROM TO (SEQ.2A, AM.TRANSFER); FROM/TO are hexes, ship IDs or WC."""
 
     air: AirCargo
-    source: str
-    dest: str
+    source: Location
+    dest: Location
 
     def canonical(self) -> str:
         return f"TRANSFER {self.air.text()} {self.source} TO {self.dest}"
@@ -80,7 +83,7 @@ class Drop:
     hex: int
 
     def canonical(self) -> str:
-        return f"DROP {self.unit} {self.hex:04d}"
+        return f"DROP {self.unit} {hexgrid.fmt(self.hex)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +109,7 @@ class Emergency:
     dest: int
 
     def canonical(self) -> str:
-        return f"EMERGENCY {self.ship} {self.cargo or 'SUPPLY'} {self.dest:04d}"
+        return f"EMERGENCY {self.ship} {self.cargo or 'SUPPLY'} {hexgrid.fmt(self.dest)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +120,7 @@ class Stack:
     units: tuple[str, ...]
 
     def canonical(self) -> str:
-        return f"STACK {self.hex:04d} {' '.join(self.units)}"
+        return f"STACK {hexgrid.fmt(self.hex)} {' '.join(self.units)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +155,7 @@ class Place:
 
     def canonical(self) -> str:
         what = self.what.text() if isinstance(self.what, AirCargo) else self.what
-        return f"PLACE {what} {self.hex:04d}"
+        return f"PLACE {what} {hexgrid.fmt(self.hex)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +168,7 @@ class Mission:
 
     kind: str
     air: AirCargo
-    source: str
+    source: Location
     dest: int | None = None
     target: str = ""
     group: int = 0
@@ -173,7 +176,7 @@ class Mission:
     def canonical(self) -> str:
         parts = [self.kind, self.air.text(), self.source]
         if self.dest is not None:
-            parts.append(f"{self.dest:04d}")
+            parts.append(hexgrid.fmt(self.dest))
         if self.target:
             parts.append(self.target)
         if self.group:
@@ -202,7 +205,7 @@ class Bombard:
     units: tuple[str, ...]
 
     def canonical(self) -> str:
-        return f"BOMBARD {self.hex:04d} {self.target} {' '.join(self.units)}"
+        return f"BOMBARD {hexgrid.fmt(self.hex)} {self.target} {' '.join(self.units)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,43 +305,38 @@ BOMBARD_TARGETS = ("LAND", "AIRBASE", "NAVALBASE", "CD")
 STANDING_TOPICS = ("SURFACE", "CAP", "AIRKILL", "AIRLOSS", "RETREAT", "SUBTARGET", "SUBREDUCE")
 
 
-class _Syntax(Exception):
-    def __init__(self, message: str, rule: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.rule = rule
-
-
 def _hex(tok: str) -> int:
     try:
         return int(hexgrid.parse_hex(tok))
     except ValueError as e:
-        raise _Syntax(str(e)) from None
+        raise OrderSyntaxError(str(e)) from None
 
 
 def _is_hex_token(tok: str) -> bool:
-    return tok.isdigit()
+    return hexgrid.hex_of(tok) is not None
 
 
 def _unit_id(tok: str) -> str:
-    if tok.isdigit():
-        raise _Syntax(f"{tok!r} is a hex number where a unit ID was expected")
+    if _is_hex_token(tok):
+        raise OrderSyntaxError(f"{tok!r} is a hex number where a unit ID was expected")
     return normalise_id(tok)
 
 
 def _air(points: str, atype: str) -> AirCargo:
     if not points.isdigit() or int(points) <= 0:
-        raise _Syntax(f"{points!r} is not a number of air points")
+        raise OrderSyntaxError(f"{points!r} is not a number of air points")
     t = atype.upper()
     if t not in AIR_TYPES:
-        raise _Syntax(f"{atype!r} is not an air type (LAC, NAC or LBAC)", "UNIT.AIR.TYPES")
+        raise OrderSyntaxError(
+            f"{atype!r} is not an air type (LAC, NAC or LBAC)", rule="UNIT.AIR.TYPES"
+        )
     return AirCargo(int(points), t)
 
 
 def _location(tok: str) -> str:
     """An air unit's base: a hex (``0759``), a ship ID or WC (the U.S. West Coast)."""
-    if tok.isdigit():
-        return f"{_hex(tok):04d}"
+    if _is_hex_token(tok):
+        return hexgrid.fmt(_hex(tok))
     if tok.upper() == "WC":
         return "WC"
     return normalise_id(tok)
@@ -368,24 +366,26 @@ def _split_units_path(tokens: list[str]) -> tuple[tuple[str, ...], tuple[str, ..
     for j, tok in enumerate(tokens[i:], start=i):
         if tok.upper() == OFF_MAP:
             if j != len(tokens) - 1:
-                raise _Syntax("OFF may only end a path (the unit leaves the map)", "OFF.EAST")
+                raise OrderSyntaxError(
+                    "OFF may only end a path (the unit leaves the map)", rule="OFF.EAST"
+                )
             path.append(OFF_MAP)
         else:
-            path.append(f"{_hex(tok):04d}")
+            path.append(hexgrid.fmt(_hex(tok)))
     if not units:
-        raise _Syntax("name at least one unit before the path")
+        raise OrderSyntaxError("name at least one unit before the path")
     if not path:
-        raise _Syntax("give the path hex by hex, e.g. MOVE CV-3 0755 0756")
+        raise OrderSyntaxError("give the path hex by hex, e.g. MOVE CV-3 0755 0756")
     return tuple(units), tuple(path)
 
 
 def _need(tokens: list[str], n: int, usage: str) -> None:
     if len(tokens) < n:
-        raise _Syntax(f"too short; write: {usage}")
+        raise OrderSyntaxError(f"too short; write: {usage}")
 
 
 def parse_line(text: str) -> Order:
-    """Parse one order line; raises ``_Syntax`` (wrapped by ``parse_orders``)."""
+    """Parse one order line; raises ``OrderSyntaxError`` (collected by ``parse_orders``)."""
     tokens = text.replace(",", " ").split()
     verb = tokens[0].upper()
     args = tokens[1:]
@@ -399,7 +399,7 @@ def parse_line(text: str) -> Order:
         usage = "TRANSFER <points> <LAC|NAC|LBAC> <from> TO <to>"
         _need(args, 5, usage)
         if args[3].upper() != "TO" or len(args) != 5:
-            raise _Syntax(f"write: {usage}")
+            raise OrderSyntaxError(f"write: {usage}")
         return Transfer(_air(args[0], args[1]), _location(args[2]), _location(args[4]))
     if verb == "DROP":
         _need(args, 2, "DROP <parachute unit> <hex>")
@@ -416,7 +416,7 @@ def parse_line(text: str) -> Order:
         return Stack(_hex(args[0]), tuple(_unit_id(t) for t in args[1:]))
     if verb == "BREAK":
         if len(args) != 2:
-            raise _Syntax("write: BREAK <division> <BDE|RGT>", "BRK.WHEN")
+            raise OrderSyntaxError("write: BREAK <division> <BDE|RGT>", rule="BRK.WHEN")
         return Simple(verb, (_unit_id(args[0]), args[1].upper()))
     if verb in ("BUILD", "SABOTAGE"):
         return _works_order(verb, args)
@@ -442,13 +442,13 @@ def parse_line(text: str) -> Order:
         elif len(what_tokens) == 1:
             what = _unit_id(what_tokens[0])
         else:
-            raise _Syntax("write: PLACE <unit | n TYPE> <hex>")
+            raise OrderSyntaxError("write: PLACE <unit | n TYPE> <hex>")
         return Place(what, _hex(where))
     if verb in ("CAP", "STRIKE", "SUPPORT"):
         return _mission(verb, args)
     if verb in ("ATTACK", "GUNFIRE"):
         _need(args, 2, f"{verb} <hex> <unit> ...")
-        return Ground(verb, f"{_hex(args[0]):04d}", tuple(_unit_id(t) for t in args[1:]))
+        return Ground(verb, hexgrid.fmt(_hex(args[0])), tuple(_unit_id(t) for t in args[1:]))
     if verb == "LAND":
         _need(args, 2, "LAND <transport> <unit> ...")
         return Ground(verb, _unit_id(args[0]), tuple(_unit_id(t) for t in args[1:]))
@@ -456,34 +456,40 @@ def parse_line(text: str) -> Order:
         usage = "FIRE <ship> [<ship> ...] AT <enemy ship>"
         upper = [a.upper() for a in args]
         if "AT" not in upper or upper.index("AT") == 0 or upper.index("AT") != len(args) - 2:
-            raise _Syntax(f"write: {usage}", "NM.SURF.5")
+            raise OrderSyntaxError(f"write: {usage}", rule="NM.SURF.5")
         return FireAt(tuple(_unit_id(t) for t in args[:-2]), _unit_id(args[-1]))
     if verb == "BOMBARD":
         usage = "BOMBARD <hex> LAND|AIRBASE|NAVALBASE|CD <ship> ..."
         _need(args, 3, usage)
         target = args[1].upper()
         if target not in BOMBARD_TARGETS:
-            raise _Syntax(f"unknown bombardment target {args[1]!r}; write: {usage}", "CBT.B")
+            raise OrderSyntaxError(
+                f"unknown bombardment target {args[1]!r}; write: {usage}", rule="CBT.B"
+            )
         return Bombard(_hex(args[0]), target, tuple(_unit_id(t) for t in args[2:]))
     if verb == "STANDING":
         return _standing(args)
     if verb == "SUB":
         units, path = _split_units_path(args)
         if len(units) != 1:
-            raise _Syntax("write: SUB <sub> <hex> [<hex>] (one sub per line)", "SUB.PROC")
+            raise OrderSyntaxError(
+                "write: SUB <sub> <hex> [<hex>] (one sub per line)", rule="SUB.PROC"
+            )
         return SubMove(units[0], path)
     if verb == "STATION":
         if len(args) != 1:
-            raise _Syntax("write: STATION <sub>", "SUB.A")
+            raise OrderSyntaxError("write: STATION <sub>", rule="SUB.A")
         return Simple(verb, (_unit_id(args[0]),))
-    raise _Syntax(f"unknown order {tokens[0]!r}; see the order reference (docs/usn-orders.md)")
+    raise OrderSyntaxError(
+        f"unknown order {tokens[0]!r}; see the order reference (docs/usn-orders.md)"
+    )
 
 
 def _works_order(verb: str, args: list[str]) -> Simple:
     """BUILD engineer AIR|NAVAL (BASE.D), SABOTAGE unit AIR|NAVAL (BASE.J)."""
     if len(args) != 2 or args[1].upper() not in ("AIR", "NAVAL"):
         rule = "BUILD.PROC" if verb == "BUILD" else "BASE.J"
-        raise _Syntax(f"write: {verb} <unit> AIR|NAVAL", rule)
+        raise OrderSyntaxError(f"write: {verb} <unit> AIR|NAVAL", rule=rule)
     return Simple(verb, (_unit_id(args[0]), args[1].upper()))
 
 
@@ -491,8 +497,8 @@ def _mission(verb: str, args: list[str]) -> Mission:
     if verb == "CAP":
         _need(args, 3, "CAP <points> <type> <base hex or carrier>")
         if len(args) != 3:
-            raise _Syntax(
-                "CAP flies over its own hex only: CAP <points> <type> <base>", "AM.CAP.HEX"
+            raise OrderSyntaxError(
+                "CAP flies over its own hex only: CAP <points> <type> <base>", rule="AM.CAP.HEX"
             )
         return Mission("CAP", _air(args[0], args[1]), _location(args[2]))
     if verb == "STRIKE":
@@ -500,14 +506,16 @@ def _mission(verb: str, args: list[str]) -> Mission:
         _need(args, 5, usage)
         target = args[4].upper()
         if target not in STRIKE_TARGETS:
-            raise _Syntax(f"unknown target {args[4]!r}; write: {usage}", "CBT.B")
+            raise OrderSyntaxError(f"unknown target {args[4]!r}; write: {usage}", rule="CBT.B")
         group = 0
         if target == "SHIPS":
             if len(args) != 6 or not args[5].isdigit() or int(args[5]) < 1:
-                raise _Syntax("name the ship group: SHIPS 1 = the top two ships", "AMAC.B")
+                raise OrderSyntaxError(
+                    "name the ship group: SHIPS 1 = the top two ships", rule="AMAC.B"
+                )
             group = int(args[5])
         elif len(args) != 5:
-            raise _Syntax(f"write: {usage}")
+            raise OrderSyntaxError(f"write: {usage}")
         return Mission(
             "STRIKE", _air(args[0], args[1]), _location(args[2]), _hex(args[3]), target, group
         )
@@ -515,41 +523,51 @@ def _mission(verb: str, args: list[str]) -> Mission:
     _need(args, 5, usage)
     target = args[4].upper()
     if target not in SUPPORT_TARGETS or len(args) != 5:
-        raise _Syntax(f"write: {usage}", "SEQ.5J")
+        raise OrderSyntaxError(f"write: {usage}", rule="SEQ.5J")
     return Mission("SUPPORT", _air(args[0], args[1]), _location(args[2]), _hex(args[3]), target)
 
 
 def _standing(args: list[str]) -> Standing:
     if not args:
-        raise _Syntax(f"STANDING needs a topic: {', '.join(STANDING_TOPICS)} or CLEAR")
+        raise OrderSyntaxError(f"STANDING needs a topic: {', '.join(STANDING_TOPICS)} or CLEAR")
     topic = args[0].upper()
     rest = tuple(a.upper() for a in args[1:])
     if topic == "CLEAR":
         return Standing("CLEAR", ())
     if topic not in STANDING_TOPICS:
-        raise _Syntax(f"unknown standing order {args[0]!r}; topics: {', '.join(STANDING_TOPICS)}")
+        raise OrderSyntaxError(
+            f"unknown standing order {args[0]!r}; topics: {', '.join(STANDING_TOPICS)}"
+        )
     if topic == "SURFACE":
         if not rest or rest[0] not in ("FLEE", "STAY", "FIGHT"):
-            raise _Syntax("write: STANDING SURFACE FLEE|STAY|FIGHT [<ship>...]", "NM.SURF.2")
+            raise OrderSyntaxError(
+                "write: STANDING SURFACE FLEE|STAY|FIGHT [<ship>...]", rule="NM.SURF.2"
+            )
         return Standing(topic, (rest[0], *(normalise_id(u) for u in rest[1:])))
     if topic == "CAP":
         if rest not in (("ENGAGE",), ("DECLINE",)):
-            raise _Syntax("write: STANDING CAP ENGAGE|DECLINE", "AM.CAP.OPTIONAL")
+            raise OrderSyntaxError("write: STANDING CAP ENGAGE|DECLINE", rule="AM.CAP.OPTIONAL")
         return Standing(topic, rest)
     if topic in ("AIRKILL", "AIRLOSS"):
         if sorted(rest) != sorted(AIR_TYPES):
-            raise _Syntax(f"list the three air types in order, e.g. STANDING {topic} LBAC NAC LAC")
+            raise OrderSyntaxError(
+                f"list the three air types in order, e.g. STANDING {topic} LBAC NAC LAC"
+            )
         return Standing(topic, rest)
     if topic == "RETREAT":
         if len(rest) < 2:
-            raise _Syntax("write: STANDING RETREAT <unit> <hex> [<hex>...]", "CRT1.D2")
-        return Standing(topic, (normalise_id(rest[0]), *(f"{_hex(h):04d}" for h in rest[1:])))
+            raise OrderSyntaxError(
+                "write: STANDING RETREAT <unit> <hex> [<hex>...]", rule="CRT1.D2"
+            )
+        return Standing(topic, (normalise_id(rest[0]), *(hexgrid.fmt(_hex(h)) for h in rest[1:])))
     if topic == "SUBTARGET":
         if not rest:
-            raise _Syntax("write: STANDING SUBTARGET CV CVL BB ... (types in order)", "SUB.H")
+            raise OrderSyntaxError(
+                "write: STANDING SUBTARGET CV CVL BB ... (types in order)", rule="SUB.H"
+            )
         return Standing(topic, rest)
     if rest not in (("SPREAD",), ("FIRST",)):
-        raise _Syntax("write: STANDING SUBREDUCE SPREAD|FIRST", "SUB.H")
+        raise OrderSyntaxError("write: STANDING SUBREDUCE SPREAD|FIRST", rule="SUB.H")
     return Standing(topic, rest)
 
 
@@ -572,21 +590,18 @@ def parse_orders(text: str, kinds: frozenset[StepKind]) -> tuple[list[Line], lis
             continue
         try:
             order = parse_line(stripped)
-        except _Syntax as e:
-            errors.append(LineError(number, raw.strip(), e.message, e.rule))
+        except OrderSyntaxError as e:
+            errors.append(line_error(number, raw.strip(), e))
             continue
         verb = verb_of(order)
         allowed, _rule = VERB_STEPS[verb]
         if not allowed & kinds:
-            errors.append(
-                LineError(
-                    number,
-                    raw.strip(),
-                    f"{verb} is not an order of this round; it belongs to "
-                    f"{', '.join(sorted(k.value for k in allowed))} steps",
-                    "SEQ.STRICT",
-                )
+            wrong_round = IllegalOrderError(
+                f"{verb} is not an order of this round; it belongs to "
+                f"{', '.join(sorted(k.value for k in allowed))} steps",
+                rule="SEQ.STRICT",
             )
+            errors.append(line_error(number, raw.strip(), wrong_round))
             continue
         lines.append(Line(number, raw.strip(), order))
     return lines, errors

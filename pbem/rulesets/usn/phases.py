@@ -18,10 +18,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.core.errors import AmbiguousOrderError, IllegalOrderError, OrderError
+from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
 from pbem.rulesets.usn import (
     air_combat,
     bases,
+    hexgrid,
     land_combat,
     movement,
     naval_combat,
@@ -30,7 +33,7 @@ from pbem.rulesets.usn import (
     transport,
 )
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
-from pbem.rulesets.usn.movement import Refused, Work
+from pbem.rulesets.usn.hooks import HOOKS, NAVAL_BASE_BARRED
 from pbem.rulesets.usn.orders import (
     VERB_STEPS,
     AirCargo,
@@ -54,9 +57,6 @@ from pbem.rulesets.usn.orders import (
 )
 from pbem.rulesets.usn.orders import Drop as DropOrder
 from pbem.rulesets.usn.sequence import (
-    ALLIED,
-    JAPANESE,
-    SIDES,
     STEPS,
     Step,
     StepKind,
@@ -64,11 +64,13 @@ from pbem.rulesets.usn.sequence import (
     first_round_of_side,
     rounds_for,
 )
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, SIDES, Side
 from pbem.rulesets.usn.standing import merge
-from pbem.rulesets.usn.state import WEST_COAST, Air, GameState, Pending, Unit
-from pbem.rulesets.usn.supply import can_refuel_in_base, fuel_check, stamp, update_supply
+from pbem.rulesets.usn.state import WEST_COAST, GameState, Pending, Unit
+from pbem.rulesets.usn.supply import fuel_check, stamp, update_supply
+from pbem.rulesets.usn.work import Work, destroy
 
-CombatHook = Callable[[Work, Step, Mapping[str, list[Line]], Dice | None], None]
+CombatHook = Callable[[Work, Step, Mapping[Side, list[Line]], Dice | None], None]
 COMBAT_HOOKS: dict[str, CombatHook] = {
     # Issue 6 part B: capture after land movement, landings, land combat, Step 10.
     "SEQ.3C": land_combat.hook_land_phase,
@@ -91,16 +93,16 @@ class RoundResult:
 class _Sheet:
     """One side's parsed lines, with a verdict per line."""
 
-    def __init__(self, side: str, lines: list[Line], errors: list[LineError]) -> None:
+    def __init__(self, side: Side, lines: list[Line], errors: list[LineError]) -> None:
         self.side = side
         self.lines = lines
         self.errors = errors
         self.failed: set[int] = set()
         self.ordered: dict[tuple[str, str], int] = {}  # (group, unit) -> line number
 
-    def refuse(self, line: Line, message: str, rule: str | None) -> None:
+    def refuse(self, line: Line, error: OrderError) -> None:
         self.failed.add(line.number)
-        self.errors.append(LineError(line.number, line.text, message, rule))
+        self.errors.append(line_error(line.number, line.text, error))
 
     def of(self, *verbs: str) -> list[Line]:
         return [
@@ -108,12 +110,15 @@ class _Sheet:
         ]
 
     def claim(self, line: Line, group: str, units: Sequence[str]) -> bool:
-        """'A unit ordered twice': the later line is refused."""
+        """'A unit ordered twice' leaves the sheet ambiguous: the later line is refused."""
         for uid in units:
             first = self.ordered.get((group, uid))
             if first is not None and first != line.number:
                 self.refuse(
-                    line, f"{uid} already has an order of this kind on line {first}", "MOV.C"
+                    line,
+                    AmbiguousOrderError(
+                        f"{uid} already has an order of this kind on line {first}", rule="MOV.C"
+                    ),
                 )
                 return False
         for uid in units:
@@ -124,8 +129,8 @@ class _Sheet:
 def _try(sheet: _Sheet, line: Line, action: Callable[..., None], *args: Any) -> None:
     try:
         action(*args)
-    except Refused as e:
-        sheet.refuse(line, e.message, e.rule)
+    except OrderError as e:
+        sheet.refuse(line, e)
 
 
 def run_round(
@@ -137,7 +142,7 @@ def run_round(
     rnd = current_round(state)
     # A set-up round has no steps: its PLACE and STANDING orders parse as step 1's.
     kinds = frozenset(STEPS[n - 1].kind for n in rnd.steps) or frozenset({StepKind.ENTRY})
-    sheets: dict[str, _Sheet] = {}
+    sheets: dict[Side, _Sheet] = {}
     for side in SIDES:
         if side not in texts:
             continue
@@ -146,12 +151,15 @@ def run_round(
         if side not in rnd.sides:
             for ln in lines:
                 sheets[side].refuse(
-                    ln, f"the {side} side has no orders in round {rnd.key}", "SEQ.STRICT"
+                    ln,
+                    IllegalOrderError(
+                        f"the {side} side has no orders in round {rnd.key}", rule="SEQ.STRICT"
+                    ),
                 )
     w = Work.start(geo, state)
     for side, sheet in sheets.items():  # OPT.JVD, CG1.SHOCK.*, MINI.MIDSIM.STRIKE
         for ln, message, rule in opening.restrict(w, rnd, side, sheet.of(*VERB_STEPS)):
-            sheet.refuse(ln, message, rule)
+            sheet.refuse(ln, IllegalOrderError(message, rule=rule))
     for sheet in sheets.values():
         _route_moves(w, sheet, kinds)
     if not rnd.steps and JAPANESE in sheets:  # the set-up round (OPT.JVD)
@@ -208,12 +216,18 @@ def _route_moves(w: Work, sheet: _Sheet, kinds: frozenset[StepKind]) -> None:
         if missing and StepKind.LAND_MOVE in kinds and sheet.of("BREAK"):
             continue  # perhaps a part of a division broken down first (BRK.WHEN)
         if missing:
-            sheet.refuse(ln, f"{missing[0]} is not one of your units", "UNIT.SELECT")
+            sheet.refuse(
+                ln, IllegalOrderError(f"{missing[0]} is not one of your units", rule="UNIT.SELECT")
+            )
             continue
         land = {u.kind in ("land", "cd") for u in units if u is not None}
         if len(land) > 1:
             sheet.refuse(
-                ln, "land and naval units move in different steps: one order each", "SEQ.STRICT"
+                ln,
+                IllegalOrderError(
+                    "land and naval units move in different steps: one order each",
+                    rule="SEQ.STRICT",
+                ),
             )
             continue
         need = StepKind.LAND_MOVE if land == {True} else StepKind.AIR_SEA
@@ -224,11 +238,14 @@ def _route_moves(w: Work, sheet: _Sheet, kinds: frozenset[StepKind]) -> None:
                 else "air and sea movement"
             )
             sheet.refuse(
-                ln, f"these units move in the {where} phase, not in this round", "SEQ.STRICT"
+                ln,
+                IllegalOrderError(
+                    f"these units move in the {where} phase, not in this round", rule="SEQ.STRICT"
+                ),
             )
 
 
-def _is_land_move(w: Work, side: str, ln: Line) -> bool:
+def _is_land_move(w: Work, side: Side, ln: Line) -> bool:
     assert isinstance(ln.order, Move)
     u = w.units.get(f"{side}/{ln.order.units[0]}")
     return u is not None and u.kind in ("land", "cd")
@@ -293,8 +310,8 @@ def _default_japan(w: Work, naval: bool) -> int | None:
 def _arrival_position(w: Work, p: Pending) -> tuple[Unit, str]:
     assert p.unit is not None
     u = p.unit
-    if p.place and p.place.isdigit():
-        h = int(p.place)
+    h = hexgrid.hex_of(p.place) if p.place else None
+    if h is not None:
         return replace(u, hex=h, box=None, in_base=u.is_naval and h in w.bases), ""
     if p.side == ALLIED and p.place == "AUS":
         return replace(u, hex=None, box=WEST_COAST, in_base=u.is_naval), AUSTRALIA
@@ -305,8 +322,9 @@ def _arrival_position(w: Work, p: Pending) -> tuple[Unit, str]:
 
 
 def _air_arrival(w: Work, p: Pending) -> str:
-    if p.place and p.place.isdigit():
-        return f"{int(p.place):04d}"
+    h = hexgrid.hex_of(p.place) if p.place else None
+    if h is not None:
+        return hexgrid.fmt(h)
     if p.place and p.place != "AUS":
         return p.place  # aboard the named carrier
     if p.side == ALLIED:
@@ -320,33 +338,38 @@ def _air_arrival(w: Work, p: Pending) -> str:
         ):
             return "1456"  # REIN.A.LBAC
         return WEST_COAST
-    h = _default_japan(w, naval=False)
-    return WEST_COAST if h is None else f"{h:04d}"
+    home = _default_japan(w, naval=False)
+    return WEST_COAST if home is None else hexgrid.fmt(home)
 
 
-def _do_place(w: Work, side: str, order: Place) -> None:
+def _do_place(w: Work, side: Side, order: Place) -> None:
     """SEQ.1: a unit that arrived this turn "anywhere in Japan/Australia" is placed."""
     if w.state.round != first_round_of_side(side, rounds_for(w.state)):
-        raise Refused("arrivals are placed in your first round of the turn", "SEQ.1")
+        raise IllegalOrderError("arrivals are placed in your first round of the turn", rule="SEQ.1")
     h = order.hex
     if isinstance(order.what, AirCargo):
-        raise Refused("air arrivals stay at their entry base; use TRANSFER", "REIN.AIRPTS")
+        raise IllegalOrderError(
+            "air arrivals stay at their entry base; use TRANSFER", rule="REIN.AIRPTS"
+        )
     u = w.own(order.what)
     region = w.state.extra.get("placeable", {}).get(u.key)
     if u.arrived_turn != w.state.turn or not region:
-        raise Refused(f"{u.uid} did not arrive this turn with a free entry place", "REIN.ENTRYHEX")
+        raise IllegalOrderError(
+            f"{u.uid} did not arrive this turn with a free entry place", rule="REIN.ENTRYHEX"
+        )
     if not w.geo.in_region(h, region):
-        raise Refused(f"{h:04d} is not in {region}", "REIN.ENTRYHEX")
+        raise IllegalOrderError(f"{hexgrid.fmt(h)} is not in {region}", rule="REIN.ENTRYHEX")
     if u.is_naval:
         b = w.own_base(h)
         if b is None or not b.has_naval:
-            raise Refused(
-                f"ships enter at a friendly naval base; {h:04d} has none", "REIN.ENTRYHEX"
+            raise IllegalOrderError(
+                f"ships enter at a friendly naval base; {hexgrid.fmt(h)} has none",
+                rule="REIN.ENTRYHEX",
             )
     elif not w.geo.is_land(h):
-        raise Refused(f"{h:04d} is not land", "REIN.ENTRYHEX")
+        raise IllegalOrderError(f"{hexgrid.fmt(h)} is not land", rule="REIN.ENTRYHEX")
     w.put(replace(u, hex=h, box=None, in_base=u.is_naval))
-    w.event("placed", "SEQ.1", None, side=side, unit=u.uid, at=f"{h:04d}")
+    w.event("placed", "SEQ.1", None, side=side, unit=u.uid, at=hexgrid.fmt(h))
 
 
 # --- air and sea movement -------------------------------------------------------
@@ -371,7 +394,7 @@ def _step_air_sea(w: Work, st: Step, sheet: _Sheet | None, dice: Dice | None) ->
         for ln in sheet.of("DROP"):  # B
             assert isinstance(ln.order, DropOrder)
             if st.number not in (2, 8):
-                sheet.refuse(ln, "the Allies have no paratroops", "SEQ.4")
+                sheet.refuse(ln, IllegalOrderError("the Allies have no paratroops", rule="SEQ.4"))
             elif sheet.claim(ln, "move", [ln.order.unit]):
                 _try(sheet, ln, movement.do_drop, w, ln.order.unit, ln.order.hex)
         for ln in sheet.of("MOVE", "SAIL"):  # C
@@ -459,13 +482,13 @@ def _refuel_from_oiler(w: Work, uid: str) -> None:
     """SUP.H: every own ship ending the phase with a full oiler refuels; it is then empty."""
     oiler = w.own(uid)
     if oiler.utype != "OIL":
-        raise Refused(f"{uid} is not an oiler", "SUP.H")
+        raise IllegalOrderError(f"{uid} is not an oiler", rule="SUP.H")
     if not oiler.oiler_full:
-        raise Refused(
-            f"{uid} is empty: it refills by ending a phase in a supplied naval base", "SUP.H"
+        raise IllegalOrderError(
+            f"{uid} is empty: it refills by ending a phase in a supplied naval base", rule="SUP.H"
         )
     if oiler.hex is None:
-        raise Refused(f"{uid} is not on the map", "SUP.H")
+        raise IllegalOrderError(f"{uid} is not on the map", rule="SUP.H")
     when = stamp(w.state.turn, w.step)
     ships = [
         u
@@ -499,7 +522,7 @@ def _end_naval_phase(w: Work) -> None:
     submarines.end_phase(w)  # SUB.A phase count, GEN.REC.C log
 
 
-def _deferred(w: Work, st: Step, lines: Mapping[str, list[Line]], dice: Dice | None) -> None:
+def _deferred(w: Work, st: Step, lines: Mapping[Side, list[Line]], dice: Dice | None) -> None:
     """A combat part with no module registered in COMBAT_HOOKS: a marker event."""
     w.event("combat-deferred", st.rule, None, step=st.number)
 
@@ -549,19 +572,19 @@ def _entrench(w: Work, uid: str, verb: str, dice: Dice | None) -> None:
     """SEQ.3B / ENT.PROC, ENT.C; ENT.B (A28: only at the end of the own land phase)."""
     u = w.own(uid)
     if u.kind != "land" or u.hex is None:
-        raise Refused(f"{uid} is not a land unit on the map", "ENT.PROC")
+        raise IllegalOrderError(f"{uid} is not a land unit on the map", rule="ENT.PROC")
     if verb == "DISENTRENCH":
         if not u.entrenched:
-            raise Refused(f"{uid} is not entrenched", "ENT.B")
+            raise IllegalOrderError(f"{uid} is not entrenched", rule="ENT.B")
         w.put(replace(u, entrenched=False))
         w.event("disentrenched", "ENT.B", None, unit=uid, side=u.side)
         return
     if u.entrenched:
-        raise Refused(f"{uid} is already entrenched", "ENT.PROC")
+        raise IllegalOrderError(f"{uid} is already entrenched", rule="ENT.PROC")
     if u.key in w.moved:
-        raise Refused(f"{uid} moved this phase", "ENT.PROC")
+        raise IllegalOrderError(f"{uid} moved this phase", rule="ENT.PROC")
     if not w.supply(w.side).supplied(u.hex) and u.emergency_supply_turn != w.state.turn:
-        raise Refused(f"{uid} is out of supply", "ENT.PROC")
+        raise IllegalOrderError(f"{uid} is out of supply", rule="ENT.PROC")
     if dice is None:
         return
     roll = dice.d6(f"entrench {u.side} {uid}")
@@ -574,7 +597,7 @@ def _entrench(w: Work, uid: str, verb: str, dice: Dice | None) -> None:
 # --- land attack and air strikes ---------------------------------------------------
 
 
-def _step_strike(w: Work, st: Step, sheets: Mapping[str, _Sheet], dice: Dice | None) -> None:
+def _step_strike(w: Work, st: Step, sheets: Mapping[Side, _Sheet], dice: Dice | None) -> None:
     """Steps 5/9: orders are checked here for ownership, strength and range;
     the combat modules resolve them (SEQ.5A-K). SEQ.5L: missions never move
     aircraft on the map (AMAC.PURPOSE), so without combat they stay put."""
@@ -589,7 +612,12 @@ def _step_strike(w: Work, st: Step, sheets: Mapping[str, _Sheet], dice: Dice | N
             assert isinstance(ln.order, Mission)
             missions += 1
             if missions > 9:
-                sheet.refuse(ln, "at most nine missions per air-strike phase", "AMAC.LIMIT9")
+                sheet.refuse(
+                    ln,
+                    IllegalOrderError(
+                        "at most nine missions per air-strike phase", rule="AMAC.LIMIT9"
+                    ),
+                )
                 continue
             _try(sheet, ln, _check_mission, w, ln.order, committed)
             if ln.number not in sheet.failed:
@@ -598,7 +626,10 @@ def _step_strike(w: Work, st: Step, sheets: Mapping[str, _Sheet], dice: Dice | N
             assert isinstance(ln.order, Ground)
             if side != phasing:
                 sheet.refuse(
-                    ln, f"only the phasing side attacks on land in step {st.number}", "SEQ.5B"
+                    ln,
+                    IllegalOrderError(
+                        f"only the phasing side attacks on land in step {st.number}", rule="SEQ.5B"
+                    ),
                 )
                 continue
             _try(sheet, ln, _check_ground, w, ln.order)
@@ -624,26 +655,26 @@ def _check_mission(w: Work, m: Mission, committed: dict[tuple[str, str], int]) -
     side = w.side
     origin = movement.location_hex(w, side, m.source)
     if origin is None:
-        raise Refused(f"{m.source} is not on the map", "AMAC.A")
+        raise IllegalOrderError(f"{m.source} is not on the map", rule="AMAC.A")
     # The base or carrier first (AM.CAP.HEX: a CAP over a hex with no base of
     # yours is refused for that), then the aircraft on it.
-    if m.source.isdigit():
+    if hexgrid.hex_of(m.source) is not None:
         base = w.bases.get(origin)
         if base is None or base.owner != side or base.neutralized(w.state.turn):
-            raise Refused(f"{m.source} is not a usable air base of yours", "MOV.S")
+            raise IllegalOrderError(f"{m.source} is not a usable air base of yours", rule="MOV.S")
         if not base.supplied:
-            raise Refused(f"the air base at {m.source} is out of supply", "SUP.E")
+            raise IllegalOrderError(f"the air base at {m.source} is out of supply", rule="SUP.E")
     else:
         ship = w.own(m.source)
         if ship.damaged:
-            raise Refused(f"{m.source} is damaged: its aircraft cannot fly", "CBT.H")
+            raise IllegalOrderError(f"{m.source} is damaged: its aircraft cannot fly", rule="CBT.H")
     have = w.air_at(side, m.source)
     key = (m.source, m.air.atype)
     used = committed.get(key, 0) + m.air.points
     if have.get(m.air.atype) < used:
-        raise Refused(
+        raise IllegalOrderError(
             f"{m.source} has {have.get(m.air.atype)} {m.air.atype}; {used} are committed",
-            "UNIT.AIR.POINTS",
+            rule="UNIT.AIR.POINTS",
         )
     if m.dest is not None:
         normal, ext = movement.air_range(w, m.air.atype)
@@ -651,10 +682,10 @@ def _check_mission(w: Work, m: Mission, committed: dict[tuple[str, str], int]) -
             ext = normal
         dist = w.geo.air_distance(origin, m.dest)
         if dist > ext:
-            raise Refused(
+            raise IllegalOrderError(
                 f"{m.air.atype} from {m.source} reach {ext} hexes (normal {normal}); "
-                f"{m.dest:04d} is {dist} away",
-                "MOV.V",
+                f"{hexgrid.fmt(m.dest)} is {dist} away",
+                rule="MOV.V",
             )
     committed[key] = used
 
@@ -665,21 +696,27 @@ def _check_ground(w: Work, g: Ground) -> None:
         if not (
             (w.side == JAPANESE and ship.utype == "TR") or (w.side == ALLIED and ship.utype == "AT")
         ):
-            raise Refused("only Japanese TR and Allied AT land against opposition", "AMP.TRANS")
+            raise IllegalOrderError(
+                "only Japanese TR and Allied AT land against opposition", rule="AMP.TRANS"
+            )
         for uid in g.units:
             if w.own(uid).carried_by != ship.uid:
-                raise Refused(f"{uid} is not aboard {ship.uid}", "SEQ.5A")
+                raise IllegalOrderError(f"{uid} is not aboard {ship.uid}", rule="SEQ.5A")
         land_combat.check_landing(w, ship, g.units)  # AMP.CD
         return
     h = int(g.where)
     for uid in g.units:
         u = w.own(uid)
         if u.hex != h:
-            raise Refused(f"{uid} is not in {h:04d}; attackers must share the hex", "SEQ.5B")
+            raise IllegalOrderError(
+                f"{uid} is not in {hexgrid.fmt(h)}; attackers must share the hex", rule="SEQ.5B"
+            )
         if g.verb == "ATTACK" and (u.kind != "land" or u.entrenched):
-            raise Refused(f"{uid} cannot attack", "ENT.A" if u.entrenched else "SEQ.5B")
+            raise IllegalOrderError(
+                f"{uid} cannot attack", rule="ENT.A" if u.entrenched else "SEQ.5B"
+            )
         if g.verb == "GUNFIRE" and u.utype not in ("BB", "CA", "CL", "DD"):
-            raise Refused(f"{uid} cannot give gunfire support", "NM.GSUP")
+            raise IllegalOrderError(f"{uid} cannot give gunfire support", rule="NM.GSUP")
     land_combat.check_ground(w, g.verb, h, g.units)  # CBT.GEN, SUP.E, NM.GSUP
 
 
@@ -717,38 +754,19 @@ def _withdrawals(w: Work) -> None:
             w.event("withdrawal-missed", "REIN.NOTE.A", None, side=side, unit=uid, at=u.where())
 
 
-REPLACED = {"ENG": 5, "AT": 10, "TR": 4}  # RPL.ENG, RPL.AT, RPL.TR
-
-
-def destroy(w: Work, u: Unit, cause: str, rule: str) -> None:
-    """Remove a unit (and what it carries); schedule its replacement (RPL.*)."""
-    for c in [x for x in w.units.values() if x.side == u.side and x.carried_by == u.uid]:
-        destroy(w, c, f"lost with {u.uid}", rule)
-    aboard = w.air_at(u.side, u.uid)
-    if aboard.total:
-        w.set_air(u.side, u.uid, Air())
-        w.event("air-destroyed", rule, None, side=u.side, at=u.uid, points=aboard.total)
-    w.remove(u)
-    turn = w.state.turn
-    pending = w.state.pending
-    if u.utype in REPLACED:
-        fresh = replace(
-            u,
-            hex=None,
-            box=None,
-            carried_by=None,
-            damage=0,
-            fuel=0,
-            refuelled_step=0,
-            oiler_full=True,
-            in_base=False,
-            entrenched=False,
-            supplied=True,
-            wait=0,
-            training=0,
-        )
-        pending = (*pending, Pending(turn + REPLACED[u.utype], u.side, fresh))
-    w.state = replace(
-        w.state, destroyed=(*w.state.destroyed, (u.key, turn, cause)), pending=pending
+def can_refuel_in_base(state: GameState, unit: Unit) -> bool:
+    """SEQ.2J / BASE.PROC.NAVDAMAGED: in an own, supplied, undamaged naval base
+    (not one a scenario bars to the side, CG1.PHILFORT.MANILA)."""
+    if unit.box == "WC":
+        return unit.side == ALLIED  # the U.S. West Coast base
+    if unit.hex is None or not unit.in_base:
+        return False
+    base = state.bases.get(unit.hex)
+    return (
+        base is not None
+        and base.owner == unit.side
+        and base.has_naval
+        and base.supplied
+        and not base.neutralized(state.turn)
+        and not HOOKS[NAVAL_BASE_BARRED](state, unit.side, unit.hex)
     )
-    w.event("destroyed", rule, None, unit=u.uid, side=u.side, cause=cause)

@@ -26,7 +26,7 @@ from pbem.core.mapview import (
     MapPicture,
 )
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.map import HexsideKind, Terrain, UsnMap, centre, load_map
+from pbem.rulesets.usn.map import HexsideKind, Terrain, UsnMap, centre
 
 SIDE_COLOURS: Mapping[str | None, Colour] = {
     "japanese": (200, 30, 30),
@@ -106,9 +106,9 @@ def map_picture(
     )
 
 
-def view_picture(view: Mapping[str, Any]) -> MapPicture:
+def view_picture(usn_map: UsnMap, view: Mapping[str, Any]) -> MapPicture:
     """A report's map: the units the view places on the map, its combats outlined."""
-    return map_picture(load_map(), units=view_units(view), highlight=combat_hexes(view))
+    return map_picture(usn_map, units=view_units(view), highlight=combat_hexes(view))
 
 
 def _hexsides(m: UsnMap) -> tuple[MapHexside, ...]:

@@ -14,6 +14,8 @@ from functools import lru_cache
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.core.errors import DataError
+from pbem.core.events import Event
 from pbem.core.mapview import MapPicture
 from pbem.core.ruleset import (
     Adjudication,
@@ -24,12 +26,24 @@ from pbem.core.ruleset import (
     State,
     Validation,
 )
-from pbem.rulesets import register
-from pbem.rulesets.usn import fog, hexgrid, opening, scenario_rules, victory, views
-from pbem.rulesets.usn.geo import Geo, geo_from_map, world_geo
+from pbem.rulesets.usn import (
+    ferry,
+    fog,
+    hexgrid,
+    indian_ocean,
+    opening,
+    scenario_rules,
+    victory,
+    views,
+    world,
+)
+from pbem.rulesets.usn.data import UsnWorld, build_world
+from pbem.rulesets.usn.geo import Geo, geo_from_map
+from pbem.rulesets.usn.map import MapFiles, UsnMap, build_map
 from pbem.rulesets.usn.phases import advance, run_round
 from pbem.rulesets.usn.picture import view_picture
-from pbem.rulesets.usn.sequence import SIDES, STEPS, current_round
+from pbem.rulesets.usn.sequence import STEPS, current_round
+from pbem.rulesets.usn.sides import JAPANESE, SIDES, Side
 from pbem.rulesets.usn.state import (
     WEST_COAST,
     Air,
@@ -39,33 +53,49 @@ from pbem.rulesets.usn.state import (
     Unit,
     decode,
     encode_unit,
+    unit_from_counter,
     unit_key,
 )
 from pbem.rulesets.usn.supply import update_supply
 
-VICTORY_LEVELS = ((4, "Decisive"), (3, "Strategic"), (2, "Provisional"), (1, "Marginal"))
+# The scenario and optional rules: importing them fills the engine's hook table.
+SCENARIO_RULES = (scenario_rules, indian_ocean, ferry)
 
 
 class UsnRuleset:
     name = "usn"
     title = "U.S.N.: The Game of War in the Pacific, 1941-43 (SPI, 1971)"
 
-    def __init__(self, geo: Geo | None = None) -> None:
-        self._geo = geo
+    def __init__(self, data: UsnWorld, geo: Geo) -> None:
+        """``data``: the world data read by pbem.rulesets.usn.loader; ``geo``: its map's."""
+        self.data = data
+        self.geo = geo
 
-    @property
-    def geo(self) -> Geo:
-        if self._geo is None:
-            self._geo = world_geo()
-        return self._geo
+    def _state(self, state: State) -> GameState:
+        """A game's state, with this ruleset's world installed for the rules to consult."""
+        world.install(self.data)
+        return decode(state)
 
     def _geo_of(self, s: GameState) -> Geo:
-        """The map this game plays on: the installation's, or its per-game correction."""
-        return geo_for(s.options) if s.options.get(MAP_OVERRIDES) else self.geo
+        return self._geo_for(s.options)
+
+    def _geo_for(self, options: Mapping[str, Any]) -> Geo:
+        """The map a game plays on: the installation's, or its per-game correction."""
+        corrections = options.get(MAP_OVERRIDES)
+        if not corrections:
+            return self.geo
+        if self.data.map_files is None:
+            raise DataError("map", "this ruleset's world data has no map files to correct")
+        return _corrected_geo(self.data.map_files, json.dumps(corrections, sort_keys=True))
+
+    def _world(self, overrides: Mapping[str, Any] | None = None) -> UsnWorld:
+        """The installation's world, or one with the moderator's per-game corrections."""
+        if not overrides:
+            return self.data
+        return build_world(self.data.source, overrides, self.data.map)
 
     # --- set-up -----------------------------------------------------------
     def scenarios(self) -> Sequence[ScenarioInfo]:
-        world = _world()
         return [
             ScenarioInfo(
                 sc.name,
@@ -73,27 +103,28 @@ class UsnRuleset:
                 SIDES,
                 {k: str(v.get("rule", k)) for k, v in sc.optional_rules.items()},
             )
-            for sc in world.scenarios.values()
+            for sc in self.data.scenarios.values()
         ]
 
     def initial_state(self, scenario: str, options: Mapping[str, Any]) -> State:
         """Set-up; ``options["overrides"]`` holds the moderator's per-game data
         corrections (units, tables, reinforcements, scenarios), taken in here."""
+        world.install(self.data)
         overrides = dict(options.get("overrides") or {})
         map_overrides = overrides.pop("map", None)
-        world = _world(overrides or None)
+        data = self._world(overrides)
         rules = {k: v for k, v in options.items() if k != "overrides"}
         if map_overrides:
             # Kept in the state: every later phase plays on the corrected map.
             rules[MAP_OVERRIDES] = map_overrides
-        geo = geo_for(rules)
-        state = scenario_rules.at_setup(build_state(geo, world, scenario, rules))
+        geo = self._geo_for(rules)
+        state = scenario_rules.at_setup(build_state(geo, data, scenario, rules))
         state = opening.at_setup(state)  # OPT.JVD set-up round, CG1.SHOCK.PREGAME
         return update_supply(geo, state).to_json()
 
     # --- rounds -------------------------------------------------------------
     def pending(self, state: State) -> Demand | None:
-        s = decode(state)
+        s = self._state(state)
         if s.over:
             return None
         rnd = current_round(s)
@@ -101,7 +132,7 @@ class UsnRuleset:
         return Demand(s.turn, rnd.key, rnd.sides, rnd.title, steps)
 
     def validate(self, state: State, side: str, text: str) -> Validation:
-        s = decode(state)
+        s = self._state(state)
         if s.over:
             return Validation((), (LineError(0, "", "the game is over", None),))
         result = run_round(self._geo_of(s), s, {side: text}, None)
@@ -114,7 +145,7 @@ class UsnRuleset:
     def adjudicate(
         self, state: State, orders: Mapping[str, Sequence[str]], dice: Dice
     ) -> Adjudication:
-        s = decode(state)
+        s = self._state(state)
         texts = {side: "\n".join(lines) for side, lines in orders.items() if side in SIDES}
         geo = self._geo_of(s)
         s, setup_events = scenario_rules.before_round(s, dice)  # OPT.AVD
@@ -125,58 +156,40 @@ class UsnRuleset:
                 events.append(_failed(side, e))
         new = advance(result.state)
         new = scenario_rules.after_round(geo, s, new, events)
-        new = victory.after_round(geo, s, new, _victory_of(s.scenario))  # GEN.REC.A
+        new = victory.after_round(geo, s, new, victory_terms(self.data, s.scenario))  # GEN.REC.A
         # Double-blind mode remembers each side's last sightings of enemy units.
         new = replace(new, extra={**new.extra, "fog": fog.update_sightings(new, events)})
         return Adjudication(new.to_json(), tuple(events))
 
     # --- reports ----------------------------------------------------------------
     def view(self, state: State, events: Sequence[Any], side: str | None) -> Mapping[str, Any]:
-        return views.build_view(decode(state), events, side)
+        return views.build_view(self._state(state), events, side)
 
     def map_picture(self, view: Mapping[str, Any]) -> MapPicture:
-        return view_picture(view)
+        if not isinstance(self.data.map, UsnMap):
+            raise DataError("map", "this ruleset's world data has no map to draw")
+        return view_picture(self.data.map, view)
 
     def order_template(self, state: State, side: str) -> str:
-        return views.order_template(decode(state), side)
+        return views.order_template(self._state(state), side)
 
     def outcome(self, state: State) -> Outcome | None:
-        s = decode(state)
+        s = self._state(state)
         if not s.over:
             return None
-        return victory.verdict(self._geo_of(s), s, _victory_of(s.scenario))
+        return victory.verdict(self._geo_of(s), s, victory_terms(self.data, s.scenario))
 
 
-def _victory_of(scenario: str) -> Mapping[str, Any]:
-    """The scenario's [victory] data (none for hand-built test states)."""
-    world = _world()
-    return world.scenarios[scenario].victory if scenario in world.scenarios else {}
-
-
-def _failed(side: str, e: LineError) -> Any:
-    from pbem.core.events import Event
-
+def _failed(side: str, e: LineError) -> Event:
     return Event(
         "order-failed", {"line": e.line, "order": e.text, "reason": e.message}, (side,), e.rule
     )
 
 
-def verdict(s: GameState) -> Outcome:
-    """VP.CALC / VP.LEVELS (ruling A18: a tie is a draw; 0 for the loser is Decisive).
-
-    Only the points in ``state.vp`` count; the victory module (issue 6) fills them.
-    """
-    jp, al = float(s.vp.get("japanese", 0)), float(s.vp.get("allied", 0))
-    scores = {"japanese": int(jp), "allied": int(al)}
-    if jp == al:
-        return Outcome(None, "Draw", f"Victory points are equal ({jp:g} each).", scores)
-    winner, hi, lo = ("japanese", jp, al) if jp > al else ("allied", al, jp)
-    ratio = hi / lo if lo > 0 else float("inf")
-    level = next(name for bound, name in VICTORY_LEVELS if ratio >= bound or bound == 1)
-    return Outcome(winner, level, f"{winner} {hi:g} to {lo:g} victory points.", scores)
-
-
-register("usn", UsnRuleset)
+def victory_terms(data: UsnWorld, scenario: str) -> Mapping[str, Any]:
+    """The scenario's [victory] data (none for hand-built test states)."""
+    sc = data.scenarios.get(scenario)
+    return sc.victory if sc is not None else {}
 
 
 # --- set-up from the scenario data -------------------------------------------
@@ -185,60 +198,12 @@ register("usn", UsnRuleset)
 MAP_OVERRIDES = "map_overrides"
 
 
-def geo_for(options: Mapping[str, Any]) -> Geo:
-    """The Geo for a game's options: the shared one, or one built from its map overrides."""
-    corrections = options.get(MAP_OVERRIDES)
-    if not corrections:
-        return world_geo()
-    return _corrected_geo(json.dumps(corrections, sort_keys=True))
-
-
 @lru_cache(maxsize=16)
-def _corrected_geo(corrections_json: str) -> Geo:
-    from pbem.rulesets.usn.map import load_map  # the world-data module
-
-    return geo_from_map(load_map(overrides=json.loads(corrections_json)))
+def _corrected_geo(files: MapFiles, corrections_json: str) -> Geo:
+    return geo_from_map(build_map(files, json.loads(corrections_json)))
 
 
-def _world(overrides: Mapping[str, Any] | None = None) -> Any:
-    from pbem.rulesets.usn.data import load_world  # the world-data module (cached)
-
-    return load_world(overrides=overrides)
-
-
-def _unit_from_counter(c: Any) -> Unit:
-    side = str(c.side)
-    utype = str(getattr(c.type, "value", c.type))
-    if hasattr(c, "anti_aircraft"):  # a naval counter
-        capacity = c.air_capacity or c.transport_capacity or c.emergency_capacity
-        return Unit(
-            uid=c.id,
-            side=side,
-            kind="naval",
-            utype=utype,
-            ma=c.movement,
-            hex=None,
-            defense=c.defense,
-            aa=c.anti_aircraft,
-            sa=c.surface_attack,
-            capacity=capacity,
-        )
-    kind = "cd" if utype == "CD" else "land"
-    return Unit(
-        uid=c.id,
-        side=side,
-        kind=kind,
-        utype=utype,
-        ma=c.movement,
-        hex=None,
-        attack=c.attack,
-        defense=c.defense,
-        sa=c.surface_attack,
-        tp=c.transport_points or 0,
-    )
-
-
-def _own_bases(bases: Mapping[int, Base], side: str, naval: bool | None = None) -> list[int]:
+def _own_bases(bases: Mapping[int, Base], side: Side, naval: bool | None = None) -> list[int]:
     return [
         h
         for h, b in sorted(bases.items())
@@ -278,7 +243,7 @@ def _deal_air(
     air: dict[str, dict[str, Air]],
     units: Mapping[str, Unit],
     bases: Mapping[int, Base],
-    side: str,
+    side: Side,
     atype: str,
     points: int,
     at: Any,
@@ -290,7 +255,7 @@ def _deal_air(
         ship = units.get(unit_key(side, at.unit))
         targets.append((at.unit, ship.capacity if ship else points))
     elif at.hexes:
-        targets += [(f"{h:04d}", bases[h].air_capacity if h in bases else 0) for h in at.hexes]
+        targets += [(hexgrid.fmt(h), bases[h].air_capacity if h in bases else 0) for h in at.hexes]
     else:
         kinds = at.any or "base"
         if "carrier" in kinds and atype == "NAC":
@@ -309,7 +274,7 @@ def _deal_air(
             own = _own_bases(bases, side, naval=False)
             if anchors:
                 own.sort(key=lambda h: (min(hexgrid.distance(h, a) for a in anchors), h))
-            targets += [(f"{h:04d}", bases[h].air_capacity) for h in own]
+            targets += [(hexgrid.fmt(h), bases[h].air_capacity) for h in own]
     left = points
     for loc, cap in targets:
         have = mine.get(loc, Air())
@@ -324,7 +289,7 @@ def _deal_air(
         mine[loc] = mine.get(loc, Air()).add(atype, left)
 
 
-def _fleet_base(units: Mapping[str, Unit], bases: Mapping[int, Base], side: str) -> int | None:
+def _fleet_base(units: Mapping[str, Unit], bases: Mapping[int, Base], side: Side) -> int | None:
     """MINI.*.SUB, CG*.OB.J.OPT: subs "may deploy anywhere ... need not be on station";
     without a set-up round they start at the side's naval base holding most of its
     ships (ties: lowest hex), to be moved from there."""
@@ -342,12 +307,14 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
     for h, pb in geo.bases.items():
         owner = pb.owner.get(start)
         if owner:
-            bases[h] = Base(h, owner, pb.air_capacity > 0, pb.naval, pb.air_capacity, name=pb.name)
+            bases[h] = Base(
+                h, Side(owner), pb.air_capacity > 0, pb.naval, pb.air_capacity, name=pb.name
+            )
     for ab in sc.added_bases:
         old = bases.get(ab.hex)
         bases[ab.hex] = Base(
             ab.hex,
-            str(ab.side),
+            Side(ab.side),
             True,
             ab.naval or bool(old and old.naval),
             ab.air_capacity,
@@ -361,22 +328,22 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             continue
         for uid in d.units:
             c = world.catalogue.get(str(d.side), uid)
-            u = _unit_from_counter(c)
+            u = unit_from_counter(c)
             if u.utype == "SUB":
                 sub_ids.append(u.uid)
                 continue
             u = replace(u, entrenched=d.entrenched, damage=d.damage, supplied=not d.unsupplied)
             units[u.key] = _place_unit(geo, bases, u, d.at)
-    home = _fleet_base(units, bases, "japanese") if sub_ids else None
+    home = _fleet_base(units, bases, JAPANESE) if sub_ids else None
     subs = {uid: {"hex": home, "station": False, "phases": 0} for uid in sub_ids if home}
     for key, c in sc.coastal_defense.items():
-        u = _unit_from_counter(c)
+        u = unit_from_counter(c)
         units[key] = replace(u, hex=int(c.id.split("-")[1]))
     air: dict[str, dict[str, Air]] = {}
     for a in sc.air:
         if a.optional and a.optional not in enabled:
             continue
-        _deal_air(air, units, bases, str(a.side), str(a.type), a.points, a.at)
+        _deal_air(air, units, bases, Side(a.side), str(a.type), a.points, a.at)
     ranges = {
         key: [t.range_normal, t.range_extended or t.range_normal]
         for key, t in world.catalogue.air.items()
@@ -395,13 +362,13 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
                 else ("AUS" if arr.at.region == "australia" else None)
             )
         for uid in arr.units:
-            u = _unit_from_counter(world.catalogue.get(str(arr.side), uid))
-            pending.append(Pending(turn, str(arr.side), u, place=place))
+            u = unit_from_counter(world.catalogue.get(str(arr.side), uid))
+            pending.append(Pending(turn, Side(arr.side), u, place=place))
         for atype, pts in arr.air.items():
             # REIN.A.NAC: carrier aircraft come aboard their carrier; the rest enter as usual.
             where = arr.aboard[0] if arr.aboard and str(atype) == "NAC" else place
             pending.append(
-                Pending(turn, str(arr.side), air_type=str(atype), air_points=pts, place=where)
+                Pending(turn, Side(arr.side), air_type=str(atype), air_points=pts, place=where)
             )
     # BRK.*: spare land counters of the counter mix, for breakdown and rebuilding.
     in_play = set(units) | {p.unit.key for p in pending if p.unit is not None}
@@ -414,7 +381,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             "MAR",
         ):
             continue
-        spare = _unit_from_counter(c)
+        spare = unit_from_counter(c)
         spares.setdefault(spare.side, []).append(encode_unit(spare))
     return GameState(
         scenario=name,

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pbem.core.ruleset import ScenarioInfo
-from pbem.rulesets.usn.units import LandCounter, Side, Source, UnitType
+from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.sides import Side
+from pbem.rulesets.usn.units import LandCounter, Source, UnitType
 
 # ---------------------------------------------------------------------------
 # The map, as this loader needs it (pbem.rulesets.usn.map.UsnMap fits).
@@ -71,10 +73,10 @@ class Place:
         if self.any:
             return f"any {self.any}" + (f" in {self.region}" if self.region else "")
         if self.region:
-            return self.region + (f" ({self.ref:04d})" if self.ref else "")
+            return self.region + (f" ({hexgrid.fmt(self.ref)})" if self.ref else "")
         if self.adjacent_to_region:
             return f"adjacent to {self.adjacent_to_region}"
-        return " or ".join(f"{h:04d}" for h in self.hexes)
+        return " or ".join(hexgrid.fmt(h) for h in self.hexes)
 
 
 @dataclass(frozen=True, slots=True)

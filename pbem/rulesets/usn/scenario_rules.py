@@ -32,41 +32,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from functools import lru_cache
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
-from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn import hexgrid, indian_ocean, world
 from pbem.rulesets.usn.geo import AUSTRALIA, BURMA, Geo
-from pbem.rulesets.usn.movement import Refused, Work
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, ends_turn
+from pbem.rulesets.usn.hexgrid import Location
+from pbem.rulesets.usn.hooks import (
+    GARRISON_AIR,
+    GARRISON_UNIT,
+    GARRISONS_SHORT,
+    HOOKS,
+    NAVAL_BASE_BARRED,
+    NAVAL_PATH,
+    UNGARRISONED,
+)
+from pbem.rulesets.usn.sequence import ends_turn
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.state import Base, GameState, Pending, Unit
-
-
-@lru_cache(maxsize=16)
-def _scenario(name: str) -> Any:
-    from pbem.rulesets.usn.data import load_world  # cached world data
-
-    world = load_world()
-    return world.scenarios.get(name)
-
-
-def special(state: GameState) -> Mapping[str, Mapping[str, Any]]:
-    """The scenario's special rules (a test state may carry its own in extra)."""
-    if "special" in state.extra:
-        return dict(state.extra["special"])
-    sc = _scenario(state.scenario)
-    return sc.special if sc is not None else {}
-
-
-def optional(state: GameState) -> Mapping[str, Mapping[str, Any]]:
-    """The optional rules this game switched on (scenario parameters per rule)."""
-    sc = _scenario(state.scenario)
-    rules = dict(state.extra.get("optional_rules", {})) or (
-        dict(sc.optional_rules) if sc is not None else {}
-    )
-    return {k: v for k, v in rules.items() if state.options.get(k)}
+from pbem.rulesets.usn.work import Work
+from pbem.rulesets.usn.world import counter_unit
 
 
 def chart_turn(state: GameState, turn: int | None = None) -> int:
@@ -77,12 +64,12 @@ def chart_turn(state: GameState, turn: int | None = None) -> int:
 # --- movement restrictions ---------------------------------------------------------
 
 
-def keep_out_zones(state: GameState, geo: Geo, side: str) -> list[tuple[frozenset[int], int, str]]:
+def keep_out_zones(state: GameState, geo: Geo, side: Side) -> list[tuple[frozenset[int], int, str]]:
     """(hexes, radius, rule) each of ``side``'s ships must keep away from."""
     if side != JAPANESE:
         return []
     zones: list[tuple[frozenset[int], int, str]] = []
-    sp = special(state)
+    sp = world.special(state)
     ko = sp.get("keep_out_of_australia")
     if ko is not None:
         zones.append(
@@ -107,14 +94,15 @@ def check_naval_path(w: Work, ships: Sequence[Unit], path: Iterable[str]) -> Non
     if not zones or not ships:
         return
     for tok in path:
-        if not tok.isdigit():
+        step = hexgrid.hex_of(tok)
+        if step is None:
             continue
-        h = int(tok)
+        h = step
         for hexes, radius, rule in zones:
             if any(hexgrid.distance(h, x) <= radius for x in hexes):
-                raise Refused(
-                    f"{h:04d} is within {radius} hexes of a forbidden area for your ships",
-                    rule,
+                raise IllegalOrderError(
+                    f"{hexgrid.fmt(h)} is within {radius} hexes of a forbidden area for your ships",
+                    rule=rule,
                 )
 
 
@@ -123,7 +111,7 @@ def check_naval_path(w: Work, ships: Sequence[Unit], path: Iterable[str]) -> Non
 
 def at_setup(state: GameState) -> GameState:
     """CG1.PHILFORT: the defenders of the fortified hex start entrenched."""
-    pf = special(state).get("philippine_fortifications")
+    pf = world.special(state).get("philippine_fortifications")
     if pf is None or not pf.get("automatic_entrench"):
         return state
     h = int(pf["hex"])
@@ -137,8 +125,6 @@ def at_setup(state: GameState) -> GameState:
 
 def before_round(state: GameState, dice: Dice) -> tuple[GameState, list[Event]]:
     """Rolls made at the start of a round: OPT.AVD, CG1.INDIAN (the raid's losses)."""
-    from pbem.rulesets.usn import indian_ocean
-
     s, events = _variable_deployment(state, dice)
     s, more = indian_ocean.roll_losses(s, dice)
     return s, events + more
@@ -150,11 +136,9 @@ def _variable_deployment(state: GameState, dice: Dice) -> tuple[GameState, list[
     (6: the historical deployment). The roll is the Allies' own (witness: Allied)."""
     if state.turn != 1 or state.round != 0 or state.extra.get("avd_rolled"):
         return state, []
-    if "variable_deployment" not in optional(state):
+    if "variable_deployment" not in world.optional(state):
         return state, []
-    from pbem.rulesets.usn.data import load_world
-
-    table = load_world().tables.variable_deployment
+    table = world.current().tables.variable_deployment
     roll = dice.d6("OPT.AVD Allied variable deployment")
     wanted = set(table.units_for(roll))
     placed: list[Unit] = []
@@ -166,7 +150,7 @@ def _variable_deployment(state: GameState, dice: Dice) -> tuple[GameState, list[
         else:
             pending.append(p)
     for uid in sorted(wanted):  # not on the chart: from the counter mix
-        u = _counter(ALLIED, uid)
+        u = counter_unit(ALLIED, uid)
         if u is not None and state.unit(ALLIED, uid) is None:
             placed.append(replace(u, hex=table.hex, in_base=True))
     s = replace(
@@ -176,7 +160,7 @@ def _variable_deployment(state: GameState, dice: Dice) -> tuple[GameState, list[
     )
     ev = Event(
         "variable-deployment",
-        {"roll": roll, "units": sorted(u.uid for u in placed), "hex": f"{table.hex:04d}"},
+        {"roll": roll, "units": sorted(u.uid for u in placed), "hex": hexgrid.fmt(table.hex)},
         (ALLIED,),
         "OPT.AVD",
     )
@@ -191,7 +175,7 @@ def after_round(
 ) -> GameState:
     """Special rules that act between mail rounds or at the end of a turn."""
     s = after
-    sp = special(s)
+    sp = world.special(s)
     sim = sp.get("midway_simulation")
     if sim is not None and not s.extra.get("midway_struck"):
         s = _midway_struck(s, sim, events)
@@ -211,17 +195,15 @@ def after_round(
         if "burma_commitment" in sp and not s.options.get("burma"):
             s = _burma(geo, s, sp["burma_commitment"], turn)
         if "indian_ocean" in sp:
-            from pbem.rulesets.usn import indian_ocean
-
             s = indian_ocean.check_deadline(s, chart_turn(s, turn))
     return s
 
 
-def naval_base_barred(state: GameState, side: str, h: int) -> bool:
+def naval_base_barred(state: GameState, side: Side, h: int) -> bool:
     """CG1.PHILFORT.MANILA: the Japanese may not use Manila's naval base until they
     occupy the Philippine fortifications (348) and no Allied unit is left there.
     Once that has happened the bar is lifted for good ("until")."""
-    pf = special(state).get("philippine_fortifications")
+    pf = world.special(state).get("philippine_fortifications")
     if side != JAPANESE or pf is None or pf.get("japanese_naval_base_barred") is None:
         return False
     if h != int(pf["japanese_naval_base_barred"]) or state.extra.get("philfort_cleared"):
@@ -245,7 +227,7 @@ def _philfort_cleared(s: GameState, pf: Mapping[str, Any]) -> GameState:
 
 def _midway_struck(s: GameState, sim: Mapping[str, Any], events: Sequence[Event]) -> GameState:
     """MINI.MIDSIM.KEEPOUT: the keep-out ends once Japanese aircraft have struck Midway."""
-    target = f"{int(sim['strike_target']):04d}"
+    target = hexgrid.fmt(int(sim["strike_target"]))
     for e in events:
         japanese = e.kind == "air-strike" and e.data.get("attacker") == JAPANESE
         if japanese and e.data.get("hex") == target:
@@ -269,7 +251,7 @@ def _thailand(geo: Geo, s: GameState, rule: Mapping[str, Any]) -> GameState:
     return replace(s, bases={**s.bases, h: base})
 
 
-def _award(s: GameState, side: str, points: int, why: str) -> GameState:
+def _award(s: GameState, side: Side, points: int, why: str) -> GameState:
     awards = [*s.extra.get("scenario_awards", []), [side, points, why]]
     return replace(s, extra={**s.extra, "scenario_awards": awards})
 
@@ -313,7 +295,7 @@ def _burma(geo: Geo, s: GameState, rule: Mapping[str, Any], turn: int) -> GameSt
     ok = divisions >= need[t]
     lac = rule.get("lac_by_turn")
     if ok and lac and int(lac["turn"]) == t:
-        ok = s.air_at(JAPANESE, f"{int(lac['hex']):04d}").lac >= int(lac["points"])
+        ok = s.air_at(JAPANESE, hexgrid.fmt(int(lac["hex"]))).lac >= int(lac["points"])
     if not ok:
         why = f"CG1.BURMA: fewer than {need[t]} divisions committed to Burma by T{t}"
         return replace(s, extra={**s.extra, "forfeit": [JAPANESE, why]})
@@ -337,7 +319,7 @@ def _australian_reserves(geo: Geo, s: GameState, rule: Mapping[str, Any]) -> Gam
     )
     pending = list(s.pending)
     for uid, h in zip(_expand(rule.get("units", ())), ports, strict=False):
-        u = _counter(ALLIED, uid)
+        u = counter_unit(ALLIED, uid)
         if u is not None:
             pending.append(Pending(s.turn + 1, ALLIED, u, place=f"{h}"))
     return replace(s, pending=tuple(pending), extra={**s.extra, "ausres_released": True})
@@ -355,21 +337,8 @@ def _expand(ids: Iterable[str]) -> list[str]:
     return out
 
 
-def _counter(side: str, uid: str) -> Unit | None:
-    from pbem.rulesets.usn.data import load_world
-    from pbem.rulesets.usn.ruleset import _unit_from_counter
-
-    try:
-        return _unit_from_counter(load_world().catalogue.get(side, uid))
-    except Exception:  # a counter the data lacks: nothing arrives
-        return None
-
-
-# --- garrisons (OPT.GAR) ---------------------------------------------------------------
-
-
 def _fixed(state: GameState) -> list[Mapping[str, Any]]:
-    sc = _scenario(state.scenario)
+    sc = world.scenario_of(state)
     rules = (sc.optional_rules if sc is not None else {}).get("garrisons")
     if rules is None or not garrisons_required(state):
         return []
@@ -390,7 +359,9 @@ def check_garrison_unit(w: Work, u: Unit) -> None:
             if x.side == JAPANESE and x.hex == u.hex and x.utype == u.utype
         )
         if have <= list(g["units"]).count(u.utype):
-            raise Refused(f"{u.uid} is the fixed garrison of {u.hex:04d}", "OPT.GAR.FIXED")
+            raise IllegalOrderError(
+                f"{u.uid} is the fixed garrison of {hexgrid.fmt(u.hex)}", rule="OPT.GAR.FIXED"
+            )
 
 
 def _below_strength(state: GameState) -> list[str]:
@@ -401,9 +372,9 @@ def _below_strength(state: GameState) -> list[str]:
         need = list(g.get("units", ()))
         ok = all(types.count(t) >= need.count(t) for t in set(need))
         for atype, pts in (g.get("air") or {}).items():
-            ok = ok and state.air_at(JAPANESE, f"{h:04d}").get(atype) >= int(pts)
+            ok = ok and state.air_at(JAPANESE, hexgrid.fmt(h)).get(atype) >= int(pts)
         if not ok:
-            short.append(f"{h:04d}")
+            short.append(hexgrid.fmt(h))
     return short
 
 
@@ -419,22 +390,22 @@ def _note_garrisons(s: GameState) -> GameState:
     if not _fixed(s):
         return s
     short = set(_below_strength(s))
-    full = {f"{int(g['hex']):04d}" for g in _fixed(s)} - short
+    full = {hexgrid.fmt(int(g["hex"])) for g in _fixed(s)} - short
     held = sorted(set(s.extra.get("garrisons_held", ())) | full)
     return replace(s, extra={**s.extra, "garrisons_held": held})
 
 
-def check_garrison_air(w: Work, loc: str, atype: str, points: int) -> None:
+def check_garrison_air(w: Work, loc: Location, atype: str, points: int) -> None:
     """OPT.GAR.FIXED: the garrison's aircraft may fly missions but not transfer away."""
-    if w.side != JAPANESE or not loc.isdigit():
+    if w.side != JAPANESE or hexgrid.hex_of(loc) is None:
         return
     for g in _fixed(w.state):
         need = int((g.get("air") or {}).get(atype, 0))
         if int(g["hex"]) == int(loc) and need:
-            have = w.air_at(JAPANESE, f"{int(loc):04d}").get(atype)
+            have = w.air_at(JAPANESE, hexgrid.fmt(int(loc))).get(atype)
             if have - points < need:
-                raise Refused(
-                    f"{loc} must keep {need} {atype} as its fixed garrison", "OPT.GAR.FIXED"
+                raise IllegalOrderError(
+                    f"{loc} must keep {need} {atype} as its fixed garrison", rule="OPT.GAR.FIXED"
                 )
 
 
@@ -446,7 +417,7 @@ def garrisons_required(state: GameState) -> bool:
 def ungarrisoned(geo: Geo, state: GameState) -> dict[str, list[str]]:
     """OPT.GAR.END / OPT.GAR.ALLIED: per side, the areas whose end-of-game garrison is
     missing (they score nothing for that side)."""
-    sc = _scenario(state.scenario)
+    sc = world.scenario_of(state)
     rules = (sc.optional_rules if sc is not None else {}).get("garrisons")
     out: dict[str, list[str]] = {JAPANESE: [], ALLIED: []}
     if rules is None or not garrisons_required(state):
@@ -458,10 +429,10 @@ def ungarrisoned(geo: Geo, state: GameState) -> dict[str, list[str]]:
             need = list(g.get("units", ()))
             ok = all(units.count(t) >= need.count(t) for t in set(need))
             for atype, pts in (g.get("air") or {}).items():
-                have = sum(state.air_at(side, f"{h:04d}").get(atype) for h in hexes)
+                have = sum(state.air_at(side, hexgrid.fmt(h)).get(atype) for h in hexes)
                 ok = ok and have >= int(pts)
             if not ok:
-                out[side].append(str(g.get("region") or "/".join(f"{h:04d}" for h in hexes)))
+                out[side].append(str(g.get("region") or "/".join(hexgrid.fmt(h) for h in hexes)))
     return out
 
 
@@ -471,3 +442,11 @@ def _hexes(geo: Geo, g: Mapping[str, Any]) -> frozenset[int]:
     if "hex" in g:
         return frozenset({int(g["hex"])})
     return frozenset(int(h) for h in g.get("hexes", ()))
+
+
+HOOKS.fill(NAVAL_PATH, check_naval_path)
+HOOKS.fill(NAVAL_BASE_BARRED, naval_base_barred)
+HOOKS.fill(GARRISON_UNIT, check_garrison_unit)
+HOOKS.fill(GARRISON_AIR, check_garrison_air)
+HOOKS.fill(GARRISONS_SHORT, garrisons_short)
+HOOKS.fill(UNGARRISONED, ungarrisoned)

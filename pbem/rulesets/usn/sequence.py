@@ -25,18 +25,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from pbem.rulesets.usn.state import GameState
-
-JAPANESE = "japanese"
-ALLIED = "allied"
-SIDES = (JAPANESE, ALLIED)
-
-
-def enemy_of(side: str) -> str:
-    return ALLIED if side == JAPANESE else JAPANESE
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, SIDES, Side
+from pbem.rulesets.usn.state import GameState
 
 
 class StepKind(Enum):
@@ -62,7 +53,7 @@ class SubStep:
 class Step:
     number: int
     rule: str  # "SEQ.2"
-    side: str | None  # the phasing side; None for both / automatic
+    side: Side | None  # the phasing side; None for both / automatic
     kind: StepKind
     title: str
     substeps: tuple[SubStep, ...] = ()
@@ -256,7 +247,7 @@ def round_by_key(key: str) -> MailRound | None:
     return None
 
 
-def first_round_of_side(side: str, rounds: tuple[MailRound, ...] = ROUNDS) -> int:
+def first_round_of_side(side: Side, rounds: tuple[MailRound, ...] = ROUNDS) -> int:
     """Index of the side's first round of a turn from Step 1 on: where it places
     new arrivals (set-up and pre-game rounds come before Step 1)."""
     start = next(i for i, r in enumerate(rounds) if 1 in r.steps)
@@ -266,11 +257,11 @@ def first_round_of_side(side: str, rounds: tuple[MailRound, ...] = ROUNDS) -> in
     raise ValueError(side)  # pragma: no cover - both sides have rounds
 
 
-def naval_steps_of(side: str) -> tuple[int, ...]:
+def naval_steps_of(side: Side) -> tuple[int, ...]:
     """The side's air and sea movement steps (2 and 8 Japanese, 4 and 6 Allied)."""
     return tuple(s.number for s in STEPS if s.kind is StepKind.AIR_SEA and s.side == side)
 
 
-def last_naval_step(side: str) -> int:
+def last_naval_step(side: Side) -> int:
     """SUP.G: the last naval movement phase of the turn, where refuelling is due."""
     return naval_steps_of(side)[-1]

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from pbem.rulesets.usn.orders import Standing
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +79,14 @@ INT_CASES: tuple[IntCase, ...] = (
     ),
 )
 
-DEFAULT_AIRKILL = {JAPANESE: ("LBAC", "NAC", "LAC"), ALLIED: ("NAC", "LAC", "LBAC")}
-DEFAULT_AIRLOSS = {JAPANESE: ("LAC", "LBAC", "NAC"), ALLIED: ("LAC", "NAC", "LBAC")}
+DEFAULT_AIRKILL: dict[str, tuple[str, ...]] = {
+    JAPANESE: ("LBAC", "NAC", "LAC"),
+    ALLIED: ("NAC", "LAC", "LBAC"),
+}
+DEFAULT_AIRLOSS: dict[str, tuple[str, ...]] = {
+    JAPANESE: ("LAC", "LBAC", "NAC"),
+    ALLIED: ("LAC", "NAC", "LBAC"),
+}
 DEFAULT_SUBTARGET = ("CV", "CVL", "CVE", "BB", "CA", "CL", "TR", "AT", "OIL", "DD")
 
 
@@ -88,7 +94,7 @@ DEFAULT_SUBTARGET = ("CV", "CVL", "CVE", "BB", "CA", "CL", "TR", "AT", "OIL", "D
 class StandingOrders:
     """One side's standing orders, with the defaults filled in."""
 
-    side: str
+    side: Side
     surface_default: str = "FLEE"
     surface: Mapping[str, str] | None = None  # ship -> FLEE/STAY/FIGHT
     cap_engage: bool = True
@@ -131,7 +137,7 @@ def _slot(tokens: list[str]) -> tuple[str, ...]:
     return (topic,)
 
 
-def resolve(side: str, lines: Iterable[str]) -> StandingOrders:
+def resolve(side: Side, lines: Iterable[str]) -> StandingOrders:
     """The side's standing orders in force, defaults filled in."""
     surface: dict[str, str] = {}
     default = "FLEE"

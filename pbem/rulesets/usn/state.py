@@ -15,7 +15,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any
 
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, SIDES
+from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.hexgrid import Location
+from pbem.rulesets.usn.sides import Side
 
 STATE_VERSION = 1
 
@@ -60,7 +62,7 @@ class Unit:
     """
 
     uid: str
-    side: str
+    side: Side
     kind: str
     utype: str
     ma: int
@@ -117,7 +119,7 @@ class Unit:
 
     def where(self) -> str:
         if self.hex is not None:
-            return f"{self.hex:04d}"
+            return hexgrid.fmt(self.hex)
         if self.carried_by is not None:
             return f"aboard {self.carried_by}"
         return self.box or "?"
@@ -155,7 +157,7 @@ class Base:
     """
 
     hex: int
-    owner: str
+    owner: Side
     air: bool
     naval: bool
     air_capacity: int
@@ -181,11 +183,11 @@ class Pending:
     """A reinforcement or replacement due at Step 1 of ``turn`` (REIN.*, RPL.*)."""
 
     turn: int
-    side: str
+    side: Side
     unit: Unit | None = None  # a counter to place
     air_type: str | None = None  # or air points
     air_points: int = 0
-    place: str | None = None  # hex "0311", "WC", or None for the default
+    place: Location | None = None  # hex "0311", "WC", or None for the default
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +224,7 @@ class GameState:
             u for u in self.units.values() if u.side == carrier.side and u.carried_by == carrier.uid
         ]
 
-    def air_at(self, side: str, loc: str) -> Air:
+    def air_at(self, side: str, loc: Location) -> Air:
         return self.air.get(side, {}).get(loc, Air())
 
     def base(self, h: int) -> Base | None:
@@ -241,7 +243,7 @@ class GameState:
             units[u.key] = u
         return replace(self, units=units)
 
-    def with_air(self, side: str, loc: str, air: Air) -> GameState:
+    def with_air(self, side: Side, loc: Location, air: Air) -> GameState:
         allair = {s: dict(v) for s, v in self.air.items()}
         mine = allair.setdefault(side, {})
         if air.total == 0 and air.nac_new == 0:
@@ -285,7 +287,7 @@ class GameState:
         pending = tuple(_pending_from(p) for p in raw_pending)
         units = {}
         for raw in obj["units"]:
-            u = Unit(**raw)
+            u = _unit_from(raw)
             units[u.key] = u
         return cls(
             scenario=obj["scenario"],
@@ -294,7 +296,7 @@ class GameState:
             round=obj["round"],
             units=units,
             air={s: {loc: Air(**a) for loc, a in locs.items()} for s, locs in obj["air"].items()},
-            bases={b["hex"]: Base(**b) for b in obj["bases"]},
+            bases={b["hex"]: Base(**{**b, "owner": Side(b["owner"])}) for b in obj["bases"]},
             standing={s: tuple(v) for s, v in obj.get("standing", {}).items()},
             escaped=tuple(obj.get("escaped", ())),
             pending=pending,
@@ -341,7 +343,12 @@ def _pending_json(p: Pending) -> dict[str, Any]:
 def _pending_from(d: Mapping[str, Any]) -> Pending:
     raw = dict(d)
     u = raw.pop("unit", None)
-    return Pending(unit=None if u is None else Unit(**u), **raw)
+    raw["side"] = Side(raw["side"])
+    return Pending(unit=None if u is None else _unit_from(u), **raw)
+
+
+def _unit_from(raw: Mapping[str, Any]) -> Unit:
+    return Unit(**{**raw, "side": Side(raw["side"])})
 
 
 def decode(state: Mapping[str, Any] | GameState) -> GameState:
@@ -352,11 +359,8 @@ def decode(state: Mapping[str, Any] | GameState) -> GameState:
 
 __all__ = [
     "AIR_TYPES",
-    "ALLIED",
     "CARRIERS",
-    "JAPANESE",
     "NAVAL_TYPES",
-    "SIDES",
     "TRANSPORTS",
     "WARSHIPS",
     "WEST_COAST",
@@ -369,3 +373,36 @@ __all__ = [
     "normalise_id",
     "unit_key",
 ]
+
+
+def unit_from_counter(c: Any) -> Unit:
+    """A unit as its counter in the catalogue prints it (not yet placed)."""
+    side = Side(c.side)
+    utype = str(getattr(c.type, "value", c.type))
+    if hasattr(c, "anti_aircraft"):  # a naval counter
+        capacity = c.air_capacity or c.transport_capacity or c.emergency_capacity
+        return Unit(
+            uid=c.id,
+            side=side,
+            kind="naval",
+            utype=utype,
+            ma=c.movement,
+            hex=None,
+            defense=c.defense,
+            aa=c.anti_aircraft,
+            sa=c.surface_attack,
+            capacity=capacity,
+        )
+    kind = "cd" if utype == "CD" else "land"
+    return Unit(
+        uid=c.id,
+        side=side,
+        kind=kind,
+        utype=utype,
+        ma=c.movement,
+        hex=None,
+        attack=c.attack,
+        defense=c.defense,
+        sa=c.surface_attack,
+        tp=c.transport_points or 0,
+    )

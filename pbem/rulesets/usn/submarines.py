@@ -24,13 +24,14 @@ from fractions import Fraction
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.naval_combat import apply_damage, fire, strength
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import GameState, Unit
+from pbem.rulesets.usn.work import Work
 
 OPTION = "subs"  # the scenarios' [optional_rules.subs]
 SUB_MA = 2  # SUB.GEN
@@ -59,23 +60,25 @@ def _store(
 
 def _own(w: Work, uid: str) -> dict[str, Any]:
     if w.side != JAPANESE:
-        raise Refused("the Allies have no submarines", "SUB.GEN")
+        raise IllegalOrderError("the Allies have no submarines", rule="SUB.GEN")
     if not enabled(w.state):
-        raise Refused("the optional submarine rule is not in play in this game", "SUB.GEN")
+        raise IllegalOrderError(
+            "the optional submarine rule is not in play in this game", rule="SUB.GEN"
+        )
     sub = subs_of(w.state).get(uid)
     if sub is None:
-        raise Refused(f"{uid} is not one of your submarines", "UNIT.SELECT")
+        raise IllegalOrderError(f"{uid} is not one of your submarines", rule="UNIT.SELECT")
     return sub
 
 
 # --- where a sub may be on station ---------------------------------------------------
 
 
-def _air_bases_with_aircraft(w: Work, side: str) -> list[int]:
+def _air_bases_with_aircraft(w: Work, side: Side) -> list[int]:
     return [
         h
         for h, b in w.bases.items()
-        if b.owner == side and b.has_air and w.air_at(side, f"{h:04d}").total > 0
+        if b.owner == side and b.has_air and w.air_at(side, hexgrid.fmt(h)).total > 0
     ]
 
 
@@ -83,18 +86,18 @@ def _near(h: int, centres: Sequence[int]) -> bool:
     return any(hexgrid.distance(h, c) <= STATION_RADIUS for c in centres)
 
 
-def station_refusal(w: Work, h: int) -> Refused | None:
+def station_refusal(w: Work, h: int) -> IllegalOrderError | None:
     """SUB.E, SUB.F: why a sub may not be on station in ``h`` now (None: it may)."""
     b = w.bases.get(h)
     if b is not None and b.owner == ALLIED and b.has_naval:
-        return Refused(f"{h:04d} holds an Allied naval base", "SUB.F")
+        return IllegalOrderError(f"{hexgrid.fmt(h)} holds an Allied naval base", rule="SUB.F")
     if _near(h, _air_bases_with_aircraft(w, ALLIED)) and not _near(
         h, _air_bases_with_aircraft(w, JAPANESE)
     ):
-        return Refused(
-            f"{h:04d} is within two hexes of an Allied air base with aircraft "
+        return IllegalOrderError(
+            f"{hexgrid.fmt(h)} is within two hexes of an Allied air base with aircraft "
             "and of no Japanese one",
-            "SUB.E",
+            rule="SUB.E",
         )
     return None
 
@@ -119,7 +122,7 @@ def begin_phase(w: Work) -> None:
     for uid, sub in sorted(subs.items()):
         if sub.get("station") and station_refusal(w, int(sub["hex"])) is not None:
             subs[uid] = {**sub, "station": False, "phases": 0}
-            w.event("sub-station-lost", "SUB.G", (JAPANESE,), sub=uid, hex=f"{sub['hex']:04d}")
+            w.event("sub-station-lost", "SUB.G", (JAPANESE,), sub=uid, hex=hexgrid.fmt(sub["hex"]))
     _store(w, subs)
 
 
@@ -127,9 +130,9 @@ def do_station(w: Work, uid: str) -> None:
     """SUB.A: STATION at the beginning of the movement phase; the sub then stays."""
     sub = _own(w, uid)
     if sub.get("station"):
-        raise Refused(f"{uid} is already on station", "SUB.A")
+        raise IllegalOrderError(f"{uid} is already on station", rule="SUB.A")
     if uid in w.state.extra.get("subs_moved", ()):
-        raise Refused(f"{uid} has moved this phase", "SUB.A")
+        raise IllegalOrderError(f"{uid} has moved this phase", rule="SUB.A")
     h = int(sub["hex"])
     why = station_refusal(w, h)
     if why is not None:
@@ -137,7 +140,7 @@ def do_station(w: Work, uid: str) -> None:
     subs = subs_of(w.state)
     subs[uid] = {**sub, "station": True, "phases": 0}
     _store(w, subs)
-    w.event("sub-station", "SUB.A", (JAPANESE,), sub=uid, hex=f"{h:04d}")
+    w.event("sub-station", "SUB.A", (JAPANESE,), sub=uid, hex=hexgrid.fmt(h))
 
 
 def do_sub_move(w: Work, uid: str, path: Sequence[str]) -> None:
@@ -145,35 +148,41 @@ def do_sub_move(w: Work, uid: str, path: Sequence[str]) -> None:
     they never refuel and ignore enemy ships. Leaving station: SUB.G/I/J."""
     sub = _own(w, uid)
     if sub.get("station") and not free_to_leave(w, sub):
-        raise Refused(
-            f"{uid} is on station ({sub.get('phases', 0)} of {STATION_PHASES} phases)", "SUB.A"
+        raise IllegalOrderError(
+            f"{uid} is on station ({sub.get('phases', 0)} of {STATION_PHASES} phases)", rule="SUB.A"
         )
     here = int(sub["hex"])
     danger = w.danger()
     doubled = here not in danger
     hexes: list[int] = []
     for tok in path:
-        if not tok.isdigit():
-            raise Refused("submarines never leave the map", "SUB.PROC")
-        h = int(tok)
+        step = hexgrid.hex_of(tok)
+        if step is None:
+            raise IllegalOrderError("submarines never leave the map", rule="SUB.PROC")
+        h = step
         if not hexgrid.adjacent(here, h):
-            raise Refused(f"{h:04d} is not adjacent to {here:04d}", "MOV.PROC")
+            raise IllegalOrderError(
+                f"{hexgrid.fmt(h)} is not adjacent to {hexgrid.fmt(here)}", rule="MOV.PROC"
+            )
         if h not in w.geo.naval_nbrs[here]:
-            raise Refused(f"{uid} cannot cross the all-land hexside {here:04d}/{h:04d}", "TER.NAV")
+            raise IllegalOrderError(
+                f"{uid} cannot cross the all-land hexside {hexgrid.fmt(here)}/{hexgrid.fmt(h)}",
+                rule="TER.NAV",
+            )
         doubled = doubled and h not in danger
         hexes.append(h)
         here = h
     limit = SUB_MA * 2 if doubled else SUB_MA
     if len(hexes) > limit:
-        raise Refused(
-            f"{uid} may move {limit} hexes this phase", "MOV.N" if not doubled else "SUB.GEN"
+        raise IllegalOrderError(
+            f"{uid} may move {limit} hexes this phase", rule="MOV.N" if not doubled else "SUB.GEN"
         )
     subs = subs_of(w.state)
     subs[uid] = {"hex": here, "station": False, "phases": 0}
     _store(w, subs)
     moved = [*w.state.extra.get("subs_moved", ()), uid]
     w.state = replace(w.state, extra={**w.state.extra, "subs_moved": moved})
-    w.event("sub-moved", "SUB.PROC", (JAPANESE,), sub=uid, path=[f"{h:04d}" for h in hexes])
+    w.event("sub-moved", "SUB.PROC", (JAPANESE,), sub=uid, path=[hexgrid.fmt(h) for h in hexes])
 
 
 def end_phase(w: Work) -> None:
@@ -187,7 +196,12 @@ def end_phase(w: Work) -> None:
     turn = w.state.turn
     log = [e for e in w.state.extra.get("sub_log", ()) if e["turn"] != turn]
     log += [
-        {"turn": turn, "sub": uid, "hex": f"{int(s['hex']):04d}", "on_station": bool(s["station"])}
+        {
+            "turn": turn,
+            "sub": uid,
+            "hex": hexgrid.fmt(int(s["hex"])),
+            "on_station": bool(s["station"]),
+        }
         for uid, s in sorted(subs.items())
     ]
     _store(w, subs, log)
@@ -275,7 +289,7 @@ def attack(w: Work, h: int, subs: Sequence[str], entering: Sequence[Unit], dice:
         "SUB.C",
         (JAPANESE,),
         subs=list(subs),
-        hex=f"{h:04d}",
+        hex=hexgrid.fmt(h),
         reductions=cut,
         fire=f.to_json(),
     )
@@ -296,7 +310,7 @@ def view_part(state: GameState, side: str | None) -> dict[str, Any]:
         subs = [
             {
                 "id": uid,
-                "at": f"{int(s['hex']):04d}",
+                "at": hexgrid.fmt(int(s["hex"])),
                 "on_station": bool(s.get("station")),
                 "phases_on_station": int(s.get("phases", 0)),
             }

@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, enemy_of, last_naval_step
+from pbem.rulesets.usn.sequence import last_naval_step
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side, enemy_of
 from pbem.rulesets.usn.state import OILERS, TRANSPORTS, GameState, Unit
 from pbem.rulesets.usn.zoc import blocks_supply_of
 
@@ -31,7 +32,7 @@ LONG_ENDURANCE = 6  # SUP.G: transports and oilers
 
 @dataclass(frozen=True, slots=True)
 class SupplyMap:
-    side: str
+    side: Side
     sources: frozenset[int]
     land: frozenset[int]
     sea: frozenset[int]
@@ -40,14 +41,14 @@ class SupplyMap:
         return h in self.sources or h in self.land or h in self.sea
 
 
-def sources_of(geo: Geo, side: str) -> frozenset[int]:
+def sources_of(geo: Geo, side: Side) -> frozenset[int]:
     """SUP.B: Japanese Home Islands; for the Allies Australia and the east map edge."""
     if side == JAPANESE:
         return geo.regions.get(HOME_ISLANDS, frozenset())
     return geo.regions.get(AUSTRALIA, frozenset()) | geo.edges.get("east", frozenset())
 
 
-def supply_map(geo: Geo, state: GameState, side: str) -> SupplyMap:
+def supply_map(geo: Geo, state: GameState, side: Side) -> SupplyMap:
     enemy = enemy_of(side)
     zoc = blocks_supply_of(state, side)
     enemy_ships: set[int] = set()
@@ -114,7 +115,7 @@ def is_supplied(state: GameState, unit: Unit, smap: SupplyMap) -> bool:
 
 def update_supply(geo: Geo, state: GameState) -> GameState:
     """Recompute the supplied flag of every land unit and base (ZOC.INSTANT)."""
-    maps = {s: supply_map(geo, state, s) for s in (JAPANESE, ALLIED)}
+    maps: dict[str, SupplyMap] = {s: supply_map(geo, state, s) for s in (JAPANESE, ALLIED)}
     # NM.BOMBLAND / AM.BOMBLAND: a DX result leaves the unit unsupplied until the
     # same step of the next Game-Turn, whatever the trace says meanwhile.
     cut_off = state.extra.get("cut_off", {})
@@ -134,26 +135,6 @@ def update_supply(geo: Geo, state: GameState) -> GameState:
 def endurance(unit: Unit) -> int:
     """SUP.G: three Game-Turns for warships, six for transports and oilers."""
     return LONG_ENDURANCE if unit.utype in TRANSPORTS | OILERS else WARSHIP_ENDURANCE
-
-
-def can_refuel_in_base(state: GameState, unit: Unit) -> bool:
-    """SEQ.2J / BASE.PROC.NAVDAMAGED: in an own, supplied, undamaged naval base
-    (not one a scenario bars to the side, CG1.PHILFORT.MANILA)."""
-    from pbem.rulesets.usn.scenario_rules import naval_base_barred  # imports movement
-
-    if unit.box == "WC":
-        return unit.side == ALLIED  # the U.S. West Coast base
-    if unit.hex is None or not unit.in_base:
-        return False
-    base = state.bases.get(unit.hex)
-    return (
-        base is not None
-        and base.owner == unit.side
-        and base.has_naval
-        and base.supplied
-        and not base.neutralized(state.turn)
-        and not naval_base_barred(state, unit.side, unit.hex)
-    )
 
 
 def stamp(turn: int, step: int) -> int:

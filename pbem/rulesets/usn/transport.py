@@ -3,19 +3,23 @@
 Loading and unloading at step D of a naval phase, and the destroyers' (and
 Japanese light cruisers') round trips at step E. Like movement.py, each
 ``do_*`` function applies one order to the working state or raises
-``Refused`` with the rule broken.
+``IllegalOrderError`` with the rule broken.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from pbem.rulesets.usn.movement import Refused, Work, capture_at, check_air_dest, movement_allowance
+from pbem.core.errors import IllegalOrderError
+from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.hooks import GARRISON_UNIT, HOOKS
+from pbem.rulesets.usn.movement import capture_at, check_air_dest, movement_allowance
 from pbem.rulesets.usn.orders import AirCargo, Embark, Emergency
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, enemy_of
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, enemy_of
 from pbem.rulesets.usn.state import WEST_COAST, Unit
+from pbem.rulesets.usn.work import Work
 
-EMERGENCY_CAPACITY = {JAPANESE: 4, ALLIED: 2}  # NM.EMERG.CAP
+EMERGENCY_CAPACITY: dict[str, int] = {JAPANESE: 4, ALLIED: 2}  # NM.EMERG.CAP
 EMERGENCY_SUPPLY_TP = 12  # SUP.F: one division
 
 
@@ -33,28 +37,32 @@ def do_embark(w: Work, order: Embark) -> None:
     """SEQ.2D / NM.TRANS: load or unload a transport in its hex (+1 MP for TR, 0 for AT)."""
     ship = w.own(order.transport)
     if not ship.is_transport:
-        raise Refused(
-            f"{ship.uid} is not a transport (DD/CL carry troops by EMERGENCY)", "NM.TRANS.UNITS"
+        raise IllegalOrderError(
+            f"{ship.uid} is not a transport (DD/CL carry troops by EMERGENCY)",
+            rule="NM.TRANS.UNITS",
         )
     at_wc = ship.box == WEST_COAST
     h = ship.hex
     if h is None and not at_wc:
-        raise Refused(f"{ship.uid} is not on the map", "NM.TRANS.COST")
+        raise IllegalOrderError(f"{ship.uid} is not on the map", rule="NM.TRANS.COST")
     if h is not None and not w.geo.is_land(h):
-        raise Refused(
-            f"{ship.uid} is at sea ({h:04d}); load and unload in a partly land hex", "NM.TRANS.COST"
+        raise IllegalOrderError(
+            f"{ship.uid} is at sea ({hexgrid.fmt(h)}); load and unload in a partly land hex",
+            rule="NM.TRANS.COST",
         )
     cost = 0 if ship.utype == "AT" or at_wc else 1
     if cost and _mp_left(w, ship) < cost:
-        raise Refused(f"{ship.uid} has no movement point left to load or unload", "NM.TRANS.COST")
+        raise IllegalOrderError(
+            f"{ship.uid} has no movement point left to load or unload", rule="NM.TRANS.COST"
+        )
     if at_wc and ship.key in w.moved:
-        raise Refused(
-            f"{ship.uid} must spend a full naval phase loading at the West Coast", "OFF.WCLOAD"
+        raise IllegalOrderError(
+            f"{ship.uid} must spend a full naval phase loading at the West Coast", rule="OFF.WCLOAD"
         )
     if h is not None and w.side == ALLIED and ship.utype == "TR" and w.enemy_units_at(h):
-        raise Refused(
-            f"Allied TR may not load or unload where enemy units are ({h:04d})",
-            "NM.TRANS.ALLIEDHEX",
+        raise IllegalOrderError(
+            f"Allied TR may not load or unload where enemy units are ({hexgrid.fmt(h)})",
+            rule="NM.TRANS.ALLIEDHEX",
         )
     if order.debark:
         _debark(w, ship, order)
@@ -71,41 +79,49 @@ def _embark(w: Work, ship: Unit, order: Embark, at_wc: bool) -> None:
     for item in order.cargo:
         if isinstance(item, AirCargo):
             if w.side != ALLIED or item.atype == "LBAC":
-                raise Refused("only Allied transports carry aircraft (LAC or NAC)", "NM.TRANS.AIR")
+                raise IllegalOrderError(
+                    "only Allied transports carry aircraft (LAC or NAC)", rule="NM.TRANS.AIR"
+                )
             if not at_wc:
                 assert ship.hex is not None
                 base = w.own_base(ship.hex)
                 if base is None or not base.has_air:
-                    raise Refused("aircraft load only at a friendly air base", "NM.TRANS.AIR")
-                if w.air_at(w.side, f"{ship.hex:04d}").get(item.atype) < item.points:
-                    raise Refused(f"not enough {item.atype} at {ship.hex:04d}", "UNIT.AIR.POINTS")
+                    raise IllegalOrderError(
+                        "aircraft load only at a friendly air base", rule="NM.TRANS.AIR"
+                    )
+                if w.air_at(w.side, hexgrid.fmt(ship.hex)).get(item.atype) < item.points:
+                    raise IllegalOrderError(
+                        f"not enough {item.atype} at {hexgrid.fmt(ship.hex)}",
+                        rule="UNIT.AIR.POINTS",
+                    )
             elif item.atype != "LAC":
-                raise Refused(
-                    "new NAC board carriers only (TRANSFER n NAC WC TO CV-n)", "REIN.A.NAC"
+                raise IllegalOrderError(
+                    "new NAC board carriers only (TRANSFER n NAC WC TO CV-n)", rule="REIN.A.NAC"
                 )
             load += item.points
             continue
         u = w.own(item)
         if u.kind != "land":
-            raise Refused(
-                f"{u.uid} cannot be transported", "MOV.H" if u.kind == "cd" else "NM.TRANS.UNITS"
+            raise IllegalOrderError(
+                f"{u.uid} cannot be transported",
+                rule="MOV.H" if u.kind == "cd" else "NM.TRANS.UNITS",
             )
         if u.key in w.carried:
-            raise Refused(f"{u.uid} has already been moved by a vehicle this phase", "MOV.K")
+            raise IllegalOrderError(
+                f"{u.uid} has already been moved by a vehicle this phase", rule="MOV.K"
+            )
         if u.carried_by is not None or (u.hex != ship.hex or (at_wc and u.box != WEST_COAST)):
-            raise Refused(f"{u.uid} is not in {ship.uid}'s hex", "NM.TRANS.COST")
+            raise IllegalOrderError(f"{u.uid} is not in {ship.uid}'s hex", rule="NM.TRANS.COST")
         if u.entrenched:
-            raise Refused(f"{u.uid} is entrenched and may not move", "MOV.I")
-        from pbem.rulesets.usn.scenario_rules import check_garrison_unit  # OPT.GAR.FIXED
-
-        check_garrison_unit(w, u)
+            raise IllegalOrderError(f"{u.uid} is entrenched and may not move", rule="MOV.I")
+        HOOKS[GARRISON_UNIT](w, u)  # OPT.GAR.FIXED
         load += u.tp
         units.append(u)
     room = ship.capacity - cargo_points(w, ship)
     if load > room:
-        raise Refused(
+        raise IllegalOrderError(
             f"{ship.uid} can take {room} more transport points; this load needs {load}",
-            "NM.TRANS.CAP",
+            rule="NM.TRANS.CAP",
         )
     for u in units:
         w.put(replace(u, hex=None, box=None, carried_by=ship.uid, entrenched=False))
@@ -113,7 +129,8 @@ def _embark(w: Work, ship: Unit, order: Embark, at_wc: bool) -> None:
     for item in order.cargo:
         if isinstance(item, AirCargo):
             if not at_wc:
-                loc = f"{ship.hex:04d}"
+                assert ship.hex is not None  # not at the West Coast: on the map
+                loc = hexgrid.fmt(ship.hex)
                 w.set_air(w.side, loc, w.air_at(w.side, loc).add(item.atype, -item.points))
             w.set_air(w.side, ship.uid, w.air_at(w.side, ship.uid).add(item.atype, item.points))
     # NM.TRANS.HIDDEN: the cargo is known to its owner only; the enemy sees a load happen.
@@ -129,19 +146,21 @@ def _embark(w: Work, ship: Unit, order: Embark, at_wc: bool) -> None:
 def _debark(w: Work, ship: Unit, order: Embark) -> None:
     h = ship.hex
     if h is None:
-        raise Refused("unload on the map (or EMBARK at the West Coast)", "NM.TRANS.DEBARK")
+        raise IllegalOrderError(
+            "unload on the map (or EMBARK at the West Coast)", rule="NM.TRANS.DEBARK"
+        )
     if any(e.kind in ("land", "cd") or e.is_naval for e in w.enemy_units_at(h)):
-        raise Refused(
-            f"{h:04d} holds enemy units: an opposed landing is ordered with LAND in the "
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(h)} holds enemy units: an opposed landing is ordered with LAND in the "
             "land attack round",
-            "SEQ.2D",
+            rule="SEQ.2D",
         )
     base = w.own_base(h)
     if w.side == ALLIED and ship.utype == "TR" and not (base and base.has_naval) and ship.wait < 2:
-        raise Refused(
-            f"{ship.uid} must stay two full movement phases at {h:04d} (no naval base) before "
+        raise IllegalOrderError(
+            f"{ship.uid} must stay two full movement phases at {hexgrid.fmt(h)} (no naval base) before "
             f"unloading; it has stayed {ship.wait}",
-            "NM.TRANS.ALLIEDWAIT",
+            rule="NM.TRANS.ALLIEDWAIT",
         )
     if (
         ship.key in w.moved
@@ -149,33 +168,42 @@ def _debark(w: Work, ship: Unit, order: Embark) -> None:
         and ship.utype == "TR"
         and not (base and base.has_naval)
     ):
-        raise Refused(f"{ship.uid} moved this phase", "NM.TRANS.ALLIEDWAIT")
+        raise IllegalOrderError(f"{ship.uid} moved this phase", rule="NM.TRANS.ALLIEDWAIT")
     revealed: list[str] = []
     for item in order.cargo:
         if isinstance(item, AirCargo):
             have = w.air_at(w.side, ship.uid)
             if have.get(item.atype) < item.points:
-                raise Refused(
-                    f"{ship.uid} carries {have.get(item.atype)} {item.atype}", "NM.TRANS.AIR"
+                raise IllegalOrderError(
+                    f"{ship.uid} carries {have.get(item.atype)} {item.atype}", rule="NM.TRANS.AIR"
                 )
             if base is None or not base.has_air:
-                raise Refused("aircraft unload only at a friendly air base", "NM.TRANS.AIR")
-            check_air_dest(w, f"{h:04d}", item.atype, item.points)
+                raise IllegalOrderError(
+                    "aircraft unload only at a friendly air base", rule="NM.TRANS.AIR"
+                )
+            check_air_dest(w, hexgrid.fmt(h), item.atype, item.points)
             w.set_air(w.side, ship.uid, have.add(item.atype, -item.points))
-            loc = f"{h:04d}"
+            loc = hexgrid.fmt(h)
             w.set_air(w.side, loc, w.air_at(w.side, loc).add(item.atype, item.points))
             revealed.append(item.text())
             continue
         u = w.own(item)
         if u.carried_by != ship.uid:
-            raise Refused(f"{u.uid} is not aboard {ship.uid}", "NM.TRANS.DEBARK")
+            raise IllegalOrderError(f"{u.uid} is not aboard {ship.uid}", rule="NM.TRANS.DEBARK")
         if w.geo.terrain.get(h) == "desert":
-            raise Refused(f"{h:04d} is desert", "TER.DESERT")
+            raise IllegalOrderError(f"{hexgrid.fmt(h)} is desert", rule="TER.DESERT")
         w.put(replace(u, hex=h, carried_by=None))
         w.carried.add(u.key)
         w.moved.add(u.key)  # MOV.J: no further movement this phase
         revealed.append(u.uid)
-    w.event("debarked", "NM.TRANS.DEBARK", None, transport=ship.uid, at=f"{h:04d}", cargo=revealed)
+    w.event(
+        "debarked",
+        "NM.TRANS.DEBARK",
+        None,
+        transport=ship.uid,
+        at=hexgrid.fmt(h),
+        cargo=revealed,
+    )
     capture_at(w, h)
 
 
@@ -184,13 +212,14 @@ def do_emergency(w: Work, order: Emergency) -> None:
     ship = w.own(order.ship)
     allowed = {"DD", "CL"} if w.side == JAPANESE else {"DD"}
     if ship.utype not in allowed:
-        raise Refused(
+        raise IllegalOrderError(
             f"{ship.uid} cannot run emergency transport ({'/'.join(sorted(allowed))} only)",
-            "NM.EMERG.UNITS",
+            rule="NM.EMERG.UNITS",
         )
     if ship.hex is None or ship.key in w.moved:
-        raise Refused(
-            f"{ship.uid} must begin the phase on the map and not have moved", "NM.EMERG.ROUNDTRIP"
+        raise IllegalOrderError(
+            f"{ship.uid} must begin the phase on the map and not have moved",
+            rule="NM.EMERG.ROUNDTRIP",
         )
     start = ship.hex
     ma = movement_allowance(ship)
@@ -198,11 +227,14 @@ def do_emergency(w: Work, order: Emergency) -> None:
     from_start = w.geo.naval_distances(start, ma, blocked)
     dest = order.dest
     if dest not in from_start:
-        raise Refused(
-            f"{dest:04d} is out of reach by sea for {ship.uid} this phase", "NM.EMERG.ROUNDTRIP"
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(dest)} is out of reach by sea for {ship.uid} this phase",
+            rule="NM.EMERG.ROUNDTRIP",
         )
     if any(e.kind == "cd" for e in w.enemy_units_at(dest)):
-        raise Refused(f"an enemy coastal defense unit is at {dest:04d}", "SEQ.2E")
+        raise IllegalOrderError(
+            f"an enemy coastal defense unit is at {hexgrid.fmt(dest)}", rule="SEQ.2E"
+        )
     if order.cargo is None:
         base = w.own_base(start)
         if (
@@ -212,11 +244,13 @@ def do_emergency(w: Work, order: Emergency) -> None:
             or not ship.in_base
             or base.neutralized(w.state.turn)
         ):
-            raise Refused(f"{ship.uid} must start in a supplied naval base", "NM.EMERG.SUPPLY")
+            raise IllegalOrderError(
+                f"{ship.uid} must start in a supplied naval base", rule="NM.EMERG.SUPPLY"
+            )
         trip = 2 * from_start[dest]
         if trip > ma:
-            raise Refused(
-                f"the round trip is {trip} hexes; {ship.uid} moves {ma}", "NM.EMERG.ROUNDTRIP"
+            raise IllegalOrderError(
+                f"the round trip is {trip} hexes; {ship.uid} moves {ma}", rule="NM.EMERG.ROUNDTRIP"
             )
         left = EMERGENCY_SUPPLY_TP
         fed: list[str] = []
@@ -228,31 +262,37 @@ def do_emergency(w: Work, order: Emergency) -> None:
         w.moved.add(ship.key)
         w.spent[ship.key] = ma
         w.doubled_ok[ship.key] = False
-        w.event("emergency-supply", "SUP.F", None, ship=ship.uid, at=f"{dest:04d}", units=fed)
+        w.event("emergency-supply", "SUP.F", None, ship=ship.uid, at=hexgrid.fmt(dest), units=fed)
         return
     u = w.own(order.cargo)
     if u.kind != "land" or u.hex is None:
-        raise Refused(f"{u.uid} cannot be carried", "NM.EMERG.CAP")
+        raise IllegalOrderError(f"{u.uid} cannot be carried", rule="NM.EMERG.CAP")
     if u.key in w.carried:
-        raise Refused(f"{u.uid} has already been moved by a vehicle this phase", "MOV.K")
+        raise IllegalOrderError(
+            f"{u.uid} has already been moved by a vehicle this phase", rule="MOV.K"
+        )
     cap = ship.capacity or EMERGENCY_CAPACITY[w.side]
     if u.tp > cap:
-        raise Refused(
-            f"{u.uid} needs {u.tp} transport points; {ship.uid} carries {cap}", "NM.EMERG.CAP"
+        raise IllegalOrderError(
+            f"{u.uid} needs {u.tp} transport points; {ship.uid} carries {cap}", rule="NM.EMERG.CAP"
         )
     pick = u.hex
     if pick not in from_start:
-        raise Refused(f"{u.uid} at {pick:04d} is out of reach", "NM.EMERG.ROUNDTRIP")
+        raise IllegalOrderError(
+            f"{u.uid} at {hexgrid.fmt(pick)} is out of reach", rule="NM.EMERG.ROUNDTRIP"
+        )
     from_pick = w.geo.naval_distances(pick, ma, blocked)
     back = w.geo.naval_distances(dest, ma, blocked)
     if dest not in from_pick or start not in back:
-        raise Refused("the ship could not get back to its start hex", "NM.EMERG.ROUNDTRIP")
+        raise IllegalOrderError(
+            "the ship could not get back to its start hex", rule="NM.EMERG.ROUNDTRIP"
+        )
     trip = from_start[pick] + from_pick[dest] + back[start]
     if trip > ma:
-        raise Refused(
-            f"the round trip {start:04d}-{pick:04d}-{dest:04d}-{start:04d} is {trip} hexes; "
+        raise IllegalOrderError(
+            f"the round trip {hexgrid.fmt(start)}-{hexgrid.fmt(pick)}-{hexgrid.fmt(dest)}-{hexgrid.fmt(start)} is {trip} hexes; "
             f"{ship.uid} moves {ma}",
-            "NM.EMERG.ROUNDTRIP",
+            rule="NM.EMERG.ROUNDTRIP",
         )
     w.put(replace(u, hex=dest, entrenched=False))
     w.carried.add(u.key)
@@ -260,7 +300,7 @@ def do_emergency(w: Work, order: Emergency) -> None:
     w.moved.add(ship.key)
     w.spent[ship.key] = ma  # the round trip is the ship's whole movement
     w.doubled_ok[ship.key] = False
-    w.event("emergency-transport", "SEQ.2E", None, ship=ship.uid, unit=u.uid, to=f"{dest:04d}")
+    w.event("emergency-transport", "SEQ.2E", None, ship=ship.uid, unit=u.uid, to=hexgrid.fmt(dest))
     capture_at(w, dest)
 
 

@@ -22,10 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-
-class Side(StrEnum):
-    JAPANESE = "japanese"
-    ALLIED = "allied"
+from pbem.rulesets.usn.sides import Side
 
 
 class UnitClass(StrEnum):

@@ -21,8 +21,11 @@ from fractions import Fraction
 from typing import Any
 
 from pbem.core.ruleset import Outcome
+from pbem.rulesets.usn import hexgrid, world
 from pbem.rulesets.usn.geo import Geo
-from pbem.rulesets.usn.sequence import ALLIED, JAPANESE, SIDES, ends_turn, enemy_of
+from pbem.rulesets.usn.hooks import GARRISONS_SHORT, HOOKS, UNGARRISONED
+from pbem.rulesets.usn.sequence import ends_turn
+from pbem.rulesets.usn.sides import ALLIED, JAPANESE, SIDES, Side, enemy_of
 from pbem.rulesets.usn.state import CARRIERS, GameState, Unit
 
 # Counter types -> VP schedule categories (VP.SCHED.*); the first entry the
@@ -52,12 +55,10 @@ NOT_BY_THE_ENEMY = frozenset({"out of fuel"})
 
 
 def tables() -> Any:
-    from pbem.rulesets.usn.data import load_world  # cached world data
-
-    return load_world().tables
+    return world.current().tables
 
 
-def unit_value(u: Unit, receiver: str, vp_tables: Any | None = None) -> Fraction:
+def unit_value(u: Unit, receiver: Side, vp_tables: Any | None = None) -> Fraction:
     """VP.SCHED.LAND / VP.SCHED.NAV / VP.SCHED.J / VP.SCHED.A: what ``receiver`` earns
     for destroying ``u``. A19: carriers and warships by their printed values."""
     t = vp_tables if vp_tables is not None else tables()
@@ -80,7 +81,7 @@ def unit_value(u: Unit, receiver: str, vp_tables: Any | None = None) -> Fraction
     return Fraction(0)
 
 
-def air_value(atype: str, receiver: str, vp_tables: Any | None = None) -> Fraction:
+def air_value(atype: str, receiver: Side, vp_tables: Any | None = None) -> Fraction:
     """VP.SCHED.AIR (LAC ½ each), VP.SCHED.J (LBAC 1, NAC ½), VP.SCHED.A (NAC 1)."""
     t = vp_tables if vp_tables is not None else tables()
     e = t.vp_entry(receiver, atype)
@@ -92,7 +93,7 @@ def air_value(atype: str, receiver: str, vp_tables: Any | None = None) -> Fracti
 
 @dataclass(frozen=True, slots=True)
 class Award:
-    receiver: str
+    receiver: Side
     points: Fraction
     reason: str
     turn: int
@@ -109,7 +110,7 @@ def log_of(state: GameState) -> list[Award]:
 
 
 def totals(awards: Iterable[Award]) -> dict[str, Fraction]:
-    out = {side: Fraction(0) for side in SIDES}
+    out: dict[str, Fraction] = {side: Fraction(0) for side in SIDES}
     for a in awards:
         out[a.receiver] = out.get(a.receiver, Fraction(0)) + a.points
     return out
@@ -208,7 +209,7 @@ def _sink_rule(u: Unit, weeks: int) -> str:
     return "VP.SCHED.NAV" if u.is_naval else "VP.SCHED.LAND"
 
 
-def _air_total(s: GameState, side: str, atype: str) -> int:
+def _air_total(s: GameState, side: Side, atype: str) -> int:
     return sum(a.get(atype) for a in s.air.get(side, {}).values())
 
 
@@ -229,13 +230,7 @@ def _air_arrivals(before: GameState, after: GameState) -> dict[tuple[str, str], 
 def _catalogue_unit(key: str) -> Unit | None:
     """A unit that arrived and died within one round: value it from its counter."""
     side, _, uid = key.partition("/")
-    try:
-        from pbem.rulesets.usn.data import load_world
-        from pbem.rulesets.usn.ruleset import _unit_from_counter
-
-        return _unit_from_counter(load_world().catalogue.get(side, uid))
-    except Exception:  # an unknown counter scores nothing
-        return None
+    return world.counter_unit(side, uid)  # an unknown counter scores nothing
 
 
 # --- geographic control (VP.GEO.CONTROL, A23) -----------------------------------------
@@ -342,7 +337,7 @@ def each_turn_objectives(state: GameState, victory: Mapping[str, Any], turn: int
         if b.neutralized(turn):
             awards.append(
                 Award(
-                    str(ob.get("side", JAPANESE)),
+                    Side(ob.get("side", JAPANESE)),
                     Fraction(int(ob["points"])),
                     f"{ob['id']}: turn {turn}",
                     turn,
@@ -415,10 +410,8 @@ def end_objectives(
 
 def _geographic(geo: Geo, state: GameState) -> list[tuple[str, Fraction, str]]:
     """VP.GEO.TABLE, VP.GEO.DISPUTED, ERR.VP.AUSBASES, VP.GEO.MANDALAY, OPT.GAR.END."""
-    from pbem.rulesets.usn.scenario_rules import ungarrisoned
-
     out: list[tuple[str, Fraction, str]] = []
-    denied = ungarrisoned(geo, state)
+    denied = HOOKS[UNGARRISONED](geo, state)
     for g in tables().geographic:
         if g.place and state.extra.get("mandalay_automatic"):
             out.append((JAPANESE, Fraction(g.points), f"{g.area} (CG1.BURMA met)"))
@@ -431,7 +424,7 @@ def _geographic(geo: Geo, state: GameState) -> list[tuple[str, Fraction, str]]:
                 if h not in geo.bases or not geo.bases[h].naval:
                     continue  # ERR.VP.AUSBASES: bases built in the game score nothing
                 owner = holder(state, f"base:{h}", (h,)) or b.owner
-                out.append((owner, Fraction(g.points), f"{g.area} ({h:04d})"))
+                out.append((owner, Fraction(g.points), f"{g.area} ({hexgrid.fmt(h)})"))
             continue
         hexes = _geo_hexes(geo, g)
         who = holder(state, f"geo:{g.area}", hexes) if hexes else None
@@ -441,7 +434,7 @@ def _geographic(geo: Geo, state: GameState) -> list[tuple[str, Fraction, str]]:
 
 
 def _garrisoned(g: Any, hexes: Sequence[int], denied: Iterable[str]) -> bool:
-    names = {str(g.region or ""), "/".join(f"{h:04d}" for h in hexes)}
+    names = {str(g.region or ""), "/".join(hexgrid.fmt(h) for h in hexes)}
     return not (names & set(denied))
 
 
@@ -483,15 +476,13 @@ def verdict(
         scores[side] += Fraction(pts)
         lines.append(f"{side} +{_fmt(Fraction(pts))} for {why}")
     jp, al = scores[JAPANESE], scores[ALLIED]
-    ints = {JAPANESE: int(jp), ALLIED: int(al)}
+    ints: dict[str, int] = {JAPANESE: int(jp), ALLIED: int(al)}
     summary = (
         f"Victory points: Japanese {_fmt(jp)}, Allied {_fmt(al)}"
         + (" (" + "; ".join(lines) + ")" if lines else "")
         + "."
     )
-    from pbem.rulesets.usn.scenario_rules import garrisons_short
-
-    short = garrisons_short(state)
+    short = HOOKS[GARRISONS_SHORT](state)
     if short:  # OPT.GAR.RESTORE: the Allied player wins
         level = t.victory_level(al, jp) or "Marginal"
         why = f"the fixed garrison of {', '.join(short)} is below strength (OPT.GAR.RESTORE)"

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from pbem.core.events import Event
-from pbem.rulesets.usn import fog, sequence, submarines
+from pbem.rulesets.usn import fog, hexgrid, sequence, submarines
 from pbem.rulesets.usn.sequence import STEPS, StepKind, current_round
+from pbem.rulesets.usn.sides import JAPANESE
 from pbem.rulesets.usn.state import GameState, Unit
 from pbem.rulesets.usn.supply import endurance
 
@@ -55,7 +56,7 @@ def build_view(state: GameState, events: Sequence[Event], side: str | None) -> d
     air: dict[str, Any] = {}
     for s, locs in state.air.items():
         for loc, a in locs.items():
-            on_ship = not loc.isdigit()
+            on_ship = hexgrid.hex_of(loc) is None
             ship = state.unit(s, loc) if on_ship else None
             if side is not None and s != side and (ship is not None or loc == "WC"):
                 # NM.TRANS.AIR: aircraft carried as cargo are hidden; ruling A13: the NAC
@@ -74,7 +75,7 @@ def build_view(state: GameState, events: Sequence[Event], side: str | None) -> d
         "air": air,
         "bases": [
             {
-                "hex": f"{b.hex:04d}",
+                "hex": hexgrid.fmt(b.hex),
                 "name": b.name,
                 "owner": b.owner,
                 "air_capacity": b.air_capacity if b.air else 0,
@@ -149,11 +150,11 @@ def order_template(state: GameState, side: str) -> str:
         out.append(f"#   {u.uid:<8} {u.utype:<5} at {u.where()}{extra}")
     for loc, a in sorted(state.air.get(side, {}).items()):
         out.append(f"#   air at {loc}: {a.lac} LAC, {a.nac} NAC, {a.lbac} LBAC")
-    if side == sequence.JAPANESE and submarines.enabled(state):
+    if side == JAPANESE and submarines.enabled(state):
         for uid, sub in sorted(submarines.subs_of(state).items()):  # GEN.REC.C: yours only
             status = f"on station ({sub.get('phases', 0)} phases)" if sub.get("station") else "free"
             out.append(
-                f"#   {uid:<8} SUB   at {int(sub['hex']):04d}, {status}; SUB <sub> <hex>..., STATION <sub>"
+                f"#   {uid:<8} SUB   at {hexgrid.fmt(int(sub['hex']))}, {status}; SUB <sub> <hex>..., STATION <sub>"
             )
     if any(
         STEPS[n - 1].kind is StepKind.LAND_MOVE and STEPS[n - 1].side == side for n in rnd.steps

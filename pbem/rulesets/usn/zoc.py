@@ -10,7 +10,7 @@ current state whenever they are asked for, never stored.
 from __future__ import annotations
 
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.sequence import SIDES, enemy_of
+from pbem.rulesets.usn.sides import SIDES, Side, enemy_of
 from pbem.rulesets.usn.state import GameState
 
 ZOC_RADIUS = 2
@@ -22,8 +22,8 @@ def zoc_centres(state: GameState, side: str) -> set[int]:
     for loc, air in state.air.get(side, {}).items():
         if air.total <= 0:
             continue
-        if loc.isdigit():
-            h = int(loc)
+        h = hexgrid.hex_of(loc)
+        if h is not None:
             base = state.bases.get(h)
             if base is not None and base.owner == side and base.has_air:
                 centres.add(h)
@@ -48,6 +48,6 @@ def undisputed_zones(state: GameState) -> dict[str, frozenset[int]]:
     return {s: raw[s] - raw[enemy_of(s)] for s in SIDES}
 
 
-def blocks_supply_of(state: GameState, side: str) -> frozenset[int]:
+def blocks_supply_of(state: GameState, side: Side) -> frozenset[int]:
     """SUP.D.ZOC: the hexes where ``side`` may not trace supply (undisputed enemy zone)."""
     return undisputed_zones(state)[enemy_of(side)]

@@ -40,6 +40,7 @@ from pbem.reports.context import Header
 from pbem.reports.render import render
 from pbem.reports.report import render_report
 from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.loader import load_world
 from pbem.rulesets.usn.picture import combat_hexes, view_units
 from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.usn.state import Air, Base, GameState, Unit
@@ -48,7 +49,7 @@ from tests.unit.rulesets.usn.builders import land, make_state, ship, stub_geo
 J, A = "japanese", "allied"
 SIDES = (J, A)
 PORT = int(hexgrid.hex_id(18, 10))  # a coastal land hex: transports load there (NM.TRANS.COST)
-RULESET = UsnRuleset(stub_geo(land={PORT: "class2"}))
+RULESET = UsnRuleset(load_world(), stub_geo(land={PORT: "class2"}))
 NEAR_COLS = range(14, 23)
 FAR_COLS = range(30, 45)
 ROWS = range(3, 30)

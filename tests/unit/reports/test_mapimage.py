@@ -16,7 +16,8 @@ from pbem.reports.mapimage import DESERT, ISLET, LAND, MOUNTAIN, SEA, image_size
 from pbem.reports.mapimage import hex_pixel as pixel
 from pbem.rulesets.demo import RaidRuleset
 from pbem.rulesets.usn.hexgrid import HexId
-from pbem.rulesets.usn.map import Terrain, UsnMap, centre, load_map
+from pbem.rulesets.usn.loader import load_map, load_world, world_geo
+from pbem.rulesets.usn.map import Terrain, UsnMap, centre
 from pbem.rulesets.usn.picture import SIDE_COLOURS, map_picture
 from pbem.rulesets.usn.ruleset import UsnRuleset
 
@@ -122,7 +123,7 @@ def test_cli_map_usn_draws_a_scenarios_units(tmp_path: Path) -> None:
 
 def test_a_ruleset_with_a_map_describes_it_and_one_without_does_not() -> None:
     """The publisher asks for a map picture only of rulesets that offer one."""
-    assert isinstance(UsnRuleset(), MappedRuleset)
+    assert isinstance(UsnRuleset(load_world(), world_geo()), MappedRuleset)
     assert not isinstance(RaidRuleset(), MappedRuleset)
 
 

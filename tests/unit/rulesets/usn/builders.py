@@ -15,6 +15,7 @@ from typing import Any
 from pbem.core.dice import ScriptedDice
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import AUSTRALIA, CHINA, HOME_ISLANDS, Geo
+from pbem.rulesets.usn.loader import load_world
 from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.usn.state import Air, Base, GameState, Pending, Unit
 
@@ -112,7 +113,7 @@ class Game:
     """Drives a state through the ruleset API with scripted dice."""
 
     def __init__(self, state: GameState, geo: Geo | None = None) -> None:
-        self.rs = UsnRuleset(geo or stub_geo())
+        self.rs = UsnRuleset(load_world(), geo or stub_geo())
         self.state: dict[str, Any] = state.to_json()
         self.events: list[Any] = []
 

@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from pbem.rulesets.usn import air_combat
 from pbem.rulesets.usn.air_combat import Flight, split_on_group, take_losses
-from pbem.rulesets.usn.movement import Work
+from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.state import Air
 from pbem.rulesets.usn.tables import AirLoss
+from pbem.rulesets.usn.work import Work
 
 from .builders import ATOLL, ISLAND, Game, H, base, land, make_state, ship, stub_geo
 
@@ -592,7 +593,7 @@ def test_seq_5f_seq_5g_seq_5l_coral_sea_carrier_battle_keeps_every_air_point_acc
     from pbem.rulesets.usn.ruleset import UsnRuleset
     from pbem.rulesets.usn.state import GameState
 
-    rs = UsnRuleset()
+    rs = UsnRuleset(load_world(), world_geo())
     start = GameState.from_json(rs.initial_state("coral-sea", {}))
     x, y = 829, 763  # open sea off Guadalcanal, two hexes apart
     assert rs.geo.is_sea(x) and rs.geo.is_sea(y)

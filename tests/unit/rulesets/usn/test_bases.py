@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pbem.core.dice import ScriptedDice
+from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import bases as bs
-from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import Simple
 from pbem.rulesets.usn.state import GameState
+from pbem.rulesets.usn.work import Work
 
 from .builders import HOME, ISLAND, Game, base, land, make_state, ship, stub_geo
 
@@ -34,7 +35,7 @@ def test_build_proc_needs_engineer_and_transport_err_build() -> None:
     w = work(s, A)
     try:
         bs.do_build(w, Simple("BUILD", ("ENG-1", "AIR")), ScriptedDice([6]))
-    except Refused as e:
+    except IllegalOrderError as e:
         assert e.rule == "BUILD.PROC"
     else:  # pragma: no cover
         raise AssertionError("built without an AT")

@@ -13,12 +13,14 @@ from typing import Any
 import pytest
 
 from pbem.core.dice import ScriptedDice
+from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import land_combat as lc
 from pbem.rulesets.usn import movement, scenario_rules, victory
-from pbem.rulesets.usn.movement import Refused, Work
+from pbem.rulesets.usn.phases import can_refuel_in_base
 from pbem.rulesets.usn.state import Air
-from pbem.rulesets.usn.supply import SupplyMap, can_refuel_in_base
+from pbem.rulesets.usn.supply import SupplyMap
 from pbem.rulesets.usn.tables import LandResult
+from pbem.rulesets.usn.work import Work
 
 from .builders import CHINA_HEX, HOME, ISLAND, Game, H, base, land, make_state, ship, stub_geo
 
@@ -65,7 +67,7 @@ def test_cg1_philfort_manila_port_declaration_refused() -> None:
     s = s.with_units([ship(J, "DD-1", MANILA), land(A, "RGT-1", FORT)])
     w = Work.start(stub_geo(), s)
     w.begin_phase(J, 2)
-    with pytest.raises(Refused) as e:
+    with pytest.raises(IllegalOrderError) as e:
         movement.do_port(w, "DD-1", True)
     assert e.value.rule == "CG1.PHILFORT.MANILA"
     movement.do_port(w, "DD-1", False)  # at sea is always allowed

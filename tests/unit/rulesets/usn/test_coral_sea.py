@@ -13,6 +13,7 @@ import pytest
 
 from pbem.core.dice import ScriptedDice
 from pbem.demo_usn import sea_path  # the ship routes the scripted players use
+from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.usn.state import GameState, Unit
 
@@ -32,7 +33,7 @@ def fmt(hexes: list[int]) -> str:
 @pytest.fixture(scope="module")
 def rs() -> UsnRuleset:
     try:
-        return UsnRuleset()
+        return UsnRuleset(load_world(), world_geo())
     except Exception as e:  # pragma: no cover - only while the data is being written
         pytest.fail(f"world data does not load: {e}")
 
@@ -133,7 +134,7 @@ def test_mini_coral_first_turn_by_mail(rs: UsnRuleset) -> None:
 def test_unit_nav_types_unit_tr_types_def_strengths_counters_copied_into_the_state(
     rs: UsnRuleset,
 ) -> None:
-    from pbem.rulesets.usn.data import load_world
+    from pbem.rulesets.usn.loader import load_world
     from pbem.rulesets.usn.state import NAVAL_TYPES
 
     cat = load_world().catalogue

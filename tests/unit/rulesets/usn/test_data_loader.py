@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,15 +17,16 @@ import pytest
 
 from pbem.cli import main
 from pbem.core.errors import DataError
-from pbem.rulesets.usn.data import (
+from pbem.rulesets.usn.data_raw import count_values
+from pbem.rulesets.usn.loader import (
     check_world,
     default_directory,
     load_scenario,
     load_world,
     provenance_report,
 )
-from pbem.rulesets.usn.data_raw import count_values
-from pbem.rulesets.usn.units import NavalCounter, Side, Source
+from pbem.rulesets.usn.sides import Side
+from pbem.rulesets.usn.units import NavalCounter, Source
 
 TINY = """\
 name = "tiny"
@@ -386,3 +388,19 @@ def test_cli_data_units_lists_every_counter(capsys: pytest.CaptureFixture[str]) 
     bb3 = next(x for x in lines if x.startswith("japanese  BB-3 "))
     assert "defense=15 anti_aircraft=25 surface_attack=34 movement=5" in bb3  # no '*'
     assert any(x.startswith("allied    BB-3 ") and "defense=15*" in x for x in lines)
+
+
+def test_loader_reads_data_that_is_not_on_the_file_system(tmp_path: Path) -> None:
+    """The loader reads through importlib.resources' Traversable, so data inside a
+    zip (as in a zipped install) loads as a checkout's does."""
+    archive = tmp_path / "data.zip"
+    src = Path(str(default_directory()))
+    with zipfile.ZipFile(archive, "w") as z:
+        for p in sorted(src.rglob("*")):
+            if p.is_file():
+                z.write(p, f"usn/{p.relative_to(src).as_posix()}")
+    zipped = load_world(zipfile.Path(archive, "usn/"))
+    plain = load_world()
+    assert set(zipped.scenarios) == set(plain.scenarios)
+    assert len(zipped.catalogue.counters) == len(plain.catalogue.counters)
+    assert zipped.map is not None and len(zipped.map.bases) == len(plain.map.bases)  # type: ignore[union-attr]

@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 
 from pbem.core.dice import ScriptedDice
+from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import air_combat, ferry, movement
 from pbem.rulesets.usn.air_combat import Flight
-from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import AirCargo, Mission, Transfer
 from pbem.rulesets.usn.state import Air
+from pbem.rulesets.usn.work import Work
 
 from .builders import HOME, Game, H, base, make_state, ship, stub_geo
 
@@ -47,7 +48,7 @@ def transfer(w: Work, n: int, src: str, dst: str) -> None:
 def test_opt_ferry_one_point_launched_per_phase() -> None:
     w = work()
     transfer(w, 1, "CVE-1", f"{HOME[0]:04d}")
-    with pytest.raises(Refused) as e:
+    with pytest.raises(IllegalOrderError) as e:
         transfer(w, 1, "CVE-1", f"{HOME[0]:04d}")
     assert e.value.rule == "OPT.FERRY" and "0 more" in e.value.message
     assert w.air_at(J, "CVE-1").nac == 2
@@ -55,7 +56,7 @@ def test_opt_ferry_one_point_launched_per_phase() -> None:
 
 def test_opt_ferry_two_points_at_once_refused_but_fleet_carriers_unlimited() -> None:
     w = work()
-    with pytest.raises(Refused) as e:
+    with pytest.raises(IllegalOrderError) as e:
         transfer(w, 2, f"{HOME[0]:04d}", "CVE-1")
     assert e.value.rule == "OPT.FERRY"
     transfer(w, 2, "CV-1", f"{HOME[0]:04d}")  # not a ferry carrier
@@ -66,7 +67,7 @@ def test_opt_ferry_launch_and_receive_counted_apart_and_reset_next_phase() -> No
     w = work()
     transfer(w, 1, "CVE-1", "CV-1")
     transfer(w, 1, "CV-1", "CVE-1")  # one received as well (the reading in ferry.py)
-    with pytest.raises(Refused):
+    with pytest.raises(IllegalOrderError):
         transfer(w, 1, f"{HOME[0]:04d}", "CVE-1")
     w.begin_phase(J, 7)  # the next Japanese movement phase
     transfer(w, 1, f"{HOME[0]:04d}", "CVE-1")
@@ -84,11 +85,11 @@ def test_opt_ferry_one_point_per_strike_phase_mission_check() -> None:
     w = work()
     w.begin_phase(J, 5)
     cap = Mission("CAP", AirCargo(2, "NAC"), "CVE-1")
-    with pytest.raises(Refused) as e:
+    with pytest.raises(IllegalOrderError) as e:
         air_combat.check_mission_target(w, cap, J)
     assert e.value.rule == "OPT.FERRY"
     air_combat.check_mission_target(w, replace(cap, air=AirCargo(1, "NAC")), J)
-    with pytest.raises(Refused):
+    with pytest.raises(IllegalOrderError):
         air_combat.check_mission_target(w, replace(cap, air=AirCargo(1, "NAC")), J)
 
 

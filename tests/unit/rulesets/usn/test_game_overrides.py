@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from pbem.core.errors import DataError
 from pbem.rulesets import get
+from pbem.rulesets.usn import world
+from pbem.rulesets.usn.loader import default_directory, load_world, world_geo
+from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.usn.state import decode
 
 
@@ -42,3 +48,30 @@ def test_game_override_of_map_plays_on_the_corrected_map() -> None:
     assert geo.terrain[1050] != usn.geo.terrain[1050]  # type: ignore[attr-defined]
     plain = usn.initial_state("coral-sea", {})
     assert usn._geo_of(decode(plain)) is usn.geo  # type: ignore[attr-defined]
+
+
+def test_game_overrides_need_no_file_once_the_world_is_loaded(tmp_path: Path) -> None:
+    """The ruleset is pure: the loader reads the data once, and a game's corrections
+    (counters and map) are built from what it read, even with the folder gone."""
+    folder = tmp_path / "usn"
+    shutil.copytree(Path(str(default_directory())), folder)
+    world = load_world(folder)
+    shutil.rmtree(folder)
+    usn = UsnRuleset(world, world_geo())
+    reef = {"terrain": [{"hex": 1050, "terrain": "class1", "src": "reconstructed", "why": "reef"}]}
+    units = {"japanese/RGT-1": {"attack": 9}}
+    state = usn.initial_state("coral-sea", {"overrides": {"units": units, "map": reef}})
+    assert _unit(state, "japanese", "RGT-1")["attack"] == 9
+    assert usn._geo_of(decode(state)).terrain[1050] != usn.geo.terrain[1050]  # type: ignore[attr-defined]
+
+
+def test_each_ruleset_plays_on_its_own_world_data() -> None:
+    """The rules consult the world of the ruleset being asked, whichever was built last."""
+    plain = load_world()
+    corrected = load_world(overrides={"units": {"japanese/RGT-1": {"attack": 9}}})
+    first, second = UsnRuleset(plain, world_geo()), UsnRuleset(corrected, world_geo())
+    state = first.initial_state("coral-sea", {})
+    second.pending(state)
+    assert world.current() is corrected
+    first.pending(state)
+    assert world.current() is plain

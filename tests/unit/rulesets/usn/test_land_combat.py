@@ -12,10 +12,11 @@ from fractions import Fraction
 import pytest
 
 from pbem.core.dice import ScriptedDice
+from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import land_combat as lc
-from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.tables import LandResult
+from pbem.rulesets.usn.work import Work
 
 from .builders import ATOLL, ISLAND, Game, base, land, make_state, ship, stub_geo
 
@@ -181,7 +182,7 @@ def test_amp_cd_ter_island_amp_trans_landing_refused_at_validation() -> None:
     assert Game(s2).validate(A, "LAND TR-1 RGT-1").errors[0].rule == "AMP.TRANS"
     # TER.ISLAND: troops land only where there is land.
     s3 = make_state([ship(A, "AT-1", 300), unit(A, "RGT-1", None, 8, 15, carried_by="AT-1")])
-    with pytest.raises(Refused) as e:
+    with pytest.raises(IllegalOrderError) as e:
         lc.check_landing(work(s3), s3.units["allied/AT-1"], ["RGT-1"])
     assert e.value.rule == "TER.ISLAND"
 
@@ -229,7 +230,7 @@ def test_sup_e_unsupplied_attacker_refused() -> None:
         [unit(A, "DIV-1", ISL, 48, 50, supplied=False), unit(J, "RGT-1", ISL, 6, 12)], round=2
     )
     w = work(s)
-    with pytest.raises(Refused) as e:
+    with pytest.raises(IllegalOrderError) as e:
         lc.check_ground(w, "ATTACK", ISL, ["DIV-1"])
     assert e.value.rule == "SUP.E"
 
@@ -237,7 +238,7 @@ def test_sup_e_unsupplied_attacker_refused() -> None:
 def test_nm_gsup_gunfire_refused_with_enemy_cd_in_hex() -> None:
     s = make_state([ship(A, "CA-1", ISL), land(J, "CD-1", ISL), unit(J, "RGT-1", ISL, 6, 12)])
     w = work(s)
-    with pytest.raises(Refused) as e:
+    with pytest.raises(IllegalOrderError) as e:
         lc.check_ground(w, "GUNFIRE", ISL, ["CA-1"])
     assert e.value.rule == "NM.GSUP"
 

@@ -11,15 +11,8 @@ import pytest
 
 from pbem.core.errors import DataError
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.map import (
-    SOURCES,
-    HexsideKind,
-    Terrain,
-    UsnMap,
-    default_directory,
-    hexes_in_polygon,
-    load_map,
-)
+from pbem.rulesets.usn.loader import default_directory, load_map
+from pbem.rulesets.usn.map import SOURCES, HexsideKind, Terrain, UsnMap, hexes_in_polygon
 
 # Every exact placement the rulebook prints, "Name (hex)" (SETUP.HEXSPEC).
 RULEBOOK_PLACES = {
@@ -445,3 +438,11 @@ def test_moderator_override_applies_on_top() -> None:
     assert truk is not None and truk.air_capacity == 20
     assert m.terrain(1050) is Terrain.CLASS1
     assert load_map().terrain(1050) is Terrain.SEA  # the default map is untouched
+
+
+def test_rein_entryhex_locations_read_and_written_one_way() -> None:
+    """A location is a hex ("0759", "759") or a name (a ship, WC, AUS); hexes are
+    written four digits wide, as the errata does."""
+    assert hexgrid.hex_of("0759") == hexgrid.hex_of("759") == 759
+    assert [hexgrid.hex_of(x) for x in ("CV-6", "WC", "AUS", "OFF")] == [None] * 4
+    assert hexgrid.fmt(hexgrid.HexId(59)) == "0059"

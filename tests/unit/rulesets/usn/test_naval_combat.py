@@ -12,12 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbem.core.dice import ScriptedDice
+from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid, movement, naval_combat
 from pbem.rulesets.usn.geo import Geo
-from pbem.rulesets.usn.movement import Refused, Work
 from pbem.rulesets.usn.orders import Move
 from pbem.rulesets.usn.state import Air, Base, Unit
 from pbem.rulesets.usn.tables import Damage
+from pbem.rulesets.usn.work import Work
 
 from .builders import ISLAND, Game, H, base, land, make_state, ship, stub_geo
 
@@ -329,7 +330,7 @@ def test_seq_2f_no_bombardment_where_enemy_ships_are_even_in_port() -> None:
     h = ISLAND[0]
     w = work([ship(J, "BB-1", h), ship(A, "TR-1", h, in_base=True)], bases=[base(h, A)])
     w.begin_phase(J, 2)
-    with pytest.raises(Refused) as e:
+    with pytest.raises(IllegalOrderError) as e:
         naval_combat.check_bombard(w, h, "NAVALBASE", ["BB-1"])
     assert e.value.rule == "SEQ.2F"
 
@@ -338,7 +339,7 @@ def test_nm_bombbase_cd_no_bombardment_past_a_coastal_defense_unit() -> None:
     h = ISLAND[0]
     w = work([ship(J, "BB-1", h), land(A, "CD-1", h)], bases=[base(h, A, air=5)])
     w.begin_phase(J, 2)
-    with pytest.raises(Refused) as e:
+    with pytest.raises(IllegalOrderError) as e:
         naval_combat.check_bombard(w, h, "AIRBASE", ["BB-1"])
     assert e.value.rule == "NM.BOMBBASE.CD"
 

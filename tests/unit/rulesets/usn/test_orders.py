@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.rulesets.usn.orders import (
     AirCargo,
     Embark,
@@ -9,6 +12,7 @@ from pbem.rulesets.usn.orders import (
     Move,
     Standing,
     Transfer,
+    parse_line,
     parse_orders,
 )
 from pbem.rulesets.usn.sequence import StepKind
@@ -108,3 +112,17 @@ def test_int_every_inventory_int_case_has_a_standing_order() -> None:
     covered = {r for case in INT_CASES for r in case.rules}
     assert flagged <= covered
     assert all(c.order and c.default for c in INT_CASES)
+
+
+def test_unit_air_types_a_bad_line_raises_order_syntax_error_with_its_rule() -> None:
+    """The parser raises the core taxonomy; parse_orders answers it per line."""
+    with pytest.raises(OrderSyntaxError) as e:
+        parse_line("TRANSFER 3 XAC 0759 TO 0760")
+    assert e.value.rule == "UNIT.AIR.TYPES"
+
+
+def test_seq_strict_an_illegal_order_always_names_its_rule() -> None:
+    err = IllegalOrderError("MOVE is not an order of this round", rule="SEQ.STRICT")
+    assert isinstance(err, OrderError) and err.rule == "SEQ.STRICT"
+    with pytest.raises(TypeError):
+        IllegalOrderError("no rule given")  # type: ignore[call-arg]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.state import Pending
 
 from .builders import HOME, Game, H, base, land, make_state, ship
@@ -78,8 +79,7 @@ def test_rein_j_nac_arrive_untrained() -> None:
 
 
 def test_rpl_eng_engineer_replaced_five_turns_after_loss() -> None:
-    from pbem.rulesets.usn.movement import Work
-    from pbem.rulesets.usn.phases import destroy
+    from pbem.rulesets.usn.work import Work, destroy
 
     from .builders import stub_geo
 
@@ -91,8 +91,7 @@ def test_rpl_eng_engineer_replaced_five_turns_after_loss() -> None:
 
 
 def test_rpl_tr_transport_replaced_four_turns_after_loss_with_its_cargo_lost() -> None:
-    from pbem.rulesets.usn.movement import Work
-    from pbem.rulesets.usn.phases import destroy
+    from pbem.rulesets.usn.work import Work, destroy
 
     from .builders import stub_geo
 
@@ -155,7 +154,11 @@ def _cg3_pending() -> list[Pending]:
     from pbem.rulesets.usn.ruleset import UsnRuleset
     from pbem.rulesets.usn.state import GameState
 
-    return list(GameState.from_json(UsnRuleset().initial_state("campaign-3", {})).pending)
+    return list(
+        GameState.from_json(
+            UsnRuleset(load_world(), world_geo()).initial_state("campaign-3", {})
+        ).pending
+    )
 
 
 def test_err_rein_5_dd11_not_dd10_on_turn_5() -> None:
@@ -180,7 +183,7 @@ def test_rein_a_nac_with_their_carrier_and_lbac_not_aboard() -> None:
 
 
 def test_rein_note_b_burma_arrivals_only_with_the_option() -> None:
-    from pbem.rulesets.usn.data import load_world
+    from pbem.rulesets.usn.loader import load_world
 
     burma = [a for a in load_world().scenario("campaign-3").arrivals if a.requires == "burma"]
     assert burma
@@ -189,6 +192,8 @@ def test_rein_note_b_burma_arrivals_only_with_the_option() -> None:
     from pbem.rulesets.usn.ruleset import UsnRuleset
     from pbem.rulesets.usn.state import GameState
 
-    opt = GameState.from_json(UsnRuleset().initial_state("campaign-3", {"burma": True}))
+    opt = GameState.from_json(
+        UsnRuleset(load_world(), world_geo()).initial_state("campaign-3", {"burma": True})
+    )
     with_option = {(p.turn, p.unit.uid) for p in opt.pending if p.unit}
     assert all((a.turn, uid) in with_option for a in burma for uid in a.units)

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from pbem.rulesets.usn import scenario_rules, victory
-from pbem.rulesets.usn.geo import world_geo
+from pbem.rulesets.usn import scenario_rules, victory, world
+from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.usn.state import Air, GameState
 
@@ -91,7 +91,7 @@ def test_cg1_ausres_cg2_ausres_landing_in_australia_releases_divisions() -> None
     assert arrivals == [("DIV-19", f"{AUS[1]}"), ("DIV-20", f"{AUS[2]}")]
     again = scenario_rules.after_round(stub_geo(), out, out)
     assert len(again.pending) == 2  # released once
-    from pbem.rulesets.usn.data import load_world
+    from pbem.rulesets.usn.loader import load_world
 
     assert "australian_reserves" in load_world().scenario("campaign-2").special  # CG2.AUSRES
 
@@ -103,7 +103,12 @@ def test_cg1_philfort_defenders_start_entrenched() -> None:
     out = scenario_rules.at_setup(s)
     assert out.unit(A, "DIV-1").entrenched and not out.unit(J, "DIV-1").entrenched  # type: ignore[union-attr]
     # The real Campaign Game 1 sets up through it without error.
-    assert GameState.from_json(UsnRuleset().initial_state("campaign-1", {})).turn == 1
+    assert (
+        GameState.from_json(
+            UsnRuleset(load_world(), world_geo()).initial_state("campaign-1", {})
+        ).turn
+        == 1
+    )
 
 
 def test_opt_gar_end_opt_gar_allied_ungarrisoned_area_scores_nothing() -> None:
@@ -128,11 +133,11 @@ def _setup(name: str, options: dict[str, bool] | None = None) -> GameState:
     """The initial state, checked against the scenario data: length, every unit of
     the OB where it is printed (SETUP.HEXSPEC), the CD units, each side's air points
     (within base capacity, SETUP.CAPACITY), the printed bases' owners, full fuel."""
-    from pbem.rulesets.usn.data import load_world
+    from pbem.rulesets.usn.loader import load_world
 
     opts = options or {}
     sc = load_world().scenario(name)
-    s = GameState.from_json(UsnRuleset().initial_state(name, opts))
+    s = GameState.from_json(UsnRuleset(load_world(), world_geo()).initial_state(name, opts))
     assert s.last_turn == sc.game_turns
     assert s.round == 0  # SETUP.JFIRST: the Japanese move first (round J-2)
     for d in sc.deployments:
@@ -210,7 +215,7 @@ def test_setup_cg2_cg2_ob_j_land_cg2_ob_j_cd_cg2_ob_j_nav_cg2_ob_j_air_cg2_ob_a_
 def test_setup_cg3_cg3_rules_setup_special_all_cg1_special_rules_and_cg2_burma() -> None:
     s = _setup("campaign-3")
     assert s.last_turn == 81
-    sp = scenario_rules.special(s)
+    sp = world.special(s)
     assert {"hong_kong", "burma_commitment", "australian_reserves", "burma_reinforcement"} <= set(
         sp
     )
@@ -466,13 +471,13 @@ def test_every_case_of_issue_6_part_b_is_tested_or_deferred() -> None:
 
 
 def test_mini_santacruz_vc_mini_santacruz_sr_same_as_eastern_solomons() -> None:
-    from pbem.rulesets.usn.data import load_world
+    from pbem.rulesets.usn.loader import load_world
 
     w = load_world()
     sol, sc = w.scenario("eastern-solomons"), w.scenario("santa-cruz")
     assert sc.victory["objectives"] == sol.victory["objectives"]
     assert sc.special["keep_out_of_australia"]["hexes"] == 2
-    s = GameState.from_json(UsnRuleset().initial_state("santa-cruz", {}))
+    s = GameState.from_json(UsnRuleset(load_world(), world_geo()).initial_state("santa-cruz", {}))
     zones = scenario_rules.keep_out_zones(s, world_geo(), J)
     assert [z[2] for z in zones] == ["MINI.SANTACRUZ.SR"]
 
@@ -526,7 +531,7 @@ def test_opt_avd_allied_carriers_in_pearl_by_die_roll() -> None:
     """OPT.AVD: 1-2 CV-2, CA-3, DD-10 in Pearl Harbor; 6 the historical deployment."""
     from pbem.core.dice import ScriptedDice
 
-    rs = UsnRuleset()
+    rs = UsnRuleset(load_world(), world_geo())
     start = rs.initial_state("campaign-1", {"variable_deployment": True})
     out = rs.adjudicate(start, {J: []}, ScriptedDice([1] + [3] * 300))
     s = GameState.from_json(out.state)
@@ -545,7 +550,8 @@ def test_opt_avd_allied_carriers_in_pearl_by_die_roll() -> None:
 def test_opt_gar_fixed_saigon_brigade_and_lac_stay() -> None:
     """OPT.GAR.FIXED (A22: mandatory in CG1): the Saigon brigade may not walk away and
     Saigon keeps 5 LAC; missions are still allowed (not checked here)."""
-    from pbem.rulesets.usn.movement import Refused, Work
+    from pbem.core.errors import IllegalOrderError
+    from pbem.rulesets.usn.work import Work
 
     s = make_state(
         [land(J, "BDE-1", 181), land(J, "BDE-2", 181)],
@@ -557,11 +563,11 @@ def test_opt_gar_fixed_saigon_brigade_and_lac_stay() -> None:
     w.side = J
     scenario_rules.check_garrison_unit(w, w.units["japanese/BDE-1"])  # two: one may go
     w.remove(w.units["japanese/BDE-2"])
-    with pytest.raises(Refused) as e:
+    with pytest.raises(IllegalOrderError) as e:
         scenario_rules.check_garrison_unit(w, w.units["japanese/BDE-1"])
     assert e.value.rule == "OPT.GAR.FIXED"
     scenario_rules.check_garrison_air(w, "0181", "LAC", 2)
-    with pytest.raises(Refused):
+    with pytest.raises(IllegalOrderError):
         scenario_rules.check_garrison_air(w, "0181", "LAC", 3)
     # Not in a scenario with garrisons: no restriction.
     w2 = Work.start(world_geo(), replace(s, scenario="campaign-2"))

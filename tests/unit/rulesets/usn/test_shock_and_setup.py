@@ -8,11 +8,11 @@ from typing import Any
 
 from pbem.core.events import Event
 from pbem.rulesets.usn import opening, scenario_rules
-from pbem.rulesets.usn.movement import Work
 from pbem.rulesets.usn.orders import Line, parse_line
 from pbem.rulesets.usn.phases import advance
 from pbem.rulesets.usn.sequence import ROUNDS, current_round, ends_turn, rounds_for
 from pbem.rulesets.usn.state import Air, GameState
+from pbem.rulesets.usn.work import Work
 
 from .builders import Game, H, base, land, make_state, ship, stub_geo
 

@@ -8,12 +8,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid, submarines
-from pbem.rulesets.usn.movement import Refused, Work
+from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.orders import SubMove, parse_line
 from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.state import decode as decode_state
+from pbem.rulesets.usn.work import Work
 
 from .builders import Game, H, base, make_state, ship, stub_geo
 
@@ -52,7 +54,11 @@ def test_sub_proc_orders_parse() -> None:
 
 
 def _setup(scenario: str, subs: bool) -> GameState:
-    return decode_state(UsnRuleset().initial_state(scenario, {"subs": True} if subs else {}))
+    return decode_state(
+        UsnRuleset(load_world(), world_geo()).initial_state(
+            scenario, {"subs": True} if subs else {}
+        )
+    )
 
 
 def test_mini_coral_sub_sub_gen_sub1_only_with_the_option_and_never_a_counter() -> None:
@@ -84,7 +90,7 @@ def test_sub_a_sub_j_on_station_is_fixed_for_eight_japanese_naval_phases() -> No
         try:
             submarines.do_sub_move(w, "SUB-1", (f"{RING[0]:04d}",))
             raise AssertionError("a sub on station moved")
-        except Refused as e:
+        except IllegalOrderError as e:
             assert e.rule == "SUB.A"
         submarines.end_phase(w)
     w.begin_phase(J, 8)
@@ -98,7 +104,7 @@ def test_sub_a_no_station_after_moving_in_the_same_phase() -> None:
     try:
         submarines.do_station(w, "SUB-1")
         raise AssertionError("station taken after moving")
-    except Refused as e:
+    except IllegalOrderError as e:
         assert e.rule == "SUB.A"
 
 
@@ -115,7 +121,7 @@ def test_sub_gen_ma_two_doubled_only_far_from_the_enemy() -> None:
     try:
         submarines.do_sub_move(w, "SUB-1", hexes)
         raise AssertionError("moved three hexes near the enemy")
-    except Refused as e:
+    except IllegalOrderError as e:
         assert e.rule == "MOV.N"
 
 
@@ -124,7 +130,7 @@ def test_sub_f_never_on_station_in_an_allied_naval_base_hex() -> None:
     try:
         submarines.do_station(w, "SUB-1")
         raise AssertionError("station in an Allied naval base")
-    except Refused as e:
+    except IllegalOrderError as e:
         assert e.rule == "SUB.F"
 
 
@@ -267,7 +273,7 @@ def test_gen_rec_c_allied_view_identical_with_or_without_subs(
             "sub_log": [{"turn": 1, "sub": "SUB-1", "hex": f"{h:04d}", "on_station": station}],
         },
     )
-    rs = UsnRuleset(stub_geo())
+    rs = UsnRuleset(load_world(), stub_geo())
     views = [rs.view(s.to_json(), [], A) for s in (plain, secret)]
     assert views[0] == views[1]
     assert rs.order_template(secret.to_json(), A) == rs.order_template(plain.to_json(), A)

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from pbem.rulesets.usn.data import load_world
+from pbem.rulesets.usn.loader import load_world
 from pbem.rulesets.usn.tables import AirLoss, Damage, LandResult, UsnTables
 
 

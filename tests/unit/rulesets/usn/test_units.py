@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbem.rulesets.usn.data import load_world
+from pbem.rulesets.usn.loader import load_world
+from pbem.rulesets.usn.sides import Side
 from pbem.rulesets.usn.units import (
     Catalogue,
     LandCounter,
     NavalCounter,
-    Side,
     Source,
     UnitType,
     canonical_id,
