@@ -44,7 +44,7 @@ from pbem.record import journal
 from pbem.record.payloads import MailRefused
 from pbem.reports.render import render
 from pbem.secrecy import sealing
-from pbem.storage.enums import InboundStatus
+from pbem.storage.enums import InboundStatus, OutboundKind
 from pbem.storage.models import Game, InboundMail, Seat, UsedSignature
 
 log = logging.getLogger("pbem.mailroom")
@@ -312,7 +312,7 @@ class Mailroom:
         enqueue(
             self.s,
             self.config,
-            kind="answer",
+            kind=OutboundKind.ANSWER,
             cause=("answer", row.digest),
             to=mail.from_addr,
             subject=reply_subject(mail.subject or "your orders"),
@@ -515,7 +515,7 @@ class Mailroom:
         enqueue(
             self.s,
             self.config,
-            kind="notice",
+            kind=OutboundKind.NOTICE,
             cause=("dispute", sheet.game, str(dispute.id)),
             to=self.config.moderator.human,
             subject=f"[pbem {sheet.game}] dispute {dispute.id} by {seat.side} on turn "

@@ -34,7 +34,7 @@ from typing import Any
 from pbem.core.errors import LifecycleError
 from pbem.lifecycle.games import GameMaster
 from pbem.outbox.queue import enqueue
-from pbem.storage.enums import SeatRole
+from pbem.storage.enums import OutboundKind, SeatRole
 
 SETTING_KEYS: dict[str, Callable[[str], Any]] = {
     "deadline_hours": float,
@@ -188,7 +188,7 @@ def _rule(gm: GameMaster, a: list[str]) -> str:
         enqueue(
             gm.desk.session,
             gm.desk.config,
-            kind="notice",
+            kind=OutboundKind.NOTICE,
             cause=("ruling", a[0], str(dispute_id), str(seat.id)),
             to=seat.email,
             subject=f"[pbem {a[0]}] ruling on dispute {dispute_id}: {dispute.status}",

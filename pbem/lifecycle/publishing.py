@@ -21,6 +21,7 @@ from pbem.record import journal
 from pbem.reports.context import Header
 from pbem.reports.render import render
 from pbem.reports.report import render_report
+from pbem.storage.enums import OutboundKind
 from pbem.storage.models import Game, Phase, Report, Seat
 
 
@@ -136,7 +137,7 @@ class Publisher:
         enqueue(
             lookups.s,
             lookups.desk.config,
-            kind="report",
+            kind=OutboundKind.REPORT,
             cause=(game.id, str(phase.id if phase else "end"), str(seat.id)),
             to=seat.email,
             subject=f"[pbem {game.id}] {title[len(game.id) + 2 :]}",
@@ -177,7 +178,7 @@ class Publisher:
         enqueue(
             lookups.s,
             lookups.desk.config,
-            kind="reminder",
+            kind=OutboundKind.REMINDER,
             cause=(game.id, str(phase.id), side),
             to=seat.email,
             subject=f"[pbem {game.id}] reminder: orders due for turn {phase.turn} {phase.name}",

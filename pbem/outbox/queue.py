@@ -23,6 +23,7 @@ from pbem.record import journal
 from pbem.record.payloads import ReportSent
 from pbem.secrecy import sealing
 from pbem.storage.db import transaction_memo
+from pbem.storage.enums import OutboundKind
 from pbem.storage.models import OutboundMail
 
 
@@ -57,7 +58,7 @@ def enqueue(
     session: Session,
     config: Config,
     *,
-    kind: str,
+    kind: OutboundKind,
     cause: Sequence[str],
     to: str,
     subject: str,

@@ -28,6 +28,7 @@ from pbem.core.errors import LifecycleError
 from pbem.record import journal
 from pbem.record.chain import verify_chain
 from pbem.record.replay import replay
+from pbem.storage.enums import GameStatus
 from pbem.storage.models import Game, Report, Seat
 
 VERIFY_TEXT = """\
@@ -47,7 +48,7 @@ def export(session: Session, game_id: str, out: Path, *, unfinished: bool = Fals
     game = session.get(Game, game_id)
     if game is None:
         raise LifecycleError(f"no game {game_id!r}")
-    if game.status != "over" and not unfinished:
+    if game.status != GameStatus.OVER and not unfinished:
         raise LifecycleError(
             f"game {game_id} is not over; its archive holds adjudicated plots, so it is "
             "disclosed at game end (use --unfinished for the moderator's own copy)"

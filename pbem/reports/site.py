@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 
 from pbem.core.errors import LifecycleError
 from pbem.record import journal
+from pbem.storage.enums import GameStatus
 from pbem.storage.models import Game, Phase, Report
 
 STYLE = """
@@ -118,7 +119,7 @@ def write_site(session: Session, game_id: str, out: Path, *, unfinished: bool = 
     game = session.get(Game, game_id)
     if game is None:
         raise LifecycleError(f"no game {game_id!r}")
-    over = game.status == "over"
+    over = game.status == GameStatus.OVER
     if not over and not unfinished:
         raise LifecycleError(
             f"game {game_id} is not over; its site holds both sides' reports "

@@ -107,7 +107,7 @@ class Worker:
                 s.scalars(
                     select(InboundMail.id)
                     .where(
-                        InboundMail.status == "new",
+                        InboundMail.status == InboundStatus.NEW,
                         or_(InboundMail.claim_until.is_(None), InboundMail.claim_until < now),
                         InboundMail.id.not_in(besides),
                     )
@@ -125,7 +125,7 @@ class Worker:
         try:
             with self.sessions.begin() as s:
                 row = s.get(InboundMail, mail_id)
-                if row is None or row.status != "new":
+                if row is None or row.status != InboundStatus.NEW:
                     return None
                 gm = self.game_master(s, now)
                 outcome = Mailroom(gm).process(row)
@@ -168,7 +168,7 @@ class Worker:
                 update(InboundMail)
                 .where(
                     InboundMail.id.in_(mail_ids),
-                    InboundMail.status == "new",
+                    InboundMail.status == InboundStatus.NEW,
                     or_(InboundMail.claim_until.is_(None), InboundMail.claim_until < now),
                 )
                 .values(claim_owner=self.owner, claim_until=until)
@@ -197,7 +197,7 @@ class Worker:
                     (row, opened[row.id])
                     for row in s.scalars(
                         select(InboundMail)
-                        .where(InboundMail.id.in_(opened), InboundMail.status == "new")
+                        .where(InboundMail.id.in_(opened), InboundMail.status == InboundStatus.NEW)
                         .order_by(InboundMail.id)
                     )
                 ]
@@ -324,7 +324,10 @@ class Worker:
             ids = list(
                 s.scalars(
                     select(OutboundMail.id)
-                    .where(OutboundMail.status == "pending", OutboundMail.next_attempt_at <= now)
+                    .where(
+                        OutboundMail.status == OutboundStatus.PENDING,
+                        OutboundMail.next_attempt_at <= now,
+                    )
                     .order_by(OutboundMail.id)
                     .limit(limit)
                 )
@@ -367,7 +370,7 @@ class Worker:
                 update(OutboundMail)
                 .where(OutboundMail.id.in_(row_ids))
                 .values(
-                    status="sent",
+                    status=OutboundStatus.SENT,
                     sent_at=self.clock(),
                     attempts=OutboundMail.attempts + 1,
                     claim_owner=None,
