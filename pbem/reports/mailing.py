@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pbem.core.events import Event
-from pbem.core.ruleset import State
+from pbem.core.ruleset import Ruleset, State
 from pbem.lifecycle import deadlines
 from pbem.outbox.queue import enqueue
 from pbem.record import journal
@@ -42,7 +42,7 @@ class RenderedReport:
 
 
 def audience_view(
-    ruleset: Any, state: State, events: Sequence[Event], side: str | None
+    ruleset: Ruleset, state: State, events: Sequence[Event], side: str | None
 ) -> Mapping[str, Any]:
     """The ruleset's view for ``side``: the ruleset itself applies what its rules
     hide (for U.S.N., pbem.rulesets.usn.fog in the game's fog mode)."""

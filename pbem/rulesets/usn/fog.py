@@ -105,7 +105,7 @@ def _enemy_event(e: Mapping[str, Any], side: str) -> bool:
         return False  # told to you alone: about your own doings
     d = e.get("data", {})
     owner = d.get("side", d.get("by", d.get("attacker")))
-    return owner != side
+    return bool(owner != side)
 
 
 def _open_event(e: Mapping[str, Any], side: str) -> Mapping[str, Any] | None:
