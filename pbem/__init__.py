@@ -15,4 +15,5 @@ Data flows mail → intake → orders → rules → plots → adjudication → r
 - ``pbem.service``    the daemon: wiring, supervision, shutdown
 """
 
+# The one place the version is written: pyproject.toml reads it for the wheel.
 __version__ = "0.1.0"

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from sqlalchemy import Connection, Engine, event
 
 # CI explores the same examples every run (a property that fails does so on every
 # run, not by luck of the seed); locally, hypothesis searches afresh each time.
-settings.register_profile("ci", derandomize=True, print_blob=True)
+# No deadline in CI: a shared, busy machine makes an example slow, not wrong.
+settings.register_profile("ci", derandomize=True, print_blob=True, deadline=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
@@ -39,6 +41,30 @@ def make_database(kind: str, tmp_path: Path) -> Iterator[str]:
     finally:
         with _pg_admin_connect() as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(autouse=True)
+def _engines_closed() -> Iterator[None]:
+    """Every database engine a test used is disposed of when the test ends.
+
+    Tests make engines freely (several daemons, Workers, a desk on one database)
+    and drop them; a pooled PostgreSQL connection that is collected still open
+    warns (ResourceWarning), and warnings fail the run. Held until then, so that
+    none is collected open mid-test either.
+    """
+    used: list[Engine] = []
+
+    def remember(connection: Connection) -> None:
+        if connection.engine not in used:
+            used.append(connection.engine)
+
+    event.listen(Engine, "engine_connect", remember)
+    try:
+        yield
+    finally:
+        event.remove(Engine, "engine_connect", remember)
+        for engine in used:
+            engine.dispose()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -282,7 +282,7 @@ def _signed_attributes_as_set(signer_info: asn1_cms.SignerInfo) -> bytes:
 
     Built from the contents as received, never re-encoded: the signer signed those bytes.
     """
-    contents = signer_info["signed_attrs"].contents
+    contents: bytes = signer_info["signed_attrs"].contents
     length = len(contents)
     if length < 0x80:
         header = bytes([0x31, length])

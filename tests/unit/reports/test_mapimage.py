@@ -102,7 +102,8 @@ def test_highlight_changes_the_picture(m: UsnMap, plain: MapPicture) -> None:
 def test_cli_map_usn_writes_a_png(tmp_path: Path, plain: MapPicture) -> None:
     out = tmp_path / "usn.png"
     assert main(["map", "usn", "--out", str(out), "--scale", "0.5"]) == 0
-    assert Image.open(out).size == image_size(plain, 0.5)
+    with Image.open(out) as picture:
+        assert picture.size == image_size(plain, 0.5)
 
 
 def test_cli_map_usn_draws_a_scenarios_units(tmp_path: Path) -> None:
