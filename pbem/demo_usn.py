@@ -13,6 +13,7 @@ import re
 from collections import deque
 from collections.abc import Callable
 
+from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import Geo
 from pbem.rulesets.usn.loader import world_geo
 
@@ -43,7 +44,7 @@ def sea_path(geo: Geo, start: int, goal: int, limit: int) -> list[int]:
 
 
 def _fmt(hexes: list[int]) -> str:
-    return " ".join(f"{h:04d}" for h in hexes)
+    return " ".join(hexgrid.fmt(h) for h in hexes)
 
 
 def coral_sea(geo: Geo) -> Plan:

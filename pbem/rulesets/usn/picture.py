@@ -152,8 +152,9 @@ def _boxes(m: UsnMap) -> tuple[MapBox, ...]:
 
 
 def _hex4(text: Any) -> int | None:
+    """The hex of a view's location, as ``hexgrid.fmt`` wrote it (four digits)."""
     s = str(text)
-    return int(s) if len(s) == 4 and s.isdigit() else None
+    return hexgrid.hex_of(s) if len(s) == 4 else None
 
 
 def view_units(view: Mapping[str, Any]) -> dict[int, list[tuple[str, str]]]:
