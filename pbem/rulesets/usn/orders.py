@@ -102,14 +102,15 @@ class Embark:
 
 @dataclass(frozen=True, slots=True)
 class Emergency:
-    """EMERGENCY ship CARGO|SUPPLY HEX (SEQ.2E, NM.EMERG, SUP.F)."""
+    """EMERGENCY ship UNIT... |SUPPLY HEX (SEQ.2E, NM.EMERG, SUP.F)."""
 
     ship: str
-    cargo: str | None  # None: a supply run
+    cargo: tuple[str, ...]  # empty: a supply run
     dest: int
 
     def canonical(self) -> str:
-        return f"EMERGENCY {self.ship} {self.cargo or 'SUPPLY'} {hexgrid.fmt(self.dest)}"
+        what = " ".join(self.cargo) or "SUPPLY"
+        return f"EMERGENCY {self.ship} {what} {hexgrid.fmt(self.dest)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -408,9 +409,13 @@ def parse_line(text: str) -> Order:
         _need(args, 2, f"{verb} <transport> <unit or 'n LAC'> ...")
         return Embark(_unit_id(args[0]), _cargo(args[1:]), debark=verb == "DEBARK")
     if verb == "EMERGENCY":
-        _need(args, 3, "EMERGENCY <DD or CL> <unit|SUPPLY> <hex>")
-        cargo = None if args[1].upper() == "SUPPLY" else _unit_id(args[1])
-        return Emergency(_unit_id(args[0]), cargo, _hex(args[2]))
+        usage = "EMERGENCY <DD or CL> <unit> [<unit> ...]|SUPPLY <hex>"
+        _need(args, 3, usage)
+        middle = args[1:-1]
+        if any(a.upper() == "SUPPLY" for a in middle) and len(middle) != 1:
+            raise OrderSyntaxError(f"write: {usage}", rule="NM.EMERG.SUPPLY")
+        cargo = () if middle[0].upper() == "SUPPLY" else tuple(_unit_id(a) for a in middle)
+        return Emergency(_unit_id(args[0]), cargo, _hex(args[-1]))
     if verb == "STACK":
         _need(args, 2, "STACK <hex> <top ship> <next ship> ...")
         return Stack(_hex(args[0]), tuple(_unit_id(t) for t in args[1:]))

@@ -203,3 +203,53 @@ def test_nm_trans_air_cargo_and_enemy_carrier_air_hidden_in_views() -> None:
     assert seen == {f"{AUS[0]:04d}": {"LAC": 3, "NAC": 0, "LBAC": 0}}
     own = g.rs.view(g.state, [], A)["air"][A]
     assert own["TR-1"]["LAC"] == 5 and own["CV-5"]["NAC"] == 8
+
+
+def test_nm_emerg_cap_tp_japanese_destroyer_carries_two_snlf() -> None:
+    """NM.EMERG.CAP: "Japanese Destroyer and Light Cruiser units have a Transport
+    Capacity of four points ... at the same number of Transport Points for units as
+    given in the schedule for normal transport" (SNLF: 2): two SNLF fill a DD."""
+    dest = H(1, 0)
+    geo = stub_geo(land={dest: "class1"})
+    g = jgame(
+        ship(J, "DD-1", PORT, ma=6),
+        land(J, "SNLF-1", PORT, tp=2),
+        land(J, "SNLF-2", PORT, tp=2),
+        land(J, "SNLF-3", PORT, tp=2),
+        geo=geo,
+    )
+    (e,) = g.validate(J, f"EMERGENCY DD-1 SNLF-1 SNLF-2 SNLF-3 {dest:04d}").errors
+    assert e.rule == "NM.EMERG.CAP"
+    g.play({J: f"EMERGENCY DD-1 SNLF-1 SNLF-2 {dest:04d}"})
+    assert g.unit(J, "SNLF-1").hex == dest and g.unit(J, "SNLF-2").hex == dest
+    assert g.unit(J, "SNLF-3").hex == PORT and g.unit(J, "DD-1").hex == PORT
+
+
+def test_amp_trans_nm_emerg_no_emergency_landing_in_enemy_held_class_2_hex() -> None:
+    """AMP.TRANS / ERR.AMP: "Only Japanese Transports and Allied Assault Transports may
+    perform an opposed debarkation, whether Class 1 or 2 land hexes." A destroyer's
+    emergency transport may not put troops ashore where enemy land units are."""
+    dest = H(1, 0)
+    geo = stub_geo(land={dest: "class2"})
+    g = jgame(
+        ship(J, "DD-1", PORT, ma=6), land(J, "SNLF-1", PORT, tp=2), land(A, "BN-1", dest), geo=geo
+    )
+    (e,) = g.validate(J, f"EMERGENCY DD-1 SNLF-1 {dest:04d}").errors
+    assert e.rule == "AMP.TRANS"
+
+
+def test_sup_f_nm_emerg_supply_second_run_supplies_the_second_division() -> None:
+    """SUP.F / NM.EMERG.SUPPLY: "Each transporting unit may supply as much as one
+    division for one Game-Turn": two runs to a hex of two divisions supply both."""
+    dest = H(1, 0)
+    geo = stub_geo(land={dest: "class1"})
+    units = [
+        ship(J, "DD-1", PORT, ma=6, in_base=True),
+        ship(J, "DD-2", PORT, ma=6, in_base=True),
+        land(J, "DIV-1", dest, tp=12, supplied=False),
+        land(J, "DIV-2", dest, tp=12, supplied=False),
+    ]
+    g = jgame(*units, geo=geo)
+    g.play({J: f"EMERGENCY DD-1 SUPPLY {dest:04d}\nEMERGENCY DD-2 SUPPLY {dest:04d}"})
+    assert g.unit(J, "DIV-1").emergency_supply_turn == 1
+    assert g.unit(J, "DIV-2").emergency_supply_turn == 1
