@@ -25,7 +25,7 @@ base still waits for: ``{"0759": {"side": s, "repair": ["air", "naval"], "was": 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -58,7 +58,7 @@ def guards(w: Work, u: Unit) -> bool:
 # --- captured bases awaiting use (BASE.A-C) -----------------------------------------
 
 
-def awaiting(extra: dict[str, Any], h: int) -> dict[str, Any] | None:
+def awaiting(extra: Mapping[str, Any], h: int) -> dict[str, Any] | None:
     """What a captured base in ``h`` still waits for, or None when it is usable.
     A bare string (the older form) means every part awaits repair."""
     rec = extra.get("damaged_bases", {}).get(hexgrid.fmt(h))
@@ -78,7 +78,7 @@ def set_awaiting(w: Work, h: int, rec: dict[str, Any] | None) -> None:
     w.state = replace(w.state, extra={**w.state.extra, "damaged_bases": damaged})
 
 
-def base_usable(extra: dict[str, Any], h: int) -> bool:
+def base_usable(extra: Mapping[str, Any], h: int) -> bool:
     """BASE.A / BASE.B / BASE.PROC.DAMAGED: a captured base is unusable until released."""
     return awaiting(extra, h) is None
 

@@ -199,14 +199,17 @@ class Ground:
 
 @dataclass(frozen=True, slots=True)
 class Bombard:
-    """BOMBARD HEX LAND|AIRBASE|NAVALBASE|CD ships... (SEQ.2F, SEQ.2H; naval_combat.py)."""
+    """BOMBARD HEX LAND|AIRBASE|NAVALBASE|CD ships... [AT land unit] (SEQ.2F, SEQ.2H;
+    naval_combat.py). ``at``: the land unit bombarded (NM.BOMBLAND "any one")."""
 
     hex: int
     target: str
     units: tuple[str, ...]
+    at: str | None = None
 
     def canonical(self) -> str:
-        return f"BOMBARD {hexgrid.fmt(self.hex)} {self.target} {' '.join(self.units)}"
+        tail = f" AT {self.at}" if self.at else ""
+        return f"BOMBARD {hexgrid.fmt(self.hex)} {self.target} {' '.join(self.units)}{tail}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -464,14 +467,21 @@ def parse_line(text: str) -> Order:
             raise OrderSyntaxError(f"write: {usage}", rule="NM.SURF.5")
         return FireAt(tuple(_unit_id(t) for t in args[:-2]), _unit_id(args[-1]))
     if verb == "BOMBARD":
-        usage = "BOMBARD <hex> LAND|AIRBASE|NAVALBASE|CD <ship> ..."
+        usage = "BOMBARD <hex> LAND|AIRBASE|NAVALBASE|CD <ship> ... [AT <land unit>]"
         _need(args, 3, usage)
         target = args[1].upper()
         if target not in BOMBARD_TARGETS:
             raise OrderSyntaxError(
                 f"unknown bombardment target {args[1]!r}; write: {usage}", rule="CBT.B"
             )
-        return Bombard(_hex(args[0]), target, tuple(_unit_id(t) for t in args[2:]))
+        ships, at = args[2:], None
+        upper = [a.upper() for a in ships]
+        if "AT" in upper:
+            i = upper.index("AT")
+            if target != "LAND" or i == 0 or i != len(ships) - 2:
+                raise OrderSyntaxError(f"write: {usage} (AT only for LAND)", rule="NM.BOMBLAND")
+            ships, at = ships[:i], _unit_id(ships[-1])
+        return Bombard(_hex(args[0]), target, tuple(_unit_id(t) for t in ships), at)
     if verb == "STANDING":
         return _standing(args)
     if verb == "SUB":

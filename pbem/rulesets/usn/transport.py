@@ -309,11 +309,11 @@ def do_emergency(w: Work, order: Emergency) -> None:
             f"{', '.join(order.cargo)} need {load} transport points; {ship.uid} carries {cap}",
             rule="NM.EMERG.CAP",
         )
-    u = units[0]
-    pick = u.hex
+    pick = units[0].hex
+    assert pick is not None  # checked above: every unit is on the map
     if pick not in from_start:
         raise IllegalOrderError(
-            f"{u.uid} at {hexgrid.fmt(pick)} is out of reach", rule="NM.EMERG.ROUNDTRIP"
+            f"{units[0].uid} at {hexgrid.fmt(pick)} is out of reach", rule="NM.EMERG.ROUNDTRIP"
         )
     from_pick = w.geo.naval_distances(pick, ma, blocked)
     back = w.geo.naval_distances(dest, ma, blocked)
