@@ -307,6 +307,20 @@ def check_landing(w: Work, transport: Unit, units: Sequence[str]) -> None:
         raise IllegalOrderError(
             f"{hexgrid.fmt(transport.hex)} has no land to land on", rule="TER.ISLAND"
         )
+    if transport.utype == "TR" and defenders_at(w, transport.hex, enemy_of(transport.side)):
+        # NM.TRANS.OPPOSED: the TR's movement point is paid in the naval phase (DEBARK
+        # onto the enemy, transport._prepare_landing); an AT pays nothing (NM.TRANS).
+        ready = w.state.extra.get("landings", {}).get(transport.key)
+        if (
+            ready is None
+            or ready.get("hex") != transport.hex
+            or not set(units) <= set(ready.get("units", ()))
+        ):
+            raise IllegalOrderError(
+                f"{transport.uid} must pay its movement point for the landing in the naval "
+                f"phase: DEBARK {transport.uid} {' '.join(units)} there first",
+                rule="NM.TRANS.OPPOSED",
+            )
 
 
 def land_assault(
@@ -457,3 +471,9 @@ def hook_attacks(w: Work, st: Any, lines: Mapping[Side, list[Line]], dice: Dice 
     w.state = replace(w.state, extra=extra)
     strike_attacks(w, lines, dice, landed)
     bases.after_land_attack(w)  # BASE.B: captured bases usable after this phase
+    # NM.TRANS.OPPOSED: a landing paid for and not made lapses with the phase.
+    extra = dict(w.state.extra)
+    ready = {k: v for k, v in extra.pop("landings", {}).items() if not k.startswith(w.side)}
+    if ready:
+        extra["landings"] = ready
+    w.state = replace(w.state, extra=extra)

@@ -150,7 +150,13 @@ def _debark(w: Work, ship: Unit, order: Embark) -> None:
         raise IllegalOrderError(
             "unload on the map (or EMBARK at the West Coast)", rule="NM.TRANS.DEBARK"
         )
-    if any(e.kind in ("land", "cd") or e.is_naval for e in w.enemy_units_at(h)):
+    enemies = w.enemy_units_at(h)
+    if any(e.kind == "land" for e in enemies) and not any(
+        e.kind == "cd" or e.is_naval for e in enemies
+    ):
+        _prepare_landing(w, ship, order)
+        return
+    if any(e.kind in ("land", "cd") or e.is_naval for e in enemies):
         raise IllegalOrderError(
             f"{hexgrid.fmt(h)} holds enemy units: an opposed landing is ordered with LAND in the "
             "land attack round",
@@ -206,6 +212,41 @@ def _debark(w: Work, ship: Unit, order: Embark) -> None:
         cargo=revealed,
     )
     capture_at(w, h)
+
+
+def _prepare_landing(w: Work, ship: Unit, order: Embark) -> None:
+    """NM.TRANS.OPPOSED: "If the hex is Enemy occupied, the Player must expend the
+    movement cost during a naval movement phase, but debark the unit in a Friendly Land
+    Attack Phase." DEBARK onto enemy land units pays the cost now (``do_embark``) and
+    readies the units aboard for a LAND order in the side's next land attack round
+    (``land_combat.check_landing``); they stay aboard until then. AMP.TRANS: only a
+    Japanese TR or an Allied AT lands against opposition."""
+    assert ship.hex is not None
+    if ship.utype != ("TR" if w.side == JAPANESE else "AT"):
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(ship.hex)} holds enemy land units: only Japanese TR and Allied AT "
+            "land against opposition",
+            rule="AMP.TRANS",
+        )
+    uids: list[str] = []
+    for item in order.cargo:
+        if isinstance(item, AirCargo):
+            raise IllegalOrderError("aircraft never land against opposition", rule="NM.TRANS.AIR")
+        u = w.own(item)
+        if u.carried_by != ship.uid:
+            raise IllegalOrderError(f"{u.uid} is not aboard {ship.uid}", rule="NM.TRANS.DEBARK")
+        uids.append(u.uid)
+    ready = dict(w.state.extra.get("landings", {}))
+    ready[ship.key] = {"hex": ship.hex, "units": sorted(uids), "turn": w.state.turn}
+    w.state = replace(w.state, extra={**w.state.extra, "landings": ready})
+    w.event(
+        "landing-prepared",
+        "NM.TRANS.OPPOSED",
+        (w.side,),
+        transport=ship.uid,
+        at=hexgrid.fmt(ship.hex),
+        cargo=sorted(uids),
+    )
 
 
 def do_emergency(w: Work, order: Emergency) -> None:
