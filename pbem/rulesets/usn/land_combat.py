@@ -26,6 +26,7 @@ from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import bases, hexgrid, naval_combat, world
 from pbem.rulesets.usn.capture import (
     capture_all,
+    capture_at,
     defending,
     guards,
     set_defending,
@@ -212,6 +213,7 @@ def apply_result(w: Work, a: Attack, result: LandResult) -> None:
             continue
         w.put(replace(u, hex=to, entrenched=False))
         w.event("retreated", "CRT1.D2", None, unit=u.uid, side=enemy, to=hexgrid.fmt(to))
+        capture_at(w, to, enemy)  # BASE.I: a retreat is a way of arriving too
 
 
 def retreat_hex(w: Work, u: Unit, preferred: Sequence[int] = ()) -> int | None:

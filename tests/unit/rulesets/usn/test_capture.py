@@ -190,3 +190,23 @@ def test_base_proc_place_aircraft_on_missions_leave_the_base() -> None:
     capture.capture_all(w)
     (lost,) = [e for e in w.events if e.kind == "air-destroyed"]
     assert lost.rule == "BASE.H" and lost.data["points"] == 1
+
+
+def test_base_i_crt1_d2_a_retreating_unit_takes_an_undefended_base() -> None:
+    """BASE.I: "Bases are considered captured simply by moving a unit into that hex" - a
+    unit forced back by CRT1.D2 arrives too: an undefended enemy base in the hex it
+    retreats into is captured, as by any other way of arriving."""
+    s = make_state(
+        [
+            replace(land(A, "DIV-1", ISL, tp=12), attack=280),
+            replace(land(J, "RGT-1", ISL), defense=10),
+        ],
+        bases=[base(ISL2, A, air=5, naval=False)],
+        standing={J: (f"STANDING RETREAT RGT-1 {ISL2:04d}",)},
+    )
+    w = Work.start(stub_geo(), s)
+    w.begin_phase(A, 5)
+    attackers = (w.units["allied/DIV-1"],)
+    assert lc.resolve_attack(w, lc.Attack(ISL, attackers), ScriptedDice([1])).value == "D2"
+    assert w.units["japanese/RGT-1"].hex == ISL2
+    assert w.bases[ISL2].owner == J and w.bases[ISL2].neutralized(w.state.turn)
