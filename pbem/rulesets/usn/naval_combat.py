@@ -29,6 +29,7 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid, world
+from pbem.rulesets.usn.capture import awaiting, set_awaiting
 from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.movement import movement_allowance, stack_of
 from pbem.rulesets.usn.sides import ALLIED, Side, enemy_of
@@ -699,6 +700,9 @@ def base_hit(
     new = base
     if damage.destroyed or damage.weeks >= NEUTRALIZE_FROM:
         new = replace(new, neutralized_until=max(base.neutralized_until, turn + 1))
+        rec = awaiting(w.state.extra, h)
+        if rec is not None:  # a captured base not yet usable keeps the hit for its release
+            set_awaiting(w, h, {**rec, "was": max(int(rec.get("was", 0)), turn + 1)})
     if damage.destroyed:
         if target == "AIRBASE":
             new = replace(new, air_capacity=max(0, base.air_capacity - 5))

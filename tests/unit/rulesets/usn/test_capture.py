@@ -9,12 +9,13 @@ import pytest
 
 from pbem.core.dice import ScriptedDice
 from pbem.core.errors import IllegalOrderError
-from pbem.rulesets.usn import air_combat, capture, movement, transport
+from pbem.rulesets.usn import air_combat, capture, movement, naval_combat, transport
 from pbem.rulesets.usn import bases as bs
 from pbem.rulesets.usn import land_combat as lc
 from pbem.rulesets.usn.orders import Embark, Emergency, Line, Move, Simple, parse_line
 from pbem.rulesets.usn.phases import can_refuel_in_base
 from pbem.rulesets.usn.state import Air, GameState
+from pbem.rulesets.usn.tables import Damage
 from pbem.rulesets.usn.work import Work
 
 from .builders import HOME, ISLAND, H, base, land, make_state, ship, stub_geo
@@ -210,3 +211,17 @@ def test_base_i_crt1_d2_a_retreating_unit_takes_an_undefended_base() -> None:
     assert lc.resolve_attack(w, lc.Attack(ISL, attackers), ScriptedDice([1])).value == "D2"
     assert w.units["japanese/RGT-1"].hex == ISL2
     assert w.bases[ISL2].owner == J and w.bases[ISL2].neutralized(w.state.turn)
+
+
+def test_base_b_nm_bombbase_neut_bombed_while_awaiting_stays_neutralized_after_release() -> None:
+    """BASE.B with NM.BOMBBASE: a captured base bombed before it is usable is still
+    "neutralized for one complete Game-Turn" after its release."""
+    s = make_state([land(J, "RGT-1", ISL)], bases=[base(ISL, A, air=5, naval=False)])
+    w = work(s, J)
+    capture.capture_all(w)
+    naval_combat.base_hit(w, ISL, "AIRBASE", Damage(20), A, "AM.BASE.RESOLVE", False)
+    w.begin_phase(J, 9)
+    bs.after_land_attack(w)
+    assert capture.base_usable(w.state.extra, ISL)
+    assert w.bases[ISL].neutralized(w.state.turn + 1)
+    assert not w.bases[ISL].neutralized(w.state.turn + 2)
