@@ -278,6 +278,8 @@ def after_land_attack(w: Work) -> None:
         jobs = works.get(hx, {})
         left: list[str] = []
         for kind in rec.get("repair", ()):
+            if not (b.has_air if kind == "air" else b.has_naval):
+                continue  # nothing of that kind left to repair (or the older record form)
             job = jobs.get(kind)
             eng = [e for e in engineers if e in (job or {}).get("engineers", ())]
             if not eng and transport:
