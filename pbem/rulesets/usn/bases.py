@@ -18,8 +18,8 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.capture import awaiting, release, set_awaiting
 from pbem.rulesets.usn.geo import HOME_ISLANDS
-from pbem.rulesets.usn.land_combat import UNTIL_REPAIRED
 from pbem.rulesets.usn.orders import Simple
 from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.state import WEST_COAST, Base, Pending, Unit
@@ -67,7 +67,8 @@ def needs_repair(w: Work, h: int, kind: str) -> bool:
     b = w.bases.get(h)
     if b is None:
         return False
-    if hexgrid.fmt(h) in w.state.extra.get("damaged_bases", {}):
+    rec = awaiting(w.state.extra, h)
+    if rec is not None and kind in rec.get("repair", ()):
         return True
     if kind == "naval":
         return b.naval and b.naval_destroyed
@@ -95,6 +96,20 @@ def do_build(w: Work, order: Simple, dice: Dice | None) -> None:
         if other != kind and eng.uid in work.get("engineers", ()):
             raise IllegalOrderError(f"{eng.uid} already works on the {other} base", rule="BASE.F")
     job = here.get(kind)
+    if job is not None and job.get("done") == w.state.turn:
+        # BASE.F: a second engineer "may roll twice to attempt it": one base (or one
+        # +5, BASE.E) however many succeed; the next +5 is a new job next turn.
+        w.event(
+            "base-building",
+            "BASE.F",
+            None,
+            side=w.side,
+            hex=hexgrid.fmt(h),
+            base=kind,
+            engineer=eng.uid,
+            completed=True,
+        )
+        return
     if job is None:  # starting needs the transport in the hex as well (BUILD.PROC)
         tr = builder_transport(w.side)
         if not any(u.side == w.side and u.utype == tr and u.hex == h for u in w.units.values()):
@@ -126,7 +141,7 @@ def do_build(w: Work, order: Simple, dice: Dice | None) -> None:
     if ok:
         _complete(w, h, kind, built=True)
         works = _works(w)
-        works.get(hexgrid.fmt(h), {}).pop(kind, None)
+        works.setdefault(hexgrid.fmt(h), {})[kind] = {**job, "done": w.state.turn}
         _set_works(w, works)
 
 
@@ -154,12 +169,7 @@ def _complete(w: Work, h: int, kind: str, built: bool) -> None:
             if b is None
             else replace(b, naval=True, naval_destroyed=False)
         )
-    if not built and nb.neutralized_until >= UNTIL_REPAIRED:  # BASE.A: usable next turn
-        nb = replace(nb, neutralized_until=turn)
     w.bases[h] = nb
-    damaged = dict(w.state.extra.get("damaged_bases", {}))
-    damaged.pop(hexgrid.fmt(h), None)
-    w.state = replace(w.state, extra={**w.state.extra, "damaged_bases": damaged})
     w.event(
         "base-built" if built else "base-repaired",
         "BASE.E",
@@ -217,6 +227,12 @@ def _finish_repairs(w: Work) -> None:
     for hx, jobs in list(works.items()):
         h = int(hx)
         for kind, job in list(jobs.items()):
+            if "done" in job:  # BASE.F: completed this turn
+                jobs.pop(kind)
+                continue
+            rec = awaiting(w.state.extra, h)
+            if rec is not None and kind in rec.get("repair", ()):
+                continue  # a captured base: BASE.B, at the land attack phase
             side = w.bases[h].owner if h in w.bases else None
             present = (
                 [
@@ -239,6 +255,58 @@ def _finish_repairs(w: Work) -> None:
     _set_works(w, works)
 
 
+def after_land_attack(w: Work) -> None:
+    """BASE.B (with C23 and BASE.C): at the end of the phasing side's Land Attack
+    Phase its captured bases become usable - a small air base if any of its land units
+    occupies the hex; a large air base or a naval base once repaired by an engineer
+    that came with a transport (BUILD.PROC: work begun with a BUILD order, or the
+    transport still in the hex), one engineer per base (BASE.F), each of two bases in
+    the hex repaired separately (BASE.C). Released, it is usable at once."""
+    side = w.side
+    works = _works(w)
+    for hx in sorted(w.state.extra.get("damaged_bases", {})):
+        h = int(hx)
+        rec = awaiting(w.state.extra, h)
+        b = w.bases.get(h)
+        if rec is None or b is None or b.owner != side:
+            continue
+        here = [u for u in w.units.values() if u.side == side and u.hex == h]
+        if not any(u.kind == "land" for u in here):
+            continue
+        engineers = sorted(u.uid for u in here if u.utype == "ENG")
+        transport = any(u.utype == builder_transport(side) for u in here)
+        jobs = works.get(hx, {})
+        left: list[str] = []
+        for kind in rec.get("repair", ()):
+            if not (b.has_air if kind == "air" else b.has_naval):
+                continue  # nothing of that kind left to repair (or the older record form)
+            job = jobs.get(kind)
+            eng = [e for e in engineers if e in (job or {}).get("engineers", ())]
+            if not eng and transport:
+                eng = engineers[:1]
+            if not eng:
+                left.append(kind)
+                continue
+            engineers = [e for e in engineers if e not in eng]
+            jobs.pop(kind, None)
+            w.event(
+                "base-repaired",
+                "BASE.B",
+                None,
+                side=side,
+                hex=hx,
+                base=kind,
+                engineer=eng[0],
+                capacity=b.air_capacity,
+            )
+        works[hx] = jobs
+        if left:
+            set_awaiting(w, h, {**rec, "side": side, "repair": left})
+            continue
+        release(w, h, "BASE.B")
+    _set_works(w, works)
+
+
 def _proper_port(w: Work, u: Unit) -> bool:
     """REP.WHERE: Japanese ships in a naval base in Japan; Allied at Pearl Harbor or
     the U.S. West Coast. AM.BASE.NEUT: a neutralized base repairs nothing."""
@@ -256,15 +324,18 @@ def _proper_port(w: Work, u: Unit) -> bool:
 
 def repair_ships(w: Work) -> None:
     """REP.RATE (A16): a ship that spent the whole turn idle in a proper port (there at
-    the last Step 10 and still there) loses one week of damage."""
+    the start of the turn - the last Step 10, or the set-up for the first turn,
+    ``Work.begin_phase`` - and still there) loses one week of damage. Every ship in a
+    proper port is watched, damaged or not: a ship damaged there during the turn (or
+    at set-up) was still in port at its start, and its first turn there counts."""
     watch: dict[str, str] = dict(w.state.extra.get("repair_watch", {}))
     repaired: dict[str, int] = dict(w.state.extra.get("repaired_this_round", {}))
     new_watch: dict[str, str] = {}
     for u in list(w.units.values()):
-        if not (u.is_naval and u.damaged and _proper_port(w, u)):
+        if not (u.is_naval and _proper_port(w, u)):
             continue
         here = u.where()
-        if watch.get(u.key) == here:
+        if u.damaged and watch.get(u.key) == here:
             w.put(replace(u, damage=u.damage - 1))
             repaired[u.key] = repaired.get(u.key, 0) + 1
             w.event("repaired", "REP.RATE", (u.side,), unit=u.uid, side=u.side, left=u.damage - 1)

@@ -23,7 +23,14 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
-from pbem.rulesets.usn import hexgrid, naval_combat, world
+from pbem.rulesets.usn import bases, hexgrid, naval_combat, world
+from pbem.rulesets.usn.capture import (
+    capture_all,
+    capture_at,
+    defending,
+    guards,
+    set_defending,
+)
 from pbem.rulesets.usn.geo import CLASS1
 from pbem.rulesets.usn.orders import Ground, Line, Simple
 from pbem.rulesets.usn.sides import ALLIED, Side, enemy_of
@@ -33,7 +40,6 @@ from pbem.rulesets.usn.tables import Crt1, LandResult
 from pbem.rulesets.usn.work import Work, destroy
 
 GUNFIRE_TYPES = frozenset({"BB", "CA", "CL", "DD"})  # NM.GSUP
-UNTIL_REPAIRED = 10**6  # Base.neutralized_until of a captured base awaiting repair
 
 
 def _crt1() -> Crt1:
@@ -78,20 +84,6 @@ def enemy_cd_at(w: Work, h: int, side: Side) -> list[Unit]:
 
 
 # --- who defends bases (CBT.G, ENT.E, A27) ----------------------------------------
-
-
-def defending(w: Work) -> set[str]:
-    """Land units declared as defending their hex's bases and CD (CBT.G: inverted)."""
-    return set(w.state.extra.get("defending", ()))
-
-
-def set_defending(w: Work, keys: Iterable[str]) -> None:
-    w.state = replace(w.state, extra={**w.state.extra, "defending": sorted(set(keys))})
-
-
-def guards(w: Work, u: Unit) -> bool:
-    """CBT.G / ENT.E: entrenched units always defend; others only when inverted."""
-    return u.kind == "land" and (u.entrenched or u.key in defending(w))
 
 
 def do_defend(w: Work, uid: str, on: bool) -> None:
@@ -221,6 +213,7 @@ def apply_result(w: Work, a: Attack, result: LandResult) -> None:
             continue
         w.put(replace(u, hex=to, entrenched=False))
         w.event("retreated", "CRT1.D2", None, unit=u.uid, side=enemy, to=hexgrid.fmt(to))
+        capture_at(w, to, enemy)  # BASE.I: a retreat is a way of arriving too
 
 
 def retreat_hex(w: Work, u: Unit, preferred: Sequence[int] = ()) -> int | None:
@@ -269,57 +262,14 @@ def _ships_to_sea(w: Work, h: int, side: Side) -> None:
         w.put(replace(s, in_base=False))
 
 
-# --- capture (BASE.I, ERR.BASE.I, CBT.F, CBT.G, BASE.H, BASE.L, BASE.A) ----------------
+# --- capture (BASE.I, ERR.BASE.I, CBT.F, CBT.G, BASE.H, BASE.L, BASE.A-C) ----------------
 
 
 def capture(w: Work) -> None:
-    """A base or CD unit falls to a land unit of the phasing side (the side that moved
-    in) in its hex unless an enemy land unit there defends it (inverted or entrenched)."""
-
-    side, enemy = w.side, enemy_of(w.side)
-    for h in sorted(
-        {u.hex for u in w.units.values() if u.side == side and u.kind == "land" and u.hex}
-    ):
-        here = [u for u in w.units.values() if u.hex == h]
-        if any(guards(w, u) for u in here if u.side == enemy):
-            continue
-        for cd in [u for u in here if u.side == enemy and u.kind == "cd"]:
-            destroy(w, cd, "occupied by enemy land units", "CBT.F")
-        b = w.bases.get(h)
-        if b is not None and b.owner == enemy and (b.has_air or b.has_naval):
-            _capture_base(w, h, side)
-
-
-def _capture_base(w: Work, h: int, side: Side) -> None:
-    b = w.bases[h]
-    loser = b.owner
-    lost = w.air_at(loser, hexgrid.fmt(h))
-    if lost.total:  # BASE.H
-        w.set_air(loser, hexgrid.fmt(h), Air())
-        w.event("air-destroyed", "BASE.H", None, side=loser, at=hexgrid.fmt(h), points=lost.total)
-    _ships_to_sea(w, h, loser)  # BASE.L
-    # BASE.A / BASE.C: an air base of 10 or more and any naval base need repair first;
-    # until then it counts as neutralized (BASE.PROC.DAMAGED), so no module uses it.
-    needs_repair = b.naval or b.air_capacity >= 10
-    w.bases[h] = replace(b, owner=side, neutralized_until=UNTIL_REPAIRED if needs_repair else 0)
-    if needs_repair:
-        damaged = dict(w.state.extra.get("damaged_bases", {}))
-        damaged[hexgrid.fmt(h)] = "captured"
-        w.state = replace(w.state, extra={**w.state.extra, "damaged_bases": damaged})
-    w.event(
-        "base-captured",
-        "BASE.I",
-        None,
-        hex=hexgrid.fmt(h),
-        side=side,
-        name=b.name,
-        needs_repair=needs_repair,
-    )
-
-
-def base_usable(state_extra: Mapping[str, Any], h: int) -> bool:
-    """BASE.A / BASE.PROC.DAMAGED: a captured large base is unusable until repaired."""
-    return hexgrid.fmt(h) not in state_extra.get("damaged_bases", {})
+    """The one capture path (``capture.capture_all``): a base or CD unit falls to a
+    land unit of the phasing side in its hex unless an enemy land unit there
+    defends it (inverted or entrenched)."""
+    capture_all(w)
 
 
 def check_ground(w: Work, verb: str, h: int, uids: Sequence[str]) -> None:
@@ -359,6 +309,20 @@ def check_landing(w: Work, transport: Unit, units: Sequence[str]) -> None:
         raise IllegalOrderError(
             f"{hexgrid.fmt(transport.hex)} has no land to land on", rule="TER.ISLAND"
         )
+    if transport.utype == "TR" and defenders_at(w, transport.hex, enemy_of(transport.side)):
+        # NM.TRANS.OPPOSED: the TR's movement point is paid in the naval phase (DEBARK
+        # onto the enemy, transport._prepare_landing); an AT pays nothing (NM.TRANS).
+        ready = w.state.extra.get("landings", {}).get(transport.key)
+        if (
+            ready is None
+            or ready.get("hex") != transport.hex
+            or not set(units) <= set(ready.get("units", ()))
+        ):
+            raise IllegalOrderError(
+                f"{transport.uid} must pay its movement point for the landing in the naval "
+                f"phase: DEBARK {transport.uid} {' '.join(units)} there first",
+                rule="NM.TRANS.OPPOSED",
+            )
 
 
 def land_assault(
@@ -508,3 +472,10 @@ def hook_attacks(w: Work, st: Any, lines: Mapping[Side, list[Line]], dice: Dice 
     landed = set(extra.pop("landed", ()))
     w.state = replace(w.state, extra=extra)
     strike_attacks(w, lines, dice, landed)
+    bases.after_land_attack(w)  # BASE.B: captured bases usable after this phase
+    # NM.TRANS.OPPOSED: a landing paid for and not made lapses with the phase.
+    extra = dict(w.state.extra)
+    ready = {k: v for k, v in extra.pop("landings", {}).items() if not k.startswith(w.side)}
+    if ready:
+        extra["landings"] = ready
+    w.state = replace(w.state, extra=extra)

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.capture import capture_at
 from pbem.rulesets.usn.geo import HOME_ISLANDS
 from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.hooks import (
@@ -325,31 +326,6 @@ def _check_land_step(w: Work, u: Unit, here: int, dest: int, burma_open: bool) -
         raise IllegalOrderError(
             f"opposing land units may never share the Class 1 hex {hexgrid.fmt(dest)}", rule="STK.A"
         )
-
-
-def capture_at(w: Work, h: int) -> None:
-    """ERR.BASE.I / STK.B: an enemy land unit entering captures undefended bases and CD units."""
-    base = w.bases.get(h)
-    defenders = [e for e in w.enemy_units_at(h) if e.kind == "land" and e.entrenched]
-    if defenders:
-        return
-    for cd in [e for e in w.enemy_units_at(h) if e.kind == "cd"]:
-        w.remove(cd)
-        w.event("destroyed", "STK.B", None, unit=cd.uid, side=cd.side, cause="captured")
-    if base is not None and base.owner != w.side:
-        lost = w.air_at(base.owner, hexgrid.fmt(h))
-        if lost.total:
-            w.set_air(base.owner, hexgrid.fmt(h), Air())
-            w.event(
-                "air-destroyed",
-                "BASE.H",
-                None,
-                side=base.owner,
-                at=hexgrid.fmt(h),
-                points=lost.total,
-            )
-        w.bases[h] = replace(base, owner=w.side)
-        w.event("base-captured", "ERR.BASE.I", None, hex=hexgrid.fmt(h), by=w.side)
 
 
 # --- air movement --------------------------------------------------------------

@@ -29,6 +29,7 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid, world
+from pbem.rulesets.usn.capture import awaiting, set_awaiting
 from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.movement import movement_allowance, stack_of
 from pbem.rulesets.usn.sides import ALLIED, Side, enemy_of
@@ -545,7 +546,9 @@ def check_fire(w: Work, uids: Sequence[str], target: str) -> None:
 BOMBARD_TARGETS = ("LAND", "AIRBASE", "NAVALBASE", "CD")
 
 
-def check_bombard(w: Work, h: int, target: str, uids: Sequence[str]) -> list[Unit]:
+def check_bombard(
+    w: Work, h: int, target: str, uids: Sequence[str], at: str | None = None
+) -> list[Unit]:
     """SEQ.2F / SEQ.2H: the ships must be the side's BB, CA, CL or DD in ``h``,
     and the target must be there; land units and bases may not be bombarded
     past an undestroyed CD unit or enemy ships (SEQ.2F, NM.BOMBBASE.CD)."""
@@ -583,6 +586,10 @@ def check_bombard(w: Work, h: int, target: str, uids: Sequence[str]) -> list[Uni
             raise IllegalOrderError(
                 f"there are no enemy land units in {hexgrid.fmt(h)}", rule="NM.BOMBLAND"
             )
+        if at is not None and not any(u.kind == "land" and u.uid == at for u in here):
+            raise IllegalOrderError(
+                f"{at} is not an enemy land unit in {hexgrid.fmt(h)}", rule="NM.BOMBLAND"
+            )
         return ships
     base = w.bases.get(h)
     if base is None or base.owner != enemy:
@@ -596,23 +603,27 @@ def check_bombard(w: Work, h: int, target: str, uids: Sequence[str]) -> list[Uni
     return ships
 
 
-def bombard(w: Work, h: int, target: str, uids: Sequence[str], dice: Dice) -> None:
+def bombard(
+    w: Work, h: int, target: str, uids: Sequence[str], dice: Dice, at: str | None = None
+) -> None:
     """One bombardment order, checked again at its step (the state may have moved on)."""
-    ships = check_bombard(w, h, target, uids)
+    ships = check_bombard(w, h, target, uids, at)
     if target == "CD":
         _bombard_cd(w, h, ships, dice)
     elif target == "LAND":
-        _bombard_land(w, h, ships, dice)
+        _bombard_land(w, h, ships, dice, at)
     else:
         _bombard_base(w, h, ships, target, dice)
 
 
-def _bombard_land(w: Work, h: int, ships: list[Unit], dice: Dice) -> None:
-    """NM.BOMBLAND: total SA against the DEF of one land unit (the weakest) on
-    CRT1; only DX counts: the unit is out of supply for one full Game-Turn."""
+def _bombard_land(w: Work, h: int, ships: list[Unit], dice: Dice, at: str | None) -> None:
+    """NM.BOMBLAND: total SA against the DEF of "any one" land unit - the one the
+    bombarding player names (``AT``), else the weakest - on CRT1; only DX counts: the
+    unit is out of supply for one full Game-Turn."""
     enemy = enemy_of(w.side)
     units = [u for u in w.units.values() if u.side == enemy and u.hex == h and u.kind == "land"]
-    tgt = min(units, key=lambda u: (land_defense(w.state, u), u.uid))
+    named = [u for u in units if u.uid == at]
+    tgt = named[0] if named else min(units, key=lambda u: (land_defense(w.state, u), u.uid))
     attack = sum((strength(w.state, s, "sa") for s in ships), Fraction(0))
     cut_off_by_bombing(w, tgt, attack, dice, "NM.BOMBLAND", [s.uid for s in ships])
 
@@ -689,6 +700,9 @@ def base_hit(
     new = base
     if damage.destroyed or damage.weeks >= NEUTRALIZE_FROM:
         new = replace(new, neutralized_until=max(base.neutralized_until, turn + 1))
+        rec = awaiting(w.state.extra, h)
+        if rec is not None:  # a captured base not yet usable keeps the hit for its release
+            set_awaiting(w, h, {**rec, "was": max(int(rec.get("was", 0)), turn + 1)})
     if damage.destroyed:
         if target == "AIRBASE":
             new = replace(new, air_capacity=max(0, base.air_capacity - 5))

@@ -102,14 +102,15 @@ class Embark:
 
 @dataclass(frozen=True, slots=True)
 class Emergency:
-    """EMERGENCY ship CARGO|SUPPLY HEX (SEQ.2E, NM.EMERG, SUP.F)."""
+    """EMERGENCY ship UNIT... |SUPPLY HEX (SEQ.2E, NM.EMERG, SUP.F)."""
 
     ship: str
-    cargo: str | None  # None: a supply run
+    cargo: tuple[str, ...]  # empty: a supply run
     dest: int
 
     def canonical(self) -> str:
-        return f"EMERGENCY {self.ship} {self.cargo or 'SUPPLY'} {hexgrid.fmt(self.dest)}"
+        what = " ".join(self.cargo) or "SUPPLY"
+        return f"EMERGENCY {self.ship} {what} {hexgrid.fmt(self.dest)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,14 +199,17 @@ class Ground:
 
 @dataclass(frozen=True, slots=True)
 class Bombard:
-    """BOMBARD HEX LAND|AIRBASE|NAVALBASE|CD ships... (SEQ.2F, SEQ.2H; naval_combat.py)."""
+    """BOMBARD HEX LAND|AIRBASE|NAVALBASE|CD ships... [AT land unit] (SEQ.2F, SEQ.2H;
+    naval_combat.py). ``at``: the land unit bombarded (NM.BOMBLAND "any one")."""
 
     hex: int
     target: str
     units: tuple[str, ...]
+    at: str | None = None
 
     def canonical(self) -> str:
-        return f"BOMBARD {hexgrid.fmt(self.hex)} {self.target} {' '.join(self.units)}"
+        tail = f" AT {self.at}" if self.at else ""
+        return f"BOMBARD {hexgrid.fmt(self.hex)} {self.target} {' '.join(self.units)}{tail}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -408,9 +412,13 @@ def parse_line(text: str) -> Order:
         _need(args, 2, f"{verb} <transport> <unit or 'n LAC'> ...")
         return Embark(_unit_id(args[0]), _cargo(args[1:]), debark=verb == "DEBARK")
     if verb == "EMERGENCY":
-        _need(args, 3, "EMERGENCY <DD or CL> <unit|SUPPLY> <hex>")
-        cargo = None if args[1].upper() == "SUPPLY" else _unit_id(args[1])
-        return Emergency(_unit_id(args[0]), cargo, _hex(args[2]))
+        usage = "EMERGENCY <DD or CL> <unit> [<unit> ...]|SUPPLY <hex>"
+        _need(args, 3, usage)
+        middle = args[1:-1]
+        if any(a.upper() == "SUPPLY" for a in middle) and len(middle) != 1:
+            raise OrderSyntaxError(f"write: {usage}", rule="NM.EMERG.SUPPLY")
+        cargo = () if middle[0].upper() == "SUPPLY" else tuple(_unit_id(a) for a in middle)
+        return Emergency(_unit_id(args[0]), cargo, _hex(args[-1]))
     if verb == "STACK":
         _need(args, 2, "STACK <hex> <top ship> <next ship> ...")
         return Stack(_hex(args[0]), tuple(_unit_id(t) for t in args[1:]))
@@ -459,14 +467,21 @@ def parse_line(text: str) -> Order:
             raise OrderSyntaxError(f"write: {usage}", rule="NM.SURF.5")
         return FireAt(tuple(_unit_id(t) for t in args[:-2]), _unit_id(args[-1]))
     if verb == "BOMBARD":
-        usage = "BOMBARD <hex> LAND|AIRBASE|NAVALBASE|CD <ship> ..."
+        usage = "BOMBARD <hex> LAND|AIRBASE|NAVALBASE|CD <ship> ... [AT <land unit>]"
         _need(args, 3, usage)
         target = args[1].upper()
         if target not in BOMBARD_TARGETS:
             raise OrderSyntaxError(
                 f"unknown bombardment target {args[1]!r}; write: {usage}", rule="CBT.B"
             )
-        return Bombard(_hex(args[0]), target, tuple(_unit_id(t) for t in args[2:]))
+        ships, at = args[2:], None
+        upper = [a.upper() for a in ships]
+        if "AT" in upper:
+            i = upper.index("AT")
+            if target != "LAND" or i == 0 or i != len(ships) - 2:
+                raise OrderSyntaxError(f"write: {usage} (AT only for LAND)", rule="NM.BOMBLAND")
+            ships, at = ships[:i], _unit_id(ships[-1])
+        return Bombard(_hex(args[0]), target, tuple(_unit_id(t) for t in ships), at)
     if verb == "STANDING":
         return _standing(args)
     if verb == "SUB":

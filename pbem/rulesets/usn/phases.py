@@ -473,9 +473,9 @@ def _naval_combat(w: Work, sheet: _Sheet | None, dice: Dice | None) -> None:
 
 def _bombard(w: Work, o: Bombard, dice: Dice | None) -> None:
     if dice is None:
-        naval_combat.check_bombard(w, o.hex, o.target, o.units)
+        naval_combat.check_bombard(w, o.hex, o.target, o.units, o.at)
     else:
-        naval_combat.bombard(w, o.hex, o.target, o.units, dice)
+        naval_combat.bombard(w, o.hex, o.target, o.units, dice, o.at)
 
 
 def _refuel_from_oiler(w: Work, uid: str) -> None:

@@ -12,8 +12,9 @@ from dataclasses import replace
 
 from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn.capture import capture_at
 from pbem.rulesets.usn.hooks import GARRISON_UNIT, HOOKS
-from pbem.rulesets.usn.movement import capture_at, check_air_dest, movement_allowance
+from pbem.rulesets.usn.movement import check_air_dest, movement_allowance
 from pbem.rulesets.usn.orders import AirCargo, Embark, Emergency
 from pbem.rulesets.usn.sides import ALLIED, JAPANESE, enemy_of
 from pbem.rulesets.usn.state import WEST_COAST, Unit
@@ -149,7 +150,13 @@ def _debark(w: Work, ship: Unit, order: Embark) -> None:
         raise IllegalOrderError(
             "unload on the map (or EMBARK at the West Coast)", rule="NM.TRANS.DEBARK"
         )
-    if any(e.kind in ("land", "cd") or e.is_naval for e in w.enemy_units_at(h)):
+    enemies = w.enemy_units_at(h)
+    if any(e.kind == "land" for e in enemies) and not any(
+        e.kind == "cd" or e.is_naval for e in enemies
+    ):
+        _prepare_landing(w, ship, order)
+        return
+    if any(e.kind in ("land", "cd") or e.is_naval for e in enemies):
         raise IllegalOrderError(
             f"{hexgrid.fmt(h)} holds enemy units: an opposed landing is ordered with LAND in the "
             "land attack round",
@@ -207,6 +214,41 @@ def _debark(w: Work, ship: Unit, order: Embark) -> None:
     capture_at(w, h)
 
 
+def _prepare_landing(w: Work, ship: Unit, order: Embark) -> None:
+    """NM.TRANS.OPPOSED: "If the hex is Enemy occupied, the Player must expend the
+    movement cost during a naval movement phase, but debark the unit in a Friendly Land
+    Attack Phase." DEBARK onto enemy land units pays the cost now (``do_embark``) and
+    readies the units aboard for a LAND order in the side's next land attack round
+    (``land_combat.check_landing``); they stay aboard until then. AMP.TRANS: only a
+    Japanese TR or an Allied AT lands against opposition."""
+    assert ship.hex is not None
+    if ship.utype != ("TR" if w.side == JAPANESE else "AT"):
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(ship.hex)} holds enemy land units: only Japanese TR and Allied AT "
+            "land against opposition",
+            rule="AMP.TRANS",
+        )
+    uids: list[str] = []
+    for item in order.cargo:
+        if isinstance(item, AirCargo):
+            raise IllegalOrderError("aircraft never land against opposition", rule="NM.TRANS.AIR")
+        u = w.own(item)
+        if u.carried_by != ship.uid:
+            raise IllegalOrderError(f"{u.uid} is not aboard {ship.uid}", rule="NM.TRANS.DEBARK")
+        uids.append(u.uid)
+    ready = dict(w.state.extra.get("landings", {}))
+    ready[ship.key] = {"hex": ship.hex, "units": sorted(uids), "turn": w.state.turn}
+    w.state = replace(w.state, extra={**w.state.extra, "landings": ready})
+    w.event(
+        "landing-prepared",
+        "NM.TRANS.OPPOSED",
+        (w.side,),
+        transport=ship.uid,
+        at=hexgrid.fmt(ship.hex),
+        cargo=sorted(uids),
+    )
+
+
 def do_emergency(w: Work, order: Emergency) -> None:
     """SEQ.2E / NM.EMERG / SUP.F: a round trip back to the start hex in one phase."""
     ship = w.own(order.ship)
@@ -235,7 +277,21 @@ def do_emergency(w: Work, order: Emergency) -> None:
         raise IllegalOrderError(
             f"an enemy coastal defense unit is at {hexgrid.fmt(dest)}", rule="SEQ.2E"
         )
-    if order.cargo is None:
+    if order.cargo and any(e.kind == "land" for e in w.enemy_units_at(dest)):
+        # AMP.TRANS / ERR.AMP: "Only Japanese Transports and Allied Assault Transports
+        # may perform an opposed debarkation, whether Class 1 or 2 land hexes."
+        raise IllegalOrderError(
+            f"enemy land units hold {hexgrid.fmt(dest)}: only a TR or AT may land against "
+            "opposition (LAND in the land attack round)",
+            rule="AMP.TRANS",
+        )
+    if order.cargo and not w.geo.is_land(dest):
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(dest)} has no land to put troops on", rule="TER.LAND"
+        )
+    if order.cargo and w.geo.terrain.get(dest) == "desert":
+        raise IllegalOrderError(f"{hexgrid.fmt(dest)} is desert", rule="TER.DESERT")
+    if not order.cargo:
         base = w.own_base(start)
         if (
             base is None
@@ -254,8 +310,18 @@ def do_emergency(w: Work, order: Emergency) -> None:
             )
         left = EMERGENCY_SUPPLY_TP
         fed: list[str] = []
-        for u in sorted(w.units.values(), key=lambda x: (-x.tp, x.uid)):
-            if u.side == w.side and u.kind == "land" and u.hex == dest and u.tp <= left:
+        # NM.EMERG.SUPPLY: "supply land units which otherwise would be out of supply";
+        # a unit already fed this turn by another run is not fed again (SUP.F).
+        hungry = [
+            u
+            for u in w.units.values()
+            if u.side == w.side
+            and u.kind == "land"
+            and u.hex == dest
+            and u.emergency_supply_turn != w.state.turn
+        ]
+        for u in sorted(hungry, key=lambda x: (x.supplied, -x.tp, x.uid)):
+            if u.tp <= left:
                 left -= u.tp
                 w.put(replace(u, emergency_supply_turn=w.state.turn, supplied=True))
                 fed.append(u.uid)
@@ -264,22 +330,31 @@ def do_emergency(w: Work, order: Emergency) -> None:
         w.doubled_ok[ship.key] = False
         w.event("emergency-supply", "SUP.F", None, ship=ship.uid, at=hexgrid.fmt(dest), units=fed)
         return
-    u = w.own(order.cargo)
-    if u.kind != "land" or u.hex is None:
-        raise IllegalOrderError(f"{u.uid} cannot be carried", rule="NM.EMERG.CAP")
-    if u.key in w.carried:
+    units = [w.own(uid) for uid in order.cargo]
+    for u in units:
+        if u.kind != "land" or u.hex is None:
+            raise IllegalOrderError(f"{u.uid} cannot be carried", rule="NM.EMERG.CAP")
+        if u.key in w.carried:
+            raise IllegalOrderError(
+                f"{u.uid} has already been moved by a vehicle this phase", rule="MOV.K"
+            )
+    if len({u.hex for u in units}) != 1 or len(set(order.cargo)) != len(units):
         raise IllegalOrderError(
-            f"{u.uid} has already been moved by a vehicle this phase", rule="MOV.K"
+            "the units of one emergency transport are picked up together in one hex",
+            rule="NM.EMERG.ROUNDTRIP",
         )
     cap = ship.capacity or EMERGENCY_CAPACITY[w.side]
-    if u.tp > cap:
+    load = sum(u.tp for u in units)
+    if load > cap:
         raise IllegalOrderError(
-            f"{u.uid} needs {u.tp} transport points; {ship.uid} carries {cap}", rule="NM.EMERG.CAP"
+            f"{', '.join(order.cargo)} need {load} transport points; {ship.uid} carries {cap}",
+            rule="NM.EMERG.CAP",
         )
-    pick = u.hex
+    pick = units[0].hex
+    assert pick is not None  # checked above: every unit is on the map
     if pick not in from_start:
         raise IllegalOrderError(
-            f"{u.uid} at {hexgrid.fmt(pick)} is out of reach", rule="NM.EMERG.ROUNDTRIP"
+            f"{units[0].uid} at {hexgrid.fmt(pick)} is out of reach", rule="NM.EMERG.ROUNDTRIP"
         )
     from_pick = w.geo.naval_distances(pick, ma, blocked)
     back = w.geo.naval_distances(dest, ma, blocked)
@@ -294,13 +369,17 @@ def do_emergency(w: Work, order: Emergency) -> None:
             f"{ship.uid} moves {ma}",
             rule="NM.EMERG.ROUNDTRIP",
         )
-    w.put(replace(u, hex=dest, entrenched=False))
-    w.carried.add(u.key)
-    w.moved.add(u.key)
+    for u in units:
+        w.put(replace(u, hex=dest, entrenched=False))
+        w.carried.add(u.key)
+        w.moved.add(u.key)
     w.moved.add(ship.key)
     w.spent[ship.key] = ma  # the round trip is the ship's whole movement
     w.doubled_ok[ship.key] = False
-    w.event("emergency-transport", "SEQ.2E", None, ship=ship.uid, unit=u.uid, to=hexgrid.fmt(dest))
+    for u in units:
+        w.event(
+            "emergency-transport", "SEQ.2E", None, ship=ship.uid, unit=u.uid, to=hexgrid.fmt(dest)
+        )
     capture_at(w, dest)
 
 

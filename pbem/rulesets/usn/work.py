@@ -68,6 +68,11 @@ class Work:
             self._danger = None
 
     def begin_phase(self, side: Side, step: int) -> None:
+        if "repair_watch" not in self.state.extra:
+            # REP.RATE (A16): where the ships stood at the start of the game, the
+            # start of its first turn (later Step 10s renew it: bases.repair_ships).
+            watch = {u.key: u.where() for u in self.units.values() if u.is_naval}
+            self.state = replace(self.state, extra={**self.state.extra, "repair_watch": watch})
         self.side, self.step = side, step
         self.spent.clear()
         self.doubled_ok.clear()

@@ -52,9 +52,11 @@ def test_base_d_base_g_allied_build_needs_five_or_six_and_base_e_adds_five() -> 
     b = w.bases[ISL]
     assert (b.owner, b.air_capacity) == (A, 5)
     assert b.neutralized(w.state.turn)  # usable from the next turn
+    bs.bookkeeping(w)
+    w.state = replace(w.state, turn=w.state.turn + 1)
     w.put(ship(A, "AT-1", ISL))
     bs.do_build(w, Simple("BUILD", ("ENG-1", "AIR")), ScriptedDice([6]))
-    assert w.bases[ISL].air_capacity == 10  # enlarged by five
+    assert w.bases[ISL].air_capacity == 10  # enlarged by five, next turn
 
 
 def test_base_d_japanese_need_a_six() -> None:
@@ -67,17 +69,17 @@ def test_base_d_japanese_need_a_six() -> None:
 
 
 def test_build_gen_repair_is_certain_after_one_turn() -> None:
-    """BUILD.GEN / BASE.A: a captured 10-point base is repaired at Step 10, no roll."""
+    """BUILD.GEN: "repairs are accomplished definitely after one Game-Turn, while new
+    building depends on the roll of the die" - a destroyed naval base, no roll."""
     s = make_state(
         [land(J, "ENG-1", ISL), ship(J, "TR-1", ISL)],
-        bases=[replace(base(ISL, J, air=10, naval=False), neutralized_until=10**6)],
-        extra={"damaged_bases": {f"{ISL:04d}": "captured"}},
+        bases=[replace(base(ISL, J, air=0, naval=True), naval_destroyed=True)],
     )
     w = work(s, J)
-    bs.do_build(w, Simple("BUILD", ("ENG-1", "AIR")), ScriptedDice([]))
+    bs.do_build(w, Simple("BUILD", ("ENG-1", "NAVAL")), ScriptedDice([]))
+    assert not w.bases[ISL].has_naval
     bs.bookkeeping(w)
-    assert f"{ISL:04d}" not in w.state.extra["damaged_bases"]
-    assert not w.bases[ISL].neutralized(w.state.turn + 1)  # usable next turn
+    assert w.bases[ISL].has_naval
     assert any(e.kind == "base-repaired" for e in w.events)
 
 
@@ -153,3 +155,33 @@ def test_rep_move_damaged_ships_move_at_half_allowance() -> None:
 
     assert movement_allowance(ship(J, "CA-1", 300, ma=5, damage=20)) == 5
     assert movement_allowance(ship(J, "CA-1", 300, ma=5, damage=21)) == 2
+
+
+def test_base_f_base_e_two_engineers_succeeding_add_five_not_ten() -> None:
+    """BASE.F: "Two engineer units attempting to build a base may roll twice to attempt
+    it" - two chances at one base; BASE.E: "built in increments of five Air Points
+    Capacity". Both succeeding in one phase still add five."""
+    s = make_state([land(A, "ENG-1", ISL), land(A, "ENG-2", ISL), ship(A, "AT-1", ISL)])
+    w = work(s, A)
+    bs.do_build(w, Simple("BUILD", ("ENG-1", "AIR")), ScriptedDice([6]))
+    bs.do_build(w, Simple("BUILD", ("ENG-2", "AIR")), ScriptedDice([6]))
+    assert w.bases[ISL].air_capacity == 5
+
+
+def test_rep_rate_first_turn_in_port_counts() -> None:
+    """REP.RATE (A16): "For every complete Game-Turn spent idle in the proper Naval Base,
+    reduce the amount of damage by one week" - in base at the start of the turn and idle:
+    a ship in port at the start of the game, or undamaged at the last Step 10 and damaged
+    in port during the turn, is repaired at this turn's Step 10."""
+    port = HOME[0]
+    s = make_state(
+        [ship(J, "CA-1", port, damage=1, in_base=True), ship(J, "CA-2", port, in_base=True)],
+        bases=[base(port, J)],
+    )
+    w = work(s, J)
+    w.begin_phase(J, 2)  # the game's first phase: the ships' start-of-turn places
+    bs.repair_ships(w)
+    assert w.units["japanese/CA-1"].damage == 0
+    w.put(replace(w.units["japanese/CA-2"], damage=2))  # bombed in port next turn
+    bs.repair_ships(w)
+    assert w.units["japanese/CA-2"].damage == 1

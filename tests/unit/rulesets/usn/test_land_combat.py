@@ -13,6 +13,7 @@ import pytest
 
 from pbem.core.dice import ScriptedDice
 from pbem.core.errors import IllegalOrderError
+from pbem.rulesets.usn import capture
 from pbem.rulesets.usn import land_combat as lc
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.tables import LandResult
@@ -143,7 +144,7 @@ def test_base_i_base_a_base_c_undefended_base_captured_with_cbt_f_and_base_h() -
     assert "allied/CD-1" not in w.units
     assert w.air_at(A, f"{ISL:04d}").total == 0
     assert w.units["allied/CA-1"].in_base is False
-    assert not lc.base_usable(w.state.extra, ISL)  # BASE.A: capacity 10 needs repair
+    assert not capture.base_usable(w.state.extra, ISL)  # BASE.A: capacity 10 needs repair
     assert w.bases[ISL].neutralized(99)  # BASE.PROC.DAMAGED: nobody uses it meanwhile
 
 

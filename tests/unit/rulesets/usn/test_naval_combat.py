@@ -629,3 +629,22 @@ def test_nm_surf_2_a30_ships_too_slow_to_turn_stay_and_are_engaged_there() -> No
         {J: ["BB-1"], A: ["TR-1"]},
     ]
     assert w.units["allied/CA-9"].hex == RING[0] and w.units["allied/TR-1"].hex == X
+
+
+def test_nm_bombland_bombarding_player_names_the_land_unit() -> None:
+    """NM.BOMBLAND: the ships' Surface Attack Strength is compared "with the Defense
+    Strength of any one land unit" in the hex - the bombarding player's choice, written
+    ``BOMBARD <hex> LAND <ships> AT <unit>`` (without AT: the weakest)."""
+    h = ISLAND[0]
+    units = [
+        replace(ship(J, "BB-1", h), sa=150),
+        land(A, "DIV-1", h, defense=15),
+        land(A, "BN-1", h, defense=2),
+    ]
+    g = Game(make_state(units))
+    (e,) = g.validate(J, f"BOMBARD {h:04d} LAND BB-1 AT RGT-9").errors
+    assert e.rule == "NM.BOMBLAND"
+    g.play({J: f"BOMBARD {h:04d} LAND BB-1 AT DIV-1"}, dice=[6] * 10)  # 10-1, die 6: DX
+    (ev,) = [e for e in g.events if e.kind == "bombardment"]
+    assert ev.data["target"] == "DIV-1" and ev.data["cut_off"]
+    assert not g.s.unit(A, "DIV-1").supplied and g.s.unit(A, "BN-1").supplied

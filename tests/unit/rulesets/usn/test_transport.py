@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pbem.rulesets.usn import transport
+from pbem.rulesets.usn.orders import Embark
 from pbem.rulesets.usn.state import Air
+from pbem.rulesets.usn.work import Work
 
 from .builders import AUS, HOME, ISLAND, Game, H, base, land, make_state, ship, stub_geo
 
@@ -62,13 +65,38 @@ def test_nm_trans_debark_reveals_and_mov_j_lands_in_the_naval_phase() -> None:
 
 
 def test_seq_2d_no_unopposed_debark_onto_enemy_units() -> None:
+    """SEQ.2D: no debarking past enemy ships or a CD unit (AMP.CD); onto enemy land units
+    alone a DEBARK only pays for the opposed landing (NM.TRANS.OPPOSED)."""
     g = jgame(
         ship(J, "TR-1", ISLAND[0]),
         land(J, "RGT-1", None, carried_by="TR-1"),
         land(A, "BN-1", ISLAND[0]),
+        ship(A, "CA-1", ISLAND[0]),
     )
     (e,) = g.validate(J, "DEBARK TR-1 RGT-1").errors
     assert e.rule == "SEQ.2D" and "LAND" in e.message
+
+
+def test_nm_trans_opposed_movement_point_paid_in_the_naval_phase() -> None:
+    """NM.TRANS.OPPOSED: "If the hex is Enemy occupied, the Player must expend the
+    movement cost during a naval movement phase, but debark the unit in a Friendly Land
+    Attack Phase." The TR's DEBARK in step 8 pays the point (the units stay aboard);
+    without it the LAND of step 9 is refused."""
+    units = [
+        ship(J, "TR-1", ISLAND[0]),
+        land(J, "RGT-1", None, carried_by="TR-1", attack=30),
+        land(A, "BN-1", ISLAND[0], defense=2),
+    ]
+    g9 = jgame(*units, round=5)
+    (e,) = g9.validate(J, "LAND TR-1 RGT-1").errors
+    assert e.rule == "NM.TRANS.OPPOSED"
+    g = jgame(*units, round=4)
+    g.play({J: "DEBARK TR-1 RGT-1"})
+    assert g.unit(J, "RGT-1").carried_by == "TR-1"
+    assert any(e.kind == "landing-prepared" for e in g.events)
+    g.play({J: "LAND TR-1 RGT-1", A: ""}, dice=[1] * 10)
+    assert g.unit(J, "RGT-1").hex == ISLAND[0]
+    assert "landings" not in g.s.extra
 
 
 def test_nm_trans_alliedwait_two_phases_at_a_hex_without_base() -> None:
@@ -203,3 +231,70 @@ def test_nm_trans_air_cargo_and_enemy_carrier_air_hidden_in_views() -> None:
     assert seen == {f"{AUS[0]:04d}": {"LAC": 3, "NAC": 0, "LBAC": 0}}
     own = g.rs.view(g.state, [], A)["air"][A]
     assert own["TR-1"]["LAC"] == 5 and own["CV-5"]["NAC"] == 8
+
+
+def test_nm_emerg_cap_tp_japanese_destroyer_carries_two_snlf() -> None:
+    """NM.EMERG.CAP: "Japanese Destroyer and Light Cruiser units have a Transport
+    Capacity of four points ... at the same number of Transport Points for units as
+    given in the schedule for normal transport" (SNLF: 2): two SNLF fill a DD."""
+    dest = H(1, 0)
+    geo = stub_geo(land={dest: "class1"})
+    g = jgame(
+        ship(J, "DD-1", PORT, ma=6),
+        land(J, "SNLF-1", PORT, tp=2),
+        land(J, "SNLF-2", PORT, tp=2),
+        land(J, "SNLF-3", PORT, tp=2),
+        geo=geo,
+    )
+    (e,) = g.validate(J, f"EMERGENCY DD-1 SNLF-1 SNLF-2 SNLF-3 {dest:04d}").errors
+    assert e.rule == "NM.EMERG.CAP"
+    g.play({J: f"EMERGENCY DD-1 SNLF-1 SNLF-2 {dest:04d}"})
+    assert g.unit(J, "SNLF-1").hex == dest and g.unit(J, "SNLF-2").hex == dest
+    assert g.unit(J, "SNLF-3").hex == PORT and g.unit(J, "DD-1").hex == PORT
+
+
+def test_amp_trans_nm_emerg_no_emergency_landing_in_enemy_held_class_2_hex() -> None:
+    """AMP.TRANS / ERR.AMP: "Only Japanese Transports and Allied Assault Transports may
+    perform an opposed debarkation, whether Class 1 or 2 land hexes." A destroyer's
+    emergency transport may not put troops ashore where enemy land units are."""
+    dest = H(1, 0)
+    geo = stub_geo(land={dest: "class2"})
+    g = jgame(
+        ship(J, "DD-1", PORT, ma=6), land(J, "SNLF-1", PORT, tp=2), land(A, "BN-1", dest), geo=geo
+    )
+    (e,) = g.validate(J, f"EMERGENCY DD-1 SNLF-1 {dest:04d}").errors
+    assert e.rule == "AMP.TRANS"
+
+
+def test_sup_f_nm_emerg_supply_second_run_supplies_the_second_division() -> None:
+    """SUP.F / NM.EMERG.SUPPLY: "Each transporting unit may supply as much as one
+    division for one Game-Turn": two runs to a hex of two divisions supply both."""
+    dest = H(1, 0)
+    geo = stub_geo(land={dest: "class1"})
+    units = [
+        ship(J, "DD-1", PORT, ma=6, in_base=True),
+        ship(J, "DD-2", PORT, ma=6, in_base=True),
+        land(J, "DIV-1", dest, tp=12, supplied=False),
+        land(J, "DIV-2", dest, tp=12, supplied=False),
+    ]
+    g = jgame(*units, geo=geo)
+    g.play({J: f"EMERGENCY DD-1 SUPPLY {dest:04d}\nEMERGENCY DD-2 SUPPLY {dest:04d}"})
+    assert g.unit(J, "DIV-1").emergency_supply_turn == 1
+    assert g.unit(J, "DIV-2").emergency_supply_turn == 1
+
+
+def test_nm_trans_opposed_debark_onto_enemy_costs_the_tr_one_point() -> None:
+    """NM.TRANS.OPPOSED / NM.TRANS.COST: the opposed landing's movement cost (one for a
+    TR) is spent in the naval phase."""
+    s = make_state(
+        [
+            ship(J, "TR-1", ISLAND[0]),
+            land(J, "RGT-1", None, carried_by="TR-1"),
+            land(A, "BN-1", ISLAND[0]),
+        ]
+    )
+    w = Work.start(stub_geo(), s)
+    w.begin_phase(J, 2)
+    transport.do_embark(w, Embark("TR-1", ("RGT-1",), debark=True))
+    assert w.spent["japanese/TR-1"] == 1
+    assert w.state.extra["landings"]["japanese/TR-1"]["units"] == ["RGT-1"]
