@@ -64,8 +64,11 @@ def chart_turn(state: GameState, turn: int | None = None) -> int:
 # --- movement restrictions ---------------------------------------------------------
 
 
-def keep_out_zones(state: GameState, geo: Geo, side: Side) -> list[tuple[frozenset[int], int, str]]:
-    """(hexes, radius, rule) each of ``side``'s ships must keep away from."""
+def keep_out_zones(
+    state: GameState, geo: Geo, side: Side, ships: Sequence[Unit] = ()
+) -> list[tuple[frozenset[int], int, str]]:
+    """(hexes, radius, rule) each of ``side``'s ships must keep away from; with
+    ``ships``, only the zones that bind at least one of them."""
     if side != JAPANESE:
         return []
     zones: list[tuple[frozenset[int], int, str]] = []
@@ -77,20 +80,32 @@ def keep_out_zones(state: GameState, geo: Geo, side: Side) -> list[tuple[frozens
         )
     sim = sp.get("midway_simulation")
     if sim is not None and not state.extra.get("midway_struck"):
-        zones.append(
-            (
-                frozenset({int(sim["strike_target"])}),
-                int(sim["keep_out_hexes"]),
-                "MINI.MIDSIM.KEEPOUT",
+        exempt = _keep_out_exempt(sim)
+        if not ships or any(s.uid not in exempt for s in ships):
+            zones.append(
+                (
+                    frozenset({int(sim["strike_target"])}),
+                    int(sim["keep_out_hexes"]),
+                    "MINI.MIDSIM.KEEPOUT",
+                )
             )
-        )
     return zones
+
+
+def _keep_out_exempt(sim: Mapping[str, Any]) -> frozenset[str]:
+    """MINI.MIDSIM.KEEPOUT vs MINI.MIDSIM.MOVE (C13): the forced group must end next
+    to Midway, so the data's ``keep_out_applies_to`` ("japanese naval units not in the
+    group") leaves the group's own ships out of the keep-out."""
+    applies_to = str(sim.get("keep_out_applies_to", "")).lower()
+    if applies_to.endswith("not in the group"):
+        return frozenset(str(uid) for uid in sim.get("group", ()))
+    return frozenset()
 
 
 def check_naval_path(w: Work, ships: Sequence[Unit], path: Iterable[str]) -> None:
     """MINI.SOLOMONS.SR (A24), MINI.MIDSIM.KEEPOUT: refuse a move that takes a ship
-    into a keep-out zone at any hex of its path."""
-    zones = keep_out_zones(w.state, w.geo, w.side)
+    into a keep-out zone at any hex of its path (the zones that bind those ships)."""
+    zones = keep_out_zones(w.state, w.geo, w.side, ships)
     if not zones or not ships:
         return
     for tok in path:
