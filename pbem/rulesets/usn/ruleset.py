@@ -56,7 +56,6 @@ from pbem.rulesets.usn.state import (
     unit_from_counter,
     unit_key,
 )
-from pbem.rulesets.usn.supply import update_supply
 
 # The scenario and optional rules: importing them fills the engine's hook table.
 SCENARIO_RULES = (scenario_rules, indian_ocean, ferry)
@@ -119,8 +118,8 @@ class UsnRuleset:
             rules[MAP_OVERRIDES] = map_overrides
         geo = self._geo_for(rules)
         state = scenario_rules.at_setup(build_state(geo, data, scenario, rules))
-        state = opening.at_setup(state)  # OPT.JVD set-up round, CG1.SHOCK.PREGAME
-        return update_supply(geo, state).to_json()
+        # SETUP.SUPPLY (in at_setup): no supply trace before step 10 of turn 1.
+        return opening.at_setup(state).to_json()  # OPT.JVD set-up round, CG1.SHOCK.PREGAME
 
     # --- rounds -------------------------------------------------------------
     def pending(self, state: State) -> Demand | None:

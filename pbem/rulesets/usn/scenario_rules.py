@@ -125,6 +125,31 @@ def check_naval_path(w: Work, ships: Sequence[Unit], path: Iterable[str]) -> Non
 
 
 def at_setup(state: GameState) -> GameState:
+    """The scenario's set-up rules: SETUP.SUPPLY, CG1.PHILFORT."""
+    return _philfort_at_setup(supply_at_start(state))
+
+
+def supply_at_start(state: GameState) -> GameState:
+    """SETUP.SUPPLY: "All air and land forces are considered supplied, except for the
+    Japanese land forces on Guadalcanal in the Eastern Solomons and Santa Cruz
+    Mini-Games." No trace is made at set-up: every land unit and base starts supplied
+    but the side's land units in the hexes of ``special.unsupplied_start`` (and any
+    unit deployed ``unsupplied``); the first trace is step 10's."""
+    rule = world.special(state).get("unsupplied_start")
+    hexes = {int(h) for h in rule.get("hexes", ())} if rule is not None else set()
+    side = str(rule.get("side", JAPANESE)) if rule is not None else None
+    units = []
+    for u in state.units.values():
+        if u.kind not in ("land", "cd"):
+            continue
+        supplied = u.supplied and not (u.side == side and u.hex in hexes)
+        if supplied != u.supplied:
+            units.append(replace(u, supplied=supplied))
+    bases = {h: b if b.supplied else replace(b, supplied=True) for h, b in state.bases.items()}
+    return replace(state.with_units(units), bases=bases)
+
+
+def _philfort_at_setup(state: GameState) -> GameState:
     """CG1.PHILFORT: the defenders of the fortified hex start entrenched."""
     pf = world.special(state).get("philippine_fortifications")
     if pf is None or not pf.get("automatic_entrench"):
