@@ -33,7 +33,7 @@ from pbem.rulesets.usn import (
     transport,
 )
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
-from pbem.rulesets.usn.hooks import HOOKS, NAVAL_BASE_BARRED
+from pbem.rulesets.usn.hooks import ENTRENCH_FREE, HOOKS, NAVAL_BASE_BARRED
 from pbem.rulesets.usn.orders import (
     VERB_STEPS,
     AirCargo,
@@ -581,6 +581,10 @@ def _entrench(w: Work, uid: str, verb: str, dice: Dice | None) -> None:
         return
     if u.entrenched:
         raise IllegalOrderError(f"{uid} is already entrenched", rule="ENT.PROC")
+    if HOOKS[ENTRENCH_FREE](w.state, u):  # CG1.PHILFORT: no die, moved or isolated
+        w.put(replace(u, entrenched=True))
+        w.event("entrench", "CG1.PHILFORT", None, unit=uid, side=u.side, success=True)
+        return
     if u.key in w.moved:
         raise IllegalOrderError(f"{uid} moved this phase", rule="ENT.PROC")
     if not w.supply(w.side).supplied(u.hex) and u.emergency_supply_turn != w.state.turn:

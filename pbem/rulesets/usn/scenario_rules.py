@@ -10,7 +10,9 @@ set at CREATE). What this module does, by rule:
   the strike on Midway has been flown (``check_naval_path``).
 - CG1.HK: Hong Kong falls on its turn (bases to the Japanese, repaired).
 - CG1.THAI: Bangkok's bases become Japanese when a Japanese land unit enters Thailand.
-- CG1.PHILFORT: the fortified Philippine hex entrenches its defenders at set-up.
+- CG1.PHILFORT: Allied land units on the fortified Philippine hex entrench without a
+  die, after moving or while isolated (``entrench_free``), are entrenched there at
+  set-up and on arrival, and ignore isolation for their first eight unsupplied turns.
 - CG1.PHILFORT.MANILA: Manila's naval base is barred to the Japanese until they
   have held the fortified hex with no Allied unit left there (``naval_base_barred``).
 - CG1.AUSRES / CG2.AUSRES: a Japanese landing in Australia brings three Allied
@@ -41,6 +43,7 @@ from pbem.rulesets.usn import hexgrid, indian_ocean, world
 from pbem.rulesets.usn.geo import AUSTRALIA, BURMA, Geo
 from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.hooks import (
+    ENTRENCH_FREE,
     GARRISON_AIR,
     GARRISON_UNIT,
     GARRISONS_SHORT,
@@ -151,16 +154,59 @@ def supply_at_start(state: GameState) -> GameState:
 
 def _philfort_at_setup(state: GameState) -> GameState:
     """CG1.PHILFORT: the defenders of the fortified hex start entrenched."""
-    pf = world.special(state).get("philippine_fortifications")
-    if pf is None or not pf.get("automatic_entrench"):
-        return state
-    h = int(pf["hex"])
     changed = [
         replace(u, entrenched=True)
         for u in state.units.values()
-        if u.hex == h and u.side == ALLIED and u.kind == "land"
+        if not u.entrenched and entrench_free(state, u)
     ]
     return state.with_units(changed)
+
+
+def entrench_free(state: GameState, u: Unit) -> bool:
+    """CG1.PHILFORT: "Any Allied land unit on hex 348 in Luzon may entrench
+    automatically without having to roll the die. A unit may move (if supplied) into
+    the hex and entrench in the same Movement Phase, or if isolated on hex 348 it may
+    entrench." True for such a unit: its ENTRENCH needs no die, no supply, and may
+    follow its move."""
+    pf = world.special(state).get("philippine_fortifications")
+    if pf is None or not pf.get("automatic_entrench"):
+        return False
+    return u.side == ALLIED and u.kind == "land" and u.hex == int(pf["hex"])
+
+
+def _philfort_arrivals(before: GameState, s: GameState) -> GameState:
+    """CG1.PHILFORT: an Allied land unit that has come into the fortified hex in the
+    round is entrenched there automatically (the data's ``automatic_entrench``; it
+    may DISENTRENCH at the end of a later land phase of its own, ENT.B)."""
+    arrived = []
+    for u in s.units.values():
+        if u.entrenched or not entrench_free(s, u):
+            continue
+        old = before.units.get(u.key)
+        if old is None or old.hex != u.hex:
+            arrived.append(replace(u, entrenched=True))
+    return s.with_units(arrived)
+
+
+def _philfort_isolation(s: GameState, pf: Mapping[str, Any]) -> GameState:
+    """CG1.PHILFORT: "Once entrenched, it is not affected by isolation for the first
+    eight Game-Turns in which the unit is out of supply." Run after step 10's trace:
+    an entrenched unit on the hex found out of supply counts one such Game-Turn and,
+    up to the eighth, stays supplied until the next trace
+    (``extra["philfort_isolation"]`` counts them per unit)."""
+    limit = int(pf.get("isolation_immunity_turns", 8))
+    counts = dict(s.extra.get("philfort_isolation", {}))
+    immune = []
+    for u in s.units.values():
+        if u.supplied or not u.entrenched or not entrench_free(s, u):
+            continue
+        n = int(counts.get(u.key, 0)) + 1
+        counts[u.key] = n
+        if n <= limit:
+            immune.append(replace(u, supplied=True))
+    if not counts:
+        return s
+    return replace(s.with_units(immune), extra={**s.extra, "philfort_isolation": counts})
 
 
 def before_round(state: GameState, dice: Dice) -> tuple[GameState, list[Event]]:
@@ -226,8 +272,11 @@ def after_round(
     s = _note_garrisons(s)
     if "philippine_fortifications" in sp:
         s = _philfort_cleared(s, sp["philippine_fortifications"])
+        s = _philfort_arrivals(before, s)
     if ends_turn(before):  # Step 10 of ``before.turn`` has just run
         turn = before.turn
+        if "philippine_fortifications" in sp:
+            s = _philfort_isolation(s, sp["philippine_fortifications"])
         if "hong_kong" in sp:
             s = _hong_kong(s, sp["hong_kong"], turn + 1)
         if "midway_deadline" in sp:
@@ -486,6 +535,7 @@ def _hexes(geo: Geo, g: Mapping[str, Any]) -> frozenset[int]:
 
 HOOKS.fill(NAVAL_PATH, check_naval_path)
 HOOKS.fill(NAVAL_BASE_BARRED, naval_base_barred)
+HOOKS.fill(ENTRENCH_FREE, entrench_free)
 HOOKS.fill(GARRISON_UNIT, check_garrison_unit)
 HOOKS.fill(GARRISON_AIR, check_garrison_air)
 HOOKS.fill(GARRISONS_SHORT, garrisons_short)

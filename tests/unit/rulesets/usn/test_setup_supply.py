@@ -26,7 +26,9 @@ def start(rs: UsnRuleset, scenario: str) -> GameState:
     return GameState.from_json(rs.initial_state(scenario, {}))
 
 
-@pytest.mark.parametrize(("scenario", "uid"), [("santa-cruz", "DIV-1"), ("eastern-solomons", "SNLF-1")])
+@pytest.mark.parametrize(
+    ("scenario", "uid"), [("santa-cruz", "DIV-1"), ("eastern-solomons", "SNLF-1")]
+)
 def test_setup_supply_guadalcanal_japanese_start_unsupplied(
     rs: UsnRuleset, scenario: str, uid: str
 ) -> None:
