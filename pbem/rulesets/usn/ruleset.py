@@ -42,6 +42,7 @@ from pbem.rulesets.usn.geo import Geo, geo_from_map
 from pbem.rulesets.usn.map import MapFiles, UsnMap, build_map
 from pbem.rulesets.usn.phases import advance, run_round
 from pbem.rulesets.usn.picture import view_picture
+from pbem.rulesets.usn.scenario import AREA, entry_spec
 from pbem.rulesets.usn.sequence import STEPS, current_round
 from pbem.rulesets.usn.sides import JAPANESE, SIDES, Side
 from pbem.rulesets.usn.state import (
@@ -323,7 +324,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
     units: dict[str, Unit] = {}
     sub_ids: list[str] = []  # SUB.GEN: paper units, kept off the counter list
     for d in sc.deployments:
-        if d.optional and d.optional not in enabled:
+        if not sc.in_force(d.optional, enabled):
             continue
         for uid in d.units:
             c = world.catalogue.get(str(d.side), uid)
@@ -340,7 +341,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
         units[key] = replace(u, hex=int(c.id.split("-")[1]))
     air: dict[str, dict[str, Air]] = {}
     for a in sc.air:
-        if a.optional and a.optional not in enabled:
+        if not sc.in_force(a.optional, enabled):
             continue
         _deal_air(air, units, bases, Side(a.side), str(a.type), a.points, a.at)
     ranges = {
@@ -350,16 +351,17 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
     first = sc.first_turn
     pending: list[Pending] = []
     for arr in sc.arrivals:
-        if arr.requires and arr.requires not in enabled:
+        # REIN.BURMA, CG2.BURMA: a chosen optional rule or one of the game's special rules.
+        if not sc.in_force(arr.requires, enabled):
             continue
         turn = arr.turn - first + 1
         place = None
-        if arr.at is not None:
-            place = (
-                f"{arr.at.hexes[0]}"
-                if arr.at.hexes
-                else ("AUS" if arr.at.region == "australia" else None)
-            )
+        if arr.at is not None and arr.at.hexes:
+            place = f"{arr.at.hexes[0]}"
+        elif arr.at is not None and arr.at.region == "australia" and not arr.at.unoccupied_by:
+            place = "AUS"
+        elif arr.at is not None and (spec := entry_spec(arr.at)):
+            place = AREA + spec  # REIN.BURMA: an entry area, placed at step 1
         for uid in arr.units:
             u = unit_from_counter(world.catalogue.get(str(arr.side), uid))
             pending.append(Pending(turn, Side(arr.side), u, place=place))
