@@ -320,6 +320,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             ab.air_capacity,
             name=old.name if old else "",
         )
+    bases, damaged = scenario_rules.bases_at_start(geo, sc.special, bases)  # CG2.BASES.J
     enabled = {k for k, v in options.items() if v}
     units: dict[str, Unit] = {}
     sub_ids: list[str] = []  # SUB.GEN: paper units, kept off the counter list
@@ -397,6 +398,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
         extra={
             "air_ranges": ranges,
             "first_turn": first,
+            **({"damaged_bases": damaged} if damaged else {}),
             "spares": spares,
             "withdrawals": [[wd.turn - first + 1, str(wd.side), wd.unit] for wd in sc.withdrawals],
             **({"subs": subs, "sub_log": []} if subs else {}),

@@ -132,6 +132,49 @@ def at_setup(state: GameState) -> GameState:
     return _philfort_at_setup(supply_at_start(state))
 
 
+START_DAMAGED = "damaged at start"  # extra["damaged_bases"] value (CG2.BASES.J)
+FIVE_POINT_AIR_BASE = 5
+
+
+def bases_at_start(
+    geo: Geo, special: Mapping[str, Mapping[str, Any]], bases: Mapping[int, Base]
+) -> tuple[dict[int, Base], dict[str, str]]:
+    """CG2.BASES.J: "The Japanese may use all their bases in Game 1, and all five Air
+    Point Capacity air bases behind the Game 2 start line ... All other bases within
+    the Game 2 Start Line are considered damaged." Each part of a Japanese base not
+    usable so starts damaged: an air part with capacity 0 (repaired to its printed
+    capacity, BASE.E), a naval part marked in ``damaged_bases`` (ships may be there
+    but not refuel or declare themselves in base, BASE.PROC; an engineer repairs it).
+    A base nobody held in Game 1 (Bangkok, neutral, CG1.THAI) was not captured and
+    is usable. Returns the bases and the ``damaged_bases`` entries."""
+    rule = special.get("japanese_bases")
+    out = dict(bases)
+    if rule is None or not rule.get("others_damaged"):
+        return out, {}
+    usable = {int(u["hex"]): u for u in rule.get("usable", ())}
+    damaged: dict[str, str] = {}
+    for h, b in bases.items():
+        pb = geo.bases.get(h)
+        if b.owner != JAPANESE or pb is None:
+            continue
+        before = pb.owner.get("game1")
+        if before is None or (before == JAPANESE and rule.get("game1_bases")):
+            continue  # neutral in Game 1, or a Game 1 Japanese base
+        listed = usable.get(h, {})
+        five = rule.get("five_point_air_bases_behind_start_line")
+        air_ok = bool(listed.get("air")) or (five and pb.air_capacity == FIVE_POINT_AIR_BASE)
+        if b.air and b.air_capacity > 0 and not air_ok:
+            out[h] = replace(out[h], air_capacity=0)
+        if b.naval and not listed.get("naval"):
+            damaged[hexgrid.fmt(h)] = START_DAMAGED
+    return out, damaged
+
+
+def damaged_naval_base(state: GameState, h: int) -> bool:
+    """CG2.BASES.J: a naval base damaged at the start, until an engineer repairs it."""
+    return state.extra.get("damaged_bases", {}).get(hexgrid.fmt(h)) == START_DAMAGED
+
+
 def supply_at_start(state: GameState) -> GameState:
     """SETUP.SUPPLY: "All air and land forces are considered supplied, except for the
     Japanese land forces on Guadalcanal in the Eastern Solomons and Santa Cruz
@@ -291,7 +334,10 @@ def after_round(
 def naval_base_barred(state: GameState, side: Side, h: int) -> bool:
     """CG1.PHILFORT.MANILA: the Japanese may not use Manila's naval base until they
     occupy the Philippine fortifications (348) and no Allied unit is left there.
-    Once that has happened the bar is lifted for good ("until")."""
+    Once that has happened the bar is lifted for good ("until"). CG2.BASES.J: nor
+    anyone a naval base damaged at the start until it is repaired."""
+    if damaged_naval_base(state, h):  # CG2.BASES.J: BASE.PROC.NAVDAMAGED
+        return True
     pf = world.special(state).get("philippine_fortifications")
     if side != JAPANESE or pf is None or pf.get("japanese_naval_base_barred") is None:
         return False
