@@ -381,6 +381,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             "BDE",
             "RGT",
             "MAR",
+            "MRGT",
         ):
             continue
         spare = unit_from_counter(c)
