@@ -41,6 +41,12 @@ class MapLike(Protocol):
     def is_sea(self, h: int) -> bool: ...
 
 
+class AreaMap(Protocol):
+    @property
+    def regions(self) -> Mapping[str, frozenset[Any]]: ...
+    def is_land(self, h: int) -> bool: ...
+
+
 class Occupant(Protocol):
     @property
     def hex(self) -> int | None: ...
@@ -67,7 +73,7 @@ def entry_spec(at: Place) -> str:
     return ";".join(parts)
 
 
-def entry_allowed(geo: MapLike, units: Iterable[Occupant], h: int, spec: str) -> bool:
+def entry_allowed(geo: AreaMap, units: Iterable[Occupant], h: int, spec: str) -> bool:
     """Whether a land hex fits an entry area. With no region to be in, a hex
     ``adjacent:`` to a region is one outside it (and outside China and India)."""
     if not geo.is_land(h):
@@ -91,7 +97,7 @@ def entry_allowed(geo: MapLike, units: Iterable[Occupant], h: int, spec: str) ->
     return True
 
 
-def entry_hexes(geo: MapLike, units: Iterable[Occupant], spec: str) -> list[int]:
+def entry_hexes(geo: AreaMap, units: Iterable[Occupant], spec: str) -> list[int]:
     """The hexes of an entry area, in hex order."""
     occupants = list(units)
     parts = spec.split(";")

@@ -172,7 +172,7 @@ def bases_at_start(
 
 def damaged_naval_base(state: GameState, h: int) -> bool:
     """CG2.BASES.J: a naval base damaged at the start, until an engineer repairs it."""
-    return state.extra.get("damaged_bases", {}).get(hexgrid.fmt(h)) == START_DAMAGED
+    return bool(state.extra.get("damaged_bases", {}).get(hexgrid.fmt(h)) == START_DAMAGED)
 
 
 def supply_at_start(state: GameState) -> GameState:
