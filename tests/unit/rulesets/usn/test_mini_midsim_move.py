@@ -3,6 +3,7 @@ map and data (MINI.MIDSIM.MOVE, MINI.MIDSIM.STRIKE, MINI.MIDSIM.KEEPOUT)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -89,3 +90,20 @@ def test_mini_midsim_move_the_whole_forced_sequence(rs: UsnRuleset) -> None:
     # The Japanese movement phase after the attack: the keep-out is over for all.
     assert rs.pending(state).phase == "J-2"
     assert scenario_rules.keep_out_zones(s, rs.geo, J) == []
+
+
+def test_mini_midsim_keepout_applies_to_from_the_data(rs: UsnRuleset) -> None:
+    """MINI.MIDSIM.KEEPOUT (C13): the data's keep_out_applies_to decides whom the
+    keep-out binds: "japanese naval units not in the group" leaves the group out; with
+    no such key every Japanese ship is bound."""
+    s = GameState.from_json(rs.initial_state("midway-simulation", {}))
+    cv1, ca3 = s.unit(J, "CV-1"), s.unit(J, "CA-3")
+    assert cv1 is not None and ca3 is not None
+    assert scenario_rules.keep_out_zones(s, rs.geo, J, [cv1]) == []
+    assert [z[2] for z in scenario_rules.keep_out_zones(s, rs.geo, J, [cv1, ca3])] == [
+        "MINI.MIDSIM.KEEPOUT"
+    ]
+    sim = dict(load_world().scenario("midway-simulation").special["midway_simulation"])
+    del sim["keep_out_applies_to"]
+    bound = replace(s, extra={**s.extra, "special": {"midway_simulation": sim}})
+    assert scenario_rules.keep_out_zones(bound, rs.geo, J, [cv1]) != []
