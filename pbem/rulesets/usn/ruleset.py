@@ -368,7 +368,9 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             pending.append(Pending(turn, Side(arr.side), u, place=place))
         for atype, pts in arr.air.items():
             # REIN.A.NAC: carrier aircraft come aboard their carrier; the rest enter as usual.
-            where = arr.aboard[0] if arr.aboard and str(atype) == "NAC" else place
+            # An entry area is for counters: air points enter at the side's default base.
+            air_place = None if place and place.startswith(AREA) else place
+            where = arr.aboard[0] if arr.aboard and str(atype) == "NAC" else air_place
             pending.append(
                 Pending(turn, Side(arr.side), air_type=str(atype), air_points=pts, place=where)
             )
