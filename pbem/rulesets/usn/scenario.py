@@ -74,10 +74,9 @@ def entry_spec(at: Place) -> str:
 
 
 def entry_allowed(geo: AreaMap, units: Iterable[Occupant], h: int, spec: str) -> bool:
-    """Whether a land hex fits an entry area. With no region to be in, a hex
-    ``adjacent:`` to a region is one outside it (and outside China and India)."""
-    if not geo.is_land(h):
-        return False
+    """Whether a hex fits an entry area (land or a naval base is the caller's check).
+    With no region to be in, a hex ``adjacent:`` to a region is one outside it (and
+    outside China and India)."""
     parts = spec.split(";")
     inside = [p for p in parts if ":" not in p]
     for p in inside:
@@ -98,7 +97,7 @@ def entry_allowed(geo: AreaMap, units: Iterable[Occupant], h: int, spec: str) ->
 
 
 def entry_hexes(geo: AreaMap, units: Iterable[Occupant], spec: str) -> list[int]:
-    """The hexes of an entry area, in hex order."""
+    """The land hexes of an entry area, in hex order (where a counter enters)."""
     occupants = list(units)
     parts = spec.split(";")
     inside = [p for p in parts if ":" not in p]
@@ -112,7 +111,7 @@ def entry_hexes(geo: AreaMap, units: Iterable[Occupant], spec: str) -> list[int]
             for h in geo.regions.get(p.partition(":")[2], frozenset())
             for n in hexgrid.neighbours(h)
         }
-    return sorted(h for h in pool if entry_allowed(geo, occupants, h, spec))
+    return sorted(h for h in pool if geo.is_land(h) and entry_allowed(geo, occupants, h, spec))
 
 
 # ---------------------------------------------------------------------------
