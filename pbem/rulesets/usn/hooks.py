@@ -24,6 +24,9 @@ NAVAL_PATH: Hook[Callable[[Work, Sequence[Unit], Iterable[str]], None]] = HOOKS.
 NAVAL_BASE_BARRED: Hook[Callable[[GameState, Side, int], bool]] = HOOKS.declare(
     "naval-base-barred", "CG1.PHILFORT.MANILA"
 )
+ENTRENCH_FREE: Hook[Callable[[GameState, Unit], bool]] = HOOKS.declare(
+    "entrench-free", "CG1.PHILFORT"
+)
 GARRISON_UNIT: Hook[Callable[[Work, Unit], None]] = HOOKS.declare("garrison-unit", "OPT.GAR.FIXED")
 GARRISON_AIR: Hook[Callable[[Work, str, str, int], None]] = HOOKS.declare(
     "garrison-air", "OPT.GAR.FIXED"

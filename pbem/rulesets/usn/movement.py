@@ -607,7 +607,7 @@ def do_port(w: Work, uid: str, in_base: bool) -> None:
 BREAKDOWN: dict[tuple[str, str], dict[str, tuple[str, int, int, int]]] = {
     (JAPANESE, "DIV"): {"BDE": ("BDE", 8, 18, 2), "RGT": ("RGT", 6, 12, 3)},
     (ALLIED, "DIV"): {"RGT": ("RGT", 8, 15, 3)},
-    (ALLIED, "MAR"): {"RGT": ("MAR-RGT", 10, 15, 3)},
+    (ALLIED, "MAR"): {"RGT": ("MRGT", 10, 15, 3)},
 }
 
 

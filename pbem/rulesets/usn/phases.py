@@ -33,7 +33,7 @@ from pbem.rulesets.usn import (
     transport,
 )
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
-from pbem.rulesets.usn.hooks import HOOKS, NAVAL_BASE_BARRED
+from pbem.rulesets.usn.hooks import ENTRENCH_FREE, HOOKS, NAVAL_BASE_BARRED
 from pbem.rulesets.usn.orders import (
     VERB_STEPS,
     AirCargo,
@@ -56,6 +56,7 @@ from pbem.rulesets.usn.orders import (
     verb_of,
 )
 from pbem.rulesets.usn.orders import Drop as DropOrder
+from pbem.rulesets.usn.scenario import AREA, entry_allowed, entry_hexes
 from pbem.rulesets.usn.sequence import (
     STEPS,
     Step,
@@ -313,6 +314,10 @@ def _arrival_position(w: Work, p: Pending) -> tuple[Unit, str]:
     h = hexgrid.hex_of(p.place) if p.place else None
     if h is not None:
         return replace(u, hex=h, box=None, in_base=u.is_naval and h in w.bases), ""
+    spec = p.place[len(AREA) :] if p.place and p.place.startswith(AREA) else ""
+    area = entry_hexes(w.geo, w.units.values(), spec) if spec else []
+    if area:  # REIN.BURMA, CG2.BURMA: the first hex of the area; PLACE may move it
+        return replace(u, hex=area[0], box=None, in_base=False), spec
     if p.side == ALLIED and p.place == "AUS":
         return replace(u, hex=None, box=WEST_COAST, in_base=u.is_naval), AUSTRALIA
     if p.side == ALLIED:
@@ -357,7 +362,7 @@ def _do_place(w: Work, side: Side, order: Place) -> None:
         raise IllegalOrderError(
             f"{u.uid} did not arrive this turn with a free entry place", rule="REIN.ENTRYHEX"
         )
-    if not w.geo.in_region(h, region):
+    if not entry_allowed(w.geo, w.units.values(), h, region):
         raise IllegalOrderError(f"{hexgrid.fmt(h)} is not in {region}", rule="REIN.ENTRYHEX")
     if u.is_naval:
         b = w.own_base(h)
@@ -581,6 +586,10 @@ def _entrench(w: Work, uid: str, verb: str, dice: Dice | None) -> None:
         return
     if u.entrenched:
         raise IllegalOrderError(f"{uid} is already entrenched", rule="ENT.PROC")
+    if HOOKS[ENTRENCH_FREE](w.state, u):  # CG1.PHILFORT: no die, moved or isolated
+        w.put(replace(u, entrenched=True))
+        w.event("entrench", "CG1.PHILFORT", None, unit=uid, side=u.side, success=True)
+        return
     if u.key in w.moved:
         raise IllegalOrderError(f"{uid} moved this phase", rule="ENT.PROC")
     if not w.supply(w.side).supplied(u.hex) and u.emergency_supply_turn != w.state.turn:

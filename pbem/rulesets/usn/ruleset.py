@@ -42,6 +42,7 @@ from pbem.rulesets.usn.geo import Geo, geo_from_map
 from pbem.rulesets.usn.map import MapFiles, UsnMap, build_map
 from pbem.rulesets.usn.phases import advance, run_round
 from pbem.rulesets.usn.picture import view_picture
+from pbem.rulesets.usn.scenario import AREA, entry_spec
 from pbem.rulesets.usn.sequence import STEPS, current_round
 from pbem.rulesets.usn.sides import JAPANESE, SIDES, Side
 from pbem.rulesets.usn.state import (
@@ -56,7 +57,6 @@ from pbem.rulesets.usn.state import (
     unit_from_counter,
     unit_key,
 )
-from pbem.rulesets.usn.supply import update_supply
 
 # The scenario and optional rules: importing them fills the engine's hook table.
 SCENARIO_RULES = (scenario_rules, indian_ocean, ferry)
@@ -119,8 +119,8 @@ class UsnRuleset:
             rules[MAP_OVERRIDES] = map_overrides
         geo = self._geo_for(rules)
         state = scenario_rules.at_setup(build_state(geo, data, scenario, rules))
-        state = opening.at_setup(state)  # OPT.JVD set-up round, CG1.SHOCK.PREGAME
-        return update_supply(geo, state).to_json()
+        # SETUP.SUPPLY (in at_setup): no supply trace before step 10 of turn 1.
+        return opening.at_setup(state).to_json()  # OPT.JVD set-up round, CG1.SHOCK.PREGAME
 
     # --- rounds -------------------------------------------------------------
     def pending(self, state: State) -> Demand | None:
@@ -320,11 +320,12 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             ab.air_capacity,
             name=old.name if old else "",
         )
+    bases, damaged = scenario_rules.bases_at_start(geo, sc.special, bases)  # CG2.BASES.J
     enabled = {k for k, v in options.items() if v}
     units: dict[str, Unit] = {}
     sub_ids: list[str] = []  # SUB.GEN: paper units, kept off the counter list
     for d in sc.deployments:
-        if d.optional and d.optional not in enabled:
+        if not sc.in_force(d.optional, enabled):
             continue
         for uid in d.units:
             c = world.catalogue.get(str(d.side), uid)
@@ -341,7 +342,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
         units[key] = replace(u, hex=int(c.id.split("-")[1]))
     air: dict[str, dict[str, Air]] = {}
     for a in sc.air:
-        if a.optional and a.optional not in enabled:
+        if not sc.in_force(a.optional, enabled):
             continue
         _deal_air(air, units, bases, Side(a.side), str(a.type), a.points, a.at)
     ranges = {
@@ -351,22 +352,25 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
     first = sc.first_turn
     pending: list[Pending] = []
     for arr in sc.arrivals:
-        if arr.requires and arr.requires not in enabled:
+        # REIN.BURMA, CG2.BURMA: a chosen optional rule or one of the game's special rules.
+        if not sc.in_force(arr.requires, enabled):
             continue
         turn = arr.turn - first + 1
         place = None
-        if arr.at is not None:
-            place = (
-                f"{arr.at.hexes[0]}"
-                if arr.at.hexes
-                else ("AUS" if arr.at.region == "australia" else None)
-            )
+        if arr.at is not None and arr.at.hexes:
+            place = f"{arr.at.hexes[0]}"
+        elif arr.at is not None and arr.at.region == "australia" and not arr.at.unoccupied_by:
+            place = "AUS"
+        elif arr.at is not None and (spec := entry_spec(arr.at)):
+            place = AREA + spec  # REIN.BURMA: an entry area, placed at step 1
         for uid in arr.units:
             u = unit_from_counter(world.catalogue.get(str(arr.side), uid))
             pending.append(Pending(turn, Side(arr.side), u, place=place))
         for atype, pts in arr.air.items():
             # REIN.A.NAC: carrier aircraft come aboard their carrier; the rest enter as usual.
-            where = arr.aboard[0] if arr.aboard and str(atype) == "NAC" else place
+            # An entry area is for counters: air points enter at the side's default base.
+            air_place = None if place and place.startswith(AREA) else place
+            where = arr.aboard[0] if arr.aboard and str(atype) == "NAC" else air_place
             pending.append(
                 Pending(turn, Side(arr.side), air_type=str(atype), air_points=pts, place=where)
             )
@@ -379,6 +383,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             "BDE",
             "RGT",
             "MAR",
+            "MRGT",
         ):
             continue
         spare = unit_from_counter(c)
@@ -396,6 +401,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
         extra={
             "air_ranges": ranges,
             "first_turn": first,
+            **({"damaged_bases": damaged} if damaged else {}),
             "spares": spares,
             "withdrawals": [[wd.turn - first + 1, str(wd.side), wd.unit] for wd in sc.withdrawals],
             **({"subs": subs, "sub_log": []} if subs else {}),

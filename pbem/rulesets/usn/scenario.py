@@ -41,6 +41,79 @@ class MapLike(Protocol):
     def is_sea(self, h: int) -> bool: ...
 
 
+class AreaMap(Protocol):
+    @property
+    def regions(self) -> Mapping[str, frozenset[Any]]: ...
+    def is_land(self, h: int) -> bool: ...
+
+
+class Occupant(Protocol):
+    @property
+    def hex(self) -> int | None: ...
+    @property
+    def side(self) -> Any: ...
+
+
+# ---------------------------------------------------------------------------
+# Entry areas of the Reinforcement Chart (REIN.ENTRYHEX, REIN.BURMA, CG2.BURMA)
+
+AREA = "area:"  # prefix of a pending arrival's place that names an entry area
+CLOSED_REGIONS = ("china", "india")  # MOV.M: no land unit enters them
+
+
+def entry_spec(at: Place) -> str:
+    """An arrival's entry area as kept in the state: ``;``-joined conditions, each a
+    region to be in (``burma``), ``adjacent:<region>`` or ``free:<side>`` (no unit of
+    that side in the hex)."""
+    parts = [at.region] if at.region else []
+    if at.adjacent_to_region:
+        parts.append(f"adjacent:{at.adjacent_to_region}")
+    if at.unoccupied_by:
+        parts.append(f"free:{at.unoccupied_by}")
+    return ";".join(parts)
+
+
+def entry_allowed(geo: AreaMap, units: Iterable[Occupant], h: int, spec: str) -> bool:
+    """Whether a hex fits an entry area (land or a naval base is the caller's check).
+    With no region to be in, a hex ``adjacent:`` to a region is one outside it (and
+    outside China and India)."""
+    parts = spec.split(";")
+    inside = [p for p in parts if ":" not in p]
+    for p in inside:
+        if h not in geo.regions.get(p, frozenset()):
+            return False
+    for p in parts:
+        kind, _, arg = p.partition(":")
+        if kind == "adjacent":
+            region = geo.regions.get(arg, frozenset())
+            if not any(n in region for n in hexgrid.neighbours(h)):
+                return False
+            closed = (arg, *CLOSED_REGIONS)
+            if not inside and any(h in geo.regions.get(r, frozenset()) for r in closed):
+                return False
+        elif kind == "free" and any(u.hex == h and str(u.side) == arg for u in units):
+            return False
+    return True
+
+
+def entry_hexes(geo: AreaMap, units: Iterable[Occupant], spec: str) -> list[int]:
+    """The land hexes of an entry area, in hex order (where a counter enters)."""
+    occupants = list(units)
+    parts = spec.split(";")
+    inside = [p for p in parts if ":" not in p]
+    if inside:
+        pool = set(geo.regions.get(inside[0], frozenset()))
+    else:
+        pool = {
+            n
+            for p in parts
+            if p.startswith("adjacent:")
+            for h in geo.regions.get(p.partition(":")[2], frozenset())
+            for n in hexgrid.neighbours(h)
+        }
+    return sorted(h for h in pool if geo.is_land(h) and entry_allowed(geo, occupants, h, spec))
+
+
 # ---------------------------------------------------------------------------
 # Scenario model
 

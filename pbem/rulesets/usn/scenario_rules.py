@@ -10,7 +10,9 @@ set at CREATE). What this module does, by rule:
   the strike on Midway has been flown (``check_naval_path``).
 - CG1.HK: Hong Kong falls on its turn (bases to the Japanese, repaired).
 - CG1.THAI: Bangkok's bases become Japanese when a Japanese land unit enters Thailand.
-- CG1.PHILFORT: the fortified Philippine hex entrenches its defenders at set-up.
+- CG1.PHILFORT: Allied land units on the fortified Philippine hex entrench without a
+  die, after moving or while isolated (``entrench_free``), are entrenched there at
+  set-up and on arrival, and ignore isolation for their first eight unsupplied turns.
 - CG1.PHILFORT.MANILA: Manila's naval base is barred to the Japanese until they
   have held the fortified hex with no Allied unit left there (``naval_base_barred``).
 - CG1.AUSRES / CG2.AUSRES: a Japanese landing in Australia brings three Allied
@@ -41,6 +43,7 @@ from pbem.rulesets.usn import hexgrid, indian_ocean, world
 from pbem.rulesets.usn.geo import AUSTRALIA, BURMA, Geo
 from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.hooks import (
+    ENTRENCH_FREE,
     GARRISON_AIR,
     GARRISON_UNIT,
     GARRISONS_SHORT,
@@ -64,8 +67,11 @@ def chart_turn(state: GameState, turn: int | None = None) -> int:
 # --- movement restrictions ---------------------------------------------------------
 
 
-def keep_out_zones(state: GameState, geo: Geo, side: Side) -> list[tuple[frozenset[int], int, str]]:
-    """(hexes, radius, rule) each of ``side``'s ships must keep away from."""
+def keep_out_zones(
+    state: GameState, geo: Geo, side: Side, ships: Sequence[Unit] = ()
+) -> list[tuple[frozenset[int], int, str]]:
+    """(hexes, radius, rule) each of ``side``'s ships must keep away from; with
+    ``ships``, only the zones that bind at least one of them."""
     if side != JAPANESE:
         return []
     zones: list[tuple[frozenset[int], int, str]] = []
@@ -77,20 +83,32 @@ def keep_out_zones(state: GameState, geo: Geo, side: Side) -> list[tuple[frozens
         )
     sim = sp.get("midway_simulation")
     if sim is not None and not state.extra.get("midway_struck"):
-        zones.append(
-            (
-                frozenset({int(sim["strike_target"])}),
-                int(sim["keep_out_hexes"]),
-                "MINI.MIDSIM.KEEPOUT",
+        exempt = _keep_out_exempt(sim)
+        if not ships or any(s.uid not in exempt for s in ships):
+            zones.append(
+                (
+                    frozenset({int(sim["strike_target"])}),
+                    int(sim["keep_out_hexes"]),
+                    "MINI.MIDSIM.KEEPOUT",
+                )
             )
-        )
     return zones
+
+
+def _keep_out_exempt(sim: Mapping[str, Any]) -> frozenset[str]:
+    """MINI.MIDSIM.KEEPOUT vs MINI.MIDSIM.MOVE (C13): the forced group must end next
+    to Midway, so the data's ``keep_out_applies_to`` ("japanese naval units not in the
+    group") leaves the group's own ships out of the keep-out."""
+    applies_to = str(sim.get("keep_out_applies_to", "")).lower()
+    if applies_to.endswith("not in the group"):
+        return frozenset(str(uid) for uid in sim.get("group", ()))
+    return frozenset()
 
 
 def check_naval_path(w: Work, ships: Sequence[Unit], path: Iterable[str]) -> None:
     """MINI.SOLOMONS.SR (A24), MINI.MIDSIM.KEEPOUT: refuse a move that takes a ship
-    into a keep-out zone at any hex of its path."""
-    zones = keep_out_zones(w.state, w.geo, w.side)
+    into a keep-out zone at any hex of its path (the zones that bind those ships)."""
+    zones = keep_out_zones(w.state, w.geo, w.side, ships)
     if not zones or not ships:
         return
     for tok in path:
@@ -110,17 +128,128 @@ def check_naval_path(w: Work, ships: Sequence[Unit], path: Iterable[str]) -> Non
 
 
 def at_setup(state: GameState) -> GameState:
+    """The scenario's set-up rules: SETUP.SUPPLY, CG1.PHILFORT."""
+    return _philfort_at_setup(supply_at_start(state))
+
+
+START_DAMAGED = "damaged at start"  # extra["damaged_bases"] value (CG2.BASES.J)
+FIVE_POINT_AIR_BASE = 5
+
+
+def bases_at_start(
+    geo: Geo, special: Mapping[str, Mapping[str, Any]], bases: Mapping[int, Base]
+) -> tuple[dict[int, Base], dict[str, str]]:
+    """CG2.BASES.J: "The Japanese may use all their bases in Game 1, and all five Air
+    Point Capacity air bases behind the Game 2 start line ... All other bases within
+    the Game 2 Start Line are considered damaged." Each part of a Japanese base not
+    usable so starts damaged: an air part with capacity 0 (repaired to its printed
+    capacity, BASE.E), a naval part marked in ``damaged_bases`` (ships may be there
+    but not refuel or declare themselves in base, BASE.PROC; an engineer repairs it).
+    A base nobody held in Game 1 (Bangkok, neutral, CG1.THAI) was not captured and
+    is usable. Returns the bases and the ``damaged_bases`` entries."""
+    rule = special.get("japanese_bases")
+    out = dict(bases)
+    if rule is None or not rule.get("others_damaged"):
+        return out, {}
+    usable = {int(u["hex"]): u for u in rule.get("usable", ())}
+    damaged: dict[str, str] = {}
+    for h, b in bases.items():
+        pb = geo.bases.get(h)
+        if b.owner != JAPANESE or pb is None:
+            continue
+        before = pb.owner.get("game1")
+        if before is None or (before == JAPANESE and rule.get("game1_bases")):
+            continue  # neutral in Game 1, or a Game 1 Japanese base
+        listed = usable.get(h, {})
+        five = rule.get("five_point_air_bases_behind_start_line")
+        air_ok = bool(listed.get("air")) or (five and pb.air_capacity == FIVE_POINT_AIR_BASE)
+        if b.air and b.air_capacity > 0 and not air_ok:
+            out[h] = replace(out[h], air_capacity=0)
+        if b.naval and not listed.get("naval"):
+            damaged[hexgrid.fmt(h)] = START_DAMAGED
+    return out, damaged
+
+
+def damaged_naval_base(state: GameState, h: int) -> bool:
+    """CG2.BASES.J: a naval base damaged at the start, until an engineer repairs it."""
+    return bool(state.extra.get("damaged_bases", {}).get(hexgrid.fmt(h)) == START_DAMAGED)
+
+
+def supply_at_start(state: GameState) -> GameState:
+    """SETUP.SUPPLY: "All air and land forces are considered supplied, except for the
+    Japanese land forces on Guadalcanal in the Eastern Solomons and Santa Cruz
+    Mini-Games." No trace is made at set-up: every land unit and base starts supplied
+    but the side's land units in the hexes of ``special.unsupplied_start`` (and any
+    unit deployed ``unsupplied``); the first trace is step 10's."""
+    rule = world.special(state).get("unsupplied_start")
+    hexes = {int(h) for h in rule.get("hexes", ())} if rule is not None else set()
+    side = str(rule.get("side", JAPANESE)) if rule is not None else None
+    units = []
+    for u in state.units.values():
+        if u.kind not in ("land", "cd"):
+            continue
+        supplied = u.supplied and not (u.side == side and u.hex in hexes)
+        if supplied != u.supplied:
+            units.append(replace(u, supplied=supplied))
+    bases = {h: b if b.supplied else replace(b, supplied=True) for h, b in state.bases.items()}
+    return replace(state.with_units(units), bases=bases)
+
+
+def _philfort_at_setup(state: GameState) -> GameState:
     """CG1.PHILFORT: the defenders of the fortified hex start entrenched."""
-    pf = world.special(state).get("philippine_fortifications")
-    if pf is None or not pf.get("automatic_entrench"):
-        return state
-    h = int(pf["hex"])
     changed = [
         replace(u, entrenched=True)
         for u in state.units.values()
-        if u.hex == h and u.side == ALLIED and u.kind == "land"
+        if not u.entrenched and entrench_free(state, u)
     ]
     return state.with_units(changed)
+
+
+def entrench_free(state: GameState, u: Unit) -> bool:
+    """CG1.PHILFORT: "Any Allied land unit on hex 348 in Luzon may entrench
+    automatically without having to roll the die. A unit may move (if supplied) into
+    the hex and entrench in the same Movement Phase, or if isolated on hex 348 it may
+    entrench." True for such a unit: its ENTRENCH needs no die, no supply, and may
+    follow its move."""
+    pf = world.special(state).get("philippine_fortifications")
+    if pf is None or not pf.get("automatic_entrench"):
+        return False
+    return u.side == ALLIED and u.kind == "land" and u.hex == int(pf["hex"])
+
+
+def _philfort_arrivals(before: GameState, s: GameState) -> GameState:
+    """CG1.PHILFORT: an Allied land unit that has come into the fortified hex in the
+    round is entrenched there automatically (the data's ``automatic_entrench``; it
+    may DISENTRENCH at the end of a later land phase of its own, ENT.B)."""
+    arrived = []
+    for u in s.units.values():
+        if u.entrenched or not entrench_free(s, u):
+            continue
+        old = before.units.get(u.key)
+        if old is None or old.hex != u.hex:
+            arrived.append(replace(u, entrenched=True))
+    return s.with_units(arrived)
+
+
+def _philfort_isolation(s: GameState, pf: Mapping[str, Any]) -> GameState:
+    """CG1.PHILFORT: "Once entrenched, it is not affected by isolation for the first
+    eight Game-Turns in which the unit is out of supply." Run after step 10's trace:
+    an entrenched unit on the hex found out of supply counts one such Game-Turn and,
+    up to the eighth, stays supplied until the next trace
+    (``extra["philfort_isolation"]`` counts them per unit)."""
+    limit = int(pf.get("isolation_immunity_turns", 8))
+    counts = dict(s.extra.get("philfort_isolation", {}))
+    immune = []
+    for u in s.units.values():
+        if u.supplied or not u.entrenched or not entrench_free(s, u):
+            continue
+        n = int(counts.get(u.key, 0)) + 1
+        counts[u.key] = n
+        if n <= limit:
+            immune.append(replace(u, supplied=True))
+    if not counts:
+        return s
+    return replace(s.with_units(immune), extra={**s.extra, "philfort_isolation": counts})
 
 
 def before_round(state: GameState, dice: Dice) -> tuple[GameState, list[Event]]:
@@ -186,8 +315,11 @@ def after_round(
     s = _note_garrisons(s)
     if "philippine_fortifications" in sp:
         s = _philfort_cleared(s, sp["philippine_fortifications"])
+        s = _philfort_arrivals(before, s)
     if ends_turn(before):  # Step 10 of ``before.turn`` has just run
         turn = before.turn
+        if "philippine_fortifications" in sp:
+            s = _philfort_isolation(s, sp["philippine_fortifications"])
         if "hong_kong" in sp:
             s = _hong_kong(s, sp["hong_kong"], turn + 1)
         if "midway_deadline" in sp:
@@ -202,7 +334,10 @@ def after_round(
 def naval_base_barred(state: GameState, side: Side, h: int) -> bool:
     """CG1.PHILFORT.MANILA: the Japanese may not use Manila's naval base until they
     occupy the Philippine fortifications (348) and no Allied unit is left there.
-    Once that has happened the bar is lifted for good ("until")."""
+    Once that has happened the bar is lifted for good ("until"). CG2.BASES.J: nor
+    anyone a naval base damaged at the start until it is repaired."""
+    if damaged_naval_base(state, h):  # CG2.BASES.J: BASE.PROC.NAVDAMAGED
+        return True
     pf = world.special(state).get("philippine_fortifications")
     if side != JAPANESE or pf is None or pf.get("japanese_naval_base_barred") is None:
         return False
@@ -446,6 +581,7 @@ def _hexes(geo: Geo, g: Mapping[str, Any]) -> frozenset[int]:
 
 HOOKS.fill(NAVAL_PATH, check_naval_path)
 HOOKS.fill(NAVAL_BASE_BARRED, naval_base_barred)
+HOOKS.fill(ENTRENCH_FREE, entrench_free)
 HOOKS.fill(GARRISON_UNIT, check_garrison_unit)
 HOOKS.fill(GARRISON_AIR, check_garrison_air)
 HOOKS.fill(GARRISONS_SHORT, garrisons_short)

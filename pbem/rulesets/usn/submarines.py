@@ -115,13 +115,14 @@ def free_to_leave(w: Work, sub: Mapping[str, Any]) -> bool:
 
 
 def begin_phase(w: Work) -> None:
-    """SUB.G: a station a new base made illegal is abandoned (the sub must move on)."""
+    """SUB.G: a station a new base made illegal is abandoned, and the sub "must move
+    on its next movement phase" (this one: ``must_move`` until it has moved)."""
     if w.side != JAPANESE or not enabled(w.state):
         return
     subs = subs_of(w.state)
     for uid, sub in sorted(subs.items()):
         if sub.get("station") and station_refusal(w, int(sub["hex"])) is not None:
-            subs[uid] = {**sub, "station": False, "phases": 0}
+            subs[uid] = {**sub, "station": False, "phases": 0, "must_move": True}
             w.event("sub-station-lost", "SUB.G", (JAPANESE,), sub=uid, hex=hexgrid.fmt(sub["hex"]))
     _store(w, subs)
 
@@ -189,6 +190,7 @@ def end_phase(w: Work) -> None:
     """The phase counts for subs on station (A25); GEN.REC.C: the turn's log entry."""
     if w.side != JAPANESE or not enabled(w.state):
         return
+    _forced_moves(w)
     subs = subs_of(w.state)
     for uid, sub in subs.items():
         if sub.get("station"):
@@ -207,6 +209,24 @@ def end_phase(w: Work) -> None:
     _store(w, subs, log)
     extra = {k: v for k, v in w.state.extra.items() if k != "subs_moved"}
     w.state = replace(w.state, extra=extra)
+
+
+def _forced_moves(w: Work) -> None:
+    """SUB.G: a sub that had to abandon its station and was given no move this phase
+    is moved one hex by the engine, to the lowest-numbered sea-connected neighbour
+    (ruling: the rule's "must move" is kept at its least, one hex)."""
+    subs = subs_of(w.state)
+    moved = set(w.state.extra.get("subs_moved", ()))
+    for uid, sub in sorted(subs.items()):
+        if not sub.get("must_move") or uid in moved:
+            continue
+        here = int(sub["hex"])
+        to = min(w.geo.naval_nbrs.get(here, ()), default=None)
+        if to is None:
+            continue
+        subs[uid] = {"hex": to, "station": False, "phases": 0}
+        w.event("sub-moved", "SUB.G", (JAPANESE,), sub=uid, path=[hexgrid.fmt(to)], forced=True)
+    _store(w, subs)
 
 
 # --- SUB.C: attacks on Allied ships entering a sub's hex ---------------------------------

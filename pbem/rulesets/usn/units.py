@@ -42,6 +42,7 @@ class UnitType(StrEnum):
     SNLF = "SNLF"  # Special Naval Landing Force regiment, Japanese
     PARA = "PARA"  # airborne (parachute) regiment, Japanese
     MAR = "MAR"  # Marine division, Allied
+    MRGT = "MRGT"  # Marine regiment, Allied: a Marine division's parts (BRK.A.MAR)
     ENG = "ENG"  # engineer regiment
     ARMY = "ARMY"  # Chinese army (Burma option), Allied
     CD = "CD"  # coastal defense
@@ -72,6 +73,7 @@ LAND_TYPES = frozenset(
         UnitType.SNLF,
         UnitType.PARA,
         UnitType.MAR,
+        UnitType.MRGT,
         UnitType.ENG,
         UnitType.ARMY,
         UnitType.CD,
