@@ -20,9 +20,10 @@ from pbem.emailpolicy import DEFAULT
 
 __all__ = ["compose_reply", "reply_subject", "stable_message_id"]
 
-_LABEL_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,31}$")
-_DOMAIN_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$")
-_MSGID_RE = re.compile(r"^<[^<>\s@]+@[^<>\s@]+>$")
+# Matched whole (fullmatch): "$" alone would let a trailing newline through.
+_LABEL_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
+_DOMAIN_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
+_MSGID_RE = re.compile(r"<[^<>\s@]+@[^<>\s@]+>")
 _AUTO_SUBMITTED = ("auto-replied", "auto-generated")
 # Threads grow without bound; RFC 5322 §3.6.4 allows trimming the middle.
 _MAX_REFERENCES = 12
@@ -36,11 +37,11 @@ def stable_message_id(*parts: str, domain: str) -> str:
     """
     if not parts:
         raise ValueError("stable_message_id needs at least one part")
-    if not _DOMAIN_RE.match(domain):
+    if not _DOMAIN_RE.fullmatch(domain):
         raise ValueError(f"not a usable Message-ID domain: {domain!r}")
     # JSON keeps part boundaries unambiguous: ("a", "bc") differs from ("ab", "c").
     digest = hashlib.sha256(json.dumps(list(parts)).encode("utf-8")).hexdigest()[:32]
-    label = parts[0] if _LABEL_RE.match(parts[0]) else None
+    label = parts[0] if _LABEL_RE.fullmatch(parts[0]) else None
     local = f"pbem.{label}.{digest}" if label else f"pbem.{digest}"
     return f"<{local}@{domain}>"
 
@@ -80,7 +81,7 @@ def compose_reply(
         raise ValueError(f"auto_submitted must be one of {_AUTO_SUBMITTED}")
     if date.tzinfo is None or date.utcoffset() is None:
         raise ValueError("date must be timezone-aware")
-    if not _MSGID_RE.match(message_id):
+    if not _MSGID_RE.fullmatch(message_id):
         raise ValueError(f"not a Message-ID: {message_id!r}")
     if not loop_token or _has_line_break(loop_token):
         raise ValueError("loop_token must be a non-empty single line")
@@ -140,8 +141,8 @@ def _thread(in_reply_to: str | None, references: Sequence[str]) -> list[str]:
     Only well-formed ids are kept; malformed ones from a stranger's mail
     would otherwise make the header unparseable.
     """
-    ids = [r.strip() for r in references if _MSGID_RE.match(r.strip())]
-    if in_reply_to and _MSGID_RE.match(in_reply_to) and in_reply_to not in ids:
+    ids = [r.strip() for r in references if _MSGID_RE.fullmatch(r.strip())]
+    if in_reply_to and _MSGID_RE.fullmatch(in_reply_to) and in_reply_to not in ids:
         ids.append(in_reply_to)
     ids = list(dict.fromkeys(ids))
     if len(ids) > _MAX_REFERENCES:
