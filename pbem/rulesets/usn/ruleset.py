@@ -213,8 +213,8 @@ def _own_bases(bases: Mapping[int, Base], side: Side, naval: bool | None = None)
 
 def _place_unit(geo: Geo, bases: Mapping[int, Base], u: Unit, at: Any) -> Unit:
     """SETUP.HEXSPEC / SETUP.AREA / SETUP.FREE: exact hexes as printed; an area or a
-    free choice goes to its representative hex or the first fitting base (the
-    players' own set-up choices are a moderator matter, see docs/usn-deferred.md)."""
+    free choice goes to its representative hex or the first fitting base, the default
+    the players' set-up rounds start from (opening.py)."""
     if at.unit:
         return replace(u, carried_by=at.unit)
     if at.offmap:
@@ -322,6 +322,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
         )
     enabled = {k for k, v in options.items() if v}
     units: dict[str, Unit] = {}
+    choices: dict[str, dict[str, Any]] = {}  # side -> its set-up choices (opening.py)
     sub_ids: list[str] = []  # SUB.GEN: paper units, kept off the counter list
     for d in sc.deployments:
         if d.optional and d.optional not in enabled:
@@ -334,6 +335,9 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
                 continue
             u = replace(u, entrenched=d.entrenched, damage=d.damage, supplied=not d.unsupplied)
             units[u.key] = _place_unit(geo, bases, u, d.at)
+            if opening.is_free(d.at):  # SETUP.AREA, SETUP.FREE: chosen in the set-up round
+                mine = choices.setdefault(u.side, {}).setdefault("units", {})
+                mine[u.uid] = opening.area_of(d.at)
     home = _fleet_base(units, bases, JAPANESE) if sub_ids else None
     subs = {uid: {"hex": home, "station": False, "phases": 0} for uid in sub_ids if home}
     for key, c in sc.coastal_defense.items():
@@ -343,7 +347,17 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
     for a in sc.air:
         if a.optional and a.optional not in enabled:
             continue
-        _deal_air(air, units, bases, Side(a.side), str(a.type), a.points, a.at)
+        side, atype = Side(a.side), str(a.type)
+        before = {loc: x.get(atype) for loc, x in air.get(side, {}).items()}
+        _deal_air(air, units, bases, side, atype, a.points, a.at)
+        if opening.is_free(a.at):  # SETUP.AIRANY: the default, for the set-up round
+            dealt = [
+                [loc, x.get(atype) - before.get(loc, 0)]
+                for loc, x in air.get(side, {}).items()
+                if x.get(atype) > before.get(loc, 0)
+            ]
+            pool = {"type": atype, "points": a.points, "area": opening.area_of(a.at)}
+            choices.setdefault(side, {}).setdefault("air", []).append({**pool, "default": dealt})
     ranges = {
         key: [t.range_normal, t.range_extended or t.range_normal]
         for key, t in world.catalogue.air.items()
@@ -399,5 +413,6 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             "spares": spares,
             "withdrawals": [[wd.turn - first + 1, str(wd.side), wd.unit] for wd in sc.withdrawals],
             **({"subs": subs, "sub_log": []} if subs else {}),
+            **({"setup": choices} if choices else {}),
         },
     )
