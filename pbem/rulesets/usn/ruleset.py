@@ -289,10 +289,29 @@ def _deal_air(
         mine[loc] = mine.get(loc, Air()).add(atype, left)
 
 
+def _points_of(air: Mapping[str, Mapping[str, Air]], a: Any) -> dict[str, int]:
+    return {loc: x.get(str(a.type)) for loc, x in air.get(str(a.side), {}).items()}
+
+
+def _note_free_air(
+    choices: dict[str, dict[str, Any]],
+    air: Mapping[str, Mapping[str, Air]],
+    a: Any,
+    before: Mapping[str, int],
+) -> None:
+    """SETUP.AIRANY: a free air allotment, its area and where the default dealt it."""
+    if not opening.is_free(a.at):
+        return
+    after = _points_of(air, a)
+    dealt = [[loc, n - before.get(loc, 0)] for loc, n in after.items() if n > before.get(loc, 0)]
+    pool = {"type": str(a.type), "points": a.points, "area": opening.area_of(a.at)}
+    choices.setdefault(str(a.side), {}).setdefault("air", []).append({**pool, "default": dealt})
+
+
 def _fleet_base(units: Mapping[str, Unit], bases: Mapping[int, Base], side: Side) -> int | None:
     """MINI.*.SUB, CG*.OB.J.OPT: subs "may deploy anywhere ... need not be on station";
-    without a set-up round they start at the side's naval base holding most of its
-    ships (ties: lowest hex), to be moved from there."""
+    by default (the Japanese set-up round may place them at sea, opening.py) they start
+    at the side's naval base holding most of its ships (ties: lowest hex)."""
     ports = _own_bases(bases, side, naval=True)
     if not ports:
         return None
@@ -347,17 +366,9 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
     for a in sc.air:
         if a.optional and a.optional not in enabled:
             continue
-        side, atype = Side(a.side), str(a.type)
-        before = {loc: x.get(atype) for loc, x in air.get(side, {}).items()}
-        _deal_air(air, units, bases, side, atype, a.points, a.at)
-        if opening.is_free(a.at):  # SETUP.AIRANY: the default, for the set-up round
-            dealt = [
-                [loc, x.get(atype) - before.get(loc, 0)]
-                for loc, x in air.get(side, {}).items()
-                if x.get(atype) > before.get(loc, 0)
-            ]
-            pool = {"type": atype, "points": a.points, "area": opening.area_of(a.at)}
-            choices.setdefault(side, {}).setdefault("air", []).append({**pool, "default": dealt})
+        before = _points_of(air, a)  # SETUP.AIRANY: what the default deals, for the set-up round
+        _deal_air(air, units, bases, Side(a.side), str(a.type), a.points, a.at)
+        _note_free_air(choices, air, a, before)
     ranges = {
         key: [t.range_normal, t.range_extended or t.range_normal]
         for key, t in world.catalogue.air.items()
