@@ -173,6 +173,13 @@ def _unit_fault(w: Work, u: Unit, area: Mapping[str, Any], h: int) -> tuple[str,
         line = _start_line_side(w.state, h)
         if line is not None and line != u.side:
             return f"{at} is on the {line} side of the start line", "SETUP.FREE"
+    held = w.bases.get(h)
+    if (held is not None and held.owner != u.side) or any(
+        x.hex == h and x.side != u.side and x.kind in ("land", "cd") for x in w.units.values()
+    ):
+        return f"{at} is held by the enemy", "SETUP.FREE"
+    if not u.is_naval and not w.supply(u.side).supplied(h):
+        return f"{at} is out of supply: no unit sets up out of supply", "SETUP.TERRAIN"
     return None
 
 

@@ -4,6 +4,7 @@ opens with a Japanese then an Allied set-up round, played on the real map and da
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -122,7 +123,8 @@ def test_setup_free_only_on_the_owners_side_of_the_start_line() -> None:
     usn_map = world.current().map
     assert usn_map is not None
     line = usn_map.start_lines["game1"]  # type: ignore[attr-defined]
-    mine = min(h for h in line.japanese if geo.is_land(h))
+    mine = 177  # Haiphong, where the default puts them
+    assert mine in line.japanese
     theirs = min(h for h in geo.land_set if h not in line.japanese)
     v = g.validate(J, f"PLACE SNLF-1 {theirs:04d}\nPLACE SNLF-2 {mine:04d}")
     assert [(e.line, e.rule) for e in v.errors] == [(1, "SETUP.FREE")]
@@ -206,3 +208,18 @@ def test_mini_coral_sub_set_up_anywhere_at_sea_off_station() -> None:
     assert g.s.extra["subs"]["SUB-1"] == {"hex": 800, "station": False, "phases": 0}
     (moved,) = [e for e in g.events if e.kind == "sub-moved"]
     assert moved.witnesses == (J,)
+
+
+def test_setup_terrain_nothing_sets_up_out_of_supply_or_on_the_enemy() -> None:
+    """SETUP.TERRAIN: "no units may be deployed out of supply unless specifically stated
+    so"; and no unit sets up in a hex the enemy holds (SETUP.FREE: each side on its own
+    side; STK.A: opposing land units never share a Class 1 hex)."""
+    g = _game("campaign-1")
+    geo = _geo()
+    indo = sorted(h for h in geo.regions["indo-china"] if geo.is_land(h) and h != 179)
+    enemy = replace(g.unit(J, "DIV-2"), side=A, uid="RGT-99", hex=indo[0])
+    g.state = replace(g.s, units={**g.s.units, "allied/RGT-99": enemy}).to_json()
+    v = g.validate(J, f"PLACE DIV-1 {indo[0]:04d}\nPLACE SNLF-1 0001")
+    assert [(e.line, e.rule) for e in v.errors] == [(1, "SETUP.FREE"), (2, "SETUP.TERRAIN")]
+    assert "held by the enemy" in v.errors[0].message
+    assert "out of supply" in v.errors[1].message
