@@ -162,7 +162,9 @@ def test_mini_game_played_by_mail_to_the_verdict(
     adjudicated = [e["payload"] for e in entries if e["kind"] == "phase-adjudicated"]
     s = GameState.from_json(final)
     assert s.over
-    assert len(adjudicated) == 6 * s.last_turn  # six mail rounds a turn, to the last
+    # The two set-up rounds (SETUP.JFIRST, nothing placed: the default set-up), then six
+    # mail rounds a turn, to the last.
+    assert len(adjudicated) == 2 + 6 * s.last_turn
     expected = victory.verdict(geo, s, victory_terms(load_world(), scenario))
     assert (outcome["winner"], outcome["level"], outcome["scores"]) == (
         expected.winner,

@@ -19,7 +19,7 @@ lost (CBT.K, MOV.S). Between the two the flights wait in ``extra["aloft"]``.
 Choices the rules leave to a player in the other side's phase follow the
 standing orders (CAP ENGAGE/DECLINE, AIRKILL, AIRLOSS); where an attacker
 splits bombardment between the two ships of a group, ``split_on_group`` is the
-default (docs/usn-deferred.md).
+default (docs/usn-orders.md, Rulings).
 """
 
 from __future__ import annotations
@@ -607,7 +607,7 @@ def _attack_target(
 def _strafe(w: Work, strafers: Sequence[Flight], enemy: Side, h: int, dice: Dice) -> Any:
     """AM.STRAFE.FIRE: the strafers' A2A on CRT2 at the aircraft left on the ground,
     which cannot reply; the destroyed figure is the loss (an abort means nothing to a
-    parked aircraft: docs/usn-deferred.md)."""
+    parked aircraft: docs/usn-orders.md, Rulings)."""
     loc = hexgrid.fmt(h)
     have = w.air_at(enemy, loc)
     ground = [Flight(enemy, t, have.get(t), loc, h, "GROUND", h) for t in AIR_TYPES if have.get(t)]

@@ -13,7 +13,7 @@ kind of fire does to ships):
 Decisions the rules give a player in the middle of the other side's phase
 come from standing orders (standing.py); fire targets, which the rules leave
 to each side's choice, follow ``default_allocation`` (documented in
-docs/usn-orders.md and docs/usn-deferred.md).
+docs/usn-orders.md, Rulings).
 
 Every function works on the round's ``Work`` and draws every die from the
 ``Dice`` passed in.

@@ -1,9 +1,14 @@
-"""A scenario's opening: the set-up round, CG1's pre-game and Shock turn, and the
+"""A scenario's opening: the set-up rounds, CG1's pre-game and Shock turn, and the
 Midway simulation's forced strike, as checks on the orders of those rounds.
 
-- OPT.JVD (SETUP.JFIRST): with the Japanese variable deployment on, the Japanese
-  write ``PLACE <unit> <hex>`` for their CL, DD, oiler and engineer counters, each
-  at a Japanese naval base, in a set-up round before turn 1.
+- SETUP.JFIRST, SETUP.AREA, SETUP.FREE, SETUP.AIRANY: every scenario whose data leaves
+  a side a choice (an area, "any" place of a kind, a pair of hexes, free air points;
+  recorded by the ruleset's set-up in ``extra["setup"]`` with the default placement)
+  opens with a set-up round per side, the Japanese first (``setup-J``, ``setup-A``):
+  ``PLACE <unit> <hex>`` / ``PLACE <n> <type> <hex|carrier>`` within the choice's
+  area; what is not placed keeps its default. The Japanese round also takes the
+  optional subs (MINI.*.SUB: any sea hex) and, with OPT.JVD, their CL, DD, oiler and
+  engineer counters (any Japanese naval base).
 - CG1.SHOCK.PREGAME: two Japanese naval phases before turn 1; ships keep more than
   5 hexes from every Allied air or naval base and never use double speed (MOV.N);
   only naval units move.
@@ -25,10 +30,11 @@ from typing import Any
 
 from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid, world
+from pbem.rulesets.usn.geo import HOME_ISLANDS
 from pbem.rulesets.usn.orders import AirCargo, Line, Mission, Move, Place, verb_of
 from pbem.rulesets.usn.sequence import MailRound, StepKind, step
 from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
-from pbem.rulesets.usn.state import GameState
+from pbem.rulesets.usn.state import GameState, Unit
 from pbem.rulesets.usn.work import Work
 
 # Verbs that move something: refused to the Allies in the Shock turn (ANOMOVE).
@@ -63,10 +69,17 @@ Refusal = tuple[Line, str, str]  # line, message, rule
 
 
 def at_setup(state: GameState) -> GameState:
-    """Name the opening rounds of the game in ``extra["opening"]`` (sequence.rounds_for)."""
+    """Name the opening rounds of the game in ``extra["opening"]`` (sequence.rounds_for):
+    a set-up round for each side with free choices (``extra["setup"]``, recorded by the
+    ruleset's set-up) or, for the Japanese, the variable deployment (OPT.JVD); the
+    Japanese round first (SETUP.JFIRST); then CG1's pre-game and Shock turn."""
     opening: list[str] = []
-    if "japanese_variable_deployment" in world.optional(state):
+    choices = state.extra.get("setup", {})
+    jvd = "japanese_variable_deployment" in world.optional(state)
+    if jvd or choices.get(JAPANESE) or state.extra.get("subs"):
         opening.append("setup-japanese")
+    if choices.get(ALLIED):
+        opening.append("setup-allied")
     shock = world.special(state).get("shock_turn")
     if shock is not None:
         if shock.get("pregame_naval_turn"):
@@ -77,33 +90,309 @@ def at_setup(state: GameState) -> GameState:
     return replace(state, extra={**state.extra, "opening": opening})
 
 
+# The kinds of location that leave the owner a choice (scenario.Place.any); "sea" is
+# the submarines' paper set-up (submarines.py), not a counter's.
+_AREA_KEYS = ("hexes", "region", "ref", "any", "adjacent_to_region")
+
+
+def is_free(at: Any) -> bool:
+    """SETUP.AREA / SETUP.FREE / SETUP.AIRANY: a scenario place that leaves the owner a
+    choice: an area, any location of a kind, one of a printed pair of hexes."""
+    if getattr(at, "unit", None) or getattr(at, "offmap", None) or at.any == "sea":
+        return False
+    return bool(at.any or at.region or at.adjacent_to_region or len(at.hexes) > 1)
+
+
+def area_of(at: Any) -> dict[str, Any]:
+    """A scenario place as JSON for ``extra["setup"]`` (only the keys it sets)."""
+    out: dict[str, Any] = {}
+    for key in _AREA_KEYS:
+        v = getattr(at, key)
+        if v:
+            out[key] = list(v) if key == "hexes" else v
+    return out
+
+
+def describe_area(area: Mapping[str, Any]) -> str:
+    if "hexes" in area:
+        return "one of " + " or ".join(hexgrid.fmt(h) for h in area["hexes"])
+    kind = str(area.get("any", "")).replace("-", " ")
+    where = ""
+    if "region" in area:
+        where = f"in {area['region']}" + (
+            f" (near {hexgrid.fmt(area['ref'])})" if "ref" in area else ""
+        )
+    if "adjacent_to_region" in area:
+        where = f"next to {area['adjacent_to_region']}"
+    if not kind:
+        return f"anywhere {where}"
+    if kind in ("base", "carrier", "carrier or base"):
+        return f"any {kind} of yours" + (f" {where}" if where else "")
+    return f"any {kind}" + (f" {where}" if where else " on your side of the start line")
+
+
+def _region(name: str) -> str:
+    return HOME_ISLANDS if name in ("japanese-home-islands", "japan") else name
+
+
+def _choices(state: GameState, side: Side) -> Mapping[str, Any]:
+    return dict(state.extra.get("setup", {}).get(side, {}))
+
+
+def _start_line_side(state: GameState, h: int) -> str | None:
+    """SETUP.STARTLINES: the side of the scenario's start line ``h`` is on (None: no map)."""
+    sc = world.scenario_of(state)
+    lines = getattr(world.current().map, "start_lines", None) or {}
+    if sc is None or sc.start_line not in lines:
+        return None
+    return str(lines[sc.start_line].side_of(h))
+
+
+def _unit_fault(w: Work, u: Unit, area: Mapping[str, Any], h: int) -> tuple[str, str] | None:
+    """Why ``u`` may not set up at ``h`` in its area: (reason, rule), or None."""
+    at = hexgrid.fmt(h)
+    if "hexes" in area:
+        if h not in area["hexes"]:
+            return f"{u.uid} sets up {describe_area(area)}, not at {at}", "SETUP.HEXSPEC"
+        return None
+    if "region" in area and not w.geo.in_region(h, _region(area["region"])):
+        return f"{at} is not in {area['region']}, {u.uid}'s set-up area", "SETUP.AREA"
+    if "adjacent_to_region" in area:
+        near = area["adjacent_to_region"]
+        inside = w.geo.in_region(h, _region(near))
+        if inside or not any(w.geo.in_region(n, _region(near)) for n in hexgrid.neighbours(h)):
+            return f"{at} is not next to {near}, {u.uid}'s set-up area", "SETUP.AREA"
+    kind = area.get("any")
+    if u.is_naval or kind in ("naval-base", "friendly-naval-base"):
+        b = w.own_base(h)
+        if b is None or not b.has_naval:
+            return f"{at} is no naval base of yours: ships set up in naval bases", "SETUP.TERRAIN"
+    elif not w.geo.is_land(h):
+        return f"{at} is not land: land units set up on land hexes", "SETUP.TERRAIN"
+    if kind and "region" not in area:
+        line = _start_line_side(w.state, h)
+        if line is not None and line != u.side:
+            return f"{at} is on the {line} side of the start line", "SETUP.FREE"
+    held = w.bases.get(h)
+    if (held is not None and held.owner != u.side) or any(
+        x.hex == h and x.side != u.side and x.kind in ("land", "cd") for x in w.units.values()
+    ):
+        return f"{at} is held by the enemy", "SETUP.FREE"
+    if not u.is_naval and not w.supply(u.side).supplied(h):
+        return f"{at} is out of supply: no unit sets up out of supply", "SETUP.TERRAIN"
+    return None
+
+
+def _air_fault(w: Work, side: Side, atype: str, area: Mapping[str, Any], loc: str) -> str | None:
+    """Why free air points of ``area`` may not set up at ``loc`` (SETUP.AIRANY), or None."""
+    kind = str(area.get("any", "base"))
+    h = hexgrid.hex_of(loc)
+    if h is None:
+        ship = w.units.get(f"{side}/{loc}")
+        if ship is None or not ship.is_carrier or ship.hex is None:
+            return f"{loc} is no carrier of yours on the map"
+        if atype != "NAC":
+            return f"only NAC fly from carriers, not {atype}"
+        if "carrier" not in kind or "hexes" in area or "region" in area:
+            return f"these {atype} set up at a base, not on a carrier"
+        return None
+    b = w.own_base(h)
+    if b is None or not b.has_air:
+        return f"{loc} is no air base of yours"
+    if "hexes" in area and h not in area["hexes"]:
+        return f"these {atype} set up {describe_area(area)}"
+    if "region" in area and not w.geo.in_region(h, _region(area["region"])):
+        return f"{loc} is not in {area['region']}"
+    if "hexes" not in area and "region" not in area and "base" not in kind:
+        return f"these {atype} set up on a carrier"
+    return None
+
+
+def _air_capacity(w: Work, side: Side, loc: str) -> int:
+    h = hexgrid.hex_of(loc)
+    if h is None:
+        ship = w.units.get(f"{side}/{loc}")
+        return ship.capacity if ship is not None else 0
+    b = w.own_base(h)
+    return b.air_capacity if b is not None else 0
+
+
+def begin_setup(w: Work, side: Side, orders: Sequence[Place]) -> None:
+    """SETUP.AIRANY: the free air pools of each type the side places are lifted from
+    their default places, to be placed by its PLACE lines (the rest: ``end_setup``)."""
+    types = {o.what.atype for o in orders if isinstance(o.what, AirCargo)}
+    left: dict[str, int] = {}
+    for i, pool in enumerate(_choices(w.state, side).get("air", ())):
+        if pool["type"] not in types:
+            continue
+        for loc, n in pool["default"]:
+            have = w.air_at(side, loc)
+            w.set_air(side, loc, have.add(pool["type"], -min(n, have.get(pool["type"]))))
+        left[str(i)] = int(pool["points"])
+    w.state = replace(w.state, extra={**w.state.extra, "setup_left": left})
+
+
+def end_setup(w: Work, side: Side) -> None:
+    """Free air points no PLACE line took go back to their default places (then to any
+    other fitting place), within capacity: a side that places nothing keeps the default."""
+    left = dict(w.state.extra.get("setup_left", {}))
+    pools = _choices(w.state, side).get("air", ())
+    for i, n in sorted(left.items()):
+        pool = pools[int(i)]
+        atype = str(pool["type"])
+        spots = [str(loc) for loc, _ in pool["default"]]
+        spots += sorted(_air_spots(w, side, atype, pool["area"]) - set(spots))
+        for loc in spots:
+            take = min(n, max(0, _air_capacity(w, side, loc) - w.air_at(side, loc).total))
+            if take:
+                w.set_air(side, loc, w.air_at(side, loc).add(atype, take))
+                n -= take
+        if n and spots:  # no room left anywhere: as the default set-up did
+            w.set_air(side, spots[0], w.air_at(side, spots[0]).add(atype, n))
+    extra = {k: v for k, v in w.state.extra.items() if k != "setup_left"}
+    w.state = replace(w.state, extra=extra)
+
+
+def _air_spots(w: Work, side: Side, atype: str, area: Mapping[str, Any]) -> set[str]:
+    spots = {hexgrid.fmt(h) for h, b in w.bases.items() if b.owner == side and b.has_air}
+    spots |= {u.uid for u in w.units.values() if u.side == side and u.is_carrier}
+    return {loc for loc in spots if _air_fault(w, side, atype, area, loc) is None}
+
+
+def do_setup_place(w: Work, order: Place) -> None:
+    """A set-up PLACE: a free unit within its set-up area (SETUP.AREA, SETUP.FREE), free
+    air points at a fitting base or carrier within capacity (SETUP.AIRANY,
+    SETUP.CAPACITY), or a Japanese CL, DD, oiler or engineer at any Japanese naval base
+    (OPT.JVD)."""
+    side = w.side
+    if isinstance(order.what, AirCargo):
+        _setup_air(w, side, order.what, order.carrier or hexgrid.fmt(order.hex))
+        return
+    if side == JAPANESE and order.what in w.state.extra.get("subs", {}):
+        _setup_sub(w, order.what, order.hex)
+        return
+    u = w.own(order.what)
+    jvd = _jvd(w.state) if side == JAPANESE else {}
+    area = _choices(w.state, side).get("units", {}).get(u.uid)
+    if jvd and u.utype in tuple(jvd.get("types", ())):
+        _jvd_place(w, u, order.hex)
+        return
+    if order.carrier:
+        raise IllegalOrderError("a unit is placed on a hex, not aboard a ship", rule="SETUP.FREE")
+    if area is None:
+        rule = "OPT.JVD" if jvd else "SETUP.HEXSPEC"
+        raise IllegalOrderError(f"{u.uid} has a fixed set-up place: {u.where()}", rule=rule)
+    fault = _unit_fault(w, u, area, order.hex)
+    if fault is not None:
+        raise IllegalOrderError(fault[0], rule=fault[1])
+    base = w.own_base(order.hex)
+    in_base = u.is_naval and base is not None and base.has_naval
+    w.put(replace(u, hex=order.hex, box=None, in_base=in_base))
+    w.event("placed", "SETUP.FREE", (side,), side=side, unit=u.uid, at=hexgrid.fmt(order.hex))
+
+
+def _setup_air(w: Work, side: Side, air: AirCargo, loc: str) -> None:
+    left: dict[str, int] = dict(w.state.extra.get("setup_left", {}))
+    pools = _choices(w.state, side).get("air", ())
+    fits = [
+        i
+        for i, n in left.items()
+        if n
+        and pools[int(i)]["type"] == air.atype
+        and _air_fault(w, side, air.atype, pools[int(i)]["area"], loc) is None
+    ]
+    if not fits:
+        mine = [p for p in pools if p["type"] == air.atype]
+        if not mine:
+            raise IllegalOrderError(f"you have no free {air.atype} to place", rule="SETUP.AIRANY")
+        why = _air_fault(w, side, air.atype, mine[0]["area"], loc)
+        raise IllegalOrderError(
+            why or f"all your free {air.atype} are placed already", rule="SETUP.AIRANY"
+        )
+    # The narrowest area first: a region or a list of hexes before "any base".
+    fits.sort(key=lambda i: ("any" in pools[int(i)]["area"], int(i)))
+    if sum(left[i] for i in fits) < air.points:
+        total = sum(left[i] for i in fits)
+        raise IllegalOrderError(
+            f"only {total} free {air.atype} are left to place at {loc}", rule="SETUP.AIRANY"
+        )
+    room = _air_capacity(w, side, loc) - w.air_at(side, loc).total
+    if air.points > room:
+        raise IllegalOrderError(
+            f"{loc} has room for {max(room, 0)} more air points (capacity "
+            f"{_air_capacity(w, side, loc)})",
+            rule="SETUP.CAPACITY",
+        )
+    need = air.points
+    for i in fits:
+        take = min(need, left[i])
+        left[i] -= take
+        need -= take
+    w.set_air(side, loc, w.air_at(side, loc).add(air.atype, air.points))
+    w.state = replace(w.state, extra={**w.state.extra, "setup_left": left})
+    w.event("placed", "SETUP.AIRANY", (side,), side=side, air=air.text(), at=loc)
+
+
+def _setup_sub(w: Work, uid: str, h: int) -> None:
+    """MINI.CORAL.SUB (and MINI.*.SUB, CG*.OB.J.OPT): a sub "may deploy anywhere on the
+    map within the Submarine rules; the Sub need not be on station": any sea hex, off
+    station (STATION takes station in a naval phase). Kept secret (GEN.REC.C)."""
+    if not w.geo.is_sea(h):
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(h)} is not a sea hex: a submarine sets up at sea", rule="SETUP.FREE"
+        )
+    subs = dict(w.state.extra["subs"])
+    subs[uid] = {**subs[uid], "hex": h, "station": False, "phases": 0}
+    w.state = replace(w.state, extra={**w.state.extra, "subs": subs})
+    w.event("sub-moved", "SETUP.FREE", (JAPANESE,), sub=uid, path=[hexgrid.fmt(h)])
+
+
 def _jvd(state: GameState) -> Mapping[str, Any]:
     return world.optional(state).get("japanese_variable_deployment") or {}
 
 
-def do_setup_place(w: Work, order: Place) -> None:
+def _jvd_place(w: Work, u: Unit, h: int) -> None:
     """OPT.JVD: a CL, DD, oiler or engineer counter to any Japanese naval base."""
-    rule = _jvd(w.state)
-    if not rule:
-        raise IllegalOrderError("the Japanese variable deployment is not in play", rule="OPT.JVD")
-    if isinstance(order.what, str):
-        u = w.own(order.what)
-    else:
-        raise IllegalOrderError("only units are placed at set-up; aircraft are not", rule="OPT.JVD")
-    types = tuple(rule.get("types", ()))
-    if u.utype not in types:
-        raise IllegalOrderError(
-            f"{u.uid} is a {u.utype}: only {', '.join(types)} are placed", rule="OPT.JVD"
-        )
     if u.carried_by is not None or u.hex is None:
         raise IllegalOrderError(f"{u.uid} does not start on the map", rule="OPT.JVD")
-    base = w.own_base(order.hex)
+    base = w.own_base(h)
     if base is None or not base.has_naval:
-        raise IllegalOrderError(
-            f"{hexgrid.fmt(order.hex)} is not a Japanese naval base", rule="OPT.JVD"
-        )
-    w.put(replace(u, hex=order.hex, box=None, in_base=u.is_naval))
-    w.event("placed", "OPT.JVD", (JAPANESE,), side=JAPANESE, unit=u.uid, at=hexgrid.fmt(order.hex))
+        raise IllegalOrderError(f"{hexgrid.fmt(h)} is not a Japanese naval base", rule="OPT.JVD")
+    w.put(replace(u, hex=h, box=None, in_base=u.is_naval))
+    w.event("placed", "OPT.JVD", (JAPANESE,), side=JAPANESE, unit=u.uid, at=hexgrid.fmt(h))
+
+
+def setup_form(state: GameState, side: Side) -> list[str]:
+    """The order form's set-up part: each free choice and the area it may go to."""
+    out = [
+        "#",
+        "# Set-up (SETUP.JFIRST: the Japanese first, then the Allies):",
+        "#   PLACE <unit> <hex>                 a unit anywhere in its set-up area",
+        "#   PLACE <n> <TYPE> <hex|carrier>     free air points at a base or carrier of the area",
+        '# What you do not place keeps its default place (shown under "Your units").',
+    ]
+    jvd = _jvd(state) if side == JAPANESE else {}
+    if jvd:
+        types = ", ".join(jvd.get("types", ()))
+        out.append(f"#   OPT.JVD: your {types} counters may go to any Japanese naval base")
+    groups: dict[str, list[str]] = {}
+    for uid, area in _choices(state, side).get("units", {}).items():
+        groups.setdefault(describe_area(area), []).append(uid)
+    if groups:
+        out.append("# Free units and their set-up areas:")
+    for where, uids in groups.items():
+        out.append(f"#   {' '.join(uids)}: {where}")
+    subs = sorted(state.extra.get("subs", {})) if side == JAPANESE else []
+    if subs:
+        out.append(f"#   {' '.join(subs)}: any sea hex, off station (secret; MINI.*.SUB)")
+    pools = _choices(state, side).get("air", ())
+    if pools:
+        out.append("# Free air points (SETUP.AIRANY; garrisons stay where they are):")
+    for pool in pools:
+        default = ", ".join(f"{n} at {loc}" for loc, n in pool["default"])
+        area = describe_area({"any": "base", **pool["area"]})
+        out.append(f"#   {pool['points']} {pool['type']}: {area} (default: {default})")
+    return out
 
 
 # --- restrictions --------------------------------------------------------------------
@@ -113,9 +402,9 @@ def restrict(w: Work, rnd: MailRound, side: Side, lines: Sequence[Line]) -> list
     """The lines of ``side`` that the round's special rules refuse."""
     out: list[Refusal] = []
     rules = set(rnd.rules)
-    if "OPT.JVD" in rules:
+    if not rnd.steps:  # a set-up round
         out += [
-            (ln, "only PLACE and STANDING orders are written at set-up", "OPT.JVD")
+            (ln, "only PLACE and STANDING orders are written at set-up", "SETUP.JFIRST")
             for ln in lines
             if verb_of(ln.order) not in ("PLACE", "STANDING")
         ]

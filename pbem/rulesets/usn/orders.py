@@ -149,14 +149,17 @@ class SubMove:
 
 @dataclass(frozen=True, slots=True)
 class Place:
-    """PLACE unit-or-air HEX: where this turn's arrivals enter (SEQ.1, REIN.*)."""
+    """PLACE unit-or-air HEX: where this turn's arrivals enter (SEQ.1, REIN.*), or
+    where a free unit or free air points set up (SETUP.FREE, SETUP.AIRANY: air points
+    may set up aboard a ``carrier``, then ``hex`` is 0)."""
 
     what: Cargo
     hex: int
+    carrier: str = ""
 
     def canonical(self) -> str:
         what = self.what.text() if isinstance(self.what, AirCargo) else self.what
-        return f"PLACE {what} {hexgrid.fmt(self.hex)}"
+        return f"PLACE {what} {self.carrier or hexgrid.fmt(self.hex)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -441,16 +444,18 @@ def parse_line(text: str) -> Order:
         _need(args, 1, f"{verb} <unit> ...")
         return Simple(verb, tuple(_unit_id(t) for t in args))
     if verb == "PLACE":
-        _need(args, 2, "PLACE <unit | n TYPE> <hex|WC>")
+        _need(args, 2, "PLACE <unit | n TYPE> <hex|carrier>")
         where = args[-1]
         what_tokens = args[:-1]
         what: Cargo
         if len(what_tokens) == 2:
             what = _air(what_tokens[0], what_tokens[1])
+            if not _is_hex_token(where):  # SETUP.AIRANY: free air points aboard a carrier
+                return Place(what, 0, carrier=normalise_id(where))
         elif len(what_tokens) == 1:
             what = _unit_id(what_tokens[0])
         else:
-            raise OrderSyntaxError("write: PLACE <unit | n TYPE> <hex>")
+            raise OrderSyntaxError("write: PLACE <unit | n TYPE> <hex|carrier>")
         return Place(what, _hex(where))
     if verb in ("CAP", "STRIKE", "SUPPORT"):
         return _mission(verb, args)

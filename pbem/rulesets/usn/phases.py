@@ -163,8 +163,9 @@ def run_round(
             sheet.refuse(ln, IllegalOrderError(message, rule=rule))
     for sheet in sheets.values():
         _route_moves(w, sheet, kinds)
-    if not rnd.steps and JAPANESE in sheets:  # the set-up round (OPT.JVD)
-        _step_setup(w, sheets[JAPANESE])
+    for who in rnd.sides if not rnd.steps else ():  # a set-up round (SETUP.JFIRST)
+        if Side(who) in sheets:
+            _step_setup(w, sheets[Side(who)])
     for n in rnd.steps:
         st = STEPS[n - 1]
         if st.kind is StepKind.ENTRY:
@@ -256,12 +257,16 @@ def _is_land_move(w: Work, side: Side, ln: Line) -> bool:
 
 
 def _step_setup(w: Work, sheet: _Sheet) -> None:
-    """OPT.JVD: the Japanese set-up choices, before turn 1 (SETUP.JFIRST)."""
-    w.set_side(JAPANESE)
-    for ln in sheet.of("PLACE"):
+    """SETUP.FREE, SETUP.AIRANY, OPT.JVD: a side's set-up choices, before turn 1."""
+    w.set_side(sheet.side)
+    lines = sheet.of("PLACE")
+    opening.begin_setup(w, sheet.side, [ln.order for ln in lines if isinstance(ln.order, Place)])
+    for ln in lines:
         assert isinstance(ln.order, Place)
-        if sheet.claim(ln, "place", [str(ln.order.what)]):
+        what = ln.order.what
+        if isinstance(what, AirCargo) or sheet.claim(ln, "place", [str(what)]):
             _try(sheet, ln, opening.do_setup_place, w, ln.order)
+    opening.end_setup(w, sheet.side)
 
 
 def _step_entry(w: Work) -> None:

@@ -213,8 +213,8 @@ def _own_bases(bases: Mapping[int, Base], side: Side, naval: bool | None = None)
 
 def _place_unit(geo: Geo, bases: Mapping[int, Base], u: Unit, at: Any) -> Unit:
     """SETUP.HEXSPEC / SETUP.AREA / SETUP.FREE: exact hexes as printed; an area or a
-    free choice goes to its representative hex or the first fitting base (the
-    players' own set-up choices are a moderator matter, see docs/usn-deferred.md)."""
+    free choice goes to its representative hex or the first fitting base, the default
+    the players' set-up rounds start from (opening.py)."""
     if at.unit:
         return replace(u, carried_by=at.unit)
     if at.offmap:
@@ -289,10 +289,29 @@ def _deal_air(
         mine[loc] = mine.get(loc, Air()).add(atype, left)
 
 
+def _points_of(air: Mapping[str, Mapping[str, Air]], a: Any) -> dict[str, int]:
+    return {loc: x.get(str(a.type)) for loc, x in air.get(str(a.side), {}).items()}
+
+
+def _note_free_air(
+    choices: dict[str, dict[str, Any]],
+    air: Mapping[str, Mapping[str, Air]],
+    a: Any,
+    before: Mapping[str, int],
+) -> None:
+    """SETUP.AIRANY: a free air allotment, its area and where the default dealt it."""
+    if not opening.is_free(a.at):
+        return
+    after = _points_of(air, a)
+    dealt = [[loc, n - before.get(loc, 0)] for loc, n in after.items() if n > before.get(loc, 0)]
+    pool = {"type": str(a.type), "points": a.points, "area": opening.area_of(a.at)}
+    choices.setdefault(str(a.side), {}).setdefault("air", []).append({**pool, "default": dealt})
+
+
 def _fleet_base(units: Mapping[str, Unit], bases: Mapping[int, Base], side: Side) -> int | None:
     """MINI.*.SUB, CG*.OB.J.OPT: subs "may deploy anywhere ... need not be on station";
-    without a set-up round they start at the side's naval base holding most of its
-    ships (ties: lowest hex), to be moved from there."""
+    by default (the Japanese set-up round may place them at sea, opening.py) they start
+    at the side's naval base holding most of its ships (ties: lowest hex)."""
     ports = _own_bases(bases, side, naval=True)
     if not ports:
         return None
@@ -323,6 +342,7 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
     bases, damaged = scenario_rules.bases_at_start(geo, sc.special, bases)  # CG2.BASES.J
     enabled = {k for k, v in options.items() if v}
     units: dict[str, Unit] = {}
+    choices: dict[str, dict[str, Any]] = {}  # side -> its set-up choices (opening.py)
     sub_ids: list[str] = []  # SUB.GEN: paper units, kept off the counter list
     for d in sc.deployments:
         if not sc.in_force(d.optional, enabled):
@@ -335,6 +355,9 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
                 continue
             u = replace(u, entrenched=d.entrenched, damage=d.damage, supplied=not d.unsupplied)
             units[u.key] = _place_unit(geo, bases, u, d.at)
+            if opening.is_free(d.at):  # SETUP.AREA, SETUP.FREE: chosen in the set-up round
+                mine = choices.setdefault(u.side, {}).setdefault("units", {})
+                mine[u.uid] = opening.area_of(d.at)
     home = _fleet_base(units, bases, JAPANESE) if sub_ids else None
     subs = {uid: {"hex": home, "station": False, "phases": 0} for uid in sub_ids if home}
     for key, c in sc.coastal_defense.items():
@@ -344,7 +367,9 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
     for a in sc.air:
         if not sc.in_force(a.optional, enabled):
             continue
+        before = _points_of(air, a)  # SETUP.AIRANY: what the default deals, for the set-up round
         _deal_air(air, units, bases, Side(a.side), str(a.type), a.points, a.at)
+        _note_free_air(choices, air, a, before)
     ranges = {
         key: [t.range_normal, t.range_extended or t.range_normal]
         for key, t in world.catalogue.air.items()
@@ -405,5 +430,6 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             "spares": spares,
             "withdrawals": [[wd.turn - first + 1, str(wd.side), wd.unit] for wd in sc.withdrawals],
             **({"subs": subs, "sub_log": []} if subs else {}),
+            **({"setup": choices} if choices else {}),
         },
     )

@@ -26,8 +26,8 @@ set at CREATE). What this module does, by rule:
 
 The optional submarines are submarines.py, the ferry carriers ferry.py, the Indian
 Ocean raid (CG1.INDIAN) indian_ocean.py; the Shock turn's and the set-up rounds
-and the Midway simulation's forced strike are opening.py. What is still not
-done is listed with its reason in docs/usn-deferred.md.
+and the Midway simulation's forced strike are opening.py. How the engine reads
+the rules where they leave a choice: docs/usn-orders.md, Rulings.
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ sealed round for both sides (SEQ.5E, AMAC); steps 1 and 10 are automatic.
     air-9   both         9 (Japanese land attacks + both sides' air plots), 10
 
 A scenario may open its first turn differently (``rounds_for``): the rounds
-named in ``state.extra["opening"]`` (set at set-up by opening.py) come first,
+named in ``state.extra["opening"]`` (set at set-up by opening.py: the set-up
+rounds setup-J then setup-A for the scenarios with free choices) come first,
 and CG1's Shock turn replaces turn 1's rounds (CG1.SHOCK.*).
 """
 
@@ -148,9 +149,14 @@ ROUNDS: tuple[MailRound, ...] = (
 )
 
 
-# OPT.JVD (SETUP.JFIRST): the Japanese place their variable units before turn 1.
+# SETUP.JFIRST: the set-up rounds before turn 1, for the scenarios whose data leaves
+# choices (SETUP.AREA, SETUP.FREE, SETUP.AIRANY; OPT.JVD): the Japanese deploy first,
+# then the Allies, who see the Japanese set-up (ruling H12). No steps: PLACE orders.
 SETUP_JAPANESE = MailRound(
-    "setup-J", (JAPANESE,), (), "Japanese variable deployment (set-up)", ("OPT.JVD",)
+    "setup-J", (JAPANESE,), (), "Japanese set-up (free choices)", ("SETUP.JFIRST",)
+)
+SETUP_ALLIED = MailRound(
+    "setup-A", (ALLIED,), (), "Allied set-up (free choices)", ("SETUP.JFIRST",)
 )
 
 # CG1.SHOCK.PREGAME: one Japanese naval turn (two movement phases) before turn 1.
@@ -208,6 +214,7 @@ SHOCK_TURN = (
 # The opening rounds a scenario may name in state.extra["opening"], in play order.
 OPENINGS: dict[str, tuple[MailRound, ...]] = {
     "setup-japanese": (SETUP_JAPANESE,),
+    "setup-allied": (SETUP_ALLIED,),
     "pregame": PREGAME,
 }
 
@@ -241,7 +248,7 @@ def round_at(index: int) -> MailRound:
 
 
 def round_by_key(key: str) -> MailRound | None:
-    for r in (*ROUNDS, SETUP_JAPANESE, *PREGAME, *SHOCK_TURN):
+    for r in (*ROUNDS, SETUP_JAPANESE, SETUP_ALLIED, *PREGAME, *SHOCK_TURN):
         if r.key == key:
             return r
     return None

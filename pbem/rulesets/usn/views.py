@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from pbem.core.events import Event
-from pbem.rulesets.usn import fog, hexgrid, sequence, submarines
+from pbem.rulesets.usn import fog, hexgrid, opening, sequence, submarines
 from pbem.rulesets.usn.sequence import STEPS, StepKind, current_round
-from pbem.rulesets.usn.sides import JAPANESE
+from pbem.rulesets.usn.sides import JAPANESE, Side
 from pbem.rulesets.usn.state import GameState, Unit
 from pbem.rulesets.usn.supply import endurance
 
@@ -131,10 +131,8 @@ def order_template(state: GameState, side: str) -> str:
     if side not in rnd.sides:
         out.append("# You have no orders this round (STANDING orders are still accepted).")
         return "\n".join(out) + "\n"
-    if not rnd.steps:  # OPT.JVD: the set-up round
-        out.append(
-            "#\n# Set-up: PLACE <unit> <hex>   # a CL, DD, OIL or ENG at a naval base of yours"
-        )
+    if not rnd.steps:  # a set-up round: each free choice and its area (SETUP.FREE)
+        out += opening.setup_form(state, Side(side))
     for rule in rnd.rules:
         out.append(f"# Special rule this round: {rule} (see docs/usn-orders.md)")
     for n in rnd.steps:

@@ -591,6 +591,7 @@ def test_seq_5f_seq_5g_seq_5l_coral_sea_carrier_battle_keeps_every_air_point_acc
     ledger as lost, and no damaged carrier keeps aircraft aboard (CBT.H)."""
     from pbem.core.dice import SeededDice
     from pbem.rulesets.usn.ruleset import UsnRuleset
+    from pbem.rulesets.usn.sequence import rounds_for
     from pbem.rulesets.usn.state import GameState
 
     rs = UsnRuleset(load_world(), world_geo())
@@ -603,7 +604,8 @@ def test_seq_5f_seq_5g_seq_5l_coral_sea_carrier_battle_keeps_every_air_point_acc
             units[k] = replace(u, hex=x, in_base=False)
         if u.side == J and u.hex == 754:
             units[k] = replace(u, hex=y, in_base=False)
-    battle = replace(start, units=units, round=AIR5).to_json()
+    air5 = [r.key for r in rounds_for(start)].index("air-5")  # after the set-up rounds
+    battle = replace(start, units=units, round=air5).to_json()
     orders = {
         A: f"CAP 2 NAC CV-5\nSTRIKE 9 NAC CV-2 {y:04d} SHIPS 2\nSTRIKE 3 NAC CV-5 {y:04d} SHIPS 1",
         J: f"CAP 3 NAC CV-4\nSTRIKE 8 NAC CV-3 {x:04d} SHIPS 2\nSTRIKE 4 NAC CV-4 {x:04d} SHIPS 1",
@@ -621,7 +623,7 @@ def test_seq_5f_seq_5g_seq_5l_coral_sea_carrier_battle_keeps_every_air_point_acc
     for seed in range(12):
         result = rs.adjudicate(battle, accepted, SeededDice(bytes([seed]), "t", 1, "air-5"))
         after = GameState.from_json(dict(result.state))
-        assert after.round == AIR5 + 1
+        assert after.round == air5 + 1
         lost = {A: 0, J: 0}
         for e in after.extra.get("combat_ledger", []):
             if e["kind"] == "air":

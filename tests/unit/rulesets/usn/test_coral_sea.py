@@ -58,6 +58,13 @@ def test_mini_coral_first_turn_by_mail(rs: UsnRuleset) -> None:
     assert unit(s, J, "CV-3").hex == 754 and unit(s, A, "CV-5").hex == 899
     assert unit(s, A, "RGT-1").entrenched  # Port Moresby (659), MINI.CORAL.OB.A
 
+    # setup-J, setup-A (SETUP.JFIRST): nothing placed, the default set-up stands.
+    for phase in ("setup-J", "setup-A"):
+        d = rs.pending(state)
+        assert d is not None and d.phase == phase
+        state = send(rs, state, {}).state
+    assert GameState.from_json(state).units == s.units
+
     # J-2: the carriers sail from Truk, the transports load at Rabaul and sail.
     d = rs.pending(state)
     assert d is not None and (d.turn, d.phase, d.sides) == (1, "J-2", (J,))
@@ -208,6 +215,8 @@ def test_mini_coral_first_turn_through_the_game_lifecycle(sqlite_url: str, tmp_p
     run(setup)
     rs = get("usn")
     orders = {
+        "setup-J": {J: ""},  # SETUP.JFIRST: the default set-up
+        "setup-A": {A: ""},
         "J-2": {J: "EMBARK TR-2 ENG-1\nCONTINUE TR-2 0760\nSTANDING SURFACE FLEE"},
         "A-3-4": {A: "BASE CA-2"},
         "air-5": {J: "CAP 4 NAC CV-3", A: "CAP 4 NAC CV-5"},

@@ -59,7 +59,7 @@ def test_mini_midsim_move_the_whole_forced_sequence(rs: UsnRuleset) -> None:
     binds the other Japanese ships, not the group (C13, the data's keep_out_applies_to)."""
     state = rs.initial_state("midway-simulation", {})
     assert hexgrid.distance(DASH[-1], MIDWAY) == 7 and hexgrid.distance(RUN_IN[-1], MIDWAY) == 1
-    assert rs.pending(state).phase == "J-2"
+    state = until(rs, state, "J-2", 1)  # past the set-up rounds (SETUP.JFIRST)
     state = play(rs, state, {J: f"MOVE {GROUP} {fmt(DASH)}"})
     s = GameState.from_json(state)
     assert {s.unit(J, u).hex for u in GROUP.split()} == {DASH[-1]}
@@ -81,7 +81,7 @@ def test_mini_midsim_move_the_whole_forced_sequence(rs: UsnRuleset) -> None:
     for cv in ("CV-1", "CV-2", "CV-5", "CV-6"):
         n = min(air[cv].nac, need)
         if n:
-            strike.append(f"STRIKE {n} NAC {cv} {MIDWAY:04d} AIRBASE")
+            strike.append(f"STRIKE {n} NAC {cv} {fmt(MIDWAY)} AIRBASE")
             need -= n
     assert need == 0
     state = play(rs, state, {J: "\n".join(strike)})
