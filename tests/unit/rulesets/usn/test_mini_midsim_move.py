@@ -81,7 +81,7 @@ def test_mini_midsim_move_the_whole_forced_sequence(rs: UsnRuleset) -> None:
     for cv in ("CV-1", "CV-2", "CV-5", "CV-6"):
         n = min(air[cv].nac, need)
         if n:
-            strike.append(f"STRIKE {n} NAC {cv} {fmt(MIDWAY)} AIRBASE")
+            strike.append(f"STRIKE {n} NAC {cv} {hexgrid.fmt(MIDWAY)} AIRBASE")
             need -= n
     assert need == 0
     state = play(rs, state, {J: "\n".join(strike)})
