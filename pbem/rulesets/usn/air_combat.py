@@ -31,7 +31,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
-from pbem.rulesets.usn import hexgrid, movement, naval_combat, world
+from pbem.rulesets.usn import fog, hexgrid, movement, naval_combat, world
 from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.hooks import FERRY_CHECK, FERRY_RECORD, FERRY_ROOM, HOOKS, LAUNCH, RECEIVE
 from pbem.rulesets.usn.movement import stack_of
@@ -125,6 +125,7 @@ class Flight:
     aborted: int = 0
     lost: int = 0
     auto: bool = False  # AM.BASE.TARGET / AM.STRAFE.CAP: rose by itself
+    at: str = ""  # AM.BOMBLAND: the land unit the player named (STRIKE ... LAND AT <unit>)
 
     def a2a(self) -> int:
         v = air_values(self.side, self.atype)
@@ -173,6 +174,16 @@ def check_mission_target(w: Work, m: Mission, phasing: str) -> None:
     HOOKS[FERRY_RECORD](w, side, m.source, LAUNCH, m.air.points)  # OPT.FERRY
 
 
+def sees(w: Work, h: int) -> bool:
+    """Whether the side whose orders are checked sees the enemy units in ``h``: always
+    in the rulebook's open game; in double-blind only in its detection hexes (fog.py).
+    A check on enemy units the side cannot see would tell it what is there, so such a
+    strike is accepted and meets what it finds at the strike (SEQ.5H)."""
+    if fog.mode_of(w.state) != "double-blind":
+        return True
+    return h in fog.detection_hexes(w.snapshot(), w.side)
+
+
 def _check_target(w: Work, m: Mission, phasing: str) -> None:
     side = w.side
     if m.kind == "CAP" or m.dest is None:
@@ -180,6 +191,7 @@ def _check_target(w: Work, m: Mission, phasing: str) -> None:
     h, enemy = m.dest, enemy_of(side)
     here = [u for u in w.units.values() if u.side == enemy and u.hex == h]
     where = hexgrid.fmt(h)
+    seen = sees(w, h)
     if m.kind == "SUPPORT":
         if m.target == "ATTACK" and side != phasing:
             raise IllegalOrderError(
@@ -193,6 +205,8 @@ def _check_target(w: Work, m: Mission, phasing: str) -> None:
             raise IllegalOrderError(f"you have no land units in {where} to support", rule="SEQ.5J")
         return
     base = w.bases.get(h)
+    if m.target in ("SHIPS", "PORT", "LAND", "CD") and not seen:
+        return  # enemy units out of sight: the strike finds out (double-blind)
     if m.target == "SHIPS":
         groups = movement.air_groups([u for u in here if u.is_naval and not u.in_base])
         if not groups:
@@ -212,6 +226,10 @@ def _check_target(w: Work, m: Mission, phasing: str) -> None:
     elif m.target == "LAND":
         if not any(u.kind == "land" for u in here):
             raise IllegalOrderError(f"there are no enemy land units in {where}", rule="AM.BOMBLAND")
+        if m.at is not None and not any(u.kind == "land" and u.uid == m.at for u in here):
+            raise IllegalOrderError(
+                f"{m.at} is not an enemy land unit in {where}", rule="AM.BOMBLAND"
+            )
     elif m.target == "CD":
         if not any(u.kind == "cd" for u in here):
             raise IllegalOrderError(
@@ -336,7 +354,19 @@ def flights_from(w: Work, lines: Mapping[Side, Sequence[Line]]) -> list[Flight]:
             normal = air_values(side, m.air.atype).range_normal
             ext = w.geo.air_distance(origin, dest) > normal and m.air.atype != "LBAC"
             out.append(
-                Flight(side, m.air.atype, n, m.source, origin, m.kind, dest, m.target, m.group, ext)
+                Flight(
+                    side,
+                    m.air.atype,
+                    n,
+                    m.source,
+                    origin,
+                    m.kind,
+                    dest,
+                    m.target,
+                    m.group,
+                    ext,
+                    at=m.at or "",
+                )
             )
     return out
 
@@ -477,12 +507,13 @@ def _bomb_ships(
 
 
 def strike_targets(w: Work, mine: list[Flight], everyone: list[Flight], dice: Dice) -> None:
-    """SEQ.5H/5I: every land-side target, all air types together."""
-    targets: dict[tuple[int, str], list[Flight]] = {}
+    """SEQ.5H/5I: every land-side target, all air types together (LAND strikes
+    naming different units are separate attacks)."""
+    targets: dict[tuple[int, str, str], list[Flight]] = {}
     for f in mine:
         if f.kind == "STRIKE" and f.target in LAND_TARGETS:
-            targets.setdefault((f.dest, f.target), []).append(f)
-    for (h, target), force in targets.items():
+            targets.setdefault((f.dest, f.target, f.at), []).append(f)
+    for (h, target, _at), force in targets.items():
         side = force[0].side
         enemy = enemy_of(side)
         record: dict[str, Any] = {"side": side, "hex": hexgrid.fmt(h), "target": target}
@@ -566,7 +597,7 @@ def _attack_target(
         units = [u for u in here if u.kind == "land"]
         if not units:
             return None
-        tgt = min(units, key=lambda u: (land_defense(w.state, u), u.uid))
+        tgt = _land_target(w, alive, units, h)
         labels = [f.label() for f in alive]
         return {
             "cut_off": naval_combat.cut_off_by_bombing(
@@ -602,6 +633,32 @@ def _attack_target(
     )
     base_hit(w, h, target, f.damage, side, "AM.BASE.GROUNDED", grounded_only=True)
     return f.to_json()
+
+
+def _land_target(w: Work, force: Sequence[Flight], units: Sequence[Unit], h: int) -> Unit:
+    """AM.BOMBLAND: "any of the land units in the hex" - the one the striking player
+    named (``AT``), else the one with the lowest defence. A named unit that is not
+    there (it was out of the striker's sight when plotted) leaves the default, and
+    the striker is told."""
+    named = force[0].at
+    weakest = min(units, key=lambda u: (land_defense(w.state, u), u.uid))
+    if not named:
+        return weakest
+    for u in units:
+        if u.uid == named:
+            return u
+    side = force[0].side
+    w.event(
+        "strike-retargeted",
+        "AM.BOMBLAND",
+        (side,),
+        side=side,
+        hex=hexgrid.fmt(h),
+        named=named,
+        target=weakest.uid,
+        reason=f"{named} is not in {hexgrid.fmt(h)}: the unit with the lowest defence is bombed",
+    )
+    return weakest
 
 
 def _strafe(w: Work, strafers: Sequence[Flight], enemy: Side, h: int, dice: Dice) -> Any:

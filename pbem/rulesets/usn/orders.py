@@ -167,7 +167,8 @@ class Mission:
     """Air-strike round orders, resolved by the combat modules (SEQ.5E, AMAC).
 
     ``kind`` is CAP, STRIKE or SUPPORT; ``target`` is SHIPS, PORT, LAND, CD,
-    AIRBASE, NAVALBASE, STRAFE (STRIKE) or ATTACK/DEFEND (SUPPORT).
+    AIRBASE, NAVALBASE, STRAFE (STRIKE) or ATTACK/DEFEND (SUPPORT). ``at``: the
+    land unit a LAND strike bombs (AM.BOMBLAND "any of the land units").
     """
 
     kind: str
@@ -176,6 +177,7 @@ class Mission:
     dest: int | None = None
     target: str = ""
     group: int = 0
+    at: str | None = None
 
     def canonical(self) -> str:
         parts = [self.kind, self.air.text(), self.source]
@@ -185,6 +187,8 @@ class Mission:
             parts.append(self.target)
         if self.group:
             parts.append(str(self.group))
+        if self.at:
+            parts += ["AT", self.at]
         return " ".join(parts)
 
 
@@ -522,13 +526,20 @@ def _mission(verb: str, args: list[str]) -> Mission:
             )
         return Mission("CAP", _air(args[0], args[1]), _location(args[2]))
     if verb == "STRIKE":
-        usage = "STRIKE <points> <type> <from> <target hex> <SHIPS n|PORT|LAND|CD|AIRBASE|NAVALBASE|STRAFE>"
+        usage = (
+            "STRIKE <points> <type> <from> <target hex>"
+            " <SHIPS n|PORT|LAND [AT <land unit>]|CD|AIRBASE|NAVALBASE|STRAFE>"
+        )
         _need(args, 5, usage)
         target = args[4].upper()
         if target not in STRIKE_TARGETS:
             raise OrderSyntaxError(f"unknown target {args[4]!r}; write: {usage}", rule="CBT.B")
-        group = 0
-        if target == "SHIPS":
+        group, at = 0, None
+        if len(args) > 5 and args[5].upper() == "AT":
+            if target != "LAND" or len(args) != 7:
+                raise OrderSyntaxError(f"write: {usage} (AT only for LAND)", rule="AM.BOMBLAND")
+            at = _unit_id(args[6])
+        elif target == "SHIPS":
             if len(args) != 6 or not args[5].isdigit() or int(args[5]) < 1:
                 raise OrderSyntaxError(
                     "name the ship group: SHIPS 1 = the top two ships", rule="AMAC.B"
@@ -537,7 +548,7 @@ def _mission(verb: str, args: list[str]) -> Mission:
         elif len(args) != 5:
             raise OrderSyntaxError(f"write: {usage}")
         return Mission(
-            "STRIKE", _air(args[0], args[1]), _location(args[2]), _hex(args[3]), target, group
+            "STRIKE", _air(args[0], args[1]), _location(args[2]), _hex(args[3]), target, group, at
         )
     usage = "SUPPORT <points> <type> <from> <hex> ATTACK|DEFEND"
     _need(args, 5, usage)

@@ -111,7 +111,7 @@ _VERB_HELP = {
     ],
     StepKind.STRIKE: [
         "CAP <n> <type> <base|carrier>                # SEQ.5E",
-        "STRIKE <n> <type> <from> <hex> <SHIPS g|PORT|LAND|CD|AIRBASE|NAVALBASE|STRAFE>",
+        "STRIKE <n> <type> <from> <hex> <SHIPS g|PORT|LAND [AT <unit>]|CD|AIRBASE|NAVALBASE|STRAFE>",
         "SUPPORT <n> <type> <from> <hex> ATTACK|DEFEND # SEQ.5J",
         "ATTACK <hex> <unit> ...   GUNFIRE <hex> <ship> ...   LAND <transport> <unit> ...",
     ],

@@ -238,6 +238,62 @@ def test_am_bombland_only_dx_cuts_the_unit_off() -> None:
     assert g.s.extra["cut_off"] == {"japanese/RGT-9": 2}
 
 
+def _bombland_game(**options: str) -> Game:
+    """Two Japanese land units on the atoll, three hexes from an Allied air base."""
+    state = make_state(
+        [land(J, "RGT-9", ATOLL, defense=6), land(J, "BN-1", ATOLL, defense=2)],
+        air={A: {f"{ISL:04d}": Air(lac=10)}},
+        bases=[base(ISL, A, air=30)],
+        round=AIR5,
+        options=dict(options),
+    )
+    return Game(state)
+
+
+def _bombed(g: Game) -> list[str]:
+    return [e.data["target"] for e in g.events if e.kind == "bombardment"]
+
+
+def test_am_bombland_the_striking_player_names_the_land_unit() -> None:
+    """AM.BOMBLAND: "Compare Bombardment Strength of air units to Defense Strength of
+    any of the land units in the hex" - the striking player's choice, written
+    ``STRIKE ... LAND AT <unit>`` (as NM.BOMBLAND's BOMBARD ... AT); without AT the
+    unit with the lowest defence."""
+    strike = f"STRIKE 10 LAC {ISL:04d} {ATOLL:04d} LAND"
+    g = _bombland_game()
+    (e,) = g.validate(A, f"{strike} AT DIV-7").errors  # not there, and the hex is open
+    assert e.rule == "AM.BOMBLAND"
+    (e,) = g.validate(A, f"STRIKE 10 LAC {ISL:04d} {ATOLL:04d} CD AT RGT-9").errors
+    assert e.rule == "AM.BOMBLAND"  # AT only for LAND
+    g.play({A: f"{strike} AT RGT-9"}, dice=[6] * 10)
+    assert _bombed(g) == ["RGT-9"]
+    assert not g.unit(J, "RGT-9").supplied and g.unit(J, "BN-1").supplied
+    g = _bombland_game()
+    g.play({A: strike}, dice=[6] * 10)
+    assert _bombed(g) == ["BN-1"]  # the default: the lowest defence
+
+
+def test_am_bombland_named_unit_out_of_sight_is_judged_at_the_strike() -> None:
+    """AM.BOMBLAND ("any of the land units in the hex") in a double-blind game: the
+    validator does not tell the striker whether a unit it cannot see is there (the
+    atoll is outside the Allied sight), so any name is accepted; at the strike a name
+    that is not there falls back to the unit with the lowest defence, and only the
+    striker is told."""
+    g = _bombland_game(fog="double-blind")
+    strike = f"STRIKE 10 LAC {ISL:04d} {ATOLL:04d} LAND"
+    assert not g.validate(A, f"{strike} AT RGT-9").errors
+    assert not g.validate(A, f"{strike} AT DIV-7").errors  # same answer: nothing leaks
+    g.play({A: f"{strike} AT DIV-7"}, dice=[6] * 10)
+    (told,) = [e for e in g.events if e.kind == "strike-retargeted"]
+    assert told.witnesses == (A,) and told.data["named"] == "DIV-7"
+    assert told.data["target"] == "BN-1" and told.rule == "AM.BOMBLAND"
+    assert _bombed(g) == ["BN-1"]
+    g = _bombland_game(fog="double-blind")
+    g.play({A: f"{strike} AT RGT-9"}, dice=[6] * 10)
+    assert _bombed(g) == ["RGT-9"]
+    assert not [e for e in g.events if e.kind == "strike-retargeted"]
+
+
 def test_am_bombnav_port_nm_aa_port_ships_in_base_add_their_aa_to_the_base() -> None:
     units = [
         ship(J, "CA-1", ATOLL, in_base=True, stack=0),
