@@ -18,7 +18,7 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.capture import awaiting, release, set_awaiting
+from pbem.rulesets.usn.capture import awaiting, part_awaits, part_repaired, release, set_awaiting
 from pbem.rulesets.usn.geo import HOME_ISLANDS
 from pbem.rulesets.usn.orders import Simple
 from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
@@ -67,8 +67,7 @@ def needs_repair(w: Work, h: int, kind: str) -> bool:
     b = w.bases.get(h)
     if b is None:
         return False
-    rec = awaiting(w.state.extra, h)
-    if rec is not None and kind in rec.get("repair", ()):
+    if part_awaits(w.state.extra, h, kind):
         return True
     if kind == "naval":
         return b.naval and b.naval_destroyed
@@ -147,7 +146,8 @@ def do_build(w: Work, order: Simple, dice: Dice | None) -> None:
 
 def _complete(w: Work, h: int, kind: str, built: bool) -> None:
     """BASE.D: usable from the next turn (neutralized for the rest of this one);
-    BASE.E: repair restores the printed capacity, building adds five."""
+    BASE.E: repair restores the printed capacity, building adds five; a part
+    damaged at the start is repaired on its own (BASE.C, CG2.BASES.J)."""
     b = w.bases.get(h)
     turn = w.state.turn
     if kind == "air":
@@ -170,6 +170,8 @@ def _complete(w: Work, h: int, kind: str, built: bool) -> None:
             else replace(b, naval=True, naval_destroyed=False)
         )
     w.bases[h] = nb
+    if not built:
+        part_repaired(w, h, kind)
     w.event(
         "base-built" if built else "base-repaired",
         "BASE.E",
@@ -231,7 +233,7 @@ def _finish_repairs(w: Work) -> None:
                 jobs.pop(kind)
                 continue
             rec = awaiting(w.state.extra, h)
-            if rec is not None and kind in rec.get("repair", ()):
+            if rec is not None and not rec.get("start") and kind in rec.get("repair", ()):
                 continue  # a captured base: BASE.B, at the land attack phase
             side = w.bases[h].owner if h in w.bases else None
             present = (
@@ -268,8 +270,8 @@ def after_land_attack(w: Work) -> None:
         h = int(hx)
         rec = awaiting(w.state.extra, h)
         b = w.bases.get(h)
-        if rec is None or b is None or b.owner != side:
-            continue
+        if rec is None or rec.get("start") or b is None or b.owner != side:
+            continue  # not captured (CG2.BASES.J: repaired at step 10, BUILD.GEN)
         here = [u for u in w.units.values() if u.side == side and u.hex == h]
         if not any(u.kind == "land" for u in here):
             continue

@@ -21,6 +21,11 @@ keeps it out of use; ``state.extra["damaged_bases"]`` records what each captured
 base still waits for: ``{"0759": {"side": s, "repair": ["air", "naval"], "was": n}}``
 (``repair`` empty: occupation alone; ``was``: its neutralization before capture).
 ``bases.after_land_attack`` releases them at the end of the side's land attack phase.
+
+The same record, with ``"start": True``, marks the parts of a base damaged at the
+start of a scenario (CG2.BASES.J): not neutralized, those parts are repaired by an
+engineer's turn of work (BUILD.GEN, ``bases._complete``), each part on its own
+(BASE.C), and the record goes when no part is left.
 """
 
 from __future__ import annotations
@@ -59,14 +64,37 @@ def guards(w: Work, u: Unit) -> bool:
 
 
 def awaiting(extra: Mapping[str, Any], h: int) -> dict[str, Any] | None:
-    """What a captured base in ``h`` still waits for, or None when it is usable.
-    A bare string (the older form) means every part awaits repair."""
+    """What a captured (or damaged-at-start) base in ``h`` still waits for, or None.
+    A bare string (the older form of the start mark) is a naval part damaged at the
+    start (CG2.BASES.J)."""
     rec = extra.get("damaged_bases", {}).get(hexgrid.fmt(h))
     if rec is None:
         return None
     if isinstance(rec, dict):
         return rec
-    return {"side": None, "repair": ["air", "naval"], "was": 0}
+    return damaged_at_start(None, ["naval"])
+
+
+def damaged_at_start(side: Side | None, parts: Iterable[str]) -> dict[str, Any]:
+    """CG2.BASES.J: the record of a base whose ``parts`` start damaged."""
+    return {"side": side, "repair": list(parts), "was": 0, "start": True}
+
+
+def part_awaits(extra: Mapping[str, Any], h: int, kind: str) -> bool:
+    """The ``kind`` part ("air" or "naval") of the base in ``h`` awaits repair."""
+    rec = awaiting(extra, h)
+    return rec is not None and kind in rec.get("repair", ())
+
+
+def part_repaired(w: Work, h: int, kind: str) -> None:
+    """BASE.C: "Two bases in one hex are repaired separately": the ``kind`` part is
+    off the record; a start record with no part left goes (a captured base's record
+    stays until BASE.B releases it)."""
+    rec = awaiting(w.state.extra, h)
+    if rec is None or kind not in rec.get("repair", ()):
+        return
+    left = [k for k in rec["repair"] if k != kind]
+    set_awaiting(w, h, None if not left and rec.get("start") else {**rec, "repair": left})
 
 
 def set_awaiting(w: Work, h: int, rec: dict[str, Any] | None) -> None:

@@ -40,6 +40,7 @@ from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid, indian_ocean, world
+from pbem.rulesets.usn.capture import awaiting, damaged_at_start
 from pbem.rulesets.usn.geo import AUSTRALIA, BURMA, Geo
 from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.hooks import (
@@ -132,19 +133,19 @@ def at_setup(state: GameState) -> GameState:
     return _philfort_at_setup(supply_at_start(state))
 
 
-START_DAMAGED = "damaged at start"  # extra["damaged_bases"] value (CG2.BASES.J)
 FIVE_POINT_AIR_BASE = 5
 
 
 def bases_at_start(
     geo: Geo, special: Mapping[str, Mapping[str, Any]], bases: Mapping[int, Base]
-) -> tuple[dict[int, Base], dict[str, str]]:
+) -> tuple[dict[int, Base], dict[str, dict[str, Any]]]:
     """CG2.BASES.J: "The Japanese may use all their bases in Game 1, and all five Air
     Point Capacity air bases behind the Game 2 start line ... All other bases within
     the Game 2 Start Line are considered damaged." Each part of a Japanese base not
     usable so starts damaged: an air part with capacity 0 (repaired to its printed
-    capacity, BASE.E), a naval part marked in ``damaged_bases`` (ships may be there
-    but not refuel or declare themselves in base, BASE.PROC; an engineer repairs it).
+    capacity, BASE.E), a naval part marked in ``damaged_bases`` with the captured
+    bases' record (capture.damaged_at_start: ships may be there but not refuel or
+    declare themselves in base, BASE.PROC; an engineer repairs it, part by part).
     A base nobody held in Game 1 (Bangkok, neutral, CG1.THAI) was not captured and
     is usable. Returns the bases and the ``damaged_bases`` entries."""
     rule = special.get("japanese_bases")
@@ -152,7 +153,7 @@ def bases_at_start(
     if rule is None or not rule.get("others_damaged"):
         return out, {}
     usable = {int(u["hex"]): u for u in rule.get("usable", ())}
-    damaged: dict[str, str] = {}
+    damaged: dict[str, dict[str, Any]] = {}
     for h, b in bases.items():
         pb = geo.bases.get(h)
         if b.owner != JAPANESE or pb is None:
@@ -166,13 +167,14 @@ def bases_at_start(
         if b.air and b.air_capacity > 0 and not air_ok:
             out[h] = replace(out[h], air_capacity=0)
         if b.naval and not listed.get("naval"):
-            damaged[hexgrid.fmt(h)] = START_DAMAGED
+            damaged[hexgrid.fmt(h)] = damaged_at_start(JAPANESE, ["naval"])
     return out, damaged
 
 
 def damaged_naval_base(state: GameState, h: int) -> bool:
     """CG2.BASES.J: a naval base damaged at the start, until an engineer repairs it."""
-    return bool(state.extra.get("damaged_bases", {}).get(hexgrid.fmt(h)) == START_DAMAGED)
+    rec = awaiting(state.extra, h)
+    return rec is not None and bool(rec.get("start")) and "naval" in rec.get("repair", ())
 
 
 def supply_at_start(state: GameState) -> GameState:

@@ -11,11 +11,14 @@ from pathlib import Path
 import pytest
 
 import pbem
-from pbem.rulesets.usn import scenario_rules
+from pbem.rulesets.usn import bases, scenario_rules
 from pbem.rulesets.usn.loader import load_world, world_geo
+from pbem.rulesets.usn.orders import Simple
 from pbem.rulesets.usn.phases import can_refuel_in_base
 from pbem.rulesets.usn.ruleset import UsnRuleset
+from pbem.rulesets.usn.sides import Side
 from pbem.rulesets.usn.state import GameState
+from pbem.rulesets.usn.work import Work
 
 J, A = "japanese", "allied"
 SUVA = 1066
@@ -54,6 +57,38 @@ def test_cg2_bases_j_other_bases_inside_the_line_start_damaged(cg2: GameState) -
     # Repaired (an engineer's work removes the mark): Manila refuels again.
     fixed = replace(cg2, extra={**cg2.extra, "damaged_bases": {}})
     assert not scenario_rules.damaged_naval_base(fixed, 381) and can_refuel_in_base(fixed, dd4)
+
+
+def test_cg2_bases_j_base_c_air_and_naval_parts_are_repaired_separately(
+    cg2: GameState,
+) -> None:
+    """CG2.BASES.J: "All other bases within the Game 2 Start Line are considered
+    damaged"; BASE.C: "Two bases in one hex are repaired separately", and BUILD.GEN:
+    "a repair is certain after one turn". Manila's naval base starts damaged; its air
+    base, bombed to 0 here, is repaired by the engineer's turn on the air base alone,
+    and the naval base still waits for its own turn of work."""
+    manila = 381
+    w = Work.start(world_geo(), cg2)
+    w.set_side(Side.JAPANESE)
+    tr, eng = cg2.unit(J, "TR-1"), cg2.unit(J, "ENG-1")
+    assert tr is not None and eng is not None and eng.hex == manila
+    w.put(replace(tr, hex=manila, in_base=True))
+    w.bases[manila] = replace(w.bases[manila], air_capacity=0)
+    # The Japanese land attack phase releases captured bases (BASE.B); the start
+    # mark is no capture: nothing is repaired by it.
+    bases.after_land_attack(w)
+    assert scenario_rules.damaged_naval_base(w.snapshot(), manila)
+    bases.do_build(w, Simple("BUILD", ("ENG-1", "AIR")), None)
+    bases.bookkeeping(w)  # step 10: the air part is repaired, the naval part not
+    assert w.bases[manila].air_capacity == 25
+    assert scenario_rules.damaged_naval_base(w.snapshot(), manila)
+    bases.do_build(w, Simple("BUILD", ("ENG-1", "NAVAL")), None)
+    bases.bookkeeping(w)
+    assert not scenario_rules.damaged_naval_base(w.snapshot(), manila)
+    assert "0381" not in w.state.extra["damaged_bases"]
+    dd4 = w.units["japanese/DD-4"]
+    next_turn = replace(w.snapshot(), turn=cg2.turn + 1)  # BASE.D: usable from the next turn
+    assert can_refuel_in_base(next_turn, dd4)
 
 
 def test_cg1_thai_bangkok_neutral_in_game_1_is_usable_in_game_2(cg2: GameState) -> None:
