@@ -220,8 +220,11 @@ def retreat_hex(w: Work, u: Unit, preferred: Sequence[int] = ()) -> int | None:
     """CRT1.D2 (A29): an adjacent land hex across a hexside that is not all sea, and
     in supply for the retreating side; the owner's standing RETREAT order picks first.
     OPT.BURMA.RETREAT: an Allied unit may also retreat into China or India (no
-    supply needed: it leaves the game), but only when named or when nothing else is left."""
+    supply needed: it leaves the game), but only when named or when nothing else is left.
+    MOV.G: a unit out of supply is not "permitted to retreat" at all."""
     assert u.hex is not None
+    if not u.supplied:
+        return None
     options = [n for n in w.geo.land_nbrs.get(u.hex, ()) if n not in w.geo.closed]
     sup = w.supply(u.side)
     legal = [n for n in options if sup.supplied(n)]
@@ -289,7 +292,7 @@ def check_ground(w: Work, verb: str, h: int, uids: Sequence[str]) -> None:
         )
     for uid in uids:
         u = w.own(uid)
-        if not u.supplied and u.emergency_supply_turn != w.state.turn:
+        if not u.supplied:  # the unit's supply as the rules keep it (supply.py)
             raise IllegalOrderError(f"{uid} is out of supply and may not attack", rule="SUP.E")
 
 

@@ -276,12 +276,11 @@ def do_land_move(w: Work, order: Move, burma_open: bool) -> None:
         if u.entrenched:
             raise IllegalOrderError(f"{u.uid} is entrenched and may not move", rule="MOV.I")
         HOOKS[GARRISON_UNIT](w, u)  # OPT.GAR.FIXED
-        smap = w.supply(w.side)
-        if not (u.emergency_supply_turn == w.state.turn or smap.supplied(u.hex)):
+        if not u.supplied:  # the unit's supply as the rules keep it (supply.py)
             raise IllegalOrderError(f"{u.uid} is out of supply and may not move", rule="MOV.G")
         dest = int(order.path[0])
         _check_land_step(w, u, u.hex, dest, burma_open)
-        if not smap.supplied(dest):
+        if not w.supply(w.side).supplied(dest):
             raise IllegalOrderError(
                 f"{u.uid} may not move out of supply into {hexgrid.fmt(dest)}", rule="MOV.F"
             )

@@ -597,7 +597,7 @@ def _entrench(w: Work, uid: str, verb: str, dice: Dice | None) -> None:
         return
     if u.key in w.moved:
         raise IllegalOrderError(f"{uid} moved this phase", rule="ENT.PROC")
-    if not w.supply(w.side).supplied(u.hex) and u.emergency_supply_turn != w.state.turn:
+    if not u.supplied:  # the unit's supply as the rules keep it (supply.py)
         raise IllegalOrderError(f"{uid} is out of supply", rule="ENT.PROC")
     if dice is None:
         return

@@ -1,5 +1,14 @@
 """Supply lines, refuelling and endurance at sea (SUP.*, NM.REFUEL).
 
+A land unit's ``supplied`` flag is its supply as the rules keep it, and every
+check reads it (moving, MOV.G; entrenching, ENT.PROC; attacking and defending,
+SUP.E; retreating, MOV.G): set at the start (SETUP.SUPPLY: no trace, the
+scenario's exceptions unsupplied), traced at each step 10 (``update_supply``),
+lost at once to a DX bombardment until the same step next turn (NM.BOMBLAND,
+AM.BOMBLAND) and gained at once by an emergency supply run for the rest of its
+Game-Turn (SUP.F). The trace itself (``supply_map``) answers for hexes: where a
+unit may move or retreat to, where a base or a set-up unit is.
+
 A supply line (SUP.A) runs from the unit over land, then - once it crosses an
 all-sea hexside or the land route is blocked - at sea, and never returns to
 land. Rather than trace one line per unit, ``supply_map`` works backwards from
@@ -107,9 +116,9 @@ def supply_map(geo: Geo, state: GameState, side: Side) -> SupplyMap:
 
 
 def is_supplied(state: GameState, unit: Unit, smap: SupplyMap) -> bool:
-    """SUP.E / SUP.F: traced supply, or an emergency supply run this turn."""
-    if unit.emergency_supply_turn == state.turn:
-        return True
+    """SUP.E: traced supply at step 10, for the Game-Turn to come. An emergency run
+    (SUP.F) fed the unit for its own Game-Turn only: "excess supplies may not be used
+    in any later Game-Turns"."""
     return unit.hex is not None and smap.supplied(unit.hex)
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from pbem.rulesets.usn.hexgrid import neighbours
 from pbem.rulesets.usn.state import Air
+from pbem.rulesets.usn.supply import update_supply
 
 from .builders import AUS, CHINA_HEX, HOME, ISLAND, Game, H, base, land, make_state, ship, stub_geo
 
@@ -193,10 +194,12 @@ def test_mov_f_land_unit_moves_one_hex() -> None:
 
 
 def test_mov_g_unsupplied_land_unit_may_not_move() -> None:
-    # Cut off by an undisputed Allied air zone over the island.
+    # Cut off by an undisputed Allied air zone over the island, as the last step-10
+    # trace found it (the rules keep a unit's supply in its flag: supply.py).
     air = {A: {"CV-5": Air(nac=5)}}
     units = [land(J, "RGT-1", ISLAND[0]), ship(A, "CV-5", ISLAND[1])]
-    g = land_game(*units, air=air)
+    g = Game(update_supply(stub_geo(), make_state(units, round=4, air=air)))
+    assert not g.unit(J, "RGT-1").supplied
     (e,) = g.validate(J, f"MOVE RGT-1 {ISLAND[1]:04d}").errors
     assert e.rule == "MOV.G"
 

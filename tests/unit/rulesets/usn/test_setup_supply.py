@@ -7,12 +7,15 @@ from dataclasses import replace
 import pytest
 
 from pbem.rulesets.usn import scenario_rules
-from pbem.rulesets.usn.land_combat import defense_strength
+from pbem.rulesets.usn.land_combat import attack_strength, defense_strength, retreat_hex
 from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
-from pbem.rulesets.usn.state import GameState
+from pbem.rulesets.usn.sequence import rounds_for
+from pbem.rulesets.usn.state import Air, GameState
+from pbem.rulesets.usn.supply import update_supply
+from pbem.rulesets.usn.work import Work
 
-from .builders import base, land, make_state
+from .builders import ISLAND, Game, base, land, make_state, ship, stub_geo
 
 J, A = "japanese", "allied"
 
@@ -69,3 +72,47 @@ def test_setup_supply_hong_kong_starts_supplied(rs: UsnRuleset, scenario: str) -
     cd = [u for u in s.units.values() if u.hex == 311 and u.side == A]
     assert cd and all(u.supplied for u in cd)
     assert s.bases[311].owner == A and s.bases[311].supplied
+
+
+def _round(s: GameState, key: str) -> GameState:
+    keys = [r.key for r in rounds_for(s)]
+    return replace(s, round=keys.index(key))
+
+
+def test_setup_supply_unsupplied_start_binds_every_check_before_the_first_trace(
+    rs: UsnRuleset,
+) -> None:
+    """SETUP.SUPPLY: "All air and land forces are considered supplied, except for the
+    Japanese land forces on Guadalcanal in the Eastern Solomons and Santa Cruz
+    Mini-Games." Santa Cruz's DIV-1 on 828 could trace a line, but in turn 1 (before
+    the first step-10 trace) it is out of supply for every rule that asks: it may not
+    move (MOV.G: "Land units may not move when they are out of supply"), entrench
+    (ENT.PROC), attack (SUP.E) or retreat (MOV.G: "nor are they permitted to retreat
+    when out of supply")."""
+    s = start(rs, "santa-cruz")
+    assert s.turn == 1
+    land_phase = _round(s, "J-7-8").to_json()
+    for order, rule in (("MOVE DIV-1 0827", "MOV.G"), ("ENTRENCH DIV-1", "ENT.PROC")):
+        (e,) = rs.validate(land_phase, J, order).errors
+        assert e.rule == rule
+    (e,) = rs.validate(_round(s, "air-9").to_json(), J, "ATTACK 0828 DIV-1").errors
+    assert e.rule == "SUP.E"
+    div = s.unit(J, "DIV-1")
+    assert div is not None and attack_strength(div) == 0
+    assert retreat_hex(Work.start(world_geo(), s), div) is None
+    fed = replace(div, supplied=True)  # as an emergency run (SUP.F) leaves it
+    assert retreat_hex(Work.start(world_geo(), s.with_units([fed])), fed) is not None
+
+
+def test_setup_supply_supplied_start_holds_where_no_line_is_traced() -> None:
+    """SETUP.SUPPLY: "All air and land forces are considered supplied": a unit set up
+    where no line can be traced (here an island inside an undisputed enemy air zone,
+    as Hong Kong in Campaign Games 1 and 3) is supplied until the first step-10 trace,
+    so it may entrench (ENT.PROC); after that trace it may not."""
+    air = {A: {"CV-5": Air(nac=5)}}
+    units = [land(J, "RGT-1", ISLAND[0]), ship(A, "CV-5", ISLAND[1])]
+    s = make_state(units, round=4, air=air)  # J-7-8 of turn 1, no trace made yet
+    assert not Game(s).validate(J, "ENTRENCH RGT-1").errors
+    traced = update_supply(stub_geo(), s)
+    (e,) = Game(traced).validate(J, "ENTRENCH RGT-1").errors
+    assert e.rule == "ENT.PROC"

@@ -187,3 +187,14 @@ def test_nm_bombland_cut_off_outlasts_the_supply_trace() -> None:
     assert not update_supply(geo, cut).unit(J, "RGT-1").supplied  # type: ignore[union-attr]
     later = replace(cut, turn=s.turn + 1)
     assert update_supply(geo, later).unit(J, "RGT-1").supplied  # type: ignore[union-attr]
+
+
+def test_sup_f_emergency_supply_lasts_its_own_game_turn_only() -> None:
+    """SUP.F / NM.EMERG: "Each transporting unit may supply as much as one division for
+    one Game-Turn; however, excess supplies may not be used in any later Game-Turns".
+    The run supplies the unit at once (its flag); the step-10 trace that sets the next
+    turn's supply does not count it again."""
+    cv = ship(A, "CV-5", ISLAND[1])
+    u = land(J, "RGT-1", ISLAND[0], emergency_supply_turn=1, supplied=True)
+    s = make_state([cv, u], air={A: {"CV-5": Air(nac=3)}})
+    assert not update_supply(stub_geo(), s).unit(J, "RGT-1").supplied  # type: ignore[union-attr]
