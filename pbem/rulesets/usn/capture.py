@@ -87,9 +87,9 @@ def part_awaits(extra: Mapping[str, Any], h: int, kind: str) -> bool:
 
 
 def part_repaired(w: Work, h: int, kind: str) -> None:
-    """BASE.C: "Two bases in one hex are repaired separately": the ``kind`` part is
-    off the record; a start record with no part left goes (a captured base's record
-    stays until BASE.B releases it)."""
+    """BASE.C: "if two bases are in the same hex, each must be repaired separately":
+    the ``kind`` part is off the record; a start record with no part left goes (a
+    captured base's record stays until BASE.B releases it)."""
     rec = awaiting(w.state.extra, h)
     if rec is None or kind not in rec.get("repair", ()):
         return

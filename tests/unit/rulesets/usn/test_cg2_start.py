@@ -63,8 +63,9 @@ def test_cg2_bases_j_base_c_air_and_naval_parts_are_repaired_separately(
     cg2: GameState,
 ) -> None:
     """CG2.BASES.J: "All other bases within the Game 2 Start Line are considered
-    damaged"; BASE.C: "Two bases in one hex are repaired separately", and BUILD.GEN:
-    "a repair is certain after one turn". Manila's naval base starts damaged; its air
+    damaged"; BASE.C: "if two bases are in the same hex, each must be repaired
+    separately", and BUILD.GEN: "repairs are accomplished definitely after one
+    Game-Turn". Manila's naval base starts damaged; its air
     base, bombed to 0 here, is repaired by the engineer's turn on the air base alone,
     and the naval base still waits for its own turn of work."""
     manila = 381
