@@ -36,7 +36,7 @@ from typing import Any
 
 from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.usn import hexgrid, world
-from pbem.rulesets.usn.geo import HOME_ISLANDS, Geo
+from pbem.rulesets.usn.geo import CLASS1, HOME_ISLANDS, Geo
 from pbem.rulesets.usn.movement import movement_allowance
 from pbem.rulesets.usn.orders import AirCargo, Line, Mission, Move, Place, verb_of
 from pbem.rulesets.usn.sequence import MailRound, StepKind, current_round, naval_steps_of, step
@@ -180,13 +180,29 @@ def _unit_fault(w: Work, u: Unit, area: Mapping[str, Any], h: int) -> tuple[str,
         line = _start_line_side(w.state, h)
         if line is not None and line != u.side:
             return f"{at} is on the {line} side of the start line", "SETUP.FREE"
-    held = w.bases.get(h)
-    if (held is not None and held.owner != u.side) or any(
-        x.hex == h and x.side != u.side and x.kind in ("land", "cd") for x in w.units.values()
-    ):
-        return f"{at} is held by the enemy", "SETUP.FREE"
+    fault = stacking_fault(w, u, h)
+    if fault is not None:
+        return fault
     if not u.is_naval and not w.supply(u.side).supplied(h):
         return f"{at} is out of supply: no unit sets up out of supply", "SETUP.TERRAIN"
+    return None
+
+
+def stacking_fault(w: Work, u: Unit, h: int) -> tuple[str, str] | None:
+    """The stacking rules for a land unit set up at ``h`` with the units already there
+    (the enemy's and the side's own, by default or by earlier PLACE lines): STK.GEN "there
+    is no limit to the number or type of units that may be present in a single hex",
+    save STK.A "there may never be opposing land units on the same Class 1 ... hex" and
+    STK.B: an enemy base or CD unit in the hex would be captured or destroyed, which no
+    set-up does. Opposing land units may share a Class 2 hex (Guadalcanal, 0828, in
+    the Eastern Solomons' own order of battle)."""
+    at = hexgrid.fmt(h)
+    enemies = [x for x in w.units.values() if x.hex == h and x.side != u.side]
+    held = w.bases.get(h)
+    if (held is not None and held.owner != u.side) or any(x.kind == "cd" for x in enemies):
+        return f"{at} is held by the enemy (its base or coastal defence)", "STK.B"
+    if w.geo.terrain.get(h) == CLASS1 and any(x.is_land for x in enemies):
+        return f"opposing land units may never share the Class 1 hex {at}", "STK.A"
     return None
 
 
