@@ -11,9 +11,9 @@ from typing import Any
 from pbem.rulesets.usn.geo import Geo
 from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
-from pbem.rulesets.usn.state import GameState
+from pbem.rulesets.usn.state import GameState, Pending
 
-from .builders import Game
+from .builders import HOME, Game, base, land, make_state, stub_geo
 
 J, A = "japanese", "allied"
 
@@ -93,3 +93,20 @@ def test_stk_e_setup_capacity_counts_earlier_lines_and_the_default() -> None:
     g = Game(GameState.from_json(_start("campaign-1")), geo=_geo())
     assert g.s.air[J]["0754"].lac == 10
     assert _errors(g, "PLACE 1 NAC 0754") == [(1, "SETUP.CAPACITY")]
+
+
+def test_stk_a_arrival_placed_never_onto_a_class1_hex_the_enemy_holds() -> None:
+    """STK.A at Step 1 (SEQ.1): a reinforcement placed "anywhere in Japan" follows the
+    same stacking rules as a set-up: "there may never be opposing land units on the same
+    Class 1 ... hex"; a Class 2 hex may hold both sides."""
+    home1 = HOME[1]
+    p = Pending(1, J, land(J, "DIV-5", None, tp=12))
+    state = make_state(
+        [land(A, "RGT-9", home1), land(A, "RGT-8", HOME[2])],
+        pending=[p],
+        bases=[base(HOME[0], J)],
+    )
+    g = Game(state, geo=stub_geo({home1: "class1"}))
+    v = g.validate(J, f"PLACE DIV-5 {home1:04d}")
+    assert [(e.line, e.rule) for e in v.errors] == [(1, "STK.A")]
+    assert g.validate(J, f"PLACE DIV-5 {HOME[2]:04d}").errors == ()
