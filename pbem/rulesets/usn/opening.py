@@ -35,7 +35,7 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.core.errors import IllegalOrderError
-from pbem.rulesets.usn import hexgrid, world
+from pbem.rulesets.usn import hexgrid, scenario_rules, world
 from pbem.rulesets.usn.geo import CLASS1, HOME_ISLANDS, Geo
 from pbem.rulesets.usn.movement import movement_allowance
 from pbem.rulesets.usn.orders import AirCargo, Line, Mission, Move, Place, verb_of
@@ -445,6 +445,26 @@ def restrict(w: Work, rnd: MailRound, side: Side, lines: Sequence[Line]) -> list
         out += _midway_strike(w, lines)
     if side == JAPANESE:
         out += _midway_move(w.state, rnd, lines)
+    out += _stay_put(w, side, lines)
+    return out
+
+
+def _stay_put(w: Work, side: Side, lines: Sequence[Line]) -> list[Refusal]:
+    """A moving line naming a unit a special rule holds in place (CG1.OB.A.OPT)."""
+    bound = scenario_rules.must_stay(w.geo, w.state, side)
+    out: list[Refusal] = []
+    for ln in lines:
+        if verb_of(ln.order) not in MOVING:
+            continue
+        named = set(ln.order.canonical().split())
+        for uid, h, rule in bound:
+            if uid in named:
+                msg = (
+                    f"{uid} must remain in {hexgrid.fmt(h)} until Japanese units cross "
+                    "the border into Burma"
+                )
+                out.append((ln, msg, rule))
+                break
     return out
 
 
