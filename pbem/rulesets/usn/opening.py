@@ -444,7 +444,7 @@ def restrict(w: Work, rnd: MailRound, side: Side, lines: Sequence[Line]) -> list
     if side == JAPANESE and any(step(n).kind is StepKind.STRIKE for n in rnd.steps):
         out += _midway_strike(w, lines)
     if side == JAPANESE:
-        out += _midway_move(w.state, rnd, lines)
+        out += _midway_move(w, rnd, lines)
     out += _stay_put(w, side, lines)
     return out
 
@@ -594,21 +594,35 @@ def _forced_need(u: Unit, moves: Sequence[int], phase: int) -> int:
     return min(int(moves[phase]), full)
 
 
-def _forced_reach(sim: Mapping[str, Any], phase: int) -> int:
-    """How far from Midway the group may stand after ``phase``: next to it after the
-    last forced phase, else within reach of that hex by the moves still to come."""
-    moves = [int(m) for m in sim["moves"]]
-    return 1 + sum(moves[phase + 1 :])
+def _forced_rest(sim: Mapping[str, Any], phase: int) -> int:
+    """The sea hexes the group may still stand from a hex next to Midway after
+    ``phase``: none after the last forced phase, else what the later phases make good."""
+    return sum(int(m) for m in sim["moves"][phase + 1 :])
 
 
-def _midway_move(state: GameState, rnd: MailRound, lines: Sequence[Line]) -> list[Refusal]:
-    due = forced_move_due(state, rnd)
+def _forced_limit(
+    dist: Mapping[int, int], u: Unit, sim: Mapping[str, Any], phase: int, need: int
+) -> int:
+    """Where ``u`` must end (sea hexes from a hex next to Midway): the rule's place,
+    or, for a ship too slowed to get there (CBT.H), ``need`` hexes nearer."""
+    start = dist.get(u.hex, 0) if u.hex is not None else 0
+    return max(_forced_rest(sim, phase), start - need)
+
+
+def _goal_distances(geo: Geo, sim: Mapping[str, Any]) -> tuple[int, dict[int, int]]:
+    """Midway's hex and every hex's sea distance to a hex directly adjacent to it."""
+    goal = int(sim.get("end_adjacent_to", sim["strike_target"]))
+    targets = [n for n in hexgrid.neighbours(goal) if n in geo.naval_nbrs]
+    return goal, _sea_distances(geo, targets)
+
+
+def _midway_move(w: Work, rnd: MailRound, lines: Sequence[Line]) -> list[Refusal]:
+    due = forced_move_due(w.state, rnd)
     if due is None:
         return []
     sim, phase = due
-    goal = int(sim.get("end_adjacent_to", sim["strike_target"]))
-    reach = _forced_reach(sim, phase)
-    ships = _forced_ships(state, sim)
+    goal, dist = _goal_distances(w.geo, sim)
+    ships = _forced_ships(w.state, sim)
     moved: dict[str, int] = {}
     last: dict[str, Line] = {}
     end: dict[str, int | None] = {}
@@ -627,6 +641,7 @@ def _midway_move(state: GameState, rnd: MailRound, lines: Sequence[Line]) -> lis
     refused: set[int] = set()
     missing: list[str] = []
     rule = "MINI.MIDSIM.MOVE"
+    midway = f"Midway ({hexgrid.fmt(goal)})"
     for u in ships:
         need = _forced_need(u, sim["moves"], phase)
         if u.uid not in last:
@@ -636,14 +651,19 @@ def _midway_move(state: GameState, rnd: MailRound, lines: Sequence[Line]) -> lis
         if ln.number in refused:
             continue
         at = end.get(u.uid)
+        limit = _forced_limit(dist, u, sim, phase, need)
         if moved[u.uid] != need:
             msg = (
                 f"{u.uid} must move full speed, {need} hexes in this Naval Movement Phase "
                 f"(this sheet moves it {moved[u.uid]})"
             )
-        elif at is None or hexgrid.distance(at, goal) > reach or at == goal:
-            where = "directly adjacent to" if reach == 1 else f"within {reach} hexes of"
-            msg = f"{u.uid} must end {where} Midway ({hexgrid.fmt(goal)}) this phase"
+        elif at is None or at not in dist or dist[at] > limit:
+            where = (
+                f"directly adjacent to {midway}"
+                if limit == 0
+                else f"within {limit} sea hexes of a hex directly adjacent to {midway}"
+            )
+            msg = f"{u.uid} must end {where} this phase"
         else:
             continue
         refused.add(ln.number)
@@ -652,7 +672,7 @@ def _midway_move(state: GameState, rnd: MailRound, lines: Sequence[Line]) -> lis
         need = max(_forced_need(u, sim["moves"], phase) for u in ships if u.uid in missing)
         msg = (
             f"no MOVE for the forced group: {' '.join(missing)} must move {need} hexes "
-            f"toward Midway ({hexgrid.fmt(goal)}) in this Naval Movement Phase"
+            f"toward {midway} in this Naval Movement Phase"
         )
         # The missing move is no line of the sheet: refused as line 0, the whole sheet.
         out.append((Line(0, "", Move(tuple(missing), ())), msg, rule))
@@ -671,20 +691,19 @@ def forced_orders(geo: Geo, state: GameState) -> tuple[str, ...]:
     if due is None:
         return ()
     sim, phase = due
-    goal = int(sim.get("end_adjacent_to", sim["strike_target"]))
-    reach = _forced_reach(sim, phase)
-    targets = [n for n in hexgrid.neighbours(goal) if n in geo.naval_nbrs]
-    dist = _sea_distances(geo, targets)
+    _goal, dist = _goal_distances(geo, sim)
     w = Work.start(geo, state)
     w.set_side(JAPANESE)
     danger = w.danger()
-    groups: dict[tuple[int, int], list[str]] = {}
+    groups: dict[tuple[int, int, int], list[str]] = {}
     for u in _forced_ships(state, sim):
         assert u.hex is not None
-        groups.setdefault((u.hex, _forced_need(u, sim["moves"], phase)), []).append(u.uid)
+        need = _forced_need(u, sim["moves"], phase)
+        limit = _forced_limit(dist, u, sim, phase, need)
+        groups.setdefault((u.hex, need, limit), []).append(u.uid)
     out: list[str] = []
-    for (start, need), uids in sorted(groups.items()):
-        path = _forced_path(geo, dist, danger, start, need, reach - 1)
+    for (start, need, limit), uids in sorted(groups.items()):
+        path = _forced_path(geo, dist, danger, start, need, limit)
         if path:
             out.append(f"MOVE {' '.join(uids)} {' '.join(hexgrid.fmt(h) for h in path)}")
     return tuple(out)

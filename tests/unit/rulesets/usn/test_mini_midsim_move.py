@@ -156,3 +156,25 @@ def test_mini_midsim_move_default_orders_make_the_forced_run_and_strike(rs: UsnR
             assert {hexgrid.distance(s.unit(J, u).hex, MIDWAY) for u in GROUP.split()} == {1}
     assert GameState.from_json(state).extra.get("midway_struck") is True
     assert rs.default_orders(state, J) == ()  # turn 2: nothing is forced any more
+
+
+def test_mini_midsim_move_a_crippled_ship_moves_its_full_speed_toward_midway(
+    rs: UsnRuleset,
+) -> None:
+    """MINI.MIDSIM.MOVE: "must move full speed": a carrier damaged more than 20 weeks
+    before the second phase has its Movement Allowance halved (CBT.H) and no double
+    speed (MOV.N), so its full speed is 3 hexes, all of them toward Midway; the rest of
+    the group still ends next to Midway. The default orders split the group so."""
+    state = until(rs, rs.initial_state("midway-simulation", {}), "J-2", 1)
+    state = until(rs, play(rs, state, {J: f"MOVE {GROUP} {fmt(DASH)}"}), "J-7-8", 1)
+    s = GameState.from_json(state)
+    cv1 = s.unit(J, "CV-1")
+    assert cv1 is not None
+    hurt = replace(s, units={**s.units, cv1.key: replace(cv1, damage=30)}).to_json()
+    rest = "CV-2 CV-5 CV-6 BB-1"
+    ok = f"MOVE {rest} {fmt(RUN_IN)}\nMOVE CV-1 {fmt(RUN_IN[:3])}"
+    assert rs.validate(hurt, J, ok).errors == ()
+    (stays,) = rs.validate(hurt, J, f"MOVE {rest} {fmt(RUN_IN)}\nMOVE CV-1 1014 1015 1016").errors
+    assert (stays.line, stays.rule) == (2, "MINI.MIDSIM.MOVE")
+    default = rs.default_orders(hurt, J)
+    assert len(default) == 2 and rs.validate(hurt, J, "\n".join(default)).errors == ()
