@@ -381,6 +381,9 @@ def _jvd_place(w: Work, u: Unit, h: int) -> None:
     base = w.own_base(h)
     if base is None or not base.has_naval:
         raise IllegalOrderError(f"{hexgrid.fmt(h)} is not a Japanese naval base", rule="OPT.JVD")
+    fault = None if u.is_naval else stacking_fault(w, u, h)  # an engineer: STK.A
+    if fault is not None:
+        raise IllegalOrderError(fault[0], rule=fault[1])
     w.put(replace(u, hex=h, box=None, in_base=u.is_naval))
     w.event("placed", "OPT.JVD", (JAPANESE,), side=JAPANESE, unit=u.uid, at=hexgrid.fmt(h))
 

@@ -13,7 +13,7 @@ from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.usn.state import GameState, Pending
 
-from .builders import HOME, Game, base, land, make_state, stub_geo
+from .builders import HOME, Game, H, base, land, make_state, ship, stub_geo
 
 J, A = "japanese", "allied"
 
@@ -110,3 +110,20 @@ def test_stk_a_arrival_placed_never_onto_a_class1_hex_the_enemy_holds() -> None:
     v = g.validate(J, f"PLACE DIV-5 {home1:04d}")
     assert [(e.line, e.rule) for e in v.errors] == [(1, "STK.A")]
     assert g.validate(J, f"PLACE DIV-5 {HOME[2]:04d}").errors == ()
+
+
+def test_stk_a_jvd_engineer_never_onto_a_class1_hex_the_enemy_holds() -> None:
+    """STK.A with OPT.JVD: an engineer counter may go to any Japanese naval base, but a
+    land unit still never shares a Class 1 hex with an enemy land unit; a destroyer
+    may (STK.A binds land units only)."""
+    jbase, far = H(4, 4), H(8, 4)
+    jvd = {"japanese_variable_deployment": {"rule": "OPT.JVD", "side": J, "types": ["DD", "ENG"]}}
+    state = make_state(
+        [ship(J, "DD-1", jbase), land(J, "ENG-1", jbase), land(A, "RGT-9", far)],
+        bases=[base(jbase, J, air=5), base(far, J, air=5)],
+        extra={"opening": ["setup-japanese"], "optional_rules": jvd},
+    )
+    state = replace(state, options={"japanese_variable_deployment": True})
+    g = Game(state, geo=stub_geo({far: "class1"}))
+    v = g.validate(J, f"PLACE DD-1 {far:04d}\nPLACE ENG-1 {far:04d}")
+    assert [(e.line, e.rule) for e in v.errors] == [(2, "STK.A")]
