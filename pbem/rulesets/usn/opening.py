@@ -15,6 +15,11 @@ Midway simulation's forced strike, as checks on the orders of those rounds.
 - CG1.SHOCK.T1J1: in turn 1's first Japanese phase the same keep-out, and no
   non-naval unit moves. CG1.SHOCK.ANOMOVE: the Allies move nothing in turn 1.
   CG1.SHOCK.T1J2: the second Japanese phase is normal.
+- MINI.MIDSIM.MOVE: in turn 1's two Japanese naval phases the simulation's group
+  must move full speed, 12 hexes then 6, to a hex directly adjacent to Midway: each
+  ship of the group needs MOVE/CONTINUE lines of exactly that length that end within
+  reach of the goal (the second phase: next to Midway). ``forced_orders`` writes that
+  move for a Japanese player who sends nothing (the ruleset's default orders).
 - MINI.MIDSIM.STRIKE: once the simulation's carriers stand next to Midway and until
   Midway has been struck, a Japanese air plot must send at least 20 NAC against
   Midway and keep at most 4 NAC on CAP.
@@ -24,17 +29,19 @@ Midway simulation's forced strike, as checks on the orders of those rounds.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from pbem.core.errors import IllegalOrderError
-from pbem.rulesets.usn import hexgrid, world
-from pbem.rulesets.usn.geo import HOME_ISLANDS
+from pbem.rulesets.usn import hexgrid, scenario_rules, world
+from pbem.rulesets.usn.geo import CLASS1, HOME_ISLANDS, Geo
+from pbem.rulesets.usn.movement import movement_allowance
 from pbem.rulesets.usn.orders import AirCargo, Line, Mission, Move, Place, verb_of
-from pbem.rulesets.usn.sequence import MailRound, StepKind, step
+from pbem.rulesets.usn.sequence import MailRound, StepKind, current_round, naval_steps_of, step
 from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
-from pbem.rulesets.usn.state import GameState, Unit
+from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.work import Work
 
 # Verbs that move something: refused to the Allies in the Shock turn (ANOMOVE).
@@ -173,13 +180,29 @@ def _unit_fault(w: Work, u: Unit, area: Mapping[str, Any], h: int) -> tuple[str,
         line = _start_line_side(w.state, h)
         if line is not None and line != u.side:
             return f"{at} is on the {line} side of the start line", "SETUP.FREE"
-    held = w.bases.get(h)
-    if (held is not None and held.owner != u.side) or any(
-        x.hex == h and x.side != u.side and x.kind in ("land", "cd") for x in w.units.values()
-    ):
-        return f"{at} is held by the enemy", "SETUP.FREE"
+    fault = stacking_fault(w, u, h)
+    if fault is not None:
+        return fault
     if not u.is_naval and not w.supply(u.side).supplied(h):
         return f"{at} is out of supply: no unit sets up out of supply", "SETUP.TERRAIN"
+    return None
+
+
+def stacking_fault(w: Work, u: Unit, h: int) -> tuple[str, str] | None:
+    """The stacking rules for a land unit set up at ``h`` with the units already there
+    (the enemy's and the side's own, by default or by earlier PLACE lines): STK.GEN "there
+    is no limit to the number or type of units that may be present in a single hex",
+    save STK.A "there may never be opposing land units on the same Class 1 ... hex" and
+    STK.B: an enemy base or CD unit in the hex would be captured or destroyed, which no
+    set-up does. Opposing land units may share a Class 2 hex (Guadalcanal, 0828, in
+    the Eastern Solomons' own order of battle)."""
+    at = hexgrid.fmt(h)
+    enemies = [x for x in w.units.values() if x.hex == h and x.side != u.side]
+    held = w.bases.get(h)
+    if (held is not None and held.owner != u.side) or any(x.kind == "cd" for x in enemies):
+        return f"{at} is held by the enemy (its base or coastal defence)", "STK.B"
+    if w.geo.terrain.get(h) == CLASS1 and any(x.is_land for x in enemies):
+        return f"opposing land units may never share the Class 1 hex {at}", "STK.A"
     return None
 
 
@@ -358,6 +381,9 @@ def _jvd_place(w: Work, u: Unit, h: int) -> None:
     base = w.own_base(h)
     if base is None or not base.has_naval:
         raise IllegalOrderError(f"{hexgrid.fmt(h)} is not a Japanese naval base", rule="OPT.JVD")
+    fault = None if u.is_naval else stacking_fault(w, u, h)  # an engineer: STK.A
+    if fault is not None:
+        raise IllegalOrderError(fault[0], rule=fault[1])
     w.put(replace(u, hex=h, box=None, in_base=u.is_naval))
     w.event("placed", "OPT.JVD", (JAPANESE,), side=JAPANESE, unit=u.uid, at=hexgrid.fmt(h))
 
@@ -420,6 +446,28 @@ def restrict(w: Work, rnd: MailRound, side: Side, lines: Sequence[Line]) -> list
                 out += _shock_japanese(w, rule, lines)
     if side == JAPANESE and any(step(n).kind is StepKind.STRIKE for n in rnd.steps):
         out += _midway_strike(w, lines)
+    if side == JAPANESE:
+        out += _midway_move(w, rnd, lines)
+    out += _stay_put(w, side, lines)
+    return out
+
+
+def _stay_put(w: Work, side: Side, lines: Sequence[Line]) -> list[Refusal]:
+    """A moving line naming a unit a special rule holds in place (CG1.OB.A.OPT)."""
+    bound = scenario_rules.must_stay(w.geo, w.state, side)
+    out: list[Refusal] = []
+    for ln in lines:
+        if verb_of(ln.order) not in MOVING:
+            continue
+        named = set(ln.order.canonical().split())
+        for uid, h, rule in bound:
+            if uid in named:
+                msg = (
+                    f"{uid} must remain in {hexgrid.fmt(h)} until Japanese units cross "
+                    "the border into Burma"
+                )
+                out.append((ln, msg, rule))
+                break
     return out
 
 
@@ -513,3 +561,201 @@ def _midway_strike(w: Work, lines: Sequence[Line]) -> list[Refusal]:
         missing = Line(0, "", Mission("STRIKE", AirCargo(need, "NAC"), "", target))
         out.append((missing, msg, "MINI.MIDSIM.STRIKE"))
     return out
+
+
+# --- MINI.MIDSIM.MOVE -----------------------------------------------------------------
+
+
+def forced_move_due(state: GameState, rnd: MailRound) -> tuple[Mapping[str, Any], int] | None:
+    """(the simulation's data, which of its forced moves) when ``rnd`` holds one of
+    turn 1's Japanese Naval Movement Phases that MINI.MIDSIM.MOVE fixes ("12 hexes
+    first Naval Movement Phase, and 6 hexes second Naval Movement Phase")."""
+    sim = world.special(state).get("midway_simulation")
+    if sim is None or state.turn != 1:
+        return None
+    naval = naval_steps_of(JAPANESE)
+    phases = [naval.index(n) for n in rnd.steps if n in naval]
+    if not phases or phases[0] >= len(sim.get("moves", ())):
+        return None
+    return sim, phases[0]
+
+
+def _forced_ships(state: GameState, sim: Mapping[str, Any]) -> list[Unit]:
+    """The group's ships still on the map (a sunk ship has nothing left to do)."""
+    out = []
+    for uid in sim.get("group", ()):
+        u = state.unit(JAPANESE, str(uid))
+        if u is not None and u.hex is not None and u.carried_by is None:
+            out.append(u)
+    return out
+
+
+def _forced_need(u: Unit, moves: Sequence[int], phase: int) -> int:
+    """The hexes ``u`` must enter this phase: the rule's number, or a damaged ship's
+    full speed if less (it may not use double speed, MOV.N)."""
+    full = movement_allowance(u) * (1 if u.damaged else 2)
+    return min(int(moves[phase]), full)
+
+
+def _forced_rest(sim: Mapping[str, Any], phase: int) -> int:
+    """The sea hexes the group may still stand from a hex next to Midway after
+    ``phase``: none after the last forced phase, else what the later phases make good."""
+    return sum(int(m) for m in sim["moves"][phase + 1 :])
+
+
+def _forced_limit(
+    dist: Mapping[int, int], u: Unit, sim: Mapping[str, Any], phase: int, need: int
+) -> int:
+    """Where ``u`` must end (sea hexes from a hex next to Midway): the rule's place,
+    or, for a ship too slowed to get there (CBT.H), ``need`` hexes nearer."""
+    start = dist.get(u.hex, 0) if u.hex is not None else 0
+    return max(_forced_rest(sim, phase), start - need)
+
+
+def _goal_distances(geo: Geo, sim: Mapping[str, Any]) -> tuple[int, dict[int, int]]:
+    """Midway's hex and every hex's sea distance to a hex directly adjacent to it."""
+    goal = int(sim.get("end_adjacent_to", sim["strike_target"]))
+    targets = [n for n in hexgrid.neighbours(goal) if n in geo.naval_nbrs]
+    return goal, _sea_distances(geo, targets)
+
+
+def _midway_move(w: Work, rnd: MailRound, lines: Sequence[Line]) -> list[Refusal]:
+    due = forced_move_due(w.state, rnd)
+    if due is None:
+        return []
+    sim, phase = due
+    goal, dist = _goal_distances(w.geo, sim)
+    ships = _forced_ships(w.state, sim)
+    moved: dict[str, int] = {}
+    last: dict[str, Line] = {}
+    end: dict[str, int | None] = {}
+    for ln in lines:
+        m = ln.order
+        if not isinstance(m, Move):
+            continue
+        hexes = [h for h in (hexgrid.hex_of(t) for t in m.path) if h is not None]
+        for uid in m.units:
+            if any(u.uid == uid for u in ships):
+                moved[uid] = moved.get(uid, 0) + len(hexes)
+                last[uid] = ln
+                off = bool(m.path) and hexgrid.hex_of(m.path[-1]) is None
+                end[uid] = None if off else (hexes[-1] if hexes else end.get(uid))
+    out: list[Refusal] = []
+    refused: set[int] = set()
+    missing: list[str] = []
+    rule = "MINI.MIDSIM.MOVE"
+    midway = f"Midway ({hexgrid.fmt(goal)})"
+    for u in ships:
+        need = _forced_need(u, sim["moves"], phase)
+        if u.uid not in last:
+            missing.append(u.uid)
+            continue
+        ln = last[u.uid]
+        if ln.number in refused:
+            continue
+        at = end.get(u.uid)
+        limit = _forced_limit(dist, u, sim, phase, need)
+        if moved[u.uid] != need:
+            msg = (
+                f"{u.uid} must move full speed, {need} hexes in this Naval Movement Phase "
+                f"(this sheet moves it {moved[u.uid]})"
+            )
+        elif at is None or at not in dist or dist[at] > limit:
+            where = (
+                f"directly adjacent to {midway}"
+                if limit == 0
+                else f"within {limit} sea hexes of a hex directly adjacent to {midway}"
+            )
+            msg = f"{u.uid} must end {where} this phase"
+        else:
+            continue
+        refused.add(ln.number)
+        out.append((ln, msg, rule))
+    if missing:
+        need = max(_forced_need(u, sim["moves"], phase) for u in ships if u.uid in missing)
+        msg = (
+            f"no MOVE for the forced group: {' '.join(missing)} must move {need} hexes "
+            f"toward {midway} in this Naval Movement Phase"
+        )
+        # The missing move is no line of the sheet: refused as line 0, the whole sheet.
+        out.append((Line(0, "", Move(tuple(missing), ())), msg, rule))
+    return out
+
+
+def forced_orders(geo: Geo, state: GameState) -> tuple[str, ...]:
+    """MINI.MIDSIM.MOVE for a Japanese player who sends nothing: the group's ships,
+    hex by hex by sea, each phase's full count of hexes toward Midway, never ending
+    farther than the later phases can make good; where double speed is needed the
+    hexes too near the enemy (MOV.N) are avoided when a choice allows."""
+    rnd = current_round(state)
+    if any(step(n).kind is StepKind.STRIKE for n in rnd.steps):
+        return _forced_strike(state)
+    due = forced_move_due(state, rnd)
+    if due is None:
+        return ()
+    sim, phase = due
+    _goal, dist = _goal_distances(geo, sim)
+    w = Work.start(geo, state)
+    w.set_side(JAPANESE)
+    danger = w.danger()
+    groups: dict[tuple[int, int, int], list[str]] = {}
+    for u in _forced_ships(state, sim):
+        assert u.hex is not None
+        need = _forced_need(u, sim["moves"], phase)
+        limit = _forced_limit(dist, u, sim, phase, need)
+        groups.setdefault((u.hex, need, limit), []).append(u.uid)
+    out: list[str] = []
+    for (start, need, limit), uids in sorted(groups.items()):
+        path = _forced_path(geo, dist, danger, start, need, limit)
+        if path:
+            out.append(f"MOVE {' '.join(uids)} {' '.join(hexgrid.fmt(h) for h in path)}")
+    return tuple(out)
+
+
+def _forced_strike(state: GameState) -> tuple[str, ...]:
+    """MINI.MIDSIM.STRIKE for a Japanese player who sends nothing while the strike is
+    due: the group's carriers send the NAC the rule asks for against Midway's air base
+    ("he may attack anything on Midway Island"), no CAP."""
+    sim = midway_strike_due(state)
+    if sim is None:
+        return ()
+    target = hexgrid.fmt(int(sim["strike_target"]))
+    need = int(sim.get("min_strike_points", 20))
+    out: list[str] = []
+    for u in _forced_ships(state, sim):
+        if not u.is_carrier or need <= 0:
+            continue
+        n = min(state.air.get(JAPANESE, {}).get(u.uid, Air()).nac, need)
+        if n > 0:
+            out.append(f"STRIKE {n} NAC {u.uid} {target} AIRBASE")
+            need -= n
+    return tuple(out)
+
+
+def _sea_distances(geo: Geo, targets: Sequence[int]) -> dict[int, int]:
+    """Hexes entered by sea from each hex to the nearest of ``targets``."""
+    dist = {t: 0 for t in targets}
+    queue = deque(targets)
+    while queue:
+        h = queue.popleft()
+        for n in geo.naval_nbrs.get(h, ()):
+            if n not in dist and h in geo.naval_nbrs.get(n, ()):
+                dist[n] = dist[h] + 1
+                queue.append(n)
+    return dist
+
+
+def _forced_path(
+    geo: Geo, dist: Mapping[int, int], danger: Mapping[int, int], start: int, need: int, rest: int
+) -> list[int]:
+    """``need`` hexes from ``start`` ending at most ``rest`` sea hexes from the goal:
+    each hex keeps the end within reach; the far ones and the safe ones first."""
+    path: list[int] = []
+    here = start
+    for k in range(need, 0, -1):
+        fits = [n for n in geo.naval_nbrs.get(here, ()) if n in dist and dist[n] <= k - 1 + rest]
+        if not fits:
+            return []
+        here = min(fits, key=lambda n: (n in danger, -dist[n], n))
+        path.append(here)
+    return path

@@ -378,6 +378,10 @@ def _do_place(w: Work, side: Side, order: Place) -> None:
             )
     elif not w.geo.is_land(h):
         raise IllegalOrderError(f"{hexgrid.fmt(h)} is not land", rule="REIN.ENTRYHEX")
+    else:  # STK.A, STK.B: as at set-up
+        fault = opening.stacking_fault(w, u, h)
+        if fault is not None:
+            raise IllegalOrderError(fault[0], rule=fault[1])
     w.put(replace(u, hex=h, box=None, in_base=u.is_naval))
     w.event("placed", "SEQ.1", None, side=side, unit=u.uid, at=hexgrid.fmt(h))
 

@@ -139,8 +139,12 @@ class UsnRuleset:
         return Validation(tuple(result.accepted.get(side, ())), tuple(result.errors.get(side, ())))
 
     def default_orders(self, state: State, side: str) -> tuple[str, ...]:
-        """No orders: nothing moves (MOV.B); standing orders stay in the state."""
-        return ()
+        """No orders: nothing moves (MOV.B); standing orders stay in the state. Only a
+        move the rules force is made for the side (MINI.MIDSIM.MOVE)."""
+        s = self._state(state)
+        if s.over or side != JAPANESE:
+            return ()
+        return opening.forced_orders(self._geo_of(s), s)
 
     def adjudicate(
         self, state: State, orders: Mapping[str, Sequence[str]], dice: Dice

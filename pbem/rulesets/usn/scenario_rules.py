@@ -314,6 +314,10 @@ def after_round(
         s = _australian_reserves(geo, s, sp["australian_reserves"])
     if "thailand" in sp:
         s = _thailand(geo, s, sp["thailand"])
+    garrison = sp.get("rangoon_garrison")  # CG1.OB.A.OPT: the border once crossed
+    if garrison is not None and not s.extra.get("rangoon_released"):
+        crossed = _japanese_land_in(geo, s, str(garrison["region"]))
+        s = replace(s, extra={**s.extra, "rangoon_released": True}) if crossed else s
     s = _note_garrisons(s)
     if "philippine_fortifications" in sp:
         s = _philfort_cleared(s, sp["philippine_fortifications"])
@@ -370,6 +374,30 @@ def _midway_struck(s: GameState, sim: Mapping[str, Any], events: Sequence[Event]
         if japanese and e.data.get("hex") == target:
             return replace(s, extra={**s.extra, "midway_struck": True})
     return s
+
+
+def _japanese_land_in(geo: Geo, s: GameState, region: str) -> bool:
+    hexes = geo.regions.get(region, frozenset())
+    return any(u.side == JAPANESE and u.kind == "land" and u.hex in hexes for u in s.units.values())
+
+
+def must_stay(geo: Geo, state: GameState, side: Side) -> list[tuple[str, int, str]]:
+    """(unit, hex, rule) of the side's units a special rule holds in place:
+    CG1.OB.A.OPT, "One must be deployed in Rangoon (44), and remain there until the
+    border is crossed by Japanese units" (the data's unit; "rangoon_released" once a
+    Japanese land unit has stood in Burma)."""
+    rule = world.special(state).get("rangoon_garrison")
+    if rule is None or str(rule.get("side", ALLIED)) != side or state.extra.get("rangoon_released"):
+        return []
+    if _japanese_land_in(geo, state, str(rule["region"])):
+        return []
+    h = int(rule["hex"])
+    out = []
+    for uid in rule.get("units", ()):
+        u = state.unit(side, str(uid))
+        if u is not None and u.hex == h:
+            out.append((u.uid, h, str(rule["rule"])))
+    return out
 
 
 def _thailand(geo: Geo, s: GameState, rule: Mapping[str, Any]) -> GameState:

@@ -107,3 +107,74 @@ def test_mini_midsim_keepout_applies_to_from_the_data(rs: UsnRuleset) -> None:
     del sim["keep_out_applies_to"]
     bound = replace(s, extra={**s.extra, "special": {"midway_simulation": sim}})
     assert scenario_rules.keep_out_zones(bound, rs.geo, J, [cv1]) != []
+
+
+def test_mini_midsim_move_a_sheet_without_the_forced_move_is_refused(rs: UsnRuleset) -> None:
+    """MINI.MIDSIM.MOVE: the group "must move full speed (12 hexes first Naval Movement
+    Phase, and 6 hexes second Naval Movement Phase) to a position directly adjacent to
+    Midway": a sheet that leaves it in port, moves it short, splits a ship off or ends
+    it anywhere but next to Midway is refused, naming the line and the rule."""
+    state = until(rs, rs.initial_state("midway-simulation", {}), "J-2", 1)
+
+    def refused(text: str) -> list[tuple[int, str, str]]:
+        return [(e.line, e.rule or "", e.message) for e in rs.validate(state, J, text).errors]
+
+    (only,) = refused("")  # nothing written: the group would stay in Osaka
+    assert only[:2] == (0, "MINI.MIDSIM.MOVE") and "no MOVE for the forced group" in only[2]
+    assert "CV-1 CV-2 CV-5 CV-6 BB-1" in only[2]
+    (short,) = refused(f"MOVE {GROUP} {fmt(DASH[:-1])}")
+    assert short[:2] == (1, "MINI.MIDSIM.MOVE") and "12 hexes" in short[2]
+    # BB-1 left behind: the four carriers' line stands, BB-1's move is missing.
+    (alone,) = refused(f"MOVE CV-1 CV-2 CV-5 CV-6 {fmt(DASH)}")
+    assert alone[:2] == (0, "MINI.MIDSIM.MOVE") and "BB-1" in alone[2]
+    # MOVE and CONTINUE count together (SEQ.2C and SEQ.2I are one phase).
+    assert refused(f"MOVE {GROUP} {fmt(DASH[:5])}\nCONTINUE {GROUP} {fmt(DASH[5:])}") == []
+
+    state = until(rs, play(rs, state, {J: f"MOVE {GROUP} {fmt(DASH)}"}), "J-7-8", 1)
+    (away,) = refused(f"MOVE {GROUP} {fmt([1014, 1048, 1082, 1116, 1150, 1151])}")
+    assert away[:2] == (1, "MINI.MIDSIM.MOVE") and "directly adjacent to Midway" in away[2]
+    assert refused(f"MOVE {GROUP} {fmt(RUN_IN)}") == []
+
+
+def test_mini_midsim_move_default_orders_make_the_forced_run_and_strike(rs: UsnRuleset) -> None:
+    """MINI.MIDSIM.MOVE / STRIKE: a Japanese player who sends nothing still makes the
+    forced run (12 hexes, then 6 to a hex next to Midway, by sea) and the forced strike
+    (at least 20 NAC on Midway): the ruleset's default orders write them; the other
+    rounds' defaults stay empty (MOV.B)."""
+    state = rs.initial_state("midway-simulation", {})
+    for _ in range(8):
+        demand = rs.pending(state)
+        assert demand is not None
+        orders = {side: list(rs.default_orders(state, side)) for side in demand.sides}
+        for side, lines in orders.items():
+            assert not rs.validate(state, side, "\n".join(lines)).errors, (demand.phase, side)
+            forced = demand.phase in ("J-2", "J-7-8", "air-9") and side == J
+            assert bool(lines) == forced, (demand.phase, side, lines)
+        state = rs.adjudicate(state, orders, ScriptedDice([4] * 400)).state
+        s = GameState.from_json(state)
+        if demand.phase == "J-7-8":
+            assert {hexgrid.distance(s.unit(J, u).hex, MIDWAY) for u in GROUP.split()} == {1}
+    assert GameState.from_json(state).extra.get("midway_struck") is True
+    assert rs.default_orders(state, J) == ()  # turn 2: nothing is forced any more
+
+
+def test_mini_midsim_move_a_crippled_ship_moves_its_full_speed_toward_midway(
+    rs: UsnRuleset,
+) -> None:
+    """MINI.MIDSIM.MOVE: "must move full speed": a carrier damaged more than 20 weeks
+    before the second phase has its Movement Allowance halved (CBT.H) and no double
+    speed (MOV.N), so its full speed is 3 hexes, all of them toward Midway; the rest of
+    the group still ends next to Midway. The default orders split the group so."""
+    state = until(rs, rs.initial_state("midway-simulation", {}), "J-2", 1)
+    state = until(rs, play(rs, state, {J: f"MOVE {GROUP} {fmt(DASH)}"}), "J-7-8", 1)
+    s = GameState.from_json(state)
+    cv1 = s.unit(J, "CV-1")
+    assert cv1 is not None
+    hurt = replace(s, units={**s.units, cv1.key: replace(cv1, damage=30)}).to_json()
+    rest = "CV-2 CV-5 CV-6 BB-1"
+    ok = f"MOVE {rest} {fmt(RUN_IN)}\nMOVE CV-1 {fmt(RUN_IN[:3])}"
+    assert rs.validate(hurt, J, ok).errors == ()
+    (stays,) = rs.validate(hurt, J, f"MOVE {rest} {fmt(RUN_IN)}\nMOVE CV-1 1014 1015 1016").errors
+    assert (stays.line, stays.rule) == (2, "MINI.MIDSIM.MOVE")
+    default = rs.default_orders(hurt, J)
+    assert len(default) == 2 and rs.validate(hurt, J, "\n".join(default)).errors == ()

@@ -216,10 +216,12 @@ def test_setup_terrain_nothing_sets_up_out_of_supply_or_on_the_enemy() -> None:
     side; STK.A: opposing land units never share a Class 1 hex)."""
     g = _game("campaign-1")
     geo = _geo()
-    indo = sorted(h for h in geo.regions["indo-china"] if geo.is_land(h) and h != 179)
+    indo = sorted(
+        h for h in geo.regions["indo-china"] if geo.terrain.get(h) == "class1" and h != 179
+    )
     enemy = replace(g.unit(J, "DIV-2"), side=A, uid="RGT-99", hex=indo[0])
     g.state = replace(g.s, units={**g.s.units, "allied/RGT-99": enemy}).to_json()
     v = g.validate(J, f"PLACE DIV-1 {indo[0]:04d}\nPLACE SNLF-1 0001")
-    assert [(e.line, e.rule) for e in v.errors] == [(1, "SETUP.FREE"), (2, "SETUP.TERRAIN")]
-    assert "held by the enemy" in v.errors[0].message
+    assert [(e.line, e.rule) for e in v.errors] == [(1, "STK.A"), (2, "SETUP.TERRAIN")]
+    assert "may never share the Class 1 hex" in v.errors[0].message
     assert "out of supply" in v.errors[1].message
