@@ -33,7 +33,7 @@ from pbem.core.dice import SeededDice
 from pbem.rulesets.usn.geo import Geo
 from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
-from pbem.rulesets.usn.sequence import ROUNDS, STEPS, StepKind
+from pbem.rulesets.usn.sequence import ROUNDS, STEPS, StepKind, current_round
 from pbem.rulesets.usn.sides import enemy_of
 from pbem.rulesets.usn.state import GameState
 from pbem.rulesets.usn.supply import endurance
@@ -77,7 +77,7 @@ def route_home(geo: Geo, start: int, ports: set[int], steps: int, blocked: set[i
 
 
 def orders_for(geo: Geo, s: GameState, side: str, rng: random.Random) -> str:
-    rnd = ROUNDS[s.round]
+    rnd = current_round(s)
     kinds = {STEPS[n - 1].kind for n in rnd.steps if STEPS[n - 1].side in (side, None)}
     kinds |= {STEPS[n - 1].kind for n in rnd.steps if STEPS[n - 1].kind is StepKind.STRIKE}
     enemy = enemy_of(side)
@@ -147,6 +147,16 @@ def run(turns: int, seed: int, scenario: str) -> dict[str, Any]:
     t0 = time.perf_counter()
     state: Any = rs.initial_state(scenario, {})
     setup = time.perf_counter() - t0
+    # The opening (set-up rounds by mail, SETUP.JFIRST) is played on the defaults,
+    # untimed: the benchmark times full Game-Turns of six rounds.
+    opening = 0
+    while (demand := rs.pending(state)) is not None and (
+        current_round(GameState.from_json(state)) not in ROUNDS
+    ):
+        defaults = {side: list(rs.default_orders(state, side)) for side in demand.sides}
+        dice = SeededDice(b"bench", "bench", demand.turn, demand.phase)
+        state = rs.adjudicate(state, defaults, dice).state
+        opening += 1
     start_units = len(state["units"])
     rng = random.Random(seed)
     per_turn_adj: list[float] = []
@@ -181,6 +191,7 @@ def run(turns: int, seed: int, scenario: str) -> dict[str, Any]:
         "units": len(GameState.from_json(state).units),
         "units_at_start": start_units,
         "setup_s": setup,
+        "opening_rounds": opening,
         "orders": orders_total,
         "refused": refused,
         "adjudicate_per_turn_s": statistics.mean(per_turn_adj),

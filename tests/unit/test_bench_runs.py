@@ -1,0 +1,24 @@
+"""The benchmarks keep running as the code changes (timing is theirs, not the tests')."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def _bench(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_adjudicate_bench_plays_a_campaign_game_turn_past_the_opening() -> None:
+    result = _bench("adjudicate").run(1, 1, "campaign-3")
+    assert result["turns"] == 1
+    assert result["opening_rounds"] >= 1  # the set-up rounds by mail came first
+    assert result["orders"] > result["refused"] >= 0
