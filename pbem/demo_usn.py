@@ -19,7 +19,8 @@ from pbem.rulesets.usn.loader import world_geo
 
 J, A = "japanese", "allied"
 
-_VERDICT = re.compile(r"^GAME OVER: (.*(?:\n[ \t]+\S.*)*)", re.M)
+# The verdict and its wrapped lines (indented), up to the per-side totals ("  allied: 101").
+_VERDICT = re.compile(r"^GAME OVER: (.*(?:\n[ \t]+(?![\w-]+: [\d.]+$)\S.*)*)", re.M)
 _WINNER = re.compile(r"\b(\w+) wins\b(?: \((\w+)\))?")
 
 
@@ -32,7 +33,7 @@ def verdict_lines(report: str) -> list[str]:
     verdict = " ".join(found.group(1).split())
     won = _WINNER.search(verdict)
     winner = f"{won.group(1)} wins" + (f" ({won.group(2)})" if won.group(2) else "") if won else ""
-    return [verdict, f"winner: {winner}" if won else "no winner: a draw"]
+    return [f"game over: {verdict}", f"winner: {winner}" if won else "no winner: a draw"]
 
 
 def orders_summary(orders: str) -> str:

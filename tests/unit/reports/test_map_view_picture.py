@@ -113,9 +113,12 @@ def test_demo_prints_the_whole_verdict_and_the_winner() -> None:
         "GAME OVER: Victory points: Japanese 11.5, Allied 101 (allied +100 for\n"
         "  port-moresby: held by the allied). Allied Decisive victory. - allied wins\n"
         "  (Decisive)\n"
+        "  japanese: 11\n"
+        "  allied: 101\n"
         "Everything below is the full disclosure\n"
     )
     verdict, winner = verdict_lines(report)
+    assert verdict.startswith("game over: Victory points: Japanese 11.5, Allied 101 (allied")
     assert verdict.endswith("Allied Decisive victory. - allied wins (Decisive)")
     assert winner == "winner: allied wins (Decisive)"
 
