@@ -171,7 +171,8 @@ def _with_close_up(
     draw.text(
         (MARGIN, h + head / 2), "Close-up", fill=TEXT, font=_font(round(14 * scale)), anchor="lm"
     )
-    close = _draw(picture, zoom.scale, hex_numbers, "", legend=False).crop(zoom.pixels(zoom.scale))
+    window = zoom.pixels(zoom.scale)
+    close = _draw(picture, zoom.scale, hex_numbers, "", window=window).crop(window)
     out.paste(close, (MARGIN, h + head))
     x0, y0 = MARGIN, h + head
     draw.rectangle((x0, y0, x0 + close.width - 1, y0 + close.height - 1), outline=TEXT, width=1)
@@ -184,8 +185,14 @@ def _text_size(scale: float, size: float) -> int:
 
 
 def _draw(
-    picture: MapPicture, scale: float, hex_numbers: bool, title: str, legend: bool = True
+    picture: MapPicture,
+    scale: float,
+    hex_numbers: bool,
+    title: str,
+    window: tuple[int, int, int, int] | None = None,
 ) -> Image.Image:
+    """The map at ``scale``; with a ``window`` (the close-up's), labels keep
+    inside it and the key is left out."""
     w, h = _overview_size(picture, scale)
     img = Image.new("RGB", (w, h), BACKGROUND)
     draw = ImageDraw.Draw(img)
@@ -253,6 +260,7 @@ def _draw(
             )
             taken.append(draw.textbbox(spot, text, font=small, anchor="mt", stroke_width=1))
 
+    bounds: Box = window or (0, 0, w, h)
     squares = _marker_squares(picture.markers, at, r)
     taken += [_grow(sq, 1) for _, sq in squares]
     for marker, (x0, y0, x1, y1) in squares:
@@ -273,15 +281,17 @@ def _draw(
                 ((mx, y0 - 3), "mb"),
                 ((x1 + 4, y1), "lb"),
                 ((x0 - 4, y1), "rb"),
+                ((x1 + 4, (y0 + y1) / 2), "lm"),
+                ((x0 - 4, (y0 + y1) / 2), "rm"),
             )
-            _place(draw, marker.label, spots, small, taken, (w, h))
+            _place(draw, marker.label, spots, small, taken, bounds)
     based = {b.key for b in picture.bases}
     for x in sorted(
         (x for x in picture.hexes if x.name), key=lambda x: (x.key not in based, x.key)
     ):
         px, py = at(x.key)
         names_at = tuple(((px + dx * r, py + dy * r), anchor) for dx, dy, anchor in _NAME_SPOTS)
-        _place(draw, x.name or "", names_at, label, taken, (w, h))
+        _place(draw, x.name or "", names_at, label, taken, bounds)
 
     if hex_numbers:
         tiny = _font(max(6, round(6 * scale)))
@@ -293,7 +303,7 @@ def _draw(
         _box(draw, box, [at(key) for key in box.beside], scale, small)
     if title:
         draw.text((MARGIN, MARGIN * 0.5), title, fill=TEXT, font=_font(round(16 * scale)))
-    if legend:
+    if window is None:
         _legend(draw, _key(picture), scale, small, h)
     return img
 
@@ -351,14 +361,19 @@ def _place(
     spots: tuple[tuple[Point, str], ...],
     font: Font,
     taken: list[Box],
-    size: tuple[int, int],
+    bounds: Box,
 ) -> None:
     """``text`` at the first of its ``spots`` (point, anchor) where it covers nothing
     ``taken`` and stays inside the picture; none free: left out (the close-up has
     room for it), so no two labels ever overlap."""
     for spot, anchor in spots:
         box = _grow(draw.textbbox(spot, text, font=font, anchor=anchor, stroke_width=1), 1)
-        inside = box[0] >= 0 and box[1] >= 0 and box[2] <= size[0] and box[3] <= size[1]
+        inside = (
+            box[0] >= bounds[0]
+            and box[1] >= bounds[1]
+            and box[2] <= bounds[2]
+            and box[3] <= bounds[3]
+        )
         if inside and not any(_overlaps(box, t) for t in taken):
             taken.append(box)
             draw.text(

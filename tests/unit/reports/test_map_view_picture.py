@@ -93,9 +93,9 @@ def test_names_never_overlap(monkeypatch: Any) -> None:
     boxes: list[tuple[float, float, float, float]] = []
     real = mi._place
 
-    def spy(draw: Any, text: str, spots: Any, font: Any, taken: list[Any], size: Any) -> None:
+    def spy(draw: Any, text: str, spots: Any, font: Any, taken: list[Any], bounds: Any) -> None:
         before = len(taken)
-        real(draw, text, spots, font, taken, size)
+        real(draw, text, spots, font, taken, bounds)
         boxes.extend(taken[before:])
 
     monkeypatch.setattr(mi, "_place", spy)
