@@ -243,6 +243,7 @@ def _draw(
     taken: list[Box] = []  # what a label may not cover
     for base in picture.bases:
         px, py = at(base.key)
+        taken.append(_grow((px, py, px, py), r * 0.55))  # no label over a base's mark
         if base.naval:
             k = r * 0.55
             draw.ellipse(
@@ -352,6 +353,8 @@ _NAME_SPOTS = (
     (-0.7, 0.45, "rt"),
     (0.0, -0.9, "ms"),
     (0.0, 0.9, "mt"),
+    (0.7, 0.0, "lm"),
+    (-0.7, 0.0, "rm"),
 )
 
 
