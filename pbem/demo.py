@@ -27,6 +27,7 @@ from pathlib import Path
 
 from pbem.config import example_config
 from pbem.core.errors import ConfigError
+from pbem.demo_usn import orders_summary, verdict_lines
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
 
@@ -168,11 +169,10 @@ def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.
                 text = body_part.get_content() if body_part is not None else ""
                 text = text.replace("\r\n", "\n")  # base64 bodies keep their CRLF
                 _say(f"mail to {to}: {subject}")
-                if "game over" in subject:
+                if "game over" in subject and not over:
                     over = True
-                    verdict = re.search(r"GAME OVER: (.*)", text)
-                    if verdict:
-                        _say(f"   {verdict.group(1)}")
+                    for line in verdict_lines(text):
+                        _say(f"   {line}")
                 for player in players:
                     if player.email not in to:
                         continue
@@ -188,14 +188,7 @@ def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.
                     orders = player.orders_from_form(form.group(1))
                     signed = sign_block(add_nonce(orders), player.key)
                     inbox.add(_mail(player.email, f"Re: {subject}", signed, str(msg["Message-ID"])))
-                    _say(
-                        f"   {player.side} signs and mails orders: "
-                        + "; ".join(
-                            line
-                            for line in orders.splitlines()
-                            if line and not line.startswith("#") and ":" not in line
-                        )
-                    )
+                    _say(f"   {player.side} signs and mails {orders_summary(orders)}")
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=30)

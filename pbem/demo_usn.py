@@ -19,6 +19,29 @@ from pbem.rulesets.usn.loader import world_geo
 
 J, A = "japanese", "allied"
 
+# The verdict and its wrapped lines (indented), up to the per-side totals ("  allied: 101").
+_VERDICT = re.compile(r"^GAME OVER: (.*(?:\n[ \t]+(?![\w-]+: [\d.]+$)\S.*)*)", re.M)
+_WINNER = re.compile(r"\b(\w+) wins\b(?: \((\w+)\))?")
+
+
+def verdict_lines(report: str) -> list[str]:
+    """The final report's verdict, whole (it wraps over several lines), and the
+    winner on a line of its own."""
+    found = _VERDICT.search(report)
+    if found is None:
+        return []
+    verdict = " ".join(found.group(1).split())
+    won = _WINNER.search(verdict)
+    winner = f"{won.group(1)} wins" + (f" ({won.group(2)})" if won.group(2) else "") if won else ""
+    return [f"game over: {verdict}", f"winner: {winner}" if won else "no winner: a draw"]
+
+
+def orders_summary(orders: str) -> str:
+    """The order lines of a mail (not its headers or comments), or that it has none."""
+    lines = [ln for ln in orders.splitlines() if ln and not ln.startswith("#") and ":" not in ln]
+    return "orders: " + "; ".join(lines) if lines else "no orders (the form as it came)"
+
+
 Plan = dict[tuple[int, str, str], list[str]]  # (turn, round, side) -> order lines
 
 

@@ -73,11 +73,14 @@ class MapBase:
 
 @dataclass(frozen=True, slots=True)
 class MapMarker:
-    """A stack of units on a hex, shown as one square with a short label."""
+    """A stack of units on a hex: a square in its side's colour with the number
+    of units in it, and the top unit's label (printed where there is room).
+    A hex may hold several stacks (one per side, say): each is drawn."""
 
     key: int
     colour: Colour
     label: str
+    count: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,3 +109,6 @@ class MapPicture:
     highlight: tuple[int, ...] = ()  # hexes outlined (this round's combats)
     boxes: tuple[MapBox, ...] = ()
     legend: tuple[LegendEntry, ...] = ()
+    # Hexes a close-up picture shows under the whole map (where the audience's
+    # forces and the fighting are); empty: no close-up.
+    focus: tuple[int, ...] = ()

@@ -7,7 +7,9 @@ Layout::
     reports/NNNN-AUD.txt       its plain-text part, exactly as mailed
     reports/NNNN-AUD.png       its map picture, as attached
     reports/NNNN-AUD.page.html the same report framed with navigation and its map
-    record.html                after the game: the omniscient record, every entry
+    record.html                after the game: the omniscient record (its play, not its mail)
+    narrative.html             after the game: turn by turn, each side's orders and what happened
+    final-map.png              after the game: the last state, every unit shown
 
 No JavaScript, no external resources: plain HTML with an inline style sheet.
 The per-side reports of a game in play are secret from the other side, so the
@@ -26,8 +28,14 @@ from jinja2 import Environment, StrictUndefined
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from pbem import rulesets
 from pbem.core.errors import LifecycleError
+from pbem.core.events import Event
+from pbem.core.ruleset import MappedRuleset
 from pbem.record import journal
+from pbem.record.replay import replay
+from pbem.reports.narrative import narrative, when
+from pbem.reports.pictures import picture
 from pbem.storage.enums import GameStatus
 from pbem.storage.models import Game, Phase, Report
 
@@ -58,14 +66,19 @@ INDEX = _ENV.from_string(
 {% if game.outcome %}
 <section id="verdict"><h2>Verdict</h2>
 <p><b>{{ game.outcome.summary }}</b>{% if game.outcome.winner %}: {{ game.outcome.winner }} wins ({{ game.outcome.level }}){% endif %}.</p>
-<p><a href="record.html">The full record</a> (every order, die roll and event).</p>
+<p><a href="narrative.html">The game, turn by turn</a> (every side's orders and what came of them) and <a href="record.html">the full record</a> (every order, die roll and event).</p>
 </section>
+{% if final_map %}
+<section id="final-map"><h2>The map at the end, seen by all</h2>
+<figure><a href="{{ final_map }}"><img src="{{ final_map }}" alt="The map at the end of the game, every unit shown"></a><figcaption>Both sides' forces as they ended (click for full size).</figcaption></figure>
+</section>
+{% endif %}
 {% else %}
 <p><b>The game is still in play: this site holds both sides' reports. It is for the moderator only.</b></p>
 {% endif %}
 <section id="reports"><h2>Reports, as they were sent</h2>
 <table>
-<tr><th>after</th><th>next phase</th>{% for a in audiences %}<th class="{{ a }}">{{ a }}</th>{% endfor %}</tr>
+<tr><th>sent</th><th>next phase</th>{% for a in audiences %}<th class="{{ a }}">{{ a }}</th>{% endfor %}</tr>
 {% for row in rows %}
 <tr><td>{{ row.after }}</td><td>{{ row.label }}</td>
 {% for a in audiences %}<td>{% for r in row.by_audience.get(a, []) %}<a href="{{ r.page }}">report</a> (<a href="{{ r.text }}">text</a>{% if r.png %}, <a href="{{ r.png }}">map</a>{% endif %}) {% endfor %}</td>{% endfor %}
@@ -86,9 +99,37 @@ PAGE = _ENV.from_string(
 <nav><a href="../index.html">Game {{ game_id }}</a>{% if prev %}<a href="{{ prev }}">previous ({{ audience }})</a>{% endif %}{% if next %}<a href="{{ next }}">next ({{ audience }})</a>{% endif %}<a href="{{ raw_html }}">as mailed (HTML)</a><a href="{{ raw_text }}">as mailed (text)</a></nav>
 <h1>{{ subject }}</h1>
 <p>Sent {{ sent }} to <b class="{{ audience }}">{{ audience }}</b>.</p>
-{% if png %}<figure><img src="{{ png }}" alt="The map as {{ audience }} saw it"><figcaption>The map attached to this report.</figcaption></figure>{% endif %}
+{% if png %}<figure><a href="{{ png }}"><img src="{{ png }}" alt="The map as {{ audience }} saw it"></a><figcaption>The map attached to this report (click for full size; the close-up under it shows {{ audience }}'s forces and the fighting).</figcaption></figure>{% endif %}
 <h2>The report (plain-text part)</h2>
 <pre>{{ text }}</pre>
+</body></html>
+"""
+)
+
+NARRATIVE = _ENV.from_string(
+    """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Game {{ game_id }}: turn by turn</title>
+<style>{{ style }}</style></head>
+<body>
+<nav><a href="index.html">Game {{ game_id }}</a><a href="record.html">the record</a></nav>
+<h1>Game {{ game_id }}, turn by turn</h1>
+<p>Each phase as it was adjudicated: what each side ordered, the dice, and what happened, hidden moves included (the game is over).</p>
+{% for turn in turns %}
+<section><h2>Turn {{ turn.turn }}</h2>
+{% for ph in turn.phases %}
+<h3>{{ ph.title }} <small>({{ ph.name }}, adjudicated {{ ph.when }})</small></h3>
+<ul>
+{% for side, orders in ph.orders %}<li><b class="{{ side }}">{{ side }}</b> ordered: {% if orders %}{{ orders | join("; ") }}{% else %}nothing{% endif %}</li>
+{% endfor %}
+{% if ph.rolls %}<li>{{ ph.rolls }} die roll{{ "s" if ph.rolls != 1 }}, from the seed revealed: <code>{{ ph.seed }}</code></li>{% endif %}
+{% for line in ph.happened %}<li>{{ line }}</li>
+{% endfor %}
+{% if not ph.happened %}<li>Nothing else happened.</li>{% endif %}
+</ul>
+{% endfor %}
+</section>
+{% endfor %}
+{% if verdict %}<section><h2>The end</h2><p><b>{{ verdict }}</b></p></section>{% endif %}
 </body></html>
 """
 )
@@ -100,14 +141,19 @@ RECORD = _ENV.from_string(
 <body>
 <nav><a href="index.html">Game {{ game_id }}</a></nav>
 <h1>Game {{ game_id }}: the omniscient record</h1>
-<p>Every entry of the hash-chained record, in order. Check it with <code>pbem verify</code> on the exported archive.</p>
+<p>The entries of the hash-chained record, in order. Check it with <code>pbem verify</code> on the exported archive.
+{% if left_out %}The {{ left_out }} <code>report-sent</code> entries (one per mailed report) are left out here; the exported <code>record.jsonl</code> has them.{% endif %}</p>
 {% for e in entries %}
-<details{% if e.kind in ("game-over",) %} open{% endif %}><summary>#{{ e.seq }} {{ e.at }} <b>{{ e.kind }}</b></summary>
+<details{% if e.kind in ("game-over",) %} open{% endif %}><summary>#{{ e.seq }} {{ e.when }} <b>{{ e.kind }}</b></summary>
 <pre>{{ e.pretty }}</pre></details>
 {% endfor %}
 </body></html>
 """
 )
+
+
+# Record entries written for each mailed report: bookkeeping, not play.
+NOISE = frozenset({"report-sent"})
 
 
 def _phase_label(phase: Phase | None) -> str:
@@ -139,10 +185,17 @@ def write_site(session: Session, game_id: str, out: Path, *, unfinished: bool = 
         if not rows or rows[-1]["key"] != key:
             phase = phases.get(key) if key is not None else None
             rows.append(
-                {"key": key, "label": _phase_label(phase), "after": r.created_at, "by_audience": {}}
+                {
+                    "key": key,
+                    "label": _phase_label(phase),
+                    "after": when(r.created_at),
+                    "by_audience": {},
+                }
             )
         rows[-1]["by_audience"].setdefault(r.audience, []).append(f)
     audiences = sorted({r.audience for r in reports}, key=lambda a: (a == "omniscient", a))
+    entries = journal.entries(session, game_id) if over else []
+    final_map = _final_map(out, game, entries) if over else None
     index = out / "index.html"
     index.write_text(
         INDEX.render(
@@ -153,6 +206,7 @@ def write_site(session: Session, game_id: str, out: Path, *, unfinished: bool = 
                 "status": game.status,
                 "outcome": game.outcome,
             },
+            final_map=final_map,
             rows=rows,
             audiences=audiences,
             style=STYLE,
@@ -160,14 +214,50 @@ def write_site(session: Session, game_id: str, out: Path, *, unfinished: bool = 
         encoding="utf-8",
     )
     if over:  # the omniscient record is disclosed at game end only
-        entries = [
-            {**e, "pretty": json.dumps(e["payload"], indent=2, sort_keys=True, ensure_ascii=False)}
-            for e in journal.entries(session, game_id)
+        shown = [
+            {
+                **e,
+                "when": when(e["at"]),
+                "pretty": json.dumps(e["payload"], indent=2, sort_keys=True, ensure_ascii=False),
+            }
+            for e in entries
+            if e["kind"] not in NOISE
         ]
         (out / "record.html").write_text(
-            RECORD.render(game_id=game_id, entries=entries, style=STYLE), encoding="utf-8"
+            RECORD.render(
+                game_id=game_id,
+                entries=shown,
+                left_out=len(entries) - len(shown),
+                style=STYLE,
+            ),
+            encoding="utf-8",
+        )
+        verdict = (game.outcome or {}).get("summary")
+        (out / "narrative.html").write_text(
+            NARRATIVE.render(
+                game_id=game_id, turns=narrative(entries), verdict=verdict, style=STYLE
+            ),
+            encoding="utf-8",
         )
     return index
+
+
+def _final_map(out: Path, game: Game, entries: list[dict[str, Any]]) -> str | None:
+    """The omniscient picture of the game's last state (replayed from the record),
+    written as final-map.png; None for a ruleset that draws none."""
+    ruleset = rulesets.get(game.ruleset)
+    states = replay(ruleset, game.id, game.scenario, game.options, entries).states
+    if not states:
+        return None
+    adjudicated = [e for e in entries if e["kind"] == "phase-adjudicated"]
+    last = adjudicated[-1]["payload"].get("events", []) if adjudicated else []
+    view = ruleset.view(states[max(states)], [Event.from_json(e) for e in last], None)
+    drawn = ruleset.map_picture(view) if isinstance(ruleset, MappedRuleset) else None
+    png = picture(game.ruleset, view, f"Game {game.id}: the end, seen by all", drawn)
+    if png is None:
+        return None
+    (out / "final-map.png").write_bytes(png)
+    return "final-map.png"
 
 
 def _write_reports(folder: Path, game_id: str, reports: Sequence[Report]) -> list[dict[str, Any]]:
@@ -205,7 +295,7 @@ def _page_args(
         "subject": r.subject,
         "game_id": game_id,
         "audience": r.audience,
-        "sent": r.created_at.isoformat(sep=" ", timespec="minutes"),
+        "sent": when(r.created_at),
         "png": f"{name}.png" if r.png else None,
         "text": r.text,
         "prev": prev,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -107,6 +108,17 @@ def test_archive_site_opens_in_headless_chromium(
     for audience in ("north", "south", "omniscient"):
         assert f">{audience}</th>" in dom
     assert 'href="record.html"' in dom
+    # Readable times: weekday, date and minute in UTC, no ISO microseconds.
+    assert re.search(r"<td>\w{3} \d\d \w{3} 20\d\d \d\d:\d\d UTC</td>", dom)
+    assert "+00:00" not in dom
+    # Once the game is over: the omniscient map of its end, and the story of it.
+    assert 'src="final-map.png"' in dom and (out / "final-map.png").read_bytes().startswith(
+        b"\x89PNG"
+    )
+    story = browse((out / "narrative.html").as_uri(), tmp_path / "profile6", "--dump-dom").stdout
+    for turn in (1, 2, 3):
+        assert f"<h2>Turn {turn}</h2>" in story
+    assert "SEND SQN-1 A; SEND SQN-2 B" in story  # north's orders, each turn
 
     page = out / "reports" / f"{first.id:04d}-north.page.html"
     if not page.exists():
@@ -116,6 +128,7 @@ def test_archive_site_opens_in_headless_chromium(
 
     record = browse((out / "record.html").as_uri(), tmp_path / "profile3", "--dump-dom").stdout
     assert "phase-adjudicated" in record and "game-over" in record
+    assert "<b>report-sent</b>" not in record  # mail bookkeeping, not play
 
     shot = tmp_path / "index.png"
     browse(index.as_uri(), tmp_path / "profile4", f"--screenshot={shot}", "--window-size=1000,800")

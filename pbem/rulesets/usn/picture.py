@@ -10,6 +10,7 @@ the moderator's ``pbem map usn``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pbem.core.mapview import (
@@ -53,6 +54,9 @@ _COUNTRY_REGIONS = frozenset(
 )  # fmt: skip
 
 LEGEND = (
+    LegendEntry("Japanese", SIDE_COLOURS["japanese"]),
+    LegendEntry("Allied", SIDE_COLOURS["allied"]),
+    LegendEntry("neutral / last seen", SIDE_COLOURS[None]),
     LegendEntry("sea", Ground.SEA),
     LegendEntry("Class 2", Ground.LAND),
     LegendEntry("Class 1", Ground.ISLET),
@@ -107,8 +111,88 @@ def map_picture(
 
 
 def view_picture(usn_map: UsnMap, view: Mapping[str, Any]) -> MapPicture:
-    """A report's map: the units the view places on the map, its combats outlined."""
-    return map_picture(usn_map, units=view_units(view), highlight=combat_hexes(view))
+    """A report's map, from the view alone: the bases with their owners now, every
+    stack the view places on the map, its combats outlined, and a close-up of
+    the audience's forces and the fighting."""
+    highlight = combat_hexes(view)
+    plain = map_picture(usn_map, highlight=highlight)
+    if "bases" not in view:
+        return replace(plain, markers=view_stacks(view), focus=focus_hexes(view))
+    bases = view_bases(usn_map, view)
+    names = {
+        b.key: str(v["name"])
+        for b, v in zip(bases, _located_bases(view), strict=True)
+        if v.get("name")
+    }
+    hexes = tuple(
+        replace(x, name=x.name or names.get(x.key)) if x.key in names else x for x in plain.hexes
+    )
+    return replace(
+        plain, hexes=hexes, bases=bases, markers=view_stacks(view), focus=focus_hexes(view)
+    )
+
+
+def _located_bases(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [b for b in view.get("bases", []) if _hex4(b.get("hex")) is not None]
+
+
+def view_bases(usn_map: UsnMap, view: Mapping[str, Any]) -> tuple[MapBase, ...]:
+    """The view's bases in their present owners' colours. An enemy base out of
+    sight hides its air capacity (HID): the printed map's is shown instead."""
+    out = []
+    for b in _located_bases(view):
+        h = _hex4(b.get("hex"))
+        assert h is not None
+        capacity = b.get("air_capacity")
+        if capacity is None:
+            printed = usn_map.bases.get(hexgrid.HexId(h))
+            capacity = printed.air_capacity if printed is not None else 0
+        owner = b.get("owner")
+        colour = SIDE_COLOURS.get(None if owner is None else str(owner), SIDE_COLOURS[None])
+        out.append(MapBase(h, colour, bool(b.get("naval")), int(capacity)))
+    return tuple(out)
+
+
+def _units(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [*(view.get("own_units") or view.get("units") or []), *view.get("enemy_units", [])]
+
+
+def view_stacks(view: Mapping[str, Any]) -> tuple[MapMarker, ...]:
+    """One marker per stack: a side's ships at a hex (STK.G, top ship first), its
+    land units there, and the sightings (last known positions) there."""
+    stacks: dict[tuple[int, str, str], list[Mapping[str, Any]]] = {}
+    for u in _units(view):
+        h = _hex4(u.get("at"))
+        if h is not None and not u.get("aboard"):
+            kind = "ships" if "stack" in u else "land"
+            stacks.setdefault((h, str(u.get("side")), kind), []).append(u)
+    for u in view.get("fog", {}).get("last_known", []):
+        h = _hex4(u.get("at"))
+        if h is not None:
+            stacks.setdefault((h, LAST_KNOWN, "seen"), []).append({**u, "id": f"?{u.get('id')}"})
+    out = []
+    for (h, side, _), units in sorted(stacks.items()):
+        units.sort(key=lambda u: (int(u.get("stack") or 0), str(u.get("id"))))
+        colour = SIDE_COLOURS.get(side, SIDE_COLOURS[None])
+        out.append(MapMarker(h, colour, str(units[0].get("id")), len(units)))
+    return tuple(out)
+
+
+def focus_hexes(view: Mapping[str, Any]) -> tuple[int, ...]:
+    """Where the close-up looks: this round's combats and the audience's own units
+    near them; with no combat, the audience's units (everyone's, for the umpire)."""
+    combats = combat_hexes(view)
+    own = view.get("own_units") or view.get("units") or []
+    mine = sorted({h for u in own if (h := _hex4(u.get("at"))) is not None})
+    if not combats:
+        return tuple(mine)
+    near = [h for h in mine if any(_close(h, c) for c in combats)]
+    return tuple(sorted({*combats, *near}))
+
+
+def _close(a: int, b: int, reach: float = 8.0) -> bool:
+    (ax, ay), (bx, by) = centre(hexgrid.HexId(a)), centre(hexgrid.HexId(b))
+    return abs(ax - bx) <= reach * 1.5 and abs(ay - by) <= reach * 1.8
 
 
 def _hexsides(m: UsnMap) -> tuple[MapHexside, ...]:
@@ -126,14 +210,15 @@ def _hexsides(m: UsnMap) -> tuple[MapHexside, ...]:
 
 
 def _markers(units: Mapping[int, Sequence[tuple[str, str]]]) -> tuple[MapMarker, ...]:
-    """One square per stacked hex: the top unit's side and label, "+N" for the rest."""
+    """One square per side's stack on a hex: its top unit's label and its size."""
     out = []
     for h, stack in sorted(units.items()):
-        if not stack:
-            continue
-        owner, text = stack[0]
-        more = f"+{len(stack) - 1}" if len(stack) > 1 else ""
-        out.append(MapMarker(h, SIDE_COLOURS.get(owner, SIDE_COLOURS[None]), text + more))
+        sides: dict[str, list[str]] = {}
+        for owner, text in stack:
+            sides.setdefault(owner, []).append(text)
+        for owner, labels in sorted(sides.items()):
+            colour = SIDE_COLOURS.get(owner, SIDE_COLOURS[None])
+            out.append(MapMarker(h, colour, labels[0], len(labels)))
     return tuple(out)
 
 

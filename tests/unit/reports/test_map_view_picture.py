@@ -1,0 +1,128 @@
+"""Issue 13: the report map shows the view as it is now (base owners, every
+stack with its size), a key to the side colours, and a close-up of the side's
+forces and the fighting; the demo prints the whole verdict and the winner."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+from typing import Any
+
+from PIL import Image
+
+from pbem.core.mapview import MapPicture
+from pbem.demo_usn import orders_summary, verdict_lines
+from pbem.reports.mapimage import HIGHLIGHT, image_size, render_map
+from pbem.rulesets.usn.loader import load_map
+from pbem.rulesets.usn.picture import SIDE_COLOURS, view_picture
+
+M = load_map()
+
+
+def _view(**parts: Any) -> dict[str, Any]:
+    return {"side": "allied", "own_units": [], "enemy_units": [], "bases": [], **parts}
+
+
+def _base(hex4: str, owner: str) -> dict[str, Any]:
+    return {"hex": hex4, "name": "X", "owner": owner, "air_capacity": 5, "naval": True}
+
+
+def test_bases_show_their_present_owner() -> None:
+    """Rabaul (0759) is Allied at Game 1's start; a view where the Japanese hold it
+    colours it Japanese."""
+    pic = view_picture(M, _view(bases=[_base("0759", "japanese")]))
+    assert [(b.key, b.colour) for b in pic.bases] == [(759, SIDE_COLOURS["japanese"])]
+
+
+def test_every_stack_is_a_marker_with_its_size() -> None:
+    own = [
+        {"id": "CV-2", "side": "allied", "at": "0862", "stack": 0},
+        {"id": "CA-1", "side": "allied", "at": "0862", "stack": 1},
+        {"id": "RGT-1", "side": "allied", "at": "0659"},
+    ]
+    enemy = [
+        {"id": "CV-3", "side": "japanese", "at": "0862", "stack": 0},
+        {"id": "CA-2", "side": "japanese", "at": "0862", "stack": 1},
+        {"id": "CA-1", "side": "japanese", "at": "0862", "stack": 2},
+    ]
+    pic = view_picture(M, _view(own_units=own, enemy_units=enemy))
+    got = {(m.key, m.colour, m.label, m.count) for m in pic.markers}
+    assert got == {
+        (862, SIDE_COLOURS["allied"], "CV-2", 2),
+        (862, SIDE_COLOURS["japanese"], "CV-3", 3),
+        (659, SIDE_COLOURS["allied"], "RGT-1", 1),
+    }
+
+
+def test_both_stacks_of_a_hex_are_drawn() -> None:
+    own = [{"id": "CV-2", "side": "allied", "at": "0862", "stack": 0}]
+    enemy = [{"id": "CV-3", "side": "japanese", "at": "0862", "stack": 0}]
+    png = render_map(view_picture(M, _view(own_units=own, enemy_units=enemy)))
+    colours = {c for _, c in Image.open(io.BytesIO(png)).convert("RGB").getcolors(1 << 20)}
+    assert SIDE_COLOURS["allied"] in colours and SIDE_COLOURS["japanese"] in colours
+
+
+def test_close_up_looks_at_own_forces_and_the_fighting() -> None:
+    own = [{"id": "CV-2", "side": "allied", "at": "0862", "stack": 0}]
+    far = [{"id": "BB-1", "side": "allied", "at": "1456", "stack": 0}]  # Pearl Harbor
+    fight = [{"kind": "air-strike", "data": {"hex": "0859", "roll": 3}}]
+    pic = view_picture(M, _view(own_units=own + far, events=fight))
+    assert pic.focus == (859, 862)  # the far battleship is not in the close-up
+    quiet = view_picture(M, _view())
+    assert quiet.focus == ()
+    assert image_size(pic)[1] > image_size(quiet)[1]
+    png = Image.open(io.BytesIO(render_map(pic))).convert("RGB")
+    assert png.size == image_size(pic)
+
+
+def test_key_names_each_side_colour_and_the_combat_outline() -> None:
+    pic = view_picture(M, _view())
+    keyed = {e.label: e.swatch for e in pic.legend}
+    assert keyed["Japanese"] == SIDE_COLOURS["japanese"]
+    assert keyed["Allied"] == SIDE_COLOURS["allied"]
+    fight = [{"kind": "air-strike", "data": {"hex": "0859", "roll": 3}}]
+    drawn = render_map(view_picture(M, _view(events=fight)))
+    colours = {c for _, c in Image.open(io.BytesIO(drawn)).convert("RGB").getcolors(1 << 20)}
+    assert HIGHLIGHT in colours
+
+
+def test_names_never_overlap(monkeypatch: Any) -> None:
+    """Every label is drawn at a free spot: record the boxes drawn and compare."""
+    import pbem.reports.mapimage as mi
+
+    boxes: list[tuple[float, float, float, float]] = []
+    real = mi._place
+
+    def spy(draw: Any, text: str, spots: Any, font: Any, taken: list[Any], bounds: Any) -> None:
+        before = len(taken)
+        real(draw, text, spots, font, taken, bounds)
+        boxes.extend(taken[before:])
+
+    monkeypatch.setattr(mi, "_place", spy)
+    own = [{"id": "CV-2", "side": "allied", "at": "0862", "stack": 0}]
+    pic: MapPicture = view_picture(M, _view(own_units=own))
+    render_map(replace(pic, focus=()), scale=2.5)  # one drawing, with unit labels
+    assert len(boxes) > 50
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert not mi._overlaps(a, b), (a, b)
+
+
+def test_demo_prints_the_whole_verdict_and_the_winner() -> None:
+    report = (
+        "GAME OVER: Victory points: Japanese 11.5, Allied 101 (allied +100 for\n"
+        "  port-moresby: held by the allied). Allied Decisive victory. - allied wins\n"
+        "  (Decisive)\n"
+        "  japanese: 11\n"
+        "  allied: 101\n"
+        "Everything below is the full disclosure\n"
+    )
+    verdict, winner = verdict_lines(report)
+    assert verdict.startswith("game over: Victory points: Japanese 11.5, Allied 101 (allied")
+    assert verdict.endswith("Allied Decisive victory. - allied wins (Decisive)")
+    assert winner == "winner: allied wins (Decisive)"
+
+
+def test_demo_says_when_a_side_sends_no_orders() -> None:
+    assert orders_summary("Game: g\nTurn: 1\n# MOVE ...\n") == "no orders (the form as it came)"
+    assert orders_summary("Game: g\nMOVE CV-1 0101\n") == "orders: MOVE CV-1 0101"
