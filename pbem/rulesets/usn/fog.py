@@ -66,7 +66,20 @@ def detection_hexes(state: GameState, side: str, events: Sequence[Event] = ()) -
             seen.update(hexgrid.within(u.hex, 1))
     seen.update(zoc_hexes(state, side))
     seen.update(attacked_at(events, side))
+    seen.update(struck_at(events, side))
     return frozenset(h for h in seen if hexgrid.on_map(h))
+
+
+def struck_at(events: Iterable[Event], side: str) -> set[int]:
+    """Hexes ``side``'s air strikes attacked this round: its fliers saw what they hit
+    (a strike that found nothing has its own event, strike-found-nothing)."""
+    out: set[int] = set()
+    for e in events:
+        if e.kind == "air-strike" and e.data.get("attacker") == side:
+            h = _hex(e.data.get("hex"))
+            if h is not None:
+                out.add(h)
+    return out
 
 
 def sees_unit(state: GameState, side: str, u: Unit | None) -> bool:
@@ -329,5 +342,6 @@ __all__ = [
     "knowledge",
     "mode_of",
     "sees_unit",
+    "struck_at",
     "update_sightings",
 ]

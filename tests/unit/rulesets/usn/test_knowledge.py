@@ -175,3 +175,20 @@ def test_order_template_is_drawn_from_the_side_knowledge() -> None:
     make = _move_world(BLIND, FAR)
     forms = [Game(make(h)).rs.order_template(make(h).to_json(), J) for h in (True, False)]
     assert forms[0] == forms[1]
+
+
+def test_amac_b_ships_a_strike_found_out_of_sight_are_then_known() -> None:
+    """A strike at an unseen hex names the ships it hit: the striker's report then
+    shows them among the enemy it knows, and its sightings log keeps them."""
+    sea = H(8, 12)
+    make = _strike_world(BLIND, [ship(J, "CA-1", sea), ship(J, "CA-2", sea, stack=1)])
+    g = Game(make(True))
+    assert sea not in fog.detection_hexes(g.s, A)  # out of sight before the strike
+    g.play({A: f"STRIKE 5 LAC {H(8, 8):04d} {sea:04d} SHIPS 1"}, dice=[1] * 40)
+    (strike,) = [e for e in g.events if e.kind == "air-strike"]
+    assert strike.data["ships"] == ["CA-1", "CA-2"]
+    view = g.rs.view(g.state, g.events, A)
+    shown = {u["id"] for u in view["enemy_units"]}
+    assert {"CA-1", "CA-2"} <= shown
+    assert {"CA-1", "CA-2"} <= set(g.s.extra["fog"]["sightings"][A])
+    assert not {u["id"] for u in g.rs.view(g.state, [], A)["enemy_units"]} & {"CA-1"}
