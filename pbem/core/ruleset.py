@@ -103,7 +103,13 @@ class Ruleset(Protocol):
         ...
 
     def validate(self, state: State, side: str, text: str) -> Validation:
-        """Judge every line of ``text`` on its own; never raise on bad input."""
+        """Judge every line of ``text`` on its own; never raise on bad input.
+
+        The answer is the side's to read, so it is computed from what ``side``
+        knows (what ``view`` shows it), never from the rest of ``state``: two states
+        the side cannot tell apart get the same Validation. An order whose success
+        depends on hidden facts is accepted as plotted; adjudication resolves it and
+        tells the side the outcome in an event addressed to it."""
         ...
 
     def default_orders(self, state: State, side: str) -> tuple[str, ...]:
@@ -122,7 +128,8 @@ class Ruleset(Protocol):
         ...
 
     def order_template(self, state: State, side: str) -> str:
-        """A commented order form for the pending phase, to edit and mail back."""
+        """A commented order form for the pending phase, to edit and mail back;
+        like ``validate``, drawn from what ``side`` knows only."""
         ...
 
     def outcome(self, state: State) -> Outcome | None:

@@ -444,6 +444,9 @@ def strike_ships(
     for (h, g), force in targets.items():
         side = force[0].side
         enemy = enemy_of(side)
+        if not groups.get((enemy, h, g)):
+            found_nothing(w, force, h, "ships" if g == 1 else f"ship group {g}")
+            continue
         for atype in SHIP_ORDER:
             wave = [f for f in force if f.atype == atype and f.points > 0]
             if not wave:
@@ -516,6 +519,10 @@ def strike_targets(w: Work, mine: list[Flight], everyone: list[Flight], dice: Di
     for (h, target, _at), force in targets.items():
         side = force[0].side
         enemy = enemy_of(side)
+        missing = _absent_target(w, enemy, h, target)
+        if missing:
+            found_nothing(w, force, h, missing)
+            continue
         record: dict[str, Any] = {"side": side, "hex": hexgrid.fmt(h), "target": target}
         record["flights"] = [f.label() for f in force]
         if target in ("AIRBASE", "STRAFE"):
@@ -531,6 +538,35 @@ def strike_targets(w: Work, mine: list[Flight], everyone: list[Flight], dice: Di
             target, "AM.STRAFE.FIRE" if target == "STRAFE" else "AM.BASE.RESOLVE"
         )
         w.event("air-strike", rule, None, attacker=side, **record)
+
+
+def _absent_target(w: Work, enemy: Side, h: int, target: str) -> str:
+    """What a strike planned out of sight (double-blind) finds missing, or ""."""
+    here = [u for u in w.units.values() if u.side == enemy and u.hex == h]
+    if target == "PORT" and not any(u.is_naval and u.in_base for u in here):
+        return "ships in port"
+    if target == "LAND" and not any(u.kind == "land" for u in here):
+        return "land units"  # a named unit not there: AM.BOMBLAND retargets (strike-retargeted)
+    if target == "CD" and not any(u.kind == "cd" for u in here):
+        return "coastal defense units"
+    return ""
+
+
+def found_nothing(w: Work, force: Sequence[Flight], h: int, what: str) -> None:
+    """SEQ.5H: a strike sent where the side could not see finds no target; only
+    its own side is told (the enemy saw nothing attack), and the flights return
+    (SEQ.5L) like any other."""
+    side = force[0].side
+    w.event(
+        "strike-found-nothing",
+        "SEQ.5H",
+        (side,),
+        side=side,
+        hex=hexgrid.fmt(h),
+        target=what,
+        flights=[f.label() for f in force],
+        message=f"your strike found no {what} at {hexgrid.fmt(h)}",
+    )
 
 
 def _scramble(w: Work, flights: list[Flight], side: Side, h: int, strafe: bool) -> None:

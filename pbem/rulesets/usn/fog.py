@@ -17,18 +17,22 @@ sighting's age in Game-Turns; ``update_sightings`` keeps that log in the
 state (``extra["fog"]``), and the ruleset calls it after each round.
 
 ``apply`` takes the open view the ruleset built (views.build_view) and
-returns what ``side`` may see. Pure: stdlib, pbem.core and the U.S.N. state.
+returns what ``side`` may see; ``knowledge`` returns the state as ``side``
+knows it, the one its orders are validated and its order form drawn against,
+so an answer can tell it nothing its report does not. Pure: stdlib, pbem.core
+and the U.S.N. state.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.sides import SIDES
-from pbem.rulesets.usn.state import GameState
+from pbem.rulesets.usn.state import Air, Base, GameState, Unit
 from pbem.rulesets.usn.zoc import zoc_hexes
 
 Mode = Literal["open", "double-blind"]
@@ -62,7 +66,29 @@ def detection_hexes(state: GameState, side: str, events: Sequence[Event] = ()) -
             seen.update(hexgrid.within(u.hex, 1))
     seen.update(zoc_hexes(state, side))
     seen.update(attacked_at(events, side))
+    seen.update(struck_at(events, side))
     return frozenset(h for h in seen if hexgrid.on_map(h))
+
+
+def struck_at(events: Iterable[Event], side: str) -> set[int]:
+    """Hexes ``side``'s air strikes attacked this round: its fliers saw what they hit
+    (a strike that found nothing has its own event, strike-found-nothing)."""
+    out: set[int] = set()
+    for e in events:
+        if e.kind == "air-strike" and e.data.get("attacker") == side:
+            h = _hex(e.data.get("hex"))
+            if h is not None:
+                out.add(h)
+    return out
+
+
+def sees_unit(state: GameState, side: str, u: Unit | None) -> bool:
+    """Whether ``side`` may know of ``u`` (None: no such unit) when judging an order
+    that names it: always in the open game; in double-blind only inside its detection
+    hexes, so that a name out of sight and a name of nothing get the same answer."""
+    if mode_of(state) != "double-blind":
+        return True
+    return u is not None and u.hex is not None and u.hex in detection_hexes(state, side)
 
 
 def attacked_at(events: Iterable[Event], side: str) -> set[int]:
@@ -220,12 +246,102 @@ def apply(
     return out
 
 
+# State extras about the Japanese submarines (GEN.REC.C): the Allies never know them.
+SUB_EXTRAS = ("subs", "sub_log", "subs_moved")
+# State extras holding both sides' flights and plans mid-phase: the other side's
+# allocations are hidden until resolved (SEQ.5E, AMAC.A).
+SIDED_EXTRAS = ("aloft",)
+UNSEEN_BASE_CAPACITY = 1  # double-blind: an enemy air base out of sight is assumed usable
+
+
+def knowledge(state: GameState, side: str) -> GameState:
+    """The game as ``side`` knows it: every enemy unit, air point, base state and
+    plan that its view does not show is taken out or set to a value that depends
+    on nothing hidden. Orders are validated against this state, so a refusal or
+    an order form can never tell a side what the rules hide (issue 13); what a
+    hidden fact does to an accepted order is learnt at adjudication."""
+    mode = mode_of(state)
+    seen = detection_hexes(state, side) if mode == "double-blind" else None
+    units = {
+        k: u if u.side == side else _known_unit(u)
+        for k, u in state.units.items()
+        if _knows_unit(u, side, seen)
+    }
+    air = {
+        s: {
+            loc: a if s == side else _known_air(state, s, loc, a)
+            for loc, a in locs.items()
+            if s == side or _knows_air(state, s, loc, units, seen)
+        }
+        for s, locs in state.air.items()
+    }
+    bases = {h: _known_base(b, side, seen) for h, b in state.bases.items()}
+    extra = {k: v for k, v in state.extra.items() if k != "fog"}
+    if side != "japanese":
+        extra = {k: v for k, v in extra.items() if k not in SUB_EXTRAS}
+    for k in SIDED_EXTRAS:
+        if isinstance(extra.get(k), list):
+            extra[k] = [f for f in extra[k] if isinstance(f, Mapping) and f.get("side") == side]
+    return replace(
+        state,
+        units=units,
+        air=air,
+        bases=bases,
+        standing={side: state.standing[side]} if side in state.standing else {},
+        pending=tuple(p for p in state.pending if p.side == side),
+        extra=extra,
+    )
+
+
+def _knows_unit(u: Unit, side: str, seen: frozenset[int] | None) -> bool:
+    if u.side == side:
+        return True
+    if u.carried_by is not None or _hidden_type(u.utype):
+        return False  # NM.TRANS.HIDDEN, H1; GEN.REC.C
+    if seen is None:
+        return True  # the open map: every counter, off-map boxes too
+    return u.hex is not None and u.hex in seen
+
+
+def _known_unit(u: Unit) -> Unit:
+    """An enemy counter shows whether it is damaged, not how badly (views._unit_view)."""
+    return replace(u, damage=min(u.damage, 1)) if u.damage > 1 else u
+
+
+def _knows_air(
+    state: GameState, s: str, loc: str, units: Mapping[str, Unit], seen: frozenset[int] | None
+) -> bool:
+    h = hexgrid.hex_of(loc)
+    if h is None:  # aboard a ship: only a carrier in sight shows it has air (ZOC.DEF)
+        ship = state.unit(s, loc)
+        return ship is not None and ship.is_carrier and ship.key in units
+    return seen is None or h in seen
+
+
+def _known_air(state: GameState, s: str, loc: str, a: Air) -> Air:
+    """Ruling A13: the air level of an enemy carrier is hidden until combat; that it
+    carries aircraft is not (its air zone of control, ZOC.DEF, is on the map)."""
+    if hexgrid.hex_of(loc) is None:
+        return Air(nac=1) if a.total > 0 else Air()
+    return a
+
+
+def _known_base(b: Base, side: str, seen: frozenset[int] | None) -> Base:
+    if seen is None or b.owner == side or b.hex in seen:
+        return b
+    # Place, owner, kind and naval base are on the map; capacity and neutralisation are not.
+    return replace(b, air_capacity=UNSEEN_BASE_CAPACITY if b.air else 0, neutralized_until=0)
+
+
 __all__ = [
     "MODES",
     "Mode",
     "apply",
     "attacked_at",
     "detection_hexes",
+    "knowledge",
     "mode_of",
+    "sees_unit",
+    "struck_at",
     "update_sightings",
 ]

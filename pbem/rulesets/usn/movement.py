@@ -94,7 +94,9 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
     spent = w.spent.get(s.key, 0)
     doubled_ok = w.doubled_ok.get(s.key, not s.damaged)
     danger = w.danger()
+    known = w.known_danger()  # double-blind: what the side's orders were judged on
     here = s.hex
+    known_ok = doubled_ok and (here is None or here not in known)
     if here is not None and here in danger:
         doubled_ok = False
     hexes: list[int] = []
@@ -127,8 +129,16 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
             )
         if h in danger:
             doubled_ok = False
+        known_ok = known_ok and h not in known
         used = spent + len(hexes) + 1
         limit = ma * 2 if doubled_ok else ma
+        if used > limit and known_ok and used <= ma * 2:
+            # MOV.N near enemies out of sight: the move was accepted as plotted; it
+            # ends where the normal allowance does, and only the mover is told.
+            del hexes[max(0, ma - spent) :]
+            here = hexes[-1] if hexes else s.hex
+            _stopped(w, s, here, f"enemy forces near {hexgrid.fmt(h)} deny double speed", "MOV.N")
+            break
         if used > limit:
             why = (
                 ""
@@ -151,6 +161,16 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
                 "escaped an engagement this phase",
                 rule="MOV.O",
             )
+        if enemies and (second or not last) and w.out_of_sight(h):
+            # NM.SURF.1 against ships out of sight (double-blind): the move was
+            # accepted as plotted; it ends on meeting them (in the second portion,
+            # SEQ.2G, just short of them), and only the mover is told here.
+            if not second:
+                w.engaged_at[s.key] = h
+                hexes.append(h)
+                here = h
+            _stopped(w, s, here, f"met enemy ships at sea in {hexgrid.fmt(h)}", "NM.SURF.1")
+            break
         if enemies:
             if second:
                 raise IllegalOrderError(
@@ -186,6 +206,19 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
             side=s.side,
             path=[hexgrid.fmt(h) for h in hexes],
         )
+
+
+def _stopped(w: Work, s: Unit, at: int | None, why: str, rule: str) -> None:
+    where = hexgrid.fmt(at) if at is not None else s.where()
+    w.event(
+        "move-stopped",
+        rule,
+        (s.side,),
+        unit=s.uid,
+        side=s.side,
+        hex=where,
+        message=f"{s.uid} stopped at {where}: {why}",
+    )
 
 
 def _exit_map(w: Work, s: Unit, here: int | None, used: int, ma: int, doubled_ok: bool) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
-from pbem.rulesets.usn import hexgrid, world
+from pbem.rulesets.usn import fog, hexgrid, world
 from pbem.rulesets.usn.capture import awaiting, set_awaiting
 from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.movement import movement_allowance, stack_of
@@ -537,6 +537,8 @@ def check_fire(w: Work, uids: Sequence[str], target: str) -> None:
                 f"{uid} has no surface attack strength to fire", rule="NM.SURF.5"
             )
     enemy = w.units.get(f"{enemy_of(w.side)}/{target}")
+    if not fog.sees_unit(w.snapshot(), w.side, enemy):
+        return  # double-blind: a ship out of sight; the order counts only if it is engaged
     if enemy is None or not enemy.is_naval or enemy.hex is None:
         raise IllegalOrderError(f"{target} is not an enemy ship on the map", rule="NM.SURF.5")
 

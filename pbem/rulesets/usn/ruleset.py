@@ -135,7 +135,10 @@ class UsnRuleset:
         s = self._state(state)
         if s.over:
             return Validation((), (LineError(0, "", "the game is over", None),))
-        result = run_round(self._geo_of(s), s, {side: text}, None)
+        # Judged against what the side knows (fog.knowledge): an answer reveals nothing
+        # its report hides; what hidden facts do to an accepted order, adjudication tells.
+        known = fog.knowledge(s, side) if side in SIDES else s
+        result = run_round(self._geo_of(s), known, {side: text}, None)
         return Validation(tuple(result.accepted.get(side, ())), tuple(result.errors.get(side, ())))
 
     def default_orders(self, state: State, side: str) -> tuple[str, ...]:

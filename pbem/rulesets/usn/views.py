@@ -122,6 +122,7 @@ def order_template(state: GameState, side: str) -> str:
     """A commented order form for the pending round, listing the side's units."""
     if state.round < 0:
         return "# The game is over: no orders are expected.\n"
+    state = fog.knowledge(state, side)  # the form lists only what the side knows
     rnd = current_round(state)
     out = [
         f"# U.S.N. {state.scenario} - Game-Turn {state.turn}, round {rnd.key}: {rnd.title}",

@@ -10,12 +10,13 @@ imports it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
-from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn import fog, hexgrid
 from pbem.rulesets.usn.geo import Geo, distance_field
 from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side, enemy_of
@@ -46,6 +47,8 @@ class Work:
     escaped: set[str] = field(default_factory=set)
     air_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
     _danger: dict[int, int] | None = None
+    _known_danger: dict[int, int] | None = None
+    _start: GameState | None = None  # the round's opening state: what each side knew
     _enemy_idx: dict[int, list[Unit]] | None = None
     _supply: dict[str, SupplyMap] = field(default_factory=dict)
 
@@ -58,6 +61,7 @@ class Work:
         w.escaped = set(state.escaped)
         ranges = state.extra.get("air_ranges", {})
         w.air_ranges = {k: (int(v[0]), int(v[1])) for k, v in ranges.items()}
+        w._start = state
         return w
 
     def set_side(self, side: Side) -> None:
@@ -66,6 +70,7 @@ class Work:
             self.side = side
             self._enemy_idx = None
             self._danger = None
+            self._known_danger = None
 
     def begin_phase(self, side: Side, step: int) -> None:
         if "repair_watch" not in self.state.extra:
@@ -81,6 +86,7 @@ class Work:
         self.engaged_at.clear()
         self.escaped.clear()
         self._danger = None
+        self._known_danger = None
         self._enemy_idx = None
         self._supply.clear()
 
@@ -158,24 +164,52 @@ class Work:
     def danger(self) -> dict[int, int]:
         """Hexes where the moving side may not use double speed (value unused)."""
         if self._danger is None:
-            enemy = enemy_of(self.side)
-            near: set[int] = set()
-            for h, b in self.bases.items():
-                if b.owner == enemy and (b.has_air or b.has_naval):
-                    near.add(h)
-            for u in self.units.values():
-                if u.side == enemy and u.hex is not None and (u.is_naval or u.utype == "ENG"):
-                    near.add(u.hex)
-            field5 = distance_field(near, MOV_N_RADIUS)
-            if self.side == JAPANESE:
-                lbac = [
-                    lbac_hex
-                    for loc, a in self.air.get(ALLIED, {}).items()
-                    if (lbac_hex := hexgrid.hex_of(loc)) is not None and a.lbac > 0
-                ]
-                field5.update(distance_field(lbac, MOV_N_LBAC_RADIUS))
-            self._danger = field5
+            self._danger = _danger(self.side, self.units, self.bases, self.air)
         return self._danger
+
+    def known_danger(self) -> dict[int, int]:
+        """``danger`` as the moving side knew it when the round opened (fog.knowledge):
+        the part its orders were validated against. Without fog it is ``danger``."""
+        if self._start is None or fog.mode_of(self._start) != "double-blind":
+            return self.danger()
+        if self._known_danger is None:
+            k = fog.knowledge(self._start, self.side)
+            self._known_danger = _danger(self.side, k.units, k.bases, k.air)
+        return self._known_danger
+
+    def out_of_sight(self, h: int) -> bool:
+        """Double-blind: ``h`` was outside the moving side's sight when the round
+        opened, so its orders could not be judged on what is there (fog.py)."""
+        if self._start is None or fog.mode_of(self._start) != "double-blind":
+            return False
+        return h not in fog.detection_hexes(self._start, self.side)
+
+
+def _danger(
+    side: Side,
+    units: Mapping[str, Unit],
+    bases: Mapping[int, Base],
+    air: Mapping[str, Mapping[str, Air]],
+) -> dict[int, int]:
+    """MOV.N: hexes within reach of enemy bases, engineers, ships (and, against the
+    Japanese, Allied LBAC)."""
+    enemy = enemy_of(side)
+    near: set[int] = set()
+    for h, b in bases.items():
+        if b.owner == enemy and (b.has_air or b.has_naval):
+            near.add(h)
+    for u in units.values():
+        if u.side == enemy and u.hex is not None and (u.is_naval or u.utype == "ENG"):
+            near.add(u.hex)
+    field5 = distance_field(near, MOV_N_RADIUS)
+    if side == JAPANESE:
+        lbac = [
+            lbac_hex
+            for loc, a in air.get(ALLIED, {}).items()
+            if (lbac_hex := hexgrid.hex_of(loc)) is not None and a.lbac > 0
+        ]
+        field5.update(distance_field(lbac, MOV_N_LBAC_RADIUS))
+    return field5
 
 
 REPLACED = {"ENG": 5, "AT": 10, "TR": 4}  # RPL.ENG, RPL.AT, RPL.TR

@@ -39,7 +39,7 @@ from pbem.outbox.compose import compose_reply
 from pbem.reports.context import Header
 from pbem.reports.render import render
 from pbem.reports.report import render_report
-from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn import fog, hexgrid
 from pbem.rulesets.usn.loader import load_world
 from pbem.rulesets.usn.picture import combat_hexes, view_units
 from pbem.rulesets.usn.ruleset import UsnRuleset
@@ -387,6 +387,7 @@ def own_orders(draw: st.DrawFn, world: World) -> str:
 
 
 ROUND_OF = {J: 0, A: 1}  # J-2 and A-3-4: each side's first naval movement round
+AIR5 = 2  # round air-5: both sides plot strikes (SEQ.5)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -505,3 +506,102 @@ def test_hid_played_round_leaks_nothing(data: st.DataObject) -> None:
     own = {u.uid for u in after.side_units(world.viewer)}
     for token in (t for t in hidden if t not in own):
         assert not _present(token, mail), token
+
+
+# --- answers to probes: validation reads only the side's knowledge (issue 13) ------
+
+
+@st.composite
+def lurkers(draw: st.DrawFn, world: World) -> tuple[Unit, ...]:
+    """Double-blind: enemy ships a few hexes from the viewer's ships and air base,
+    within his strike and move range but outside his sight (fog.detection_hexes)."""
+    if world.mode != "double-blind":
+        return ()
+    enemy = other(world.viewer)
+    seen = fog.detection_hexes(world.with_hidden(EMPTY), world.viewer)
+    mine = [u.hex for u in world.public if u.side == world.viewer and u.hex is not None]
+    near = {h for a in mine for h in hexgrid.within(a, 5)}
+    near |= set(hexgrid.within(world.bases[0].hex, 4))  # LAC range (MOV.V)
+    spots = sorted(h for h in near - seen if hexgrid.on_map(h) and h != FAR_BASE)
+    ids = draw(st.lists(st.integers(80, 89), min_size=1, max_size=3, unique=True))
+    return tuple(
+        ship(enemy, f"{draw(st.sampled_from(SHIP_TYPES))}-{i}", draw(st.sampled_from(spots)), ma=4)
+        for i in ids
+    )
+
+
+EMPTY = Hidden((), 0, (), (), 0, 0, 0, (), ())
+
+
+def toward(start: int, goal: int, steps: int) -> list[int]:
+    """A hex-by-hex path from ``start`` toward ``goal`` (MOV.PROC), ``steps`` long
+    at most; it may go on past the goal."""
+    path = [start]
+    while len(path) <= steps:
+        nxt = [h for h in hexgrid.neighbours(path[-1]) if h not in path]
+        path.append(min(nxt, key=lambda h: hexgrid.distance(h, goal)))
+    return path[1:]
+
+
+@st.composite
+def probes(draw: st.DrawFn, world: World, targets: list[Unit], strike_round: bool) -> str:
+    """Order text that probes the enemy's hidden part: in the strike round, strikes
+    on the hexes of hidden ships and bases (every target kind, any group number); in
+    a movement round, moves into, through and near them (NM.SURF.1, MOV.N) and fire
+    at hidden ships by name (NM.SURF.5)."""
+    mine = [u for u in world.public if u.side == world.viewer and u.hex is not None]
+    enemy_ids = [u.uid for u in targets] + [u.uid for u in world.public if u.side != world.viewer]
+    hexes = [u.hex for u in targets if u.hex is not None] + [FAR_BASE]
+    my_base = world.bases[0].hex
+    lines: list[str] = []
+    if strike_round:
+        in_range = [h for h in hexes if hexgrid.distance(h, my_base) <= 4]
+        in_range += [h for h in hexgrid.within(my_base, 4) if hexgrid.on_map(h)]
+        for h in draw(st.lists(st.sampled_from(in_range + hexes), min_size=1, max_size=4)):
+            what = draw(
+                st.sampled_from(
+                    [f"SHIPS {draw(st.integers(1, 9))}", "PORT", "LAND", "CD", "AIRBASE", "STRAFE"]
+                )
+            )
+            lines.append(f"STRIKE 1 LAC {my_base:04d} {h:04d} {what}")
+        return "\n".join(lines)
+    movers = draw(st.lists(st.sampled_from(mine), min_size=1, unique_by=lambda u: u.uid))
+    for u in movers:
+        assert u.hex is not None
+        path = toward(u.hex, draw(st.sampled_from(hexes)), draw(st.integers(1, 10)))
+        lines.append(f"MOVE {u.uid} " + " ".join(f"{x:04d}" for x in path))
+        if draw(st.booleans()):
+            lines.append(f"FIRE {u.uid} AT {draw(st.sampled_from(enemy_ids))}")
+    return "\n".join(lines)
+
+
+def answer_of(state: GameState, side: str, text: str) -> tuple[Any, ...]:
+    v = RULESET.validate(state.to_json(), side, text)
+    errors = tuple((e.line, e.text, e.message, e.rule) for e in v.errors)
+    return v.accepted, errors, RULESET.order_template(state.to_json(), side)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_hid_answers_to_probes_are_identical_in_worlds_the_side_cannot_tell_apart(
+    data: st.DataObject,
+) -> None:
+    """Noninterference of answers (issue 13), both fog modes, movement and strike
+    rounds: the accepted lines, every refusal's message and rule, and the order form
+    are byte-identical in two worlds that differ only in what the viewer may not
+    know - even for probes aimed at the hexes and names of the hidden enemy units."""
+    mode = data.draw(st.sampled_from(MODES))
+    world, h1, h2 = data.draw(worlds(mode))
+    lurk1, lurk2 = data.draw(lurkers(world)), data.draw(lurkers(world))
+    rnd = data.draw(st.sampled_from([ROUND_OF[world.viewer], AIR5]))
+    hidden = [*h1.cargo, *h2.cargo, *lurk1, *lurk2]
+    if mode == "double-blind":
+        hidden += [*h1.far_units, *h2.far_units]
+    text = data.draw(probes(world, hidden, rnd == AIR5))
+    got = []
+    for h, lurk in ((h1, lurk1), (h2, lurk2)):
+        state = world.with_hidden(h)
+        state = replace(state.with_units(lurk), round=rnd)
+        got.append(answer_of(state, world.viewer, text))
+    event(f"{mode}: {'some' if got[0][1] else 'no'} refusals, {len(got[0][0])} accepted")
+    assert got[0] == got[1]
