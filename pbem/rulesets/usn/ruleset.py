@@ -96,15 +96,7 @@ class UsnRuleset:
 
     # --- set-up -----------------------------------------------------------
     def scenarios(self) -> Sequence[ScenarioInfo]:
-        return [
-            ScenarioInfo(
-                sc.name,
-                sc.title,
-                SIDES,
-                {k: str(v.get("rule", k)) for k, v in sc.optional_rules.items()},
-            )
-            for sc in self.data.scenarios.values()
-        ]
+        return [sc.info() for sc in self.data.scenarios.values()]
 
     def initial_state(self, scenario: str, options: Mapping[str, Any]) -> State:
         """Set-up; ``options["overrides"]`` holds the moderator's per-game data
