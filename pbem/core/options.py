@@ -65,8 +65,7 @@ def resolve(accepted: Mapping[str, GameOption], given: Mapping[str, Any]) -> dic
             + (f"this scenario takes: {known}" if known else "this scenario takes no options")
         )
     return {
-        key: opt.parse(given[key]) if key in given else opt.default
-        for key, opt in accepted.items()
+        key: opt.parse(given[key]) if key in given else opt.default for key, opt in accepted.items()
     }
 
 
