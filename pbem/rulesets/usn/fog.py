@@ -184,6 +184,8 @@ def apply(
         for u in view.get("enemy_units", [])
         if not _hidden_type(str(u.get("type"))) and not u.get("aboard")
     ]
+    if _covered_cargo(state, side):  # NM.TRANS.HIDDEN: still shown ashore (docs/usn-fog.md)
+        enemy = sorted(enemy + _covered_cargo(state, side), key=lambda u: (u["side"], u["id"]))
     evs = [x for x in (_open_event(e, side) for e in view.get("events", [])) if x is not None]
     air = {s: dict(locs) for s, locs in view.get("air", {}).items()}
     last_known: list[dict[str, Any]] = []
@@ -220,6 +222,76 @@ def apply(
     return out
 
 
+def update_cargo_cover(before: GameState, after: GameState) -> dict[str, dict[str, Any]]:
+    """NM.TRANS.HIDDEN / H1: land units that went aboard and whose transport is still
+    in the hex they embarked from, each as the enemy last saw it ashore there.
+
+    The counter goes face-down under its transport, so while the transport stays
+    the enemy cannot tell which units went aboard: they are shown still ashore.
+    The cover ends when the transport is elsewhere at a round's end (the cargo is
+    then off the map, as face-down cargo is) or the unit leaves the transport."""
+    old = before.extra.get("fog", {}).get("cargo_cover", {})
+    cover: dict[str, dict[str, Any]] = {}
+    for u in after.units.values():
+        ship = after.unit(u.side, u.carried_by) if u.carried_by else None
+        if u.kind != "land" or ship is None or ship.hex is None:
+            continue
+        was = before.units.get(u.key)
+        if u.key in old and old[u.key].get("transport") == ship.uid:
+            entry = old[u.key]  # still covered: as first seen ashore
+        elif was is not None and was.carried_by is None and was.hex is not None:
+            entry = {
+                "at": hexgrid.fmt(was.hex),
+                "entrenched": was.entrenched,
+                "transport": ship.uid,
+            }
+        else:
+            continue
+        if hexgrid.hex_of(str(entry["at"])) == ship.hex:
+            cover[u.key] = entry
+    return cover
+
+
+def sight_cover(
+    state: GameState,
+    events: Sequence[Event],
+    memory: Mapping[str, Any],
+    cover: Mapping[str, Mapping[str, Any]],
+) -> dict[str, Any]:
+    """Double-blind sightings of covered cargo, as if it were still ashore: its last
+    sighting ages no faster than its shipmates' on the quay."""
+    sightings = {s: dict(v) for s, v in memory.get("sightings", {}).items()}
+    for side in SIDES:
+        seen = detection_hexes(state, side, events)
+        for key, c in cover.items():
+            u = state.units.get(key)
+            if u is not None and u.side != side and _hex(c["at"]) in seen:
+                sightings.setdefault(side, {})[u.uid] = {
+                    "at": c["at"],
+                    "turn": state.turn,
+                    "type": u.utype,
+                }
+    return {**memory, "sightings": sightings}
+
+
+def _covered_cargo(state: GameState, side: str) -> list[dict[str, Any]]:
+    """The enemy's covered cargo as its counters looked ashore (views._unit_view)."""
+    out = []
+    for key, c in state.extra.get("fog", {}).get("cargo_cover", {}).items():
+        u = state.units.get(key)
+        if u is not None and u.side != side and u.carried_by == c.get("transport"):
+            out.append(
+                {
+                    "id": u.uid,
+                    "side": u.side,
+                    "type": u.utype,
+                    "at": c["at"],
+                    "entrenched": c["entrenched"],
+                }
+            )
+    return out
+
+
 __all__ = [
     "MODES",
     "Mode",
@@ -227,5 +299,7 @@ __all__ = [
     "attacked_at",
     "detection_hexes",
     "mode_of",
+    "sight_cover",
+    "update_cargo_cover",
     "update_sightings",
 ]
