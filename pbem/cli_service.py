@@ -177,7 +177,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from pbem.demo import run_demo
 
-    return run_demo(Path(args.dir).resolve(), args.ruleset, args.scenario, args.timeout)
+    return run_demo(
+        Path(args.dir).resolve(), args.ruleset, args.scenario, args.timeout, args.option
+    )
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -185,6 +187,13 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--dir", default="pbem-demo", help="working folder (default ./pbem-demo)")
     p.add_argument("--ruleset", default="usn")
     p.add_argument("--scenario", default="coral-sea")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a game option, checked as CREATE checks it (e.g. fog=double-blind, subs=true)",
+    )
     p.add_argument(
         "--timeout", type=positive_number, default=300.0, help="seconds before giving up"
     )

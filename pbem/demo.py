@@ -20,13 +20,15 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 
 from pbem.config import example_config
+from pbem.core import options as game_options
 from pbem.core.errors import ConfigError
+from pbem.core.ruleset import ScenarioInfo
 from pbem.demo_usn import orders_summary, verdict_lines
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
@@ -77,7 +79,7 @@ def _mail(sender: str, subject: str, body: str, in_reply_to: str | None = None) 
     return msg.as_bytes()
 
 
-def _sides(ruleset: str, scenario: str) -> tuple[str, ...]:
+def _scenario(ruleset: str, scenario: str) -> ScenarioInfo:
     from pbem import rulesets
 
     known = {sc.name: sc for sc in rulesets.get(ruleset).scenarios()}
@@ -85,11 +87,33 @@ def _sides(ruleset: str, scenario: str) -> tuple[str, ...]:
         raise ConfigError(
             f"ruleset {ruleset} has no scenario {scenario!r}; known: {', '.join(sorted(known))}"
         )
-    return tuple(known[scenario].sides)
+    return known[scenario]
 
 
-def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.0) -> int:
-    sides = _sides(ruleset, scenario)  # before anything is written
+def _options(info: ScenarioInfo, words: Sequence[str]) -> str:
+    """``--option key=value`` words, checked as CREATE checks them (the daemon would
+    refuse them later, and the demo would wait in vain): the CREATE words in force."""
+    given: dict[str, str] = {}
+    for word in words:
+        key, sep, value = word.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--option {word!r}: write key=value (e.g. fog=double-blind)")
+        given[key] = value
+    try:
+        return game_options.describe(game_options.resolve(info.options, given))
+    except game_options.OptionError as exc:
+        raise ConfigError(f"--option: {exc}") from None
+
+
+def run_demo(
+    directory: Path,
+    ruleset: str,
+    scenario: str,
+    timeout: float = 120.0,
+    options: Sequence[str] = (),
+) -> int:
+    info = _scenario(ruleset, scenario)  # before anything is written
+    sides, in_force = tuple(info.sides), _options(info, options)
     if (directory / "pbem.toml").exists() and not (directory / MARK).exists():
         raise ConfigError(
             f"{directory} holds a pbem.toml the demo did not write, and the demo replaces "
@@ -125,7 +149,7 @@ def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.
     inbox = mailbox.Maildir("mail/inbox", create=True)
     outbox_path = Path("mail/outbox")
 
-    commands = [f"CREATE demo-1 {ruleset} {scenario} deadline_hours=48"]
+    commands = [f"CREATE demo-1 {ruleset} {scenario} deadline_hours=48 {in_force}".rstrip()]
     commands += [
         f"ASSIGN demo-1 {p.side} {p.email} {Path(p.side + '.pub').read_text().strip()}"
         for p in players
@@ -136,7 +160,9 @@ def run_demo(directory: Path, ruleset: str, scenario: str, timeout: float = 120.
         mod_key,
     )
     inbox.add(_mail("umpire@pbem.example", "new game", "Please set this up.\n\n" + block))
-    _say("the moderator mailed a signed block: CREATE, ASSIGN both sides, START")
+    _say(
+        f"the moderator mailed a signed block: CREATE ({in_force or 'no options'}), ASSIGN both sides, START"
+    )
 
     log = open("daemon.log", "w")  # noqa: SIM115 (open for the daemon's whole life)
     daemon = subprocess.Popen(

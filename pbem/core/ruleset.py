@@ -26,6 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.core.mapview import MapPicture
+from pbem.core.options import GameOption
 
 State = Mapping[str, Any]
 """A ruleset's whole game state, JSON-serialisable (dicts, lists, str, int, float, bool, None)."""
@@ -36,7 +37,8 @@ class ScenarioInfo:
     name: str  # stable key, e.g. "coral-sea"
     title: str  # e.g. "Coral Sea mini-game"
     sides: tuple[str, ...]  # e.g. ("japanese", "allied")
-    options: Mapping[str, str] = field(default_factory=dict)  # optional rule key -> description
+    # Every option a game of this scenario takes, by key; CREATE refuses any other.
+    options: Mapping[str, GameOption] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,12 +4,15 @@ pause and resume, extend a deadline, replace a player, end."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem import rulesets
+from pbem.core import options as game_options
 from pbem.core.errors import LifecycleError
+from pbem.core.ruleset import ScenarioInfo
 from pbem.lifecycle import deadlines
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.lookups import Lookups
@@ -29,6 +32,7 @@ from pbem.storage.enums import GameStatus, PhaseStatus, SeatRole
 from pbem.storage.models import Game, Phase, Seat
 
 log = logging.getLogger("pbem.lifecycle")
+OVERRIDES = "overrides"  # CREATE's per-game data corrections (TOML), not an option
 
 
 def shift_deadlines(phase: Phase, by: timedelta) -> None:
@@ -37,6 +41,19 @@ def shift_deadlines(phase: Phase, by: timedelta) -> None:
         phase.deadline += by
     if phase.grace_until is not None:
         phase.grace_until += by
+
+
+def checked_options(info: ScenarioInfo, given: Mapping[str, Any]) -> dict[str, Any]:
+    """Every option in force, checked against what the scenario takes; ``overrides``
+    (the moderator's data corrections) go to the ruleset as they are."""
+    rules = {k: v for k, v in given.items() if k != OVERRIDES}
+    try:
+        in_force = game_options.resolve(info.options, rules)
+    except game_options.OptionError as exc:
+        raise LifecycleError(f"{info.name}: {exc}") from None
+    if OVERRIDES in given:
+        in_force[OVERRIDES] = given[OVERRIDES]
+    return in_force
 
 
 class ModeratorActs:
@@ -67,6 +84,7 @@ class ModeratorActs:
                 f"ruleset {ruleset_name} has no scenario {scenario!r}; "
                 f"known: {', '.join(sorted(known))}"
             )
+        in_force = checked_options(known[scenario], options or {})
         merged = deadlines.game_settings(self.desk.config.games, settings or {})
         for side in known[scenario].sides:
             try:
@@ -77,7 +95,7 @@ class ModeratorActs:
             id=game_id,
             ruleset=ruleset_name,
             scenario=scenario,
-            options=dict(options or {}),
+            options=in_force,
             settings=merged,
             created_at=self.desk.now,
         )

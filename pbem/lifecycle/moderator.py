@@ -8,7 +8,9 @@ lands in the game's record through the game machine's job it calls (pbem.lifecyc
                                                       corrections; settings: deadline_hours=,
                                                       grace_hours=, no_orders_policy=,
                                                       early_adjudication=; others are
-                                                      ruleset options
+                                                      the scenario's options (e.g.
+                                                      fog=double-blind subs=on), checked:
+                                                      the answer lists every one in force
     ASSIGN game side email KEY [tz=Area/City]         KEY: an OpenSSH ed25519 line,
                                                       or smime:<base64 DER certificate>
     REPLACE game side email KEY [tz=Area/City]        takeover: the old key stops working
@@ -32,6 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pbem.core.errors import LifecycleError
+from pbem.core.options import describe as describe_options
 from pbem.lifecycle.games import GameMaster
 from pbem.outbox.queue import enqueue
 from pbem.storage.enums import OutboundKind, SeatRole
@@ -99,7 +102,9 @@ def _create(gm: GameMaster, a: list[str]) -> str:
         else:
             options[key] = value
     game = gm.acts.create_game(a[0], a[1], a[2], options, settings)
-    return f"game {game.id} created ({game.ruleset}, {game.scenario})"
+    rules = {k: v for k, v in game.options.items() if k != "overrides"}
+    in_force = describe_options(rules) if rules else "none"
+    return f"game {game.id} created ({game.ruleset}, {game.scenario}); options: {in_force}"
 
 
 def _assign(gm: GameMaster, a: list[str]) -> str:

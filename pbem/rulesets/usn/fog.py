@@ -210,6 +210,8 @@ def apply(
         for u in view.get("enemy_units", [])
         if not _hidden_type(str(u.get("type"))) and not u.get("aboard")
     ]
+    if _covered_cargo(state, side):  # NM.TRANS.HIDDEN: still shown ashore (docs/usn-fog.md)
+        enemy = sorted(enemy + _covered_cargo(state, side), key=lambda u: (u["side"], u["id"]))
     evs = [x for x in (_open_event(e, side) for e in view.get("events", [])) if x is not None]
     air = {s: dict(locs) for s, locs in view.get("air", {}).items()}
     last_known: list[dict[str, Any]] = []
@@ -267,6 +269,7 @@ def knowledge(state: GameState, side: str) -> GameState:
         for k, u in state.units.items()
         if _knows_unit(u, side, seen)
     }
+    units.update(_covered_ashore(state, side, seen))
     air = {
         s: {
             loc: a if s == side else _known_air(state, s, loc, a)
@@ -291,6 +294,21 @@ def knowledge(state: GameState, side: str) -> GameState:
         pending=tuple(p for p in state.pending if p.side == side),
         extra=extra,
     )
+
+
+def _covered_ashore(state: GameState, side: str, seen: frozenset[int] | None) -> dict[str, Unit]:
+    """Covered cargo (H1) is known where the report shows it: still ashore in the
+    hex it embarked from, so an order aimed at it is judged at adjudication."""
+    out = {}
+    for key, c in state.extra.get("fog", {}).get("cargo_cover", {}).items():
+        u = state.units.get(key)
+        at = _hex(c["at"])
+        if u is None or u.side == side or u.carried_by != c.get("transport") or at is None:
+            continue
+        if seen is None or at in seen:
+            ashore = replace(u, hex=at, carried_by=None, entrenched=bool(c["entrenched"]))
+            out[key] = _known_unit(ashore)
+    return out
 
 
 def _knows_unit(u: Unit, side: str, seen: frozenset[int] | None) -> bool:
@@ -333,6 +351,76 @@ def _known_base(b: Base, side: str, seen: frozenset[int] | None) -> Base:
     return replace(b, air_capacity=UNSEEN_BASE_CAPACITY if b.air else 0, neutralized_until=0)
 
 
+def update_cargo_cover(before: GameState, after: GameState) -> dict[str, dict[str, Any]]:
+    """NM.TRANS.HIDDEN / H1: land units that went aboard and whose transport is still
+    in the hex they embarked from, each as the enemy last saw it ashore there.
+
+    The counter goes face-down under its transport, so while the transport stays
+    the enemy cannot tell which units went aboard: they are shown still ashore.
+    The cover ends when the transport is elsewhere at a round's end (the cargo is
+    then off the map, as face-down cargo is) or the unit leaves the transport."""
+    old = before.extra.get("fog", {}).get("cargo_cover", {})
+    cover: dict[str, dict[str, Any]] = {}
+    for u in after.units.values():
+        ship = after.unit(u.side, u.carried_by) if u.carried_by else None
+        if u.kind != "land" or ship is None or ship.hex is None:
+            continue
+        was = before.units.get(u.key)
+        if u.key in old and old[u.key].get("transport") == ship.uid:
+            entry = old[u.key]  # still covered: as first seen ashore
+        elif was is not None and was.carried_by is None and was.hex is not None:
+            entry = {
+                "at": hexgrid.fmt(was.hex),
+                "entrenched": was.entrenched,
+                "transport": ship.uid,
+            }
+        else:
+            continue
+        if hexgrid.hex_of(str(entry["at"])) == ship.hex:
+            cover[u.key] = entry
+    return cover
+
+
+def sight_cover(
+    state: GameState,
+    events: Sequence[Event],
+    memory: Mapping[str, Any],
+    cover: Mapping[str, Mapping[str, Any]],
+) -> dict[str, Any]:
+    """Double-blind sightings of covered cargo, as if it were still ashore: its last
+    sighting ages no faster than its shipmates' on the quay."""
+    sightings = {s: dict(v) for s, v in memory.get("sightings", {}).items()}
+    for side in SIDES:
+        seen = detection_hexes(state, side, events)
+        for key, c in cover.items():
+            u = state.units.get(key)
+            if u is not None and u.side != side and _hex(c["at"]) in seen:
+                sightings.setdefault(side, {})[u.uid] = {
+                    "at": c["at"],
+                    "turn": state.turn,
+                    "type": u.utype,
+                }
+    return {**memory, "sightings": sightings}
+
+
+def _covered_cargo(state: GameState, side: str) -> list[dict[str, Any]]:
+    """The enemy's covered cargo as its counters looked ashore (views._unit_view)."""
+    out = []
+    for key, c in state.extra.get("fog", {}).get("cargo_cover", {}).items():
+        u = state.units.get(key)
+        if u is not None and u.side != side and u.carried_by == c.get("transport"):
+            out.append(
+                {
+                    "id": u.uid,
+                    "side": u.side,
+                    "type": u.utype,
+                    "at": c["at"],
+                    "entrenched": c["entrenched"],
+                }
+            )
+    return out
+
+
 __all__ = [
     "MODES",
     "Mode",
@@ -342,6 +430,8 @@ __all__ = [
     "knowledge",
     "mode_of",
     "sees_unit",
+    "sight_cover",
     "struck_at",
+    "update_cargo_cover",
     "update_sightings",
 ]

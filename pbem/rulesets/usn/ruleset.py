@@ -62,6 +62,16 @@ from pbem.rulesets.usn.state import (
 SCENARIO_RULES = (scenario_rules, indian_ocean, ferry)
 
 
+def _fog_memory(before: GameState, after: GameState, events: Sequence[Event]) -> dict[str, Any]:
+    """``extra["fog"]`` after a round: sightings, and cargo still shown ashore (H1)."""
+    memory = fog.update_sightings(after, events)
+    memory.pop("cargo_cover", None)
+    cover = fog.update_cargo_cover(before, after)
+    if not cover:
+        return memory
+    return {**fog.sight_cover(after, events, memory, cover), "cargo_cover": cover}
+
+
 class UsnRuleset:
     name = "usn"
     title = "U.S.N.: The Game of War in the Pacific, 1941-43 (SPI, 1971)"
@@ -96,15 +106,7 @@ class UsnRuleset:
 
     # --- set-up -----------------------------------------------------------
     def scenarios(self) -> Sequence[ScenarioInfo]:
-        return [
-            ScenarioInfo(
-                sc.name,
-                sc.title,
-                SIDES,
-                {k: str(v.get("rule", k)) for k, v in sc.optional_rules.items()},
-            )
-            for sc in self.data.scenarios.values()
-        ]
+        return [sc.info() for sc in self.data.scenarios.values()]
 
     def initial_state(self, scenario: str, options: Mapping[str, Any]) -> State:
         """Set-up; ``options["overrides"]`` holds the moderator's per-game data
@@ -165,7 +167,7 @@ class UsnRuleset:
         new = scenario_rules.after_round(geo, s, new, events)
         new = victory.after_round(geo, s, new, victory_terms(self.data, s.scenario))  # GEN.REC.A
         # Double-blind mode remembers each side's last sightings of enemy units.
-        new = replace(new, extra={**new.extra, "fog": fog.update_sightings(new, events)})
+        new = replace(new, extra={**new.extra, "fog": _fog_memory(s, new, events)})
         return Adjudication(new.to_json(), tuple(events))
 
     # --- reports ----------------------------------------------------------------

@@ -10,10 +10,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pbem.core.options import GameOption
 from pbem.core.ruleset import ScenarioInfo
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.sides import Side
 from pbem.rulesets.usn.units import LandCounter, Source, UnitType
+
+# A moderator's option, not the rulebook's (pbem.rulesets.usn.fog, docs/usn-fog.md).
+FOG_OPTION = GameOption(
+    "fog",
+    "open: the rulebook's open map; double-blind: enemy units shown only when detected",
+    choices=("open", "double-blind"),
+    default="open",
+)
 
 # ---------------------------------------------------------------------------
 # The map, as this loader needs it (pbem.rulesets.usn.map.UsnMap fits).
@@ -246,9 +255,11 @@ class Scenario:
         return self.first_turn + self.game_turns - 1
 
     def info(self) -> ScenarioInfo:
-        options = {
-            k: str(v.get("note") or v.get("rule") or k) for k, v in self.optional_rules.items()
-        }
+        """For the lifecycle: the fog mode, and each optional rule as a switch (off)."""
+        options = {FOG_OPTION.key: FOG_OPTION}
+        for k, v in self.optional_rules.items():
+            rule, note = str(v.get("rule", k)), v.get("note")
+            options[k] = GameOption(k, f"{rule}: {note}" if note else rule)
         return ScenarioInfo(self.name, self.title, tuple(s.value for s in self.sides), options)
 
     def in_force(self, rule: str | None, optional_rules: Iterable[str] = ()) -> bool:

@@ -31,7 +31,7 @@ from pbem.lifecycle.mailroom import Mailroom, file_mail
 from pbem.outbox.queue import open_outbound
 from pbem.record import journal
 from pbem.record.replay import replay
-from pbem.storage.models import GameState, OutboundMail, Report
+from pbem.storage.models import Game, GameState, OutboundMail, Report
 
 MODERATOR = "pbem@example.org"
 
@@ -468,3 +468,71 @@ def test_edit_by_mail(table, demo_game, umpire_key):
         )
         == 2
     )
+
+
+# ------------------------------------------------ game options (issue 13): checked at CREATE
+
+
+def stored_options(table, game: str = "g1") -> dict[str, Any]:
+    return table.run(lambda gm: dict(gm.lookups.game(game).options))
+
+
+def test_create_echoes_every_option_in_force_defaults_included(table):
+    answer = do(table, "CREATE g1 usn coral-sea fog=Double-Blind subs=ON")
+    assert answer == "game g1 created (usn, coral-sea); options: fog=double-blind subs=true"
+    assert stored_options(table) == {"fog": "double-blind", "subs": True}
+    assert do(table, "CREATE g2 usn midway").endswith("options: fog=open subs=false")
+    assert stored_options(table, "g2") == {"fog": "open", "subs": False}
+
+
+@pytest.mark.parametrize(
+    ("word", "value"),
+    [("true", True), ("Yes", True), ("on", True), ("FALSE", False), ("no", False), ("Off", False)],
+)
+def test_boolean_option_words(table, word, value):
+    do(table, f"CREATE g1 usn coral-sea subs={word}")
+    assert stored_options(table)["subs"] is value
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        # The two the issue saw: an open game from a misspelt mode, subs on from "false".
+        ("CREATE g1 usn coral-sea fog=doubleblind", r"fog='doubleblind'.*open, double-blind"),
+        ("CREATE g1 usn coral-sea subs=maybe", r"subs=.maybe.*true/false, yes/no or on/off"),
+        ("CREATE g1 usn coral-sea garrisons=true", r"unknown option\(s\) garrisons.*fog .*subs"),
+        ("CREATE g1 demo duel fog=double-blind", "takes no options"),
+    ],
+)
+def test_unknown_options_and_values_refused_with_the_allowed_ones(table, line, message):
+    with pytest.raises(LifecycleError, match=message):
+        do(table, line)
+    assert table.run(lambda gm: gm.desk.session.get(Game, "g1")) is None
+
+
+def test_campaign_options_come_from_its_optional_rules(table):
+    answer = do(table, "CREATE g1 usn campaign-1 burma=yes garrisons=no")
+    assert "burma=true" in answer and "garrisons=false" in answer and "fog=open" in answer
+    assert set(stored_options(table)) == {
+        "fog",
+        "subs",
+        "variable_deployment",
+        "japanese_variable_deployment",
+        "garrisons",
+        "ferry_carriers",
+        "burma",
+    }
+
+
+def test_options_checked_the_same_by_signed_mail(table, umpire_key):
+    lines = [
+        "CREATE g1 usn coral-sea fog=doubleblind",
+        "CREATE g2 usn coral-sea fog=double-blind subs=true",
+    ]
+    outcome, answer = _mail(
+        table, "umpire@example.org", umpire_key[0], _sheet("moderator", 1, lines)
+    )
+    assert outcome == "moderator: 1 done, 1 refused"
+    assert "fog takes open, double-blind" in answer
+    assert "options: fog=double-blind subs=true" in answer
+    assert stored_options(table, "g2") == {"fog": "double-blind", "subs": True}

@@ -476,7 +476,12 @@ def test_hid_played_round_leaks_nothing(data: st.DataObject) -> None:
     after = GameState.from_json(result.state)
     parts = report_parts(after, list(result.events), world.viewer)
     mail = readable(mail_of(parts, world.viewer))
-    hidden = [u.uid for u in after.side_units(enemy) if u.carried_by is not None]
+    # H1 (docs/usn-fog.md): cargo whose transport is still in the port it loaded at is
+    # shown ashore there, as before it embarked (tests/unit/reports/test_cargo_cover.py).
+    cover = after.extra.get("fog", {}).get("cargo_cover", {})
+    hidden = [
+        u.uid for u in after.side_units(enemy) if u.carried_by is not None and u.key not in cover
+    ]
     if mode == "double-blind":
         seen_hexes = {int(x) for x in re.findall(r"(?<![\w-])(\d{4})(?![\w-])", mail)}
         for e in result.events:

@@ -50,7 +50,9 @@ def test_nm_trans_hidden_cargo_seen_only_by_its_owner() -> None:
     (ev,) = [e for e in g.events if e.kind == "embarked"]
     assert ev.witnesses == (J,) and ev.rule == "NM.TRANS.HIDDEN"
     view = g.rs.view(g.state, g.events, A)
-    assert all(u["id"] != "RGT-1" for u in view["enemy_units"])
+    # H1 (docs/usn-fog.md): with TR-1 still in port, RGT-1 shows ashore as before loading.
+    (rgt,) = [u for u in view["enemy_units"] if u["id"] == "RGT-1"]
+    assert rgt["at"] == f"{PORT:04d}" and "aboard" not in rgt
     assert not [e for e in view["events"] if e["kind"] == "embarked"]
 
 
