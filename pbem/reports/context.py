@@ -13,18 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-# Event data keys that carry the numbers of a combat (CBT.*, CRT*, DEMO.FIGHT).
-COMBAT_KEYS = (
-    "strength",
-    "attack",
-    "defense",
-    "odds",
-    "ratio",
-    "roll",
-    "rolls",
-    "totals",
-    "result",
-)
+from pbem.reports import narrate
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,25 +55,8 @@ def view_text(value: Any, indent: int = 0) -> str:
     return f"{pad}{value}"
 
 
-def _value(v: Any) -> str:
-    if isinstance(v, Mapping):
-        return ", ".join(f"{k} {_value(x)}" for k, x in v.items())
-    if isinstance(v, (list, tuple)):
-        return " ".join(_value(x) for x in v) if v else "-"
-    return "-" if v is None else str(v)
-
-
-def describe(event: Mapping[str, Any]) -> str:
-    """One event as a sentence: its kind, then every datum, then the rule."""
-    data = event.get("data", {})
-    words = [str(event.get("kind", "event")).replace("-", " ")]
-    parts = [f"{k.replace('_', ' ')} {_value(v)}" for k, v in data.items()]
-    sentence = words[0] + (": " + "; ".join(parts) if parts else "")
-    return sentence + (f" [{event['rule']}]" if event.get("rule") else "")
-
-
 def is_combat(event: Mapping[str, Any]) -> bool:
-    return any(k in event.get("data", {}) for k in COMBAT_KEYS)
+    return narrate.combat(event) is not None
 
 
 def _previous(prev: Mapping[str, Any] | None, side: str | None) -> dict[str, Any] | None:
@@ -118,24 +90,9 @@ def base_context(h: Header, view: Mapping[str, Any]) -> dict[str, Any]:
         "order_form": h.order_form,
         "view": view,
         "view_text": view_text(view),
-        "happened": [describe(e) for e in events if not is_combat(e)],
-        "combats": [combat_rows(e) for e in events if is_combat(e)],
+        "happened": narrate.happened([e for e in events if not is_combat(e)]),
+        "combats": [c for e in events if (c := narrate.combat(e)) is not None],
     }
-
-
-def combat_rows(event: Mapping[str, Any]) -> dict[str, Any]:
-    """A combat event as a small table: one row per datum, sides as columns."""
-    data = event.get("data", {})
-    sides = sorted(
-        {k for v in data.values() if isinstance(v, Mapping) for k in v if isinstance(k, str)}
-    )
-    rows = []
-    for k, v in data.items():
-        if isinstance(v, Mapping) and sides and set(v) <= set(sides):
-            rows.append([k.replace("_", " "), *[_value(v.get(s)) for s in sides]])
-        else:
-            rows.append([k.replace("_", " "), _value(v)])
-    return {"kind": event.get("kind", ""), "rule": event.get("rule"), "sides": sides, "rows": rows}
 
 
 # --- per ruleset -------------------------------------------------------------

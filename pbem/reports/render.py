@@ -8,13 +8,31 @@ plain-text ones are not (a mail body is not HTML).
 
 from __future__ import annotations
 
+import re
 import textwrap
 from functools import lru_cache
 from typing import Any
 
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
 
 WIDTH = 72  # plain-text reports: readable in any mail client, quotable once
+
+# Players have the rulebook and the docs, not the engine's rules inventory: rule
+# IDs in HTML reports link to the rule index (tools/build_rule_index.py).
+RULE_INDEX = "docs/usn-rule-index.md"
+_RULE = re.compile(r"\[([A-Z][A-Z0-9]*(?:\.[A-Za-z0-9]+)+|GEN\.[A-Z]+)\]")
+
+
+def rule_link(rule: Any) -> Markup:
+    """``NM.SURF.5`` -> a bracketed link to the rule's row in the rule index."""
+    r = escape(str(rule))
+    return Markup(f'[<a class="rule" href="{RULE_INDEX}#{r}">{r}</a>]')
+
+
+def link_rules(text: Any) -> Markup:
+    """Escape ``text`` and turn every ``[RULE.ID]`` in it into a rule-index link."""
+    return Markup(_RULE.sub(lambda m: str(rule_link(m.group(1))), str(escape(str(text)))))
 
 
 def _wrap(text: Any, indent: str = "", width: int = WIDTH) -> str:
@@ -69,6 +87,8 @@ def environment(ruleset: str) -> Environment:
     env.filters["wrap72"] = _wrap
     env.filters["columns"] = _columns
     env.filters["underline"] = _underline
+    env.filters["link_rules"] = link_rules
+    env.globals["rule_link"] = rule_link
     return env
 
 

@@ -18,8 +18,9 @@ from pbem.core.dice import SeededDice
 from pbem.core.errors import LifecycleError
 from pbem.lifecycle.publishing import audience_view
 from pbem.outbox.queue import open_outbound
-from pbem.reports.context import Header, describe
+from pbem.reports.context import Header
 from pbem.reports.mapimage import hex_pixel
+from pbem.reports.narrate import happened, sentence
 from pbem.reports.render import WIDTH
 from pbem.reports.report import render_report
 from pbem.reports.site import write_site
@@ -154,11 +155,33 @@ def test_html_escapes_what_players_wrote() -> None:
     assert "<script>" not in html and "&lt;script&gt;" in html
 
 
-def test_describe_names_every_datum_and_the_rule() -> None:
-    line = describe(
-        {"kind": "moved", "data": {"unit": "CV-1", "path": ["0069", "0103"]}, "rule": "SEQ.2C"}
+def test_events_read_as_sentences_with_their_rule() -> None:
+    line = sentence(
+        {
+            "kind": "ship-damaged",
+            "data": {"unit": "CA-1", "side": J, "weeks": 5, "total": 5, "hex": "0859", "by": A},
+            "rule": "NM.SURF.5",
+        }
     )
-    assert line == "moved: unit CV-1; path 0069 0103 [SEQ.2C]"
+    assert line == (
+        "Japanese CA-1 at 0859 took 5 week(s) of damage by allied: 5 weeks in all. [NM.SURF.5]"
+    )
+
+
+def test_an_unknown_event_still_names_every_datum() -> None:
+    line = sentence({"kind": "new-thing", "data": {"unit": "CV-1", "path": ["0069"]}})
+    assert line == "new thing: unit CV-1; path 0069."
+
+
+def test_repeated_events_are_told_once() -> None:
+    back = [
+        {"kind": "air-returned", "data": {"side": A, "type": t, "landed": {"0212": n}},
+         "rule": "SEQ.5L"}
+        for t, n in (("LAC", 6), ("NAC", 2), ("LBAC", 4))
+    ]  # fmt: skip
+    (line,) = happened(back)
+    assert line.startswith("Air returned (3): ")
+    assert "6 to 0212" in line and "LBAC returned: 4 to 0212" in line and line.endswith("[SEQ.5L]")
 
 
 def _colour_near(img: Image.Image, h: int) -> set[tuple[int, int, int]]:

@@ -1,0 +1,74 @@
+"""Combats as the rulebook resolves them: who attacked whom, strengths, odds or
+column, each die with its purpose, the result and the losses (issue 13)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pbem.lifecycle.publishing import audience_view
+from pbem.reports.context import Header
+from pbem.reports.report import render_report
+
+from .combat_events import AIR_STRIKE, COMBATS, DAMAGED, LAND, SURFACE
+from .test_render import PHASE
+from .usn_world import A, played
+
+
+def _report(events: list[dict[str, Any]]) -> Any:
+    g, state = played()
+    view = dict(audience_view(g.rs, state, g.events, A))
+    view["events"] = [*view["events"], *events]
+    header = Header("g7", "usn", g.rs.title, "test", A, A, "t", phase=PHASE)
+    return render_report(header, view, with_map=False)
+
+
+def _section(text: str, name: str) -> str:
+    """The section's words, line wraps undone (a 72-column report wraps sentences)."""
+    start = text.index(f"\n{name}\n")
+    nxt = re.search(r"\n\n[A-Z][^\n]*\n-{3,}\n", text[start + len(name) + 2 :])
+    body = text[start : start + len(name) + 2 + nxt.start()] if nxt else text[start:]
+    return " ".join(body.split())
+
+
+def test_am_bombnav_seq_air_strike_shows_cap_aa_and_bombs_with_each_die() -> None:
+    text = _section(_report([AIR_STRIKE]).text, "Combat")
+    assert "Allied NAC air strike on ship group 1 (CV-1 and CA-1) at 0279" in text
+    assert "[AM.BOMBNAV.SEQ]" in text
+    assert "10 NAC from CV-5 and 4 NAC from CV-6" in text
+    assert "CAP: air-to-air strength 20 against the strike's 14 (CRT2)" in text
+    assert "Die 5 (CAP fire at the strike): strike: 2 NAC destroyed, 4 NAC aborted" in text
+    assert "Die 2 (strike fire at the CAP): CAP: no losses" in text
+    assert "Die 3 (AA fire): strike: 1 NAC destroyed" in text
+    assert "Bombs at CV-1: attack 14 against defense 5, odds 2-1 on CRT3" in text
+    assert "Die 4 (CRT3, damage number): damage number 3" in text
+    assert "Die 6 (CRT5, weeks of damage): 5 weeks of damage" in text
+    assert "odds below 1-1 on CRT3: no die rolled" in text
+    # No union-of-keys table: no "destroyed , aborted" dump.
+    assert "destroyed , aborted" not in text and "strike losses" not in text
+
+
+def test_nm_surf_5_both_sides_fire_and_an_x_sinks() -> None:
+    text = _section(_report([SURFACE]).text, "Combat")
+    assert "Surface engagement at 0681, Japanese attacking" in text
+    assert "Japanese fire at CV-2: attack 25 against defense 5, odds 5-1 on CRT4" in text
+    assert "Die 6 (CRT4, damage number): no damage number, no effect" in text
+    assert "Die 1 (CRT5, weeks of damage): X, destroyed" in text
+
+
+def test_seq_5k_land_combat_shows_strengths_column_and_die() -> None:
+    text = _section(_report([LAND]).text, "Combat")
+    assert "Land combat at 0213, Allied attacking" in text
+    assert "Attackers RGT-1, strength 40; defenders RGT-9, strength 15" in text
+    assert "CRT1 column 2-1. Die 6 (CRT1 result): D1" in text
+
+
+def test_damage_is_a_sentence_under_what_happened() -> None:
+    text = _section(_report([DAMAGED]).text, "What happened")
+    assert "Japanese CV-1 at 0279 took 5 week(s) of damage by allied: 5 weeks in all." in text
+
+
+def test_html_combat_links_its_rule_to_the_rule_index() -> None:
+    html = _report(COMBATS).html
+    assert 'href="docs/usn-rule-index.md#NM.SURF.5"' in html
+    assert "Die 2 (CRT4, damage number): damage number 4" in html
