@@ -59,6 +59,27 @@ def is_combat(event: Mapping[str, Any]) -> bool:
     return narrate.combat(event) is not None
 
 
+def dice_check(game_id: str, prev: Mapping[str, Any]) -> dict[str, str]:
+    """How a player recomputes the phase's dice from the revealed seed (pbem/core/dice.py):
+    roll n is the first byte below 252 of HMAC-SHA256(seed, "pbem-dice-v1|game|turn|
+    phase|n|attempt"), attempts 0, 1, ..., mod 6 plus 1."""
+    seed, turn, phase = prev.get("seed"), prev.get("turn"), prev.get("phase")
+    return {
+        "commitment": (
+            f"python3 -c \"import hashlib; print(hashlib.sha256(bytes.fromhex('{seed}'))"
+            '.hexdigest())"'
+        ),
+        "rolls": (
+            'python3 -c "import hmac, hashlib\n'
+            f"s = bytes.fromhex('{seed}')\n"
+            "for n in range(30):\n"
+            " print(n, next(b % 6 + 1 for a in range(99) for b in hmac.new(s, "
+            f"f'pbem-dice-v1|{game_id}|{turn}|{phase}|{{n}}|{{a}}'.encode(), "
+            'hashlib.sha256).digest() if b < 252))"'
+        ),
+    }
+
+
 def _previous(prev: Mapping[str, Any] | None, side: str | None) -> dict[str, Any] | None:
     """Commitments are public; a nonce only goes to its own side (with the nonce
     and the commitment, short order sets could be guessed by brute force)."""
@@ -70,11 +91,50 @@ def _previous(prev: Mapping[str, Any] | None, side: str | None) -> dict[str, Any
     return {**prev, "nonces": nonces}
 
 
+FOG_MODES = {
+    "open": "open (the rulebook's: only what its rules hide is hidden)",
+    "double-blind": "double-blind (enemy units shown only where you see them)",
+}
+
+
+def _option(k: str, v: Any) -> str:
+    if v is True:
+        return k.replace("_", " ")
+    return f"{k.replace('_', ' ')}={v}"
+
+
+def rules_in_play(view: Mapping[str, Any]) -> dict[str, str] | None:
+    """The fog mode and optional rules in force, for every report's heading."""
+    options = view.get("options")
+    fog = view.get("fog")
+    if not isinstance(options, Mapping) and not isinstance(fog, Mapping):
+        return None
+    mode = str(fog.get("mode", "open")) if isinstance(fog, Mapping) else "open"
+    extra = [
+        _option(str(k), v)
+        for k, v in dict(options or {}).items()
+        if k not in ("fog", "double_blind") and v not in (False, None, "", "off", "no", "false")
+    ]
+    return {"fog": FOG_MODES.get(mode, mode), "optional": ", ".join(extra) or "none"}
+
+
+def heading(h: Header) -> str:
+    """Name both the phase reported on and the next one (the title names only the next)."""
+    prev, nxt = h.previous, h.phase
+    if prev is None:
+        return h.title
+    done = f"turn {prev.get('turn')} phase {prev.get('phase')} adjudicated"
+    if nxt is None:
+        return f"{h.game_id}: {done}; game over" if h.outcome else f"{h.game_id}: {done}"
+    return f"{h.game_id}: {done}; next turn {nxt.get('turn')} phase {nxt.get('name')}"
+
+
 def base_context(h: Header, view: Mapping[str, Any]) -> dict[str, Any]:
     events = [e for e in view.get("events", ()) if isinstance(e, Mapping)]
     owes = bool(h.order_form)
     return {
-        "title": h.title,
+        "title": heading(h),
+        "rules_in_play": rules_in_play(view),
         "game": {
             "id": h.game_id,
             "ruleset": h.ruleset,
@@ -84,6 +144,7 @@ def base_context(h: Header, view: Mapping[str, Any]) -> dict[str, Any]:
         "audience": h.audience,
         "side": h.side,
         "previous": _previous(h.previous, h.side),
+        "dice_check": dice_check(h.game_id, h.previous) if h.previous else None,
         "outcome": h.outcome,
         "phase": h.phase,
         "owes": owes,

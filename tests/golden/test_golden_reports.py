@@ -26,6 +26,10 @@ from tests.unit.reports.test_render import PHASE, demo_report
 from tests.unit.reports.usn_world import A, J, played
 
 GOLDEN = Path(__file__).parent / "reports"
+PREVIOUS = {
+    "turn": 1, "phase": "J-2", "seed": "cd" * 32, "seed_commitment": "ef" * 32,
+    "commitments": {"japanese": "11" * 32}, "nonces": {"japanese": "nonce-japanese"},
+}  # fmt: skip
 
 
 def check(name: str, got: str) -> None:
@@ -62,6 +66,6 @@ def test_golden_usn_report_after_j2(side: str | None, fog: str) -> None:
     header = Header(
         "g7", "usn", "U.S.N.: The Game of War in the Pacific, 1941-43 (SPI, 1971)", "test",
         side or "omniscient", side, "g7: turn 1 phase A-3-4",
-        phase=PHASE, order_form=given["order_form"],
+        phase=PHASE, order_form=given["order_form"], previous=PREVIOUS,
     )  # fmt: skip
     both(stem, render_report(header, given["view"], with_map=False))

@@ -20,6 +20,9 @@ from pbem.rulesets.usn.sides import JAPANESE, Side
 from pbem.rulesets.usn.state import GameState, Unit
 from pbem.rulesets.usn.supply import endurance
 
+# Moderator data (scenario and map corrections), not rules in play.
+_PRIVATE_OPTIONS = frozenset({"overrides", "map_overrides"})
+
 
 def _unit_view(u: Unit, full: bool) -> dict[str, Any]:
     d: dict[str, Any] = {"id": u.uid, "side": u.side, "type": u.utype, "at": u.where()}
@@ -70,6 +73,8 @@ def build_view(state: GameState, events: Sequence[Event], side: str | None) -> d
         "last_turn": state.last_turn,
         "round": rnd.key if rnd else None,
         "side": side,
+        # The game's options are agreed at CREATE by both sides: public.
+        "options": {k: v for k, v in sorted(state.options.items()) if k not in _PRIVATE_OPTIONS},
         "own_units" if side else "units": own,
         "enemy_units": enemy,
         "air": air,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import email
 import email.policy
 import re
+import subprocess
+import sys
 from html.parser import HTMLParser
 from io import BytesIO
 from pathlib import Path
@@ -14,11 +16,11 @@ import pytest
 from PIL import Image
 from sqlalchemy import select
 
-from pbem.core.dice import SeededDice
+from pbem.core.dice import SeededDice, seed_commitment
 from pbem.core.errors import LifecycleError
 from pbem.lifecycle.publishing import audience_view
 from pbem.outbox.queue import open_outbound
-from pbem.reports.context import Header
+from pbem.reports.context import Header, report_context
 from pbem.reports.mapimage import hex_pixel
 from pbem.reports.narrate import happened, sentence
 from pbem.reports.render import WIDTH
@@ -268,3 +270,45 @@ def test_site_of_a_game_in_play_only_for_the_moderator(
         index = write_site(s, demo_game, tmp_path / "site", unfinished=True)
     html = index.read_text()
     assert "moderator only" in html and not (tmp_path / "site" / "record.html").exists()
+
+
+def test_gen_die_the_report_tells_how_to_recompute_every_die() -> None:
+    """The printed commands, run on the revealed seed, give the phase's dice."""
+    seed = bytes(range(32))
+    header = Header(
+        "g9", "demo", "Raid", "duel", "north", "north", "t",
+        previous={"turn": 3, "phase": "plot", "seed": seed.hex(),
+                  "seed_commitment": seed_commitment(seed), "commitments": {}, "nonces": {}},
+    )  # fmt: skip
+    ctx = report_context(header, {"events": []})
+    check = ctx["dice_check"]
+    out = subprocess.run(
+        [sys.executable, "-c", check["commitment"].split('"')[1]],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    assert out == [seed_commitment(seed)]
+    script = check["rolls"][len('python3 -c "') : -1]
+    printed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    dice = SeededDice(seed, "g9", 3, "plot")
+    assert [ln.split()[1] for ln in printed] == [str(dice.d6()) for _ in range(30)]
+    text = render_report(header, {"events": []}, with_map=False).text
+    assert check["rolls"] in text and "pbem-dice-v1|g9|3|plot|n|attempt" in " ".join(text.split())
+
+
+def test_heading_names_the_phase_reported_the_next_one_fog_and_optional_rules() -> None:
+    g, state = played("double-blind")
+    view = dict(audience_view(g.rs, state, g.events, A))
+    view["options"] = {**view["options"], "subs": True, "cg_shock": False}
+    header = Header(
+        "g7", "usn", g.rs.title, "test", A, A, "g7: turn 1 phase A-3-4", phase=PHASE,
+        previous={"turn": 1, "phase": "J-2", "seed": "cd" * 32, "seed_commitment": "ef" * 32,
+                  "commitments": {}, "nonces": {}},
+    )  # fmt: skip
+    r = render_report(header, view, with_map=False)
+    head = " ".join(r.text.split("What happened")[0].split())
+    assert head.startswith("g7: turn 1 phase J-2 adjudicated; next turn 1 phase A-3-4")
+    assert "This report: turn 1 phase J-2 (adjudicated). Next: turn 1 phase A-3-4." in head
+    assert "Fog of war: double-blind" in head and "Optional rules: subs." in head
+    assert "Fog of war: <b>double-blind" in r.html and "<b>subs</b>" in r.html
