@@ -191,44 +191,112 @@ def demo_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
     }
 
 
+def _fuel_warning(fuel: Any) -> str:
+    """SUP.G / SEQ.10: a ship whose Game-Turns at sea reach its endurance at the end
+    of the turn is lost; warn the turn before and the turn it happens."""
+    if not isinstance(fuel, Mapping):
+        return ""
+    left = int(fuel.get("endurance", 0)) - int(fuel.get("turns_at_sea", 0))
+    if left <= 1:
+        return "FUEL: lost at the end of this Game-Turn unless it refuels (SUP.G)"
+    if left == 2:
+        return "fuel: refuel by next Game-Turn (SUP.G)"
+    return ""
+
+
+def _damage(u: Mapping[str, Any]) -> str:
+    """Own ships: weeks of damage. The enemy's weeks are hidden, only "damaged" shows."""
+    if "damage" in u:
+        return f"{u['damage']}w" if u.get("damage") else "-"
+    return "yes" if u.get("damaged") else "-"
+
+
 def _unit_line(u: Mapping[str, Any]) -> dict[str, Any]:
     fuel = u.get("fuel")
+    warning = _fuel_warning(fuel)
     return {
         "id": u.get("id", "?"),
         "side": u.get("side"),
         "type": u.get("type", "?"),
         "at": u.get("at", "?"),
         "fuel": f"{fuel['turns_at_sea']}/{fuel['endurance']}" if isinstance(fuel, Mapping) else "",
-        "damage": u.get("damage", 1 if u.get("damaged") else 0),
+        "fuel_warning": warning,
+        "damage": _damage(u),
         "supplied": u.get("supplied"),
         "in_base": u.get("in_base"),
         "aboard": u.get("aboard"),
+        "stack": "",
         "notes": ", ".join(
             n
             for n, on in (
                 ("in base", u.get("in_base")),
                 ("entrenched", u.get("entrenched")),
-                ("UNSUPPLIED", u.get("supplied") is False),
-                ("damaged", u.get("damaged")),
+                (
+                    "UNSUPPLIED: no attack or move, defense halved (SUP.E)",
+                    u.get("supplied") is False,
+                ),
+                ("damaged: DEF, SA, AA halved (CBT.H)", u.get("damaged")),
+                (warning, warning),
             )
             if on
         ),
     }
 
 
+def _stack_order(lines: list[dict[str, Any]], raw: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """STK.G: ships at sea top first, numbered, with the air-attack group of each
+    pair from the top (STK.G.AIR, the g of STRIKE ... SHIPS g); then ships in base,
+    then everything else."""
+    at_sea = [
+        (r.get("stack", 0), ln["id"], ln)
+        for ln, r in zip(lines, raw, strict=True)
+        if "stack" in r and not r.get("in_base") and not ln.get("aboard")
+    ]
+    ordered = [ln for _s, _i, ln in sorted(at_sea, key=lambda t: (t[0], str(t[1])))]
+    for n, ln in enumerate(ordered):
+        ln["stack"] = f"{n + 1} g{n // 2 + 1}"
+    rest = [ln for ln in lines if ln not in ordered]
+    return ordered + sorted(rest, key=lambda ln: (not ln.get("in_base"), str(ln["id"])))
+
+
 def _by_place(units: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Units by hex; cargo listed in its transport's hex (NM.TRANS: it moves with it)."""
+    """Units by hex, in stack order; cargo listed in its transport's hex (NM.TRANS:
+    it moves with it)."""
     where = {(u.get("side"), u.get("id")): u.get("at") for u in units}
-    places: dict[str, list[dict[str, Any]]] = {}
+    places: dict[tuple[str, str], list[tuple[dict[str, Any], Mapping[str, Any]]]] = {}
     for u in units:
         line = _unit_line(u)
         carrier = str(u.get("aboard") or "")
         if carrier or str(line["at"]).startswith("aboard "):
             carrier = carrier or str(line["at"])[len("aboard ") :]
             line["at"] = where.get((u.get("side"), carrier), line["at"])
+            line["aboard"] = carrier
             line["notes"] = ", ".join(x for x in (f"aboard {carrier}", line["notes"]) if x)
-        places.setdefault(str(line["at"]), []).append(line)
-    return [{"at": at, "units": us} for at, us in sorted(places.items())]
+        places.setdefault((str(line["at"]), str(u.get("side"))), []).append((line, u))
+    out: list[dict[str, Any]] = []
+    for (at, _side), pairs in sorted(places.items()):
+        lines = _stack_order([p[0] for p in pairs], [p[1] for p in pairs])
+        if out and out[-1]["at"] == at:
+            out[-1]["units"] += lines
+        else:
+            out.append({"at": at, "units": lines})
+    return out
+
+
+def _subs(view: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """GEN.REC.C: the submarines, secret to the Allies, as lines of their own side's forces."""
+    return [
+        {
+            "id": sub.get("id"), "side": "japanese", "type": "SUB", "at": sub.get("at"),
+            "fuel": "", "fuel_warning": "", "damage": "-", "stack": "",
+            "notes": (
+                f"on station ({sub.get('phases_on_station', 0)} phases)"
+                if sub.get("on_station") else "not on station"
+            ) + ", secret (GEN.REC.C)",
+        }
+        for sub in view.get("subs", ())
+        if isinstance(sub, Mapping)
+    ]  # fmt: skip
 
 
 def usn_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
@@ -249,8 +317,24 @@ def usn_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
         for loc, pts in sorted(locs.items())
     ]
     fog = view.get("fog", {})
+    forces = _by_place(own)
+    for sub in _subs(view):
+        place = next((p for p in forces if p["at"] == sub["at"]), None)
+        if place is None:
+            forces.append({"at": sub["at"], "units": [sub]})
+            forces.sort(key=lambda p: str(p["at"]))
+        else:
+            place["units"].append(sub)
+    warnings = [
+        f"{u['id']} at {p['at']}: {u['fuel_warning']}"
+        for p in forces
+        for u in p["units"]
+        if u.get("fuel_warning")
+    ]
     return {
-        "forces": _by_place(own),
+        "forces": forces,
+        "fuel_warnings": warnings,
+        "sub_log": list(view.get("sub_log", ())),
         "own_air": own_air,
         "enemy": _by_place(view.get("enemy_units", [])),
         "enemy_air": enemy_air,

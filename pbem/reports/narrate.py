@@ -149,6 +149,11 @@ SENTENCES: dict[str, Callable[[Data], str]] = {
         + (f" ({d['name']})" if d.get("name") else "")
     ),
     "base-destroyed": lambda d: f"The base at {d.get('hex')} was destroyed",
+    "embarked": lambda d: (
+        f"{_side(d.get('side'))} {_list(d.get('cargo'))} embarked on {d.get('transport')}"
+        if d.get("side")
+        else f"{_list(d.get('cargo'))} embarked on {d.get('transport')}"
+    ),
     "entrench": lambda d: f"{_side(d.get('side'))} {d.get('unit')} entrenched",
     "sub-moved": lambda d: f"Submarine {d.get('sub')} moved to {_list(d.get('path'))}",
 }
