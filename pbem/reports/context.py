@@ -129,6 +129,15 @@ def heading(h: Header) -> str:
     return f"{h.game_id}: {done}; next turn {nxt.get('turn')} phase {nxt.get('name')}"
 
 
+def final_scores(outcome: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """One set of final totals: when the verdict already states the victory points
+    (U.S.N.: exact, objectives included), its rounded scores are not printed again."""
+    if not outcome or "victory points" in str(outcome.get("summary", "")).lower():
+        return None
+    scores = outcome.get("scores")
+    return scores if isinstance(scores, Mapping) else None
+
+
 def base_context(h: Header, view: Mapping[str, Any]) -> dict[str, Any]:
     events = [e for e in view.get("events", ()) if isinstance(e, Mapping)]
     owes = bool(h.order_form)
@@ -146,6 +155,7 @@ def base_context(h: Header, view: Mapping[str, Any]) -> dict[str, Any]:
         "previous": _previous(h.previous, h.side),
         "dice_check": dice_check(h.game_id, h.previous) if h.previous else None,
         "outcome": h.outcome,
+        "final_scores": final_scores(h.outcome),
         "phase": h.phase,
         "owes": owes,
         "order_form": h.order_form,

@@ -153,3 +153,21 @@ def test_what_is_due_from_me_and_by_when() -> None:
     assert "You owe orders" in due and "Your order form:" in text
     j = _text(_view(J), J)
     assert "You owe no orders this phase" in " ".join(j.split())
+
+
+def test_vp_calc_the_final_mail_shows_one_victory_point_total() -> None:
+    view = _view(None)  # game over: full disclosure; the running log says J 2, A 1
+    outcome = {
+        "winner": A, "level": "Marginal", "scores": {J: 3, A: 10},
+        "summary": "Victory points: Japanese 3.5, Allied 10 (japanese +1.5 for Port Moresby).",
+    }  # fmt: skip
+    header = Header("g7", "usn", "U.S.N.", "test", "omniscient", None, "g7: game over",
+                    outcome=outcome)  # fmt: skip
+    r = render_report(header, view, with_map=False)
+    flat = " ".join(r.text.split())
+    assert "Japanese 3.5, Allied 10" in flat
+    assert "japanese: 3" not in flat and "japanese: 2" not in flat and "allied: 1" not in flat
+    assert "final totals are those of the verdict" in flat
+    verdict = r.html.split('id="verdict"')[1].split("</section>")[0]
+    vp = r.html.split('id="vp"')[1].split("</section>")[0]
+    assert "<td>3</td>" not in verdict and "<td>" not in vp
