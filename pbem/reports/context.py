@@ -309,6 +309,17 @@ def _subs(view: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def _bases(view: Mapping[str, Any], forces: list[dict[str, Any]]) -> dict[str, Any]:
+    """A mini-game's theatre only (and any base where the side has units); the rest of
+    the Pacific is counted, not listed."""
+    where = {p["at"] for p in forces} | {
+        u.get("at") for u in view.get("enemy_units", ()) if isinstance(u, Mapping)
+    }
+    bases = [b for b in view.get("bases", ()) if isinstance(b, Mapping)]
+    shown = [b for b in bases if b.get("theatre", True) or b.get("hex") in where]
+    return {"bases": shown, "bases_elsewhere": len(bases) - len(shown)}
+
+
 def usn_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
     """U.S.N.: own forces by hex (fuel, damage, supply), the enemy as known, VP."""
     own = view.get("own_units") or view.get("units") or []
@@ -350,7 +361,7 @@ def usn_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
         "enemy_air": enemy_air,
         "last_known": list(fog.get("last_known", [])),
         "mode": fog.get("mode", "open"),
-        "bases": list(view.get("bases", [])),
+        **_bases(view, forces),
         "vp": {k: f"{float(v):g}" for k, v in view.get("vp", {}).items()},
         "standing": view.get("standing", []),
         "turn": view.get("turn"),

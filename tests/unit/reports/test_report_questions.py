@@ -9,6 +9,7 @@ import copy
 import re
 from typing import Any
 
+from pbem import rulesets
 from pbem.lifecycle.publishing import audience_view
 from pbem.reports.context import Header
 from pbem.reports.report import render_report
@@ -171,3 +172,16 @@ def test_vp_calc_the_final_mail_shows_one_victory_point_total() -> None:
     verdict = r.html.split('id="verdict"')[1].split("</section>")[0]
     vp = r.html.split('id="vp"')[1].split("</section>")[0]
     assert "<td>3</td>" not in verdict and "<td>" not in vp
+
+
+def test_mini_game_bases_are_its_theatre_and_every_base_has_a_name() -> None:
+    r = rulesets.get("usn")
+    state = r.initial_state("eastern-solomons", {})
+    for side in (A, J):
+        view = copy.deepcopy(dict(audience_view(r, state, [], side)))
+        lines = _section(_text(view, side), "Bases of the scenario's theatre")
+        names = [ln[7:25].strip() for ln in lines if re.match(r"  \d{4} ", ln)]
+        assert "Guadalcanal" in names and "Espiritu Santo" in names  # added, and printed
+        assert "Iwo Jima" not in names and "Pearl Harbor" not in names
+        assert "-" not in names and 10 <= len(names) < 30
+        assert re.search(r"\d+ more bases elsewhere in the Pacific", " ".join(lines))
