@@ -273,30 +273,52 @@ def _flak(aa: Any) -> list[str]:
     ]
 
 
-def _attacks(attack: Any) -> list[str]:
-    """Air bombardment of ships and bases: CRT3 (CRT34.COLS)."""
+def _attacks(attack: Any, table: str = "CRT3") -> list[str]:
+    """Air bombardment of ships and bases (CRT3; CD units CRT4), strafing (CRT2),
+    bombing of land units (CRT1: told as its own bombardment)."""
     if isinstance(attack, Mapping) and "odds" in attack:
         attack = [attack]
     if isinstance(attack, (list, tuple)):
         out: list[str] = []
         for f in attack:
-            out += fire_lines(f, "CRT3", "Bombs") if isinstance(f, Mapping) else [str(f)]
+            out += fire_lines(f, table, "Bombs") if isinstance(f, Mapping) else [str(f)]
         return out or ["No attack was made."]
-    if isinstance(attack, Mapping):
-        return [f"Bombing: {plain('', attack).lstrip(': ')}."]
-    return [f"Bombing: {attack}."]
+    if not isinstance(attack, Mapping):
+        return ["No target was found: no attack was made."]
+    if "cut_off" in attack:
+        return [
+            "Bombing (CRT1, below): the unit is "
+            + ("cut off from supply." if attack["cut_off"] else "not cut off.")
+        ]
+    if "grounded" in attack:
+        return ["No aircraft on the ground to strafe."]
+    if "die" in attack:
+        return [f"Strafing: die {attack['die']} (CRT2): {_points(attack.get('destroyed'))} "
+                "destroyed on the ground."]  # fmt: skip
+    return [f"Bombing: {plain('', attack).lstrip(': ')}."]
+
+
+TARGETS = {
+    "STRAFE": "the aircraft on the ground (strafing)",
+    "AIRBASE": "the air base",
+    "NAVALBASE": "the naval base",
+    "PORT": "the ships in port",
+    "LAND": "land units",
+    "CD": "the coast defence",
+}
 
 
 def _air_strike(d: Data) -> tuple[str, list[str]]:
     target = (
         f"ship group {d.get('group')} ({_list(d.get('ships'))})"
         if "group" in d
-        else str(d.get("target", "?")).lower()
+        else TARGETS.get(str(d.get("target")), str(d.get("target", "?")).lower())
     )
     kind = f"{d['type']} " if d.get("type") else ""
     title = f"{_side(d.get('attacker') or d.get('side'))} {kind}air strike on {target} at {d.get('hex')}"
     lines = [f"Attacking: {_list(d.get('flights'))}."]
-    lines += _dogfight(d.get("cap")) + _flak(d.get("aa")) + _attacks(d.get("attack"))
+    table = "CRT4" if d.get("target") == "CD" else "CRT3"
+    lines += _dogfight(d.get("cap")) + _flak(d.get("aa")) + _attacks(d.get("attack"), table)
     return title, lines
 
 

@@ -11,7 +11,7 @@ from pbem.reports.context import Header
 from pbem.reports.report import render_report
 
 from .combat_events import AIR_STRIKE, COMBATS, DAMAGED, LAND, SURFACE
-from .test_render import PHASE
+from .test_render import PHASE, demo_report
 from .usn_world import A, played
 
 
@@ -72,3 +72,23 @@ def test_html_combat_links_its_rule_to_the_rule_index() -> None:
     html = _report(COMBATS).html
     assert 'href="docs/usn-rule-index.md#NM.SURF.5"' in html
     assert "Die 2 (CRT4, damage number): damage number 4" in html
+
+
+def test_am_strafe_fire_strafing_names_its_target_die_and_losses() -> None:
+    strafe = {
+        "kind": "air-strike",
+        "rule": "AM.STRAFE.FIRE",
+        "data": {
+            "attacker": A, "side": A, "hex": "0759", "target": "STRAFE",
+            "flights": ["3 LAC from 0659"], "cap": None, "aa": None,
+            "attack": {"die": 4, "destroyed": {"LAC": 2}},
+        },
+    }  # fmt: skip
+    text = _section(_report([strafe]).text, "Combat")
+    assert "Allied air strike on the aircraft on the ground (strafing) at 0759" in text
+    assert "No CAP engaged. No anti-aircraft fire" in text
+    assert "Strafing: die 4 (CRT2): 2 LAC destroyed on the ground." in text
+
+
+def test_a_demo_report_links_no_usn_rules() -> None:
+    assert "usn-rule-index" not in demo_report("north").html
