@@ -68,12 +68,22 @@ def _moved(d: Data) -> str:
     return f"{_side(d.get('side'))} {d.get('unit')} moved {path}"
 
 
+MA_HALVED_ABOVE = 20  # CBT.H: weeks of damage beyond which MA is halved
+
+
 def _damaged(d: Data) -> str:
     by = f" by {d['by']}" if d.get("by") else ""
-    return (
+    text = (
         f"{_side(d.get('side'))} {d.get('unit')} at {d.get('hex', '?')} took "
         f"{d.get('weeks')} week(s) of damage{by}: {d.get('total')} weeks in all"
     )
+    weeks, total = int(d.get("weeks") or 0), int(d.get("total") or 0)
+    # CBT.H: why its numbers change from now on.
+    if weeks and total == weeks:
+        text += "; from now on its DEF, SA and AA are halved (CBT.H)"
+    if total > MA_HALVED_ABOVE >= total - weeks:
+        text += "; with more than 20 weeks its MA is halved too (CBT.H)"
+    return text
 
 
 def _air_returned(d: Data) -> str:

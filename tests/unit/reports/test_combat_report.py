@@ -65,7 +65,8 @@ def test_seq_5k_land_combat_shows_strengths_column_and_die() -> None:
 
 def test_damage_is_a_sentence_under_what_happened() -> None:
     text = _section(_report([DAMAGED]).text, "What happened")
-    assert "Japanese CV-1 at 0279 took 5 week(s) of damage by allied: 5 weeks in all." in text
+    assert "Japanese CV-1 at 0279 took 5 week(s) of damage by allied: 5 weeks in all;" in text
+    assert "its DEF, SA and AA are halved (CBT.H)" in text
 
 
 def test_html_combat_links_its_rule_to_the_rule_index() -> None:
@@ -92,3 +93,10 @@ def test_am_strafe_fire_strafing_names_its_target_die_and_losses() -> None:
 
 def test_a_demo_report_links_no_usn_rules() -> None:
     assert "usn-rule-index" not in demo_report("north").html
+
+
+def test_cbt_h_says_why_a_ships_numbers_change() -> None:
+    more = {**DAMAGED, "data": {**DAMAGED["data"], "weeks": 8, "total": 24}}
+    text = _section(_report([more]).text, "What happened")
+    assert "with more than 20 weeks its MA is halved too (CBT.H)" in text
+    assert "DEF, SA and AA are halved" not in text  # it was damaged before: no news
