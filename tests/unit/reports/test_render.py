@@ -23,7 +23,7 @@ from pbem.outbox.queue import open_outbound
 from pbem.reports.context import Header, report_context
 from pbem.reports.mapimage import hex_pixel
 from pbem.reports.narrate import happened, sentence
-from pbem.reports.render import WIDTH
+from pbem.reports.render import WIDTH, render
 from pbem.reports.report import render_report
 from pbem.reports.site import write_site
 from pbem.rulesets.demo import RaidRuleset
@@ -313,3 +313,13 @@ def test_heading_names_the_phase_reported_the_next_one_fog_and_optional_rules() 
     assert "This report: turn 1 phase J-2 (adjudicated). Next: turn 1 phase A-3-4." in head
     assert "Fog of war: double-blind" in head and "Optional rules: subs." in head
     assert "Fog of war: <b>double-blind" in r.html and "<b>subs</b>" in r.html
+
+
+def test_a_refusal_citing_a_rule_points_to_the_players_rule_index() -> None:
+    base = {"game": "g7", "side": A, "turn": 1, "phase": "A-3-4", "error": "",
+            "hint": "", "accepted": [], "receipt": None, "notes": [], "deadline": ""}  # fmt: skip
+    cited = [{"line": 2, "text": "MOVE CA-1 0999", "message": "too far", "rule": "MOV.A"}]
+    text = render("common", "answer.txt.j2", {**base, "refused": cited})
+    assert "[MOV.A]" in text and "docs/usn-rule-index.md" in text
+    uncited = [{**cited[0], "rule": None}]
+    assert "rule index" not in render("common", "answer.txt.j2", {**base, "refused": uncited})
