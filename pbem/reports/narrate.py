@@ -72,7 +72,9 @@ MA_HALVED_ABOVE = 20  # CBT.H: weeks of damage beyond which MA is halved
 
 
 def _damaged(d: Data) -> str:
-    by = f" by {d['by']}" if d.get("by") else ""
+    who = str(d.get("by") or "")
+    by = f" from an {who.capitalize()} attack" if who in ("allied", "japanese") else ""
+    by = by.replace("an Japanese", "a Japanese") or (f" by {who}" if who else "")
     text = (
         f"{_side(d.get('side'))} {d.get('unit')} at {d.get('hex', '?')} took "
         f"{d.get('weeks')} week(s) of damage{by}: {d.get('total')} weeks in all"

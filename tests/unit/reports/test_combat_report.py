@@ -65,7 +65,10 @@ def test_seq_5k_land_combat_shows_strengths_column_and_die() -> None:
 
 def test_damage_is_a_sentence_under_what_happened() -> None:
     text = _section(_report([DAMAGED]).text, "What happened")
-    assert "Japanese CV-1 at 0279 took 5 week(s) of damage by allied: 5 weeks in all;" in text
+    assert (
+        "Japanese CV-1 at 0279 took 5 week(s) of damage from an Allied attack: 5 weeks in all;"
+        in text
+    )
     assert "its DEF, SA and AA are halved (CBT.H)" in text
 
 

@@ -166,7 +166,7 @@ def test_events_read_as_sentences_with_their_rule() -> None:
         }
     )
     assert line == (
-        "Japanese CA-1 at 0859 took 5 week(s) of damage by allied: 5 weeks in all; from now on"
+        "Japanese CA-1 at 0859 took 5 week(s) of damage from an Allied attack: 5 weeks in all; from now on"
         " its DEF, SA and AA are halved (CBT.H). [NM.SURF.5]"
     )
 
