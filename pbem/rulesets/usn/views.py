@@ -55,6 +55,9 @@ def base_name(state: GameState, h: int) -> str:
     return str(getattr(info, "name", "") or "")
 
 
+# Option keys as players name the rules they switch on.
+OPTION_LABELS = {submarines.OPTION: "submarines"}
+
 # Moderator data (scenario and map corrections), not rules in play.
 _PRIVATE_OPTIONS = frozenset({"overrides", "map_overrides"})
 
@@ -110,7 +113,11 @@ def build_view(state: GameState, events: Sequence[Event], side: str | None) -> d
         "round": rnd.key if rnd else None,
         "side": side,
         # The game's options are agreed at CREATE by both sides: public.
-        "options": {k: v for k, v in sorted(state.options.items()) if k not in _PRIVATE_OPTIONS},
+        "options": {
+            OPTION_LABELS.get(k, k): v
+            for k, v in sorted(state.options.items())
+            if k not in _PRIVATE_OPTIONS
+        },
         "own_units" if side else "units": own,
         "enemy_units": enemy,
         "air": air,

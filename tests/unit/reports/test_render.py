@@ -7,6 +7,7 @@ import email.policy
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from html.parser import HTMLParser
 from io import BytesIO
 from pathlib import Path
@@ -301,7 +302,7 @@ def test_gen_die_the_report_tells_how_to_recompute_every_die() -> None:
 def test_heading_names_the_phase_reported_the_next_one_fog_and_optional_rules() -> None:
     g, state = played("double-blind")
     view = dict(audience_view(g.rs, state, g.events, A))
-    view["options"] = {**view["options"], "subs": True, "cg_shock": False}
+    view["options"] = {**view["options"], "submarines": True, "cg_shock": False}
     header = Header(
         "g7", "usn", g.rs.title, "test", A, A, "g7: turn 1 phase A-3-4", phase=PHASE,
         previous={"turn": 1, "phase": "J-2", "seed": "cd" * 32, "seed_commitment": "ef" * 32,
@@ -311,8 +312,8 @@ def test_heading_names_the_phase_reported_the_next_one_fog_and_optional_rules() 
     head = " ".join(r.text.split("What happened")[0].split())
     assert head.startswith("g7: turn 1 phase J-2 adjudicated; next turn 1 phase A-3-4")
     assert "This report: turn 1 phase J-2 (adjudicated). Next: turn 1 phase A-3-4." in head
-    assert "Fog of war: double-blind" in head and "Optional rules: subs." in head
-    assert "Fog of war: <b>double-blind" in r.html and "<b>subs</b>" in r.html
+    assert "Fog of war: double-blind" in head and "Optional rules: submarines." in head
+    assert "Fog of war: <b>double-blind" in r.html and "<b>submarines</b>" in r.html
 
 
 def test_a_refusal_citing_a_rule_points_to_the_players_rule_index() -> None:
@@ -323,3 +324,10 @@ def test_a_refusal_citing_a_rule_points_to_the_players_rule_index() -> None:
     assert "[MOV.A]" in text and "docs/usn-rule-index.md" in text
     uncited = [{**cited[0], "rule": None}]
     assert "rule index" not in render("common", "answer.txt.j2", {**base, "refused": uncited})
+
+
+def test_the_view_names_the_submarine_option_as_players_do() -> None:
+    g, _state = played()
+    with_subs = replace(g.s, options={**g.s.options, "subs": True})
+    view = g.rs.view(with_subs.to_json(), [], A)
+    assert view["options"] == {"fog": "open", "submarines": True}
