@@ -13,18 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-# Event data keys that carry the numbers of a combat (CBT.*, CRT*, DEMO.FIGHT).
-COMBAT_KEYS = (
-    "strength",
-    "attack",
-    "defense",
-    "odds",
-    "ratio",
-    "roll",
-    "rolls",
-    "totals",
-    "result",
-)
+from pbem.reports import narrate
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,25 +55,29 @@ def view_text(value: Any, indent: int = 0) -> str:
     return f"{pad}{value}"
 
 
-def _value(v: Any) -> str:
-    if isinstance(v, Mapping):
-        return ", ".join(f"{k} {_value(x)}" for k, x in v.items())
-    if isinstance(v, (list, tuple)):
-        return " ".join(_value(x) for x in v) if v else "-"
-    return "-" if v is None else str(v)
-
-
-def describe(event: Mapping[str, Any]) -> str:
-    """One event as a sentence: its kind, then every datum, then the rule."""
-    data = event.get("data", {})
-    words = [str(event.get("kind", "event")).replace("-", " ")]
-    parts = [f"{k.replace('_', ' ')} {_value(v)}" for k, v in data.items()]
-    sentence = words[0] + (": " + "; ".join(parts) if parts else "")
-    return sentence + (f" [{event['rule']}]" if event.get("rule") else "")
-
-
 def is_combat(event: Mapping[str, Any]) -> bool:
-    return any(k in event.get("data", {}) for k in COMBAT_KEYS)
+    return narrate.combat(event) is not None
+
+
+def dice_check(game_id: str, prev: Mapping[str, Any]) -> dict[str, str]:
+    """How a player recomputes the phase's dice from the revealed seed (pbem/core/dice.py):
+    roll n is the first byte below 252 of HMAC-SHA256(seed, "pbem-dice-v1|game|turn|
+    phase|n|attempt"), attempts 0, 1, ..., mod 6 plus 1."""
+    seed, turn, phase = prev.get("seed"), prev.get("turn"), prev.get("phase")
+    return {
+        "commitment": (
+            f"python3 -c \"import hashlib; print(hashlib.sha256(bytes.fromhex('{seed}'))"
+            '.hexdigest())"'
+        ),
+        "rolls": (
+            'python3 -c "import hmac, hashlib\n'
+            f"s = bytes.fromhex('{seed}')\n"
+            "for n in range(30):\n"
+            " print(n, next(b % 6 + 1 for a in range(99) for b in hmac.new(s, "
+            f"f'pbem-dice-v1|{game_id}|{turn}|{phase}|{{n}}|{{a}}'.encode(), "
+            'hashlib.sha256).digest() if b < 252))"'
+        ),
+    }
 
 
 def _previous(prev: Mapping[str, Any] | None, side: str | None) -> dict[str, Any] | None:
@@ -98,11 +91,59 @@ def _previous(prev: Mapping[str, Any] | None, side: str | None) -> dict[str, Any
     return {**prev, "nonces": nonces}
 
 
+FOG_MODES = {
+    "open": "open (the rulebook's: only what its rules hide is hidden)",
+    "double-blind": "double-blind (enemy units shown only where you see them)",
+}
+
+
+def _option(k: str, v: Any) -> str:
+    if v is True:
+        return k.replace("_", " ")
+    return f"{k.replace('_', ' ')}={v}"
+
+
+def rules_in_play(view: Mapping[str, Any]) -> dict[str, str] | None:
+    """The fog mode and optional rules in force, for every report's heading."""
+    options = view.get("options")
+    fog = view.get("fog")
+    if not isinstance(options, Mapping) and not isinstance(fog, Mapping):
+        return None
+    mode = str(fog.get("mode", "open")) if isinstance(fog, Mapping) else "open"
+    extra = [
+        _option(str(k), v)
+        for k, v in dict(options or {}).items()
+        if k not in ("fog", "double_blind") and v not in (False, None, "", "off", "no", "false")
+    ]
+    return {"fog": FOG_MODES.get(mode, mode), "optional": ", ".join(extra) or "none"}
+
+
+def heading(h: Header) -> str:
+    """Name both the phase reported on and the next one (the title names only the next)."""
+    prev, nxt = h.previous, h.phase
+    if prev is None:
+        return h.title
+    done = f"turn {prev.get('turn')} phase {prev.get('phase')} adjudicated"
+    if nxt is None:
+        return f"{h.game_id}: {done}; game over" if h.outcome else f"{h.game_id}: {done}"
+    return f"{h.game_id}: {done}; next turn {nxt.get('turn')} phase {nxt.get('name')}"
+
+
+def final_scores(outcome: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """One set of final totals: when the verdict already states the victory points
+    (U.S.N.: exact, objectives included), its rounded scores are not printed again."""
+    if not outcome or "victory points" in str(outcome.get("summary", "")).lower():
+        return None
+    scores = outcome.get("scores")
+    return scores if isinstance(scores, Mapping) else None
+
+
 def base_context(h: Header, view: Mapping[str, Any]) -> dict[str, Any]:
     events = [e for e in view.get("events", ()) if isinstance(e, Mapping)]
     owes = bool(h.order_form)
     return {
-        "title": h.title,
+        "title": heading(h),
+        "rules_in_play": rules_in_play(view),
         "game": {
             "id": h.game_id,
             "ruleset": h.ruleset,
@@ -112,30 +153,17 @@ def base_context(h: Header, view: Mapping[str, Any]) -> dict[str, Any]:
         "audience": h.audience,
         "side": h.side,
         "previous": _previous(h.previous, h.side),
+        "dice_check": dice_check(h.game_id, h.previous) if h.previous else None,
         "outcome": h.outcome,
+        "final_scores": final_scores(h.outcome),
         "phase": h.phase,
         "owes": owes,
         "order_form": h.order_form,
         "view": view,
         "view_text": view_text(view),
-        "happened": [describe(e) for e in events if not is_combat(e)],
-        "combats": [combat_rows(e) for e in events if is_combat(e)],
+        "happened": narrate.happened([e for e in events if not is_combat(e)]),
+        "combats": [c for e in events if (c := narrate.combat(e)) is not None],
     }
-
-
-def combat_rows(event: Mapping[str, Any]) -> dict[str, Any]:
-    """A combat event as a small table: one row per datum, sides as columns."""
-    data = event.get("data", {})
-    sides = sorted(
-        {k for v in data.values() if isinstance(v, Mapping) for k in v if isinstance(k, str)}
-    )
-    rows = []
-    for k, v in data.items():
-        if isinstance(v, Mapping) and sides and set(v) <= set(sides):
-            rows.append([k.replace("_", " "), *[_value(v.get(s)) for s in sides]])
-        else:
-            rows.append([k.replace("_", " "), _value(v)])
-    return {"kind": event.get("kind", ""), "rule": event.get("rule"), "sides": sides, "rows": rows}
 
 
 # --- per ruleset -------------------------------------------------------------
@@ -173,44 +201,123 @@ def demo_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
     }
 
 
+def _fuel_warning(fuel: Any) -> str:
+    """SUP.G / SEQ.10: a ship whose Game-Turns at sea reach its endurance at the end
+    of the turn is lost; warn the turn before and the turn it happens."""
+    if not isinstance(fuel, Mapping):
+        return ""
+    left = int(fuel.get("endurance", 0)) - int(fuel.get("turns_at_sea", 0))
+    if left <= 1:
+        return "FUEL: lost at the end of this Game-Turn unless it refuels (SUP.G)"
+    if left == 2:
+        return "fuel: refuel by next Game-Turn (SUP.G)"
+    return ""
+
+
+def _damage(u: Mapping[str, Any]) -> str:
+    """Own ships: weeks of damage. The enemy's weeks are hidden, only "damaged" shows."""
+    if "damage" in u:
+        return f"{u['damage']}w" if u.get("damage") else "-"
+    return "yes" if u.get("damaged") else "-"
+
+
 def _unit_line(u: Mapping[str, Any]) -> dict[str, Any]:
     fuel = u.get("fuel")
+    warning = _fuel_warning(fuel)
     return {
         "id": u.get("id", "?"),
         "side": u.get("side"),
         "type": u.get("type", "?"),
         "at": u.get("at", "?"),
         "fuel": f"{fuel['turns_at_sea']}/{fuel['endurance']}" if isinstance(fuel, Mapping) else "",
-        "damage": u.get("damage", 1 if u.get("damaged") else 0),
+        "fuel_warning": warning,
+        "damage": _damage(u),
         "supplied": u.get("supplied"),
         "in_base": u.get("in_base"),
         "aboard": u.get("aboard"),
+        "stack": "",
         "notes": ", ".join(
             n
             for n, on in (
                 ("in base", u.get("in_base")),
                 ("entrenched", u.get("entrenched")),
-                ("UNSUPPLIED", u.get("supplied") is False),
-                ("damaged", u.get("damaged")),
+                (
+                    "UNSUPPLIED: no attack or move, defense halved (SUP.E)",
+                    u.get("supplied") is False,
+                ),
+                ("damaged: DEF, SA, AA halved (CBT.H)", u.get("damaged")),
+                (warning, warning),
             )
             if on
         ),
     }
 
 
+def _stack_order(lines: list[dict[str, Any]], raw: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """STK.G: ships at sea top first, numbered, with the air-attack group of each
+    pair from the top (STK.G.AIR, the g of STRIKE ... SHIPS g); then ships in base,
+    then everything else."""
+    at_sea = [
+        (r.get("stack", 0), ln["id"], ln)
+        for ln, r in zip(lines, raw, strict=True)
+        if "stack" in r and not r.get("in_base") and not ln.get("aboard")
+    ]
+    ordered = [ln for _s, _i, ln in sorted(at_sea, key=lambda t: (t[0], str(t[1])))]
+    for n, ln in enumerate(ordered):
+        ln["stack"] = f"{n + 1} g{n // 2 + 1}"
+    rest = [ln for ln in lines if ln not in ordered]
+    return ordered + sorted(rest, key=lambda ln: (not ln.get("in_base"), str(ln["id"])))
+
+
 def _by_place(units: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Units by hex; cargo listed in its transport's hex (NM.TRANS: it moves with it)."""
+    """Units by hex, in stack order; cargo listed in its transport's hex (NM.TRANS:
+    it moves with it)."""
     where = {(u.get("side"), u.get("id")): u.get("at") for u in units}
-    places: dict[str, list[dict[str, Any]]] = {}
+    places: dict[tuple[str, str], list[tuple[dict[str, Any], Mapping[str, Any]]]] = {}
     for u in units:
         line = _unit_line(u)
         carrier = str(u.get("aboard") or "")
         if carrier or str(line["at"]).startswith("aboard "):
             carrier = carrier or str(line["at"])[len("aboard ") :]
             line["at"] = where.get((u.get("side"), carrier), line["at"])
+            line["aboard"] = carrier
             line["notes"] = ", ".join(x for x in (f"aboard {carrier}", line["notes"]) if x)
-        places.setdefault(str(line["at"]), []).append(line)
-    return [{"at": at, "units": us} for at, us in sorted(places.items())]
+        places.setdefault((str(line["at"]), str(u.get("side"))), []).append((line, u))
+    out: list[dict[str, Any]] = []
+    for (at, _side), pairs in sorted(places.items()):
+        lines = _stack_order([p[0] for p in pairs], [p[1] for p in pairs])
+        if out and out[-1]["at"] == at:
+            out[-1]["units"] += lines
+        else:
+            out.append({"at": at, "units": lines})
+    return out
+
+
+def _subs(view: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """GEN.REC.C: the submarines, secret to the Allies, as lines of their own side's forces."""
+    return [
+        {
+            "id": sub.get("id"), "side": "japanese", "type": "SUB", "at": sub.get("at"),
+            "fuel": "", "fuel_warning": "", "damage": "-", "stack": "",
+            "notes": (
+                f"on station ({sub.get('phases_on_station', 0)} phases)"
+                if sub.get("on_station") else "not on station"
+            ) + ", secret (GEN.REC.C)",
+        }
+        for sub in view.get("subs", ())
+        if isinstance(sub, Mapping)
+    ]  # fmt: skip
+
+
+def _bases(view: Mapping[str, Any], forces: list[dict[str, Any]]) -> dict[str, Any]:
+    """A mini-game's theatre only (and any base where the side has units); the rest of
+    the Pacific is counted, not listed."""
+    where = {p["at"] for p in forces} | {
+        u.get("at") for u in view.get("enemy_units", ()) if isinstance(u, Mapping)
+    }
+    bases = [b for b in view.get("bases", ()) if isinstance(b, Mapping)]
+    shown = [b for b in bases if b.get("theatre", True) or b.get("hex") in where]
+    return {"bases": shown, "bases_elsewhere": len(bases) - len(shown)}
 
 
 def usn_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
@@ -231,14 +338,30 @@ def usn_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
         for loc, pts in sorted(locs.items())
     ]
     fog = view.get("fog", {})
+    forces = _by_place(own)
+    for sub in _subs(view):
+        place = next((p for p in forces if p["at"] == sub["at"]), None)
+        if place is None:
+            forces.append({"at": sub["at"], "units": [sub]})
+            forces.sort(key=lambda p: str(p["at"]))
+        else:
+            place["units"].append(sub)
+    warnings = [
+        f"{u['id']} at {p['at']}: {u['fuel_warning']}"
+        for p in forces
+        for u in p["units"]
+        if u.get("fuel_warning")
+    ]
     return {
-        "forces": _by_place(own),
+        "forces": forces,
+        "fuel_warnings": warnings,
+        "sub_log": list(view.get("sub_log", ())),
         "own_air": own_air,
         "enemy": _by_place(view.get("enemy_units", [])),
         "enemy_air": enemy_air,
         "last_known": list(fog.get("last_known", [])),
         "mode": fog.get("mode", "open"),
-        "bases": list(view.get("bases", [])),
+        **_bases(view, forces),
         "vp": {k: f"{float(v):g}" for k, v in view.get("vp", {}).items()},
         "standing": view.get("standing", []),
         "turn": view.get("turn"),

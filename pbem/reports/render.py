@@ -8,13 +8,34 @@ plain-text ones are not (a mail body is not HTML).
 
 from __future__ import annotations
 
+import re
 import textwrap
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
 
 WIDTH = 72  # plain-text reports: readable in any mail client, quotable once
+
+# Players have the rulebook and the docs, not the engine's rules inventory: rule
+# IDs in HTML reports link to the rule index (tools/build_rule_index.py).
+RULE_INDEXES = {"usn": "docs/usn-rule-index.md"}
+_RULE = re.compile(r"\[([A-Z][A-Z0-9]*(?:\.[A-Za-z0-9]+)+|GEN\.[A-Z]+)\]")
+
+
+def rule_link(rule: Any, index: str | None = RULE_INDEXES["usn"]) -> Markup:
+    """``NM.SURF.5`` -> a bracketed link to the rule's row in the rule index (a
+    ruleset without an index: the bracketed ID)."""
+    r = escape(str(rule))
+    if index is None:
+        return Markup(f"[{r}]")
+    return Markup(f'[<a class="rule" href="{index}#{r}">{r}</a>]')
+
+
+def link_rules(text: Any, index: str | None = RULE_INDEXES["usn"]) -> Markup:
+    """Escape ``text`` and turn every ``[RULE.ID]`` in it into a rule-index link."""
+    return Markup(_RULE.sub(lambda m: str(rule_link(m.group(1), index)), str(escape(str(text)))))
 
 
 def _wrap(text: Any, indent: str = "", width: int = WIDTH) -> str:
@@ -69,6 +90,9 @@ def environment(ruleset: str) -> Environment:
     env.filters["wrap72"] = _wrap
     env.filters["columns"] = _columns
     env.filters["underline"] = _underline
+    index = RULE_INDEXES.get(ruleset)
+    env.filters["link_rules"] = partial(link_rules, index=index)
+    env.globals["rule_link"] = partial(rule_link, index=index)
     return env
 
 

@@ -22,10 +22,15 @@ import pytest
 from pbem.lifecycle.publishing import audience_view
 from pbem.reports.context import Header
 from pbem.reports.report import RenderedReport, render_report
+from tests.unit.reports.combat_events import COMBATS, DAMAGED
 from tests.unit.reports.test_render import PHASE, demo_report
 from tests.unit.reports.usn_world import A, J, played
 
 GOLDEN = Path(__file__).parent / "reports"
+PREVIOUS = {
+    "turn": 1, "phase": "J-2", "seed": "cd" * 32, "seed_commitment": "ef" * 32,
+    "commitments": {"japanese": "11" * 32}, "nonces": {"japanese": "nonce-japanese"},
+}  # fmt: skip
 
 
 def check(name: str, got: str) -> None:
@@ -62,6 +67,24 @@ def test_golden_usn_report_after_j2(side: str | None, fog: str) -> None:
     header = Header(
         "g7", "usn", "U.S.N.: The Game of War in the Pacific, 1941-43 (SPI, 1971)", "test",
         side or "omniscient", side, "g7: turn 1 phase A-3-4",
-        phase=PHASE, order_form=given["order_form"],
+        phase=PHASE, order_form=given["order_form"], previous=PREVIOUS,
+    )  # fmt: skip
+    both(stem, render_report(header, given["view"], with_map=False))
+
+
+def test_golden_usn_combat_report() -> None:
+    """Each kind of combat as a player reads it (the events are the ruleset's own
+    records, copied from its rules tests: tests/unit/reports/combat_events.py)."""
+    stem = "usn-combat-allied"
+    source = GOLDEN / f"{stem}.input.json"
+    if os.environ.get("PBEM_UPDATE_GOLDEN"):
+        g, state = played("open")
+        view = dict(audience_view(g.rs, state, g.events, A))
+        view["events"] = [*view["events"], *COMBATS, DAMAGED]
+        source.write_text(json.dumps({"view": view}, indent=1) + "\n")
+    given = json.loads(source.read_text())
+    header = Header(
+        "g7", "usn", "U.S.N.: The Game of War in the Pacific, 1941-43 (SPI, 1971)", "test",
+        A, A, "g7: turn 1 phase A-3-4", phase=PHASE, previous=PREVIOUS,
     )  # fmt: skip
     both(stem, render_report(header, given["view"], with_map=False))

@@ -13,12 +13,53 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pbem.core.errors import AdjudicationError
 from pbem.core.events import Event
-from pbem.rulesets.usn import fog, hexgrid, opening, sequence, submarines
+from pbem.rulesets.usn import fog, hexgrid, opening, sequence, submarines, world
 from pbem.rulesets.usn.sequence import STEPS, StepKind, current_round
 from pbem.rulesets.usn.sides import JAPANESE, Side
 from pbem.rulesets.usn.state import GameState, Unit
 from pbem.rulesets.usn.supply import endurance
+
+# A mini-game's theatre: bases within this many hexes of its set-up hexes, added
+# bases and objectives (Coral Sea: Truk to Noumea, not Iwo Jima or Ceylon).
+THEATRE_RADIUS = 4
+
+
+def theatre(state: GameState) -> frozenset[int] | None:
+    """The base hexes of a mini-game's theatre; None: the whole map (campaigns, test
+    positions). Public: it comes from the scenario's printed set-up, not the play."""
+    try:
+        sc = world.scenario_of(state)
+    except AdjudicationError:
+        return None
+    if sc is None or sc.kind != "mini-game":
+        return None
+    focus = {h for d in sc.deployments for h in (*d.at.hexes, *([d.at.ref] if d.at.ref else []))}
+    focus |= {ab.hex for ab in sc.added_bases}
+    focus |= {int(o["hex"]) for o in sc.victory.get("objectives", ()) if "hex" in o}
+    return frozenset(
+        h for h in state.bases if any(hexgrid.distance(h, f) <= THEATRE_RADIUS for f in focus)
+    )
+
+
+def base_name(state: GameState, h: int) -> str:
+    """A base's name; a base the scenario adds takes the map's name for its hex."""
+    b = state.bases[h]
+    if b.name:
+        return b.name
+    try:
+        info = getattr(world.current().map, "hexes", {}).get(h)
+    except AdjudicationError:
+        info = None
+    return str(getattr(info, "name", "") or "")
+
+
+# Option keys as players name the rules they switch on.
+OPTION_LABELS = {submarines.OPTION: "submarines"}
+
+# Moderator data (scenario and map corrections), not rules in play.
+_PRIVATE_OPTIONS = frozenset({"overrides", "map_overrides"})
 
 
 def _unit_view(u: Unit, full: bool) -> dict[str, Any]:
@@ -53,6 +94,7 @@ def build_view(state: GameState, events: Sequence[Event], side: str | None) -> d
             enemy.append(_unit_view(u, False))
         elif u.box is not None and u.carried_by is None:
             enemy.append({"id": u.uid, "side": u.side, "type": u.utype, "at": "off map"})
+    in_theatre = theatre(state)
     air: dict[str, Any] = {}
     for s, locs in state.air.items():
         for loc, a in locs.items():
@@ -70,13 +112,20 @@ def build_view(state: GameState, events: Sequence[Event], side: str | None) -> d
         "last_turn": state.last_turn,
         "round": rnd.key if rnd else None,
         "side": side,
+        # The game's options are agreed at CREATE by both sides: public.
+        "options": {
+            OPTION_LABELS.get(k, k): v
+            for k, v in sorted(state.options.items())
+            if k not in _PRIVATE_OPTIONS
+        },
         "own_units" if side else "units": own,
         "enemy_units": enemy,
         "air": air,
         "bases": [
             {
                 "hex": hexgrid.fmt(b.hex),
-                "name": b.name,
+                "name": base_name(state, b.hex),
+                "theatre": in_theatre is None or b.hex in in_theatre,
                 "owner": b.owner,
                 "air_capacity": b.air_capacity if b.air else 0,
                 "naval": b.has_naval,

@@ -5,6 +5,9 @@ from __future__ import annotations
 import email
 import email.policy
 import re
+import subprocess
+import sys
+from dataclasses import replace
 from html.parser import HTMLParser
 from io import BytesIO
 from pathlib import Path
@@ -14,13 +17,14 @@ import pytest
 from PIL import Image
 from sqlalchemy import select
 
-from pbem.core.dice import SeededDice
+from pbem.core.dice import SeededDice, seed_commitment
 from pbem.core.errors import LifecycleError
 from pbem.lifecycle.publishing import audience_view
 from pbem.outbox.queue import open_outbound
-from pbem.reports.context import Header, describe
+from pbem.reports.context import Header, report_context
 from pbem.reports.mapimage import hex_pixel
-from pbem.reports.render import WIDTH
+from pbem.reports.narrate import happened, sentence
+from pbem.reports.render import WIDTH, render
 from pbem.reports.report import render_report
 from pbem.reports.site import write_site
 from pbem.rulesets.demo import RaidRuleset
@@ -154,11 +158,34 @@ def test_html_escapes_what_players_wrote() -> None:
     assert "<script>" not in html and "&lt;script&gt;" in html
 
 
-def test_describe_names_every_datum_and_the_rule() -> None:
-    line = describe(
-        {"kind": "moved", "data": {"unit": "CV-1", "path": ["0069", "0103"]}, "rule": "SEQ.2C"}
+def test_events_read_as_sentences_with_their_rule() -> None:
+    line = sentence(
+        {
+            "kind": "ship-damaged",
+            "data": {"unit": "CA-1", "side": J, "weeks": 5, "total": 5, "hex": "0859", "by": A},
+            "rule": "NM.SURF.5",
+        }
     )
-    assert line == "moved: unit CV-1; path 0069 0103 [SEQ.2C]"
+    assert line == (
+        "Japanese CA-1 at 0859 took 5 week(s) of damage from an Allied attack: 5 weeks in all; from now on"
+        " its DEF, SA and AA are halved (CBT.H). [NM.SURF.5]"
+    )
+
+
+def test_an_unknown_event_still_names_every_datum() -> None:
+    line = sentence({"kind": "new-thing", "data": {"unit": "CV-1", "path": ["0069"]}})
+    assert line == "new thing: unit CV-1; path 0069."
+
+
+def test_repeated_events_are_told_once() -> None:
+    back = [
+        {"kind": "air-returned", "data": {"side": A, "type": t, "landed": {"0212": n}},
+         "rule": "SEQ.5L"}
+        for t, n in (("LAC", 6), ("NAC", 2), ("LBAC", 4))
+    ]  # fmt: skip
+    (line,) = happened(back)
+    assert line.startswith("Air returned (3): ")
+    assert "6 to 0212" in line and "LBAC returned: 4 to 0212" in line and line.endswith("[SEQ.5L]")
 
 
 def _colour_near(img: Image.Image, h: int) -> set[tuple[int, int, int]]:
@@ -245,3 +272,62 @@ def test_site_of_a_game_in_play_only_for_the_moderator(
         index = write_site(s, demo_game, tmp_path / "site", unfinished=True)
     html = index.read_text()
     assert "moderator only" in html and not (tmp_path / "site" / "record.html").exists()
+
+
+def test_gen_die_the_report_tells_how_to_recompute_every_die() -> None:
+    """The printed commands, run on the revealed seed, give the phase's dice."""
+    seed = bytes(range(32))
+    header = Header(
+        "g9", "demo", "Raid", "duel", "north", "north", "t",
+        previous={"turn": 3, "phase": "plot", "seed": seed.hex(),
+                  "seed_commitment": seed_commitment(seed), "commitments": {}, "nonces": {}},
+    )  # fmt: skip
+    ctx = report_context(header, {"events": []})
+    check = ctx["dice_check"]
+    out = subprocess.run(
+        [sys.executable, "-c", check["commitment"].split('"')[1]],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    assert out == [seed_commitment(seed)]
+    script = check["rolls"][len('python3 -c "') : -1]
+    printed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    dice = SeededDice(seed, "g9", 3, "plot")
+    assert [ln.split()[1] for ln in printed] == [str(dice.d6()) for _ in range(30)]
+    text = render_report(header, {"events": []}, with_map=False).text
+    assert check["rolls"] in text and "pbem-dice-v1|g9|3|plot|n|attempt" in " ".join(text.split())
+
+
+def test_heading_names_the_phase_reported_the_next_one_fog_and_optional_rules() -> None:
+    g, state = played("double-blind")
+    view = dict(audience_view(g.rs, state, g.events, A))
+    view["options"] = {**view["options"], "submarines": True, "cg_shock": False}
+    header = Header(
+        "g7", "usn", g.rs.title, "test", A, A, "g7: turn 1 phase A-3-4", phase=PHASE,
+        previous={"turn": 1, "phase": "J-2", "seed": "cd" * 32, "seed_commitment": "ef" * 32,
+                  "commitments": {}, "nonces": {}},
+    )  # fmt: skip
+    r = render_report(header, view, with_map=False)
+    head = " ".join(r.text.split("What happened")[0].split())
+    assert head.startswith("g7: turn 1 phase J-2 adjudicated; next turn 1 phase A-3-4")
+    assert "This report: turn 1 phase J-2 (adjudicated). Next: turn 1 phase A-3-4." in head
+    assert "Fog of war: double-blind" in head and "Optional rules: submarines." in head
+    assert "Fog of war: <b>double-blind" in r.html and "<b>submarines</b>" in r.html
+
+
+def test_a_refusal_citing_a_rule_points_to_the_players_rule_index() -> None:
+    base = {"game": "g7", "side": A, "turn": 1, "phase": "A-3-4", "error": "",
+            "hint": "", "accepted": [], "receipt": None, "notes": [], "deadline": ""}  # fmt: skip
+    cited = [{"line": 2, "text": "MOVE CA-1 0999", "message": "too far", "rule": "MOV.A"}]
+    text = render("common", "answer.txt.j2", {**base, "refused": cited})
+    assert "[MOV.A]" in text and "docs/usn-rule-index.md" in text
+    uncited = [{**cited[0], "rule": None}]
+    assert "rule index" not in render("common", "answer.txt.j2", {**base, "refused": uncited})
+
+
+def test_the_view_names_the_submarine_option_as_players_do() -> None:
+    g, _state = played()
+    with_subs = replace(g.s, options={**g.s.options, "subs": True})
+    view = g.rs.view(with_subs.to_json(), [], A)
+    assert view["options"] == {"fog": "open", "submarines": True}
