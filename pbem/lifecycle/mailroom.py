@@ -482,7 +482,9 @@ class Mailroom:
                 "orders on file stand."
             )
             return self._answer(row, mail, answer, "refused: every order line")
-        held = bool(validation.errors) and not sheet.done
+        # Past the deadline nothing waits for a correction (see ready_to_adjudicate).
+        past_deadline = phase.deadline is not None and gm.desk.now >= phase.deadline
+        held = bool(validation.errors) and not sheet.done and not past_deadline
         try:
             receipt = gm.phases.seal_orders(
                 game, phase, seat.side or "", validation.accepted, mail_id=row.id, held=held

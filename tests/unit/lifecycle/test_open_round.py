@@ -182,3 +182,13 @@ def test_done_is_a_sheet_directive_not_an_order() -> None:
     assert not plain.done and plain.lines == ((1, "A DONE"),)
     command = parse_sheet("Game: g\nSide: moderator\nTurn: 1\nPhase: p\nNonce: n1234567\n\nDONE\n")
     assert not command.done and command.lines == ((1, "DONE"),)
+
+
+def test_refused_lines_after_the_deadline_hold_nothing(
+    table: Table, south_in: None, keys: Keys
+) -> None:
+    """Within grace a late mail completes the round at once, refused lines or not."""
+    table.now = T0 + timedelta(hours=73)
+    answer = _mail(table, keys, "north", "SEND SQN-1 A", "SEND SQN-9 B")
+    assert "line 2: SEND SQN-9 B" in answer and "round waits" not in answer
+    assert _tick(table) == ["adjudicated turn 1 phase plot: all orders in"]
