@@ -18,6 +18,11 @@ be enough. Every header is required exactly once: the Nonce makes each signed
 sheet unique, so the digest of its signature can serve as the replay key even
 when a player sends the same orders twice.
 
+A line ``DONE`` alone (any case) in the order part is not an order: it says
+"my orders stand as accepted" and closes the round for the side even if some
+lines were refused (without it, refused lines keep the round open for a
+corrected mail until the deadline). It is the same for every ruleset.
+
 ``Side: moderator`` sheets carry moderator commands in the same format. The
 parser does not know which sides a game has (that is the ruleset's business,
 and the seat check compares the side with the sender's seat); pass ``sides``
@@ -33,10 +38,11 @@ from dataclasses import dataclass
 
 from pbem.core.errors import IntakeError
 
-__all__ = ["HEADERS", "MODERATOR", "USN_SIDES", "OrderSheet", "add_nonce", "parse_sheet"]
+__all__ = ["DONE", "HEADERS", "MODERATOR", "USN_SIDES", "OrderSheet", "add_nonce", "parse_sheet"]
 
 # Canonical spelling and order of the header names.
 HEADERS = ("Game", "Side", "Turn", "Phase", "Nonce")
+DONE = "DONE"  # the order-part line that closes the round for the side
 MODERATOR = "moderator"  # the side name of moderator command sheets
 USN_SIDES = ("japanese", "allied")
 
@@ -56,6 +62,7 @@ class OrderSheet:
     ``lines`` holds (line number, text) for each order line; numbers are
     1-based within the order part and count blank and comment lines, which
     are dropped, so a reply can point at the line the player wrote.
+    ``done`` is whether a ``DONE`` line was among them (it is not in ``lines``).
     """
 
     game: str
@@ -64,6 +71,7 @@ class OrderSheet:
     phase: str
     nonce: str
     lines: tuple[tuple[int, str], ...]
+    done: bool = False
 
 
 def _bad(message: str) -> IntakeError:
@@ -139,12 +147,19 @@ def parse_sheet(text: str, *, sides: Collection[str] | None = None) -> OrderShee
     if not _NONCE.match(nonce):
         raise _bad(f"Nonce must be 8 to 64 letters, digits, '-' or '_', not {nonce!r}")
 
-    orders = tuple(
+    written = [
         (number, line.strip())
         for number, line in enumerate(order_part, start=1)
         if line.strip() and not line.strip().startswith("#")
+    ]
+    # Moderator sheets carry commands, never a round to close.
+    done = side != MODERATOR and any(text.upper() == DONE for _, text in written)
+    orders = tuple(
+        (number, text) for number, text in written if not (done and text.upper() == DONE)
     )
-    return OrderSheet(game=game, side=side, turn=turn, phase=phase, nonce=nonce, lines=orders)
+    return OrderSheet(
+        game=game, side=side, turn=turn, phase=phase, nonce=nonce, lines=orders, done=done
+    )
 
 
 def add_nonce(text: str) -> str:

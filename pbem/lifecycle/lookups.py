@@ -167,3 +167,11 @@ class Lookups:
     def who_has_plotted(self, phase: Phase) -> dict[str, bool]:
         """What the moderator may see of a sealed phase: who is in, nothing more."""
         return {side: self.current_plot(phase, side) is not None for side in phase.sides}
+
+    def who_holds(self, phase: Phase) -> dict[str, bool]:
+        """Which sides' orders are held open (refused lines, no DONE yet): sealed, but
+        the round waits for a corrected mail until the deadline."""
+        return {
+            side: (plot := self.current_plot(phase, side)) is not None and plot.held
+            for side in phase.sides
+        }

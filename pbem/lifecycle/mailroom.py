@@ -37,6 +37,7 @@ from pbem.intake.signatures import (
 )
 from pbem.intake.smime import verify_smime
 from pbem.lifecycle import moderator
+from pbem.lifecycle.deadlines import local_time
 from pbem.lifecycle.games import GameMaster
 from pbem.outbox.compose import reply_subject
 from pbem.outbox.queue import enqueue, loop_token, message_id_for, prefetch_unqueued
@@ -45,7 +46,7 @@ from pbem.record.payloads import MailRefused
 from pbem.reports.render import render
 from pbem.secrecy import sealing
 from pbem.storage.enums import InboundStatus, OutboundKind
-from pbem.storage.models import Game, InboundMail, Seat, UsedSignature
+from pbem.storage.models import Game, InboundMail, Phase, Seat, UsedSignature
 
 log = logging.getLogger("pbem.mailroom")
 
@@ -77,6 +78,9 @@ class Answer:
     receipt: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
     deadline: str = ""
+    # How the round stands for the side after this mail: "held" (refused lines, the
+    # round waits for a correction or DONE), "done" (DONE said), or "" (nothing to say).
+    round: str = ""
 
 
 def digest(raw: bytes) -> str:
@@ -451,6 +455,9 @@ class Mailroom:
         except LifecycleError as exc:
             answer.error = str(exc)
             return self._answer(row, mail, answer, f"refused: {exc}")
+        answer.deadline = self._deadline(phase, seat)
+        if sheet.done and not sheet.lines:
+            return self._done(row, mail, answer, game, phase, seat)
         ruleset = gm.lookups.ruleset(game)
         numbers = [n for n, _ in sheet.lines]
         validation = ruleset.validate(
@@ -468,23 +475,26 @@ class Mailroom:
         ]
         if validation.errors and not validation.accepted:
             answer.notes.append(
-                "Nothing was sealed: every order was refused. Orders you sent before "
-                "for this phase, if any, still stand."
+                "Nothing was sealed: every order was refused"
+                + (", so DONE was not applied" if sheet.done else "")
+                + ". Orders you sent before for this phase, if any, still stand. Send "
+                "corrected orders in a new signed mail, or DONE alone to let the "
+                "orders on file stand."
             )
             return self._answer(row, mail, answer, "refused: every order line")
+        # Past the deadline nothing waits for a correction (see ready_to_adjudicate).
+        past_deadline = phase.deadline is not None and gm.desk.now >= phase.deadline
+        held = bool(validation.errors) and not sheet.done and not past_deadline
         try:
             receipt = gm.phases.seal_orders(
-                game, phase, seat.side or "", validation.accepted, mail_id=row.id
+                game, phase, seat.side or "", validation.accepted, mail_id=row.id, held=held
             )
         except LifecycleError as exc:
             answer.accepted = []
             answer.error = str(exc)
             return self._answer(row, mail, answer, f"refused: {exc}")
         answer.receipt = receipt.__dict__
-        from pbem.lifecycle.deadlines import local_time
-
-        if phase.deadline is not None:
-            answer.deadline = local_time(phase.deadline, seat.timezone)
+        answer.round = "held" if held else "done" if sheet.done else ""
         if not validation.accepted:
             answer.notes.append("You sent no orders: that is sealed as your orders (do nothing).")
         return self._answer(
@@ -493,6 +503,27 @@ class Mailroom:
             answer,
             f"accepted {len(validation.accepted)}, refused {len(validation.errors)}",
         )
+
+    def _deadline(self, phase: Phase, seat: Seat) -> str:
+        """The phase's deadline in the player's time zone, if it has one."""
+        return local_time(phase.deadline, seat.timezone) if phase.deadline else ""
+
+    def _done(
+        self,
+        row: InboundMail,
+        mail: ParsedMail,
+        answer: Answer,
+        game: Game,
+        phase: Phase,
+        seat: Seat,
+    ) -> str:
+        """DONE alone: the orders on file stand and the round no longer waits for the side."""
+        receipt = self.gm.phases.stand(game, phase, seat.side or "", mail_id=row.id)
+        answer.receipt = receipt.__dict__
+        answer.round = "done"
+        if not receipt.stood:
+            answer.notes.append("You had no orders on file: no orders (do nothing) are sealed.")
+        return self._answer(row, mail, answer, "done: the orders on file stand")
 
     def _dispute(self, row: InboundMail, mail: ParsedMail, sheet: OrderSheet, seat: Seat) -> str:
         gm = self.gm

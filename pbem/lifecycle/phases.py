@@ -51,6 +51,10 @@ class Receipt:
     late: bool
     turn: int
     phase: str
+    # The round waits for a corrected mail or DONE from this side (refused lines).
+    held: bool = False
+    # DONE alone: the orders sealed before stand; nothing new was sealed.
+    stood: bool = False
 
 
 @dataclass
@@ -168,10 +172,12 @@ class PhaseMachine:
         orders: Sequence[str],
         *,
         mail_id: int | None = None,
+        held: bool = False,
     ) -> Receipt:
-        """Seal a side's accepted orders for the open phase (a later set replaces it)."""
+        """Seal a side's accepted orders for the open phase (a later set replaces it);
+        ``held`` keeps the round open for the side (see ``seal_orders``)."""
         game, phase = self.taking_orders(game_id, side, turn, phase_name)
-        return self.seal_orders(game, phase, side, orders, mail_id=mail_id)
+        return self.seal_orders(game, phase, side, orders, mail_id=mail_id, held=held)
 
     def taking_orders(
         self, game_id: str, side: str, turn: int, phase_name: str
@@ -206,8 +212,13 @@ class PhaseMachine:
         orders: Sequence[str],
         *,
         mail_id: int | None = None,
+        held: bool = False,
     ) -> Receipt:
-        """Seal accepted orders in a phase ``taking_orders`` returned."""
+        """Seal accepted orders in a phase ``taking_orders`` returned.
+
+        ``held``: some lines of the mail were refused and it did not say DONE, so the
+        round stays open for this side (no early adjudication) until a corrected
+        mail, a DONE or the deadline; these orders stand if nothing else comes."""
         now = self.desk.now
         late = phase.deadline is not None and now > phase.deadline
         previous = self.lookups.current_plot(phase, side)
@@ -236,6 +247,7 @@ class PhaseMachine:
             late=late,
             source=PlotSource.MAIL if mail_id is not None else PlotSource.MODERATOR,
             mail_id=mail_id,
+            held=held,
         )
         self.desk.session.add(plot)
         self.lookups.remember_plot(plot)
@@ -249,7 +261,20 @@ class PhaseMachine:
                 replaced=previous is not None,
             ),
         )
-        return Receipt(plot.commitment, previous is not None, late, phase.turn, phase.name)
+        return Receipt(
+            plot.commitment, previous is not None, late, phase.turn, phase.name, held=held
+        )
+
+    def stand(self, game: Game, phase: Phase, side: str, *, mail_id: int | None = None) -> Receipt:
+        """DONE with no orders: the side's orders on file stand as accepted and the
+        round is no longer held for it. With nothing on file, DONE seals no orders."""
+        previous = self.lookups.current_plot(phase, side)
+        if previous is None:
+            return self.seal_orders(game, phase, side, (), mail_id=mail_id)
+        previous.held = False
+        return Receipt(
+            previous.commitment, False, previous.late, phase.turn, phase.name, stood=True
+        )
 
     # ----------------------------------------------------------- adjudication
 
@@ -258,9 +283,14 @@ class PhaseMachine:
         if game.status != GameStatus.RUNNING:
             return None
         plotted = self.lookups.who_has_plotted(phase)
-        if all(plotted.values()) and (
-            game.settings.get("early_adjudication", True)
-            or (phase.deadline is not None and self.desk.now >= phase.deadline)
+        past_deadline = phase.deadline is not None and self.desk.now >= phase.deadline
+        # A side whose mail had refused lines holds the round open for its correction,
+        # but only until the deadline: then its accepted orders stand.
+        held = not past_deadline and any(self.lookups.who_holds(phase).values())
+        if (
+            all(plotted.values())
+            and not held
+            and (game.settings.get("early_adjudication", True) or past_deadline)
         ):
             return "all orders in"
         if phase.grace_until is not None and self.desk.now >= phase.grace_until:

@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -190,6 +191,9 @@ class Plot(Base):
     source: Mapped[PlotSource] = mapped_column(Choice(PlotSource))
     mail_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_mails.id"), default=None)
     current: Mapped[bool] = mapped_column(default=True)  # a later set replaces it
+    # Held open: the mail had refused lines and no DONE, so the side may still correct
+    # them; the round waits for it until the deadline (then the orders stand as sealed).
+    held: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class RecordEntry(Base):

@@ -16,6 +16,9 @@ their own mailboxes. The game (the demonstration ruleset, three turns):
   player's old key are refused; the new player and north finish the game;
 - the archive is exported, ``pbem verify`` passes on it, then fails, naming the
   problem, on copies with a die roll, an order or a hash tampered with.
+
+A second game (issue 13): orders with a refused line hold the round open for a
+corrected mail or DONE.
 """
 
 from __future__ import annotations
@@ -422,6 +425,62 @@ def test_game_by_mail_missed_deadline_dispute_rollback_and_verify(
 
 
 # ------------------------------------------------------------------ the record
+
+
+def test_refused_lines_hold_the_round_until_corrected_or_done(
+    mail_lab: MailLab, tmp_path: Path, database_url: str
+) -> None:
+    """Issue 13: a mail with a refused line seals the accepted lines but does not
+    complete the round, though the other side is in: the player corrects it (turn 1)
+    or says DONE (turn 2), and only then is the phase adjudicated."""
+    table = Table(mail_lab, tmp_path, database_url)
+    north, south = (person(mail_lab, n) for n in ("north", "south"))
+    table.start()
+    try:
+        setup = table.send(
+            table.umpire,
+            sheet(
+                "g2",
+                "moderator",
+                1,
+                "setup",
+                [
+                    "CREATE g2 demo duel",
+                    f"ASSIGN g2 north {north.address} {north.public}",
+                    f"ASSIGN g2 south {south.address} {south.public}",
+                    "START g2",
+                ],
+            ),
+            "new game",
+        )
+        all_done(table.answer(table.umpire, setup))
+        table.report(north, 1)
+        for turn, finish in ((1, orders("B", "B", "B")), (2, ["DONE"])):
+            held = table.answer(
+                north,
+                table.send(
+                    north, sheet("g2", "north", turn, "plot", [*orders("A"), "SEND SQN-9 B"])
+                ),
+            )
+            assert "Accepted (1)" in held and "line 2: SEND SQN-9 B" in held, held
+            assert "The round waits for you: line 2 was refused" in held, held
+            assert "a mail with the single line DONE" in held, held
+            # South completes the round; held for north, it is not adjudicated ...
+            in_time = table.answer(
+                south, table.send(south, sheet("g2", "south", turn, "plot", orders("C", "C")))
+            )
+            assert "Accepted (2)" in in_time and "round waits" not in in_time, in_time
+            # ... so north's next mail is still taken for this turn, and closes it.
+            closed = table.answer(
+                north, table.send(north, sheet("g2", "north", turn, "plot", finish))
+            )
+            assert "could not be used" not in closed and "round waits" not in closed, closed
+            assert "round no longer waits" in closed or "replace the set" in closed, closed
+            table.report(north, turn + 1)  # adjudicated only now
+        assert "DONE. The orders you sent before stand as sealed" in closed, closed
+        assert commitment_in(held) == commitment_in(closed)
+    finally:
+        table.stop()
 
 
 def read_record(folder: Path) -> list[dict[str, Any]]:
