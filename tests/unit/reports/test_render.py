@@ -79,8 +79,12 @@ def demo_report(side: str) -> Any:
 
 
 def prose(text: str) -> list[str]:
-    """The report's lines outside the order form (the form is the ruleset's, sent verbatim)."""
-    return re.sub(r"---8<---\n.*?\n---8<---", "", text, flags=re.S).splitlines()
+    """The report's lines outside the order form (the form is the ruleset's, sent verbatim)
+    and the dice-check commands (a shell command is copied whole, never wrapped)."""
+    text = re.sub(r"---8<---\n.*?\n---8<---", "", text, flags=re.S)
+    return re.sub(
+        r"--- the two commands.*?--- end of the commands ---", "", text, flags=re.S
+    ).splitlines()
 
 
 @pytest.mark.parametrize("fog", ["open", "double-blind"])
@@ -331,3 +335,13 @@ def test_the_view_names_the_submarine_option_as_players_do() -> None:
     with_subs = replace(g.s, options={**g.s.options, "subs": True})
     view = g.rs.view(with_subs.to_json(), [], A)
     assert view["options"] == {"fog": "open", "submarines": True}
+
+
+def test_only_the_order_form_is_cut_out_with_scissors() -> None:
+    """A player (and the demo) takes the order form from between the ---8<--- lines:
+    no other block of the report, such as the dice-check commands, may use them."""
+    goldens = sorted((Path(__file__).parents[2] / "golden" / "reports").glob("*.txt"))
+    assert any("the two commands" in p.read_text() for p in goldens)
+    for p in goldens:
+        text = p.read_text()
+        assert text.count("---8<---\n") == (2 if "Your order form:" in text else 0), p.name
