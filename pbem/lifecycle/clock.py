@@ -135,8 +135,11 @@ class Clock:
         times = deadlines.phase_times(phase.opened_at, game.settings)
         remind_at = phase.deadline - (times.deadline - times.remind_at) if phase.deadline else None
         if remind_at is not None and self.desk.now >= remind_at:
+            holds = self.lookups.who_holds(phase)
             for side, plotted in self.lookups.who_has_plotted(phase).items():
-                if not plotted and side not in phase.reminded:
+                # A side whose orders are held open (refused lines) still owes a
+                # corrected mail or DONE: it is reminded like a side that sent nothing.
+                if (not plotted or holds[side]) and side not in phase.reminded:
                     phase.reminded = [*phase.reminded, side]
                     if self.reporter is not None:
                         self.reporter.reminder(self.lookups, game, phase, side)

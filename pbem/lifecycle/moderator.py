@@ -238,9 +238,12 @@ def _status(gm: GameMaster, a: list[str]) -> str:
     phase = gm.lookups.open_phase(a[0])
     if phase is None:
         return f"{game.id}: {game.status}"
-    # Only who is in: nobody reads a sealed plot before adjudication.
+    # Only who is in: nobody reads a sealed plot before adjudication. A side whose
+    # mail had refused lines is "held": the round waits for its correction or DONE.
+    holds = gm.lookups.who_holds(phase)
     who = ", ".join(
-        f"{s}: {'in' if v else 'missing'}" for s, v in gm.lookups.who_has_plotted(phase).items()
+        f"{s}: {'held' if holds[s] else 'in' if v else 'missing'}"
+        for s, v in gm.lookups.who_has_plotted(phase).items()
     )
     deadline = f"{phase.deadline:%Y-%m-%d %H:%M} UTC" if phase.deadline else "none"
     return f"{game.id}: {game.status}, turn {phase.turn} {phase.name}, deadline {deadline}; {who}"

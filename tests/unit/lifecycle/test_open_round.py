@@ -17,6 +17,7 @@ from sqlalchemy import select
 from pbem.intake.sheet import parse_sheet
 from pbem.intake.signatures import sign_block
 from pbem.lifecycle.mailroom import Mailroom, file_mail
+from pbem.lifecycle.moderator import execute
 from pbem.outbox.queue import open_outbound
 from pbem.record import journal
 from pbem.storage.enums import PhaseStatus
@@ -136,10 +137,23 @@ def test_done_in_the_mail_itself_closes_the_round(table: Table, south_in: None, 
 def test_the_deadline_closes_a_held_round(table: Table, south_in: None, keys: Keys) -> None:
     _mail(table, keys, "north", "SEND SQN-1 A", "SEND SQN-9 B")
     table.now = T0 + timedelta(hours=71, minutes=59)
-    assert _tick(table) == []
+    assert _tick(table) == ["reminded north"]  # held: a correction or DONE is still due
     table.now = T0 + timedelta(hours=72)  # the deadline, not the end of grace
     assert _tick(table) == ["adjudicated turn 1 phase plot: all orders in"]
     assert _orders_used(table, "north") == ["SEND SQN-1 A"]
+
+
+def test_a_held_side_is_reminded_and_shown_held(table: Table, south_in: None, keys: Keys) -> None:
+    """A side whose mail had refused lines owes a correction or DONE: the reminder
+    goes to it, and the moderator's STATUS says "held", not "in"."""
+    _mail(table, keys, "north", "SEND SQN-1 A", "SEND SQN-9 B")
+    status = table.run(lambda gm: execute(gm, "STATUS g1"))
+    assert "north: held" in status and "south: in" in status
+    table.now = T0 + timedelta(hours=71, minutes=59)
+    assert _tick(table) == ["reminded north"]
+    _mail(table, keys, "north", "DONE")
+    status = table.run(lambda gm: execute(gm, "STATUS g1"))
+    assert "north: in" in status and "held" not in status
 
 
 def test_all_refused_seals_nothing_and_says_no_more(
