@@ -174,6 +174,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from pbem.service.doctor import run_doctor
+
+    return run_doctor(args.config)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from pbem.demo import run_demo
 
@@ -203,6 +209,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("path", nargs="?", default="pbem.toml")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser(
+        "doctor",
+        help="check the configuration, database, IMAP, SMTP, keys and clock; one line each",
+    )
+    p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser("serve", help="run the daemon (stop with SIGTERM or Ctrl-C)")
     p.add_argument("--once", action="store_true", help="one round of intake, clock and outbox")

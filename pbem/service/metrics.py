@@ -89,7 +89,9 @@ def render(families: Iterable[Family]) -> str:
         lines.append(f"# TYPE {f.name} {f.kind}")
         for labels, value in f.samples:
             shown = ",".join(f'{k}="{_escape_label(v)}"' for k, v in labels.items())
-            lines.append(f"{f.name}{{{shown}}} {_number(value)}" if shown else f"{f.name} {_number(value)}")
+            lines.append(
+                f"{f.name}{{{shown}}} {_number(value)}" if shown else f"{f.name} {_number(value)}"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -164,9 +166,9 @@ def database_families(s: Session, now: datetime) -> list[Family]:
 def process_families(stats: ProcessStats, watchdog: Watchdog | None) -> list[Family]:
     """What this process counted itself."""
     families = [
-        Family(
-            "pbem_process_start_time_seconds", "gauge", "Unix time this daemon started."
-        ).add(stats.started),
+        Family("pbem_process_start_time_seconds", "gauge", "Unix time this daemon started.").add(
+            stats.started
+        ),
         Family(
             "pbem_mail_fetched_total",
             "counter",
@@ -175,8 +177,7 @@ def process_families(stats: ProcessStats, watchdog: Watchdog | None) -> list[Fam
         Family(
             "pbem_mailbox_last_contact_timestamp_seconds",
             "gauge",
-            "Unix time this daemon last fetched from the mailbox (IMAP or Maildir); "
-            "0: not yet.",
+            "Unix time this daemon last fetched from the mailbox (IMAP or Maildir); 0: not yet.",
         ).add(stats.last_mailbox_contact or 0.0),
     ]
     if watchdog is not None:
@@ -210,9 +211,7 @@ class Metrics:
     def collect(self) -> list[Family]:
         """Every family; a database out of reach is ``pbem_database_up 0``, not an error."""
         families: Sequence[Family]
-        up = Family(
-            "pbem_database_up", "gauge", "1 if the database answered this scrape, else 0."
-        )
+        up = Family("pbem_database_up", "gauge", "1 if the database answered this scrape, else 0.")
         try:
             with self.sessions() as s:
                 families = database_families(s, self.clock())
