@@ -91,3 +91,43 @@ def test_a_database_out_of_reach_is_a_metric_not_an_error(tmp_path: object) -> N
     assert samples[("pbem_database_up", ())] == 0
     assert ("pbem_mail_fetched_total", ()) in samples
     engine.dispose()
+
+
+def test_the_http_endpoint(sqlite_url: str) -> None:
+    import asyncio
+
+    engine = make_engine(sqlite_url)
+    create_all(engine)
+    metrics = Metrics(make_sessionmaker(engine), ProcessStats())
+
+    async def ask(server_port: int, request: bytes) -> tuple[str, str]:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server_port)
+        writer.write(request)
+        await writer.drain()
+        answer = (await reader.read()).decode()
+        writer.close()
+        await writer.wait_closed()
+        head, _, body = answer.partition("\r\n\r\n")
+        return head.splitlines()[0], body
+
+    async def main() -> None:
+        server = await metrics.serve("127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        try:
+            status, body = await ask(port, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert status == "HTTP/1.1 200 OK"
+            assert parse(body)[1][("pbem_database_up", ())] == 1
+            status, _ = await ask(port, b"GET /metrics?x=1 HTTP/1.0\r\n\r\n")
+            assert status == "HTTP/1.1 200 OK"
+            assert (await ask(port, b"GET / HTTP/1.1\r\n\r\n"))[0] == "HTTP/1.1 404 Not Found"
+            status, _ = await ask(port, b"POST /metrics HTTP/1.1\r\n\r\n")
+            assert status == "HTTP/1.1 405 Method Not Allowed"
+            assert (await ask(port, b"\x16\x03\x01garbage\r\n\r\n"))[
+                0
+            ] == "HTTP/1.1 400 Bad Request"
+        finally:
+            server.close()
+            await server.wait_closed()
+
+    asyncio.run(main())
+    engine.dispose()
