@@ -21,7 +21,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TextIO
 
-from sqlalchemy import Engine, select, text
+from sqlalchemy import Engine, create_engine, select, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from pbem.config import Config, IntakeTransport, OutboxTransport, load_config
@@ -296,7 +296,13 @@ async def _run(check: str, work: Callable[[], Awaitable[str | None]], config: Co
 
 async def examine(config: Config, clock: Callable[[], datetime] = utcnow) -> list[Finding]:
     """Every check after the configuration, in order."""
-    engine = make_engine(config.database.url)
+    url = config.database.url
+    # A PostgreSQL host that drops packets must not hold the doctor for minutes.
+    engine = (
+        create_engine(url, connect_args={"connect_timeout": int(TIMEOUT)})
+        if url.startswith("postgresql")
+        else make_engine(url)
+    )
     try:
         found: list[Finding] = []
 
