@@ -28,8 +28,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbem.service.clock import utcnow
 from pbem.service.watchdog import Watchdog
-from pbem.storage.enums import GameStatus, InboundStatus, OutboundStatus, PhaseStatus
-from pbem.storage.models import Game, Heartbeat, InboundMail, OutboundMail, Phase
+from pbem.storage.enums import (
+    DisputeStatus,
+    GameStatus,
+    InboundStatus,
+    OutboundStatus,
+    PhaseStatus,
+)
+from pbem.storage.models import Dispute, Game, Heartbeat, InboundMail, OutboundMail, Phase
 
 log = logging.getLogger("pbem.service.metrics")
 
@@ -137,6 +143,11 @@ def database_families(s: Session, now: datetime) -> list[Family]:
         .join(Game, Game.id == Phase.game_id)
         .where(Phase.status == PhaseStatus.OPEN, Game.status == GameStatus.RUNNING)
     )
+    disputes = Family(
+        "pbem_disputes", "gauge", "Disputes, by status: open ones wait for the moderator."
+    )
+    for status, count in _per_status(s, Dispute.status, DisputeStatus).items():
+        disputes.add(count, status=status)
     beat = s.get(Heartbeat, "daemon")
     return [
         inbound,
@@ -155,6 +166,7 @@ def database_families(s: Session, now: datetime) -> list[Family]:
             "gauge",
             "Open phases of running games: waiting for orders or their deadline.",
         ).add(waiting or 0),
+        disputes,
         Family(
             "pbem_heartbeat_timestamp_seconds",
             "gauge",

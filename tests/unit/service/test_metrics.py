@@ -77,6 +77,7 @@ def test_counts_come_from_the_database(sqlite_url: str) -> None:
     assert samples[("pbem_outbox_depth", ())] == 2
     assert samples[("pbem_outbox_oldest_pending_age_seconds", ())] == 90
     assert samples[("pbem_phases_waiting", ())] == 0
+    assert samples[("pbem_disputes", (("status", "open"),))] == 0
     assert samples[("pbem_mail_fetched_total", ())] == 4
     assert samples[("pbem_mailbox_last_contact_timestamp_seconds", ())] > 1.0
     assert ("pbem_loop_progress_age_seconds", (("loop", "intake"),)) in samples
