@@ -124,8 +124,8 @@ class Clock:
             self.acts.resume(game_id)
             did.append("resumed (pause cap reached)")
         phase = self.lookups.open_phase(game_id)
-        if phase is None or game.status != GameStatus.RUNNING:
-            return did
+        if phase is None or game.status != GameStatus.RUNNING or game.held:
+            return did  # held after a rollback: no deadline runs, nobody is reminded
         reason = self.phases.ready_to_adjudicate(game, phase)
         if reason:
             self.desk.record(game, AdjudicateOrdered(phase_seq=phase.seq, reason=reason))

@@ -39,9 +39,14 @@ class Publisher:
     def phase_reports(
         self, lookups: Lookups, game: Game, phase: Phase, state: State, events: Sequence[Event]
     ) -> None:
-        previous = self._previous(lookups, game)
+        previous = self._previous(lookups, game, phase.seq)
         for seat in lookups.seats(game.id):
             self._report(lookups, game, seat, phase, state, events, previous, outcome=None)
+
+    def seat_report(self, lookups: Lookups, game: Game, phase: Phase, seat: Seat) -> None:
+        state = lookups.state_of(phase)
+        previous = self._previous(lookups, game, phase.seq)
+        self._report(lookups, game, seat, phase, state, (), previous, outcome=None)
 
     def final_reports(
         self, lookups: Lookups, game: Game, state: State, events: Sequence[Event]
@@ -50,10 +55,17 @@ class Publisher:
         for seat in lookups.seats(game.id):
             self._report(lookups, game, seat, None, state, events, previous, outcome=game.outcome)
 
-    def _previous(self, lookups: Lookups, game: Game) -> dict[str, Any] | None:
-        """The phase just adjudicated, with its revealed seed and plot commitments."""
+    def _previous(
+        self, lookups: Lookups, game: Game, before: int | None = None
+    ) -> dict[str, Any] | None:
+        """The phase just adjudicated (before phase ``before``, if given), with its
+        revealed seed and plot commitments: the last adjudication of that place in
+        the line of play, so never one a rollback superseded."""
         adjudicated = [
-            e for e in journal.entries(lookups.s, game.id) if e["kind"] == "phase-adjudicated"
+            e
+            for e in journal.entries(lookups.s, game.id)
+            if e["kind"] == "phase-adjudicated"
+            and (before is None or int(e["payload"]["seq"]) < before)
         ]
         if not adjudicated:
             return None
