@@ -121,7 +121,7 @@ class Clock:
         game = self.lookups.game(game_id)
         did: list[str] = []
         if self.acts.auto_resume_due(game):
-            self.acts.resume(game_id)
+            self.acts.resume(game_id, auto=True)
             did.append("resumed (pause cap reached)")
         phase = self.lookups.open_phase(game_id)
         if phase is None or game.status != GameStatus.RUNNING or game.held:
