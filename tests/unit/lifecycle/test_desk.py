@@ -164,9 +164,17 @@ def test_whenever_a_side_may_plot_after_a_rollback_the_seed_is_new_and_mailed(ta
 
 def test_rollback_edit_adjudicate_in_one_go(table, demo_game):
     play_turn(table, 1, ["SEND SQN-1 A"], ["SEND SQN-1 B"])
-    do(table, "ROLLBACK g1 1 plot")
+    do(table, "ROLLBACK g1 1 plot SQN-3 fought at the wrong strength")
     do(table, "EDIT g1 /forces/south/SQN-3 2")
+    before = last_id(table)
     assert do(table, "ADJUDICATE g1").endswith("turn 2 plot open")
+    reports = [(s, t) for to, s, t in mails(table, before) if to == "north@example.org"]
+    assert reports[0][0].endswith("turn 2 phase plot (corrected)")
+    assert (
+        "Corrected report: it replaces the report of turn 1 phase plot sent before, since "
+        "the moderator rolled the game back to turn 1 phase plot (SQN-3 fought at the wrong "
+        "strength)." in " ".join(reports[0][1].split())
+    )
     assert table.run(lambda gm: gm.lookups.game("g1").held) is None
     assert "hold-released" in kinds(table)
 
