@@ -320,7 +320,10 @@ def _status(gm: GameMaster, a: list[str]) -> str:
         for s, v in gm.lookups.who_has_plotted(phase).items()
     )
     deadline = f"{phase.deadline:%Y-%m-%d %H:%M} UTC" if phase.deadline else "none"
-    return f"{game.id}: {game.status}, turn {phase.turn} {phase.name}, deadline {deadline}; {who}"
+    held = f" held ({game.held})," if game.held else ","
+    return (
+        f"{game.id}: {game.status}{held} turn {phase.turn} {phase.name}, deadline {deadline}; {who}"
+    )
 
 
 COMMANDS: dict[str, Callable[[GameMaster, list[str]], str]] = {
