@@ -10,6 +10,7 @@ from sqlalchemy import distinct, func, select
 
 from pbem.lifecycle import deadlines
 from pbem.lifecycle.acts import ModeratorActs, shift_deadlines
+from pbem.lifecycle.alerts import Alerts
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.lookups import Lookups
 from pbem.lifecycle.phases import PhaseMachine
@@ -117,7 +118,14 @@ class Clock:
         return not all_in and now >= remind_at and bool(set(sides) - set(reminded or ()))
 
     def tick(self, game_id: str) -> list[str]:
-        """Deadlines, reminders and early adjudication for one game. Returns what it did."""
+        """Deadlines, reminders and early adjudication for one game, then the
+        moderator's digest if one is due. Returns what it did."""
+        did = self._tick(game_id)
+        if Alerts(self.desk, self.lookups).digest(self.lookups.game(game_id)):
+            did.append("moderator alerted")
+        return did
+
+    def _tick(self, game_id: str) -> list[str]:
         game = self.lookups.game(game_id)
         did: list[str] = []
         if self.acts.auto_resume_due(game):

@@ -226,6 +226,14 @@ class ModeratorCommand(Payload):
     origin: str  # the mail's Message-ID, or the host the CLI ran on
 
 
+@dataclass(frozen=True, slots=True)
+class ModeratorAlerted(Payload):
+    """A digest went to the human moderator (pbem.lifecycle.alerts)."""
+
+    kind: ClassVar[str] = "moderator-alerted"
+    items: int
+
+
 # ------------------------------------------------------------------- clock
 
 
