@@ -119,10 +119,10 @@ class Clock:
 
     def tick(self, game_id: str) -> list[str]:
         """Deadlines, reminders and early adjudication for one game, then the
-        moderator's digest if one is due. Returns what it did."""
+        moderator's digest if one is due. Returns what it did to the game."""
         did = self._tick(game_id)
-        if Alerts(self.desk, self.lookups).digest(self.lookups.game(game_id)):
-            did.append("moderator alerted")
+        # Not among what it did to the game: the digest only tells the moderator.
+        Alerts(self.desk, self.lookups).digest(self.lookups.game(game_id))
         return did
 
     def _tick(self, game_id: str) -> list[str]:
