@@ -105,7 +105,9 @@ def _read_named(path: str, word: str) -> bytes:
 
 def cmd_moderator(args: argparse.Namespace) -> int:
     """Run one moderator command, the same set as by signed mail."""
+    import getpass
     import shlex
+    import socket
 
     from pbem.lifecycle import moderator
     from pbem.lifecycle.desk import Desk
@@ -121,7 +123,8 @@ def cmd_moderator(args: argparse.Namespace) -> int:
     try:
         with make_sessionmaker(engine).begin() as s:
             gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), utcnow()), Publisher())
-            print(moderator.execute(gm, line))
+            actor = moderator.Actor(by=getpass.getuser(), via="cli", origin=socket.gethostname())
+            print(moderator.execute(gm, line, actor))
     finally:
         engine.dispose()
     return 0

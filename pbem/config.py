@@ -44,6 +44,9 @@ human = "umpire@pbem.example"
 # The human moderator's Ed25519 public key (OpenSSH line, as `pbem keygen` prints it):
 # order blocks signed with it and headed "Side: moderator" carry moderator commands.
 public_key = ""
+# Commands are taken only from `human` and these addresses (space-separated); every
+# answer to a command is copied to `human`.
+command_from = ""
 
 [database]
 # SQLAlchemy URL. SQLite is the embedded default; for PostgreSQL use e.g.
@@ -281,6 +284,12 @@ class ModeratorConfig(_Section):
     name: str = "pbem moderator"
     human: str = "umpire@pbem.example"
     public_key: str = ""
+    command_from: str = ""
+
+    @property
+    def command_addresses(self) -> frozenset[str]:
+        """The addresses moderator commands are taken from (lower case)."""
+        return frozenset(a.lower() for a in (self.human, *self.command_from.split()) if a)
 
 
 # The databases pbem runs on, with any SQLAlchemy driver: sqlite[+driver]://...

@@ -4,7 +4,8 @@ pause and resume, extend a deadline, replace a player, end."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -14,6 +15,7 @@ from pbem.core import options as game_options
 from pbem.core.errors import LifecycleError
 from pbem.core.ruleset import ScenarioInfo
 from pbem.lifecycle import deadlines
+from pbem.lifecycle.announce import announce
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.lookups import Lookups
 from pbem.lifecycle.phases import PhaseMachine
@@ -33,6 +35,8 @@ from pbem.storage.models import Game, Phase, Seat
 
 log = logging.getLogger("pbem.lifecycle")
 OVERRIDES = "overrides"  # CREATE's per-game data corrections (TOML), not an option
+# A plain mail address (no display name): what a seat's mail goes to.
+MAILBOX = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+")
 
 
 def shift_deadlines(phase: Phase, by: timedelta) -> None:
@@ -164,7 +168,7 @@ class ModeratorActs:
         old.active = False
         old.retired_at = self.desk.now
         seat = self._new_seat(game, SeatRole.PLAYER, side, email, public_key, certificate, timezone)
-        self.desk.record(
+        entry = self.desk.record(
             game,
             PlayerReplaced(
                 side=side,
@@ -174,6 +178,21 @@ class ModeratorActs:
                 key=seat.key_fingerprint,
             ),
         )
+        # Who plays a side is no secret: every seat hears of it (the old player is
+        # retired, so he hears nothing more of the game).
+        announce(
+            self.desk,
+            self.lookups,
+            game,
+            entry,
+            f"{side} has a new player",
+            f"From now on {seat.email} plays {side} in game {game_id}; the previous "
+            "player's key no longer works.",
+        )
+        phase = self.lookups.open_phase(game_id)
+        if phase is not None and self.phases.reporter is not None:
+            # The new player gets his side's current report (and order form) at once.
+            self.phases.reporter.seat_report(self.lookups, game, phase, seat)
         return seat
 
     def _new_seat(
@@ -186,16 +205,29 @@ class ModeratorActs:
         certificate: bytes | None,
         timezone: str,
     ) -> Seat:
-        from pbem.intake.signatures import key_fingerprint
+        from pbem.intake.signatures import key_fingerprint, load_public_key
         from pbem.intake.smime import certificate_fingerprint
 
+        if not MAILBOX.fullmatch(email.strip()):
+            raise LifecycleError(f"{email!r} is not a mail address (name@example.org)")
         if role == SeatRole.PLAYER and not public_key and not certificate:
             raise LifecycleError("a player needs an Ed25519 public key or an S/MIME certificate")
         try:
+            if public_key:
+                load_public_key(public_key)  # a whole, readable ssh-ed25519 key
             fingerprint = key_fingerprint(public_key) if public_key else None
             cert_fp = certificate_fingerprint(certificate) if certificate else None
         except Exception as exc:
             raise LifecycleError(f"unusable key or certificate: {exc}") from None
+        for other in self.lookups.seats(game.id, role=SeatRole.PLAYER):
+            # One key, one side: else whoever signs for one side could sign for the other.
+            if other.side != side and (
+                (fingerprint and other.key_fingerprint == fingerprint)
+                or (cert_fp and other.cert_fingerprint == cert_fp)
+            ):
+                raise LifecycleError(
+                    f"that key already plays {other.side} in {game.id}; each side needs its own"
+                )
         try:
             ZoneInfo(timezone)  # shown in the player's zone: a typo must not fall back to UTC
         except (ZoneInfoNotFoundError, ValueError):
@@ -243,9 +275,20 @@ class ModeratorActs:
         game.status = GameStatus.PAUSED
         game.paused_at = self.desk.now
         game.pauses_used += 1
-        self.desk.record(game, Paused(reason=reason, pauses_used=game.pauses_used))
+        entry = self.desk.record(game, Paused(reason=reason, pauses_used=game.pauses_used))
+        cap = float(game.settings["max_pause_days"])
+        announce(
+            self.desk,
+            self.lookups,
+            game,
+            entry,
+            "game paused",
+            f"The moderator has paused game {game_id}: {reason}.\n\nNo orders are taken "
+            "and no deadline runs while it is paused; deadlines move by the time it was "
+            f"paused. It resumes when the moderator says so, at the latest after {cap:g} days.",
+        )
 
-    def resume(self, game_id: str) -> None:
+    def resume(self, game_id: str, *, auto: bool = False) -> None:
         game = self.lookups.game(game_id)
         if game.status != GameStatus.PAUSED or game.paused_at is None:
             raise LifecycleError(f"game {game_id} is not paused")
@@ -257,9 +300,21 @@ class ModeratorActs:
         phase = self.lookups.open_phase(game_id)
         if phase is not None:  # the clock stood still while paused
             shift_deadlines(phase, held)
-        self.desk.record(
+        entry = self.desk.record(
             game, Resumed(paused_for_seconds=int(held.total_seconds()), over_cap=held > cap)
         )
+        why = "the longest pause allowed has passed" if auto else "the moderator resumed it"
+
+        def text(zone: str) -> str:
+            due = (
+                f" Orders for turn {phase.turn} phase {phase.name} are due by "
+                f"{deadlines.local_time(phase.deadline, zone)}."
+                if phase is not None and phase.deadline is not None and not game.held
+                else ""
+            )
+            return f"Game {game_id} goes on: {why}.{due}"
+
+        announce(self.desk, self.lookups, game, entry, "game resumed", self._in_zones(game, text))
 
     def auto_resume_due(self, game: Game) -> bool:
         """Whether a paused game has been held as long as its settings allow."""
@@ -277,7 +332,7 @@ class ModeratorActs:
         if not 0 < hours <= cap:
             raise LifecycleError(f"an extension must be more than 0 and at most {cap:g} hours")
         shift_deadlines(phase, timedelta(hours=hours))
-        self.desk.record(
+        entry = self.desk.record(
             game,
             DeadlineExtended(
                 phase_seq=phase.seq,
@@ -285,19 +340,46 @@ class ModeratorActs:
                 deadline=phase.deadline.isoformat() if phase.deadline else None,
             ),
         )
+        announce(
+            self.desk,
+            self.lookups,
+            game,
+            entry,
+            f"deadline extended: turn {phase.turn} {phase.name}",
+            self._in_zones(
+                game,
+                lambda zone: (
+                    f"The moderator has extended the deadline of game {game_id} turn "
+                    f"{phase.turn} phase {phase.name} by {hours:g} hours: orders are now due by "
+                    + (deadlines.local_time(phase.deadline, zone) if phase.deadline else "-")
+                    + "."
+                ),
+            ),
+        )
         return phase
+
+    def _in_zones(self, game: Game, text: Callable[[str], str]) -> dict[str | None, str]:
+        """One text per side, its times in the side's player's zone (the observers of
+        the side read the same); UTC for the omniscient observers."""
+        texts: dict[str | None, str] = {None: text("UTC")}
+        for seat in self.lookups.seats(game.id, role=SeatRole.PLAYER):
+            texts[seat.side] = text(seat.timezone)
+        return texts
 
     def end(self, game_id: str, reason: str, winner: str | None = None) -> None:
         game = self.lookups.game(game_id)
         if game.status == GameStatus.OVER:
             raise LifecycleError(f"game {game_id} is already over")
         phase = self.lookups.open_phase(game_id)
+        # The final reports show the game as it stands: the open phase's state.
+        state = self.lookups.state_of(phase) if phase is not None else None
         if phase is not None:
             phase.status = PhaseStatus.SUPERSEDED
+        game.held = None
         outcome: dict[str, Any] = {
             "winner": winner,
             "level": "ended by the moderator",
             "summary": reason,
             "scores": {},
         }
-        self.phases.finish(game, outcome)
+        self.phases.finish(game, outcome, state=state)
