@@ -29,7 +29,7 @@ from email.message import EmailMessage
 import pysequoia
 from pysequoia.packet import PacketPile, Tag
 
-from pbem.core.errors import IntakeError, SignatureError
+from pbem.core.errors import IntakeError, MailSignatureError
 from pbem.intake.signatures import VerifiedSheet, orders_in_text
 from pbem.intake.smime import signed_entity_text, signed_part_bytes
 
@@ -74,11 +74,13 @@ def read_certificate(data: bytes) -> pysequoia.Cert:
         raise ValueError("this is a secret key; send the public key (gpg --armor --export ADDRESS)")
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # pysequoia on secret keys
+            # pysequoia warns when the bytes hold a secret key: refused below anyway.
+            warnings.simplefilter("ignore", DeprecationWarning)
             certificate = pysequoia.Cert.from_bytes(data)
     except Exception as exc:  # pysequoia raises RuntimeError/ValueError for any bad input
         raise ValueError(f"not a readable OpenPGP public key: {_reason(exc)}") from None
-    if certificate.has_secret_keys:
+    secret = (Tag.SecretKey, Tag.SecretSubkey)
+    if any(packet.tag in secret for packet in PacketPile.from_bytes(data)):
         raise ValueError("this is a secret key; send the public key (gpg --armor --export ADDRESS)")
     return certificate
 
@@ -142,7 +144,7 @@ def _load_signature(data: bytes) -> pysequoia.Sig:
     try:
         return pysequoia.Sig.from_bytes(data)
     except Exception as exc:
-        raise SignatureError(f"malformed OpenPGP signature: {_reason(exc)}") from None
+        raise MailSignatureError(f"malformed OpenPGP signature: {_reason(exc)}") from None
 
 
 def find_signature(message: EmailMessage, raw: bytes, text: str) -> PgpSignature | None:
@@ -158,11 +160,13 @@ def find_signature(message: EmailMessage, raw: bytes, text: str) -> PgpSignature
     if not found:
         return None
     if len(found) > 1:
-        raise SignatureError(f"your mail holds {len(found)} PGP signed messages; send one per mail")
+        raise MailSignatureError(
+            f"your mail holds {len(found)} PGP signed messages; send one per mail"
+        )
     block = found[0].group(0)
     armour = _SIGNATURE_ARMOUR.search(block)
     if armour is None:
-        raise SignatureError("malformed OpenPGP clear-signed text: no signature block")
+        raise MailSignatureError("malformed OpenPGP clear-signed text: no signature block")
     signature = _load_signature(armour.group(0).encode("ascii", "replace"))
     return PgpSignature(
         issuers=_issuers(signature),
@@ -182,17 +186,17 @@ def _pgp_mime(message: EmailMessage, raw: bytes) -> PgpSignature:
     payload = message.get_payload()
     assert isinstance(payload, list)
     if len(payload) != 2:
-        raise SignatureError("malformed PGP/MIME mail: multipart/signed needs exactly 2 parts")
+        raise MailSignatureError("malformed PGP/MIME mail: multipart/signed needs exactly 2 parts")
     signature_part = payload[1]
     assert isinstance(signature_part, EmailMessage)
     if signature_part.get_content_type() != PGP_SIGNATURE_TYPE:
-        raise SignatureError(
+        raise MailSignatureError(
             f"malformed PGP/MIME mail: the second part is {signature_part.get_content_type()}, "
             f"not {PGP_SIGNATURE_TYPE}"
         )
     data = signature_part.get_payload(decode=True)
     if not isinstance(data, bytes) or not data.strip():
-        raise SignatureError("malformed PGP/MIME mail: the signature part is empty")
+        raise MailSignatureError("malformed PGP/MIME mail: the signature part is empty")
     signature = _load_signature(data)
     first = payload[0]
     assert isinstance(first, EmailMessage)
@@ -253,11 +257,13 @@ def verify_openpgp(
             break
     if signer is None:
         named = ", ".join(sorted(found.issuers, key=len, reverse=True)[:1]) or "unnamed"
-        raise SignatureError(f"the OpenPGP key {named} that signed is not registered for this game")
+        raise MailSignatureError(
+            f"the OpenPGP key {named} that signed is not registered for this game", "unknown-key"
+        )
     signer = _with_revocations(signer, found.attached_keys)
     problem = certificate_problem(signer, now)
     if problem:
-        raise SignatureError(problem)
+        raise MailSignatureError(problem, "expired-key" if "expired" in problem else "revoked-key")
 
     def store(_key_ids: list[str]) -> list[pysequoia.Cert]:
         return [signer]  # only the registered certificate is ever tried
@@ -281,7 +287,7 @@ def verify_openpgp(
                 method="openpgp",
                 signature_digest=hashlib.sha256(_signature_bytes(digest_of)).hexdigest(),
             )
-    raise SignatureError(
+    raise MailSignatureError(
         "the OpenPGP signature does not match the signed text (was it edited after signing?)"
     )
 
@@ -300,4 +306,7 @@ def _signature_bytes(data: bytes) -> bytes:
 def _sheet_text(signed: bytes, *, pgp_mime: bool) -> str:
     if pgp_mime:
         return signed_entity_text(signed)
-    return orders_in_text(signed.decode("utf-8", "replace"))
+    # Clear-signing strips trailing spaces, so the "-- " before a mail signature
+    # arrives as "--" (RFC 4880 section 7.1).
+    lines = signed.decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
+    return orders_in_text("\n".join("-- " if line == "--" else line for line in lines))

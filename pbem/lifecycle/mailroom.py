@@ -73,6 +73,10 @@ MAIL_HINTS = {
         "Sign with the key or certificate the moderator registered for you, or send "
         "your new public key to the moderator (KEY game side ADD)."
     ),
+    "expired-key": (
+        "Extend your key (gpg --quick-set-expire FINGERPRINT 1y) or get a new "
+        "certificate, and send the public part to the moderator (KEY game side ADD)."
+    ),
 }
 
 
