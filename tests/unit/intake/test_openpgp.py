@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pbem.core.errors import MailSignatureError, SignatureError
+from pbem.intake.keyring import read_key
 from pbem.intake.mime import message_object, parse_mail
 from pbem.intake.openpgp import (
     PgpSignature,
@@ -19,7 +20,6 @@ from pbem.intake.openpgp import (
     read_certificate,
     verify_openpgp,
 )
-from pbem.intake.keyring import read_key
 from pbem.intake.sheet import parse_sheet
 from pbem.storage.enums import KeyKind
 from tests.gnupg import GnuPG, clearsigned_mail, thunderbird_mail
