@@ -36,7 +36,7 @@ from pbem.intake.signatures import (
     key_fingerprint,
     verify_block,
 )
-from pbem.intake.smime import is_smime, verify_smime
+from pbem.intake.smime import is_smime, signer_certificate_fingerprints, verify_smime
 from pbem.lifecycle import moderator
 from pbem.lifecycle.deadlines import local_time
 from pbem.lifecycle.games import GameMaster
@@ -352,7 +352,9 @@ class Mailroom:
         raw, mail, blocks = opened
         message = message_object(raw)
         if mail.smime_signed or is_smime(message):
-            return verify_smime(message, self._mail_keys(KeyKind.SMIME, mail, set()), raw=raw)
+            carried = signer_certificate_fingerprints(message, raw)
+            certs = self._mail_keys(KeyKind.SMIME, mail, carried)
+            return verify_smime(message, certs, raw=raw)
         pgp = find_signature(message, raw, mail.text)
         if pgp is not None:
             certs = self._mail_keys(KeyKind.OPENPGP, mail, pgp.issuers)
@@ -377,8 +379,9 @@ class Mailroom:
         self, kind: KeyKind, mail: ParsedMail, issuers: set[str] | frozenset[str]
     ) -> dict[str, bytes]:
         """Certificates that could have signed a whole mail: every registered one (in use
-        or retired) of a seat with the sender's address, or that the signature names
-        (an OpenPGP primary key's fingerprint or key ID)."""
+        or retired) of a seat with the sender's address, or that the mail names (an
+        OpenPGP primary key's fingerprint or key ID, an S/MIME certificate it carries).
+        Which seat signed is decided after verifying (``_attribute``)."""
         query = select(SeatKey).join(Seat, Seat.id == SeatKey.seat_id).where(SeatKey.kind == kind)
         named = {i for i in issuers if len(i) >= 40}
         ids = {i for i in issuers if len(i) == 16}
@@ -386,14 +389,7 @@ class Mailroom:
         if named:
             conditions.append(SeatKey.fingerprint.in_(named))
         conditions += [SeatKey.fingerprint.endswith(i) for i in sorted(ids)]
-        keys = {k.fingerprint: k.material for k in self.s.scalars(query.where(or_(*conditions)))}
-        if not keys and kind == KeyKind.SMIME:
-            raise MailSignatureError(
-                "your mail is S/MIME-signed, but no certificate is registered for "
-                f"{mail.from_addr}",
-                "unknown-key",
-            )
-        return keys
+        return {k.fingerprint: k.material for k in self.s.scalars(query.where(or_(*conditions)))}
 
     def _known_keys(self, key_id: str) -> dict[str, str]:
         """Keys that could have signed: every registered player key (active or retired)
