@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 from cryptography import x509
-from cryptography.hazmat.primitives.serialization import Encoding
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.serialization import Encoding, pkcs7
 from sqlalchemy import select
 
 from pbem.core.errors import LifecycleError
 from pbem.intake.sheet import add_nonce
-from pbem.intake.smime import make_self_signed_certificate
+from pbem.intake.smime import make_self_signed_certificate, sign_smime
 from pbem.lifecycle import moderator
 from pbem.lifecycle.mailroom import Mailroom, file_mail
 from pbem.outbox.queue import open_outbound
@@ -258,3 +259,79 @@ def test_assign_with_an_expired_or_future_smime_certificate_warns(table, start, 
     answer = do(table, f"ASSIGN g3 north old@example.org {_smime_word(pem)}")
     assert "old@example.org plays north in g3" in answer
     assert "warning: the S/MIME certificate" in answer and expected in answer
+
+
+# --- S/MIME through the mailroom ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def certificates() -> dict[str, tuple[bytes, bytes]]:
+    return {
+        side: make_self_signed_certificate(f"{side}@example.org") for side in ("north", "south")
+    }
+
+
+@pytest.fixture
+def smime_game(table, certificates) -> str:
+    do(table, "CREATE g1 demo duel early_adjudication=yes")
+    for side in ("north", "south"):
+        word = _smime_word(certificates[side][0])
+        do(table, f"ASSIGN g1 {side} {side}@example.org {word}")
+    do(table, "START g1")
+    return "g1"
+
+
+def test_smime_orders_accepted(table, smime_game, certificates):
+    raw = sign_smime(
+        _sheet("north", ["SEND SQN-1 A"]), *certificates["north"], _headers("north@example.org")
+    )
+    assert _process(table, raw, "north@example.org")[0] == "accepted 1, refused 0"
+
+
+def test_another_players_smime_certificate_is_refused_as_the_wrong_side(
+    table, smime_game, certificates
+):
+    """South's certificate on a mail from north's address: found by the certificate the
+    mail carries, verified, and refused as south's."""
+    raw = sign_smime(
+        _sheet("north", ["SEND SQN-1 A"]), *certificates["south"], _headers("north@example.org")
+    )
+    outcome, answer = _process(table, raw, "north@example.org")
+    assert outcome.startswith("refused: wrong-side")
+    assert "is registered for side south in game g1, not north" in answer
+
+
+def test_smime_refusals_carry_no_hint_for_pasted_blocks(table, smime_game):
+    stranger = make_self_signed_certificate("north@example.org")
+    raw = sign_smime(_sheet("north", ["SEND SQN-1 A"]), *stranger, _headers("north@example.org"))
+    outcome, answer = _process(table, raw, "north@example.org")
+    assert outcome.startswith("refused: unknown-key")
+    assert "self-signed certificate ('north@example.org'" in answer
+    assert "pbem sign" not in answer and "paste" not in answer
+    assert "KEY game side ADD" in answer
+
+
+def test_opaque_smime_orders_accepted(table, smime_game, certificates):
+    cert, key = certificates["south"]
+    entity = (
+        "Content-Type: text/plain; charset=utf-8\r\n\r\n"
+        + _sheet("south", ["SEND SQN-1 B"]).replace("\n", "\r\n")
+    ).encode()
+    der = (
+        pkcs7.PKCS7SignatureBuilder()
+        .set_data(entity)
+        .add_signer(
+            x509.load_pem_x509_certificate(cert),
+            serialization.load_pem_private_key(key, password=None),  # type: ignore[arg-type]
+            hashes.SHA256(),
+        )
+        .sign(Encoding.DER, [pkcs7.PKCS7Options.Binary])
+    )
+    raw = (
+        b"From: south@example.org\r\nTo: pbem@example.org\r\nSubject: orders\r\n"
+        b"Message-ID: <opaque-1@example.org>\r\nMIME-Version: 1.0\r\n"
+        b"Content-Type: application/pkcs7-mime; smime-type=signed-data; name=smime.p7m\r\n"
+        b"Content-Transfer-Encoding: base64\r\n\r\n"
+    ) + base64.encodebytes(der).replace(b"\n", b"\r\n")
+    outcome, answer = _process(table, raw, "south@example.org")
+    assert outcome == "accepted 1, refused 0", answer
