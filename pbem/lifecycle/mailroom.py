@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 from pbem.core.errors import IntakeError, LifecycleError, MailSignatureError
 from pbem.intake.hygiene import classify
 from pbem.intake.mime import ParsedMail, message_object, parse_mail
-from pbem.intake.openpgp import find_signature, verify_openpgp
+from pbem.intake.openpgp import BEGIN_SIGNED, find_signature, verify_openpgp
 from pbem.intake.sheet import OrderSheet, parse_sheet
 from pbem.intake.signatures import (
     ArmouredBlock,
@@ -63,6 +63,8 @@ HINTS = {
         "programs rewrap or restyle text, so send it as plain text."
     ),
 }
+# Content types of a mail signed as a whole (S/MIME opaque, PGP/MIME), lower case.
+_WHOLE_MAIL_CONTENT_TYPES = (b"pkcs7-mime", b"pgp-signature")
 # For mail the player's mail program signed (S/MIME, OpenPGP): nothing was pasted.
 MAIL_HINTS = {
     "bad-signature": (
@@ -350,16 +352,29 @@ class Mailroom:
 
     def _verify(self, opened: Opened) -> VerifiedSheet:
         raw, mail, blocks = opened
-        message = message_object(raw)
-        if mail.smime_signed or is_smime(message):
-            carried = signer_certificate_fingerprints(message, raw)
-            certs = self._mail_keys(KeyKind.SMIME, mail, carried)
-            return verify_smime(message, certs, raw=raw)
-        pgp = find_signature(message, raw, mail.text)
-        if pgp is not None:
-            certs = self._mail_keys(KeyKind.OPENPGP, mail, pgp.issuers)
-            return verify_openpgp(pgp, certs, now=self.gm.desk.now)
         fresh = [b for b in blocks if not b.quoted]
+        # Parsing the whole mail again is only worth it when it may be signed whole.
+        lowered = raw.lower()
+        if (
+            mail.smime_signed
+            or any(mark in lowered for mark in _WHOLE_MAIL_CONTENT_TYPES)
+            or BEGIN_SIGNED in mail.text
+        ):
+            message = message_object(raw)
+            if mail.smime_signed or is_smime(message):
+                carried = signer_certificate_fingerprints(message, raw)
+                certs = self._mail_keys(KeyKind.SMIME, mail, carried)
+                return verify_smime(message, certs, raw=raw)
+            pgp = find_signature(message, raw, mail.text)
+            if pgp is not None:
+                certs = self._mail_keys(KeyKind.OPENPGP, mail, pgp.issuers)
+                try:
+                    return verify_openpgp(pgp, certs, now=self.gm.desk.now)
+                except MailSignatureError as exc:
+                    # A mail program that signs every mail with a key pbem does not
+                    # know, around a pasted PBEM ORDERS block: the block decides.
+                    if exc.code != "unknown-key" or not fresh:
+                        raise
         if not fresh:
             if blocks:
                 raise IntakeError(

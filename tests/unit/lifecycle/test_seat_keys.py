@@ -21,6 +21,7 @@ from sqlalchemy import select
 
 from pbem.core.errors import LifecycleError
 from pbem.intake.sheet import add_nonce
+from pbem.intake.signatures import sign_block
 from pbem.intake.smime import make_self_signed_certificate, sign_smime
 from pbem.lifecycle import moderator
 from pbem.lifecycle.mailroom import Mailroom, file_mail
@@ -334,4 +335,19 @@ def test_opaque_smime_orders_accepted(table, smime_game, certificates):
         b"Content-Transfer-Encoding: base64\r\n\r\n"
     ) + base64.encodebytes(der).replace(b"\n", b"\r\n")
     outcome, answer = _process(table, raw, "south@example.org")
+    assert outcome == "accepted 1, refused 0", answer
+
+
+def test_a_pasted_block_in_a_mail_thunderbird_signed_with_an_unknown_key(table, players, keys):
+    """A player with a pbem key whose Thunderbird signs every mail with its own OpenPGP
+    key: the pasted block decides, as before OpenPGP was read."""
+    do(table, "CREATE g1 demo duel early_adjudication=yes")
+    do(table, f"ASSIGN g1 north north@example.org {keys['north'][1]}")
+    do(table, f"ASSIGN g1 south south@example.org {keys['south'][1]}")
+    do(table, "START g1")
+    block = sign_block(_sheet("north", ["SEND SQN-1 A"]), keys["north"][0])
+    raw = thunderbird_mail(
+        players.gpg, "north2@example.org", "Orders:\n\n" + block, _headers("north@example.org")
+    )
+    outcome, answer = _process(table, raw, "north@example.org")
     assert outcome == "accepted 1, refused 0", answer
