@@ -54,9 +54,11 @@ log = logging.getLogger("pbem.mailroom")
 
 HINTS = {
     "no-block": (
-        "Orders are sent as a signed block: write your orders, run `pbem sign FILE` "
-        "(or `pbem send`), and paste the whole block from -----BEGIN PBEM ORDERS----- "
-        "to -----END PBEM ORDERS----- into the body of a plain-text mail."
+        "Orders are sent signed: sign the mail with your mail program (OpenPGP, as "
+        "Thunderbird does, or S/MIME) with the key the moderator registered for you, "
+        "or write your orders, run `pbem sign FILE` (or `pbem send`), and paste the "
+        "whole block from -----BEGIN PBEM ORDERS----- to -----END PBEM ORDERS----- "
+        "into the body of a plain-text mail."
     ),
     "bad-signature": (
         "Sign the block again with your own key and paste it unchanged; some mail "
@@ -382,7 +384,11 @@ class Mailroom:
                     "the only PBEM ORDERS block in your mail is quoted from an earlier "
                     "mail ('>' marks); quoted blocks are never taken as new orders",
                 )
-            raise IntakeError("no-block", "no signed PBEM ORDERS block found in your mail")
+            raise IntakeError(
+                "no-block",
+                "no signed PBEM ORDERS block found in your mail, and the mail is not "
+                "signed (OpenPGP or S/MIME) either",
+            )
         if len(fresh) > 1:
             raise IntakeError(
                 "no-block",

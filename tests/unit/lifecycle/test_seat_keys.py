@@ -351,3 +351,15 @@ def test_a_pasted_block_in_a_mail_thunderbird_signed_with_an_unknown_key(table, 
     )
     outcome, answer = _process(table, raw, "north@example.org")
     assert outcome == "accepted 1, refused 0", answer
+
+
+def test_unsigned_orders_from_an_openpgp_player_are_refused_as_unsigned(table, pgp_game):
+    raw = (
+        "From: north@example.org\r\nTo: pbem@example.org\r\nSubject: orders\r\n"
+        "Message-ID: <unsigned-1@example.org>\r\n\r\n"
+        + _sheet("north", ["SEND SQN-1 A"]).replace("\n", "\r\n")
+    ).encode()
+    outcome, answer = _process(table, raw, "north@example.org")
+    assert outcome.startswith("refused: no-block")
+    assert "the mail is not signed (OpenPGP or S/MIME) either" in answer
+    assert "sign the mail with your mail program" in answer
