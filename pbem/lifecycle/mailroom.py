@@ -66,7 +66,7 @@ HINTS = {
     ),
 }
 # Content types of a mail signed as a whole (S/MIME opaque, PGP/MIME), lower case.
-_WHOLE_MAIL_CONTENT_TYPES = (b"pkcs7-mime", b"pgp-signature")
+_WHOLE_MAIL_CONTENT_TYPES = (b"pkcs7-mime", b"pgp-signature", b"pgp-encrypted")
 # For mail the player's mail program signed (S/MIME, OpenPGP): nothing was pasted.
 MAIL_HINTS = {
     "bad-signature": (
