@@ -26,11 +26,12 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from pbem.config import Config, IntakeTransport, OutboxTransport, load_config
 from pbem.core.errors import ConfigError
+from pbem.intake.keyring import key_warnings, read_key
 from pbem.intake.signatures import load_public_key
 from pbem.service.clock import utcnow
 from pbem.storage.db import make_engine
 from pbem.storage.enums import GameStatus
-from pbem.storage.models import Game, Seat
+from pbem.storage.models import Game, Seat, SeatKey
 
 # Seconds a server may take to answer one check.
 TIMEOUT = 15.0
@@ -127,39 +128,32 @@ def check_keys(config: Config, engine: Engine | None) -> str:
         said.append("moderator key: ssh-ed25519")
     if engine is None:
         return "; ".join(said)
-    from cryptography import x509
-
     problems: list[str] = []
-    seats = 0
+    seats: set[int] = set()
     now = datetime.now(UTC)
     with engine.connect() as conn:
         rows = conn.execute(
-            select(Seat.game_id, Seat.side, Seat.email, Seat.public_key, Seat.certificate)
+            select(Seat.id, Seat.game_id, Seat.side, Seat.email, SeatKey.kind, SeatKey.material)
             .join(Game, Game.id == Seat.game_id)
-            .where(Seat.active.is_(True), Game.status != GameStatus.OVER)
-            .order_by(Seat.game_id, Seat.id)
+            .join(SeatKey, SeatKey.seat_id == Seat.id)
+            .where(
+                Seat.active.is_(True),
+                SeatKey.retired_at.is_(None),
+                Game.status != GameStatus.OVER,
+            )
+            .order_by(Seat.game_id, Seat.id, SeatKey.id)
         ).all()
-    for game, side, email, key, certificate in rows:
-        seats += 1
+    for seat_id, game, side, email, kind, material in rows:
+        seats.add(seat_id)
         who = f"game {game}, {side or 'observer'} ({email})"
-        if key:
-            try:
-                load_public_key(key)
-            except ValueError as exc:
-                problems.append(f"{who}: {exc}")
-        if certificate:
-            try:
-                cert = x509.load_pem_x509_certificate(certificate)
-            except ValueError as exc:
-                problems.append(f"{who}: certificate not readable: {exc}")
-                continue
-            if cert.not_valid_after_utc < now:
-                problems.append(
-                    f"{who}: certificate expired on {cert.not_valid_after_utc:%Y-%m-%d}"
-                )
+        try:
+            # The same reading and the same warnings as ASSIGN and KEY ADD give.
+            problems.extend(f"{who}: {w}" for w in key_warnings(read_key(kind, material), now))
+        except ValueError as exc:
+            problems.append(f"{who}: {kind} key not readable: {exc}")
     if problems:
         raise Failed("; ".join(problems))
-    said.append(f"{seats} seat(s) in games not over")
+    said.append(f"{len(seats)} seat(s) in games not over")
     return "; ".join(said)
 
 

@@ -209,14 +209,19 @@ def test_a_seat_key_that_cannot_be_read(
     north, south = new_player(desk.lab, "north"), new_player(desk.lab, "south")
     desk.demo_game("g1", [north, south])
     with desk.sessions.begin() as s:
-        from sqlalchemy import update
+        from sqlalchemy import select, update
 
-        from pbem.storage.models import Seat
+        from pbem.storage.models import Seat, SeatKey
 
-        s.execute(update(Seat).where(Seat.side == "south").values(public_key="ssh-ed25519 AAAA"))
+        south_seat = select(Seat.id).where(Seat.side == "south").scalar_subquery()
+        s.execute(
+            update(SeatKey)
+            .where(SeatKey.seat_id == south_seat)
+            .values(material=b"ssh-ed25519 AAAA")
+        )
     code, lines = doctor(desk, tmp_path, capsys)
     line = only_failure(code, lines, "keys")
-    assert f"game g1, south ({south.address}): not an OpenSSH public key" in line
+    assert f"game g1, south ({south.address}): ed25519 key not readable: not an OpenSSH public key" in line
     assert north.address not in line
 
 

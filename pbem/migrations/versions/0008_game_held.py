@@ -1,7 +1,7 @@
 """games.held: a rollback leaves the game held for the moderator
 
 Revision ID: 0008
-Revises: 0004
+Revises: 0007
 Create Date: 2026-12-01 19:30:00
 
 Held (the reason, e.g. "rollback to turn 2 plot"): no orders taken, no clock, no
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0008"
-down_revision: str | None = "0004"
+down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
