@@ -97,11 +97,15 @@ def file_mail(
 
 
 def file_mails(
-    session: Session, messages: Sequence[tuple[str, bytes]], now: datetime, key: bytes
+    session: Session,
+    messages: Sequence[tuple[str, bytes] | tuple[str, bytes, datetime]],
+    now: datetime,
+    key: bytes,
 ) -> list[InboundMail]:
-    """``file_mail`` for a fetched batch (ref, raw), with one query for the digests
-    already stored; returns the new rows. Commit after."""
-    by_digest = {digest(raw): (ref, raw) for ref, raw in messages}
+    """``file_mail`` for a fetched batch (ref, raw[, when the mailbox received it:
+    ``now`` if not given]), with one query for the digests already stored;
+    returns the new rows. Commit after."""
+    by_digest = {digest(m[1]): (m[0], m[1], m[2] if len(m) > 2 else now) for m in messages}
     stored = set(
         session.scalars(select(InboundMail.digest).where(InboundMail.digest.in_(by_digest)))
     )
@@ -110,9 +114,9 @@ def file_mails(
             digest=d,
             transport_ref=ref,
             raw=sealing.seal(key, raw, sealing.inbound_context(d)),
-            received_at=now,
+            received_at=received,
         )
-        for d, (ref, raw) in by_digest.items()
+        for d, (ref, raw, received) in by_digest.items()
         if d not in stored
     ]
     session.add_all(rows)
@@ -450,7 +454,7 @@ class Mailroom:
         answer = Answer(game=sheet.game, side=sheet.side, turn=sheet.turn, phase=sheet.phase)
         try:
             game, phase = gm.phases.taking_orders(
-                sheet.game, seat.side or "", sheet.turn, sheet.phase
+                sheet.game, seat.side or "", sheet.turn, sheet.phase, at=row.received_at
             )
         except LifecycleError as exc:
             answer.error = str(exc)
@@ -487,7 +491,13 @@ class Mailroom:
         held = bool(validation.errors) and not sheet.done and not past_deadline
         try:
             receipt = gm.phases.seal_orders(
-                game, phase, seat.side or "", validation.accepted, mail_id=row.id, held=held
+                game,
+                phase,
+                seat.side or "",
+                validation.accepted,
+                mail_id=row.id,
+                held=held,
+                at=row.received_at,
             )
         except LifecycleError as exc:
             answer.accepted = []
@@ -518,7 +528,9 @@ class Mailroom:
         seat: Seat,
     ) -> str:
         """DONE alone: the orders on file stand and the round no longer waits for the side."""
-        receipt = self.gm.phases.stand(game, phase, seat.side or "", mail_id=row.id)
+        receipt = self.gm.phases.stand(
+            game, phase, seat.side or "", mail_id=row.id, at=row.received_at
+        )
         answer.receipt = receipt.__dict__
         answer.round = "done"
         if not receipt.stood:

@@ -149,7 +149,9 @@ class Daemon:
         messages = await self.inbox.fetch()
         if not messages:
             return
-        await asyncio.to_thread(self.worker.file_many, [(m.ref, m.raw) for m in messages])
+        await asyncio.to_thread(
+            self.worker.file_many, [(m.ref, m.raw, m.delivered_at) for m in messages]
+        )
         # Only now, with the bytes committed, may the server forget the messages.
         await self._acknowledge(messages)
         self.mail_filed.set()

@@ -18,6 +18,7 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbem.config import Config
+from pbem.intake.arrival import arrival_time
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.mailroom import Mailroom, file_mails, open_mail
@@ -73,10 +74,29 @@ class Worker:
         """Store an arrived mail; True once it is safely committed (new or known)."""
         return self.file_many([(ref, raw)])
 
-    def file_many(self, messages: Sequence[tuple[str, bytes]]) -> bool:
-        """Store a fetched batch (ref, raw) in one transaction; True once committed."""
+    def file_many(
+        self, messages: Sequence[tuple[str, bytes] | tuple[str, bytes, datetime | None]]
+    ) -> bool:
+        """Store a fetched batch (ref, raw[, the mailbox's delivery time]) in one
+        transaction; True once committed. Each mail is stamped with when the
+        mailbox received it (pbem.intake.arrival), which its lateness is judged by."""
+        now = self.clock()
+        trusted = self.config.intake.trusted_hosts()
+        stamped = [
+            (
+                m[0],
+                m[1],
+                arrival_time(
+                    m[1],
+                    delivered_at=m[2] if len(m) > 2 else None,
+                    fetched_at=now,
+                    trusted_hosts=trusted,
+                ),
+            )
+            for m in messages
+        ]
         with self.sessions.begin() as s:
-            for row in file_mails(s, messages, self.clock(), self.key):
+            for row in file_mails(s, stamped, now, self.key):
                 log.info("mail filed", extra={"mail": row.id, "ref": row.transport_ref})
         return True
 
