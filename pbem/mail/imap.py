@@ -544,15 +544,16 @@ class ImapInbox:
             asyncio.ensure_future(self._closing.wait()),
             asyncio.ensure_future(self._someone_waits.wait()),
         }
+        pushed = False
         try:
             await asyncio.wait({push, *others}, return_when=asyncio.FIRST_COMPLETED)
+            pushed = push.done()
         finally:
-            for other in others:
-                other.cancel()
-        if not push.done():
-            push.cancel()
-            return None
-        return push.result()
+            # Also when this wait is cancelled (a lost connection): nothing waits on.
+            for waiter in (push, *others):
+                if not waiter.done():
+                    waiter.cancel()
+        return push.result() if pushed else None
 
     async def close(self) -> None:
         """Log out and refuse further use. Interrupts a backoff sleep or an IDLE."""
