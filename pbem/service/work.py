@@ -24,8 +24,9 @@ from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.mailroom import Mailroom, file_mails, open_mail
 from pbem.lifecycle.publishing import Publisher
 from pbem.outbox.queue import open_outbound
+from pbem.service.heartbeat import Pulse
 from pbem.storage.enums import InboundStatus, OutboundStatus
-from pbem.storage.models import Heartbeat, InboundMail, OutboundMail
+from pbem.storage.models import InboundMail, OutboundMail
 
 log = logging.getLogger("pbem.service")
 
@@ -64,6 +65,7 @@ class Worker:
         self._touched: set[str] = set()  # games named by mail processed since the last tick
         self._last_sweep: datetime | None = None
         self._sweep_requested = False
+        self.pulse = Pulse(owner)
 
     def game_master(self, session: Session, now: datetime) -> GameMaster:
         return GameMaster(Desk(session, self.config, self.key, now), self.publisher)
@@ -282,17 +284,11 @@ class Worker:
         return did
 
     def start_up(self) -> list[str]:
-        """Push back deadlines that passed while no daemon ran; note we are alive."""
-        now = self.clock()
+        """Push back deadlines that passed while no daemon could work; note we are alive."""
         with self.sessions.begin() as s:
             self._release_dead_claims(s)
-            beat = s.get(Heartbeat, "daemon")
-            moved: list[str] = []
-            if beat is not None:
-                moved = self.game_master(s, now).clock.push_back_deadlines(beat.at)
-            self._beat(s, now)
-        for game_id in moved:
-            log.info("deadline pushed back after downtime", extra={"game": game_id})
+            moved = self._beat(s, self.clock(), None)
+        self.pulse.beaten()
         return moved
 
     def release_dead_claims(self) -> None:
@@ -324,16 +320,32 @@ class Worker:
                 )
                 log.info("released the claims of dead daemon(s) %s", ", ".join(dead))
 
-    def heartbeat(self) -> None:
+    def heartbeat(self, mailbox_down_since: datetime | None = None) -> list[str]:
+        """This daemon's heartbeat (pbem.service.heartbeat): it can work, or, with
+        ``mailbox_down_since``, its mailbox has been out of reach since then. The
+        first beat that can work after an outage of every daemon pushes the
+        deadlines back by it; returns the games whose deadlines moved."""
         with self.sessions.begin() as s:
-            self._beat(s, self.clock())
+            moved = self._beat(s, self.clock(), mailbox_down_since)
+        if mailbox_down_since is None:
+            self.pulse.beaten()
+        return moved
 
-    def _beat(self, s: Session, now: datetime) -> None:
-        beat = s.get(Heartbeat, "daemon")
-        if beat is None:
-            s.add(Heartbeat(name="daemon", at=now))
-        else:
-            beat.at = max(beat.at, now)
+    def _beat(self, s: Session, now: datetime, mailbox_down_since: datetime | None) -> list[str]:
+        outage_from = self.pulse.beat(s, now, mailbox_down_since)
+        if outage_from is None:
+            return []
+        moved = self.game_master(s, now).clock.push_back_deadlines(outage_from)
+        log.warning(
+            "no daemon could work from %s to %s (%.0f s): deadlines of %d game(s) pushed back",
+            outage_from.isoformat(),
+            now.isoformat(),
+            (now - outage_from).total_seconds(),
+            len(moved),
+        )
+        for game_id in moved:
+            log.info("deadline pushed back after an outage", extra={"game": game_id})
+        return moved
 
     # -------------------------------------------------------------- outbox
 
