@@ -214,9 +214,9 @@ class ImapInbox:
         return response
 
     def _on_connection_lost(self, exc: Exception | None) -> None:
-        if exc is None and self._session_up:
-            # An orderly close (a server shutting down says BYE and closes): the
-            # server was there until this moment.
+        if self._session_up and (exc is None or isinstance(exc, ConnectionResetError)):
+            # A close or reset came from the other end (a server shutting down, a
+            # broken path answering RST): it was within reach until this moment.
             self._last_contact = self.clock()
         self._session_up = False
         self._lost.set()
