@@ -7,6 +7,7 @@ import asyncio
 import gc
 import imaplib
 import logging
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from sqlalchemy import select
 
 from pbem.mail.imap import ImapInbox
+from pbem.record import journal
 from pbem.service.daemon import Daemon
 from pbem.storage.models import Plot
 from tests.e2e.helpers import (
@@ -136,3 +138,66 @@ async def test_a_reconnect_leaves_no_idle_task_to_be_destroyed(
     await asyncio.sleep(0)
     destroyed = [r.getMessage() for r in caplog.records if "destroyed" in r.getMessage()]
     assert destroyed == []
+
+
+async def test_deadlines_wait_while_the_mailbox_is_out_of_reach_and_move_by_the_outage(
+    mail_lab: MailLab, desk: ModeratorDesk, tmp_path: Path
+) -> None:
+    north, south = new_player(mail_lab, "north"), new_player(mail_lab, "south")
+    proxy = CuttableProxy(mail_lab.imap_port)
+    await proxy.start()
+    config = replace(desk.config, imap=replace(desk.config.imap, port=proxy.port))
+    with desk.sessions.begin() as s:
+        gm = desk.gm(s)
+        # The deadline falls a few seconds into the outage below; no grace.
+        settings = {"deadline_hours": 12 / 3600, "grace_hours": 0, "early_adjudication": False}
+        gm.acts.create_game("g1", "demo", "duel", settings=settings)
+        for p in (north, south):
+            gm.acts.assign("g1", p.side, p.address, public_key=p.public)
+        gm.acts.start("g1")
+        phase = gm.lookups.open_phase("g1")
+        assert phase is not None and phase.deadline is not None
+        first_deadline = phase.deadline
+    daemon = Daemon(config)
+    running = asyncio.create_task(daemon.run())
+    try:
+        while not (daemon.worker.pulse.beating() and daemon.inbox.connections):
+            await asyncio.sleep(0.05)
+        cut = datetime.now(UTC)
+        await proxy.cut()
+        while daemon.inbox.unreachable_since is None:
+            await asyncio.sleep(0.05)
+        # Dovecot itself is up: the orders reach the mailbox before the deadline.
+        submit(
+            mail_lab,
+            compose(north.address, desk.address, "o", signed(north, "g1", ["SEND SQN-1 A"])),
+        )
+        wait_until(lambda: mail_lab.count(desk.address) == 1, 15, "delivery")
+        assert datetime.now(UTC) < first_deadline
+        while datetime.now(UTC) < first_deadline + timedelta(seconds=3):
+            await asyncio.sleep(0.1)
+        # Past the deadline, the mailbox still out of reach: the phase waits.
+        with desk.sessions() as s:
+            phase = desk.gm(s).lookups.open_phase("g1")
+            assert phase is not None and phase.seq == 1 and phase.deadline == first_deadline
+        restored = datetime.now(UTC)
+        await proxy.restore()
+        while not [r for r in desk.mails() if r.status == "answered"]:
+            await asyncio.sleep(0.1)
+        answered = datetime.now(UTC)
+    finally:
+        daemon.request_stop()
+        await asyncio.wait_for(running, timeout=60)
+        await proxy.close()
+    [row] = desk.mails()
+    assert row.outcome == "accepted 1, refused 0"
+    with desk.sessions() as s:
+        [pushed] = [
+            e["payload"] for e in journal.entries(s, "g1") if e["kind"] == "deadline-pushed-back"
+        ]
+        [plot] = s.scalars(select(Plot).where(Plot.side == "north"))
+        assert not plot.late
+    # From the mailbox's last answer (at most the cut) to the first beat after it
+    # answered again (after the restore): no heartbeat interval more.
+    assert (restored - cut).total_seconds() - 1 <= pushed["downtime_seconds"]
+    assert pushed["downtime_seconds"] <= (answered - cut).total_seconds() + 1
