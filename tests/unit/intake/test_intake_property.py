@@ -16,6 +16,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from email.utils import make_msgid
 from pathlib import Path
 
 import pytest
@@ -94,7 +95,8 @@ def _signed_mail(orders: str) -> bytes:
     )
     return (
         f"From: north@example.org\nTo: {MODERATOR}\nSubject: orders\n"
-        "Message-ID: <p1@example.org>\nContent-Type: text/plain; charset=utf-8\n\n" + block
+        f"Message-ID: {make_msgid(domain='example.org')}\n"
+        "Content-Type: text/plain; charset=utf-8\n\n" + block
     ).encode()
 
 
