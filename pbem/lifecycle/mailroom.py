@@ -298,10 +298,16 @@ class Mailroom:
                 "not answered: no usable From, Sender, Reply-To or envelope sender; "
                 "filed for the moderator",
             )
-        if how != "the signer's registered address":
-            self._tell_moderator(row, mail, f"was answered at {address} ({how})")
         row.sender = address
         mail = replace(mail, from_addr=address)
+        if self._is_copy(row, mail):
+            return self._close(
+                row,
+                InboundStatus.IGNORED,
+                "not answered: a copy of an earlier mail (same Message-ID)",
+            )
+        if how != "the signer's registered address":
+            self._tell_moderator(row, mail, f"was answered at {address} ({how})")
         outcome = self._decide(
             row, opened._replace(mail=mail), mail.size <= self.config.intake.max_size
         )

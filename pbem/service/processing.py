@@ -20,6 +20,7 @@ or more of imports, during which a daemon killed at start-up left it running.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import ctypes
 import logging
@@ -57,6 +58,7 @@ def _death_signal_launcher() -> str | None:
     setpriv = shutil.which("setpriv")
     if _launcher is None and setpriv is not None and sys.platform.startswith("linux"):
         folder = tempfile.mkdtemp(prefix="pbem-workers-")
+        atexit.register(shutil.rmtree, folder, True)
         script = os.path.join(folder, "python")
         with open(script, "w", encoding="utf-8") as handle:
             handle.write(
