@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import itertools
 import os
 import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from email.utils import make_msgid
 from pathlib import Path
 
 import pytest
@@ -89,13 +89,17 @@ def _assert_filed(row: InboundMail) -> None:
     assert row.processed_at is not None
 
 
+# Each mail its own Message-ID: copies of one Message-ID are answered once.
+_MESSAGE_IDS = itertools.count(1)
+
+
 def _signed_mail(orders: str) -> bytes:
     block = sign_block(
         add_nonce("Game: g1\nSide: north\nTurn: 1\nPhase: plot\n\n" + orders), NORTH_KEY
     )
     return (
         f"From: north@example.org\nTo: {MODERATOR}\nSubject: orders\n"
-        f"Message-ID: {make_msgid(domain='example.org')}\n"
+        f"Message-ID: <p{next(_MESSAGE_IDS)}@example.org>\n"
         "Content-Type: text/plain; charset=utf-8\n\n" + block
     ).encode()
 
