@@ -16,7 +16,6 @@ beat without a break never looks (so a clock moved by a test is no outage).
 
 from __future__ import annotations
 
-import logging
 import time
 from datetime import datetime, timedelta
 
@@ -24,8 +23,6 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from pbem.storage.models import Heartbeat
-
-log = logging.getLogger("pbem.service")
 
 # A daemon that can work beats this often.
 HEARTBEAT_SECONDS = 5.0
