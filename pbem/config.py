@@ -76,6 +76,11 @@ poll_interval = 2.0
 # Processes that decide on stored mail. 1: the daemon itself; more use more cores
 # (e.g. the number of cores), each with its own database connection.
 workers = 1
+# Lateness is judged by when the mailbox received a mail (IMAP INTERNALDATE, a
+# Maildir file's time), never earlier than the Received headers that these hosts
+# of OUR OWN (comma-separated; "*.example.org" for a domain) wrote on top of the
+# mail. Received headers below them, which a sender can write, are never read.
+trusted_received = ""
 
 [imap]
 host = "127.0.0.1"
@@ -343,6 +348,11 @@ class IntakeConfig(_Section):
     rate_window: int = 3600
     poll_interval: float = 2.0
     workers: int = 1
+    trusted_received: str = ""
+
+    def trusted_hosts(self) -> tuple[str, ...]:
+        """The hosts of ``trusted_received``, lower-case."""
+        return tuple(h.strip().lower() for h in self.trusted_received.split(",") if h.strip())
 
     def check(self) -> None:
         if self.workers < 1:

@@ -1,19 +1,23 @@
 """Mail hygiene: which mails are answered, which are processed, who floods us.
 
 Answering machine mail breeds mail loops, so auto-replies (RFC 3834),
-bounces, list traffic, our own mail and mail without a sender are never
-answered. An oversized mail is answered with an error but never processed.
+bounces, list and bulk traffic (Precedence, List-*), no-reply addresses and
+our own mail are never answered (they are filed). A mail without a usable
+From is processed: the mailroom answers the player its signature names, or
+the Sender, Reply-To or envelope sender (see :func:`fallback_addresses`). An
+oversized mail is answered with an error but never processed.
 Everything here is pure: no clock, no I/O.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
 from pbem.intake.mime import ParsedMail
 
-__all__ = ["LOOP_HEADER", "Hygiene", "classify"]
+__all__ = ["LOOP_HEADER", "Hygiene", "classify", "fallback_addresses", "is_no_reply"]
 
 # Every mail we send carries this header with the installation's loop token.
 LOOP_HEADER = "X-Pbem-Loop"
@@ -22,6 +26,9 @@ _BULK_PRECEDENCE = frozenset({"bulk", "list", "junk"})
 # Local parts that only ever send machine mail (RFC 5321 §4.5.5, RFC 2142).
 _BOUNCE_LOCALPARTS = frozenset({"mailer-daemon", "postmaster"})
 _LIST_HEADERS = ("list-id", "list-unsubscribe", "list-post")
+# Local parts that say "do not answer": noreply, no-reply, no_reply, donotreply,
+# do-not-reply, with or without a tag after them (noreply-1234, no-reply+x).
+_NO_REPLY = re.compile(r"^(no[-_.]?reply|do[-_.]?not[-_.]?reply)([-_.+].*)?$")
 # Non-standard but widespread auto-reply markers (vacation programs, ticketing).
 _AUTOREPLY_HEADERS = ("x-autoreply", "x-autorespond")
 
@@ -31,8 +38,8 @@ class Hygiene:
     """The verdict on one mail.
 
     ``reason`` is "ok" or one of "loop", "own-address", "bounce",
-    "auto-submitted", "mailing-list", "no-sender", "oversized".
-    ``answer``: send a reply (to ``ParsedMail.from_addr``, never Reply-To).
+    "auto-submitted", "mailing-list", "no-reply", "no-from", "oversized".
+    ``answer``: send a reply (to ``ParsedMail.from_addr``; "no-from": see the module).
     ``process``: go on to attribution and orders.
     """
 
@@ -73,11 +80,32 @@ def classify(
         return _silent("auto-submitted")
     if _is_list_mail(mail):
         return _silent("mailing-list")
+    if is_no_reply(mail.from_addr):
+        return _silent("no-reply")
     if mail.from_addr is None:
-        return _silent("no-sender")
+        # Answered if an address can be found (the signature's player, Sender...).
+        return Hygiene(answer=True, process=mail.size <= max_size, reason="no-from")
     if mail.size > max_size:
         return Hygiene(answer=True, process=False, reason="oversized")
     return OK
+
+
+def is_no_reply(addr: str | None) -> bool:
+    """Whether ``addr`` asks not to be answered (noreply@, no-reply-123@ ...) or
+    only ever sends machine mail (mailer-daemon@, postmaster@)."""
+    local = _localpart(addr)
+    return bool(_NO_REPLY.match(local)) or local in _BOUNCE_LOCALPARTS
+
+
+def fallback_addresses(mail: ParsedMail) -> list[str]:
+    """Where an answer may go when the From is missing or unusable, best first:
+    the Sender, the Reply-To, the envelope sender (Return-Path); no-reply and
+    our machine addresses left out."""
+    found: list[str] = []
+    for addr in (mail.sender_addr, mail.reply_to, mail.return_path):
+        if addr and "@" in addr and not is_no_reply(addr) and addr not in found:
+            found.append(addr)
+    return found
 
 
 def _tokens(value: str) -> set[str]:

@@ -74,7 +74,9 @@ class ParsedMail:
     """What intake needs from one incoming mail.
 
     ``return_path`` is None when the header is absent and "" for the null
-    reverse-path ``<>`` (a bounce). ``text`` is the best readable text with LF
+    reverse-path ``<>`` (a bounce). ``sender_addr`` is the Sender header's address:
+    with ``reply_to`` and ``return_path`` it is where an answer may go when the
+    From is missing or unusable (``from_addr`` None). ``text`` is the best readable text with LF
     line endings. ``headers`` holds only ``HYGIENE_HEADERS`` (lower-case keys;
     repeated headers joined with newlines).
     """
@@ -84,6 +86,7 @@ class ParsedMail:
     from_display: str
     reply_to: str | None
     return_path: str | None
+    sender_addr: str | None
     subject: str
     date: datetime | None
     in_reply_to: str | None
@@ -169,6 +172,7 @@ def _empty(raw: bytes, defects: _Defects) -> ParsedMail:
         from_display="",
         reply_to=None,
         return_path=None,
+        sender_addr=None,
         subject="",
         date=None,
         in_reply_to=None,
@@ -185,6 +189,7 @@ def _empty(raw: bytes, defects: _Defects) -> ParsedMail:
 def _summarise(msg: Message, raw: bytes, defects: _Defects, *, read_body: bool) -> ParsedMail:
     from_addr, from_display = _first_address(msg, "From", defects)
     reply_to, _ = _first_address(msg, "Reply-To", defects)
+    sender_addr, _ = _first_address(msg, "Sender", defects)
     text = ""
     attachments: list[str] = []
     signed = False
@@ -206,6 +211,7 @@ def _summarise(msg: Message, raw: bytes, defects: _Defects, *, read_body: bool) 
         from_display=from_display,
         reply_to=reply_to,
         return_path=_return_path(_header(msg, "Return-Path", defects)),
+        sender_addr=sender_addr,
         subject=_unfold(_header(msg, "Subject", defects) or ""),
         date=_date(msg, defects),
         in_reply_to=_first_msgid(_header(msg, "In-Reply-To", defects)),

@@ -17,7 +17,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
@@ -25,7 +25,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from pbem.core.errors import IntakeError, LifecycleError, MailSignatureError
-from pbem.intake.hygiene import classify
+from pbem.intake.hygiene import classify, fallback_addresses
 from pbem.intake.mime import ParsedMail, message_object, parse_mail
 from pbem.intake.openpgp import BEGIN_SIGNED, find_signature, verify_openpgp
 from pbem.intake.sheet import OrderSheet, parse_sheet
@@ -121,11 +121,15 @@ def file_mail(
 
 
 def file_mails(
-    session: Session, messages: Sequence[tuple[str, bytes]], now: datetime, key: bytes
+    session: Session,
+    messages: Sequence[tuple[str, bytes] | tuple[str, bytes, datetime]],
+    now: datetime,
+    key: bytes,
 ) -> list[InboundMail]:
-    """``file_mail`` for a fetched batch (ref, raw), with one query for the digests
-    already stored; returns the new rows. Commit after."""
-    by_digest = {digest(raw): (ref, raw) for ref, raw in messages}
+    """``file_mail`` for a fetched batch (ref, raw[, when the mailbox received it:
+    ``now`` if not given]), with one query for the digests already stored;
+    returns the new rows. Commit after."""
+    by_digest = {digest(m[1]): (m[0], m[1], m[2] if len(m) > 2 else now) for m in messages}
     stored = set(
         session.scalars(select(InboundMail.digest).where(InboundMail.digest.in_(by_digest)))
     )
@@ -134,9 +138,9 @@ def file_mails(
             digest=d,
             transport_ref=ref,
             raw=sealing.seal(key, raw, sealing.inbound_context(d)),
-            received_at=now,
+            received_at=received,
         )
-        for d, (ref, raw) in by_digest.items()
+        for d, (ref, raw, received) in by_digest.items()
         if d not in stored
     ]
     session.add_all(rows)
@@ -178,6 +182,9 @@ class Mailroom:
         self._seats_by_key: dict[str, list[tuple[SeatKey, Seat]]] = {}
         # Signature digests known unused when the batch began (see prefetch).
         self._unused: set[str] = set()
+        # (sender, Message-ID) of mail processed before, and which were looked up.
+        self._seen_message_ids: set[tuple[str, str]] = set()
+        self._copies_looked_up: set[tuple[str, str]] = set()
 
     def prefetch(self, batch: Sequence[tuple[InboundMail, Opened]]) -> None:
         """Read in a few queries what processing this batch of mails will ask mail
@@ -187,6 +194,13 @@ class Mailroom:
         unchanged and exact."""
         mails = [opened.mail for _, opened in batch]
         self._count_answered({mail.from_addr for mail in mails if mail.from_addr})
+        copies = {
+            (m.from_addr, m.message_id)
+            for m in mails
+            if m.from_addr is not None and m.message_id is not None
+        }
+        if copies:
+            self._look_up_copies(copies)
         prefetch_unqueued(
             self.s,
             [
@@ -234,6 +248,21 @@ class Mailroom:
         )
         if not verdict.answer:
             return self._close(row, InboundStatus.IGNORED, f"not answered: {verdict.reason}")
+        if mail.from_addr is None:
+            return self._without_from(row, opened)
+        if self._is_copy(row, mail):
+            # A flood or a loop of one mail: the first copy had the answer.
+            return self._close(
+                row,
+                InboundStatus.IGNORED,
+                "not answered: a copy of an earlier mail (same Message-ID)",
+            )
+        return self._decide(row, opened, verdict.process)
+
+    def _decide(self, row: InboundMail, opened: Opened, process: bool) -> str:
+        """Rate limit, size, signature, attribution, then orders, a dispute or
+        moderator commands: a mail with a sender to answer."""
+        mail = opened.mail
         assert mail.from_addr is not None
         moderator_address = mail.from_addr.lower() in self.config.moderator.command_addresses
         if not moderator_address and not self._within_rate_limit(mail.from_addr):
@@ -241,7 +270,7 @@ class Mailroom:
             return self._close(
                 row, InboundStatus.IGNORED, "not answered: sender over the rate limit"
             )
-        if not verdict.process:
+        if not process:
             answer = Answer(
                 error=f"Your mail is {mail.size} bytes; the limit is "
                 f"{self.config.intake.max_size}. Send the order block alone, as plain text."
@@ -289,6 +318,96 @@ class Mailroom:
         if sheet.lines and sheet.lines[0][1].upper().startswith("DISPUTE"):
             return self._dispute(row, mail, sheet, seat)
         return self._orders(row, mail, sheet, seat)
+
+    # ------------------------------------------------ no From, copies
+
+    def _without_from(self, row: InboundMail, opened: Opened) -> str:
+        """A mail with no usable From is answered all the same: at the registered
+        address of the player whose signature it carries, else at its Sender,
+        Reply-To or envelope sender, and then the moderator hears of it too."""
+        mail = opened.mail
+        address, how = self._signer_address(opened), "the signer's registered address"
+        if address is None:
+            fallback = fallback_addresses(mail)
+            address, how = (
+                (fallback[0], "its Sender, Reply-To or envelope sender") if fallback else (None, "")
+            )
+        if address is None or address == self.config.moderator.address:
+            self._tell_moderator(row, mail, "could not be answered: it names no address")
+            return self._close(
+                row,
+                InboundStatus.IGNORED,
+                "not answered: no usable From, Sender, Reply-To or envelope sender; "
+                "filed for the moderator",
+            )
+        row.sender = address
+        mail = replace(mail, from_addr=address)
+        if self._is_copy(row, mail):
+            return self._close(
+                row,
+                InboundStatus.IGNORED,
+                "not answered: a copy of an earlier mail (same Message-ID)",
+            )
+        if how != "the signer's registered address":
+            self._tell_moderator(row, mail, f"was answered at {address} ({how})")
+        outcome = self._decide(
+            row, opened._replace(mail=mail), mail.size <= self.config.intake.max_size
+        )
+        row.outcome = f"{outcome} (no usable From: answered at {how}, {address})"
+        return row.outcome
+
+    def _signer_address(self, opened: Opened) -> str | None:
+        """The registered address of the player (or the moderator's human address
+        for the moderator) whose key signed the mail's order block, if it verifies."""
+        try:
+            verified = self._verify(opened)
+            sheet = parse_sheet(verified.text)
+            seat = self._attribute(verified, sheet)
+        except IntakeError:
+            return None
+        return seat.email if seat is not None else self.config.moderator.human
+
+    def _tell_moderator(self, row: InboundMail, mail: ParsedMail, what: str) -> None:
+        enqueue(
+            self.s,
+            self.config,
+            kind=OutboundKind.NOTICE,
+            cause=("no-from", row.digest),
+            to=self.config.moderator.human,
+            subject=f"[pbem] a mail without a usable From {what.split(':')[0]}",
+            text=(
+                f"Mail {row.id} (Message-ID {mail.message_id or 'none'}, subject "
+                f"{mail.subject!r}, stored as {row.digest}) had no usable From and {what}.\n"
+                "It is filed in the database with the rest of the incoming mail."
+            ),
+            now=self.gm.desk.now,
+        )
+
+    def _is_copy(self, row: InboundMail, mail: ParsedMail) -> bool:
+        """Whether an earlier mail from the same sender had the same Message-ID."""
+        if not mail.message_id or not mail.from_addr:
+            return False
+        key = (mail.from_addr, mail.message_id)
+        if key not in self._copies_looked_up:
+            self._look_up_copies({key}, besides=row.id)
+        if key in self._seen_message_ids:
+            return True
+        self._seen_message_ids.add(key)
+        return False
+
+    def _look_up_copies(self, keys: set[tuple[str, str]], besides: int | None = None) -> None:
+        """Note which (sender, Message-ID) of ``keys`` earlier processed mail had."""
+        self._copies_looked_up |= keys
+        query = select(InboundMail.sender, InboundMail.message_id).where(
+            InboundMail.sender.in_({sender for sender, _ in keys}),
+            InboundMail.message_id.in_({mid for _, mid in keys}),
+            InboundMail.status != InboundStatus.NEW,
+        )
+        if besides is not None:
+            query = query.where(InboundMail.id != besides)
+        for sender, message_id in self.s.execute(query):
+            if sender is not None and message_id is not None and (sender, message_id) in keys:
+                self._seen_message_ids.add((sender, message_id))
 
     def _within_rate_limit(self, sender: str) -> bool:
         """Whether a mail of ``sender`` may be answered: at most ``rate_limit``
@@ -541,7 +660,7 @@ class Mailroom:
         answer = Answer(game=sheet.game, side=sheet.side, turn=sheet.turn, phase=sheet.phase)
         try:
             game, phase = gm.phases.taking_orders(
-                sheet.game, seat.side or "", sheet.turn, sheet.phase
+                sheet.game, seat.side or "", sheet.turn, sheet.phase, at=row.received_at
             )
         except LifecycleError as exc:
             answer.error = str(exc)
@@ -578,7 +697,13 @@ class Mailroom:
         held = bool(validation.errors) and not sheet.done and not past_deadline
         try:
             receipt = gm.phases.seal_orders(
-                game, phase, seat.side or "", validation.accepted, mail_id=row.id, held=held
+                game,
+                phase,
+                seat.side or "",
+                validation.accepted,
+                mail_id=row.id,
+                held=held,
+                at=row.received_at,
             )
         except LifecycleError as exc:
             answer.accepted = []
@@ -610,7 +735,9 @@ class Mailroom:
         seat: Seat,
     ) -> str:
         """DONE alone: the orders on file stand and the round no longer waits for the side."""
-        receipt = self.gm.phases.stand(game, phase, seat.side or "", mail_id=row.id)
+        receipt = self.gm.phases.stand(
+            game, phase, seat.side or "", mail_id=row.id, at=row.received_at
+        )
         answer.receipt = receipt.__dict__
         answer.round = "done"
         if not receipt.stood:

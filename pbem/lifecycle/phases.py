@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from pbem.config import NoOrdersPolicy
@@ -181,10 +182,11 @@ class PhaseMachine:
         return self.seal_orders(game, phase, side, orders, mail_id=mail_id, held=held)
 
     def taking_orders(
-        self, game_id: str, side: str, turn: int, phase_name: str
+        self, game_id: str, side: str, turn: int, phase_name: str, *, at: datetime | None = None
     ) -> tuple[Game, Phase]:
         """The game and its open phase, if it takes ``side``'s orders for
-        ``turn``/``phase_name`` now; else LifecycleError saying why not."""
+        ``turn``/``phase_name`` received ``at`` (default now: see ``received``);
+        else LifecycleError saying why not."""
         game = self.lookups.game(game_id)
         if game.status == GameStatus.PAUSED:
             raise LifecycleError(f"game {game_id} is paused; orders are not taken until it resumes")
@@ -201,7 +203,7 @@ class PhaseMachine:
             )
         if side not in phase.sides:
             raise LifecycleError(f"side {side} owes no orders in turn {turn} phase {phase_name}")
-        now = self.desk.now
+        now = self.received(at)
         if phase.grace_until is not None and now >= phase.grace_until:
             # The clock may not have ticked yet; the phase is closed all the same.
             raise LifecycleError(
@@ -219,13 +221,15 @@ class PhaseMachine:
         *,
         mail_id: int | None = None,
         held: bool = False,
+        at: datetime | None = None,
     ) -> Receipt:
-        """Seal accepted orders in a phase ``taking_orders`` returned.
+        """Seal accepted orders in a phase ``taking_orders`` returned; ``at`` is when
+        they were received (see ``received``), which decides whether they are late.
 
         ``held``: some lines of the mail were refused and it did not say DONE, so the
         round stays open for this side (no early adjudication) until a corrected
         mail, a DONE or the deadline; these orders stand if nothing else comes."""
-        now = self.desk.now
+        now = self.received(at)
         late = phase.deadline is not None and now > phase.deadline
         previous = self.lookups.current_plot(phase, side)
         if previous is not None and previous.source == PlotSource.ROLLBACK:
@@ -271,12 +275,27 @@ class PhaseMachine:
             plot.commitment, previous is not None, late, phase.turn, phase.name, held=held
         )
 
-    def stand(self, game: Game, phase: Phase, side: str, *, mail_id: int | None = None) -> Receipt:
+    def received(self, at: datetime | None) -> datetime:
+        """When orders count as received: when the moderator's mailbox received the
+        mail that carried them (``at``), not when the daemon got round to it (a
+        mailbox out of reach, a restart, a backlog are not the player's fault);
+        never later than now. Orders with no mail (the moderator's) are received now."""
+        return self.desk.now if at is None else min(at, self.desk.now)
+
+    def stand(
+        self,
+        game: Game,
+        phase: Phase,
+        side: str,
+        *,
+        mail_id: int | None = None,
+        at: datetime | None = None,
+    ) -> Receipt:
         """DONE with no orders: the side's orders on file stand as accepted and the
         round is no longer held for it. With nothing on file, DONE seals no orders."""
         previous = self.lookups.current_plot(phase, side)
         if previous is None:
-            return self.seal_orders(game, phase, side, (), mail_id=mail_id)
+            return self.seal_orders(game, phase, side, (), mail_id=mail_id, at=at)
         previous.held = False
         return Receipt(
             previous.commitment, False, previous.late, phase.turn, phase.name, stood=True

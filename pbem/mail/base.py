@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from pbem.core.errors import TransportError
@@ -20,10 +21,16 @@ class InboundMessage:
     """One received mail. ``ref`` is the transport's stable id for it.
 
     IMAP: ``"UIDVALIDITY:UID"``; Maildir: the file's unique key.
+
+    ``delivered_at`` is when the mailbox received the mail, as the mailbox says
+    (IMAP INTERNALDATE; Maildir: the file's time), aware UTC; None if unknown.
+    Lateness is judged by it (bounded by our own servers' Received headers, see
+    pbem.intake.arrival), not by when the daemon happened to fetch the mail.
     """
 
     ref: str
     raw: bytes = field(repr=False)
+    delivered_at: datetime | None = None
 
 
 class SendError(TransportError):
@@ -84,6 +91,15 @@ class Inbox(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+    @property
+    def unreachable_since(self) -> datetime | None:
+        """None while the mailbox answers; else the last time it did (aware UTC).
+
+        While it is unreachable no mail can come in: the daemon leaves deadlines
+        alone and pushes them back by the outage once it answers again.
+        """
+        ...
 
 
 @runtime_checkable

@@ -9,6 +9,11 @@
   :meth:`ImapInbox.fetch` and :meth:`ImapInbox.wait_for_mail` only raise
   :class:`~pbem.core.errors.TransportError` once the inbox is closed.
 - :meth:`ImapInbox.wait_for_mail` uses IDLE when the server offers it, polling otherwise.
+- Each message comes with its INTERNALDATE (when the server stored it), and
+  :attr:`ImapInbox.unreachable_since` tells when the server last answered while
+  it does not: lateness and deadline push-back rest on both.
+- A session dropped or closed takes its IDLE and other pending aioimaplib tasks
+  with it (cancelled and awaited), so none is left to be destroyed pending.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import re
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import aioimaplib
@@ -34,6 +40,7 @@ T = TypeVar("T")
 _UIDVALIDITY = re.compile(rb"\[UIDVALIDITY (\d+)\]")
 _FETCH_START = re.compile(rb"\d+ FETCH \(")
 _UID_ITEM = re.compile(rb"[( ]UID (\d+)")
+_INTERNALDATE_ITEM = re.compile(rb'INTERNALDATE "([^"]+)"')
 _EXISTS = re.compile(rb"^\d+ EXISTS$")
 # Well-behaved servers end IDLE after 30 min; restart it well before that.
 _MAX_IDLE = 25 * 60.0
@@ -63,28 +70,41 @@ def _uids_from_search(lines: Sequence[Any]) -> list[int]:
     return uids
 
 
-def _messages_from_fetch(lines: Sequence[Any]) -> dict[int, bytes]:
-    """Map UID → raw bytes from an aioimaplib FETCH response.
+def parse_internaldate(value: bytes) -> datetime | None:
+    """RFC 3501 date-time ("01-Dec-2026 19:09:02 +0000") as aware UTC; None if malformed."""
+    try:
+        when = datetime.strptime(value.decode("ascii").strip(), "%d-%b-%Y %H:%M:%S %z")
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return when.astimezone(UTC)
 
-    aioimaplib gives ``b"n FETCH (UID u BODY[] {size}"``, then the literal as a
-    ``bytearray``, then the rest of the item list (``b")"``, or ``b" UID u)"`` on
-    servers that put the UID after the body).
+
+def _messages_from_fetch(lines: Sequence[Any]) -> dict[int, tuple[bytes, datetime | None]]:
+    """Map UID → (raw bytes, INTERNALDATE) from an aioimaplib FETCH response.
+
+    aioimaplib gives ``b"n FETCH (UID u INTERNALDATE "..." BODY[] {size}"``, then the
+    literal as a ``bytearray``, then the rest of the item list (``b")"``, or
+    ``b" UID u)"`` on servers that put the UID or the date after the body).
     """
-    found: dict[int, bytes] = {}
+    found: dict[int, tuple[bytes, datetime | None]] = {}
     uid: int | None = None
     body: bytes | None = None
+    when: datetime | None = None
     for line in lines:
         if isinstance(line, bytearray):
             body = bytes(line)
-        elif _FETCH_START.match(line):
+            continue
+        if _FETCH_START.match(line):
             match = _UID_ITEM.search(line)
             uid = int(match.group(1)) if match else None
-            body = None
+            body = when = None
         elif body is not None and uid is None and (match := _UID_ITEM.search(line)):
             uid = int(match.group(1))
+        if (date := _INTERNALDATE_ITEM.search(line)) is not None:
+            when = parse_internaldate(date.group(1))
         if uid is not None and body is not None:
-            found[uid] = body
-            uid = body = None
+            found[uid] = (body, when)
+            uid = body = when = None
     return found
 
 
@@ -120,6 +140,7 @@ class ImapInbox:
         backoff: Sequence[float] = (1, 2, 5, 10, 30, 60),
         command_timeout: float = 30.0,
         ssl_context: ssl.SSLContext | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         if not backoff:
             raise ValueError("backoff needs at least one delay")
@@ -145,6 +166,15 @@ class ImapInbox:
         self._highest_returned = 0  # highest UID some fetch has handed out
         self._acks: list[_Ack] = []  # acknowledgements not yet sent (see acknowledge)
         self.connections = 0  # successful logins so far (observable by tests/metrics)
+        self.clock = clock
+        self._session_up = False  # logged in and selected, not lost since
+        self._last_contact: datetime | None = None  # the server's last answer
+        self._unreachable_since: datetime | None = None
+
+    @property
+    def unreachable_since(self) -> datetime | None:
+        """None while the server answers; else when it last did (see Inbox)."""
+        return self._unreachable_since
 
     # -- connection ---------------------------------------------------------------
 
@@ -170,9 +200,11 @@ class ImapInbox:
         if unfinished:
             raise _Reconnect("connection lost")
         try:
-            return task.result()
+            result = task.result()
         except (OSError, TimeoutError, aioimaplib.AioImapException, ValueError) as exc:
             raise _Reconnect(f"{type(exc).__name__}: {exc}") from exc
+        self._last_contact = self.clock()
+        return result
 
     async def _ok(self, what: str, awaitable: Awaitable[Any]) -> Any:
         response = await self._guard(awaitable)
@@ -182,6 +214,11 @@ class ImapInbox:
         return response
 
     def _on_connection_lost(self, exc: Exception | None) -> None:
+        if self._session_up and (exc is None or isinstance(exc, ConnectionResetError)):
+            # A close or reset came from the other end (a server shutting down, a
+            # broken path answering RST): it was within reach until this moment.
+            self._last_contact = self.clock()
+        self._session_up = False
         self._lost.set()
 
     async def _connect(self) -> aioimaplib.IMAP4:
@@ -222,6 +259,15 @@ class ImapInbox:
             self._highest_returned = 0
             self._uidvalidity = uidvalidity
         self.connections += 1
+        self._session_up = True
+        if self._unreachable_since is not None:
+            log.info(
+                "IMAP %s:%d answers again (unreachable since %s)",
+                self.host,
+                self.port,
+                self._unreachable_since.isoformat(),
+            )
+        self._unreachable_since = None
         log.info(
             "connected to %s:%d as %s, folder %s (UIDVALIDITY %d, IDLE %s, MOVE %s)",
             self.host,
@@ -237,10 +283,11 @@ class ImapInbox:
     async def _drop(self, reason: str) -> None:
         """Forget the session, log why, and sleep the next backoff delay (interruptible)."""
         client, self._client = self._client, None
+        self._session_up = False
+        if self._unreachable_since is None:
+            self._unreachable_since = self._last_contact or self.clock()
         if client is not None:
-            transport = getattr(client.protocol, "transport", None)
-            if transport is not None:
-                transport.close()
+            await _dispose(client)
         delay = self.backoff[min(self._failures, len(self.backoff) - 1)]
         self._failures += 1
         log.warning(
@@ -327,11 +374,15 @@ class ImapInbox:
                 return []
             response = await self._ok(
                 "UID FETCH",
-                client.uid("fetch", ",".join(map(str, uids)), "(UID BODY.PEEK[])"),
+                client.uid("fetch", ",".join(map(str, uids)), "(UID INTERNALDATE BODY.PEEK[])"),
             )
             bodies = _messages_from_fetch(response.lines)
             messages = [
-                InboundMessage(ref=f"{self._uidvalidity}:{uid}", raw=bodies[uid])
+                InboundMessage(
+                    ref=f"{self._uidvalidity}:{uid}",
+                    raw=bodies[uid][0],
+                    delivered_at=bodies[uid][1],
+                )
                 for uid in uids
                 if uid in bodies  # expunged by someone else meanwhile
             ]
@@ -468,19 +519,21 @@ class ImapInbox:
         idle = await self._guard(client.idle_start(timeout=seconds))
         woke = False
         try:
-            while not woke:
-                push = await self._guard(self._next_push(client))
-                if push is None or push == aioimaplib.STOP_WAIT_SERVER_PUSH:
-                    break
-                woke = any(_EXISTS.match(bytes(line)) for line in push)
-        finally:
-            if client.has_pending_idle() and not self._lost.is_set():
-                client.idle_done()
-        try:
+            try:
+                while not woke:
+                    push = await self._guard(self._next_push(client))
+                    if push is None or push == aioimaplib.STOP_WAIT_SERVER_PUSH:
+                        break
+                    woke = any(_EXISTS.match(bytes(line)) for line in push)
+            finally:
+                if client.has_pending_idle() and not self._lost.is_set():
+                    client.idle_done()
             await self._guard(asyncio.wait_for(idle, timeout=self.command_timeout))
         finally:
-            if not idle.done():
-                idle.cancel()
+            # However this ends (a lost connection, a cancelled caller), the IDLE
+            # command's task ends here too: left pending, asyncio would log it as
+            # destroyed when the session is dropped.
+            await _finish(idle)
         return woke
 
     async def _next_push(self, client: aioimaplib.IMAP4) -> Any:
@@ -491,21 +544,23 @@ class ImapInbox:
             asyncio.ensure_future(self._closing.wait()),
             asyncio.ensure_future(self._someone_waits.wait()),
         }
+        pushed = False
         try:
             await asyncio.wait({push, *others}, return_when=asyncio.FIRST_COMPLETED)
+            pushed = push.done()
         finally:
-            for other in others:
-                other.cancel()
-        if not push.done():
-            push.cancel()
-            return None
-        return push.result()
+            # Also when this wait is cancelled (a lost connection): nothing waits on.
+            for waiter in (push, *others):
+                if not waiter.done():
+                    waiter.cancel()
+        return push.result() if pushed else None
 
     async def close(self) -> None:
         """Log out and refuse further use. Interrupts a backoff sleep or an IDLE."""
         self._closing.set()
         async with self._lock:
             client, self._client = self._client, None
+            self._session_up = False
         if client is None:
             return
         try:
@@ -514,7 +569,28 @@ class ImapInbox:
         except (OSError, TimeoutError, aioimaplib.AioImapException) as exc:
             log.info("logout from %s:%d failed: %s", self.host, self.port, exc)
         finally:
-            transport = getattr(client.protocol, "transport", None)
-            if transport is not None:
-                transport.close()
+            await _dispose(client)
         log.info("closed IMAP inbox %s@%s:%d", self.user, self.host, self.port)
+
+
+async def _finish(task: asyncio.Future[Any]) -> None:
+    """Cancel ``task`` if still pending and wait until it has ended; its outcome is moot."""
+    if not task.done():
+        task.cancel()
+    try:
+        await asyncio.wait({task})
+    finally:
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: asyncio does not log it as never retrieved
+
+
+async def _dispose(client: aioimaplib.IMAP4) -> None:
+    """Close a session's connection and end every task aioimaplib started for it
+    (an IDLE command, its timer): nothing of it outlives the session."""
+    if client._idle_waiter is not None:
+        client._idle_waiter.cancel()
+    transport = getattr(client.protocol, "transport", None)
+    if transport is not None:
+        transport.close()
+    for task in list(client.tasks):
+        await _finish(task)

@@ -21,6 +21,7 @@ import os
 import socket
 import time
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pbem.core.errors import TransportError
@@ -141,14 +142,17 @@ class MaildirInbox:
     async def fetch(self, limit: int = 100) -> list[InboundMessage]:
         self._check_open()
         messages: list[InboundMessage] = []
-        for _mtime, key, file in self._scan():
+        for mtime, key, file in self._scan():
             if len(messages) >= limit:
                 break
             try:
                 raw = file.read_bytes()
             except FileNotFoundError:  # another fetcher acknowledged it meanwhile
                 continue
-            messages.append(InboundMessage(ref=key, raw=raw))
+            # The file's time is its delivery: written in tmp/ just before the
+            # rename into new/, and a rename (or a reader's move to cur/) keeps it.
+            delivered = datetime.fromtimestamp(mtime / 1e9, UTC)
+            messages.append(InboundMessage(ref=key, raw=raw, delivered_at=delivered))
             self._returned.add(key)
             self._paths[key] = file
         return messages
@@ -219,6 +223,11 @@ class MaildirInbox:
 
     async def close(self) -> None:
         self._closed = True
+
+    @property
+    def unreachable_since(self) -> None:
+        """A local directory: never unreachable."""
+        return None
 
 
 def _check_header_value(value: str) -> bytes:

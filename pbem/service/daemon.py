@@ -17,6 +17,7 @@ import logging
 import os
 import signal
 import socket
+import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -25,6 +26,7 @@ from pbem.config import Config
 from pbem.core.errors import ConfigError
 from pbem.mail.base import InboundMessage, Inbox, MailSender, PermanentMailError, SendError
 from pbem.service.clock import utcnow
+from pbem.service.heartbeat import HEARTBEAT_SECONDS
 from pbem.service.metrics import Metrics, ProcessStats
 from pbem.service.notify import sd_notify, watchdog_interval
 from pbem.service.processing import ProcessingPool
@@ -34,7 +36,8 @@ from pbem.storage.db import make_engine, make_sessionmaker
 
 log = logging.getLogger("pbem.service")
 
-HEARTBEAT_SECONDS = 30.0
+# The heartbeat loop looks at the mailbox this often (a beat when its state changes).
+CHECK_SECONDS = 1.0
 # Stored mails processed per transaction (a savepoint each; see Worker.process_many).
 PROCESS_BATCH = 20
 # Mails handed out per processing round at most: then the games are ticked, and
@@ -141,6 +144,11 @@ class Daemon:
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            # The last beat: a restart's downtime counts from this moment.
+            try:
+                await asyncio.to_thread(self.worker.heartbeat, self.inbox.unreachable_since)
+            except Exception as exc:
+                log.warning("last heartbeat failed: %s", exc)
             await self.inbox.close()
             await self.sender.close()
             if self.pool is not None:
@@ -170,7 +178,9 @@ class Daemon:
         self.stats.fetched(len(messages))
         if not messages:
             return
-        await asyncio.to_thread(self.worker.file_many, [(m.ref, m.raw) for m in messages])
+        await asyncio.to_thread(
+            self.worker.file_many, [(m.ref, m.raw, m.delivered_at) for m in messages]
+        )
         # Only now, with the bytes committed, may the server forget the messages.
         with self.watchdog.waiting("intake"):
             await self._acknowledge(messages)
@@ -186,10 +196,17 @@ class Daemon:
             if isinstance(result, BaseException):
                 raise result
 
-    async def _processing_round(self, tick_everything: bool = False) -> None:
+    async def _processing_round(self, tick_everything: bool = False, tick: bool = True) -> None:
         await self._process_pending()
-        await asyncio.to_thread(self.worker.tick_games, tick_everything)
+        if tick:
+            await asyncio.to_thread(self.worker.tick_games, tick_everything)
         self.outbox_wakeup.set()
+
+    def _may_tick(self) -> bool:
+        """Deadlines are acted on only while this daemon works: its mailbox answers
+        (else mail may wait there unseen) and its last heartbeat is fresh (after an
+        outage, the first beat pushes the deadlines back before any tick)."""
+        return self.inbox.unreachable_since is None and self.worker.pulse.beating()
 
     async def _process_pending(self) -> None:
         """Process stored mail until none is left, PROCESS_BATCH mails a batch:
@@ -247,7 +264,7 @@ class Daemon:
             self.watchdog.beat("processing", self.config.intake.poll_interval + 1.0)
             self.mail_filed.clear()
             try:
-                await self._processing_round()
+                await self._processing_round(tick=self._may_tick())
             except Exception:
                 log.exception("processing round failed; retrying")
                 await asyncio.sleep(1.0)
@@ -286,8 +303,28 @@ class Daemon:
                 await asyncio.wait_for(self.outbox_wakeup.wait(), timeout=5.0)
 
     async def _heartbeat_loop(self) -> None:
+        """Beat every HEARTBEAT_SECONDS, and at once when the mailbox goes or comes
+        back (so an outage is measured to the second). A beat that fails (the
+        database out of reach) is tried again every CHECK_SECONDS: this loop never
+        ends before the daemon does."""
+        next_beat = 0.0
+        beat_state: bool | None = None  # the mailbox answered at the last beat
+        failing = False
         while not self.stopping.is_set():
             self.watchdog.beat("heartbeat", HEARTBEAT_SECONDS)
-            await asyncio.to_thread(self.worker.heartbeat)
+            down_since = self.inbox.unreachable_since
+            if (down_since is None) != beat_state or time.monotonic() >= next_beat:
+                try:
+                    await asyncio.to_thread(self.worker.heartbeat, down_since)
+                except Exception as exc:
+                    if not failing:
+                        log.warning("heartbeat failed, retrying: %s", exc)
+                    failing = True
+                else:
+                    if failing:
+                        log.info("heartbeat written again")
+                    failing = False
+                    beat_state = down_since is None
+                    next_beat = time.monotonic() + HEARTBEAT_SECONDS
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.stopping.wait(), timeout=HEARTBEAT_SECONDS)
+                await asyncio.wait_for(self.stopping.wait(), timeout=CHECK_SECONDS)

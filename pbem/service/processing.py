@@ -11,19 +11,27 @@ and the outbox stay in the daemon process.
 
 A worker process dies with the daemon (Linux: PR_SET_PDEATHSIG), so a kill
 -9 of the daemon is what it always was: uncommitted batches are rolled back
-and processed again after the restart.
+and processed again after the restart. The death signal is asked for before
+the new process runs any Python (``setpriv --pdeathsig``, util-linux, wraps
+the interpreter): asked for by the worker itself, it came only after a second
+or more of imports, during which a daemon killed at start-up left it running.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import ctypes
 import logging
 import multiprocessing
 import os
+import shlex
+import shutil
 import signal
 import socket
+import sys
+import tempfile
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -38,6 +46,28 @@ log = logging.getLogger("pbem.service")
 
 # The Worker of this worker process (set by _start_worker).
 _worker: Worker | None = None
+# The interpreter wrapper that starts worker processes with their death signal set.
+_launcher: str | None = None
+
+
+def _death_signal_launcher() -> str | None:
+    """A script that runs the interpreter with PR_SET_PDEATHSIG already set (it
+    survives exec), so a worker dies with the daemon from its first instruction;
+    None where setpriv is missing (the worker then asks for it itself)."""
+    global _launcher
+    setpriv = shutil.which("setpriv")
+    if _launcher is None and setpriv is not None and sys.platform.startswith("linux"):
+        folder = tempfile.mkdtemp(prefix="pbem-workers-")
+        atexit.register(shutil.rmtree, folder, True)
+        script = os.path.join(folder, "python")
+        with open(script, "w", encoding="utf-8") as handle:
+            handle.write(
+                f"#!/bin/sh\nexec {shlex.quote(setpriv)} --pdeathsig KILL -- "
+                f'{shlex.quote(sys.executable)} "$@"\n'
+            )
+        os.chmod(script, 0o700)
+        _launcher = script
+    return _launcher
 
 
 def _die_with_parent(parent: int) -> None:
@@ -84,9 +114,13 @@ class ProcessingPool:
 
     def _new_executor(self) -> ProcessPoolExecutor:
         # "spawn": the daemon runs threads (asyncio.to_thread); forking them is unsafe.
+        context = multiprocessing.get_context("spawn")
+        launcher = _death_signal_launcher()
+        if launcher is not None:
+            context.set_executable(launcher)
         return ProcessPoolExecutor(
             self.workers,
-            mp_context=multiprocessing.get_context("spawn"),
+            mp_context=context,
             initializer=_start_worker,
             initargs=(
                 self.config,

@@ -18,13 +18,15 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbem.config import Config
+from pbem.intake.arrival import arrival_time
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.mailroom import Mailroom, file_mails, open_mail
 from pbem.lifecycle.publishing import Publisher
 from pbem.outbox.queue import open_outbound
+from pbem.service.heartbeat import Pulse
 from pbem.storage.enums import InboundStatus, OutboundStatus
-from pbem.storage.models import Heartbeat, InboundMail, OutboundMail
+from pbem.storage.models import InboundMail, OutboundMail
 
 log = logging.getLogger("pbem.service")
 
@@ -63,6 +65,7 @@ class Worker:
         self._touched: set[str] = set()  # games named by mail processed since the last tick
         self._last_sweep: datetime | None = None
         self._sweep_requested = False
+        self.pulse = Pulse(owner)
 
     def game_master(self, session: Session, now: datetime) -> GameMaster:
         return GameMaster(Desk(session, self.config, self.key, now), self.publisher)
@@ -73,10 +76,29 @@ class Worker:
         """Store an arrived mail; True once it is safely committed (new or known)."""
         return self.file_many([(ref, raw)])
 
-    def file_many(self, messages: Sequence[tuple[str, bytes]]) -> bool:
-        """Store a fetched batch (ref, raw) in one transaction; True once committed."""
+    def file_many(
+        self, messages: Sequence[tuple[str, bytes] | tuple[str, bytes, datetime | None]]
+    ) -> bool:
+        """Store a fetched batch (ref, raw[, the mailbox's delivery time]) in one
+        transaction; True once committed. Each mail is stamped with when the
+        mailbox received it (pbem.intake.arrival), which its lateness is judged by."""
+        now = self.clock()
+        trusted = self.config.intake.trusted_hosts()
+        stamped = [
+            (
+                m[0],
+                m[1],
+                arrival_time(
+                    m[1],
+                    delivered_at=m[2] if len(m) > 2 else None,
+                    fetched_at=now,
+                    trusted_hosts=trusted,
+                ),
+            )
+            for m in messages
+        ]
         with self.sessions.begin() as s:
-            for row in file_mails(s, messages, self.clock(), self.key):
+            for row in file_mails(s, stamped, now, self.key):
                 log.info("mail filed", extra={"mail": row.id, "ref": row.transport_ref})
         return True
 
@@ -262,17 +284,11 @@ class Worker:
         return did
 
     def start_up(self) -> list[str]:
-        """Push back deadlines that passed while no daemon ran; note we are alive."""
-        now = self.clock()
+        """Push back deadlines that passed while no daemon could work; note we are alive."""
         with self.sessions.begin() as s:
             self._release_dead_claims(s)
-            beat = s.get(Heartbeat, "daemon")
-            moved: list[str] = []
-            if beat is not None:
-                moved = self.game_master(s, now).clock.push_back_deadlines(beat.at)
-            self._beat(s, now)
-        for game_id in moved:
-            log.info("deadline pushed back after downtime", extra={"game": game_id})
+            moved = self._beat(s, self.clock(), None)
+        self.pulse.beaten()
         return moved
 
     def release_dead_claims(self) -> None:
@@ -304,16 +320,32 @@ class Worker:
                 )
                 log.info("released the claims of dead daemon(s) %s", ", ".join(dead))
 
-    def heartbeat(self) -> None:
+    def heartbeat(self, mailbox_down_since: datetime | None = None) -> list[str]:
+        """This daemon's heartbeat (pbem.service.heartbeat): it can work, or, with
+        ``mailbox_down_since``, its mailbox has been out of reach since then. The
+        first beat that can work after an outage of every daemon pushes the
+        deadlines back by it; returns the games whose deadlines moved."""
         with self.sessions.begin() as s:
-            self._beat(s, self.clock())
+            moved = self._beat(s, self.clock(), mailbox_down_since)
+        if mailbox_down_since is None:
+            self.pulse.beaten()
+        return moved
 
-    def _beat(self, s: Session, now: datetime) -> None:
-        beat = s.get(Heartbeat, "daemon")
-        if beat is None:
-            s.add(Heartbeat(name="daemon", at=now))
-        else:
-            beat.at = max(beat.at, now)
+    def _beat(self, s: Session, now: datetime, mailbox_down_since: datetime | None) -> list[str]:
+        outage_from = self.pulse.beat(s, now, mailbox_down_since)
+        if outage_from is None:
+            return []
+        moved = self.game_master(s, now).clock.push_back_deadlines(outage_from)
+        log.warning(
+            "no daemon could work from %s to %s (%.0f s): deadlines of %d game(s) pushed back",
+            outage_from.isoformat(),
+            now.isoformat(),
+            (now - outage_from).total_seconds(),
+            len(moved),
+        )
+        for game_id in moved:
+            log.info("deadline pushed back after an outage", extra={"game": game_id})
+        return moved
 
     # -------------------------------------------------------------- outbox
 

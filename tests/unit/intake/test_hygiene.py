@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbem.intake.hygiene import Hygiene, classify
+from pbem.intake.hygiene import Hygiene, classify, fallback_addresses, is_no_reply
 from pbem.intake.mime import parse_mail
 from pbem.outbox.compose import compose_reply
 from tests.unit.intake.mailfixtures import all_fixture_names, fixture
@@ -23,7 +23,8 @@ REASONS = {
     "bounce",
     "auto-submitted",
     "mailing-list",
-    "no-sender",
+    "no-reply",
+    "no-from",
     "oversized",
 }
 
@@ -144,9 +145,54 @@ def test_mailing_list_mail_is_never_answered(header: str) -> None:
     assert verdict(plain("From: p@example.org", header)).reason == "mailing-list"
 
 
-def test_mail_without_usable_sender() -> None:
-    assert verdict(plain("Subject: x")).reason == "no-sender"
-    assert verdict(plain("From: undisclosed-recipients:;")).reason == "no-sender"
+def test_mail_without_usable_from_is_processed_for_another_address() -> None:
+    # The mailroom answers the signer's registered address, or Sender/Reply-To/Return-Path.
+    assert verdict(plain("Subject: x")) == Hygiene(answer=True, process=True, reason="no-from")
+    assert verdict(plain("From: undisclosed-recipients:;")).reason == "no-from"
+
+
+@pytest.mark.parametrize(
+    "sender",
+    [
+        "noreply@shop.example",
+        "no-reply@accounts.example",
+        "No_Reply@x.example",
+        "donotreply@bank.example",
+        "do-not-reply@x.example",
+        "noreply-4711@github.example",
+        "no-reply+tag@x.example",
+        "postmaster@x.example",
+    ],
+)
+def test_no_reply_addresses_are_filed_not_answered(sender: str) -> None:
+    result = verdict(plain(f"From: {sender}"))
+    assert (result.answer, result.process) == (False, False)
+    assert result.reason == ("bounce" if sender.startswith("postmaster") else "no-reply")
+    assert is_no_reply(sender)
+
+
+def test_reply_lookalikes_are_people() -> None:
+    for sender in ("norepl@x.example", "replyno@x.example", "noreplyer@x.example"):
+        assert not is_no_reply(sender)
+        assert verdict(plain(f"From: {sender}")).reason == "ok"
+
+
+def test_bulk_mail_without_list_id_is_not_answered() -> None:
+    # A newsletter: Precedence: bulk, or List-Unsubscribe alone.
+    assert verdict(plain("From: news@shop.example", "Precedence: bulk")).reason == "mailing-list"
+    unsubscribe = "List-Unsubscribe: <mailto:u@shop.example>"
+    assert verdict(plain("From: news@shop.example", unsubscribe)).reason == "mailing-list"
+    assert verdict(plain("From: p@x.example", "Auto-Submitted: auto-generated")).answer is False
+    assert verdict(plain("From: p@x.example", "Auto-Submitted: no")).reason == "ok"
+
+
+def test_fallback_addresses_in_order_without_no_reply() -> None:
+    mail = parse_mail(
+        b"From: broken\nSender: s@x.example\nReply-To: noreply@x.example\n"
+        b"Return-Path: <r@x.example>\n\nhi\n"
+    )
+    assert mail.from_addr is None
+    assert fallback_addresses(mail) == ["s@x.example", "r@x.example"]
 
 
 def test_oversized_mail_is_answered_but_not_processed() -> None:
@@ -171,4 +217,8 @@ def test_classify_always_returns_a_verdict(raw: bytes, max_size: int) -> None:
     result = verdict(raw, max_size=max_size)
     assert result.reason in REASONS
     assert result.process <= result.answer  # nothing is processed silently
-    assert result.process == (result.reason == "ok")
+    # A mail without a usable From is processed (to find whom to answer) unless oversized.
+    if result.reason == "no-from":
+        assert result.process == (len(raw) <= max_size)
+    else:
+        assert result.process == (result.reason == "ok")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import itertools
 import os
 import tempfile
 from collections.abc import Iterator
@@ -88,13 +89,18 @@ def _assert_filed(row: InboundMail) -> None:
     assert row.processed_at is not None
 
 
+# Each mail its own Message-ID: copies of one Message-ID are answered once.
+_MESSAGE_IDS = itertools.count(1)
+
+
 def _signed_mail(orders: str) -> bytes:
     block = sign_block(
         add_nonce("Game: g1\nSide: north\nTurn: 1\nPhase: plot\n\n" + orders), NORTH_KEY
     )
     return (
         f"From: north@example.org\nTo: {MODERATOR}\nSubject: orders\n"
-        "Message-ID: <p1@example.org>\nContent-Type: text/plain; charset=utf-8\n\n" + block
+        f"Message-ID: <p{next(_MESSAGE_IDS)}@example.org>\n"
+        "Content-Type: text/plain; charset=utf-8\n\n" + block
     ).encode()
 
 

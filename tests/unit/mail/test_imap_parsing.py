@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from pbem.core.errors import TransportError
-from pbem.mail.imap import _messages_from_fetch, _quote_mailbox, _uids_from_search
+from pbem.mail.imap import (
+    _messages_from_fetch,
+    _quote_mailbox,
+    _uids_from_search,
+    parse_internaldate,
+)
 
 
 def test_fetch_with_uid_before_body() -> None:
@@ -19,13 +26,13 @@ def test_fetch_with_uid_before_body() -> None:
         b")",
         b"Fetch completed.",
     ]
-    assert _messages_from_fetch(lines) == {7: b"a\r\nb\r", 9: b"c\n"}
+    assert _messages_from_fetch(lines) == {7: (b"a\r\nb\r", None), 9: (b"c\n", None)}
 
 
 def test_fetch_with_uid_after_body() -> None:
     # Some servers put UID after the literal: "* 1 FETCH (BODY[] {n}" literal " UID 7)".
     lines = [b"1 FETCH (BODY[] {3}", bytearray(b"xyz"), b" UID 7)", b"Fetch completed."]
-    assert _messages_from_fetch(lines) == {7: b"xyz"}
+    assert _messages_from_fetch(lines) == {7: (b"xyz", None)}
 
 
 def test_fetch_ignores_flag_updates() -> None:
@@ -36,7 +43,28 @@ def test_fetch_ignores_flag_updates() -> None:
         b")",
         b"done",
     ]
-    assert _messages_from_fetch(lines) == {2: b"m"}
+    assert _messages_from_fetch(lines) == {2: (b"m", None)}
+
+
+def test_fetch_reads_internaldate_before_or_after_the_body() -> None:
+    lines = [
+        b'1 FETCH (UID 7 INTERNALDATE "01-Dec-2026 19:09:02 +0100" BODY[] {1}',
+        bytearray(b"a"),
+        b")",
+        b"2 FETCH (UID 8 BODY[] {1}",
+        bytearray(b"b"),
+        b' INTERNALDATE " 2-Dec-2026 00:00:59 -0500")',
+        b"Fetch completed.",
+    ]
+    assert _messages_from_fetch(lines) == {
+        7: (b"a", datetime(2026, 12, 1, 18, 9, 2, tzinfo=UTC)),
+        8: (b"b", datetime(2026, 12, 2, 5, 0, 59, tzinfo=UTC)),
+    }
+
+
+def test_malformed_internaldate_is_unknown() -> None:
+    assert parse_internaldate(b"yesterday") is None
+    assert parse_internaldate(b"31-Feb-2026 10:00:00 +0000") is None
 
 
 def test_search_uids_skip_the_status_line() -> None:

@@ -1,0 +1,68 @@
+"""A TCP proxy a test can cut: the server behind it stays up, the path to it goes.
+
+Stopping Dovecot makes it say BYE before it closes; a broken network path says
+nothing. ``cut`` aborts every connection through the proxy (no BYE, no FIN) and
+refuses new ones until ``restore``. Runs in the test's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from tests.maillab import free_port
+
+
+class CuttableProxy:
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.port = free_port()
+        self._server: asyncio.Server | None = None
+        self._links: set[tuple[asyncio.StreamWriter, asyncio.StreamWriter]] = set()
+        self._pipes: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._accept, "127.0.0.1", self.port)
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.transport.abort()
+            return
+        link = (writer, up_writer)
+        self._links.add(link)
+        for source, sink in ((reader, up_writer), (up_reader, writer)):
+            task = asyncio.create_task(self._pipe(source, sink))
+            self._pipes.add(task)
+            task.add_done_callback(self._pipes.discard)
+
+    @staticmethod
+    async def _pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(OSError, ConnectionError):
+            while data := await source.read(65536):
+                sink.write(data)
+                await sink.drain()
+        with contextlib.suppress(OSError, RuntimeError):
+            sink.close()
+
+    async def cut(self) -> None:
+        """Drop every connection at once and refuse new ones."""
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+        for client, upstream in self._links:
+            client.transport.abort()
+            upstream.transport.abort()
+        self._links.clear()
+        for task in list(self._pipes):
+            task.cancel()
+        await asyncio.gather(*self._pipes, return_exceptions=True)
+
+    async def restore(self) -> None:
+        if self._server is None:
+            await self.start()
+
+    async def close(self) -> None:
+        await self.cut()
