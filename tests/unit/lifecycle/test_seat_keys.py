@@ -126,7 +126,10 @@ def test_clearsigned_orders_accepted_and_a_replay_refused(table, pgp_game, playe
     )
     assert _process(table, raw, "south@example.org")[0] == "accepted 1, refused 0"
     # The same signature again, in a new mail (another Message-ID, other headers).
-    again = raw.replace(b"Subject: orders", b"Subject: orders (again)")
+    again = re.sub(
+        rb"Message-ID: <[^>]*>", b"Message-ID: <again@example.org>", raw, flags=re.I
+    ).replace(b"Subject: orders", b"Subject: orders (again)")
+    assert again != raw.replace(b"Subject: orders", b"Subject: orders (again)")
     outcome, answer = _process(table, again, "south@example.org")
     assert outcome.startswith("refused: replay")
     assert "received before" in answer
