@@ -47,6 +47,11 @@ class Lookups:
             self._locked[game_id] = game
         return game
 
+    def forget(self, game_id: str) -> None:
+        """A game was deleted (DELETE): nothing of it may be served from the caches."""
+        self._locked.pop(game_id, None)
+        self._open.pop(game_id, None)
+
     def prefetch(self, game_ids: Collection[str]) -> None:
         """Lock and read, in a few queries, what a batch of order mails for these
         games will ask one by one: the game rows (locked in id order, so two

@@ -35,6 +35,7 @@ from typing import Any
 
 from pbem.core.errors import LifecycleError
 from pbem.core.options import describe as describe_options
+from pbem.lifecycle import season
 from pbem.lifecycle.games import GameMaster
 from pbem.outbox.queue import enqueue
 from pbem.storage.enums import OutboundKind, SeatRole
@@ -237,7 +238,8 @@ def _status(gm: GameMaster, a: list[str]) -> str:
     game = gm.lookups.game(a[0], lock=False)
     phase = gm.lookups.open_phase(a[0])
     if phase is None:
-        return f"{game.id}: {game.status}"
+        outcome = season.outcome_text(game.outcome)
+        return f"{game.id}: {game.status}" + (f"; outcome: {outcome}" if outcome else "")
     # Only who is in: nobody reads a sealed plot before adjudication. A side whose
     # mail had refused lines is "held": the round waits for its correction or DONE.
     holds = gm.lookups.who_holds(phase)
@@ -264,6 +266,7 @@ COMMANDS: dict[str, Callable[[GameMaster, list[str]], str]] = {
     "EDIT": _edit,
     "END": _end,
     "STATUS": _status,
+    **season.COMMANDS,  # LIST SEATS DISPUTES AUDIT MESSAGE RESEND SET DELETE UNOBSERVE
 }
 
 
