@@ -17,6 +17,7 @@ Every read here takes no row lock: a LIST must not wait for a busy game.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -163,7 +164,7 @@ def dispute_lines(gm: GameMaster, game_id: str | None) -> list[dict[str, Any]]:
             "ruling": d.ruling,
             "text": d.text,
         }
-        for d, p in gm.desk.session.execute(stmt).tuples()
+        for d, p in gm.desk.session.execute(stmt)
     ]
 
 
@@ -317,12 +318,14 @@ def _message(gm: GameMaster, a: list[str]) -> str:
     named, seats = _audience(gm, game, a[1])
     entry = ModeratorMessage(to=named, emails=[s.email for s in seats], text=text)
     gm.desk.record(game, entry)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     for seat in seats:
         enqueue(
             gm.desk.session,
             gm.desk.config,
             kind=OutboundKind.NOTICE,
-            cause=("message", game.id, gm.desk.now.isoformat(), str(seat.id)),
+            # Two messages of one mail share ``now``: the words tell them apart.
+            cause=("message", game.id, gm.desk.now.isoformat(), digest, str(seat.id)),
             to=seat.email,
             subject=f"[pbem {game.id}] a message from the moderator",
             text=f"The moderator of game {game.id} writes"
