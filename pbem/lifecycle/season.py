@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -33,6 +33,7 @@ from pbem.lifecycle.games import GameMaster
 from pbem.outbox.queue import enqueue
 from pbem.record import journal
 from pbem.record.payloads import ModeratorMessage, ObserverRemoved, ReportResent, SettingsChanged
+from pbem.reports.dashboard import render_dashboard
 from pbem.storage.enums import GameStatus, OutboundKind, OutboundStatus, SeatRole
 from pbem.storage.models import Dispute, Game, OutboundMail, Phase, RecordEntry, Report, Seat
 
@@ -277,6 +278,12 @@ def failed_mail(gm: GameMaster) -> list[dict[str, Any]]:
         }
         for m in rows
     ]
+
+
+def dashboard_page(gm: GameMaster) -> str:
+    """The moderator's dashboard as of ``gm.desk.now`` (see pbem.reports.dashboard)."""
+    games = [{**asdict(g), "deadline_text": when(g.deadline)} for g in overview(gm)]
+    return render_dashboard(when(gm.desk.now), games, dispute_lines(gm, None), failed_mail(gm))
 
 
 # ------------------------------------------------------------------- acting
