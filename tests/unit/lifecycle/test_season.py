@@ -84,9 +84,7 @@ def test_disputes_open_and_ruled_per_game(table: Table, demo_game: str) -> None:
 
 def test_status_of_a_finished_game_gives_its_outcome(table: Table, demo_game: str) -> None:
     run(table, "END g1 north conceded")
-    assert run(table, "STATUS g1") == (
-        "g1: over; outcome: ended by the moderator: north conceded"
-    )
+    assert run(table, "STATUS g1") == ("g1: over; outcome: ended by the moderator: north conceded")
     assert "outcome: ended by the moderator: north conceded" in run(table, "LIST")
 
 
@@ -204,4 +202,3 @@ def test_audit_lists_the_moderators_acts_only(table: Table, demo_game: str) -> N
     assert "SET grace_hours" in lines[-1] and "(because)" in lines[-1]
     assert "orders-sealed" not in audit and "phase-opened" not in audit
     assert run(table, "AUDIT").startswith("g1: 8 act(s)")
-
