@@ -68,19 +68,30 @@ class _Handler(BaseHTTPRequestHandler):
         log.info("dashboard: " + format, *args)
 
 
+class DashboardServer(ThreadingHTTPServer):
+    """The HTTP server on 127.0.0.1; ``close`` also lets go of the database."""
+
+    def __init__(self, config: Config, port: int) -> None:
+        self.pages = Pages(config)
+        handler = type("DashboardHandler", (_Handler,), {"build": staticmethod(self.pages.build)})
+        try:
+            super().__init__((LOOPBACK, port), handler)
+        except OSError as exc:
+            self.pages.close()
+            raise ConfigError(f"cannot serve on {LOOPBACK}:{port}: {exc.strerror or exc}") from None
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK}:{self.server_address[1]}/"
+
+    def server_close(self) -> None:
+        super().server_close()
+        self.pages.close()
+
+
 def serve(config: Config, port: int, ready: Callable[[str], None]) -> None:
     """Serve until interrupted; ``ready`` gets the URL once the port is bound (port 0:
     any free port)."""
-    pages = Pages(config)
-    handler = type("DashboardHandler", (_Handler,), {"build": staticmethod(pages.build)})
-    try:
-        server = ThreadingHTTPServer((LOOPBACK, port), handler)
-    except OSError as exc:
-        pages.close()
-        raise ConfigError(f"cannot serve on {LOOPBACK}:{port}: {exc.strerror or exc}") from None
-    with server:
-        ready(f"http://{LOOPBACK}:{server.server_address[1]}/")
-        try:
-            server.serve_forever()
-        finally:
-            pages.close()
+    with DashboardServer(config, port) as server:
+        ready(server.url)
+        server.serve_forever()
