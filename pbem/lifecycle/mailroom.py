@@ -238,7 +238,7 @@ class Mailroom:
                     sheet.phase,
                     f"{exc.code}: {exc.message}",
                 )
-            if exc.code == "no-block" and not opened.blocks:
+            if exc.code == "no-block" and not opened.blocks and mail.text.strip():
                 forwarded = self._forward(row, mail)
                 if forwarded:
                     return self._answer(
