@@ -22,6 +22,9 @@ lands in the game's record through the game machine's job it calls (pbem.lifecyc
     EDIT game /json/pointer value                     correcting edit of the open phase's
                                                       state; value is JSON (else a string)
     END game [reason]
+
+The tools between turns (LIST, SEATS, DISPUTES, AUDIT, MESSAGE, RESEND, SET,
+DELETE, UNOBSERVE) live in pbem.lifecycle.season; docs/moderator.md describes them.
 """
 
 from __future__ import annotations

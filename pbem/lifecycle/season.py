@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -374,7 +375,9 @@ def _resend(gm: GameMaster, a: list[str]) -> str:
         f"RESENT at the moderator's request: a copy of the report first sent {sent}. "
         "Nothing in it has changed.\n\n"
     )
-    html = report.html.replace("<body>", f"<body><p><b>{note.strip()}</b></p>", 1)
+    # The HTML part says it too, above everything (a report without one gets none).
+    marker = f"<p><b>{note.strip()}</b></p>"
+    html = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + marker, report.html, count=1)
     subject = f"[pbem {game.id}] RESENT: {report.subject[len(game.id) + 2 :]}"
     enqueue(
         gm.desk.session,
@@ -451,7 +454,11 @@ def _set(gm: GameMaster, a: list[str]) -> str:
     if not pairs:
         raise LifecycleError(f"usage: {usage}")
     reason = " ".join(words) or "no reason given"
-    info = next(sc for sc in gm.lookups.ruleset(game).scenarios() if sc.name == game.scenario)
+    info = next(
+        (sc for sc in gm.lookups.ruleset(game).scenarios() if sc.name == game.scenario), None
+    )
+    if info is None:
+        raise LifecycleError(f"scenario {game.scenario} vanished from ruleset {game.ruleset}")
     allowed = sorted(SETTABLE) + (sorted(info.options) if game.status == GameStatus.CREATED else [])
     settings = dict(game.settings)
     options = {k: v for k, v in game.options.items() if k != OVERRIDES}

@@ -3,6 +3,7 @@ the one entry point of mail and CLI alike."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -31,7 +32,7 @@ def refused(table: Table, line: str) -> str:
     return str(caught.value)
 
 
-def notices(table: Table, to: str) -> list[str]:
+def notices(table: Table, to: str, part: str = "plain") -> list[str]:
     with table.sessions() as s:
         rows = s.scalars(
             select(OutboundMail).where(
@@ -40,6 +41,8 @@ def notices(table: Table, to: str) -> list[str]:
         ).all()
         key = table.config.secrets.key_bytes()
         mails = [parse(open_outbound(key, r)) for r in rows]
+    if part == "html":
+        return [str(m.get_body(("html",)).get_content()) for m in mails]  # type: ignore[union-attr]
     return [f"Subject: {m['Subject']}\n\n{body_text(m)}" for m in mails]
 
 
@@ -117,6 +120,8 @@ def test_resend_mails_the_stored_report_marked_as_a_copy(table: Table, demo_game
     (copy,) = notices(table, "south@example.org")
     assert "RESENT at the moderator's request" in copy and "Subject: [pbem g1] RESENT:" in copy
     assert original.splitlines()[0] in copy
+    (html,) = notices(table, "south@example.org", part="html")
+    assert re.search(r"<body[^>]*><p><b>RESENT at the moderator's request", html)
     assert "no report to south of g1 for turn 9" in refused(table, "RESEND g1 south 9")
 
 
