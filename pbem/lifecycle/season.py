@@ -12,7 +12,8 @@ between adjudications. The same commands by signed mail and by the CLI
     DELETE game                            a game not started, with its seats and record
     UNOBSERVE game email                   an observer stops getting reports
 
-Every read here takes no row lock: a LIST must not wait for a busy game.
+The reading commands (LIST, SEATS, DISPUTES, AUDIT) take no row lock: a LIST
+must not wait for a busy game. They say who is in, never what a sealed plot holds.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from pbem.outbox.queue import enqueue
 from pbem.record import journal
 from pbem.record.payloads import ModeratorMessage, ObserverRemoved, ReportResent, SettingsChanged
 from pbem.reports.dashboard import render_dashboard
-from pbem.storage.enums import GameStatus, OutboundKind, OutboundStatus, SeatRole
+from pbem.storage.enums import DisputeStatus, GameStatus, OutboundKind, OutboundStatus, SeatRole
 from pbem.storage.models import Dispute, Game, OutboundMail, Phase, RecordEntry, Report, Seat
 
 # ------------------------------------------------------------------ reading
@@ -80,7 +81,9 @@ def game_line(gm: GameMaster, game: Game) -> GameLine:
     line.open_disputes = len(
         list(
             gm.desk.session.scalars(
-                select(Dispute.id).where(Dispute.game_id == game.id, Dispute.status == "open")
+                select(Dispute.id).where(
+                    Dispute.game_id == game.id, Dispute.status == DisputeStatus.OPEN
+                )
             )
         )
     )
