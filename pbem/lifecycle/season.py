@@ -35,7 +35,6 @@ from pbem.lifecycle.games import GameMaster
 from pbem.outbox.queue import enqueue
 from pbem.record import journal
 from pbem.record.payloads import ModeratorMessage, ObserverRemoved, ReportResent, SettingsChanged
-from pbem.reports.dashboard import render_dashboard
 from pbem.storage.enums import DisputeStatus, GameStatus, OutboundKind, OutboundStatus, SeatRole
 from pbem.storage.models import Dispute, Game, OutboundMail, Phase, RecordEntry, Report, Seat
 
@@ -286,6 +285,9 @@ def failed_mail(gm: GameMaster) -> list[dict[str, Any]]:
 
 def dashboard_page(gm: GameMaster) -> str:
     """The moderator's dashboard as of ``gm.desk.now`` (see pbem.reports.dashboard)."""
+    # Here, not at the top: the daemon imports this module and never draws the page.
+    from pbem.reports.dashboard import render_dashboard
+
     games = [{**asdict(g), "deadline_text": when(g.deadline)} for g in overview(gm)]
     return render_dashboard(when(gm.desk.now), games, dispute_lines(gm, None), failed_mail(gm))
 
