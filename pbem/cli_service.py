@@ -7,7 +7,7 @@ import asyncio
 import base64
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from sqlalchemy.orm import Session
@@ -119,6 +119,8 @@ def cmd_moderator(args: argparse.Namespace) -> int:
     from pbem.service.clock import utcnow
     from pbem.storage.db import make_engine, make_sessionmaker
 
+    if args.words and args.words[0].lower() == "dashboard":
+        return cmd_dashboard(args, args.words[1:])
     config = _config(args)
     words = [_expand(w) for w in args.words]
     line = " ".join(shlex.quote(w) for w in words)
@@ -130,6 +132,31 @@ def cmd_moderator(args: argparse.Namespace) -> int:
             print(moderator.execute(gm, line, actor))
     finally:
         engine.dispose()
+    return 0
+
+
+def cmd_dashboard(args: argparse.Namespace, words: list[str]) -> int:
+    """``pbem mod dashboard [--port N]``: the moderator's dashboard on 127.0.0.1."""
+    from pbem.service.dashboard import serve
+
+    parser = argparse.ArgumentParser(
+        prog="pbem mod dashboard",
+        description="Serve the moderator's dashboard, read-only, on 127.0.0.1 until Ctrl-C.",
+    )
+    parser.add_argument(
+        "--port", type=int, default=8018, help="TCP port on 127.0.0.1 (0: any free port)"
+    )
+    options = parser.parse_args(words)
+    if not 0 <= options.port <= 65535:
+        raise ConfigError(f"--port {options.port}: a TCP port is 0 to 65535")
+    config = _config(args)
+    setup_logging(config, args.log_level)
+
+    def ready(url: str) -> None:
+        print(f"the moderator's dashboard is at {url} (read-only; Ctrl-C stops it)", flush=True)
+
+    with suppress(KeyboardInterrupt):
+        serve(config, options.port, ready)
     return 0
 
 
@@ -242,8 +269,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
             "ROLLBACK game turn phase [REPLOT] | EDIT game /json/pointer value | "
             "RULE game id UPHELD|DISMISSED reason | "
             "KEY game side ADD KEY|RETIRE fingerprint|LIST | "
-            "END game [reason]. KEY may be @FILE (an OpenSSH public key, a PEM certificate "
-            "or an OpenPGP public key, gpg --armor --export)."
+            "END game [reason] | LIST | SEATS game | DISPUTES [game] | AUDIT [game] | "
+            "MESSAGE game side|all text | RESEND game side [turn [phase]] | "
+            "SET game key=value [...] [reason] | DELETE game | UNOBSERVE game email. "
+            "KEY may be @FILE (an OpenSSH public key, a PEM certificate "
+            "or an OpenPGP public key, gpg --armor --export). "
+            "`pbem mod dashboard [--port N]` serves the moderator's dashboard on 127.0.0.1."
         ),
     )
     p.add_argument("words", nargs=argparse.REMAINDER, help="the command and its arguments")

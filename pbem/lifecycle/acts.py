@@ -161,6 +161,14 @@ class ModeratorActs:
         game = self.lookups.game(game_id)
         if side is not None and side not in self.lookups.sides_of(game):
             raise LifecycleError(f"game {game_id} has no side {side!r}")
+        for known in self.lookups.seats(game_id, role=SeatRole.OBSERVER):
+            if known.email == email.strip().lower():  # one copy per address
+                if known.side == side:
+                    return known
+                raise LifecycleError(
+                    f"{known.email} already observes {game_id} ({known.side or 'omniscient'}); "
+                    "UNOBSERVE it first to change its view"
+                )
         seat = self._new_seat(game, SeatRole.OBSERVER, side, email, [], "UTC")
         self.desk.record(game, ObserverAdded(email=seat.email, side=side))
         return seat

@@ -35,8 +35,9 @@ class Lookups:
         self._plots: dict[tuple[int, str], Plot | None] = {}  # None: known to have none
 
     def forget(self) -> None:
-        """After a savepoint rollback: what was read or made since may be undone
-        (an edited state, a phase, a row lock), so read everything again."""
+        """After a savepoint rollback, or a game deleted: what was read or made
+        since may be undone (an edited state, a phase, a row lock, the game
+        itself), so read everything again."""
         self._locked.clear()
         self._states.clear()
         self._open.clear()

@@ -308,6 +308,22 @@ class Mailroom:
                     sheet.phase,
                     f"{exc.code}: {exc.message}",
                 )
+            if exc.code == "no-block" and not opened.blocks and mail.text.strip():
+                forwarded = self._forward(row, mail)
+                if forwarded:
+                    return self._answer(
+                        row,
+                        mail,
+                        Answer(
+                            notes=[
+                                "Your mail holds no signed orders, so it went to the human "
+                                f"moderator of {forwarded}, who reads it and answers you "
+                                "himself.",
+                                HINTS["no-block"],
+                            ]
+                        ),
+                        f"forwarded to the moderator ({forwarded})",
+                    )
             hints = MAIL_HINTS if isinstance(exc, MailSignatureError) else HINTS
             answer = Answer(error=exc.message, hint=hints.get(exc.code, ""))
             return self._answer(row, mail, answer, f"refused: {exc.code}: {exc.message}")
@@ -408,6 +424,41 @@ class Mailroom:
         for sender, message_id in self.s.execute(query):
             if sender is not None and message_id is not None and (sender, message_id) in keys:
                 self._seen_message_ids.add((sender, message_id))
+
+    def _forward(self, row: InboundMail, mail: ParsedMail) -> str:
+        """Plain mail (no order block) from an address seated in a game goes to the
+        human moderator; returns the games it names ("" if the sender has no seat).
+        The answer still goes to the From address only, so a forged From learns
+        nothing of the seats."""
+        seats = self.s.scalars(
+            select(Seat).where(Seat.email == mail.from_addr, Seat.active.is_(True))
+        ).all()
+        if not seats:
+            return ""
+        games = ", ".join(sorted({s.game_id for s in seats}))
+        roles = "; ".join(
+            f"{s.side} player in {s.game_id}"
+            if s.role == "player"
+            else f"observer ({s.side or 'omniscient'}) of {s.game_id}"
+            for s in seats
+        )
+        enqueue(
+            self.s,
+            self.config,
+            kind=OutboundKind.NOTICE,
+            cause=("forward", row.digest),
+            to=self.config.moderator.human,
+            subject=f"[pbem {games}] mail from {mail.from_addr}: {mail.subject or '(no subject)'}",
+            text=(
+                f"A mail without orders from {mail.from_addr} ({roles}), forwarded to you; "
+                "it is not signed, so its sender is not proven. Answer him yourself, or "
+                f"with MESSAGE game side \"text\".\n\nSubject: {mail.subject or ''}\n\n"
+                f"{mail.text}\n"
+            ),
+            now=self.gm.desk.now,
+            game_id=seats[0].game_id if len({s.game_id for s in seats}) == 1 else None,
+        )
+        return games
 
     def _within_rate_limit(self, sender: str) -> bool:
         """Whether a mail of ``sender`` may be answered: at most ``rate_limit``

@@ -33,6 +33,8 @@ lands in the game's record through the game machine's job it calls (pbem.lifecyc
 
 Words are split as a shell does: quote a text with an apostrophe in double quotes
 ("the carrier's escort"). Every act is announced to the seats it concerns.
+The tools between turns (LIST, SEATS, DISPUTES, AUDIT, MESSAGE, RESEND, SET,
+DELETE, UNOBSERVE) live in pbem.lifecycle.season; docs/moderator.md describes them.
 """
 
 from __future__ import annotations
@@ -48,7 +50,9 @@ from typing import Any
 from pbem.core.errors import LifecycleError
 from pbem.core.options import describe as describe_options
 from pbem.intake.keyring import PublicKey, key_warnings, read_key
+from pbem.lifecycle import season
 from pbem.lifecycle.games import GameMaster
+from pbem.lifecycle.settings import SETTINGS
 from pbem.record.payloads import ModeratorCommand
 from pbem.storage.enums import KeyKind
 from pbem.storage.models import Game, SeatKey
@@ -62,39 +66,6 @@ class Actor:
     by: str  # the sender's address (mail), the local user (CLI)
     via: str  # "mail" | "cli"
     origin: str  # the mail's Message-ID, or the CLI's host
-
-
-def _hours(value: str) -> float:
-    hours = float(value)
-    if not 0 < hours < float("inf"):
-        raise ValueError("not a positive number")
-    return hours
-
-
-def _count(value: str) -> int:
-    n = int(value)
-    if n < 0:
-        raise ValueError("negative")
-    return n
-
-
-def _flag(value: str) -> bool:
-    word = str(value).lower()
-    if word not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
-        raise ValueError("not true/false")
-    return word in ("1", "true", "yes", "on")
-
-
-SETTING_KEYS: dict[str, Callable[[str], Any]] = {
-    "deadline_hours": _hours,
-    "grace_hours": lambda v: 0.0 if float(v) == 0 else _hours(v),
-    "reminder_hours": _hours,
-    "early_adjudication": _flag,
-    "no_orders_policy": str,
-    "max_pauses": _count,
-    "max_pause_days": _hours,
-    "max_extension_hours": _hours,
-}
 
 
 def _need(args: list[str], n: int, usage: str) -> None:
@@ -167,9 +138,9 @@ def _create(gm: GameMaster, a: list[str]) -> str:
                 options[key] = tomllib.loads(value)
             except tomllib.TOMLDecodeError as exc:
                 raise LifecycleError(f"overrides: not valid TOML: {exc}") from None
-        elif key in SETTING_KEYS:
+        elif key in SETTINGS:
             try:
-                settings[key] = SETTING_KEYS[key](value)
+                settings[key] = SETTINGS[key](value)
             except ValueError:
                 raise LifecycleError(
                     f"{key}={value!r} is not a valid value"
@@ -381,7 +352,8 @@ def _status(gm: GameMaster, a: list[str]) -> str:
     game = gm.lookups.game(a[0], lock=False)
     phase = gm.lookups.open_phase(a[0])
     if phase is None:
-        return f"{game.id}: {game.status}"
+        outcome = season.outcome_text(game.outcome)
+        return f"{game.id}: {game.status}" + (f"; outcome: {outcome}" if outcome else "")
     # Only who is in: nobody reads a sealed plot before adjudication. A side whose
     # mail had refused lines is "held": the round waits for its correction or DONE.
     holds = gm.lookups.who_holds(phase)
@@ -412,6 +384,7 @@ COMMANDS: dict[str, Callable[[GameMaster, list[str]], str]] = {
     "EDIT": _edit,
     "END": _end,
     "STATUS": _status,
+    **season.COMMANDS,  # LIST SEATS DISPUTES AUDIT MESSAGE RESEND SET DELETE UNOBSERVE
 }
 
 

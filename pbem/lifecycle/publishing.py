@@ -33,6 +33,18 @@ def audience_view(
     return ruleset.view(state, events, side)
 
 
+def _one_per_address(seats: Sequence[Seat]) -> list[Seat]:
+    """One report per address and view: an observer seated twice (before OBSERVE
+    refused duplicates) still gets one copy."""
+    seen: set[tuple[str, str | None]] = set()
+    unique = []
+    for seat in seats:
+        if (seat.email, seat.side) not in seen:
+            seen.add((seat.email, seat.side))
+            unique.append(seat)
+    return unique
+
+
 class Publisher:
     """The report sink the service wires into every game master (lifecycle.sink)."""
 
@@ -40,7 +52,7 @@ class Publisher:
         self, lookups: Lookups, game: Game, phase: Phase, state: State, events: Sequence[Event]
     ) -> None:
         previous = self._previous(lookups, game, phase.seq)
-        for seat in lookups.seats(game.id):
+        for seat in _one_per_address(lookups.seats(game.id)):
             self._report(lookups, game, seat, phase, state, events, previous, outcome=None)
 
     def seat_report(self, lookups: Lookups, game: Game, phase: Phase, seat: Seat) -> None:
@@ -52,7 +64,7 @@ class Publisher:
         self, lookups: Lookups, game: Game, state: State, events: Sequence[Event]
     ) -> None:
         previous = self._previous(lookups, game)
-        for seat in lookups.seats(game.id):
+        for seat in _one_per_address(lookups.seats(game.id)):
             self._report(lookups, game, seat, None, state, events, previous, outcome=game.outcome)
 
     def _previous(

@@ -129,6 +129,18 @@ def _check_reports(folder: Path, entries: list[dict[str, Any]]) -> list[str]:
     ]
 
 
+def options_at_start(entries: list[dict[str, Any]]) -> Any:
+    """The options the game started with: CREATE's, or the last SET before START."""
+    options = None
+    for e in entries:
+        if e["kind"] == "game-started":
+            break
+        changed = e["kind"] == "settings-changed" and e["payload"].get("options") is not None
+        if e["kind"] == "game-created" or changed:
+            options = e["payload"]["options"]
+    return options
+
+
 def verify_archive(folder: Path) -> Verification:
     try:
         meta: dict[str, Any] = json.loads((folder / "game.json").read_text())
@@ -145,15 +157,20 @@ def verify_archive(folder: Path) -> Verification:
     if created is None:
         result.problems.append("the record has no game-created entry")
         return result
-    for key in ("ruleset", "scenario", "options"):
-        if created[key] != meta.get(key):
+    options = options_at_start(entries)
+    for key, recorded in (
+        ("ruleset", created["ruleset"]),
+        ("scenario", created["scenario"]),
+        ("options", options),
+    ):
+        if recorded != meta.get(key):
             result.problems.append(f"game.json's {key} differs from the record's")
     try:
         report = replay(
             rulesets.get(created["ruleset"]),
             meta["id"],
             created["scenario"],
-            created["options"],
+            options,
             entries,
         )
     except Exception as exc:  # a tampered record can break the ruleset itself

@@ -289,3 +289,45 @@ class ReportSent(Payload):
     to: str
     message_id: str
     text_sha256: str
+
+
+# ------------------------------------------------- the moderator's season tools
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsChanged(Payload):
+    """SET: settings changed after CREATE; ``options`` is every option in force after
+    the change (None if no option changed: options change only before START)."""
+
+    kind: ClassVar[str] = "settings-changed"
+    changed: dict[str, Any]  # key -> [old, new]
+    options: dict[str, Any] | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ObserverRemoved(Payload):
+    kind: ClassVar[str] = "observer-removed"
+    email: str
+    side: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ModeratorMessage(Payload):
+    """MESSAGE: the moderator's own words to players, as mailed."""
+
+    kind: ClassVar[str] = "moderator-message"
+    to: list[str]  # the sides addressed ("all": every side and observer)
+    emails: list[str]
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReportResent(Payload):
+    """RESEND: a stored report mailed again, marked as a copy."""
+
+    kind: ClassVar[str] = "report-resent"
+    report: int  # the archived report's id
+    audience: str
+    to: str
+    subject: str

@@ -101,9 +101,15 @@ def cases(world: World) -> list[Case]:
     )
     add(
         "no-order-block",
-        _mail(world, compose(north.address, d.address, "hello", "Just saying hello.\n")),
+        _mail(world, compose(stranger.address, d.address, "hello", "Just saying hello.\n")),
         r"no signed PBEM ORDERS block found in your mail",
         r"^refused: no-block",
+    )
+    add(
+        "no-order-block-from-a-player",  # forwarded to the human moderator (issue 18)
+        _mail(world, compose(north.address, d.address, "hello", "Just saying hello.\n")),
+        r"Your mail holds no signed orders, so it went to the human moderator of g1",
+        r"^forwarded to the moderator \(g1\)",
     )
     add(
         "bad-signature",
