@@ -19,6 +19,8 @@ from sqlalchemy.orm import Session
 
 from pbem.config import Config
 from pbem.outbox.compose import compose_reply, stable_message_id
+from pbem.outbox.gamekeys import load_game_keys
+from pbem.outbox.protect import protect
 from pbem.record import journal
 from pbem.record.payloads import ReportSent
 from pbem.secrecy import sealing
@@ -96,6 +98,7 @@ def enqueue(
         date=now,
         auto_submitted="auto-replied" if kind == "answer" else "auto-generated",
     )
+    raw = protect(raw, load_game_keys(config.signing))  # signed with the game's key
     row = OutboundMail(
         message_id=message_id,
         kind=kind,
