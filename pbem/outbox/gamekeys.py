@@ -31,6 +31,7 @@ __all__ = [
     "KeyFiles",
     "SmimeIdentity",
     "generate_game_keys",
+    "key_files",
     "load_game_keys",
 ]
 
@@ -68,6 +69,23 @@ class KeyFiles:
     @property
     def public(self) -> tuple[Path, Path]:
         return self.openpgp_public, self.smime_certificate
+
+    def refuse_to_replace(self) -> None:
+        existing = [str(p) for p in (*self.secret, *self.public) if p.exists()]
+        if existing:
+            raise ConfigError(
+                f"{', '.join(existing)} exist(s); use --force to replace the game's keys"
+            )
+
+
+def key_files(folder: Path) -> KeyFiles:
+    """The files of the game's keys in ``folder``."""
+    return KeyFiles(
+        openpgp_key=folder / "openpgp.key",
+        openpgp_public=folder / "openpgp.asc",
+        smime_key=folder / "smime.key",
+        smime_certificate=folder / "smime.pem",
+    )
 
 
 def load_game_keys(signing: SigningConfig) -> GameKeys:
@@ -144,9 +162,7 @@ def _load_smime(key_path: str, certificate_path: str) -> SmimeIdentity:
     if not isinstance(key, rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey):
         raise ConfigError(f"[signing] smime_key: {key_path} must be an RSA or EC key")
     try:
-        certificate = x509.load_pem_x509_certificate(
-            _read(certificate_path, "smime_certificate")
-        )
+        certificate = x509.load_pem_x509_certificate(_read(certificate_path, "smime_certificate"))
     except ValueError as exc:
         raise ConfigError(
             f"[signing] smime_certificate: {certificate_path} is not a PEM certificate: {exc}"
@@ -162,24 +178,13 @@ def _load_smime(key_path: str, certificate_path: str) -> SmimeIdentity:
 # --- making them ----------------------------------------------------------------------
 
 
-def generate_game_keys(
-    folder: Path, name: str, address: str, *, force: bool = False
-) -> KeyFiles:
+def generate_game_keys(folder: Path, name: str, address: str, *, force: bool = False) -> KeyFiles:
     """Make the game's OpenPGP key (Ed25519/Cv25519, RFC 4880 so GnuPG 2.2 and
     Thunderbird read it) and a self-signed S/MIME certificate (RSA 3072, the most
     widely accepted), both for ``name <address>``, as files in ``folder``."""
-    files = KeyFiles(
-        openpgp_key=folder / "openpgp.key",
-        openpgp_public=folder / "openpgp.asc",
-        smime_key=folder / "smime.key",
-        smime_certificate=folder / "smime.pem",
-    )
+    files = key_files(folder)
     if not force:
-        existing = [str(p) for p in (*files.secret, *files.public) if p.exists()]
-        if existing:
-            raise ConfigError(
-                f"{', '.join(existing)} exist(s); use --force to replace the game's keys"
-            )
+        files.refuse_to_replace()
     folder.mkdir(parents=True, exist_ok=True)
     tsk = pysequoia.Tsk.generate(f"{name} <{address}>", profile=pysequoia.Profile.RFC4880)
     key, certificate = _self_signed(name, address)
@@ -247,9 +252,7 @@ def _self_signed(name: str, address: str) -> tuple[rsa.RSAPrivateKey, x509.Certi
         .add_extension(
             x509.ExtendedKeyUsage([ExtendedKeyUsageOID.EMAIL_PROTECTION]), critical=False
         )
-        .add_extension(
-            x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False
-        )
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
         .sign(key, hashes.SHA256())
     )
     return key, certificate

@@ -161,9 +161,7 @@ def encrypt_pgp_mime(
             signer=signer.signer() if signer is not None else None,
         )
     except Exception as exc:  # pysequoia raises plain Exceptions
-        raise ValueError(
-            f"cannot encrypt to OpenPGP key {recipient.fingerprint}: {exc}"
-        ) from None
+        raise ValueError(f"cannot encrypt to OpenPGP key {recipient.fingerprint}: {exc}") from None
     boundary = _boundary("encrypted", armoured)
     body = _multipart(
         boundary,
@@ -185,8 +183,7 @@ def encrypt_pgp_mime(
         ),
     )
     content_type = (
-        'multipart/encrypted; protocol="application/pgp-encrypted";\r\n'
-        f' boundary="{boundary}"'
+        f'multipart/encrypted; protocol="application/pgp-encrypted";\r\n boundary="{boundary}"'
     )
     return _join(headers, content_type, body)
 
