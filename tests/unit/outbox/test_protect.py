@@ -8,14 +8,10 @@ signature with pbem's own code.
 
 from __future__ import annotations
 
-import email.policy
-import os
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.message import EmailMessage
-from email.parser import BytesParser
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +24,7 @@ from pbem.intake.smime import make_self_signed_certificate, signed_part_bytes
 from pbem.outbox.compose import compose_reply
 from pbem.outbox.gamekeys import GameKeys, KeyFiles, generate_game_keys, load_game_keys
 from pbem.outbox.protect import encrypt_smime, protect, sign_pgp_mime, sign_smime
+from tests.gpgtool import Gpg, new_gpg, parse, validsig_primary
 
 MODERATOR = "moderator@pbem.example"
 PLAYER = "alice@example.org"
@@ -61,12 +58,6 @@ def report(**overrides: Any) -> bytes:
     return compose_reply(**args)
 
 
-def parse(raw: bytes) -> EmailMessage:
-    msg = BytesParser(policy=email.policy.default).parsebytes(raw)
-    assert isinstance(msg, EmailMessage)
-    return msg
-
-
 def assert_report_content(msg: EmailMessage) -> None:
     """The text, the HTML and the map picture, as a mail client shows them."""
     plain = msg.get_body(("plain",))
@@ -97,74 +88,22 @@ def keys(key_files: KeyFiles) -> GameKeys:
     )
 
 
-@dataclass
-class Gpg:
-    home: Path
-
-    def run(self, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-        env = {**os.environ, "GNUPGHOME": str(self.home)}
-        return subprocess.run(
-            ["gpg", "--batch", "--status-fd", "2", *args],
-            input=stdin,
-            capture_output=True,
-            env=env,
-            timeout=60,
-            check=False,
-        )
-
-
 @pytest.fixture(scope="module")
 def player_gpg(tmp_path_factory: pytest.TempPathFactory, key_files: KeyFiles) -> Iterator[Gpg]:
     """Alice's GnuPG: her own key made by gpg, the game's public key imported."""
-    home = tmp_path_factory.mktemp("gnupg")
-    home.chmod(0o700)
-    gpg = Gpg(home)
-    made = gpg.run(
-        "--passphrase", "", "--quick-gen-key", f"Alice <{PLAYER}>", "ed25519", "sign", "0"
-    )
-    assert made.returncode == 0, made.stderr
-    fingerprint = _fingerprint(gpg, PLAYER)
-    added = gpg.run("--passphrase", "", "--quick-add-key", fingerprint, "cv25519", "encr", "0")
-    assert added.returncode == 0, added.stderr
-    imported = gpg.run("--import", str(key_files.openpgp_public))
-    assert imported.returncode == 0, imported.stderr
+    gpg = new_gpg(tmp_path_factory.mktemp("gnupg"))
+    gpg.make_key(f"Alice <{PLAYER}>")
+    gpg.import_key(key_files.openpgp_public)
     yield gpg
-    gpg.run("--kill", "gpg-agent")  # gpgconf's way would need the same GNUPGHOME
-    subprocess.run(
-        ["gpgconf", "--kill", "all"],
-        env={**os.environ, "GNUPGHOME": str(home)},
-        check=False,
-        capture_output=True,
-    )
-
-
-def _fingerprint(gpg: Gpg, address: str) -> str:
-    listed = gpg.run("--with-colons", "--list-keys", address).stdout.decode()
-    return next(line.split(":")[9] for line in listed.splitlines() if line.startswith("fpr:"))
+    gpg.close()
 
 
 def player_cert(gpg: Gpg) -> pysequoia.Cert:
-    exported = gpg.run("--armor", "--export", PLAYER)
-    assert exported.returncode == 0 and exported.stdout
-    return pysequoia.Cert.from_bytes(exported.stdout)
+    return gpg.cert(PLAYER)
 
 
 def gpg_verify(gpg: Gpg, tmp_path: Path, raw: bytes) -> subprocess.CompletedProcess[bytes]:
-    """``gpg --verify`` on the two parts cut from the raw mail as received."""
-    signed, signature = signed_part_bytes(raw)
-    sig_part = parse(signature)
-    (tmp_path / "data").write_bytes(signed)
-    armoured = sig_part.get_content()  # application/*: bytes
-    assert isinstance(armoured, bytes)
-    (tmp_path / "data.asc").write_bytes(armoured)
-    return gpg.run("--verify", str(tmp_path / "data.asc"), str(tmp_path / "data"))
-
-
-def validsig_primary(result: subprocess.CompletedProcess[bytes]) -> str:
-    """The primary key fingerprint of gpg's one VALIDSIG status line."""
-    lines = [line for line in result.stderr.splitlines() if line.startswith(b"[GNUPG:] VALIDSIG")]
-    assert len(lines) == 1, result.stderr
-    return lines[0].split()[-1].decode()
+    return gpg.verify_pgp_mime(raw, tmp_path)
 
 
 def openssl(*args: str, stdin: bytes) -> subprocess.CompletedProcess[bytes]:

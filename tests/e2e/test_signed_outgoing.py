@@ -1,0 +1,94 @@
+"""Every mail pbem sends arrives signed with the game's key (issue 14, "Reports only
+the player can read, and that provably come from the moderator").
+
+Through the real lab: the daemon answers and reports by SMTP, Dovecot stores the
+mail, and the player's GnuPG (with the game's published key) verifies what
+arrived. A report the opponent forges does not verify.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pbem.outbox.gamekeys import load_game_keys
+from pbem.service.daemon import Daemon
+from tests.e2e.helpers import (
+    ModeratorDesk,
+    answers,
+    body_text,
+    compose,
+    game_keys,
+    moderator_desk,
+    new_player,
+    parse,
+    signed,
+    submit,
+)
+from tests.gpgtool import Gpg, new_gpg, validsig_primary
+from tests.maillab import MailLab
+
+
+@pytest.fixture
+def desk(mail_lab: MailLab, database_url: str, tmp_path: Path) -> ModeratorDesk:
+    return moderator_desk(mail_lab, database_url, tmp_path)
+
+
+@pytest.fixture
+def player_gpg(tmp_path: Path) -> Iterator[Gpg]:
+    """A player's GnuPG with the game's public key imported, as docs/players-openpgp.md says."""
+    gpg = new_gpg(tmp_path / "gnupg")
+    gpg.import_key(game_keys().openpgp_public)
+    yield gpg
+    gpg.close()
+
+
+async def test_answers_and_reports_arrive_signed_and_verify_with_gnupg(
+    mail_lab: MailLab, desk: ModeratorDesk, player_gpg: Gpg, tmp_path: Path
+) -> None:
+    players = {side: new_player(mail_lab, side) for side in ("north", "south")}
+    desk.demo_game("g1", list(players.values()))
+    north, south = players["north"], players["south"]
+    daemon = Daemon(desk.config)
+    try:
+        for player, orders in ((north, ["SEND SQN-1 A"]), (south, ["SEND SQN-1 C"])):
+            submit(
+                mail_lab,
+                compose(player.address, desk.address, "orders", signed(player, "g1", orders)),
+            )
+        await daemon.once()
+        await daemon.once()
+    finally:
+        await daemon.inbox.close()
+        await daemon.sender.close()
+        daemon.engine.dispose()
+
+    game_key = load_game_keys(desk.config.signing).openpgp
+    assert game_key is not None
+    fingerprint = game_key.extract_certificate().fingerprint.upper()
+    received = mail_lab.list_messages(north.address)
+    kinds = {str(parse(raw)["Message-ID"]).split(".")[1] for raw in received}
+    assert kinds == {"answer", "report"}  # the answer and the turn's report, at least
+    for raw in received:
+        msg = parse(raw)
+        assert msg.get_content_type() == "multipart/signed", msg["Subject"]
+        assert msg.get_param("protocol") == "application/pgp-signature"
+        verified = player_gpg.verify_pgp_mime(raw, tmp_path)
+        assert verified.returncode == 0, verified.stderr
+        assert validsig_primary(verified) == fingerprint
+        assert body_text(msg)  # a client still finds the text
+
+    answer = answers([parse(raw) for raw in received])[0]
+    assert "Accepted (1)" in body_text(answer)
+
+    # The opponent forges a report: same headers, other text. It does not verify.
+    report = next(raw for raw in received if b"<pbem.report." in raw)
+    plain = parse(report).get_body(("plain",))
+    assert plain is not None
+    first_line = plain.get_content().splitlines()[0].encode()
+    forged = report.replace(first_line, first_line[::-1], 1)
+    assert forged != report
+    refused = player_gpg.verify_pgp_mime(forged, tmp_path)
+    assert refused.returncode != 0 and b"[GNUPG:] BADSIG" in refused.stderr
