@@ -121,7 +121,8 @@ async def _once(daemon: object) -> None:
 
 
 def _expand(word: str) -> str:
-    """@FILE stands for a key file's line, or a certificate file as smime:<base64 DER>;
+    """@FILE stands for a key file's line, a certificate file as smime:<base64 DER>, an
+    OpenPGP public key (gpg --armor --export) as openpgp:<base64>;
     key=@FILE for a file's text (overrides=@corrections.toml)."""
     key, sep, rest = word.partition("=@")
     if sep and key.isidentifier():
@@ -138,6 +139,8 @@ def _expand(word: str) -> str:
         except ValueError as exc:
             raise ConfigError(f"{word}: not a readable PEM certificate: {exc}") from None
         return "smime:" + base64.b64encode(certificate.public_bytes(Encoding.DER)).decode()
+    if b"BEGIN PGP PUBLIC KEY BLOCK" in data or b"BEGIN PGP PRIVATE KEY BLOCK" in data:
+        return "openpgp:" + base64.b64encode(data).decode()  # read (and refused) by the command
     return _text(data, word).strip()
 
 
@@ -293,7 +296,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
             "PAUSE game [reason] | RESUME | EXTEND game hours | ADJUDICATE | STATUS | "
             "ROLLBACK game turn phase [REPLOT] | EDIT game /json/pointer value | "
             "RULE game id UPHELD|DISMISSED reason | "
-            "END game [reason]. KEY may be @FILE (an OpenSSH public key or a PEM certificate)."
+            "KEY game side ADD KEY|RETIRE fingerprint|LIST | "
+            "END game [reason]. KEY may be @FILE (an OpenSSH public key, a PEM certificate "
+            "or an OpenPGP public key, gpg --armor --export)."
         ),
     )
     p.add_argument("words", nargs=argparse.REMAINDER, help="the command and its arguments")

@@ -36,13 +36,16 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from pbem.core.errors import IntakeError, SignatureError
 from pbem.intake.flowed import unflow
-from pbem.intake.signatures import VerifiedSheet, canonical_orders, find_blocks
+from pbem.intake.signatures import VerifiedSheet, orders_in_text
 
 __all__ = [
+    "OPAQUE_TYPES",
     "SIGNATURE_TYPES",
     "certificate_fingerprint",
+    "is_smime",
     "make_self_signed_certificate",
     "sign_smime",
+    "signed_entity_text",
     "signed_part_bytes",
     "verify_smime",
     "verify_smime_bytes",
@@ -50,6 +53,8 @@ __all__ = [
 
 # Both names are in use: x-pkcs7-signature by older clients and ``openssl smime``.
 SIGNATURE_TYPES = ("application/pkcs7-signature", "application/x-pkcs7-signature")
+
+OPAQUE_TYPES = ("application/pkcs7-mime", "application/x-pkcs7-mime")
 
 # SHA-1 and MD5 are refused: a collision would let a signature cover other orders.
 _HASHES: dict[str, type[hashes.HashAlgorithm]] = {
@@ -66,6 +71,15 @@ def certificate_fingerprint(pem: bytes) -> str:
 
 
 # --- raw MIME -------------------------------------------------------------------------
+
+
+def is_smime(message: EmailMessage) -> bool:
+    """Whether a mail is S/MIME signed: ``multipart/signed`` with a pkcs7-signature
+    protocol (detached), or ``application/pkcs7-mime`` (opaque signed-data)."""
+    ctype = message.get_content_type()
+    if ctype == "multipart/signed":
+        return str(message.get_param("protocol") or "").lower() in SIGNATURE_TYPES
+    return ctype in OPAQUE_TYPES
 
 
 def signed_part_bytes(raw: bytes) -> tuple[bytes, bytes]:
@@ -167,7 +181,7 @@ def verify_smime(
     _check_digest(signer_info, signed)
     _check_signature(signer_info, certificate)
 
-    text = _signed_text(signed)
+    text = signed_entity_text(signed)
     if not text:
         raise IntakeError("no-text", "the signed text/plain part is empty")
     signature = signer_info["signature"].native
@@ -345,8 +359,9 @@ def _decode_text(part: MIMEPart) -> str:
     return data.decode("latin-1")
 
 
-def _signed_text(signed: bytes) -> str:
-    """The canonical order text of the signed entity's text/plain part."""
+def signed_entity_text(signed: bytes) -> str:
+    """The canonical order text of a signed MIME entity's text/plain part (S/MIME and
+    PGP/MIME sign a whole entity: headers, maybe an attachment, the text)."""
     entity = BytesParser(policy=email.policy.default).parsebytes(signed)
     assert isinstance(entity, EmailMessage)
     part = entity.get_body(preferencelist=("plain",))
@@ -355,15 +370,7 @@ def _signed_text(signed: bytes) -> str:
     content = _decode_text(part)
     if str(part.get_param("format", "")).lower() == "flowed":
         content = unflow(content, delsp=str(part.get_param("delsp", "")).lower() == "yes")
-    # A player may paste an armoured block into an S/MIME mail: the S/MIME
-    # signature covers it, so its body is the sheet.
-    pasted = [block for block in find_blocks(content) if not block.quoted and not block.problem]
-    if len(pasted) == 1:
-        return canonical_orders(pasted[0].body)
-    lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    if "-- " in lines:  # the mail signature (name, address) is not part of the orders
-        lines = lines[: lines.index("-- ")]
-    return canonical_orders("\n".join(lines))
+    return orders_in_text(content)
 
 
 # --- signing (player tools and tests) -------------------------------------------------

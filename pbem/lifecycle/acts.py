@@ -13,6 +13,7 @@ from pbem import rulesets
 from pbem.core import options as game_options
 from pbem.core.errors import LifecycleError
 from pbem.core.ruleset import ScenarioInfo
+from pbem.intake.keyring import PublicKey, read_key
 from pbem.lifecycle import deadlines
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.lookups import Lookups
@@ -27,9 +28,12 @@ from pbem.record.payloads import (
     PlayerAssigned,
     PlayerReplaced,
     Resumed,
+    SeatKeyAdded,
+    SeatKeyRetired,
 )
-from pbem.storage.enums import GameStatus, PhaseStatus, SeatRole
-from pbem.storage.models import Game, Phase, Seat
+from pbem.storage.enums import GameStatus, KeyKind, PhaseStatus, SeatRole
+from pbem.storage.models import Game, Phase, Seat, SeatKey
+from pbem.storage.seatkeys import seat_keys
 
 log = logging.getLogger("pbem.lifecycle")
 OVERRIDES = "overrides"  # CREATE's per-game data corrections (TOML), not an option
@@ -120,30 +124,40 @@ class ModeratorActs:
         *,
         public_key: str | None = None,
         certificate: bytes | None = None,
+        openpgp: bytes | None = None,
         timezone: str = "UTC",
     ) -> Seat:
+        """Seat a player with one key: an OpenSSH Ed25519 line, an S/MIME certificate
+        (PEM) or an OpenPGP public key (more with ``add_key``)."""
         game = self.lookups.game(game_id)
         if side not in self.lookups.sides_of(game):
             raise LifecycleError(f"game {game_id} has no side {side!r}")
         if self.lookups.player(game_id, side) is not None:
             raise LifecycleError(f"side {side} of {game_id} already has a player; use REPLACE")
-        seat = self._new_seat(game, SeatRole.PLAYER, side, email, public_key, certificate, timezone)
+        keys = _read_keys(public_key, certificate, openpgp)
+        seat = self._new_seat(game, SeatRole.PLAYER, side, email, keys, timezone)
+        by_kind = {k.kind: k.fingerprint for k in keys}
         self.desk.record(
             game,
             PlayerAssigned(
                 side=side,
                 email=seat.email,
-                key=seat.key_fingerprint,
-                certificate=seat.cert_fingerprint,
+                key=by_kind.get(KeyKind.ED25519),
+                certificate=by_kind.get(KeyKind.SMIME),
             ),
         )
+        if KeyKind.OPENPGP in by_kind:  # PlayerAssigned predates OpenPGP: its own entry
+            self.desk.record(
+                game,
+                SeatKeyAdded(side=side, key_kind="openpgp", fingerprint=by_kind[KeyKind.OPENPGP]),
+            )
         return seat
 
     def add_observer(self, game_id: str, email: str, side: str | None) -> Seat:
         game = self.lookups.game(game_id)
         if side is not None and side not in self.lookups.sides_of(game):
             raise LifecycleError(f"game {game_id} has no side {side!r}")
-        seat = self._new_seat(game, SeatRole.OBSERVER, side, email, None, None, "UTC")
+        seat = self._new_seat(game, SeatRole.OBSERVER, side, email, [], "UTC")
         self.desk.record(game, ObserverAdded(email=seat.email, side=side))
         return seat
 
@@ -155,25 +169,99 @@ class ModeratorActs:
         *,
         public_key: str | None = None,
         certificate: bytes | None = None,
+        openpgp: bytes | None = None,
         timezone: str = "UTC",
     ) -> Seat:
         game = self.lookups.game(game_id)
         old = self.lookups.player(game_id, side)
         if old is None:
             raise LifecycleError(f"side {side} of {game_id} has no player to replace")
+        old_keys = seat_keys(self.desk.session, game_id, side)
+        keys = _read_keys(public_key, certificate, openpgp)
         old.active = False
         old.retired_at = self.desk.now
-        seat = self._new_seat(game, SeatRole.PLAYER, side, email, public_key, certificate, timezone)
+        seat = self._new_seat(game, SeatRole.PLAYER, side, email, keys, timezone)
         self.desk.record(
             game,
             PlayerReplaced(
                 side=side,
                 old_email=old.email,
-                old_key=old.key_fingerprint,
+                old_key=old_keys[0].fingerprint if old_keys else None,
                 email=seat.email,
-                key=seat.key_fingerprint,
+                key=keys[0].fingerprint,
             ),
         )
+        return seat
+
+    # ------------------------------------------------------------------- keys
+
+    def add_key(self, game_id: str, side: str, key: PublicKey) -> SeatKey:
+        """Let the side's player sign with one more key (rotation: add the new, then
+        retire the old). The same key again replaces its stored copy, so an
+        OpenPGP key with a new expiry date can be sent again."""
+        game = self.lookups.game(game_id)
+        seat = self._player(game_id, side)
+        held = {k.fingerprint: k for k in seat_keys(self.desk.session, game_id, side, retired=True)}
+        existing = held.get(key.fingerprint)
+        if existing is not None:
+            if existing.retired_at is not None:
+                raise LifecycleError(
+                    f"the key {key.fingerprint} of {side} in {game_id} was retired; "
+                    "a retired key is not taken back (make a new one)"
+                )
+            existing.material = key.material
+            return existing
+        added = SeatKey(
+            seat_id=seat.id,
+            kind=key.kind,
+            fingerprint=key.fingerprint,
+            material=key.material,
+            added_at=self.desk.now,
+        )
+        self.desk.session.add(added)
+        self.desk.session.flush()
+        self.desk.record(
+            game, SeatKeyAdded(side=side, key_kind=key.kind.value, fingerprint=key.fingerprint)
+        )
+        return added
+
+    def retire_key(self, game_id: str, side: str, fingerprint: str) -> SeatKey:
+        """Stop a key of the side's player: mail signed with it is refused from now on.
+        ``fingerprint`` may be a unique start of it (at least 8 characters)."""
+        game = self.lookups.game(game_id)
+        self._player(game_id, side)
+        keys = seat_keys(self.desk.session, game_id, side)
+        wanted = fingerprint.strip().replace(" ", "")
+        matches = [
+            k
+            for k in keys
+            if k.fingerprint == wanted
+            or (len(wanted) >= 8 and k.fingerprint.lower().startswith(wanted.lower()))
+        ]
+        if not matches:
+            on_file = ", ".join(f"{k.kind} {k.fingerprint}" for k in keys) or "none"
+            raise LifecycleError(
+                f"{side} in {game_id} has no key in use with fingerprint {fingerprint}; "
+                f"keys in use: {on_file}"
+            )
+        if len(matches) > 1:
+            raise LifecycleError(f"{fingerprint} starts {len(matches)} keys; give more of it")
+        if len(keys) == 1:
+            raise LifecycleError(
+                f"{matches[0].fingerprint} is the only key {side} signs with in {game_id}; "
+                "add the new key first (KEY game side ADD KEY)"
+            )
+        key = matches[0]
+        key.retired_at = self.desk.now
+        self.desk.record(
+            game, SeatKeyRetired(side=side, key_kind=key.kind.value, fingerprint=key.fingerprint)
+        )
+        return key
+
+    def _player(self, game_id: str, side: str) -> Seat:
+        seat = self.lookups.player(game_id, side)
+        if seat is None:
+            raise LifecycleError(f"side {side!r} of {game_id} has no player")
         return seat
 
     def _new_seat(
@@ -182,20 +270,14 @@ class ModeratorActs:
         role: SeatRole,
         side: str | None,
         email: str,
-        public_key: str | None,
-        certificate: bytes | None,
+        keys: list[PublicKey],
         timezone: str,
     ) -> Seat:
-        from pbem.intake.signatures import key_fingerprint
-        from pbem.intake.smime import certificate_fingerprint
-
-        if role == SeatRole.PLAYER and not public_key and not certificate:
-            raise LifecycleError("a player needs an Ed25519 public key or an S/MIME certificate")
-        try:
-            fingerprint = key_fingerprint(public_key) if public_key else None
-            cert_fp = certificate_fingerprint(certificate) if certificate else None
-        except Exception as exc:
-            raise LifecycleError(f"unusable key or certificate: {exc}") from None
+        if role == SeatRole.PLAYER and not keys:
+            raise LifecycleError(
+                "a player needs a key: an Ed25519 public key, an S/MIME certificate "
+                "or an OpenPGP public key"
+            )
         try:
             ZoneInfo(timezone)  # shown in the player's zone: a typo must not fall back to UTC
         except (ZoneInfoNotFoundError, ValueError):
@@ -208,13 +290,20 @@ class ModeratorActs:
             side=side,
             email=email.strip().lower(),
             timezone=timezone,
-            public_key=public_key.strip() if public_key else None,
-            key_fingerprint=fingerprint,
-            certificate=certificate,
-            cert_fingerprint=cert_fp,
             joined_at=self.desk.now,
         )
         self.desk.session.add(seat)
+        self.desk.session.flush()
+        self.desk.session.add_all(
+            SeatKey(
+                seat_id=seat.id,
+                kind=key.kind,
+                fingerprint=key.fingerprint,
+                material=key.material,
+                added_at=self.desk.now,
+            )
+            for key in keys
+        )
         self.desk.session.flush()
         return seat
 
@@ -301,3 +390,18 @@ class ModeratorActs:
             "scores": {},
         }
         self.phases.finish(game, outcome)
+
+
+def _read_keys(
+    public_key: str | None, certificate: bytes | None, openpgp: bytes | None
+) -> list[PublicKey]:
+    """The keys given to ASSIGN or REPLACE, read and fingerprinted."""
+    given = [
+        (KeyKind.ED25519, public_key.encode("utf-8") if public_key else None),
+        (KeyKind.SMIME, certificate),
+        (KeyKind.OPENPGP, openpgp),
+    ]
+    try:
+        return [read_key(kind, material) for kind, material in given if material]
+    except ValueError as exc:
+        raise LifecycleError(f"unusable key or certificate: {exc}") from None

@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
-from pbem.core.errors import IntakeError, LifecycleError
+from pbem.core.errors import IntakeError, LifecycleError, MailSignatureError
 from pbem.intake.hygiene import classify
 from pbem.intake.mime import ParsedMail, message_object, parse_mail
+from pbem.intake.openpgp import find_signature, verify_openpgp
 from pbem.intake.sheet import OrderSheet, parse_sheet
 from pbem.intake.signatures import (
     ArmouredBlock,
@@ -35,7 +36,7 @@ from pbem.intake.signatures import (
     key_fingerprint,
     verify_block,
 )
-from pbem.intake.smime import verify_smime
+from pbem.intake.smime import is_smime, verify_smime
 from pbem.lifecycle import moderator
 from pbem.lifecycle.deadlines import local_time
 from pbem.lifecycle.games import GameMaster
@@ -45,8 +46,9 @@ from pbem.record import journal
 from pbem.record.payloads import MailRefused
 from pbem.reports.render import render
 from pbem.secrecy import sealing
-from pbem.storage.enums import InboundStatus, OutboundKind
-from pbem.storage.models import Game, InboundMail, Phase, Seat, UsedSignature
+from pbem.storage.enums import InboundStatus, KeyKind, OutboundKind
+from pbem.storage.models import Game, InboundMail, Phase, Seat, SeatKey, UsedSignature
+from pbem.storage.seatkeys import keys_with_fingerprint
 
 log = logging.getLogger("pbem.mailroom")
 
@@ -59,6 +61,21 @@ HINTS = {
     "bad-signature": (
         "Sign the block again with your own key and paste it unchanged; some mail "
         "programs rewrap or restyle text, so send it as plain text."
+    ),
+}
+# For mail the player's mail program signed (S/MIME, OpenPGP): nothing was pasted.
+MAIL_HINTS = {
+    "bad-signature": (
+        "Send the orders again as a new signed mail; nothing may change the mail "
+        "after your mail program signed it (not even a forwarding rule)."
+    ),
+    "unknown-key": (
+        "Sign with the key or certificate the moderator registered for you, or send "
+        "your new public key to the moderator (KEY game side ADD)."
+    ),
+    "expired-key": (
+        "Extend your key (gpg --quick-set-expire FINGERPRINT 1y) or get a new "
+        "certificate, and send the public part to the moderator (KEY game side ADD)."
     ),
 }
 
@@ -151,7 +168,7 @@ class Mailroom:
         self.config = gm.desk.config
         # Sender -> mails answered in the rate window, this batch's included.
         self._answered: dict[str, int] = {}
-        self._seats_by_key: dict[str, list[Seat]] = {}
+        self._seats_by_key: dict[str, list[tuple[SeatKey, Seat]]] = {}
         # Signature digests known unused when the batch began (see prefetch).
         self._unused: set[str] = set()
 
@@ -177,9 +194,8 @@ class Mailroom:
         key_ids = {b.key_id for b in blocks} - self._seats_by_key.keys()
         for key_id in key_ids:
             self._seats_by_key[key_id] = []
-        for seat in self.s.scalars(select(Seat).where(Seat.key_fingerprint.in_(key_ids))):
-            assert seat.key_fingerprint is not None
-            self._seats_by_key[seat.key_fingerprint].append(seat)
+        for key, seat in keys_with_fingerprint(self.s, key_ids):
+            self._seats_by_key[key.fingerprint].append((key, seat))
         digests = {hashlib.sha256(b.signature).hexdigest() for b in blocks}
         used = set(
             self.s.scalars(select(UsedSignature.digest).where(UsedSignature.digest.in_(digests)))
@@ -189,7 +205,7 @@ class Mailroom:
             {
                 seat.game_id
                 for key_id in key_ids
-                for seat in self._seats_by_key[key_id]
+                for _, seat in self._seats_by_key[key_id]
                 if seat.role == "player" and seat.active
             }
         )
@@ -238,7 +254,8 @@ class Mailroom:
                     sheet.phase,
                     f"{exc.code}: {exc.message}",
                 )
-            answer = Answer(error=exc.message, hint=HINTS.get(exc.code, ""))
+            hints = MAIL_HINTS if isinstance(exc, MailSignatureError) else HINTS
+            answer = Answer(error=exc.message, hint=hints.get(exc.code, ""))
             return self._answer(row, mail, answer, f"refused: {exc.code}: {exc.message}")
         row.game_id = sheet.game
         row.side = sheet.side
@@ -333,21 +350,13 @@ class Mailroom:
 
     def _verify(self, opened: Opened) -> VerifiedSheet:
         raw, mail, blocks = opened
-        if mail.smime_signed:
-            certs = {
-                s.cert_fingerprint: s.certificate
-                for s in self.s.scalars(
-                    select(Seat).where(Seat.email == mail.from_addr, Seat.certificate.is_not(None))
-                )
-                if s.cert_fingerprint and s.certificate
-            }
-            if not certs:
-                raise IntakeError(
-                    "bad-signature",
-                    "your mail is S/MIME-signed, but no certificate is registered for "
-                    f"{mail.from_addr}",
-                )
-            return verify_smime(message_object(raw), certs, raw=raw)
+        message = message_object(raw)
+        if mail.smime_signed or is_smime(message):
+            return verify_smime(message, self._mail_keys(KeyKind.SMIME, mail, set()), raw=raw)
+        pgp = find_signature(message, raw, mail.text)
+        if pgp is not None:
+            certs = self._mail_keys(KeyKind.OPENPGP, mail, pgp.issuers)
+            return verify_openpgp(pgp, certs, now=self.gm.desk.now)
         fresh = [b for b in blocks if not b.quoted]
         if not fresh:
             if blocks:
@@ -364,27 +373,47 @@ class Mailroom:
             )
         return verify_block(fresh[0], self._known_keys(fresh[0].key_id))
 
+    def _mail_keys(
+        self, kind: KeyKind, mail: ParsedMail, issuers: set[str] | frozenset[str]
+    ) -> dict[str, bytes]:
+        """Certificates that could have signed a whole mail: every registered one (in use
+        or retired) of a seat with the sender's address, or that the signature names
+        (an OpenPGP primary key's fingerprint or key ID)."""
+        query = select(SeatKey).join(Seat, Seat.id == SeatKey.seat_id).where(SeatKey.kind == kind)
+        named = {i for i in issuers if len(i) >= 40}
+        ids = {i for i in issuers if len(i) == 16}
+        conditions = [Seat.email == (mail.from_addr or "")]
+        if named:
+            conditions.append(SeatKey.fingerprint.in_(named))
+        conditions += [SeatKey.fingerprint.endswith(i) for i in sorted(ids)]
+        keys = {k.fingerprint: k.material for k in self.s.scalars(query.where(or_(*conditions)))}
+        if not keys and kind == KeyKind.SMIME:
+            raise MailSignatureError(
+                "your mail is S/MIME-signed, but no certificate is registered for "
+                f"{mail.from_addr}",
+                "unknown-key",
+            )
+        return keys
+
     def _known_keys(self, key_id: str) -> dict[str, str]:
         """Keys that could have signed: every registered player key (active or retired)
         with that fingerprint, and the moderator's."""
         keys = {
-            s.key_fingerprint: s.public_key
-            for s in self._seats_with_key(key_id)
-            if s.key_fingerprint and s.public_key
+            key.fingerprint: key.material.decode("ascii")
+            for key, _ in self._seats_with_key(key_id)
+            if key.kind == KeyKind.ED25519
         }
         if self.config.moderator.public_key:
             fp = key_fingerprint(self.config.moderator.public_key)
             keys[fp] = self.config.moderator.public_key
         return keys
 
-    def _seats_with_key(self, fingerprint: str) -> list[Seat]:
-        """Seats registered with this key fingerprint, read once per Mailroom (a batch
-        of mail): verification and attribution both ask, and only moderator
-        commands change seats (they clear this)."""
+    def _seats_with_key(self, fingerprint: str) -> list[tuple[SeatKey, Seat]]:
+        """Registered keys with this fingerprint and their seats, read once per Mailroom
+        (a batch of mail): verification and attribution both ask, and only moderator
+        commands change keys and seats (they clear this)."""
         if fingerprint not in self._seats_by_key:
-            self._seats_by_key[fingerprint] = list(
-                self.s.scalars(select(Seat).where(Seat.key_fingerprint == fingerprint))
-            )
+            self._seats_by_key[fingerprint] = keys_with_fingerprint(self.s, {fingerprint})
         return self._seats_by_key[fingerprint]
 
     def _attribute(self, verified: VerifiedSheet, sheet: OrderSheet) -> Seat | None:
@@ -400,22 +429,21 @@ class Mailroom:
                     "moderator's key; it was refused and logged",
                 )
             return None
-        if verified.method == "smime":
-            seats = list(
-                self.s.scalars(
-                    select(Seat).where(Seat.cert_fingerprint == verified.key_fingerprint)
-                )
-            )
-        else:
-            seats = self._seats_with_key(verified.key_fingerprint)
-        in_game = [s for s in seats if s.game_id == sheet.game and s.role == "player"]
+        keys = self._seats_with_key(verified.key_fingerprint)
+        in_game = [(k, s) for k, s in keys if s.game_id == sheet.game and s.role == "player"]
         if not in_game:
             raise IntakeError(
                 "unknown-key",
                 f"the key {verified.key_fingerprint} is not registered for game {sheet.game}",
             )
-        active = [s for s in in_game if s.active]
+        active = [s for k, s in in_game if s.active and k.retired_at is None]
         if not active:
+            if any(s.active for _, s in in_game):
+                raise IntakeError(
+                    "retired-key",
+                    f"the key {verified.key_fingerprint} was retired from game {sheet.game} "
+                    "by the moderator (KEY RETIRE); sign with your current key",
+                )
             raise IntakeError(
                 "retired-key",
                 f"the key {verified.key_fingerprint} was retired from game {sheet.game} when "

@@ -12,8 +12,11 @@ lands in the game's record through the game machine's job it calls (pbem.lifecyc
                                                       fog=double-blind subs=on), checked:
                                                       the answer lists every one in force
     ASSIGN game side email KEY [tz=Area/City]         KEY: an OpenSSH ed25519 line,
-                                                      or smime:<base64 DER certificate>
+                                                      smime:<base64 DER certificate> or
+                                                      openpgp:<base64 OpenPGP public key>
     REPLACE game side email KEY [tz=Area/City]        takeover: the old key stops working
+    KEY game side ADD KEY | RETIRE fingerprint | LIST a seat's keys: rotation (add the
+                                                      new key, then retire the old one)
     OBSERVE game email [side]                         no side: omniscient observer
     START game | PAUSE game [reason] | RESUME game
     EXTEND game hours | ADJUDICATE game | STATUS game
@@ -35,9 +38,11 @@ from typing import Any
 
 from pbem.core.errors import LifecycleError
 from pbem.core.options import describe as describe_options
+from pbem.intake.keyring import PublicKey, key_warnings, read_key
 from pbem.lifecycle.games import GameMaster
 from pbem.outbox.queue import enqueue
-from pbem.storage.enums import OutboundKind, SeatRole
+from pbem.storage.enums import KeyKind, OutboundKind, SeatRole
+from pbem.storage.seatkeys import seat_keys
 
 SETTING_KEYS: dict[str, Callable[[str], Any]] = {
     "deadline_hours": float,
@@ -56,8 +61,8 @@ def _need(args: list[str], n: int, usage: str) -> None:
         raise LifecycleError(f"usage: {usage}")
 
 
-def _key_args(words: list[str]) -> tuple[str | None, bytes | None, str]:
-    """An OpenSSH key (2 or 3 words) or smime:<base64>, then optional tz=Zone."""
+def _key_args(words: list[str]) -> tuple[str | None, bytes | None, bytes | None, str]:
+    """A key, then optional tz=Zone: (OpenSSH line, S/MIME PEM, OpenPGP key, zone)."""
     tz = "UTC"
     rest = []
     for w in words:
@@ -66,18 +71,45 @@ def _key_args(words: list[str]) -> tuple[str | None, bytes | None, str]:
         else:
             rest.append(w)
     if not rest:
-        raise LifecycleError("a key is required: an OpenSSH ed25519 line or smime:<base64 DER>")
-    if rest[0].startswith("smime:"):
-        from cryptography import x509
-        from cryptography.hazmat.primitives.serialization import Encoding
+        raise LifecycleError(
+            "a key is required: an OpenSSH ed25519 line, smime:<base64 DER> or openpgp:<base64 key>"
+        )
+    key = _public_key(rest)
+    material = key.material
+    if key.kind == KeyKind.SMIME:
+        return None, material, None, tz
+    if key.kind == KeyKind.OPENPGP:
+        return None, None, material, tz
+    return material.decode("ascii"), None, None, tz
 
-        try:
-            der = base64.b64decode(rest[0][6:], validate=True)
+
+def _public_key(words: list[str]) -> PublicKey:
+    """KEY as written in a command: smime:<base64 DER certificate>, openpgp:<base64
+    OpenPGP key> (the CLI writes these for @FILE), or an OpenSSH line."""
+    first = words[0]
+    try:
+        if first.startswith("smime:"):
+            from cryptography import x509
+            from cryptography.hazmat.primitives.serialization import Encoding
+
+            der = base64.b64decode(first[6:], validate=True)
             pem = x509.load_der_x509_certificate(der).public_bytes(Encoding.PEM)
-        except ValueError as exc:
-            raise LifecycleError(f"unusable certificate: {exc}") from None
-        return None, pem, tz
-    return " ".join(rest), None, tz
+            return read_key(KeyKind.SMIME, pem)
+        if first.startswith("openpgp:"):
+            return read_key(KeyKind.OPENPGP, base64.b64decode(first[8:], validate=True))
+        return read_key(KeyKind.ED25519, " ".join(words).encode("utf-8"))
+    except ValueError as exc:
+        raise LifecycleError(f"unusable key or certificate: {exc}") from None
+
+
+def _key_warnings(gm: GameMaster, game_id: str, side: str) -> str:
+    keys = seat_keys(gm.desk.session, game_id, side)
+    found = [
+        w
+        for k in keys
+        for w in key_warnings(PublicKey(k.kind, k.fingerprint, k.material), gm.desk.now)
+    ]
+    return "".join(f"; {w}" for w in found)
 
 
 def _create(gm: GameMaster, a: list[str]) -> str:
@@ -109,16 +141,53 @@ def _create(gm: GameMaster, a: list[str]) -> str:
 
 def _assign(gm: GameMaster, a: list[str]) -> str:
     _need(a, 4, "ASSIGN game side email KEY [tz=Zone]")
-    key, cert, tz = _key_args(a[3:])
-    seat = gm.acts.assign(a[0], a[1], a[2], public_key=key, certificate=cert, timezone=tz)
-    return f"{seat.email} plays {seat.side} in {a[0]} (key {seat.key_fingerprint or seat.cert_fingerprint})"
+    key, cert, pgp, tz = _key_args(a[3:])
+    seat = gm.acts.assign(
+        a[0], a[1], a[2], public_key=key, certificate=cert, openpgp=pgp, timezone=tz
+    )
+    fingerprint = seat_keys(gm.desk.session, a[0], a[1])[0].fingerprint
+    return f"{seat.email} plays {seat.side} in {a[0]} (key {fingerprint})" + _key_warnings(
+        gm, a[0], a[1]
+    )
 
 
 def _replace(gm: GameMaster, a: list[str]) -> str:
     _need(a, 4, "REPLACE game side email KEY [tz=Zone]")
-    key, cert, tz = _key_args(a[3:])
-    seat = gm.acts.replace_player(a[0], a[1], a[2], public_key=key, certificate=cert, timezone=tz)
-    return f"{seat.email} takes over {seat.side} in {a[0]}; the previous key no longer works"
+    key, cert, pgp, tz = _key_args(a[3:])
+    seat = gm.acts.replace_player(
+        a[0], a[1], a[2], public_key=key, certificate=cert, openpgp=pgp, timezone=tz
+    )
+    return (
+        f"{seat.email} takes over {seat.side} in {a[0]}; the previous key no longer works"
+        + _key_warnings(gm, a[0], a[1])
+    )
+
+
+def _key(gm: GameMaster, a: list[str]) -> str:
+    usage = "KEY game side ADD KEY | KEY game side RETIRE fingerprint | KEY game side LIST"
+    _need(a, 3, usage)
+    game_id, side, verb = a[0], a[1], a[2].upper()
+    if verb == "ADD":
+        _need(a, 4, usage)
+        key = gm.acts.add_key(game_id, side, _public_key(a[3:]))
+        return f"{side} in {game_id} may sign with {key.kind} key {key.fingerprint}" + (
+            _key_warnings(gm, game_id, side)
+        )
+    if verb == "RETIRE":
+        _need(a, 4, usage)
+        key = gm.acts.retire_key(game_id, side, a[3])
+        return f"{key.kind} key {key.fingerprint} of {side} in {game_id} retired"
+    if verb == "LIST":
+        keys = seat_keys(gm.desk.session, game_id, side, retired=True)
+        return f"{side} in {game_id}: " + (
+            "; ".join(
+                f"{k.kind} {k.fingerprint} "
+                + (f"retired {k.retired_at:%Y-%m-%d}" if k.retired_at else "in use")
+                for k in keys
+            )
+            or "no player"
+        )
+    raise LifecycleError(f"usage: {usage}")
 
 
 def _observe(gm: GameMaster, a: list[str]) -> str:
@@ -254,6 +323,7 @@ COMMANDS: dict[str, Callable[[GameMaster, list[str]], str]] = {
     "ASSIGN": _assign,
     "REPLACE": _replace,
     "OBSERVE": _observe,
+    "KEY": _key,
     "START": _start,
     "PAUSE": _pause,
     "RESUME": _resume,

@@ -62,6 +62,28 @@ class PlayerReplaced(Payload):
 
 
 @dataclass(frozen=True, slots=True)
+class SeatKeyAdded(Payload):
+    """A key the side's player may sign with from now on (KEY ADD, or an OpenPGP key at
+    ASSIGN); ``kind`` is ed25519, smime or openpgp."""
+
+    kind: ClassVar[str] = "seat-key-added"
+    side: str
+    key_kind: str
+    fingerprint: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatKeyRetired(Payload):
+    """A key the side's player no longer signs with (KEY RETIRE); mail signed with it
+    is refused from now on."""
+
+    kind: ClassVar[str] = "seat-key-retired"
+    side: str
+    key_kind: str
+    fingerprint: str
+
+
+@dataclass(frozen=True, slots=True)
 class GameStarted(Payload):
     kind: ClassVar[str] = "game-started"
     state_hash: str
