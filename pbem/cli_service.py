@@ -292,11 +292,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="run a moderator command (the same set as by signed mail)",
         description=(
             "Moderator commands: CREATE game ruleset scenario [k=v ...] | ASSIGN game side email "
-            "KEY [tz=Zone] | REPLACE game side email KEY | OBSERVE game email [side] | START | "
+            "KEY [tz=Zone] [encrypt=yes] | REPLACE game side email KEY | "
+            "OBSERVE game email [side] | START | "
             "PAUSE game [reason] | RESUME | EXTEND game hours | ADJUDICATE | STATUS | "
             "ROLLBACK game turn phase [REPLOT] | EDIT game /json/pointer value | "
             "RULE game id UPHELD|DISMISSED reason | "
-            "KEY game side ADD KEY|RETIRE fingerprint|LIST | "
+            "KEY game side ADD KEY|RETIRE fingerprint|LIST|ENCRYPT yes|no | "
             "END game [reason]. KEY may be @FILE (an OpenSSH public key, a PEM certificate "
             "or an OpenPGP public key, gpg --armor --export)."
         ),
