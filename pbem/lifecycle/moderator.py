@@ -223,11 +223,11 @@ def _key(gm: GameMaster, a: list[str]) -> str:
     if verb == "ENCRYPT":
         _need(a, 4, usage)
         if _yes_no(a[3], "ENCRYPT"):
-            key = gm.acts.set_encryption(game_id, side, True)
-            assert key is not None
+            chosen = gm.acts.set_encryption(game_id, side, True)
+            assert chosen is not None
             return (
                 f"answers and reports to {side} in {game_id} are encrypted to "
-                f"{key.kind} key {key.fingerprint}"
+                f"{chosen.kind} key {chosen.fingerprint}"
             )
         gm.acts.set_encryption(game_id, side, False)
         return f"answers and reports to {side} in {game_id} are no longer encrypted"
