@@ -92,3 +92,44 @@ async def test_answers_and_reports_arrive_signed_and_verify_with_gnupg(
     assert forged != report
     refused = player_gpg.verify_pgp_mime(forged, tmp_path)
     assert refused.returncode != 0 and b"[GNUPG:] BADSIG" in refused.stderr
+
+
+async def test_a_player_who_opted_in_reads_his_report_with_gnupg_the_other_side_in_clear(
+    mail_lab: MailLab, desk: ModeratorDesk, player_gpg: Gpg, tmp_path: Path
+) -> None:
+    north, south = new_player(mail_lab, "north"), new_player(mail_lab, "south")
+    player_gpg.make_key(f"North <{north.address}>")
+    exported = player_gpg.run("--export", north.address)
+    assert exported.returncode == 0
+    with desk.sessions.begin() as s:
+        gm = desk.gm(s)
+        gm.acts.create_game("g1", "demo", "duel", settings={"early_adjudication": True})
+        gm.acts.assign(
+            "g1", "north", north.address, public_key=north.public, openpgp=exported.stdout
+        )
+        gm.acts.assign("g1", "south", south.address, public_key=south.public)
+        gm.acts.set_encryption("g1", "north", True)
+        gm.acts.start("g1")
+    daemon = Daemon(desk.config)
+    try:
+        await daemon.once()  # sends the opening reports
+    finally:
+        await daemon.inbox.close()
+        await daemon.sender.close()
+        daemon.engine.dispose()
+
+    (north_raw,) = mail_lab.list_messages(north.address)
+    (south_raw,) = mail_lab.list_messages(south.address)
+    encrypted = parse(north_raw)
+    assert encrypted.get_content_type() == "multipart/encrypted"
+    assert b"SEND SQN-1" not in north_raw  # the order form is inside, unreadable
+    decrypted = player_gpg.run("--decrypt", stdin=list(encrypted.iter_parts())[1].get_content())
+    assert decrypted.returncode == 0, decrypted.stderr
+    game_key = load_game_keys(desk.config.signing).openpgp
+    assert game_key is not None
+    assert validsig_primary(decrypted) == game_key.extract_certificate().fingerprint.upper()
+    assert "SEND SQN-1" in body_text(parse(decrypted.stdout))
+
+    clear = parse(south_raw)
+    assert clear.get_content_type() == "multipart/signed"
+    assert "SEND SQN-1" in body_text(clear)
