@@ -285,6 +285,8 @@ def _wire_safe(raw: bytes) -> bytes:
     quoted-printable (RFC 3156 §3, RFC 8551 §3.1.2), and "From " at the start of
     a quoted-printable line becomes "=46rom " (the same text, but an mbox on the way
     cannot turn it into ">From "). Unchanged if no part needs it."""
+    if raw.isascii() and _RISKY_LINE.search(raw) is None:
+        return raw  # the common case, without parsing: nothing a mail path could alter
     message = BytesParser(policy=DEFAULT).parsebytes(raw)
     assert isinstance(message, EmailMessage)
     changed = False
@@ -316,9 +318,8 @@ def _escape_from(quoted_printable: str) -> str:
     return re.sub(r"^From ", "=46rom ", quoted_printable, flags=re.M)
 
 
+_RISKY_LINE = re.compile(rb"[ \t]\r?$|^From ", re.M)
+
+
 def _at_risk(payload: bytes) -> bool:
-    return (
-        not payload.isascii()
-        or re.search(rb"[ \t]\r?$", payload, re.M) is not None
-        or re.search(rb"^From ", payload, re.M) is not None
-    )
+    return not payload.isascii() or _RISKY_LINE.search(payload) is not None
