@@ -216,6 +216,8 @@ def encrypt_smime(raw: bytes, recipient: x509.Certificate) -> bytes:
 
 
 def _crlf(data: bytes) -> bytes:
+    if data.count(b"\n") == data.count(_CRLF):
+        return data  # CRLF already, as compose writes it: no regex over a map picture
     return re.sub(rb"\r?\n", _CRLF, data)
 
 
