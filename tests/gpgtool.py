@@ -1,6 +1,7 @@
-"""Real GnuPG for the tests, as a player's mail client stands for it: a temporary
-GNUPGHOME, keys made by gpg itself, and ``gpg --verify`` on the parts of a PGP/MIME
-signed mail as a client cuts them out (RFC 3156 §5: canonical CRLF line ends)."""
+"""A player's GnuPG reading what pbem sends (issue 14), on ``tests.gnupg.GnuPG``:
+keys that can take encrypted mail, and gpg's verdict (exit code and its
+``[GNUPG:]`` status lines) on a PGP/MIME signed mail, its two parts cut out as a
+client cuts them (RFC 3156 §5: canonical CRLF line ends), or on an encrypted one."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import email.policy
 import os
 import re
 import subprocess
-from dataclasses import dataclass
 from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
@@ -16,16 +16,14 @@ from pathlib import Path
 import pysequoia
 
 from pbem.intake.smime import signed_part_bytes
+from tests.gnupg import GnuPG
 
 
-@dataclass
-class Gpg:
-    home: Path
-
-    def run(self, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-        """gpg in batch mode; its status lines ([GNUPG:] ...) on stderr."""
+class Gpg(GnuPG):
+    def status(self, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+        """gpg's verdict, not raised: the exit code, and the status lines on stderr."""
         return subprocess.run(
-            ["gpg", "--batch", "--status-fd", "2", *args],
+            ["gpg", "--batch", "--no-tty", "--status-fd", "2", *args],
             input=stdin,
             capture_output=True,
             env={**os.environ, "GNUPGHOME": str(self.home)},
@@ -34,26 +32,18 @@ class Gpg:
         )
 
     def make_key(self, user_id: str) -> str:
-        """An Ed25519 signing key with a Curve25519 encryption subkey; its fingerprint."""
-        made = self.run("--passphrase", "", "--quick-gen-key", user_id, "ed25519", "sign", "0")
-        assert made.returncode == 0, made.stderr
-        listed = self.run("--with-colons", "--list-keys", user_id).stdout.decode()
-        fingerprint = next(
-            line.split(":")[9] for line in listed.splitlines() if line.startswith("fpr:")
-        )
-        added = self.run("--passphrase", "", "--quick-add-key", fingerprint, "cv25519", "encr", "0")
-        assert added.returncode == 0, added.stderr
+        """An Ed25519 key with a Curve25519 encryption subkey, as Thunderbird makes
+        one; its fingerprint."""
+        fingerprint = self.generate(user_id)
+        self.run("--quick-add-key", fingerprint, "cv25519", "encr", "0")
         return fingerprint
 
     def cert(self, user_id: str) -> pysequoia.Cert:
         """The public key as ``gpg --armor --export`` gives it to the moderator."""
-        exported = self.run("--armor", "--export", user_id)
-        assert exported.returncode == 0 and exported.stdout, exported.stderr
-        return pysequoia.Cert.from_bytes(exported.stdout)
+        return pysequoia.Cert.from_bytes(self.export(user_id))
 
     def import_key(self, path: Path) -> None:
-        imported = self.run("--import", str(path))
-        assert imported.returncode == 0, imported.stderr
+        self.run("--import", str(path))
 
     def verify_pgp_mime(self, raw: bytes, folder: Path) -> subprocess.CompletedProcess[bytes]:
         """``gpg --verify`` on the two parts of a multipart/signed mail."""
@@ -62,7 +52,10 @@ class Gpg:
         assert isinstance(armoured, bytes)
         (folder / "signed-part").write_bytes(re.sub(rb"\r?\n", b"\r\n", signed))
         (folder / "signed-part.asc").write_bytes(armoured)
-        return self.run("--verify", str(folder / "signed-part.asc"), str(folder / "signed-part"))
+        return self.status("--verify", str(folder / "signed-part.asc"), str(folder / "signed-part"))
+
+    def decrypt(self, armoured: bytes) -> subprocess.CompletedProcess[bytes]:
+        return self.status("--decrypt", stdin=armoured)
 
     def close(self) -> None:
         subprocess.run(
@@ -72,12 +65,6 @@ class Gpg:
             timeout=60,
             check=False,
         )
-
-
-def new_gpg(folder: Path) -> Gpg:
-    folder.mkdir(parents=True, exist_ok=True)
-    folder.chmod(0o700)
-    return Gpg(folder)
 
 
 def validsig_primary(result: subprocess.CompletedProcess[bytes]) -> str:

@@ -27,7 +27,7 @@ from tests.e2e.helpers import (
     signed,
     submit,
 )
-from tests.gpgtool import Gpg, new_gpg, validsig_primary
+from tests.gpgtool import Gpg, validsig_primary
 from tests.maillab import MailLab
 
 
@@ -39,7 +39,7 @@ def desk(mail_lab: MailLab, database_url: str, tmp_path: Path) -> ModeratorDesk:
 @pytest.fixture
 def player_gpg(tmp_path: Path) -> Iterator[Gpg]:
     """A player's GnuPG with the game's public key imported, as docs/players-openpgp.md says."""
-    gpg = new_gpg(tmp_path / "gnupg")
+    gpg = Gpg(tmp_path / "gnupg")
     gpg.import_key(game_keys().openpgp_public)
     yield gpg
     gpg.close()
@@ -99,14 +99,11 @@ async def test_a_player_who_opted_in_reads_his_report_with_gnupg_the_other_side_
 ) -> None:
     north, south = new_player(mail_lab, "north"), new_player(mail_lab, "south")
     player_gpg.make_key(f"North <{north.address}>")
-    exported = player_gpg.run("--export", north.address)
-    assert exported.returncode == 0
+    exported = player_gpg.export(north.address)
     with desk.sessions.begin() as s:
         gm = desk.gm(s)
         gm.acts.create_game("g1", "demo", "duel", settings={"early_adjudication": True})
-        gm.acts.assign(
-            "g1", "north", north.address, public_key=north.public, openpgp=exported.stdout
-        )
+        gm.acts.assign("g1", "north", north.address, public_key=north.public, openpgp=exported)
         gm.acts.assign("g1", "south", south.address, public_key=south.public)
         gm.acts.set_encryption("g1", "north", True)
         gm.acts.start("g1")
@@ -123,7 +120,7 @@ async def test_a_player_who_opted_in_reads_his_report_with_gnupg_the_other_side_
     encrypted = parse(north_raw)
     assert encrypted.get_content_type() == "multipart/encrypted"
     assert b"SEND SQN-1" not in north_raw  # the order form is inside, unreadable
-    decrypted = player_gpg.run("--decrypt", stdin=list(encrypted.iter_parts())[1].get_content())
+    decrypted = player_gpg.decrypt(list(encrypted.iter_parts())[1].get_content())
     assert decrypted.returncode == 0, decrypted.stderr
     game_key = load_game_keys(desk.config.signing).openpgp
     assert game_key is not None

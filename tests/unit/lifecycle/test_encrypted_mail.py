@@ -28,7 +28,7 @@ from pbem.outbox.queue import open_outbound
 from pbem.record import journal
 from pbem.storage.enums import OutboundKind
 from pbem.storage.models import OutboundMail, Report
-from tests.gpgtool import Gpg, new_gpg, parse, validsig_primary
+from tests.gpgtool import Gpg, parse, validsig_primary
 
 NORTH = "north@example.org"
 SOUTH = "south@example.org"
@@ -55,7 +55,7 @@ def config(tmp_path: Path, game_key_files: KeyFiles) -> Config:
 @pytest.fixture(scope="module")
 def north_gpg(tmp_path_factory: pytest.TempPathFactory, game_key_files: KeyFiles) -> Iterator[Gpg]:
     """North's GnuPG: a key made by gpg (signing + encryption subkey), the game's key imported."""
-    gpg = new_gpg(tmp_path_factory.mktemp("north-gnupg"))
+    gpg = Gpg(tmp_path_factory.mktemp("north-gnupg"))
     gpg.make_key(f"North <{NORTH}>")
     gpg.import_key(game_key_files.openpgp_public)
     yield gpg
@@ -64,9 +64,7 @@ def north_gpg(tmp_path_factory: pytest.TempPathFactory, game_key_files: KeyFiles
 
 def openpgp_word(gpg: Gpg) -> str:
     """The KEY word the CLI makes of @north.asc."""
-    exported = gpg.run("--export", NORTH)
-    assert exported.returncode == 0
-    return "openpgp:" + base64.b64encode(exported.stdout).decode()
+    return "openpgp:" + base64.b64encode(gpg.export(NORTH)).decode()
 
 
 def do(table, line: str) -> str:  # type: ignore[no-untyped-def]
@@ -125,11 +123,10 @@ def test_a_player_who_opted_in_gets_reports_only_his_gnupg_can_read(
     msg = parse(north_raw)
     assert msg.get_content_type() == "multipart/encrypted"
     armoured = list(msg.iter_parts())[1].get_content()
-    decrypted = north_gpg.run("--decrypt", stdin=armoured)
+    decrypted = north_gpg.decrypt(armoured)
     assert decrypted.returncode == 0, decrypted.stderr
     assert b"[GNUPG:] DECRYPTION_OKAY" in decrypted.stderr
-    game_cert = north_gpg.run("--with-colons", "--list-keys", "pbem@example.org").stdout
-    assert validsig_primary(decrypted).lower().encode() in game_cert.lower()  # signed by the game
+    assert validsig_primary(decrypted).lower() == north_gpg.fingerprint("pbem@example.org")
     assert plain(parse(decrypted.stdout)) == north_text.replace("\r\n", "\n").rstrip("\n") + "\n"
 
     # South did not opt in: his report is signed, readable, not encrypted.

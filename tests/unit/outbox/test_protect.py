@@ -24,7 +24,7 @@ from pbem.intake.smime import make_self_signed_certificate, signed_part_bytes
 from pbem.outbox.compose import compose_reply
 from pbem.outbox.gamekeys import GameKeys, KeyFiles, generate_game_keys, load_game_keys
 from pbem.outbox.protect import encrypt_smime, protect, sign_pgp_mime, sign_smime
-from tests.gpgtool import Gpg, new_gpg, parse, validsig_primary
+from tests.gpgtool import Gpg, parse, validsig_primary
 
 MODERATOR = "moderator@pbem.example"
 PLAYER = "alice@example.org"
@@ -91,7 +91,7 @@ def keys(key_files: KeyFiles) -> GameKeys:
 @pytest.fixture(scope="module")
 def player_gpg(tmp_path_factory: pytest.TempPathFactory, key_files: KeyFiles) -> Iterator[Gpg]:
     """Alice's GnuPG: her own key made by gpg, the game's public key imported."""
-    gpg = new_gpg(tmp_path_factory.mktemp("gnupg"))
+    gpg = Gpg(tmp_path_factory.mktemp("gnupg"))
     gpg.make_key(f"Alice <{PLAYER}>")
     gpg.import_key(key_files.openpgp_public)
     yield gpg
@@ -218,7 +218,7 @@ def test_pgp_mime_encrypted_report_decrypts_with_gnupg(keys: GameKeys, player_gp
     armoured = payload.get_content()
     assert isinstance(armoured, bytes)
 
-    decrypted = player_gpg.run("--decrypt", stdin=armoured)
+    decrypted = player_gpg.decrypt(armoured)
     assert decrypted.returncode == 0, decrypted.stderr
     assert b"DECRYPTION_OKAY" in decrypted.stderr
     assert b"[GNUPG:] GOODSIG" in decrypted.stderr  # signed inside (sign-then-encrypt)
@@ -266,7 +266,7 @@ def test_pgp_encryption_without_an_openpgp_key_of_our_own_keeps_the_smime_signat
 ) -> None:
     raw = protect(report(), GameKeys(smime=keys.smime), encrypt_to=player_cert(player_gpg))
     payload = list(parse(raw).iter_parts())[1].get_content()
-    decrypted = player_gpg.run("--decrypt", stdin=payload)
+    decrypted = player_gpg.decrypt(payload)
     assert decrypted.returncode == 0, decrypted.stderr
     inner = parse(decrypted.stdout)
     assert inner.get_param("protocol") == "application/pkcs7-signature"
