@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 
 import pysequoia
-from pysequoia.packet import PacketPile, Tag
+from pysequoia.packet import HashAlgorithm, PacketPile, Tag
 
 from pbem.core.errors import IntakeError, MailSignatureError
 from pbem.intake.signatures import VerifiedSheet, orders_in_text
@@ -132,6 +132,21 @@ class PgpSignature:
     signature: bytes | None
     attached_keys: tuple[bytes, ...] = ()
     pgp_mime: bool = False
+    weak_hash: str | None = None  # "SHA-1", "MD5", ...: refused before verifying
+
+
+# A collision in these would let one signature cover other orders; Sequoia refuses
+# them too, but silently: the player hears why here.
+_WEAK_HASHES = {
+    "SHA-1": HashAlgorithm.SHA1,
+    "MD5": HashAlgorithm.MD5,
+    "RIPEMD-160": HashAlgorithm.RipeMD,
+}
+
+
+def _weak_hash(signature: pysequoia.Sig) -> str | None:
+    algorithm = signature.hash_algorithm
+    return next((name for name, weak in _WEAK_HASHES.items() if algorithm == weak), None)
 
 
 def _issuers(signature: pysequoia.Sig) -> frozenset[str]:
@@ -151,6 +166,10 @@ def find_signature(message: EmailMessage, raw: bytes, text: str) -> PgpSignature
     """The OpenPGP signature of a mail (PGP/MIME first, then clear-signed ``text``),
     None if it has neither. ``raw`` are the bytes as received, ``text`` the
     mail's readable text (``ParsedMail.text``)."""
+    if message.get_content_type() == "multipart/encrypted":
+        raise MailSignatureError(
+            "your mail is OpenPGP-encrypted; send orders signed but not encrypted", "encrypted"
+        )
     if message.get_content_type() == "multipart/signed":
         protocol = str(message.get_param("protocol") or "").lower()
         if protocol == PGP_SIGNATURE_TYPE:
@@ -172,6 +191,7 @@ def find_signature(message: EmailMessage, raw: bytes, text: str) -> PgpSignature
         issuers=_issuers(signature),
         candidates=(block.encode("utf-8"),),
         signature=None,
+        weak_hash=_weak_hash(signature),
     )
 
 
@@ -214,6 +234,7 @@ def _pgp_mime(message: EmailMessage, raw: bytes) -> PgpSignature:
         signature=data,
         attached_keys=attached,
         pgp_mime=True,
+        weak_hash=_weak_hash(signature),
     )
 
 
@@ -259,6 +280,11 @@ def verify_openpgp(
         named = ", ".join(sorted(found.issuers, key=len, reverse=True)[:1]) or "unnamed"
         raise MailSignatureError(
             f"the OpenPGP key {named} that signed is not registered for this game", "unknown-key"
+        )
+    if found.weak_hash:
+        raise MailSignatureError(
+            f"the OpenPGP signature uses {found.weak_hash}, which is not accepted; sign with "
+            "SHA-256 (gpg: --digest-algo SHA256)"
         )
     signer = _with_revocations(signer, found.attached_keys)
     problem = certificate_problem(signer, now)

@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 from pbem.core.errors import IntakeError, LifecycleError, MailSignatureError
 from pbem.intake.hygiene import classify
 from pbem.intake.mime import ParsedMail, message_object, parse_mail
-from pbem.intake.openpgp import find_signature, verify_openpgp
+from pbem.intake.openpgp import BEGIN_SIGNED, find_signature, verify_openpgp
 from pbem.intake.sheet import OrderSheet, parse_sheet
 from pbem.intake.signatures import (
     ArmouredBlock,
@@ -36,7 +36,7 @@ from pbem.intake.signatures import (
     key_fingerprint,
     verify_block,
 )
-from pbem.intake.smime import is_smime, verify_smime
+from pbem.intake.smime import is_smime, signer_certificate_fingerprints, verify_smime
 from pbem.lifecycle import moderator
 from pbem.lifecycle.deadlines import local_time
 from pbem.lifecycle.games import GameMaster
@@ -54,15 +54,19 @@ log = logging.getLogger("pbem.mailroom")
 
 HINTS = {
     "no-block": (
-        "Orders are sent as a signed block: write your orders, run `pbem sign FILE` "
-        "(or `pbem send`), and paste the whole block from -----BEGIN PBEM ORDERS----- "
-        "to -----END PBEM ORDERS----- into the body of a plain-text mail."
+        "Orders are sent signed: sign the mail with your mail program (OpenPGP, as "
+        "Thunderbird does, or S/MIME) with the key the moderator registered for you, "
+        "or write your orders, run `pbem sign FILE` (or `pbem send`), and paste the "
+        "whole block from -----BEGIN PBEM ORDERS----- to -----END PBEM ORDERS----- "
+        "into the body of a plain-text mail."
     ),
     "bad-signature": (
         "Sign the block again with your own key and paste it unchanged; some mail "
         "programs rewrap or restyle text, so send it as plain text."
     ),
 }
+# Content types of a mail signed as a whole (S/MIME opaque, PGP/MIME), lower case.
+_WHOLE_MAIL_CONTENT_TYPES = (b"pkcs7-mime", b"pgp-signature", b"pgp-encrypted")
 # For mail the player's mail program signed (S/MIME, OpenPGP): nothing was pasted.
 MAIL_HINTS = {
     "bad-signature": (
@@ -350,14 +354,29 @@ class Mailroom:
 
     def _verify(self, opened: Opened) -> VerifiedSheet:
         raw, mail, blocks = opened
-        message = message_object(raw)
-        if mail.smime_signed or is_smime(message):
-            return verify_smime(message, self._mail_keys(KeyKind.SMIME, mail, set()), raw=raw)
-        pgp = find_signature(message, raw, mail.text)
-        if pgp is not None:
-            certs = self._mail_keys(KeyKind.OPENPGP, mail, pgp.issuers)
-            return verify_openpgp(pgp, certs, now=self.gm.desk.now)
         fresh = [b for b in blocks if not b.quoted]
+        # Parsing the whole mail again is only worth it when it may be signed whole.
+        lowered = raw.lower()
+        if (
+            mail.smime_signed
+            or any(mark in lowered for mark in _WHOLE_MAIL_CONTENT_TYPES)
+            or BEGIN_SIGNED in mail.text
+        ):
+            message = message_object(raw)
+            if mail.smime_signed or is_smime(message):
+                carried = signer_certificate_fingerprints(message, raw)
+                certs = self._mail_keys(KeyKind.SMIME, mail, carried)
+                return verify_smime(message, certs, raw=raw)
+            pgp = find_signature(message, raw, mail.text)
+            if pgp is not None:
+                certs = self._mail_keys(KeyKind.OPENPGP, mail, pgp.issuers)
+                try:
+                    return verify_openpgp(pgp, certs, now=self.gm.desk.now)
+                except MailSignatureError as exc:
+                    # A mail program that signs every mail with a key pbem does not
+                    # know, around a pasted PBEM ORDERS block: the block decides.
+                    if exc.code != "unknown-key" or not fresh:
+                        raise
         if not fresh:
             if blocks:
                 raise IntakeError(
@@ -365,7 +384,11 @@ class Mailroom:
                     "the only PBEM ORDERS block in your mail is quoted from an earlier "
                     "mail ('>' marks); quoted blocks are never taken as new orders",
                 )
-            raise IntakeError("no-block", "no signed PBEM ORDERS block found in your mail")
+            raise IntakeError(
+                "no-block",
+                "no signed PBEM ORDERS block found in your mail, and the mail is not "
+                "signed (OpenPGP or S/MIME) either",
+            )
         if len(fresh) > 1:
             raise IntakeError(
                 "no-block",
@@ -377,8 +400,9 @@ class Mailroom:
         self, kind: KeyKind, mail: ParsedMail, issuers: set[str] | frozenset[str]
     ) -> dict[str, bytes]:
         """Certificates that could have signed a whole mail: every registered one (in use
-        or retired) of a seat with the sender's address, or that the signature names
-        (an OpenPGP primary key's fingerprint or key ID)."""
+        or retired) of a seat with the sender's address, or that the mail names (an
+        OpenPGP primary key's fingerprint or key ID, an S/MIME certificate it carries).
+        Which seat signed is decided after verifying (``_attribute``)."""
         query = select(SeatKey).join(Seat, Seat.id == SeatKey.seat_id).where(SeatKey.kind == kind)
         named = {i for i in issuers if len(i) >= 40}
         ids = {i for i in issuers if len(i) == 16}
@@ -386,14 +410,7 @@ class Mailroom:
         if named:
             conditions.append(SeatKey.fingerprint.in_(named))
         conditions += [SeatKey.fingerprint.endswith(i) for i in sorted(ids)]
-        keys = {k.fingerprint: k.material for k in self.s.scalars(query.where(or_(*conditions)))}
-        if not keys and kind == KeyKind.SMIME:
-            raise MailSignatureError(
-                "your mail is S/MIME-signed, but no certificate is registered for "
-                f"{mail.from_addr}",
-                "unknown-key",
-            )
-        return keys
+        return {k.fingerprint: k.material for k in self.s.scalars(query.where(or_(*conditions)))}
 
     def _known_keys(self, key_id: str) -> dict[str, str]:
         """Keys that could have signed: every registered player key (active or retired)

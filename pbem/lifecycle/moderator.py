@@ -46,6 +46,7 @@ from pbem.intake.keyring import PublicKey, key_warnings, read_key
 from pbem.lifecycle.games import GameMaster
 from pbem.outbox.queue import enqueue
 from pbem.storage.enums import KeyKind, OutboundKind, SeatRole
+from pbem.storage.models import SeatKey
 from pbem.storage.seatkeys import seat_keys
 
 SETTING_KEYS: dict[str, Callable[[str], Any]] = {
@@ -106,8 +107,8 @@ def _public_key(words: list[str]) -> PublicKey:
         raise LifecycleError(f"unusable key or certificate: {exc}") from None
 
 
-def _key_warnings(gm: GameMaster, game_id: str, side: str) -> str:
-    keys = seat_keys(gm.desk.session, game_id, side)
+def _key_warnings(gm: GameMaster, keys: list[SeatKey]) -> str:
+    """Accepted, but worth a word: an expired or not yet valid key or certificate."""
     found = [
         w
         for k in keys
@@ -150,10 +151,10 @@ def _assign(gm: GameMaster, a: list[str]) -> str:
     seat = gm.acts.assign(
         a[0], a[1], a[2], public_key=key, certificate=cert, openpgp=pgp, timezone=tz
     )
-    fingerprint = seat_keys(gm.desk.session, a[0], a[1])[0].fingerprint
+    keys = seat_keys(gm.desk.session, a[0], a[1])
     return (
-        f"{seat.email} plays {seat.side} in {a[0]} (key {fingerprint})"
-        + _key_warnings(gm, a[0], a[1])
+        f"{seat.email} plays {seat.side} in {a[0]} (key {keys[0].fingerprint})"
+        + _key_warnings(gm, keys)
         + _encryption(gm, a[0], a[1], encrypt)
     )
 
@@ -167,7 +168,7 @@ def _replace(gm: GameMaster, a: list[str]) -> str:
     )
     return (
         f"{seat.email} takes over {seat.side} in {a[0]}; the previous key no longer works"
-        + _key_warnings(gm, a[0], a[1])
+        + _key_warnings(gm, seat_keys(gm.desk.session, a[0], a[1]))
         + _encryption(gm, a[0], a[1], encrypt)
     )
 
@@ -214,7 +215,7 @@ def _key(gm: GameMaster, a: list[str]) -> str:
         _need(a, 4, usage)
         key = gm.acts.add_key(game_id, side, _public_key(a[3:]))
         return f"{side} in {game_id} may sign with {key.kind} key {key.fingerprint}" + (
-            _key_warnings(gm, game_id, side)
+            _key_warnings(gm, [key])
         )
     if verb == "RETIRE":
         _need(a, 4, usage)

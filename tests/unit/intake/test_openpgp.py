@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pbem.core.errors import MailSignatureError, SignatureError
+from pbem.intake.keyring import read_key
 from pbem.intake.mime import message_object, parse_mail
 from pbem.intake.openpgp import (
     PgpSignature,
@@ -19,7 +20,6 @@ from pbem.intake.openpgp import (
     read_certificate,
     verify_openpgp,
 )
-from pbem.intake.keyring import read_key
 from pbem.intake.sheet import parse_sheet
 from pbem.storage.enums import KeyKind
 from tests.gnupg import GnuPG, clearsigned_mail, thunderbird_mail
@@ -224,3 +224,26 @@ def test_a_secret_key_is_refused_at_registration(keys: Keys) -> None:
         read_certificate(keys.gpg.export_secret("alice@example.org"))
     with pytest.raises(ValueError, match="not a readable OpenPGP public key"):
         read_certificate(b"-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nAAAA\n")
+
+
+def test_a_sha1_signature_is_refused_by_name(keys: Keys) -> None:
+    signed = keys.gpg.run(
+        "--clearsign", "--digest-algo", "SHA1", "--local-user", "alice@example.org",
+        data=ORDERS.encode(),
+    ).decode()  # fmt: skip
+    raw = ("From: alice@example.org\r\nSubject: orders\r\n\r\n" + signed).encode()
+    with pytest.raises(SignatureError, match="uses SHA-1, which is not accepted"):
+        _verify(raw, keys.registered("alice@example.org"))
+
+
+def test_encrypted_pgp_mail_is_refused_as_encrypted() -> None:
+    raw = (
+        b"From: alice@example.org\r\nSubject: orders\r\nMIME-Version: 1.0\r\n"
+        b'Content-Type: multipart/encrypted; protocol="application/pgp-encrypted"; boundary=b\r\n'
+        b"\r\n--b\r\nContent-Type: application/pgp-encrypted\r\n\r\nVersion: 1\r\n"
+        b"--b\r\nContent-Type: application/octet-stream\r\n\r\n-----BEGIN PGP MESSAGE-----\r\n"
+        b"\r\nAAAA\r\n-----END PGP MESSAGE-----\r\n--b--\r\n"
+    )
+    with pytest.raises(MailSignatureError, match="OpenPGP-encrypted") as exc:
+        find_signature(message_object(raw), raw, parse_mail(raw).text)
+    assert exc.value.code == "encrypted"
