@@ -160,7 +160,9 @@ def _read_named(path: str, word: str) -> bytes:
 
 def cmd_moderator(args: argparse.Namespace) -> int:
     """Run one moderator command, the same set as by signed mail."""
+    import getpass
     import shlex
+    import socket
 
     from pbem.lifecycle import moderator
     from pbem.lifecycle.desk import Desk
@@ -176,7 +178,8 @@ def cmd_moderator(args: argparse.Namespace) -> int:
     try:
         with make_sessionmaker(engine).begin() as s:
             gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), utcnow()), Publisher())
-            print(moderator.execute(gm, line))
+            actor = moderator.Actor(by=getpass.getuser(), via="cli", origin=socket.gethostname())
+            print(moderator.execute(gm, line, actor))
     finally:
         engine.dispose()
     return 0
@@ -229,6 +232,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from pbem.service.doctor import run_doctor
+
+    return run_doctor(args.config)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from pbem.demo import run_demo
 
@@ -276,6 +285,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--out", default=None, help="folder (default: the configured keys' folder)")
     p.add_argument("--force", action="store_true", help="replace existing keys")
     p.set_defaults(func=cmd_mailkeys)
+
+    p = sub.add_parser(
+        "doctor",
+        help="check the configuration, database, IMAP, SMTP, keys and clock; one line each",
+    )
+    p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser("serve", help="run the daemon (stop with SIGTERM or Ctrl-C)")
     p.add_argument("--once", action="store_true", help="one round of intake, clock and outbox")

@@ -4,7 +4,8 @@ pause and resume, extend a deadline, replace a player, end."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -15,6 +16,7 @@ from pbem.core.errors import LifecycleError
 from pbem.core.ruleset import ScenarioInfo
 from pbem.intake.keyring import PublicKey, read_key
 from pbem.lifecycle import deadlines
+from pbem.lifecycle.announce import announce
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.lookups import Lookups
 from pbem.lifecycle.phases import PhaseMachine
@@ -39,6 +41,8 @@ from pbem.storage.seatkeys import seat_keys
 
 log = logging.getLogger("pbem.lifecycle")
 OVERRIDES = "overrides"  # CREATE's per-game data corrections (TOML), not an option
+# A plain mail address (no display name): what a seat's mail goes to.
+MAILBOX = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+")
 
 
 def shift_deadlines(phase: Phase, by: timedelta) -> None:
@@ -183,7 +187,7 @@ class ModeratorActs:
         old.active = False
         old.retired_at = self.desk.now
         seat = self._new_seat(game, SeatRole.PLAYER, side, email, keys, timezone)
-        self.desk.record(
+        entry = self.desk.record(
             game,
             PlayerReplaced(
                 side=side,
@@ -193,6 +197,21 @@ class ModeratorActs:
                 key=keys[0].fingerprint,
             ),
         )
+        # Who plays a side is no secret: every seat hears of it (the old player is
+        # retired, so he hears nothing more of the game).
+        announce(
+            self.desk,
+            self.lookups,
+            game,
+            entry,
+            f"{side} has a new player",
+            f"From now on {seat.email} plays {side} in game {game_id}; the previous "
+            "player's key no longer works.",
+        )
+        phase = self.lookups.open_phase(game_id)
+        if phase is not None and self.phases.reporter is not None:
+            # The new player gets his side's current report (and order form) at once.
+            self.phases.reporter.seat_report(self.lookups, game, phase, seat)
         return seat
 
     # ------------------------------------------------------------------- keys
@@ -303,11 +322,22 @@ class ModeratorActs:
         keys: list[PublicKey],
         timezone: str,
     ) -> Seat:
+        if not MAILBOX.fullmatch(email.strip()):
+            raise LifecycleError(f"{email!r} is not a mail address (name@example.org)")
         if role == SeatRole.PLAYER and not keys:
             raise LifecycleError(
                 "a player needs a key: an Ed25519 public key, an S/MIME certificate "
                 "or an OpenPGP public key"
             )
+        fingerprints = {k.fingerprint for k in keys}
+        for other in self.lookups.seats(game.id, role=SeatRole.PLAYER):
+            # One key, one side: else whoever signs for one side could sign for the other.
+            if other.side != side and other.side is not None and fingerprints & {
+                k.fingerprint for k in seat_keys(self.desk.session, game.id, other.side)
+            }:
+                raise LifecycleError(
+                    f"that key already plays {other.side} in {game.id}; each side needs its own"
+                )
         try:
             ZoneInfo(timezone)  # shown in the player's zone: a typo must not fall back to UTC
         except (ZoneInfoNotFoundError, ValueError):
@@ -362,9 +392,20 @@ class ModeratorActs:
         game.status = GameStatus.PAUSED
         game.paused_at = self.desk.now
         game.pauses_used += 1
-        self.desk.record(game, Paused(reason=reason, pauses_used=game.pauses_used))
+        entry = self.desk.record(game, Paused(reason=reason, pauses_used=game.pauses_used))
+        cap = float(game.settings["max_pause_days"])
+        announce(
+            self.desk,
+            self.lookups,
+            game,
+            entry,
+            "game paused",
+            f"The moderator has paused game {game_id}: {reason}.\n\nNo orders are taken "
+            "and no deadline runs while it is paused; deadlines move by the time it was "
+            f"paused. It resumes when the moderator says so, at the latest after {cap:g} days.",
+        )
 
-    def resume(self, game_id: str) -> None:
+    def resume(self, game_id: str, *, auto: bool = False) -> None:
         game = self.lookups.game(game_id)
         if game.status != GameStatus.PAUSED or game.paused_at is None:
             raise LifecycleError(f"game {game_id} is not paused")
@@ -376,9 +417,21 @@ class ModeratorActs:
         phase = self.lookups.open_phase(game_id)
         if phase is not None:  # the clock stood still while paused
             shift_deadlines(phase, held)
-        self.desk.record(
+        entry = self.desk.record(
             game, Resumed(paused_for_seconds=int(held.total_seconds()), over_cap=held > cap)
         )
+        why = "the longest pause allowed has passed" if auto else "the moderator resumed it"
+
+        def text(zone: str) -> str:
+            due = (
+                f" Orders for turn {phase.turn} phase {phase.name} are due by "
+                f"{deadlines.local_time(phase.deadline, zone)}."
+                if phase is not None and phase.deadline is not None and not game.held
+                else ""
+            )
+            return f"Game {game_id} goes on: {why}.{due}"
+
+        announce(self.desk, self.lookups, game, entry, "game resumed", self._in_zones(game, text))
 
     def auto_resume_due(self, game: Game) -> bool:
         """Whether a paused game has been held as long as its settings allow."""
@@ -396,7 +449,7 @@ class ModeratorActs:
         if not 0 < hours <= cap:
             raise LifecycleError(f"an extension must be more than 0 and at most {cap:g} hours")
         shift_deadlines(phase, timedelta(hours=hours))
-        self.desk.record(
+        entry = self.desk.record(
             game,
             DeadlineExtended(
                 phase_seq=phase.seq,
@@ -404,22 +457,49 @@ class ModeratorActs:
                 deadline=phase.deadline.isoformat() if phase.deadline else None,
             ),
         )
+        announce(
+            self.desk,
+            self.lookups,
+            game,
+            entry,
+            f"deadline extended: turn {phase.turn} {phase.name}",
+            self._in_zones(
+                game,
+                lambda zone: (
+                    f"The moderator has extended the deadline of game {game_id} turn "
+                    f"{phase.turn} phase {phase.name} by {hours:g} hours: orders are now due by "
+                    + (deadlines.local_time(phase.deadline, zone) if phase.deadline else "-")
+                    + "."
+                ),
+            ),
+        )
         return phase
+
+    def _in_zones(self, game: Game, text: Callable[[str], str]) -> dict[str | None, str]:
+        """One text per side, its times in the side's player's zone (the observers of
+        the side read the same); UTC for the omniscient observers."""
+        texts: dict[str | None, str] = {None: text("UTC")}
+        for seat in self.lookups.seats(game.id, role=SeatRole.PLAYER):
+            texts[seat.side] = text(seat.timezone)
+        return texts
 
     def end(self, game_id: str, reason: str, winner: str | None = None) -> None:
         game = self.lookups.game(game_id)
         if game.status == GameStatus.OVER:
             raise LifecycleError(f"game {game_id} is already over")
         phase = self.lookups.open_phase(game_id)
+        # The final reports show the game as it stands: the open phase's state.
+        state = self.lookups.state_of(phase) if phase is not None else None
         if phase is not None:
             phase.status = PhaseStatus.SUPERSEDED
+        game.held = None
         outcome: dict[str, Any] = {
             "winner": winner,
             "level": "ended by the moderator",
             "summary": reason,
             "scores": {},
         }
-        self.phases.finish(game, outcome)
+        self.phases.finish(game, outcome, state=state)
 
 
 def _read_keys(

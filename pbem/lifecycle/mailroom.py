@@ -102,6 +102,9 @@ class Answer:
     # How the round stands for the side after this mail: "held" (refused lines, the
     # round waits for a correction or DONE), "done" (DONE said), or "" (nothing to say).
     round: str = ""
+    # A moderator's command mail, line by line: line, text, status
+    # (done | FAILED | undone | not run), result or reason.
+    commands: list[dict[str, Any]] = field(default_factory=list)
 
 
 def digest(raw: bytes) -> str:
@@ -232,7 +235,9 @@ class Mailroom:
         if not verdict.answer:
             return self._close(row, InboundStatus.IGNORED, f"not answered: {verdict.reason}")
         assert mail.from_addr is not None
-        if not self._within_rate_limit(mail.from_addr):
+        moderator_address = mail.from_addr.lower() in self.config.moderator.command_addresses
+        if not moderator_address and not self._within_rate_limit(mail.from_addr):
+            # Never the moderator's own mail: an EXTEND must not be dropped.
             return self._close(
                 row, InboundStatus.IGNORED, "not answered: sender over the rate limit"
             )
@@ -247,8 +252,24 @@ class Mailroom:
             verified = self._verify(opened)
             sheet = parse_sheet(verified.text)
             seat = self._attribute(verified, sheet)
+            if seat is None and not moderator_address:
+                raise IntakeError(
+                    "not-moderator",
+                    "moderator commands are taken only from the moderator's registered "
+                    "addresses; this mail was refused, nothing was done, and the moderator "
+                    "was told",
+                )
+            if seat is not None and mail.from_addr.lower() != seat.email:
+                raise IntakeError(
+                    "wrong-address",
+                    f"the key {verified.key_fingerprint} plays {seat.side} in {seat.game_id} "
+                    "under another address; mail from this address is not taken for that "
+                    "side (answers and reports go to the player's registered address)",
+                )
             self._refuse_replay(verified, sheet, row)
         except IntakeError as exc:
+            if exc.code == "not-moderator":
+                self._alert_refused_command(row, mail, exc.message)
             if sheet is not None:  # signed by a key we know: the game it names hears of it
                 self._note_refusal(
                     row,
@@ -327,7 +348,32 @@ class Mailroom:
             self.gm.desk.now,
         )
 
-    def _answer(self, row: InboundMail, mail: ParsedMail, answer: Answer, outcome: str) -> str:
+    def _alert_refused_command(self, row: InboundMail, mail: ParsedMail, why: str) -> None:
+        """A forged or misdirected moderator command cannot wait for a digest."""
+        enqueue(
+            self.s,
+            self.config,
+            kind=OutboundKind.NOTICE,
+            cause=("alert", row.digest),
+            to=self.config.moderator.human,
+            subject="[pbem] ALERT: a moderator command was refused",
+            text=(
+                f"A mail from {mail.from_addr} (Message-ID {mail.message_id or 'none'}, "
+                f"subject {mail.subject!r}) claimed to carry moderator commands and was "
+                f"refused:\n\n  {why}\n\nNothing in it was done.\n"
+            ),
+            now=self.gm.desk.now,
+        )
+
+    def _answer(
+        self,
+        row: InboundMail,
+        mail: ParsedMail,
+        answer: Answer,
+        outcome: str,
+        to: str | None = None,
+    ) -> str:
+        """Queue the answer: to ``to`` (a seat's registered address), else the sender."""
         assert mail.from_addr is not None
         if outcome.startswith("refused") and answer.game:
             # Orders or a dispute from a verified player, refused by the game.
@@ -339,7 +385,7 @@ class Mailroom:
             self.config,
             kind=OutboundKind.ANSWER,
             cause=("answer", row.digest),
-            to=mail.from_addr,
+            to=to or mail.from_addr,
             subject=reply_subject(mail.subject or "your orders"),
             text=text,
             now=self.gm.desk.now,
@@ -499,7 +545,7 @@ class Mailroom:
             )
         except LifecycleError as exc:
             answer.error = str(exc)
-            return self._answer(row, mail, answer, f"refused: {exc}")
+            return self._answer(row, mail, answer, f"refused: {exc}", seat.email)
         answer.deadline = self._deadline(phase, seat)
         if sheet.done and not sheet.lines:
             return self._done(row, mail, answer, game, phase, seat)
@@ -526,7 +572,7 @@ class Mailroom:
                 "corrected orders in a new signed mail, or DONE alone to let the "
                 "orders on file stand."
             )
-            return self._answer(row, mail, answer, "refused: every order line")
+            return self._answer(row, mail, answer, "refused: every order line", seat.email)
         # Past the deadline nothing waits for a correction (see ready_to_adjudicate).
         past_deadline = phase.deadline is not None and gm.desk.now >= phase.deadline
         held = bool(validation.errors) and not sheet.done and not past_deadline
@@ -537,7 +583,7 @@ class Mailroom:
         except LifecycleError as exc:
             answer.accepted = []
             answer.error = str(exc)
-            return self._answer(row, mail, answer, f"refused: {exc}")
+            return self._answer(row, mail, answer, f"refused: {exc}", seat.email)
         answer.receipt = receipt.__dict__
         answer.round = "held" if held else "done" if sheet.done else ""
         if not validation.accepted:
@@ -547,6 +593,7 @@ class Mailroom:
             mail,
             answer,
             f"accepted {len(validation.accepted)}, refused {len(validation.errors)}",
+            seat.email,
         )
 
     def _deadline(self, phase: Phase, seat: Seat) -> str:
@@ -568,7 +615,7 @@ class Mailroom:
         answer.round = "done"
         if not receipt.stood:
             answer.notes.append("You had no orders on file: no orders (do nothing) are sealed.")
-        return self._answer(row, mail, answer, "done: the orders on file stand")
+        return self._answer(row, mail, answer, "done: the orders on file stand", seat.email)
 
     def _dispute(self, row: InboundMail, mail: ParsedMail, sheet: OrderSheet, seat: Seat) -> str:
         gm = self.gm
@@ -578,7 +625,7 @@ class Mailroom:
             dispute = gm.disputes.file(sheet.game, seat.side or "", sheet.turn, sheet.phase, text)
         except LifecycleError as exc:
             answer.error = str(exc)
-            return self._answer(row, mail, answer, f"refused: {exc}")
+            return self._answer(row, mail, answer, f"refused: {exc}", seat.email)
         phase_record: dict[str, Any] = next(
             (
                 e["payload"]
@@ -598,9 +645,14 @@ class Mailroom:
             f"{sheet.turn} {sheet.phase}",
             text=(
                 f"{seat.side} ({seat.email}) disputes turn {sheet.turn} phase {sheet.phase}:\n\n"
-                f"{text}\n\nRule with:  RULE {sheet.game} {dispute.id} UPHELD|DISMISSED reason\n"
-                f"(then ROLLBACK {sheet.game} {sheet.turn} {sheet.phase} and ADJUDICATE "
-                f"{sheet.game} to re-adjudicate)\n\nThe phase's full record (both sides' "
+                f"{text}\n\nOnly you read this text; no side is sent it. Rule with one "
+                f"text for every side:\n  RULE {sheet.game} {dispute.id} UPHELD|DISMISSED text\n"
+                "or one text per side (each side reads only its own):\n"
+                f"  RULE {sheet.game} {dispute.id} UPHELD|DISMISSED "
+                + " ".join(f'{s}="..."' for s in gm.lookups.sides_of(gm.lookups.game(sheet.game)))
+                + f"\nTo correct the turn: ROLLBACK {sheet.game} {sheet.turn} {sheet.phase} "
+                "(the game is then held), EDIT if need be, then ADJUDICATE "
+                f"{sheet.game}.\n\nThe phase's full record (both sides' "
                 "plots, seed, dice, events):\n\n"
                 + json.dumps(phase_record, indent=2, sort_keys=True)
             ),
@@ -608,30 +660,62 @@ class Mailroom:
             game_id=sheet.game,
         )
         answer.notes.append(
-            f"Your dispute is filed as number {dispute.id}; the moderator has the phase's "
-            "full record and will rule. Both sides will hear the ruling."
+            f"Your dispute is filed as number {dispute.id}. Only the moderator reads it "
+            "(with the phase's full record); the other side is not sent your text. Each "
+            "side will hear the moderator's ruling, written by him for that side."
         )
-        return self._answer(row, mail, answer, f"dispute {dispute.id} filed")
+        return self._answer(row, mail, answer, f"dispute {dispute.id} filed", seat.email)
 
     def _moderator_commands(self, row: InboundMail, mail: ParsedMail, sheet: OrderSheet) -> str:
+        """A command mail is all or nothing: its lines run in order in one savepoint;
+        the first that fails undoes them all. The answer goes through it line by
+        line (done, or which failed and why, undone, not run), to the sender and,
+        if he wrote from another registered address, a copy to the moderator."""
+        assert mail.from_addr is not None
         answer = Answer()
+        actor = moderator.Actor(
+            by=mail.from_addr.lower(), via="mail", origin=mail.message_id or row.digest
+        )
         # Commands may register, replace or retire keys: ask the seats afresh after.
         self._seats_by_key.clear()
+        nested = self.s.begin_nested()
+        failed = False
         for number, line in sheet.lines:
-            nested = self.s.begin_nested()
+            entry: dict[str, Any] = {"line": number, "text": line, "result": ""}
+            answer.commands.append(entry)
+            if failed:
+                entry["status"] = "not run"
+                continue
             try:
-                result = moderator.execute(self.gm, line)
+                entry["result"] = moderator.execute(self.gm, line, actor)
+                entry["status"] = "done"
             except LifecycleError as exc:
-                nested.rollback()
-                answer.refused.append(
-                    {"line": number, "text": line, "message": str(exc), "rule": None}
-                )
-            else:
-                nested.commit()
-                answer.accepted.append(f"{line}\n    -> {result}")
-        return self._answer(
-            row,
-            mail,
-            answer,
-            f"moderator: {len(answer.accepted)} done, {len(answer.refused)} refused",
+                failed = True
+                entry.update(status="FAILED", result=str(exc))
+        if failed:
+            nested.rollback()
+            self.gm.lookups.forget()
+            for entry in answer.commands:
+                if entry["status"] == "done":
+                    entry["status"] = "undone"
+        else:
+            nested.commit()
+        done = sum(c["status"] == "done" for c in answer.commands)
+        outcome = (
+            f"moderator: {done} done"
+            if not failed
+            else f"moderator: refused, line {next(c['line'] for c in answer.commands if c['status'] == 'FAILED')} failed; nothing done"
         )
+        if mail.from_addr.lower() != self.config.moderator.human.lower():
+            enqueue(
+                self.s,
+                self.config,
+                kind=OutboundKind.NOTICE,
+                cause=("answer-copy", row.digest),
+                to=self.config.moderator.human,
+                subject=f"[pbem] copy: commands from {mail.from_addr}: "
+                + reply_subject(mail.subject or "commands"),
+                text=render("common", "answer.txt.j2", answer.__dict__),
+                now=self.gm.desk.now,
+            )
+        return self._answer(row, mail, answer, outcome)

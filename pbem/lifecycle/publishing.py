@@ -39,9 +39,14 @@ class Publisher:
     def phase_reports(
         self, lookups: Lookups, game: Game, phase: Phase, state: State, events: Sequence[Event]
     ) -> None:
-        previous = self._previous(lookups, game)
+        previous = self._previous(lookups, game, phase.seq)
         for seat in lookups.seats(game.id):
             self._report(lookups, game, seat, phase, state, events, previous, outcome=None)
+
+    def seat_report(self, lookups: Lookups, game: Game, phase: Phase, seat: Seat) -> None:
+        state = lookups.state_of(phase)
+        previous = self._previous(lookups, game, phase.seq)
+        self._report(lookups, game, seat, phase, state, (), previous, outcome=None)
 
     def final_reports(
         self, lookups: Lookups, game: Game, state: State, events: Sequence[Event]
@@ -50,14 +55,23 @@ class Publisher:
         for seat in lookups.seats(game.id):
             self._report(lookups, game, seat, None, state, events, previous, outcome=game.outcome)
 
-    def _previous(self, lookups: Lookups, game: Game) -> dict[str, Any] | None:
-        """The phase just adjudicated, with its revealed seed and plot commitments."""
+    def _previous(
+        self, lookups: Lookups, game: Game, before: int | None = None
+    ) -> dict[str, Any] | None:
+        """The phase just adjudicated (before phase ``before``, if given), with its
+        revealed seed and plot commitments: the last adjudication of that place in
+        the line of play, so never one a rollback superseded."""
+        entries = journal.entries(lookups.s, game.id)
         adjudicated = [
-            e for e in journal.entries(lookups.s, game.id) if e["kind"] == "phase-adjudicated"
+            e
+            for e in entries
+            if e["kind"] == "phase-adjudicated"
+            and (before is None or int(e["payload"]["seq"]) < before)
         ]
         if not adjudicated:
             return None
-        p = adjudicated[-1]["payload"]
+        last = adjudicated[-1]
+        p = last["payload"]
         return {
             "turn": p["turn"],
             "phase": p["phase"],
@@ -65,7 +79,36 @@ class Publisher:
             "seed_commitment": p["seed_commitment"],
             "commitments": {s: v["commitment"] for s, v in p["plots"].items() if v["commitment"]},
             "nonces": {s: v["nonce"] for s, v in p["plots"].items() if v["nonce"]},
+            "correction": self._correction(entries, last),
         }
+
+    def _correction(self, entries: list[dict[str, Any]], last: dict[str, Any]) -> str:
+        """What a report replaces and why, when its phase was adjudicated before and
+        a rollback superseded that (else "")."""
+        seq = int(last["payload"]["seq"])
+        earlier = [
+            e
+            for e in entries
+            if e["seq"] < last["seq"]
+            and e["kind"] == "phase-adjudicated"
+            and int(e["payload"]["seq"]) == seq
+        ]
+        rollbacks = [
+            e["payload"]
+            for e in entries
+            if e["kind"] == "rolled-back"
+            and e["seq"] < last["seq"]
+            and e["payload"]["to_seq"] <= seq
+        ]
+        if not earlier or not rollbacks:
+            return ""
+        rb = rollbacks[-1]
+        why = f" ({rb['reason']})" if rb.get("reason") else ""
+        return (
+            f"Corrected report: it replaces the report of turn {last['payload']['turn']} phase "
+            f"{last['payload']['phase']} sent before, since the moderator rolled the game back "
+            f"to turn {rb['turn']} phase {rb['phase']}{why}."
+        )
 
     def _report(
         self,
@@ -140,7 +183,8 @@ class Publisher:
             kind=OutboundKind.REPORT,
             cause=(game.id, str(phase.id if phase else "end"), str(seat.id)),
             to=seat.email,
-            subject=f"[pbem {game.id}] {title[len(game.id) + 2 :]}",
+            subject=f"[pbem {game.id}] {title[len(game.id) + 2 :]}"
+            + (" (corrected)" if previous and previous.get("correction") else ""),
             text=rendered.text,
             html=rendered.html,
             attachments=rendered.attachments,

@@ -198,6 +198,20 @@ class RolledBack(Payload):
     phase: str
     replot: bool
     epoch: int
+    # A side may send orders again (REPLOT, or it had sent none): the phase got a new seed.
+    fresh_seed: bool = False
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class HoldReleased(Payload):
+    """The moderator let a held game (after a rollback) go on: by RESUME (orders due
+    by ``deadline``) or by ADJUDICATE."""
+
+    kind: ClassVar[str] = "hold-released"
+    phase_seq: int
+    by: str  # "resume" | "adjudicate"
+    deadline: str | None  # ISO 8601
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +245,27 @@ class DisputeRuled(Payload):
     dispute: int
     ruling: str
     reason: str
+    # What each side was told, when the moderator wrote one text per side.
+    rulings: dict[str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModeratorCommand(Payload):
+    """Who gave a moderator command naming this game, how and from where."""
+
+    kind: ClassVar[str] = "moderator-command"
+    command: str  # the first word: what the command did is in the entries before
+    by: str  # the sender's address (mail), the local user (CLI)
+    via: str  # "mail" | "cli"
+    origin: str  # the mail's Message-ID, or the host the CLI ran on
+
+
+@dataclass(frozen=True, slots=True)
+class ModeratorAlerted(Payload):
+    """A digest went to the human moderator (pbem.lifecycle.alerts)."""
+
+    kind: ClassVar[str] = "moderator-alerted"
+    items: int
 
 
 # ------------------------------------------------------------------- clock

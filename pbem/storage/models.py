@@ -114,6 +114,9 @@ class Game(Base):
     pauses_used: Mapped[int] = mapped_column(default=0)
     paused_seconds: Mapped[int] = mapped_column(default=0)
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    # Held for the moderator (why, e.g. after a rollback): no orders, no clock, no
+    # adjudication until he says ADJUDICATE or RESUME. A pause is separate.
+    held: Mapped[str | None] = mapped_column(String(200), default=None)
 
 
 class Seat(Base):

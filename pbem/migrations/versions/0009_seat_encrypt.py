@@ -1,7 +1,7 @@
 """seats.encrypt: a player opted in to mail encrypted to the player's key (issue 14)
 
 Revision ID: 0009
-Revises: 0007
+Revises: 0008
 Create Date: 2026-12-01 19:40:00
 
 Existing seats never asked for it: the column defaults to false.
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0009"
-down_revision: str | None = "0007"
+down_revision: str | None = "0008"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
