@@ -13,7 +13,7 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from pbem.cli import positive_number
-from pbem.config import Config, example_config, load_config
+from pbem.config import Config, example_config, load_config, resolve_path
 from pbem.core.errors import ConfigError
 from pbem.service.logs import setup_logging
 
@@ -25,14 +25,64 @@ def _config(args: argparse.Namespace) -> Config:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
+    from pbem.outbox.gamekeys import generate_game_keys, key_files
+
     path = Path(args.path)
     if path.exists() and not args.force:
         print(f"pbem: {path} exists; use --force to overwrite", file=sys.stderr)
         return 1
-    path.write_text(example_config())
+    keys = Path(args.keys)
+    folder = resolve_path(path.parent, keys)
+    files = key_files(folder)
+    if not args.force:
+        files.refuse_to_replace()
+    path.write_text(
+        example_config(
+            openpgp_key=str(keys / files.openpgp_key.name),
+            smime_key=str(keys / files.smime_key.name),
+            smime_certificate=str(keys / files.smime_certificate.name),
+        )
+    )
     path.chmod(0o600)  # it holds the plot key
-    print(f"wrote {path} (with a fresh plot key); edit it, then: pbem -c {path} db upgrade")
+    # For the example's address until the moderator sets [moderator]: then `mailkeys --force`.
+    generate_game_keys(folder, "pbem moderator", "moderator@pbem.example", force=True)
+    print(
+        f"wrote {path} (with a fresh plot key) and signing keys in {folder}; "
+        f"set [moderator] address and name, then: pbem -c {path} mailkeys --force; "
+        f"pbem -c {path} db upgrade"
+    )
     return 0
+
+
+def cmd_mailkeys(args: argparse.Namespace) -> int:
+    """Make the game's OpenPGP key and S/MIME certificate for [moderator] address."""
+    from pbem.outbox.gamekeys import generate_game_keys
+
+    config = _config(args)
+    folder = resolve_path(config.base_dir, args.out) if args.out else _keys_folder(config)
+    files = generate_game_keys(
+        folder, config.moderator.name, config.moderator.address, force=args.force
+    )
+    print(f"the game's signing keys for {config.moderator.name} <{config.moderator.address}>:")
+    print(f"  secret (mode 0600, keep them): {files.openpgp_key}, {files.smime_key}")
+    print(
+        f"  public (publish them to the players): {files.openpgp_public}, {files.smime_certificate}"
+    )
+    print(
+        "the [signing] section must name them:\n"
+        f'  openpgp_key = "{files.openpgp_key}"\n'
+        f'  smime_key = "{files.smime_key}"\n'
+        f'  smime_certificate = "{files.smime_certificate}"'
+    )
+    return 0
+
+
+def _keys_folder(config: Config) -> Path:
+    """Where the configured keys are, else ``keys/`` beside the configuration."""
+    for path in (config.signing.openpgp_key, config.signing.smime_key):
+        if path:
+            return Path(path).parent
+    return config.base_dir / "keys"
 
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
@@ -45,11 +95,13 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from pbem.outbox.gamekeys import load_game_keys
     from pbem.service.daemon import Daemon
 
     config = _config(args)
     setup_logging(config, args.log_level)
     config.secrets.key_bytes()  # refuse to start without a usable key
+    load_game_keys(config.signing)  # nor with signing keys that cannot sign
     daemon = Daemon(config)
     if args.once:
         asyncio.run(_once(daemon))
@@ -241,7 +293,25 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p = sub.add_parser("init", help="write a commented example configuration")
     p.add_argument("path", nargs="?", default="pbem.toml")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    p.add_argument(
+        "--keys",
+        default="keys",
+        help="folder for the game's signing keys, relative to the file's (default keys)",
+    )
     p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser(
+        "mailkeys",
+        help="make the game's OpenPGP key and S/MIME certificate that sign outgoing mail",
+        description=(
+            "Make the keys every mail pbem sends is signed with, for [moderator] name and "
+            "address: an OpenPGP key (openpgp.key, public openpgp.asc) and a self-signed "
+            "S/MIME certificate (smime.key, smime.pem). Publish the .asc and .pem files."
+        ),
+    )
+    p.add_argument("--out", default=None, help="folder (default: the configured keys' folder)")
+    p.add_argument("--force", action="store_true", help="replace existing keys")
+    p.set_defaults(func=cmd_mailkeys)
 
     p = sub.add_parser(
         "doctor",
@@ -264,11 +334,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="run a moderator command (the same set as by signed mail)",
         description=(
             "Moderator commands: CREATE game ruleset scenario [k=v ...] | ASSIGN game side email "
-            "KEY [tz=Zone] | REPLACE game side email KEY | OBSERVE game email [side] | START | "
+            "KEY [tz=Zone] [encrypt=yes] | REPLACE game side email KEY | "
+            "OBSERVE game email [side] | START | "
             "PAUSE game [reason] | RESUME | EXTEND game hours | ADJUDICATE | STATUS | "
             "ROLLBACK game turn phase [REPLOT] | EDIT game /json/pointer value | "
             "RULE game id UPHELD|DISMISSED reason | "
-            "KEY game side ADD KEY|RETIRE fingerprint|LIST | "
+            "KEY game side ADD KEY|RETIRE fingerprint|LIST|ENCRYPT yes|no | "
             "END game [reason] | LIST | SEATS game | DISPUTES [game] | AUDIT [game] | "
             "MESSAGE game side|all text | RESEND game side [turn [phase]] | "
             "SET game key=value [...] [reason] | DELETE game | UNOBSERVE game email. "

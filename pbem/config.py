@@ -48,6 +48,18 @@ public_key = ""
 # answer to a command is copied to `human`.
 command_from = ""
 
+[signing]
+# The game's own keys: every mail pbem sends is signed with one of them, so players'
+# mail clients show it as verified and a forged report stands out. `pbem init` and
+# `pbem mailkeys` make them; publish the .asc and .pem files to the players and keep
+# the .key files secret (mode 0600). Empty: mail goes out unsigned.
+# OpenPGP secret key (armoured): PGP/MIME signatures (RFC 3156), used when set.
+openpgp_key = "%(openpgp_key)s"
+# S/MIME private key and certificate (PEM): signatures when no OpenPGP key is set,
+# and on mail encrypted to a player's S/MIME certificate.
+smime_key = "%(smime_key)s"
+smime_certificate = "%(smime_certificate)s"
+
 [database]
 # SQLAlchemy URL. SQLite is the embedded default; for PostgreSQL use e.g.
 # "postgresql+psycopg://pbem@127.0.0.1:5432/pbem" (several daemons may share it).
@@ -297,6 +309,23 @@ class ModeratorConfig(_Section):
         return frozenset(a.lower() for a in (self.human, *self.command_from.split()) if a)
 
 
+@dataclass(frozen=True, repr=False)
+class SigningConfig(_Section):
+    """The game's signing keys: paths to files, "" for none (see EXAMPLE)."""
+
+    NAME = "signing"
+
+    openpgp_key: str = ""
+    smime_key: str = ""
+    smime_certificate: str = ""
+
+    def check(self) -> None:
+        if bool(self.smime_key) != bool(self.smime_certificate):
+            raise ConfigError(
+                "[signing] smime_key and smime_certificate go together: set both or neither"
+            )
+
+
 # The databases pbem runs on, with any SQLAlchemy driver: sqlite[+driver]://...
 _DATABASE_URL = re.compile(r"^(sqlite|postgresql)(\+\w+)?://")
 
@@ -472,6 +501,7 @@ class Config:
     path in it is absolute: Maildirs and a SQLite database file alike."""
 
     moderator: ModeratorConfig = field(default_factory=ModeratorConfig)
+    signing: SigningConfig = field(default_factory=SigningConfig)
     database: DatabaseConfig = field(default_factory=DatabaseConfig)
     secrets: SecretsConfig = field(default_factory=SecretsConfig)
     intake: IntakeConfig = field(default_factory=IntakeConfig)
@@ -490,6 +520,14 @@ class Config:
             "intake": replace(self.intake, maildir=resolve_path(base, self.intake.maildir)),
             "outbox": replace(self.outbox, maildir=resolve_path(base, self.outbox.maildir)),
             "database": replace(self.database, url=_resolve_url(base, self.database.url)),
+            "signing": replace(
+                self.signing,
+                **{
+                    f.name: str(resolve_path(base, getattr(self.signing, f.name)))
+                    for f in fields(self.signing)
+                    if getattr(self.signing, f.name)  # "" stays "": no key
+                },
+            ),
         }
         for name, value in resolved.items():
             object.__setattr__(self, name, value)
@@ -516,6 +554,7 @@ SECTIONS: dict[str, type[_Section]] = {
     cls.NAME: cls
     for cls in (
         ModeratorConfig,
+        SigningConfig,
         DatabaseConfig,
         SecretsConfig,
         IntakeConfig,
@@ -529,9 +568,15 @@ SECTIONS: dict[str, type[_Section]] = {
 }
 
 
-def example_config() -> str:
+def example_config(openpgp_key: str = "", smime_key: str = "", smime_certificate: str = "") -> str:
+    """The commented configuration with a fresh plot key and these signing key paths."""
     key = base64.b64encode(os.urandom(32)).decode()
-    return EXAMPLE % {"plot_key": key}
+    return EXAMPLE % {
+        "plot_key": key,
+        "openpgp_key": openpgp_key,
+        "smime_key": smime_key,
+        "smime_certificate": smime_certificate,
+    }
 
 
 def _section(cls: type[_Section], raw: Mapping[str, Any], env: Mapping[str, str]) -> _Section:

@@ -32,6 +32,7 @@ from pbem.core.ruleset import ScenarioInfo
 from pbem.demo_usn import orders_summary, verdict_lines
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
+from pbem.outbox.gamekeys import generate_game_keys
 
 MODERATOR = "moderator@pbem.example"
 MARK = ".pbem-demo"  # in a folder the demo made: it may replace what is there
@@ -130,7 +131,13 @@ def run_demo(
 
             shutil.rmtree(folder)
     mod_key, mod_pub = generate_keypair("moderator")
-    config = example_config().replace('public_key = ""', f'public_key = "{mod_pub}"')
+    # The game's signing keys: every mail the daemon sends is signed (issue 14).
+    generate_game_keys(Path("keys"), "pbem moderator", MODERATOR, force=True)
+    config = example_config(
+        openpgp_key="keys/openpgp.key",
+        smime_key="keys/smime.key",
+        smime_certificate="keys/smime.pem",
+    ).replace('public_key = ""', f'public_key = "{mod_pub}"')
     Path("pbem.toml").write_text(config)
     _say(f"working in {directory}: configuration pbem.toml, database pbem.sqlite3")
     subprocess.run([sys.executable, "-m", "pbem", "-c", "pbem.toml", "db", "upgrade"], check=True)

@@ -20,9 +20,11 @@ from pbem.lifecycle.announce import announce
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.lookups import Lookups
 from pbem.lifecycle.phases import PhaseMachine
+from pbem.outbox.privacy import encryption_key_of
 from pbem.record.chain import state_hash
 from pbem.record.payloads import (
     DeadlineExtended,
+    EncryptionChosen,
     GameCreated,
     GameStarted,
     ObserverAdded,
@@ -284,6 +286,34 @@ class ModeratorActs:
             game, SeatKeyRetired(side=side, key_kind=key.kind.value, fingerprint=key.fingerprint)
         )
         return key
+
+    def set_encryption(self, game_id: str, side: str, encrypt: bool) -> SeatKey | None:
+        """Opt the side's player in to (or out of) mail encrypted to the player's key;
+        returns the key mail is encrypted to (None when opting out)."""
+        game = self.lookups.game(game_id)
+        seat = self._player(game_id, side)
+        chosen = None
+        if encrypt:
+            found = encryption_key_of(seat_keys(self.desk.session, game_id, side))
+            if found is None:
+                raise LifecycleError(
+                    f"{side} in {game_id} has no key mail can be encrypted to: register an "
+                    "OpenPGP key with an encryption subkey (as Thunderbird and gpg make them) "
+                    "or an RSA S/MIME certificate (KEY game side ADD @key.asc); an Ed25519 "
+                    "order-signing key cannot encrypt"
+                )
+            chosen = found[0]
+        seat.encrypt = encrypt
+        self.desk.record(
+            game,
+            EncryptionChosen(
+                side=side,
+                encrypt=encrypt,
+                key_kind=chosen.kind.value if chosen else None,
+                fingerprint=chosen.fingerprint if chosen else None,
+            ),
+        )
+        return chosen
 
     def _player(self, game_id: str, side: str) -> Seat:
         seat = self.lookups.player(game_id, side)

@@ -12,11 +12,15 @@ lands in the game's record through the game machine's job it calls (pbem.lifecyc
                                                       fog=double-blind subs=on), checked:
                                                       the answer lists every one in force
     ASSIGN game side email KEY [tz=Area/City]         KEY: an OpenSSH ed25519 line,
-                                                      smime:<base64 DER certificate> or
-                                                      openpgp:<base64 OpenPGP public key>
+           [encrypt=yes]                              smime:<base64 DER certificate> or
+                                                      openpgp:<base64 OpenPGP public key>;
+                                                      encrypt=yes: answers and reports
+                                                      encrypted to the player's OpenPGP
+                                                      key or RSA S/MIME certificate
     REPLACE game side email KEY [tz=Area/City]        takeover: the old key stops working
     KEY game side ADD KEY | RETIRE fingerprint | LIST a seat's keys: rotation (add the
                                                       new key, then retire the old one)
+    KEY game side ENCRYPT yes|no                      opt in to/out of encrypted mail
     OBSERVE game email [side]                         no side: omniscient observer
     START game | PAUSE game [reason] | RESUME game
     EXTEND game hours | ADJUDICATE game | STATUS game
@@ -159,31 +163,70 @@ def _create(gm: GameMaster, a: list[str]) -> str:
 
 
 def _assign(gm: GameMaster, a: list[str]) -> str:
-    _need(a, 4, "ASSIGN game side email KEY [tz=Zone]")
-    key, cert, pgp, tz = _key_args(a[3:])
+    _need(a, 4, "ASSIGN game side email KEY [tz=Zone] [encrypt=yes]")
+    words, encrypt = _encrypt_option(a[3:])
+    key, cert, pgp, tz = _key_args(words)
     seat = gm.acts.assign(
         a[0], a[1], a[2], public_key=key, certificate=cert, openpgp=pgp, timezone=tz
     )
     keys = seat_keys(gm.desk.session, a[0], a[1])
-    return f"{seat.email} plays {seat.side} in {a[0]} (key {keys[0].fingerprint})" + (
-        _key_warnings(gm, keys)
+    return (
+        f"{seat.email} plays {seat.side} in {a[0]} (key {keys[0].fingerprint})"
+        + _key_warnings(gm, keys)
+        + _encryption(gm, a[0], a[1], encrypt)
     )
 
 
 def _replace(gm: GameMaster, a: list[str]) -> str:
-    _need(a, 4, "REPLACE game side email KEY [tz=Zone]")
-    key, cert, pgp, tz = _key_args(a[3:])
+    _need(a, 4, "REPLACE game side email KEY [tz=Zone] [encrypt=yes]")
+    words, encrypt = _encrypt_option(a[3:])
+    key, cert, pgp, tz = _key_args(words)
     seat = gm.acts.replace_player(
         a[0], a[1], a[2], public_key=key, certificate=cert, openpgp=pgp, timezone=tz
     )
     return (
         f"{seat.email} takes over {seat.side} in {a[0]}; the previous key no longer works"
         + _key_warnings(gm, seat_keys(gm.desk.session, a[0], a[1]))
+        + _encryption(gm, a[0], a[1], encrypt)
     )
 
 
+_YES_NO = {"yes": True, "on": True, "true": True, "no": False, "off": False, "false": False}
+
+
+def _yes_no(word: str, what: str) -> bool:
+    try:
+        return _YES_NO[word.lower()]
+    except KeyError:
+        raise LifecycleError(f"{what}: {word!r} is not yes or no") from None
+
+
+def _encrypt_option(words: list[str]) -> tuple[list[str], bool]:
+    """ASSIGN's and REPLACE's ``encrypt=yes|no``, taken out of the key's words."""
+    encrypt = False
+    rest = []
+    for word in words:
+        if word.lower().startswith("encrypt="):
+            encrypt = _yes_no(word.partition("=")[2], "encrypt")
+        else:
+            rest.append(word)
+    return rest, encrypt
+
+
+def _encryption(gm: GameMaster, game_id: str, side: str, encrypt: bool) -> str:
+    """Opt the player in; what to add to the answer."""
+    if not encrypt:
+        return ""
+    key = gm.acts.set_encryption(game_id, side, True)
+    assert key is not None
+    return f"; answers and reports to {side} are encrypted to {key.kind} key {key.fingerprint}"
+
+
 def _key(gm: GameMaster, a: list[str]) -> str:
-    usage = "KEY game side ADD KEY | KEY game side RETIRE fingerprint | KEY game side LIST"
+    usage = (
+        "KEY game side ADD KEY | KEY game side RETIRE fingerprint | KEY game side LIST | "
+        "KEY game side ENCRYPT yes|no"
+    )
     _need(a, 3, usage)
     game_id, side, verb = a[0], a[1], a[2].upper()
     if verb == "ADD":
@@ -196,6 +239,17 @@ def _key(gm: GameMaster, a: list[str]) -> str:
         _need(a, 4, usage)
         key = gm.acts.retire_key(game_id, side, a[3])
         return f"{key.kind} key {key.fingerprint} of {side} in {game_id} retired"
+    if verb == "ENCRYPT":
+        _need(a, 4, usage)
+        if _yes_no(a[3], "ENCRYPT"):
+            chosen = gm.acts.set_encryption(game_id, side, True)
+            assert chosen is not None
+            return (
+                f"answers and reports to {side} in {game_id} are encrypted to "
+                f"{chosen.kind} key {chosen.fingerprint}"
+            )
+        gm.acts.set_encryption(game_id, side, False)
+        return f"answers and reports to {side} in {game_id} are no longer encrypted"
     if verb == "LIST":
         keys = seat_keys(gm.desk.session, game_id, side, retired=True)
         return f"{side} in {game_id}: " + (

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from pbem.config import Config
 from pbem.outbox.compose import compose_reply, stable_message_id
+from pbem.outbox.privacy import protect_outgoing
 from pbem.record import journal
 from pbem.record.payloads import ReportSent
 from pbem.secrecy import sealing
@@ -96,6 +97,8 @@ def enqueue(
         date=now,
         auto_submitted="auto-replied" if kind == "answer" else "auto-generated",
     )
+    # Signed with the game's key; encrypted to a player who opted in.
+    raw = protect_outgoing(session, config, raw, game_id=game_id, side=side)
     row = OutboundMail(
         message_id=message_id,
         kind=kind,

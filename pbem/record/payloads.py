@@ -73,6 +73,18 @@ class SeatKeyAdded(Payload):
 
 
 @dataclass(frozen=True, slots=True)
+class EncryptionChosen(Payload):
+    """The side's player opted in to (or out of) encrypted mail (ASSIGN ... encrypt=yes,
+    KEY game side ENCRYPT yes|no): answers and reports are encrypted to this key."""
+
+    kind: ClassVar[str] = "encryption-chosen"
+    side: str
+    encrypt: bool
+    key_kind: str | None
+    fingerprint: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class SeatKeyRetired(Payload):
     """A key the side's player no longer signs with (KEY RETIRE); mail signed with it
     is refused from now on."""

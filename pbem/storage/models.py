@@ -131,6 +131,8 @@ class Seat(Base):
     side: Mapped[str | None] = mapped_column(String(32))  # None for an omniscient observer
     email: Mapped[str] = mapped_column(String(254), index=True)
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    # Opted in: answers and reports are encrypted to the player's key (pbem.outbox.privacy).
+    encrypt: Mapped[bool] = mapped_column(default=False, server_default=false())
     active: Mapped[bool] = mapped_column(default=True)
     joined_at: Mapped[datetime]
     retired_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -8,14 +8,18 @@ one phase "plot" per turn) stands in for a real wargame.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import email
 import email.policy
+import functools
 import itertools
 import os
+import shutil
 import smtplib
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -35,6 +39,7 @@ from pbem.config import (
     ModeratorConfig,
     OutboxConfig,
     SecretsConfig,
+    SigningConfig,
     SmtpConfig,
 )
 from pbem.intake.sheet import add_nonce
@@ -42,6 +47,7 @@ from pbem.intake.signatures import generate_keypair, sign_block
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.publishing import Publisher
+from pbem.outbox.gamekeys import KeyFiles, generate_game_keys
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 from pbem.storage.models import InboundMail, OutboundMail
 from tests.maillab import MailLab
@@ -201,6 +207,10 @@ human = "{c.moderator.human}"
 url = "{c.database.url}"
 [secrets]
 plot_key = "{c.secrets.plot_key}"
+[signing]
+openpgp_key = "{c.signing.openpgp_key}"
+smime_key = "{c.signing.smime_key}"
+smime_certificate = "{c.signing.smime_certificate}"
 [intake]
 transport = "imap"
 rate_limit = {c.intake.rate_limit}
@@ -225,13 +235,29 @@ level = "INFO"
 """
 
 
+@functools.cache
+def game_keys() -> KeyFiles:
+    """The game's signing keys (issue 14), made once per test process: every desk's
+    mail goes out signed, as a real installation's does (RSA keys are slow to make)."""
+    folder = Path(tempfile.mkdtemp(prefix="pbem-game-keys-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return generate_game_keys(folder, "pbem moderator", "moderator@pbem.example")
+
+
 def moderator_desk(lab: MailLab, url: str, base_dir: Path, **intake: object) -> ModeratorDesk:
-    """A fresh moderator mailbox and schema; intake by IMAP, outbox by SMTP, both the lab's."""
+    """A fresh moderator mailbox and schema; intake by IMAP, outbox by SMTP, both the lab's;
+    outgoing mail signed with the game's OpenPGP key."""
     n = next(_lab_names)
     password = f"mod-pw-{n}"
     address = lab.add_user(f"moderator{n}", password)
+    keys = game_keys()
     config = Config(
         moderator=ModeratorConfig(address=address, human=lab.add_user(f"umpire{n}", "u")),
+        signing=SigningConfig(
+            openpgp_key=str(keys.openpgp_key),
+            smime_key=str(keys.smime_key),
+            smime_certificate=str(keys.smime_certificate),
+        ),
         database=DatabaseConfig(url=url),
         secrets=SecretsConfig(plot_key=base64.b64encode(os.urandom(32)).decode()),
         intake=replace(IntakeConfig(transport="imap", poll_interval=0.5), **intake),  # type: ignore[arg-type]
