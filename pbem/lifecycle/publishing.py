@@ -18,7 +18,7 @@ from pbem.lifecycle import deadlines
 from pbem.lifecycle.lookups import Lookups
 from pbem.outbox.queue import enqueue
 from pbem.record import journal
-from pbem.reports.context import Header
+from pbem.reports.context import Header, heading
 from pbem.reports.render import render
 from pbem.reports.report import render_report
 from pbem.storage.enums import OutboundKind
@@ -31,6 +31,30 @@ def audience_view(
     """The ruleset's view for ``side``: the ruleset itself applies what its rules
     hide (for U.S.N., pbem.rulesets.usn.fog in the game's fog mode)."""
     return ruleset.view(state, events, side)
+
+
+def report_subject(
+    game_id: str,
+    previous: Mapping[str, Any] | None,
+    phase: Phase | None,
+    *,
+    deadline: str,
+    owes: bool,
+    player: bool,
+) -> str:
+    """A report mail's subject: the phase reported on, then what is due next and by
+    when, short enough for a mail client's subject column. Only what every side may
+    know goes in (the phases, the deadline, whether this side owes orders)."""
+    if phase is None:
+        done = f"turn {previous['turn']} {previous['phase']} report; " if previous else ""
+        return f"[pbem {game_id}] {done}game over"
+    done = f"turn {previous['turn']} {previous['phase']} report" if previous else "game started"
+    due = ""
+    if owes:
+        due = f", orders due {deadline}" if deadline else ", orders due"
+    elif player:
+        due = ", no orders from you"
+    return f"[pbem {game_id}] {done}; next turn {phase.turn} {phase.name}{due}"
 
 
 class Publisher:
@@ -128,7 +152,7 @@ class Publisher:
                 phase_id=phase.id if phase else None,
                 audience=audience,
                 created_at=lookups.desk.now,
-                subject=title,
+                subject=heading(header),
                 text=rendered.text,
                 html=rendered.html,
                 png=rendered.png,
@@ -140,7 +164,16 @@ class Publisher:
             kind=OutboundKind.REPORT,
             cause=(game.id, str(phase.id if phase else "end"), str(seat.id)),
             to=seat.email,
-            subject=f"[pbem {game.id}] {title[len(game.id) + 2 :]}",
+            subject=report_subject(
+                game.id,
+                previous,
+                phase,
+                deadline=deadlines.local_time(phase.deadline, seat.timezone, year=False)
+                if phase is not None and phase.deadline
+                else "",
+                owes=owes,
+                player=seat.role == "player",
+            ),
             text=rendered.text,
             html=rendered.html,
             attachments=rendered.attachments,
