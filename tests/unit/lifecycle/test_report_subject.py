@@ -34,9 +34,7 @@ def _report_subjects(table: Table) -> dict[str, list[str]]:
     return dict(table.run(go))
 
 
-def test_first_report_says_the_game_started_and_what_is_due(
-    table: Table, demo_game: str
-) -> None:
+def test_first_report_says_the_game_started_and_what_is_due(table: Table, demo_game: str) -> None:
     got = _report_subjects(table)
     deadline = (T0 + timedelta(hours=72)).strftime("%a %d %b %H:%M UTC")
     assert got["north@example.org"] == [
