@@ -69,7 +69,8 @@ async def _once(daemon: object) -> None:
 
 
 def _expand(word: str) -> str:
-    """@FILE stands for a key file's line, or a certificate file as smime:<base64 DER>;
+    """@FILE stands for a key file's line, a certificate file as smime:<base64 DER>, an
+    OpenPGP public key (gpg --armor --export) as openpgp:<base64>;
     key=@FILE for a file's text (overrides=@corrections.toml)."""
     key, sep, rest = word.partition("=@")
     if sep and key.isidentifier():
@@ -86,6 +87,8 @@ def _expand(word: str) -> str:
         except ValueError as exc:
             raise ConfigError(f"{word}: not a readable PEM certificate: {exc}") from None
         return "smime:" + base64.b64encode(certificate.public_bytes(Encoding.DER)).decode()
+    if b"BEGIN PGP PUBLIC KEY BLOCK" in data or b"BEGIN PGP PRIVATE KEY BLOCK" in data:
+        return "openpgp:" + base64.b64encode(data).decode()  # read (and refused) by the command
     return _text(data, word).strip()
 
 
@@ -105,7 +108,9 @@ def _read_named(path: str, word: str) -> bytes:
 
 def cmd_moderator(args: argparse.Namespace) -> int:
     """Run one moderator command, the same set as by signed mail."""
+    import getpass
     import shlex
+    import socket
 
     from pbem.lifecycle import moderator
     from pbem.lifecycle.desk import Desk
@@ -121,7 +126,8 @@ def cmd_moderator(args: argparse.Namespace) -> int:
     try:
         with make_sessionmaker(engine).begin() as s:
             gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), utcnow()), Publisher())
-            print(moderator.execute(gm, line))
+            actor = moderator.Actor(by=getpass.getuser(), via="cli", origin=socket.gethostname())
+            print(moderator.execute(gm, line, actor))
     finally:
         engine.dispose()
     return 0
@@ -174,6 +180,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from pbem.service.doctor import run_doctor
+
+    return run_doctor(args.config)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from pbem.demo import run_demo
 
@@ -204,6 +216,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     p.set_defaults(func=cmd_init)
 
+    p = sub.add_parser(
+        "doctor",
+        help="check the configuration, database, IMAP, SMTP, keys and clock; one line each",
+    )
+    p.set_defaults(func=cmd_doctor)
+
     p = sub.add_parser("serve", help="run the daemon (stop with SIGTERM or Ctrl-C)")
     p.add_argument("--once", action="store_true", help="one round of intake, clock and outbox")
     p.set_defaults(func=cmd_serve)
@@ -223,7 +241,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
             "PAUSE game [reason] | RESUME | EXTEND game hours | ADJUDICATE | STATUS | "
             "ROLLBACK game turn phase [REPLOT] | EDIT game /json/pointer value | "
             "RULE game id UPHELD|DISMISSED reason | "
-            "END game [reason]. KEY may be @FILE (an OpenSSH public key or a PEM certificate)."
+            "KEY game side ADD KEY|RETIRE fingerprint|LIST | "
+            "END game [reason]. KEY may be @FILE (an OpenSSH public key, a PEM certificate "
+            "or an OpenPGP public key, gpg --armor --export)."
         ),
     )
     p.add_argument("words", nargs=argparse.REMAINDER, help="the command and its arguments")

@@ -44,6 +44,9 @@ human = "umpire@pbem.example"
 # The human moderator's Ed25519 public key (OpenSSH line, as `pbem keygen` prints it):
 # order blocks signed with it and headed "Side: moderator" carry moderator commands.
 public_key = ""
+# Commands are taken only from `human` and these addresses (space-separated); every
+# answer to a command is copied to `human`.
+command_from = ""
 
 [database]
 # SQLAlchemy URL. SQLite is the embedded default; for PostgreSQL use e.g.
@@ -115,6 +118,15 @@ max_extension_hours = 168
 [log]
 # "DEBUG", "INFO", "WARNING" or "ERROR".
 level = "INFO"
+# "text" (one line per event) or "json" (one JSON object per line: time, level,
+# logger, message, the event's fields, and the exception's traceback if any).
+format = "text"
+
+[metrics]
+# The daemon serves Prometheus metrics at http://HOST:PORT/metrics when port is set
+# (0: off). Keep it on loopback; put a proxy in front to expose it further.
+host = "127.0.0.1"
+port = 0
 """
 
 
@@ -134,6 +146,11 @@ class NoOrdersPolicy(StrEnum):
     STANDING = "standing"  # the ruleset's standing orders
     NOTHING = "nothing"  # no orders at all
     FORFEIT = "forfeit"  # the side loses the game
+
+
+class LogFormat(StrEnum):
+    TEXT = "text"
+    JSON = "json"
 
 
 class LogLevel(StrEnum):
@@ -267,6 +284,12 @@ class ModeratorConfig(_Section):
     name: str = "pbem moderator"
     human: str = "umpire@pbem.example"
     public_key: str = ""
+    command_from: str = ""
+
+    @property
+    def command_addresses(self) -> frozenset[str]:
+        """The addresses moderator commands are taken from (lower case)."""
+        return frozenset(a.lower() for a in (self.human, *self.command_from.split()) if a)
 
 
 # The databases pbem runs on, with any SQLAlchemy driver: sqlite[+driver]://...
@@ -396,6 +419,21 @@ class LogConfig(_Section):
     NAME = "log"
 
     level: LogLevel = LogLevel.INFO
+    format: LogFormat = LogFormat.TEXT
+
+
+@dataclass(frozen=True, repr=False)
+class MetricsConfig(_Section):
+    NAME = "metrics"
+
+    host: str = "127.0.0.1"
+    port: int = 0  # 0: no metrics endpoint
+
+    def check(self) -> None:
+        if not 0 <= self.port < 65536:
+            raise ConfigError(f"[metrics] port must be 0 (off) or 1 to 65535, not {self.port}")
+        if not self.host:
+            raise ConfigError('[metrics] host must be an address, e.g. "127.0.0.1"')
 
 
 # A relative SQLite file in a database URL: sqlite[+driver]:///PATH[?query].
@@ -432,6 +470,7 @@ class Config:
     smtp: SmtpConfig = field(default_factory=SmtpConfig)
     games: GamesConfig = field(default_factory=GamesConfig)
     log: LogConfig = field(default_factory=LogConfig)
+    metrics: MetricsConfig = field(default_factory=MetricsConfig)
     base_dir: Path = Path(".")
 
     def __post_init__(self) -> None:
@@ -475,6 +514,7 @@ SECTIONS: dict[str, type[_Section]] = {
         SmtpConfig,
         GamesConfig,
         LogConfig,
+        MetricsConfig,
     )
 }
 

@@ -68,8 +68,13 @@ class IntakeError(PbemError):
 
 
 class SignatureError(IntakeError):
-    def __init__(self, message: str) -> None:
-        super().__init__("bad-signature", message)
+    def __init__(self, message: str, code: str = "bad-signature") -> None:
+        super().__init__(code, message)
+
+
+class MailSignatureError(SignatureError):
+    """A whole-mail signature (S/MIME, OpenPGP) refused: the player's mail program
+    signed, so the hints for pasted PBEM ORDERS blocks do not apply."""
 
 
 class LifecycleError(PbemError):

@@ -63,6 +63,7 @@ __all__ = [
     "generate_keypair",
     "key_fingerprint",
     "load_public_key",
+    "orders_in_text",
     "sign_block",
     "signed_message",
     "unflow",
@@ -137,6 +138,20 @@ def canonical_orders(text: str) -> str:
         if line:
             lines.append(line)
     return "\n".join(lines) + "\n" if lines else ""
+
+
+def orders_in_text(content: str) -> str:
+    """The canonical order text of a text a whole-mail signature covers (S/MIME,
+    OpenPGP): a pasted PBEM ORDERS block's body if there is exactly one (the
+    mail's signature covers it), else the text up to a ``-- `` mail signature
+    (name, address), which is not part of the orders."""
+    pasted = [block for block in find_blocks(content) if not block.quoted and not block.problem]
+    if len(pasted) == 1:
+        return canonical_orders(pasted[0].body)
+    lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if "-- " in lines:
+        lines = lines[: lines.index("-- ")]
+    return canonical_orders("\n".join(lines))
 
 
 def signed_message(canonical_text: str) -> bytes:

@@ -34,22 +34,28 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from cryptography.hazmat.primitives.serialization import pkcs7
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from pbem.core.errors import IntakeError, SignatureError
+from pbem.core.errors import IntakeError, MailSignatureError
 from pbem.intake.flowed import unflow
-from pbem.intake.signatures import VerifiedSheet, canonical_orders, find_blocks
+from pbem.intake.signatures import VerifiedSheet, orders_in_text
 
 __all__ = [
+    "OPAQUE_TYPES",
     "SIGNATURE_TYPES",
     "certificate_fingerprint",
+    "is_smime",
     "make_self_signed_certificate",
     "sign_smime",
+    "signed_entity_text",
     "signed_part_bytes",
+    "signer_certificate_fingerprints",
     "verify_smime",
     "verify_smime_bytes",
 ]
 
 # Both names are in use: x-pkcs7-signature by older clients and ``openssl smime``.
 SIGNATURE_TYPES = ("application/pkcs7-signature", "application/x-pkcs7-signature")
+
+OPAQUE_TYPES = ("application/pkcs7-mime", "application/x-pkcs7-mime")
 
 # SHA-1 and MD5 are refused: a collision would let a signature cover other orders.
 _HASHES: dict[str, type[hashes.HashAlgorithm]] = {
@@ -68,6 +74,15 @@ def certificate_fingerprint(pem: bytes) -> str:
 # --- raw MIME -------------------------------------------------------------------------
 
 
+def is_smime(message: EmailMessage) -> bool:
+    """Whether a mail is S/MIME signed: ``multipart/signed`` with a pkcs7-signature
+    protocol (detached), or ``application/pkcs7-mime`` (opaque signed-data)."""
+    ctype = message.get_content_type()
+    if ctype == "multipart/signed":
+        return str(message.get_param("protocol") or "").lower() in SIGNATURE_TYPES
+    return ctype in OPAQUE_TYPES
+
+
 def signed_part_bytes(raw: bytes) -> tuple[bytes, bytes]:
     """Cut the two parts of a ``multipart/signed`` message out of its raw bytes.
 
@@ -78,10 +93,10 @@ def signed_part_bytes(raw: bytes) -> tuple[bytes, bytes]:
     headers = BytesHeaderParser(policy=email.policy.default).parsebytes(raw)
     boundary = headers.get_boundary()
     if headers.get_content_type() != "multipart/signed" or not boundary:
-        raise SignatureError("not an S/MIME signed mail (multipart/signed with a boundary)")
+        raise MailSignatureError("not an S/MIME signed mail (multipart/signed with a boundary)")
     separator = re.search(rb"\r?\n\r?\n", raw)
     if separator is None:
-        raise SignatureError("malformed S/MIME mail: no blank line after the headers")
+        raise MailSignatureError("malformed S/MIME mail: no blank line after the headers")
     body = raw[separator.end() :]
     delimiter = re.compile(
         rb"^--" + re.escape(boundary.encode("ascii")) + rb"(--)?[ \t]*\r?$", re.M
@@ -99,7 +114,7 @@ def signed_part_bytes(raw: bytes) -> tuple[bytes, bytes]:
         end -= 2 if body[end - 2 : end] == b"\r\n" else 1
         parts.append(body[start:end])
     if len(parts) != 2:
-        raise SignatureError(
+        raise MailSignatureError(
             f"malformed S/MIME mail: {len(parts)} parts in multipart/signed, not 2"
         )
     return parts[0], parts[1]
@@ -141,33 +156,17 @@ def verify_smime(
     Returns the canonical text of the signed text/plain part, up to a ``-- ``
     signature separator.
     """
-    protocol = (message.get_param("protocol") or "") if message.is_multipart() else ""
-    if message.get_content_type() != "multipart/signed" or str(protocol).lower() not in (
-        SIGNATURE_TYPES
-    ):
-        raise SignatureError("not an S/MIME signed mail (multipart/signed, pkcs7-signature)")
-    if raw is None:
-        raw = message.as_bytes(policy=message.policy.clone(linesep="\r\n"))
-    signed, _ = signed_part_bytes(raw)
-    payload = message.get_payload()
-    assert isinstance(payload, list)
-    signature_part = payload[1] if len(payload) == 2 else None
-    if not isinstance(signature_part, EmailMessage):
-        raise SignatureError("malformed S/MIME mail: multipart/signed needs exactly 2 parts")
-    if signature_part.get_content_type() not in SIGNATURE_TYPES:
-        raise SignatureError(
-            f"the second part is {signature_part.get_content_type()}, not a pkcs7-signature"
-        )
-    der = signature_part.get_payload(decode=True)
-    if not isinstance(der, bytes) or not der:
-        raise SignatureError("malformed S/MIME signature: the signature part is empty")
-
-    certificate, signer_info = _find_signer(der, certificates)
-    _check_certificate(certificate, now or datetime.datetime.now(datetime.UTC))
+    if message.get_content_type() in OPAQUE_TYPES:
+        der, signed = _opaque(message)
+    else:
+        der, signed = _detached(message, raw)
+    now = now or datetime.datetime.now(datetime.UTC)
+    certificate, signer_info = _find_signer(der, certificates, now)
+    _check_certificate(certificate, now)
     _check_digest(signer_info, signed)
-    _check_signature(signer_info, certificate)
+    _check_signature(signer_info, certificate, _embedded(der))
 
-    text = _signed_text(signed)
+    text = signed_entity_text(signed)
     if not text:
         raise IntakeError("no-text", "the signed text/plain part is empty")
     signature = signer_info["signature"].native
@@ -179,53 +178,198 @@ def verify_smime(
     )
 
 
+def _detached(message: EmailMessage, raw: bytes | None) -> tuple[bytes, bytes]:
+    """(signature DER, signed part bytes as received) of a multipart/signed mail."""
+    protocol = (message.get_param("protocol") or "") if message.is_multipart() else ""
+    if message.get_content_type() != "multipart/signed" or str(protocol).lower() not in (
+        SIGNATURE_TYPES
+    ):
+        raise MailSignatureError("not an S/MIME signed mail (multipart/signed, pkcs7-signature)")
+    if raw is None:
+        raw = message.as_bytes(policy=message.policy.clone(linesep="\r\n"))
+    signed, _ = signed_part_bytes(raw)
+    payload = message.get_payload()
+    assert isinstance(payload, list)
+    signature_part = payload[1] if len(payload) == 2 else None
+    if not isinstance(signature_part, EmailMessage):
+        raise MailSignatureError("malformed S/MIME mail: multipart/signed needs exactly 2 parts")
+    if signature_part.get_content_type() not in SIGNATURE_TYPES:
+        raise MailSignatureError(
+            f"the second part is {signature_part.get_content_type()}, not a pkcs7-signature"
+        )
+    der = signature_part.get_payload(decode=True)
+    if not isinstance(der, bytes) or not der:
+        raise MailSignatureError("malformed S/MIME signature: the signature part is empty")
+    return der, signed
+
+
+def _opaque(message: EmailMessage) -> tuple[bytes, bytes]:
+    """(signature DER, signed entity) of an opaque ``application/pkcs7-mime`` signed-data
+    mail: the signed MIME entity travels inside the CMS structure (RFC 8551 3.5.2)."""
+    kind = str(message.get_param("smime-type") or "").lower()
+    der = message.get_payload(decode=True)
+    if not isinstance(der, bytes) or not der:
+        raise MailSignatureError("malformed S/MIME mail: the pkcs7-mime body is empty")
+    try:
+        info = asn1_cms.ContentInfo.load(der)
+        content_type = info["content_type"].native
+        if content_type == "enveloped_data" or kind == "enveloped-data":
+            raise MailSignatureError(
+                "your mail is S/MIME-encrypted; send orders signed but not encrypted",
+                "encrypted",
+            )
+        if content_type != "signed_data":
+            raise MailSignatureError(f"the S/MIME mail holds {content_type}, not signed data")
+        signed = info["content"]["encap_content_info"]["content"].native
+    except (ValueError, TypeError, KeyError) as exc:
+        raise MailSignatureError(f"malformed S/MIME signed-data: {exc}") from None
+    if not isinstance(signed, bytes) or not signed:
+        raise MailSignatureError("the S/MIME signed-data carries no content (detached?)")
+    return der, signed
+
+
+def _embedded(der: bytes) -> list[x509.Certificate]:
+    """The certificates the signer put in the signature (clients include their own)."""
+    try:
+        info = asn1_cms.ContentInfo.load(der)
+        choices = info["content"]["certificates"]
+        found = []
+        for choice in choices or []:
+            if choice.name == "certificate":
+                found.append(x509.load_der_x509_certificate(choice.chosen.dump()))
+        return found
+    except (ValueError, TypeError, KeyError):
+        return []
+
+
+def signer_certificate_fingerprints(message: EmailMessage, raw: bytes | None = None) -> set[str]:
+    """Fingerprints of the certificates an S/MIME mail carries (best effort, never
+    raises): the mailroom looks them up among registered certificates, so a mail
+    signed with another player's certificate is found and refused by name."""
+    try:
+        if message.get_content_type() in OPAQUE_TYPES:
+            der, _ = _opaque(message)
+        else:
+            der, _ = _detached(message, raw)
+    except IntakeError:
+        return set()
+    return {c.fingerprint(hashes.SHA256()).hex() for c in _embedded(der)}
+
+
+def _matches(sid: asn1_cms.SignerIdentifier, certificate: x509.Certificate) -> bool:
+    parsed = asn1_x509.Certificate.load(certificate.public_bytes(serialization.Encoding.DER))
+    if sid.name == "issuer_and_serial_number":
+        return bool(
+            parsed.issuer == sid.chosen["issuer"]
+            and parsed.serial_number == sid.chosen["serial_number"].native
+        )
+    return bool(parsed.key_identifier == sid.chosen.native)
+
+
+def _name(name: x509.Name) -> str:
+    """A certificate name as people read it: its common name, else its e-mail address."""
+    for oid in (NameOID.COMMON_NAME, NameOID.EMAIL_ADDRESS):
+        values = name.get_attributes_for_oid(oid)
+        if values:
+            return f"'{values[0].value!s}'"
+    return name.rfc4514_string() or "(no name)"
+
+
+def _authority_key(certificate: x509.Certificate) -> bytes | None:
+    try:
+        extension = certificate.extensions.get_extension_for_class(x509.AuthorityKeyIdentifier)
+    except x509.ExtensionNotFound:
+        return None
+    return extension.value.key_identifier
+
+
+def _unregistered(
+    signer: x509.Certificate, registered: list[x509.Certificate], now: datetime.datetime
+) -> str:
+    """Why the certificate that signed is not one of the registered ones, precisely."""
+    fingerprint = signer.fingerprint(hashes.SHA256()).hex()
+    expired = (
+        f"; it also expired on {signer.not_valid_after_utc:%Y-%m-%d}"
+        if now > signer.not_valid_after_utc
+        else ""
+    )
+    issuer, subject = _name(signer.issuer), _name(signer.subject)
+    if signer.issuer == signer.subject:
+        return (
+            f"the mail is signed with a self-signed certificate ({subject}, fingerprint "
+            f"{fingerprint[:16]}...) that is not registered for this game{expired}"
+        )
+    same_name = [c for c in registered if c.issuer == signer.issuer]
+    if same_name:
+        if any(
+            _authority_key(c) is not None and _authority_key(c) == _authority_key(signer)
+            for c in same_name
+        ):
+            return (
+                f"the mail is signed with another certificate from the CA of your registered "
+                f"one ({issuer}, fingerprint {fingerprint[:16]}...); the moderator must "
+                f"register it first (KEY game side ADD){expired}"
+            )
+        return (
+            f"the mail is signed with a certificate from a CA that has the name of your "
+            f"registered certificate's CA ({issuer}) but another key: a look-alike CA, "
+            f"refused{expired}"
+        )
+    return (
+        f"the mail is signed with a certificate issued by {issuer}, a CA none of the "
+        f"certificates registered for you comes from (fingerprint {fingerprint[:16]}...)"
+        f"{expired}"
+    )
+
+
 def _find_signer(
-    der: bytes, certificates: Mapping[str, bytes]
+    der: bytes, certificates: Mapping[str, bytes], now: datetime.datetime
 ) -> tuple[x509.Certificate, asn1_cms.SignerInfo]:
     """The first SignerInfo whose signer is a registered certificate, and that certificate."""
     try:
         info = asn1_cms.ContentInfo.load(der)
         if info["content_type"].native != "signed_data":
-            raise SignatureError("malformed S/MIME signature: the CMS content is not SignedData")
+            raise MailSignatureError(
+                "malformed S/MIME signature: the CMS content is not SignedData"
+            )
         signer_infos = list(info["content"]["signer_infos"])
     except (ValueError, TypeError, KeyError) as exc:
-        raise SignatureError(f"malformed S/MIME signature: {exc}") from None
+        raise MailSignatureError(f"malformed S/MIME signature: {exc}") from None
     registered = [x509.load_pem_x509_certificate(pem) for pem in certificates.values()]
-    described = []
     for signer_info in signer_infos:
-        sid = signer_info["sid"]
         for certificate in registered:
-            parsed = asn1_x509.Certificate.load(
-                certificate.public_bytes(serialization.Encoding.DER)
-            )
-            if sid.name == "issuer_and_serial_number":
-                if (
-                    parsed.issuer == sid.chosen["issuer"]
-                    and parsed.serial_number == sid.chosen["serial_number"].native
-                ):
-                    return certificate, signer_info
-            elif parsed.key_identifier == sid.chosen.native:
+            if _matches(signer_info["sid"], certificate):
                 return certificate, signer_info
-        if sid.name == "issuer_and_serial_number":
-            issuer = sid.chosen["issuer"].human_friendly
-            described.append(f"issuer {issuer}, serial {sid.chosen['serial_number'].native}")
-        else:
-            described.append(f"key identifier {sid.chosen.native.hex()}")
-    if not described:
-        raise SignatureError("malformed S/MIME signature: no signer")
-    raise SignatureError(
-        f"the S/MIME signer's certificate ({'; '.join(described)}) is not registered for this game"
+    if not signer_infos:
+        raise MailSignatureError("malformed S/MIME signature: no signer")
+    embedded = _embedded(der)
+    for signer_info in signer_infos:
+        for certificate in embedded:
+            if _matches(signer_info["sid"], certificate):
+                raise MailSignatureError(_unregistered(certificate, registered, now), "unknown-key")
+    sid = signer_infos[0]["sid"]
+    if sid.name == "issuer_and_serial_number":
+        issuer = sid.chosen["issuer"].human_friendly
+        described = f"issuer {issuer}, serial {sid.chosen['serial_number'].native}"
+    else:
+        described = f"key identifier {sid.chosen.native.hex()}"
+    raise MailSignatureError(
+        f"the S/MIME signer's certificate ({described}) is not in the mail and not "
+        "registered for this game",
+        "unknown-key",
     )
 
 
 def _check_certificate(certificate: x509.Certificate, now: datetime.datetime) -> None:
     if now < certificate.not_valid_before_utc:
-        raise SignatureError(
-            f"the S/MIME certificate is not valid before {certificate.not_valid_before_utc:%Y-%m-%d}"
+        raise MailSignatureError(
+            f"the S/MIME certificate is not valid before {certificate.not_valid_before_utc:%Y-%m-%d}",
+            "expired-key",
         )
     if now > certificate.not_valid_after_utc:
-        raise SignatureError(
-            f"the S/MIME certificate expired on {certificate.not_valid_after_utc:%Y-%m-%d}"
+        raise MailSignatureError(
+            f"the S/MIME certificate expired on {certificate.not_valid_after_utc:%Y-%m-%d}",
+            "expired-key",
         )
     try:
         usage = certificate.extensions.get_extension_for_class(x509.KeyUsage).value
@@ -233,7 +377,7 @@ def _check_certificate(certificate: x509.Certificate, now: datetime.datetime) ->
         pass
     else:
         if not (usage.digital_signature or usage.content_commitment):
-            raise SignatureError("the S/MIME certificate's key usage does not allow signing")
+            raise MailSignatureError("the S/MIME certificate's key usage does not allow signing")
     try:
         extended = certificate.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value
     except x509.ExtensionNotFound:
@@ -241,13 +385,13 @@ def _check_certificate(certificate: x509.Certificate, now: datetime.datetime) ->
     else:
         allowed = {ExtendedKeyUsageOID.EMAIL_PROTECTION, ExtendedKeyUsageOID.ANY_EXTENDED_KEY_USAGE}
         if not allowed.intersection(extended):
-            raise SignatureError("the S/MIME certificate is not for e-mail protection")
+            raise MailSignatureError("the S/MIME certificate is not for e-mail protection")
 
 
 def _hash_for(name: str) -> hashes.HashAlgorithm:
     algorithm = _HASHES.get(name)
     if algorithm is None:
-        raise SignatureError(f"S/MIME digest algorithm {name} is not accepted (use SHA-256)")
+        raise MailSignatureError(f"S/MIME digest algorithm {name} is not accepted (use SHA-256)")
     return algorithm()
 
 
@@ -255,14 +399,16 @@ def _check_digest(signer_info: asn1_cms.SignerInfo, signed: bytes) -> None:
     """The messageDigest attribute must be the hash of the signed part."""
     attributes = signer_info["signed_attrs"]
     if not attributes:
-        raise SignatureError("the S/MIME signature has no signed attributes (not as clients sign)")
+        raise MailSignatureError(
+            "the S/MIME signature has no signed attributes (not as clients sign)"
+        )
     values = {attribute["type"].native: attribute["values"] for attribute in attributes}
     if "message_digest" not in values or "content_type" not in values:
-        raise SignatureError(
+        raise MailSignatureError(
             "the S/MIME signature lacks the messageDigest or contentType attribute"
         )
     if values["content_type"][0].native != "data":
-        raise SignatureError("the S/MIME signature does not cover plain data")
+        raise MailSignatureError("the S/MIME signature does not cover plain data")
     expected = values["message_digest"][0].native
     name = signer_info["digest_algorithm"]["algorithm"].native
     algorithm = _hash_for(name)
@@ -272,7 +418,7 @@ def _check_digest(signer_info: asn1_cms.SignerInfo, signed: bytes) -> None:
         digest.update(candidate)
         if digest.finalize() == expected:
             return
-    raise SignatureError(
+    raise MailSignatureError(
         "S/MIME signature does not match the signed text (was it edited after signing?)"
     )
 
@@ -292,7 +438,11 @@ def _signed_attributes_as_set(signer_info: asn1_cms.SignerInfo) -> bytes:
     return header + contents
 
 
-def _check_signature(signer_info: asn1_cms.SignerInfo, certificate: x509.Certificate) -> None:
+def _check_signature(
+    signer_info: asn1_cms.SignerInfo,
+    certificate: x509.Certificate,
+    embedded: list[x509.Certificate],
+) -> None:
     data = _signed_attributes_as_set(signer_info)
     signature = signer_info["signature"].native
     algorithm = signer_info["signature_algorithm"]
@@ -317,11 +467,18 @@ def _check_signature(signer_info: asn1_cms.SignerInfo, certificate: x509.Certifi
         elif isinstance(key, ed25519.Ed25519PublicKey) and kind == "ed25519":
             key.verify(signature, data)
         else:
-            raise SignatureError(
+            raise MailSignatureError(
                 f"S/MIME signature algorithm {kind} does not fit the certificate's key"
             )
     except InvalidSignature:
-        raise SignatureError(
+        impostor = [c for c in embedded if _matches(signer_info["sid"], c) and c != certificate]
+        if impostor:  # same issuer and serial as the registered one, another key
+            raise MailSignatureError(
+                "S/MIME signature is not valid for the registered certificate: the mail "
+                "carries a certificate with its issuer and serial number but another key "
+                f"(from a look-alike of {_name(certificate.issuer)})"
+            ) from None
+        raise MailSignatureError(
             "S/MIME signature is not valid for the registered certificate"
         ) from None
 
@@ -345,8 +502,9 @@ def _decode_text(part: MIMEPart) -> str:
     return data.decode("latin-1")
 
 
-def _signed_text(signed: bytes) -> str:
-    """The canonical order text of the signed entity's text/plain part."""
+def signed_entity_text(signed: bytes) -> str:
+    """The canonical order text of a signed MIME entity's text/plain part (S/MIME and
+    PGP/MIME sign a whole entity: headers, maybe an attachment, the text)."""
     entity = BytesParser(policy=email.policy.default).parsebytes(signed)
     assert isinstance(entity, EmailMessage)
     part = entity.get_body(preferencelist=("plain",))
@@ -355,15 +513,7 @@ def _signed_text(signed: bytes) -> str:
     content = _decode_text(part)
     if str(part.get_param("format", "")).lower() == "flowed":
         content = unflow(content, delsp=str(part.get_param("delsp", "")).lower() == "yes")
-    # A player may paste an armoured block into an S/MIME mail: the S/MIME
-    # signature covers it, so its body is the sheet.
-    pasted = [block for block in find_blocks(content) if not block.quoted and not block.problem]
-    if len(pasted) == 1:
-        return canonical_orders(pasted[0].body)
-    lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    if "-- " in lines:  # the mail signature (name, address) is not part of the orders
-        lines = lines[: lines.index("-- ")]
-    return canonical_orders("\n".join(lines))
+    return orders_in_text(content)
 
 
 # --- signing (player tools and tests) -------------------------------------------------

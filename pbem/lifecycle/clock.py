@@ -10,6 +10,7 @@ from sqlalchemy import distinct, func, select
 
 from pbem.lifecycle import deadlines
 from pbem.lifecycle.acts import ModeratorActs, shift_deadlines
+from pbem.lifecycle.alerts import Alerts
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.lookups import Lookups
 from pbem.lifecycle.phases import PhaseMachine
@@ -117,15 +118,22 @@ class Clock:
         return not all_in and now >= remind_at and bool(set(sides) - set(reminded or ()))
 
     def tick(self, game_id: str) -> list[str]:
-        """Deadlines, reminders and early adjudication for one game. Returns what it did."""
+        """Deadlines, reminders and early adjudication for one game, then the
+        moderator's digest if one is due. Returns what it did to the game."""
+        did = self._tick(game_id)
+        # Not among what it did to the game: the digest only tells the moderator.
+        Alerts(self.desk, self.lookups).digest(self.lookups.game(game_id))
+        return did
+
+    def _tick(self, game_id: str) -> list[str]:
         game = self.lookups.game(game_id)
         did: list[str] = []
         if self.acts.auto_resume_due(game):
-            self.acts.resume(game_id)
+            self.acts.resume(game_id, auto=True)
             did.append("resumed (pause cap reached)")
         phase = self.lookups.open_phase(game_id)
-        if phase is None or game.status != GameStatus.RUNNING:
-            return did
+        if phase is None or game.status != GameStatus.RUNNING or game.held:
+            return did  # held after a rollback: no deadline runs, nobody is reminded
         reason = self.phases.ready_to_adjudicate(game, phase)
         if reason:
             self.desk.record(game, AdjudicateOrdered(phase_seq=phase.seq, reason=reason))

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from pbem.config import Config
 from pbem.record import journal
 from pbem.record.payloads import Payload
-from pbem.storage.models import Game
+from pbem.storage.models import Game, RecordEntry
 
 
 @dataclass
@@ -28,6 +28,6 @@ class Desk:
     key: bytes
     now: datetime
 
-    def record(self, game: Game, payload: Payload) -> None:
+    def record(self, game: Game, payload: Payload) -> RecordEntry:
         """Append to the game's record (its row lock is held), stamped ``now``."""
-        journal.append(self.session, game.id, payload, self.now)
+        return journal.append(self.session, game.id, payload, self.now)

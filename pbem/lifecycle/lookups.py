@@ -34,6 +34,14 @@ class Lookups:
         self._open: dict[str, Phase] = {}
         self._plots: dict[tuple[int, str], Plot | None] = {}  # None: known to have none
 
+    def forget(self) -> None:
+        """After a savepoint rollback: what was read or made since may be undone
+        (an edited state, a phase, a row lock), so read everything again."""
+        self._locked.clear()
+        self._states.clear()
+        self._open.clear()
+        self._plots.clear()
+
     def game(self, game_id: str, *, lock: bool = True) -> Game:
         if game_id in self._locked:
             return self._locked[game_id]

@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
-from pbem.core.errors import IntakeError, LifecycleError
+from pbem.core.errors import IntakeError, LifecycleError, MailSignatureError
 from pbem.intake.hygiene import classify
 from pbem.intake.mime import ParsedMail, message_object, parse_mail
+from pbem.intake.openpgp import BEGIN_SIGNED, find_signature, verify_openpgp
 from pbem.intake.sheet import OrderSheet, parse_sheet
 from pbem.intake.signatures import (
     ArmouredBlock,
@@ -35,7 +36,7 @@ from pbem.intake.signatures import (
     key_fingerprint,
     verify_block,
 )
-from pbem.intake.smime import verify_smime
+from pbem.intake.smime import is_smime, signer_certificate_fingerprints, verify_smime
 from pbem.lifecycle import moderator
 from pbem.lifecycle.deadlines import local_time
 from pbem.lifecycle.games import GameMaster
@@ -45,20 +46,40 @@ from pbem.record import journal
 from pbem.record.payloads import MailRefused
 from pbem.reports.render import render
 from pbem.secrecy import sealing
-from pbem.storage.enums import InboundStatus, OutboundKind
-from pbem.storage.models import Game, InboundMail, Phase, Seat, UsedSignature
+from pbem.storage.enums import InboundStatus, KeyKind, OutboundKind
+from pbem.storage.models import Game, InboundMail, Phase, Seat, SeatKey, UsedSignature
+from pbem.storage.seatkeys import keys_with_fingerprint
 
 log = logging.getLogger("pbem.mailroom")
 
 HINTS = {
     "no-block": (
-        "Orders are sent as a signed block: write your orders, run `pbem sign FILE` "
-        "(or `pbem send`), and paste the whole block from -----BEGIN PBEM ORDERS----- "
-        "to -----END PBEM ORDERS----- into the body of a plain-text mail."
+        "Orders are sent signed: sign the mail with your mail program (OpenPGP, as "
+        "Thunderbird does, or S/MIME) with the key the moderator registered for you, "
+        "or write your orders, run `pbem sign FILE` (or `pbem send`), and paste the "
+        "whole block from -----BEGIN PBEM ORDERS----- to -----END PBEM ORDERS----- "
+        "into the body of a plain-text mail."
     ),
     "bad-signature": (
         "Sign the block again with your own key and paste it unchanged; some mail "
         "programs rewrap or restyle text, so send it as plain text."
+    ),
+}
+# Content types of a mail signed as a whole (S/MIME opaque, PGP/MIME), lower case.
+_WHOLE_MAIL_CONTENT_TYPES = (b"pkcs7-mime", b"pgp-signature", b"pgp-encrypted")
+# For mail the player's mail program signed (S/MIME, OpenPGP): nothing was pasted.
+MAIL_HINTS = {
+    "bad-signature": (
+        "Send the orders again as a new signed mail; nothing may change the mail "
+        "after your mail program signed it (not even a forwarding rule)."
+    ),
+    "unknown-key": (
+        "Sign with the key or certificate the moderator registered for you, or send "
+        "your new public key to the moderator (KEY game side ADD)."
+    ),
+    "expired-key": (
+        "Extend your key (gpg --quick-set-expire FINGERPRINT 1y) or get a new "
+        "certificate, and send the public part to the moderator (KEY game side ADD)."
     ),
 }
 
@@ -81,6 +102,9 @@ class Answer:
     # How the round stands for the side after this mail: "held" (refused lines, the
     # round waits for a correction or DONE), "done" (DONE said), or "" (nothing to say).
     round: str = ""
+    # A moderator's command mail, line by line: line, text, status
+    # (done | FAILED | undone | not run), result or reason.
+    commands: list[dict[str, Any]] = field(default_factory=list)
 
 
 def digest(raw: bytes) -> str:
@@ -151,7 +175,7 @@ class Mailroom:
         self.config = gm.desk.config
         # Sender -> mails answered in the rate window, this batch's included.
         self._answered: dict[str, int] = {}
-        self._seats_by_key: dict[str, list[Seat]] = {}
+        self._seats_by_key: dict[str, list[tuple[SeatKey, Seat]]] = {}
         # Signature digests known unused when the batch began (see prefetch).
         self._unused: set[str] = set()
 
@@ -177,9 +201,8 @@ class Mailroom:
         key_ids = {b.key_id for b in blocks} - self._seats_by_key.keys()
         for key_id in key_ids:
             self._seats_by_key[key_id] = []
-        for seat in self.s.scalars(select(Seat).where(Seat.key_fingerprint.in_(key_ids))):
-            assert seat.key_fingerprint is not None
-            self._seats_by_key[seat.key_fingerprint].append(seat)
+        for key, seat in keys_with_fingerprint(self.s, key_ids):
+            self._seats_by_key[key.fingerprint].append((key, seat))
         digests = {hashlib.sha256(b.signature).hexdigest() for b in blocks}
         used = set(
             self.s.scalars(select(UsedSignature.digest).where(UsedSignature.digest.in_(digests)))
@@ -189,7 +212,7 @@ class Mailroom:
             {
                 seat.game_id
                 for key_id in key_ids
-                for seat in self._seats_by_key[key_id]
+                for _, seat in self._seats_by_key[key_id]
                 if seat.role == "player" and seat.active
             }
         )
@@ -212,7 +235,9 @@ class Mailroom:
         if not verdict.answer:
             return self._close(row, InboundStatus.IGNORED, f"not answered: {verdict.reason}")
         assert mail.from_addr is not None
-        if not self._within_rate_limit(mail.from_addr):
+        moderator_address = mail.from_addr.lower() in self.config.moderator.command_addresses
+        if not moderator_address and not self._within_rate_limit(mail.from_addr):
+            # Never the moderator's own mail: an EXTEND must not be dropped.
             return self._close(
                 row, InboundStatus.IGNORED, "not answered: sender over the rate limit"
             )
@@ -227,8 +252,24 @@ class Mailroom:
             verified = self._verify(opened)
             sheet = parse_sheet(verified.text)
             seat = self._attribute(verified, sheet)
+            if seat is None and not moderator_address:
+                raise IntakeError(
+                    "not-moderator",
+                    "moderator commands are taken only from the moderator's registered "
+                    "addresses; this mail was refused, nothing was done, and the moderator "
+                    "was told",
+                )
+            if seat is not None and mail.from_addr.lower() != seat.email:
+                raise IntakeError(
+                    "wrong-address",
+                    f"the key {verified.key_fingerprint} plays {seat.side} in {seat.game_id} "
+                    "under another address; mail from this address is not taken for that "
+                    "side (answers and reports go to the player's registered address)",
+                )
             self._refuse_replay(verified, sheet, row)
         except IntakeError as exc:
+            if exc.code == "not-moderator":
+                self._alert_refused_command(row, mail, exc.message)
             if sheet is not None:  # signed by a key we know: the game it names hears of it
                 self._note_refusal(
                     row,
@@ -238,7 +279,8 @@ class Mailroom:
                     sheet.phase,
                     f"{exc.code}: {exc.message}",
                 )
-            answer = Answer(error=exc.message, hint=HINTS.get(exc.code, ""))
+            hints = MAIL_HINTS if isinstance(exc, MailSignatureError) else HINTS
+            answer = Answer(error=exc.message, hint=hints.get(exc.code, ""))
             return self._answer(row, mail, answer, f"refused: {exc.code}: {exc.message}")
         row.game_id = sheet.game
         row.side = sheet.side
@@ -306,7 +348,32 @@ class Mailroom:
             self.gm.desk.now,
         )
 
-    def _answer(self, row: InboundMail, mail: ParsedMail, answer: Answer, outcome: str) -> str:
+    def _alert_refused_command(self, row: InboundMail, mail: ParsedMail, why: str) -> None:
+        """A forged or misdirected moderator command cannot wait for a digest."""
+        enqueue(
+            self.s,
+            self.config,
+            kind=OutboundKind.NOTICE,
+            cause=("alert", row.digest),
+            to=self.config.moderator.human,
+            subject="[pbem] ALERT: a moderator command was refused",
+            text=(
+                f"A mail from {mail.from_addr} (Message-ID {mail.message_id or 'none'}, "
+                f"subject {mail.subject!r}) claimed to carry moderator commands and was "
+                f"refused:\n\n  {why}\n\nNothing in it was done.\n"
+            ),
+            now=self.gm.desk.now,
+        )
+
+    def _answer(
+        self,
+        row: InboundMail,
+        mail: ParsedMail,
+        answer: Answer,
+        outcome: str,
+        to: str | None = None,
+    ) -> str:
+        """Queue the answer: to ``to`` (a seat's registered address), else the sender."""
         assert mail.from_addr is not None
         if outcome.startswith("refused") and answer.game:
             # Orders or a dispute from a verified player, refused by the game.
@@ -318,7 +385,7 @@ class Mailroom:
             self.config,
             kind=OutboundKind.ANSWER,
             cause=("answer", row.digest),
-            to=mail.from_addr,
+            to=to or mail.from_addr,
             subject=reply_subject(mail.subject or "your orders"),
             text=text,
             now=self.gm.desk.now,
@@ -333,22 +400,29 @@ class Mailroom:
 
     def _verify(self, opened: Opened) -> VerifiedSheet:
         raw, mail, blocks = opened
-        if mail.smime_signed:
-            certs = {
-                s.cert_fingerprint: s.certificate
-                for s in self.s.scalars(
-                    select(Seat).where(Seat.email == mail.from_addr, Seat.certificate.is_not(None))
-                )
-                if s.cert_fingerprint and s.certificate
-            }
-            if not certs:
-                raise IntakeError(
-                    "bad-signature",
-                    "your mail is S/MIME-signed, but no certificate is registered for "
-                    f"{mail.from_addr}",
-                )
-            return verify_smime(message_object(raw), certs, raw=raw)
         fresh = [b for b in blocks if not b.quoted]
+        # Parsing the whole mail again is only worth it when it may be signed whole.
+        lowered = raw.lower()
+        if (
+            mail.smime_signed
+            or any(mark in lowered for mark in _WHOLE_MAIL_CONTENT_TYPES)
+            or BEGIN_SIGNED in mail.text
+        ):
+            message = message_object(raw)
+            if mail.smime_signed or is_smime(message):
+                carried = signer_certificate_fingerprints(message, raw)
+                certs = self._mail_keys(KeyKind.SMIME, mail, carried)
+                return verify_smime(message, certs, raw=raw)
+            pgp = find_signature(message, raw, mail.text)
+            if pgp is not None:
+                certs = self._mail_keys(KeyKind.OPENPGP, mail, pgp.issuers)
+                try:
+                    return verify_openpgp(pgp, certs, now=self.gm.desk.now)
+                except MailSignatureError as exc:
+                    # A mail program that signs every mail with a key pbem does not
+                    # know, around a pasted PBEM ORDERS block: the block decides.
+                    if exc.code != "unknown-key" or not fresh:
+                        raise
         if not fresh:
             if blocks:
                 raise IntakeError(
@@ -356,7 +430,11 @@ class Mailroom:
                     "the only PBEM ORDERS block in your mail is quoted from an earlier "
                     "mail ('>' marks); quoted blocks are never taken as new orders",
                 )
-            raise IntakeError("no-block", "no signed PBEM ORDERS block found in your mail")
+            raise IntakeError(
+                "no-block",
+                "no signed PBEM ORDERS block found in your mail, and the mail is not "
+                "signed (OpenPGP or S/MIME) either",
+            )
         if len(fresh) > 1:
             raise IntakeError(
                 "no-block",
@@ -364,27 +442,41 @@ class Mailroom:
             )
         return verify_block(fresh[0], self._known_keys(fresh[0].key_id))
 
+    def _mail_keys(
+        self, kind: KeyKind, mail: ParsedMail, issuers: set[str] | frozenset[str]
+    ) -> dict[str, bytes]:
+        """Certificates that could have signed a whole mail: every registered one (in use
+        or retired) of a seat with the sender's address, or that the mail names (an
+        OpenPGP primary key's fingerprint or key ID, an S/MIME certificate it carries).
+        Which seat signed is decided after verifying (``_attribute``)."""
+        query = select(SeatKey).join(Seat, Seat.id == SeatKey.seat_id).where(SeatKey.kind == kind)
+        named = {i for i in issuers if len(i) >= 40}
+        ids = {i for i in issuers if len(i) == 16}
+        conditions = [Seat.email == (mail.from_addr or "")]
+        if named:
+            conditions.append(SeatKey.fingerprint.in_(named))
+        conditions += [SeatKey.fingerprint.endswith(i) for i in sorted(ids)]
+        return {k.fingerprint: k.material for k in self.s.scalars(query.where(or_(*conditions)))}
+
     def _known_keys(self, key_id: str) -> dict[str, str]:
         """Keys that could have signed: every registered player key (active or retired)
         with that fingerprint, and the moderator's."""
         keys = {
-            s.key_fingerprint: s.public_key
-            for s in self._seats_with_key(key_id)
-            if s.key_fingerprint and s.public_key
+            key.fingerprint: key.material.decode("ascii")
+            for key, _ in self._seats_with_key(key_id)
+            if key.kind == KeyKind.ED25519
         }
         if self.config.moderator.public_key:
             fp = key_fingerprint(self.config.moderator.public_key)
             keys[fp] = self.config.moderator.public_key
         return keys
 
-    def _seats_with_key(self, fingerprint: str) -> list[Seat]:
-        """Seats registered with this key fingerprint, read once per Mailroom (a batch
-        of mail): verification and attribution both ask, and only moderator
-        commands change seats (they clear this)."""
+    def _seats_with_key(self, fingerprint: str) -> list[tuple[SeatKey, Seat]]:
+        """Registered keys with this fingerprint and their seats, read once per Mailroom
+        (a batch of mail): verification and attribution both ask, and only moderator
+        commands change keys and seats (they clear this)."""
         if fingerprint not in self._seats_by_key:
-            self._seats_by_key[fingerprint] = list(
-                self.s.scalars(select(Seat).where(Seat.key_fingerprint == fingerprint))
-            )
+            self._seats_by_key[fingerprint] = keys_with_fingerprint(self.s, {fingerprint})
         return self._seats_by_key[fingerprint]
 
     def _attribute(self, verified: VerifiedSheet, sheet: OrderSheet) -> Seat | None:
@@ -400,22 +492,21 @@ class Mailroom:
                     "moderator's key; it was refused and logged",
                 )
             return None
-        if verified.method == "smime":
-            seats = list(
-                self.s.scalars(
-                    select(Seat).where(Seat.cert_fingerprint == verified.key_fingerprint)
-                )
-            )
-        else:
-            seats = self._seats_with_key(verified.key_fingerprint)
-        in_game = [s for s in seats if s.game_id == sheet.game and s.role == "player"]
+        keys = self._seats_with_key(verified.key_fingerprint)
+        in_game = [(k, s) for k, s in keys if s.game_id == sheet.game and s.role == "player"]
         if not in_game:
             raise IntakeError(
                 "unknown-key",
                 f"the key {verified.key_fingerprint} is not registered for game {sheet.game}",
             )
-        active = [s for s in in_game if s.active]
+        active = [s for k, s in in_game if s.active and k.retired_at is None]
         if not active:
+            if any(s.active for _, s in in_game):
+                raise IntakeError(
+                    "retired-key",
+                    f"the key {verified.key_fingerprint} was retired from game {sheet.game} "
+                    "by the moderator (KEY RETIRE); sign with your current key",
+                )
             raise IntakeError(
                 "retired-key",
                 f"the key {verified.key_fingerprint} was retired from game {sheet.game} when "
@@ -454,7 +545,7 @@ class Mailroom:
             )
         except LifecycleError as exc:
             answer.error = str(exc)
-            return self._answer(row, mail, answer, f"refused: {exc}")
+            return self._answer(row, mail, answer, f"refused: {exc}", seat.email)
         answer.deadline = self._deadline(phase, seat)
         if sheet.done and not sheet.lines:
             return self._done(row, mail, answer, game, phase, seat)
@@ -481,7 +572,7 @@ class Mailroom:
                 "corrected orders in a new signed mail, or DONE alone to let the "
                 "orders on file stand."
             )
-            return self._answer(row, mail, answer, "refused: every order line")
+            return self._answer(row, mail, answer, "refused: every order line", seat.email)
         # Past the deadline nothing waits for a correction (see ready_to_adjudicate).
         past_deadline = phase.deadline is not None and gm.desk.now >= phase.deadline
         held = bool(validation.errors) and not sheet.done and not past_deadline
@@ -492,7 +583,7 @@ class Mailroom:
         except LifecycleError as exc:
             answer.accepted = []
             answer.error = str(exc)
-            return self._answer(row, mail, answer, f"refused: {exc}")
+            return self._answer(row, mail, answer, f"refused: {exc}", seat.email)
         answer.receipt = receipt.__dict__
         answer.round = "held" if held else "done" if sheet.done else ""
         if not validation.accepted:
@@ -502,6 +593,7 @@ class Mailroom:
             mail,
             answer,
             f"accepted {len(validation.accepted)}, refused {len(validation.errors)}",
+            seat.email,
         )
 
     def _deadline(self, phase: Phase, seat: Seat) -> str:
@@ -523,7 +615,7 @@ class Mailroom:
         answer.round = "done"
         if not receipt.stood:
             answer.notes.append("You had no orders on file: no orders (do nothing) are sealed.")
-        return self._answer(row, mail, answer, "done: the orders on file stand")
+        return self._answer(row, mail, answer, "done: the orders on file stand", seat.email)
 
     def _dispute(self, row: InboundMail, mail: ParsedMail, sheet: OrderSheet, seat: Seat) -> str:
         gm = self.gm
@@ -533,7 +625,7 @@ class Mailroom:
             dispute = gm.disputes.file(sheet.game, seat.side or "", sheet.turn, sheet.phase, text)
         except LifecycleError as exc:
             answer.error = str(exc)
-            return self._answer(row, mail, answer, f"refused: {exc}")
+            return self._answer(row, mail, answer, f"refused: {exc}", seat.email)
         phase_record: dict[str, Any] = next(
             (
                 e["payload"]
@@ -553,9 +645,14 @@ class Mailroom:
             f"{sheet.turn} {sheet.phase}",
             text=(
                 f"{seat.side} ({seat.email}) disputes turn {sheet.turn} phase {sheet.phase}:\n\n"
-                f"{text}\n\nRule with:  RULE {sheet.game} {dispute.id} UPHELD|DISMISSED reason\n"
-                f"(then ROLLBACK {sheet.game} {sheet.turn} {sheet.phase} and ADJUDICATE "
-                f"{sheet.game} to re-adjudicate)\n\nThe phase's full record (both sides' "
+                f"{text}\n\nOnly you read this text; no side is sent it. Rule with one "
+                f"text for every side:\n  RULE {sheet.game} {dispute.id} UPHELD|DISMISSED text\n"
+                "or one text per side (each side reads only its own):\n"
+                f"  RULE {sheet.game} {dispute.id} UPHELD|DISMISSED "
+                + " ".join(f'{s}="..."' for s in gm.lookups.sides_of(gm.lookups.game(sheet.game)))
+                + f"\nTo correct the turn: ROLLBACK {sheet.game} {sheet.turn} {sheet.phase} "
+                "(the game is then held), EDIT if need be, then ADJUDICATE "
+                f"{sheet.game}.\n\nThe phase's full record (both sides' "
                 "plots, seed, dice, events):\n\n"
                 + json.dumps(phase_record, indent=2, sort_keys=True)
             ),
@@ -563,30 +660,62 @@ class Mailroom:
             game_id=sheet.game,
         )
         answer.notes.append(
-            f"Your dispute is filed as number {dispute.id}; the moderator has the phase's "
-            "full record and will rule. Both sides will hear the ruling."
+            f"Your dispute is filed as number {dispute.id}. Only the moderator reads it "
+            "(with the phase's full record); the other side is not sent your text. Each "
+            "side will hear the moderator's ruling, written by him for that side."
         )
-        return self._answer(row, mail, answer, f"dispute {dispute.id} filed")
+        return self._answer(row, mail, answer, f"dispute {dispute.id} filed", seat.email)
 
     def _moderator_commands(self, row: InboundMail, mail: ParsedMail, sheet: OrderSheet) -> str:
+        """A command mail is all or nothing: its lines run in order in one savepoint;
+        the first that fails undoes them all. The answer goes through it line by
+        line (done, or which failed and why, undone, not run), to the sender and,
+        if he wrote from another registered address, a copy to the moderator."""
+        assert mail.from_addr is not None
         answer = Answer()
+        actor = moderator.Actor(
+            by=mail.from_addr.lower(), via="mail", origin=mail.message_id or row.digest
+        )
         # Commands may register, replace or retire keys: ask the seats afresh after.
         self._seats_by_key.clear()
+        nested = self.s.begin_nested()
+        failed = False
         for number, line in sheet.lines:
-            nested = self.s.begin_nested()
+            entry: dict[str, Any] = {"line": number, "text": line, "result": ""}
+            answer.commands.append(entry)
+            if failed:
+                entry["status"] = "not run"
+                continue
             try:
-                result = moderator.execute(self.gm, line)
+                entry["result"] = moderator.execute(self.gm, line, actor)
+                entry["status"] = "done"
             except LifecycleError as exc:
-                nested.rollback()
-                answer.refused.append(
-                    {"line": number, "text": line, "message": str(exc), "rule": None}
-                )
-            else:
-                nested.commit()
-                answer.accepted.append(f"{line}\n    -> {result}")
-        return self._answer(
-            row,
-            mail,
-            answer,
-            f"moderator: {len(answer.accepted)} done, {len(answer.refused)} refused",
+                failed = True
+                entry.update(status="FAILED", result=str(exc))
+        if failed:
+            nested.rollback()
+            self.gm.lookups.forget()
+            for entry in answer.commands:
+                if entry["status"] == "done":
+                    entry["status"] = "undone"
+        else:
+            nested.commit()
+        done = sum(c["status"] == "done" for c in answer.commands)
+        outcome = (
+            f"moderator: {done} done"
+            if not failed
+            else f"moderator: refused, line {next(c['line'] for c in answer.commands if c['status'] == 'FAILED')} failed; nothing done"
         )
+        if mail.from_addr.lower() != self.config.moderator.human.lower():
+            enqueue(
+                self.s,
+                self.config,
+                kind=OutboundKind.NOTICE,
+                cause=("answer-copy", row.digest),
+                to=self.config.moderator.human,
+                subject=f"[pbem] copy: commands from {mail.from_addr}: "
+                + reply_subject(mail.subject or "commands"),
+                text=render("common", "answer.txt.j2", answer.__dict__),
+                now=self.gm.desk.now,
+            )
+        return self._answer(row, mail, answer, outcome)

@@ -12,16 +12,27 @@ lands in the game's record through the game machine's job it calls (pbem.lifecyc
                                                       fog=double-blind subs=on), checked:
                                                       the answer lists every one in force
     ASSIGN game side email KEY [tz=Area/City]         KEY: an OpenSSH ed25519 line,
-                                                      or smime:<base64 DER certificate>
+                                                      smime:<base64 DER certificate> or
+                                                      openpgp:<base64 OpenPGP public key>
     REPLACE game side email KEY [tz=Area/City]        takeover: the old key stops working
+    KEY game side ADD KEY | RETIRE fingerprint | LIST a seat's keys: rotation (add the
+                                                      new key, then retire the old one)
     OBSERVE game email [side]                         no side: omniscient observer
     START game | PAUSE game [reason] | RESUME game
     EXTEND game hours | ADJUDICATE game | STATUS game
-    ROLLBACK game turn phase [REPLOT]
-    RULE game dispute-id UPHELD|DISMISSED reason
+    ROLLBACK game turn phase [REPLOT] [reason]        the game is then held: EDIT if need
+                                                      be, then ADJUDICATE (re-run now) or
+                                                      RESUME (orders due from now)
+    RULE game dispute-id UPHELD|DISMISSED text        one text, read by every side
+    RULE game dispute-id UPHELD|DISMISSED side="text" side="text"
+                                                      one text per side, every side named
     EDIT game /json/pointer value                     correcting edit of the open phase's
-                                                      state; value is JSON (else a string)
+                                                      state; value is JSON (else a string),
+                                                      of the type the value replaced
     END game [reason]
+
+Words are split as a shell does: quote a text with an apostrophe in double quotes
+("the carrier's escort"). Every act is announced to the seats it concerns.
 """
 
 from __future__ import annotations
@@ -31,23 +42,58 @@ import json
 import shlex
 import tomllib
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.core.errors import LifecycleError
 from pbem.core.options import describe as describe_options
+from pbem.intake.keyring import PublicKey, key_warnings, read_key
 from pbem.lifecycle.games import GameMaster
-from pbem.outbox.queue import enqueue
-from pbem.storage.enums import OutboundKind, SeatRole
+from pbem.record.payloads import ModeratorCommand
+from pbem.storage.enums import KeyKind
+from pbem.storage.models import Game, SeatKey
+from pbem.storage.seatkeys import seat_keys
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who gives a command, how and from where: recorded in the game's record."""
+
+    by: str  # the sender's address (mail), the local user (CLI)
+    via: str  # "mail" | "cli"
+    origin: str  # the mail's Message-ID, or the CLI's host
+
+
+def _hours(value: str) -> float:
+    hours = float(value)
+    if not 0 < hours < float("inf"):
+        raise ValueError("not a positive number")
+    return hours
+
+
+def _count(value: str) -> int:
+    n = int(value)
+    if n < 0:
+        raise ValueError("negative")
+    return n
+
+
+def _flag(value: str) -> bool:
+    word = str(value).lower()
+    if word not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+        raise ValueError("not true/false")
+    return word in ("1", "true", "yes", "on")
+
 
 SETTING_KEYS: dict[str, Callable[[str], Any]] = {
-    "deadline_hours": float,
-    "grace_hours": float,
-    "reminder_hours": float,
-    "early_adjudication": lambda v: str(v).lower() in ("1", "true", "yes", "on"),
+    "deadline_hours": _hours,
+    "grace_hours": lambda v: 0.0 if float(v) == 0 else _hours(v),
+    "reminder_hours": _hours,
+    "early_adjudication": _flag,
     "no_orders_policy": str,
-    "max_pauses": int,
-    "max_pause_days": float,
-    "max_extension_hours": float,
+    "max_pauses": _count,
+    "max_pause_days": _hours,
+    "max_extension_hours": _hours,
 }
 
 
@@ -56,8 +102,8 @@ def _need(args: list[str], n: int, usage: str) -> None:
         raise LifecycleError(f"usage: {usage}")
 
 
-def _key_args(words: list[str]) -> tuple[str | None, bytes | None, str]:
-    """An OpenSSH key (2 or 3 words) or smime:<base64>, then optional tz=Zone."""
+def _key_args(words: list[str]) -> tuple[str | None, bytes | None, bytes | None, str]:
+    """A key, then optional tz=Zone: (OpenSSH line, S/MIME PEM, OpenPGP key, zone)."""
     tz = "UTC"
     rest = []
     for w in words:
@@ -66,18 +112,45 @@ def _key_args(words: list[str]) -> tuple[str | None, bytes | None, str]:
         else:
             rest.append(w)
     if not rest:
-        raise LifecycleError("a key is required: an OpenSSH ed25519 line or smime:<base64 DER>")
-    if rest[0].startswith("smime:"):
-        from cryptography import x509
-        from cryptography.hazmat.primitives.serialization import Encoding
+        raise LifecycleError(
+            "a key is required: an OpenSSH ed25519 line, smime:<base64 DER> or openpgp:<base64 key>"
+        )
+    key = _public_key(rest)
+    material = key.material
+    if key.kind == KeyKind.SMIME:
+        return None, material, None, tz
+    if key.kind == KeyKind.OPENPGP:
+        return None, None, material, tz
+    return material.decode("ascii"), None, None, tz
 
-        try:
-            der = base64.b64decode(rest[0][6:], validate=True)
+
+def _public_key(words: list[str]) -> PublicKey:
+    """KEY as written in a command: smime:<base64 DER certificate>, openpgp:<base64
+    OpenPGP key> (the CLI writes these for @FILE), or an OpenSSH line."""
+    first = words[0]
+    try:
+        if first.startswith("smime:"):
+            from cryptography import x509
+            from cryptography.hazmat.primitives.serialization import Encoding
+
+            der = base64.b64decode(first[6:], validate=True)
             pem = x509.load_der_x509_certificate(der).public_bytes(Encoding.PEM)
-        except ValueError as exc:
-            raise LifecycleError(f"unusable certificate: {exc}") from None
-        return None, pem, tz
-    return " ".join(rest), None, tz
+            return read_key(KeyKind.SMIME, pem)
+        if first.startswith("openpgp:"):
+            return read_key(KeyKind.OPENPGP, base64.b64decode(first[8:], validate=True))
+        return read_key(KeyKind.ED25519, " ".join(words).encode("utf-8"))
+    except ValueError as exc:
+        raise LifecycleError(f"unusable key or certificate: {exc}") from None
+
+
+def _key_warnings(gm: GameMaster, keys: list[SeatKey]) -> str:
+    """Accepted, but worth a word: an expired or not yet valid key or certificate."""
+    found = [
+        w
+        for k in keys
+        for w in key_warnings(PublicKey(k.kind, k.fingerprint, k.material), gm.desk.now)
+    ]
+    return "".join(f"; {w}" for w in found)
 
 
 def _create(gm: GameMaster, a: list[str]) -> str:
@@ -98,7 +171,14 @@ def _create(gm: GameMaster, a: list[str]) -> str:
             try:
                 settings[key] = SETTING_KEYS[key](value)
             except ValueError:
-                raise LifecycleError(f"{key}={value!r} is not a valid value") from None
+                raise LifecycleError(
+                    f"{key}={value!r} is not a valid value"
+                    + (
+                        ""
+                        if key in ("early_adjudication", "no_orders_policy")
+                        else " (a number more than 0)"
+                    )
+                ) from None
         else:
             options[key] = value
     game = gm.acts.create_game(a[0], a[1], a[2], options, settings)
@@ -109,16 +189,53 @@ def _create(gm: GameMaster, a: list[str]) -> str:
 
 def _assign(gm: GameMaster, a: list[str]) -> str:
     _need(a, 4, "ASSIGN game side email KEY [tz=Zone]")
-    key, cert, tz = _key_args(a[3:])
-    seat = gm.acts.assign(a[0], a[1], a[2], public_key=key, certificate=cert, timezone=tz)
-    return f"{seat.email} plays {seat.side} in {a[0]} (key {seat.key_fingerprint or seat.cert_fingerprint})"
+    key, cert, pgp, tz = _key_args(a[3:])
+    seat = gm.acts.assign(
+        a[0], a[1], a[2], public_key=key, certificate=cert, openpgp=pgp, timezone=tz
+    )
+    keys = seat_keys(gm.desk.session, a[0], a[1])
+    return f"{seat.email} plays {seat.side} in {a[0]} (key {keys[0].fingerprint})" + (
+        _key_warnings(gm, keys)
+    )
 
 
 def _replace(gm: GameMaster, a: list[str]) -> str:
     _need(a, 4, "REPLACE game side email KEY [tz=Zone]")
-    key, cert, tz = _key_args(a[3:])
-    seat = gm.acts.replace_player(a[0], a[1], a[2], public_key=key, certificate=cert, timezone=tz)
-    return f"{seat.email} takes over {seat.side} in {a[0]}; the previous key no longer works"
+    key, cert, pgp, tz = _key_args(a[3:])
+    seat = gm.acts.replace_player(
+        a[0], a[1], a[2], public_key=key, certificate=cert, openpgp=pgp, timezone=tz
+    )
+    return (
+        f"{seat.email} takes over {seat.side} in {a[0]}; the previous key no longer works"
+        + _key_warnings(gm, seat_keys(gm.desk.session, a[0], a[1]))
+    )
+
+
+def _key(gm: GameMaster, a: list[str]) -> str:
+    usage = "KEY game side ADD KEY | KEY game side RETIRE fingerprint | KEY game side LIST"
+    _need(a, 3, usage)
+    game_id, side, verb = a[0], a[1], a[2].upper()
+    if verb == "ADD":
+        _need(a, 4, usage)
+        key = gm.acts.add_key(game_id, side, _public_key(a[3:]))
+        return f"{side} in {game_id} may sign with {key.kind} key {key.fingerprint}" + (
+            _key_warnings(gm, [key])
+        )
+    if verb == "RETIRE":
+        _need(a, 4, usage)
+        key = gm.acts.retire_key(game_id, side, a[3])
+        return f"{key.kind} key {key.fingerprint} of {side} in {game_id} retired"
+    if verb == "LIST":
+        keys = seat_keys(gm.desk.session, game_id, side, retired=True)
+        return f"{side} in {game_id}: " + (
+            "; ".join(
+                f"{k.kind} {k.fingerprint} "
+                + (f"retired {k.retired_at:%Y-%m-%d}" if k.retired_at else "in use")
+                for k in keys
+            )
+            or "no player"
+        )
+    raise LifecycleError(f"usage: {usage}")
 
 
 def _observe(gm: GameMaster, a: list[str]) -> str:
@@ -142,8 +259,21 @@ def _pause(gm: GameMaster, a: list[str]) -> str:
 
 
 def _resume(gm: GameMaster, a: list[str]) -> str:
+    """Ends a pause, and the hold a rollback left (the phase's orders are due from now)."""
     _need(a, 1, "RESUME game")
-    gm.acts.resume(a[0])
+    game = gm.lookups.game(a[0])
+    held = game.held
+    if game.status != "paused" and not held:
+        raise LifecycleError(f"game {a[0]} is neither paused nor held")
+    if game.status == "paused":
+        gm.acts.resume(a[0])
+    if held:
+        phase = gm.corrections.release(game)
+        if phase is not None and phase.deadline is not None:
+            return (
+                f"game {a[0]} released ({held}); turn {phase.turn} {phase.name} orders due "
+                f"by {phase.deadline:%Y-%m-%d %H:%M} UTC"
+            )
     return f"game {a[0]} resumed"
 
 
@@ -167,19 +297,31 @@ def _adjudicate(gm: GameMaster, a: list[str]) -> str:
 
 
 def _rollback(gm: GameMaster, a: list[str]) -> str:
-    _need(a, 3, "ROLLBACK game turn phase [REPLOT]")
+    _need(a, 3, "ROLLBACK game turn phase [REPLOT] [reason]")
     try:
         turn = int(a[1])
     except ValueError:
         raise LifecycleError(f"{a[1]!r} is not a turn number") from None
     replot = len(a) > 3 and a[3].upper() == "REPLOT"
-    phase = gm.corrections.rollback(a[0], turn, a[2], replot=replot)
-    how = "players plot again under a new seed" if replot else "same orders and seed, locked"
-    return f"{a[0]} rolled back to turn {phase.turn} {phase.name} ({how})"
+    reason = " ".join(a[4:] if replot else a[3:])
+    phase = gm.corrections.rollback(a[0], turn, a[2], replot=replot, reason=reason)
+    open_to = sorted(gm.corrections.may_plot(phase))
+    how = (
+        "players plot again under a new seed"
+        if replot
+        else f"orders on file locked; {', '.join(open_to)} may send orders, under a new seed"
+        if open_to
+        else "same orders and seed, locked"
+    )
+    return (
+        f"{a[0]} rolled back to turn {phase.turn} {phase.name} ({how}); the game is held: "
+        f"EDIT if need be, then ADJUDICATE {a[0]} or RESUME {a[0]}"
+    )
 
 
 def _rule(gm: GameMaster, a: list[str]) -> str:
-    _need(a, 4, "RULE game dispute-id UPHELD|DISMISSED reason")
+    usage = 'RULE game dispute-id UPHELD|DISMISSED text  (or side="text" for every side)'
+    _need(a, 4, usage)
     verdict = a[2].upper()
     if verdict not in ("UPHELD", "DISMISSED"):
         raise LifecycleError("a ruling is UPHELD or DISMISSED")
@@ -187,25 +329,27 @@ def _rule(gm: GameMaster, a: list[str]) -> str:
         dispute_id = int(a[1])
     except ValueError:
         raise LifecycleError(f"{a[1]!r} is not a dispute number") from None
-    reason = " ".join(a[3:])
-    dispute = gm.disputes.rule(a[0], dispute_id, verdict == "UPHELD", reason)
-    for seat in gm.lookups.seats(a[0], role=SeatRole.PLAYER):
-        enqueue(
-            gm.desk.session,
-            gm.desk.config,
-            kind=OutboundKind.NOTICE,
-            cause=("ruling", a[0], str(dispute_id), str(seat.id)),
-            to=seat.email,
-            subject=f"[pbem {a[0]}] ruling on dispute {dispute_id}: {dispute.status}",
-            text=(
-                f"The moderator has ruled on dispute {dispute_id} (filed by {dispute.side}):\n\n"
-                f"  {dispute.status.upper()}: {reason}\n\n{dispute.text}\n"
-            ),
-            now=gm.desk.now,
-            game_id=a[0],
-            side=seat.side,
-        )
-    return f"dispute {dispute_id} {dispute.status}"
+    sides = gm.lookups.sides_of(gm.lookups.game(a[0]))
+    per_side = [w.partition("=") for w in a[3:]]
+    rulings: dict[str, str] | None = None
+    if per_side[0][1] and per_side[0][0] in sides:
+        # north="text" south="text": the dispute text may name what a side must not
+        # know, so each side reads only what the moderator wrote for it.
+        rulings = {}
+        for side, sep, text in per_side:
+            if not sep or side not in sides:
+                raise LifecycleError(f'{side + sep + text!r}: write side="text" for each side')
+            if side in rulings:
+                raise LifecycleError(f"{side} is given two rulings")
+            if not text.strip():
+                raise LifecycleError(f"the ruling for {side} is empty")
+            rulings[side] = text.strip()
+        reason = "; ".join(f"{s}: {t}" for s, t in rulings.items())
+    else:
+        reason = " ".join(a[3:])
+    dispute = gm.disputes.rule(a[0], dispute_id, verdict == "UPHELD", reason, rulings)
+    told = "each side its own text" if rulings else "every side the same text"
+    return f"dispute {dispute_id} {dispute.status}; the players were told ({told})"
 
 
 def _no_constant(name: str) -> Any:
@@ -246,7 +390,10 @@ def _status(gm: GameMaster, a: list[str]) -> str:
         for s, v in gm.lookups.who_has_plotted(phase).items()
     )
     deadline = f"{phase.deadline:%Y-%m-%d %H:%M} UTC" if phase.deadline else "none"
-    return f"{game.id}: {game.status}, turn {phase.turn} {phase.name}, deadline {deadline}; {who}"
+    held = f" held ({game.held})," if game.held else ","
+    return (
+        f"{game.id}: {game.status}{held} turn {phase.turn} {phase.name}, deadline {deadline}; {who}"
+    )
 
 
 COMMANDS: dict[str, Callable[[GameMaster, list[str]], str]] = {
@@ -254,6 +401,7 @@ COMMANDS: dict[str, Callable[[GameMaster, list[str]], str]] = {
     "ASSIGN": _assign,
     "REPLACE": _replace,
     "OBSERVE": _observe,
+    "KEY": _key,
     "START": _start,
     "PAUSE": _pause,
     "RESUME": _resume,
@@ -267,11 +415,15 @@ COMMANDS: dict[str, Callable[[GameMaster, list[str]], str]] = {
 }
 
 
-def execute(gm: GameMaster, line: str) -> str:
+def execute(gm: GameMaster, line: str, actor: Actor | None = None) -> str:
+    """Run one command line; with ``actor``, the game it names records who gave it."""
     try:
         words = shlex.split(line)
     except ValueError as exc:
-        raise LifecycleError(f"cannot read the command: {exc}") from None
+        hint = ' (put a text with an apostrophe in double quotes: "the carrier\'s escort")'
+        raise LifecycleError(
+            f"cannot read the command: {exc}" + (hint if "quotation" in str(exc) else "")
+        ) from None
     if not words:
         raise LifecycleError("empty command")
     command = COMMANDS.get(words[0].upper())
@@ -279,4 +431,12 @@ def execute(gm: GameMaster, line: str) -> str:
         raise LifecycleError(
             f"unknown command {words[0]!r}; commands: {', '.join(sorted(COMMANDS))}"
         )
-    return command(gm, words[1:])
+    result = command(gm, words[1:])
+    if actor is not None and len(words) > 1 and gm.desk.session.get(Game, words[1]) is not None:
+        gm.desk.record(
+            gm.lookups.game(words[1]),
+            ModeratorCommand(
+                command=words[0].upper(), by=actor.by, via=actor.via, origin=actor.origin
+            ),
+        )
+    return result

@@ -27,6 +27,7 @@ from pbem.record.payloads import (
     DoneSaid,
     Forfeit,
     GameOver,
+    HoldReleased,
     OrdersSealed,
     PhaseAdjudicated,
     PhaseOpened,
@@ -188,6 +189,11 @@ class PhaseMachine:
         game = self.lookups.game(game_id)
         if game.status == GameStatus.PAUSED:
             raise LifecycleError(f"game {game_id} is paused; orders are not taken until it resumes")
+        if game.held:
+            raise LifecycleError(
+                f"game {game_id} is held by the moderator ({game.held}); orders are taken "
+                "again once he releases it, and you will be told"
+            )
         phase = self.lookups.require_open(game)
         if (turn, phase_name) != (phase.turn, phase.name):
             raise LifecycleError(
@@ -290,8 +296,8 @@ class PhaseMachine:
 
     def ready_to_adjudicate(self, game: Game, phase: Phase) -> str | None:
         """Why the open phase should be adjudicated now, or None to keep waiting."""
-        if game.status != GameStatus.RUNNING:
-            return None
+        if game.status != GameStatus.RUNNING or game.held:
+            return None  # a held game waits for the moderator's ADJUDICATE or RESUME
         plotted = self.lookups.who_has_plotted(phase)
         past_deadline = phase.deadline is not None and self.desk.now >= phase.deadline
         # A side whose mail had refused lines holds the round open for its correction,
@@ -310,6 +316,11 @@ class PhaseMachine:
     def adjudicate_now(self, game_id: str, reason: str = "moderator") -> AdjudicationResult:
         game = self.lookups.game(game_id)
         phase = self.lookups.require_open(game)
+        if game.held:  # the moderator's word ends the hold a rollback left
+            game.held = None
+            self.desk.record(
+                game, HoldReleased(phase_seq=phase.seq, by="adjudicate", deadline=None)
+            )
         self.desk.record(game, AdjudicateOrdered(phase_seq=phase.seq, reason=reason))
         return self.adjudicate(game, phase)
 

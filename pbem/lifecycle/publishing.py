@@ -45,10 +45,14 @@ def report_subject(
     """A report mail's subject: the phase reported on, then what is due next and by
     when, short enough for a mail client's subject column. Only what every side may
     know goes in (the phases, the deadline, whether this side owes orders)."""
+    done = ""
+    if previous:
+        # A report that replaces one sent before a rollback says so (see _correction).
+        again = " (corrected)" if previous.get("correction") else ""
+        done = f"turn {previous['turn']} {previous['phase']} report{again}"
     if phase is None:
-        done = f"turn {previous['turn']} {previous['phase']} report; " if previous else ""
-        return f"[pbem {game_id}] {done}game over"
-    done = f"turn {previous['turn']} {previous['phase']} report" if previous else "game started"
+        return f"[pbem {game_id}] {done + '; ' if done else ''}game over"
+    done = done or "game started"
     due = ""
     if owes:
         due = f", orders due {deadline}" if deadline else ", orders due"
@@ -63,9 +67,14 @@ class Publisher:
     def phase_reports(
         self, lookups: Lookups, game: Game, phase: Phase, state: State, events: Sequence[Event]
     ) -> None:
-        previous = self._previous(lookups, game)
+        previous = self._previous(lookups, game, phase.seq)
         for seat in lookups.seats(game.id):
             self._report(lookups, game, seat, phase, state, events, previous, outcome=None)
+
+    def seat_report(self, lookups: Lookups, game: Game, phase: Phase, seat: Seat) -> None:
+        state = lookups.state_of(phase)
+        previous = self._previous(lookups, game, phase.seq)
+        self._report(lookups, game, seat, phase, state, (), previous, outcome=None)
 
     def final_reports(
         self, lookups: Lookups, game: Game, state: State, events: Sequence[Event]
@@ -74,14 +83,23 @@ class Publisher:
         for seat in lookups.seats(game.id):
             self._report(lookups, game, seat, None, state, events, previous, outcome=game.outcome)
 
-    def _previous(self, lookups: Lookups, game: Game) -> dict[str, Any] | None:
-        """The phase just adjudicated, with its revealed seed and plot commitments."""
+    def _previous(
+        self, lookups: Lookups, game: Game, before: int | None = None
+    ) -> dict[str, Any] | None:
+        """The phase just adjudicated (before phase ``before``, if given), with its
+        revealed seed and plot commitments: the last adjudication of that place in
+        the line of play, so never one a rollback superseded."""
+        entries = journal.entries(lookups.s, game.id)
         adjudicated = [
-            e for e in journal.entries(lookups.s, game.id) if e["kind"] == "phase-adjudicated"
+            e
+            for e in entries
+            if e["kind"] == "phase-adjudicated"
+            and (before is None or int(e["payload"]["seq"]) < before)
         ]
         if not adjudicated:
             return None
-        p = adjudicated[-1]["payload"]
+        last = adjudicated[-1]
+        p = last["payload"]
         return {
             "turn": p["turn"],
             "phase": p["phase"],
@@ -89,7 +107,36 @@ class Publisher:
             "seed_commitment": p["seed_commitment"],
             "commitments": {s: v["commitment"] for s, v in p["plots"].items() if v["commitment"]},
             "nonces": {s: v["nonce"] for s, v in p["plots"].items() if v["nonce"]},
+            "correction": self._correction(entries, last),
         }
+
+    def _correction(self, entries: list[dict[str, Any]], last: dict[str, Any]) -> str:
+        """What a report replaces and why, when its phase was adjudicated before and
+        a rollback superseded that (else "")."""
+        seq = int(last["payload"]["seq"])
+        earlier = [
+            e
+            for e in entries
+            if e["seq"] < last["seq"]
+            and e["kind"] == "phase-adjudicated"
+            and int(e["payload"]["seq"]) == seq
+        ]
+        rollbacks = [
+            e["payload"]
+            for e in entries
+            if e["kind"] == "rolled-back"
+            and e["seq"] < last["seq"]
+            and e["payload"]["to_seq"] <= seq
+        ]
+        if not earlier or not rollbacks:
+            return ""
+        rb = rollbacks[-1]
+        why = f" ({rb['reason']})" if rb.get("reason") else ""
+        return (
+            f"Corrected report: it replaces the report of turn {last['payload']['turn']} phase "
+            f"{last['payload']['phase']} sent before, since the moderator rolled the game back "
+            f"to turn {rb['turn']} phase {rb['phase']}{why}."
+        )
 
     def _report(
         self,

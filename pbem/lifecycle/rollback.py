@@ -1,23 +1,33 @@
 """Corrections to a game's line of play: a rollback to an earlier phase, and the
-correcting edit of the open phase's state (an upheld dispute)."""
+correcting edit of the open phase's state (an upheld dispute).
+
+A rollback leaves the game held for the moderator (``Game.held``): no orders,
+no clock, no adjudication, and a pause stays a pause, until he says ADJUDICATE
+(re-run now) or RESUME (the sides that may plot get a fresh deadline, the
+phase's seed commitment and an order form). He may EDIT meanwhile.
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pbem.core.errors import LifecycleError
+from pbem.core.ruleset import State
+from pbem.lifecycle import deadlines
+from pbem.lifecycle.announce import announce
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.lookups import Lookups
 from pbem.lifecycle.phases import PhaseMachine
 from pbem.record import journal
 from pbem.record.chain import state_hash
 from pbem.record.edits import EditError, apply_edit
-from pbem.record.payloads import RolledBack, StateEdited
+from pbem.record.payloads import HoldReleased, RolledBack, StateEdited
 from pbem.record.replay import replay_line
 from pbem.secrecy.plots import seal, unseal
 from pbem.secrecy.seeds import unseal_seed
 from pbem.storage.enums import GameStatus, PhaseStatus, PlotSource
-from pbem.storage.models import GameState, Phase, Plot
+from pbem.storage.models import Game, GameState, Phase, Plot
 
 
 class Corrections:
@@ -28,13 +38,17 @@ class Corrections:
         self.lookups = lookups
         self.phases = phases
 
-    def rollback(self, game_id: str, turn: int, phase_name: str, *, replot: bool = False) -> Phase:
+    def rollback(
+        self, game_id: str, turn: int, phase_name: str, *, replot: bool = False, reason: str = ""
+    ) -> Phase:
         """Reopen an earlier phase; the state there is recomputed from the record.
 
-        By default the orders and the seed that phase had are kept and locked, so
-        ``ADJUDICATE`` re-runs it with the same inputs (after a data correction or
-        a fixed bug). With ``replot`` the sides plot again, under a new seed
-        (the old one is public now).
+        By default the orders that phase had are kept and locked, so ``ADJUDICATE``
+        re-runs it with the same inputs (after a data correction or a fixed bug).
+        With ``replot`` the sides plot again. Whenever a side may send orders
+        (``replot``, or a side that had sent none) the phase gets a new seed: the
+        old one is public now, and known dice must not meet fresh orders. The
+        game is left held for the moderator (see the module's docstring).
         """
         game = self.lookups.game(game_id)
         if game.status not in (GameStatus.RUNNING, GameStatus.PAUSED, GameStatus.OVER):
@@ -59,23 +73,35 @@ class Corrections:
         epoch = max(p.epoch for p in line) + 1
         old_plots = {side: self.lookups.current_plot(target, side) for side in target.sides}
         key = self.desk.key
+        may_plot = [s for s in target.sides if replot or old_plots[s] is None]
         old_seed = (
-            unseal_seed(key, target.seed_sealed, game=game_id, phase_id=target.id)
-            if not replot
-            else None
+            None
+            if may_plot
+            else unseal_seed(key, target.seed_sealed, game=game_id, phase_id=target.id)
         )
-        game.status = GameStatus.RUNNING
+        if game.status != GameStatus.PAUSED:  # a pause stays a pause
+            game.status = GameStatus.RUNNING
         game.outcome = None
-        self.desk.record(
+        game.held = f"rollback to turn {turn} phase {phase_name}"[:200]
+        entry = self.desk.record(
             game,
-            RolledBack(to_seq=target.seq, turn=turn, phase=phase_name, replot=replot, epoch=epoch),
+            RolledBack(
+                to_seq=target.seq,
+                turn=turn,
+                phase=phase_name,
+                replot=replot,
+                epoch=epoch,
+                fresh_seed=bool(may_plot),
+                reason=reason,
+            ),
         )
         demand = ruleset.pending(state)
         if demand is None:
             raise LifecycleError("the ruleset demands nothing at that phase")
-        # Without REPLOT: the same seed and the same sealed orders, carried over and locked.
+        # Without REPLOT: the same sealed orders, carried over and locked (and the same
+        # seed, unless a side that had sent none may send orders now).
         phase = self.phases.new_phase(game, demand, state, target.seq, epoch, seed=old_seed)
-        if old_seed is not None:
+        if not replot:
             for side, plot in old_plots.items():
                 if plot is None:
                     continue
@@ -93,6 +119,77 @@ class Corrections:
                     )
                 )
             s.flush()
+        why = f" ({reason})" if reason else ""
+        announce(
+            self.desk,
+            self.lookups,
+            game,
+            entry,
+            f"rolled back to turn {turn} {phase_name}",
+            f"The moderator has rolled game {game_id} back to turn {turn} phase "
+            f"{phase_name}{why}. Reports of that phase and later ones are void; "
+            "corrected reports will follow.\n\n"
+            + (
+                "The orders of every side stand as they were and are re-adjudicated."
+                if not may_plot
+                else "Orders for the phase will be taken again from: "
+                + ", ".join(may_plot)
+                + ", under a new dice seed; its commitment is "
+                + phase.seed_commitment
+                + "."
+            )
+            + "\n\nThe game is held until the moderator releases it; you will hear "
+            "when orders are due.",
+        )
+        return phase
+
+    def may_plot(self, phase: Phase) -> frozenset[str]:
+        """The sides that may send orders for ``phase``: all but those whose orders
+        a rollback carried over, locked."""
+        return frozenset(
+            side
+            for side in phase.sides
+            if (plot := self.lookups.current_plot(phase, side)) is None
+            or plot.source != PlotSource.ROLLBACK
+        )
+
+    def release(self, game: Game) -> Phase | None:
+        """End the hold a rollback left by RESUME: the open phase's deadline runs from
+        now; the sides that may plot get its seed commitment and an order form.
+        (ADJUDICATE ends it too: ``PhaseMachine.adjudicate_now``.)"""
+        game.held = None
+        phase = self.lookups.open_phase(game.id)
+        if phase is None:
+            return None
+        if phase.deadline is not None:
+            times = deadlines.phase_times(self.desk.now, game.settings)
+            phase.deadline, phase.grace_until = times.deadline, times.grace_until
+            phase.reminded = []
+        entry = self.desk.record(
+            game,
+            HoldReleased(
+                phase_seq=phase.seq,
+                by="resume",
+                deadline=phase.deadline.isoformat() if phase.deadline else None,
+            ),
+        )
+        sides = self.may_plot(phase)
+        announce(
+            self.desk,
+            self.lookups,
+            game,
+            entry,
+            f"turn {phase.turn} {phase.name} open again",
+            f"The moderator has released game {game.id}: turn {phase.turn} phase "
+            f"{phase.name} goes on"
+            + (
+                f"; orders are taken from {', '.join(sorted(sides))}."
+                if sides
+                else "; the orders on file are adjudicated (early adjudication or deadline)."
+            ),
+            phase=phase,
+            may_plot=sides,
+        )
         return phase
 
     def edit_state(self, game_id: str, pointer: str, value: Any) -> tuple[Phase, Any]:
@@ -112,10 +209,11 @@ class Corrections:
             new_state, old = apply_edit(cached.state, pointer, value)
         except EditError as exc:
             raise LifecycleError(str(exc)) from None
+        self._check_edit(game, phase, pointer, old, value, new_state)
         cached.state = new_state  # a new object, so the JSON column sees the change
         self.lookups.remember_state(phase, new_state)
         phase.state_hash = state_hash(new_state)
-        self.desk.record(
+        entry = self.desk.record(
             game,
             StateEdited(
                 phase_seq=phase.seq,
@@ -128,4 +226,58 @@ class Corrections:
                 state_hash=phase.state_hash,
             ),
         )
+        # What was changed may be hidden from a side: the sides hear that the state
+        # was corrected, never where or to what; omniscient observers see it all.
+        plain = (
+            f"The moderator has corrected the state of game {game_id} at turn {phase.turn} "
+            f"phase {phase.name}; your next report shows the corrected position."
+        )
+        texts: dict[str | None, str] = {side: plain for side in self.lookups.sides_of(game)}
+        texts[None] = f"{plain}\n\n{pointer}: {json.dumps(old)} -> {json.dumps(value)}"
+        announce(self.desk, self.lookups, game, entry, "state corrected", texts)
         return phase, old
+
+    def _check_edit(
+        self, game: Game, phase: Phase, pointer: str, old: Any, value: Any, state: State
+    ) -> None:
+        """Refuse an edit the ruleset could not live with: a value of another JSON
+        type than the one it replaces (a null or a new key excepted) (an integer stays an integer; a number may
+        replace a float), or a state the ruleset fails on (its demand, each side's
+        view, order form and order check, tried now instead of at adjudication)."""
+        if (
+            old is not None  # a new key, or a null: the ruleset's own check below decides
+            and _json_type(value) != _json_type(old)
+            and not (_json_type(old) == "number" and _json_type(value) == "integer")
+        ):
+            raise LifecycleError(
+                f"{pointer} holds {_json_type(old)} {json.dumps(old)}; "
+                f"{json.dumps(value)} is {_json_type(value)}: nothing was changed"
+            )
+        ruleset = self.lookups.ruleset(game)
+        try:
+            ruleset.pending(state)
+            for side in phase.sides:
+                ruleset.view(state, (), side)
+                ruleset.order_template(state, side)
+                ruleset.validate(state, side, "")
+            ruleset.view(state, (), None)
+        except Exception as exc:  # any failure of the ruleset on the edited state
+            raise LifecycleError(
+                f"the {game.ruleset} rules cannot use the state with {pointer} = "
+                f"{json.dumps(value)} ({type(exc).__name__}: {exc}); nothing was changed"
+            ) from None
+
+
+def _json_type(value: Any) -> str:
+    """The JSON kind of a value: integer, number (a float), string, boolean, ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "list" if isinstance(value, list) else "object"

@@ -15,7 +15,7 @@ from typing import Protocol
 from pbem.core.events import Event
 from pbem.core.ruleset import State
 from pbem.lifecycle.lookups import Lookups
-from pbem.storage.models import Game, Phase
+from pbem.storage.models import Game, Phase, Seat
 
 
 class ReportSink(Protocol):
@@ -29,6 +29,10 @@ class ReportSink(Protocol):
         self, lookups: Lookups, game: Game, state: State, events: Sequence[Event]
     ) -> None:
         """Report the end of the game, everything disclosed, to every seat."""
+        ...
+
+    def seat_report(self, lookups: Lookups, game: Game, phase: Phase, seat: Seat) -> None:
+        """Send one seat (a new player) its view of the open phase, with its order form."""
         ...
 
     def reminder(self, lookups: Lookups, game: Game, phase: Phase, side: str) -> None:

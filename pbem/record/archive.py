@@ -29,7 +29,7 @@ from pbem.record import journal
 from pbem.record.chain import verify_chain
 from pbem.record.replay import replay
 from pbem.storage.enums import GameStatus
-from pbem.storage.models import Game, Report, Seat
+from pbem.storage.models import Game, Report, Seat, SeatKey
 
 VERIFY_TEXT = """\
 This folder is the complete record of a pbem game.
@@ -54,7 +54,12 @@ def export(session: Session, game_id: str, out: Path, *, unfinished: bool = Fals
             "disclosed at game end (use --unfinished for the moderator's own copy)"
         )
     out.mkdir(parents=True, exist_ok=True)
-    seats = session.scalars(select(Seat).where(Seat.game_id == game_id).order_by(Seat.id))
+    seats = list(session.scalars(select(Seat).where(Seat.game_id == game_id).order_by(Seat.id)))
+    keys: dict[int, list[SeatKey]] = {}
+    for key in session.scalars(
+        select(SeatKey).where(SeatKey.seat_id.in_([s.id for s in seats])).order_by(SeatKey.id)
+    ):
+        keys.setdefault(key.seat_id, []).append(key)
     meta = {
         "id": game.id,
         "ruleset": game.ruleset,
@@ -68,8 +73,14 @@ def export(session: Session, game_id: str, out: Path, *, unfinished: bool = Fals
                 "role": s.role,
                 "side": s.side,
                 "email": s.email,
-                "key": s.key_fingerprint,
-                "certificate": s.cert_fingerprint,
+                "keys": [
+                    {
+                        "kind": k.kind,
+                        "fingerprint": k.fingerprint,
+                        "retired": k.retired_at is not None,
+                    }
+                    for k in keys.get(s.id, [])
+                ],
                 "active": s.active,
             }
             for s in seats

@@ -62,6 +62,28 @@ class PlayerReplaced(Payload):
 
 
 @dataclass(frozen=True, slots=True)
+class SeatKeyAdded(Payload):
+    """A key the side's player may sign with from now on (KEY ADD, or an OpenPGP key at
+    ASSIGN); ``kind`` is ed25519, smime or openpgp."""
+
+    kind: ClassVar[str] = "seat-key-added"
+    side: str
+    key_kind: str
+    fingerprint: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatKeyRetired(Payload):
+    """A key the side's player no longer signs with (KEY RETIRE); mail signed with it
+    is refused from now on."""
+
+    kind: ClassVar[str] = "seat-key-retired"
+    side: str
+    key_kind: str
+    fingerprint: str
+
+
+@dataclass(frozen=True, slots=True)
 class GameStarted(Payload):
     kind: ClassVar[str] = "game-started"
     state_hash: str
@@ -178,6 +200,20 @@ class RolledBack(Payload):
     phase: str
     replot: bool
     epoch: int
+    # A side may send orders again (REPLOT, or it had sent none): the phase got a new seed.
+    fresh_seed: bool = False
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class HoldReleased(Payload):
+    """The moderator let a held game (after a rollback) go on: by RESUME (orders due
+    by ``deadline``) or by ADJUDICATE."""
+
+    kind: ClassVar[str] = "hold-released"
+    phase_seq: int
+    by: str  # "resume" | "adjudicate"
+    deadline: str | None  # ISO 8601
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +247,27 @@ class DisputeRuled(Payload):
     dispute: int
     ruling: str
     reason: str
+    # What each side was told, when the moderator wrote one text per side.
+    rulings: dict[str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModeratorCommand(Payload):
+    """Who gave a moderator command naming this game, how and from where."""
+
+    kind: ClassVar[str] = "moderator-command"
+    command: str  # the first word: what the command did is in the entries before
+    by: str  # the sender's address (mail), the local user (CLI)
+    via: str  # "mail" | "cli"
+    origin: str  # the mail's Message-ID, or the host the CLI ran on
+
+
+@dataclass(frozen=True, slots=True)
+class ModeratorAlerted(Payload):
+    """A digest went to the human moderator (pbem.lifecycle.alerts)."""
+
+    kind: ClassVar[str] = "moderator-alerted"
+    items: int
 
 
 # ------------------------------------------------------------------- clock

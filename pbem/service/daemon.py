@@ -22,10 +22,13 @@ from datetime import datetime
 from typing import Any
 
 from pbem.config import Config
+from pbem.core.errors import ConfigError
 from pbem.mail.base import InboundMessage, Inbox, MailSender, PermanentMailError, SendError
 from pbem.service.clock import utcnow
-from pbem.service.notify import sd_notify
+from pbem.service.metrics import Metrics, ProcessStats
+from pbem.service.notify import sd_notify, watchdog_interval
 from pbem.service.processing import ProcessingPool
+from pbem.service.watchdog import Watchdog
 from pbem.service.work import Worker
 from pbem.storage.db import make_engine, make_sessionmaker
 
@@ -101,6 +104,8 @@ class Daemon:
         self.stopping = asyncio.Event()
         self.outbox_wakeup = asyncio.Event()
         self.mail_filed = asyncio.Event()
+        self.watchdog = Watchdog(watchdog_interval())
+        self.stats = ProcessStats()
 
     def request_stop(self) -> None:
         log.info("shutdown requested")
@@ -112,6 +117,7 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self.request_stop)
+        metrics = await self._serve_metrics()
         moved = await asyncio.to_thread(self.worker.start_up)
         if self.pool is not None:
             await self.pool.start()
@@ -124,11 +130,14 @@ class Daemon:
             asyncio.create_task(self._processing_loop(), name="processing"),
             asyncio.create_task(self._outbox_loop(), name="outbox"),
             asyncio.create_task(self._heartbeat_loop(), name="heartbeat"),
+            asyncio.create_task(self.watchdog.run(), name="watchdog"),
         ]
         try:
             await self.stopping.wait()
         finally:
             sd_notify("STOPPING=1")
+            if metrics is not None:
+                metrics.close()
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -139,6 +148,16 @@ class Daemon:
             self.engine.dispose()
             log.info("pbem daemon stopped")
 
+    async def _serve_metrics(self) -> asyncio.Server | None:
+        c = self.config.metrics
+        if not c.port:
+            return None
+        metrics = Metrics(self.worker.sessions, self.stats, self.watchdog, self.worker.clock)
+        try:
+            return await metrics.serve(c.host, c.port)
+        except OSError as exc:
+            raise ConfigError(f"[metrics] cannot listen on {c.host}:{c.port}: {exc}") from None
+
     async def once(self) -> None:
         """One full round: fetch, file, process, tick, send. For tests and `pbem run-once`."""
         await self._intake_round()
@@ -146,12 +165,15 @@ class Daemon:
         await self._outbox_round()
 
     async def _intake_round(self) -> None:
-        messages = await self.inbox.fetch()
+        with self.watchdog.waiting("intake"):
+            messages = await self.inbox.fetch()
+        self.stats.fetched(len(messages))
         if not messages:
             return
         await asyncio.to_thread(self.worker.file_many, [(m.ref, m.raw) for m in messages])
         # Only now, with the bytes committed, may the server forget the messages.
-        await self._acknowledge(messages)
+        with self.watchdog.waiting("intake"):
+            await self._acknowledge(messages)
         self.mail_filed.set()
 
     async def _acknowledge(self, messages: list[InboundMessage]) -> None:
@@ -199,6 +221,7 @@ class Daemon:
             try:
                 for future in done:
                     future.result()  # a failure the batch could not file is the round's
+                    self.watchdog.beat("processing", self.config.intake.poll_interval)
             except BaseException:
                 for future in running:
                     future.cancel()
@@ -208,17 +231,20 @@ class Daemon:
         """Fetch and file; processing runs beside it (_processing_loop), so the next
         mails are fetched while the last are decided."""
         while not self.stopping.is_set():
+            self.watchdog.beat("intake", 1.0)
             try:
                 await self._intake_round()
             except Exception:
                 log.exception("intake round failed; retrying")
                 await asyncio.sleep(1.0)
-            await self.inbox.wait_for_mail(self.config.intake.poll_interval)
+            with self.watchdog.waiting("intake"):
+                await self.inbox.wait_for_mail(self.config.intake.poll_interval)
 
     async def _processing_loop(self) -> None:
         """Process filed mail and tick the games: after each filing, and at least
         every poll interval (deadlines and reminders need no mail to fall due)."""
         while not self.stopping.is_set():
+            self.watchdog.beat("processing", self.config.intake.poll_interval + 1.0)
             self.mail_filed.clear()
             try:
                 await self._processing_round()
@@ -234,7 +260,8 @@ class Daemon:
         sent: list[int] = []
         for row_id, sender, recipient, raw in await asyncio.to_thread(self.worker.due_outgoing):
             try:
-                await self.sender.send(sender, [recipient], raw)
+                with self.watchdog.waiting("outbox"):
+                    await self.sender.send(sender, [recipient], raw)
             except SendError as exc:
                 await asyncio.to_thread(
                     self.worker.send_failed, row_id, str(exc), isinstance(exc, PermanentMailError)
@@ -249,6 +276,7 @@ class Daemon:
 
     async def _outbox_loop(self) -> None:
         while not self.stopping.is_set():
+            self.watchdog.beat("outbox", 5.0)
             try:
                 await self._outbox_round()
             except Exception:
@@ -259,6 +287,7 @@ class Daemon:
 
     async def _heartbeat_loop(self) -> None:
         while not self.stopping.is_set():
+            self.watchdog.beat("heartbeat", HEARTBEAT_SECONDS)
             await asyncio.to_thread(self.worker.heartbeat)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stopping.wait(), timeout=HEARTBEAT_SECONDS)

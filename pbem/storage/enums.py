@@ -33,6 +33,15 @@ class SeatRole(StrEnum):
     OBSERVER = "observer"
 
 
+class KeyKind(StrEnum):
+    """What a seat's key is: an OpenSSH Ed25519 line (signed PBEM ORDERS blocks), an
+    S/MIME certificate (PEM) or an OpenPGP certificate (armoured public key)."""
+
+    ED25519 = "ed25519"
+    SMIME = "smime"
+    OPENPGP = "openpgp"
+
+
 class PlotSource(StrEnum):
     """Where a sealed plot came from."""
 

@@ -33,6 +33,7 @@ from pbem.storage.enums import (
     DisputeStatus,
     GameStatus,
     InboundStatus,
+    KeyKind,
     OutboundKind,
     OutboundStatus,
     PhaseStatus,
@@ -113,6 +114,9 @@ class Game(Base):
     pauses_used: Mapped[int] = mapped_column(default=0)
     paused_seconds: Mapped[int] = mapped_column(default=0)
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    # Held for the moderator (why, e.g. after a rollback): no orders, no clock, no
+    # adjudication until he says ADJUDICATE or RESUME. A pause is separate.
+    held: Mapped[str | None] = mapped_column(String(200), default=None)
 
 
 class Seat(Base):
@@ -127,13 +131,36 @@ class Seat(Base):
     side: Mapped[str | None] = mapped_column(String(32))  # None for an omniscient observer
     email: Mapped[str] = mapped_column(String(254), index=True)
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
-    public_key: Mapped[str | None] = mapped_column(Text, default=None)  # OpenSSH line
-    key_fingerprint: Mapped[str | None] = mapped_column(String(80), default=None, index=True)
-    certificate: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)  # S/MIME PEM
-    cert_fingerprint: Mapped[str | None] = mapped_column(String(80), default=None)
     active: Mapped[bool] = mapped_column(default=True)
     joined_at: Mapped[datetime]
     retired_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class SeatKey(Base):
+    """One key a seat signs with; a seat may hold several (Ed25519, S/MIME, OpenPGP)
+    and rotate them. A retired key stays on file (``retired_at``), so a mail signed
+    with it is refused by name rather than as unknown."""
+
+    __tablename__ = "seat_keys"
+    __table_args__ = (
+        UniqueConstraint("seat_id", "fingerprint", name="uq_seat_keys_seat_fingerprint"),
+        CheckConstraint(check_in("kind", KeyKind), name="ck_seat_keys_kind"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    seat_id: Mapped[int] = mapped_column(ForeignKey("seats.id"), index=True)
+    kind: Mapped[KeyKind] = mapped_column(Choice(KeyKind))
+    # ed25519: "SHA256:..." as ssh-keygen -l prints it; smime: SHA-256 hex of the
+    # certificate's DER; openpgp: the primary key's fingerprint, lowercase hex.
+    fingerprint: Mapped[str] = mapped_column(String(80), index=True)
+    # The OpenSSH line (UTF-8), the PEM certificate, the armoured OpenPGP certificate.
+    material: Mapped[bytes] = mapped_column(LargeBinary)
+    added_at: Mapped[datetime]
+    retired_at: Mapped[datetime | None] = mapped_column(default=None)
+
+    @property
+    def active(self) -> bool:
+        return self.retired_at is None
 
 
 class Phase(Base):

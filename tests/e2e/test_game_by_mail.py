@@ -10,8 +10,9 @@ their own mailboxes. The game (the demonstration ruleset, three turns):
   all in, so the phase is adjudicated early;
 - turn 2: a short real deadline; south sends nothing, is reminded, and the
   no-orders policy (standing orders) applies when deadline and grace pass;
-- south disputes turn 2; the moderator rules UPHELD, rolls back to turn 2 (same
-  orders and seed), makes a correcting EDIT and adjudicates again, all by mail;
+- south disputes turn 2; the moderator rules UPHELD, rolls back to turn 2 (north's
+  orders locked; south, who sent none, may plot, so a new seed), makes a
+  correcting EDIT and adjudicates again, all by mail;
 - turn 3: a forged moderator command, orders for the wrong phase and a replaced
   player's old key are refused; the new player and north finish the game;
 - the archive is exported, ``pbem verify`` passes on it, then fails, naming the
@@ -528,11 +529,15 @@ def check_record(entries: list[dict[str, Any]], north_c: str, south_c: str) -> N
         assert plot["commitment"] == commitment and plot["orders"] == lines
         content = PlotContent("g1", side, 1, "plot", tuple(plot["orders"]), plot["nonce"])
         assert content.commitment() == commitment
-    # Turn 2 twice: before and after the rollback, same seed, same dice, south on
-    # standing orders (its turn-1 orders) both times; the edit changed the result.
+    # Turn 2 twice: before and after the rollback, south on standing orders (its
+    # turn-1 orders) both times; the edit changed the result. South had sent nothing,
+    # so it could have sent orders after the rollback: the phase got a new seed
+    # (issue 18: dice printed in the reports never meet fresh orders).
     turn2 = [p for p in phases if p["turn"] == 2]
     assert len(turn2) == 2 and turn2[0]["epoch"] < turn2[1]["epoch"]
-    assert turn2[0]["seed"] == turn2[1]["seed"] and turn2[0]["rolls"] == turn2[1]["rolls"]
+    assert turn2[0]["seed"] != turn2[1]["seed"]
+    rolled = next(e["payload"] for e in entries if e["kind"] == "rolled-back")
+    assert rolled["fresh_seed"] and not rolled["replot"]
     for p in turn2:
         assert p["plots"]["south"]["source"] == "policy:standing"
         assert p["plots"]["south"]["orders"] == orders("C", "C", "C")

@@ -13,15 +13,19 @@ import pytest
 from pbem.cli import main
 from pbem.core.errors import SignatureError
 from pbem.intake.mime import message_object, parse_mail
+from pbem.intake.openpgp import certificate_fingerprint as certificate_fingerprint_pgp
+from pbem.intake.openpgp import find_signature, verify_openpgp
 from pbem.intake.sheet import parse_sheet
 from pbem.intake.signatures import generate_keypair, key_fingerprint, sign_block, verify_text
 from pbem.intake.smime import (
     certificate_fingerprint,
     make_self_signed_certificate,
     sign_smime,
+    signed_part_bytes,
     verify_smime,
 )
 from pbem.mail.imap import ImapInbox
+from tests.gnupg import GnuPG, clearsigned_mail, thunderbird_mail
 from tests.maillab import MailLab
 
 SHEET = (
@@ -141,3 +145,37 @@ async def test_pbem_send_checks_the_servers_certificate(
     assert mail_lab.count(mail_user[0]) == 0
     assert await asyncio.to_thread(main, [*argv, "--no-starttls"]) == 0
     assert mail_lab.count(mail_user[0]) == 1
+
+
+@pytest.mark.parametrize("shape", ["thunderbird", "clearsigned"])
+async def test_openpgp_mail_survives_smtp_to_imap_and_gnupg_agrees(
+    mail_lab: MailLab, mail_user: tuple[str, str], tmp_path: Path, shape: str
+) -> None:
+    """Signed by real GnuPG, as Thunderbird (PGP/MIME, key attached) or a pasted
+    clear-signed text; fetched by IMAP, verified by pbem, and by gpg on the parts."""
+    gpg = GnuPG(tmp_path / "gnupg")
+    gpg.generate("Allied <allied@pbem.test>")
+    key = gpg.export("allied@pbem.test")
+    headers = {"From": "allied@pbem.test", "To": mail_user[0], "Subject": "orders"}
+    if shape == "thunderbird":
+        sent = thunderbird_mail(gpg, "allied@pbem.test", SHEET, headers, attach_key=key)
+    else:
+        sent = clearsigned_mail(gpg, "allied@pbem.test", SHEET, headers)
+    mail_lab.smtp_send("allied@pbem.test", [mail_user[0]], sent)
+    raw = await _fetch_one(mail_lab, mail_user)
+    found = find_signature(message_object(raw), raw, parse_mail(raw).text)
+    assert found is not None and found.pgp_mime == (shape == "thunderbird")
+    verified = verify_openpgp(found, {certificate_fingerprint_pgp(key): key})
+    assert parse_sheet(verified.text).nonce == "1234abcd5678ef90"
+    if shape == "thunderbird":
+        signed, signature = signed_part_bytes(raw)
+        (tmp_path / "signed").write_bytes(signed)
+        (tmp_path / "signature.asc").write_bytes(signature.split(b"\r\n\r\n", 1)[1])
+        gpg.run("--verify", str(tmp_path / "signature.asc"), str(tmp_path / "signed"))
+    else:
+        gpg.run("--verify", data=parse_mail(raw).text.encode("utf-8"))
+    tampered = raw.replace(b"0790 0791", b"0790 0792")
+    again = find_signature(message_object(tampered), tampered, parse_mail(tampered).text)
+    assert again is not None
+    with pytest.raises(SignatureError, match="does not match the signed text"):
+        verify_openpgp(again, {certificate_fingerprint_pgp(key): key})

@@ -70,3 +70,93 @@ def test_existing_rows_survive_the_check_constraints(database_url: str) -> None:
             conn.execute(text(insert), {"id": "new", "status": "sleeping"})
     finally:
         engine.dispose()
+
+
+def test_seats_single_keys_move_into_seat_keys(database_url: str) -> None:
+    """0007: each seat's key and certificate become rows of seat_keys, in use; the
+    downgrade puts them back."""
+    from pbem.intake.signatures import generate_keypair, key_fingerprint
+    from pbem.intake.smime import certificate_fingerprint, make_self_signed_certificate
+
+    _, public = generate_keypair("north")
+    certificate, _ = make_self_signed_certificate("south@example.org")
+    command.upgrade(_alembic(database_url), "0004")
+    engine = make_engine(database_url)
+    seat = (
+        "INSERT INTO seats (id, game_id, role, side, email, timezone, public_key, key_fingerprint,"
+        " certificate, cert_fingerprint, active, joined_at) VALUES (:id, 'old', :role, :side,"
+        " :email, 'UTC', :key, :fp, :cert, :cert_fp, :active, '2026-12-01 12:00:00+00:00')"
+    )
+    rows = [
+        {
+            "id": 1,
+            "role": "player",
+            "side": "north",
+            "email": "n@example.org",
+            "key": public,
+            "fp": key_fingerprint(public),
+            "cert": None,
+            "cert_fp": None,
+            "active": True,
+        },
+        {
+            "id": 2,
+            "role": "player",
+            "side": "south",
+            "email": "s@example.org",
+            "key": None,
+            "fp": None,
+            "cert": certificate,
+            "cert_fp": certificate_fingerprint(certificate),
+            "active": False,
+        },
+        {
+            "id": 3,
+            "role": "observer",
+            "side": None,
+            "email": "o@example.org",
+            "key": None,
+            "fp": None,
+            "cert": None,
+            "cert_fp": None,
+            "active": True,
+        },
+    ]
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO games (id, ruleset, scenario, options, settings, status,"
+                    " created_at, pauses_used, paused_seconds) VALUES ('old', 'demo', 'duel',"
+                    " '{}', '{}', 'running', '2026-12-01 12:00:00+00:00', 0, 0)"
+                )
+            )
+            for row in rows:
+                conn.execute(text(seat), row)
+        engine.dispose()
+        command.upgrade(_alembic(database_url), "head")
+        with engine.begin() as conn:
+            moved = conn.execute(
+                text(
+                    "SELECT seat_id, kind, fingerprint, material, retired_at FROM seat_keys"
+                    " ORDER BY seat_id"
+                )
+            ).all()
+            assert [(r[0], r[1], r[2], bytes(r[3]), r[4]) for r in moved] == [
+                (1, "ed25519", key_fingerprint(public), public.encode(), None),
+                (2, "smime", certificate_fingerprint(certificate), certificate, None),
+            ]
+            assert "public_key" not in {c["name"] for c in inspect(conn).get_columns("seats")}
+        engine.dispose()
+        command.downgrade(_alembic(database_url), "0004")
+        with engine.begin() as conn:
+            back = conn.execute(
+                text("SELECT id, public_key, cert_fingerprint FROM seats ORDER BY id")
+            ).all()
+            assert [tuple(r) for r in back] == [
+                (1, public, None),
+                (2, None, certificate_fingerprint(certificate)),
+                (3, None, None),
+            ]
+    finally:
+        engine.dispose()

@@ -45,7 +45,12 @@ def umpire_key() -> tuple[bytes, str]:
 def config(tmp_path: Path, umpire_key: tuple[bytes, str]) -> Config:
     """The shared lifecycle configuration, with a moderator key for commands by mail."""
     return Config(
-        moderator=ModeratorConfig(address=MODERATOR, public_key=umpire_key[1]),
+        moderator=ModeratorConfig(
+            address=MODERATOR,
+            human="umpire@example.org",
+            public_key=umpire_key[1],
+            command_from="deputy@example.org",
+        ),
         secrets=SecretsConfig(plot_key=base64.b64encode(os.urandom(32)).decode()),
         base_dir=tmp_path,
     )
@@ -106,11 +111,13 @@ def test_edit_sets_value_and_is_recorded_as_correcting_edit(table, demo_game):
 def test_edit_value_is_json_else_a_string(table, demo_game):
     do(table, """EDIT g1 /standing/north '["SEND SQN-1 C"]'""")
     do(table, "EDIT g1 /scenario a corrected name")
-    do(table, "EDIT g1 /score/south NaN")  # not JSON a state may hold: the string "NaN"
+    # Not JSON a state may hold: the string "NaN", refused where a number stands.
+    with pytest.raises(LifecycleError, match='holds integer 0; "NaN" is string'):
+        do(table, "EDIT g1 /score/south NaN")
     state = open_state(table)
     assert state["standing"]["north"] == ["SEND SQN-1 C"]
     assert state["scenario"] == "a corrected name"
-    assert state["score"]["south"] == "NaN"
+    assert state["score"]["south"] == 0
 
 
 @pytest.mark.parametrize(
@@ -167,8 +174,8 @@ def test_dispute_upheld_with_rollback_and_edit_mails_ruling_to_both_sides(table,
     dispute = table.run(
         lambda gm: gm.disputes.file("g1", "south", 1, "plot", "DISPUTE strength").id
     )
-    assert do(table, f"RULE g1 {dispute} UPHELD SQN-3 was at strength 2") == (
-        f"dispute {dispute} upheld"
+    assert do(table, f"RULE g1 {dispute} UPHELD SQN-3 was at strength 2").startswith(
+        f"dispute {dispute} upheld; the players were told"
     )
     do(table, "ROLLBACK g1 1 plot")
     do(table, "EDIT g1 /forces/south/SQN-3 2")
@@ -184,8 +191,11 @@ def test_dispute_upheld_with_rollback_and_edit_mails_ruling_to_both_sides(table,
             )
         ]
     )
-    assert sorted(r for r, _ in notices) == ["north@example.org", "south@example.org"]
-    assert all(b"UPHELD: SQN-3 was at strength 2" in raw for _, raw in notices)
+    rulings = [(r, raw) for r, raw in notices if b"ruling on dispute" in raw]
+    assert sorted(r for r, _ in rulings) == ["north@example.org", "south@example.org"]
+    assert all(b"UPHELD" in raw and b"SQN-3 was at strength 2" in raw for _, raw in rulings)
+    # The dispute's own text goes to the moderator only.
+    assert not any(b"DISPUTE strength" in raw for _, raw in notices)
     k = kinds(table)
     assert k.index("dispute-ruled") < k.index("rolled-back") < k.index("state-edited")
 
@@ -193,7 +203,7 @@ def test_dispute_upheld_with_rollback_and_edit_mails_ruling_to_both_sides(table,
 def test_dispute_dismissed_and_ruled_once(table, demo_game):
     play_turn(table, 1, ["SEND SQN-1 A"], ["SEND SQN-1 B"])
     dispute = table.run(lambda gm: gm.disputes.file("g1", "north", 1, "plot", "DISPUTE dice").id)
-    assert do(table, f"RULE g1 {dispute} DISMISSED the dice are verifiable") == (
+    assert do(table, f"RULE g1 {dispute} DISMISSED the dice are verifiable").startswith(
         f"dispute {dispute} dismissed"
     )
     with pytest.raises(LifecycleError, match="already ruled dismissed"):
@@ -249,7 +259,7 @@ def test_every_moderator_act_is_in_the_record(table, demo_game, keys):
     do(table, "RESUME g1")
     do(table, "EXTEND g1 5")
     do(table, "OBSERVE g1 press@example.org")
-    do(table, f"REPLACE g1 south new@example.org {keys['north'][1]}")
+    do(table, f"REPLACE g1 south new@example.org {generate_keypair()[1]}")
     do(table, "EDIT g1 /score/north 1")
     do(table, "ADJUDICATE g1")
     do(table, "END g1 the club closed")
@@ -370,14 +380,24 @@ def test_moderator_commands_by_signed_mail_same_as_cli(table, umpire_key, keys):
         "CREATE g1 demo duel deadline_hours=12",
         f"ASSIGN g1 north north@example.org {keys['north'][1]} tz=Europe/Berlin",
         f"ASSIGN g1 south south@example.org {keys['south'][1]}",
-        "ROLLBACK g1 3 plot",  # refused on its own: the others still run
+        "ROLLBACK g1 3 plot",  # fails: the mail is all or nothing
         "START g1",
     ]
     outcome, answer = _mail(
         table, "umpire@example.org", umpire_key[0], _sheet("moderator", 1, lines)
     )
-    assert outcome == "moderator: 4 done, 1 refused"
-    assert "game g1 started" in answer and "has not started" in answer
+    assert outcome == "moderator: refused, line 4 failed; nothing done"
+    assert "Nothing was done: a command mail is all or nothing, and line 4 failed" in answer
+    assert "line 1: CREATE g1 demo duel deadline_hours=12 undone: game g1 created" in answer
+    assert "line 4: ROLLBACK g1 3 plot FAILED: game g1 has not started" in answer
+    assert "line 5: START g1 not run" in answer
+    assert table.run(lambda gm: gm.desk.session.get(Game, "g1")) is None
+    del lines[3]
+    outcome, answer = _mail(
+        table, "umpire@example.org", umpire_key[0], _sheet("moderator", 1, lines)
+    )
+    assert outcome == "moderator: 4 done"
+    assert "All 4 command(s) done" in answer and "game g1 started" in answer
     assert (
         table.run(
             lambda gm: gm.lookups.open_phase("g1").deadline - gm.lookups.open_phase("g1").opened_at
@@ -457,7 +477,7 @@ def test_edit_by_mail(table, demo_game, umpire_key):
         umpire_key[0],
         _sheet("moderator", 1, ["EDIT g1 /score/north 2"]),
     )
-    assert outcome == "moderator: 1 done, 0 refused"
+    assert outcome == "moderator: 1 done"
     assert "recorded as a correcting edit" in answer
     assert open_state(table)["score"]["north"] == 2
     assert (
@@ -532,7 +552,7 @@ def test_options_checked_the_same_by_signed_mail(table, umpire_key):
     outcome, answer = _mail(
         table, "umpire@example.org", umpire_key[0], _sheet("moderator", 1, lines)
     )
-    assert outcome == "moderator: 1 done, 1 refused"
+    assert outcome == "moderator: refused, line 1 failed; nothing done"
     assert "fog takes open, double-blind" in answer
-    assert "options: fog=double-blind subs=true" in answer
-    assert stored_options(table, "g2") == {"fog": "double-blind", "subs": True}
+    assert "line 2: CREATE g2 usn coral-sea fog=double-blind subs=true not run" in answer
+    assert table.run(lambda gm: gm.desk.session.get(Game, "g2")) is None

@@ -78,3 +78,7 @@ def test_subject_for_a_side_that_owes_nothing_an_observer_and_the_end() -> None:
     assert report_subject("c1", None, None, deadline="", owes=False, player=True) == (
         "[pbem c1] game over"
     )
+    corrected = {**previous, "correction": "Corrected report: it replaces ..."}
+    assert report_subject("c1", corrected, nxt, deadline="x", owes=True, player=True) == (  # type: ignore[arg-type]
+        "[pbem c1] turn 3 J-2 report (corrected); next turn 3 A-3-4, orders due x"
+    )

@@ -1,0 +1,353 @@
+"""`pbem doctor`: is this installation able to run? One line per check.
+
+Each check tries what the daemon will do, the way the daemon does it (the same
+configuration, the same libraries, the same TLS settings), and says OK, FAIL
+with the reason, or SKIP where the configuration leaves nothing to check (an
+IMAP check with a Maildir intake). Nothing is changed anywhere: IMAP opens the
+folder read-only (EXAMINE), SMTP stops after the login, the database is only
+read. Every line is redacted: a password in a server's answer is never shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import TextIO
+
+from sqlalchemy import Engine, create_engine, select, text
+from sqlalchemy.exc import SQLAlchemyError
+
+from pbem.config import Config, IntakeTransport, OutboxTransport, load_config
+from pbem.core.errors import ConfigError
+from pbem.intake.keyring import key_warnings, read_key
+from pbem.intake.signatures import load_public_key
+from pbem.service.clock import utcnow
+from pbem.storage.db import make_engine
+from pbem.storage.enums import GameStatus
+from pbem.storage.models import Game, Seat, SeatKey
+
+# Seconds a server may take to answer one check.
+TIMEOUT = 15.0
+# Deadlines are judged by this host's clock, and several daemons share a database:
+# a clock further off the database's than this is a failure.
+CLOCK_TOLERANCE = 5.0
+
+
+class Verdict(StrEnum):
+    OK = "OK"
+    FAIL = "FAIL"
+    SKIP = "SKIP"
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    verdict: Verdict
+    detail: str
+
+    def line(self) -> str:
+        return f"{self.verdict.value:<4} {self.check}: {self.detail}"
+
+
+class Failed(Exception):
+    """A check's precise reason to fail."""
+
+
+def _reason(exc: BaseException) -> str:
+    text_ = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text_}" if text_ else type(exc).__name__
+
+
+# ------------------------------------------------------------------ database
+
+
+def check_database(engine: Engine) -> str:
+    """Connect, and compare the schema's Alembic revision with the newest one."""
+    from alembic.config import Config as AlembicConfig
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    file = engine.url.database if engine.dialect.name == "sqlite" else None
+    if file and file != ":memory:" and not file.startswith("file:") and not Path(file).exists():
+        # Connecting would create an empty file: say what is missing instead.
+        raise Failed(f"the SQLite file {file} does not exist: run `pbem db upgrade`")
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+            current = MigrationContext.configure(conn).get_current_revision()
+    except SQLAlchemyError as exc:
+        orig = getattr(exc, "orig", None)
+        raise Failed(f"cannot connect: {_reason(orig or exc)}") from None
+    scripts = AlembicConfig()
+    scripts.set_main_option("script_location", "pbem:migrations")  # as storage.db.upgrade
+    head = ScriptDirectory.from_config(scripts).get_current_head()
+    if current is None:
+        raise Failed("no schema version in the database: run `pbem db upgrade`")
+    if current != head:
+        raise Failed(f"schema at revision {current}, the newest is {head}: run `pbem db upgrade`")
+    return f"{engine.url.render_as_string(hide_password=True)}, schema at revision {head}"
+
+
+def check_clock(engine: Engine, clock: Callable[[], datetime]) -> str | None:
+    """This host's clock against PostgreSQL's now(); None (skip) on SQLite, which
+    lives on this host and has no clock of its own."""
+    if engine.dialect.name != "postgresql":
+        return None
+    with engine.connect() as conn:
+        before = clock()
+        db_now = conn.execute(text("SELECT now()")).scalar_one()
+        after = clock()
+    ours = before + (after - before) / 2
+    skew = (ours - db_now).total_seconds()
+    if abs(skew) > CLOCK_TOLERANCE:
+        raise Failed(
+            f"this host's clock is {abs(skew):.1f} s {'ahead of' if skew > 0 else 'behind'} "
+            f"the database's (more than {CLOCK_TOLERANCE:.0f} s): deadlines would be judged "
+            "wrongly; synchronise the clocks (NTP)"
+        )
+    return f"within {abs(skew):.2f} s of the database's clock ({ours:%Y-%m-%d %H:%M:%S} UTC)"
+
+
+def check_keys(config: Config, engine: Engine | None) -> str:
+    """The plot key, the moderator's key, and every key and certificate of a seat
+    in a game not over: each readable and of the type pbem verifies."""
+    config.secrets.key_bytes()  # ConfigError names the problem
+    said = ["plot key: 32 bytes"]
+    if config.moderator.public_key:
+        try:
+            load_public_key(config.moderator.public_key)
+        except ValueError as exc:
+            raise Failed(f"[moderator] public_key: {exc}") from None
+        said.append("moderator key: ssh-ed25519")
+    if engine is None:
+        return "; ".join(said)
+    problems: list[str] = []
+    seats: set[int] = set()
+    now = datetime.now(UTC)
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(Seat.id, Seat.game_id, Seat.side, Seat.email, SeatKey.kind, SeatKey.material)
+            .join(Game, Game.id == Seat.game_id)
+            .join(SeatKey, SeatKey.seat_id == Seat.id)
+            .where(
+                Seat.active.is_(True),
+                SeatKey.retired_at.is_(None),
+                Game.status != GameStatus.OVER,
+            )
+            .order_by(Seat.game_id, Seat.id, SeatKey.id)
+        ).all()
+    for seat_id, game, side, email, kind, material in rows:
+        seats.add(seat_id)
+        who = f"game {game}, {side or 'observer'} ({email})"
+        try:
+            # The same reading and the same warnings as ASSIGN and KEY ADD give.
+            problems.extend(f"{who}: {w}" for w in key_warnings(read_key(kind, material), now))
+        except ValueError as exc:
+            problems.append(f"{who}: {kind} key not readable: {exc}")
+    if problems:
+        raise Failed("; ".join(problems))
+    said.append(f"{len(seats)} seat(s) in games not over")
+    return "; ".join(said)
+
+
+# ---------------------------------------------------------------- mail servers
+
+
+async def check_imap(config: Config) -> str:
+    """Log in as the daemon will and open the folder read-only (EXAMINE)."""
+    import aioimaplib
+
+    c = config.imap
+    client: aioimaplib.IMAP4 = (
+        aioimaplib.IMAP4_SSL(host=c.host, port=c.port, timeout=TIMEOUT)
+        if c.tls
+        else aioimaplib.IMAP4(host=c.host, port=c.port, timeout=TIMEOUT)
+    )
+    where = f"{c.user} at {c.host}:{c.port}"
+    try:
+        try:
+            await client.wait_hello_from_server()
+        except (OSError, TimeoutError, aioimaplib.AioImapException) as exc:
+            raise Failed(f"cannot connect to {c.host}:{c.port}: {_reason(exc)}") from None
+        login = await client.login(c.user, c.password)
+        if login.result != "OK":
+            raise Failed(f"LOGIN as {c.user} refused: {_lines(login.lines)}")
+        folder = '"' + c.folder.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        examined = await client.examine(folder)
+        if examined.result != "OK":
+            raise Failed(f"folder {c.folder!r}: {_lines(examined.lines)}")
+        count = next(
+            (
+                int(bytes(line).split()[0])
+                for line in examined.lines
+                if isinstance(line, bytes | bytearray) and bytes(line).endswith(b" EXISTS")
+            ),
+            0,
+        )
+        with_tls = "TLS" if c.tls else "no TLS"
+        return f"logged in as {where} ({with_tls}); {c.folder} holds {count} message(s)"
+    finally:
+        if client.protocol is not None and client.protocol.state in (
+            aioimaplib.AUTH,
+            aioimaplib.SELECTED,
+        ):
+            with contextlib.suppress(OSError, TimeoutError, aioimaplib.AioImapException):
+                await asyncio.wait_for(client.logout(), TIMEOUT)
+        transport = getattr(client.protocol, "transport", None)
+        if transport is not None:
+            transport.close()
+
+
+def _lines(lines: list[bytes | bytearray | str]) -> str:
+    return " ".join(
+        (bytes(x).decode(errors="replace") if not isinstance(x, str) else x) for x in lines
+    ).strip()
+
+
+async def check_smtp(config: Config) -> str:
+    """Connect (with STARTTLS if configured) and log in if a username is set."""
+    import aiosmtplib
+
+    c = config.smtp
+    smtp = aiosmtplib.SMTP(
+        hostname=c.host,
+        port=c.port,
+        username=c.username or None,
+        password=c.password or None,
+        start_tls=c.starttls,
+        timeout=TIMEOUT,
+    )
+    try:
+        await smtp.connect()
+    except aiosmtplib.SMTPAuthenticationError as exc:
+        raise Failed(f"login as {c.username} refused: {exc.code} {exc.message}") from None
+    except (aiosmtplib.SMTPException, OSError) as exc:
+        raise Failed(f"{c.host}:{c.port}: {_reason(exc)}") from None
+    try:
+        how = "STARTTLS" if c.starttls else "no TLS"
+        who = f"logged in as {c.username}" if c.username else "no login configured"
+        return f"{c.host}:{c.port} accepted EHLO ({how}, {who})"
+    finally:
+        try:
+            await smtp.quit()
+        except (aiosmtplib.SMTPException, OSError):
+            smtp.close()
+
+
+def check_maildir(path: Path) -> str:
+    """The folder exists (or can be made) and this user may write into it."""
+    probe = path
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise Failed(f"{probe} is not a folder")
+    if not os.access(probe, os.R_OK | os.W_OK | os.X_OK):
+        raise Failed(f"{probe}: this user ({_user()}) may not read and write it")
+    if probe == path:
+        missing = [d for d in ("new", "cur", "tmp") if not (path / d).is_dir()]
+        if missing:
+            return f"{path} (the daemon adds {', '.join(missing)})"
+        return f"{path}"
+    return f"{path} does not exist yet; the daemon creates it in {probe}"
+
+
+def _user() -> str:
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except (ImportError, KeyError):
+        return str(os.geteuid())
+
+
+# ---------------------------------------------------------------------- all
+
+
+async def _run(check: str, work: Callable[[], Awaitable[str | None]], config: Config) -> Finding:
+    try:
+        detail = await asyncio.wait_for(work(), TIMEOUT + 5)
+    except Failed as exc:
+        return Finding(check, Verdict.FAIL, config.redact(str(exc)))
+    except ConfigError as exc:
+        return Finding(check, Verdict.FAIL, config.redact(str(exc)))
+    except TimeoutError:
+        return Finding(check, Verdict.FAIL, f"no answer within {TIMEOUT + 5:.0f} s")
+    except Exception as exc:  # a doctor reports; it never dies with a traceback
+        return Finding(check, Verdict.FAIL, config.redact(_reason(exc)))
+    if detail is None:
+        return Finding(check, Verdict.SKIP, "nothing to compare on SQLite (same host)")
+    return Finding(check, Verdict.OK, config.redact(detail))
+
+
+async def examine(config: Config, clock: Callable[[], datetime] = utcnow) -> list[Finding]:
+    """Every check after the configuration, in order."""
+    url = config.database.url
+    # A PostgreSQL host that drops packets must not hold the doctor for minutes.
+    engine = (
+        create_engine(url, connect_args={"connect_timeout": int(TIMEOUT)})
+        if url.startswith("postgresql")
+        else make_engine(url)
+    )
+    try:
+        found: list[Finding] = []
+
+        def sync(fn: Callable[[], str | None]) -> Callable[[], Awaitable[str | None]]:
+            return lambda: asyncio.to_thread(fn)
+
+        database = await _run("database", sync(lambda: check_database(engine)), config)
+        found.append(database)
+        usable = engine if database.verdict is Verdict.OK else None
+        found.append(await _run("keys", sync(lambda: check_keys(config, usable)), config))
+        if usable is None:
+            found.append(Finding("clock", Verdict.SKIP, "the database is out of reach"))
+        else:
+            found.append(await _run("clock", sync(lambda: check_clock(engine, clock)), config))
+        if config.intake.transport is IntakeTransport.IMAP:
+            found.append(await _run("imap", lambda: check_imap(config), config))
+        else:
+            maildir = config.intake.maildir
+            found.append(await _run("intake maildir", sync(lambda: check_maildir(maildir)), config))
+        if config.outbox.transport is OutboxTransport.SMTP:
+            found.append(await _run("smtp", lambda: check_smtp(config), config))
+        else:
+            outbox = config.outbox.maildir
+            found.append(await _run("outbox maildir", sync(lambda: check_maildir(outbox)), config))
+        return found
+    finally:
+        engine.dispose()
+
+
+def findings(path: str | None, clock: Callable[[], datetime] = utcnow) -> Iterator[Finding]:
+    """The configuration first; the rest only if it loads."""
+    try:
+        config = load_config(path)
+    except ConfigError as exc:
+        yield Finding("configuration", Verdict.FAIL, str(exc))
+        return
+    where = path or os.environ.get("PBEM_CONFIG") or "pbem.toml"
+    yield Finding(
+        "configuration",
+        Verdict.OK,
+        f"{where}: intake {config.intake.transport}, outbox {config.outbox.transport}, "
+        f"database {config.database.url.split(':', 1)[0]}",
+    )
+    yield from asyncio.run(examine(config, clock))
+
+
+def run_doctor(path: str | None, out: TextIO | None = None) -> int:
+    """Print one line per check (to stdout); 1 if any failed, else 0."""
+    out = out or sys.stdout
+    failed = False
+    for finding in findings(path):
+        print(finding.line(), file=out, flush=True)
+        failed = failed or finding.verdict is Verdict.FAIL
+    return 1 if failed else 0
