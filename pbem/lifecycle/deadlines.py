@@ -63,10 +63,11 @@ def pushed_back(deadline: datetime, last_alive: datetime, now: datetime) -> date
     return None
 
 
-def local_time(at: datetime, tz: str) -> str:
-    """A UTC time as a player reads it in his own zone."""
+def local_time(at: datetime, tz: str, *, year: bool = True) -> str:
+    """A UTC time as a player reads it in his own zone (without the year where space
+    is short: a mail's subject)."""
     try:
         zone = ZoneInfo(tz)
     except (ZoneInfoNotFoundError, ValueError):
         zone = ZoneInfo("UTC")
-    return at.astimezone(zone).strftime("%a %d %b %Y %H:%M %Z")
+    return at.astimezone(zone).strftime("%a %d %b %Y %H:%M %Z" if year else "%a %d %b %H:%M %Z")

@@ -25,6 +25,7 @@ from pbem.lifecycle.sink import ReportSink
 from pbem.record.chain import state_hash
 from pbem.record.payloads import (
     AdjudicateOrdered,
+    DoneSaid,
     Forfeit,
     GameOver,
     HoldReleased,
@@ -295,11 +296,20 @@ class PhaseMachine:
         round is no longer held for it. With nothing on file, DONE seals no orders."""
         previous = self.lookups.current_plot(phase, side)
         if previous is None:
-            return self.seal_orders(game, phase, side, (), mail_id=mail_id, at=at)
-        previous.held = False
-        return Receipt(
-            previous.commitment, False, previous.late, phase.turn, phase.name, stood=True
+            receipt = self.seal_orders(game, phase, side, (), mail_id=mail_id, at=at)
+        else:
+            previous.held = False
+            receipt = Receipt(
+                previous.commitment, False, previous.late, phase.turn, phase.name, stood=True
+            )
+        # The record shows the DONE: it changed the round (the side no longer holds it).
+        self.desk.record(
+            game,
+            DoneSaid(
+                phase_seq=phase.seq, side=side, commitment=receipt.commitment, stood=receipt.stood
+            ),
         )
+        return receipt
 
     # ----------------------------------------------------------- adjudication
 

@@ -18,7 +18,7 @@ from pbem.lifecycle import deadlines
 from pbem.lifecycle.lookups import Lookups
 from pbem.outbox.queue import enqueue
 from pbem.record import journal
-from pbem.reports.context import Header
+from pbem.reports.context import Header, heading
 from pbem.reports.render import render
 from pbem.reports.report import render_report
 from pbem.storage.enums import OutboundKind
@@ -43,6 +43,34 @@ def _one_per_address(seats: Sequence[Seat]) -> list[Seat]:
             seen.add((seat.email, seat.side))
             unique.append(seat)
     return unique
+
+
+def report_subject(
+    game_id: str,
+    previous: Mapping[str, Any] | None,
+    phase: Phase | None,
+    *,
+    deadline: str,
+    owes: bool,
+    player: bool,
+) -> str:
+    """A report mail's subject: the phase reported on, then what is due next and by
+    when, short enough for a mail client's subject column. Only what every side may
+    know goes in (the phases, the deadline, whether this side owes orders)."""
+    done = ""
+    if previous:
+        # A report that replaces one sent before a rollback says so (see _correction).
+        again = " (corrected)" if previous.get("correction") else ""
+        done = f"turn {previous['turn']} {previous['phase']} report{again}"
+    if phase is None:
+        return f"[pbem {game_id}] {done + '; ' if done else ''}game over"
+    done = done or "game started"
+    due = ""
+    if owes:
+        due = f", orders due {deadline}" if deadline else ", orders due"
+    elif player:
+        due = ", no orders from you"
+    return f"[pbem {game_id}] {done}; next turn {phase.turn} {phase.name}{due}"
 
 
 class Publisher:
@@ -183,7 +211,7 @@ class Publisher:
                 phase_id=phase.id if phase else None,
                 audience=audience,
                 created_at=lookups.desk.now,
-                subject=title,
+                subject=heading(header),
                 text=rendered.text,
                 html=rendered.html,
                 png=rendered.png,
@@ -195,8 +223,16 @@ class Publisher:
             kind=OutboundKind.REPORT,
             cause=(game.id, str(phase.id if phase else "end"), str(seat.id)),
             to=seat.email,
-            subject=f"[pbem {game.id}] {title[len(game.id) + 2 :]}"
-            + (" (corrected)" if previous and previous.get("correction") else ""),
+            subject=report_subject(
+                game.id,
+                previous,
+                phase,
+                deadline=deadlines.local_time(phase.deadline, seat.timezone, year=False)
+                if phase is not None and phase.deadline
+                else "",
+                owes=owes,
+                player=seat.role == "player",
+            ),
             text=rendered.text,
             html=rendered.html,
             attachments=rendered.attachments,

@@ -157,6 +157,20 @@ class OrdersSealed(Payload):
 
 
 @dataclass(frozen=True, slots=True)
+class DoneSaid(Payload):
+    """A side's mail said DONE alone: its orders on file stand and the round no longer
+    waits for it. ``commitment`` is the plot that stands; ``stood`` is False when
+    nothing was on file and DONE sealed no orders (that plot's orders-sealed entry
+    comes just before)."""
+
+    kind: ClassVar[str] = "done-said"
+    phase_seq: int
+    side: str
+    commitment: str
+    stood: bool
+
+
+@dataclass(frozen=True, slots=True)
 class AdjudicateOrdered(Payload):
     kind: ClassVar[str] = "adjudicate-ordered"
     phase_seq: int

@@ -48,6 +48,12 @@ def replay(
         kind, p = entry["kind"], entry["payload"]
         if kind == "orders-sealed":
             sealed[(int(p["phase_seq"]), p["side"])] = p["commitment"]
+        elif kind == "done-said":
+            # DONE lets the last receipted plot stand: it must be the one named.
+            if sealed.get((int(p["phase_seq"]), p["side"])) != p["commitment"]:
+                report.problems.append(
+                    f"phase {p['phase_seq']}: {p['side']}'s DONE names a plot not receipted"
+                )
         elif kind == "game-started":
             initial = ruleset.initial_state(scenario, options)
             if state_hash(initial) != p["state_hash"]:

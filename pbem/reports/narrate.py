@@ -243,12 +243,21 @@ def happened(events: Sequence[Mapping[str, Any]]) -> list[str]:
 # --- combats --------------------------------------------------------------------------
 
 
+def _why(value: Any, reasons: Any) -> str:
+    """A strength and why it is not the printed one: "6 (CA-1 halved: damaged [CBT.H])"."""
+    if isinstance(reasons, (list, tuple)) and reasons:
+        return f"{value} ({'; '.join(str(r) for r in reasons)})"
+    return str(value)
+
+
 def fire_lines(f: Mapping[str, Any], table: str = "CRT4", what: str = "Fire") -> list[str]:
-    """One attack on CRT3/CRT4 then CRT5: strengths, odds, each die and what it decided."""
+    """One attack on CRT3/CRT4 then CRT5: strengths (and why one was changed), odds,
+    each die and what it decided."""
     who = f"{_side(f['side'])} fire" if f.get("side") else what
     head = (
-        f"{who} at {f.get('target')}: attack {f.get('attack')} against defense "
-        f"{f.get('defense')}, odds {f.get('odds')} on {table}"
+        f"{who} at {f.get('target')}: attack {_why(f.get('attack'), f.get('attack_why'))} "
+        f"against defense {_why(f.get('defense'), f.get('defense_why'))}, "
+        f"odds {f.get('odds')} on {table}"
     )
     if not f.get("die"):
         return [head + ": no die rolled, no effect."]
@@ -281,7 +290,8 @@ def _flak(aa: Any) -> list[str]:
     if not isinstance(aa, Mapping):
         return ["No anti-aircraft fire (AA below 1)."]
     return [
-        f"AA: strength {aa.get('aa')} (CRT2). Die {aa.get('die')} (AA fire): strike: {_losses(aa.get('losses'))}."
+        f"AA: strength {_why(aa.get('aa'), aa.get('aa_why'))} (CRT2). "
+        f"Die {aa.get('die')} (AA fire): strike: {_losses(aa.get('losses'))}."
     ]
 
 
@@ -347,8 +357,9 @@ def _surface(d: Data) -> tuple[str, list[str]]:
 def _land(d: Data) -> tuple[str, list[str]]:
     title = f"Land combat at {d.get('hex')}, {_side(d.get('attacker'))} attacking"
     lines = [
-        f"Attackers {_list(d.get('attackers'))}, strength {d.get('attack')}; "
-        f"defenders {_list(d.get('defenders'))}, strength {d.get('defense')}.",
+        f"Attackers {_list(d.get('attackers'))}, strength "
+        f"{_why(d.get('attack'), d.get('attack_why'))}; defenders "
+        f"{_list(d.get('defenders'))}, strength {_why(d.get('defense'), d.get('defense_why'))}.",
         f"CRT1 column {d.get('column')}. Die {d.get('roll')} (CRT1 result): {d.get('result')}.",
     ]
     return title, lines
@@ -371,7 +382,8 @@ def _bombardment(d: Data) -> tuple[str, list[str]]:
             )
         return title, lines
     return title, [
-        f"Attack {d.get('attack')} against defense {d.get('defense')} (CRT1). "
+        f"Attack {_why(d.get('attack'), d.get('attack_why'))} against defense "
+        f"{_why(d.get('defense'), d.get('defense_why'))} (CRT1). "
         f"Die {d.get('die')} (CRT1 result): {d.get('result')}"
         + (": the unit is cut off from supply." if d.get("cut_off") else ".")
     ]

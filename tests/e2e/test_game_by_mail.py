@@ -205,8 +205,9 @@ level = "INFO"
         return " ".join(text_of(msg).split())
 
     def report(self, who: Person, turn: int | None) -> str:
-        """The next report: of a phase of ``turn``, or the final one (``None``)."""
-        want = "game over" if turn is None else f"turn {turn} "
+        """The next report that opens a phase of ``turn`` (its subject names the phase
+        reported on, then "next turn N ..."), or the final one (``None``)."""
+        want = "game over" if turn is None else f"next turn {turn} "
 
         def match(m: EmailMessage) -> bool:
             return str(m["Message-ID"]).startswith("<pbem.report.") and want in str(m["Subject"])

@@ -316,10 +316,17 @@ def dogfight(
 
 
 def flak(
-    w: Work, aa: Fraction, attackers: Sequence[Flight], dice: Dice, defender: Side, lbac: str
+    w: Work,
+    aa: Fraction,
+    attackers: Sequence[Flight],
+    dice: Dice,
+    defender: Side,
+    lbac: str,
+    aa_why: Sequence[str] = (),
 ) -> dict[str, Any] | None:
     """NM.AA.GROUPS / AM.BASE.AA / AM.STRAFE.AA: the target's AA on CRT2. ``lbac`` is
-    "halved" (strikes on ships, SEQ.5F.2b), or "immune" (land targets, SEQ.5H.2b)."""
+    "halved" (strikes on ships, SEQ.5F.2b), or "immune" (land targets, SEQ.5H.2b).
+    ``aa_why``: why the AA is not the ships' printed total (damage, CBT.H)."""
     attackers = [a for a in attackers if a.points > 0]
     if not attackers or int(aa) < 1:
         return None
@@ -327,7 +334,10 @@ def flak(
     targets = [a for a in attackers if not (lbac == "immune" and a.atype == "LBAC")]
     # The defending player picks the types lost to AA (SEQ.5I.2b).
     hit = take_losses(w, targets, loss, airkill(w, defender), defender)
-    return {"aa": naval_combat.as_number(aa), "die": die, "losses": hit}
+    out: dict[str, Any] = {"aa": naval_combat.as_number(aa), "die": die, "losses": hit}
+    if aa_why:
+        out["aa_why"] = list(aa_why)
+    return out
 
 
 # --- the strike step ------------------------------------------------------------------------
@@ -464,8 +474,8 @@ def strike_ships(
                 record["cap"] = dogfight(
                     w, cap_over(everyone, enemy, h, "ships"), wave, dice, False
                 )
-            aa = sum((strength(w.state, u, "aa") for u in group), Fraction(0))
-            record["aa"] = flak(w, aa, wave, dice, enemy, "halved")
+            aa, aa_why = naval_combat.total_why(w.state, group, "aa")
+            record["aa"] = flak(w, aa, wave, dice, enemy, "halved", aa_why)
             record["attack"] = _bomb_ships(w, wave, group, dice)
             w.event("air-strike", "AM.BOMBNAV.SEQ", None, attacker=side, **record)
 
@@ -496,13 +506,15 @@ def _bomb_ships(
     alive = [w.units[u.key] for u in ships if u.key in w.units]
     out = []
     for ship, b in split_on_group(w.state, total, alive):
+        defense, why = naval_combat.strength_why(w.state, ship, "defense")
         f = fire(
             dice,
             "CRT3",
             Fraction(b),
-            strength(w.state, ship, "defense"),
+            defense,
             ship.key,
             f"{side} air at {ship.uid}",
+            defense_why=why,
         )
         out.append(f.to_json())
         apply_damage(w, ship, f.damage, side, "AM.BOMBNAV.SEQ")
@@ -645,13 +657,15 @@ def _attack_target(
         if not cds:
             return None
         cd = cds[0]
+        defense, why = naval_combat.strength_why(w.state, cd, "defense")
         f = fire(
             dice,
             "CRT4",
             Fraction(bomb),
-            strength(w.state, cd, "defense"),
+            defense,
             cd.key,
             f"{side} air at {cd.uid}",
+            defense_why=why,
         )
         if f.number >= naval_combat.CD_KILL_NUMBER:
             destroy(w, cd, "bombed", "AM.BOMBCD")

@@ -57,6 +57,17 @@ def attack_strength(u: Unit) -> int:
     return u.attack
 
 
+def attack_why(u: Unit) -> tuple[str, ...]:
+    """Why a land unit's attack counts nothing (the report prints it)."""
+    if u.kind != "land" or not u.attack:
+        return ()
+    if u.entrenched:
+        return ("does not attack: entrenched [ENT.A]",)
+    if not u.supplied:
+        return ("does not attack: unsupplied [SUP.E]",)
+    return ()
+
+
 def defense_strength(state: GameState, u: Unit) -> Fraction:
     """ENT.A ×3; SUP.E: unsupplied land units (not CD) ×½ (A1: exact); the Shock
     turn's one third for Allied land units (CG1.SHOCK.LAND13) - naval_combat's
@@ -118,15 +129,28 @@ class Attack:
 
 def odds(w: Work, a: Attack) -> tuple[Fraction, Fraction]:
     """CBT.PROC: total attack (units + gunfire + air) against total defense (+ air)."""
+    att, dfn, _a_why, _d_why = odds_why(w, a)
+    return att, dfn
+
+
+def odds_why(w: Work, a: Attack) -> tuple[Fraction, Fraction, tuple[str, ...], tuple[str, ...]]:
+    """``odds`` with the reasons each total is not the printed strengths' sum."""
     side = a.attackers[0].side
     att = Fraction(sum(attack_strength(u) for u in a.attackers))
+    a_why = [(u, attack_why(u)) for u in a.attackers]
     if not enemy_cd_at(w, a.hex, side):  # NM.GSUP: no gunfire support with a CD unit there
-        att += sum((gunfire_strength(w.state, s) for s in a.gunfire), Fraction(0))
+        for s in a.gunfire:
+            att += gunfire_strength(w.state, s)
+            if s.utype in GUNFIRE_TYPES:
+                a_why.append((s, naval_combat.strength_why(w.state, s, "sa")[1]))
     att += a.air_attack
-    defenders = defenders_at(w, a.hex, enemy_of(side))
-    dfn = sum((defense_strength(w.state, u) for u in defenders), Fraction(0))
-    dfn += a.air_defense
-    return att, dfn
+    dfn = Fraction(a.air_defense)
+    d_why = []
+    for u in defenders_at(w, a.hex, enemy_of(side)):
+        value, why = naval_combat.land_defense_why(w.state, u)
+        dfn += value
+        d_why.append((u, why))
+    return att, dfn, naval_combat.named_why(a_why), naval_combat.named_why(d_why)
 
 
 def resolve_attack(w: Work, a: Attack, dice: Dice) -> LandResult | None:
@@ -136,7 +160,7 @@ def resolve_attack(w: Work, a: Attack, dice: Dice) -> LandResult | None:
     enemy = enemy_of(side)
     if not defenders_at(w, a.hex, enemy):
         return None
-    att, dfn = odds(w, a)
+    att, dfn, a_why, d_why = odds_why(w, a)
     crt = _crt1()
     col = crt.column(att, dfn)
     roll = dice.d6(f"land combat {hexgrid.fmt(a.hex)}")
@@ -155,6 +179,7 @@ def resolve_attack(w: Work, a: Attack, dice: Dice) -> LandResult | None:
         roll=roll,
         result=result.value,
         reconstructed=(roll, col) in crt.reconstructed,
+        **naval_combat.why_fields(a_why, d_why),
     )
     apply_result(w, a, result)
     return result

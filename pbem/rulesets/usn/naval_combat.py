@@ -49,9 +49,16 @@ FORCE_RATIO = 4  # default_allocation: fire is massed on a target up to 4-1 firs
 NO_DAMAGE = Damage(0)
 
 # Scenario rules (CG1.SHOCK.NAV13 ...) change strengths for a while; they
-# register a function here: (state, unit, "defense"|"sa"|"aa", value) -> value.
-StrengthModifier = Callable[[GameState, Unit, str, Fraction], Fraction]
+# register a function here: (state, unit, "defense"|"sa"|"aa", value) -> (value,
+# why), ``why`` the reason the report prints ("" when the value is unchanged).
+StrengthModifier = Callable[[GameState, Unit, str, Fraction], tuple[Fraction, str]]
 STRENGTH_MODIFIERS: list[StrengthModifier] = []
+
+# The reasons a combat line gives for a changed strength, with the rule that
+# changes it: "attack 6 (CA-1 halved: damaged [CBT.H])".
+DAMAGED = "halved: damaged [CBT.H]"
+UNSUPPLIED = "halved: unsupplied [SUP.E]"
+ENTRENCHED = "tripled: entrenched [ENT.A]"
 
 
 def tables() -> UsnTables:
@@ -62,25 +69,54 @@ def tables() -> UsnTables:
 # --- strengths ------------------------------------------------------------------
 
 
-def strength(state: GameState, u: Unit, what: str) -> Fraction:
-    """CBT.H: any damage halves a ship's DEF, SA and AA (A1: exact fractions)."""
+def strength_why(state: GameState, u: Unit, what: str) -> tuple[Fraction, tuple[str, ...]]:
+    """CBT.H: any damage halves a ship's DEF, SA and AA (A1: exact fractions); then
+    the scenario's modifiers. The value and why it differs from the printed one."""
     value = Fraction(getattr(u, what))
-    if u.is_naval and u.damaged:
+    why: list[str] = []
+    if u.is_naval and u.damaged and value:
         value /= 2
+        why.append(DAMAGED)
     for modify in STRENGTH_MODIFIERS:
-        value = modify(state, u, what, value)
-    return value
+        value, reason = modify(state, u, what, value)
+        if reason:
+            why.append(reason)
+    return value, tuple(why)
+
+
+def strength(state: GameState, u: Unit, what: str) -> Fraction:
+    return strength_why(state, u, what)[0]
+
+
+def land_defense_why(state: GameState, u: Unit) -> tuple[Fraction, tuple[str, ...]]:
+    """ENT.A (tripled when entrenched) and SUP.E (halved when unsupplied; CD units
+    keep theirs) for bombardment of land units, with the reasons."""
+    value, why = strength_why(state, u, "defense")
+    if u.entrenched:
+        value *= 3
+        why += (ENTRENCHED,)
+    if u.kind == "land" and not u.supplied:
+        value /= 2
+        why += (UNSUPPLIED,)
+    return value, why
 
 
 def land_defense(state: GameState, u: Unit) -> Fraction:
-    """ENT.A (tripled when entrenched) and SUP.E (halved when unsupplied; CD units
-    keep theirs) for bombardment of land units."""
-    value = strength(state, u, "defense")
-    if u.entrenched:
-        value *= 3
-    if u.kind == "land" and not u.supplied:
-        value /= 2
-    return value
+    return land_defense_why(state, u)[0]
+
+
+def named_why(pairs: Sequence[tuple[Unit, Sequence[str]]]) -> tuple[str, ...]:
+    """The reasons behind a total of several units' strengths, each with its unit."""
+    return tuple(f"{u.uid} {reason}" for u, why in pairs for reason in why)
+
+
+def total_why(
+    state: GameState, units: Sequence[Unit], what: str
+) -> tuple[Fraction, tuple[str, ...]]:
+    """The sum of ``what`` over ``units`` and every reason it is not the printed sum."""
+    parts = [(u, strength_why(state, u, what)) for u in units]
+    total = sum((v for _, (v, _w) in parts), Fraction(0))
+    return total, named_why([(u, why) for u, (_v, why) in parts])
 
 
 def ship_value(u: Unit) -> int:
@@ -116,22 +152,27 @@ def divided(value: Fraction, divisor: int, minimum: int) -> Fraction:
     return Fraction(max(minimum, int(value / divisor)))
 
 
-def _shock_strength(state: GameState, u: Unit, what: str, value: Fraction) -> Fraction:
+def _shock_strength(state: GameState, u: Unit, what: str, value: Fraction) -> tuple[Fraction, str]:
     """CG1.SHOCK.NAV13 (Allied ships' DEF, AA and, per the worked example, SA) and the
     Allied land units' DEF (CG1.SHOCK.LAND13; CD units are not affected)."""
     if u.side != ALLIED or value <= 0:
-        return value
+        return value, ""
     rule = shock_rule(state)
     if rule is None:
-        return value
+        return value, ""
     minimum = int(rule.get("divided_minimum", 1))
     if u.is_naval:
         cut = {_SHOCK_VALUES[v] for v in rule.get("allied_naval_values", ())}
-        if what in cut:
-            return divided(value, int(rule.get("allied_naval_divisor", 3)), minimum)
+        if what not in cut:
+            return value, ""
+        divisor, case = int(rule.get("allied_naval_divisor", 3)), "CG1.SHOCK.NAV13"
     elif u.kind == "land" and what == "defense":
-        return divided(value, int(rule.get("allied_land_defense_divisor", 3)), minimum)
-    return value
+        divisor, case = int(rule.get("allied_land_defense_divisor", 3)), "CG1.SHOCK.LAND13"
+    else:
+        return value, ""
+    new = divided(value, divisor, minimum)
+    why = f"divided by {divisor} (at least {minimum}): Shock turn [{case}]"
+    return new, why if new != value else ""
 
 
 STRENGTH_MODIFIERS.append(_shock_strength)
@@ -153,11 +194,13 @@ class Fire:
     number: int = 0  # damage number; 0 = "-" (CRT34.NONE)
     die5: int = 0
     damage: Damage = NO_DAMAGE
+    attack_why: tuple[str, ...] = ()  # why a strength is not the printed one (CBT.H ...)
+    defense_why: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         t = tables().crt34
         cols = t.crt3_columns if self.table == "CRT3" else t.crt4_columns
-        return {
+        out: dict[str, Any] = {
             "target": self.target.split("/")[-1],
             "attack": as_number(self.attack),
             "defense": as_number(self.defense),
@@ -167,6 +210,13 @@ class Fire:
             "die_crt5": self.die5,
             "result": str(self.damage),
         }
+        # Only when there is a reason: the events of a combat without one stay as
+        # they were recorded before reasons were given.
+        if self.attack_why:
+            out["attack_why"] = list(self.attack_why)
+        if self.defense_why:
+            out["defense_why"] = list(self.defense_why)
+        return out
 
 
 def as_number(x: Fraction) -> float | int:
@@ -175,24 +225,35 @@ def as_number(x: Fraction) -> float | int:
 
 
 def fire(
-    dice: Dice, table: str, attack: Fraction, defense: Fraction, target: str, purpose: str
+    dice: Dice,
+    table: str,
+    attack: Fraction,
+    defense: Fraction,
+    target: str,
+    purpose: str,
+    *,
+    attack_why: Sequence[str] = (),
+    defense_why: Sequence[str] = (),
 ) -> Fire:
     """CRT34.COLS: odds rounded down (A4); below 1-1 nothing happens and no die is
     rolled (A2); above the last column the last is used (A3). A damage number
-    sends a second die to CRT5 (CRT34.NUM)."""
+    sends a second die to CRT5 (CRT34.NUM). ``*_why``: why the strengths differ
+    from the printed ones, for the report."""
     t = tables()
+    why: dict[str, Any] = {"attack_why": tuple(attack_why), "defense_why": tuple(defense_why)}
     if table == "CRT3":
         col = t.crt34.crt3_column(attack, defense)
     else:
         col = t.crt34.crt4_column(attack, defense)
     if col is None or attack <= 0:
-        return Fire(target, attack, defense, table, None)
+        return Fire(target, attack, defense, table, None, **why)
     die = dice.d6(f"{purpose} {table}")
     number = t.crt34.damage_number(col, die)
     if number == 0:
-        return Fire(target, attack, defense, table, col, die)
+        return Fire(target, attack, defense, table, col, die, **why)
     die5 = dice.d6(f"{purpose} CRT5")
-    return Fire(target, attack, defense, table, col, die, number, die5, t.crt5.damage(number, die5))
+    damage = t.crt5.damage(number, die5)
+    return Fire(target, attack, defense, table, col, die, number, die5, damage, **why)
 
 
 # --- damage to ships -----------------------------------------------------------------
@@ -449,10 +510,13 @@ def engage(
             group = plan.get(tgt.key, [])
             if not group:
                 continue
-            attack = sum((strength(w.state, f, "sa") for f in group), Fraction(0))
-            defense = strength(w.state, tgt, "defense")
+            attack, a_why = total_why(w.state, group, "sa")
+            defense, d_why = strength_why(w.state, tgt, "defense")
             purpose = f"surface fire {fside} {'+'.join(f.uid for f in group)} at {tgt.uid}"
-            fires.append((fside, fire(dice, "CRT4", attack, defense, tgt.key, purpose)))
+            shot = fire(
+                dice, "CRT4", attack, defense, tgt.key, purpose, attack_why=a_why, defense_why=d_why
+            )
+            fires.append((fside, shot))
     w.event(
         "surface-engagement",
         "NM.SURF.5",
@@ -626,17 +690,23 @@ def _bombard_land(w: Work, h: int, ships: list[Unit], dice: Dice, at: str | None
     units = [u for u in w.units.values() if u.side == enemy and u.hex == h and u.kind == "land"]
     named = [u for u in units if u.uid == at]
     tgt = named[0] if named else min(units, key=lambda u: (land_defense(w.state, u), u.uid))
-    attack = sum((strength(w.state, s, "sa") for s in ships), Fraction(0))
-    cut_off_by_bombing(w, tgt, attack, dice, "NM.BOMBLAND", [s.uid for s in ships])
+    attack, a_why = total_why(w.state, ships, "sa")
+    cut_off_by_bombing(w, tgt, attack, dice, "NM.BOMBLAND", [s.uid for s in ships], a_why)
 
 
 def cut_off_by_bombing(
-    w: Work, tgt: Unit, attack: Fraction, dice: Dice, rule: str, by: list[str]
+    w: Work,
+    tgt: Unit,
+    attack: Fraction,
+    dice: Dice,
+    rule: str,
+    by: list[str],
+    attack_why: Sequence[str] = (),
 ) -> bool:
     """NM.BOMBLAND / AM.BOMBLAND: CRT1, only DX applies (unsupplied a full turn).
     The cut-off lasts until this step next Game-Turn (``extra["cut_off"]``)."""
     crt1 = tables().crt1
-    defense = land_defense(w.state, tgt)
+    defense, d_why = land_defense_why(w.state, tgt)
     die = dice.d6(f"bombardment of {tgt.side} {tgt.uid} CRT1")
     result = crt1.resolve(attack, defense, die)
     hit = result.value == "DX"
@@ -658,13 +728,20 @@ def cut_off_by_bombing(
         die=die,
         result=result.value,
         cut_off=hit,
+        **why_fields(attack_why, d_why),
     )
     return hit
 
 
+def why_fields(attack_why: Sequence[str], defense_why: Sequence[str]) -> dict[str, list[str]]:
+    """An event's reasons for changed strengths, only those there are."""
+    out = {"attack_why": list(attack_why), "defense_why": list(defense_why)}
+    return {k: v for k, v in out.items() if v}
+
+
 def _bombard_base(w: Work, h: int, ships: list[Unit], target: str, dice: Dice) -> None:
     """NM.BOMBBASE: total SA against DEF 10 on CRT4 then CRT5."""
-    attack = sum((strength(w.state, s, "sa") for s in ships), Fraction(0))
+    attack, a_why = total_why(w.state, ships, "sa")
     f = fire(
         dice,
         "CRT4",
@@ -672,6 +749,7 @@ def _bombard_base(w: Work, h: int, ships: list[Unit], target: str, dice: Dice) -
         Fraction(BASE_DEFENSE),
         f"base:{hexgrid.fmt(h)}",
         f"bombard {hexgrid.fmt(h)}",
+        attack_why=a_why,
     )
     w.event(
         "bombardment",
@@ -789,18 +867,25 @@ def _bombard_cd(w: Work, h: int, ships: list[Unit], dice: Dice) -> None:
     taken after both have fired."""
     enemy = enemy_of(w.side)
     cd = next(u for u in w.units.values() if u.side == enemy and u.hex == h and u.kind == "cd")
-    attack = sum((strength(w.state, s, "sa") for s in ships), Fraction(0))
-    f_ships = fire(dice, "CRT4", attack, strength(w.state, cd, "defense"), cd.key, "bombard CD")
+    attack, a_why = total_why(w.state, ships, "sa")
+    cd_def, cd_def_why = strength_why(w.state, cd, "defense")
+    f_ships = fire(
+        dice, "CRT4", attack, cd_def, cd.key, "bombard CD", attack_why=a_why, defense_why=cd_def_why
+    )
     target = min(
         ships, key=lambda s: (strength(w.state, s, "defense"), -ship_value(s), s.stack, s.uid)
     )
+    cd_sa, cd_sa_why = strength_why(w.state, cd, "sa")
+    t_def, t_def_why = strength_why(w.state, target, "defense")
     f_cd = fire(
         dice,
         "CRT4",
-        strength(w.state, cd, "sa"),
-        strength(w.state, target, "defense"),
+        cd_sa,
+        t_def,
         target.key,
         f"{cd.uid} counter-fire at {target.uid}",
+        attack_why=cd_sa_why,
+        defense_why=t_def_why,
     )
     killed = f_ships.number >= CD_KILL_NUMBER
     w.event(
@@ -850,4 +935,7 @@ __all__ = [
     "gunfire_support",
     "resolve_engagements",
     "strength",
+    "strength_why",
+    "total_why",
+    "why_fields",
 ]

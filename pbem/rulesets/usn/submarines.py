@@ -27,7 +27,7 @@ from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.naval_combat import apply_damage, fire, strength
+from pbem.rulesets.usn.naval_combat import apply_damage, fire, strength_why
 from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import GameState, Unit
@@ -296,14 +296,8 @@ def attack(w: Work, h: int, subs: Sequence[str], entering: Sequence[Unit], dice:
     )
     strength_left = sum(max(0, SUB_SA - cut[s]) for s in subs)
     purpose = f"submarine attack at {target.uid}"
-    f = fire(
-        dice,
-        "CRT4",
-        Fraction(strength_left),
-        strength(w.state, target, "defense"),
-        target.key,
-        purpose,
-    )
+    defense, why = strength_why(w.state, target, "defense")
+    f = fire(dice, "CRT4", Fraction(strength_left), defense, target.key, purpose, defense_why=why)
     w.event(
         "sub-attack",
         "SUB.C",

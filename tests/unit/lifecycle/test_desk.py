@@ -169,7 +169,7 @@ def test_rollback_edit_adjudicate_in_one_go(table, demo_game):
     before = last_id(table)
     assert do(table, "ADJUDICATE g1").endswith("turn 2 plot open")
     reports = [(s, t) for to, s, t in mails(table, before) if to == "north@example.org"]
-    assert reports[0][0].endswith("turn 2 phase plot (corrected)")
+    assert "turn 1 plot report (corrected); next turn 2 plot" in reports[0][0]
     assert (
         "Corrected report: it replaces the report of turn 1 phase plot sent before, since "
         "the moderator rolled the game back to turn 1 phase plot (SQN-3 fought at the wrong "
@@ -211,7 +211,7 @@ def test_a_replacement_player_gets_his_report_and_form_at_once(table, demo_game)
     before = last_id(table)
     do(table, f"REPLACE g1 south new@example.org {generate_keypair()[1]}")
     got = mails(table, before)
-    report = [t for to, s, t in got if to == "new@example.org" and "turn 1 phase plot" in s]
+    report = [t for to, s, t in got if to == "new@example.org" and "next turn 1 plot" in s]
     assert report and "SEND SQN-1" in report[0]  # the order form
     assert not any(to == "south@example.org" and "turn 1" in s for to, s, _ in got)
 

@@ -10,6 +10,7 @@ import email.policy
 import itertools
 from datetime import timedelta
 from email.message import EmailMessage
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -124,6 +125,12 @@ def test_done_alone_lets_the_accepted_orders_stand(
     assert f"Commitment: {commitment}" in answer and "round no longer waits" in answer
     assert _tick(table) == ["adjudicated turn 1 phase plot: all orders in"]
     assert _orders_used(table, "north") == ["SEND SQN-1 A"]
+    done = [e["payload"] for e in _record(table) if e["kind"] == "done-said"]
+    assert done == [{"phase_seq": 1, "side": "north", "commitment": commitment, "stood": True}]
+
+
+def _record(table: Table) -> list[dict[str, Any]]:
+    return list(table.run(lambda gm: journal.entries(gm.desk.session, "g1")))
 
 
 def test_done_in_the_mail_itself_closes_the_round(table: Table, south_in: None, keys: Keys) -> None:
@@ -187,6 +194,10 @@ def test_done_with_nothing_on_file_seals_no_orders(
         lambda gm: [r.outcome for r in gm.desk.session.scalars(select(InboundMail))]
     )
     assert outcomes == ["done: the orders on file stand"]
+    kinds = [e["kind"] for e in _record(table)]
+    assert kinds[-2:] == ["orders-sealed", "done-said"]  # an empty plot sealed, then DONE
+    said = _record(table)[-1]["payload"]
+    assert not said["stood"] and said["commitment"] == _record(table)[-2]["payload"]["commitment"]
 
 
 def test_done_is_a_sheet_directive_not_an_order() -> None:

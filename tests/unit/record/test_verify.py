@@ -1,8 +1,9 @@
 """``pbem verify``: a finished game's archive passes; every kind of tampering fails, named.
 
 The game (demonstration ruleset, three turns) includes a missed turn (standing
-orders), a rollback with re-adjudication and a moderator's correcting edit, so
-verification covers every kind of entry the lifecycle writes.
+orders), a rollback with re-adjudication, a moderator's correcting edit and a
+held round closed by DONE, so verification covers every kind of entry the
+lifecycle writes.
 """
 
 from __future__ import annotations
@@ -69,8 +70,11 @@ def _play(url: str, folder: Path, *, finish: bool = True) -> Path:
     run(lambda gm: gm.corrections.edit_state("g1", "/forces/south/SQN-2", 4))
     run(lambda gm: gm.phases.adjudicate_now("g1"))
     if finish:
-        run(lambda gm: gm.phases.submit("g1", "north", 3, "plot", ["SEND SQN-1 C"]))
+        # North's mail had a refused line (the round is held for it), then DONE alone.
+        run(lambda gm: gm.phases.submit("g1", "north", 3, "plot", ["SEND SQN-1 C"], held=True))
         run(lambda gm: gm.phases.submit("g1", "south", 3, "plot", ["SEND SQN-2 C"]))
+        assert run(lambda gm: gm.clock.tick("g1")) == []  # held
+        run(lambda gm: gm.phases.stand(gm.lookups.game("g1"), gm.lookups.open_phase("g1"), "north"))
         run(lambda gm: gm.clock.tick("g1"))
         assert run(lambda gm: gm.lookups.game("g1").status) == "over"
     with sessions() as s:
@@ -131,6 +135,25 @@ def test_verify_passes_on_the_export_and_counts_what_it_checked(archive: Path) -
     assert result.rolls == 6 * 4
     # Receipted plots only: turn 2's standing orders for south carry no commitment.
     assert result.commitments == 2 + 1 + 1 + 2
+
+
+def test_done_is_in_the_record_and_names_the_plot_that_stood(archive: Path) -> None:
+    entries = read(archive)
+    done = [e for e in entries if e["kind"] == "done-said"]
+    assert [d["payload"]["side"] for d in done] == ["north"]
+    said = done[0]["payload"]
+    sealed = [e for e in entries if e["kind"] == "orders-sealed" and e["seq"] < done[0]["seq"]][
+        -2
+    ]  # north's turn-3 orders; south's came after
+    assert sealed["payload"]["side"] == "north"
+    assert said == {
+        "phase_seq": sealed["payload"]["phase_seq"],
+        "side": "north",
+        "commitment": sealed["payload"]["commitment"],
+        "stood": True,
+    }
+    turn3 = first(entries, "phase-adjudicated", 3)
+    assert turn3["plots"]["north"]["commitment"] == said["commitment"]
 
 
 def test_verify_cli_says_ok(archive: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -217,6 +240,11 @@ def drop_edit(entries: Entries) -> Entries:
     return [e for e in entries if e["kind"] != "state-edited"]
 
 
+def done_plot(entries: Entries) -> Entries:
+    first(entries, "done-said")["commitment"] = "0" * 64
+    return entries
+
+
 def initial_state(entries: Entries) -> Entries:
     first(entries, "game-started")["state_hash"] = "f" * 64
     return entries
@@ -233,6 +261,7 @@ CHAINED: list[tuple[Callable[[Entries], Entries], str]] = [
     (edit_value, "the edit at /forces/south/SQN-2 gives another state"),
     (drop_edit, "resulting state differs from the record"),
     (initial_state, "the scenario's initial state differs from the record's"),
+    (done_plot, "north's DONE names a plot not receipted"),
 ]
 
 

@@ -37,7 +37,8 @@ SURFACE: dict[str, Any] = {
             {"side": J, "target": "CV-2", "attack": 25, "defense": 5, "odds": "5-1", "die": 6,
              "damage_number": 0, "die_crt5": 0, "result": "-"},
             {"side": A, "target": "CA-1", "attack": 20, "defense": 5, "odds": "4-1", "die": 2,
-             "damage_number": 4, "die_crt5": 1, "result": "X"},
+             "damage_number": 4, "die_crt5": 1, "result": "X",
+             "attack_why": ["CA-2 halved: damaged [CBT.H]"]},
         ],
     },
 }  # fmt: skip
@@ -48,7 +49,7 @@ LAND: dict[str, Any] = {
     "data": {
         "hex": "0213", "attacker": A, "attackers": ["RGT-1"], "defenders": ["RGT-9"],
         "attack": "40", "defense": "15", "column": "2-1", "roll": 6, "result": "D1",
-        "reconstructed": True,
+        "reconstructed": True, "defense_why": ["RGT-9 halved: unsupplied [SUP.E]"],
     },
 }  # fmt: skip
 

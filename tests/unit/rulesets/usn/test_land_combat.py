@@ -293,3 +293,36 @@ def test_cg1_shock_land13_allied_land_defense_at_a_third_in_the_shock_turn() -> 
     assert lc.defense_strength(s, div) == 16
     assert lc.defense_strength(s, s.units["japanese/DIV-1"]) == 40
     assert lc.defense_strength(replace(s, turn=2), div) == 50
+
+
+def test_sup_e_ent_a_land_combat_says_why_strengths_changed() -> None:
+    """SUP.E / ENT.A / CBT.H: the land combat event and its report line name each
+    unit whose strength was changed, and why: an unsupplied defender halved, an
+    entrenched attacker not attacking, a damaged ship's gunfire halved (NM.GSUP)."""
+    from pbem.reports.narrate import combat
+
+    s = make_state(
+        [
+            unit(A, "DIV-1", ISL, 40, 50),
+            unit(A, "RGT-1", ISL, 8, 15, entrenched=True),
+            replace(ship(A, "BB-1", ISL, ma=6, damage=2), sa=12),
+            unit(J, "RGT-1", ISL, 6, 15, supplied=False),
+        ]
+    )
+    w = work(s)
+    gunfire = (w.units["allied/BB-1"],)
+    attack(w, ISL, ["DIV-1", "RGT-1"], 1, gunfire=gunfire)
+    (fight,) = [dict(e.data) for e in w.events if e.kind == "land-combat"]
+    assert (fight["attack"], fight["defense"]) == ("46", "15/2")
+    assert fight["attack_why"] == [
+        "RGT-1 does not attack: entrenched [ENT.A]",
+        "BB-1 halved: damaged [CBT.H]",
+    ]
+    assert fight["defense_why"] == ["RGT-1 halved: unsupplied [SUP.E]"]
+    told = combat({"kind": "land-combat", "rule": "SEQ.5K", "data": fight})
+    assert told is not None
+    assert told["lines"][0] == (
+        "Attackers DIV-1 and RGT-1, strength 46 (RGT-1 does not attack: entrenched [ENT.A]; "
+        "BB-1 halved: damaged [CBT.H]); defenders RGT-1, strength 15/2 "
+        "(RGT-1 halved: unsupplied [SUP.E])."
+    )

@@ -649,3 +649,53 @@ def test_nm_bombland_bombarding_player_names_the_land_unit() -> None:
     (ev,) = [e for e in g.events if e.kind == "bombardment"]
     assert ev.data["target"] == "DIV-1" and ev.data["cut_off"]
     assert not g.s.unit(A, "DIV-1").supplied and g.s.unit(A, "BN-1").supplied
+
+
+# --- why a strength differs from the printed one (issue 13: "say why a value changed") ---
+
+
+def test_cbt_h_surface_fire_says_which_strengths_damage_halved() -> None:
+    """CBT.H: the damaged CA fires and is fired at with halved strengths; the event
+    and the report's combat lines say so, by ship and rule; the undamaged BB's
+    strengths carry no reason."""
+    from pbem.reports.narrate import combat
+
+    a = replace(ship(A, "CA-1", X, ma=6, damage=3), sa=10, defense=10)
+    j = replace(ship(J, "BB-1", RING[0], ma=6), sa=20, defense=5)
+    w = work([a, j], standing={A: ["STANDING SURFACE STAY"]})
+    sail(w, J, ["BB-1"], X)
+    naval_combat.resolve_engagements(w, ScriptedDice([6, 6, 6, 6]))
+    (fight,) = events(w, "surface-engagement")
+    by_side = {f["side"]: f for f in fight["fire"]}
+    assert by_side[J]["attack"] == 20 and "attack_why" not in by_side[J]
+    assert by_side[J]["defense"] == 5
+    assert by_side[J]["defense_why"] == ["halved: damaged [CBT.H]"]
+    assert by_side[A]["attack"] == 5
+    assert by_side[A]["attack_why"] == ["CA-1 halved: damaged [CBT.H]"]
+    assert "defense_why" not in by_side[A]
+    told = combat({"kind": "surface-engagement", "rule": "NM.SURF.5", "data": fight})
+    assert told is not None
+    text = "\n".join(told["lines"])
+    assert "attack 5 (CA-1 halved: damaged [CBT.H]) against defense 5," in text
+    assert "attack 20 against defense 5 (halved: damaged [CBT.H])," in text
+
+
+def test_ent_a_sup_e_bombardment_says_why_the_land_defense_changed() -> None:
+    """NM.BOMBLAND against an entrenched, unsupplied unit: DEF 6 tripled (ENT.A)
+    then halved (SUP.E) is 9, and the event and report say both, in that order."""
+    from pbem.reports.narrate import combat
+
+    tgt = replace(land(A, "MAR-1", ISLAND[0]), defense=6, entrenched=True, supplied=False)
+    bb = replace(ship(J, "BB-1", ISLAND[0], ma=6), sa=20)
+    w = work([tgt, bb])
+    w.side = J
+    naval_combat.cut_off_by_bombing(w, tgt, Fraction(20), dice(6), "NM.BOMBLAND", ["BB-1"])
+    (bomb,) = events(w, "bombardment")
+    assert bomb["defense"] == 9
+    assert bomb["defense_why"] == ["tripled: entrenched [ENT.A]", "halved: unsupplied [SUP.E]"]
+    told = combat({"kind": "bombardment", "rule": "NM.BOMBLAND", "data": bomb})
+    assert told is not None
+    assert (
+        "against defense 9 (tripled: entrenched [ENT.A]; halved: unsupplied [SUP.E]) (CRT1)"
+        in told["lines"][0]
+    )
