@@ -26,7 +26,7 @@ from pbem.mail.base import InboundMessage, Inbox, MailSender, PermanentMailError
 from pbem.service.clock import utcnow
 from pbem.service.notify import sd_notify
 from pbem.service.processing import ProcessingPool
-from pbem.service.work import Worker
+from pbem.service.work import CLAIM_SECONDS, OutgoingBatch, Worker
 from pbem.storage.db import make_engine, make_sessionmaker
 
 log = logging.getLogger("pbem.service")
@@ -37,9 +37,10 @@ PROCESS_BATCH = 20
 # Mails handed out per processing round at most: then the games are ticked, and
 # the next round starts with a fresh (small) list of mails already handed out.
 DRAIN_LIMIT = 2000
-# Sent mails are marked sent this many at a time (a crash in between resends at most
-# this many, each with its own Message-ID again, so recognisably the same mail).
-SENT_BATCH = 10
+# Outgoing mails claimed per batch, per connection of the SMTP pool. Each is marked
+# sent by its own commit the moment the server accepts it: a kill re-sends at most
+# the mails in flight (one per connection), with their own Message-IDs again.
+OUTBOX_BATCH_PER_CONNECTION = 25
 
 
 def make_inbox(config: Config) -> Inbox:
@@ -73,6 +74,7 @@ def make_sender(config: Config) -> MailSender:
             username=c.username or None,
             password=c.password or None,
             starttls=c.starttls,
+            connections=c.connections,
         )
     from pbem.mail.maildir import MaildirSender
 
@@ -98,6 +100,11 @@ class Daemon:
         )
         self.inbox = inbox or make_inbox(config)
         self.sender = sender or make_sender(config)
+        # Mails in flight at once: one per connection of the SMTP pool.
+        self.send_connections = config.smtp.connections if config.outbox.transport == "smtp" else 1
+        self._lease_lock = asyncio.Lock()
+        for note in config.outbox.notes():
+            log.warning(note)
         self.stopping = asyncio.Event()
         self.outbox_wakeup = asyncio.Event()
         self.mail_filed = asyncio.Event()
@@ -231,21 +238,63 @@ class Daemon:
                 )
 
     async def _outbox_round(self) -> int:
-        sent: list[int] = []
-        for row_id, sender, recipient, raw in await asyncio.to_thread(self.worker.due_outgoing):
-            try:
-                await self.sender.send(sender, [recipient], raw)
-            except SendError as exc:
-                await asyncio.to_thread(
-                    self.worker.send_failed, row_id, str(exc), isinstance(exc, PermanentMailError)
-                )
-            else:
-                sent.append(row_id)
-                if len(sent) % SENT_BATCH == 0:
-                    await asyncio.to_thread(self.worker.sent, sent[-SENT_BATCH:])
-        if len(sent) % SENT_BATCH:
-            await asyncio.to_thread(self.worker.sent, sent[-(len(sent) % SENT_BATCH) :])
-        return len(sent)
+        """Send what is due, batch after batch, until a batch comes back short; the
+        number of mails the server accepted."""
+        limit = OUTBOX_BATCH_PER_CONNECTION * self.send_connections
+        total = 0
+        while not self.stopping.is_set():
+            batch = await asyncio.to_thread(self.worker.due_outgoing, limit)
+            total += await self._send_batch(batch)
+            if len(batch.mails) < limit:
+                break
+        return total
+
+    async def _send_batch(self, batch: OutgoingBatch) -> int:
+        """One claimed batch over the connection pool: each connection takes the next
+        mail as it finishes one, so the batch drains at the server's pace."""
+        waiting = {m.id for m in batch.mails}  # claimed, not yet handed to the server
+        lost: set[int] = set()
+        mails = iter(batch.mails)
+        sent = 0
+
+        async def ours(mail_id: int) -> bool:
+            # The lease is checked before each send: in memory while it has CLAIM_SECONDS/2
+            # left (no peer may take it before it expires), else renewed in the database.
+            async with self._lease_lock:
+                left = (batch.until - self.worker.clock()).total_seconds()
+                if left < CLAIM_SECONDS / 2:
+                    kept, batch.until = await asyncio.to_thread(
+                        self.worker.renew_outgoing, waiting, batch.until
+                    )
+                    lost.update(waiting - kept)
+                waiting.discard(mail_id)
+                return mail_id not in lost
+
+        async def connection() -> None:
+            nonlocal sent
+            for mail in mails:  # shared: each mail goes to one connection
+                if self.stopping.is_set() or not await ours(mail.id):
+                    continue  # left claimed: its lease runs out, then any daemon sends it
+                try:
+                    await self.sender.send(mail.sender, [mail.recipient], mail.raw)
+                except SendError as exc:
+                    await asyncio.to_thread(
+                        self.worker.send_failed,
+                        mail.id,
+                        str(exc),
+                        isinstance(exc, PermanentMailError),
+                    )
+                else:
+                    sent += await asyncio.to_thread(self.worker.sent, mail.id)
+
+        await asyncio.gather(*(connection() for _ in range(self.send_connections)))
+        if waiting - lost:  # stopped mid-batch: the rest is free for the next daemon
+            await asyncio.to_thread(self.worker.release_outgoing, waiting - lost, batch.until)
+        if lost:
+            log.warning(
+                "lease lost on %d mail(s) before sending; left to their new owner", len(lost)
+            )
+        return sent
 
     async def _outbox_loop(self) -> None:
         while not self.stopping.is_set():
