@@ -223,7 +223,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
             "PAUSE game [reason] | RESUME | EXTEND game hours | ADJUDICATE | STATUS | "
             "ROLLBACK game turn phase [REPLOT] | EDIT game /json/pointer value | "
             "RULE game id UPHELD|DISMISSED reason | "
-            "END game [reason]. KEY may be @FILE (an OpenSSH public key or a PEM certificate)."
+            "END game [reason] | FAILED [game] | RESEND-MAIL id [id ...]. KEY may be @FILE (an OpenSSH public key or a PEM certificate)."
         ),
     )
     p.add_argument("words", nargs=argparse.REMAINDER, help="the command and its arguments")

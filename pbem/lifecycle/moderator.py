@@ -22,6 +22,8 @@ lands in the game's record through the game machine's job it calls (pbem.lifecyc
     EDIT game /json/pointer value                     correcting edit of the open phase's
                                                       state; value is JSON (else a string)
     END game [reason]
+    FAILED [game]                                     mail that could not be sent
+    RESEND-MAIL id [id ...]                           send failed mail again
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import Any
 from pbem.core.errors import LifecycleError
 from pbem.core.options import describe as describe_options
 from pbem.lifecycle.games import GameMaster
+from pbem.outbox import delivery
 from pbem.outbox.queue import enqueue
 from pbem.storage.enums import OutboundKind, SeatRole
 
@@ -236,8 +239,10 @@ def _status(gm: GameMaster, a: list[str]) -> str:
     _need(a, 1, "STATUS game")
     game = gm.lookups.game(a[0], lock=False)
     phase = gm.lookups.open_phase(a[0])
+    failed = delivery.failed_count(gm.desk.session, game.id)
+    unsent = f"; {failed} mail(s) failed to send (FAILED {game.id})" if failed else ""
     if phase is None:
-        return f"{game.id}: {game.status}"
+        return f"{game.id}: {game.status}{unsent}"
     # Only who is in: nobody reads a sealed plot before adjudication. A side whose
     # mail had refused lines is "held": the round waits for its correction or DONE.
     holds = gm.lookups.who_holds(phase)
@@ -246,7 +251,32 @@ def _status(gm: GameMaster, a: list[str]) -> str:
         for s, v in gm.lookups.who_has_plotted(phase).items()
     )
     deadline = f"{phase.deadline:%Y-%m-%d %H:%M} UTC" if phase.deadline else "none"
-    return f"{game.id}: {game.status}, turn {phase.turn} {phase.name}, deadline {deadline}; {who}"
+    return (
+        f"{game.id}: {game.status}, turn {phase.turn} {phase.name}, deadline {deadline}; "
+        f"{who}{unsent}"
+    )
+
+
+def _failed(gm: GameMaster, a: list[str]) -> str:
+    rows = delivery.failed(gm.desk.session, a[0] if a else None)
+    if not rows:
+        return "no failed mail" + (f" in {a[0]}" if a else "")
+    return "\n".join(
+        f"mail {r.id}: {r.kind}{f' of {r.game_id}' if r.game_id else ''} to {r.recipient}, "
+        f"{r.attempts} attempt(s): {r.last_error.splitlines()[0] if r.last_error else '?'}"
+        for r in rows
+    )
+
+
+def _resend_mail(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 1, "RESEND-MAIL id [id ...]")
+    if not all(w.isdigit() for w in a):
+        raise LifecycleError("usage: RESEND-MAIL id [id ...], ids as FAILED lists them")
+    asked = [int(w) for w in a]
+    done = delivery.resend(gm.desk.session, asked, gm.desk.now)
+    if missing := [i for i in asked if i not in done]:
+        raise LifecycleError(f"no failed mail {', '.join(map(str, missing))} (see FAILED)")
+    return f"mail {', '.join(map(str, done))} queued to be sent again"
 
 
 COMMANDS: dict[str, Callable[[GameMaster, list[str]], str]] = {
@@ -264,6 +294,8 @@ COMMANDS: dict[str, Callable[[GameMaster, list[str]], str]] = {
     "EDIT": _edit,
     "END": _end,
     "STATUS": _status,
+    "FAILED": _failed,
+    "RESEND-MAIL": _resend_mail,
 }
 
 

@@ -114,7 +114,9 @@ def _check_reports(folder: Path, entries: list[dict[str, Any]]) -> list[str]:
         f"record entry {e['seq']}: the report sent to {e['payload']['audience']} "
         f"({e['payload']['message_id']}) is not in reports/ as sent"
         for e in entries
-        if e["kind"] == "report-sent" and e["payload"]["text_sha256"] not in on_disk
+        # report-sent: older records' name for report-queued.
+        if e["kind"] in ("report-queued", "report-sent")
+        and e["payload"]["text_sha256"] not in on_disk
     ]
 
 
