@@ -40,6 +40,10 @@ def _error_for(
     return kind(message, code=code, refused=refused, delivered_to=delivered_to)
 
 
+def _refusals(refusals: Mapping[str, tuple[int, str]]) -> str:
+    return "; ".join(f"{rcpt}: {code} {text}" for rcpt, (code, text) in refusals.items())
+
+
 def _is_ascii(address: str) -> bool:
     return address.isascii()
 
@@ -143,7 +147,7 @@ class SmtpSender:
             worst = max(code for code, _ in refusals.values())
             raise _error_for(
                 worst,
-                f"some recipients refused: {refusals}",
+                f"some recipients refused: {_refusals(refusals)}",
                 refused=refusals,
                 delivered_to=delivered,
             )
@@ -176,7 +180,9 @@ class SmtpSender:
             # The highest code decides the class; ``refused`` keeps each one's own code.
             worst = codes[-1] if codes else None
             raise _error_for(
-                worst, f"all recipients refused: {refusals}", refused=refusals
+                worst,
+                f"refused by SMTP {self.host}:{self.port}: {_refusals(refusals)}",
+                refused=refusals,
             ) from exc
         except aiosmtplib.SMTPResponseException as exc:
             # Sender refused, DATA refused, AUTH failed, greeting refused ...

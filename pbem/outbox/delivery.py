@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from pbem.config import Config, OutboxConfig
@@ -145,6 +146,25 @@ def _tell_moderator(
     game = row.game_id or "no game"
     hour = now.strftime("%Y-%m-%dT%H")
     where = f" of game {row.game_id}" if row.game_id else ""
+    try:
+        # A savepoint: a peer (another connection, another daemon) failing a mail of
+        # the same game in the same hour may queue this very notice at the same moment.
+        with session.begin_nested():
+            _queue_notice(session, config, row, error, now, game, hour, where)
+    except IntegrityError:
+        pass  # the peer's notice is the one (its Message-ID is this one's)
+
+
+def _queue_notice(
+    session: Session,
+    config: Config,
+    row: OutboundMail,
+    error: str,
+    now: datetime,
+    game: str,
+    hour: str,
+    where: str,
+) -> None:
     enqueue(
         session,
         config,
@@ -163,6 +183,7 @@ def _tell_moderator(
         now=now,
         game_id=row.game_id,
     )
+    session.flush()  # inside the savepoint: a clash with a peer's notice shows here
 
 
 @dataclass(frozen=True)

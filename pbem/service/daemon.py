@@ -28,6 +28,7 @@ from pbem.service.notify import sd_notify
 from pbem.service.processing import ProcessingPool
 from pbem.service.work import CLAIM_SECONDS, OutgoingBatch, Worker
 from pbem.storage.db import make_engine, make_sessionmaker
+from pbem.storage.enums import OutboundStatus
 
 log = logging.getLogger("pbem.service")
 
@@ -244,18 +245,22 @@ class Daemon:
         total = 0
         while not self.stopping.is_set():
             batch = await asyncio.to_thread(self.worker.due_outgoing, limit)
-            total += await self._send_batch(batch)
-            if len(batch.mails) < limit:
+            gave_up: list[int] = []
+            total += await self._send_batch(batch, gave_up)
+            # A mail given up queues the moderator's notice: one more batch sends it.
+            if len(batch.mails) < limit and not gave_up:
                 break
         return total
 
-    async def _send_batch(self, batch: OutgoingBatch) -> int:
+    async def _send_batch(self, batch: OutgoingBatch, gave_up: list[int] | None = None) -> int:
         """One claimed batch over the connection pool: each connection takes the next
-        mail as it finishes one, so the batch drains at the server's pace."""
+        mail as it finishes one, so the batch drains at the server's pace. The mails
+        that failed for good are added to ``gave_up``."""
         waiting = {m.id for m in batch.mails}  # claimed, not yet handed to the server
         lost: set[int] = set()
         mails = iter(batch.mails)
         sent = 0
+        gave_up = [] if gave_up is None else gave_up
 
         async def ours(mail_id: int) -> bool:
             # The lease is checked before each send: in memory while it has CLAIM_SECONDS/2
@@ -278,14 +283,19 @@ class Daemon:
                 try:
                     await self.sender.send(mail.sender, [mail.recipient], mail.raw)
                 except SendError as exc:
-                    await asyncio.to_thread(
+                    status = await asyncio.to_thread(
                         self.worker.send_failed,
                         mail.id,
                         str(exc),
                         isinstance(exc, PermanentMailError),
                     )
+                    if status == OutboundStatus.FAILED:
+                        gave_up.append(mail.id)
                 else:
-                    sent += await asyncio.to_thread(self.worker.sent, mail.id)
+                    # Awaited first: ``sent += await ...`` would read ``sent`` before the
+                    # await and lose another connection's count.
+                    marked = await asyncio.to_thread(self.worker.sent, mail.id)
+                    sent += marked
 
         await asyncio.gather(*(connection() for _ in range(self.send_connections)))
         if waiting - lost:  # stopped mid-batch: the rest is free for the next daemon
