@@ -308,7 +308,8 @@ async def test_a_permanent_failure_tells_the_moderator_at_most_once_per_game_per
     assert len(told) == 2
     body = told[0].get_body().get_content()  # type: ignore[union-attr]
     assert "gone@players.example" in body and "550" in body and "no such user" in body
-    assert f"RESEND-MAIL {min(ids)}" in body and "FAILED" in body
+    # Either of the first two (refused on two connections at once) is named.
+    assert any(f"RESEND-MAIL {i}." in body for i in ids) and "FAILED" in body
     # FAILED lists all three, with the server's reason.
     listing = mod(desk, "FAILED")
     assert [f"mail {i}:" in listing for i in sorted(ids)] == [True, True, True]
@@ -568,7 +569,7 @@ async def test_a_daemon_stalled_past_its_lease_sends_nothing(
     finally:
         await close(stalled)
         await close(peer)
-    assert message_ids(server) == ids
+    assert sorted(message_ids(server)) == sorted(ids)
 
 
 async def test_the_pool_has_several_mails_in_flight_at_once(
