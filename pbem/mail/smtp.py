@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
+import time
 from collections.abc import Mapping, Sequence
 
 import aiosmtplib
@@ -51,10 +52,16 @@ def _is_ascii(address: str) -> bool:
 class _Slot:
     """One connection of the pool (None until first used, or after a failure)."""
 
-    __slots__ = ("smtp",)
+    __slots__ = ("smtp", "used")
 
     def __init__(self) -> None:
         self.smtp: aiosmtplib.SMTP | None = None
+        self.used = 0.0  # time.monotonic() of its last reply
+
+
+# A connection idle this long is checked with NOOP before reuse (servers drop idle
+# clients); within a burst, every mail would pay a round trip for nothing.
+IDLE_CHECK_SECONDS = 5.0
 
 
 class SmtpSender:
@@ -93,6 +100,8 @@ class SmtpSender:
     async def _connection(self, slot: _Slot) -> aiosmtplib.SMTP:
         smtp = slot.smtp
         if smtp is not None and smtp.is_connected:
+            if time.monotonic() - slot.used < IDLE_CHECK_SECONDS:
+                return smtp  # a lost connection still shows: as a send error, then dropped
             try:
                 await smtp.noop()
                 return smtp
@@ -172,6 +181,7 @@ class SmtpSender:
             refused, _reply = await smtp.sendmail(
                 sender, list(recipients), raw, mail_options=options
             )
+            slot.used = time.monotonic()
             return refused
         except aiosmtplib.SMTPRecipientsRefused as exc:
             # Every recipient refused: nothing was sent.
