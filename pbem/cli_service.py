@@ -167,6 +167,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
             f"OK: {result.entries} record entries, {result.phases} phases re-adjudicated, "
             f"{result.rolls} die rolls and {result.commitments} plot commitments confirmed"
         )
+        if r := result.reports:
+            # Queued and not (yet) delivered or failed: still in the outbox at export.
+            print(
+                f"reports: {r['queued']} queued, {r['delivered']} delivered, {r['failed']} failed"
+            )
         return 0
     print(f"FAILED: {len(result.problems)} problem(s):", file=sys.stderr)
     for p in result.problems:

@@ -315,6 +315,46 @@ def test_an_older_record_with_report_sent_entries_still_verifies(
     assert any("is not in reports/ as sent" in p for p in verify_archive(folder).problems)
 
 
+def test_verify_counts_what_became_of_the_reports_and_refuses_an_unqueued_delivery(
+    copy_of: Callable[[], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = copy_of()
+    entries = read(folder)
+    queued = [e["payload"] for e in entries if e["kind"] == "report-queued"]
+    last = entries[-1]["at"]
+    entries.append(
+        {
+            "at": last,
+            "kind": "report-delivered",
+            "payload": {"message_id": queued[0]["message_id"], "to": queued[0]["to"]},
+        }
+    )
+    entries.append(
+        {
+            "at": last,
+            "kind": "report-failed",
+            "payload": {
+                "message_id": queued[1]["message_id"],
+                "to": queued[1]["to"],
+                "reason": "550",
+            },
+        }
+    )
+    write(folder, rechain(entries))
+    assert main(["verify", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert f"reports: {len(queued)} queued, 1 delivered, 1 failed" in out
+
+    entries.append(
+        {"at": last, "kind": "report-delivered", "payload": {"message_id": "<x@y>", "to": "a@b"}}
+    )
+    write(folder, rechain(entries))
+    result = verify_archive(folder)
+    assert [p for p in result.problems if "a report the record never queued" in p] == [
+        f"record entry {len(entries)}: report-delivered of <x@y>, a report the record never queued"
+    ]
+
+
 def test_verify_fails_on_an_edited_report(copy_of: Callable[[], Path]) -> None:
     """A report changed after it was sent no longer matches its report-queued entry."""
     folder = copy_of()
