@@ -123,7 +123,8 @@ class Result(NamedTuple):  # not a dataclass: tests load this file without a mod
 
 
 def _queue(config: Config, mails: int) -> dict[str, float]:
-    """N answers queued in one transaction: Message-ID -> queued at (epoch seconds)."""
+    """N answers queued in one transaction: Message-ID -> queued at (epoch seconds),
+    the moment that transaction committed (from then on the outbox may send them)."""
     engine = make_engine(config.database.url)
     create_all(engine)
     queued: dict[str, float] = {}
@@ -140,9 +141,10 @@ def _queue(config: Config, mails: int) -> dict[str, float]:
                 text=f"Accepted (3): mail {n}\n" + "SEND X Y\n" * 3,
                 now=now,
             )
-            queued[row.message_id] = now.timestamp()
+            queued[row.message_id] = 0.0
+    committed = time.time()
     engine.dispose()
-    return queued
+    return dict.fromkeys(queued, committed)
 
 
 def one(url: str, mails: int, connections: int, server_ms: float, folder: Path) -> Result:

@@ -279,7 +279,7 @@ class Daemon:
             nonlocal sent
             for mail in mails:  # shared: each mail goes to one connection
                 if self.stopping.is_set() or not await ours(mail.id):
-                    continue  # left claimed: its lease runs out, then any daemon sends it
+                    continue  # stopping: released below; lost: a peer's now
                 try:
                     await self.sender.send(mail.sender, [mail.recipient], mail.raw)
                 except SendError as exc:
@@ -297,7 +297,14 @@ class Daemon:
                     marked = await asyncio.to_thread(self.worker.sent, mail.id)
                     sent += marked
 
-        await asyncio.gather(*(connection() for _ in range(self.send_connections)))
+        try:
+            # A task group: a connection that fails (the database, a bug) stops the others,
+            # rather than leaving them sending behind the next round's back.
+            async with asyncio.TaskGroup() as group:
+                for _ in range(self.send_connections):
+                    group.create_task(connection())
+        except BaseExceptionGroup as failed:
+            raise failed.exceptions[0] from None  # the cause; the rest are its echoes
         if waiting - lost:  # stopped mid-batch: the rest is free for the next daemon
             await asyncio.to_thread(self.worker.release_outgoing, waiting - lost, batch.until)
         if lost:
