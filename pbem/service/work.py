@@ -3,7 +3,10 @@
 Several daemons may share one PostgreSQL database: stored mail and queued
 outgoing mail are *claimed* with a conditional UPDATE before work starts, so
 each is handled by one daemon; a claim expires, so a daemon that dies leaves
-nothing stuck. Game changes take the game's row lock (see pbem.lifecycle.desk).
+nothing stuck. Outgoing mail is claimed in batches under a lease that the send
+loop checks before each send and renews as it runs low (Daemon._send_batch);
+each mail is marked sent by its own commit (pbem.outbox.delivery). Game
+changes take the game's row lock (see pbem.lifecycle.desk).
 """
 
 from __future__ import annotations
