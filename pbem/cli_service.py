@@ -252,6 +252,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
             f"OK: {result.entries} record entries, {result.phases} phases re-adjudicated, "
             f"{result.rolls} die rolls and {result.commitments} plot commitments confirmed"
         )
+        if r := result.reports:
+            # Queued and not (yet) delivered or failed: still in the outbox at export.
+            print(
+                f"reports: {r['queued']} queued, {r['delivered']} delivered, {r['failed']} failed"
+            )
         return 0
     print(f"FAILED: {len(result.problems)} problem(s):", file=sys.stderr)
     for p in result.problems:
@@ -342,7 +347,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
             "KEY game side ADD KEY|RETIRE fingerprint|LIST|ENCRYPT yes|no | "
             "END game [reason] | LIST | SEATS game | DISPUTES [game] | AUDIT [game] | "
             "MESSAGE game side|all text | RESEND game side [turn [phase]] | "
-            "SET game key=value [...] [reason] | DELETE game | UNOBSERVE game email. "
+            "SET game key=value [...] [reason] | DELETE game | UNOBSERVE game email | "
+            "FAILED [game] | RESEND-MAIL id [id ...]. "
             "KEY may be @FILE (an OpenSSH public key, a PEM certificate "
             "or an OpenPGP public key, gpg --armor --export). "
             "`pbem mod dashboard [--port N]` serves the moderator's dashboard on 127.0.0.1."

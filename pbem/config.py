@@ -108,9 +108,16 @@ processed_folder = "pbem-processed"
 # "maildir" (embedded default: mail is written to a folder) or "smtp".
 transport = "maildir"
 maildir = "mail/outbox"
-# Retries of temporary SMTP failures, with exponential backoff from this many seconds.
-max_attempts = 8
+# Temporary SMTP failures (4xx, server unreachable) are retried with exponential
+# backoff: retry_base seconds, doubling, at most retry_cap seconds apart, for as long
+# as the mail's game is not over; mail of no game (answers to strangers, notices), and
+# mail of a game that ended, is retried for retry_window_hours of backoff before it is
+# marked failed. Failed mail (and mail refused for good, 5xx) is never dropped: the
+# human moderator is mailed (at most one notice per game per hour), STATUS shows it,
+# and the commands FAILED [game] and RESEND-MAIL id list it and send it again.
 retry_base = 30.0
+retry_cap = 3600.0
+retry_window_hours = 168.0
 
 [smtp]
 host = "127.0.0.1"
@@ -118,6 +125,8 @@ port = 25
 username = ""
 password = ""
 starttls = false
+# Connections used at once: a burst of mail (a turn's reports) drains at the server's pace.
+connections = 4
 
 [games]
 # Defaults for new games (each game may override).
@@ -417,11 +426,31 @@ class OutboxConfig(_Section):
 
     transport: OutboxTransport = OutboxTransport.MAILDIR
     maildir: Path = Path("mail/outbox")
-    max_attempts: int = 8
     retry_base: float = 30.0
+    retry_cap: float = 3600.0
+    retry_window_hours: float = 168.0
+    # Retired: temporary failures are retried for as long as the game is alive (see
+    # EXAMPLE). Still read, so that an older pbem.toml keeps working; 0: not set.
+    max_attempts: int = 0
 
     def check(self) -> None:
-        self._positive("max_attempts", "retry_base")
+        self._positive("retry_base", "retry_cap", "retry_window_hours")
+        if self.retry_cap < self.retry_base:
+            raise ConfigError(
+                f"[outbox] retry_cap ({self.retry_cap}) must be at least "
+                f"retry_base ({self.retry_base})"
+            )
+
+    def notes(self) -> list[str]:
+        """What the operator should change in this section (logged at start-up)."""
+        if self.max_attempts:
+            return [
+                "[outbox] max_attempts is no longer used and may be removed: temporary "
+                "failures are retried (backoff up to retry_cap) while the game is alive, "
+                "else for retry_window_hours; failed mail is reported to the moderator "
+                "(FAILED, RESEND-MAIL)"
+            ]
+        return []
 
 
 @dataclass(frozen=True, repr=False)
@@ -434,9 +463,11 @@ class SmtpConfig(_Section):
     username: str = ""
     password: str = ""
     starttls: bool = False
+    connections: int = 4
 
     def check(self) -> None:
         _check_port(self, self.port)
+        self._positive("connections")
 
 
 @dataclass(frozen=True, repr=False)

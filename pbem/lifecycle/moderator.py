@@ -34,6 +34,8 @@ lands in the game's record through the game machine's job it calls (pbem.lifecyc
                                                       state; value is JSON (else a string),
                                                       of the type the value replaced
     END game [reason]
+    FAILED [game]                                     mail that could not be sent
+    RESEND-MAIL id [id ...]                           send failed mail again
 
 Words are split as a shell does: quote a text with an apostrophe in double quotes
 ("the carrier's escort"). Every act is announced to the seats it concerns.
@@ -57,6 +59,7 @@ from pbem.intake.keyring import PublicKey, key_warnings, read_key
 from pbem.lifecycle import season
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.settings import SETTINGS
+from pbem.outbox import delivery
 from pbem.record.payloads import ModeratorCommand
 from pbem.storage.enums import KeyKind
 from pbem.storage.models import Game, SeatKey
@@ -405,9 +408,15 @@ def _status(gm: GameMaster, a: list[str]) -> str:
     _need(a, 1, "STATUS game")
     game = gm.lookups.game(a[0], lock=False)
     phase = gm.lookups.open_phase(a[0])
+    failed = delivery.failed_count(gm.desk.session, game.id)
+    unsent = f"; {failed} mail(s) failed to send (FAILED {game.id})" if failed else ""
     if phase is None:
         outcome = season.outcome_text(game.outcome)
-        return f"{game.id}: {game.status}" + (f"; outcome: {outcome}" if outcome else "")
+        return (
+            f"{game.id}: {game.status}"
+            + (f"; outcome: {outcome}" if outcome else "")
+            + unsent
+        )
     # Only who is in: nobody reads a sealed plot before adjudication. A side whose
     # mail had refused lines is "held": the round waits for its correction or DONE.
     holds = gm.lookups.who_holds(phase)
@@ -418,8 +427,31 @@ def _status(gm: GameMaster, a: list[str]) -> str:
     deadline = f"{phase.deadline:%Y-%m-%d %H:%M} UTC" if phase.deadline else "none"
     held = f" held ({game.held})," if game.held else ","
     return (
-        f"{game.id}: {game.status}{held} turn {phase.turn} {phase.name}, deadline {deadline}; {who}"
+        f"{game.id}: {game.status}{held} turn {phase.turn} {phase.name}, "
+        f"deadline {deadline}; {who}{unsent}"
     )
+
+
+def _failed(gm: GameMaster, a: list[str]) -> str:
+    rows = delivery.failed(gm.desk.session, a[0] if a else None)
+    if not rows:
+        return "no failed mail" + (f" in {a[0]}" if a else "")
+    return "\n".join(
+        f"mail {r.id}: {r.kind}{f' of {r.game_id}' if r.game_id else ''} to {r.recipient}, "
+        f"{r.attempts} attempt(s): {r.last_error.splitlines()[0] if r.last_error else '?'}"
+        for r in rows
+    )
+
+
+def _resend_mail(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 1, "RESEND-MAIL id [id ...]")
+    if not all(w.isdigit() for w in a):
+        raise LifecycleError("usage: RESEND-MAIL id [id ...], ids as FAILED lists them")
+    asked = [int(w) for w in a]
+    done = delivery.resend(gm.desk.session, asked, gm.desk.now)
+    if missing := [i for i in asked if i not in done]:
+        raise LifecycleError(f"no failed mail {', '.join(map(str, missing))} (see FAILED)")
+    return f"mail {', '.join(map(str, done))} queued to be sent again"
 
 
 COMMANDS: dict[str, Callable[[GameMaster, list[str]], str]] = {
@@ -438,6 +470,8 @@ COMMANDS: dict[str, Callable[[GameMaster, list[str]], str]] = {
     "EDIT": _edit,
     "END": _end,
     "STATUS": _status,
+    "FAILED": _failed,
+    "RESEND-MAIL": _resend_mail,
     **season.COMMANDS,  # LIST SEATS DISPUTES AUDIT MESSAGE RESEND SET DELETE UNOBSERVE
 }
 

@@ -405,7 +405,7 @@ def _resend(gm: GameMaster, a: list[str]) -> str:
     enqueue(
         gm.desk.session,
         gm.desk.config,
-        kind=OutboundKind.NOTICE,  # not a new report: the record's report-sent stays one per report
+        kind=OutboundKind.NOTICE,  # not a new report: the record keeps one report-queued per report
         cause=("resend", game.id, str(report.id), str(seat.id), gm.desk.now.isoformat()),
         to=seat.email,
         subject=subject,

@@ -21,7 +21,7 @@ from pbem.config import Config
 from pbem.outbox.compose import compose_reply, stable_message_id
 from pbem.outbox.privacy import protect_outgoing
 from pbem.record import journal
-from pbem.record.payloads import ReportSent
+from pbem.record.payloads import ReportQueued
 from pbem.secrecy import sealing
 from pbem.storage.db import transaction_memo
 from pbem.storage.enums import OutboundKind
@@ -126,7 +126,8 @@ def _record_report(
     text: str,
     now: datetime,
 ) -> None:
-    """Reports sent belong in the game's record: who got which text, by hash only.
+    """Reports queued belong in the game's record: who gets which text, by hash only
+    (their delivery is recorded as it happens, see pbem.outbox.delivery).
 
     Here rather than in the reporter: every report passes through ``enqueue``,
     exactly once per Message-ID, inside the transaction (and the game's row lock)
@@ -136,7 +137,7 @@ def _record_report(
     journal.append(
         session,
         game_id,
-        ReportSent(
+        ReportQueued(
             audience=side or "omniscient",
             to=to,
             message_id=message_id,

@@ -109,6 +109,9 @@ class Verification:
     phases: int = 0
     rolls: int = 0
     commitments: int = 0
+    # The reports the record says were queued, delivered (accepted by the SMTP server)
+    # and failed; a report of an older record (report-sent) counts as queued only.
+    reports: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -125,7 +128,9 @@ def _check_reports(folder: Path, entries: list[dict[str, Any]]) -> list[str]:
         f"record entry {e['seq']}: the report sent to {e['payload']['audience']} "
         f"({e['payload']['message_id']}) is not in reports/ as sent"
         for e in entries
-        if e["kind"] == "report-sent" and e["payload"]["text_sha256"] not in on_disk
+        # report-sent: older records' name for report-queued.
+        if e["kind"] in ("report-queued", "report-sent")
+        and e["payload"]["text_sha256"] not in on_disk
     ]
 
 
@@ -139,6 +144,25 @@ def options_at_start(entries: list[dict[str, Any]]) -> Any:
         if e["kind"] == "game-created" or changed:
             options = e["payload"]["options"]
     return options
+
+
+def _count_reports(entries: list[dict[str, Any]], result: Verification) -> None:
+    """What became of each report queued; a delivery of a report never queued is a
+    problem (the record was edited)."""
+    queued = {
+        e["payload"]["message_id"] for e in entries if e["kind"] in ("report-queued", "report-sent")
+    }
+    result.reports = {"queued": len(queued), "delivered": 0, "failed": 0}
+    for e in entries:
+        outcome = {"report-delivered": "delivered", "report-failed": "failed"}.get(e["kind"])
+        if outcome is None:
+            continue
+        result.reports[outcome] += 1
+        if e["payload"]["message_id"] not in queued:
+            result.problems.append(
+                f"record entry {e['seq']}: {e['kind']} of {e['payload']['message_id']}, "
+                "a report the record never queued"
+            )
 
 
 def verify_archive(folder: Path) -> Verification:
@@ -178,6 +202,7 @@ def verify_archive(folder: Path) -> Verification:
         return result
     result.problems += report.problems
     result.problems += _check_reports(folder, entries)
+    _count_reports(entries, result)
     result.phases = report.phases_checked
     result.rolls = report.rolls_checked
     result.commitments = report.commitments_checked

@@ -310,6 +310,9 @@ class MailRefused(Payload):
 
 @dataclass(frozen=True, slots=True)
 class ReportSent(Payload):
+    """Written by older pbem when a report was queued (not when it was sent): old
+    records hold it, read as ``report-queued``; nothing writes it any more."""
+
     kind: ClassVar[str] = "report-sent"
     audience: str
     to: str
@@ -357,3 +360,34 @@ class ReportResent(Payload):
     audience: str
     to: str
     subject: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReportQueued(Payload):
+    """A report handed to the outbox: who gets which text, by hash only. Whether it
+    left is a later entry: ``report-delivered`` or ``report-failed``."""
+
+    kind: ClassVar[str] = "report-queued"
+    audience: str
+    to: str
+    message_id: str
+    text_sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReportDelivered(Payload):
+    """The SMTP server (or the outgoing Maildir) accepted the report at the entry's time."""
+
+    kind: ClassVar[str] = "report-delivered"
+    message_id: str
+    to: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReportFailed(Payload):
+    """The report could not be delivered (refused for good, or given up): why."""
+
+    kind: ClassVar[str] = "report-failed"
+    message_id: str
+    to: str
+    reason: str

@@ -142,7 +142,7 @@ RECORD = _ENV.from_string(
 <nav><a href="index.html">Game {{ game_id }}</a></nav>
 <h1>Game {{ game_id }}: the omniscient record</h1>
 <p>The entries of the hash-chained record, in order. Check it with <code>pbem verify</code> on the exported archive.
-{% if left_out %}The {{ left_out }} <code>report-sent</code> entries (one per mailed report) are left out here; the exported <code>record.jsonl</code> has them.{% endif %}</p>
+{% if left_out %}The {{ left_out }} entries of mail bookkeeping (each report queued, delivered or failed) are left out here; the exported <code>record.jsonl</code> has them.{% endif %}</p>
 {% for e in entries %}
 <details{% if e.kind in ("game-over",) %} open{% endif %}><summary>#{{ e.seq }} {{ e.when }} <b>{{ e.kind }}</b></summary>
 <pre>{{ e.pretty }}</pre></details>
@@ -153,7 +153,7 @@ RECORD = _ENV.from_string(
 
 
 # Record entries written for each mailed report: bookkeeping, not play.
-NOISE = frozenset({"report-sent"})
+NOISE = frozenset({"report-sent", "report-queued", "report-delivered", "report-failed"})
 
 
 def _phase_label(phase: Phase | None) -> str:

@@ -31,8 +31,9 @@ from pbem.service.metrics import Metrics, ProcessStats
 from pbem.service.notify import sd_notify, watchdog_interval
 from pbem.service.processing import ProcessingPool
 from pbem.service.watchdog import Watchdog
-from pbem.service.work import Worker
+from pbem.service.work import CLAIM_SECONDS, OutgoingBatch, Worker
 from pbem.storage.db import make_engine, make_sessionmaker
+from pbem.storage.enums import OutboundStatus
 
 log = logging.getLogger("pbem.service")
 
@@ -43,9 +44,10 @@ PROCESS_BATCH = 20
 # Mails handed out per processing round at most: then the games are ticked, and
 # the next round starts with a fresh (small) list of mails already handed out.
 DRAIN_LIMIT = 2000
-# Sent mails are marked sent this many at a time (a crash in between resends at most
-# this many, each with its own Message-ID again, so recognisably the same mail).
-SENT_BATCH = 10
+# Outgoing mails claimed per batch, per connection of the SMTP pool. Each is marked
+# sent by its own commit the moment the server accepts it: a kill re-sends at most
+# the mails in flight (one per connection), with their own Message-IDs again.
+OUTBOX_BATCH_PER_CONNECTION = 25
 
 
 def make_inbox(config: Config) -> Inbox:
@@ -79,6 +81,7 @@ def make_sender(config: Config) -> MailSender:
             username=c.username or None,
             password=c.password or None,
             starttls=c.starttls,
+            connections=c.connections,
         )
     from pbem.mail.maildir import MaildirSender
 
@@ -104,6 +107,11 @@ class Daemon:
         )
         self.inbox = inbox or make_inbox(config)
         self.sender = sender or make_sender(config)
+        # Mails in flight at once: one per connection of the SMTP pool.
+        self.send_connections = config.smtp.connections if config.outbox.transport == "smtp" else 1
+        self._lease_lock = asyncio.Lock()
+        for note in config.outbox.notes():
+            log.warning(note)
         self.stopping = asyncio.Event()
         self.outbox_wakeup = asyncio.Event()
         self.mail_filed = asyncio.Event()
@@ -274,22 +282,80 @@ class Daemon:
                 )
 
     async def _outbox_round(self) -> int:
-        sent: list[int] = []
-        for row_id, sender, recipient, raw in await asyncio.to_thread(self.worker.due_outgoing):
-            try:
-                with self.watchdog.waiting("outbox"):
-                    await self.sender.send(sender, [recipient], raw)
-            except SendError as exc:
-                await asyncio.to_thread(
-                    self.worker.send_failed, row_id, str(exc), isinstance(exc, PermanentMailError)
-                )
-            else:
-                sent.append(row_id)
-                if len(sent) % SENT_BATCH == 0:
-                    await asyncio.to_thread(self.worker.sent, sent[-SENT_BATCH:])
-        if len(sent) % SENT_BATCH:
-            await asyncio.to_thread(self.worker.sent, sent[-(len(sent) % SENT_BATCH) :])
-        return len(sent)
+        """Send what is due, batch after batch, until a batch comes back short; the
+        number of mails the server accepted."""
+        limit = OUTBOX_BATCH_PER_CONNECTION * self.send_connections
+        total = 0
+        while not self.stopping.is_set():
+            batch = await asyncio.to_thread(self.worker.due_outgoing, limit)
+            gave_up: list[int] = []
+            total += await self._send_batch(batch, gave_up)
+            # A mail given up queues the moderator's notice: one more batch sends it.
+            if len(batch.mails) < limit and not gave_up:
+                break
+        return total
+
+    async def _send_batch(self, batch: OutgoingBatch, gave_up: list[int] | None = None) -> int:
+        """One claimed batch over the connection pool: each connection takes the next
+        mail as it finishes one, so the batch drains at the server's pace. The mails
+        that failed for good are added to ``gave_up``."""
+        waiting = {m.id for m in batch.mails}  # claimed, not yet handed to the server
+        lost: set[int] = set()
+        mails = iter(batch.mails)
+        sent = 0
+        gave_up = [] if gave_up is None else gave_up
+
+        async def ours(mail_id: int) -> bool:
+            # The lease is checked before each send: in memory while it has CLAIM_SECONDS/2
+            # left (no peer may take it before it expires), else renewed in the database.
+            async with self._lease_lock:
+                left = (batch.until - self.worker.clock()).total_seconds()
+                if left < CLAIM_SECONDS / 2:
+                    kept, batch.until = await asyncio.to_thread(
+                        self.worker.renew_outgoing, waiting, batch.until
+                    )
+                    lost.update(waiting - kept)
+                waiting.discard(mail_id)
+                return mail_id not in lost
+
+        async def connection() -> None:
+            nonlocal sent
+            for mail in mails:  # shared: each mail goes to one connection
+                if self.stopping.is_set() or not await ours(mail.id):
+                    continue  # stopping: released below; lost: a peer's now
+                try:
+                    with self.watchdog.waiting("outbox"):
+                        await self.sender.send(mail.sender, [mail.recipient], mail.raw)
+                except SendError as exc:
+                    status = await asyncio.to_thread(
+                        self.worker.send_failed,
+                        mail.id,
+                        str(exc),
+                        isinstance(exc, PermanentMailError),
+                    )
+                    if status == OutboundStatus.FAILED:
+                        gave_up.append(mail.id)
+                else:
+                    # Awaited first: ``sent += await ...`` would read ``sent`` before the
+                    # await and lose another connection's count.
+                    marked = await asyncio.to_thread(self.worker.sent, mail.id)
+                    sent += marked
+
+        try:
+            # A task group: a connection that fails (the database, a bug) stops the others,
+            # rather than leaving them sending behind the next round's back.
+            async with asyncio.TaskGroup() as group:
+                for _ in range(self.send_connections):
+                    group.create_task(connection())
+        except BaseExceptionGroup as failed:
+            raise failed.exceptions[0] from None  # the cause; the rest are its echoes
+        if waiting - lost:  # stopped mid-batch: the rest is free for the next daemon
+            await asyncio.to_thread(self.worker.release_outgoing, waiting - lost, batch.until)
+        if lost:
+            log.warning(
+                "lease lost on %d mail(s) before sending; left to their new owner", len(lost)
+            )
+        return sent
 
     async def _outbox_loop(self) -> None:
         while not self.stopping.is_set():

@@ -3,7 +3,10 @@
 Several daemons may share one PostgreSQL database: stored mail and queued
 outgoing mail are *claimed* with a conditional UPDATE before work starts, so
 each is handled by one daemon; a claim expires, so a daemon that dies leaves
-nothing stuck. Game changes take the game's row lock (see pbem.lifecycle.desk).
+nothing stuck. Outgoing mail is claimed in batches under a lease that the send
+loop checks before each send and renews as it runs low (Daemon._send_batch);
+each mail is marked sent by its own commit (pbem.outbox.delivery). Game
+changes take the game's row lock (see pbem.lifecycle.desk).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import logging
 import os
 import traceback
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from sqlalchemy import or_, select, update
@@ -23,6 +27,7 @@ from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.mailroom import Mailroom, file_mails, open_mail
 from pbem.lifecycle.publishing import Publisher
+from pbem.outbox import delivery
 from pbem.outbox.queue import open_outbound
 from pbem.service.heartbeat import Pulse
 from pbem.storage.enums import InboundStatus, OutboundStatus
@@ -349,86 +354,104 @@ class Worker:
 
     # -------------------------------------------------------------- outbox
 
-    def due_outgoing(self, limit: int = 50) -> list[tuple[int, str, str, bytes]]:
+    def due_outgoing(self, limit: int = 50) -> OutgoingBatch:
+        """Claim up to ``limit`` mails due to be sent, under one lease.
+
+        Only claimable mail is looked at (pending, due, no live claim), so a peer's
+        batch never blocks ours; on PostgreSQL the rows are picked ``FOR UPDATE SKIP
+        LOCKED`` (a peer claiming at the same moment takes others), on SQLite the
+        one conditional UPDATE is atomic (one writer at a time).
+        """
         now = self.clock()
-        out: list[tuple[int, str, str, bytes]] = []
+        until = now + timedelta(seconds=CLAIM_SECONDS)
+        claimable = (
+            OutboundMail.status == OutboundStatus.PENDING,
+            OutboundMail.next_attempt_at <= now,
+            or_(OutboundMail.claim_until.is_(None), OutboundMail.claim_until < now),
+        )
         with self.sessions.begin() as s:
-            ids = list(
-                s.scalars(
-                    select(OutboundMail.id)
-                    .where(
-                        OutboundMail.status == OutboundStatus.PENDING,
-                        OutboundMail.next_attempt_at <= now,
-                    )
-                    .order_by(OutboundMail.id)
-                    .limit(limit)
-                )
-            )
-            if not ids:
-                return out
-            # Claim the batch in one statement; the rows whose claim_until we just
-            # wrote are ours (another daemon's live claim is left alone).
-            until = now + timedelta(seconds=CLAIM_SECONDS)
-            s.execute(
-                update(OutboundMail)
-                .where(
-                    OutboundMail.id.in_(ids),
-                    or_(OutboundMail.claim_until.is_(None), OutboundMail.claim_until < now),
-                )
-                .values(claim_owner=self.owner, claim_until=until)
+            picked = (
+                select(OutboundMail.id)
+                .where(*claimable)
+                .order_by(OutboundMail.id)
+                .limit(limit)
+                .with_for_update(skip_locked=True)
             )
             rows = s.execute(
-                select(
+                update(OutboundMail)
+                .where(OutboundMail.id.in_(picked.scalar_subquery()), *claimable)
+                .values(claim_owner=self.owner, claim_until=until)
+                .returning(
                     OutboundMail.id,
                     OutboundMail.message_id,
                     OutboundMail.sender,
                     OutboundMail.recipient,
                     OutboundMail.raw,
                 )
+            ).all()
+            mails = [
+                Outgoing(r.id, r.sender, r.recipient, open_outbound(self.key, r))
+                for r in sorted(rows, key=lambda r: r.id)
+            ]
+        return OutgoingBatch(mails, until)
+
+    def renew_outgoing(
+        self, row_ids: Collection[int], until: datetime
+    ) -> tuple[set[int], datetime]:
+        """Extend our lease on these mails; the ids still ours, and the new end.
+
+        A mail whose lease expired and was taken by a peer (or sent by it) is no longer
+        ours and must not be sent: a daemon stalled past its lease sends nothing."""
+        now = self.clock()
+        new_until = now + timedelta(seconds=CLAIM_SECONDS)
+        with self.sessions.begin() as s:
+            kept = s.scalars(
+                update(OutboundMail)
                 .where(
-                    OutboundMail.id.in_(ids),
+                    OutboundMail.id.in_(row_ids),
+                    OutboundMail.status == OutboundStatus.PENDING,
                     OutboundMail.claim_owner == self.owner,
                     OutboundMail.claim_until == until,
                 )
-                .order_by(OutboundMail.id)
-            )
-            out = [(r.id, r.sender, r.recipient, open_outbound(self.key, r)) for r in rows]
-        return out
+                .values(claim_until=new_until)
+                .returning(OutboundMail.id)
+            ).all()
+        return set(kept), new_until
 
-    def sent(self, row_ids: Sequence[int]) -> None:
-        # One UPDATE for several mails, not load-and-flush: this runs for every mail sent.
+    def release_outgoing(self, row_ids: Collection[int], until: datetime) -> None:
+        """Give back claimed mails we did not send (shutting down): due for anyone now."""
         with self.sessions.begin() as s:
             s.execute(
                 update(OutboundMail)
-                .where(OutboundMail.id.in_(row_ids))
-                .values(
-                    status=OutboundStatus.SENT,
-                    sent_at=self.clock(),
-                    attempts=OutboundMail.attempts + 1,
-                    claim_owner=None,
-                    claim_until=None,
+                .where(
+                    OutboundMail.id.in_(row_ids),
+                    OutboundMail.claim_owner == self.owner,
+                    OutboundMail.claim_until == until,
                 )
+                .values(claim_owner=None, claim_until=None)
             )
 
-    def send_failed(self, row_id: int, error: str, permanent: bool) -> None:
+    def sent(self, row_id: int) -> bool:
+        """The server accepted the mail: marked sent by its own commit, now."""
         with self.sessions.begin() as s:
-            row = s.get(OutboundMail, row_id)
-            if row is None:
-                return
-            row.attempts += 1
-            row.last_error = error[:2000]
-            row.claim_owner = None
-            row.claim_until = None
-            if permanent or row.attempts >= self.config.outbox.max_attempts:
-                row.status = OutboundStatus.FAILED
-                log.error("mail %s to %s failed for good: %s", row.message_id, row.recipient, error)
-            else:
-                delay = self.config.outbox.retry_base * 2 ** (row.attempts - 1)
-                row.next_attempt_at = self.clock() + timedelta(seconds=delay)
-                log.warning(
-                    "mail %s to %s: temporary failure, retry in %.0f s: %s",
-                    row.message_id,
-                    row.recipient,
-                    delay,
-                    error,
-                )
+            return delivery.mark_sent(s, row_id, self.clock(), self.owner)
+
+    def send_failed(self, row_id: int, error: str, permanent: bool) -> OutboundStatus | None:
+        with self.sessions.begin() as s:
+            return delivery.mark_failed(s, self.config, row_id, error, permanent, self.clock())
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    id: int
+    sender: str
+    recipient: str
+    raw: bytes = field(repr=False)
+
+
+@dataclass
+class OutgoingBatch:
+    """Mails claimed together, and the end of their lease (renewed as it runs low)."""
+
+    mails: list[Outgoing]
+    until: datetime

@@ -128,7 +128,7 @@ def test_archive_site_opens_in_headless_chromium(
 
     record = browse((out / "record.html").as_uri(), tmp_path / "profile3", "--dump-dom").stdout
     assert "phase-adjudicated" in record and "game-over" in record
-    assert "<b>report-sent</b>" not in record  # mail bookkeeping, not play
+    assert "<b>report-queued</b>" not in record  # mail bookkeeping, not play
 
     shot = tmp_path / "index.png"
     browse(index.as_uri(), tmp_path / "profile4", f"--screenshot={shot}", "--window-size=1000,800")

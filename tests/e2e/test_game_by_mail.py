@@ -508,7 +508,7 @@ def check_record(entries: list[dict[str, Any]], north_c: str, south_c: str) -> N
         "observer-added",
         "deadline-extended",
         "orders-sealed",
-        "report-sent",
+        "report-queued",
         "mail-refused",
         "dispute-filed",
         "dispute-ruled",
@@ -552,8 +552,11 @@ def check_record(entries: list[dict[str, Any]], north_c: str, south_c: str) -> N
 
 
 def check_reports_match_record(folder: Path, entries: list[dict[str, Any]]) -> None:
-    """Every report-sent entry names the SHA-256 of a report kept in the archive."""
-    sent = [e["payload"] for e in entries if e["kind"] == "report-sent"]
+    """Every report-queued entry names the SHA-256 of a report kept in the archive;
+    every delivery recorded is of a report queued."""
+    sent = [e["payload"] for e in entries if e["kind"] == "report-queued"]
+    delivered = {e["payload"]["message_id"] for e in entries if e["kind"] == "report-delivered"}
+    assert delivered <= {s["message_id"] for s in sent}
     kept = {
         hashlib.sha256(p.read_text(encoding="utf-8").encode("utf-8")).hexdigest()
         for p in (folder / "reports").glob("*.txt")

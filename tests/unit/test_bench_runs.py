@@ -22,3 +22,11 @@ def test_adjudicate_bench_plays_a_campaign_game_turn_past_the_opening() -> None:
     assert result["turns"] == 1
     assert result["opening_rounds"] >= 1  # the set-up rounds by mail came first
     assert result["orders"] > result["refused"] >= 0
+
+
+def test_outbox_bench_drains_a_burst_over_one_connection_and_over_the_pool() -> None:
+    bench = _bench("outbox")
+    results = bench.run(10, (1, 2), (0.0,))
+    assert [(r.connections, r.mails) for r in results] == [(1, 10), (2, 10)]
+    assert all(0 <= r.median_s <= r.p95_s for r in results)
+    assert "| 0 | 2 | 10 |" in bench.report(results)

@@ -69,6 +69,8 @@ def test_the_deployment_example_loads() -> None:
         ('intake = "imap"\n', ["[intake] must be a table"]),
         ('[database]\nurl = "mysql://u:pw@h/db"\n', ["[database] url", "SQLite", "PostgreSQL"]),
         ("[database\n", ["not valid TOML"]),
+        ("[outbox]\nretry_cap = 10.0\n", ["[outbox] retry_cap (10.0)", "retry_base (30.0)"]),
+        ("[smtp]\nconnections = 0\n", ["[smtp] connections", "more than 0"]),
     ],
 )
 def test_what_is_not_understood_is_refused_by_name(
@@ -97,6 +99,15 @@ def test_the_environment_is_held_to_the_same_rules(tmp_path: Path) -> None:
             load_config(path, environ=environ)
     # Variables of no section are not the configuration's business.
     load_config(path, environ={"PBEM_UPDATE_GOLDEN": "1"})
+
+
+def test_an_older_file_with_max_attempts_still_loads_and_is_told_what_changed(
+    tmp_path: Path,
+) -> None:
+    config = load_config(write(tmp_path, "[outbox]\nmax_attempts = 8\n"), environ={})
+    [note] = config.outbox.notes()
+    assert "max_attempts is no longer used" in note and "retry_cap" in note
+    assert load_config(write(tmp_path, example_config()), environ={}).outbox.notes() == []
 
 
 def test_a_missing_file_says_how_to_make_one(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """Moderator commands (issue 3), by ``moderator.execute`` and by signed mail.
 
 The correcting edit (EDIT), disputes and rulings, observers' views, the
-report-sent and mail-refused record entries, and the bad input the issue
+report-queued and mail-refused record entries, and the bad input the issue
 names: a moderator command not signed by the moderator, a rollback to a phase
 that does not exist, a replaced player's old key.
 """
@@ -280,8 +280,8 @@ def test_every_moderator_act_is_in_the_record(table, demo_game, keys):
 # ------------------------------------------------------------------ reports
 
 
-def test_report_sent_entries_name_each_report_by_hash(table, demo_game):
-    sent = [e["payload"] for e in entries(table) if e["kind"] == "report-sent"]
+def test_report_queued_entries_name_each_report_by_hash(table, demo_game):
+    sent = [e["payload"] for e in entries(table) if e["kind"] == "report-queued"]
     reports = table.run(lambda gm: list(gm.desk.session.scalars(select(Report))))
     mails = table.run(
         lambda gm: list(

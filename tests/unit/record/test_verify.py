@@ -163,7 +163,7 @@ def test_verify_cli_says_ok(archive: Path, capsys: pytest.CaptureFixture[str]) -
 
 
 def test_archive_holds_every_report_the_record_says_was_sent(archive: Path) -> None:
-    sent = [e["payload"] for e in read(archive) if e["kind"] == "report-sent"]
+    sent = [e["payload"] for e in read(archive) if e["kind"] == "report-queued"]
     files = {
         hashlib.sha256(p.read_bytes()).hexdigest(): p.name
         for p in (archive / "reports").glob("*.txt")
@@ -327,8 +327,65 @@ def test_unreadable_archive_fails_loudly(
     assert "FAILED: 1 problem(s)" in err and "unreadable archive" in err
 
 
+def test_an_older_record_with_report_sent_entries_still_verifies(
+    copy_of: Callable[[], Path],
+) -> None:
+    """Older pbem wrote report-sent where report-queued is written now: such an
+    archive verifies, and its reports are still checked against reports/."""
+    folder = copy_of()
+    entries = read(folder)
+    for e in entries:
+        if e["kind"] == "report-queued":
+            e["kind"] = "report-sent"
+    write(folder, rechain(entries))
+    assert verify_archive(folder).ok
+    report = sorted((folder / "reports").glob("*.txt"))[0]
+    report.write_text(report.read_text(encoding="utf-8") + "\nP.S.\n", encoding="utf-8")
+    assert any("is not in reports/ as sent" in p for p in verify_archive(folder).problems)
+
+
+def test_verify_counts_what_became_of_the_reports_and_refuses_an_unqueued_delivery(
+    copy_of: Callable[[], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = copy_of()
+    entries = read(folder)
+    queued = [e["payload"] for e in entries if e["kind"] == "report-queued"]
+    last = entries[-1]["at"]
+    entries.append(
+        {
+            "at": last,
+            "kind": "report-delivered",
+            "payload": {"message_id": queued[0]["message_id"], "to": queued[0]["to"]},
+        }
+    )
+    entries.append(
+        {
+            "at": last,
+            "kind": "report-failed",
+            "payload": {
+                "message_id": queued[1]["message_id"],
+                "to": queued[1]["to"],
+                "reason": "550",
+            },
+        }
+    )
+    write(folder, rechain(entries))
+    assert main(["verify", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert f"reports: {len(queued)} queued, 1 delivered, 1 failed" in out
+
+    entries.append(
+        {"at": last, "kind": "report-delivered", "payload": {"message_id": "<x@y>", "to": "a@b"}}
+    )
+    write(folder, rechain(entries))
+    result = verify_archive(folder)
+    assert [p for p in result.problems if "a report the record never queued" in p] == [
+        f"record entry {len(entries)}: report-delivered of <x@y>, a report the record never queued"
+    ]
+
+
 def test_verify_fails_on_an_edited_report(copy_of: Callable[[], Path]) -> None:
-    """A report changed after it was sent no longer matches its report-sent entry."""
+    """A report changed after it was sent no longer matches its report-queued entry."""
     folder = copy_of()
     report = sorted((folder / "reports").glob("*.txt"))[0]
     report.write_text(report.read_text(encoding="utf-8") + "\nP.S. north wins.\n", encoding="utf-8")

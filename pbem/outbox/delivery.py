@@ -1,0 +1,241 @@
+"""What happens to a queued mail once a send was tried: sent, retried, or failed.
+
+Each outcome is its own short transaction, written the moment the SMTP server
+answered, so a kill after the server's 250 re-sends at most the mail in flight.
+A report's delivery (or its failure, with the reason) lands in the game's record
+then, not when it was queued. Mail is never dropped: temporary failures are
+retried with a capped exponential backoff for as long as the game is alive
+(mail of no game, or of a game that is over, for ``retry_window_hours`` of
+retrying); a mail that fails for good is marked failed, the human moderator is
+told, and :func:`resend` puts it back.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from pbem.config import Config, OutboxConfig
+from pbem.outbox.queue import enqueue
+from pbem.record import journal
+from pbem.record.payloads import ReportDelivered, ReportFailed
+from pbem.storage.enums import GameStatus, OutboundKind, OutboundStatus
+from pbem.storage.models import Game, OutboundMail
+
+log = logging.getLogger("pbem.outbox")
+
+
+def retry_delay(config: OutboxConfig, attempts: int) -> float:
+    """Seconds to wait after the ``attempts``-th failed try: doubling, capped."""
+    return min(config.retry_base * 2.0 ** min(attempts - 1, 60), config.retry_cap)
+
+
+def retried_for(config: OutboxConfig, attempts: int) -> float:
+    """Seconds of backoff a mail has waited out after ``attempts`` failed tries.
+
+    Counted from the attempts, not the clock, so RESEND-MAIL (attempts back to 0)
+    gives a mail a fresh window, and a daemon that was down meanwhile costs none."""
+    return sum(retry_delay(config, n) for n in range(1, attempts))
+
+
+def _lock_game(session: Session, game_id: str) -> bool:
+    """Take the game's row lock (the record is appended under it); False: no such game."""
+    return (
+        session.scalars(select(Game.id).where(Game.id == game_id).with_for_update()).first()
+        is not None
+    )
+
+
+def mark_sent(session: Session, row_id: int, now: datetime, owner: str) -> bool:
+    """The server accepted the mail: mark it sent (and record a report's delivery).
+
+    False if it was sent already: a peer whose lease had taken it over sent it too
+    (the same Message-ID: a recipient's client shows it once)."""
+    row = session.execute(
+        select(
+            OutboundMail.kind,
+            OutboundMail.game_id,
+            OutboundMail.message_id,
+            OutboundMail.recipient,
+            OutboundMail.claim_owner,
+        ).where(OutboundMail.id == row_id)
+    ).first()
+    if row is None:
+        return False
+    report = row.kind == OutboundKind.REPORT and row.game_id is not None
+    if report and row.game_id is not None:
+        report = _lock_game(session, row.game_id)  # before the mail's row: one lock order
+    done = session.execute(
+        update(OutboundMail)
+        .where(OutboundMail.id == row_id, OutboundMail.status == OutboundStatus.PENDING)
+        .values(
+            status=OutboundStatus.SENT,
+            sent_at=now,
+            attempts=OutboundMail.attempts + 1,
+            claim_owner=None,
+            claim_until=None,
+        )
+    )
+    if not done.rowcount:  # type: ignore[attr-defined]
+        log.warning("mail %s was sent twice (lease lost to a peer)", row.message_id)
+        return False
+    if row.claim_owner != owner:
+        log.warning("mail %s sent after its lease went to %s", row.message_id, row.claim_owner)
+    if report and row.game_id is not None:
+        journal.append(
+            session, row.game_id, ReportDelivered(message_id=row.message_id, to=row.recipient), now
+        )
+    return True
+
+
+def mark_failed(
+    session: Session, config: Config, row_id: int, error: str, permanent: bool, now: datetime
+) -> OutboundStatus | None:
+    """A send failed: schedule the next try, or mark the mail failed for good (recorded,
+    the moderator told). Its new status; None if it was not pending (a peer's)."""
+    row = session.get(OutboundMail, row_id)
+    if row is None or row.status != OutboundStatus.PENDING:
+        return None
+    game = session.get(Game, row.game_id) if row.game_id else None
+    row.attempts += 1
+    row.last_error = error[:2000]
+    row.claim_owner = None
+    row.claim_until = None
+    if not permanent:
+        alive = game is not None and game.status != GameStatus.OVER
+        window = config.outbox.retry_window_hours * 3600
+        if alive or retried_for(config.outbox, row.attempts) < window:
+            delay = retry_delay(config.outbox, row.attempts)
+            row.next_attempt_at = now + timedelta(seconds=delay)
+            log.warning(
+                "mail %s to %s: temporary failure, retry in %.0f s: %s",
+                row.message_id,
+                row.recipient,
+                delay,
+                error,
+            )
+            return OutboundStatus.PENDING
+        error = f"still failing after {window / 3600:g} h of retries: {error}"
+        row.last_error = error[:2000]
+    row.status = OutboundStatus.FAILED
+    log.error("mail %s to %s failed for good: %s", row.message_id, row.recipient, error)
+    if row.kind == OutboundKind.REPORT and game is not None and _lock_game(session, game.id):
+        journal.append(
+            session,
+            game.id,
+            ReportFailed(message_id=row.message_id, to=row.recipient, reason=error[:500]),
+            now,
+        )
+    _tell_moderator(session, config, row, error, now)
+    return OutboundStatus.FAILED
+
+
+def _tell_moderator(
+    session: Session, config: Config, row: OutboundMail, error: str, now: datetime
+) -> None:
+    """Mail the human moderator, at most once per game (or per no game) per clock hour:
+    the Message-ID names the hour, so a second failure within it queues nothing."""
+    if row.recipient == config.moderator.human:
+        return  # the notice itself failed: nobody left to tell but the log
+    game = row.game_id or "no game"
+    hour = now.strftime("%Y-%m-%dT%H")
+    where = f" of game {row.game_id}" if row.game_id else ""
+    try:
+        # A savepoint: a peer (another connection, another daemon) failing a mail of
+        # the same game in the same hour may queue this very notice at the same moment.
+        with session.begin_nested():
+            _queue_notice(session, config, row, error, now, game, hour, where)
+    except IntegrityError:
+        pass  # the peer's notice is the one (its Message-ID is this one's)
+
+
+def _queue_notice(
+    session: Session,
+    config: Config,
+    row: OutboundMail,
+    error: str,
+    now: datetime,
+    game: str,
+    hour: str,
+    where: str,
+) -> None:
+    enqueue(
+        session,
+        config,
+        kind=OutboundKind.NOTICE,
+        cause=("mail-failed", game, hour),
+        to=config.moderator.human,
+        subject=f"pbem: mail{where} could not be sent",
+        text=(
+            f"Mail {row.id} ({row.kind}{where}) to {row.recipient} could not be sent:\n"
+            f"{error}\n\n"
+            f"More may have failed this hour. List failed mail with FAILED"
+            f"{' ' + row.game_id if row.game_id else ''}; once the cause is mended "
+            f"(e.g. the player's address, by REPLACE), send it again with "
+            f"RESEND-MAIL {row.id}.\n"
+        ),
+        now=now,
+        game_id=row.game_id,
+    )
+    session.flush()  # inside the savepoint: a clash with a peer's notice shows here
+
+
+@dataclass(frozen=True)
+class FailedMail:
+    id: int
+    kind: str
+    game_id: str | None
+    recipient: str
+    attempts: int
+    last_error: str
+
+
+def failed(session: Session, game_id: str | None = None) -> list[FailedMail]:
+    """Failed mail, oldest first; of one game, or of all."""
+    stmt = select(
+        OutboundMail.id,
+        OutboundMail.kind,
+        OutboundMail.game_id,
+        OutboundMail.recipient,
+        OutboundMail.attempts,
+        OutboundMail.last_error,
+    ).where(OutboundMail.status == OutboundStatus.FAILED)
+    if game_id is not None:
+        stmt = stmt.where(OutboundMail.game_id == game_id)
+    return [FailedMail(*r) for r in session.execute(stmt.order_by(OutboundMail.id))]
+
+
+def failed_count(session: Session, game_id: str) -> int:
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(OutboundMail)
+            .where(OutboundMail.status == OutboundStatus.FAILED, OutboundMail.game_id == game_id)
+        )
+        or 0
+    )
+
+
+def resend(session: Session, ids: Collection[int], now: datetime) -> Sequence[int]:
+    """Put failed mails back to pending, due now, with a fresh retry window.
+    The ids that were failed (and now are pending)."""
+    rows = session.scalars(
+        select(OutboundMail)
+        .where(OutboundMail.id.in_(ids), OutboundMail.status == OutboundStatus.FAILED)
+        .order_by(OutboundMail.id)
+    )
+    done = []
+    for row in rows:
+        row.status = OutboundStatus.PENDING
+        row.attempts = 0
+        row.next_attempt_at = now
+        row.claim_owner = None
+        row.claim_until = None
+        done.append(row.id)
+    return done
