@@ -32,14 +32,14 @@ from pbem.lifecycle import deadlines
 from pbem.lifecycle.acts import OVERRIDES, checked_options
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.settings import SETTINGS
+from pbem.outbox import delivery
 from pbem.outbox.queue import enqueue
 from pbem.record import journal
 from pbem.record.payloads import ModeratorMessage, ObserverRemoved, ReportResent, SettingsChanged
-from pbem.storage.enums import DisputeStatus, GameStatus, OutboundKind, OutboundStatus, SeatRole
+from pbem.storage.enums import DisputeStatus, GameStatus, OutboundKind, SeatRole
 from pbem.storage.models import (
     Dispute,
     Game,
-    OutboundMail,
     Phase,
     RecordEntry,
     Report,
@@ -236,9 +236,11 @@ _ACTS: dict[str, Callable[[dict[str, Any]], str]] = {
     ),
     "moderator-message": lambda p: f"MESSAGE to {', '.join(p['to'])}: {p['text'][:80]}",
     "report-resent": lambda p: f"RESEND report {p['report']} ({p['audience']}) to {p['to']}",
+    # Written after the entries of the command it names: who gave it, how, from where.
+    "moderator-command": lambda p: (
+        f"{p['command']} given by {p['by']} by {p['via']} ({p['origin']})"
+    ),
 }
-# Who acted and how, when the record says so (desk18a's moderator-act fields).
-_ACTOR_FIELDS = ("by", "actor", "via", "origin", "from_address")
 
 
 def _act(kind: str, p: dict[str, Any]) -> str | None:
@@ -249,7 +251,7 @@ def _act(kind: str, p: dict[str, Any]) -> str | None:
         return f"END: {p['outcome'].get('summary', '')}"
     describe = _ACTS.get(kind)
     if describe is None:
-        return None if not any(f in p for f in _ACTOR_FIELDS) else kind
+        return None
     try:
         return describe(p)
     except (KeyError, TypeError, IndexError):
@@ -262,9 +264,8 @@ def audit_lines(gm: GameMaster, game_id: str) -> list[str]:
         what = _act(e["kind"], e["payload"])
         if what is None:
             continue
-        actor = ", ".join(f"{f}: {e['payload'][f]}" for f in _ACTOR_FIELDS if f in e["payload"])
         at = datetime.fromisoformat(e["at"])
-        out.append(f"  #{e['seq']} {when(at)} {what}" + (f" [{actor}]" if actor else ""))
+        out.append(f"  #{e['seq']} {when(at)} {what}")
     return out
 
 
@@ -282,22 +283,17 @@ def _audit(gm: GameMaster, a: list[str]) -> str:
 
 
 def failed_mail(gm: GameMaster) -> list[dict[str, Any]]:
-    """Outgoing mail given up on: who did not get what, and why."""
-    rows = gm.desk.session.scalars(
-        select(OutboundMail)
-        .where(OutboundMail.status == OutboundStatus.FAILED)
-        .order_by(OutboundMail.id)
-    )
+    """Outgoing mail given up on: who did not get what, and why (FAILED's list)."""
     return [
         {
             "game": m.game_id or "",
+            "id": m.id,
             "kind": str(m.kind),
             "to": m.recipient,
-            "created": when(m.created_at),
             "attempts": m.attempts,
             "error": m.last_error,
         }
-        for m in rows
+        for m in delivery.failed(gm.desk.session)
     ]
 
 

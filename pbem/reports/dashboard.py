@@ -62,9 +62,9 @@ PAGE = _ENV.from_string(
 <section id="failed-mail"><h2>Mail that failed for good ({{ failed | length }})</h2>
 {% if failed %}
 <table>
-<tr><th>game</th><th>kind</th><th>to</th><th>queued</th><th>attempts</th><th>last error</th></tr>
+<tr><th>game</th><th>mail (RESEND-MAIL id)</th><th>kind</th><th>to</th><th>attempts</th><th>last error</th></tr>
 {% for m in failed %}
-<tr><td>{{ m.game }}</td><td>{{ m.kind }}</td><td>{{ m.to }}</td><td>{{ m.created }}</td><td>{{ m.attempts }}</td><td>{{ m.error }}</td></tr>
+<tr><td>{{ m.game }}</td><td>{{ m.id }}</td><td>{{ m.kind }}</td><td>{{ m.to }}</td><td>{{ m.attempts }}</td><td>{{ m.error }}</td></tr>
 {% endfor %}
 </table>
 {% else %}<p class="ok">Every mail went out.</p>{% endif %}

@@ -66,7 +66,7 @@ def test_seats_shows_addresses_keys_zones_and_retired_players(
         )
     )
     seats = run(table, "SEATS g1")
-    assert "north player: north@example.org, key SHA256:" in seats
+    assert "north player: north@example.org, key ed25519 SHA256:" in seats
     assert "south player: south2@example.org" in seats and "time zone Asia/Tokyo" in seats
     assert "south@example.org" in seats and "[retired" in seats
     assert refused(table, "SEATS nope") == "no game 'nope'"
