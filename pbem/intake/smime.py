@@ -37,6 +37,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from pbem.core.errors import IntakeError, MailSignatureError
 from pbem.intake.flowed import unflow
 from pbem.intake.signatures import VerifiedSheet, orders_in_text
+from pbem.secrecy import certificates
 
 __all__ = [
     "OPAQUE_TYPES",
@@ -572,40 +573,8 @@ def make_self_signed_certificate(
     else:
         raise ValueError(f"key_type must be 'ec' or 'rsa', not {key_type!r}")
     start = now or datetime.datetime.now(datetime.UTC)
-    name = x509.Name(
-        [
-            x509.NameAttribute(NameOID.COMMON_NAME, address),
-            x509.NameAttribute(NameOID.EMAIL_ADDRESS, address),
-        ]
-    )
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(start - datetime.timedelta(minutes=5))
-        .not_valid_after(start + datetime.timedelta(days=days))
-        .add_extension(x509.SubjectAlternativeName([x509.RFC822Name(address)]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(
-            x509.KeyUsage(
-                digital_signature=True,
-                content_commitment=True,
-                key_encipherment=False,
-                data_encipherment=False,
-                key_agreement=False,
-                key_cert_sign=False,
-                crl_sign=False,
-                encipher_only=False,
-                decipher_only=False,
-            ),
-            critical=True,
-        )
-        .add_extension(
-            x509.ExtendedKeyUsage([ExtendedKeyUsageOID.EMAIL_PROTECTION]), critical=False
-        )
-        .sign(key, hashes.SHA256())
+    certificate = certificates.self_signed(
+        key, address, address, not_before=start - datetime.timedelta(minutes=5), days=days
     )
     return (
         certificate.public_bytes(serialization.Encoding.PEM),

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pysequoia
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from pbem.config import SigningConfig
 from pbem.core.errors import ConfigError
+from pbem.secrecy import certificates
 
 __all__ = [
     "GameKeys",
@@ -218,41 +218,7 @@ def _write(path: Path, data: bytes, *, secret: bool) -> None:
 def _self_signed(name: str, address: str) -> tuple[rsa.RSAPrivateKey, x509.Certificate]:
     key = rsa.generate_private_key(public_exponent=65537, key_size=3072)
     start = datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=5)
-    subject = x509.Name(
-        [
-            x509.NameAttribute(NameOID.COMMON_NAME, name),
-            x509.NameAttribute(NameOID.EMAIL_ADDRESS, address),
-        ]
-    )
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(start)
-        .not_valid_after(start + datetime.timedelta(days=_CERTIFICATE_DAYS))
-        # Mail clients match the signer's address against From: (RFC 8550 §3).
-        .add_extension(x509.SubjectAlternativeName([x509.RFC822Name(address)]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(
-            x509.KeyUsage(
-                digital_signature=True,
-                content_commitment=True,
-                key_encipherment=False,
-                data_encipherment=False,
-                key_agreement=False,
-                key_cert_sign=False,
-                crl_sign=False,
-                encipher_only=False,
-                decipher_only=False,
-            ),
-            critical=True,
-        )
-        .add_extension(
-            x509.ExtendedKeyUsage([ExtendedKeyUsageOID.EMAIL_PROTECTION]), critical=False
-        )
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
-        .sign(key, hashes.SHA256())
+    certificate = certificates.self_signed(
+        key, name, address, not_before=start, days=_CERTIFICATE_DAYS
     )
     return key, certificate
