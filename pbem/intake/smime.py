@@ -574,7 +574,11 @@ def make_self_signed_certificate(
         raise ValueError(f"key_type must be 'ec' or 'rsa', not {key_type!r}")
     start = now or datetime.datetime.now(datetime.UTC)
     certificate = certificates.self_signed(
-        key, address, address, not_before=start - datetime.timedelta(minutes=5), days=days
+        key,
+        address,
+        address,
+        not_before=start - datetime.timedelta(minutes=5),
+        not_after=start + datetime.timedelta(days=days),
     )
     return (
         certificate.public_bytes(serialization.Encoding.PEM),

@@ -34,6 +34,7 @@ from pbem.intake.signatures import (
     VerifiedSheet,
     find_blocks,
     key_fingerprint,
+    orders_in_text,
     verify_block,
 )
 from pbem.intake.smime import is_smime, signer_certificate_fingerprints, verify_smime
@@ -308,7 +309,12 @@ class Mailroom:
                     sheet.phase,
                     f"{exc.code}: {exc.message}",
                 )
-            if exc.code == "no-block" and not opened.blocks and mail.text.strip():
+            if (
+                exc.code == "no-block"
+                and not opened.blocks
+                and mail.text.strip()
+                and not _looks_like_orders(mail.text)
+            ):
                 forwarded = self._forward(row, mail)
                 if forwarded:
                     return self._answer(
@@ -897,3 +903,14 @@ class Mailroom:
                 now=self.gm.desk.now,
             )
         return self._answer(row, mail, answer, outcome)
+
+
+def _looks_like_orders(text: str) -> bool:
+    """Whether a mail without a signed block holds an order sheet all the same:
+    unsigned orders are refused as unsigned (with the signing hints), never
+    forwarded to the moderator as a letter."""
+    try:
+        parse_sheet(orders_in_text(text))
+    except IntakeError:
+        return False
+    return True

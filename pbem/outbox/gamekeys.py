@@ -219,6 +219,10 @@ def _self_signed(name: str, address: str) -> tuple[rsa.RSAPrivateKey, x509.Certi
     key = rsa.generate_private_key(public_exponent=65537, key_size=3072)
     start = datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=5)
     certificate = certificates.self_signed(
-        key, name, address, not_before=start, days=_CERTIFICATE_DAYS
+        key,
+        name,
+        address,
+        not_before=start,
+        not_after=start + datetime.timedelta(days=_CERTIFICATE_DAYS),
     )
     return key, certificate

@@ -17,9 +17,9 @@ def self_signed(
     address: str,
     *,
     not_before: datetime.datetime,
-    days: int,
+    not_after: datetime.datetime,
 ) -> x509.Certificate:
-    """A certificate for signing mail from ``address``, valid ``days`` from ``not_before``."""
+    """A certificate for signing mail from ``address``, valid in [not_before, not_after]."""
     subject = x509.Name(
         [
             x509.NameAttribute(NameOID.COMMON_NAME, common_name),
@@ -33,7 +33,7 @@ def self_signed(
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(not_before)
-        .not_valid_after(not_before + datetime.timedelta(days=days))
+        .not_valid_after(not_after)
         # Mail clients match the signer's address against From: (RFC 8550 §3).
         .add_extension(x509.SubjectAlternativeName([x509.RFC822Name(address)]), critical=False)
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
