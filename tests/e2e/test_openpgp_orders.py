@@ -90,7 +90,13 @@ async def test_openpgp_players_play_a_turn_and_hostile_mail_is_refused(
             _send(mail_lab, north if name != "wrong-side" else south, to, raw)
         await daemon.once()
         _send(mail_lab, south, to, clear)
-        _send(mail_lab, south, to, clear.replace(b"Subject: orders", b"Subject: again"))
+        # A replay: the same signature in a new mail (its own Message-ID; a copy of the
+        # same Message-ID is filed as a copy, see test_senders).
+        replay = re.sub(
+            rb"Message-ID: <[^>]*>", b"Message-ID: <replay@pbem.test>", clear, flags=re.I
+        )
+        assert replay != clear
+        _send(mail_lab, south, to, replay.replace(b"Subject: orders", b"Subject: again"))
         await daemon.once()
         await daemon.once()
     finally:
