@@ -137,7 +137,7 @@ def test_season_tools_by_mail_and_cli_and_the_dashboard(
     assert "g1 (demo duel): running, turn 1 plot" in seen
     assert "awaiting: north, south" in seen  # g1: a deadline days away
     assert re.search(r"g2 \(demo duel\): running, turn 1 plot, deadline [^;]+; LATE: south", seen)
-    assert f"north player: {north.address}, key SHA256:" in seen
+    assert f"north player: {north.address}, key ed25519 SHA256:" in seen
     assert f"observer (north): {watcher.address}" in seen
     assert seen.count(watcher.address) == 1  # seated once
     assert "time zone UTC" in seen
