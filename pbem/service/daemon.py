@@ -35,6 +35,10 @@ from pbem.service.work import CLAIM_SECONDS, OutgoingBatch, Worker
 from pbem.storage.db import make_engine, make_sessionmaker
 from pbem.storage.enums import OutboundStatus
 
+# Seconds the outbox waits for a wakeup before looking for due mail anyway
+# (retries fall due without one).
+OUTBOX_POLL = 5.0
+
 log = logging.getLogger("pbem.service")
 
 # The heartbeat loop looks at the mailbox this often (a beat when its state changes).
@@ -205,6 +209,11 @@ class Daemon:
                 raise result
 
     async def _processing_round(self, tick_everything: bool = False, tick: bool = True) -> None:
+        """Answers first: each batch's answers are committed and the outbox woken as
+        the batch ends (see _process_pending), before the tick adjudicates the
+        rounds their mails closed and renders the reports. A mail's transaction
+        only files its orders; the round it completes is adjudicated by the tick,
+        a transaction of its own (after a kill in between, by the next daemon's)."""
         await self._process_pending()
         if tick:
             await asyncio.to_thread(self.worker.tick_games, tick_everything)
@@ -247,6 +256,7 @@ class Daemon:
                 for future in done:
                     future.result()  # a failure the batch could not file is the round's
                     self.watchdog.beat("processing", self.config.intake.poll_interval)
+                    self.outbox_wakeup.set()  # its answers are committed: send them now
             except BaseException:
                 for future in running:
                     future.cancel()
@@ -360,13 +370,16 @@ class Daemon:
     async def _outbox_loop(self) -> None:
         while not self.stopping.is_set():
             self.watchdog.beat("outbox", 5.0)
+            # Cleared before the round, not after: mail queued while the round
+            # sends (a batch's answers) wakes the next round at once.
+            self.outbox_wakeup.clear()
             try:
                 await self._outbox_round()
             except Exception:
                 log.exception("outbox round failed; retrying")
-            self.outbox_wakeup.clear()
+                await asyncio.sleep(1.0)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.outbox_wakeup.wait(), timeout=5.0)
+                await asyncio.wait_for(self.outbox_wakeup.wait(), timeout=OUTBOX_POLL)
 
     async def _heartbeat_loop(self) -> None:
         """Beat every HEARTBEAT_SECONDS, and at once when the mailbox goes or comes
