@@ -103,7 +103,20 @@ def test_the_answers_go_out_before_the_round_they_close_is_adjudicated(
     daemon.worker.tick_games = tick  # type: ignore[method-assign]
 
     async def main() -> None:
+        idle = asyncio.Event()
+        first_round = daemon._outbox_round
+
+        async def outbox_round() -> int:
+            sent = await first_round()
+            idle.set()
+            return sent
+
+        daemon._outbox_round = outbox_round  # type: ignore[method-assign]
         outbox = asyncio.create_task(daemon._outbox_loop())
+        # The outbox has sent what was due (START's reports) and waits to be woken.
+        await idle.wait()
+        sender.to.clear()  # from now on: the answers
+        sender.answered.clear()
         try:
             await asyncio.wait_for(daemon._processing_round(), timeout=120)
         finally:
