@@ -713,10 +713,13 @@ def _put(
     """Stamp ``text`` on a "P" image at ``spot``; its box."""
     stamp = _stamp(text, font, anchor, 1 if halo else 0)
     box = _stamp_box(spot, stamp)
-    at = (int(box[0]), int(box[1]))
+    x, y = int(box[0]), int(box[1])
+    at = (x, y, x + stamp.ink.width, y + stamp.ink.height)
+    # Straight to the image core: Image.paste's checks cost more than the paste
+    # of a label (hundreds a report). ``img`` is a copy of our own, writable.
     if halo is not None and stamp.halo is not None:
-        img.paste(_index(img, halo), at, stamp.halo)
-    img.paste(_index(img, fill), at, stamp.ink)
+        img.im.paste(_index(img, halo), at, stamp.halo.im)
+    img.im.paste(_index(img, fill), at, stamp.ink.im)
     return box
 
 
