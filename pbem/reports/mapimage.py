@@ -9,14 +9,28 @@ metadata, so the same inputs always give the same bytes.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import io
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw, ImageFont
 
-from pbem.core.mapview import Colour, Edge, Ground, LegendEntry, MapBox, MapMarker, MapPicture
+from pbem.core.mapview import (
+    Colour,
+    Edge,
+    Ground,
+    LegendEntry,
+    MapBase,
+    MapBox,
+    MapHex,
+    MapHexside,
+    MapLine,
+    MapMarker,
+    MapPicture,
+)
 
 RADIUS = 13.0  # pixels from hex centre to corner at scale 1
 MARGIN = 24
@@ -25,8 +39,9 @@ BOX_W = 86  # the off-map box column east of the map
 LEGEND_H = 18  # the key's row under the map
 ZOOM_HEAD = 24  # the close-up's heading
 ZOOM_PAD = 4.0  # grid units of map around the close-up's focus
-ZOOM_MIN, ZOOM_MAX = 2.0, 3.5  # the close-up's scale, relative to the overview's
+ZOOM_STEPS = (2.0, 3.0)  # the close-up's scales, relative to the overview's (each drawn once)
 ZOOM_HEIGHT = 520  # the close-up's greatest height in pixels at scale 1
+PNG_LEVEL = 2  # zlib level: a 256-colour map compresses well enough fast
 
 SEA = (58, 110, 165)
 SEA_LINE = (78, 130, 185)
@@ -44,9 +59,11 @@ BACKGROUND = (235, 232, 220)
 SWATCHES = {Ground.SEA: SEA, Ground.ISLET: ISLET, Ground.LAND: LAND, Ground.DESERT: DESERT}
 
 Point = tuple[float, float]
+Box = tuple[float, float, float, float]
 Font = ImageFont.ImageFont | ImageFont.FreeTypeFont
 
 
+@functools.lru_cache(maxsize=64)
 def _font(size: int) -> Font:
     try:
         return ImageFont.load_default(size=size)
@@ -98,9 +115,11 @@ class Zoom:
 
 def _zoom(picture: MapPicture, scale: float) -> Zoom | None:
     """Where the close-up looks and how large: the focus hexes with a margin, as
-    large as fits the map's width (at least twice the overview's scale; a focus
-    spread wider is cut around its densest part)."""
-    centres = {x.key: x.centre for x in picture.hexes}
+    large as fits the map's width (twice or three times the overview's scale, so
+    its base map is drawn once per scale; a focus spread wider is cut around its
+    densest part), kept over the map. Made from the picture alone: the focus is
+    what the audience may see (its own forces and the fighting it knows of)."""
+    centres, _ = _grid(picture.hexes)
     points = [centres[k] for k in picture.focus if k in centres]
     if not points:
         return None
@@ -108,17 +127,57 @@ def _zoom(picture: MapPicture, scale: float) -> Zoom | None:
     xs, ys = [x for x, _ in points], [y for _, y in points]
     span_x = max(xs) - min(xs) + 2 * ZOOM_PAD
     span_y = max(ys) - min(ys) + 2 * ZOOM_PAD
-    z = min(ZOOM_MAX * scale, max(ZOOM_MIN * scale, width_px / (span_x * RADIUS)))
+    fits = width_px / (span_x * RADIUS * scale)
+    z = scale * max(step for step in ZOOM_STEPS if step <= max(fits, ZOOM_STEPS[0]))
     w = width_px / (RADIUS * z)
     h = min(span_y, ZOOM_HEIGHT * scale / (RADIUS * z))
     if span_x <= w and span_y <= h:
         cx, cy = (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
     else:  # the focus point with most of the focus around it
-        cx, cy = max(
-            points,
-            key=lambda p: sum(abs(x - p[0]) <= w / 2 and abs(y - p[1]) <= h / 2 for x, y in points),
-        )
+        cx, cy = _densest(points, w, h)
+    west, north, east, south = _grid(picture.hexes)[1]
+    cx = _inside(cx, w, west - 1, east + 1)
+    cy = _inside(cy, h, north - 1, south + 1)
     return Zoom(z, cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+
+
+def _densest(points: list[Point], w: float, h: float) -> Point:
+    """The first point (in the focus's order) with most points in the w x h
+    window around it."""
+    by_x = sorted(points)
+    xs = [x for x, _ in by_x]
+
+    def around(p: Point) -> int:
+        near = by_x[bisect.bisect_left(xs, p[0] - w / 2) : bisect.bisect_right(xs, p[0] + w / 2)]
+        return sum(abs(y - p[1]) <= h / 2 for _, y in near)
+
+    return max(points, key=around)
+
+
+# Each map's hex centres and their extent, found by the hexes' identity (a
+# ruleset hands the same tuple to every report: no hashing of a whole map).
+_GRIDS: dict[int, tuple[tuple[MapHex, ...], dict[int, Point], Box]] = {}
+
+
+def _grid(hexes: tuple[MapHex, ...]) -> tuple[dict[int, Point], Box]:
+    """The hexes' centres by key, and their extent: west, north, east, south."""
+    known = _GRIDS.get(id(hexes))
+    if known is not None and known[0] is hexes:
+        return known[1], known[2]
+    if len(_GRIDS) >= 16:
+        _GRIDS.clear()
+    centres = {x.key: x.centre for x in hexes}
+    xs, ys = [x for x, _ in centres.values()], [y for _, y in centres.values()]
+    bounds = (min(xs), min(ys), max(xs), max(ys)) if centres else (0.0, 0.0, 0.0, 0.0)
+    _GRIDS[id(hexes)] = (hexes, centres, bounds)
+    return centres, bounds
+
+
+def _inside(c: float, size: float, lo: float, hi: float) -> float:
+    """A window's centre moved so the window stays over [lo, hi] (centred if wider)."""
+    if size >= hi - lo:
+        return (lo + hi) / 2
+    return min(max(c, lo + size / 2), hi - size / 2)
 
 
 def _corners(px: float, py: float, r: float) -> list[Point]:
@@ -154,7 +213,7 @@ def render_map(
     if zoom is not None:
         img = _with_close_up(img, picture, zoom, scale, hex_numbers)
     buf = io.BytesIO()
-    img.save(buf, format="PNG", optimize=False)
+    img.save(buf, format="PNG", optimize=False, compress_level=PNG_LEVEL)
     return buf.getvalue()
 
 
@@ -162,9 +221,9 @@ def _with_close_up(
     overview: Image.Image, picture: MapPicture, zoom: Zoom, scale: float, hex_numbers: bool
 ) -> Image.Image:
     """The overview with the close-up's window outlined, and the close-up under it."""
-    h = overview.height
-    out = Image.new("RGB", image_size(picture, scale), BACKGROUND)
-    out.paste(overview, (0, 0))
+    w, h = overview.size
+    out = overview.crop((0, 0, w, h + zoom.panel_height(scale)))  # keeps the palette
+    out.paste(_index(out, BACKGROUND), (0, h, w, out.height))
     draw = ImageDraw.Draw(out)
     draw.rectangle(zoom.pixels(scale), outline=TEXT, width=max(1, round(2 * scale)))
     head = round(ZOOM_HEAD * scale)
@@ -172,16 +231,48 @@ def _with_close_up(
         (MARGIN, h + head / 2), "Close-up", fill=TEXT, font=_font(round(14 * scale)), anchor="lm"
     )
     window = zoom.pixels(zoom.scale)
-    close = _draw(picture, zoom.scale, hex_numbers, "", window=window).crop(window)
-    out.paste(close, (MARGIN, h + head))
+    close = _draw(picture, zoom.scale, hex_numbers, "", window=window)
+    out.paste(_with_palette(close, out), (MARGIN, h + head))
     x0, y0 = MARGIN, h + head
     draw.rectangle((x0, y0, x0 + close.width - 1, y0 + close.height - 1), outline=TEXT, width=1)
     return out
 
 
+def _index(img: Image.Image, colour: Colour) -> int:
+    """The palette index of ``colour`` in a "P" image (added if new)."""
+    assert img.palette is not None
+    known = img.palette.colors.get(colour)
+    return known if known is not None else img.palette.getcolor(colour, img)
+
+
+def _with_palette(part: Image.Image, into: Image.Image) -> Image.Image:
+    """``part`` (a "P" image) re-indexed to ``into``'s palette, so it pastes unchanged."""
+    palette = part.getpalette() or []
+    mapping = [
+        _index(into, (palette[3 * i], palette[3 * i + 1], palette[3 * i + 2]))
+        for i in range(len(palette) // 3)
+    ]
+    return part.point(mapping + [0] * (256 - len(mapping)))
+
+
 def _text_size(scale: float, size: float) -> int:
     """Text grows slower than the map: a close-up's labels stay labels."""
     return max(round(size), round(size * math.sqrt(scale)))
+
+
+def _fonts(scale: float) -> tuple[Font, Font]:
+    """The small font (counts, capacities, unit labels) and the names' font."""
+    small = _font(_text_size(scale, 8) if scale >= 1 else max(7, round(8 * scale)))
+    label = _font(_text_size(scale, 9) if scale >= 1 else max(8, round(9 * scale)))
+    return small, label
+
+
+@dataclass(frozen=True, slots=True)
+class _Layer:
+    """The part of a map that no report changes, drawn once (see _base_map)."""
+
+    image: Image.Image  # "P" mode: copied or cropped, never drawn on
+    taken: tuple[Box, ...]  # the names' boxes, which unit labels keep clear of
 
 
 def _draw(
@@ -191,57 +282,80 @@ def _draw(
     title: str,
     window: tuple[int, int, int, int] | None = None,
 ) -> Image.Image:
-    """The map at ``scale``; with a ``window`` (the close-up's), labels keep
-    inside it and the key is left out."""
-    w, h = _overview_size(picture, scale)
-    img = Image.new("RGB", (w, h), BACKGROUND)
+    """The map at ``scale``: a copy of its base map (drawn once) with what the
+    report changes drawn on it; with a ``window`` (the close-up's), only that
+    part, its unit labels kept inside it."""
+    layer = _base_map(
+        picture.columns,
+        picture.rows,
+        picture.hexes,
+        picture.hexsides,
+        picture.lines,
+        picture.boxes,
+        tuple(b.key for b in picture.bases),
+        _key(picture) if window is None else None,
+        scale,
+        hex_numbers,
+        names=window is None,
+    )
+    if window is None:
+        img, (ox, oy) = layer.image.copy(), (0, 0)
+    else:
+        img, (ox, oy) = layer.image.crop(window), (window[0], window[1])
+    bounds: Box = (0, 0, img.width, img.height)
+    # The names' boxes over this part, moved to its corner.
+    names = [(x0 - ox, y0 - oy, x1 - ox, y1 - oy) for x0, y0, x1, y1 in layer.taken]
+    taken = _Taken(b for b in names if _overlaps(b, bounds))
+    _draw_changes(img, picture, scale, (ox, oy), bounds, taken, names=window is not None)
+    if title:
+        ImageDraw.Draw(img).text(
+            (MARGIN, MARGIN * 0.5), title, fill=TEXT, font=_font(round(16 * scale))
+        )
+    return img
+
+
+def _draw_changes(
+    img: Image.Image,
+    picture: MapPicture,
+    scale: float,
+    origin: tuple[int, int],
+    bounds: Box,
+    taken: _Taken,
+    *,
+    names: bool,
+) -> None:
+    """What differs from report to report, on ``img`` (whose top left corner is
+    ``origin`` of the whole map at ``scale``): combat outlines, bases in their
+    owners' colours, unit stacks and, where there is room, their labels; with
+    ``names``, the hexes' names too, clear of them (the close-up: a few dozen)."""
     draw = ImageDraw.Draw(img)
     r = RADIUS * scale
-    small = _font(_text_size(scale, 8) if scale >= 1 else max(7, round(8 * scale)))
-    label = _font(_text_size(scale, 9) if scale >= 1 else max(8, round(9 * scale)))
-    centres = {x.key: x.centre for x in picture.hexes}
+    small, label = _fonts(scale)
+    centres, _ = _grid(picture.hexes)
+    reach = _grow(bounds, 2 * r)
 
     def at(key: int) -> Point:
-        return hex_pixel(centres[key], scale)
+        x, y = hex_pixel(centres[key], scale)
+        return x - origin[0], y - origin[1]
 
-    def side(a: int, b: int) -> tuple[Point, Point]:
-        cs = _corners(*at(a), r)
-        i, j = _SIDE_CORNERS[_facing(centres[a], centres[b])]
-        return cs[i], cs[j]
+    if scale < ZOOM_STEPS[0] and not names:
+        taken = _Taken(cell=None)  # no label is placed: nothing to keep clear of
 
-    # Hex fills.
-    for x in picture.hexes:
-        px, py = at(x.key)
-        cs = _corners(px, py, r)
-        if x.ground is Ground.SEA or x.ground is Ground.ISLET:
-            draw.polygon(cs, fill=SEA, outline=SEA_LINE)
-            if x.ground is Ground.ISLET:
-                dot = r * 0.32
-                draw.ellipse((px - dot, py - dot, px + dot, py + dot), fill=ISLET)
-        else:
-            draw.polygon(cs, fill=SWATCHES[x.ground], outline=LAND_LINE)
-
-    for hs in picture.hexsides:
-        seg = side(hs.a, hs.b)
-        if hs.edge is Edge.MOUNTAIN:
-            _mountain(draw, seg, scale)
-        elif hs.edge is Edge.STRAIT:
-            draw.line(seg, fill=STRAIT, width=max(1, round(2 * scale)))
-        else:
-            draw.line(seg, fill=BORDER, width=1)
-
-    # Where two lines share a hexside their dashes alternate.
-    for phase, line in enumerate(picture.lines):
-        for a, b in line.hexsides:
-            _dashed(draw, side(a, b), line.colour, scale, phase % 2)
+    def seen(key: int) -> bool:  # near enough the window to show
+        x, y = at(key)
+        return reach[0] <= x <= reach[2] and reach[1] <= y <= reach[3]
 
     for key in picture.highlight:
-        px, py = at(key)
-        draw.polygon(_corners(px, py, r * 0.92), outline=HIGHLIGHT, width=max(2, round(2 * scale)))
+        if key in centres and seen(key):
+            px, py = at(key)
+            draw.polygon(
+                _corners(px, py, r * 0.92), outline=HIGHLIGHT, width=max(2, round(2 * scale))
+            )
 
     # Bases: a ring for a naval base, a square for an air base (with its capacity).
-    taken: list[Box] = []  # what a label may not cover
     for base in picture.bases:
+        if not seen(base.key):
+            continue
         px, py = at(base.key)
         taken.append(_grow((px, py, px, py), r * 0.55))  # no label over a base's mark
         if base.naval:
@@ -255,26 +369,16 @@ def _draw(
             k = r * 0.3
             draw.rectangle((px - k, py - k, px + k, py + k), fill=base.colour)
             spot = (px, py + r * 0.62)
-            text = str(base.air_capacity)
-            draw.text(
-                spot, text, fill=TEXT, font=small, anchor="mt", stroke_width=1, stroke_fill=HALO
-            )
-            taken.append(draw.textbbox(spot, text, font=small, anchor="mt", stroke_width=1))
+            taken.append(_put(img, spot, str(base.air_capacity), small, "mt", TEXT, HALO))
 
-    bounds: Box = window or (0, 0, w, h)
-    squares = _marker_squares(picture.markers, at, r)
-    taken += [_grow(sq, 1) for _, sq in squares]
+    squares = [(m, sq) for m, sq in _marker_squares(picture.markers, at, r) if _overlaps(sq, reach)]
+    for _, sq in squares:
+        taken.append(_grow(sq, 1))
     for marker, (x0, y0, x1, y1) in squares:
         draw.rectangle((x0, y0, x1, y1), fill=marker.colour, outline=HALO)
         if marker.count > 1:
-            draw.text(
-                ((x0 + x1) / 2, (y0 + y1) / 2),
-                str(marker.count),
-                fill=HALO,
-                font=small,
-                anchor="mm",
-            )
-    if scale >= ZOOM_MIN:  # room for each stack's top unit beside its square
+            _put(img, ((x0 + x1) / 2, (y0 + y1) / 2), str(marker.count), small, "mm", HALO)
+    if scale >= ZOOM_STEPS[0]:  # room for each stack's top unit beside its square
         for marker, (x0, y0, x1, y1) in squares:
             mx = (x0 + x1) / 2
             spots = (
@@ -285,31 +389,119 @@ def _draw(
                 ((x1 + 4, (y0 + y1) / 2), "lm"),
                 ((x0 - 4, (y0 + y1) / 2), "rm"),
             )
-            _place(draw, marker.label, spots, small, taken, bounds)
-    based = {b.key for b in picture.bases}
-    for x in sorted(
-        (x for x in picture.hexes if x.name), key=lambda x: (x.key not in based, x.key)
-    ):
+            _place(_putter(img, small), marker.label, spots, small, taken, bounds)
+    if names:
+        _name_hexes(_putter(img, label), picture.hexes, picture.bases, at, r, label, taken, bounds)
+
+
+@functools.lru_cache(maxsize=8)
+def _base_map(
+    columns: int,
+    rows: float,
+    hexes: tuple[MapHex, ...],
+    hexsides: tuple[MapHexside, ...],
+    lines: tuple[MapLine, ...],
+    boxes: tuple[MapBox, ...],
+    base_keys: tuple[int, ...],
+    legend: tuple[LegendEntry, ...] | None,
+    scale: float,
+    hex_numbers: bool,
+    *,
+    names: bool,
+) -> _Layer:
+    """The map as no report changes it, drawn once per process for each map
+    (a moderator's map correction is another map: another drawing) and scale:
+    terrain, hexside features, start lines, with ``names`` the hexes' names
+    (kept clear of base marks), off-map boxes and the key (None: left out). Made from the arguments alone,
+    so what one report shows can never reach another's."""
+    picture = MapPicture(columns, rows, hexes, hexsides, lines, boxes=boxes)
+    w, h = _overview_size(picture, scale)
+    img = Image.new("RGB", (w, h), BACKGROUND)
+    draw = ImageDraw.Draw(img)
+    r = RADIUS * scale
+    small, label = _fonts(scale)
+    centres = {x.key: x.centre for x in hexes}
+
+    def at(key: int) -> Point:
+        return hex_pixel(centres[key], scale)
+
+    def side(a: int, b: int) -> tuple[Point, Point]:
+        cs = _corners(*at(a), r)
+        i, j = _SIDE_CORNERS[_facing(centres[a], centres[b])]
+        return cs[i], cs[j]
+
+    # Hex fills.
+    for x in hexes:
         px, py = at(x.key)
-        names_at = tuple(((px + dx * r, py + dy * r), anchor) for dx, dy, anchor in _NAME_SPOTS)
-        _place(draw, x.name or "", names_at, label, taken, bounds)
+        cs = _corners(px, py, r)
+        if x.ground is Ground.SEA or x.ground is Ground.ISLET:
+            draw.polygon(cs, fill=SEA, outline=SEA_LINE)
+            if x.ground is Ground.ISLET:
+                dot = r * 0.32
+                draw.ellipse((px - dot, py - dot, px + dot, py + dot), fill=ISLET)
+        else:
+            draw.polygon(cs, fill=SWATCHES[x.ground], outline=LAND_LINE)
+
+    for hs in hexsides:
+        seg = side(hs.a, hs.b)
+        if hs.edge is Edge.MOUNTAIN:
+            _mountain(draw, seg, scale)
+        elif hs.edge is Edge.STRAIT:
+            draw.line(seg, fill=STRAIT, width=max(1, round(2 * scale)))
+        else:
+            draw.line(seg, fill=BORDER, width=1)
+
+    # Where two lines share a hexside their dashes alternate.
+    for phase, line in enumerate(lines):
+        for a, b in line.hexsides:
+            _dashed(draw, side(a, b), line.colour, scale, phase % 2)
+
+    # Base marks and their capacities (drawn per report) keep their places.
+    marks: list[Box] = []
+    for key in base_keys:
+        if key in centres:
+            px, py = at(key)
+            marks += [_grow((px, py, px, py), r * 0.55), (px - r, py, px + r, py + r * 1.2)]
+    taken = _Taken(marks)
+    if names:
+        put = _writer(draw, label)
+        _name_hexes(put, hexes, base_keys, at, r, label, taken, (0, 0, w, h))
 
     if hex_numbers:
         tiny = _font(max(6, round(6 * scale)))
-        for x in picture.hexes:
+        for x in hexes:
             px, py = at(x.key)
             draw.text((px, py + r * 0.55), x.number, fill=(0, 0, 0), font=tiny, anchor="mb")
 
-    for box in picture.boxes:
+    for box in boxes:
         _box(draw, box, [at(key) for key in box.beside], scale, small)
-    if title:
-        draw.text((MARGIN, MARGIN * 0.5), title, fill=TEXT, font=_font(round(16 * scale)))
-    if window is None:
-        _legend(draw, _key(picture), scale, small, h)
-    return img
+    if legend is not None:
+        _legend(draw, legend, scale, small, h)
+    placed = tuple(taken.boxes[len(marks) :])
+    return _Layer(img.quantize(palette=_palette(picture, legend)), placed)
 
 
-Box = tuple[float, float, float, float]
+def _palette(picture: MapPicture, legend: tuple[LegendEntry, ...] | None) -> Image.Image:
+    """The colours a map is drawn in: each one exactly, and the blends of
+    anti-aliased text over its grounds, so a base map keeps its colours in a
+    256-colour PNG (which encodes several times faster than RGB)."""
+    grounds = [SEA, LAND, ISLET, DESERT, BACKGROUND, HALO]
+    exact = [
+        *grounds, SEA_LINE, LAND_LINE, BORDER, STRAIT, MOUNTAIN, TEXT, HIGHLIGHT, (0, 0, 0),
+        *(line.colour for line in picture.lines),
+        *(e.swatch for e in legend or () if not isinstance(e.swatch, Ground)),
+    ]  # fmt: skip
+    blends = [
+        tuple(round(a + (b - a) * i / 8) for a, b in zip(ink, ground, strict=True))
+        for ink in (TEXT, HALO, (0, 0, 0))
+        for ground in grounds
+        if ink != ground
+        for i in range(1, 8)
+    ]
+    colours: list[tuple[int, ...]] = list(dict.fromkeys([*exact, *blends]))[:200]
+    pal = Image.new("P", (1, 1))
+    pal.putpalette([c for colour in colours for c in colour])
+    return pal
 
 
 def _grow(box: Box, by: float) -> Box:
@@ -318,6 +510,44 @@ def _grow(box: Box, by: float) -> Box:
 
 def _overlaps(a: Box, b: Box) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+class _Taken:
+    """The boxes a label may not cover, filed by area (cells of ``CELL`` pixels),
+    so a check compares a label with its neighbours only."""
+
+    CELL = 64
+
+    def __init__(self, boxes: Iterable[Box] = (), cell: int | None = CELL) -> None:
+        """``cell`` None: a list that files nothing (where nothing is checked)."""
+        self.filed = cell is not None
+        self.boxes: list[Box] = []
+        self._cells: dict[tuple[int, int], list[Box]] = {}
+        for box in boxes:
+            self.append(box)
+
+    def __len__(self) -> int:
+        return len(self.boxes)
+
+    def __getitem__(self, i: slice) -> list[Box]:
+        return self.boxes[i]
+
+    def _keys(self, box: Box) -> Iterator[tuple[int, int]]:
+        c = self.CELL
+        for i in range(math.floor(box[0] / c), math.floor(box[2] / c) + 1):
+            for j in range(math.floor(box[1] / c), math.floor(box[3] / c) + 1):
+                yield i, j
+
+    def append(self, box: Box) -> None:
+        self.boxes.append(box)
+        if not self.filed:
+            return
+        for key in self._keys(box):
+            self._cells.setdefault(key, []).append(box)
+
+    def hits(self, box: Box) -> bool:
+        """Whether ``box`` overlaps a box filed."""
+        return any(_overlaps(box, t) for key in self._keys(box) for t in self._cells.get(key, ()))
 
 
 def _marker_squares(
@@ -358,31 +588,139 @@ _NAME_SPOTS = (
 )
 
 
+Put = Callable[[Point, str, str], None]  # draws a label: (spot, text, anchor)
+
+
 def _place(
-    draw: ImageDraw.ImageDraw,
+    put: Put,
     text: str,
     spots: tuple[tuple[Point, str], ...],
     font: Font,
-    taken: list[Box],
+    taken: _Taken,
     bounds: Box,
 ) -> None:
     """``text`` at the first of its ``spots`` (point, anchor) where it covers nothing
     ``taken`` and stays inside the picture; none free: left out (the close-up has
     room for it), so no two labels ever overlap."""
     for spot, anchor in spots:
-        box = _grow(draw.textbbox(spot, text, font=font, anchor=anchor, stroke_width=1), 1)
+        dx, dy, w, h = _extent(text, font, anchor, 1)
+        x, y = round(spot[0]) + dx, round(spot[1]) + dy
+        box = _grow((x, y, x + w, y + h), 1)
         inside = (
             box[0] >= bounds[0]
             and box[1] >= bounds[1]
             and box[2] <= bounds[2]
             and box[3] <= bounds[3]
         )
-        if inside and not any(_overlaps(box, t) for t in taken):
+        if inside and not taken.hits(box):
             taken.append(box)
-            draw.text(
-                spot, text, fill=TEXT, font=font, anchor=anchor, stroke_width=1, stroke_fill=HALO
-            )
+            put(spot, text, anchor)
             return
+
+
+def _name_hexes(
+    put: Put,
+    hexes: tuple[MapHex, ...],
+    bases: tuple[int, ...] | tuple[MapBase, ...],
+    at: Callable[[int], Point],
+    r: float,
+    font: Font,
+    taken: _Taken,
+    bounds: Box,
+) -> None:
+    """Each named hex's name where it is free, bases' names first."""
+    based = {b if isinstance(b, int) else b.key for b in bases}
+    near = _grow(bounds, 2 * r)
+    for x in sorted((x for x in hexes if x.name), key=lambda x: (x.key not in based, x.key)):
+        px, py = at(x.key)
+        if near[0] <= px <= near[2] and near[1] <= py <= near[3]:
+            spots = tuple(((px + dx * r, py + dy * r), anchor) for dx, dy, anchor in _NAME_SPOTS)
+            _place(put, x.name or "", spots, font, taken, bounds)
+
+
+def _writer(draw: ImageDraw.ImageDraw, font: Font) -> Put:
+    """Labels drawn anti-aliased, with a halo (the base map, drawn once)."""
+
+    def put(spot: Point, text: str, anchor: str) -> None:
+        draw.text(spot, text, fill=TEXT, font=font, anchor=anchor, stroke_width=1, stroke_fill=HALO)
+
+    return put
+
+
+def _putter(img: Image.Image, font: Font) -> Put:
+    """Labels stamped, with a halo (each report's units: see _put)."""
+
+    def put(spot: Point, text: str, anchor: str) -> None:
+        _put(img, spot, text, font, anchor, TEXT, HALO)
+
+    return put
+
+
+@dataclass(frozen=True, slots=True)
+class _Stamp:
+    """A label's pixels, rendered once: where its box starts from its spot, and
+    its masks (the halo's, the letters')."""
+
+    dx: int
+    dy: int
+    halo: Image.Image | None
+    ink: Image.Image
+
+
+_PROBE = ImageDraw.Draw(Image.new("1", (1, 1)))
+
+
+@functools.lru_cache(maxsize=8192)
+def _extent(text: str, font: Font, anchor: str, stroke: int) -> tuple[int, int, int, int]:
+    """Where a label's box starts from its spot, and its size (measured once)."""
+    x0, y0, x1, y1 = (
+        round(v)
+        for v in _PROBE.textbbox((0, 0), text, font=font, anchor=anchor, stroke_width=stroke)
+    )
+    return x0, y0, max(1, x1 - x0), max(1, y1 - y0)
+
+
+@functools.lru_cache(maxsize=8192)
+def _stamp(text: str, font: Font, anchor: str, stroke: int) -> _Stamp:
+    """Unit labels, counts and capacities repeat from report to report: each is
+    rendered by FreeType once, then pasted (a fraction of the cost of drawing)."""
+    x0, y0, w, h = _extent(text, font, anchor, stroke)
+    ink = Image.new("1", (w, h))
+    ImageDraw.Draw(ink).text((-x0, -y0), text, fill=1, font=font, anchor=anchor)
+    halo = None
+    if stroke:
+        halo = Image.new("1", (w, h))
+        ImageDraw.Draw(halo).text(
+            (-x0, -y0), text, fill=1, font=font, anchor=anchor, stroke_width=stroke, stroke_fill=1
+        )
+    return _Stamp(x0, y0, halo, ink)
+
+
+def _stamp_box(spot: Point, stamp: _Stamp) -> Box:
+    x, y = round(spot[0]) + stamp.dx, round(spot[1]) + stamp.dy
+    return x, y, x + stamp.ink.width, y + stamp.ink.height
+
+
+def _put(
+    img: Image.Image,
+    spot: Point,
+    text: str,
+    font: Font,
+    anchor: str,
+    fill: Colour,
+    halo: Colour | None = None,
+) -> Box:
+    """Stamp ``text`` on a "P" image at ``spot``; its box."""
+    stamp = _stamp(text, font, anchor, 1 if halo else 0)
+    box = _stamp_box(spot, stamp)
+    x, y = int(box[0]), int(box[1])
+    at = (x, y, x + stamp.ink.width, y + stamp.ink.height)
+    # Straight to the image core: Image.paste's checks cost more than the paste
+    # of a label (hundreds a report). ``img`` is a copy of our own, writable.
+    if halo is not None and stamp.halo is not None:
+        img.im.paste(_index(img, halo), at, stamp.halo.im)
+    img.im.paste(_index(img, fill), at, stamp.ink.im)
+    return box
 
 
 def _key(picture: MapPicture) -> tuple[LegendEntry, ...]:

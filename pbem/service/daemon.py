@@ -35,6 +35,12 @@ from pbem.service.work import CLAIM_SECONDS, OutgoingBatch, Worker
 from pbem.storage.db import make_engine, make_sessionmaker
 from pbem.storage.enums import OutboundStatus
 
+# Seconds the outbox waits for a wakeup before looking for due mail anyway
+# (retries fall due without one).
+OUTBOX_POLL = 5.0
+# Seconds the clock tick waits at most for the outbox to send the answers first.
+ANSWERS_WAIT = 5.0
+
 log = logging.getLogger("pbem.service")
 
 # The heartbeat loop looks at the mailbox this often (a beat when its state changes).
@@ -114,6 +120,11 @@ class Daemon:
             log.warning(note)
         self.stopping = asyncio.Event()
         self.outbox_wakeup = asyncio.Event()
+        # Answers first: mail queued by processing is counted when the outbox is
+        # woken for it; the outbox loop says up to which count it has sent.
+        self._queued = self._handed = 0
+        self._outbox_handed = asyncio.Event()
+        self._outbox_running = False
         self.mail_filed = asyncio.Event()
         self.watchdog = Watchdog(watchdog_interval())
         self.stats = ProcessStats()
@@ -205,10 +216,34 @@ class Daemon:
                 raise result
 
     async def _processing_round(self, tick_everything: bool = False, tick: bool = True) -> None:
+        """Answers first: each batch's answers are committed and the outbox woken as
+        the batch ends (see _process_pending), before the tick adjudicates the
+        rounds their mails closed and renders the reports. A mail's transaction
+        only files its orders; the round it completes is adjudicated by the tick,
+        a transaction of its own (after a kill in between, by the next daemon's)."""
         await self._process_pending()
         if tick:
+            await self._answers_out()
             await asyncio.to_thread(self.worker.tick_games, tick_everything)
         self.outbox_wakeup.set()
+
+    def _wake_outbox(self) -> None:
+        self._queued += 1
+        self.outbox_wakeup.set()
+
+    async def _answers_out(self) -> None:
+        """Wait until the outbox has handed the answers queued so far to the server
+        (ANSWERS_WAIT seconds at most: a slow server never stalls the clock). The
+        tick then adjudicates: on SQLite its transaction locks the database, and
+        an answer claimed only after it would wait for its reports."""
+        if not self._outbox_running:
+            return  # one round at a time (``once``): the outbox round follows
+        target = self._queued
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(ANSWERS_WAIT):
+                while self._handed < target and self._outbox_running:
+                    self._outbox_handed.clear()
+                    await self._outbox_handed.wait()
 
     def _may_tick(self) -> bool:
         """Deadlines are acted on only while this daemon works: its mailbox answers
@@ -247,6 +282,7 @@ class Daemon:
                 for future in done:
                     future.result()  # a failure the batch could not file is the round's
                     self.watchdog.beat("processing", self.config.intake.poll_interval)
+                    self._wake_outbox()  # its answers are committed: send them now
             except BaseException:
                 for future in running:
                     future.cancel()
@@ -358,15 +394,29 @@ class Daemon:
         return sent
 
     async def _outbox_loop(self) -> None:
+        self._outbox_running = True
+        try:
+            await self._outbox_rounds()
+        finally:
+            self._outbox_running = False
+            self._outbox_handed.set()
+
+    async def _outbox_rounds(self) -> None:
         while not self.stopping.is_set():
             self.watchdog.beat("outbox", 5.0)
+            # Cleared before the round, not after: mail queued while the round
+            # sends (a batch's answers) wakes the next round at once.
+            self.outbox_wakeup.clear()
+            upto = self._queued
             try:
                 await self._outbox_round()
             except Exception:
                 log.exception("outbox round failed; retrying")
-            self.outbox_wakeup.clear()
+                await asyncio.sleep(1.0)
+            self._handed = upto
+            self._outbox_handed.set()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.outbox_wakeup.wait(), timeout=5.0)
+                await asyncio.wait_for(self.outbox_wakeup.wait(), timeout=OUTBOX_POLL)
 
     async def _heartbeat_loop(self) -> None:
         """Beat every HEARTBEAT_SECONDS, and at once when the mailbox goes or comes

@@ -30,3 +30,9 @@ def test_outbox_bench_drains_a_burst_over_one_connection_and_over_the_pool() -> 
     assert [(r.connections, r.mails) for r in results] == [(1, 10), (2, 10)]
     assert all(0 <= r.median_s <= r.p95_s for r in results)
     assert "| 0 | 2 | 10 |" in bench.report(results)
+
+
+def test_report_bench_renders_both_sides_with_and_without_the_map() -> None:
+    result = _bench("report").run(2, 1, "campaign-3")
+    assert result["reports"] == 4
+    assert result["words_ms"] > 0 and result["full_ms"] > 0 and result["png_kib"] > 0

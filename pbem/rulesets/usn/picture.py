@@ -76,7 +76,30 @@ def map_picture(
 ) -> MapPicture:
     """The map with ``units`` (hex -> (side, label) pairs) and ``highlight``ed
     hexes; base owners coloured as at ``start``; the ``start_lines`` drawn."""
-    return MapPicture(
+    static = _static(m, tuple(start_lines))
+    return replace(
+        static,
+        bases=tuple(
+            MapBase(h, SIDE_COLOURS[base.owner_at(start)], base.naval, base.air_capacity)
+            for h, base in m.bases.items()
+        ),
+        markers=_markers(units or {}),
+        highlight=tuple(highlight),
+    )
+
+
+# A map's unchanging description, made once per map (each report's picture
+# starts from it; the same objects let the drawing's cache find its base map fast).
+_STATIC: dict[tuple[int, tuple[str, ...]], tuple[UsnMap, MapPicture]] = {}
+
+
+def _static(m: UsnMap, start_lines: tuple[str, ...]) -> MapPicture:
+    known = _STATIC.get((id(m), start_lines))
+    if known is not None and known[0] is m:
+        return known[1]
+    if len(_STATIC) >= 8:
+        _STATIC.clear()
+    picture = MapPicture(
         columns=hexgrid.COLUMNS,
         rows=max(hexgrid.column_length(c) for c in range(hexgrid.COLUMNS)) + 0.5,
         hexes=tuple(
@@ -99,15 +122,11 @@ def map_picture(
             )
             for key in start_lines
         ),
-        bases=tuple(
-            MapBase(h, SIDE_COLOURS[base.owner_at(start)], base.naval, base.air_capacity)
-            for h, base in m.bases.items()
-        ),
-        markers=_markers(units or {}),
-        highlight=tuple(highlight),
         boxes=_boxes(m),
         legend=LEGEND,
     )
+    _STATIC[(id(m), start_lines)] = (m, picture)
+    return picture
 
 
 def view_picture(usn_map: UsnMap, view: Mapping[str, Any]) -> MapPicture:
@@ -124,9 +143,13 @@ def view_picture(usn_map: UsnMap, view: Mapping[str, Any]) -> MapPicture:
         for b, v in zip(bases, _located_bases(view), strict=True)
         if v.get("name")
     }
+    # Only hexes that gain a name are new: the map's own stay the same objects.
     hexes = tuple(
-        replace(x, name=x.name or names.get(x.key)) if x.key in names else x for x in plain.hexes
+        replace(x, name=names[x.key]) if x.name is None and x.key in names else x
+        for x in plain.hexes
     )
+    if all(a is b for a, b in zip(hexes, plain.hexes, strict=True)):
+        hexes = plain.hexes
     return replace(
         plain, hexes=hexes, bases=bases, markers=view_stacks(view), focus=focus_hexes(view)
     )

@@ -99,6 +99,7 @@ def test_names_never_overlap(monkeypatch: Any) -> None:
         boxes.extend(taken[before:])
 
     monkeypatch.setattr(mi, "_place", spy)
+    mi._base_map.cache_clear()  # the names are placed when a base map is drawn
     own = [{"id": "CV-2", "side": "allied", "at": "0862", "stack": 0}]
     pic: MapPicture = view_picture(M, _view(own_units=own))
     render_map(replace(pic, focus=()), scale=2.5)  # one drawing, with unit labels
@@ -126,3 +127,50 @@ def test_demo_prints_the_whole_verdict_and_the_winner() -> None:
 def test_demo_says_when_a_side_sends_no_orders() -> None:
     assert orders_summary("Game: g\nTurn: 1\n# MOVE ...\n") == "no orders (the form as it came)"
     assert orders_summary("Game: g\nMOVE CV-1 0101\n") == "orders: MOVE CV-1 0101"
+
+
+# Issue 15: the base map is drawn once, each report draws only what changes.
+
+
+def test_the_base_map_is_drawn_once_and_reports_differ_only_where_they_should() -> None:
+    import pbem.reports.mapimage as mi
+
+    mi._base_map.cache_clear()
+    own = [{"id": "CV-2", "side": "allied", "at": "0862", "stack": 0}]
+    first = render_map(view_picture(M, _view(own_units=own)), title="t")
+    drawn = mi._base_map.cache_info().misses  # the overview's and the close-up's
+    moved = [{**own[0], "at": "0863"}]
+    render_map(view_picture(M, _view(own_units=moved)), title="t")
+    assert mi._base_map.cache_info().misses == drawn  # nothing redrawn
+    # The bytes never depend on what was drawn before: a fresh cache gives the same.
+    mi._base_map.cache_clear()
+    assert render_map(view_picture(M, _view(own_units=own)), title="t") == first
+
+
+def test_a_corrected_map_is_another_base_map() -> None:
+    """A moderator's map correction (here: a sea hex made land) shows at once."""
+    import pbem.reports.mapimage as mi
+    from pbem.core.mapview import Ground
+
+    pic = view_picture(M, _view())
+    sea = next(x for x in pic.hexes if x.ground is Ground.SEA and x.key == 1050)
+    hexes = tuple(replace(x, ground=Ground.LAND) if x is sea else x for x in pic.hexes)
+    corrected = replace(pic, hexes=hexes)
+    x, y = mi.hex_pixel(sea.centre)
+    before = Image.open(io.BytesIO(render_map(pic))).convert("RGB")
+    after = Image.open(io.BytesIO(render_map(corrected))).convert("RGB")
+    assert before.getpixel((round(x), round(y))) == mi.SEA
+    assert after.getpixel((round(x), round(y))) == mi.LAND
+
+
+def test_close_up_extent_ignores_enemy_units() -> None:
+    """The close-up looks where the side's own forces and its known fighting are:
+    enemy stacks (seen or not) move markers, never the close-up's window."""
+    import pbem.reports.mapimage as mi
+
+    own = [{"id": "CV-2", "side": "allied", "at": "0862", "stack": 0}]
+    enemy = [{"id": "CV-1", "side": "japanese", "at": "1456", "stack": 0}]
+    alone = view_picture(M, _view(own_units=own))
+    seen = view_picture(M, _view(own_units=own, enemy_units=enemy))
+    assert mi._zoom(alone, 1.0) == mi._zoom(seen, 1.0) is not None
+    assert image_size(alone) == image_size(seen)
