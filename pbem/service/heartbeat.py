@@ -84,6 +84,12 @@ class Pulse:
         lock.at = max(lock.at, now)
         return outage_from
 
+    @staticmethod
+    def peer_working(s: Session, owner: str, now: datetime) -> bool:
+        """Whether daemon ``owner`` beat as working lately (its mailbox answered)."""
+        at = s.scalar(select(Heartbeat.at).where(Heartbeat.name == (_ROW_PREFIX + owner)[:64]))
+        return at is not None and now - at <= OUTAGE_AFTER
+
     def _write(self, s: Session, at: datetime, *, only_later: bool) -> None:
         mine = s.get(Heartbeat, self.row)
         if mine is None:

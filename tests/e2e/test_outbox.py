@@ -538,8 +538,6 @@ async def test_two_daemons_on_one_database_send_each_mail_once(
     ids = {queue_answer(desk, f"d{n}") for n in range(150)}
     clock = Clock()
     daemons = [Daemon(desk.config, clock=clock) for _ in range(2)]
-    for n, daemon in enumerate(daemons):
-        daemon.worker.owner = f"host:{n}"  # two daemons, as if on two machines
     try:
         sent = await asyncio.gather(*(d._outbox_round() for d in daemons))
         assert sum(sent) == 150
@@ -558,7 +556,6 @@ async def test_a_daemon_stalled_past_its_lease_sends_nothing(
     ids = [queue_answer(desk, f"d{n}") for n in range(3)]
     clock = Clock()
     stalled, peer = Daemon(desk.config, clock=clock), Daemon(desk.config, clock=clock)
-    stalled.worker.owner, peer.worker.owner = "host:stalled", "host:peer"
     try:
         batch = await asyncio.to_thread(stalled.worker.due_outgoing)
         assert len(batch.mails) == 3
