@@ -63,6 +63,20 @@ class Worker:
         self.lease = Lease(owner, config.database.lease_seconds)
         self.fetching: str | None = None  # the mailbox whose lease we hold, renewed by beats
 
+    def _hold(self, s: Session, now: datetime) -> None:
+        """Renew our lease in ``s``'s transaction, as the first thing it does. The
+        first time, the lease row is committed alone first: a peer's claim that
+        re-checks our claimed row (PostgreSQL re-reads a row changed under it) reads
+        the leases as they were when its statement began, and must find ours."""
+        if self.lease.until is None:
+            try:
+                with self.sessions.begin() as first:
+                    self.lease.hold(first, now)
+            except BaseException:
+                self.lease.until = None  # not committed: register again next time
+                raise
+        self.lease.hold(s, now)
+
     def game_master(self, session: Session, now: datetime) -> GameMaster:
         return GameMaster(Desk(session, self.config, self.key, now), self.publisher)
 
@@ -101,7 +115,7 @@ class Worker:
     def _claim(
         self, s: Session, model: type[InboundMail] | type[OutboundMail], row_id: int, now: datetime
     ) -> bool:
-        self.lease.hold(s, now)
+        self._hold(s, now)
         result = s.execute(
             update(model)
             .where(
@@ -186,7 +200,7 @@ class Worker:
             claim_free(InboundMail, now),
         )
         with self.sessions.begin() as s:
-            self.lease.hold(s, now)
+            self._hold(s, now)
             # SKIP LOCKED (PostgreSQL): rows a peer is claiming this moment are its own.
             picked = select(InboundMail.id).where(*claimable).with_for_update(skip_locked=True)
             s.execute(
@@ -293,7 +307,7 @@ class Worker:
         daemon could work; note we are alive."""
         with self.sessions.begin() as s:
             now = self.clock()
-            self.lease.hold(s, now)
+            self._hold(s, now)
             moved = self._beat(s, now, None)
         self.pulse.beaten()
         return moved
@@ -322,7 +336,7 @@ class Worker:
         the mailbox's lease (one fetcher at a time; the others process and send)."""
         with self.sessions.begin() as s:
             now = self.clock()
-            self.lease.hold(s, now)
+            self._hold(s, now)
             ours = self.lease.fetch_from(s, mailbox, now)
         self.fetching = mailbox if ours else None
         return ours
@@ -342,7 +356,7 @@ class Worker:
         deadlines back by it; returns the games whose deadlines moved."""
         with self.sessions.begin() as s:
             now = self.clock()
-            self.lease.hold(s, now)
+            self._hold(s, now)
             if self.fetching is not None and not self.lease.fetch_from(s, self.fetching, now):
                 self.fetching = None  # lost to a peer (we stalled): it fetches now
             moved = self._beat(s, now, mailbox_down_since)
@@ -384,7 +398,7 @@ class Worker:
             claim_free(OutboundMail, now),
         )
         with self.sessions.begin() as s:
-            self.lease.hold(s, now)
+            self._hold(s, now)
             picked = (
                 select(OutboundMail.id)
                 .where(*claimable)
@@ -420,7 +434,7 @@ class Worker:
         now = self.clock()
         new_until = now + timedelta(seconds=CLAIM_SECONDS)
         with self.sessions.begin() as s:
-            self.lease.hold(s, now)
+            self._hold(s, now)
             kept = s.scalars(
                 update(OutboundMail)
                 .where(
