@@ -62,7 +62,7 @@ class Lease:
             .where(DaemonLease.id == self.owner, DaemonLease.lease_until < until)
             .values(lease_until=until)
         )
-        if not done.rowcount and s.get(DaemonLease, self.owner) is None:
+        if not done.rowcount and s.get(DaemonLease, self.owner) is None:  # type: ignore[attr-defined]
             s.execute(delete(DaemonLease).where(DaemonLease.lease_until < now - _FORGET_AFTER))
             try:
                 with s.begin_nested():

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from sqlalchemy import or_, select, update
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbem.config import Config
@@ -38,6 +39,8 @@ from pbem.storage.models import InboundMail, OutboundMail
 log = logging.getLogger("pbem.service")
 
 CLAIM_SECONDS = 300
+# PostgreSQL's SQLSTATE for a lock wait ended by lock_timeout.
+LOCK_NOT_AVAILABLE = "55P03"
 # The intake loop ticks every game at least this often (deadlines are hours apart).
 SWEEP = timedelta(seconds=30)
 
@@ -298,6 +301,13 @@ class Worker:
                     for what in self.game_master(s, self.clock()).clock.tick(game_id):
                         log.info(what, extra={"game": game_id})
                         did.append(f"{game_id}: {what}")
+            except OperationalError as exc:
+                if getattr(exc.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
+                    log.exception("tick of game %s failed", game_id)
+                    continue
+                # A peer holds the game (stalled, or a long adjudication): its lock is
+                # broken by the server within idle_in_transaction_timeout; next tick.
+                log.warning("game %s is locked by another daemon; ticked later", game_id)
             except Exception:
                 log.exception("tick of game %s failed", game_id)
         return did

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import os
 import signal
 from collections import Counter
@@ -16,9 +17,14 @@ from sqlalchemy import select, text
 
 from pbem.config import Config, DatabaseConfig, SecretsConfig
 from pbem.core.errors import ConfigError
+from pbem.intake.signatures import generate_keypair
+from pbem.lifecycle.desk import Desk
+from pbem.lifecycle.games import GameMaster
+from pbem.lifecycle.publishing import Publisher
 from pbem.service.clock import DatabaseClock, utcnow
 from pbem.service.daemon import Daemon
-from pbem.storage.db import create_all, make_engine
+from pbem.service.work import Worker
+from pbem.storage.db import create_all, make_engine, make_sessionmaker
 from pbem.storage.models import DaemonLease, InboundMail, MailboxLease, OutboundMail
 from tests.conftest import make_database
 from tests.e2e.helpers import (
@@ -34,6 +40,8 @@ from tests.e2e.helpers import (
     wait_until,
 )
 from tests.maillab import MailLab
+
+KEYS = {side: generate_keypair(side)[1] for side in ("north", "south")}
 
 
 @pytest.fixture
@@ -59,7 +67,11 @@ def test_every_postgresql_connection_has_timeouts_and_keepalives(pg_url, tmp_pat
         with engine.connect() as conn:
             shown = {
                 name: conn.execute(text(f"SHOW {name}")).scalar_one()
-                for name in ("lock_timeout", "statement_timeout", "idle_in_transaction_session_timeout")
+                for name in (
+                    "lock_timeout",
+                    "statement_timeout",
+                    "idle_in_transaction_session_timeout",
+                )
             }
             params = conn.connection.dbapi_connection.info.get_parameters()  # type: ignore[union-attr]
     finally:
@@ -208,3 +220,55 @@ def test_a_daemon_paused_past_its_lease_is_taken_over_and_sends_nothing_twice(
     assert mail_lab.count(desk.address, "pbem-processed") == len(sent)
     for log in (first.log(), second.log()):
         assert "Traceback" not in log and "ERROR" not in log, log[-3000:]
+
+
+# ------------------------------------------------- a stalled lock holder
+
+
+def test_a_stalled_game_lock_stops_no_other_game_and_is_broken_in_time(
+    pg_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A daemon stalled inside a transaction holding game g1's row lock (as when
+    paused or cut off mid-tick): another daemon still adjudicates g2, gives up
+    on g1 after lock_timeout, and the server ends the stalled session after
+    idle_in_transaction_timeout, well within one lease; then g1 is adjudicated."""
+    config = _config(
+        pg_url, tmp_path, lease_seconds=10, lock_timeout=1, idle_in_transaction_timeout=2
+    )
+    engine = make_engine(pg_url, config.database)
+    create_all(engine)
+    sessions = make_sessionmaker(engine)
+    with sessions.begin() as s:
+        gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), utcnow()), Publisher())
+        for game in ("g1", "g2"):
+            gm.acts.create_game(game, "demo", "duel")
+            for side in ("north", "south"):
+                gm.acts.assign(game, side, f"{side}-{game}@example.org", public_key=KEYS[side])
+            gm.acts.start(game)
+    later = utcnow() + timedelta(days=30)  # every deadline has passed
+    worker = Worker(config, sessions, "peer", lambda: later)
+    stalled = make_engine(pg_url, config.database).connect()
+    try:
+        stalled.begin()
+        stalled.execute(text("SELECT id FROM games WHERE id = 'g1' FOR UPDATE"))
+        stalled_pid = stalled.execute(text("SELECT pg_backend_pid()")).scalar_one()
+        done = worker.tick_games()
+        assert [d for d in done if d.startswith("g2:")] and not [
+            d for d in done if d.startswith("g1:")
+        ]
+        assert "game g1 is locked by another daemon; ticked later" in caplog.messages
+        assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+        def broken() -> bool:
+            with engine.connect() as conn:
+                return not conn.execute(
+                    text("SELECT 1 FROM pg_stat_activity WHERE pid = :pid"), {"pid": stalled_pid}
+                ).all()
+
+        wait_until(broken, config.database.lease_seconds, "the server to end the stalled session")
+        assert [d for d in worker.tick_games() if d.startswith("g1:")]
+    finally:
+        with contextlib.suppress(Exception):
+            stalled.close()
+        stalled.engine.dispose()
+        engine.dispose()
