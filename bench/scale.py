@@ -135,7 +135,7 @@ level = "WARNING"
         for process, log in zip(processes, logs, strict=True):
             while "pbem daemon ready" not in log.read_text(errors="replace"):
                 if process.poll() is not None:
-                    raise SystemExit(f"a daemon died; see {log}")
+                    raise SystemExit(f"a daemon died:\n{log.read_text(errors='replace')[-3000:]}")
                 time.sleep(0.01)
         t0 = time.perf_counter()
         cpu0 = sum(sum(intake.cpu_seconds(p.pid)) for p in processes)
