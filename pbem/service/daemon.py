@@ -132,7 +132,8 @@ class Daemon:
         self.watchdog = Watchdog(watchdog_interval())
         self.stats = ProcessStats()
         self.mailbox = mailbox_name(config)
-        self._fetcher_works = False  # when a peer fetches: its mailbox answers it
+        # When a peer fetches: since when its mailbox has not answered it (None: it does).
+        self._fetcher_down_since: datetime | None = None
 
     def request_stop(self) -> None:
         log.info("shutdown requested")
@@ -175,7 +176,7 @@ class Daemon:
             # The last beat: a restart's downtime counts from this moment. Then our
             # lease ends: peers take over our claims and the mailbox at once.
             try:
-                await asyncio.to_thread(self.worker.heartbeat, self.inbox.unreachable_since)
+                await asyncio.to_thread(self.worker.heartbeat, self._mailbox_down_since())
                 await asyncio.to_thread(self.worker.shut_down)
             except Exception as exc:
                 log.warning("last heartbeat failed: %s", exc)
@@ -269,11 +270,15 @@ class Daemon:
         its fetcher (else mail may wait there unseen; when a peer fetches, as that
         peer's heartbeat says) and its last heartbeat is fresh (after an outage, the
         first beat pushes the deadlines back before any tick)."""
+        return self._mailbox_down_since() is None and self.worker.pulse.beating()
+
+    def _mailbox_down_since(self) -> datetime | None:
+        """Since when the mailbox has not answered: this daemon's if it fetches,
+        else the fetching peer's (so a daemon that does not fetch neither acts
+        on deadlines nor beats as working while nobody can fetch)."""
         if self.worker.fetching is not None:
-            mailbox_works = self.inbox.unreachable_since is None
-        else:
-            mailbox_works = self._fetcher_works
-        return mailbox_works and self.worker.pulse.beating()
+            return self.inbox.unreachable_since
+        return self._fetcher_down_since
 
     async def _process_pending(self) -> None:
         """Process stored mail until none is left, PROCESS_BATCH mails a batch:
@@ -320,10 +325,11 @@ class Daemon:
             fetching = False
             try:
                 fetching = await self._intake_round()
-                if not fetching:
-                    self._fetcher_works = await asyncio.to_thread(
-                        self.worker.fetcher_working, self.mailbox
-                    )
+                self._fetcher_down_since = (
+                    None
+                    if self.worker.fetching is not None
+                    else await asyncio.to_thread(self.worker.fetcher_down_since, self.mailbox)
+                )
             except Exception:
                 log.exception("intake round failed; retrying")
                 await asyncio.sleep(1.0)
@@ -452,7 +458,7 @@ class Daemon:
         failing = False
         while not self.stopping.is_set():
             self.watchdog.beat("heartbeat", HEARTBEAT_SECONDS)
-            down_since = self.inbox.unreachable_since
+            down_since = self._mailbox_down_since()
             if (down_since is None) != beat_state or time.monotonic() >= next_beat:
                 try:
                     await asyncio.to_thread(self.worker.heartbeat, down_since)

@@ -92,10 +92,13 @@ class Pulse:
         return outage_from
 
     @staticmethod
-    def peer_working(s: Session, owner: str, now: datetime) -> bool:
-        """Whether daemon ``owner`` beat as working lately (its mailbox answered)."""
+    def peer_down_since(s: Session, owner: str, now: datetime) -> datetime | None:
+        """None if daemon ``owner`` beat as working lately; else its last beat (it
+        stopped, or its mailbox stopped answering then)."""
         at = s.scalar(select(Heartbeat.at).where(Heartbeat.name == (_ROW_PREFIX + owner)[:64]))
-        return at is not None and now - at <= OUTAGE_AFTER
+        if at is not None and now - at <= OUTAGE_AFTER:
+            return None
+        return at or now
 
     def _write(self, s: Session, at: datetime, *, only_later: bool) -> None:
         mine = s.get(Heartbeat, self.row)

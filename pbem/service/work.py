@@ -351,13 +351,14 @@ class Worker:
         self.fetching = mailbox if ours else None
         return ours
 
-    def fetcher_working(self, mailbox: str) -> bool:
-        """Whether a live daemon fetches from ``mailbox`` and beats as working
-        (its mailbox answers): deadlines may be acted on by a daemon that does not fetch."""
+    def fetcher_down_since(self, mailbox: str) -> datetime | None:
+        """For a daemon that does not fetch: None while the daemon fetching from
+        ``mailbox`` beats as working (its mailbox answers), else since when it has
+        not. None too when nobody holds the mailbox: we take it next round."""
         with self.sessions() as s:
             now = self.clock()
             owner = self.lease.fetcher(s, mailbox, now)
-            return owner is not None and self.pulse.peer_working(s, owner, now)
+            return None if owner is None else self.pulse.peer_down_since(s, owner, now)
 
     def heartbeat(self, mailbox_down_since: datetime | None = None) -> list[str]:
         """This daemon's heartbeat (pbem.service.heartbeat): it can work, or, with
