@@ -93,8 +93,9 @@ class Pulse:
 
     @staticmethod
     def peer_down_since(s: Session, owner: str, now: datetime) -> datetime | None:
-        """None if daemon ``owner`` beat as working lately; else its last beat (it
-        stopped, or its mailbox stopped answering then)."""
+        """None if daemon ``owner`` beat lately (within OUTAGE_AFTER, as outages
+        are judged); else its row's time: it stopped then, or its mailbox stopped
+        answering then."""
         at = s.scalar(select(Heartbeat.at).where(Heartbeat.name == (_ROW_PREFIX + owner)[:64]))
         if at is not None and now - at <= OUTAGE_AFTER:
             return None
