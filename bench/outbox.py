@@ -100,12 +100,22 @@ class ServerProcess:
         wait_for_port(self.port, timeout=30)
 
     def stop(self) -> dict[str, float]:
+        accepted = {}
+        for message_id, at in self._stop():
+            accepted[message_id] = at
+        return accepted
+
+    def stop_counting(self) -> list[str]:
+        """Stopped: the Message-ID of every mail accepted, repeats included."""
+        return [message_id for message_id, _ in self._stop()]
+
+    def _stop(self) -> list[tuple[str, float]]:
         self.process.terminate()
         self.process.wait(timeout=30)
-        accepted = {}
+        accepted = []
         for line in self.log.read_text(encoding="utf-8").splitlines():
             message_id, at = line.rsplit(" ", 1)
-            accepted[message_id] = float(at)
+            accepted.append((message_id, float(at)))
         return accepted
 
 

@@ -176,7 +176,7 @@ def cmd_moderator(args: argparse.Namespace) -> int:
     config = _config(args)
     words = [_expand(w) for w in args.words]
     line = " ".join(shlex.quote(w) for w in words)
-    engine = make_engine(config.database.url)
+    engine = make_engine(config.database.url, config.database)
     try:
         with make_sessionmaker(engine).begin() as s:
             gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), utcnow()), Publisher())

@@ -65,6 +65,24 @@ smime_certificate = "%(smime_certificate)s"
 # "postgresql+psycopg://pbem@127.0.0.1:5432/pbem" (several daemons may share it).
 # A relative SQLite path is relative to this file's folder.
 url = "sqlite:///pbem.sqlite3"
+# Several daemons (deploy/OPERATIONS.md): a daemon's claims on mail and on the
+# mailbox are a lease it renews every few seconds; a daemon silent this long
+# (killed, paused, cut off) loses them to the others.
+lease_seconds = 60
+# A daemon refuses to start when this host's clock is further than this from the
+# database's (leases and deadlines are judged by the database's time).
+max_clock_skew = 5.0
+# PostgreSQL only, seconds: a wait for a row lock ends in an error after
+# lock_timeout, a statement after statement_timeout, and the server ends a session
+# left idle inside a transaction (a paused or cut-off daemon holding locks) after
+# idle_in_transaction_timeout; TCP keepalives find a dead peer after
+# keepalive_idle + keepalive_count * keepalive_interval.
+lock_timeout = 10.0
+statement_timeout = 60.0
+idle_in_transaction_timeout = 30.0
+keepalive_idle = 10
+keepalive_interval = 5
+keepalive_count = 3
 
 [secrets]
 # REQUIRED. Base64 of 32 random bytes: seals plots and phase seeds with AES-256-GCM.
@@ -344,8 +362,39 @@ class DatabaseConfig(_Section):
     NAME = "database"
 
     url: str = "sqlite:///pbem.sqlite3"
+    lease_seconds: float = 60.0
+    max_clock_skew: float = 5.0
+    lock_timeout: float = 10.0
+    statement_timeout: float = 60.0
+    idle_in_transaction_timeout: float = 30.0
+    keepalive_idle: int = 10
+    keepalive_interval: int = 5
+    keepalive_count: int = 3
 
     def check(self) -> None:
+        self._positive(
+            "lease_seconds",
+            "max_clock_skew",
+            "lock_timeout",
+            "statement_timeout",
+            "idle_in_transaction_timeout",
+            "keepalive_idle",
+            "keepalive_interval",
+            "keepalive_count",
+        )
+        if self.lease_seconds < 10:
+            # Renewed every 5 s (the heartbeat): a shorter lease lapses on a busy host.
+            raise ConfigError(
+                f"[database] lease_seconds must be 10 or more, not {self.lease_seconds}"
+            )
+        # A paused daemon's locks must go before its lease does: else it costs the
+        # others more than one lease time.
+        for name in ("lock_timeout", "idle_in_transaction_timeout"):
+            if getattr(self, name) >= self.lease_seconds:
+                raise ConfigError(
+                    f"[database] {name} ({getattr(self, name)}) must be less than "
+                    f"lease_seconds ({self.lease_seconds})"
+                )
         if not _DATABASE_URL.match(self.url):
             raise ConfigError(
                 f"[database] url: {redact(self.url)!r} is not allowed; use a SQLite or "

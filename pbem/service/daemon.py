@@ -18,14 +18,16 @@ import os
 import signal
 import socket
 import time
+import uuid
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from pbem.config import Config
 from pbem.core.errors import ConfigError
 from pbem.mail.base import InboundMessage, Inbox, MailSender, PermanentMailError, SendError
-from pbem.service.clock import utcnow
+from pbem.service.clock import DatabaseClock
+from pbem.service.doctor import clock_skew
 from pbem.service.heartbeat import HEARTBEAT_SECONDS
 from pbem.service.metrics import Metrics, ProcessStats
 from pbem.service.notify import sd_notify, watchdog_interval
@@ -76,6 +78,14 @@ def make_inbox(config: Config) -> Inbox:
     return MaildirInbox(config.intake.maildir, poll_interval=0.2)
 
 
+def mailbox_name(config: Config) -> str:
+    """The mailbox this daemon fetches from, as its lease names it."""
+    if config.intake.transport == "imap":
+        c = config.imap
+        return f"imap://{c.user}@{c.host}:{c.port}/{c.folder}"[:255]
+    return f"maildir:{config.intake.maildir}"[:255]
+
+
 def make_sender(config: Config) -> MailSender:
     if config.outbox.transport == "smtp":
         from pbem.mail.smtp import SmtpSender
@@ -101,15 +111,19 @@ class Daemon:
         *,
         inbox: Inbox | None = None,
         sender: MailSender | None = None,
-        clock: Callable[[], datetime] = utcnow,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.config = config
-        self.engine = make_engine(config.database.url)
-        self.worker = Worker(
-            config, make_sessionmaker(self.engine), f"{socket.gethostname()}:{os.getpid()}", clock
-        )
+        self.engine = make_engine(config.database.url, config.database)
+        # The database's time (a test may hand its own clock); offset measured at start.
+        self.db_clock = clock if isinstance(clock, DatabaseClock) else DatabaseClock()
+        # A new id every start (issue 19): this daemon's lease, and its claims' owner.
+        owner = str(uuid.uuid4())
+        self.worker = Worker(config, make_sessionmaker(self.engine), owner, clock or self.db_clock)
         self.pool = (
-            ProcessingPool(config, config.intake.workers) if config.intake.workers > 1 else None
+            ProcessingPool(config, config.intake.workers, owner, self.db_clock)
+            if config.intake.workers > 1
+            else None
         )
         self.inbox = inbox or make_inbox(config)
         self.sender = sender or make_sender(config)
@@ -128,6 +142,9 @@ class Daemon:
         self.mail_filed = asyncio.Event()
         self.watchdog = Watchdog(watchdog_interval())
         self.stats = ProcessStats()
+        self.mailbox = mailbox_name(config)
+        # When a peer fetches: since when its mailbox has not answered it (None: it does).
+        self._fetcher_down_since: datetime | None = None
 
     def request_stop(self) -> None:
         log.info("shutdown requested")
@@ -139,6 +156,7 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self.request_stop)
+        await asyncio.to_thread(self._set_clock)
         metrics = await self._serve_metrics()
         moved = await asyncio.to_thread(self.worker.start_up)
         if self.pool is not None:
@@ -146,7 +164,10 @@ class Daemon:
         if moved:
             log.info("deadlines pushed back for %d game(s) after downtime", len(moved))
         sd_notify("READY=1")
-        log.info("pbem daemon ready", extra={"owner": self.worker.owner})
+        log.info(
+            "pbem daemon ready",
+            extra={"owner": self.worker.owner, "host": socket.gethostname(), "pid": os.getpid()},
+        )
         tasks = [
             asyncio.create_task(self._intake_loop(), name="intake"),
             asyncio.create_task(self._processing_loop(), name="processing"),
@@ -163,9 +184,11 @@ class Daemon:
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            # The last beat: a restart's downtime counts from this moment.
+            # The last beat: a restart's downtime counts from this moment. Then our
+            # lease ends: peers take over our claims and the mailbox at once.
             try:
-                await asyncio.to_thread(self.worker.heartbeat, self.inbox.unreachable_since)
+                await asyncio.to_thread(self.worker.heartbeat, self._mailbox_down_since())
+                await asyncio.to_thread(self.worker.shut_down)
             except Exception as exc:
                 log.warning("last heartbeat failed: %s", exc)
             await self.inbox.close()
@@ -174,6 +197,24 @@ class Daemon:
                 await asyncio.to_thread(self.pool.close)
             self.engine.dispose()
             log.info("pbem daemon stopped")
+
+    def _set_clock(self) -> None:
+        """Refuse to start on a clock skewed beyond ``[database] max_clock_skew``
+        against the database's (leases and deadlines are judged by one clock);
+        else read the database's time from now on (the measured offset)."""
+        skew = clock_skew(self.engine, self.worker.clock)
+        if skew is None:
+            return  # SQLite: on this host, no clock of its own
+        bound = self.config.database.max_clock_skew
+        if abs(skew) > bound:
+            raise ConfigError(
+                f"this host's clock is {abs(skew):.1f} s "
+                f"{'ahead of' if skew > 0 else 'behind'} the database's (more than "
+                f"{bound:g} s, [database] max_clock_skew): synchronise the clocks (NTP); "
+                "the daemon does not start"
+            )
+        if self.worker.clock is self.db_clock:
+            self.db_clock.offset -= timedelta(seconds=skew)
 
     async def _serve_metrics(self) -> asyncio.Server | None:
         c = self.config.metrics
@@ -191,19 +232,33 @@ class Daemon:
         await self._processing_round(tick_everything=True)
         await self._outbox_round()
 
-    async def _intake_round(self) -> None:
+    async def _intake_round(self) -> bool:
+        """Fetch and file, if this daemon holds the mailbox's lease (one fetcher at
+        a time: two would race to move the same mail); whether it does."""
+        if not await asyncio.to_thread(self.worker.fetches, self.mailbox):
+            return False  # a peer fetches; we process and send
         with self.watchdog.waiting("intake"):
             messages = await self.inbox.fetch()
         self.stats.fetched(len(messages))
         if not messages:
-            return
+            return True
         await asyncio.to_thread(
             self.worker.file_many, [(m.ref, m.raw, m.delivered_at) for m in messages]
         )
-        # Only now, with the bytes committed, may the server forget the messages.
+        # Only now, with the bytes committed, may the server forget the messages; and
+        # only if the mailbox is still ours (we may have stalled past the lease):
+        # else its new fetcher moves them, filed once by their digest.
+        if not await asyncio.to_thread(self.worker.fetches, self.mailbox):
+            log.warning(
+                "the mailbox went to another daemon before %d mail(s) were "
+                "acknowledged; left to it",
+                len(messages),
+            )
+            return False
         with self.watchdog.waiting("intake"):
             await self._acknowledge(messages)
         self.mail_filed.set()
+        return True
 
     async def _acknowledge(self, messages: list[InboundMessage]) -> None:
         # All at once: the IMAP inbox sends acknowledgements queued together as one
@@ -246,10 +301,19 @@ class Daemon:
                     await self._outbox_handed.wait()
 
     def _may_tick(self) -> bool:
-        """Deadlines are acted on only while this daemon works: its mailbox answers
-        (else mail may wait there unseen) and its last heartbeat is fresh (after an
-        outage, the first beat pushes the deadlines back before any tick)."""
-        return self.inbox.unreachable_since is None and self.worker.pulse.beating()
+        """Deadlines are acted on only while this daemon works: the mailbox answers
+        its fetcher (else mail may wait there unseen; when a peer fetches, as that
+        peer's heartbeat says) and its last heartbeat is fresh (after an outage, the
+        first beat pushes the deadlines back before any tick)."""
+        return self._mailbox_down_since() is None and self.worker.pulse.beating()
+
+    def _mailbox_down_since(self) -> datetime | None:
+        """Since when the mailbox has not answered: this daemon's if it fetches,
+        else the fetching peer's (so a daemon that does not fetch neither acts
+        on deadlines nor beats as working while nobody can fetch)."""
+        if self.worker.fetching is not None:
+            return self.inbox.unreachable_since
+        return self._fetcher_down_since
 
     async def _process_pending(self) -> None:
         """Process stored mail until none is left, PROCESS_BATCH mails a batch:
@@ -290,16 +354,29 @@ class Daemon:
 
     async def _intake_loop(self) -> None:
         """Fetch and file; processing runs beside it (_processing_loop), so the next
-        mails are fetched while the last are decided."""
+        mails are fetched while the last are decided. A daemon that does not hold
+        the mailbox's lease asks again every poll interval."""
         while not self.stopping.is_set():
-            self.watchdog.beat("intake", 1.0)
+            self.watchdog.beat("intake", self.config.intake.poll_interval + 1.0)
+            fetching = False
             try:
-                await self._intake_round()
+                fetching = await self._intake_round()
+                self._fetcher_down_since = (
+                    None
+                    if self.worker.fetching is not None
+                    else await asyncio.to_thread(self.worker.fetcher_down_since, self.mailbox)
+                )
             except Exception:
                 log.exception("intake round failed; retrying")
                 await asyncio.sleep(1.0)
-            with self.watchdog.waiting("intake"):
-                await self.inbox.wait_for_mail(self.config.intake.poll_interval)
+            if fetching:
+                with self.watchdog.waiting("intake"):
+                    await self.inbox.wait_for_mail(self.config.intake.poll_interval)
+            else:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(
+                        self.stopping.wait(), timeout=self.config.intake.poll_interval
+                    )
 
     async def _processing_loop(self) -> None:
         """Process filed mail and tick the games: after each filing, and at least
@@ -342,11 +419,14 @@ class Daemon:
         gave_up = [] if gave_up is None else gave_up
 
         async def ours(mail_id: int) -> bool:
-            # The lease is checked before each send: in memory while it has CLAIM_SECONDS/2
-            # left (no peer may take it before it expires), else renewed in the database.
+            # The lease is checked before each send: in memory while both the claim
+            # has CLAIM_SECONDS/2 left and this daemon's lease half its length (no peer
+            # may take the mail before either expires), else renewed in the database.
             async with self._lease_lock:
-                left = (batch.until - self.worker.clock()).total_seconds()
-                if left < CLAIM_SECONDS / 2:
+                now = self.worker.clock()
+                left = (batch.until - now).total_seconds()
+                lease = self.worker.lease
+                if left < CLAIM_SECONDS / 2 or not lease.runs(now, lease.length / 2):
                     kept, batch.until = await asyncio.to_thread(
                         self.worker.renew_outgoing, waiting, batch.until
                     )
@@ -428,7 +508,7 @@ class Daemon:
         failing = False
         while not self.stopping.is_set():
             self.watchdog.beat("heartbeat", HEARTBEAT_SECONDS)
-            down_since = self.inbox.unreachable_since
+            down_since = self._mailbox_down_since()
             if (down_since is None) != beat_state or time.monotonic() >= next_beat:
                 try:
                     await asyncio.to_thread(self.worker.heartbeat, down_since)

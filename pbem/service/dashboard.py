@@ -29,7 +29,7 @@ class Pages:
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.engine = make_engine(config.database.url)
+        self.engine = make_engine(config.database.url, config.database)
         self.sessions = make_sessionmaker(self.engine)
         self.key = config.secrets.key_bytes()
 

@@ -24,7 +24,7 @@ from typing import TextIO
 from sqlalchemy import Engine, create_engine, select, text
 from sqlalchemy.exc import SQLAlchemyError
 
-from pbem.config import Config, IntakeTransport, OutboxTransport, load_config
+from pbem.config import Config, DatabaseConfig, IntakeTransport, OutboxTransport, load_config
 from pbem.core.errors import ConfigError
 from pbem.intake.keyring import key_warnings, read_key
 from pbem.intake.signatures import load_public_key
@@ -37,7 +37,7 @@ from pbem.storage.models import Game, Seat, SeatKey
 TIMEOUT = 15.0
 # Deadlines are judged by this host's clock, and several daemons share a database:
 # a clock further off the database's than this is a failure.
-CLOCK_TOLERANCE = 5.0
+CLOCK_TOLERANCE = DatabaseConfig.max_clock_skew
 
 
 class Verdict(StrEnum):
@@ -95,24 +95,35 @@ def check_database(engine: Engine) -> str:
     return f"{engine.url.render_as_string(hide_password=True)}, schema at revision {head}"
 
 
-def check_clock(engine: Engine, clock: Callable[[], datetime]) -> str | None:
-    """This host's clock against PostgreSQL's now(); None (skip) on SQLite, which
-    lives on this host and has no clock of its own."""
+def clock_skew(engine: Engine, clock: Callable[[], datetime]) -> float | None:
+    """Seconds ``clock`` is ahead of PostgreSQL's now() (behind: negative), read
+    at the midpoint of the round trip; None on SQLite, which lives on this host
+    and has no clock of its own."""
     if engine.dialect.name != "postgresql":
         return None
     with engine.connect() as conn:
         before = clock()
         db_now = conn.execute(text("SELECT now()")).scalar_one()
         after = clock()
-    ours = before + (after - before) / 2
-    skew = (ours - db_now).total_seconds()
-    if abs(skew) > CLOCK_TOLERANCE:
+    skew: float = ((before + (after - before) / 2) - db_now).total_seconds()
+    return skew
+
+
+def check_clock(
+    engine: Engine, clock: Callable[[], datetime], tolerance: float = CLOCK_TOLERANCE
+) -> str | None:
+    """This host's clock against the database's; Failed beyond ``tolerance`` s
+    (``[database] max_clock_skew``; the daemon refuses to start then)."""
+    skew = clock_skew(engine, clock)
+    if skew is None:
+        return None
+    if abs(skew) > tolerance:
         raise Failed(
             f"this host's clock is {abs(skew):.1f} s {'ahead of' if skew > 0 else 'behind'} "
-            f"the database's (more than {CLOCK_TOLERANCE:.0f} s): deadlines would be judged "
-            "wrongly; synchronise the clocks (NTP)"
+            f"the database's (more than {tolerance:g} s, [database] max_clock_skew): "
+            "leases and deadlines would be judged wrongly; synchronise the clocks (NTP)"
         )
-    return f"within {abs(skew):.2f} s of the database's clock ({ours:%Y-%m-%d %H:%M:%S} UTC)"
+    return f"within {abs(skew):.2f} s of the database's clock ({clock():%Y-%m-%d %H:%M:%S} UTC)"
 
 
 def check_keys(config: Config, engine: Engine | None) -> str:
@@ -310,7 +321,13 @@ async def examine(config: Config, clock: Callable[[], datetime] = utcnow) -> lis
         if usable is None:
             found.append(Finding("clock", Verdict.SKIP, "the database is out of reach"))
         else:
-            found.append(await _run("clock", sync(lambda: check_clock(engine, clock)), config))
+            found.append(
+                await _run(
+                    "clock",
+                    sync(lambda: check_clock(engine, clock, config.database.max_clock_skew)),
+                    config,
+                )
+            )
         if config.intake.transport is IntakeTransport.IMAP:
             found.append(await _run("imap", lambda: check_imap(config), config))
         else:

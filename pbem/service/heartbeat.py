@@ -19,7 +19,8 @@ from __future__ import annotations
 import time
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, insert, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from pbem.storage.models import Heartbeat
@@ -58,8 +59,14 @@ class Pulse:
         lock = s.get(Heartbeat, LOCK_ROW, with_for_update=True)
         legacy = lock.at if lock is not None else None
         if lock is None:
-            lock = Heartbeat(name=LOCK_ROW, at=now)
-            s.add(lock)
+            # A fresh database: daemons started together race to make the row.
+            try:
+                with s.begin_nested():
+                    s.execute(insert(Heartbeat).values(name=LOCK_ROW, at=now))
+            except IntegrityError:
+                pass  # a peer made it this very moment
+            lock = s.get(Heartbeat, LOCK_ROW, with_for_update=True, populate_existing=True)
+            assert lock is not None
         if reachable_until is not None:
             # The last time this daemon could work; it no longer can.
             self._last_working_beat = None
@@ -83,6 +90,16 @@ class Pulse:
         self._write(s, now, only_later=True)
         lock.at = max(lock.at, now)
         return outage_from
+
+    @staticmethod
+    def peer_down_since(s: Session, owner: str, now: datetime) -> datetime | None:
+        """None if daemon ``owner`` beat lately (within OUTAGE_AFTER, as outages
+        are judged); else its row's time: it stopped then, or its mailbox stopped
+        answering then."""
+        at = s.scalar(select(Heartbeat.at).where(Heartbeat.name == (_ROW_PREFIX + owner)[:64]))
+        if at is not None and now - at <= OUTAGE_AFTER:
+            return None
+        return at or now
 
     def _write(self, s: Session, at: datetime, *, only_later: bool) -> None:
         mine = s.get(Heartbeat, self.row)

@@ -29,7 +29,6 @@ import os
 import shlex
 import shutil
 import signal
-import socket
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -37,7 +36,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from pbem.config import Config
-from pbem.service.clock import utcnow
+from pbem.service.clock import DatabaseClock
 from pbem.service.logs import setup_logging
 from pbem.service.work import Worker
 from pbem.storage.db import make_engine, make_sessionmaker
@@ -80,16 +79,17 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _start_worker(config: Config, log_level: str, parent: int) -> None:
+def _start_worker(
+    config: Config, log_level: str, parent: int, owner: str, clock: DatabaseClock
+) -> None:
     global _worker
     _die_with_parent(parent)
     # Ctrl-C reaches the whole process group; the daemon decides when to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     setup_logging(config, log_level)
-    engine = make_engine(config.database.url)
-    _worker = Worker(
-        config, make_sessionmaker(engine), f"{socket.gethostname()}:{os.getpid()}", utcnow
-    )
+    engine = make_engine(config.database.url, config.database)
+    # Claims are held under the daemon's lease (pbem.service.leases): the daemon's id.
+    _worker = Worker(config, make_sessionmaker(engine), owner, clock)
 
 
 def _ready() -> int:
@@ -107,9 +107,11 @@ class ProcessingPool:
     """``workers`` processes running ``Worker.process_many``; results and the
     games to tick come back to the daemon's own Worker."""
 
-    def __init__(self, config: Config, workers: int) -> None:
+    def __init__(self, config: Config, workers: int, owner: str, clock: DatabaseClock) -> None:
         self.config = config
         self.workers = workers
+        self.owner = owner  # the daemon's: its processes claim under its lease
+        self.clock = clock  # the daemon's, its offset measured before the processes start
         self._executor = self._new_executor()
 
     def _new_executor(self) -> ProcessPoolExecutor:
@@ -126,6 +128,8 @@ class ProcessingPool:
                 self.config,
                 logging.getLevelName(logging.getLogger().level),
                 os.getpid(),
+                self.owner,
+                self.clock,
             ),
         )
 
@@ -150,13 +154,13 @@ class ProcessingPool:
         except BrokenProcessPool:
             # A worker process died (killed, out of memory): the pool is broken and
             # the batches it held are still claimed. The first batch to notice
-            # starts a new pool and frees the claims of the dead.
+            # starts a new pool; each batch gives back its own claims.
             if executor is self._executor:
                 log.error("a mail-processing worker process died; restarting the pool")
                 executor.shutdown(wait=False, cancel_futures=True)
                 self._executor = self._new_executor()
                 await self.start()
-                await asyncio.to_thread(worker.release_dead_claims)
+            await asyncio.to_thread(worker.release_mail, mail_ids)
             return
         worker.note_for_tick(touched, sweep)
 

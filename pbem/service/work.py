@@ -1,9 +1,11 @@
 """The daemon's units of work, each one database transaction (synchronous, run in a thread).
 
 Several daemons may share one PostgreSQL database: stored mail and queued
-outgoing mail are *claimed* with a conditional UPDATE before work starts, so
-each is handled by one daemon; a claim expires, so a daemon that dies leaves
-nothing stuck. Outgoing mail is claimed in batches under a lease that the send
+outgoing mail are *claimed* with a conditional UPDATE before work starts (rows
+picked ``FOR UPDATE SKIP LOCKED`` on PostgreSQL, so nobody waits behind a peer),
+so each is handled by one daemon; a claim is held under the daemon's lease
+(pbem.service.leases), so a daemon that dies or stalls leaves nothing stuck for
+longer than one lease time. Outgoing mail is claimed in batches under a lease that the send
 loop checks before each send and renews as it runs low (Daemon._send_batch);
 each mail is marked sent by its own commit (pbem.outbox.delivery). Game
 changes take the game's row lock (see pbem.lifecycle.desk).
@@ -12,13 +14,13 @@ changes take the game's row lock (see pbem.lifecycle.desk).
 from __future__ import annotations
 
 import logging
-import os
 import traceback
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from sqlalchemy import or_, select, update
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbem.config import Config
@@ -30,27 +32,17 @@ from pbem.lifecycle.publishing import Publisher
 from pbem.outbox import delivery
 from pbem.outbox.queue import open_outbound
 from pbem.service.heartbeat import Pulse
+from pbem.service.leases import Lease, claim_free
 from pbem.storage.enums import InboundStatus, OutboundStatus
 from pbem.storage.models import InboundMail, OutboundMail
 
 log = logging.getLogger("pbem.service")
 
 CLAIM_SECONDS = 300
+# PostgreSQL's SQLSTATE for a lock wait ended by lock_timeout.
+LOCK_NOT_AVAILABLE = "55P03"
 # The intake loop ticks every game at least this often (deadlines are hours apart).
 SWEEP = timedelta(seconds=30)
-
-
-def _alive(owner: str) -> bool:
-    """Whether the process named by a claim owner "host:pid" of this host still runs."""
-    try:
-        os.kill(int(owner.rpartition(":")[2]), 0)
-    except ValueError:
-        return True  # not an owner name of ours: leave its claim alone
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process
-    return True
 
 
 class Worker:
@@ -71,6 +63,22 @@ class Worker:
         self._last_sweep: datetime | None = None
         self._sweep_requested = False
         self.pulse = Pulse(owner)
+        self.lease = Lease(owner, config.database.lease_seconds)
+        self.fetching: str | None = None  # the mailbox whose lease we hold, renewed by beats
+
+    def _hold(self, s: Session, now: datetime) -> None:
+        """Renew our lease in ``s``'s transaction, as the first thing it does. The
+        first time, the lease row is committed alone first: a peer's claim that
+        re-checks our claimed row (PostgreSQL re-reads a row changed under it) reads
+        the leases as they were when its statement began, and must find ours."""
+        if self.lease.until is None:
+            try:
+                with self.sessions.begin() as first:
+                    self.lease.hold(first, now)
+            except BaseException:
+                self.lease.until = None  # not committed: register again next time
+                raise
+        self.lease.hold(s, now)
 
     def game_master(self, session: Session, now: datetime) -> GameMaster:
         return GameMaster(Desk(session, self.config, self.key, now), self.publisher)
@@ -110,16 +118,13 @@ class Worker:
     def _claim(
         self, s: Session, model: type[InboundMail] | type[OutboundMail], row_id: int, now: datetime
     ) -> bool:
+        self._hold(s, now)
         result = s.execute(
             update(model)
             .where(
                 model.id == row_id,
                 # Our own claim (a batch that fell back to one mail at a time) is no obstacle.
-                or_(
-                    model.claim_until.is_(None),
-                    model.claim_until < now,
-                    model.claim_owner == self.owner,
-                ),
+                or_(claim_free(model, now), model.claim_owner == self.owner),
             )
             .values(claim_owner=self.owner, claim_until=now + timedelta(seconds=CLAIM_SECONDS))
         )
@@ -135,7 +140,7 @@ class Worker:
                     select(InboundMail.id)
                     .where(
                         InboundMail.status == InboundStatus.NEW,
-                        or_(InboundMail.claim_until.is_(None), InboundMail.claim_until < now),
+                        claim_free(InboundMail, now),
                         InboundMail.id.not_in(besides),
                     )
                     .order_by(InboundMail.id)
@@ -151,8 +156,10 @@ class Worker:
                 return None
         try:
             with self.sessions.begin() as s:
-                row = s.get(InboundMail, mail_id)
-                if row is None or row.status != InboundStatus.NEW:
+                # Locked and checked again: a peer that took over our claim (we stalled
+                # past our lease) processes it, not we as well.
+                row = s.get(InboundMail, mail_id, with_for_update=True)
+                if row is None or row.status != InboundStatus.NEW or row.claim_owner != self.owner:
                     return None
                 gm = self.game_master(s, now)
                 outcome = Mailroom(gm).process(row)
@@ -190,14 +197,18 @@ class Worker:
         """
         now = self.clock()
         until = now + timedelta(seconds=CLAIM_SECONDS)
+        claimable = (
+            InboundMail.id.in_(mail_ids),
+            InboundMail.status == InboundStatus.NEW,
+            claim_free(InboundMail, now),
+        )
         with self.sessions.begin() as s:
+            self._hold(s, now)
+            # SKIP LOCKED (PostgreSQL): rows a peer is claiming this moment are its own.
+            picked = select(InboundMail.id).where(*claimable).with_for_update(skip_locked=True)
             s.execute(
                 update(InboundMail)
-                .where(
-                    InboundMail.id.in_(mail_ids),
-                    InboundMail.status == InboundStatus.NEW,
-                    or_(InboundMail.claim_until.is_(None), InboundMail.claim_until < now),
-                )
+                .where(InboundMail.id.in_(picked.scalar_subquery()), *claimable)
                 .values(claim_owner=self.owner, claim_until=until)
             )
             mine = list(
@@ -223,9 +234,15 @@ class Worker:
                 batch = [
                     (row, opened[row.id])
                     for row in s.scalars(
+                        # Locked and checked again: still ours (see ``process``).
                         select(InboundMail)
-                        .where(InboundMail.id.in_(opened), InboundMail.status == InboundStatus.NEW)
+                        .where(
+                            InboundMail.id.in_(opened),
+                            InboundMail.status == InboundStatus.NEW,
+                            InboundMail.claim_owner == self.owner,
+                        )
                         .order_by(InboundMail.id)
+                        .with_for_update()
                     )
                 ]
                 mailroom.prefetch(batch)
@@ -284,46 +301,64 @@ class Worker:
                     for what in self.game_master(s, self.clock()).clock.tick(game_id):
                         log.info(what, extra={"game": game_id})
                         did.append(f"{game_id}: {what}")
+            except OperationalError as exc:
+                if getattr(exc.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
+                    log.exception("tick of game %s failed", game_id)
+                    continue
+                # A peer holds the game (stalled, or a long adjudication): its lock is
+                # broken by the server within idle_in_transaction_timeout; next tick.
+                log.warning("game %s is locked by another daemon; ticked later", game_id)
             except Exception:
                 log.exception("tick of game %s failed", game_id)
         return did
 
     def start_up(self) -> list[str]:
-        """Push back deadlines that passed while no daemon could work; note we are alive."""
+        """Take this daemon's lease; push back deadlines that passed while no
+        daemon could work; note we are alive."""
         with self.sessions.begin() as s:
-            self._release_dead_claims(s)
-            moved = self._beat(s, self.clock(), None)
+            now = self.clock()
+            self._hold(s, now)
+            moved = self._beat(s, now, None)
         self.pulse.beaten()
         return moved
 
-    def release_dead_claims(self) -> None:
+    def shut_down(self) -> None:
+        """A clean stop: our lease ends now, so peers take over at once."""
         with self.sessions.begin() as s:
-            self._release_dead_claims(s)
+            self.lease.end(s, self.clock())
 
-    def _release_dead_claims(self, s: Session) -> None:
-        """Drop claims held by daemons of this host that are gone (killed, crashed).
-
-        Without this a mail claimed by a daemon killed mid-work waits for the claim
-        to expire (CLAIM_SECONDS) before the restarted daemon takes it up. Claims of
-        other hosts are left to expire: their daemons cannot be asked from here.
-        """
-        host = self.owner.rpartition(":")[0]
-        for model in (InboundMail, OutboundMail):
-            owners = s.scalars(
-                select(model.claim_owner).where(model.claim_owner.like(f"{host}:%")).distinct()
-            )
-            dead = [
-                o
-                for o in owners
-                if o and o != self.owner and o.rpartition(":")[0] == host and not _alive(o)
-            ]
-            if dead:
-                s.execute(
-                    update(model)
-                    .where(model.claim_owner.in_(dead))
-                    .values(claim_owner=None, claim_until=None)
+    def release_mail(self, mail_ids: Collection[int]) -> None:
+        """Give back our claims on these stored mails (a worker process died with
+        them): free for anyone now; what was committed stays."""
+        with self.sessions.begin() as s:
+            s.execute(
+                update(InboundMail)
+                .where(
+                    InboundMail.id.in_(mail_ids),
+                    InboundMail.status == InboundStatus.NEW,
+                    InboundMail.claim_owner == self.owner,
                 )
-                log.info("released the claims of dead daemon(s) %s", ", ".join(dead))
+                .values(claim_owner=None, claim_until=None)
+            )
+
+    def fetches(self, mailbox: str) -> bool:
+        """Whether this daemon fetches from ``mailbox`` now: it takes or keeps
+        the mailbox's lease (one fetcher at a time; the others process and send)."""
+        with self.sessions.begin() as s:
+            now = self.clock()
+            self._hold(s, now)
+            ours = self.lease.fetch_from(s, mailbox, now)
+        self.fetching = mailbox if ours else None
+        return ours
+
+    def fetcher_down_since(self, mailbox: str) -> datetime | None:
+        """For a daemon that does not fetch: None while the daemon fetching from
+        ``mailbox`` beats as working (its mailbox answers), else since when it has
+        not. None too when nobody holds the mailbox: we take it next round."""
+        with self.sessions() as s:
+            now = self.clock()
+            owner = self.lease.fetcher(s, mailbox, now)
+            return None if owner is None else self.pulse.peer_down_since(s, owner, now)
 
     def heartbeat(self, mailbox_down_since: datetime | None = None) -> list[str]:
         """This daemon's heartbeat (pbem.service.heartbeat): it can work, or, with
@@ -331,7 +366,11 @@ class Worker:
         first beat that can work after an outage of every daemon pushes the
         deadlines back by it; returns the games whose deadlines moved."""
         with self.sessions.begin() as s:
-            moved = self._beat(s, self.clock(), mailbox_down_since)
+            now = self.clock()
+            self._hold(s, now)
+            if self.fetching is not None and not self.lease.fetch_from(s, self.fetching, now):
+                self.fetching = None  # lost to a peer (we stalled): it fetches now
+            moved = self._beat(s, now, mailbox_down_since)
         if mailbox_down_since is None:
             self.pulse.beaten()
         return moved
@@ -367,9 +406,10 @@ class Worker:
         claimable = (
             OutboundMail.status == OutboundStatus.PENDING,
             OutboundMail.next_attempt_at <= now,
-            or_(OutboundMail.claim_until.is_(None), OutboundMail.claim_until < now),
+            claim_free(OutboundMail, now),
         )
         with self.sessions.begin() as s:
+            self._hold(s, now)
             picked = (
                 select(OutboundMail.id)
                 .where(*claimable)
@@ -405,6 +445,7 @@ class Worker:
         now = self.clock()
         new_until = now + timedelta(seconds=CLAIM_SECONDS)
         with self.sessions.begin() as s:
+            self._hold(s, now)
             kept = s.scalars(
                 update(OutboundMail)
                 .where(

@@ -7,14 +7,41 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 
+from pbem.config import DatabaseConfig
 from pbem.storage.models import Base
 
 
-def make_engine(url: str) -> Engine:
+def postgresql_connect_args(settings: DatabaseConfig) -> dict[str, Any]:
+    """Timeouts and TCP keepalives for every PostgreSQL connection (libpq
+    parameters): a paused or cut-off daemon's locks are broken by the server, a
+    peer gone silent is noticed, no statement waits for ever."""
+
+    def ms(seconds: float) -> int:
+        return max(1, round(seconds * 1000))
+
+    return {
+        "options": (
+            f"-c lock_timeout={ms(settings.lock_timeout)}"
+            f" -c statement_timeout={ms(settings.statement_timeout)}"
+            " -c idle_in_transaction_session_timeout="
+            f"{ms(settings.idle_in_transaction_timeout)}"
+        ),
+        "keepalives": 1,
+        "keepalives_idle": settings.keepalive_idle,
+        "keepalives_interval": settings.keepalive_interval,
+        "keepalives_count": settings.keepalive_count,
+    }
+
+
+def make_engine(url: str, settings: DatabaseConfig | None = None) -> Engine:
+    """An engine for ``url``; on PostgreSQL with the timeouts of ``settings``
+    (the [database] section; its defaults if None)."""
     kwargs: dict[str, Any] = {}
     if url.startswith("sqlite"):
         # One writer at a time; wait for it rather than fail.
         kwargs["connect_args"] = {"timeout": 30}
+    elif url.startswith("postgresql"):
+        kwargs["connect_args"] = postgresql_connect_args(settings or DatabaseConfig())
     engine = create_engine(url, **kwargs)
     if url.startswith("sqlite"):
 

@@ -340,6 +340,31 @@ class Dispute(Base):
     ruling: Mapped[str] = mapped_column(Text, default="")
 
 
+class DaemonLease(Base):
+    """One daemon start (issue 19): its claims on mail and its fetching of the
+    mailbox hold while ``lease_until`` (database time) is ahead; once it passes, any
+    daemon may take them over. Host and pid are for humans only."""
+
+    __tablename__ = "daemons"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)  # a uuid per start
+    host: Mapped[str] = mapped_column(String(255))
+    pid: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[datetime]
+    lease_until: Mapped[datetime] = mapped_column(index=True)
+
+
+class MailboxLease(Base):
+    """Which daemon fetches from a mailbox (issue 19): one at a time, the others
+    process and send; taken over once ``until`` passes or its daemon's lease does."""
+
+    __tablename__ = "mailbox_leases"
+
+    mailbox: Mapped[str] = mapped_column(String(255), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(64))
+    until: Mapped[datetime]
+
+
 class Heartbeat(Base):
     """When the daemon last ran: deadlines that passed while it was down are pushed back."""
 

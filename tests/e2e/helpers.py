@@ -205,6 +205,9 @@ address = "{c.moderator.address}"
 human = "{c.moderator.human}"
 [database]
 url = "{c.database.url}"
+lease_seconds = {c.database.lease_seconds}
+lock_timeout = {c.database.lock_timeout}
+idle_in_transaction_timeout = {c.database.idle_in_transaction_timeout}
 [secrets]
 plot_key = "{c.secrets.plot_key}"
 [signing]
@@ -258,7 +261,10 @@ def moderator_desk(lab: MailLab, url: str, base_dir: Path, **intake: object) -> 
             smime_key=str(keys.smime_key),
             smime_certificate=str(keys.smime_certificate),
         ),
-        database=DatabaseConfig(url=url),
+        # Short leases: a daemon killed by a test is taken over within seconds.
+        database=DatabaseConfig(
+            url=url, lease_seconds=15, lock_timeout=5, idle_in_transaction_timeout=10
+        ),
         secrets=SecretsConfig(plot_key=base64.b64encode(os.urandom(32)).decode()),
         intake=replace(IntakeConfig(transport="imap", poll_interval=0.5), **intake),  # type: ignore[arg-type]
         imap=ImapConfig(port=lab.imap_port, user=address, password=password),

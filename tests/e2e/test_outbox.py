@@ -24,6 +24,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
 
 from pbem.config import IntakeConfig, OutboxConfig
 from pbem.core.errors import LifecycleError
@@ -35,6 +36,7 @@ from pbem.service.daemon import Daemon
 from pbem.service.work import CLAIM_SECONDS
 from pbem.storage.models import OutboundMail, RecordEntry
 from tests.e2e.helpers import ModeratorDesk, moderator_desk, new_player
+from tests.e2e.netcut import CuttableProxy
 from tests.maillab import MailLab, free_port
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
@@ -538,8 +540,6 @@ async def test_two_daemons_on_one_database_send_each_mail_once(
     ids = {queue_answer(desk, f"d{n}") for n in range(150)}
     clock = Clock()
     daemons = [Daemon(desk.config, clock=clock) for _ in range(2)]
-    for n, daemon in enumerate(daemons):
-        daemon.worker.owner = f"host:{n}"  # two daemons, as if on two machines
     try:
         sent = await asyncio.gather(*(d._outbox_round() for d in daemons))
         assert sum(sent) == 150
@@ -558,7 +558,6 @@ async def test_a_daemon_stalled_past_its_lease_sends_nothing(
     ids = [queue_answer(desk, f"d{n}") for n in range(3)]
     clock = Clock()
     stalled, peer = Daemon(desk.config, clock=clock), Daemon(desk.config, clock=clock)
-    stalled.worker.owner, peer.worker.owner = "host:stalled", "host:peer"
     try:
         batch = await asyncio.to_thread(stalled.worker.due_outgoing)
         assert len(batch.mails) == 3
@@ -570,6 +569,46 @@ async def test_a_daemon_stalled_past_its_lease_sends_nothing(
         await close(stalled)
         await close(peer)
     assert sorted(message_ids(server)) == sorted(ids)
+
+
+async def test_a_daemon_cut_off_from_postgresql_mid_batch_sends_nothing_twice(
+    desk: ModeratorDesk, smtp: tuple[ScriptedSmtp, int], database_url: str
+) -> None:
+    """Issue 19, a partition: a daemon holding a claimed batch loses its path to
+    PostgreSQL (a proxy cut, no FIN). Its lease runs out unrenewed; a peer takes
+    the batch over and sends it. Cut off, the first sends nothing (the claim is
+    checked in the database once its lease is half gone); back, it finds the
+    mails its peer's."""
+    if not database_url.startswith("postgresql"):
+        pytest.skip("a network path to cut: PostgreSQL")
+    server, _ = smtp
+    ids = [queue_answer(desk, f"d{n}") for n in range(4)]
+    proxy = CuttableProxy(5432)
+    await proxy.start()
+    through = desk.config.database.url.replace("127.0.0.1:5432", f"127.0.0.1:{proxy.port}")
+    assert through != desk.config.database.url
+    clock = Clock()
+    cut_off = Daemon(
+        replace(desk.config, database=replace(desk.config.database, url=through)), clock=clock
+    )
+    peer = Daemon(desk.config, clock=clock)
+    try:
+        batch = await asyncio.to_thread(cut_off.worker.due_outgoing)
+        assert len(batch.mails) == 4
+        await proxy.cut()
+        assert await peer._outbox_round() == 0  # its lease still runs: left alone
+        clock.now += timedelta(seconds=desk.config.database.lease_seconds + 1)
+        assert await peer._outbox_round() == 4  # unrenewed, the lease lapsed: taken over
+        with pytest.raises(OperationalError):
+            await cut_off._send_batch(batch)  # cannot check its claim: sends nothing
+        await proxy.restore()
+        assert await cut_off._send_batch(batch) == 0  # back: the mails are its peer's
+    finally:
+        await close(cut_off)
+        await close(peer)
+        await proxy.close()
+    assert sorted(message_ids(server)) == sorted(ids)
+    assert {outbound(desk, m).status for m in ids} == {"sent"}
 
 
 async def test_the_pool_has_several_mails_in_flight_at_once(

@@ -14,6 +14,7 @@ from sqlalchemy import select, update
 
 from pbem.config import DatabaseConfig
 from pbem.service.daemon import Daemon
+from pbem.service.leases import Lease
 from pbem.storage.models import InboundMail
 from tests.unit.service.test_process_batch import _config, _orders, _sessions
 
@@ -70,18 +71,20 @@ def test_a_mail_another_daemon_holds_is_left_to_it(database_url, tmp_path, worke
         [("a", _orders("north", ["SEND SQN-1 A"])), ("b", _orders("south", ["SEND SQN-1 B"]))]
     )
     held, free = worker.pending_mail()
+    peer = Lease("peer-daemon", 60)  # a live daemon elsewhere: its lease runs
     with worker.sessions.begin() as s:
+        peer.hold(s, datetime.now(UTC))
         s.execute(
             update(InboundMail)
             .where(InboundMail.id == held)
-            .values(claim_owner="elsewhere:1", claim_until=datetime.now(UTC) + timedelta(minutes=5))
+            .values(claim_owner=peer.owner, claim_until=datetime.now(UTC) + timedelta(minutes=5))
         )
     assert worker.pending_mail() == [free]
     asyncio.run(_round(daemon))  # returns: it does not wait for, or spin on, the held mail
     with worker.sessions() as s:
         status = {i: st for i, st in s.execute(select(InboundMail.id, InboundMail.status))}
     assert status == {held: "new", free: "answered"}
-    # Once the claim has expired (its daemon died), the mail is anyone's.
+    # Once the claim has expired, the mail is anyone's.
     with worker.sessions.begin() as s:
         s.execute(
             update(InboundMail)
@@ -93,3 +96,26 @@ def test_a_mail_another_daemon_holds_is_left_to_it(database_url, tmp_path, worke
     asyncio.run(_round(later))
     with worker.sessions() as s:
         assert s.scalar(select(InboundMail.status).where(InboundMail.id == held)) == "answered"
+
+
+def test_a_mail_held_by_a_daemon_whose_lease_ran_out_is_taken_over(database_url, tmp_path):
+    """Issue 19: a claim is only as good as its owner's lease. A daemon killed or
+    paused stops renewing it; one lease time later its claims are anyone's, on any
+    host (no pid is asked), though the claim itself would run for minutes more."""
+    daemon = _daemon(database_url, tmp_path, 1)
+    worker = daemon.worker
+    worker.file_many([("a", _orders("north", ["SEND SQN-1 A"]))])
+    (held,) = worker.pending_mail()
+    peer = Lease("paused-daemon", 60)
+    with worker.sessions.begin() as s:
+        peer.hold(s, datetime.now(UTC) - timedelta(seconds=61))  # its last renewal
+        s.execute(
+            update(InboundMail)
+            .where(InboundMail.id == held)
+            .values(claim_owner=peer.owner, claim_until=datetime.now(UTC) + timedelta(minutes=4))
+        )
+    assert worker.pending_mail() == [held]
+    asyncio.run(_round(daemon))
+    with worker.sessions() as s:
+        row = s.get(InboundMail, held)
+        assert row is not None and row.status == "answered"

@@ -1,0 +1,131 @@
+"""Leases (issue 19): what a daemon holds, it holds for a time it renews.
+
+Every daemon start has a row in ``daemons`` (a uuid, with host and pid for
+humans) whose ``lease_until`` it pushes ahead with every heartbeat and every
+claim. A claim on stored or outgoing mail (``claim_owner``/``claim_until``) is
+free once its ``claim_until`` passed *or* its owner's lease did: a daemon killed,
+paused (SIGSTOP) or cut off from the database loses its claims one lease time
+after its last renewal, on every host alike; nobody guesses from a pid.
+
+One daemon at a time fetches from a mailbox (``mailbox_leases``); the others
+process and send. Times are the daemons' clocks, which are the database's
+(pbem.service.clock.DatabaseClock, skew refused at start).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import ColumnElement, delete, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from pbem.storage.models import DaemonLease, InboundMail, MailboxLease, OutboundMail
+
+# Rows of daemons gone this long are forgotten.
+_FORGET_AFTER = timedelta(days=14)
+
+
+def live_daemons(now: datetime) -> Any:
+    """The ids of daemons whose lease runs at ``now`` (a subquery)."""
+    return select(DaemonLease.id).where(DaemonLease.lease_until >= now)
+
+
+def claim_free(model: type[InboundMail] | type[OutboundMail], now: datetime) -> ColumnElement[bool]:
+    """A row nobody holds: never claimed, its claim ran out, or its owner's lease did."""
+    return or_(
+        model.claim_until.is_(None),
+        model.claim_until < now,
+        model.claim_owner.is_(None),
+        model.claim_owner.not_in(live_daemons(now)),
+    )
+
+
+class Lease:
+    """One daemon start's lease (the Worker's; worker processes share their daemon's)."""
+
+    def __init__(self, owner: str, seconds: float) -> None:
+        self.owner = owner
+        self.length = timedelta(seconds=seconds)
+        self.until: datetime | None = None  # as last committed... or about to be
+
+    def hold(self, s: Session, now: datetime) -> datetime:
+        """Renew (or take) this daemon's lease, in ``s``'s transaction; its new end.
+        A lease is never shortened: a batch started later may have pushed it further.
+        The new end counts once the transaction commits."""
+        until = now + self.length
+        done = s.execute(
+            update(DaemonLease)
+            .where(DaemonLease.id == self.owner, DaemonLease.lease_until < until)
+            .values(lease_until=until)
+        )
+        if not done.rowcount and s.get(DaemonLease, self.owner) is None:  # type: ignore[attr-defined]
+            s.execute(delete(DaemonLease).where(DaemonLease.lease_until < now - _FORGET_AFTER))
+            try:
+                with s.begin_nested():
+                    s.execute(
+                        insert(DaemonLease).values(
+                            id=self.owner,
+                            host=socket.gethostname()[:255],
+                            pid=os.getpid(),
+                            started_at=now,
+                            lease_until=until,
+                        )
+                    )
+            except IntegrityError:
+                pass  # a worker process of this daemon registered it this very moment
+        # Either way the lease runs until ``until`` at least (never shortened).
+        self.until = until
+        return until
+
+    def runs(self, now: datetime, margin: timedelta) -> bool:
+        """Whether our lease, as last renewed, still runs ``margin`` past ``now``:
+        no peer can have taken our claims yet (else ask the database)."""
+        return self.until is not None and now + margin < self.until
+
+    def end(self, s: Session, now: datetime) -> None:
+        """A clean stop: our claims and mailbox are free for the others at once."""
+        s.execute(update(DaemonLease).where(DaemonLease.id == self.owner).values(lease_until=now))
+        s.execute(delete(MailboxLease).where(MailboxLease.owner == self.owner))
+        self.until = None
+
+    def fetch_from(self, s: Session, mailbox: str, now: datetime) -> bool:
+        """Take or keep the lease on fetching from ``mailbox``; whether it is ours."""
+        until = now + self.length
+        taken = s.execute(
+            update(MailboxLease)
+            .where(
+                MailboxLease.mailbox == mailbox,
+                or_(
+                    MailboxLease.owner == self.owner,
+                    MailboxLease.until < now,
+                    MailboxLease.owner.not_in(live_daemons(now)),
+                ),
+            )
+            .values(owner=self.owner, until=until)
+        )
+        if taken.rowcount:  # type: ignore[attr-defined]
+            return True
+        if s.get(MailboxLease, mailbox) is not None:
+            return False  # a live peer fetches
+        try:
+            with s.begin_nested():
+                s.execute(
+                    insert(MailboxLease).values(mailbox=mailbox, owner=self.owner, until=until)
+                )
+        except IntegrityError:
+            return False  # a peer took it first, this very moment
+        return True
+
+    def fetcher(self, s: Session, mailbox: str, now: datetime) -> str | None:
+        """The live daemon fetching from ``mailbox``, if any."""
+        return s.scalar(
+            select(MailboxLease.owner).where(
+                MailboxLease.mailbox == mailbox,
+                MailboxLease.until >= now,
+                MailboxLease.owner.in_(live_daemons(now)),
+            )
+        )
