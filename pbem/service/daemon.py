@@ -337,7 +337,7 @@ class Daemon:
                 handed_out.update(pending)
                 for i in range(0, len(pending), PROCESS_BATCH):
                     batch = pending[i : i + PROCESS_BATCH]
-                    future = asyncio.ensure_future(
+                    future: asyncio.Future[Any] = asyncio.ensure_future(
                         pool.process(batch, self.worker)
                         if pool is not None
                         else asyncio.to_thread(self.worker.process_many, batch)
