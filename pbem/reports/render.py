@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Iterable
 from functools import lru_cache, partial
 from typing import Any
 
@@ -94,6 +95,16 @@ def environment(ruleset: str) -> Environment:
     env.filters["link_rules"] = partial(link_rules, index=index)
     env.globals["rule_link"] = partial(rule_link, index=index)
     return env
+
+
+def warm_up(rulesets: Iterable[str]) -> None:
+    """Compile every template of the answers ("common") and of each ruleset now:
+    compiling is the first render's cost (tens of ms), paid before a daemon
+    says it is ready rather than by the first player's answer."""
+    for ruleset in ("common", *rulesets):
+        env = environment(ruleset)
+        for name in env.list_templates():
+            env.get_template(name)
 
 
 def render(ruleset: str, name: str, context: dict[str, Any]) -> str:

@@ -159,6 +159,8 @@ class Daemon:
         await asyncio.to_thread(self._set_clock)
         metrics = await self._serve_metrics()
         moved = await asyncio.to_thread(self.worker.start_up)
+        # The first answer after start-up is as fast as any: its one-time costs now.
+        await asyncio.to_thread(self.worker.warm_up)
         if self.pool is not None:
             await self.pool.start()
         if moved:
@@ -245,6 +247,9 @@ class Daemon:
         await asyncio.to_thread(
             self.worker.file_many, [(m.ref, m.raw, m.delivered_at) for m in messages]
         )
+        # Committed: processing may start now, while the server is told (answers
+        # first: the acknowledgement's round trip is not on the answer's way).
+        self.mail_filed.set()
         # Only now, with the bytes committed, may the server forget the messages; and
         # only if the mailbox is still ours (we may have stalled past the lease):
         # else its new fetcher moves them, filed once by their digest.
@@ -257,7 +262,6 @@ class Daemon:
             return False
         with self.watchdog.waiting("intake"):
             await self._acknowledge(messages)
-        self.mail_filed.set()
         return True
 
     async def _acknowledge(self, messages: list[InboundMessage]) -> None:
@@ -322,6 +326,7 @@ class Daemon:
         pool = self.pool
         in_flight = 2 * pool.workers if pool is not None else 1
         running: set[asyncio.Future[Any]] = set()
+        sizes: dict[asyncio.Future[Any], int] = {}  # mails per batch in flight
         handed_out: set[int] = set()  # a mail still pending after its batch waits for next time
         while True:
             room = in_flight - len(running)
@@ -332,13 +337,13 @@ class Daemon:
                 handed_out.update(pending)
                 for i in range(0, len(pending), PROCESS_BATCH):
                     batch = pending[i : i + PROCESS_BATCH]
-                    running.add(
-                        asyncio.ensure_future(
-                            pool.process(batch, self.worker)
-                            if pool is not None
-                            else asyncio.to_thread(self.worker.process_many, batch)
-                        )
+                    future: asyncio.Future[Any] = asyncio.ensure_future(
+                        pool.process(batch, self.worker)
+                        if pool is not None
+                        else asyncio.to_thread(self.worker.process_many, batch)
                     )
+                    running.add(future)
+                    sizes[future] = len(batch)
             if not running:
                 return
             done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
@@ -347,6 +352,7 @@ class Daemon:
                     future.result()  # a failure the batch could not file is the round's
                     self.watchdog.beat("processing", self.config.intake.poll_interval)
                     self._wake_outbox()  # its answers are committed: send them now
+                    log.info("processed %d mail(s), answers queued", sizes.pop(future))
             except BaseException:
                 for future in running:
                     future.cancel()

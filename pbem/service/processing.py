@@ -90,6 +90,7 @@ def _start_worker(
     engine = make_engine(config.database.url, config.database)
     # Claims are held under the daemon's lease (pbem.service.leases): the daemon's id.
     _worker = Worker(config, make_sessionmaker(engine), owner, clock)
+    _worker.warm_up()  # before the daemon says it is ready (ProcessingPool.start)
 
 
 def _ready() -> int:

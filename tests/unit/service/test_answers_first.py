@@ -18,6 +18,7 @@ from pbem.config import Config, DatabaseConfig
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.publishing import Publisher
+from pbem.mail.base import InboundMessage
 from pbem.service import daemon as daemon_module
 from pbem.service.daemon import Daemon
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
@@ -153,3 +154,60 @@ def test_a_kill_between_answer_and_adjudication_still_adjudicates(database_url, 
         later.engine.dispose()
     assert _first_phase(later) == PhaseStatus.ADJUDICATED
     assert _kinds(later).count(OutboundKind.REPORT) >= started + 2
+
+
+class _SlowAckInbox:
+    """Hands out one order mail; its acknowledgement waits until released (a
+    server slow to answer the UID MOVE)."""
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw: bytes | None = raw
+        self.release = asyncio.Event()
+        self.acknowledged: list[str] = []
+        self.unreachable_since: datetime | None = None
+
+    async def fetch(self, limit: int = 100) -> list[InboundMessage]:
+        raw, self.raw = self.raw, None
+        return [] if raw is None else [InboundMessage(ref="1:1", raw=raw)]
+
+    async def acknowledge(self, ref: str) -> None:
+        await self.release.wait()
+        self.acknowledged.append(ref)
+
+    async def acknowledge_many(self, refs: Sequence[str]) -> None:
+        for ref in refs:
+            await self.acknowledge(ref)
+
+    async def wait_for_mail(self, timeout: float) -> None:
+        await asyncio.sleep(0)
+
+    async def close(self) -> None:
+        pass
+
+
+def test_a_mail_is_answered_while_the_server_is_still_told_it_was_fetched(database_url, tmp_path):
+    # Answers first: processing starts once the mail is committed; the IMAP
+    # acknowledgement's round trip is not on the answer's way.
+    config = _setup(database_url, tmp_path)
+    inbox = _SlowAckInbox(_orders("north", ["SEND SQN-1 A"]))
+    daemon = Daemon(config, inbox=inbox, sender=_Sender())
+
+    async def main() -> list[OutboundKind]:
+        intake = asyncio.create_task(daemon._intake_round())
+        try:
+            async with asyncio.timeout(120):
+                await daemon.mail_filed.wait()  # the event, not a delay
+            await daemon._processing_round(tick=False)
+            kinds = await asyncio.to_thread(_kinds, daemon)
+            assert inbox.acknowledged == []  # still waiting for the server
+        finally:
+            inbox.release.set()
+        assert await asyncio.wait_for(intake, timeout=120)
+        assert inbox.acknowledged == ["1:1"]
+        return kinds
+
+    try:
+        kinds = asyncio.run(main())
+    finally:
+        daemon.engine.dispose()
+    assert OutboundKind.ANSWER in kinds
