@@ -332,7 +332,9 @@ def round_at(slots: tuple[Slot, ...], start: int) -> Round | None:
     while end < len(slots) and not slots[end].takes_orders:
         end += 1
     if first.takes_orders:
-        return Round(first.round_name, first.turn, first.segment.plotting, slots[start:end], start, end)
+        return Round(
+            first.round_name, first.turn, first.segment.plotting, slots[start:end], start, end
+        )
     # Only the game's opening: run up to the first plot without orders.
     head = f"S{first.cycle}" if first.strategic else f"T{first.turn}"
     return Round(f"{head}-open", first.turn, (), slots[start:end], start, end)

@@ -111,10 +111,14 @@ def _item(
         raise DataError(where, "an item is a table with value, provenance and source")
     extra = sorted(set(raw) - ITEM_KEYS)
     if extra:
-        raise DataError(where, f"unknown field(s) {', '.join(extra)}; an item takes value, provenance, source")
+        raise DataError(
+            where, f"unknown field(s) {', '.join(extra)}; an item takes value, provenance, source"
+        )
     given = raw.get("provenance")
     if given is None and default is None:
-        raise DataError(where, f"provenance missing: one of {', '.join(p.value for p in Provenance)}")
+        raise DataError(
+            where, f"provenance missing: one of {', '.join(p.value for p in Provenance)}"
+        )
     try:
         provenance = Provenance(given) if given is not None else default[0]  # type: ignore[index]
     except ValueError:
@@ -143,13 +147,17 @@ def parse_pack(raw: Mapping[str, Any], where: str, *, moderator: bool = False) -
         if category == "pack":
             continue
         if category not in CATEGORIES:
-            raise DataError(f"{where}: {category}", f"unknown category; packs hold {', '.join(CATEGORIES)}")
+            raise DataError(
+                f"{where}: {category}", f"unknown category; packs hold {', '.join(CATEGORIES)}"
+            )
         if not isinstance(body, Mapping):
             raise DataError(f"{where}: {category}", "a category is a table of items")
         if category == PRIVATE_CATEGORY:
             for side, forces in body.items():
                 if side not in SIDES or not isinstance(forces, Mapping):
-                    raise DataError(f"{where}: forces.{side}", f"forces are by side: {', '.join(SIDES)}")
+                    raise DataError(
+                        f"{where}: forces.{side}", f"forces are by side: {', '.join(SIDES)}"
+                    )
                 for fid, item in forces.items():
                     key = f"forces/{side}/{fid}"
                     items[key] = _item(f"{where}: forces.{side}.{fid}", key, item, name, default)
@@ -161,8 +169,16 @@ def parse_pack(raw: Mapping[str, Any], where: str, *, moderator: bool = False) -
 
 
 def _shape(value: Any) -> str:
-    return "table" if isinstance(value, Mapping) else "list" if isinstance(value, list) else (
-        "number" if isinstance(value, int | float) and not isinstance(value, bool) else type(value).__name__
+    return (
+        "table"
+        if isinstance(value, Mapping)
+        else "list"
+        if isinstance(value, list)
+        else (
+            "number"
+            if isinstance(value, int | float) and not isinstance(value, bool)
+            else type(value).__name__
+        )
     )
 
 
@@ -192,7 +208,9 @@ def resolve(packs: list[DataPack]) -> DataPack:
     return out
 
 
-def illustrative(items: Mapping[str, Mapping[str, Any]], keys: list[str] | None = None) -> list[dict[str, str]]:
+def illustrative(
+    items: Mapping[str, Mapping[str, Any]], keys: list[str] | None = None
+) -> list[dict[str, str]]:
     """The items (JSON, as ``public``/``forces`` give them) among ``keys`` (default:
     all) whose values are illustrative: what a report must say it rests on."""
     chosen = sorted(items) if keys is None else sorted(k for k in set(keys) if k in items)

@@ -37,7 +37,9 @@ CLOCK_ITEMS = (GAME_TURNS, START_DATE, TURN_IN_CYCLE)
 def _int_item(pack: DataPack, key: str, low: int, high: int) -> int:
     value = pack.value(key)
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise DataError(key.replace("/", "."), f"must be a whole number {low}-{high}, not {value!r}")
+        raise DataError(
+            key.replace("/", "."), f"must be a whole number {low}-{high}, not {value!r}"
+        )
     return value
 
 

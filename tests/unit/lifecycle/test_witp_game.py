@@ -49,21 +49,29 @@ def test_witp_game_plays_naval_plot_rounds_by_mail(table) -> None:  # type: igno
         return answer
 
     assert "game w1 created (witp, coral-sea-1942)" in table.run(setup)
-    phase = table.run(lambda gm: (gm.lookups.open_phase("w1").turn, gm.lookups.open_phase("w1").name))
+    phase = table.run(
+        lambda gm: (gm.lookups.open_phase("w1").turn, gm.lookups.open_phase("w1").name)
+    )
     assert phase == (1, "T1-naval1-plot")  # T1-open was automatic
 
     def reports(gm):  # type: ignore[no-untyped-def]
-        rows = gm.desk.session.scalars(select(OutboundMail).where(OutboundMail.kind == "report")).all()
+        rows = gm.desk.session.scalars(
+            select(OutboundMail).where(OutboundMail.kind == "report")
+        ).all()
         return {r.recipient: open_outbound(gm.desk.key, r).decode("utf-8", "replace") for r in rows}
 
     first = table.run(reports)
     allied = first["allied@example.org"]
-    assert "Game-Turn 1 of 2" in allied and "Where this report rests on illustrative values" in allied
+    assert (
+        "Game-Turn 1 of 2" in allied and "Where this report rests on illustrative values" in allied
+    )
     assert "units/CV" in allied and "Yorktown" in allied
     assert "Shokaku" not in allied and "Yorktown" not in first["japanese@example.org"]
     for turn, name in ((1, "T1-naval1-plot"), (1, "T1-naval2-plot"), (1, "T1-naval3-plot")):
         table.run(lambda gm, t=turn, n=name: gm.phases.submit("w1", "japanese", t, n, ["PASS"]))
         table.run(lambda gm, t=turn, n=name: gm.phases.submit("w1", "allied", t, n, ["PASS"]))
         table.run(lambda gm: gm.clock.tick("w1"))
-    phase = table.run(lambda gm: (gm.lookups.open_phase("w1").turn, gm.lookups.open_phase("w1").name))
+    phase = table.run(
+        lambda gm: (gm.lookups.open_phase("w1").turn, gm.lookups.open_phase("w1").name)
+    )
     assert phase == (2, "T2-naval1-plot")

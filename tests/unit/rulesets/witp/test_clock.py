@@ -17,7 +17,12 @@ def _outline(phases):  # type: ignore[no-untyped-def]
 
 
 def test_3_1_sequence_of_play() -> None:
-    air = ["Air Search Segment", "Allocation Segment", "Strike Segment", "Air Transfer Segment (Day)"]
+    air = [
+        "Air Search Segment",
+        "Allocation Segment",
+        "Strike Segment",
+        "Air Transfer Segment (Day)",
+    ]
     naval = ["Plot Segment", "Weather Segment (Optional Rule 59.3)", "Execution Segment"]
     assert _outline(GAME_TURN) == [
         ("A", "Weather Phase", ["Wind Direction Segment (Optional Rule 59.3)"]),
@@ -66,20 +71,32 @@ def test_50_0_strategic_game_turn() -> None:
         "Allied Strategic Air MS Interdiction Segment",
         "AO Tanker Assignment Segment",
     ]
-    assert segments["C"] == ["Plot Segment", "Strike Execution Segment", "Strategic Strike Allocation Segment"]
+    assert segments["C"] == [
+        "Plot Segment",
+        "Strike Execution Segment",
+        "Strategic Strike Allocation Segment",
+    ]
     assert segments["D"] == [
         "Residual Command Point Segment",
         "Command Point Determination Segment",
         "Command Point Allocation Segment",
         "Emergency Command Link Segment",
     ]
-    assert segments["F"] == ["Deployment Segment", "ASW Air Allocation Segment", "US MTB Deployment Segment"]
+    assert segments["F"] == [
+        "Deployment Segment",
+        "ASW Air Allocation Segment",
+        "US MTB Deployment Segment",
+    ]
     assert len(segments["G"]) == 5 and len(segments["H"]) == 2
 
 
 def test_3_2_initiative_in_strike_and_execution_segments_only() -> None:
     rolled = [(p.key, s.key) for p in GAME_TURN for s in p.segments if s.initiative]
-    assert rolled == [(f"{k}{n}", seg) for n in (1, 2, 3) for k, seg in (("air", "strike"), ("naval", "execution"))]
+    assert rolled == [
+        (f"{k}{n}", seg)
+        for n in (1, 2, 3)
+        for k, seg in (("air", "strike"), ("naval", "execution"))
+    ]
 
 
 def test_3_0_cycles_of_four_game_turns() -> None:
@@ -94,7 +111,7 @@ def test_50_0_strategic_turn_follows_each_cycle_but_not_the_last_turn() -> None:
     strategic_after = sorted({s.turn for s in slots if s.strategic})
     assert strategic_after == [4, 8]
     assert len(slots) == 9 * per_turn + 2 * per_strategic
-    assert [s.cycle for s in slots if s.strategic][0] == 1
+    assert next(s.cycle for s in slots if s.strategic) == 1
     assert not any(s.strategic for s in schedule(4, 1))  # 3.1 I: no turn begins after
 
 
@@ -126,7 +143,9 @@ def test_round_steps_cite_rules_and_mark_later_stages() -> None:
     assert "3.1 C First Naval Phase (all segments; moderated from stage 1)" in rnd.steps()
     assert any(s.startswith("3.1 D Second Air Phase") for s in rnd.steps())
     last = rounds(slots)[-1]
-    assert last.steps()[-1].startswith("3.1 I End of the Game Turn: Game-Turn marker advanced (3.1 I")
+    assert last.steps()[-1].startswith(
+        "3.1 I End of the Game Turn: Game-Turn marker advanced (3.1 I"
+    )
 
 
 def test_a_round_crossing_a_cycle_lists_the_strategic_turn() -> None:

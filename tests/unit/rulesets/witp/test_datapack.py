@@ -26,21 +26,33 @@ def test_every_shipped_item_carries_provenance_and_source() -> None:
 def test_13_5_1_search_chit_cups_are_the_printed_ones() -> None:
     item = load_library().packs["kernel"].get("tables/search-chit-cups")
     assert item.provenance == Provenance.RULEBOOK and item.source == "13.5.1"
-    assert [sum(item.value[c].values()) for c in ("cup1", "cup2", "cup3")] == [40, 40, 30]  # 13.5.2: 110
+    assert [sum(item.value[c].values()) for c in ("cup1", "cup2", "cup3")] == [
+        40,
+        40,
+        30,
+    ]  # 13.5.2: 110
 
 
 def test_an_item_without_provenance_is_refused_in_an_installed_pack() -> None:
     with pytest.raises(DataError, match="provenance missing"):
         parse_pack({"pack": {"name": "p"}, "tables": {"t": {"value": 1, "source": "x"}}}, "p.toml")
     with pytest.raises(DataError, match="not one of"):
-        parse_pack({"pack": {"name": "p"}, "tables": {"t": {"value": 1, "provenance": "folklore", "source": "x"}}}, "p.toml")
+        parse_pack(
+            {
+                "pack": {"name": "p"},
+                "tables": {"t": {"value": 1, "provenance": "folklore", "source": "x"}},
+            },
+            "p.toml",
+        )
     with pytest.raises(DataError, match="unknown category"):
         parse_pack({"pack": {"name": "p"}, "charts": {}}, "p.toml")
 
 
 def test_a_moderators_item_counts_as_data_pack_unless_it_says_otherwise() -> None:
     pack = parse_pack(
-        tomllib.loads('[tables.night-movement-allowance]\nvalue = { SC1 = 40, SC2 = 60, SC3 = 60 }\n'),
+        tomllib.loads(
+            "[tables.night-movement-allowance]\nvalue = { SC1 = 40, SC2 = 60, SC3 = 60 }\n"
+        ),
         "datapack",
         moderator=True,
     )
@@ -52,7 +64,9 @@ def test_merge_replaces_item_by_item_and_keeps_shapes() -> None:
     library = load_library()
     base = library.resolve(SCENARIO)
     assert base.get("tables/night-movement-allowance").provenance == Provenance.ILLUSTRATIVE
-    over = parse_pack({"tables": {"night-movement-allowance": {"value": {"SC1": 40}}}}, "m", moderator=True)
+    over = parse_pack(
+        {"tables": {"night-movement-allowance": {"value": {"SC1": 40}}}}, "m", moderator=True
+    )
     merged = merge(base, over)
     assert merged.get("tables/night-movement-allowance").provenance == Provenance.DATAPACK
     assert merged.get("tables/search-chit-cups") == base.get("tables/search-chit-cups")

@@ -33,7 +33,9 @@ from .conftest import SCENARIO
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-99, 99) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 ORDERS = st.sampled_from(["", "PASS", "pass\n# none", "MOVE TF1 0101", "PASS extra", "XYZ\nPASS"])
@@ -43,7 +45,12 @@ def test_disclose_records_fact_audience_time_rule() -> None:
     state: dict[str, Any] = {}
     event = disclose(state, {"kind": "sigint", "cards": 2}, ["allied"], "T1/naval1/plot", "42.3")
     assert state[DISCLOSURES] == [
-        {"fact": {"kind": "sigint", "cards": 2}, "audience": ["allied"], "time": "T1/naval1/plot", "rule": "42.3"}
+        {
+            "fact": {"kind": "sigint", "cards": 2},
+            "audience": ["allied"],
+            "time": "T1/naval1/plot",
+            "rule": "42.3",
+        }
     ]
     assert event.witnesses == ("allied",) and event.rule == "42.3" and event.seen_by("allied")
     assert not event.seen_by("japanese")
@@ -57,7 +64,11 @@ def test_disclose_refuses_an_audience_that_is_no_side() -> None:
 
 
 def test_projection_is_public_own_private_and_own_disclosures() -> None:
-    state: dict[str, Any] = {"public": {"clock": 1}, PRIVATE: {"japanese": {"a": 1}, "allied": {"b": 2}}, MODERATOR: {"umpire-only": 3}}
+    state: dict[str, Any] = {
+        "public": {"clock": 1},
+        PRIVATE: {"japanese": {"a": 1}, "allied": {"b": 2}},
+        MODERATOR: {"umpire-only": 3},
+    }
     disclose(state, {"kind": "to-j"}, ["japanese"], "T1", "13.5")
     disclose(state, {"kind": "both"}, SIDES, "T1", "3.2")
     p = projection(state, "allied")
@@ -66,7 +77,9 @@ def test_projection_is_public_own_private_and_own_disclosures() -> None:
     assert Knowledge.of(state, None).private == state[PRIVATE]
 
 
-def _other_world(state: dict[str, Any], side: str, secret: Any, disclosed: list[Any]) -> dict[str, Any]:
+def _other_world(
+    state: dict[str, Any], side: str, secret: Any, disclosed: list[Any]
+) -> dict[str, Any]:
     """``state`` with the other side's private part, the moderator's part and the
     disclosures to the other side alone replaced at random."""
     other = enemy_of(side)
@@ -94,7 +107,9 @@ def test_noninterference_of_the_kernel(
     state = witp.initial_state(SCENARIO, {})
     for n in range(rounds_played):
         d = witp.pending(state)
-        state = witp.adjudicate(state, {s: ["PASS"] for s in d.sides}, SeededDice(b"s", "g", n, d.phase)).state
+        state = witp.adjudicate(
+            state, {s: ["PASS"] for s in d.sides}, SeededDice(b"s", "g", n, d.phase)
+        ).state
     a = _other_world(state, side, secret_a, told_a)
     b = _other_world(state, side, secret_b, told_b)
     assert indistinguishable(a, b, side)
@@ -111,4 +126,6 @@ def test_noninterference_of_the_kernel(
     assert indistinguishable(ra.state, rb.state, side)
     seen_a = [e.to_json() for e in ra.events if e.seen_by(side)]
     assert seen_a == [e.to_json() for e in rb.events if e.seen_by(side)]
-    assert json.dumps(witp.view(ra.state, ra.events, side)) == json.dumps(witp.view(rb.state, rb.events, side))
+    assert json.dumps(witp.view(ra.state, ra.events, side)) == json.dumps(
+        witp.view(rb.state, rb.events, side)
+    )

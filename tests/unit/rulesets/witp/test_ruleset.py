@@ -37,7 +37,9 @@ def test_3_1_the_game_runs_its_game_turns_to_the_end(witp) -> None:  # type: ign
 
 
 def test_3_1_c_plot_segment_demands_both_sides(witp) -> None:  # type: ignore[no-untyped-def]
-    state = witp.adjudicate(witp.initial_state(SCENARIO, {}), {}, SeededDice(b"k", "g", 1, "T1-open")).state
+    state = witp.adjudicate(
+        witp.initial_state(SCENARIO, {}), {}, SeededDice(b"k", "g", 1, "T1-open")
+    ).state
     d = witp.pending(state)
     assert (d.turn, d.phase, d.sides) == (1, "T1-naval1-plot", ("japanese", "allied"))
     assert d.title == "First Naval Phase: Plot Segment" and d.steps[0].endswith("(16.3)")
@@ -66,7 +68,13 @@ def test_a_moderators_pack_changes_this_game_only(witp) -> None:  # type: ignore
             "game-turns": {"value": 5, "source": "our club's scenario card"},
             "start-date": {"value": "1942-05-01"},
         },
-        "units": {"CV": {"value": {"sc": 3, "defence": 7}, "provenance": "data-pack", "source": "owner's counters"}},
+        "units": {
+            "CV": {
+                "value": {"sc": 3, "defence": 7},
+                "provenance": "data-pack",
+                "source": "owner's counters",
+            }
+        },
     }
     state = witp.initial_state(SCENARIO, {"datapack": pack})
     view = witp.view(state, (), "allied")
