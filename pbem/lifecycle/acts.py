@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem import rulesets
 from pbem.core import options as game_options
-from pbem.core.errors import LifecycleError
+from pbem.core.errors import DataError, LifecycleError
 from pbem.core.ruleset import ScenarioInfo
 from pbem.intake.keyring import PublicKey, read_key
 from pbem.lifecycle import deadlines
@@ -41,6 +41,8 @@ from pbem.storage.seatkeys import seat_keys
 
 log = logging.getLogger("pbem.lifecycle")
 OVERRIDES = "overrides"  # CREATE's per-game data corrections (TOML), not an option
+DATAPACK = "datapack"  # CREATE's per-game data pack (TOML, War in the Pacific), not an option
+DATA_KEYS = (OVERRIDES, DATAPACK)  # CREATE's TOML data, handed to the ruleset as it is
 # A plain mail address (no display name): what a seat's mail goes to.
 MAILBOX = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+")
 
@@ -55,14 +57,13 @@ def shift_deadlines(phase: Phase, by: timedelta) -> None:
 
 def checked_options(info: ScenarioInfo, given: Mapping[str, Any]) -> dict[str, Any]:
     """Every option in force, checked against what the scenario takes; ``overrides``
-    (the moderator's data corrections) go to the ruleset as they are."""
-    rules = {k: v for k, v in given.items() if k != OVERRIDES}
+    and ``datapack`` (the moderator's data) go to the ruleset as they are."""
+    rules = {k: v for k, v in given.items() if k not in DATA_KEYS}
     try:
         in_force = game_options.resolve(info.options, rules)
     except game_options.OptionError as exc:
         raise LifecycleError(f"{info.name}: {exc}") from None
-    if OVERRIDES in given:
-        in_force[OVERRIDES] = given[OVERRIDES]
+    in_force.update({k: given[k] for k in DATA_KEYS if k in given})
     return in_force
 
 
@@ -95,6 +96,11 @@ class ModeratorActs:
                 f"known: {', '.join(sorted(known))}"
             )
         in_force = checked_options(known[scenario], options or {})
+        if any(k in in_force for k in DATA_KEYS):
+            try:  # the moderator's data is checked now, not at START
+                ruleset.initial_state(scenario, in_force)
+            except DataError as exc:
+                raise LifecycleError(f"{scenario}: {exc}") from None
         merged = deadlines.game_settings(self.desk.config.games, settings or {})
         for side in known[scenario].sides:
             try:

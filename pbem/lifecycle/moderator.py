@@ -5,7 +5,9 @@ returns what it did, or raises ``LifecycleError`` saying why not. Every act
 lands in the game's record through the game machine's job it calls (pbem.lifecycle.games).
 
     CREATE game ruleset scenario [option=value ...]   overrides=<TOML>: per-game data
-                                                      corrections; settings: deadline_hours=,
+                                                      corrections (witp: datapack=<TOML>,
+                                                      the game's own data pack);
+                                                      settings: deadline_hours=,
                                                       grace_hours=, no_orders_policy=,
                                                       early_adjudication=; others are
                                                       the scenario's options (e.g.
@@ -57,6 +59,7 @@ from pbem.core.errors import LifecycleError
 from pbem.core.options import describe as describe_options
 from pbem.intake.keyring import PublicKey, key_warnings, read_key
 from pbem.lifecycle import season
+from pbem.lifecycle.acts import DATA_KEYS
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.settings import SETTINGS
 from pbem.outbox import delivery
@@ -139,12 +142,13 @@ def _create(gm: GameMaster, a: list[str]) -> str:
         key, sep, value = pair.partition("=")
         if not sep:
             raise LifecycleError(f"{pair!r}: options are written key=value")
-        if key == "overrides":
-            # The moderator's per-game data corrections, as TOML (CLI: overrides=@file.toml).
+        if key in DATA_KEYS:
+            # The moderator's per-game data, as TOML (CLI: overrides=@file.toml,
+            # datapack=@pack.toml); kept as JSON (a TOML date becomes its ISO text).
             try:
-                options[key] = tomllib.loads(value)
+                options[key] = json.loads(json.dumps(tomllib.loads(value), default=str))
             except tomllib.TOMLDecodeError as exc:
-                raise LifecycleError(f"overrides: not valid TOML: {exc}") from None
+                raise LifecycleError(f"{key}: not valid TOML: {exc}") from None
         elif key in SETTINGS:
             try:
                 settings[key] = SETTINGS[key](value)
@@ -160,7 +164,7 @@ def _create(gm: GameMaster, a: list[str]) -> str:
         else:
             options[key] = value
     game = gm.acts.create_game(a[0], a[1], a[2], options, settings)
-    rules = {k: v for k, v in game.options.items() if k != "overrides"}
+    rules = {k: v for k, v in game.options.items() if k not in DATA_KEYS}
     in_force = describe_options(rules) if rules else "none"
     return f"game {game.id} created ({game.ruleset}, {game.scenario}); options: {in_force}"
 

@@ -29,7 +29,7 @@ from sqlalchemy import select
 
 from pbem.core.errors import LifecycleError
 from pbem.lifecycle import deadlines
-from pbem.lifecycle.acts import OVERRIDES, checked_options
+from pbem.lifecycle.acts import DATA_KEYS, checked_options
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.settings import SETTINGS
 from pbem.outbox import delivery
@@ -441,7 +441,7 @@ def _set(gm: GameMaster, a: list[str]) -> str:
         raise LifecycleError(f"scenario {game.scenario} vanished from ruleset {game.ruleset}")
     allowed = sorted(SETTINGS) + (sorted(info.options) if game.status == GameStatus.CREATED else [])
     settings = dict(game.settings)
-    options = {k: v for k, v in game.options.items() if k != OVERRIDES}
+    options = {k: v for k, v in game.options.items() if k not in DATA_KEYS}
     changed: dict[str, list[Any]] = {}
     for key, value in pairs:
         if key in SETTINGS:
@@ -467,8 +467,7 @@ def _set(gm: GameMaster, a: list[str]) -> str:
             raise LifecycleError(str(exc)) from None
     new_options = None
     if any(k not in SETTINGS for k in changed):
-        if OVERRIDES in game.options:
-            options[OVERRIDES] = game.options[OVERRIDES]
+        options.update({k: game.options[k] for k in DATA_KEYS if k in game.options})
         new_options = checked_options(info, options)
         for key in changed:
             if key in new_options:

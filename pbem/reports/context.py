@@ -369,7 +369,38 @@ def usn_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
     }
 
 
-SECTIONS: dict[str, Sections] = {"demo": demo_sections, "usn": usn_sections}
+def witp_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
+    """War in the Pacific: the game clock, the open initiative rolls, the forces the
+    view holds, what was told to this side alone, and the illustrative values the
+    report rests on."""
+    initiative = [
+        {
+            "time": i.get("time"),
+            "segment": i.get("segment"),
+            "rolls": ", ".join(f"{j}-{a}" for j, a in i.get("rolls", ())),
+            "winner": i.get("winner"),
+            "choice": i.get("choice"),
+            "first": i.get("first"),
+        }
+        for i in view.get("initiative", ())
+        if isinstance(i, Mapping)
+    ]
+    forces = [
+        {**f, "ships": ", ".join(f"{s['type']} {s['name']}" for s in f.get("ships", ()))}
+        for f in view.get("forces", ())
+        if isinstance(f, Mapping)
+    ]
+    return {
+        "clock": dict(view.get("clock", {})),
+        "initiative": initiative,
+        "forces": forces,
+        "told_you": list(view.get("told_you", ())),
+        "illustrative": list(view.get("illustrative", ())),
+        "packs": ", ".join(view.get("packs", ())),
+    }
+
+
+SECTIONS: dict[str, Sections] = {"demo": demo_sections, "usn": usn_sections, "witp": witp_sections}
 
 
 def report_context(h: Header, view: Mapping[str, Any]) -> dict[str, Any]:

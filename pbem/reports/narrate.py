@@ -168,6 +168,13 @@ SENTENCES: dict[str, Callable[[Data], str]] = {
     ),
     "entrench": lambda d: f"{_side(d.get('side'))} {d.get('unit')} entrenched",
     "sub-moved": lambda d: f"Submarine {d.get('sub')} moved to {_list(d.get('path'))}",
+    "initiative": lambda d: (
+        f"{d.get('time')}, {d['segment']}: {_side(d.get('winner'))} won the initiative "
+        f"(rolls {_list(['-'.join(map(str, r)) for r in d['rolls']])}) and chose to go "
+        f"{d['choice']}: {d['first']} first"
+    ),
+    "turn-ended": lambda d: f"Game-Turn {d['turn']} ended",
+    "cycle-ended": lambda d: f"Cycle {d['cycle']} ended with its Strategic Game-Turn",
 }
 
 

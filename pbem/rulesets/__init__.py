@@ -13,13 +13,21 @@ from pbem.core.ruleset import Ruleset
 from pbem.rulesets.demo import RaidRuleset
 from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
+from pbem.rulesets.witp.loader import load_library
+from pbem.rulesets.witp.ruleset import WitpRuleset
 
 
 def _usn() -> Ruleset:
     return UsnRuleset(load_world(), world_geo())
 
 
-_FACTORIES: dict[str, Callable[[], Ruleset]] = {"demo": RaidRuleset, "usn": _usn}
+def _witp() -> Ruleset:
+    # The theatre map (pbem.rulesets.witp.map, pbem/scenarios/witp/map.json) is handed
+    # in here once it is built; stage 0 plays the clock without it.
+    return WitpRuleset(load_library())
+
+
+_FACTORIES: dict[str, Callable[[], Ruleset]] = {"demo": RaidRuleset, "usn": _usn, "witp": _witp}
 
 
 def get(name: str) -> Ruleset:

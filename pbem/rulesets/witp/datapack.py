@@ -1,0 +1,221 @@
+"""The data-pack registry: every table, unit value, map element, ruling and scenario
+value the rules use, each with its provenance.
+
+The rulebook prints the procedures but few of the tables and no unit values
+(witp-tables-present.md), so every item says where it comes from:
+
+- ``rulebook``: printed in the rulebook (``source`` names the rule);
+- ``derived``: worked out from the rulebook's text or examples (and the rulings
+  docs/witp-rulings.md takes where the text leaves a choice open);
+- ``data-pack``: supplied from outside the rulebook: history, or an owner's charts;
+- ``illustrative``: invented so the engine can run; not the game's value.
+
+A pack is a TOML (or JSON) document of items by category::
+
+    [pack]
+    name = "demo-illustrative"
+    title = "..."
+
+    [tables.night-movement-allowance]
+    value = { SC1 = 42, SC2 = 63, SC3 = 63 }
+    provenance = "illustrative"
+    source = "witp-core-proposal 5.5"
+
+    [forces.japanese.mo-striking-force]   # forces: by side, private to it
+    value = { ... }
+
+Packs merge item by item, later over earlier: the installation's packs, then the
+scenario's, then a moderator's own for one game (CREATE ... datapack=@pack.toml),
+whose items count as ``data-pack`` unless they say otherwise. Pure: the loader
+reads the files and hands their parsed contents in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any
+
+from pbem.core.errors import DataError
+from pbem.rulesets.witp.sides import SIDES
+
+
+class Provenance(StrEnum):
+    RULEBOOK = "rulebook"
+    DERIVED = "derived"
+    DATAPACK = "data-pack"
+    ILLUSTRATIVE = "illustrative"
+
+
+CATEGORIES = ("tables", "units", "map", "rulings", "scenario", "forces")
+PRIVATE_CATEGORY = "forces"  # by side: each side's order of battle is its own secret
+ITEM_KEYS = frozenset({"value", "provenance", "source"})
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    key: str  # "tables/night-movement-allowance", "forces/allied/tf17"
+    value: Any  # JSON
+    provenance: Provenance
+    source: str  # the rule, the derivation or the document the value rests on
+    pack: str  # the pack that supplied it
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "provenance": str(self.provenance),
+            "source": self.source,
+            "pack": self.pack,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DataPack:
+    name: str
+    title: str
+    items: Mapping[str, Item]
+
+    def get(self, key: str) -> Item:
+        try:
+            return self.items[key]
+        except KeyError:
+            raise DataError(f"pack {self.name}", f"no item {key!r}") from None
+
+    def value(self, key: str) -> Any:
+        return self.get(key).value
+
+    def public(self) -> dict[str, dict[str, Any]]:
+        """Every item both sides may know (the charts, map, rulings, scenario), as JSON."""
+        return {
+            k: i.to_json()
+            for k, i in sorted(self.items.items())
+            if not k.startswith(PRIVATE_CATEGORY + "/")
+        }
+
+    def forces(self, side: str) -> dict[str, dict[str, Any]]:
+        """``side``'s order of battle, by force id, as JSON items."""
+        prefix = f"{PRIVATE_CATEGORY}/{side}/"
+        return {
+            k[len(prefix) :]: i.to_json()
+            for k, i in sorted(self.items.items())
+            if k.startswith(prefix)
+        }
+
+
+def _item(
+    where: str, key: str, raw: Any, pack: str, default: tuple[Provenance, str] | None
+) -> Item:
+    if not isinstance(raw, Mapping) or "value" not in raw:
+        raise DataError(where, "an item is a table with value, provenance and source")
+    extra = sorted(set(raw) - ITEM_KEYS)
+    if extra:
+        raise DataError(
+            where, f"unknown field(s) {', '.join(extra)}; an item takes value, provenance, source"
+        )
+    given = raw.get("provenance")
+    if given is None and default is None:
+        raise DataError(
+            where, f"provenance missing: one of {', '.join(p.value for p in Provenance)}"
+        )
+    try:
+        provenance = Provenance(given) if given is not None else default[0]  # type: ignore[index]
+    except ValueError:
+        raise DataError(
+            f"{where}.provenance",
+            f"{given!r} is not one of {', '.join(p.value for p in Provenance)}",
+        ) from None
+    source = raw.get("source", default[1] if default else None)
+    if not isinstance(source, str) or not source.strip():
+        raise DataError(f"{where}.source", "say where the value comes from (a rule or a document)")
+    return Item(key, raw["value"], provenance, source, pack)
+
+
+def parse_pack(raw: Mapping[str, Any], where: str, *, moderator: bool = False) -> DataPack:
+    """A pack from its parsed document; ``where`` names the file for errors. A
+    moderator's pack may leave out [pack] and each item's provenance and source."""
+    head = raw.get("pack", {})
+    if not isinstance(head, Mapping):
+        raise DataError(f"{where}: pack", "[pack] is a table with name and title")
+    name = str(head.get("name", "moderator" if moderator else ""))
+    if not name:
+        raise DataError(f"{where}: pack.name", "a pack needs a name")
+    default = (Provenance.DATAPACK, f"the moderator's pack {name}") if moderator else None
+    items: dict[str, Item] = {}
+    for category, body in raw.items():
+        if category == "pack":
+            continue
+        if category not in CATEGORIES:
+            raise DataError(
+                f"{where}: {category}", f"unknown category; packs hold {', '.join(CATEGORIES)}"
+            )
+        if not isinstance(body, Mapping):
+            raise DataError(f"{where}: {category}", "a category is a table of items")
+        if category == PRIVATE_CATEGORY:
+            for side, forces in body.items():
+                if side not in SIDES or not isinstance(forces, Mapping):
+                    raise DataError(
+                        f"{where}: forces.{side}", f"forces are by side: {', '.join(SIDES)}"
+                    )
+                for fid, item in forces.items():
+                    key = f"forces/{side}/{fid}"
+                    items[key] = _item(f"{where}: forces.{side}.{fid}", key, item, name, default)
+            continue
+        for iname, item in body.items():
+            key = f"{category}/{iname}"
+            items[key] = _item(f"{where}: {category}.{iname}", key, item, name, default)
+    return DataPack(name, str(head.get("title", name)), MappingProxyType(items))
+
+
+def _shape(value: Any) -> str:
+    return (
+        "table"
+        if isinstance(value, Mapping)
+        else "list"
+        if isinstance(value, list)
+        else (
+            "number"
+            if isinstance(value, int | float) and not isinstance(value, bool)
+            else type(value).__name__
+        )
+    )
+
+
+def merge(base: DataPack, over: DataPack) -> DataPack:
+    """``over``'s items replace ``base``'s one by one. A replaced value keeps its
+    shape (a table stays a table, a number a number), so a slip is refused here
+    rather than at some later Game-Turn; new items (an owner's charts) are welcome."""
+    items = dict(base.items)
+    for key, item in over.items.items():
+        old = items.get(key)
+        if old is not None and _shape(old.value) != _shape(item.value):
+            raise DataError(
+                f"pack {over.name}: {key.replace('/', '.')}",
+                f"a {_shape(item.value)} cannot replace the {_shape(old.value)} of pack {old.pack}",
+            )
+        items[key] = item
+    return DataPack(base.name, base.title, MappingProxyType(items))
+
+
+def resolve(packs: list[DataPack]) -> DataPack:
+    """The packs merged in order (the first names the result)."""
+    if not packs:
+        raise DataError("packs", "no data pack to play with")
+    out = packs[0]
+    for p in packs[1:]:
+        out = merge(out, p)
+    return out
+
+
+def illustrative(
+    items: Mapping[str, Mapping[str, Any]], keys: list[str] | None = None
+) -> list[dict[str, str]]:
+    """The items (JSON, as ``public``/``forces`` give them) among ``keys`` (default:
+    all) whose values are illustrative: what a report must say it rests on."""
+    chosen = sorted(items) if keys is None else sorted(k for k in set(keys) if k in items)
+    return [
+        {"item": k, "source": str(items[k]["source"])}
+        for k in chosen
+        if items[k]["provenance"] == Provenance.ILLUSTRATIVE
+    ]

@@ -1,0 +1,51 @@
+"""3.2 Determining Initiative, for the Air Phases' Strike Segments and the Naval
+Phases' Execution Segments.
+
+"Both sides roll 1D6. The side with the higher DR has the choice of moving first
+or second. In the case of ties, roll again." The rolls are open. The winner's
+choice comes from the game's ruling (docs/witp-rulings.md R3, kept in data) until
+players file it as a standing order; Magic (42.4.3) may later take it over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pbem.core.dice import Dice
+from pbem.core.errors import AdjudicationError
+from pbem.rulesets.witp.sides import SIDES, enemy_of
+
+FIRST, SECOND = "first", "second"
+MAX_TIES = 100  # a run of 100 ties has probability 6^-100: a broken Dice, not luck
+
+
+@dataclass(frozen=True, slots=True)
+class Initiative:
+    winner: str  # the side with the higher DR
+    rolls: tuple[tuple[int, int], ...]  # (japanese, allied), ties first
+    choice: str  # FIRST or SECOND: what the winner chose
+    first: str  # the side that moves (or strikes) first
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "winner": self.winner,
+            "rolls": [list(r) for r in self.rolls],
+            "choice": self.choice,
+            "first": self.first,
+        }
+
+
+def determine(dice: Dice, purpose: str, choice: str = SECOND) -> Initiative:
+    """Roll 3.2's dice for ``purpose`` (the segment, for the audit trail) and apply
+    the winner's ``choice``."""
+    if choice not in (FIRST, SECOND):
+        raise ValueError(f"initiative choice must be {FIRST} or {SECOND}, not {choice!r}")
+    rolls: list[tuple[int, int]] = []
+    for _ in range(MAX_TIES):
+        j, a = (dice.d6(f"initiative {purpose} {side}") for side in SIDES)
+        rolls.append((j, a))
+        if j != a:
+            winner = SIDES[0] if j > a else SIDES[1]
+            first = winner if choice == FIRST else enemy_of(winner)
+            return Initiative(winner, tuple(rolls), choice, first)
+    raise AdjudicationError(f"initiative {purpose}: {MAX_TIES} ties in a row")

@@ -1,0 +1,84 @@
+"""The War in the Pacific ruleset, stage 0: the lifecycle's view of the kernel.
+
+``pending`` is the clock's next mail round; ``validate`` and ``order_template``
+answer from the side's Knowledge (knowledge.py) and ``view`` is built from it,
+never from the truth; ``adjudicate`` plays the round through (play.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.core.events import Event
+from pbem.core.ruleset import Adjudication, Demand, Outcome, ScenarioInfo, State, Validation
+from pbem.rulesets.witp import orders, play, views
+from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge
+from pbem.rulesets.witp.library import Library
+from pbem.rulesets.witp.sides import SIDES
+
+DATAPACK = "datapack"  # CREATE's key for the moderator's own pack (TOML), not an option
+
+
+class WitpRuleset:
+    name = "witp"
+    title = "War in the Pacific (SPI, 2nd edition)"
+
+    def __init__(self, library: Library, theatre_map: Any | None = None) -> None:
+        """``library``: the packs and scenarios read by pbem.rulesets.witp.loader.
+        ``theatre_map``: the theatre map (pbem.rulesets.witp.map.TheatreMap) once it
+        is built; stage 0 plays without it (the hook stage 1's movement will use)."""
+        self.library = library
+        self.theatre_map = theatre_map
+
+    def scenarios(self) -> Sequence[ScenarioInfo]:
+        return [ScenarioInfo(sc.name, sc.title, sc.sides) for sc in self.library.scenarios.values()]
+
+    def initial_state(self, scenario: str, options: Mapping[str, Any]) -> State:
+        """``options["datapack"]``: the moderator's pack for this game, merged over the
+        installation's; the resolved items go into the state, so the game replays
+        from its record alone."""
+        pack = self.library.resolve(scenario, options.get(DATAPACK))
+        return play.setup(scenario, pack)
+
+    def _round(self, state: State) -> Any:
+        return play.Clock.of(state[PUBLIC]).pending()
+
+    def pending(self, state: State) -> Demand | None:
+        rnd = self._round(state)
+        if rnd is None:
+            return None
+        return Demand(rnd.turn, rnd.name, rnd.sides, rnd.title, rnd.steps())
+
+    def validate(self, state: State, side: str, text: str) -> Validation:
+        k = Knowledge.of(state, side if side in SIDES else None)
+        return orders.validate(play.Clock.of(k.public).pending(), side, text)
+
+    def default_orders(self, state: State, side: str) -> tuple[str, ...]:
+        """No orders: the side plots no mission (PASS)."""
+        return (orders.PASS,) if self._round(state) is not None else ()
+
+    def adjudicate(
+        self, state: State, orders_by_side: Mapping[str, Sequence[str]], dice: Dice
+    ) -> Adjudication:
+        new, events = play.play_round(state, orders_by_side, dice)
+        return Adjudication(new, tuple(events))
+
+    def view(self, state: State, events: Sequence[Event], side: str | None) -> Mapping[str, Any]:
+        return views.build_view(Knowledge.of(state, side), events)
+
+    def order_template(self, state: State, side: str) -> str:
+        k = Knowledge.of(state, side)
+        return orders.template(play.Clock.of(k.public).pending(), side)
+
+    def outcome(self, state: State) -> Outcome | None:
+        clock = play.Clock.of(state[PUBLIC])
+        if clock.pending() is not None:
+            return None
+        return Outcome(
+            None,
+            "no decision",
+            f"the scenario's {clock.game_turns} Game-Turns are played; stage 0 moderates "
+            "the clock only, so no victory is scored",
+        )

@@ -1,0 +1,88 @@
+"""The data-pack registry: provenance on every item, packs merged in order, a
+moderator's own pack over the installation's, illustrative values named."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from pbem.core.errors import DataError
+from pbem.rulesets.witp.datapack import Provenance, illustrative, merge, parse_pack
+from pbem.rulesets.witp.loader import load_library
+
+from .conftest import SCENARIO
+
+
+def test_every_shipped_item_carries_provenance_and_source() -> None:
+    library = load_library()
+    packs = [*library.packs.values(), *(sc.pack for sc in library.scenarios.values())]
+    assert {p.name for p in packs} >= {"kernel", "demo-illustrative", SCENARIO}
+    for pack in packs:
+        for item in pack.items.values():
+            assert isinstance(item.provenance, Provenance) and item.source.strip(), item.key
+
+
+def test_13_5_1_search_chit_cups_are_the_printed_ones() -> None:
+    item = load_library().packs["kernel"].get("tables/search-chit-cups")
+    assert item.provenance == Provenance.RULEBOOK and item.source == "13.5.1"
+    assert [sum(item.value[c].values()) for c in ("cup1", "cup2", "cup3")] == [
+        40,
+        40,
+        30,
+    ]  # 13.5.2: 110
+
+
+def test_an_item_without_provenance_is_refused_in_an_installed_pack() -> None:
+    with pytest.raises(DataError, match="provenance missing"):
+        parse_pack({"pack": {"name": "p"}, "tables": {"t": {"value": 1, "source": "x"}}}, "p.toml")
+    with pytest.raises(DataError, match="not one of"):
+        parse_pack(
+            {
+                "pack": {"name": "p"},
+                "tables": {"t": {"value": 1, "provenance": "folklore", "source": "x"}},
+            },
+            "p.toml",
+        )
+    with pytest.raises(DataError, match="unknown category"):
+        parse_pack({"pack": {"name": "p"}, "charts": {}}, "p.toml")
+
+
+def test_a_moderators_item_counts_as_data_pack_unless_it_says_otherwise() -> None:
+    pack = parse_pack(
+        tomllib.loads(
+            "[tables.night-movement-allowance]\nvalue = { SC1 = 40, SC2 = 60, SC3 = 60 }\n"
+        ),
+        "datapack",
+        moderator=True,
+    )
+    item = pack.get("tables/night-movement-allowance")
+    assert item.provenance == Provenance.DATAPACK and "moderator" in item.source
+
+
+def test_merge_replaces_item_by_item_and_keeps_shapes() -> None:
+    library = load_library()
+    base = library.resolve(SCENARIO)
+    assert base.get("tables/night-movement-allowance").provenance == Provenance.ILLUSTRATIVE
+    over = parse_pack(
+        {"tables": {"night-movement-allowance": {"value": {"SC1": 40}}}}, "m", moderator=True
+    )
+    merged = merge(base, over)
+    assert merged.get("tables/night-movement-allowance").provenance == Provenance.DATAPACK
+    assert merged.get("tables/search-chit-cups") == base.get("tables/search-chit-cups")
+    wrong = parse_pack({"scenario": {"game-turns": {"value": "three"}}}, "m", moderator=True)
+    with pytest.raises(DataError, match="cannot replace"):
+        merge(base, wrong)
+
+
+def test_forces_are_private_and_the_rest_public() -> None:
+    pack = load_library().resolve(SCENARIO)
+    assert not any(k.startswith("forces/") for k in pack.public())
+    assert "tf17" in pack.forces("allied") and "tf17" not in pack.forces("japanese")
+
+
+def test_illustrative_lists_only_the_keys_used() -> None:
+    items = load_library().resolve(SCENARIO).public()
+    assert illustrative(items, ["units/CV", "tables/search-chit-cups", "nothing/here"]) == [
+        {"item": "units/CV", "source": "witp-core-proposal 5.4"}
+    ]

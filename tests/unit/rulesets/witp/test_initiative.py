@@ -1,0 +1,48 @@
+"""3.2 Determining Initiative: both roll 1D6, the higher chooses, ties roll again."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbem.core.dice import ScriptedDice, SeededDice
+from pbem.rulesets.witp.initiative import FIRST, SECOND, determine
+
+
+def test_3_2_higher_roll_wins_and_chooses() -> None:
+    result = determine(ScriptedDice([2, 5]), "T1/air1/strike", FIRST)
+    assert (result.winner, result.first, result.rolls) == ("allied", "allied", ((2, 5),))
+    result = determine(ScriptedDice([6, 1]), "T1/naval1/execution", SECOND)
+    assert (result.winner, result.choice, result.first) == ("japanese", SECOND, "allied")
+
+
+def test_3_2_ties_roll_again() -> None:
+    dice = ScriptedDice([3, 3, 4, 4, 1, 2])
+    result = determine(dice, "T1/air1/strike", FIRST)
+    assert result.rolls == ((3, 3), (4, 4), (1, 2)) and result.winner == "allied"
+    assert [p for _v, p in dice.rolls] == [
+        f"initiative T1/air1/strike {s}" for _ in range(3) for s in ("japanese", "allied")
+    ]
+
+
+def test_3_2_seeded_dice_decide_the_same_way_every_time() -> None:
+    a = determine(SeededDice(b"seed", "g1", 1, "T1-open"), "T1/air1/strike")
+    b = determine(SeededDice(b"seed", "g1", 1, "T1-open"), "T1/air1/strike")
+    assert a == b
+
+
+def test_3_2_choice_is_first_or_second() -> None:
+    with pytest.raises(ValueError):
+        determine(ScriptedDice([1, 2]), "x", "never")
+
+
+def test_3_2_initiative_is_announced_to_both_sides(witp) -> None:  # type: ignore[no-untyped-def]
+    state = witp.initial_state("coral-sea-1942", {})
+    # The opening round runs the First Air Phase: its Strike Segment rolls.
+    result = witp.adjudicate(state, {}, ScriptedDice([4, 2]))
+    (event,) = result.events
+    assert event.kind == "initiative" and event.rule == "3.2" and event.witnesses is None
+    assert event.data["time"] == "T1/air1/strike" and event.data["winner"] == "japanese"
+    # rulings/initiative-choice (R3): the winner goes second until a standing order says otherwise.
+    assert event.data["first"] == "allied"
+    for side in ("japanese", "allied"):
+        assert witp.view(result.state, result.events, side)["initiative"][0]["rolls"] == [[4, 2]]
