@@ -79,10 +79,13 @@ def make_inbox(config: Config) -> Inbox:
 
 
 def mailbox_name(config: Config) -> str:
-    """The mailbox this daemon fetches from, as its lease names it."""
+    """The mailbox this daemon fetches from, as its lease names it: the account
+    and folder, not the server's address, which daemons on other hosts may know
+    by another name (a partition test found two daemons, reaching one Dovecot by
+    two addresses, fetching side by side)."""
     if config.intake.transport == "imap":
         c = config.imap
-        return f"imap://{c.user}@{c.host}:{c.port}/{c.folder}"[:255]
+        return f"imap://{c.user}/{c.folder}"[:255]
     return f"maildir:{config.intake.maildir}"[:255]
 
 
