@@ -124,7 +124,9 @@ class Host:
     def _nft_set(self, verb: str, ports: Sequence[int]) -> None:
         if ports:
             elements = ", ".join(str(p) for p in ports)
-            _run(*self.command(["nft", verb, "element", "inet", "pbem", "cut", f"{{ {elements} }}"]))
+            _run(
+                *self.command(["nft", verb, "element", "inet", "pbem", "cut", f"{{ {elements} }}"])
+            )
 
     def pids(self) -> list[int]:
         out = subprocess.run(

@@ -96,7 +96,9 @@ class League:
         assert config.database.url != c.database.url
         folder = self.tmp_path / name
         folder.mkdir()
-        return Node(host, DaemonProcess(replace(self.desk, config=config), folder, host.command([])))
+        return Node(
+            host, DaemonProcess(replace(self.desk, config=config), folder, host.command([]))
+        )
 
     def orders(self, n: int) -> None:
         for _ in range(n):
@@ -162,9 +164,7 @@ class League:
 
 
 @pytest.fixture
-def league(
-    mail_lab: MailLab, pg_url: str, tmp_path: Path, network: Network
-) -> Iterator[League]:
+def league(mail_lab: MailLab, pg_url: str, tmp_path: Path, network: Network) -> Iterator[League]:
     desk = moderator_desk(mail_lab, pg_url, tmp_path)
     desk.config = replace(
         desk.config,
@@ -207,23 +207,69 @@ def _start_both(league: League, first: Node, second: Node) -> str:
     return owner
 
 
-def test_the_fetcher_cut_off_from_the_mailbox_is_replaced_and_repeats_nothing(
+def _owner(node: Node) -> str:
+    """The daemon's id, from its "ready" line (the last run's)."""
+    ready = [line for line in node.daemon.log().splitlines() if "pbem daemon ready" in line]
+    return ready[-1].rsplit("owner=", 1)[1].split()[0]
+
+
+def test_a_daemon_cut_off_from_postgresql_mid_batch_is_taken_over_and_recovers(
     league: League, pair: tuple[Node, Node]
 ) -> None:
-    """The fetching daemon loses its path to IMAP mid-work: the other takes the
-    mailbox once the lease lapses and fetches; back, the first moves and sends
-    nothing twice and does not take the mailbox back."""
+    """The fetcher holds claimed answers it cannot send yet (its SMTP path cut)
+    when it loses PostgreSQL too: its lease is not renewed, and the other daemon
+    takes the answers and the mailbox over. The links back, the first beats and
+    works again. Nothing is sent twice: cut off, it could check its claims in no
+    database, so it sent nothing."""
     first, second = pair
     cut_owner = _start_both(league, first, second)
-    league.orders(3)
-    first.host.cut(league.lab.imap_port)
-    league.orders(3)
-    league.wait_answered("the second daemon to take the mailbox and answer")
+    first.host.cut(league.lab.smtp_port)
+    league.orders(6)
+
+    def holds_claims() -> bool:
+        with league.desk.sessions() as s:
+            return bool(
+                s.scalars(
+                    select(OutboundMail.id).where(
+                        OutboundMail.status == "pending", OutboundMail.claim_owner == cut_owner
+                    )
+                ).first()
+            )
+
+    wait_until(holds_claims, PATIENCE, "the first daemon to claim answers it cannot send")
+    first.host.cut(5432)
+    league.orders(2)
+    league.wait_answered("the second daemon to take the claims and the mailbox over")
     assert league.fetcher() not in (None, cut_owner)
+    with league.desk.sessions() as s:
+        lease = s.get(DaemonLease, cut_owner)
+        assert lease is not None and lease.lease_until < league.db_now()  # lapsed, unrenewed
     first.host.restore()
     league.beats_again(cut_owner)
-    league.orders(2)
+    league.orders(4)
     league.wait_answered("both daemons to answer after the link returned")
-    assert league.fetcher() not in (None, cut_owner)
+    assert first.daemon.stop() == 0 and second.daemon.stop() == 0
+    league.check_exactly_once(first, second)
+
+
+def test_a_daemon_paused_past_its_lease_in_its_namespace_sends_nothing_twice(
+    league: League, pair: tuple[Node, Node]
+) -> None:
+    """SIGSTOP the fetcher, on its own host: the other takes the mailbox and does
+    the work; woken, the first neither fetches nor sends what is no longer its own
+    (test_leases' SIGSTOP test, across namespaces)."""
+    first, second = pair
+    paused_owner = _start_both(league, first, second)
+    os.kill(first.pid, signal.SIGSTOP)
+    try:
+        league.orders(3)
+        league.wait_answered("the second daemon to take over")
+        assert league.fetcher() not in (None, paused_owner)
+    finally:
+        os.kill(first.pid, signal.SIGCONT)
+    league.beats_again(paused_owner)
+    league.orders(2)
+    league.wait_answered("both daemons to answer")
+    assert league.fetcher() not in (None, paused_owner)
     assert first.daemon.stop() == 0 and second.daemon.stop() == 0
     league.check_exactly_once(first, second)
