@@ -79,10 +79,13 @@ def make_inbox(config: Config) -> Inbox:
 
 
 def mailbox_name(config: Config) -> str:
-    """The mailbox this daemon fetches from, as its lease names it."""
+    """The mailbox this daemon fetches from, as its lease names it: the account
+    and folder, not the server's address, which daemons on other hosts may know
+    by another name (a partition test found two daemons, reaching one Dovecot by
+    two addresses, fetching side by side)."""
     if config.intake.transport == "imap":
         c = config.imap
-        return f"imap://{c.user}@{c.host}:{c.port}/{c.folder}"[:255]
+        return f"imap://{c.user}/{c.folder}"[:255]
     return f"maildir:{config.intake.maildir}"[:255]
 
 
@@ -424,10 +427,11 @@ class Daemon:
         sent = 0
         gave_up = [] if gave_up is None else gave_up
 
-        async def ours(mail_id: int) -> bool:
+        async def ours(mail_id: int) -> datetime | None:
             # The lease is checked before each send: in memory while both the claim
             # has CLAIM_SECONDS/2 left and this daemon's lease half its length (no peer
             # may take the mail before either expires), else renewed in the database.
+            # Until when no peer can take the mail; None if it is a peer's now.
             async with self._lease_lock:
                 now = self.worker.clock()
                 left = (batch.until - now).total_seconds()
@@ -438,16 +442,31 @@ class Daemon:
                     )
                     lost.update(waiting - kept)
                 waiting.discard(mail_id)
-                return mail_id not in lost
+                if mail_id in lost or lease.until is None:
+                    return None
+                return min(batch.until, lease.until)
 
         async def connection() -> None:
             nonlocal sent
             for mail in mails:  # shared: each mail goes to one connection
-                if self.stopping.is_set() or not await ours(mail.id):
+                held_until = None if self.stopping.is_set() else await ours(mail.id)
+                if held_until is None:
                     continue  # stopping: released below; lost: a peer's now
                 try:
                     with self.watchdog.waiting("outbox"):
-                        await self.sender.send(mail.sender, [mail.recipient], mail.raw)
+                        # A send must end while the mail is ours: one hung on a cut link
+                        # that went through when the link came back, after a peer had
+                        # taken the mail over and sent it, delivered it twice.
+                        async with asyncio.timeout(
+                            (held_until - self.worker.clock()).total_seconds()
+                        ):
+                            await self.sender.send(mail.sender, [mail.recipient], mail.raw)
+                except TimeoutError:
+                    log.warning(
+                        "sending mail %s outlasted its lease; given up, left to its next owner",
+                        mail.id,
+                    )
+                    await asyncio.to_thread(self.worker.release_outgoing, {mail.id}, batch.until)
                 except SendError as exc:
                     status = await asyncio.to_thread(
                         self.worker.send_failed,

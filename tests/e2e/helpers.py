@@ -221,7 +221,7 @@ max_size = {c.intake.max_size}
 poll_interval = {c.intake.poll_interval}
 workers = {c.intake.workers}
 [imap]
-host = "127.0.0.1"
+host = "{c.imap.host}"
 port = {c.imap.port}
 user = "{c.imap.user}"
 password = "{c.imap.password}"
@@ -231,7 +231,7 @@ transport = "{c.outbox.transport}"
 maildir = "{c.outbox.maildir}"
 retry_base = {c.outbox.retry_base}
 [smtp]
-host = "127.0.0.1"
+host = "{c.smtp.host}"
 port = {c.smtp.port}
 [log]
 level = "INFO"
@@ -281,11 +281,15 @@ def moderator_desk(lab: MailLab, url: str, base_dir: Path, **intake: object) -> 
 
 
 class DaemonProcess:
-    """``pbem -c FILE serve`` as a child process, its log appended to one file."""
+    """``pbem -c FILE serve`` as a child process, its log appended to one file.
 
-    def __init__(self, desk: ModeratorDesk, folder: Path) -> None:
+    ``wrapper`` runs it through another command, e.g. in a network namespace
+    (``ip netns exec NAME``, which execs it: the process is the daemon)."""
+
+    def __init__(self, desk: ModeratorDesk, folder: Path, wrapper: Sequence[str] = ()) -> None:
         self.config_path = folder / "pbem.toml"
         self.config_path.write_text(desk.toml())
+        self.wrapper = list(wrapper)
         self.log_path = folder / "daemon.log"
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
@@ -298,7 +302,7 @@ class DaemonProcess:
         env = {**os.environ, "PYTHONPATH": str(REPO), **dict([self.marker.split("=")])}
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "pbem", "-c", str(self.config_path), "serve"],
+                [*self.wrapper, sys.executable, "-m", "pbem", "-c", str(self.config_path), "serve"],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,

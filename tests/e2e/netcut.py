@@ -3,6 +3,9 @@
 Stopping Dovecot makes it say BYE before it closes; a broken network path says
 nothing. ``cut`` aborts every connection through the proxy (no BYE, no FIN) and
 refuses new ones until ``restore``. Runs in the test's event loop.
+
+Listening on another address (``host``, ``port``), it is also a plain forwarder:
+tests/netns.py puts one on each network namespace's link to reach the lab.
 """
 
 from __future__ import annotations
@@ -14,15 +17,16 @@ from tests.maillab import free_port
 
 
 class CuttableProxy:
-    def __init__(self, target_port: int) -> None:
+    def __init__(self, target_port: int, host: str = "127.0.0.1", port: int | None = None) -> None:
         self.target_port = target_port
-        self.port = free_port()
+        self.host = host
+        self.port = port or free_port()
         self._server: asyncio.Server | None = None
         self._links: set[tuple[asyncio.StreamWriter, asyncio.StreamWriter]] = set()
         self._pipes: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._accept, "127.0.0.1", self.port)
+        self._server = await asyncio.start_server(self._accept, self.host, self.port)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

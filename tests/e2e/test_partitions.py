@@ -1,0 +1,275 @@
+"""Partitions, not only kills (issue 19): two real ``pbem serve`` daemons on one
+PostgreSQL database and one Dovecot mailbox, each on a host of its own (a
+network namespace the test makes, tests/e2e/netns.py), one of them cut off from
+the mailbox or from PostgreSQL mid-work, or paused past its lease.
+
+What must hold whatever happens: every mail is processed once and filed once in
+the processed folder, every answer is delivered once (counted in the players'
+mailboxes by the order it answers), neither daemon logs an error, and the
+deadlines move only when no daemon could work.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select, text
+
+from pbem.storage.models import DaemonLease, InboundMail, MailboxLease, OutboundMail
+from tests.conftest import make_database
+from tests.e2e.helpers import (
+    DaemonProcess,
+    ModeratorDesk,
+    Player,
+    compose,
+    delivered,
+    moderator_desk,
+    new_player,
+    signed,
+    submit,
+    wait_until,
+)
+from tests.e2e.netns import Host, Network
+from tests.maillab import MailLab
+
+pytestmark = pytest.mark.slow
+
+# The shortest lease the configuration takes; the timeouts below it, as it requires.
+LEASE = 10
+# Every wait: long enough for a loaded machine (a lease, reconnect backoffs, the work).
+PATIENCE = 120
+
+
+@pytest.fixture
+def pg_url(tmp_path: Path) -> Iterator[str]:
+    yield from make_database("postgresql", tmp_path)
+
+
+@pytest.fixture
+def network(mail_lab: MailLab) -> Iterator[Network]:
+    with Network([5432, mail_lab.imap_port, mail_lab.smtp_port]) as network:
+        yield network
+
+
+@dataclass
+class Node:
+    """A daemon on a host of its own."""
+
+    host: Host
+    daemon: DaemonProcess
+
+    @property
+    def pid(self) -> int:
+        assert self.daemon.process is not None
+        return self.daemon.process.pid
+
+
+@dataclass
+class League:
+    lab: MailLab
+    desk: ModeratorDesk
+    players: list[Player]
+    network: Network
+    tmp_path: Path
+    sent: list[str]
+
+    def node(self, name: str) -> Node:
+        """A daemon in a new namespace, reaching the database and the lab through
+        its gateway; not started."""
+        host = self.network.host()
+        c = self.desk.config
+        config = replace(
+            c,
+            database=replace(
+                c.database, url=c.database.url.replace("127.0.0.1:5432", f"{host.gateway}:5432")
+            ),
+            imap=replace(c.imap, host=host.gateway),
+            smtp=replace(c.smtp, host=host.gateway),
+        )
+        assert config.database.url != c.database.url
+        folder = self.tmp_path / name
+        folder.mkdir()
+        return Node(
+            host, DaemonProcess(replace(self.desk, config=config), folder, host.command([]))
+        )
+
+    def orders(self, n: int) -> None:
+        for _ in range(n):
+            k = len(self.sent)
+            player = self.players[k % 2]
+            msg = compose(
+                player.address,
+                self.desk.address,
+                f"orders {k}",
+                signed(player, "g1", [f"SEND SQN-{1 + k % 3} A"]),
+            )
+            submit(self.lab, msg)
+            self.sent.append(str(msg["Message-ID"]))
+
+    def all_answered(self) -> bool:
+        with self.desk.sessions() as s:
+            statuses = list(s.scalars(select(InboundMail.status)))
+            pending = list(
+                s.scalars(select(OutboundMail.id).where(OutboundMail.status == "pending"))
+            )
+        return len(statuses) == len(self.sent) and "new" not in statuses and not pending
+
+    def wait_answered(self, what: str) -> None:
+        wait_until(self.all_answered, PATIENCE, what)
+
+    def fetcher(self) -> str | None:
+        with self.desk.sessions() as s:
+            return s.scalar(select(MailboxLease.owner))
+
+    def db_now(self):  # type: ignore[no-untyped-def]
+        with self.desk.sessions() as s:
+            return s.scalar(select(text("now()")))
+
+    def beats_again(self, owner: str) -> None:
+        """Until daemon ``owner`` renews its lease past now + most of a lease."""
+        since = self.db_now()
+
+        def renewed() -> bool:
+            with self.desk.sessions() as s:
+                row = s.get(DaemonLease, owner)
+                return row is not None and row.lease_until > since + timedelta(seconds=LEASE / 2)
+
+        wait_until(renewed, PATIENCE, f"daemon {owner} to renew its lease")
+
+    def check_exactly_once(self, *nodes: Node) -> None:
+        """Each order answered by one delivered mail, filed once; no error logged."""
+        replies = Counter(
+            str(m["In-Reply-To"])
+            for p in self.players
+            for m in delivered(self.lab, p.address)
+            if m["In-Reply-To"] is not None
+        )
+        assert replies == Counter({m: 1 for m in self.sent})
+        assert self.lab.count(self.desk.address) == 0
+        filed = [
+            m.split(b"Message-ID:", 1)[1].split(b"\n", 1)[0].strip().decode()
+            for m in self.lab.list_messages(self.desk.address, "pbem-processed")
+        ]
+        assert Counter(filed) == Counter({m: 1 for m in self.sent})
+        for node in nodes:
+            log = node.daemon.log()
+            assert "Traceback" not in log and "ERROR" not in log, log[-4000:]
+
+
+@pytest.fixture
+def league(mail_lab: MailLab, pg_url: str, tmp_path: Path, network: Network) -> Iterator[League]:
+    desk = moderator_desk(mail_lab, pg_url, tmp_path)
+    desk.config = replace(
+        desk.config,
+        database=replace(
+            desk.config.database,
+            lease_seconds=LEASE,
+            lock_timeout=3,
+            idle_in_transaction_timeout=6,
+        ),
+    )
+    players = [new_player(mail_lab, side, prefix="part") for side in ("north", "south")]
+    desk.demo_game("g1", players, scenario="long-duel", early_adjudication=False)
+    yield League(mail_lab, desk, players, network, tmp_path, [])
+
+
+@pytest.fixture
+def pair(league: League) -> Iterator[tuple[Node, Node]]:
+    """Two daemons, each in its own namespace: the first started first (it fetches)."""
+    first, second = league.node("a"), league.node("b")
+    try:
+        yield first, second
+    finally:
+        for node in (first, second):
+            if node.daemon.process is not None and node.daemon.process.poll() is None:
+                os.kill(node.pid, signal.SIGCONT)
+            node.daemon.kill()
+
+
+def _start_both(league: League, first: Node, second: Node) -> str:
+    """Start the first, let it answer a few orders, then the second; the first's id."""
+    first.daemon.start()
+    first.daemon.wait_ready()
+    league.orders(3)
+    league.wait_answered("the first daemon to answer")
+    owner = league.fetcher()
+    assert owner is not None
+    second.daemon.start()
+    second.daemon.wait_ready()
+    assert league.fetcher() == owner
+    return owner
+
+
+def _owner(node: Node) -> str:
+    """The daemon's id, from its "ready" line (the last run's)."""
+    ready = [line for line in node.daemon.log().splitlines() if "pbem daemon ready" in line]
+    return ready[-1].rsplit("owner=", 1)[1].split()[0]
+
+
+def test_a_daemon_cut_off_from_postgresql_mid_batch_is_taken_over_and_recovers(
+    league: League, pair: tuple[Node, Node]
+) -> None:
+    """The fetcher holds claimed answers it cannot send yet (its SMTP path cut)
+    when it loses PostgreSQL too: its lease is not renewed, and the other daemon
+    takes the answers and the mailbox over. The links back, the first beats and
+    works again. Nothing is sent twice: cut off, it could check its claims in no
+    database, so it sent nothing."""
+    first, second = pair
+    cut_owner = _start_both(league, first, second)
+    first.host.cut(league.lab.smtp_port)
+    league.orders(6)
+
+    def holds_claims() -> bool:
+        with league.desk.sessions() as s:
+            return bool(
+                s.scalars(
+                    select(OutboundMail.id).where(
+                        OutboundMail.status == "pending", OutboundMail.claim_owner == cut_owner
+                    )
+                ).first()
+            )
+
+    wait_until(holds_claims, PATIENCE, "the first daemon to claim answers it cannot send")
+    first.host.cut(5432)
+    league.orders(2)
+    league.wait_answered("the second daemon to take the claims and the mailbox over")
+    assert league.fetcher() not in (None, cut_owner)
+    with league.desk.sessions() as s:
+        lease = s.get(DaemonLease, cut_owner)
+        assert lease is not None and lease.lease_until < league.db_now()  # lapsed, unrenewed
+    first.host.restore()
+    league.beats_again(cut_owner)
+    league.orders(4)
+    league.wait_answered("both daemons to answer after the link returned")
+    assert first.daemon.stop() == 0 and second.daemon.stop() == 0
+    league.check_exactly_once(first, second)
+
+
+def test_a_daemon_paused_past_its_lease_in_its_namespace_sends_nothing_twice(
+    league: League, pair: tuple[Node, Node]
+) -> None:
+    """SIGSTOP the fetcher, on its own host: the other takes the mailbox and does
+    the work; woken, the first neither fetches nor sends what is no longer its own
+    (test_leases' SIGSTOP test, across namespaces)."""
+    first, second = pair
+    paused_owner = _start_both(league, first, second)
+    os.kill(first.pid, signal.SIGSTOP)
+    try:
+        league.orders(3)
+        league.wait_answered("the second daemon to take over")
+        assert league.fetcher() not in (None, paused_owner)
+    finally:
+        os.kill(first.pid, signal.SIGCONT)
+    league.beats_again(paused_owner)
+    league.orders(2)
+    league.wait_answered("both daemons to answer")
+    assert league.fetcher() not in (None, paused_owner)
+    assert first.daemon.stop() == 0 and second.daemon.stop() == 0
+    league.check_exactly_once(first, second)
