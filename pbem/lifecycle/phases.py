@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.config import NoOrdersPolicy
+from pbem.core import stages
 from pbem.core.dice import SeededDice, seed_commitment
 from pbem.core.errors import LifecycleError
 from pbem.core.events import Event
@@ -407,7 +408,8 @@ class PhaseMachine:
             )
             return AdjudicationResult(phase, (), None)
         dice = SeededDice(seed, game.id, phase.turn, phase.name)
-        result = ruleset.adjudicate(state, orders, dice)
+        with stages.stage("adjudication"):
+            result = ruleset.adjudicate(state, orders, dice)
         new_state = dict(result.state)
         phase.status = PhaseStatus.ADJUDICATED
         phase.seed_revealed = seed.hex()
