@@ -82,9 +82,18 @@ class PhaseMachine:
     # ---------------------------------------------------------------- opening
 
     def open_next(
-        self, game: Game, state: State, *, seq: int, epoch: int, events: Sequence[Event]
+        self,
+        game: Game,
+        state: State,
+        *,
+        seq: int,
+        epoch: int,
+        events: Sequence[Event],
+        known_hash: str | None = None,
     ) -> Phase | None:
-        """Open the phase the ruleset asks for next; adjudicate automatic ones at once."""
+        """Open the phase the ruleset asks for next; adjudicate automatic ones at once.
+        ``known_hash``: ``state``'s hash, if the caller has it (a large state's
+        canonical JSON is worth making once)."""
         ruleset = self.lookups.ruleset(game)
         for _ in range(MAX_AUTOMATIC_PHASES):
             demand = ruleset.pending(state)
@@ -104,7 +113,7 @@ class PhaseMachine:
                     events=events,
                 )
                 return None
-            phase = self.new_phase(game, demand, state, seq, epoch)
+            phase = self.new_phase(game, demand, state, seq, epoch, known_hash=known_hash)
             if demand.sides:
                 if self.reporter is not None:
                     self.reporter.phase_reports(self.lookups, game, phase, state, events)
@@ -123,8 +132,10 @@ class PhaseMachine:
         seq: int,
         epoch: int,
         seed: bytes | None = None,
+        known_hash: str | None = None,
     ) -> Phase:
-        """Store a phase opening on ``state``, its seed sealed and committed to."""
+        """Store a phase opening on ``state``, its seed sealed and committed to
+        (``known_hash``: ``state``'s hash, if known)."""
         seed = seed or new_seed()
         now = self.desk.now
         times = deadlines.phase_times(now, game.settings)
@@ -141,7 +152,7 @@ class PhaseMachine:
             grace_until=times.grace_until if demand.sides else None,
             seed_sealed=b"",
             seed_commitment=seed_commitment(seed),
-            state_hash=state_hash(state),
+            state_hash=known_hash or state_hash(state),
         )
         s = self.desk.session
         s.add(phase)
@@ -435,7 +446,12 @@ class PhaseMachine:
             "phase adjudicated", extra={"game": game.id, "phase": f"{phase.turn}/{phase.name}"}
         )
         nxt = self.open_next(
-            game, new_state, seq=phase.seq + 1, epoch=phase.epoch, events=result.events
+            game,
+            new_state,
+            seq=phase.seq + 1,
+            epoch=phase.epoch,
+            events=result.events,
+            known_hash=phase.result_hash,
         )
         return AdjudicationResult(phase, result.events, nxt)
 

@@ -102,7 +102,8 @@ class Publisher:
         """The phase just adjudicated (before phase ``before``, if given), with its
         revealed seed and plot commitments: the last adjudication of that place in
         the line of play, so never one a rollback superseded."""
-        entries = journal.entries(lookups.s, game.id)
+        # The only kinds read here: a long game's other entries are not worth loading.
+        entries = journal.entries(lookups.s, game.id, kinds=("phase-adjudicated", "rolled-back"))
         adjudicated = [
             e
             for e in entries
