@@ -221,7 +221,9 @@ def stage_totals(log: Path, upto: int | None = None) -> dict[int, dict[str, floa
     return last
 
 
-def _summed(after: dict[int, dict[str, float]], before: dict[int, dict[str, float]]) -> dict[str, float]:
+def _summed(
+    after: dict[int, dict[str, float]], before: dict[int, dict[str, float]]
+) -> dict[str, float]:
     out: dict[str, float] = {}
     for pid, totals in after.items():
         for name, seconds in totals.items():
@@ -229,7 +231,9 @@ def _summed(after: dict[int, dict[str, float]], before: dict[int, dict[str, floa
     return out
 
 
-def _daemon(folder: Path, url: str, port: int, workers: int, plot_key: str) -> subprocess.Popen[bytes]:
+def _daemon(
+    folder: Path, url: str, port: int, workers: int, plot_key: str
+) -> subprocess.Popen[bytes]:
     (folder / "inbox").mkdir()
     (folder / "pbem.toml").write_text(
         f"""\

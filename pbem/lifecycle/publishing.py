@@ -207,9 +207,7 @@ class Publisher:
             else "",
         )
         with stages.stage("maps"):
-            map_picture = (
-                ruleset.map_picture(view) if isinstance(ruleset, MappedRuleset) else None
-            )
+            map_picture = ruleset.map_picture(view) if isinstance(ruleset, MappedRuleset) else None
         rendered = render_report(header, view, map_picture)
         lookups.s.add(
             Report(

@@ -28,7 +28,6 @@ from pbem.storage.db import transaction_memo
 from pbem.storage.enums import OutboundKind
 from pbem.storage.models import OutboundMail
 
-
 _QUEUED = "outbox.queued"
 # Called after each commit that queued mail, in the committing thread (see on_queued).
 _on_queued: list[Callable[[], None]] = []
