@@ -394,8 +394,9 @@ class ModeratorActs:
             raise LifecycleError(f"no player for side(s): {', '.join(missing)}")
         state = self.lookups.ruleset(game).initial_state(game.scenario, game.options)
         game.status = GameStatus.RUNNING
-        self.desk.record(game, GameStarted(state_hash=state_hash(state)))
-        return self.phases.open_next(game, state, seq=1, epoch=0, events=())
+        started = state_hash(state)
+        self.desk.record(game, GameStarted(state_hash=started))
+        return self.phases.open_next(game, state, seq=1, epoch=0, events=(), known_hash=started)
 
     def pause(self, game_id: str, reason: str) -> None:
         game = self.lookups.game(game_id)

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.config import NoOrdersPolicy
+from pbem.core import stages
 from pbem.core.dice import SeededDice, seed_commitment
 from pbem.core.errors import LifecycleError
 from pbem.core.events import Event
@@ -81,9 +82,18 @@ class PhaseMachine:
     # ---------------------------------------------------------------- opening
 
     def open_next(
-        self, game: Game, state: State, *, seq: int, epoch: int, events: Sequence[Event]
+        self,
+        game: Game,
+        state: State,
+        *,
+        seq: int,
+        epoch: int,
+        events: Sequence[Event],
+        known_hash: str | None = None,
     ) -> Phase | None:
-        """Open the phase the ruleset asks for next; adjudicate automatic ones at once."""
+        """Open the phase the ruleset asks for next; adjudicate automatic ones at once.
+        ``known_hash``: ``state``'s hash, if the caller has it (a large state's
+        canonical JSON is worth making once)."""
         ruleset = self.lookups.ruleset(game)
         for _ in range(MAX_AUTOMATIC_PHASES):
             demand = ruleset.pending(state)
@@ -103,7 +113,7 @@ class PhaseMachine:
                     events=events,
                 )
                 return None
-            phase = self.new_phase(game, demand, state, seq, epoch)
+            phase = self.new_phase(game, demand, state, seq, epoch, known_hash=known_hash)
             if demand.sides:
                 if self.reporter is not None:
                     self.reporter.phase_reports(self.lookups, game, phase, state, events)
@@ -122,8 +132,10 @@ class PhaseMachine:
         seq: int,
         epoch: int,
         seed: bytes | None = None,
+        known_hash: str | None = None,
     ) -> Phase:
-        """Store a phase opening on ``state``, its seed sealed and committed to."""
+        """Store a phase opening on ``state``, its seed sealed and committed to
+        (``known_hash``: ``state``'s hash, if known)."""
         seed = seed or new_seed()
         now = self.desk.now
         times = deadlines.phase_times(now, game.settings)
@@ -140,7 +152,7 @@ class PhaseMachine:
             grace_until=times.grace_until if demand.sides else None,
             seed_sealed=b"",
             seed_commitment=seed_commitment(seed),
-            state_hash=state_hash(state),
+            state_hash=known_hash or state_hash(state),
         )
         s = self.desk.session
         s.add(phase)
@@ -407,7 +419,8 @@ class PhaseMachine:
             )
             return AdjudicationResult(phase, (), None)
         dice = SeededDice(seed, game.id, phase.turn, phase.name)
-        result = ruleset.adjudicate(state, orders, dice)
+        with stages.stage("adjudication"):
+            result = ruleset.adjudicate(state, orders, dice)
         new_state = dict(result.state)
         phase.status = PhaseStatus.ADJUDICATED
         phase.seed_revealed = seed.hex()
@@ -433,7 +446,12 @@ class PhaseMachine:
             "phase adjudicated", extra={"game": game.id, "phase": f"{phase.turn}/{phase.name}"}
         )
         nxt = self.open_next(
-            game, new_state, seq=phase.seq + 1, epoch=phase.epoch, events=result.events
+            game,
+            new_state,
+            seq=phase.seq + 1,
+            epoch=phase.epoch,
+            events=result.events,
+            known_hash=phase.result_hash,
         )
         return AdjudicationResult(phase, result.events, nxt)
 

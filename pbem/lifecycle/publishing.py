@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pbem.core import stages
 from pbem.core.events import Event
 from pbem.core.ruleset import MappedRuleset, Ruleset, State
 from pbem.lifecycle import deadlines
@@ -101,7 +102,8 @@ class Publisher:
         """The phase just adjudicated (before phase ``before``, if given), with its
         revealed seed and plot commitments: the last adjudication of that place in
         the line of play, so never one a rollback superseded."""
-        entries = journal.entries(lookups.s, game.id)
+        # The only kinds read here: a long game's other entries are not worth loading.
+        entries = journal.entries(lookups.s, game.id, kinds=("phase-adjudicated", "rolled-back"))
         adjudicated = [
             e
             for e in entries
@@ -165,7 +167,8 @@ class Publisher:
         # At game end everything is disclosed: every audience gets the full view.
         side = None if outcome else seat.side
         audience = seat.side or "omniscient"
-        view = audience_view(ruleset, state, events, side)
+        with stages.stage("views"):
+            view = audience_view(ruleset, state, events, side)
         owes = (
             phase is not None
             and seat.side is not None
@@ -203,7 +206,8 @@ class Publisher:
             if owes and seat.side
             else "",
         )
-        map_picture = ruleset.map_picture(view) if isinstance(ruleset, MappedRuleset) else None
+        with stages.stage("maps"):
+            map_picture = ruleset.map_picture(view) if isinstance(ruleset, MappedRuleset) else None
         rendered = render_report(header, view, map_picture)
         lookups.s.add(
             Report(

@@ -10,14 +10,15 @@ refuses it).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from typing import Protocol
 
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.orm import Session
 
 from pbem.config import Config
+from pbem.core import stages
 from pbem.outbox.compose import compose_reply, stable_message_id
 from pbem.outbox.privacy import protect_outgoing
 from pbem.record import journal
@@ -26,6 +27,31 @@ from pbem.secrecy import sealing
 from pbem.storage.db import transaction_memo
 from pbem.storage.enums import OutboundKind
 from pbem.storage.models import OutboundMail
+
+_QUEUED = "outbox.queued"
+# Called after each commit that queued mail, in the committing thread (see on_queued).
+_on_queued: list[Callable[[], None]] = []
+
+
+def on_queued(callback: Callable[[], None]) -> Callable[[], None]:
+    """Have ``callback`` called after every commit (in this process) that queued mail,
+    in the committing thread: the daemon wakes its outbox, so a storm's reports go
+    out as each game's transaction commits, not once the whole tick is over.
+    Returns the function that stops it."""
+    _on_queued.append(callback)
+    return lambda: _on_queued.remove(callback)
+
+
+@event.listens_for(Session, "after_commit")
+def _queued_committed(session: Session) -> None:
+    if session.info.pop(_QUEUED, False):
+        for callback in list(_on_queued):
+            callback()
+
+
+@event.listens_for(Session, "after_rollback")
+def _queued_undone(session: Session) -> None:
+    session.info.pop(_QUEUED, None)
 
 
 def loop_token(config: Config) -> str:
@@ -83,22 +109,24 @@ def enqueue(
         ).first()
         if existing is not None:  # the same cause was already queued: never twice
             return existing
-    raw = compose_reply(
-        to=to,
-        sender=f"{config.moderator.name} <{config.moderator.address}>",
-        subject=subject,
-        text=text,
-        html=html,
-        in_reply_to=in_reply_to,
-        references=references,
-        message_id=message_id,
-        loop_token=loop_token(config),
-        attachments=attachments,
-        date=now,
-        auto_submitted="auto-replied" if kind == "answer" else "auto-generated",
-    )
-    # Signed with the game's key; encrypted to a player who opted in.
-    raw = protect_outgoing(session, config, raw, game_id=game_id, side=side)
+    with stages.stage("compose"):
+        raw = compose_reply(
+            to=to,
+            sender=f"{config.moderator.name} <{config.moderator.address}>",
+            subject=subject,
+            text=text,
+            html=html,
+            in_reply_to=in_reply_to,
+            references=references,
+            message_id=message_id,
+            loop_token=loop_token(config),
+            attachments=attachments,
+            date=now,
+            auto_submitted="auto-replied" if kind == "answer" else "auto-generated",
+        )
+        # Signed with the game's key; encrypted to a player who opted in.
+        raw = protect_outgoing(session, config, raw, game_id=game_id, side=side)
+        sealed = sealing.seal(config.secrets.key_bytes(), raw, sealing.outbound_context(message_id))
     row = OutboundMail(
         message_id=message_id,
         kind=kind,
@@ -107,11 +135,12 @@ def enqueue(
         sender=config.moderator.address,
         recipient=to,
         # Sealed at rest: an answer echoes the accepted orders of a still-sealed plot.
-        raw=sealing.seal(config.secrets.key_bytes(), raw, sealing.outbound_context(message_id)),
+        raw=sealed,
         created_at=now,
         next_attempt_at=now,
     )
     session.add(row)  # flushed with the session's next query or commit
+    session.info[_QUEUED] = True
     if kind == "report" and game_id is not None:
         _record_report(session, game_id, message_id, to, side, text, now)
     return row

@@ -81,10 +81,14 @@ def append(session: Session, game_id: str, payload: Payload, at: datetime) -> Re
     return entry
 
 
-def entries(session: Session, game_id: str) -> list[dict[str, Any]]:
-    rows = session.scalars(
-        select(RecordEntry).where(RecordEntry.game_id == game_id).order_by(RecordEntry.seq)
-    )
+def entries(
+    session: Session, game_id: str, kinds: Collection[str] | None = None
+) -> list[dict[str, Any]]:
+    """The game's record entries in order (of these ``kinds`` only, if given)."""
+    query = select(RecordEntry).where(RecordEntry.game_id == game_id)
+    if kinds is not None:
+        query = query.where(RecordEntry.kind.in_(kinds))
+    rows = session.scalars(query.order_by(RecordEntry.seq))
     return [
         {
             "seq": r.seq,

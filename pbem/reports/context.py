@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from pbem.reports import narrate
@@ -160,7 +161,9 @@ def base_context(h: Header, view: Mapping[str, Any]) -> dict[str, Any]:
         "owes": owes,
         "order_form": h.order_form,
         "view": view,
-        "view_text": view_text(view),
+        # Called by the templates that show it (a ruleset without its own body block):
+        # a large view's text is not worth making for the others.
+        "view_text": partial(view_text, view),
         "happened": narrate.happened([e for e in events if not is_combat(e)]),
         "combats": [c for e in events if (c := narrate.combat(e)) is not None],
     }

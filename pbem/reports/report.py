@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pbem.core import stages
 from pbem.core.mapview import MapPicture
 from pbem.reports.context import Header, report_context
 from pbem.reports.pictures import picture
@@ -42,9 +43,15 @@ def render_report(
     ``map_picture`` is the ruleset's description of the view's map (None for a
     ruleset without one); ``with_map`` False skips the picture (tests that need
     only the words)."""
-    ctx = report_context(header, view)
-    text = render(header.ruleset, "report.txt.j2", ctx)
-    html = render(header.ruleset, "report.html.j2", ctx)
+    with stages.stage("context"):
+        ctx = report_context(header, view)
+    with stages.stage("text"):
+        text = render(header.ruleset, "report.txt.j2", ctx)
+    with stages.stage("html"):
+        html = render(header.ruleset, "report.html.j2", ctx)
     turn = header.phase["turn"] if header.phase else "end"
-    png = picture(header.ruleset, view, header.title, map_picture) if with_map else None
+    png = None
+    if with_map:
+        with stages.stage("maps"):
+            png = picture(header.ruleset, view, header.title, map_picture)
     return RenderedReport(text, html, png, f"{header.game_id}-{turn}-{header.audience}-map.png")

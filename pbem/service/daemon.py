@@ -24,12 +24,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbem.config import Config
+from pbem.core import stages
 from pbem.core.errors import ConfigError
 from pbem.mail.base import InboundMessage, Inbox, MailSender, PermanentMailError, SendError
+from pbem.outbox.queue import on_queued
 from pbem.service.clock import DatabaseClock
 from pbem.service.doctor import clock_skew
 from pbem.service.heartbeat import HEARTBEAT_SECONDS
-from pbem.service.metrics import Metrics, ProcessStats
+from pbem.service.metrics import Metrics, ProcessStats, log_stages
 from pbem.service.notify import sd_notify, watchdog_interval
 from pbem.service.processing import ProcessingPool
 from pbem.service.watchdog import Watchdog
@@ -159,6 +161,10 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self.request_stop)
+        # The loop's thread runs the SMTP client, the IMAP client and the loops'
+        # bookkeeping; the database and the rules run in other threads.
+        stages.whole_thread("event-loop")
+        log_stages()
         await asyncio.to_thread(self._set_clock)
         metrics = await self._serve_metrics()
         moved = await asyncio.to_thread(self.worker.start_up)
@@ -173,6 +179,9 @@ class Daemon:
             "pbem daemon ready",
             extra={"owner": self.worker.owner, "host": socket.gethostname(), "pid": os.getpid()},
         )
+        # Mail queued by a commit in this process (a tick's reports, game by game) is
+        # sent at once, not when the whole tick is done or the poll comes round.
+        stop_waking = on_queued(lambda: self._wake_from_thread(loop))
         tasks = [
             asyncio.create_task(self._intake_loop(), name="intake"),
             asyncio.create_task(self._processing_loop(), name="processing"),
@@ -201,6 +210,7 @@ class Daemon:
             if self.pool is not None:
                 await asyncio.to_thread(self.pool.close)
             self.engine.dispose()
+            stop_waking()
             log.info("pbem daemon stopped")
 
     def _set_clock(self) -> None:
@@ -288,6 +298,10 @@ class Daemon:
             await self._answers_out()
             await asyncio.to_thread(self.worker.tick_games, tick_everything)
         self.outbox_wakeup.set()
+
+    def _wake_from_thread(self, loop: asyncio.AbstractEventLoop) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nothing to wake
+            loop.call_soon_threadsafe(self.outbox_wakeup.set)
 
     def _wake_outbox(self) -> None:
         self._queued += 1

@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import math
+import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +29,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbem.core import stages
 from pbem.service.clock import utcnow
 from pbem.service.watchdog import Watchdog
 from pbem.storage.enums import (
@@ -38,6 +42,9 @@ from pbem.storage.enums import (
 from pbem.storage.models import Dispute, Game, Heartbeat, InboundMail, OutboundMail, Phase
 
 log = logging.getLogger("pbem.service.metrics")
+# DEBUG: each process logs its CPU per stage every STAGE_LOG_SECONDS while it changes.
+stage_log = logging.getLogger("pbem.stages")
+STAGE_LOG_SECONDS = 1.0
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # A scraper that sends no request within this many seconds is cut off.
@@ -192,6 +199,16 @@ def process_families(stats: ProcessStats, watchdog: Watchdog | None) -> list[Fam
             "Unix time this daemon last fetched from the mailbox (IMAP or Maildir); 0: not yet.",
         ).add(stats.last_mailbox_contact or 0.0),
     ]
+    spent = Family(
+        "pbem_stage_cpu_seconds_total",
+        "counter",
+        "CPU seconds this daemon process spent per stage of the work (pbem.core.stages: "
+        "adjudication, views, context, text, html, maps, compose, commit, sending, "
+        "event-loop); its worker processes log theirs (logger pbem.stages at DEBUG).",
+    )
+    for name, seconds in sorted(stages.totals().items()):
+        spent.add(seconds, stage=name)
+    families.append(spent)
     if watchdog is not None:
         ages = Family(
             "pbem_loop_progress_age_seconds",
@@ -203,6 +220,26 @@ def process_families(stats: ProcessStats, watchdog: Watchdog | None) -> list[Fam
             ages.add(age, loop=loop)
         families.append(ages)
     return families
+
+
+def log_stages() -> None:
+    """With ``pbem.stages`` at DEBUG: log this process's CPU per stage (a JSON object
+    with its pid) every STAGE_LOG_SECONDS while it changes, from a thread of its own."""
+    if not stage_log.isEnabledFor(logging.DEBUG):
+        return
+
+    def run() -> None:
+        last: dict[str, float] = {}
+        while True:
+            time.sleep(STAGE_LOG_SECONDS)
+            now = stages.totals()
+            if now != last:
+                stage_log.debug(
+                    "stage CPU seconds %s", json.dumps({"pid": os.getpid(), "stages": now})
+                )
+                last = now
+
+    threading.Thread(target=run, name="pbem-stages", daemon=True).start()
 
 
 class Metrics:

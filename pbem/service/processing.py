@@ -38,6 +38,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pbem.config import Config
 from pbem.service.clock import DatabaseClock
 from pbem.service.logs import setup_logging
+from pbem.service.metrics import log_stages
 from pbem.service.work import Worker
 from pbem.storage.db import make_engine, make_sessionmaker
 
@@ -87,6 +88,7 @@ def _start_worker(
     # Ctrl-C reaches the whole process group; the daemon decides when to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     setup_logging(config, log_level)
+    log_stages()
     engine = make_engine(config.database.url, config.database)
     # Claims are held under the daemon's lease (pbem.service.leases): the daemon's id.
     _worker = Worker(config, make_sessionmaker(engine), owner, clock)

@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbem import rulesets
 from pbem.config import Config
+from pbem.core import stages
 from pbem.intake.arrival import arrival_time
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
@@ -409,6 +410,7 @@ class Worker:
 
     # -------------------------------------------------------------- outbox
 
+    @stages.stage("sending")
     def due_outgoing(self, limit: int = 50) -> OutgoingBatch:
         """Claim up to ``limit`` mails due to be sent, under one lease.
 
@@ -488,6 +490,7 @@ class Worker:
                 .values(claim_owner=None, claim_until=None)
             )
 
+    @stages.stage("sending")
     def sent(self, row_id: int) -> bool:
         """The server accepted the mail: marked sent by its own commit, now."""
         with self.sessions.begin() as s:

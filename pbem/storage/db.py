@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 
 from pbem.config import DatabaseConfig
+from pbem.core import stages
 from pbem.storage.models import Base
 
 
@@ -88,6 +90,30 @@ def still_in_view(row: object) -> bool:
 def _forget_memo(session: Session, transaction: SessionTransaction) -> None:
     if transaction.parent is None:
         session.info.pop(_MEMO, None)
+
+
+_COMMIT_STARTED = "pbem.commit-started"
+
+
+@event.listens_for(Session, "before_commit")
+def _commit_starts(session: Session) -> None:
+    # The outermost commit only: its flush and the database's COMMIT (a savepoint's
+    # release is part of the work around it).
+    if not session.in_nested_transaction():
+        session.info[_COMMIT_STARTED] = time.thread_time()
+
+
+@event.listens_for(Session, "after_commit")
+def _commit_done(session: Session) -> None:
+    started = session.info.pop(_COMMIT_STARTED, None)
+    # A commit inside a stage (the outbox marking a mail sent) is that stage's work.
+    if started is not None and not stages.inside_stage():
+        stages.counted("commit", time.thread_time() - started)
+
+
+@event.listens_for(Session, "after_rollback")
+def _commit_failed(session: Session) -> None:
+    session.info.pop(_COMMIT_STARTED, None)
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

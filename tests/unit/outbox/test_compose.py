@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import email.generator
+import os
 import re
 from datetime import UTC, datetime, timedelta, timezone
 from email.message import EmailMessage
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pbem.intake.mime import message_object, parse_mail
+from pbem.outbox import compose
 from pbem.outbox.compose import compose_reply, reply_subject, stable_message_id
 from tests.unit.intake.mailfixtures import ARMOURED_BLOCK, contains_block
 
@@ -197,3 +201,26 @@ def test_any_text_survives_compose_and_parse(text: str) -> None:
     if not expected.endswith("\n"):
         expected += "\n"
     assert parse_mail(answer(text=text)).text == expected
+
+
+def test_a_report_with_a_map_is_the_standard_generator_s_bytes() -> None:
+    """compose_reply writes each body in one piece (pbem.outbox.compose._Generator):
+    the bytes are exactly what the email package's own generator writes."""
+    args = {
+        "to": "a@players.example",
+        "sender": "Moderator <m@pbem.example>",
+        "subject": "[pbem g1] turn 1 report",
+        "text": "Ünïcode line\r\nand a plain one\n" * 40,
+        "html": "<p>x</p>\n" * 40,
+        "in_reply_to": None,
+        "message_id": "<pbem.report.abc@pbem.example>",
+        "loop_token": "m@pbem.example",
+        "date": datetime(2026, 1, 1, tzinfo=UTC),
+        "attachments": [("map.png", "image/png", os.urandom(50_000))],
+        "auto_submitted": "auto-generated",
+    }
+    ours = compose.compose_reply(**args)
+    with mock.patch.object(compose, "_Generator", email.generator.BytesGenerator):
+        standard = compose.compose_reply(**args)
+    assert ours == standard
+    assert ours.count(b"=_pbem_") >= 4
