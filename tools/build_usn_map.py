@@ -41,6 +41,7 @@ import math
 import sys
 import tomllib
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -576,10 +577,14 @@ def colrow_to_hex(col: np.ndarray, row: np.ndarray) -> np.ndarray:
 class GeoFit:
     """Mercator -> grid: affine least squares plus a Gaussian warp through the anchors."""
 
-    def __init__(self, anchors: list[dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        anchors: list[dict[str, Any]],
+        centre_of: Callable[[Any], tuple[float, float]] = hex_centre,
+    ) -> None:
         lon = np.array([a["lon"] for a in anchors], float)
         lat = np.array([a["lat"] for a in anchors], float)
-        centre = np.array([hex_centre(a["hex"]) for a in anchors], float)
+        centre = np.array([centre_of(a["hex"]) for a in anchors], float)
         design = np.column_stack([lon, mercator_y(lat), np.ones_like(lon)])
         self.coef, *_ = np.linalg.lstsq(design, centre, rcond=None)
         affine = design @ self.coef
@@ -611,20 +616,24 @@ class GeoFit:
         return abs(float(np.linalg.det(self.coef[:2, :2])))
 
 
-def load_land() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Land fraction on 0.025 degree cells over the window, with cell-centre lat/lon."""
+def load_land(
+    window: tuple[float, float, float, float] = (LAT_MIN, LAT_MAX, LON_MIN, LON_MAX),
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Land fraction on 0.025 degree cells over the window (lat min, lat max, lon
+    min, lon max: east, crossing 180), with cell-centre lat/lon."""
     from global_land_mask import globe
 
+    lat_min, lat_max, lon_min, lon_max = window
     ocean = globe._mask  # (21600, 43200), True = ocean, row 0 = 90N, col 0 = 180W
-    r0 = round((90 - LAT_MAX) * RAW_PER_DEG)
-    r1 = round((90 - LAT_MIN) * RAW_PER_DEG)
-    west = ocean[r0:r1, round((LON_MIN + 180) * RAW_PER_DEG) :]
-    east = ocean[r0:r1, : round((LON_MAX - 180) * RAW_PER_DEG)]
+    r0 = round((90 - lat_max) * RAW_PER_DEG)
+    r1 = round((90 - lat_min) * RAW_PER_DEG)
+    west = ocean[r0:r1, round((lon_min + 180) * RAW_PER_DEG) :]
+    east = ocean[r0:r1, : round((lon_max - 180) * RAW_PER_DEG)]
     land = ~np.concatenate([west, east], axis=1)
     h, w = land.shape
     frac = land.reshape(h // BLOCK, BLOCK, w // BLOCK, BLOCK).mean(axis=(1, 3))
-    lats = LAT_MAX - (np.arange(frac.shape[0]) + 0.5) * CELL_DEG
-    lons = LON_MIN + (np.arange(frac.shape[1]) + 0.5) * CELL_DEG
+    lats = lat_max - (np.arange(frac.shape[0]) + 0.5) * CELL_DEG
+    lons = lon_min + (np.arange(frac.shape[1]) + 0.5) * CELL_DEG
     return frac.astype(np.float32), lats, lons
 
 
