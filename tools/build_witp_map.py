@@ -133,17 +133,17 @@ ISLAND_REGIONS: dict[str, str] = {
     "New Britain": "bismarcks",
     "New Ireland": "bismarcks",
     "Manus": "bismarcks",
-    "Bougainville": "solomons",
-    "Buka": "solomons",
-    "Choiseul": "solomons",
-    "Vella Lavella": "solomons",
-    "New Georgia": "solomons",
-    "Santa Isabel": "solomons",
-    "Guadalcanal": "solomons",
-    "Florida Islands": "solomons",
-    "Malaita": "solomons",
-    "San Cristobal": "solomons",
-    "Rennell": "solomons",
+    "Bougainville": "solomon-islands",
+    "Buka": "solomon-islands",
+    "Choiseul": "solomon-islands",
+    "Vella Lavella": "solomon-islands",
+    "New Georgia": "solomon-islands",
+    "Santa Isabel": "solomon-islands",
+    "Guadalcanal": "solomon-islands",
+    "Florida Islands": "solomon-islands",
+    "Malaita": "solomon-islands",
+    "San Cristobal": "solomon-islands",
+    "Rennell": "solomon-islands",
     "Goodenough": "papua",
     "Fergusson": "papua",
     "Normanby": "papua",
@@ -169,6 +169,16 @@ ISLAND_REGIONS: dict[str, str] = {
     "Kusaie": "carolines",
     "New Zealand": "new-zealand",
     "Fiji": "fiji",
+}
+
+
+SOLOMONS_ISLANDS = {"New Britain", "New Ireland", "Bougainville", "Buka"}
+SOLOMONS_HEXES = (
+    "E2116 E2117 E2217 E2317 E2318 E2417 E2518 E2418 E2519 E2617 E2618 E2619 E2720".split()
+)
+REGION_SOURCES = {
+    "solomons": {"src": "rulebook", "why": "44.7: New Britain, New Ireland, Bougainville and "
+                 "thirteen listed hexes"},
 }
 
 
@@ -350,7 +360,7 @@ def build(report: bool) -> dict[str, Any]:
                 todo.append(j)
     lakes = sorted(water - reached)
     if lakes:
-        forced.append(f"{len(lakes)} hexes of water not joined to the sea -> land")
+        forced.append(f"{len(lakes)} landlocked hexes (no water way to the sea) -> land")
     for i in lakes:
         terrain[i] = "l"
     # An all-land hex has no water on its sides either.
@@ -377,6 +387,10 @@ def build(report: bool) -> dict[str, Any]:
             regions[_new_guinea_part(la, lo)].add(h)
         elif name in ISLAND_REGIONS:
             regions[ISLAND_REGIONS[name]].add(h)
+    # 44.7: "The Solomons are composed of the following islands: New Britain, New
+    # Ireland, Bougainville, and hexes E2116, ..." (the rulebook's own region).
+    solomons = {hexes[i] for i, names in island_of.items() if set(names) & SOLOMONS_ISLANDS}
+    regions["solomons"] = solomons | set(SOLOMONS_HEXES)
     islands: dict[str, list[str]] = defaultdict(list)
     for i, names in sorted(island_of.items()):
         for name in names:
@@ -430,6 +444,7 @@ def build(report: bool) -> dict[str, Any]:
         },
         "islands": {k: v for k, v in sorted(islands.items())},
         "regions": {k: sorted(v) for k, v in sorted(regions.items())},
+        "region_sources": REGION_SOURCES,
         "places": sorted(
             ({"name": k, "hex": v} for k, v in place_hex.items()), key=lambda p: p["name"]
         ),

@@ -403,9 +403,15 @@ class _Builder:
             k: {self.hex(v, f"{where} regions {k}") for v in vs}
             for k, vs in (g.get("regions") or {}).items()
         }
+        region_src = g.get("region_sources") or {}
         self.sources: dict[str, Provenance] = {
             **{f"island:{k}": geo for k in self.islands},
-            **{f"region:{k}": geo for k in self.regions},
+            **{
+                f"region:{k}": _prov(region_src[k], f"{where} region_sources {k}")
+                if k in region_src
+                else geo
+                for k in self.regions
+            },
         }
         self.places: dict[str, Place] = {}
         for p in g.get("places") or []:

@@ -42,6 +42,8 @@ _GROUND = {
     Terrain.LAND: Ground.LAND,
 }
 
+_SHORES = (Terrain.COASTAL, Terrain.LAND)  # islands are dots: no channel drawn
+
 LEGEND = (
     LegendEntry("Japanese", SIDE_COLOURS["japanese"]),
     LegendEntry("Allied", SIDE_COLOURS["allied"]),
@@ -112,8 +114,8 @@ def _straits(m: TheatreMap) -> tuple[MapHexside, ...]:
             out.append(MapHexside(hexgrid.key(a), hexgrid.key(b), Edge.MOUNTAIN))
         elif (
             side.kind is HexsideKind.SEA
-            and m.terrain(a) is not Terrain.SEA
-            and m.terrain(b) is not Terrain.SEA
+            and m.terrain(a) in _SHORES
+            and m.terrain(b) in _SHORES
         ):
             out.append(MapHexside(hexgrid.key(a), hexgrid.key(b), Edge.STRAIT))
     return tuple(out)
