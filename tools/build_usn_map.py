@@ -637,6 +637,27 @@ def load_land(
     return frac.astype(np.float32), lats, lons
 
 
+class LandCells:
+    """The window's land cells pushed through the fit: where each lies on the grid,
+    its land in grid units and km2, and the connected landmass it belongs to."""
+
+    def __init__(self, fit: GeoFit, frac: np.ndarray, lats: np.ndarray, lons: np.ndarray) -> None:
+        self.rows, self.cols = np.nonzero(frac > 0)
+        f = frac[self.rows, self.cols].astype(np.float64)
+        self.lat, self.lon = lats[self.rows], lons[self.cols]
+        self.xy = fit(self.lon, self.lat)
+        cell_km2 = (CELL_DEG * 111.32) ** 2 * np.cos(np.radians(self.lat))
+        # Grid area of a cell: affine determinant x Mercator stretch (warp ignored).
+        cell_grid = fit.area_scale() * CELL_DEG * CELL_DEG / np.cos(np.radians(self.lat))
+        self.land_grid = f * cell_grid
+        self.land_km2 = f * cell_km2
+        # Connected landmasses (8-connected), areas in km2.
+        self.labels, self.nlab = ndimage.label(frac > 0, structure=np.ones((3, 3), bool))
+        self.comp = self.labels[self.rows, self.cols]
+        self.comp_km2 = np.bincount(self.comp, weights=self.land_km2, minlength=self.nlab + 1)
+        self.comp_km2[0] = 0.0
+
+
 def paint_regions(shape: tuple[int, int], polys: list[Poly]) -> np.ndarray:
     img = Image.new("1", (shape[1], shape[0]), 0)
     draw = ImageDraw.Draw(img)
@@ -669,25 +690,13 @@ def build(report: bool) -> dict[str, Any]:
     fit = GeoFit(anchors)
 
     frac, lats, lons = load_land()
-    rows, cols = np.nonzero(frac > 0)
-    f = frac[rows, cols].astype(np.float64)
-    lat = lats[rows]
-    lon = lons[cols]
-    xy = fit(lon, lat)
+    cells = LandCells(fit, frac, lats, lons)
+    rows, cols, xy = cells.rows, cells.cols, cells.xy
+    land_grid, land_km2 = cells.land_grid, cells.land_km2
+    nlab, comp, comp_km2 = cells.nlab, cells.comp, cells.comp_km2
     col, row = grid_to_colrow(xy[:, 0], xy[:, 1])
     hx = colrow_to_hex(col, row)
     on = hx > 0
-    cell_km2 = (CELL_DEG * 111.32) ** 2 * np.cos(np.radians(lat))
-    # Grid area of a cell: affine determinant x Mercator stretch (warp ignored).
-    cell_grid = fit.area_scale() * CELL_DEG * CELL_DEG / np.cos(np.radians(lat))
-    land_grid = f * cell_grid
-    land_km2 = f * cell_km2
-
-    # Connected landmasses (8-connected), areas in km2.
-    labels, nlab = ndimage.label(frac > 0, structure=np.ones((3, 3), bool))
-    comp = labels[rows, cols]
-    comp_km2 = np.bincount(comp, weights=land_km2, minlength=nlab + 1)
-    comp_km2[0] = 0.0
 
     n_hex = int(hexgrid.LAST_HEX)
     land_frac = np.bincount(hx[on], weights=land_grid[on], minlength=n_hex + 1) / HEX_AREA

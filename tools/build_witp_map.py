@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy import ndimage
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -51,6 +50,7 @@ from build_usn_map import (  # noqa: E402
     HEX_AREA,
     SIDE_BAND,
     GeoFit,
+    LandCells,
     _compact,
     grid_to_colrow,
     load_land,
@@ -174,11 +174,14 @@ ISLAND_REGIONS: dict[str, str] = {
 
 SOLOMONS_ISLANDS = {"New Britain", "New Ireland", "Bougainville", "Buka"}
 SOLOMONS_HEXES = (
-    "E2116 E2117 E2217 E2317 E2318 E2417 E2518 E2418 E2519 E2617 E2618 E2619 E2720".split()
+    *("E2116", "E2117", "E2217", "E2317", "E2318", "E2417", "E2518"),
+    *("E2418", "E2519", "E2617", "E2618", "E2619", "E2720"),
 )
 REGION_SOURCES = {
-    "solomons": {"src": "rulebook", "why": "44.7: New Britain, New Ireland, Bougainville and "
-                 "thirteen listed hexes"},
+    "solomons": {
+        "src": "rulebook",
+        "why": "44.7: New Britain, New Ireland, Bougainville and thirteen listed hexes",
+    },
 }
 
 
@@ -226,25 +229,16 @@ def build(report: bool) -> dict[str, Any]:
     n = len(hexes)
 
     frac, lats, lons = load_land(WINDOW)
-    rows, cols = np.nonzero(frac > 0)
-    f = frac[rows, cols].astype(np.float64)
-    lat, lon = lats[rows], lons[cols]
-    xy = fit(lon, lat)
+    cells = LandCells(fit, frac, lats, lons)
+    xy, land_grid, land_km2 = cells.xy, cells.land_grid, cells.land_km2
+    labels, nlab, comp, comp_km2 = cells.labels, cells.nlab, cells.comp, cells.comp_km2
     hx = to_index(xy)
     on = hx >= 0
-    cell_km2 = (CELL_DEG * 111.32) ** 2 * np.cos(np.radians(lat))
-    cell_grid = fit.area_scale() * CELL_DEG * CELL_DEG / np.cos(np.radians(lat))
-    land_grid = f * cell_grid
-    land_km2 = f * cell_km2
 
-    labels, nlab = ndimage.label(frac > 0, structure=np.ones((3, 3), bool))
-    comp = labels[rows, cols]
-    comp_km2 = np.bincount(comp, weights=land_km2, minlength=nlab + 1)
-    comp_km2[0] = 0.0
     comp_name: dict[int, str] = {}
     for name, (la, lo) in ISLANDS.items():
-        i = int(round((lats[0] - la) / CELL_DEG))
-        j = int(round((lo - lons[0]) / CELL_DEG))
+        i = round((lats[0] - la) / CELL_DEG)
+        j = round((lo - lons[0]) / CELL_DEG)
         win = labels[max(i - 8, 0) : i + 9, max(j - 8, 0) : j + 9]
         found = np.bincount(win[win > 0].ravel()) if (win > 0).any() else None
         if found is not None:
@@ -374,7 +368,7 @@ def build(report: bool) -> dict[str, Any]:
     # Movement Areas (2.1.4): Tropical north of the Tropic of Capricorn (59.1.2
     # makes it the southern temperate zone boundary), Temperate south of it.
     area = []
-    for i, h in enumerate(hexes):
+    for i in range(n):
         la, _ = lat_of(fit, *centre[i])
         area.append("T" if la >= TROPIC_OF_CAPRICORN else "M")
 

@@ -27,6 +27,9 @@ import re
 from functools import cache
 from typing import NewType
 
+from pbem.core import hexmath
+from pbem.core.hexmath import odd_q_distance
+
 HexId = NewType("HexId", str)
 """A hex as the rulebook writes it: section letter and four digits, "E2418"."""
 
@@ -134,35 +137,16 @@ def hexside(a: str, b: str) -> tuple[HexId, HexId]:
     return (x, y) if x < y else (y, x)
 
 
-def _cube(h: str) -> tuple[int, int, int]:
-    _, column, row = split(h)
-    # 0-based, the shifted (even-numbered) columns are the odd ones: "odd-q".
-    c, r = column - 1, row - 1
-    z = r - (c - (c & 1)) // 2
-    return c, -c - z, z
-
-
 def distance(a: str, b: str) -> int:
     """Hexes between ``a`` and ``b`` (0 for the same hex), counted as the rules
     count ranges: the target hex but not the start.  Both must be in one section."""
-    if split(a)[0] != split(b)[0]:
+    (sa, ca, ra), (sb, cb, rb) = split(a), split(b)
+    if sa != sb:
         raise ValueError(f"{a} and {b} are on different Map Sections (2.1.3 joins are not known)")
-    ax, ay, az = _cube(a)
-    bx, by, bz = _cube(b)
-    return max(abs(ax - bx), abs(ay - by), abs(az - bz))
+    # 0-based, the shifted (even-numbered) columns are the odd ones: "odd-q".
+    return odd_q_distance((ca - 1, ra - 1), (cb - 1, rb - 1))
 
 
 def within(h: str, radius: int) -> list[HexId]:
     """Every numbered hex of the section at distance <= ``radius`` (``h`` too)."""
-    start = parse_hex(h)
-    seen = {start}
-    frontier = [start]
-    for _ in range(radius):
-        nxt: list[HexId] = []
-        for x in frontier:
-            for n in neighbours(x):
-                if n not in seen:
-                    seen.add(n)
-                    nxt.append(n)
-        frontier = nxt
-    return sorted(seen)
+    return sorted(hexmath.within(parse_hex(h), radius, neighbours))

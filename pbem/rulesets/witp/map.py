@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cache
 from importlib.resources import files
+from itertools import pairwise
 from typing import Any
 
 from pbem.core.errors import DataError
@@ -283,7 +284,7 @@ class TheatreMap:
             return f"{path[0]} is not on the map"
         if not self.has_water(path[0]):
             return f"{path[0]} is all land (17.13.7)"
-        for a, b in zip(path, path[1:], strict=False):
+        for a, b in pairwise(path):
             problem = self.naval_step_problem(a, b)
             if problem is not None:
                 return problem
@@ -554,10 +555,10 @@ class _Builder:
             for h in members:
                 region_of.setdefault(h, set()).add(name)
         for h, info in self.hexes.items():
-            name = self.names.get(h, (9, None))[1]
+            named = self.names.get(h)
             hexes[h] = replace(
                 info,
-                name=name,
+                name=named[1] if named else None,
                 islands=tuple(island_of.get(h, ())),
                 regions=frozenset(region_of.get(h, ())),
             )

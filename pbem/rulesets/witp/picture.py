@@ -21,8 +21,8 @@ from pbem.core.mapview import (
     MapHex,
     MapHexside,
     MapLine,
-    MapMarker,
     MapPicture,
+    stack_markers,
 )
 from pbem.rulesets.witp import hexgrid
 from pbem.rulesets.witp.map import HexsideKind, Terrain, TheatreMap
@@ -81,7 +81,7 @@ def map_picture(
         hexsides=_straits(m),
         lines=(MapLine(AREA_LINE, _area_boundary(m)),),
         bases=_bases(m, start),
-        markers=_markers(units or {}),
+        markers=stack_markers({hexgrid.key(h): s for h, s in (units or {}).items()}, SIDE_COLOURS),
         highlight=tuple(hexgrid.key(h) for h in highlight),
         legend=LEGEND,
         focus=tuple(hexgrid.key(h) for h in focus),
@@ -112,11 +112,7 @@ def _straits(m: TheatreMap) -> tuple[MapHexside, ...]:
     for (a, b), side in m.hexsides.items():
         if side.blocked:
             out.append(MapHexside(hexgrid.key(a), hexgrid.key(b), Edge.MOUNTAIN))
-        elif (
-            side.kind is HexsideKind.SEA
-            and m.terrain(a) in _SHORES
-            and m.terrain(b) in _SHORES
-        ):
+        elif side.kind is HexsideKind.SEA and m.terrain(a) in _SHORES and m.terrain(b) in _SHORES:
             out.append(MapHexside(hexgrid.key(a), hexgrid.key(b), Edge.STRAIT))
     return tuple(out)
 
@@ -128,18 +124,3 @@ def _area_boundary(m: TheatreMap) -> tuple[tuple[int, int], ...]:
         if m.movement_area(a) is not m.movement_area(b):
             out.append((hexgrid.key(a), hexgrid.key(b)))
     return tuple(sorted(out))
-
-
-def _markers(units: Mapping[str, Sequence[tuple[str, str]]]) -> tuple[MapMarker, ...]:
-    """One square per side's stack on a hex: its top unit's label and its size."""
-    out = []
-    for h, stack in sorted(units.items()):
-        sides: dict[str, list[str]] = {}
-        for owner, text in stack:
-            sides.setdefault(owner, []).append(text)
-        for owner, labels in sorted(sides.items()):
-            colour = SIDE_COLOURS.get(owner, SIDE_COLOURS[None])
-            out.append(MapMarker(hexgrid.key(h), colour, labels[0], len(labels)))
-    return tuple(out)
-
-

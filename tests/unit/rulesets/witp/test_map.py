@@ -54,7 +54,10 @@ def _lat_lon() -> dict[str, tuple[float, float]]:
 
 def _nm(a: tuple[float, float], b: tuple[float, float]) -> float:
     la1, lo1, la2, lo2 = map(math.radians, (*a, *b))
-    h = math.sin((la2 - la1) / 2) ** 2 + math.cos(la1) * math.cos(la2) * math.sin((lo2 - lo1) / 2) ** 2
+    h = (
+        math.sin((la2 - la1) / 2) ** 2
+        + math.cos(la1) * math.cos(la2) * math.sin((lo2 - lo1) / 2) ** 2
+    )
     return 2 * 3440.065 * math.asin(math.sqrt(h))
 
 
@@ -84,7 +87,7 @@ def test_13_8_1_guadalcanal_is_e2418_2519_2619(m: TheatreMap) -> None:
 
 
 def test_44_7_the_solomons_hexes_are_land(m: TheatreMap) -> None:
-    solomons = ("E2116 E2117 E2217 E2317 E2318 E2417 E2518 E2418 E2519 E2617 E2618 E2619 E2720")
+    solomons = "E2116 E2117 E2217 E2317 E2318 E2417 E2518 E2418 E2519 E2617 E2618 E2619 E2720"
     for h in solomons.split():
         assert m.terrain(h) is not Terrain.SEA, h
         assert m.in_region(h, "solomons"), h
@@ -186,7 +189,11 @@ def test_17_13_7_a_blocked_hexside_stops_ships(m: TheatreMap) -> None:
     blocked = TheatreMap.from_data(
         generated,
         layer,
-        {"hexside": [{"a": "E2016", "b": "E2116", "blocked": True, "src": "illustrative", "why": "test"}]},
+        {
+            "hexside": [
+                {"a": "E2016", "b": "E2116", "blocked": True, "src": "illustrative", "why": "test"}
+            ]
+        },
     )
     assert not blocked.can_sail("E2016", "E2116")
     assert "blocked" in (blocked.naval_step_problem("E2116", "E2016") or "")
