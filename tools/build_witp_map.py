@@ -69,6 +69,7 @@ SECTION = "E"
 COLUMNS, ROWS = 45, 50
 WINDOW = (-46.0, 13.0, 134.0, 183.0)  # lat min, lat max, lon min, lon max (east)
 
+WARP_STEP = 1.0  # degrees between samples of the fit's warp (map.json "fit.warp")
 TROPIC_OF_CAPRICORN = -23.44
 LAND_SHARE = 0.06  # a continent's or big island's share that makes a hex land
 ISLET_KM2 = 2.0  # a small island this big makes a hex land
@@ -446,7 +447,28 @@ def build(report: bool) -> dict[str, Any]:
             "anchors": len(anchors),
             "checks": checks,
             "affine": [[round(v, 6) for v in row] for row in fit.coef.tolist()],
+            "warp": _warp_table(fit),
         },
+    }
+
+
+def _warp_table(fit: GeoFit) -> dict[str, Any]:
+    """The warp part of the fit sampled every WARP_STEP degrees, so the game can
+    put a real position in its hex (TheatreMap.hex_at) without scipy: grid
+    displacement (dx, dy) in hundredths of a grid unit, rows north to south."""
+    lat_min, lat_max, lon_min, lon_max = WINDOW
+    lats = np.arange(lat_max, lat_min - 1e-9, -WARP_STEP)
+    lons = np.arange(lon_min, lon_max + 1e-9, WARP_STEP)
+    glon, glat = np.meshgrid(lons, lats)
+    d = fit(glon.ravel(), glat.ravel()) - fit.affine(glon.ravel(), glat.ravel())
+    dx = np.round(d[:, 0] * 100).astype(int).reshape(glat.shape)
+    dy = np.round(d[:, 1] * 100).astype(int).reshape(glat.shape)
+    return {
+        "lat_max": lat_max,
+        "lon_min": lon_min,
+        "step": WARP_STEP,
+        "dx": [" ".join(map(str, row)) for row in dx.tolist()],
+        "dy": [" ".join(map(str, row)) for row in dy.tolist()],
     }
 
 

@@ -94,6 +94,15 @@ def centre(h: str) -> tuple[float, float]:
     return 1.5 * (column - 1), math.sqrt(3.0) * ((row - 1) + 0.5 * (column % 2 == 0))
 
 
+def at_point(section: str, x: float, y: float) -> HexId | None:
+    """The numbered hex of ``section`` holding grid point (x, y) (``centre``'s
+    units); None off the numbers."""
+    c, r = hexmath.odd_q_at(x, y)
+    if not (0 <= c < MAX_NUMBER and 0 <= r < MAX_NUMBER):
+        return None
+    return hex_id(section, c + 1, r + 1)
+
+
 @cache
 def neighbours(h: str) -> tuple[HexId, ...]:
     """The numbered hexes adjacent to ``h`` in its section, in the order N, NE,

@@ -21,6 +21,7 @@ game value we chose.
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
@@ -35,7 +36,9 @@ from pbem.core.errors import DataError
 from pbem.rulesets.witp import hexgrid
 from pbem.rulesets.witp.hexgrid import HexId
 
-SOURCES = ("rulebook", "derived", "reconstructed", "illustrative")
+# The kernel's vocabulary (datapack.Provenance) and "reconstructed": real geography
+# or history we placed (the kernel would call it data-pack: from outside the rulebook).
+SOURCES = ("rulebook", "derived", "reconstructed", "data-pack", "illustrative")
 ATOLL_AIRFIELD_MAX = 4  # 4.3: "The maximum size of an airfield on any atoll hex is Level-4."
 AIRFIELD_MAX = 13  # 4.3.1
 AP_PER_LEVEL = 5  # 4.3.1 airfields; 60.8 seaplane bases
@@ -181,6 +184,31 @@ class Place:
     provenance: Provenance
 
 
+@dataclass(frozen=True, slots=True)
+class _Warp:
+    """The fit's warp, sampled every ``step`` degrees from (lat_max, lon_min):
+    bilinear between samples, in grid units."""
+
+    lat_max: float
+    lon_min: float
+    step: float
+    dx: tuple[tuple[float, ...], ...]
+    dy: tuple[tuple[float, ...], ...]
+
+    def at(self, lat: float, lon: float) -> tuple[float, float]:
+        i = min(max((self.lat_max - lat) / self.step, 0.0), len(self.dx) - 1.001)
+        j = min(max((lon - self.lon_min) / self.step, 0.0), len(self.dx[0]) - 1.001)
+        i0, j0 = int(i), int(j)
+        fi, fj = i - i0, j - j0
+
+        def blend(t: tuple[tuple[float, ...], ...]) -> float:
+            top = t[i0][j0] * (1 - fj) + t[i0][j0 + 1] * fj
+            low = t[i0 + 1][j0] * (1 - fj) + t[i0 + 1][j0 + 1] * fj
+            return top * (1 - fi) + low * fi
+
+        return blend(self.dx), blend(self.dy)
+
+
 @dataclass(frozen=True)
 class TheatreMap:
     section: str
@@ -194,15 +222,37 @@ class TheatreMap:
     islands: Mapping[str, frozenset[HexId]]
     # Provenance of regions and islands: "region:<name>", "island:<name>".
     sources: Mapping[str, Provenance] = field(default_factory=dict)
+    # map.json's fit: grid (x, y) = (lon, Mercator degrees, 1) @ projection + warp.
+    projection: tuple[tuple[float, float], ...] = ()
+    warp: _Warp | None = None
 
     @staticmethod
     def from_data(generated: Mapping[str, Any], *layers: Mapping[str, Any]) -> TheatreMap:
-        """The map from map.json's object, then each layer (map-overrides.toml's
-        tables, then a moderator's corrections).  Raises DataError naming the key."""
+        """The map from map.json's object, then each layer: map-overrides.toml's
+        tables, then a moderator's corrections (whose entries count as
+        ``data-pack`` unless they say otherwise, as the kernel's packs do).
+        Raises DataError naming the file, table and entry."""
         b = _Builder(generated)
         for i, layer in enumerate(layers):
-            b.apply(layer, "map-overrides.toml" if i == 0 else f"overrides #{i}")
+            if i == 0:
+                b.apply(layer, "map-overrides.toml")
+            else:
+                b.apply(layer, f"overrides #{i}", default=("data-pack", "the moderator's map"))
         return b.finish()
+
+    def hex_at(self, lat: float, lon: float) -> HexId | None:
+        """The hex holding a real position (degrees; lon east, 0-360 past 180),
+        by map.json's fit, as the build script put the places; None off the section."""
+        if not self.projection or not -85.0 < lat < 85.0:
+            return None
+        merc = math.degrees(math.log(math.tan(math.pi / 4 + math.radians(lat) / 2)))
+        (a, b), (c, d), (e, f) = self.projection
+        x, y = lon * a + merc * c + e, lon * b + merc * d + f
+        if self.warp is not None:
+            dx, dy = self.warp.at(lat, lon)
+            x, y = x + dx, y + dy
+        h = hexgrid.at_point(self.section, x, y)
+        return h if h is not None and h in self.hexes else None
 
     # -- hexes --------------------------------------------------------------
 
@@ -421,6 +471,11 @@ class _Builder:
             )
         self.names: dict[HexId, tuple[int, str]] = {}
         self.bases: dict[HexId, list[Base]] = {}
+        affine = (g.get("fit") or {}).get("affine") or ()
+        if affine and (len(affine) != 3 or any(len(row) != 2 for row in affine)):
+            raise DataError(f"{where} fit.affine", "three rows of two numbers")
+        self.projection = tuple((float(row[0]), float(row[1])) for row in affine)
+        self.warp = _read_warp((g.get("fit") or {}).get("warp"), f"{where} fit.warp")
 
     def hex(self, text: Any, where: str) -> HexId:
         try:
@@ -431,7 +486,12 @@ class _Builder:
             raise DataError(where, f"hex {h} is not on the map")
         return h
 
-    def apply(self, layer: Mapping[str, Any], where: str) -> None:
+    def apply(
+        self, layer: Mapping[str, Any], where: str, default: tuple[str, str] | None = None
+    ) -> None:
+        """Apply one layer; ``default`` fills an entry's missing src and why."""
+        if default is not None:
+            layer = {k: _defaults(v, default) for k, v in layer.items()}
         known = {"format", "section", "place", "land", "hex", "hexside", "base", "region"}
         unknown = set(layer) - known
         if unknown:
@@ -573,7 +633,30 @@ class _Builder:
             regions={k: frozenset(v) for k, v in self.regions.items()},
             islands={k: frozenset(v) for k, v in self.islands.items()},
             sources=dict(self.sources),
+            projection=self.projection,
+            warp=self.warp,
         )
+
+
+def _read_warp(w: Any, where: str) -> _Warp | None:
+    if w is None:
+        return None
+    try:
+        dx = tuple(tuple(int(v) / 100 for v in row.split()) for row in w["dx"])
+        dy = tuple(tuple(int(v) / 100 for v in row.split()) for row in w["dy"])
+        warp = _Warp(float(w["lat_max"]), float(w["lon_min"]), float(w["step"]), dx, dy)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise DataError(where, f"a warp table: lat_max, lon_min, step, dx, dy ({e})") from None
+    shapes = {len(r) for r in (*dx, *dy)}
+    if len(dx) < 2 or len(dx) != len(dy) or len(shapes) != 1 or shapes.pop() < 2:
+        raise DataError(where, "dx and dy must be tables of one shape, at least 2 x 2")
+    return warp
+
+
+def _defaults(tables: Any, default: tuple[str, str]) -> Any:
+    if not isinstance(tables, list):
+        return tables
+    return [{"src": default[0], "why": default[1], **t} for t in tables]
 
 
 def _prov(entry: Mapping[str, Any], where: str) -> Provenance:

@@ -327,7 +327,7 @@ def test_a_moderator_corrects_bases_hexes_and_areas() -> None:
     ("layer", "message"),
     [
         ({"base": [{"place": "Rabaul", "airfield": 2, "src": "guess", "why": "x"}]}, "src must be"),
-        ({"base": [{"place": "Rabaul", "airfield": 2, "src": "illustrative"}]}, "says why"),
+        ({"base": [{"place": "Rabaul", "seaplane": 3, "src": "illustrative", "why": "x"}]}, "1-2"),
         ({"base": [{"place": "Atlantis", "src": "illustrative", "why": "x"}]}, "unknown place"),
         ({"base": [{"hex": "E4560", "name": "X", "src": "illustrative", "why": "x"}]}, "not on the map"),
         ({"base": [{"place": "Rabaul", "airfield": 14, "src": "illustrative", "why": "x"}]}, "1-13"),
@@ -357,3 +357,26 @@ def test_from_data_reads_nothing_but_its_arguments() -> None:
     assert tiny.hexside("E0101", "E0201").kind is HexsideKind.SEA
     with pytest.raises(DataError, match="column strings"):
         TheatreMap.from_data({**generated, "terrain": [".c"]})
+
+
+# -- real positions -------------------------------------------------------------------
+
+
+def test_hex_at_puts_a_real_position_where_the_build_put_the_place(m: TheatreMap) -> None:
+    """Scenarios place task forces by latitude and longitude: the map puts each
+    in the hex the build script gave the place there (the fit, warp included)."""
+    places = _lat_lon()
+    for name, (lat, lon) in places.items():
+        assert m.hex_at(lat, lon) == m.place(name), name
+    assert m.hex_at(35.68, 139.69) is None  # Tokyo: Map Section D
+    assert m.hex_at(-12.46, 130.84) is None  # Darwin: Map Section C
+
+
+def test_a_moderators_entries_count_as_data_pack_unless_they_say() -> None:
+    generated, layer = map_files()
+    fixed = TheatreMap.from_data(generated, layer, {"base": [{"place": "Buna", "airfield": 2}]})
+    buna = fixed.base("Buna")
+    assert buna.provenance.src == "data-pack" and buna.provenance.why
+    assert buna.airfield is not None and buna.airfield.provenance.src == "data-pack"
+    with pytest.raises(DataError, match="says why"):
+        TheatreMap.from_data(generated, {**layer, "base": [{"place": "Buna", "src": "derived"}]})

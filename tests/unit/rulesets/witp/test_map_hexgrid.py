@@ -81,3 +81,11 @@ def test_distance_is_a_metric(a: hexgrid.HexId, b: hexgrid.HexId, c: hexgrid.Hex
 def test_within_counts_the_ring() -> None:
     assert len(hexgrid.within("E2418", 1)) == 7
     assert len(hexgrid.within("E2418", 2)) == 19
+
+
+@given(hexes, st.floats(0, 2 * 3.14159), st.floats(0, 0.86))
+def test_a_point_inside_a_hex_is_in_that_hex(h: hexgrid.HexId, angle: float, d: float) -> None:
+    import math
+
+    x, y = hexgrid.centre(h)
+    assert hexgrid.at_point("E", x + d * math.cos(angle), y + d * math.sin(angle)) == h
