@@ -380,3 +380,29 @@ def test_a_moderators_entries_count_as_data_pack_unless_they_say() -> None:
     assert buna.airfield is not None and buna.airfield.provenance.src == "data-pack"
     with pytest.raises(DataError, match="says why"):
         TheatreMap.from_data(generated, {**layer, "base": [{"place": "Buna", "src": "derived"}]})
+
+
+def test_the_coral_sea_packs_places_and_positions_fit_the_map(m: TheatreMap) -> None:
+    """The Coral Sea pack names places as the map spells them and gives task
+    forces' positions in degrees: every place is on the map where its position
+    falls, every TF is in a hex with water, every TF in port is in a port."""
+    with (OVERRIDES.parent / "pack" / "coral-sea-1942.toml").open("rb") as f:
+        pack = tomllib.load(f)
+    for name, where in pack["scenario"]["places"]["value"].items():
+        assert m.hex_at(where["lat"], where["lon"]) == m.place(name), name
+    for side in pack["forces"].values():
+        for key, force in side.items():
+            v = force["value"]
+            if "lat" not in v:
+                continue
+            h = m.hex_at(v["lat"], v["lon"])
+            assert h is not None and m.has_water(h), key
+            if v.get("place") not in (None, "at sea"):
+                assert h == m.place(v["place"]), key
+                assert any(b.port for b in m.bases_in(h)), key
+
+
+def test_the_registry_hands_the_map_to_the_ruleset() -> None:
+    from pbem.rulesets import get
+
+    assert isinstance(getattr(get("witp"), "theatre_map", None), TheatreMap)
