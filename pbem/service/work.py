@@ -388,6 +388,8 @@ class Worker:
                 .values(claim_until=until)
                 .returning(Game.id)
             ).all()
+        for game_id in sorted(set(game_ids) - set(kept)):
+            log.warning("lease on game %s lost to another daemon; nothing committed", game_id)
         return GameClaim(sorted(kept), until)
 
     def _tick_one(self, game_id: str, until: datetime) -> list[str]:
