@@ -9,11 +9,10 @@ few seconds ahead. A real ``pbem serve`` (Maildir intake with nothing in it,
 SMTP outbox to an aiosmtpd server in this process that accepts everything)
 runs across the deadline. Measured: the time from the deadline to the last
 report accepted by the SMTP server (two per game), and the CPU of the daemon
-and its worker processes over that span, per game-round. The clock tick looks
-at deadlines every ``[intake] poll_interval`` (0.5 s here), so up to that much
-of the span is the tick's wait; but a game no mail named is looked at only at
-the clock's full sweep (``SWEEP``, 30 s, pbem/service/work.py), so the storm
-may start up to that long after its deadline (printed: deadline -> first report). Target (issue 15): the storm drains within
+and its worker processes over that span, per game-round. The daemon's clock
+sleeps until the earliest open deadline (pbem.service.work.Worker.plan_wake)
+and spreads the ticks over its worker processes (printed: deadline -> first
+report, the clock's delay). Target (issue 15): the storm drains within
 1.5x its CPU time divided by the cores (nothing waits but on work); exits
 non-zero when missed. Not done here: Campaign Game mixes, a per-stage
 breakdown (adjudication, views, text, HTML, maps, commit, sending).

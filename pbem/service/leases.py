@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -71,6 +72,16 @@ def take(
         .where(model.id.in_(picked.with_for_update(skip_locked=True).scalar_subquery()), *claimable)
         .values(claim_owner=owner, claim_until=until)
     )
+
+
+def held(
+    model: Claimable, owner: str, ids: Collection[Any], until: datetime | None = None
+) -> tuple[ColumnElement[bool], ...]:
+    """The rows of ``ids`` that ``owner`` still holds (by the claim ending at
+    ``until``, if given): a claim renewed, given back or checked only where it is
+    still one's own, never where a peer took it over."""
+    mine = (model.id.in_(ids), model.claim_owner == owner)
+    return mine if until is None else (*mine, model.claim_until == until)
 
 
 def claims_lapse(s: Session, now: datetime) -> datetime | None:

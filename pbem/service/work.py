@@ -38,7 +38,7 @@ from pbem.outbox import delivery
 from pbem.outbox.queue import open_outbound
 from pbem.service.clock import transaction_time
 from pbem.service.heartbeat import Pulse
-from pbem.service.leases import Lease, claim_free, claims_lapse, take
+from pbem.service.leases import Lease, claim_free, claims_lapse, held, take
 from pbem.storage.enums import InboundStatus, OutboundStatus
 from pbem.storage.models import Game, InboundMail, OutboundMail
 
@@ -380,11 +380,7 @@ class Worker:
             until = now + self.lease.length
             kept = s.scalars(
                 update(Game)
-                .where(
-                    Game.id.in_(game_ids),
-                    Game.claim_owner == self.owner,
-                    Game.claim_until == claim.until,
-                )
+                .where(*held(Game, self.owner, game_ids, claim.until))
                 .values(claim_until=until)
                 .returning(Game.id)
             ).all()
@@ -400,9 +396,8 @@ class Worker:
         did: list[str] = []
         try:
             with self.sessions.begin() as s:
-                mine = (Game.id == game_id, Game.claim_owner == self.owner)
-                held = select(Game.claim_until).where(*mine).with_for_update()
-                if s.scalar(held) != until:
+                mine = held(Game, self.owner, [game_id])
+                if s.scalar(select(Game.claim_until).where(*mine).with_for_update()) != until:
                     raise LeaseLost(game_id)  # lost before we began: no work wasted
                 for what in self.game_master(s, self._now(s)).clock.tick(game_id):
                     did.append(f"{game_id}: {what}")
@@ -443,11 +438,12 @@ class Worker:
     def release_games(self, game_ids: Collection[str], until: datetime | None = None) -> None:
         """Give back our claims on these games (of that end, if given; all of them
         when a worker process died with them): free for anyone now."""
-        mine = [Game.id.in_(game_ids), Game.claim_owner == self.owner]
-        if until is not None:
-            mine.append(Game.claim_until == until)
         with self.sessions.begin() as s:
-            s.execute(update(Game).where(*mine).values(claim_owner=None, claim_until=None))
+            s.execute(
+                update(Game)
+                .where(*held(Game, self.owner, game_ids, until))
+                .values(claim_owner=None, claim_until=None)
+            )
 
     def start_up(self) -> list[str]:
         """Take this daemon's lease; push back deadlines that passed while no
@@ -579,10 +575,8 @@ class Worker:
             kept = s.scalars(
                 update(OutboundMail)
                 .where(
-                    OutboundMail.id.in_(row_ids),
+                    *held(OutboundMail, self.owner, row_ids, until),
                     OutboundMail.status == OutboundStatus.PENDING,
-                    OutboundMail.claim_owner == self.owner,
-                    OutboundMail.claim_until == until,
                 )
                 .values(claim_until=new_until)
                 .returning(OutboundMail.id)
@@ -594,11 +588,7 @@ class Worker:
         with self.sessions.begin() as s:
             s.execute(
                 update(OutboundMail)
-                .where(
-                    OutboundMail.id.in_(row_ids),
-                    OutboundMail.claim_owner == self.owner,
-                    OutboundMail.claim_until == until,
-                )
+                .where(*held(OutboundMail, self.owner, row_ids, until))
                 .values(claim_owner=None, claim_until=None)
             )
 
