@@ -25,7 +25,14 @@ from pbem.service.clock import DatabaseClock, utcnow
 from pbem.service.daemon import Daemon
 from pbem.service.work import Worker
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
-from pbem.storage.models import DaemonLease, InboundMail, MailboxLease, OutboundMail, Phase
+from pbem.storage.models import (
+    DaemonLease,
+    Game,
+    InboundMail,
+    MailboxLease,
+    OutboundMail,
+    Phase,
+)
 from tests.conftest import make_database
 from tests.e2e.helpers import (
     DaemonProcess,
@@ -294,9 +301,10 @@ def test_a_stalled_game_lock_stops_no_other_game_and_is_broken_in_time(
     pg_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A daemon stalled inside a transaction holding game g1's row lock (as when
-    paused or cut off mid-tick): another daemon still adjudicates g2, gives up
-    on g1 after lock_timeout, and the server ends the stalled session after
-    idle_in_transaction_timeout, well within one lease; then g1 is adjudicated."""
+    paused or cut off mid-tick): another daemon still adjudicates g2 and skips
+    g1 without waiting (its claim picks rows FOR UPDATE SKIP LOCKED); the server
+    ends the stalled session after idle_in_transaction_timeout, well within one
+    lease; then g1 is adjudicated."""
     config = _config(
         pg_url, tmp_path, lease_seconds=10, lock_timeout=1, idle_in_transaction_timeout=2
     )
@@ -321,7 +329,10 @@ def test_a_stalled_game_lock_stops_no_other_game_and_is_broken_in_time(
         assert [d for d in done if d.startswith("g2:")] and not [
             d for d in done if d.startswith("g1:")
         ]
-        assert "game g1 is locked by another daemon; ticked later" in caplog.messages
+        # Skipped, not waited for: the claim picks rows FOR UPDATE SKIP LOCKED.
+        assert "game g1 is locked by another daemon; ticked later" not in caplog.messages
+        with sessions() as s:
+            assert s.scalar(select(Game.claim_owner).where(Game.id == "g1")) is None
         assert not [r for r in caplog.records if r.levelname == "ERROR"]
 
         def broken() -> bool:
