@@ -291,14 +291,14 @@ def problems(
             )
         if report.dummy:
             return []
-        out = [
+        invented = [
             f"{t}: {n} invented, at most 2 of a type for a dummy (13.5.7 False)"
             for t, n in sorted(report.types.items())
             if n > 2
         ]
         if max(report.total, sum(report.types.values())) > 10:
-            out.append("at most 10 ships may be invented for a dummy (13.5.7 False)")
-        return out
+            invented.append("at most 10 ships may be invented for a dummy (13.5.7 False)")
+        return invented
     if chit == "false":
         return []  # a TF with a ship: "no restrictions" (13.5.7 False)
     if report.dummy:
