@@ -27,7 +27,9 @@ def ship(t: str, name: str = "", damage: int = 0) -> dict[str, Any]:
     return {"name": name or t, "type": t, "damage": damage}
 
 
-def tf(hexid: str | None, *types: str, dummy: bool = False, air: dict[str, int] | None = None) -> dict[str, Any]:
+def tf(
+    hexid: str | None, *types: str, dummy: bool = False, air: dict[str, int] | None = None
+) -> dict[str, Any]:
     ships = [ship(t, f"{t}{i}") for i, t in enumerate(types)]
     if air:
         ships[0]["air"] = air

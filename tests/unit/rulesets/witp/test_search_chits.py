@@ -32,7 +32,11 @@ CONVOY = ships("CL", "DD", "DD", "MSU", "MSU")  # no capital ships
 def test_13_5_1_cups_hold_the_printed_chits() -> None:
     state = world()
     rec = chits._search(state)
-    assert {c: sum(v.values()) for c, v in rec["cups"].items()} == {"cup1": 40, "cup2": 40, "cup3": 30}
+    assert {c: sum(v.values()) for c, v in rec["cups"].items()} == {
+        "cup1": 40,
+        "cup2": 40,
+        "cup3": 30,
+    }
     assert rec["cups"]["cup1"]["true"] == 12 and rec["cups"]["cup2"]["error-3"] == 4
 
 
@@ -58,7 +62,11 @@ def test_13_6_5_chits_return_to_their_cups() -> None:
     chits.draw(state, "allied", "4", "cup2", secret)
     assert chits.end_of_game_turn(state, 1) == 0  # odd Game-Turn: they stay
     assert chits.end_of_game_turn(state, 2) == 2
-    assert {c: sum(v.values()) for c, v in chits._search(state)["cups"].items()} == {"cup1": 40, "cup2": 40, "cup3": 30}
+    assert {c: sum(v.values()) for c, v in chits._search(state)["cups"].items()} == {
+        "cup1": 40,
+        "cup2": 40,
+        "cup3": 30,
+    }
 
 
 def test_13_5_3_draws_are_uniform_over_the_cup() -> None:
@@ -167,7 +175,12 @@ def test_report_text_round_trips() -> None:
     assert e.value.rule == "13.5.7"
 
 
-@given(st.lists(st.sampled_from(["CV", "CVL", "CA", "BB", "CL", "DD", "MSU", "AO"]), min_size=1, max_size=9), st.sampled_from(chits.CHITS))
+@given(
+    st.lists(
+        st.sampled_from(["CV", "CVL", "CA", "BB", "CL", "DD", "MSU", "AO"]), min_size=1, max_size=9
+    ),
+    st.sampled_from(chits.CHITS),
+)
 def test_13_5_7_the_truth_is_always_legal(types: list[str], chit: str) -> None:
     s = ships(*types)
     assert problems(s, False, chit, Report.of_ships(s)) == []
