@@ -3,14 +3,12 @@ deception orders, and the noninterference of secrets through a search."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbem.core.dice import SeededDice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.rulesets.witp import chits, deception, located, search
 from pbem.rulesets.witp.clock import schedule
@@ -75,29 +73,29 @@ def test_13_3_1_search_order_is_checked_and_canonical() -> None:
     state = world(bases=RABAUL, japanese={"5": tf("E1012", "CA", "DD")})
     k = Knowledge.of(state, "japanese")
     assert (
-        search.parse_search_line(k, "search rabaul e1015 E1020".split())
+        search.parse_search_line(k, ["search", "rabaul", "e1015", "E1020"])
         == "SEARCH Rabaul E1015 E1020"
     )
-    assert search.parse_search_line(k, "SEARCH Rabaul E1015 intensive".split()).endswith(
+    assert search.parse_search_line(k, ["SEARCH", "Rabaul", "E1015", "intensive"]).endswith(
         "INTENSIVE"
     )
     with pytest.raises(IllegalOrderError) as e:
-        search.parse_search_line(k, "SEARCH Truk E1015".split())
+        search.parse_search_line(k, ["SEARCH", "Truk", "E1015"])
     assert e.value.rule == "13.0"
     with pytest.raises(IllegalOrderError) as e:
-        search.parse_search_line(k, "SEARCH Rabaul E1040".split())  # 30 hexes: beyond reach
+        search.parse_search_line(k, ["SEARCH", "Rabaul", "E1040"])  # 30 hexes: beyond reach
     assert e.value.rule == "13.1.3"
     with pytest.raises(IllegalOrderError) as e:
-        search.parse_search_line(k, "SEARCH TF 5 E1014".split())
+        search.parse_search_line(k, ["SEARCH", "TF", "5", "E1014"])
     assert e.value.rule == "13.3.3"
     assert (
-        search.parse_search_line(k, "SEARCH TF 5 E1014 BLUFF 9".split())
+        search.parse_search_line(k, ["SEARCH", "TF", "5", "E1014", "BLUFF", "9"])
         == "SEARCH TF 5 E1014 BLUFF 9"
     )
     with pytest.raises(IllegalOrderError):
-        search.parse_search_line(k, "SEARCH TF 5 E1022 BLUFF 9".split())  # Long: never
+        search.parse_search_line(k, ["SEARCH", "TF", "5", "E1022", "BLUFF", "9"])  # Long: never
     with pytest.raises(OrderSyntaxError):
-        search.parse_search_line(k, "SEARCH Rabaul".split())
+        search.parse_search_line(k, ["SEARCH", "Rabaul"])
 
 
 def test_13_3_1_a_split_search_divides_the_value_and_contact_draws_a_chit() -> None:
@@ -247,17 +245,17 @@ def test_5_1_6_13_6_4_strike_targets_need_air_contact_and_no_dummy_report() -> N
 def test_6_4_deception_policy_goals_and_fixed_reports() -> None:
     own = {"1": tf("E1013", "CV", "CV", "CA", "DD")}
     _, under = deception.parse_line(
-        "DECEPTION TF 1 UNDERSTATE CARRIERS OVERSTATE escorts".split(), own
+        ["DECEPTION", "TF", "1", "UNDERSTATE", "CARRIERS", "OVERSTATE", "escorts"], own
     )
     ships = own["1"]["ships"]
     rep, why = deception.compose(ships, False, "approx-1", under, SecretDice(b"s", "t"))
     assert rep.types["CV"] == 1 and rep.types["DD"] == 2 and why is None
-    text, fixed = deception.parse_line("DECEPTION TF 1 IF approx2 REPORT 9 BB TOTAL 9".split(), own)
+    text, fixed = deception.parse_line(["DECEPTION", "TF", "1", "IF", "approx2", "REPORT", "9", "BB", "TOTAL", "9"], own)
     assert text == "DECEPTION TF 1 IF APPROX-2 REPORT 9 BB; total 9"
     rep, why = deception.compose(ships, False, "approx-2", fixed, SecretDice(b"s", "t"))
     assert why and "13.5.7" in why and not chits.problems(ships, False, "approx-2", rep)
     with pytest.raises(IllegalOrderError):
-        deception.parse_line("DECEPTION TF 8 TRUE".split(), own)
+        deception.parse_line(["DECEPTION", "TF", "8", "TRUE"], own)
 
 
 @given(
@@ -318,7 +316,7 @@ def test_13_6_2_a_dummy_and_a_real_tf_reported_dummy_under_false_look_alike() ->
     for types, cup in (((), "true"), (("CV", "CA"), "false")):
         state = world(bases=RABAUL, allied={"17": tf("E1015", *types, dummy=not types)})
         chits._search(state)["cups"]["cup2"] = {c: (10 if c == cup else 0) for c in chits.CHITS}
-        _, pol = deception.parse_line("DECEPTION ALL IF FALSE REPORT DUMMY".split(), {})
+        _, pol = deception.parse_line(["DECEPTION", "ALL", "IF", "FALSE", "REPORT", "DUMMY"], {})
         state[PRIVATE]["allied"]["standing"] = {"deception": {"*": pol}}
         search.resolve_air_searches(
             state, {"japanese": ["SEARCH Rabaul E1015"]}, always(99), SecretDice(b"x", "t"), AIR1

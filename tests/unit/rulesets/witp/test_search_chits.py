@@ -14,7 +14,7 @@ from pbem.rulesets.witp import chits
 from pbem.rulesets.witp.chits import Report, parse_report, problems
 from pbem.rulesets.witp.draws import SecretDice, below, percentile
 
-from .searchworld import ship, tf, world
+from .searchworld import ship, world
 
 
 def r(text: str) -> Report:
