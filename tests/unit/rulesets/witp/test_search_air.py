@@ -250,7 +250,9 @@ def test_6_4_deception_policy_goals_and_fixed_reports() -> None:
     ships = own["1"]["ships"]
     rep, why = deception.compose(ships, False, "approx-1", under, SecretDice(b"s", "t"))
     assert rep.types["CV"] == 1 and rep.types["DD"] == 2 and why is None
-    text, fixed = deception.parse_line(["DECEPTION", "TF", "1", "IF", "approx2", "REPORT", "9", "BB", "TOTAL", "9"], own)
+    text, fixed = deception.parse_line(
+        ["DECEPTION", "TF", "1", "IF", "approx2", "REPORT", "9", "BB", "TOTAL", "9"], own
+    )
     assert text == "DECEPTION TF 1 IF APPROX-2 REPORT 9 BB; total 9"
     rep, why = deception.compose(ships, False, "approx-2", fixed, SecretDice(b"s", "t"))
     assert why and "13.5.7" in why and not chits.problems(ships, False, "approx-2", rep)
