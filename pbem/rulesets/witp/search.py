@@ -240,6 +240,42 @@ def _roll(
     return roll, need, need is not None and roll >= need
 
 
+def _announced_roll(
+    state: dict[str, Any],
+    searcher_side: str,
+    shown: str,
+    hexid: str,
+    target: tuple[str, str],
+    carrier: bool,
+    value: int,
+    band: str,
+    dice: Dice,
+    slot: Slot,
+    *,
+    intensive: bool = False,
+) -> tuple[Event, bool]:
+    """The open search roll against ``target`` (owner, TF) and its announcement (13.3)."""
+    owner, tf = target
+    roll, need, ok = _roll(
+        state[PUBLIC], carrier, value, band, dice, f"air search {searcher_side} {shown} {tf}"
+    )
+    fact = {
+        "kind": "air-search",
+        "searcher": searcher_side,
+        "from": shown,
+        "hex": hexid,
+        "tf": tf,
+        "owner": owner,
+        "band": band,
+        "value": value,
+        "needed": need,
+        "roll": roll,
+        "contact": ok,
+        "intensive": intensive,
+    }
+    return disclose(state, fact, SIDES, slot.time, "13.3"), ok
+
+
 def resolve_air_searches(
     state: dict[str, Any],
     plots_by_side: Mapping[str, Sequence[str]],
@@ -276,24 +312,20 @@ def resolve_air_searches(
                 for tf, rec in sorted(state[PRIVATE][enemy]["tfs"].items()):
                     if rec.get("hex") != h:
                         continue
-                    roll, need, ok = _roll(
-                        public, carrier, value, band, dice, f"air search {side} {label} {tf}"
+                    event, ok = _announced_roll(
+                        state,
+                        side,
+                        shown,
+                        h,
+                        (enemy, tf),
+                        carrier,
+                        value,
+                        band,
+                        dice,
+                        slot,
+                        intensive=intensive,
                     )
-                    fact = {
-                        "kind": "air-search",
-                        "searcher": side,
-                        "from": shown,
-                        "hex": h,
-                        "tf": tf,
-                        "owner": enemy,
-                        "band": band,
-                        "value": value,
-                        "needed": need,
-                        "roll": roll,
-                        "contact": ok,
-                        "intensive": intensive,
-                    }
-                    events.append(disclose(state, fact, SIDES, slot.time, "13.3"))
+                    events.append(event)
                     if ok:
                         cup = chits.INTENSIVE if intensive else chits.NORMAL
                         found, report = contact(
@@ -442,25 +474,11 @@ def moving_tf_entered(
         if not value:
             continue
         naval["bands"].setdefault(key, []).append(band)
-        roll, need, ok = _roll(
-            public, carrier, value, band, dice, f"naval search {enemy} {label} {tf}"
-        )
         shown = f"TF at {at}" if carrier else label
-        fact = {
-            "kind": "air-search",
-            "searcher": enemy,
-            "from": shown,
-            "hex": hexid,
-            "tf": tf,
-            "owner": owner,
-            "band": band,
-            "value": value,
-            "needed": need,
-            "roll": roll,
-            "contact": ok,
-            "intensive": False,
-        }
-        events.append(disclose(state, fact, SIDES, slot.time, "13.3"))
+        event, ok = _announced_roll(
+            state, enemy, shown, hexid, (owner, tf), carrier, value, band, dice, slot
+        )
+        events.append(event)
         if ok:
             events += contact(
                 state, owner, tf, enemy, source="air", cup=chits.NORMAL, slot=slot, secret=secret
