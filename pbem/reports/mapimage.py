@@ -15,6 +15,7 @@ import io
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -41,6 +42,7 @@ ZOOM_HEAD = 24  # the close-up's heading
 ZOOM_PAD = 4.0  # grid units of map around the close-up's focus
 ZOOM_STEPS = (2.0, 3.0)  # the close-up's scales, relative to the overview's (each drawn once)
 ZOOM_HEIGHT = 520  # the close-up's greatest height in pixels at scale 1
+LABELS_FROM = 1.5  # the scale from which a stack has room for its top unit's label
 PNG_LEVEL = 2  # zlib level: a 256-colour map compresses well enough fast
 
 SEA = (58, 110, 165)
@@ -119,7 +121,7 @@ def _zoom(picture: MapPicture, scale: float) -> Zoom | None:
     its base map is drawn once per scale; a focus spread wider is cut around its
     densest part), kept over the map. Made from the picture alone: the focus is
     what the audience may see (its own forces and the fighting it knows of)."""
-    centres, _ = _grid(picture.hexes)
+    centres = _grid(picture.hexes).centres
     points = [centres[k] for k in picture.focus if k in centres]
     if not points:
         return None
@@ -135,7 +137,7 @@ def _zoom(picture: MapPicture, scale: float) -> Zoom | None:
         cx, cy = (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
     else:  # the focus point with most of the focus around it
         cx, cy = _densest(points, w, h)
-    west, north, east, south = _grid(picture.hexes)[1]
+    west, north, east, south = _grid(picture.hexes).bounds
     cx = _inside(cx, w, west - 1, east + 1)
     cy = _inside(cy, h, north - 1, south + 1)
     return Zoom(z, cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
@@ -154,23 +156,29 @@ def _densest(points: list[Point], w: float, h: float) -> Point:
     return max(points, key=around)
 
 
-# Each map's hex centres and their extent, found by the hexes' identity (a
-# ruleset hands the same tuple to every report: no hashing of a whole map).
-_GRIDS: dict[int, tuple[tuple[MapHex, ...], dict[int, Point], Box]] = {}
+class _Grid(NamedTuple):
+    hexes: tuple[MapHex, ...]
+    centres: dict[int, Point]  # by key
+    bounds: Box  # west, north, east, south
+    named: tuple[MapHex, ...]  # the hexes with a name
 
 
-def _grid(hexes: tuple[MapHex, ...]) -> tuple[dict[int, Point], Box]:
-    """The hexes' centres by key, and their extent: west, north, east, south."""
+# Each map's grid, found by the hexes' identity (a ruleset hands the same tuple
+# to every report: no hashing of a whole map).
+_GRIDS: dict[int, _Grid] = {}
+
+
+def _grid(hexes: tuple[MapHex, ...]) -> _Grid:
     known = _GRIDS.get(id(hexes))
-    if known is not None and known[0] is hexes:
-        return known[1], known[2]
+    if known is not None and known.hexes is hexes:
+        return known
     if len(_GRIDS) >= 16:
         _GRIDS.clear()
     centres = {x.key: x.centre for x in hexes}
     xs, ys = [x for x, _ in centres.values()], [y for _, y in centres.values()]
     bounds = (min(xs), min(ys), max(xs), max(ys)) if centres else (0.0, 0.0, 0.0, 0.0)
-    _GRIDS[id(hexes)] = (hexes, centres, bounds)
-    return centres, bounds
+    _GRIDS[id(hexes)] = grid = _Grid(hexes, centres, bounds, tuple(x for x in hexes if x.name))
+    return grid
 
 
 def _inside(c: float, size: float, lo: float, hi: float) -> float:
@@ -208,51 +216,91 @@ def render_map(
     """Draw the picture as PNG bytes: the whole map with its key, and under it a
     close-up of the focus hexes if there are any; ``hex_numbers`` prints every
     hex number (for checking the data)."""
-    img = _draw(picture, scale, hex_numbers, title)
+    return encode_png(draw_map(picture, title=title, scale=scale, hex_numbers=hex_numbers))
+
+
+def draw_map(
+    picture: MapPicture, *, title: str = "", scale: float = 1.0, hex_numbers: bool = False
+) -> Image.Image:
+    """The picture ``render_map`` encodes: a "P" image, drawn in palette indices
+    (see _Inks), the close-up pasted in as it was drawn."""
+    key = _key(picture)
+    overview = _base_map(picture, key, scale, hex_numbers, close_up=False)
+    inks = _Inks(overview.colours)
     zoom = _zoom(picture, scale)
+    w, h = overview.image.size
+    panel = 0 if zoom is None else zoom.panel_height(scale)
+    out = overview.image.crop((0, 0, w, h + panel))  # one copy: the overview and the panel
+    _draw_changes(out, picture, scale, (0, 0), (0, 0, w, h), overview.taken, inks, close_up=False)
+    draw = ImageDraw.Draw(out)
+    if title:
+        draw.text((MARGIN, MARGIN * 0.5), title, fill=inks(TEXT), font=_font(round(16 * scale)))
     if zoom is not None:
-        img = _with_close_up(img, picture, zoom, scale, hex_numbers)
+        out.im.paste(inks(BACKGROUND), (0, h, w, h + panel))
+        draw.rectangle(zoom.pixels(scale), outline=inks(TEXT), width=max(1, round(2 * scale)))
+        head = round(ZOOM_HEAD * scale)
+        font = _font(round(14 * scale))
+        draw.text((MARGIN, h + head / 2), "Close-up", fill=inks(TEXT), font=font, anchor="lm")
+        close = _close_up(picture, key, zoom, hex_numbers, inks)
+        x0, y0 = MARGIN, h + head
+        out.im.paste(close.im, (x0, y0, x0 + close.width, y0 + close.height))
+        box = (x0, y0, x0 + close.width - 1, y0 + close.height - 1)
+        draw.rectangle(box, outline=inks(TEXT), width=1)
+    out.putpalette(inks.palette())
+    return out
+
+
+def encode_png(img: Image.Image) -> bytes:
     buf = io.BytesIO()
     img.save(buf, format="PNG", optimize=False, compress_level=PNG_LEVEL)
     return buf.getvalue()
 
 
-def _with_close_up(
-    overview: Image.Image, picture: MapPicture, zoom: Zoom, scale: float, hex_numbers: bool
+def _close_up(
+    picture: MapPicture,
+    key: tuple[LegendEntry, ...],
+    zoom: Zoom,
+    hex_numbers: bool,
+    inks: _Inks,
 ) -> Image.Image:
-    """The overview with the close-up's window outlined, and the close-up under it."""
-    w, h = overview.size
-    out = overview.crop((0, 0, w, h + zoom.panel_height(scale)))  # keeps the palette
-    out.paste(_index(out, BACKGROUND), (0, h, w, out.height))
-    draw = ImageDraw.Draw(out)
-    draw.rectangle(zoom.pixels(scale), outline=TEXT, width=max(1, round(2 * scale)))
-    head = round(ZOOM_HEAD * scale)
-    draw.text(
-        (MARGIN, h + head / 2), "Close-up", fill=TEXT, font=_font(round(14 * scale)), anchor="lm"
-    )
+    """The close-up's window of its base map (drawn once per scale, in the
+    overview's palette) with what the report changes drawn on it, its unit
+    labels and the hexes' names kept inside it."""
+    layer = _base_map(picture, key, zoom.scale, hex_numbers, close_up=True)
+    assert layer.colours == tuple(inks.colours[: len(layer.colours)]), "one palette"
     window = zoom.pixels(zoom.scale)
-    close = _draw(picture, zoom.scale, hex_numbers, "", window=window)
-    out.paste(_with_palette(close, out), (MARGIN, h + head))
-    x0, y0 = MARGIN, h + head
-    draw.rectangle((x0, y0, x0 + close.width - 1, y0 + close.height - 1), outline=TEXT, width=1)
-    return out
+    img = layer.image.crop(window)
+    bounds: Box = (0, 0, img.width, img.height)
+    _draw_changes(img, picture, zoom.scale, window[:2], bounds, (), inks, close_up=True)
+    return img
 
 
-def _index(img: Image.Image, colour: Colour) -> int:
-    """The palette index of ``colour`` in a "P" image (added if new)."""
-    assert img.palette is not None
-    known = img.palette.colors.get(colour)
-    return known if known is not None else img.palette.getcolor(colour, img)
+class _Inks:
+    """The palette of one picture: its base maps' colours (the same list for the
+    overview and the close-up) and those its report adds. Each part is drawn in
+    these indices, so the close-up pastes into the overview as it is."""
 
+    def __init__(self, colours: tuple[Colour, ...]) -> None:
+        self.colours = list(colours)
+        self._index = {c: i for i, c in reversed(list(enumerate(colours)))}
 
-def _with_palette(part: Image.Image, into: Image.Image) -> Image.Image:
-    """``part`` (a "P" image) re-indexed to ``into``'s palette, so it pastes unchanged."""
-    palette = part.getpalette() or []
-    mapping = [
-        _index(into, (palette[3 * i], palette[3 * i + 1], palette[3 * i + 2]))
-        for i in range(len(palette) // 3)
-    ]
-    return part.point(mapping + [0] * (256 - len(mapping)))
+    def __call__(self, colour: Colour) -> int:
+        known = self._index.get(colour)
+        if known is not None:
+            return known
+        if len(self.colours) >= 256:  # full: the nearest colour there is
+            return min(
+                range(256),
+                key=lambda i: sum(
+                    (a - b) ** 2 for a, b in zip(self.colours[i], colour, strict=True)
+                ),
+            )
+        self.colours.append(colour)
+        self._index[colour] = len(self.colours) - 1
+        return len(self.colours) - 1
+
+    def palette(self) -> list[int]:
+        return [c for colour in self.colours for c in colour]
 
 
 def _text_size(scale: float, size: float) -> int:
@@ -272,46 +320,8 @@ class _Layer:
     """The part of a map that no report changes, drawn once (see _base_map)."""
 
     image: Image.Image  # "P" mode: copied or cropped, never drawn on
+    colours: tuple[Colour, ...]  # its palette
     taken: tuple[Box, ...]  # the names' boxes, which unit labels keep clear of
-
-
-def _draw(
-    picture: MapPicture,
-    scale: float,
-    hex_numbers: bool,
-    title: str,
-    window: tuple[int, int, int, int] | None = None,
-) -> Image.Image:
-    """The map at ``scale``: a copy of its base map (drawn once) with what the
-    report changes drawn on it; with a ``window`` (the close-up's), only that
-    part, its unit labels kept inside it."""
-    layer = _base_map(
-        picture.columns,
-        picture.rows,
-        picture.hexes,
-        picture.hexsides,
-        picture.lines,
-        picture.boxes,
-        tuple(b.key for b in picture.bases),
-        _key(picture) if window is None else None,
-        scale,
-        hex_numbers,
-        names=window is None,
-    )
-    if window is None:
-        img, (ox, oy) = layer.image.copy(), (0, 0)
-    else:
-        img, (ox, oy) = layer.image.crop(window), (window[0], window[1])
-    bounds: Box = (0, 0, img.width, img.height)
-    # The names' boxes over this part, moved to its corner.
-    names = [(x0 - ox, y0 - oy, x1 - ox, y1 - oy) for x0, y0, x1, y1 in layer.taken]
-    taken = _Taken(b for b in names if _overlaps(b, bounds))
-    _draw_changes(img, picture, scale, (ox, oy), bounds, taken, names=window is not None)
-    if title:
-        ImageDraw.Draw(img).text(
-            (MARGIN, MARGIN * 0.5), title, fill=TEXT, font=_font(round(16 * scale))
-        )
-    return img
 
 
 def _draw_changes(
@@ -320,65 +330,81 @@ def _draw_changes(
     scale: float,
     origin: tuple[int, int],
     bounds: Box,
-    taken: _Taken,
+    names: Iterable[Box],
+    inks: _Inks,
     *,
-    names: bool,
+    close_up: bool,
 ) -> None:
     """What differs from report to report, on ``img`` (whose top left corner is
     ``origin`` of the whole map at ``scale``): combat outlines, bases in their
-    owners' colours, unit stacks and, where there is room, their labels; with
-    ``names``, the hexes' names too, clear of them (the close-up: a few dozen)."""
+    owners' colours, unit stacks and, where there is room, their labels, clear
+    of the ``names`` already drawn; on the ``close_up``, the hexes' names too,
+    clear of them (a few dozen). Drawn in palette indices: solid shapes and
+    labels are pasted (see _put), at a fraction of the cost of drawing them."""
     draw = ImageDraw.Draw(img)
     r = RADIUS * scale
     small, label = _fonts(scale)
-    centres, _ = _grid(picture.hexes)
+    grid = _grid(picture.hexes)
+    centres = grid.centres
     reach = _grow(bounds, 2 * r)
+    labels = scale >= LABELS_FROM  # room for each stack's top unit beside its square
+    ox, oy = origin
+    text, halo = inks(TEXT), inks(HALO)
 
     def at(key: int) -> Point:
         x, y = hex_pixel(centres[key], scale)
-        return x - origin[0], y - origin[1]
-
-    if scale < ZOOM_STEPS[0] and not names:
-        taken = _Taken(cell=None)  # no label is placed: nothing to keep clear of
+        return x - ox, y - oy
 
     def seen(key: int) -> bool:  # near enough the window to show
         x, y = at(key)
         return reach[0] <= x <= reach[2] and reach[1] <= y <= reach[3]
 
+    if labels or close_up:  # the names' boxes over this part, moved to its corner
+        moved = ((x0 - ox, y0 - oy, x1 - ox, y1 - oy) for x0, y0, x1, y1 in names)
+        taken = _Taken(b for b in moved if _overlaps(b, bounds))
+    else:
+        taken = _Taken(cell=None)  # no label is placed: nothing to keep clear of
+
     for key in picture.highlight:
         if key in centres and seen(key):
             px, py = at(key)
-            draw.polygon(
-                _corners(px, py, r * 0.92), outline=HIGHLIGHT, width=max(2, round(2 * scale))
-            )
+            width = max(2, round(2 * scale))
+            draw.polygon(_corners(px, py, r * 0.92), outline=inks(HIGHLIGHT), width=width)
 
     # Bases: a ring for a naval base, a square for an air base (with its capacity).
+    ring = _ring(r * 0.55, max(2, round(2 * scale)))
     for base in picture.bases:
         if not seen(base.key):
             continue
         px, py = at(base.key)
         taken.append(_grow((px, py, px, py), r * 0.55))  # no label over a base's mark
+        ink = inks(base.colour)
         if base.naval:
-            k = r * 0.55
-            draw.ellipse(
-                (px - k, py - k, px + k, py + k),
-                outline=base.colour,
-                width=max(2, round(2 * scale)),
-            )
+            x, y = round(px - r * 0.55), round(py - r * 0.55)
+            img.im.paste(ink, (x, y, x + ring.width, y + ring.height), ring.im)
         if base.air_capacity:
             k = r * 0.3
-            draw.rectangle((px - k, py - k, px + k, py + k), fill=base.colour)
+            img.im.paste(ink, _pixels((px - k, py - k, px + k, py + k)))
             spot = (px, py + r * 0.62)
-            taken.append(_put(img, spot, str(base.air_capacity), small, "mt", TEXT, HALO))
+            taken.append(_put(img, spot, str(base.air_capacity), small, "mt", text, halo))
 
     squares = [(m, sq) for m, sq in _marker_squares(picture.markers, at, r) if _overlaps(sq, reach)]
     for _, sq in squares:
         taken.append(_grow(sq, 1))
-    for marker, (x0, y0, x1, y1) in squares:
-        draw.rectangle((x0, y0, x1, y1), fill=marker.colour, outline=HALO)
+    for marker, sq in squares:
+        px0, py0, px1, py1 = _pixels(sq)
+        img.im.paste(halo, (px0, py0, px1, py1))  # its outline
+        img.im.paste(inks(marker.colour), (px0 + 1, py0 + 1, px1 - 1, py1 - 1))
         if marker.count > 1:
-            _put(img, ((x0 + x1) / 2, (y0 + y1) / 2), str(marker.count), small, "mm", HALO)
-    if scale >= ZOOM_STEPS[0]:  # room for each stack's top unit beside its square
+            _put(
+                img,
+                ((sq[0] + sq[2]) / 2, (sq[1] + sq[3]) / 2),
+                str(marker.count),
+                small,
+                "mm",
+                halo,
+            )
+    if labels:
         for marker, (x0, y0, x1, y1) in squares:
             mx = (x0 + x1) / 2
             spots = (
@@ -389,31 +415,108 @@ def _draw_changes(
                 ((x1 + 4, (y0 + y1) / 2), "lm"),
                 ((x0 - 4, (y0 + y1) / 2), "rm"),
             )
-            _place(_putter(img, small), marker.label, spots, small, taken, bounds)
-    if names:
-        _name_hexes(_putter(img, label), picture.hexes, picture.bases, at, r, label, taken, bounds)
+            _place(_putter(img, small, text, halo), marker.label, spots, small, taken, bounds)
+    if close_up:
+        put = _putter(img, label, text, halo)
+        _name_hexes(put, grid.named, picture.bases, at, r, label, taken, bounds)
 
 
-@functools.lru_cache(maxsize=8)
+def _pixels(box: Box) -> tuple[int, int, int, int]:
+    """A box's pixels, its far edge included (as ImageDraw draws a rectangle)."""
+    return round(box[0]), round(box[1]), round(box[2]) + 1, round(box[3]) + 1
+
+
+@functools.lru_cache(maxsize=16)
+def _ring(k: float, width: int) -> Image.Image:
+    """A naval base's ring of radius ``k``, as a mask to paste."""
+    size = round(2 * k) + 1
+    mask = Image.new("1", (size, size))
+    ImageDraw.Draw(mask).ellipse((0, 0, 2 * k, 2 * k), outline=1, width=width)
+    return mask
+
+
 def _base_map(
-    columns: int,
-    rows: float,
-    hexes: tuple[MapHex, ...],
-    hexsides: tuple[MapHexside, ...],
-    lines: tuple[MapLine, ...],
-    boxes: tuple[MapBox, ...],
-    base_keys: tuple[int, ...],
-    legend: tuple[LegendEntry, ...] | None,
+    picture: MapPicture,
+    key: tuple[LegendEntry, ...],
     scale: float,
     hex_numbers: bool,
     *,
-    names: bool,
+    close_up: bool,
+) -> _Layer:
+    """The picture's base map at ``scale`` (see _drawn_base): the overview's with
+    the names and the ``key``; the close-up's without (its names are placed per
+    report, clear of its unit labels), in the same palette."""
+    return _drawn_base(
+        picture.columns,
+        picture.rows,
+        _same(picture.hexes),
+        _same(picture.hexsides),
+        picture.lines,
+        picture.boxes,
+        () if close_up else tuple(b.key for b in picture.bases),
+        key,
+        scale,
+        hex_numbers,
+        close_up=close_up,
+    )
+
+
+class _Same:
+    """A map's hexes (or hexsides) as a cache key: hashed once per tuple (a
+    ruleset hands the same one to every report), equal by value, so a corrected
+    map is another key."""
+
+    __slots__ = ("digest", "value")
+
+    def __init__(self, value: tuple[object, ...]) -> None:
+        self.value = value
+        self.digest = hash(value)
+
+    def __hash__(self) -> int:
+        return self.digest
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and (
+            other.value is self.value or (other.digest == self.digest and other.value == self.value)
+        )
+
+
+_SAME: dict[int, _Same] = {}
+
+
+def _same(value: tuple[object, ...]) -> _Same:
+    known = _SAME.get(id(value))
+    if known is not None and known.value is value:
+        return known
+    if len(_SAME) >= 64:
+        _SAME.clear()
+    _SAME[id(value)] = made = _Same(value)
+    return made
+
+
+@functools.lru_cache(maxsize=8)
+def _drawn_base(
+    columns: int,
+    rows: float,
+    hexes_key: _Same,
+    hexsides_key: _Same,
+    lines: tuple[MapLine, ...],
+    boxes: tuple[MapBox, ...],
+    base_keys: tuple[int, ...],
+    legend: tuple[LegendEntry, ...],
+    scale: float,
+    hex_numbers: bool,
+    *,
+    close_up: bool,
 ) -> _Layer:
     """The map as no report changes it, drawn once per process for each map
     (a moderator's map correction is another map: another drawing) and scale:
-    terrain, hexside features, start lines, with ``names`` the hexes' names
-    (kept clear of base marks), off-map boxes and the key (None: left out). Made from the arguments alone,
-    so what one report shows can never reach another's."""
+    terrain, hexside features, start lines and off-map boxes; for the overview
+    (not ``close_up``) the hexes' names (kept clear of base marks) and the
+    ``legend``, whose colours are in the palette either way. Made from the
+    arguments alone, so what one report shows can never reach another's."""
+    hexes: tuple[MapHex, ...] = hexes_key.value  # type: ignore[assignment]
+    hexsides: tuple[MapHexside, ...] = hexsides_key.value  # type: ignore[assignment]
     picture = MapPicture(columns, rows, hexes, hexsides, lines, boxes=boxes)
     w, h = _overview_size(picture, scale)
     img = Image.new("RGB", (w, h), BACKGROUND)
@@ -463,7 +566,7 @@ def _base_map(
             px, py = at(key)
             marks += [_grow((px, py, px, py), r * 0.55), (px - r, py, px + r, py + r * 1.2)]
     taken = _Taken(marks)
-    if names:
+    if not close_up:
         put = _writer(draw, label)
         _name_hexes(put, hexes, base_keys, at, r, label, taken, (0, 0, w, h))
 
@@ -475,33 +578,41 @@ def _base_map(
 
     for box in boxes:
         _box(draw, box, [at(key) for key in box.beside], scale, small)
-    if legend is not None:
+    if not close_up:
         _legend(draw, legend, scale, small, h)
     placed = tuple(taken.boxes[len(marks) :])
-    return _Layer(img.quantize(palette=_palette(picture, legend)), placed)
+    colours = _palette(lines, legend)
+    pal = Image.new("P", (1, 1))
+    pal.putpalette([c for colour in colours for c in colour])
+    return _Layer(img.quantize(palette=pal), colours, placed)
 
 
-def _palette(picture: MapPicture, legend: tuple[LegendEntry, ...] | None) -> Image.Image:
+def _palette(lines: tuple[MapLine, ...], legend: tuple[LegendEntry, ...]) -> tuple[Colour, ...]:
     """The colours a map is drawn in: each one exactly, and the blends of
     anti-aliased text over its grounds, so a base map keeps its colours in a
     256-colour PNG (which encodes several times faster than RGB)."""
     grounds = [SEA, LAND, ISLET, DESERT, BACKGROUND, HALO]
     exact = [
         *grounds, SEA_LINE, LAND_LINE, BORDER, STRAIT, MOUNTAIN, TEXT, HIGHLIGHT, (0, 0, 0),
-        *(line.colour for line in picture.lines),
-        *(e.swatch for e in legend or () if not isinstance(e.swatch, Ground)),
+        *(line.colour for line in lines),
+        *(e.swatch for e in legend if not isinstance(e.swatch, Ground)),
     ]  # fmt: skip
-    blends = [
-        tuple(round(a + (b - a) * i / 8) for a, b in zip(ink, ground, strict=True))
+    blends: list[Colour] = [
+        _blend(ink, ground, i / 8)
         for ink in (TEXT, HALO, (0, 0, 0))
         for ground in grounds
         if ink != ground
         for i in range(1, 8)
     ]
-    colours: list[tuple[int, ...]] = list(dict.fromkeys([*exact, *blends]))[:200]
-    pal = Image.new("P", (1, 1))
-    pal.putpalette([c for colour in colours for c in colour])
-    return pal
+    return tuple(dict.fromkeys([*exact, *blends]))[:200]
+
+
+def _blend(a: Colour, b: Colour, t: float) -> Colour:
+    return (
+        round(a[0] + (b[0] - a[0]) * t),
+        round(a[1] + (b[1] - a[1]) * t),
+        round(a[2] + (b[2] - a[2]) * t),
+    )
 
 
 def _grow(box: Box, by: float) -> Box:
@@ -647,11 +758,11 @@ def _writer(draw: ImageDraw.ImageDraw, font: Font) -> Put:
     return put
 
 
-def _putter(img: Image.Image, font: Font) -> Put:
-    """Labels stamped, with a halo (each report's units: see _put)."""
+def _putter(img: Image.Image, font: Font, fill: int, halo: int) -> Put:
+    """Labels stamped in palette indices, with a halo (each report's: see _put)."""
 
     def put(spot: Point, text: str, anchor: str) -> None:
-        _put(img, spot, text, font, anchor, TEXT, HALO)
+        _put(img, spot, text, font, anchor, fill, halo)
 
     return put
 
@@ -707,19 +818,20 @@ def _put(
     text: str,
     font: Font,
     anchor: str,
-    fill: Colour,
-    halo: Colour | None = None,
+    fill: int,
+    halo: int | None = None,
 ) -> Box:
-    """Stamp ``text`` on a "P" image at ``spot``; its box."""
-    stamp = _stamp(text, font, anchor, 1 if halo else 0)
+    """Stamp ``text`` on a "P" image at ``spot`` in palette index ``fill``, with
+    a ``halo``; its box."""
+    stamp = _stamp(text, font, anchor, 0 if halo is None else 1)
     box = _stamp_box(spot, stamp)
     x, y = int(box[0]), int(box[1])
     at = (x, y, x + stamp.ink.width, y + stamp.ink.height)
     # Straight to the image core: Image.paste's checks cost more than the paste
     # of a label (hundreds a report). ``img`` is a copy of our own, writable.
     if halo is not None and stamp.halo is not None:
-        img.im.paste(_index(img, halo), at, stamp.halo.im)
-    img.im.paste(_index(img, fill), at, stamp.ink.im)
+        img.im.paste(halo, at, stamp.halo.im)
+    img.im.paste(fill, at, stamp.ink.im)
     return box
 
 
