@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import io
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from pbem.core.mapview import (
     MapMarker,
     MapPicture,
 )
+from pbem.reports import png
 
 RADIUS = 13.0  # pixels from hex centre to corner at scale 1
 MARGIN = 24
@@ -43,7 +43,6 @@ ZOOM_PAD = 4.0  # grid units of map around the close-up's focus
 ZOOM_STEPS = (2.0, 3.0)  # the close-up's scales, relative to the overview's (each drawn once)
 ZOOM_HEIGHT = 520  # the close-up's greatest height in pixels at scale 1
 LABELS_FROM = 1.5  # the scale from which a stack has room for its top unit's label
-PNG_LEVEL = 2  # zlib level: a 256-colour map compresses well enough fast
 
 SEA = (58, 110, 165)
 SEA_LINE = (78, 130, 185)
@@ -216,7 +215,7 @@ def render_map(
     """Draw the picture as PNG bytes: the whole map with its key, and under it a
     close-up of the focus hexes if there are any; ``hex_numbers`` prints every
     hex number (for checking the data)."""
-    return encode_png(draw_map(picture, title=title, scale=scale, hex_numbers=hex_numbers))
+    return png.encode(draw_map(picture, title=title, scale=scale, hex_numbers=hex_numbers))
 
 
 def draw_map(
@@ -225,7 +224,7 @@ def draw_map(
     """The picture ``render_map`` encodes: a "P" image, drawn in palette indices
     (see _Inks), the close-up pasted in as it was drawn."""
     key = _key(picture)
-    overview = _base_map(picture, key, scale, hex_numbers, close_up=False)
+    overview = _layer(picture, key, scale, hex_numbers, close_up=False)
     inks = _Inks(overview.colours)
     zoom = _zoom(picture, scale)
     w, h = overview.image.size
@@ -250,12 +249,6 @@ def draw_map(
     return out
 
 
-def encode_png(img: Image.Image) -> bytes:
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", optimize=False, compress_level=PNG_LEVEL)
-    return buf.getvalue()
-
-
 def _close_up(
     picture: MapPicture,
     key: tuple[LegendEntry, ...],
@@ -266,7 +259,7 @@ def _close_up(
     """The close-up's window of its base map (drawn once per scale, in the
     overview's palette) with what the report changes drawn on it, its unit
     labels and the hexes' names kept inside it."""
-    layer = _base_map(picture, key, zoom.scale, hex_numbers, close_up=True)
+    layer = _layer(picture, key, zoom.scale, hex_numbers, close_up=True)
     assert layer.colours == tuple(inks.colours[: len(layer.colours)]), "one palette"
     window = zoom.pixels(zoom.scale)
     img = layer.image.crop(window)
@@ -435,7 +428,7 @@ def _ring(k: float, width: int) -> Image.Image:
     return mask
 
 
-def _base_map(
+def _layer(
     picture: MapPicture,
     key: tuple[LegendEntry, ...],
     scale: float,
@@ -443,10 +436,10 @@ def _base_map(
     *,
     close_up: bool,
 ) -> _Layer:
-    """The picture's base map at ``scale`` (see _drawn_base): the overview's with
+    """The picture's base map at ``scale`` (see _base_map): the overview's with
     the names and the ``key``; the close-up's without (its names are placed per
     report, clear of its unit labels), in the same palette."""
-    return _drawn_base(
+    return _base_map(
         picture.columns,
         picture.rows,
         _same(picture.hexes),
@@ -495,7 +488,7 @@ def _same(value: tuple[object, ...]) -> _Same:
 
 
 @functools.lru_cache(maxsize=8)
-def _drawn_base(
+def _base_map(
     columns: int,
     rows: float,
     hexes_key: _Same,
