@@ -14,7 +14,7 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -32,6 +32,9 @@ from pbem.core.mapview import (
     MapPicture,
 )
 from pbem.reports import png
+
+if TYPE_CHECKING:
+    from PIL._imaging import ImagingCore
 
 RADIUS = 13.0  # pixels from hex centre to corner at scale 1
 MARGIN = 24
@@ -343,6 +346,7 @@ def _draw_changes(
     labels = scale >= LABELS_FROM  # room for each stack's top unit beside its square
     ox, oy = origin
     text, halo = inks(TEXT), inks(HALO)
+    core = img.im
 
     def at(key: int) -> Point:
         x, y = hex_pixel(centres[key], scale)
@@ -374,23 +378,23 @@ def _draw_changes(
         ink = inks(base.colour)
         if base.naval:
             x, y = round(px - r * 0.55), round(py - r * 0.55)
-            img.im.paste(ink, (x, y, x + ring.width, y + ring.height), ring.im)
+            core.paste(ink, (x, y, x + ring.width, y + ring.height), ring.im)
         if base.air_capacity:
             k = r * 0.3
-            img.im.paste(ink, _pixels((px - k, py - k, px + k, py + k)))
+            core.paste(ink, _pixels((px - k, py - k, px + k, py + k)))
             spot = (px, py + r * 0.62)
-            taken.append(_put(img, spot, str(base.air_capacity), small, "mt", text, halo))
+            taken.append(_put(core, spot, str(base.air_capacity), small, "mt", text, halo))
 
     squares = [(m, sq) for m, sq in _marker_squares(picture.markers, at, r) if _overlaps(sq, reach)]
     for _, sq in squares:
         taken.append(_grow(sq, 1))
     for marker, sq in squares:
         px0, py0, px1, py1 = _pixels(sq)
-        img.im.paste(halo, (px0, py0, px1, py1))  # its outline
-        img.im.paste(inks(marker.colour), (px0 + 1, py0 + 1, px1 - 1, py1 - 1))
+        core.paste(halo, (px0, py0, px1, py1))  # its outline
+        core.paste(inks(marker.colour), (px0 + 1, py0 + 1, px1 - 1, py1 - 1))
         if marker.count > 1:
             _put(
-                img,
+                core,
                 ((sq[0] + sq[2]) / 2, (sq[1] + sq[3]) / 2),
                 str(marker.count),
                 small,
@@ -408,9 +412,9 @@ def _draw_changes(
                 ((x1 + 4, (y0 + y1) / 2), "lm"),
                 ((x0 - 4, (y0 + y1) / 2), "rm"),
             )
-            _place(_putter(img, small, text, halo), marker.label, spots, small, taken, bounds)
+            _place(_putter(core, small, text, halo), marker.label, spots, small, taken, bounds)
     if close_up:
-        put = _putter(img, label, text, halo)
+        put = _putter(core, label, text, halo)
         _name_hexes(put, grid.named, picture.bases, at, r, label, taken, bounds)
 
 
@@ -638,8 +642,9 @@ class _Taken:
 
     def _keys(self, box: Box) -> Iterator[tuple[int, int]]:
         c = self.CELL
-        for i in range(math.floor(box[0] / c), math.floor(box[2] / c) + 1):
-            for j in range(math.floor(box[1] / c), math.floor(box[3] / c) + 1):
+        rows = range(int(box[1] // c), int(box[3] // c) + 1)
+        for i in range(int(box[0] // c), int(box[2] // c) + 1):
+            for j in rows:
                 yield i, j
 
     def append(self, box: Box) -> None:
@@ -650,8 +655,14 @@ class _Taken:
             self._cells.setdefault(key, []).append(box)
 
     def hits(self, box: Box) -> bool:
-        """Whether ``box`` overlaps a box filed."""
-        return any(_overlaps(box, t) for key in self._keys(box) for t in self._cells.get(key, ()))
+        """Whether ``box`` overlaps a box filed (the hot loop of placing labels)."""
+        x0, y0, x1, y1 = box
+        cells = self._cells
+        for key in self._keys(box):
+            for t in cells.get(key, ()):
+                if x0 < t[2] and t[0] < x1 and y0 < t[3] and t[1] < y1:
+                    return True
+        return False
 
 
 def _marker_squares(
@@ -751,11 +762,11 @@ def _writer(draw: ImageDraw.ImageDraw, font: Font) -> Put:
     return put
 
 
-def _putter(img: Image.Image, font: Font, fill: int, halo: int) -> Put:
+def _putter(core: ImagingCore, font: Font, fill: int, halo: int) -> Put:
     """Labels stamped in palette indices, with a halo (each report's: see _put)."""
 
     def put(spot: Point, text: str, anchor: str) -> None:
-        _put(img, spot, text, font, anchor, fill, halo)
+        _put(core, spot, text, font, anchor, fill, halo)
 
     return put
 
@@ -767,8 +778,10 @@ class _Stamp:
 
     dx: int
     dy: int
-    halo: Image.Image | None
-    ink: Image.Image
+    w: int
+    h: int
+    halo: ImagingCore | None
+    ink: ImagingCore
 
 
 _PROBE = ImageDraw.Draw(Image.new("1", (1, 1)))
@@ -797,16 +810,11 @@ def _stamp(text: str, font: Font, anchor: str, stroke: int) -> _Stamp:
         ImageDraw.Draw(halo).text(
             (-x0, -y0), text, fill=1, font=font, anchor=anchor, stroke_width=stroke, stroke_fill=1
         )
-    return _Stamp(x0, y0, halo, ink)
-
-
-def _stamp_box(spot: Point, stamp: _Stamp) -> Box:
-    x, y = round(spot[0]) + stamp.dx, round(spot[1]) + stamp.dy
-    return x, y, x + stamp.ink.width, y + stamp.ink.height
+    return _Stamp(x0, y0, w, h, None if halo is None else halo.im, ink.im)
 
 
 def _put(
-    img: Image.Image,
+    core: ImagingCore,
     spot: Point,
     text: str,
     font: Font,
@@ -814,18 +822,16 @@ def _put(
     fill: int,
     halo: int | None = None,
 ) -> Box:
-    """Stamp ``text`` on a "P" image at ``spot`` in palette index ``fill``, with
-    a ``halo``; its box."""
+    """Stamp ``text`` at ``spot`` on a "P" image's ``core`` (a copy of our own,
+    writable) in palette index ``fill``, with a ``halo``; its box. Straight to
+    the core: Image.paste's checks cost more than the paste of a label."""
     stamp = _stamp(text, font, anchor, 0 if halo is None else 1)
-    box = _stamp_box(spot, stamp)
-    x, y = int(box[0]), int(box[1])
-    at = (x, y, x + stamp.ink.width, y + stamp.ink.height)
-    # Straight to the image core: Image.paste's checks cost more than the paste
-    # of a label (hundreds a report). ``img`` is a copy of our own, writable.
+    x, y = round(spot[0]) + stamp.dx, round(spot[1]) + stamp.dy
+    at = (x, y, x + stamp.w, y + stamp.h)
     if halo is not None and stamp.halo is not None:
-        img.im.paste(halo, at, stamp.halo.im)
-    img.im.paste(fill, at, stamp.ink.im)
-    return box
+        core.paste(halo, at, stamp.halo)
+    core.paste(fill, at, stamp.ink)
+    return at
 
 
 def _key(picture: MapPicture) -> tuple[LegendEntry, ...]:
