@@ -163,6 +163,14 @@ class _Grid(NamedTuple):
     centres: dict[int, Point]  # by key
     bounds: Box  # west, north, east, south
     named: tuple[MapHex, ...]  # the hexes with a name
+    scaled: dict[float, dict[int, Point]]  # the centres in pixels, by scale (see pixels)
+
+    def pixels(self, scale: float) -> dict[int, Point]:
+        """Each hex centre's pixel at ``scale``, worked out once per map and scale."""
+        known = self.scaled.get(scale)
+        if known is None:
+            known = self.scaled[scale] = {k: hex_pixel(c, scale) for k, c in self.centres.items()}
+        return known
 
 
 # Each map's grid, found by the hexes' identity (a ruleset hands the same tuple
@@ -179,7 +187,7 @@ def _grid(hexes: tuple[MapHex, ...]) -> _Grid:
     centres = {x.key: x.centre for x in hexes}
     xs, ys = [x for x, _ in centres.values()], [y for _, y in centres.values()]
     bounds = (min(xs), min(ys), max(xs), max(ys)) if centres else (0.0, 0.0, 0.0, 0.0)
-    _GRIDS[id(hexes)] = grid = _Grid(hexes, centres, bounds, tuple(x for x in hexes if x.name))
+    _GRIDS[id(hexes)] = grid = _Grid(hexes, centres, bounds, tuple(x for x in hexes if x.name), {})
     return grid
 
 
@@ -341,7 +349,7 @@ def _draw_changes(
     r = RADIUS * scale
     small, label = _fonts(scale)
     grid = _grid(picture.hexes)
-    centres = grid.centres
+    centres = grid.pixels(scale)
     reach = _grow(bounds, 2 * r)
     labels = scale >= LABELS_FROM  # room for each stack's top unit beside its square
     ox, oy = origin
@@ -349,7 +357,7 @@ def _draw_changes(
     core = img.im
 
     def at(key: int) -> Point:
-        x, y = hex_pixel(centres[key], scale)
+        x, y = centres[key]
         return x - ox, y - oy
 
     def seen(key: int) -> bool:  # near enough the window to show

@@ -134,25 +134,45 @@ def view_picture(usn_map: UsnMap, view: Mapping[str, Any]) -> MapPicture:
     stack the view places on the map, its combats outlined, and a close-up of
     the audience's forces and the fighting."""
     highlight = combat_hexes(view)
-    plain = map_picture(usn_map, highlight=highlight)
     if "bases" not in view:
+        plain = map_picture(usn_map, highlight=highlight)
         return replace(plain, markers=view_stacks(view), focus=focus_hexes(view))
+    static = _static(usn_map, ("game1", "game2"))
     bases = view_bases(usn_map, view)
+    unnamed = _unnamed(static)
     names = {
         b.key: str(v["name"])
         for b, v in zip(bases, _located_bases(view), strict=True)
-        if v.get("name")
+        if v.get("name") and b.key in unnamed
     }
-    # Only hexes that gain a name are new: the map's own stay the same objects.
-    hexes = tuple(
-        replace(x, name=names[x.key]) if x.name is None and x.key in names else x
-        for x in plain.hexes
-    )
-    if all(a is b for a, b in zip(hexes, plain.hexes, strict=True)):
-        hexes = plain.hexes
+    # Only hexes that gain a name are new: the map's own stay the same objects
+    # (the drawing finds its base map by them).
+    hexes = static.hexes
+    if names:
+        hexes = tuple(replace(x, name=names[x.key]) if x.key in names else x for x in hexes)
     return replace(
-        plain, hexes=hexes, bases=bases, markers=view_stacks(view), focus=focus_hexes(view)
+        static,
+        hexes=hexes,
+        bases=bases,
+        markers=view_stacks(view),
+        highlight=tuple(highlight),
+        focus=focus_hexes(view),
     )
+
+
+_UNNAMED: dict[int, tuple[MapPicture, frozenset[int]]] = {}
+
+
+def _unnamed(static: MapPicture) -> frozenset[int]:
+    """The hexes the map prints no name for (a view's base may name one)."""
+    known = _UNNAMED.get(id(static))
+    if known is not None and known[0] is static:
+        return known[1]
+    if len(_UNNAMED) >= 8:
+        _UNNAMED.clear()
+    keys = frozenset(x.key for x in static.hexes if x.name is None)
+    _UNNAMED[id(static)] = (static, keys)
+    return keys
 
 
 def _located_bases(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
