@@ -174,3 +174,40 @@ def test_close_up_extent_ignores_enemy_units() -> None:
     seen = view_picture(M, _view(own_units=own, enemy_units=enemy))
     assert mi._zoom(alone, 1.0) == mi._zoom(seen, 1.0) is not None
     assert image_size(alone) == image_size(seen)
+
+
+def test_a_games_map_correction_is_drawn_on_its_report_maps() -> None:
+    """A game whose moderator corrected the map (here a sea hex made land) has
+    each side's report map drawn on the corrected map, from a base map of its
+    own; a game on the installation's map keeps its own base map."""
+    import pbem.reports.mapimage as mi
+    from pbem.core.mapview import Ground
+    from pbem.reports.pictures import REPORT_SCALE
+    from pbem.rulesets import get
+    from pbem.rulesets.usn.ruleset import UsnRuleset
+
+    usn = get("usn")
+    assert isinstance(usn, UsnRuleset)
+    land = {"terrain": [{"hex": 1050, "terrain": "class2", "src": "reconstructed", "why": "t"}]}
+    corrected = usn.initial_state("coral-sea", {"overrides": {"map": land}})
+    plain = usn.initial_state("coral-sea", {})
+    for side in ("allied", "japanese"):
+        ours = usn.map_picture(usn.view(corrected, [], side))
+        theirs = usn.map_picture(usn.view(plain, [], side))
+        assert {x.key: x.ground for x in ours.hexes}[1050] is Ground.LAND
+        assert {x.key: x.ground for x in theirs.hexes}[1050] is Ground.SEA
+        centre = next(x.centre for x in ours.hexes if x.key == 1050)
+        x, y = mi.hex_pixel(centre, REPORT_SCALE)
+        for picture, ground in ((ours, mi.LAND), (theirs, mi.SEA)):
+            drawn = Image.open(io.BytesIO(render_map(picture, scale=REPORT_SCALE)))
+            assert drawn.convert("RGB").getpixel((round(x), round(y))) == ground
+    # Each map has its base map: drawn once, found again, never the other's.
+    mi._base_map.cache_clear()
+    render_map(theirs, scale=REPORT_SCALE)
+    drawn = mi._base_map.cache_info().misses
+    render_map(ours, scale=REPORT_SCALE)
+    assert mi._base_map.cache_info().misses > drawn  # another key: another drawing
+    drawn = mi._base_map.cache_info().misses
+    render_map(theirs, scale=REPORT_SCALE)
+    render_map(ours, scale=REPORT_SCALE)
+    assert mi._base_map.cache_info().misses == drawn
