@@ -120,42 +120,69 @@ class Zoom:
 def _zoom(picture: MapPicture, scale: float) -> Zoom | None:
     """Where the close-up looks and how large: the focus hexes with a margin, as
     large as fits the map's width (twice or three times the overview's scale, so
-    its base map is drawn once per scale; a focus spread wider is cut around its
-    densest part), kept over the map. Made from the picture alone: the focus is
-    what the audience may see (its own forces and the fighting it knows of)."""
-    centres = _grid(picture.hexes).centres
-    points = [centres[k] for k in picture.focus if k in centres]
+    its base map is drawn once per scale); a focus spread wider is cut to the
+    part with the most of it, the fighting first (see _densest), and that part
+    is drawn as large as it fits. Kept over the map. Made from the picture
+    alone: the focus is what the audience may see (its own forces and the
+    fighting it knows of). Closer still where that shows all the same fights."""
+    grid = _grid(picture.hexes)
+    points = [grid.centres[k] for k in picture.focus if k in grid.centres]
     if not points:
         return None
     width_px = _overview_size(picture, scale)[0] - 2 * MARGIN
-    xs, ys = [x for x, _ in points], [y for _, y in points]
-    span_x = max(xs) - min(xs) + 2 * ZOOM_PAD
-    span_y = max(ys) - min(ys) + 2 * ZOOM_PAD
-    fits = width_px / (span_x * RADIUS * scale)
-    z = scale * max(step for step in ZOOM_STEPS if step <= max(fits, ZOOM_STEPS[0]))
-    w = width_px / (RADIUS * z)
-    h = min(span_y, ZOOM_HEIGHT * scale / (RADIUS * z))
-    if span_x <= w and span_y <= h:
-        cx, cy = (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
-    else:  # the focus point with most of the focus around it
-        cx, cy = _densest(points, w, h)
-    west, north, east, south = _grid(picture.hexes).bounds
+
+    def size(step: float) -> tuple[float, float]:
+        """The greatest window, in grid units, at ``step`` times the overview's scale."""
+        z = scale * step
+        return width_px / (RADIUS * z), ZOOM_HEIGHT * scale / (RADIUS * z)
+
+    def fits(part: list[Point], step: float) -> bool:
+        w, h = size(step)
+        return _span(part, 0) + 2 * ZOOM_PAD <= w and _span(part, 1) + 2 * ZOOM_PAD <= h
+
+    held, step = points, max((s for s in ZOOM_STEPS if fits(points, s)), default=0.0)
+    if not step:
+        fights = {grid.centres[k] for k in picture.highlight if k in grid.centres}
+        held, step = _densest(points, fights, *size(ZOOM_STEPS[0])), ZOOM_STEPS[0]
+        fought = len(fights.intersection(held))
+        for closer in sorted(ZOOM_STEPS[1:], reverse=True) if fought else ():
+            part = _densest(points, fights, *size(closer))
+            if len(fights.intersection(part)) >= fought:  # closer, losing none of the fighting
+                held, step = part, closer
+                break
+    w, most = size(step)
+    h = min(_span(held, 1) + 2 * ZOOM_PAD, most)
+    cx = (min(x for x, _ in held) + max(x for x, _ in held)) / 2
+    cy = (min(y for _, y in held) + max(y for _, y in held)) / 2
+    west, north, east, south = grid.bounds
     cx = _inside(cx, w, west - 1, east + 1)
     cy = _inside(cy, h, north - 1, south + 1)
-    return Zoom(z, cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+    return Zoom(scale * step, cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
 
 
-def _densest(points: list[Point], w: float, h: float) -> Point:
-    """The first point (in the focus's order) with most points in the w x h
-    window around it."""
+def _span(points: list[Point], axis: int) -> float:
+    return max(p[axis] for p in points) - min(p[axis] for p in points)
+
+
+FIGHT_WEIGHT = 100  # a combat hex counts for more in the close-up than any number of units
+
+
+def _densest(points: list[Point], fights: set[Point], w: float, h: float) -> list[Point]:
+    """The focus points that a w x h window (less its margin) holds around the
+    first point (in the focus's order) whose window holds the most: fights
+    first, then points."""
     by_x = sorted(points)
     xs = [x for x, _ in by_x]
+    hw, hh = max(w / 2 - ZOOM_PAD, w / 4), max(h / 2 - ZOOM_PAD, h / 4)
 
-    def around(p: Point) -> int:
-        near = by_x[bisect.bisect_left(xs, p[0] - w / 2) : bisect.bisect_right(xs, p[0] + w / 2)]
-        return sum(abs(y - p[1]) <= h / 2 for _, y in near)
+    def held(p: Point) -> list[Point]:
+        near = by_x[bisect.bisect_left(xs, p[0] - hw) : bisect.bisect_right(xs, p[0] + hw)]
+        return [q for q in near if abs(q[1] - p[1]) <= hh]
 
-    return max(points, key=around)
+    def weight(p: Point) -> int:
+        return sum(FIGHT_WEIGHT if q in fights else 1 for q in held(p))
+
+    return held(max(points, key=weight))
 
 
 class _Grid(NamedTuple):
