@@ -211,3 +211,25 @@ def test_a_games_map_correction_is_drawn_on_its_report_maps() -> None:
     render_map(theirs, scale=REPORT_SCALE)
     render_map(ours, scale=REPORT_SCALE)
     assert mi._base_map.cache_info().misses == drawn
+
+
+def test_close_up_holds_the_fighting_before_a_crowd_of_units() -> None:
+    """A focus too wide for one close-up is cut to the fighting (here two
+    combats in the Coral Sea) rather than to the most units (a crowd of them off
+    Pearl Harbor), with the combats clear of its edges."""
+    import pbem.reports.mapimage as mi
+    from pbem.reports.pictures import REPORT_SCALE
+
+    pic = view_picture(M, _view())
+    centres = {x.key: x.centre for x in pic.hexes}
+    px, py = centres[1456]
+    crowd = sorted(k for k, (x, y) in centres.items() if abs(x - px) <= 4 and abs(y - py) <= 4)
+    fights = (859, 862)
+    assert len(crowd) > 8
+    fought = replace(pic, focus=tuple(sorted({*fights, *crowd})), highlight=fights)
+    zoom = mi._zoom(fought, REPORT_SCALE)
+    assert zoom is not None
+    for key in fights:
+        x, y = centres[key]
+        assert zoom.west + 2 <= x <= zoom.east - 2 and zoom.north + 2 <= y <= zoom.south - 2
+    assert not any(zoom.west <= centres[k][0] <= zoom.east for k in crowd)
