@@ -270,19 +270,22 @@ def draw_map(
     out = overview.image.crop((0, 0, w, h + panel))  # one copy: the overview and the panel
     _draw_changes(out, picture, scale, (0, 0), (0, 0, w, h), overview.taken, inks, close_up=False)
     draw = ImageDraw.Draw(out)
+    text = inks(TEXT)
     if title:
-        draw.text((MARGIN, MARGIN * 0.5), title, fill=inks(TEXT), font=_font(round(16 * scale)))
+        # Drawn, not stamped: each report's title is its own (see _stamp).
+        draw.text((MARGIN, MARGIN * 0.5), title, fill=text, font=_font(round(16 * scale)))
     if zoom is not None:
         out.im.paste(inks(BACKGROUND), (0, h, w, h + panel))
-        draw.rectangle(zoom.pixels(scale), outline=inks(TEXT), width=max(1, round(2 * scale)))
+        draw.rectangle(zoom.pixels(scale), outline=text, width=max(1, round(2 * scale)))
         head = round(ZOOM_HEAD * scale)
-        font = _font(round(14 * scale))
-        draw.text((MARGIN, h + head / 2), "Close-up", fill=inks(TEXT), font=font, anchor="lm")
-        close = _close_up(picture, key, zoom, hex_numbers, inks)
+        _put(out.im, (MARGIN, h + head / 2), "Close-up", _font(round(14 * scale)), "lm", text)
+        # Its base map has no key: the ruleset's colours give the same palette,
+        # whether or not the combat outline is in the overview's key.
+        close = _close_up(picture, picture.legend, zoom, hex_numbers, inks)
         x0, y0 = MARGIN, h + head
         out.im.paste(close.im, (x0, y0, x0 + close.width, y0 + close.height))
         box = (x0, y0, x0 + close.width - 1, y0 + close.height - 1)
-        draw.rectangle(box, outline=inks(TEXT), width=1)
+        draw.rectangle(box, outline=text, width=1)
     out.putpalette(inks.palette())
     return out
 
