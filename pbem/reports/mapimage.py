@@ -614,7 +614,7 @@ def _base_map(
     for box in boxes:
         _box(draw, box, [at(key) for key in box.beside], scale, small)
     if not close_up:
-        _legend(draw, legend, scale, small, h)
+        _legend(draw, legend, scale, h)
     placed = tuple(taken.boxes[len(marks) :])
     colours = _palette(lines, legend)
     pal = Image.new("P", (1, 1))
@@ -925,14 +925,15 @@ def _legend(
     draw: ImageDraw.ImageDraw,
     legend: tuple[LegendEntry, ...],
     scale: float,
-    font: Font,
     h: int,
 ) -> None:
-    """The key, in a row under the map."""
+    """The key, in a row under the map; readable on a report's small map too."""
+    font = _font(max(10, round(8 * scale)))
+    side = max(9.0, 9 * scale)  # a swatch's
     x = float(MARGIN)
     y = h - MARGIN * 0.5 - LEGEND_H * scale
     for entry in legend:
         colour = SWATCHES[entry.swatch] if isinstance(entry.swatch, Ground) else entry.swatch
-        draw.rectangle((x, y, x + 9 * scale, y + 9 * scale), fill=colour, outline=TEXT)
-        draw.text((x + 12 * scale, y), entry.label, fill=TEXT, font=font)
-        x = draw.textbbox((x + 12 * scale, y), entry.label, font=font)[2] + 12 * scale
+        draw.rectangle((x, y, x + side, y + side), fill=colour, outline=TEXT)
+        draw.text((x + side + 3, y), entry.label, fill=TEXT, font=font)
+        x = draw.textbbox((x + side + 3, y), entry.label, font=font)[2] + side + 3
