@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from pbem.core.mapview import (
     Colour,
@@ -825,7 +825,7 @@ class _Stamp:
 _PROBE = ImageDraw.Draw(Image.new("1", (1, 1)))
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=1 << 15)  # each label at each of its spots, at each scale
 def _extent(text: str, font: Font, anchor: str, stroke: int) -> tuple[int, int, int, int]:
     """Where a label's box starts from its spot, and its size (measured once)."""
     x0, y0, x1, y1 = (
@@ -843,11 +843,9 @@ def _stamp(text: str, font: Font, anchor: str, stroke: int) -> _Stamp:
     ink = Image.new("1", (w, h))
     ImageDraw.Draw(ink).text((-x0, -y0), text, fill=1, font=font, anchor=anchor)
     halo = None
-    if stroke:
-        halo = Image.new("1", (w, h))
-        ImageDraw.Draw(halo).text(
-            (-x0, -y0), text, fill=1, font=font, anchor=anchor, stroke_width=stroke, stroke_fill=1
-        )
+    if stroke:  # the letters grown by ``stroke`` pixels (FreeType's stroker costs twice them)
+        grown = ink.convert("L").filter(ImageFilter.MaxFilter(2 * stroke + 1))
+        halo = grown.convert("1")
     return _Stamp(x0, y0, w, h, None if halo is None else halo.im, ink.im)
 
 

@@ -19,6 +19,7 @@ try:
     from isal import isal_zlib as _deflate
 except ImportError:  # pragma: no cover - the standard library's, slower, same format
     _deflate = zlib
+DEFLATE = "ISA-L (isal)" if _deflate is not zlib else "zlib"  # which one, for benchmarks
 
 LEVEL = 1  # the fastest that still compresses a map about tenfold
 
