@@ -14,7 +14,7 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
@@ -186,7 +186,6 @@ def _densest(points: list[Point], fights: set[Point], w: float, h: float) -> lis
 
 
 class _Grid(NamedTuple):
-    hexes: tuple[MapHex, ...]
     centres: dict[int, Point]  # by key
     bounds: Box  # west, north, east, south
     named: tuple[MapHex, ...]  # the hexes with a name
@@ -200,22 +199,36 @@ class _Grid(NamedTuple):
         return known
 
 
-# Each map's grid, found by the hexes' identity (a ruleset hands the same tuple
-# to every report: no hashing of a whole map).
-_GRIDS: dict[int, _Grid] = {}
+_T = TypeVar("_T")
+
+
+def _by_identity(memo: dict[int, tuple[object, _T]], key: object, make: Callable[[], _T]) -> _T:
+    """``make()`` once per object ``key``: a ruleset hands the same tuples to
+    every report, so they are found by identity, without hashing a whole map
+    (``memo`` keeps each key, so its id is not reused while it is there)."""
+    known = memo.get(id(key))
+    if known is not None and known[0] is key:
+        return known[1]
+    if len(memo) >= 64:
+        memo.clear()
+    value = make()
+    memo[id(key)] = (key, value)
+    return value
+
+
+_GRIDS: dict[int, tuple[object, _Grid]] = {}
 
 
 def _grid(hexes: tuple[MapHex, ...]) -> _Grid:
-    known = _GRIDS.get(id(hexes))
-    if known is not None and known.hexes is hexes:
-        return known
-    if len(_GRIDS) >= 16:
-        _GRIDS.clear()
+    """Each map's grid, worked out once."""
+    return _by_identity(_GRIDS, hexes, lambda: _gridded(hexes))
+
+
+def _gridded(hexes: tuple[MapHex, ...]) -> _Grid:
     centres = {x.key: x.centre for x in hexes}
     xs, ys = [x for x, _ in centres.values()], [y for _, y in centres.values()]
     bounds = (min(xs), min(ys), max(xs), max(ys)) if centres else (0.0, 0.0, 0.0, 0.0)
-    _GRIDS[id(hexes)] = grid = _Grid(hexes, centres, bounds, tuple(x for x in hexes if x.name), {})
-    return grid
+    return _Grid(centres, bounds, tuple(x for x in hexes if x.name), {})
 
 
 def _inside(c: float, size: float, lo: float, hi: float) -> float:
@@ -516,17 +529,11 @@ class _Same:
         )
 
 
-_SAME: dict[int, _Same] = {}
+_SAME: dict[int, tuple[object, _Same]] = {}
 
 
 def _same(value: tuple[object, ...]) -> _Same:
-    known = _SAME.get(id(value))
-    if known is not None and known.value is value:
-        return known
-    if len(_SAME) >= 64:
-        _SAME.clear()
-    _SAME[id(value)] = made = _Same(value)
-    return made
+    return _by_identity(_SAME, value, lambda: _Same(value))
 
 
 @functools.lru_cache(maxsize=8)

@@ -90,13 +90,21 @@ def map_picture(
 
 # A map's unchanging description, made once per map (each report's picture
 # starts from it; the same objects let the drawing's cache find its base map fast).
-_STATIC: dict[tuple[int, tuple[str, ...]], tuple[UsnMap, MapPicture]] = {}
+_STATIC: dict[tuple[int, tuple[str, ...]], tuple[UsnMap, MapPicture, frozenset[int]]] = {}
 
 
 def _static(m: UsnMap, start_lines: tuple[str, ...]) -> MapPicture:
+    return _static_and_unnamed(m, start_lines)[0]
+
+
+def _static_and_unnamed(
+    m: UsnMap, start_lines: tuple[str, ...]
+) -> tuple[MapPicture, frozenset[int]]:
+    """The description, and the hexes it prints no name for (a view's base may
+    name one)."""
     known = _STATIC.get((id(m), start_lines))
     if known is not None and known[0] is m:
-        return known[1]
+        return known[1], known[2]
     if len(_STATIC) >= 8:
         _STATIC.clear()
     picture = MapPicture(
@@ -125,8 +133,9 @@ def _static(m: UsnMap, start_lines: tuple[str, ...]) -> MapPicture:
         boxes=_boxes(m),
         legend=LEGEND,
     )
-    _STATIC[(id(m), start_lines)] = (m, picture)
-    return picture
+    unnamed = frozenset(x.key for x in picture.hexes if x.name is None)
+    _STATIC[(id(m), start_lines)] = (m, picture, unnamed)
+    return picture, unnamed
 
 
 def view_picture(usn_map: UsnMap, view: Mapping[str, Any]) -> MapPicture:
@@ -137,9 +146,8 @@ def view_picture(usn_map: UsnMap, view: Mapping[str, Any]) -> MapPicture:
     if "bases" not in view:
         plain = map_picture(usn_map, highlight=highlight)
         return replace(plain, markers=view_stacks(view), focus=focus_hexes(view))
-    static = _static(usn_map, ("game1", "game2"))
+    static, unnamed = _static_and_unnamed(usn_map, ("game1", "game2"))
     bases = view_bases(usn_map, view)
-    unnamed = _unnamed(static)
     names = {
         b.key: str(v["name"])
         for b, v in zip(bases, _located_bases(view), strict=True)
@@ -158,21 +166,6 @@ def view_picture(usn_map: UsnMap, view: Mapping[str, Any]) -> MapPicture:
         highlight=tuple(highlight),
         focus=focus_hexes(view),
     )
-
-
-_UNNAMED: dict[int, tuple[MapPicture, frozenset[int]]] = {}
-
-
-def _unnamed(static: MapPicture) -> frozenset[int]:
-    """The hexes the map prints no name for (a view's base may name one)."""
-    known = _UNNAMED.get(id(static))
-    if known is not None and known[0] is static:
-        return known[1]
-    if len(_UNNAMED) >= 8:
-        _UNNAMED.clear()
-    keys = frozenset(x.key for x in static.hexes if x.name is None)
-    _UNNAMED[id(static)] = (static, keys)
-    return keys
 
 
 def _located_bases(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
