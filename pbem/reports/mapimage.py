@@ -536,7 +536,9 @@ def _same(value: tuple[object, ...]) -> _Same:
     return _by_identity(_SAME, value, lambda: _Same(value))
 
 
-@functools.lru_cache(maxsize=8)
+# A map's base maps: the overview with and without the combat key, the close-up
+# at 2x and 3x (about 10 MB in all); room for a few maps (games' corrections).
+@functools.lru_cache(maxsize=16)
 def _base_map(
     columns: int,
     rows: float,
