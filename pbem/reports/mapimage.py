@@ -42,7 +42,8 @@ TITLE_H = 28
 BOX_W = 86  # the off-map box column east of the map
 LEGEND_H = 18  # the key's row under the map
 ZOOM_HEAD = 24  # the close-up's heading
-ZOOM_PAD = 4.0  # grid units of map around the close-up's focus
+ZOOM_PAD = 4.0  # grid units of map east and west of the close-up's focus (2 hex columns)
+ZOOM_PAD_Y = 2.0  # and north and south of it (a hex row: room for a stack's label)
 ZOOM_STEPS = (2.0, 3.0)  # the close-up's scales, relative to the overview's (each drawn once)
 ZOOM_HEIGHT = 520  # the close-up's greatest height in pixels at scale 1
 LABELS_FROM = 1.5  # the scale from which a stack has room for its top unit's label
@@ -138,7 +139,7 @@ def _zoom(picture: MapPicture, scale: float) -> Zoom | None:
 
     def fits(part: list[Point], step: float) -> bool:
         w, h = size(step)
-        return _span(part, 0) + 2 * ZOOM_PAD <= w and _span(part, 1) + 2 * ZOOM_PAD <= h
+        return _span(part, 0) + 2 * ZOOM_PAD <= w and _span(part, 1) + 2 * ZOOM_PAD_Y <= h
 
     held, step = points, max((s for s in ZOOM_STEPS if fits(points, s)), default=0.0)
     if not step:
@@ -151,7 +152,7 @@ def _zoom(picture: MapPicture, scale: float) -> Zoom | None:
                 held, step = part, closer
                 break
     w, most = size(step)
-    h = min(_span(held, 1) + 2 * ZOOM_PAD, most)
+    h = min(_span(held, 1) + 2 * ZOOM_PAD_Y, most)
     cx = (min(x for x, _ in held) + max(x for x, _ in held)) / 2
     cy = (min(y for _, y in held) + max(y for _, y in held)) / 2
     west, north, east, south = grid.bounds
@@ -168,12 +169,18 @@ FIGHT_WEIGHT = 100  # a combat hex counts for more in the close-up than any numb
 
 
 def _densest(points: list[Point], fights: set[Point], w: float, h: float) -> list[Point]:
-    """The focus points that a w x h window (less its margin) holds around the
-    first point (in the focus's order) whose window holds the most: fights
-    first, then points."""
+    """The focus points that a w x h window (less its margin) holds where it
+    holds the most: fights first, then points. It is tried around each point
+    (in the focus's order), then between each two fights."""
     by_x = sorted(points)
     xs = [x for x, _ in by_x]
-    hw, hh = max(w / 2 - ZOOM_PAD, w / 4), max(h / 2 - ZOOM_PAD, h / 4)
+    hw, hh = max(w / 2 - ZOOM_PAD, w / 4), max(h / 2 - ZOOM_PAD_Y, h / 4)
+    ordered = sorted(fights)[:12]  # pairs of a dozen fights at most: they grow fast
+    between = [
+        ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+        for i, a in enumerate(ordered)
+        for b in ordered[i + 1 :]
+    ]
 
     def held(p: Point) -> list[Point]:
         near = by_x[bisect.bisect_left(xs, p[0] - hw) : bisect.bisect_right(xs, p[0] + hw)]
@@ -182,7 +189,7 @@ def _densest(points: list[Point], fights: set[Point], w: float, h: float) -> lis
     def weight(p: Point) -> int:
         return sum(FIGHT_WEIGHT if q in fights else 1 for q in held(p))
 
-    return held(max(points, key=weight))
+    return held(max([*points, *between], key=weight))
 
 
 class _Grid(NamedTuple):
