@@ -199,8 +199,8 @@ def test_a_games_map_correction_is_drawn_on_its_report_maps() -> None:
         centre = next(x.centre for x in ours.hexes if x.key == 1050)
         x, y = mi.hex_pixel(centre, REPORT_SCALE)
         for picture, ground in ((ours, mi.LAND), (theirs, mi.SEA)):
-            drawn = Image.open(io.BytesIO(render_map(picture, scale=REPORT_SCALE)))
-            assert drawn.convert("RGB").getpixel((round(x), round(y))) == ground
+            image = Image.open(io.BytesIO(render_map(picture, scale=REPORT_SCALE)))
+            assert image.convert("RGB").getpixel((round(x), round(y))) == ground
     # Each map has its base map: drawn once, found again, never the other's.
     mi._base_map.cache_clear()
     render_map(theirs, scale=REPORT_SCALE)
@@ -233,3 +233,21 @@ def test_close_up_holds_the_fighting_before_a_crowd_of_units() -> None:
         x, y = centres[key]
         assert zoom.west + 2 <= x <= zoom.east - 2 and zoom.north + 2 <= y <= zoom.south - 2
     assert not any(zoom.west <= centres[k][0] <= zoom.east for k in crowd)
+
+
+def test_close_up_comes_closer_where_it_loses_none_of_the_fighting() -> None:
+    """The Coral Sea: two combats three rows apart and the side's stacks at Port
+    Moresby and Townsville, too tall a focus for one close-up: the close-up is
+    drawn at three times the overview's scale, both combats in it."""
+    import pbem.reports.mapimage as mi
+    from pbem.reports.pictures import REPORT_SCALE
+
+    pic = view_picture(M, _view())
+    centres = {x.key: x.centre for x in pic.hexes}
+    fights = (859, 862)
+    fought = replace(pic, focus=(659, 668, *fights), highlight=fights)
+    zoom = mi._zoom(fought, REPORT_SCALE)
+    assert zoom is not None and zoom.scale == 3 * REPORT_SCALE
+    for key in fights:
+        x, y = centres[key]
+        assert zoom.west + 1 <= x <= zoom.east - 1 and zoom.north + 1 <= y <= zoom.south - 1
