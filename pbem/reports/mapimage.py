@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import bisect
 import functools
-import io
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from pbem.core.mapview import (
     Colour,
@@ -31,6 +31,10 @@ from pbem.core.mapview import (
     MapMarker,
     MapPicture,
 )
+from pbem.reports import png
+
+if TYPE_CHECKING:
+    from PIL._imaging import ImagingCore
 
 RADIUS = 13.0  # pixels from hex centre to corner at scale 1
 MARGIN = 24
@@ -38,10 +42,11 @@ TITLE_H = 28
 BOX_W = 86  # the off-map box column east of the map
 LEGEND_H = 18  # the key's row under the map
 ZOOM_HEAD = 24  # the close-up's heading
-ZOOM_PAD = 4.0  # grid units of map around the close-up's focus
+ZOOM_PAD = 4.0  # grid units of map east and west of the close-up's focus (2 hex columns)
+ZOOM_PAD_Y = 2.0  # and north and south of it (a hex row: room for a stack's label)
 ZOOM_STEPS = (2.0, 3.0)  # the close-up's scales, relative to the overview's (each drawn once)
 ZOOM_HEIGHT = 520  # the close-up's greatest height in pixels at scale 1
-PNG_LEVEL = 2  # zlib level: a 256-colour map compresses well enough fast
+LABELS_FROM = 1.5  # the scale from which a stack has room for its top unit's label
 
 SEA = (58, 110, 165)
 SEA_LINE = (78, 130, 185)
@@ -116,61 +121,121 @@ class Zoom:
 def _zoom(picture: MapPicture, scale: float) -> Zoom | None:
     """Where the close-up looks and how large: the focus hexes with a margin, as
     large as fits the map's width (twice or three times the overview's scale, so
-    its base map is drawn once per scale; a focus spread wider is cut around its
-    densest part), kept over the map. Made from the picture alone: the focus is
-    what the audience may see (its own forces and the fighting it knows of)."""
-    centres, _ = _grid(picture.hexes)
-    points = [centres[k] for k in picture.focus if k in centres]
+    its base map is drawn once per scale); a focus spread wider is cut to the
+    part with the most of it, the fighting first (see _densest), and that part
+    is drawn as large as it fits. Kept over the map. Made from the picture
+    alone: the focus is what the audience may see (its own forces and the
+    fighting it knows of). Closer still where that shows all the same fights."""
+    grid = _grid(picture.hexes)
+    points = [grid.centres[k] for k in picture.focus if k in grid.centres]
     if not points:
         return None
     width_px = _overview_size(picture, scale)[0] - 2 * MARGIN
-    xs, ys = [x for x, _ in points], [y for _, y in points]
-    span_x = max(xs) - min(xs) + 2 * ZOOM_PAD
-    span_y = max(ys) - min(ys) + 2 * ZOOM_PAD
-    fits = width_px / (span_x * RADIUS * scale)
-    z = scale * max(step for step in ZOOM_STEPS if step <= max(fits, ZOOM_STEPS[0]))
-    w = width_px / (RADIUS * z)
-    h = min(span_y, ZOOM_HEIGHT * scale / (RADIUS * z))
-    if span_x <= w and span_y <= h:
-        cx, cy = (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
-    else:  # the focus point with most of the focus around it
-        cx, cy = _densest(points, w, h)
-    west, north, east, south = _grid(picture.hexes)[1]
+
+    def size(step: float) -> tuple[float, float]:
+        """The greatest window, in grid units, at ``step`` times the overview's scale."""
+        z = scale * step
+        return width_px / (RADIUS * z), ZOOM_HEIGHT * scale / (RADIUS * z)
+
+    def fits(part: list[Point], step: float) -> bool:
+        w, h = size(step)
+        return _span(part, 0) + 2 * ZOOM_PAD <= w and _span(part, 1) + 2 * ZOOM_PAD_Y <= h
+
+    held, step = points, max((s for s in ZOOM_STEPS if fits(points, s)), default=0.0)
+    if not step:
+        fights = {grid.centres[k] for k in picture.highlight if k in grid.centres}
+        held, step = _densest(points, fights, *size(ZOOM_STEPS[0])), ZOOM_STEPS[0]
+        fought = len(fights.intersection(held))
+        for closer in sorted(ZOOM_STEPS[1:], reverse=True) if fought else ():
+            part = _densest(points, fights, *size(closer))
+            if len(fights.intersection(part)) >= fought:  # closer, losing none of the fighting
+                held, step = part, closer
+                break
+    w, most = size(step)
+    h = min(_span(held, 1) + 2 * ZOOM_PAD_Y, most)
+    cx = (min(x for x, _ in held) + max(x for x, _ in held)) / 2
+    cy = (min(y for _, y in held) + max(y for _, y in held)) / 2
+    west, north, east, south = grid.bounds
     cx = _inside(cx, w, west - 1, east + 1)
     cy = _inside(cy, h, north - 1, south + 1)
-    return Zoom(z, cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+    return Zoom(scale * step, cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
 
 
-def _densest(points: list[Point], w: float, h: float) -> Point:
-    """The first point (in the focus's order) with most points in the w x h
-    window around it."""
+def _span(points: list[Point], axis: int) -> float:
+    return max(p[axis] for p in points) - min(p[axis] for p in points)
+
+
+FIGHT_WEIGHT = 100  # a combat hex counts for more in the close-up than any number of units
+
+
+def _densest(points: list[Point], fights: set[Point], w: float, h: float) -> list[Point]:
+    """The focus points that a w x h window (less its margin) holds where it
+    holds the most: fights first, then points. It is tried around each point
+    (in the focus's order), then between each two fights."""
     by_x = sorted(points)
     xs = [x for x, _ in by_x]
+    hw, hh = max(w / 2 - ZOOM_PAD, w / 4), max(h / 2 - ZOOM_PAD_Y, h / 4)
+    ordered = sorted(fights)[:12]  # pairs of a dozen fights at most: they grow fast
+    between = [
+        ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+        for i, a in enumerate(ordered)
+        for b in ordered[i + 1 :]
+    ]
 
-    def around(p: Point) -> int:
-        near = by_x[bisect.bisect_left(xs, p[0] - w / 2) : bisect.bisect_right(xs, p[0] + w / 2)]
-        return sum(abs(y - p[1]) <= h / 2 for _, y in near)
+    def held(p: Point) -> list[Point]:
+        near = by_x[bisect.bisect_left(xs, p[0] - hw) : bisect.bisect_right(xs, p[0] + hw)]
+        return [q for q in near if abs(q[1] - p[1]) <= hh]
 
-    return max(points, key=around)
+    def weight(p: Point) -> int:
+        return sum(FIGHT_WEIGHT if q in fights else 1 for q in held(p))
 
-
-# Each map's hex centres and their extent, found by the hexes' identity (a
-# ruleset hands the same tuple to every report: no hashing of a whole map).
-_GRIDS: dict[int, tuple[tuple[MapHex, ...], dict[int, Point], Box]] = {}
+    return held(max([*points, *between], key=weight))
 
 
-def _grid(hexes: tuple[MapHex, ...]) -> tuple[dict[int, Point], Box]:
-    """The hexes' centres by key, and their extent: west, north, east, south."""
-    known = _GRIDS.get(id(hexes))
-    if known is not None and known[0] is hexes:
-        return known[1], known[2]
-    if len(_GRIDS) >= 16:
-        _GRIDS.clear()
+class _Grid(NamedTuple):
+    centres: dict[int, Point]  # by key
+    bounds: Box  # west, north, east, south
+    named: tuple[MapHex, ...]  # the hexes with a name
+    scaled: dict[float, dict[int, Point]]  # the centres in pixels, by scale (see pixels)
+
+    def pixels(self, scale: float) -> dict[int, Point]:
+        """Each hex centre's pixel at ``scale``, worked out once per map and scale."""
+        known = self.scaled.get(scale)
+        if known is None:
+            known = self.scaled[scale] = {k: hex_pixel(c, scale) for k, c in self.centres.items()}
+        return known
+
+
+_T = TypeVar("_T")
+
+
+def _by_identity(memo: dict[int, tuple[object, _T]], key: object, make: Callable[[], _T]) -> _T:
+    """``make()`` once per object ``key``: a ruleset hands the same tuples to
+    every report, so they are found by identity, without hashing a whole map
+    (``memo`` keeps each key, so its id is not reused while it is there)."""
+    known = memo.get(id(key))
+    if known is not None and known[0] is key:
+        return known[1]
+    if len(memo) >= 64:
+        memo.clear()
+    value = make()
+    memo[id(key)] = (key, value)
+    return value
+
+
+_GRIDS: dict[int, tuple[object, _Grid]] = {}
+
+
+def _grid(hexes: tuple[MapHex, ...]) -> _Grid:
+    """Each map's grid, worked out once."""
+    return _by_identity(_GRIDS, hexes, lambda: _gridded(hexes))
+
+
+def _gridded(hexes: tuple[MapHex, ...]) -> _Grid:
     centres = {x.key: x.centre for x in hexes}
     xs, ys = [x for x, _ in centres.values()], [y for _, y in centres.values()]
     bounds = (min(xs), min(ys), max(xs), max(ys)) if centres else (0.0, 0.0, 0.0, 0.0)
-    _GRIDS[id(hexes)] = (hexes, centres, bounds)
-    return centres, bounds
+    return _Grid(centres, bounds, tuple(x for x in hexes if x.name), {})
 
 
 def _inside(c: float, size: float, lo: float, hi: float) -> float:
@@ -208,51 +273,88 @@ def render_map(
     """Draw the picture as PNG bytes: the whole map with its key, and under it a
     close-up of the focus hexes if there are any; ``hex_numbers`` prints every
     hex number (for checking the data)."""
-    img = _draw(picture, scale, hex_numbers, title)
-    zoom = _zoom(picture, scale)
-    if zoom is not None:
-        img = _with_close_up(img, picture, zoom, scale, hex_numbers)
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", optimize=False, compress_level=PNG_LEVEL)
-    return buf.getvalue()
+    return png.encode(draw_map(picture, title=title, scale=scale, hex_numbers=hex_numbers))
 
 
-def _with_close_up(
-    overview: Image.Image, picture: MapPicture, zoom: Zoom, scale: float, hex_numbers: bool
+def draw_map(
+    picture: MapPicture, *, title: str = "", scale: float = 1.0, hex_numbers: bool = False
 ) -> Image.Image:
-    """The overview with the close-up's window outlined, and the close-up under it."""
-    w, h = overview.size
-    out = overview.crop((0, 0, w, h + zoom.panel_height(scale)))  # keeps the palette
-    out.paste(_index(out, BACKGROUND), (0, h, w, out.height))
+    """The picture ``render_map`` encodes: a "P" image, drawn in palette indices
+    (see _Inks), the close-up pasted in as it was drawn."""
+    key = _key(picture)
+    overview = _layer(picture, key, scale, hex_numbers, close_up=False)
+    inks = _Inks(overview.colours)
+    zoom = _zoom(picture, scale)
+    w, h = overview.image.size
+    panel = 0 if zoom is None else zoom.panel_height(scale)
+    out = overview.image.crop((0, 0, w, h + panel))  # one copy: the overview and the panel
+    _draw_changes(out, picture, scale, (0, 0), (0, 0, w, h), overview.taken, inks, close_up=False)
     draw = ImageDraw.Draw(out)
-    draw.rectangle(zoom.pixels(scale), outline=TEXT, width=max(1, round(2 * scale)))
-    head = round(ZOOM_HEAD * scale)
-    draw.text(
-        (MARGIN, h + head / 2), "Close-up", fill=TEXT, font=_font(round(14 * scale)), anchor="lm"
-    )
-    window = zoom.pixels(zoom.scale)
-    close = _draw(picture, zoom.scale, hex_numbers, "", window=window)
-    out.paste(_with_palette(close, out), (MARGIN, h + head))
-    x0, y0 = MARGIN, h + head
-    draw.rectangle((x0, y0, x0 + close.width - 1, y0 + close.height - 1), outline=TEXT, width=1)
+    text = inks(TEXT)
+    if title:
+        # Drawn, not stamped: each report's title is its own (see _stamp).
+        draw.text((MARGIN, MARGIN * 0.5), title, fill=text, font=_font(round(16 * scale)))
+    if zoom is not None:
+        out.im.paste(inks(BACKGROUND), (0, h, w, h + panel))
+        draw.rectangle(zoom.pixels(scale), outline=text, width=max(1, round(2 * scale)))
+        head = round(ZOOM_HEAD * scale)
+        _put(out.im, (MARGIN, h + head / 2), "Close-up", _font(round(14 * scale)), "lm", text)
+        # Its base map has no key: the ruleset's colours give the same palette,
+        # whether or not the combat outline is in the overview's key.
+        close = _close_up(picture, picture.legend, zoom, hex_numbers, inks)
+        x0, y0 = MARGIN, h + head
+        out.im.paste(close.im, (x0, y0, x0 + close.width, y0 + close.height))
+        box = (x0, y0, x0 + close.width - 1, y0 + close.height - 1)
+        draw.rectangle(box, outline=text, width=1)
+    out.putpalette(inks.palette())
     return out
 
 
-def _index(img: Image.Image, colour: Colour) -> int:
-    """The palette index of ``colour`` in a "P" image (added if new)."""
-    assert img.palette is not None
-    known = img.palette.colors.get(colour)
-    return known if known is not None else img.palette.getcolor(colour, img)
+def _close_up(
+    picture: MapPicture,
+    key: tuple[LegendEntry, ...],
+    zoom: Zoom,
+    hex_numbers: bool,
+    inks: _Inks,
+) -> Image.Image:
+    """The close-up's window of its base map (drawn once per scale, in the
+    overview's palette) with what the report changes drawn on it, its unit
+    labels and the hexes' names kept inside it."""
+    layer = _layer(picture, key, zoom.scale, hex_numbers, close_up=True)
+    assert layer.colours == tuple(inks.colours[: len(layer.colours)]), "one palette"
+    window = zoom.pixels(zoom.scale)
+    img = layer.image.crop(window)
+    bounds: Box = (0, 0, img.width, img.height)
+    _draw_changes(img, picture, zoom.scale, window[:2], bounds, (), inks, close_up=True)
+    return img
 
 
-def _with_palette(part: Image.Image, into: Image.Image) -> Image.Image:
-    """``part`` (a "P" image) re-indexed to ``into``'s palette, so it pastes unchanged."""
-    palette = part.getpalette() or []
-    mapping = [
-        _index(into, (palette[3 * i], palette[3 * i + 1], palette[3 * i + 2]))
-        for i in range(len(palette) // 3)
-    ]
-    return part.point(mapping + [0] * (256 - len(mapping)))
+class _Inks:
+    """The palette of one picture: its base maps' colours (the same list for the
+    overview and the close-up) and those its report adds. Each part is drawn in
+    these indices, so the close-up pastes into the overview as it is."""
+
+    def __init__(self, colours: tuple[Colour, ...]) -> None:
+        self.colours = list(colours)
+        self._index = {c: i for i, c in reversed(list(enumerate(colours)))}
+
+    def __call__(self, colour: Colour) -> int:
+        known = self._index.get(colour)
+        if known is not None:
+            return known
+        if len(self.colours) >= 256:  # full: the nearest colour there is
+            return min(
+                range(256),
+                key=lambda i: sum(
+                    (a - b) ** 2 for a, b in zip(self.colours[i], colour, strict=True)
+                ),
+            )
+        self.colours.append(colour)
+        self._index[colour] = len(self.colours) - 1
+        return len(self.colours) - 1
+
+    def palette(self) -> list[int]:
+        return [c for colour in self.colours for c in colour]
 
 
 def _text_size(scale: float, size: float) -> int:
@@ -272,46 +374,8 @@ class _Layer:
     """The part of a map that no report changes, drawn once (see _base_map)."""
 
     image: Image.Image  # "P" mode: copied or cropped, never drawn on
+    colours: tuple[Colour, ...]  # its palette
     taken: tuple[Box, ...]  # the names' boxes, which unit labels keep clear of
-
-
-def _draw(
-    picture: MapPicture,
-    scale: float,
-    hex_numbers: bool,
-    title: str,
-    window: tuple[int, int, int, int] | None = None,
-) -> Image.Image:
-    """The map at ``scale``: a copy of its base map (drawn once) with what the
-    report changes drawn on it; with a ``window`` (the close-up's), only that
-    part, its unit labels kept inside it."""
-    layer = _base_map(
-        picture.columns,
-        picture.rows,
-        picture.hexes,
-        picture.hexsides,
-        picture.lines,
-        picture.boxes,
-        tuple(b.key for b in picture.bases),
-        _key(picture) if window is None else None,
-        scale,
-        hex_numbers,
-        names=window is None,
-    )
-    if window is None:
-        img, (ox, oy) = layer.image.copy(), (0, 0)
-    else:
-        img, (ox, oy) = layer.image.crop(window), (window[0], window[1])
-    bounds: Box = (0, 0, img.width, img.height)
-    # The names' boxes over this part, moved to its corner.
-    names = [(x0 - ox, y0 - oy, x1 - ox, y1 - oy) for x0, y0, x1, y1 in layer.taken]
-    taken = _Taken(b for b in names if _overlaps(b, bounds))
-    _draw_changes(img, picture, scale, (ox, oy), bounds, taken, names=window is not None)
-    if title:
-        ImageDraw.Draw(img).text(
-            (MARGIN, MARGIN * 0.5), title, fill=TEXT, font=_font(round(16 * scale))
-        )
-    return img
 
 
 def _draw_changes(
@@ -320,65 +384,82 @@ def _draw_changes(
     scale: float,
     origin: tuple[int, int],
     bounds: Box,
-    taken: _Taken,
+    names: Iterable[Box],
+    inks: _Inks,
     *,
-    names: bool,
+    close_up: bool,
 ) -> None:
     """What differs from report to report, on ``img`` (whose top left corner is
     ``origin`` of the whole map at ``scale``): combat outlines, bases in their
-    owners' colours, unit stacks and, where there is room, their labels; with
-    ``names``, the hexes' names too, clear of them (the close-up: a few dozen)."""
+    owners' colours, unit stacks and, where there is room, their labels, clear
+    of the ``names`` already drawn; on the ``close_up``, the hexes' names too,
+    clear of them (a few dozen). Drawn in palette indices: solid shapes and
+    labels are pasted (see _put), at a fraction of the cost of drawing them."""
     draw = ImageDraw.Draw(img)
     r = RADIUS * scale
     small, label = _fonts(scale)
-    centres, _ = _grid(picture.hexes)
+    grid = _grid(picture.hexes)
+    centres = grid.pixels(scale)
     reach = _grow(bounds, 2 * r)
+    labels = scale >= LABELS_FROM  # room for each stack's top unit beside its square
+    ox, oy = origin
+    text, halo = inks(TEXT), inks(HALO)
+    core = img.im
 
     def at(key: int) -> Point:
-        x, y = hex_pixel(centres[key], scale)
-        return x - origin[0], y - origin[1]
-
-    if scale < ZOOM_STEPS[0] and not names:
-        taken = _Taken(cell=None)  # no label is placed: nothing to keep clear of
+        x, y = centres[key]
+        return x - ox, y - oy
 
     def seen(key: int) -> bool:  # near enough the window to show
         x, y = at(key)
         return reach[0] <= x <= reach[2] and reach[1] <= y <= reach[3]
 
+    if labels or close_up:  # the names' boxes over this part, moved to its corner
+        moved = ((x0 - ox, y0 - oy, x1 - ox, y1 - oy) for x0, y0, x1, y1 in names)
+        taken = _Taken(b for b in moved if _overlaps(b, bounds))
+    else:
+        taken = _Taken(cell=None)  # no label is placed: nothing to keep clear of
+
     for key in picture.highlight:
         if key in centres and seen(key):
             px, py = at(key)
-            draw.polygon(
-                _corners(px, py, r * 0.92), outline=HIGHLIGHT, width=max(2, round(2 * scale))
-            )
+            width = max(2, round(2 * scale))
+            draw.polygon(_corners(px, py, r * 0.92), outline=inks(HIGHLIGHT), width=width)
 
     # Bases: a ring for a naval base, a square for an air base (with its capacity).
+    ring = _ring(r * 0.55, max(2, round(2 * scale)))
     for base in picture.bases:
         if not seen(base.key):
             continue
         px, py = at(base.key)
         taken.append(_grow((px, py, px, py), r * 0.55))  # no label over a base's mark
+        ink = inks(base.colour)
         if base.naval:
-            k = r * 0.55
-            draw.ellipse(
-                (px - k, py - k, px + k, py + k),
-                outline=base.colour,
-                width=max(2, round(2 * scale)),
-            )
+            x, y = round(px - r * 0.55), round(py - r * 0.55)
+            core.paste(ink, (x, y, x + ring.width, y + ring.height), ring.im)
         if base.air_capacity:
             k = r * 0.3
-            draw.rectangle((px - k, py - k, px + k, py + k), fill=base.colour)
+            core.paste(ink, _pixels((px - k, py - k, px + k, py + k)))
             spot = (px, py + r * 0.62)
-            taken.append(_put(img, spot, str(base.air_capacity), small, "mt", TEXT, HALO))
+            taken.append(_put(core, spot, str(base.air_capacity), small, "mt", text, halo))
 
     squares = [(m, sq) for m, sq in _marker_squares(picture.markers, at, r) if _overlaps(sq, reach)]
     for _, sq in squares:
         taken.append(_grow(sq, 1))
-    for marker, (x0, y0, x1, y1) in squares:
-        draw.rectangle((x0, y0, x1, y1), fill=marker.colour, outline=HALO)
+    for marker, sq in squares:
+        px0, py0, px1, py1 = _pixels(sq)
+        core.paste(halo, (px0, py0, px1, py1))  # its outline
+        core.paste(inks(marker.colour), (px0 + 1, py0 + 1, px1 - 1, py1 - 1))
         if marker.count > 1:
-            _put(img, ((x0 + x1) / 2, (y0 + y1) / 2), str(marker.count), small, "mm", HALO)
-    if scale >= ZOOM_STEPS[0]:  # room for each stack's top unit beside its square
+            _put(
+                core,
+                ((sq[0] + sq[2]) / 2, (sq[1] + sq[3]) / 2),
+                str(marker.count),
+                small,
+                "mm",
+                halo,
+            )
+    if labels:
         for marker, (x0, y0, x1, y1) in squares:
             mx = (x0 + x1) / 2
             spots = (
@@ -389,31 +470,104 @@ def _draw_changes(
                 ((x1 + 4, (y0 + y1) / 2), "lm"),
                 ((x0 - 4, (y0 + y1) / 2), "rm"),
             )
-            _place(_putter(img, small), marker.label, spots, small, taken, bounds)
-    if names:
-        _name_hexes(_putter(img, label), picture.hexes, picture.bases, at, r, label, taken, bounds)
+            _place(_putter(core, small, text, halo), marker.label, spots, small, taken, bounds)
+    if close_up:
+        put = _putter(core, label, text, halo)
+        _name_hexes(put, grid.named, picture.bases, at, r, label, taken, bounds)
 
 
-@functools.lru_cache(maxsize=8)
-def _base_map(
-    columns: int,
-    rows: float,
-    hexes: tuple[MapHex, ...],
-    hexsides: tuple[MapHexside, ...],
-    lines: tuple[MapLine, ...],
-    boxes: tuple[MapBox, ...],
-    base_keys: tuple[int, ...],
-    legend: tuple[LegendEntry, ...] | None,
+def _pixels(box: Box) -> tuple[int, int, int, int]:
+    """A box's pixels, its far edge included (as ImageDraw draws a rectangle)."""
+    return round(box[0]), round(box[1]), round(box[2]) + 1, round(box[3]) + 1
+
+
+@functools.lru_cache(maxsize=16)
+def _ring(k: float, width: int) -> Image.Image:
+    """A naval base's ring of radius ``k``, as a mask to paste."""
+    size = round(2 * k) + 1
+    mask = Image.new("1", (size, size))
+    ImageDraw.Draw(mask).ellipse((0, 0, 2 * k, 2 * k), outline=1, width=width)
+    return mask
+
+
+def _layer(
+    picture: MapPicture,
+    key: tuple[LegendEntry, ...],
     scale: float,
     hex_numbers: bool,
     *,
-    names: bool,
+    close_up: bool,
+) -> _Layer:
+    """The picture's base map at ``scale`` (see _base_map): the overview's with
+    the names and the ``key``; the close-up's without (its names are placed per
+    report, clear of its unit labels), in the same palette."""
+    return _base_map(
+        picture.columns,
+        picture.rows,
+        _same(picture.hexes),
+        _same(picture.hexsides),
+        picture.lines,
+        picture.boxes,
+        () if close_up else tuple(b.key for b in picture.bases),
+        key,
+        scale,
+        hex_numbers,
+        close_up=close_up,
+    )
+
+
+class _Same:
+    """A map's hexes (or hexsides) as a cache key: hashed once per tuple (a
+    ruleset hands the same one to every report), equal by value, so a corrected
+    map is another key."""
+
+    __slots__ = ("digest", "value")
+
+    def __init__(self, value: tuple[object, ...]) -> None:
+        self.value = value
+        self.digest = hash(value)
+
+    def __hash__(self) -> int:
+        return self.digest
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and (
+            other.value is self.value or (other.digest == self.digest and other.value == self.value)
+        )
+
+
+_SAME: dict[int, tuple[object, _Same]] = {}
+
+
+def _same(value: tuple[object, ...]) -> _Same:
+    return _by_identity(_SAME, value, lambda: _Same(value))
+
+
+# A map's base maps: the overview with and without the combat key, the close-up
+# at 2x and 3x (about 10 MB in all); room for a few maps (games' corrections).
+@functools.lru_cache(maxsize=16)
+def _base_map(
+    columns: int,
+    rows: float,
+    hexes_key: _Same,
+    hexsides_key: _Same,
+    lines: tuple[MapLine, ...],
+    boxes: tuple[MapBox, ...],
+    base_keys: tuple[int, ...],
+    legend: tuple[LegendEntry, ...],
+    scale: float,
+    hex_numbers: bool,
+    *,
+    close_up: bool,
 ) -> _Layer:
     """The map as no report changes it, drawn once per process for each map
     (a moderator's map correction is another map: another drawing) and scale:
-    terrain, hexside features, start lines, with ``names`` the hexes' names
-    (kept clear of base marks), off-map boxes and the key (None: left out). Made from the arguments alone,
-    so what one report shows can never reach another's."""
+    terrain, hexside features, start lines and off-map boxes; for the overview
+    (not ``close_up``) the hexes' names (kept clear of base marks) and the
+    ``legend``, whose colours are in the palette either way. Made from the
+    arguments alone, so what one report shows can never reach another's."""
+    hexes: tuple[MapHex, ...] = hexes_key.value  # type: ignore[assignment]
+    hexsides: tuple[MapHexside, ...] = hexsides_key.value  # type: ignore[assignment]
     picture = MapPicture(columns, rows, hexes, hexsides, lines, boxes=boxes)
     w, h = _overview_size(picture, scale)
     img = Image.new("RGB", (w, h), BACKGROUND)
@@ -463,7 +617,7 @@ def _base_map(
             px, py = at(key)
             marks += [_grow((px, py, px, py), r * 0.55), (px - r, py, px + r, py + r * 1.2)]
     taken = _Taken(marks)
-    if names:
+    if not close_up:
         put = _writer(draw, label)
         _name_hexes(put, hexes, base_keys, at, r, label, taken, (0, 0, w, h))
 
@@ -475,33 +629,41 @@ def _base_map(
 
     for box in boxes:
         _box(draw, box, [at(key) for key in box.beside], scale, small)
-    if legend is not None:
-        _legend(draw, legend, scale, small, h)
+    if not close_up:
+        _legend(draw, legend, scale, h)
     placed = tuple(taken.boxes[len(marks) :])
-    return _Layer(img.quantize(palette=_palette(picture, legend)), placed)
+    colours = _palette(lines, legend)
+    pal = Image.new("P", (1, 1))
+    pal.putpalette([c for colour in colours for c in colour])
+    return _Layer(img.quantize(palette=pal), colours, placed)
 
 
-def _palette(picture: MapPicture, legend: tuple[LegendEntry, ...] | None) -> Image.Image:
+def _palette(lines: tuple[MapLine, ...], legend: tuple[LegendEntry, ...]) -> tuple[Colour, ...]:
     """The colours a map is drawn in: each one exactly, and the blends of
     anti-aliased text over its grounds, so a base map keeps its colours in a
     256-colour PNG (which encodes several times faster than RGB)."""
     grounds = [SEA, LAND, ISLET, DESERT, BACKGROUND, HALO]
     exact = [
         *grounds, SEA_LINE, LAND_LINE, BORDER, STRAIT, MOUNTAIN, TEXT, HIGHLIGHT, (0, 0, 0),
-        *(line.colour for line in picture.lines),
-        *(e.swatch for e in legend or () if not isinstance(e.swatch, Ground)),
+        *(line.colour for line in lines),
+        *(e.swatch for e in legend if not isinstance(e.swatch, Ground)),
     ]  # fmt: skip
-    blends = [
-        tuple(round(a + (b - a) * i / 8) for a, b in zip(ink, ground, strict=True))
+    blends: list[Colour] = [
+        _blend(ink, ground, i / 8)
         for ink in (TEXT, HALO, (0, 0, 0))
         for ground in grounds
         if ink != ground
         for i in range(1, 8)
     ]
-    colours: list[tuple[int, ...]] = list(dict.fromkeys([*exact, *blends]))[:200]
-    pal = Image.new("P", (1, 1))
-    pal.putpalette([c for colour in colours for c in colour])
-    return pal
+    return tuple(dict.fromkeys([*exact, *blends]))[:200]
+
+
+def _blend(a: Colour, b: Colour, t: float) -> Colour:
+    return (
+        round(a[0] + (b[0] - a[0]) * t),
+        round(a[1] + (b[1] - a[1]) * t),
+        round(a[2] + (b[2] - a[2]) * t),
+    )
 
 
 def _grow(box: Box, by: float) -> Box:
@@ -534,8 +696,9 @@ class _Taken:
 
     def _keys(self, box: Box) -> Iterator[tuple[int, int]]:
         c = self.CELL
-        for i in range(math.floor(box[0] / c), math.floor(box[2] / c) + 1):
-            for j in range(math.floor(box[1] / c), math.floor(box[3] / c) + 1):
+        rows = range(int(box[1] // c), int(box[3] // c) + 1)
+        for i in range(int(box[0] // c), int(box[2] // c) + 1):
+            for j in rows:
                 yield i, j
 
     def append(self, box: Box) -> None:
@@ -546,8 +709,14 @@ class _Taken:
             self._cells.setdefault(key, []).append(box)
 
     def hits(self, box: Box) -> bool:
-        """Whether ``box`` overlaps a box filed."""
-        return any(_overlaps(box, t) for key in self._keys(box) for t in self._cells.get(key, ()))
+        """Whether ``box`` overlaps a box filed (the hot loop of placing labels)."""
+        x0, y0, x1, y1 = box
+        cells = self._cells
+        for key in self._keys(box):
+            for t in cells.get(key, ()):
+                if x0 < t[2] and t[0] < x1 and y0 < t[3] and t[1] < y1:
+                    return True
+        return False
 
 
 def _marker_squares(
@@ -647,11 +816,11 @@ def _writer(draw: ImageDraw.ImageDraw, font: Font) -> Put:
     return put
 
 
-def _putter(img: Image.Image, font: Font) -> Put:
-    """Labels stamped, with a halo (each report's units: see _put)."""
+def _putter(core: ImagingCore, font: Font, fill: int, halo: int) -> Put:
+    """Labels stamped in palette indices, with a halo (each report's: see _put)."""
 
     def put(spot: Point, text: str, anchor: str) -> None:
-        _put(img, spot, text, font, anchor, TEXT, HALO)
+        _put(core, spot, text, font, anchor, fill, halo)
 
     return put
 
@@ -663,14 +832,16 @@ class _Stamp:
 
     dx: int
     dy: int
-    halo: Image.Image | None
-    ink: Image.Image
+    w: int
+    h: int
+    halo: ImagingCore | None
+    ink: ImagingCore
 
 
 _PROBE = ImageDraw.Draw(Image.new("1", (1, 1)))
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=1 << 15)  # each label at each of its spots, at each scale
 def _extent(text: str, font: Font, anchor: str, stroke: int) -> tuple[int, int, int, int]:
     """Where a label's box starts from its spot, and its size (measured once)."""
     x0, y0, x1, y1 = (
@@ -688,39 +859,31 @@ def _stamp(text: str, font: Font, anchor: str, stroke: int) -> _Stamp:
     ink = Image.new("1", (w, h))
     ImageDraw.Draw(ink).text((-x0, -y0), text, fill=1, font=font, anchor=anchor)
     halo = None
-    if stroke:
-        halo = Image.new("1", (w, h))
-        ImageDraw.Draw(halo).text(
-            (-x0, -y0), text, fill=1, font=font, anchor=anchor, stroke_width=stroke, stroke_fill=1
-        )
-    return _Stamp(x0, y0, halo, ink)
-
-
-def _stamp_box(spot: Point, stamp: _Stamp) -> Box:
-    x, y = round(spot[0]) + stamp.dx, round(spot[1]) + stamp.dy
-    return x, y, x + stamp.ink.width, y + stamp.ink.height
+    if stroke:  # the letters grown by ``stroke`` pixels (FreeType's stroker costs twice them)
+        grown = ink.convert("L").filter(ImageFilter.MaxFilter(2 * stroke + 1))
+        halo = grown.convert("1")
+    return _Stamp(x0, y0, w, h, None if halo is None else halo.im, ink.im)
 
 
 def _put(
-    img: Image.Image,
+    core: ImagingCore,
     spot: Point,
     text: str,
     font: Font,
     anchor: str,
-    fill: Colour,
-    halo: Colour | None = None,
+    fill: int,
+    halo: int | None = None,
 ) -> Box:
-    """Stamp ``text`` on a "P" image at ``spot``; its box."""
-    stamp = _stamp(text, font, anchor, 1 if halo else 0)
-    box = _stamp_box(spot, stamp)
-    x, y = int(box[0]), int(box[1])
-    at = (x, y, x + stamp.ink.width, y + stamp.ink.height)
-    # Straight to the image core: Image.paste's checks cost more than the paste
-    # of a label (hundreds a report). ``img`` is a copy of our own, writable.
+    """Stamp ``text`` at ``spot`` on a "P" image's ``core`` (a copy of our own,
+    writable) in palette index ``fill``, with a ``halo``; its box. Straight to
+    the core: Image.paste's checks cost more than the paste of a label."""
+    stamp = _stamp(text, font, anchor, 0 if halo is None else 1)
+    x, y = round(spot[0]) + stamp.dx, round(spot[1]) + stamp.dy
+    at = (x, y, x + stamp.w, y + stamp.h)
     if halo is not None and stamp.halo is not None:
-        img.im.paste(_index(img, halo), at, stamp.halo.im)
-    img.im.paste(_index(img, fill), at, stamp.ink.im)
-    return box
+        core.paste(halo, at, stamp.halo)
+    core.paste(fill, at, stamp.ink)
+    return at
 
 
 def _key(picture: MapPicture) -> tuple[LegendEntry, ...]:
@@ -776,14 +939,15 @@ def _legend(
     draw: ImageDraw.ImageDraw,
     legend: tuple[LegendEntry, ...],
     scale: float,
-    font: Font,
     h: int,
 ) -> None:
-    """The key, in a row under the map."""
+    """The key, in a row under the map; readable on a report's small map too."""
+    font = _font(max(10, round(8 * scale)))
+    side = max(9.0, 9 * scale)  # a swatch's
     x = float(MARGIN)
     y = h - MARGIN * 0.5 - LEGEND_H * scale
     for entry in legend:
         colour = SWATCHES[entry.swatch] if isinstance(entry.swatch, Ground) else entry.swatch
-        draw.rectangle((x, y, x + 9 * scale, y + 9 * scale), fill=colour, outline=TEXT)
-        draw.text((x + 12 * scale, y), entry.label, fill=TEXT, font=font)
-        x = draw.textbbox((x + 12 * scale, y), entry.label, font=font)[2] + 12 * scale
+        draw.rectangle((x, y, x + side, y + side), fill=colour, outline=TEXT)
+        draw.text((x + side + 3, y), entry.label, fill=TEXT, font=font)
+        x = draw.textbbox((x + side + 3, y), entry.label, font=font)[2] + side + 3

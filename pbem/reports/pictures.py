@@ -17,6 +17,10 @@ from PIL import Image, ImageDraw, ImageFont
 from pbem.core.mapview import MapPicture
 from pbem.reports.mapimage import render_map
 
+# A report's map fits a mail client's reading pane (about 800 pixels wide), so
+# it is read as drawn, not shrunk; its close-up is drawn at 2x or 3x that.
+REPORT_SCALE = 0.75
+
 SIDE_RGB = {"north": (30, 60, 200), "south": (200, 30, 30)}
 
 
@@ -69,6 +73,6 @@ def picture(
     """The report's picture: the ruleset's map description drawn, else the
     ruleset's own view picture, else none."""
     if map_picture is not None:
-        return render_map(map_picture, title=title)
+        return render_map(map_picture, title=title, scale=REPORT_SCALE)
     draw = VIEW_PICTURES.get(ruleset)
     return None if draw is None else draw(view, title)

@@ -91,13 +91,21 @@ def map_picture(
 
 # A map's unchanging description, made once per map (each report's picture
 # starts from it; the same objects let the drawing's cache find its base map fast).
-_STATIC: dict[tuple[int, tuple[str, ...]], tuple[UsnMap, MapPicture]] = {}
+_STATIC: dict[tuple[int, tuple[str, ...]], tuple[UsnMap, MapPicture, frozenset[int]]] = {}
 
 
 def _static(m: UsnMap, start_lines: tuple[str, ...]) -> MapPicture:
+    return _static_and_unnamed(m, start_lines)[0]
+
+
+def _static_and_unnamed(
+    m: UsnMap, start_lines: tuple[str, ...]
+) -> tuple[MapPicture, frozenset[int]]:
+    """The description, and the hexes it prints no name for (a view's base may
+    name one)."""
     known = _STATIC.get((id(m), start_lines))
     if known is not None and known[0] is m:
-        return known[1]
+        return known[1], known[2]
     if len(_STATIC) >= 8:
         _STATIC.clear()
     picture = MapPicture(
@@ -126,8 +134,9 @@ def _static(m: UsnMap, start_lines: tuple[str, ...]) -> MapPicture:
         boxes=_boxes(m),
         legend=LEGEND,
     )
-    _STATIC[(id(m), start_lines)] = (m, picture)
-    return picture
+    unnamed = frozenset(x.key for x in picture.hexes if x.name is None)
+    _STATIC[(id(m), start_lines)] = (m, picture, unnamed)
+    return picture, unnamed
 
 
 def view_picture(usn_map: UsnMap, view: Mapping[str, Any]) -> MapPicture:
@@ -135,24 +144,28 @@ def view_picture(usn_map: UsnMap, view: Mapping[str, Any]) -> MapPicture:
     stack the view places on the map, its combats outlined, and a close-up of
     the audience's forces and the fighting."""
     highlight = combat_hexes(view)
-    plain = map_picture(usn_map, highlight=highlight)
     if "bases" not in view:
+        plain = map_picture(usn_map, highlight=highlight)
         return replace(plain, markers=view_stacks(view), focus=focus_hexes(view))
+    static, unnamed = _static_and_unnamed(usn_map, ("game1", "game2"))
     bases = view_bases(usn_map, view)
     names = {
         b.key: str(v["name"])
         for b, v in zip(bases, _located_bases(view), strict=True)
-        if v.get("name")
+        if v.get("name") and b.key in unnamed
     }
-    # Only hexes that gain a name are new: the map's own stay the same objects.
-    hexes = tuple(
-        replace(x, name=names[x.key]) if x.name is None and x.key in names else x
-        for x in plain.hexes
-    )
-    if all(a is b for a, b in zip(hexes, plain.hexes, strict=True)):
-        hexes = plain.hexes
+    # Only hexes that gain a name are new: the map's own stay the same objects
+    # (the drawing finds its base map by them).
+    hexes = static.hexes
+    if names:
+        hexes = tuple(replace(x, name=names[x.key]) if x.key in names else x for x in hexes)
     return replace(
-        plain, hexes=hexes, bases=bases, markers=view_stacks(view), focus=focus_hexes(view)
+        static,
+        hexes=hexes,
+        bases=bases,
+        markers=view_stacks(view),
+        highlight=tuple(highlight),
+        focus=focus_hexes(view),
     )
 
 

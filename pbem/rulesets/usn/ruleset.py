@@ -94,9 +94,14 @@ class UsnRuleset:
         corrections = options.get(MAP_OVERRIDES)
         if not corrections:
             return self.geo
+        return _corrected_geo(*self._correcting(corrections))
+
+    def _correcting(self, corrections: Mapping[str, Any]) -> tuple[MapFiles, str]:
+        """What a game's corrected map is built from (and found again by): the
+        installation's map files and the corrections."""
         if self.data.map_files is None:
             raise DataError("map", "this ruleset's world data has no map files to correct")
-        return _corrected_geo(self.data.map_files, json.dumps(corrections, sort_keys=True))
+        return self.data.map_files, json.dumps(corrections, sort_keys=True)
 
     def _world(self, overrides: Mapping[str, Any] | None = None) -> UsnWorld:
         """The installation's world, or one with the moderator's per-game corrections."""
@@ -175,6 +180,11 @@ class UsnRuleset:
         return views.build_view(self._state(state), events, side)
 
     def map_picture(self, view: Mapping[str, Any]) -> MapPicture:
+        """The view drawn on the map its game plays on: the installation's, or
+        the game's own correction (which the view carries: both sides play on it)."""
+        corrections = view.get(views.MAP_CORRECTIONS)
+        if corrections:
+            return view_picture(_corrected_map(*self._correcting(corrections)), view)
         if not isinstance(self.data.map, UsnMap):
             raise DataError("map", "this ruleset's world data has no map to draw")
         return view_picture(self.data.map, view)
@@ -209,7 +219,14 @@ MAP_OVERRIDES = "map_overrides"
 
 @lru_cache(maxsize=16)
 def _corrected_geo(files: MapFiles, corrections_json: str) -> Geo:
-    return geo_from_map(build_map(files, json.loads(corrections_json)))
+    return geo_from_map(_corrected_map(files, corrections_json))
+
+
+@lru_cache(maxsize=16)
+def _corrected_map(files: MapFiles, corrections_json: str) -> UsnMap:
+    """A game's corrected map, built once (its reports' pictures, like its rules,
+    find it again: the same object, so the drawing's caches find its base map)."""
+    return build_map(files, json.loads(corrections_json))
 
 
 def _own_bases(bases: Mapping[int, Base], side: Side, naval: bool | None = None) -> list[int]:

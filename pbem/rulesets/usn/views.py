@@ -60,6 +60,9 @@ OPTION_LABELS = {submarines.OPTION: "submarines"}
 
 # Moderator data (scenario and map corrections), not rules in play.
 _PRIVATE_OPTIONS = frozenset({"overrides", "map_overrides"})
+# The view's key for the game's map corrections: the map both sides play on, so
+# public (a report's map is drawn from the view alone, on the corrected map).
+MAP_CORRECTIONS = "map_corrections"
 
 
 def _unit_view(u: Unit, full: bool) -> dict[str, Any]:
@@ -118,6 +121,7 @@ def build_view(state: GameState, events: Sequence[Event], side: str | None) -> d
             for k, v in sorted(state.options.items())
             if k not in _PRIVATE_OPTIONS
         },
+        MAP_CORRECTIONS: state.options.get("map_overrides") or {},
         "own_units" if side else "units": own,
         "enemy_units": enemy,
         "air": air,

@@ -174,3 +174,80 @@ def test_close_up_extent_ignores_enemy_units() -> None:
     seen = view_picture(M, _view(own_units=own, enemy_units=enemy))
     assert mi._zoom(alone, 1.0) == mi._zoom(seen, 1.0) is not None
     assert image_size(alone) == image_size(seen)
+
+
+def test_a_games_map_correction_is_drawn_on_its_report_maps() -> None:
+    """A game whose moderator corrected the map (here a sea hex made land) has
+    each side's report map drawn on the corrected map, from a base map of its
+    own; a game on the installation's map keeps its own base map."""
+    import pbem.reports.mapimage as mi
+    from pbem.core.mapview import Ground
+    from pbem.reports.pictures import REPORT_SCALE
+    from pbem.rulesets import get
+    from pbem.rulesets.usn.ruleset import UsnRuleset
+
+    usn = get("usn")
+    assert isinstance(usn, UsnRuleset)
+    land = {"terrain": [{"hex": 1050, "terrain": "class2", "src": "reconstructed", "why": "t"}]}
+    corrected = usn.initial_state("coral-sea", {"overrides": {"map": land}})
+    plain = usn.initial_state("coral-sea", {})
+    for side in ("allied", "japanese"):
+        ours = usn.map_picture(usn.view(corrected, [], side))
+        theirs = usn.map_picture(usn.view(plain, [], side))
+        assert {x.key: x.ground for x in ours.hexes}[1050] is Ground.LAND
+        assert {x.key: x.ground for x in theirs.hexes}[1050] is Ground.SEA
+        centre = next(x.centre for x in ours.hexes if x.key == 1050)
+        x, y = mi.hex_pixel(centre, REPORT_SCALE)
+        for picture, ground in ((ours, mi.LAND), (theirs, mi.SEA)):
+            image = Image.open(io.BytesIO(render_map(picture, scale=REPORT_SCALE)))
+            assert image.convert("RGB").getpixel((round(x), round(y))) == ground
+    # Each map has its base map: drawn once, found again, never the other's.
+    mi._base_map.cache_clear()
+    render_map(theirs, scale=REPORT_SCALE)
+    drawn = mi._base_map.cache_info().misses
+    render_map(ours, scale=REPORT_SCALE)
+    assert mi._base_map.cache_info().misses > drawn  # another key: another drawing
+    drawn = mi._base_map.cache_info().misses
+    render_map(theirs, scale=REPORT_SCALE)
+    render_map(ours, scale=REPORT_SCALE)
+    assert mi._base_map.cache_info().misses == drawn
+
+
+def test_close_up_holds_the_fighting_before_a_crowd_of_units() -> None:
+    """A focus too wide for one close-up is cut to the fighting (here two
+    combats in the Coral Sea) rather than to the most units (a crowd of them off
+    Pearl Harbor), with the combats clear of its edges."""
+    import pbem.reports.mapimage as mi
+    from pbem.reports.pictures import REPORT_SCALE
+
+    pic = view_picture(M, _view())
+    centres = {x.key: x.centre for x in pic.hexes}
+    px, py = centres[1456]
+    crowd = sorted(k for k, (x, y) in centres.items() if abs(x - px) <= 4 and abs(y - py) <= 4)
+    fights = (859, 862)
+    assert len(crowd) > 8
+    fought = replace(pic, focus=tuple(sorted({*fights, *crowd})), highlight=fights)
+    zoom = mi._zoom(fought, REPORT_SCALE)
+    assert zoom is not None
+    for key in fights:
+        x, y = centres[key]
+        assert zoom.west + 2 <= x <= zoom.east - 2 and zoom.north + 2 <= y <= zoom.south - 2
+    assert not any(zoom.west <= centres[k][0] <= zoom.east for k in crowd)
+
+
+def test_close_up_comes_closer_where_it_loses_none_of_the_fighting() -> None:
+    """The Coral Sea: two combats three rows apart and the side's stacks at Port
+    Moresby and Townsville, too tall a focus for one close-up: the close-up is
+    drawn at three times the overview's scale, both combats in it."""
+    import pbem.reports.mapimage as mi
+    from pbem.reports.pictures import REPORT_SCALE
+
+    pic = view_picture(M, _view())
+    centres = {x.key: x.centre for x in pic.hexes}
+    fights = (859, 862)
+    fought = replace(pic, focus=(659, 668, *fights), highlight=fights)
+    zoom = mi._zoom(fought, REPORT_SCALE)
+    assert zoom is not None and zoom.scale == 3 * REPORT_SCALE
+    for key in fights:
+        x, y = centres[key]
+        assert zoom.west + 1 <= x <= zoom.east - 1 and zoom.north + 1 <= y <= zoom.south - 1

@@ -140,3 +140,18 @@ def test_hexside_features_are_drawn_between_their_hexes(plain: MapPicture) -> No
     for hs in mountains:
         (ax, ay), (bx, by) = hex_pixel(hs.a), hex_pixel(hs.b)
         assert img.getpixel((round((ax + bx) / 2), round((ay + by) / 2))) == MOUNTAIN, hs
+
+
+def test_a_full_palette_draws_a_new_colour_in_its_nearest() -> None:
+    """Issue 15: a report draws in palette indices; a colour its base map lacks is
+    added, and once all 256 are taken the nearest one there is drawn instead."""
+    from pbem.reports.mapimage import _Inks
+
+    base = tuple((i, i, i) for i in range(0, 250, 2))  # 125 greys
+    inks = _Inks(base)
+    assert inks((4, 4, 4)) == 2 and inks((200, 30, 30)) == len(base)
+    for i in range(256 - len(inks.colours)):
+        inks((255, i, 0))
+    assert len(inks.colours) == 256
+    assert inks((201, 29, 31)) == len(base)  # full: the nearest, (200, 30, 30)
+    assert len(inks.palette()) == 3 * 256

@@ -24,6 +24,7 @@ from pbem.outbox.queue import open_outbound
 from pbem.reports.context import Header, report_context
 from pbem.reports.mapimage import hex_pixel
 from pbem.reports.narrate import happened, sentence
+from pbem.reports.pictures import REPORT_SCALE
 from pbem.reports.render import WIDTH, render
 from pbem.reports.report import render_report
 from pbem.reports.site import write_site
@@ -193,8 +194,8 @@ def test_repeated_events_are_told_once() -> None:
 
 
 def _colour_near(img: Image.Image, h: int) -> set[tuple[int, int, int]]:
-    x, y = hex_pixel(centre(h))
-    return {img.getpixel((int(x) + dx, int(y) + dy)) for dx in (-3, 0, 3) for dy in (-5, 5)}  # type: ignore[misc]
+    x, y = hex_pixel(centre(h), REPORT_SCALE)  # the report's map is drawn at this scale
+    return {img.getpixel((int(x) + dx, int(y) + dy)) for dx in (-2, 0, 2) for dy in (-3, 3)}  # type: ignore[misc]
 
 
 def test_usn_png_shows_units_in_their_hexes() -> None:
