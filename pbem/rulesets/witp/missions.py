@@ -116,10 +116,11 @@ class Context:
     def chart(self, key: str) -> Any:
         return tfs.value(self.public, key)
 
-    def tf(self, word: str, rule: str = "16.1.1") -> str:
+    def tf(self, word: str) -> str:
         tf = tfs.tf_id(word)
-        if tf is None:
-            raise OrderSyntaxError(f"{word!r} is not a TF marker (TF1-TF60)", rule=rule)
+        limit = int(self.chart(tfs.MARKERS))
+        if tf is None or tfs.marker_number(tf) > limit:
+            raise OrderSyntaxError(f"{word!r} is not a TF marker (TF1-TF{limit})", rule="16.1.1")
         return tf
 
     def own_tf(self, word: str, rule: str = "16.2") -> str:
@@ -262,7 +263,7 @@ def add_regp(ctx: Context, card: Card, args: Sequence[str]) -> None:
     """17.11: REGP TFn SHIPS a, b ...; REGP DUMMY TFn."""
     words = list(args)
     if len(words) == 2 and words[0].upper() == "DUMMY":
-        dummy = ctx.tf(words[1], rule="17.11")
+        dummy = ctx.tf(words[1])
         if dummy in ctx.own[tfs.TFS]:
             raise IllegalOrderError(f"{dummy} is in use: a dummy takes a free marker", rule="16.1.1")
         allot = ctx.own.get("dummy_allotment")
@@ -274,7 +275,7 @@ def add_regp(ctx: Context, card: Card, args: Sequence[str]) -> None:
         raise OrderSyntaxError(
             "REGP TFn SHIPS <names, comma separated>, or REGP DUMMY TFn", rule="17.11"
         )
-    to = ctx.tf(words[0], rule="17.11")
+    to = ctx.tf(words[0])
     if to == card.tf:
         raise IllegalOrderError(f"{card.tf} cannot regroup into itself", rule="17.11")
     names = [n.strip() for n in " ".join(words[2:]).split(",") if n.strip()]
