@@ -45,6 +45,7 @@ TURN_IN_CYCLE = "scenario/turn-in-cycle"
 INITIATIVE_CHOICE = "rulings/initiative-choice"
 CLOCK_ITEMS = (GAME_TURNS, START_DATE, TURN_IN_CYCLE)
 PLACES = "scenario/places"
+HIDDEN_MOVEMENT = "rulings/hidden-movement"
 
 
 def _int_item(pack: DataPack, key: str, low: int, high: int) -> int:
@@ -71,6 +72,8 @@ def setup(scenario: str, pack: DataPack, sea: tfs.Locator) -> dict[str, Any]:
         raise DataError("scenario.start-date", "must be a date, YYYY-MM-DD") from None
     if pack.value(INITIATIVE_CHOICE) not in (initiative.FIRST, initiative.SECOND):
         raise DataError("rulings.initiative-choice", "must be first or second")
+    if pack.value(HIDDEN_MOVEMENT) != "exact":
+        raise DataError("rulings.hidden-movement", "only 'exact' (R20) is moderated yet")
     places = pack.value(PLACES) if PLACES in pack.items else {}
     return {
         "scenario": scenario,
