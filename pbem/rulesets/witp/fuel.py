@@ -26,7 +26,9 @@ DD_EXCEPTION = "tables/destroyer-fuelling-exception"
 CW_NAVIES = frozenset({"RN", "RAN", "RNZN", "CW"})  # 17.9.5: the Commonwealth
 
 
-def _points(public: Mapping[str, Any], own: Mapping[str, Any], ships: list[str]) -> tuple[float, bool]:
+def _points(
+    public: Mapping[str, Any], own: Mapping[str, Any], ships: list[str]
+) -> tuple[float, bool]:
     """17.9, 17.9.5, 17.9.6: activation points fuelled, and whether CW rates apply.
     DDs take fuel one-for-one from the larger ships at no cost to the AOs."""
     rule = tfs.value(public, DD_EXCEPTION)
@@ -47,13 +49,15 @@ def _points(public: Mapping[str, Any], own: Mapping[str, Any], ships: list[str])
     return points, bool(cw)
 
 
-def cost(public: Mapping[str, Any], own: Mapping[str, Any], side: str, tf: str) -> tuple[int, float]:
+def cost(
+    public: Mapping[str, Any], own: Mapping[str, Any], side: str, tf: str
+) -> tuple[int, float]:
     """17.9: (MP the fuelling costs, activation points fuelled)."""
     points, cw = _points(public, own, list(own[tfs.TFS][tf]["ships"]))
     rates = tfs.value(public, FUELLING_MP)
     navy = "IJN" if side == JAPANESE else ("CW" if cw else "USN")
     r = rates[navy]
-    return int(math.ceil(points * float(r["per_point"]) + float(r["plus"]))), points
+    return math.ceil(points * float(r["per_point"]) + float(r["plus"])), points
 
 
 def _oiler_left(public: Mapping[str, Any], ship: dict[str, Any]) -> float:
@@ -72,7 +76,11 @@ def at_sea(state: dict[str, Any], side: str, tf: str, source: str) -> dict[str, 
     _, points = cost(public, own, side, tf)
     oilers = [own[tfs.SHIPS][s] for s in giver["ships"] if own[tfs.SHIPS][s]["type"] == "AO"]
     if sum(_oiler_left(public, o) for o in oilers) < points:
-        return {**note, "failed": f"{source}'s oilers hold less than {points:g} points", "rule": "17.9.2"}
+        return {
+            **note,
+            "failed": f"{source}'s oilers hold less than {points:g} points",
+            "rule": "17.9.2",
+        }
     need = points
     for o in oilers:
         take = min(need, _oiler_left(public, o))
@@ -109,8 +117,13 @@ def end_of_phase(state: dict[str, Any], side: str, time: str) -> list[Event]:
                 e["deactivated"] = True
                 e["fuel"], e["active_phases"], e["unsupplied"] = None, 0, False
                 events.append(
-                    disclose(state, {"kind": "tf-deactivated", "tf": tf, "port": e["in_port"]},
-                             [side], time, "18.4.1")
+                    disclose(
+                        state,
+                        {"kind": "tf-deactivated", "tf": tf, "port": e["in_port"]},
+                        [side],
+                        time,
+                        "18.4.1",
+                    )
                 )
             continue
         if not active or e["dummy"]:

@@ -251,7 +251,9 @@ def add_fuel(ctx: Context, card: Card, args: Sequence[str]) -> None:
         s for s in ctx.own[tfs.TFS][source]["ships"] if ctx.own[tfs.SHIPS][s]["type"] == OILER
     ]
     if not oilers:
-        raise IllegalOrderError(f"{source} has no oiler (AO): ships fuel at sea from AOs only", rule="17.9")
+        raise IllegalOrderError(
+            f"{source} has no oiler (AO): ships fuel at sea from AOs only", rule="17.9"
+        )
     if ctx.own[tfs.TFS][card.tf]["dummy"]:
         raise IllegalOrderError(f"{card.tf} is a dummy: it needs no fuel", rule="13.6.1")
     mp, points = fuel.cost(ctx.public, ctx.own, ctx.side, card.tf)
@@ -265,10 +267,14 @@ def add_regp(ctx: Context, card: Card, args: Sequence[str]) -> None:
     if len(words) == 2 and words[0].upper() == "DUMMY":
         dummy = ctx.tf(words[1])
         if dummy in ctx.own[tfs.TFS]:
-            raise IllegalOrderError(f"{dummy} is in use: a dummy takes a free marker", rule="16.1.1")
+            raise IllegalOrderError(
+                f"{dummy} is in use: a dummy takes a free marker", rule="16.1.1"
+            )
         allot = ctx.own.get("dummy_allotment")
         if allot is not None and int(allot["granted"]) - int(allot["used"]) <= 0:
-            raise IllegalOrderError("no dummy sortie is left in this cycle's allotment", rule="13.6")
+            raise IllegalOrderError(
+                "no dummy sortie is left in this cycle's allotment", rule="13.6"
+            )
         card.missions.append({"code": "REGP", "at": card.at, "dummy": dummy})
         return
     if len(words) < 3 or words[1].upper() != "SHIPS":
@@ -292,7 +298,9 @@ def add_tran(ctx: Context, card: Card, args: Sequence[str]) -> None:
     """17.8: TRAN <hex>: move there (EV 1) and transport into a friendly hex."""
     types = set(tfs.types_of(ctx.own, ctx.own[tfs.TFS][card.tf]))
     if not types & TRANSPORTS:
-        raise IllegalOrderError(f"{card.tf} has no transport ship ({', '.join(sorted(TRANSPORTS))})", rule="17.8")
+        raise IllegalOrderError(
+            f"{card.tf} has no transport ship ({', '.join(sorted(TRANSPORTS))})", rule="17.8"
+        )
     if len(args) != 1:
         raise OrderSyntaxError("TRAN and the hex to transport to, e.g. TRAN E2318", rule="17.8")
     goal = ctx.hex(args[0])

@@ -140,7 +140,11 @@ def _regroup(state: dict[str, Any], side: str, tf: str, m: Mapping[str, Any]) ->
         if marker in own[tfs.TFS] or (
             allot is not None and int(allot["granted"]) - int(allot["used"]) <= 0
         ):
-            return {"mission": "REGP", "failed": f"{marker} cannot be deployed", "rule": "13.6, 16.1.1"}
+            return {
+                "mission": "REGP",
+                "failed": f"{marker} cannot be deployed",
+                "rule": "13.6, 16.1.1",
+            }
         dummy = tfs.new_tf(here, [], dummy=True)
         dummy["speed_class"] = own[tfs.TFS][tf]["speed_class"] or "SC3"
         dummy["deployed"] = True  # plotted from the next Naval Phase (ruling R21)

@@ -69,7 +69,9 @@ def _link(ctx: Context, card: Card, args: Sequence[str]) -> None:
     if leader == card.tf or card.missions or card.link:
         raise IllegalOrderError("a linked TF's card holds only its LINK", rule="17.10")
     if ctx.own[tfs.TFS][leader]["hex"] != ctx.own[tfs.TFS][card.tf]["hex"]:
-        raise IllegalOrderError(f"{card.tf} and {leader} do not begin in the same hex", rule="17.10")
+        raise IllegalOrderError(
+            f"{card.tf} and {leader} do not begin in the same hex", rule="17.10"
+        )
     card.link = leader
     card.missions.append({"code": "LINK", "with": leader})
 
@@ -263,10 +265,16 @@ def template(rnd: Round | None, ctx: Context) -> str:
     for tf in sorted(own_tfs, key=tfs.marker_number):
         out += [f"#   {line}" for line in describe(ctx, tf, own_tfs[tf])]
     free = tfs.free_markers(ctx.public, own_tfs)
-    out += [f"# Free markers: {free[0]}-{free[-1]} ({len(free)} of 60, 16.1.1)" if free else "# No free marker"]
+    out += [
+        f"# Free markers: {free[0]}-{free[-1]} ({len(free)} of 60, 16.1.1)"
+        if free
+        else "# No free marker"
+    ]
     allot = ctx.own.get("dummy_allotment")
     if allot is not None:
-        out.append(f"# Dummy sorties left this cycle: {int(allot['granted']) - int(allot['used'])} (13.6)")
+        out.append(
+            f"# Dummy sorties left this cycle: {int(allot['granted']) - int(allot['used'])} (13.6)"
+        )
     out += [PASS, ""]
     return "\n".join(out)
 
@@ -276,10 +284,16 @@ def describe(ctx: Context, tf: str, entry: Mapping[str, Any]) -> list[str]:
     name = f" ({entry['name']})" if entry.get("name") else ""
     where = f"in port at {entry['in_port']}" if entry.get("in_port") else "at sea"
     what = "dummy" if entry["dummy"] else ", ".join(entry["ships"])
-    speed = entry["speed_class"] or f"SC{tfs.top_speed_class(ctx.public, ctx.own, entry)} (to choose)"
-    fuel = "fuelled" if entry["fuel"] is None else f"{entry['fuel']} active phase(s) before fuelling"
-    lines = [f"{tf}{name}: {entry['hex']}, {where}; {what}", f"   speed {speed}; {fuel}; "
-             f"{entry['active_phases']} active phase(s) used this Game-Turn"]
+    speed = (
+        entry["speed_class"] or f"SC{tfs.top_speed_class(ctx.public, ctx.own, entry)} (to choose)"
+    )
+    fuel = (
+        "fuelled" if entry["fuel"] is None else f"{entry['fuel']} active phase(s) before fuelling"
+    )
+    lines = [
+        f"{tf}{name}: {entry['hex']}, {where}; {what}",
+        f"   speed {speed}; {fuel}; {entry['active_phases']} active phase(s) used this Game-Turn",
+    ]
     if entry.get("unsupplied"):
         lines.append("   UNSUPPLIED: speed class 1, no combat mission (18.3)")
     if entry.get("in_port") and entry.get("port_phases") == 0 and not entry.get("deactivated"):

@@ -17,7 +17,7 @@ from pbem.core.ruleset import Adjudication, Demand, Outcome, ScenarioInfo, State
 from pbem.rulesets.witp import orders, play, views
 from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge
 from pbem.rulesets.witp.library import Library
-from pbem.rulesets.witp.map import TheatreMap, load_map
+from pbem.rulesets.witp.map import TheatreMap
 from pbem.rulesets.witp.sides import SIDES
 
 DATAPACK = "datapack"  # CREATE's key for the moderator's own pack (TOML), not an option
@@ -27,12 +27,12 @@ class WitpRuleset:
     name = "witp"
     title = "War in the Pacific (SPI, 2nd edition)"
 
-    def __init__(self, library: Library, theatre_map: TheatreMap | None = None) -> None:
-        """``library``: the packs and scenarios read by pbem.rulesets.witp.loader.
-        ``theatre_map``: the theatre map (pbem.rulesets.witp.map); the package's own
-        if None."""
+    def __init__(self, library: Library, theatre_map: TheatreMap) -> None:
+        """``library``: the packs and scenarios read by pbem.rulesets.witp.loader;
+        ``theatre_map``: the theatre map (pbem.rulesets.witp.map.load_map), which
+        movement, ports and set-up read. Both are read once, by the registry."""
         self.library = library
-        self.theatre_map = theatre_map if theatre_map is not None else load_map()
+        self.theatre_map = theatre_map
 
     def scenarios(self) -> Sequence[ScenarioInfo]:
         return [ScenarioInfo(sc.name, sc.title, sc.sides) for sc in self.library.scenarios.values()]
@@ -87,4 +87,3 @@ class WitpRuleset:
             f"the scenario's {clock.game_turns} Game-Turns are played; victory is scored "
             "from stage 2 (air strikes against ships), so none is scored",
         )
-

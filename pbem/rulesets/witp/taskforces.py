@@ -66,7 +66,9 @@ def marker_number(tf: str) -> int:
     return int(tf[2:])
 
 
-def new_tf(hex_: str | None, ships: list[str], *, dummy: bool = False, name: str = "") -> dict[str, Any]:
+def new_tf(
+    hex_: str | None, ships: list[str], *, dummy: bool = False, name: str = ""
+) -> dict[str, Any]:
     return {
         "hex": hex_,
         "ships": list(ships),
@@ -133,7 +135,9 @@ def ship_class(public: Mapping[str, Any], ship: Mapping[str, Any]) -> Mapping[st
     return got
 
 
-def top_speed_class(public: Mapping[str, Any], own: Mapping[str, Any], tf: Mapping[str, Any]) -> int:
+def top_speed_class(
+    public: Mapping[str, Any], own: Mapping[str, Any], tf: Mapping[str, Any]
+) -> int:
     """17.13.1: a TF's speed class may not exceed its slowest ship's; a dummy any (13.6.1)."""
     if tf["dummy"] or not tf["ships"]:
         return 3

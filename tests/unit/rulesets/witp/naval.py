@@ -30,7 +30,9 @@ def edited(state: dict[str, Any], side: str, tf: str, **fields: Any) -> dict[str
     return new
 
 
-def play(witp: WitpRuleset, state: dict[str, Any], seed: bytes = b"p", **orders: str) -> Adjudication:
+def play(
+    witp: WitpRuleset, state: dict[str, Any], seed: bytes = b"p", **orders: str
+) -> Adjudication:
     """Validate each side's orders (all must pass) and play the round."""
     d = witp.pending(state)
     assert d is not None

@@ -31,7 +31,10 @@ def test_17_13_a_move_is_logged_hex_by_hex(witp, start) -> None:  # type: ignore
 def test_3_1_c_sides_alternate_tf_by_tf_from_the_initiative(witp, start) -> None:  # type: ignore[no-untyped-def]
     allied = "TF3 MOVE E2323 EV 0\nTF4 MOVE E2126 EV 0\nTF2 MOVE E2524 EV 0"
     japanese = "TF2 MOVE E2115 EV 0"
-    v = {s: list(witp.validate(start, s, t).accepted) for s, t in (("allied", allied), ("japanese", japanese))}
+    v = {
+        s: list(witp.validate(start, s, t).accepted)
+        for s, t in (("allied", allied), ("japanese", japanese))
+    }
     # 3.2: Japanese 6, Allied 1: the Japanese win and go second (R3): the Allies first.
     result = witp.adjudicate(start, v, ScriptedDice([6, 1] + [1, 2] * 10))
     order = [(e.witnesses, e.data["tf"]) for e in result.events if e.kind == "tf-executed"]
@@ -72,7 +75,10 @@ def test_17_10_linked_tfs_move_as_one(witp, start) -> None:  # type: ignore[no-u
     t = tfs(result.state, "allied")
     assert t["TF1"]["log"] == t["TF3"]["log"] and t["TF1"]["hex"] == "E2321"
     facts = {f["tf"]: f for f in executed(result, "allied")}
-    assert facts["TF1"]["linked_to"] == "TF3" and facts["TF1"]["night_hexes"] == facts["TF3"]["night_hexes"]
+    assert (
+        facts["TF1"]["linked_to"] == "TF3"
+        and facts["TF1"]["night_hexes"] == facts["TF3"]["night_hexes"]
+    )
 
 
 def test_17_11_ships_change_tf_where_both_are(witp, start) -> None:  # type: ignore[no-untyped-def]

@@ -32,7 +32,10 @@ def test_16_2_a_side_plots_only_its_own_tfs(witp, start) -> None:  # type: ignor
     # The Japanese have a TF5, the Allies none: the answer is the same as for TF59.
     rule, message = refusal(witp, start, "allied", "TF5 MOVE E2320 EV 0")
     assert (rule, message) == ("16.2", "TF5 is not one of your task forces")
-    assert refusal(witp, start, "allied", "TF59 MOVE E2320 EV 0") == ("16.2", "TF59 is not one of your task forces")
+    assert refusal(witp, start, "allied", "TF59 MOVE E2320 EV 0") == (
+        "16.2",
+        "TF59 is not one of your task forces",
+    )
 
 
 def test_16_1_1_markers_are_tf1_to_tf60(witp, start) -> None:  # type: ignore[no-untyped-def]
@@ -127,7 +130,12 @@ def test_17_8_transport_needs_transports_and_a_friendly_hex(witp, start) -> None
 def test_18_4_1_port_only_where_the_side_has_one(witp, start) -> None:  # type: ignore[no-untyped-def]
     assert refusal(witp, start, "allied", "TF4 MOVE E2126 EV 0\nTF4 PORT")[0] == "18.4.1"
     assert not witp.validate(start, "allied", "TF4 MOVE Port_Moresby EV 0\nTF4 PORT").errors
-    assert refusal(witp, start, "allied", "TF4 MOVE Port_Moresby EV 0\nTF4 PORT\nTF4 MOVE E2126 EV 0")[0] == "18.4.1"
+    assert (
+        refusal(witp, start, "allied", "TF4 MOVE Port_Moresby EV 0\nTF4 PORT\nTF4 MOVE E2126 EV 0")[
+            0
+        ]
+        == "18.4.1"
+    )
 
 
 def test_16_6_night_once_and_within_the_plotted_hexes(witp, start) -> None:  # type: ignore[no-untyped-def]
@@ -138,7 +146,10 @@ def test_16_6_night_once_and_within_the_plotted_hexes(witp, start) -> None:  # t
 
 
 def test_later_stage_missions_are_refused_with_their_rule(witp, start) -> None:  # type: ignore[no-untyped-def]
-    assert refusal(witp, start, "allied", "TF3 REAC E2320") == ("17.5", "the REAC mission is not moderated yet")
+    assert refusal(witp, start, "allied", "TF3 REAC E2320") == (
+        "17.5",
+        "the REAC mission is not moderated yet",
+    )
     assert refusal(witp, start, "allied", "TF3 BMB Tulagi")[0] == "17.2"
 
 
