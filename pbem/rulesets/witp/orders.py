@@ -222,17 +222,48 @@ def validate(rnd: Round | None, side: str, ctx: Context | None, text: str) -> Va
             (), (LineError(0, "", f"no orders are due from {side} in {rnd.name}", "3.1"),)
         )
     plot = Plot()
-    accepted: list[str] = []
+    accepted: list[tuple[int, str]] = []
     errors: list[LineError] = []
-    for number, line in _lines(text):
+    lines = _lines(text)
+    for number, line in lines:
         try:
             order = judge_line(ctx, plot, line)
         except OrderError as e:
             errors.append(line_error(number, line, e))
             continue
-        if order != PASS or PASS not in accepted:
-            accepted.append(order)
-    return Validation(tuple(accepted), tuple(errors))
+        if order != PASS or PASS not in [a for _, a in accepted]:
+            accepted.append((number, order))
+    for tf, leader, e in _links_too_slow(ctx, plot):
+        number, order = next((n, a) for n, a in accepted if a == f"{tf} LINK {leader}")
+        accepted.remove((number, order))
+        errors.append(line_error(number, dict(lines)[number], e))
+    errors.sort(key=lambda err: err.line)
+    return Validation(tuple(a for _, a in accepted), tuple(errors))
+
+
+def _links_too_slow(ctx: Context, plot: Plot) -> list[tuple[str, str, OrderError]]:
+    """17.10, 17.13.1: linked TFs move as one, so the leader's plotted MP must be
+    within each follower's allowance. The follower's card is dropped."""
+    out: list[tuple[str, str, OrderError]] = []
+    for tf, card in list(plot.cards.items()):
+        leader = plot.cards.get(card.link) if card.link else None
+        if leader is None or card.link is None:
+            continue
+        limit = tfs.allowance(ctx.public, card.speed)
+        if leader.mp > limit:
+            del plot.cards[tf]
+            out.append(
+                (
+                    tf,
+                    card.link,
+                    IllegalOrderError(
+                        f"{card.link} is plotted {leader.mp} MP but linked {tf} moves at most "
+                        f"{limit} at {card.speed}",
+                        rule="17.10",
+                    ),
+                )
+            )
+    return out
 
 
 def plot_of(ctx: Context, lines: Sequence[str]) -> Plot:
@@ -244,6 +275,7 @@ def plot_of(ctx: Context, lines: Sequence[str]) -> Plot:
                 judge_line(ctx, plot, line.strip())
             except OrderError:
                 continue
+    _links_too_slow(ctx, plot)
     return plot
 
 

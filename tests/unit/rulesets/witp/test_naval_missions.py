@@ -158,3 +158,13 @@ def test_the_order_form_lists_the_sides_tfs_and_options(witp, start) -> None:  #
     assert "TF3 (Task Force 17): E2324, at sea; Yorktown" in form
     assert "MOVE <hex> [VIA <hex>...] EV 0-14" in form and form.endswith("PASS\n")
     assert "Shokaku" not in form and "Rabaul" not in form
+
+
+def test_17_10_a_linked_tf_cannot_outrun_its_speed_class(witp, start) -> None:  # type: ignore[no-untyped-def]
+    # A speed class 1 follower (84 MP) linked to a leader plotted 126 MP.
+    slow = edited(start, "allied", "TF1", hex="E2324", speed_class="SC1", fuel=3)
+    text = "TF1 LINK TF3\nTF3 MOVE E2303 EV 0"
+    v = witp.validate(slow, "allied", text)
+    assert v.accepted == ("TF3 MOVE E2303 EV 0",)
+    ((line, rule),) = [(e.line, e.rule) for e in v.errors]
+    assert (line, rule) == (1, "17.10") and "84" in v.errors[0].message
