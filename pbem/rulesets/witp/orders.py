@@ -233,10 +233,10 @@ def validate(rnd: Round | None, side: str, ctx: Context | None, text: str) -> Va
             continue
         if order != PASS or PASS not in [a for _, a in accepted]:
             accepted.append((number, order))
-    for tf, leader, e in _links_too_slow(ctx, plot):
+    for tf, leader, refusal in _links_too_slow(ctx, plot):
         number, order = next((n, a) for n, a in accepted if a == f"{tf} LINK {leader}")
         accepted.remove((number, order))
-        errors.append(line_error(number, dict(lines)[number], e))
+        errors.append(line_error(number, dict(lines)[number], refusal))
     errors.sort(key=lambda err: err.line)
     return Validation(tuple(a for _, a in accepted), tuple(errors))
 
