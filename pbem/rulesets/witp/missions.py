@@ -62,6 +62,7 @@ class Card:
     night_after: int | None = None
     link: str | None = None  # the TF it moves with (17.10)
     port: bool = False
+    converted_fuel: int | None = None  # 18.2.1: its fuelling period at the new speed class
 
     @property
     def at(self) -> str:
@@ -78,6 +79,7 @@ class Card:
             "night_after": self.night_after,
             "link": self.link,
             "port": self.port,
+            "converted_fuel": self.converted_fuel,
         }
 
 
@@ -112,6 +114,7 @@ class Context:
     public: Mapping[str, Any]
     own: Mapping[str, Any]
     sea: SeaMap
+    phase: str = ""  # the pending round's phase key: "naval1", ...
 
     def chart(self, key: str) -> Any:
         return tfs.value(self.public, key)

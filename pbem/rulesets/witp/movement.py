@@ -75,6 +75,8 @@ def _execute_group(
         entry["night"] = False
         if not entry["dummy"] and entry["fuel"] is None:
             entry["speed_class"] = leader["speed"] if tf == group[0] else cards[tf]["speed"]
+        if cards[tf].get("converted_fuel") is not None:  # 18.2.1
+            entry["speed_class"], entry["fuel"] = cards[tf]["speed"], cards[tf]["converted_fuel"]
         entry["in_port"] = None  # 16.0: it sorties
         entry["deactivated"] = False
         entry["port_phases"] = 0

@@ -47,18 +47,39 @@ def _speed(ctx: Context, card: Card, args: Sequence[str]) -> None:
         raise OrderSyntaxError("SPEED comes first on a TF's card", rule="16.0")
     tf = ctx.own[tfs.TFS][card.tf]
     if tf["fuel"] is not None and not tf["dummy"] and f"SC{args[0]}" != tf["speed_class"]:
-        raise IllegalOrderError(
-            f"{card.tf} is at {tf['speed_class']}: a speed class is chosen at sortie or after "
-            "fuelling (a voluntary change, 18.2.1, is not moderated yet)",
-            rule="16.0",
-        )
+        card.converted_fuel = _conversion(ctx, tf, f"SC{args[0]}")
     top = tfs.top_speed_class(ctx.public, ctx.own, tf)
-    if int(args[0]) > top or (tf.get("unsupplied") and args[0] != "1"):
+    converted = card.converted_fuel is not None  # 18.2.1: SC1 ships reach SC2 only so
+    if (int(args[0]) > top and not converted) or (tf.get("unsupplied") and args[0] != "1"):
         raise IllegalOrderError(
             f"{card.tf}'s slowest ship allows speed class {1 if tf.get('unsupplied') else top}",
             rule="18.3" if tf.get("unsupplied") else "17.13.1",
         )
     card.speed = f"SC{args[0]}"
+
+
+CONVERSION = "tables/speed-class-conversion"
+
+
+def _conversion(ctx: Context, tf: Mapping[str, Any], new: str) -> int:
+    """18.2.1: a voluntary change of speed class, in the first Naval Phase's Plot
+    Segment of a Game-Turn, after an active phase at the class it sortied at
+    (18.2.3): ``gives`` phases at the new class for every ``per`` remaining (R27)."""
+    old = str(tf["speed_class"])
+    if ctx.phase != "naval1":
+        raise IllegalOrderError(
+            f"a speed class changes only in the First Naval Phase's Plot Segment ({old} now)",
+            rule="18.2.1",
+        )
+    if int(tf["fuel"]) >= tfs.fuelling_period(ctx.public, old):
+        raise IllegalOrderError(
+            f"no active phase yet at {old}, the class it sortied at", rule="18.2.3"
+        )
+    table = ctx.chart(CONVERSION)
+    rate = table.get(f"{old}-to-{new}")
+    if rate is None:
+        raise IllegalOrderError(f"{old} may not convert to {new}", rule="18.2.1")
+    return int(tf["fuel"]) // int(rate["per"]) * int(rate["gives"])
 
 
 def _link(ctx: Context, card: Card, args: Sequence[str]) -> None:

@@ -142,7 +142,8 @@ class Clock:
 def context(state: Mapping[str, Any], side: str, sea: SeaMap) -> Context:
     """What ``side``'s orders are judged against: its Knowledge, never the truth."""
     k = Knowledge.of(state, side)
-    return Context(side, k.public, k.own(side), sea)
+    rnd = Clock.of(k.public).pending()
+    return Context(side, k.public, k.own(side), sea, rnd.slots[0].phase.key if rnd else "")
 
 
 def play_round(

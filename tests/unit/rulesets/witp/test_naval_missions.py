@@ -80,8 +80,24 @@ def test_17_13_1_no_faster_than_the_slowest_ship(witp, start) -> None:  # type: 
 def test_16_0_speed_is_chosen_at_sortie_then_kept(witp, start) -> None:  # type: ignore[no-untyped-def]
     after = play(witp, start, allied="TF4 SPEED 2\nTF4 MOVE E2126 EV 0").state
     assert tfs(after, "allied")["TF4"]["speed_class"] == "SC2"
-    assert refusal(witp, after, "allied", "TF4 SPEED 3")[0] == "16.0"
+    rule, message = refusal(witp, after, "allied", "TF4 SPEED 3")
+    assert rule == "18.2.1" and "First Naval Phase" in message  # this is the Second
     assert not witp.validate(after, "allied", "TF4 SPEED 2\nTF4 MOVE E2125 EV 0").errors
+
+
+def test_18_2_1_a_voluntary_change_of_speed_class_converts_the_phases_left(witp, start) -> None:  # type: ignore[no-untyped-def]
+    # T1-naval1-plot is a First Naval Phase: TF3, SC3 with 2 of its 3 phases left.
+    used = edited(start, "allied", "TF3", speed_class="SC3", fuel=2)
+    assert not witp.validate(used, "allied", "TF3 SPEED 1\nTF3 MOVE E2323 EV 0").errors
+    after = play(witp, used, allied="TF3 SPEED 1\nTF3 MOVE E2323 EV 0").state
+    t3 = tfs(after, "allied")["TF3"]
+    assert t3["speed_class"] == "SC1" and t3["fuel"] == 2 * 3 - 1  # 3 per SC3 phase left, one spent
+    halved = play(witp, used, allied="TF3 SPEED 2\nTF3 MOVE E2323 EV 0").state
+    assert tfs(halved, "allied")["TF3"]["fuel"] == 3 - 1  # 3 for every 2 left
+    fresh = edited(start, "allied", "TF3", speed_class="SC3", fuel=3)
+    assert refusal(witp, fresh, "allied", "TF3 SPEED 2")[0] == "18.2.3"
+    slow = edited(start, "allied", "TF1", speed_class="SC2", fuel=4)
+    assert refusal(witp, slow, "allied", "TF1 SPEED 3")[0] == "18.2.1"
 
 
 def test_16_0_active_phases_a_game_turn_by_speed_class(witp, start) -> None:  # type: ignore[no-untyped-def]
