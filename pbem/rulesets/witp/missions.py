@@ -274,7 +274,7 @@ def add_regp(ctx: Context, card: Card, args: Sequence[str]) -> None:
                 f"{dummy} is in use: a dummy takes a free marker", rule="16.1.1"
             )
         allot = ctx.own.get("dummy_allotment")
-        if allot is not None and int(allot["granted"]) - int(allot["used"]) <= 0:
+        if allot is not None and int(allot["allowed"]) - int(allot["sorties"]) <= 0:
             raise IllegalOrderError(
                 "no dummy sortie is left in this cycle's allotment", rule="13.6"
             )

@@ -7,7 +7,7 @@ every hex entered with the MP spent so far and whether it was night (16.6: from
 the declared hex, up to the Night Movement Allowance, then day again). Missions
 along the card (FUEL, REGP, TRAN, PORT) happen where the TF then is.
 
-Hidden movement (16.1.6, ruling R20): nothing of a move reaches the enemy; each
+Hidden movement (16.1.6, ruling R30): nothing of a move reaches the enemy; each
 side is told of its own TFs only, never where its turn fell among the enemy's, so
 its mail does not depend on how many TFs the enemy moved. A rule that discloses
 (search, Located chits) does so through ``on_enter`` hooks, called at each hex
@@ -140,7 +140,7 @@ def _regroup(state: dict[str, Any], side: str, tf: str, m: Mapping[str, Any]) ->
         marker = str(m["dummy"])
         allot = own.get("dummy_allotment")
         if marker in own[tfs.TFS] or (
-            allot is not None and int(allot["granted"]) - int(allot["used"]) <= 0
+            allot is not None and int(allot["allowed"]) - int(allot["sorties"]) <= 0
         ):
             return {
                 "mission": "REGP",
@@ -149,10 +149,10 @@ def _regroup(state: dict[str, Any], side: str, tf: str, m: Mapping[str, Any]) ->
             }
         dummy = tfs.new_tf(here, [], dummy=True)
         dummy["speed_class"] = own[tfs.TFS][tf]["speed_class"] or "SC3"
-        dummy["deployed"] = True  # plotted from the next Naval Phase (ruling R21)
+        dummy["deployed"] = True  # plotted from the next Naval Phase (ruling R31)
         own[tfs.TFS][marker] = dummy
         if allot is not None:
-            allot["used"] = int(allot["used"]) + 1
+            allot["sorties"] = int(allot["sorties"]) + 1
         return {"mission": "REGP", "dummy": marker, "at": here, "rule": "17.11, 13.6"}
     to = str(m["to"])
     target = own[tfs.TFS].get(to)

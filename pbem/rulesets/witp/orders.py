@@ -64,7 +64,7 @@ CONVERSION = "tables/speed-class-conversion"
 def _conversion(ctx: Context, tf: Mapping[str, Any], new: str) -> int:
     """18.2.1: a voluntary change of speed class, in the first Naval Phase's Plot
     Segment of a Game-Turn, after an active phase at the class it sortied at
-    (18.2.3): ``gives`` phases at the new class for every ``per`` remaining (R27)."""
+    (18.2.3): ``gives`` phases at the new class for every ``per`` remaining (R37)."""
     old = str(tf["speed_class"])
     if ctx.phase != "naval1":
         raise IllegalOrderError(
@@ -326,7 +326,7 @@ def template(rnd: Round | None, ctx: Context) -> str:
     allot = ctx.own.get("dummy_allotment")
     if allot is not None:
         out.append(
-            f"# Dummy sorties left this cycle: {int(allot['granted']) - int(allot['used'])} (13.6)"
+            f"# Dummy sorties left this cycle: {int(allot['allowed']) - int(allot['sorties'])} (13.6)"
         )
     out += [PASS, ""]
     return "\n".join(out)

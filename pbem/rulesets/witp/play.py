@@ -73,7 +73,7 @@ def setup(scenario: str, pack: DataPack, sea: tfs.Locator) -> dict[str, Any]:
     if pack.value(INITIATIVE_CHOICE) not in (initiative.FIRST, initiative.SECOND):
         raise DataError("rulings.initiative-choice", "must be first or second")
     if pack.value(HIDDEN_MOVEMENT) != "exact":
-        raise DataError("rulings.hidden-movement", "only 'exact' (R20) is moderated yet")
+        raise DataError("rulings.hidden-movement", "only 'exact' (R30) is moderated yet")
     places = pack.value(PLACES) if PLACES in pack.items else {}
     return {
         "scenario": scenario,

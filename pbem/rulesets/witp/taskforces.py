@@ -170,7 +170,8 @@ def types_of(own: Mapping[str, Any], tf: Mapping[str, Any]) -> list[str]:
 
 
 def allot_dummies(state: dict[str, Any], dice: Dice, time: str, cycle: int) -> list[Event]:
-    """13.6: each side's dummy sorties for the cycle, told to that side alone.
+    """13.6: each side's dummy sorties for the cycle, told to that side alone
+    (``dummy_allotment``: {cycle, allowed, sorties}, the search modules' schema).
     Japanese: 2D6 on the Japanese Dummy TF Allotment (a 7 rolls 1D6 more), secretly;
     Allied: the Allied SI level plus the difference of 2D6. Dummies still at sea
     count against the new allotment (13.6.7)."""
@@ -190,7 +191,7 @@ def allot_dummies(state: dict[str, Any], dice: Dice, time: str, cycle: int) -> l
             granted = int(value(public, "scenario/si-levels")["allied"]) + abs(a - b)
         own = state[PRIVATE][side]
         at_sea = sum(1 for t in own.get(TFS, {}).values() if t["dummy"])
-        own["dummy_allotment"] = {"cycle": cycle, "granted": granted, "used": at_sea}
-        fact = {"kind": "dummy-allotment", "cycle": cycle, "rolls": [a, b], "granted": granted}
+        own["dummy_allotment"] = {"cycle": cycle, "allowed": granted, "sorties": at_sea}
+        fact = {"kind": "dummy-allotment", "cycle": cycle, "rolls": [a, b], "allowed": granted}
         events.append(disclose(state, fact, [side], time, "13.6"))
     return events

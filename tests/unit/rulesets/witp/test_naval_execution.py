@@ -94,11 +94,11 @@ def test_17_11_ships_change_tf_where_both_are(witp, start) -> None:  # type: ign
 
 
 def test_17_11_regroup_deploys_a_dummy_from_the_allotment(witp, start) -> None:  # type: ignore[no-untyped-def]
-    before = start["private"]["allied"]["dummy_allotment"]["used"]
+    before = start["private"]["allied"]["dummy_allotment"]["sorties"]
     result = play(witp, start, allied="TF3 REGP DUMMY TF9\nTF3 MOVE E2322 EV 0")
     t = tfs(result.state, "allied")
     assert t["TF9"]["dummy"] and t["TF9"]["ships"] == [] and t["TF9"]["hex"] == "E2324"
-    assert result.state["private"]["allied"]["dummy_allotment"]["used"] == before + 1
+    assert result.state["private"]["allied"]["dummy_allotment"]["sorties"] == before + 1
     # 13.6.1: a dummy moves like a TF, any speed class, and needs no fuel.
     after = play(witp, result.state, allied="TF9 MOVE E2320 EV 0")
     assert tfs(after.state, "allied")["TF9"]["fuel"] is None
@@ -107,7 +107,7 @@ def test_17_11_regroup_deploys_a_dummy_from_the_allotment(witp, start) -> None: 
 def test_13_6_the_allotment_is_told_to_its_owner_alone(witp) -> None:  # type: ignore[no-untyped-def]
     state = witp.initial_state("coral-sea-1942", {})
     result = witp.adjudicate(state, {}, ScriptedDice([3, 4, 6, 2, 4, 5, 1]))
-    facts = [(e.witnesses, e.data["granted"]) for e in result.events if e.kind == "dummy-allotment"]
+    facts = [(e.witnesses, e.data["allowed"]) for e in result.events if e.kind == "dummy-allotment"]
     # Japanese 3+4 = 7: 1D6 more (6); Allied SI level 3 + |2-4| = 5. Then 3.2 rolls.
     assert facts == [(("japanese",), 6), (("allied",), 5)]
 

@@ -122,9 +122,9 @@ def test_17_11_regroup_names_ships_of_the_tf(witp, start) -> None:  # type: igno
 
 def test_13_6_dummies_come_from_the_allotment(witp, start) -> None:  # type: ignore[no-untyped-def]
     spent = edited(start, "allied", "TF3")
-    spent["private"]["allied"]["dummy_allotment"]["used"] = spent["private"]["allied"][
+    spent["private"]["allied"]["dummy_allotment"]["sorties"] = spent["private"]["allied"][
         "dummy_allotment"
-    ]["granted"]
+    ]["allowed"]
     assert refusal(witp, spent, "allied", "TF3 REGP DUMMY TF9")[0] == "13.6"
     assert not witp.validate(start, "allied", "TF3 REGP DUMMY TF9").errors
 
