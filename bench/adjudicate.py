@@ -148,6 +148,37 @@ def orders_for(geo: Geo, s: GameState, side: str, rng: random.Random) -> str:
     return "\n".join(lines)
 
 
+def timed_round(
+    rs: Any, state: Any, sheets: dict[str, str], demand: Any, counts: list[int]
+) -> tuple[Any, float, float]:
+    """One mail round: (new state, seconds validating, seconds adjudicating);
+    ``counts`` gathers [orders, refused]."""
+    t = time.perf_counter()
+    accepted = {}
+    for side, text in sheets.items():
+        v = rs.validate(state, side, text)
+        accepted[side] = list(v.accepted)
+        counts[0] += len(v.accepted) + len(v.errors)
+        counts[1] += len(v.errors)
+    val = time.perf_counter() - t
+    dice = SeededDice(b"bench", "bench", demand.turn, demand.phase)
+    t = time.perf_counter()
+    state = rs.adjudicate(state, accepted, dice).state
+    return state, val, time.perf_counter() - t
+
+
+def summary(per_turn_adj: list[float], per_turn_val: list[float], **facts: Any) -> dict[str, Any]:
+    return {
+        **facts,
+        "turns": len(per_turn_adj),
+        "adjudicate_per_turn_s": statistics.mean(per_turn_adj),
+        "adjudicate_max_turn_s": max(per_turn_adj),
+        "validate_per_turn_s": statistics.mean(per_turn_val),
+        "adjudicate_turns_s": per_turn_adj,
+        "ratio": statistics.mean(per_turn_adj) / statistics.mean(per_turn_val),
+    }
+
+
 def run(turns: int, seed: int, scenario: str) -> dict[str, Any]:
     rs = UsnRuleset(load_world(), world_geo())
     t0 = time.perf_counter()
@@ -167,8 +198,7 @@ def run(turns: int, seed: int, scenario: str) -> dict[str, Any]:
     rng = random.Random(seed)
     per_turn_adj: list[float] = []
     per_turn_val: list[float] = []
-    orders_total = 0
-    refused = 0
+    counts = [0, 0]
     for _ in range(turns):
         adj = val = 0.0
         for _ in range(len(ROUNDS)):
@@ -177,35 +207,21 @@ def run(turns: int, seed: int, scenario: str) -> dict[str, Any]:
                 break
             s = GameState.from_json(state)
             sheets = {side: orders_for(rs.geo, s, side, rng) for side in demand.sides}
-            t = time.perf_counter()
-            accepted = {}
-            for side, text in sheets.items():
-                v = rs.validate(state, side, text)
-                accepted[side] = list(v.accepted)
-                orders_total += len(v.accepted) + len(v.errors)
-                refused += len(v.errors)
-            val += time.perf_counter() - t
-            dice = SeededDice(b"bench", "bench", demand.turn, demand.phase)
-            t = time.perf_counter()
-            state = rs.adjudicate(state, accepted, dice).state
-            adj += time.perf_counter() - t
+            state, v_s, a_s = timed_round(rs, state, sheets, demand, counts)
+            val, adj = val + v_s, adj + a_s
         per_turn_adj.append(adj)
         per_turn_val.append(val)
-    return {
-        "scenario": scenario,
-        "turns": len(per_turn_adj),
-        "units": len(GameState.from_json(state).units),
-        "units_at_start": start_units,
-        "setup_s": setup,
-        "opening_rounds": opening,
-        "orders": orders_total,
-        "refused": refused,
-        "adjudicate_per_turn_s": statistics.mean(per_turn_adj),
-        "adjudicate_max_turn_s": max(per_turn_adj),
-        "validate_per_turn_s": statistics.mean(per_turn_val),
-        "adjudicate_turns_s": per_turn_adj,
-        "ratio": statistics.mean(per_turn_adj) / statistics.mean(per_turn_val),
-    }
+    return summary(
+        per_turn_adj,
+        per_turn_val,
+        scenario=scenario,
+        units=len(GameState.from_json(state).units),
+        units_at_start=start_units,
+        setup_s=setup,
+        opening_rounds=opening,
+        orders=counts[0],
+        refused=counts[1],
+    )
 
 
 def witp_orders(rs: Any, state: Any, side: str, rng: random.Random, phase: str) -> str:
@@ -246,44 +262,30 @@ def run_witp(turns: int, seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     per_turn_adj: list[float] = []
     per_turn_val: list[float] = []
-    orders_total = refused = 0
+    counts = [0, 0]
     while (demand := rs.pending(state)) is not None:
         adj = val = 0.0
         turn = demand.turn
         while (demand := rs.pending(state)) is not None and demand.turn == turn:
             sheets = {s: witp_orders(rs, state, s, rng, demand.phase) for s in demand.sides}
-            t = time.perf_counter()
-            accepted = {}
-            for side, text in sheets.items():
-                v = rs.validate(state, side, text)
-                accepted[side] = list(v.accepted)
-                orders_total += len(v.accepted) + len(v.errors)
-                refused += len(v.errors)
-            val += time.perf_counter() - t
-            dice = SeededDice(b"bench", "bench", demand.turn, demand.phase)
-            t = time.perf_counter()
-            state = rs.adjudicate(state, accepted, dice).state
-            adj += time.perf_counter() - t
+            state, v_s, a_s = timed_round(rs, state, sheets, demand, counts)
+            val, adj = val + v_s, adj + a_s
         per_turn_adj.append(adj)
         per_turn_val.append(val)
         if len(per_turn_adj) >= turns:
             break
     tfs = sum(len(state["private"][s]["tfs"]) for s in state["private"])
-    return {
-        "scenario": "coral-sea-1942 (witp)",
-        "turns": len(per_turn_adj),
-        "units": tfs,
-        "units_at_start": 9,
-        "setup_s": setup,
-        "opening_rounds": 0,
-        "orders": orders_total,
-        "refused": refused,
-        "adjudicate_per_turn_s": statistics.mean(per_turn_adj),
-        "adjudicate_max_turn_s": max(per_turn_adj),
-        "validate_per_turn_s": statistics.mean(per_turn_val),
-        "adjudicate_turns_s": per_turn_adj,
-        "ratio": statistics.mean(per_turn_adj) / statistics.mean(per_turn_val),
-    }
+    return summary(
+        per_turn_adj,
+        per_turn_val,
+        scenario="coral-sea-1942 (witp)",
+        units=tfs,
+        units_at_start=9,
+        setup_s=setup,
+        opening_rounds=0,
+        orders=counts[0],
+        refused=counts[1],
+    )
 
 
 def main() -> None:
