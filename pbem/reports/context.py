@@ -389,7 +389,11 @@ def witp_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
         if isinstance(i, Mapping)
     ]
     forces = [
-        {**f, "ships": ", ".join(f"{s['type']} {s['name']}" for s in f.get("ships", ()))}
+        {
+            **f,
+            "ships": ", ".join(f"{s['type']} {s['name']}" for s in f.get("ships", ())) or "dummy",
+            "moves": list(f.get("moves", ())),
+        }
         for f in view.get("forces", ())
         if isinstance(f, Mapping)
     ]

@@ -7,7 +7,9 @@ The rulebook prints the procedures but few of the tables and no unit values
 - ``rulebook``: printed in the rulebook (``source`` names the rule);
 - ``derived``: worked out from the rulebook's text or examples (and the rulings
   docs/witp-rulings.md takes where the text leaves a choice open);
-- ``data-pack``: supplied from outside the rulebook: history, or an owner's charts;
+- ``history``: the historical record (names, types, dates, places, orders of
+  battle), from outside the rulebook but not invented;
+- ``data-pack``: supplied from outside the rulebook: an owner's charts;
 - ``illustrative``: invented so the engine can run; not the game's value.
 
 A pack is a TOML (or JSON) document of items by category::
@@ -45,6 +47,7 @@ from pbem.rulesets.witp.sides import SIDES
 class Provenance(StrEnum):
     RULEBOOK = "rulebook"
     DERIVED = "derived"
+    HISTORY = "history"
     DATAPACK = "data-pack"
     ILLUSTRATIVE = "illustrative"
 

@@ -4,7 +4,7 @@ The data ships inside the package (pbem/scenarios/witp): ``packs/*.toml`` (the
 installation's data packs) and ``scenarios/*.toml`` (each scenario's set-up and
 forces), read with ``importlib.resources`` so an installed wheel finds them. The
 registry reads them once and hands the Library to the ruleset
-(``WitpRuleset(load_library())``); a moderator's own pack for one game comes with
+(``WitpRuleset(load_library(), load_map())``); a moderator's own pack for one game comes with
 CREATE (``datapack=@pack.toml``) and lives in the game's options, not in a file.
 The theatre map (map.json) is read by the map's own loader.
 """

@@ -1,13 +1,16 @@
 """A game's state, set up from its data pack, and a mail round played through.
 
 The state is the knowledge model's four parts (knowledge.py): ``public`` holds
-the clock and the game's charts and rulings (the pack's public items); ``private`` each side's forces (its order of battle, with
-provenance) and its last plot; ``disclosures`` what crossed to a side;
-``moderator`` what only the umpire holds (nothing yet in stage 0).
+the clock and the game's charts and rulings (the pack's public items); ``private`` each
+side's forces (its order of battle, with provenance), its TF Display (taskforces.py)
+and its last plot; ``disclosures`` what crossed to a side; ``moderator`` what only
+the umpire holds.
 
-A round resolves its slots in order: the plot segment files each side's plot,
-an initiative segment rolls 3.2's dice, the end of a Game-Turn or cycle moves
-the marker (3.1 I, 50.0 J); a segment of a later stage is passed over.
+A round resolves its slots in order: the game's first slot draws the dummy
+allotments (13.6); a naval Plot Segment files each side's mission cards (16.3); an
+initiative segment rolls 3.2's dice, and a naval Execution Segment then carries the
+cards out (movement.py) and spends fuel (fuel.py); the end of a Game-Turn or cycle
+moves the marker (3.1 I, 50.0 J); a segment of a later stage is passed over.
 """
 
 from __future__ import annotations
@@ -21,10 +24,19 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import DataError
 from pbem.core.events import Event
-from pbem.rulesets.witp import initiative
+from pbem.rulesets.witp import fuel, initiative, movement, orders
+from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Round, Slot, cycle_of, round_at, schedule
 from pbem.rulesets.witp.datapack import DataPack
-from pbem.rulesets.witp.knowledge import DISCLOSURES, MODERATOR, PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.knowledge import (
+    DISCLOSURES,
+    MODERATOR,
+    PRIVATE,
+    PUBLIC,
+    Knowledge,
+    disclose,
+)
+from pbem.rulesets.witp.missions import Context, SeaMap
 from pbem.rulesets.witp.sides import SIDES
 
 GAME_TURNS = "scenario/game-turns"
@@ -32,6 +44,8 @@ START_DATE = "scenario/start-date"
 TURN_IN_CYCLE = "scenario/turn-in-cycle"
 INITIATIVE_CHOICE = "rulings/initiative-choice"
 CLOCK_ITEMS = (GAME_TURNS, START_DATE, TURN_IN_CYCLE)
+PLACES = "scenario/places"
+HIDDEN_MOVEMENT = "rulings/hidden-movement"
 
 
 def _int_item(pack: DataPack, key: str, low: int, high: int) -> int:
@@ -43,8 +57,13 @@ def _int_item(pack: DataPack, key: str, low: int, high: int) -> int:
     return value
 
 
-def setup(scenario: str, pack: DataPack) -> dict[str, Any]:
-    """The state before the first round: the clock at the first segment."""
+class TheatreMap(SeaMap, tfs.Locator):
+    """The theatre map as the naval rules read it (map.TheatreMap)."""
+
+
+def setup(scenario: str, pack: DataPack, sea: tfs.Locator) -> dict[str, Any]:
+    """The state before the first round: the clock at the first segment, each
+    side's TFs on the map where the scenario places them."""
     game_turns = _int_item(pack, GAME_TURNS, 1, 520)
     turn_in_cycle = _int_item(pack, TURN_IN_CYCLE, 1, 4)
     try:
@@ -53,13 +72,23 @@ def setup(scenario: str, pack: DataPack) -> dict[str, Any]:
         raise DataError("scenario.start-date", "must be a date, YYYY-MM-DD") from None
     if pack.value(INITIATIVE_CHOICE) not in (initiative.FIRST, initiative.SECOND):
         raise DataError("rulings.initiative-choice", "must be first or second")
+    if pack.value(HIDDEN_MOVEMENT) != "exact":
+        raise DataError("rulings.hidden-movement", "only 'exact' (R30) is moderated yet")
+    places = pack.value(PLACES) if PLACES in pack.items else {}
     return {
         "scenario": scenario,
         PUBLIC: {
             "clock": {"at": 0, "game_turns": game_turns, "turn_in_cycle": turn_in_cycle},
             "pack": pack.public(),
         },
-        PRIVATE: {side: {"forces": pack.forces(side), "plots": {}} for side in SIDES},
+        PRIVATE: {
+            side: {
+                "forces": pack.forces(side),
+                "plots": {},
+                **tfs.setup(pack.forces(side), places, sea),
+            }
+            for side in SIDES
+        },
         DISCLOSURES: [],
         MODERATOR: {},
     }
@@ -110,8 +139,18 @@ class Clock:
         }
 
 
+def context(state: Mapping[str, Any], side: str, sea: SeaMap) -> Context:
+    """What ``side``'s orders are judged against: its Knowledge, never the truth."""
+    k = Knowledge.of(state, side)
+    rnd = Clock.of(k.public).pending()
+    return Context(side, k.public, k.own(side), sea, rnd.slots[0].phase.key if rnd else "")
+
+
 def play_round(
-    state: Mapping[str, Any], orders: Mapping[str, Sequence[str]], dice: Dice
+    state: Mapping[str, Any],
+    orders_by_side: Mapping[str, Sequence[str]],
+    dice: Dice,
+    sea: SeaMap,
 ) -> tuple[dict[str, Any], list[Event]]:
     """Resolve the pending round with each side's accepted orders."""
     new = copy.deepcopy(dict(state))
@@ -121,7 +160,7 @@ def play_round(
         return new, []
     events: list[Event] = []
     for slot in rnd.slots:
-        events += _resolve(new, slot, rnd, orders, dice)
+        events += _resolve(new, slot, rnd, orders_by_side, dice, sea)
     new[PUBLIC]["clock"]["at"] = rnd.end
     return new, events
 
@@ -130,23 +169,57 @@ def _resolve(
     state: dict[str, Any],
     slot: Slot,
     rnd: Round,
-    orders: Mapping[str, Sequence[str]],
+    orders_by_side: Mapping[str, Sequence[str]],
     dice: Dice,
+    sea: SeaMap,
 ) -> list[Event]:
+    events: list[Event] = []
+    if rnd.start == 0 and slot is rnd.slots[0]:
+        events += tfs.allot_dummies(state, dice, slot.time, slot.cycle)
     if slot is rnd.slots[0] and rnd.sides:
         for side in rnd.sides:  # the side's own plot log: secret (16.3)
-            state[PRIVATE][side]["plots"] = {slot.time: list(orders.get(side, ()))}
-        return []
+            lines = list(orders_by_side.get(side, ()))
+            state[PRIVATE][side]["plots"] = {slot.time: lines}
+            plot = orders.plot_of(context(state, side, sea), lines)
+            state[PRIVATE][side]["card_order"] = list(plot.cards)  # 17.13.6: as written
+            for tf, entry in state[PRIVATE][side][tfs.TFS].items():
+                card = plot.cards.get(tf)
+                entry["mission"] = card.to_json() if card is not None and card.missions else None
+        return events
     if slot.segment.initiative:
         choice = str(state[PUBLIC]["pack"][INITIATIVE_CHOICE]["value"])
         result = initiative.determine(dice, slot.time, choice)
         fact = {"kind": "initiative", "segment": slot.segment.title, **result.to_json()}
-        return [disclose(state, fact, SIDES, slot.time, "3.2")]
+        events.append(disclose(state, fact, SIDES, slot.time, "3.2"))
+        if slot.phase.key.startswith("naval") and slot.segment.key == "execution":
+            events += _execute(state, result.first, slot.time)
+        return events
     if slot.segment.key == "advance":
+        if not slot.strategic:
+            for side in SIDES:
+                events += fuel.end_of_game_turn(state, side, slot.time)
+        else:
+            events += tfs.allot_dummies(state, dice, slot.time, slot.cycle + 1)
         fact = (
             {"kind": "cycle-ended", "cycle": slot.cycle}
             if slot.strategic
             else {"kind": "turn-ended", "turn": slot.turn}
         )
-        return [disclose(state, fact, SIDES, slot.time, slot.segment.rule)]
-    return []  # a later stage's segment: nothing to do yet
+        return [*events, disclose(state, fact, SIDES, slot.time, slot.segment.rule)]
+    return events  # a later stage's segment: nothing to do yet
+
+
+def _execute(state: dict[str, Any], first: str, time: str) -> list[Event]:
+    """3.1 C Execution Segment: the cards filed at this phase's Plot Segment."""
+    cards = {}
+    for side in SIDES:
+        own = state[PRIVATE][side]
+        cards[side] = {
+            tf: own[tfs.TFS][tf]["mission"]
+            for tf in own.get("card_order", ())
+            if own[tfs.TFS].get(tf, {}).get("mission")
+        }
+    events = movement.execute(state, cards, first, time)
+    for side in SIDES:
+        events += fuel.end_of_phase(state, side, time)
+    return events

@@ -1,4 +1,5 @@
-"""The War in the Pacific ruleset, stage 0: the lifecycle's view of the kernel.
+"""The War in the Pacific ruleset, stages 0-1: the lifecycle's view of the kernel and
+the naval rules (task forces, mission cards, movement, fuel).
 
 ``pending`` is the clock's next mail round; ``validate`` and ``order_template``
 answer from the side's Knowledge (knowledge.py) and ``view`` is built from it,
@@ -16,6 +17,7 @@ from pbem.core.ruleset import Adjudication, Demand, Outcome, ScenarioInfo, State
 from pbem.rulesets.witp import orders, play, views
 from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge
 from pbem.rulesets.witp.library import Library
+from pbem.rulesets.witp.map import TheatreMap
 from pbem.rulesets.witp.sides import SIDES
 
 DATAPACK = "datapack"  # CREATE's key for the moderator's own pack (TOML), not an option
@@ -25,10 +27,10 @@ class WitpRuleset:
     name = "witp"
     title = "War in the Pacific (SPI, 2nd edition)"
 
-    def __init__(self, library: Library, theatre_map: Any | None = None) -> None:
-        """``library``: the packs and scenarios read by pbem.rulesets.witp.loader.
-        ``theatre_map``: the theatre map (pbem.rulesets.witp.map.TheatreMap) once it
-        is built; stage 0 plays without it (the hook stage 1's movement will use)."""
+    def __init__(self, library: Library, theatre_map: TheatreMap) -> None:
+        """``library``: the packs and scenarios read by pbem.rulesets.witp.loader;
+        ``theatre_map``: the theatre map (pbem.rulesets.witp.map.load_map), which
+        movement, ports and set-up read. Both are read once, by the registry."""
         self.library = library
         self.theatre_map = theatre_map
 
@@ -40,7 +42,7 @@ class WitpRuleset:
         installation's; the resolved items go into the state, so the game replays
         from its record alone."""
         pack = self.library.resolve(scenario, options.get(DATAPACK))
-        return play.setup(scenario, pack)
+        return play.setup(scenario, pack, self.theatre_map)
 
     def _round(self, state: State) -> Any:
         return play.Clock.of(state[PUBLIC]).pending()
@@ -52,8 +54,9 @@ class WitpRuleset:
         return Demand(rnd.turn, rnd.name, rnd.sides, rnd.title, rnd.steps())
 
     def validate(self, state: State, side: str, text: str) -> Validation:
-        k = Knowledge.of(state, side if side in SIDES else None)
-        return orders.validate(play.Clock.of(k.public).pending(), side, text)
+        rnd = play.Clock.of(state[PUBLIC]).pending()
+        ctx = play.context(state, side, self.theatre_map) if side in SIDES else None
+        return orders.validate(rnd, side, ctx, text)
 
     def default_orders(self, state: State, side: str) -> tuple[str, ...]:
         """No orders: the side plots no mission (PASS)."""
@@ -62,15 +65,17 @@ class WitpRuleset:
     def adjudicate(
         self, state: State, orders_by_side: Mapping[str, Sequence[str]], dice: Dice
     ) -> Adjudication:
-        new, events = play.play_round(state, orders_by_side, dice)
+        new, events = play.play_round(state, orders_by_side, dice, self.theatre_map)
         return Adjudication(new, tuple(events))
 
     def view(self, state: State, events: Sequence[Event], side: str | None) -> Mapping[str, Any]:
         return views.build_view(Knowledge.of(state, side), events)
 
     def order_template(self, state: State, side: str) -> str:
-        k = Knowledge.of(state, side)
-        return orders.template(play.Clock.of(k.public).pending(), side)
+        if side not in SIDES:
+            return ""
+        ctx = play.context(state, side, self.theatre_map)
+        return orders.template(play.Clock.of(ctx.public).pending(), ctx)
 
     def outcome(self, state: State) -> Outcome | None:
         clock = play.Clock.of(state[PUBLIC])
@@ -79,6 +84,6 @@ class WitpRuleset:
         return Outcome(
             None,
             "no decision",
-            f"the scenario's {clock.game_turns} Game-Turns are played; stage 0 moderates "
-            "the clock only, so no victory is scored",
+            f"the scenario's {clock.game_turns} Game-Turns are played; victory is scored "
+            "from stage 2 (air strikes against ships), so none is scored",
         )

@@ -1,7 +1,8 @@
 """What a side may know, for its report: built from its Knowledge only.
 
 The view shows the game clock (Game-Turn, week, cycle, the round and its
-segments), the open initiative rolls, the side's own forces, what was disclosed
+segments), the open initiative rolls, the side's own task forces (where, what,
+speed, fuel, this phase's moves), what was disclosed
 to it alone, the events of the round it may see, and the data-pack items the
 view rests on whose values are illustrative (the report prints that notice).
 ``side`` None is the omniscient view: every side's forces.
@@ -14,41 +15,57 @@ from typing import Any
 
 from pbem.core.events import Event
 from pbem.rulesets.witp import datapack
+from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.knowledge import EVERYONE, Knowledge
 from pbem.rulesets.witp.play import CLOCK_ITEMS, INITIATIVE_CHOICE, Clock
 
 RECENT_INITIATIVE = 6  # one Game-Turn's: three Strike and three Execution Segments
 
 
-def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, Mapping[str, Any]]]:
-    """Each force this knowledge holds, and its items (JSON) by pack key."""
+def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, Mapping[str, Any]], set[str]]:
+    """Each TF on the TF Displays this knowledge holds (16.2), the force items (JSON)
+    they come from by pack key, and the ship classes they hold."""
     rows: list[dict[str, Any]] = []
     items: dict[str, Mapping[str, Any]] = {}
+    classes: set[str] = set()
     for side, part in sorted(k.private.items()):
-        for fid, item in sorted(dict(part.get("forces", {})).items()):
-            items[f"forces/{side}/{fid}"] = item
-            v = item["value"]
+        forces = dict(part.get("forces", {}))
+        ships = part.get(tfs.SHIPS, {})
+        for tf in sorted(part.get(tfs.TFS, {}), key=tfs.marker_number):
+            e = part[tfs.TFS][tf]
+            origin = sorted({str(ships[s]["force"]) for s in e["ships"]})
+            for fid in origin:
+                items[f"forces/{side}/{fid}"] = forces[fid]
+            classes |= {str(ships[s]["class"]) for s in e["ships"]}
+            first = forces[origin[0]] if origin else None
+            where = f"in port at {e['in_port']}" if e.get("in_port") else "at sea"
+            fuel = "fuelled" if e["fuel"] is None else f"{e['fuel']} active phase(s) to fuelling"
             rows.append(
                 {
                     "side": side,
-                    "id": fid,
-                    "name": v.get("name", fid),
-                    "commander": v.get("commander", ""),
-                    "at": v.get("at", ""),
-                    "ships": [{"type": t, "name": n} for t, n in v.get("ships", ())],
-                    "provenance": item["provenance"],
-                    "source": item["source"],
+                    "id": tf,
+                    "name": f"{tf} {e.get('name') or ('dummy' if e['dummy'] else '')}".strip(),
+                    "commander": first["value"].get("commander", "") if first else "",
+                    "at": f"{e['hex']} ({where})",
+                    "ships": [{"type": ships[s]["type"], "name": s} for s in e["ships"]],
+                    "status": (
+                        f"speed {e['speed_class'] or 'to choose'}; {fuel}"
+                        + ("; UNSUPPLIED (18.3)" if e.get("unsupplied") else "")
+                        + ("; deactivated (18.4.1)" if e.get("deactivated") else "")
+                    ),
+                    "moves": [st["hex"] for st in e.get("log", ())],
+                    "provenance": first["provenance"] if first else "pbem",
+                    "source": first["source"] if first else "formed in play",
                 }
             )
-    return rows, items
+    return rows, items, classes
 
 
 def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
     public_items: Mapping[str, Mapping[str, Any]] = k.public["pack"]
     clock = Clock.of(k.public)
-    forces, force_items = _forces(k)
-    types = sorted({s["type"] for f in forces for s in f["ships"]})
-    rests_on = [*CLOCK_ITEMS, INITIATIVE_CHOICE, *(f"units/{t}" for t in types), *force_items]
+    forces, force_items, classes = _forces(k)
+    rests_on = [*CLOCK_ITEMS, INITIATIVE_CHOICE, *(f"units/{c}" for c in classes), *force_items]
     everyone = set(EVERYONE)
     return {
         "side": k.side,

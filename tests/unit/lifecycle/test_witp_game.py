@@ -65,7 +65,7 @@ def test_witp_game_plays_naval_plot_rounds_by_mail(table) -> None:  # type: igno
     assert (
         "Game-Turn 1 of 2" in allied and "Where this report rests on illustrative values" in allied
     )
-    assert "units/CV" in allied and "Yorktown" in allied
+    assert "units/ship-cv-yorktown" in allied and "Yorktown" in allied
     assert "Shokaku" not in allied and "Yorktown" not in first["japanese@example.org"]
     for turn, name in ((1, "T1-naval1-plot"), (1, "T1-naval2-plot"), (1, "T1-naval3-plot")):
         table.run(lambda gm, t=turn, n=name: gm.phases.submit("w1", "japanese", t, n, ["PASS"]))

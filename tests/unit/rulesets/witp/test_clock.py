@@ -140,7 +140,8 @@ def test_round_steps_cite_rules_and_mark_later_stages() -> None:
     rnd = round_at(slots, rounds(slots)[1].start)
     assert rnd is not None and rnd.name == "T1-naval1-plot"
     assert rnd.steps()[0] == "3.1 C First Naval Phase: Plot Segment (16.3)"
-    assert "3.1 C First Naval Phase (all segments; moderated from stage 1)" in rnd.steps()
+    assert "3.1 C First Naval Phase: Execution Segment (3.2, 16.0)" in rnd.steps()
+    assert "3.1 D Second Air Phase (all segments; moderated from stage 2)" in rnd.steps()
     assert any(s.startswith("3.1 D Second Air Phase") for s in rnd.steps())
     last = rounds(slots)[-1]
     assert last.steps()[-1].startswith(

@@ -38,8 +38,9 @@ def test_3_2_choice_is_first_or_second() -> None:
 def test_3_2_initiative_is_announced_to_both_sides(witp) -> None:  # type: ignore[no-untyped-def]
     state = witp.initial_state("coral-sea-1942", {})
     # The opening round runs the First Air Phase: its Strike Segment rolls.
-    result = witp.adjudicate(state, {}, ScriptedDice([4, 2]))
-    (event,) = result.events
+    # 13.6 first: the dummy allotments (Japanese 3+3: 2; Allied SI 3 + |1-2|), then 3.2.
+    result = witp.adjudicate(state, {}, ScriptedDice([3, 3, 1, 2, 4, 2]))
+    (event,) = [e for e in result.events if e.kind == "initiative"]
     assert event.kind == "initiative" and event.rule == "3.2" and event.witnesses is None
     assert event.data["time"] == "T1/air1/strike" and event.data["winner"] == "japanese"
     # rulings/initiative-choice (R3): the winner goes second until a standing order says otherwise.

@@ -386,7 +386,7 @@ def test_the_coral_sea_packs_places_and_positions_fit_the_map(m: TheatreMap) -> 
     """The Coral Sea pack names places as the map spells them and gives task
     forces' positions in degrees: every place is on the map where its position
     falls, every TF is in a hex with water, every TF in port is in a port."""
-    with (OVERRIDES.parent / "pack" / "coral-sea-1942.toml").open("rb") as f:
+    with (OVERRIDES.parent / "scenarios" / "coral-sea-1942.toml").open("rb") as f:
         pack = tomllib.load(f)
     for name, where in pack["scenario"]["places"]["value"].items():
         assert m.hex_at(where["lat"], where["lon"]) == m.place(name), name

@@ -1,4 +1,4 @@
-"""The stage-1 data files (pbem/scenarios/witp/pack/): every value says where it comes
+"""The stage-1 data files (pbem/scenarios/witp/: packs/tables-stage1.toml, scenarios/coral-sea-1942.toml): every value says where it comes
 from, every rule it cites is one the rulebook has, and the order of battle holds
 together. The rulebook is not in the repository, so the rules the files cite are
 listed here (each checked against the rulebook's text when it was transcribed) and
@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-PACK = files("pbem").joinpath("scenarios", "witp", "pack")
-FILES = ("tables-stage1.toml", "coral-sea-1942.toml")
+DATA = files("pbem").joinpath("scenarios", "witp")
+FILES = {"tables-stage1.toml": "packs", "coral-sea-1942.toml": "scenarios"}
 PROVENANCE = frozenset({"rulebook", "derived", "data-pack", "illustrative", "history"})
 CATEGORIES = frozenset({"tables", "units", "map", "rulings", "scenario", "forces"})
 SIDES = ("japanese", "allied")
@@ -53,7 +53,7 @@ LINE = re.compile(r"\bL(\d+)(?:-(\d+))?\b")
 
 
 def _load(name: str) -> dict[str, Any]:
-    return tomllib.loads(PACK.joinpath(name).read_text(encoding="utf-8"))
+    return tomllib.loads(DATA.joinpath(FILES[name], name).read_text(encoding="utf-8"))
 
 
 DOCS = {name: _load(name) for name in FILES}
@@ -96,7 +96,7 @@ def test_packs_have_a_name_and_known_categories() -> None:
         assert doc["pack"]["name"] == fname.removesuffix(".toml")
         assert set(doc) - {"pack"} <= CATEGORIES, fname
     assert set(SCENARIO["pack"]["sides"]) == set(SIDES)
-    assert SCENARIO["pack"]["uses"] == [TABLES["pack"]["name"]]
+    assert SCENARIO["pack"]["uses"] == ["kernel", TABLES["pack"]["name"]]
 
 
 @pytest.mark.parametrize(("key", "item"), ITEMS, ids=[k for k, _ in ITEMS])

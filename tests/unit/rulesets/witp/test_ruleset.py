@@ -49,9 +49,9 @@ def test_3_1_c_plot_segment_demands_both_sides(witp) -> None:  # type: ignore[no
     assert witp.validate(state, "allied", "# nothing\npass\nPASS").accepted == ("PASS",)
     refused = witp.validate(state, "allied", "PASS\nMOVE TF17 to 1510\nPASS now\nRETREAT")
     assert refused.accepted == ("PASS",)
-    assert [(e.line, e.rule) for e in refused.errors] == [(2, "16.3"), (3, "3.1 C"), (4, "3.1 C")]
+    assert [(e.line, e.rule) for e in refused.errors] == [(2, "16.3"), (3, "3.1 C"), (4, "16.3")]
     assert all(isinstance(e, LineError) and e.message for e in refused.errors)
-    assert "mission cards are not moderated yet" in refused.errors[0].message
+    assert "a line begins with a TF" in refused.errors[0].message
 
 
 def test_the_opening_round_takes_no_orders(witp) -> None:  # type: ignore[no-untyped-def]
@@ -69,8 +69,8 @@ def test_a_moderators_pack_changes_this_game_only(witp) -> None:  # type: ignore
             "start-date": {"value": "1942-05-01"},
         },
         "units": {
-            "CV": {
-                "value": {"sc": 3, "defence": 7},
+            "ship-cv-yorktown": {
+                "value": {"speed_class": 3, "defence": 7},
                 "provenance": "data-pack",
                 "source": "owner's counters",
             }
@@ -79,7 +79,7 @@ def test_a_moderators_pack_changes_this_game_only(witp) -> None:  # type: ignore
     state = witp.initial_state(SCENARIO, {"datapack": pack})
     view = witp.view(state, (), "allied")
     assert view["clock"]["game_turns"] == 5 and view["clock"]["week_of"] == "1942-05-01"
-    assert "units/CV" not in [i["item"] for i in view["illustrative"]]
+    assert "units/ship-cv-yorktown" not in [i["item"] for i in view["illustrative"]]
     assert "scenario/game-turns" not in [i["item"] for i in view["illustrative"]]
     names, _ = _play(witp, state)
     assert "T4-naval3-plot" in names and names[-1] == "T5-naval3-plot"
@@ -91,8 +91,8 @@ def test_views_say_where_they_rest_on_illustrative_values(witp) -> None:  # type
     allied = witp.view(state, (), "allied")
     japanese = witp.view(state, (), "japanese")
     items = [i["item"] for i in allied["illustrative"]]
-    assert "units/CV" in items and "scenario/turn-in-cycle" in items
-    assert "units/CVL" not in items  # only the Japanese have a CVL (Shoho): theirs alone
-    assert "units/CVL" in [i["item"] for i in japanese["illustrative"]]
+    assert "units/ship-cv-yorktown" in items and "scenario/turn-in-cycle" in items
+    assert "units/ship-cvl-shoho" not in items  # only the Japanese have a CVL (Shoho)
+    assert "units/ship-cvl-shoho" in [i["item"] for i in japanese["illustrative"]]
     assert {f["side"] for f in allied["forces"]} == {"allied"}
     assert {f["side"] for f in witp.view(state, (), None)["forces"]} == {"japanese", "allied"}

@@ -1,0 +1,54 @@
+"""Helpers for the naval tests: the Coral Sea game at its first Plot Segment."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from pbem.core.dice import SeededDice
+from pbem.core.ruleset import Adjudication
+from pbem.rulesets.witp.ruleset import WitpRuleset
+
+from .conftest import SCENARIO
+
+
+def at_plot(witp: WitpRuleset) -> dict[str, Any]:
+    """The state at T1-naval1-plot (the opening round played)."""
+    state = witp.initial_state(SCENARIO, {})
+    return dict(witp.adjudicate(state, {}, SeededDice(b"n", "g", 1, "T1-open")).state)
+
+
+def tfs(state: dict[str, Any], side: str) -> dict[str, Any]:
+    out: dict[str, Any] = state["private"][side]["tfs"]
+    return out
+
+
+def edited(state: dict[str, Any], side: str, tf: str, **fields: Any) -> dict[str, Any]:
+    """A copy of ``state`` with ``side``'s ``tf`` changed (a test's own set-up)."""
+    new = copy.deepcopy(state)
+    tfs(new, side)[tf].update(fields)
+    return new
+
+
+def play(
+    witp: WitpRuleset, state: dict[str, Any], seed: bytes = b"p", **orders: str
+) -> Adjudication:
+    """Validate each side's orders (all must pass) and play the round."""
+    d = witp.pending(state)
+    assert d is not None
+    accepted = {}
+    for side in d.sides:
+        v = witp.validate(state, side, orders.get(side, ""))
+        assert not v.errors, v.errors
+        accepted[side] = list(v.accepted)
+    return witp.adjudicate(state, accepted, SeededDice(seed, "g", d.turn, d.phase))
+
+
+def refusal(witp: WitpRuleset, state: dict[str, Any], side: str, text: str) -> tuple[str, str]:
+    """(rule, message) of the single refused line of ``text``."""
+    (err,) = witp.validate(state, side, text).errors
+    return str(err.rule), err.message
+
+
+def executed(result: Adjudication, side: str) -> list[dict[str, Any]]:
+    return [dict(e.data) for e in result.events if e.kind == "tf-executed" and e.seen_by(side)]
