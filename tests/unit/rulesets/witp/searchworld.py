@@ -12,15 +12,17 @@ from pbem.rulesets.witp.knowledge import DISCLOSURES, MODERATOR, PRIVATE, PUBLIC
 from pbem.rulesets.witp.sides import SIDES
 
 
-def _pack(name: str, *categories: str) -> Any:
-    raw = files("pbem").joinpath("scenarios", "witp", "pack", name).read_bytes()
+def _pack(folder: str, name: str, *categories: str) -> Any:
+    raw = files("pbem").joinpath("scenarios", "witp", folder, name).read_bytes()
     doc = tomllib.loads(raw.decode())
     if categories:  # the scenario's unit values only (its set-up says "history")
         doc = {k: v for k, v in doc.items() if k == "pack" or k in categories}
     return parse_pack(doc, name)
 
 
-PACK = resolve([_pack("tables-stage1.toml"), _pack("coral-sea-1942.toml", "units")])
+PACK = resolve(
+    [_pack("packs", "tables-stage1.toml"), _pack("scenarios", "coral-sea-1942.toml", "units")]
+)
 
 
 def ship(t: str, name: str = "", damage: int = 0) -> dict[str, Any]:
