@@ -140,8 +140,14 @@ def test_13_5_4_intensive_search_uses_cup1_and_costs_air_points() -> None:
     assert state[PRIVATE]["japanese"]["intensive"][AIR1.time] == ["Rabaul"]
 
 
+def only(state: dict[str, Any], cup: str, chit: str) -> None:
+    """Fill ``cup`` with ``chit`` alone, so the owner's draw is known in advance."""
+    chits._search(state)["cups"][cup] = {c: (10 if c == chit else 0) for c in chits.CHITS}
+
+
 def test_13_5_4_no_loss_against_a_reported_dummy() -> None:
     state = world(bases=RABAUL, allied={"9": tf("E1015", dummy=True)})
+    only(state, "cup1", "true")  # not False: the dummy must be reported as one (13.6.2)
     events = search.resolve_air_searches(
         state,
         {"japanese": ["SEARCH Rabaul E1015 INTENSIVE"]},
@@ -149,8 +155,8 @@ def test_13_5_4_no_loss_against_a_reported_dummy() -> None:
         SecretDice(b"s", "t"),
         AIR1,
     )
-    if any(e.data.get("report") == "dummy" for e in events):
-        assert not [e for e in events if e.kind == "intensive-search-loss"]
+    assert [e.data["report"] for e in events if e.kind == "search-report"] == ["dummy"]
+    assert not [e for e in events if e.kind == "intensive-search-loss"]
 
 
 def test_13_3_a_naval_phase_search_once_per_band_as_the_tf_enters_it() -> None:
@@ -223,6 +229,7 @@ def test_13_7_5_night_movement_removes_air_but_not_coastwatcher_chits() -> None:
 
 def test_5_1_6_13_6_4_strike_targets_need_air_contact_and_no_dummy_report() -> None:
     state = world(japanese={"1": tf("E1013", "CA"), "2": tf("E1014", dummy=True)})
+    only(state, "cup2", "approx-1")  # not False: TF 2 is reported as the dummy it is
     secret = SecretDice(b"s", "t")
     search.contact(
         state, "japanese", "1", "allied", source="air", cup=None, slot=AIR1, secret=secret
@@ -233,8 +240,7 @@ def test_5_1_6_13_6_4_strike_targets_need_air_contact_and_no_dummy_report() -> N
     located.place(state, "japanese", "3", "E1015", "coastwatcher", AIR1)
     k = Knowledge.of(state, "allied")
     assert located.strike_target_problem(k, "japanese", "1") is None
-    if chits.effective(state, "japanese", "2") != "false":
-        assert "13.6.4" in (located.strike_target_problem(k, "japanese", "2") or "")
+    assert "13.6.4" in (located.strike_target_problem(k, "japanese", "2") or "")
     assert "13.8" in (located.strike_target_problem(k, "japanese", "3") or "")
     assert "5.1.6" in (located.strike_target_problem(k, "japanese", "9") or "")
 
