@@ -63,8 +63,9 @@ def log(where: IslandMap, public: Mapping[str, Any], placed: Sequence[str]) -> d
             raise ValueError(f"coastwatcher island {cw!r} is off the map")
         isles = [n for n, hs in where.islands.items() if at in hs]
         named = [n for n in isles if n.lower() in str(entry["name"]).lower()]
-        isle = (named or sorted(isles, key=lambda n: len(where.islands[n])) or [None])[0]
-        small = isle is not None and len(where.islands[isle]) <= LARGEST_ISLAND
+        by_size = sorted(isles, key=lambda n: len(where.islands[n]))
+        isle = (named or by_size)[0] if isles else ""
+        small = bool(isle) and len(where.islands[isle]) <= LARGEST_ISLAND
         hexes = sorted(h for h in where.islands[isle] if where.has_water(h)) if small else [at]
         out[cw] = {"name": str(entry["name"]), "hexes": hexes or [at]}
     return out
