@@ -82,3 +82,15 @@ class SecretDice:
     @property
     def rolls(self) -> list[tuple[int, str]]:
         return list(self._rolls)
+
+    def fork(self, label: str) -> SecretDice:
+        """An independent stream for one secret step: its rolls never shift this
+        stream's, so a roll that discloses nothing (a coastwatcher that fails)
+        cannot change a later draw that is told to a side."""
+        return SecretDice(self._seed, f"{self._label}/{label}")
+
+
+def fork(secret: Dice, label: str) -> Dice:
+    """``secret.fork(label)`` for the moderator's stream; any other Dice (a test's
+    fixed dice) is used as it is."""
+    return secret.fork(label) if isinstance(secret, SecretDice) else secret

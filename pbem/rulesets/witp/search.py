@@ -32,7 +32,7 @@ from pbem.rulesets.witp import chits, deception, draws, located
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.hexgrid import distance, parse_hex
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, Knowledge, disclose
-from pbem.rulesets.witp.sides import SIDES, enemy_of
+from pbem.rulesets.witp.sides import ALLIED, SIDES, enemy_of
 
 LAND_BANDS, CARRIER_BANDS = "tables/land-search-bands", "tables/carrier-search-bands"
 LAND_TABLE, CARRIER_TABLE = "tables/land-air-search", "tables/carrier-air-search"
@@ -104,14 +104,51 @@ def tf_air(tf: Mapping[str, Any]) -> dict[str, int]:
     return out
 
 
+LONG_FLOATPLANE, SHORT_FLOATPLANE = "E13A1", "F1M2"
+NO_E13 = ("Kako", "Furutaka", "Mikuma")  # 13.1.4: CAs not carrying E13A1s
+E13_CAPITALS = ("Haruna",)  # 13.1.4: the one BC/BB with E13A1s
+
+
+def floatplanes(public: Mapping[str, Any], side: str, tf: Mapping[str, Any]) -> dict[str, int]:
+    """13.1.4: in a Japanese carrier TF every capital ship's floatplanes add to its
+    search, one air point a ship (ruling R27): CAs and BC Haruna as the longer-ranged
+    E13A1 (Kako, Furutaka, Mikuma excepted), other BB/BCs as the shorter F1M2; the
+    ship's class item may name its type (``floatplane``)."""
+    if side != "japanese" or not tf_air(tf):
+        return {}
+    out: dict[str, int] = {}
+    for s in tf.get("ships", ()):
+        kind = str(s.get("type", "")).upper()
+        if kind not in chits.CAPITALS:
+            continue
+        item = public["pack"].get(f"units/{s.get('class', '')}")
+        plane = item["value"].get("floatplane") if item else None
+        if not plane:
+            name = str(s.get("name", ""))
+            long_ranged = name in E13_CAPITALS or (kind == "CA" and name not in NO_E13)
+            plane = LONG_FLOATPLANE if long_ranged else SHORT_FLOATPLANE
+        out[plane] = out.get(plane, 0) + 1
+    return out
+
+
 # -- searchers -------------------------------------------------------------------
 
 
-def searcher(own: Mapping[str, Any], name: str) -> tuple[str, str | None, dict[str, int], bool]:
-    """(label, hex, air points, carrier?) of a side's base or ``TF n``; KeyError."""
+def searcher(
+    own: Mapping[str, Any],
+    name: str,
+    *,
+    public: Mapping[str, Any] | None = None,
+    side: str = "",
+) -> tuple[str, str | None, dict[str, int], bool]:
+    """(label, hex, air points, carrier?) of a side's base or ``TF n``; KeyError.
+    With ``public`` and ``side``, a carrier TF's air includes 13.1.4's floatplanes."""
     if name.upper().startswith("TF "):
         tf = own.get("tfs", {})[name[3:].strip()]
-        return f"TF {name[3:].strip()}", tf.get("hex"), tf_air(tf), True
+        air = tf_air(tf)
+        for t, n in (floatplanes(public, side, tf) if public is not None else {}).items():
+            air[t] = air.get(t, 0) + n
+        return f"TF {name[3:].strip()}", tf.get("hex"), air, True
     for base, b in own.get("air_bases", {}).items():
         if base.lower() == name.lower():
             return base, b["hex"], dict(b["air_points"]), False
@@ -128,7 +165,7 @@ def parse_search_line(knowledge: Knowledge, words: Sequence[str]) -> str:
         raise OrderSyntaxError("write SEARCH <base or TF n> <hex> ...", rule="13.3.1")
     name, rest = (f"TF {w[2]}", w[3:]) if w[1].upper() == "TF" else (w[1], w[2:])
     try:
-        label, at, air, carrier = searcher(own, name)
+        label, at, air, carrier = searcher(own, name, public=knowledge.public, side=side)
     except KeyError:
         raise IllegalOrderError(
             f"you have no base or TF {name!r} to search from", rule="13.0"
@@ -294,7 +331,7 @@ def resolve_air_searches(
             if not w or w[0] != "SEARCH":
                 continue
             name, rest = (f"TF {w[2]}", w[3:]) if w[1] == "TF" else (w[1], w[2:])
-            label, at, air, carrier = searcher(state[PRIVATE][side], name)
+            label, at, air, carrier = searcher(state[PRIVATE][side], name, public=public, side=side)
             if at is None:
                 continue
             if "BLUFF" in rest:
@@ -332,11 +369,49 @@ def resolve_air_searches(
                             state, enemy, tf, side, source="air", cup=cup, slot=slot, secret=secret
                         )
                         events += found
+                        events += vs_hit(state, side, carrier, band, event, report, slot)
                         if intensive:
                             events += _intensive_loss(
                                 state, side, label, air, band, report, dice, slot
                             )
     return events
+
+
+VS_HIT = "tables/us-vs-search-hit"
+PENDING_STRIKES = "pending_strikes"  # public: strikes owed, resolved from stage 2
+
+
+def vs_hit(
+    state: dict[str, Any],
+    side: str,
+    carrier: bool,
+    band: str,
+    search: Event,
+    report: chits.Report,
+    slot: Slot,
+) -> list[Event]:
+    """13.4.1: a successful US carrier search out to Medium range whose open roll is
+    90 or more scores a chance of hits: an immediate strike on the contacted TF at
+    dive-bomber anti-ship 1, without air combat, AA or US losses. Announced to both
+    and owed in ``public["pending_strikes"]``; the strike itself (the Specific-target
+    deployment, the random target type from the core, the Naval CRT) is stage 2's.
+    None against a TF reported as a dummy (13.6.4)."""
+    rule = _value(state[PUBLIC], VS_HIT)
+    bands = BAND_ORDER[BAND_ORDER.index(rule["max_band"]) :]
+    roll = int(search.data["roll"])
+    if side != ALLIED or not carrier or band not in bands or roll < int(rule["min_roll"]):
+        return []
+    if report.dummy:
+        return []
+    owed = {
+        "kind": "vs-search-hit",
+        "owner": search.data["owner"],
+        "tf": search.data["tf"],
+        "roll": roll,
+        "anti_ship": int(rule["anti_ship"]),
+    }
+    state[PUBLIC].setdefault(PENDING_STRIKES, []).append({**owed, "time": slot.time})
+    return [disclose(state, owed, SIDES, slot.time, "13.4.1")]
 
 
 def _bluff(
@@ -456,7 +531,7 @@ def moving_tf_entered(
         if tf_air(r) and r.get("hex")
     ]
     for name, carrier in sources:
-        label, at, air, _ = searcher(own, name)
+        label, at, air, _ = searcher(own, name, public=public, side=enemy)
         if at is None:
             continue
         band = band_of(
@@ -480,9 +555,10 @@ def moving_tf_entered(
         )
         events.append(event)
         if ok:
-            events += contact(
+            found, report = contact(
                 state, owner, tf, enemy, source="air", cup=chits.NORMAL, slot=slot, secret=secret
-            )[0]
+            )
+            events += [*found, *vs_hit(state, enemy, carrier, band, event, report, slot)]
     return events
 
 

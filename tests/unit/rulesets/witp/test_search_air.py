@@ -140,8 +140,14 @@ def test_13_5_4_intensive_search_uses_cup1_and_costs_air_points() -> None:
     assert state[PRIVATE]["japanese"]["intensive"][AIR1.time] == ["Rabaul"]
 
 
+def only(state: dict[str, Any], cup: str, chit: str) -> None:
+    """Fill ``cup`` with ``chit`` alone, so the owner's draw is known in advance."""
+    chits._search(state)["cups"][cup] = {c: (10 if c == chit else 0) for c in chits.CHITS}
+
+
 def test_13_5_4_no_loss_against_a_reported_dummy() -> None:
     state = world(bases=RABAUL, allied={"9": tf("E1015", dummy=True)})
+    only(state, "cup1", "true")  # not False: the dummy must be reported as one (13.6.2)
     events = search.resolve_air_searches(
         state,
         {"japanese": ["SEARCH Rabaul E1015 INTENSIVE"]},
@@ -149,8 +155,8 @@ def test_13_5_4_no_loss_against_a_reported_dummy() -> None:
         SecretDice(b"s", "t"),
         AIR1,
     )
-    if any(e.data.get("report") == "dummy" for e in events):
-        assert not [e for e in events if e.kind == "intensive-search-loss"]
+    assert [e.data["report"] for e in events if e.kind == "search-report"] == ["dummy"]
+    assert not [e for e in events if e.kind == "intensive-search-loss"]
 
 
 def test_13_3_a_naval_phase_search_once_per_band_as_the_tf_enters_it() -> None:
@@ -223,6 +229,7 @@ def test_13_7_5_night_movement_removes_air_but_not_coastwatcher_chits() -> None:
 
 def test_5_1_6_13_6_4_strike_targets_need_air_contact_and_no_dummy_report() -> None:
     state = world(japanese={"1": tf("E1013", "CA"), "2": tf("E1014", dummy=True)})
+    only(state, "cup2", "approx-1")  # not False: TF 2 is reported as the dummy it is
     secret = SecretDice(b"s", "t")
     search.contact(
         state, "japanese", "1", "allied", source="air", cup=None, slot=AIR1, secret=secret
@@ -233,8 +240,7 @@ def test_5_1_6_13_6_4_strike_targets_need_air_contact_and_no_dummy_report() -> N
     located.place(state, "japanese", "3", "E1015", "coastwatcher", AIR1)
     k = Knowledge.of(state, "allied")
     assert located.strike_target_problem(k, "japanese", "1") is None
-    if chits.effective(state, "japanese", "2") != "false":
-        assert "13.6.4" in (located.strike_target_problem(k, "japanese", "2") or "")
+    assert "13.6.4" in (located.strike_target_problem(k, "japanese", "2") or "")
     assert "13.8" in (located.strike_target_problem(k, "japanese", "3") or "")
     assert "5.1.6" in (located.strike_target_problem(k, "japanese", "9") or "")
 
@@ -326,3 +332,59 @@ def test_13_6_2_a_dummy_and_a_real_tf_reported_dummy_under_false_look_alike() ->
         worlds.append(state)
     assert projection(worlds[0], "japanese") == projection(worlds[1], "japanese")
     assert projection(worlds[0], "allied") != projection(worlds[1], "allied")
+
+
+# -- 13.1.4 cruiser floatplanes, 13.4 US VS search hits ---------------------------
+
+
+def test_13_1_4_a_japanese_carrier_tfs_capital_ships_search_with_floatplanes() -> None:
+    pub = world()[PUBLIC]
+    carrier = tf("E1010", "CV", "CA", "CA", "BB", "BC", "DD", air={"B5N2": 2})
+    for s, (name, cls) in zip(
+        carrier["ships"][1:5],
+        (("Myoko", "ship-ca-myoko"), ("Kako", ""), ("Kirishima", ""), ("Haruna", "")),
+        strict=True,
+    ):
+        s.update(name=name, **({"class": cls} if cls else {}))
+    assert search.floatplanes(pub, "japanese", carrier) == {"E13A1": 2, "F1M2": 2}
+    assert search.floatplanes(pub, "allied", carrier) == {}
+    assert search.floatplanes(pub, "japanese", tf("E1010", "CA")) == {}  # no carrier TF (13.0)
+    state = world(japanese={"5": carrier})
+    k = Knowledge.of(state, "japanese")
+    # 10 hexes is Long for a carrier: B5N2s add nothing there, the E13A1s do
+    assert search.parse_search_line(k, ["SEARCH", "TF", "5", "E1020"]) == "SEARCH TF 5 E1020"
+    assert search.searcher(state[PRIVATE]["japanese"], "TF 5")[2] == {"B5N2": 2}
+
+
+def test_13_4_1_a_us_carrier_search_rolling_90_at_medium_scores_a_strike() -> None:
+    def run(roll: int, target: str, *, dummy: bool = False) -> tuple[dict[str, Any], list[Any]]:
+        state = world(
+            allied={"17": tf("E1010", "CV", air={"SBD-3": 4})},
+            japanese={"1": tf(target, *(() if dummy else ("CVL", "CA")), dummy=dummy)},
+        )
+        only(state, "cup2", "approx-1")
+        events = search.resolve_air_searches(
+            state, {"allied": [f"SEARCH TF 17 {target}"]}, always(roll), SecretDice(b"s", "t"), AIR1
+        )
+        return state, events
+
+    state, events = run(95, "E1013")  # 3 hexes: Short
+    hit = [e for e in events if e.kind == "vs-search-hit"]
+    assert len(hit) == 1 and hit[0].witnesses is None and hit[0].data["anti_ship"] == 1
+    assert state[PUBLIC]["pending_strikes"][0]["tf"] == "1"
+    assert not [e for e in run(89, "E1013")[1] if e.kind == "vs-search-hit"]
+    long_search = run(95, "E1020")[1]  # 10 hexes: Long, a contact but no hit
+    assert [e.data["contact"] for e in long_search if e.kind == "air-search"] == [True]
+    assert not [e for e in long_search if e.kind == "vs-search-hit"]
+    assert not [e for e in run(95, "E1013", dummy=True)[1] if e.kind == "vs-search-hit"]
+
+
+def test_13_4_1_only_the_us_scores_search_hits() -> None:
+    state = world(
+        japanese={"5": tf("E1010", "CV", air={"B5N2": 4})}, allied={"17": tf("E1013", "CA")}
+    )
+    events = search.resolve_air_searches(
+        state, {"japanese": ["SEARCH TF 5 E1013"]}, always(99), SecretDice(b"s", "t"), AIR1
+    )
+    assert any(e.kind == "search-report" for e in events)
+    assert not [e for e in events if e.kind == "vs-search-hit"]

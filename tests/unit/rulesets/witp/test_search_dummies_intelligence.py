@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from pbem.core.errors import IllegalOrderError
@@ -94,3 +96,86 @@ def test_42_4_2_magic_is_shown_when_played_except_report_false() -> None:
     shown = intelligence.play_magic(state, "reveal-dummy-tf", PLOT)
     assert hidden.witnesses == ("allied",) and shown.witnesses is None
     assert sum(state["moderator"]["magic_cup"].values()) == 62 - 5
+
+
+# -- 42.4.1 Magic Reveal TF and Reveal Dummy TF -----------------------------------
+
+
+def magic_world(difference: int, *chits_held: str) -> dict[str, Any]:
+    """Six Japanese TFs, TF1-TF5 Located (on the Allies' map), TF6 hidden."""
+    state = world(japanese={f"TF{i}": tf("E1010", "CA") for i in range(1, 7)})
+    for i in range(1, 7):
+        state[PRIVATE]["japanese"]["tfs"][f"TF{i}"]["mission"] = {"tf": f"TF{i}", "path": [i]}
+    for i in range(1, 6):
+        located.place(state, "japanese", f"TF{i}", "E1010", "air", PLOT)
+    state[PRIVATE]["allied"]["intelligence"] = {"si_difference": difference, "magic": []}
+    intelligence.draw_magic(state, 0, SecretDice(b"m", "t"), PLOT)
+    for chit in chits_held:
+        state[PRIVATE]["allied"]["intelligence"]["magic"].append(chit)
+        state["moderator"]["magic_cup"][chit] -= 1
+    return state
+
+
+def test_42_4_1_reveal_tf_at_plus_1_names_five_on_map_tfs_and_shows_one() -> None:
+    state = magic_world(1, "reveal-1-tf")
+    for named, why in (
+        (["TF1", "TF2", "TF3", "TF4"], "5-5"),
+        (["TF2", "TF3", "TF4", "TF5", "TF6"], "on the map"),
+    ):
+        with pytest.raises(IllegalOrderError) as e:
+            intelligence.reveal_tf(state, "reveal-1-tf", named, PLOT, SecretDice(b"s", "t"))
+        assert e.value.rule == "42.4.1" and why in str(e.value)
+    named = ["TF1", "TF2", "TF3", "TF4", "TF5"]
+    events = intelligence.reveal_tf(state, "reveal-1-tf", named, PLOT, SecretDice(b"s", "t"))
+    assert [(e.kind, e.witnesses) for e in events] == [
+        ("magic-played", None),
+        ("magic-reveal-named", None),  # the Japanese hand those cards over
+        ("magic-reveal-tf", ("allied",)),  # which one was read stays the Allies'
+    ]
+    (card,) = events[-1].data["cards"]
+    assert card["tf"] in named and card["card"] == {"tf": card["tf"], "path": [int(card["tf"][2:])]}
+
+
+def test_42_4_1_the_japanese_cannot_tell_which_card_was_read() -> None:
+    seen, japanese = set(), []
+    for seed in (b"a", b"b", b"c", b"d", b"e", b"f"):
+        state = magic_world(2, "reveal-2-tf")
+        events = intelligence.reveal_tf(
+            state, "reveal-2-tf", ["TF1", "TF2", "TF3"], PLOT, SecretDice(seed, "t")
+        )
+        seen.add(tuple(c["tf"] for c in events[-1].data["cards"]))
+        japanese.append(projection(state, "japanese"))
+    assert len(seen) > 1  # the pick differs with the secret stream ...
+    assert all(p == japanese[0] for p in japanese)  # ... and the Japanese see the same
+
+
+def test_42_4_1_reveal_tf_at_plus_3_reads_any_card_hidden_ones_included() -> None:
+    state = magic_world(3, "reveal-1-tf")
+    state[PRIVATE]["japanese"]["jn25_play_turn"] = 3
+    intelligence.file_dummy_plot_card(state, "TF9", "MOVE E1010 E1020", PLOT)
+    events = intelligence.reveal_tf(state, "reveal-1-tf", ["TF6"], PLOT, SecretDice(b"s", "t"))
+    assert [(e.kind, e.witnesses) for e in events] == [
+        ("magic-played", None),
+        ("magic-card-backs", ("allied",)),
+        ("magic-reveal-tf", ("allied",)),
+    ]
+    assert "TF9" in events[1].data["tfs"] and "TF6" in events[1].data["tfs"]
+    assert [c["tf"] for c in events[-1].data["cards"]] == ["TF6"]
+    with pytest.raises(IllegalOrderError):
+        intelligence.reveal_tf(state, "reveal-1-tf", ["TF1"], PLOT, SecretDice(b"s", "t"))  # spent
+
+
+def test_42_4_1_reveal_dummy_removes_the_japanese_choice_or_burns_a_sortie() -> None:
+    state = magic_world(1, "reveal-dummy-tf", "reveal-dummy-tf", "reveal-dummy-tf")
+    own = state[PRIVATE]["japanese"]
+    own["tfs"]["TF7"] = tf("E1011", dummy=True)
+    own["tfs"]["TF8"] = tf("E1012", dummy=True)
+    own["standing"] = {intelligence.REVEAL_DUMMY_ORDER: ["TF8"]}
+    own["dummy_allotment"] = {"cycle": 5, "allowed": 3, "sorties": 2}
+    events = intelligence.reveal_dummy(state, PLOT)
+    assert [e.kind for e in events] == ["magic-played", "dummy-revealed"]
+    assert events[-1].data["tf"] == "TF8" and events[-1].witnesses is None
+    assert intelligence.reveal_dummy(state, PLOT)[-1].data["tf"] == "TF7"
+    burnt = intelligence.reveal_dummy(state, PLOT)[-1]  # none at sea: an unused sortie goes
+    assert burnt.kind == "dummy-sortie-burnt" and burnt.data["burnt"] == 1
+    assert own["dummy_allotment"]["allowed"] == 2

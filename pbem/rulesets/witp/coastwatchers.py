@@ -1,0 +1,160 @@
+"""13.8 Coastwatcher search: the Allied Coastwatcher Log, the secret 1D6 as a
+Japanese TF enters a coastwatcher hex, the delayed announcement, the report and
+the island it gives away.
+
+The CW Log is the Allies' secret (13.8.4): ``private["allied"]["coastwatchers"]``
+maps an island id of the pack (``map/coastwatcher-islands``) to {"name", "hexes"}.
+A coastwatcher occupies every coastal hex of its island (13.8.1); on New Guinea
+(13.8.2 A: "any coastal hex") and on New Britain (five islands) it holds its own
+hex only (ruling R24).
+
+A Japanese TF entering a CW hex is rolled for in secret (1D6: 5-6 by day, 6 at
+night), on a stream of its own (``draws.fork``): a failure says nothing and shifts
+no later draw, so nobody learns there was a watcher. A success is kept by the moderator and announced after the TF has
+entered the Allies' standing delay of further hexes, at the latest when the
+Naval Execution Segment ends (``flush``) (13.8: "may be delayed by any number of
+hexes"; ruling R23). The announcement is ``search.contact`` with a Cup 2 chit
+(Located, source coastwatcher: it survives night movement and allows no special
+strike on it alone, 13.7.5, 13.8); the island, not the hex, is told to the
+Japanese after a report that is not "dummy"; then the TF counts as definitively
+revealed (13.6.3): its chits go back and a dummy leaves the map (``dummies.reveal``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, Protocol
+
+from pbem.core.dice import Dice
+from pbem.core.errors import IllegalOrderError, OrderSyntaxError
+from pbem.core.events import Event
+from pbem.rulesets.witp import chits, draws, dummies, search
+from pbem.rulesets.witp.clock import Slot
+from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.sides import ALLIED, JAPANESE, SIDES
+
+LOG = "coastwatchers"  # the Allies' CW Log, in their private part
+ISLANDS = "map/coastwatcher-islands"
+WORD = "COASTWATCHERS"
+DELAY_KEY = "coastwatcher_delay"  # private["allied"]["standing"][...]: hexes, or None: END
+LARGEST_ISLAND = 4  # hexes: beyond, a CW holds its own hex only (R24)
+
+
+class IslandMap(Protocol):
+    """What the CW Log needs of the theatre map (map.TheatreMap)."""
+
+    islands: Mapping[str, Collection[str]]
+
+    def hex_at(self, lat: float, lon: float) -> Any: ...
+
+    def has_water(self, h: str) -> bool: ...
+
+
+def log(where: IslandMap, public: Mapping[str, Any], placed: Sequence[str]) -> dict[str, Any]:
+    """The CW Log for the islands ``placed`` (pack ids, 13.8.3): each island's name
+    and the hexes its watcher occupies (13.8.1, R24). Set-up stores it at
+    ``private["allied"]["coastwatchers"]``."""
+    known = public["pack"][ISLANDS]["value"]
+    out: dict[str, Any] = {}
+    for cw in placed:
+        entry = known[cw]
+        at = where.hex_at(float(entry["lat"]), float(entry["lon"]))
+        if at is None:
+            raise ValueError(f"coastwatcher island {cw!r} is off the map")
+        isles = [n for n, hs in where.islands.items() if at in hs]
+        named = [n for n in isles if n.lower() in str(entry["name"]).lower()]
+        by_size = sorted(isles, key=lambda n: len(where.islands[n]))
+        isle = (named or by_size)[0] if isles else ""
+        small = bool(isle) and len(where.islands[isle]) <= LARGEST_ISLAND
+        hexes = sorted(h for h in where.islands[isle] if where.has_water(h)) if small else [at]
+        out[cw] = {"name": str(entry["name"]), "hexes": hexes or [at]}
+    return out
+
+
+def parse_delay_line(side: str, words: Sequence[str]) -> tuple[str, int | None]:
+    """``COASTWATCHERS DELAY <n>`` or ``COASTWATCHERS DELAY END`` (an Allied standing
+    order, 13.8): the canonical line and the delay (None: at the move's end)."""
+    if side != ALLIED:
+        raise IllegalOrderError("only the Allies have coastwatchers", rule="13.8.1")
+    w = [x.upper() for x in words]
+    if len(w) != 3 or w[0] != WORD or w[1] != "DELAY":
+        raise OrderSyntaxError("write COASTWATCHERS DELAY <hexes> or ... DELAY END", rule="13.8")
+    if w[2] == "END":
+        return f"{WORD} DELAY END", None
+    if not w[2].isdigit():
+        raise OrderSyntaxError(f"{words[2]!r}: the delay is a number of hexes, or END", rule="13.8")
+    return f"{WORD} DELAY {int(w[2])}", int(w[2])
+
+
+def _pending(state: dict[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = state.setdefault(MODERATOR, {}).setdefault("coastwatchers", {})
+    return found
+
+
+def island_at(state: Mapping[str, Any], hexid: str) -> str | None:
+    """The CW island occupying ``hexid`` (first in the log's order), if any."""
+    for cw, entry in sorted(state[PRIVATE][ALLIED].get(LOG, {}).items()):
+        if hexid in entry["hexes"]:
+            return str(cw)
+    return None
+
+
+def entered(
+    state: dict[str, Any],
+    owner: str,
+    tf: str,
+    hexid: str,
+    slot: Slot,
+    secret: Dice,
+    *,
+    night: bool = False,
+) -> list[Event]:
+    """``owner``'s TF ``tf`` has entered ``hexid``: a watcher there rolls 1D6 in secret
+    (13.8); a contact waiting for this TF is announced once its delay has run."""
+    if owner != JAPANESE:
+        return []
+    key = f"{owner}:{tf}"
+    pending = _pending(state)
+    events: list[Event] = []
+    if key in pending:
+        left = pending[key]["left"]
+        if left is not None:
+            pending[key]["left"] = left - 1
+    else:
+        cw = island_at(state, hexid)
+        if cw is not None:
+            rules = state[PUBLIC]["pack"][search.CW_TABLE]["value"]["coastwatcher"]
+            need = int(rules["night_min" if night else "day_min"])
+            roll = draws.fork(secret, f"coastwatcher {slot.time} {key} {hexid}")
+            if roll.d6(f"coastwatcher {cw} {key}") >= need:
+                delay = state[PRIVATE][ALLIED].get("standing", {}).get(DELAY_KEY, 0)
+                pending[key] = {"owner": owner, "tf": tf, "island": cw, "left": delay}
+    if key in pending and pending[key]["left"] is not None and pending[key]["left"] <= 0:
+        events += _announce(state, pending.pop(key), slot, secret)
+    return events
+
+
+def flush(state: dict[str, Any], slot: Slot, secret: Dice) -> list[Event]:
+    """The end of the Naval Execution Segment: every contact still held is announced
+    (a delay never outlasts the move it was made in, R23)."""
+    pending = _pending(state)
+    events: list[Event] = []
+    for key in sorted(pending):
+        events += _announce(state, pending.pop(key), slot, secret)
+    return events
+
+
+def _announce(
+    state: dict[str, Any], held: Mapping[str, Any], slot: Slot, secret: Dice
+) -> list[Event]:
+    owner, tf, cw = held["owner"], held["tf"], held["island"]
+    if tf not in state[PRIVATE][owner].get("tfs", {}):
+        return []  # gone meanwhile (a dummy revealed by another rule)
+    events, report = search.contact(
+        state, owner, tf, ALLIED, source="coastwatcher", cup=chits.NORMAL, slot=slot, secret=secret
+    )
+    if not report.dummy:
+        name = state[PRIVATE][ALLIED][LOG][cw]["name"]
+        fact = {"kind": "coastwatcher-island", "tf": tf, "island": name}
+        events.append(disclose(state, fact, SIDES, slot.time, "13.8"))
+    return [*events, *dummies.reveal(state, owner, tf, "coastwatcher search", slot)]
