@@ -31,7 +31,7 @@ from pbem.core.events import Event
 from pbem.rulesets.witp import chits, deception, draws, located
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.hexgrid import distance, parse_hex
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, Knowledge, disclose
+from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
 from pbem.rulesets.witp.sides import ALLIED, SIDES, enemy_of
 
 LAND_BANDS, CARRIER_BANDS = "tables/land-search-bands", "tables/carrier-search-bands"
@@ -239,10 +239,17 @@ def contact(
     if cup is None:
         report, why, chit = chits.Report.of_ships(ships), None, "true"
     else:
-        chits.draw(state, owner, tf, cup, secret)
+        # Each contact draws from its own fork of the secret stream, labelled by
+        # the count of contacts so far (both sides are told of every contact):
+        # how many draws a hidden TF's make-up costs here never shifts what a
+        # later contact tells anyone (noninterference).
+        n = int(state[MODERATOR].get("contacts", 0))
+        state[MODERATOR]["contacts"] = n + 1
+        stream = draws.fork(secret, f"contact {n}")
+        chits.draw(state, owner, tf, cup, stream)
         chit = chits.effective(state, owner, tf)
         policy = deception.policy_for(state[PRIVATE][owner].get("standing", {}), tf)
-        report, why = deception.compose(ships, dummy, chit, policy, secret)
+        report, why = deception.compose(ships, dummy, chit, policy, stream)
         fact = {"kind": "search-chit", "tf": tf, "chit": chit, "cup": cup}
         events.append(disclose(state, fact, [owner], slot.time, "13.5.3"))
     if why:

@@ -388,3 +388,29 @@ def test_13_4_1_only_the_us_scores_search_hits() -> None:
     )
     assert any(e.kind == "search-report" for e in events)
     assert not [e for e in events if e.kind == "vs-search-hit"]
+
+
+@given(st.lists(st.sampled_from(["CV", "CA", "DD", "AP", "BB"]), min_size=1, max_size=8))
+def test_13_5_7_a_hidden_make_up_never_shifts_the_next_contacts_report(types: list[str]) -> None:
+    """Two worlds that differ only in what TF 1 holds (hidden from the Allies until
+    its report, which a dummy-or-not Error chit may blur): TF 2's report, told next,
+    is the same in both, because each contact draws from its own secret fork."""
+
+    def second_report(first: list[str]) -> str:
+        state = world(japanese={"1": tf("E1013", *first), "2": tf("E1014", "CV", "DD")})
+        only(state, "cup2", "error-3")  # a report drawn per ship type: the most draws
+        secret = SecretDice(b"same seed", "T1/air1")
+        for name in ("1", "2"):
+            _, report = search.contact(
+                state,
+                "japanese",
+                name,
+                "allied",
+                source="air",
+                cup="cup2",
+                slot=AIR1,
+                secret=secret,
+            )
+        return report.text()
+
+    assert second_report(types) == second_report(["DD"])
