@@ -441,6 +441,11 @@ level = "WARNING"
         daemon.wait(timeout=30)
         log.close()
         engine.dispose()
+        # Warnings cost CPU too (a batch undone and decided again one mail at a time):
+        # shown, so that a figure is never read without them.
+        for line in (folder / "daemon.log").read_text(errors="replace").splitlines():
+            if '"WARNING"' in line or '"ERROR"' in line or "WARNING" in line[:40]:
+                print("  daemon:", line[:300], flush=True)
     assert accepted == orders, f"only {accepted} of {orders} accepted"
     return {
         "games": games,
