@@ -42,6 +42,7 @@ from pbem.lifecycle import moderator
 from pbem.lifecycle.deadlines import local_time
 from pbem.lifecycle.games import GameMaster
 from pbem.outbox.compose import reply_subject
+from pbem.outbox.privacy import remember_players
 from pbem.outbox.queue import enqueue, loop_token, message_id_for, prefetch_unqueued
 from pbem.record import journal
 from pbem.record.payloads import MailRefused
@@ -216,8 +217,10 @@ class Mailroom:
         key_ids = {b.key_id for b in blocks} - self._seats_by_key.keys()
         for key_id in key_ids:
             self._seats_by_key[key_id] = []
-        for key, seat in keys_with_fingerprint(self.s, key_ids):
+        found = keys_with_fingerprint(self.s, key_ids)
+        for key, seat in found:
             self._seats_by_key[key.fingerprint].append((key, seat))
+        remember_players(self.s, (seat for _, seat in found))  # their answers' encryption
         digests = {hashlib.sha256(b.signature).hexdigest() for b in blocks}
         used = set(
             self.s.scalars(select(UsedSignature.digest).where(UsedSignature.digest.in_(digests)))
@@ -458,7 +461,7 @@ class Mailroom:
             text=(
                 f"A mail without orders from {mail.from_addr} ({roles}), forwarded to you; "
                 "it is not signed, so its sender is not proven. Answer him yourself, or "
-                f"with MESSAGE game side \"text\".\n\nSubject: {mail.subject or ''}\n\n"
+                f'with MESSAGE game side "text".\n\nSubject: {mail.subject or ""}\n\n'
                 f"{mail.text}\n"
             ),
             now=self.gm.desk.now,

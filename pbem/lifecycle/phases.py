@@ -272,6 +272,10 @@ class PhaseMachine:
             source=PlotSource.MAIL if mail_id is not None else PlotSource.MODERATOR,
             mail_id=mail_id,
             held=held,
+            # Set here, not left to the column default (applied only at the INSERT): the
+            # next mail of the batch for this side finds it current in the lookups'
+            # cache, instead of asking the database (and flushing) for it.
+            current=True,
         )
         self.desk.session.add(plot)
         self.lookups.remember_plot(plot)

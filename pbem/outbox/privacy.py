@@ -10,6 +10,7 @@ An Ed25519 order-signing key cannot encrypt.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 
 import pysequoia
 from cryptography import x509
@@ -73,12 +74,26 @@ def encryption_key(session: Session, game_id: str, side: str) -> EncryptionKey |
     return found[1]
 
 
-def _player(session: Session, game_id: str, side: str) -> Seat | None:
-    """The side's player now, remembered for the transaction: a batch's answers and
-    reports ask once per side, not once per mail (a query would also flush)."""
+def _players(session: Session) -> dict[tuple[str, str], Seat]:
     players: dict[tuple[str, str], Seat] = transaction_memo(session).setdefault(
         "outbox.players", {}
     )
+    return players
+
+
+def remember_players(session: Session, seats: Iterable[Seat]) -> None:
+    """Note seats the caller read in this transaction (a mail batch's signers) as
+    their sides' players, so that their answers need no query of their own."""
+    players = _players(session)
+    for seat in seats:
+        if seat.role == SeatRole.PLAYER and seat.active and seat.side is not None:
+            players.setdefault((seat.game_id, seat.side), seat)
+
+
+def _player(session: Session, game_id: str, side: str) -> Seat | None:
+    """The side's player now, remembered for the transaction: a batch's answers and
+    reports ask once per side, not once per mail (a query would also flush)."""
+    players = _players(session)
     seat = players.get((game_id, side))
     if seat is not None and still_in_view(seat) and seat.active:
         return seat  # its encrypt flag is read live: an opt-in in this transaction counts

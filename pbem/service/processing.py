@@ -33,6 +33,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -53,6 +54,10 @@ T = TypeVar("T")
 _worker: Worker | None = None
 # The interpreter wrapper that starts worker processes with their death signal set.
 _launcher: str | None = None
+# Passed by the pool to each worker process: every one has started (see ProcessingPool.start).
+_started: threading.Barrier | None = None
+# How long a worker process waits for the others to start before the pool gives up.
+START_SECONDS = 300.0
 
 
 def _death_signal_launcher() -> str | None:
@@ -86,9 +91,15 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _start_worker(
-    config: Config, log_level: str, parent: int, owner: str, clock: DatabaseClock
+    config: Config,
+    log_level: str,
+    parent: int,
+    owner: str,
+    clock: DatabaseClock,
+    started: threading.Barrier,
 ) -> None:
-    global _worker
+    global _worker, _started
+    _started = started
     _die_with_parent(parent)
     # Ctrl-C reaches the whole process group; the daemon decides when to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -101,6 +112,11 @@ def _start_worker(
 
 
 def _ready() -> int:
+    """Returns once every worker process of the pool has started: the pool's
+    ``workers`` calls run one in each (none can take a second call), so none is
+    still importing when the daemon says it is ready."""
+    assert _started is not None, "not a worker process"
+    _started.wait(START_SECONDS)
     return os.getpid()
 
 
@@ -135,6 +151,7 @@ class ProcessingPool:
         launcher = _death_signal_launcher()
         if launcher is not None:
             context.set_executable(launcher)
+        started = context.Barrier(self.workers)
         return ProcessPoolExecutor(
             self.workers,
             mp_context=context,
@@ -145,6 +162,7 @@ class ProcessingPool:
                 os.getpid(),
                 self.owner,
                 self.clock,
+                started,
             ),
         )
 
@@ -152,7 +170,8 @@ class ProcessingPool:
         """Start every worker process now (each connects to the database), so that
         "ready" means ready and a worker that cannot start stops the daemon."""
         loop = asyncio.get_running_loop()
-        # Submitted together, before any is done: the executor spawns one process each.
+        # Submitted together, before any is done: the executor spawns one process each,
+        # and each call waits for all (_ready), so each runs in a process of its own.
         await asyncio.gather(
             *(loop.run_in_executor(self._executor, _ready) for _ in range(self.workers))
         )
