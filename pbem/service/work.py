@@ -385,7 +385,13 @@ class Worker:
         with self.sessions.begin() as s:
             now = self.clock()
             self._hold(s, now)
-            if self.fetching is not None and not self.lease.fetch_from(s, self.fetching, now):
+            # While our mailbox does not answer, its lease is left to lapse: a peer
+            # that reaches it fetches (our intake round is stuck reconnecting).
+            if (
+                self.fetching is not None
+                and mailbox_down_since is None
+                and not self.lease.fetch_from(s, self.fetching, now)
+            ):
                 self.fetching = None  # lost to a peer (we stalled): it fetches now
             moved = self._beat(s, now, mailbox_down_since)
         if mailbox_down_since is None:

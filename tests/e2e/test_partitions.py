@@ -207,6 +207,28 @@ def _start_both(league: League, first: Node, second: Node) -> str:
     return owner
 
 
+def test_the_fetcher_cut_off_from_the_mailbox_is_replaced_and_repeats_nothing(
+    league: League, pair: tuple[Node, Node]
+) -> None:
+    """The fetching daemon loses its path to IMAP mid-work: the other takes the
+    mailbox once the lease lapses and fetches; back, the first moves and sends
+    nothing twice and does not take the mailbox back."""
+    first, second = pair
+    cut_owner = _start_both(league, first, second)
+    league.orders(3)
+    first.host.cut(league.lab.imap_port)
+    league.orders(3)
+    league.wait_answered("the second daemon to take the mailbox and answer")
+    assert league.fetcher() not in (None, cut_owner)
+    first.host.restore()
+    league.beats_again(cut_owner)
+    league.orders(2)
+    league.wait_answered("both daemons to answer after the link returned")
+    assert league.fetcher() not in (None, cut_owner)
+    assert first.daemon.stop() == 0 and second.daemon.stop() == 0
+    league.check_exactly_once(first, second)
+
+
 def _owner(node: Node) -> str:
     """The daemon's id, from its "ready" line (the last run's)."""
     ready = [line for line in node.daemon.log().splitlines() if "pbem daemon ready" in line]
