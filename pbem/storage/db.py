@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 
 from pbem.config import DatabaseConfig
@@ -45,6 +46,20 @@ def postgresql_connect_args(settings: DatabaseConfig) -> dict[str, Any]:
         "keepalives_count": settings.keepalive_count,
         "tcp_user_timeout": ms(tcp_user_timeout(settings)),
     }
+
+
+def database_unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` says PostgreSQL is out of reach (a link gone silent or down,
+    the server gone), not that it refused a statement: a connection SQLAlchemy
+    found broken, or a driver error without a SQLSTATE (the server sent none)."""
+    if not isinstance(exc, DBAPIError):
+        return False
+    if exc.connection_invalidated:
+        return True
+    orig = exc.orig
+    # psycopg's errors carry ``sqlstate``, None when raised by the client side;
+    # SQLite's have no such attribute (a locked file is no partition).
+    return isinstance(exc, OperationalError) and getattr(orig, "sqlstate", "") is None
 
 
 def make_engine(url: str, settings: DatabaseConfig | None = None) -> Engine:
