@@ -36,6 +36,7 @@ from pbem.outbox.queue import open_outbound
 from pbem.reports.render import warm_up as warm_templates
 from pbem.service.heartbeat import Pulse
 from pbem.service.leases import Lease, claim_free
+from pbem.storage.db import database_unreachable
 from pbem.storage.enums import InboundStatus, OutboundStatus
 from pbem.storage.models import Game, InboundMail, OutboundMail
 
@@ -255,7 +256,9 @@ class Worker:
                     if row.game_id:
                         touched.add(row.game_id)
                     sweep = sweep or outcome.startswith("moderator")
-        except Exception:
+        except Exception as exc:
+            if database_unreachable(exc):
+                raise  # one at a time cannot help: the round retries
             log.exception("a batch of %d mails failed; one at a time now", len(mine))
             return {row.id: o for row in mine if (o := self.process(row.id)) is not None}
         self.note_for_tick(touched, sweep)

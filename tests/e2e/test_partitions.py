@@ -201,13 +201,15 @@ class League:
         return bool(beats) and all(now - at > OUTAGE_AFTER for at in beats)
 
     def check_game_mail_once(self, game_id: str) -> None:
-        """Every mail the game queued (reports, reminders) sent, and delivered once;
+        """Every mail the game queued (reports, reminders, notices) sent, and delivered once;
         each player has the report of the adjudicated first phase."""
         with self.desk.sessions() as s:
             rows = list(s.scalars(select(OutboundMail).where(OutboundMail.game_id == game_id)))
         assert rows and all(r.status == "sent" for r in rows), [(r.id, r.status) for r in rows]
         seen = Counter(
-            str(m["Message-ID"]) for p in self.players for m in delivered(self.lab, p.address)
+            str(m["Message-ID"])
+            for to in {r.recipient for r in rows}  # the players, the moderator's notices
+            for m in delivered(self.lab, to)
         )
         assert {r.message_id: seen[r.message_id] for r in rows} == {r.message_id: 1 for r in rows}
         adjudicated_at = self.phase(game_id).adjudicated_at
