@@ -32,6 +32,10 @@ Message-ID (``bench/outbox.py``'s). Measured:
   of accepted mail; a stall is time with mail pending and none accepted. Target:
   no stall longer than STALL seconds.
 
+The daemon's clock sleeps until the earliest open deadline
+(``pbem.service.work.Worker.plan_wake``) and spreads the ticks over its worker
+processes, each claiming its games by lease.
+
 Exits non-zero when a target is missed. The database server's own CPU
 (PostgreSQL) is not counted.
 """

@@ -29,6 +29,22 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     )
     usn.add_argument("--hex-numbers", action="store_true", help="print every hex number")
     usn.set_defaults(func=_map_usn)
+    witp = games.add_parser("witp", help="the War in the Pacific theatre map (Map Section E)")
+    witp.add_argument("--out", required=True, type=Path, help="PNG file to write")
+    witp.add_argument(
+        "--start",
+        choices=("may1942", "none"),
+        default="may1942",
+        help="colour bases by who held them at this start (default may1942; none: grey)",
+    )
+    witp.add_argument(
+        "--overrides", type=Path, default=None, help="a moderator's map corrections (TOML)"
+    )
+    witp.add_argument(
+        "--scale", type=positive_number, default=1.0, help="picture scale (default 1.0)"
+    )
+    witp.add_argument("--hex-numbers", action="store_true", help="print every hex number")
+    witp.set_defaults(func=_map_witp)
     p.set_defaults(func=lambda args: p.print_help() or 2)
 
 
@@ -48,6 +64,32 @@ def _map_usn(args: argparse.Namespace) -> int:
     png = render_map(
         map_picture(m, units=units, start=start),
         title=title,
+        scale=args.scale,
+        hex_numbers=args.hex_numbers,
+    )
+    args.out.write_bytes(png)
+    print(f"wrote {args.out} ({len(png)} bytes)")
+    return 0
+
+
+def _map_witp(args: argparse.Namespace) -> int:
+    import tomllib
+
+    from pbem.reports.mapimage import render_map
+    from pbem.rulesets.witp.map import load_map
+    from pbem.rulesets.witp.picture import map_picture
+
+    overrides = None
+    if args.overrides is not None:
+        try:
+            overrides = tomllib.loads(args.overrides.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise DataError(str(args.overrides), str(e)) from None
+    m = load_map(overrides)
+    start = None if args.start == "none" else args.start
+    png = render_map(
+        map_picture(m, start=start),
+        title=f"War in the Pacific: Map Section {m.section} (reconstructed; bases {args.start})",
         scale=args.scale,
         hex_numbers=args.hex_numbers,
     )

@@ -41,6 +41,7 @@ import math
 import sys
 import tomllib
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -576,10 +577,14 @@ def colrow_to_hex(col: np.ndarray, row: np.ndarray) -> np.ndarray:
 class GeoFit:
     """Mercator -> grid: affine least squares plus a Gaussian warp through the anchors."""
 
-    def __init__(self, anchors: list[dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        anchors: list[dict[str, Any]],
+        centre_of: Callable[[Any], tuple[float, float]] = hex_centre,
+    ) -> None:
         lon = np.array([a["lon"] for a in anchors], float)
         lat = np.array([a["lat"] for a in anchors], float)
-        centre = np.array([hex_centre(a["hex"]) for a in anchors], float)
+        centre = np.array([centre_of(a["hex"]) for a in anchors], float)
         design = np.column_stack([lon, mercator_y(lat), np.ones_like(lon)])
         self.coef, *_ = np.linalg.lstsq(design, centre, rcond=None)
         affine = design @ self.coef
@@ -611,21 +616,46 @@ class GeoFit:
         return abs(float(np.linalg.det(self.coef[:2, :2])))
 
 
-def load_land() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Land fraction on 0.025 degree cells over the window, with cell-centre lat/lon."""
+def load_land(
+    window: tuple[float, float, float, float] = (LAT_MIN, LAT_MAX, LON_MIN, LON_MAX),
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Land fraction on 0.025 degree cells over the window (lat min, lat max, lon
+    min, lon max: east, crossing 180), with cell-centre lat/lon."""
     from global_land_mask import globe
 
+    lat_min, lat_max, lon_min, lon_max = window
     ocean = globe._mask  # (21600, 43200), True = ocean, row 0 = 90N, col 0 = 180W
-    r0 = round((90 - LAT_MAX) * RAW_PER_DEG)
-    r1 = round((90 - LAT_MIN) * RAW_PER_DEG)
-    west = ocean[r0:r1, round((LON_MIN + 180) * RAW_PER_DEG) :]
-    east = ocean[r0:r1, : round((LON_MAX - 180) * RAW_PER_DEG)]
+    r0 = round((90 - lat_max) * RAW_PER_DEG)
+    r1 = round((90 - lat_min) * RAW_PER_DEG)
+    west = ocean[r0:r1, round((lon_min + 180) * RAW_PER_DEG) :]
+    east = ocean[r0:r1, : round((lon_max - 180) * RAW_PER_DEG)]
     land = ~np.concatenate([west, east], axis=1)
     h, w = land.shape
     frac = land.reshape(h // BLOCK, BLOCK, w // BLOCK, BLOCK).mean(axis=(1, 3))
-    lats = LAT_MAX - (np.arange(frac.shape[0]) + 0.5) * CELL_DEG
-    lons = LON_MIN + (np.arange(frac.shape[1]) + 0.5) * CELL_DEG
+    lats = lat_max - (np.arange(frac.shape[0]) + 0.5) * CELL_DEG
+    lons = lon_min + (np.arange(frac.shape[1]) + 0.5) * CELL_DEG
     return frac.astype(np.float32), lats, lons
+
+
+class LandCells:
+    """The window's land cells pushed through the fit: where each lies on the grid,
+    its land in grid units and km2, and the connected landmass it belongs to."""
+
+    def __init__(self, fit: GeoFit, frac: np.ndarray, lats: np.ndarray, lons: np.ndarray) -> None:
+        self.rows, self.cols = np.nonzero(frac > 0)
+        f = frac[self.rows, self.cols].astype(np.float64)
+        self.lat, self.lon = lats[self.rows], lons[self.cols]
+        self.xy = fit(self.lon, self.lat)
+        cell_km2 = (CELL_DEG * 111.32) ** 2 * np.cos(np.radians(self.lat))
+        # Grid area of a cell: affine determinant x Mercator stretch (warp ignored).
+        cell_grid = fit.area_scale() * CELL_DEG * CELL_DEG / np.cos(np.radians(self.lat))
+        self.land_grid = f * cell_grid
+        self.land_km2 = f * cell_km2
+        # Connected landmasses (8-connected), areas in km2.
+        self.labels, self.nlab = ndimage.label(frac > 0, structure=np.ones((3, 3), bool))
+        self.comp = self.labels[self.rows, self.cols]
+        self.comp_km2 = np.bincount(self.comp, weights=self.land_km2, minlength=self.nlab + 1)
+        self.comp_km2[0] = 0.0
 
 
 def paint_regions(shape: tuple[int, int], polys: list[Poly]) -> np.ndarray:
@@ -660,25 +690,13 @@ def build(report: bool) -> dict[str, Any]:
     fit = GeoFit(anchors)
 
     frac, lats, lons = load_land()
-    rows, cols = np.nonzero(frac > 0)
-    f = frac[rows, cols].astype(np.float64)
-    lat = lats[rows]
-    lon = lons[cols]
-    xy = fit(lon, lat)
+    cells = LandCells(fit, frac, lats, lons)
+    rows, cols, xy = cells.rows, cells.cols, cells.xy
+    land_grid, land_km2 = cells.land_grid, cells.land_km2
+    nlab, comp, comp_km2 = cells.nlab, cells.comp, cells.comp_km2
     col, row = grid_to_colrow(xy[:, 0], xy[:, 1])
     hx = colrow_to_hex(col, row)
     on = hx > 0
-    cell_km2 = (CELL_DEG * 111.32) ** 2 * np.cos(np.radians(lat))
-    # Grid area of a cell: affine determinant x Mercator stretch (warp ignored).
-    cell_grid = fit.area_scale() * CELL_DEG * CELL_DEG / np.cos(np.radians(lat))
-    land_grid = f * cell_grid
-    land_km2 = f * cell_km2
-
-    # Connected landmasses (8-connected), areas in km2.
-    labels, nlab = ndimage.label(frac > 0, structure=np.ones((3, 3), bool))
-    comp = labels[rows, cols]
-    comp_km2 = np.bincount(comp, weights=land_km2, minlength=nlab + 1)
-    comp_km2[0] = 0.0
 
     n_hex = int(hexgrid.LAST_HEX)
     land_frac = np.bincount(hx[on], weights=land_grid[on], minlength=n_hex + 1) / HEX_AREA

@@ -12,6 +12,7 @@ hex keys are the ruleset's own hex numbers.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -112,3 +113,18 @@ class MapPicture:
     # Hexes a close-up picture shows under the whole map (where the audience's
     # forces and the fighting are); empty: no close-up.
     focus: tuple[int, ...] = ()
+
+
+def stack_markers(
+    units: Mapping[int, Sequence[tuple[str, str]]], colours: Mapping[str | None, Colour]
+) -> tuple[MapMarker, ...]:
+    """One square per side's stack on a hex (key -> (side, label) pairs): its top
+    unit's label and its size, in ``colours[side]`` (``colours[None]`` if unknown)."""
+    out = []
+    for h, stack in sorted(units.items()):
+        sides: dict[str, list[str]] = {}
+        for owner, text in stack:
+            sides.setdefault(owner, []).append(text)
+        for owner, labels in sorted(sides.items()):
+            out.append(MapMarker(h, colours.get(owner, colours[None]), labels[0], len(labels)))
+    return tuple(out)

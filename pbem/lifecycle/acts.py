@@ -48,11 +48,13 @@ MAILBOX = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0
 
 
 def shift_deadlines(phase: Phase, by: timedelta) -> None:
-    """Move a phase's deadline and grace period (a pause, an extension, an outage)."""
+    """Move a phase's deadline, grace period and reminder (a pause, an extension, an outage)."""
     if phase.deadline is not None:
         phase.deadline += by
     if phase.grace_until is not None:
         phase.grace_until += by
+    if phase.remind_at is not None:
+        phase.remind_at += by
 
 
 def checked_options(info: ScenarioInfo, given: Mapping[str, Any]) -> dict[str, Any]:

@@ -89,6 +89,30 @@ class Clock:
                 due.append(game_id)
         return due
 
+    def next_due(self) -> datetime | None:
+        """The earliest moment after now at which time alone gives ``tick`` something
+        to do: a deadline, grace end or reminder of an open phase of a running game.
+        One query, three indexed minima: the daemon sleeps until then (or mail)."""
+        now = self.desk.now
+
+        def earliest(column: Any) -> Any:
+            return (
+                select(func.min(column))
+                .join(Game, Game.id == Phase.game_id)
+                .where(
+                    Phase.status == PhaseStatus.OPEN,
+                    column > now,
+                    Game.status == GameStatus.RUNNING,
+                    Game.held.is_(None),
+                )
+                .scalar_subquery()
+            )
+
+        times = self.desk.session.execute(
+            select(earliest(Phase.deadline), earliest(Phase.grace_until), earliest(Phase.remind_at))
+        ).one()
+        return min((t for t in times if t is not None), default=None)
+
     def _phase_due(
         self,
         settings: dict[str, Any],

@@ -150,6 +150,7 @@ class PhaseMachine:
             opened_at=now,
             deadline=times.deadline if demand.sides else None,
             grace_until=times.grace_until if demand.sides else None,
+            remind_at=times.remind_at if demand.sides else None,
             seed_sealed=b"",
             seed_commitment=seed_commitment(seed),
             state_hash=known_hash or state_hash(state),

@@ -164,6 +164,7 @@ class Corrections:
         if phase.deadline is not None:
             times = deadlines.phase_times(self.desk.now, game.settings)
             phase.deadline, phase.grace_until = times.deadline, times.grace_until
+            phase.remind_at = times.remind_at
             phase.reminded = []
         entry = self.desk.record(
             game,

@@ -14,6 +14,7 @@ from pbem.rulesets.demo import RaidRuleset
 from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.witp.loader import load_library
+from pbem.rulesets.witp.map import load_map
 from pbem.rulesets.witp.ruleset import WitpRuleset
 
 
@@ -22,9 +23,9 @@ def _usn() -> Ruleset:
 
 
 def _witp() -> Ruleset:
-    # The theatre map (pbem.rulesets.witp.map, pbem/scenarios/witp/map.json) is handed
-    # in here once it is built; stage 0 plays the clock without it.
-    return WitpRuleset(load_library())
+    # The theatre map (pbem/scenarios/witp/map.json and map-overrides.toml) is read
+    # by the map's own loader; stage 0 plays the clock without using it.
+    return WitpRuleset(load_library(), load_map())
 
 
 _FACTORIES: dict[str, Callable[[], Ruleset]] = {"demo": RaidRuleset, "usn": _usn, "witp": _witp}

@@ -19,9 +19,9 @@ import signal
 import socket
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from pbem.config import Config
 from pbem.core import stages
@@ -58,6 +58,11 @@ DRAIN_LIMIT = 2000
 # sent by its own commit the moment the server accepts it: a kill re-sends at most
 # the mails in flight (one per connection), with their own Message-IDs again.
 OUTBOX_BATCH_PER_CONNECTION = 25
+# Due games claimed and ticked per batch (in a worker process, when there are
+# some): small, so that in a deadline storm the cores share the games evenly.
+TICK_BATCH = 4
+
+T = TypeVar("T")
 
 
 def _round_failed(loop: str, exc: Exception) -> None:
@@ -131,7 +136,8 @@ class Daemon:
     ) -> None:
         self.config = config
         self.engine = make_engine(config.database.url, config.database)
-        # The database's time (a test may hand its own clock); offset measured at start.
+        # The database's time, read in each transaction (a test may hand its own
+        # clock); the offset measured at start serves estimates only.
         self.db_clock = clock if isinstance(clock, DatabaseClock) else DatabaseClock()
         # A new id every start (issue 19): this daemon's lease, and its claims' owner.
         owner = str(uuid.uuid4())
@@ -308,12 +314,67 @@ class Daemon:
         await self._process_pending()
         if tick:
             await self._answers_out()
-            await asyncio.to_thread(self.worker.tick_games, tick_everything)
+            await self._tick_due(tick_everything)
         self.outbox_wakeup.set()
 
     def _wake_from_thread(self, loop: asyncio.AbstractEventLoop) -> None:
         with contextlib.suppress(RuntimeError):  # the loop has closed: nothing to wake
             loop.call_soon_threadsafe(self.outbox_wakeup.set)
+
+    async def _tick_due(self, everything: bool) -> None:
+        """Tick the games due (Worker.due_for_tick), TICK_BATCH games a batch, spread
+        over the worker processes as mail batches are (each worker claims its
+        games by lease), the outbox woken as each batch's reports are committed;
+        then plan when the clock must look at every game next (Worker.plan_wake)."""
+        games = await asyncio.to_thread(self.worker.due_for_tick, everything)
+        batches = [games[i : i + TICK_BATCH] for i in range(0, len(games), TICK_BATCH)]
+        pool = self.pool
+
+        async def next_batches(room: int) -> list[list[str]]:
+            taken = batches[:room]
+            del batches[:room]
+            return taken
+
+        await self._spread(
+            next_batches,
+            lambda batch: (
+                pool.tick(batch, self.worker)
+                if pool is not None
+                else asyncio.to_thread(self.worker.tick_some, batch)
+            ),
+        )
+        if games or self.worker.replan:
+            await asyncio.to_thread(self.worker.plan_wake)
+
+    async def _spread(
+        self,
+        next_batches: Callable[[int], Awaitable[Sequence[T]]],
+        run: Callable[[T], Awaitable[Any]],
+    ) -> None:
+        """Run batches until ``next_batches(room)`` has no more: one at a time in the
+        daemon, or two per worker process in flight, the next handed out as one
+        finishes, so no worker waits for another. Each batch's answers or reports
+        are committed as it ends: the outbox is woken then."""
+        pool = self.pool
+        in_flight = 2 * pool.workers if pool is not None else 1
+        running: set[asyncio.Future[Any]] = set()
+        while True:
+            room = in_flight - len(running)
+            if room > 0 and not self.stopping.is_set():
+                for batch in await next_batches(room):
+                    running.add(asyncio.ensure_future(run(batch)))
+            if not running:
+                return
+            done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            try:
+                for future in done:
+                    future.result()  # a failure the batch could not file is the round's
+                    self.watchdog.beat("processing", self.config.intake.poll_interval)
+                    self._wake_outbox()  # its answers are committed: send them now
+            except BaseException:
+                for future in running:
+                    future.cancel()
+                raise
 
     def _wake_outbox(self) -> None:
         self._queued += 1
@@ -353,43 +414,28 @@ class Daemon:
         return min((at for at in known if at is not None), default=None)
 
     async def _process_pending(self) -> None:
-        """Process stored mail until none is left, PROCESS_BATCH mails a batch:
-        one batch at a time in the daemon, or two per worker process in flight,
-        the next handed out as one finishes, so no worker waits for another."""
+        """Process stored mail until none is left, PROCESS_BATCH mails a batch,
+        spread over the worker processes (``_spread``)."""
         pool = self.pool
-        in_flight = 2 * pool.workers if pool is not None else 1
-        running: set[asyncio.Future[Any]] = set()
-        sizes: dict[asyncio.Future[Any], int] = {}  # mails per batch in flight
         handed_out: set[int] = set()  # a mail still pending after its batch waits for next time
-        while True:
-            room = in_flight - len(running)
-            if room > 0 and len(handed_out) < DRAIN_LIMIT and not self.stopping.is_set():
-                pending = await asyncio.to_thread(
-                    self.worker.pending_mail, room * PROCESS_BATCH, besides=handed_out
-                )
-                handed_out.update(pending)
-                for i in range(0, len(pending), PROCESS_BATCH):
-                    batch = pending[i : i + PROCESS_BATCH]
-                    future: asyncio.Future[Any] = asyncio.ensure_future(
-                        pool.process(batch, self.worker)
-                        if pool is not None
-                        else asyncio.to_thread(self.worker.process_many, batch)
-                    )
-                    running.add(future)
-                    sizes[future] = len(batch)
-            if not running:
-                return
-            done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-            try:
-                for future in done:
-                    future.result()  # a failure the batch could not file is the round's
-                    self.watchdog.beat("processing", self.config.intake.poll_interval)
-                    self._wake_outbox()  # its answers are committed: send them now
-                    log.info("processed %d mail(s), answers queued", sizes.pop(future))
-            except BaseException:
-                for future in running:
-                    future.cancel()
-                raise
+
+        async def next_batches(room: int) -> list[list[int]]:
+            if len(handed_out) >= DRAIN_LIMIT:
+                return []
+            pending = await asyncio.to_thread(
+                self.worker.pending_mail, room * PROCESS_BATCH, besides=handed_out
+            )
+            handed_out.update(pending)
+            return [pending[i : i + PROCESS_BATCH] for i in range(0, len(pending), PROCESS_BATCH)]
+
+        async def process(batch: list[int]) -> None:
+            if pool is not None:
+                await pool.process(batch, self.worker)
+            else:
+                await asyncio.to_thread(self.worker.process_many, batch)
+            log.info("processed %d mail(s), answers queued", len(batch))
+
+        await self._spread(next_batches, process)
 
     async def _intake_loop(self) -> None:
         """Fetch and file; processing runs beside it (_processing_loop), so the next
@@ -419,8 +465,9 @@ class Daemon:
                     )
 
     async def _processing_loop(self) -> None:
-        """Process filed mail and tick the games: after each filing, and at least
-        every poll interval (deadlines and reminders need no mail to fall due)."""
+        """Process filed mail and tick the games: after each filing, every poll
+        interval (a peer may have filed mail), and the moment the clock's next
+        wake comes (a deadline, grace end or reminder: Worker.plan_wake)."""
         while not self.stopping.is_set():
             self.watchdog.beat("processing", self.config.intake.poll_interval + 1.0)
             self.mail_filed.clear()
@@ -430,9 +477,17 @@ class Daemon:
                 _round_failed("processing", exc)
                 await asyncio.sleep(1.0)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    self.mail_filed.wait(), timeout=self.config.intake.poll_interval
-                )
+                await asyncio.wait_for(self.mail_filed.wait(), timeout=self._until_wake())
+
+    def _until_wake(self) -> float:
+        """Seconds until the processing loop must look again: the poll interval, or
+        less if the clock's next wake comes sooner (estimated on this host's
+        clock, corrected by the offset measured at start)."""
+        poll = self.config.intake.poll_interval
+        wake = self.worker.next_wake
+        if wake is None:
+            return poll
+        return max(0.01, min(poll, (wake - self.worker.clock()).total_seconds()))
 
     async def _outbox_round(self) -> int:
         """Send what is due, batch after batch, until a batch comes back short; the

@@ -2,28 +2,33 @@
 
 Every daemon start has a row in ``daemons`` (a uuid, with host and pid for
 humans) whose ``lease_until`` it pushes ahead with every heartbeat and every
-claim. A claim on stored or outgoing mail (``claim_owner``/``claim_until``) is
-free once its ``claim_until`` passed *or* its owner's lease did: a daemon killed,
-paused (SIGSTOP) or cut off from the database loses its claims one lease time
-after its last renewal, on every host alike; nobody guesses from a pid.
+claim. A claim on stored mail, outgoing mail or a game to tick
+(``claim_owner``/``claim_until``) is free once its ``claim_until`` passed *or*
+its owner's lease did: a daemon killed, paused (SIGSTOP) or cut off from the
+database loses its claims one lease time after its last renewal, on every host
+alike; nobody guesses from a pid. Claims are taken one way (``take``).
 
 One daemon at a time fetches from a mailbox (``mailbox_leases``); the others
-process and send. Times are the daemons' clocks, which are the database's
-(pbem.service.clock.DatabaseClock, skew refused at start).
+process and send. Times are the database's, read in the transaction that judges
+by them (pbem.service.clock.DatabaseClock).
 """
 
 from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, insert, or_, select, update
+from sqlalchemy import ColumnElement, Update, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from pbem.storage.models import DaemonLease, InboundMail, MailboxLease, OutboundMail
+from pbem.storage.models import DaemonLease, Game, InboundMail, MailboxLease, OutboundMail
+
+# What may be claimed: a row with ``id``, ``claim_owner`` and ``claim_until``.
+Claimable = type[InboundMail] | type[OutboundMail] | type[Game]
 
 # Rows of daemons gone this long are forgotten.
 _FORGET_AFTER = timedelta(days=14)
@@ -34,7 +39,7 @@ def live_daemons(now: datetime) -> Any:
     return select(DaemonLease.id).where(DaemonLease.lease_until >= now)
 
 
-def claim_free(model: type[InboundMail] | type[OutboundMail], now: datetime) -> ColumnElement[bool]:
+def claim_free(model: Claimable, now: datetime) -> ColumnElement[bool]:
     """A row nobody holds: never claimed, its claim ran out, or its owner's lease did."""
     return or_(
         model.claim_until.is_(None),
@@ -42,6 +47,57 @@ def claim_free(model: type[InboundMail] | type[OutboundMail], now: datetime) -> 
         model.claim_owner.is_(None),
         model.claim_owner.not_in(live_daemons(now)),
     )
+
+
+def take(
+    model: Claimable,
+    owner: str,
+    until: datetime,
+    now: datetime,
+    *where: ColumnElement[bool],
+    limit: int | None = None,
+) -> Update:
+    """The claim, for ``owner`` until ``until``, of the free rows of ``model`` that
+    match ``where`` (the first ``limit`` by id), as one conditional UPDATE: the rows
+    are picked ``FOR UPDATE SKIP LOCKED`` on PostgreSQL (a peer claiming this very
+    moment takes others, nobody waits behind a peer's work) and checked again as
+    they are updated; SQLite has one writer at a time. Add ``.returning(...)`` to
+    learn what was taken."""
+    claimable = (*where, claim_free(model, now))
+    picked = select(model.id).where(*claimable).order_by(model.id)
+    if limit is not None:
+        picked = picked.limit(limit)
+    return (
+        update(model)
+        .where(model.id.in_(picked.with_for_update(skip_locked=True).scalar_subquery()), *claimable)
+        .values(claim_owner=owner, claim_until=until)
+    )
+
+
+def held(
+    model: Claimable, owner: str, ids: Collection[Any], until: datetime | None = None
+) -> tuple[ColumnElement[bool], ...]:
+    """The rows of ``ids`` that ``owner`` still holds (by the claim ending at
+    ``until``, if given): a claim renewed, given back or checked only where it is
+    still one's own, never where a peer took it over."""
+    mine = (model.id.in_(ids), model.claim_owner == owner)
+    return mine if until is None else (*mine, model.claim_until == until)
+
+
+def claims_lapse(s: Session, now: datetime) -> datetime | None:
+    """The earliest moment after ``now`` at which a game claimed now becomes free
+    (its claim or its owner's lease runs out): a daemon that found a due game
+    held by a peer looks again then."""
+    held = select(Game.claim_owner).where(Game.claim_until > now)
+    first_claim, first_lease = s.execute(
+        select(
+            select(func.min(Game.claim_until)).where(Game.claim_until > now).scalar_subquery(),
+            select(func.min(DaemonLease.lease_until))
+            .where(DaemonLease.lease_until > now, DaemonLease.id.in_(held))
+            .scalar_subquery(),
+        )
+    ).one()
+    return min((t for t in (first_claim, first_lease) if t is not None), default=None)
 
 
 class Lease:

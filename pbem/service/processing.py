@@ -6,8 +6,10 @@ core. With ``workers`` > 1 the daemon hands batches of stored mail to that
 many worker processes, each with its own database connection, running the
 same ``Worker.process_many`` as the daemon itself would. They share the
 database as several daemons do: a batch is claimed before it is worked on,
-and game rows are locked (see pbem.service.work). Fetching, filing, the clock
-and the outbox stay in the daemon process.
+and game rows are locked (see pbem.service.work). The clock's ticks go to them
+too, a few due games a batch, each worker claiming its games by lease
+(Worker.tick_some), so every core adjudicates and renders in a deadline storm.
+Fetching, filing, planning the clock and the outbox stay in the daemon process.
 
 A worker process dies with the daemon (Linux: PR_SET_PDEATHSIG), so a kill
 -9 of the daemon is what it always was: uncommitted batches are rolled back
@@ -31,9 +33,10 @@ import shutil
 import signal
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
 from pbem.config import Config
 from pbem.service.clock import DatabaseClock
@@ -43,6 +46,8 @@ from pbem.service.work import Worker
 from pbem.storage.db import make_engine, make_sessionmaker
 
 log = logging.getLogger("pbem.service")
+
+T = TypeVar("T")
 
 # The Worker of this worker process (set by _start_worker).
 _worker: Worker | None = None
@@ -106,6 +111,11 @@ def _process_batch(mail_ids: Sequence[int]) -> tuple[dict[int, str], set[str], b
     return outcomes, touched, sweep
 
 
+def _tick_batch(game_ids: Sequence[str]) -> list[str]:
+    assert _worker is not None, "not a worker process"
+    return _worker.tick_some(game_ids)
+
+
 class ProcessingPool:
     """``workers`` processes running ``Worker.process_many``; results and the
     games to tick come back to the daemon's own Worker."""
@@ -114,7 +124,9 @@ class ProcessingPool:
         self.config = config
         self.workers = workers
         self.owner = owner  # the daemon's: its processes claim under its lease
-        self.clock = clock  # the daemon's, its offset measured before the processes start
+        # The daemon's: the database's time, read in each transaction (its offset,
+        # for estimates, measured before the processes start).
+        self.clock = clock
         self._executor = self._new_executor()
 
     def _new_executor(self) -> ProcessPoolExecutor:
@@ -150,22 +162,34 @@ class ProcessingPool:
         ``worker`` (the daemon's) for the next tick. Must be called from the event
         loop's thread: a worker's death signal is tied to the thread that made it.
         """
+        result = await self._run(_process_batch, mail_ids)
+        if result is None:
+            await asyncio.to_thread(worker.release_mail, mail_ids)
+            return
+        _, touched, sweep = result
+        worker.note_for_tick(touched, sweep)
+
+    async def tick(self, game_ids: Sequence[str], worker: Worker) -> None:
+        """Claim and tick a batch of due games in a worker process (as ``process``)."""
+        if await self._run(_tick_batch, game_ids) is None:
+            await asyncio.to_thread(worker.release_games, game_ids)
+
+    async def _run(self, job: Callable[[Sequence[Any]], T], batch: Sequence[Any]) -> T | None:
+        """``job(batch)`` in a worker process; None if the process died with it."""
         executor = self._executor
         loop = asyncio.get_running_loop()
         try:
-            _, touched, sweep = await loop.run_in_executor(executor, _process_batch, mail_ids)
+            return await loop.run_in_executor(executor, job, batch)
         except BrokenProcessPool:
             # A worker process died (killed, out of memory): the pool is broken and
             # the batches it held are still claimed. The first batch to notice
             # starts a new pool; each batch gives back its own claims.
             if executor is self._executor:
-                log.error("a mail-processing worker process died; restarting the pool")
+                log.error("a worker process died; restarting the pool")
                 executor.shutdown(wait=False, cancel_futures=True)
                 self._executor = self._new_executor()
                 await self.start()
-            await asyncio.to_thread(worker.release_mail, mail_ids)
-            return
-        worker.note_for_tick(touched, sweep)
+            return None
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)

@@ -1,14 +1,19 @@
 """The daemon's units of work, each one database transaction (synchronous, run in a thread).
 
 Several daemons may share one PostgreSQL database: stored mail and queued
-outgoing mail are *claimed* with a conditional UPDATE before work starts (rows
-picked ``FOR UPDATE SKIP LOCKED`` on PostgreSQL, so nobody waits behind a peer),
-so each is handled by one daemon; a claim is held under the daemon's lease
-(pbem.service.leases), so a daemon that dies or stalls leaves nothing stuck for
-longer than one lease time. Outgoing mail is claimed in batches under a lease that the send
-loop checks before each send and renews as it runs low (Daemon._send_batch);
-each mail is marked sent by its own commit (pbem.outbox.delivery). Game
-changes take the game's row lock (see pbem.lifecycle.desk).
+outgoing mail and games due a tick are *claimed* with a conditional UPDATE
+before work starts (pbem.service.leases.take: rows picked ``FOR UPDATE SKIP
+LOCKED`` on PostgreSQL, so nobody waits behind a peer), so each is handled by one
+daemon; a claim is held under the daemon's lease, so a daemon that dies or
+stalls leaves nothing stuck for longer than one lease time. Outgoing mail is
+claimed in batches under a lease that the send loop checks before each send and
+renews as it runs low (Daemon._send_batch); each mail is marked sent by its own
+commit (pbem.outbox.delivery). A game's tick commits only if the game's claim is
+still its own, checked in the tick's own transaction (``_tick_one``). Game
+changes take the game's row lock too (see pbem.lifecycle.desk).
+
+Every transaction that judges leases, deadlines or lateness reads the time
+inside it (``_now``): the database's (pbem.service.clock).
 """
 
 from __future__ import annotations
@@ -34,8 +39,9 @@ from pbem.lifecycle.publishing import Publisher
 from pbem.outbox import delivery
 from pbem.outbox.queue import open_outbound
 from pbem.reports.render import warm_up as warm_templates
+from pbem.service.clock import transaction_time
 from pbem.service.heartbeat import Pulse
-from pbem.service.leases import Lease, claim_free
+from pbem.service.leases import Lease, claim_free, claims_lapse, held, take
 from pbem.storage.db import database_unreachable
 from pbem.storage.enums import InboundStatus, OutboundStatus
 from pbem.storage.models import Game, InboundMail, OutboundMail
@@ -45,8 +51,14 @@ log = logging.getLogger("pbem.service")
 CLAIM_SECONDS = 300
 # PostgreSQL's SQLSTATE for a lock wait ended by lock_timeout.
 LOCK_NOT_AVAILABLE = "55P03"
-# The intake loop ticks every game at least this often (deadlines are hours apart).
-SWEEP = timedelta(seconds=30)
+# The clock looks at every game at least this often: what has no indexed time to
+# wake the daemon (a pause's cap, the moderator's digest) waits this long at most.
+# Deadlines, grace ends, reminders and lapsed claims wake it at once (next_wake).
+SAFETY_SWEEP = timedelta(minutes=5)
+
+
+class LeaseLost(Exception):
+    """A game's claim went to a peer (we stalled past it): this tick commits nothing."""
 
 
 class Worker:
@@ -64,8 +76,10 @@ class Worker:
         self.key = config.secrets.key_bytes()
         self.publisher = Publisher()
         self._touched: set[str] = set()  # games named by mail processed since the last tick
-        self._last_sweep: datetime | None = None
+        self._swept_at: datetime | None = None  # the last look at every game
+        self._next_wake: datetime | None = None  # when the next look at every game is due
         self._sweep_requested = False
+        self.replan = False  # a look at every game or a tick since plan_wake
         self.pulse = Pulse(owner)
         self.lease = Lease(owner, config.database.lease_seconds)
         self.fetching: str | None = None  # the mailbox whose lease we hold, renewed by beats
@@ -84,6 +98,10 @@ class Worker:
                 raise
         self.lease.hold(s, now)
 
+    def _now(self, s: Session) -> datetime:
+        """The time ``s``'s transaction judges by: the database's, read in it."""
+        return transaction_time(self.clock, s)
+
     def game_master(self, session: Session, now: datetime) -> GameMaster:
         return GameMaster(Desk(session, self.config, self.key, now), self.publisher)
 
@@ -99,29 +117,27 @@ class Worker:
         """Store a fetched batch (ref, raw[, the mailbox's delivery time]) in one
         transaction; True once committed. Each mail is stamped with when the
         mailbox received it (pbem.intake.arrival), which its lateness is judged by."""
-        now = self.clock()
         trusted = self.config.intake.trusted_hosts()
-        stamped = [
-            (
-                m[0],
-                m[1],
-                arrival_time(
-                    m[1],
-                    delivered_at=m[2] if len(m) > 2 else None,
-                    fetched_at=now,
-                    trusted_hosts=trusted,
-                ),
-            )
-            for m in messages
-        ]
         with self.sessions.begin() as s:
+            now = self._now(s)
+            stamped = [
+                (
+                    m[0],
+                    m[1],
+                    arrival_time(
+                        m[1],
+                        delivered_at=m[2] if len(m) > 2 else None,
+                        fetched_at=now,
+                        trusted_hosts=trusted,
+                    ),
+                )
+                for m in messages
+            ]
             for row in file_mails(s, stamped, now, self.key):
                 log.info("mail filed", extra={"mail": row.id, "ref": row.transport_ref})
         return True
 
-    def _claim(
-        self, s: Session, model: type[InboundMail] | type[OutboundMail], row_id: int, now: datetime
-    ) -> bool:
+    def _claim(self, s: Session, model: type[InboundMail], row_id: int, now: datetime) -> bool:
         self._hold(s, now)
         result = s.execute(
             update(model)
@@ -137,8 +153,8 @@ class Worker:
     def pending_mail(self, limit: int = 100, *, besides: Collection[int] = ()) -> list[int]:
         """Stored mail waiting to be processed and not claimed by anyone (a live
         claim is a daemon or worker process at work on it), but ``besides``."""
-        now = self.clock()
         with self.sessions() as s:
+            now = self._now(s)
             return list(
                 s.scalars(
                     select(InboundMail.id)
@@ -154,12 +170,12 @@ class Worker:
 
     def process(self, mail_id: int) -> str | None:
         """Process one stored mail in one transaction; a failure is filed, never lost."""
-        now = self.clock()
         with self.sessions.begin() as s:
-            if not self._claim(s, InboundMail, mail_id, now):
+            if not self._claim(s, InboundMail, mail_id, self._now(s)):
                 return None
         try:
             with self.sessions.begin() as s:
+                now = self._now(s)
                 # Locked and checked again: a peer that took over our claim (we stalled
                 # past our lease) processes it, not we as well.
                 row = s.get(InboundMail, mail_id, with_for_update=True)
@@ -181,7 +197,7 @@ class Worker:
                 if row is not None:
                     row.status = InboundStatus.FAILED
                     row.outcome = traceback.format_exc(limit=5)[-2000:]
-                    row.processed_at = now
+                    row.processed_at = self._now(s)
             return "failed"
 
     def process_many(self, mail_ids: Sequence[int]) -> dict[int, str]:
@@ -199,21 +215,19 @@ class Worker:
         fails. A kill mid-batch undoes the whole batch, which the next daemon
         processes again, each mail once.
         """
-        now = self.clock()
-        until = now + timedelta(seconds=CLAIM_SECONDS)
-        claimable = (
-            InboundMail.id.in_(mail_ids),
-            InboundMail.status == InboundStatus.NEW,
-            claim_free(InboundMail, now),
-        )
         with self.sessions.begin() as s:
+            now = self._now(s)
+            until = now + timedelta(seconds=CLAIM_SECONDS)
             self._hold(s, now)
-            # SKIP LOCKED (PostgreSQL): rows a peer is claiming this moment are its own.
-            picked = select(InboundMail.id).where(*claimable).with_for_update(skip_locked=True)
             s.execute(
-                update(InboundMail)
-                .where(InboundMail.id.in_(picked.scalar_subquery()), *claimable)
-                .values(claim_owner=self.owner, claim_until=until)
+                take(
+                    InboundMail,
+                    self.owner,
+                    until,
+                    now,
+                    InboundMail.id.in_(mail_ids),
+                    InboundMail.status == InboundStatus.NEW,
+                )
             )
             mine = list(
                 s.scalars(
@@ -233,7 +247,7 @@ class Worker:
         sweep = False
         try:
             with self.sessions.begin() as s:
-                gm = self.game_master(s, now)
+                gm = self.game_master(s, self._now(s))
                 mailroom = Mailroom(gm)
                 batch = [
                     (row, opened[row.id])
@@ -279,50 +293,169 @@ class Worker:
     # -------------------------------------------------------------- clock
 
     def tick_games(self, everything: bool = True) -> list[str]:
-        """Deadlines, reminders and early adjudication, one transaction per game.
-
-        Only games with something due are ticked (``Clock.due_games``).
-        ``everything=False`` (the daemon's intake loop) looks only at the games
-        that processed mail named since the last tick, plus all games once the
-        clock has moved SWEEP past the last full sweep: a tick of every stored
-        game after every batch of mail cost time linear in the games stored.
-        """
-        now = self.clock()
-        touched, self._touched = self._touched, set()
-        sweep_due = self._last_sweep is None or now - self._last_sweep >= SWEEP
-        if everything or sweep_due or self._sweep_requested:
-            self._last_sweep, self._sweep_requested = now, False
-            with self.sessions() as s:
-                games = self.game_master(s, now).clock.due_games()
-        elif touched:
-            # Of the games mail named, those with something due (one query, no locks).
-            with self.sessions() as s:
-                games = self.game_master(s, now).clock.due_games(among=touched)
-        else:
-            games = []
-        did: list[str] = []
-        for game_id in games:
-            try:
-                with self.sessions.begin() as s:
-                    for what in self.game_master(s, self.clock()).clock.tick(game_id):
-                        log.info(what, extra={"game": game_id})
-                        did.append(f"{game_id}: {what}")
-            except OperationalError as exc:
-                if getattr(exc.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
-                    log.exception("tick of game %s failed", game_id)
-                    continue
-                # A peer holds the game (stalled, or a long adjudication): its lock is
-                # broken by the server within idle_in_transaction_timeout; next tick.
-                log.warning("game %s is locked by another daemon; ticked later", game_id)
-            except Exception:
-                log.exception("tick of game %s failed", game_id)
+        """Deadlines, reminders and early adjudication of the games due a tick
+        (``due_for_tick``), each claimed and ticked here (``tick_some``); then the
+        next wake is planned. The daemon spreads the same steps over its worker
+        processes (Daemon._tick_due)."""
+        did = self.tick_some(self.due_for_tick(everything))
+        self.plan_wake()
         return did
+
+    def due_for_tick(self, everything: bool = True) -> list[str]:
+        """The games a tick may have something to do for (``Clock.due_games``), one
+        query, no locks. Every game once the next wake has come (``plan_wake``: the
+        earliest deadline, grace end or reminder after the last such look, a peer's
+        claim running out), when asked (``everything``, a moderator command), or
+        SAFETY_SWEEP after the last look; else only the games processed mail named
+        since: a look at every stored game after every batch of mail cost time
+        linear in the games stored."""
+        touched, self._touched = self._touched, set()
+        with self.sessions() as s:
+            now = self._now(s)
+            clock = self.game_master(s, now).clock
+            wake = self._next_wake
+            if everything or self._sweep_requested or wake is None or now >= wake:
+                self._swept_at, self._sweep_requested = now, False
+                self._next_wake = now + SAFETY_SWEEP  # until plan_wake knows better
+                self.replan = True
+                return clock.due_games()
+            if touched:
+                return clock.due_games(among=touched)
+        return []
+
+    def plan_wake(self) -> datetime | None:
+        """When the clock must next look at every game (after ticking what was due):
+        the earliest deadline, grace end or reminder after the last look (one
+        indexed query: a tick since may have opened a phase due at once), or a
+        game claim running out, at most SAFETY_SWEEP after the last look. The
+        daemon sleeps until then unless mail wakes it."""
+        with self.sessions() as s:
+            now = self._now(s)
+            since = self._swept_at or now
+            game_master = self.game_master(s, since)
+            times = [game_master.clock.next_due(), claims_lapse(s, now), since + SAFETY_SWEEP]
+        self._next_wake = min(t for t in times if t is not None)
+        self.replan = False
+        return self._next_wake
+
+    @property
+    def next_wake(self) -> datetime | None:
+        return self._next_wake
+
+    def tick_some(self, game_ids: Sequence[str]) -> list[str]:
+        """Claim those of ``game_ids`` nobody holds (``claim_games``) and tick them
+        (``tick_claimed``); what the ticks did. Run by a worker process for a batch
+        of the due games, or by the daemon itself."""
+        if not game_ids:
+            return []
+        self.replan = True  # a tick may open a phase due sooner than the planned wake
+        return self.tick_claimed(self.claim_games(game_ids))
+
+    def claim_games(self, game_ids: Collection[str]) -> GameClaim:
+        """Claim the games of ``game_ids`` no live claim holds, for one lease time,
+        in one transaction (pbem.service.leases.take: a game a peer holds or is
+        claiming is skipped, never waited for)."""
+        with self.sessions.begin() as s:
+            now = self._now(s)
+            self._hold(s, now)
+            until = now + self.lease.length
+            taken = s.scalars(
+                take(Game, self.owner, until, now, Game.id.in_(sorted(game_ids))).returning(Game.id)
+            ).all()
+        return GameClaim(sorted(taken), until)
+
+    def tick_claimed(self, claim: GameClaim) -> list[str]:
+        """Tick each claimed game in a transaction of its own, which also gives its
+        claim back; the claims not yet used are renewed as they run low."""
+        did: list[str] = []
+        for n, game_id in enumerate(claim.games):
+            lease = self.lease
+            if claim.until - self.clock() < lease.length / 2:  # an estimate: margin enough
+                claim = self._renew_games(claim, claim.games[n:])
+                if game_id not in claim.games:
+                    continue
+            did.extend(self._tick_one(game_id, claim.until))
+        return did
+
+    def _renew_games(self, claim: GameClaim, game_ids: Sequence[str]) -> GameClaim:
+        """Push our claims on ``game_ids`` a lease time ahead; those a peer took over
+        (we stalled) are left out."""
+        with self.sessions.begin() as s:
+            now = self._now(s)
+            self._hold(s, now)
+            until = now + self.lease.length
+            kept = s.scalars(
+                update(Game)
+                .where(*held(Game, self.owner, game_ids, claim.until))
+                .values(claim_until=until)
+                .returning(Game.id)
+            ).all()
+        for game_id in sorted(set(game_ids) - set(kept)):
+            log.warning("lease on game %s lost to another daemon; nothing committed", game_id)
+        return GameClaim(sorted(kept), until)
+
+    def _tick_one(self, game_id: str, until: datetime) -> list[str]:
+        """One game's tick in one transaction, committed only while the game's claim
+        (ours until ``until``) is still ours: a conditional UPDATE in the same
+        transaction gives it back and must hit the row, else all is rolled back. A
+        daemon that stalled past its lease and wakes commits nothing for the game."""
+        did: list[str] = []
+        try:
+            with self.sessions.begin() as s:
+                mine = held(Game, self.owner, [game_id])
+                if s.scalar(select(Game.claim_until).where(*mine).with_for_update()) != until:
+                    raise LeaseLost(game_id)  # lost before we began: no work wasted
+                for what in self.game_master(s, self._now(s)).clock.tick(game_id):
+                    did.append(f"{game_id}: {what}")
+                given_back = s.execute(
+                    update(Game)
+                    .where(*mine, Game.claim_until == until)
+                    .values(claim_owner=None, claim_until=None)
+                )
+                if given_back.rowcount != 1:  # type: ignore[attr-defined]
+                    raise LeaseLost(game_id)
+        except LeaseLost:
+            log.warning("lease on game %s lost to another daemon; nothing committed", game_id)
+            return []
+        except OperationalError as exc:
+            self._release_game(game_id, until)
+            if getattr(exc.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
+                log.exception("tick of game %s failed", game_id)
+                return []
+            # A peer's transaction holds the game's row (stalled, or a long batch): the
+            # server ends it within idle_in_transaction_timeout; ticked next time.
+            log.warning("game %s is locked by another daemon; ticked later", game_id)
+            return []
+        except Exception:
+            self._release_game(game_id, until)
+            log.exception("tick of game %s failed", game_id)
+            return []
+        for what in did:
+            log.info(what.split(": ", 1)[1], extra={"game": game_id})
+        return did
+
+    def _release_game(self, game_id: str, until: datetime) -> None:
+        """Give back our claim on a game whose tick failed: free for anyone now."""
+        try:
+            self.release_games([game_id], until)
+        except Exception as exc:  # the claim lapses with the lease anyway
+            log.warning("could not give back the claim on game %s: %s", game_id, exc)
+
+    def release_games(self, game_ids: Collection[str], until: datetime | None = None) -> None:
+        """Give back our claims on these games (of that end, if given; all of them
+        when a worker process died with them): free for anyone now."""
+        with self.sessions.begin() as s:
+            s.execute(
+                update(Game)
+                .where(*held(Game, self.owner, game_ids, until))
+                .values(claim_owner=None, claim_until=None)
+            )
 
     def start_up(self) -> list[str]:
         """Take this daemon's lease; push back deadlines that passed while no
         daemon could work; note we are alive."""
         with self.sessions.begin() as s:
-            now = self.clock()
+            now = self._now(s)
             self._hold(s, now)
             moved = self._beat(s, now, None)
         self.pulse.beaten()
@@ -345,7 +478,7 @@ class Worker:
     def shut_down(self) -> None:
         """A clean stop: our lease ends now, so peers take over at once."""
         with self.sessions.begin() as s:
-            self.lease.end(s, self.clock())
+            self.lease.end(s, self._now(s))
 
     def release_mail(self, mail_ids: Collection[int]) -> None:
         """Give back our claims on these stored mails (a worker process died with
@@ -365,7 +498,7 @@ class Worker:
         """Whether this daemon fetches from ``mailbox`` now: it takes or keeps
         the mailbox's lease (one fetcher at a time; the others process and send)."""
         with self.sessions.begin() as s:
-            now = self.clock()
+            now = self._now(s)
             self._hold(s, now)
             ours = self.lease.fetch_from(s, mailbox, now)
         self.fetching = mailbox if ours else None
@@ -376,7 +509,7 @@ class Worker:
         ``mailbox`` beats as working (its mailbox answers), else since when it has
         not. None too when nobody holds the mailbox: we take it next round."""
         with self.sessions() as s:
-            now = self.clock()
+            now = self._now(s)
             owner = self.lease.fetcher(s, mailbox, now)
             return None if owner is None else self.pulse.peer_down_since(s, owner, now)
 
@@ -386,7 +519,7 @@ class Worker:
         first beat that can work after an outage of every daemon pushes the
         deadlines back by it; returns the games whose deadlines moved."""
         with self.sessions.begin() as s:
-            now = self.clock()
+            now = self._now(s)
             self._hold(s, now)
             # While our mailbox does not answer, its lease is left to lapse: a peer
             # that reaches it fetches (our intake round is stuck reconnecting).
@@ -428,27 +561,20 @@ class Worker:
         LOCKED`` (a peer claiming at the same moment takes others), on SQLite the
         one conditional UPDATE is atomic (one writer at a time).
         """
-        now = self.clock()
-        until = now + timedelta(seconds=CLAIM_SECONDS)
-        claimable = (
-            OutboundMail.status == OutboundStatus.PENDING,
-            OutboundMail.next_attempt_at <= now,
-            claim_free(OutboundMail, now),
-        )
         with self.sessions.begin() as s:
+            now = self._now(s)
+            until = now + timedelta(seconds=CLAIM_SECONDS)
             self._hold(s, now)
-            picked = (
-                select(OutboundMail.id)
-                .where(*claimable)
-                .order_by(OutboundMail.id)
-                .limit(limit)
-                .with_for_update(skip_locked=True)
-            )
             rows = s.execute(
-                update(OutboundMail)
-                .where(OutboundMail.id.in_(picked.scalar_subquery()), *claimable)
-                .values(claim_owner=self.owner, claim_until=until)
-                .returning(
+                take(
+                    OutboundMail,
+                    self.owner,
+                    until,
+                    now,
+                    OutboundMail.status == OutboundStatus.PENDING,
+                    OutboundMail.next_attempt_at <= now,
+                    limit=limit,
+                ).returning(
                     OutboundMail.id,
                     OutboundMail.message_id,
                     OutboundMail.sender,
@@ -469,17 +595,15 @@ class Worker:
 
         A mail whose lease expired and was taken by a peer (or sent by it) is no longer
         ours and must not be sent: a daemon stalled past its lease sends nothing."""
-        now = self.clock()
-        new_until = now + timedelta(seconds=CLAIM_SECONDS)
         with self.sessions.begin() as s:
+            now = self._now(s)
+            new_until = now + timedelta(seconds=CLAIM_SECONDS)
             self._hold(s, now)
             kept = s.scalars(
                 update(OutboundMail)
                 .where(
-                    OutboundMail.id.in_(row_ids),
+                    *held(OutboundMail, self.owner, row_ids, until),
                     OutboundMail.status == OutboundStatus.PENDING,
-                    OutboundMail.claim_owner == self.owner,
-                    OutboundMail.claim_until == until,
                 )
                 .values(claim_until=new_until)
                 .returning(OutboundMail.id)
@@ -491,11 +615,7 @@ class Worker:
         with self.sessions.begin() as s:
             s.execute(
                 update(OutboundMail)
-                .where(
-                    OutboundMail.id.in_(row_ids),
-                    OutboundMail.claim_owner == self.owner,
-                    OutboundMail.claim_until == until,
-                )
+                .where(*held(OutboundMail, self.owner, row_ids, until))
                 .values(claim_owner=None, claim_until=None)
             )
 
@@ -503,11 +623,11 @@ class Worker:
     def sent(self, row_id: int) -> bool:
         """The server accepted the mail: marked sent by its own commit, now."""
         with self.sessions.begin() as s:
-            return delivery.mark_sent(s, row_id, self.clock(), self.owner)
+            return delivery.mark_sent(s, row_id, self._now(s), self.owner)
 
     def send_failed(self, row_id: int, error: str, permanent: bool) -> OutboundStatus | None:
         with self.sessions.begin() as s:
-            return delivery.mark_failed(s, self.config, row_id, error, permanent, self.clock())
+            return delivery.mark_failed(s, self.config, row_id, error, permanent, self._now(s))
 
 
 @dataclass(frozen=True)
@@ -516,6 +636,14 @@ class Outgoing:
     sender: str
     recipient: str
     raw: bytes = field(repr=False)
+
+
+@dataclass(frozen=True)
+class GameClaim:
+    """Games claimed together for a tick, and the end of their claim."""
+
+    games: list[str]
+    until: datetime
 
 
 @dataclass

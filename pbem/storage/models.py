@@ -117,6 +117,10 @@ class Game(Base):
     # Held for the moderator (why, e.g. after a rollback): no orders, no clock, no
     # adjudication until he says ADJUDICATE or RESUME. A pause is separate.
     held: Mapped[str | None] = mapped_column(String(200), default=None)
+    # The daemon ticking the game (issue 19): a lease, free once ``claim_until``
+    # passes or its owner's daemon lease does (pbem.service.leases.claim_free).
+    claim_owner: Mapped[str | None] = mapped_column(String(64), default=None)
+    claim_until: Mapped[datetime | None] = mapped_column(default=None, index=True)
 
 
 class Seat(Base):
@@ -184,8 +188,10 @@ class Phase(Base):
     sides: Mapped[list[Any]] = mapped_column(default=list)
     status: Mapped[PhaseStatus] = mapped_column(Choice(PhaseStatus), default=PhaseStatus.OPEN)
     opened_at: Mapped[datetime]
-    deadline: Mapped[datetime | None] = mapped_column(default=None)
-    grace_until: Mapped[datetime | None] = mapped_column(default=None)
+    # Indexed: the daemon sleeps until the earliest of these (Clock.next_due).
+    deadline: Mapped[datetime | None] = mapped_column(default=None, index=True)
+    grace_until: Mapped[datetime | None] = mapped_column(default=None, index=True)
+    remind_at: Mapped[datetime | None] = mapped_column(default=None, index=True)
     reminded: Mapped[list[Any]] = mapped_column(default=list)  # sides already reminded
     seed_sealed: Mapped[bytes] = mapped_column(LargeBinary)
     seed_commitment: Mapped[str] = mapped_column(String(64))

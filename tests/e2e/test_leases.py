@@ -14,7 +14,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text, update
 
 from pbem.config import Config, DatabaseConfig, SecretsConfig
 from pbem.core.errors import ConfigError
@@ -26,7 +26,14 @@ from pbem.service.clock import DatabaseClock, utcnow
 from pbem.service.daemon import Daemon
 from pbem.service.work import Worker
 from pbem.storage.db import create_all, make_engine, make_sessionmaker, tcp_user_timeout
-from pbem.storage.models import DaemonLease, InboundMail, MailboxLease, OutboundMail
+from pbem.storage.models import (
+    DaemonLease,
+    Game,
+    InboundMail,
+    MailboxLease,
+    OutboundMail,
+    Phase,
+)
 from tests.conftest import make_database
 from tests.e2e.helpers import (
     DaemonProcess,
@@ -127,14 +134,18 @@ async def test_a_daemon_with_a_skewed_clock_refuses_to_start(pg_url, tmp_path) -
 
 
 async def test_a_daemon_within_the_bound_reads_the_database_clock(pg_url, tmp_path) -> None:
-    """A host clock 3 s behind (the offset a test gives it) is within the default 5 s:
-    the daemon starts, and from then on reads the database's time."""
+    """A host clock 3 s behind is within the default 5 s: the daemon starts; each
+    transaction reads the database's time, and estimates outside one are corrected
+    by the offset measured at start."""
     create_all(make_engine(pg_url))
-    clock = DatabaseClock()
-    clock.offset = timedelta(seconds=-3)  # as if this host's clock were 3 s slow
+    clock = DatabaseClock(host=lambda: utcnow() - timedelta(seconds=3))  # 3 s slow
     daemon = Daemon(_config(pg_url, tmp_path), clock=clock)
     try:
         await asyncio.to_thread(daemon._set_clock)
+        with daemon.worker.sessions() as s:
+            read = daemon.worker._now(s)
+            then = s.scalar(select(func.statement_timestamp()))
+        assert timedelta(0) <= then - read < timedelta(seconds=1)  # not 3 s apart
         with daemon.engine.connect() as conn:
             before = clock()
             db_now = conn.execute(text("SELECT now()")).scalar_one()
@@ -142,6 +153,67 @@ async def test_a_daemon_within_the_bound_reads_the_database_clock(pg_url, tmp_pa
     finally:
         daemon.engine.dispose()
     assert before - timedelta(seconds=0.5) <= db_now <= after + timedelta(seconds=0.5)
+
+
+def test_a_skewed_host_clock_judges_deadlines_and_leases_as_the_database_does(
+    pg_url, tmp_path
+) -> None:
+    """Two workers, one on a host clock 30 s fast, one right: both judge a grace
+    period's end, their leases, claims and the clock's next wake by the database's
+    time, to the same microsecond where they read it in one moment."""
+    config = _config(pg_url, tmp_path)
+    engine = make_engine(pg_url, config.database)
+    create_all(engine)
+    sessions = make_sessionmaker(engine)
+    with sessions.begin() as s:
+        db_now = s.scalar(select(func.statement_timestamp()))
+        gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), db_now), Publisher())
+        gm.acts.create_game("g1", "demo", "duel")
+        for side in ("north", "south"):
+            gm.acts.assign("g1", side, f"{side}@example.org", public_key=KEYS[side])
+        gm.acts.start("g1")
+    # The grace period ends 3 s from now (database time); no reminder is owed.
+    with sessions.begin() as s:
+        db_now = s.scalar(select(func.statement_timestamp()))
+        grace_end = db_now + timedelta(seconds=3)
+        s.execute(
+            update(Phase)
+            .where(Phase.game_id == "g1")
+            .values(
+                deadline=db_now + timedelta(seconds=2),
+                grace_until=grace_end,
+                remind_at=db_now,
+                reminded=["north", "south"],
+            )
+        )
+    fast = Worker(config, sessions, "fast", DatabaseClock(host=lambda: utcnow() + timedelta(30)))
+    right = Worker(config, sessions, "right", DatabaseClock())
+    try:
+        for worker in (fast, right):
+            worker.start_up()
+            # Not due yet, though the fast host's clock is long past the grace end.
+            assert worker.due_for_tick() == []
+            assert worker.plan_wake() == db_now + timedelta(seconds=2)  # the deadline
+        with sessions() as s:
+            leases = dict(s.execute(select(DaemonLease.id, DaemonLease.lease_until)).all())
+            read_at = s.scalar(select(func.statement_timestamp()))
+        lease = timedelta(seconds=config.database.lease_seconds)
+        for owner in ("fast", "right"):
+            assert read_at - timedelta(seconds=5) < leases[owner] - lease <= read_at
+        claim = fast.claim_games(["g1"])
+        assert read_at < claim.until - lease <= read_at + timedelta(seconds=5)
+        fast.release_games(["g1"])
+
+        def past_grace() -> bool:
+            with sessions() as s:
+                return bool(s.scalar(select(func.statement_timestamp())) >= grace_end)
+
+        wait_until(past_grace, 30, "the database's clock to pass the grace end")
+        for worker in (fast, right):
+            assert worker.due_for_tick() == ["g1"]
+        assert [d.split(":")[0] for d in right.tick_some(["g1"])] == ["g1"]
+    finally:
+        engine.dispose()
 
 
 # ------------------------------------------------------- a paused daemon
@@ -245,9 +317,10 @@ def test_a_stalled_game_lock_stops_no_other_game_and_is_broken_in_time(
     pg_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A daemon stalled inside a transaction holding game g1's row lock (as when
-    paused or cut off mid-tick): another daemon still adjudicates g2, gives up
-    on g1 after lock_timeout, and the server ends the stalled session after
-    idle_in_transaction_timeout, well within one lease; then g1 is adjudicated."""
+    paused or cut off mid-tick): another daemon still adjudicates g2 and skips
+    g1 without waiting (its claim picks rows FOR UPDATE SKIP LOCKED); the server
+    ends the stalled session after idle_in_transaction_timeout, well within one
+    lease; then g1 is adjudicated."""
     config = _config(
         pg_url, tmp_path, lease_seconds=10, lock_timeout=1, idle_in_transaction_timeout=2
     )
@@ -272,7 +345,10 @@ def test_a_stalled_game_lock_stops_no_other_game_and_is_broken_in_time(
         assert [d for d in done if d.startswith("g2:")] and not [
             d for d in done if d.startswith("g1:")
         ]
-        assert "game g1 is locked by another daemon; ticked later" in caplog.messages
+        # Skipped, not waited for: the claim picks rows FOR UPDATE SKIP LOCKED.
+        assert "game g1 is locked by another daemon; ticked later" not in caplog.messages
+        with sessions() as s:
+            assert s.scalar(select(Game.claim_owner).where(Game.id == "g1")) is None
         assert not [r for r in caplog.records if r.levelname == "ERROR"]
 
         def broken() -> bool:

@@ -13,6 +13,9 @@ from __future__ import annotations
 from functools import cache
 from typing import NewType
 
+from pbem.core import hexmath
+from pbem.core.hexmath import odd_q_distance
+
 HexId = NewType("HexId", int)
 
 COLUMNS = 47
@@ -77,18 +80,9 @@ def parse_hex(text: str) -> HexId:
     return HexId(h)
 
 
-def _cube(c: int, r: int) -> tuple[int, int, int]:
-    # odd-q: odd columns are shoved down half a hex.
-    x = c
-    z = r - (c - (c & 1)) // 2
-    return x, -x - z, z
-
-
 def distance(a: int, b: int) -> int:
     """Hexes between ``a`` and ``b`` (0 for the same hex)."""
-    ax, ay, az = _cube(*col_row(a))
-    bx, by, bz = _cube(*col_row(b))
-    return max(abs(ax - bx), abs(ay - by), abs(az - bz))
+    return odd_q_distance(col_row(a), col_row(b))
 
 
 # Neighbour offsets (dc, dr) for odd-q, by column parity: N, NE, SE, S, SW, NW.
@@ -122,14 +116,4 @@ def hexside(a: int, b: int) -> tuple[HexId, HexId]:
 
 def within(h: int, radius: int) -> list[HexId]:
     """Every on-map hex at distance <= radius from ``h`` (including ``h``)."""
-    seen = {HexId(h)}
-    frontier = [HexId(h)]
-    for _ in range(radius):
-        nxt: list[HexId] = []
-        for x in frontier:
-            for n in neighbours(x):
-                if n not in seen:
-                    seen.add(n)
-                    nxt.append(n)
-        frontier = nxt
-    return sorted(seen)
+    return sorted(hexmath.within(HexId(h), radius, neighbours))

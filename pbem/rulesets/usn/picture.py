@@ -25,6 +25,7 @@ from pbem.core.mapview import (
     MapLine,
     MapMarker,
     MapPicture,
+    stack_markers,
 )
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.map import HexsideKind, Terrain, UsnMap, centre
@@ -83,7 +84,7 @@ def map_picture(
             MapBase(h, SIDE_COLOURS[base.owner_at(start)], base.naval, base.air_capacity)
             for h, base in m.bases.items()
         ),
-        markers=_markers(units or {}),
+        markers=stack_markers(units or {}, SIDE_COLOURS),
         highlight=tuple(highlight),
     )
 
@@ -229,19 +230,6 @@ def _hexsides(m: UsnMap) -> tuple[MapHexside, ...]:
                 out.append(MapHexside(a, b, Edge.STRAIT))
             elif m.hexes[a].regions & _COUNTRY_REGIONS != m.hexes[b].regions & _COUNTRY_REGIONS:
                 out.append(MapHexside(a, b, Edge.BORDER))
-    return tuple(out)
-
-
-def _markers(units: Mapping[int, Sequence[tuple[str, str]]]) -> tuple[MapMarker, ...]:
-    """One square per side's stack on a hex: its top unit's label and its size."""
-    out = []
-    for h, stack in sorted(units.items()):
-        sides: dict[str, list[str]] = {}
-        for owner, text in stack:
-            sides.setdefault(owner, []).append(text)
-        for owner, labels in sorted(sides.items()):
-            colour = SIDE_COLOURS.get(owner, SIDE_COLOURS[None])
-            out.append(MapMarker(h, colour, labels[0], len(labels)))
     return tuple(out)
 
 

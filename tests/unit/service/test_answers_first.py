@@ -89,7 +89,7 @@ def test_the_answers_go_out_before_the_round_they_close_is_adjudicated(
         [("n", _orders("north", ["SEND SQN-1 A"])), ("s", _orders("south", ["SEND SQN-1 B"]))]
     )
     started = _kinds(daemon).count(OutboundKind.REPORT)  # the reports START sent
-    real_tick = daemon.worker.tick_games
+    real_tick = daemon.worker.due_for_tick
     at_tick: dict[str, object] = {}
 
     def tick(everything: bool = True) -> list[str]:
@@ -101,7 +101,7 @@ def test_the_answers_go_out_before_the_round_they_close_is_adjudicated(
         at_tick["reports"] = _kinds(daemon).count(OutboundKind.REPORT)
         return real_tick(everything)
 
-    daemon.worker.tick_games = tick  # type: ignore[method-assign]
+    daemon.worker.due_for_tick = tick  # type: ignore[method-assign]
 
     async def main() -> None:
         idle = asyncio.Event()

@@ -1,0 +1,112 @@
+"""13.6 Dummy TFs: the per-cycle sortie allotments, deployment, and definitive
+revelation.
+
+Allotments live in each side's private part (``dummy_allotment``: {cycle, allowed,
+sorties}); the Japanese roll is secret (13.6), the Allied one is made with the SI
+levels (treated as secret, hidden-info §3.3). A dummy is deployed by REGP into a
+hex holding a friendly TF (17.11); renumbering it is no new sortie (13.6.7). A
+TF is definitively revealed by a sub, coastwatcher or surface contact, or an air
+strike launched at it (13.6.3): its chits go back to the cups (13.6.5) and a
+dummy's marker leaves the map, openly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.core.errors import IllegalOrderError
+from pbem.core.events import Event
+from pbem.rulesets.witp import chits, located
+from pbem.rulesets.witp.clock import Slot
+from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.sides import SIDES
+
+JAPANESE_TABLE = "tables/japanese-dummy-allotment"
+
+
+def japanese_allotment(public: Mapping[str, Any], secret: Dice) -> tuple[int, list[int]]:
+    """13.6: 2D6 on the Japanese Dummy TF Allotment table; on 7, 1D6 more."""
+    a, b = secret.d6("dummy allotment japanese"), secret.d6("dummy allotment japanese")
+    for row in public["pack"][JAPANESE_TABLE]["value"]["rows"]:
+        if row["roll"][0] <= a + b <= row["roll"][1]:
+            if row["dummies"] == "1D6":
+                c = secret.d6("dummy allotment japanese 1D6")
+                return c, [a, b, c]
+            return int(row["dummies"]), [a, b]
+    raise ValueError(f"no row for {a + b}")
+
+
+def allied_allotment(si_level: int, secret: Dice) -> tuple[int, list[int]]:
+    """13.6: the Allied SI level plus the differential of one 2D6 roll."""
+    a, b = secret.d6("dummy allotment allied"), secret.d6("dummy allotment allied")
+    return si_level + abs(a - b), [a, b]
+
+
+def set_allotment(
+    state: dict[str, Any], side: str, cycle: int, allowed: int, rolls: list[int], slot: Slot
+) -> Event:
+    """The side's allotment for ``cycle``; dummies still at sea count against it (13.6.7)."""
+    at_sea = sum(
+        1 for t in state[PRIVATE][side].get("tfs", {}).values() if t.get("dummy") and t.get("hex")
+    )
+    state[PRIVATE][side]["dummy_allotment"] = {
+        "cycle": cycle,
+        "allowed": allowed,
+        "sorties": at_sea,
+    }
+    fact = {
+        "kind": "dummy-allotment",
+        "cycle": cycle,
+        "allowed": allowed,
+        "rolls": rolls,
+        "at_sea": at_sea,
+    }
+    return disclose(state, fact, [side], slot.time, "13.6")
+
+
+def check_deployment(own: Mapping[str, Any], hexid: str) -> None:
+    """Raise IllegalOrderError unless a dummy may sortie into ``hexid`` now."""
+    allot = own.get("dummy_allotment", {"allowed": 0, "sorties": 0})
+    if allot["sorties"] >= allot["allowed"]:
+        raise IllegalOrderError(
+            f"your {allot['allowed']} dummy sorties of this cycle are used", rule="13.6.7"
+        )
+    if not any(t.get("hex") == hexid and not t.get("dummy") for t in own.get("tfs", {}).values()):
+        raise IllegalOrderError(
+            f"a dummy deploys by REGP into a hex holding a friendly TF; none is at {hexid}",
+            rule="17.11",
+        )
+
+
+def deploy(state: dict[str, Any], side: str, tf: str, hexid: str) -> None:
+    """A dummy sorties (after ``check_deployment``)."""
+    own = state[PRIVATE][side]
+    check_deployment(own, hexid)
+    own["dummy_allotment"]["sorties"] += 1
+    own.setdefault("tfs", {})[tf] = {
+        "hex": hexid,
+        "ships": [],
+        "dummy": True,
+        "speed_class": "SC3",
+        "mission": None,
+        "in_port": False,
+        "log": [],
+    }
+
+
+def reveal(state: dict[str, Any], owner: str, tf: str, how: str, slot: Slot) -> list[Event]:
+    """13.6.3: ``owner``'s TF is definitively revealed by ``how``. Chits return (13.6.5);
+    a dummy leaves the map, openly, and both sides are told it was a dummy."""
+    chits.return_chits(state, owner, tf)
+    rec = state[PRIVATE][owner]["tfs"].get(tf)
+    if rec is None or not rec.get("dummy"):
+        return []
+    events = located.remove(state, owner, tf, slot, "definitively revealed", "13.6.3")
+    del state[PRIVATE][owner]["tfs"][tf]
+    state[PUBLIC].setdefault("revealed_dummies", []).append(
+        {"owner": owner, "tf": tf, "time": slot.time}
+    )
+    fact = {"kind": "dummy-revealed", "owner": owner, "tf": tf, "by": how}
+    return [*events, disclose(state, fact, SIDES, slot.time, "13.6.3")]

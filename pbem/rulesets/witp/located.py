@@ -1,0 +1,129 @@
+"""13.7 Located chits: placed on a successful contact, public, and gone at the end of
+the succeeding Air or Naval Phase (13.7.5).
+
+``state["public"]["located"]`` maps "<owner>:<tf>" to the marker: the TF's owner
+and number, its hex, the label ("Located 1A"), the game time it was placed, and
+its source (ruling R15): ``air``, ``installation`` (13.8 first paragraph),
+``coastwatcher``, ``surface``. Exceptions (13.7.5): a TF that does not move keeps
+it, renewed each Naval Phase; night movement removes it unless a coastwatcher or
+a surface TF placed it. Only air (and installation) contacts make a TF a target
+for air strikes, and never one last reported as a dummy (5.1.6, 13.6.4, 13.8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from pbem.core.events import Event
+from pbem.rulesets.witp.clock import Slot
+from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge, disclose
+from pbem.rulesets.witp.sides import SIDES
+
+KEY = "located"
+SOURCES = ("air", "installation", "coastwatcher", "surface")
+SURVIVE_NIGHT = ("coastwatcher", "surface")
+STRIKE_SOURCES = ("air", "installation", "surface")
+PHASES = ("air1", "naval1", "air2", "naval2", "air3", "naval3")
+
+
+def ordinal(slot: Slot) -> int:
+    """The Air or Naval Phase's place in the game (Strategic turns hold none)."""
+    return slot.turn * len(PHASES) + PHASES.index(slot.phase.key)
+
+
+def label(slot: Slot) -> str:
+    return f"Located {slot.phase.key[-1]}{'A' if slot.phase.key.startswith('air') else 'N'}"
+
+
+def markers(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = state[PUBLIC].setdefault(KEY, {})
+    return found
+
+
+def place(state: dict[str, Any], owner: str, tf: str, hexid: str, source: str, slot: Slot) -> Event:
+    """A Located chit on ``owner``'s TF ``tf``: open to both sides (13.7.5)."""
+    if source not in SOURCES:
+        raise ValueError(f"unknown Located source {source!r}")
+    marker = {
+        "owner": owner,
+        "tf": tf,
+        "hex": hexid,
+        "label": label(slot),
+        "placed": ordinal(slot),
+        "time": slot.time,
+        "source": source,
+    }
+    markers(state)[f"{owner}:{tf}"] = marker
+    fact = {"kind": "located", **{k: marker[k] for k in ("owner", "tf", "hex", "label", "source")}}
+    return disclose(state, fact, SIDES, slot.time, "13.7.5")
+
+
+def remove(
+    state: dict[str, Any], owner: str, tf: str, slot: Slot, why: str, rule: str
+) -> list[Event]:
+    if markers(state).pop(f"{owner}:{tf}", None) is None:
+        return []
+    fact = {"kind": "located-removed", "owner": owner, "tf": tf, "why": why}
+    return [disclose(state, fact, SIDES, slot.time, rule)]
+
+
+def night_movement(state: dict[str, Any], owner: str, tf: str, slot: Slot) -> list[Event]:
+    """13.7.5 exception 2: night movement removes it, unless a coastwatcher or a
+    surface TF placed it."""
+    marker = markers(state).get(f"{owner}:{tf}")
+    if marker is None or marker["source"] in SURVIVE_NIGHT:
+        return []
+    return remove(state, owner, tf, slot, "night movement", "13.7.5")
+
+
+def end_of_phase(
+    state: dict[str, Any], slot: Slot, stationary: Collection[str] = ()
+) -> list[Event]:
+    """At the end of an Air or Naval Phase: chits placed before it expire; at the end
+    of a Naval Phase a TF that did not move keeps its chit, renewed ("Located 3N").
+    ``stationary``: "<owner>:<tf>" keys of TFs that did not move in the phase."""
+    now = ordinal(slot)
+    naval = slot.phase.key.startswith("naval")
+    events: list[Event] = []
+    for key, m in sorted(markers(state).items()):
+        if m["placed"] >= now:
+            continue
+        if naval and key in stationary:
+            m.update(placed=now, label=label(slot), time=slot.time)
+            fact = {
+                "kind": "located-renewed",
+                "owner": m["owner"],
+                "tf": m["tf"],
+                "label": m["label"],
+            }
+            events.append(disclose(state, fact, SIDES, slot.time, "13.7.5"))
+        else:
+            events += remove(state, m["owner"], m["tf"], slot, "expired", "13.7.5")
+    return events
+
+
+def last_report(knowledge: Knowledge, owner: str, tf: str) -> str | None:
+    """The latest composition report on ``owner``'s TF ``tf`` this knowledge holds."""
+    out = None
+    for d in knowledge.disclosed:
+        if (
+            d.fact.get("kind") == "search-report"
+            and d.fact.get("owner") == owner
+            and d.fact.get("tf") == tf
+        ):
+            out = str(d.fact["report"])
+    return out
+
+
+def strike_target_problem(knowledge: Knowledge, owner: str, tf: str) -> str | None:
+    """Why the side of ``knowledge`` may not plot an air strike on ``owner``'s TF
+    ``tf`` (5.1.6, 13.6.4, 13.8), with the rule; None if it may."""
+    m = knowledge.public.get(KEY, {}).get(f"{owner}:{tf}")
+    if m is None:
+        return f"TF {tf} is not Located (5.1.6)"
+    if m["source"] not in STRIKE_SOURCES:
+        return f"TF {tf} is Located only by a coastwatcher (13.8)"
+    if last_report(knowledge, owner, tf) == "dummy":
+        return f"TF {tf} was last reported as a dummy (13.6.4)"
+    return None

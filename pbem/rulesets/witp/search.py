@@ -1,0 +1,497 @@
+"""13.3 Air search in the Air and Naval Phases, 13.8 contacts by enemy installations
+and coastwatchers, and the contact that follows a success (13.5, 13.7).
+
+Searching bases (13.0): each side's land bases, ``private[side]["air_bases"]``
+(name -> {"hex", "air_points": {type: n}}), and its carrier TFs (ships with an
+``air`` group). A base's search value at a band is the sum of its air points'
+values (13.1.1, ``units/ap-<type>``); Extended reaches as far as its longest-
+reaching type allows (13.1.2). Distances are hexes (13.1.3).
+
+Air Phase (13.3.1): a side's search orders name a base (or ``TF n``) and one or
+more hexes; several hexes share the value evenly, fractions dropped. Every TF in
+a searched hex is rolled for, openly (2D10, "00" = 100). Naval Phase (13.3,
+13.7.1): ``moving_tf_entered`` is called for each hex a moving TF enters; each
+enemy base searches it once per band as it enters that band; a moving carrier
+TF searches one enemy TF a phase and not at the end of its move (13.3.2).
+
+A success places a public Located chit; the owner draws a chit on the secret
+stream (told to the owner only) and the report the owner's policy composes is
+told to the searcher (13.5.7). Bluff searches (13.3.3) and intensive searches
+(13.5.4) are search orders too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.core.errors import IllegalOrderError, OrderSyntaxError
+from pbem.core.events import Event
+from pbem.rulesets.witp import chits, deception, draws, located
+from pbem.rulesets.witp.clock import Slot
+from pbem.rulesets.witp.hexgrid import distance, parse_hex
+from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, Knowledge, disclose
+from pbem.rulesets.witp.sides import SIDES, enemy_of
+
+LAND_BANDS, CARRIER_BANDS = "tables/land-search-bands", "tables/carrier-search-bands"
+LAND_TABLE, CARRIER_TABLE = "tables/land-air-search", "tables/carrier-air-search"
+INTENSIVE_LOSS = "tables/intensive-search-loss"
+CW_TABLE = "tables/coastwatcher-search"
+BAND_ORDER = ("extended", "long", "medium", "short")
+BLUFF_BANDS = ("short", "medium")  # 13.3.3: never Long
+
+
+def _value(public: Mapping[str, Any], key: str) -> Any:
+    return public["pack"][key]["value"]
+
+
+# -- values, bands and the Air Search Tables -------------------------------------
+
+
+def ap_search(public: Mapping[str, Any], ap_type: str) -> Mapping[str, Any]:
+    item = public["pack"].get(f"units/ap-{ap_type}")
+    return item["value"] if item else {"search": {}, "extended_reach": 0}
+
+
+def reach(public: Mapping[str, Any], air: Mapping[str, int], side: str) -> int:
+    """13.1.2: the farthest hex the base's Extended search reaches (0: none)."""
+    cap = int(_value(public, LAND_BANDS)["extended_max"][side])
+    reaches = [
+        int(ap_search(public, t).get("extended_reach", 0))
+        for t, n in air.items()
+        if n > 0 and ap_search(public, t)["search"].get("extended", 0) > 0
+    ]
+    return min(max(reaches, default=0), cap)
+
+
+def band_of(
+    public: Mapping[str, Any], hexes: int, carrier: bool, extended_to: int = 0
+) -> str | None:
+    """The range band ``hexes`` away (13.1.3), None beyond the last."""
+    bands = _value(public, CARRIER_BANDS if carrier else LAND_BANDS)
+    for name in ("short", "medium", "long"):
+        lo, hi = bands[name]
+        if lo <= hexes <= hi:
+            return name
+    if not carrier and bands["extended"][0] <= hexes <= extended_to:
+        return "extended"
+    return None
+
+
+def value_at(public: Mapping[str, Any], air: Mapping[str, int], band: str) -> int:
+    """13.1.1: the sum of the air points' values at ``band`` (C types add 0, 13.7.3)."""
+    return sum(n * int(ap_search(public, t)["search"].get(band, 0)) for t, n in air.items())
+
+
+def threshold(public: Mapping[str, Any], carrier: bool, value: int, band: str) -> int | None:
+    """The number 2D10 must reach (13.3); None if the value cannot search."""
+    table = _value(public, CARRIER_TABLE if carrier else LAND_TABLE)
+    if value < 1 or band not in table["columns"]:
+        return None
+    for row in table["rows"]:
+        lo, hi = row["search_value"]
+        if lo <= value <= hi:
+            return int(row["thresholds"][table["columns"].index(band)])
+    return None
+
+
+def tf_air(tf: Mapping[str, Any]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for s in tf.get("ships", ()):
+        for t, n in s.get("air", {}).items():
+            out[t] = out.get(t, 0) + int(n)
+    return out
+
+
+# -- searchers -------------------------------------------------------------------
+
+
+def searcher(own: Mapping[str, Any], name: str) -> tuple[str, str | None, dict[str, int], bool]:
+    """(label, hex, air points, carrier?) of a side's base or ``TF n``; KeyError."""
+    if name.upper().startswith("TF "):
+        tf = own.get("tfs", {})[name[3:].strip()]
+        return f"TF {name[3:].strip()}", tf.get("hex"), tf_air(tf), True
+    for base, b in own.get("air_bases", {}).items():
+        if base.lower() == name.lower():
+            return base, b["hex"], dict(b["air_points"]), False
+    raise KeyError(name)
+
+
+def parse_search_line(knowledge: Knowledge, words: Sequence[str]) -> str:
+    """``SEARCH <base|TF n> <hex> [<hex> ...] [INTENSIVE]`` or
+    ``SEARCH TF n <hex> BLUFF <value>``: the canonical line, or an OrderError."""
+    side = knowledge.side or ""
+    own = knowledge.own(side)
+    w = list(words)
+    if len(w) < 3 or w[0].upper() != "SEARCH":
+        raise OrderSyntaxError("write SEARCH <base or TF n> <hex> ...", rule="13.3.1")
+    name, rest = (f"TF {w[2]}", w[3:]) if w[1].upper() == "TF" else (w[1], w[2:])
+    try:
+        label, at, air, carrier = searcher(own, name)
+    except KeyError:
+        raise IllegalOrderError(
+            f"you have no base or TF {name!r} to search from", rule="13.0"
+        ) from None
+    flags = [x.upper() for x in rest if not _is_hex(x)]
+    hexes = [parse_hex(x) for x in rest if _is_hex(x)]
+    if not hexes:
+        raise OrderSyntaxError("name at least one hex to search", rule="13.3.1")
+    if at is None:
+        raise IllegalOrderError(f"{label} is not on the map", rule="16.1.6")
+    public = knowledge.public
+    if flags[:1] == ["BLUFF"]:
+        if not label.startswith("TF ") or len(flags) != 2 or len(hexes) != 1:
+            raise OrderSyntaxError("a bluff is SEARCH TF <n> <hex> BLUFF <value>", rule="13.3.3")
+        if not flags[1].isdigit() or int(flags[1]) < 1:
+            raise OrderSyntaxError("a bluff announces a search value of 1 or more", rule="13.3.3")
+        if band_of(public, distance(at, hexes[0]), True) not in BLUFF_BANDS:
+            raise IllegalOrderError(
+                "a bluff search reaches Short or Medium carrier range only", rule="13.3.3"
+            )
+        return f"SEARCH {label} {hexes[0]} BLUFF {int(flags[1])}"
+    if flags not in ([], ["INTENSIVE"]):
+        raise OrderSyntaxError(
+            f"{' '.join(flags)!r}: only INTENSIVE or BLUFF <value> may follow", rule="13.3.1"
+        )
+    if carrier and not air:
+        raise IllegalOrderError(
+            f"{label} carries no search aircraft: a bluff must say BLUFF", rule="13.3.3"
+        )
+    ext = 0 if carrier else reach(public, air, side)
+    for h in hexes:
+        band = band_of(public, distance(at, h), carrier, ext)
+        if band is None or not value_at(public, air, band):
+            raise IllegalOrderError(
+                f"{label} has no search value {distance(at, h)} hexes away, at {h}", rule="13.1.3"
+            )
+    return " ".join(["SEARCH", label, *hexes, *flags])
+
+
+def _is_hex(x: str) -> bool:
+    try:
+        parse_hex(x)
+    except ValueError:
+        return False
+    return True
+
+
+# -- contact ---------------------------------------------------------------------
+
+
+def contact(
+    state: dict[str, Any],
+    owner: str,
+    tf: str,
+    finder: str,
+    *,
+    source: str,
+    cup: str | None,
+    slot: Slot,
+    secret: Dice,
+    place_marker: bool = True,
+) -> tuple[list[Event], chits.Report]:
+    """``finder`` has contacted ``owner``'s TF ``tf``: Located (public), a chit drawn
+    by the owner (``cup`` None: a True report is owed, 13.8, 13.7.6) and the owner's
+    report told to the finder (13.5.7)."""
+    rec = state[PRIVATE][owner]["tfs"][tf]
+    events: list[Event] = []
+    if place_marker:
+        events.append(located.place(state, owner, tf, rec["hex"], source, slot))
+    ships, dummy = rec.get("ships", []), bool(rec.get("dummy")) or not rec.get("ships")
+    if cup is None:
+        report, why, chit = chits.Report.of_ships(ships), None, "true"
+    else:
+        chits.draw(state, owner, tf, cup, secret)
+        chit = chits.effective(state, owner, tf)
+        policy = deception.policy_for(state[PRIVATE][owner].get("standing", {}), tf)
+        report, why = deception.compose(ships, dummy, chit, policy, secret)
+        fact = {"kind": "search-chit", "tf": tf, "chit": chit, "cup": cup}
+        events.append(disclose(state, fact, [owner], slot.time, "13.5.3"))
+    if why:
+        events.append(
+            disclose(
+                state,
+                {"kind": "deception-refused", "tf": tf, "why": why},
+                [owner],
+                slot.time,
+                "13.5.7",
+            )
+        )
+    fact = {
+        "kind": "search-report",
+        "owner": owner,
+        "tf": tf,
+        "report": report.text(),
+        "source": source,
+    }
+    events.append(disclose(state, fact, [finder, owner], slot.time, "13.5.7"))
+    return events, report
+
+
+# -- the Air Phase ---------------------------------------------------------------
+
+
+def _roll(
+    public: Mapping[str, Any], carrier: bool, value: int, band: str, dice: Dice, purpose: str
+) -> tuple[int, int | None, bool]:
+    need = threshold(public, carrier, value, band)
+    roll = draws.percentile(dice, purpose)
+    return roll, need, need is not None and roll >= need
+
+
+def _announced_roll(
+    state: dict[str, Any],
+    searcher_side: str,
+    shown: str,
+    hexid: str,
+    target: tuple[str, str],
+    carrier: bool,
+    value: int,
+    band: str,
+    dice: Dice,
+    slot: Slot,
+    *,
+    intensive: bool = False,
+) -> tuple[Event, bool]:
+    """The open search roll against ``target`` (owner, TF) and its announcement (13.3)."""
+    owner, tf = target
+    roll, need, ok = _roll(
+        state[PUBLIC], carrier, value, band, dice, f"air search {searcher_side} {shown} {tf}"
+    )
+    fact = {
+        "kind": "air-search",
+        "searcher": searcher_side,
+        "from": shown,
+        "hex": hexid,
+        "tf": tf,
+        "owner": owner,
+        "band": band,
+        "value": value,
+        "needed": need,
+        "roll": roll,
+        "contact": ok,
+        "intensive": intensive,
+    }
+    return disclose(state, fact, SIDES, slot.time, "13.3"), ok
+
+
+def resolve_air_searches(
+    state: dict[str, Any],
+    plots_by_side: Mapping[str, Sequence[str]],
+    dice: Dice,
+    secret: Dice,
+    slot: Slot,
+) -> list[Event]:
+    """The Air Search Segment (13.3.1): each side's canonical SEARCH lines, the side
+    with the initiative's order not mattering (searches are simultaneous)."""
+    events: list[Event] = []
+    public = state[PUBLIC]
+    for side in SIDES:
+        enemy = enemy_of(side)
+        for line in plots_by_side.get(side, ()):
+            w = line.split()
+            if not w or w[0] != "SEARCH":
+                continue
+            name, rest = (f"TF {w[2]}", w[3:]) if w[1] == "TF" else (w[1], w[2:])
+            label, at, air, carrier = searcher(state[PRIVATE][side], name)
+            if at is None:
+                continue
+            if "BLUFF" in rest:
+                events += _bluff(state, side, label, at, rest[0], int(rest[2]), dice, slot)
+                continue
+            intensive = "INTENSIVE" in rest
+            hexes = [h for h in rest if h != "INTENSIVE"]
+            ext = 0 if carrier else reach(public, air, side)
+            shown = f"TF at {at}" if carrier else label  # 5.0: a carrier shows its hex only
+            for h in hexes:
+                band = band_of(public, distance(at, h), carrier, ext)
+                if band is None:
+                    continue
+                value = value_at(public, air, band) // len(hexes)
+                for tf, rec in sorted(state[PRIVATE][enemy]["tfs"].items()):
+                    if rec.get("hex") != h:
+                        continue
+                    event, ok = _announced_roll(
+                        state,
+                        side,
+                        shown,
+                        h,
+                        (enemy, tf),
+                        carrier,
+                        value,
+                        band,
+                        dice,
+                        slot,
+                        intensive=intensive,
+                    )
+                    events.append(event)
+                    if ok:
+                        cup = chits.INTENSIVE if intensive else chits.NORMAL
+                        found, report = contact(
+                            state, enemy, tf, side, source="air", cup=cup, slot=slot, secret=secret
+                        )
+                        events += found
+                        if intensive:
+                            events += _intensive_loss(
+                                state, side, label, air, band, report, dice, slot
+                            )
+    return events
+
+
+def _bluff(
+    state: dict[str, Any],
+    side: str,
+    label: str,
+    at: str,
+    h: str,
+    value: int,
+    dice: Dice,
+    slot: Slot,
+) -> list[Event]:
+    """13.3.3: announced as a carrier search with an invented value, rolled openly; a
+    "success" obliges the side to say that no search took place."""
+    public = state[PUBLIC]
+    band = band_of(public, distance(at, h), True) or "medium"
+    roll, need, ok = _roll(public, True, value, band, dice, f"bluff search {side} {label}")
+    fact = {
+        "kind": "air-search",
+        "searcher": side,
+        "from": f"TF at {at}",
+        "hex": h,
+        "band": band,
+        "value": value,
+        "needed": need,
+        "roll": roll,
+        "contact": False,
+        "intensive": False,
+    }
+    events = [disclose(state, fact, SIDES, slot.time, "13.3.3")]
+    if ok:
+        events.append(
+            disclose(
+                state,
+                {"kind": "no-search-took-place", "searcher": side, "hex": h},
+                SIDES,
+                slot.time,
+                "13.3.3",
+            )
+        )
+    return events
+
+
+def _intensive_loss(
+    state: dict[str, Any],
+    side: str,
+    label: str,
+    air: Mapping[str, int],
+    band: str,
+    report: chits.Report,
+    dice: Dice,
+    slot: Slot,
+) -> list[Event]:
+    """13.5.4: 1D6 for the searching APs after the report; none against a reported dummy."""
+    private = state[PRIVATE][side]
+    private.setdefault("intensive", {}).setdefault(slot.time, []).append(
+        label
+    )  # strikes use the APAT
+    if report.dummy:
+        return []
+    roll = dice.d6(f"intensive search loss {side} {label}")
+    rows = _value(state[PUBLIC], INTENSIVE_LOSS)["rows"]
+    lost = next(int(r["air_points_lost"]) for r in rows if r["roll"][0] <= roll <= r["roll"][1])
+    pool = private.get("air_bases", {}).get(label, {}).get("air_points")
+    if pool is not None:
+        searchers = sorted(
+            (t for t in pool if pool[t] and ap_search(state[PUBLIC], t)["search"].get(band, 0)),
+            key=str,
+        )
+        for _ in range(lost):
+            if searchers:
+                t = searchers[0]
+                pool[t] -= 1
+                if not pool[t]:
+                    searchers.pop(0)
+    fact = {"kind": "intensive-search-loss", "base": label, "roll": roll, "air_points_lost": lost}
+    return [disclose(state, fact, [side], slot.time, "13.5.4")]
+
+
+# -- the Naval Phase: searches as a TF moves ------------------------------------
+
+
+def _searched(state: dict[str, Any], slot: Slot) -> dict[str, Any]:
+    rec = chits._search(state)
+    naval: dict[str, Any] = rec.setdefault("naval", {})
+    if naval.get("time") != slot.time:  # a new Naval Phase: a fresh record
+        naval.clear()
+        naval.update(time=slot.time, bands={}, carrier_targets={})
+    return naval
+
+
+def moving_tf_entered(
+    state: dict[str, Any],
+    owner: str,
+    tf: str,
+    hexid: str,
+    slot: Slot,
+    dice: Dice,
+    secret: Dice,
+    *,
+    night: bool = False,
+) -> list[Event]:
+    """``owner``'s TF ``tf`` has entered ``hexid`` moving by day: every enemy base,
+    and every enemy carrier TF that can, searches it once per band as it enters
+    that band (13.3, 13.7.1). Night movement is immune (16.6.1)."""
+    if night:
+        return []
+    public = state[PUBLIC]
+    enemy = enemy_of(owner)
+    own = state[PRIVATE][enemy]
+    naval = _searched(state, slot)
+    events: list[Event] = []
+    sources = [(b, False) for b in sorted(own.get("air_bases", {}))]
+    sources += [
+        (f"TF {t}", True)
+        for t, r in sorted(own.get("tfs", {}).items())
+        if tf_air(r) and r.get("hex")
+    ]
+    for name, carrier in sources:
+        label, at, air, _ = searcher(own, name)
+        if at is None:
+            continue
+        band = band_of(
+            public, distance(at, hexid), carrier, 0 if carrier else reach(public, air, enemy)
+        )
+        key = f"{enemy}|{label}|{owner}:{tf}"
+        if band is None or band in naval["bands"].get(key, []):
+            continue
+        if carrier and own["tfs"][label[3:]].get("log"):  # 13.3.2: a moving carrier TF
+            first = naval["carrier_targets"].get(label)
+            if first not in (None, f"{owner}:{tf}"):
+                continue
+            naval["carrier_targets"][label] = f"{owner}:{tf}"
+        value = value_at(public, air, band)
+        if not value:
+            continue
+        naval["bands"].setdefault(key, []).append(band)
+        shown = f"TF at {at}" if carrier else label
+        event, ok = _announced_roll(
+            state, enemy, shown, hexid, (owner, tf), carrier, value, band, dice, slot
+        )
+        events.append(event)
+        if ok:
+            events += contact(
+                state, owner, tf, enemy, source="air", cup=chits.NORMAL, slot=slot, secret=secret
+            )[0]
+    return events
+
+
+def entered_enemy_installation(
+    state: dict[str, Any], owner: str, tf: str, slot: Slot, secret: Dice, *, night: bool
+) -> list[Event]:
+    """13.8: a TF entering a hex with an enemy ground unit, port or airbase is located:
+    by day the owner gives a True report, by night a Cup 2 chit is drawn."""
+    cup = chits.NORMAL if night else None
+    return contact(
+        state, owner, tf, enemy_of(owner), source="installation", cup=cup, slot=slot, secret=secret
+    )[0]

@@ -1,0 +1,328 @@
+"""13.3 air search, 13.7 Located chits, 13.5.7 the owner's report from standing
+deception orders, and the noninterference of secrets through a search."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pbem.core.errors import IllegalOrderError, OrderSyntaxError
+from pbem.rulesets.witp import chits, deception, located, search
+from pbem.rulesets.witp.clock import schedule
+from pbem.rulesets.witp.draws import SecretDice
+from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, Knowledge, projection
+
+from .searchworld import tf, world
+
+SLOTS = {s.time: s for s in schedule(3, 1)}
+AIR1 = SLOTS["T1/air1/search"]
+NAVAL1 = SLOTS["T1/naval1/execution"]
+AIR2 = SLOTS["T1/air2/search"]
+NAVAL2 = SLOTS["T1/naval2/execution"]
+RABAUL = {"japanese": {"Rabaul": {"hex": "E1010", "air_points": {"H6K4": 2, "G4M1": 2}}}}
+
+
+def always(n: int = 100) -> Any:
+    """Dice whose percentile is always ``n`` (for thresholds <= n: a contact)."""
+
+    class Fixed:
+        def __init__(self) -> None:
+            self.rolls: list[tuple[int, str]] = []
+            self._i = 0
+
+        def d6(self, purpose: str = "") -> int:
+            tens, units = divmod(n % 100, 10)
+            digits = [tens or 10, units or 10]
+            d = digits[self._i // 2 % 2] - 1
+            pair = (1 + d // 6, 1 + d % 6)
+            v = pair[self._i % 2]
+            self._i += 1
+            self.rolls.append((v, purpose))
+            return v
+
+    return Fixed()
+
+
+def test_13_1_3_bands_and_extended_reach() -> None:
+    pub = world()[PUBLIC]
+    assert [search.band_of(pub, d, False, 24) for d in (1, 7, 8, 14, 20, 24, 25)] == [
+        "short",
+        "short",
+        "medium",
+        "long",
+        "extended",
+        "extended",
+        None,
+    ]
+    assert search.band_of(pub, 9, True) == "long" and search.band_of(pub, 13, True) is None
+    assert search.reach(pub, {"H6K4": 1}, "japanese") == 24
+    assert search.reach(pub, {"G4M1": 3}, "japanese") == 0
+
+
+def test_13_1_1_a_bases_value_is_the_sum_of_its_air_points() -> None:
+    pub = world()[PUBLIC]
+    assert search.value_at(pub, {"H6K4": 2, "G4M1": 2, "A6M2": 5}, "medium") == 10
+    assert search.threshold(pub, False, 10, "medium") == 40
+    assert search.threshold(pub, False, 0, "short") is None
+
+
+def test_13_3_1_search_order_is_checked_and_canonical() -> None:
+    state = world(bases=RABAUL, japanese={"5": tf("E1012", "CA", "DD")})
+    k = Knowledge.of(state, "japanese")
+    assert (
+        search.parse_search_line(k, ["search", "rabaul", "e1015", "E1020"])
+        == "SEARCH Rabaul E1015 E1020"
+    )
+    assert search.parse_search_line(k, ["SEARCH", "Rabaul", "E1015", "intensive"]).endswith(
+        "INTENSIVE"
+    )
+    with pytest.raises(IllegalOrderError) as e:
+        search.parse_search_line(k, ["SEARCH", "Truk", "E1015"])
+    assert e.value.rule == "13.0"
+    with pytest.raises(IllegalOrderError) as e:
+        search.parse_search_line(k, ["SEARCH", "Rabaul", "E1040"])  # 30 hexes: beyond reach
+    assert e.value.rule == "13.1.3"
+    with pytest.raises(IllegalOrderError) as e:
+        search.parse_search_line(k, ["SEARCH", "TF", "5", "E1014"])
+    assert e.value.rule == "13.3.3"
+    assert (
+        search.parse_search_line(k, ["SEARCH", "TF", "5", "E1014", "BLUFF", "9"])
+        == "SEARCH TF 5 E1014 BLUFF 9"
+    )
+    with pytest.raises(IllegalOrderError):
+        search.parse_search_line(k, ["SEARCH", "TF", "5", "E1022", "BLUFF", "9"])  # Long: never
+    with pytest.raises(OrderSyntaxError):
+        search.parse_search_line(k, ["SEARCH", "Rabaul"])
+
+
+def test_13_3_1_a_split_search_divides_the_value_and_contact_draws_a_chit() -> None:
+    state = world(
+        bases=RABAUL, allied={"17": tf("E1015", "CV", "CA", "DD"), "44": tf("E1016", "CA")}
+    )
+    events = search.resolve_air_searches(
+        state, {"japanese": ["SEARCH Rabaul E1015 E1016"]}, always(99), SecretDice(b"s", "t"), AIR1
+    )
+    searches = [e for e in events if e.kind == "air-search"]
+    assert [e.data["value"] for e in searches] == [5, 5]  # 10 // 2 at Short
+    assert all(e.data["contact"] and e.witnesses is None for e in searches)  # open (13.3)
+    assert set(state[PUBLIC]["located"]) == {"allied:17", "allied:44"}
+    chit_events = [e for e in events if e.kind == "search-chit"]
+    assert chit_events and all(e.witnesses == ("allied",) for e in chit_events)
+    reports = [e for e in events if e.kind == "search-report"]
+    assert reports and all(e.witnesses is None for e in reports)  # searcher and owner
+    assert "chit" not in str(projection(state, "japanese")["disclosures"])
+
+
+def test_13_3_3_a_successful_bluff_admits_no_search_took_place() -> None:
+    state = world(japanese={"5": tf("E1012", "CA")}, allied={"17": tf("E1015", "CV")})
+    events = search.resolve_air_searches(
+        state, {"japanese": ["SEARCH TF 5 E1015 BLUFF 9"]}, always(99), SecretDice(b"s", "t"), AIR1
+    )
+    assert [e.kind for e in events] == ["air-search", "no-search-took-place"]
+    assert "located" not in state[PUBLIC] or not state[PUBLIC]["located"]
+
+
+def test_13_5_4_intensive_search_uses_cup1_and_costs_air_points() -> None:
+    state = world(bases=RABAUL, allied={"17": tf("E1015", "CV", "CA")})
+    events = search.resolve_air_searches(
+        state,
+        {"japanese": ["SEARCH Rabaul E1015 INTENSIVE"]},
+        always(99),
+        SecretDice(b"s", "t"),
+        AIR1,
+    )
+    assert chits._search(state)["held"]["allied:17"][0]["cup"] == "cup1"
+    loss = [e for e in events if e.kind == "intensive-search-loss"]
+    assert loss and loss[0].witnesses == ("japanese",)
+    assert state[PRIVATE]["japanese"]["intensive"][AIR1.time] == ["Rabaul"]
+
+
+def test_13_5_4_no_loss_against_a_reported_dummy() -> None:
+    state = world(bases=RABAUL, allied={"9": tf("E1015", dummy=True)})
+    events = search.resolve_air_searches(
+        state,
+        {"japanese": ["SEARCH Rabaul E1015 INTENSIVE"]},
+        always(99),
+        SecretDice(b"s", "t"),
+        AIR1,
+    )
+    if any(e.data.get("report") == "dummy" for e in events):
+        assert not [e for e in events if e.kind == "intensive-search-loss"]
+
+
+def test_13_3_a_naval_phase_search_once_per_band_as_the_tf_enters_it() -> None:
+    state = world(bases=RABAUL, allied={"17": tf("E1040", "CV")})
+    dice, secret = always(1), SecretDice(b"s", "t")  # every roll fails
+    kinds = []
+    for row in (33, 32, 31, 25, 24, 23):  # 23-21 hexes: extended; 15, 14: long; 13: medium
+        kinds += search.moving_tf_entered(state, "allied", "17", f"E10{row}", NAVAL1, dice, secret)
+    bands = [e.data["band"] for e in kinds]
+    assert bands == ["extended", "long", "medium"]
+    again = search.moving_tf_entered(state, "allied", "17", "E1018", NAVAL2, dice, secret)
+    assert [e.data["band"] for e in again] == ["medium"]  # a new phase, a new record
+    assert (
+        search.moving_tf_entered(state, "allied", "17", "E1018", NAVAL2, dice, secret, night=True)
+        == []
+    )
+
+
+def test_13_3_2_a_moving_carrier_tf_searches_one_enemy_tf_a_phase() -> None:
+    carrier = tf("E1010", "CV", air={"SBD-3": 4})
+    carrier["log"] = ["E1011", "E1010"]
+    state = world(allied={"17": carrier}, japanese={"1": tf("E1013", "CA"), "2": tf("E1013", "DD")})
+    dice, secret = always(1), SecretDice(b"s", "t")
+    first = search.moving_tf_entered(state, "japanese", "1", "E1013", NAVAL1, dice, secret)
+    second = search.moving_tf_entered(state, "japanese", "2", "E1013", NAVAL1, dice, secret)
+    assert len(first) == 1 and second == []
+
+
+def test_13_8_a_tf_entering_an_enemy_base_by_day_gets_a_true_report() -> None:
+    state = world(japanese={"1": tf("E1013", "CV", "CA")})
+    events = search.entered_enemy_installation(
+        state, "japanese", "1", NAVAL1, SecretDice(b"s", "t"), night=False
+    )
+    report = [e.data["report"] for e in events if e.kind == "search-report"]
+    assert report == ["1 CA, 1 CV; total 2"]
+    assert state[PUBLIC]["located"]["japanese:1"]["source"] == "installation"
+
+
+# -- 13.7 Located ---------------------------------------------------------------
+
+
+def test_13_7_5_located_lasts_to_the_end_of_the_next_phase() -> None:
+    state = world()
+    located.place(state, "allied", "17", "E1015", "air", AIR1)
+    assert located.markers(state)["allied:17"]["label"] == "Located 1A"
+    assert located.end_of_phase(state, AIR1) == []
+    events = located.end_of_phase(state, NAVAL1)
+    assert [e.kind for e in events] == ["located-removed"] and not located.markers(state)
+
+
+def test_13_7_5_a_stationary_tf_keeps_its_chit_renewed() -> None:
+    state = world()
+    located.place(state, "allied", "17", "E1015", "air", NAVAL1)
+    located.end_of_phase(state, AIR2)
+    # AIR2 ends the succeeding phase: gone unless ... it is an Air Phase, so it goes
+    assert not located.markers(state)
+    located.place(state, "allied", "17", "E1015", "air", AIR2)
+    located.end_of_phase(state, NAVAL2, stationary={"allied:17"})
+    assert located.markers(state)["allied:17"]["label"] == "Located 2N"
+
+
+def test_13_7_5_night_movement_removes_air_but_not_coastwatcher_chits() -> None:
+    state = world()
+    located.place(state, "allied", "17", "E1015", "air", NAVAL1)
+    located.place(state, "japanese", "1", "E1016", "coastwatcher", NAVAL1)
+    assert located.night_movement(state, "allied", "17", NAVAL1)
+    assert located.night_movement(state, "japanese", "1", NAVAL1) == []
+    assert set(located.markers(state)) == {"japanese:1"}
+
+
+def test_5_1_6_13_6_4_strike_targets_need_air_contact_and_no_dummy_report() -> None:
+    state = world(japanese={"1": tf("E1013", "CA"), "2": tf("E1014", dummy=True)})
+    secret = SecretDice(b"s", "t")
+    search.contact(
+        state, "japanese", "1", "allied", source="air", cup=None, slot=AIR1, secret=secret
+    )
+    search.contact(
+        state, "japanese", "2", "allied", source="air", cup="cup2", slot=AIR1, secret=secret
+    )
+    located.place(state, "japanese", "3", "E1015", "coastwatcher", AIR1)
+    k = Knowledge.of(state, "allied")
+    assert located.strike_target_problem(k, "japanese", "1") is None
+    if chits.effective(state, "japanese", "2") != "false":
+        assert "13.6.4" in (located.strike_target_problem(k, "japanese", "2") or "")
+    assert "13.8" in (located.strike_target_problem(k, "japanese", "3") or "")
+    assert "5.1.6" in (located.strike_target_problem(k, "japanese", "9") or "")
+
+
+# -- 13.5.7 the owner's report from standing orders ------------------------------
+
+
+def test_6_4_deception_policy_goals_and_fixed_reports() -> None:
+    own = {"1": tf("E1013", "CV", "CV", "CA", "DD")}
+    _, under = deception.parse_line(
+        ["DECEPTION", "TF", "1", "UNDERSTATE", "CARRIERS", "OVERSTATE", "escorts"], own
+    )
+    ships = own["1"]["ships"]
+    rep, why = deception.compose(ships, False, "approx-1", under, SecretDice(b"s", "t"))
+    assert rep.types["CV"] == 1 and rep.types["DD"] == 2 and why is None
+    text, fixed = deception.parse_line(
+        ["DECEPTION", "TF", "1", "IF", "approx2", "REPORT", "9", "BB", "TOTAL", "9"], own
+    )
+    assert text == "DECEPTION TF 1 IF APPROX-2 REPORT 9 BB; total 9"
+    rep, why = deception.compose(ships, False, "approx-2", fixed, SecretDice(b"s", "t"))
+    assert why and "13.5.7" in why and not chits.problems(ships, False, "approx-2", rep)
+    with pytest.raises(IllegalOrderError):
+        deception.parse_line(["DECEPTION", "TF", "8", "TRUE"], own)
+
+
+@given(
+    st.lists(st.sampled_from(["CV", "CVL", "CA", "BB", "CL", "DD", "MSU"]), max_size=8),
+    st.sampled_from(chits.CHITS),
+    st.sampled_from(
+        ["RANDOM", "TRUE", "UNDERSTATE CARRIERS", "OVERSTATE TOTAL OVERSTATE CAPITALS"]
+    ),
+    st.binary(min_size=1, max_size=4),
+)
+def test_13_5_7_the_generator_only_makes_legal_reports(
+    types: list[str], chit: str, goal: str, seed: bytes
+) -> None:
+    ships = tf("E1010", *types)["ships"]
+    _, policy = deception.parse_line(f"DECEPTION ALL {goal}".split(), {})
+    rep, _ = deception.compose(ships, not ships, chit, policy, SecretDice(seed, "t"))
+    assert chits.problems(ships, not ships, chit, rep) == []
+
+
+# -- noninterference: what the searcher learns rests only on what rules disclose -
+
+
+@given(
+    st.lists(st.sampled_from(["CV", "CA", "DD", "MSU"]), max_size=5),
+    st.lists(st.sampled_from(["CV", "CA", "DD", "MSU"]), max_size=5),
+    st.binary(min_size=1, max_size=4),
+    st.integers(1, 99),
+)
+def test_13_5_7_a_searcher_cannot_tell_worlds_that_report_alike(
+    a: list[str], b: list[str], seed: bytes, roll: int
+) -> None:
+    """Two worlds differing only in the searched side's TF (dummy or ships), its
+    chit cups and its policy give the searcher equal knowledge whenever the
+    report crossing is equal, and always when the search fails."""
+    worlds = []
+    for types in (a, b):
+        state = world(bases=RABAUL, allied={"17": tf("E1015", *types, dummy=not types)})
+        state[PRIVATE]["allied"]["standing"] = {
+            "deception": {"*": {"goals": {}, "fixed": {"any": "dummy"}, "mode": "random"}}
+        }
+        secret = SecretDice(seed + bytes(len(types)), "t")  # the secret stream differs too
+        search.resolve_air_searches(
+            state, {"japanese": ["SEARCH Rabaul E1015"]}, always(roll), secret, AIR1
+        )
+        worlds.append(state)
+    reports = [
+        [d["fact"].get("report") for d in w["disclosures"] if d["fact"]["kind"] == "search-report"]
+        for w in worlds
+    ]
+    if reports[0] == reports[1]:
+        assert projection(worlds[0], "japanese") == projection(worlds[1], "japanese")
+
+
+def test_13_6_2_a_dummy_and_a_real_tf_reported_dummy_under_false_look_alike() -> None:
+    """A dummy (any chit but False) and a real TF whose owner turns a False chit
+    into "dummy" give the searcher byte-equal knowledge."""
+    worlds = []
+    for types, cup in (((), "true"), (("CV", "CA"), "false")):
+        state = world(bases=RABAUL, allied={"17": tf("E1015", *types, dummy=not types)})
+        chits._search(state)["cups"]["cup2"] = {c: (10 if c == cup else 0) for c in chits.CHITS}
+        _, pol = deception.parse_line(["DECEPTION", "ALL", "IF", "FALSE", "REPORT", "DUMMY"], {})
+        state[PRIVATE]["allied"]["standing"] = {"deception": {"*": pol}}
+        search.resolve_air_searches(
+            state, {"japanese": ["SEARCH Rabaul E1015"]}, always(99), SecretDice(b"x", "t"), AIR1
+        )
+        worlds.append(state)
+    assert projection(worlds[0], "japanese") == projection(worlds[1], "japanese")
+    assert projection(worlds[0], "allied") != projection(worlds[1], "allied")
