@@ -418,6 +418,9 @@ class Worker:
             log.warning("lease on game %s lost to another daemon; nothing committed", game_id)
             return []
         except OperationalError as exc:
+            if database_unreachable(exc):  # cut off: the claim lapses with our lease
+                log.warning("tick of game %s: the database is out of reach; later", game_id)
+                return []
             self._release_game(game_id, until)
             if getattr(exc.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
                 log.exception("tick of game %s failed", game_id)
