@@ -420,6 +420,9 @@ def test_a_deadline_falling_while_one_daemon_is_cut_off_is_kept_by_the_other(
     kept = league.phase("g2")
     assert (kept.deadline, kept.grace_until) == (started.deadline, started.grace_until)
     assert kept.adjudicated_at is not None and kept.adjudicated_at >= started.grace_until
+    # On time: the clock wakes at the grace's end; a cut-off peer costs the others at
+    # most one lease time (OPERATIONS, "Several daemons on one PostgreSQL").
+    assert kept.adjudicated_at - started.grace_until <= timedelta(seconds=LEASE)
     assert league.pushed_back() == []
     league.wait_answered("the other daemon to answer")
     first.host.restore()
@@ -488,6 +491,7 @@ def test_a_deadline_falling_while_both_daemons_are_cut_off_from_the_mailbox_wait
     wait_until(lambda: league.adjudicated("g2"), PATIENCE, "g2 to be adjudicated")
     done = league.phase("g2")
     assert done.adjudicated_at is not None and done.adjudicated_at >= moved.grace_until
+    assert done.adjudicated_at - moved.grace_until <= timedelta(seconds=LEASE)
     league.wait_answered("the orders that waited in the mailbox to be answered")
     assert first.daemon.stop() == 0 and second.daemon.stop() == 0
     assert len(league.pushed_back()) == 1  # once, whichever daemon came back first
