@@ -383,6 +383,14 @@ def test_a_daemon_paused_past_its_lease_in_its_namespace_sends_nothing_twice(
     league.check_exactly_once(first, second)
 
 
+def _adjudicated_by(node: Node, game_id: str) -> bool:
+    """Whether the daemon's log says it adjudicated a round of the game."""
+    return any(
+        " adjudicated turn " in line and f"game={game_id}" in line.split()
+        for line in node.daemon.log().splitlines()
+    )
+
+
 def _took_over(league: League, cut_owner: str) -> str:
     """Until a daemon other than ``cut_owner`` fetches; its id."""
     wait_until(
@@ -424,6 +432,7 @@ def test_a_deadline_falling_while_one_daemon_is_cut_off_is_kept_by_the_other(
     # most one lease time (OPERATIONS, "Several daemons on one PostgreSQL").
     assert kept.adjudicated_at - started.grace_until <= timedelta(seconds=LEASE)
     assert league.pushed_back() == []
+    assert _adjudicated_by(second, "g2") and not _adjudicated_by(first, "g2")
     league.wait_answered("the other daemon to answer")
     first.host.restore()
     league.beats_again(cut_owner)
