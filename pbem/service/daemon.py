@@ -36,7 +36,7 @@ from pbem.service.notify import sd_notify, watchdog_interval
 from pbem.service.processing import ProcessingPool
 from pbem.service.watchdog import Watchdog
 from pbem.service.work import CLAIM_SECONDS, OutgoingBatch, Worker
-from pbem.storage.db import make_engine, make_sessionmaker
+from pbem.storage.db import database_unreachable, make_engine, make_sessionmaker
 from pbem.storage.enums import OutboundStatus
 
 # Seconds the outbox waits for a wakeup before looking for due mail anyway
@@ -65,6 +65,17 @@ OUTBOX_BATCH_PER_CONNECTION = 25
 TICK_BATCH = 4
 
 T = TypeVar("T")
+
+
+def _round_failed(loop: str, exc: Exception) -> None:
+    """Log a loop's failed round (called while handling ``exc``; the loop retries).
+    PostgreSQL out of reach (a partition: statements in flight fail within
+    ``tcp_user_timeout``) is a warning in one line; anything else has its traceback."""
+    if database_unreachable(exc):
+        cause = str(getattr(exc, "orig", exc)).strip().splitlines() or [type(exc).__name__]
+        log.warning("%s round: the database is out of reach, retrying: %s", loop, cause[0])
+    else:
+        log.exception("%s round failed; retrying", loop)
 
 
 def make_inbox(config: Config) -> Inbox:
@@ -157,6 +168,7 @@ class Daemon:
         self.stats = ProcessStats()
         self.mailbox = mailbox_name(config)
         # When a peer fetches: since when its mailbox has not answered it (None: it does).
+        # Kept when we take the mailbox over, until it answers us (_mailbox_down_since).
         self._fetcher_down_since: datetime | None = None
 
     def request_stop(self) -> None:
@@ -395,9 +407,13 @@ class Daemon:
         """Since when the mailbox has not answered: this daemon's if it fetches,
         else the fetching peer's (so a daemon that does not fetch neither acts
         on deadlines nor beats as working while nobody can fetch)."""
-        if self.worker.fetching is not None:
-            return self.inbox.unreachable_since
-        return self._fetcher_down_since
+        if self.worker.fetching is None:
+            return self._fetcher_down_since
+        # Taken over from a fetcher cut off from the mailbox, it is still down for us
+        # until it answers: a takeover stuck connecting is no daemon at work (else its
+        # beats would end the outage early, and one outage be recorded twice).
+        known = (self.inbox.unreachable_since, self._fetcher_down_since)
+        return min((at for at in known if at is not None), default=None)
 
     async def _process_pending(self) -> None:
         """Process stored mail until none is left, PROCESS_BATCH mails a batch,
@@ -435,13 +451,14 @@ class Daemon:
             fetching = False
             try:
                 fetching = await self._intake_round()
-                self._fetcher_down_since = (
-                    None
-                    if self.worker.fetching is not None
-                    else await asyncio.to_thread(self.worker.fetcher_down_since, self.mailbox)
-                )
-            except Exception:
-                log.exception("intake round failed; retrying")
+                if self.worker.fetching is None:
+                    self._fetcher_down_since = await asyncio.to_thread(
+                        self.worker.fetcher_down_since, self.mailbox
+                    )
+                elif self.inbox.unreachable_since is None:
+                    self._fetcher_down_since = None  # the round fetched: the mailbox answers us
+            except Exception as exc:
+                _round_failed("intake", exc)
                 await asyncio.sleep(1.0)
             if fetching:
                 with self.watchdog.waiting("intake"):
@@ -461,8 +478,8 @@ class Daemon:
             self.mail_filed.clear()
             try:
                 await self._processing_round(tick=self._may_tick())
-            except Exception:
-                log.exception("processing round failed; retrying")
+            except Exception as exc:
+                _round_failed("processing", exc)
                 await asyncio.sleep(1.0)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.mail_filed.wait(), timeout=self._until_wake())
@@ -589,8 +606,8 @@ class Daemon:
             upto = self._queued
             try:
                 await self._outbox_round()
-            except Exception:
-                log.exception("outbox round failed; retrying")
+            except Exception as exc:
+                _round_failed("outbox", exc)
                 await asyncio.sleep(1.0)
             self._handed = upto
             self._outbox_handed.set()

@@ -42,6 +42,7 @@ from pbem.reports.render import warm_up as warm_templates
 from pbem.service.clock import transaction_time
 from pbem.service.heartbeat import Pulse
 from pbem.service.leases import Lease, claim_free, claims_lapse, held, take
+from pbem.storage.db import database_unreachable
 from pbem.storage.enums import InboundStatus, OutboundStatus
 from pbem.storage.models import Game, InboundMail, OutboundMail
 
@@ -269,7 +270,9 @@ class Worker:
                     if row.game_id:
                         touched.add(row.game_id)
                     sweep = sweep or outcome.startswith("moderator")
-        except Exception:
+        except Exception as exc:
+            if database_unreachable(exc):
+                raise  # one at a time cannot help: the round retries
             log.exception("a batch of %d mails failed; one at a time now", len(mine))
             return {row.id: o for row in mine if (o := self.process(row.id)) is not None}
         self.note_for_tick(touched, sweep)
@@ -415,6 +418,9 @@ class Worker:
             log.warning("lease on game %s lost to another daemon; nothing committed", game_id)
             return []
         except OperationalError as exc:
+            if database_unreachable(exc):  # cut off: the claim lapses with our lease
+                log.warning("tick of game %s: the database is out of reach; later", game_id)
+                return []
             self._release_game(game_id, until)
             if getattr(exc.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
                 log.exception("tick of game %s failed", game_id)
@@ -518,7 +524,13 @@ class Worker:
         with self.sessions.begin() as s:
             now = self._now(s)
             self._hold(s, now)
-            if self.fetching is not None and not self.lease.fetch_from(s, self.fetching, now):
+            # While our mailbox does not answer, its lease is left to lapse: a peer
+            # that reaches it fetches (our intake round is stuck reconnecting).
+            if (
+                self.fetching is not None
+                and mailbox_down_since is None
+                and not self.lease.fetch_from(s, self.fetching, now)
+            ):
                 self.fetching = None  # lost to a peer (we stalled): it fetches now
             moved = self._beat(s, now, mailbox_down_since)
         if mailbox_down_since is None:

@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 
 from pbem.config import DatabaseConfig
@@ -13,10 +14,21 @@ from pbem.core import stages
 from pbem.storage.models import Base
 
 
+def tcp_user_timeout(settings: DatabaseConfig) -> float:
+    """Seconds data sent to PostgreSQL may go unacknowledged before the connection
+    fails: as long as the keepalives wait for their probes' answers, and under half
+    the lease. Keepalives only probe an idle connection: a statement in flight on a
+    link gone silent would otherwise wait out the kernel's retransmissions (about
+    15 minutes), its daemon stuck long after its lease lapsed."""
+    probing = settings.keepalive_interval * settings.keepalive_count
+    return min(float(probing), settings.lease_seconds / 2)
+
+
 def postgresql_connect_args(settings: DatabaseConfig) -> dict[str, Any]:
     """Timeouts and TCP keepalives for every PostgreSQL connection (libpq
     parameters): a paused or cut-off daemon's locks are broken by the server, a
-    peer gone silent is noticed, no statement waits for ever."""
+    peer gone silent is noticed, no statement waits for ever, and a statement
+    in flight on a silent link fails within ``tcp_user_timeout``."""
 
     def ms(seconds: float) -> int:
         return max(1, round(seconds * 1000))
@@ -32,7 +44,22 @@ def postgresql_connect_args(settings: DatabaseConfig) -> dict[str, Any]:
         "keepalives_idle": settings.keepalive_idle,
         "keepalives_interval": settings.keepalive_interval,
         "keepalives_count": settings.keepalive_count,
+        "tcp_user_timeout": ms(tcp_user_timeout(settings)),
     }
+
+
+def database_unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` says PostgreSQL is out of reach (a link gone silent or down,
+    the server gone), not that it refused a statement: a connection SQLAlchemy
+    found broken, or a driver error without a SQLSTATE (the server sent none)."""
+    if not isinstance(exc, DBAPIError):
+        return False
+    if exc.connection_invalidated:
+        return True
+    orig = exc.orig
+    # psycopg's errors carry ``sqlstate``, None when raised by the client side;
+    # SQLite's have no such attribute (a locked file is no partition).
+    return isinstance(exc, OperationalError) and getattr(orig, "sqlstate", "") is None
 
 
 def make_engine(url: str, settings: DatabaseConfig | None = None) -> Engine:

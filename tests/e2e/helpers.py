@@ -178,11 +178,16 @@ class ModeratorDesk:
         *,
         scenario: str = "duel",
         early_adjudication: bool = True,
+        **settings: object,
     ) -> None:
+        """A demo game started now; ``settings`` on top (``deadline_hours`` ...)."""
         with self.sessions.begin() as s:
             gm = self.gm(s)
             gm.acts.create_game(
-                game_id, "demo", scenario, settings={"early_adjudication": early_adjudication}
+                game_id,
+                "demo",
+                scenario,
+                settings={"early_adjudication": early_adjudication, **settings},
             )
             for p in players:
                 gm.acts.assign(game_id, p.side, p.address, public_key=p.public)

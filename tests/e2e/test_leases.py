@@ -8,6 +8,7 @@ import base64
 import contextlib
 import os
 import signal
+import socket
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
@@ -24,7 +25,7 @@ from pbem.lifecycle.publishing import Publisher
 from pbem.service.clock import DatabaseClock, utcnow
 from pbem.service.daemon import Daemon
 from pbem.service.work import Worker
-from pbem.storage.db import create_all, make_engine, make_sessionmaker
+from pbem.storage.db import create_all, make_engine, make_sessionmaker, tcp_user_timeout
 from pbem.storage.models import (
     DaemonLease,
     Game,
@@ -80,7 +81,11 @@ def test_every_postgresql_connection_has_timeouts_and_keepalives(pg_url, tmp_pat
                     "idle_in_transaction_session_timeout",
                 )
             }
-            params = conn.connection.dbapi_connection.info.get_parameters()  # type: ignore[union-attr]
+            dbapi = conn.connection.dbapi_connection
+            params = dbapi.info.get_parameters()  # type: ignore[union-attr]
+            # Set on the socket itself, not only asked for.
+            with socket.socket(fileno=os.dup(dbapi.pgconn.socket)) as sock:  # type: ignore[union-attr]
+                user_timeout_ms = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT)
     finally:
         engine.dispose()
     assert shown == {
@@ -90,6 +95,17 @@ def test_every_postgresql_connection_has_timeouts_and_keepalives(pg_url, tmp_pat
     }
     assert (params["keepalives"], params["keepalives_idle"]) == ("1", "10")
     assert (params["keepalives_interval"], params["keepalives_count"]) == ("5", "3")
+    # A statement in flight on a silent link fails within interval x count (15 s),
+    # under half the lease (60 s by default).
+    assert params["tcp_user_timeout"] == "15000" and user_timeout_ms == 15000
+    assert tcp_user_timeout(config.database) == 15.0
+
+
+def test_the_tcp_user_timeout_stays_under_half_the_lease() -> None:
+    """With a short lease the keepalives' 15 s would outlast it: capped at half."""
+    assert tcp_user_timeout(DatabaseConfig(lease_seconds=60)) == 15.0
+    short = DatabaseConfig(lease_seconds=10, lock_timeout=3, idle_in_transaction_timeout=6)
+    assert tcp_user_timeout(short) == 5.0
 
 
 def test_timeouts_longer_than_the_lease_are_refused() -> None:

@@ -14,15 +14,25 @@ from __future__ import annotations
 import os
 import signal
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select, text
 
-from pbem.storage.models import DaemonLease, InboundMail, MailboxLease, OutboundMail
+from pbem.record import journal
+from pbem.service.heartbeat import HEARTBEAT_SECONDS, OUTAGE_AFTER
+from pbem.storage.models import (
+    DaemonLease,
+    Game,
+    Heartbeat,
+    InboundMail,
+    MailboxLease,
+    OutboundMail,
+    Phase,
+)
 from tests.conftest import make_database
 from tests.e2e.helpers import (
     DaemonProcess,
@@ -45,6 +55,12 @@ pytestmark = pytest.mark.slow
 LEASE = 10
 # Every wait: long enough for a loaded machine (a lease, reconnect backoffs, the work).
 PATIENCE = 120
+# The grace after the deadlines of the tests' games (seconds).
+GRACE = 4.0
+# A game's deadline falls this long after the second daemon starts: after the
+# fetcher's cut is noticed (PostgreSQL: within tcp_user_timeout; IMAP: within its
+# command timeout, 30 s) and the mailbox lease lapsed (LEASE), on a loaded machine.
+DEADLINE_IN = 75.0
 
 
 @pytest.fixture
@@ -143,6 +159,72 @@ class League:
 
         wait_until(renewed, PATIENCE, f"daemon {owner} to renew its lease")
 
+    def deadline_game(self, game_id: str) -> Phase:
+        """A game started now whose first deadline falls DEADLINE_IN seconds later,
+        grace GRACE after it (no early adjudication, no reminder before the
+        deadline); its open phase as started. Made before a daemon starts, it is
+        in that daemon's plan of when to look (a game made behind the daemons'
+        backs waits for their next look at every game)."""
+        self.desk.demo_game(
+            game_id,
+            self.players,
+            scenario="long-duel",
+            early_adjudication=False,
+            deadline_hours=DEADLINE_IN / 3600,
+            grace_hours=GRACE / 3600,
+            reminder_hours=0,
+        )
+        return self.phase(game_id)
+
+    def phase(self, game_id: str) -> Phase:
+        """The game's first phase, as stored now."""
+        with self.desk.sessions() as s:
+            return s.scalars(select(Phase).where(Phase.game_id == game_id, Phase.seq == 1)).one()
+
+    def adjudicated(self, game_id: str) -> bool:
+        return self.phase(game_id).adjudicated_at is not None
+
+    def pushed_back(self) -> list[dict[str, object]]:
+        """Every deadline moved after an outage, in any game (the records)."""
+        with self.desk.sessions() as s:
+            games = list(s.scalars(select(Game.id)))
+            return [
+                e["payload"]
+                for game_id in games
+                for e in journal.entries(s, game_id, kinds=["deadline-pushed-back"])
+            ]
+
+    def last_beats(self) -> list[datetime]:
+        """Each daemon's heartbeat row: until when it could last work."""
+        with self.desk.sessions() as s:
+            return list(s.scalars(select(Heartbeat.at).where(Heartbeat.name.like("daemon %"))))
+
+    def nobody_works(self) -> bool:
+        """No daemon's row is younger than OUTAGE_AFTER: none could work (as the
+        daemons judge an outage)."""
+        now = self.db_now()
+        beats = self.last_beats()
+        return bool(beats) and all(now - at > OUTAGE_AFTER for at in beats)
+
+    def check_game_mail_once(self, game_id: str) -> None:
+        """Every mail the game queued (reports, reminders, notices) sent, and delivered once;
+        each player has the report of the adjudicated first phase."""
+        with self.desk.sessions() as s:
+            rows = list(s.scalars(select(OutboundMail).where(OutboundMail.game_id == game_id)))
+        assert rows and all(r.status == "sent" for r in rows), [(r.id, r.status) for r in rows]
+        seen = Counter(
+            str(m["Message-ID"])
+            for to in {r.recipient for r in rows}  # the players, the moderator's notices
+            for m in delivered(self.lab, to)
+        )
+        assert {r.message_id: seen[r.message_id] for r in rows} == {r.message_id: 1 for r in rows}
+        adjudicated_at = self.phase(game_id).adjudicated_at
+        assert adjudicated_at is not None
+        reported = {
+            r.recipient for r in rows if r.kind == "report" and r.created_at >= adjudicated_at
+        }
+        assert reported >= {p.address for p in self.players}
+
     def check_exactly_once(self, *nodes: Node) -> None:
         """Each order answered by one delivered mail, filed once; no error logged."""
         replies = Counter(
@@ -193,18 +275,44 @@ def pair(league: League) -> Iterator[tuple[Node, Node]]:
             node.daemon.kill()
 
 
-def _start_both(league: League, first: Node, second: Node) -> str:
-    """Start the first, let it answer a few orders, then the second; the first's id."""
+def _start_both(
+    league: League, first: Node, second: Node, before_second: Callable[[], object] = lambda: None
+) -> str:
+    """Start the first, let it answer a few orders, call ``before_second``, start the
+    second; the first's id."""
     first.daemon.start()
     first.daemon.wait_ready()
     league.orders(3)
     league.wait_answered("the first daemon to answer")
     owner = league.fetcher()
     assert owner is not None
+    before_second()
     second.daemon.start()
     second.daemon.wait_ready()
     assert league.fetcher() == owner
     return owner
+
+
+def test_the_fetcher_cut_off_from_the_mailbox_is_replaced_and_repeats_nothing(
+    league: League, pair: tuple[Node, Node]
+) -> None:
+    """The fetching daemon loses its path to IMAP mid-work: the other takes the
+    mailbox once the lease lapses and fetches; back, the first moves and sends
+    nothing twice and does not take the mailbox back."""
+    first, second = pair
+    cut_owner = _start_both(league, first, second)
+    league.orders(3)
+    first.host.cut(league.lab.imap_port)
+    league.orders(3)
+    league.wait_answered("the second daemon to take the mailbox and answer")
+    assert league.fetcher() not in (None, cut_owner)
+    first.host.restore()
+    league.beats_again(cut_owner)
+    league.orders(2)
+    league.wait_answered("both daemons to answer after the link returned")
+    assert league.fetcher() not in (None, cut_owner)
+    assert first.daemon.stop() == 0 and second.daemon.stop() == 0
+    league.check_exactly_once(first, second)
 
 
 def _owner(node: Node) -> str:
@@ -271,5 +379,157 @@ def test_a_daemon_paused_past_its_lease_in_its_namespace_sends_nothing_twice(
     league.orders(2)
     league.wait_answered("both daemons to answer")
     assert league.fetcher() not in (None, paused_owner)
+    assert first.daemon.stop() == 0 and second.daemon.stop() == 0
+    league.check_exactly_once(first, second)
+
+
+def _adjudicated_by(node: Node, game_id: str) -> bool:
+    """Whether the daemon's log says it adjudicated a round of the game."""
+    return any(
+        " adjudicated turn " in line and f"game={game_id}" in line.split()
+        for line in node.daemon.log().splitlines()
+    )
+
+
+def _took_over(league: League, cut_owner: str) -> str:
+    """Until a daemon other than ``cut_owner`` fetches; its id."""
+    wait_until(
+        lambda: league.fetcher() not in (None, cut_owner),
+        PATIENCE,
+        "the other daemon to take the mailbox over",
+    )
+    owner = league.fetcher()
+    assert owner is not None
+    return owner
+
+
+@pytest.mark.parametrize("service", ["postgresql", "imap"])
+def test_a_deadline_falling_while_one_daemon_is_cut_off_is_kept_by_the_other(
+    league: League, pair: tuple[Node, Node], service: str
+) -> None:
+    """The fetcher is cut off from PostgreSQL, or from the mailbox; the other takes
+    the mailbox over, and the game's deadline falls after that: the round is
+    adjudicated after deadline and grace while the first is still cut off, and
+    the deadline stays where it was (a daemon could work: no outage, nothing
+    recorded). Back, the first repeats nothing; every report is delivered once."""
+    first, second = pair
+    games: list[Phase] = []
+    cut_owner = _start_both(
+        league, first, second, before_second=lambda: games.append(league.deadline_game("g2"))
+    )
+    [started] = games
+    assert started.deadline is not None and started.grace_until is not None
+    league.orders(3)
+    first.host.cut(5432 if service == "postgresql" else league.lab.imap_port)
+    league.orders(3)
+    _took_over(league, cut_owner)
+    assert league.db_now() < started.deadline, "taken over after the deadline: too slow a host"
+    wait_until(lambda: league.adjudicated("g2"), PATIENCE, "the other daemon to adjudicate g2")
+    kept = league.phase("g2")
+    assert (kept.deadline, kept.grace_until) == (started.deadline, started.grace_until)
+    assert kept.adjudicated_at is not None and kept.adjudicated_at >= started.grace_until
+    # On time: the clock wakes at the grace's end; a cut-off peer costs the others at
+    # most one lease time (OPERATIONS, "Several daemons on one PostgreSQL").
+    assert kept.adjudicated_at - started.grace_until <= timedelta(seconds=LEASE)
+    assert league.pushed_back() == []
+    assert _adjudicated_by(second, "g2") and not _adjudicated_by(first, "g2")
+    league.wait_answered("the other daemon to answer")
+    first.host.restore()
+    league.beats_again(cut_owner)
+    league.orders(2)
+    league.wait_answered("both daemons to answer after the link returned")
+    assert first.daemon.stop() == 0 and second.daemon.stop() == 0
+    assert league.pushed_back() == []  # nor when the first came back
+    league.check_exactly_once(first, second)
+    league.check_game_mail_once("g2")
+
+
+def test_a_deadline_falling_while_both_daemons_are_cut_off_from_the_mailbox_waits_and_moves_once(
+    league: League, pair: tuple[Node, Node]
+) -> None:
+    """Both daemons lose their path to IMAP (PostgreSQL and SMTP still answer):
+    no daemon can work, so the deadline that falls meanwhile waits; when the
+    mailbox answers again it moves by the outage, from the last moment a daemon
+    could work to the first beat after, recorded once, and the round is
+    adjudicated after the new deadline and grace. The orders that waited in the
+    mailbox are answered once."""
+    first, second = pair
+    games: list[Phase] = []
+    _start_both(
+        league, first, second, before_second=lambda: games.append(league.deadline_game("g2"))
+    )
+    [started] = games
+    assert started.deadline is not None and started.grace_until is not None
+    cut_at = league.db_now()
+    for node in (first, second):
+        node.host.cut(league.lab.imap_port)
+    league.orders(2)  # delivered to the mailbox, unseen until it answers
+    wait_until(league.nobody_works, PATIENCE, "both daemons to find the mailbox out of reach")
+    assert league.db_now() < started.deadline, "both down after the deadline: too slow a host"
+    wait_until(
+        lambda: league.db_now() > started.grace_until + OUTAGE_AFTER,  # type: ignore[operator]
+        PATIENCE,
+        "deadline and grace to pass during the outage",
+    )
+    waited = league.phase("g2")
+    assert waited.adjudicated_at is None
+    assert (waited.deadline, waited.grace_until) == (started.deadline, started.grace_until)
+    assert league.pushed_back() == [] and league.nobody_works()
+    # The last moment a daemon could work: its mailbox's last answer, at the cut
+    # (the IMAP session answers every poll, well within a heartbeat).
+    last_alive = max(league.last_beats())
+    assert (
+        cut_at - timedelta(seconds=HEARTBEAT_SECONDS)
+        <= last_alive
+        <= cut_at + timedelta(seconds=HEARTBEAT_SECONDS)
+    )
+    restored_at = league.db_now()
+    for node in (first, second):
+        node.host.restore()
+    wait_until(lambda: bool(league.pushed_back()), PATIENCE, "the deadline to move")
+    moved_by = league.db_now()
+    [pushed] = league.pushed_back()
+    moved = league.phase("g2")
+    assert moved.deadline is not None and moved.grace_until is not None
+    shift = moved.deadline - started.deadline
+    assert moved.grace_until - started.grace_until == shift
+    assert pushed["downtime_seconds"] == int(shift.total_seconds())
+    # By the measured gap: from the last beat to the first beat after the mailbox
+    # answered again (between the restore and when the move was seen).
+    assert restored_at - last_alive <= shift <= moved_by - last_alive
+    wait_until(lambda: league.adjudicated("g2"), PATIENCE, "g2 to be adjudicated")
+    done = league.phase("g2")
+    assert done.adjudicated_at is not None and done.adjudicated_at >= moved.grace_until
+    assert done.adjudicated_at - moved.grace_until <= timedelta(seconds=LEASE)
+    league.wait_answered("the orders that waited in the mailbox to be answered")
+    assert first.daemon.stop() == 0 and second.daemon.stop() == 0
+    assert len(league.pushed_back()) == 1  # once, whichever daemon came back first
+    league.check_exactly_once(first, second)
+    league.check_game_mail_once("g2")
+
+
+def test_a_daemon_unplugged_mid_work_loses_nothing_sends_nothing_twice_and_recovers(
+    league: League, pair: tuple[Node, Node]
+) -> None:
+    """The fetcher's whole link goes down while it files and answers a burst of
+    orders (every connection dead at once, new ones refused): the other takes its
+    claims and the mailbox over and answers everything; plugged in again, the
+    first beats and works, and nothing was lost or delivered twice."""
+    first, second = pair
+    unplugged_owner = _start_both(league, first, second)
+    league.orders(8)
+    wait_until(
+        lambda: len(league.desk.mails()) > 3,
+        PATIENCE,
+        "the first daemon to file some of the burst",
+    )
+    first.host.unplug()
+    league.orders(2)
+    league.wait_answered("the other daemon to take the work over")
+    assert league.fetcher() not in (None, unplugged_owner)
+    first.host.plug()
+    league.beats_again(unplugged_owner)
+    league.orders(3)
+    league.wait_answered("both daemons to answer after the link returned")
     assert first.daemon.stop() == 0 and second.daemon.stop() == 0
     league.check_exactly_once(first, second)
