@@ -345,8 +345,10 @@ class Daemon:
                 else asyncio.to_thread(self.worker.tick_some, batch)
             ),
         )
-        if games or self.worker.replan:
-            await asyncio.to_thread(self.worker.plan_wake)
+        # Planned every round (one indexed query), not only after a tick here: a
+        # game created or a deadline moved outside this daemon (the CLI, a peer)
+        # is then seen within one poll interval, not at the safety sweep.
+        await asyncio.to_thread(self.worker.plan_wake)
 
     async def _spread(
         self,
