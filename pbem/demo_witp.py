@@ -29,6 +29,15 @@ _SECTION = re.compile(r"^Your forces\n-+\n(.*?)(?:\n\n|\Z)", re.M | re.S)
 _FORCE = re.compile(r"^(?P<name>\S.*?) \((?P<commander>[^)]*)\) at (?P<at>.+?) \[", re.M)
 
 
+def offered_orders(form: str) -> frozenset[str]:
+    """The order words an order form offers: those its lines (or commented examples) begin with."""
+    return frozenset(
+        word
+        for line in form.splitlines()
+        if (words := line.lstrip("#").split()) and (word := words[0].upper()) in ORDER_WORDS
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Reading:
     """What a side holds when it writes its orders: the form and the report it came with."""
@@ -47,18 +56,13 @@ class Reading:
     @classmethod
     def of(cls, side: str, form: str, report: str) -> Reading:
         head = dict(_HEAD.findall(form))
-        offered = {
-            word
-            for line in form.splitlines()
-            if (words := line.lstrip("#").split()) and (word := words[0].upper()) in ORDER_WORDS
-        }
         section = _SECTION.search(report)
         found = _FORCE.finditer(section.group(1) if section else "")
         return cls(
             side,
             int(head.get("Turn", "0")),
             head.get("Phase", ""),
-            frozenset(offered),
+            offered_orders(form),
             {m["name"]: m["at"] for m in found},
         )
 
