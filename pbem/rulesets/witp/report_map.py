@@ -13,13 +13,19 @@ knows. ``side`` None (the omniscient view) marks every side's forces.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from pbem.core.mapview import MapPicture
+from pbem.core.mapview import MapPicture, stack_markers
+from pbem.rulesets.witp import hexgrid
 from pbem.rulesets.witp.map import TheatreMap
-from pbem.rulesets.witp.picture import map_picture
+from pbem.rulesets.witp.picture import SIDE_COLOURS, map_picture
 
 START = "may1942"  # the base holders printed for the scenarios of 1942 (map-overrides.toml)
+
+# The map under the markers is the same in every report: described once per map
+# (about 20 ms), keeping the map itself so its id is not reused.
+_BASE: dict[int, tuple[TheatreMap, MapPicture]] = {}
 
 
 def _hex_of(m: TheatreMap, force: Mapping[str, Any]) -> str | None:
@@ -43,4 +49,17 @@ def report_picture(m: TheatreMap, view: Mapping[str, Any]) -> MapPicture:
         h = _hex_of(m, force)
         if h is not None:
             units.setdefault(h, []).append((str(force["side"]), str(force["id"])))
-    return map_picture(m, units, start=START, focus=sorted(units))
+    keys = {hexgrid.key(h): stack for h, stack in units.items()}
+    return replace(
+        _base(m),
+        markers=stack_markers(keys, SIDE_COLOURS),
+        focus=tuple(hexgrid.key(h) for h in sorted(units)),
+    )
+
+
+def _base(m: TheatreMap) -> MapPicture:
+    held = _BASE.get(id(m))
+    if held is None:
+        _BASE.clear()  # one map at a time: a moderator's corrected map replaces it
+        held = _BASE[id(m)] = (m, map_picture(m, start=START))
+    return held[1]
