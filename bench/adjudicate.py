@@ -49,6 +49,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbem.core.dice import SeededDice
+from pbem.core.ruleset import Ruleset
 from pbem.demo_witp import SIDES as WITP_SIDES
 from pbem.demo_witp import Reading, offered_orders
 from pbem.rulesets.usn.geo import Geo
@@ -169,6 +170,21 @@ def orders_for(geo: Geo, s: GameState, side: str, rng: random.Random) -> str:
     return "\n".join(lines)
 
 
+def validate_all(
+    rs: Ruleset, state: Any, sheets: dict[str, str]
+) -> tuple[dict[str, list[str]], int, int]:
+    """Both sides' sheets validated: the accepted orders by side, how many order
+    lines there were, and how many were refused."""
+    accepted: dict[str, list[str]] = {}
+    lines = refused = 0
+    for side, text in sheets.items():
+        v = rs.validate(state, side, text)
+        accepted[side] = list(v.accepted)
+        lines += len(v.accepted) + len(v.errors)
+        refused += len(v.errors)
+    return accepted, lines, refused
+
+
 def run(turns: int, seed: int, scenario: str) -> dict[str, Any]:
     rs = UsnRuleset(load_world(), world_geo())
     t0 = time.perf_counter()
@@ -199,13 +215,9 @@ def run(turns: int, seed: int, scenario: str) -> dict[str, Any]:
             s = GameState.from_json(state)
             sheets = {side: orders_for(rs.geo, s, side, rng) for side in demand.sides}
             t = time.perf_counter()
-            accepted = {}
-            for side, text in sheets.items():
-                v = rs.validate(state, side, text)
-                accepted[side] = list(v.accepted)
-                orders_total += len(v.accepted) + len(v.errors)
-                refused += len(v.errors)
+            accepted, n, r = validate_all(rs, state, sheets)
             val += time.perf_counter() - t
+            orders_total, refused = orders_total + n, refused + r
             dice = SeededDice(b"bench", "bench", demand.turn, demand.phase)
             t = time.perf_counter()
             state = rs.adjudicate(state, accepted, dice).state
@@ -252,13 +264,9 @@ def run_witp(turns: int) -> dict[str, Any]:
             reading = Reading(side, demand.turn, demand.phase, offered, forces)
             sheets[side] = "\n".join(WITP_SIDES[side](reading))
         t = time.perf_counter()
-        accepted = {}
-        for side, text in sheets.items():
-            v = rs.validate(state, side, text)
-            accepted[side] = list(v.accepted)
-            orders_total += len(v.accepted) + len(v.errors)
-            refused += len(v.errors)
+        accepted, n, r = validate_all(rs, state, sheets)
         times["validate"] += time.perf_counter() - t
+        orders_total, refused = orders_total + n, refused + r
         dice = SeededDice(b"bench", "witp", demand.turn, demand.phase)
         t = time.perf_counter()
         result = rs.adjudicate(state, accepted, dice)

@@ -59,6 +59,26 @@ class Harness:
     def gm(self, s: Session) -> GameMaster:
         return GameMaster(Desk(s, self.config, self.config.secrets.key_bytes(), T0), Publisher())
 
+    def start_game(
+        self,
+        game: str,
+        ruleset: str,
+        scenario: str,
+        public: Mapping[str, str],
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
+        """CREATE, ASSIGN each side (``side@example.org``, its public key), START;
+        ``phase`` becomes the game's first open phase."""
+        with self.sessions.begin() as s:
+            gm = self.gm(s)
+            gm.acts.create_game(game, ruleset, scenario, options=dict(options or {}))
+            for side, key in public.items():
+                gm.acts.assign(game, side, f"{side}@example.org", public_key=key)
+            gm.acts.start(game)
+            phase = gm.lookups.open_phase(game)
+            assert phase is not None
+            self.phase = (phase.turn, phase.name)
+
     def order_mail(self, game: str, side: str, text: str) -> bytes:
         """One signed order mail; the same bytes are sent in both worlds."""
         turn, name = self.phase

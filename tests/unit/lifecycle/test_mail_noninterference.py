@@ -65,17 +65,9 @@ def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
     patch = pytest.MonkeyPatch()
     patch.setitem(rulesets._FACTORIES, "usn", lambda: RULESET)
     h, engine, public = open_harness(folder, SIDES)
-    with h.sessions.begin() as s:
-        gm = h.gm(s)
-        for mode, subs in VARIANTS:
-            g = game_id(mode, subs)
-            gm.acts.create_game(g, "usn", "coral-sea", options={"fog": mode, "subs": subs})
-            for side in SIDES:
-                gm.acts.assign(g, side, f"{side}@example.org", public_key=public[side])
-            gm.acts.start(g)
-            phase = gm.lookups.open_phase(g)
-            assert phase is not None
-            h.phase = (phase.turn, phase.name)
+    for mode, subs in VARIANTS:
+        options = {"fog": mode, "subs": subs}
+        h.start_game(game_id(mode, subs), "usn", "coral-sea", public, options)
     yield h
     engine.dispose()
     patch.undo()

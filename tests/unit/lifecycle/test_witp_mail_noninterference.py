@@ -70,15 +70,7 @@ def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
     patch = pytest.MonkeyPatch()
     patch.setitem(rulesets._FACTORIES, "witp", lambda: RULESET)
     h, engine, public = open_harness(folder, SIDES)
-    with h.sessions.begin() as s:
-        gm = h.gm(s)
-        gm.acts.create_game(GAME, "witp", "coral-sea-1942")
-        for side in SIDES:
-            gm.acts.assign(GAME, side, f"{side}@example.org", public_key=public[side])
-        gm.acts.start(GAME)
-        phase = gm.lookups.open_phase(GAME)
-        assert phase is not None
-        h.phase = (phase.turn, phase.name)
+    h.start_game(GAME, "witp", "coral-sea-1942", public)
     yield h
     engine.dispose()
     patch.undo()
