@@ -282,7 +282,11 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p = sub.add_parser("demo", help="play a demonstration game by signed mail through the daemon")
     p.add_argument("--dir", default="pbem-demo", help="working folder (default ./pbem-demo)")
     p.add_argument("--ruleset", default="usn")
-    p.add_argument("--scenario", default="coral-sea")
+    p.add_argument(
+        "--scenario",
+        default=None,
+        help="default: the ruleset's demonstration (usn coral-sea, witp coral-sea-1942, demo duel)",
+    )
     p.add_argument(
         "--option",
         action="append",

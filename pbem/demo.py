@@ -52,12 +52,13 @@ class Player:
         self.key = key
         self.rng = random.Random(seed)
         self.answered: set[str] = set()
-        self.strategy: Callable[[str], str] | None = None  # another ruleset's player
+        # Another ruleset's player: (order form, the report it came with) -> orders.
+        self.strategy: Callable[[str, str], str] | None = None
 
-    def orders_from_form(self, form: str) -> str:
+    def orders_from_form(self, form: str, report: str = "") -> str:
         """Keep the headers; for each order line, pick a zone (demo) or keep it."""
         if self.strategy is not None:
-            return self.strategy(form)
+            return self.strategy(form, report)
         out = []
         for line in form.splitlines():
             words = line.split()
@@ -78,6 +79,23 @@ def _mail(sender: str, subject: str, body: str, in_reply_to: str | None = None) 
     # As a mail client sends it: quoted-printable text.
     msg.set_content(body, cte="quoted-printable")
     return msg.as_bytes()
+
+
+# The scenario ``pbem demo --ruleset R`` plays unless --scenario names another.
+DEFAULT_SCENARIOS = {"usn": "coral-sea", "witp": "coral-sea-1942", "demo": "duel"}
+
+
+def _scripted_player(ruleset: str) -> Callable[[str, str], Callable[[str, str], str]] | None:
+    """The ruleset's scripted players (side, scenario) -> orders_from_form, if any."""
+    if ruleset == "usn":  # a simple legal plan per mini-game
+        from pbem.demo_usn import strategy as usn
+
+        return usn
+    if ruleset == "witp":  # a function per side, from its form and report
+        from pbem.demo_witp import strategy as witp
+
+        return witp
+    return None
 
 
 def _scenario(ruleset: str, scenario: str) -> ScenarioInfo:
@@ -109,10 +127,11 @@ def _options(info: ScenarioInfo, words: Sequence[str]) -> str:
 def run_demo(
     directory: Path,
     ruleset: str,
-    scenario: str,
+    scenario: str | None = None,
     timeout: float = 120.0,
     options: Sequence[str] = (),
 ) -> int:
+    scenario = scenario or DEFAULT_SCENARIOS.get(ruleset, "")
     info = _scenario(ruleset, scenario)  # before anything is written
     sides, in_force = tuple(info.sides), _options(info, options)
     if (directory / "pbem.toml").exists() and not (directory / MARK).exists():
@@ -148,10 +167,9 @@ def run_demo(
         Path(f"{side}.key").write_bytes(private)
         Path(f"{side}.pub").write_text(public + "\n")
         players.append(Player(side, f"{side}@players.example", private, seed=i))
-        if ruleset == "usn":  # a simple legal plan per mini-game (pbem.demo_usn)
-            from pbem.demo_usn import strategy
-
-            players[-1].strategy = strategy(side, scenario)
+        scripted = _scripted_player(ruleset)
+        if scripted is not None:
+            players[-1].strategy = scripted(side, scenario)
     Path("mail").mkdir(exist_ok=True)
     inbox = mailbox.Maildir("mail/inbox", create=True)
     outbox_path = Path("mail/outbox")
@@ -218,7 +236,7 @@ def run_demo(
                     form = FORM.search(text)
                     if not form:
                         continue
-                    orders = player.orders_from_form(form.group(1))
+                    orders = player.orders_from_form(form.group(1), text)
                     signed = sign_block(add_nonce(orders), player.key)
                     inbox.add(_mail(player.email, f"Re: {subject}", signed, str(msg["Message-ID"])))
                     _say(f"   {player.side} signs and mails {orders_summary(orders)}")

@@ -142,13 +142,14 @@ PLANS: dict[str, Callable[[Geo], Plan]] = {
 _HEAD = re.compile(r"^(Turn|Phase):\s*(\S+)\s*$", re.M)
 
 
-def strategy(side: str, scenario: str) -> Callable[[str], str]:
+def strategy(side: str, scenario: str) -> Callable[[str, str], str]:
     """``orders_from_form`` for a scripted U.S.N. player: the form (headers and
-    comments kept) plus the plan's lines for the round it names."""
+    comments kept) plus the plan's lines for the round it names (the report that
+    came with the form is not read: the plan is fixed)."""
     make = PLANS.get(scenario)
     plan = make(world_geo()) if make is not None else {}
 
-    def orders_from_form(form: str) -> str:
+    def orders_from_form(form: str, report: str = "") -> str:
         head = dict(_HEAD.findall(form))
         turn, rnd = int(head.get("Turn", "0")), head.get("Phase", "")
         lines = plan.get((turn, rnd, side), [])

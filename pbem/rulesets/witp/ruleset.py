@@ -13,11 +13,13 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
+from pbem.core.mapview import MapPicture
 from pbem.core.ruleset import Adjudication, Demand, Outcome, ScenarioInfo, State, Validation
 from pbem.rulesets.witp import orders, play, views
 from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge
 from pbem.rulesets.witp.library import Library
 from pbem.rulesets.witp.map import TheatreMap
+from pbem.rulesets.witp.report_map import report_picture
 from pbem.rulesets.witp.sides import SIDES
 
 DATAPACK = "datapack"  # CREATE's key for the moderator's own pack (TOML), not an option
@@ -87,3 +89,7 @@ class WitpRuleset:
             f"the scenario's {clock.game_turns} Game-Turns are played; victory is scored "
             "from stage 2 (air strikes against ships), so none is scored",
         )
+
+    def map_picture(self, view: Mapping[str, Any]) -> MapPicture:
+        """The report's map, drawn from the side's view alone (report_map.py)."""
+        return report_picture(self.theatre_map, view)

@@ -11,10 +11,8 @@ open phase (SQLite), and the same signed order mail (bytes) goes through
 ``Mailroom.process``; its answer, and the phase's report to the viewer, are read
 back from the outbox as composed (headers, text, HTML, attachments).
 
-What may legitimately differ is made equal by construction: Date is the desk's
-clock and Message-ID derives from the mail's digest, both the same; only the
-commitment in a receipt is masked, since it hashes a fresh random nonce
-(PlotContent.new) and so is a function of nothing hidden.
+What may legitimately differ is made equal by construction (mailworlds.py):
+only the commitment in a receipt is masked.
 
 The ruleset is test_leaks' (the stub map the worlds are drawn on): the
 registry hands it to the game, as it hands the real one to a real game.
@@ -22,37 +20,19 @@ registry hands it to the game, as it hands the real one to a real game.
 
 from __future__ import annotations
 
-import base64
-import email
-import email.policy
-import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import select
-from sqlalchemy.orm import Session, sessionmaker
 
 from pbem import rulesets
-from pbem.config import Config, SecretsConfig
 from pbem.core.events import Event
-from pbem.intake.signatures import generate_keypair, sign_block
-from pbem.lifecycle.desk import Desk
-from pbem.lifecycle.games import GameMaster
-from pbem.lifecycle.mailroom import Mailroom, file_mail
-from pbem.lifecycle.publishing import Publisher
-from pbem.outbox.queue import open_outbound
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.state import GameState
-from pbem.storage.db import create_all, make_engine, make_sessionmaker
-from pbem.storage.models import GameState as StoredState
-from pbem.storage.models import OutboundMail
 from tests.unit.reports.test_leaks import (
     AIR5,
     NEAR_COLS,
@@ -68,97 +48,15 @@ from tests.unit.reports.test_leaks import (
 )
 from tests.unit.rulesets.usn.builders import make_state, ship
 
-from .conftest import T0
+from .mailworlds import COMMITMENT, Harness, masked, open_harness, subject_and_text
 
 J, A = "japanese", "allied"
 # (fog mode, optional submarines): each its own game, created with those options.
 VARIANTS = (("open", False), ("double-blind", False), ("open", True), ("double-blind", True))
-COMMITMENT = re.compile(rb"Commitment: [0-9a-f]{64}")
 
 
 def game_id(mode: str, subs: bool) -> str:
     return f"{'db' if mode == 'double-blind' else 'op'}-{'subs' if subs else 'plain'}"
-
-
-class Harness:
-    """Four U.S.N. games on SQLite, one per variant, each in its first open phase."""
-
-    def __init__(
-        self, sessions: sessionmaker[Session], config: Config, keys: dict[str, bytes]
-    ) -> None:
-        self.sessions = sessions
-        self.config = config
-        self.keys = keys
-        self.phase = (0, "")  # every game's open phase: turn, name
-
-    def __repr__(self) -> str:
-        return "Harness(four U.S.N. games on SQLite)"
-
-    def gm(self, s: Session) -> GameMaster:
-        return GameMaster(Desk(s, self.config, self.config.secrets.key_bytes(), T0), Publisher())
-
-    def order_mail(self, game: str, side: str, text: str) -> bytes:
-        """One signed order mail; the same bytes are sent in both worlds."""
-        turn, name = self.phase
-        sheet = f"Game: {game}\nSide: {side}\nTurn: {turn}\nPhase: {name}\nNonce: probe0001\n\n"
-        msg = EmailMessage()
-        msg["From"] = f"{side}@example.org"
-        msg["To"] = "moderator@pbem.example"
-        msg["Subject"] = "orders"
-        msg["Message-ID"] = "<probe@example.org>"
-        msg.set_content(sign_block(sheet + text + "\n", self.keys[side]))
-        return msg.as_bytes()
-
-    def mails(
-        self,
-        game: str,
-        side: str,
-        raw: bytes,
-        state: GameState,
-        events: list[Event],
-        report: bool,
-    ) -> dict[str, bytes]:
-        """The answer to ``raw`` (and the phase's report) mailed to ``side`` when the
-        open phase's state is ``state``; rolled back after, so worlds do not mix."""
-        with self.sessions() as s:
-            try:
-                gm = self.gm(s)
-                phase = gm.lookups.open_phase(game)
-                assert phase is not None
-                phase.sides = [side]  # the viewer owes orders in this phase
-                stored = s.get(StoredState, phase.id)
-                assert stored is not None
-                stored.state = state.to_json()
-                row = file_mail(s, "probe", raw, T0, gm.desk.key)
-                assert row is not None
-                Mailroom(gm).process(row)
-                out = {"answer": self._sent(s, "answer", game, side)}
-                if report:
-                    # The start already mailed this phase's report (one per cause, never
-                    # twice): it is taken back, in this transaction only.
-                    for old in s.scalars(
-                        select(OutboundMail).where(
-                            OutboundMail.kind == "report", OutboundMail.game_id == game
-                        )
-                    ):
-                        s.delete(old)
-                    s.flush()
-                    game_row = gm.lookups.game(game)
-                    Publisher().phase_reports(gm.lookups, game_row, phase, stored.state, events)
-                    out["report"] = self._sent(s, "report", game, side)
-                return out
-            finally:
-                s.rollback()
-
-    def _sent(self, s: Session, kind: str, game: str, side: str) -> bytes:
-        row = s.scalars(
-            select(OutboundMail).where(
-                OutboundMail.kind == kind,
-                OutboundMail.game_id == game,
-                OutboundMail.recipient == f"{side}@example.org",
-            )
-        ).one()
-        return open_outbound(self.config.secrets.key_bytes(), row)
 
 
 @pytest.fixture(scope="module")
@@ -166,24 +64,10 @@ def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
     folder: Path = tmp_path_factory.mktemp("mail-noninterference")
     patch = pytest.MonkeyPatch()
     patch.setitem(rulesets._FACTORIES, "usn", lambda: RULESET)
-    engine = make_engine(f"sqlite:///{folder / 'pbem.sqlite3'}")
-    create_all(engine)
-    sessions = make_sessionmaker(engine)
-    key = base64.b64encode(os.urandom(32)).decode()
-    config = Config(secrets=SecretsConfig(plot_key=key), base_dir=folder)
-    pairs = {side: generate_keypair(side) for side in SIDES}
-    h = Harness(sessions, config, {s: k[0] for s, k in pairs.items()})
-    with sessions.begin() as s:
-        gm = h.gm(s)
-        for mode, subs in VARIANTS:
-            g = game_id(mode, subs)
-            gm.acts.create_game(g, "usn", "coral-sea", options={"fog": mode, "subs": subs})
-            for side in SIDES:
-                gm.acts.assign(g, side, f"{side}@example.org", public_key=pairs[side][1])
-            gm.acts.start(g)
-            phase = gm.lookups.open_phase(g)
-            assert phase is not None
-            h.phase = (phase.turn, phase.name)
+    h, engine, public = open_harness(folder, SIDES)
+    for mode, subs in VARIANTS:
+        options = {"fog": mode, "subs": subs}
+        h.start_game(game_id(mode, subs), "usn", "coral-sea", public, options)
     yield h
     engine.dispose()
     patch.undo()
@@ -247,23 +131,11 @@ def cases(draw: st.DrawFn) -> Case:
     return Case(world, subs, (pair[0], pair[1]), events, text)
 
 
-def _masked(raw: bytes) -> bytes:
-    return COMMITMENT.sub(b"Commitment: (a fresh nonce's)", raw)
-
-
-def _subject_and_text(raw: bytes) -> tuple[str, str]:
-    msg = email.message_from_bytes(raw, policy=email.policy.default)
-    assert isinstance(msg, EmailMessage)
-    body = msg.get_body(("plain",))
-    assert body is not None
-    return str(msg["Subject"]), str(body.get_content())
-
-
 def _both(harness: Harness, case: Case, report: bool) -> list[dict[str, bytes]]:
     game = game_id(case.world.mode, case.subs)
     raw = harness.order_mail(game, case.world.viewer, case.text)
     return [
-        harness.mails(game, case.world.viewer, raw, state, list(events), report)
+        harness.mails(game, case.world.viewer, raw, state.to_json(), list(events), report)
         for state, events in zip(case.states, case.events, strict=True)
     ]
 
@@ -281,11 +153,11 @@ def test_hid_the_answer_mail_is_identical_in_worlds_the_side_cannot_tell_apart(
     receipt, notes, deadline; Subject and every header) is byte for byte the same,
     in both fog modes, with and without submarines."""
     a, b = _both(harness, case, report=False)
-    subject, text = _subject_and_text(a["answer"])
+    subject, text = subject_and_text(a["answer"])
     assert subject == "Re: orders" and f"Game {game_id(case.world.mode, case.subs)}" in text
     event(f"{case.world.mode}, subs {case.subs}: {'refusals' if 'Refused' in text else 'none'}")
     assert len(COMMITMENT.findall(a["answer"])) == len(COMMITMENT.findall(b["answer"]))
-    assert _masked(a["answer"]) == _masked(b["answer"])
+    assert masked(a["answer"]) == masked(b["answer"])
 
 
 @settings(
@@ -300,7 +172,7 @@ def test_hid_the_report_mail_is_identical_in_worlds_the_side_cannot_tell_apart(
     """The phase report the publisher mails the viewer (Subject, text, HTML, the map
     picture's bytes) is the same; a render takes ~1 s, hence few examples."""
     a, b = _both(harness, case, report=True)
-    subject, text = _subject_and_text(a["report"])
+    subject, text = subject_and_text(a["report"])
     turn, name = harness.phase
     assert subject.endswith(f"next turn {turn} {name}, orders due Wed 04 Nov 12:00 UTC")
     assert f"Report for {case.world.viewer}" in text
@@ -320,7 +192,7 @@ def test_the_mail_does_change_with_what_the_side_knows(harness: Harness) -> None
     game = game_id("open", False)
     raw = harness.order_mail(game, A, f"MOVE CA-1 {there:04d}")
     texts = [
-        _subject_and_text(harness.mails(game, A, raw, st_, [], report=False)["answer"])[1]
+        subject_and_text(harness.mails(game, A, raw, st_.to_json(), [], report=False)["answer"])[1]
         for st_ in states
     ]
     assert "Accepted (1)" in texts[0] and "Refused" not in texts[0]

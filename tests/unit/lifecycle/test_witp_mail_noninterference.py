@@ -1,0 +1,228 @@
+"""Noninterference on the mail itself, for War in the Pacific (issue 16, "Must hold"):
+every mail a side receives, as the mailroom and the publisher compose it, is the
+same in two worlds that side cannot tell apart.
+
+Two worlds share the viewer's knowledge (the public part, its own private part and
+the disclosures addressed to it: knowledge.projection) and differ at random in the
+rest: the other side's private part (its forces, where they are, its plots), the
+moderator's part, and facts disclosed to the other side alone (with the events that
+told them). Each world is put into a real WitP game's open phase (SQLite); the same
+signed order mail goes through ``Mailroom.process``; the answer (Subject and every
+header) and the phase's report (Subject, text, HTML, the map PNG) are read back from
+the outbox as composed, and must be byte-identical (mailworlds.py masks only a
+receipt's commitment, which hashes a fresh nonce).
+"""
+
+from __future__ import annotations
+
+import copy
+import email
+import email.policy
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from pbem import rulesets
+from pbem.core.dice import SeededDice
+from pbem.core.events import Event
+from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.loader import load_library
+from pbem.rulesets.witp.map import load_map
+from pbem.rulesets.witp.ruleset import WitpRuleset
+from pbem.rulesets.witp.sides import SIDES, enemy_of
+
+from .mailworlds import COMMITMENT, Harness, masked, open_harness, subject_and_text
+
+GAME = "w1"
+PLACES = ("Rabaul", "Truk", "Tulagi", "Port Moresby", "Noumea", "Coral Sea", "E2418", "Lae")
+NAMES = st.sampled_from(("Shokaku", "Zuikaku", "Yorktown", "Lexington", "Kamikaze", "Neosho"))
+IDS = st.sampled_from(("tf17", "tf44", "mo-striking-force", "kido", "decoy", "tf-99"))
+FACTS = st.fixed_dictionaries(
+    {"kind": st.sampled_from(("sighting", "sigint", "chit")), "at": st.sampled_from(PLACES)}
+)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-99, 99) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=6,
+)
+
+
+RULESET = WitpRuleset(load_library(), load_map())
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
+    folder: Path = tmp_path_factory.mktemp("witp-mail-noninterference")
+    patch = pytest.MonkeyPatch()
+    patch.setitem(rulesets._FACTORIES, "witp", lambda: RULESET)
+    h, engine, public = open_harness(folder, SIDES)
+    h.start_game(GAME, "witp", "coral-sea-1942", public)
+    yield h
+    engine.dispose()
+    patch.undo()
+
+
+# --- the worlds ----------------------------------------------------------------------
+
+
+@st.composite
+def forces(draw: st.DrawFn) -> dict[str, Any]:
+    """The other side's forces: which there are, what ships, where."""
+    out: dict[str, Any] = {}
+    for fid in draw(st.lists(IDS, max_size=4, unique=True)):
+        ships = draw(st.lists(st.tuples(st.sampled_from(("CV", "CA", "DD")), NAMES), max_size=3))
+        out[fid] = {
+            "value": {"name": draw(NAMES), "at": draw(st.sampled_from(PLACES)), "ships": ships},
+            "provenance": "illustrative",
+            "source": "a hidden world",
+        }
+    return out
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """What the viewer may not know of one world."""
+
+    forces: dict[str, Any]
+    plots: dict[str, Any]
+    moderator: Any
+    told_other: list[dict[str, Any]]
+
+
+hidden = st.builds(
+    Hidden,
+    forces(),
+    st.dictionaries(st.sampled_from(("T1/naval1/plot", "T1/naval2/plot")), st.lists(JSON)),
+    JSON,
+    st.lists(FACTS, max_size=3),
+)
+
+
+def world(base: Mapping[str, Any], viewer: str, h: Hidden) -> tuple[dict[str, Any], list[Event]]:
+    """``base`` with the other side's part replaced by ``h``, and the events of the
+    round: the disclosures to the other side alone."""
+    other = enemy_of(viewer)
+    state = copy.deepcopy(dict(base))
+    state[PRIVATE][other] = {"forces": h.forces, "plots": h.plots}
+    state[MODERATOR] = {"ledger": h.moderator}
+    events = [disclose(state, f, [other], "T1/naval1/plot", "13.5") for f in h.told_other]
+    return state, events
+
+
+@dataclass(frozen=True)
+class Case:
+    viewer: str
+    states: tuple[dict[str, Any], dict[str, Any]]
+    events: tuple[list[Event], list[Event]]
+    text: str
+
+
+def _played(rounds: int) -> dict[str, Any]:
+    """The scenario's state after ``rounds`` rounds of PASS (the same in both
+    worlds), or at its end if it has fewer."""
+    state = RULESET.initial_state("coral-sea-1942", {})
+    for n in range(rounds):
+        d = RULESET.pending(state)
+        if d is None:
+            break
+        orders = {s: ["PASS"] for s in d.sides}
+        state = RULESET.adjudicate(state, orders, SeededDice(b"s", GAME, n, d.phase)).state
+    return dict(state)
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> Case:
+    viewer = draw(st.sampled_from(SIDES))
+    base = _played(draw(st.integers(1, 5)))  # 1: past the automatic T1-open
+    h1, h2 = draw(hidden), draw(hidden)
+    (s1, e1), (s2, e2) = world(base, viewer, h1), world(base, viewer, h2)
+    # Orders that name the hidden worlds' forces, ships and places, the side's own
+    # (PASS), and lines the kernel refuses (a mission card; nonsense).
+    probe = st.sampled_from([*h1.forces, *h2.forces, "TF", "PASS"]).flatmap(
+        lambda w: st.sampled_from([f"MOVE {w}", f"TF {w} MOVE Tulagi", w, f"REGP {w}"])
+    )
+    line = st.one_of(st.just("PASS"), probe, NAMES, st.text(max_size=12))
+    text = "\n".join(draw(st.lists(line, min_size=0, max_size=4)))
+    return Case(viewer, (s1, s2), (e1, e2), text)
+
+
+def _both(harness: Harness, case: Case, report: bool) -> list[dict[str, bytes]]:
+    raw = harness.order_mail(GAME, case.viewer, case.text)
+    return [
+        harness.mails(GAME, case.viewer, raw, state, events, report)
+        for state, events in zip(case.states, case.events, strict=True)
+    ]
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(cases())
+def test_hid_the_answer_mail_is_identical_in_worlds_the_side_cannot_tell_apart(
+    harness: Harness, case: Case
+) -> None:
+    """The answer to any order mail (accepted lines, refusals with their rules, the
+    receipt, notes, deadline; Subject and every header) is byte for byte the same."""
+    a, b = _both(harness, case, report=False)
+    subject, text = subject_and_text(a["answer"])
+    assert subject == "Re: orders" and f"Game {GAME}" in text
+    event(f"{case.viewer}: {'refusals' if 'Refused' in text else 'none refused'}")
+    assert len(COMMITMENT.findall(a["answer"])) == len(COMMITMENT.findall(b["answer"]))
+    assert masked(a["answer"]) == masked(b["answer"])
+
+
+def _png(raw: bytes) -> bytes:
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    (png,) = [p for p in msg.walk() if p.get_content_type() == "image/png"]
+    data = png.get_payload(decode=True)
+    assert isinstance(data, bytes) and data.startswith(b"\x89PNG")
+    return data
+
+
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(cases())
+def test_hid_the_report_mail_is_identical_in_worlds_the_side_cannot_tell_apart(
+    harness: Harness, case: Case
+) -> None:
+    """The phase report mailed to the viewer (Subject, text, HTML, the map PNG) is
+    the same, byte for byte."""
+    a, b = _both(harness, case, report=True)
+    subject, text = subject_and_text(a["report"])
+    assert subject.startswith(f"[pbem {GAME}]") and f"Report for {case.viewer}" in text
+    assert _png(a["report"]) == _png(b["report"])
+    assert a["report"] == b["report"]
+
+
+def test_the_mail_does_change_with_what_the_side_knows(harness: Harness) -> None:
+    """The comparison can fail: the state put into the phase is the one the mail is
+    answered and reported from. The same mail in worlds differing in the viewer's
+    own knowledge: the public clock (a game already over refuses the PASS), and its
+    own force's place (the report's text and map move it)."""
+    over = _played(99)
+    assert RULESET.pending(over) is None
+    start = _played(1)  # the open phase T1-naval1-plot
+    moved = copy.deepcopy(start)
+    moved[PRIVATE]["japanese"]["forces"]["mo-main-force"]["value"]["at"] = "Tulagi"
+    assert start[PUBLIC] == moved[PUBLIC]
+    raw = harness.order_mail(GAME, "japanese", "PASS")
+    answers = [
+        subject_and_text(harness.mails(GAME, "japanese", raw, s, [], report=False)["answer"])[1]
+        for s in (start, over)
+    ]
+    assert "Accepted (1)" in answers[0] and "Refused" not in answers[0]
+    assert "Refused (1)" in answers[1] and "the game is over" in answers[1]
+    reports = [harness.mails(GAME, "japanese", raw, s, [], report=True) for s in (start, moved)]
+    texts = [subject_and_text(r["report"])[1] for r in reports]
+    assert "at Rabaul" in texts[0] and "at Tulagi" in texts[1]
+    assert _png(reports[0]["report"]) != _png(reports[1]["report"])
