@@ -46,6 +46,7 @@ def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, Mapping[str, 
                     "id": tf,
                     "name": f"{tf} {e.get('name') or ('dummy' if e['dummy'] else '')}".strip(),
                     "commander": first["value"].get("commander", "") if first else "",
+                    "hex": e["hex"],  # where the report's map marks it
                     "at": f"{e['hex']} ({where})",
                     "ships": [{"type": ships[s]["type"], "name": s} for s in e["ships"]],
                     "status": (

@@ -208,12 +208,12 @@ def test_the_mail_does_change_with_what_the_side_knows(harness: Harness) -> None
     """The comparison can fail: the state put into the phase is the one the mail is
     answered and reported from. The same mail in worlds differing in the viewer's
     own knowledge: the public clock (a game already over refuses the PASS), and its
-    own force's place (the report's text and map move it)."""
+    own TF's hex (the report's text and map move it)."""
     over = _played(99)
     assert RULESET.pending(over) is None
     start = _played(1)  # the open phase T1-naval1-plot
     moved = copy.deepcopy(start)
-    moved[PRIVATE]["japanese"]["forces"]["mo-main-force"]["value"]["at"] = "Tulagi"
+    moved[PRIVATE]["japanese"]["tfs"]["TF1"]["hex"] = "E2418"  # MO Main Force, off Guadalcanal
     assert start[PUBLIC] == moved[PUBLIC]
     raw = harness.order_mail(GAME, "japanese", "PASS")
     answers = [
@@ -224,5 +224,5 @@ def test_the_mail_does_change_with_what_the_side_knows(harness: Harness) -> None
     assert "Refused (1)" in answers[1] and "the game is over" in answers[1]
     reports = [harness.mails(GAME, "japanese", raw, s, [], report=True) for s in (start, moved)]
     texts = [subject_and_text(r["report"])[1] for r in reports]
-    assert "at Rabaul" in texts[0] and "at Tulagi" in texts[1]
+    assert "E2317" in texts[0] and "E2418" in texts[1]
     assert _png(reports[0]["report"]) != _png(reports[1]["report"])

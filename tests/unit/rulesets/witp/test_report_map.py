@@ -21,7 +21,7 @@ from pbem.rulesets.witp.sides import SIDES, enemy_of
 
 from .conftest import SCENARIO
 
-PLACES = ("Rabaul", "Truk", "Tulagi", "Port Moresby", "Noumea", "Coral Sea", "E2418", "nowhere")
+HEXES = ("E2418", "E2317", "E2114", "E1613", "E2016", "E1916")
 
 
 @pytest.fixture(scope="module")
@@ -32,14 +32,14 @@ def m() -> TheatreMap:
 def _world(
     state: dict[str, Any], side: str, where: list[str], secret: int, told: bool
 ) -> dict[str, Any]:
-    """``state`` with the other side's forces moved to ``where`` (and one more force),
-    the moderator's part and a disclosure to the other side alone changed."""
+    """``state`` with the other side's task forces moved to ``where`` (and one more
+    TF), the moderator's part and a disclosure to the other side alone changed."""
     other = enemy_of(side)
     world = copy.deepcopy(state)
-    forces = world[PRIVATE][other]["forces"]
-    for fid, at in zip(sorted(forces), where, strict=False):
-        forces[fid]["value"]["at"] = at
-    forces["extra"] = {**forces[sorted(forces)[0]], "value": {"name": "X", "at": where[0]}}
+    tfs = world[PRIVATE][other]["tfs"]
+    for tf, at in zip(sorted(tfs), where, strict=False):
+        tfs[tf]["hex"] = at
+    tfs["TF60"] = {**copy.deepcopy(tfs[sorted(tfs)[0]]), "hex": where[0]}
     world[MODERATOR] = {"ledger": secret}
     if told:
         disclose(world, {"kind": "sighting", "at": where[-1]}, [other], "T1/naval1/plot", "13.5")
@@ -49,8 +49,8 @@ def _world(
 @settings(max_examples=12, deadline=None)
 @given(
     side=st.sampled_from(SIDES),
-    where_a=st.lists(st.sampled_from(PLACES), min_size=1, max_size=4),
-    where_b=st.lists(st.sampled_from(PLACES), min_size=1, max_size=4),
+    where_a=st.lists(st.sampled_from(HEXES), min_size=1, max_size=4),
+    where_b=st.lists(st.sampled_from(HEXES), min_size=1, max_size=4),
     secrets=st.tuples(st.integers(), st.integers()),
     told=st.tuples(st.booleans(), st.booleans()),
 )
@@ -71,33 +71,33 @@ def test_the_picture_of_two_indistinguishable_worlds_is_byte_identical(
     assert render_map(pa, title="t") == render_map(pb, title="t")
 
 
-def test_own_forces_are_marked_where_the_view_puts_them_and_no_one_elses(
+def test_own_task_forces_are_marked_at_their_hexes_and_no_one_elses(
     witp: WitpRuleset, m: TheatreMap
 ) -> None:
-    """Japanese: two forces at Rabaul (one stack), the Striking Force at Truk; the
-    Allied forces, "at" the Coral Sea (no hex), are not marked for anyone."""
+    """Each side's map marks its own TFs at their hexes, in its colour; the
+    omniscient picture marks both sides'."""
     state = witp.initial_state(SCENARIO, {})
-    japanese = report_picture(m, witp.view(state, (), "japanese"))
-    rabaul, truk = hexgrid.key(m.place("Rabaul")), hexgrid.key(m.place("Truk"))
-    marks = {(k.key, k.count) for k in japanese.markers}
-    assert marks == {(rabaul, 2), (truk, 1)}
-    assert {k.colour for k in japanese.markers} == {SIDE_COLOURS["japanese"]}
-    assert set(japanese.focus) == {rabaul, truk}
-    allied = report_picture(m, witp.view(state, (), "allied"))
-    assert allied.markers == () and allied.focus == ()
+    for side in SIDES:
+        own = {tf["hex"] for tf in state[PRIVATE][side]["tfs"].values()}
+        picture = report_picture(m, witp.view(state, (), side))
+        assert {k.key for k in picture.markers} == {hexgrid.key(h) for h in own}
+        assert {k.colour for k in picture.markers} == {SIDE_COLOURS[side]}
+        assert set(picture.focus) == {hexgrid.key(h) for h in own}
     everyone = report_picture(m, witp.view(state, (), None))
-    assert everyone.markers == japanese.markers
+    assert len(everyone.markers) == sum(
+        len({tf["hex"] for tf in state[PRIVATE][s]["tfs"].values()}) for s in SIDES
+    )
 
 
 def test_the_picture_changes_with_what_the_side_knows(witp: WitpRuleset, m: TheatreMap) -> None:
-    """The control: the viewer's own force moved from Rabaul to Tulagi moves its mark."""
+    """The control: the viewer's own TF moved to another hex moves its mark."""
     state = witp.initial_state(SCENARIO, {})
     moved = copy.deepcopy(dict(state))
-    moved[PRIVATE]["japanese"]["forces"]["mo-main-force"]["value"]["at"] = "Tulagi"
+    moved[PRIVATE]["japanese"]["tfs"]["TF1"]["hex"] = "E2418"
     before = report_picture(m, witp.view(state, (), "japanese"))
     after = report_picture(m, witp.view(moved, (), "japanese"))
     assert before != after
-    assert hexgrid.key(m.place("Tulagi")) in {k.key for k in after.markers}
+    assert hexgrid.key("E2418") in {k.key for k in after.markers}
     assert render_map(before, title="t") != render_map(after, title="t")
 
 
