@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.test_archive_site import browse
+from tests.e2e.helpers import wait_until
 from tests.e2e.test_game_by_mail import Person, Table, orders, person, sheet
 from tests.maillab import DOMAIN, MailLab
 
@@ -133,10 +134,13 @@ def test_season_tools_by_mail_and_cli_and_the_dashboard(
 
     # ------------------------------------------------ reading: LIST, SEATS (mail)
     table.answer(north, table.send(north, sheet("g2", "north", 1, "plot", orders("A"))))
+    # g2's deadline is a second after START: wait for it to pass (an event, not a sleep).
+    late_g2 = re.compile(r"g2 \(demo duel\): running, turn 1 plot, deadline [^;]+; LATE: south")
+    wait_until(lambda: bool(late_g2.search(cli(table, "LIST"))), WAIT, "g2's deadline to pass")
     seen = command(table, ["LIST", "SEATS g1"])
     assert "g1 (demo duel): running, turn 1 plot" in seen
     assert "awaiting: north, south" in seen  # g1: a deadline days away
-    assert re.search(r"g2 \(demo duel\): running, turn 1 plot, deadline [^;]+; LATE: south", seen)
+    assert late_g2.search(seen)
     assert f"north player: {north.address}, key ed25519 SHA256:" in seen
     assert f"observer (north): {watcher.address}" in seen
     assert seen.count(watcher.address) == 1  # seated once
