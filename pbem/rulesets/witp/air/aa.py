@@ -16,7 +16,15 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp import draws
-from pbem.rulesets.witp.air.tables import AA_MATRIX, AA_MODS, EFFECTS, aa_fire, shift, ship_values, value
+from pbem.rulesets.witp.air.tables import (
+    AA_MATRIX,
+    AA_MODS,
+    EFFECTS,
+    aa_fire,
+    shift,
+    ship_values,
+    value,
+)
 
 
 def ship_aa(public: Mapping[str, Any], ship: Mapping[str, Any], mode: str) -> int:
@@ -37,7 +45,9 @@ def strength(
     return total // 2 if night else total  # 14.2.2: half, rounded down
 
 
-def night_firers(positions: Mapping[str, tuple[str, int]], arcs: Sequence[tuple[str, int]], ring: str) -> list[str]:
+def night_firers(
+    positions: Mapping[str, tuple[str, int]], arcs: Sequence[tuple[str, int]], ring: str
+) -> list[str]:
     """14.2.2: core target: core and overflown inner ring; inner: inner and outer; outer: none."""
     rings = {"core": ("core", "inner"), "inner": ("inner", "outer"), "outer": ()}[ring]
     return sorted(n for n, p in positions.items() if p in arcs and p[0] in rings)
@@ -68,7 +78,9 @@ def modifiers(
         why.append(f"level bombers below their rating {t['level_bomber_below_rating']}")
     if later_wave_after_inner:
         cols += shift(t["after_first_wave_reached_inner"])
-        why.append(f"a wave before reached the inner ring or core {t['after_first_wave_reached_inner']}")
+        why.append(
+            f"a wave before reached the inner ring or core {t['after_first_wave_reached_inner']}"
+        )
     if coastwatcher_alerted:
         drm += int(t["coastwatcher_alerted_drm"])
         why.append(f"coastwatcher-alerted +{t['coastwatcher_alerted_drm']}")
@@ -84,7 +96,9 @@ def small_first_wave(dice: Dice, purpose: str) -> tuple[tuple[int, int], int]:
     return (a, b), -(abs(a - b) // 2)
 
 
-def pick(component: Sequence[Mapping[str, Any]], hits: int, dice: Dice, purpose: str) -> dict[str, int]:
+def pick(
+    component: Sequence[Mapping[str, Any]], hits: int, dice: Dice, purpose: str
+) -> dict[str, int]:
     """10.1: ``hits`` APs of the component chosen at random (open dice)."""
     pool = [str(a["type"]) for a in component for _ in range(int(a["n"]))]
     out: dict[str, int] = {}
@@ -112,4 +126,11 @@ def fire(
     lost = pick(component, eliminated, dice, f"{purpose} losses")
     rest = [{**a, "n": int(a["n"]) - lost.get(str(a["type"]), 0)} for a in component]
     turned = pick(rest, aborted, dice, f"{purpose} aborts")
-    return {"aa": aa, "columns": cols, "drm": drm, "roll": roll, "eliminated": lost, "aborted": turned}
+    return {
+        "aa": aa,
+        "columns": cols,
+        "drm": drm,
+        "roll": roll,
+        "eliminated": lost,
+        "aborted": turned,
+    }

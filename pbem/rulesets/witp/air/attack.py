@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.rulesets.witp.air.ships import SUNK
 from pbem.rulesets.witp.air.tables import (
     DAMAGE,
     EFFECTS,
@@ -28,7 +29,6 @@ from pbem.rulesets.witp.air.tables import (
     ship_values,
     value,
 )
-from pbem.rulesets.witp.air.ships import SUNK
 
 
 def combined(wave: Sequence[Mapping[str, Any]]) -> bool:
@@ -48,7 +48,9 @@ def effect(public: Mapping[str, Any], level: int) -> Mapping[str, Any]:
 
 def current_speed_class(public: Mapping[str, Any], ship: Mapping[str, Any], reductions: int) -> int:
     base = int(ship_values(public, ship)["speed_class"])
-    return max(0, base + int(effect(public, int(ship.get("damage", 0)))["speed_class"]) - reductions)
+    return max(
+        0, base + int(effect(public, int(ship.get("damage", 0)))["speed_class"]) - reductions
+    )
 
 
 def current_defence(public: Mapping[str, Any], ship: Mapping[str, Any]) -> int:
@@ -57,7 +59,9 @@ def current_defence(public: Mapping[str, Any], ship: Mapping[str, Any]) -> int:
     return max(1, base + int(effect(public, int(ship.get("damage", 0)))["defence"]))
 
 
-def anti_ship(public: Mapping[str, Any], aps: Sequence[Mapping[str, Any]], role: str | None = None) -> int:
+def anti_ship(
+    public: Mapping[str, Any], aps: Sequence[Mapping[str, Any]], role: str | None = None
+) -> int:
     """Step 2: the anti-ship total of ``aps`` (of one ``role`` if given)."""
     total = 0
     for a in aps:

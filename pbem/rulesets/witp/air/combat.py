@@ -40,7 +40,12 @@ class Stack:
         return self.n - self.eliminated - self.aborted
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "n": self.n, "eliminated": self.eliminated, "aborted": self.aborted}
+        return {
+            "type": self.type,
+            "n": self.n,
+            "eliminated": self.eliminated,
+            "aborted": self.aborted,
+        }
 
 
 @dataclass
@@ -87,19 +92,44 @@ def _apply(stacks: list[Stack], hit: Mapping[str, int], kind: str) -> None:
             hit = {**hit, s.type: hit[s.type] - k}
 
 
-def _roll(public: Mapping[str, Any], attackers: list[Stack], defenders: list[Stack], dice: Dice,
-          purpose: str, *, everyone: bool = False) -> tuple[dict[str, Any], dict[str, int], dict[str, int]]:
+def _roll(
+    public: Mapping[str, Any],
+    attackers: list[Stack],
+    defenders: list[Stack],
+    dice: Dice,
+    purpose: str,
+    *,
+    everyone: bool = False,
+) -> tuple[dict[str, Any], dict[str, int], dict[str, int]]:
     strength, aps = _total(attackers, everyone=everyone)
     if aps == 0 or not any(d.surviving for d in defenders):
         return {}, {}, {}
     roll = dice.d6(purpose) + dice.d6(purpose)
     ab_pts, el_pts = air_to_air(public, strength, aps, roll)
-    return {"strength": strength, "aps": aps, "roll": roll, "aborted_points": ab_pts,
-            "eliminated_points": el_pts}, {"ab": ab_pts}, {"el": el_pts}
+    return (
+        {
+            "strength": strength,
+            "aps": aps,
+            "roll": roll,
+            "aborted_points": ab_pts,
+            "eliminated_points": el_pts,
+        },
+        {"ab": ab_pts},
+        {"el": el_pts},
+    )
 
 
-def _attack(public: Mapping[str, Any], fight: Fight, name: str, attackers: list[Stack],
-            defenders: list[Stack], target: str, dice: Dice, *, apply: bool = True) -> dict[str, Any]:
+def _attack(
+    public: Mapping[str, Any],
+    fight: Fight,
+    name: str,
+    attackers: list[Stack],
+    defenders: list[Stack],
+    target: str,
+    dice: Dice,
+    *,
+    apply: bool = True,
+) -> dict[str, Any]:
     """One attack; applied at once unless ``apply`` is False (results noted, 6.1.1 A)."""
     rec, ab, el = _roll(public, attackers, defenders, dice, f"air combat {fight.level} {name}")
     if not rec:
@@ -114,8 +144,9 @@ def _attack(public: Mapping[str, Any], fight: Fight, name: str, attackers: list[
     return rec
 
 
-def _bombers_and_return(public: Mapping[str, Any], fight: Fight, cap: list[Stack],
-                        bombers: list[Stack], dice: Dice) -> None:
+def _bombers_and_return(
+    public: Mapping[str, Any], fight: Fight, cap: list[Stack], bombers: list[Stack], dice: Dice
+) -> None:
     """CAP attacks the bombers; the bombers, those just hit included, return fire;
     both results apply together (6.1.1 A steps 1-2); 6.3.2 caps the fighters lost."""
     if not any(s.surviving for s in cap) or not any(s.surviving for s in bombers):
@@ -124,15 +155,30 @@ def _bombers_and_return(public: Mapping[str, Any], fight: Fight, cap: list[Stack
     killed = on_bombers.get("eliminated", {})
     if on_bombers:
         # aborts are spent on those not eliminated: count them before applying
-        tmp = [Stack(s.type, s.n, s.attack, s.defence, s.fighter, s.eliminated + killed.get(s.type, 0), s.aborted)
-               for s in bombers]
+        tmp = [
+            Stack(
+                s.type,
+                s.n,
+                s.attack,
+                s.defence,
+                s.fighter,
+                s.eliminated + killed.get(s.type, 0),
+                s.aborted,
+            )
+            for s in bombers
+        ]
         on_bombers["aborted"] = _spend(on_bombers["aborted_points"], tmp)
     hits_on_bombers = sum(killed.values()) + sum(on_bombers.get("aborted", {}).values())
     rf = [Stack(s.type, s.n, s.attack, s.defence, False) for s in bombers if s.attack > 0]
-    rec, ab, el = _roll(public, rf, cap, dice, f"air combat {fight.level} return fire", everyone=True)
+    rec, ab, el = _roll(
+        public, rf, cap, dice, f"air combat {fight.level} return fire", everyone=True
+    )
     if rec:
-        rec.update(attacker="bombers", defender="cap",
-                   eliminated=_spend(el["el"], cap, cap=hits_on_bombers))  # 6.3.2
+        rec.update(
+            attacker="bombers",
+            defender="cap",
+            eliminated=_spend(el["el"], cap, cap=hits_on_bombers),
+        )  # 6.3.2
         fight.steps.append(rec)
     _apply(bombers, killed, "eliminated")
     _apply(bombers, on_bombers.get("aborted", {}), "aborted")
@@ -142,8 +188,9 @@ def _bombers_and_return(public: Mapping[str, Any], fight: Fight, cap: list[Stack
         _apply(cap, rec["aborted"], "aborted")
 
 
-def bounce(public: Mapping[str, Any], dice: Dice, purpose: str, striker_bonus: int = 0,
-           cap_bonus: int = 0) -> tuple[int, int, str]:
+def bounce(
+    public: Mapping[str, Any], dice: Dice, purpose: str, striker_bonus: int = 0, cap_bonus: int = 0
+) -> tuple[int, int, str]:
     """6.2.1, 8.1.6: (1D6, DRM, "cap" or "escort") for the loose escort's bounce; the
     striker's admiral's bonus raises the roll, the CAP's lowers it."""
     roll = dice.d6(purpose)

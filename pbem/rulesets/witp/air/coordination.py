@@ -11,7 +11,7 @@ strike of bombers and escorts rolls 1D6 for which element is cut (8.1.4).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +23,6 @@ from pbem.rulesets.witp.air.tables import (
     CC1,
     CC2,
     CC_SPLIT,
-    ship_values,
     value,
 )
 
@@ -67,10 +66,12 @@ def rate(
     roll = dice.d6(purpose) + dice.d6(purpose) + drm
     clamped = min(12, max(2, roll))
     band = next(b for b in chart["bands"] if b["roll"][0] <= clamped <= b["roll"][1])
-    return Ratings(admiral, roll, int(band["air"]), int(band["bounce"]), int(band["column"]), int(band["drm"]))
+    return Ratings(
+        admiral, roll, int(band["air"]), int(band["bounce"]), int(band["column"]), int(band["drm"])
+    )
 
 
-def carrier_points(public: Mapping[str, Any], ships: list[Mapping[str, Any]]) -> int:
+def carrier_points(public: Mapping[str, Any], ships: Sequence[Mapping[str, Any]]) -> int:
     """8.1.4: the CTF's carrier points (a class's own value first)."""
     table = value(public, CARRIER_POINTS)
     total = 0
@@ -83,7 +84,11 @@ def carrier_points(public: Mapping[str, Any], ships: list[Mapping[str, Any]]) ->
 
 def first_check_number(public: Mapping[str, Any], air_rating: int, points: int) -> int:
     t = value(public, CC1)
-    n = int(t["base"]) + int(t["per_air_rating"]) * air_rating + int(t["per_carrier_point"]) * points
+    n = (
+        int(t["base"])
+        + int(t["per_air_rating"]) * air_rating
+        + int(t["per_carrier_point"]) * points
+    )
     return min(int(t["maximum"]), max(int(t["minimum"]), n))
 
 
@@ -111,7 +116,7 @@ class Launch:
 
 def launch(
     public: Mapping[str, Any],
-    ships: list[Mapping[str, Any]],
+    ships: Sequence[Mapping[str, Any]],
     ratings: Ratings,
     fighters: int,
     bombers: int,

@@ -21,7 +21,9 @@ def rolls_for(public: Mapping[str, Any], ship: Mapping[str, Any]) -> bool:
     return str(ship["type"]).upper() not in value(public, CRITICAL)["never"]
 
 
-def roll(public: Mapping[str, Any], ship: dict[str, Any], dice: Dice, purpose: str) -> list[dict[str, Any]]:
+def roll(
+    public: Mapping[str, Any], ship: dict[str, Any], dice: Dice, purpose: str
+) -> list[dict[str, Any]]:
     """The ship's critical-hit rolls, in order: {dice, critical, doubles, damage};
     its damage is raised as they say."""
     need = int(value(public, CRITICAL)["at_least"])
@@ -31,7 +33,9 @@ def roll(public: Mapping[str, Any], ship: dict[str, Any], dice: Dice, purpose: s
         crit = a + b >= need
         if crit:
             ship["damage"] = min(SUNK, int(ship.get("damage", 0)) + 1)
-        out.append({"dice": [a, b], "critical": crit, "doubles": a == b, "damage": int(ship["damage"])})
+        out.append(
+            {"dice": [a, b], "critical": crit, "doubles": a == b, "damage": int(ship["damage"])}
+        )
         if not crit:
             break
     return out

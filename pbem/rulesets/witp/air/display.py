@@ -31,15 +31,24 @@ def priority_rank(public: Mapping[str, Any], ship_type: str) -> int:
     return len(order)
 
 
-def _order(public: Mapping[str, Any], ships: Sequence[Mapping[str, Any]], specific: str | None) -> list[Mapping[str, Any]]:
+def _order(
+    public: Mapping[str, Any], ships: Sequence[Mapping[str, Any]], specific: str | None
+) -> list[Mapping[str, Any]]:
     def key(s: Mapping[str, Any]) -> tuple[int, int, int, str]:
         first = 0 if specific and str(s["type"]).upper() == specific else 1
-        return (first, priority_rank(public, str(s["type"])), -int(ship_values(public, s)["defence"]), str(s["name"]))
+        return (
+            first,
+            priority_rank(public, str(s["type"])),
+            -int(ship_values(public, s)["defence"]),
+            str(s["name"]),
+        )
 
     return sorted(ships, key=key)
 
 
-def place(public: Mapping[str, Any], ships: Sequence[Mapping[str, Any]], priority: str = "general") -> dict[str, Position]:
+def place(
+    public: Mapping[str, Any], ships: Sequence[Mapping[str, Any]], priority: str = "general"
+) -> dict[str, Position]:
     """Ship name -> position for a strike with ``priority`` ("general" or a ship type)."""
     t = value(public, DISPLAY)
     specific = None if priority == "general" else priority.upper()
@@ -77,7 +86,9 @@ def in_ring(positions: Mapping[str, Position], arcs: Sequence[Position], ring: s
     return sorted(n for n, p in positions.items() if p in arcs and p[0] == ring)
 
 
-def target_ring(positions: Mapping[str, Position], entry: int, public: Mapping[str, Any], priority: str) -> str:
+def target_ring(
+    positions: Mapping[str, Position], entry: int, public: Mapping[str, Any], priority: str
+) -> str:
     """10.1.1 and the doctrine (R92): the core under a Specific priority; else the
     innermost ring with ships on the wave's path (never an empty one)."""
     if priority != "general":

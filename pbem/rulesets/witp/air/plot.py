@@ -83,7 +83,9 @@ def _base(ctx: Context, name: str) -> tuple[str, str, dict[str, int], bool]:
     return label, hexid, air, carrier
 
 
-def _allocate(ctx: Context, plot: AirPlot, base: str, air: Mapping[str, int], n: int, t: str) -> None:
+def _allocate(
+    ctx: Context, plot: AirPlot, base: str, air: Mapping[str, int], n: int, t: str
+) -> None:
     """5.1.1: an AP flies one strike (or mission) a phase."""
     public = ctx.knowledge.public
     if not known_type(public, t):
@@ -170,7 +172,9 @@ def _strike(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
         unit = air_unit(public, t)
         role = role or unit["roles"][0]
         if role not in unit["roles"]:
-            raise _illegal(f"{t} cannot fly as {role} (its roles: {'/'.join(unit['roles'])})", "4.2.2")
+            raise _illegal(
+                f"{t} cannot fly as {role} (its roles: {'/'.join(unit['roles'])})", "4.2.2"
+            )
         if role not in roles_ok:
             raise _illegal(f"{role} APs do not fly naval strikes; B, D, FB or T do", "5.6")
         rated = unit["air"].get("altitude")
@@ -184,7 +188,14 @@ def _strike(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
         reach = _reach(ctx, t, mp, role)
         _allocate(ctx, plot, label, air, n, t)
         elements.append({"type": t, "n": n, "role": role, "alt": flown, "range": reach})
-    part = {"base": label, "hex": hexid, "carrier": carrier, "mp": mp, "elements": elements, "escorts": []}
+    part = {
+        "base": label,
+        "hex": hexid,
+        "carrier": carrier,
+        "mp": mp,
+        "elements": elements,
+        "escorts": [],
+    }
     old = plot.strikes.get(sid)
     if old is not None:
         if old["target"] != target:
@@ -226,7 +237,7 @@ def _escort(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
         raise _illegal(f"{label} flies no part of strike {sid}", "5.1.7")
     if posture not in ("loose", "close"):
         raise OrderSyntaxError("escort posture is LOOSE or CLOSE (5.3.1)")
-    n, t, role, alt = _element(words[3])
+    n, t, _role, alt = _element(words[3])
     public = ctx.knowledge.public
     if not known_type(public, t):
         raise _illegal(f"no Air Point Chart values for {t}", "4.1")
@@ -236,19 +247,25 @@ def _escort(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
     if alt is None:
         raise _illegal("an escort's plot gives its altitude", "5.3.1")
     if alt not in {e["alt"] for e in part["elements"]}:
-        raise _illegal(f"no bombers of {sid} fly at {alt}: escorts cover their own altitude only", "5.0")
+        raise _illegal(
+            f"no bombers of {sid} fly at {alt}: escorts cover their own altitude only", "5.0"
+        )
     if not altitude.may_fly(public, int(unit["air"]["normal"]), unit["air"].get("altitude"), alt):
         raise _illegal(f"{t} may not fly at {alt}: its strength would be zero", "5.2.3")
     reach = _reach(ctx, t, part["mp"], None)
     _allocate(ctx, plot, label, air, n, t)
-    part["escorts"].append({"type": t, "n": n, "role": "F", "alt": alt, "posture": posture, "range": reach})
+    part["escorts"].append(
+        {"type": t, "n": n, "role": "F", "alt": alt, "posture": posture, "range": reach}
+    )
     return f"ESCORT {sid} FROM {label} {words[3]} {posture.upper()}"
 
 
 def _cover(ctx: Context, plot: AirPlot, words: Sequence[str], naval: bool) -> str:
     if len(words) != 5 or words[1].upper() != "FROM" or words[3].upper() != "OVER":
         what = "<TFn>" if naval else "<hex>"
-        raise OrderSyntaxError(f"{'NAVALCOVER' if naval else 'COVER'} <id> FROM <base|TFn> <n>x<type> OVER {what}")
+        raise OrderSyntaxError(
+            f"{'NAVALCOVER' if naval else 'COVER'} <id> FROM <base|TFn> <n>x<type> OVER {what}"
+        )
     cid = words[0].upper()
     if cid in plot.covers:
         raise _illegal(f"cover {cid} is already plotted", "5.3.2")
@@ -265,7 +282,10 @@ def _cover(ctx: Context, plot: AirPlot, words: Sequence[str], naval: bool) -> st
         tf = words[4].upper().replace(" ", "")
         over = own.get("tfs", {}).get(tf)
         if over is None or over.get("dummy") or over.get("hex") is None:
-            raise _illegal(f"{words[4]} is none of your TFs on the map: Naval Cover protects your own TF", "5.3.4")
+            raise _illegal(
+                f"{words[4]} is none of your TFs on the map: Naval Cover protects your own TF",
+                "5.3.4",
+            )
         over_hex, over_label = str(over["hex"]), tf
     else:
         try:
@@ -309,7 +329,15 @@ def _transfer(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
     if mp > limit:
         raise _illegal(f"{t} transfer {limit} MP; {dest} is {mp} MP away", "4.4")
     _allocate(ctx, plot, label, air, n, t)  # 4.4.2: no strike from the origin as well
-    plot.transfers[tid] = {"id": tid, "type": t, "n": n, "from": label, "to": dest, "mp": mp, "to_carrier": dest_carrier}
+    plot.transfers[tid] = {
+        "id": tid,
+        "type": t,
+        "n": n,
+        "from": label,
+        "to": dest,
+        "mp": mp,
+        "to_carrier": dest_carrier,
+    }
     return f"TRANSFER {tid} {words[1]} FROM {label} TO {dest}"
 
 

@@ -15,7 +15,11 @@ from pbem.rulesets.witp.air.tables import TORPEDO, rounded, value
 
 
 def armed(
-    public: Mapping[str, Any], present: int, dice: Dice, purpose: str, conditions: tuple[str, ...] = ()
+    public: Mapping[str, Any],
+    present: int,
+    dice: Dice,
+    purpose: str,
+    conditions: tuple[str, ...] = (),
 ) -> tuple[int, int, int]:
     """(APs that may carry torpedoes, the 1D10, the DRM) for one block at one base."""
     drms = value(public, TORPEDO)["drms"]
