@@ -228,7 +228,7 @@ def resolve(
     public = st[PUBLIC]
     side, naval, tf_id = strike["side"], strike["target"]["owner"], strike["target"]["tf"]
     both = [side, naval]
-    own_s, own_n = st[PRIVATE][side], st[PRIVATE][naval]
+    own_n = st[PRIVATE][naval]
     tf = own_n["tfs"][tf_id]
     night = bool(strike.get("night"))
     parts, events = _launch(st, strike, ratings, dice, time)
@@ -289,7 +289,14 @@ def resolve(
             "at_least_d2": False if night else int(by_name[n].get("damage", 0)) >= 2,
         }
         for n, p in sorted(
-            positions.items(), key=lambda kv: (display.RINGS.index(kv[1][0]), kv[1][1], kv[0])
+            positions.items(),
+            # by position and type, never by name: the counters are face down
+            key=lambda kv: (
+                display.RINGS.index(kv[1][0]),
+                kv[1][1],
+                str(by_name[kv[0]]["type"]),
+                int(by_name[kv[0]].get("damage", 0)) >= 2,
+            ),
         )
     ]
     events.append(
@@ -492,6 +499,8 @@ def resolve(
             }
             for n in in_ring
         ]
+        # face down: told by position, type and speed; the names stay hidden
+        told.sort(key=lambda t: (t["ring"], t["arc"], str(t["type"]), t["speed_class"], t["name"]))
         fact = {
             "kind": "target-ring-speeds",
             "tf": tf_id,
