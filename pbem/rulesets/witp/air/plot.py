@@ -261,7 +261,7 @@ def _escort(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
 
 
 def _cover(ctx: Context, plot: AirPlot, words: Sequence[str], naval: bool) -> str:
-    if len(words) != 5 or words[1].upper() != "FROM" or words[3].upper() != "OVER":
+    if len(words) != 6 or words[1].upper() != "FROM" or words[4].upper() != "OVER":
         what = "<TFn>" if naval else "<hex>"
         raise OrderSyntaxError(
             f"{'NAVALCOVER' if naval else 'COVER'} <id> FROM <base|TFn> <n>x<type> OVER {what}"
@@ -279,19 +279,19 @@ def _cover(ctx: Context, plot: AirPlot, words: Sequence[str], naval: bool) -> st
         raise _illegal(f"{t} is no fighter: only fighters fly CAP", "5.3")
     own = ctx.knowledge.own(ctx.side)
     if naval:
-        tf = words[4].upper().replace(" ", "")
+        tf = words[5].upper().replace(" ", "")
         over = own.get("tfs", {}).get(tf)
         if over is None or over.get("dummy") or over.get("hex") is None:
             raise _illegal(
-                f"{words[4]} is none of your TFs on the map: Naval Cover protects your own TF",
+                f"{words[5]} is none of your TFs on the map: Naval Cover protects your own TF",
                 "5.3.4",
             )
         over_hex, over_label = str(over["hex"]), tf
     else:
         try:
-            over_hex = over_label = parse_hex(words[4])
+            over_hex = over_label = parse_hex(words[5])
         except ValueError:
-            raise OrderSyntaxError(f"{words[4]!r} is not a hex") from None
+            raise OrderSyntaxError(f"{words[5]!r} is not a hex") from None
     mp = ctx.mp(hexid, over_hex)
     reach = _reach(ctx, t, mp, None)
     _allocate(ctx, plot, label, air, n, t)

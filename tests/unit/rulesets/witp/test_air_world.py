@@ -4,6 +4,7 @@ TF Display schema (ships as dicts with class, damage and air groups)."""
 
 from __future__ import annotations
 
+import copy
 import tomllib
 from importlib.resources import files
 from typing import Any
@@ -98,7 +99,7 @@ def world(
         "scenario": "test",
         PUBLIC: {"clock": {"at": 0}, "pack": PUBLIC_PACK, "located": markers},
         PRIVATE: {
-            s: {"tfs": tfs[s], "air_bases": (bases or {}).get(s, {}), "ships": {}} for s in SIDES
+            s: {"tfs": tfs[s], "air_bases": copy.deepcopy((bases or {}).get(s, {})), "ships": {}} for s in SIDES
         },
         DISCLOSURES: [],
         MODERATOR: {},
