@@ -43,7 +43,9 @@ def test_6_1_1_a_cap_attacks_then_all_bombers_return_fire_together() -> None:
 
 def test_6_3_1_a_result_below_every_defender_strength_has_no_effect() -> None:
     bombers = [Stack("B-17E", 2, 3, 3, False)]
-    resolve_level(PUBLIC, "H", [Stack("P-39", 1, 1, 1, True)], [], [], bombers, ScriptedDice([6, 6, 1, 1]))
+    resolve_level(
+        PUBLIC, "H", [Stack("P-39", 1, 1, 1, True)], [], [], bombers, ScriptedDice([6, 6, 1, 1])
+    )
     assert (bombers[0].eliminated, bombers[0].aborted) == (0, 0)
 
 
@@ -79,7 +81,14 @@ def test_6_1_1_c_the_cap_with_the_bounce_goes_for_the_bombers_by_doctrine() -> N
 
 def test_6_1_1_c_escorts_first_when_the_defender_chooses() -> None:
     fight = resolve_level(
-        PUBLIC, "M", cap(), wildcats(), [], sbds(), ScriptedDice([1] + QUIET), cap_choice="escorts-first"
+        PUBLIC,
+        "M",
+        cap(),
+        wildcats(),
+        [],
+        sbds(),
+        ScriptedDice([1] + QUIET),
+        cap_choice="escorts-first",
     )
     assert _order(fight)[:2] == [("cap", "loose escort"), ("loose escort", "cap")]
 
@@ -96,7 +105,9 @@ def test_6_1_1_d_the_loose_escort_with_the_bounce_attacks_twice() -> None:
 
 
 def test_6_1_1_e_loose_and_close_escorts() -> None:
-    fight = resolve_level(PUBLIC, "M", cap(), wildcats(1), wildcats(1), sbds(), ScriptedDice([2] + QUIET))
+    fight = resolve_level(
+        PUBLIC, "M", cap(), wildcats(1), wildcats(1), sbds(), ScriptedDice([2] + QUIET)
+    )
     assert fight.routine == "E"
     assert _order(fight) == [
         ("cap", "loose escort"),
@@ -104,7 +115,9 @@ def test_6_1_1_e_loose_and_close_escorts() -> None:
         ("cap", "bombers"),
         ("bombers", "cap"),
     ]
-    fight = resolve_level(PUBLIC, "M", cap(), wildcats(1), wildcats(1), sbds(), ScriptedDice([5] + QUIET))
+    fight = resolve_level(
+        PUBLIC, "M", cap(), wildcats(1), wildcats(1), sbds(), ScriptedDice([5] + QUIET)
+    )
     assert _order(fight) == [
         ("loose escort", "cap"),
         ("cap", "loose escort"),

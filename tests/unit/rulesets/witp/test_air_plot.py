@@ -81,7 +81,9 @@ def test_5_1_1_an_ap_flies_one_mission_a_phase() -> None:
 
 def test_5_1_7_one_strike_a_base_a_target() -> None:
     err = _one_error(
-        world(), ALLIED, "STRIKE S1 FROM TF2 2xSBD-3 TARGET TF1\nSTRIKE S2 FROM TF2 2xSBD-3 TARGET TF1"
+        world(),
+        ALLIED,
+        "STRIKE S1 FROM TF2 2xSBD-3 TARGET TF1\nSTRIKE S2 FROM TF2 2xSBD-3 TARGET TF1",
     )
     assert (err.line, err.rule) == (2, "5.1.7")
 
@@ -100,7 +102,9 @@ def test_7_1_b_torpedo_bombers_approach_low() -> None:
 
 def test_5_0_escorts_only_at_an_altitude_their_bombers_fly() -> None:
     err = _one_error(
-        world(), ALLIED, "STRIKE S1 FROM TF2 1xTBD-1/T TARGET TF1\nESCORT S1 FROM TF2 2xF4F-3@H LOOSE"
+        world(),
+        ALLIED,
+        "STRIKE S1 FROM TF2 1xTBD-1/T TARGET TF1\nESCORT S1 FROM TF2 2xF4F-3@H LOOSE",
     )
     assert (err.line, err.rule) == (2, "5.0")
 
@@ -134,7 +138,9 @@ def test_5_15_extreme_range_is_6_mp_beyond_extended() -> None:
 def test_5_10_a_second_base_on_the_same_strike_is_a_joint_strike() -> None:
     s = world(bases={JAPANESE: RABAUL}, located=("allied:TF2",))
     p, errors = _judge(
-        s, JAPANESE, "STRIKE S1 FROM TF1 2xD3A1 2xB5N2/T TARGET TF2\nSTRIKE S1 FROM Rabaul 4xG4M1/T TARGET TF2"
+        s,
+        JAPANESE,
+        "STRIKE S1 FROM TF1 2xD3A1 2xB5N2/T TARGET TF2\nSTRIKE S1 FROM Rabaul 4xG4M1/T TARGET TF2",
     )
     assert errors == []
     assert [part["base"] for part in p.strikes["S1"]["parts"]] == ["TF1", "Rabaul"]
@@ -147,7 +153,9 @@ def test_14_2_2_only_night_rated_bombers_strike_ships_at_night_unescorted() -> N
     err = _one_error(s, JAPANESE, "STRIKE S1 FROM TF1 2xD3A1 TARGET TF2 NIGHT")
     assert err.rule == "14.2.2"
     err = _one_error(
-        s, JAPANESE, "STRIKE S1 FROM Rabaul 2xG4M1/T TARGET TF2 NIGHT\nESCORT S1 FROM Rabaul 2xA6M2@L LOOSE"
+        s,
+        JAPANESE,
+        "STRIKE S1 FROM Rabaul 2xG4M1/T TARGET TF2 NIGHT\nESCORT S1 FROM Rabaul 2xA6M2@L LOOSE",
     )
     assert err.rule == "14.0"
 
@@ -166,11 +174,17 @@ def test_4_4_1_air_transfers_are_plotted_within_transfer_range() -> None:
     s = world(bases={JAPANESE: RABAUL})
     p, errors = _judge(s, JAPANESE, "TRANSFER T1 2xA6M2 FROM Rabaul TO TF1")
     assert errors == [] and p.transfers["T1"]["to_carrier"]
-    err = _one_error(s, JAPANESE, "TRANSFER T1 2xA6M2 FROM Rabaul TO TF1\nSTRIKE S1 FROM Rabaul 3xA6M2 TARGET TF2")
+    err = _one_error(
+        s,
+        JAPANESE,
+        "TRANSFER T1 2xA6M2 FROM Rabaul TO TF1\nSTRIKE S1 FROM Rabaul 3xA6M2 TARGET TF2",
+    )
     assert err.line == 2
 
 
 def test_refusals_name_line_reason_and_rule_and_unknown_words_are_refused() -> None:
-    _p, errors = _judge(world(), ALLIED, "\n# plot\nLAUNCH everything\nSTRIKE S1 FROM Nowhere 2xSBD-3 TARGET TF1")
+    _p, errors = _judge(
+        world(), ALLIED, "\n# plot\nLAUNCH everything\nSTRIKE S1 FROM Nowhere 2xSBD-3 TARGET TF1"
+    )
     assert [(e.line, e.rule) for e in errors] == [(3, None), (4, "5.0")]
     assert all(e.message for e in errors)

@@ -93,7 +93,10 @@ def test_7_8_2_torpedo_and_dive_bombers_make_a_combined_attack() -> None:
 def test_7_8_1_step_4_attack_altitude_majority_ties_to_the_attacker() -> None:
     aps = [{"n": 2, "attack_alt": "L"}, {"n": 2, "attack_alt": "H"}]
     assert attack.attack_altitude(PUBLIC, aps) == "L"
-    assert attack.attack_altitude(PUBLIC, [{"n": 3, "attack_alt": "H"}, {"n": 1, "attack_alt": "L"}]) == "H"
+    assert (
+        attack.attack_altitude(PUBLIC, [{"n": 3, "attack_alt": "H"}, {"n": 1, "attack_alt": "L"}])
+        == "H"
+    )
 
 
 def test_7_8_1_a_combined_attack_on_a_carrier_from_step_2_to_7() -> None:
@@ -105,7 +108,9 @@ def test_7_8_1_a_combined_attack_on_a_carrier_from_step_2_to_7() -> None:
     # anti-torpedo 2D6 (1, 3): 1 < rating 2, torpedo 6 - 3 = 3; total 12 + 3 = 15;
     # speed class 3 - 1 (combined) - 1 (no CAP) = 1; 1D6 6 -> x2.0 = 30 points;
     # defence 6: 5:1+; Naval CRT 1D6 3 -> D3.
-    rec = attack.resolve(PUBLIC, cv, wave, ScriptedDice([1, 3, 6, 3]), "x", is_combined=True, no_cap=True)
+    rec = attack.resolve(
+        PUBLIC, cv, wave, ScriptedDice([1, 3, 6, 3]), "x", is_combined=True, no_cap=True
+    )
     assert rec["anti_torpedo"] == {"dice": [1, 3], "rating": 2, "torpedo": 3}
     assert (rec["anti_ship"], rec["speed_class"], rec["damage_points"]) == (15, 1, 30)
     assert (rec["odds"], rec["result"], cv["damage"]) == ("5:1+", "D3", 3)
@@ -114,7 +119,9 @@ def test_7_8_1_a_combined_attack_on_a_carrier_from_step_2_to_7() -> None:
 def test_7_8_1_torpedo_value_never_below_1() -> None:
     cv = kido_butai()[0]
     wave = [{"type": "TBD-1", "n": 1, "role": "T", "range": "normal", "attack_alt": "L"}]
-    rec = attack.resolve(PUBLIC, cv, wave, ScriptedDice([1, 6, 1, 1]), "x", is_combined=False, no_cap=False)
+    rec = attack.resolve(
+        PUBLIC, cv, wave, ScriptedDice([1, 6, 1, 1]), "x", is_combined=False, no_cap=False
+    )
     assert rec["anti_torpedo"]["torpedo"] == 1
 
 

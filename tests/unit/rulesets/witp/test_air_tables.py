@@ -129,7 +129,12 @@ def test_12_2_simultaneous_and_after_count_as_launched() -> None:
 
 def test_14_2_3_pby_night_contact_table_is_the_printed_one() -> None:
     t = value(PUBLIC, PBY_NIGHT)
-    assert (t["destroyed_at_most"], t["no_contact_at_most"], t["near_mp"], t["near_drm"]) == (1, 3, 25, 1)
+    assert (t["destroyed_at_most"], t["no_contact_at_most"], t["near_mp"], t["near_drm"]) == (
+        1,
+        3,
+        25,
+        1,
+    )
 
 
 def test_7_10_1_torpedo_arming_is_d10_times_10_percent_rounded() -> None:

@@ -99,7 +99,8 @@ def world(
         "scenario": "test",
         PUBLIC: {"clock": {"at": 0}, "pack": PUBLIC_PACK, "located": markers},
         PRIVATE: {
-            s: {"tfs": tfs[s], "air_bases": copy.deepcopy((bases or {}).get(s, {})), "ships": {}} for s in SIDES
+            s: {"tfs": tfs[s], "air_bases": copy.deepcopy((bases or {}).get(s, {})), "ships": {}}
+            for s in SIDES
         },
         DISCLOSURES: [],
         MODERATOR: {},
