@@ -69,7 +69,7 @@ def test_6_1_1_b_close_escort_is_fought_first() -> None:
 
 
 def test_6_1_1_c_the_cap_with_the_bounce_goes_for_the_bombers_by_doctrine() -> None:
-    fight = resolve_level(PUBLIC, "M", cap(), wildcats(), [], sbds(), ScriptedDice([1] + QUIET))
+    fight = resolve_level(PUBLIC, "M", cap(), wildcats(), [], sbds(), ScriptedDice([1, *QUIET]))
     assert fight.routine == "C" and fight.bounce == {"roll": 1, "drm": 0, "to": "cap"}
     assert _order(fight) == [
         ("cap", "bombers"),
@@ -87,14 +87,14 @@ def test_6_1_1_c_escorts_first_when_the_defender_chooses() -> None:
         wildcats(),
         [],
         sbds(),
-        ScriptedDice([1] + QUIET),
+        ScriptedDice([1, *QUIET]),
         cap_choice="escorts-first",
     )
     assert _order(fight)[:2] == [("cap", "loose escort"), ("loose escort", "cap")]
 
 
 def test_6_1_1_d_the_loose_escort_with_the_bounce_attacks_twice() -> None:
-    fight = resolve_level(PUBLIC, "M", cap(), wildcats(), [], sbds(), ScriptedDice([6] + QUIET))
+    fight = resolve_level(PUBLIC, "M", cap(), wildcats(), [], sbds(), ScriptedDice([6, *QUIET]))
     assert fight.routine == "D"
     assert _order(fight) == [
         ("loose escort", "cap"),
@@ -106,7 +106,7 @@ def test_6_1_1_d_the_loose_escort_with_the_bounce_attacks_twice() -> None:
 
 def test_6_1_1_e_loose_and_close_escorts() -> None:
     fight = resolve_level(
-        PUBLIC, "M", cap(), wildcats(1), wildcats(1), sbds(), ScriptedDice([2] + QUIET)
+        PUBLIC, "M", cap(), wildcats(1), wildcats(1), sbds(), ScriptedDice([2, *QUIET])
     )
     assert fight.routine == "E"
     assert _order(fight) == [
@@ -116,7 +116,7 @@ def test_6_1_1_e_loose_and_close_escorts() -> None:
         ("bombers", "cap"),
     ]
     fight = resolve_level(
-        PUBLIC, "M", cap(), wildcats(1), wildcats(1), sbds(), ScriptedDice([5] + QUIET)
+        PUBLIC, "M", cap(), wildcats(1), wildcats(1), sbds(), ScriptedDice([5, *QUIET])
     )
     assert _order(fight) == [
         ("loose escort", "cap"),

@@ -137,10 +137,13 @@ def test_16_7_a_hidden_critical_changes_nothing_the_striker_sees() -> None:
     # the same open dice, different secret streams: the striker's knowledge differs
     # only where a doubles critical was rolled
     for seed in range(60):
-        dice = lambda: SeededDice(bytes([seed]) * 16, "g", 1, "air1")  # noqa: E731
-        s = world()
-        a, _ = naval_strike.resolve(s, _strike(s), dice(), SecretDice(b"a" * 12, "x"), TIME)
-        b, _ = naval_strike.resolve(s, _strike(s), dice(), SecretDice(b"b" * 12, "x"), TIME)
+        s, open_seed = world(), bytes([seed]) * 16
+        a, _ = naval_strike.resolve(
+            s, _strike(s), SeededDice(open_seed, "g", 1, "air1"), SecretDice(b"a" * 12, "x"), TIME
+        )
+        b, _ = naval_strike.resolve(
+            s, _strike(s), SeededDice(open_seed, "g", 1, "air1"), SecretDice(b"b" * 12, "x"), TIME
+        )
         crits = told(a, ALLIED, "critical-hit") + told(b, ALLIED, "critical-hit")
         if not crits:
             assert knowing(a, ALLIED).disclosed == knowing(b, ALLIED).disclosed
