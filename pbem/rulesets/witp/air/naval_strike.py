@@ -119,8 +119,9 @@ def _launch(
                 }
                 events.append(disclose(st, fact, [side], time, "9.3"))
                 kept.append({**e, "n": n})
-            bombers = [e for e in kept[: len(bombers)] if e["n"]]
-            escorts = [e for e in kept[len(bombers) :] if e["n"]]
+            nb = len(bombers)
+            bombers = [e for e in kept[:nb] if e["n"]]
+            escorts = [e for e in kept[nb:] if e["n"]]
         parts.append({**part, "elements": bombers, "escorts": escorts})
     return parts, events
 
@@ -264,7 +265,7 @@ def resolve(
     mine = doctrine(st, side)
     priority = strike.get("priority") or "general"
     if (
-        priority == "general"
+        strike.get("priority") is None  # none plotted: the doctrine chooses (R92)
         and mine["target_priority"] == "specific-carriers-else-general"
         and not night
     ):

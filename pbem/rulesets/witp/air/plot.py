@@ -146,7 +146,8 @@ def _strike(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
     if not elements_words or not opts:
         raise OrderSyntaxError("STRIKE <id> FROM <base|TFn> <n>x<type>... TARGET <TFn>")
     target = _target(ctx, opts[0])
-    priority, ret, night = "general", None, False
+    priority: str | None = None  # None: the doctrine chooses (R92)
+    ret, night = None, False
     i = 1
     while i < len(opts):
         w = opts[i].upper()

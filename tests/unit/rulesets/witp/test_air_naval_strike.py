@@ -195,3 +195,10 @@ def test_7_6_2_a_joint_strike_from_two_hexes_rolls_to_combine_its_waves() -> Non
     (coord,) = told(st, ALLIED, "wave-coordination")
     assert coord["between"] == 6 and coord["distance"] == 6 and coord["combined"]
     assert told(st, ALLIED, "joint-availability")
+
+
+def test_7_3_a_plotted_priority_is_kept_and_none_lets_the_doctrine_choose() -> None:
+    st, _ = _run(world(), 3, STRIKE.replace("TARGET TF1", "TARGET TF1 PRIORITY GENERAL"))
+    assert told(st, JAPANESE, "target-priority")[0]["priority"] == "general"
+    st, _ = _run(world(), 3, STRIKE.replace("TARGET TF1", "TARGET TF1 PRIORITY CA"))
+    assert told(st, JAPANESE, "target-priority")[0]["priority"] == "CA"
