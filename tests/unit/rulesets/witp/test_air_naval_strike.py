@@ -202,3 +202,55 @@ def test_7_3_a_plotted_priority_is_kept_and_none_lets_the_doctrine_choose() -> N
     assert told(st, JAPANESE, "target-priority")[0]["priority"] == "general"
     st, _ = _run(world(), 3, STRIKE.replace("TARGET TF1", "TARGET TF1 PRIORITY CA"))
     assert told(st, JAPANESE, "target-priority")[0]["priority"] == "CA"
+
+
+AUDIENCE = {  # witp-hidden-info 4.1-4.2 and 6: who is told each fact of a naval strike
+    "strike-launched": {ALLIED, JAPANESE},  # 5.0
+    "carrier-coordination": None,  # 8.1.4: the launching side's own roll
+    "joint-availability": {ALLIED},  # 9.3: the striker's own roll
+    "plotted-strike-revealed": {ALLIED, JAPANESE},  # 12.0
+    "strike-sequence": {ALLIED, JAPANESE},  # 12.1
+    "search-report": {ALLIED, JAPANESE},  # 7.1 A
+    "target-priority": {ALLIED, JAPANESE},  # 7.3
+    "air-surface-placement": {ALLIED},  # 7.2.1
+    "strike-altitudes": {ALLIED, JAPANESE},  # 7.1 B
+    "air-combat": {ALLIED, JAPANESE},  # 6.x, R11
+    "wave-coordination": {ALLIED},  # 7.6.2
+    "wave-entry": {ALLIED, JAPANESE},  # 7.7.1, 10.1.1
+    "aa-fire": {ALLIED, JAPANESE},  # 10.1
+    "target-ring-speeds": {ALLIED},  # 7.8.1 Step 1
+    "ship-targeted": {ALLIED},  # 7.2.1
+    "air-surface-attack": {ALLIED, JAPANESE},  # 7.8.1 (open dice)
+    "critical-hit-rolls": {JAPANESE},  # 16.7: the owner's
+    "critical-hit": {ALLIED},  # 16.7: doubles only
+    "extended-range-losses": {ALLIED},  # 6.3.3: the striker's own
+}
+
+
+def test_every_disclosure_goes_to_the_audience_its_rule_names() -> None:
+    ratings = {ALLIED: Ratings("R.Adm. Fletcher", 9, 7), JAPANESE: Ratings("R.Adm. Hara", 6, 6)}
+    kinds = set()
+    for seed in range(25):
+        st, _ = _run(world(), seed, ratings=ratings, target_plotted=True)
+        for d in st[DISCLOSURES]:
+            kind, audience = d["fact"]["kind"], set(d["audience"])
+            kinds.add(kind)
+            want = AUDIENCE[kind]
+            if want is None:  # a side's own roll: that side alone
+                assert len(audience) == 1, kind
+                if kind == "carrier-coordination" and not d["fact"].get("cap"):
+                    assert audience == {ALLIED}
+            else:
+                assert audience == want, kind
+    assert {"air-surface-placement", "air-combat", "aa-fire", "air-surface-attack"} <= kinds
+
+
+def test_noninterference_the_striker_learns_nothing_of_an_untouched_enemy_tf() -> None:
+    a = world()
+    b = world()
+    b[PRIVATE][JAPANESE]["tfs"]["TF3"] = {**a[PRIVATE][JAPANESE]["tfs"]["TF1"], "hex": "E2030"}
+    for seed in (1, 2, 3):
+        sa, _ = _run(a, seed)
+        sb, _ = _run(b, seed)
+        assert knowing(sa, ALLIED).disclosed == knowing(sb, ALLIED).disclosed
+        assert knowing(sa, ALLIED).own(ALLIED) == knowing(sb, ALLIED).own(ALLIED)
