@@ -16,6 +16,7 @@ Pure modules, one job each, not yet wired into the rounds:
   anti-torpedo rolls, coordination of waves from different hexes (7.6, 7.8);
 - ``torpedo``: land-based torpedo arming (7.10);
 - ``critical``: critical hits, told to the enemy only on doubles (16.7);
+- ``special``: special strikes against moving TFs as standing orders (5.8, 16.6.1);
 - ``naval_strike``: one naval strike from contact to critical hits (7.1), every
   disclosure through ``knowledge.disclose``.
 

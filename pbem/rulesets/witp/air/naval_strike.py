@@ -102,7 +102,8 @@ def _launch(
                 **cc.to_json(),
             }
             events.append(disclose(st, fact, [side], time, "8.1.4"))
-        if i > 0:  # a following base of a Joint Strike (5.10, 9.3)
+        if i > 0 or part.get("apat"):  # a Joint Strike's following base (5.10, 9.3), a
+            # base's successive special strike (5.8.2): the APAT, at the range flown
             kept = []
             for e in bombers + escorts:
                 n, roll, pct = availability.available(
