@@ -215,6 +215,7 @@ def resolve(
     ratings: Mapping[str, Ratings] | None = None,
     target_plotted: bool = False,
     cover: Sequence[Mapping[str, Any]] = (),
+    committed: Mapping[str, int] | None = None,
     coastwatcher_alerted: bool = False,
     unlocated_carriers: bool = False,
 ) -> tuple[dict[str, Any], list[Event]]:
@@ -224,7 +225,10 @@ def resolve(
     ``secret``: the moderator's stream for the owner's critical-hit rolls (16.7);
     ``ratings``: the CTF commanders' rolled ratings by side (none: leaderless, 8.8);
     ``target_plotted``: the target's carriers have a strike plotted this phase (12.0);
-    ``cover``: Naval Cover over the TF that the APAT let through ({type, n}, 9.2)."""
+    ``cover``: Naval Cover over the TF that the APAT let through ({type, n}, 9.2);
+    ``committed``: the TF's fighters flying other missions this phase, by type (5.3).
+    CAP aborted here is kept in the owner's ``cap_aborted`` (by TF and type) and flies
+    no later CAP this phase (5.1.1, 5.3.6); the caller clears it when the phase ends."""
     st = copy.deepcopy(dict(state))
     ratings = ratings or {}
     public = st[PUBLIC]
@@ -325,7 +329,14 @@ def resolve(
     )
 
     # 6.x air combat, level by level, against the TF's CAP (5.3) and Naval Cover
-    cap_air = {t: n for t, n in tf_air(own_n, tf).items() if "F" in air_unit(public, t)["roles"]}
+    grounded = own_n.setdefault("cap_aborted", {}).setdefault(tf_id, {})
+    busy = committed or {}
+    cap_air = {
+        t: n - busy.get(t, 0) - int(grounded.get(t, 0))
+        for t, n in tf_air(own_n, tf).items()
+        if "F" in air_unit(public, t)["roles"]
+    }
+    cap_air = {t: n for t, n in cap_air.items() if n > 0}
     if night:
         cap_air = {}  # 14.0: only night fighters fly CAP at night (none in 1942)
     if cap_air and any(s["type"] in CARRIER_TYPES for s in ships):
@@ -391,6 +402,8 @@ def resolve(
             eliminated[s.type] = eliminated.get(s.type, 0) + s.eliminated
         for s in cs:
             take_losses(own_n, tf_id, s.type, s.eliminated)
+            if s.aborted and s.type not in {str(c["type"]) for c in cover}:
+                grounded[s.type] = int(grounded.get(s.type, 0)) + s.aborted
         for s in bs:  # the surviving bombers go on (6.1.1); which part they came from
             left = s.surviving
             for p in parts:

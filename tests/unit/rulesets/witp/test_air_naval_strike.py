@@ -254,3 +254,22 @@ def test_noninterference_the_striker_learns_nothing_of_an_untouched_enemy_tf() -
         sb, _ = _run(b, seed)
         assert knowing(sa, ALLIED).disclosed == knowing(sb, ALLIED).disclosed
         assert knowing(sa, ALLIED).own(ALLIED) == knowing(sb, ALLIED).own(ALLIED)
+
+
+def test_5_3_6_cap_aborted_flies_no_later_cap_and_committed_fighters_none() -> None:
+    for seed in range(60):
+        st, _ = _run(world(), seed)
+        grounded = dict(st[PRIVATE][JAPANESE]["cap_aborted"]["TF1"])
+        if grounded:
+            break
+    assert grounded  # the owner's own record: no disclosure to the striker
+    zeros = sum(
+        x["air"].get("A6M2", 0) for x in st[PRIVATE][JAPANESE]["tfs"]["TF1"]["ships"] if "air" in x
+    )
+    st[PRIVATE][ALLIED] = world()[PRIVATE][ALLIED]  # a second, fresh Allied strike
+    seen = len(told(st, JAPANESE, "air-combat"))
+    again, _ = _run(st, 1)
+    flew = sum(c["n"] for f in told(again, JAPANESE, "air-combat")[seen:] for c in f["cap"])
+    assert flew <= zeros - grounded["A6M2"]
+    none, _ = _run(world(), 2, committed={"A6M2": 4})
+    assert told(none, JAPANESE, "air-combat") == []  # no CAP left: no air combat
