@@ -11,7 +11,6 @@ from pbem.rulesets.witp.ruleset import WitpRuleset
 
 from .conftest import SCENARIO
 
-
 # The naval rules' tests play each Plot Segment as one round, both sides at once:
 # the 42.3.1 gate off (ruling R70's "off"). test_intelligence_gate plays the gate.
 NO_GATE = {"rulings": {"sigint-plot-gate": {"value": "off"}}}
