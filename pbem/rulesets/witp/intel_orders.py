@@ -63,11 +63,7 @@ def _intel(ctx: Context) -> Mapping[str, Any]:
 def _sigint(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
     if ctx.side != ALLIED:
         raise IllegalOrderError("only the Allies call Sigint", rule="42.3.1")
-    if not intelligence.japanese_plot_first(ctx.public):
-        raise IllegalOrderError(
-            "this game's Japanese plot does not close first (R70), so there is no Sigint",
-            rule="42.3.1",
-        )
+    # No open SI advantage (or the gate off): the cycle gave no uses (42.2.2, R70).
     word = args[0].upper() if args else ""
     if word in SIGINT_NOT_YET:
         raise IllegalOrderError(f"SIGINT {word} is not moderated yet", rule=SIGINT_NOT_YET[word])
