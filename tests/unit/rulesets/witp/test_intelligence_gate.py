@@ -7,9 +7,12 @@ Japanese 1, given openly by the scenario: +2)."""
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pbem.core.dice import SeededDice
 from pbem.core.ruleset import Adjudication
@@ -314,3 +317,80 @@ def _baseline(witp: WitpRuleset, half: dict[str, Any]) -> dict[str, Any]:
     return witp.adjudicate(
         half, {"allied": ["PASS"]}, SeededDice(b"g", "g", 1, "T1-naval1-plot")
     ).state
+
+
+# -- the property: worlds a side cannot tell apart give it the same mail -------------------
+
+JAPANESE_LINES = st.sampled_from(
+    [
+        "PASS",
+        MOVE_J,
+        FAKE,
+        f"{MOVE_J}\n{FAKE}",
+        "TF2 MOVE E2115 EV 0",
+        f"TF2 MOVE E2115 EV 0\n{FAKE}",
+    ]
+)
+CHITS = st.lists(
+    st.sampled_from(("blank", "reveal-1-tf", "report-false", "reveal-2-tf")), max_size=4
+)
+
+
+def _same_for(side: str, a: Adjudication, b: Adjudication, witp: WitpRuleset) -> None:
+    assert projection(a.state, side) == projection(b.state, side)
+    assert [e.to_json() for e in a.events if e.seen_by(side)] == [
+        e.to_json() for e in b.events if e.seen_by(side)
+    ]
+    assert json.dumps(witp.view(a.state, a.events, side)) == json.dumps(
+        witp.view(b.state, b.events, side)
+    )
+    assert witp.order_template(a.state, side) == witp.order_template(b.state, side)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    lines=st.tuples(JAPANESE_LINES, JAPANESE_LINES),
+    jn25=st.tuples(st.integers(1, 6), st.integers(1, 6)),
+    seed=st.binary(min_size=1, max_size=4),
+)
+def test_42_noninterference_the_japanese_half_tells_the_allies_nothing_uncalled(  # type: ignore[no-untyped-def]
+    witp, start, lines, jn25, seed
+) -> None:
+    """The Japanese plot, dummy card and JN-25 holding of two worlds differ; the Allies
+    called nothing: their projection, events, report and form are the same."""
+    results = []
+    for text, held in zip(lines, jn25, strict=True):
+        world = copy.deepcopy(start)
+        world[PRIVATE]["japanese"]["jn25"]["held"] = held
+        results.append(play(witp, world, seed, japanese=text))
+    _same_for("allied", *results, witp)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    calls=st.tuples(
+        st.sampled_from(("SIGINT", "SIGINT RUSE")), st.sampled_from(("SIGINT", "SIGINT RUSE"))
+    ),
+    uses=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+    ruses=st.tuples(st.integers(1, 2), st.integers(1, 2)),
+    magic=st.tuples(CHITS, CHITS),
+    mine=JAPANESE_LINES,
+    seed=st.binary(min_size=1, max_size=4),
+)
+def test_42_noninterference_a_sigint_event_is_all_the_japanese_learn(  # type: ignore[no-untyped-def]
+    witp, start, calls, uses, ruses, magic, mine, seed
+) -> None:
+    """Two worlds whose Allies hold different uses, ruses and chits and call a real
+    Sigint or a ruse: the Japanese, plotting the same, are told the same."""
+    half = play(witp, start).state
+    results = []
+    for call, n, r, held in zip(calls, uses, ruses, magic, strict=True):
+        world = copy.deepcopy(half)
+        world[PRIVATE]["allied"]["intelligence"].update(sigint_left=n, ruses_left=r, magic=held)
+        called = play(witp, world, allied=call).state
+        results.append(play(witp, called, seed, japanese=mine))
+    _same_for("japanese", *results, witp)
