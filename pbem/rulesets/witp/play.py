@@ -46,6 +46,7 @@ INITIATIVE_CHOICE = "rulings/initiative-choice"
 CLOCK_ITEMS = (GAME_TURNS, START_DATE, TURN_IN_CYCLE)
 PLACES = "scenario/places"
 HIDDEN_MOVEMENT = "rulings/hidden-movement"
+GATE, GATE_VALUES = intelligence.GATE, ("japanese-first", "off")
 
 
 def _int_item(pack: DataPack, key: str, low: int, high: int) -> int:
@@ -72,6 +73,8 @@ def setup(scenario: str, pack: DataPack, sea: tfs.Locator) -> dict[str, Any]:
         raise DataError("scenario.start-date", "must be a date, YYYY-MM-DD") from None
     if pack.value(INITIATIVE_CHOICE) not in (initiative.FIRST, initiative.SECOND):
         raise DataError("rulings.initiative-choice", "must be first or second")
+    if GATE in pack.items and pack.value(GATE) not in GATE_VALUES:
+        raise DataError("rulings.sigint-plot-gate", f"must be {' or '.join(GATE_VALUES)} (R70)")
     if pack.value(HIDDEN_MOVEMENT) != "exact":
         raise DataError("rulings.hidden-movement", "only 'exact' (R30) is moderated yet")
     places = pack.value(PLACES) if PLACES in pack.items else {}

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbem.core.dice import SeededDice
+from pbem.core.errors import DataError
 from pbem.core.ruleset import Adjudication
 from pbem.rulesets.witp import intelligence
 from pbem.rulesets.witp.clock import schedule
@@ -394,3 +395,9 @@ def test_42_noninterference_a_sigint_event_is_all_the_japanese_learn(  # type: i
         called = play(witp, world, allied=call).state
         results.append(play(witp, called, seed, japanese=mine))
     _same_for("japanese", *results, witp)
+
+
+def test_42_3_1_r70_the_gate_ruling_is_japanese_first_or_off(witp) -> None:  # type: ignore[no-untyped-def]
+    bad = {"rulings": {"sigint-plot-gate": {"value": "allied-first"}}}
+    with pytest.raises(DataError, match="japanese-first or off"):
+        witp.initial_state("coral-sea-1942", {"datapack": bad})
