@@ -11,6 +11,12 @@ allotments (13.6); a naval Plot Segment files each side's mission cards (16.3); 
 initiative segment rolls 3.2's dice, and a naval Execution Segment then carries the
 cards out (movement.py) and spends fuel (fuel.py); the end of a Game-Turn or cycle
 moves the marker (3.1 I, 50.0 J); a segment of a later stage is passed over.
+
+Under the 42.3.1 gate (R70) a naval Plot Segment is two rounds: the Japanese half
+files his cards alone and carries out the Allies' Sigint and Magic calls on them
+(intel_orders.py), on the secret stream; the Allied half files the Allied cards
+and plays the rest of the round. The opening round and each round that begins a
+cycle end with 42.8 (JN-25 counters) and 42.2.2 (the cycle's Sigint and Magic).
 """
 
 from __future__ import annotations
