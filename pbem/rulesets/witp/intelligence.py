@@ -173,7 +173,7 @@ def sigint(state: dict[str, Any], slot: Slot, secret: Dice, *, ruse: bool = Fals
 def draw_magic(state: dict[str, Any], count: int, secret: Dice, slot: Slot) -> Event:
     """42.4: the Allies draw ``count`` Magic chits (kept secret until played, 42.4.2).
     A Draw chit rolls 1D6 (2D6) for as many more and goes back to the cup once the
-    cycle's chits are drawn (42.4.1)."""
+    cycle's chits are drawn (42.4.1, R73)."""
     mod = state.setdefault(MODERATOR, {})
     cup = mod.setdefault("magic_cup", dict(state[PUBLIC]["pack"][MAGIC_TABLE]["value"]["chits"]))
     drawn: list[str] = []
