@@ -50,8 +50,9 @@ class Reading:
 
     @property
     def segment(self) -> str:
-        """The kind of round: the segment its name ends with ("plot", "search")."""
-        return self.round.rpartition("-")[2]
+        """The kind of round: the segment its name ends with ("plot", "search"); the
+        Japanese half of a Plot Segment (``T1-naval1-plot-japanese``, 42.3.1) is a plot."""
+        return self.round.removesuffix("-japanese").rpartition("-")[2]
 
     @classmethod
     def of(cls, side: str, form: str, report: str) -> Reading:

@@ -16,6 +16,9 @@ from pbem.demo_witp import Reading, allied, japanese
 from tests.unit.test_cli_errors import pbem
 
 ROUNDS = [f"T{t}-naval{n}-plot" for t in (1, 2, 3) for n in (1, 2, 3)]
+# 42.3.1 (R70): the Allies hold the SI advantage openly, so each Plot Segment is two
+# rounds: the Japanese plot alone, then the Allied plot. Each side plots once in each.
+PHASES = [half for r in ROUNDS for half in (f"{r}-japanese", r)]
 
 
 def test_witp_demo_plays_coral_sea_to_its_end_and_verifies(tmp_path: Path) -> None:
@@ -32,7 +35,7 @@ def test_witp_demo_plays_coral_sea_to_its_end_and_verifies(tmp_path: Path) -> No
         game = db.execute("SELECT ruleset, scenario, status FROM games").fetchall()
         phases = [n for (n,) in db.execute("SELECT name FROM phases ORDER BY seq")]
     assert game == [("witp", "coral-sea-1942", "over")]
-    assert [p for p in phases if p != "T1-open"] == ROUNDS
+    assert [p for p in phases if p != "T1-open"] == PHASES
     # verify re-ran every round and checked each side's sealed orders of each.
     assert f"{2 * len(ROUNDS)} plot commitments confirmed" in out
 
@@ -56,6 +59,8 @@ def test_the_scripted_sides_read_their_own_forces_from_the_report_alone() -> Non
         "Port Moresby Invasion Force": "Rabaul",
     }
     assert japanese(r) == ["PASS"] and allied(Reading.of("allied", form, "")) == ["PASS"]
+    half = Reading.of("japanese", form.replace("plot\n", "plot-japanese\n"), report)
+    assert (half.round, half.segment) == ("T1-naval1-plot-japanese", "plot")
     # Once a form offers the MOVE card, the intents become mission cards.
     staged = Reading(r.side, r.turn, r.round, frozenset({"PASS", "MOVE"}), r.forces)
     assert japanese(staged) == [
