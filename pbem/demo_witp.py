@@ -16,8 +16,10 @@ active phases are used up (16.0, 18.4), which entered port last phase (18.4.1) o
 is unsupplied (18.3) is left alone; SPEED goes first on a card only while the
 form says the class is still "to choose" (16.0); a LINK only between TFs in one
 hex (17.10). Where the form offers SEARCH (13.3), each searching base and carrier
-TF searches the hexes where the enemy is expected (``EXPECTED``), within the band
-its aircraft reach (``SEARCH_REACH``).
+TF the form lists searches the hexes where the enemy is expected (``EXPECTED``)
+that its bands reach with a value, split over two hexes only while the value
+shares out (13.3.1); a form that lists no searchers leaves the bases it names under
+search and the carrier TFs, one hex each within the Medium band (``SEARCH_REACH``).
 """
 
 from __future__ import annotations
@@ -135,6 +137,38 @@ def _search_mentions(form: str) -> str:
     return "\n".join(out)
 
 
+_SEARCHER = re.compile(
+    r"^#\s+(?P<name>\S+) at (?P<hex>[A-Z]\d{4})(?P<carrier> \(carrier bands\))?: (?P<bands>.*)$"
+)
+_BAND = re.compile(r"(?P<band>[a-z]+) (?P<lo>\d+)-(?P<hi>\d+) hexes value (?P<value>\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Searcher:
+    """A searching base or carrier TF as the form lists it (13.1.3): its bands,
+    each (first hex, last hex, search value)."""
+
+    name: str  # as the form writes it: "Port_Moresby", "TF3"
+    hex: str
+    carrier: bool
+    bands: tuple[tuple[int, int, int], ...]
+
+    def value_at(self, hexes: int) -> int:
+        return next((v for lo, hi, v in self.bands if lo <= hexes <= hi), 0)
+
+
+def _form_searchers(form: str) -> tuple[Searcher, ...]:
+    out = []
+    for line in form.splitlines():
+        m = _SEARCHER.match(line)
+        if m:
+            bands = tuple(
+                (int(b["lo"]), int(b["hi"]), int(b["value"])) for b in _BAND.finditer(m["bands"])
+            )
+            out.append(Searcher(m["name"], m["hex"], bool(m["carrier"]), bands))
+    return tuple(out)
+
+
 @dataclass(frozen=True, slots=True)
 class Reading:
     """What a side holds when it writes its orders: the form and the report it came with."""
@@ -145,6 +179,7 @@ class Reading:
     offered: frozenset[str]  # the order words the form offers
     tfs: tuple[TaskForce, ...] = ()  # the side's TFs, as the form lists them
     search_text: str = ""  # the form's lines about search, lower case
+    searchers: tuple[Searcher, ...] = ()  # the searching bases and carrier TFs it lists
 
     @property
     def phase(self) -> str:
@@ -173,6 +208,7 @@ class Reading:
             offered_orders(form),
             tfs,
             _search_mentions(form),
+            _form_searchers(form),
         )
 
 
@@ -394,23 +430,41 @@ def card_lines(r: Reading, card: Card) -> list[str]:
     return out if len(out) > 1 else []
 
 
-def search_lines(r: Reading) -> list[str]:
-    """13.3: each searching base the form names, and each carrier TF, searches up to
-    two of the hexes where the enemy is expected, within its aircraft's reach."""
-    expected = EXPECTED.get(r.side, {}).get(r.turn, ())
-    searchers = [
-        (_word(base), at, SEARCH_REACH["base"])
+def _fallback_searchers(r: Reading) -> list[Searcher]:
+    """Searchers when the form lists none with its bands: the bases the form names
+    under search, and the carrier TFs, to the Medium band (``SEARCH_REACH``)."""
+    out = [
+        Searcher(_word(base), at, False, ((1, SEARCH_REACH["base"], 1),))
         for base, at in BASES.get(r.side, {}).items()
         if base.lower() in r.search_text
     ]
-    searchers += [
-        (f"TF {t.marker[2:]}", t.hex, SEARCH_REACH["carrier"]) for t in r.tfs if t.carrier
+    out += [
+        Searcher(t.marker, t.hex, True, ((1, SEARCH_REACH["carrier"], 1),))
+        for t in r.tfs
+        if t.carrier
     ]
+    return out
+
+
+def search_lines(r: Reading) -> list[str]:
+    """13.3.1: each searcher the form lists (else ``_fallback_searchers``) searches the
+    hexes where the enemy is expected that it reaches with a search value, at most
+    ``SEARCH_HEXES`` of them and no more than its value shares out (fractions dropped)."""
+    expected = EXPECTED.get(r.side, {}).get(r.turn, ())
     out = []
-    for who, at, reach in searchers:
-        hexes = [h for h in expected if 0 < distance(at, h) <= reach][:SEARCH_HEXES]
+    for s in r.searchers or _fallback_searchers(r):
+        hexes: list[str] = []
+        for h in expected:
+            d = distance(s.hex, h) if h[0] == s.hex[0] else 0
+            n = len(hexes) + 1
+            if (
+                d > 0
+                and n <= SEARCH_HEXES
+                and all(s.value_at(distance(s.hex, x)) // n >= 1 for x in [*hexes, h])
+            ):
+                hexes.append(h)
         if hexes:
-            out.append(" ".join(["SEARCH", who, *hexes]))
+            out.append(" ".join(["SEARCH", s.name, *hexes]))
     return out
 
 

@@ -119,6 +119,7 @@ def test_witp_demo_nothing_refused_and_tfs_moved_as_plotted(demo: tuple[str, Pat
         if m:  # the last report of a Naval Phase shows its Execution Segment
             last_report[side][(m["turn"], m["phase"])] = text
     assert answers == out.count("signs and mails") and "answer says accepted 0" not in out
+    assert ", refused" not in out
 
     moved_in: dict[str, set[str]] = {s: set() for s in SIDES}
     for side in SIDES:
@@ -223,7 +224,7 @@ def test_the_scripted_sides_read_their_own_tfs_from_the_form_and_report() -> Non
 
 
 def test_13_3_search_lines_only_when_the_form_offers_search() -> None:
-    """13.3.1: SEARCH <base|TF n> <hex> ...: from each base the form names under
+    """13.3.1: SEARCH <base|TFn> <hex> ...: from each base the form names under
     search, and from each carrier TF, toward the enemy's expected hexes in reach."""
     tfs = (
         _tf("TF3", "Task Force 17", "E2324", carrier=True),
@@ -236,8 +237,44 @@ def test_13_3_search_lines_only_when_the_form_offers_search() -> None:
         "# search (13.3): port moresby, noumea",
     )  # fmt: skip
     searches = [ln for ln in plot_orders(offered) if ln.startswith("SEARCH")]
-    # Noumea is named but no expected hex is in its reach (13.1.3): it does not search.
-    assert searches == ["SEARCH Port_Moresby E1719 E1818", "SEARCH TF 3 E1719 E1818"]
+    # Without the form's bands and values, one hex each, in the Medium band; Noumea
+    # is named but no expected hex is in its reach (13.1.3): it does not search.
+    assert searches == ["SEARCH Port_Moresby E1719", "SEARCH TF3 E1719"]
+
+
+SEARCH_FORM = """Game: demo-1
+Side: allied
+Turn: 1
+Phase: T1-naval1-plot
+
+#   TF3 (Task Force 17): E2324, at sea; Yorktown, Astoria
+#      speed SC3 (to choose); fuelled; 0 active phase(s) used this Game-Turn
+#
+# Standing orders (kept until you file others; docs/witp-orders.md):
+#   SEARCH <base|TFn> <hex> [<hex> ...] [INTENSIVE]  (13.3.1, 13.5.4) | SEARCH NONE
+# Your searching bases (land bands; 13.1.3):
+#   Port_Moresby at E1018: short 1-7 hexes value 5; medium 8-13 hexes value 5
+#   Cairns at E0926: short 1-7 hexes value 1
+#   TF3 at E2324 (carrier bands): short 1-4 hexes value 6; medium 5-8 hexes value 6
+PASS
+"""
+
+
+def test_13_3_1_searches_read_the_forms_bands_and_split_values() -> None:
+    """The form lists each searcher's bands and values (13.1.3): a search goes only
+    where a band has a value, and is split over two hexes only while the value
+    shared out stays at least 1 for each (13.3.1: fractions dropped)."""
+    r = Reading.of("allied", SEARCH_FORM, "")
+    assert "SEARCH" in r.offered
+    assert [(s.name, s.hex, s.carrier) for s in r.searchers] == [
+        ("Port_Moresby", "E1018", False),
+        ("Cairns", "E0926", False),
+        ("TF3", "E2324", True),
+    ]
+    assert [ln for ln in allied(r) if ln.startswith("SEARCH")] == [
+        "SEARCH Port_Moresby E1719 E1818",
+        "SEARCH TF3 E1719 E1818",
+    ]
 
 
 def test_every_intent_names_a_force_of_the_scenario() -> None:
