@@ -31,7 +31,13 @@ class GateClock(play.Clock):
 def _texts(witp: WitpRuleset, gate: Round) -> tuple[str, str, dict[str, Any]]:
     state = witp.initial_state(SCENARIO, {})
     clock = play.Clock.of(state[PUBLIC])
-    described = GateClock(clock.at, clock.game_turns, clock.turn_in_cycle, clock.start_date, gate)
+    described = GateClock(
+        at=clock.at,
+        game_turns=clock.game_turns,
+        turn_in_cycle=clock.turn_in_cycle,
+        start_date=clock.start_date,
+        gate=gate,
+    )
     view = {**witp.view(state, [], "allied"), "clock": described.describe()}
     header = Header("g1", "witp", witp.title, SCENARIO, "allied", "allied", "g1")
     ctx = report_context(header, view)
@@ -39,7 +45,7 @@ def _texts(witp: WitpRuleset, gate: Round) -> tuple[str, str, dict[str, Any]]:
 
 
 def _round(name: str) -> Round:
-    clock = play.Clock(0, 3, 1, "1942-05-03")
+    clock = play.Clock(at=0, game_turns=3, turn_in_cycle=1, start_date="1942-05-03")
     return next(r for r in rounds(clock.slots) if r.name == name)
 
 
@@ -50,7 +56,7 @@ def test_3_1_c_next_round_of_both_sides_names_the_round(witp: WitpRuleset) -> No
     assert line and line.group(0) == (
         "Next round T1-naval2-plot: Second Naval Phase: Plot Segment. It covers:"
     )
-    assert "alone plots" not in html
+    assert "side plots)" not in html and "side plots)" not in text
 
 
 def test_42_gate_half_next_round_says_which_side_plots(witp: WitpRuleset) -> None:
@@ -60,7 +66,7 @@ def test_42_gate_half_next_round_says_which_side_plots(witp: WitpRuleset) -> Non
     assert view["clock"]["plots"] == ["japanese"] and view["clock"]["half"]
     words = " ".join(text.split())
     assert (
-        "Next round T1-naval2-plot-japanese: Second Naval Phase: Plot Segment; the japanese "
-        "side alone plots in this half of the Plot Segment. It covers:" in words
+        "Next round T1-naval2-plot-japanese (the japanese side plots): Second Naval Phase: "
+        "Plot Segment" in words
     )
-    assert "the <b>japanese</b> side alone plots" in html
+    assert "(the <b>japanese</b> side plots)" in html
