@@ -51,6 +51,8 @@ _FORM_STATUS = re.compile(
     r"(?P<used>\d+) active phase"
 )
 _HELD = ("entered port last phase", "UNSUPPLIED")
+_FREE = re.compile(r"^# Free markers: (TF\d+)", re.M)
+_DUMMIES = re.compile(r"^# Dummy sorties left this cycle: (\d+)", re.M)
 _SECTION = re.compile(r"^Your forces\n-+\n(.*?)(?:\n\n|\Z)", re.M | re.S)
 _REPORT_TF = re.compile(r"^(TF\d+) ", re.M)
 _CARRIER = re.compile(r"(?:^|, |\s)(?:CV|CVL) \S")
@@ -180,6 +182,8 @@ class Reading:
     tfs: tuple[TaskForce, ...] = ()  # the side's TFs, as the form lists them
     search_text: str = ""  # the form's lines about search, lower case
     searchers: tuple[Searcher, ...] = ()  # the searching bases and carrier TFs it lists
+    free_marker: str | None = None  # the lowest free TF marker (16.1.1)
+    dummies_left: int = 0  # dummy sorties left in this cycle's allotment (13.6)
 
     @property
     def phase(self) -> str:
@@ -209,6 +213,8 @@ class Reading:
             tfs,
             _search_mentions(form),
             _form_searchers(form),
+            free.group(1) if (free := _FREE.search(form)) else None,
+            int(left.group(1)) if (left := _DUMMIES.search(form)) else 0,
         )
 
 
@@ -226,6 +232,7 @@ class Card:
     fuel_first: bool = False  # fuel where it is, before the move
     link: str | None = None  # 17.10: LINK to the TF of the force named (nothing else)
     port: bool = False  # 18.4.1: PORT where the move ends
+    dummy: bool = False  # 17.11, 13.6: REGP DUMMY where the TF starts, if one is left
 
 
 # Operation MO and the Allied answer: the cards of each Naval Phase, by Game-Turn and
@@ -252,7 +259,8 @@ INTENTS: Mapping[str, Mapping[tuple[int, str], tuple[Card, ...]]] = {
             ),
             Card(
                 "MO Striking Force",
-                "Takagi rounds the eastern Solomons (5 May)",
+                "Takagi rounds the eastern Solomons (5 May), a dummy left in the north",
+                dummy=True,
                 speed=2,
                 move="E2521",
                 ev=4,
@@ -356,7 +364,13 @@ INTENTS: Mapping[str, Mapping[tuple[int, str], tuple[Card, ...]]] = {
             Card("Fuelling Group", "a new fuelling point to the south", move="E2125"),
             Card("Task Force 17", "the carrier battle (8 May)", move="E1922", ev=4),
             Card("Task Force 11", "with Task Force 17", link="Task Force 17"),
-            Card("Task Force 44", "Crace falls back on Townsville", move="Townsville", port=True),
+            Card(
+                "Task Force 44",
+                "Crace falls back on Townsville, a dummy left off the Jomard Passage",
+                dummy=True,
+                move="Townsville",
+                port=True,
+            ),
         ),
         (2, "naval2"): (
             Card(
@@ -402,8 +416,9 @@ def _word(place: str) -> str:
     return place.replace(" ", "_")
 
 
-def card_lines(r: Reading, card: Card) -> list[str]:
-    """A force's card as order lines, as far as the form allows it (16.0, 17.10)."""
+def card_lines(r: Reading, card: Card, dummy: str | None = None) -> list[str]:
+    """A force's card as order lines, as far as the form allows it (16.0, 17.10);
+    ``dummy``: the free marker a REGP DUMMY takes (None: no dummy is left, 13.6)."""
     tf = r.tf(card.force)
     if tf is None or not tf.may_plot:
         return []
@@ -415,6 +430,8 @@ def card_lines(r: Reading, card: Card) -> list[str]:
     out = [f"# {tf.marker} {tf.name}: {card.why}"]
     if card.speed is not None and tf.to_choose:
         out.append(f"{tf.marker} SPEED {card.speed}")
+    if card.dummy and dummy is not None:
+        out.append(f"{tf.marker} REGP DUMMY {dummy}")
     source = r.tf(card.fuel_from) if card.fuel_from else None
     fuel = [f"{tf.marker} FUEL FROM {source.marker}"] if source is not None else []
     if card.fuel_first:
@@ -472,8 +489,12 @@ def plot_orders(r: Reading) -> list[str]:
     """A naval Plot Segment (16.3): the phase's cards the form allows, then the
     searches if the form offers SEARCH; PASS if nothing is plotted."""
     lines: list[str] = []
+    dummy = r.free_marker if r.dummies_left > 0 else None
     for card in INTENTS.get(r.side, {}).get((r.turn, r.phase), ()):
-        lines += card_lines(r, card)
+        written = card_lines(r, card, dummy)
+        if any(" REGP DUMMY " in ln for ln in written):
+            dummy = None  # one marker: one dummy a plot
+        lines += written
     if "SEARCH" in r.offered:
         lines += search_lines(r)
     orders = [ln for ln in lines if not ln.startswith("#")]

@@ -17,6 +17,7 @@ import mailbox
 import re
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -97,6 +98,7 @@ def test_witp_demo_nothing_refused_and_tfs_moved_as_plotted(demo: tuple[str, Pat
     theatre = load_map()
     plotted: dict[str, dict[tuple[str, str], list[str]]] = {s: {} for s in SIDES}
     last_report: dict[str, dict[tuple[str, str], str]] = {s: {} for s in SIDES}
+    opening: dict[str, str] = {}
     answers = 0
     for to, subject, text in _mails(d / "mail" / "outbox"):
         side = to.partition("@")[0]
@@ -115,6 +117,8 @@ def test_witp_demo_nothing_refused_and_tfs_moved_as_plotted(demo: tuple[str, Pat
             plotted[side].setdefault((m["turn"], m["phase"]), []).extend(lines)
             continue
         report = SUBJECT.search(subject)
+        if report and report["round"] == "T1-open":
+            opening[side] = text
         m = NAVAL_PLOT.match(report["round"]) if report else None
         if m:  # the last report of a Naval Phase shows its Execution Segment
             last_report[side][(m["turn"], m["phase"])] = text
@@ -122,8 +126,9 @@ def test_witp_demo_nothing_refused_and_tfs_moved_as_plotted(demo: tuple[str, Pat
     assert ", refused" not in out
 
     moved_in: dict[str, set[str]] = {s: set() for s in SIDES}
+    dummies: dict[str, list[str]] = {s: [] for s in SIDES}
     for side in SIDES:
-        before = None
+        before = _forces(opening[side], side)
         for key in sorted(last_report[side]):
             now = _forces(last_report[side][key], side)
             lines = plotted[side].get(key, [])
@@ -153,11 +158,17 @@ def test_witp_demo_nothing_refused_and_tfs_moved_as_plotted(demo: tuple[str, Pat
                     moved_in[side].add(key[0])
                 elif leader is not None:
                     assert at == now[leader][0] and moved == now[leader][1], (side, key, tf)
-                elif before is not None:
+                elif tf not in before:  # a dummy marker a REGP DUMMY line placed (17.11, 13.6)
+                    placer = next(t for t, c in cards.items() if f"REGP DUMMY {tf}" in c)
+                    assert (at, moved) == (before[placer][0], []), (side, key, tf, placer)
+                    dummies[side].append(tf)
+                else:
                     assert (at, moved) == (before[tf][0], []), (side, key, tf, card)
             before = now
     # Both sides' TFs moved in every Game-Turn of the scenario.
     assert moved_in == {s: {"1", "2", "3"} for s in SIDES}
+    # The Allied allotment is never empty (13.6: SI level 3 and more): Crace leaves one.
+    assert len(dummies["allied"]) == 1
 
 
 def _tf(marker: str, name: str, hex_: str, **kw: object) -> TaskForce:
@@ -297,3 +308,25 @@ def test_the_searching_bases_stand_where_the_map_prints_them() -> None:
     for side, bases in BASES.items():
         for name, at in bases.items():
             assert str(theatre.place(name)) == at, (side, name)
+
+
+def test_17_11_a_dummy_only_while_the_allotment_has_one() -> None:
+    """13.6, 17.11: REGP DUMMY takes the form's lowest free marker, where the TF
+    starts (before its move), and only while a dummy sortie is left."""
+    tf44 = _tf("TF4", "Task Force 44", "E1721", speed="SC2", to_choose=False, used=0)
+    r = Reading("allied", 2, "T2-naval1-plot", frozenset({"PASS", "REGP", "MOVE", "PORT"}), (tf44,))
+    with_one = replace(r, free_marker="TF5", dummies_left=1)
+    assert [ln for ln in allied(with_one) if not ln.startswith("#")] == [
+        "TF4 REGP DUMMY TF5",
+        "TF4 MOVE Townsville EV 0",
+        "TF4 PORT",
+    ]
+    none_left = replace(r, free_marker="TF5", dummies_left=0)
+    assert "TF4 REGP DUMMY TF5" not in allied(none_left)
+    form = (
+        "# Free markers: TF6-TF60 (55 of 60, 16.1.1)\n# Dummy sorties left this cycle: 2 (13.6)\n"
+    )
+    assert (
+        Reading.of("japanese", form, "").free_marker,
+        Reading.of("japanese", form, "").dummies_left,
+    ) == ("TF6", 2)
