@@ -157,6 +157,9 @@ class Clock:
             "week_of": self.date_of(turn),
             "round": rnd.name if rnd else None,
             "round_title": rnd.title if rnd else "game over",
+            # Who plots in it: both sides, or one (a half of a plotting gate, 42.x).
+            "plots": list(rnd.sides) if rnd else [],
+            "half": bool(rnd and rnd.sides and len(rnd.sides) < len(SIDES)),
             "steps": list(rnd.steps()) if rnd else [],
             "over": rnd is None,
         }
@@ -286,6 +289,8 @@ def _execute(state: dict[str, Any], first: str, time: str) -> list[Event]:
     cards = {}
     for side in SIDES:
         own = state[PRIVATE][side]
+        for entry in own.get(tfs.TFS, {}).values():
+            entry["log"] = []  # this phase's moves only (taskforces.py): a TF left alone moved none
         cards[side] = {
             tf: own[tfs.TFS][tf]["mission"]
             for tf in own.get("card_order", ())
