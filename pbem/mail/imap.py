@@ -516,7 +516,17 @@ class ImapInbox:
         queue = client.protocol.idle_queue
         while not queue.empty():  # pushes left over from an earlier round are stale
             queue.get_nowait()
-        idle = await self._guard(client.idle_start(timeout=seconds))
+        started = set(client.tasks)
+        try:
+            idle = await self._guard(client.idle_start(timeout=seconds))
+        except BaseException:
+            # Cancelled (or the link lost) while waiting for the server's "+ idling":
+            # the IDLE command's task exists already; end it as the round below would.
+            if client.has_pending_idle() and not self._lost.is_set():
+                client.idle_done()
+            for task in set(client.tasks) - started:
+                await _finish(task)
+            raise
         woke = False
         try:
             try:
