@@ -147,6 +147,8 @@ def _pass(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
 
 
 LINE_WORDS: dict[str, LineJudge] = {PASS: _pass}
+# Sections a module adds to the order form (searchplay.py: the standing orders).
+FORM_SECTIONS: list[Callable[[Context], list[str]]] = []
 
 
 def register_tf_word(word: str, judge: TfJudge) -> None:
@@ -328,6 +330,8 @@ def template(rnd: Round | None, ctx: Context) -> str:
         out.append(
             f"# Dummy sorties left this cycle: {int(allot['allowed']) - int(allot['sorties'])} (13.6)"
         )
+    for section in FORM_SECTIONS:
+        out += section(ctx)
     out += [PASS, ""]
     return "\n".join(out)
 
