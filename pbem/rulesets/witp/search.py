@@ -388,6 +388,18 @@ def resolve_air_searches(
                 if band is None:
                     continue
                 value = value_at(public, air, band) // len(hexes)
+                if not any(r.get("hex") == h for r in state[PRIVATE][enemy]["tfs"].values()):
+                    # 13.3: announced all the same; nothing there to roll for.
+                    fact = {
+                        "kind": "air-search-empty",
+                        "searcher": side,
+                        "from": shown,
+                        "hex": h,
+                        "band": band,
+                        "value": value,
+                        "intensive": intensive,
+                    }
+                    events.append(disclose(state, fact, SIDES, slot.time, "13.3"))
                 for tf, rec in sorted(state[PRIVATE][enemy]["tfs"].items()):
                     if rec.get("hex") != h:
                         continue

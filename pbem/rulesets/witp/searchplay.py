@@ -131,7 +131,7 @@ def canonical(ctx: Context, line: str) -> str:
         text, _ = deception.parse_line(
             [deception.WORD, *_tf_words(words[1:])], ctx.own.get(tfs.TFS, {})
         )
-        return text
+        return text.replace(f"{deception.WORD} TF TF", f"{deception.WORD} TF")
     return coastwatchers.parse_delay_line(ctx.side, words)[0]
 
 
@@ -167,7 +167,8 @@ def file_standing(state: dict[str, Any], side: str, lines: Sequence[str], ctx: C
             if text != "SEARCH NONE":
                 searches.append(text)
         elif head == deception.WORD:
-            _, policy = deception.parse_line(text.split(), ctx.own.get(tfs.TFS, {}))
+            words = [deception.WORD, *_tf_words(text.split()[1:])]
+            _, policy = deception.parse_line(words, ctx.own.get(tfs.TFS, {}))
             standing.setdefault("deception", {})[policy["tf"]] = {**policy, "line": text}
         else:
             standing[coastwatchers.DELAY_KEY] = coastwatchers.parse_delay_line(side, text.split())[
@@ -242,9 +243,9 @@ def after_segment(state: dict[str, Any], slot: Slot) -> list[Event]:
     chits' return at the end of an even-numbered Game-Turn (13.5, 13.6.5)."""
     events: list[Event] = []
     if _ends_phase(slot):
-        moved = set(state.get(MODERATOR, {}).get(MOVED, {}).get(_phase(slot), ()))
-        naval = slot.phase.key.startswith("naval")
-        stationary = [k for k in located.markers(state) if naval and k not in moved]
+        # The TFs that moved in this Naval Phase, or (an Air Phase) in the last one.
+        moved = {k for keys in state.get(MODERATOR, {}).get(MOVED, {}).values() for k in keys}
+        stationary = [k for k in located.markers(state) if k not in moved]
         events += located.end_of_phase(state, slot, stationary)
     if slot.segment.key == "advance" and not slot.strategic:
         chits.end_of_game_turn(state, slot.turn)

@@ -53,6 +53,11 @@ def build(k: Knowledge) -> dict[str, Any]:
         f, kind = d.fact, d.fact.get("kind")
         if kind == "air-search":
             searches.append(_search_line(d))
+        elif kind == "air-search-empty":
+            searches.append(
+                f"{d.time} [{d.rule}]: {f['searcher']} from {f['from']} searched {f['hex']} at "
+                f"{f['band']} range, value {f['value']}: no task force there"
+            )
         elif kind == "no-search-took-place":
             searches.append(
                 f"{d.time} [{d.rule}]: {f['searcher']} announces that no search took place "
