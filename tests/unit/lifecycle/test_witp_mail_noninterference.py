@@ -43,7 +43,21 @@ PLACES = ("Rabaul", "Truk", "Tulagi", "Port Moresby", "Noumea", "Coral Sea", "E2
 NAMES = st.sampled_from(("Shokaku", "Zuikaku", "Yorktown", "Lexington", "Kamikaze", "Neosho"))
 IDS = st.sampled_from(("tf17", "tf44", "mo-striking-force", "kido", "decoy", "tf-99"))
 FACTS = st.fixed_dictionaries(
-    {"kind": st.sampled_from(("sighting", "sigint", "chit")), "at": st.sampled_from(PLACES)}
+    {
+        # The other side's secrets of search (13.5.3 the chit it drew, 13.5.4 its
+        # losses, 13.5.7 a report refused by its chit) among the rest.
+        "kind": st.sampled_from(
+            (
+                "sighting",
+                "sigint",
+                "chit",
+                "search-chit",
+                "deception-refused",
+                "intensive-search-loss",
+            )
+        ),
+        "at": st.sampled_from(PLACES),
+    }
 )
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-99, 99) | st.text(max_size=8),

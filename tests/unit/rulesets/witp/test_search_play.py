@@ -8,7 +8,7 @@ import copy
 import json
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pbem.core.dice import SeededDice
@@ -255,6 +255,8 @@ def test_r50_standing_orders_are_kept_until_replaced(witp: Any) -> None:
 
 
 @settings(max_examples=12, deadline=None)
+@example([False] * 6, [False] * 6, 0, 3, 100)  # dummies both: "dummy" whatever the chit
+@example([True] * 6, [True, False] * 3, 1, 4, 100)
 @given(
     st.lists(st.booleans(), min_size=6, max_size=6),
     st.lists(st.booleans(), min_size=6, max_size=6),
