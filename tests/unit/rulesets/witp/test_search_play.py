@@ -14,11 +14,13 @@ from hypothesis import strategies as st
 from pbem.core.dice import SeededDice
 from pbem.core.ruleset import Adjudication
 from pbem.rulesets.witp import chits, searchplay
+from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.hexgrid import distance
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, projection
 from pbem.rulesets.witp.taskforces import new_tf
 
 from .naval import at_plot, blind, tfs
+from .searchworld import world
 from .test_search_air import always
 
 MAIN_FORCE = "E2317"  # the Japanese TF1 (MO Main Force) at the first Plot Segment
@@ -298,3 +300,17 @@ def test_13_5_7_the_searcher_cannot_tell_worlds_that_report_alike(
         witp.view(b.state, b.events, "allied")
     )
     assert witp.order_template(a.state, "allied") == witp.order_template(b.state, "allied")
+
+
+def test_r57_when_cups_2_and_3_are_empty_the_held_chits_go_back_first() -> None:
+    state = world()
+    rec = chits._search(state)
+    for cup in (chits.NORMAL, chits.SQUALL):  # every chit of both cups held by some TF
+        for chit, n in rec["cups"][cup].items():
+            rec["held"].setdefault("allied:TF5", []).extend(
+                {"cup": cup, "chit": chit} for _ in range(n)
+            )
+            rec["cups"][cup][chit] = 0
+    chits.draw(state, "japanese", "TF1", chits.NORMAL, SecretDice(b"s", "t"))
+    assert sum(rec["cups"][chits.SQUALL].values()) == 29  # 13.5.1: 30, one drawn
+    assert [h["cup"] for h in rec["held"]["allied:TF5"]] == [chits.NORMAL] * 40
