@@ -9,7 +9,8 @@
 - ``found``: the side's own TFs found, the chit it drew (told to it alone) and what
   was reported of them; its own Located chits;
 - ``revealed``: dummies definitively revealed (13.6.3); coastwatcher islands (13.8);
-- ``standing``: the side's standing search, deception and coastwatcher orders.
+- ``standing``: the side's standing search, deception and coastwatcher orders;
+- ``map``: the enemy's Located markers for the report map ("TF2?" at its hex).
 """
 
 from __future__ import annotations
@@ -96,11 +97,14 @@ def build(k: Knowledge) -> dict[str, Any]:
             )
     markers: Mapping[str, Any] = k.public.get(located.KEY, {})
     enemy_located, own_located = [], []
+    on_map: list[dict[str, str]] = []  # enemy Located markers for the report map
     for _key, m in sorted(markers.items()):
         line = f"{m['owner']} {m['tf']} at {m['hex']}: {m['label']} ({m['source']})"
         if m["owner"] == side:
             own_located.append(line)
         else:
+            if side is not None:
+                on_map.append({"side": str(m["owner"]), "id": f"{m['tf']}?", "hex": str(m["hex"])})
             problem = located.strike_target_problem(k, m["owner"], m["tf"]) if side else None
             enemy_located.append(
                 f"{line}; " + (f"no strike: {problem}" if problem else "may be struck")
@@ -122,4 +126,5 @@ def build(k: Knowledge) -> dict[str, Any]:
         "own_located": own_located,
         "revealed": revealed,
         "standing": standing,
+        "map": on_map,
     }

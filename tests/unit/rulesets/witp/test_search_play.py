@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from pbem.core.dice import SeededDice
 from pbem.core.ruleset import Adjudication
-from pbem.rulesets.witp import chits, searchplay
+from pbem.rulesets.witp import chits, hexgrid, searchplay
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.hexgrid import distance
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, projection
+from pbem.rulesets.witp.picture import SIDE_COLOURS
 from pbem.rulesets.witp.taskforces import new_tf
 
 from .naval import at_plot, blind, tfs
@@ -314,3 +315,14 @@ def test_r57_when_cups_2_and_3_are_empty_the_held_chits_go_back_first() -> None:
     chits.draw(state, "japanese", "TF1", chits.NORMAL, SecretDice(b"s", "t"))
     assert sum(rec["cups"][chits.SQUALL].values()) == 29  # 13.5.1: 30, one drawn
     assert [h["cup"] for h in rec["held"]["allied:TF5"]] == [chits.NORMAL] * 40
+
+
+def test_13_7_5_the_report_map_marks_enemy_tfs_located_and_no_others(witp: Any) -> None:
+    result = _play(witp, at_plot(witp), always(100), allied=f"SEARCH Port_Moresby {MAIN_FORCE}")
+    allied = witp.view(result.state, result.events, "allied")
+    assert allied["search"]["map"] == [{"side": "japanese", "id": "TF1?", "hex": MAIN_FORCE}]
+    picture = witp.map_picture(allied)
+    enemy = {k.key for k in picture.markers if k.colour == SIDE_COLOURS["japanese"]}
+    assert enemy == {hexgrid.key(MAIN_FORCE)}
+    japanese = witp.view(result.state, result.events, "japanese")
+    assert japanese["search"]["map"] == []  # its own TF1 is marked as its own force
