@@ -138,7 +138,8 @@ def canonical(ctx: Context, line: str) -> str:
 def _judge(word: str) -> orders.LineJudge:
     def judge(ctx: Context, plot: orders.Plot, args: Sequence[str]) -> None:
         if not args:
-            raise OrderSyntaxError(f"{word} needs more: see the order form", rule="13.3")
+            rule = {"SEARCH": "13.3.1", deception.WORD: "13.5.7"}.get(word, "13.8")
+            raise OrderSyntaxError(f"{word} needs more: see the order form", rule=rule)
         canonical(ctx, " ".join([word, *args]))
 
     return judge
