@@ -250,6 +250,11 @@ def after_segment(state: dict[str, Any], slot: Slot) -> list[Event]:
         events += located.end_of_phase(state, slot, stationary)
     if slot.segment.key == "advance" and not slot.strategic:
         chits.end_of_game_turn(state, slot.turn)
+    if slot.phase.key.startswith("naval") and slot.segment.key == "execution":
+        for side in SIDES:  # 13.6.5: a deactivated TF's chits go back to the cups
+            for tf, rec in state[PRIVATE][side].get(tfs.TFS, {}).items():
+                if rec.get("deactivated"):
+                    chits.return_chits(state, side, tf)
     return events
 
 
