@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,7 +26,7 @@ STANDING = "standing"
 
 
 def _search_line(d: Disclosure) -> str:
-    f = d.fact
+    f: Mapping[str, Any] = defaultdict(lambda: "?", d.fact)
     what = f"{f['owner']} {f['tf']} in {f['hex']}" if f.get("tf") else f"{f['hex']}"
     result = "contact" if f.get("contact") else "no contact"
     need = "cannot succeed" if f.get("needed") is None else f"needed {f['needed']}"
@@ -39,7 +40,7 @@ def _search_line(d: Disclosure) -> str:
 def _hex_of(k: Knowledge, owner: str, tf: str, time: str) -> str:
     for d in k.disclosed:
         f = d.fact
-        if f.get("kind") == "located" and f["owner"] == owner and f["tf"] == tf and d.time == time:
+        if (f.get("kind"), f.get("owner"), f.get("tf"), d.time) == ("located", owner, tf, time):
             return str(f["hex"])
     return "?"
 
@@ -51,7 +52,8 @@ def build(k: Knowledge) -> dict[str, Any]:
     found: list[str] = []
     revealed: list[str] = []
     for d in k.disclosed:
-        f, kind = d.fact, d.fact.get("kind")
+        kind = d.fact.get("kind")
+        f: Mapping[str, Any] = defaultdict(lambda: "?", d.fact)  # a fact lacking a field
         if kind == "air-search":
             searches.append(_search_line(d))
         elif kind == "air-search-empty":
