@@ -326,3 +326,31 @@ def test_13_7_5_the_report_map_marks_enemy_tfs_located_and_no_others(witp: Any) 
     assert enemy == {hexgrid.key(MAIN_FORCE)}
     japanese = witp.view(result.state, result.events, "japanese")
     assert japanese["search"]["map"] == []  # its own TF1 is marked as its own force
+
+
+def test_13_8_a_coastwatcher_reports_a_real_tf_and_gives_away_its_island(witp: Any) -> None:
+    start = at_plot(witp)
+    log = start[PRIVATE]["allied"]["coastwatchers"]
+    watched = sorted(h for cw in log.values() for h in cw["hexes"])
+    target = next(h for h in watched if distance(h, MAIN_FORCE) <= 4)
+    state = blind(start, "allied")
+    state[PRIVATE]["allied"]["coastwatchers"] = log
+    table = state[PUBLIC]["pack"]["tables/coastwatcher-search"]["value"]["coastwatcher"]
+    table["day_min"] = 1  # this test's own table: the watcher always sees it
+    result = _play(
+        witp,
+        state,
+        SeededDice(b"w", "g", 1, "x"),
+        allied="COASTWATCHERS DELAY END",
+        japanese=f"TF1 MOVE {target} EV 0\nDECEPTION ALL TRUE",
+    )
+    (island,) = _facts(result, "coastwatcher-island")
+    assert island["audience"] == ["japanese", "allied"] and island["rule"] == "13.8"
+    assert target not in json.dumps(island["fact"])  # the island, not the hex
+    (report,) = [d for d in _facts(result, "search-report") if d["fact"]["tf"] == "TF1"]
+    assert report["fact"]["source"] == "coastwatcher" and report["audience"] == [
+        "japanese",
+        "allied",
+    ]
+    sources = {d["fact"]["source"] for d in _facts(result, "located") if d["fact"]["tf"] == "TF1"}
+    assert sources == {"coastwatcher"}  # survives night movement, no strike on it alone
