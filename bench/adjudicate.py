@@ -16,10 +16,14 @@ strikes in the air rounds. Each round is timed twice in the same run:
 Reported: time per full Game-Turn (six rounds) for each, and their ratio.
 Target: a full Campaign Game 3 turn adjudicated in under 0.2 s.
 
-War in the Pacific (``--ruleset witp``): a Game-Turn is three naval Plot rounds;
-every TF that may move plots a MOVE to a sea hex up to 20 hexes away, some
-declare night, and the first TF of each side deploys a dummy in each Game-Turn's
-first phase. Same baseline (validation), same target.
+War in the Pacific (``--ruleset witp``): a Game-Turn is three naval Plot rounds.
+By default both sides plot the demonstration's mission cards (pbem.demo_witp:
+Operation MO and Fletcher's counter, written from each side's order form and its
+own forces; SPEED, MOVE, NIGHT, FUEL, LINK, PORT, and SEARCH once the form offers
+it), the scenario replayed ``--repeat`` times from its set-up; with
+``--witp-orders random`` every TF that may move plots a MOVE to a sea hex up to 20
+hexes away, some declare night, and the first TF of each side deploys a dummy in
+each Game-Turn's first phase. Same baseline (validation), same target.
 """
 
 from __future__ import annotations
@@ -250,35 +254,72 @@ def witp_orders(rs: Any, state: Any, side: str, rng: random.Random, phase: str) 
     return "\n".join(lines) or "PASS"
 
 
-def run_witp(turns: int, seed: int) -> dict[str, Any]:
+HEADER = ("Game", "Side", "Turn", "Phase")
+
+
+def _own_forces(view: Any) -> str:
+    """The "Your forces" section of a side's report, as the demo's players read it
+    (pbem.demo_witp.Reading: each TF and its ships' types), without rendering it."""
+    lines = ["Your forces", "-----------"]
+    for f in view["forces"]:
+        lines.append(f"{f['name']} ({f['commander']}) at {f['at']} [{f['provenance']}]")
+        lines.append("    " + ", ".join(f"{s['type']} {s['name']}" for s in f["ships"]))
+    return "\n".join(lines) + "\n\n"
+
+
+def run_witp(
+    turns: int, seed: int, orders: str = "mission-cards", repeat: int = 1
+) -> dict[str, Any]:
+    from pbem.demo_witp import strategy
     from pbem.rulesets.witp.loader import load_library
     from pbem.rulesets.witp.map import load_map
     from pbem.rulesets.witp.ruleset import WitpRuleset
 
     rs = WitpRuleset(load_library(), load_map())
-    t0 = time.perf_counter()
-    state: Any = rs.initial_state("coral-sea-1942", {})
-    setup = time.perf_counter() - t0
     rng = random.Random(seed)
     per_turn_adj: list[float] = []
     per_turn_val: list[float] = []
     counts = [0, 0]
-    while (demand := rs.pending(state)) is not None:
-        adj = val = 0.0
-        turn = demand.turn
-        while (demand := rs.pending(state)) is not None and demand.turn == turn:
-            sheets = {s: witp_orders(rs, state, s, rng, demand.phase) for s in demand.sides}
-            state, v_s, a_s = timed_round(rs, state, sheets, demand, counts)
-            val, adj = val + v_s, adj + a_s
-        per_turn_adj.append(adj)
-        per_turn_val.append(val)
-        if len(per_turn_adj) >= turns:
-            break
+    setups: list[float] = []
+    for _ in range(repeat if orders == "mission-cards" else 1):
+        t0 = time.perf_counter()
+        state: Any = rs.initial_state("coral-sea-1942", {})
+        setups.append(time.perf_counter() - t0)
+        players = {s: strategy(s, "coral-sea-1942") for s in ("japanese", "allied")}
+        played = 0
+
+        def sheet(state: Any, players: Any, side: str, turn: int, phase: str) -> str:
+            if orders == "random":
+                return witp_orders(rs, state, side, rng, phase)
+            # The form as the lifecycle mails it: its header, then the ruleset's form.
+            form = f"Game: bench\nSide: {side}\nTurn: {turn}\nPhase: {phase}\n\n"
+            form += rs.order_template(state, side)
+            report = _own_forces(rs.view(state, [], side))
+            sent = str(players[side](form, report)).splitlines()
+            # The lifecycle reads the header off the mail before the ruleset sees it.
+            return "\n".join(ln for ln in sent if ln.partition(":")[0] not in HEADER)
+
+        while (demand := rs.pending(state)) is not None:
+            adj = val = 0.0
+            turn = demand.turn
+            while (demand := rs.pending(state)) is not None and demand.turn == turn:
+                sheets = {
+                    s: sheet(state, players, s, demand.turn, demand.phase) for s in demand.sides
+                }
+                state, v_s, a_s = timed_round(rs, state, sheets, demand, counts)
+                val, adj = val + v_s, adj + a_s
+            per_turn_adj.append(adj)
+            per_turn_val.append(val)
+            played += 1
+            if played >= turns:
+                break
+    setup = statistics.mean(setups)
     tfs = sum(len(state["private"][s]["tfs"]) for s in state["private"])
     return summary(
         per_turn_adj,
         per_turn_val,
-        scenario="coral-sea-1942 (witp)",
+        scenario=f"coral-sea-1942 (witp, {orders} orders"
+        + (f", played {repeat} times)" if orders == "mission-cards" else ")"),
         units=tfs,
         units_at_start=9,
         setup_s=setup,
@@ -294,9 +335,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--scenario", default="campaign-3")
     ap.add_argument("--ruleset", choices=("usn", "witp"), default="usn")
+    ap.add_argument("--witp-orders", choices=("mission-cards", "random"), default="mission-cards")
+    ap.add_argument("--repeat", type=int, default=5, help="witp mission cards: games played")
     args = ap.parse_args()
     r = (
-        run_witp(args.turns, args.seed)
+        run_witp(args.turns, args.seed, args.witp_orders, args.repeat)
         if args.ruleset == "witp"
         else run(args.turns, args.seed, args.scenario)
     )

@@ -229,8 +229,10 @@ def run_demo(
                         continue
                     if subject.startswith("Re:"):
                         summary = re.search(r"Accepted \((\d+)\)", text)
+                        refused = re.search(r"Refused \((\d+)\)", text)
                         _say(
                             f"   {player.side}: answer says accepted {summary.group(1) if summary else 0}"
+                            + (f", refused {refused.group(1)}" if refused else "")
                         )
                         continue
                     form = FORM.search(text)

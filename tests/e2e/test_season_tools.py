@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_archive_site import browse
 from tests.e2e.helpers import wait_until
+from tests.e2e.test_archive_site import browse
 from tests.e2e.test_game_by_mail import Person, Table, orders, person, sheet
 from tests.maillab import DOMAIN, MailLab
 

@@ -1,64 +1,332 @@
 """``pbem demo --ruleset witp`` (issue 16 item 4): Coral Sea, May 1942, played to its
 end through the real daemon on the embedded default (SQLite + Maildir), both sides
-mailing signed orders every round, then ``pbem verify`` on the export.
+mailing signed mission cards every round, then ``pbem verify`` on the export.
 
 The whole demo runs as a user would start it: the daemon is a separate process, the
 moderator's CREATE goes by signed mail, each scripted side answers the report it was
-mailed (pbem.demo_witp), and the archive is verified at the end.
+mailed (pbem.demo_witp), and the archive is verified at the end. The test reads the
+mail the daemon sent: every answer accepted every line, and each side's own reports
+show its TFs where their cards sent them (16.0, 17.13), and nowhere else.
 """
 
 from __future__ import annotations
 
+import email
+import email.policy
+import mailbox
+import re
 import sqlite3
+from collections.abc import Iterator
+from dataclasses import replace
+from email.message import EmailMessage
 from pathlib import Path
 
-from pbem.demo_witp import Reading, allied, japanese
+import pytest
+
+from pbem.demo_witp import BASES, INTENTS, Reading, TaskForce, allied, japanese, plot_orders
+from pbem.rulesets.witp.map import load_map
 from tests.unit.test_cli_errors import pbem
 
-ROUNDS = [f"T{t}-naval{n}-plot" for t in (1, 2, 3) for n in (1, 2, 3)]
+SIDES = ("japanese", "allied")
+NAVAL_PLOT = re.compile(r"^T(?P<turn>[123])-naval(?P<phase>[123])-plot(?:-(?P<half>\w+))?$")
+SUBJECT = re.compile(r"\[pbem demo-1\] turn \d+ (?P<round>\S+) report")
+ANSWER = re.compile(r"^Game demo-1, (?P<side>\w+), turn \d+ phase (?P<round>\S+)$", re.M)
 
 
-def test_witp_demo_plays_coral_sea_to_its_end_and_verifies(tmp_path: Path) -> None:
-    run = pbem(tmp_path, "demo", "--dir", "d", "--ruleset", "witp")
+def _mails(folder: Path) -> Iterator[tuple[str, str, str]]:
+    """(to, subject, plain text) of every mail the daemon sent, in the order sent."""
+    box = mailbox.Maildir(str(folder), create=False)
+    for key in sorted(box.keys()):
+        msg = email.message_from_bytes(box.get_bytes(key), policy=email.policy.default)
+        assert isinstance(msg, EmailMessage)
+        part = msg.get_body(("plain",))
+        text = part.get_content().replace("\r\n", "\n") if part is not None else ""
+        yield str(msg["To"]), str(msg["Subject"]), text
+
+
+def _forces(report: str, side: str) -> dict[str, tuple[str, list[str]]]:
+    """Each of ``side``'s TFs in a report: (its hex, the hexes it moved through this
+    phase). The game-over report lists every side's forces, each line led by its side."""
+    section = re.search(r"^(?:Your forces|Forces)\n-+\n(.*?)\n\n", report, re.M | re.S)
+    assert section, report
+    out = {}
+    lead = "" if report.count("Your forces\n") else f"{side}: "
+    for block in re.split(r"(?m)^(?=(?:\w+: )?TF\d+ )", section.group(1)):
+        flat = " ".join(block.split())
+        if not flat.startswith(lead):
+            continue
+        head = re.match(r"(TF\d+) .*? at ([A-Z]\d{4})\b", flat[len(lead) :])
+        if head:
+            moved = re.search(r"moved: ((?:[A-Z]\d{4} ?)+)", flat)
+            out[head.group(1)] = (head.group(2), moved.group(1).split() if moved else [])
+    return out
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    where = tmp_path_factory.mktemp("witpdemo")
+    run = pbem(where, "demo", "--dir", "d", "--ruleset", "witp")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr
-    out = run.stdout
+    return run.stdout, where / "d"
+
+
+def test_witp_demo_plays_coral_sea_to_its_end_and_verifies(demo: tuple[str, Path]) -> None:
+    out, d = demo
     assert "CREATE demo-1 witp" not in out  # the commands went by signed mail
     assert "game over: the scenario's 3 Game-Turns are played" in out
     assert "verify: OK" in out
-    for side in ("japanese", "allied"):
-        assert out.count(f"   {side} signs and mails orders: PASS") == len(ROUNDS)
-        assert out.count(f"   {side}: answer says accepted 1") == len(ROUNDS)
-    with sqlite3.connect(tmp_path / "d" / "pbem.sqlite3") as db:
+    with sqlite3.connect(d / "pbem.sqlite3") as db:
         game = db.execute("SELECT ruleset, scenario, status FROM games").fetchall()
         phases = [n for (n,) in db.execute("SELECT name FROM phases ORDER BY seq")]
     assert game == [("witp", "coral-sea-1942", "over")]
-    assert [p for p in phases if p != "T1-open"] == ROUNDS
-    # verify re-ran every round and checked each side's sealed orders of each.
-    assert f"{2 * len(ROUNDS)} plot commitments confirmed" in out
+    plots = [p for p in phases if p != "T1-open"]
+    assert all(NAVAL_PLOT.match(p) for p in plots), plots
+    # Three Game-Turns of three Naval Phases, each plotted (in one round or a gate's two).
+    naval = {(m["turn"], m["phase"]) for p in plots if (m := NAVAL_PLOT.match(p))}
+    assert naval == {(t, n) for t in "123" for n in "123"}
+    # verify re-ran every round and checked each plotting side's sealed orders of each.
+    sealed = out.count("signs and mails")
+    assert f"{sealed} plot commitments confirmed" in out
 
 
-def test_the_scripted_sides_read_their_own_forces_from_the_report_alone() -> None:
-    """Reading takes the form's round and offered orders and the report's own forces;
-    a stage-0 form offers PASS only, so each side plots PASS."""
-    form = "Game: demo-1\nSide: japanese\nTurn: 1\nPhase: T1-naval1-plot\n\n# comment\nPASS\n"
-    report = (
-        "Your forces\n-----------\n"
-        "MO Main Force (R.Adm. Goto) at Rabaul [data-pack]\n"
-        "    CVL Shoho, CA Aoba\n"
-        "Port Moresby Invasion Force (R.Adm. Kajioka) at Rabaul [data-pack]\n"
-        "    CL Yubari\n\nWhere this report rests\n"
-    )
-    r = Reading.of("japanese", form, report)
-    assert (r.turn, r.round, r.segment) == (1, "T1-naval1-plot", "plot")
-    assert r.offered == {"PASS"}
-    assert dict(r.forces) == {
-        "MO Main Force": "Rabaul",
-        "Port Moresby Invasion Force": "Rabaul",
-    }
-    assert japanese(r) == ["PASS"] and allied(Reading.of("allied", form, "")) == ["PASS"]
-    # Once a form offers the MOVE card, the intents become mission cards.
-    staged = Reading(r.side, r.turn, r.round, frozenset({"PASS", "MOVE"}), r.forces)
-    assert japanese(staged) == [
-        "MOVE MO Main Force TO Deboyne",
-        "MOVE Port Moresby Invasion Force TO Jomard",
+def test_witp_demo_nothing_refused_and_tfs_moved_as_plotted(demo: tuple[str, Path]) -> None:
+    """Every answer accepted every line (none refused, 16.3); after each Naval Phase
+    a side's own report shows each TF it plotted at the card's destination, having
+    moved through it (17.13), a LINKed TF with its leader (17.10), and every TF it
+    did not plot where it was, not moved (16.0)."""
+    out, d = demo
+    theatre = load_map()
+    plotted: dict[str, dict[tuple[str, str], list[str]]] = {s: {} for s in SIDES}
+    last_report: dict[str, dict[tuple[str, str], str]] = {s: {} for s in SIDES}
+    opening: dict[str, str] = {}
+    answers = 0
+    for to, subject, text in _mails(d / "mail" / "outbox"):
+        side = to.partition("@")[0]
+        if side not in SIDES:
+            continue
+        if subject.startswith("Re:"):
+            answers += 1
+            head = ANSWER.search(text)
+            assert head and head["side"] == side, text
+            assert "Refused" not in text, text
+            accepted = re.search(r"Accepted \(\d+\), as understood:\n((?:  .*\n)+)", text)
+            assert accepted, text
+            m = NAVAL_PLOT.match(head["round"])
+            assert m, head["round"]
+            lines = [ln.strip() for ln in accepted.group(1).splitlines()]
+            plotted[side].setdefault((m["turn"], m["phase"]), []).extend(lines)
+            continue
+        report = SUBJECT.search(subject)
+        if report and report["round"] == "T1-open":
+            opening[side] = text
+        m = NAVAL_PLOT.match(report["round"]) if report else None
+        if m:  # the last report of a Naval Phase shows its Execution Segment
+            last_report[side][(m["turn"], m["phase"])] = text
+    assert answers == out.count("signs and mails") and "answer says accepted 0" not in out
+    assert ", refused" not in out
+
+    moved_in: dict[str, set[str]] = {s: set() for s in SIDES}
+    dummies: dict[str, list[str]] = {s: [] for s in SIDES}
+    for side in SIDES:
+        before = _forces(opening[side], side)
+        for key in sorted(last_report[side]):
+            now = _forces(last_report[side][key], side)
+            lines = plotted[side].get(key, [])
+            cards: dict[str, list[str]] = {}
+            for line in lines:
+                if line != "PASS":
+                    tf, _, rest = line.partition(" ")
+                    cards.setdefault(tf, []).append(rest)
+            for tf, (at, moved) in now.items():
+                card = cards.get(tf, [])
+                goal = next((c.split()[1] for c in card if c.startswith("MOVE ")), None)
+                leader = next((c.split()[1] for c in card if c.startswith("LINK ")), None)
+                if goal is not None:
+                    hex_ = (
+                        goal
+                        if re.fullmatch(r"E\d{4}", goal)
+                        else theatre.place(goal.replace("_", " "))
+                    )
+                    assert at == hex_ and moved and moved[-1] == hex_, (
+                        side,
+                        key,
+                        tf,
+                        card,
+                        at,
+                        moved,
+                    )
+                    moved_in[side].add(key[0])
+                elif leader is not None:
+                    assert at == now[leader][0] and moved == now[leader][1], (side, key, tf)
+                elif tf not in before:  # a dummy marker a REGP DUMMY line placed (17.11, 13.6)
+                    placer = next(t for t, c in cards.items() if f"REGP DUMMY {tf}" in c)
+                    assert (at, moved) == (before[placer][0], []), (side, key, tf, placer)
+                    dummies[side].append(tf)
+                else:
+                    assert (at, moved) == (before[tf][0], []), (side, key, tf, card)
+            before = now
+    # Both sides' TFs moved in every Game-Turn of the scenario.
+    assert moved_in == {s: {"1", "2", "3"} for s in SIDES}
+    # The Allied allotment is never empty (13.6: SI level 3 and more): Crace leaves one.
+    assert len(dummies["allied"]) == 1
+
+
+def _tf(marker: str, name: str, hex_: str, **kw: object) -> TaskForce:
+    base: dict[str, object] = {
+        "in_port": False, "speed": "SC3", "to_choose": True, "used": 0, "held": False,
+    }  # fmt: skip
+    return TaskForce(marker, name, hex_, **{**base, **kw})  # type: ignore[arg-type]
+
+
+FORM = """Game: demo-1
+Side: allied
+Turn: 1
+Phase: T1-naval1-plot
+
+# T1-naval1-plot: First Naval Phase, Plot Segment (3.1 C, 16.3)
+#   TFn SPEED 1-3 | MOVE <hex> [VIA <hex>...] EV 0-14 | NIGHT AFTER <hexes> |
+#   FUEL FROM TFn | REGP TFn SHIPS a, b | REGP DUMMY TFn | LINK TFn | TRAN <hex> | PORT
+#
+# Your task forces:
+#   TF1 (Fuelling Group): E2424, at sea; Neosho, Tippecanoe, Sims, Worden
+#      speed SC2 (to choose); fuelled; 0 active phase(s) used this Game-Turn
+#   TF3 (Task Force 17): E2324, at sea; Yorktown, Astoria
+#      speed SC3; fuelled; 3 active phase(s) used this Game-Turn
+#   TF4 (Task Force 44): E2028, in port at Townsville; Australia
+#      speed SC2; fuelled; 0 active phase(s) used this Game-Turn
+#      entered port last phase: stays in port this phase (18.4.1)
+PASS
+"""
+REPORT = """Your forces
+-----------
+TF1 Fuelling Group (Capt. Phillips) at E2424 (at sea) [history]
+    AO Neosho, AO Tippecanoe, DD Sims, DD Worden
+TF3 Task Force 17 (R.Adm. Fletcher) at E2324 (at sea) [history]
+    CV Yorktown, CA Astoria
+
+Where this report rests
+"""
+
+
+def test_the_scripted_sides_read_their_own_tfs_from_the_form_and_report() -> None:
+    """Reading takes the round, the offered orders and the side's TFs from the form,
+    and the carrier TFs from the report's ship types; a TF whose active phases are
+    used (16.0) or which entered port last phase (18.4.1) is not plotted."""
+    r = Reading.of("allied", FORM, REPORT)
+    assert (r.turn, r.round, r.phase, r.segment) == (1, "T1-naval1-plot", "naval1", "plot")
+    assert {"PASS", "SPEED", "MOVE", "FUEL", "LINK", "PORT"} <= r.offered
+    assert "SEARCH" not in r.offered
+    assert [(t.marker, t.name, t.hex, t.speed, t.to_choose, t.used) for t in r.tfs] == [
+        ("TF1", "Fuelling Group", "E2424", "SC2", True, 0),
+        ("TF3", "Task Force 17", "E2324", "SC3", False, 3),
+        ("TF4", "Task Force 44", "E2028", "SC2", False, 0),
     ]
+    assert [t.carrier for t in r.tfs] == [False, True, False]
+    assert [t.may_plot for t in r.tfs] == [True, False, False]
+    # TF17 (3 of 3 phases used) and TF44 (entered port) get no card; TF11 is absent.
+    assert allied(r) == [
+        "# TF1 Fuelling Group: Neosho and Tippecanoe at the rendezvous",
+        "TF1 SPEED 2",
+        "TF1 MOVE E2223 EV 0",
+    ]
+    # A gate's half ("-japanese") is still a Plot Segment of the same Naval Phase.
+    gate = Reading("japanese", 1, "T1-naval1-plot-japanese", frozenset({"PASS"}))
+    assert (gate.phase, gate.segment) == ("naval1", "plot") and japanese(gate) == ["PASS"]
+
+
+def test_13_3_search_lines_only_when_the_form_offers_search() -> None:
+    """13.3.1: SEARCH <base|TFn> <hex> ...: from each base the form names under
+    search, and from each carrier TF, toward the enemy's expected hexes in reach."""
+    tfs = (
+        _tf("TF3", "Task Force 17", "E2324", carrier=True),
+        _tf("TF1", "Fuelling Group", "E2424"),
+    )
+    plain = Reading("allied", 1, "T1-naval1-plot", frozenset({"PASS", "MOVE"}), tfs)
+    assert not [ln for ln in plot_orders(plain) if ln.startswith("SEARCH")]
+    offered = Reading(
+        "allied", 1, "T1-naval1-plot", frozenset({"PASS", "MOVE", "SEARCH"}), tfs,
+        "# search (13.3): port moresby, noumea",
+    )  # fmt: skip
+    searches = [ln for ln in plot_orders(offered) if ln.startswith("SEARCH")]
+    # Without the form's bands and values, one hex each, in the Medium band; Noumea
+    # is named but no expected hex is in its reach (13.1.3): it does not search.
+    assert searches == ["SEARCH Port_Moresby E1719", "SEARCH TF3 E1719"]
+
+
+SEARCH_FORM = """Game: demo-1
+Side: allied
+Turn: 1
+Phase: T1-naval1-plot
+
+#   TF3 (Task Force 17): E2324, at sea; Yorktown, Astoria
+#      speed SC3 (to choose); fuelled; 0 active phase(s) used this Game-Turn
+#
+# Standing orders (kept until you file others; docs/witp-orders.md):
+#   SEARCH <base|TFn> <hex> [<hex> ...] [INTENSIVE]  (13.3.1, 13.5.4) | SEARCH NONE
+# Your searching bases (land bands; 13.1.3):
+#   Port_Moresby at E1018: short 1-7 hexes value 5; medium 8-13 hexes value 5
+#   Cairns at E0926: short 1-7 hexes value 1
+#   TF3 at E2324 (carrier bands): short 1-4 hexes value 6; medium 5-8 hexes value 6
+PASS
+"""
+
+
+def test_13_3_1_searches_read_the_forms_bands_and_split_values() -> None:
+    """The form lists each searcher's bands and values (13.1.3): a search goes only
+    where a band has a value, and is split over two hexes only while the value
+    shared out stays at least 1 for each (13.3.1: fractions dropped)."""
+    r = Reading.of("allied", SEARCH_FORM, "")
+    assert "SEARCH" in r.offered
+    assert [(s.name, s.hex, s.carrier) for s in r.searchers] == [
+        ("Port_Moresby", "E1018", False),
+        ("Cairns", "E0926", False),
+        ("TF3", "E2324", True),
+    ]
+    assert [ln for ln in allied(r) if ln.startswith("SEARCH")] == [
+        "SEARCH Port_Moresby E1719 E1818",
+        "SEARCH TF3 E1719 E1818",
+    ]
+
+
+def test_every_intent_names_a_force_of_the_scenario() -> None:
+    """The cards' forces are the scenario's names, as the forms list them."""
+    names = {
+        "japanese": {
+            "MO Main Force", "MO Striking Force", "MO Support Force (seaplane tender group)",
+            "Port Moresby Invasion Force", "Tulagi Invasion Force",
+        },
+        "allied": {"Fuelling Group", "Task Force 11", "Task Force 17", "Task Force 44"},
+    }  # fmt: skip
+    for side, phases in INTENTS.items():
+        for cards in phases.values():
+            for c in cards:
+                assert {c.force, *(x for x in (c.link, c.fuel_from) if x)} <= names[side]
+
+
+def test_the_searching_bases_stand_where_the_map_prints_them() -> None:
+    theatre = load_map()
+    for side, bases in BASES.items():
+        for name, at in bases.items():
+            assert str(theatre.place(name)) == at, (side, name)
+
+
+def test_17_11_a_dummy_only_while_the_allotment_has_one() -> None:
+    """13.6, 17.11: REGP DUMMY takes the form's lowest free marker, where the TF
+    starts (before its move), and only while a dummy sortie is left."""
+    tf44 = _tf("TF4", "Task Force 44", "E1721", speed="SC2", to_choose=False, used=0)
+    r = Reading("allied", 2, "T2-naval1-plot", frozenset({"PASS", "REGP", "MOVE", "PORT"}), (tf44,))
+    with_one = replace(r, free_marker="TF5", dummies_left=1)
+    assert [ln for ln in allied(with_one) if not ln.startswith("#")] == [
+        "TF4 REGP DUMMY TF5",
+        "TF4 MOVE Townsville EV 0",
+        "TF4 PORT",
+    ]
+    none_left = replace(r, free_marker="TF5", dummies_left=0)
+    assert "TF4 REGP DUMMY TF5" not in allied(none_left)
+    form = (
+        "# Free markers: TF6-TF60 (55 of 60, 16.1.1)\n# Dummy sorties left this cycle: 2 (13.6)\n"
+    )
+    assert (
+        Reading.of("japanese", form, "").free_marker,
+        Reading.of("japanese", form, "").dummies_left,
+    ) == ("TF6", 2)

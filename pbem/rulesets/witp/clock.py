@@ -12,6 +12,13 @@ next such segment (adjudication resolves the plot, then plays on to the next
 decision). The segments before the game's first plot form an automatic opening
 round. A round is named after its plot segment: ``T1-naval1-plot`` (Game-Turn 1,
 First Naval Phase, Plot Segment); a Strategic Game-Turn's ``S1-...`` (cycle 1).
+
+The Japanese-first gate (42.3.1, ruling R70): when it applies, a naval Plot
+Segment's round is split in two halves. ``T1-naval1-plot-japanese`` takes the
+Japanese plot alone and resolves only its filing (his cards close; the Allies'
+Sigint and Magic calls are carried out on them); ``T1-naval1-plot`` then takes the
+Allied plot and runs on as the whole round would. Whether it applies is the
+caller's (play.Clock: from public knowledge only).
 """
 
 from __future__ import annotations
@@ -281,10 +288,15 @@ def schedule(game_turns: int, turn_in_cycle: int = 1) -> tuple[Slot, ...]:
     return tuple(slots)
 
 
+JAPANESE_HALF, ALLIED_HALF = "japanese", "allied"  # the halves of a gated Plot Segment
+HALF_SUFFIX = "-japanese"  # the Japanese half's name: "T1-naval1-plot-japanese"
+
+
 @dataclass(frozen=True, slots=True)
 class Round:
     """One mail round: ``slots[0]`` takes the orders (unless ``sides`` is empty: the
-    automatic opening round); every slot is resolved in order when it is adjudicated."""
+    automatic opening round); every slot is resolved in order when it is adjudicated.
+    ``half``: "" for a whole round, else which half of a gated Plot Segment (42.3.1)."""
 
     name: str
     turn: int
@@ -292,16 +304,51 @@ class Round:
     slots: tuple[Slot, ...]
     start: int  # index of slots[0] in the schedule
     end: int  # index after the last slot
+    half: str = ""
 
     @property
     def title(self) -> str:
         first = self.slots[0]
         if not self.sides:
             return "Opening: the segments before the first plot"
-        return f"{first.phase.title}: {first.segment.title}"
+        head = f"{first.phase.title}: {first.segment.title}"
+        if self.half == JAPANESE_HALF:
+            return f"{head}, the Japanese plot first (42.3.1; the Allies plot next)"
+        if self.half == ALLIED_HALF:
+            return f"{head}, the Allied plot (the Japanese cards are closed, 42.3.1)"
+        return head
+
+    def japanese_half(self) -> Round:
+        """42.3.1: the Japanese plot alone, before the Allied; only its filing."""
+        return Round(
+            self.name + HALF_SUFFIX,
+            self.turn,
+            (JAPANESE,),
+            self.slots[:1],
+            self.start,
+            self.start,
+            JAPANESE_HALF,
+        )
+
+    def allied_half(self) -> Round:
+        """The Allied plot, after the Japanese cards closed; the rest of the round."""
+        return Round(self.name, self.turn, (ALLIED,), self.slots, self.start, self.end, ALLIED_HALF)
+
+    @property
+    def naval_plot(self) -> bool:
+        """A naval Plot Segment both sides plot in: the gate's round (42.3.1)."""
+        first = self.slots[0]
+        return (
+            first.phase.key.startswith("naval")
+            and first.segment.key == "plot"
+            and set(self.sides) == set(BOTH)
+            and not first.strategic
+        )
 
     def steps(self) -> tuple[str, ...]:
         """Rule-cited steps; a phase none of whose segments is moderated yet is one line."""
+        if self.half == JAPANESE_HALF:
+            return (f"{self.slots[0].step()}: the Japanese plot cards only (42.3.1)",)
         out: list[str] = []
         i = 0
         while i < len(self.slots):

@@ -1,16 +1,24 @@
 """42 Strategic intelligence in a Naval Phase's Plot Segment: the Japanese-first
 plotting gate, Sigint samples of the Japanese plot cards (the dummy plot card of
-42.9 among them), ruses, and Magic chits.
+42.9 among them), ruses, Magic chits and the JN-25 counters the dummy card needs.
+
+The gate (42.3.1, ruling R70): the Japanese plot closes first in every naval Plot
+Segment while the Allies may hold Sigint as far as the Japanese can know (the SI
+levels are the Allies' until the cycle ends, 42.1.3): the round splits in two
+(clock.Round.japanese_half). It reads public knowledge only, so the round a side
+is mailed never tells it whether the Allies hold or call Sigint.
 
 Sigint (42.3.1): after the Japanese cards close, a secret 1D6; each pip shows the
 Allies 10% of the cards, rounded up, drawn at random; the Japanese learn only
 that "a Sigint event occurred", which a ruse (42.3.5) makes look the same. Once a
-Naval Phase (42.3.2). The gate (ruling R19): while the Allies hold Sigint uses
-this cycle, the Japanese plot closes first.
+Naval Phase (42.3.2). Uses, ruses and the Magic draw come with the cycle (42.2.2).
 
 Magic (42.4.1): Reveal 1/2 TF shows the Allies plot cards by the SI differential
 (nominees told to the Japanese at +1 and +2, never which card was read); Reveal
 Dummy TF removes a Japanese dummy of their choice, or burns an unused sortie.
+
+A plot card as another side sees it (``card_face``) has the same shape whether it
+is a TF's real card or the 42.9 dummy card: TF, speed class, composition, lines.
 """
 
 from __future__ import annotations
@@ -28,51 +36,115 @@ from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
 from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
 MAGIC_TABLE = "tables/magic-cup"
+REVEAL_TF = "tables/magic-reveal-tf"
+SI_LEVELS = "scenario/si-levels"
 DUMMY_CARDS = "tables/dummy-plot-cards"
+GATE = "rulings/sigint-plot-gate"  # "japanese-first" (R70) or "off" (no Sigint: a house rule)
+SI_EFFECTS = "tables/si-difference-effects"
+JN25 = "tables/jn25"
+DRAW_CHITS = {"draw-1d6": 1, "draw-2d6": 2}  # 42.4.1: roll, draw that many more
+INTEL = "intelligence"  # private[side][INTEL]: the side's own intelligence holdings
+CARD_LINES = "card_lines"  # private[side][CARD_LINES]: each TF's card lines as written
 
 
 def sigint_uses(state: Mapping[str, Any]) -> int:
-    return int(state[PRIVATE][ALLIED].get("intelligence", {}).get("sigint_left", 0))
+    return int(state[PRIVATE][ALLIED].get(INTEL, {}).get("sigint_left", 0))
 
 
-def japanese_plot_first(state: Mapping[str, Any]) -> bool:
-    """R19 (42.3.1): the Japanese plot closes first while the Allies can call Sigint."""
-    return sigint_uses(state) > 0
+def gate_on(public: Mapping[str, Any]) -> bool:
+    """The game plays Sigint (``rulings.sigint-plot-gate`` is not "off")."""
+    item = public["pack"].get(GATE)
+    return item is None or item["value"] != "off"
+
+
+def public_si_difference(public: Mapping[str, Any]) -> int | None:
+    """The SI difference as both sides know it: the scenario's levels, which its pack
+    gives openly; None where only the Allies know it (42.1.3)."""
+    item = public["pack"].get(SI_LEVELS)
+    if item is None:
+        return None
+    return int(item["value"]["allied"]) - int(item["value"]["japanese"])
+
+
+def japanese_plot_first(public: Mapping[str, Any]) -> bool:
+    """R70 (42.3.1, 42.2.1): the Japanese plot closes first while the Allies may hold
+    Sigint as far as the Japanese can know: public knowledge only, never the Allies'
+    uses left or their call (either would tell the Japanese before his cards close)."""
+    diff = public_si_difference(public)
+    return gate_on(public) and (diff is None or diff > 0)
+
+
+def card_face(
+    tf: str, speed: str, composition: Sequence[str], lines: Sequence[str]
+) -> dict[str, Any]:
+    """A plot card as Sigint or Magic shows it (16.3, 42.9): one shape for every card."""
+    return {"tf": tf, "speed": speed, "composition": list(composition), "lines": list(lines)}
+
+
+def _ship_name(ship: Any) -> str:
+    """A TF's ship: its name (the TF Display's schema), or a ship record's name."""
+    return str(ship["name"]) if isinstance(ship, Mapping) else str(ship)
 
 
 def plot_cards(state: Mapping[str, Any], slot: Slot) -> list[dict[str, Any]]:
-    """The Japanese cards of this Naval Phase: each TF's plot, and the dummy plot card
-    of 42.9 if one is played this Game-Turn (the Allies cannot tell it apart)."""
+    """The Japanese cards of this Naval Phase: one for each TF with a plot (16.3), and
+    the dummy plot card of 42.9 if filed for this phase; in TF-number order, so the
+    Allies cannot tell the dummy card by its place."""
     private = state[PRIVATE][JAPANESE]
+    written = private.get(CARD_LINES, {})
     cards = [
-        {"tf": tf, "card": rec.get("mission")} for tf, rec in sorted(private.get("tfs", {}).items())
+        card_face(
+            tf,
+            str(rec["mission"].get("speed") or rec.get("speed_class")),
+            ["dummy"] if rec.get("dummy") else [_ship_name(s) for s in rec.get("ships", ())],
+            written.get(tf, ()),
+        )
+        for tf, rec in private.get("tfs", {}).items()
+        if rec.get("mission")
     ]
     fake = private.get("dummy_plot_card")
-    if fake and fake.get("turn") == slot.turn:
-        cards.append({"tf": str(fake["tf"]), "card": fake["card"]})
-    return cards
+    if fake and fake.get("time") == slot.time:
+        cards.append(dict(fake["card"]))
+    return sorted(cards, key=lambda c: (len(str(c["tf"])), str(c["tf"])))
 
 
-def file_dummy_plot_card(state: dict[str, Any], tf: str, card: str, slot: Slot) -> None:
-    """42.9: only in the 4 Game-Turns before a JN-25 counter is played, once a
-    Game-Turn, one card held at a time."""
+def dummy_card_problem(own: Mapping[str, Any], tf: str, slot: Slot) -> str | None:
+    """Why the Japanese may not file a 42.9 dummy plot card as ``tf`` now (None: he
+    may). R72: filing one commits a JN-25 Code Change counter he holds to the
+    Strategic Game-Turn that ends this cycle, so this Game-Turn is among the 4 before
+    its play; one card a Game-Turn (re-filed, the same TF, in any of its Naval
+    Phases); a TF number of his own TFs would be a second card for that TF (16.3)."""
+    jn = own.get("jn25", {})
+    committed = jn.get("committed_cycle")
+    if committed != slot.cycle and (committed is not None or int(jn.get("held", 0)) < 1):
+        return "a dummy plot card needs a JN-25 Code Change counter to play at this cycle's end"
+    if tf in own.get("tfs", {}):
+        return f"{tf} is one of your TFs: its card is its own plot (16.3)"
+    held = own.get("dummy_plot_card")
+    if held and held.get("turn") == slot.turn and held["card"]["tf"] != tf:
+        return f"one dummy plot card a Game-Turn: this Game-Turn's is {held['card']['tf']}"
+    return None
+
+
+def file_dummy_plot_card(state: dict[str, Any], card: Mapping[str, Any], slot: Slot) -> list[Event]:
+    """42.9: the card (a ``card_face``) goes into this phase's deck; the JN-25 play it
+    commits is told to the Japanese (R72)."""
     private = state[PRIVATE][JAPANESE]
-    window = int(state[PUBLIC]["pack"][DUMMY_CARDS]["value"]["window_game_turns"])
-    jn25 = private.get("jn25_play_turn")
-    if jn25 is None or not 0 < jn25 - slot.turn <= window:
-        raise IllegalOrderError(
-            f"a dummy plot card serves only in the {window} Game-Turns before a JN-25 code change",
-            rule="42.9",
-        )
-    held = private.get("dummy_plot_card")
-    if held and held.get("turn") == slot.turn:
-        raise IllegalOrderError("one dummy plot card a Game-Turn, one held at a time", rule="42.9")
-    private["dummy_plot_card"] = {"tf": tf, "card": card, "turn": slot.turn}
+    problem = dummy_card_problem(private, str(card["tf"]), slot)
+    if problem:
+        raise IllegalOrderError(problem, rule="42.9")
+    private["dummy_plot_card"] = {"card": dict(card), "turn": slot.turn, "time": slot.time}
+    jn = private.setdefault("jn25", {"held": 0, "committed_cycle": None})
+    if jn.get("committed_cycle") == slot.cycle:
+        return []
+    jn["committed_cycle"] = slot.cycle
+    fact = {"kind": "jn25-committed", "cycle": slot.cycle}
+    return [disclose(state, fact, [JAPANESE], slot.time, "42.9")]
 
 
 def sigint(state: dict[str, Any], slot: Slot, secret: Dice, *, ruse: bool = False) -> list[Event]:
     """42.3.1 (or a 42.3.5 ruse): the Allies see a random 10% per pip of the cards."""
-    intel = state[PRIVATE][ALLIED].setdefault("intelligence", {})
+    intel = state[PRIVATE][ALLIED].setdefault(INTEL, {})
     if intel.get("sigint_phase") == slot.time:
         raise IllegalOrderError("Sigint may be used once a Naval Phase", rule="42.3.2")
     key = "ruses_left" if ruse else "sigint_left"
@@ -91,7 +163,7 @@ def sigint(state: dict[str, Any], slot: Slot, secret: Dice, *, ruse: bool = Fals
     n = min(len(cards), math.ceil(len(cards) * pips / 10))
     pool = list(range(len(cards)))
     seen = sorted(pool.pop(draws.below(secret, len(pool), "sigint card")) for _ in range(n))
-    fact = {"kind": "sigint", "pips": pips, "cards": [cards[i] for i in seen]}
+    fact = {"kind": "sigint", "pips": pips, "of": len(cards), "cards": [cards[i] for i in seen]}
     state.setdefault(MODERATOR, {}).setdefault("sigint", []).append(
         {"time": slot.time, "seen": seen}
     )
@@ -99,22 +171,37 @@ def sigint(state: dict[str, Any], slot: Slot, secret: Dice, *, ruse: bool = Fals
 
 
 def draw_magic(state: dict[str, Any], count: int, secret: Dice, slot: Slot) -> Event:
-    """42.4: the Allies draw ``count`` Magic chits (kept secret until played, 42.4.2)."""
+    """42.4: the Allies draw ``count`` Magic chits (kept secret until played, 42.4.2).
+    A Draw chit rolls 1D6 (2D6) for as many more and goes back to the cup once the
+    cycle's chits are drawn (42.4.1, R73)."""
     mod = state.setdefault(MODERATOR, {})
     cup = mod.setdefault("magic_cup", dict(state[PUBLIC]["pack"][MAGIC_TABLE]["value"]["chits"]))
     drawn: list[str] = []
-    for _ in range(count):
+    extra: list[tuple[str, int]] = []
+    todo = count
+    while todo > 0:
         pool = [c for c, n in sorted(cup.items()) for _ in range(n)]
+        if not pool:
+            break
         chit = pool[draws.below(secret, len(pool), "magic chit")]
         cup[chit] -= 1
-        drawn.append(chit)
-    state[PRIVATE][ALLIED].setdefault("intelligence", {}).setdefault("magic", []).extend(drawn)
-    return disclose(state, {"kind": "magic-drawn", "chits": drawn}, [ALLIED], slot.time, "42.4")
+        todo -= 1
+        if chit in DRAW_CHITS:
+            more = sum(secret.d6(f"magic {chit}") for _ in range(DRAW_CHITS[chit]))
+            extra.append((chit, more))
+            todo += more
+        else:
+            drawn.append(chit)
+    for chit, _ in extra:
+        cup[chit] += 1
+    state[PRIVATE][ALLIED].setdefault(INTEL, {}).setdefault("magic", []).extend(drawn)
+    fact = {"kind": "magic-drawn", "chits": drawn, "draw_chits": [list(e) for e in extra]}
+    return disclose(state, fact, [ALLIED], slot.time, "42.4")
 
 
 def play_magic(state: dict[str, Any], chit: str, slot: Slot) -> Event:
     """42.4.2: a Magic chit is shown when played, all but Report False."""
-    held: list[str] = state[PRIVATE][ALLIED].get("intelligence", {}).get("magic", [])
+    held: list[str] = state[PRIVATE][ALLIED].get(INTEL, {}).get("magic", [])
     if chit not in held:
         raise IllegalOrderError(f"you hold no Magic chit {chit!r}", rule="42.4")
     held.remove(chit)
@@ -127,10 +214,63 @@ def play_magic(state: dict[str, Any], chit: str, slot: Slot) -> Event:
     return disclose(state, {"kind": "magic-played", "chit": chit}, audience, slot.time, "42.4.2")
 
 
+def open_cycle(state: dict[str, Any], cycle: int, secret: Dice, slot: Slot) -> list[Event]:
+    """42.2.2: the Allies' Sigint uses and Magic draw for ``cycle``, from the SI
+    difference, and their ruses (42.3.5: the Allied SI level / 2, rounded up); told
+    to the Allies alone. Until stage 7 draws SI levels (42.1), every cycle plays at
+    the scenario's (ruling R71); unused uses lapse with their cycle."""
+    item = state[PUBLIC]["pack"].get(SI_LEVELS)
+    if item is None or not gate_on(state[PUBLIC]):
+        return []
+    allied, japanese = int(item["value"]["allied"]), int(item["value"]["japanese"])
+    diff = allied - japanese
+    effects = state[PUBLIC]["pack"][SI_EFFECTS]["value"].get(f"+{min(diff, 3)}", {})
+    uses, magic = int(effects.get("sigint", 0)), int(effects.get("magic", 0))
+    intel = state[PRIVATE][ALLIED].setdefault(INTEL, {})
+    intel.update(
+        cycle=cycle,
+        si_difference=diff,
+        sigint_left=uses,
+        ruses_left=math.ceil(allied / 2) if uses else 0,
+        sigint_phase=None,
+    )
+    fact = {
+        "kind": "si-capabilities",
+        "cycle": cycle,
+        "si_difference": diff,
+        "sigint": uses,
+        "ruses": intel["ruses_left"],
+        "magic_draws": magic,
+    }
+    events = [disclose(state, fact, [ALLIED], slot.time, "42.2.2")]
+    if magic:
+        events.append(draw_magic(state, magic, secret, slot))
+    return events
+
+
+def roll_jn25(state: dict[str, Any], secret: Dice, slot: Slot) -> Event:
+    """42.8: at the outset the Japanese roll 1D6 + 1 (at most 6) secretly: the JN-25
+    Code Change counters they hold."""
+    held = min(6, secret.d6("JN-25 counters") + 1)
+    state[PRIVATE][JAPANESE]["jn25"] = {"held": held, "committed_cycle": None}
+    return disclose(state, {"kind": "jn25-counters", "held": held}, [JAPANESE], slot.time, "42.8")
+
+
+def play_committed_jn25(state: dict[str, Any], cycle: int, slot: Slot) -> list[Event]:
+    """R72: a JN-25 counter committed by a dummy plot card is played at the Strategic
+    Game-Turn ending its cycle, onto the next cycle (42.8; placed openly on the
+    Cycle Track). Its 2D6 takes effect in that cycle's SI Phase (stage 7)."""
+    jn = state[PRIVATE][JAPANESE].get("jn25", {})
+    if jn.get("committed_cycle") != cycle:
+        return []
+    jn["held"] = int(jn.get("held", 0)) - 1
+    jn["committed_cycle"] = None
+    fact = {"kind": "jn25-played", "arrives_cycle": cycle + 1}
+    return [disclose(state, fact, [ALLIED, JAPANESE], slot.time, "42.8")]
+
+
 # -- Magic: Reveal TF and Reveal Dummy TF (42.4.1) -------------------------------
 
-REVEAL_TF = "tables/magic-reveal-tf"
-SI_LEVELS = "scenario/si-levels"
 REVEAL_DUMMY_ORDER = "reveal_dummy_order"  # private["japanese"]["standing"][...]: TF list
 
 

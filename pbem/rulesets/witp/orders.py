@@ -20,8 +20,9 @@ from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError, Validation
 from pbem.rulesets.witp import missions
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.clock import Round
+from pbem.rulesets.witp.clock import ALLIED_HALF, HALF_SUFFIX, JAPANESE_HALF, Round
 from pbem.rulesets.witp.missions import Card, Context
+from pbem.rulesets.witp.sides import JAPANESE
 
 PASS = "PASS"
 
@@ -33,10 +34,12 @@ class Plot:
 
     cards: dict[str, Card] = field(default_factory=dict)
     extra: dict[str, list[list[str]]] = field(default_factory=dict)  # word -> argument lists
+    lines: dict[str, list[str]] = field(default_factory=dict)  # TF -> its card's lines (42.3.1)
 
 
 TfJudge = Callable[[Context, Card, Sequence[str]], None]
 LineJudge = Callable[[Context, Plot, Sequence[str]], None]
+FormLines = Callable[[Context], list[str]]  # a module's lines on the order form
 
 
 def _speed(ctx: Context, card: Card, args: Sequence[str]) -> None:
@@ -147,8 +150,7 @@ def _pass(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
 
 
 LINE_WORDS: dict[str, LineJudge] = {PASS: _pass}
-# Sections a module adds to the order form (searchplay.py: the standing orders).
-FORM_SECTIONS: list[Callable[[Context], list[str]]] = []
+FORM_SECTIONS: list[FormLines] = []
 
 
 def register_tf_word(word: str, judge: TfJudge) -> None:
@@ -157,6 +159,12 @@ def register_tf_word(word: str, judge: TfJudge) -> None:
 
 def register_line(word: str, judge: LineJudge) -> None:
     LINE_WORDS[word.upper()] = judge
+
+
+def register_form(section: FormLines) -> None:
+    """Lines a module adds to the order form (commented), after the task forces."""
+    if section not in FORM_SECTIONS:
+        FORM_SECTIONS.append(section)
 
 
 def _open_card(ctx: Context, plot: Plot, tf: str) -> Card:
@@ -215,6 +223,7 @@ def judge_line(ctx: Context, plot: Plot, line: str) -> str:
             if fresh:
                 del plot.cards[tf]
             raise
+        plot.lines.setdefault(tf, []).append(" ".join([word, *words[2:]]))
         return " ".join([tf, word, *words[2:]])
     line_judge = LINE_WORDS.get(head)
     if line_judge is None:
@@ -240,6 +249,19 @@ def validate(rnd: Round | None, side: str, ctx: Context | None, text: str) -> Va
     """``ctx`` is None when ``side`` is no side of the game."""
     if rnd is None:
         return Validation((), (LineError(0, "", "the game is over", None),))
+    if ctx is not None and rnd.half == JAPANESE_HALF and side != JAPANESE:
+        return Validation(
+            (),
+            (
+                LineError(
+                    0,
+                    "",
+                    f"the Japanese plot first in {rnd.name}; the Allies plot in "
+                    f"{rnd.name.removesuffix(HALF_SUFFIX)}",
+                    "42.3.1",
+                ),
+            ),
+        )
     if ctx is None or side not in rnd.sides:
         return Validation(
             (), (LineError(0, "", f"no orders are due from {side} in {rnd.name}", "3.1"),)
@@ -309,6 +331,18 @@ def template(rnd: Round | None, ctx: Context) -> str:
     head = rnd.slots[0]
     out = [
         f"# {rnd.name}: {head.phase.title}, {head.segment.title} ({head.phase.rule}, {head.segment.rule})",
+        *(
+            ["# The Japanese plot first; the Allies plot next, after Sigint (42.3.1)."]
+            if rnd.half == JAPANESE_HALF
+            else []
+        ),
+        *(
+            [
+                "# The Japanese cards are closed: your Sigint calls were carried out on them (42.3.1)."
+            ]
+            if rnd.half == ALLIED_HALF
+            else []
+        ),
         "# One line a mission, in the order the TF performs them (17.12.4); TFs execute in the",
         "# order written (17.13.6). PASS, or nothing, plots no mission (docs/witp-orders.md).",
         "#   TFn SPEED 1-3 | MOVE <hex> [VIA <hex>...] EV 0-14 | NIGHT AFTER <hexes> |",
@@ -331,7 +365,7 @@ def template(rnd: Round | None, ctx: Context) -> str:
             f"# Dummy sorties left this cycle: {int(allot['allowed']) - int(allot['sorties'])} (13.6)"
         )
     for section in FORM_SECTIONS:
-        out += section(ctx)
+        out += [f"# {line}" if line else "#" for line in section(ctx)]
     out += [PASS, ""]
     return "\n".join(out)
 

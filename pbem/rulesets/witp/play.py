@@ -11,6 +11,12 @@ allotments (13.6); a naval Plot Segment files each side's mission cards (16.3); 
 initiative segment rolls 3.2's dice, and a naval Execution Segment then carries the
 cards out (movement.py) and spends fuel (fuel.py); the end of a Game-Turn or cycle
 moves the marker (3.1 I, 50.0 J); a segment of a later stage is passed over.
+
+Under the 42.3.1 gate (R70) a naval Plot Segment is two rounds: the Japanese half
+files his cards alone and carries out the Allies' Sigint and Magic calls on them
+(intel_orders.py), on the secret stream; the Allied half files the Allied cards
+and plays the rest of the round. The opening round and each round that begins a
+cycle end with 42.8 (JN-25 counters) and 42.2.2 (the cycle's Sigint and Magic).
 """
 
 from __future__ import annotations
@@ -24,9 +30,18 @@ from typing import Any, cast
 from pbem.core.dice import Dice
 from pbem.core.errors import DataError
 from pbem.core.events import Event
-from pbem.rulesets.witp import fuel, initiative, movement, orders, searchplay
+from pbem.rulesets.witp import (
+    draws,
+    fuel,
+    initiative,
+    intel_orders,
+    intelligence,
+    movement,
+    orders,
+    searchplay,
+)
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.clock import Round, Slot, cycle_of, round_at, schedule
+from pbem.rulesets.witp.clock import JAPANESE_HALF, Round, Slot, cycle_of, round_at, schedule
 from pbem.rulesets.witp.datapack import DataPack
 from pbem.rulesets.witp.knowledge import (
     DISCLOSURES,
@@ -37,7 +52,7 @@ from pbem.rulesets.witp.knowledge import (
     disclose,
 )
 from pbem.rulesets.witp.missions import Context, SeaMap
-from pbem.rulesets.witp.sides import SIDES
+from pbem.rulesets.witp.sides import JAPANESE, SIDES
 
 GAME_TURNS = "scenario/game-turns"
 START_DATE = "scenario/start-date"
@@ -46,6 +61,7 @@ INITIATIVE_CHOICE = "rulings/initiative-choice"
 CLOCK_ITEMS = (GAME_TURNS, START_DATE, TURN_IN_CYCLE)
 PLACES = "scenario/places"
 HIDDEN_MOVEMENT = "rulings/hidden-movement"
+GATE, GATE_VALUES = intelligence.GATE, ("japanese-first", "off")
 
 
 def _int_item(pack: DataPack, key: str, low: int, high: int) -> int:
@@ -72,6 +88,8 @@ def setup(scenario: str, pack: DataPack, sea: tfs.Locator) -> dict[str, Any]:
         raise DataError("scenario.start-date", "must be a date, YYYY-MM-DD") from None
     if pack.value(INITIATIVE_CHOICE) not in (initiative.FIRST, initiative.SECOND):
         raise DataError("rulings.initiative-choice", "must be first or second")
+    if GATE in pack.items and pack.value(GATE) not in GATE_VALUES:
+        raise DataError("rulings.sigint-plot-gate", f"must be {' or '.join(GATE_VALUES)} (R70)")
     if pack.value(HIDDEN_MOVEMENT) != "exact":
         raise DataError("rulings.hidden-movement", "only 'exact' (R30) is moderated yet")
     places = pack.value(PLACES) if PLACES in pack.items else {}
@@ -102,19 +120,33 @@ class Clock:
     game_turns: int
     turn_in_cycle: int
     start_date: str
+    japanese_first: bool = False  # the 42.3.1 gate (R70), from public knowledge
+    plotted: tuple[str, ...] = ()  # sides whose plot at ``at`` is filed (the Japanese half)
 
     @classmethod
     def of(cls, public: Mapping[str, Any]) -> Clock:
         c = public["clock"]
         start = str(public["pack"][START_DATE]["value"])
-        return cls(int(c["at"]), int(c["game_turns"]), int(c["turn_in_cycle"]), start)
+        return cls(
+            int(c["at"]),
+            int(c["game_turns"]),
+            int(c["turn_in_cycle"]),
+            start,
+            intelligence.japanese_plot_first(public),
+            tuple(c.get("plotted", ())),
+        )
 
     @property
     def slots(self) -> tuple[Slot, ...]:
         return schedule(self.game_turns, self.turn_in_cycle)
 
     def pending(self) -> Round | None:
-        return round_at(self.slots, self.at)
+        """The next round; a naval Plot Segment under the 42.3.1 gate is two: the
+        Japanese half, then (his plot filed) the Allied half."""
+        rnd = round_at(self.slots, self.at)
+        if rnd is None or not self.japanese_first or not rnd.naval_plot:
+            return rnd
+        return rnd.allied_half() if JAPANESE in self.plotted else rnd.japanese_half()
 
     def date_of(self, turn: int) -> str:
         """2.5: a Game-Turn is one week."""
@@ -134,6 +166,9 @@ class Clock:
             "week_of": self.date_of(turn),
             "round": rnd.name if rnd else None,
             "round_title": rnd.title if rnd else "game over",
+            # Who plots in it: both sides, or one (a half of a plotting gate, 42.x).
+            "plots": list(rnd.sides) if rnd else [],
+            "half": bool(rnd and rnd.sides and len(rnd.sides) < len(SIDES)),
             "steps": list(rnd.steps()) if rnd else [],
             "over": rnd is None,
         }
@@ -158,11 +193,65 @@ def play_round(
     rnd = clock.pending()
     if rnd is None:
         return new, []
+    if rnd.half == JAPANESE_HALF:
+        return new, _japanese_half(new, rnd, orders_by_side, dice, sea)
     events: list[Event] = []
     for slot in rnd.slots:
         events += _resolve(new, slot, rnd, orders_by_side, dice, sea)
     new[PUBLIC]["clock"]["at"] = rnd.end
-    return new, events
+    new[PUBLIC]["clock"].pop("plotted", None)
+    return new, events + _after_round(new, rnd, dice)
+
+
+def _japanese_half(
+    state: dict[str, Any],
+    rnd: Round,
+    orders_by_side: Mapping[str, Sequence[str]],
+    dice: Dice,
+    sea: SeaMap,
+) -> list[Event]:
+    """42.3.1: the Japanese cards close; the Allies' calls are carried out on them on
+    the secret stream (always taken here: twelve open dice whatever is called)."""
+    slot = rnd.slots[0]
+    secret = draws.SecretDice.from_dice(dice, rnd.name)
+    events = _file_plot(state, JAPANESE, orders_by_side.get(JAPANESE, ()), slot, sea)
+    events += intel_orders.carry_out(state, slot, secret)
+    state[PUBLIC]["clock"]["plotted"] = [JAPANESE]
+    return events
+
+
+def _after_round(state: dict[str, Any], rnd: Round, dice: Dice) -> list[Event]:
+    """42.8 at the game's opening; 42.2.2 for each cycle that begins (R71). The
+    secret stream is taken after every open roll of the round, so it shifts none."""
+    crossed = [s for s in rnd.slots if s.strategic and s.segment.key == "advance"]
+    if rnd.start != 0 and not crossed:
+        return []
+    secret = draws.SecretDice.from_dice(dice, f"{rnd.name} intelligence")
+    events: list[Event] = []
+    if rnd.start == 0:
+        last = rnd.slots[-1]
+        events.append(intelligence.roll_jn25(state, secret.fork("jn25"), last))
+        events += intelligence.open_cycle(state, last.cycle, secret.fork("cycle"), last)
+    for s in crossed:
+        events += intelligence.play_committed_jn25(state, s.cycle, s)
+        events += intelligence.open_cycle(
+            state, s.cycle + 1, secret.fork(f"cycle {s.cycle + 1}"), s
+        )
+    return events
+
+
+def _file_plot(
+    state: dict[str, Any], side: str, lines: Sequence[str], slot: Slot, sea: SeaMap
+) -> list[Event]:
+    """16.3: the side's mission cards (its own plot log: secret) and its 42 lines."""
+    state[PRIVATE][side]["plots"] = {slot.time: list(lines)}
+    plot = orders.plot_of(context(state, side, sea), list(lines))
+    state[PRIVATE][side]["card_order"] = list(plot.cards)  # 17.13.6: as written
+    for tf, entry in state[PRIVATE][side][tfs.TFS].items():
+        card = plot.cards.get(tf)
+        entry["mission"] = card.to_json() if card is not None and card.missions else None
+    searchplay.file_standing(state, side, lines, context(state, side, sea))  # 13.3, R50
+    return intel_orders.file_extras(state, side, plot, slot)
 
 
 def _resolve(
@@ -176,7 +265,7 @@ def _resolve(
     # The search rules' hooks (searchplay.py) around the segment itself.
     where = cast(searchplay.SearchMap, sea)
     contexts = {side: context(state, side, sea) for side in SIDES}
-    events = searchplay.before_segment(state, slot, rnd, orders_by_side, dice, contexts, where)
+    events = searchplay.before_segment(state, slot, rnd, dice, contexts, where)
     events += _segment(state, slot, rnd, orders_by_side, dice, sea)
     return events + searchplay.after_segment(state, slot)
 
@@ -193,14 +282,10 @@ def _segment(
     if rnd.start == 0 and slot is rnd.slots[0]:
         events += tfs.allot_dummies(state, dice, slot.time, slot.cycle)
     if slot is rnd.slots[0] and rnd.sides:
-        for side in rnd.sides:  # the side's own plot log: secret (16.3)
-            lines = list(orders_by_side.get(side, ()))
-            state[PRIVATE][side]["plots"] = {slot.time: lines}
-            plot = orders.plot_of(context(state, side, sea), lines)
-            state[PRIVATE][side]["card_order"] = list(plot.cards)  # 17.13.6: as written
-            for tf, entry in state[PRIVATE][side][tfs.TFS].items():
-                card = plot.cards.get(tf)
-                entry["mission"] = card.to_json() if card is not None and card.missions else None
+        for side in rnd.sides:  # the Allied half files the Allies' alone
+            events += _file_plot(state, side, orders_by_side.get(side, ()), slot, sea)
+            if side == JAPANESE and not rnd.half:  # no split: nothing is sampled (R71)
+                events += intel_orders.carry_out(state, slot, None)
         return events
     if slot.segment.initiative:
         choice = str(state[PUBLIC]["pack"][INITIATIVE_CHOICE]["value"])
@@ -233,6 +318,8 @@ def _execute(state: dict[str, Any], first: str, time: str) -> list[Event]:
     cards = {}
     for side in SIDES:
         own = state[PRIVATE][side]
+        for entry in own.get(tfs.TFS, {}).values():
+            entry["log"] = []  # this phase's moves only (taskforces.py): a TF left alone moved none
         cards[side] = {
             tf: own[tfs.TFS][tf]["mission"]
             for tf in own.get("card_order", ())

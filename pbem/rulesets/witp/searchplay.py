@@ -198,20 +198,17 @@ def before_segment(
     state: dict[str, Any],
     slot: Slot,
     rnd: Round,
-    orders_by_side: Mapping[str, Sequence[str]],
     dice: Dice,
     contexts: Mapping[str, Context],
     sea: SearchMap,
 ) -> list[Event]:
-    """Before play.py resolves ``slot``: set-up, the round's secret seed, the
-    standing orders filed at a Plot Segment, the Air Search Segment."""
+    """Before play.py resolves ``slot``: set-up, the round's secret seed, the Air
+    Search Segment (the standing orders are filed with the plot: ``file_standing``)."""
     events: list[Event] = []
     if slot is rnd.slots[0]:
         prepare(state, sea)
         if rnd.sides:  # every plot round (the opening has no search orders yet)
             draws.take_round_seed(state, dice, rnd.name)  # always 12 open dice
-        for side in rnd.sides:
-            file_standing(state, side, orders_by_side.get(side, ()), contexts[side])
     if slot.phase.key.startswith("air") and slot.segment.key == "search":
         events += air_search_segment(state, slot, dice, contexts)
     return events
@@ -359,19 +356,19 @@ def form_lines(ctx: Context) -> list[str]:
     carrier TF with its bands and values (13.1, 13.3), the standing orders in force."""
     own = ctx.own
     out = [
-        "#",
-        "# Standing orders (kept until you file others; docs/witp-orders.md):",
-        "#   SEARCH <base|TFn> <hex> [<hex> ...] [INTENSIVE]  (13.3.1, 13.5.4) | SEARCH NONE",
-        "#   SEARCH TFn <hex> BLUFF <value>  (13.3.3: carrier Short or Medium range only)",
-        "#   DECEPTION TFn|ALL UNDERSTATE|OVERSTATE CARRIERS|CAPITALS|ESCORTS|TRANSPORTS|TOTAL",
-        "#   DECEPTION TFn|ALL TRUE|RANDOM | DECEPTION TFn IF <chit> REPORT <n> <type> ... TOTAL <n>",
+        "",
+        "Standing orders (kept until you file others; docs/witp-orders.md):",
+        "  SEARCH <base|TFn> <hex> [<hex> ...] [INTENSIVE]  (13.3.1, 13.5.4) | SEARCH NONE",
+        "  SEARCH TFn <hex> BLUFF <value>  (13.3.3: carrier Short or Medium range only)",
+        "  DECEPTION TFn|ALL UNDERSTATE|OVERSTATE CARRIERS|CAPITALS|ESCORTS|TRANSPORTS|TOTAL",
+        "  DECEPTION TFn|ALL TRUE|RANDOM | DECEPTION TFn IF <chit> REPORT <n> <type> ... TOTAL <n>",
     ]
     if ctx.side == ALLIED:
-        out.append("#   COASTWATCHERS DELAY <hexes>|END  (13.8)")
-    out.append("# Your searching bases (land bands; 13.1.3):")
+        out.append("  COASTWATCHERS DELAY <hexes>|END  (13.8)")
+    out.append("Your searching bases (land bands; 13.1.3):")
     for name, b in sorted(own.get("air_bases", {}).items()):
         bands = _bands(ctx.public, b["air_points"], False, ctx.side)
-        out.append(f"#   {name.replace(' ', '_')} at {b['hex']}: {bands}")
+        out.append(f"  {name.replace(' ', '_')} at {b['hex']}: {bands}")
     for tf in sorted(own.get(tfs.TFS, {}), key=tfs.marker_number):
         entry = own[tfs.TFS][tf]
         if not entry.get("hex"):
@@ -382,15 +379,15 @@ def form_lines(ctx: Context) -> list[str]:
             continue
         if air:
             bands = _bands(ctx.public, air, True, ctx.side)
-            out.append(f"#   {tf} at {entry['hex']} (carrier bands): {bands}")
+            out.append(f"  {tf} at {entry['hex']} (carrier bands): {bands}")
     standing = own.get(STANDING, {})
     kept = [*standing.get("search", ())]
     kept += [p.get("line", "") for p in standing.get("deception", {}).values()]
     if standing.get(coastwatchers.DELAY_KEY, 0) != 0 or coastwatchers.DELAY_KEY in standing:
         d = standing.get(coastwatchers.DELAY_KEY)
         kept.append(f"COASTWATCHERS DELAY {'END' if d is None else d}")
-    out.append("# In force: " + (" | ".join(k for k in kept if k) or "none"))
+    out.append("In force: " + (" | ".join(k for k in kept if k) or "none"))
     return out
 
 
-orders.FORM_SECTIONS.append(form_lines)
+orders.register_form(form_lines)

@@ -52,7 +52,9 @@ def test_witp_game_plays_naval_plot_rounds_by_mail(table) -> None:  # type: igno
     phase = table.run(
         lambda gm: (gm.lookups.open_phase("w1").turn, gm.lookups.open_phase("w1").name)
     )
-    assert phase == (1, "T1-naval1-plot")  # T1-open was automatic
+    # T1-open was automatic; the Allies hold the SI advantage openly, so the Japanese
+    # plot first (42.3.1, R70)
+    assert phase == (1, "T1-naval1-plot-japanese")
 
     def reports(gm):  # type: ignore[no-untyped-def]
         rows = gm.desk.session.scalars(
@@ -68,10 +70,12 @@ def test_witp_game_plays_naval_plot_rounds_by_mail(table) -> None:  # type: igno
     assert "units/ship-cv-yorktown" in allied and "Yorktown" in allied
     assert "Shokaku" not in allied and "Yorktown" not in first["japanese@example.org"]
     for turn, name in ((1, "T1-naval1-plot"), (1, "T1-naval2-plot"), (1, "T1-naval3-plot")):
-        table.run(lambda gm, t=turn, n=name: gm.phases.submit("w1", "japanese", t, n, ["PASS"]))
+        j = f"{name}-japanese"
+        table.run(lambda gm, t=turn, n=j: gm.phases.submit("w1", "japanese", t, n, ["PASS"]))
+        table.run(lambda gm: gm.clock.tick("w1"))
         table.run(lambda gm, t=turn, n=name: gm.phases.submit("w1", "allied", t, n, ["PASS"]))
         table.run(lambda gm: gm.clock.tick("w1"))
     phase = table.run(
         lambda gm: (gm.lookups.open_phase("w1").turn, gm.lookups.open_phase("w1").name)
     )
-    assert phase == (2, "T2-naval1-plot")
+    assert phase == (2, "T2-naval1-plot-japanese")

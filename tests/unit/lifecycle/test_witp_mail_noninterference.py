@@ -45,7 +45,7 @@ IDS = st.sampled_from(("tf17", "tf44", "mo-striking-force", "kido", "decoy", "tf
 FACTS = st.fixed_dictionaries(
     {
         # The other side's secrets of search (13.5.3 the chit it drew, 13.5.4 its
-        # losses, 13.5.7 a report refused by its chit) among the rest.
+        # losses, 13.5.7 a report refused by its chit) and of intelligence.
         "kind": st.sampled_from(
             (
                 "sighting",
@@ -54,6 +54,9 @@ FACTS = st.fixed_dictionaries(
                 "search-chit",
                 "deception-refused",
                 "intensive-search-loss",
+                "si-capabilities",
+                "magic-drawn",
+                "jn25-counters",
             )
         ),
         "at": st.sampled_from(PLACES),
@@ -106,7 +109,31 @@ class Hidden:
     plots: dict[str, Any]
     moderator: Any
     told_other: list[dict[str, Any]]
+    intelligence: dict[str, Any]  # 42: the other side's Sigint, ruses, Magic, calls
+    jn25: dict[str, Any]  # 42.8: the Japanese counters held, a committed play
+    card: Any  # 42.9: a dummy plot card
+    card_lines: Any  # each TF's card lines (what Sigint would show)
 
+
+INTEL = st.fixed_dictionaries(
+    {
+        "si_difference": st.integers(-3, 3),
+        "sigint_left": st.integers(0, 5),
+        "ruses_left": st.integers(0, 2),
+        "magic": st.lists(st.sampled_from(("blank", "reveal-1-tf", "report-false")), max_size=3),
+        "calls": st.lists(st.sampled_from((["SIGINT"], ["SIGINT", "RUSE"])), max_size=1),
+    }
+)
+JN25 = st.fixed_dictionaries(
+    {"held": st.integers(0, 6), "committed_cycle": st.sampled_from((None, 1))}
+)
+CARD = st.none() | st.fixed_dictionaries(
+    {
+        "card": st.fixed_dictionaries({"tf": st.sampled_from(("TF30", "TF9")), "lines": JSON}),
+        "turn": st.just(1),
+        "time": st.just("T1/naval1/plot"),
+    }
+)
 
 hidden = st.builds(
     Hidden,
@@ -114,6 +141,10 @@ hidden = st.builds(
     st.dictionaries(st.sampled_from(("T1/naval1/plot", "T1/naval2/plot")), st.lists(JSON)),
     JSON,
     st.lists(FACTS, max_size=3),
+    INTEL,
+    JN25,
+    CARD,
+    st.dictionaries(st.sampled_from(("TF1", "TF2")), st.lists(st.text(max_size=8), max_size=2)),
 )
 
 
@@ -122,7 +153,14 @@ def world(base: Mapping[str, Any], viewer: str, h: Hidden) -> tuple[dict[str, An
     round: the disclosures to the other side alone."""
     other = enemy_of(viewer)
     state = copy.deepcopy(dict(base))
-    state[PRIVATE][other] = {"forces": h.forces, "plots": h.plots}
+    state[PRIVATE][other] = {
+        "forces": h.forces,
+        "plots": h.plots,
+        "intelligence": h.intelligence,
+        "jn25": h.jn25,
+        "dummy_plot_card": h.card,
+        "card_lines": h.card_lines,
+    }
     state[MODERATOR] = {"ledger": h.moderator}
     events = [disclose(state, f, [other], "T1/naval1/plot", "13.5") for f in h.told_other]
     return state, events
@@ -225,7 +263,7 @@ def test_the_mail_does_change_with_what_the_side_knows(harness: Harness) -> None
     own TF's hex (the report's text and map move it)."""
     over = _played(99)
     assert RULESET.pending(over) is None
-    start = _played(1)  # the open phase T1-naval1-plot
+    start = _played(1)  # the open phase T1-naval1-plot-japanese (42.3.1)
     moved = copy.deepcopy(start)
     moved[PRIVATE]["japanese"]["tfs"]["TF1"]["hex"] = "E2418"  # MO Main Force, off Guadalcanal
     assert start[PUBLIC] == moved[PUBLIC]

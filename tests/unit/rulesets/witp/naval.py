@@ -11,10 +11,15 @@ from pbem.rulesets.witp.ruleset import WitpRuleset
 
 from .conftest import SCENARIO
 
+# The naval rules' tests play each Plot Segment as one round, both sides at once:
+# the 42.3.1 gate off (ruling R70's "off"). test_intelligence_gate plays the gate.
+NO_GATE = {"rulings": {"sigint-plot-gate": {"value": "off"}}}
 
-def at_plot(witp: WitpRuleset) -> dict[str, Any]:
-    """The state at T1-naval1-plot (the opening round played)."""
-    state = witp.initial_state(SCENARIO, {})
+
+def at_plot(witp: WitpRuleset, *, gate: bool = False) -> dict[str, Any]:
+    """The state at T1-naval1-plot (the opening round played); ``gate``: the Coral
+    Sea's own rulings, whose Plot Segments split (42.3.1), so T1-naval1-plot-japanese."""
+    state = witp.initial_state(SCENARIO, {} if gate else {"datapack": NO_GATE})
     return dict(witp.adjudicate(state, {}, SeededDice(b"n", "g", 1, "T1-open")).state)
 
 

@@ -39,7 +39,8 @@ def test_3_2_initiative_is_announced_to_both_sides(witp) -> None:  # type: ignor
     state = witp.initial_state("coral-sea-1942", {})
     # The opening round runs the First Air Phase: its Strike Segment rolls.
     # 13.6 first: the dummy allotments (Japanese 3+3: 2; Allied SI 3 + |1-2|), then 3.2.
-    result = witp.adjudicate(state, {}, ScriptedDice([3, 3, 1, 2, 4, 2]))
+    # Then twelve dice seed the secret stream (42.8 JN-25, 42.2.2 Magic: R71).
+    result = witp.adjudicate(state, {}, ScriptedDice([3, 3, 1, 2, 4, 2] + [1] * 12))
     (event,) = [e for e in result.events if e.kind == "initiative"]
     assert event.kind == "initiative" and event.rule == "3.2" and event.witnesses is None
     assert event.data["time"] == "T1/air1/strike" and event.data["winner"] == "japanese"

@@ -109,7 +109,8 @@ def test_17_11_regroup_deploys_a_dummy_from_the_allotment(witp, start) -> None: 
 
 def test_13_6_the_allotment_is_told_to_its_owner_alone(witp) -> None:  # type: ignore[no-untyped-def]
     state = witp.initial_state("coral-sea-1942", {})
-    result = witp.adjudicate(state, {}, ScriptedDice([3, 4, 6, 2, 4, 5, 1]))
+    # The last twelve seed the secret stream (42.8, 42.2.2: R71).
+    result = witp.adjudicate(state, {}, ScriptedDice([3, 4, 6, 2, 4, 5, 1] + [1] * 12))
     facts = [(e.witnesses, e.data["allowed"]) for e in result.events if e.kind == "dummy-allotment"]
     # Japanese 3+4 = 7: 1D6 more (6); Allied SI level 3 + |2-4| = 5. Then 3.2 rolls.
     assert facts == [(("japanese",), 6), (("allied",), 5)]

@@ -30,15 +30,19 @@ def test_registered_as_witp() -> None:
 
 def test_3_1_the_game_runs_its_game_turns_to_the_end(witp) -> None:  # type: ignore[no-untyped-def]
     names, end = _play(witp, witp.initial_state(SCENARIO, {}))
-    assert names[0] == "T1-open" and names[-1] == "T3-naval3-plot" and len(names) == 1 + 3 * 3
+    # 42.3.1 (R70): the Coral Sea's Allies hold the SI advantage openly, so every naval
+    # Plot Segment is two rounds, the Japanese half first.
+    assert names[0] == "T1-open" and names[-1] == "T3-naval3-plot" and len(names) == 1 + 3 * 3 * 2
+    assert names[1:3] == ["T1-naval1-plot-japanese", "T1-naval1-plot"]
     outcome = witp.outcome(end)
     assert outcome is not None and outcome.winner is None
     assert witp.view(end, (), "allied")["clock"]["over"] is True
 
 
 def test_3_1_c_plot_segment_demands_both_sides(witp) -> None:  # type: ignore[no-untyped-def]
+    no_gate = {"rulings": {"sigint-plot-gate": {"value": "off"}}}  # R70's house rule
     state = witp.adjudicate(
-        witp.initial_state(SCENARIO, {}), {}, SeededDice(b"k", "g", 1, "T1-open")
+        witp.initial_state(SCENARIO, {"datapack": no_gate}), {}, SeededDice(b"k", "g", 1, "T1-open")
     ).state
     d = witp.pending(state)
     assert (d.turn, d.phase, d.sides) == (1, "T1-naval1-plot", ("japanese", "allied"))

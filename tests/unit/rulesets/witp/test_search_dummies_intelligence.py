@@ -53,10 +53,10 @@ def test_13_6_3_a_revealed_dummy_leaves_the_map_and_its_chits_return() -> None:
 
 
 def test_42_3_1_sigint_sees_ten_percent_a_pip_and_the_japanese_only_an_event() -> None:
-    tfs = {str(i): tf("E1010", "DD") for i in range(12)}
+    tfs = {str(i): {**tf("E1010", "DD"), "mission": {"speed": "SC3"}} for i in range(12)}
     state = world(japanese=tfs)
     state[PRIVATE]["allied"]["intelligence"] = {"sigint_left": 2, "ruses_left": 1}
-    assert intelligence.japanese_plot_first(state)
+    assert intelligence.japanese_plot_first(state[PUBLIC])  # R70: public knowledge only
     events = intelligence.sigint(state, PLOT, SecretDice(b"s", "t"))
     seen = events[-1].data
     assert len(seen["cards"]) == min(12, -(-12 * seen["pips"] // 10))
@@ -76,14 +76,19 @@ def test_42_3_5_a_ruse_looks_the_same_to_the_japanese() -> None:
     assert projection(a, "japanese")["disclosures"] == projection(b, "japanese")["disclosures"]
 
 
+FAKE = intelligence.card_face("TF9", "SC3", ["Shokaku", "Zuikaku"], ["MOVE E1010 EV 2"])
+
+
 def test_42_9_dummy_plot_card_only_before_jn25_and_sampled_like_a_real_card() -> None:
-    state = world(japanese={"1": tf("E1010", "CA")})
+    state = world(japanese={"TF1": {**tf("E1010", "CA"), "mission": {"speed": "SC2"}}})
     with pytest.raises(IllegalOrderError) as e:
-        intelligence.file_dummy_plot_card(state, "7", "MOVE E1010 E1020", PLOT)
-    assert e.value.rule == "42.9"
-    state[PRIVATE]["japanese"]["jn25_play_turn"] = 3
-    intelligence.file_dummy_plot_card(state, "7", "MOVE E1010 E1020", PLOT)
-    assert [c["tf"] for c in intelligence.plot_cards(state, PLOT)] == ["1", "7"]
+        intelligence.file_dummy_plot_card(state, FAKE, PLOT)
+    assert e.value.rule == "42.9"  # no JN-25 counter to play at the cycle's end (R72)
+    state[PRIVATE]["japanese"]["jn25"] = {"held": 2, "committed_cycle": None}
+    intelligence.file_dummy_plot_card(state, FAKE, PLOT)
+    cards = intelligence.plot_cards(state, PLOT)
+    assert [c["tf"] for c in cards] == ["TF1", "TF9"]
+    assert {k: type(v) for k, v in cards[0].items()} == {k: type(v) for k, v in cards[1].items()}
 
 
 def test_42_4_2_magic_is_shown_when_played_except_report_false() -> None:
@@ -133,7 +138,7 @@ def test_42_4_1_reveal_tf_at_plus_1_names_five_on_map_tfs_and_shows_one() -> Non
         ("magic-reveal-tf", ("allied",)),  # which one was read stays the Allies'
     ]
     (card,) = events[-1].data["cards"]
-    assert card["tf"] in named and card["card"] == {"tf": card["tf"], "path": [int(card["tf"][2:])]}
+    assert card["tf"] in named and card["composition"] == ["CA0"] and card["speed"] == "SC3"
 
 
 def test_42_4_1_the_japanese_cannot_tell_which_card_was_read() -> None:
@@ -151,8 +156,8 @@ def test_42_4_1_the_japanese_cannot_tell_which_card_was_read() -> None:
 
 def test_42_4_1_reveal_tf_at_plus_3_reads_any_card_hidden_ones_included() -> None:
     state = magic_world(3, "reveal-1-tf")
-    state[PRIVATE]["japanese"]["jn25_play_turn"] = 3
-    intelligence.file_dummy_plot_card(state, "TF9", "MOVE E1010 E1020", PLOT)
+    state[PRIVATE]["japanese"]["jn25"] = {"held": 1, "committed_cycle": None}
+    intelligence.file_dummy_plot_card(state, FAKE, PLOT)
     events = intelligence.reveal_tf(state, "reveal-1-tf", ["TF6"], PLOT, SecretDice(b"s", "t"))
     assert [(e.kind, e.witnesses) for e in events] == [
         ("magic-played", None),

@@ -354,3 +354,18 @@ def test_13_8_a_coastwatcher_reports_a_real_tf_and_gives_away_its_island(witp: A
     ]
     sources = {d["fact"]["source"] for d in _facts(result, "located") if d["fact"]["tf"] == "TF1"}
     assert sources == {"coastwatcher"}  # survives night movement, no strike on it alone
+
+
+def test_r50_r70_under_the_japanese_first_gate_each_half_files_its_own_standing_orders(
+    witp: Any,
+) -> None:
+    start = at_plot(witp, gate=True)
+    assert witp.pending(start).sides == ("japanese",)
+    tf17 = tfs(start, "allied")["TF3"]["hex"]
+    half = _play(witp, start, always(100), japanese=f"SEARCH Rabaul {tf17}\nDECEPTION ALL TRUE")
+    standing = half.state[PRIVATE]["japanese"]["standing"]
+    assert standing["search"] == [f"SEARCH Rabaul {tf17}"] and standing["deception"]["*"]
+    assert not [d for d in half.state["disclosures"] if "search" in d["fact"]["kind"]]
+    rest = _play(witp, dict(half.state), always(100), allied=f"SEARCH Port_Moresby {MAIN_FORCE}")
+    flown = {(d["fact"]["searcher"], d["time"]) for d in _facts(rest, "air-search")}
+    assert ("japanese", "T1/air2/search") in flown and ("allied", "T1/air2/search") in flown

@@ -1,0 +1,136 @@
+"""10.1 Task Force AA fire against one wave on the Air/Surface display.
+
+A wave's components are its approach modes (L, M, H and DB for dive-bombers and
+fighter-bombers, 10.1, 10.1.1). Every ship on the wave's path (7.7.4) adds the
+AA value the AA Matrix gives against each component (halved at D2 or worse, per the
+Naval Damage Levels Effects); 2D6 a component on the AA Table, with the 10.1.1
+column shifts and DRMs. Aborts and losses fall on the component's APs at random
+(10.1). At night (14.2.2) only the ships of the target ring and the ring it
+overflies fire, at half value (rounded down); against an Outer Ring target none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.rulesets.witp import draws
+from pbem.rulesets.witp.air.tables import (
+    AA_MATRIX,
+    AA_MODS,
+    EFFECTS,
+    aa_fire,
+    shift,
+    ship_values,
+    value,
+)
+
+
+def ship_aa(public: Mapping[str, Any], ship: Mapping[str, Any], mode: str) -> int:
+    """One ship's AA against an approach mode (AA Matrix; halved when damaged)."""
+    field = value(public, AA_MATRIX)[mode]
+    aa = int(ship_values(public, ship).get(field, 0))
+    level = int(ship.get("damage", 0))
+    effects = value(public, EFFECTS)
+    if level >= 1 and effects.get(f"D{min(level, 4)}", {}).get("aa_half"):
+        aa //= 2
+    return aa
+
+
+def strength(
+    public: Mapping[str, Any], ships: Sequence[Mapping[str, Any]], mode: str, *, night: bool = False
+) -> int:
+    total = sum(ship_aa(public, s, mode) for s in ships)
+    return total // 2 if night else total  # 14.2.2: half, rounded down
+
+
+def night_firers(
+    positions: Mapping[str, tuple[str, int]], arcs: Sequence[tuple[str, int]], ring: str
+) -> list[str]:
+    """14.2.2: core target: core and overflown inner ring; inner: inner and outer; outer: none."""
+    rings = {"core": ("core", "inner"), "inner": ("inner", "outer"), "outer": ()}[ring]
+    return sorted(n for n, p in positions.items() if p in arcs and p[0] in rings)
+
+
+def modifiers(
+    public: Mapping[str, Any],
+    wave: Sequence[Mapping[str, Any]],
+    component: Sequence[Mapping[str, Any]],
+    *,
+    night: bool,
+    later_wave_after_inner: bool,
+    coastwatcher_alerted: bool = False,
+    small_first_wave_drm: int = 0,
+) -> tuple[int, int, list[str]]:
+    """10.1.1: (column shift, DRM, the reasons) against one component."""
+    t = value(public, AA_MODS)
+    cols, drm, why = 0, 0, []
+    modes = {str(a["aa_mode"]) for a in wave if int(a["n"]) > 0}
+    if len(modes) > 1 and any(a["aa_mode"] == "L" and int(a["n"]) > 0 for a in wave):
+        cols += shift(t["combined_low"])
+        why.append(f"combined {t['combined_low']}")
+    if night:
+        cols += shift(t["night"])
+        why.append(f"night {t['night']}")
+    if any(a["role"] == "B" and a.get("below_rating") for a in component):
+        cols += shift(t["level_bomber_below_rating"])
+        why.append(f"level bombers below their rating {t['level_bomber_below_rating']}")
+    if later_wave_after_inner:
+        cols += shift(t["after_first_wave_reached_inner"])
+        why.append(
+            f"a wave before reached the inner ring or core {t['after_first_wave_reached_inner']}"
+        )
+    if coastwatcher_alerted:
+        drm += int(t["coastwatcher_alerted_drm"])
+        why.append(f"coastwatcher-alerted +{t['coastwatcher_alerted_drm']}")
+    if small_first_wave_drm:
+        drm += small_first_wave_drm
+        why.append(f"first wave of 1-2 APs {small_first_wave_drm}")
+    return cols, drm, why
+
+
+def small_first_wave(dice: Dice, purpose: str) -> tuple[tuple[int, int], int]:
+    """10.1.1: a first wave of 1 or 2 APs: 2D6, minus half the differential (down)."""
+    a, b = dice.d6(purpose), dice.d6(purpose)
+    return (a, b), -(abs(a - b) // 2)
+
+
+def pick(
+    component: Sequence[Mapping[str, Any]], hits: int, dice: Dice, purpose: str
+) -> dict[str, int]:
+    """10.1: ``hits`` APs of the component chosen at random (open dice)."""
+    pool = [str(a["type"]) for a in component for _ in range(int(a["n"]))]
+    out: dict[str, int] = {}
+    for _ in range(min(hits, len(pool))):
+        t = pool.pop(draws.below(dice, len(pool), purpose))
+        out[t] = out.get(t, 0) + 1
+    return out
+
+
+def fire(
+    public: Mapping[str, Any],
+    aa: int,
+    component: Sequence[Mapping[str, Any]],
+    cols: int,
+    drm: int,
+    dice: Dice,
+    purpose: str,
+) -> dict[str, Any]:
+    """One component under fire: the roll, the result and the APs hit by type."""
+    roll = dice.d6(purpose) + dice.d6(purpose)
+    aborted, eliminated = aa_fire(public, aa, cols, roll + drm)
+    size = sum(int(a["n"]) for a in component)
+    eliminated = min(eliminated, size)
+    aborted = min(aborted, size - eliminated)
+    lost = pick(component, eliminated, dice, f"{purpose} losses")
+    rest = [{**a, "n": int(a["n"]) - lost.get(str(a["type"]), 0)} for a in component]
+    turned = pick(rest, aborted, dice, f"{purpose} aborts")
+    return {
+        "aa": aa,
+        "columns": cols,
+        "drm": drm,
+        "roll": roll,
+        "eliminated": lost,
+        "aborted": turned,
+    }

@@ -1,0 +1,147 @@
+"""7.8 The Air/Surface combat routine of one wave, and 7.6 coordinating waves.
+
+For each ship attacked (a ship at most once a wave, 7.8.3; every AP attacks, 7.8.4):
+the anti-ship total by role and range (Step 2); the current speed class (the
+printed one, less its damage effects, less 1 each for a Combined Attack (7.8.2), no
+CAP at any attacker altitude, and surprise; never below 0) (Step 3); the attack
+altitude of the majority, ties to the attacker's best (Step 4); torpedoes first face
+the anti-torpedo roll (2D6, the first die against the rating, the second off the
+torpedo value, never below 1); 1D6 on the Air/Surface Damage Table (Step 5); the
+odds against the current defence, rounded down (Step 6); 1D6 on the Naval CRT
+(Step 7). A damage level adds to the ship's; D5 or "S" sinks it (ruling R98).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.rulesets.witp.air.ships import SUNK
+from pbem.rulesets.witp.air.tables import (
+    DAMAGE,
+    EFFECTS,
+    air_unit,
+    damage_points,
+    naval_crt,
+    odds_column,
+    ship_values,
+    value,
+)
+
+
+def combined(wave: Sequence[Mapping[str, Any]]) -> bool:
+    """7.8.2 (A): torpedo bombers with dive- or fighter-bombers in one wave, judged as
+    it enters the display. (B), low level bombers by skip-bombing or elite Japanese
+    bombers, is not in the Coral Sea (ruling R99)."""
+    roles = {str(a["role"]) for a in wave if int(a["n"]) > 0}
+    return "T" in roles and bool(roles & {"D", "FB"})
+
+
+def effect(public: Mapping[str, Any], level: int) -> Mapping[str, Any]:
+    if level < 1:
+        return {"speed_class": 0, "defence": 0}
+    got: Mapping[str, Any] = value(public, EFFECTS)[f"D{min(level, 4)}"]
+    return got
+
+
+def current_speed_class(public: Mapping[str, Any], ship: Mapping[str, Any], reductions: int) -> int:
+    base = int(ship_values(public, ship)["speed_class"])
+    return max(
+        0, base + int(effect(public, int(ship.get("damage", 0)))["speed_class"]) - reductions
+    )
+
+
+def current_defence(public: Mapping[str, Any], ship: Mapping[str, Any]) -> int:
+    """16.8.1: never below one."""
+    base = int(ship_values(public, ship)["defence"])
+    return max(1, base + int(effect(public, int(ship.get("damage", 0)))["defence"]))
+
+
+def anti_ship(
+    public: Mapping[str, Any], aps: Sequence[Mapping[str, Any]], role: str | None = None
+) -> int:
+    """Step 2: the anti-ship total of ``aps`` (of one ``role`` if given)."""
+    total = 0
+    for a in aps:
+        if role and a["role"] != role:
+            continue
+        values = air_unit(public, str(a["type"]))["anti_ship"].get(str(a["role"]), [0, 0])
+        at = 0 if a.get("range", "normal") == "normal" else 1
+        total += int(a["n"]) * int(values[at])
+    return total
+
+
+def attack_altitude(public: Mapping[str, Any], aps: Sequence[Mapping[str, Any]]) -> str:
+    """Step 4: the altitude of most APs; on a tie the attacker's best."""
+    count: Counter[str] = Counter()
+    for a in aps:
+        count[str(a["attack_alt"])] += int(a["n"])
+    drm = value(public, DAMAGE)["altitude_drm"]
+    top = max(count.values())
+    return max((alt for alt, n in count.items() if n == top), key=lambda alt: int(drm[alt]))
+
+
+def resolve(
+    public: Mapping[str, Any],
+    ship: dict[str, Any],
+    aps: Sequence[Mapping[str, Any]],
+    dice: Dice,
+    purpose: str,
+    *,
+    is_combined: bool,
+    no_cap: bool,
+    surprise: bool = False,
+    column: int = 0,
+    drm: int = 0,
+) -> dict[str, Any]:
+    """One ship attacked by ``aps`` (7.8.1 Steps 2-7); the ship's damage is updated."""
+    reductions = int(is_combined) + int(no_cap) + int(surprise) + column  # 8.1.5: a column shift
+    sc = current_speed_class(public, ship, reductions)
+    torpedo = anti_ship(public, aps, "T")
+    other = anti_ship(public, aps) - torpedo
+    rec: dict[str, Any] = {"ship": ship["name"], "type": ship["type"], "speed_class": sc}
+    if torpedo:
+        first, second = dice.d6(f"{purpose} anti-torpedo"), dice.d6(f"{purpose} anti-torpedo")
+        rating = int(ship_values(public, ship).get("anti_torpedo", 0))
+        if first < rating:
+            torpedo = max(1, torpedo - second)
+        rec["anti_torpedo"] = {"dice": [first, second], "rating": rating, "torpedo": torpedo}
+    total = torpedo + other
+    alt = attack_altitude(public, aps)
+    alt_drm = int(value(public, DAMAGE)["altitude_drm"][alt]) + drm
+    roll = dice.d6(f"{purpose} damage")
+    points = damage_points(public, total, sc, roll, alt_drm)
+    defence = current_defence(public, ship)
+    col = odds_column(points, defence)
+    crt = dice.d6(f"{purpose} naval CRT")
+    result = naval_crt(public, col, crt)
+    before = int(ship.get("damage", 0))
+    if result == "S":
+        ship["damage"] = SUNK
+    elif result != "-":
+        ship["damage"] = min(SUNK, before + int(result[1:]))
+    rec.update(
+        anti_ship=total,
+        altitude=alt,
+        drm=alt_drm,
+        roll=roll,
+        damage_points=points,
+        defence=defence,
+        odds=value(public, "tables/naval-crt")["columns"][col],
+        crt_roll=crt,
+        result=result,
+        damage=int(ship["damage"]),
+        sunk=int(ship["damage"]) >= SUNK,
+    )
+    return rec
+
+
+def may_combine(primary_hexes: int, between_hexes: int, roll: int | None) -> bool:
+    """7.6.2: waves from another launching hex join the primary strike's if the hexes
+    between the bases are no more than the primary's distance to the target, else
+    if 1D6 exceeds the difference."""
+    if between_hexes <= primary_hexes:
+        return True
+    return roll is not None and roll > between_hexes - primary_hexes

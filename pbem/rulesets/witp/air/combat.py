@@ -1,0 +1,267 @@
+"""6.0 Air combat between a strike and the CAP over its target, one altitude level
+at a time (6.1: only APs at the same level fight).
+
+Routines A-E of 6.1.1 by the strike's escort at the level: none (A), close (B),
+loose with the CAP's bounce (C) or the escort's (D), loose and close (E). The bounce
+is rolled by the striker on 1D6 when loose escorts are present (6.2.1), with the
+admirals' Bounce bonuses (8.1.6). An attack totals the attackers' strengths and
+counts them (6.3.1); the Air-to-Air CRT gives aborted/eliminated strength points,
+spent by the attacker on defending APs whose strength they reach (doctrine: the
+strongest first, ruling R96); bombers return fire with their bracketed strengths,
+including those just hit, and may eliminate no more fighters than the bombers those
+fighters eliminated or aborted (6.3.2). "Surviving" is neither destroyed nor aborted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.rulesets.witp.air.tables import BOUNCE, air_to_air, value
+
+
+@dataclass
+class Stack:
+    """APs of one type at one level: ``attack`` per AP when they attack (a bomber's
+    return fire), ``defence`` per AP when attacked."""
+
+    type: str
+    n: int
+    attack: int
+    defence: int
+    fighter: bool
+    eliminated: int = 0
+    aborted: int = 0
+
+    @property
+    def surviving(self) -> int:
+        return self.n - self.eliminated - self.aborted
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "n": self.n,
+            "eliminated": self.eliminated,
+            "aborted": self.aborted,
+        }
+
+
+@dataclass
+class Fight:
+    """The record of one level's air combat: each attack, as a side may be told."""
+
+    level: str
+    routine: str
+    bounce: dict[str, Any] | None = None
+    steps: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _total(stacks: list[Stack], *, everyone: bool = False) -> tuple[int, int]:
+    """(strength, APs) attacking: survivors, or all (return fire, 6.1.1 A step 2)."""
+    aps = sum(s.n if everyone else s.surviving for s in stacks)
+    strength = sum((s.n if everyone else s.surviving) * s.attack for s in stacks)
+    return strength, aps
+
+
+def _spend(points: int, stacks: list[Stack], cap: int | None = None) -> dict[str, int]:
+    """Spend strength points on surviving defenders, strongest affordable first;
+    at most ``cap`` APs (6.3.2). Returns APs hit by type."""
+    hit: dict[str, int] = {}
+    live = {id(s): s.surviving for s in stacks}
+    while cap is None or sum(hit.values()) < cap:
+        choices = [s for s in stacks if live[id(s)] > 0 and max(1, s.defence) <= points]
+        if not choices:
+            break
+        s = max(choices, key=lambda x: (x.defence, x.surviving))
+        live[id(s)] -= 1
+        points -= max(1, s.defence)
+        hit[s.type] = hit.get(s.type, 0) + 1
+    return hit
+
+
+def _apply(stacks: list[Stack], hit: Mapping[str, int], kind: str) -> None:
+    for s in stacks:
+        k = min(hit.get(s.type, 0), s.surviving)
+        if kind == "eliminated":
+            s.eliminated += k
+        else:
+            s.aborted += k
+        if k:
+            hit = {**hit, s.type: hit[s.type] - k}
+
+
+def _roll(
+    public: Mapping[str, Any],
+    attackers: list[Stack],
+    defenders: list[Stack],
+    dice: Dice,
+    purpose: str,
+    *,
+    everyone: bool = False,
+) -> tuple[dict[str, Any], dict[str, int], dict[str, int]]:
+    strength, aps = _total(attackers, everyone=everyone)
+    if aps == 0 or not any(d.surviving for d in defenders):
+        return {}, {}, {}
+    roll = dice.d6(purpose) + dice.d6(purpose)
+    ab_pts, el_pts = air_to_air(public, strength, aps, roll)
+    return (
+        {
+            "strength": strength,
+            "aps": aps,
+            "roll": roll,
+            "aborted_points": ab_pts,
+            "eliminated_points": el_pts,
+        },
+        {"ab": ab_pts},
+        {"el": el_pts},
+    )
+
+
+def _attack(
+    public: Mapping[str, Any],
+    fight: Fight,
+    name: str,
+    attackers: list[Stack],
+    defenders: list[Stack],
+    target: str,
+    dice: Dice,
+    *,
+    apply: bool = True,
+) -> dict[str, Any]:
+    """One attack; applied at once unless ``apply`` is False (results noted, 6.1.1 A)."""
+    rec, ab, el = _roll(public, attackers, defenders, dice, f"air combat {fight.level} {name}")
+    if not rec:
+        return {}
+    killed = _spend(el["el"], defenders)
+    rec.update(attacker=name, defender=target, eliminated=killed)
+    if apply:
+        _apply(defenders, killed, "eliminated")
+        rec["aborted"] = _spend(ab["ab"], defenders)
+        _apply(defenders, rec["aborted"], "aborted")
+    fight.steps.append(rec)
+    return rec
+
+
+def _bombers_and_return(
+    public: Mapping[str, Any], fight: Fight, cap: list[Stack], bombers: list[Stack], dice: Dice
+) -> None:
+    """CAP attacks the bombers; the bombers, those just hit included, return fire;
+    both results apply together (6.1.1 A steps 1-2); 6.3.2 caps the fighters lost."""
+    if not any(s.surviving for s in cap) or not any(s.surviving for s in bombers):
+        return
+    on_bombers = _attack(public, fight, "cap", cap, bombers, "bombers", dice, apply=False)
+    killed = on_bombers.get("eliminated", {})
+    if on_bombers:
+        # aborts are spent on those not eliminated: count them before applying
+        tmp = [
+            Stack(
+                s.type,
+                s.n,
+                s.attack,
+                s.defence,
+                s.fighter,
+                s.eliminated + killed.get(s.type, 0),
+                s.aborted,
+            )
+            for s in bombers
+        ]
+        on_bombers["aborted"] = _spend(on_bombers["aborted_points"], tmp)
+    hits_on_bombers = sum(killed.values()) + sum(on_bombers.get("aborted", {}).values())
+    rf = [Stack(s.type, s.n, s.attack, s.defence, False) for s in bombers if s.attack > 0]
+    rec, ab, el = _roll(
+        public, rf, cap, dice, f"air combat {fight.level} return fire", everyone=True
+    )
+    if rec:
+        rec.update(
+            attacker="bombers",
+            defender="cap",
+            eliminated=_spend(el["el"], cap, cap=hits_on_bombers),
+        )  # 6.3.2
+        fight.steps.append(rec)
+    _apply(bombers, killed, "eliminated")
+    _apply(bombers, on_bombers.get("aborted", {}), "aborted")
+    if rec:
+        _apply(cap, rec["eliminated"], "eliminated")
+        rec["aborted"] = _spend(ab["ab"], cap)
+        _apply(cap, rec["aborted"], "aborted")
+
+
+def bounce(
+    public: Mapping[str, Any], dice: Dice, purpose: str, striker_bonus: int = 0, cap_bonus: int = 0
+) -> tuple[int, int, str]:
+    """6.2.1, 8.1.6: (1D6, DRM, "cap" or "escort") for the loose escort's bounce; the
+    striker's admiral's bonus raises the roll, the CAP's lowers it."""
+    roll = dice.d6(purpose)
+    drm = striker_bonus - cap_bonus
+    who = "cap" if roll + drm <= int(value(public, BOUNCE)["cap_if_at_most"]) else "escort"
+    return roll, drm, who
+
+
+def resolve_level(
+    public: Mapping[str, Any],
+    level: str,
+    cap: list[Stack],
+    loose: list[Stack],
+    close: list[Stack],
+    bombers: list[Stack],
+    dice: Dice,
+    *,
+    striker_bonus: int = 0,
+    cap_bonus: int = 0,
+    cap_choice: str = "bombers-first",
+) -> Fight:
+    """One altitude level's air combat (6.1.1 A-E); the stacks are updated."""
+    has_loose, has_close = any(s.n for s in loose), any(s.n for s in close)
+    routine = "E" if has_loose and has_close else "B" if has_close else "A" if not has_loose else ""
+    fight = Fight(level, routine)
+    if not any(s.n for s in cap):
+        fight.routine = "none"
+        return fight
+    who = ""
+    if has_loose:
+        r, drm, who = bounce(public, dice, f"bounce {level}", striker_bonus, cap_bonus)
+        fight.bounce = {"roll": r, "drm": drm, "to": who}
+        if not has_close:
+            routine = fight.routine = "C" if who == "cap" else "D"
+    bombers_first = cap_choice == "bombers-first"
+    if routine == "A":
+        _bombers_and_return(public, fight, cap, bombers, dice)
+    elif routine == "B":
+        _attack(public, fight, "cap", cap, close, "close escort", dice)
+        _attack(public, fight, "close escort", close, cap, "cap", dice)
+        _bombers_and_return(public, fight, cap, bombers, dice)
+    elif routine == "C":
+        if bombers_first:
+            _bombers_and_return(public, fight, cap, bombers, dice)
+            _attack(public, fight, "cap", cap, loose, "loose escort", dice)
+            _attack(public, fight, "loose escort", loose, cap, "cap", dice)
+        else:
+            _attack(public, fight, "cap", cap, loose, "loose escort", dice)
+            _attack(public, fight, "loose escort", loose, cap, "cap", dice)
+            _bombers_and_return(public, fight, cap, bombers, dice)
+    elif routine == "D":
+        _attack(public, fight, "loose escort", loose, cap, "cap", dice)
+        if bombers_first:
+            _bombers_and_return(public, fight, cap, bombers, dice)
+        else:
+            _attack(public, fight, "cap", cap, loose, "loose escort", dice)
+        _attack(public, fight, "loose escort", loose, cap, "cap", dice)
+    elif who == "cap":  # E, the CAP's bounce: 2a-6a
+        _attack(public, fight, "cap", cap, loose, "loose escort", dice)
+        _attack(public, fight, "loose escort", loose, cap, "cap", dice)
+        if bombers_first:
+            _bombers_and_return(public, fight, cap, bombers, dice)
+        else:
+            _attack(public, fight, "cap", cap, close, "close escort", dice)
+            _attack(public, fight, "close escort", close, cap, "cap", dice)
+    else:  # E, the loose escort's bounce: 2b-7b
+        _attack(public, fight, "loose escort", loose, cap, "cap", dice)
+        _attack(public, fight, "cap", cap, loose, "loose escort", dice)
+        _attack(public, fight, "close escort", close, cap, "cap", dice)
+        if bombers_first:
+            _bombers_and_return(public, fight, cap, bombers, dice)
+        else:
+            _attack(public, fight, "cap", cap, close, "close escort", dice)
+    return fight

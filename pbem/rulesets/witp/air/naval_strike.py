@@ -1,0 +1,717 @@
+"""7.1 One naval strike, from launch to critical hits: (state, strike, dice) ->
+(state, events). Every fact a side learns goes through ``knowledge.disclose`` with
+its rule and audience (witp-hidden-info 4.1-4.2, 6):
+
+- 5.0 launch: the launching base, or a carrier's launch hex only: both sides;
+- 8.1.4 carrier coordination and 9.3 joint-strike availability: the striker's own rolls;
+- 12.0 a plotted strike at the target revealed, and the 12.1 sequence: both;
+- 7.1 A the True report on the target: the striker (and owner);
+- 7.3 the target priority: both;
+- 7.2.1 placement, face down: ring, arc, type, "at least D2" (at night nothing but
+  the arc, 14.2.2): the striker;
+- 7.1 B the altitudes used and whether each is escorted, no numbers or types: the
+  naval player;
+- 6.x air combat, the elements as they fight (R11): both;
+- 7.7, 10.1.1 each wave's entry arc and target ring, and through AA its make-up: both;
+- 7.8.1 speed classes in the target ring and a ship's identity once targeted: the
+  striker; the attacks' dice and results: both;
+- 16.7 critical hits: every roll to the owner, a doubles critical to the striker;
+- 6.3.3 extended-range loss doubling: the striker's own.
+
+The owner's choices follow the doctrine (rulings.air-doctrine, R92) with each side's
+standing ``air_doctrine`` over it; a striker's choice reads only what that side has
+been told.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.core.events import Event
+from pbem.rulesets.witp import chits, draws
+from pbem.rulesets.witp.air import (
+    aa,
+    altitude,
+    attack,
+    availability,
+    combat,
+    coordination,
+    critical,
+    display,
+    sequencing,
+)
+from pbem.rulesets.witp.air.coordination import Ratings
+from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of, take_losses, tf_air
+from pbem.rulesets.witp.air.tables import DOCTRINE, air_unit, value
+from pbem.rulesets.witp.hexgrid import distance
+from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.sides import SIDES
+
+LEVELS = ("L", "M", "H")
+
+
+def doctrine(state: Mapping[str, Any], side: str) -> dict[str, Any]:
+    base = dict(value(state[PUBLIC], DOCTRINE))
+    base.update(state[PRIVATE][side].get("standing", {}).get("air_doctrine", {}))
+    return base
+
+
+def _shrink(stacks: list[dict[str, Any]], keep: int) -> list[dict[str, Any]]:
+    """``keep`` of the stacks' APs, each type cut in proportion (rounded up, in order)."""
+    total = sum(int(s["n"]) for s in stacks)
+    out, left = [], keep
+    for s in stacks:
+        k = min(left, math.ceil(int(s["n"]) * keep / total)) if total else 0
+        left -= k
+        out.append({**s, "n": k})
+    return [s for s in out if s["n"] > 0]
+
+
+def _launch(
+    st: dict[str, Any],
+    strike: Mapping[str, Any],
+    ratings: Mapping[str, Ratings],
+    dice: Dice,
+    time: str,
+) -> tuple[list[dict[str, Any]], list[Event]]:
+    """5.0, 8.1.4, 5.10: the parts that reach the target, with their APs."""
+    public, side = st[PUBLIC], strike["side"]
+    own = st[PRIVATE][side]
+    events: list[Event] = []
+    parts = []
+    for i, part in enumerate(strike["parts"]):
+        where = part["hex"] if part["carrier"] else part["base"]
+        fact = {"kind": "strike-launched", "side": side, "from": where, "carrier": part["carrier"]}
+        events.append(disclose(st, fact, SIDES, time, "5.0"))
+        bombers = [dict(e) for e in part["elements"]]
+        escorts = [dict(e) for e in part["escorts"]]
+        if part["carrier"]:
+            r = ratings.get(side) or coordination.rate(public, None, dice, f"{side} CTF")
+            ships = ships_of(own, own["tfs"][part["base"]])
+            f, b = sum(e["n"] for e in escorts), sum(e["n"] for e in bombers)
+            cc = coordination.launch(public, ships, r, f, b, dice, f"{side} {part['base']} CC")
+            escorts, bombers = _shrink(escorts, cc.fighters), _shrink(bombers, cc.bombers)
+            fact = {
+                "kind": "carrier-coordination",
+                "tf": part["base"],
+                "air_rating": r.air,
+                **cc.to_json(),
+            }
+            events.append(disclose(st, fact, [side], time, "8.1.4"))
+        if i > 0 or part.get("apat"):  # a Joint Strike's following base (5.10, 9.3), a
+            # base's successive special strike (5.8.2): the APAT, at the range flown
+            kept = []
+            for e in bombers + escorts:
+                n, roll, pct = availability.available(
+                    public, e["n"], part["mp"], "joint-following", dice, f"{side} joint {e['type']}"
+                )
+                fact = {
+                    "kind": "joint-availability",
+                    "base": part["base"],
+                    "type": e["type"],
+                    "roll": roll,
+                    "percent": pct,
+                    "available": n,
+                    "of": e["n"],
+                }
+                events.append(disclose(st, fact, [side], time, "9.3"))
+                kept.append({**e, "n": n})
+            nb = len(bombers)
+            bombers = [e for e in kept[:nb] if e["n"]]
+            escorts = [e for e in kept[nb:] if e["n"]]
+        parts.append({**part, "elements": bombers, "escorts": escorts})
+    return parts, events
+
+
+def _stacks(
+    public: Mapping[str, Any], group: Sequence[Mapping[str, Any]], level: str, *, bombers: bool
+) -> list[combat.Stack]:
+    out = []
+    for e in group:
+        if e["alt"] != level or int(e["n"]) < 1:
+            continue
+        air = air_unit(public, str(e["type"]))["air"]
+        base = int(air["extended" if e.get("range", "normal") != "normal" else "normal"])
+        if bombers:
+            d = altitude.bomber_strength(public, base, air.get("altitude"), level)
+            out.append(
+                combat.Stack(str(e["type"]), int(e["n"]), int(air.get("return_fire", 0)), d, False)
+            )
+        else:
+            s = altitude.fighter_strength(public, base, air.get("altitude"), level)
+            out.append(combat.Stack(str(e["type"]), int(e["n"]), s, s, True))
+    return out
+
+
+def _cap_levels(
+    public: Mapping[str, Any], cap: Mapping[str, int], levels: Sequence[str]
+) -> list[dict[str, Any]]:
+    """The doctrine (R92): the CAP split evenly over the levels used, the lowest first,
+    each AP only where it may fly (5.2.3)."""
+    out: list[dict[str, Any]] = []
+    for t, n in sorted(cap.items()):
+        air = air_unit(public, t)["air"]
+        ok = [
+            lv
+            for lv in levels
+            if altitude.may_fly(public, int(air["normal"]), air.get("altitude"), lv)
+        ]
+        for k, lv in enumerate(ok):
+            share = n // len(ok) + (1 if k < n % len(ok) else 0)
+            if share:
+                out.append({"type": t, "n": share, "alt": lv, "range": "normal"})
+    return out
+
+
+def _told(stacks: Sequence[combat.Stack]) -> list[dict[str, Any]]:
+    return [s.to_json() for s in stacks]
+
+
+def _wave_aps(
+    public: Mapping[str, Any], stacks: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    out = []
+    for e in stacks:
+        if int(e["n"]) < 1:
+            continue
+        role, flown = str(e["role"]), str(e["alt"])
+        out.append(
+            {
+                **e,
+                "aa_mode": altitude.aa_mode(role, flown),
+                "attack_alt": altitude.attack_altitude(role, flown),
+            }
+        )
+    return out
+
+
+def _choose_target(
+    public: Mapping[str, Any], seen: Sequence[Mapping[str, Any]]
+) -> Mapping[str, Any]:
+    """The doctrine (R92) from what the striker was told: the type first in 7.3.2's
+    order, then the slowest, then the first position."""
+    return min(
+        seen,
+        key=lambda s: (
+            display.priority_rank(public, str(s["type"])),
+            int(s["speed_class"]),
+            str(s["ring"]),
+            int(s["arc"]),
+        ),
+    )
+
+
+def resolve(
+    state: Mapping[str, Any],
+    strike: Mapping[str, Any],
+    dice: Dice,
+    secret: Dice,
+    time: str,
+    *,
+    ratings: Mapping[str, Ratings] | None = None,
+    target_plotted: bool = False,
+    cover: Sequence[Mapping[str, Any]] = (),
+    committed: Mapping[str, int] | None = None,
+    coastwatcher_alerted: bool = False,
+    unlocated_carriers: bool = False,
+) -> tuple[dict[str, Any], list[Event]]:
+    """Resolve ``strike`` (a plot.AirPlot strike) against its target TF.
+
+    ``dice``: the open stream (every roll here is open but the critical-hit rolls);
+    ``secret``: the moderator's stream for the owner's critical-hit rolls (16.7);
+    ``ratings``: the CTF commanders' rolled ratings by side (none: leaderless, 8.8);
+    ``target_plotted``: the target's carriers have a strike plotted this phase (12.0);
+    ``cover``: Naval Cover over the TF that the APAT let through ({type, n}, 9.2);
+    ``committed``: the TF's fighters flying other missions this phase, by type (5.3).
+    CAP aborted here is kept in the owner's ``cap_aborted`` (by TF and type) and flies
+    no later CAP this phase (5.1.1, 5.3.6); the caller clears it when the phase ends."""
+    st = copy.deepcopy(dict(state))
+    ratings = ratings or {}
+    public = st[PUBLIC]
+    side, naval, tf_id = strike["side"], strike["target"]["owner"], strike["target"]["tf"]
+    both = [side, naval]
+    own_n = st[PRIVATE][naval]
+    tf = own_n["tfs"][tf_id]
+    night = bool(strike.get("night"))
+    parts, events = _launch(st, strike, ratings, dice, time)
+
+    # 12.0-12.3 strike sequencing against a carrier TF with its own plotted strike
+    if target_plotted:
+        events.append(
+            disclose(st, {"kind": "plotted-strike-revealed", "tf": tf_id}, both, time, "12.0")
+        )
+        sa, ta = ratings.get(side), ratings.get(naval)
+        roll, drm, seq = sequencing.sequence(
+            public,
+            dice,
+            f"strike sequence {tf_id}",
+            striker_air=sa.air if sa else None,
+            target_air=ta.air if ta else None,
+            unlocated_carriers=unlocated_carriers,
+        )
+        fact = {"kind": "strike-sequence", "tf": tf_id, "roll": roll, "drm": drm, "result": seq}
+        events.append(disclose(st, fact, both, time, "12.1"))
+
+    # 7.1 A the True report, then the target priority (7.3)
+    ships = ships_of(own_n, tf)
+    report = chits.Report.of_ships(ships)
+    fact = {
+        "kind": "search-report",
+        "owner": naval,
+        "tf": tf_id,
+        "report": report.text(),
+        "source": "strike-contact",
+    }
+    events.append(disclose(st, fact, both, time, "7.1"))
+    mine = doctrine(st, side)
+    priority = strike.get("priority") or "general"
+    if (
+        strike.get("priority") is None  # none plotted: the doctrine chooses (R92)
+        and mine["target_priority"] == "specific-carriers-else-general"
+        and not night
+    ):
+        carriers = [t for t in CARRIER_TYPES if report.types.get(t)]
+        priority = carriers[0] if carriers else "general"
+    if night:
+        priority = "general"  # 14.2.2: placed as for a General priority
+    events.append(
+        disclose(
+            st, {"kind": "target-priority", "tf": tf_id, "priority": priority}, both, time, "7.3"
+        )
+    )
+
+    # 7.2 placement, face down
+    positions = display.place(public, ships, priority)
+    by_name = {str(s["name"]): s for s in ships}
+    seen = [
+        {
+            "ring": p[0],
+            "arc": p[1],
+            "type": "?" if night else by_name[n]["type"],
+            "at_least_d2": False if night else int(by_name[n].get("damage", 0)) >= 2,
+        }
+        for n, p in sorted(
+            positions.items(),
+            # by position and type, never by name: the counters are face down
+            key=lambda kv: (
+                display.RINGS.index(kv[1][0]),
+                kv[1][1],
+                str(by_name[kv[0]]["type"]),
+                int(by_name[kv[0]].get("damage", 0)) >= 2,
+            ),
+        )
+    ]
+    events.append(
+        disclose(
+            st,
+            {"kind": "air-surface-placement", "tf": tf_id, "ships": seen},
+            [side],
+            time,
+            "14.2.2" if night else "7.2.1",
+        )
+    )
+
+    # 7.1 B the altitudes used, and whether escorted
+    bombers = [e for p in parts for e in p["elements"]]
+    escorts = [e for p in parts for e in p["escorts"]]
+    levels = [lv for lv in LEVELS if any(e["alt"] == lv for e in bombers)]
+    occupied = {
+        lv: ("escorted" if any(e["alt"] == lv for e in escorts) else "unescorted") for lv in levels
+    }
+    events.append(
+        disclose(
+            st, {"kind": "strike-altitudes", "tf": tf_id, "levels": occupied}, both, time, "7.1"
+        )
+    )
+
+    # 6.x air combat, level by level, against the TF's CAP (5.3) and Naval Cover
+    grounded = own_n.setdefault("cap_aborted", {}).setdefault(tf_id, {})
+    busy = committed or {}
+    cap_air = {
+        t: n - busy.get(t, 0) - int(grounded.get(t, 0))
+        for t, n in tf_air(own_n, tf).items()
+        if "F" in air_unit(public, t)["roles"]
+    }
+    cap_air = {t: n for t, n in cap_air.items() if n > 0}
+    if night:
+        cap_air = {}  # 14.0: only night fighters fly CAP at night (none in 1942)
+    if cap_air and any(s["type"] in CARRIER_TYPES for s in ships):
+        r = ratings.get(naval) or coordination.rate(public, None, dice, f"{naval} CTF")
+        cc = coordination.launch(
+            public, ships, r, sum(cap_air.values()), 0, dice, f"{naval} {tf_id} CAP CC"
+        )
+        cap_air = {
+            s["type"]: s["n"]
+            for s in _shrink([{"type": t, "n": n} for t, n in sorted(cap_air.items())], cc.fighters)
+        }
+        fact = {
+            "kind": "carrier-coordination",
+            "tf": tf_id,
+            "air_rating": r.air,
+            "cap": True,
+            **cc.to_json(),
+        }
+        events.append(disclose(st, fact, [naval], time, "8.1.4"))
+    for c in cover:
+        cap_air[str(c["type"])] = cap_air.get(str(c["type"]), 0) + int(c["n"])
+    theirs = doctrine(st, naval)
+    cap = _cap_levels(public, cap_air, levels)
+    bomber_hit_by_cap = False
+    eliminated: dict[str, int] = {}
+    survivors: list[dict[str, Any]] = []
+    for lv in levels:
+        cs = _stacks(public, cap, lv, bombers=False)
+        loose = _stacks(public, [e for e in escorts if e["posture"] == "loose"], lv, bombers=False)
+        close = _stacks(public, [e for e in escorts if e["posture"] == "close"], lv, bombers=False)
+        bs = _stacks(public, bombers, lv, bombers=True)
+        sb = ratings[side].bounce if side in ratings else 0
+        cb = ratings[naval].bounce if naval in ratings else 0
+        fight = combat.resolve_level(
+            public,
+            lv,
+            cs,
+            loose,
+            close,
+            bs,
+            dice,
+            striker_bonus=sb,
+            cap_bonus=cb,
+            cap_choice=str(theirs["cap_attacks"]),
+        )
+        if fight.routine != "none":
+            fact = {
+                "kind": "air-combat",
+                "tf": tf_id,
+                "level": lv,
+                "routine": fight.routine,
+                "bounce": fight.bounce,
+                "steps": fight.steps,
+                "cap": _told(cs),
+                "escorts": _told(loose + close),
+                "bombers": _told(bs),
+            }
+            events.append(disclose(st, fact, both, time, "6.1.1"))
+        bomber_hit_by_cap |= any(
+            s["attacker"] == "cap" and s["defender"] == "bombers" for s in fight.steps
+        )
+        for s in loose + close + bs:
+            eliminated[s.type] = eliminated.get(s.type, 0) + s.eliminated
+        for s in cs:
+            take_losses(own_n, tf_id, s.type, s.eliminated)
+            if s.aborted and s.type not in {str(c["type"]) for c in cover}:
+                grounded[s.type] = int(grounded.get(s.type, 0)) + s.aborted
+        for s in bs:  # the surviving bombers go on (6.1.1); which part they came from
+            left = s.surviving
+            for p in parts:
+                for e in p["elements"]:
+                    if e["type"] == s.type and e["alt"] == lv and left > 0:
+                        k = min(left, int(e["n"]))
+                        survivors.append(
+                            {
+                                **e,
+                                "n": k,
+                                "base": p["base"],
+                                "hex": p["hex"],
+                                "carrier": p["carrier"],
+                            }
+                        )
+                        left -= k
+    no_cap = not bomber_hit_by_cap  # 7.8.1 Step 3 note **
+
+    # 7.5-7.6 waves: one a launching hex; another hex joins the primary's by 7.6.2
+    waves, wave_events = _waves(st, survivors, strike, dice, time, night)
+    events += wave_events
+    damaged: dict[str, int] = {}
+    reached_inner = False
+    for w, wave in enumerate(waves):
+        aps = _wave_aps(public, wave)
+        if not aps:
+            continue
+        entry = dice.d6(f"wave {w + 1} entry")
+        ring = display.target_ring(positions, entry, public, priority)
+        arcs = display.path(public, entry, ring)
+        fact = {
+            "kind": "wave-entry",
+            "tf": tf_id,
+            "wave": w + 1,
+            "entry_arc": entry,
+            "target_ring": ring,
+            "aps": [
+                {"type": a["type"], "n": a["n"], "role": a["role"], "mode": a["aa_mode"]}
+                for a in aps
+            ],
+        }
+        events.append(disclose(st, fact, both, time, "7.7.1"))
+        firers = (
+            aa.night_firers(positions, arcs, ring) if night else display.on_path(positions, arcs)
+        )
+        fire_ships = [by_name[n] for n in firers if int(by_name[n].get("damage", 0)) < 5]
+        small = 0
+        if w == 0 and sum(int(a["n"]) for a in aps) <= 2:
+            _pair, small = aa.small_first_wave(dice, "small first wave")
+        for mode in ("L", "M", "H", "DB"):
+            comp = [a for a in aps if a["aa_mode"] == mode and int(a["n"]) > 0]
+            if not comp:
+                continue
+            cols, drm, why = aa.modifiers(
+                public,
+                aps,
+                comp,
+                night=night,
+                later_wave_after_inner=reached_inner and w > 0,
+                coastwatcher_alerted=coastwatcher_alerted,
+                small_first_wave_drm=small,
+            )
+            res = aa.fire(
+                public,
+                aa.strength(public, fire_ships, mode, night=night),
+                comp,
+                cols,
+                drm,
+                dice,
+                f"wave {w + 1} AA {mode}",
+            )
+            lost_by, back_by = dict(res["eliminated"]), dict(res["aborted"])
+            for a in aps:
+                if a["aa_mode"] != mode:
+                    continue
+                t = str(a["type"])
+                lost = min(int(a["n"]), lost_by.get(t, 0))
+                back = min(int(a["n"]) - lost, back_by.get(t, 0))
+                lost_by[t], back_by[t] = lost_by.get(t, 0) - lost, back_by.get(t, 0) - back
+                a["n"] = int(a["n"]) - lost - back
+                eliminated[t] = eliminated.get(t, 0) + lost
+            fact = {
+                "kind": "aa-fire",
+                "tf": tf_id,
+                "wave": w + 1,
+                "component": mode,
+                "why": why,
+                **{k: res[k] for k in ("aa", "columns", "drm", "roll", "eliminated", "aborted")},
+            }
+            events.append(disclose(st, fact, both, time, "10.1"))
+        aps = [a for a in aps if int(a["n"]) > 0]
+        if not aps:
+            continue
+        in_ring = [
+            n
+            for n in display.in_ring(positions, arcs, ring)
+            if int(by_name[n].get("damage", 0)) < 5
+        ]
+        if not in_ring:
+            continue
+        told = [
+            {
+                "ring": positions[n][0],
+                "arc": positions[n][1],
+                "type": by_name[n]["type"],
+                "speed_class": attack.current_speed_class(public, by_name[n], 0),
+                "name": n,
+            }
+            for n in in_ring
+        ]
+        # face down: told by position, type and speed; the names stay hidden
+        told.sort(key=lambda t: (t["ring"], t["arc"], str(t["type"]), t["speed_class"], t["name"]))
+        fact = {
+            "kind": "target-ring-speeds",
+            "tf": tf_id,
+            "wave": w + 1,
+            "ships": [
+                {k: v for k, v in t.items() if k != "name" and (k != "type" or not night)}
+                for t in told
+            ],
+        }
+        events.append(disclose(st, fact, [side], time, "7.8.1"))
+        pick = _choose_target(
+            public, [{**t, "type": t["type"] if not night else "?"} for t in told]
+        )
+        name = next(
+            t["name"]
+            for t in told
+            if t["ring"] == pick["ring"]
+            and t["arc"] == pick["arc"]
+            and t["speed_class"] == pick["speed_class"]
+            and (night or t["type"] == pick["type"])
+        )
+        ship = by_name[name]
+        fact = {
+            "kind": "ship-targeted",
+            "tf": tf_id,
+            "wave": w + 1,
+            "ring": positions[name][0],
+            "arc": positions[name][1],
+            "ship": name,
+            "type": ship["type"],
+            "class": ship.get("class", ""),
+        }
+        events.append(disclose(st, fact, [side], time, "7.2.1"))
+        column, drm = _admiral(ratings.get(side), w, waves, parts)
+        before = int(ship.get("damage", 0))
+        rec = attack.resolve(
+            public,
+            ship,
+            aps,
+            dice,
+            f"wave {w + 1} attack on {name}",
+            is_combined=attack.combined(aps),
+            no_cap=no_cap,
+            column=column,
+            drm=drm,
+        )
+        rec.update(
+            wave=w + 1,
+            combined=attack.combined(aps),
+            no_cap=no_cap,
+            admiral={"column": column, "drm": drm},
+        )
+        events.append(
+            disclose(st, {"kind": "air-surface-attack", "tf": tf_id, **rec}, both, time, "7.8.1")
+        )
+        if int(ship["damage"]) > before:
+            damaged[name] = before
+        reached_inner |= w == 0 and ring in ("inner", "core")
+
+    # 16.7 critical hits, rolled by the owner as each damaged ship leaves the display
+    for name in sorted(damaged):
+        ship = by_name[name]
+        if int(ship["damage"]) >= 5 or not critical.rolls_for(public, ship):
+            continue
+        rolls = critical.roll(
+            public, ship, draws.fork(secret, f"critical {time} {tf_id} {name}"), f"critical {name}"
+        )
+        events.append(
+            disclose(
+                st,
+                {
+                    "kind": "critical-hit-rolls",
+                    "tf": tf_id,
+                    "ship": name,
+                    "rolls": rolls,
+                    "damage": int(ship["damage"]),
+                },
+                [naval],
+                time,
+                "16.7",
+            )
+        )
+        for crit in critical.told_to_enemy(rolls):
+            events.append(
+                disclose(
+                    st,
+                    {"kind": "critical-hit", "tf": tf_id, "ship": name, "dice": crit["dice"]},
+                    [side],
+                    time,
+                    "16.7",
+                )
+            )
+
+    # 6.3.3 extended range: eliminations may double on return; then the losses
+    events += _extended_losses(st, strike, parts, eliminated, dice, time)
+    return st, events
+
+
+def _admiral(
+    r: Ratings | None,
+    w: int,
+    waves: Sequence[Sequence[Mapping[str, Any]]],
+    parts: Sequence[Mapping[str, Any]],
+) -> tuple[int, int]:
+    """8.1.5: a column shift and a + DRM for the first wave (the doctrine); a
+    negative DRM falls on the largest wave. Carrier strikes only."""
+    if r is None or not any(p["carrier"] for p in parts):
+        return 0, 0
+    sizes = [sum(int(a["n"]) for a in wave) for wave in waves]
+    largest = sizes.index(max(sizes)) if sizes else 0
+    column = r.column if w == 0 else 0
+    drm = r.drm if (r.drm > 0 and w == 0) or (r.drm < 0 and w == largest) else 0
+    return column, drm
+
+
+def _waves(
+    st: dict[str, Any],
+    survivors: list[dict[str, Any]],
+    strike: Mapping[str, Any],
+    dice: Dice,
+    time: str,
+    night: bool,
+) -> tuple[list[list[dict[str, Any]]], list[Event]]:
+    """7.5, 7.6 and the doctrine (R92): one wave a launching hex, the primary's
+    joined by another hex's when 7.6.2 allows; at night one AP a wave (14.2.2)."""
+    if night:
+        return [[{**a, "n": 1}] for a in survivors for _ in range(int(a["n"]))], []
+    by_hex: dict[str, list[dict[str, Any]]] = {}
+    for a in survivors:
+        by_hex.setdefault(str(a["hex"]), []).append(a)
+    if len(by_hex) < 2:
+        return list(by_hex.values()), []
+    target = str(strike["target"]["hex"])
+    order = sorted(by_hex, key=lambda h: (distance(h, target), h))
+    primary, waves, events = order[0], [by_hex[order[0]]], []
+    a_hexes = distance(primary, target)
+    for h in order[1:]:
+        b = distance(h, primary)
+        roll = dice.d6(f"coordination {h}") if b > a_hexes else None
+        ok = attack.may_combine(a_hexes, b, roll)
+        fact = {
+            "kind": "wave-coordination",
+            "from": h,
+            "primary": primary,
+            "between": b,
+            "distance": a_hexes,
+            "roll": roll,
+            "combined": ok,
+        }
+        events.append(disclose(st, fact, [strike["side"]], time, "7.6.2"))
+        if ok:
+            waves[0] = waves[0] + by_hex[h]
+        else:
+            waves.append(by_hex[h])
+    return waves, events
+
+
+def _extended_losses(
+    st: dict[str, Any],
+    strike: Mapping[str, Any],
+    parts: Sequence[Mapping[str, Any]],
+    eliminated: Mapping[str, int],
+    dice: Dice,
+    time: str,
+) -> list[Event]:
+    public, side = st[PUBLIC], strike["side"]
+    own = st[PRIVATE][side]
+    events: list[Event] = []
+    for t, lost in sorted(eliminated.items()):
+        if lost < 1:
+            continue
+        flown = [e for p in parts for e in p["elements"] + p["escorts"] if e["type"] == t]
+        launched = sum(int(e["n"]) for e in flown)
+        extra = 0
+        if any(e.get("range", "normal") != "normal" for e in flown):
+            roll = draws.d10(dice, f"extended range {t}") % 10  # 0 reads zero (6.3.3)
+            rating = int(air_unit(public, t)["air"]["extended"])
+            if roll > rating:
+                extra = min(lost, launched - lost)
+            events.append(
+                disclose(
+                    st,
+                    {
+                        "kind": "extended-range-losses",
+                        "type": t,
+                        "roll": roll,
+                        "rating": rating,
+                        "extra": extra,
+                    },
+                    [side],
+                    time,
+                    "6.3.3",
+                )
+            )
+        left = lost + extra
+        for p in parts:
+            n = sum(int(e["n"]) for e in p["elements"] + p["escorts"] if e["type"] == t)
+            left -= take_losses(own, p["base"], t, min(left, n))
+    return events

@@ -1,0 +1,385 @@
+"""The Air Strike Plot (5.0 Step 1, 5.1, 5.3, 5.10, 4.4.1): AIRPLOT lines, one order
+a line (proposal 6.1, in the style of the TF mission cards of docs/witp-orders.md).
+
+    STRIKE <id> FROM <base|TFn> <n>x<type>[/<role>][@<alt>] ... TARGET <TFm>
+           [PRIORITY GENERAL|<ship type>] [RETURN <base>] [NIGHT]
+    ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE
+    COVER <id> FROM <base|TFn> <n>x<type> OVER <hex>            (5.3.2)
+    NAVALCOVER <id> FROM <base|TFn> <n>x<type> OVER <TFn>       (5.3.4)
+    TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>          (4.4.1)
+    PASS
+
+A second STRIKE line with the same id from another base makes a Joint Strike, the
+first base its lead (5.10). Lines are judged from the side's Knowledge only: its own
+bases, TFs and air points, the public Located markers and the reports it was told
+(5.1.6 through located.strike_target_problem), and the public charts. Each refused
+line names its number, the reason and the rule.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
+from pbem.core.refusals import line_error
+from pbem.core.ruleset import LineError
+from pbem.rulesets.witp import located
+from pbem.rulesets.witp.air import altitude
+from pbem.rulesets.witp.air.ships import base_air
+from pbem.rulesets.witp.air.tables import EXTREME, ROLES, air_unit, known_type, value
+from pbem.rulesets.witp.hexgrid import distance, parse_hex
+from pbem.rulesets.witp.knowledge import Knowledge
+from pbem.rulesets.witp.sides import enemy_of
+
+_ELEMENT = re.compile(r"^(\d+)[xX]([A-Za-z0-9-]+)(?:/([A-Za-z]{1,2}))?(?:@([LMHlmh]))?$")
+TROPICAL_MP = 6  # the Coral Sea is Tropical: 6 MP a hex (tables-stage1 movement-area cost)
+
+Distance = Callable[[str, str], int]
+
+
+@dataclass
+class AirPlot:
+    """The accepted orders, as JSON-ready dicts by id."""
+
+    strikes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    covers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    transfers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    allocated: dict[tuple[str, str], int] = field(default_factory=dict)  # (base, type) -> n
+
+    def to_json(self) -> dict[str, Any]:
+        return {"strikes": self.strikes, "covers": self.covers, "transfers": self.transfers}
+
+
+@dataclass(frozen=True)
+class Context:
+    knowledge: Knowledge
+    side: str
+    mp: Distance  # MP between two hexes
+
+
+def _illegal(msg: str, rule: str) -> IllegalOrderError:
+    return IllegalOrderError(msg, rule=rule)
+
+
+def _element(word: str) -> tuple[int, str, str | None, str | None]:
+    m = _ELEMENT.match(word)
+    if not m or int(m.group(1)) < 1:
+        raise OrderSyntaxError(f"{word!r} is not <n>x<type>[/<role>][@<alt>], e.g. 3xSBD-3/D")
+    role = m.group(3).upper() if m.group(3) else None
+    return int(m.group(1)), m.group(2), role, m.group(4).upper() if m.group(4) else None
+
+
+def _base(ctx: Context, name: str) -> tuple[str, str, dict[str, int], bool]:
+    own = ctx.knowledge.own(ctx.side)
+    try:
+        label, hexid, air, carrier = base_air(own, name)
+    except KeyError:
+        raise _illegal(f"{name} is none of your air bases or carrier TFs", "5.0") from None
+    if hexid is None:
+        raise _illegal(f"{label} is not on the map", "4.3")
+    return label, hexid, air, carrier
+
+
+def _allocate(
+    ctx: Context, plot: AirPlot, base: str, air: Mapping[str, int], n: int, t: str
+) -> None:
+    """5.1.1: an AP flies one strike (or mission) a phase."""
+    public = ctx.knowledge.public
+    if not known_type(public, t):
+        raise _illegal(f"no Air Point Chart values for {t}", "4.1")
+    have = int(air.get(t, 0))
+    used = plot.allocated.get((base, t), 0)
+    if used + n > have:
+        raise _illegal(
+            f"{base} has {have} {t} and {used} are already plotted; {n} more are too many",
+            "5.1.1",
+        )
+    plot.allocated[(base, t)] = used + n
+
+
+def _reach(ctx: Context, t: str, mp: int, role: str | None) -> str:
+    """5.0, 5.15: the range an AP type strikes at, or refused; torpedoes have their own
+    (shorter) range (5.14.1)."""
+    unit = air_unit(ctx.knowledge.public, t)
+    rng = unit["range"]
+    if role == "T" and mp > int(unit.get("torpedo_range", 0)):
+        raise _illegal(
+            f"{t} carry torpedoes only {unit.get('torpedo_range', 0)} MP; the target is {mp} MP away",
+            "5.14.1",
+        )
+    if mp <= int(rng["normal"]):
+        return "normal"
+    if mp <= int(rng["extended"]):
+        return "extended"
+    if mp <= int(rng["extended"]) + int(value(ctx.knowledge.public, EXTREME)):
+        return "extreme"
+    raise _illegal(f"{t} cannot reach {mp} MP (extended range {rng['extended']} + 6)", "5.15")
+
+
+def _target(ctx: Context, word: str) -> dict[str, Any]:
+    enemy = enemy_of(ctx.side)
+    tf = word.upper().replace(" ", "")
+    if not re.fullmatch(r"TF\d{1,2}", tf):
+        raise OrderSyntaxError(f"TARGET names an enemy TF marker (TF1-TF60), not {word!r}")
+    problem = located.strike_target_problem(ctx.knowledge, enemy, tf)
+    if problem:
+        rule = problem[problem.rindex("(") + 1 : -1]
+        raise _illegal(problem[: problem.rindex("(")].strip(), rule)
+    marker = ctx.knowledge.public[located.KEY][f"{enemy}:{tf}"]
+    return {"owner": enemy, "tf": tf, "hex": marker["hex"]}
+
+
+def _strike(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
+    if len(words) < 5 or words[1].upper() != "FROM":
+        raise OrderSyntaxError("STRIKE <id> FROM <base|TFn> <n>x<type>... TARGET <TFn>")
+    sid = words[0].upper()
+    label, hexid, air, carrier = _base(ctx, words[2])
+    rest = [w for w in words[3:]]
+    upper = [w.upper() for w in rest]
+    if "TARGET" not in upper:
+        raise OrderSyntaxError("a naval strike names its TARGET TF (5.0: not merely the hex)")
+    cut = upper.index("TARGET")
+    elements_words, opts = rest[:cut], rest[cut + 1 :]
+    if not elements_words or not opts:
+        raise OrderSyntaxError("STRIKE <id> FROM <base|TFn> <n>x<type>... TARGET <TFn>")
+    target = _target(ctx, opts[0])
+    priority: str | None = None  # None: the doctrine chooses (R92)
+    ret, night = None, False
+    i = 1
+    while i < len(opts):
+        w = opts[i].upper()
+        if w == "PRIORITY" and i + 1 < len(opts):
+            priority = "general" if opts[i + 1].upper() == "GENERAL" else opts[i + 1].upper()
+            i += 2
+        elif w == "RETURN" and i + 1 < len(opts):
+            ret = opts[i + 1]
+            i += 2
+        elif w == "NIGHT":
+            night = True
+            i += 1
+        else:
+            raise OrderSyntaxError(f"{opts[i]!r}: after TARGET come PRIORITY, RETURN, NIGHT")
+    public = ctx.knowledge.public
+    mp = ctx.mp(hexid, target["hex"])
+    roles_ok = value(public, ROLES)["naval"]
+    elements = []
+    for w in elements_words:
+        n, t, role, alt = _element(w)
+        if not known_type(public, t):
+            raise _illegal(f"no Air Point Chart values for {t}", "4.1")
+        unit = air_unit(public, t)
+        role = role or unit["roles"][0]
+        if role not in unit["roles"]:
+            raise _illegal(
+                f"{t} cannot fly as {role} (its roles: {'/'.join(unit['roles'])})", "4.2.2"
+            )
+        if role not in roles_ok:
+            raise _illegal(f"{role} APs do not fly naval strikes; B, D, FB or T do", "5.6")
+        rated = unit["air"].get("altitude")
+        flown = altitude.approach(role, rated, alt)
+        if alt and alt != flown:
+            raise _illegal(f"{role} APs approach at {flown}, not {alt}", "7.1")
+        if role == "B" and rated and alt and alt != rated:
+            raise _illegal(f"level bombers attack at their rated altitude {rated}", "7.1")
+        if night and not unit.get("night_rated"):
+            raise _illegal(f"{t} is not night-rated: no night strike against ships", "14.2.2")
+        reach = _reach(ctx, t, mp, role)
+        _allocate(ctx, plot, label, air, n, t)
+        elements.append({"type": t, "n": n, "role": role, "alt": flown, "range": reach})
+    part = {
+        "base": label,
+        "hex": hexid,
+        "carrier": carrier,
+        "mp": mp,
+        "elements": elements,
+        "escorts": [],
+    }
+    old = plot.strikes.get(sid)
+    if old is not None:
+        if old["target"] != target:
+            raise _illegal(f"strike {sid} already has the target {old['target']['tf']}", "5.10")
+        if any(p["base"] == label for p in old["parts"]):
+            raise _illegal(f"{label} already flies in strike {sid}: one line a base", "5.1.7")
+        old["parts"].append(part)  # a following base of a Joint Strike
+        return f"STRIKE {sid} FROM {label} " + " ".join(elements_words) + " (joint, following)"
+    for other_id, other in plot.strikes.items():
+        if other["target"] == target and any(p["base"] == label for p in other["parts"]):
+            raise _illegal(
+                f"{label} already strikes {target['tf']} in {other_id}: one strike a base a target",
+                "5.1.7",
+            )
+    plot.strikes[sid] = {
+        "id": sid,
+        "side": ctx.side,
+        "target": target,
+        "priority": priority,
+        "return": ret,
+        "night": night,
+        "parts": [part],
+    }
+    return f"STRIKE {sid} FROM {label} " + " ".join(elements_words) + f" TARGET {target['tf']}"
+
+
+def _escort(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
+    if len(words) != 5 or words[1].upper() != "FROM":
+        raise OrderSyntaxError("ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE")
+    sid, posture = words[0].upper(), words[4].lower()
+    strike = plot.strikes.get(sid)
+    if strike is None:
+        raise _illegal(f"no strike {sid} plotted above this line", "5.3.1")
+    if strike["night"]:
+        raise _illegal("no escort flies at night", "14.0")
+    label, _hex, air, _carrier = _base(ctx, words[2])
+    part = next((p for p in strike["parts"] if p["base"] == label), None)
+    if part is None:
+        raise _illegal(f"{label} flies no part of strike {sid}", "5.1.7")
+    if posture not in ("loose", "close"):
+        raise OrderSyntaxError("escort posture is LOOSE or CLOSE (5.3.1)")
+    n, t, _role, alt = _element(words[3])
+    public = ctx.knowledge.public
+    if not known_type(public, t):
+        raise _illegal(f"no Air Point Chart values for {t}", "4.1")
+    unit = air_unit(public, t)
+    if not set(unit["roles"]) & set(value(public, ROLES)["escort"]):
+        raise _illegal(f"{t} is no fighter: only fighters escort", "5.3")
+    if alt is None:
+        raise _illegal("an escort's plot gives its altitude", "5.3.1")
+    if alt not in {e["alt"] for e in part["elements"]}:
+        raise _illegal(
+            f"no bombers of {sid} fly at {alt}: escorts cover their own altitude only", "5.0"
+        )
+    if not altitude.may_fly(public, int(unit["air"]["normal"]), unit["air"].get("altitude"), alt):
+        raise _illegal(f"{t} may not fly at {alt}: its strength would be zero", "5.2.3")
+    reach = _reach(ctx, t, part["mp"], None)
+    _allocate(ctx, plot, label, air, n, t)
+    part["escorts"].append(
+        {"type": t, "n": n, "role": "F", "alt": alt, "posture": posture, "range": reach}
+    )
+    return f"ESCORT {sid} FROM {label} {words[3]} {posture.upper()}"
+
+
+def _cover(ctx: Context, plot: AirPlot, words: Sequence[str], naval: bool) -> str:
+    if len(words) != 6 or words[1].upper() != "FROM" or words[4].upper() != "OVER":
+        what = "<TFn>" if naval else "<hex>"
+        raise OrderSyntaxError(
+            f"{'NAVALCOVER' if naval else 'COVER'} <id> FROM <base|TFn> <n>x<type> OVER {what}"
+        )
+    cid = words[0].upper()
+    if cid in plot.covers:
+        raise _illegal(f"cover {cid} is already plotted", "5.3.2")
+    label, hexid, air, carrier = _base(ctx, words[2])
+    n, t, _role, alt = _element(words[3])
+    public = ctx.knowledge.public
+    if not known_type(public, t):
+        raise _illegal(f"no Air Point Chart values for {t}", "4.1")
+    unit = air_unit(public, t)
+    if not set(unit["roles"]) & set(value(public, ROLES)["cap"]):
+        raise _illegal(f"{t} is no fighter: only fighters fly CAP", "5.3")
+    own = ctx.knowledge.own(ctx.side)
+    if naval:
+        tf = words[5].upper().replace(" ", "")
+        over = own.get("tfs", {}).get(tf)
+        if over is None or over.get("dummy") or over.get("hex") is None:
+            raise _illegal(
+                f"{words[5]} is none of your TFs on the map: Naval Cover protects your own TF",
+                "5.3.4",
+            )
+        over_hex, over_label = str(over["hex"]), tf
+    else:
+        try:
+            over_hex = over_label = parse_hex(words[5])
+        except ValueError:
+            raise OrderSyntaxError(f"{words[5]!r} is not a hex") from None
+    mp = ctx.mp(hexid, over_hex)
+    reach = _reach(ctx, t, mp, None)
+    _allocate(ctx, plot, label, air, n, t)
+    plot.covers[cid] = {
+        "id": cid,
+        "kind": "naval-cover" if naval else "cover",
+        "base": label,
+        "hex": hexid,
+        "carrier": carrier,
+        "type": t,
+        "n": n,
+        "alt": alt,
+        "over": over_label,
+        "over_hex": over_hex,
+        "mp": mp,
+        "range": reach,
+    }
+    return f"{'NAVALCOVER' if naval else 'COVER'} {cid} FROM {label} {words[3]} OVER {over_label}"
+
+
+def _transfer(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
+    if len(words) != 6 or words[2].upper() != "FROM" or words[4].upper() != "TO":
+        raise OrderSyntaxError("TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>")
+    tid = words[0].upper()
+    n, t, _role, _alt = _element(words[1])
+    label, hexid, air, _carrier = _base(ctx, words[3])
+    dest, dest_hex, _air, dest_carrier = _base(ctx, words[5])
+    if dest == label:
+        raise _illegal("a transfer goes to another base", "4.4")
+    public = ctx.knowledge.public
+    if not known_type(public, t):
+        raise _illegal(f"no Air Point Chart values for {t}", "4.1")
+    mp = ctx.mp(hexid, dest_hex)
+    limit = int(air_unit(public, t).get("transfer_range", 0))
+    if mp > limit:
+        raise _illegal(f"{t} transfer {limit} MP; {dest} is {mp} MP away", "4.4")
+    _allocate(ctx, plot, label, air, n, t)  # 4.4.2: no strike from the origin as well
+    plot.transfers[tid] = {
+        "id": tid,
+        "type": t,
+        "n": n,
+        "from": label,
+        "to": dest,
+        "mp": mp,
+        "to_carrier": dest_carrier,
+    }
+    return f"TRANSFER {tid} {words[1]} FROM {label} TO {dest}"
+
+
+JUDGES: dict[str, Callable[[Context, AirPlot, Sequence[str]], str]] = {
+    "STRIKE": _strike,
+    "ESCORT": _escort,
+    "COVER": lambda c, p, w: _cover(c, p, w, False),
+    "NAVALCOVER": lambda c, p, w: _cover(c, p, w, True),
+    "TRANSFER": _transfer,
+    "PASS": lambda c, p, w: "PASS",
+}
+
+
+def hex_mp(mp_per_hex: int = TROPICAL_MP) -> Distance:
+    """MP between hexes at a flat cost a hex (the movement area's, 2.1.4)."""
+    return lambda a, b: distance(a, b) * mp_per_hex
+
+
+def judge(
+    knowledge: Knowledge, side: str, text: str, mp: Distance | None = None
+) -> tuple[AirPlot, list[LineError]]:
+    """The accepted plot and every refused line (number, text, reason, rule)."""
+    ctx = Context(knowledge, side, mp or hex_mp())
+    plot, errors = AirPlot(), []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        words = line.split()
+        head = words[0].upper()
+        if head == "AIRPLOT":
+            continue
+        before = dict(plot.allocated)
+        try:
+            fn = JUDGES.get(head)
+            if fn is None:
+                raise OrderSyntaxError(
+                    f"{words[0]!r} is not an air order: STRIKE, ESCORT, COVER, NAVALCOVER, TRANSFER or PASS"
+                )
+            fn(ctx, plot, words[1:])
+        except OrderError as e:
+            plot.allocated = before  # a refused line allocates nothing
+            errors.append(line_error(number, raw.strip(), e))
+    return plot, errors

@@ -1,0 +1,57 @@
+"""12.0 Strike sequencing: when a strike hits an airbase (a land base or a carrier
+TF) whose own APs are plotted to strike this phase, the targeted side reveals that
+such a strike exists (12.0) and the striker rolls 1D6 on the Strike Sequence Table.
+The result places the incoming strike against the enemy's: "before" arrives before
+the target's strike launches and finds its APs on the ground; "simultaneous" and
+"after enemy strike" find it launched: it counts as flown (12.2) and is aloft. A
+favourable DRM is negative on one's own roll (12.3.1), so low rolls favour the
+striker (ruling R95). In a carrier battle each whole multiple of 2 between the CTF
+commanders' Air Ratings is a DRM of 1 for the better; a strike from carrier TFs not
+located before this Air Phase takes the negative DRM (12.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.rulesets.witp.air.tables import SEQUENCE, SEQUENCE_DRM, value
+
+BEFORE, SIMULTANEOUS, AFTER = "before", "simultaneous", "after"
+
+
+def air_rating_drm(public: Mapping[str, Any], striker_air: int, target_air: int) -> int:
+    """12.3.1: the DRM on the striker's roll (negative favours the striker)."""
+    per = int(value(public, SEQUENCE_DRM)["per"])
+    diff = striker_air - target_air
+    return -(abs(diff) // per) if diff > 0 else abs(diff) // per
+
+
+def result(public: Mapping[str, Any], roll: int) -> str:
+    """12.1: the incoming strike relative to the target's plotted one."""
+    t = value(public, SEQUENCE)
+    if roll <= int(t["before_at_most"]):
+        return BEFORE
+    if roll <= int(t["simultaneous_at_most"]):
+        return SIMULTANEOUS
+    return AFTER
+
+
+def sequence(
+    public: Mapping[str, Any],
+    dice: Dice,
+    purpose: str,
+    *,
+    striker_air: int | None = None,
+    target_air: int | None = None,
+    unlocated_carriers: bool = False,
+) -> tuple[int, int, str]:
+    """(1D6, total DRM, result) for one incoming strike."""
+    roll = dice.d6(purpose)
+    drm = 0
+    if striker_air is not None and target_air is not None:
+        drm += air_rating_drm(public, striker_air, target_air)
+    if unlocated_carriers:
+        drm += int(value(public, SEQUENCE)["unlocated_carrier_drm"])
+    return roll, drm, result(public, roll + drm)

@@ -1,0 +1,72 @@
+"""A side's ships and air groups as the air rules read them, in either TF shape.
+
+The TF Display lists a TF's ships by name (taskforces.py, details in
+``own["ships"]``) or, in the search modules' worlds, as dicts. Both are read here,
+and damage is written back where the ship's record lives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+CARRIER_TYPES = ("CV", "CVL", "CVE", "XCV")
+SUNK = 5
+
+
+def record(own: Mapping[str, Any], entry: Any) -> dict[str, Any]:
+    """The ship's own record (mutable): the dict itself, or ``own["ships"][name]``."""
+    if isinstance(entry, dict):
+        return entry
+    rec: dict[str, Any] = own["ships"][str(entry)]
+    rec.setdefault("name", str(entry))
+    return rec
+
+
+def ships_of(own: Mapping[str, Any], tf: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The TF's ships afloat (sunk ones leave the display, 7.8.1 Step 7)."""
+    out = [record(own, s) for s in tf.get("ships", ())]
+    return [s for s in out if int(s.get("damage", 0)) < SUNK]
+
+
+def tf_air(own: Mapping[str, Any], tf: Mapping[str, Any]) -> dict[str, int]:
+    """The air groups embarked on the TF's carriers, by AP type."""
+    out: dict[str, int] = {}
+    for s in ships_of(own, tf):
+        for t, n in s.get("air", {}).items():
+            out[t] = out.get(t, 0) + int(n)
+    return out
+
+
+def base_air(own: Mapping[str, Any], name: str) -> tuple[str, str | None, dict[str, int], bool]:
+    """(label, hex, air points, carrier?) of ``name``: an air base (spaces may be
+    written as underscores, any case) or ``TFn`` with embarked air; KeyError."""
+    key = name.replace("_", " ").strip().lower()
+    tfs = own.get("tfs", {})
+    for tf_id, tf in tfs.items():
+        if tf_id.lower() == key.replace(" ", "") and not tf.get("dummy"):
+            return tf_id, tf.get("hex"), tf_air(own, tf), True
+    for base, b in own.get("air_bases", {}).items():
+        if base.lower() == key:
+            return base, b.get("hex"), {t: int(n) for t, n in b["air_points"].items()}, False
+    raise KeyError(name)
+
+
+def take_losses(own: Mapping[str, Any], where: str, ap_type: str, lost: int) -> int:
+    """Remove ``lost`` APs of ``ap_type`` from base or carrier TF ``where``; the number removed."""
+    left = lost
+    tfs = own.get("tfs", {})
+    if where in tfs:
+        for s in ships_of(own, tfs[where]):
+            air = s.get("air", {})
+            have = int(air.get(ap_type, 0))
+            cut = min(have, left)
+            if cut:
+                air[ap_type] = have - cut
+                left -= cut
+        return lost - left
+    pool = own.get("air_bases", {}).get(where, {}).get("air_points", {})
+    cut = min(int(pool.get(ap_type, 0)), left)
+    if cut:
+        pool[ap_type] = int(pool[ap_type]) - cut
+    return cut

@@ -1,0 +1,218 @@
+"""5.8 Special strikes against ships in the Naval Phase, as standing orders.
+
+By mail the enemy's pause (5.8: "to allow the enemy player the opportunity to launch
+a special strike against the moving TF") becomes a standing order, judged when it is
+filed from the side's Knowledge (proposal 6.3):
+
+    SPECIAL <id> FROM <base|TFn> <n>x<type>[/<role>][@<alt>] ...
+            [ESCORT <n>x<type>@<alt> LOOSE|CLOSE] [AGAINST ANY|<type>[,<type>...]]
+            [RANGE NORMAL|EXTENDED]
+
+``launches`` is asked each time an enemy TF, moving, enters a hex (the caller halts it
+there while the strikes resolve, 5.8): it returns the strikes the orders launch, in
+the shape of plot.AirPlot's strikes, judged from what the side knows: the TF must be
+contacted and not last reported a dummy (5.8, 5.1.6, 13.6.4), never at night
+(16.6.1), one special strike from a base against a TF in a Naval Phase (5.8.2); a
+base's later special strike against another TF goes through the APAT (5.8.2), and
+APs aborted in an earlier one stay home (5.8.2).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
+from pbem.core.refusals import line_error
+from pbem.core.ruleset import LineError
+from pbem.rulesets.witp import located
+from pbem.rulesets.witp.air import altitude
+from pbem.rulesets.witp.air.plot import Distance, hex_mp
+from pbem.rulesets.witp.air.ships import base_air
+from pbem.rulesets.witp.air.tables import ROLES, air_unit, known_type, value
+from pbem.rulesets.witp.knowledge import Knowledge
+
+_ELEMENT = re.compile(r"^(\d+)[xX]([A-Za-z0-9-]+)(?:/([A-Za-z]{1,2}))?(?:@([LMHlmh]))?$")
+
+
+def _element(word: str) -> tuple[int, str, str | None, str | None]:
+    m = _ELEMENT.match(word)
+    if not m or int(m.group(1)) < 1:
+        raise OrderSyntaxError(f"{word!r} is not <n>x<type>[/<role>][@<alt>]")
+    role = m.group(3).upper() if m.group(3) else None
+    return int(m.group(1)), m.group(2), role, m.group(4).upper() if m.group(4) else None
+
+
+def _line(knowledge: Knowledge, side: str, words: Sequence[str]) -> dict[str, Any]:
+    if len(words) < 4 or words[1].upper() != "FROM":
+        raise OrderSyntaxError(
+            "SPECIAL <id> FROM <base|TFn> <n>x<type>... [ESCORT ...] [AGAINST ...] [RANGE ...]"
+        )
+    public = knowledge.public
+    try:
+        label, _hex, air, carrier = base_air(knowledge.own(side), words[2])
+    except KeyError:
+        raise IllegalOrderError(
+            f"{words[2]} is none of your air bases or carrier TFs", rule="5.8"
+        ) from None
+    order: dict[str, Any] = {
+        "id": words[0].upper(),
+        "base": label,
+        "carrier": carrier,
+        "elements": [],
+        "escorts": [],
+        "against": ["ANY"],
+        "range": "extended",
+    }
+    used: dict[str, int] = {}
+    rest, i = list(words[3:]), 0
+    while i < len(rest):
+        w = rest[i].upper()
+        if w == "ESCORT" and i + 2 < len(rest):
+            n, t, _r, alt = _element(rest[i + 1])
+            posture = rest[i + 2].lower()
+            if posture not in ("loose", "close") or alt is None:
+                raise OrderSyntaxError("ESCORT <n>x<type>@<alt> LOOSE|CLOSE (5.3.1)")
+            if not known_type(public, t) or not set(air_unit(public, t)["roles"]) & set(
+                value(public, ROLES)["escort"]
+            ):
+                raise IllegalOrderError(f"{t}: only fighters escort", rule="5.3")
+            order["escorts"].append(
+                {"type": t, "n": n, "role": "F", "alt": alt, "posture": posture}
+            )
+            used[t] = used.get(t, 0) + n
+            i += 3
+        elif w == "AGAINST" and i + 1 < len(rest):
+            order["against"] = [x.upper() for x in rest[i + 1].split(",") if x]
+            i += 2
+        elif w == "RANGE" and i + 1 < len(rest) and rest[i + 1].upper() in ("NORMAL", "EXTENDED"):
+            order["range"] = rest[i + 1].lower()
+            i += 2
+        else:
+            n, t, role, alt = _element(rest[i])
+            if not known_type(public, t):
+                raise IllegalOrderError(f"no Air Point Chart values for {t}", rule="4.1")
+            unit = air_unit(public, t)
+            role = role or unit["roles"][0]
+            if role not in unit["roles"] or role not in value(public, ROLES)["naval"]:
+                raise IllegalOrderError(f"{t} as {role} flies no naval strike", rule="5.6")
+            flown = altitude.approach(role, unit["air"].get("altitude"), alt)
+            if alt and alt != flown:
+                raise IllegalOrderError(f"{role} APs approach at {flown}, not {alt}", rule="7.1")
+            order["elements"].append({"type": t, "n": n, "role": role, "alt": flown})
+            used[t] = used.get(t, 0) + n
+            i += 1
+    if not order["elements"]:
+        raise OrderSyntaxError("a special strike names its bombers")
+    for t, n in used.items():
+        if n > int(air.get(t, 0)):
+            raise IllegalOrderError(f"{label} has {air.get(t, 0)} {t}, not {n}", rule="5.8")
+    alts = {e["alt"] for e in order["elements"]}
+    if any(e["alt"] not in alts for e in order["escorts"]):
+        raise IllegalOrderError("escorts cover their own bombers' altitude only", rule="5.0")
+    return order
+
+
+def judge(
+    knowledge: Knowledge, side: str, text: str
+) -> tuple[list[dict[str, Any]], list[LineError]]:
+    """The standing special-strike orders accepted, and the lines refused."""
+    orders, errors = [], []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        words = line.split()
+        try:
+            if words[0].upper() != "SPECIAL":
+                raise OrderSyntaxError(f"{words[0]!r}: a standing special strike begins SPECIAL")
+            orders.append(_line(knowledge, side, words[1:]))
+        except OrderError as e:
+            errors.append(line_error(number, raw.strip(), e))
+    return orders, errors
+
+
+def _reported_types(knowledge: Knowledge, owner: str, tf: str) -> set[str]:
+    report = located.last_report(knowledge, owner, tf) or ""
+    return {w.strip(",;").upper() for w in report.split() if w.strip(",;").isalpha()} - {
+        "TOTAL",
+        "DAMAGE",
+    }
+
+
+def launches(
+    knowledge: Knowledge,
+    side: str,
+    orders: Sequence[Mapping[str, Any]],
+    owner: str,
+    tf: str,
+    hexid: str,
+    *,
+    night: bool,
+    struck: Collection[tuple[str, str]] = (),
+    aborted: Mapping[tuple[str, str], int] | None = None,
+    mp: Distance | None = None,
+) -> list[dict[str, Any]]:
+    """The special strikes ``side``'s standing orders launch at ``owner``'s TF ``tf``,
+    moving into ``hexid``. ``struck``: (base, TF) pairs already struck this Naval Phase;
+    ``aborted``: APs by (base, type) aborted in earlier special strikes (5.8.2)."""
+    if night:
+        return []  # 16.6.1
+    if located.strike_target_problem(knowledge, owner, tf) is not None:
+        return []  # 5.8, 13.6.4
+    reported = _reported_types(knowledge, owner, tf)
+    dist = mp or hex_mp()
+    out: list[dict[str, Any]] = []
+    busy = {b for b, _t in struck}
+    for order in orders:
+        base = str(order["base"])
+        if (base, tf) in struck or any(s["parts"][0]["base"] == base for s in out):
+            continue  # 5.8.2: one a base a TF (and one launch a base a hex entered)
+        if "ANY" not in order["against"] and not reported & set(order["against"]):
+            continue
+        try:
+            _label, home, air, carrier = base_air(knowledge.own(side), base)
+        except KeyError:
+            continue
+        d = dist(str(home), hexid)
+        gone = aborted or {}
+        elements: list[dict[str, Any]] = []
+        escorts: list[dict[str, Any]] = []
+        for group, target in ((order["elements"], elements), (order["escorts"], escorts)):
+            for e in group:
+                unit = air_unit(knowledge.public, str(e["type"]))
+                limit = int(unit["range"][order["range"]])
+                if e["role"] == "T":
+                    limit = min(limit, int(unit.get("torpedo_range", 0)))
+                n = min(
+                    int(e["n"]), int(air.get(e["type"], 0)) - gone.get((base, str(e["type"])), 0)
+                )
+                if d <= limit and n > 0:
+                    reach = "normal" if d <= int(unit["range"]["normal"]) else "extended"
+                    target.append({**e, "n": n, "range": reach})
+        if not elements:
+            continue
+        part = {
+            "base": base,
+            "hex": home,
+            "carrier": carrier,
+            "mp": d,
+            "elements": elements,
+            "escorts": escorts,
+        }
+        if base in busy:
+            part["apat"] = True  # 5.8.2: a successive special strike from the base
+        out.append(
+            {
+                "id": order["id"],
+                "side": side,
+                "target": {"owner": owner, "tf": tf, "hex": hexid},
+                "priority": None,
+                "return": None,
+                "night": False,
+                "special": True,
+                "parts": [part],
+            }
+        )
+    return out

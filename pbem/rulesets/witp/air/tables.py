@@ -1,0 +1,128 @@
+"""The stage-2 tables of the game's pack (packs/tables-stage2.toml) and their lookups.
+
+Every lookup reads the public pack (``public["pack"]``), so a moderator's own pack
+replaces any table for one game. Dice are rolled by the callers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.core.errors import DataError
+
+LEVELS = "tables/altitude-levels"
+APPROACH = "tables/approach-modes"
+ROLES = "tables/strike-roles"
+APAT_COLUMNS, APAT = "tables/apat-columns", "tables/apat"
+BOUNCE = "tables/bounce"
+A2A = "tables/air-to-air-crt"
+CC1, CC2, CC_SPLIT = "tables/cc-check-1", "tables/cc-check-2", "tables/cc-component-split"
+CARRIER_POINTS = "tables/carrier-points"
+ADMIRALS = "tables/carrier-admirals"
+SEQUENCE, SEQUENCE_DRM = "tables/strike-sequence", "tables/air-rating-sequence-drm"
+DISPLAY = "tables/air-surface-display"
+PRIORITY = "tables/general-target-priority"
+AA_MATRIX, AA_TABLE, AA_MODS = "tables/aa-matrix", "tables/aa-table", "tables/aa-modifiers"
+DAMAGE, NAVAL_CRT = "tables/air-surface-damage", "tables/naval-crt"
+CRITICAL, EFFECTS = "tables/critical-hit", "tables/naval-damage-effects"
+TORPEDO, PBY_NIGHT = "tables/land-based-torpedo", "tables/pby-night-contact"
+EXTREME = "tables/extreme-range"
+DOCTRINE = "rulings/air-doctrine"
+
+
+def value(public: Mapping[str, Any], key: str) -> Any:
+    try:
+        return public["pack"][key]["value"]
+    except KeyError:
+        raise DataError(key.replace("/", "."), "missing from the game's data pack") from None
+
+
+def air_unit(public: Mapping[str, Any], ap_type: str) -> Mapping[str, Any]:
+    """An AP type's strike values (units.air-<type>) with its roles and ranges
+    (units.ap-<type>, stage 1)."""
+    strike = public["pack"].get(f"units/air-{ap_type}")
+    base = public["pack"].get(f"units/ap-{ap_type}")
+    if strike is None or base is None:
+        raise DataError(f"units.air-{ap_type}", "no Air Point Chart values for this type")
+    return {**base["value"], **strike["value"]}
+
+
+def known_type(public: Mapping[str, Any], ap_type: str) -> bool:
+    pack = public["pack"]
+    return f"units/air-{ap_type}" in pack and f"units/ap-{ap_type}" in pack
+
+
+def ship_values(public: Mapping[str, Any], ship: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The ship counter's values (units.ship-*, by its class)."""
+    got: Mapping[str, Any] = value(public, f"units/{ship.get('class', '')}")
+    return got
+
+
+def rounded(x: float) -> int:
+    """Nearest whole number, .5 up (9.0, 7.10.1)."""
+    return math.floor(x + 0.5)
+
+
+def band(bands: Sequence[Sequence[int]], n: int) -> int:
+    """The index of the band holding ``n`` (the last for anything above)."""
+    for i, (lo, hi) in enumerate(bands):
+        if lo <= n <= hi:
+            return i
+    return 0 if n < bands[0][0] else len(bands) - 1
+
+
+def split(result: str) -> tuple[int, int]:
+    """'3/1' -> (aborted 3, eliminated 1)."""
+    a, e = result.split("/")
+    return int(a), int(e)
+
+
+def shift(text: str) -> int:
+    """'2L' -> -2, '1R' -> +1 (column shifts)."""
+    n, way = int(text[:-1]), text[-1].upper()
+    return -n if way == "L" else n
+
+
+def air_to_air(public: Mapping[str, Any], strength: int, aps: int, roll: int) -> tuple[int, int]:
+    """6.3.1: (aborted, eliminated) strength points for 2D6 ``roll``; the row of the
+    number of attacking APs is a DRM here."""
+    t = value(public, A2A)
+    drm = next((int(r["drm"]) for r in t["ap_rows"] if r["aps"][0] <= aps <= r["aps"][1]), 0)
+    if strength < 1:
+        return 0, 0
+    col = band(t["columns"], strength)
+    return split(t["results"][col][min(12, max(2, roll + drm)) - 2])
+
+
+def aa_fire(public: Mapping[str, Any], strength: int, columns: int, roll: int) -> tuple[int, int]:
+    """10.1: (aborted, eliminated) APs for 2D6 ``roll`` (modified) with ``columns``
+    shifts; a shift left of the first column leaves no fire, right of the last a +DRM."""
+    t = value(public, AA_TABLE)
+    if strength < 1:
+        return 0, 0
+    last = len(t["columns"]) - 1
+    col = max(0, band(t["columns"], strength) + columns)
+    over = max(0, col - last)  # 9.0's rule for shifts past the last column, here too
+    return split(t["results"][min(col, last)][min(12, max(2, roll + over)) - 2])
+
+
+def damage_points(
+    public: Mapping[str, Any], anti_ship: int, speed_class: int, roll: int, drm: int = 0
+) -> int:
+    """7.8.1 Step 5: damage points, anti-ship total against the current speed class."""
+    t = value(public, DAMAGE)
+    sc = str(min(3, max(0, speed_class)))
+    face = min(6, max(1, roll + drm))
+    return math.floor(anti_ship * float(t["multipliers"][sc][face - 1]))
+
+
+def odds_column(points: int, defence: int) -> int:
+    """7.8.1 Step 6: the odds, rounded down, as a Naval CRT column (0: under 1:1)."""
+    return min(5, points // max(1, defence))
+
+
+def naval_crt(public: Mapping[str, Any], column: int, roll: int) -> str:
+    """7.8.1 Step 7: '-', 'D1'..'D4' or 'S' (sunk)."""
+    return str(value(public, NAVAL_CRT)["results"][column][min(6, max(1, roll)) - 1])

@@ -1,0 +1,144 @@
+"""7.2-7.8 The Air/Surface display, 10.1 AA fire and 16.7 critical hits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbem.core.dice import ScriptedDice
+from pbem.rulesets.witp.air import aa, attack, critical, display
+
+from .test_air_world import PUBLIC_PACK, kido_butai, ship
+
+PUBLIC = {"pack": PUBLIC_PACK}
+
+
+def big_tf() -> list[dict[str, Any]]:
+    out = kido_butai()
+    out += [ship(f"DD{i}", "DD", "ship-dd-ijn-fleet") for i in range(14)]
+    out += [ship("Toho Maru", "AO", "ship-ao-ijn")]
+    return out
+
+
+def test_7_2_3_core_first_four_to_an_arc_then_inner_then_outer_evenly() -> None:
+    pos = display.place(PUBLIC, big_tf(), "general")
+    rings = [p[0] for p in pos.values()]
+    assert (rings.count("core"), rings.count("inner"), rings.count("outer")) == (4, 12, 4)
+    outer = sorted(p[1] for p in pos.values() if p[0] == "outer")
+    assert outer == [1, 2, 3, 4]  # 7.2.4: evenly, one an arc before a second
+
+
+def test_7_3_2_general_priority_puts_carriers_then_capital_ships_in_the_core() -> None:
+    pos = display.place(PUBLIC, big_tf(), "general")
+    core = sorted(n for n, p in pos.items() if p[0] == "core")
+    assert core == ["Haguro", "Myoko", "Shokaku", "Zuikaku"]
+    assert pos["Toho Maru"][0] == "inner"  # oilers before the destroyers (7.3.2)
+
+
+def test_7_3_1_specific_priority_puts_every_ship_of_the_type_in_the_core() -> None:
+    pos = display.place(PUBLIC, big_tf(), "AO")
+    assert pos["Toho Maru"] == ("core", 1)
+
+
+def test_7_7_3_outer_arc_4_reaches_the_core_through_the_inner_arc_of_3_and_4() -> None:
+    assert display.path(PUBLIC, 4, "core") == [("outer", 4), ("inner", 2), ("core", 1)]
+    assert display.path(PUBLIC, 3, "inner") == [("outer", 3), ("inner", 2)]
+    assert display.path(PUBLIC, 6, "outer") == [("outer", 6)]
+
+
+def test_10_1_1_a_specific_priority_targets_the_core() -> None:
+    pos = display.place(PUBLIC, big_tf(), "general")
+    assert display.target_ring(pos, 1, PUBLIC, "CV") == "core"
+    assert display.target_ring(pos, 1, PUBLIC, "general") == "core"
+
+
+def test_7_7_4_only_ships_on_the_path_fire() -> None:
+    pos = display.place(PUBLIC, big_tf(), "general")
+    arcs = display.path(PUBLIC, 1, "core")
+    firing = display.on_path(pos, arcs)
+    assert len(firing) == 4 + 4 + 1  # core, inner arc 1, outer arc 1
+
+
+def test_10_1_aa_matrix_and_damage_halving() -> None:
+    cv = kido_butai()[0]
+    assert aa.ship_aa(PUBLIC, cv, "L") == 6 and aa.ship_aa(PUBLIC, cv, "H") == 4
+    assert aa.ship_aa(PUBLIC, {**cv, "damage": 2}, "DB") == 3
+    assert aa.strength(PUBLIC, [cv, cv], "L", night=True) == 6  # 14.2.2: half
+
+
+def test_10_1_1_combined_wave_with_a_low_component_shifts_1l() -> None:
+    wave = [
+        {"type": "SBD-3", "n": 3, "role": "D", "aa_mode": "DB"},
+        {"type": "TBD-1", "n": 2, "role": "T", "aa_mode": "L"},
+    ]
+    cols, drm, why = aa.modifiers(PUBLIC, wave, wave[:1], night=False, later_wave_after_inner=True)
+    assert (cols, drm) == (-2, 0) and len(why) == 2
+
+
+def test_10_1_1_a_first_wave_of_one_or_two_aps_takes_half_the_differential() -> None:
+    assert aa.small_first_wave(ScriptedDice([6, 1]), "x") == ((6, 1), -2)
+
+
+def test_10_1_aa_losses_are_taken_from_the_component_at_random() -> None:
+    comp = [{"type": "SBD-3", "n": 3}, {"type": "TBD-1", "n": 2}]
+    res = aa.fire(PUBLIC, 30, comp, 0, 0, ScriptedDice([6, 6] + [1] * 30), "x")
+    assert sum(res["eliminated"].values()) == 5  # "7/5": all five lost, none left to abort
+    assert res["aborted"] == {}
+
+
+def test_7_8_2_torpedo_and_dive_bombers_make_a_combined_attack() -> None:
+    assert attack.combined([{"role": "T", "n": 1}, {"role": "D", "n": 1}])
+    assert not attack.combined([{"role": "T", "n": 2}])
+
+
+def test_7_8_1_step_4_attack_altitude_majority_ties_to_the_attacker() -> None:
+    aps = [{"n": 2, "attack_alt": "L"}, {"n": 2, "attack_alt": "H"}]
+    assert attack.attack_altitude(PUBLIC, aps) == "L"
+    assert (
+        attack.attack_altitude(PUBLIC, [{"n": 3, "attack_alt": "H"}, {"n": 1, "attack_alt": "L"}])
+        == "H"
+    )
+
+
+def test_7_8_1_a_combined_attack_on_a_carrier_from_step_2_to_7() -> None:
+    cv = kido_butai()[0]
+    wave = [
+        {"type": "SBD-3", "n": 4, "role": "D", "range": "normal", "attack_alt": "L"},
+        {"type": "TBD-1", "n": 2, "role": "T", "range": "normal", "attack_alt": "L"},
+    ]
+    # anti-torpedo 2D6 (1, 3): 1 < rating 2, torpedo 6 - 3 = 3; total 12 + 3 = 15;
+    # speed class 3 - 1 (combined) - 1 (no CAP) = 1; 1D6 6 -> x2.0 = 30 points;
+    # defence 6: 5:1+; Naval CRT 1D6 3 -> D3.
+    rec = attack.resolve(
+        PUBLIC, cv, wave, ScriptedDice([1, 3, 6, 3]), "x", is_combined=True, no_cap=True
+    )
+    assert rec["anti_torpedo"] == {"dice": [1, 3], "rating": 2, "torpedo": 3}
+    assert (rec["anti_ship"], rec["speed_class"], rec["damage_points"]) == (15, 1, 30)
+    assert (rec["odds"], rec["result"], cv["damage"]) == ("5:1+", "D3", 3)
+
+
+def test_7_8_1_torpedo_value_never_below_1() -> None:
+    cv = kido_butai()[0]
+    wave = [{"type": "TBD-1", "n": 1, "role": "T", "range": "normal", "attack_alt": "L"}]
+    rec = attack.resolve(
+        PUBLIC, cv, wave, ScriptedDice([1, 6, 1, 1]), "x", is_combined=False, no_cap=False
+    )
+    assert rec["anti_torpedo"]["torpedo"] == 1
+
+
+def test_7_6_2_waves_from_another_hex_combine_if_close_enough_or_on_the_roll() -> None:
+    assert attack.may_combine(5, 4, None)
+    assert not attack.may_combine(5, 8, 3)  # must exceed the difference of 3
+    assert attack.may_combine(5, 8, 4)
+
+
+def test_16_7_critical_hits_roll_again_and_only_doubles_are_told() -> None:
+    cv = {**kido_butai()[0], "damage": 1}
+    rolls = critical.roll(PUBLIC, cv, ScriptedDice([5, 5, 6, 4, 2, 3]), "x")
+    assert [r["critical"] for r in rolls] == [True, True, False]
+    assert cv["damage"] == 3
+    assert [r["dice"] for r in critical.told_to_enemy(rolls)] == [[5, 5]]
+
+
+def test_16_7_1_merchant_shipping_never_rolls() -> None:
+    assert not critical.rolls_for(PUBLIC, {"type": "MSU"})
+    assert critical.rolls_for(PUBLIC, {"type": "DD"})
