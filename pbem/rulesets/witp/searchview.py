@@ -37,20 +37,13 @@ def _search_line(d: Disclosure) -> str:
     )
 
 
-def _hex_of(k: Knowledge, owner: str, tf: str, time: str) -> str:
-    for d in k.disclosed:
-        f = d.fact
-        if (f.get("kind"), f.get("owner"), f.get("tf"), d.time) == ("located", owner, tf, time):
-            return str(f["hex"])
-    return "?"
-
-
 def build(k: Knowledge) -> dict[str, Any]:
     side = k.side
     searches: list[str] = []
     contacts: list[str] = []
     found: list[str] = []
     revealed: list[str] = []
+    where_now: dict[tuple[str, str], str] = {}  # the hex of each TF's latest Located chit
     for d in k.disclosed:
         kind = d.fact.get("kind")
         f: Mapping[str, Any] = defaultdict(lambda: "?", d.fact)  # a fact lacking a field
@@ -80,8 +73,10 @@ def build(k: Knowledge) -> dict[str, Any]:
                 f"{d.time} [{d.rule}]: intensive search from {f['base']}: 1D6 {f['roll']}, "
                 f"{f['air_points_lost']} air point(s) lost"
             )
+        elif kind in ("located", "located-moved"):
+            where_now[(str(f["owner"]), str(f["tf"]))] = str(f["hex"])
         elif kind == "search-report":
-            where = _hex_of(k, str(f["owner"]), str(f["tf"]), d.time)
+            where = where_now.get((str(f["owner"]), str(f["tf"])), "?")
             line = f"{d.time} [{d.rule}]: {f['owner']} {f['tf']} at {where} ({f['source']}): {f['report']}"
             if f["owner"] == side:
                 found.append(f"{line} (reported to the enemy)")

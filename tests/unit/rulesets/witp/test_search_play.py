@@ -369,3 +369,16 @@ def test_r50_r70_under_the_japanese_first_gate_each_half_files_its_own_standing_
     rest = _play(witp, dict(half.state), always(100), allied=f"SEARCH Port_Moresby {MAIN_FORCE}")
     flown = {(d["fact"]["searcher"], d["time"]) for d in _facts(rest, "air-search")}
     assert ("japanese", "T1/air2/search") in flown and ("allied", "T1/air2/search") in flown
+
+
+def test_13_5_7_each_contact_is_shown_at_the_hex_of_its_own_located_chit(witp: Any) -> None:
+    start = at_plot(witp)
+    result = _play(witp, start, always(100), japanese="TF1 MOVE E2114 EV 0")
+    allied = witp.view(result.state, result.events, "allied")
+    placed = [
+        d["fact"]["hex"]
+        for d in _facts(result, "located")
+        if d["fact"]["tf"] == "TF1" and d["time"] == "T1/naval1/execution"
+    ]
+    shown = [c.split(" at ")[1].split(" ")[0] for c in allied["search"]["contacts"] if "TF1" in c]
+    assert len(set(placed)) > 1 and shown[: len(placed)] == placed
