@@ -372,6 +372,18 @@ def usn_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
     }
 
 
+# WitP's search report sections (pbem/rulesets/witp/searchview.py), in report order.
+WITP_SEARCH_SECTIONS = (
+    "searches",
+    "contacts",
+    "located",
+    "found",
+    "own_located",
+    "revealed",
+    "standing",
+)
+
+
 def witp_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
     """War in the Pacific: the game clock, the open initiative rolls, the forces the
     view holds, what was told to this side alone, and the illustrative values the
@@ -388,6 +400,8 @@ def witp_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
         for i in view.get("initiative", ())
         if isinstance(i, Mapping)
     ]
+    search = view.get("search", {})
+    search = search if isinstance(search, Mapping) else {}
     forces = [
         {
             **f,
@@ -404,6 +418,7 @@ def witp_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
         "told_you": list(view.get("told_you", ())),
         "illustrative": list(view.get("illustrative", ())),
         "packs": ", ".join(view.get("packs", ())),
+        "search": {key: list(search.get(key, ())) for key in WITP_SEARCH_SECTIONS},
     }
 
 

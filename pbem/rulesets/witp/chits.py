@@ -76,6 +76,10 @@ def draw(state: dict[str, Any], side: str, tf: str, cup: str, secret: Dice) -> s
     rec = _search(state)
     if cup == NORMAL and not sum(rec["cups"][NORMAL].values()):
         cup = SQUALL
+    if cup == SQUALL and not sum(rec["cups"][SQUALL].values()):
+        _refill(rec, SQUALL)  # ruling R57: Cups 2 and 3 both out
+    if cup == INTENSIVE and not sum(rec["cups"][INTENSIVE].values()):
+        _refill(rec, INTENSIVE)
     contents = rec["cups"][cup]
     pool = [c for c in CHITS for _ in range(contents.get(c, 0))]
     if not pool:
@@ -84,6 +88,21 @@ def draw(state: dict[str, Any], side: str, tf: str, cup: str, secret: Dice) -> s
     contents[chit] -= 1
     rec["held"].setdefault(tf_key(side, tf), []).append({"cup": cup, "chit": chit})
     return chit
+
+
+def _refill(rec: dict[str, Any], cup: str) -> None:
+    """Ruling R57: a cup the rules would have drawn from is empty (Cup 2 and Cup 3
+    both, or Cup 1): the chits drawn from it and held by TFs go back to it first,
+    as at the end of an even-numbered Game-Turn (13.5); the reports stand."""
+    for key in list(rec["held"]):
+        keep = [h for h in rec["held"][key] if h["cup"] != cup]
+        for h in rec["held"][key]:
+            if h["cup"] == cup:
+                rec["cups"][cup][h["chit"]] += 1
+        if keep:
+            rec["held"][key] = keep
+        else:
+            del rec["held"][key]
 
 
 def held(state: dict[str, Any], side: str, tf: str) -> list[str]:

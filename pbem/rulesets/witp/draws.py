@@ -17,8 +17,10 @@ recompute both.
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.rulesets.witp.knowledge import MODERATOR
 
 SEED_DICE = 12  # 6**12 > 2**31 seeds
 
@@ -94,3 +96,22 @@ def fork(secret: Dice, label: str) -> Dice:
     """``secret.fork(label)`` for the moderator's stream; any other Dice (a test's
     fixed dice) is used as it is."""
     return secret.fork(label) if isinstance(secret, SecretDice) else secret
+
+
+SEED_KEY = "secret_seed"  # moderator: {"round": name, "seed": hex} of the current round
+
+
+def take_round_seed(state: dict[str, Any], dice: Dice, round_name: str) -> None:
+    """At a round's start, always: SEED_DICE open 1D6 seed the round's secret stream,
+    kept in the moderator's part (the same count of open dice whatever follows)."""
+    faces = bytes(dice.d6(f"secret stream seed {round_name}") for _ in range(SEED_DICE))
+    state.setdefault(MODERATOR, {})[SEED_KEY] = {"round": round_name, "seed": faces.hex()}
+
+
+def round_secret(state: dict[str, Any], label: str) -> SecretDice:
+    """The round's secret stream for one step (``label``: the slot's game time), so
+    each segment's secret draws are independent of every other's."""
+    rec = state.get(MODERATOR, {}).get(SEED_KEY)
+    if rec is None:
+        raise KeyError("no secret stream seeded this round")
+    return SecretDice(bytes.fromhex(str(rec["seed"])), f"{rec['round']}/{label}")

@@ -20,10 +20,19 @@ from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
 from pbem.rulesets.witp import chits, located
 from pbem.rulesets.witp.clock import Slot
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
 from pbem.rulesets.witp.sides import SIDES
 
 JAPANESE_TABLE = "tables/japanese-dummy-allotment"
+DEFER = "defer_dummy_removal"  # moderator flag: TFs are moving (searchplay.py)
+
+
+def remove_revealed(state: dict[str, Any]) -> None:
+    """Dummies revealed while TFs moved leave the TF Display once movement ends."""
+    for side in SIDES:
+        own = state[PRIVATE][side].get("tfs", {})
+        for tf in [t for t, rec in own.items() if rec.get("revealed")]:
+            del own[tf]
 
 
 def japanese_allotment(public: Mapping[str, Any], secret: Dice) -> tuple[int, list[int]]:
@@ -104,7 +113,10 @@ def reveal(state: dict[str, Any], owner: str, tf: str, how: str, slot: Slot) -> 
     if rec is None or not rec.get("dummy"):
         return []
     events = located.remove(state, owner, tf, slot, "definitively revealed", "13.6.3")
-    del state[PRIVATE][owner]["tfs"][tf]
+    if state.get(MODERATOR, {}).get(DEFER):  # mid-move: off the display when it ends
+        rec["revealed"] = how
+    else:
+        del state[PRIVATE][owner]["tfs"][tf]
     state[PUBLIC].setdefault("revealed_dummies", []).append(
         {"owner": owner, "tf": tf, "time": slot.time}
     )

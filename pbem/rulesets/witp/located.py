@@ -81,14 +81,19 @@ def end_of_phase(
     state: dict[str, Any], slot: Slot, stationary: Collection[str] = ()
 ) -> list[Event]:
     """At the end of an Air or Naval Phase: chits placed before it expire; at the end
-    of a Naval Phase a TF that did not move keeps its chit, renewed ("Located 3N").
-    ``stationary``: "<owner>:<tf>" keys of TFs that did not move in the phase."""
+    of a Naval Phase a TF that did not move keeps its chit, renewed ("Located 3N"),
+    and at the end of an Air Phase one that did not move in the Naval Phase before
+    it keeps it too (13.7.5 "for as long as they do not move"; ruling R51).
+    ``stationary``: "<owner>:<tf>" keys of TFs that did not move in the phase (an
+    Air Phase: in the Naval Phase before it)."""
     now = ordinal(slot)
     naval = slot.phase.key.startswith("naval")
     events: list[Event] = []
     for key, m in sorted(markers(state).items()):
         if m["placed"] >= now:
             continue
+        if not naval and key in stationary:
+            continue  # R51: it has not moved since the last Naval Phase: still Located
         if naval and key in stationary:
             m.update(placed=now, label=label(slot), time=slot.time)
             fact = {

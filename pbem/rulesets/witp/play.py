@@ -25,12 +25,21 @@ import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, cast
 
 from pbem.core.dice import Dice
 from pbem.core.errors import DataError
 from pbem.core.events import Event
-from pbem.rulesets.witp import draws, fuel, initiative, intel_orders, intelligence, movement, orders
+from pbem.rulesets.witp import (
+    draws,
+    fuel,
+    initiative,
+    intel_orders,
+    intelligence,
+    movement,
+    orders,
+    searchplay,
+)
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import JAPANESE_HALF, Round, Slot, cycle_of, round_at, schedule
 from pbem.rulesets.witp.datapack import DataPack
@@ -241,10 +250,27 @@ def _file_plot(
     for tf, entry in state[PRIVATE][side][tfs.TFS].items():
         card = plot.cards.get(tf)
         entry["mission"] = card.to_json() if card is not None and card.missions else None
+    searchplay.file_standing(state, side, lines, context(state, side, sea))  # 13.3, R50
     return intel_orders.file_extras(state, side, plot, slot)
 
 
 def _resolve(
+    state: dict[str, Any],
+    slot: Slot,
+    rnd: Round,
+    orders_by_side: Mapping[str, Sequence[str]],
+    dice: Dice,
+    sea: SeaMap,
+) -> list[Event]:
+    # The search rules' hooks (searchplay.py) around the segment itself.
+    where = cast(searchplay.SearchMap, sea)
+    contexts = {side: context(state, side, sea) for side in SIDES}
+    events = searchplay.before_segment(state, slot, rnd, dice, contexts, where)
+    events += _segment(state, slot, rnd, orders_by_side, dice, sea)
+    return events + searchplay.after_segment(state, slot)
+
+
+def _segment(
     state: dict[str, Any],
     slot: Slot,
     rnd: Round,
@@ -267,7 +293,10 @@ def _resolve(
         fact = {"kind": "initiative", "segment": slot.segment.title, **result.to_json()}
         events.append(disclose(state, fact, SIDES, slot.time, "3.2"))
         if slot.phase.key.startswith("naval") and slot.segment.key == "execution":
-            events += _execute(state, result.first, slot.time)
+            where = cast(searchplay.SearchMap, sea)
+            with searchplay.moving(state, slot, dice, where) as closing:
+                events += _execute(state, result.first, slot.time)
+            events += closing
         return events
     if slot.segment.key == "advance":
         if not slot.strategic:

@@ -7,7 +7,8 @@ marked at its ``hex`` (a stage-1 TF marker's position), else at its ``at`` if
 that names a hex or a place on the map ("Rabaul"); a force somewhere at sea
 ("Coral Sea") or off this Map Section is listed by the report but not marked.
 The close-up looks at the marked forces, so it too shows only what the side
-knows. ``side`` None (the omniscient view) marks every side's forces.
+knows. ``side`` None (the omniscient view) marks every side's forces. Enemy TFs
+holding a Located chit are marked at the chit's hex, labelled "TF2?" (13.7.5).
 """
 
 from __future__ import annotations
@@ -49,6 +50,11 @@ def report_picture(m: TheatreMap, view: Mapping[str, Any]) -> MapPicture:
         h = _hex_of(m, force)
         if h is not None:
             units.setdefault(h, []).append((str(force["side"]), str(force["id"])))
+    for marker in view.get("search", {}).get("map", ()):  # enemy TFs Located (13.7.5)
+        if m.on_map(str(marker["hex"])):
+            units.setdefault(str(marker["hex"]), []).append(
+                (str(marker["side"]), str(marker["id"]))
+            )
     keys = {hexgrid.key(h): stack for h, stack in units.items()}
     return replace(
         _base(m),

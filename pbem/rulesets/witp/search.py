@@ -22,6 +22,7 @@ told to the searcher (13.5.7). Bluff searches (13.3.3) and intensive searches
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -96,9 +97,35 @@ def threshold(public: Mapping[str, Any], carrier: bool, value: int, band: str) -
     return None
 
 
-def tf_air(tf: Mapping[str, Any]) -> dict[str, int]:
-    out: dict[str, int] = {}
+def ship_entries(
+    tf: Mapping[str, Any], own: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """The TF's ships as entries (name, type, class, damage, air): the TF Display
+    holds ship names and the side's ``ships`` their records (taskforces.py); a
+    test world may hold the entries themselves."""
+    records = (own or {}).get("ships", {})
+    out = []
     for s in tf.get("ships", ()):
+        if isinstance(s, str):
+            out.append({"name": s, **records.get(s, {"type": "?"})})
+        else:
+            out.append(dict(s))
+    return out
+
+
+def tf_key(own: Mapping[str, Any], n: str) -> str:
+    """The key of ``own``'s TF written ``n`` ("3", "TF3", "TF 3"); KeyError."""
+    tfs = own.get("tfs", {})
+    n = n.strip().upper().removeprefix("TF").strip().removeprefix("TF")
+    for key in (n, f"TF{n}"):
+        if key in tfs:
+            return key
+    raise KeyError(n)
+
+
+def tf_air(tf: Mapping[str, Any], own: Mapping[str, Any] | None = None) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for s in ship_entries(tf, own):
         for t, n in s.get("air", {}).items():
             out[t] = out.get(t, 0) + int(n)
     return out
@@ -109,15 +136,20 @@ NO_E13 = ("Kako", "Furutaka", "Mikuma")  # 13.1.4: CAs not carrying E13A1s
 E13_CAPITALS = ("Haruna",)  # 13.1.4: the one BC/BB with E13A1s
 
 
-def floatplanes(public: Mapping[str, Any], side: str, tf: Mapping[str, Any]) -> dict[str, int]:
+def floatplanes(
+    public: Mapping[str, Any],
+    side: str,
+    tf: Mapping[str, Any],
+    own: Mapping[str, Any] | None = None,
+) -> dict[str, int]:
     """13.1.4: in a Japanese carrier TF every capital ship's floatplanes add to its
     search, one air point a ship (ruling R27): CAs and BC Haruna as the longer-ranged
     E13A1 (Kako, Furutaka, Mikuma excepted), other BB/BCs as the shorter F1M2; the
     ship's class item may name its type (``floatplane``)."""
-    if side != "japanese" or not tf_air(tf):
+    if side != "japanese" or not tf_air(tf, own):
         return {}
     out: dict[str, int] = {}
-    for s in tf.get("ships", ()):
+    for s in ship_entries(tf, own):
         kind = str(s.get("type", "")).upper()
         if kind not in chits.CAPITALS:
             continue
@@ -143,14 +175,15 @@ def searcher(
 ) -> tuple[str, str | None, dict[str, int], bool]:
     """(label, hex, air points, carrier?) of a side's base or ``TF n``; KeyError.
     With ``public`` and ``side``, a carrier TF's air includes 13.1.4's floatplanes."""
-    if name.upper().startswith("TF "):
-        tf = own.get("tfs", {})[name[3:].strip()]
-        air = tf_air(tf)
-        for t, n in (floatplanes(public, side, tf) if public is not None else {}).items():
+    if re.fullmatch(r"TF\s*(TF)?\d+", name.strip(), re.IGNORECASE):
+        key = tf_key(own, name)
+        tf = own["tfs"][key]
+        air = tf_air(tf, own)
+        for t, n in (floatplanes(public, side, tf, own) if public is not None else {}).items():
             air[t] = air.get(t, 0) + n
-        return f"TF {name[3:].strip()}", tf.get("hex"), air, True
+        return f"TF {key.removeprefix('TF')}", tf.get("hex"), air, True
     for base, b in own.get("air_bases", {}).items():
-        if base.lower() == name.lower():
+        if base.lower() == name.replace("_", " ").lower():
             return base, b["hex"], dict(b["air_points"]), False
     raise KeyError(name)
 
@@ -202,7 +235,8 @@ def parse_search_line(knowledge: Knowledge, words: Sequence[str]) -> str:
             raise IllegalOrderError(
                 f"{label} has no search value {distance(at, h)} hexes away, at {h}", rule="13.1.3"
             )
-    return " ".join(["SEARCH", label, *hexes, *flags])
+    shown = label if carrier else label.replace(" ", "_")  # one word on the line
+    return " ".join(["SEARCH", shown, *hexes, *flags])
 
 
 def _is_hex(x: str) -> bool:
@@ -235,7 +269,8 @@ def contact(
     events: list[Event] = []
     if place_marker:
         events.append(located.place(state, owner, tf, rec["hex"], source, slot))
-    ships, dummy = rec.get("ships", []), bool(rec.get("dummy")) or not rec.get("ships")
+    ships = ship_entries(rec, state[PRIVATE][owner])
+    dummy = bool(rec.get("dummy")) or not ships
     if cup is None:
         report, why, chit = chits.Report.of_ships(ships), None, "true"
     else:
@@ -353,6 +388,18 @@ def resolve_air_searches(
                 if band is None:
                     continue
                 value = value_at(public, air, band) // len(hexes)
+                if not any(r.get("hex") == h for r in state[PRIVATE][enemy]["tfs"].values()):
+                    # 13.3: announced all the same; nothing there to roll for.
+                    fact = {
+                        "kind": "air-search-empty",
+                        "searcher": side,
+                        "from": shown,
+                        "hex": h,
+                        "band": band,
+                        "value": value,
+                        "intensive": intensive,
+                    }
+                    events.append(disclose(state, fact, SIDES, slot.time, "13.3"))
                 for tf, rec in sorted(state[PRIVATE][enemy]["tfs"].items()):
                     if rec.get("hex") != h:
                         continue
@@ -535,7 +582,7 @@ def moving_tf_entered(
     sources += [
         (f"TF {t}", True)
         for t, r in sorted(own.get("tfs", {}).items())
-        if tf_air(r) and r.get("hex")
+        if tf_air(r, own) and r.get("hex")
     ]
     for name, carrier in sources:
         label, at, air, _ = searcher(own, name, public=public, side=enemy)
@@ -547,7 +594,7 @@ def moving_tf_entered(
         key = f"{enemy}|{label}|{owner}:{tf}"
         if band is None or band in naval["bands"].get(key, []):
             continue
-        if carrier and own["tfs"][label[3:]].get("log"):  # 13.3.2: a moving carrier TF
+        if carrier and own["tfs"][tf_key(own, label)].get("log"):  # 13.3.2: moving
             first = naval["carrier_targets"].get(label)
             if first not in (None, f"{owner}:{tf}"):
                 continue

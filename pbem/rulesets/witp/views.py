@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pbem.core.events import Event
-from pbem.rulesets.witp import datapack
+from pbem.rulesets.witp import datapack, searchview
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.knowledge import EVERYONE, Knowledge
 from pbem.rulesets.witp.play import CLOCK_ITEMS, INITIATIVE_CHOICE, Clock
@@ -77,6 +77,7 @@ def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
             if d.fact.get("kind") == "initiative"
         ][-RECENT_INITIATIVE:],
         "forces": forces,
+        "search": searchview.build(k),
         "told_you": [
             {"time": d.time, "rule": d.rule, "fact": dict(d.fact)}
             for d in k.disclosed

@@ -44,8 +44,20 @@ NAMES = st.sampled_from(("Shokaku", "Zuikaku", "Yorktown", "Lexington", "Kamikaz
 IDS = st.sampled_from(("tf17", "tf44", "mo-striking-force", "kido", "decoy", "tf-99"))
 FACTS = st.fixed_dictionaries(
     {
+        # The other side's secrets of search (13.5.3 the chit it drew, 13.5.4 its
+        # losses, 13.5.7 a report refused by its chit) and of intelligence.
         "kind": st.sampled_from(
-            ("sighting", "sigint", "chit", "si-capabilities", "magic-drawn", "jn25-counters")
+            (
+                "sighting",
+                "sigint",
+                "chit",
+                "search-chit",
+                "deception-refused",
+                "intensive-search-loss",
+                "si-capabilities",
+                "magic-drawn",
+                "jn25-counters",
+            )
         ),
         "at": st.sampled_from(PLACES),
     }

@@ -35,6 +35,19 @@ def edited(state: dict[str, Any], side: str, tf: str, **fields: Any) -> dict[str
     return new
 
 
+def blind(state: dict[str, Any], *sides: str) -> dict[str, Any]:
+    """A copy of ``state`` in which ``sides`` search nothing: no land bases, no
+    carrier air points, no coastwatchers (13.0, 13.8): movement alone is tested."""
+    new = copy.deepcopy(state)
+    for side in sides or ("japanese", "allied"):
+        own = new["private"][side]
+        own["air_bases"] = {}
+        own["coastwatchers"] = {}
+        for ship in own.get("ships", {}).values():
+            ship.pop("air", None)
+    return new
+
+
 def play(
     witp: WitpRuleset, state: dict[str, Any], seed: bytes = b"p", **orders: str
 ) -> Adjudication:

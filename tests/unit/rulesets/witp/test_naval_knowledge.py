@@ -7,16 +7,18 @@ from __future__ import annotations
 import copy
 import json
 from typing import Any
+from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.core.dice import SeededDice
+from pbem.rulesets.witp import searchplay
 from pbem.rulesets.witp.knowledge import indistinguishable
 from pbem.rulesets.witp.sides import SIDES, enemy_of
 from pbem.rulesets.witp.taskforces import new_tf
 
-from .naval import at_plot, tfs
+from .naval import at_plot, blind, tfs
 
 SEA = ["E2324", "E2320", "E2118", "E2016", "E1613", "E2525", "E2127", "E1018", "E2115", "E2222"]
 MARKERS = [f"TF{n}" for n in range(1, 13)]
@@ -77,7 +79,9 @@ def _world(state: dict[str, Any], side: str, display: dict[str, Any]) -> dict[st
 def test_16_1_6_noninterference_of_naval_movement(
     witp, side, display_a, display_b, enemy_a, enemy_b, mine
 ) -> None:  # type: ignore[no-untyped-def]
-    start = at_plot(witp)
+    # Neither side searches (13.3) nor watches (13.8): what search discloses is the
+    # search tests' (test_search_play.py); here a move alone must tell nothing.
+    start = blind(at_plot(witp))
     a, b = _world(start, side, display_a), _world(start, side, display_b)
     assert indistinguishable(a, b, side)
     assert witp.pending(a) == witp.pending(b)
@@ -88,12 +92,16 @@ def test_16_1_6_noninterference_of_naval_movement(
     assert d is not None
     other = enemy_of(side)
     results = []
+    # ... nor is any TF found entering an enemy port or airbase (13.8 first paragraph).
+    no_contact = patch.object(searchplay, "_enemy_installation", lambda *_: False)
     for world, enemy in ((a, enemy_a), (b, enemy_b)):
         orders = {
             side: list(witp.validate(world, side, mine).accepted),
             other: list(witp.validate(world, other, "\n".join(enemy)).accepted),
         }
-        results.append(witp.adjudicate(world, orders, SeededDice(b"x", "g", d.turn, d.phase)))
+        with no_contact:
+            dice = SeededDice(b"x", "g", d.turn, d.phase)
+            results.append(witp.adjudicate(world, orders, dice))
     ra, rb = results
     assert indistinguishable(ra.state, rb.state, side)
     assert [e.to_json() for e in ra.events if e.seen_by(side)] == [

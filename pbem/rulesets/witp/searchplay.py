@@ -1,0 +1,393 @@
+"""Search and contact played through the rounds (13.3-13.8): the hooks play.py calls.
+
+- ``prepare``: once a game, each side's searching land bases (13.0: airfield and
+  seaplane base of one hex) from its order of battle, its carriers' air points on
+  their ships, and the Allied Coastwatcher Log (13.8.4).
+- Standing orders (witp-core-proposal §6.3, §6.4; ruling R50): ``SEARCH``,
+  ``DECEPTION`` and ``COASTWATCHERS DELAY`` lines are accepted in a naval Plot
+  Segment's mail round (orders.register_line) and kept in the side's private
+  ``standing`` until it files others.
+- ``before_segment`` / ``after_segment`` around each segment: the round's secret
+  stream (draws.take_round_seed), the standing orders filed, the Air Search Segment
+  (13.3.1), Located chits at the end of each Air and Naval Phase (13.7.5) and the
+  chits' return after an even-numbered Game-Turn (13.5).
+- ``moving``: around the naval Execution Segment; each hex a TF enters is searched
+  by the enemy (13.3, 13.7.1), may hold an enemy installation (13.8) or a
+  coastwatcher (13.8); night movement removes Located chits (13.7.5).
+
+The logic stays in search.py, located.py, coastwatchers.py, dummies.py and
+deception.py; this module only calls them at the right times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pbem.core.dice import Dice
+from pbem.core.errors import OrderError, OrderSyntaxError
+from pbem.core.events import Event
+from pbem.rulesets.witp import (
+    chits,
+    coastwatchers,
+    deception,
+    draws,
+    dummies,
+    located,
+    movement,
+    orders,
+    search,
+)
+from pbem.rulesets.witp import taskforces as tfs
+from pbem.rulesets.witp.clock import Round, Slot
+from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
+from pbem.rulesets.witp.missions import Context
+from pbem.rulesets.witp.sides import ALLIED, SIDES, enemy_of
+
+STANDING = "standing"  # private[side]["standing"]: {"search", "deception", DELAY_KEY}
+WORDS = ("SEARCH", deception.WORD, coastwatchers.WORD)
+START_KEY = "scenario/map-start"
+CW_FORCE = "coastwatchers"  # the Allied forces item listing the CW islands (13.8.3)
+
+
+class SearchMap(Protocol):
+    """What the search hooks need of the theatre map (map.TheatreMap)."""
+
+    islands: Mapping[str, Any]
+
+    def hex_at(self, lat: float, lon: float) -> Any: ...
+    def has_water(self, h: str) -> bool: ...
+    def bases_in(self, h: str) -> tuple[Any, ...]: ...
+
+
+# -- set-up ----------------------------------------------------------------------
+
+
+def prepare(state: dict[str, Any], sea: SearchMap) -> None:
+    """Each side's searchers, once (13.0, 13.1.1): a forces item with ``base`` and
+    ``air_points`` is a land base where its position falls; an item whose keys are
+    the side's ship names gives those carriers their air points; the Allied
+    ``coastwatchers`` item is the CW Log (13.8.3, 13.8.4)."""
+    public = state[PUBLIC]
+    for side in SIDES:
+        own = state[PRIVATE][side]
+        if "air_bases" in own:
+            continue
+        bases: dict[str, Any] = {}
+        ships = own.get(tfs.SHIPS, {})
+        for _fid, item in sorted(own.get("forces", {}).items()):
+            v = item.get("value")
+            if not isinstance(v, Mapping):
+                continue
+            if "air_points" in v and "base" in v:
+                h = sea.hex_at(float(v["lat"]), float(v["lon"]))
+                if h is not None:  # a base off the theatre map searches nothing here
+                    bases[str(v["base"])] = {"hex": str(h), "air_points": dict(v["air_points"])}
+            elif v and all(name in ships for name in v):
+                for name, air in v.items():
+                    ships[name]["air"] = {str(t): int(n) for t, n in air.items()}
+        own["air_bases"] = bases
+        own.setdefault(STANDING, {})
+        if side == ALLIED and CW_FORCE in own.get("forces", {}):
+            placed = [str(c) for c in own["forces"][CW_FORCE]["value"]]
+            try:
+                own[coastwatchers.LOG] = coastwatchers.log(sea, public, placed)
+            except (KeyError, ValueError):
+                own[coastwatchers.LOG] = {}
+
+
+# -- standing orders -------------------------------------------------------------
+
+
+def _knowledge(ctx: Context) -> Knowledge:
+    return Knowledge(ctx.side, ctx.public, {ctx.side: ctx.own}, ())
+
+
+def _tf_words(args: Sequence[str]) -> list[str]:
+    """DECEPTION TF 3 / TF3 -> DECEPTION TF TF3 (the TF Display's key)."""
+    w = list(args)
+    if w and w[0].upper() == "TF" and len(w) > 1 and tfs.tf_id("TF" + w[1]):
+        return ["TF", str(tfs.tf_id("TF" + w[1])), *w[2:]]
+    if w and tfs.tf_id(w[0]) and w[0].upper() != "TF":
+        return ["TF", str(tfs.tf_id(w[0])), *w[1:]]
+    return w
+
+
+def canonical(ctx: Context, line: str) -> str:
+    """A standing-order line as kept; OrderError naming the rule if refused."""
+    words = line.split()
+    head = words[0].upper()
+    if head == "SEARCH":
+        if [w.upper() for w in words[1:]] == ["NONE"]:
+            return "SEARCH NONE"
+        w = words[:]
+        if len(w) > 1 and tfs.tf_id(w[1]) and w[1].upper() != "TF":
+            w = ["SEARCH", "TF", w[1][2:].strip(), *w[2:]]
+        return search.parse_search_line(_knowledge(ctx), w)
+    if head == deception.WORD:
+        text, _ = deception.parse_line(
+            [deception.WORD, *_tf_words(words[1:])], ctx.own.get(tfs.TFS, {})
+        )
+        return text.replace(f"{deception.WORD} TF TF", f"{deception.WORD} TF")
+    return coastwatchers.parse_delay_line(ctx.side, words)[0]
+
+
+def _judge(word: str) -> orders.LineJudge:
+    def judge(ctx: Context, plot: orders.Plot, args: Sequence[str]) -> None:
+        if not args:
+            rule = {"SEARCH": "13.3.1", deception.WORD: "13.5.7"}.get(word, "13.8")
+            raise OrderSyntaxError(f"{word} needs more: see the order form", rule=rule)
+        canonical(ctx, " ".join([word, *args]))
+
+    return judge
+
+
+for _word in WORDS:
+    orders.register_line(_word, _judge(_word))
+
+
+def file_standing(state: dict[str, Any], side: str, lines: Sequence[str], ctx: Context) -> None:
+    """The side's standing orders after this Plot Segment (ruling R50): SEARCH lines
+    replace the last ones filed (SEARCH NONE: none); a DECEPTION line replaces the
+    policy for its TF (or ALL); COASTWATCHERS DELAY replaces the delay."""
+    standing = state[PRIVATE][side].setdefault(STANDING, {})
+    searches: list[str] | None = None
+    for line in lines:
+        if not line.strip() or line.split()[0].upper() not in WORDS:
+            continue
+        try:
+            text = canonical(ctx, line)
+        except OrderError:
+            continue  # refused when the mail was answered
+        head = text.split()[0]
+        if head == "SEARCH":
+            searches = searches if searches is not None else []
+            if text != "SEARCH NONE":
+                searches.append(text)
+        elif head == deception.WORD:
+            words = [deception.WORD, *_tf_words(text.split()[1:])]
+            _, policy = deception.parse_line(words, ctx.own.get(tfs.TFS, {}))
+            standing.setdefault("deception", {})[policy["tf"]] = {**policy, "line": text}
+        else:
+            standing[coastwatchers.DELAY_KEY] = coastwatchers.parse_delay_line(side, text.split())[
+                1
+            ]
+    if searches is not None:
+        standing["search"] = searches
+
+
+# -- the segments ----------------------------------------------------------------
+
+
+def _phase(slot: Slot) -> str:
+    """ "T1/naval1": the Air or Naval Phase a slot belongs to."""
+    return slot.time.rsplit("/", 1)[0]
+
+
+def _ends_phase(slot: Slot) -> bool:
+    key = slot.phase.key
+    return (key.startswith("air") or key.startswith("naval")) and (
+        slot.segment is slot.phase.segments[-1]
+    )
+
+
+def before_segment(
+    state: dict[str, Any],
+    slot: Slot,
+    rnd: Round,
+    dice: Dice,
+    contexts: Mapping[str, Context],
+    sea: SearchMap,
+) -> list[Event]:
+    """Before play.py resolves ``slot``: set-up, the round's secret seed, the Air
+    Search Segment (the standing orders are filed with the plot: ``file_standing``)."""
+    events: list[Event] = []
+    if slot is rnd.slots[0]:
+        prepare(state, sea)
+        if rnd.sides:  # every plot round (the opening has no search orders yet)
+            draws.take_round_seed(state, dice, rnd.name)  # always 12 open dice
+    if slot.phase.key.startswith("air") and slot.segment.key == "search":
+        events += air_search_segment(state, slot, dice, contexts)
+    return events
+
+
+def air_search_segment(
+    state: dict[str, Any], slot: Slot, dice: Dice, contexts: Mapping[str, Context]
+) -> list[Event]:
+    """13.3.1: each side's standing SEARCH lines, judged again where its bases and TFs
+    now are; a line that no longer holds is not flown, and its side is told why."""
+    events: list[Event] = []
+    lines: dict[str, list[str]] = {}
+    for side in SIDES:
+        ctx = contexts[side]
+        for line in state[PRIVATE][side].get(STANDING, {}).get("search", ()):
+            try:
+                lines.setdefault(side, []).append(canonical(ctx, line))
+            except OrderError as e:
+                fact = {"kind": "search-not-flown", "line": line, "why": str(e), "rule": e.rule}
+                events.append(disclose(state, fact, [side], slot.time, e.rule or "13.3"))
+    if not lines:
+        return events
+    secret = draws.round_secret(state, slot.time)
+    return events + search.resolve_air_searches(state, lines, dice, secret, slot)
+
+
+def after_segment(state: dict[str, Any], slot: Slot) -> list[Event]:
+    """After play.py resolved ``slot``: Located chits at the end of an Air or Naval
+    Phase (13.7.5, a TF that did not move keeping its chit in a Naval Phase) and the
+    chits' return at the end of an even-numbered Game-Turn (13.5, 13.6.5)."""
+    events: list[Event] = []
+    if _ends_phase(slot):
+        # The TFs that moved in this Naval Phase, or (an Air Phase) in the last one.
+        moved = {k for keys in state.get(MODERATOR, {}).get(MOVED, {}).values() for k in keys}
+        stationary = [k for k in located.markers(state) if k not in moved]
+        events += located.end_of_phase(state, slot, stationary)
+    if slot.segment.key == "advance" and not slot.strategic:
+        chits.end_of_game_turn(state, slot.turn)
+    if slot.phase.key.startswith("naval") and slot.segment.key == "execution":
+        for side in SIDES:  # 13.6.5: a deactivated TF's chits go back to the cups
+            for tf, rec in state[PRIVATE][side].get(tfs.TFS, {}).items():
+                if rec.get("deactivated"):
+                    chits.return_chits(state, side, tf)
+    return events
+
+
+# -- the naval Execution Segment --------------------------------------------------
+
+MOVED = "moved"  # moderator: {phase time prefix: ["owner:tf", ...]} TFs that moved
+
+
+@dataclass
+class _Moving:
+    slot: Slot
+    dice: Dice
+    secret: Dice
+    sea: SearchMap
+    moved: list[str] = field(default_factory=list)
+
+
+_MOVING: ContextVar[_Moving | None] = ContextVar("witp_moving", default=None)
+
+
+@contextmanager
+def moving(state: dict[str, Any], slot: Slot, dice: Dice, sea: SearchMap) -> Iterator[list[Event]]:
+    """Around movement.execute: the searches of each hex entered are made by the hook
+    below; on leaving, held coastwatcher contacts are announced (13.8, R23) and the
+    dummies revealed meanwhile leave the display. The yielded list receives those
+    closing events."""
+    secret = draws.round_secret(state, slot.time)
+    ctx = _Moving(slot, dice, secret, sea)
+    token = _MOVING.set(ctx)
+    state.setdefault(MODERATOR, {})[dummies.DEFER] = True
+    closing: list[Event] = []
+    try:
+        yield closing
+    finally:
+        _MOVING.reset(token)
+    closing += coastwatchers.flush(state, slot, draws.round_secret(state, f"{slot.time}/flush"))
+    state[MODERATOR].pop(dummies.DEFER, None)
+    dummies.remove_revealed(state)
+    state[MODERATOR][MOVED] = {_phase(slot): sorted(set(ctx.moved))}
+
+
+def _enemy_installation(state: Mapping[str, Any], side: str, h: str, sea: SearchMap) -> bool:
+    """13.8: an enemy port or airbase in ``h`` (ground units come with stage 6)."""
+    enemy = enemy_of(side)
+    start = str(state[PUBLIC]["pack"].get(START_KEY, {}).get("value", "may1942"))
+    if any(b.owner_at(start) == enemy for b in sea.bases_in(h)):
+        return True
+    bases = state[PRIVATE][enemy].get("air_bases", {})
+    return any(b["hex"] == h for b in bases.values())
+
+
+def entered(state: dict[str, Any], side: str, tf: str, step: Mapping[str, Any]) -> list[Event]:
+    """movement.ON_ENTER: ``side``'s TF ``tf`` has entered ``step["hex"]``."""
+    ctx = _MOVING.get()
+    if ctx is None:
+        return []
+    rec = state[PRIVATE][side].get(tfs.TFS, {}).get(tf)
+    if rec is None or rec.get("revealed"):
+        return []  # a revealed dummy's marker is off the map (13.6.3)
+    h, night, slot = str(step["hex"]), bool(step.get("night")), ctx.slot
+    key = f"{side}:{tf}"
+    ctx.moved.append(key)
+    events: list[Event] = []
+    marker = located.markers(state).get(key)
+    if night:
+        events += located.night_movement(state, side, tf, slot)
+    elif marker is not None:  # a Located TF is on the map: its marker moves with it
+        marker["hex"] = h
+        fact = {"kind": "located-moved", "owner": side, "tf": tf, "hex": h}
+        events.append(disclose(state, fact, SIDES, slot.time, "13.7.5, 15.1"))
+    events += search.moving_tf_entered(state, side, tf, h, slot, ctx.dice, ctx.secret, night=night)
+    if _enemy_installation(state, side, h, ctx.sea):
+        events += search.entered_enemy_installation(state, side, tf, slot, ctx.secret, night=night)
+    events += coastwatchers.entered(state, side, tf, h, slot, ctx.secret, night=night)
+    return events
+
+
+movement.ON_ENTER.append(entered)
+
+
+# -- the order form ----------------------------------------------------------------
+
+
+def _bands(public: Mapping[str, Any], air: Mapping[str, int], carrier: bool, side: str) -> str:
+    key = search.CARRIER_BANDS if carrier else search.LAND_BANDS
+    table = public["pack"][key]["value"]
+    ext = 0 if carrier else search.reach(public, air, side)
+    parts = []
+    for band in search.BAND_ORDER[::-1]:
+        if band not in table:
+            continue
+        lo, hi = table[band]
+        hi = min(hi, ext) if band == "extended" else hi
+        value = search.value_at(public, air, band)
+        if value and lo <= hi:
+            parts.append(f"{band} {lo}-{hi} hexes value {value}")
+    return "; ".join(parts) or "no search value"
+
+
+def form_lines(ctx: Context) -> list[str]:
+    """The order form's search section: the words, then each searching base and
+    carrier TF with its bands and values (13.1, 13.3), the standing orders in force."""
+    own = ctx.own
+    out = [
+        "",
+        "Standing orders (kept until you file others; docs/witp-orders.md):",
+        "  SEARCH <base|TFn> <hex> [<hex> ...] [INTENSIVE]  (13.3.1, 13.5.4) | SEARCH NONE",
+        "  SEARCH TFn <hex> BLUFF <value>  (13.3.3: carrier Short or Medium range only)",
+        "  DECEPTION TFn|ALL UNDERSTATE|OVERSTATE CARRIERS|CAPITALS|ESCORTS|TRANSPORTS|TOTAL",
+        "  DECEPTION TFn|ALL TRUE|RANDOM | DECEPTION TFn IF <chit> REPORT <n> <type> ... TOTAL <n>",
+    ]
+    if ctx.side == ALLIED:
+        out.append("  COASTWATCHERS DELAY <hexes>|END  (13.8)")
+    out.append("Your searching bases (land bands; 13.1.3):")
+    for name, b in sorted(own.get("air_bases", {}).items()):
+        bands = _bands(ctx.public, b["air_points"], False, ctx.side)
+        out.append(f"  {name.replace(' ', '_')} at {b['hex']}: {bands}")
+    for tf in sorted(own.get(tfs.TFS, {}), key=tfs.marker_number):
+        entry = own[tfs.TFS][tf]
+        if not entry.get("hex"):
+            continue
+        try:
+            _, _, air, _ = search.searcher(own, tf, public=ctx.public, side=ctx.side)
+        except KeyError:
+            continue
+        if air:
+            bands = _bands(ctx.public, air, True, ctx.side)
+            out.append(f"  {tf} at {entry['hex']} (carrier bands): {bands}")
+    standing = own.get(STANDING, {})
+    kept = [*standing.get("search", ())]
+    kept += [p.get("line", "") for p in standing.get("deception", {}).values()]
+    if standing.get(coastwatchers.DELAY_KEY, 0) != 0 or coastwatchers.DELAY_KEY in standing:
+        d = standing.get(coastwatchers.DELAY_KEY)
+        kept.append(f"COASTWATCHERS DELAY {'END' if d is None else d}")
+    out.append("In force: " + (" | ".join(k for k in kept if k) or "none"))
+    return out
+
+
+orders.register_form(form_lines)

@@ -1,0 +1,127 @@
+"""The report's search section (13.3-13.8), built from a side's Knowledge only.
+
+- ``searches``: every announced search (13.3: value, band, open roll), bluff
+  admissions (13.3.3), US VS hits (13.4.1), searches not flown (the side's own);
+- ``contacts``: the reports the side gained on enemy TFs (13.5.7, 13.8): the
+  owner's composed report, never the truth, with the hex of its Located chit;
+- ``located``: enemy TFs holding a Located chit, with hex and whether a strike may
+  be plotted on them (5.1.6, 13.6.4, 13.8);
+- ``found``: the side's own TFs found, the chit it drew (told to it alone) and what
+  was reported of them; its own Located chits;
+- ``revealed``: dummies definitively revealed (13.6.3); coastwatcher islands (13.8);
+- ``standing``: the side's standing search, deception and coastwatcher orders;
+- ``map``: the enemy's Located markers for the report map ("TF2?" at its hex).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
+
+from pbem.rulesets.witp import located
+from pbem.rulesets.witp.knowledge import Disclosure, Knowledge
+
+STANDING = "standing"
+
+
+def _search_line(d: Disclosure) -> str:
+    f: Mapping[str, Any] = defaultdict(lambda: "?", d.fact)
+    what = f"{f['owner']} {f['tf']} in {f['hex']}" if f.get("tf") else f"{f['hex']}"
+    result = "contact" if f.get("contact") else "no contact"
+    need = "cannot succeed" if f.get("needed") is None else f"needed {f['needed']}"
+    extra = " (intensive, Cup 1)" if f.get("intensive") else ""
+    return (
+        f"{d.time} [{d.rule}]: {f['searcher']} from {f['from']} searched {what} at "
+        f"{f['band']} range, value {f['value']}{extra}: {need}, rolled {f['roll']}: {result}"
+    )
+
+
+def build(k: Knowledge) -> dict[str, Any]:
+    side = k.side
+    searches: list[str] = []
+    contacts: list[str] = []
+    found: list[str] = []
+    revealed: list[str] = []
+    where_now: dict[tuple[str, str], str] = {}  # the hex of each TF's latest Located chit
+    for d in k.disclosed:
+        kind = d.fact.get("kind")
+        f: Mapping[str, Any] = defaultdict(lambda: "?", d.fact)  # a fact lacking a field
+        if kind == "air-search":
+            searches.append(_search_line(d))
+        elif kind == "air-search-empty":
+            searches.append(
+                f"{d.time} [{d.rule}]: {f['searcher']} from {f['from']} searched {f['hex']} at "
+                f"{f['band']} range, value {f['value']}: no task force there"
+            )
+        elif kind == "no-search-took-place":
+            searches.append(
+                f"{d.time} [{d.rule}]: {f['searcher']} announces that no search took place "
+                f"at {f['hex']} (a bluff)"
+            )
+        elif kind == "vs-search-hit":
+            searches.append(
+                f"{d.time} [{d.rule}]: US VS search hit on {f['owner']} {f['tf']} (roll "
+                f"{f['roll']}): a strike at anti-ship {f['anti_ship']} is owed"
+            )
+        elif kind == "search-not-flown":
+            searches.append(
+                f"{d.time} [{d.rule}]: your line {f['line']!r} was not flown: {f['why']}"
+            )
+        elif kind == "intensive-search-loss":
+            searches.append(
+                f"{d.time} [{d.rule}]: intensive search from {f['base']}: 1D6 {f['roll']}, "
+                f"{f['air_points_lost']} air point(s) lost"
+            )
+        elif kind in ("located", "located-moved"):
+            where_now[(str(f["owner"]), str(f["tf"]))] = str(f["hex"])
+        elif kind == "search-report":
+            where = where_now.get((str(f["owner"]), str(f["tf"])), "?")
+            line = f"{d.time} [{d.rule}]: {f['owner']} {f['tf']} at {where} ({f['source']}): {f['report']}"
+            if f["owner"] == side:
+                found.append(f"{line} (reported to the enemy)")
+            else:
+                contacts.append(line)
+        elif kind == "search-chit":
+            found.append(f"{d.time} [{d.rule}]: {f['tf']} drew {f['chit']} from {f['cup']}")
+        elif kind == "deception-refused":
+            found.append(f"{d.time} [{d.rule}]: {f['tf']}: {f['why']}")
+        elif kind == "dummy-revealed":
+            revealed.append(f"{d.time} [{d.rule}]: {f['owner']} {f['tf']} was a dummy ({f['by']})")
+        elif kind == "coastwatcher-island":
+            revealed.append(
+                f"{d.time} [{d.rule}]: a coastwatcher on {f['island']} reported {f['tf']}"
+            )
+    markers: Mapping[str, Any] = k.public.get(located.KEY, {})
+    enemy_located, own_located = [], []
+    on_map: list[dict[str, str]] = []  # enemy Located markers for the report map
+    for _key, m in sorted(markers.items()):
+        line = f"{m['owner']} {m['tf']} at {m['hex']}: {m['label']} ({m['source']})"
+        if m["owner"] == side:
+            own_located.append(line)
+        else:
+            if side is not None:
+                on_map.append({"side": str(m["owner"]), "id": f"{m['tf']}?", "hex": str(m["hex"])})
+            problem = located.strike_target_problem(k, m["owner"], m["tf"]) if side else None
+            enemy_located.append(
+                f"{line}; " + (f"no strike: {problem}" if problem else "may be struck")
+            )
+    standing: list[str] = []
+    for who, part in sorted(k.private.items()):
+        s = part.get(STANDING, {})
+        head = "" if side else f"{who}: "
+        standing += [head + line for line in s.get("search", ())]
+        standing += [head + str(p.get("line", "")) for p in s.get("deception", {}).values()]
+        if "coastwatcher_delay" in s:
+            delay = s["coastwatcher_delay"]
+            standing.append(head + f"COASTWATCHERS DELAY {'END' if delay is None else delay}")
+    return {
+        "searches": searches,
+        "contacts": contacts,
+        "located": enemy_located,
+        "found": found,
+        "own_located": own_located,
+        "revealed": revealed,
+        "standing": standing,
+        "map": on_map,
+    }
