@@ -330,3 +330,63 @@ def test_17_11_a_dummy_only_while_the_allotment_has_one() -> None:
         Reading.of("japanese", form, "").free_marker,
         Reading.of("japanese", form, "").dummies_left,
     ) == ("TF6", 2)
+
+
+def _section(report: str, title: str) -> list[str]:
+    """The entries of one report section (each "  - " item, its lines joined)."""
+    found = re.search(rf"^{re.escape(title)}\n-+\n(.*?)(?:\n\n|\Z)", report, re.M | re.S)
+    if not found:
+        return []
+    items = re.split(r"(?m)^  - ", found.group(1))
+    return [" ".join(item.split()) for item in items if item.strip()]
+
+
+def test_13_3_both_sides_search_and_each_contact_is_told_to_both(
+    demo: tuple[str, Path],
+) -> None:
+    """13.3: each side's standing SEARCH lines are flown (announced to both, rolled
+    openly); 13.5.7: every report a searcher gains on an enemy TF is the one its owner
+    was told he gave, word for word (the chit drawn stays the owner's, 13.5.3)."""
+    _, d = demo
+    texts = {
+        side: [
+            p.read_text()
+            for p in sorted((d / "archive" / "demo-1" / "reports").glob(f"*-{side}.txt"))
+        ]
+        for side in SIDES
+    }
+    searched = {side: set() for side in SIDES}
+    gained = {side: set() for side in SIDES}
+    told = {side: set() for side in SIDES}
+    for side in SIDES:
+        over = [t for t in texts[side] if "game over" in t.lower()]
+        assert len(over) == 1 and texts[side][-1] is over[0]
+        # The game-over report tells everything (the end's full disclosure): not read here.
+        texts[side] = texts[side][:-1]
+        for text in texts[side]:
+            for entry in _section(text, "Air searches (13.3: announced, rolled openly)"):
+                m = re.search(r"\[13\.3\]: (\w+) from ", entry)
+                if m:
+                    searched[side].add(m.group(1))
+            gained[side] |= {
+                e for e in _section(text, "Contacts: what the enemy reported (13.5.7)")
+            }
+            told[side] |= {
+                e.removesuffix(" (reported to the enemy)")
+                for e in _section(text, "Your TFs found (13.5, 13.7)")
+                if "[13.5.7]" in e
+            }
+    for side in SIDES:
+        # Both sides' searches are announced to each side (13.3).
+        assert searched[side] == set(SIDES), searched
+        enemy = next(s for s in SIDES if s != side)
+        assert gained[side], f"{side} gained no contact in three Game-Turns"
+        assert all(f"]: {enemy} TF" in e for e in gained[side]), gained[side]
+        # What the searcher was told is what the owner was told he reported.
+        assert gained[side] <= told[enemy], gained[side] - told[enemy]
+        # The chit the owner drew is his alone (13.5.3).
+        assert not any(
+            "drew" in e and "cup" in e
+            for text in texts[side]
+            for e in _section(text, "Contacts: what the enemy reported (13.5.7)")
+        )
