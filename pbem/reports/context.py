@@ -376,6 +376,7 @@ def usn_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
 WITP_SEARCH_SECTIONS = (
     "searches",
     "contacts",
+    "latest",
     "located",
     "found",
     "own_located",

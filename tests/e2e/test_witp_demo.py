@@ -363,6 +363,13 @@ def test_13_3_both_sides_search_and_each_contact_is_told_to_both(
         assert len(over) == 1 and texts[side][-1] is over[0]
         # The game-over report tells everything (the end's full disclosure): not read here.
         texts[side] = texts[side][:-1]
+        # Each report tells its own round's searches: none is told twice.
+        told_searches = [
+            e
+            for t in texts[side]
+            for e in _section(t, "Air searches (13.3: announced, rolled openly)")
+        ]
+        assert len(told_searches) == len(set(told_searches)), "a search repeated in a later report"
         for text in texts[side]:
             for entry in _section(text, "Air searches (13.3: announced, rolled openly)"):
                 m = re.search(r"\[13\.3\]: (\w+) from ", entry)

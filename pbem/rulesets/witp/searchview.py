@@ -1,9 +1,15 @@
 """The report's search section (13.3-13.8), built from a side's Knowledge only.
 
+A report tells what happened in the round it reports (``recent``: the game times of
+the events the side saw in it), so a long game's report does not repeat every search
+since the first Game-Turn; what stays true is given as it stands now (``latest``,
+``located``, ``own_located``, ``standing``).
+
 - ``searches``: every announced search (13.3: value, band, open roll), bluff
   admissions (13.3.3), US VS hits (13.4.1), searches not flown (the side's own);
 - ``contacts``: the reports the side gained on enemy TFs (13.5.7, 13.8): the
   owner's composed report, never the truth, with the hex of its Located chit;
+- ``latest``: the last report gained on each enemy TF, whenever it came;
 - ``located``: enemy TFs holding a Located chit, with hex and whether a strike may
   be plotted on them (5.1.6, 13.6.4, 13.8);
 - ``found``: the side's own TFs found, the chit it drew (told to it alone) and what
@@ -16,13 +22,32 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from pbem.rulesets.witp import located
 from pbem.rulesets.witp.knowledge import Disclosure, Knowledge
 
 STANDING = "standing"
+
+# The disclosures these sections tell; the report's event list leaves them out.
+SECTIONED = frozenset(
+    {
+        "air-search",
+        "air-search-empty",
+        "no-search-took-place",
+        "vs-search-hit",
+        "search-not-flown",
+        "intensive-search-loss",
+        "located",
+        "located-moved",
+        "search-report",
+        "search-chit",
+        "deception-refused",
+        "dummy-revealed",
+        "coastwatcher-island",
+    }
+)
 
 
 def _search_line(d: Disclosure) -> str:
@@ -37,16 +62,27 @@ def _search_line(d: Disclosure) -> str:
     )
 
 
-def build(k: Knowledge) -> dict[str, Any]:
+def build(k: Knowledge, recent: Collection[str] | None = None) -> dict[str, Any]:
+    """``recent``: the game times of the round reported (None: the whole game)."""
     side = k.side
     searches: list[str] = []
     contacts: list[str] = []
     found: list[str] = []
     revealed: list[str] = []
+    latest: dict[tuple[str, str], str] = {}  # each enemy TF's last report, in report order
     where_now: dict[tuple[str, str], str] = {}  # the hex of each TF's latest Located chit
     for d in k.disclosed:
         kind = d.fact.get("kind")
         f: Mapping[str, Any] = defaultdict(lambda: "?", d.fact)  # a fact lacking a field
+        if kind in ("located", "located-moved"):
+            where_now[(str(f["owner"]), str(f["tf"]))] = str(f["hex"])
+        elif kind == "search-report" and f["owner"] != side:
+            key = (str(f["owner"]), str(f["tf"]))
+            latest.pop(key, None)
+            at = where_now.get(key, "?")
+            latest[key] = f"{key[0]} {key[1]} at {at} ({d.time}, {f['source']}): {f['report']}"
+        if recent is not None and d.time not in recent:
+            continue
         if kind == "air-search":
             searches.append(_search_line(d))
         elif kind == "air-search-empty":
@@ -73,8 +109,6 @@ def build(k: Knowledge) -> dict[str, Any]:
                 f"{d.time} [{d.rule}]: intensive search from {f['base']}: 1D6 {f['roll']}, "
                 f"{f['air_points_lost']} air point(s) lost"
             )
-        elif kind in ("located", "located-moved"):
-            where_now[(str(f["owner"]), str(f["tf"]))] = str(f["hex"])
         elif kind == "search-report":
             where = where_now.get((str(f["owner"]), str(f["tf"])), "?")
             line = f"{d.time} [{d.rule}]: {f['owner']} {f['tf']} at {where} ({f['source']}): {f['report']}"
@@ -118,6 +152,7 @@ def build(k: Knowledge) -> dict[str, Any]:
     return {
         "searches": searches,
         "contacts": contacts,
+        "latest": sorted(latest.values()),
         "located": enemy_located,
         "found": found,
         "own_located": own_located,

@@ -68,6 +68,11 @@ def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
     forces, force_items, classes = _forces(k)
     rests_on = [*CLOCK_ITEMS, INITIATIVE_CHOICE, *(f"units/{c}" for c in classes), *force_items]
     everyone = set(EVERYONE)
+    # The round reported: the game times of what this side saw happen in it (each
+    # disclosure to it is an event it sees), so the report tells this round's news.
+    recent = {str(e.data["time"]) for e in events if e.seen_by(k.side) and "time" in e.data}
+    # Told once, in their own sections: the initiative table and the search sections.
+    sectioned = searchview.SECTIONED | {"initiative"}
     return {
         "side": k.side,
         "clock": clock.describe(),
@@ -77,13 +82,15 @@ def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
             if d.fact.get("kind") == "initiative"
         ][-RECENT_INITIATIVE:],
         "forces": forces,
-        "search": searchview.build(k),
+        "search": searchview.build(k, recent),
         "told_you": [
             {"time": d.time, "rule": d.rule, "fact": dict(d.fact)}
             for d in k.disclosed
             if set(d.audience) != everyone
+            and d.time in recent
+            and d.fact.get("kind") not in sectioned
         ],
-        "events": [e.to_json() for e in events if e.seen_by(k.side)],
+        "events": [e.to_json() for e in events if e.seen_by(k.side) and e.kind not in sectioned],
         "illustrative": datapack.illustrative({**public_items, **force_items}, rests_on),
         "packs": sorted({str(i["pack"]) for i in public_items.values()}),
     }
