@@ -34,7 +34,7 @@ from pbem.core import stages
 from pbem.intake.arrival import arrival_time
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
-from pbem.lifecycle.mailroom import Mailroom, file_mails, open_mail
+from pbem.lifecycle.mailroom import Mailroom, file_batch, open_mail
 from pbem.lifecycle.publishing import Publisher
 from pbem.outbox import delivery
 from pbem.outbox.queue import open_outbound
@@ -149,8 +149,8 @@ class Worker:
                 )
                 for m in messages
             ]
-            for row in file_mails(s, stamped, now, self.key):
-                log.info("mail filed", extra={"mail": row.id, "ref": row.transport_ref})
+            for mail_id, ref in file_batch(s, stamped, now, self.key):
+                log.info("mail filed", extra={"mail": mail_id, "ref": ref})
         return True
 
     def _claim(self, s: Session, model: type[InboundMail], row_id: int, now: datetime) -> bool:
