@@ -1,6 +1,7 @@
 """The mailroom: one stored incoming mail → exactly one answer (or a reasoned silence).
 
-``file_mail`` (``file_mails`` for a batch) stores the raw bytes (before the transport may drop them);
+``file_mail`` (``file_mails`` for a batch; ``file_batch``, the intake's, without ORM
+rows) stores the raw bytes (before the transport may drop them);
 ``process_mail`` then, in one transaction, parses, checks hygiene, verifies
 the signature, attributes the sheet to a seat, refuses replays and wrong
 phases, validates the orders with the ruleset, seals them and queues the
