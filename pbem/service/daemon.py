@@ -229,7 +229,6 @@ class Daemon:
             await self.sender.close()
             if self.pool is not None:
                 await asyncio.to_thread(self.pool.close)
-            self.worker.close()
             self.engine.dispose()
             stop_waking()
             log.info("pbem daemon stopped")

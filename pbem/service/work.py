@@ -42,7 +42,7 @@ from pbem.reports.render import warm_up as warm_templates
 from pbem.service.clock import statement_time, transaction_time
 from pbem.service.heartbeat import Pulse
 from pbem.service.leases import Lease, claim_free, claims_lapse, held, take
-from pbem.storage.db import database_unreachable, make_engine
+from pbem.storage.db import database_unreachable
 from pbem.storage.enums import InboundStatus, OutboundStatus
 from pbem.storage.models import Game, InboundMail, OutboundMail
 
@@ -83,22 +83,10 @@ class Worker:
         self.pulse = Pulse(owner)
         self.lease = Lease(owner, config.database.lease_seconds)
         self.fetching: str | None = None  # the mailbox whose lease we hold, renewed by beats
-        # Where a mail is marked sent by one statement (``sent``): on PostgreSQL an
-        # engine of its own in autocommit, the statement its own transaction (set per
-        # connection once: switching a pooled connection costs round trips). None:
-        # the sessions are not bound to an engine.
+        # Where a mail is marked sent by one statement (``sent``): the sessions' own
+        # engine (its pool: a connection found broken is dropped for every use alike).
         bind = sessions.kw.get("bind")
-        self._marking: Engine | None = None
-        if isinstance(bind, Engine):
-            self._marking = (
-                make_engine(
-                    bind.url.render_as_string(hide_password=False),
-                    config.database,
-                    autocommit=True,
-                )
-                if bind.dialect.name == "postgresql"
-                else bind
-            )
+        self._marking: Engine | None = bind if isinstance(bind, Engine) else None
 
     def _hold(self, s: Session, now: datetime) -> None:
         """Renew our lease in ``s``'s transaction, as the first thing it does. The
@@ -499,11 +487,6 @@ class Worker:
         with self.sessions.begin() as s:
             self.lease.end(s, self._now(s))
 
-    def close(self) -> None:
-        """Close the connections of the engine ``sent`` made (if it made one)."""
-        if self._marking is not None and self._marking is not self.sessions.kw.get("bind"):
-            self._marking.dispose()
-
     def release_mail(self, mail_ids: Collection[int]) -> None:
         """Give back our claims on these stored mails (a worker process died with
         them): free for anyone now; what was committed stays."""
@@ -647,11 +630,12 @@ class Worker:
     def sent(self, row_id: int) -> bool:
         """The server accepted the mail: marked sent by its own commit, now.
 
-        An answer still claimed by us (nearly every mail) takes one statement,
-        committed alone (on PostgreSQL in autocommit: one round trip, where the
-        general case takes five); anything else (a report, whose delivery is
-        recorded under its game's lock, or a mail a peer took) goes the general
-        way (pbem.outbox.delivery.mark_sent)."""
+        An answer still claimed by us (nearly every mail) takes one prebuilt
+        statement in a transaction of its own, through Core (on PostgreSQL three
+        round trips, where the general case takes five, through the ORM);
+        anything else (a report, whose delivery is recorded under its game's
+        lock, or a mail a peer took) goes the general way
+        (pbem.outbox.delivery.mark_sent)."""
         engine = self._marking
         if engine is not None:
             with engine.begin() as c:

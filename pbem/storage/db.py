@@ -62,22 +62,15 @@ def database_unreachable(exc: BaseException) -> bool:
     return isinstance(exc, OperationalError) and getattr(orig, "sqlstate", "") is None
 
 
-def make_engine(
-    url: str, settings: DatabaseConfig | None = None, *, autocommit: bool = False
-) -> Engine:
+def make_engine(url: str, settings: DatabaseConfig | None = None) -> Engine:
     """An engine for ``url``; on PostgreSQL with the timeouts of ``settings``
-    (the [database] section; its defaults if None). ``autocommit`` (PostgreSQL):
-    each statement is a transaction of its own, committed by the server as it
-    ends (no BEGIN and COMMIT round trips), for work that is one statement."""
+    (the [database] section; its defaults if None)."""
     kwargs: dict[str, Any] = {}
     if url.startswith("sqlite"):
         # One writer at a time; wait for it rather than fail.
         kwargs["connect_args"] = {"timeout": 30}
     elif url.startswith("postgresql"):
         kwargs["connect_args"] = postgresql_connect_args(settings or DatabaseConfig())
-        if autocommit:
-            # Set once per connection; nothing to roll back when one is given back.
-            kwargs.update(isolation_level="AUTOCOMMIT", pool_reset_on_return=None)
     engine = create_engine(url, **kwargs)
     if url.startswith("sqlite"):
 

@@ -103,7 +103,6 @@ def test_an_answer_claimed_by_us_is_marked_sent_once(
             assert row.attempts == 1
             assert row.claim_owner is None and row.claim_until is None
     finally:
-        worker.close()
         engine.dispose()
 
 
@@ -123,5 +122,4 @@ def test_an_answer_is_marked_sent_at_the_databases_time(database_url: str, tmp_p
             sent_at = s.scalar(select(OutboundMail.sent_at).where(OutboundMail.id == answer))
         assert sent_at is not None and before < sent_at < datetime.now(UTC) + timedelta(seconds=5)
     finally:
-        worker.close()
         engine.dispose()
