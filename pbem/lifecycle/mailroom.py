@@ -1,6 +1,7 @@
 """The mailroom: one stored incoming mail → exactly one answer (or a reasoned silence).
 
-``file_mail`` (``file_mails`` for a batch) stores the raw bytes (before the transport may drop them);
+``file_mail`` (``file_mails`` for a batch; ``file_batch``, the intake's, without ORM
+rows) stores the raw bytes (before the transport may drop them);
 ``process_mail`` then, in one transaction, parses, checks hygiene, verifies
 the signature, attributes the sheet to a seat, refuses replays and wrong
 phases, validates the orders with the ruleset, seals them and queues the
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from pbem.core.errors import IntakeError, LifecycleError, MailSignatureError
@@ -131,23 +132,69 @@ def file_mails(
     """``file_mail`` for a fetched batch (ref, raw[, when the mailbox received it:
     ``now`` if not given]), with one query for the digests already stored;
     returns the new rows. Commit after."""
+    rows = [InboundMail(**values) for values in _unstored(session, messages, now, key)]
+    session.add_all(rows)
+    session.flush()
+    return rows
+
+
+def file_batch(
+    session: Session,
+    messages: Sequence[tuple[str, bytes] | tuple[str, bytes, datetime]],
+    now: datetime,
+    key: bytes,
+) -> list[tuple[int, str]]:
+    """``file_mails`` for the intake, which needs no ORM objects back: one Core
+    INSERT of the new rows (no unit of work), returning their (id, transport ref).
+    Commit after."""
+    values = _unstored(session, messages, now, key)
+    if not values:
+        return []
+    filed = session.connection().execute(
+        insert(InboundMail).returning(
+            InboundMail.id, InboundMail.transport_ref, sort_by_parameter_order=True
+        ),
+        [
+            {
+                **v,
+                "status": InboundStatus.NEW,
+                "outcome": "",
+                "sender": None,
+                "message_id": None,
+                "game_id": None,
+                "side": None,
+                "claim_owner": None,
+                "claim_until": None,
+                "processed_at": None,
+            }
+            for v in values
+        ],
+    )
+    return [(row.id, row.transport_ref) for row in filed]
+
+
+def _unstored(
+    session: Session,
+    messages: Sequence[tuple[str, bytes] | tuple[str, bytes, datetime]],
+    now: datetime,
+    key: bytes,
+) -> list[dict[str, Any]]:
+    """The columns of the mails of a batch not stored yet (one query for the digests
+    already stored), sealed; a mail twice in the batch once."""
     by_digest = {digest(m[1]): (m[0], m[1], m[2] if len(m) > 2 else now) for m in messages}
     stored = set(
         session.scalars(select(InboundMail.digest).where(InboundMail.digest.in_(by_digest)))
     )
-    rows = [
-        InboundMail(
-            digest=d,
-            transport_ref=ref,
-            raw=sealing.seal(key, raw, sealing.inbound_context(d)),
-            received_at=received,
-        )
+    return [
+        {
+            "digest": d,
+            "transport_ref": ref,
+            "raw": sealing.seal(key, raw, sealing.inbound_context(d)),
+            "received_at": received,
+        }
         for d, (ref, raw, received) in by_digest.items()
         if d not in stored
     ]
-    session.add_all(rows)
-    session.flush()
-    return rows
 
 
 def open_inbound(key: bytes, row: InboundMail) -> bytes:

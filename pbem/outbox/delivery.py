@@ -12,12 +12,13 @@ told, and :func:`resend` puts it back.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Connection, DateTime, Update, bindparam, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -50,6 +51,47 @@ def _lock_game(session: Session, game_id: str) -> bool:
         session.scalars(select(Game.id).where(Game.id == game_id).with_for_update()).first()
         is not None
     )
+
+
+@functools.cache
+def _sent_as_claimed_statement(database_time: bool) -> Update:
+    """``sent_as_claimed``'s statement, built once (building one costs more than
+    the round trip): the row by ``:mail`` and ``:by``; the time ``:at``, or the
+    database's own (``statement_timestamp()``) if ``database_time``."""
+    return (
+        update(OutboundMail)
+        .where(
+            OutboundMail.id == bindparam("mail"),
+            OutboundMail.status == OutboundStatus.PENDING,
+            OutboundMail.claim_owner == bindparam("by"),
+            OutboundMail.kind != OutboundKind.REPORT,
+        )
+        .values(
+            status=OutboundStatus.SENT,
+            sent_at=(
+                func.statement_timestamp(type_=DateTime(timezone=True))
+                if database_time
+                else bindparam("at", type_=OutboundMail.sent_at.type)
+            ),
+            attempts=OutboundMail.attempts + 1,
+            claim_owner=None,
+            claim_until=None,
+        )
+    )
+
+
+def sent_as_claimed(connection: Connection, row_id: int, now: datetime | None, owner: str) -> bool:
+    """The common case of ``mark_sent`` in one statement: a mail that is no report,
+    still pending and still claimed by ``owner`` is marked sent, at ``now`` (None:
+    the database's time, read by the statement that writes it). False when it is
+    anything else (a report, whose delivery goes in the game's record under the
+    game's lock; sent already; claimed by a peer; gone): nothing was changed, and
+    ``mark_sent`` decides, as before."""
+    params: dict[str, object] = {"mail": row_id, "by": owner}
+    if now is not None:
+        params["at"] = now
+    done = connection.execute(_sent_as_claimed_statement(now is None), params)
+    return bool(done.rowcount)
 
 
 def mark_sent(session: Session, row_id: int, now: datetime, owner: str) -> bool:

@@ -48,3 +48,13 @@ def transaction_time(clock: Callable[[], datetime], s: Session) -> datetime:
     """The time ``s``'s transaction judges by: the database's for a DatabaseClock;
     any other clock (a test's) is taken as the database's."""
     return clock.read(s) if isinstance(clock, DatabaseClock) else clock()
+
+
+def statement_time(clock: Callable[[], datetime], dialect: str) -> datetime | None:
+    """What ``transaction_time`` would read, for a statement that writes the time
+    itself: None where that is the database's ``statement_timestamp()`` (PostgreSQL
+    with the DatabaseClock: no query of its own to read it first), else the
+    clock's time now."""
+    if isinstance(clock, DatabaseClock) and dialect == "postgresql":
+        return None
+    return clock()

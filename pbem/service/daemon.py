@@ -421,15 +421,22 @@ class Daemon:
         """Process stored mail until none is left, PROCESS_BATCH mails a batch,
         spread over the worker processes (``_spread``)."""
         pool = self.pool
-        handed_out: set[int] = set()  # a mail still pending after its batch waits for next time
+        handed_out = 0
+        # Handed out and not decided (yet): not handed out again this round. A mail
+        # still pending after its batch (a peer's claim) waits for next time; a mail
+        # decided is no longer pending, so the list stays short (asking the database
+        # to leave out every mail handed out this round cost time linear in them).
+        undecided: set[int] = set()
 
         async def next_batches(room: int) -> list[list[int]]:
-            if len(handed_out) >= DRAIN_LIMIT:
+            nonlocal handed_out
+            if handed_out >= DRAIN_LIMIT:
                 return []
             pending = await asyncio.to_thread(
-                self.worker.pending_mail, room * PROCESS_BATCH, besides=handed_out
+                self.worker.pending_mail, room * PROCESS_BATCH, besides=undecided
             )
-            handed_out.update(pending)
+            handed_out += len(pending)
+            undecided.update(pending)
             # As many batches as there is room for: a flood goes in full batches, a
             # few mails go to every free worker at once.
             size = max(1, min(PROCESS_BATCH, -(-len(pending) // room)))
@@ -437,9 +444,10 @@ class Daemon:
 
         async def process(batch: list[int]) -> None:
             if pool is not None:
-                await pool.process(batch, self.worker)
+                outcomes = await pool.process(batch, self.worker)
             else:
-                await asyncio.to_thread(self.worker.process_many, batch)
+                outcomes = await asyncio.to_thread(self.worker.process_many, batch)
+            undecided.difference_update(outcomes)
             log.info("processed %d mail(s), answers queued", len(batch))
 
         await self._spread(next_batches, process)

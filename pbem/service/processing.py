@@ -176,17 +176,19 @@ class ProcessingPool:
             *(loop.run_in_executor(self._executor, _ready) for _ in range(self.workers))
         )
 
-    async def process(self, mail_ids: Sequence[int], worker: Worker) -> None:
+    async def process(self, mail_ids: Sequence[int], worker: Worker) -> dict[int, str]:
         """Process one batch in a worker process; the games it touched go to
-        ``worker`` (the daemon's) for the next tick. Must be called from the event
-        loop's thread: a worker's death signal is tied to the thread that made it.
+        ``worker`` (the daemon's) for the next tick. The outcomes of the mails it
+        decided (as Worker.process_many). Must be called from the event loop's
+        thread: a worker's death signal is tied to the thread that made it.
         """
         result = await self._run(_process_batch, mail_ids)
         if result is None:
             await asyncio.to_thread(worker.release_mail, mail_ids)
-            return
-        _, touched, sweep = result
+            return {}
+        outcomes, touched, sweep = result
         worker.note_for_tick(touched, sweep)
+        return outcomes
 
     async def tick(self, game_ids: Sequence[str], worker: Worker) -> None:
         """Claim and tick a batch of due games in a worker process (as ``process``)."""
