@@ -17,8 +17,11 @@ it does not.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import socket
 import ssl
+import struct
 import time
 from collections.abc import Mapping, Sequence
 
@@ -47,6 +50,9 @@ def _refusals(refusals: Mapping[str, tuple[int, str]]) -> str:
 
 def _is_ascii(address: str) -> bool:
     return address.isascii()
+
+
+_RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close sends RST, drops unsent bytes
 
 
 class _Slot:
@@ -131,8 +137,21 @@ class SmtpSender:
     @staticmethod
     def _drop(slot: _Slot) -> None:
         smtp, slot.smtp = slot.smtp, None
-        if smtp is not None:
-            smtp.close()
+        if smtp is None:
+            return
+        transport = smtp.transport
+        if transport is not None:
+            # Reset, not a graceful close: the bytes of a mail given up on (a send the
+            # lease bounded, a cancelled task) may still sit in the kernel's buffer on
+            # a cut link, and a FIN would deliver them, final dot and all, when the
+            # link returns, after a peer has sent the mail (a duplicate).
+            sock = transport.get_extra_info("socket")
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
+            if isinstance(transport, asyncio.WriteTransport):
+                transport.abort()
+        smtp.close()
 
     async def send(self, sender: str, recipients: Sequence[str], raw: bytes) -> None:
         if self._closed:

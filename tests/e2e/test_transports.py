@@ -504,3 +504,48 @@ async def test_cancelled_fetch_leaves_inbox_usable(
         assert [as_stored(m.raw) for m in got] == [order_mail(address)]
     finally:
         await inbox.close()
+
+
+async def test_a_send_given_up_mid_data_resets_the_connection_so_nothing_is_delivered_later() -> (
+    None
+):
+    """A send cancelled after the final dot left pbem but before the server's reply (a
+    send the lease bounds, on a cut link) drops the session with a TCP reset: a
+    graceful close would let the kernel deliver the buffered mail when the link
+    returns, after a peer has sent it (issue 19: nothing sent twice)."""
+    got_dot = asyncio.Event()
+    after: list[object] = []
+
+    async def server(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"220 test ESMTP\r\n")
+        replies = {b"EHLO": b"250 test\r\n", b"MAIL": b"250 ok\r\n", b"RCPT": b"250 ok\r\n"}
+        while line := await reader.readline():
+            verb = line[:4].upper()
+            if verb == b"DATA":
+                writer.write(b"354 go on\r\n")
+                while await reader.readline() not in (b".\r\n", b""):
+                    pass
+                got_dot.set()  # the mail is in; the 250 never comes
+                try:
+                    after.append(await reader.read())  # b"": a FIN; a reset raises
+                except ConnectionResetError as exc:
+                    after.append(exc)
+                return
+            writer.write(replies.get(verb, b"250 ok\r\n"))
+
+    listening = await asyncio.start_server(server, "127.0.0.1", 0)
+    port = listening.sockets[0].getsockname()[1]
+    sender = SmtpSender("127.0.0.1", port, timeout=60)
+    try:
+        sending = asyncio.create_task(
+            sender.send("a@x.test", ["b@x.test"], b"Subject: s\r\n\r\nhi\r\n")
+        )
+        await got_dot.wait()
+        sending.cancel()
+        await asyncio.gather(sending, return_exceptions=True)
+        while not after:
+            await asyncio.sleep(0.01)
+    finally:
+        listening.close()
+        await sender.close()
+    assert isinstance(after[0], ConnectionResetError), after
