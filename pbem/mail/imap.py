@@ -207,7 +207,10 @@ class ImapInbox:
         return result
 
     async def _ok(self, what: str, awaitable: Awaitable[Any]) -> Any:
-        response = await self._guard(awaitable)
+        # Every command is bounded here: aioimaplib gives UID MOVE, COPY, STORE and
+        # EXPUNGE no timeout, and a path that drops packets (no FIN, no reset) would
+        # never end them, holding the mailbox's lease for ever.
+        response = await self._guard(asyncio.wait_for(awaitable, self.command_timeout))
         if response.result != "OK":
             text = b" ".join(bytes(x) for x in response.lines).decode(errors="replace")
             raise _Refused(f"{what} refused: {response.result} {text}")
@@ -518,7 +521,11 @@ class ImapInbox:
             queue.get_nowait()
         started = set(client.tasks)
         try:
-            idle = await self._guard(client.idle_start(timeout=seconds))
+            # aioimaplib waits for the server's "+ idling" without a timeout: a path
+            # that breaks as IDLE goes out would hold us (and our mailbox lease) for ever.
+            idle = await self._guard(
+                asyncio.wait_for(client.idle_start(timeout=seconds), self.command_timeout)
+            )
         except BaseException:
             # Cancelled (or the link lost) while waiting for the server's "+ idling":
             # the IDLE command's task exists already; end it as the round below would.

@@ -140,6 +140,76 @@ async def test_a_reconnect_leaves_no_idle_task_to_be_destroyed(
     assert destroyed == []
 
 
+async def test_an_idle_the_server_never_acknowledges_marks_the_mailbox_out_of_reach(
+    mail_lab: MailLab, mail_user: tuple[str, str]
+) -> None:
+    """The path breaks the moment IDLE goes out, so the server's "+ idling" never
+    comes (a packet filter's drop: no FIN, no reset). aioimaplib's idle_start has
+    no timeout of its own; the wait must give up after the command timeout like any
+    other command and report the mailbox out of reach, else a daemon renews its
+    mailbox lease for ever and no peer takes the mailbox over (the partition test's
+    fetcher that was never replaced)."""
+    address, password = mail_user
+    proxy = CuttableProxy(mail_lab.imap_port)
+    await proxy.start()
+    inbox = ImapInbox("127.0.0.1", proxy.port, address, password, backoff=FAST, command_timeout=1.0)
+    waiter: asyncio.Task[None] | None = None
+    try:
+        await inbox.fetch()
+        proxy.silence_on(b" IDLE\r\n")
+        waiter = asyncio.create_task(inbox.wait_for_mail(timeout=600))
+        await proxy.silenced.wait()
+
+        async def out_of_reach() -> None:
+            while inbox.unreachable_since is None:
+                await asyncio.sleep(0.02)
+
+        # Generous: the command timeout is 1 s; without one this waits for ever.
+        await asyncio.wait_for(out_of_reach(), timeout=120)
+    finally:
+        if waiter is not None:
+            waiter.cancel()
+            await asyncio.gather(waiter, return_exceptions=True)
+        await inbox.close()
+        await proxy.close()
+    assert _imap_tasks() == []
+
+
+async def test_an_acknowledgement_lost_on_the_way_is_given_up_and_made_again(
+    mail_lab: MailLab, mail_user: tuple[str, str]
+) -> None:
+    """The path breaks as UID MOVE goes out (aioimaplib gives it no timeout of its
+    own): the inbox gives up after the command timeout, reports the mailbox out of
+    reach, and once the path is back moves the message on a new session."""
+    address, password = mail_user
+    with imaplib.IMAP4("127.0.0.1", mail_lab.imap_port) as client:
+        client.login(address, password)
+        raw = b"From: a@pbem.test\r\nSubject: o\r\nMessage-ID: <ack@pbem.test>\r\n\r\nhi\r\n"
+        assert client.append("INBOX", "", None, raw)[0] == "OK"
+    proxy = CuttableProxy(mail_lab.imap_port)
+    await proxy.start()
+    inbox = ImapInbox("127.0.0.1", proxy.port, address, password, backoff=FAST, command_timeout=1.0)
+    try:
+        [message] = await inbox.fetch()
+        proxy.silence_on(b"UID MOVE")
+        moving = asyncio.create_task(inbox.acknowledge(message.ref))
+        await proxy.silenced.wait()
+
+        async def out_of_reach() -> None:
+            while inbox.unreachable_since is None:
+                await asyncio.sleep(0.02)
+
+        # Generous bounds: the command timeout is 1 s; without one this waits for ever.
+        await asyncio.wait_for(out_of_reach(), timeout=120)
+        await proxy.restore()
+        await asyncio.wait_for(moving, timeout=120)
+    finally:
+        await inbox.close()
+        await proxy.close()
+    assert mail_lab.count(address) == 0
+    assert len(mail_lab.list_messages(address, "pbem-processed")) == 1
+
+
 async def test_deadlines_wait_while_the_mailbox_is_out_of_reach_and_move_by_the_outage(
     mail_lab: MailLab, desk: ModeratorDesk, tmp_path: Path
 ) -> None:
