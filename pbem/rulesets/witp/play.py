@@ -31,6 +31,7 @@ from pbem.core.dice import Dice
 from pbem.core.errors import DataError
 from pbem.core.events import Event
 from pbem.rulesets.witp import (
+    airplay,
     draws,
     fuel,
     initiative,
@@ -281,6 +282,11 @@ def _segment(
     events: list[Event] = []
     if rnd.start == 0 and slot is rnd.slots[0]:
         events += tfs.allot_dummies(state, dice, slot.time, slot.cycle)
+    if slot is rnd.slots[0] and rnd.sides and airplay.is_allocation(rnd):
+        for side in rnd.sides:  # 5.0 Step 1: the Air Strike Plots, secret (R90)
+            state[PRIVATE][side]["plots"] = {slot.time: list(orders_by_side.get(side, ()))}
+            events += airplay.file_plot(state, side, orders_by_side.get(side, ()), slot)
+        return events
     if slot is rnd.slots[0] and rnd.sides:
         for side in rnd.sides:  # the Allied half files the Allies' alone
             events += _file_plot(state, side, orders_by_side.get(side, ()), slot, sea)
@@ -294,9 +300,16 @@ def _segment(
         events.append(disclose(state, fact, SIDES, slot.time, "3.2"))
         if slot.phase.key.startswith("naval") and slot.segment.key == "execution":
             where = cast(searchplay.SearchMap, sea)
-            with searchplay.moving(state, slot, dice, where) as closing:
-                events += _execute(state, result.first, slot.time)
+            airplay.executing(slot, dice)  # 5.8: special strikes at TFs as they move
+            try:
+                with searchplay.moving(state, slot, dice, where) as closing:
+                    events += _execute(state, result.first, slot.time)
+            finally:
+                airplay.executing(None, None)
             events += closing
+            events += airplay.clear_sunk(state, slot)
+        elif slot.phase.key.startswith("air") and slot.segment.key == "strike":
+            events += airplay.strike_segment(state, slot, result.first, dice)  # 3.1 B, 12
         return events
     if slot.segment.key == "advance":
         if not slot.strategic:

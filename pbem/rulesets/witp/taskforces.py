@@ -126,7 +126,19 @@ def setup(
         entry["deactivated"] = entry["in_port"] is not None  # ships lying in port
         entry["fuel"] = None  # set when its speed class is chosen (16.0 A; 18.1)
         tfs[tf] = entry
+    embark(forces, ships)
     return {TFS: tfs, SHIPS: ships}
+
+
+def embark(forces: Mapping[str, Mapping[str, Any]], ships: Mapping[str, dict[str, Any]]) -> None:
+    """4.0, 5.0: the carriers' air groups onto their ships' records, so a carrier TF
+    launches, searches and loses APs from its ships: a forces item whose keys are all
+    ship names (the scenario's ``*-air`` items) gives each its APs by type."""
+    for item in forces.values():
+        v = item.get("value")
+        if isinstance(v, Mapping) and v and all(name in ships for name in v):
+            for name, air in v.items():
+                ships[name]["air"] = {str(t): int(n) for t, n in air.items()}
 
 
 def ship_class(public: Mapping[str, Any], ship: Mapping[str, Any]) -> Mapping[str, Any]:

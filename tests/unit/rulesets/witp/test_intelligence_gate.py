@@ -22,7 +22,7 @@ from pbem.rulesets.witp.clock import schedule
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, projection
 from pbem.rulesets.witp.ruleset import WitpRuleset
 
-from .naval import at_plot
+from .naval import at_plot, past_allocation
 
 MOVE_J = "TF1 MOVE E2318 EV 0"  # MO Main Force, from E2317
 FAKE = "DUMMYCARD TF30 SPEED 3 SHIPS Shokaku, Zuikaku, Haguro\nDUMMYCARD TF30 MOVE E2420 EV 2"
@@ -36,7 +36,9 @@ def start(witp: WitpRuleset) -> dict[str, Any]:
 def play(
     witp: WitpRuleset, state: dict[str, Any], seed: bytes = b"g", **orders: str
 ) -> Adjudication:
-    """The pending round with each due side's orders (every line must be accepted)."""
+    """The pending round with each due side's orders (every line must be accepted);
+    an Allocation Segment's round pending first is passed (stage 2)."""
+    state = past_allocation(witp, state)
     d = witp.pending(state)
     assert d is not None
     accepted = {}

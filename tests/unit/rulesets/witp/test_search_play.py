@@ -20,7 +20,7 @@ from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, projection
 from pbem.rulesets.witp.picture import SIDE_COLOURS
 from pbem.rulesets.witp.taskforces import new_tf
 
-from .naval import at_plot, blind, tfs
+from .naval import at_plot, blind, past_allocation, tfs
 from .searchworld import world
 from .test_search_air import always
 
@@ -28,6 +28,7 @@ MAIN_FORCE = "E2317"  # the Japanese TF1 (MO Main Force) at the first Plot Segme
 
 
 def _play(witp: Any, state: dict[str, Any], dice: Any, **orders: str) -> Adjudication:
+    state = past_allocation(witp, state)  # the naval round (stage 2's Allocation passed)
     d = witp.pending(state)
     accepted = {}
     for side in d.sides:
