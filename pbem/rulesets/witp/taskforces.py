@@ -20,7 +20,8 @@ Schema (agreed with the search modules; keep it)::
         "unsupplied": bool,       # 18.3: at sea past its fuelling period
         "night": bool,            # 16.6.9: finished its missions at night this phase
     }
-    state["private"][side]["ships"][name] = {"type", "class", "navy", "members"}
+    state["private"][side]["ships"][name] = {"type", "class", "navy", "members", "force",
+                                             "damage", "air" (a carrier's APs by type)}
 
 A TF's id is its marker: ``TF1`` .. ``TF60`` (16.1.1). The enemy sees a marker only
 when a rule discloses it (the Located chits of ``state["public"]["located"]``,
@@ -120,6 +121,7 @@ def setup(
                 "navy": s.get("navy", ""),
                 "members": list(s.get("members", ())),
                 "force": fid,
+                "damage": 0,  # 7.8.1, 16.8: damage level 0-4, 5 sunk (air/ships.py)
             }
         entry = new_tf(h, names, name=str(v.get("name", fid)))
         entry["in_port"] = place if place != AT_SEA and place in places else None
