@@ -385,7 +385,9 @@ def test_13_3_both_sides_search_and_each_contact_is_told_to_both(
                 if m:
                     searched[side].add(m.group(1))
             gained[side] |= {
-                e for e in _section(text, "Contacts: what the enemy reported (13.5.7)")
+                e
+                for e in _section(text, "Contacts: what the enemy reported (13.5.7)")
+                if "(strike-contact)" not in e  # 7.1 A: a strike's True report, no search's
             }
             told[side] |= {
                 e.removesuffix(" (reported to the enemy)")
