@@ -187,6 +187,9 @@ class _Segment:
             fact = {"kind": "strike-not-flown", "strike": sid, "why": "no APs left to fly it"}
             return [disclose(st, fact, [side], time, "5.1.1")]
         owner, tf = strike["target"]["owner"], strike["target"]["tf"]
+        if strike.get("night") and stationary(st, owner, tf) < NIGHT_STATIONARY:
+            fact = {"kind": "strike-not-flown", "strike": sid, "why": NIGHT_WHY}
+            return [disclose(st, fact, [side], time, "14.2.2")]
         target = st[PRIVATE][owner].get(tfs.TFS, {}).get(tf)
         if target is None or not ships_of(st[PRIVATE][owner], target):
             fact = {
@@ -267,6 +270,27 @@ def end_of_phase(state: dict[str, Any], slot: Slot) -> list[Event]:
         own = state[PRIVATE][side]
         own.pop(AIR_PLOT, None)
         own.pop("cap_aborted", None)
+    return clear_sunk(state, slot)
+
+
+# 14.2.2: a night strike in an Air Phase needs a TF stationary two consecutive Naval Phases.
+STATIONARY = "stationary"  # moderator: {"owner:TF": consecutive Naval Phases not moved}
+NIGHT_STATIONARY = 2
+NIGHT_WHY = "its target has not stayed put two Naval Phases: no night strike in an Air Phase"
+
+
+def stationary(state: Mapping[str, Any], owner: str, tf: str) -> int:
+    return int(state.get(MODERATOR, {}).get(STATIONARY, {}).get(f"{owner}:{tf}", 0))
+
+
+def after_naval_execution(state: dict[str, Any], slot: Slot) -> list[Event]:
+    """The Execution Segment played: each TF's count of Naval Phases without moving
+    (14.2.2, the moderator's: movement is hidden), then sunk ships leave the display."""
+    counts = state.setdefault(MODERATOR, {}).setdefault(STATIONARY, {})
+    for side in SIDES:
+        for tf, entry in state[PRIVATE][side].get(tfs.TFS, {}).items():
+            key = f"{side}:{tf}"
+            counts[key] = 0 if entry.get("log") else int(counts.get(key, 0)) + 1
     return clear_sunk(state, slot)
 
 

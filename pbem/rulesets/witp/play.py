@@ -307,7 +307,7 @@ def _segment(
             finally:
                 airplay.executing(None, None)
             events += closing
-            events += airplay.clear_sunk(state, slot)
+            events += airplay.after_naval_execution(state, slot)  # 14.2.2, 7.8.1
         elif slot.phase.key.startswith("air") and slot.segment.key == "strike":
             events += airplay.strike_segment(state, slot, result.first, dice)  # 3.1 B, 12
         return events

@@ -375,3 +375,42 @@ def test_r106_the_game_over_verdict_is_the_rulesets_outcome(
     out = witp.outcome(state)
     assert out is not None and out.winner == "japanese"
     assert state[DISCLOSURES] is not None
+
+
+# -- 14.2.2: night strikes in an Air Phase -----------------------------------------------
+
+NIGHT_STRIKE = "STRIKE K1 FROM TF2 2xB5N2 TARGET TF3 NIGHT"
+
+
+def test_14_2_2_no_night_strike_in_an_air_phase_at_a_tf_that_has_moved(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    result = play(witp, battle, japanese=NIGHT_STRIKE)
+    assert kinds(result, "strike-launched") == []
+    (event,) = [e for e in result.events if e.kind == "strike-not-flown"]
+    assert event.witnesses == ("japanese",) and event.rule == "14.2.2"
+
+
+def test_14_2_2_a_tf_stationary_two_naval_phases_may_be_struck_at_night(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    state = copy.deepcopy(battle)
+    state["moderator"][airplay.STATIONARY] = {"allied:TF3": 2}  # a test's set-up
+    result = play(witp, state, japanese=NIGHT_STRIKE)
+    (launch,) = kinds(result, "strike-launched")
+    assert launch["side"] == "japanese"
+    # 14.2.2: placed as for a General priority, the counters masked (no types).
+    (placed,) = kinds(result, "air-surface-placement")
+    assert {s["type"] for s in placed["ships"]} == {"?"}
+    (priority,) = kinds(result, "target-priority")
+    assert priority["priority"] == "general"
+
+
+def test_14_2_2_the_moderator_counts_naval_phases_a_tf_stays_put(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    state = play(witp, battle).state  # T1-air1-allocation
+    state = play(witp, state, allied="TF3 SPEED 3\nTF3 MOVE E2323 EV 4").state
+    assert airplay.stationary(state, "allied", "TF3") == 0
+    assert airplay.stationary(state, "allied", "TF2") == 1
+    assert "stationary" not in projection(state, "allied")
