@@ -184,7 +184,11 @@ class _Segment:
         st, time = self.state, self.slot.time
         strike = self.launched.pop(key, None) or _aboard(st, side, self.strikes(side)[sid])
         if not strike["parts"]:
-            fact = {"kind": "strike-not-flown", "strike": sid, "why": "no APs left to fly it"}
+            fact: dict[str, Any] = {
+                "kind": "strike-not-flown",
+                "strike": sid,
+                "why": "no APs left to fly it",
+            }
             return [disclose(st, fact, [side], time, "5.1.1")]
         owner, tf = strike["target"]["owner"], strike["target"]["tf"]
         if strike.get("night") and stationary(st, owner, tf) < NIGHT_STATIONARY:

@@ -58,7 +58,7 @@ class WitpRuleset:
 
     def validate(self, state: State, side: str, text: str) -> Validation:
         rnd = play.Clock.of(state[PUBLIC]).pending()
-        if airplay.is_allocation(rnd) and side in SIDES and side in rnd.sides:
+        if rnd is not None and airplay.is_allocation(rnd) and side in rnd.sides:
             return airplay.validate(Knowledge.of(state, side), side, text)  # 5.0, R90
         ctx = play.context(state, side, self.theatre_map) if side in SIDES else None
         return orders.validate(rnd, side, ctx, text)
@@ -80,7 +80,7 @@ class WitpRuleset:
         if side not in SIDES:
             return ""
         rnd = play.Clock.of(state[PUBLIC]).pending()
-        if airplay.is_allocation(rnd) and side in rnd.sides:
+        if rnd is not None and airplay.is_allocation(rnd) and side in rnd.sides:
             return airplay.template(rnd, Knowledge.of(state, side), side)
         ctx = play.context(state, side, self.theatre_map)
         return orders.template(rnd, ctx)
