@@ -77,8 +77,8 @@ def play(
 
 
 def refusal(witp: WitpRuleset, state: dict[str, Any], side: str, text: str) -> tuple[str, str]:
-    """(rule, message) of the single refused line of ``text``."""
-    (err,) = witp.validate(state, side, text).errors
+    """(rule, message) of the single refused line of ``text`` in the next naval plot."""
+    (err,) = witp.validate(past_allocation(witp, state), side, text).errors
     return str(err.rule), err.message
 
 
