@@ -49,8 +49,8 @@ from pbem.rulesets.witp.knowledge import (
     MODERATOR,
     PRIVATE,
     PUBLIC,
-    Knowledge,
     disclose,
+    projection,
 )
 from pbem.rulesets.witp.missions import Context, SeaMap
 from pbem.rulesets.witp.sides import JAPANESE, SIDES
@@ -176,10 +176,12 @@ class Clock:
 
 
 def context(state: Mapping[str, Any], side: str, sea: SeaMap) -> Context:
-    """What ``side``'s orders are judged against: its Knowledge, never the truth."""
-    k = Knowledge.of(state, side)
-    rnd = Clock.of(k.public).pending()
-    return Context(side, k.public, k.own(side), sea, rnd.slots[0].phase.key if rnd else "")
+    """What ``side``'s orders are judged against: its projection (its public and own
+    parts, as its Knowledge holds them), never the truth. The disclosures, which a
+    mission card never reads, are left unparsed."""
+    p = projection(state, side)
+    rnd = Clock.of(p[PUBLIC]).pending()
+    return Context(side, p[PUBLIC], p[PRIVATE], sea, rnd.slots[0].phase.key if rnd else "")
 
 
 def play_round(
@@ -189,7 +191,7 @@ def play_round(
     sea: SeaMap,
 ) -> tuple[dict[str, Any], list[Event]]:
     """Resolve the pending round with each side's accepted orders."""
-    new = copy.deepcopy(dict(state))
+    new = _working_copy(state)
     clock = Clock.of(new[PUBLIC])
     rnd = clock.pending()
     if rnd is None:
@@ -202,6 +204,21 @@ def play_round(
     new[PUBLIC]["clock"]["at"] = rnd.end
     new[PUBLIC]["clock"].pop("plotted", None)
     return new, events + _after_round(new, rnd, dice)
+
+
+SHARED_PUBLIC = "pack"  # the game's charts and rulings: read, never written, in play
+
+
+def _working_copy(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The state a round changes in place: a deep copy, but for what no round changes:
+    the disclosures (an append-only journal, knowledge.disclose), whose entries the
+    copy shares, and the public charts of the data pack."""
+    new = {k: copy.deepcopy(v) for k, v in state.items() if k not in (DISCLOSURES, PUBLIC)}
+    public = state[PUBLIC]
+    new[PUBLIC] = {k: copy.deepcopy(v) for k, v in public.items() if k != SHARED_PUBLIC}
+    new[PUBLIC][SHARED_PUBLIC] = public[SHARED_PUBLIC]
+    new[DISCLOSURES] = list(state.get(DISCLOSURES, ()))
+    return new
 
 
 def _japanese_half(
@@ -265,7 +282,9 @@ def _resolve(
 ) -> list[Event]:
     # The search rules' hooks (searchplay.py) around the segment itself.
     where = cast(searchplay.SearchMap, sea)
-    contexts = {side: context(state, side, sea) for side in SIDES}
+    # Each side's Knowledge, for the Air Search Segment's standing orders only (13.3.1).
+    searching = slot.phase.key.startswith("air") and slot.segment.key == "search"
+    contexts = {side: context(state, side, sea) for side in SIDES} if searching else {}
     events = searchplay.before_segment(state, slot, rnd, dice, contexts, where)
     events += _segment(state, slot, rnd, orders_by_side, dice, sea)
     return events + searchplay.after_segment(state, slot)
