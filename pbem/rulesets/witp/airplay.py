@@ -24,6 +24,7 @@ for the strike itself), so the reports show each side what the rules announce.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 from pbem.core.dice import Dice
@@ -324,22 +325,23 @@ def clear_sunk(state: dict[str, Any], slot: Slot) -> list[Event]:
 
 # -- special strikes in the Naval Phase (5.8, R105) ---------------------------------
 
-_SLOT: dict[str, Any] = {}  # the naval Execution Segment being played: {"slot", "dice"}
+# The naval Execution Segment being played (5.8's special strikes fly in it): its
+# slot and open dice, set by play.py around movement (a context variable, as
+# searchplay's, so that games adjudicated side by side never see each other's).
+_EXECUTING: ContextVar[tuple[Slot, Dice] | None] = ContextVar("witp_executing", default=None)
 
 
 def executing(slot: Slot | None, dice: Dice | None) -> None:
-    """play.py marks the naval Execution Segment (5.8's special strikes fly in it)."""
-    _SLOT.clear()
-    if slot is not None:
-        _SLOT.update(slot=slot, dice=dice)
+    """play.py marks the naval Execution Segment (None, None: it is over)."""
+    _EXECUTING.set((slot, dice) if slot is not None and dice is not None else None)
 
 
 def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any]) -> list[Event]:
     """movement.ON_ENTER: the enemy's standing special strikes at ``owner``'s TF."""
-    if not _SLOT:
+    running = _EXECUTING.get()
+    if running is None:
         return []
-    slot: Slot = _SLOT["slot"]
-    dice: Dice = _SLOT["dice"]
+    slot, dice = running
     side = enemy_of(owner)
     orders = state[PRIVATE][side].get(STANDING, {}).get(SPECIAL, ())
     if not orders or state[PRIVATE][owner].get(tfs.TFS, {}).get(tf) is None:
