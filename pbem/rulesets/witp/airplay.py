@@ -77,8 +77,8 @@ def _split(text: str) -> tuple[str, str, list[int]]:
 def judge(
     knowledge: Knowledge, side: str, text: str
 ) -> tuple[plot.AirPlot, list[dict[str, Any]], list[LineError]]:
-    """The accepted air plot, the standing special strikes filed (None-less), and
-    every refused line in line order."""
+    """The accepted air plot, the standing special strikes filed, and every refused
+    line, in line order."""
     air, spec, _none = _split(text)
     accepted, errors = plot.judge(knowledge, side, air)
     specials, spec_errors = special.judge(knowledge, side, spec)
@@ -94,9 +94,12 @@ def validate(knowledge: Knowledge, side: str, text: str) -> Validation:
         for n, raw in enumerate(text.splitlines(), start=1)
         if raw.split("#", 1)[0].strip()
     ]
-    accepted = [line for n, line in lines if n not in refused and line.upper() != "AIRPLOT"]
-    if [a.upper() for a in accepted].count("PASS") > 1:
-        accepted = [a for i, a in enumerate(accepted) if a.upper() != "PASS" or i == 0]
+    accepted: list[str] = []
+    for n, line in lines:
+        passing = line.upper() == "PASS"
+        if n in refused or line.upper() == "AIRPLOT" or (passing and "PASS" in accepted):
+            continue  # a refused line, the optional header, a PASS said twice
+        accepted.append("PASS" if passing else line)
     return Validation(tuple(accepted), tuple(errors))
 
 

@@ -414,3 +414,10 @@ def test_14_2_2_the_moderator_counts_naval_phases_a_tf_stays_put(
     assert airplay.stationary(state, "allied", "TF3") == 0
     assert airplay.stationary(state, "allied", "TF2") == 1
     assert "stationary" not in projection(state, "allied")
+
+
+def test_r90_pass_and_the_airplot_header_are_accepted_once(
+    witp: WitpRuleset, allocation: dict[str, Any]
+) -> None:
+    v = witp.validate(allocation, "allied", "AIRPLOT\n# no strike today\npass\nPASS")
+    assert v.accepted == ("PASS",) and v.errors == ()
