@@ -56,6 +56,7 @@ _DUMMIES = re.compile(r"^# Dummy sorties left this cycle: (\d+)", re.M)
 _SECTION = re.compile(r"^Your forces\n-+\n(.*?)(?:\n\n|\Z)", re.M | re.S)
 _REPORT_TF = re.compile(r"^(TF\d+) ", re.M)
 _CARRIER = re.compile(r"(?:^|, |\s)(?:CV|CVL) \S")
+_OILER = re.compile(r"(?:^|, |\s)AO \S")
 
 
 def offered_orders(form: str) -> frozenset[str]:
@@ -115,12 +116,18 @@ def _form_tfs(form: str) -> list[TaskForce]:
 
 def _carriers(report: str) -> frozenset[str]:
     """The markers of the side's TFs with a carrier, from the report's ship types."""
+    return _with_type(report, _CARRIER)
+
+
+def _with_type(report: str, ship_type: re.Pattern[str]) -> frozenset[str]:
+    """The markers of the side's TFs holding a ship of ``ship_type`` (its report's
+    forces: a ship sunk has left its TF's box, 7.8.1)."""
     section = _SECTION.search(report)
     if not section:
         return frozenset()
     blocks = re.split(r"(?m)^(?=TF\d+ )", section.group(1))
     return frozenset(
-        m.group(1) for b in blocks if (m := _REPORT_TF.match(b)) and _CARRIER.search(b)
+        m.group(1) for b in blocks if (m := _REPORT_TF.match(b)) and ship_type.search(b)
     )
 
 
@@ -184,6 +191,8 @@ class Reading:
     searchers: tuple[Searcher, ...] = ()  # the searching bases and carrier TFs it lists
     free_marker: str | None = None  # the lowest free TF marker (16.1.1)
     dummies_left: int = 0  # dummy sorties left in this cycle's allotment (13.6)
+    form: str = ""  # the order form as mailed (the Allocation Segment's is read whole)
+    oilers: frozenset[str] = frozenset()  # TFs the report shows with an AO afloat (17.9)
 
     @property
     def phase(self) -> str:
@@ -215,6 +224,8 @@ class Reading:
             _form_searchers(form),
             free.group(1) if (free := _FREE.search(form)) else None,
             int(left.group(1)) if (left := _DUMMIES.search(form)) else 0,
+            form,
+            _with_type(report, _OILER),
         )
 
 
@@ -433,6 +444,8 @@ def card_lines(r: Reading, card: Card, dummy: str | None = None) -> list[str]:
     if card.dummy and dummy is not None:
         out.append(f"{tf.marker} REGP DUMMY {dummy}")
     source = r.tf(card.fuel_from) if card.fuel_from else None
+    if source is not None and source.marker not in r.oilers:
+        source = None  # 17.9: its oilers are sunk (the report no longer lists an AO)
     fuel = [f"{tf.marker} FUEL FROM {source.marker}"] if source is not None else []
     if card.fuel_first:
         out += fuel
@@ -501,8 +514,79 @@ def plot_orders(r: Reading) -> list[str]:
     return lines if orders else ([PASS] if PASS in r.offered else [])
 
 
+# -- the Allocation Segment (5.0): strikes at the Located enemy carriers -------------
+
+_AIR_BASE = re.compile(
+    r"^#\s+(?P<name>\S+)(?P<carrier> \(carrier TF\))? at (?P<hex>[A-Z]\d{4}): (?P<aps>\d+x\S+(?:, \d+x\S+)*)$"
+)
+_AIR_TYPE = re.compile(
+    r"^#\s+(?P<type>\S+): (?P<normal>\d+)/(?P<extended>\d+) MP, torpedo (?P<torpedo>\d+) MP, "
+    r"roles (?P<roles>\S+)$"
+)
+_TARGET = re.compile(
+    r"^#\s+(?P<tf>TF\d+) at (?P<hex>[A-Z]\d{4}): target; last report: (?P<report>.*)$"
+)
+STRIKE_ROLES = ("D", "T", "B")  # 5.6: the roles that strike ships, in the order tried
+MP_PER_HEX = 6  # 2.1.4: the Coral Sea is Tropical
+
+
+def _role(roles: list[str], mp: int, normal: int, torpedo: int) -> str | None:
+    """The first striking role the AP may fly at ``mp`` (normal range; torpedoes theirs)."""
+    for role in STRIKE_ROLES:
+        if role in roles and mp <= normal and (role != "T" or mp <= torpedo):
+            return role
+    return None
+
+
+def strike_orders(form: str) -> list[str]:
+    """5.0 Step 1: every air base and carrier TF the form lists strikes the nearest
+    Located enemy TF it reaches whose last report shows carriers, else any it may
+    strike, with every AP that reaches it at normal range (torpedoes within torpedo
+    range, 5.14.1); the fighters stay home for CAP. PASS if nothing reaches."""
+    lines = form.splitlines()
+    types = {m["type"]: m for ln in lines if (m := _AIR_TYPE.match(ln))}
+    targets = [m for ln in lines if (m := _TARGET.match(ln))]
+    out: list[str] = []
+    n = 0
+    for ln in lines:
+        base = _AIR_BASE.match(ln)
+        if not base or not targets:
+            continue
+        aps = [(int(c), t) for c, _, t in (a.partition("x") for a in base["aps"].split(", "))]
+        ranked = sorted(
+            targets,
+            key=lambda m: (not _CARRIER.search(" " + m["report"]), distance(base["hex"], m["hex"])),
+        )
+        for target in ranked:
+            mp = distance(base["hex"], target["hex"]) * MP_PER_HEX
+            elements = []
+            for count, t in aps:
+                info = types.get(t)
+                if info is None:
+                    continue
+                role = _role(
+                    info["roles"].split("/"), mp, int(info["normal"]), int(info["torpedo"])
+                )
+                if role is not None:
+                    elements.append(f"{count}x{t}/{role}")
+            if elements:
+                n += 1
+                out.append(
+                    f"STRIKE S{n} FROM {base['name']} {' '.join(elements)} TARGET {target['tf']}"
+                )
+                break
+    return out or [PASS]
+
+
+def allocation_orders(r: Reading) -> list[str]:
+    return strike_orders(r.form)
+
+
 # The order lines for each kind of round; a kind not listed sends the form as it came.
-ROUNDS: Mapping[str, Callable[[Reading], list[str]]] = {"plot": plot_orders}
+ROUNDS: Mapping[str, Callable[[Reading], list[str]]] = {
+    "plot": plot_orders,
+    "allocation": allocation_orders,
+}
 
 
 def japanese(r: Reading) -> list[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import json
 import mailbox
 import re
 import sqlite3
@@ -29,6 +30,7 @@ from tests.unit.test_cli_errors import pbem
 
 SIDES = ("japanese", "allied")
 NAVAL_PLOT = re.compile(r"^T(?P<turn>[123])-naval(?P<phase>[123])-plot(?:-(?P<half>\w+))?$")
+ALLOCATION = re.compile(r"^T(?P<turn>[123])-air(?P<phase>[123])-allocation$")
 SUBJECT = re.compile(r"\[pbem demo-1\] turn \d+ (?P<round>\S+) report")
 ANSWER = re.compile(r"^Game demo-1, (?P<side>\w+), turn \d+ phase (?P<round>\S+)$", re.M)
 
@@ -73,17 +75,20 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
 def test_witp_demo_plays_coral_sea_to_its_end_and_verifies(demo: tuple[str, Path]) -> None:
     out, d = demo
     assert "CREATE demo-1 witp" not in out  # the commands went by signed mail
-    assert "game over: the scenario's 3 Game-Turns are played" in out
+    assert re.search(r"game over: .*ships sunk \(34\.1\.1, R106\)", out)
     assert "verify: OK" in out
     with sqlite3.connect(d / "pbem.sqlite3") as db:
         game = db.execute("SELECT ruleset, scenario, status FROM games").fetchall()
         phases = [n for (n,) in db.execute("SELECT name FROM phases ORDER BY seq")]
     assert game == [("witp", "coral-sea-1942", "over")]
     plots = [p for p in phases if p != "T1-open"]
-    assert all(NAVAL_PLOT.match(p) for p in plots), plots
-    # Three Game-Turns of three Naval Phases, each plotted (in one round or a gate's two).
+    assert all(NAVAL_PLOT.match(p) or ALLOCATION.match(p) for p in plots), plots
+    # Three Game-Turns of three Naval Phases, each plotted (in one round or a gate's two),
+    # and of three Air Phases, each with its Allocation Segment's round (5.0).
     naval = {(m["turn"], m["phase"]) for p in plots if (m := NAVAL_PLOT.match(p))}
     assert naval == {(t, n) for t in "123" for n in "123"}
+    air = [(m["turn"], m["phase"]) for p in plots if (m := ALLOCATION.match(p))]
+    assert sorted(air) == [(t, n) for t in "123" for n in "123"]
     # verify re-ran every round and checked each plotting side's sealed orders of each.
     sealed = out.count("signs and mails")
     assert f"{sealed} plot commitments confirmed" in out
@@ -111,6 +116,8 @@ def test_witp_demo_nothing_refused_and_tfs_moved_as_plotted(demo: tuple[str, Pat
             assert "Refused" not in text, text
             accepted = re.search(r"Accepted \(\d+\), as understood:\n((?:  .*\n)+)", text)
             assert accepted, text
+            if ALLOCATION.match(head["round"]):
+                continue  # an Air Strike Plot: test_5_0_... reads them
             m = NAVAL_PLOT.match(head["round"])
             assert m, head["round"]
             lines = [ln.strip() for ln in accepted.group(1).splitlines()]
@@ -363,11 +370,13 @@ def test_13_3_both_sides_search_and_each_contact_is_told_to_both(
         assert len(over) == 1 and texts[side][-1] is over[0]
         # The game-over report tells everything (the end's full disclosure): not read here.
         texts[side] = texts[side][:-1]
-        # Each report tells its own round's searches: none is told twice.
+        # Each report tells its own round's searches: none is told again in a later one.
+        # (Within one report two lines may read alike: two carrier TFs in one hex are
+        # announced by their hex alone, 5.0, and may search one hex at one value.)
         told_searches = [
             e
             for t in texts[side]
-            for e in _section(t, "Air searches (13.3: announced, rolled openly)")
+            for e in set(_section(t, "Air searches (13.3: announced, rolled openly)"))
         ]
         assert len(told_searches) == len(set(told_searches)), "a search repeated in a later report"
         for text in texts[side]:
@@ -376,7 +385,9 @@ def test_13_3_both_sides_search_and_each_contact_is_told_to_both(
                 if m:
                     searched[side].add(m.group(1))
             gained[side] |= {
-                e for e in _section(text, "Contacts: what the enemy reported (13.5.7)")
+                e
+                for e in _section(text, "Contacts: what the enemy reported (13.5.7)")
+                if "(strike-contact)" not in e  # 7.1 A: a strike's True report, no search's
             }
             told[side] |= {
                 e.removesuffix(" (reported to the enemy)")
@@ -397,3 +408,52 @@ def test_13_3_both_sides_search_and_each_contact_is_told_to_both(
             for text in texts[side]
             for e in _section(text, "Contacts: what the enemy reported (13.5.7)")
         )
+
+
+def _record_events(d: Path) -> list[dict[str, object]]:
+    """Every event of the game, hidden ones included, from the verified archive."""
+    out: list[dict[str, object]] = []
+    for line in (d / "archive" / "demo-1" / "record.jsonl").read_text().splitlines():
+        entry = json.loads(line)
+        if entry["kind"] == "phase-adjudicated":
+            out += [dict(e["data"], kind=e["kind"]) for e in entry["payload"]["events"]]
+    return out
+
+
+def test_5_0_7_8_16_7_r106_the_carrier_battle_is_fought_to_a_verdict(
+    demo: tuple[str, Path],
+) -> None:
+    """The scripted sides plot strikes at the enemy TFs they have Located (5.0, 5.1.6);
+    strikes launch (announced to both: 5.0), ships are hit on the Air/Surface display
+    (7.8.1) and the damage they take persists from strike to strike; the game ends in
+    the verdict of R106, whose losses are exactly the ships the strikes sank (or, a
+    DD, left at D2: 34.1.1), transports not counted."""
+    out, d = demo
+    events = _record_events(d)
+    launched = [e for e in events if e["kind"] == "strike-launched"]
+    attacks = [e for e in events if e["kind"] == "air-surface-attack"]
+    assert launched and attacks
+    assert {str(e["side"]) for e in launched} == set(SIDES)  # both sides strike
+    assert any(int(str(e["damage"])) > 0 for e in attacks), "no ship damaged in the battle"
+    # A ship's damage only grows: each attack starts from the level the last one left.
+    level: dict[str, int] = {}
+    kind: dict[str, str] = {}
+    for e in events:
+        if e["kind"] in ("air-surface-attack", "critical-hit-rolls"):
+            ship, now = str(e["ship"]), int(str(e["damage"]))
+            assert now >= level.get(ship, 0), (ship, now, level.get(ship))
+            level[ship] = now
+            if "type" in e:
+                kind[ship] = str(e["type"])
+    counted = {
+        s
+        for s, n in level.items()
+        if kind.get(s) != "MSU" and (n >= 5 or (kind.get(s) == "DD" and n >= 2))
+    }
+    verdict = re.search(r"game over: (.*)", out)
+    assert verdict
+    lost = set()
+    for m in re.finditer(r"(?:japanese|allied) lost ([^;]*?)(?:;| - |$)", verdict.group(1)):
+        if m.group(1) != "no ship":
+            lost |= {n.strip() for n in m.group(1).split(",")}
+    assert lost == counted, (lost, counted)

@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from pbem.rulesets.witp.sides import ALLIED, JAPANESE, SIDES
 
-KERNEL_STAGE = 1  # this package moderates the segments of this stage and below
+KERNEL_STAGE = 2  # this package moderates the segments of this stage and below
 TURNS_PER_CYCLE = 4  # 3.0: "each cycle representing four game turns"
 BOTH = SIDES
 

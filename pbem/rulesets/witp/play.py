@@ -31,6 +31,7 @@ from pbem.core.dice import Dice
 from pbem.core.errors import DataError
 from pbem.core.events import Event
 from pbem.rulesets.witp import (
+    airplay,
     draws,
     fuel,
     initiative,
@@ -48,8 +49,8 @@ from pbem.rulesets.witp.knowledge import (
     MODERATOR,
     PRIVATE,
     PUBLIC,
-    Knowledge,
     disclose,
+    projection,
 )
 from pbem.rulesets.witp.missions import Context, SeaMap
 from pbem.rulesets.witp.sides import JAPANESE, SIDES
@@ -175,10 +176,12 @@ class Clock:
 
 
 def context(state: Mapping[str, Any], side: str, sea: SeaMap) -> Context:
-    """What ``side``'s orders are judged against: its Knowledge, never the truth."""
-    k = Knowledge.of(state, side)
-    rnd = Clock.of(k.public).pending()
-    return Context(side, k.public, k.own(side), sea, rnd.slots[0].phase.key if rnd else "")
+    """What ``side``'s orders are judged against: its projection (its public and own
+    parts, as its Knowledge holds them), never the truth. The disclosures, which a
+    mission card never reads, are left unparsed."""
+    p = projection(state, side)
+    rnd = Clock.of(p[PUBLIC]).pending()
+    return Context(side, p[PUBLIC], p[PRIVATE], sea, rnd.slots[0].phase.key if rnd else "")
 
 
 def play_round(
@@ -188,7 +191,7 @@ def play_round(
     sea: SeaMap,
 ) -> tuple[dict[str, Any], list[Event]]:
     """Resolve the pending round with each side's accepted orders."""
-    new = copy.deepcopy(dict(state))
+    new = _working_copy(state)
     clock = Clock.of(new[PUBLIC])
     rnd = clock.pending()
     if rnd is None:
@@ -201,6 +204,21 @@ def play_round(
     new[PUBLIC]["clock"]["at"] = rnd.end
     new[PUBLIC]["clock"].pop("plotted", None)
     return new, events + _after_round(new, rnd, dice)
+
+
+SHARED_PUBLIC = "pack"  # the game's charts and rulings: read, never written, in play
+
+
+def _working_copy(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The state a round changes in place: a deep copy, but for what no round changes:
+    the disclosures (an append-only journal, knowledge.disclose), whose entries the
+    copy shares, and the public charts of the data pack."""
+    new = {k: copy.deepcopy(v) for k, v in state.items() if k not in (DISCLOSURES, PUBLIC)}
+    public = state[PUBLIC]
+    new[PUBLIC] = {k: copy.deepcopy(v) for k, v in public.items() if k != SHARED_PUBLIC}
+    new[PUBLIC][SHARED_PUBLIC] = public[SHARED_PUBLIC]
+    new[DISCLOSURES] = list(state.get(DISCLOSURES, ()))
+    return new
 
 
 def _japanese_half(
@@ -264,7 +282,9 @@ def _resolve(
 ) -> list[Event]:
     # The search rules' hooks (searchplay.py) around the segment itself.
     where = cast(searchplay.SearchMap, sea)
-    contexts = {side: context(state, side, sea) for side in SIDES}
+    # Each side's Knowledge, for the Air Search Segment's standing orders only (13.3.1).
+    searching = slot.phase.key.startswith("air") and slot.segment.key == "search"
+    contexts = {side: context(state, side, sea) for side in SIDES} if searching else {}
     events = searchplay.before_segment(state, slot, rnd, dice, contexts, where)
     events += _segment(state, slot, rnd, orders_by_side, dice, sea)
     return events + searchplay.after_segment(state, slot)
@@ -281,6 +301,11 @@ def _segment(
     events: list[Event] = []
     if rnd.start == 0 and slot is rnd.slots[0]:
         events += tfs.allot_dummies(state, dice, slot.time, slot.cycle)
+    if slot is rnd.slots[0] and rnd.sides and airplay.is_allocation(rnd):
+        for side in rnd.sides:  # 5.0 Step 1: the Air Strike Plots, secret (R90)
+            state[PRIVATE][side]["plots"] = {slot.time: list(orders_by_side.get(side, ()))}
+            events += airplay.file_plot(state, side, orders_by_side.get(side, ()), slot)
+        return events
     if slot is rnd.slots[0] and rnd.sides:
         for side in rnd.sides:  # the Allied half files the Allies' alone
             events += _file_plot(state, side, orders_by_side.get(side, ()), slot, sea)
@@ -294,9 +319,16 @@ def _segment(
         events.append(disclose(state, fact, SIDES, slot.time, "3.2"))
         if slot.phase.key.startswith("naval") and slot.segment.key == "execution":
             where = cast(searchplay.SearchMap, sea)
-            with searchplay.moving(state, slot, dice, where) as closing:
-                events += _execute(state, result.first, slot.time)
+            airplay.executing(slot, dice)  # 5.8: special strikes at TFs as they move
+            try:
+                with searchplay.moving(state, slot, dice, where) as closing:
+                    events += _execute(state, result.first, slot.time)
+            finally:
+                airplay.executing(None, None)
             events += closing
+            events += airplay.after_naval_execution(state, slot)  # 14.2.2, 7.8.1
+        elif slot.phase.key.startswith("air") and slot.segment.key == "strike":
+            events += airplay.strike_segment(state, slot, result.first, dice)  # 3.1 B, 12
         return events
     if slot.segment.key == "advance":
         if not slot.strategic:

@@ -1,5 +1,6 @@
-"""The War in the Pacific ruleset, stages 0-1: the lifecycle's view of the kernel and
-the naval rules (task forces, mission cards, movement, fuel).
+"""The War in the Pacific ruleset, stages 0-2: the lifecycle's view of the kernel, the
+naval rules (task forces, mission cards, movement, fuel, search) and air strikes
+against ships (airplay.py); the verdict by the scenario's victory conditions.
 
 ``pending`` is the clock's next mail round; ``validate`` and ``order_template``
 answer from the side's Knowledge (knowledge.py) and ``view`` is built from it,
@@ -15,7 +16,7 @@ from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.core.mapview import MapPicture
 from pbem.core.ruleset import Adjudication, Demand, Outcome, ScenarioInfo, State, Validation
-from pbem.rulesets.witp import orders, play, views
+from pbem.rulesets.witp import airplay, orders, play, victory, views
 from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge
 from pbem.rulesets.witp.library import Library
 from pbem.rulesets.witp.map import TheatreMap
@@ -57,6 +58,8 @@ class WitpRuleset:
 
     def validate(self, state: State, side: str, text: str) -> Validation:
         rnd = play.Clock.of(state[PUBLIC]).pending()
+        if rnd is not None and airplay.is_allocation(rnd) and side in rnd.sides:
+            return airplay.validate(Knowledge.of(state, side), side, text)  # 5.0, R90
         ctx = play.context(state, side, self.theatre_map) if side in SIDES else None
         return orders.validate(rnd, side, ctx, text)
 
@@ -76,19 +79,17 @@ class WitpRuleset:
     def order_template(self, state: State, side: str) -> str:
         if side not in SIDES:
             return ""
+        rnd = play.Clock.of(state[PUBLIC]).pending()
+        if rnd is not None and airplay.is_allocation(rnd) and side in rnd.sides:
+            return airplay.template(rnd, Knowledge.of(state, side), side)
         ctx = play.context(state, side, self.theatre_map)
-        return orders.template(play.Clock.of(ctx.public).pending(), ctx)
+        return orders.template(rnd, ctx)
 
     def outcome(self, state: State) -> Outcome | None:
-        clock = play.Clock.of(state[PUBLIC])
-        if clock.pending() is not None:
+        """The verdict once the scenario's Game-Turns are played (victory.py, R106)."""
+        if play.Clock.of(state[PUBLIC]).pending() is not None:
             return None
-        return Outcome(
-            None,
-            "no decision",
-            f"the scenario's {clock.game_turns} Game-Turns are played; victory is scored "
-            "from stage 2 (air strikes against ships), so none is scored",
-        )
+        return victory.verdict(state)
 
     def map_picture(self, view: Mapping[str, Any]) -> MapPicture:
         """The report's map, drawn from the side's view alone (report_map.py)."""

@@ -86,7 +86,11 @@ def prepare(state: dict[str, Any], sea: SearchMap) -> None:
                 h = sea.hex_at(float(v["lat"]), float(v["lon"]))
                 if h is not None:  # a base off the theatre map searches nothing here
                     bases[str(v["base"])] = {"hex": str(h), "air_points": dict(v["air_points"])}
-            elif v and all(name in ships for name in v):
+            elif (
+                v
+                and all(name in ships for name in v)
+                and not any("air" in ships[name] for name in v)
+            ):  # set-up embarks them (taskforces.embark); a hand-made state may not
                 for name, air in v.items():
                     ships[name]["air"] = {str(t): int(n) for t, n in air.items()}
         own["air_bases"] = bases

@@ -20,7 +20,8 @@ Schema (agreed with the search modules; keep it)::
         "unsupplied": bool,       # 18.3: at sea past its fuelling period
         "night": bool,            # 16.6.9: finished its missions at night this phase
     }
-    state["private"][side]["ships"][name] = {"type", "class", "navy", "members"}
+    state["private"][side]["ships"][name] = {"type", "class", "navy", "members", "force",
+                                             "damage", "air" (a carrier's APs by type)}
 
 A TF's id is its marker: ``TF1`` .. ``TF60`` (16.1.1). The enemy sees a marker only
 when a rule discloses it (the Located chits of ``state["public"]["located"]``,
@@ -120,13 +121,26 @@ def setup(
                 "navy": s.get("navy", ""),
                 "members": list(s.get("members", ())),
                 "force": fid,
+                "damage": 0,  # 7.8.1, 16.8: damage level 0-4, 5 sunk (air/ships.py)
             }
         entry = new_tf(h, names, name=str(v.get("name", fid)))
         entry["in_port"] = place if place != AT_SEA and place in places else None
         entry["deactivated"] = entry["in_port"] is not None  # ships lying in port
         entry["fuel"] = None  # set when its speed class is chosen (16.0 A; 18.1)
         tfs[tf] = entry
+    embark(forces, ships)
     return {TFS: tfs, SHIPS: ships}
+
+
+def embark(forces: Mapping[str, Mapping[str, Any]], ships: Mapping[str, dict[str, Any]]) -> None:
+    """4.0, 5.0: the carriers' air groups onto their ships' records, so a carrier TF
+    launches, searches and loses APs from its ships: a forces item whose keys are all
+    ship names (the scenario's ``*-air`` items) gives each its APs by type."""
+    for item in forces.values():
+        v = item.get("value")
+        if isinstance(v, Mapping) and v and all(name in ships for name in v):
+            for name, air in v.items():
+                ships[name]["air"] = {str(t): int(n) for t, n in air.items()}
 
 
 def ship_class(public: Mapping[str, Any], ship: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -1,6 +1,6 @@
 """A War in the Pacific game through the game machine: CREATE with the moderator's
 own data pack (as ``datapack=@pack.toml`` reaches the command), START, mail rounds
-of naval plots, reports that print the clock and the illustrative notice and keep
+of air strike and naval plots, reports that print the clock and the illustrative notice and keep
 each side's forces its own."""
 
 from __future__ import annotations
@@ -52,9 +52,9 @@ def test_witp_game_plays_naval_plot_rounds_by_mail(table) -> None:  # type: igno
     phase = table.run(
         lambda gm: (gm.lookups.open_phase("w1").turn, gm.lookups.open_phase("w1").name)
     )
-    # T1-open was automatic; the Allies hold the SI advantage openly, so the Japanese
-    # plot first (42.3.1, R70)
-    assert phase == (1, "T1-naval1-plot-japanese")
+    # T1-open was automatic; the First Air Phase's Allocation Segment is the first
+    # round (5.0), both sides at once
+    assert phase == (1, "T1-air1-allocation")
 
     def reports(gm):  # type: ignore[no-untyped-def]
         rows = gm.desk.session.scalars(
@@ -70,6 +70,11 @@ def test_witp_game_plays_naval_plot_rounds_by_mail(table) -> None:  # type: igno
     assert "units/ship-cv-yorktown" in allied and "Yorktown" in allied
     assert "Shokaku" not in allied and "Yorktown" not in first["japanese@example.org"]
     for turn, name in ((1, "T1-naval1-plot"), (1, "T1-naval2-plot"), (1, "T1-naval3-plot")):
+        air = name.replace("naval", "air").replace("-plot", "-allocation")
+        for side in ("japanese", "allied"):  # no strike plotted (5.0)
+            table.run(lambda gm, t=turn, n=air, s=side: gm.phases.submit("w1", s, t, n, ["PASS"]))
+        table.run(lambda gm: gm.clock.tick("w1"))
+        # The Allies hold the SI advantage openly, so the Japanese plot first (42.3.1, R70)
         j = f"{name}-japanese"
         table.run(lambda gm, t=turn, n=j: gm.phases.submit("w1", "japanese", t, n, ["PASS"]))
         table.run(lambda gm: gm.clock.tick("w1"))
@@ -78,4 +83,4 @@ def test_witp_game_plays_naval_plot_rounds_by_mail(table) -> None:  # type: igno
     phase = table.run(
         lambda gm: (gm.lookups.open_phase("w1").turn, gm.lookups.open_phase("w1").name)
     )
-    assert phase == (2, "T2-naval1-plot-japanese")
+    assert phase == (2, "T2-air1-allocation")

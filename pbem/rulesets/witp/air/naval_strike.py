@@ -46,7 +46,7 @@ from pbem.rulesets.witp.air import (
 )
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of, take_losses, tf_air
-from pbem.rulesets.witp.air.tables import DOCTRINE, air_unit, value
+from pbem.rulesets.witp.air.tables import DOCTRINE, air_unit, known_type, value
 from pbem.rulesets.witp.hexgrid import distance
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
 from pbem.rulesets.witp.sides import SIDES
@@ -230,6 +230,67 @@ def resolve(
     CAP aborted here is kept in the owner's ``cap_aborted`` (by TF and type) and flies
     no later CAP this phase (5.1.1, 5.3.6); the caller clears it when the phase ends."""
     st = copy.deepcopy(dict(state))
+    events = resolve_into(
+        st,
+        strike,
+        dice,
+        secret,
+        time,
+        ratings=ratings,
+        target_plotted=target_plotted,
+        cover=cover,
+        committed=committed,
+        coastwatcher_alerted=coastwatcher_alerted,
+        unlocated_carriers=unlocated_carriers,
+    )
+    return st, events
+
+
+def sequence_strike(
+    st: dict[str, Any],
+    strike: Mapping[str, Any],
+    dice: Dice,
+    time: str,
+    *,
+    ratings: Mapping[str, Ratings] | None = None,
+    unlocated_carriers: bool = False,
+) -> tuple[str, list[Event]]:
+    """12.0-12.3: the target's plotted strike revealed to both, the striker's Strike
+    Sequence roll with the Air-rating DRM; (the result, the events)."""
+    ratings = ratings or {}
+    side, naval, tf_id = strike["side"], strike["target"]["owner"], strike["target"]["tf"]
+    both = [side, naval]
+    events = [disclose(st, {"kind": "plotted-strike-revealed", "tf": tf_id}, both, time, "12.0")]
+    sa, ta = ratings.get(side), ratings.get(naval)
+    roll, drm, seq = sequencing.sequence(
+        st[PUBLIC],
+        dice,
+        f"strike sequence {tf_id}",
+        striker_air=sa.air if sa else None,
+        target_air=ta.air if ta else None,
+        unlocated_carriers=unlocated_carriers,
+    )
+    fact = {"kind": "strike-sequence", "tf": tf_id, "roll": roll, "drm": drm, "result": seq}
+    events.append(disclose(st, fact, both, time, "12.1"))
+    return seq, events
+
+
+def resolve_into(
+    st: dict[str, Any],
+    strike: Mapping[str, Any],
+    dice: Dice,
+    secret: Dice,
+    time: str,
+    *,
+    ratings: Mapping[str, Ratings] | None = None,
+    target_plotted: bool = False,
+    cover: Sequence[Mapping[str, Any]] = (),
+    committed: Mapping[str, int] | None = None,
+    coastwatcher_alerted: bool = False,
+    unlocated_carriers: bool = False,
+) -> list[Event]:
+    """``resolve`` on ``st`` itself (a state the caller owns: the rounds' working copy,
+    which a TF moving through a special strike still refers to)."""
     ratings = ratings or {}
     public = st[PUBLIC]
     side, naval, tf_id = strike["side"], strike["target"]["owner"], strike["target"]["tf"]
@@ -241,20 +302,10 @@ def resolve(
 
     # 12.0-12.3 strike sequencing against a carrier TF with its own plotted strike
     if target_plotted:
-        events.append(
-            disclose(st, {"kind": "plotted-strike-revealed", "tf": tf_id}, both, time, "12.0")
+        _seq, seq_events = sequence_strike(
+            st, strike, dice, time, ratings=ratings, unlocated_carriers=unlocated_carriers
         )
-        sa, ta = ratings.get(side), ratings.get(naval)
-        roll, drm, seq = sequencing.sequence(
-            public,
-            dice,
-            f"strike sequence {tf_id}",
-            striker_air=sa.air if sa else None,
-            target_air=ta.air if ta else None,
-            unlocated_carriers=unlocated_carriers,
-        )
-        fact = {"kind": "strike-sequence", "tf": tf_id, "roll": roll, "drm": drm, "result": seq}
-        events.append(disclose(st, fact, both, time, "12.1"))
+        events += seq_events
 
     # 7.1 A the True report, then the target priority (7.3)
     ships = ships_of(own_n, tf)
@@ -334,7 +385,7 @@ def resolve(
     cap_air = {
         t: n - busy.get(t, 0) - int(grounded.get(t, 0))
         for t, n in tf_air(own_n, tf).items()
-        if "F" in air_unit(public, t)["roles"]
+        if known_type(public, t) and "F" in air_unit(public, t)["roles"]  # floatplanes: none
     }
     cap_air = {t: n for t, n in cap_air.items() if n > 0}
     if night:
@@ -611,7 +662,7 @@ def resolve(
 
     # 6.3.3 extended range: eliminations may double on return; then the losses
     events += _extended_losses(st, strike, parts, eliminated, dice, time)
-    return st, events
+    return events
 
 
 def _admiral(

@@ -20,7 +20,19 @@ def at_plot(witp: WitpRuleset, *, gate: bool = False) -> dict[str, Any]:
     """The state at T1-naval1-plot (the opening round played); ``gate``: the Coral
     Sea's own rulings, whose Plot Segments split (42.3.1), so T1-naval1-plot-japanese."""
     state = witp.initial_state(SCENARIO, {} if gate else {"datapack": NO_GATE})
-    return dict(witp.adjudicate(state, {}, SeededDice(b"n", "g", 1, "T1-open")).state)
+    return past_allocation(
+        witp, witp.adjudicate(state, {}, SeededDice(b"n", "g", 1, "T1-open")).state
+    )
+
+
+def past_allocation(witp: WitpRuleset, state: Any) -> dict[str, Any]:
+    """``state`` with any pending Air Phase Allocation Segment rounds (5.0, stage 2)
+    played with no strikes (PASS): the naval tests play the naval rounds."""
+    state = dict(state)
+    while (d := witp.pending(state)) is not None and d.phase.endswith("-allocation"):
+        passes = {side: ["PASS"] for side in d.sides}
+        state = dict(witp.adjudicate(state, passes, SeededDice(b"a", "g", d.turn, d.phase)).state)
+    return state
 
 
 def tfs(state: dict[str, Any], side: str) -> dict[str, Any]:
@@ -51,7 +63,9 @@ def blind(state: dict[str, Any], *sides: str) -> dict[str, Any]:
 def play(
     witp: WitpRuleset, state: dict[str, Any], seed: bytes = b"p", **orders: str
 ) -> Adjudication:
-    """Validate each side's orders (all must pass) and play the round."""
+    """Validate each side's orders (all must pass) and play the round (the naval
+    round: an Allocation Segment's round pending first is passed)."""
+    state = past_allocation(witp, state)
     d = witp.pending(state)
     assert d is not None
     accepted = {}
@@ -63,8 +77,8 @@ def play(
 
 
 def refusal(witp: WitpRuleset, state: dict[str, Any], side: str, text: str) -> tuple[str, str]:
-    """(rule, message) of the single refused line of ``text``."""
-    (err,) = witp.validate(state, side, text).errors
+    """(rule, message) of the single refused line of ``text`` in the next naval plot."""
+    (err,) = witp.validate(past_allocation(witp, state), side, text).errors
     return str(err.rule), err.message
 
 

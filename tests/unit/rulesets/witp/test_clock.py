@@ -115,17 +115,17 @@ def test_50_0_strategic_turn_follows_each_cycle_but_not_the_last_turn() -> None:
     assert not any(s.strategic for s in schedule(4, 1))  # 3.1 I: no turn begins after
 
 
-def test_stage_0_rounds_are_the_naval_plots() -> None:
+def test_5_0_rounds_are_the_air_allocation_and_naval_plot_segments() -> None:
+    """Stage 2: each Air Phase's Allocation Segment (5.0) is a round beside each
+    Naval Phase's Plot Segment (16.3); the Air Search Segment before the first
+    Allocation Segment is the opening's."""
     names = [(r.name, r.sides) for r in rounds(schedule(2, 1))]
     both = ("japanese", "allied")
-    assert names == [
-        ("T1-open", ()),
-        ("T1-naval1-plot", both),
-        ("T1-naval2-plot", both),
-        ("T1-naval3-plot", both),
-        ("T2-naval1-plot", both),
-        ("T2-naval2-plot", both),
-        ("T2-naval3-plot", both),
+    assert names == [("T1-open", ())] + [
+        (f"T{t}-{kind}{n}-{seg}", both)
+        for t in (1, 2)
+        for n in (1, 2, 3)
+        for kind, seg in (("air", "allocation"), ("naval", "plot"))
     ]
 
 
@@ -137,12 +137,21 @@ def test_rounds_cover_every_segment_once_in_order() -> None:
 
 def test_round_steps_cite_rules_and_mark_later_stages() -> None:
     slots = schedule(3, 1)
-    rnd = round_at(slots, rounds(slots)[1].start)
+    rnd = round_at(slots, rounds(slots)[2].start)
     assert rnd is not None and rnd.name == "T1-naval1-plot"
     assert rnd.steps()[0] == "3.1 C First Naval Phase: Plot Segment (16.3)"
     assert "3.1 C First Naval Phase: Execution Segment (3.2, 16.0)" in rnd.steps()
-    assert "3.1 D Second Air Phase (all segments; moderated from stage 2)" in rnd.steps()
-    assert any(s.startswith("3.1 D Second Air Phase") for s in rnd.steps())
+    # The round runs on to the next Air Phase's search, before its Allocation round.
+    assert rnd.steps()[-1] == "3.1 D Second Air Phase: Air Search Segment (13.3)"
+    air = rounds(slots)[1]
+    assert air.name == "T1-air1-allocation"
+    assert air.steps()[:2] == (
+        "3.1 B First Air Phase: Allocation Segment (5.0)",
+        "3.1 B First Air Phase: Strike Segment (3.2, 5.0)",
+    )
+    assert "3.1 B First Air Phase: Air Transfer Segment (Day) (4.4; moderated from stage 5)" in (
+        air.steps()
+    )
     last = rounds(slots)[-1]
     assert last.steps()[-1].startswith(
         "3.1 I End of the Game Turn: Game-Turn marker advanced (3.1 I"

@@ -37,10 +37,13 @@ def test_3_2_choice_is_first_or_second() -> None:
 
 def test_3_2_initiative_is_announced_to_both_sides(witp) -> None:  # type: ignore[no-untyped-def]
     state = witp.initial_state("coral-sea-1942", {})
-    # The opening round runs the First Air Phase: its Strike Segment rolls.
-    # 13.6 first: the dummy allotments (Japanese 3+3: 2; Allied SI 3 + |1-2|), then 3.2.
-    # Then twelve dice seed the secret stream (42.8 JN-25, 42.2.2 Magic: R71).
-    result = witp.adjudicate(state, {}, ScriptedDice([3, 3, 1, 2, 4, 2] + [1] * 12))
+    # The opening round: 13.6's dummy allotments (Japanese 3+3: 2; Allied SI 3 + |1-2|),
+    # then twelve dice seed the secret stream (42.8 JN-25, 42.2.2 Magic: R71).
+    opened = witp.adjudicate(state, {}, ScriptedDice([3, 3, 1, 2] + [1] * 12)).state
+    # The First Air Phase's Allocation round: twelve open dice seed its secret stream,
+    # then its Strike Segment rolls 3.2's dice.
+    passes = {"japanese": ["PASS"], "allied": ["PASS"]}
+    result = witp.adjudicate(opened, passes, ScriptedDice([1] * 12 + [4, 2]))
     (event,) = [e for e in result.events if e.kind == "initiative"]
     assert event.kind == "initiative" and event.rule == "3.2" and event.witnesses is None
     assert event.data["time"] == "T1/air1/strike" and event.data["winner"] == "japanese"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -22,7 +23,7 @@ from pbem.rulesets.witp.clock import schedule
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, projection
 from pbem.rulesets.witp.ruleset import WitpRuleset
 
-from .naval import at_plot
+from .naval import at_plot, past_allocation
 
 MOVE_J = "TF1 MOVE E2318 EV 0"  # MO Main Force, from E2317
 FAKE = "DUMMYCARD TF30 SPEED 3 SHIPS Shokaku, Zuikaku, Haguro\nDUMMYCARD TF30 MOVE E2420 EV 2"
@@ -36,7 +37,10 @@ def start(witp: WitpRuleset) -> dict[str, Any]:
 def play(
     witp: WitpRuleset, state: dict[str, Any], seed: bytes = b"g", **orders: str
 ) -> Adjudication:
-    """The pending round with each due side's orders (every line must be accepted)."""
+    """The pending round with each due side's orders (every line must be accepted);
+    the Allocation Segments' rounds (stage 2) around it are passed, so the state
+    returned waits for the next naval plot (the gate's rounds)."""
+    state = past_allocation(witp, state)
     d = witp.pending(state)
     assert d is not None
     accepted = {}
@@ -44,7 +48,8 @@ def play(
         v = witp.validate(state, side, orders.get(side, "PASS"))
         assert not v.errors, v.errors
         accepted[side] = list(v.accepted)
-    return witp.adjudicate(state, accepted, SeededDice(seed, "g", d.turn, d.phase))
+    result = witp.adjudicate(state, accepted, SeededDice(seed, "g", d.turn, d.phase))
+    return replace(result, state=past_allocation(witp, result.state))
 
 
 def told(state: dict[str, Any], side: str, kind: str) -> list[dict[str, Any]]:
@@ -93,6 +98,7 @@ def test_42_3_1_r70_no_split_without_an_open_si_advantage(witp) -> None:  # type
     even = {"scenario": {"si-levels": {"value": {"allied": 2, "japanese": 2}}}}
     state = witp.initial_state("coral-sea-1942", {"datapack": even})
     state = witp.adjudicate(state, {}, SeededDice(b"o", "g", 1, "T1-open")).state
+    state = past_allocation(witp, state)  # T1-air1-allocation: no strike
     d = witp.pending(state)
     assert (d.phase, d.sides) == ("T1-naval1-plot", ("japanese", "allied"))
     assert told(state, "allied", "si-capabilities")[0]["sigint"] == 0
@@ -307,6 +313,7 @@ def test_42_noninterference_the_japanese_see_no_allied_holding_before_his_cards_
         state = witp.adjudicate(
             world, {"allied": list(v.accepted)}, SeededDice(b"g", "g", 1, "T1-naval1-plot")
         ).state
+        state = past_allocation(witp, state)  # T1-air2-allocation: no strike
         assert witp.pending(state).phase == "T1-naval2-plot-japanese"
         assert witp.order_template(state, "japanese") == witp.order_template(
             _baseline(witp, half), "japanese"
@@ -315,9 +322,12 @@ def test_42_noninterference_the_japanese_see_no_allied_holding_before_his_cards_
 
 
 def _baseline(witp: WitpRuleset, half: dict[str, Any]) -> dict[str, Any]:
-    return witp.adjudicate(
-        half, {"allied": ["PASS"]}, SeededDice(b"g", "g", 1, "T1-naval1-plot")
-    ).state
+    return past_allocation(
+        witp,
+        witp.adjudicate(
+            half, {"allied": ["PASS"]}, SeededDice(b"g", "g", 1, "T1-naval1-plot")
+        ).state,
+    )
 
 
 # -- the property: worlds a side cannot tell apart give it the same mail -------------------

@@ -10,7 +10,7 @@ import pytest
 from pbem.core.dice import ScriptedDice
 from pbem.rulesets.witp.ruleset import WitpRuleset
 
-from .naval import at_plot, blind, edited, executed, play, refusal, tfs
+from .naval import at_plot, blind, edited, executed, past_allocation, play, refusal, tfs
 
 
 @pytest.fixture(scope="module")
@@ -161,4 +161,5 @@ def test_18_4_1_a_tf_entering_port_stays_a_phase_then_deactivates(witp, start) -
     assert [(e.witnesses, e.rule) for e in r2.events if e.kind == "tf-deactivated"] == [
         (("allied",), "18.4.1")
     ]
-    assert not witp.validate(r2.state, "allied", "TF4 SPEED 3\nTF4 MOVE E1119 EV 0").errors
+    plot = past_allocation(witp, r2.state)  # the next naval plot (stage 2's Allocation passed)
+    assert not witp.validate(plot, "allied", "TF4 SPEED 3\nTF4 MOVE E1119 EV 0").errors

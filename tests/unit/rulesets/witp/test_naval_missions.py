@@ -13,7 +13,7 @@ import pytest
 
 from pbem.rulesets.witp.ruleset import WitpRuleset
 
-from .naval import at_plot, edited, play, refusal, tfs
+from .naval import at_plot, edited, past_allocation, play, refusal, tfs
 
 
 @pytest.fixture(scope="module")
@@ -82,6 +82,7 @@ def test_16_0_speed_is_chosen_at_sortie_then_kept(witp, start) -> None:  # type:
     assert tfs(after, "allied")["TF4"]["speed_class"] == "SC2"
     rule, message = refusal(witp, after, "allied", "TF4 SPEED 3")
     assert rule == "18.2.1" and "First Naval Phase" in message  # this is the Second
+    after = past_allocation(witp, after)  # the next naval plot (stage 2's Allocation passed)
     assert not witp.validate(after, "allied", "TF4 SPEED 2\nTF4 MOVE E2125 EV 0").errors
 
 

@@ -32,10 +32,13 @@ def test_3_1_the_game_runs_its_game_turns_to_the_end(witp) -> None:  # type: ign
     names, end = _play(witp, witp.initial_state(SCENARIO, {}))
     # 42.3.1 (R70): the Coral Sea's Allies hold the SI advantage openly, so every naval
     # Plot Segment is two rounds, the Japanese half first.
-    assert names[0] == "T1-open" and names[-1] == "T3-naval3-plot" and len(names) == 1 + 3 * 3 * 2
-    assert names[1:3] == ["T1-naval1-plot-japanese", "T1-naval1-plot"]
+    # Each Air Phase's Allocation Segment is one round (5.0), both sides at once.
+    assert names[0] == "T1-open" and names[-1] == "T3-naval3-plot"
+    assert len(names) == 1 + 3 * 3 * 2 + 3 * 3
+    assert names[1:4] == ["T1-air1-allocation", "T1-naval1-plot-japanese", "T1-naval1-plot"]
+    # R106: with no strike plotted no ship is sunk, and the verdict is a draw.
     outcome = witp.outcome(end)
-    assert outcome is not None and outcome.winner is None
+    assert outcome is not None and outcome.winner is None and outcome.level == "Draw"
     assert witp.view(end, (), "allied")["clock"]["over"] is True
 
 
@@ -44,6 +47,8 @@ def test_3_1_c_plot_segment_demands_both_sides(witp) -> None:  # type: ignore[no
     state = witp.adjudicate(
         witp.initial_state(SCENARIO, {"datapack": no_gate}), {}, SeededDice(b"k", "g", 1, "T1-open")
     ).state
+    passes = {"japanese": ["PASS"], "allied": ["PASS"]}  # T1-air1-allocation: no strike
+    state = witp.adjudicate(state, passes, SeededDice(b"k", "g", 1, "T1-air1-allocation")).state
     d = witp.pending(state)
     assert (d.turn, d.phase, d.sides) == (1, "T1-naval1-plot", ("japanese", "allied"))
     assert d.title == "First Naval Phase: Plot Segment" and d.steps[0].endswith("(16.3)")

@@ -20,7 +20,7 @@ from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, projection
 from pbem.rulesets.witp.picture import SIDE_COLOURS
 from pbem.rulesets.witp.taskforces import new_tf
 
-from .naval import at_plot, blind, tfs
+from .naval import at_plot, blind, past_allocation, tfs
 from .searchworld import world
 from .test_search_air import always
 
@@ -28,6 +28,7 @@ MAIN_FORCE = "E2317"  # the Japanese TF1 (MO Main Force) at the first Plot Segme
 
 
 def _play(witp: Any, state: dict[str, Any], dice: Any, **orders: str) -> Adjudication:
+    state = past_allocation(witp, state)  # the naval round (stage 2's Allocation passed)
     d = witp.pending(state)
     accepted = {}
     for side in d.sides:
@@ -79,8 +80,9 @@ def test_13_3_1_13_5_7_a_base_search_finds_a_tf_and_each_side_is_told_what_it_ma
     assert result.state[PRIVATE]["allied"]["standing"]["search"] == [
         f"SEARCH Port_Moresby {MAIN_FORCE}"
     ]
+    # The next naval plot's form (after the Allocation round) shows the standing search.
     assert f"In force: SEARCH Port_Moresby {MAIN_FORCE}" in witp.order_template(
-        result.state, "allied"
+        past_allocation(witp, result.state), "allied"
     )
 
 

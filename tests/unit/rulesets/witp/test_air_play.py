@@ -1,0 +1,423 @@
+"""Air strikes against ships played through the rounds (airplay.py): the Allocation
+Segment's round (5.0), AIRPLOT validation and the targeting gate (5.1.6, 13.6.4, R90),
+carriers launching from their TFs (5.0, 8.1.4), the Strike Segment's order (3.1 B) and
+strike sequencing (12.0, R95), special strikes as TFs move (5.8, R105), sunk ships
+leaving the display (7.8.1) and the Coral Sea verdict (R106). On the Coral Sea scenario,
+its Plot Segments one round each (R70 "off")."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from pbem.core.dice import SeededDice
+from pbem.core.ruleset import Adjudication
+from pbem.rulesets.witp import airplay, victory
+from pbem.rulesets.witp.air import naval_strike
+from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
+from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE, PUBLIC, disclose, projection
+from pbem.rulesets.witp.ruleset import WitpRuleset
+
+from .conftest import SCENARIO
+from .naval import NO_GATE, tfs
+
+BOTH = ("japanese", "allied")
+STRIKING_FORCE, TF17 = "TF2", "TF3"  # the Japanese carriers; the Allied Yorktown TF
+NEAR = "E2320"  # four hexes (24 MP) from TF17 at E2324
+
+
+def _marker(owner: str, tf: str, hexid: str) -> dict[str, Any]:
+    return {
+        "owner": owner,
+        "tf": tf,
+        "hex": hexid,
+        "label": "Located 1A",
+        "placed": 0,
+        "time": "T1/air1/search",
+        "source": "air",
+    }
+
+
+def located(state: dict[str, Any], owner: str, tf: str, report: str) -> None:
+    """``owner``'s ``tf`` Located where it is, and the report both sides were told."""
+    hexid = tfs(state, owner)[tf]["hex"]
+    state[PUBLIC].setdefault("located", {})[f"{owner}:{tf}"] = _marker(owner, tf, hexid)
+    fact = {"kind": "search-report", "owner": owner, "tf": tf, "report": report, "source": "air"}
+    disclose(state, fact, list(BOTH), "T1/air1/search", "13.5.7")
+
+
+@pytest.fixture
+def allocation(witp: WitpRuleset) -> dict[str, Any]:
+    """T1-air1-allocation, the Striking Force moved up to NEAR (a test's set-up)."""
+    state = witp.initial_state(SCENARIO, {"datapack": NO_GATE})
+    state = dict(witp.adjudicate(state, {}, SeededDice(b"n", "g", 1, "T1-open")).state)
+    tfs(state, "japanese")[STRIKING_FORCE]["hex"] = NEAR
+    return state
+
+
+@pytest.fixture
+def battle(allocation: dict[str, Any]) -> dict[str, Any]:
+    """Both carrier forces Located, each told the other's True composition."""
+    state = copy.deepcopy(allocation)
+    located(state, "japanese", STRIKING_FORCE, "2 CV 2 CA 3 DD 1 AO TOTAL 8")
+    located(state, "allied", TF17, "1 CV 3 CA 2 DD TOTAL 6")
+    return state
+
+
+def play(
+    witp: WitpRuleset, state: dict[str, Any], seed: bytes = b"s", **orders: str
+) -> Adjudication:
+    d = witp.pending(state)
+    assert d is not None
+    accepted = {}
+    for side in d.sides:
+        v = witp.validate(state, side, orders.get(side, "PASS"))
+        assert not v.errors, v.errors
+        accepted[side] = list(v.accepted)
+    return witp.adjudicate(state, accepted, SeededDice(seed, "g", d.turn, d.phase))
+
+
+def kinds(result: Adjudication, kind: str) -> list[dict[str, Any]]:
+    return [dict(e.data) for e in result.events if e.kind == kind]
+
+
+def air(state: dict[str, Any], side: str, ship: str) -> dict[str, int]:
+    got: dict[str, int] = state[PRIVATE][side]["ships"][ship].get("air", {})
+    return got
+
+
+YORKTOWN_STRIKE = "STRIKE S1 FROM TF3 3xSBD-3 1xTBD-1 TARGET TF2"
+
+
+# -- the round and its form ---------------------------------------------------------
+
+
+def test_5_0_the_allocation_segment_is_a_round_both_sides_plot_in(
+    witp: WitpRuleset, allocation: dict[str, Any]
+) -> None:
+    d = witp.pending(allocation)
+    assert d is not None
+    assert (d.phase, d.sides) == ("T1-air1-allocation", BOTH)
+    assert d.steps[:2] == (
+        "3.1 B First Air Phase: Allocation Segment (5.0)",
+        "3.1 B First Air Phase: Strike Segment (3.2, 5.0)",
+    )
+    form = witp.order_template(allocation, "allied")
+    assert "STRIKE <id> FROM <base|TFn>" in form and form.splitlines()[-1] == "PASS"
+    # The side's own air: carriers by TF (5.0), land bases by name, with their APs.
+    assert "#   TF3 (carrier TF) at E2324: 2xF4F-3, 3xSBD-3, 1xTBD-1" in form
+    assert "#   Townsville at E1028: 2xB-17E, 2xB-26" in form
+    # Nothing Located yet: no target, and nothing of the enemy's in the form.
+    assert "Enemy TFs Located" in form and "#   none" in form
+    assert "Shokaku" not in form and NEAR not in form
+
+
+def test_5_0_the_form_lists_the_located_targets_and_why_one_is_none(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    located(battle, "japanese", "TF1", "dummy")
+    form = witp.order_template(battle, "allied")
+    assert f"#   TF2 at {NEAR}: target; last report: 2 CV 2 CA 3 DD 1 AO TOTAL 8" in form
+    assert "#   TF1 at E2317: NOT a target: TF TF1 was last reported as a dummy (13.6.4)" in form
+
+
+# -- validation: the targeting gate and refused lines (R90) ---------------------------
+
+
+def test_5_1_6_no_strike_on_a_tf_that_is_not_located(
+    witp: WitpRuleset, allocation: dict[str, Any]
+) -> None:
+    v = witp.validate(allocation, "allied", f"PASS\n{YORKTOWN_STRIKE}")
+    assert v.accepted == ("PASS",)
+    ((line, rule, message),) = [(e.line, e.rule, e.message) for e in v.errors]
+    assert (line, rule) == (2, "5.1.6") and "TF2 is not Located" in message
+
+
+def test_13_6_4_a_tf_last_reported_a_dummy_is_no_target(
+    witp: WitpRuleset, allocation: dict[str, Any]
+) -> None:
+    located(allocation, "japanese", STRIKING_FORCE, "dummy")
+    (err,) = witp.validate(allocation, "allied", YORKTOWN_STRIKE).errors
+    assert (err.line, err.rule) == (1, "13.6.4")
+
+
+def test_r90_refused_lines_name_their_line_reason_and_rule(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    text = "\n".join(
+        [
+            "AIRPLOT",
+            YORKTOWN_STRIKE,
+            "STRIKE S2 FROM Townsville 1xB-26 TARGET TF2",
+            "STRIKE S3 FROM Townsville 1xB-17E TARGET TF2",  # 5.1.7: one a base a target
+            "STRIKE S4 FROM Port_Moresby 9xHudson TARGET TF2",  # 5.1.1: it has 1
+            "STRIKE S5 FROM TF3 1xF4F-3 TARGET TF2",  # 5.6: fighters fly no naval strike
+            "STRIKE S6 FROM TF2 1xSBD-3 TARGET TF2 NIGHT",  # 14.2.2: not night-rated
+            "BOMB Rabaul",
+        ]
+    )
+    v = witp.validate(battle, "allied", text)
+    assert v.accepted == (YORKTOWN_STRIKE, "STRIKE S2 FROM Townsville 1xB-26 TARGET TF2")
+    assert [(e.line, e.rule) for e in v.errors] == [
+        (4, "5.1.7"),
+        (5, "5.1.1"),
+        (6, "5.6"),
+        (7, "14.2.2"),
+        (8, None),
+    ]
+    assert "Port Moresby has 1 Hudson" in v.errors[1].message
+    # A Japanese plot is judged from Japanese knowledge: the Allied TF is not Located to it.
+    (err,) = witp.validate(battle, "japanese", "STRIKE K1 FROM TF2 2xD3A1 TARGET TF4").errors
+    assert err.rule == "5.1.6"
+
+
+# -- carriers launch from their TFs (5.0, 8.1.4); losses and damage persist -----------
+
+
+def test_5_0_carrier_air_groups_are_on_their_ships_from_set_up(witp: WitpRuleset) -> None:
+    state = witp.initial_state(SCENARIO, {})
+    assert air(state, "allied", "Yorktown") == {"F4F-3": 2, "SBD-3": 3, "TBD-1": 1}
+    assert air(state, "japanese", "Shokaku") == {"A6M2": 2, "D3A1": 2, "B5N2": 2}
+    assert state[PRIVATE]["allied"]["ships"]["Astoria"]["damage"] == 0
+
+
+def test_5_0_7_8_1_a_carrier_tf_strikes_and_its_losses_and_damage_persist(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    result = play(witp, battle, allied=YORKTOWN_STRIKE)
+    (launch,) = kinds(result, "strike-launched")
+    # 5.0: the launch is announced to both, a carrier by its hex only.
+    assert launch == {
+        "kind": "strike-launched",
+        "side": "allied",
+        "from": "E2324",
+        "carrier": True,
+        "time": "T1/air1/strike",
+    }
+    (event,) = [e for e in result.events if e.kind == "strike-launched"]
+    assert event.witnesses is None
+    attacks = kinds(result, "air-surface-attack")
+    assert attacks and all(a["tf"] == STRIKING_FORCE for a in attacks)
+    after = result.state[PRIVATE]
+    for a in attacks:  # the damage each attack left is on the ship's record
+        assert after["japanese"]["ships"][a["ship"]]["damage"] >= a["damage"]
+    last = {a["ship"]: a["damage"] for a in attacks}
+    assert all(after["japanese"]["ships"][s]["damage"] >= d for s, d in last.items())
+    # The APs lost are gone from the carrier that launched them, and stay gone; the
+    # damage stays on the ships through the rounds that follow.
+    yorktown = air(result.state, "allied", "Yorktown")
+    assert sum(yorktown.values()) <= 6 and yorktown["F4F-3"] == 2  # the fighters stayed home
+    later = play(witp, result.state).state
+    assert air(later, "allied", "Yorktown") == yorktown
+    assert {n: s["damage"] for n, s in later[PRIVATE]["japanese"]["ships"].items()} == {
+        n: s["damage"] for n, s in after["japanese"]["ships"].items()
+    }
+    # The plot is spent at the end of the Air Phase (5.1.1: one strike a phase).
+    assert "air_plot" not in after["allied"]
+
+
+def test_3_1_b_no_strike_plotted_no_strike_flown(witp: WitpRuleset, battle: dict[str, Any]) -> None:
+    result = play(witp, battle)
+    assert kinds(result, "strike-launched") == [] and len(kinds(result, "initiative")) == 1
+    assert witp.pending(result.state).phase == "T1-naval1-plot"
+
+
+# -- 12.0-12.2 strike sequencing (R95) ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("result", "first"),
+    [(BEFORE, "allied"), (AFTER, "japanese")],
+)
+def test_12_0_r95_a_carrier_tf_with_its_own_strike_plotted_is_sequenced(
+    witp: WitpRuleset,
+    battle: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+    result: str,
+    first: str,
+) -> None:
+    """The Allies win 3.2 and strike first (the Japanese choose, R3); the Striking
+    Force has its own strike plotted, so it is revealed and the striker rolls (12.0).
+    "before": the Allied strike arrives first; "after enemy strike": the Japanese
+    strike launched first and flies first (R95)."""
+    calls: list[dict[str, Any]] = []
+    real = naval_strike.sequence_strike
+
+    def scripted(st: dict[str, Any], strike: dict[str, Any], *a: Any, **k: Any) -> Any:
+        calls.append(strike)
+        _roll, events = real(st, strike, *a, **k)
+        return result, events
+
+    monkeypatch.setattr(naval_strike, "sequence_strike", scripted)
+    state = copy.deepcopy(battle)
+    state[PUBLIC]["pack"]["rulings/initiative-choice"]["value"] = "first"
+    japanese = "STRIKE K1 FROM TF2 2xD3A1 2xB5N2 TARGET TF3"
+    seed = next(
+        s for s in (bytes([i]) for i in range(64)) if _winner_first(witp, state, s) == "allied"
+    )
+    out = play(witp, state, seed, allied=YORKTOWN_STRIKE, japanese=japanese)
+    launched = [e["side"] for e in kinds(out, "strike-launched")]
+    assert launched[0] == first and sorted(launched) == ["allied", "japanese"]
+    (revealed,) = [e for e in out.events if e.kind == "plotted-strike-revealed"]
+    assert revealed.witnesses is None and revealed.data["tf"] == STRIKING_FORCE
+    assert len(calls) == 1 and calls[0]["side"] == "allied"  # the one strike rolled for
+
+
+def _winner_first(witp: WitpRuleset, state: dict[str, Any], seed: bytes) -> str:
+    out = play(witp, state, seed)
+    (init,) = kinds(out, "initiative")
+    return str(init["first"])
+
+
+# -- special strikes in the Naval Phase (5.8, R105) ------------------------------------
+
+
+def test_5_8_r105_a_special_strike_launches_at_a_located_tf_moving_by_day(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    special = "SPECIAL X1 FROM TF3 3xSBD-3 AGAINST CV"
+    filed = play(witp, battle, allied=special)
+    assert kinds(filed, "strike-launched") == []  # standing: nothing flies yet
+    kept = filed.state[PRIVATE]["allied"]["standing"]["special"]
+    assert [o["id"] for o in kept] == ["X1"]
+    assert "special" not in projection(filed.state, "japanese")[PRIVATE].get("standing", {})
+    moved = play(witp, filed.state, japanese="TF2 SPEED 2\nTF2 MOVE E2321 EV 4", allied="PASS")
+    (sp,) = kinds(moved, "special-strike")
+    assert (sp["strike"], sp["tf"], sp["hex"]) == ("X1", STRIKING_FORCE, "E2321")
+    (launch,) = kinds(moved, "strike-launched")
+    assert launch["side"] == "allied" and launch["from"] == "E2324"
+    # It reaches the TF where it halted (7.1: its True report, to both).
+    (report,) = [e for e in kinds(moved, "search-report") if e["source"] == "strike-contact"]
+    assert report["tf"] == STRIKING_FORCE
+
+
+def test_5_8_16_6_1_no_special_strike_at_a_tf_moving_at_night(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    filed = play(witp, battle, allied="SPECIAL X1 FROM TF3 3xSBD-3 AGAINST ANY")
+    moved = play(
+        witp,
+        filed.state,
+        japanese="TF2 SPEED 2\nTF2 MOVE E2321 EV 4\nTF2 NIGHT AFTER 0",
+        allied="PASS",
+    )
+    assert kinds(moved, "special-strike") == []
+
+
+def test_r105_special_none_clears_the_standing_orders(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    filed = play(witp, battle, allied="SPECIAL X1 FROM TF3 3xSBD-3 AGAINST CV")
+    state = filed.state
+    while witp.pending(state).phase != "T1-air2-allocation":
+        state = play(witp, state).state
+    cleared = play(witp, state, allied="SPECIAL NONE")
+    assert cleared.state[PRIVATE]["allied"]["standing"]["special"] == []
+
+
+# -- 7.8.1: sunk ships leave the display; R106: the verdict ----------------------------
+
+
+def _sink(state: dict[str, Any], side: str, *names: str, level: int = 5) -> None:
+    for n in names:
+        state[PRIVATE][side]["ships"][n]["damage"] = level
+
+
+def test_7_8_1_sunk_ships_leave_their_tf_and_a_tf_with_none_afloat_leaves_the_map(
+    battle: dict[str, Any], witp: WitpRuleset
+) -> None:
+    from pbem.rulesets.witp.clock import schedule
+
+    state = copy.deepcopy(battle)
+    slot = schedule(3, 1)[3]
+    _sink(state, "japanese", "Shokaku")
+    airplay.clear_sunk(state, slot)
+    assert "Shokaku" not in tfs(state, "japanese")[STRIKING_FORCE]["ships"]
+    rest = list(tfs(state, "japanese")[STRIKING_FORCE]["ships"])
+    _sink(state, "japanese", *rest)
+    events = airplay.clear_sunk(state, slot)
+    assert STRIKING_FORCE not in tfs(state, "japanese")
+    assert "japanese:TF2" not in state[PUBLIC]["located"]
+    assert [e.kind for e in events] == ["tf-sunk", "located-removed"]
+    assert events[0].witnesses == ("japanese",)
+
+
+def test_r106_34_1_1_the_verdict_counts_enemy_ships_sunk(battle: dict[str, Any]) -> None:
+    state = copy.deepcopy(battle)
+    assert victory.verdict(state).level == "Draw"
+    _sink(state, "japanese", "Shokaku")  # CV: 2 VP to the Allies
+    _sink(state, "allied", "Neosho")  # AO: 1/3 VP to the Japanese
+    _sink(state, "japanese", "Port Moresby transports (1)")  # MSU: not counted
+    out = victory.verdict(state)
+    assert (out.winner, out.level, dict(out.scores)) == (
+        "allied",
+        "Marginal",
+        {"japanese": 2, "allied": 12},
+    )
+    assert "allied 2 VP" in out.summary and "japanese 1/3 VP" in out.summary
+    assert "japanese lost Port Moresby transports (1)" not in out.summary
+    _sink(state, "japanese", "Zuikaku")
+    assert victory.verdict(state).level == "Decisive"  # 4 VP against 1/3: 2 VP or more
+    # 34.1.1: a DD at D2 counts as sunk.
+    _sink(state, "japanese", "DesDiv 7", level=2)
+    assert "DesDiv 7" in victory.sunk_ships(state, "japanese")
+
+
+def test_r106_the_game_over_verdict_is_the_rulesets_outcome(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    state = copy.deepcopy(battle)
+    assert witp.outcome(state) is None  # the game runs on
+    state[PUBLIC]["clock"]["at"] = 10**6  # past the last segment
+    _sink(state, "allied", "Yorktown")
+    out = witp.outcome(state)
+    assert out is not None and out.winner == "japanese"
+    assert state[DISCLOSURES] is not None
+
+
+# -- 14.2.2: night strikes in an Air Phase -----------------------------------------------
+
+NIGHT_STRIKE = "STRIKE K1 FROM TF2 2xB5N2 TARGET TF3 NIGHT"
+
+
+def test_14_2_2_no_night_strike_in_an_air_phase_at_a_tf_that_has_moved(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    result = play(witp, battle, japanese=NIGHT_STRIKE)
+    assert kinds(result, "strike-launched") == []
+    (event,) = [e for e in result.events if e.kind == "strike-not-flown"]
+    assert event.witnesses == ("japanese",) and event.rule == "14.2.2"
+
+
+def test_14_2_2_a_tf_stationary_two_naval_phases_may_be_struck_at_night(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    state = copy.deepcopy(battle)
+    state["moderator"][airplay.STATIONARY] = {"allied:TF3": 2}  # a test's set-up
+    result = play(witp, state, japanese=NIGHT_STRIKE)
+    (launch,) = kinds(result, "strike-launched")
+    assert launch["side"] == "japanese"
+    # 14.2.2: placed as for a General priority, the counters masked (no types).
+    (placed,) = kinds(result, "air-surface-placement")
+    assert {s["type"] for s in placed["ships"]} == {"?"}
+    (priority,) = kinds(result, "target-priority")
+    assert priority["priority"] == "general"
+
+
+def test_14_2_2_the_moderator_counts_naval_phases_a_tf_stays_put(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    state = play(witp, battle).state  # T1-air1-allocation
+    state = play(witp, state, allied="TF3 SPEED 3\nTF3 MOVE E2323 EV 4").state
+    assert airplay.stationary(state, "allied", "TF3") == 0
+    assert airplay.stationary(state, "allied", "TF2") == 1
+    assert "stationary" not in projection(state, "allied")
+
+
+def test_r90_pass_and_the_airplot_header_are_accepted_once(
+    witp: WitpRuleset, allocation: dict[str, Any]
+) -> None:
+    v = witp.validate(allocation, "allied", "AIRPLOT\n# no strike today\npass\nPASS")
+    assert v.accepted == ("PASS",) and v.errors == ()
