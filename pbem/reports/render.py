@@ -69,6 +69,14 @@ def _columns(rows: list[list[Any]], widths: list[int]) -> str:
     return "\n".join(out)
 
 
+def _table(head: list[Any], rows: list[list[Any]]) -> str:
+    """A table with its head: each column as wide as its widest cell, the last
+    wrapped (``_columns``)."""
+    cells = [[str(c) for c in r] for r in [head, *rows]]
+    widths = [max(len(r[i]) for r in cells if i < len(r)) for i in range(len(head) - 1)]
+    return _columns(cells, widths)
+
+
 def _underline(text: str, char: str = "-") -> str:
     return f"{text}\n{char * min(len(text), WIDTH)}"
 
@@ -90,6 +98,7 @@ def environment(ruleset: str) -> Environment:
     )
     env.filters["wrap72"] = _wrap
     env.filters["columns"] = _columns
+    env.filters["table"] = _table
     env.filters["underline"] = _underline
     index = RULE_INDEXES.get(ruleset)
     env.filters["link_rules"] = partial(link_rules, index=index)
