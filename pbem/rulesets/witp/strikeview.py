@@ -266,20 +266,9 @@ TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("targeted", "Ships targeted (7.2.1)", ("wave", "at", "ship")),
     (
         "attacks",
-        "Attacks (7.8.1; Air/Surface Damage Table, Naval CRT)",
-        (
-            "wave",
-            "ship",
-            "SC",
-            "AS",
-            "anti-torp",
-            "alt",
-            "1D6",
-            "pts/def",
-            "odds",
-            "1D6",
-            "result",
-        ),
+        "Attacks (7.8.1: speed class, anti-ship, anti-torpedo 2D6, altitude DRM; "
+        "1D6 on the Air/Surface Damage Table; damage points v defence; 1D6 on the Naval CRT)",
+        ("wave", "ship", "SC", "AS", "torp", "alt", "dmg", "pts/def", "odds", "CRT", "result"),
     ),
     ("critical", "Critical hits (16.7)", ("ship", "2D6", "critical", "doubles", "damage")),
     ("extended", "Extended range: losses doubled? (6.3.3)", ("type", "1D10", "rating", "extra")),
