@@ -143,9 +143,7 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> dict[str, Any]
                 f"{f['roll']}): a strike at anti-ship {f['anti_ship']} is owed"
             )
         elif kind == "search-not-flown":
-            searches.line(
-                f"{d.time} [{d.rule}]: your line {f['line']!r} was not flown: {f['why']}"
-            )
+            searches.line(f"{d.time} [{d.rule}]: your line {f['line']!r} was not flown: {f['why']}")
         elif kind == "intensive-search-loss":
             searches.line(
                 f"{d.time} [{d.rule}]: intensive search from {f['base']}: 1D6 {f['roll']}, "

@@ -141,7 +141,11 @@ def _combat(s: _Strike, f: Mapping[str, Any]) -> None:
 def _attack(s: _Strike, f: Mapping[str, Any]) -> None:
     """7.8.1 Steps 2-7 of one wave's attack on one ship."""
     torp = f.get("anti_torpedo")
-    t = f"{torp['dice'][0]}-{torp['dice'][1]} v {torp['rating']}: {torp['torpedo']}" if torp else "-"
+    t = (
+        f"{torp['dice'][0]}-{torp['dice'][1]} v {torp['rating']}: {torp['torpedo']}"
+        if torp
+        else "-"
+    )
     mods = [m for m, on in (("combined", f.get("combined")), ("no CAP", f.get("no_cap"))) if on]
     adm = f.get("admiral") or {}
     if adm.get("column"):

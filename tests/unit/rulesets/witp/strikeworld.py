@@ -10,17 +10,28 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
+
+from hypothesis import strategies as st
 
 from pbem.core.dice import Dice, SeededDice
 from pbem.core.events import Event
 from pbem.reports.context import Header, report_context
 from pbem.reports.render import render
 from pbem.rulesets.witp.air import naval_strike, plot
+from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.draws import SecretDice
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, Knowledge
+from pbem.rulesets.witp.knowledge import (
+    DISCLOSURES,
+    MODERATOR,
+    PRIVATE,
+    PUBLIC,
+    Knowledge,
+    disclose,
+)
 from pbem.rulesets.witp.ruleset import WitpRuleset
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE
+from pbem.rulesets.witp.sides import ALLIED, JAPANESE, SIDES, enemy_of
 
 SCENARIO = "coral-sea-1942"
 TIME = "T1/air2/strike"
@@ -158,3 +169,112 @@ def strike_section(text: str) -> str:
         return ""
     ends = [i for h in HEADINGS if (i := text.find(f"\n\n{h}", start)) > 0]
     return text[start : min(ends, default=len(text))]
+
+
+RATINGS = {ALLIED: Ratings("R.Adm. Fletcher", 9, 7), JAPANESE: Ratings("R.Adm. Hara", 6, 6)}
+
+
+# --- two worlds a side cannot tell apart (the noninterference property) ---------------
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-99, 99) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=6,
+)
+SECRET_FACTS = st.fixed_dictionaries(
+    {
+        # what the other side alone is told in a strike (its own rolls and records)
+        "kind": st.sampled_from(
+            ("critical-hit-rolls", "carrier-coordination", "extended-range-losses", "search-chit")
+        ),
+        "value": JSON,
+    }
+)
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """What the viewer may not know of one world: the other side's plots, its CAP
+    grounded over another TF (5.3.6), the moderator's part, facts told to the other
+    side alone, and the dice of the rolls only the other side is told: the owner's
+    critical hits (16.7, the secret stream) when the viewer struck, the striker's
+    extended-range doubling (6.3.3) when the viewer was struck."""
+
+    plots: Any
+    grounded: int
+    moderator: Any
+    told_other: list[dict[str, Any]]
+    secret: bytes
+    extended: int
+
+
+hidden = st.builds(
+    Hidden,
+    JSON,
+    st.integers(0, 3),
+    JSON,
+    st.lists(SECRET_FACTS, max_size=3),
+    st.binary(min_size=4, max_size=8),
+    st.integers(0, 2**16),
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    viewer: str
+    striker: str
+    hexes: int
+    seed: int
+    plotted: bool
+    worlds: tuple[Hidden, Hidden]
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> Case:
+    viewer, striker = draw(st.sampled_from(SIDES)), draw(st.sampled_from(SIDES))
+    h1, h2 = draw(hidden), draw(hidden)
+    # the striker sees its own extended-range roll; the owner every critical-hit roll
+    same = {"extended": h1.extended} if viewer == striker else {"secret": h1.secret}
+    h2 = replace(h2, **same)
+    return Case(
+        viewer,
+        striker,
+        draw(st.sampled_from((9, 6))),
+        draw(st.integers(0, 2**16)),
+        draw(st.booleans()),
+        (h1, h2),
+    )
+
+
+def world(base: Mapping[str, Any], case: Case, h: Hidden) -> tuple[dict[str, Any], list[Event]]:
+    """``base`` with ``h`` put in, the strike resolved; the events of the round."""
+    other = enemy_of(case.viewer)
+    state = copy.deepcopy(dict(base))
+    state[PRIVATE][other]["plots"] = {"T1/air2/plot": h.plots}
+    if h.grounded:
+        state[PRIVATE][other]["cap_aborted"] = {
+            "TF1": {"A6M2" if other == JAPANESE else "F4F-3": h.grounded}
+        }
+    state[MODERATOR] = {"ledger": h.moderator}
+    events = [disclose(state, f, [other], TIME, "16.7") for f in h.told_other]
+    dice = Routed(open_dice(case.seed), open_dice(h.extended), "extended range")
+    after, more = resolved(
+        state,
+        case.seed,
+        h.secret,
+        side=case.striker,
+        hexes=case.hexes,
+        dice=dice,
+        ratings=RATINGS,
+        target_plotted=case.plotted,
+    )
+    return after, events + more
+
+
+def doubles_told(state: Mapping[str, Any], side: str) -> list[Any]:
+    """The critical hits ``side`` was told (16.7: doubles only, if it struck)."""
+    return [
+        d["fact"]
+        for d in state[DISCLOSURES]
+        if side in d["audience"] and d["fact"]["kind"] == "critical-hit"
+    ]

@@ -100,7 +100,9 @@ def test_5_0_the_naval_player_is_told_the_launch_hex_not_the_tf(
     section = strike_section(text)
     assert "T1/air2/strike: Enemy (allied) strike on your TF2" in section
     assert "[5.0] launched from E2120 (a carrier launch hex)" in section
-    assert "TF3" not in section and "TF3" not in html.split('id="strikes"')[1].split("</section>")[0]
+    assert (
+        "TF3" not in section and "TF3" not in html.split('id="strikes"')[1].split("</section>")[0]
+    )
 
 
 def test_8_1_4_each_side_sees_its_own_carrier_coordination_roll(
@@ -197,7 +199,9 @@ def test_16_7_r100_a_ship_sunk_by_a_hidden_critical_is_not_told_sunk(
     (theirs,) = witp.view(st, events, JAPANESE)["strikes"]
     assert f"{sunk[0]} critical hit(s): now D5" in theirs["result"]
     assert sunk[0] in mine["result"] and "D5" not in mine["result"]
-    assert not re.search(rf"{sunk[0]} (sunk|SUNK)", strike_section(report(witp, st, events, ALLIED)[0]))
+    assert not re.search(
+        rf"{sunk[0]} (sunk|SUNK)", strike_section(report(witp, st, events, ALLIED)[0])
+    )
 
 
 def test_6_3_3_extended_range_losses_are_the_strikers_own(witp: WitpRuleset) -> None:
