@@ -185,16 +185,15 @@ def test_16_7_the_owner_reads_every_critical_roll_the_striker_only_doubles(
 def test_16_7_r100_a_ship_sunk_by_a_hidden_critical_is_not_told_sunk(
     witp: WitpRuleset, base: dict[str, Any]
 ) -> None:
-    for st, events in _critical_worlds(base, damage=3):
-        sunk = [
+    def sunk_unseen(st: dict[str, Any]) -> list[str]:
+        return [
             f["ship"]
             for f in told(st, JAPANESE, "critical-hit-rolls")
             if f["rolls"][-1]["damage"] >= 5 and not told(st, ALLIED, "critical-hit")
         ]
-        if sunk:
-            break
-    else:
-        raise AssertionError("no hidden sinking found")
+
+    st, events = next(w for w in _critical_worlds(base, damage=3) if sunk_unseen(w[0]))
+    sunk = sunk_unseen(st)
     (mine,) = witp.view(st, events, ALLIED)["strikes"]
     (theirs,) = witp.view(st, events, JAPANESE)["strikes"]
     assert f"{sunk[0]} critical hit(s): now D5" in theirs["result"]
