@@ -92,6 +92,17 @@ def opened(witp: WitpRuleset, hexes: int = 6) -> dict[str, Any]:
     return armed(witp.adjudicate(state, {}, SeededDice(b"s", "g", d.turn, d.phase)).state, hexes)
 
 
+class Bases(dict[int, dict[str, Any]]):
+    """The armed game by distance (``opened``), with a short repr for Hypothesis."""
+
+    @classmethod
+    def of(cls, witp: WitpRuleset) -> Bases:
+        return cls({hexes: opened(witp, hexes) for hexes in YORKTOWN_AT})
+
+    def __repr__(self) -> str:
+        return f"Bases({sorted(self)} hexes apart)"
+
+
 def strike(state: Mapping[str, Any], side: str = ALLIED, hexes: int = 6) -> dict[str, Any]:
     p, errors = plot.judge(Knowledge.of(state, side), side, STRIKES[(side, hexes)])
     assert errors == [], errors
@@ -181,14 +192,62 @@ JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner),
     max_leaves=6,
 )
-SECRET_FACTS = st.fixed_dictionaries(
-    {
-        # what the other side alone is told in a strike (its own rolls and records)
-        "kind": st.sampled_from(
-            ("critical-hit-rolls", "carrier-coordination", "extended-range-losses", "search-chit")
-        ),
-        "value": JSON,
-    }
+D6 = st.integers(1, 6)
+# What the other side alone is told in a strike (its own rolls and records), well
+# formed: every side's report is composed, the other side's too.
+SECRET_FACTS = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("critical-hit-rolls"),
+            "tf": st.sampled_from(("TF1", "TF2", "TF3")),
+            "ship": st.sampled_from(("Shoho", "Lexington", "Myoko")),
+            "rolls": st.lists(
+                st.fixed_dictionaries(
+                    {
+                        "dice": st.lists(D6, min_size=2, max_size=2),
+                        "critical": st.booleans(),
+                        "doubles": st.booleans(),
+                        "damage": st.integers(0, 5),
+                    }
+                ),
+                min_size=1,
+                max_size=3,
+            ),
+            "damage": st.integers(0, 5),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("carrier-coordination"),
+            "tf": st.sampled_from(("TF1", "TF2", "TF3")),
+            "air_rating": st.integers(0, 9),
+            "first": st.integers(1, 100),
+            "needed": st.integers(1, 100),
+            "second": st.none() | st.integers(2, 12),
+            "percent": st.integers(0, 100),
+            "asterisk": st.booleans(),
+            "cut": st.sampled_from(("none", "fighters", "bombers", "both")),
+            "fighters": st.integers(0, 9),
+            "bombers": st.integers(0, 9),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("extended-range-losses"),
+            "type": st.sampled_from(("SBD-3", "D3A1")),
+            "roll": st.integers(0, 9),
+            "rating": st.integers(0, 4),
+            "extra": st.integers(0, 3),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("search-chit"),
+            "tf": st.sampled_from(("TF1", "TF2")),
+            "chit": st.sampled_from(("true", "false", "approx-1")),
+            "cup": st.sampled_from(("cup1", "cup2")),
+        }
+    ),
 )
 
 

@@ -14,8 +14,6 @@ makes of it.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 
@@ -24,10 +22,10 @@ from pbem.rulesets.witp.ruleset import WitpRuleset
 from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
 from .strikeworld import (
+    Bases,
     Case,
     cases,
     doubles_told,
-    opened,
     report,
     resolved,
     strike_section,
@@ -37,8 +35,8 @@ from .test_air_world import told
 
 
 @pytest.fixture(scope="module")
-def bases(witp: WitpRuleset) -> dict[int, dict[str, Any]]:
-    return {hexes: opened(witp, hexes) for hexes in (6, 9)}
+def bases(witp: WitpRuleset) -> Bases:
+    return Bases.of(witp)
 
 
 @settings(
@@ -48,7 +46,7 @@ def bases(witp: WitpRuleset) -> dict[int, dict[str, Any]]:
 )
 @given(cases())
 def test_hid_a_strike_report_is_identical_in_worlds_the_side_cannot_tell_apart(
-    witp: WitpRuleset, bases: dict[int, dict[str, Any]], case: Case
+    witp: WitpRuleset, bases: Bases, case: Case
 ) -> None:
     (a, ea), (b, eb) = (world(bases[case.hexes], case, h) for h in case.worlds)
     # a critical hit from doubles is told to the striker (16.7): those worlds differ
@@ -66,7 +64,7 @@ def test_hid_a_strike_report_is_identical_in_worlds_the_side_cannot_tell_apart(
 
 
 def test_the_comparison_can_fail_the_owner_reads_the_secret_rolls(
-    witp: WitpRuleset, bases: dict[int, dict[str, Any]]
+    witp: WitpRuleset, bases: Bases
 ) -> None:
     """The same strike with other critical-hit rolls: the owner's report changes
     (it reads every roll, 16.7); the striker's only when doubles made a hit."""
