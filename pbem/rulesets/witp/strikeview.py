@@ -141,27 +141,26 @@ def _combat(s: _Strike, f: Mapping[str, Any]) -> None:
 def _attack(s: _Strike, f: Mapping[str, Any]) -> None:
     """7.8.1 Steps 2-7 of one wave's attack on one ship."""
     torp = f.get("anti_torpedo")
-    t = (
-        f"{torp['dice'][0]}-{torp['dice'][1]} v {torp['rating']}: {torp['torpedo']}"
-        if torp
-        else "-"
-    )
+    t = f"{torp['dice'][0]}-{torp['dice'][1]}v{torp['rating']}={torp['torpedo']}" if torp else "-"
+    # Step 3: each speed-class reduction, said after the result (the column that wraps)
     mods = [m for m, on in (("combined", f.get("combined")), ("no CAP", f.get("no_cap"))) if on]
     adm = f.get("admiral") or {}
     if adm.get("column"):
-        mods.append(f"admiral {adm['column']} col")
-    result = "SUNK" if f.get("sunk") else f"{f['result']} (now D{f['damage']})"
-    if f["result"] == "-":
-        result = f"- (D{f['damage']})"
+        mods.append(f"admiral {adm['column']} column(s)")
+    if adm.get("drm"):
+        mods.append(f"admiral DRM {_signed(int(adm['drm']))}")
+    result = "SUNK" if f.get("sunk") else f"{f['result']}, now D{f['damage']}"
+    if mods:
+        result += f" (SC: {', '.join(mods)})"
     s.add(
         "attacks",
         [
             f["wave"],
             f"{f['type']} {f['ship']}",
-            f"{f['speed_class']}" + (f" ({', '.join(mods)})" if mods else ""),
+            f["speed_class"],
             f["anti_ship"],
             t,
-            f"{f['altitude']} {_signed(int(f['drm']))}",
+            f"{f['altitude']}{_signed(int(f['drm']))}",
             f["roll"],
             f"{f['damage_points']}/{f['defence']}",
             f["odds"],
@@ -270,8 +269,9 @@ TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("targeted", "Ships targeted (7.2.1)", ("wave", "at", "ship")),
     (
         "attacks",
-        "Attacks (7.8.1: speed class, anti-ship, anti-torpedo 2D6, altitude DRM; "
-        "1D6 on the Air/Surface Damage Table; damage points v defence; 1D6 on the Naval CRT)",
+        "Attacks (7.8.1: speed class, anti-ship, anti-torpedo 2D6 v rating = torpedo "
+        "value, altitude DRM; 1D6 on the Air/Surface Damage Table; damage points v "
+        "defence; 1D6 on the Naval CRT)",
         ("wave", "ship", "SC", "AS", "torp", "alt", "dmg", "pts/def", "odds", "CRT", "result"),
     ),
     ("critical", "Critical hits (16.7)", ("ship", "2D6", "critical", "doubles", "damage")),

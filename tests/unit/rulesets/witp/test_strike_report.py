@@ -237,3 +237,15 @@ def test_two_strikes_in_a_round_are_two_blocks(witp: WitpRuleset, base: dict[str
         "T1/air2/strike: Your strike on japanese TF2",
         "T1/air2/strike: Enemy (japanese) strike on your TF3",
     ]
+
+
+def test_the_strike_section_fits_a_mail_of_72_columns(
+    witp: WitpRuleset, base: dict[str, Any]
+) -> None:
+    for seed in range(6):
+        for striker in (ALLIED, JAPANESE):
+            st, events = resolved(base, seed, side=striker, ratings=RATINGS)
+            for viewer in (ALLIED, JAPANESE):
+                section = strike_section(report(witp, st, events, viewer)[0])
+                assert section
+                assert max(len(line) for line in section.splitlines()) <= 72
