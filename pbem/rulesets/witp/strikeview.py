@@ -77,7 +77,6 @@ class _Strike:
         self.time = time
         self.striker = "?"
         self.target = ""  # "<owner> TFn", once a fact names it
-        self.owner = ""
         self.notes: list[str] = []
         self.rows: dict[str, list[Row]] = {}
         self.results: list[str] = []
