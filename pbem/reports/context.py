@@ -387,8 +387,9 @@ WITP_SEARCH_SECTIONS = (
 
 def witp_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
     """War in the Pacific: the game clock, the open initiative rolls, the forces the
-    view holds, what was told to this side alone, and the illustrative values the
-    report rests on."""
+    view holds, the search sections, the round's naval strikes (each a block of
+    notes and tables, pbem/rulesets/witp/strikeview.py), what was told to this side
+    alone, and the illustrative values the report rests on."""
     initiative = [
         {
             "time": i.get("time"),
@@ -420,6 +421,11 @@ def witp_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
         "illustrative": list(view.get("illustrative", ())),
         "packs": ", ".join(view.get("packs", ())),
         "search": {key: list(search.get(key, ())) for key in WITP_SEARCH_SECTIONS},
+        "strikes": [
+            {**b, "tables": [t for t in b.get("tables", ()) if isinstance(t, Mapping)]}
+            for b in view.get("strikes", ())
+            if isinstance(b, Mapping)
+        ],
     }
 
 

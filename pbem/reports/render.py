@@ -56,17 +56,26 @@ def _wrap(text: Any, indent: str = "", width: int = WIDTH) -> str:
     )
 
 
-def _columns(rows: list[list[Any]], widths: list[int]) -> str:
-    """Fixed-width table rows; the last cell of a row takes the rest, wrapped."""
+def _columns(rows: list[list[Any]], widths: list[int], least: int = 20) -> str:
+    """Fixed-width table rows; the last cell of a row takes the rest, wrapped (at
+    ``least`` columns however little is left)."""
     out = []
     for row in rows:
         cells = [str(c) for c in row]
         heads = [c.ljust(w) for c, w in zip(cells[:-1], widths, strict=False)]
         lead = len(" ".join(heads)) + (1 if heads else 0)
-        tail = textwrap.wrap(cells[-1], max(20, WIDTH - 2 - lead)) or [""]
+        tail = textwrap.wrap(cells[-1], max(least, WIDTH - 2 - lead)) or [""]
         out.append(("  " + " ".join([*heads, tail[0]])).rstrip())
         out += [" " * (2 + lead) + t for t in tail[1:]]
     return "\n".join(out)
+
+
+def _table(head: list[Any], rows: list[list[Any]]) -> str:
+    """A table with its head: each column as wide as its widest cell, the last
+    wrapped in what the others leave of the 72 columns (``_columns``)."""
+    cells = [[str(c) for c in r] for r in [head, *rows]]
+    widths = [max(len(r[i]) for r in cells if i < len(r)) for i in range(len(head) - 1)]
+    return _columns(cells, widths, least=8)
 
 
 def _underline(text: str, char: str = "-") -> str:
@@ -90,6 +99,7 @@ def environment(ruleset: str) -> Environment:
     )
     env.filters["wrap72"] = _wrap
     env.filters["columns"] = _columns
+    env.filters["table"] = _table
     env.filters["underline"] = _underline
     index = RULE_INDEXES.get(ruleset)
     env.filters["link_rules"] = partial(link_rules, index=index)

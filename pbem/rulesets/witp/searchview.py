@@ -50,22 +50,69 @@ SECTIONED = frozenset(
 )
 
 
-def _search_line(d: Disclosure) -> str:
-    f: Mapping[str, Any] = defaultdict(lambda: "?", d.fact)
-    what = f"{f['owner']} {f['tf']} in {f['hex']}" if f.get("tf") else f"{f['hex']}"
-    result = "contact" if f.get("contact") else "no contact"
-    need = "cannot succeed" if f.get("needed") is None else f"needed {f['needed']}"
-    extra = " (intensive, Cup 1)" if f.get("intensive") else ""
+def _searcher(d: Disclosure) -> tuple[str, ...]:
+    """What one searcher's searches in a band share: the line they are told on."""
+    f = d.fact
     return (
-        f"{d.time} [{d.rule}]: {f['searcher']} from {f['from']} searched {what} at "
-        f"{f['band']} range, value {f['value']}{extra}: {need}, rolled {f['roll']}: {result}"
+        d.time,
+        d.rule,
+        str(f.get("searcher", "?")),
+        str(f.get("from", "?")),
+        str(f.get("band", "?")),
+        str(f.get("value", "?")),
+        "intensive" if f.get("intensive") else "",
     )
+
+
+def _search_head(key: tuple[str, ...]) -> str:
+    time, rule, searcher, origin, band, value, intensive = key
+    extra = " (intensive, Cup 1)" if intensive else ""
+    return (
+        f"{time} [{rule}]: {searcher} from {origin}, {band} range, value {value}{extra}, "
+        "rolled/needed"
+    )
+
+
+def _search_result(d: Disclosure) -> str:
+    """One searched hex of a searcher's line (13.3): what it found, roll/needed."""
+    f: Mapping[str, Any] = defaultdict(lambda: "?", d.fact)
+    if f["kind"] == "air-search-empty":
+        return f"{f['hex']} no task force there"
+    what = f"{f['tf']} in {f['hex']}" if f.get("tf") else f"{f['hex']}"
+    if f.get("needed") is None:
+        return f"{what} {f['roll']}/- (cannot succeed) no contact"
+    return f"{what} {f['roll']}/{f['needed']} {'contact' if f.get('contact') else 'no contact'}"
+
+
+class _Searches:
+    """The round's searches, one line a searcher and band (13.3: its value shared
+    over the hexes it searched), each searched hex's result on it, in the order told."""
+
+    def __init__(self) -> None:
+        self.lines: list[str | tuple[str, ...]] = []
+        self.results: dict[tuple[str, ...], list[str]] = {}
+
+    def search(self, d: Disclosure) -> None:
+        key = _searcher(d)
+        if key not in self.results:
+            self.results[key] = []
+            self.lines.append(key)
+        self.results[key].append(_search_result(d))
+
+    def line(self, text: str) -> None:
+        self.lines.append(text)
+
+    def told(self) -> list[str]:
+        return [
+            x if isinstance(x, str) else f"{_search_head(x)}: {'; '.join(self.results[x])}"
+            for x in self.lines
+        ]
 
 
 def build(k: Knowledge, recent: Collection[str] | None = None) -> dict[str, Any]:
     """``recent``: the game times of the round reported (None: the whole game)."""
     side = k.side
-    searches: list[str] = []
+    searches = _Searches()
     contacts: list[str] = []
     found: list[str] = []
     revealed: list[str] = []
@@ -83,29 +130,22 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> dict[str, Any]
             latest[key] = f"{key[0]} {key[1]} at {at} ({d.time}, {f['source']}): {f['report']}"
         if recent is not None and d.time not in recent:
             continue
-        if kind == "air-search":
-            searches.append(_search_line(d))
-        elif kind == "air-search-empty":
-            searches.append(
-                f"{d.time} [{d.rule}]: {f['searcher']} from {f['from']} searched {f['hex']} at "
-                f"{f['band']} range, value {f['value']}: no task force there"
-            )
+        if kind in ("air-search", "air-search-empty"):
+            searches.search(d)
         elif kind == "no-search-took-place":
-            searches.append(
+            searches.line(
                 f"{d.time} [{d.rule}]: {f['searcher']} announces that no search took place "
                 f"at {f['hex']} (a bluff)"
             )
         elif kind == "vs-search-hit":
-            searches.append(
+            searches.line(
                 f"{d.time} [{d.rule}]: US VS search hit on {f['owner']} {f['tf']} (roll "
                 f"{f['roll']}): a strike at anti-ship {f['anti_ship']} is owed"
             )
         elif kind == "search-not-flown":
-            searches.append(
-                f"{d.time} [{d.rule}]: your line {f['line']!r} was not flown: {f['why']}"
-            )
+            searches.line(f"{d.time} [{d.rule}]: your line {f['line']!r} was not flown: {f['why']}")
         elif kind == "intensive-search-loss":
-            searches.append(
+            searches.line(
                 f"{d.time} [{d.rule}]: intensive search from {f['base']}: 1D6 {f['roll']}, "
                 f"{f['air_points_lost']} air point(s) lost"
             )
@@ -150,7 +190,7 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> dict[str, Any]
             delay = s["coastwatcher_delay"]
             standing.append(head + f"COASTWATCHERS DELAY {'END' if delay is None else delay}")
     return {
-        "searches": searches,
+        "searches": searches.told(),
         "contacts": contacts,
         "latest": sorted(latest.values()),
         "located": enemy_located,

@@ -3,7 +3,8 @@
 The view shows the game clock (Game-Turn, week, cycle, the round and its
 segments), the open initiative rolls, the side's own task forces (where, what,
 speed, fuel, this phase's moves), what was disclosed
-to it alone, the events of the round it may see, and the data-pack items the
+to it alone, the round's naval strikes as it saw them (strikeview.py), the events
+of the round it may see, and the data-pack items the
 view rests on whose values are illustrative (the report prints that notice).
 ``side`` None is the omniscient view: every side's forces.
 """
@@ -14,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pbem.core.events import Event
-from pbem.rulesets.witp import datapack, searchview
+from pbem.rulesets.witp import datapack, searchview, strikeview
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.knowledge import EVERYONE, Knowledge
 from pbem.rulesets.witp.play import CLOCK_ITEMS, INITIATIVE_CHOICE, Clock
@@ -71,8 +72,8 @@ def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
     # The round reported: the game times of what this side saw happen in it (each
     # disclosure to it is an event it sees), so the report tells this round's news.
     recent = {str(e.data["time"]) for e in events if e.seen_by(k.side) and "time" in e.data}
-    # Told once, in their own sections: the initiative table and the search sections.
-    sectioned = searchview.SECTIONED | {"initiative"}
+    # Told once, in their own sections: the initiative table, the search and strike sections.
+    sectioned = searchview.SECTIONED | strikeview.SECTIONED | {"initiative"}
     return {
         "side": k.side,
         "clock": clock.describe(),
@@ -83,6 +84,7 @@ def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
         ][-RECENT_INITIATIVE:],
         "forces": forces,
         "search": searchview.build(k, recent),
+        "strikes": strikeview.build(k, recent),
         "told_you": [
             {"time": d.time, "rule": d.rule, "fact": dict(d.fact)}
             for d in k.disclosed

@@ -1,0 +1,337 @@
+"""The report's strike section (5.0-12.4, 16.7), built from a side's Knowledge only.
+
+Each naval strike a side saw in the round reported is told as one block: notes
+(launch, coordination, sequencing, the True report, priority, altitudes) and
+readable tables (placement, air combat, waves, AA, the target ring, the attacks,
+critical hits, extended-range losses), each row from one disclosed fact. Nothing
+here reads the truth: a side sees of the enemy's strike on it only what the rules
+announced to it (naval_strike.py says who is told what), and of its own strike
+what it was told (placement face down, a critical hit only on doubles, 16.7, R100).
+
+A strike's facts are told in a run: it opens with its launches (5.0) and every
+later fact names the target TF; a launch after the run has reached its target
+opens the next strike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from pbem.rulesets.witp.knowledge import Disclosure, Knowledge
+from pbem.rulesets.witp.sides import SIDES, enemy_of
+
+# The disclosures this section tells; the report's event list leaves them out.
+LAUNCH = frozenset({"strike-launched", "carrier-coordination", "joint-availability"})
+SECTIONED = LAUNCH | frozenset(
+    {
+        "plotted-strike-revealed",
+        "strike-sequence",
+        "target-priority",
+        "air-surface-placement",
+        "strike-altitudes",
+        "air-combat",
+        "wave-coordination",
+        "wave-entry",
+        "aa-fire",
+        "target-ring-speeds",
+        "ship-targeted",
+        "air-surface-attack",
+        "critical-hit-rolls",
+        "critical-hit",
+        "extended-range-losses",
+    }
+)
+STRIKE_CONTACT = "strike-contact"  # a search-report's source when a strike tells it (7.1 A)
+
+Row = list[str]
+
+
+def _n(types: Mapping[str, Any]) -> str:
+    """{"TBD-1": 2} -> "2 TBD-1"; none -> "-"."""
+    return ", ".join(f"{n} {t}" for t, n in sorted(types.items()) if n) or "-"
+
+
+def _signed(n: int) -> str:
+    return f"{n:+d}" if n else "0"
+
+
+def _drm(n: int) -> str:
+    """A roll's modifier after it: " +1", or nothing."""
+    return f" {n:+d}" if n else ""
+
+
+def _cc(f: Mapping[str, Any]) -> str:
+    """8.1.4: the first check, and the second if it failed."""
+    head = f"2D10 {f['first']} against {f['needed']}"
+    if f.get("second") is None:
+        return f"{head}: passed"
+    star = " (may not be cancelled)" if f.get("asterisk") else ""
+    return f"{head} failed; 2D6 {f['second']}: {f['percent']}%{star}, cut: {f['cut']}"
+
+
+class _Strike:
+    """One strike as a side saw it: its notes and the rows of its tables."""
+
+    def __init__(self, time: str) -> None:
+        self.time = time
+        self.striker = "?"
+        self.target = ""  # "<owner> TFn", once a fact names it
+        self.notes: list[str] = []
+        self.rows: dict[str, list[Row]] = {}
+        self.results: list[str] = []
+        # APs lost by type: the strike's and the CAP's, eliminated and aborted
+        self.lost: dict[str, dict[str, int]] = {k: {} for k in ("elim", "abort", "cap", "cap-ab")}
+
+    def lose(self, key: str, types: Mapping[str, Any]) -> None:
+        for t, n in types.items():
+            self.lost[key][t] = self.lost[key].get(t, 0) + int(n)
+
+    def add(self, table: str, row: Sequence[Any]) -> None:
+        self.rows.setdefault(table, []).append([str(c) for c in row])
+
+
+def _launch(s: _Strike, d: Disclosure) -> None:
+    f = d.fact
+    if f["kind"] == "strike-launched":
+        s.striker = str(f["side"])
+        where = "a carrier launch hex" if f.get("carrier") else "an air base"
+        s.notes.append(f"[{d.rule}] launched from {f['from']} ({where})")
+    elif f["kind"] == "carrier-coordination":
+        s.notes.append(
+            f"[{d.rule}] carrier coordination, {f['tf']} (air rating {f['air_rating']}): "
+            f"{_cc(f)}: {f['fighters']} fighter(s), {f['bombers']} bomber(s) launch"
+        )
+    else:  # joint-availability (9.3, 5.8.2)
+        s.add(
+            "availability",
+            [f["base"], f["type"], f["roll"], f"{f['percent']}%", f"{f['available']} of {f['of']}"],
+        )
+
+
+def _combat(s: _Strike, f: Mapping[str, Any]) -> None:
+    """6.1.1: the forces at the level, then each attack's roll and result."""
+    lv = f["level"]
+    for role, key in (("CAP", "cap"), ("escort", "escorts"), ("bomber", "bombers")):
+        for e in f.get(key, ()):
+            s.add("forces", [lv, role, e["type"], e["n"], e["eliminated"], e["aborted"]])
+            elim, ab = ("cap", "cap-ab") if key == "cap" else ("elim", "abort")
+            s.lose(elim, {e["type"]: e["eliminated"]})
+            s.lose(ab, {e["type"]: e["aborted"]})
+    bounce = f.get("bounce")
+    how = f"routine {f['routine']}"
+    if bounce:
+        how += f", bounce 1D6 {bounce['roll']}{_drm(int(bounce['drm']))}: {bounce['to']}'s"
+    s.notes.append(f"[6.1.1] air combat at {lv}: {how}")
+    for st in f.get("steps", ()):
+        s.add(
+            "air-combat",
+            [
+                lv,
+                f"{st['attacker']} > {st['defender']}",
+                f"{st['strength']}/{st['aps']}",
+                st["roll"],
+                f"{st['aborted_points']}/{st['eliminated_points']}",
+                f"elim {_n(st.get('eliminated', {}))}; abort {_n(st.get('aborted', {}))}",
+            ],
+        )
+
+
+def _attack(s: _Strike, f: Mapping[str, Any]) -> None:
+    """7.8.1 Steps 2-7 of one wave's attack on one ship."""
+    torp = f.get("anti_torpedo")
+    t = f"{torp['dice'][0]}-{torp['dice'][1]}v{torp['rating']}={torp['torpedo']}" if torp else "-"
+    # Step 3: each speed-class reduction, said after the result (the column that wraps)
+    mods = [m for m, on in (("combined", f.get("combined")), ("no CAP", f.get("no_cap"))) if on]
+    adm = f.get("admiral") or {}
+    if adm.get("column"):
+        mods.append(f"admiral {adm['column']} column(s)")
+    if adm.get("drm"):
+        mods.append(f"admiral DRM {_signed(int(adm['drm']))}")
+    result = "SUNK" if f.get("sunk") else f"{f['result']}, now D{f['damage']}"
+    if mods:
+        result += f" (SC: {', '.join(mods)})"
+    s.add(
+        "attacks",
+        [
+            f["wave"],
+            f"{f['type']} {f['ship']}",
+            f["speed_class"],
+            f["anti_ship"],
+            t,
+            f"{f['altitude']}{_signed(int(f['drm']))}",
+            f["roll"],
+            f"{f['damage_points']}/{f['defence']}",
+            f["odds"],
+            f["crt_roll"],
+            result,
+        ],
+    )
+    hit = "sunk" if f.get("sunk") else "no effect" if f["result"] == "-" else f["result"]
+    s.results.append(f"{f['type']} {f['ship']} {hit}")
+
+
+def _fact(s: _Strike, d: Disclosure) -> None:
+    f, kind, r = d.fact, d.fact["kind"], d.rule
+    if kind == "plotted-strike-revealed":
+        s.notes.append(f"[{r}] the target's carriers have a strike plotted this phase")
+    elif kind == "strike-sequence":
+        s.notes.append(
+            f"[{r}] strike sequence: 1D6 {f['roll']}{_drm(int(f['drm']))}: {f['result']}"
+        )
+    elif kind == "search-report":
+        s.notes.append(f"[{r} A] True report on {f['owner']} {f['tf']}: {f['report']}")
+    elif kind == "target-priority":
+        s.notes.append(f"[{r}] target priority: {f['priority']}")
+    elif kind == "strike-altitudes":
+        levels = ", ".join(f"{lv} {how}" for lv, how in f["levels"].items()) or "none"
+        s.notes.append(f"[{r} B] altitudes: {levels}")
+    elif kind == "carrier-coordination":  # the CAP's own (8.1.4 "including CAP")
+        s.notes.append(
+            f"[{r}] CAP carrier coordination, {f['tf']} (air rating {f['air_rating']}): "
+            f"{_cc(f)}: {f['fighters']} fighter(s) fly CAP"
+        )
+    elif kind == "air-surface-placement":
+        for p in f["ships"]:
+            s.add("placement", [p["ring"], p["arc"], p["type"], "yes" if p["at_least_d2"] else "-"])
+    elif kind == "air-combat":
+        _combat(s, f)
+    elif kind == "wave-coordination":
+        roll = "-" if f.get("roll") is None else f["roll"]
+        joined = "joins the primary's" if f["combined"] else "its own wave"
+        s.notes.append(
+            f"[{r}] waves from {f['from']}: {f['between']} hexes from the primary {f['primary']} "
+            f"(which is {f['distance']} from the target), 1D6 {roll}: {joined}"
+        )
+    elif kind == "wave-entry":
+        aps = ", ".join(f"{a['n']} {a['type']} {a['role']}/{a['mode']}" for a in f["aps"])
+        s.add("waves", [f["wave"], f["entry_arc"], f["target_ring"], aps])
+    elif kind == "aa-fire":
+        s.lose("elim", f["eliminated"])
+        s.lose("abort", f["aborted"])
+        s.add(
+            "aa",
+            [
+                f["wave"],
+                f["component"],
+                f["aa"],
+                f"{_signed(int(f['columns']))}/{_signed(int(f['drm']))}",
+                f["roll"],
+                f"elim {_n(f['eliminated'])}; abort {_n(f['aborted'])}"
+                + (f" ({'; '.join(f['why'])})" if f.get("why") else ""),
+            ],
+        )
+    elif kind == "target-ring-speeds":
+        ships = ", ".join(
+            f"{x['ring']} {x['arc']} {x.get('type', '?')} SC{x['speed_class']}" for x in f["ships"]
+        )
+        s.add("ring", [f["wave"], ships])
+    elif kind == "ship-targeted":
+        s.add("targeted", [f["wave"], f"{f['ring']} {f['arc']}", f"{f['type']} {f['ship']}"])
+    elif kind == "air-surface-attack":
+        _attack(s, f)
+    elif kind == "critical-hit-rolls":
+        for x in f["rolls"]:
+            s.add(
+                "critical",
+                [
+                    f["ship"],
+                    f"{x['dice'][0]}-{x['dice'][1]}",
+                    "critical" if x["critical"] else "-",
+                    "doubles: told" if x["doubles"] and x["critical"] else "-",
+                    f"D{x['damage']}",
+                ],
+            )
+        if any(x["critical"] for x in f["rolls"]):
+            s.results.append(f"{f['ship']} critical hit(s): now D{f['rolls'][-1]['damage']}")
+    elif kind == "critical-hit":
+        a, b = f["dice"]
+        s.add("critical", [f["ship"], f"{a}-{b}", "critical", "doubles: told", "?"])
+        s.results.append(f"{f['ship']} critical hit (doubles {a}-{b})")
+    elif kind == "extended-range-losses":
+        s.add("extended", [f["type"], f["roll"], f["rating"], f["extra"]])
+
+
+# Each table: its caption (with the rule) and its head, in report order.
+TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("availability", "Joint strike availability (9.3)", ("base", "type", "1D10", "%", "flown")),
+    ("placement", "Placement, face down (7.2.1)", ("ring", "arc", "type", "at least D2")),
+    ("forces", "Air combat: who fought (6.1.1)", ("alt", "as", "type", "n", "elim", "abort")),
+    (
+        "air-combat",
+        "Air combat: each attack (6.3, Air-to-Air CRT)",
+        ("alt", "attack", "str/APs", "2D6", "ab/el pts", "result"),
+    ),
+    ("waves", "Waves (7.7.1, 10.1.1)", ("wave", "arc", "ring", "APs (role/AA mode)")),
+    ("aa", "AA fire (10.1)", ("wave", "vs", "AA", "col/DRM", "2D6", "result")),
+    ("ring", "Target ring, speed classes (7.8.1 Step 1)", ("wave", "ships")),
+    ("targeted", "Ships targeted (7.2.1)", ("wave", "at", "ship")),
+    (
+        "attacks",
+        "Attacks (7.8.1: speed class, anti-ship, anti-torpedo 2D6 v rating = torpedo "
+        "value, altitude DRM; 1D6 on the Air/Surface Damage Table; damage points v "
+        "defence; 1D6 on the Naval CRT)",
+        ("wave", "ship", "SC", "AS", "torp", "alt", "dmg", "pts/def", "odds", "CRT", "result"),
+    ),
+    ("critical", "Critical hits (16.7)", ("ship", "2D6", "critical", "doubles", "damage")),
+    ("extended", "Extended range: losses doubled? (6.3.3)", ("type", "1D10", "rating", "extra")),
+)
+
+
+def _block(s: _Strike, side: str | None) -> dict[str, Any]:
+    target = s.target or "?"
+    if side is None:
+        title = f"{s.striker} strike on {target}"
+    elif s.striker == side:
+        title = f"Your strike on {target}"
+    else:
+        title = f"Enemy ({s.striker}) strike on your {target.split(' ', 1)[-1]}"
+    tables = [
+        {"key": key, "title": caption, "head": list(head), "rows": s.rows[key]}
+        for key, caption, head in TABLES
+        if s.rows.get(key)
+    ]
+    lost = s.lost
+    result = [
+        "; ".join(s.results) or "no ship hit",
+        f"strike lost {_n(lost['elim'])} eliminated, {_n(lost['abort'])} aborted",
+    ]
+    if lost["cap"] or lost["cap-ab"] or s.rows.get("forces"):
+        result.append(f"CAP lost {_n(lost['cap'])} eliminated, {_n(lost['cap-ab'])} aborted")
+    return {
+        "time": s.time,
+        "title": f"{s.time}: {title}",
+        "notes": s.notes,
+        "tables": tables,
+        "result": "; ".join(result),
+    }
+
+
+def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str, Any]]:
+    """The strikes ``k.side`` saw in the round (``recent``: its game times; None:
+    the whole game), in the order they were told."""
+    strikes: list[_Strike] = []
+    current: _Strike | None = None
+    for d in k.disclosed:
+        kind = d.fact.get("kind")
+        strike_fact = kind in SECTIONED or (
+            kind == "search-report" and d.fact.get("source") == STRIKE_CONTACT
+        )
+        if not strike_fact or (recent is not None and d.time not in recent):
+            continue
+        launching = kind in LAUNCH and not (kind == "carrier-coordination" and d.fact.get("cap"))
+        if (
+            current is None
+            or current.time != d.time
+            or (kind == "strike-launched" and current.target)
+        ):
+            current = _Strike(d.time)
+            strikes.append(current)
+        if launching:
+            _launch(current, d)
+            continue
+        if not current.target and "tf" in d.fact:  # the target TF, the striker's enemy's
+            owner = enemy_of(current.striker) if current.striker in SIDES else "?"
+            current.target = f"{owner} {d.fact['tf']}"
+        _fact(current, d)
+    return [_block(s, k.side) for s in strikes]

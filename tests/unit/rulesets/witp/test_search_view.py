@@ -1,0 +1,74 @@
+"""The report's search section reads a busy phase: one line a searcher and band
+(13.3: the band's value shared over the hexes it searched), each searched hex's
+roll and number needed on it, and still every search announced (13.3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbem.rulesets.witp import searchview
+from pbem.rulesets.witp.knowledge import Knowledge, disclose
+from pbem.rulesets.witp.sides import ALLIED, JAPANESE, SIDES
+
+TIME = "T1/naval1/execution"
+
+
+def _search(
+    state: dict[str, Any], origin: str, band: str, value: int, hexid: str, **kw: Any
+) -> None:
+    fact = {
+        "kind": "air-search",
+        "searcher": ALLIED,
+        "from": origin,
+        "hex": hexid,
+        "tf": kw.get("tf"),
+        "owner": JAPANESE,
+        "band": band,
+        "value": value,
+        "needed": kw.get("needed", 70),
+        "roll": kw.get("roll", 50),
+        "contact": kw.get("contact", False),
+        "intensive": False,
+    }
+    disclose(state, fact, SIDES, kw.get("time", TIME), "13.3")
+
+
+def _busy() -> dict[str, Any]:
+    state: dict[str, Any] = {"public": {}, "private": {}}
+    _search(state, "Cairns", "medium", 3, "E1718", tf="TF4", roll=88, contact=True)
+    _search(state, "Noumea", "extended", 2, "E1718", tf="TF4", needed=95, roll=72)
+    _search(state, "Cairns", "medium", 3, "E1618", tf="TF3", roll=13)
+    _search(state, "Cairns", "long", 3, "E1716", tf="TF4", needed=85, roll=24)
+    disclose(
+        state,
+        {"kind": "air-search-empty", "searcher": ALLIED, "from": "Cairns", "hex": "E1820",
+         "band": "medium", "value": 3},
+        SIDES, TIME, "13.3",
+    )  # fmt: skip
+    _search(state, "Cairns", "medium", 3, "E1718", tf="TF4", roll=9, time="T1/air2/search")
+    return state
+
+
+def test_13_3_a_busy_phase_gives_one_line_a_searcher_and_band() -> None:
+    for side in SIDES:
+        lines = searchview.build(Knowledge.of(_busy(), side))["searches"]
+        assert lines == [
+            "T1/naval1/execution [13.3]: allied from Cairns, medium range, value 3, "
+            "rolled/needed: TF4 in E1718 88/70 contact; TF3 in E1618 13/70 no contact; "
+            "E1820 no task force there",
+            "T1/naval1/execution [13.3]: allied from Noumea, extended range, value 2, "
+            "rolled/needed: TF4 in E1718 72/95 no contact",
+            "T1/naval1/execution [13.3]: allied from Cairns, long range, value 3, "
+            "rolled/needed: TF4 in E1716 24/85 no contact",
+            # another segment's search by the same searcher is its own line
+            "T1/air2/search [13.3]: allied from Cairns, medium range, value 3, "
+            "rolled/needed: TF4 in E1718 9/70 no contact",
+        ]
+
+
+def test_13_3_the_round_reported_keeps_only_its_own_searches() -> None:
+    lines = searchview.build(Knowledge.of(_busy(), JAPANESE), {"T1/air2/search"})["searches"]
+    assert lines == [
+        "T1/air2/search [13.3]: allied from Cairns, medium range, value 3, "
+        "rolled/needed: TF4 in E1718 9/70 no contact"
+    ]
