@@ -44,6 +44,7 @@ from pbem.rulesets.witp.air import (
     display,
     sequencing,
 )
+from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of, take_losses, tf_air
 from pbem.rulesets.witp.air.tables import DOCTRINE, air_unit, known_type, value
@@ -225,7 +226,9 @@ def resolve(
     ``secret``: the moderator's stream for the owner's critical-hit rolls (16.7);
     ``ratings``: the CTF commanders' rolled ratings by side (none: leaderless, 8.8);
     ``target_plotted``: the target's carriers have a strike plotted this phase (12.0);
-    ``cover``: Naval Cover over the TF that the APAT let through ({type, n}, 9.2);
+    ``cover``: Cover/Naval Cover over the TF that the APAT let through ({type, n}, 9.2);
+    ``cover_losses``: filled with the cover's share of the CAP's losses by type
+    ({type: [eliminated, aborted]}, R110: the TF's own fighters take them first);
     ``committed``: the TF's fighters flying other missions this phase, by type (5.3).
     CAP aborted here is kept in the owner's ``cap_aborted`` (by TF and type) and flies
     no later CAP this phase (5.1.1, 5.3.6); the caller clears it when the phase ends."""
@@ -285,6 +288,7 @@ def resolve_into(
     ratings: Mapping[str, Ratings] | None = None,
     target_plotted: bool = False,
     cover: Sequence[Mapping[str, Any]] = (),
+    cover_losses: dict[str, list[int]] | None = None,
     committed: Mapping[str, int] | None = None,
     coastwatcher_alerted: bool = False,
     unlocated_carriers: bool = False,
@@ -407,6 +411,7 @@ def resolve_into(
             **cc.to_json(),
         }
         events.append(disclose(st, fact, [naval], time, "8.1.4"))
+    own_left = dict(cap_air)  # R110: the TF's own fighters take the CAP's losses first
     for c in cover:
         cap_air[str(c["type"])] = cap_air.get(str(c["type"]), 0) + int(c["n"])
     theirs = doctrine(st, naval)
@@ -452,9 +457,16 @@ def resolve_into(
         for s in loose + close + bs:
             eliminated[s.type] = eliminated.get(s.type, 0) + s.eliminated
         for s in cs:
-            take_losses(own_n, tf_id, s.type, s.eliminated)
-            if s.aborted and s.type not in {str(c["type"]) for c in cover}:
-                grounded[s.type] = int(grounded.get(s.type, 0)) + s.aborted
+            have = own_left.get(s.type, 0)
+            e_own, a_own, e_cover, a_cover = cover_rules.own_first(have, s.eliminated, s.aborted)
+            own_left[s.type] = have - e_own - a_own
+            take_losses(own_n, tf_id, s.type, e_own)
+            if a_own:
+                grounded[s.type] = int(grounded.get(s.type, 0)) + a_own
+            if cover_losses is not None and (e_cover or a_cover):
+                spent = cover_losses.setdefault(s.type, [0, 0])
+                spent[0] += e_cover
+                spent[1] += a_cover
         for s in bs:  # the surviving bombers go on (6.1.1); which part they came from
             left = s.surviving
             for p in parts:

@@ -421,3 +421,120 @@ def test_r90_pass_and_the_airplot_header_are_accepted_once(
 ) -> None:
     v = witp.validate(allocation, "allied", "AIRPLOT\n# no strike today\npass\nPASS")
     assert v.accepted == ("PASS",) and v.errors == ()
+
+
+# -- 5.3.2-5.3.6 plotted Cover CAP and Naval Cover over the target (R102, R110) -------
+
+
+def _all_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every covering AP arrives (a 100% APAT row), so the tests read the wiring."""
+    from pbem.rulesets.witp.air import availability
+
+    monkeypatch.setattr(availability, "available", lambda _p, n, *_a, **_k: (n, 7, 100))
+
+
+def _cover_given(
+    witp: WitpRuleset, state: dict[str, Any], monkeypatch: pytest.MonkeyPatch, japanese: str
+) -> tuple[Adjudication, list[Any]]:
+    given: list[Any] = []
+    real = naval_strike.resolve_into
+
+    def spy(*a: Any, **k: Any) -> Any:
+        given.append(k.get("cover"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(naval_strike, "resolve_into", spy)
+    return play(witp, state, allied=YORKTOWN_STRIKE, japanese=japanese), given
+
+
+@pytest.mark.parametrize(
+    ("order", "rule", "mission"),
+    [
+        (f"COVER C1 FROM TF1 1xA6M2 OVER {NEAR}", "5.3.3", "plotted-cover"),
+        ("NAVALCOVER C1 FROM TF1 1xA6M2 OVER TF2", "5.3.4", "plotted-naval-cover"),
+    ],
+)
+def test_5_3_2_5_3_4_plotted_cover_flies_cap_over_the_tf_struck(
+    witp: WitpRuleset,
+    battle: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+    order: str,
+    rule: str,
+    mission: str,
+) -> None:
+    """Shoho's fighter (TF1) plotted over the Striking Force's hex, or over the TF
+    itself, joins its CAP against the Allied strike; the APAT roll is the owner's."""
+    _all_up(monkeypatch)
+    result, given = _cover_given(witp, battle, monkeypatch, order)
+    assert given == [[{"type": "A6M2", "n": 1}]]
+    (event,) = [e for e in result.events if e.kind == "cover-availability"]
+    assert event.witnesses == ("japanese",)
+    assert (event.data["mission"], event.data["available"], event.data["tf"]) == (
+        mission,
+        1,
+        STRIKING_FORCE,
+    )
+    told = [d for d in result.state["disclosures"] if d["fact"]["kind"] == "cover-availability"]
+    assert [d["rule"] for d in told] == [rule]
+
+
+def test_5_3_2_cover_over_another_hex_does_not_cover_the_tf(
+    witp: WitpRuleset, battle: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _all_up(monkeypatch)
+    result, given = _cover_given(witp, battle, monkeypatch, "COVER C1 FROM TF1 1xA6M2 OVER E2317")
+    assert given == [[]]
+    assert kinds(result, "cover-availability") == []
+
+
+def _segment(battle: dict[str, Any], covers: dict[str, Any], mp: pytest.MonkeyPatch) -> Any:
+    """A Strike Segment with the Japanese plot ``covers`` (no critical hit rolled here)."""
+    from pbem.rulesets.witp import clock, draws
+
+    mp.setattr(draws, "round_secret", lambda *_a: None)
+
+    state = copy.deepcopy(battle)
+    state[PRIVATE]["japanese"][airplay.AIR_PLOT] = {"strikes": {}, "covers": covers}
+    slot = next(s for s in clock.schedule(1) if s.time.endswith("/strike"))
+    return airplay._Segment(state, slot, SeededDice(b"c", "g", 1, "x"))
+
+
+COVER_C1 = {
+    "id": "C1",
+    "kind": "cover",
+    "base": "TF1",
+    "type": "A6M2",
+    "n": 1,
+    "over": NEAR,
+    "over_hex": NEAR,
+    "mp": 18,
+}
+
+
+def test_5_3_3_the_cover_roll_is_made_once_an_air_phase(
+    battle: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seg = _segment(battle, {"C1": COVER_C1}, monkeypatch)
+    _flights, first = seg.cover("japanese", STRIKING_FORCE, NEAR)
+    _again, second = seg.cover("japanese", STRIKING_FORCE, NEAR)
+    assert len(first) == 1 and second == []  # the second strike: no new roll
+
+
+def test_r110_5_3_6_cover_losses_leave_its_base_and_it_covers_no_more(
+    battle: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _all_up(monkeypatch)
+    seg = _segment(battle, {"C1": COVER_C1}, monkeypatch)
+    flights, _ = seg.cover("japanese", STRIKING_FORCE, NEAR)
+    seg.cover_losses("japanese", flights, {"A6M2": [1, 0]})
+    assert air(seg.state, "japanese", "Shoho")["A6M2"] == 0  # Shoho's fighter, not TF2's
+    assert air(seg.state, "japanese", "Shokaku")["A6M2"] == 2
+    assert seg.cover("japanese", STRIKING_FORCE, NEAR)[0] == []
+
+
+def test_r110_the_tfs_own_cap_takes_the_losses_first() -> None:
+    from pbem.rulesets.witp.air import cover
+
+    assert cover.own_first(2, 3, 1) == (2, 0, 1, 1)
+    assert cover.own_first(4, 1, 2) == (1, 2, 0, 0)
+    assert cover.split(3, [2, 2]) == [2, 1]
