@@ -42,6 +42,7 @@ from pbem.rulesets.witp.air import (
     coordination,
     critical,
     display,
+    elite,
     sequencing,
 )
 from pbem.rulesets.witp.air import cover as cover_rules
@@ -124,6 +125,8 @@ def _launch(
             nb = len(bombers)
             bombers = [e for e in kept[:nb] if e["n"]]
             escorts = [e for e in kept[nb:] if e["n"]]
+        bombers = elite.split(own, str(part["base"]), bombers)  # 7.11
+        escorts = elite.split(own, str(part["base"]), escorts)
         parts.append({**part, "elements": bombers, "escorts": escorts})
     return parts, events
 
@@ -135,16 +138,24 @@ def _stacks(
     for e in group:
         if e["alt"] != level or int(e["n"]) < 1:
             continue
-        air = air_unit(public, str(e["type"]))["air"]
+        t, best = str(e["type"]), bool(e.get(elite.KEY))
+        air = air_unit(public, t)["air"]
         base = int(air["extended" if e.get("range", "normal") != "normal" else "normal"])
+        base += elite.air_combat(public, t) if best else 0  # 7.11: elite A6M +1
         if bombers:
-            d = altitude.bomber_strength(public, base, air.get("altitude"), level)
+            d = altitude.bomber_strength(
+                public,
+                base,
+                air.get("altitude"),
+                level,
+                elite=best and elite.any_altitude(public, t),
+            )
             out.append(
-                combat.Stack(str(e["type"]), int(e["n"]), int(air.get("return_fire", 0)), d, False)
+                combat.Stack(t, int(e["n"]), int(air.get("return_fire", 0)), d, False, elite=best)
             )
         else:
             s = altitude.fighter_strength(public, base, air.get("altitude"), level)
-            out.append(combat.Stack(str(e["type"]), int(e["n"]), s, s, True))
+            out.append(combat.Stack(t, int(e["n"]), s, s, True, elite=best))
     return out
 
 
@@ -418,6 +429,7 @@ def resolve_into(
     cap = _cap_levels(public, cap_air, levels)
     bomber_hit_by_cap = False
     eliminated: dict[str, int] = {}
+    elite_lost: dict[str, int] = {}  # 7.11.2: elite APs eliminated, by type
     survivors: list[dict[str, Any]] = []
     for lv in levels:
         cs = _stacks(public, cap, lv, bombers=False)
@@ -456,6 +468,8 @@ def resolve_into(
         )
         for s in loose + close + bs:
             eliminated[s.type] = eliminated.get(s.type, 0) + s.eliminated
+            if s.elite:
+                elite_lost[s.type] = elite_lost.get(s.type, 0) + s.eliminated
         for s in cs:
             have = own_left.get(s.type, 0)
             e_own, a_own, e_cover, a_cover = cover_rules.own_first(have, s.eliminated, s.aborted)
@@ -471,7 +485,8 @@ def resolve_into(
             left = s.surviving
             for p in parts:
                 for e in p["elements"]:
-                    if e["type"] == s.type and e["alt"] == lv and left > 0:
+                    same = e["type"] == s.type and bool(e.get(elite.KEY)) == s.elite
+                    if same and e["alt"] == lv and left > 0:
                         k = min(left, int(e["n"]))
                         survivors.append(
                             {
@@ -548,6 +563,8 @@ def resolve_into(
                 lost_by[t], back_by[t] = lost_by.get(t, 0) - lost, back_by.get(t, 0) - back
                 a["n"] = int(a["n"]) - lost - back
                 eliminated[t] = eliminated.get(t, 0) + lost
+                if a.get(elite.KEY):
+                    elite_lost[t] = elite_lost.get(t, 0) + lost
             fact = {
                 "kind": "aa-fire",
                 "tf": tf_id,
@@ -674,6 +691,7 @@ def resolve_into(
 
     # 6.3.3 extended range: eliminations may double on return; then the losses
     events += _extended_losses(st, strike, parts, eliminated, dice, time)
+    _elite_losses(st[PRIVATE][side], parts, elite_lost)
     return events
 
 
@@ -734,6 +752,18 @@ def _waves(
         else:
             waves.append(by_hex[h])
     return waves, events
+
+
+def _elite_losses(
+    own: Mapping[str, Any], parts: Sequence[Mapping[str, Any]], lost: Mapping[str, int]
+) -> None:
+    """7.11.2: the elite APs eliminated leave their bases' elite counts."""
+    for t, n in lost.items():
+        for p in parts:
+            k = min(n, sum(int(e["n"]) for e in p["elements"] + p["escorts"] if e["type"] == t))
+            k = min(k, elite.held(own, str(p["base"]), t))
+            elite.lose(own, str(p["base"]), t, k)
+            n -= k
 
 
 def _extended_losses(

@@ -538,3 +538,20 @@ def test_r110_the_tfs_own_cap_takes_the_losses_first() -> None:
     assert cover.own_first(2, 3, 1) == (2, 0, 1, 1)
     assert cover.own_first(4, 1, 2) == (1, 2, 0, 0)
     assert cover.split(3, [2, 2]) == [2, 1]
+
+
+def test_7_11_the_striking_forces_elite_fly_as_elite_and_both_see_the_markers(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    """Shokaku's and Zuikaku's groups are elite (the scenario's pack, illustrative):
+    a strike from TF2 fights as elite, and the markers are on the Air Display (7.11)."""
+    out = play(witp, battle, japanese="STRIKE K1 FROM TF2 2xD3A1 2xB5N2 TARGET TF3")
+    fights = kinds(out, "air-combat")
+    bombers = [b for f in fights for b in f["bombers"]]
+    assert bombers and all(b.get("elite") is True for b in bombers)
+    told = next(e for e in out.events if e.kind == "air-combat")
+    assert told.witnesses is None or set(told.witnesses) == set(BOTH)
+    ships = out.state[PRIVATE]["japanese"]["ships"]
+    for name in ("Shokaku", "Zuikaku"):  # 7.11.2: never more elite than APs aboard
+        for t, n in ships[name]["elite"].items():
+            assert n <= ships[name]["air"].get(t, 0)
