@@ -14,6 +14,8 @@ naval_strike); this module only files the plots and flies them at the right time
   a strike of its own still on deck is sequenced first (12.0-12.2, R95).
   Plotted Cover CAP over the target's hex and Naval Cover over the TF fly CAP there,
   each rolled once an Air Phase (5.3.2-5.3.6, air/cover.py, R110).
+  The carrier admirals' ratings on both sides are rolled when first needed and kept
+  (8.1, 8.8, air/admirals.py, R112).
 - ``entered`` (movement.ON_ENTER): a moving enemy TF entering a hex by day may launch
   the side's standing special strikes (5.8); they resolve there and then.
 - ``end_of_phase``: the plot and the CAP aborted this phase are cleared; sunk ships
@@ -34,8 +36,9 @@ from pbem.core.events import Event
 from pbem.core.ruleset import LineError, Validation
 from pbem.rulesets.witp import draws, located, movement
 from pbem.rulesets.witp import taskforces as tfs
+from pbem.rulesets.witp.air import admirals, naval_strike, plot, special
 from pbem.rulesets.witp.air import cover as cover_rules
-from pbem.rulesets.witp.air import naval_strike, plot, special
+from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
 from pbem.rulesets.witp.air.ships import SUNK, base_air, ships_of, take_losses, tf_air
 from pbem.rulesets.witp.air.tables import air_unit, known_type
@@ -243,7 +246,7 @@ class _Segment:
             }
             return [disclose(st, fact, [side], time, "7.1")]
         strike = {**strike, "target": {**strike["target"], "hex": target["hex"]}}
-        events: list[Event] = []
+        ratings, events = _ratings(st, strike, self.dice, time)
         # 12.0-12.2, R95: the target's own strike still on deck is sequenced against this one
         theirs = [
             s
@@ -252,7 +255,9 @@ class _Segment:
         ]
         after: list[str] = []
         if theirs:
-            result, seq_events = naval_strike.sequence_strike(st, strike, self.dice, time)
+            result, seq_events = naval_strike.sequence_strike(
+                st, strike, self.dice, time, ratings=ratings
+            )
             events += seq_events
             if result == AFTER:  # their strike arrives first
                 for s in theirs:
@@ -274,11 +279,31 @@ class _Segment:
             cover_losses=losses,
             committed=_committed(st, owner, tf),
             unlocated_carriers=False,
+            ratings=ratings,
         )
         self.cover_losses(owner, flights, losses)
         for s in after:
             events += self.fly(owner, s)
         return events
+
+
+def _ratings(
+    state: dict[str, Any], strike: Mapping[str, Any], dice: Dice, time: str
+) -> tuple[dict[str, Ratings], list[Event]]:
+    """8.1, 8.8, R112: the carrier admirals' ratings on both sides of ``strike``: the
+    striker's leading carrier TF's and the target TF's (rolled the first time)."""
+    side, owner = str(strike["side"]), str(strike["target"]["owner"])
+    lead = next((str(p["base"]) for p in strike["parts"] if p["carrier"]), None)
+    out: dict[str, Ratings] = {}
+    events: list[Event] = []
+    for who, tf in ((side, lead), (owner, str(strike["target"]["tf"]))):
+        if tf is None:
+            continue
+        r, told = admirals.ratings(state, who, tf, dice, time)
+        events += told
+        if r is not None:
+            out[who] = r
+    return out, events
 
 
 def strike_segment(state: dict[str, Any], slot: Slot, first: str, dice: Dice) -> list[Event]:
@@ -396,8 +421,16 @@ def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any])
         log.append([side, base, f"{owner}:{tf}"])
         fact = {"kind": "special-strike", "strike": strike["id"], "tf": tf, "hex": str(step["hex"])}
         events.append(disclose(state, fact, SIDES, slot.time, "5.8"))
+        ratings, told = _ratings(state, strike, dice, slot.time)
+        events += told
         events += naval_strike.resolve_into(
-            state, strike, dice, secret, slot.time, committed=_committed(state, owner, tf)
+            state,
+            strike,
+            dice,
+            secret,
+            slot.time,
+            committed=_committed(state, owner, tf),
+            ratings=ratings,
         )
     return events
 

@@ -186,7 +186,7 @@ def test_5_0_carrier_air_groups_are_on_their_ships_from_set_up(witp: WitpRuleset
 def test_5_0_7_8_1_a_carrier_tf_strikes_and_its_losses_and_damage_persist(
     witp: WitpRuleset, battle: dict[str, Any]
 ) -> None:
-    result = play(witp, battle, allied=YORKTOWN_STRIKE)
+    result = play(witp, battle, b"t", allied=YORKTOWN_STRIKE)  # a seed where bombers get through
     (launch,) = kinds(result, "strike-launched")
     # 5.0: the launch is announced to both, a carrier by its hex only.
     assert launch == {
@@ -555,3 +555,51 @@ def test_7_11_the_striking_forces_elite_fly_as_elite_and_both_see_the_markers(
     for name in ("Shokaku", "Zuikaku"):  # 7.11.2: never more elite than APs aboard
         for t, n in ships[name]["elite"].items():
             assert n <= ships[name]["air"].get(t, 0)
+
+
+# -- 8.1, 8.8 carrier admirals (R112) ------------------------------------------------
+
+
+def test_8_1_a_carrier_tfs_admiral_is_its_forces_commander(battle: dict[str, Any]) -> None:
+    from pbem.rulesets.witp.air import admirals
+
+    public = battle[PUBLIC]
+    assert admirals.commander(public, battle[PRIVATE]["allied"], TF17) == "R.Adm. Fletcher"
+    assert admirals.commander(public, battle[PRIVATE]["japanese"], STRIKING_FORCE) == (
+        "V.Adm. Takagi"
+    )
+    # 8.2: an admiral imparts nothing from a carrier no longer operational (D3+): 8.8
+    state = copy.deepcopy(battle)
+    state[PRIVATE]["allied"]["ships"]["Yorktown"]["damage"] = 3
+    assert admirals.commander(public, state[PRIVATE]["allied"], TF17) is None
+
+
+def test_8_1_admirals_ratings_are_rolled_once_told_their_side_and_used(
+    witp: WitpRuleset, battle: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[Any] = []
+    real = naval_strike.resolve_into
+
+    def spy(*a: Any, **k: Any) -> Any:
+        seen.append(k.get("ratings"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(naval_strike, "resolve_into", spy)
+    first = play(witp, battle, b"t", allied=YORKTOWN_STRIKE)
+    told = [e for e in first.events if e.kind == "admiral-ratings"]
+    assert sorted((e.data["admiral"], e.witnesses) for e in told) == [
+        ("R.Adm. Fletcher", ("allied",)),
+        ("V.Adm. Takagi", ("japanese",)),
+    ]
+    ((ratings),) = seen
+    assert {s: r.admiral for s, r in ratings.items()} == {
+        "allied": "R.Adm. Fletcher",
+        "japanese": "V.Adm. Takagi",
+    }
+    # Kept for the battle (8.1 "prior to combat"): asked again later, no new roll.
+    from pbem.rulesets.witp.air import admirals
+
+    state = copy.deepcopy(dict(first.state))
+    dice = SeededDice(b"other", "g", 1, "x")
+    again, events = admirals.ratings(state, "allied", TF17, dice, "T1/air2/strike")
+    assert again == ratings["allied"] and events == []
