@@ -457,7 +457,7 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         "#   TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>",
         "# Standing special strikes (5.8, R105; kept until you file others, SPECIAL NONE clears):",
         "#   SPECIAL <id> FROM <base|TFn> <n>x<type>... [ESCORT <n>x<type>@<alt> LOOSE|CLOSE]"
-        " [AGAINST ANY|<types>] [RANGE NORMAL|EXTENDED]",
+        " [AGAINST ANY|<types>] [RANGE NORMAL|EXTENDED] [NIGHT]",
         "#",
         "# Your air bases and carrier TFs (APs by type; MP = hexes x 6 in the Tropics):",
     ]

@@ -603,3 +603,24 @@ def test_8_1_admirals_ratings_are_rolled_once_told_their_side_and_used(
     dice = SeededDice(b"other", "g", 1, "x")
     again, events = admirals.ratings(state, "allied", TF17, dice, "T1/air2/strike")
     assert again == ratings["allied"] and events == []
+
+
+def test_14_2_2_r113_a_night_special_strike_at_a_tf_moving_at_night(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    """The Striking Force moves at night; the Hudsons at Port Moresby stand ready
+    with a NIGHT order: they strike it in the Naval Phase, at night (blank counters)."""
+    filed = play(witp, battle, allied="SPECIAL N1 FROM Port_Moresby 1xHudson NIGHT")
+    moved = play(
+        witp,
+        filed.state,
+        japanese="TF2 SPEED 2\nTF2 MOVE E2321 EV 4\nTF2 NIGHT AFTER 0",
+        allied="PASS",
+    )
+    (launch,) = kinds(moved, "special-strike")
+    assert launch["strike"] == "N1"
+    (placed,) = kinds(moved, "air-surface-placement")
+    assert {s["type"] for s in placed["ships"]} == {"?"}  # 14.2.2: blank counters
+    assert kinds(moved, "carrier-coordination") == [] or all(
+        not c.get("cap") for c in kinds(moved, "carrier-coordination")
+    )  # 14.0: no CAP at night
