@@ -12,6 +12,10 @@ naval_strike); this module only files the plots and flies them at the right time
 - ``strike_segment``: the Strike Segment: the 3.2 winner's strike first, then the
   sides alternately, each in the order written (3.1 B); a strike on a carrier TF with
   a strike of its own still on deck is sequenced first (12.0-12.2, R95).
+  Plotted Cover CAP over the target's hex and Naval Cover over the TF fly CAP there,
+  each rolled once an Air Phase (5.3.2-5.3.6, air/cover.py, R110).
+  The carrier admirals' ratings on both sides are rolled when first needed and kept
+  (8.1, 8.8, air/admirals.py, R112).
 - ``entered`` (movement.ON_ENTER): a moving enemy TF entering a hex by day may launch
   the side's standing special strikes (5.8); they resolve there and then.
 - ``end_of_phase``: the plot and the CAP aborted this phase are cleared; sunk ships
@@ -32,9 +36,11 @@ from pbem.core.events import Event
 from pbem.core.ruleset import LineError, Validation
 from pbem.rulesets.witp import draws, located, movement
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.air import availability, naval_strike, plot, special
+from pbem.rulesets.witp.air import admirals, naval_strike, plot, special
+from pbem.rulesets.witp.air import cover as cover_rules
+from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
-from pbem.rulesets.witp.air.ships import SUNK, base_air, ships_of, tf_air
+from pbem.rulesets.witp.air.ships import SUNK, base_air, ships_of, take_losses, tf_air
 from pbem.rulesets.witp.air.tables import air_unit, known_type
 from pbem.rulesets.witp.clock import Round, Slot
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
@@ -175,6 +181,38 @@ class _Segment:
         self.secret = draws.round_secret(state, f"{slot.time}/strikes")
         self.flown: set[tuple[str, str]] = set()
         self.launched: dict[tuple[str, str], dict[str, Any]] = {}  # aloft before they fly
+        self.over: dict[tuple[str, str], int] = {}  # each cover's APs over its target
+
+    def cover(self, owner: str, tf: str, hexid: str) -> tuple[list[dict[str, Any]], list[Event]]:
+        """5.3.2-5.3.4, R102, R110: the owner's plotted Cover over ``hexid`` and Naval
+        Cover over ``tf`` still flying; each rolled on the APAT before its first combat,
+        once this Air Phase (5.3.3), the roll told its owner alone."""
+        plotted = self.state[PRIVATE][owner].get(AIR_PLOT, {}).get("covers", {}).values()
+        flights = [f for f in plotted if cover_rules.over(f, tf, hexid)]
+        events: list[Event] = []
+        for f in flights:
+            if (owner, f["id"]) not in self.over:
+                n, told = cover_rules.roll(self.state[PUBLIC], f, self.dice)
+                self.over[(owner, f["id"])] = n
+                fact = {"kind": "cover-availability", "tf": tf, **told}
+                rule = cover_rules.RULE[str(f["kind"])]
+                events.append(disclose(self.state, fact, [owner], self.slot.time, rule))
+        return [f for f in flights if self.over[(owner, f["id"])] > 0], events
+
+    def cover_losses(
+        self, owner: str, flights: Sequence[Mapping[str, Any]], losses: Mapping[str, list[int]]
+    ) -> None:
+        """R110: the cover's share of the CAP's losses, flight by flight in plot order;
+        the eliminated leave their base, neither they nor the aborted cover again (5.3.6)."""
+        own = self.state[PRIVATE][owner]
+        for t, (eliminated, aborted) in losses.items():
+            mine = [f for f in flights if f["type"] == t]
+            up = [self.over[(owner, f["id"])] for f in mine]
+            dead = cover_rules.split(eliminated, up)
+            home = cover_rules.split(aborted, [n - d for n, d in zip(up, dead, strict=True)])
+            for f, d, a in zip(mine, dead, home, strict=True):
+                self.over[(owner, f["id"])] -= d + a
+                take_losses(own, str(f["base"]), t, d)
 
     def strikes(self, side: str) -> dict[str, Any]:
         out: dict[str, Any] = self.state[PRIVATE][side].get(AIR_PLOT, {}).get("strikes", {})
@@ -208,7 +246,7 @@ class _Segment:
             }
             return [disclose(st, fact, [side], time, "7.1")]
         strike = {**strike, "target": {**strike["target"], "hex": target["hex"]}}
-        events: list[Event] = []
+        ratings, events = _ratings(st, strike, self.dice, time)
         # 12.0-12.2, R95: the target's own strike still on deck is sequenced against this one
         theirs = [
             s
@@ -217,7 +255,9 @@ class _Segment:
         ]
         after: list[str] = []
         if theirs:
-            result, seq_events = naval_strike.sequence_strike(st, strike, self.dice, time)
+            result, seq_events = naval_strike.sequence_strike(
+                st, strike, self.dice, time, ratings=ratings
+            )
             events += seq_events
             if result == AFTER:  # their strike arrives first
                 for s in theirs:
@@ -226,33 +266,44 @@ class _Segment:
                 for s in theirs:
                     self.launched[(owner, s)] = _aboard(st, owner, self.strikes(owner)[s])
                 after = theirs
-        cover, rolls = _cover(st, owner, tf, self.dice)
-        if rolls:
-            fact = {"kind": "naval-cover-availability", "tf": tf, "rolls": rolls}
-            events.append(disclose(st, fact, [owner], time, "9.2"))
+        flights, cover_events = self.cover(owner, tf, str(target["hex"]))
+        events += cover_events
+        losses: dict[str, list[int]] = {}
         events += naval_strike.resolve_into(
             st,
             strike,
             self.dice,
             self.secret,
             time,
-            cover=cover,
+            cover=[{"type": f["type"], "n": self.over[(owner, f["id"])]} for f in flights],
+            cover_losses=losses,
             committed=_committed(st, owner, tf),
             unlocated_carriers=False,
+            ratings=ratings,
         )
+        self.cover_losses(owner, flights, losses)
         for s in after:
             events += self.fly(owner, s)
         return events
 
 
-def _cover(
-    state: Mapping[str, Any], owner: str, tf: str, dice: Dice
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """9.2, R102: the owner's plotted Naval Cover over ``tf`` that arrives (APAT)."""
-    covers = list(state[PRIVATE][owner].get(AIR_PLOT, {}).get("covers", {}).values())
-    if not covers:
-        return [], []
-    return availability.naval_cover(state[PUBLIC], covers, tf, dice)
+def _ratings(
+    state: dict[str, Any], strike: Mapping[str, Any], dice: Dice, time: str
+) -> tuple[dict[str, Ratings], list[Event]]:
+    """8.1, 8.8, R112: the carrier admirals' ratings on both sides of ``strike``: the
+    striker's leading carrier TF's and the target TF's (rolled the first time)."""
+    side, owner = str(strike["side"]), str(strike["target"]["owner"])
+    lead = next((str(p["base"]) for p in strike["parts"] if p["carrier"]), None)
+    out: dict[str, Ratings] = {}
+    events: list[Event] = []
+    for who, tf in ((side, lead), (owner, str(strike["target"]["tf"]))):
+        if tf is None:
+            continue
+        r, told = admirals.ratings(state, who, tf, dice, time)
+        events += told
+        if r is not None:
+            out[who] = r
+    return out, events
 
 
 def strike_segment(state: dict[str, Any], slot: Slot, first: str, dice: Dice) -> list[Event]:
@@ -370,8 +421,16 @@ def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any])
         log.append([side, base, f"{owner}:{tf}"])
         fact = {"kind": "special-strike", "strike": strike["id"], "tf": tf, "hex": str(step["hex"])}
         events.append(disclose(state, fact, SIDES, slot.time, "5.8"))
+        ratings, told = _ratings(state, strike, dice, slot.time)
+        events += told
         events += naval_strike.resolve_into(
-            state, strike, dice, secret, slot.time, committed=_committed(state, owner, tf)
+            state,
+            strike,
+            dice,
+            secret,
+            slot.time,
+            committed=_committed(state, owner, tf),
+            ratings=ratings,
         )
     return events
 
@@ -398,7 +457,7 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         "#   TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>",
         "# Standing special strikes (5.8, R105; kept until you file others, SPECIAL NONE clears):",
         "#   SPECIAL <id> FROM <base|TFn> <n>x<type>... [ESCORT <n>x<type>@<alt> LOOSE|CLOSE]"
-        " [AGAINST ANY|<types>] [RANGE NORMAL|EXTENDED]",
+        " [AGAINST ANY|<types>] [RANGE NORMAL|EXTENDED] [NIGHT]",
         "#",
         "# Your air bases and carrier TFs (APs by type; MP = hexes x 6 in the Tropics):",
     ]

@@ -135,12 +135,14 @@ def setup(
 def embark(forces: Mapping[str, Mapping[str, Any]], ships: Mapping[str, dict[str, Any]]) -> None:
     """4.0, 5.0: the carriers' air groups onto their ships' records, so a carrier TF
     launches, searches and loses APs from its ships: a forces item whose keys are all
-    ship names (the scenario's ``*-air`` items) gives each its APs by type."""
-    for item in forces.values():
+    ship names (the scenario's ``*-air`` items) gives each its APs by type; a
+    ``*-elite`` item, how many of them are elite (7.11, air/elite.py)."""
+    for key, item in forces.items():
         v = item.get("value")
         if isinstance(v, Mapping) and v and all(name in ships for name in v):
+            field = "elite" if str(key).endswith("-elite") else "air"
             for name, air in v.items():
-                ships[name]["air"] = {str(t): int(n) for t, n in air.items()}
+                ships[name][field] = {str(t): int(n) for t, n in air.items()}
 
 
 def ship_class(public: Mapping[str, Any], ship: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.rulesets.witp.air import elite
 from pbem.rulesets.witp.air.ships import SUNK
 from pbem.rulesets.witp.air.tables import (
     DAMAGE,
@@ -69,7 +70,9 @@ def anti_ship(
             continue
         values = air_unit(public, str(a["type"]))["anti_ship"].get(str(a["role"]), [0, 0])
         at = 0 if a.get("range", "normal") == "normal" else 1
-        total += int(a["n"]) * int(values[at])
+        rated = int(values[at]) > 0  # 7.11: a bonus to a rating, none where it has none
+        plus = elite.anti_ship(public, str(a["type"])) if a.get(elite.KEY) and rated else 0
+        total += int(a["n"]) * (int(values[at]) + plus)
     return total
 
 

@@ -34,6 +34,7 @@ class Stack:
     fighter: bool
     eliminated: int = 0
     aborted: int = 0
+    elite: bool = False  # 7.11: its ratings already carry the bonus; told when set
 
     @property
     def surviving(self) -> int:
@@ -45,7 +46,7 @@ class Stack:
             "n": self.n,
             "eliminated": self.eliminated,
             "aborted": self.aborted,
-        }
+        } | ({"elite": True} if self.elite else {})
 
 
 @dataclass

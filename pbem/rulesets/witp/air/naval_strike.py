@@ -42,8 +42,10 @@ from pbem.rulesets.witp.air import (
     coordination,
     critical,
     display,
+    elite,
     sequencing,
 )
+from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of, take_losses, tf_air
 from pbem.rulesets.witp.air.tables import DOCTRINE, air_unit, known_type, value
@@ -123,6 +125,8 @@ def _launch(
             nb = len(bombers)
             bombers = [e for e in kept[:nb] if e["n"]]
             escorts = [e for e in kept[nb:] if e["n"]]
+        bombers = elite.split(own, str(part["base"]), bombers)  # 7.11
+        escorts = elite.split(own, str(part["base"]), escorts)
         parts.append({**part, "elements": bombers, "escorts": escorts})
     return parts, events
 
@@ -134,16 +138,24 @@ def _stacks(
     for e in group:
         if e["alt"] != level or int(e["n"]) < 1:
             continue
-        air = air_unit(public, str(e["type"]))["air"]
+        t, best = str(e["type"]), bool(e.get(elite.KEY))
+        air = air_unit(public, t)["air"]
         base = int(air["extended" if e.get("range", "normal") != "normal" else "normal"])
+        base += elite.air_combat(public, t) if best else 0  # 7.11: elite A6M +1
         if bombers:
-            d = altitude.bomber_strength(public, base, air.get("altitude"), level)
+            d = altitude.bomber_strength(
+                public,
+                base,
+                air.get("altitude"),
+                level,
+                elite=best and elite.any_altitude(public, t),
+            )
             out.append(
-                combat.Stack(str(e["type"]), int(e["n"]), int(air.get("return_fire", 0)), d, False)
+                combat.Stack(t, int(e["n"]), int(air.get("return_fire", 0)), d, False, elite=best)
             )
         else:
             s = altitude.fighter_strength(public, base, air.get("altitude"), level)
-            out.append(combat.Stack(str(e["type"]), int(e["n"]), s, s, True))
+            out.append(combat.Stack(t, int(e["n"]), s, s, True, elite=best))
     return out
 
 
@@ -225,7 +237,9 @@ def resolve(
     ``secret``: the moderator's stream for the owner's critical-hit rolls (16.7);
     ``ratings``: the CTF commanders' rolled ratings by side (none: leaderless, 8.8);
     ``target_plotted``: the target's carriers have a strike plotted this phase (12.0);
-    ``cover``: Naval Cover over the TF that the APAT let through ({type, n}, 9.2);
+    ``cover``: Cover/Naval Cover over the TF that the APAT let through ({type, n}, 9.2);
+    ``cover_losses``: filled with the cover's share of the CAP's losses by type
+    ({type: [eliminated, aborted]}, R110: the TF's own fighters take them first);
     ``committed``: the TF's fighters flying other missions this phase, by type (5.3).
     CAP aborted here is kept in the owner's ``cap_aborted`` (by TF and type) and flies
     no later CAP this phase (5.1.1, 5.3.6); the caller clears it when the phase ends."""
@@ -285,6 +299,7 @@ def resolve_into(
     ratings: Mapping[str, Ratings] | None = None,
     target_plotted: bool = False,
     cover: Sequence[Mapping[str, Any]] = (),
+    cover_losses: dict[str, list[int]] | None = None,
     committed: Mapping[str, int] | None = None,
     coastwatcher_alerted: bool = False,
     unlocated_carriers: bool = False,
@@ -407,12 +422,14 @@ def resolve_into(
             **cc.to_json(),
         }
         events.append(disclose(st, fact, [naval], time, "8.1.4"))
+    own_left = dict(cap_air)  # R110: the TF's own fighters take the CAP's losses first
     for c in cover:
         cap_air[str(c["type"])] = cap_air.get(str(c["type"]), 0) + int(c["n"])
     theirs = doctrine(st, naval)
     cap = _cap_levels(public, cap_air, levels)
     bomber_hit_by_cap = False
     eliminated: dict[str, int] = {}
+    elite_lost: dict[str, int] = {}  # 7.11.2: elite APs eliminated, by type
     survivors: list[dict[str, Any]] = []
     for lv in levels:
         cs = _stacks(public, cap, lv, bombers=False)
@@ -451,15 +468,25 @@ def resolve_into(
         )
         for s in loose + close + bs:
             eliminated[s.type] = eliminated.get(s.type, 0) + s.eliminated
+            if s.elite:
+                elite_lost[s.type] = elite_lost.get(s.type, 0) + s.eliminated
         for s in cs:
-            take_losses(own_n, tf_id, s.type, s.eliminated)
-            if s.aborted and s.type not in {str(c["type"]) for c in cover}:
-                grounded[s.type] = int(grounded.get(s.type, 0)) + s.aborted
+            have = own_left.get(s.type, 0)
+            e_own, a_own, e_cover, a_cover = cover_rules.own_first(have, s.eliminated, s.aborted)
+            own_left[s.type] = have - e_own - a_own
+            take_losses(own_n, tf_id, s.type, e_own)
+            if a_own:
+                grounded[s.type] = int(grounded.get(s.type, 0)) + a_own
+            if cover_losses is not None and (e_cover or a_cover):
+                spent = cover_losses.setdefault(s.type, [0, 0])
+                spent[0] += e_cover
+                spent[1] += a_cover
         for s in bs:  # the surviving bombers go on (6.1.1); which part they came from
             left = s.surviving
             for p in parts:
                 for e in p["elements"]:
-                    if e["type"] == s.type and e["alt"] == lv and left > 0:
+                    same = e["type"] == s.type and bool(e.get(elite.KEY)) == s.elite
+                    if same and e["alt"] == lv and left > 0:
                         k = min(left, int(e["n"]))
                         survivors.append(
                             {
@@ -536,6 +563,8 @@ def resolve_into(
                 lost_by[t], back_by[t] = lost_by.get(t, 0) - lost, back_by.get(t, 0) - back
                 a["n"] = int(a["n"]) - lost - back
                 eliminated[t] = eliminated.get(t, 0) + lost
+                if a.get(elite.KEY):
+                    elite_lost[t] = elite_lost.get(t, 0) + lost
             fact = {
                 "kind": "aa-fire",
                 "tf": tf_id,
@@ -662,6 +691,7 @@ def resolve_into(
 
     # 6.3.3 extended range: eliminations may double on return; then the losses
     events += _extended_losses(st, strike, parts, eliminated, dice, time)
+    _elite_losses(st[PRIVATE][side], parts, elite_lost)
     return events
 
 
@@ -722,6 +752,18 @@ def _waves(
         else:
             waves.append(by_hex[h])
     return waves, events
+
+
+def _elite_losses(
+    own: Mapping[str, Any], parts: Sequence[Mapping[str, Any]], lost: Mapping[str, int]
+) -> None:
+    """7.11.2: the elite APs eliminated leave their bases' elite counts."""
+    for t, n in lost.items():
+        for p in parts:
+            k = min(n, sum(int(e["n"]) for e in p["elements"] + p["escorts"] if e["type"] == t))
+            k = min(k, elite.held(own, str(p["base"]), t))
+            elite.lose(own, str(p["base"]), t, k)
+            n -= k
 
 
 def _extended_losses(

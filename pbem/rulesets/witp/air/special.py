@@ -6,13 +6,14 @@ filed from the side's Knowledge (proposal 6.3):
 
     SPECIAL <id> FROM <base|TFn> <n>x<type>[/<role>][@<alt>] ...
             [ESCORT <n>x<type>@<alt> LOOSE|CLOSE] [AGAINST ANY|<type>[,<type>...]]
-            [RANGE NORMAL|EXTENDED]
+            [RANGE NORMAL|EXTENDED] [NIGHT]
 
 ``launches`` is asked each time an enemy TF, moving, enters a hex (the caller halts it
 there while the strikes resolve, 5.8): it returns the strikes the orders launch, in
 the shape of plot.AirPlot's strikes, judged from what the side knows: the TF must be
-contacted and not last reported a dummy (5.8, 5.1.6, 13.6.4), never at night
-(16.6.1), one special strike from a base against a TF in a Naval Phase (5.8.2); a
+contacted and not last reported a dummy (5.8, 5.1.6, 13.6.4); by day the orders
+without NIGHT, at night only those with it: night-rated bombers, unescorted, at a
+Located TF moving at night (16.6.1, 14.2.2, R113); one special strike from a base against a TF in a Naval Phase (5.8.2); a
 base's later special strike against another TF goes through the APAT (5.8.2), and
 APs aborted in an earlier one stay home (5.8.2).
 """
@@ -86,6 +87,9 @@ def _line(knowledge: Knowledge, side: str, words: Sequence[str]) -> dict[str, An
         elif w == "AGAINST" and i + 1 < len(rest):
             order["against"] = [x.upper() for x in rest[i + 1].split(",") if x]
             i += 2
+        elif w == "NIGHT":  # 14.2.2: flown only at a TF moving at night
+            order["night"] = True
+            i += 1
         elif w == "RANGE" and i + 1 < len(rest) and rest[i + 1].upper() in ("NORMAL", "EXTENDED"):
             order["range"] = rest[i + 1].lower()
             i += 2
@@ -108,6 +112,14 @@ def _line(knowledge: Knowledge, side: str, words: Sequence[str]) -> dict[str, An
     for t, n in used.items():
         if n > int(air.get(t, 0)):
             raise IllegalOrderError(f"{label} has {air.get(t, 0)} {t}, not {n}", rule="5.8")
+    if order.get("night"):
+        if order["escorts"]:
+            raise IllegalOrderError("night strikes fly unescorted", rule="14.2.2")
+        for e in order["elements"]:
+            if not air_unit(public, str(e["type"])).get("night_rated"):
+                raise IllegalOrderError(
+                    f"{e['type']} is not night-rated: no night strike against ships", rule="14.2.2"
+                )
     alts = {e["alt"] for e in order["elements"]}
     if any(e["alt"] not in alts for e in order["escorts"]):
         raise IllegalOrderError("escorts cover their own bombers' altitude only", rule="5.0")
@@ -157,8 +169,11 @@ def launches(
     """The special strikes ``side``'s standing orders launch at ``owner``'s TF ``tf``,
     moving into ``hexid``. ``struck``: (base, TF) pairs already struck this Naval Phase;
     ``aborted``: APs by (base, type) aborted in earlier special strikes (5.8.2)."""
-    if night:
-        return []  # 16.6.1
+    # 16.6.1: nothing flies at night but 14.2.2's night strikes (NIGHT orders, R113),
+    # and those fly only at night
+    orders = [o for o in orders if bool(o.get("night")) == night]
+    if not orders:
+        return []
     if located.strike_target_problem(knowledge, owner, tf) is not None:
         return []  # 5.8, 13.6.4
     reported = _reported_types(knowledge, owner, tf)
@@ -210,7 +225,7 @@ def launches(
                 "target": {"owner": owner, "tf": tf, "hex": hexid},
                 "priority": None,
                 "return": None,
-                "night": False,
+                "night": night,
                 "special": True,
                 "parts": [part],
             }

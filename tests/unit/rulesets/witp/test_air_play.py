@@ -186,7 +186,7 @@ def test_5_0_carrier_air_groups_are_on_their_ships_from_set_up(witp: WitpRuleset
 def test_5_0_7_8_1_a_carrier_tf_strikes_and_its_losses_and_damage_persist(
     witp: WitpRuleset, battle: dict[str, Any]
 ) -> None:
-    result = play(witp, battle, allied=YORKTOWN_STRIKE)
+    result = play(witp, battle, b"t", allied=YORKTOWN_STRIKE)  # a seed where bombers get through
     (launch,) = kinds(result, "strike-launched")
     # 5.0: the launch is announced to both, a carrier by its hex only.
     assert launch == {
@@ -421,3 +421,206 @@ def test_r90_pass_and_the_airplot_header_are_accepted_once(
 ) -> None:
     v = witp.validate(allocation, "allied", "AIRPLOT\n# no strike today\npass\nPASS")
     assert v.accepted == ("PASS",) and v.errors == ()
+
+
+# -- 5.3.2-5.3.6 plotted Cover CAP and Naval Cover over the target (R102, R110) -------
+
+
+def _all_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every covering AP arrives (a 100% APAT row), so the tests read the wiring."""
+    from pbem.rulesets.witp.air import availability
+
+    monkeypatch.setattr(availability, "available", lambda _p, n, *_a, **_k: (n, 7, 100))
+
+
+def _cover_given(
+    witp: WitpRuleset, state: dict[str, Any], monkeypatch: pytest.MonkeyPatch, japanese: str
+) -> tuple[Adjudication, list[Any]]:
+    given: list[Any] = []
+    real = naval_strike.resolve_into
+
+    def spy(*a: Any, **k: Any) -> Any:
+        given.append(k.get("cover"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(naval_strike, "resolve_into", spy)
+    return play(witp, state, allied=YORKTOWN_STRIKE, japanese=japanese), given
+
+
+@pytest.mark.parametrize(
+    ("order", "rule", "mission"),
+    [
+        (f"COVER C1 FROM TF1 1xA6M2 OVER {NEAR}", "5.3.3", "plotted-cover"),
+        ("NAVALCOVER C1 FROM TF1 1xA6M2 OVER TF2", "5.3.4", "plotted-naval-cover"),
+    ],
+)
+def test_5_3_2_5_3_4_plotted_cover_flies_cap_over_the_tf_struck(
+    witp: WitpRuleset,
+    battle: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+    order: str,
+    rule: str,
+    mission: str,
+) -> None:
+    """Shoho's fighter (TF1) plotted over the Striking Force's hex, or over the TF
+    itself, joins its CAP against the Allied strike; the APAT roll is the owner's."""
+    _all_up(monkeypatch)
+    result, given = _cover_given(witp, battle, monkeypatch, order)
+    assert given == [[{"type": "A6M2", "n": 1}]]
+    (event,) = [e for e in result.events if e.kind == "cover-availability"]
+    assert event.witnesses == ("japanese",)
+    assert (event.data["mission"], event.data["available"], event.data["tf"]) == (
+        mission,
+        1,
+        STRIKING_FORCE,
+    )
+    told = [d for d in result.state["disclosures"] if d["fact"]["kind"] == "cover-availability"]
+    assert [d["rule"] for d in told] == [rule]
+
+
+def test_5_3_2_cover_over_another_hex_does_not_cover_the_tf(
+    witp: WitpRuleset, battle: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _all_up(monkeypatch)
+    result, given = _cover_given(witp, battle, monkeypatch, "COVER C1 FROM TF1 1xA6M2 OVER E2317")
+    assert given == [[]]
+    assert kinds(result, "cover-availability") == []
+
+
+def _segment(battle: dict[str, Any], covers: dict[str, Any], mp: pytest.MonkeyPatch) -> Any:
+    """A Strike Segment with the Japanese plot ``covers`` (no critical hit rolled here)."""
+    from pbem.rulesets.witp import clock, draws
+
+    mp.setattr(draws, "round_secret", lambda *_a: None)
+
+    state = copy.deepcopy(battle)
+    state[PRIVATE]["japanese"][airplay.AIR_PLOT] = {"strikes": {}, "covers": covers}
+    slot = next(s for s in clock.schedule(1) if s.time.endswith("/strike"))
+    return airplay._Segment(state, slot, SeededDice(b"c", "g", 1, "x"))
+
+
+COVER_C1 = {
+    "id": "C1",
+    "kind": "cover",
+    "base": "TF1",
+    "type": "A6M2",
+    "n": 1,
+    "over": NEAR,
+    "over_hex": NEAR,
+    "mp": 18,
+}
+
+
+def test_5_3_3_the_cover_roll_is_made_once_an_air_phase(
+    battle: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seg = _segment(battle, {"C1": COVER_C1}, monkeypatch)
+    _flights, first = seg.cover("japanese", STRIKING_FORCE, NEAR)
+    _again, second = seg.cover("japanese", STRIKING_FORCE, NEAR)
+    assert len(first) == 1 and second == []  # the second strike: no new roll
+
+
+def test_r110_5_3_6_cover_losses_leave_its_base_and_it_covers_no_more(
+    battle: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _all_up(monkeypatch)
+    seg = _segment(battle, {"C1": COVER_C1}, monkeypatch)
+    flights, _ = seg.cover("japanese", STRIKING_FORCE, NEAR)
+    seg.cover_losses("japanese", flights, {"A6M2": [1, 0]})
+    assert air(seg.state, "japanese", "Shoho")["A6M2"] == 0  # Shoho's fighter, not TF2's
+    assert air(seg.state, "japanese", "Shokaku")["A6M2"] == 2
+    assert seg.cover("japanese", STRIKING_FORCE, NEAR)[0] == []
+
+
+def test_r110_the_tfs_own_cap_takes_the_losses_first() -> None:
+    from pbem.rulesets.witp.air import cover
+
+    assert cover.own_first(2, 3, 1) == (2, 0, 1, 1)
+    assert cover.own_first(4, 1, 2) == (1, 2, 0, 0)
+    assert cover.split(3, [2, 2]) == [2, 1]
+
+
+def test_7_11_the_striking_forces_elite_fly_as_elite_and_both_see_the_markers(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    """Shokaku's and Zuikaku's groups are elite (the scenario's pack, illustrative):
+    a strike from TF2 fights as elite, and the markers are on the Air Display (7.11)."""
+    out = play(witp, battle, japanese="STRIKE K1 FROM TF2 2xD3A1 2xB5N2 TARGET TF3")
+    fights = kinds(out, "air-combat")
+    bombers = [b for f in fights for b in f["bombers"]]
+    assert bombers and all(b.get("elite") is True for b in bombers)
+    told = next(e for e in out.events if e.kind == "air-combat")
+    assert told.witnesses is None or set(told.witnesses) == set(BOTH)
+    ships = out.state[PRIVATE]["japanese"]["ships"]
+    for name in ("Shokaku", "Zuikaku"):  # 7.11.2: never more elite than APs aboard
+        for t, n in ships[name]["elite"].items():
+            assert n <= ships[name]["air"].get(t, 0)
+
+
+# -- 8.1, 8.8 carrier admirals (R112) ------------------------------------------------
+
+
+def test_8_1_a_carrier_tfs_admiral_is_its_forces_commander(battle: dict[str, Any]) -> None:
+    from pbem.rulesets.witp.air import admirals
+
+    public = battle[PUBLIC]
+    assert admirals.commander(public, battle[PRIVATE]["allied"], TF17) == "R.Adm. Fletcher"
+    assert admirals.commander(public, battle[PRIVATE]["japanese"], STRIKING_FORCE) == (
+        "V.Adm. Takagi"
+    )
+    # 8.2: an admiral imparts nothing from a carrier no longer operational (D3+): 8.8
+    state = copy.deepcopy(battle)
+    state[PRIVATE]["allied"]["ships"]["Yorktown"]["damage"] = 3
+    assert admirals.commander(public, state[PRIVATE]["allied"], TF17) is None
+
+
+def test_8_1_admirals_ratings_are_rolled_once_told_their_side_and_used(
+    witp: WitpRuleset, battle: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[Any] = []
+    real = naval_strike.resolve_into
+
+    def spy(*a: Any, **k: Any) -> Any:
+        seen.append(k.get("ratings"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(naval_strike, "resolve_into", spy)
+    first = play(witp, battle, b"t", allied=YORKTOWN_STRIKE)
+    told = [e for e in first.events if e.kind == "admiral-ratings"]
+    assert sorted((e.data["admiral"], e.witnesses) for e in told) == [
+        ("R.Adm. Fletcher", ("allied",)),
+        ("V.Adm. Takagi", ("japanese",)),
+    ]
+    ((ratings),) = seen
+    assert {s: r.admiral for s, r in ratings.items()} == {
+        "allied": "R.Adm. Fletcher",
+        "japanese": "V.Adm. Takagi",
+    }
+    # Kept for the battle (8.1 "prior to combat"): asked again later, no new roll.
+    from pbem.rulesets.witp.air import admirals
+
+    state = copy.deepcopy(dict(first.state))
+    dice = SeededDice(b"other", "g", 1, "x")
+    again, events = admirals.ratings(state, "allied", TF17, dice, "T1/air2/strike")
+    assert again == ratings["allied"] and events == []
+
+
+def test_14_2_2_r113_a_night_special_strike_at_a_tf_moving_at_night(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    """The Striking Force moves at night; the Hudsons at Port Moresby stand ready
+    with a NIGHT order: they strike it in the Naval Phase, at night (blank counters)."""
+    filed = play(witp, battle, allied="SPECIAL N1 FROM Port_Moresby 1xHudson NIGHT")
+    moved = play(
+        witp,
+        filed.state,
+        japanese="TF2 SPEED 2\nTF2 MOVE E2321 EV 4\nTF2 NIGHT AFTER 0",
+        allied="PASS",
+    )
+    (launch,) = kinds(moved, "special-strike")
+    assert launch["strike"] == "N1"
+    (placed,) = kinds(moved, "air-surface-placement")
+    assert {s["type"] for s in placed["ships"]} == {"?"}  # 14.2.2: blank counters
+    assert kinds(moved, "carrier-coordination") == [] or all(
+        not c.get("cap") for c in kinds(moved, "carrier-coordination")
+    )  # 14.0: no CAP at night

@@ -151,3 +151,40 @@ def test_5_8_2_a_successive_special_strike_rolls_the_apat_for_each_type() -> Non
     rolls = told(st, ALLIED, "joint-availability")
     assert {r["type"] for r in rolls} == {"SBD-3", "TBD-1", "F4F-3"}
     assert not told(st, JAPANESE, "joint-availability")
+
+
+NIGHT_ORDER = "SPECIAL N1 FROM Port_Moresby 2xB-17E NIGHT"
+
+
+def test_14_2_2_a_night_special_strike_is_night_rated_and_unescorted() -> None:
+    s = world(bases=MORESBY)
+    (order,) = _orders(s, NIGHT_ORDER)
+    assert order["night"] is True
+    k = knowing(s, ALLIED)
+    _o, errors = special.judge(k, ALLIED, "SPECIAL N2 FROM TF2 2xSBD-3 NIGHT")
+    assert [(e.rule, "not night-rated" in e.message) for e in errors] == [("14.2.2", True)]
+    _o, errors = special.judge(k, ALLIED, f"{NIGHT_ORDER} ESCORT 1xP-39@H LOOSE")
+    assert [(e.rule, "unescorted" in e.message) for e in errors] == [("14.2.2", True)]
+
+
+def test_14_2_2_r113_a_night_order_flies_only_at_a_tf_moving_at_night() -> None:
+    s = world(bases=MORESBY)
+    _report(s, "2 CV; total 2")
+    k = knowing(s, ALLIED)
+    orders = _orders(s, f"{ORDERS}\n{NIGHT_ORDER}")
+    (night,) = special.launches(k, ALLIED, orders, JAPANESE, "TF1", "E2010", night=True)
+    assert night["id"] == "N1" and night["night"] is True
+    assert [e["type"] for e in night["parts"][0]["elements"]] == ["B-17E"]
+    assert night["parts"][0]["escorts"] == []
+    by_day = special.launches(k, ALLIED, orders, JAPANESE, "TF1", "E2010", night=False)
+    assert [o["id"] for o in by_day] == ["X1"]  # 16.6.1: the day order only, by day
+
+
+def test_14_2_2_a_night_special_strike_needs_a_located_tf() -> None:
+    s = world(bases=MORESBY, located=())
+    _report(s, "2 CV; total 2")
+    orders = _orders(s, NIGHT_ORDER)
+    assert (
+        special.launches(knowing(s, ALLIED), ALLIED, orders, JAPANESE, "TF1", "E2010", night=True)
+        == []
+    )

@@ -1,0 +1,72 @@
+"""5.3.2-5.3.6 plotted Cover CAP and Naval Cover over a strike's target: which
+flights cover it, their one Air Point Availability roll an Air Phase, and which
+flight the CAP's losses fall on (R110).
+
+- Cover CAP over a hex intercepts every enemy strike plotted against that hex
+  (5.3.2), so at any of the owner's TFs there; Naval Cover only its own TF (5.3);
+- the APAT roll is made once an Air Phase a mission, before its first combat,
+  whatever the number of strikes (5.3.3; Naval Cover "the same", 5.3.4), with no
+  shift for Cover CAP and 2R for Naval Cover (the pack's apat shifts);
+- a type's CAP losses fall on the TF's own fighters first, then on the covering
+  flights in the order plotted (R110: the text leaves the choice open); a covering
+  AP eliminated or aborted flies no more cover that Air Phase (5.3.6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.rulesets.witp.air import availability
+
+MISSION = {"cover": "plotted-cover", "naval-cover": "plotted-naval-cover"}
+RULE = {"cover": "5.3.3", "naval-cover": "5.3.4"}
+
+
+def over(flight: Mapping[str, Any], tf: str, hexid: str) -> bool:
+    """Does the plotted ``flight`` cover the owner's TF ``tf`` standing in ``hexid``?"""
+    if flight.get("kind") == "naval-cover":
+        return str(flight["over"]) == tf
+    return str(flight.get("over_hex")) == hexid
+
+
+def roll(
+    public: Mapping[str, Any], flight: Mapping[str, Any], dice: Dice
+) -> tuple[int, dict[str, Any]]:
+    """(APs over the target, the roll as its owner is told it) for one plotted flight."""
+    kind = str(flight["kind"])
+    mission = MISSION[kind]
+    n, dr, pct = availability.available(
+        public, int(flight["n"]), int(flight["mp"]), mission, dice, f"{kind} {flight['id']}"
+    )
+    told = {
+        "cover": flight["id"],
+        "over": flight["over"],
+        "type": flight["type"],
+        "mission": mission,
+        "mp": flight["mp"],
+        "roll": dr,
+        "percent": pct,
+        "available": n,
+        "of": flight["n"],
+    }
+    return n, told
+
+
+def split(lost: int, flights: Sequence[int]) -> list[int]:
+    """``lost`` APs of one type spread over the covering flights (APs each), in order."""
+    out = []
+    for n in flights:
+        k = min(n, lost)
+        out.append(k)
+        lost -= k
+    return out
+
+
+def own_first(own: int, eliminated: int, aborted: int) -> tuple[int, int, int, int]:
+    """One CAP stack's losses: (own eliminated, own aborted, cover eliminated, cover
+    aborted), the TF's own ``own`` fighters taking them first (R110)."""
+    e_own = min(own, eliminated)
+    a_own = min(own - e_own, aborted)
+    return e_own, a_own, eliminated - e_own, aborted - a_own

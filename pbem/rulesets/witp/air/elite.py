@@ -1,0 +1,89 @@
+"""7.11 Japanese aircrew superiority: which of a strike's APs are "elite", and
+their bonuses where the pure modules roll (R111).
+
+Elite APs are counted by type on a carrier's record or an air base (``elite``:
+{type: n}, from the scenario's ``*-elite`` items: 68.3.3's allowances are not in the
+text, so the counts are the pack's, labelled). The bonuses are the pack's item
+``tables.elite-bonuses`` (rulebook, 7.11) by type prefix:
+
+- A6M: +1 to each air combat rating (normal and extended);
+- D3A, B5N, G3M, G4M: +2 to each AP's anti-ship rating, and no air combat
+  reduction for flying off their rated altitude (7.11.4).
+
+A part's APs of a type are elite up to the elite APs its base holds (the elite
+fly first: pbem's); an elite AP eliminated leaves the elite count (7.11.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.rulesets.witp.air.ships import ships_of
+from pbem.rulesets.witp.air.tables import value
+
+BONUSES = "tables/elite-bonuses"
+KEY = "elite"
+
+
+def _bonus(public: Mapping[str, Any], kind: str, ap_type: str) -> bool:
+    return any(ap_type.startswith(p) for p in value(public, BONUSES)[kind])
+
+
+def air_combat(public: Mapping[str, Any], ap_type: str) -> int:
+    """7.11: the elite fighter's air combat bonus."""
+    return 1 if _bonus(public, "air_combat_plus_one", ap_type) else 0
+
+
+def anti_ship(public: Mapping[str, Any], ap_type: str) -> int:
+    """7.11: the elite bomber's anti-ship bonus, each AP."""
+    return 2 if _bonus(public, "anti_ship_plus_two", ap_type) else 0
+
+
+def any_altitude(public: Mapping[str, Any], ap_type: str) -> bool:
+    """7.11, 7.11.4: an elite level bomber loses no air combat strength off its altitude."""
+    return _bonus(public, "anti_ship_plus_two", ap_type)
+
+
+def _holders(own: Mapping[str, Any], base: str) -> list[dict[str, Any]]:
+    """The records holding ``base``'s elite counts: its carriers, or the air base."""
+    tf = own.get("tfs", {}).get(base)
+    if tf is not None:
+        return ships_of(own, tf)
+    b = own.get("air_bases", {}).get(base)
+    return [b] if b is not None else []
+
+
+def held(own: Mapping[str, Any], base: str, ap_type: str) -> int:
+    return sum(int(r.get(KEY, {}).get(ap_type, 0)) for r in _holders(own, base))
+
+
+def split(
+    own: Mapping[str, Any], base: str, elements: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The part's elements with the elite APs split off (``elite``: True), elite first."""
+    left: dict[str, int] = {}
+    out: list[dict[str, Any]] = []
+    for e in elements:
+        t = str(e["type"])
+        left.setdefault(t, held(own, base, t))
+        k = min(int(e["n"]), left[t])
+        left[t] -= k
+        if k:
+            out.append({**e, "n": k, KEY: True})
+        if int(e["n"]) - k:
+            out.append({**e, "n": int(e["n"]) - k})
+    return out
+
+
+def lose(own: Mapping[str, Any], base: str, ap_type: str, n: int) -> None:
+    """7.11.2: ``n`` elite APs of ``ap_type`` eliminated; also no record keeps more
+    elite than APs."""
+    for r in _holders(own, base):
+        counts = r.get(KEY)
+        if not counts or ap_type not in counts:
+            continue
+        cut = min(n, int(counts[ap_type]))
+        n -= cut
+        have = int(r.get("air", r.get("air_points", {})).get(ap_type, 0))
+        counts[ap_type] = min(int(counts[ap_type]) - cut, have)

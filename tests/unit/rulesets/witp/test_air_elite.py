@@ -1,0 +1,89 @@
+"""7.11 Japanese aircrew superiority (air/elite.py, R111): the elite APs of the
+scenario's pack, split off a strike's parts, and their bonuses where the strike
+rolls: A6M +1 air combat, D3A/B5N/G3M/G4M +2 anti-ship and no air combat lost off
+their rated altitude (7.11.4); an elite AP eliminated leaves the count (7.11.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbem.rulesets.witp.air import attack, elite, naval_strike
+from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
+from pbem.rulesets.witp.ruleset import WitpRuleset
+
+from .conftest import SCENARIO
+from .test_air_world import kido_butai, world
+
+
+def _public() -> dict[str, Any]:
+    got: dict[str, Any] = world()[PUBLIC]
+    return got
+
+
+def _elite_kido_butai() -> dict[str, Any]:
+    state = world(japanese=kido_butai())
+    for s in state[PRIVATE]["japanese"]["tfs"]["TF1"]["ships"][:1]:  # Shokaku's group
+        s["elite"] = {"A6M2": 2, "D3A1": 1}
+    return state
+
+
+def test_7_11_1_the_scenario_embarks_its_elite_counts(witp: WitpRuleset) -> None:
+    ships = witp.initial_state(SCENARIO, {})[PRIVATE]["japanese"]["ships"]
+    assert ships["Shokaku"]["elite"] == {"A6M2": 2, "D3A1": 2, "B5N2": 2}
+    assert "elite" not in ships["Shoho"]  # the pack names only the 5th Carrier Division
+
+
+def test_7_11_a_parts_aps_are_elite_up_to_what_its_base_holds() -> None:
+    state = _elite_kido_butai()
+    own = state[PRIVATE]["japanese"]
+    got = elite.split(own, "TF1", [{"type": "D3A1", "n": 3, "alt": "M"}])
+    assert got == [
+        {"type": "D3A1", "n": 1, "alt": "M", "elite": True},
+        {"type": "D3A1", "n": 2, "alt": "M"},
+    ]
+
+
+def test_7_11_elite_a6m_plus_one_air_combat() -> None:
+    public = _public()
+    regular, best = naval_strike._stacks(
+        public,
+        [
+            {"type": "A6M2", "n": 1, "alt": "M"},
+            {"type": "A6M2", "n": 1, "alt": "M", "elite": True},
+        ],
+        "M",
+        bombers=False,
+    )
+    assert (best.attack, best.defence) == (regular.attack + 1, regular.defence + 1)
+    assert best.to_json()["elite"] is True and "elite" not in regular.to_json()
+
+
+def test_7_11_4_elite_level_bombers_lose_nothing_off_their_altitude() -> None:
+    public = _public()
+    group = [
+        {"type": "D3A1", "n": 1, "alt": "H"},
+        {"type": "D3A1", "n": 1, "alt": "H", "elite": True},
+    ]
+    regular, best = naval_strike._stacks(public, group, "H", bombers=True)
+    assert best.defence == 2 and regular.defence < best.defence  # rated M, flown H
+
+
+def test_7_11_elite_bombers_plus_two_anti_ship_each() -> None:
+    public = _public()
+    aps = [{"type": "D3A1", "n": 2, "role": "D", "range": "normal"}]
+    plain = attack.anti_ship(public, aps)
+    assert attack.anti_ship(public, [{**aps[0], "elite": True}]) == plain + 2 * 2
+    # no bonus to a rating the type does not have (7.11 "+2 to ... rating")
+    torpedo = [{"type": "D3A1", "n": 2, "role": "T", "elite": True}]
+    assert attack.anti_ship(public, torpedo) == 0
+
+
+def test_7_11_2_an_elite_ap_eliminated_leaves_the_count() -> None:
+    state = _elite_kido_butai()
+    own = state[PRIVATE]["japanese"]
+    elite.lose(own, "TF1", "A6M2", 1)
+    assert elite.held(own, "TF1", "A6M2") == 1
+    naval_strike._elite_losses(
+        own, [{"base": "TF1", "elements": [], "escorts": [{"type": "A6M2", "n": 1}]}], {"A6M2": 3}
+    )
+    assert elite.held(own, "TF1", "A6M2") == 0
