@@ -5,7 +5,9 @@ fighter-bombers, 10.1, 10.1.1). Every ship on the wave's path (7.7.4) adds the
 AA value the AA Matrix gives against each component (halved at D2 or worse, per the
 Naval Damage Levels Effects); 2D6 a component on the AA Table, with the 10.1.1
 column shifts and DRMs. Aborts and losses fall on the component's APs at random
-(10.1). At night (14.2.2) only the ships of the target ring and the ring it
+(10.1). Elite APs (7.11, marked ``elite`` by elite.split) bring 10.1.1's two elite
+DRMs: a combined attack at least half elite (fighters excluded), and a component
+of one elite AP. At night (14.2.2) only the ships of the target ring and the ring it
 overflies fire, at half value (rounded down); against an Outer Ring target none.
 """
 
@@ -16,7 +18,9 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp import draws
+from pbem.rulesets.witp.air.elite import KEY as ELITE
 from pbem.rulesets.witp.air.tables import (
+    AA_ELITE_COMBINED,
     AA_MATRIX,
     AA_MODS,
     EFFECTS,
@@ -67,9 +71,19 @@ def modifiers(
     t = value(public, AA_MODS)
     cols, drm, why = 0, 0, []
     modes = {str(a["aa_mode"]) for a in wave if int(a["n"]) > 0}
-    if len(modes) > 1 and any(a["aa_mode"] == "L" and int(a["n"]) > 0 for a in wave):
+    combined = len(modes) > 1 and any(a["aa_mode"] == "L" and int(a["n"]) > 0 for a in wave)
+    if combined:
         cols += shift(t["combined_low"])
         why.append(f"combined {t['combined_low']}")
+    if combined and _elite_half(wave):
+        d = int(value(public, AA_ELITE_COMBINED)["drm"])
+        drm += d
+        why.append(f"combined attack at least half elite {d}")
+    if sum(int(a["n"]) for a in component) == 1 and any(
+        a.get(ELITE) and int(a["n"]) > 0 for a in component
+    ):
+        drm += int(t["single_elite_drm"])
+        why.append(f"a single elite AP {t['single_elite_drm']}")
     if night:
         cols += shift(t["night"])
         why.append(f"night {t['night']}")
@@ -88,6 +102,14 @@ def modifiers(
         drm += small_first_wave_drm
         why.append(f"first wave of 1-2 APs {small_first_wave_drm}")
     return cols, drm, why
+
+
+def _elite_half(wave: Sequence[Mapping[str, Any]]) -> bool:
+    """10.1.1: at least half the wave's APs, fighters excluded, are elite (7.11)."""
+    bombers = [a for a in wave if a["role"] != "F" and int(a["n"]) > 0]
+    total = sum(int(a["n"]) for a in bombers)
+    best = sum(int(a["n"]) for a in bombers if a.get(ELITE))
+    return total > 0 and 2 * best >= total
 
 
 def small_first_wave(dice: Dice, purpose: str) -> tuple[tuple[int, int], int]:

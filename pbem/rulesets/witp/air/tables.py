@@ -25,6 +25,7 @@ SEQUENCE, SEQUENCE_DRM = "tables/strike-sequence", "tables/air-rating-sequence-d
 DISPLAY = "tables/air-surface-display"
 PRIORITY = "tables/general-target-priority"
 AA_MATRIX, AA_TABLE, AA_MODS = "tables/aa-matrix", "tables/aa-table", "tables/aa-modifiers"
+AA_ELITE_COMBINED = "tables/aa-elite-combined"
 DAMAGE, NAVAL_CRT = "tables/air-surface-damage", "tables/naval-crt"
 CRITICAL, EFFECTS = "tables/critical-hit", "tables/naval-damage-effects"
 TORPEDO, PBY_NIGHT = "tables/land-based-torpedo", "tables/pby-night-contact"

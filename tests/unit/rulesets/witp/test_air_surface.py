@@ -74,6 +74,34 @@ def test_10_1_1_combined_wave_with_a_low_component_shifts_1l() -> None:
     assert (cols, drm) == (-2, 0) and len(why) == 2
 
 
+def test_10_1_1_a_combined_wave_at_least_half_elite_bombers_takes_the_elite_drm() -> None:
+    wave = [
+        {"type": "D3A1", "n": 2, "role": "D", "aa_mode": "DB", "elite": True},
+        {"type": "B5N2", "n": 2, "role": "T", "aa_mode": "L"},
+        {"type": "A6M2", "n": 9, "role": "F", "aa_mode": "L", "elite": True},
+    ]
+    cols, drm, why = aa.modifiers(PUBLIC, wave, wave[:1], night=False, later_wave_after_inner=False)
+    assert (cols, drm) == (-1, -1) and "elite" in why[-1]  # the fighters are not counted
+    regulars = [{**wave[0], "n": 1}, {**wave[1], "n": 3}]
+    assert (
+        aa.modifiers(PUBLIC, regulars, regulars[1:], night=False, later_wave_after_inner=False)[1]
+        == 0
+    )  # one elite bomber in four: under half
+
+
+def test_10_1_1_an_elite_wave_not_combined_takes_no_elite_drm() -> None:
+    wave = [{"type": "D3A1", "n": 6, "role": "D", "aa_mode": "DB", "elite": True}]
+    assert aa.modifiers(PUBLIC, wave, wave, night=False, later_wave_after_inner=False)[1] == 0
+
+
+def test_10_1_1_a_single_elite_ap_under_fire_takes_minus_1() -> None:
+    one = [{"type": "B5N2", "n": 1, "role": "T", "aa_mode": "L", "elite": True}]
+    cols, drm, why = aa.modifiers(PUBLIC, one, one, night=False, later_wave_after_inner=False)
+    assert (cols, drm) == (0, -1) and why == ["a single elite AP -1"]
+    regular = [{**one[0], "elite": False}]
+    assert aa.modifiers(PUBLIC, regular, regular, night=False, later_wave_after_inner=False)[1] == 0
+
+
 def test_10_1_1_a_first_wave_of_one_or_two_aps_takes_half_the_differential() -> None:
     assert aa.small_first_wave(ScriptedDice([6, 1]), "x") == ((6, 1), -2)
 
