@@ -36,7 +36,7 @@ from pbem.core.events import Event
 from pbem.core.ruleset import LineError, Validation
 from pbem.rulesets.witp import draws, located, movement
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.air import admirals, naval_strike, plot, special
+from pbem.rulesets.witp.air import admirals, elite, naval_strike, plot, special
 from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
@@ -205,14 +205,29 @@ class _Segment:
         """R110: the cover's share of the CAP's losses, flight by flight in plot order;
         the eliminated leave their base, neither they nor the aborted cover again (5.3.6)."""
         own = self.state[PRIVATE][owner]
-        for t, (eliminated, aborted) in losses.items():
+        for t, (eliminated, aborted, *best) in losses.items():
             mine = [f for f in flights if f["type"] == t]
             up = [self.over[(owner, f["id"])] for f in mine]
             dead = cover_rules.split(eliminated, up)
             home = cover_rules.split(aborted, [n - d for n, d in zip(up, dead, strict=True)])
-            for f, d, a in zip(mine, dead, home, strict=True):
+            lost_best = cover_rules.split(sum(best), [self.elite_over(owner, f) for f in mine])
+            for f, d, a, b in zip(mine, dead, home, lost_best, strict=True):
                 self.over[(owner, f["id"])] -= d + a
+                elite.lose(own, str(f["base"]), t, min(b, d))  # 7.11.2
                 take_losses(own, str(f["base"]), t, d)
+
+    def covering(self, owner: str, flight: Mapping[str, Any]) -> dict[str, Any]:
+        """A covering flight over the target: {type, n} and its elite (7.11), if any."""
+        out = {"type": flight["type"], "n": self.over[(owner, flight["id"])]}
+        best = self.elite_over(owner, flight)
+        return {**out, elite.KEY: best} if best else out
+
+    def elite_over(self, owner: str, flight: Mapping[str, Any]) -> int:
+        """7.11, R111: a covering flight's elite APs, up to the elite its base holds."""
+        base, t = str(flight["base"]), str(flight["type"])
+        return min(
+            self.over[(owner, flight["id"])], elite.held(self.state[PRIVATE][owner], base, t)
+        )
 
     def strikes(self, side: str) -> dict[str, Any]:
         out: dict[str, Any] = self.state[PRIVATE][side].get(AIR_PLOT, {}).get("strikes", {})
@@ -275,7 +290,7 @@ class _Segment:
             self.dice,
             self.secret,
             time,
-            cover=[{"type": f["type"], "n": self.over[(owner, f["id"])]} for f in flights],
+            cover=[self.covering(owner, f) for f in flights],
             cover_losses=losses,
             committed=_committed(st, owner, tf),
             unlocated_carriers=False,

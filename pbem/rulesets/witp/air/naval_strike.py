@@ -179,6 +179,21 @@ def _cap_levels(
     return out
 
 
+def _elite_first(cap: Sequence[Mapping[str, Any]], best: Mapping[str, int]) -> list[dict[str, Any]]:
+    """7.11: each type's ``best`` elite CAP APs marked, level by level, lowest first."""
+    left = dict(best)
+    out: list[dict[str, Any]] = []
+    for e in cap:
+        t, n = str(e["type"]), int(e["n"])
+        k = min(n, left.get(t, 0))
+        left[t] = left.get(t, 0) - k
+        if k:
+            out.append({**e, "n": k, elite.KEY: True})
+        if n - k:
+            out.append({**e, "n": n - k})
+    return out
+
+
 def _told(stacks: Sequence[combat.Stack]) -> list[dict[str, Any]]:
     return [s.to_json() for s in stacks]
 
@@ -227,6 +242,7 @@ def resolve(
     ratings: Mapping[str, Ratings] | None = None,
     target_plotted: bool = False,
     cover: Sequence[Mapping[str, Any]] = (),
+    cover_losses: dict[str, list[int]] | None = None,
     committed: Mapping[str, int] | None = None,
     coastwatcher_alerted: bool = False,
     unlocated_carriers: bool = False,
@@ -237,9 +253,11 @@ def resolve(
     ``secret``: the moderator's stream for the owner's critical-hit rolls (16.7);
     ``ratings``: the CTF commanders' rolled ratings by side (none: leaderless, 8.8);
     ``target_plotted``: the target's carriers have a strike plotted this phase (12.0);
-    ``cover``: Cover/Naval Cover over the TF that the APAT let through ({type, n}, 9.2);
+    ``cover``: Cover/Naval Cover over the TF that the APAT let through ({type, n,
+    elite}, 9.2; ``elite``: how many of them are elite, 7.11);
     ``cover_losses``: filled with the cover's share of the CAP's losses by type
-    ({type: [eliminated, aborted]}, R110: the TF's own fighters take them first);
+    ({type: [eliminated, aborted, elite eliminated]}, R110: the TF's own fighters
+    take them first);
     ``committed``: the TF's fighters flying other missions this phase, by type (5.3).
     CAP aborted here is kept in the owner's ``cap_aborted`` (by TF and type) and flies
     no later CAP this phase (5.1.1, 5.3.6); the caller clears it when the phase ends."""
@@ -253,6 +271,7 @@ def resolve(
         ratings=ratings,
         target_plotted=target_plotted,
         cover=cover,
+        cover_losses=cover_losses,
         committed=committed,
         coastwatcher_alerted=coastwatcher_alerted,
         unlocated_carriers=unlocated_carriers,
@@ -423,10 +442,16 @@ def resolve_into(
         }
         events.append(disclose(st, fact, [naval], time, "8.1.4"))
     own_left = dict(cap_air)  # R110: the TF's own fighters take the CAP's losses first
+    # 7.11, R111: the CAP's elite; a strike flies its base's elite first, so the TF's
+    # elite left for CAP are those its committed strikes did not take
+    best = {
+        t: min(n, max(0, elite.held(own_n, tf_id, t) - busy.get(t, 0))) for t, n in cap_air.items()
+    }
     for c in cover:
         cap_air[str(c["type"])] = cap_air.get(str(c["type"]), 0) + int(c["n"])
+        best[str(c["type"])] = best.get(str(c["type"]), 0) + int(c.get(elite.KEY, 0))
     theirs = doctrine(st, naval)
-    cap = _cap_levels(public, cap_air, levels)
+    cap = _elite_first(_cap_levels(public, cap_air, levels), best)
     bomber_hit_by_cap = False
     eliminated: dict[str, int] = {}
     elite_lost: dict[str, int] = {}  # 7.11.2: elite APs eliminated, by type
@@ -470,17 +495,20 @@ def resolve_into(
             eliminated[s.type] = eliminated.get(s.type, 0) + s.eliminated
             if s.elite:
                 elite_lost[s.type] = elite_lost.get(s.type, 0) + s.eliminated
-        for s in cs:
+        for s in sorted(cs, key=lambda s: not s.elite):  # the elite are the TF's own first
             have = own_left.get(s.type, 0)
             e_own, a_own, e_cover, a_cover = cover_rules.own_first(have, s.eliminated, s.aborted)
             own_left[s.type] = have - e_own - a_own
+            if s.elite and e_own:
+                elite.lose(own_n, tf_id, s.type, e_own)  # 7.11.2
             take_losses(own_n, tf_id, s.type, e_own)
             if a_own:
                 grounded[s.type] = int(grounded.get(s.type, 0)) + a_own
             if cover_losses is not None and (e_cover or a_cover):
-                spent = cover_losses.setdefault(s.type, [0, 0])
+                spent = cover_losses.setdefault(s.type, [0, 0, 0])
                 spent[0] += e_cover
                 spent[1] += a_cover
+                spent[2] += e_cover if s.elite else 0  # 7.11.2: elite lost by the cover
         for s in bs:  # the surviving bombers go on (6.1.1); which part they came from
             left = s.surviving
             for p in parts:

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.rulesets.witp.air import attack, elite, naval_strike
+from pbem.core.dice import SeededDice
+from pbem.rulesets.witp.air import attack, elite, naval_strike, plot
+from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
 from pbem.rulesets.witp.ruleset import WitpRuleset
+from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
 from .conftest import SCENARIO
-from .test_air_world import kido_butai, world
+from .test_air_naval_strike import STRIKE, TIME
+from .test_air_world import kido_butai, knowing, told, world
 
 
 def _public() -> dict[str, Any]:
@@ -87,3 +91,60 @@ def test_7_11_2_an_elite_ap_eliminated_leaves_the_count() -> None:
         own, [{"base": "TF1", "elements": [], "escorts": [{"type": "A6M2", "n": 1}]}], {"A6M2": 3}
     )
     assert elite.held(own, "TF1", "A6M2") == 0
+
+
+def _cap_told(state: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for f in told(state, JAPANESE, "air-combat") for c in f["cap"]]
+
+
+def _strike_at_tf1(state: dict[str, Any], seed: int = 3, **kw: Any) -> dict[str, Any]:
+    p, errors = plot.judge(knowing(state, ALLIED), ALLIED, STRIKE)
+    assert errors == []
+    dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
+    secret = SecretDice(bytes([seed + 1]) * 12, "secret")
+    got, _ = naval_strike.resolve(state, next(iter(p.strikes.values())), dice, secret, TIME, **kw)
+    return got
+
+
+def test_7_11_elite_cap_is_split_off_level_by_level_lowest_first() -> None:
+    cap = [{"type": "A6M2", "n": 2, "alt": "L"}, {"type": "A6M2", "n": 2, "alt": "M"}]
+    assert naval_strike._elite_first(cap, {"A6M2": 3}) == [
+        {"type": "A6M2", "n": 2, "alt": "L", "elite": True},
+        {"type": "A6M2", "n": 1, "alt": "M", "elite": True},
+        {"type": "A6M2", "n": 1, "alt": "M"},
+    ]
+
+
+def test_7_11_a_tfs_elite_cap_fights_marked_with_its_bonus() -> None:
+    got = _strike_at_tf1(_elite_kido_butai())
+    cap = _cap_told(got)
+    flying = sum(c["n"] for c in cap)  # what carrier coordination let up (8.1.4)
+    # Shokaku's two elite A6M2 fly first
+    assert flying and sum(c["n"] for c in cap if c.get("elite")) == min(2, flying)
+    plain = _cap_told(_strike_at_tf1(world(japanese=kido_butai())))
+    assert not any(c.get("elite") for c in plain)
+
+
+def test_7_11_a_strike_takes_the_elite_first_so_committed_fighters_leave_regulars() -> None:
+    got = _strike_at_tf1(_elite_kido_butai(), committed={"A6M2": 2})
+    cap = _cap_told(got)
+    assert cap and not any(c.get("elite") for c in cap)
+
+
+def test_7_11_elite_cover_fights_elite_and_its_elite_losses_are_reported() -> None:
+    hit = 0
+    for seed in range(30):
+        losses: dict[str, list[int]] = {}
+        got = _strike_at_tf1(
+            world(japanese=kido_butai()),
+            seed,
+            committed={"A6M2": 4},  # the TF's own fighters all away: the cover alone flies
+            cover=[{"type": "A6M2", "n": 3, "elite": 3}],
+            cover_losses=losses,
+        )
+        cap = _cap_told(got)
+        assert cap and all(c.get("elite") for c in cap)  # none of the TF's regulars
+        for eliminated, aborted, elite_lost in losses.values():
+            hit += eliminated + aborted
+            assert elite_lost == eliminated  # every cover AP lost was elite
+    assert hit  # the cover was hurt at least once
