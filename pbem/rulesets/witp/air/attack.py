@@ -21,8 +21,10 @@ from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import elite
 from pbem.rulesets.witp.air.ships import SUNK
 from pbem.rulesets.witp.air.tables import (
+    COMBINED_B,
     DAMAGE,
     EFFECTS,
+    MAP_START,
     air_unit,
     damage_points,
     naval_crt,
@@ -32,12 +34,41 @@ from pbem.rulesets.witp.air.tables import (
 )
 
 
-def combined(wave: Sequence[Mapping[str, Any]]) -> bool:
-    """7.8.2 (A): torpedo bombers with dive- or fighter-bombers in one wave, judged as
-    it enters the display. (B), low level bombers by skip-bombing or elite Japanese
-    bombers, is not in the Coral Sea (ruling R99)."""
-    roles = {str(a["role"]) for a in wave if int(a["n"]) > 0}
-    return "T" in roles and bool(roles & {"D", "FB"})
+def combined(wave: Sequence[Mapping[str, Any]], public: Mapping[str, Any] | None = None) -> bool:
+    """7.8.2: a combined attack, judged as the wave enters the display: (A) torpedo
+    bombers with dive- or fighter-bombers; (B) low level bombers with them, when they
+    skip-bomb (US types, 3/43 on) or are elite G3M/G4M, the majority of the wave's low
+    B-type APs. Without ``public`` only (A) is judged."""
+    live = [a for a in wave if int(a["n"]) > 0]
+    roles = {str(a["role"]) for a in live}
+    if not roles & {"D", "FB"}:
+        return False
+    if "T" in roles:
+        return True
+    low = [a for a in live if a["role"] == "B" and a.get("attack_alt") == "L"]
+    if public is None or not low:
+        return False
+    t = value(public, COMBINED_B)
+    if _skip_bombing_era(public, t["skip_bombing_from"]) and any(
+        _is(a, t["skip_bombing"]) for a in low
+    ):
+        return True
+    best = sum(int(a["n"]) for a in low if a.get(elite.KEY) and _is(a, t["elite"]))
+    return 2 * best > sum(int(a["n"]) for a in low)
+
+
+def _is(ap: Mapping[str, Any], prefixes: Sequence[str]) -> bool:
+    return any(str(ap["type"]).startswith(p) for p in prefixes)
+
+
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def _skip_bombing_era(public: Mapping[str, Any], start: Sequence[int]) -> bool:
+    """The scenario's map start ("may1942") on or after the skip-bombing date."""
+    key = str(public["pack"].get(MAP_START, {}).get("value", "may1942"))
+    year, month = int(key[3:]), MONTHS.index(key[:3]) + 1
+    return (year, month) >= (int(start[0]), int(start[1]))
 
 
 def effect(public: Mapping[str, Any], level: int) -> Mapping[str, Any]:

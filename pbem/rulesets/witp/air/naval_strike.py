@@ -665,14 +665,14 @@ def resolve_into(
             aps,
             dice,
             f"wave {w + 1} attack on {name}",
-            is_combined=attack.combined(aps),
+            is_combined=attack.combined(aps, public),
             no_cap=no_cap,
             column=column,
             drm=drm,
         )
         rec.update(
             wave=w + 1,
-            combined=attack.combined(aps),
+            combined=attack.combined(aps, public),
             no_cap=no_cap,
             admiral={"column": column, "drm": drm},
         )

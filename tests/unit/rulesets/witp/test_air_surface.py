@@ -118,6 +118,34 @@ def test_7_8_2_torpedo_and_dive_bombers_make_a_combined_attack() -> None:
     assert not attack.combined([{"role": "T", "n": 2}])
 
 
+def _with_start(start: str) -> dict[str, Any]:
+    return {"pack": {**PUBLIC_PACK, "scenario/map-start": {"value": start}}}
+
+
+def test_7_8_2_b_skip_bombing_b_25s_with_dive_bombers_from_march_1943() -> None:
+    wave = [
+        {"type": "B-25C", "n": 2, "role": "B", "attack_alt": "L"},
+        {"type": "SBD-3", "n": 1, "role": "D", "attack_alt": "L"},
+    ]
+    assert attack.combined(wave, _with_start("mar1943"))
+    assert not attack.combined(wave, _with_start("may1942"))  # before skip-bombing
+    high = [{**wave[0], "attack_alt": "M"}, wave[1]]
+    assert not attack.combined(high, _with_start("mar1943"))  # at low only
+    alone = [wave[0]]
+    assert not attack.combined(alone, _with_start("mar1943"))  # with D or FB only
+
+
+def test_7_8_2_b_elite_g4ms_the_majority_of_the_low_level_bombers() -> None:
+    public = _with_start("may1942")
+    dive = {"type": "D3A1", "n": 1, "role": "D", "attack_alt": "L"}
+    best = {"type": "G4M1", "n": 2, "role": "B", "attack_alt": "L", "elite": True}
+    plain = {"type": "G4M1", "n": 2, "role": "B", "attack_alt": "L"}
+    assert attack.combined([best, dive], public)
+    assert not attack.combined([best, plain, dive], public)  # half is not a majority
+    assert attack.combined([best, {**plain, "n": 1}, dive], public)
+    assert not attack.combined([plain, dive], public)
+
+
 def test_7_8_1_step_4_attack_altitude_majority_ties_to_the_attacker() -> None:
     aps = [{"n": 2, "attack_alt": "L"}, {"n": 2, "attack_alt": "H"}]
     assert attack.attack_altitude(PUBLIC, aps) == "L"
