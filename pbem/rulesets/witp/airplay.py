@@ -9,7 +9,8 @@ naval_strike); this module only files the plots and flies them at the right time
 - ``file_plot``: the Allocation Segment: each side's accepted plot kept in its private
   part (sealed with its mail, like a naval plot); ``SPECIAL`` lines replace the side's
   standing special strikes (``SPECIAL NONE`` clears them).
-- ``strike_segment``: the Strike Segment: the 3.2 winner's strike first, then the
+- ``strike_segment``: the Strike Segment: three or more carrier strikes first, ranked
+  by their admirals' Air Ratings (12.3.2, R115); then the 3.2 winner's strike, then the
   sides alternately, each in the order written (3.1 B); a strike on a carrier TF with
   a strike of its own still on deck is sequenced first (12.0-12.2, R95).
   Plotted Cover CAP over the target's hex and Naval Cover over the TF fly CAP there,
@@ -36,7 +37,7 @@ from pbem.core.events import Event
 from pbem.core.ruleset import LineError, Validation
 from pbem.rulesets.witp import draws, located, movement
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.air import admirals, elite, naval_strike, plot, special
+from pbem.rulesets.witp.air import admirals, elite, naval_strike, plot, sequencing, special
 from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
@@ -323,10 +324,15 @@ def _ratings(
 
 def strike_segment(state: dict[str, Any], slot: Slot, first: str, dice: Dice) -> list[Event]:
     """3.1 B: the strikes plotted in this Air Phase, the 3.2 winner's first, then the
-    sides alternately, each side's in the order written."""
+    sides alternately, each side's in the order written; three or more carrier
+    strikes go before, by admiral (12.3.2)."""
     seg = _Segment(state, slot, dice)
     queues = {side: list(seg.strikes(side)) for side in SIDES}
     events: list[Event] = []
+    ranked, events = _carrier_ranking(state, seg, dice, slot.time)
+    for side, sid in ranked:  # 12.3.2: three or more carrier strikes, by admiral
+        queues[side].remove(sid)
+        events += seg.fly(side, sid)
     turn = first
     while queues[SIDES[0]] or queues[SIDES[1]]:
         if not queues[turn]:
@@ -335,6 +341,37 @@ def strike_segment(state: dict[str, Any], slot: Slot, first: str, dice: Dice) ->
         events += seg.fly(turn, sid)
         turn = enemy_of(turn)
     return events + end_of_phase(state, slot)
+
+
+def _carrier_ranking(
+    state: dict[str, Any], seg: _Segment, dice: Dice, time: str
+) -> tuple[list[tuple[str, str]], list[Event]]:
+    """12.3.2, R115: with three or more carrier strikes plotted, their order by the
+    admirals' Air Ratings (rolled now if not yet, told their own side, R112); fewer:
+    none (3.1 B alternation)."""
+    plotted = [
+        (side, sid, strike)
+        for side in SIDES
+        for sid, strike in seg.strikes(side).items()
+        if any(p["carrier"] for p in strike["parts"])
+    ]
+    if len(plotted) < 3:
+        return [], []
+    events: list[Event] = []
+    rated: list[tuple[str, str, float | None]] = []
+    for side, sid, strike in plotted:
+        airs: list[int | None] = []
+        for p in strike["parts"]:
+            if p["carrier"]:
+                r, told = admirals.ratings(state, side, str(p["base"]), dice, time)
+                events += told
+                airs.append(r.air if r is not None else None)
+        rated.append((side, sid, sequencing.joint_rating(airs)))
+    order = sequencing.rank(rated, dice, "12.3.2 equal Air Ratings")
+    for side in SIDES:  # its own strikes' order only: the enemy's ratings stay hidden
+        fact = {"kind": "carrier-strike-order", "strikes": [x for s, x in order if s == side]}
+        events.append(disclose(state, fact, [side], time, "12.3.2"))
+    return order, events
 
 
 def end_of_phase(state: dict[str, Any], slot: Slot) -> list[Event]:

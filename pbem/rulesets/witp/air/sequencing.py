@@ -7,15 +7,17 @@ the target's strike launches and finds its APs on the ground; "simultaneous" and
 favourable DRM is negative on one's own roll (12.3.1), so low rolls favour the
 striker (ruling R95). In a carrier battle each whole multiple of 2 between the CTF
 commanders' Air Ratings is a DRM of 1 for the better; a strike from carrier TFs not
-located before this Air Phase takes the negative DRM (12.4).
+located before this Air Phase takes the negative DRM (12.4). Three or more carrier
+strikes are ranked by their admirals' Air Ratings (12.3.2, ``rank``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air.tables import SEQUENCE, SEQUENCE_DRM, value
 
 BEFORE, SIMULTANEOUS, AFTER = "before", "simultaneous", "after"
@@ -55,3 +57,30 @@ def sequence(
     if unlocated_carriers:
         drm += int(value(public, SEQUENCE)["unlocated_carrier_drm"])
     return roll, drm, result(public, roll + drm)
+
+
+def joint_rating(ratings: Sequence[int | None]) -> float | None:
+    """12.3.2 Step 1: a strike's admirals' Air Ratings averaged, the lead's (the
+    first) counted twice; None: no admiral (leaderless, 8.8)."""
+    known = [r for r in ratings if r is not None]
+    if not known:
+        return None
+    lead = ratings[0] if ratings[0] is not None else 0
+    return (sum(known) + lead) / (len(known) + (1 if ratings[0] is not None else 0))
+
+
+def rank(
+    strikes: Sequence[tuple[str, str, float | None]], dice: Dice, purpose: str
+) -> list[tuple[str, str]]:
+    """12.3.2 Steps 1 and 3: (side, strike) highest Air Rating first, irrespective of
+    side; equal ratings in the order of a blind draw (the die of Step 3); strikes with
+    no admiral last (pbem's, R115)."""
+    groups: dict[float, list[tuple[str, str]]] = {}
+    for side, sid, air in strikes:
+        groups.setdefault(-1.0 if air is None else air, []).append((side, sid))
+    out: list[tuple[str, str]] = []
+    for air in sorted(groups, reverse=True):
+        tied = list(groups[air])
+        while tied:
+            out.append(tied.pop(draws.below(dice, len(tied), purpose) if len(tied) > 1 else 0))
+    return out

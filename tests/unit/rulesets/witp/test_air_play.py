@@ -15,9 +15,16 @@ import pytest
 from pbem.core.dice import SeededDice
 from pbem.core.ruleset import Adjudication
 from pbem.rulesets.witp import airplay, victory
-from pbem.rulesets.witp.air import naval_strike
+from pbem.rulesets.witp.air import admirals, naval_strike, sequencing
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
-from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE, PUBLIC, disclose, projection
+from pbem.rulesets.witp.knowledge import (
+    DISCLOSURES,
+    MODERATOR,
+    PRIVATE,
+    PUBLIC,
+    disclose,
+    projection,
+)
 from pbem.rulesets.witp.ruleset import WitpRuleset
 
 from .conftest import SCENARIO
@@ -624,3 +631,56 @@ def test_14_2_2_r113_a_night_special_strike_at_a_tf_moving_at_night(
     assert kinds(moved, "carrier-coordination") == [] or all(
         not c.get("cap") for c in kinds(moved, "carrier-coordination")
     )  # 14.0: no CAP at night
+
+
+# -- 12.3.2 three or more carrier strikes (R115) ---------------------------------------
+
+
+def test_12_3_2_step_1_a_joint_strike_averages_its_admirals_the_lead_counted_twice() -> None:
+    assert sequencing.joint_rating([4, 1]) == 3.0  # (4 + 4 + 1) / 3
+    assert sequencing.joint_rating([None, 3]) == 3.0  # a leaderless TF adds nothing
+    assert sequencing.joint_rating([None]) is None
+
+
+def test_12_3_2_step_3_highest_air_rating_first_irrespective_of_side() -> None:
+    strikes = [("allied", "S1", 2.0), ("japanese", "K1", 5.0), ("japanese", "K2", None)]
+    strikes.append(("allied", "S2", 3.0))
+    got = sequencing.rank(strikes, SeededDice(b"r" * 16, "g", 1, "air1"), "x")
+    assert got == [("japanese", "K1"), ("allied", "S2"), ("allied", "S1"), ("japanese", "K2")]
+
+
+def test_12_3_2_step_3_equal_ratings_are_ordered_by_the_die() -> None:
+    strikes = [("allied", "S1", 3.0), ("japanese", "K1", 3.0)]
+    seen = {
+        tuple(sequencing.rank(strikes, SeededDice(bytes([i]) * 16, "g", 1, "air1"), "x"))
+        for i in range(20)
+    }
+    assert len(seen) == 2  # either may go first
+
+
+def test_12_3_2_three_carrier_strikes_are_ranked_each_side_told_its_own(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    allied = YORKTOWN_STRIKE + "\nSTRIKE S2 FROM TF2 3xSBD-3 TARGET TF2"  # and Lexington's
+    japanese = "STRIKE K1 FROM TF2 2xD3A1 2xB5N2 TARGET TF3"
+    out = play(witp, copy.deepcopy(battle), b"q", allied=allied, japanese=japanese)
+    told = {
+        tuple(e.witnesses or ()): e.data["strikes"]
+        for e in out.events
+        if e.kind == "carrier-strike-order"
+    }
+    assert set(told) == {("allied",), ("japanese",)}  # each side only its own
+    assert sorted(told[("allied",)]) == ["S1", "S2"] and told[("japanese",)] == ["K1"]
+    rated = out.state[MODERATOR]["admiral_ratings"]
+    st = out.state
+    air = {
+        sid: rated[f"allied:{admirals.commander(st[PUBLIC], st[PRIVATE]['allied'], tf)}"]["air"]
+        for sid, tf in (("S1", TF17), ("S2", "TF2"))
+    }
+    first, second = told[("allied",)]
+    assert air[first] >= air[second]  # Step 3: the higher Air Rating first
+    hexes = {"S1": "E2324", "S2": "E2525"}  # Yorktown's and Lexington's launch hexes
+    launched = [e["from"] for e in kinds(out, "strike-launched") if e["side"] == "allied"]
+    assert launched == [hexes[s] for s in told[("allied",)]]  # flown in the ranked order
+    two = play(witp, copy.deepcopy(battle), b"q", allied=YORKTOWN_STRIKE, japanese=japanese)
+    assert not [e for e in two.events if e.kind == "carrier-strike-order"]  # fewer than 3
