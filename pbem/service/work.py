@@ -42,7 +42,7 @@ from pbem.reports.render import warm_up as warm_templates
 from pbem.service.clock import statement_time, transaction_time
 from pbem.service.heartbeat import Pulse
 from pbem.service.leases import Lease, claim_free, claims_lapse, held, take
-from pbem.storage.db import database_unreachable
+from pbem.storage.db import database_unreachable, lock_unavailable
 from pbem.storage.enums import InboundStatus, OutboundStatus
 from pbem.storage.models import Game, InboundMail, OutboundMail
 
@@ -50,7 +50,6 @@ log = logging.getLogger("pbem.service")
 
 CLAIM_SECONDS = 300
 # PostgreSQL's SQLSTATE for a lock wait ended by lock_timeout.
-LOCK_NOT_AVAILABLE = "55P03"
 # The clock looks at every game at least this often: what has no indexed time to
 # wake the daemon (a pause's cap, the moderator's digest) waits this long at most.
 # Deadlines, grace ends, reminders and lapsed claims wake it at once (next_wake).
@@ -193,7 +192,12 @@ class Worker:
                     # Commands may act on any game: look at all of them next tick.
                     self._sweep_requested = True
                 return outcome
-        except Exception:
+        except Exception as exc:
+            if lock_unavailable(exc):
+                # A peer's transaction holds what this mail needs: not the mail's fault.
+                log.warning("mail %s waits for a lock a peer holds; later", mail_id)
+                self.release_mail([mail_id])
+                return None
             # A bug, not bad input: keep the mail, mark it, tell the operator.
             log.exception("processing mail %s failed", mail_id)
             with self.sessions.begin() as s:
@@ -277,6 +281,13 @@ class Worker:
         except Exception as exc:
             if database_unreachable(exc):
                 raise  # one at a time cannot help: the round retries
+            if lock_unavailable(exc):
+                # A peer's transaction (a stalled daemon's) holds rows the batch needs;
+                # the server ends it within idle_in_transaction_timeout. Nothing is
+                # wrong with the mails: they wait for a later round, unclaimed.
+                log.warning("a batch of %d mails waits for a lock a peer holds", len(mine))
+                self.release_mail([row.id for row in mine])
+                return {}
             log.exception("a batch of %d mails failed; one at a time now", len(mine))
             return {row.id: o for row in mine if (o := self.process(row.id)) is not None}
         self.note_for_tick(touched, sweep)
@@ -426,7 +437,7 @@ class Worker:
                 log.warning("tick of game %s: the database is out of reach; later", game_id)
                 return []
             self._release_game(game_id, until)
-            if getattr(exc.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
+            if not lock_unavailable(exc):
                 log.exception("tick of game %s failed", game_id)
                 return []
             # A peer's transaction holds the game's row (stalled, or a long batch): the

@@ -62,6 +62,25 @@ def database_unreachable(exc: BaseException) -> bool:
     return isinstance(exc, OperationalError) and getattr(orig, "sqlstate", "") is None
 
 
+# PostgreSQL's lock_not_available (lock_timeout ran out) and query_canceled
+# (statement_timeout did).
+_WAITED_TOO_LONG = {"55P03", "57014"}
+
+
+def lock_unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` says a peer's transaction held what we needed past our
+    timeouts (PostgreSQL's lock_timeout or statement_timeout; SQLite's write lock
+    past its busy timeout): nothing wrong with the work, which waits for a later
+    round while the server ends the peer's transaction (a stalled daemon's, within
+    idle_in_transaction_timeout)."""
+    if not isinstance(exc, OperationalError):
+        return False
+    sqlstate = getattr(exc.orig, "sqlstate", None)
+    if sqlstate is not None:
+        return sqlstate in _WAITED_TOO_LONG
+    return "database is locked" in str(exc.orig)
+
+
 def make_engine(url: str, settings: DatabaseConfig | None = None) -> Engine:
     """An engine for ``url``; on PostgreSQL with the timeouts of ``settings``
     (the [database] section; its defaults if None)."""

@@ -7,9 +7,11 @@ from __future__ import annotations
 import base64
 import email
 import email.policy
+import logging
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -31,7 +33,7 @@ from pbem.record import journal
 from pbem.record.chain import verify_chain
 from pbem.service.work import Worker
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
-from pbem.storage.models import InboundMail, OutboundMail, Plot
+from pbem.storage.models import Game, InboundMail, OutboundMail, Plot
 from tests.conftest import make_database
 
 NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
@@ -261,3 +263,45 @@ def test_a_batch_answers_exactly_as_one_mail_at_a_time(tmp_path):
             results.append((outcomes, answers, kinds))
     assert results[0] == results[1]
     assert results[0][0][1] == "accepted 1, refused 1"
+
+
+@pytest.fixture
+def pg_world(tmp_path: Path) -> Iterator[tuple[Worker, Config, str]]:
+    """A worker on PostgreSQL whose lock waits run out after half a second."""
+    databases = make_database("postgresql", tmp_path)
+    url = next(databases)
+    config = _config(tmp_path)
+    config = replace(config, database=replace(config.database, lock_timeout=0.5))
+    _sessions(url, config)
+    sessions = make_sessionmaker(make_engine(url, config.database))
+    try:
+        yield Worker(config, sessions, "test:1", lambda: NOW), config, url
+    finally:
+        next(databases, None)
+
+
+def test_a_batch_a_peer_holds_locked_waits_unclaimed_and_is_answered_later(
+    pg_world: tuple[Worker, Config, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stalled peer's open transaction holds game g1's row (a daemon paused or cut
+    off mid-tick). The batch's wait for it runs out (lock_timeout): that is no
+    fault of the mails, so none is filed failed and nothing is logged as an error;
+    they stay new and unclaimed for a later round, which answers them once the
+    peer's transaction is gone (the partition test's unplugged daemon)."""
+    worker, _, url = pg_world
+    worker.file_many([("ref0", _orders("north", ["SEND SQN-1 A"]))])
+    ids = worker.pending_mail()
+    peer = make_engine(url)
+    with peer.connect() as conn:
+        conn.execute(select(Game).where(Game.id == "g1").with_for_update())
+        with caplog.at_level(logging.WARNING, logger="pbem"):
+            assert worker.process_many(ids) == {}
+            assert worker.process(ids[0]) is None  # one at a time, the same
+        conn.rollback()
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert any("lock a peer holds" in r.getMessage() for r in caplog.records)
+    with worker.sessions() as s:
+        [row] = s.scalars(select(InboundMail))
+        assert (row.status, row.claim_owner) == ("new", None)
+    assert worker.pending_mail() == ids
+    assert worker.process_many(ids) == {ids[0]: "accepted 1, refused 0"}
