@@ -10,6 +10,9 @@ into the moderator's mailbox. Then, in the same run and on the same mails:
 
 * floor: parse, verify and compose an answer for every mail in this process
   (the standard library and ``cryptography``), CPU time per order;
+* durable floor: the floor plus the writes no correct intake can skip (each
+  batch's mails stored with one fsync, one fsync'd commit per batch, each
+  answer written durably into a Maildir), CPU time per order;
 * bare fetch: aioimaplib alone fetches every message (for the rate only);
 * pbem: a real ``pbem serve`` process (intake "imap", outbox "maildir",
   ``--workers`` mail-processing processes) fetches, parses, verifies,
@@ -20,7 +23,8 @@ into the moderator's mailbox. Then, in the same run and on the same mails:
 
 Targets: CPU per order of all the daemon's processes at most 2.5 times the
 floor; RSS with the most games within 10 % of RSS with the fewest. Exits 1 if
-either is missed. Needs root (Dovecot stores mail as ``vmail``).
+either is missed. The ratio to the durable floor is printed beside the target's,
+not judged. Needs root (Dovecot stores mail as ``vmail``).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import hashlib
 import os
 import smtplib
 import subprocess
@@ -58,6 +63,7 @@ from pbem.intake.signatures import (  # noqa: E402
 from pbem.lifecycle.desk import Desk  # noqa: E402
 from pbem.lifecycle.games import GameMaster  # noqa: E402
 from pbem.lifecycle.publishing import Publisher  # noqa: E402
+from pbem.mail.maildir import deliver, ensure_maildir  # noqa: E402
 from pbem.outbox.compose import compose_reply, reply_subject  # noqa: E402
 from pbem.record.chain import GENESIS, entry_hash  # noqa: E402
 from pbem.secrecy.seeds import seal_seed, unseal_seed  # noqa: E402
@@ -278,12 +284,28 @@ def order_mail(game: str, side: str, key: bytes, sender: str, to: str, i: int) -
     return msg.as_bytes()
 
 
-def floor(mails: list[bytes], public_keys: set[str], config: Config) -> float:
+# Mails decided per transaction by the daemon (pbem.service.daemon.PROCESS_BATCH): the
+# durable floor commits as often.
+BATCH = 50
+
+
+def floor(
+    mails: list[bytes], public_keys: set[str], config: Config, durable: Path | None = None
+) -> float:
     """CPU seconds, on one core, of the three steps no pipeline that does what the
     issue asks can skip, done with the libraries it names: parse the mail
     (email, policy default), verify its Ed25519 block (cryptography), compose
     the answer (email). Nothing stored, validated or sealed. Run twice; the
-    second (warm, as a running daemon is) is returned."""
+    second (warm, as a running daemon is) is returned.
+
+    With ``durable`` (a folder), the **durable floor**: the same, plus the writes
+    no correct intake can skip, with the standard library alone: each batch of
+    ``BATCH`` mails' bytes appended to one file and fsync'd once (stored before the
+    mailbox may forget them), one fsync'd commit per batch (a line per mail: its
+    digest and outcome, appended to a journal), and each answer written durably
+    as pbem's Maildir outbox writes it (``deliver``: create in tmp/, write, fsync,
+    rename). Still nothing validated, sealed, encrypted or hash-chained, and no
+    database: what is left above it is pbem's own bookkeeping."""
     keys = {key_fingerprint(k): k for k in public_keys}
     answer = (
         "Game b0, north, turn 1 phase plot\nAccepted (3), as understood:\n"
@@ -294,26 +316,54 @@ def floor(mails: list[bytes], public_keys: set[str], config: Config) -> float:
     )
     now = datetime.now(UTC)
     seconds = 0.0
-    for _ in range(2):
+    for attempt in range(2):
+        if durable is not None:
+            where = durable / f"pass{attempt}"
+            outbox = ensure_maildir(where / "outbox")
+            stored = (where / "mails").open("ab")
+            journal = (where / "journal").open("ab")
         t = time.process_time()
-        for i, raw in enumerate(mails):
-            mail = parse_mail(raw)
-            block = find_blocks(mail.text)[0]
-            # As the daemon does: only the keys registered with the block's fingerprint.
-            verify_block(block, {block.key_id: keys[block.key_id]})
-            assert mail.from_addr is not None
-            compose_reply(
-                to=mail.from_addr,
-                sender=f"{config.moderator.name} <{config.moderator.address}>",
-                subject=reply_subject(mail.subject),
-                text=answer,
-                in_reply_to=mail.message_id,
-                references=mail.references,
-                message_id=f"<pbem.answer.{i}@pbem.example>",
-                loop_token=config.moderator.address,
-                date=now,
-            )
+        for first in range(0, len(mails), BATCH):
+            batch = mails[first : first + BATCH]
+            if durable is not None:
+                stored.write(b"".join(batch))
+                stored.flush()
+                os.fsync(stored.fileno())
+            answers = []
+            for i, raw in enumerate(batch, first):
+                mail = parse_mail(raw)
+                block = find_blocks(mail.text)[0]
+                # As the daemon does: only the keys registered with the block's fingerprint.
+                verify_block(block, {block.key_id: keys[block.key_id]})
+                assert mail.from_addr is not None
+                answers.append(
+                    compose_reply(
+                        to=mail.from_addr,
+                        sender=f"{config.moderator.name} <{config.moderator.address}>",
+                        subject=reply_subject(mail.subject),
+                        text=answer,
+                        in_reply_to=mail.message_id,
+                        references=mail.references,
+                        message_id=f"<pbem.answer.{i}@pbem.example>",
+                        loop_token=config.moderator.address,
+                        date=now,
+                    )
+                )
+            if durable is not None:
+                journal.write(
+                    b"".join(
+                        hashlib.sha256(raw).hexdigest().encode() + b" accepted 3, refused 0\n"
+                        for raw in batch
+                    )
+                )
+                journal.flush()
+                os.fsync(journal.fileno())
+                for reply in answers:
+                    deliver(outbox, reply)
         seconds = time.process_time() - t
+        if durable is not None:
+            stored.close()
+            journal.close()
     return seconds
 
 
@@ -376,6 +426,8 @@ def _measure(
     fetched, bare_seconds = asyncio.run(bare_fetch(lab, moderator, mod_password))
     assert fetched == orders, fetched
     floor_seconds = floor(mails, {seat[4] for seat in seats}, config)
+    # On the disk the daemon's database and outbox are on (the run's folder).
+    durable_seconds = floor(mails, {seat[4] for seat in seats}, config, folder / "durable")
 
     (folder / "pbem.toml").write_text(
         f"""\
@@ -455,6 +507,7 @@ level = "WARNING"
         "bare_rate": orders / bare_seconds,
         "pbem_rate": orders / seconds,
         "floor_ms": floor_seconds * 1000 / orders,
+        "durable_ms": durable_seconds * 1000 / orders,
         "cpu_ms": (cpu_main + cpu_workers) * 1000 / orders,
         "cpu_main_ms": cpu_main * 1000 / orders,
         "rss_mib": memory["VmRSS"] / 1024,
@@ -495,11 +548,16 @@ def main() -> int:
             r = run_once(args.orders, games, db, args.workers)
             results.append(r)
             ratio = r["cpu_ms"] / r["floor_ms"]
+            # The target is the issue's, against the floor; the durable floor's ratio is
+            # printed beside it (what pbem spends above the writes it cannot skip).
+            durable_ratio = r["cpu_ms"] / r["durable_ms"]
             ok = ok and ratio <= RATIO_TARGET
             print(
                 f"  CPU {r['cpu_ms']:.2f} ms/order, all processes ({r['cpu_main_ms']:.2f} in "
-                f"the daemon process) | floor {r['floor_ms']:.2f} ms/order | ratio "
-                f"{ratio:.2f} (target <= {RATIO_TARGET}) | pbem {r['pbem_rate']:.0f} orders/s, "
+                f"the daemon process) | floor {r['floor_ms']:.2f} ms/order, ratio "
+                f"{ratio:.2f} (target <= {RATIO_TARGET}) | durable floor "
+                f"{r['durable_ms']:.2f} ms/order ({r['durable_ms'] / r['floor_ms']:.2f} x the "
+                f"floor), ratio {durable_ratio:.2f} | pbem {r['pbem_rate']:.0f} orders/s, "
                 f"bare fetch {r['bare_rate']:.0f} mails/s | RSS {r['rss_mib']:.0f} MiB "
                 f"(peak {r['hwm_mib']:.0f} MiB) | load {os.getloadavg()[0]:.2f}",
                 flush=True,
