@@ -10,8 +10,9 @@ naval_strike); this module only files the plots and flies them at the right time
   part (sealed with its mail, like a naval plot); ``SPECIAL`` lines replace the side's
   standing special strikes (``SPECIAL NONE`` clears them).
 - ``strike_segment``: the Strike Segment: three or more carrier strikes first, ranked
-  by their admirals' Air Ratings (12.3.2, R115); then the 3.2 winner's strike, then the
-  sides alternately, each in the order written (3.1 B); a strike on a carrier TF with
+  by their admirals' Air Ratings (12.3.2, R115), those flown at each other before or
+  after the rest as the winner of Step 2's roll filed (RECIPROCAL, R125); then the
+  3.2 winner's strike, then the sides alternately, each in the order written (3.1 B); a strike on a carrier TF with
   a strike of its own still on deck is sequenced first (12.0-12.2, R95).
   Plotted Cover CAP over the target's hex and Naval Cover over the TF fly CAP there,
   each rolled once an Air Phase (5.3.2-5.3.6, air/cover.py, R110).
@@ -368,6 +369,10 @@ def _carrier_ranking(
                 airs.append(r.air if r is not None else None)
         rated.append((side, sid, sequencing.joint_rating(airs)))
     order = sequencing.rank(rated, dice, "12.3.2 equal Air Ratings")
+    filed = {s: state[PRIVATE][s].get(AIR_PLOT, {}).get("choices", {}) for s in SIDES}
+    choices = {s: c["reciprocal"] for s, c in filed.items() if "reciprocal" in c}
+    order, step2 = sequencing.play_step_two(state, plotted, order, choices, dice, time)  # R125
+    events += step2
     for side in SIDES:  # its own strikes' order only: the enemy's ratings stay hidden
         fact = {"kind": "carrier-strike-order", "strikes": [x for s, x in order if s == side]}
         events.append(disclose(state, fact, [side], time, "12.3.2"))
@@ -507,6 +512,7 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         "#   ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE",
         "#   COVER <id> FROM <base|TFn> <n>x<type> OVER <hex> | NAVALCOVER <id> FROM ... OVER <TFn>",
         "#   TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>",
+        "#   RECIPROCAL BEFORE|AFTER (12.3.2 Step 2) | ENTRY <id> ROLLED|FEWEST (7.7.1)",
         "# Standing special strikes (5.8, R105; kept until you file others, SPECIAL NONE clears):",
         "#   SPECIAL <id> FROM <base|TFn> <n>x<type>... [ESCORT <n>x<type>@<alt> LOOSE|CLOSE]"
         " [AGAINST ANY|<types>] [RANGE NORMAL|EXTENDED] [NIGHT]",

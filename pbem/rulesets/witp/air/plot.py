@@ -7,6 +7,7 @@ a line (proposal 6.1, in the style of the TF mission cards of docs/witp-orders.m
     COVER <id> FROM <base|TFn> <n>x<type> OVER <hex>            (5.3.2)
     NAVALCOVER <id> FROM <base|TFn> <n>x<type> OVER <TFn>       (5.3.4)
     TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>          (4.4.1)
+    RECIPROCAL BEFORE|AFTER | ENTRY <id> ROLLED|FEWEST         (air/choices.py)
     PASS
 
 A second STRIKE line with the same id from another base makes a Joint Strike, the
@@ -27,7 +28,7 @@ from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
 from pbem.rulesets.witp import located
-from pbem.rulesets.witp.air import altitude
+from pbem.rulesets.witp.air import altitude, choices
 from pbem.rulesets.witp.air.ships import base_air
 from pbem.rulesets.witp.air.tables import EXTREME, ROLES, air_unit, known_type, value
 from pbem.rulesets.witp.hexgrid import distance, parse_hex
@@ -48,9 +49,11 @@ class AirPlot:
     covers: dict[str, dict[str, Any]] = field(default_factory=dict)
     transfers: dict[str, dict[str, Any]] = field(default_factory=dict)
     allocated: dict[tuple[str, str], int] = field(default_factory=dict)  # (base, type) -> n
+    choices: dict[str, str] = field(default_factory=dict)  # air/choices.py (12.3.2 Step 2)
 
     def to_json(self) -> dict[str, Any]:
-        return {"strikes": self.strikes, "covers": self.covers, "transfers": self.transfers}
+        out = {"strikes": self.strikes, "covers": self.covers, "transfers": self.transfers}
+        return {**out, "choices": self.choices} if self.choices else out
 
 
 @dataclass(frozen=True)
@@ -349,6 +352,8 @@ JUDGES: dict[str, Callable[[Context, AirPlot, Sequence[str]], str]] = {
     "NAVALCOVER": lambda c, p, w: _cover(c, p, w, True),
     "TRANSFER": _transfer,
     "PASS": lambda c, p, w: "PASS",
+    "RECIPROCAL": choices.reciprocal,  # 12.3.2 Step 2 (R125)
+    "ENTRY": choices.entry,  # 7.7.1 (R126)
 }
 
 
