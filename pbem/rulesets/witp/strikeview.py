@@ -205,7 +205,10 @@ def _fact(s: _Strike, d: Disclosure) -> None:
         )
     elif kind == "wave-entry":
         aps = ", ".join(f"{a['n']} {a['type']} {a['role']}/{a['mode']}" for a in f["aps"])
-        s.add("waves", [f["wave"], f["entry_arc"], f["target_ring"], aps])
+        arc = (
+            f["entry_arc"] if "rolled" not in f else f"{f['entry_arc']} (elite, 1D6 {f['rolled']})"
+        )
+        s.add("waves", [f["wave"], arc, f["target_ring"], aps])  # 7.7.1: the elite's choice
     elif kind == "aa-fire":
         s.lose("elim", f["eliminated"])
         s.lose("abort", f["aborted"])

@@ -46,12 +46,13 @@ from pbem.rulesets.witp.air import (
     sequencing,
 )
 from pbem.rulesets.witp.air import cover as cover_rules
+from pbem.rulesets.witp.air import entry as entry_arc
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of, take_losses, tf_air
 from pbem.rulesets.witp.air.tables import DOCTRINE, air_unit, known_type, value
 from pbem.rulesets.witp.hexgrid import distance
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
-from pbem.rulesets.witp.sides import SIDES
+from pbem.rulesets.witp.sides import JAPANESE, SIDES
 
 LEVELS = ("L", "M", "H")
 
@@ -537,7 +538,8 @@ def resolve_into(
         aps = _wave_aps(public, wave)
         if not aps:
             continue
-        entry = dice.d6(f"wave {w + 1} entry")
+        rolled = dice.d6(f"wave {w + 1} entry")
+        entry = entry_arc.choose(public, positions, rolled, priority, side, strike, aps)  # 7.7.1
         ring = display.target_ring(positions, entry, public, priority)
         arcs = display.path(public, entry, ring)
         fact = {
@@ -545,6 +547,7 @@ def resolve_into(
             "tf": tf_id,
             "wave": w + 1,
             "entry_arc": entry,
+            **({"rolled": rolled} if entry_arc.elite_majority(aps) and side == JAPANESE else {}),
             "target_ring": ring,
             "aps": [
                 {"type": a["type"], "n": a["n"], "role": a["role"], "mode": a["aa_mode"]}

@@ -11,7 +11,6 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbem.core.dice import SeededDice
 from pbem.core.ruleset import Adjudication
 from pbem.rulesets.witp.air import sequencing
 from pbem.rulesets.witp.knowledge import Knowledge
