@@ -22,7 +22,9 @@ from pbem.rulesets.witp.knowledge import Disclosure, Knowledge
 from pbem.rulesets.witp.sides import SIDES, enemy_of
 
 # The disclosures this section tells; the report's event list leaves them out.
-LAUNCH = frozenset({"strike-launched", "carrier-coordination", "joint-availability"})
+LAUNCH = frozenset(
+    {"strike-launched", "carrier-coordination", "joint-availability", "torpedo-arming"}
+)
 SECTIONED = LAUNCH | frozenset(
     {
         "plotted-strike-revealed",
@@ -101,6 +103,13 @@ def _launch(s: _Strike, d: Disclosure) -> None:
         s.notes.append(
             f"[{d.rule}] carrier coordination, {f['tf']} (air rating {f['air_rating']}): "
             f"{_cc(f)}: {f['fighters']} fighter(s), {f['bombers']} bomber(s) launch"
+        )
+    elif f["kind"] == "torpedo-arming":  # 7.10.1, R127
+        best = ", an elite majority" if f["elite_majority"] else ""
+        s.notes.append(
+            f"[{d.rule}] torpedo arming at {f['base']}: {f['present']} torpedo-capable APs"
+            f"{best}; 1D10 {f['roll']}{_drm(int(f['drm']))}: {f['may_arm']} may carry "
+            f"torpedoes, {f['armed']} of {f['plotted']} do, the rest bombs"
         )
     else:  # joint-availability (9.3, 5.8.2)
         s.add(

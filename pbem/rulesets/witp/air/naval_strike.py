@@ -44,6 +44,7 @@ from pbem.rulesets.witp.air import (
     display,
     elite,
     sequencing,
+    torpedo,
 )
 from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air import entry as entry_arc
@@ -90,7 +91,9 @@ def _launch(
         where = part["hex"] if part["carrier"] else part["base"]
         fact = {"kind": "strike-launched", "side": side, "from": where, "carrier": part["carrier"]}
         events.append(disclose(st, fact, SIDES, time, "5.0"))
-        bombers = [dict(e) for e in part["elements"]]
+        bombers, arming = torpedo.at_launch(public, own, part, dice, f"{side} {part['base']} 7.10")
+        if arming:  # 7.10.1, R127: the launching side's own roll
+            events.append(disclose(st, arming, [side], time, "7.10.1"))
         escorts = [dict(e) for e in part["escorts"]]
         if part["carrier"]:
             r = ratings.get(side) or coordination.rate(public, None, dice, f"{side} CTF")
