@@ -129,8 +129,9 @@ def _launch(
             nb = len(bombers)
             bombers = [e for e in kept[:nb] if e["n"]]
             escorts = [e for e in kept[nb:] if e["n"]]
-        bombers = elite.split(own, str(part["base"]), bombers)  # 7.11
-        escorts = elite.split(own, str(part["base"]), escorts)
+        day = not strike.get("night")  # 7.11.5: the night elite's bonuses at night only
+        bombers = elite.split(own, str(part["base"]), bombers, day)  # 7.11
+        escorts = elite.split(own, str(part["base"]), escorts, day)
         parts.append({**part, "elements": bombers, "escorts": escorts})
     return parts, events
 
