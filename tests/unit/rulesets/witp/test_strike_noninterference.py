@@ -9,17 +9,19 @@ is told: the owner's critical-hit rolls (16.7: told to the striker on doubles
 only) when the viewer struck, the striker's extended-range doubling (6.3.3) when
 the viewer was struck. Each strike is resolved by ``naval_strike.resolve`` itself,
 so the property covers what the rules module discloses as well as what the report
-makes of it.
+makes of it. A second property plays whole Strike Segments that differ in the
+RECIPROCAL choice of the side losing 12.3.2 Step 2's roll (R125).
 """
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
 
 from pbem.rulesets.witp.knowledge import indistinguishable
 from pbem.rulesets.witp.ruleset import WitpRuleset
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE
+from pbem.rulesets.witp.sides import ALLIED, JAPANESE, enemy_of
 
 from .strikeworld import (
     Bases,
@@ -31,12 +33,18 @@ from .strikeworld import (
     strike_section,
     world,
 )
+from .test_air_reciprocal import Battle, segment, winner
 from .test_air_world import told
 
 
 @pytest.fixture(scope="module")
 def bases(witp: WitpRuleset) -> Bases:
     return Bases.of(witp)
+
+
+@pytest.fixture(scope="module")
+def battle(witp: WitpRuleset) -> Battle:
+    return Battle.of(witp)
 
 
 @settings(
@@ -78,3 +86,41 @@ def test_the_comparison_can_fail_the_owner_reads_the_secret_rolls(
             break
     assert report(witp, a, ea, JAPANESE) != report(witp, b, eb, JAPANESE)
     assert report(witp, a, ea, ALLIED) == report(witp, b, eb, ALLIED)
+
+
+# -- 12.3.2 Step 2 (R125): the loser's RECIPROCAL choice is never told ----------------
+
+
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(st.binary(min_size=8, max_size=8), st.sampled_from(("BEFORE", "AFTER")))
+def test_12_3_2_step_2_worlds_differing_in_the_losers_reciprocal_choice_look_alike(
+    witp: WitpRuleset,
+    battle: Battle,
+    seed: bytes,
+    mine: str,
+) -> None:
+    """Three or more carrier strikes, reciprocal and not: worlds that differ in the
+    RECIPROCAL line of the side that loses Step 2's roll give the winner the same
+    knowledge, and both sides byte-identical reports; flipping the winner's (the
+    control) changes its report."""
+    first = segment(witp, battle, seed, mine, mine)
+    won = winner(first)
+    flip = {"BEFORE": "AFTER", "AFTER": "BEFORE"}[mine]
+
+    def choosing(side: str) -> tuple[str, str]:
+        return (flip if side == ALLIED else mine, flip if side == JAPANESE else mine)
+
+    other = segment(witp, battle, seed, *choosing(enemy_of(won)))
+    assert indistinguishable(first.state, other.state, won)  # the loser's plot aside
+    for side in (ALLIED, JAPANESE):  # the loser's choice changes nothing told
+        assert report(witp, first.state, list(first.events), side) == report(
+            witp, other.state, list(other.events), side
+        )
+    control = segment(witp, battle, seed, *choosing(won))
+    assert report(witp, control.state, list(control.events), won) != report(
+        witp, first.state, list(first.events), won
+    )
