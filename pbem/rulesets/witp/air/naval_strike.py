@@ -3,7 +3,8 @@
 its rule and audience (witp-hidden-info 4.1-4.2, 6):
 
 - 5.0 launch: the launching base, or a carrier's launch hex only: both sides;
-- 8.1.4 carrier coordination and 9.3 joint-strike availability: the striker's own rolls;
+- 8.1.4 carrier coordination, 9.3 joint-strike availability and 7.10.1 land-based
+  torpedo arming (R127): the striker's own rolls;
 - 12.0 a plotted strike at the target revealed, and the 12.1 sequence: both;
 - 7.1 A the True report on the target: the striker (and owner);
 - 7.3 the target priority: both;
