@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pbem.core.dice import SeededDice
+from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.ruleset import Adjudication
 from pbem.rulesets.witp.air import sequencing
 from pbem.rulesets.witp.ruleset import WitpRuleset
@@ -141,3 +141,27 @@ def test_12_3_2_step_2_the_winner_chooses_reciprocal_strikes_first_or_last(
     assert _allied_order(before) == ["S1", "S2"]  # the winner's choice, not the loser's
     default = play(witp, copy.deepcopy(battle), seed, allied=ALLIED, japanese=JAPANESE)
     assert kinds(default, "reciprocal-strikes")[0]["choice"] == "before"  # none filed
+
+
+def test_12_3_2_step_2_no_roll_unless_both_kinds_are_plotted() -> None:
+    """All strikes reciprocal (or none): nothing to choose, no die rolled (R125)."""
+    plotted = [
+        ("allied", "S1", _strike(["TF3"], "TF2")),
+        ("allied", "S2", _strike(["TF2"], "TF1")),
+        ("japanese", "K1", _strike(["TF2"], "TF3")),
+        ("japanese", "K2", _strike(["TF1"], "TF2")),
+    ]
+    order = [(s, i) for s, i, _x in plotted]
+    state: dict[str, Any] = {}
+    got, events = sequencing.play_step_two(state, plotted, order, {}, ScriptedDice([]), "t")
+    assert got == order and events == []
+
+
+def test_12_3_2_step_2_the_roll_and_choice_are_told_to_both(
+    witp: WitpRuleset, battle: dict[str, Any]
+) -> None:
+    out = segment(witp, battle, b"\x01" * 8, "AFTER", "AFTER")
+    (told,) = [e for e in out.events if e.kind == "reciprocal-strikes"]
+    assert told.seen_by("allied") and told.seen_by("japanese")
+    two = play(witp, copy.deepcopy(battle), b"q", allied=YORKTOWN_STRIKE, japanese=JAPANESE)
+    assert not kinds(two, "reciprocal-strikes")  # two carrier strikes: no Step 2
