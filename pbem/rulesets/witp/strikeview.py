@@ -284,7 +284,7 @@ TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("waves", "Waves (7.7.1, 10.1.1)", ("wave", "arc", "ring", "APs (role/AA mode)")),
     (
         "suppression",
-        "AA suppression (7.9.1: strength by ring, Air-to-Air CRT; Low/High AA off)",
+        "AA suppression (7.9.1, Air-to-Air CRT: Low/High AA off)",
         ("wave", "ring", "str/APs", "2D6", "low/high"),
     ),
     ("aa", "AA fire (10.1)", ("wave", "vs", "AA", "col/DRM", "2D6", "result")),
