@@ -13,7 +13,7 @@ from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.rulesets.witp.air import naval_strike, plot, suppression
 from pbem.rulesets.witp.air.tables import air_to_air
 from pbem.rulesets.witp.draws import SecretDice
-from pbem.rulesets.witp.knowledge import PUBLIC
+from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
 from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
 from .test_air_world import PUBLIC_PACK, knowing, ship, told, world
@@ -276,3 +276,16 @@ def test_10_1_1_proximity_fuses_in_a_strike_from_the_scenario_date() -> None:
     assert not any("proximity" in r for r in fires[0]["why"])
     assert "proximity fuses (USN) +1" in fires[1]["why"]
     assert fires[1]["drm"] == fires[0]["drm"] + 1
+
+
+def test_7_9_1_suppressors_lost_to_aa_leave_their_carriers() -> None:
+    """10.3.2: suppressing fighters are subject to AA; those eliminated are lost."""
+    state = world(japanese=_no_fighters())
+    for seed in range(1, 80):
+        st = _run(copy.deepcopy(state), LOOSE + " SUPPRESS 3", seed)
+        lost = sum(f["eliminated"].get("F4F-3", 0) for f in told(st, JAPANESE, "aa-fire"))
+        if lost:
+            break
+    assert lost
+    ships = st[PRIVATE][ALLIED]["tfs"]["TF2"]["ships"]
+    assert sum(s["air"].get("F4F-3", 0) for s in ships if "air" in s) == 4 - lost
