@@ -14,7 +14,9 @@ naval_strike); this module only files the plots and flies them at the right time
   sides alternately, each in the order written (3.1 B); a strike on a carrier TF with
   a strike of its own still on deck is sequenced first (12.0-12.2, R95).
   Plotted Cover CAP over the target's hex and Naval Cover over the TF fly CAP there,
-  each rolled once an Air Phase (5.3.2-5.3.6, air/cover.py, R110).
+  each rolled once an Air Phase (5.3.2-5.3.6, air/cover.py, R110): a carrier's
+  after its coordination check (R120), Army-type fighters' Naval Cover with the
+  side's one 2D6 DRM (R121), cover over a solely enemy-held hex 2R (R122).
   The carrier admirals' ratings on both sides are rolled when first needed and kept
   (8.1, 8.8, air/admirals.py, R112).
 - ``entered`` (movement.ON_ENTER): a moving enemy TF entering a hex by day may launch
@@ -37,7 +39,15 @@ from pbem.core.events import Event
 from pbem.core.ruleset import LineError, Validation
 from pbem.rulesets.witp import draws, located, movement
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.air import admirals, elite, naval_strike, plot, sequencing, special
+from pbem.rulesets.witp.air import (
+    admirals,
+    coordination,
+    elite,
+    naval_strike,
+    plot,
+    sequencing,
+    special,
+)
 from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
@@ -183,22 +193,78 @@ class _Segment:
         self.flown: set[tuple[str, str]] = set()
         self.launched: dict[tuple[str, str], dict[str, Any]] = {}  # aloft before they fly
         self.over: dict[tuple[str, str], int] = {}  # each cover's APs over its target
+        self.army: dict[str, int] = {}  # 5.3.4: each side's one Army-type 2D6 (R121)
 
     def cover(self, owner: str, tf: str, hexid: str) -> tuple[list[dict[str, Any]], list[Event]]:
         """5.3.2-5.3.4, R102, R110: the owner's plotted Cover over ``hexid`` and Naval
-        Cover over ``tf`` still flying; each rolled on the APAT before its first combat,
-        once this Air Phase (5.3.3), the roll told its owner alone."""
+        Cover over ``tf`` still flying; each launched and rolled on the APAT before its
+        first combat, once this Air Phase (5.3.3), the rolls told its owner alone."""
         plotted = self.state[PRIVATE][owner].get(AIR_PLOT, {}).get("covers", {}).values()
         flights = [f for f in plotted if cover_rules.over(f, tf, hexid)]
         events: list[Event] = []
         for f in flights:
             if (owner, f["id"]) not in self.over:
-                n, told = cover_rules.roll(self.state[PUBLIC], f, self.dice)
-                self.over[(owner, f["id"])] = n
-                fact = {"kind": "cover-availability", "tf": tf, **told}
-                rule = cover_rules.RULE[str(f["kind"])]
-                events.append(disclose(self.state, fact, [owner], self.slot.time, rule))
+                events += self.launch_cover(owner, f, tf)
         return [f for f in flights if self.over[(owner, f["id"])] > 0], events
+
+    def launch_cover(self, owner: str, flight: Mapping[str, Any], tf: str) -> list[Event]:
+        """One covering flight's launch (8.1.4, R120), Army-type DRM (5.3.4, R121) and
+        APAT roll, 2R over a hex held solely by the enemy (5.3.3, R122)."""
+        n, events = self.coordinated(owner, flight)
+        held = self.enemy_held(owner, str(flight.get("over_hex")))
+        mission = cover_rules.mission_of(flight, held)
+        drm, told = self.army_drm(owner, flight)
+        events += told
+        got, rolled = cover_rules.roll(
+            self.state[PUBLIC], flight, self.dice, n=n, mission=mission, drm=drm
+        )
+        self.over[(owner, flight["id"])] = got
+        fact = {"kind": "cover-availability", "tf": tf, **rolled}
+        rule = "5.3.3" if held else cover_rules.RULE[str(flight["kind"])]
+        return [*events, disclose(self.state, fact, [owner], self.slot.time, rule)]
+
+    def coordinated(self, owner: str, flight: Mapping[str, Any]) -> tuple[int, list[Event]]:
+        """5.3.6, 8.1.4, R120: a carrier TF's cover launches after its carrier
+        coordination check (its admiral's Air Rating, 8.8 leaderless); (APs, events)."""
+        n, base = int(flight["n"]), str(flight["base"])
+        if not flight.get("carrier"):
+            return n, []
+        own, public = self.state[PRIVATE][owner], self.state[PUBLIC]
+        entry = own.get(tfs.TFS, {}).get(base)
+        if entry is None:
+            return 0, []  # the TF is gone
+        r, events = admirals.ratings(self.state, owner, base, self.dice, self.slot.time)
+        r = r or coordination.rate(public, None, self.dice, f"{owner} {base} CTF")
+        purpose = f"{owner} {base} cover {flight['id']} CC"
+        cc = coordination.launch(public, ships_of(own, entry), r, n, 0, self.dice, purpose)
+        fact = {"kind": "cover-coordination", "tf": base, "cover": flight["id"]}
+        fact |= {"air_rating": r.air, **cc.to_json()}
+        events.append(disclose(self.state, fact, [owner], self.slot.time, "8.1.4"))
+        return cc.fighters, events
+
+    def army_drm(self, owner: str, flight: Mapping[str, Any]) -> tuple[int, list[Event]]:
+        """5.3.4, R121: Army-type fighters on Naval Cover: the side's one 2D6 this Air
+        Phase (told its owner), short of the type's number, a negative DRM."""
+        number = cover_rules.army_number(self.state[PUBLIC], str(flight["type"]))
+        if flight["kind"] != "naval-cover" or number is None:
+            return 0, []
+        events: list[Event] = []
+        if owner not in self.army:
+            purpose = f"{owner} Army-type naval cover"
+            self.army[owner] = self.dice.d6(purpose) + self.dice.d6(purpose)
+            fact = {"kind": "army-naval-cover-roll", "roll": self.army[owner]}
+            events.append(disclose(self.state, fact, [owner], self.slot.time, "5.3.4"))
+        return cover_rules.army_drm(number, self.army[owner]), events
+
+    def enemy_held(self, owner: str, hexid: str) -> bool:
+        """5.3.3, R122: a hex held solely by the enemy: an enemy air base there and
+        none of the owner's (ground units come with a later stage)."""
+        private = self.state[PRIVATE]
+        theirs = private[enemy_of(owner)].get("air_bases", {}).values()
+        mine = private[owner].get("air_bases", {}).values()
+        return any(b.get("hex") == hexid for b in theirs) and not any(
+            b.get("hex") == hexid for b in mine
+        )
 
     def cover_losses(
         self, owner: str, flights: Sequence[Mapping[str, Any]], losses: Mapping[str, list[int]]

@@ -42,6 +42,10 @@ SECTIONED = LAUNCH | frozenset(
         "extended-range-losses",
     }
 )
+# The owner's own cover over a struck TF (5.3.3-5.3.6, R110, R120-R124): told as it is
+# launched and rolled, just before the strike it meets; notes of that strike's block.
+COVER = frozenset({"cover-availability", "cover-coordination", "army-naval-cover-roll"})
+SECTIONED |= COVER
 STRIKE_CONTACT = "strike-contact"  # a search-report's source when a strike tells it (7.1 A)
 
 Row = list[str]
@@ -68,6 +72,24 @@ def _cc(f: Mapping[str, Any]) -> str:
         return f"{head}: passed"
     star = " (may not be cancelled)" if f.get("asterisk") else ""
     return f"{head} failed; 2D6 {f['second']}: {f['percent']}%{star}, cut: {f['cut']}"
+
+
+def _cover(d: Disclosure) -> str:
+    """One line of the owner's cover: its launch check, Army-type roll or APAT roll."""
+    f, r = d.fact, d.rule
+    if f["kind"] == "cover-coordination":
+        return (
+            f"[{r}] cover {f['cover']} carrier coordination, {f['tf']} (air rating "
+            f"{f['air_rating']}): {_cc(f)}: {f['fighters']} fighter(s) launch"
+        )
+    if f["kind"] == "army-naval-cover-roll":
+        return f"[{r}] Army-type fighters on Naval Cover: 2D6 {f['roll']}"
+    shift = {"plotted-naval-cover": ", 2R", "emergency-cover": ", 2R: enemy-held hex"}
+    return (
+        f"[{r}] cover {f['cover']} ({f['type']} over {f['over']}, {f['mp']} MP"
+        f"{shift.get(str(f['mission']), '')}): APAT 2D6 {f['roll']}{_drm(int(f.get('drm', 0)))}"
+        f" = {f['percent']}%: {f['available']} of {f['of']} over the TF"
+    )
 
 
 class _Strike:
@@ -312,8 +334,12 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
     the whole game), in the order they were told."""
     strikes: list[_Strike] = []
     current: _Strike | None = None
+    cover: list[str] = []  # the owner's cover lines, told before the strike they meet
     for d in k.disclosed:
         kind = d.fact.get("kind")
+        if kind in COVER and (recent is None or d.time in recent):
+            cover.append(_cover(d))
+            continue
         strike_fact = kind in SECTIONED or (
             kind == "search-report" and d.fact.get("source") == STRIKE_CONTACT
         )
@@ -327,6 +353,9 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
         ):
             current = _Strike(d.time)
             strikes.append(current)
+        if cover and current.time == d.time:
+            current.notes += cover
+            cover = []
         if launching:
             _launch(current, d)
             continue

@@ -1,0 +1,243 @@
+"""Cover CAP's missing cases (5.3.3-5.3.6, R120-R124): carrier-launched cover's
+coordination check, the Army-type fighters' Naval Cover DRM, the 2R of cover over a
+hex held solely by the enemy; each told its owner alone, in its strike report."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from pbem.core.dice import SeededDice
+from pbem.rulesets.witp import airplay, clock, draws
+from pbem.rulesets.witp.air import availability, cover
+from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
+from pbem.rulesets.witp.ruleset import WitpRuleset
+
+from .conftest import SCENARIO
+from .naval import NO_GATE, tfs
+from .test_air_play import located, play
+
+LAE, MORESBY = "E1015", "E1018"  # the Japanese air base at Lae; the Allied, Port Moresby
+
+
+@pytest.fixture
+def world(witp: WitpRuleset) -> dict[str, Any]:
+    """T1-air1-allocation, both carrier forces Located (as test_air_play's battle)."""
+    state = witp.initial_state(SCENARIO, {"datapack": NO_GATE})
+    state = dict(witp.adjudicate(state, {}, SeededDice(b"n", "g", 1, "T1-open")).state)
+    tfs(state, "japanese")["TF2"]["hex"] = "E2320"
+    located(state, "japanese", "TF2", "2 CV 2 CA 3 DD 1 AO TOTAL 8")
+    located(state, "allied", "TF3", "1 CV 3 CA 2 DD TOTAL 6")
+    return state
+
+
+def _segment(
+    state: dict[str, Any], side: str, covers: dict[str, Any], mp: pytest.MonkeyPatch, seed: int = 0
+) -> Any:
+    mp.setattr(draws, "round_secret", lambda *_a: None)
+    st = copy.deepcopy(state)
+    st[PRIVATE][side][airplay.AIR_PLOT] = {"strikes": {}, "covers": covers}
+    slot = next(s for s in clock.schedule(1) if s.time.endswith("/strike"))
+    return airplay._Segment(st, slot, SeededDice(b"c", "g", seed, "x"))
+
+
+def _flight(cid: str, kind: str, base: str, t: str, n: int, over: str, over_hex: str) -> Any:
+    carrier = base.startswith("TF")
+    return {
+        "id": cid,
+        "kind": kind,
+        "base": base,
+        "carrier": carrier,
+        "type": t,
+        "n": n,
+        "over": over,
+        "over_hex": over_hex,
+        "mp": 18,
+    }
+
+
+def _apat(mp: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Every AP launched arrives; each APAT call recorded (APs, mission, DRM)."""
+    calls: list[dict[str, Any]] = []
+
+    def spy(_p: Any, n: int, _mp: int, mission: str, *_a: Any, **_k: Any) -> Any:
+        drm = _a[2] if len(_a) > 2 else _k.get("drm", 0)
+        calls.append({"n": n, "mission": mission, "drm": drm})
+        return n, 7, 100
+
+    mp.setattr(availability, "available", spy)
+    return calls
+
+
+def _facts(events: list[Any], kind: str) -> list[Any]:
+    return [e for e in events if e.kind == kind]
+
+
+# -- 5.3.6, 8.1.4: carrier-launched cover's carrier coordination (R120) -------------
+
+
+def test_5_3_6_carrier_cover_launches_what_its_coordination_check_lets_go(
+    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Striking Force's four A6M2 plotted as cover over its own hex: the first
+    CC check cannot pass (number 0), the second launches 50%: two fly, and only
+    those two are rolled on the APAT."""
+    calls = _apat(monkeypatch)
+    flight = _flight("C1", "cover", "TF2", "A6M2", 4, "E2320", "E2320")
+    seg = _segment(world, "japanese", {"C1": flight}, monkeypatch)
+    pack = seg.state[PUBLIC]["pack"]
+    pack["tables/cc-check-1"]["value"] |= {"base": -999, "minimum": 0}
+    pack["tables/cc-check-2"]["value"] |= {"minimum": 50, "maximum": 50}
+    flights, events = seg.cover("japanese", "TF2", "E2320")
+    (cc,) = _facts(events, "cover-coordination")
+    assert cc.witnesses == ("japanese",)
+    assert (cc.data["second"] is not None, cc.data["percent"], cc.data["fighters"]) == (
+        True,
+        50,
+        2,
+    )
+    assert calls == [{"n": 2, "mission": "plotted-cover", "drm": 0}]
+    (rolled,) = _facts(events, "cover-availability")
+    assert (rolled.data["of"], rolled.data["available"]) == (2, 2)
+    assert [f["id"] for f in flights] == ["C1"]
+
+
+def test_5_3_6_the_check_is_made_once_with_the_cover_roll(
+    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _apat(monkeypatch)
+    flight = _flight("C1", "naval-cover", "TF2", "A6M2", 2, "TF2", "E2320")
+    seg = _segment(world, "japanese", {"C1": flight}, monkeypatch)
+    _f, first = seg.cover("japanese", "TF2", "E2320")
+    _g, again = seg.cover("japanese", "TF2", "E2320")
+    assert len(_facts(first, "cover-coordination")) == 1 and again == []
+
+
+def test_5_3_6_land_based_cover_makes_no_carrier_coordination_check(
+    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _apat(monkeypatch)
+    flight = _flight("C1", "cover", "Lae", "A6M2", 2, "E2320", "E2320")
+    seg = _segment(world, "japanese", {"C1": flight}, monkeypatch)
+    _f, events = seg.cover("japanese", "TF2", "E2320")
+    assert _facts(events, "cover-coordination") == []
+    assert calls == [{"n": 2, "mission": "plotted-cover", "drm": 0}]
+
+
+# -- 5.3.4: Army-type fighters on Naval Cover (R121) ---------------------------------
+
+
+def test_5_3_4_army_drm_is_the_rolls_shortfall_under_the_types_number() -> None:
+    assert cover.army_drm(8, 5) == -3
+    assert cover.army_drm(8, 8) == 0 and cover.army_drm(8, 12) == 0
+
+
+def test_5_3_4_army_type_naval_cover_rolls_one_2d6_for_all_its_flights(
+    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two P-39 Naval Cover flights and an F4F-3 one over TF17: one Army-type roll,
+    its shortfall under the P-39's number (8, the pack's) on both P-39 rolls; the
+    Navy's F4F-3 none; a P-39 on plain Cover CAP none (Naval Cover only)."""
+    covers = {
+        "A": _flight("A", "naval-cover", "Port Moresby", "P-39", 1, "TF3", "E2324"),
+        "B": _flight("B", "naval-cover", "Port Moresby", "P-39", 1, "TF3", "E2324"),
+        "N": _flight("N", "naval-cover", "TF3", "F4F-3", 1, "TF3", "E2324"),
+        "C": _flight("C", "cover", "Port Moresby", "P-39", 1, "E2324", "E2324"),
+    }
+    shortfalls = set()
+    for seed in range(12):
+        calls = _apat(monkeypatch)
+        seg = _segment(world, "allied", covers, monkeypatch, seed)
+        _f, events = seg.cover("allied", "TF3", "E2324")
+        (army,) = _facts(events, "army-naval-cover-roll")
+        assert army.witnesses == ("allied",)
+        drm = -max(0, 8 - int(army.data["roll"]))
+        assert [c["drm"] for c in calls] == [drm, drm, 0, 0]
+        shortfalls.add(drm)
+    assert 0 in shortfalls and min(shortfalls) < 0  # the roll can fall short, or not
+
+
+def test_5_3_4_no_army_roll_without_army_type_naval_cover(
+    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _apat(monkeypatch)
+    covers = {"N": _flight("N", "naval-cover", "TF3", "F4F-3", 1, "TF3", "E2324")}
+    seg = _segment(world, "allied", covers, monkeypatch)
+    _f, events = seg.cover("allied", "TF3", "E2324")
+    assert _facts(events, "army-naval-cover-roll") == []
+
+
+# -- 5.3.3: Cover CAP over a hex held solely by the enemy: 2R (R122) ----------------
+
+
+def test_5_3_3_cover_over_a_solely_enemy_held_hex_is_rolled_2r(
+    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """P-39s from Port Moresby over Lae (a Japanese air base, no Allied one there):
+    the non-plotted procedure, 2R; over Port Moresby itself: no shift."""
+    calls = _apat(monkeypatch)
+    covers = {
+        "L": _flight("L", "cover", "Port Moresby", "P-39", 1, LAE, LAE),
+        "M": _flight("M", "cover", "Port Moresby", "P-39", 1, MORESBY, MORESBY),
+    }
+    seg = _segment(world, "allied", covers, monkeypatch)
+    _f, at_lae = seg.cover("allied", "TF3", LAE)
+    _g, at_home = seg.cover("allied", "TF3", MORESBY)
+    assert [c["mission"] for c in calls] == ["emergency-cover", "plotted-cover"]
+    (lae,) = _facts(at_lae, "cover-availability")
+    assert lae.data["mission"] == "emergency-cover"
+    told = [d for d in seg.state["disclosures"] if d["fact"]["kind"] == "cover-availability"]
+    assert [d["rule"] for d in told] == ["5.3.3", "5.3.3"]
+    assert _facts(at_home, "cover-availability")[0].data["mission"] == "plotted-cover"
+
+
+def test_5_3_3_the_2r_shift_moves_the_apat_two_columns(world: dict[str, Any]) -> None:
+    public = world[PUBLIC]
+    for roll in range(2, 13):
+        assert availability.percent(public, 18, "emergency-cover", roll) == availability.percent(
+            public, 42, "plotted-cover", roll
+        )
+
+
+def test_5_3_3_a_hex_with_the_owners_base_too_is_not_solely_enemy_held(
+    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seg = _segment(world, "allied", {}, monkeypatch)
+    assert seg.enemy_held("allied", LAE) and not seg.enemy_held("japanese", LAE)
+    seg.state[PRIVATE]["allied"]["air_bases"]["Lae strip"] = {"hex": LAE, "air_points": {}}
+    assert not seg.enemy_held("allied", LAE)
+    assert not seg.enemy_held("allied", "E2324")  # open sea: nobody's
+
+
+# -- the owner's report ----------------------------------------------------------------
+
+
+def test_r120_r121_the_cover_lines_are_in_the_owners_strike_report(
+    witp: WitpRuleset, world: dict[str, Any]
+) -> None:
+    """A Japanese strike at TF17 under Yorktown's plotted Naval Cover and Port
+    Moresby's P-39 Naval Cover: the Allied block tells the coordination check, the
+    Army-type roll and the APAT rolls; the Japanese block none of them."""
+    tfs(world, "allied")["TF3"]["hex"] = "E1920"  # within the P-39's range of Moresby
+    world[PUBLIC]["located"]["allied:TF3"]["hex"] = "E1920"
+    allied = (
+        "NAVALCOVER C1 FROM TF3 1xF4F-3 OVER TF3\nNAVALCOVER C2 FROM Port_Moresby 1xP-39 OVER TF3"
+    )
+    out = play(witp, world, japanese="STRIKE K1 FROM TF2 2xD3A1 TARGET TF3", allied=allied)
+    mine = witp.view(out.state, out.events, "allied")
+    (block,) = [b for b in mine["strikes"] if "strike on your TF3" in b["title"]]
+    notes = "\n".join(block["notes"])
+    assert "[8.1.4] cover C1 carrier coordination, TF3" in notes
+    assert "[5.3.4] Army-type fighters on Naval Cover: 2D6" in notes
+    assert "cover C2 (P-39 over TF3" in notes and ", 2R)" in notes
+    theirs = witp.view(out.state, out.events, "japanese")
+    assert not any("cover" in n for b in theirs["strikes"] for n in b["notes"])
+    assert not [x for x in mine["told_you"] if x["fact"]["kind"] in strikeview_cover()]
+
+
+def strikeview_cover() -> frozenset[str]:
+    from pbem.rulesets.witp import strikeview
+
+    return strikeview.COVER
