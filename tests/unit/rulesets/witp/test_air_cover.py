@@ -241,3 +241,40 @@ def strikeview_cover() -> frozenset[str]:
     from pbem.rulesets.witp import strikeview
 
     return strikeview.COVER
+
+
+def test_r120_r122_the_comparison_can_fail_the_owner_reads_its_cover_rolls(
+    witp: WitpRuleset,
+) -> None:
+    """The control of the noninterference property's cover facts (strikeworld's
+    SECRET_FACTS): the same strike, the owner told other cover rolls: its report
+    changes, the striker's does not."""
+    from pbem.rulesets.witp.knowledge import disclose
+
+    from .strikeworld import TIME, opened, report, resolved
+
+    base = opened(witp)
+    worlds = []
+    for roll in (3, 11):
+        st = copy.deepcopy(base)
+        fact = {
+            "kind": "cover-availability",
+            "tf": "TF2",
+            "cover": "C1",
+            "over": "TF2",
+            "type": "A6M2",
+            "mission": "plotted-naval-cover",
+            "mp": 0,
+            "roll": roll,
+            "drm": 0,
+            "percent": 50,
+            "available": 1,
+            "of": 2,
+        }
+        told = [disclose(st, fact, ["japanese"], TIME, "5.3.4")]
+        after, events = resolved(st, 1)
+        worlds.append((after, told + events))
+    (a, ea), (b, eb) = worlds
+    assert report(witp, a, ea, "japanese") != report(witp, b, eb, "japanese")
+    assert report(witp, a, ea, "allied") == report(witp, b, eb, "allied")
+    assert "APAT 2D6 3 = 50%" in report(witp, a, ea, "japanese")[0]
