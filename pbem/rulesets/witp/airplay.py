@@ -43,6 +43,7 @@ from pbem.rulesets.witp.air import (
     admirals,
     coordination,
     elite,
+    intercept,
     naval_strike,
     plot,
     sequencing,
@@ -194,6 +195,7 @@ class _Segment:
         self.launched: dict[tuple[str, str], dict[str, Any]] = {}  # aloft before they fly
         self.over: dict[tuple[str, str], int] = {}  # each cover's APs over its target
         self.army: dict[str, int] = {}  # 5.3.4: each side's one Army-type 2D6 (R121)
+        self.swept: set[tuple[str, str]] = set()  # R123: covers the base CAP has fought
 
     def cover(self, owner: str, tf: str, hexid: str) -> tuple[list[dict[str, Any]], list[Event]]:
         """5.3.2-5.3.4, R102, R110: the owner's plotted Cover over ``hexid`` and Naval
@@ -207,7 +209,7 @@ class _Segment:
                 events += self.launch_cover(owner, f, tf)
         return [f for f in flights if self.over[(owner, f["id"])] > 0], events
 
-    def launch_cover(self, owner: str, flight: Mapping[str, Any], tf: str) -> list[Event]:
+    def launch_cover(self, owner: str, flight: Mapping[str, Any], tf: str | None) -> list[Event]:
         """One covering flight's launch (8.1.4, R120), Army-type DRM (5.3.4, R121) and
         APAT roll, 2R over a hex held solely by the enemy (5.3.3, R122)."""
         n, events = self.coordinated(owner, flight)
@@ -219,7 +221,7 @@ class _Segment:
             self.state[PUBLIC], flight, self.dice, n=n, mission=mission, drm=drm
         )
         self.over[(owner, flight["id"])] = got
-        fact = {"kind": "cover-availability", "tf": tf, **rolled}
+        fact = {"kind": "cover-availability", **({"tf": tf} if tf else {}), **rolled}
         rule = "5.3.3" if held else cover_rules.RULE[str(flight["kind"])]
         return [*events, disclose(self.state, fact, [owner], self.slot.time, rule)]
 
@@ -265,6 +267,102 @@ class _Segment:
         return any(b.get("hex") == hexid for b in theirs) and not any(
             b.get("hex") == hexid for b in mine
         )
+
+    def intercept_launch(
+        self, side: str, strike: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], list[Event]]:
+        """5.3.3, R123: the enemy's Cover CAP over an air base of ``side``'s that it
+        does not hold intercepts the strike's part launching from there."""
+        owner = enemy_of(side)
+        plotted = self.state[PRIVATE][owner].get(AIR_PLOT, {}).get("covers", {}).values()
+        events: list[Event] = []
+        parts = []
+        for part in strike["parts"]:
+            over = [
+                f
+                for f in plotted
+                if f["kind"] == "cover" and not part["carrier"] and f["over_hex"] == part["hex"]
+            ]
+            if over and self.enemy_held(owner, str(part["hex"])):
+                part, told = self.intercept_part(side, part, over)
+                events += told
+            if part["elements"]:
+                parts.append(part)
+        return {**strike, "parts": parts}, events
+
+    def intercept_part(
+        self, side: str, part: Mapping[str, Any], flights: Sequence[Mapping[str, Any]]
+    ) -> tuple[dict[str, Any], list[Event]]:
+        """R123: the cover launched and rolled (once an Air Phase), fought by the
+        base's CAP the first time, then as CAP against this launch; told to both."""
+        owner, base, hexid = enemy_of(side), str(part["base"]), str(part["hex"])
+        events: list[Event] = []
+        for f in flights:
+            if (owner, f["id"]) not in self.over:
+                events += self.launch_cover(owner, f, None)
+        if (owner, hexid) not in self.swept:
+            self.swept.add((owner, hexid))
+            events += self.base_cap_fight(side, base, hexid, flights)
+        up = [f for f in flights if self.over[(owner, f["id"])] > 0]
+        cover: dict[str, int] = {}
+        for f in up:
+            cover[str(f["type"])] = cover.get(str(f["type"]), 0) + self.over[(owner, f["id"])]
+        if not cover:
+            return dict(part), events
+        public = self.state[PUBLIC]
+        out, cover_lost, part_lost, fights = intercept.against_launch(
+            public, cover, part, self.dice
+        )
+        self.cover_losses(owner, up, cover_lost)
+        for t, (eliminated, _aborted) in part_lost.items():
+            take_losses(self.state[PRIVATE][side], base, t, eliminated)
+        return out, events + self.told_fights(base, hexid, fights)
+
+    def base_cap_fight(
+        self, side: str, base: str, hexid: str, flights: Sequence[Mapping[str, Any]]
+    ) -> list[Event]:
+        """5.3.3, R123: the base's free fighters fly CAP against the cover."""
+        owner, public = enemy_of(side), self.state[PUBLIC]
+        own = self.state[PRIVATE][side]
+        up = [f for f in flights if self.over[(owner, f["id"])] > 0]
+        grounded = own.setdefault("cap_aborted", {}).setdefault(base, {})
+        try:
+            air = base_air(own, base)[2]
+        except KeyError:
+            return []
+        cap = intercept.base_cap(public, air, _committed(self.state, side, base), grounded)
+        if not up or not cap:
+            return []
+        cover = [
+            {
+                "type": f["type"],
+                "n": self.over[(owner, f["id"])],
+                "alt": intercept.level_of(public, f),
+                "range": f.get("range", "normal"),
+            }
+            for f in up
+        ]
+        cover_lost, cap_lost, fights = intercept.against_base_cap(public, cover, cap, self.dice)
+        self.cover_losses(owner, up, cover_lost)
+        for t, (eliminated, aborted) in cap_lost.items():
+            take_losses(own, base, t, eliminated)
+            grounded[t] = int(grounded.get(t, 0)) + aborted  # 5.1.1: flies no more CAP
+        return self.told_fights(base, hexid, fights)
+
+    def told_fights(
+        self, base: str, hexid: str, fights: Sequence[Mapping[str, Any]]
+    ) -> list[Event]:
+        """R123: the interception's air combat, told to both sides (6.1.1)."""
+        return [
+            disclose(
+                self.state,
+                {"kind": "launch-interception", "base": base, "hex": hexid, **f},
+                list(SIDES),
+                self.slot.time,
+                intercept.RULE,
+            )
+            for f in fights
+        ]
 
     def cover_losses(
         self, owner: str, flights: Sequence[Mapping[str, Any]], losses: Mapping[str, list[int]]
@@ -348,8 +446,28 @@ class _Segment:
                 for s in theirs:
                     self.launched[(owner, s)] = _aboard(st, owner, self.strikes(owner)[s])
                 after = theirs
-        flights, cover_events = self.cover(owner, tf, str(target["hex"]))
-        events += cover_events
+        strike, intercepted = self.intercept_launch(side, strike)  # 5.3.3, R123
+        events += intercepted
+        if strike["parts"]:
+            events += self.resolve(owner, tf, str(target["hex"]), strike, ratings)
+        else:
+            fact = {"kind": "strike-not-flown", "strike": sid, "why": INTERCEPTED_WHY}
+            events.append(disclose(st, fact, [side], time, intercept.RULE))
+        for s in after:
+            events += self.fly(owner, s)
+        return events
+
+    def resolve(
+        self,
+        owner: str,
+        tf: str,
+        hexid: str,
+        strike: Mapping[str, Any],
+        ratings: Mapping[str, Ratings],
+    ) -> list[Event]:
+        """The strike over its target: the owner's cover there, then naval_strike."""
+        st, time = self.state, self.slot.time
+        flights, events = self.cover(owner, tf, hexid)
         losses: dict[str, list[int]] = {}
         events += naval_strike.resolve_into(
             st,
@@ -364,8 +482,6 @@ class _Segment:
             ratings=ratings,
         )
         self.cover_losses(owner, flights, losses)
-        for s in after:
-            events += self.fly(owner, s)
         return events
 
 
@@ -453,6 +569,7 @@ def end_of_phase(state: dict[str, Any], slot: Slot) -> list[Event]:
 # 14.2.2: a night strike in an Air Phase needs a TF stationary two consecutive Naval Phases.
 STATIONARY = "stationary"  # moderator: {"owner:TF": consecutive Naval Phases not moved}
 NIGHT_STATIONARY = 2
+INTERCEPTED_WHY = "the enemy's cover over its base stopped every AP at launch"
 NIGHT_WHY = "its target has not stayed put two Naval Phases: no night strike in an Air Phase"
 
 

@@ -44,7 +44,9 @@ SECTIONED = LAUNCH | frozenset(
 )
 # The owner's own cover over a struck TF (5.3.3-5.3.6, R110, R120-R124): told as it is
 # launched and rolled, just before the strike it meets; notes of that strike's block.
-COVER = frozenset({"cover-availability", "cover-coordination", "army-naval-cover-roll"})
+COVER = frozenset(
+    {"cover-availability", "cover-coordination", "army-naval-cover-roll", "launch-interception"}
+)
 SECTIONED |= COVER
 STRIKE_CONTACT = "strike-contact"  # a search-report's source when a strike tells it (7.1 A)
 
@@ -82,13 +84,45 @@ def _cover(d: Disclosure) -> str:
             f"[{r}] cover {f['cover']} carrier coordination, {f['tf']} (air rating "
             f"{f['air_rating']}): {_cc(f)}: {f['fighters']} fighter(s) launch"
         )
+    if f["kind"] == "launch-interception":
+        return _interception(d)
     if f["kind"] == "army-naval-cover-roll":
         return f"[{r}] Army-type fighters on Naval Cover: 2D6 {f['roll']}"
     shift = {"plotted-naval-cover": ", 2R", "emergency-cover": ", 2R: enemy-held hex"}
     return (
         f"[{r}] cover {f['cover']} ({f['type']} over {f['over']}, {f['mp']} MP"
         f"{shift.get(str(f['mission']), '')}): APAT 2D6 {f['roll']}{_drm(int(f.get('drm', 0)))}"
-        f" = {f['percent']}%: {f['available']} of {f['of']} over the TF"
+        f" = {f['percent']}%: {f['available']} of {f['of']} over the target"
+    )
+
+
+def _interception(d: Disclosure) -> str:
+    """R123: the enemy's cover over a launching base: the base's CAP against it, or it
+    against the launch; who fought, the bounce and each attack's dice."""
+    f = d.fact
+    names = (
+        ("base CAP", "cover", "-") if f["stage"] == "base CAP" else ("cover", "escort", "bomber")
+    )
+    who = "; ".join(
+        f"{name} "
+        + ", ".join(
+            f"{e['n']} {e['type']} ({e['eliminated']} el, {e['aborted']} ab)" for e in f[key]
+        )
+        for name, key in zip(names, ("cap", "escorts", "bombers"), strict=True)
+        if f[key]
+    )
+    b = f.get("bounce")
+    how = f"routine {f['routine']}"
+    if b:
+        how += f", bounce 1D6 {b['roll']}{_drm(int(b['drm']))}: {b['to']}'s"
+    steps = "; ".join(
+        f"{x['attacker']} > {x['defender']} {x['strength']}/{x['aps']} 2D6 {x['roll']}: "
+        f"{x['aborted_points']}/{x['eliminated_points']}"
+        for x in f["steps"]
+    )
+    stage = "the base's CAP v the cover" if f["stage"] == "base CAP" else "the cover v the launch"
+    return f"[{d.rule}] over {f['base']}, {stage} at {f['level']}: {how}; {who}" + (
+        f"; {steps}" if steps else ""
     )
 
 

@@ -278,3 +278,103 @@ def test_r120_r122_the_comparison_can_fail_the_owner_reads_its_cover_rolls(
     assert report(witp, a, ea, "japanese") != report(witp, b, eb, "japanese")
     assert report(witp, a, ea, "allied") == report(witp, b, eb, "allied")
     assert "APAT 2D6 3 = 50%" in report(witp, a, ea, "japanese")[0]
+
+
+# -- 5.3.3: cover over an enemy airbase intercepts its launches (R123) ---------------
+
+RABAUL = "E1613"
+BETTY_STRIKE = "STRIKE K1 FROM Rabaul 2xG4M1 TARGET TF3"
+OVER_RABAUL = f"COVER C1 FROM Port_Moresby 1xP-39 OVER {RABAUL}"
+
+
+def _flown(
+    witp: WitpRuleset, state: dict[str, Any], mp: pytest.MonkeyPatch, japanese: str, allied: str
+) -> tuple[Any, list[Any]]:
+    """The round played, every cover AP over its hex; the strikes that reached TF3."""
+    from pbem.rulesets.witp.air import naval_strike
+
+    _apat(mp)
+    given: list[Any] = []
+    real = naval_strike.resolve_into
+
+    def spy(*a: Any, **k: Any) -> Any:
+        given.append(copy.deepcopy(a[1]))
+        return real(*a, **k)
+
+    mp.setattr(naval_strike, "resolve_into", spy)
+    return play(witp, state, japanese=japanese, allied=allied), given
+
+
+def _bettys(state: dict[str, Any]) -> int:
+    return int(state[PRIVATE]["japanese"]["air_bases"]["Rabaul"]["air_points"]["G4M1"])
+
+
+def test_5_3_3_cover_over_an_enemy_airbase_intercepts_the_strike_launching_there(
+    witp: WitpRuleset, world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Port Moresby's P-39 over Rabaul (held by the Japanese alone), Rabaul's fighter
+    away: the cover fights the Bettys as they launch; those it eliminates or aborts
+    never reach TF17, the eliminated leave Rabaul; both sides are told the combat."""
+    world[PRIVATE]["japanese"]["air_bases"]["Rabaul"]["air_points"]["A6M2"] = 0
+    out, given = _flown(witp, world, monkeypatch, BETTY_STRIKE, OVER_RABAUL)
+    (fight,) = [e for e in out.events if e.kind == "launch-interception"]
+    assert fight.witnesses is None or set(fight.witnesses) == {"allied", "japanese"}
+    assert fight.data["stage"] == "launch" and fight.data["base"] == "Rabaul"
+    assert fight.data["cap"][0]["type"] == "P-39" and fight.data["steps"]
+    (betty,) = fight.data["bombers"]
+    stopped = betty["eliminated"] + betty["aborted"]
+    arrived = sum(e["n"] for s in given for p in s["parts"] for e in p["elements"])
+    assert arrived == 2 - stopped
+    later = sum(e.data["eliminated"].get("G4M1", 0) for e in out.events if e.kind == "aa-fire")
+    later += sum(
+        b["eliminated"] for e in out.events if e.kind == "air-combat" for b in e.data["bombers"]
+    )
+    assert _bettys(out.state) == 2 - betty["eliminated"] - later
+
+
+def test_5_3_3_the_bases_cap_fights_the_cover_first_as_a_strike_on_the_base(
+    witp: WitpRuleset, world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rabaul's unplotted A6M2 flies CAP against the P-39 (the bounce rolled
+    normally: the cover flies as loose escort), before the cover meets the launch."""
+    out, _given = _flown(witp, world, monkeypatch, BETTY_STRIKE, OVER_RABAUL)
+    fights = [e.data for e in out.events if e.kind == "launch-interception"]
+    assert fights[0]["stage"] == "base CAP"
+    assert fights[0]["cap"][0]["type"] == "A6M2" and fights[0]["escorts"][0]["type"] == "P-39"
+    assert fights[0]["bounce"] is not None
+    lost = fights[0]["escorts"][0]["eliminated"] + fights[0]["escorts"][0]["aborted"]
+    assert [f["stage"] for f in fights] == ["base CAP"] + (["launch"] if not lost else [])
+
+
+def test_5_3_3_a_plotted_escort_flies_no_base_cap_against_the_cover(
+    witp: WitpRuleset, world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    japanese = f"{BETTY_STRIKE}\nESCORT K1 FROM Rabaul 1xA6M2@M CLOSE"
+    out, _given = _flown(witp, world, monkeypatch, japanese, OVER_RABAUL)
+    fights = [e.data for e in out.events if e.kind == "launch-interception"]
+    assert [f["stage"] for f in fights] == ["launch"]
+    assert fights[0]["escorts"][0]["type"] == "A6M2"
+
+
+def test_5_3_3_cover_elsewhere_intercepts_no_launch(
+    witp: WitpRuleset, world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    allied = f"COVER C1 FROM Port_Moresby 1xP-39 OVER {LAE}"
+    out, given = _flown(witp, world, monkeypatch, BETTY_STRIKE, allied)
+    assert [e for e in out.events if e.kind == "launch-interception"] == []
+    assert sum(e["n"] for s in given for p in s["parts"] for e in p["elements"]) == 2
+
+
+def test_r123_both_sides_read_the_interception_in_the_strike_report(
+    witp: WitpRuleset, world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world[PRIVATE]["japanese"]["air_bases"]["Rabaul"]["air_points"]["A6M2"] = 0
+    out, _given = _flown(witp, world, monkeypatch, BETTY_STRIKE, OVER_RABAUL)
+    for side in ("allied", "japanese"):
+        view = witp.view(out.state, out.events, side)
+        notes = [n for b in view["strikes"] for n in b["notes"]]
+        assert any(n.startswith("[5.3.3] over Rabaul, the cover v the launch at M") for n in notes)
+    allied = witp.view(out.state, out.events, "allied")
+    japanese = witp.view(out.state, out.events, "japanese")
+    assert any("APAT" in n for b in allied["strikes"] for n in b["notes"])
+    assert not any("APAT" in n for b in japanese["strikes"] for n in b["notes"])
