@@ -16,7 +16,9 @@ naval_strike); this module only files the plots and flies them at the right time
   Plotted Cover CAP over the target's hex and Naval Cover over the TF fly CAP there,
   each rolled once an Air Phase (5.3.2-5.3.6, air/cover.py, R110): a carrier's
   after its coordination check (R120), Army-type fighters' Naval Cover with the
-  side's one 2D6 DRM (R121), cover over a solely enemy-held hex 2R (R122).
+  side's one 2D6 DRM (R121), cover over a solely enemy-held hex 2R (R122), which
+  also intercepts the launches from an enemy base there (R123, air/intercept.py);
+  Naval Cover stays over its TF into the next Naval Phase (R124).
   The carrier admirals' ratings on both sides are rolled when first needed and kept
   (8.1, 8.8, air/admirals.py, R112).
 - ``entered`` (movement.ON_ENTER): a moving enemy TF entering a hex by day may launch
@@ -59,6 +61,7 @@ from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, 
 from pbem.rulesets.witp.sides import SIDES, enemy_of
 
 AIR_PLOT = "air_plot"  # private[side]: this Air Phase's accepted plot (AirPlot.to_json())
+ALOFT = "naval_cover_aloft"  # private[side]: {TF: [Naval Cover over it, "up"]} (5.3.4, R124)
 STANDING, SPECIAL = "standing", "special"  # private[side]["standing"]["special"]: R105
 WORD = "SPECIAL"
 STRUCK = "special_struck"  # moderator: {naval phase: [[side, base, owner:tf], ...]} (5.8.2)
@@ -156,7 +159,8 @@ def _committed(state: Mapping[str, Any], owner: str, tf: str) -> dict[str, int]:
             if part["base"] == tf:
                 for e in part["escorts"]:
                     out[e["type"]] = out.get(e["type"], 0) + int(e["n"])
-    for c in p.get("covers", {}).values():
+    aloft = [c for cs in state[PRIVATE][owner].get(ALOFT, {}).values() for c in cs]
+    for c in [*p.get("covers", {}).values(), *aloft]:  # R124: still over a TF
         if c["base"] == tf:
             out[c["type"]] = out.get(c["type"], 0) + int(c["n"])
     return out
@@ -267,6 +271,55 @@ class _Segment:
         return any(b.get("hex") == hexid for b in theirs) and not any(
             b.get("hex") == hexid for b in mine
         )
+
+    def keep_naval_cover(self) -> None:
+        """5.3.4, R124: each side's Naval Cover not eliminated nor aborted stays over
+        its TF into the following Naval Phase (``up``: APs over it, None: not rolled)."""
+        for side in SIDES:
+            own = self.state[PRIVATE][side]
+            plotted = own.get(AIR_PLOT, {}).get("covers", {}).values()
+            aloft: dict[str, list[dict[str, Any]]] = {}
+            for f in plotted:
+                up = self.over.get((side, f["id"]))
+                if f["kind"] == "naval-cover" and up != 0:
+                    aloft.setdefault(str(f["over"]), []).append({**f, "up": up})
+            if aloft:
+                own[ALOFT] = aloft
+            else:
+                own.pop(ALOFT, None)
+
+    def aloft(self, owner: str, tf: str, hexid: str) -> tuple[list[dict[str, Any]], list[Event]]:
+        """R124: the Naval Cover still over ``tf`` in the Naval Phase, within range at
+        ``hexid``; rolled on the APAT if not yet (9.2: those over it roll no more)."""
+        own, public = self.state[PRIVATE][owner], self.state[PUBLIC]
+        events: list[Event] = []
+        out = []
+        for f in own.get(ALOFT, {}).get(tf, ()):
+            try:
+                base_hex = base_air(own, str(f["base"]))[1]
+            except KeyError:
+                continue  # the carrier TF is gone
+            if base_hex is None or not cover_rules.accompanies(
+                public, f, plot.hex_mp()(str(base_hex), hexid)
+            ):
+                continue  # 5.3.4: beyond its extended range, back to base
+            if f["up"] is None:
+                events += self.launch_cover(owner, f, tf)
+                f["up"] = self.over[(owner, f["id"])]
+            self.over[(owner, f["id"])] = int(f["up"])
+            if f["up"]:
+                out.append(f)
+        return out, events
+
+    def aloft_losses(
+        self, owner: str, flights: Sequence[Mapping[str, Any]], losses: Mapping[str, list[int]]
+    ) -> None:
+        """R124: the Naval Phase's cover losses, kept on the flights over the TF."""
+        self.cover_losses(owner, flights, losses)
+        for f in self.state[PRIVATE][owner].get(ALOFT, {}).values():
+            for x in f:
+                if (owner, x["id"]) in self.over:
+                    x["up"] = self.over[(owner, x["id"])]
 
     def intercept_launch(
         self, side: str, strike: Mapping[str, Any]
@@ -522,6 +575,7 @@ def strike_segment(state: dict[str, Any], slot: Slot, first: str, dice: Dice) ->
         sid = queues[turn].pop(0)
         events += seg.fly(turn, sid)
         turn = enemy_of(turn)
+    seg.keep_naval_cover()  # 5.3.4, R124: over its TF into the next Naval Phase
     return events + end_of_phase(state, slot)
 
 
@@ -580,6 +634,8 @@ def stationary(state: Mapping[str, Any], owner: str, tf: str) -> int:
 def after_naval_execution(state: dict[str, Any], slot: Slot) -> list[Event]:
     """The Execution Segment played: each TF's count of Naval Phases without moving
     (14.2.2, the moderator's: movement is hidden), then sunk ships leave the display."""
+    for side in SIDES:
+        state[PRIVATE][side].pop(ALOFT, None)  # R124: the Naval Phase over, home
     counts = state.setdefault(MODERATOR, {}).setdefault(STATIONARY, {})
     for side in SIDES:
         for tf, entry in state[PRIVATE][side].get(tfs.TFS, {}).items():
@@ -658,15 +714,22 @@ def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any])
         events.append(disclose(state, fact, SIDES, slot.time, "5.8"))
         ratings, told = _ratings(state, strike, dice, slot.time)
         events += told
+        seg = _Segment(state, slot, dice)  # 5.3.4, R124: the Naval Cover still over it
+        flights, told = seg.aloft(owner, tf, str(step["hex"]))
+        events += told
+        losses: dict[str, list[int]] = {}
         events += naval_strike.resolve_into(
             state,
             strike,
             dice,
             secret,
             slot.time,
+            cover=[seg.covering(owner, f) for f in flights],
+            cover_losses=losses,
             committed=_committed(state, owner, tf),
             ratings=ratings,
         )
+        seg.aloft_losses(owner, flights, losses)
     return events
 
 

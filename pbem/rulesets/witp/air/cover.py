@@ -15,7 +15,9 @@ flight the CAP's losses fall on (R110).
 - Army-type fighters on Naval Cover take a negative DRM: one 2D6 a side an Air
   Phase, its shortfall under each type's number in the pack (5.3.4, R121);
 - plotted Cover CAP over a hex held solely by the enemy is rolled as non-plotted
-  cover, 2R (5.3.3, R122).
+  cover, 2R (5.3.3, R122);
+- Naval Cover not eliminated nor aborted accompanies its TF through the following
+  Naval Phase, within its extended range of its base (5.3.4, 9.2, R124).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import availability
-from pbem.rulesets.witp.air.tables import ARMY_FIGHTERS, value
+from pbem.rulesets.witp.air.tables import ARMY_FIGHTERS, air_unit, value
 
 MISSION = {"cover": "plotted-cover", "naval-cover": "plotted-naval-cover"}
 RULE = {"cover": "5.3.3", "naval-cover": "5.3.4"}
@@ -108,3 +110,9 @@ def own_first(own: int, eliminated: int, aborted: int) -> tuple[int, int, int, i
     e_own = min(own, eliminated)
     a_own = min(own - e_own, aborted)
     return e_own, a_own, eliminated - e_own, aborted - a_own
+
+
+def accompanies(public: Mapping[str, Any], flight: Mapping[str, Any], mp: int) -> bool:
+    """5.3.4, R124: Naval Cover stays over its moving TF up to its extended range,
+    ``mp`` the distance from its base to the TF's hex."""
+    return mp <= int(air_unit(public, str(flight["type"]))["range"]["extended"])

@@ -378,3 +378,109 @@ def test_r123_both_sides_read_the_interception_in_the_strike_report(
     japanese = witp.view(out.state, out.events, "japanese")
     assert any("APAT" in n for b in allied["strikes"] for n in b["notes"])
     assert not any("APAT" in n for b in japanese["strikes"] for n in b["notes"])
+
+
+# -- 5.3.4: Naval Cover accompanies its TF into the next Naval Phase (R124) ----------
+
+
+def _special_at_striking_force(
+    witp: WitpRuleset, state: dict[str, Any], mp: pytest.MonkeyPatch, japanese: str
+) -> tuple[Any, Any, list[Any]]:
+    """The Air Phase (Yorktown's standing special strike filed, the Japanese plot),
+    then the Naval Phase where the Striking Force moves into its range: (the Air
+    Phase, the Naval Phase, the cover each strike met)."""
+    from pbem.rulesets.witp.air import naval_strike
+
+    _apat(mp)
+    given: list[Any] = []
+    real = naval_strike.resolve_into
+
+    def spy(*a: Any, **k: Any) -> Any:
+        given.append((k.get("cover"), dict(k.get("committed") or {})))
+        return real(*a, **k)
+
+    mp.setattr(naval_strike, "resolve_into", spy)
+    air = play(witp, state, allied="SPECIAL X1 FROM TF3 3xSBD-3 AGAINST CV", japanese=japanese)
+    naval = play(witp, air.state, japanese="TF2 SPEED 2\nTF2 MOVE E2321 EV 4", allied="PASS")
+    return air, naval, given
+
+
+def test_5_3_4_naval_cover_accompanies_its_tf_into_the_next_naval_phase(
+    witp: WitpRuleset, world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Shoho's fighter plotted as Naval Cover over the Striking Force: no strike in
+    the Air Phase, so it is first rolled (carrier coordination, APAT) when
+    Yorktown's special strike meets the TF in the Naval Phase, and flies CAP there
+    beside the TF's own fighters; the Naval Phase over, it is home."""
+    air, naval, given = _special_at_striking_force(
+        witp, world, monkeypatch, "NAVALCOVER C1 FROM TF1 1xA6M2 OVER TF2"
+    )
+    kept = air.state[PRIVATE]["japanese"][airplay.ALOFT]
+    assert [(f["id"], f["up"]) for f in kept["TF2"]] == [("C1", None)]
+    assert kinds_of(naval, "special-strike") and given == [([{"type": "A6M2", "n": 1}], {})]
+    (rolled,) = _facts(list(naval.events), "cover-availability")
+    assert rolled.witnesses == ("japanese",) and rolled.data["tf"] == "TF2"
+    assert _facts(list(naval.events), "cover-coordination")
+    assert airplay.ALOFT not in naval.state[PRIVATE]["japanese"]
+
+
+def test_5_3_4_a_tfs_own_naval_cover_is_no_cap_twice(
+    witp: WitpRuleset, world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Striking Force's own A6M2 plotted as Naval Cover over it: in the Naval
+    Phase they fly as the cover, not again as the TF's own CAP (committed)."""
+    _air, _naval, given = _special_at_striking_force(
+        witp, world, monkeypatch, "NAVALCOVER C1 FROM TF2 2xA6M2 OVER TF2"
+    )
+    ((cover_given, committed),) = given
+    assert cover_given == [{"type": "A6M2", "n": 2, "elite": 2}]  # 7.11: their elite
+    assert committed == {"A6M2": 2}
+
+
+def test_5_3_4_without_naval_cover_the_special_strike_meets_none(
+    witp: WitpRuleset, world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    air, _naval, given = _special_at_striking_force(witp, world, monkeypatch, "PASS")
+    assert airplay.ALOFT not in air.state[PRIVATE]["japanese"]
+    assert given == [([], {})]
+
+
+def test_9_2_cover_already_over_the_tf_rolls_no_more_and_keeps_its_losses(
+    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R124: a flight rolled in the Air Phase keeps its APs over the TF (no new
+    roll, 9.2); one eliminated or aborted entirely is not kept."""
+    calls = _apat(monkeypatch)
+    covers = {
+        "A": _flight("A", "naval-cover", "TF2", "A6M2", 2, "TF2", "E2320"),
+        "B": _flight("B", "naval-cover", "Lae", "A6M2", 2, "TF2", "E2320"),
+        "C": _flight("C", "cover", "Lae", "A6M2", 1, "E2320", "E2320"),
+    }
+    seg = _segment(world, "japanese", covers, monkeypatch)
+    seg.over.update({("japanese", "A"): 1, ("japanese", "B"): 0, ("japanese", "C"): 1})
+    seg.keep_naval_cover()
+    kept = seg.state[PRIVATE]["japanese"][airplay.ALOFT]
+    assert [(f["id"], f["up"]) for f in kept["TF2"]] == [("A", 1)]
+    again = airplay._Segment(seg.state, seg.slot, seg.dice)
+    flights, events = again.aloft("japanese", "TF2", "E2321")
+    assert [f["id"] for f in flights] == ["A"] and events == [] and calls == []
+    again.aloft_losses("japanese", flights, {"A6M2": [0, 1, 0]})
+    assert kept["TF2"][0]["up"] == 0
+
+
+def test_5_3_4_naval_cover_turns_back_at_its_extended_range(
+    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Port Moresby's P-39 (extended range 60 MP) over TF17: it follows the TF to
+    54 MP from its base, not to 66."""
+    _apat(monkeypatch)
+    covers = {"P": _flight("P", "naval-cover", "Port Moresby", "P-39", 1, "TF3", "E1920")}
+    seg = _segment(world, "allied", covers, monkeypatch)
+    seg.over[("allied", "P")] = 1
+    seg.keep_naval_cover()
+    assert seg.aloft("allied", "TF3", "E1920")[0]  # 9 hexes: 54 MP
+    assert seg.aloft("allied", "TF3", "E2120")[0] == []  # 11 hexes: 66 MP
+
+
+def kinds_of(result: Any, kind: str) -> list[Any]:
+    return [e for e in result.events if e.kind == kind]
