@@ -200,6 +200,7 @@ class _Segment:
         self.over: dict[tuple[str, str], int] = {}  # each cover's APs over its target
         self.army: dict[str, int] = {}  # 5.3.4: each side's one Army-type 2D6 (R121)
         self.swept: set[tuple[str, str]] = set()  # R123: covers the base CAP has fought
+        self.left: dict[tuple[str, str], int] = {}  # R122: emergency APs not yet lost
 
     def cover(self, owner: str, tf: str, hexid: str) -> tuple[list[dict[str, Any]], list[Event]]:
         """5.3.2-5.3.4, R102, R110: the owner's plotted Cover over ``hexid`` and Naval
@@ -209,14 +210,30 @@ class _Segment:
         flights = [f for f in plotted if cover_rules.over(f, tf, hexid)]
         events: list[Event] = []
         for f in flights:
-            if (owner, f["id"]) not in self.over:
+            if cover_rules.emergency(f):  # 5.3.5, 5.3.6: each strike as if the first
+                events += self.emergency(owner, f, tf, hexid)
+            elif (owner, f["id"]) not in self.over:
                 events += self.launch_cover(owner, f, tf)
-        return [f for f in flights if self.over[(owner, f["id"])] > 0], events
+        return [f for f in flights if self.over.get((owner, f["id"]), 0) > 0], events
 
-    def launch_cover(self, owner: str, flight: Mapping[str, Any], tf: str | None) -> list[Event]:
-        """One covering flight's launch (8.1.4, R120), Army-type DRM (5.3.4, R121) and
-        APAT roll, 2R over a hex held solely by the enemy (5.3.3, R122)."""
-        n, events = self.coordinated(owner, flight)
+    def emergency(self, owner: str, flight: Mapping[str, Any], tf: str, hexid: str) -> list[Event]:
+        """5.3.5, R122: emergency cover launched and rolled at this strike with its
+        APs not yet eliminated nor aborted; never over a hex the enemy holds alone."""
+        key = (owner, flight["id"])
+        if self.enemy_held(owner, hexid):
+            self.over[key] = 0
+            fact = {"kind": "cover-not-flown", "cover": flight["id"], "why": ENEMY_HELD_WHY}
+            return [disclose(self.state, fact, [owner], self.slot.time, "5.3.3")]
+        left = self.left.setdefault(key, int(flight["n"]))
+        return self.launch_cover(owner, flight, tf, left)
+
+    def launch_cover(
+        self, owner: str, flight: Mapping[str, Any], tf: str | None, n: int | None = None
+    ) -> list[Event]:
+        """One covering flight's launch (8.1.4, R120) of its ``n`` APs (None: all
+        plotted), Army-type DRM (5.3.4, R121) and APAT roll, 2R over a hex held
+        solely by the enemy (5.3.3, R122)."""
+        n, events = self.coordinated(owner, flight, n)
         held = self.enemy_held(owner, str(flight.get("over_hex")))
         mission = cover_rules.mission_of(flight, held)
         drm, told = self.army_drm(owner, flight)
@@ -226,13 +243,19 @@ class _Segment:
         )
         self.over[(owner, flight["id"])] = got
         fact = {"kind": "cover-availability", **({"tf": tf} if tf else {}), **rolled}
-        rule = "5.3.3" if held else cover_rules.RULE[str(flight["kind"])]
+        rule = (
+            "5.3.3" if held and flight["kind"] == "cover" else cover_rules.RULE[str(flight["kind"])]
+        )
         return [*events, disclose(self.state, fact, [owner], self.slot.time, rule)]
 
-    def coordinated(self, owner: str, flight: Mapping[str, Any]) -> tuple[int, list[Event]]:
+    def coordinated(
+        self, owner: str, flight: Mapping[str, Any], n: int | None = None
+    ) -> tuple[int, list[Event]]:
         """5.3.6, 8.1.4, R120: a carrier TF's cover launches after its carrier
         coordination check (its admiral's Air Rating, 8.8 leaderless); (APs, events)."""
-        n, base = int(flight["n"]), str(flight["base"])
+        n, base = int(flight["n"]) if n is None else n, str(flight["base"])
+        if n <= 0:
+            return 0, []
         if not flight.get("carrier"):
             return n, []
         own, public = self.state[PRIVATE][owner], self.state[PUBLIC]
@@ -252,7 +275,7 @@ class _Segment:
         """5.3.4, R121: Army-type fighters on Naval Cover: the side's one 2D6 this Air
         Phase (told its owner), short of the type's number, a negative DRM."""
         number = cover_rules.army_number(self.state[PUBLIC], str(flight["type"]))
-        if flight["kind"] != "naval-cover" or number is None:
+        if flight["kind"] not in cover_rules.NAVAL or number is None:
             return 0, []
         events: list[Event] = []
         if owner not in self.army:
@@ -431,6 +454,8 @@ class _Segment:
             lost_best = cover_rules.split(sum(best), [self.elite_over(owner, f) for f in mine])
             for f, d, a, b in zip(mine, dead, home, lost_best, strict=True):
                 self.over[(owner, f["id"])] -= d + a
+                if (owner, f["id"]) in self.left:  # R122: lost to the later strikes too
+                    self.left[(owner, f["id"])] -= d + a
                 elite.lose(own, str(f["base"]), t, min(b, d))  # 7.11.2
                 take_losses(own, str(f["base"]), t, d)
 
@@ -623,6 +648,7 @@ def end_of_phase(state: dict[str, Any], slot: Slot) -> list[Event]:
 # 14.2.2: a night strike in an Air Phase needs a TF stationary two consecutive Naval Phases.
 STATIONARY = "stationary"  # moderator: {"owner:TF": consecutive Naval Phases not moved}
 NIGHT_STATIONARY = 2
+ENEMY_HELD_WHY = "no emergency cover over a hex the enemy holds alone"
 INTERCEPTED_WHY = "the enemy's cover over its base stopped every AP at launch"
 NIGHT_WHY = "its target has not stayed put two Naval Phases: no night strike in an Air Phase"
 
@@ -752,6 +778,7 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         " [PRIORITY GENERAL|<type>] [RETURN <base>] [NIGHT]",
         "#   ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE",
         "#   COVER <id> FROM <base|TFn> <n>x<type> OVER <hex> | NAVALCOVER <id> FROM ... OVER <TFn>",
+        "#   EMERGENCY <id> FROM <base|TFn> <n>x<type> OVER <hex|TFn>  (flies if a strike comes)",
         "#   TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>",
         "# Standing special strikes (5.8, R105; kept until you file others, SPECIAL NONE clears):",
         "#   SPECIAL <id> FROM <base|TFn> <n>x<type>... [ESCORT <n>x<type>@<alt> LOOSE|CLOSE]"

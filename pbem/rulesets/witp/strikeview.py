@@ -45,7 +45,13 @@ SECTIONED = LAUNCH | frozenset(
 # The owner's own cover over a struck TF (5.3.3-5.3.6, R110, R120-R124): told as it is
 # launched and rolled, just before the strike it meets; notes of that strike's block.
 COVER = frozenset(
-    {"cover-availability", "cover-coordination", "army-naval-cover-roll", "launch-interception"}
+    {
+        "cover-availability",
+        "cover-coordination",
+        "army-naval-cover-roll",
+        "launch-interception",
+        "cover-not-flown",
+    }
 )
 SECTIONED |= COVER
 STRIKE_CONTACT = "strike-contact"  # a search-report's source when a strike tells it (7.1 A)
@@ -88,7 +94,13 @@ def _cover(d: Disclosure) -> str:
         return _interception(d)
     if f["kind"] == "army-naval-cover-roll":
         return f"[{r}] Army-type fighters on Naval Cover: 2D6 {f['roll']}"
-    shift = {"plotted-naval-cover": ", 2R", "emergency-cover": ", 2R: enemy-held hex"}
+    if f["kind"] == "cover-not-flown":
+        return f"[{r}] cover {f['cover']} not flown: {f['why']}"
+    shift = {
+        "plotted-naval-cover": ", 2R",
+        "emergency-cover": ", 2R: enemy-held hex" if r == "5.3.3" else ", emergency, 2R",
+        "emergency-naval-cover": ", emergency, 4R",
+    }
     return (
         f"[{r}] cover {f['cover']} ({f['type']} over {f['over']}, {f['mp']} MP"
         f"{shift.get(str(f['mission']), '')}): APAT 2D6 {f['roll']}{_drm(int(f.get('drm', 0)))}"

@@ -17,7 +17,10 @@ flight the CAP's losses fall on (R110).
 - plotted Cover CAP over a hex held solely by the enemy is rolled as non-plotted
   cover, 2R (5.3.3, R122);
 - Naval Cover not eliminated nor aborted accompanies its TF through the following
-  Naval Phase, within its extended range of its base (5.3.4, 9.2, R124).
+  Naval Phase, within its extended range of its base (5.3.4, 9.2, R124);
+- emergency cover (``EMERGENCY`` lines) flies only over the owner's TF or hex when
+  a strike comes, rolled at each strike as if it were the first, 2R over a hex and
+  4R over a TF (5.3.5, 5.3.6, R122).
 """
 
 from __future__ import annotations
@@ -29,15 +32,32 @@ from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import availability
 from pbem.rulesets.witp.air.tables import ARMY_FIGHTERS, air_unit, value
 
-MISSION = {"cover": "plotted-cover", "naval-cover": "plotted-naval-cover"}
-RULE = {"cover": "5.3.3", "naval-cover": "5.3.4"}
+MISSION = {
+    "cover": "plotted-cover",
+    "naval-cover": "plotted-naval-cover",
+    "emergency-cover": "emergency-cover",  # 5.3.5: 2R
+    "emergency-naval-cover": "emergency-naval-cover",  # 5.3.5: 4R
+}
+RULE = {
+    "cover": "5.3.3",
+    "naval-cover": "5.3.4",
+    "emergency-cover": "5.3.5",
+    "emergency-naval-cover": "5.3.5",
+}
+NAVAL = frozenset({"naval-cover", "emergency-naval-cover"})
+EMERGENCY = frozenset({"emergency-cover", "emergency-naval-cover"})
 
 
 def over(flight: Mapping[str, Any], tf: str, hexid: str) -> bool:
     """Does the plotted ``flight`` cover the owner's TF ``tf`` standing in ``hexid``?"""
-    if flight.get("kind") == "naval-cover":
+    if flight.get("kind") in NAVAL:
         return str(flight["over"]) == tf
     return str(flight.get("over_hex")) == hexid
+
+
+def emergency(flight: Mapping[str, Any]) -> bool:
+    """5.3.5, R122: emergency cover, rolled anew at each strike it meets."""
+    return flight.get("kind") in EMERGENCY
 
 
 ENEMY_HELD = "emergency-cover"  # 5.3.3: over a solely enemy-held hex, the non-plotted 2R

@@ -248,7 +248,9 @@ SECRET_FACTS = st.one_of(
             "cover": st.sampled_from(("C1", "C2")),
             "over": st.sampled_from(("TF2", "E2120")),
             "type": st.sampled_from(("A6M2", "P-39")),
-            "mission": st.sampled_from(("plotted-cover", "plotted-naval-cover", "emergency-cover")),
+            "mission": st.sampled_from(
+                ("plotted-cover", "plotted-naval-cover", "emergency-cover", "emergency-naval-cover")
+            ),
             "mp": st.integers(0, 90),
             "roll": st.integers(2, 12),
             "drm": st.integers(-10, 0),
@@ -274,6 +276,13 @@ SECRET_FACTS = st.one_of(
         }
     ),
     st.fixed_dictionaries({"kind": st.just("army-naval-cover-roll"), "roll": st.integers(2, 12)}),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("cover-not-flown"),
+            "cover": st.sampled_from(("E1", "E2")),
+            "why": st.text(max_size=8),
+        }
+    ),
     st.fixed_dictionaries(
         {
             "kind": st.just("search-chit"),

@@ -484,3 +484,105 @@ def test_5_3_4_naval_cover_turns_back_at_its_extended_range(
 
 def kinds_of(result: Any, kind: str) -> list[Any]:
     return [e for e in result.events if e.kind == kind]
+
+
+# -- 5.3.5: emergency (non-plotted) cover (R122) ---------------------------------------
+
+
+def test_5_3_5_emergency_lines_are_judged_as_cover_and_refused_with_the_rule(
+    witp: WitpRuleset, world: dict[str, Any]
+) -> None:
+    tfs(world, "allied")["TF3"]["hex"] = "E1920"  # within the P-39's range
+    text = (
+        "EMERGENCY E1 FROM Port_Moresby 1xP-39 OVER TF3\n"
+        "EMERGENCY E2 FROM TF3 1xF4F-3 OVER TF3\n"
+        "EMERGENCY E3 FROM TF3 1xF4F-3 OVER E2320\n"
+        "EMERGENCY E4 FROM Port_Moresby 1xP-39 OVER E1018\n"
+        "EMERGENCY E5 FROM TF3 1xSBD-3 OVER TF1\n"
+        "EMERGENCY E6 FROM TF3 1xF4F-3"
+    )
+    v = witp.validate(world, "allied", text)
+    assert v.accepted == (
+        "EMERGENCY E1 FROM Port_Moresby 1xP-39 OVER TF3",
+        "EMERGENCY E3 FROM TF3 1xF4F-3 OVER E2320",
+    )
+    refused = {e.line: (e.message, e.rule) for e in v.errors}
+    assert refused[2] == ("TF3's fighters fly CAP over it unplotted, not emergency cover", "5.3")
+    assert refused[4][1] == "5.1.1"  # Port Moresby's one P-39 is already plotted
+    assert refused[5][1] == "5.3"  # no fighter
+    assert set(refused) == {2, 4, 5, 6}
+    from pbem.rulesets.witp.air import plot
+    from pbem.rulesets.witp.knowledge import Knowledge
+
+    p, _errors = plot.judge(Knowledge.of(world, "allied"), "allied", text)
+    assert p.covers["E1"]["kind"] == "emergency-naval-cover"
+    assert p.covers["E3"]["kind"] == "emergency-cover"
+
+
+def test_5_3_5_emergency_shifts_2r_over_a_hex_and_4r_over_a_tf_from_0(
+    world: dict[str, Any],
+) -> None:
+    """9.0's example: emergency Naval Cover at 24 MP on the 61+ column without a
+    DRM, at 25 MP with -1; from a carrier over a TF in its hex, 4R from column 0."""
+    public = world[PUBLIC]
+    for roll in range(2, 13):
+        p = availability.percent
+        assert p(public, 0, "emergency-naval-cover", roll) == p(public, 40, "plotted-cover", roll)
+        assert p(public, 0, "emergency-cover", roll) == p(public, 20, "plotted-cover", roll)
+        assert p(public, 24, "emergency-naval-cover", roll) == p(public, 61, "plotted-cover", roll)
+        down = max(2, roll - 1)
+        assert p(public, 25, "emergency-naval-cover", roll) == p(public, 61, "plotted-cover", down)
+
+
+def test_5_3_6_emergency_cover_rolls_at_each_strike_as_if_the_first(
+    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two P-39s on emergency Naval Cover over TF17: each strike a new APAT roll
+    (4R), of the APs not yet eliminated nor aborted."""
+    calls = _apat(monkeypatch)
+    flight = _flight("E1", "emergency-naval-cover", "Port Moresby", "P-39", 2, "TF3", "E2324")
+    seg = _segment(world, "allied", {"E1": flight}, monkeypatch)
+    seg.state[PRIVATE]["allied"]["air_bases"]["Port Moresby"]["air_points"]["P-39"] = 2
+    flights, first = seg.cover("allied", "TF3", "E2324")
+    seg.cover_losses("allied", flights, {"P-39": [0, 1]})
+    _g, second = seg.cover("allied", "TF3", "E2324")
+    rolls = [e.data for e in _facts(first + second, "cover-availability")]
+    assert [(r["mission"], r["of"]) for r in rolls] == [
+        ("emergency-naval-cover", 2),
+        ("emergency-naval-cover", 1),
+    ]
+    assert [c["mission"] for c in calls] == ["emergency-naval-cover"] * 2
+    assert [d["rule"] for d in seg.state["disclosures"][-2:]] == ["5.3.5", "5.3.5"]
+
+
+def test_5_3_3_no_emergency_cover_over_a_hex_the_enemy_holds_alone(
+    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _apat(monkeypatch)
+    flight = _flight("E1", "emergency-cover", "Port Moresby", "P-39", 1, LAE, LAE)
+    seg = _segment(world, "allied", {"E1": flight}, monkeypatch)
+    flights, events = seg.cover("allied", "TF3", LAE)
+    assert flights == [] and calls == []
+    (told,) = _facts(events, "cover-not-flown")
+    assert told.witnesses == ("allied",) and told.data["cover"] == "E1"
+
+
+def test_5_3_5_emergency_naval_cover_flies_only_over_the_tf_struck(
+    witp: WitpRuleset, world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Japanese strike at TF17: P-39 emergency Naval Cover over TF17 flies CAP
+    there (the owner reads it, 4R); one over TF4 (not struck) is never rolled."""
+    tfs(world, "allied")["TF3"]["hex"] = "E1920"
+    world[PUBLIC]["located"]["allied:TF3"]["hex"] = "E1920"
+    tfs(world, "allied")["TF4"]["hex"] = "E1720"
+    world[PRIVATE]["allied"]["air_bases"]["Port Moresby"]["air_points"]["P-39"] = 2
+    allied = (
+        "EMERGENCY E1 FROM Port_Moresby 1xP-39 OVER TF3\n"
+        "EMERGENCY E2 FROM Port_Moresby 1xP-39 OVER TF4"
+    )
+    out, _given = _flown(witp, world, monkeypatch, "STRIKE K1 FROM TF2 2xD3A1 TARGET TF3", allied)
+    rolled = [e.data for e in out.events if e.kind == "cover-availability"]
+    assert [(r["cover"], r["mission"]) for r in rolled] == [("E1", "emergency-naval-cover")]
+    view = witp.view(out.state, out.events, "allied")
+    notes = [n for b in view["strikes"] for n in b["notes"]]
+    assert any("cover E1 (P-39 over TF3" in n and "emergency, 4R" in n for n in notes)
