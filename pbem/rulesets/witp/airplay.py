@@ -325,7 +325,8 @@ class _Segment:
             if base_hex is None or not cover_rules.accompanies(
                 public, f, plot.hex_mp()(str(base_hex), hexid)
             ):
-                continue  # 5.3.4: beyond its extended range, back to base
+                f["up"] = 0  # 5.3.4: beyond its extended range, home for the phase
+                continue
             if f["up"] is None:
                 events += self.launch_cover(owner, f, tf)
                 f["up"] = self.over[(owner, f["id"])]
@@ -531,6 +532,10 @@ class _Segment:
         else:
             fact = {"kind": "strike-not-flown", "strike": sid, "why": INTERCEPTED_WHY}
             events.append(disclose(st, fact, [side], time, intercept.RULE))
+            parts = self.strikes(side)[sid]["parts"]
+            bases = ", ".join(sorted({str(p["base"]) for p in parts if not p["carrier"]}))
+            seen = {"kind": "launch-intercepted", "base": bases}  # both saw the combat
+            events.append(disclose(st, seen, list(SIDES), time, intercept.RULE))
         for s in after:
             events += self.fly(owner, s)
         return events

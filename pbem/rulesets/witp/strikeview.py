@@ -44,6 +44,7 @@ SECTIONED = LAUNCH | frozenset(
 )
 # The owner's own cover over a struck TF (5.3.3-5.3.6, R110, R120-R124): told as it is
 # launched and rolled, just before the strike it meets; notes of that strike's block.
+STOPPED = "launch-intercepted"  # R123: a strike stopped whole at its launch
 COVER = frozenset(
     {
         "cover-availability",
@@ -53,7 +54,7 @@ COVER = frozenset(
         "cover-not-flown",
     }
 )
-SECTIONED |= COVER
+SECTIONED |= COVER | {STOPPED}
 STRIKE_CONTACT = "strike-contact"  # a search-report's source when a strike tells it (7.1 A)
 
 Row = list[str]
@@ -148,6 +149,7 @@ class _Strike:
         self.notes: list[str] = []
         self.rows: dict[str, list[Row]] = {}
         self.results: list[str] = []
+        self.title = ""  # a block of its own title (R123), else from striker and target
         # APs lost by type: the strike's and the CAP's, eliminated and aborted
         self.lost: dict[str, dict[str, int]] = {k: {} for k in ("elim", "abort", "cap", "cap-ab")}
 
@@ -368,7 +370,7 @@ def _block(s: _Strike, side: str | None) -> dict[str, Any]:
         result.append(f"CAP lost {_n(lost['cap'])} eliminated, {_n(lost['cap-ab'])} aborted")
     return {
         "time": s.time,
-        "title": f"{s.time}: {title}",
+        "title": s.title or f"{s.time}: {title}",
         "notes": s.notes,
         "tables": tables,
         "result": "; ".join(result),
@@ -383,6 +385,11 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
     cover: list[str] = []  # the owner's cover lines, told before the strike they meet
     for d in k.disclosed:
         kind = d.fact.get("kind")
+        if kind == STOPPED and (recent is None or d.time in recent):
+            current = _stopped(d, cover)  # R123: its own block; a launch opens the next
+            strikes.append(current)
+            cover = []
+            continue
         if kind in COVER and (recent is None or d.time in recent):
             cover.append(_cover(d))
             continue
@@ -409,4 +416,16 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
             owner = enemy_of(current.striker) if current.striker in SIDES else "?"
             current.target = f"{owner} {d.fact['tf']}"
         _fact(current, d)
+    if cover:  # told with no strike after them: a block of their own
+        strikes.append(_Strike(strikes[-1].time if strikes else "?"))
+        strikes[-1].notes += cover
     return [_block(s, k.side) for s in strikes]
+
+
+def _stopped(d: Disclosure, cover: Sequence[str]) -> _Strike:
+    """R123: a strike every AP of which the enemy's cover stopped at its launch."""
+    s = _Strike(d.time)
+    s.target = "-"  # closed: the next launch opens another block
+    s.notes = [*cover, f"[{d.rule}] the strike from {d.fact['base']} was stopped at launch"]
+    s.title = f"{d.time}: a strike from {d.fact['base']} stopped at launch"
+    return s

@@ -480,6 +480,7 @@ def test_5_3_4_naval_cover_turns_back_at_its_extended_range(
     seg.keep_naval_cover()
     assert seg.aloft("allied", "TF3", "E1920")[0]  # 9 hexes: 54 MP
     assert seg.aloft("allied", "TF3", "E2120")[0] == []  # 11 hexes: 66 MP
+    assert seg.aloft("allied", "TF3", "E1920")[0] == []  # home for the phase
 
 
 def kinds_of(result: Any, kind: str) -> list[Any]:
@@ -586,3 +587,29 @@ def test_5_3_5_emergency_naval_cover_flies_only_over_the_tf_struck(
     view = witp.view(out.state, out.events, "allied")
     notes = [n for b in view["strikes"] for n in b["notes"]]
     assert any("cover E1 (P-39 over TF3" in n and "emergency, 4R" in n for n in notes)
+
+
+def test_r123_a_strike_stopped_whole_at_launch_has_a_block_of_its_own(
+    witp: WitpRuleset, world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every Betty eliminated or aborted by the cover over Rabaul (scripted): the
+    strike flies no further, its side is told why, and both sides read the combat
+    in a block of its own, not in another strike's."""
+    from pbem.rulesets.witp.air import intercept
+
+    world[PRIVATE]["japanese"]["air_bases"]["Rabaul"]["air_points"]["A6M2"] = 0
+    real = intercept.against_launch
+
+    def stopped(*a: Any, **k: Any) -> Any:
+        part, cover_lost, part_lost, fights = real(*a, **k)
+        return {**part, "elements": [], "escorts": []}, cover_lost, part_lost, fights
+
+    monkeypatch.setattr(intercept, "against_launch", stopped)
+    out, given = _flown(witp, world, monkeypatch, BETTY_STRIKE, OVER_RABAUL)
+    assert given == []
+    (why,) = [e.data for e in out.events if e.kind == "strike-not-flown"]
+    assert why["strike"] == "K1" and "cover" in why["why"]
+    for side in ("allied", "japanese"):
+        (block,) = witp.view(out.state, out.events, side)["strikes"]
+        assert block["title"] == "T1/air1/strike: a strike from Rabaul stopped at launch"
+        assert any("the cover v the launch" in n for n in block["notes"])
