@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Protocol
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
@@ -55,7 +55,7 @@ from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
 from pbem.rulesets.witp.air.ships import SUNK, base_air, ships_of, take_losses, tf_air
-from pbem.rulesets.witp.air.tables import air_unit, known_type
+from pbem.rulesets.witp.air.tables import MAP_START, air_unit, known_type
 from pbem.rulesets.witp.clock import Round, Slot
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
 from pbem.rulesets.witp.sides import SIDES, enemy_of
@@ -189,11 +189,19 @@ def _aboard(state: Mapping[str, Any], side: str, strike: Mapping[str, Any]) -> d
     return {**strike, "parts": parts}
 
 
+class BaseMap(Protocol):
+    """The theatre map's bases by hex (map.TheatreMap), public: whose each is (R122)."""
+
+    def bases_in(self, h: str) -> tuple[Any, ...]: ...
+
+
 class _Segment:
     """One Strike Segment's strikes, flown one at a time (3.1 B, 12.0-12.2)."""
 
-    def __init__(self, state: dict[str, Any], slot: Slot, dice: Dice) -> None:
-        self.state, self.slot, self.dice = state, slot, dice
+    def __init__(
+        self, state: dict[str, Any], slot: Slot, dice: Dice, sea: BaseMap | None = None
+    ) -> None:
+        self.state, self.slot, self.dice, self.sea = state, slot, dice, sea
         self.secret = draws.round_secret(state, f"{slot.time}/strikes")
         self.flown: set[tuple[str, str]] = set()
         self.launched: dict[tuple[str, str], dict[str, Any]] = {}  # aloft before they fly
@@ -286,14 +294,14 @@ class _Segment:
         return cover_rules.army_drm(number, self.army[owner]), events
 
     def enemy_held(self, owner: str, hexid: str) -> bool:
-        """5.3.3, R122: a hex held solely by the enemy: an enemy air base there and
-        none of the owner's (ground units come with a later stage)."""
-        private = self.state[PRIVATE]
-        theirs = private[enemy_of(owner)].get("air_bases", {}).values()
-        mine = private[owner].get("air_bases", {}).values()
-        return any(b.get("hex") == hexid for b in theirs) and not any(
-            b.get("hex") == hexid for b in mine
-        )
+        """5.3.3, R122: a hex held solely by the enemy: a base of his on the public map
+        there and none of the owner's (ground units come with a later stage); the
+        enemy's air there is never read, so the shift tells nothing hidden."""
+        if self.sea is None:
+            return False  # no map (a Naval Phase's special strike): only Naval Cover flies
+        start = str(self.state[PUBLIC]["pack"].get(MAP_START, {}).get("value", "may1942"))
+        owners = {b.owner_at(start) for b in self.sea.bases_in(hexid)}
+        return enemy_of(owner) in owners and owner not in owners
 
     def keep_naval_cover(self) -> None:
         """5.3.4, R124: each side's Naval Cover not eliminated nor aborted stays over
@@ -587,11 +595,14 @@ def _ratings(
     return out, events
 
 
-def strike_segment(state: dict[str, Any], slot: Slot, first: str, dice: Dice) -> list[Event]:
+def strike_segment(
+    state: dict[str, Any], slot: Slot, first: str, dice: Dice, sea: BaseMap | None = None
+) -> list[Event]:
     """3.1 B: the strikes plotted in this Air Phase, the 3.2 winner's first, then the
     sides alternately, each side's in the order written; three or more carrier
-    strikes go before, by admiral (12.3.2)."""
-    seg = _Segment(state, slot, dice)
+    strikes go before, by admiral (12.3.2). ``sea``: the map, whose bases say who
+    holds a hex (R122, R123)."""
+    seg = _Segment(state, slot, dice, sea)
     queues = {side: list(seg.strikes(side)) for side in SIDES}
     events: list[Event] = []
     ranked, events = _carrier_ranking(state, seg, dice, slot.time)

@@ -13,6 +13,7 @@ from pbem.core.dice import SeededDice
 from pbem.rulesets.witp import airplay, clock, draws
 from pbem.rulesets.witp.air import availability, cover
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
+from pbem.rulesets.witp.map import load_map
 from pbem.rulesets.witp.ruleset import WitpRuleset
 
 from .conftest import SCENARIO
@@ -40,7 +41,7 @@ def _segment(
     st = copy.deepcopy(state)
     st[PRIVATE][side][airplay.AIR_PLOT] = {"strikes": {}, "covers": covers}
     slot = next(s for s in clock.schedule(1) if s.time.endswith("/strike"))
-    return airplay._Segment(st, slot, SeededDice(b"c", "g", seed, "x"))
+    return airplay._Segment(st, slot, SeededDice(b"c", "g", seed, "x"), load_map())
 
 
 def _flight(cid: str, kind: str, base: str, t: str, n: int, over: str, over_hex: str) -> Any:
@@ -204,11 +205,28 @@ def test_5_3_3_the_2r_shift_moves_the_apat_two_columns(world: dict[str, Any]) ->
 def test_5_3_3_a_hex_with_the_owners_base_too_is_not_solely_enemy_held(
     world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Who holds a hex is read from the public map's bases (at the scenario's start),
+    never from the enemy's air there: Kavieng, a Japanese base with no Japanese air
+    in the scenario, is as enemy-held as Lae; a hex with a base of each side is not."""
     seg = _segment(world, "allied", {}, monkeypatch)
     assert seg.enemy_held("allied", LAE) and not seg.enemy_held("japanese", LAE)
-    seg.state[PRIVATE]["allied"]["air_bases"]["Lae strip"] = {"hex": LAE, "air_points": {}}
-    assert not seg.enemy_held("allied", LAE)
+    assert seg.enemy_held("allied", "E1412")  # Kavieng
+    assert "Kavieng" not in world[PRIVATE]["japanese"]["air_bases"]
     assert not seg.enemy_held("allied", "E2324")  # open sea: nobody's
+
+    class Base:
+        def __init__(self, side: str) -> None:
+            self.side = side
+
+        def owner_at(self, _start: str) -> str:
+            return self.side
+
+    class Shared:
+        def bases_in(self, _h: str) -> tuple[Any, ...]:
+            return (Base("japanese"), Base("allied"))
+
+    seg.sea = Shared()
+    assert not seg.enemy_held("allied", LAE)
 
 
 # -- the owner's report ----------------------------------------------------------------
