@@ -40,6 +40,8 @@ SECTIONED = LAUNCH | frozenset(
         "critical-hit-rolls",
         "critical-hit",
         "extended-range-losses",
+        "aa-suppressors",
+        "aa-suppression",
     }
 )
 # The owner's own cover over a struck TF (5.3.3-5.3.6, R110, R120-R124): told as it is
@@ -320,6 +322,23 @@ def _fact(s: _Strike, d: Disclosure) -> None:
         s.results.append(f"{f['ship']} critical hit (doubles {a}-{b})")
     elif kind == "extended-range-losses":
         s.add("extended", [f["type"], f["roll"], f["rating"], f["extra"]])
+    elif kind in ("aa-suppressors", "aa-suppression"):
+        _suppression(s, d)
+
+
+def _suppression(s: _Strike, d: Disclosure) -> None:
+    """7.9: the striker's peel-off (its own), then each wave's suppression roll."""
+    f = d.fact
+    if f["kind"] == "aa-suppressors":
+        s.notes.append(
+            f"[{d.rule}] AA suppression asked of {f['asked']} loose escort(s); "
+            f"{f['escorts']} escort(s) v {f['cap']} CAP: {_n(f['peeled'])} peel off"
+        )
+        return
+    s.add(
+        "suppression",
+        [f["wave"], f["ring"], f"{f['adjusted']}/{f['aps']}", f["roll"], f"{f['low']}/{f['high']}"],
+    )
 
 
 # Each table: its caption (with the rule) and its head, in report order.
@@ -333,6 +352,11 @@ TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         ("alt", "attack", "str/APs", "2D6", "ab/el pts", "result"),
     ),
     ("waves", "Waves (7.7.1, 10.1.1)", ("wave", "arc", "ring", "APs (role/AA mode)")),
+    (
+        "suppression",
+        "AA suppression (7.9.1, Air-to-Air CRT: Low/High AA off)",
+        ("wave", "ring", "str/APs", "2D6", "low/high"),
+    ),
     ("aa", "AA fire (10.1)", ("wave", "vs", "AA", "col/DRM", "2D6", "result")),
     ("ring", "Target ring, speed classes (7.8.1 Step 1)", ("wave", "ships")),
     ("targeted", "Ships targeted (7.2.1)", ("wave", "at", "ship")),
