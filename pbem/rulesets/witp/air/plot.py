@@ -6,6 +6,7 @@ a line (proposal 6.1, in the style of the TF mission cards of docs/witp-orders.m
     ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE [SUPPRESS <k>]   (7.9)
     COVER <id> FROM <base|TFn> <n>x<type> OVER <hex>            (5.3.2)
     NAVALCOVER <id> FROM <base|TFn> <n>x<type> OVER <TFn>       (5.3.4)
+    EMERGENCY <id> FROM <base|TFn> <n>x<type> OVER <hex|TFn>    (5.3.5, R122)
     TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>          (4.4.1)
     RECIPROCAL BEFORE|AFTER | ENTRY <id> ROLLED|FEWEST         (air/choices.py)
     PASS
@@ -322,6 +323,23 @@ def _cover(ctx: Context, plot: AirPlot, words: Sequence[str], naval: bool) -> st
     return f"{'NAVALCOVER' if naval else 'COVER'} {cid} FROM {label} {words[3]} OVER {over_label}"
 
 
+def _emergency(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
+    """5.3.5, R122: emergency Cover CAP over a hex (2R) or Naval Cover over one of
+    your TFs (4R), flown only when an enemy strike comes there."""
+    if len(words) != 6 or words[1].upper() != "FROM" or words[4].upper() != "OVER":
+        raise OrderSyntaxError("EMERGENCY <id> FROM <base|TFn> <n>x<type> OVER <hex|TFn>")
+    naval = bool(re.fullmatch(r"TF\d{1,2}", words[5].upper()))
+    text = _cover(ctx, plot, words, naval)
+    c = plot.covers[words[0].upper()]
+    if naval and c["over"] == c["base"]:
+        del plot.covers[words[0].upper()]
+        raise _illegal(
+            f"{c['base']}'s fighters fly CAP over it unplotted, not emergency cover", "5.3"
+        )
+    c["kind"] = "emergency-naval-cover" if naval else "emergency-cover"
+    return "EMERGENCY " + text.split(" ", 1)[1]
+
+
 def _transfer(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
     if len(words) != 6 or words[2].upper() != "FROM" or words[4].upper() != "TO":
         raise OrderSyntaxError("TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>")
@@ -356,6 +374,7 @@ JUDGES: dict[str, Callable[[Context, AirPlot, Sequence[str]], str]] = {
     "ESCORT": _escort,
     "COVER": lambda c, p, w: _cover(c, p, w, False),
     "NAVALCOVER": lambda c, p, w: _cover(c, p, w, True),
+    "EMERGENCY": _emergency,
     "TRANSFER": _transfer,
     "PASS": lambda c, p, w: "PASS",
     "RECIPROCAL": choices.reciprocal,  # 12.3.2 Step 2 (R125)
@@ -387,7 +406,7 @@ def judge(
             fn = JUDGES.get(head)
             if fn is None:
                 raise OrderSyntaxError(
-                    f"{words[0]!r} is not an air order: STRIKE, ESCORT, COVER, NAVALCOVER, TRANSFER or PASS"
+                    f"{words[0]!r} is not an air order: STRIKE, ESCORT, COVER, NAVALCOVER, EMERGENCY, TRANSFER or PASS"
                 )
             fn(ctx, plot, words[1:])
         except OrderError as e:

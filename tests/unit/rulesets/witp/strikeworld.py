@@ -247,6 +247,49 @@ SECRET_FACTS = st.one_of(
             "extra": st.integers(0, 3),
         }
     ),
+    # the owner's cover over the struck TF (R110, R120-R122): launch, Army-type, APAT rolls
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("cover-availability"),
+            "tf": st.sampled_from(("TF2", "TF3")),
+            "cover": st.sampled_from(("C1", "C2")),
+            "over": st.sampled_from(("TF2", "E2120")),
+            "type": st.sampled_from(("A6M2", "P-39")),
+            "mission": st.sampled_from(
+                ("plotted-cover", "plotted-naval-cover", "emergency-cover", "emergency-naval-cover")
+            ),
+            "mp": st.integers(0, 90),
+            "roll": st.integers(2, 12),
+            "drm": st.integers(-10, 0),
+            "percent": st.integers(0, 100),
+            "available": st.integers(0, 4),
+            "of": st.integers(0, 4),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("cover-coordination"),
+            "tf": st.sampled_from(("TF1", "TF2", "TF3")),
+            "cover": st.sampled_from(("C1", "C2")),
+            "air_rating": st.integers(0, 9),
+            "first": st.integers(1, 100),
+            "needed": st.integers(1, 100),
+            "second": st.none() | st.integers(2, 12),
+            "percent": st.integers(0, 100),
+            "asterisk": st.booleans(),
+            "cut": st.sampled_from(("none", "fighters")),
+            "fighters": st.integers(0, 9),
+            "bombers": st.just(0),
+        }
+    ),
+    st.fixed_dictionaries({"kind": st.just("army-naval-cover-roll"), "roll": st.integers(2, 12)}),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("cover-not-flown"),
+            "cover": st.sampled_from(("E1", "E2")),
+            "why": st.text(max_size=8),
+        }
+    ),
     st.fixed_dictionaries(
         {
             "kind": st.just("search-chit"),
