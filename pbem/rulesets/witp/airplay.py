@@ -296,6 +296,7 @@ class _Segment:
             committed=_committed(st, owner, tf),
             unlocated_carriers=False,
             ratings=ratings,
+            cap_split=st[PRIVATE][owner].get(AIR_PLOT, {}).get("caps", {}).get(tf),  # R135
         )
         self.cover_losses(owner, flights, losses)
         for s in after:
