@@ -508,6 +508,7 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         "#   ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE",
         "#   COVER <id> FROM <base|TFn> <n>x<type> OVER <hex> | NAVALCOVER <id> FROM ... OVER <TFn>",
         "#   TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>",
+        "#   CAP <TFn> <L|M|H>:<share> ...   (your CAP's altitudes, secret: 7.1 B, R135)",
         "# Standing special strikes (5.8, R105; kept until you file others, SPECIAL NONE clears):",
         "#   SPECIAL <id> FROM <base|TFn> <n>x<type>... [ESCORT <n>x<type>@<alt> LOOSE|CLOSE]"
         " [AGAINST ANY|<types>] [RANGE NORMAL|EXTENDED] [NIGHT]",
