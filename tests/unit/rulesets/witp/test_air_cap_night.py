@@ -7,6 +7,7 @@ plotting side saw."""
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from pbem.core.dice import SeededDice
@@ -20,6 +21,7 @@ from pbem.rulesets.witp.sides import ALLIED, JAPANESE, SIDES
 
 from .conftest import SCENARIO
 from .naval import NO_GATE, tfs
+from .strikeworld import opened, report, resolved, strike_section
 from .test_air_play import STRIKING_FORCE, TF17, located, play
 from .test_air_world import PUBLIC_PACK, knowing, told, world
 
@@ -239,3 +241,43 @@ def test_14_2_2_r137_the_plot_reads_no_movement_the_side_was_not_told() -> None:
         answers.append((copy.deepcopy(p.to_json()), errors))
     assert answers[0] == answers[1] == answers[2]
     assert answers[0][1] == []
+
+
+# -- the reports (strikeview): readable, within 72 columns ---------------------------------
+
+
+def test_r135_r136_the_strike_report_tells_the_cap_order_and_the_contact_rolls(
+    witp: WitpRuleset,
+) -> None:
+    base = opened(witp)
+    st, events = resolved(base, 2, cap_split={"H": 1, "M": 2})
+    owner = strike_section(report(witp, st, events, JAPANESE)[0])
+    assert "[7.1 B] your CAP order over TF2 (H:1 M:2): L -; M " in owner.replace("\n", " ")
+    assert "CAP order" not in strike_section(report(witp, st, events, ALLIED)[0])
+    # a night strike by PBYs from Nouméa's side of the sea (the test's pack lets them strike)
+    pby = copy.deepcopy(base)
+    pby[PRIVATE][ALLIED]["air_bases"]["Black Cats"] = {"hex": "E2118", "air_points": {"PBY-5": 4}}
+    unit = pby[PUBLIC]["pack"]["units/ap-PBY-5"]
+    pby[PUBLIC]["pack"] = {
+        **pby[PUBLIC]["pack"],
+        "units/ap-PBY-5": {**unit, "value": {**unit["value"], "roles": ["R", "B", "T"]}},
+    }
+    p, errors = _judge(pby, ALLIED, "STRIKE N1 FROM Black_Cats 4xPBY-5/T TARGET TF2 NIGHT")
+    assert errors == []
+    st, events = naval_strike.resolve(
+        pby,
+        p.strikes["N1"],
+        SeededDice(b"pby" * 6, "g", 1, "air2"),
+        SecretDice(b"pby-secret", "secret"),
+        "T1/air2/strike",
+    )
+    for side in SIDES:
+        section = strike_section(report(witp, st, events, side)[0])
+        assert "PBY night contact (14.2.3)" in section
+        assert (
+            len(
+                re.findall(r"PBY-5 +Black Cats +\d( \+1)? +(contact|no contact|destroyed)", section)
+            )
+            == 4
+        )
+        assert max(len(line) for line in section.splitlines()) <= 72
