@@ -11,7 +11,10 @@ its rule and audience (witp-hidden-info 4.1-4.2, 6):
   the arc, 14.2.2): the striker;
 - 7.1 B the altitudes used and whether each is escorted, no numbers or types: the
   naval player;
+- 7.1 B the owner's plotted CAP order and the CAP it placed at each level (R135):
+  the owner;
 - 6.x air combat, the elements as they fight (R11): both;
+- 14.2.3 the PBYs' night contact rolls (R136): both;
 - 7.7, 10.1.1 each wave's entry arc and target ring, and through AA its make-up: both;
 - 7.8.1 speed classes in the target ring and a ship's identity once targeted: the
   striker; the attacks' dice and results: both;

@@ -12,6 +12,7 @@ from typing import Any
 
 from pbem.core.dice import SeededDice
 from pbem.rulesets.witp import airplay
+from pbem.rulesets.witp import located as located_chits
 from pbem.rulesets.witp.air import capsplit, naval_strike, night, plot
 from pbem.rulesets.witp.clock import schedule
 from pbem.rulesets.witp.draws import SecretDice
@@ -205,9 +206,19 @@ def _rabaul(at: str) -> dict[str, Any]:
 
 
 def _told_moved(s: dict[str, Any], time: str, kind: str = "located-moved") -> None:
-    fact: dict[str, Any] = {"kind": kind, "owner": ALLIED, "tf": "TF2"}
-    fact |= {"hex": "E2016"} if kind == "located-moved" else {"why": night.MOVED}
-    disclose(s, fact, list(SIDES), time, "13.7.5")
+    """Both sides told that Allied TF2 moved at ``time``: its Located marker moving
+    with it by day (R52), or taken by its night movement (located.night_movement)."""
+    if kind == "located-moved":
+        fact = {"kind": kind, "owner": ALLIED, "tf": "TF2", "hex": "E2016"}
+        disclose(s, fact, list(SIDES), time, "13.7.5")
+        return
+    slots = schedule(2, 1)
+    slot = next(sl for sl in slots if sl.time == time)
+    (event,) = located_chits.night_movement(s, ALLIED, "TF2", slot)
+    assert event.kind == kind
+    # found again by an air search since: a target once more (5.1.6)
+    search = next(sl for sl in slots if sl.time == "T1/air3/search")
+    located_chits.place(s, ALLIED, "TF2", "E2016", "air", search)
 
 
 def test_14_2_2_r137_a_night_strike_at_a_tf_the_side_saw_move_is_refused() -> None:
