@@ -42,6 +42,8 @@ SECTIONED = LAUNCH | frozenset(
         "critical-hit-rolls",
         "critical-hit",
         "extended-range-losses",
+        "aa-suppressors",
+        "aa-suppression",
     }
 )
 STRIKE_CONTACT = "strike-contact"  # a search-report's source when a strike tells it (7.1 A)
@@ -262,6 +264,23 @@ def _fact(s: _Strike, d: Disclosure) -> None:
         s.results.append(f"{f['ship']} critical hit (doubles {a}-{b})")
     elif kind == "extended-range-losses":
         s.add("extended", [f["type"], f["roll"], f["rating"], f["extra"]])
+    elif kind in ("aa-suppressors", "aa-suppression"):
+        _suppression(s, d)
+
+
+def _suppression(s: _Strike, d: Disclosure) -> None:
+    """7.9: the striker's peel-off (its own), then each wave's suppression roll."""
+    f = d.fact
+    if f["kind"] == "aa-suppressors":
+        s.notes.append(
+            f"[{d.rule}] AA suppression asked of {f['asked']} loose escort(s); "
+            f"{f['escorts']} escort(s) v {f['cap']} CAP: {_n(f['peeled'])} peel off"
+        )
+        return
+    s.add(
+        "suppression",
+        [f["wave"], f["ring"], f"{f['adjusted']}/{f['aps']}", f["roll"], f"{f['low']}/{f['high']}"],
+    )
 
 
 # Each table: its caption (with the rule) and its head, in report order.
@@ -276,6 +295,11 @@ TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
     ("night-contact", "PBY night contact (14.2.3)", ("type", "from", "1D6", "result")),
     ("waves", "Waves (7.7.1, 10.1.1)", ("wave", "arc", "ring", "APs (role/AA mode)")),
+    (
+        "suppression",
+        "AA suppression (7.9.1, Air-to-Air CRT: Low/High AA off)",
+        ("wave", "ring", "str/APs", "2D6", "low/high"),
+    ),
     ("aa", "AA fire (10.1)", ("wave", "vs", "AA", "col/DRM", "2D6", "result")),
     ("ring", "Target ring, speed classes (7.8.1 Step 1)", ("wave", "ships")),
     ("targeted", "Ships targeted (7.2.1)", ("wave", "at", "ship")),

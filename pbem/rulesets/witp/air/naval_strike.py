@@ -48,6 +48,7 @@ from pbem.rulesets.witp.air import (
     display,
     elite,
     sequencing,
+    suppression,
 )
 from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air import night as night_rules
@@ -474,6 +475,10 @@ def resolve_into(
             at[str(e["type"])] = at.get(str(e["type"]), 0) + int(e["n"])
         fact = {"kind": "cap-allotted", "tf": tf_id, "order": capsplit.text(cap_split)}
         events.append(disclose(st, {**fact, "levels": dealt}, [naval], time, "7.1"))
+    # 7.9 loose escorts in excess of the CAP peel off to suppress AA, as plotted
+    escorts, peeled, asked = suppression.peel_off(parts, sum(int(c["n"]) for c in cap))
+    if asked:
+        events.append(disclose(st, {**asked, "tf": tf_id}, [side], time, "7.9"))
     bomber_hit_by_cap = False
     eliminated: dict[str, int] = {}
     elite_lost: dict[str, int] = {}  # 7.11.2: elite APs eliminated, by type
@@ -557,12 +562,16 @@ def resolve_into(
     # 7.5-7.6 waves: one a launching hex; another hex joins the primary's by 7.6.2
     waves, wave_events = _waves(st, survivors, strike, dice, time, night)
     events += wave_events
+    joined = suppression.attach(waves, peeled)  # 7.9.1: the suppressors' waves
     damaged: dict[str, int] = {}
     reached_inner = False
     for w, wave in enumerate(waves):
         aps = _wave_aps(public, wave)
         if not aps:
             continue
+        bombers_n = sum(int(a["n"]) for a in aps)
+        escort_aps = _wave_aps(public, joined.get(w, []))
+        aps += escort_aps  # 7.9.1: fired at with (or as) the wave's Low component
         entry = dice.d6(f"wave {w + 1} entry")
         ring = display.target_ring(positions, entry, public, priority)
         arcs = display.path(public, entry, ring)
@@ -583,27 +592,37 @@ def resolve_into(
         )
         fire_ships = [by_name[n] for n in firers if int(by_name[n].get("damage", 0)) < 5]
         small = 0
-        if w == 0 and sum(int(a["n"]) for a in aps) <= 2:
+        if w == 0 and bombers_n <= 2:
             _pair, small = aa.small_first_wave(dice, "small first wave")
+        suppressed = None
+        if escort_aps:  # 7.9.1: the suppressors fire before any AA
+            suppressed = suppression.roll(
+                public, escort_aps, ring, dice, f"wave {w + 1} AA suppression"
+            )
+            fact = {"kind": "aa-suppression", "tf": tf_id, "wave": w + 1, **suppressed}
+            events.append(disclose(st, fact, both, time, "7.9.1"))
         for mode in ("L", "M", "H", "DB"):
             comp = [a for a in aps if a["aa_mode"] == mode and int(a["n"]) > 0]
             if not comp:
                 continue
             cols, drm, why = aa.modifiers(
                 public,
-                aps,
+                [a for a in aps if not a.get(suppression.KEY)],
                 comp,
                 night=night,
                 later_wave_after_inner=reached_inner and w > 0,
                 coastwatcher_alerted=coastwatcher_alerted,
                 small_first_wave_drm=small,
             )
+            fuse, fused = suppression.proximity(public, fire_ships, mode)  # 10.1.1
+            cut = suppression.reduction(public, mode, suppressed)
+            why += ([fused] if fused else []) + ([f"AA suppressed -{cut}"] if cut else [])
             res = aa.fire(
                 public,
-                aa.strength(public, fire_ships, mode, night=night),
+                max(0, aa.strength(public, fire_ships, mode, night=night) - cut),
                 comp,
                 cols,
-                drm,
+                drm + fuse,
                 dice,
                 f"wave {w + 1} AA {mode}",
             )
@@ -628,7 +647,8 @@ def resolve_into(
                 **{k: res[k] for k in ("aa", "columns", "drm", "roll", "eliminated", "aborted")},
             }
             events.append(disclose(st, fact, both, time, "10.1"))
-        aps = [a for a in aps if int(a["n"]) > 0]
+        # the suppressors make no attack on a ship (7.9.1, R117)
+        aps = [a for a in aps if int(a["n"]) > 0 and not a.get(suppression.KEY)]
         if not aps:
             continue
         in_ring = [

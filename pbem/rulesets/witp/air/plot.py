@@ -3,7 +3,7 @@ a line (proposal 6.1, in the style of the TF mission cards of docs/witp-orders.m
 
     STRIKE <id> FROM <base|TFn> <n>x<type>[/<role>][@<alt>] ... TARGET <TFm>
            [PRIORITY GENERAL|<ship type>] [RETURN <base>] [NIGHT]
-    ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE
+    ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE [SUPPRESS <k>]   (7.9)
     COVER <id> FROM <base|TFn> <n>x<type> OVER <hex>            (5.3.2)
     NAVALCOVER <id> FROM <base|TFn> <n>x<type> OVER <TFn>       (5.3.4)
     TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>          (4.4.1)
@@ -28,7 +28,7 @@ from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
 from pbem.rulesets.witp import located
-from pbem.rulesets.witp.air import altitude, capsplit
+from pbem.rulesets.witp.air import altitude, capsplit, suppression
 from pbem.rulesets.witp.air import night as night_rules
 from pbem.rulesets.witp.air.ships import base_air
 from pbem.rulesets.witp.air.tables import EXTREME, ROLES, air_unit, known_type, value
@@ -234,8 +234,11 @@ def _strike(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
 
 
 def _escort(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
+    words, ask = suppression.asked(words)  # 7.9: [SUPPRESS <k>]
     if len(words) != 5 or words[1].upper() != "FROM":
-        raise OrderSyntaxError("ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE")
+        raise OrderSyntaxError(
+            "ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE [SUPPRESS <k>]"
+        )
     sid, posture = words[0].upper(), words[4].lower()
     strike = plot.strikes.get(sid)
     if strike is None:
@@ -263,12 +266,15 @@ def _escort(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
         )
     if not altitude.may_fly(public, int(unit["air"]["normal"]), unit["air"].get("altitude"), alt):
         raise _illegal(f"{t} may not fly at {alt}: its strength would be zero", "5.2.3")
+    suppression.check_asked(ask, n, posture)
     reach = _reach(ctx, t, part["mp"], None)
     _allocate(ctx, plot, label, air, n, t)
-    part["escorts"].append(
-        {"type": t, "n": n, "role": "F", "alt": alt, "posture": posture, "range": reach}
-    )
-    return f"ESCORT {sid} FROM {label} {words[3]} {posture.upper()}"
+    escort = {"type": t, "n": n, "role": "F", "alt": alt, "posture": posture, "range": reach}
+    if ask:  # 7.9: the line's own id, kept when the escort is split (8.1.4, 7.11)
+        escort[suppression.ASK] = {"n": ask, "line": f"{sid}/{label}/{len(part['escorts'])}"}
+    part["escorts"].append(escort)
+    more = f" SUPPRESS {ask}" if ask else ""
+    return f"ESCORT {sid} FROM {label} {words[3]} {posture.upper()}{more}"
 
 
 def _cover(ctx: Context, plot: AirPlot, words: Sequence[str], naval: bool) -> str:

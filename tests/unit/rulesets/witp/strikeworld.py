@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hypothesis import strategies as st
@@ -103,8 +103,14 @@ class Bases(dict[int, dict[str, Any]]):
         return f"Bases({sorted(self)} hexes apart)"
 
 
-def strike(state: Mapping[str, Any], side: str = ALLIED, hexes: int = 6) -> dict[str, Any]:
-    p, errors = plot.judge(Knowledge.of(state, side), side, STRIKES[(side, hexes)])
+def strike(
+    state: Mapping[str, Any], side: str = ALLIED, hexes: int = 6, suppress: int = 0
+) -> dict[str, Any]:
+    """``side``'s strike; ``suppress``: its loose escort's SUPPRESS (7.9), if any."""
+    text = STRIKES[(side, hexes)]
+    if suppress and text.endswith("LOOSE"):
+        text += f" SUPPRESS {suppress}"
+    p, errors = plot.judge(Knowledge.of(state, side), side, text)
     assert errors == [], errors
     return dict(next(iter(p.strikes.values())))
 
@@ -135,13 +141,14 @@ def resolved(
     side: str = ALLIED,
     hexes: int = 6,
     dice: Dice | None = None,
+    suppress: int = 0,
     **kw: Any,
 ) -> tuple[dict[str, Any], list[Event]]:
     """``side``'s strike resolved: ``seed`` the open dice, ``secret`` the seed of the
     owner's critical-hit rolls (16.7)."""
     return naval_strike.resolve(
         state,
-        strike(state, side, hexes),
+        strike(state, side, hexes, suppress),
         dice or open_dice(seed),
         SecretDice(secret, "secret"),
         TIME,
@@ -257,9 +264,10 @@ class Hidden:
     grounded over another TF (5.3.6), the moderator's part, facts told to the other
     side alone, and the dice of the rolls only the other side is told: the owner's
     critical hits (16.7, the secret stream) when the viewer struck, the striker's
-    extended-range doubling (6.3.3) when the viewer was struck; and, when the viewer
-    struck, the struck side's CAP order at the levels the strike does not fly (R135:
-    6.1.1 shows the striker only the CAP that fights)."""
+    extended-range doubling (6.3.3) when the viewer was struck; the striker's
+    secret SUPPRESS on its loose escort (7.9) when the viewer was struck; and, when
+    the viewer struck, the struck side's CAP order at the levels the strike does not
+    fly (R135: 6.1.1 shows the striker only the CAP that fights)."""
 
     plots: Any
     grounded: int
@@ -267,7 +275,8 @@ class Hidden:
     told_other: list[dict[str, Any]]
     secret: bytes
     extended: int
-    cap_unused: dict[str, int]  # R135: the CAP order's shares where the strike flies not
+    suppress: int = 0
+    cap_unused: dict[str, int] = field(default_factory=dict)  # R135: where no strike flies
 
 
 hidden = st.builds(
@@ -278,6 +287,7 @@ hidden = st.builds(
     st.lists(SECRET_FACTS, max_size=3),
     st.binary(min_size=4, max_size=8),
     st.integers(0, 2**16),
+    st.integers(0, 2),
     st.fixed_dictionaries({lv: st.integers(0, 9) for lv in ("L", "M", "H")}),
 )
 SHARES = st.none() | st.fixed_dictionaries({lv: st.integers(0, 3) for lv in ("L", "M", "H")})
@@ -299,9 +309,9 @@ def cases(draw: st.DrawFn) -> Case:
     viewer, striker = draw(st.sampled_from(SIDES)), draw(st.sampled_from(SIDES))
     h1, h2 = draw(hidden), draw(hidden)
     # the striker sees its own extended-range roll; the owner every critical-hit roll
-    # and his own CAP order
+    # and its own SUPPRESS (7.9); the owner his own CAP order (R135)
     same: dict[str, Any] = (
-        {"extended": h1.extended}
+        {"extended": h1.extended, "suppress": h1.suppress}
         if viewer == striker
         else {"secret": h1.secret, "cap_unused": h1.cap_unused}
     )
@@ -347,6 +357,7 @@ def world(base: Mapping[str, Any], case: Case, h: Hidden) -> tuple[dict[str, Any
         side=case.striker,
         hexes=case.hexes,
         dice=dice,
+        suppress=h.suppress,
         ratings=RATINGS,
         target_plotted=case.plotted,
         cap_split=cap_order(state, case, h),
@@ -360,4 +371,14 @@ def doubles_told(state: Mapping[str, Any], side: str) -> list[Any]:
         d["fact"]
         for d in state[DISCLOSURES]
         if side in d["audience"] and d["fact"]["kind"] == "critical-hit"
+    ]
+
+
+def peeled(state: Mapping[str, Any]) -> list[Any]:
+    """The fighters that peeled off to suppress AA (7.9), as the striker was told
+    (none when none did): once flown, the naval player sees them in the waves."""
+    return [
+        d["fact"]["peeled"]
+        for d in state[DISCLOSURES]
+        if d["fact"]["kind"] == "aa-suppressors" and d["fact"]["peeled"]
     ]

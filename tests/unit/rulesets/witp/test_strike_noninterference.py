@@ -7,18 +7,21 @@ other side's plots, its CAP grounded over another TF (5.3.6), the moderator's pa
 facts told to the other side alone, and the dice of the rolls only the other side
 is told: the owner's critical-hit rolls (16.7: told to the striker on doubles
 only) when the viewer struck, the striker's extended-range doubling (6.3.3) when
-the viewer was struck, and the struck side's CAP order (R135) at the levels the
-strike does not fly, where 6.1.1 shows the striker nothing. Each strike is resolved by ``naval_strike.resolve`` itself,
-so the property covers what the rules module discloses as well as what the report
-makes of it.
+the viewer was struck, the striker's SUPPRESS (7.9) while it peels off the same
+fighters in both worlds (mostly none), and the struck side's CAP order (R135) at
+the levels the strike does not fly, where 6.1.1 shows the striker nothing. Each
+strike is resolved by ``naval_strike.resolve`` itself, so the property covers what
+the rules module discloses as well as what the report makes of it.
 """
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 
-from pbem.rulesets.witp.knowledge import indistinguishable
+from pbem.rulesets.witp.knowledge import PRIVATE, indistinguishable
 from pbem.rulesets.witp.ruleset import WitpRuleset
 from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
@@ -27,6 +30,7 @@ from .strikeworld import (
     Case,
     cases,
     doubles_told,
+    peeled,
     report,
     resolved,
     strike_section,
@@ -52,6 +56,9 @@ def test_hid_a_strike_report_is_identical_in_worlds_the_side_cannot_tell_apart(
     (a, ea), (b, eb) = (world(bases[case.hexes], case, h) for h in case.worlds)
     # a critical hit from doubles is told to the striker (16.7): those worlds differ
     assume(doubles_told(a, case.viewer) == doubles_told(b, case.viewer))
+    # fighters peeled off to suppress AA fly in the open (7.9.1): a SUPPRESS stays
+    # secret while both worlds fly the same (mostly none: the CAP outnumbers them)
+    assume(peeled(a) == peeled(b))
     assert indistinguishable(a, b, case.viewer)
     seen = [[e.to_json() for e in es if e.seen_by(case.viewer)] for es in (ea, eb)]
     assert seen[0] == seen[1]
@@ -79,6 +86,33 @@ def test_the_comparison_can_fail_the_owner_reads_the_secret_rolls(
             break
     assert report(witp, a, ea, JAPANESE) != report(witp, b, eb, JAPANESE)
     assert report(witp, a, ea, ALLIED) == report(witp, b, eb, ALLIED)
+
+
+def test_7_9_the_comparison_can_fail_the_striker_reads_its_suppress(
+    witp: WitpRuleset, bases: Bases
+) -> None:
+    """A SUPPRESS that peels none off (the CAP outnumbers the escort): the striker's
+    report tells it (its own, 7.9), the struck side's is unchanged. With no CAP the
+    fighters peel off, and the struck side sees them fly in (7.9.1)."""
+    base = bases[9]
+    for seed in range(60):
+        b, eb = resolved(base, seed, hexes=9, suppress=2)
+        if not peeled(b):
+            break
+    a, ea = resolved(base, seed, hexes=9)
+    assert told(b, ALLIED, "aa-suppressors") and not told(b, JAPANESE, "aa-suppressors")
+    assert report(witp, a, ea, ALLIED) != report(witp, b, eb, ALLIED)
+    assert report(witp, a, ea, JAPANESE) == report(witp, b, eb, JAPANESE)
+    bare = copy.deepcopy(base)
+    for name in ("Shokaku", "Zuikaku"):
+        bare[PRIVATE][JAPANESE]["ships"][name]["air"]["A6M2"] = 0
+    c, ec = resolved(bare, seed, hexes=9)
+    d, ed = resolved(bare, seed, hexes=9, suppress=2)
+    assert peeled(d) == [{"F4F-3": 2}]
+    seen = strike_section(report(witp, d, ed, JAPANESE)[0])
+    assert report(witp, c, ec, JAPANESE) != report(witp, d, ed, JAPANESE)
+    assert "AA suppression (7.9.1" in seen and "F4F-3 F/L" in seen
+    assert max(len(line) for line in seen.splitlines()) <= 72
 
 
 def test_r135_the_comparison_can_fail_the_cap_order(witp: WitpRuleset, bases: Bases) -> None:
