@@ -572,6 +572,7 @@ class _Segment:
             committed=_committed(st, owner, tf),
             unlocated_carriers=False,
             ratings=ratings,
+            cap_split=st[PRIVATE][owner].get(AIR_PLOT, {}).get("caps", {}).get(tf),  # R135
         )
         self.cover_losses(owner, flights, losses)
         return events
@@ -802,6 +803,7 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         "#   EMERGENCY <id> FROM <base|TFn> <n>x<type> OVER <hex|TFn>  (flies if a strike comes)",
         "#   TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>",
         "#   RECIPROCAL BEFORE|AFTER (12.3.2 Step 2) | ENTRY <id> ROLLED|FEWEST (7.7.1)",
+        "#   CAP <TFn> <L|M|H>:<share> ...   (your CAP's altitudes, secret: 7.1 B, R135)",
         "# Standing special strikes (5.8, R105; kept until you file others, SPECIAL NONE clears):",
         "#   SPECIAL <id> FROM <base|TFn> <n>x<type>... [ESCORT <n>x<type>@<alt> LOOSE|CLOSE]"
         " [AGAINST ANY|<types>] [RANGE NORMAL|EXTENDED] [NIGHT]",

@@ -32,7 +32,9 @@ SECTIONED = LAUNCH | frozenset(
         "target-priority",
         "air-surface-placement",
         "strike-altitudes",
+        "cap-allotted",
         "air-combat",
+        "night-contact",
         "wave-coordination",
         "wave-entry",
         "aa-fire",
@@ -272,6 +274,16 @@ def _fact(s: _Strike, d: Disclosure) -> None:
             f"[{r}] CAP carrier coordination, {f['tf']} (air rating {f['air_rating']}): "
             f"{_cc(f)}: {f['fighters']} fighter(s) fly CAP"
         )
+    elif kind == "cap-allotted":  # R135: the owner's own order, what it made
+        at = "; ".join(f"{lv} {_n(by)}" for lv, by in f["levels"].items()) or "none"
+        s.notes.append(f"[{r} B] your CAP order over {f['tf']} ({f['order']}): {at}")
+    elif kind == "night-contact":
+        for x in f["rolls"]:
+            s.add(
+                "night-contact",
+                [x["type"], x["base"], f"{x['roll']}{_drm(int(x['drm']))}", x["result"]],
+            )
+        s.lose("elim", f["destroyed"])
     elif kind == "air-surface-placement":
         for p in f["ships"]:
             s.add("placement", [p["ring"], p["arc"], p["type"], "yes" if p["at_least_d2"] else "-"])
@@ -363,6 +375,7 @@ TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         "Air combat: each attack (6.3, Air-to-Air CRT)",
         ("alt", "attack", "str/APs", "2D6", "ab/el pts", "result"),
     ),
+    ("night-contact", "PBY night contact (14.2.3)", ("type", "from", "1D6", "result")),
     ("waves", "Waves (7.7.1, 10.1.1)", ("wave", "arc", "ring", "APs (role/AA mode)")),
     (
         "suppression",

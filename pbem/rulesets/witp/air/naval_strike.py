@@ -12,7 +12,10 @@ its rule and audience (witp-hidden-info 4.1-4.2, 6):
   the arc, 14.2.2): the striker;
 - 7.1 B the altitudes used and whether each is escorted, no numbers or types: the
   naval player;
+- 7.1 B the owner's plotted CAP order and the CAP it placed at each level (R135):
+  the owner;
 - 6.x air combat, the elements as they fight (R11): both;
+- 14.2.3 the PBYs' night contact rolls (R136): both;
 - 7.7, 10.1.1 each wave's entry arc and target ring, and through AA its make-up: both;
 - 7.8.1 speed classes in the target ring and a ship's identity once targeted: the
   striker; the attacks' dice and results: both;
@@ -39,6 +42,7 @@ from pbem.rulesets.witp.air import (
     altitude,
     attack,
     availability,
+    capsplit,
     combat,
     coordination,
     critical,
@@ -50,6 +54,7 @@ from pbem.rulesets.witp.air import (
 )
 from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air import entry as entry_arc
+from pbem.rulesets.witp.air import night as night_rules
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of, take_losses, tf_air
 from pbem.rulesets.witp.air.tables import DOCTRINE, air_unit, known_type, value
@@ -167,9 +172,13 @@ def _stacks(
 
 
 def _cap_levels(
-    public: Mapping[str, Any], cap: Mapping[str, int], levels: Sequence[str]
+    public: Mapping[str, Any],
+    cap: Mapping[str, int],
+    levels: Sequence[str],
+    shares: Mapping[str, int] | None = None,
 ) -> list[dict[str, Any]]:
-    """The doctrine (R92): the CAP split evenly over the levels used, the lowest first,
+    """The owner's plotted ``CAP`` shares over the levels used (7.1 B, R135), else the
+    doctrine (R92): the CAP split evenly over the levels used, the lowest first;
     each AP only where it may fly (5.2.3)."""
     out: list[dict[str, Any]] = []
     for t, n in sorted(cap.items()):
@@ -179,8 +188,10 @@ def _cap_levels(
             for lv in levels
             if altitude.may_fly(public, int(air["normal"]), air.get("altitude"), lv)
         ]
+        dealt = capsplit.deal(n, ok, shares or {})
         for k, lv in enumerate(ok):
             share = n // len(ok) + (1 if k < n % len(ok) else 0)
+            share = dealt.get(lv, 0) if dealt else share
             if share:
                 out.append({"type": t, "n": share, "alt": lv, "range": "normal"})
     return out
@@ -253,6 +264,7 @@ def resolve(
     committed: Mapping[str, int] | None = None,
     coastwatcher_alerted: bool = False,
     unlocated_carriers: bool = False,
+    cap_split: Mapping[str, int] | None = None,
 ) -> tuple[dict[str, Any], list[Event]]:
     """Resolve ``strike`` (a plot.AirPlot strike) against its target TF.
 
@@ -265,7 +277,8 @@ def resolve(
     ``cover_losses``: filled with the cover's share of the CAP's losses by type
     ({type: [eliminated, aborted, elite eliminated]}, R110: the TF's own fighters
     take them first);
-    ``committed``: the TF's fighters flying other missions this phase, by type (5.3).
+    ``committed``: the TF's fighters flying other missions this phase, by type (5.3);
+    ``cap_split``: the owner's plotted CAP shares by level (7.1 B, R135; None: R92).
     CAP aborted here is kept in the owner's ``cap_aborted`` (by TF and type) and flies
     no later CAP this phase (5.1.1, 5.3.6); the caller clears it when the phase ends."""
     st = copy.deepcopy(dict(state))
@@ -282,6 +295,7 @@ def resolve(
         committed=committed,
         coastwatcher_alerted=coastwatcher_alerted,
         unlocated_carriers=unlocated_carriers,
+        cap_split=cap_split,
     )
     return st, events
 
@@ -329,6 +343,7 @@ def resolve_into(
     committed: Mapping[str, int] | None = None,
     coastwatcher_alerted: bool = False,
     unlocated_carriers: bool = False,
+    cap_split: Mapping[str, int] | None = None,
 ) -> list[Event]:
     """``resolve`` on ``st`` itself (a state the caller owns: the rounds' working copy,
     which a TF moving through a special strike still refers to)."""
@@ -458,7 +473,14 @@ def resolve_into(
         cap_air[str(c["type"])] = cap_air.get(str(c["type"]), 0) + int(c["n"])
         best[str(c["type"])] = best.get(str(c["type"]), 0) + int(c.get(elite.KEY, 0))
     theirs = doctrine(st, naval)
-    cap = _elite_first(_cap_levels(public, cap_air, levels), best)
+    cap = _elite_first(_cap_levels(public, cap_air, levels, cap_split), best)
+    if cap_split and cap:  # R135: the owner's order and what it made, his alone
+        dealt: dict[str, dict[str, int]] = {lv: {} for lv in levels}
+        for e in cap:  # an elite stack and a regular of one type: counted together
+            at = dealt[str(e["alt"])]
+            at[str(e["type"])] = at.get(str(e["type"]), 0) + int(e["n"])
+        fact = {"kind": "cap-allotted", "tf": tf_id, "order": capsplit.text(cap_split)}
+        events.append(disclose(st, {**fact, "levels": dealt}, [naval], time, "7.1"))
     # 7.9 loose escorts in excess of the CAP peel off to suppress AA, as plotted
     escorts, peeled, asked = suppression.peel_off(parts, sum(int(c["n"]) for c in cap))
     if asked:
@@ -538,6 +560,10 @@ def resolve_into(
                         )
                         left -= k
     no_cap = not bomber_hit_by_cap  # 7.8.1 Step 3 note **
+
+    if night:  # 14.2.3, R136: each US PBY rolls for contact before the display
+        survivors, pby_events = _night_contact(st, strike, parts, survivors, dice, time)
+        events += pby_events
 
     # 7.5-7.6 waves: one a launching hex; another hex joins the primary's by 7.6.2
     waves, wave_events = _waves(st, survivors, strike, dice, time, night)
@@ -749,6 +775,29 @@ def resolve_into(
     events += _extended_losses(st, strike, parts, eliminated, dice, time)
     _elite_losses(st[PRIVATE][side], parts, elite_lost)
     return events
+
+
+def _night_contact(
+    st: dict[str, Any],
+    strike: Mapping[str, Any],
+    parts: Sequence[Mapping[str, Any]],
+    survivors: list[dict[str, Any]],
+    dice: Dice,
+    time: str,
+) -> tuple[list[dict[str, Any]], list[Event]]:
+    """14.2.3: the PBYs' contact rolls, told to both (open dice); those destroyed
+    leave their base (not air combat nor AA losses: no 6.3.3 doubling)."""
+    mp_of = {str(p["base"]): int(p["mp"]) for p in parts}
+    c = night_rules.contact(st[PUBLIC], survivors, mp_of, dice)
+    if not c.rolls:
+        return survivors, []
+    side, tf_id = strike["side"], strike["target"]["tf"]
+    for r in c.rolls:
+        if r["result"] == night_rules.DESTROYED:
+            take_losses(st[PRIVATE][side], r["base"], r["type"], 1)
+    fact = {"kind": "night-contact", "tf": tf_id, "rolls": c.rolls, "destroyed": c.destroyed}
+    both = [side, strike["target"]["owner"]]
+    return c.going_on, [disclose(st, fact, both, time, "14.2.3")]
 
 
 def _admiral(

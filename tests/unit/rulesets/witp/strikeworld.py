@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hypothesis import strategies as st
@@ -307,8 +307,10 @@ class Hidden:
     grounded over another TF (5.3.6), the moderator's part, facts told to the other
     side alone, and the dice of the rolls only the other side is told: the owner's
     critical hits (16.7, the secret stream) when the viewer struck, the striker's
-    extended-range doubling (6.3.3) when the viewer was struck; and the striker's
-    secret SUPPRESS on its loose escort (7.9) when the viewer was struck."""
+    extended-range doubling (6.3.3) when the viewer was struck; the striker's
+    secret SUPPRESS on its loose escort (7.9) when the viewer was struck; and, when
+    the viewer struck, the struck side's CAP order at the levels the strike does not
+    fly (R135: 6.1.1 shows the striker only the CAP that fights)."""
 
     plots: Any
     grounded: int
@@ -317,6 +319,7 @@ class Hidden:
     secret: bytes
     extended: int
     suppress: int = 0
+    cap_unused: dict[str, int] = field(default_factory=dict)  # R135: where no strike flies
 
 
 hidden = st.builds(
@@ -328,7 +331,9 @@ hidden = st.builds(
     st.binary(min_size=4, max_size=8),
     st.integers(0, 2**16),
     st.integers(0, 2),
+    st.fixed_dictionaries({lv: st.integers(0, 9) for lv in ("L", "M", "H")}),
 )
+SHARES = st.none() | st.fixed_dictionaries({lv: st.integers(0, 3) for lv in ("L", "M", "H")})
 
 
 @dataclass(frozen=True)
@@ -339,6 +344,7 @@ class Case:
     seed: int
     plotted: bool
     worlds: tuple[Hidden, Hidden]
+    cap_used: dict[str, int] | None = None  # R135: shares at the levels flown; None: no order
 
 
 @st.composite
@@ -346,11 +352,11 @@ def cases(draw: st.DrawFn) -> Case:
     viewer, striker = draw(st.sampled_from(SIDES)), draw(st.sampled_from(SIDES))
     h1, h2 = draw(hidden), draw(hidden)
     # the striker sees its own extended-range roll; the owner every critical-hit roll
-    # and its own SUPPRESS (7.9)
+    # and its own SUPPRESS (7.9); the owner his own CAP order (R135)
     same: dict[str, Any] = (
         {"extended": h1.extended, "suppress": h1.suppress}
         if viewer == striker
-        else {"secret": h1.secret}
+        else {"secret": h1.secret, "cap_unused": h1.cap_unused}
     )
     h2 = replace(h2, **same)
     return Case(
@@ -360,7 +366,19 @@ def cases(draw: st.DrawFn) -> Case:
         draw(st.integers(0, 2**16)),
         draw(st.booleans()),
         (h1, h2),
+        draw(SHARES),
     )
+
+
+def cap_order(state: Mapping[str, Any], case: Case, h: Hidden) -> dict[str, int] | None:
+    """R135: the struck side's CAP order: the case's shares at the levels the strike
+    flies (the striker sees what fights there, 6.1.1), the world's elsewhere."""
+    if case.cap_used is None:
+        return None
+    flown = {
+        e["alt"] for p in strike(state, case.striker, case.hexes)["parts"] for e in p["elements"]
+    }
+    return {lv: (case.cap_used if lv in flown else h.cap_unused)[lv] for lv in ("L", "M", "H")}
 
 
 def world(base: Mapping[str, Any], case: Case, h: Hidden) -> tuple[dict[str, Any], list[Event]]:
@@ -385,6 +403,7 @@ def world(base: Mapping[str, Any], case: Case, h: Hidden) -> tuple[dict[str, Any
         suppress=h.suppress,
         ratings=RATINGS,
         target_plotted=case.plotted,
+        cap_split=cap_order(state, case, h),
     )
     return after, events + more
 

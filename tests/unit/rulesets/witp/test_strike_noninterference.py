@@ -7,10 +7,11 @@ other side's plots, its CAP grounded over another TF (5.3.6), the moderator's pa
 facts told to the other side alone, and the dice of the rolls only the other side
 is told: the owner's critical-hit rolls (16.7: told to the striker on doubles
 only) when the viewer struck, the striker's extended-range doubling (6.3.3) when
-the viewer was struck, and the striker's SUPPRESS (7.9) while it peels off the
-same fighters in both worlds (mostly none). Each strike is resolved by
-``naval_strike.resolve`` itself, so the property covers what the rules module
-discloses as well as what the report makes of it.
+the viewer was struck, the striker's SUPPRESS (7.9) while it peels off the same
+fighters in both worlds (mostly none), and the struck side's CAP order (R135) at
+the levels the strike does not fly, where 6.1.1 shows the striker nothing. Each
+strike is resolved by ``naval_strike.resolve`` itself, so the property covers what
+the rules module discloses as well as what the report makes of it.
 A second property plays whole Strike Segments that differ in the RECIPROCAL
 choice of the side losing 12.3.2 Step 2's roll (R125).
 """
@@ -159,3 +160,20 @@ def test_12_3_2_step_2_worlds_differing_in_the_losers_reciprocal_choice_look_ali
     assert report(witp, control.state, list(control.events), won) != report(
         witp, first.state, list(first.events), won
     )
+
+
+def test_r135_the_comparison_can_fail_the_cap_order(witp: WitpRuleset, bases: Bases) -> None:
+    """The owner's CAP order: a share where the strike does not fly changes the
+    owner's report alone (his order is echoed to him); a share where it flies moves
+    the CAP the striker meets, and the striker's report changes (6.1.1)."""
+    base = bases[6]
+    a = resolved(base, 2, cap_split={"L": 1, "M": 1, "H": 0})
+    b = resolved(base, 2, cap_split={"L": 1, "M": 1, "H": 5})
+    assert report(witp, *a, ALLIED) == report(witp, *b, ALLIED)
+    assert report(witp, *a, JAPANESE) != report(witp, *b, JAPANESE)
+    for seed in range(40):
+        a = resolved(base, seed, cap_split={"L": 1})
+        c = resolved(base, seed, cap_split={"M": 1})
+        if told(a[0], ALLIED, "air-combat"):
+            break
+    assert report(witp, *a, ALLIED) != report(witp, *c, ALLIED)
