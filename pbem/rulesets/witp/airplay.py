@@ -242,13 +242,16 @@ class _Segment:
         """One covering flight's launch (8.1.4, R120) of its ``n`` APs (None: all
         plotted), Army-type DRM (5.3.4, R121) and APAT roll, 2R over a hex held
         solely by the enemy (5.3.3, R122)."""
-        n, events = self.coordinated(owner, flight, n)
+        # Its rolls are told its owner alone, so they come from the moderator's stream:
+        # a secret plot must not shift the open dice the enemy reads later.
+        dice = draws.fork(self.secret, f"{owner} cover {flight['id']}")
+        n, events = self.coordinated(owner, flight, dice, n)
         held = self.enemy_held(owner, str(flight.get("over_hex")))
         mission = cover_rules.mission_of(flight, held)
         drm, told = self.army_drm(owner, flight)
         events += told
         got, rolled = cover_rules.roll(
-            self.state[PUBLIC], flight, self.dice, n=n, mission=mission, drm=drm
+            self.state[PUBLIC], flight, dice, n=n, mission=mission, drm=drm
         )
         self.over[(owner, flight["id"])] = got
         fact = {"kind": "cover-availability", **({"tf": tf} if tf else {}), **rolled}
@@ -258,7 +261,7 @@ class _Segment:
         return [*events, disclose(self.state, fact, [owner], self.slot.time, rule)]
 
     def coordinated(
-        self, owner: str, flight: Mapping[str, Any], n: int | None = None
+        self, owner: str, flight: Mapping[str, Any], dice: Dice, n: int | None = None
     ) -> tuple[int, list[Event]]:
         """5.3.6, 8.1.4, R120: a carrier TF's cover launches after its carrier
         coordination check (its admiral's Air Rating, 8.8 leaderless); (APs, events)."""
@@ -271,10 +274,10 @@ class _Segment:
         entry = own.get(tfs.TFS, {}).get(base)
         if entry is None:
             return 0, []  # the TF is gone
-        r, events = admirals.ratings(self.state, owner, base, self.dice, self.slot.time)
-        r = r or coordination.rate(public, None, self.dice, f"{owner} {base} CTF")
+        r, events = admirals.ratings(self.state, owner, base, dice, self.slot.time)
+        r = r or coordination.rate(public, None, dice, f"{owner} {base} CTF")
         purpose = f"{owner} {base} cover {flight['id']} CC"
-        cc = coordination.launch(public, ships_of(own, entry), r, n, 0, self.dice, purpose)
+        cc = coordination.launch(public, ships_of(own, entry), r, n, 0, dice, purpose)
         fact = {"kind": "cover-coordination", "tf": base, "cover": flight["id"]}
         fact |= {"air_rating": r.air, **cc.to_json()}
         events.append(disclose(self.state, fact, [owner], self.slot.time, "8.1.4"))
@@ -289,7 +292,8 @@ class _Segment:
         events: list[Event] = []
         if owner not in self.army:
             purpose = f"{owner} Army-type naval cover"
-            self.army[owner] = self.dice.d6(purpose) + self.dice.d6(purpose)
+            dice = draws.fork(self.secret, purpose)  # told its owner alone, as the cover's
+            self.army[owner] = dice.d6(purpose) + dice.d6(purpose)
             fact = {"kind": "army-naval-cover-roll", "roll": self.army[owner]}
             events.append(disclose(self.state, fact, [owner], self.slot.time, "5.3.4"))
         return cover_rules.army_drm(number, self.army[owner]), events

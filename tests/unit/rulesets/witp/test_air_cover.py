@@ -37,7 +37,7 @@ def world(witp: WitpRuleset) -> dict[str, Any]:
 def _segment(
     state: dict[str, Any], side: str, covers: dict[str, Any], mp: pytest.MonkeyPatch, seed: int = 0
 ) -> Any:
-    mp.setattr(draws, "round_secret", lambda *_a: None)
+    mp.setattr(draws, "round_secret", lambda *_a: draws.SecretDice(bytes([seed]) * 4, "test"))
     st = copy.deepcopy(state)
     st[PRIVATE][side][airplay.AIR_PLOT] = {"strikes": {}, "covers": covers}
     slot = next(s for s in clock.schedule(1) if s.time.endswith("/strike"))
@@ -631,3 +631,21 @@ def test_r123_a_strike_stopped_whole_at_launch_has_a_block_of_its_own(
         (block,) = witp.view(out.state, out.events, side)["strikes"]
         assert block["title"] == "T1/air1/strike: a strike from Rabaul stopped at launch"
         assert any("the cover v the launch" in n for n in block["notes"])
+
+
+def test_r110_r120_r121_cover_rolls_leave_the_open_dice_alone(
+    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cover's rolls (its carrier coordination, the Army-type 2D6, the APAT) are told
+    its owner alone, so they come from the moderator's stream: the open dice the enemy
+    reads later are the same with a secret cover plot and without one."""
+    covers = {
+        "A": _flight("A", "naval-cover", "Port Moresby", "P-39", 1, "TF3", "E2324"),
+        "N": _flight("N", "naval-cover", "TF3", "F4F-3", 1, "TF3", "E2324"),
+    }
+    plotted = _segment(world, "allied", covers, monkeypatch)
+    _f, events = plotted.cover("allied", "TF3", "E2324")
+    assert _facts(events, "cover-availability")  # the cover did roll
+    bare = _segment(world, "allied", {}, monkeypatch)
+    bare.cover("allied", "TF3", "E2324")
+    assert plotted.dice.rolls == bare.dice.rolls
