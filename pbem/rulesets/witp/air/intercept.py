@@ -19,7 +19,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import combat
-from pbem.rulesets.witp.air.naval_strike import LEVELS, _cap_levels, _stacks, _told
+from pbem.rulesets.witp.air.naval_strike import LEVELS, air_stacks, cap_levels, stacks_told
 from pbem.rulesets.witp.air.tables import air_unit, known_type
 
 RULE = "5.3.3"
@@ -55,9 +55,9 @@ def _fact(fight: combat.Fight, stage: str, cap: Any, escorts: Any, bombers: Any)
         "routine": fight.routine,
         "bounce": fight.bounce,
         "steps": fight.steps,
-        "cap": _told(cap),
-        "escorts": _told(escorts),
-        "bombers": _told(bombers),
+        "cap": stacks_told(cap),
+        "escorts": stacks_told(escorts),
+        "bombers": stacks_told(bombers),
     }
 
 
@@ -83,9 +83,9 @@ def against_base_cap(
     cover_lost: dict[str, list[int]] = {}
     cap_lost: dict[str, list[int]] = {}
     for lv in [lv for lv in LEVELS if any(c["alt"] == lv for c in cover)]:
-        sweep = _stacks(public, cover, lv, bombers=False)
+        sweep = air_stacks(public, cover, lv, bombers=False)
         free = {t: n - sum(cap_lost.get(t, [0, 0])) for t, n in cap.items()}
-        cs = _stacks(public, _cap_levels(public, free, [lv]), lv, bombers=False)
+        cs = air_stacks(public, cap_levels(public, free, [lv]), lv, bombers=False)
         if not cs:
             continue
         fight = combat.resolve_level(public, lv, cs, sweep, [], [], dice)
@@ -112,9 +112,13 @@ def against_launch(
     part_lost: dict[str, list[int]] = {}
     for lv in levels:
         cs = cap.get(lv, [])
-        loose = _stacks(public, [e for e in escorts if e["posture"] == "loose"], lv, bombers=False)
-        close = _stacks(public, [e for e in escorts if e["posture"] == "close"], lv, bombers=False)
-        bs = _stacks(public, bombers, lv, bombers=True)
+        loose = air_stacks(
+            public, [e for e in escorts if e["posture"] == "loose"], lv, bombers=False
+        )
+        close = air_stacks(
+            public, [e for e in escorts if e["posture"] == "close"], lv, bombers=False
+        )
+        bs = air_stacks(public, bombers, lv, bombers=True)
         if not cs:
             continue
         fight = combat.resolve_level(public, lv, cs, loose, close, bs, dice)
@@ -133,8 +137,8 @@ def _stacks_by_level(
     public: Mapping[str, Any], cover: Mapping[str, int], levels: Sequence[str]
 ) -> dict[str, list[combat.Stack]]:
     """R92: the cover split over the strike's levels as a TF's CAP."""
-    spread = _cap_levels(public, cover, levels)
-    return {lv: _stacks(public, spread, lv, bombers=False) for lv in levels}
+    spread = cap_levels(public, cover, levels)
+    return {lv: air_stacks(public, spread, lv, bombers=False) for lv in levels}
 
 
 def _add(into: dict[str, list[int]], more: Mapping[str, list[int]]) -> None:

@@ -143,9 +143,11 @@ def _launch(
     return parts, events
 
 
-def _stacks(
+def air_stacks(
     public: Mapping[str, Any], group: Sequence[Mapping[str, Any]], level: str, *, bombers: bool
 ) -> list[combat.Stack]:
+    """``group``'s APs flying at ``level`` as air combat stacks (5.2, 7.11); shared
+    with air/intercept.py (R123)."""
     out = []
     for e in group:
         if e["alt"] != level or int(e["n"]) < 1:
@@ -171,7 +173,7 @@ def _stacks(
     return out
 
 
-def _cap_levels(
+def cap_levels(
     public: Mapping[str, Any],
     cap: Mapping[str, int],
     levels: Sequence[str],
@@ -212,7 +214,8 @@ def _elite_first(cap: Sequence[Mapping[str, Any]], best: Mapping[str, int]) -> l
     return out
 
 
-def _told(stacks: Sequence[combat.Stack]) -> list[dict[str, Any]]:
+def stacks_told(stacks: Sequence[combat.Stack]) -> list[dict[str, Any]]:
+    """Air combat stacks as a report tells them (6.1.1)."""
     return [s.to_json() for s in stacks]
 
 
@@ -473,7 +476,7 @@ def resolve_into(
         cap_air[str(c["type"])] = cap_air.get(str(c["type"]), 0) + int(c["n"])
         best[str(c["type"])] = best.get(str(c["type"]), 0) + int(c.get(elite.KEY, 0))
     theirs = doctrine(st, naval)
-    cap = _elite_first(_cap_levels(public, cap_air, levels, cap_split), best)
+    cap = _elite_first(cap_levels(public, cap_air, levels, cap_split), best)
     if cap_split and cap:  # R135: the owner's order and what it made, his alone
         dealt: dict[str, dict[str, int]] = {lv: {} for lv in levels}
         for e in cap:  # an elite stack and a regular of one type: counted together
@@ -490,10 +493,14 @@ def resolve_into(
     elite_lost: dict[str, int] = {}  # 7.11.2: elite APs eliminated, by type
     survivors: list[dict[str, Any]] = []
     for lv in levels:
-        cs = _stacks(public, cap, lv, bombers=False)
-        loose = _stacks(public, [e for e in escorts if e["posture"] == "loose"], lv, bombers=False)
-        close = _stacks(public, [e for e in escorts if e["posture"] == "close"], lv, bombers=False)
-        bs = _stacks(public, bombers, lv, bombers=True)
+        cs = air_stacks(public, cap, lv, bombers=False)
+        loose = air_stacks(
+            public, [e for e in escorts if e["posture"] == "loose"], lv, bombers=False
+        )
+        close = air_stacks(
+            public, [e for e in escorts if e["posture"] == "close"], lv, bombers=False
+        )
+        bs = air_stacks(public, bombers, lv, bombers=True)
         sb = ratings[side].bounce if side in ratings else 0
         cb = ratings[naval].bounce if naval in ratings else 0
         fight = combat.resolve_level(
@@ -516,9 +523,9 @@ def resolve_into(
                 "routine": fight.routine,
                 "bounce": fight.bounce,
                 "steps": fight.steps,
-                "cap": _told(cs),
-                "escorts": _told(loose + close),
-                "bombers": _told(bs),
+                "cap": stacks_told(cs),
+                "escorts": stacks_told(loose + close),
+                "bombers": stacks_told(bs),
             }
             events.append(disclose(st, fact, both, time, "6.1.1"))
         bomber_hit_by_cap |= any(

@@ -49,7 +49,7 @@ def test_7_11_a_parts_aps_are_elite_up_to_what_its_base_holds() -> None:
 
 def test_7_11_elite_a6m_plus_one_air_combat() -> None:
     public = _public()
-    regular, best = naval_strike._stacks(
+    regular, best = naval_strike.air_stacks(
         public,
         [
             {"type": "A6M2", "n": 1, "alt": "M"},
@@ -68,7 +68,7 @@ def test_7_11_4_elite_level_bombers_lose_nothing_off_their_altitude() -> None:
         {"type": "D3A1", "n": 1, "alt": "H"},
         {"type": "D3A1", "n": 1, "alt": "H", "elite": True},
     ]
-    regular, best = naval_strike._stacks(public, group, "H", bombers=True)
+    regular, best = naval_strike.air_stacks(public, group, "H", bombers=True)
     assert best.defence == 2 and regular.defence < best.defence  # rated M, flown H
 
 
