@@ -756,6 +756,7 @@ def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any])
         str(step["hex"]),
         night=bool(step.get("night")),
         struck=struck,
+        aborted=_over_tfs(state[PRIVATE][side]),  # R124, R138: the cover's stay committed
     )
     events: list[Event] = []
     secret = draws.round_secret(state, f"{slot.time}/special")
@@ -783,6 +784,16 @@ def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any])
         )
         seg.aloft_losses(owner, flights, losses)
     return events
+
+
+def _over_tfs(own: Mapping[str, Any]) -> dict[tuple[str, str], int]:
+    """R124, R138: the side's APs by (base, type) flying Naval Cover over its TFs this
+    Naval Phase: committed, they escort no special strike."""
+    out: dict[tuple[str, str], int] = {}
+    for c in [c for cs in own.get(ALOFT, {}).values() for c in cs]:
+        key = (str(c["base"]), str(c["type"]))
+        out[key] = out.get(key, 0) + int(c["n"])
+    return out
 
 
 movement.ON_ENTER.append(entered)

@@ -38,6 +38,7 @@ from pbem.rulesets.witp import (
     intel_orders,
     intelligence,
     movement,
+    navalcover,
     orders,
     searchplay,
 )
@@ -269,6 +270,7 @@ def _file_plot(
         card = plot.cards.get(tf)
         entry["mission"] = card.to_json() if card is not None and card.missions else None
     searchplay.file_standing(state, side, lines, context(state, side, sea))  # 13.3, R50
+    navalcover.file(state, side, plot, context(state, side, sea))  # 5.3.4, R138
     return intel_orders.file_extras(state, side, plot, slot)
 
 

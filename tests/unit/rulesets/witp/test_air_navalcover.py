@@ -1,0 +1,227 @@
+"""5.3.4 Naval Cover plotted at the outset of a Naval Phase (R138): the NAVALCOVER
+line of the naval plot, judged as the Air Phase's, its fighters committed, flown in
+that Naval Phase by R124's machinery (navalcover.py, airplay.py); the plot secret."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pbem.rulesets.witp import airplay
+from pbem.rulesets.witp.air import naval_strike
+from pbem.rulesets.witp.knowledge import PRIVATE, indistinguishable
+from pbem.rulesets.witp.ruleset import WitpRuleset
+
+from .test_air_cover import world  # noqa: F401  (the fixture)
+from .test_air_play import play
+
+MOVE = "TF2 SPEED 2\nTF2 MOVE E2321 EV 4"  # the Striking Force into Yorktown's range
+SPECIAL = "SPECIAL X1 FROM TF3 3xSBD-3 AGAINST CV"
+
+
+def _spy(mp: pytest.MonkeyPatch) -> list[Any]:
+    """The cover and committed fighters each strike met."""
+    given_: list[Any] = []
+    real = naval_strike.resolve_into
+
+    def spy(*a: Any, **k: Any) -> Any:
+        given_.append((k.get("cover"), dict(k.get("committed") or {})))
+        return real(*a, **k)
+
+    mp.setattr(naval_strike, "resolve_into", spy)
+    return given_
+
+
+def _naval(
+    witp: WitpRuleset, state: dict[str, Any], japanese: str, air_japanese: str = "PASS"
+) -> tuple[Any, Any]:
+    """The Air Phase (Yorktown's standing special strike filed), then the Naval Phase
+    with the Japanese naval plot ``japanese``: (the Air Phase, the Naval Phase)."""
+    air = play(witp, state, allied=SPECIAL, japanese=air_japanese)
+    return air, play(witp, air.state, japanese=japanese, allied="PASS")
+
+
+def _facts(result: Any, kind: str) -> list[Any]:
+    return [e for e in result.events if e.kind == kind]
+
+
+def test_5_3_4_naval_cover_plotted_at_the_outset_of_the_naval_phase_flies_in_it(
+    witp: WitpRuleset,
+    world: dict[str, Any],  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Shoho's fighter plotted in the naval plot as Naval Cover over the Striking
+    Force: filed not yet rolled, it makes its carrier coordination check and APAT
+    roll (2R) when Yorktown's special strike meets the TF in that Naval Phase, told
+    the Japanese alone, and flies CAP there; the Naval Phase over, it is home."""
+    given_ = _spy(monkeypatch)
+    air = play(witp, world, allied=SPECIAL, japanese="PASS")
+    plot = f"{MOVE}\nNAVALCOVER C1 FROM TF1 1xA6M2 OVER TF2"
+    v = witp.validate(air.state, "japanese", plot)
+    assert not v.errors and "NAVALCOVER C1 FROM TF1 1xA6M2 OVER TF2" in v.accepted
+    naval = play(witp, air.state, japanese=plot, allied="PASS")
+    assert _facts(naval, "special-strike")
+    (met,) = given_
+    assert met[0] and met[0][0]["type"] == "A6M2" and met[1] == {}
+    (rolled,) = _facts(naval, "cover-availability")
+    assert rolled.witnesses == ("japanese",) and rolled.data["tf"] == "TF2"
+    assert rolled.data["mission"] == "plotted-naval-cover"  # 2R, 5.3.4
+    (cc,) = _facts(naval, "cover-coordination")
+    assert cc.witnesses == ("japanese",)
+    assert airplay.ALOFT not in naval.state[PRIVATE]["japanese"]
+
+
+def test_5_3_4_without_the_naval_plots_cover_the_special_strike_meets_none(
+    witp: WitpRuleset,
+    world: dict[str, Any],  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    given_ = _spy(monkeypatch)
+    _air, naval = _naval(witp, world, MOVE)
+    assert given_ == [([], {})] and not _facts(naval, "cover-availability")
+
+
+def test_5_3_4_the_naval_phases_cover_is_committed_no_cap_twice(
+    witp: WitpRuleset,
+    world: dict[str, Any],  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The Striking Force's own A6M2 plotted over it in the naval plot fly as the
+    cover, not again as the TF's own CAP (R124's committed)."""
+    given_ = _spy(monkeypatch)
+    _naval(witp, world, f"{MOVE}\nNAVALCOVER C1 FROM TF2 2xA6M2 OVER TF2")
+    ((_cover, committed),) = given_
+    assert committed == {"A6M2": 2}
+
+
+def test_5_3_4_the_naval_plots_line_is_refused_with_its_line_reason_and_rule(
+    witp: WitpRuleset,
+    world: dict[str, Any],  # noqa: F811
+) -> None:
+    """Judged as the Air Phase's line: the TF, the fighter, the APs the base holds
+    less the lines above and the Air Phase's cover still aloft (whose id it may not
+    take); a syntax refusal names 5.3.4."""
+    air = play(witp, world, allied="PASS", japanese="NAVALCOVER A1 FROM TF2 2xA6M2 OVER TF2")
+    text = "\n".join(
+        [
+            "NAVALCOVER C1 FROM TF1 1xA6M2 OVER TF9",  # 1: not his TF
+            "NAVALCOVER C2 FROM TF1 1xD3A1 OVER TF2",  # 2: no fighter
+            "NAVALCOVER C3 FROM TF1 1xA6M2 TF2",  # 3: syntax
+            "NAVALCOVER A1 FROM TF1 1xA6M2 OVER TF2",  # 4: A1 is aloft (R124)
+            "NAVALCOVER C5 FROM TF1 1xA6M2 OVER TF2",  # 5: accepted
+            "NAVALCOVER C5 FROM TF1 1xA6M2 OVER TF2",  # 6: the id again
+            "NAVALCOVER C7 FROM TF2 99xA6M2 OVER TF2",  # 7: too many
+        ]
+    )
+    v = witp.validate(air.state, "japanese", text)
+    refused = {e.line: e.rule for e in v.errors}
+    assert refused == {1: "5.3.4", 2: "5.3", 3: "5.3.4", 4: "5.3.4", 6: "5.3.2", 7: "5.1.1"}
+    assert all(e.message for e in v.errors)
+    assert v.accepted == ("NAVALCOVER C5 FROM TF1 1xA6M2 OVER TF2",)
+
+
+def test_5_3_4_the_air_phases_cover_aloft_is_counted_against_the_base(
+    witp: WitpRuleset,
+    world: dict[str, Any],  # noqa: F811
+) -> None:
+    """R124's Naval Cover over its TF stays committed: the naval plot may fly only
+    the fighters its base holds besides (5.1.1)."""
+    air = play(witp, world, allied="PASS", japanese="NAVALCOVER A1 FROM TF2 2xA6M2 OVER TF2")
+    own = air.state[PRIVATE]["japanese"]
+    total = sum(
+        int(own["ships"][s].get("air", {}).get("A6M2", 0)) for s in own["tfs"]["TF2"]["ships"]
+    )
+    ok = witp.validate(air.state, "japanese", f"NAVALCOVER C1 FROM TF2 {total - 2}xA6M2 OVER TF2")
+    assert not ok.errors
+    bad = witp.validate(air.state, "japanese", f"NAVALCOVER C1 FROM TF2 {total - 1}xA6M2 OVER TF2")
+    assert [e.rule for e in bad.errors] == ["5.1.1"]
+
+
+def test_5_3_4_the_order_form_shows_the_naval_cover_line(
+    witp: WitpRuleset,
+    world: dict[str, Any],  # noqa: F811
+) -> None:
+    air = play(witp, world, allied="PASS", japanese="NAVALCOVER A1 FROM TF2 2xA6M2 OVER TF2")
+    form = witp.order_template(air.state, "japanese")
+    assert "NAVALCOVER <id> FROM <base|TFn> <n>x<type> OVER <TFn>" in form
+    assert "A1 2xA6M2 from TF2 over TF2" in form
+    mine = [ln for ln in form.splitlines() if "Naval Cover" in ln or "NAVALCOVER" in ln]
+    assert mine and all(len(ln) <= 72 for ln in mine)
+
+
+# -- secrecy ---------------------------------------------------------------------------
+
+
+def _allied_view(witp: WitpRuleset, result: Any) -> Any:
+    return witp.view(result.state, result.events, "allied")
+
+
+class AirPhase:
+    """The Air Phase played (Yorktown's standing special strike filed): its state,
+    with a short repr for Hypothesis' reports."""
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self.state = state
+
+    def __repr__(self) -> str:
+        return "AirPhase(T1 air1 played)"
+
+
+@pytest.fixture(scope="module")
+def air_phase(witp: WitpRuleset) -> AirPhase:
+    from pbem.core.dice import SeededDice
+
+    from .conftest import SCENARIO
+    from .naval import NO_GATE, tfs
+    from .test_air_play import located
+
+    state = witp.initial_state(SCENARIO, {"datapack": NO_GATE})
+    state = dict(witp.adjudicate(state, {}, SeededDice(b"n", "g", 1, "T1-open")).state)
+    tfs(state, "japanese")["TF2"]["hex"] = "E2320"
+    located(state, "japanese", "TF2", "2 CV 2 CA 3 DD 1 AO TOTAL 8")
+    located(state, "allied", "TF3", "1 CV 3 CA 2 DD TOTAL 6")
+    return AirPhase(dict(play(witp, state, allied=SPECIAL, japanese="PASS").state))
+
+
+@settings(
+    max_examples=6,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.sampled_from(["TF1", "Rabaul"]),
+    st.sampled_from(["TF1", "TF4"]),
+    st.sampled_from([b"a", b"b", b"c"]),
+)
+def test_5_3_4_an_unused_naval_cover_plot_leaves_the_enemys_report_alone(
+    witp: WitpRuleset, air_phase: AirPhase, base: str, over: str, seed: bytes
+) -> None:
+    """Noninterference (16.3: the plot is secret): Naval Cover plotted over a TF no
+    special strike meets (TF1 at sea, TF4 in port), from a carrier or a land base:
+    the Allies' knowledge and report are those of the plot without it."""
+    cover = f"NAVALCOVER C1 FROM {base} 1xA6M2 OVER {over}"
+    a = play(witp, air_phase.state, seed, japanese=MOVE, allied="PASS")
+    b = play(witp, air_phase.state, seed, japanese=f"{MOVE}\n{cover}", allied="PASS")
+    assert _facts(a, "special-strike") and not _facts(b, "cover-availability")
+    assert indistinguishable(a.state, b.state, "allied")
+    seen = [[e.to_json() for e in r.events if e.seen_by("allied")] for r in (a, b)]
+    assert seen[0] == seen[1]
+    assert _allied_view(witp, a) == _allied_view(witp, b)
+
+
+def test_5_3_4_the_comparison_can_fail_the_owner_reads_its_naval_cover(
+    witp: WitpRuleset,
+    world: dict[str, Any],  # noqa: F811
+) -> None:
+    """The control: the Naval Cover the special strike meets is rolled and told its
+    owner, so the Japanese report changes; the plot alone tells the Allies nothing."""
+    air = play(witp, world, allied=SPECIAL, japanese="PASS")
+    a = play(witp, air.state, japanese=MOVE, allied="PASS")
+    b = play(witp, air.state, japanese=f"{MOVE}\nNAVALCOVER C1 FROM TF1 1xA6M2 OVER TF2")
+    mine = [witp.view(r.state, r.events, "japanese") for r in (a, b)]
+    assert mine[0] != mine[1]
+    assert [e for e in b.events if e.kind == "cover-availability"]
+    assert not any(e.seen_by("allied") for e in b.events if e.kind.startswith("cover-"))
