@@ -223,5 +223,45 @@ def test_5_3_4_the_comparison_can_fail_the_owner_reads_its_naval_cover(
     b = play(witp, air.state, japanese=f"{MOVE}\nNAVALCOVER C1 FROM TF1 1xA6M2 OVER TF2")
     mine = [witp.view(r.state, r.events, "japanese") for r in (a, b)]
     assert mine[0] != mine[1]
+    (block,) = mine[1]["strikes"]
+    assert block["title"] == "T1/naval1/execution: Enemy (allied) strike on your TF2"
+    notes = "\n".join(block["notes"])
+    assert "[5.3.4] cover C1 (A6M2 over TF2, 18 MP, 2R): APAT 2D6" in notes
+    assert "[8.1.4] cover C1 carrier coordination, TF1" in notes
     assert [e for e in b.events if e.kind == "cover-availability"]
     assert not any(e.seen_by("allied") for e in b.events if e.kind.startswith("cover-"))
+
+
+# -- R139: the Naval Cover over a TF escorts no special strike ------------------------
+
+
+def _escorts_flown(
+    witp: WitpRuleset, state: dict[str, Any], mp: pytest.MonkeyPatch, allied_naval: str
+) -> list[Any]:
+    """Yorktown's standing special strike escorted by both its F4F-3, the Striking
+    Force moving into its range: the escorts each launched strike flew with."""
+    flown: list[Any] = []
+    real = naval_strike.resolve_into
+
+    def spy(*a: Any, **k: Any) -> Any:
+        flown.append([e for p in a[1]["parts"] for e in p["escorts"]])
+        return real(*a, **k)
+
+    mp.setattr(naval_strike, "resolve_into", spy)
+    special = "SPECIAL X1 FROM TF3 3xSBD-3 ESCORT 2xF4F-3@M LOOSE AGAINST CV"
+    air = play(witp, state, allied=special, japanese="PASS")
+    play(witp, air.state, japanese=MOVE, allied=allied_naval)
+    return flown
+
+
+def test_r139_fighters_on_naval_cover_escort_no_special_strike(
+    witp: WitpRuleset,
+    world: dict[str, Any],  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One of Yorktown's two F4F-3 plotted in the naval plot as Naval Cover over
+    TF17: the special strike launched that phase takes the other alone (5.1.1)."""
+    bare = _escorts_flown(witp, world, monkeypatch, "PASS")
+    assert [[(e["type"], e["n"]) for e in x] for x in bare] == [[("F4F-3", 2)]]
+    covered = _escorts_flown(witp, world, monkeypatch, "NAVALCOVER C1 FROM TF3 1xF4F-3 OVER TF3")
+    assert [[(e["type"], e["n"]) for e in x] for x in covered] == [[("F4F-3", 1)]]
