@@ -19,7 +19,8 @@ naval_strike); this module only files the plots and flies them at the right time
   after its coordination check (R120), Army-type fighters' Naval Cover with the
   side's one 2D6 DRM (R121), cover over a solely enemy-held hex 2R (R122), which
   also intercepts the launches from an enemy base there (R123, air/intercept.py);
-  Naval Cover stays over its TF into the next Naval Phase (R124).
+  Naval Cover stays over its TF into the next Naval Phase (R124), beside that of the
+  naval plot (navalcover.py, R138); neither escorts a special strike (R139).
   The carrier admirals' ratings on both sides are rolled when first needed and kept
   (8.1, 8.8, air/admirals.py, R112).
 - ``entered`` (movement.ON_ENTER): a moving enemy TF entering a hex by day may launch

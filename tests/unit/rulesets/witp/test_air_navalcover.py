@@ -7,12 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from pbem.rulesets.witp import airplay
 from pbem.rulesets.witp.air import naval_strike
-from pbem.rulesets.witp.knowledge import PRIVATE, indistinguishable
+from pbem.rulesets.witp.knowledge import PRIVATE
 from pbem.rulesets.witp.ruleset import WitpRuleset
 
 from .test_air_cover import world  # noqa: F401  (the fixture)
@@ -155,10 +153,6 @@ def test_5_3_4_the_order_form_shows_the_naval_cover_line(
 # -- secrecy ---------------------------------------------------------------------------
 
 
-def _allied_view(witp: WitpRuleset, result: Any) -> Any:
-    return witp.view(result.state, result.events, "allied")
-
-
 class AirPhase:
     """The Air Phase played (Yorktown's standing special strike filed): its state,
     with a short repr for Hypothesis' reports."""
@@ -184,32 +178,6 @@ def air_phase(witp: WitpRuleset) -> AirPhase:
     located(state, "japanese", "TF2", "2 CV 2 CA 3 DD 1 AO TOTAL 8")
     located(state, "allied", "TF3", "1 CV 3 CA 2 DD TOTAL 6")
     return AirPhase(dict(play(witp, state, allied=SPECIAL, japanese="PASS").state))
-
-
-@settings(
-    max_examples=6,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
-@given(
-    st.sampled_from(["TF1", "Rabaul"]),
-    st.sampled_from(["TF1", "TF4"]),
-    st.sampled_from([b"a", b"b", b"c"]),
-)
-def test_5_3_4_an_unused_naval_cover_plot_leaves_the_enemys_report_alone(
-    witp: WitpRuleset, air_phase: AirPhase, base: str, over: str, seed: bytes
-) -> None:
-    """Noninterference (16.3: the plot is secret): Naval Cover plotted over a TF no
-    special strike meets (TF1 at sea, TF4 in port), from a carrier or a land base:
-    the Allies' knowledge and report are those of the plot without it."""
-    cover = f"NAVALCOVER C1 FROM {base} 1xA6M2 OVER {over}"
-    a = play(witp, air_phase.state, seed, japanese=MOVE, allied="PASS")
-    b = play(witp, air_phase.state, seed, japanese=f"{MOVE}\n{cover}", allied="PASS")
-    assert _facts(a, "special-strike") and not _facts(b, "cover-availability")
-    assert indistinguishable(a.state, b.state, "allied")
-    seen = [[e.to_json() for e in r.events if e.seen_by("allied")] for r in (a, b)]
-    assert seen[0] == seen[1]
-    assert _allied_view(witp, a) == _allied_view(witp, b)
 
 
 def test_5_3_4_the_comparison_can_fail_the_owner_reads_its_naval_cover(

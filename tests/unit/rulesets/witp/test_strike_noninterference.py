@@ -13,7 +13,8 @@ the levels the strike does not fly, where 6.1.1 shows the striker nothing. Each
 strike is resolved by ``naval_strike.resolve`` itself, so the property covers what
 the rules module discloses as well as what the report makes of it.
 A second property plays whole Strike Segments that differ in the RECIPROCAL
-choice of the side losing 12.3.2 Step 2's roll (R125).
+choice of the side losing 12.3.2 Step 2's roll (R125); a third, whole Naval Phases
+that differ in an unused Naval Cover line of the naval plot (5.3.4, R138).
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ from .strikeworld import (
     strike_section,
     world,
 )
+from .test_air_navalcover import MOVE, AirPhase, air_phase  # noqa: F401  (the fixture)
+from .test_air_play import play
 from .test_air_reciprocal import Battle, segment, winner
 from .test_air_world import told
 
@@ -177,3 +180,34 @@ def test_r135_the_comparison_can_fail_the_cap_order(witp: WitpRuleset, bases: Ba
         if told(a[0], ALLIED, "air-combat"):
             break
     assert report(witp, *a, ALLIED) != report(witp, *c, ALLIED)
+
+
+@settings(
+    max_examples=6,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.sampled_from(["TF1", "Rabaul"]),
+    st.sampled_from(["TF1", "TF4"]),
+    st.sampled_from([b"a", b"b", b"c"]),
+)
+def test_5_3_4_an_unused_naval_cover_plot_leaves_the_enemys_report_alone(
+    witp: WitpRuleset,
+    air_phase: AirPhase,  # noqa: F811
+    base: str,
+    over: str,
+    seed: bytes,
+) -> None:
+    """Noninterference (16.3: the plot is secret): Naval Cover plotted over a TF no
+    special strike meets (TF1 at sea, TF4 in port), from a carrier or a land base:
+    the Allies' knowledge and report are those of the plot without it."""
+    cover = f"NAVALCOVER C1 FROM {base} 1xA6M2 OVER {over}"
+    a = play(witp, air_phase.state, seed, japanese=MOVE, allied="PASS")
+    b = play(witp, air_phase.state, seed, japanese=f"{MOVE}\n{cover}", allied="PASS")
+    assert [e for e in a.events if e.kind == "special-strike"]
+    assert not [e for e in b.events if e.kind == "cover-availability"]
+    assert indistinguishable(a.state, b.state, ALLIED)
+    seen = [[e.to_json() for e in r.events if e.seen_by(ALLIED)] for r in (a, b)]
+    assert seen[0] == seen[1]
+    assert witp.view(a.state, a.events, ALLIED) == witp.view(b.state, b.events, ALLIED)
