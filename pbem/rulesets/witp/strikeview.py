@@ -3,10 +3,11 @@
 Each naval strike a side saw in the round reported is told as one block: notes
 (launch, coordination, sequencing, the True report, priority, altitudes) and
 readable tables (placement, air combat, waves, AA, the target ring, the attacks,
-critical hits, extended-range losses), each row from one disclosed fact. Nothing
-here reads the truth: a side sees of the enemy's strike on it only what the rules
-announced to it (naval_strike.py says who is told what), and of its own strike
-what it was told (placement face down, a critical hit only on doubles, 16.7, R100).
+critical hits, extended-range losses, the extreme-range return roll), each row
+from one disclosed fact. Nothing here reads the truth: a side sees of the enemy's
+strike on it only what the rules announced to it (naval_strike.py says who is
+told what), and of its own strike what it was told (placement face down, a
+critical hit only on doubles, 16.7, R100).
 
 A strike's facts are told in a run: it opens with its launches (5.0) and every
 later fact names the target TF; a launch after the run has reached its target
@@ -40,6 +41,7 @@ SECTIONED = LAUNCH | frozenset(
         "critical-hit-rolls",
         "critical-hit",
         "extended-range-losses",
+        "extreme-range-losses",
     }
 )
 STRIKE_CONTACT = "strike-contact"  # a search-report's source when a strike tells it (7.1 A)
@@ -250,6 +252,9 @@ def _fact(s: _Strike, d: Disclosure) -> None:
         s.results.append(f"{f['ship']} critical hit (doubles {a}-{b})")
     elif kind == "extended-range-losses":
         s.add("extended", [f["type"], f["roll"], f["rating"], f["extra"]])
+    elif kind == "extreme-range-losses":  # 5.15: the return roll, the striker's own
+        row = [f["type"], f["column"], f["roll"], f"{f['percent']}%", f["returning"], f["lost"]]
+        s.add("extreme", row)
 
 
 # Each table: its caption (with the rule) and its head, in report order.
@@ -275,6 +280,11 @@ TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
     ("critical", "Critical hits (16.7)", ("ship", "2D6", "critical", "doubles", "damage")),
     ("extended", "Extended range: losses doubled? (6.3.3)", ("type", "1D10", "rating", "extra")),
+    (
+        "extreme",
+        "Extreme range: the return roll (5.15)",
+        ("type", "column", "2D6", "lost %", "back", "lost"),
+    ),
 )
 
 

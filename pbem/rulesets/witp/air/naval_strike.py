@@ -16,7 +16,8 @@ its rule and audience (witp-hidden-info 4.1-4.2, 6):
 - 7.8.1 speed classes in the target ring and a ship's identity once targeted: the
   striker; the attacks' dice and results: both;
 - 16.7 critical hits: every roll to the owner, a doubles critical to the striker;
-- 6.3.3 extended-range loss doubling: the striker's own.
+- 6.3.3 extended-range loss doubling: the striker's own;
+- 5.15 the extreme-range return roll: the striker's own (the moderator's stream).
 
 The owner's choices follow the doctrine (rulings.air-doctrine, R92) with each side's
 standing ``air_doctrine`` over it; a striker's choice reads only what that side has
@@ -43,6 +44,7 @@ from pbem.rulesets.witp.air import (
     critical,
     display,
     elite,
+    extreme,
     sequencing,
 )
 from pbem.rulesets.witp.air import cover as cover_rules
@@ -718,7 +720,10 @@ def resolve_into(
             )
 
     # 6.3.3 extended range: eliminations may double on return; then the losses
-    events += _extended_losses(st, strike, parts, eliminated, dice, time)
+    doubled: dict[str, int] = {}
+    events += _extended_losses(st, strike, parts, eliminated, dice, time, doubled)
+    gone = {t: eliminated.get(t, 0) + doubled.get(t, 0) for t in set(eliminated) | set(doubled)}
+    events += extreme.losses(st, strike, parts, gone, secret, time)  # 5.15 the return roll
     _elite_losses(st[PRIVATE][side], parts, elite_lost)
     return events
 
@@ -801,6 +806,7 @@ def _extended_losses(
     eliminated: Mapping[str, int],
     dice: Dice,
     time: str,
+    doubled: dict[str, int],
 ) -> list[Event]:
     public, side = st[PUBLIC], strike["side"]
     own = st[PRIVATE][side]
@@ -831,6 +837,7 @@ def _extended_losses(
                     "6.3.3",
                 )
             )
+        doubled[t] = extra
         left = lost + extra
         for p in parts:
             n = sum(int(e["n"]) for e in p["elements"] + p["escorts"] if e["type"] == t)
