@@ -42,6 +42,8 @@ SECTIONED = LAUNCH | frozenset(
         "critical-hit",
         "extended-range-losses",
         "extreme-range-losses",
+        "ships-in-port",
+        "in-port-surprise",
     }
 )
 STRIKE_CONTACT = "strike-contact"  # a search-report's source when a strike tells it (7.1 A)
@@ -150,6 +152,8 @@ def _attack(s: _Strike, f: Mapping[str, Any]) -> None:
         mods.append(f"admiral {adm['column']} column(s)")
     if adm.get("drm"):
         mods.append(f"admiral DRM {_signed(int(adm['drm']))}")
+    if f.get("surprise"):
+        mods.append(f"surprise -{f['surprise']}")  # 38.3.1
     result = "SUNK" if f.get("sunk") else f"{f['result']}, now D{f['damage']}"
     if mods:
         result += f" (SC: {', '.join(mods)})"
@@ -192,6 +196,16 @@ def _fact(s: _Strike, d: Disclosure) -> None:
         s.notes.append(
             f"[{r}] CAP carrier coordination, {f['tf']} (air rating {f['air_rating']}): "
             f"{_cc(f)}: {f['fighters']} fighter(s) fly CAP"
+        )
+    elif kind == "ships-in-port":
+        s.notes.append(
+            f"[{r}] in port at {f['port']}: the port's AA {f['port_aa']} fires too; "
+            "torpedoes at half strength"
+        )
+    elif kind == "in-port-surprise":
+        s.notes.append(
+            f"[{r}] wave {f['wave']} surprise: 1D6 {f['roll']}{_drm(int(f['drm']))}: "
+            f"speed class -{f['reduction']}"
         )
     elif kind == "air-surface-placement":
         for p in f["ships"]:

@@ -126,15 +126,19 @@ def resolve(
     *,
     is_combined: bool,
     no_cap: bool,
-    surprise: bool = False,
+    surprise: int = 0,
     column: int = 0,
     drm: int = 0,
+    in_port: bool = False,
 ) -> dict[str, Any]:
-    """One ship attacked by ``aps`` (7.8.1 Steps 2-7); the ship's damage is updated."""
+    """One ship attacked by ``aps`` (7.8.1 Steps 2-7); the ship's damage is updated.
+    ``surprise``: 38.3.1's speed-class reduction; ``in_port``: torpedoes halved."""
     reductions = int(is_combined) + int(no_cap) + int(surprise) + column  # 8.1.5: a column shift
     sc = current_speed_class(public, ship, reductions)
     torpedo = anti_ship(public, aps, "T")
     other = anti_ship(public, aps) - torpedo
+    if in_port:
+        torpedo //= 2  # 38.3.1: T-type APs against ships in port, rounded down
     rec: dict[str, Any] = {"ship": ship["name"], "type": ship["type"], "speed_class": sc}
     if torpedo:
         first, second = dice.d6(f"{purpose} anti-torpedo"), dice.d6(f"{purpose} anti-torpedo")

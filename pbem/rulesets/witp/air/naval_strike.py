@@ -16,6 +16,8 @@ its rule and audience (witp-hidden-info 4.1-4.2, 6):
 - 7.8.1 speed classes in the target ring and a ship's identity once targeted: the
   striker; the attacks' dice and results: both;
 - 16.7 critical hits: every roll to the owner, a doubles critical to the striker;
+- 38.3.1 a TF in port, its port and the port's AA, and each wave's surprise roll:
+  both;
 - 6.3.3 extended-range loss doubling: the striker's own;
 - 5.15 the extreme-range return roll: the striker's own (the moderator's stream).
 
@@ -45,6 +47,7 @@ from pbem.rulesets.witp.air import (
     display,
     elite,
     extreme,
+    port,
     sequencing,
 )
 from pbem.rulesets.witp.air import cover as cover_rules
@@ -402,6 +405,13 @@ def resolve_into(
         )
     )
 
+    # 10.1.2, 38.3.1 ships in port: the port's AA fires too, torpedoes halved, surprise
+    in_port = port.in_port(tf)
+    if in_port:
+        fact = {"kind": "ships-in-port", "tf": tf_id, "port": in_port}
+        fact["port_aa"] = port.port_aa(public, in_port)
+        events.append(disclose(st, fact, both, time, "38.3.1"))
+
     # 7.1 B the altitudes used, and whether escorted
     bombers = [e for p in parts for e in p["elements"]]
     escorts = [e for p in parts for e in p["escorts"]]
@@ -554,6 +564,10 @@ def resolve_into(
             ],
         }
         events.append(disclose(st, fact, both, time, "7.7.1"))
+        surprise = 0
+        if in_port:
+            surprise, told_surprise = _surprise(st, strike, parts, w, dice, time)
+            events.append(told_surprise)
         firers = (
             aa.night_firers(positions, arcs, ring) if night else display.on_path(positions, arcs)
         )
@@ -576,7 +590,8 @@ def resolve_into(
             )
             res = aa.fire(
                 public,
-                aa.strength(public, fire_ships, mode, night=night),
+                aa.strength(public, fire_ships, mode, night=night)
+                + port.port_fire(public, in_port, night=night),
                 comp,
                 cols,
                 drm,
@@ -671,12 +686,15 @@ def resolve_into(
             no_cap=no_cap,
             column=column,
             drm=drm,
+            surprise=surprise,
+            in_port=in_port is not None,
         )
         rec.update(
             wave=w + 1,
             combined=attack.combined(aps, public),
             no_cap=no_cap,
             admiral={"column": column, "drm": drm},
+            surprise=surprise,
         )
         events.append(
             disclose(st, {"kind": "air-surface-attack", "tf": tf_id, **rec}, both, time, "7.8.1")
@@ -726,6 +744,24 @@ def resolve_into(
     events += extreme.losses(st, strike, parts, gone, secret, time)  # 5.15 the return roll
     _elite_losses(st[PRIVATE][side], parts, elite_lost)
     return events
+
+
+def _surprise(
+    st: dict[str, Any],
+    strike: Mapping[str, Any],
+    parts: Sequence[Mapping[str, Any]],
+    w: int,
+    dice: Dice,
+    time: str,
+) -> tuple[int, Event]:
+    """38.3.1: the striker's In-Port Surprise roll for wave ``w``, open to both; the
+    speed-class reduction and its disclosure."""
+    side, tf_id = strike["side"], strike["target"]["tf"]
+    located = port.located_launcher(st[PUBLIC].get("located", {}), side, parts)
+    got = port.surprise(st[PUBLIC], dice, w, located, f"wave {w + 1} surprise")
+    fact = {"kind": "in-port-surprise", "tf": tf_id, "wave": w + 1, **got}
+    told = disclose(st, fact, [side, strike["target"]["owner"]], time, "38.3.1")
+    return int(got["reduction"]), told
 
 
 def _admiral(
