@@ -118,13 +118,16 @@ def _combat(s: _Strike, f: Mapping[str, Any]) -> None:
     lv = f["level"]
     for role, key in (("CAP", "cap"), ("escort", "escorts"), ("bomber", "bombers")):
         for e in f.get(key, ()):
-            s.add("forces", [lv, role, e["type"], e["n"], e["eliminated"], e["aborted"]])
+            t = f"{e['type']} green" if e.get("green") else e["type"]  # 58.2.1
+            s.add("forces", [lv, role, t, e["n"], e["eliminated"], e["aborted"]])
             elim, ab = ("cap", "cap-ab") if key == "cap" else ("elim", "abort")
             s.lose(elim, {e["type"]: e["eliminated"]})
             s.lose(ab, {e["type"]: e["aborted"]})
     bounce = f.get("bounce")
     how = f"routine {f['routine']}"
-    if bounce:
+    if bounce and bounce.get("green"):
+        how += ", bounce: cap's (58.2.1: green fighters in the strike)"
+    elif bounce:
         how += f", bounce 1D6 {bounce['roll']}{_drm(int(bounce['drm']))}: {bounce['to']}'s"
     s.notes.append(f"[6.1.1] air combat at {lv}: {how}")
     for st in f.get("steps", ()):

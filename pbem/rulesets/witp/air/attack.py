@@ -13,6 +13,7 @@ odds against the current defence, rounded down (Step 6); 1D6 on the Naval CRT
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -103,7 +104,8 @@ def anti_ship(
         at = 0 if a.get("range", "normal") == "normal" else 1
         rated = int(values[at]) > 0  # 7.11: a bonus to a rating, none where it has none
         plus = elite.anti_ship(public, str(a["type"])) if a.get(elite.KEY) and rated else 0
-        total += int(a["n"]) * (int(values[at]) + plus)
+        got = int(a["n"]) * (int(values[at]) + plus)
+        total += math.ceil(got / 2) if a.get("green") else got  # 58.2.1: rounded up
     return total
 
 

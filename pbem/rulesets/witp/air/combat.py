@@ -35,18 +35,23 @@ class Stack:
     eliminated: int = 0
     aborted: int = 0
     elite: bool = False  # 7.11: its ratings already carry the bonus; told when set
+    green: bool = False  # 58.2.1: untrained, its ratings already halved; hit first
 
     @property
     def surviving(self) -> int:
         return self.n - self.eliminated - self.aborted
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "n": self.n,
-            "eliminated": self.eliminated,
-            "aborted": self.aborted,
-        } | ({"elite": True} if self.elite else {})
+        return (
+            {
+                "type": self.type,
+                "n": self.n,
+                "eliminated": self.eliminated,
+                "aborted": self.aborted,
+            }
+            | ({"elite": True} if self.elite else {})
+            | ({"green": True} if self.green else {})
+        )
 
 
 @dataclass
@@ -73,6 +78,8 @@ def _spend(points: int, stacks: list[Stack], cap: int | None = None) -> dict[str
     live = {id(s): s.surviving for s in stacks}
     while cap is None or sum(hit.values()) < cap:
         choices = [s for s in stacks if live[id(s)] > 0 and max(1, s.defence) <= points]
+        if any(live[id(s)] > 0 and s.green for s in stacks):  # 6.3.1: the green first
+            choices = [s for s in choices if s.green]
         if not choices:
             break
         s = max(choices, key=lambda x: (x.defence, x.surviving))
@@ -83,7 +90,7 @@ def _spend(points: int, stacks: list[Stack], cap: int | None = None) -> dict[str
 
 
 def _apply(stacks: list[Stack], hit: Mapping[str, int], kind: str) -> None:
-    for s in stacks:
+    for s in sorted(stacks, key=lambda s: not s.green):  # 6.3.1: a type's green first
         k = min(hit.get(s.type, 0), s.surviving)
         if kind == "eliminated":
             s.eliminated += k
@@ -165,6 +172,7 @@ def _bombers_and_return(
                 s.fighter,
                 s.eliminated + killed.get(s.type, 0),
                 s.aborted,
+                green=s.green,
             )
             for s in bombers
         ]
@@ -212,8 +220,11 @@ def resolve_level(
     striker_bonus: int = 0,
     cap_bonus: int = 0,
     cap_choice: str = "bombers-first",
+    green_strike: bool = False,
 ) -> Fight:
-    """One altitude level's air combat (6.1.1 A-E); the stacks are updated."""
+    """One altitude level's air combat (6.1.1 A-E); the stacks are updated.
+    ``green_strike``: the strike has green fighters and the CAP none (58.2.1): the
+    CAP has the bounce, unrolled."""
     has_loose, has_close = any(s.n for s in loose), any(s.n for s in close)
     routine = "E" if has_loose and has_close else "B" if has_close else "A" if not has_loose else ""
     fight = Fight(level, routine)
@@ -221,7 +232,12 @@ def resolve_level(
         fight.routine = "none"
         return fight
     who = ""
-    if has_loose:
+    if has_loose and green_strike:
+        who = "cap"
+        fight.bounce = {"roll": None, "drm": 0, "to": who, "green": True}
+        if not has_close:
+            routine = fight.routine = "C"
+    elif has_loose:
         r, drm, who = bounce(public, dice, f"bounce {level}", striker_bonus, cap_bonus)
         fight.bounce = {"roll": r, "drm": drm, "to": who}
         if not has_close:

@@ -49,6 +49,7 @@ from pbem.rulesets.witp.air import (
     extreme,
     port,
     sequencing,
+    training,
 )
 from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air.coordination import Ratings
@@ -132,6 +133,8 @@ def _launch(
             escorts = [e for e in kept[nb:] if e["n"]]
         bombers = elite.split(own, str(part["base"]), bombers)  # 7.11
         escorts = elite.split(own, str(part["base"]), escorts)
+        bombers = training.split(own, str(part["base"]), bombers)  # 58.2.1
+        escorts = training.split(own, str(part["base"]), escorts)
         parts.append({**part, "elements": bombers, "escorts": escorts})
     return parts, events
 
@@ -143,7 +146,7 @@ def _stacks(
     for e in group:
         if e["alt"] != level or int(e["n"]) < 1:
             continue
-        t, best = str(e["type"]), bool(e.get(elite.KEY))
+        t, best, green = str(e["type"]), bool(e.get(elite.KEY)), bool(e.get(training.KEY))
         air = air_unit(public, t)["air"]
         base = int(air["extended" if e.get("range", "normal") != "normal" else "normal"])
         base += elite.air_combat(public, t) if best else 0  # 7.11: elite A6M +1
@@ -155,12 +158,14 @@ def _stacks(
                 level,
                 elite=best and elite.any_altitude(public, t),
             )
-            out.append(
-                combat.Stack(t, int(e["n"]), int(air.get("return_fire", 0)), d, False, elite=best)
-            )
+            rf = int(air.get("return_fire", 0))
+            if green:  # 58.2.1: halved, rounded up, not below 2 (return fire 1)
+                d, rf = training.air_combat(d, bomber=True), training.return_fire(rf)
+            out.append(combat.Stack(t, int(e["n"]), rf, d, False, elite=best, green=green))
         else:
             s = altitude.fighter_strength(public, base, air.get("altitude"), level)
-            out.append(combat.Stack(t, int(e["n"]), s, s, True, elite=best))
+            s = training.air_combat(s, bomber=False) if green else s  # 58.2.1
+            out.append(combat.Stack(t, int(e["n"]), s, s, True, elite=best, green=green))
     return out
 
 
@@ -464,6 +469,12 @@ def resolve_into(
         best[str(c["type"])] = best.get(str(c["type"]), 0) + int(c.get(elite.KEY, 0))
     theirs = doctrine(st, naval)
     cap = _elite_first(_cap_levels(public, cap_air, levels), best)
+    green_cap = {  # 58.2.1: the TF's green its strikes did not take
+        t: training.cap_green(own_n, tf_id, t, n, busy.get(t, 0)) for t, n in own_left.items()
+    }
+    cap = training.mark(cap, green_cap)
+    green_lost: dict[str, int] = {}  # 58.2.1: green APs eliminated, by type
+    green_strike = training.strike_has_green_fighters(escorts) and not any(green_cap.values())
     bomber_hit_by_cap = False
     eliminated: dict[str, int] = {}
     elite_lost: dict[str, int] = {}  # 7.11.2: elite APs eliminated, by type
@@ -486,6 +497,7 @@ def resolve_into(
             striker_bonus=sb,
             cap_bonus=cb,
             cap_choice=str(theirs["cap_attacks"]),
+            green_strike=green_strike,
         )
         if fight.routine != "none":
             fact = {
@@ -507,12 +519,16 @@ def resolve_into(
             eliminated[s.type] = eliminated.get(s.type, 0) + s.eliminated
             if s.elite:
                 elite_lost[s.type] = elite_lost.get(s.type, 0) + s.eliminated
+            if s.green:
+                green_lost[s.type] = green_lost.get(s.type, 0) + s.eliminated
         for s in sorted(cs, key=lambda s: not s.elite):  # the elite are the TF's own first
             have = own_left.get(s.type, 0)
             e_own, a_own, e_cover, a_cover = cover_rules.own_first(have, s.eliminated, s.aborted)
             own_left[s.type] = have - e_own - a_own
             if s.elite and e_own:
                 elite.lose(own_n, tf_id, s.type, e_own)  # 7.11.2
+            if s.green and e_own:
+                training.lose(own_n, tf_id, s.type, e_own)  # 58.2.1
             take_losses(own_n, tf_id, s.type, e_own)
             if a_own:
                 grounded[s.type] = int(grounded.get(s.type, 0)) + a_own
@@ -526,6 +542,7 @@ def resolve_into(
             for p in parts:
                 for e in p["elements"]:
                     same = e["type"] == s.type and bool(e.get(elite.KEY)) == s.elite
+                    same = same and bool(e.get(training.KEY)) == s.green
                     if same and e["alt"] == lv and left > 0:
                         k = min(left, int(e["n"]))
                         survivors.append(
@@ -610,6 +627,8 @@ def resolve_into(
                 eliminated[t] = eliminated.get(t, 0) + lost
                 if a.get(elite.KEY):
                     elite_lost[t] = elite_lost.get(t, 0) + lost
+                if a.get(training.KEY):
+                    green_lost[t] = green_lost.get(t, 0) + lost
             fact = {
                 "kind": "aa-fire",
                 "tf": tf_id,
@@ -743,6 +762,7 @@ def resolve_into(
     gone = {t: eliminated.get(t, 0) + doubled.get(t, 0) for t in set(eliminated) | set(doubled)}
     events += extreme.losses(st, strike, parts, gone, secret, time)  # 5.15 the return roll
     _elite_losses(st[PRIVATE][side], parts, elite_lost)
+    _green_losses(st[PRIVATE][side], parts, green_lost)
     return events
 
 
@@ -832,6 +852,17 @@ def _elite_losses(
             k = min(n, sum(int(e["n"]) for e in p["elements"] + p["escorts"] if e["type"] == t))
             k = min(k, elite.held(own, str(p["base"]), t))
             elite.lose(own, str(p["base"]), t, k)
+            n -= k
+
+
+def _green_losses(
+    own: Mapping[str, Any], parts: Sequence[Mapping[str, Any]], lost: Mapping[str, int]
+) -> None:
+    """58.2.1: the green APs eliminated leave their bases' green counts."""
+    for t, n in lost.items():
+        for p in parts:
+            k = min(n, training.held(own, str(p["base"]), t))
+            training.lose(own, str(p["base"]), t, k)
             n -= k
 
 

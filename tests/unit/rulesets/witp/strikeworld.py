@@ -290,7 +290,8 @@ class Hidden:
     side alone, and the dice of the rolls only the other side is told: the owner's
     critical hits (16.7, the secret stream) when the viewer struck, the striker's
     extended-range doubling (6.3.3) and extreme-range return roll (5.15, its own
-    fork of the secret stream, seeded by ``extended``) when the viewer was struck."""
+    fork of the secret stream, seeded by ``extended``) when the viewer was struck;
+    ``green``: green APs (58.1) on the other side's ships that take no part."""
 
     plots: Any
     grounded: int
@@ -298,6 +299,7 @@ class Hidden:
     told_other: list[dict[str, Any]]
     secret: bytes
     extended: int
+    green: int = 0
 
 
 hidden = st.builds(
@@ -308,6 +310,7 @@ hidden = st.builds(
     st.lists(SECRET_FACTS, max_size=3),
     st.binary(min_size=4, max_size=8),
     st.integers(0, 2**16),
+    st.integers(0, 3),
 )
 
 
@@ -349,6 +352,9 @@ def world(base: Mapping[str, Any], case: Case, h: Hidden) -> tuple[dict[str, Any
             "TF1": {"A6M2" if other == JAPANESE else "F4F-3": h.grounded}
         }
     state[MODERATOR] = {"ledger": h.moderator}
+    for name, ship in state[PRIVATE][other]["ships"].items():
+        if name not in AIR and h.green:  # 58.1: green APs away from the fight
+            ship["green"] = {"A6M2" if other == JAPANESE else "F4F-3": h.green}
     events = [disclose(state, f, [other], TIME, "16.7") for f in h.told_other]
     dice = Routed(open_dice(case.seed), open_dice(h.extended), "extended range")
     extreme = SecretDice(h.extended.to_bytes(4, "big"), "secret")
