@@ -44,6 +44,7 @@ SECTIONED = LAUNCH | frozenset(
         "extreme-range-losses",
         "ships-in-port",
         "in-port-surprise",
+        "avg-strike-composition",
     }
 )
 STRIKE_CONTACT = "strike-contact"  # a search-report's source when a strike tells it (7.1 A)
@@ -127,6 +128,8 @@ def _combat(s: _Strike, f: Mapping[str, Any]) -> None:
     how = f"routine {f['routine']}"
     if bounce and bounce.get("green"):
         how += ", bounce: cap's (58.2.1: green fighters in the strike)"
+    elif bounce and bounce.get("avg"):
+        how += f", bounce: {bounce['to']}'s (6.2.3: the AVG)"
     elif bounce:
         how += f", bounce 1D6 {bounce['roll']}{_drm(int(bounce['drm']))}: {bounce['to']}'s"
     s.notes.append(f"[6.1.1] air combat at {lv}: {how}")
@@ -137,7 +140,7 @@ def _combat(s: _Strike, f: Mapping[str, Any]) -> None:
                 lv,
                 f"{st['attacker']} > {st['defender']}",
                 f"{st['strength']}/{st['aps']}",
-                st["roll"],
+                f"{st['roll']}{_drm(int(st.get('drm', 0)))}",  # 6.2.3: the AVG's +1
                 f"{st['aborted_points']}/{st['eliminated_points']}",
                 f"elim {_n(st.get('eliminated', {}))}; abort {_n(st.get('aborted', {}))}",
             ],
@@ -200,6 +203,12 @@ def _fact(s: _Strike, d: Disclosure) -> None:
             f"[{r}] CAP carrier coordination, {f['tf']} (air rating {f['air_rating']}): "
             f"{_cc(f)}: {f['fighters']} fighter(s) fly CAP"
         )
+    elif kind == "avg-strike-composition":
+        for lv, c in f["levels"].items():
+            s.notes.append(
+                f"[{r}] before the AVG fights, the strike at {lv}: bombers "
+                f"{_n(c['bombers'])}; escorts {_n(c['escorts'])}"
+            )
     elif kind == "ships-in-port":
         s.notes.append(
             f"[{r}] in port at {f['port']}: the port's AA {f['port_aa']} fires too; "

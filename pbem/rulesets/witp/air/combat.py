@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.rulesets.witp.air import avg
 from pbem.rulesets.witp.air.tables import BOUNCE, air_to_air, value
 
 
@@ -36,6 +37,7 @@ class Stack:
     aborted: int = 0
     elite: bool = False  # 7.11: its ratings already carry the bonus; told when set
     green: bool = False  # 58.2.1: untrained, its ratings already halved; hit first
+    avg: bool = False  # 6.2.3: the AVG's P-40s: the bounce, +1 to their attacks' rolls
 
     @property
     def surviving(self) -> int:
@@ -113,7 +115,9 @@ def _roll(
     if aps == 0 or not any(d.surviving for d in defenders):
         return {}, {}, {}
     roll = dice.d6(purpose) + dice.d6(purpose)
-    ab_pts, el_pts = air_to_air(public, strength, aps, roll)
+    live = [s for s in attackers if (s.n if everyone else s.surviving) > 0]
+    drm = avg.drm(public) if any(s.avg for s in live) else 0  # 6.2.3: the AVG attacks
+    ab_pts, el_pts = air_to_air(public, strength, aps, roll + drm)
     return (
         {
             "strength": strength,
@@ -121,7 +125,8 @@ def _roll(
             "roll": roll,
             "aborted_points": ab_pts,
             "eliminated_points": el_pts,
-        },
+        }
+        | ({"drm": drm} if drm else {}),
         {"ab": ab_pts},
         {"el": el_pts},
     )
@@ -224,7 +229,8 @@ def resolve_level(
 ) -> Fight:
     """One altitude level's air combat (6.1.1 A-E); the stacks are updated.
     ``green_strike``: the strike has green fighters and the CAP none (58.2.1): the
-    CAP has the bounce, unrolled."""
+    CAP has the bounce, unrolled. The AVG's P-40s (6.2.3) take it unrolled on their
+    side."""
     has_loose, has_close = any(s.n for s in loose), any(s.n for s in close)
     routine = "E" if has_loose and has_close else "B" if has_close else "A" if not has_loose else ""
     fight = Fight(level, routine)
@@ -237,6 +243,11 @@ def resolve_level(
         fight.bounce = {"roll": None, "drm": 0, "to": who, "green": True}
         if not has_close:
             routine = fight.routine = "C"
+    elif has_loose and any(s.avg for s in cap + loose):  # 6.2.3: the AVG's bounce
+        who = "cap" if any(s.avg for s in cap) else "escort"
+        fight.bounce = {"roll": None, "drm": 0, "to": who, "avg": True}
+        if not has_close:
+            routine = fight.routine = "C" if who == "cap" else "D"
     elif has_loose:
         r, drm, who = bounce(public, dice, f"bounce {level}", striker_bonus, cap_bonus)
         fight.bounce = {"roll": r, "drm": drm, "to": who}

@@ -11,6 +11,8 @@ its rule and audience (witp-hidden-info 4.1-4.2, 6):
   the arc, 14.2.2): the striker;
 - 7.1 B the altitudes used and whether each is escorted, no numbers or types: the
   naval player;
+- 6.2.2 the strike's exact altitude components, before the AVG fights it: the
+  naval player;
 - 6.x air combat, the elements as they fight (R11): both;
 - 7.7, 10.1.1 each wave's entry arc and target ring, and through AA its make-up: both;
 - 7.8.1 speed classes in the target ring and a ship's identity once targeted: the
@@ -41,6 +43,7 @@ from pbem.rulesets.witp.air import (
     altitude,
     attack,
     availability,
+    avg,
     combat,
     coordination,
     critical,
@@ -134,6 +137,8 @@ def _launch(
         bombers = elite.split(own, str(part["base"]), bombers)  # 7.11
         escorts = elite.split(own, str(part["base"]), escorts)
         bombers = training.split(own, str(part["base"]), bombers)  # 58.2.1
+        if not part["carrier"]:
+            escorts = avg.mark(public, str(part["base"]), escorts)  # 6.2.3
         escorts = training.split(own, str(part["base"]), escorts)
         parts.append({**part, "elements": bombers, "escorts": escorts})
     return parts, events
@@ -165,7 +170,8 @@ def _stacks(
         else:
             s = altitude.fighter_strength(public, base, air.get("altitude"), level)
             s = training.air_combat(s, bomber=False) if green else s  # 58.2.1
-            out.append(combat.Stack(t, int(e["n"]), s, s, True, elite=best, green=green))
+            fly = bool(e.get(avg.KEY))  # 6.2.3
+            out.append(combat.Stack(t, int(e["n"]), s, s, True, elite=best, green=green, avg=fly))
     return out
 
 
@@ -464,7 +470,10 @@ def resolve_into(
     best = {
         t: min(n, max(0, elite.held(own_n, tf_id, t) - busy.get(t, 0))) for t, n in cap_air.items()
     }
+    avg_cap: dict[str, int] = {}  # 6.2.3: the AVG's P-40s among the cover
     for c in cover:
+        if c.get(avg.KEY):
+            avg_cap[str(c["type"])] = avg_cap.get(str(c["type"]), 0) + int(c["n"])
         cap_air[str(c["type"])] = cap_air.get(str(c["type"]), 0) + int(c["n"])
         best[str(c["type"])] = best.get(str(c["type"]), 0) + int(c.get(elite.KEY, 0))
     theirs = doctrine(st, naval)
@@ -475,6 +484,11 @@ def resolve_into(
     cap = training.mark(cap, green_cap)
     green_lost: dict[str, int] = {}  # 58.2.1: green APs eliminated, by type
     green_strike = training.strike_has_green_fighters(escorts) and not any(green_cap.values())
+    cap = avg.mark_cap(cap, avg_cap)
+    if any(e.get(avg.KEY) for e in cap):  # 6.2.2: told the strike before the AVG fights
+        fact = {"kind": "avg-strike-composition", "tf": tf_id}
+        fact["levels"] = avg.composition(bombers, escorts)
+        events.append(disclose(st, fact, [naval], time, "6.2.2"))
     bomber_hit_by_cap = False
     eliminated: dict[str, int] = {}
     elite_lost: dict[str, int] = {}  # 7.11.2: elite APs eliminated, by type
