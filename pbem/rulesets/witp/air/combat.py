@@ -38,6 +38,11 @@ class Stack:
     elite: bool = False  # 7.11: its ratings already carry the bonus; told when set
     green: bool = False  # 58.2.1: untrained, its ratings already halved; hit first
     avg: bool = False  # 6.2.3: the AVG's P-40s: the bounce, +1 to their attacks' rolls
+    heavy: bool = False  # 4.2.1: an HF type, -1 in combat with enemy F types
+
+    def rating(self, value: int, against: list[Stack]) -> int:
+        """4.2.1: an HF's rating, 1 less in combat with any enemy F type."""
+        return max(0, value - 1) if self.heavy and f_types(against) else value
 
     @property
     def surviving(self) -> int:
@@ -56,6 +61,11 @@ class Stack:
         )
 
 
+def f_types(group: list[Stack]) -> bool:
+    """Any "F" (not HF) fighters among ``group`` (4.2.1)."""
+    return any(s.fighter and not s.heavy and s.n > 0 for s in group)
+
+
 @dataclass
 class Fight:
     """The record of one level's air combat: each attack, as a side may be told."""
@@ -66,27 +76,35 @@ class Fight:
     steps: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _total(stacks: list[Stack], *, everyone: bool = False) -> tuple[int, int]:
+def _total(
+    stacks: list[Stack], *, everyone: bool = False, against: list[Stack] | None = None
+) -> tuple[int, int]:
     """(strength, APs) attacking: survivors, or all (return fire, 6.1.1 A step 2)."""
     aps = sum(s.n if everyone else s.surviving for s in stacks)
-    strength = sum((s.n if everyone else s.surviving) * s.attack for s in stacks)
+    strength = sum(
+        (s.n if everyone else s.surviving) * s.rating(s.attack, against or []) for s in stacks
+    )
     return strength, aps
 
 
-def _spend(points: int, stacks: list[Stack], cap: int | None = None) -> dict[str, int]:
+def _spend(
+    points: int, stacks: list[Stack], cap: int | None = None, against: list[Stack] | None = None
+) -> dict[str, int]:
     """Spend strength points on surviving defenders, strongest affordable first;
-    at most ``cap`` APs (6.3.2). Returns APs hit by type."""
+    at most ``cap`` APs (6.3.2); ``against``: the attackers (4.2.1). Returns APs hit
+    by type."""
     hit: dict[str, int] = {}
     live = {id(s): s.surviving for s in stacks}
+    cost = {id(s): max(1, s.rating(s.defence, against or [])) for s in stacks}
     while cap is None or sum(hit.values()) < cap:
-        choices = [s for s in stacks if live[id(s)] > 0 and max(1, s.defence) <= points]
+        choices = [s for s in stacks if live[id(s)] > 0 and cost[id(s)] <= points]
         if any(live[id(s)] > 0 and s.green for s in stacks):  # 6.3.1: the green first
             choices = [s for s in choices if s.green]
         if not choices:
             break
-        s = max(choices, key=lambda x: (x.defence, x.surviving))
+        s = max(choices, key=lambda x: (cost[id(x)], x.surviving))
         live[id(s)] -= 1
-        points -= max(1, s.defence)
+        points -= cost[id(s)]
         hit[s.type] = hit.get(s.type, 0) + 1
     return hit
 
@@ -111,7 +129,7 @@ def _roll(
     *,
     everyone: bool = False,
 ) -> tuple[dict[str, Any], dict[str, int], dict[str, int]]:
-    strength, aps = _total(attackers, everyone=everyone)
+    strength, aps = _total(attackers, everyone=everyone, against=defenders)
     if aps == 0 or not any(d.surviving for d in defenders):
         return {}, {}, {}
     roll = dice.d6(purpose) + dice.d6(purpose)
@@ -147,11 +165,11 @@ def _attack(
     rec, ab, el = _roll(public, attackers, defenders, dice, f"air combat {fight.level} {name}")
     if not rec:
         return {}
-    killed = _spend(el["el"], defenders)
+    killed = _spend(el["el"], defenders, against=attackers)
     rec.update(attacker=name, defender=target, eliminated=killed)
     if apply:
         _apply(defenders, killed, "eliminated")
-        rec["aborted"] = _spend(ab["ab"], defenders)
+        rec["aborted"] = _spend(ab["ab"], defenders, against=attackers)
         _apply(defenders, rec["aborted"], "aborted")
     fight.steps.append(rec)
     return rec

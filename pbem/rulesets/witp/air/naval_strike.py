@@ -57,7 +57,7 @@ from pbem.rulesets.witp.air import (
 from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of, take_losses, tf_air
-from pbem.rulesets.witp.air.tables import DOCTRINE, air_unit, known_type, value
+from pbem.rulesets.witp.air.tables import DOCTRINE, ROLES, air_unit, known_type, value
 from pbem.rulesets.witp.hexgrid import distance
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
 from pbem.rulesets.witp.sides import SIDES
@@ -171,7 +171,10 @@ def _stacks(
             s = altitude.fighter_strength(public, base, air.get("altitude"), level)
             s = training.air_combat(s, bomber=False) if green else s  # 58.2.1
             fly = bool(e.get(avg.KEY))  # 6.2.3
-            out.append(combat.Stack(t, int(e["n"]), s, s, True, elite=best, green=green, avg=fly))
+            hf = "HF" in air_unit(public, t)["roles"]  # 4.2.1: -1 against enemy F types
+            out.append(
+                combat.Stack(t, int(e["n"]), s, s, True, elite=best, green=green, avg=fly, heavy=hf)
+            )
     return out
 
 
@@ -442,7 +445,8 @@ def resolve_into(
     cap_air = {
         t: n - busy.get(t, 0) - int(grounded.get(t, 0))
         for t, n in tf_air(own_n, tf).items()
-        if known_type(public, t) and "F" in air_unit(public, t)["roles"]  # floatplanes: none
+        if known_type(public, t)  # F and HF fly CAP (4.2.1); floatplanes: none
+        and set(air_unit(public, t)["roles"]) & set(value(public, ROLES)["cap"])
     }
     cap_air = {t: n for t, n in cap_air.items() if n > 0}
     if night:
