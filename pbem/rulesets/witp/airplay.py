@@ -10,11 +10,16 @@ naval_strike); this module only files the plots and flies them at the right time
   part (sealed with its mail, like a naval plot); ``SPECIAL`` lines replace the side's
   standing special strikes (``SPECIAL NONE`` clears them).
 - ``strike_segment``: the Strike Segment: three or more carrier strikes first, ranked
-  by their admirals' Air Ratings (12.3.2, R115); then the 3.2 winner's strike, then the
-  sides alternately, each in the order written (3.1 B); a strike on a carrier TF with
+  by their admirals' Air Ratings (12.3.2, R115), those flown at each other before or
+  after the rest as the winner of Step 2's roll filed (RECIPROCAL, R125); then the
+  3.2 winner's strike, then the sides alternately, each in the order written (3.1 B); a strike on a carrier TF with
   a strike of its own still on deck is sequenced first (12.0-12.2, R95).
   Plotted Cover CAP over the target's hex and Naval Cover over the TF fly CAP there,
-  each rolled once an Air Phase (5.3.2-5.3.6, air/cover.py, R110).
+  each rolled once an Air Phase (5.3.2-5.3.6, air/cover.py, R110): a carrier's
+  after its coordination check (R120), Army-type fighters' Naval Cover with the
+  side's one 2D6 DRM (R121), cover over a solely enemy-held hex 2R (R122), which
+  also intercepts the launches from an enemy base there (R123, air/intercept.py);
+  Naval Cover stays over its TF into the next Naval Phase (R124).
   The carrier admirals' ratings on both sides are rolled when first needed and kept
   (8.1, 8.8, air/admirals.py, R112).
 - ``entered`` (movement.ON_ENTER): a moving enemy TF entering a hex by day may launch
@@ -30,25 +35,35 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Protocol
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.core.ruleset import LineError, Validation
 from pbem.rulesets.witp import draws, located, movement
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.air import admirals, elite, naval_strike, plot, sequencing, special
+from pbem.rulesets.witp.air import (
+    admirals,
+    coordination,
+    elite,
+    intercept,
+    naval_strike,
+    plot,
+    sequencing,
+    special,
+)
 from pbem.rulesets.witp.air import avg as avg_rules
 from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
 from pbem.rulesets.witp.air.ships import SUNK, base_air, ships_of, take_losses, tf_air
-from pbem.rulesets.witp.air.tables import air_unit, known_type
+from pbem.rulesets.witp.air.tables import MAP_START, air_unit, known_type
 from pbem.rulesets.witp.clock import Round, Slot
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
 from pbem.rulesets.witp.sides import SIDES, enemy_of
 
 AIR_PLOT = "air_plot"  # private[side]: this Air Phase's accepted plot (AirPlot.to_json())
+ALOFT = "naval_cover_aloft"  # private[side]: {TF: [Naval Cover over it, "up"]} (5.3.4, R124)
 STANDING, SPECIAL = "standing", "special"  # private[side]["standing"]["special"]: R105
 WORD = "SPECIAL"
 STRUCK = "special_struck"  # moderator: {naval phase: [[side, base, owner:tf], ...]} (5.8.2)
@@ -146,7 +161,8 @@ def _committed(state: Mapping[str, Any], owner: str, tf: str) -> dict[str, int]:
             if part["base"] == tf:
                 for e in part["escorts"]:
                     out[e["type"]] = out.get(e["type"], 0) + int(e["n"])
-    for c in p.get("covers", {}).values():
+    aloft = [c for cs in state[PRIVATE][owner].get(ALOFT, {}).values() for c in cs]
+    for c in [*p.get("covers", {}).values(), *aloft]:  # R124: still over a TF
         if c["base"] == tf:
             out[c["type"]] = out.get(c["type"], 0) + int(c["n"])
     return out
@@ -175,31 +191,269 @@ def _aboard(state: Mapping[str, Any], side: str, strike: Mapping[str, Any]) -> d
     return {**strike, "parts": parts}
 
 
+class BaseMap(Protocol):
+    """The theatre map's bases by hex (map.TheatreMap), public: whose each is (R122)."""
+
+    def bases_in(self, h: str) -> tuple[Any, ...]: ...
+
+
 class _Segment:
     """One Strike Segment's strikes, flown one at a time (3.1 B, 12.0-12.2)."""
 
-    def __init__(self, state: dict[str, Any], slot: Slot, dice: Dice) -> None:
-        self.state, self.slot, self.dice = state, slot, dice
+    def __init__(
+        self, state: dict[str, Any], slot: Slot, dice: Dice, sea: BaseMap | None = None
+    ) -> None:
+        self.state, self.slot, self.dice, self.sea = state, slot, dice, sea
         self.secret = draws.round_secret(state, f"{slot.time}/strikes")
         self.flown: set[tuple[str, str]] = set()
         self.launched: dict[tuple[str, str], dict[str, Any]] = {}  # aloft before they fly
         self.over: dict[tuple[str, str], int] = {}  # each cover's APs over its target
+        self.army: dict[str, int] = {}  # 5.3.4: each side's one Army-type 2D6 (R121)
+        self.swept: set[tuple[str, str]] = set()  # R123: covers the base CAP has fought
+        self.left: dict[tuple[str, str], int] = {}  # R122: emergency APs not yet lost
 
     def cover(self, owner: str, tf: str, hexid: str) -> tuple[list[dict[str, Any]], list[Event]]:
         """5.3.2-5.3.4, R102, R110: the owner's plotted Cover over ``hexid`` and Naval
-        Cover over ``tf`` still flying; each rolled on the APAT before its first combat,
-        once this Air Phase (5.3.3), the roll told its owner alone."""
+        Cover over ``tf`` still flying; each launched and rolled on the APAT before its
+        first combat, once this Air Phase (5.3.3), the rolls told its owner alone."""
         plotted = self.state[PRIVATE][owner].get(AIR_PLOT, {}).get("covers", {}).values()
         flights = [f for f in plotted if cover_rules.over(f, tf, hexid)]
         events: list[Event] = []
         for f in flights:
+            if cover_rules.emergency(f):  # 5.3.5, 5.3.6: each strike as if the first
+                events += self.emergency(owner, f, tf, hexid)
+            elif (owner, f["id"]) not in self.over:
+                events += self.launch_cover(owner, f, tf)
+        return [f for f in flights if self.over.get((owner, f["id"]), 0) > 0], events
+
+    def emergency(self, owner: str, flight: Mapping[str, Any], tf: str, hexid: str) -> list[Event]:
+        """5.3.5, R122: emergency cover launched and rolled at this strike with its
+        APs not yet eliminated nor aborted; never over a hex the enemy holds alone."""
+        key = (owner, flight["id"])
+        if self.enemy_held(owner, hexid):
+            self.over[key] = 0
+            fact = {"kind": "cover-not-flown", "cover": flight["id"], "why": ENEMY_HELD_WHY}
+            return [disclose(self.state, fact, [owner], self.slot.time, "5.3.3")]
+        left = self.left.setdefault(key, int(flight["n"]))
+        return self.launch_cover(owner, flight, tf, left)
+
+    def launch_cover(
+        self, owner: str, flight: Mapping[str, Any], tf: str | None, n: int | None = None
+    ) -> list[Event]:
+        """One covering flight's launch (8.1.4, R120) of its ``n`` APs (None: all
+        plotted), Army-type DRM (5.3.4, R121) and APAT roll, 2R over a hex held
+        solely by the enemy (5.3.3, R122)."""
+        # Its rolls are told its owner alone, so they come from the moderator's stream:
+        # a secret plot must not shift the open dice the enemy reads later.
+        dice = draws.fork(self.secret, f"{owner} cover {flight['id']}")
+        n, events = self.coordinated(owner, flight, dice, n)
+        held = self.enemy_held(owner, str(flight.get("over_hex")))
+        mission = cover_rules.mission_of(flight, held)
+        drm, told = self.army_drm(owner, flight)
+        events += told
+        got, rolled = cover_rules.roll(
+            self.state[PUBLIC], flight, dice, n=n, mission=mission, drm=drm
+        )
+        self.over[(owner, flight["id"])] = got
+        fact = {"kind": "cover-availability", **({"tf": tf} if tf else {}), **rolled}
+        rule = (
+            "5.3.3" if held and flight["kind"] == "cover" else cover_rules.RULE[str(flight["kind"])]
+        )
+        return [*events, disclose(self.state, fact, [owner], self.slot.time, rule)]
+
+    def coordinated(
+        self, owner: str, flight: Mapping[str, Any], dice: Dice, n: int | None = None
+    ) -> tuple[int, list[Event]]:
+        """5.3.6, 8.1.4, R120: a carrier TF's cover launches after its carrier
+        coordination check (its admiral's Air Rating, 8.8 leaderless); (APs, events)."""
+        n, base = int(flight["n"]) if n is None else n, str(flight["base"])
+        if n <= 0:
+            return 0, []
+        if not flight.get("carrier"):
+            return n, []
+        own, public = self.state[PRIVATE][owner], self.state[PUBLIC]
+        entry = own.get(tfs.TFS, {}).get(base)
+        if entry is None:
+            return 0, []  # the TF is gone
+        r, events = admirals.ratings(self.state, owner, base, dice, self.slot.time)
+        r = r or coordination.rate(public, None, dice, f"{owner} {base} CTF")
+        purpose = f"{owner} {base} cover {flight['id']} CC"
+        cc = coordination.launch(public, ships_of(own, entry), r, n, 0, dice, purpose)
+        fact = {"kind": "cover-coordination", "tf": base, "cover": flight["id"]}
+        fact |= {"air_rating": r.air, **cc.to_json()}
+        events.append(disclose(self.state, fact, [owner], self.slot.time, "8.1.4"))
+        return cc.fighters, events
+
+    def army_drm(self, owner: str, flight: Mapping[str, Any]) -> tuple[int, list[Event]]:
+        """5.3.4, R121: Army-type fighters on Naval Cover: the side's one 2D6 this Air
+        Phase (told its owner), short of the type's number, a negative DRM."""
+        number = cover_rules.army_number(self.state[PUBLIC], str(flight["type"]))
+        if flight["kind"] not in cover_rules.NAVAL or number is None:
+            return 0, []
+        events: list[Event] = []
+        if owner not in self.army:
+            purpose = f"{owner} Army-type naval cover"
+            dice = draws.fork(self.secret, purpose)  # told its owner alone, as the cover's
+            self.army[owner] = dice.d6(purpose) + dice.d6(purpose)
+            fact = {"kind": "army-naval-cover-roll", "roll": self.army[owner]}
+            events.append(disclose(self.state, fact, [owner], self.slot.time, "5.3.4"))
+        return cover_rules.army_drm(number, self.army[owner]), events
+
+    def enemy_held(self, owner: str, hexid: str) -> bool:
+        """5.3.3, R122: a hex held solely by the enemy: a base of his on the public map
+        there and none of the owner's (ground units come with a later stage); the
+        enemy's air there is never read, so the shift tells nothing hidden."""
+        if self.sea is None:
+            return False  # no map (a Naval Phase's special strike): only Naval Cover flies
+        start = str(self.state[PUBLIC]["pack"].get(MAP_START, {}).get("value", "may1942"))
+        owners = {b.owner_at(start) for b in self.sea.bases_in(hexid)}
+        return enemy_of(owner) in owners and owner not in owners
+
+    def keep_naval_cover(self) -> None:
+        """5.3.4, R124: each side's Naval Cover not eliminated nor aborted stays over
+        its TF into the following Naval Phase (``up``: APs over it, None: not rolled)."""
+        for side in SIDES:
+            own = self.state[PRIVATE][side]
+            plotted = own.get(AIR_PLOT, {}).get("covers", {}).values()
+            aloft: dict[str, list[dict[str, Any]]] = {}
+            for f in plotted:
+                up = self.over.get((side, f["id"]))
+                if f["kind"] == "naval-cover" and up != 0:
+                    aloft.setdefault(str(f["over"]), []).append({**f, "up": up})
+            if aloft:
+                own[ALOFT] = aloft
+            else:
+                own.pop(ALOFT, None)
+
+    def aloft(self, owner: str, tf: str, hexid: str) -> tuple[list[dict[str, Any]], list[Event]]:
+        """R124: the Naval Cover still over ``tf`` in the Naval Phase, within range at
+        ``hexid``; rolled on the APAT if not yet (9.2: those over it roll no more)."""
+        own, public = self.state[PRIVATE][owner], self.state[PUBLIC]
+        events: list[Event] = []
+        out = []
+        for f in own.get(ALOFT, {}).get(tf, ()):
+            try:
+                base_hex = base_air(own, str(f["base"]))[1]
+            except KeyError:
+                continue  # the carrier TF is gone
+            if base_hex is None or not cover_rules.accompanies(
+                public, f, plot.hex_mp()(str(base_hex), hexid)
+            ):
+                f["up"] = 0  # 5.3.4: beyond its extended range, home for the phase
+                continue
+            if f["up"] is None:
+                events += self.launch_cover(owner, f, tf)
+                f["up"] = self.over[(owner, f["id"])]
+            self.over[(owner, f["id"])] = int(f["up"])
+            if f["up"]:
+                out.append(f)
+        return out, events
+
+    def aloft_losses(
+        self, owner: str, flights: Sequence[Mapping[str, Any]], losses: Mapping[str, list[int]]
+    ) -> None:
+        """R124: the Naval Phase's cover losses, kept on the flights over the TF."""
+        self.cover_losses(owner, flights, losses)
+        for f in self.state[PRIVATE][owner].get(ALOFT, {}).values():
+            for x in f:
+                if (owner, x["id"]) in self.over:
+                    x["up"] = self.over[(owner, x["id"])]
+
+    def intercept_launch(
+        self, side: str, strike: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], list[Event]]:
+        """5.3.3, R123: the enemy's Cover CAP over an air base of ``side``'s that it
+        does not hold intercepts the strike's part launching from there."""
+        owner = enemy_of(side)
+        plotted = self.state[PRIVATE][owner].get(AIR_PLOT, {}).get("covers", {}).values()
+        events: list[Event] = []
+        parts = []
+        for part in strike["parts"]:
+            over = [
+                f
+                for f in plotted
+                if f["kind"] == "cover" and not part["carrier"] and f["over_hex"] == part["hex"]
+            ]
+            if over and self.enemy_held(owner, str(part["hex"])):
+                part, told = self.intercept_part(side, part, over)
+                events += told
+            if part["elements"]:
+                parts.append(part)
+        return {**strike, "parts": parts}, events
+
+    def intercept_part(
+        self, side: str, part: Mapping[str, Any], flights: Sequence[Mapping[str, Any]]
+    ) -> tuple[dict[str, Any], list[Event]]:
+        """R123: the cover launched and rolled (once an Air Phase), fought by the
+        base's CAP the first time, then as CAP against this launch; told to both."""
+        owner, base, hexid = enemy_of(side), str(part["base"]), str(part["hex"])
+        events: list[Event] = []
+        for f in flights:
             if (owner, f["id"]) not in self.over:
-                n, told = cover_rules.roll(self.state[PUBLIC], f, self.dice)
-                self.over[(owner, f["id"])] = n
-                fact = {"kind": "cover-availability", "tf": tf, **told}
-                rule = cover_rules.RULE[str(f["kind"])]
-                events.append(disclose(self.state, fact, [owner], self.slot.time, rule))
-        return [f for f in flights if self.over[(owner, f["id"])] > 0], events
+                events += self.launch_cover(owner, f, None)
+        if (owner, hexid) not in self.swept:
+            self.swept.add((owner, hexid))
+            events += self.base_cap_fight(side, base, hexid, flights)
+        up = [f for f in flights if self.over[(owner, f["id"])] > 0]
+        cover: dict[str, int] = {}
+        for f in up:
+            cover[str(f["type"])] = cover.get(str(f["type"]), 0) + self.over[(owner, f["id"])]
+        if not cover:
+            return dict(part), events
+        public = self.state[PUBLIC]
+        out, cover_lost, part_lost, fights = intercept.against_launch(
+            public, cover, part, self.dice
+        )
+        self.cover_losses(owner, up, cover_lost)
+        for t, (eliminated, _aborted) in part_lost.items():
+            take_losses(self.state[PRIVATE][side], base, t, eliminated)
+        return out, events + self.told_fights(base, hexid, fights)
+
+    def base_cap_fight(
+        self, side: str, base: str, hexid: str, flights: Sequence[Mapping[str, Any]]
+    ) -> list[Event]:
+        """5.3.3, R123: the base's free fighters fly CAP against the cover."""
+        owner, public = enemy_of(side), self.state[PUBLIC]
+        own = self.state[PRIVATE][side]
+        up = [f for f in flights if self.over[(owner, f["id"])] > 0]
+        grounded = own.setdefault("cap_aborted", {}).setdefault(base, {})
+        try:
+            air = base_air(own, base)[2]
+        except KeyError:
+            return []
+        cap = intercept.base_cap(public, air, _committed(self.state, side, base), grounded)
+        if not up or not cap:
+            return []
+        cover = [
+            {
+                "type": f["type"],
+                "n": self.over[(owner, f["id"])],
+                "alt": intercept.level_of(public, f),
+                "range": f.get("range", "normal"),
+            }
+            for f in up
+        ]
+        cover_lost, cap_lost, fights = intercept.against_base_cap(public, cover, cap, self.dice)
+        self.cover_losses(owner, up, cover_lost)
+        for t, (eliminated, aborted) in cap_lost.items():
+            take_losses(own, base, t, eliminated)
+            grounded[t] = int(grounded.get(t, 0)) + aborted  # 5.1.1: flies no more CAP
+        return self.told_fights(base, hexid, fights)
+
+    def told_fights(
+        self, base: str, hexid: str, fights: Sequence[Mapping[str, Any]]
+    ) -> list[Event]:
+        """R123: the interception's air combat, told to both sides (6.1.1)."""
+        return [
+            disclose(
+                self.state,
+                {"kind": "launch-interception", "base": base, "hex": hexid, **f},
+                list(SIDES),
+                self.slot.time,
+                intercept.RULE,
+            )
+            for f in fights
+        ]
 
     def cover_losses(
         self, owner: str, flights: Sequence[Mapping[str, Any]], losses: Mapping[str, list[int]]
@@ -215,6 +469,8 @@ class _Segment:
             lost_best = cover_rules.split(sum(best), [self.elite_over(owner, f) for f in mine])
             for f, d, a, b in zip(mine, dead, home, lost_best, strict=True):
                 self.over[(owner, f["id"])] -= d + a
+                if (owner, f["id"]) in self.left:  # R122: lost to the later strikes too
+                    self.left[(owner, f["id"])] -= d + a
                 elite.lose(own, str(f["base"]), t, min(b, d))  # 7.11.2
                 take_losses(own, str(f["base"]), t, d)
 
@@ -285,8 +541,32 @@ class _Segment:
                 for s in theirs:
                     self.launched[(owner, s)] = _aboard(st, owner, self.strikes(owner)[s])
                 after = theirs
-        flights, cover_events = self.cover(owner, tf, str(target["hex"]))
-        events += cover_events
+        strike, intercepted = self.intercept_launch(side, strike)  # 5.3.3, R123
+        events += intercepted
+        if strike["parts"]:
+            events += self.resolve(owner, tf, str(target["hex"]), strike, ratings)
+        else:
+            fact = {"kind": "strike-not-flown", "strike": sid, "why": INTERCEPTED_WHY}
+            events.append(disclose(st, fact, [side], time, intercept.RULE))
+            parts = self.strikes(side)[sid]["parts"]
+            bases = ", ".join(sorted({str(p["base"]) for p in parts if not p["carrier"]}))
+            seen = {"kind": "launch-intercepted", "base": bases}  # both saw the combat
+            events.append(disclose(st, seen, list(SIDES), time, intercept.RULE))
+        for s in after:
+            events += self.fly(owner, s)
+        return events
+
+    def resolve(
+        self,
+        owner: str,
+        tf: str,
+        hexid: str,
+        strike: Mapping[str, Any],
+        ratings: Mapping[str, Ratings],
+    ) -> list[Event]:
+        """The strike over its target: the owner's cover there, then naval_strike."""
+        st, time = self.state, self.slot.time
+        flights, events = self.cover(owner, tf, hexid)
         losses: dict[str, list[int]] = {}
         events += naval_strike.resolve_into(
             st,
@@ -299,10 +579,9 @@ class _Segment:
             committed=_committed(st, owner, tf),
             unlocated_carriers=False,
             ratings=ratings,
+            cap_split=st[PRIVATE][owner].get(AIR_PLOT, {}).get("caps", {}).get(tf),  # R135
         )
         self.cover_losses(owner, flights, losses)
-        for s in after:
-            events += self.fly(owner, s)
         return events
 
 
@@ -325,11 +604,14 @@ def _ratings(
     return out, events
 
 
-def strike_segment(state: dict[str, Any], slot: Slot, first: str, dice: Dice) -> list[Event]:
+def strike_segment(
+    state: dict[str, Any], slot: Slot, first: str, dice: Dice, sea: BaseMap | None = None
+) -> list[Event]:
     """3.1 B: the strikes plotted in this Air Phase, the 3.2 winner's first, then the
     sides alternately, each side's in the order written; three or more carrier
-    strikes go before, by admiral (12.3.2)."""
-    seg = _Segment(state, slot, dice)
+    strikes go before, by admiral (12.3.2). ``sea``: the map, whose bases say who
+    holds a hex (R122, R123)."""
+    seg = _Segment(state, slot, dice, sea)
     queues = {side: list(seg.strikes(side)) for side in SIDES}
     events: list[Event] = []
     ranked, events = _carrier_ranking(state, seg, dice, slot.time)
@@ -343,6 +625,7 @@ def strike_segment(state: dict[str, Any], slot: Slot, first: str, dice: Dice) ->
         sid = queues[turn].pop(0)
         events += seg.fly(turn, sid)
         turn = enemy_of(turn)
+    seg.keep_naval_cover()  # 5.3.4, R124: over its TF into the next Naval Phase
     return events + end_of_phase(state, slot)
 
 
@@ -371,6 +654,10 @@ def _carrier_ranking(
                 airs.append(r.air if r is not None else None)
         rated.append((side, sid, sequencing.joint_rating(airs)))
     order = sequencing.rank(rated, dice, "12.3.2 equal Air Ratings")
+    filed = {s: state[PRIVATE][s].get(AIR_PLOT, {}).get("choices", {}) for s in SIDES}
+    choices = {s: c["reciprocal"] for s, c in filed.items() if "reciprocal" in c}
+    order, step2 = sequencing.play_step_two(state, plotted, order, choices, dice, time)  # R125
+    events += step2
     for side in SIDES:  # its own strikes' order only: the enemy's ratings stay hidden
         fact = {"kind": "carrier-strike-order", "strikes": [x for s, x in order if s == side]}
         events.append(disclose(state, fact, [side], time, "12.3.2"))
@@ -390,6 +677,8 @@ def end_of_phase(state: dict[str, Any], slot: Slot) -> list[Event]:
 # 14.2.2: a night strike in an Air Phase needs a TF stationary two consecutive Naval Phases.
 STATIONARY = "stationary"  # moderator: {"owner:TF": consecutive Naval Phases not moved}
 NIGHT_STATIONARY = 2
+ENEMY_HELD_WHY = "no emergency cover over a hex the enemy holds alone"
+INTERCEPTED_WHY = "the enemy's cover over its base stopped every AP at launch"
 NIGHT_WHY = "its target has not stayed put two Naval Phases: no night strike in an Air Phase"
 
 
@@ -400,6 +689,8 @@ def stationary(state: Mapping[str, Any], owner: str, tf: str) -> int:
 def after_naval_execution(state: dict[str, Any], slot: Slot) -> list[Event]:
     """The Execution Segment played: each TF's count of Naval Phases without moving
     (14.2.2, the moderator's: movement is hidden), then sunk ships leave the display."""
+    for side in SIDES:
+        state[PRIVATE][side].pop(ALOFT, None)  # R124: the Naval Phase over, home
     counts = state.setdefault(MODERATOR, {}).setdefault(STATIONARY, {})
     for side in SIDES:
         for tf, entry in state[PRIVATE][side].get(tfs.TFS, {}).items():
@@ -478,15 +769,22 @@ def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any])
         events.append(disclose(state, fact, SIDES, slot.time, "5.8"))
         ratings, told = _ratings(state, strike, dice, slot.time)
         events += told
+        seg = _Segment(state, slot, dice)  # 5.3.4, R124: the Naval Cover still over it
+        flights, told = seg.aloft(owner, tf, str(step["hex"]))
+        events += told
+        losses: dict[str, list[int]] = {}
         events += naval_strike.resolve_into(
             state,
             strike,
             dice,
             secret,
             slot.time,
+            cover=[seg.covering(owner, f) for f in flights],
+            cover_losses=losses,
             committed=_committed(state, owner, tf),
             ratings=ratings,
         )
+        seg.aloft_losses(owner, flights, losses)
     return events
 
 
@@ -509,7 +807,10 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         " [PRIORITY GENERAL|<type>] [RETURN <base>] [NIGHT]",
         "#   ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE",
         "#   COVER <id> FROM <base|TFn> <n>x<type> OVER <hex> | NAVALCOVER <id> FROM ... OVER <TFn>",
+        "#   EMERGENCY <id> FROM <base|TFn> <n>x<type> OVER <hex|TFn>  (flies if a strike comes)",
         "#   TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>",
+        "#   RECIPROCAL BEFORE|AFTER (12.3.2 Step 2) | ENTRY <id> ROLLED|FEWEST (7.7.1)",
+        "#   CAP <TFn> <L|M|H>:<share> ...   (your CAP's altitudes, secret: 7.1 B, R135)",
         "# Standing special strikes (5.8, R105; kept until you file others, SPECIAL NONE clears):",
         "#   SPECIAL <id> FROM <base|TFn> <n>x<type>... [ESCORT <n>x<type>@<alt> LOOSE|CLOSE]"
         " [AGAINST ANY|<types>] [RANGE NORMAL|EXTENDED] [NIGHT]",

@@ -328,7 +328,7 @@ def _segment(
             events += closing
             events += airplay.after_naval_execution(state, slot)  # 14.2.2, 7.8.1
         elif slot.phase.key.startswith("air") and slot.segment.key == "strike":
-            events += airplay.strike_segment(state, slot, result.first, dice)  # 3.1 B, 12
+            events += airplay.strike_segment(state, slot, result.first, dice, sea)  # 3.1 B, 12
         return events
     if slot.segment.key == "advance":
         if not slot.strategic:

@@ -23,7 +23,9 @@ from pbem.rulesets.witp.knowledge import Disclosure, Knowledge
 from pbem.rulesets.witp.sides import SIDES, enemy_of
 
 # The disclosures this section tells; the report's event list leaves them out.
-LAUNCH = frozenset({"strike-launched", "carrier-coordination", "joint-availability"})
+LAUNCH = frozenset(
+    {"strike-launched", "carrier-coordination", "joint-availability", "torpedo-arming"}
+)
 SECTIONED = LAUNCH | frozenset(
     {
         "plotted-strike-revealed",
@@ -31,7 +33,9 @@ SECTIONED = LAUNCH | frozenset(
         "target-priority",
         "air-surface-placement",
         "strike-altitudes",
+        "cap-allotted",
         "air-combat",
+        "night-contact",
         "wave-coordination",
         "wave-entry",
         "aa-fire",
@@ -45,8 +49,23 @@ SECTIONED = LAUNCH | frozenset(
         "ships-in-port",
         "in-port-surprise",
         "avg-strike-composition",
+        "aa-suppressors",
+        "aa-suppression",
     }
 )
+# The owner's own cover over a struck TF (5.3.3-5.3.6, R110, R120-R124): told as it is
+# launched and rolled, just before the strike it meets; notes of that strike's block.
+STOPPED = "launch-intercepted"  # R123: a strike stopped whole at its launch
+COVER = frozenset(
+    {
+        "cover-availability",
+        "cover-coordination",
+        "army-naval-cover-roll",
+        "launch-interception",
+        "cover-not-flown",
+    }
+)
+SECTIONED |= COVER | {STOPPED}
 STRIKE_CONTACT = "strike-contact"  # a search-report's source when a strike tells it (7.1 A)
 
 Row = list[str]
@@ -75,6 +94,62 @@ def _cc(f: Mapping[str, Any]) -> str:
     return f"{head} failed; 2D6 {f['second']}: {f['percent']}%{star}, cut: {f['cut']}"
 
 
+def _cover(d: Disclosure) -> str:
+    """One line of the owner's cover: its launch check, Army-type roll or APAT roll."""
+    f, r = d.fact, d.rule
+    if f["kind"] == "cover-coordination":
+        return (
+            f"[{r}] cover {f['cover']} carrier coordination, {f['tf']} (air rating "
+            f"{f['air_rating']}): {_cc(f)}: {f['fighters']} fighter(s) launch"
+        )
+    if f["kind"] == "launch-interception":
+        return _interception(d)
+    if f["kind"] == "army-naval-cover-roll":
+        return f"[{r}] Army-type fighters on Naval Cover: 2D6 {f['roll']}"
+    if f["kind"] == "cover-not-flown":
+        return f"[{r}] cover {f['cover']} not flown: {f['why']}"
+    shift = {
+        "plotted-naval-cover": ", 2R",
+        "emergency-cover": ", 2R: enemy-held hex" if r == "5.3.3" else ", emergency, 2R",
+        "emergency-naval-cover": ", emergency, 4R",
+    }
+    return (
+        f"[{r}] cover {f['cover']} ({f['type']} over {f['over']}, {f['mp']} MP"
+        f"{shift.get(str(f['mission']), '')}): APAT 2D6 {f['roll']}{_drm(int(f.get('drm', 0)))}"
+        f" = {f['percent']}%: {f['available']} of {f['of']} over the target"
+    )
+
+
+def _interception(d: Disclosure) -> str:
+    """R123: the enemy's cover over a launching base: the base's CAP against it, or it
+    against the launch; who fought, the bounce and each attack's dice."""
+    f = d.fact
+    names = (
+        ("base CAP", "cover", "-") if f["stage"] == "base CAP" else ("cover", "escort", "bomber")
+    )
+    who = "; ".join(
+        f"{name} "
+        + ", ".join(
+            f"{e['n']} {e['type']} ({e['eliminated']} el, {e['aborted']} ab)" for e in f[key]
+        )
+        for name, key in zip(names, ("cap", "escorts", "bombers"), strict=True)
+        if f[key]
+    )
+    b = f.get("bounce")
+    how = f"routine {f['routine']}"
+    if b:
+        how += f", bounce 1D6 {b['roll']}{_drm(int(b['drm']))}: {b['to']}'s"
+    steps = "; ".join(
+        f"{x['attacker']} > {x['defender']} {x['strength']}/{x['aps']} 2D6 {x['roll']}: "
+        f"{x['aborted_points']}/{x['eliminated_points']}"
+        for x in f["steps"]
+    )
+    stage = "the base's CAP v the cover" if f["stage"] == "base CAP" else "the cover v the launch"
+    return f"[{d.rule}] over {f['base']}, {stage} at {f['level']}: {how}; {who}" + (
+        f"; {steps}" if steps else ""
+    )
+
+
 class _Strike:
     """One strike as a side saw it: its notes and the rows of its tables."""
 
@@ -85,6 +160,7 @@ class _Strike:
         self.notes: list[str] = []
         self.rows: dict[str, list[Row]] = {}
         self.results: list[str] = []
+        self.title = ""  # a block of its own title (R123), else from striker and target
         # APs lost by type: the strike's and the CAP's, eliminated and aborted
         self.lost: dict[str, dict[str, int]] = {k: {} for k in ("elim", "abort", "cap", "cap-ab")}
 
@@ -106,6 +182,13 @@ def _launch(s: _Strike, d: Disclosure) -> None:
         s.notes.append(
             f"[{d.rule}] carrier coordination, {f['tf']} (air rating {f['air_rating']}): "
             f"{_cc(f)}: {f['fighters']} fighter(s), {f['bombers']} bomber(s) launch"
+        )
+    elif f["kind"] == "torpedo-arming":  # 7.10.1, R127
+        best = ", an elite majority" if f["elite_majority"] else ""
+        s.notes.append(
+            f"[{d.rule}] torpedo arming at {f['base']}: {f['present']} torpedo-capable APs"
+            f"{best}; 1D10 {f['roll']}{_drm(int(f['drm']))}: {f['may_arm']} may carry "
+            f"torpedoes, {f['armed']} of {f['plotted']} do, the rest bombs"
         )
     else:  # joint-availability (9.3, 5.8.2)
         s.add(
@@ -219,6 +302,16 @@ def _fact(s: _Strike, d: Disclosure) -> None:
             f"[{r}] wave {f['wave']} surprise: 1D6 {f['roll']}{_drm(int(f['drm']))}: "
             f"speed class -{f['reduction']}"
         )
+    elif kind == "cap-allotted":  # R135: the owner's own order, what it made
+        at = "; ".join(f"{lv} {_n(by)}" for lv, by in f["levels"].items()) or "none"
+        s.notes.append(f"[{r} B] your CAP order over {f['tf']} ({f['order']}): {at}")
+    elif kind == "night-contact":
+        for x in f["rolls"]:
+            s.add(
+                "night-contact",
+                [x["type"], x["base"], f"{x['roll']}{_drm(int(x['drm']))}", x["result"]],
+            )
+        s.lose("elim", f["destroyed"])
     elif kind == "air-surface-placement":
         for p in f["ships"]:
             s.add("placement", [p["ring"], p["arc"], p["type"], "yes" if p["at_least_d2"] else "-"])
@@ -233,7 +326,10 @@ def _fact(s: _Strike, d: Disclosure) -> None:
         )
     elif kind == "wave-entry":
         aps = ", ".join(f"{a['n']} {a['type']} {a['role']}/{a['mode']}" for a in f["aps"])
-        s.add("waves", [f["wave"], f["entry_arc"], f["target_ring"], aps])
+        arc = (
+            f["entry_arc"] if "rolled" not in f else f"{f['entry_arc']} (elite, 1D6 {f['rolled']})"
+        )
+        s.add("waves", [f["wave"], arc, f["target_ring"], aps])  # 7.7.1: the elite's choice
     elif kind == "aa-fire":
         s.lose("elim", f["eliminated"])
         s.lose("abort", f["aborted"])
@@ -281,6 +377,23 @@ def _fact(s: _Strike, d: Disclosure) -> None:
     elif kind == "extreme-range-losses":  # 5.15: the return roll, the striker's own
         row = [f["type"], f["column"], f["roll"], f"{f['percent']}%", f["returning"], f["lost"]]
         s.add("extreme", row)
+    elif kind in ("aa-suppressors", "aa-suppression"):
+        _suppression(s, d)
+
+
+def _suppression(s: _Strike, d: Disclosure) -> None:
+    """7.9: the striker's peel-off (its own), then each wave's suppression roll."""
+    f = d.fact
+    if f["kind"] == "aa-suppressors":
+        s.notes.append(
+            f"[{d.rule}] AA suppression asked of {f['asked']} loose escort(s); "
+            f"{f['escorts']} escort(s) v {f['cap']} CAP: {_n(f['peeled'])} peel off"
+        )
+        return
+    s.add(
+        "suppression",
+        [f["wave"], f["ring"], f"{f['adjusted']}/{f['aps']}", f["roll"], f"{f['low']}/{f['high']}"],
+    )
 
 
 # Each table: its caption (with the rule) and its head, in report order.
@@ -293,7 +406,13 @@ TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         "Air combat: each attack (6.3, Air-to-Air CRT)",
         ("alt", "attack", "str/APs", "2D6", "ab/el pts", "result"),
     ),
+    ("night-contact", "PBY night contact (14.2.3)", ("type", "from", "1D6", "result")),
     ("waves", "Waves (7.7.1, 10.1.1)", ("wave", "arc", "ring", "APs (role/AA mode)")),
+    (
+        "suppression",
+        "AA suppression (7.9.1, Air-to-Air CRT: Low/High AA off)",
+        ("wave", "ring", "str/APs", "2D6", "low/high"),
+    ),
     ("aa", "AA fire (10.1)", ("wave", "vs", "AA", "col/DRM", "2D6", "result")),
     ("ring", "Target ring, speed classes (7.8.1 Step 1)", ("wave", "ships")),
     ("targeted", "Ships targeted (7.2.1)", ("wave", "at", "ship")),
@@ -336,7 +455,7 @@ def _block(s: _Strike, side: str | None) -> dict[str, Any]:
         result.append(f"CAP lost {_n(lost['cap'])} eliminated, {_n(lost['cap-ab'])} aborted")
     return {
         "time": s.time,
-        "title": f"{s.time}: {title}",
+        "title": s.title or f"{s.time}: {title}",
         "notes": s.notes,
         "tables": tables,
         "result": "; ".join(result),
@@ -348,8 +467,17 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
     the whole game), in the order they were told."""
     strikes: list[_Strike] = []
     current: _Strike | None = None
+    cover: list[str] = []  # the owner's cover lines, told before the strike they meet
     for d in k.disclosed:
         kind = d.fact.get("kind")
+        if kind == STOPPED and (recent is None or d.time in recent):
+            current = _stopped(d, cover)  # R123: its own block; a launch opens the next
+            strikes.append(current)
+            cover = []
+            continue
+        if kind in COVER and (recent is None or d.time in recent):
+            cover.append(_cover(d))
+            continue
         strike_fact = kind in SECTIONED or (
             kind == "search-report" and d.fact.get("source") == STRIKE_CONTACT
         )
@@ -363,6 +491,9 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
         ):
             current = _Strike(d.time)
             strikes.append(current)
+        if cover and current.time == d.time:
+            current.notes += cover
+            cover = []
         if launching:
             _launch(current, d)
             continue
@@ -370,4 +501,16 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
             owner = enemy_of(current.striker) if current.striker in SIDES else "?"
             current.target = f"{owner} {d.fact['tf']}"
         _fact(current, d)
+    if cover:  # told with no strike after them: a block of their own
+        strikes.append(_Strike(strikes[-1].time if strikes else "?"))
+        strikes[-1].notes += cover
     return [_block(s, k.side) for s in strikes]
+
+
+def _stopped(d: Disclosure, cover: Sequence[str]) -> _Strike:
+    """R123: a strike every AP of which the enemy's cover stopped at its launch."""
+    s = _Strike(d.time)
+    s.target = "-"  # closed: the next launch opens another block
+    s.notes = [*cover, f"[{d.rule}] the strike from {d.fact['base']} was stopped at launch"]
+    s.title = f"{d.time}: a strike from {d.fact['base']} stopped at launch"
+    return s

@@ -8,12 +8,16 @@ combat ratings, rolled once when battle is joined and kept (R112).
   strike or flies CAP against one, and kept for the rest of the game (the Coral Sea
   scenario is one battle); the roll is told his own side (8.1: the combat ratings are
   not known before); the enemy sees only their effects.
-- Not yet moderated: the Command Level DRM (8.1.2: the chart has no Cmd values),
-  subordinate admirals (8.2.1), promotion and demotion (8.6-8.7).
+- 8.1.2 Command Level (R128): the roll takes -1 for each full point (a fraction after
+  the first counting whole) the TF's ships' activation points exceed his Cmd, or +1
+  for each full point they fall short, at most 5 either way; the Cmd values are the
+  pack's, illustrative (the Admirals Charts are not printed).
+- Not yet moderated: subordinate admirals (8.2.1), promotion and demotion (8.6-8.7).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,6 +31,29 @@ from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
 
 KEY = "admiral_ratings"  # moderator: {"side:admiral": Ratings.to_json()}
 OPERATIONAL = 2  # 8.2: a carrier at damage level 0, 1 or 2
+MAX_COMMAND_DRM = 5  # 8.1.2: at most 5 either way
+
+
+def command_drm(cmd: float | None, cost: float) -> int:
+    """8.1.2: -1 a full point of activation cost over the Command Level (a fraction
+    after the first full point counts whole), +1 a full point under (fractions
+    dropped), at most 5; no Cmd on the chart: none."""
+    if cmd is None:
+        return 0
+    over = cost - float(cmd)
+    if over >= 1:
+        return -min(MAX_COMMAND_DRM, math.ceil(over))
+    return min(MAX_COMMAND_DRM, math.floor(-over)) if over <= -1 else 0
+
+
+def tf_cost(public: Mapping[str, Any], own: Mapping[str, Any], tf: str) -> float:
+    """8.1.2: the activation points of the ships afloat in ``tf`` (a class without
+    values counts none)."""
+    total = 0.0
+    for s in ships_of(own, own.get("tfs", {}).get(tf, {})):
+        cls = public["pack"].get(f"units/{s.get('class', '')}")
+        total += float(cls["value"].get("activation_cost", 0)) if cls else 0.0
+    return total
 
 
 def commander(public: Mapping[str, Any], own: Mapping[str, Any], tf: str) -> str | None:
@@ -57,7 +84,11 @@ def ratings(
     key = f"{side}:{admiral}"
     if key in kept:
         return Ratings(**kept[key]), []
-    r = coordination.rate(public, admiral, dice, f"{side} {admiral} combat ratings")
+    cmd = value(public, ADMIRALS)[admiral].get("cmd")
+    drm = command_drm(cmd, tf_cost(public, own, tf))  # 8.1.2, R128
+    r = coordination.rate(public, admiral, dice, f"{side} {admiral} combat ratings", drm)
     kept[key] = r.to_json()
     fact = {"kind": "admiral-ratings", "tf": tf, **r.to_json()}
+    if cmd is not None:
+        fact = {**fact, "command_level": cmd, "command_drm": drm}
     return r, [disclose(state, fact, [side], time, "8.1")]

@@ -9,7 +9,18 @@ flight the CAP's losses fall on (R110).
   shift for Cover CAP and 2R for Naval Cover (the pack's apat shifts);
 - a type's CAP losses fall on the TF's own fighters first, then on the covering
   flights in the order plotted (R110: the text leaves the choice open); a covering
-  AP eliminated or aborted flies no more cover that Air Phase (5.3.6).
+  AP eliminated or aborted flies no more cover that Air Phase (5.3.6);
+- cover launched from a carrier TF first passes its carrier coordination check
+  (5.3.6 "eligible via the carrier coordination (8.1.4) process", R120);
+- Army-type fighters on Naval Cover take a negative DRM: one 2D6 a side an Air
+  Phase, its shortfall under each type's number in the pack (5.3.4, R121);
+- plotted Cover CAP over a hex held solely by the enemy is rolled as non-plotted
+  cover, 2R (5.3.3, R122);
+- Naval Cover not eliminated nor aborted accompanies its TF through the following
+  Naval Phase, within its extended range of its base (5.3.4, 9.2, R124);
+- emergency cover (``EMERGENCY`` lines) flies only over the owner's TF or hex when
+  a strike comes, rolled at each strike as if it were the first, 2R over a hex and
+  4R over a TF (5.3.5, 5.3.6, R122).
 """
 
 from __future__ import annotations
@@ -19,26 +30,74 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import availability
+from pbem.rulesets.witp.air.tables import ARMY_FIGHTERS, air_unit, value
 
-MISSION = {"cover": "plotted-cover", "naval-cover": "plotted-naval-cover"}
-RULE = {"cover": "5.3.3", "naval-cover": "5.3.4"}
+MISSION = {
+    "cover": "plotted-cover",
+    "naval-cover": "plotted-naval-cover",
+    "emergency-cover": "emergency-cover",  # 5.3.5: 2R
+    "emergency-naval-cover": "emergency-naval-cover",  # 5.3.5: 4R
+}
+RULE = {
+    "cover": "5.3.3",
+    "naval-cover": "5.3.4",
+    "emergency-cover": "5.3.5",
+    "emergency-naval-cover": "5.3.5",
+}
+NAVAL = frozenset({"naval-cover", "emergency-naval-cover"})
+EMERGENCY = frozenset({"emergency-cover", "emergency-naval-cover"})
 
 
 def over(flight: Mapping[str, Any], tf: str, hexid: str) -> bool:
     """Does the plotted ``flight`` cover the owner's TF ``tf`` standing in ``hexid``?"""
-    if flight.get("kind") == "naval-cover":
+    if flight.get("kind") in NAVAL:
         return str(flight["over"]) == tf
     return str(flight.get("over_hex")) == hexid
 
 
+def emergency(flight: Mapping[str, Any]) -> bool:
+    """5.3.5, R122: emergency cover, rolled anew at each strike it meets."""
+    return flight.get("kind") in EMERGENCY
+
+
+ENEMY_HELD = "emergency-cover"  # 5.3.3: over a solely enemy-held hex, the non-plotted 2R
+
+
+def mission_of(flight: Mapping[str, Any], enemy_held: bool) -> str:
+    """The APAT shift key of a plotted flight: Cover CAP over a hex held solely by
+    the enemy uses the non-plotted procedure (5.3.3, R122)."""
+    if flight["kind"] == "cover" and enemy_held:
+        return ENEMY_HELD
+    return MISSION[str(flight["kind"])]
+
+
+def army_number(public: Mapping[str, Any], ap_type: str) -> int | None:
+    """5.3.4: an Army-type fighter's Naval Cover number (the pack's); None: not Army-type."""
+    got = value(public, ARMY_FIGHTERS).get(ap_type)
+    return None if got is None else int(got)
+
+
+def army_drm(number: int, roll: int) -> int:
+    """5.3.4, R121: the side's one 2D6 short of the type's number, as a negative DRM."""
+    return -max(0, number - roll)
+
+
 def roll(
-    public: Mapping[str, Any], flight: Mapping[str, Any], dice: Dice
+    public: Mapping[str, Any],
+    flight: Mapping[str, Any],
+    dice: Dice,
+    *,
+    n: int | None = None,
+    mission: str | None = None,
+    drm: int = 0,
 ) -> tuple[int, dict[str, Any]]:
-    """(APs over the target, the roll as its owner is told it) for one plotted flight."""
+    """(APs over the target, the roll as its owner is told it) for one plotted flight;
+    ``n``: the APs launched (a carrier's coordination may cut them, R120)."""
     kind = str(flight["kind"])
-    mission = MISSION[kind]
-    n, dr, pct = availability.available(
-        public, int(flight["n"]), int(flight["mp"]), mission, dice, f"{kind} {flight['id']}"
+    mission = mission or MISSION[kind]
+    launched = int(flight["n"]) if n is None else n
+    got, dr, pct = availability.available(
+        public, launched, int(flight["mp"]), mission, dice, f"{kind} {flight['id']}", drm
     )
     told = {
         "cover": flight["id"],
@@ -47,11 +106,12 @@ def roll(
         "mission": mission,
         "mp": flight["mp"],
         "roll": dr,
+        "drm": drm,
         "percent": pct,
-        "available": n,
-        "of": flight["n"],
+        "available": got,
+        "of": launched,
     }
-    return n, told
+    return got, told
 
 
 def split(lost: int, flights: Sequence[int]) -> list[int]:
@@ -70,3 +130,9 @@ def own_first(own: int, eliminated: int, aborted: int) -> tuple[int, int, int, i
     e_own = min(own, eliminated)
     a_own = min(own - e_own, aborted)
     return e_own, a_own, eliminated - e_own, aborted - a_own
+
+
+def accompanies(public: Mapping[str, Any], flight: Mapping[str, Any], mp: int) -> bool:
+    """5.3.4, R124: Naval Cover stays over its moving TF up to its extended range,
+    ``mp`` the distance from its base to the TF's hex."""
+    return mp <= int(air_unit(public, str(flight["type"]))["range"]["extended"])

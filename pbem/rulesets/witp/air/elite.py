@@ -11,7 +11,10 @@ text, so the counts are the pack's, labelled). The bonuses are the pack's item
   reduction for flying off their rated altitude (7.11.4).
 
 A part's APs of a type are elite up to the elite APs its base holds (the elite
-fly first: pbem's); an elite AP eliminated leaves the elite count (7.11.2).
+fly first: pbem's); an elite AP eliminated leaves the elite count (7.11.2). Elite
+APs with "Night" status (``night_elite``: {type: n} of the elite, assigned in
+Strategic Game-Turns; the Coral Sea has none) fly day missions without their elite
+bonuses and still count for torpedo arming (7.11.5, R129).
 """
 
 from __future__ import annotations
@@ -19,11 +22,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pbem.core.dice import Dice
+from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air.ships import ships_of
 from pbem.rulesets.witp.air.tables import value
 
 BONUSES = "tables/elite-bonuses"
 KEY = "elite"
+NIGHT_KEY = "night_elite"  # 7.11.5: of the elite, those with Night status, by type
 
 
 def _bonus(public: Mapping[str, Any], kind: str, ap_type: str) -> bool:
@@ -58,15 +64,25 @@ def held(own: Mapping[str, Any], base: str, ap_type: str) -> int:
     return sum(int(r.get(KEY, {}).get(ap_type, 0)) for r in _holders(own, base))
 
 
+def night_held(own: Mapping[str, Any], base: str, ap_type: str) -> int:
+    """7.11.5, R129: the base's elite APs of ``ap_type`` holding "Night" status."""
+    return sum(int(r.get(NIGHT_KEY, {}).get(ap_type, 0)) for r in _holders(own, base))
+
+
 def split(
-    own: Mapping[str, Any], base: str, elements: Sequence[Mapping[str, Any]]
+    own: Mapping[str, Any],
+    base: str,
+    elements: Sequence[Mapping[str, Any]],
+    by_day: bool = True,
 ) -> list[dict[str, Any]]:
-    """The part's elements with the elite APs split off (``elite``: True), elite first."""
+    """The part's elements with the elite APs split off (``elite``: True), elite first;
+    by day the elite with Night status fly without their bonuses (7.11.5)."""
     left: dict[str, int] = {}
     out: list[dict[str, Any]] = []
     for e in elements:
         t = str(e["type"])
-        left.setdefault(t, held(own, base, t))
+        night = night_held(own, base, t) if by_day else 0
+        left.setdefault(t, max(0, held(own, base, t) - night))
         k = min(int(e["n"]), left[t])
         left[t] -= k
         if k:
@@ -87,3 +103,18 @@ def lose(own: Mapping[str, Any], base: str, ap_type: str, n: int) -> None:
         n -= cut
         have = int(r.get("air", r.get("air_points", {})).get(ap_type, 0))
         counts[ap_type] = min(int(counts[ap_type]) - cut, have)
+
+
+def attrition(dice: Dice, best: int, regular: int, losses: int, purpose: str) -> int:
+    """37.1.7, R129: of ``losses`` APs attrited at a base holding ``best`` elite and
+    ``regular`` non-elite APs of a block type, how many are elite: each drawn at
+    random, a non-elite AP counting double. Not yet called: air attrition falls in
+    the Strategic Game-Turn (37.0), which the Coral Sea scenario does not reach."""
+    lost, left = 0, min(losses, best + regular)
+    while left and best and regular:  # a draw only while both kinds remain
+        if draws.below(dice, best + 2 * regular, purpose) < best:
+            best, lost = best - 1, lost + 1
+        else:
+            regular -= 1
+        left -= 1
+    return lost + min(left, best)  # the rest fall on the one kind left

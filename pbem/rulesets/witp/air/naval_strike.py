@@ -3,7 +3,8 @@
 its rule and audience (witp-hidden-info 4.1-4.2, 6):
 
 - 5.0 launch: the launching base, or a carrier's launch hex only: both sides;
-- 8.1.4 carrier coordination and 9.3 joint-strike availability: the striker's own rolls;
+- 8.1.4 carrier coordination, 9.3 joint-strike availability and 7.10.1 land-based
+  torpedo arming (R127): the striker's own rolls;
 - 12.0 a plotted strike at the target revealed, and the 12.1 sequence: both;
 - 7.1 A the True report on the target: the striker (and owner);
 - 7.3 the target priority: both;
@@ -13,7 +14,10 @@ its rule and audience (witp-hidden-info 4.1-4.2, 6):
   naval player;
 - 6.2.2 the strike's exact altitude components, before the AVG fights it: the
   naval player;
+- 7.1 B the owner's plotted CAP order and the CAP it placed at each level (R135):
+  the owner;
 - 6.x air combat, the elements as they fight (R11): both;
+- 14.2.3 the PBYs' night contact rolls (R136): both;
 - 7.7, 10.1.1 each wave's entry arc and target ring, and through AA its make-up: both;
 - 7.8.1 speed classes in the target ring and a ship's identity once targeted: the
   striker; the attacks' dice and results: both;
@@ -44,6 +48,7 @@ from pbem.rulesets.witp.air import (
     attack,
     availability,
     avg,
+    capsplit,
     combat,
     coordination,
     critical,
@@ -52,15 +57,19 @@ from pbem.rulesets.witp.air import (
     extreme,
     port,
     sequencing,
+    suppression,
+    torpedo,
     training,
 )
 from pbem.rulesets.witp.air import cover as cover_rules
+from pbem.rulesets.witp.air import entry as entry_arc
+from pbem.rulesets.witp.air import night as night_rules
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of, take_losses, tf_air
 from pbem.rulesets.witp.air.tables import DOCTRINE, ROLES, air_unit, known_type, value
 from pbem.rulesets.witp.hexgrid import distance
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
-from pbem.rulesets.witp.sides import SIDES
+from pbem.rulesets.witp.sides import JAPANESE, SIDES
 
 LEVELS = ("L", "M", "H")
 
@@ -98,7 +107,9 @@ def _launch(
         where = part["hex"] if part["carrier"] else part["base"]
         fact = {"kind": "strike-launched", "side": side, "from": where, "carrier": part["carrier"]}
         events.append(disclose(st, fact, SIDES, time, "5.0"))
-        bombers = [dict(e) for e in part["elements"]]
+        bombers, arming = torpedo.at_launch(public, own, part, dice, f"{side} {part['base']} 7.10")
+        if arming:  # 7.10.1, R127: the launching side's own roll
+            events.append(disclose(st, arming, [side], time, "7.10.1"))
         escorts = [dict(e) for e in part["escorts"]]
         if part["carrier"]:
             r = ratings.get(side) or coordination.rate(public, None, dice, f"{side} CTF")
@@ -134,8 +145,9 @@ def _launch(
             nb = len(bombers)
             bombers = [e for e in kept[:nb] if e["n"]]
             escorts = [e for e in kept[nb:] if e["n"]]
-        bombers = elite.split(own, str(part["base"]), bombers)  # 7.11
-        escorts = elite.split(own, str(part["base"]), escorts)
+        day = not strike.get("night")  # 7.11.5: the night elite's bonuses at night only
+        bombers = elite.split(own, str(part["base"]), bombers, day)  # 7.11
+        escorts = elite.split(own, str(part["base"]), escorts, day)
         bombers = training.split(own, str(part["base"]), bombers)  # 58.2.1
         if not part["carrier"]:
             escorts = avg.mark(public, str(part["base"]), escorts)  # 6.2.3
@@ -179,9 +191,13 @@ def _stacks(
 
 
 def _cap_levels(
-    public: Mapping[str, Any], cap: Mapping[str, int], levels: Sequence[str]
+    public: Mapping[str, Any],
+    cap: Mapping[str, int],
+    levels: Sequence[str],
+    shares: Mapping[str, int] | None = None,
 ) -> list[dict[str, Any]]:
-    """The doctrine (R92): the CAP split evenly over the levels used, the lowest first,
+    """The owner's plotted ``CAP`` shares over the levels used (7.1 B, R135), else the
+    doctrine (R92): the CAP split evenly over the levels used, the lowest first;
     each AP only where it may fly (5.2.3)."""
     out: list[dict[str, Any]] = []
     for t, n in sorted(cap.items()):
@@ -191,8 +207,10 @@ def _cap_levels(
             for lv in levels
             if altitude.may_fly(public, int(air["normal"]), air.get("altitude"), lv)
         ]
+        dealt = capsplit.deal(n, ok, shares or {})
         for k, lv in enumerate(ok):
             share = n // len(ok) + (1 if k < n % len(ok) else 0)
+            share = dealt.get(lv, 0) if dealt else share
             if share:
                 out.append({"type": t, "n": share, "alt": lv, "range": "normal"})
     return out
@@ -265,6 +283,7 @@ def resolve(
     committed: Mapping[str, int] | None = None,
     coastwatcher_alerted: bool = False,
     unlocated_carriers: bool = False,
+    cap_split: Mapping[str, int] | None = None,
 ) -> tuple[dict[str, Any], list[Event]]:
     """Resolve ``strike`` (a plot.AirPlot strike) against its target TF.
 
@@ -277,7 +296,8 @@ def resolve(
     ``cover_losses``: filled with the cover's share of the CAP's losses by type
     ({type: [eliminated, aborted, elite eliminated]}, R110: the TF's own fighters
     take them first);
-    ``committed``: the TF's fighters flying other missions this phase, by type (5.3).
+    ``committed``: the TF's fighters flying other missions this phase, by type (5.3);
+    ``cap_split``: the owner's plotted CAP shares by level (7.1 B, R135; None: R92).
     CAP aborted here is kept in the owner's ``cap_aborted`` (by TF and type) and flies
     no later CAP this phase (5.1.1, 5.3.6); the caller clears it when the phase ends."""
     st = copy.deepcopy(dict(state))
@@ -294,6 +314,7 @@ def resolve(
         committed=committed,
         coastwatcher_alerted=coastwatcher_alerted,
         unlocated_carriers=unlocated_carriers,
+        cap_split=cap_split,
     )
     return st, events
 
@@ -341,6 +362,7 @@ def resolve_into(
     committed: Mapping[str, int] | None = None,
     coastwatcher_alerted: bool = False,
     unlocated_carriers: bool = False,
+    cap_split: Mapping[str, int] | None = None,
 ) -> list[Event]:
     """``resolve`` on ``st`` itself (a state the caller owns: the rounds' working copy,
     which a TF moving through a special strike still refers to)."""
@@ -481,7 +503,7 @@ def resolve_into(
         cap_air[str(c["type"])] = cap_air.get(str(c["type"]), 0) + int(c["n"])
         best[str(c["type"])] = best.get(str(c["type"]), 0) + int(c.get(elite.KEY, 0))
     theirs = doctrine(st, naval)
-    cap = _elite_first(_cap_levels(public, cap_air, levels), best)
+    cap = _elite_first(_cap_levels(public, cap_air, levels, cap_split), best)
     green_cap = {  # 58.2.1: the TF's green its strikes did not take
         t: training.cap_green(own_n, tf_id, t, n, busy.get(t, 0)) for t, n in own_left.items()
     }
@@ -493,6 +515,17 @@ def resolve_into(
         fact = {"kind": "avg-strike-composition", "tf": tf_id}
         fact["levels"] = avg.composition(bombers, escorts)
         events.append(disclose(st, fact, [naval], time, "6.2.2"))
+    if cap_split and cap:  # R135: the owner's order and what it made, his alone
+        dealt: dict[str, dict[str, int]] = {lv: {} for lv in levels}
+        for e in cap:  # an elite stack and a regular of one type: counted together
+            at = dealt[str(e["alt"])]
+            at[str(e["type"])] = at.get(str(e["type"]), 0) + int(e["n"])
+        fact = {"kind": "cap-allotted", "tf": tf_id, "order": capsplit.text(cap_split)}
+        events.append(disclose(st, {**fact, "levels": dealt}, [naval], time, "7.1"))
+    # 7.9 loose escorts in excess of the CAP peel off to suppress AA, as plotted
+    escorts, peeled, asked = suppression.peel_off(parts, sum(int(c["n"]) for c in cap))
+    if asked:
+        events.append(disclose(st, {**asked, "tf": tf_id}, [side], time, "7.9"))
     bomber_hit_by_cap = False
     eliminated: dict[str, int] = {}
     elite_lost: dict[str, int] = {}  # 7.11.2: elite APs eliminated, by type
@@ -575,16 +608,25 @@ def resolve_into(
                         left -= k
     no_cap = not bomber_hit_by_cap  # 7.8.1 Step 3 note **
 
+    if night:  # 14.2.3, R136: each US PBY rolls for contact before the display
+        survivors, pby_events = _night_contact(st, strike, parts, survivors, dice, time)
+        events += pby_events
+
     # 7.5-7.6 waves: one a launching hex; another hex joins the primary's by 7.6.2
     waves, wave_events = _waves(st, survivors, strike, dice, time, night)
     events += wave_events
+    joined = suppression.attach(waves, peeled)  # 7.9.1: the suppressors' waves
     damaged: dict[str, int] = {}
     reached_inner = False
     for w, wave in enumerate(waves):
         aps = _wave_aps(public, wave)
         if not aps:
             continue
-        entry = dice.d6(f"wave {w + 1} entry")
+        bombers_n = sum(int(a["n"]) for a in aps)
+        escort_aps = _wave_aps(public, joined.get(w, []))
+        aps += escort_aps  # 7.9.1: fired at with (or as) the wave's Low component
+        rolled = dice.d6(f"wave {w + 1} entry")
+        entry = entry_arc.choose(public, positions, rolled, priority, side, strike, aps)  # 7.7.1
         ring = display.target_ring(positions, entry, public, priority)
         arcs = display.path(public, entry, ring)
         fact = {
@@ -592,6 +634,7 @@ def resolve_into(
             "tf": tf_id,
             "wave": w + 1,
             "entry_arc": entry,
+            **({"rolled": rolled} if entry_arc.elite_majority(aps) and side == JAPANESE else {}),
             "target_ring": ring,
             "aps": [
                 {"type": a["type"], "n": a["n"], "role": a["role"], "mode": a["aa_mode"]}
@@ -608,28 +651,38 @@ def resolve_into(
         )
         fire_ships = [by_name[n] for n in firers if int(by_name[n].get("damage", 0)) < 5]
         small = 0
-        if w == 0 and sum(int(a["n"]) for a in aps) <= 2:
+        if w == 0 and bombers_n <= 2:
             _pair, small = aa.small_first_wave(dice, "small first wave")
+        suppressed = None
+        if escort_aps:  # 7.9.1: the suppressors fire before any AA
+            suppressed = suppression.roll(
+                public, escort_aps, ring, dice, f"wave {w + 1} AA suppression"
+            )
+            fact = {"kind": "aa-suppression", "tf": tf_id, "wave": w + 1, **suppressed}
+            events.append(disclose(st, fact, both, time, "7.9.1"))
         for mode in ("L", "M", "H", "DB"):
             comp = [a for a in aps if a["aa_mode"] == mode and int(a["n"]) > 0]
             if not comp:
                 continue
             cols, drm, why = aa.modifiers(
                 public,
-                aps,
+                [a for a in aps if not a.get(suppression.KEY)],
                 comp,
                 night=night,
                 later_wave_after_inner=reached_inner and w > 0,
                 coastwatcher_alerted=coastwatcher_alerted,
                 small_first_wave_drm=small,
             )
+            fuse, fused = suppression.proximity(public, fire_ships, mode)  # 10.1.1
+            cut = suppression.reduction(public, mode, suppressed)
+            why += ([fused] if fused else []) + ([f"AA suppressed -{cut}"] if cut else [])
             res = aa.fire(
                 public,
-                aa.strength(public, fire_ships, mode, night=night)
-                + port.port_fire(public, in_port, night=night),
+                max(0, aa.strength(public, fire_ships, mode, night=night) - cut)
+                + port.port_fire(public, in_port, night=night),  # R131: not suppressed
                 comp,
                 cols,
-                drm,
+                drm + fuse,
                 dice,
                 f"wave {w + 1} AA {mode}",
             )
@@ -656,7 +709,8 @@ def resolve_into(
                 **{k: res[k] for k in ("aa", "columns", "drm", "roll", "eliminated", "aborted")},
             }
             events.append(disclose(st, fact, both, time, "10.1"))
-        aps = [a for a in aps if int(a["n"]) > 0]
+        # the suppressors make no attack on a ship (7.9.1, R117)
+        aps = [a for a in aps if int(a["n"]) > 0 and not a.get(suppression.KEY)]
         if not aps:
             continue
         in_ring = [
@@ -800,6 +854,29 @@ def _surprise(
     fact = {"kind": "in-port-surprise", "tf": tf_id, "wave": w + 1, **got}
     told = disclose(st, fact, [side, strike["target"]["owner"]], time, "38.3.1")
     return int(got["reduction"]), told
+
+
+def _night_contact(
+    st: dict[str, Any],
+    strike: Mapping[str, Any],
+    parts: Sequence[Mapping[str, Any]],
+    survivors: list[dict[str, Any]],
+    dice: Dice,
+    time: str,
+) -> tuple[list[dict[str, Any]], list[Event]]:
+    """14.2.3: the PBYs' contact rolls, told to both (open dice); those destroyed
+    leave their base (not air combat nor AA losses: no 6.3.3 doubling)."""
+    mp_of = {str(p["base"]): int(p["mp"]) for p in parts}
+    c = night_rules.contact(st[PUBLIC], survivors, mp_of, dice)
+    if not c.rolls:
+        return survivors, []
+    side, tf_id = strike["side"], strike["target"]["tf"]
+    for r in c.rolls:
+        if r["result"] == night_rules.DESTROYED:
+            take_losses(st[PRIVATE][side], r["base"], r["type"], 1)
+    fact = {"kind": "night-contact", "tf": tf_id, "rolls": c.rolls, "destroyed": c.destroyed}
+    both = [side, strike["target"]["owner"]]
+    return c.going_on, [disclose(st, fact, both, time, "14.2.3")]
 
 
 def _admiral(

@@ -3,10 +3,13 @@ a line (proposal 6.1, in the style of the TF mission cards of docs/witp-orders.m
 
     STRIKE <id> FROM <base|TFn> <n>x<type>[/<role>][@<alt>] ... TARGET <TFm>
            [PRIORITY GENERAL|<ship type>] [RETURN <base>] [NIGHT]
-    ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE
+    ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE [SUPPRESS <k>]   (7.9)
     COVER <id> FROM <base|TFn> <n>x<type> OVER <hex>            (5.3.2)
     NAVALCOVER <id> FROM <base|TFn> <n>x<type> OVER <TFn>       (5.3.4)
+    EMERGENCY <id> FROM <base|TFn> <n>x<type> OVER <hex|TFn>    (5.3.5, R122)
     TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>          (4.4.1)
+    RECIPROCAL BEFORE|AFTER | ENTRY <id> ROLLED|FEWEST         (air/choices.py)
+    CAP <TFn> <L|M|H>:<share> ...                               (7.1 B, R135)
     PASS
 
 A second STRIKE line with the same id from another base makes a Joint Strike, the
@@ -27,7 +30,8 @@ from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
 from pbem.rulesets.witp import located
-from pbem.rulesets.witp.air import altitude
+from pbem.rulesets.witp.air import altitude, capsplit, choices, suppression
+from pbem.rulesets.witp.air import night as night_rules
 from pbem.rulesets.witp.air.ships import base_air
 from pbem.rulesets.witp.air.tables import EXTREME, ROLES, air_unit, known_type, value
 from pbem.rulesets.witp.hexgrid import distance, parse_hex
@@ -47,10 +51,21 @@ class AirPlot:
     strikes: dict[str, dict[str, Any]] = field(default_factory=dict)
     covers: dict[str, dict[str, Any]] = field(default_factory=dict)
     transfers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    caps: dict[str, dict[str, int]] = field(default_factory=dict)  # TF -> shares by level
     allocated: dict[tuple[str, str], int] = field(default_factory=dict)  # (base, type) -> n
+    choices: dict[str, str] = field(default_factory=dict)  # air/choices.py (12.3.2 Step 2)
 
     def to_json(self) -> dict[str, Any]:
-        return {"strikes": self.strikes, "covers": self.covers, "transfers": self.transfers}
+        out: dict[str, Any] = {
+            "strikes": self.strikes,
+            "covers": self.covers,
+            "transfers": self.transfers,
+        }
+        if self.choices:
+            out["choices"] = self.choices
+        if self.caps:
+            out["caps"] = self.caps
+        return out
 
 
 @dataclass(frozen=True)
@@ -162,6 +177,12 @@ def _strike(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
             i += 1
         else:
             raise OrderSyntaxError(f"{opts[i]!r}: after TARGET come PRIORITY, RETURN, NIGHT")
+    if night and (moved := night_rules.seen_moving(ctx.knowledge, target["owner"], target["tf"])):
+        raise _illegal(  # R137: only what this side saw; else R109 decides in flight
+            f"you saw {target['tf']} move at {moved}: a night strike in an Air Phase needs "
+            "a TF that stayed put two Naval Phases",
+            "14.2.2",
+        )
     public = ctx.knowledge.public
     mp = ctx.mp(hexid, target["hex"])
     roles_ok = value(public, ROLES)["naval"]
@@ -224,8 +245,11 @@ def _strike(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
 
 
 def _escort(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
+    words, ask = suppression.asked(words)  # 7.9: [SUPPRESS <k>]
     if len(words) != 5 or words[1].upper() != "FROM":
-        raise OrderSyntaxError("ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE")
+        raise OrderSyntaxError(
+            "ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE [SUPPRESS <k>]"
+        )
     sid, posture = words[0].upper(), words[4].lower()
     strike = plot.strikes.get(sid)
     if strike is None:
@@ -253,12 +277,15 @@ def _escort(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
         )
     if not altitude.may_fly(public, int(unit["air"]["normal"]), unit["air"].get("altitude"), alt):
         raise _illegal(f"{t} may not fly at {alt}: its strength would be zero", "5.2.3")
+    suppression.check_asked(ask, n, posture)
     reach = _reach(ctx, t, part["mp"], None)
     _allocate(ctx, plot, label, air, n, t)
-    part["escorts"].append(
-        {"type": t, "n": n, "role": "F", "alt": alt, "posture": posture, "range": reach}
-    )
-    return f"ESCORT {sid} FROM {label} {words[3]} {posture.upper()}"
+    escort = {"type": t, "n": n, "role": "F", "alt": alt, "posture": posture, "range": reach}
+    if ask:  # 7.9: the line's own id, kept when the escort is split (8.1.4, 7.11)
+        escort[suppression.ASK] = {"n": ask, "line": f"{sid}/{label}/{len(part['escorts'])}"}
+    part["escorts"].append(escort)
+    more = f" SUPPRESS {ask}" if ask else ""
+    return f"ESCORT {sid} FROM {label} {words[3]} {posture.upper()}{more}"
 
 
 def _cover(ctx: Context, plot: AirPlot, words: Sequence[str], naval: bool) -> str:
@@ -313,6 +340,23 @@ def _cover(ctx: Context, plot: AirPlot, words: Sequence[str], naval: bool) -> st
     return f"{'NAVALCOVER' if naval else 'COVER'} {cid} FROM {label} {words[3]} OVER {over_label}"
 
 
+def _emergency(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
+    """5.3.5, R122: emergency Cover CAP over a hex (2R) or Naval Cover over one of
+    your TFs (4R), flown only when an enemy strike comes there."""
+    if len(words) != 6 or words[1].upper() != "FROM" or words[4].upper() != "OVER":
+        raise OrderSyntaxError("EMERGENCY <id> FROM <base|TFn> <n>x<type> OVER <hex|TFn>")
+    naval = bool(re.fullmatch(r"TF\d{1,2}", words[5].upper()))
+    text = _cover(ctx, plot, words, naval)
+    c = plot.covers[words[0].upper()]
+    if naval and c["over"] == c["base"]:
+        del plot.covers[words[0].upper()]
+        raise _illegal(
+            f"{c['base']}'s fighters fly CAP over it unplotted, not emergency cover", "5.3"
+        )
+    c["kind"] = "emergency-naval-cover" if naval else "emergency-cover"
+    return "EMERGENCY " + text.split(" ", 1)[1]
+
+
 def _transfer(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
     if len(words) != 6 or words[2].upper() != "FROM" or words[4].upper() != "TO":
         raise OrderSyntaxError("TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>")
@@ -342,13 +386,36 @@ def _transfer(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
     return f"TRANSFER {tid} {words[1]} FROM {label} TO {dest}"
 
 
+def _cap(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
+    """7.1 B, R135: the shares by which the CAP over one's own TF is allotted to the
+    altitudes a strike announces (secret: the striker sees only what fights, 6.1)."""
+    if len(words) < 2:
+        raise OrderSyntaxError("CAP <TFn> <L|M|H>:<share> ..., e.g. CAP TF3 H:2 M:1", rule="7.1")
+    tf = words[0].upper()
+    entry = ctx.knowledge.own(ctx.side).get("tfs", {}).get(tf)
+    if entry is None or entry.get("dummy") or entry.get("hex") is None:
+        raise _illegal(f"{words[0]} is none of your TFs on the map: CAP flies over your own", "5.3")
+    try:
+        shares = capsplit.parse(words[1:])
+    except ValueError as e:
+        raise OrderSyntaxError(f"CAP {tf}: {e}", rule="7.1") from None
+    if tf in plot.caps:
+        raise _illegal(f"the CAP over {tf} is already allotted above: one line a TF", "7.1")
+    plot.caps[tf] = shares
+    return f"CAP {tf} {capsplit.text(shares)}"
+
+
 JUDGES: dict[str, Callable[[Context, AirPlot, Sequence[str]], str]] = {
     "STRIKE": _strike,
     "ESCORT": _escort,
     "COVER": lambda c, p, w: _cover(c, p, w, False),
     "NAVALCOVER": lambda c, p, w: _cover(c, p, w, True),
+    "EMERGENCY": _emergency,
     "TRANSFER": _transfer,
+    "CAP": _cap,
     "PASS": lambda c, p, w: "PASS",
+    "RECIPROCAL": choices.reciprocal,  # 12.3.2 Step 2 (R125)
+    "ENTRY": choices.entry,  # 7.7.1 (R126)
 }
 
 
@@ -376,7 +443,8 @@ def judge(
             fn = JUDGES.get(head)
             if fn is None:
                 raise OrderSyntaxError(
-                    f"{words[0]!r} is not an air order: STRIKE, ESCORT, COVER, NAVALCOVER, TRANSFER or PASS"
+                    f"{words[0]!r} is not an air order: STRIKE, ESCORT, COVER, NAVALCOVER,"
+                    " EMERGENCY, TRANSFER, CAP, RECIPROCAL, ENTRY or PASS"
                 )
             fn(ctx, plot, words[1:])
         except OrderError as e:

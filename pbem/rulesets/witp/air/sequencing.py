@@ -8,17 +8,23 @@ favourable DRM is negative on one's own roll (12.3.1), so low rolls favour the
 striker (ruling R95). In a carrier battle each whole multiple of 2 between the CTF
 commanders' Air Ratings is a DRM of 1 for the better; a strike from carrier TFs not
 located before this Air Phase takes the negative DRM (12.4). Three or more carrier
-strikes are ranked by their admirals' Air Ratings (12.3.2, ``rank``).
+strikes are ranked by their admirals' Air Ratings (12.3.2, ``rank``); the strikes
+flown at each other go before or after the rest, as the winner of an initiative roll
+chooses (12.3.2 Step 2, ``reciprocal``, ``step_two``, R125).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from pbem.core.dice import Dice
-from pbem.rulesets.witp import draws
+from pbem.core.events import Event
+from pbem.rulesets.witp import draws, initiative
+from pbem.rulesets.witp.air.choices import RECIPROCAL_DEFAULT
 from pbem.rulesets.witp.air.tables import SEQUENCE, SEQUENCE_DRM, value
+from pbem.rulesets.witp.knowledge import disclose
+from pbem.rulesets.witp.sides import SIDES
 
 BEFORE, SIMULTANEOUS, AFTER = "before", "simultaneous", "after"
 
@@ -84,3 +90,55 @@ def rank(
         while tied:
             out.append(tied.pop(draws.below(dice, len(tied), purpose) if len(tied) > 1 else 0))
     return out
+
+
+Strike = tuple[str, str]  # (side, strike id)
+
+
+def reciprocal(plotted: Sequence[tuple[str, str, Mapping[str, Any]]]) -> set[Strike]:
+    """12.3.2 Step 2, R125: the carrier strikes flown at each other: a strike is
+    reciprocal when an enemy carrier strike launches from its target TF at one of the
+    carrier TFs it launches from."""
+
+    def launching(strike: Mapping[str, Any]) -> set[str]:
+        return {str(p["base"]) for p in strike["parts"] if p["carrier"]}
+
+    out: set[Strike] = set()
+    for side, sid, s in plotted:
+        target = str(s["target"]["tf"])
+        for other, oid, o in plotted:
+            if other != side and target in launching(o) and str(o["target"]["tf"]) in launching(s):
+                out |= {(side, sid), (other, oid)}
+    return out
+
+
+def step_two(order: Sequence[Strike], mutual: Collection[Strike], choice: str) -> list[Strike]:
+    """12.3.2 Step 2: the reciprocal strikes before (or after) the others, each group
+    in Step 3's order."""
+    first = [k for k in order if (k in mutual) == (choice == BEFORE)]
+    return first + [k for k in order if k not in first]
+
+
+def play_step_two(
+    state: dict[str, Any],
+    plotted: Sequence[tuple[str, str, Mapping[str, Any]]],
+    order: Sequence[Strike],
+    choices: Mapping[str, str],
+    dice: Dice,
+    time: str,
+) -> tuple[list[Strike], list[Event]]:
+    """12.3.2 Step 2, R125: with reciprocal and other carrier strikes both plotted,
+    1D6 each on the Day Initiative Table (3.2's open rolls); the winner's filed
+    choice (``RECIPROCAL``; none: before) orders them, told to both."""
+    mutual = reciprocal(plotted)
+    if not mutual or len(mutual) == len(order):
+        return list(order), []  # one kind only: nothing to choose
+    won = initiative.determine(dice, "12.3.2 Step 2")
+    choice = choices.get(won.winner, RECIPROCAL_DEFAULT)
+    fact = {
+        "kind": "reciprocal-strikes",
+        "rolls": [list(r) for r in won.rolls],
+        "winner": won.winner,
+        "choice": choice,
+    }
+    return step_two(order, mutual, choice), [disclose(state, fact, SIDES, time, "12.3.2")]

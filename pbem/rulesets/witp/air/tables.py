@@ -32,6 +32,7 @@ DAMAGE, NAVAL_CRT = "tables/air-surface-damage", "tables/naval-crt"
 CRITICAL, EFFECTS = "tables/critical-hit", "tables/naval-damage-effects"
 TORPEDO, PBY_NIGHT = "tables/land-based-torpedo", "tables/pby-night-contact"
 EXTREME = "tables/extreme-range"
+ARMY_FIGHTERS = "tables/army-type-fighters"
 DOCTRINE = "rulings/air-doctrine"
 
 

@@ -1,7 +1,10 @@
 """7.10 Land-based torpedo arming: at launch, 1D10 a block (0 = ten) x 10% of the
 torpedo-capable APs of that block present at the base within torpedo range may
 carry torpedoes, rounded to the nearest (.5 up); the chart's DRMs are the pack's.
-Trained carrier-based APs are always armed (7.10 note).
+Trained carrier-based APs are always armed (7.10 note). At launch (``arm``, R127)
+a land base's torpedo bombers beyond the APs it may arm fly as level bombers; an elite
+majority among the base's torpedo-capable APs takes the chart's DRM (7.11.5: the
+night elite count too).
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp import draws
-from pbem.rulesets.witp.air.tables import TORPEDO, rounded, value
+from pbem.rulesets.witp.air import elite
+from pbem.rulesets.witp.air.ships import base_air
+from pbem.rulesets.witp.air.tables import TORPEDO, air_unit, known_type, rounded, value
 
 
 def armed(
@@ -27,3 +32,85 @@ def armed(
     roll = draws.d10(dice, purpose)
     pct = 10 * min(10, max(1, roll + drm))
     return min(present, rounded(present * pct / 100)), roll, drm
+
+
+def capable(public: Mapping[str, Any], ap_type: str) -> bool:
+    """A type that may carry torpedoes (a T anti-ship rating)."""
+    return known_type(public, ap_type) and "T" in air_unit(public, ap_type).get("anti_ship", {})
+
+
+def _present(public: Mapping[str, Any], air: Mapping[str, int], mp: int) -> dict[str, int]:
+    """7.10.1 Notes: the base's torpedo-capable APs within torpedo range, by type
+    (whether or not they fly in the strike)."""
+    return {
+        t: int(n)
+        for t, n in air.items()
+        if int(n) > 0
+        and capable(public, t)
+        and mp <= int(air_unit(public, t).get("torpedo_range", 0))
+    }
+
+
+def elite_majority(present: Mapping[str, int], best: Mapping[str, int]) -> bool:
+    """7.10, 7.11.5, R127: more than half the APs present are elite (the chart's
+    "percentage of elite"; half is no majority, as R114)."""
+    total = sum(present.values())
+    return 2 * sum(min(n, int(best.get(t, 0))) for t, n in present.items()) > total
+
+
+def arm(
+    public: Mapping[str, Any],
+    air: Mapping[str, int],
+    best: Mapping[str, int],
+    part: Mapping[str, Any],
+    dice: Dice,
+    purpose: str,
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """7.10.1 at launch from a land base (R127): the part's torpedo (T) elements cut to
+    the APs the block may arm, in plot order; the rest fly as level bombers (the
+    default of 7.10.1) at their rated altitude. ``air``: the base's APs by type,
+    ``best``: its elite. None: no torpedoes plotted, nothing rolled."""
+    elements = [dict(e) for e in part["elements"]]
+    plotted = sum(int(e["n"]) for e in elements if e["role"] == "T")
+    if part["carrier"] or not plotted:
+        return elements, None  # 7.10 note: trained carrier groups always carry them
+    present = _present(public, air, int(part["mp"]))
+    majority = elite_majority(present, best)
+    conditions = ("elite_majority",) if majority else ()
+    allowed, roll, drm = armed(public, sum(present.values()), dice, purpose, conditions)
+    out, left = [], allowed
+    for e in elements:
+        k = min(int(e["n"]), left) if e["role"] == "T" else int(e["n"])
+        left -= k if e["role"] == "T" else 0
+        if k:
+            out.append({**e, "n": k})
+        if int(e["n"]) - k:
+            rated = air_unit(public, str(e["type"]))["air"].get("altitude") or e["alt"]
+            out.append({**e, "n": int(e["n"]) - k, "role": "B", "alt": rated})
+    fact = {
+        "kind": "torpedo-arming",
+        "base": part["base"],
+        "present": sum(present.values()),
+        "elite_majority": majority,
+        "roll": roll,
+        "drm": drm,
+        "may_arm": allowed,
+        "plotted": plotted,
+        "armed": min(allowed, plotted),
+    }
+    return out, fact
+
+
+def at_launch(
+    public: Mapping[str, Any],
+    own: Mapping[str, Any],
+    part: Mapping[str, Any],
+    dice: Dice,
+    purpose: str,
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """``arm`` for a part launching from ``own``'s base, with its APs and elite."""
+    if part["carrier"]:
+        return [dict(e) for e in part["elements"]], None
+    _label, _hex, air, _carrier = base_air(own, str(part["base"]))
+    best = {t: elite.held(own, str(part["base"]), t) for t in air}
+    return arm(public, air, best, part, dice, purpose)

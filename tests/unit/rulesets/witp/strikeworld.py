@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hypothesis import strategies as st
@@ -108,8 +108,14 @@ class Bases(dict[int, dict[str, Any]]):
         return f"Bases({sorted(self)} hexes apart)"
 
 
-def strike(state: Mapping[str, Any], side: str = ALLIED, hexes: int = 6) -> dict[str, Any]:
-    p, errors = plot.judge(Knowledge.of(state, side), side, STRIKES[(side, hexes)])
+def strike(
+    state: Mapping[str, Any], side: str = ALLIED, hexes: int = 6, suppress: int = 0
+) -> dict[str, Any]:
+    """``side``'s strike; ``suppress``: its loose escort's SUPPRESS (7.9), if any."""
+    text = STRIKES[(side, hexes)]
+    if suppress and text.endswith("LOOSE"):
+        text += f" SUPPRESS {suppress}"
+    p, errors = plot.judge(Knowledge.of(state, side), side, text)
     assert errors == [], errors
     return dict(next(iter(p.strikes.values())))
 
@@ -156,13 +162,14 @@ def resolved(
     hexes: int = 6,
     dice: Dice | None = None,
     secret_dice: SecretDice | None = None,
+    suppress: int = 0,
     **kw: Any,
 ) -> tuple[dict[str, Any], list[Event]]:
     """``side``'s strike resolved: ``seed`` the open dice, ``secret`` the seed of the
     owner's critical-hit rolls (16.7) (``secret_dice``: the stream itself)."""
     return naval_strike.resolve(
         state,
-        strike(state, side, hexes),
+        strike(state, side, hexes, suppress),
         dice or open_dice(seed),
         secret_dice or SecretDice(secret, "secret"),
         TIME,
@@ -261,6 +268,49 @@ SECRET_FACTS = st.one_of(
             "extra": st.integers(0, 3),
         }
     ),
+    # the owner's cover over the struck TF (R110, R120-R122): launch, Army-type, APAT rolls
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("cover-availability"),
+            "tf": st.sampled_from(("TF2", "TF3")),
+            "cover": st.sampled_from(("C1", "C2")),
+            "over": st.sampled_from(("TF2", "E2120")),
+            "type": st.sampled_from(("A6M2", "P-39")),
+            "mission": st.sampled_from(
+                ("plotted-cover", "plotted-naval-cover", "emergency-cover", "emergency-naval-cover")
+            ),
+            "mp": st.integers(0, 90),
+            "roll": st.integers(2, 12),
+            "drm": st.integers(-10, 0),
+            "percent": st.integers(0, 100),
+            "available": st.integers(0, 4),
+            "of": st.integers(0, 4),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("cover-coordination"),
+            "tf": st.sampled_from(("TF1", "TF2", "TF3")),
+            "cover": st.sampled_from(("C1", "C2")),
+            "air_rating": st.integers(0, 9),
+            "first": st.integers(1, 100),
+            "needed": st.integers(1, 100),
+            "second": st.none() | st.integers(2, 12),
+            "percent": st.integers(0, 100),
+            "asterisk": st.booleans(),
+            "cut": st.sampled_from(("none", "fighters")),
+            "fighters": st.integers(0, 9),
+            "bombers": st.just(0),
+        }
+    ),
+    st.fixed_dictionaries({"kind": st.just("army-naval-cover-roll"), "roll": st.integers(2, 12)}),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("cover-not-flown"),
+            "cover": st.sampled_from(("E1", "E2")),
+            "why": st.text(max_size=8),
+        }
+    ),
     st.fixed_dictionaries(
         {
             "kind": st.just("extreme-range-losses"),
@@ -290,7 +340,10 @@ class Hidden:
     side alone, and the dice of the rolls only the other side is told: the owner's
     critical hits (16.7, the secret stream) when the viewer struck, the striker's
     extended-range doubling (6.3.3) and extreme-range return roll (5.15, its own
-    fork of the secret stream, seeded by ``extended``) when the viewer was struck;
+    fork of the secret stream, seeded by ``extended``) when the viewer was struck; the
+    striker's secret SUPPRESS on its loose escort (7.9) when the viewer was struck;
+    and, when the viewer struck, the struck side's CAP order at the levels the strike
+    does not fly (R135: 6.1.1 shows the striker only the CAP that fights);
     ``green``: green APs (58.1) on the other side's ships that take no part."""
 
     plots: Any
@@ -299,6 +352,8 @@ class Hidden:
     told_other: list[dict[str, Any]]
     secret: bytes
     extended: int
+    suppress: int = 0
+    cap_unused: dict[str, int] = field(default_factory=dict)  # R135: where no strike flies
     green: int = 0
 
 
@@ -310,8 +365,11 @@ hidden = st.builds(
     st.lists(SECRET_FACTS, max_size=3),
     st.binary(min_size=4, max_size=8),
     st.integers(0, 2**16),
+    st.integers(0, 2),
+    st.fixed_dictionaries({lv: st.integers(0, 9) for lv in ("L", "M", "H")}),
     st.integers(0, 3),
 )
+SHARES = st.none() | st.fixed_dictionaries({lv: st.integers(0, 3) for lv in ("L", "M", "H")})
 
 
 @dataclass(frozen=True)
@@ -322,6 +380,7 @@ class Case:
     seed: int
     plotted: bool
     worlds: tuple[Hidden, Hidden]
+    cap_used: dict[str, int] | None = None  # R135: shares at the levels flown; None: no order
 
 
 @st.composite
@@ -329,8 +388,12 @@ def cases(draw: st.DrawFn) -> Case:
     viewer, striker = draw(st.sampled_from(SIDES)), draw(st.sampled_from(SIDES))
     h1, h2 = draw(hidden), draw(hidden)
     # the striker sees its own extended-range and extreme-range rolls; the owner every
-    # critical-hit roll
-    same = {"extended": h1.extended} if viewer == striker else {"secret": h1.secret}
+    # critical-hit roll and its own SUPPRESS (7.9); the owner his own CAP order (R135)
+    same: dict[str, Any] = (
+        {"extended": h1.extended, "suppress": h1.suppress}
+        if viewer == striker
+        else {"secret": h1.secret, "cap_unused": h1.cap_unused}
+    )
     h2 = replace(h2, **same)
     return Case(
         viewer,
@@ -339,7 +402,19 @@ def cases(draw: st.DrawFn) -> Case:
         draw(st.integers(0, 2**16)),
         draw(st.booleans()),
         (h1, h2),
+        draw(SHARES),
     )
+
+
+def cap_order(state: Mapping[str, Any], case: Case, h: Hidden) -> dict[str, int] | None:
+    """R135: the struck side's CAP order: the case's shares at the levels the strike
+    flies (the striker sees what fights there, 6.1.1), the world's elsewhere."""
+    if case.cap_used is None:
+        return None
+    flown = {
+        e["alt"] for p in strike(state, case.striker, case.hexes)["parts"] for e in p["elements"]
+    }
+    return {lv: (case.cap_used if lv in flown else h.cap_unused)[lv] for lv in ("L", "M", "H")}
 
 
 def world(base: Mapping[str, Any], case: Case, h: Hidden) -> tuple[dict[str, Any], list[Event]]:
@@ -366,8 +441,10 @@ def world(base: Mapping[str, Any], case: Case, h: Hidden) -> tuple[dict[str, Any
         hexes=case.hexes,
         dice=dice,
         secret_dice=secret,
+        suppress=h.suppress,
         ratings=RATINGS,
         target_plotted=case.plotted,
+        cap_split=cap_order(state, case, h),
     )
     return after, events + more
 
@@ -378,4 +455,14 @@ def doubles_told(state: Mapping[str, Any], side: str) -> list[Any]:
         d["fact"]
         for d in state[DISCLOSURES]
         if side in d["audience"] and d["fact"]["kind"] == "critical-hit"
+    ]
+
+
+def peeled(state: Mapping[str, Any]) -> list[Any]:
+    """The fighters that peeled off to suppress AA (7.9), as the striker was told
+    (none when none did): once flown, the naval player sees them in the waves."""
+    return [
+        d["fact"]["peeled"]
+        for d in state[DISCLOSURES]
+        if d["fact"]["kind"] == "aa-suppressors" and d["fact"]["peeled"]
     ]

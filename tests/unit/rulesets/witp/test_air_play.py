@@ -498,7 +498,7 @@ def _segment(battle: dict[str, Any], covers: dict[str, Any], mp: pytest.MonkeyPa
     """A Strike Segment with the Japanese plot ``covers`` (no critical hit rolled here)."""
     from pbem.rulesets.witp import clock, draws
 
-    mp.setattr(draws, "round_secret", lambda *_a: None)
+    mp.setattr(draws, "round_secret", lambda *_a: draws.SecretDice(b"s", "test"))
 
     state = copy.deepcopy(battle)
     state[PRIVATE]["japanese"][airplay.AIR_PLOT] = {"strikes": {}, "covers": covers}

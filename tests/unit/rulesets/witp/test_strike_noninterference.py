@@ -7,20 +7,28 @@ other side's plots, its CAP grounded over another TF (5.3.6), the moderator's pa
 facts told to the other side alone, and the dice of the rolls only the other side
 is told: the owner's critical-hit rolls (16.7: told to the striker on doubles
 only) when the viewer struck, the striker's extended-range doubling (6.3.3) and
-its extreme-range return roll (5.15, at 13 hexes) when the viewer was struck. Each strike is resolved by ``naval_strike.resolve`` itself,
-so the property covers what the rules module discloses as well as what the report
-makes of it.
+its extreme-range return roll (5.15, at 13 hexes) when the viewer was struck, the
+striker's SUPPRESS (7.9) while it peels off the same fighters in both worlds
+(mostly none), the struck side's CAP order (R135) at the levels the strike does
+not fly, where 6.1.1 shows the striker nothing, and green APs (58.1) away from the
+fight. Each strike is resolved by ``naval_strike.resolve`` itself, so the property
+covers what the rules module discloses as well as what the report makes of it.
+A second property plays whole Strike Segments that differ in the RECIPROCAL
+choice of the side losing 12.3.2 Step 2's roll (R125).
 """
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
 
 from pbem.rulesets.witp.draws import SecretDice
-from pbem.rulesets.witp.knowledge import indistinguishable
+from pbem.rulesets.witp.knowledge import PRIVATE, indistinguishable
 from pbem.rulesets.witp.ruleset import WitpRuleset
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE
+from pbem.rulesets.witp.sides import ALLIED, JAPANESE, enemy_of
 
 from .strikeworld import (
     Bases,
@@ -28,17 +36,24 @@ from .strikeworld import (
     RoutedSecret,
     cases,
     doubles_told,
+    peeled,
     report,
     resolved,
     strike_section,
     world,
 )
+from .test_air_reciprocal import Battle, segment, winner
 from .test_air_world import told
 
 
 @pytest.fixture(scope="module")
 def bases(witp: WitpRuleset) -> Bases:
     return Bases.of(witp)
+
+
+@pytest.fixture(scope="module")
+def battle(witp: WitpRuleset) -> Battle:
+    return Battle.of(witp)
 
 
 @settings(
@@ -53,6 +68,9 @@ def test_hid_a_strike_report_is_identical_in_worlds_the_side_cannot_tell_apart(
     (a, ea), (b, eb) = (world(bases[case.hexes], case, h) for h in case.worlds)
     # a critical hit from doubles is told to the striker (16.7): those worlds differ
     assume(doubles_told(a, case.viewer) == doubles_told(b, case.viewer))
+    # fighters peeled off to suppress AA fly in the open (7.9.1): a SUPPRESS stays
+    # secret while both worlds fly the same (mostly none: the CAP outnumbers them)
+    assume(peeled(a) == peeled(b))
     assert indistinguishable(a, b, case.viewer)
     seen = [[e.to_json() for e in es if e.seen_by(case.viewer)] for es in (ea, eb)]
     assert seen[0] == seen[1]
@@ -97,3 +115,85 @@ def test_5_15_the_comparison_can_fail_the_striker_reads_its_extreme_range_roll(
     (a, ea), (b_, eb) = worlds[0], worlds[b]
     assert report(witp, a, ea, ALLIED) != report(witp, b_, eb, ALLIED)
     assert report(witp, a, ea, JAPANESE) == report(witp, b_, eb, JAPANESE)
+
+
+def test_7_9_the_comparison_can_fail_the_striker_reads_its_suppress(
+    witp: WitpRuleset, bases: Bases
+) -> None:
+    """A SUPPRESS that peels none off (the CAP outnumbers the escort): the striker's
+    report tells it (its own, 7.9), the struck side's is unchanged. With no CAP the
+    fighters peel off, and the struck side sees them fly in (7.9.1)."""
+    base = bases[9]
+    for seed in range(60):
+        b, eb = resolved(base, seed, hexes=9, suppress=2)
+        if not peeled(b):
+            break
+    a, ea = resolved(base, seed, hexes=9)
+    assert told(b, ALLIED, "aa-suppressors") and not told(b, JAPANESE, "aa-suppressors")
+    assert report(witp, a, ea, ALLIED) != report(witp, b, eb, ALLIED)
+    assert report(witp, a, ea, JAPANESE) == report(witp, b, eb, JAPANESE)
+    bare = copy.deepcopy(base)
+    for name in ("Shokaku", "Zuikaku"):
+        bare[PRIVATE][JAPANESE]["ships"][name]["air"]["A6M2"] = 0
+    c, ec = resolved(bare, seed, hexes=9)
+    d, ed = resolved(bare, seed, hexes=9, suppress=2)
+    assert peeled(d) == [{"F4F-3": 2}]
+    seen = strike_section(report(witp, d, ed, JAPANESE)[0])
+    assert report(witp, c, ec, JAPANESE) != report(witp, d, ed, JAPANESE)
+    assert "AA suppression (7.9.1" in seen and "F4F-3 F/L" in seen
+    assert max(len(line) for line in seen.splitlines()) <= 72
+
+
+# -- 12.3.2 Step 2 (R125): the loser's RECIPROCAL choice is never told ----------------
+
+
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(st.binary(min_size=8, max_size=8), st.sampled_from(("BEFORE", "AFTER")))
+def test_12_3_2_step_2_worlds_differing_in_the_losers_reciprocal_choice_look_alike(
+    witp: WitpRuleset,
+    battle: Battle,
+    seed: bytes,
+    mine: str,
+) -> None:
+    """Three or more carrier strikes, reciprocal and not: worlds that differ in the
+    RECIPROCAL line of the side that loses Step 2's roll give the winner the same
+    knowledge, and both sides byte-identical reports; flipping the winner's (the
+    control) changes its report."""
+    first = segment(witp, battle, seed, mine, mine)
+    won = winner(first)
+    flip = {"BEFORE": "AFTER", "AFTER": "BEFORE"}[mine]
+
+    def choosing(side: str) -> tuple[str, str]:
+        return (flip if side == ALLIED else mine, flip if side == JAPANESE else mine)
+
+    other = segment(witp, battle, seed, *choosing(enemy_of(won)))
+    assert indistinguishable(first.state, other.state, won)  # the loser's plot aside
+    for side in (ALLIED, JAPANESE):  # the loser's choice changes nothing told
+        assert report(witp, first.state, list(first.events), side) == report(
+            witp, other.state, list(other.events), side
+        )
+    control = segment(witp, battle, seed, *choosing(won))
+    assert report(witp, control.state, list(control.events), won) != report(
+        witp, first.state, list(first.events), won
+    )
+
+
+def test_r135_the_comparison_can_fail_the_cap_order(witp: WitpRuleset, bases: Bases) -> None:
+    """The owner's CAP order: a share where the strike does not fly changes the
+    owner's report alone (his order is echoed to him); a share where it flies moves
+    the CAP the striker meets, and the striker's report changes (6.1.1)."""
+    base = bases[6]
+    a = resolved(base, 2, cap_split={"L": 1, "M": 1, "H": 0})
+    b = resolved(base, 2, cap_split={"L": 1, "M": 1, "H": 5})
+    assert report(witp, *a, ALLIED) == report(witp, *b, ALLIED)
+    assert report(witp, *a, JAPANESE) != report(witp, *b, JAPANESE)
+    for seed in range(40):
+        a = resolved(base, seed, cap_split={"L": 1})
+        c = resolved(base, seed, cap_split={"M": 1})
+        if told(a[0], ALLIED, "air-combat"):
+            break
+    assert report(witp, *a, ALLIED) != report(witp, *c, ALLIED)

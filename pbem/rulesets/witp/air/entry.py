@@ -1,0 +1,56 @@
+"""7.7.1 the elite wave's entry arc (R126): a Japanese wave whose APs are mostly
+"elite" (7.11) enters at the outer arc rolled or at either adjacent one, at the
+Japanese player's option. The option is filed with the plot (``ENTRY <id>
+ROLLED|FEWEST``, air/choices.py); none filed: FEWEST, the arc (of the three) whose
+path of approach passes the fewest ships (the fewest AA guns, 7.7.4), ties to the
+arc rolled, then the lower. The choice reads only the face-down placement the
+striker was told (7.2.1): ships by ring and arc.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.rulesets.witp.air import display, elite
+from pbem.rulesets.witp.air.choices import ENTRY_DEFAULT, ENTRY_KEY, ROLLED
+from pbem.rulesets.witp.air.tables import DISPLAY, value
+from pbem.rulesets.witp.sides import JAPANESE
+
+
+def elite_majority(aps: Sequence[Mapping[str, Any]]) -> bool:
+    """7.7.1, 7.11: more than half the wave's APs elite (half is no majority, R114)."""
+    total = sum(int(a["n"]) for a in aps)
+    best = sum(int(a["n"]) for a in aps if a.get(elite.KEY))
+    return 2 * best > total
+
+
+def adjacent(public: Mapping[str, Any], arc: int) -> list[int]:
+    """The arc and its two neighbours on the outer ring (arc 1 is next to the last)."""
+    n = int(value(public, DISPLAY)["rings"]["outer"])
+    return [arc, (arc - 2) % n + 1, arc % n + 1]
+
+
+def _ships_on_path(
+    public: Mapping[str, Any], positions: Mapping[str, display.Position], arc: int, priority: str
+) -> int:
+    ring = display.target_ring(positions, arc, public, priority)
+    return len(display.on_path(positions, display.path(public, arc, ring)))
+
+
+def choose(
+    public: Mapping[str, Any],
+    positions: Mapping[str, display.Position],
+    rolled: int,
+    priority: str,
+    side: str,
+    strike: Mapping[str, Any],
+    aps: Sequence[Mapping[str, Any]],
+) -> int:
+    """The arc the wave enters at: the one rolled, or the elite wave's choice."""
+    if side != JAPANESE or not elite_majority(aps):
+        return rolled
+    if str(strike.get(ENTRY_KEY, ENTRY_DEFAULT)) == ROLLED:
+        return rolled
+    arcs = adjacent(public, rolled)
+    return min(arcs, key=lambda a: (_ships_on_path(public, positions, a, priority), a != rolled, a))

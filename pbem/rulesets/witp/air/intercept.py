@@ -1,0 +1,155 @@
+"""5.3.3 Cover CAP over an enemy-controlled airbase: it intercepts the enemy's air
+strikes launching from that base (R123).
+
+- the base's own fighters not plotted on another mission (and not aborted this
+  phase) fly CAP against the cover as against a strike plotted against the base,
+  once an Air Phase, when the cover first meets a launch; the bounce is rolled
+  normally (5.3.3): the cover fights as a fighter strike's loose escort at its
+  plotted altitude (its type's rated one if none);
+- the cover left then fights each strike launching from the base there as CAP
+  over a target (6.1.1), split over the strike's levels as the TF's CAP is (R92);
+- the strike's APs eliminated or aborted fly no further (5.1.1); the eliminated
+  leave the base.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.rulesets.witp.air import combat
+from pbem.rulesets.witp.air.naval_strike import LEVELS, _cap_levels, _stacks, _told
+from pbem.rulesets.witp.air.tables import air_unit, known_type
+
+RULE = "5.3.3"
+
+
+def level_of(public: Mapping[str, Any], flight: Mapping[str, Any]) -> str:
+    """The cover's altitude: plotted, or its type's rated one (Medium if unrated)."""
+    rated = air_unit(public, str(flight["type"]))["air"].get("altitude")
+    return str(flight.get("alt") or rated or "M")
+
+
+def base_cap(
+    public: Mapping[str, Any],
+    air: Mapping[str, int],
+    committed: Mapping[str, int],
+    grounded: Mapping[str, int],
+) -> dict[str, int]:
+    """5.3: the base's fighters free to fly CAP: not plotted elsewhere, not aborted."""
+    out = {}
+    for t, n in air.items():
+        if not known_type(public, t) or "F" not in air_unit(public, t)["roles"]:
+            continue
+        free = int(n) - int(committed.get(t, 0)) - int(grounded.get(t, 0))
+        if free > 0:
+            out[t] = free
+    return out
+
+
+def _fact(fight: combat.Fight, stage: str, cap: Any, escorts: Any, bombers: Any) -> dict[str, Any]:
+    return {
+        "stage": stage,
+        "level": fight.level,
+        "routine": fight.routine,
+        "bounce": fight.bounce,
+        "steps": fight.steps,
+        "cap": _told(cap),
+        "escorts": _told(escorts),
+        "bombers": _told(bombers),
+    }
+
+
+def _lost(stacks: Sequence[combat.Stack]) -> dict[str, list[int]]:
+    """{type: [eliminated, aborted]}."""
+    out: dict[str, list[int]] = {}
+    for s in stacks:
+        got = out.setdefault(s.type, [0, 0])
+        got[0] += s.eliminated
+        got[1] += s.aborted
+    return out
+
+
+def against_base_cap(
+    public: Mapping[str, Any],
+    cover: Sequence[Mapping[str, Any]],
+    cap: Mapping[str, int],
+    dice: Dice,
+) -> tuple[dict[str, list[int]], dict[str, list[int]], list[dict[str, Any]]]:
+    """The base's CAP against the covering flights ({type, n, alt}) as a fighter
+    strike's loose escort; (cover losses, CAP losses, the fights as told)."""
+    fights: list[dict[str, Any]] = []
+    cover_lost: dict[str, list[int]] = {}
+    cap_lost: dict[str, list[int]] = {}
+    for lv in [lv for lv in LEVELS if any(c["alt"] == lv for c in cover)]:
+        sweep = _stacks(public, cover, lv, bombers=False)
+        free = {t: n - sum(cap_lost.get(t, [0, 0])) for t, n in cap.items()}
+        cs = _stacks(public, _cap_levels(public, free, [lv]), lv, bombers=False)
+        if not cs:
+            continue
+        fight = combat.resolve_level(public, lv, cs, sweep, [], [], dice)
+        fights.append(_fact(fight, "base CAP", cs, sweep, []))
+        _add(cover_lost, _lost(sweep))
+        _add(cap_lost, _lost(cs))
+    return cover_lost, cap_lost, fights
+
+
+def against_launch(
+    public: Mapping[str, Any],
+    cover: Mapping[str, int],
+    part: Mapping[str, Any],
+    dice: Dice,
+) -> tuple[dict[str, Any], dict[str, list[int]], dict[str, list[int]], list[dict[str, Any]]]:
+    """The cover (APs by type) as CAP against one launching part of a strike: (the
+    part with its survivors, the cover's losses, the part's losses, the fights)."""
+    bombers = [dict(e) for e in part["elements"]]
+    escorts = [dict(e) for e in part["escorts"]]
+    levels = [lv for lv in LEVELS if any(e["alt"] == lv for e in bombers)]
+    cap = _stacks_by_level(public, cover, levels)
+    fights: list[dict[str, Any]] = []
+    cover_lost: dict[str, list[int]] = {}
+    part_lost: dict[str, list[int]] = {}
+    for lv in levels:
+        cs = cap.get(lv, [])
+        loose = _stacks(public, [e for e in escorts if e["posture"] == "loose"], lv, bombers=False)
+        close = _stacks(public, [e for e in escorts if e["posture"] == "close"], lv, bombers=False)
+        bs = _stacks(public, bombers, lv, bombers=True)
+        if not cs:
+            continue
+        fight = combat.resolve_level(public, lv, cs, loose, close, bs, dice)
+        fights.append(_fact(fight, "launch", cs, loose + close, bs))
+        _add(cover_lost, _lost(cs))
+        lost = _lost(loose + close + bs)
+        _add(part_lost, lost)
+        _cut(bombers, lv, _lost(bs))
+        _cut(escorts, lv, _lost(loose + close))
+    out = {**part, "elements": [e for e in bombers if e["n"] > 0]}
+    out["escorts"] = [e for e in escorts if e["n"] > 0]
+    return out, cover_lost, part_lost, fights
+
+
+def _stacks_by_level(
+    public: Mapping[str, Any], cover: Mapping[str, int], levels: Sequence[str]
+) -> dict[str, list[combat.Stack]]:
+    """R92: the cover split over the strike's levels as a TF's CAP."""
+    spread = _cap_levels(public, cover, levels)
+    return {lv: _stacks(public, spread, lv, bombers=False) for lv in levels}
+
+
+def _add(into: dict[str, list[int]], more: Mapping[str, list[int]]) -> None:
+    for t, (e, a) in more.items():
+        was = into.setdefault(t, [0, 0])
+        was[0] += e
+        was[1] += a
+
+
+def _cut(group: list[dict[str, Any]], level: str, lost: Mapping[str, list[int]]) -> None:
+    """Take each type's losses at ``level`` off the plotted elements there."""
+    left = {t: e + a for t, (e, a) in lost.items()}
+    for e in group:
+        if e["alt"] != level:
+            continue
+        k = min(int(e["n"]), left.get(str(e["type"]), 0))
+        e["n"] = int(e["n"]) - k
+        left[str(e["type"])] = left.get(str(e["type"]), 0) - k

@@ -1,0 +1,125 @@
+"""14.2.3 US PBY night attacks ("Black Cats"): before entering the Air-Surface
+Display each torpedo-armed US PBY AP of a night strike rolls 1D6 on the PBY Night
+Contact Table (the pack's ``tables.pby-night-contact``), +1 when its target is 25
+MP or less away: 1 no contact and the AP destroyed, 2-3 no contact (it goes home
+without attacking), 4-6 contact (R136). Which types roll is the Air Point Chart's
+``night_contact`` (US PBYs; CW Catalinas do not, 14.2.3 Note). The rolls are open,
+as a striker's dice are (R136).
+
+14.2.2 at plot time (R137): a NIGHT strike plotted in an Air Phase is refused when
+the plotting side was itself told that its target moved in the last two Naval
+Phases; otherwise the moderator's count decides when it flies (R109).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.rulesets.witp.air.tables import PBY_NIGHT, air_unit, value
+from pbem.rulesets.witp.clock import schedule
+from pbem.rulesets.witp.knowledge import Knowledge
+
+DESTROYED, NO_CONTACT, CONTACT = "destroyed", "no contact", "contact"
+
+
+@dataclass
+class Contact:
+    """The contact rolls of one night strike: who goes on, who is lost."""
+
+    going_on: list[dict[str, Any]] = field(default_factory=list)
+    destroyed: dict[str, int] = field(default_factory=dict)  # by type
+    rolls: list[dict[str, Any]] = field(default_factory=list)  # as told: one an AP
+
+
+def rolls_for(public: Mapping[str, Any], element: Mapping[str, Any]) -> bool:
+    """14.2.3: a torpedo-armed AP of a type that rolls for night contact."""
+    unit = air_unit(public, str(element["type"]))
+    return element.get("role") == "T" and bool(unit.get("night_contact"))
+
+
+def result(public: Mapping[str, Any], roll: int, drm: int) -> str:
+    """The PBY Night Contact Table, the modified roll."""
+    t = value(public, PBY_NIGHT)
+    dr = roll + drm
+    if dr <= int(t["destroyed_at_most"]):
+        return DESTROYED
+    return NO_CONTACT if dr <= int(t["no_contact_at_most"]) else CONTACT
+
+
+def drm(public: Mapping[str, Any], mp: int) -> int:
+    """+1 when the range to the target is 25 MP or less."""
+    t = value(public, PBY_NIGHT)
+    return int(t["near_drm"]) if mp <= int(t["near_mp"]) else 0
+
+
+def contact(
+    public: Mapping[str, Any],
+    survivors: Sequence[Mapping[str, Any]],
+    mp_of: Mapping[str, int],
+    dice: Dice,
+) -> Contact:
+    """Each surviving AP that must roll (``mp_of``: the range flown, by base) rolls
+    alone; the others go on untouched."""
+    out = Contact()
+    for e in survivors:
+        if not rolls_for(public, e):
+            out.going_on.append(dict(e))
+            continue
+        t, base = str(e["type"]), str(e["base"])
+        mod = drm(public, int(mp_of.get(base, 0)))
+        found = 0
+        for _ in range(int(e["n"])):
+            roll = dice.d6(f"PBY night contact {t}")
+            res = result(public, roll, mod)
+            out.rolls.append({"type": t, "base": base, "roll": roll, "drm": mod, "result": res})
+            found += res == CONTACT
+            if res == DESTROYED:
+                out.destroyed[t] = out.destroyed.get(t, 0) + 1
+        if found:
+            out.going_on.append({**e, "n": found})
+    return out
+
+
+# -- 14.2.2 at plot time: what the plotting side itself saw (R137) ------------------
+
+STATIONARY_PHASES = 2  # 14.2.2: "any two consecutive Naval Phases"
+MOVED = "night movement"  # located.night_movement's reason for the chit's removal
+
+
+def last_naval_phases(public: Mapping[str, Any], n: int = STATIONARY_PHASES) -> list[str]:
+    """The game-time prefixes ("T1/naval2/") of the ``n`` Naval Phases before the
+    pending round (none without a clock: a bare test world)."""
+    c = public.get("clock") or {}
+    if "game_turns" not in c:
+        return []
+    slots = schedule(int(c["game_turns"]), int(c["turn_in_cycle"]))
+    out: list[str] = []
+    for slot in reversed(slots[: min(int(c["at"]), len(slots))]):
+        prefix = slot.time.rsplit("/", 1)[0] + "/"
+        if slot.phase.key.startswith("naval") and prefix not in out:
+            out.append(prefix)
+        if len(out) == n:
+            break
+    return out
+
+
+def seen_moving(knowledge: Knowledge, owner: str, tf: str) -> str | None:
+    """The game time at which this side was told ``owner``'s TF ``tf`` moved in one of
+    the last two Naval Phases (its Located marker moved with it by day, 13.7.5, R52,
+    or night movement took the chit, 13.7.5); None if it was told no such thing.
+    Read from the side's own knowledge: it leaks nothing of the enemy's movement."""
+    window = last_naval_phases(knowledge.public)
+    for d in reversed(knowledge.disclosed):
+        f = d.fact
+        if f.get("owner") != owner or f.get("tf") != tf:
+            continue
+        if not any(d.time.startswith(p) for p in window):
+            continue
+        if f.get("kind") == "located-moved" or (
+            f.get("kind") == "located-removed" and f.get("why") == MOVED
+        ):
+            return d.time
+    return None

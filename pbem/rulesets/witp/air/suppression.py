@@ -1,0 +1,213 @@
+"""7.9 AA suppression, and 10.1.1's proximity fuses (R116-R119).
+
+7.9: before air combat, loose-escort fighters in excess of the defending CAP may be
+"peeled off" to accompany the bombers to the target. The player asks for it on the
+ESCORT line (``SUPPRESS <k>``, plot.py); the moderator peels off, in plot order, at
+most the escorts' excess over the CAP that fights (R116). The peeled fighters fly
+no air combat, join the first wave from their launching hex with a Low component
+(else the first wave from that hex, as its Low component; none: they go home) and
+are fired at with that Low component (7.9.1). Before the wave's AA fires they roll
+2D6 on the Air-to-Air CRT with their Air Combat Values at Low, adjusted by the
+target ring (core full, inner 2/3, outer 1/3, rounded up): the left number comes off
+the ring's Low AA, the right off its High AA, for that wave only (R117).
+
+10.1.1: +1 DRM for proximity fuses when a USN (1943+) or RN (1945+) ship's High AA
+is applied; the date is the scenario's map start, as R114's (R118).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.core.errors import IllegalOrderError, OrderSyntaxError
+from pbem.rulesets.witp.air import altitude, elite
+from pbem.rulesets.witp.air.aa import ship_aa
+from pbem.rulesets.witp.air.tables import AA_MATRIX, AA_MODS, MAP_START, air_to_air, air_unit, value
+
+KEY = "suppressing"  # marks a peeled-off fighter in a wave (7.9.1)
+ASK = "suppress"  # on an escort: {"n": k, "line": id} as plotted (7.9)
+RINGS = "tables/aa-suppression"
+FUSES = "tables/proximity-fuses"
+LOW_AA, HIGH_AA = "aa_low", "aa_high"  # the ship counter's Low and High AA values
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def asked(words: Sequence[str]) -> tuple[list[str], int]:
+    """An ESCORT line's words without its ``SUPPRESS <k>`` tail, and k (0: none)."""
+    upper = [w.upper() for w in words]
+    if "SUPPRESS" not in upper:
+        return list(words), 0
+    i = upper.index("SUPPRESS")
+    tail = words[i + 1 :]
+    if len(tail) != 1 or not tail[0].isdigit() or int(tail[0]) < 1:
+        raise OrderSyntaxError(
+            "SUPPRESS ends the ESCORT line with the number of its fighters that may peel "
+            "off to suppress AA, e.g. SUPPRESS 2",
+            rule="7.9",
+        )
+    return list(words[:i]), int(tail[0])
+
+
+def check_asked(k: int, n: int, posture: str) -> None:
+    """7.9: only loose escorts peel off, and no more than the line flies."""
+    if not k:
+        return
+    if posture != "loose":
+        raise IllegalOrderError(
+            "only loose-escort fighters may peel off to suppress AA", rule="7.9"
+        )
+    if k > n:
+        raise IllegalOrderError(
+            f"SUPPRESS {k} is more than the {n} fighters of this escort", rule="7.9"
+        )
+
+
+def peel_off(
+    parts: Sequence[Mapping[str, Any]], cap: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any] | None]:
+    """7.9: (the escorts that fight, the peeled-off fighters with their part's base
+    and hex, the striker's fact or None when nothing was asked)."""
+    escorts = [dict(e) for p in parts for e in p["escorts"]]
+    asked = {str(e[ASK]["line"]): int(e[ASK]["n"]) for e in escorts if e.get(ASK)}
+    if not asked:
+        return escorts, [], None
+    flying = sum(int(e["n"]) for e in escorts)
+    allowance = max(0, flying - cap)  # "in excess of the number of enemy CAP AP's"
+    left, fight, peeled = dict(asked), [], []
+    for p in parts:
+        for e in p["escorts"]:
+            ask = e.get(ASK)
+            k = 0
+            if ask and e["posture"] == "loose":
+                k = min(int(e["n"]), left[str(ask["line"])], allowance)
+                left[str(ask["line"])] -= k
+                allowance -= k
+            if k:
+                peeled.append(
+                    {
+                        **e,
+                        "n": k,
+                        "role": "F",
+                        "alt": "L",
+                        KEY: True,
+                        "base": p["base"],
+                        "hex": p["hex"],
+                        "carrier": p["carrier"],
+                    }
+                )
+            if int(e["n"]) - k:
+                fight.append({**e, "n": int(e["n"]) - k})
+    fact = {
+        "kind": "aa-suppressors",
+        "asked": sum(asked.values()),
+        "escorts": flying,
+        "cap": cap,
+        "peeled": _by_type(peeled),
+    }
+    return fight, peeled, fact
+
+
+def _by_type(group: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for e in group:
+        out[str(e["type"])] = out.get(str(e["type"]), 0) + int(e["n"])
+    return out
+
+
+def attach(
+    waves: Sequence[Sequence[Mapping[str, Any]]], peeled: Sequence[Mapping[str, Any]]
+) -> dict[int, list[dict[str, Any]]]:
+    """7.9.1: each peeled fighter joins the first wave from its hex with a Low
+    component, else the first wave from its hex (as its Low component); a hex with
+    no wave left sends them home (R116, pbem's: no bombers to accompany)."""
+    out: dict[int, list[dict[str, Any]]] = {}
+    for e in peeled:
+        mine = [i for i, w in enumerate(waves) if any(a["hex"] == e["hex"] for a in w)]
+        low = [i for i in mine if any(_low(a) for a in waves[i] if a["hex"] == e["hex"])]
+        if mine:
+            out.setdefault((low or mine)[0], []).append(dict(e))
+    return out
+
+
+def _low(ap: Mapping[str, Any]) -> bool:
+    return int(ap["n"]) > 0 and altitude.aa_mode(str(ap["role"]), str(ap["alt"])) == "L"
+
+
+def strength(public: Mapping[str, Any], group: Sequence[Mapping[str, Any]]) -> int:
+    """The suppressors' total Air Combat Values, at Low (5.2.1), elite +1 (7.11)."""
+    total = 0
+    for e in group:
+        air = air_unit(public, str(e["type"]))["air"]
+        base = int(air["extended" if e.get("range", "normal") != "normal" else "normal"])
+        base += elite.air_combat(public, str(e["type"])) if e.get(elite.KEY) else 0
+        each = altitude.fighter_strength(public, base, air.get("altitude"), "L")
+        total += max(0, each) * int(e["n"])
+    return total
+
+
+def by_ring(public: Mapping[str, Any], total: int, ring: str) -> int:
+    """7.9.1: core full, inner 2/3, outer 1/3 of the strength, rounded up."""
+    num, den = value(public, RINGS)["fractions"][ring]
+    return math.ceil(total * int(num) / int(den))
+
+
+def roll(
+    public: Mapping[str, Any],
+    group: Sequence[Mapping[str, Any]],
+    ring: str,
+    dice: Dice,
+    purpose: str,
+) -> dict[str, Any]:
+    """7.9.1: 2D6 on the Air-to-Air CRT; (low, high) AA taken off for the wave."""
+    total = strength(public, group)
+    adjusted = by_ring(public, total, ring)
+    aps = sum(int(e["n"]) for e in group)
+    dice_roll = dice.d6(purpose) + dice.d6(purpose)
+    low, high = air_to_air(public, adjusted, aps, dice_roll)
+    return {
+        "ring": ring,
+        "aps": aps,
+        "strength": total,
+        "adjusted": adjusted,
+        "roll": dice_roll,
+        "low": low,
+        "high": high,
+    }
+
+
+def reduction(public: Mapping[str, Any], mode: str, result: Mapping[str, Any] | None) -> int:
+    """The AA taken off against a component: Low AA's for a component the Low AA
+    fires at, High AA's for one the High AA fires at (AA Matrix)."""
+    if not result:
+        return 0
+    field = value(public, AA_MATRIX)[mode]
+    return int(result["low"]) if field == LOW_AA else int(result["high"]) if field == HIGH_AA else 0
+
+
+def game_month(public: Mapping[str, Any]) -> tuple[int, int]:
+    """The scenario's map start ("may1942") as (year, month): the game date (R114)."""
+    key = str(public["pack"].get(MAP_START, {}).get("value", "may1942"))
+    return int(key[3:]), MONTHS.index(key[:3]) + 1
+
+
+def proximity(
+    public: Mapping[str, Any], ships: Sequence[Mapping[str, Any]], mode: str
+) -> tuple[int, str | None]:
+    """10.1.1: (DRM, reason) when a firing ship of a navy with proximity fuses by the
+    game date applies its High AA against the component (R118)."""
+    if value(public, AA_MATRIX)[mode] != HIGH_AA:
+        return 0, None
+    since = value(public, FUSES)["navies"]
+    drm = int(value(public, AA_MODS)["proximity_fuse_drm"])
+    now = game_month(public)
+    for s in ships:
+        navy = str(s.get("navy", ""))
+        start = since.get(navy)
+        if start is None or now < (int(start[0]), int(start[1])):
+            continue
+        if ship_aa(public, s, mode) > 0:
+            return drm, f"proximity fuses ({navy}) {drm:+d}"
+    return 0, None
