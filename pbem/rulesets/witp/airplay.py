@@ -53,6 +53,7 @@ from pbem.rulesets.witp.air import (
     sequencing,
     special,
 )
+from pbem.rulesets.witp.air import avg as avg_rules
 from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
@@ -477,6 +478,8 @@ class _Segment:
     def covering(self, owner: str, flight: Mapping[str, Any]) -> dict[str, Any]:
         """A covering flight over the target: {type, n} and its elite (7.11), if any."""
         out = {"type": flight["type"], "n": self.over[(owner, flight["id"])]}
+        if avg_rules.is_avg(self.state[PUBLIC], str(flight["base"]), str(flight["type"])):
+            out[avg_rules.KEY] = True  # 6.2.3: the AVG's P-40s
         best = self.elite_over(owner, flight)
         return {**out, elite.KEY: best} if best else out
 

@@ -3,10 +3,11 @@
 Each naval strike a side saw in the round reported is told as one block: notes
 (launch, coordination, sequencing, the True report, priority, altitudes) and
 readable tables (placement, air combat, waves, AA, the target ring, the attacks,
-critical hits, extended-range losses), each row from one disclosed fact. Nothing
-here reads the truth: a side sees of the enemy's strike on it only what the rules
-announced to it (naval_strike.py says who is told what), and of its own strike
-what it was told (placement face down, a critical hit only on doubles, 16.7, R100).
+critical hits, extended-range losses, the extreme-range return roll), each row
+from one disclosed fact. Nothing here reads the truth: a side sees of the enemy's
+strike on it only what the rules announced to it (naval_strike.py says who is
+told what), and of its own strike what it was told (placement face down, a
+critical hit only on doubles, 16.7, R100).
 
 A strike's facts are told in a run: it opens with its launches (5.0) and every
 later fact names the target TF; a launch after the run has reached its target
@@ -44,6 +45,10 @@ SECTIONED = LAUNCH | frozenset(
         "critical-hit-rolls",
         "critical-hit",
         "extended-range-losses",
+        "extreme-range-losses",
+        "ships-in-port",
+        "in-port-surprise",
+        "avg-strike-composition",
         "aa-suppressors",
         "aa-suppression",
     }
@@ -197,13 +202,18 @@ def _combat(s: _Strike, f: Mapping[str, Any]) -> None:
     lv = f["level"]
     for role, key in (("CAP", "cap"), ("escort", "escorts"), ("bomber", "bombers")):
         for e in f.get(key, ()):
-            s.add("forces", [lv, role, e["type"], e["n"], e["eliminated"], e["aborted"]])
+            t = f"{e['type']} green" if e.get("green") else e["type"]  # 58.2.1
+            s.add("forces", [lv, role, t, e["n"], e["eliminated"], e["aborted"]])
             elim, ab = ("cap", "cap-ab") if key == "cap" else ("elim", "abort")
             s.lose(elim, {e["type"]: e["eliminated"]})
             s.lose(ab, {e["type"]: e["aborted"]})
     bounce = f.get("bounce")
     how = f"routine {f['routine']}"
-    if bounce:
+    if bounce and bounce.get("green"):
+        how += ", bounce: cap's (58.2.1: green fighters in the strike)"
+    elif bounce and bounce.get("avg"):
+        how += f", bounce: {bounce['to']}'s (6.2.3: the AVG)"
+    elif bounce:
         how += f", bounce 1D6 {bounce['roll']}{_drm(int(bounce['drm']))}: {bounce['to']}'s"
     s.notes.append(f"[6.1.1] air combat at {lv}: {how}")
     for st in f.get("steps", ()):
@@ -213,7 +223,7 @@ def _combat(s: _Strike, f: Mapping[str, Any]) -> None:
                 lv,
                 f"{st['attacker']} > {st['defender']}",
                 f"{st['strength']}/{st['aps']}",
-                st["roll"],
+                f"{st['roll']}{_drm(int(st.get('drm', 0)))}",  # 6.2.3: the AVG's +1
                 f"{st['aborted_points']}/{st['eliminated_points']}",
                 f"elim {_n(st.get('eliminated', {}))}; abort {_n(st.get('aborted', {}))}",
             ],
@@ -231,6 +241,8 @@ def _attack(s: _Strike, f: Mapping[str, Any]) -> None:
         mods.append(f"admiral {adm['column']} column(s)")
     if adm.get("drm"):
         mods.append(f"admiral DRM {_signed(int(adm['drm']))}")
+    if f.get("surprise"):
+        mods.append(f"surprise -{f['surprise']}")  # 38.3.1
     result = "SUNK" if f.get("sunk") else f"{f['result']}, now D{f['damage']}"
     if mods:
         result += f" (SC: {', '.join(mods)})"
@@ -273,6 +285,22 @@ def _fact(s: _Strike, d: Disclosure) -> None:
         s.notes.append(
             f"[{r}] CAP carrier coordination, {f['tf']} (air rating {f['air_rating']}): "
             f"{_cc(f)}: {f['fighters']} fighter(s) fly CAP"
+        )
+    elif kind == "avg-strike-composition":
+        for lv, c in f["levels"].items():
+            s.notes.append(
+                f"[{r}] before the AVG fights, the strike at {lv}: bombers "
+                f"{_n(c['bombers'])}; escorts {_n(c['escorts'])}"
+            )
+    elif kind == "ships-in-port":
+        s.notes.append(
+            f"[{r}] in port at {f['port']}: the port's AA {f['port_aa']} fires too; "
+            "torpedoes at half strength"
+        )
+    elif kind == "in-port-surprise":
+        s.notes.append(
+            f"[{r}] wave {f['wave']} surprise: 1D6 {f['roll']}{_drm(int(f['drm']))}: "
+            f"speed class -{f['reduction']}"
         )
     elif kind == "cap-allotted":  # R135: the owner's own order, what it made
         at = "; ".join(f"{lv} {_n(by)}" for lv, by in f["levels"].items()) or "none"
@@ -346,6 +374,9 @@ def _fact(s: _Strike, d: Disclosure) -> None:
         s.results.append(f"{f['ship']} critical hit (doubles {a}-{b})")
     elif kind == "extended-range-losses":
         s.add("extended", [f["type"], f["roll"], f["rating"], f["extra"]])
+    elif kind == "extreme-range-losses":  # 5.15: the return roll, the striker's own
+        row = [f["type"], f["column"], f["roll"], f"{f['percent']}%", f["returning"], f["lost"]]
+        s.add("extreme", row)
     elif kind in ("aa-suppressors", "aa-suppression"):
         _suppression(s, d)
 
@@ -394,6 +425,11 @@ TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
     ("critical", "Critical hits (16.7)", ("ship", "2D6", "critical", "doubles", "damage")),
     ("extended", "Extended range: losses doubled? (6.3.3)", ("type", "1D10", "rating", "extra")),
+    (
+        "extreme",
+        "Extreme range: the return roll (5.15)",
+        ("type", "column", "2D6", "lost %", "back", "lost"),
+    ),
 )
 
 

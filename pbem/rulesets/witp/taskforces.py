@@ -136,11 +136,13 @@ def embark(forces: Mapping[str, Mapping[str, Any]], ships: Mapping[str, dict[str
     """4.0, 5.0: the carriers' air groups onto their ships' records, so a carrier TF
     launches, searches and loses APs from its ships: a forces item whose keys are all
     ship names (the scenario's ``*-air`` items) gives each its APs by type; a
-    ``*-elite`` item, how many of them are elite (7.11, air/elite.py)."""
+    ``*-elite`` item, how many of them are elite (7.11, air/elite.py); a ``*-green``
+    item, how many are untrained (58.1, air/training.py)."""
     for key, item in forces.items():
         v = item.get("value")
         if isinstance(v, Mapping) and v and all(name in ships for name in v):
             field = "elite" if str(key).endswith("-elite") else "air"
+            field = "green" if str(key).endswith("-green") else field  # 58.1, air/training.py
             for name, air in v.items():
                 ships[name][field] = {str(t): int(n) for t, n in air.items()}
 

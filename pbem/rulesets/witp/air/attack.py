@@ -13,6 +13,7 @@ odds against the current defence, rounded down (Step 6); 1D6 on the Naval CRT
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -103,7 +104,8 @@ def anti_ship(
         at = 0 if a.get("range", "normal") == "normal" else 1
         rated = int(values[at]) > 0  # 7.11: a bonus to a rating, none where it has none
         plus = elite.anti_ship(public, str(a["type"])) if a.get(elite.KEY) and rated else 0
-        total += int(a["n"]) * (int(values[at]) + plus)
+        got = int(a["n"]) * (int(values[at]) + plus)
+        total += math.ceil(got / 2) if a.get("green") else got  # 58.2.1: rounded up
     return total
 
 
@@ -126,15 +128,19 @@ def resolve(
     *,
     is_combined: bool,
     no_cap: bool,
-    surprise: bool = False,
+    surprise: int = 0,
     column: int = 0,
     drm: int = 0,
+    in_port: bool = False,
 ) -> dict[str, Any]:
-    """One ship attacked by ``aps`` (7.8.1 Steps 2-7); the ship's damage is updated."""
+    """One ship attacked by ``aps`` (7.8.1 Steps 2-7); the ship's damage is updated.
+    ``surprise``: 38.3.1's speed-class reduction; ``in_port``: torpedoes halved."""
     reductions = int(is_combined) + int(no_cap) + int(surprise) + column  # 8.1.5: a column shift
     sc = current_speed_class(public, ship, reductions)
     torpedo = anti_ship(public, aps, "T")
     other = anti_ship(public, aps) - torpedo
+    if in_port:
+        torpedo //= 2  # 38.3.1: T-type APs against ships in port, rounded down
     rec: dict[str, Any] = {"ship": ship["name"], "type": ship["type"], "speed_class": sc}
     if torpedo:
         first, second = dice.d6(f"{purpose} anti-torpedo"), dice.d6(f"{purpose} anti-torpedo")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.core.dice import Dice
+from pbem.rulesets.witp.air import avg
 from pbem.rulesets.witp.air.tables import BOUNCE, air_to_air, value
 
 
@@ -35,18 +36,34 @@ class Stack:
     eliminated: int = 0
     aborted: int = 0
     elite: bool = False  # 7.11: its ratings already carry the bonus; told when set
+    green: bool = False  # 58.2.1: untrained, its ratings already halved; hit first
+    avg: bool = False  # 6.2.3: the AVG's P-40s: the bounce, +1 to their attacks' rolls
+    heavy: bool = False  # 4.2.1: an HF type, -1 in combat with enemy F types
+
+    def rating(self, value: int, against: list[Stack]) -> int:
+        """4.2.1: an HF's rating, 1 less in combat with any enemy F type."""
+        return max(0, value - 1) if self.heavy and f_types(against) else value
 
     @property
     def surviving(self) -> int:
         return self.n - self.eliminated - self.aborted
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "n": self.n,
-            "eliminated": self.eliminated,
-            "aborted": self.aborted,
-        } | ({"elite": True} if self.elite else {})
+        return (
+            {
+                "type": self.type,
+                "n": self.n,
+                "eliminated": self.eliminated,
+                "aborted": self.aborted,
+            }
+            | ({"elite": True} if self.elite else {})
+            | ({"green": True} if self.green else {})
+        )
+
+
+def f_types(group: list[Stack]) -> bool:
+    """Any "F" (not HF) fighters among ``group`` (4.2.1)."""
+    return any(s.fighter and not s.heavy and s.n > 0 for s in group)
 
 
 @dataclass
@@ -59,31 +76,41 @@ class Fight:
     steps: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _total(stacks: list[Stack], *, everyone: bool = False) -> tuple[int, int]:
+def _total(
+    stacks: list[Stack], *, everyone: bool = False, against: list[Stack] | None = None
+) -> tuple[int, int]:
     """(strength, APs) attacking: survivors, or all (return fire, 6.1.1 A step 2)."""
     aps = sum(s.n if everyone else s.surviving for s in stacks)
-    strength = sum((s.n if everyone else s.surviving) * s.attack for s in stacks)
+    strength = sum(
+        (s.n if everyone else s.surviving) * s.rating(s.attack, against or []) for s in stacks
+    )
     return strength, aps
 
 
-def _spend(points: int, stacks: list[Stack], cap: int | None = None) -> dict[str, int]:
+def _spend(
+    points: int, stacks: list[Stack], cap: int | None = None, against: list[Stack] | None = None
+) -> dict[str, int]:
     """Spend strength points on surviving defenders, strongest affordable first;
-    at most ``cap`` APs (6.3.2). Returns APs hit by type."""
+    at most ``cap`` APs (6.3.2); ``against``: the attackers (4.2.1). Returns APs hit
+    by type."""
     hit: dict[str, int] = {}
     live = {id(s): s.surviving for s in stacks}
+    cost = {id(s): max(1, s.rating(s.defence, against or [])) for s in stacks}
     while cap is None or sum(hit.values()) < cap:
-        choices = [s for s in stacks if live[id(s)] > 0 and max(1, s.defence) <= points]
+        choices = [s for s in stacks if live[id(s)] > 0 and cost[id(s)] <= points]
+        if any(live[id(s)] > 0 and s.green for s in stacks):  # 6.3.1: the green first
+            choices = [s for s in choices if s.green]
         if not choices:
             break
-        s = max(choices, key=lambda x: (x.defence, x.surviving))
+        s = max(choices, key=lambda x: (cost[id(x)], x.surviving))
         live[id(s)] -= 1
-        points -= max(1, s.defence)
+        points -= cost[id(s)]
         hit[s.type] = hit.get(s.type, 0) + 1
     return hit
 
 
 def _apply(stacks: list[Stack], hit: Mapping[str, int], kind: str) -> None:
-    for s in stacks:
+    for s in sorted(stacks, key=lambda s: not s.green):  # 6.3.1: a type's green first
         k = min(hit.get(s.type, 0), s.surviving)
         if kind == "eliminated":
             s.eliminated += k
@@ -102,11 +129,13 @@ def _roll(
     *,
     everyone: bool = False,
 ) -> tuple[dict[str, Any], dict[str, int], dict[str, int]]:
-    strength, aps = _total(attackers, everyone=everyone)
+    strength, aps = _total(attackers, everyone=everyone, against=defenders)
     if aps == 0 or not any(d.surviving for d in defenders):
         return {}, {}, {}
     roll = dice.d6(purpose) + dice.d6(purpose)
-    ab_pts, el_pts = air_to_air(public, strength, aps, roll)
+    live = [s for s in attackers if (s.n if everyone else s.surviving) > 0]
+    drm = avg.drm(public) if any(s.avg for s in live) else 0  # 6.2.3: the AVG attacks
+    ab_pts, el_pts = air_to_air(public, strength, aps, roll + drm)
     return (
         {
             "strength": strength,
@@ -114,7 +143,8 @@ def _roll(
             "roll": roll,
             "aborted_points": ab_pts,
             "eliminated_points": el_pts,
-        },
+        }
+        | ({"drm": drm} if drm else {}),
         {"ab": ab_pts},
         {"el": el_pts},
     )
@@ -135,11 +165,11 @@ def _attack(
     rec, ab, el = _roll(public, attackers, defenders, dice, f"air combat {fight.level} {name}")
     if not rec:
         return {}
-    killed = _spend(el["el"], defenders)
+    killed = _spend(el["el"], defenders, against=attackers)
     rec.update(attacker=name, defender=target, eliminated=killed)
     if apply:
         _apply(defenders, killed, "eliminated")
-        rec["aborted"] = _spend(ab["ab"], defenders)
+        rec["aborted"] = _spend(ab["ab"], defenders, against=attackers)
         _apply(defenders, rec["aborted"], "aborted")
     fight.steps.append(rec)
     return rec
@@ -165,6 +195,7 @@ def _bombers_and_return(
                 s.fighter,
                 s.eliminated + killed.get(s.type, 0),
                 s.aborted,
+                green=s.green,
             )
             for s in bombers
         ]
@@ -212,8 +243,12 @@ def resolve_level(
     striker_bonus: int = 0,
     cap_bonus: int = 0,
     cap_choice: str = "bombers-first",
+    green_strike: bool = False,
 ) -> Fight:
-    """One altitude level's air combat (6.1.1 A-E); the stacks are updated."""
+    """One altitude level's air combat (6.1.1 A-E); the stacks are updated.
+    ``green_strike``: the strike has green fighters and the CAP none (58.2.1): the
+    CAP has the bounce, unrolled. The AVG's P-40s (6.2.3) take it unrolled on their
+    side."""
     has_loose, has_close = any(s.n for s in loose), any(s.n for s in close)
     routine = "E" if has_loose and has_close else "B" if has_close else "A" if not has_loose else ""
     fight = Fight(level, routine)
@@ -221,7 +256,17 @@ def resolve_level(
         fight.routine = "none"
         return fight
     who = ""
-    if has_loose:
+    if has_loose and green_strike:
+        who = "cap"
+        fight.bounce = {"roll": None, "drm": 0, "to": who, "green": True}
+        if not has_close:
+            routine = fight.routine = "C"
+    elif has_loose and any(s.avg for s in cap + loose):  # 6.2.3: the AVG's bounce
+        who = "cap" if any(s.avg for s in cap) else "escort"
+        fight.bounce = {"roll": None, "drm": 0, "to": who, "avg": True}
+        if not has_close:
+            routine = fight.routine = "C" if who == "cap" else "D"
+    elif has_loose:
         r, drm, who = bounce(public, dice, f"bounce {level}", striker_bonus, cap_bonus)
         fight.bounce = {"roll": r, "drm": drm, "to": who}
         if not has_close:

@@ -12,6 +12,8 @@ its rule and audience (witp-hidden-info 4.1-4.2, 6):
   the arc, 14.2.2): the striker;
 - 7.1 B the altitudes used and whether each is escorted, no numbers or types: the
   naval player;
+- 6.2.2 the strike's exact altitude components, before the AVG fights it: the
+  naval player;
 - 7.1 B the owner's plotted CAP order and the CAP it placed at each level (R135):
   the owner;
 - 6.x air combat, the elements as they fight (R11): both;
@@ -20,7 +22,10 @@ its rule and audience (witp-hidden-info 4.1-4.2, 6):
 - 7.8.1 speed classes in the target ring and a ship's identity once targeted: the
   striker; the attacks' dice and results: both;
 - 16.7 critical hits: every roll to the owner, a doubles critical to the striker;
-- 6.3.3 extended-range loss doubling: the striker's own.
+- 38.3.1 a TF in port, its port and the port's AA, and each wave's surprise roll:
+  both;
+- 6.3.3 extended-range loss doubling: the striker's own;
+- 5.15 the extreme-range return roll: the striker's own (the moderator's stream).
 
 The owner's choices follow the doctrine (rulings.air-doctrine, R92) with each side's
 standing ``air_doctrine`` over it; a striker's choice reads only what that side has
@@ -42,22 +47,26 @@ from pbem.rulesets.witp.air import (
     altitude,
     attack,
     availability,
+    avg,
     capsplit,
     combat,
     coordination,
     critical,
     display,
     elite,
+    extreme,
+    port,
     sequencing,
     suppression,
     torpedo,
+    training,
 )
 from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air import entry as entry_arc
 from pbem.rulesets.witp.air import night as night_rules
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of, take_losses, tf_air
-from pbem.rulesets.witp.air.tables import DOCTRINE, air_unit, known_type, value
+from pbem.rulesets.witp.air.tables import DOCTRINE, ROLES, air_unit, known_type, value
 from pbem.rulesets.witp.hexgrid import distance
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
 from pbem.rulesets.witp.sides import JAPANESE, SIDES
@@ -139,6 +148,10 @@ def _launch(
         day = not strike.get("night")  # 7.11.5: the night elite's bonuses at night only
         bombers = elite.split(own, str(part["base"]), bombers, day)  # 7.11
         escorts = elite.split(own, str(part["base"]), escorts, day)
+        bombers = training.split(own, str(part["base"]), bombers)  # 58.2.1
+        if not part["carrier"]:
+            escorts = avg.mark(public, str(part["base"]), escorts)  # 6.2.3
+        escorts = training.split(own, str(part["base"]), escorts)
         parts.append({**part, "elements": bombers, "escorts": escorts})
     return parts, events
 
@@ -152,7 +165,7 @@ def air_stacks(
     for e in group:
         if e["alt"] != level or int(e["n"]) < 1:
             continue
-        t, best = str(e["type"]), bool(e.get(elite.KEY))
+        t, best, green = str(e["type"]), bool(e.get(elite.KEY)), bool(e.get(training.KEY))
         air = air_unit(public, t)["air"]
         base = int(air["extended" if e.get("range", "normal") != "normal" else "normal"])
         base += elite.air_combat(public, t) if best else 0  # 7.11: elite A6M +1
@@ -164,12 +177,18 @@ def air_stacks(
                 level,
                 elite=best and elite.any_altitude(public, t),
             )
-            out.append(
-                combat.Stack(t, int(e["n"]), int(air.get("return_fire", 0)), d, False, elite=best)
-            )
+            rf = int(air.get("return_fire", 0))
+            if green:  # 58.2.1: halved, rounded up, not below 2 (return fire 1)
+                d, rf = training.air_combat(d, bomber=True), training.return_fire(rf)
+            out.append(combat.Stack(t, int(e["n"]), rf, d, False, elite=best, green=green))
         else:
             s = altitude.fighter_strength(public, base, air.get("altitude"), level)
-            out.append(combat.Stack(t, int(e["n"]), s, s, True, elite=best))
+            s = training.air_combat(s, bomber=False) if green else s  # 58.2.1
+            fly = bool(e.get(avg.KEY))  # 6.2.3
+            hf = "HF" in air_unit(public, t)["roles"]  # 4.2.1: -1 against enemy F types
+            out.append(
+                combat.Stack(t, int(e["n"]), s, s, True, elite=best, green=green, avg=fly, heavy=hf)
+            )
     return out
 
 
@@ -425,6 +444,13 @@ def resolve_into(
         )
     )
 
+    # 10.1.2, 38.3.1 ships in port: the port's AA fires too, torpedoes halved, surprise
+    in_port = port.in_port(tf)
+    if in_port:
+        fact = {"kind": "ships-in-port", "tf": tf_id, "port": in_port}
+        fact["port_aa"] = port.port_aa(public, in_port)
+        events.append(disclose(st, fact, both, time, "38.3.1"))
+
     # 7.1 B the altitudes used, and whether escorted
     bombers = [e for p in parts for e in p["elements"]]
     escorts = [e for p in parts for e in p["escorts"]]
@@ -444,7 +470,8 @@ def resolve_into(
     cap_air = {
         t: n - busy.get(t, 0) - int(grounded.get(t, 0))
         for t, n in tf_air(own_n, tf).items()
-        if known_type(public, t) and "F" in air_unit(public, t)["roles"]  # floatplanes: none
+        if known_type(public, t)  # F and HF fly CAP (4.2.1); floatplanes: none
+        and set(air_unit(public, t)["roles"]) & set(value(public, ROLES)["cap"])
     }
     cap_air = {t: n for t, n in cap_air.items() if n > 0}
     if night:
@@ -472,11 +499,25 @@ def resolve_into(
     best = {
         t: min(n, max(0, elite.held(own_n, tf_id, t) - busy.get(t, 0))) for t, n in cap_air.items()
     }
+    avg_cap: dict[str, int] = {}  # 6.2.3: the AVG's P-40s among the cover
     for c in cover:
+        if c.get(avg.KEY):
+            avg_cap[str(c["type"])] = avg_cap.get(str(c["type"]), 0) + int(c["n"])
         cap_air[str(c["type"])] = cap_air.get(str(c["type"]), 0) + int(c["n"])
         best[str(c["type"])] = best.get(str(c["type"]), 0) + int(c.get(elite.KEY, 0))
     theirs = doctrine(st, naval)
     cap = _elite_first(cap_levels(public, cap_air, levels, cap_split), best)
+    green_cap = {  # 58.2.1: the TF's green its strikes did not take
+        t: training.cap_green(own_n, tf_id, t, n, busy.get(t, 0)) for t, n in own_left.items()
+    }
+    cap = training.mark(cap, green_cap)
+    green_lost: dict[str, int] = {}  # 58.2.1: green APs eliminated, by type
+    green_strike = training.strike_has_green_fighters(escorts) and not any(green_cap.values())
+    cap = avg.mark_cap(cap, avg_cap)
+    if any(e.get(avg.KEY) for e in cap):  # 6.2.2: told the strike before the AVG fights
+        fact = {"kind": "avg-strike-composition", "tf": tf_id}
+        fact["levels"] = avg.composition(bombers, escorts)
+        events.append(disclose(st, fact, [naval], time, "6.2.2"))
     if cap_split and cap:  # R135: the owner's order and what it made, his alone
         dealt: dict[str, dict[str, int]] = {lv: {} for lv in levels}
         for e in cap:  # an elite stack and a regular of one type: counted together
@@ -514,6 +555,7 @@ def resolve_into(
             striker_bonus=sb,
             cap_bonus=cb,
             cap_choice=str(theirs["cap_attacks"]),
+            green_strike=green_strike,
         )
         if fight.routine != "none":
             fact = {
@@ -535,12 +577,16 @@ def resolve_into(
             eliminated[s.type] = eliminated.get(s.type, 0) + s.eliminated
             if s.elite:
                 elite_lost[s.type] = elite_lost.get(s.type, 0) + s.eliminated
+            if s.green:
+                green_lost[s.type] = green_lost.get(s.type, 0) + s.eliminated
         for s in sorted(cs, key=lambda s: not s.elite):  # the elite are the TF's own first
             have = own_left.get(s.type, 0)
             e_own, a_own, e_cover, a_cover = cover_rules.own_first(have, s.eliminated, s.aborted)
             own_left[s.type] = have - e_own - a_own
             if s.elite and e_own:
                 elite.lose(own_n, tf_id, s.type, e_own)  # 7.11.2
+            if s.green and e_own:
+                training.lose(own_n, tf_id, s.type, e_own)  # 58.2.1
             take_losses(own_n, tf_id, s.type, e_own)
             if a_own:
                 grounded[s.type] = int(grounded.get(s.type, 0)) + a_own
@@ -554,6 +600,7 @@ def resolve_into(
             for p in parts:
                 for e in p["elements"]:
                     same = e["type"] == s.type and bool(e.get(elite.KEY)) == s.elite
+                    same = same and bool(e.get(training.KEY)) == s.green
                     if same and e["alt"] == lv and left > 0:
                         k = min(left, int(e["n"]))
                         survivors.append(
@@ -602,6 +649,10 @@ def resolve_into(
             ],
         }
         events.append(disclose(st, fact, both, time, "7.7.1"))
+        surprise = 0
+        if in_port:
+            surprise, told_surprise = _surprise(st, strike, parts, w, dice, time)
+            events.append(told_surprise)
         firers = (
             aa.night_firers(positions, arcs, ring) if night else display.on_path(positions, arcs)
         )
@@ -634,7 +685,8 @@ def resolve_into(
             why += ([fused] if fused else []) + ([f"AA suppressed -{cut}"] if cut else [])
             res = aa.fire(
                 public,
-                max(0, aa.strength(public, fire_ships, mode, night=night) - cut),
+                max(0, aa.strength(public, fire_ships, mode, night=night) - cut)
+                + port.port_fire(public, in_port, night=night),  # R131: not suppressed
                 comp,
                 cols,
                 drm + fuse,
@@ -653,6 +705,8 @@ def resolve_into(
                 eliminated[t] = eliminated.get(t, 0) + lost
                 if a.get(elite.KEY):
                     elite_lost[t] = elite_lost.get(t, 0) + lost
+                if a.get(training.KEY):
+                    green_lost[t] = green_lost.get(t, 0) + lost
             fact = {
                 "kind": "aa-fire",
                 "tf": tf_id,
@@ -730,12 +784,15 @@ def resolve_into(
             no_cap=no_cap,
             column=column,
             drm=drm,
+            surprise=surprise,
+            in_port=in_port is not None,
         )
         rec.update(
             wave=w + 1,
             combined=attack.combined(aps, public),
             no_cap=no_cap,
             admiral={"column": column, "drm": drm},
+            surprise=surprise,
         )
         events.append(
             disclose(st, {"kind": "air-surface-attack", "tf": tf_id, **rec}, both, time, "7.8.1")
@@ -779,9 +836,31 @@ def resolve_into(
             )
 
     # 6.3.3 extended range: eliminations may double on return; then the losses
-    events += _extended_losses(st, strike, parts, eliminated, dice, time)
+    doubled: dict[str, int] = {}
+    events += _extended_losses(st, strike, parts, eliminated, dice, time, doubled)
+    gone = {t: eliminated.get(t, 0) + doubled.get(t, 0) for t in set(eliminated) | set(doubled)}
+    events += extreme.losses(st, strike, parts, gone, secret, time)  # 5.15 the return roll
     _elite_losses(st[PRIVATE][side], parts, elite_lost)
+    _green_losses(st[PRIVATE][side], parts, green_lost)
     return events
+
+
+def _surprise(
+    st: dict[str, Any],
+    strike: Mapping[str, Any],
+    parts: Sequence[Mapping[str, Any]],
+    w: int,
+    dice: Dice,
+    time: str,
+) -> tuple[int, Event]:
+    """38.3.1: the striker's In-Port Surprise roll for wave ``w``, open to both; the
+    speed-class reduction and its disclosure."""
+    side, tf_id = strike["side"], strike["target"]["tf"]
+    located = port.located_launcher(st[PUBLIC].get("located", {}), side, parts)
+    got = port.surprise(st[PUBLIC], dice, w, located, f"wave {w + 1} surprise")
+    fact = {"kind": "in-port-surprise", "tf": tf_id, "wave": w + 1, **got}
+    told = disclose(st, fact, [side, strike["target"]["owner"]], time, "38.3.1")
+    return int(got["reduction"]), told
 
 
 def _night_contact(
@@ -878,6 +957,17 @@ def _elite_losses(
             n -= k
 
 
+def _green_losses(
+    own: Mapping[str, Any], parts: Sequence[Mapping[str, Any]], lost: Mapping[str, int]
+) -> None:
+    """58.2.1: the green APs eliminated leave their bases' green counts."""
+    for t, n in lost.items():
+        for p in parts:
+            k = min(n, training.held(own, str(p["base"]), t))
+            training.lose(own, str(p["base"]), t, k)
+            n -= k
+
+
 def _extended_losses(
     st: dict[str, Any],
     strike: Mapping[str, Any],
@@ -885,6 +975,7 @@ def _extended_losses(
     eliminated: Mapping[str, int],
     dice: Dice,
     time: str,
+    doubled: dict[str, int],
 ) -> list[Event]:
     public, side = st[PUBLIC], strike["side"]
     own = st[PRIVATE][side]
@@ -915,6 +1006,7 @@ def _extended_losses(
                     "6.3.3",
                 )
             )
+        doubled[t] = extra
         left = lost + extra
         for p in parts:
             n = sum(int(e["n"]) for e in p["elements"] + p["escorts"] if e["type"] == t)

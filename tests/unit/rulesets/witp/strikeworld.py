@@ -36,15 +36,18 @@ from pbem.rulesets.witp.sides import ALLIED, JAPANESE, SIDES, enemy_of
 SCENARIO = "coral-sea-1942"
 TIME = "T1/air2/strike"
 KIDO_BUTAI_HEX = "E2114"  # TF2's set-up hex
-YORKTOWN_AT = {6: "E2120", 9: "E2123"}  # hexes from E2114: 36 MP (normal), 54 (extended)
+# hexes from E2114: 36 MP (normal), 54 (extended), 78 (extreme for the dive bombers,
+# 6 MP past their extended 72, 5.15)
+YORKTOWN_AT = {6: "E2120", 9: "E2123", 13: "E2127"}
 AIR = {
     "Shokaku": {"A6M2": 3, "D3A1": 3, "B5N2": 2},
     "Zuikaku": {"A6M2": 3, "D3A1": 3, "B5N2": 2},
     "Yorktown": {"F4F-3": 3, "SBD-3": 6, "TBD-1": 2},
     "Lexington": {"F4F-3": 3, "SBD-3": 6, "TBD-1": 2},
 }
-# Each side's strike at 6 hexes (torpedoes in range) and at 9 (dive bombers at
-# extended range, the torpedo bombers out of their torpedo range, 5.14.1).
+# Each side's strike at 6 hexes (torpedoes in range), at 9 (dive bombers at
+# extended range, the torpedo bombers out of their torpedo range, 5.14.1) and at 13
+# (dive bombers at extreme range, unescorted: 5.15).
 STRIKES = {
     (ALLIED, 6): "STRIKE S1 FROM TF3 6xSBD-3/D 2xTBD-1/T TARGET TF2\n"
     "ESCORT S1 FROM TF3 2xF4F-3@M CLOSE",
@@ -52,6 +55,8 @@ STRIKES = {
     (JAPANESE, 6): "STRIKE S1 FROM TF2 3xD3A1/D 2xB5N2/T TARGET TF3\n"
     "ESCORT S1 FROM TF2 2xA6M2@M CLOSE",
     (JAPANESE, 9): "STRIKE S1 FROM TF2 3xD3A1/D TARGET TF3\nESCORT S1 FROM TF2 2xA6M2@M LOOSE",
+    (ALLIED, 13): "STRIKE S1 FROM TF3 6xSBD-3/D TARGET TF2",
+    (JAPANESE, 13): "STRIKE S1 FROM TF2 3xD3A1/D TARGET TF3",
 }
 
 
@@ -133,6 +138,21 @@ class Routed:
         return self.base.rolls()
 
 
+class RoutedSecret(SecretDice):
+    """A moderator's stream whose forks labelled ``prefix``... come from ``other``:
+    two worlds whose secret rolls differ in those steps alone (5.15's return roll)."""
+
+    def __init__(self, base: SecretDice, other: SecretDice, prefix: str) -> None:
+        super().__init__(b"", "routed")
+        self.base, self.other, self.prefix = base, other, prefix
+
+    def d6(self, purpose: str = "") -> int:
+        return self.base.d6(purpose)
+
+    def fork(self, label: str) -> SecretDice:
+        return (self.other if label.startswith(self.prefix) else self.base).fork(label)
+
+
 def resolved(
     state: Mapping[str, Any],
     seed: int,
@@ -141,16 +161,17 @@ def resolved(
     side: str = ALLIED,
     hexes: int = 6,
     dice: Dice | None = None,
+    secret_dice: SecretDice | None = None,
     suppress: int = 0,
     **kw: Any,
 ) -> tuple[dict[str, Any], list[Event]]:
     """``side``'s strike resolved: ``seed`` the open dice, ``secret`` the seed of the
-    owner's critical-hit rolls (16.7)."""
+    owner's critical-hit rolls (16.7) (``secret_dice``: the stream itself)."""
     return naval_strike.resolve(
         state,
         strike(state, side, hexes, suppress),
         dice or open_dice(seed),
-        SecretDice(secret, "secret"),
+        secret_dice or SecretDice(secret, "secret"),
         TIME,
         **kw,
     )
@@ -292,6 +313,17 @@ SECRET_FACTS = st.one_of(
     ),
     st.fixed_dictionaries(
         {
+            "kind": st.just("extreme-range-losses"),
+            "type": st.sampled_from(("SBD-3", "D3A1")),
+            "column": st.sampled_from(("X+1", "X+6")),
+            "roll": st.integers(2, 12),
+            "percent": st.integers(0, 60),
+            "returning": st.integers(0, 6),
+            "lost": st.integers(0, 4),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
             "kind": st.just("search-chit"),
             "tf": st.sampled_from(("TF1", "TF2")),
             "chit": st.sampled_from(("true", "false", "approx-1")),
@@ -307,10 +339,12 @@ class Hidden:
     grounded over another TF (5.3.6), the moderator's part, facts told to the other
     side alone, and the dice of the rolls only the other side is told: the owner's
     critical hits (16.7, the secret stream) when the viewer struck, the striker's
-    extended-range doubling (6.3.3) when the viewer was struck; the striker's
-    secret SUPPRESS on its loose escort (7.9) when the viewer was struck; and, when
-    the viewer struck, the struck side's CAP order at the levels the strike does not
-    fly (R135: 6.1.1 shows the striker only the CAP that fights)."""
+    extended-range doubling (6.3.3) and extreme-range return roll (5.15, its own
+    fork of the secret stream, seeded by ``extended``) when the viewer was struck; the
+    striker's secret SUPPRESS on its loose escort (7.9) when the viewer was struck;
+    and, when the viewer struck, the struck side's CAP order at the levels the strike
+    does not fly (R135: 6.1.1 shows the striker only the CAP that fights);
+    ``green``: green APs (58.1) on the other side's ships that take no part."""
 
     plots: Any
     grounded: int
@@ -320,6 +354,7 @@ class Hidden:
     extended: int
     suppress: int = 0
     cap_unused: dict[str, int] = field(default_factory=dict)  # R135: where no strike flies
+    green: int = 0
 
 
 hidden = st.builds(
@@ -332,6 +367,7 @@ hidden = st.builds(
     st.integers(0, 2**16),
     st.integers(0, 2),
     st.fixed_dictionaries({lv: st.integers(0, 9) for lv in ("L", "M", "H")}),
+    st.integers(0, 3),
 )
 SHARES = st.none() | st.fixed_dictionaries({lv: st.integers(0, 3) for lv in ("L", "M", "H")})
 
@@ -351,8 +387,8 @@ class Case:
 def cases(draw: st.DrawFn) -> Case:
     viewer, striker = draw(st.sampled_from(SIDES)), draw(st.sampled_from(SIDES))
     h1, h2 = draw(hidden), draw(hidden)
-    # the striker sees its own extended-range roll; the owner every critical-hit roll
-    # and its own SUPPRESS (7.9); the owner his own CAP order (R135)
+    # the striker sees its own extended-range and extreme-range rolls; the owner every
+    # critical-hit roll and its own SUPPRESS (7.9); the owner his own CAP order (R135)
     same: dict[str, Any] = (
         {"extended": h1.extended, "suppress": h1.suppress}
         if viewer == striker
@@ -362,7 +398,7 @@ def cases(draw: st.DrawFn) -> Case:
     return Case(
         viewer,
         striker,
-        draw(st.sampled_from((9, 6))),
+        draw(st.sampled_from((9, 6, 13))),
         draw(st.integers(0, 2**16)),
         draw(st.booleans()),
         (h1, h2),
@@ -391,15 +427,20 @@ def world(base: Mapping[str, Any], case: Case, h: Hidden) -> tuple[dict[str, Any
             "TF1": {"A6M2" if other == JAPANESE else "F4F-3": h.grounded}
         }
     state[MODERATOR] = {"ledger": h.moderator}
+    for name, ship in state[PRIVATE][other]["ships"].items():
+        if name not in AIR and h.green:  # 58.1: green APs away from the fight
+            ship["green"] = {"A6M2" if other == JAPANESE else "F4F-3": h.green}
     events = [disclose(state, f, [other], TIME, "16.7") for f in h.told_other]
     dice = Routed(open_dice(case.seed), open_dice(h.extended), "extended range")
+    extreme = SecretDice(h.extended.to_bytes(4, "big"), "secret")
+    secret = RoutedSecret(SecretDice(h.secret, "secret"), extreme, "extreme range")
     after, more = resolved(
         state,
         case.seed,
-        h.secret,
         side=case.striker,
         hexes=case.hexes,
         dice=dice,
+        secret_dice=secret,
         suppress=h.suppress,
         ratings=RATINGS,
         target_plotted=case.plotted,

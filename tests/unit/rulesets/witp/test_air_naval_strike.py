@@ -224,6 +224,7 @@ AUDIENCE = {  # witp-hidden-info 4.1-4.2 and 6: who is told each fact of a naval
     "critical-hit-rolls": {JAPANESE},  # 16.7: the owner's
     "critical-hit": {ALLIED},  # 16.7: doubles only
     "extended-range-losses": {ALLIED},  # 6.3.3: the striker's own
+    "extreme-range-losses": {ALLIED},  # 5.15: the striker's own
 }
 
 

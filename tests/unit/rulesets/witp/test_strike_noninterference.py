@@ -6,12 +6,13 @@ The worlds (strikeworld.cases) share the open dice and differ at random in the
 other side's plots, its CAP grounded over another TF (5.3.6), the moderator's part,
 facts told to the other side alone, and the dice of the rolls only the other side
 is told: the owner's critical-hit rolls (16.7: told to the striker on doubles
-only) when the viewer struck, the striker's extended-range doubling (6.3.3) when
-the viewer was struck, the striker's SUPPRESS (7.9) while it peels off the same
-fighters in both worlds (mostly none), and the struck side's CAP order (R135) at
-the levels the strike does not fly, where 6.1.1 shows the striker nothing. Each
-strike is resolved by ``naval_strike.resolve`` itself, so the property covers what
-the rules module discloses as well as what the report makes of it.
+only) when the viewer struck, the striker's extended-range doubling (6.3.3) and
+its extreme-range return roll (5.15, at 13 hexes) when the viewer was struck, the
+striker's SUPPRESS (7.9) while it peels off the same fighters in both worlds
+(mostly none), the struck side's CAP order (R135) at the levels the strike does
+not fly, where 6.1.1 shows the striker nothing, and green APs (58.1) away from the
+fight. Each strike is resolved by ``naval_strike.resolve`` itself, so the property
+covers what the rules module discloses as well as what the report makes of it.
 A second property plays whole Strike Segments that differ in the RECIPROCAL
 choice of the side losing 12.3.2 Step 2's roll (R125); a third, whole Naval Phases
 that differ in an unused Naval Cover line of the naval plot (5.3.4, R138).
@@ -25,6 +26,7 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
+from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE, indistinguishable
 from pbem.rulesets.witp.ruleset import WitpRuleset
 from pbem.rulesets.witp.sides import ALLIED, JAPANESE, enemy_of
@@ -32,6 +34,7 @@ from pbem.rulesets.witp.sides import ALLIED, JAPANESE, enemy_of
 from .strikeworld import (
     Bases,
     Case,
+    RoutedSecret,
     cases,
     doubles_told,
     peeled,
@@ -98,6 +101,23 @@ def test_the_comparison_can_fail_the_owner_reads_the_secret_rolls(
             break
     assert report(witp, a, ea, JAPANESE) != report(witp, b, eb, JAPANESE)
     assert report(witp, a, ea, ALLIED) == report(witp, b, eb, ALLIED)
+
+
+def test_5_15_the_comparison_can_fail_the_striker_reads_its_extreme_range_roll(
+    witp: WitpRuleset, bases: Bases
+) -> None:
+    """The same extreme-range strike with another return roll: the striker's report
+    changes (its own roll, 5.15); the struck side's does not."""
+    base, worlds = bases[13], []
+    for n in range(40):
+        extreme = SecretDice(n.to_bytes(4, "big"), "secret")
+        secret = RoutedSecret(SecretDice(b"one", "secret"), extreme, "extreme range")
+        worlds.append(resolved(base, 5, hexes=13, secret_dice=secret))
+    rolls = [told(w, ALLIED, "extreme-range-losses")[0]["roll"] for w, _ in worlds]
+    b = next(i for i, r in enumerate(rolls) if r != rolls[0])
+    (a, ea), (b_, eb) = worlds[0], worlds[b]
+    assert report(witp, a, ea, ALLIED) != report(witp, b_, eb, ALLIED)
+    assert report(witp, a, ea, JAPANESE) == report(witp, b_, eb, JAPANESE)
 
 
 def test_7_9_the_comparison_can_fail_the_striker_reads_its_suppress(

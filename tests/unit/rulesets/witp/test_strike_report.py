@@ -213,6 +213,19 @@ def test_6_3_3_extended_range_losses_are_the_strikers_own(witp: WitpRuleset) -> 
     assert "extended" not in _tables(witp.view(st, events, JAPANESE))
 
 
+def test_5_15_the_extreme_range_return_roll_is_the_strikers_own(witp: WitpRuleset) -> None:
+    far = opened(witp, hexes=13)
+    st, events = resolved(far, 0, hexes=13)  # seed 0: some SBDs come back
+    (roll,) = told(st, ALLIED, "extreme-range-losses")
+    assert "extreme" in _tables(witp.view(st, events, ALLIED))
+    assert "extreme" not in _tables(witp.view(st, events, JAPANESE))
+    text = strike_section(report(witp, st, events, ALLIED)[0])
+    assert "Extreme range: the return roll (5.15)" in text
+    assert max(len(line) for line in text.splitlines()) <= 72
+    assert "Extreme range" not in strike_section(report(witp, st, events, JAPANESE)[0])
+    assert roll["column"] == "X+6"
+
+
 def test_each_strike_fact_is_told_once_not_in_the_event_list(
     witp: WitpRuleset, base: dict[str, Any]
 ) -> None:

@@ -1,0 +1,110 @@
+"""5.15 Extreme-range strikes: the return roll.
+
+APs that struck beyond their maximum range (the printed extended range, or the
+normal one where no extended range applies) roll on return, 2D6 per returning AP
+type, on the Bombardment of Air Points Table's "X+n" column (n: the MP flown beyond
+that maximum, 1-6); the result is the percentage of the returning APs lost,
+rounded to the nearest whole AP (.5 up). Only the APs that return are counted:
+those eliminated in the strike, and those lost to 6.3.3's doubling, are not.
+
+The losses are operational: the enemy is not told them, so the roll comes from the
+moderator's stream and is told to the striker alone (R130).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.core.events import Event
+from pbem.rulesets.witp import draws
+from pbem.rulesets.witp.air.ships import take_losses
+from pbem.rulesets.witp.air.tables import air_unit, rounded, value
+from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
+
+EXTREME_RETURN = "tables/bombardment-of-air-points-extreme"
+
+
+def beyond(public: Mapping[str, Any], ap_type: str, mp: int) -> int:
+    """The MP flown past the type's maximum strike range (0: within it)."""
+    rng = air_unit(public, ap_type)["range"]
+    most = int(rng.get("extended") or rng["normal"])
+    return max(0, mp - most)
+
+
+def column(public: Mapping[str, Any], ap_type: str, parts: Sequence[Mapping[str, Any]]) -> int:
+    """The X+n column for ``ap_type`` (0: none flew at extreme range); a type flying
+    from several parts rolls once, on its farthest part's column (R130, pbem's)."""
+    flew = [
+        beyond(public, ap_type, int(p.get("mp", 0)))
+        for p in parts
+        if any(
+            e["type"] == ap_type and e.get("range") == "extreme"
+            for e in list(p["elements"]) + list(p["escorts"])
+        )
+    ]
+    return min(6, max(flew, default=0))
+
+
+def percent(public: Mapping[str, Any], x: int, roll: int) -> int:
+    """The table's percentage for column X+``x`` and a 2D6 ``roll``."""
+    t = value(public, EXTREME_RETURN)
+    return int(t[f"X+{x}"][min(12, max(2, roll)) - 2])
+
+
+def return_roll(
+    public: Mapping[str, Any], ap_type: str, x: int, returning: int, dice: Dice
+) -> dict[str, Any]:
+    """One type's 2D6 on return: {type, column, roll, percent, returning, lost}."""
+    roll = dice.d6(f"extreme range {ap_type}") + dice.d6(f"extreme range {ap_type}")
+    pct = percent(public, x, roll)
+    lost = min(returning, rounded(returning * pct / 100))
+    return {
+        "kind": "extreme-range-losses",
+        "type": ap_type,
+        "column": f"X+{x}",
+        "roll": roll,
+        "percent": pct,
+        "returning": returning,
+        "lost": lost,
+    }
+
+
+def losses(
+    st: dict[str, Any],
+    strike: Mapping[str, Any],
+    parts: Sequence[Mapping[str, Any]],
+    gone: Mapping[str, int],
+    secret: Dice,
+    time: str,
+) -> list[Event]:
+    """5.15: each type that flew at extreme range rolls on return; ``gone``: its APs
+    that did not return (eliminated, and doubled by 6.3.3). The losses leave the
+    parts' bases in order; the striker alone is told."""
+    public, side = st[PUBLIC], strike["side"]
+    own = st[PRIVATE][side]
+    where = " ".join(str(p["base"]) for p in parts)
+    events: list[Event] = []
+    types = sorted(
+        {str(e["type"]) for p in parts for e in list(p["elements"]) + list(p["escorts"])}
+    )
+    for t in types:
+        x = column(public, t, parts)
+        flown = sum(
+            int(e["n"])
+            for p in parts
+            for e in list(p["elements"]) + list(p["escorts"])
+            if e["type"] == t
+        )
+        returning = max(0, flown - int(gone.get(t, 0)))
+        if x < 1 or returning < 1:
+            continue
+        dice = draws.fork(secret, f"extreme range {time} {strike['target']['tf']} {where} {t}")
+        fact = return_roll(public, t, x, returning, dice)
+        left = int(fact["lost"])
+        for p in parts:
+            n = sum(int(e["n"]) for e in list(p["elements"]) + list(p["escorts"]) if e["type"] == t)
+            left -= take_losses(own, str(p["base"]), t, min(left, n))
+        events.append(disclose(st, fact, [side], time, "5.15"))
+    return events

@@ -1,0 +1,69 @@
+"""10.1.2, 38.3.1 Ships in port under air attack.
+
+A TF in port (its ``in_port``: the port it lies in, 38.3, 18.4.1) is defended by
+the port's AA as well as its ships' (the AA Table's port values: the pack's
+``tables.port-aa``, by port type), against every component of every wave, with no
+column shifts (10.3); torpedo ("T") APs attacking it have their attack strength
+halved, rounded down; and before each wave's attack the striker rolls 1D6 on the
+In-Port Surprise Attack Table: -1 for each successive wave, -2 if a launching
+carrier TF is currently Located; the result lowers the speed class of the ships
+attacked (cumulative with the other reductions, 7.8.1 Step 3). R131.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.core.dice import Dice
+from pbem.rulesets.witp.air.tables import value
+
+PORT_AA, SURPRISE = "tables/port-aa", "tables/in-port-surprise"
+
+
+def in_port(tf: Mapping[str, Any]) -> str | None:
+    """The port the TF lies in (38.3), or None at sea."""
+    got = tf.get("in_port")
+    return str(got) if got else None
+
+
+def port_aa(public: Mapping[str, Any], port: str) -> int:
+    """The port's AA strength (the AA Table's value for its type)."""
+    t = value(public, PORT_AA)
+    kind = str(t["ports"].get(port, t["default_type"]))
+    return int(t["by_type"][kind])
+
+
+def port_fire(public: Mapping[str, Any], port: str | None, *, night: bool) -> int:
+    """The port's AA added against a component: at night halved, rounded down, as
+    the ships' is (14.2.2; R131, pbem's)."""
+    if port is None:
+        return 0
+    aa = port_aa(public, port)
+    return aa // 2 if night else aa
+
+
+def torpedo_strength(torpedo: int, port: str | None) -> int:
+    """38.3.1: T-type APs attacking ships in port at half strength, rounded down."""
+    return torpedo // 2 if port is not None else torpedo
+
+
+def located_launcher(
+    located: Mapping[str, Any], side: str, parts: Sequence[Mapping[str, Any]]
+) -> bool:
+    """A carrier part's launching TF is currently Located (a chit on the map)."""
+    return any(p["carrier"] and f"{side}:{p['base']}" in located for p in parts)
+
+
+def surprise(
+    public: Mapping[str, Any], dice: Dice, wave: int, launcher_located: bool, purpose: str
+) -> dict[str, Any]:
+    """38.3.1: the striker's 1D6 before wave ``wave`` (0: the first) attacks:
+    {roll, drm, reduction}."""
+    t = value(public, SURPRISE)
+    roll = dice.d6(purpose)
+    drm = -int(t["successive_wave_drm"]) * wave
+    drm -= int(t["located_carrier_drm"]) if launcher_located else 0
+    total = roll + drm
+    reduction = next((int(r) for at, r in t["results"] if total >= int(at)), 0)
+    return {"roll": roll, "drm": drm, "reduction": reduction}

@@ -1,0 +1,135 @@
+"""58.2.1, 6.3.1 Training levels in air combat and attacks: "green" APs (R132).
+
+Untrained ("green") APs are counted by type on a carrier's record or an air base
+(``green``: {type: n}, beside ``air``/``air_points``; a scenario's ``*-green`` forces
+item sets a carrier's, as ``*-elite`` does its elite). Every other AP is fully
+trained (58.1). Their effects where the strike modules fight:
+
+- air combat: a green AP's air combat strength is halved, rounded up; a green
+  bomber's (the defence it is attacked with) not below 2 and its parenthesized
+  return fire not below 1 (58.2.1);
+- anti-ship: a green element's anti-ship total is halved, rounded up (58.2.1);
+- the bounce: a strike with any green fighter never receives it, unless the CAP it
+  meets has green fighters too (58.2.1);
+- losses: air combat results fall on the defending green APs before any trained
+  (6.3.1, 58.2.1; air/combat.py);
+- a green AP eliminated leaves its base's green count.
+
+A part flies its base's trained APs of a type first, the green after (pbem's: the
+owner keeps his green back while he can); the CAP is likewise trained first.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pbem.rulesets.witp.air.ships import ships_of
+
+KEY = "green"
+
+
+def air_combat(strength: int, *, bomber: bool) -> int:
+    """58.2.1: a green AP's air combat strength (a bomber's not below 2)."""
+    half = math.ceil(strength / 2)
+    return max(min(2, strength), half) if bomber else half
+
+
+def return_fire(strength: int) -> int:
+    """58.2.1: a green bomber's parenthesized (return fire) value, not below 1."""
+    return max(min(1, strength), math.ceil(strength / 2))
+
+
+def anti_ship(total: int) -> int:
+    """58.2.1: a green element's anti-ship total, halved, rounded up."""
+    return math.ceil(total / 2)
+
+
+def _holders(own: Mapping[str, Any], base: str) -> list[dict[str, Any]]:
+    """The records holding ``base``'s APs: its carriers, or the air base."""
+    tf = own.get("tfs", {}).get(base)
+    if tf is not None:
+        return ships_of(own, tf)
+    b = own.get("air_bases", {}).get(base)
+    return [b] if b is not None else []
+
+
+def _aps(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    got: Mapping[str, Any] = record.get("air", record.get("air_points", {}))
+    return got
+
+
+def held(own: Mapping[str, Any], base: str, ap_type: str) -> int:
+    """The green APs of ``ap_type`` at ``base`` (never more than it has)."""
+    return sum(
+        min(int(r.get(KEY, {}).get(ap_type, 0)), int(_aps(r).get(ap_type, 0)))
+        for r in _holders(own, base)
+    )
+
+
+def trained(own: Mapping[str, Any], base: str, ap_type: str) -> int:
+    total = sum(int(_aps(r).get(ap_type, 0)) for r in _holders(own, base))
+    return total - held(own, base, ap_type)
+
+
+def split(
+    own: Mapping[str, Any], base: str, elements: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The part's elements with their green APs split off (``green``: True), the
+    trained flying first; elite elements (7.11) are trained as they are."""
+    left: dict[str, int] = {}
+    out: list[dict[str, Any]] = []
+    for e in elements:
+        t = str(e["type"])
+        if e.get("elite"):
+            left[t] = left.get(t, trained(own, base, t)) - int(e["n"])
+            out.append(dict(e))
+            continue
+        left.setdefault(t, trained(own, base, t))
+        k = min(int(e["n"]), max(0, left[t]))
+        left[t] -= k
+        if k:
+            out.append(dict(e, n=k))
+        if int(e["n"]) - k:
+            out.append({**e, "n": int(e["n"]) - k, KEY: True})
+    return out
+
+
+def cap_green(own: Mapping[str, Any], tf: str, ap_type: str, flying: int, busy: int) -> int:
+    """The CAP's green APs of a type: the TF's green its strikes (trained first)
+    did not take."""
+    spent = max(0, busy - trained(own, tf, ap_type))
+    return min(flying, max(0, held(own, tf, ap_type) - spent))
+
+
+def mark(cap: Sequence[Mapping[str, Any]], green: Mapping[str, int]) -> list[dict[str, Any]]:
+    """Each type's ``green`` CAP APs marked, level by level, lowest first (as the
+    elite are, 7.11); an elite entry is trained."""
+    left = dict(green)
+    out: list[dict[str, Any]] = []
+    for e in cap:
+        t, n = str(e["type"]), int(e["n"])
+        k = 0 if e.get("elite") else min(n, left.get(t, 0))
+        left[t] = left.get(t, 0) - k
+        if n - k:
+            out.append({**e, "n": n - k})
+        if k:
+            out.append({**e, "n": k, KEY: True})
+    return out
+
+
+def strike_has_green_fighters(escorts: Sequence[Mapping[str, Any]]) -> bool:
+    return any(e.get(KEY) and int(e["n"]) > 0 for e in escorts)
+
+
+def lose(own: Mapping[str, Any], base: str, ap_type: str, n: int) -> None:
+    """``n`` green APs of ``ap_type`` eliminated: off the green count, and no record
+    keeps more green than APs."""
+    for r in _holders(own, base):
+        counts = r.get(KEY)
+        if not counts or ap_type not in counts:
+            continue
+        cut = min(n, int(counts[ap_type]))
+        n -= cut
+        counts[ap_type] = min(int(counts[ap_type]) - cut, int(_aps(r).get(ap_type, 0)))

@@ -1,0 +1,142 @@
+"""58.2.1, 6.3.1 Training levels in air combat and attacks: green APs (R132)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbem.core.dice import ScriptedDice, SeededDice
+from pbem.rulesets.witp.air import attack, naval_strike, plot, training
+from pbem.rulesets.witp.air.combat import Stack, resolve_level
+from pbem.rulesets.witp.draws import SecretDice
+from pbem.rulesets.witp.knowledge import PRIVATE
+from pbem.rulesets.witp.ruleset import WitpRuleset
+from pbem.rulesets.witp.sides import ALLIED, JAPANESE
+from pbem.rulesets.witp.taskforces import embark
+
+from .strikeworld import opened, report, resolved, strike_section
+from .test_air_world import PUBLIC_PACK, knowing, told, world
+
+PUBLIC = {"pack": PUBLIC_PACK}
+TIME = "T1/air1/strike"
+STRIKE = "STRIKE S1 FROM TF2 4xSBD-3/D 2xTBD-1/T TARGET TF1\nESCORT S1 FROM TF2 2xF4F-3@M LOOSE"
+
+
+def _run(s: dict[str, Any], seed: int) -> tuple[dict[str, Any], list[Any]]:
+    p, errors = plot.judge(knowing(s, ALLIED), ALLIED, STRIKE)
+    assert errors == []
+    dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
+    secret = SecretDice(bytes([seed + 1]) * 12, "secret")
+    return naval_strike.resolve(s, p.strikes["S1"], dice, secret, TIME)
+
+
+def _green(s: dict[str, Any], side: str, tf: str, **counts: int) -> None:
+    """Each carrier of ``tf`` with ``counts`` green APs by type (up to what it has)."""
+    for ship in s[PRIVATE][side]["tfs"][tf]["ships"]:
+        if ship.get("air"):
+            ship["green"] = {t.replace("_", "-"): n for t, n in counts.items()}
+
+
+def test_58_2_1_green_strengths_are_halved_rounded_up() -> None:
+    assert training.air_combat(5, bomber=False) == 3  # a fighter: 5 -> 3
+    assert training.air_combat(3, bomber=True) == 2  # a bomber: not below 2
+    assert training.air_combat(2, bomber=True) == 2 and training.air_combat(1, bomber=True) == 1
+    assert training.return_fire(3) == 2 and training.return_fire(1) == 1  # not below 1
+    sbd = {"type": "SBD-3", "n": 3, "role": "D", "range": "normal"}
+    trained = attack.anti_ship(PUBLIC, [sbd])
+    assert attack.anti_ship(PUBLIC, [{**sbd, "green": True}]) == (trained + 1) // 2
+
+
+def test_6_3_1_air_combat_losses_fall_on_the_green_first() -> None:
+    def fight(green: bool) -> tuple[Stack, Stack]:
+        b17 = Stack("B-17E", 2, 3, 3, False)
+        sbd = Stack("SBD-3", 2, 3, 2, False, green=green)
+        cap = [Stack("A6M2", 2, 5, 5, True)]
+        resolve_level(PUBLIC, "M", cap, [], [], [b17, sbd], ScriptedDice([6, 6, 1, 1]))
+        return b17, sbd
+
+    b17, sbd = fight(False)  # R96: the strongest the points reach, the B-17, first
+    assert b17.eliminated == 1 and sbd.eliminated == 0
+    b17, sbd = fight(True)
+    assert sbd.eliminated == 1 and b17.eliminated == 0
+    assert sbd.aborted == 1  # the last green aborted before any trained AP is hit
+    assert b17.aborted >= 1
+
+
+def test_58_2_1_a_strike_with_green_fighters_never_receives_the_bounce() -> None:
+    dice = ScriptedDice([1] * 40)
+    loose = [Stack("F4F-3", 2, 4, 4, True, green=True)]
+    got = resolve_level(
+        PUBLIC, "M", [Stack("A6M2", 2, 5, 5, True)], loose, [], [], dice, green_strike=True
+    )
+    assert got.bounce == {"roll": None, "drm": 0, "to": "cap", "green": True}
+    assert got.routine == "C" and tuple(got.steps[0][k] for k in ("attacker", "defender")) == (
+        "cap",
+        "loose escort",
+    )
+    assert not any(p.startswith("bounce") for _, p in dice.rolls)  # not rolled
+
+
+def test_58_2_1_a_part_flies_its_trained_aps_first_then_its_green() -> None:
+    s = world()
+    _green(s, ALLIED, "TF2", SBD_3=2)  # Yorktown and Lexington: 3 SBDs each, 2 green
+    own = s[PRIVATE][ALLIED]
+    got = training.split(own, "TF2", [{"type": "SBD-3", "n": 5, "alt": "M"}])
+    assert [(e["n"], bool(e.get("green"))) for e in got] == [(2, False), (3, True)]
+    assert training.held(own, "TF2", "SBD-3") == 4 and training.trained(own, "TF2", "SBD-3") == 2
+
+
+def test_58_2_1_green_aps_fight_halved_and_their_losses_leave_the_green_count() -> None:
+    seen = False
+    for seed in range(12):
+        s = world()
+        _green(s, ALLIED, "TF2", SBD_3=3, F4F_3=2)  # every SBD and F4F green
+        st, _ = _run(s, seed)
+        for f in told(st, JAPANESE, "air-combat"):
+            mine = [b for b in f["bombers"] + f["escorts"] if b["type"] != "TBD-1"]
+            assert all(b.get("green") for b in mine)
+            assert f["bounce"] is None or f["bounce"]["to"] == "cap"  # 58.2.1
+            seen = True
+        own = st[PRIVATE][ALLIED]
+        for ship in own["tfs"]["TF2"]["ships"]:
+            if ship.get("air"):
+                assert ship["green"]["SBD-3"] <= ship["air"]["SBD-3"]
+        assert training.held(own, "TF2", "SBD-3") == sum(
+            x["air"]["SBD-3"] for x in own["tfs"]["TF2"]["ships"] if x.get("air")
+        )
+    assert seen
+
+
+def test_58_2_1_green_cap_is_marked_and_meets_a_green_strike_on_a_rolled_bounce() -> None:
+    rolled = False
+    for seed in range(12):
+        s = world()
+        _green(s, ALLIED, "TF2", F4F_3=2)
+        _green(s, JAPANESE, "TF1", A6M2=2)  # 4 Zeros, 2 on each carrier: all green
+        st, _ = _run(s, seed)
+        for f in told(st, ALLIED, "air-combat"):
+            assert all(c.get("green") for c in f["cap"])
+            rolled |= bool(f["bounce"] and f["bounce"]["roll"])
+    assert rolled  # both sides' fighters green: the bounce is rolled as usual
+
+
+def test_58_1_a_scenario_green_item_sets_a_carriers_green_aps() -> None:
+    ships: dict[str, dict[str, Any]] = {"Yorktown": {"type": "CV"}}
+    forces = {
+        "tf17-air": {"value": {"Yorktown": {"SBD-3": 6}}},
+        "tf17-green": {"value": {"Yorktown": {"SBD-3": 2}}},
+    }
+    embark(forces, ships)
+    assert ships["Yorktown"]["air"] == {"SBD-3": 6} and ships["Yorktown"]["green"] == {"SBD-3": 2}
+
+
+def test_58_2_1_the_reports_mark_green_aps_in_the_air_combat(witp: WitpRuleset) -> None:
+    base = opened(witp, 6)
+    base[PRIVATE][ALLIED]["ships"]["Yorktown"]["green"] = {"SBD-3": 6}
+    for seed in range(12):
+        st, events = resolved(base, seed)
+        if told(st, ALLIED, "air-combat"):
+            break
+    for side in (ALLIED, JAPANESE):
+        text = strike_section(report(witp, st, events, side)[0])
+        assert "SBD-3 green" in text
+        assert max(len(line) for line in text.splitlines()) <= 72
