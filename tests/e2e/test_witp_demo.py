@@ -173,7 +173,11 @@ def test_witp_demo_nothing_refused_and_tfs_moved_as_plotted(demo: tuple[str, Pat
                     assert (at, moved) == (before[tf][0], []), (side, key, tf, card)
             before = now
     # Both sides' TFs moved in every Game-Turn of the scenario.
-    assert moved_in == {s: {"1", "2", "3"} for s in SIDES}
+    assert moved_in == {s: {"1", "2", "3"} for s in SIDES}, (  # what to read if not
+        moved_in,
+        {s: {k: v for k, v in plotted[s].items() if k[0] not in moved_in[s]} for s in SIDES},
+        {s: sorted(last_report[s]) for s in SIDES},
+    )
     # The Allied allotment is never empty (13.6: SI level 3 and more): Crace leaves one.
     assert len(dummies["allied"]) == 1
 
