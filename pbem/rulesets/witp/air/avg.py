@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pbem.rulesets.witp.air.ships import mark_by_type
 from pbem.rulesets.witp.air.tables import MAP_START, value
 
 KEY = "avg"
@@ -58,17 +59,7 @@ def mark(
 
 def mark_cap(cap: Sequence[Mapping[str, Any]], avg: Mapping[str, int]) -> list[dict[str, Any]]:
     """The CAP's ``avg`` APs of each type (its AVG cover) marked, level by level."""
-    left = dict(avg)
-    out: list[dict[str, Any]] = []
-    for e in cap:
-        t, n = str(e["type"]), int(e["n"])
-        k = min(n, left.get(t, 0))
-        left[t] = left.get(t, 0) - k
-        if k:
-            out.append({**e, "n": k, KEY: True})
-        if n - k:
-            out.append({**e, "n": n - k})
-    return out
+    return mark_by_type(cap, avg, KEY)
 
 
 def composition(

@@ -24,7 +24,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp import draws
-from pbem.rulesets.witp.air.ships import ships_of
+from pbem.rulesets.witp.air.ships import holders
 from pbem.rulesets.witp.air.tables import value
 
 BONUSES = "tables/elite-bonuses"
@@ -51,22 +51,13 @@ def any_altitude(public: Mapping[str, Any], ap_type: str) -> bool:
     return _bonus(public, "anti_ship_plus_two", ap_type)
 
 
-def _holders(own: Mapping[str, Any], base: str) -> list[dict[str, Any]]:
-    """The records holding ``base``'s elite counts: its carriers, or the air base."""
-    tf = own.get("tfs", {}).get(base)
-    if tf is not None:
-        return ships_of(own, tf)
-    b = own.get("air_bases", {}).get(base)
-    return [b] if b is not None else []
-
-
 def held(own: Mapping[str, Any], base: str, ap_type: str) -> int:
-    return sum(int(r.get(KEY, {}).get(ap_type, 0)) for r in _holders(own, base))
+    return sum(int(r.get(KEY, {}).get(ap_type, 0)) for r in holders(own, base))
 
 
 def night_held(own: Mapping[str, Any], base: str, ap_type: str) -> int:
     """7.11.5, R129: the base's elite APs of ``ap_type`` holding "Night" status."""
-    return sum(int(r.get(NIGHT_KEY, {}).get(ap_type, 0)) for r in _holders(own, base))
+    return sum(int(r.get(NIGHT_KEY, {}).get(ap_type, 0)) for r in holders(own, base))
 
 
 def split(
@@ -95,7 +86,7 @@ def split(
 def lose(own: Mapping[str, Any], base: str, ap_type: str, n: int) -> None:
     """7.11.2: ``n`` elite APs of ``ap_type`` eliminated; also no record keeps more
     elite than APs."""
-    for r in _holders(own, base):
+    for r in holders(own, base):
         counts = r.get(KEY)
         if not counts or ap_type not in counts:
             continue

@@ -65,7 +65,13 @@ from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air import entry as entry_arc
 from pbem.rulesets.witp.air import night as night_rules
 from pbem.rulesets.witp.air.coordination import Ratings
-from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of, take_losses, tf_air
+from pbem.rulesets.witp.air.ships import (
+    CARRIER_TYPES,
+    mark_by_type,
+    ships_of,
+    take_losses,
+    tf_air,
+)
 from pbem.rulesets.witp.air.tables import DOCTRINE, ROLES, air_unit, known_type, value
 from pbem.rulesets.witp.hexgrid import distance
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
@@ -220,17 +226,7 @@ def cap_levels(
 
 def _elite_first(cap: Sequence[Mapping[str, Any]], best: Mapping[str, int]) -> list[dict[str, Any]]:
     """7.11: each type's ``best`` elite CAP APs marked, level by level, lowest first."""
-    left = dict(best)
-    out: list[dict[str, Any]] = []
-    for e in cap:
-        t, n = str(e["type"]), int(e["n"])
-        k = min(n, left.get(t, 0))
-        left[t] = left.get(t, 0) - k
-        if k:
-            out.append({**e, "n": k, elite.KEY: True})
-        if n - k:
-            out.append({**e, "n": n - k})
-    return out
+    return mark_by_type(cap, best, elite.KEY)
 
 
 def stacks_told(stacks: Sequence[combat.Stack]) -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ and damage is written back where the ship's record lives.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 CARRIER_TYPES = ("CV", "CVL", "CVE", "XCV")
@@ -70,3 +70,35 @@ def take_losses(own: Mapping[str, Any], where: str, ap_type: str, lost: int) -> 
     if cut:
         pool[ap_type] = int(pool[ap_type]) - cut
     return cut
+
+
+def holders(own: Mapping[str, Any], base: str) -> list[dict[str, Any]]:
+    """The records holding ``base``'s APs and their counts (elite, green): its
+    carriers if ``base`` is a TF, else the air base."""
+    tf = own.get("tfs", {}).get(base)
+    if tf is not None:
+        return ships_of(own, tf)
+    b = own.get("air_bases", {}).get(base)
+    return [b] if b is not None else []
+
+
+def mark_by_type(
+    entries: Sequence[Mapping[str, Any]],
+    counts: Mapping[str, int],
+    key: str,
+    *,
+    marked_first: bool = True,
+    skip: str | None = None,
+) -> list[dict[str, Any]]:
+    """``counts[type]`` APs of each type among ``entries`` (a CAP's, level by level,
+    lowest first) split off and marked ``key`` (elite 7.11, AVG 6.2.3, green 58.2.1);
+    an entry carrying ``skip`` is never marked (an elite AP is trained)."""
+    left = dict(counts)
+    out: list[dict[str, Any]] = []
+    for e in entries:
+        t, n = str(e["type"]), int(e["n"])
+        k = 0 if skip and e.get(skip) else min(n, left.get(t, 0))
+        left[t] = left.get(t, 0) - k
+        parts = [({**e, "n": k, key: True}, k), ({**e, "n": n - k}, n - k)]
+        out += [p for p, m in (parts if marked_first else parts[::-1]) if m]
+    return out

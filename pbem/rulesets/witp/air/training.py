@@ -25,7 +25,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pbem.rulesets.witp.air.ships import ships_of
+from pbem.rulesets.witp.air.ships import holders, mark_by_type
 
 KEY = "green"
 
@@ -46,15 +46,6 @@ def anti_ship(total: int) -> int:
     return math.ceil(total / 2)
 
 
-def _holders(own: Mapping[str, Any], base: str) -> list[dict[str, Any]]:
-    """The records holding ``base``'s APs: its carriers, or the air base."""
-    tf = own.get("tfs", {}).get(base)
-    if tf is not None:
-        return ships_of(own, tf)
-    b = own.get("air_bases", {}).get(base)
-    return [b] if b is not None else []
-
-
 def _aps(record: Mapping[str, Any]) -> Mapping[str, Any]:
     got: Mapping[str, Any] = record.get("air", record.get("air_points", {}))
     return got
@@ -64,12 +55,12 @@ def held(own: Mapping[str, Any], base: str, ap_type: str) -> int:
     """The green APs of ``ap_type`` at ``base`` (never more than it has)."""
     return sum(
         min(int(r.get(KEY, {}).get(ap_type, 0)), int(_aps(r).get(ap_type, 0)))
-        for r in _holders(own, base)
+        for r in holders(own, base)
     )
 
 
 def trained(own: Mapping[str, Any], base: str, ap_type: str) -> int:
-    total = sum(int(_aps(r).get(ap_type, 0)) for r in _holders(own, base))
+    total = sum(int(_aps(r).get(ap_type, 0)) for r in holders(own, base))
     return total - held(own, base, ap_type)
 
 
@@ -106,17 +97,7 @@ def cap_green(own: Mapping[str, Any], tf: str, ap_type: str, flying: int, busy: 
 def mark(cap: Sequence[Mapping[str, Any]], green: Mapping[str, int]) -> list[dict[str, Any]]:
     """Each type's ``green`` CAP APs marked, level by level, lowest first (as the
     elite are, 7.11); an elite entry is trained."""
-    left = dict(green)
-    out: list[dict[str, Any]] = []
-    for e in cap:
-        t, n = str(e["type"]), int(e["n"])
-        k = 0 if e.get("elite") else min(n, left.get(t, 0))
-        left[t] = left.get(t, 0) - k
-        if n - k:
-            out.append({**e, "n": n - k})
-        if k:
-            out.append({**e, "n": k, KEY: True})
-    return out
+    return mark_by_type(cap, green, KEY, marked_first=False, skip="elite")
 
 
 def strike_has_green_fighters(escorts: Sequence[Mapping[str, Any]]) -> bool:
@@ -126,7 +107,7 @@ def strike_has_green_fighters(escorts: Sequence[Mapping[str, Any]]) -> bool:
 def lose(own: Mapping[str, Any], base: str, ap_type: str, n: int) -> None:
     """``n`` green APs of ``ap_type`` eliminated: off the green count, and no record
     keeps more green than APs."""
-    for r in _holders(own, base):
+    for r in holders(own, base):
         counts = r.get(KEY)
         if not counts or ap_type not in counts:
             continue
