@@ -24,7 +24,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp import draws
-from pbem.rulesets.witp.air.ships import holders
+from pbem.rulesets.witp.air.ships import holders, lose_counted, mark_by_type
 from pbem.rulesets.witp.air.tables import value
 
 BONUSES = "tables/elite-bonuses"
@@ -68,32 +68,17 @@ def split(
 ) -> list[dict[str, Any]]:
     """The part's elements with the elite APs split off (``elite``: True), elite first;
     by day the elite with Night status fly without their bonuses (7.11.5)."""
-    left: dict[str, int] = {}
-    out: list[dict[str, Any]] = []
-    for e in elements:
-        t = str(e["type"])
-        night = night_held(own, base, t) if by_day else 0
-        left.setdefault(t, max(0, held(own, base, t) - night))
-        k = min(int(e["n"]), left[t])
-        left[t] -= k
-        if k:
-            out.append({**e, "n": k, KEY: True})
-        if int(e["n"]) - k:
-            out.append({**e, "n": int(e["n"]) - k})
-    return out
+    best = {
+        t: max(0, held(own, base, t) - (night_held(own, base, t) if by_day else 0))
+        for t in {str(e["type"]) for e in elements}
+    }
+    return mark_by_type(elements, best, KEY)
 
 
 def lose(own: Mapping[str, Any], base: str, ap_type: str, n: int) -> None:
     """7.11.2: ``n`` elite APs of ``ap_type`` eliminated; also no record keeps more
     elite than APs."""
-    for r in holders(own, base):
-        counts = r.get(KEY)
-        if not counts or ap_type not in counts:
-            continue
-        cut = min(n, int(counts[ap_type]))
-        n -= cut
-        have = int(r.get("air", r.get("air_points", {})).get(ap_type, 0))
-        counts[ap_type] = min(int(counts[ap_type]) - cut, have)
+    lose_counted(own, base, KEY, ap_type, n)
 
 
 def attrition(dice: Dice, best: int, regular: int, losses: int, purpose: str) -> int:

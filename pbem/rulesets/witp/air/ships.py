@@ -102,3 +102,17 @@ def mark_by_type(
         parts = [({**e, "n": k, key: True}, k), ({**e, "n": n - k}, n - k)]
         out += [p for p, m in (parts if marked_first else parts[::-1]) if m]
     return out
+
+
+def lose_counted(own: Mapping[str, Any], base: str, key: str, ap_type: str, n: int) -> None:
+    """``n`` of ``base``'s APs of ``ap_type`` counted under ``key`` (elite, green)
+    eliminated: off the counts record by record, and no record left counting more
+    APs than it holds."""
+    for r in holders(own, base):
+        counts = r.get(key)
+        if not counts or ap_type not in counts:
+            continue
+        cut = min(n, int(counts[ap_type]))
+        n -= cut
+        have = int(r.get("air", r.get("air_points", {})).get(ap_type, 0))
+        counts[ap_type] = min(int(counts[ap_type]) - cut, have)

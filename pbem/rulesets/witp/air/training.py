@@ -25,7 +25,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pbem.rulesets.witp.air.ships import holders, mark_by_type
+from pbem.rulesets.witp.air.ships import holders, lose_counted, mark_by_type
 
 KEY = "green"
 
@@ -107,10 +107,4 @@ def strike_has_green_fighters(escorts: Sequence[Mapping[str, Any]]) -> bool:
 def lose(own: Mapping[str, Any], base: str, ap_type: str, n: int) -> None:
     """``n`` green APs of ``ap_type`` eliminated: off the green count, and no record
     keeps more green than APs."""
-    for r in holders(own, base):
-        counts = r.get(KEY)
-        if not counts or ap_type not in counts:
-            continue
-        cut = min(n, int(counts[ap_type]))
-        n -= cut
-        counts[ap_type] = min(int(counts[ap_type]) - cut, int(_aps(r).get(ap_type, 0)))
+    lose_counted(own, base, KEY, ap_type, n)
