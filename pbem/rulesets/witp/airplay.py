@@ -817,7 +817,7 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         "# Air Strike Plot: one order a line (docs/witp-orders.md, R90). PASS plots none.",
         "#   STRIKE <id> FROM <base|TFn> <n>x<type>[/<role>][@<alt>] ... TARGET <TFn>"
         " [PRIORITY GENERAL|<type>] [RETURN <base>] [NIGHT]",
-        "#   ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE",
+        "#   ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE [SUPPRESS <k>] (7.9)",
         "#   COVER <id> FROM <base|TFn> <n>x<type> OVER <hex> | NAVALCOVER <id> FROM ... OVER <TFn>",
         "#   EMERGENCY <id> FROM <base|TFn> <n>x<type> OVER <hex|TFn>  (flies if a strike comes)",
         "#   TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>",
