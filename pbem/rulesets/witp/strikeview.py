@@ -487,7 +487,7 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
         if (
             current is None
             or current.time != d.time
-            or (kind == "strike-launched" and current.target)
+            or (kind == "strike-launched" and current.target and not _announced(current))
         ):
             current = _Strike(d.time)
             strikes.append(current)
@@ -496,6 +496,8 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
             cover = []
         if launching:
             _launch(current, d)
+            if current.target.startswith("? ") and current.striker in SIDES:
+                current.target = f"{enemy_of(current.striker)} {current.target[2:]}"
             continue
         if not current.target and "tf" in d.fact:  # the target TF, the striker's enemy's
             owner = enemy_of(current.striker) if current.striker in SIDES else "?"
@@ -505,6 +507,13 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
         strikes.append(_Strike(strikes[-1].time if strikes else "?"))
         strikes[-1].notes += cover
     return [_block(s, k.side) for s in strikes]
+
+
+def _announced(s: _Strike) -> bool:
+    """Whether the block holds only what 12.0-12.1 told the target's side before the
+    strike's launch was announced to it (its plotted strike revealed, the Strike
+    Sequence roll): the launch that follows is that strike's, not the next one's."""
+    return s.striker == "?" and not s.rows and not s.results
 
 
 def _stopped(d: Disclosure, cover: Sequence[str]) -> _Strike:

@@ -241,6 +241,22 @@ def test_each_strike_fact_is_told_once_not_in_the_event_list(
         assert "'kind': 'air-" not in text and "air surface attack" not in text
 
 
+def test_12_1_a_sequence_roll_told_before_the_launch_is_that_strikes_own_block(
+    witp: WitpRuleset, base: dict[str, Any]
+) -> None:
+    """In a Strike Segment the target's side may hear 12.0 and 12.1 before the launch
+    (5.0) is announced to it: they open the strike's block, not an enemy "(?)" block
+    of their own with nothing in it."""
+    st, events = resolved(base, 3, ratings=RATINGS, target_plotted=True)
+    early = {"plotted-strike-revealed", "strike-sequence"}
+    told_first = [d for d in st[DISCLOSURES] if d["fact"]["kind"] in early]
+    st = {**st, DISCLOSURES: told_first + [d for d in st[DISCLOSURES] if d not in told_first]}
+    (block,) = witp.view(st, events, JAPANESE)["strikes"]
+    assert block["title"] == "T1/air2/strike: Enemy (allied) strike on your TF2"
+    assert "[12.0] the target's carriers have a strike plotted this phase" in block["notes"]
+    assert any(n.startswith("[5.0] launched from") for n in block["notes"])
+
+
 def test_two_strikes_in_a_round_are_two_blocks(witp: WitpRuleset, base: dict[str, Any]) -> None:
     st, events = resolved(base, 3)
     st2, events2 = resolved(st, 4, side=JAPANESE)
