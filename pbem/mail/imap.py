@@ -216,6 +216,20 @@ class ImapInbox:
             raise _Refused(f"{what} refused: {response.result} {text}")
         return response
 
+    async def _ok_but_gone(self, what: str, command: Callable[[], Awaitable[Any]]) -> None:
+        """``what``, though some of its mails are gone: a server answers NO
+        [EXPUNGEISSUED] (RFC 9051) when another session expunged some of the UIDs
+        meanwhile (a peer daemon that took the mailbox over moved them on: they are
+        acknowledged). It told us of those expunges with its answer, so the command
+        asked once more acts on the rest, if any."""
+        try:
+            await self._ok(what, command())
+        except _Refused as exc:
+            if "EXPUNGEISSUED" not in str(exc):
+                raise
+            log.warning("%s: some of the mails were already moved on by another session", what)
+            await self._ok(what, command())
+
     def _on_connection_lost(self, exc: Exception | None) -> None:
         if self._session_up and (exc is None or isinstance(exc, ConnectionResetError)):
             # A close or reset came from the other end (a server shutting down, a
@@ -457,14 +471,12 @@ class ImapInbox:
             await self._delete(client, uid_set)
             log.info("acknowledged %d message(s): deleted", len(uids))
         elif client.has_capability("MOVE"):
-            await self._ok(
-                "UID MOVE", client.uid("move", uid_set, _quote_mailbox(self.processed_folder))
-            )
+            folder = _quote_mailbox(self.processed_folder)
+            await self._ok_but_gone("UID MOVE", lambda: client.uid("move", uid_set, folder))
             log.info("acknowledged %d message(s): moved to %s", len(uids), self.processed_folder)
         else:
-            await self._ok(
-                "UID COPY", client.uid("copy", uid_set, _quote_mailbox(self.processed_folder))
-            )
+            folder = _quote_mailbox(self.processed_folder)
+            await self._ok_but_gone("UID COPY", lambda: client.uid("copy", uid_set, folder))
             await self._delete(client, uid_set)
             log.info("acknowledged %d message(s): copied to %s", len(uids), self.processed_folder)
 

@@ -96,3 +96,29 @@ async def test_a_refused_batch_fails_every_caller_in_it(
         assert len(await inbox.fetch()) == 5  # nothing acknowledged: all come back
     finally:
         await inbox.close()
+
+
+async def test_mails_a_peer_moved_on_meanwhile_are_acknowledged_with_the_rest(
+    mail_lab: MailLab, mail_user: tuple[str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two daemons fetched the same mails (a take-over); the peer moved some on
+    first. Dovecot answers the slower one's UID MOVE "NO [EXPUNGEISSUED]": those are
+    acknowledged already, so it moves the rest and raises nothing."""
+    address, _ = mail_user
+    for n in range(6):
+        mail_lab.inject(address, mail(address, n))
+    slow = inbox_for(mail_lab, mail_user, processed_folder="pbem-processed")
+    peer = inbox_for(mail_lab, mail_user, processed_folder="pbem-processed")
+    caplog.set_level(logging.INFO, logger="pbem.mail.imap")
+    try:
+        messages = await slow.fetch()
+        assert len(messages) == 6
+        theirs = await peer.fetch()
+        await peer.acknowledge_many([m.ref for m in theirs[:4]])
+        await slow.acknowledge_many([m.ref for m in messages])
+        assert await slow.fetch() == []
+    finally:
+        await slow.close()
+        await peer.close()
+    assert mail_lab.count(address, "INBOX") == 0
+    assert mail_lab.count(address, "pbem-processed") == 6
