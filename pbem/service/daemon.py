@@ -545,7 +545,10 @@ class Daemon:
                 waiting.discard(mail_id)
                 if mail_id in lost or lease.until is None:
                     return None
-                return min(batch.until, lease.until)
+                # A quarter of the lease kept back: the server's 250 must leave time to
+                # commit the mail sent while it is still ours, or a peer that finds our
+                # lease lapsed meanwhile takes the mail over and sends it again.
+                return min(batch.until, lease.until - lease.length / 4)
 
         async def connection() -> None:
             nonlocal sent
