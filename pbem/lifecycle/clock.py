@@ -17,7 +17,7 @@ from pbem.lifecycle.phases import PhaseMachine
 from pbem.lifecycle.sink import ReportSink
 from pbem.record.payloads import AdjudicateOrdered, DeadlinePushedBack
 from pbem.storage.enums import GameStatus, PhaseStatus
-from pbem.storage.models import Game, Phase, Plot
+from pbem.storage.models import Game, OwedReports, Phase, Plot
 
 LIVE = (GameStatus.RUNNING, GameStatus.PAUSED)
 
@@ -50,8 +50,10 @@ class Clock:
 
         A superset of what ``tick`` acts on (a paused game, a running game whose
         open phase is fully plotted, past its deadline or grace, or past its
-        reminder time with a side neither plotted nor reminded): ticking every
-        stored game, one locked transaction each, cost time linear in the games.
+        reminder time with a side neither plotted nor reminded, or a game whose
+        reports a stopped daemon left noted, unsent: pbem.lifecycle.publishing):
+        ticking every stored game, one locked transaction each, cost time linear
+        in the games.
         """
         plotted = (
             select(func.count(distinct(Plot.side)))
@@ -77,8 +79,11 @@ class Clock:
         if among is not None:
             stmt = stmt.where(Game.id.in_(sorted(among)))
         rows = self.desk.session.execute(stmt).all()
-        seen: set[str] = set()
-        due: list[str] = []
+        owed = select(OwedReports.game_id).distinct()
+        if among is not None:
+            owed = owed.where(OwedReports.game_id.in_(sorted(among)))
+        seen: set[str] = set(self.desk.session.scalars(owed))
+        due: list[str] = sorted(seen)
         for game_id, status, settings, sides, opened, deadline, grace, reminded, count in rows:
             if game_id in seen:
                 continue  # another open phase of this game was due already

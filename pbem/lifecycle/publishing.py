@@ -4,26 +4,42 @@ The game master calls the ``Publisher`` (its report sink) after each
 adjudication, at game end and for reminders. For each seat the ruleset cuts
 the view to what that audience may know and describes its map; the reports
 package renders text, HTML and picture; the report is stored in the archive
-exactly as sent and queued in the outbox in the same transaction.
+exactly as sent and queued in the outbox.
+
+That happens in the caller's transaction, except in a tick (pbem.service.work):
+there the reports an adjudication makes due are decided and noted in its
+transaction (``OwedReports``, with the adjudication itself) and rendered after
+it, the game still claimed, then archived and queued with the note dropped in a
+short second one. On SQLite, one writer at a time, other daemons' and workers'
+transactions then wait for the rules, not for the maps; a note a dead daemon
+left is rendered before the game's next tick (``publish_owed``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime
 from typing import Any
 
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from pbem.config import Config
 from pbem.core import stages
 from pbem.core.events import Event
 from pbem.core.ruleset import MappedRuleset, Ruleset, State
 from pbem.lifecycle import deadlines
 from pbem.lifecycle.lookups import Lookups
-from pbem.outbox.queue import enqueue
+from pbem.outbox.privacy import encryption_key
+from pbem.outbox.protect import EncryptionKey
+from pbem.outbox.queue import Composed, compose_outbound, enqueue, store_outbound
 from pbem.record import journal
 from pbem.reports.context import Header, heading
 from pbem.reports.render import render
 from pbem.reports.report import render_report
 from pbem.storage.enums import OutboundKind
-from pbem.storage.models import Game, Phase, Report, Seat
+from pbem.storage.models import Game, GameState, OwedReports, Phase, Report, Seat
 
 
 def audience_view(
@@ -32,6 +48,11 @@ def audience_view(
     """The ruleset's view for ``side``: the ruleset itself applies what its rules
     hide (for U.S.N., pbem.rulesets.usn.fog in the game's fog mode)."""
     return ruleset.view(state, events, side)
+
+
+def _encryption_key(lookups: Lookups, game: Game, job: ReportJob) -> EncryptionKey | None:
+    """The key a seat's report is encrypted to (its player opted in), read now."""
+    return encryption_key(lookups.s, game.id, job.side) if job.side else None
 
 
 def _one_per_address(seats: Sequence[Seat]) -> list[Seat]:
@@ -74,27 +95,205 @@ def report_subject(
     return f"[pbem {game_id}] {done}; next turn {phase.turn} {phase.name}{due}"
 
 
+@dataclass(frozen=True)
+class ReportJob:
+    """One seat's report, decided in the transaction that made it due: everything
+    but the rendering (view, text, HTML, map) and the composing, which need no
+    database (``render_due``)."""
+
+    to: str
+    side: str | None  # the seat's: the mail is signed for it, encrypted to its player
+    view_side: str | None  # whose view: None for the moderator, observers, a game's end
+    header: Header
+    subject: str  # the mail's
+    cause: tuple[str, ...]  # the Message-ID's
+    phase_id: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "header": asdict(self.header), "cause": list(self.cause)}
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> ReportJob:
+        return cls(**{**obj, "header": Header(**obj["header"]), "cause": tuple(obj["cause"])})
+
+
+@dataclass
+class ReportsDue:
+    """The reports of one adjudication or game end, for every seat, as decided; the
+    note that keeps them (``note``) until they are queued."""
+
+    game_id: str
+    ruleset: Ruleset
+    state: State
+    events: Sequence[Event]
+    now: datetime
+    jobs: list[tuple[ReportJob, EncryptionKey | None]]
+    note: OwedReports | None = None  # None: rendered at once, never noted
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A report rendered and its mail composed, to be stored (``store_rendered``)."""
+
+    report: Report
+    mail: Composed
+
+
+def render_due(config: Config, owed: ReportsDue) -> list[Rendered]:
+    """Each seat's report: view, text, HTML, map and mail. No database: a tick calls
+    it after its transaction (the game still claimed), so other writers go on."""
+    done = []
+    for job, encrypt_to in owed.jobs:
+        with stages.stage("views"):
+            view = audience_view(owed.ruleset, owed.state, owed.events, job.view_side)
+        with stages.stage("maps"):
+            ruleset = owed.ruleset
+            map_picture = ruleset.map_picture(view) if isinstance(ruleset, MappedRuleset) else None
+        rendered = render_report(job.header, view, map_picture)
+        report = Report(
+            game_id=owed.game_id,
+            phase_id=job.phase_id,
+            audience=job.header.audience,
+            created_at=owed.now,
+            subject=heading(job.header),
+            text=rendered.text,
+            html=rendered.html,
+            png=rendered.png,
+        )
+        mail = compose_outbound(
+            config,
+            kind=OutboundKind.REPORT,
+            cause=job.cause,
+            to=job.to,
+            subject=job.subject,
+            text=rendered.text,
+            html=rendered.html,
+            attachments=rendered.attachments,
+            now=owed.now,
+            game_id=owed.game_id,
+            side=job.side,
+            encrypt_to=encrypt_to,
+        )
+        done.append(Rendered(report, mail))
+    return done
+
+
+def store_rendered(
+    session: Session, config: Config, owed: ReportsDue, done: Sequence[Rendered]
+) -> None:
+    """Archive and queue the rendered reports and drop their note, in the caller's
+    transaction: the note gone, exactly these reports stand in its place."""
+    for rendered in done:
+        session.add(rendered.report)
+        store_outbound(session, config, rendered.mail)
+    if owed.note is not None:
+        session.delete(owed.note)
+
+
 class Publisher:
-    """The report sink the service wires into every game master (lifecycle.sink)."""
+    """The report sink the service wires into every game master (lifecycle.sink).
+
+    Reports are rendered and queued in the caller's transaction, unless the
+    publisher was made to defer them (``deferring``): then each adjudication's
+    reports are decided and noted (``OwedReports``) in the transaction, and
+    rendered after it (``render_due``, ``store_rendered``)."""
+
+    def __init__(self, owed: list[ReportsDue] | None = None) -> None:
+        self._owed = owed
+
+    def deferring(self, owed: list[ReportsDue]) -> Publisher:
+        """A publisher noting the reports due in ``owed``, to be rendered by the caller
+        once its transaction is committed (a tick: pbem.service.work)."""
+        return Publisher(owed)
 
     def phase_reports(
         self, lookups: Lookups, game: Game, phase: Phase, state: State, events: Sequence[Event]
     ) -> None:
         previous = self._previous(lookups, game, phase.seq)
-        for seat in _one_per_address(lookups.seats(game.id)):
-            self._report(lookups, game, seat, phase, state, events, previous, outcome=None)
+        seats = _one_per_address(lookups.seats(game.id))
+        jobs = [self._job(lookups, game, seat, phase, state, previous, None) for seat in seats]
+        self._publish(lookups, game, state, events, jobs, stored_as=phase.id)
 
     def seat_report(self, lookups: Lookups, game: Game, phase: Phase, seat: Seat) -> None:
         state = lookups.state_of(phase)
         previous = self._previous(lookups, game, phase.seq)
-        self._report(lookups, game, seat, phase, state, (), previous, outcome=None)
+        job = self._job(lookups, game, seat, phase, state, previous, None)
+        # A new player's report goes out with the act that seated him, even in a tick.
+        Publisher()._publish(lookups, game, state, (), [job], stored_as=phase.id)
 
     def final_reports(
         self, lookups: Lookups, game: Game, state: State, events: Sequence[Event]
     ) -> None:
         previous = self._previous(lookups, game)
-        for seat in _one_per_address(lookups.seats(game.id)):
-            self._report(lookups, game, seat, None, state, events, previous, outcome=game.outcome)
+        seats = _one_per_address(lookups.seats(game.id))
+        jobs = [self._job(lookups, game, s, None, state, previous, game.outcome) for s in seats]
+        self._publish(lookups, game, state, events, jobs, stored_as=None)
+
+    def _publish(
+        self,
+        lookups: Lookups,
+        game: Game,
+        state: State,
+        events: Sequence[Event],
+        jobs: Sequence[ReportJob],
+        *,
+        stored_as: int | None,
+    ) -> None:
+        """Note the reports due (with what renders them: ``stored_as`` is the phase
+        whose stored state is ``state``, else the state goes in the note), then
+        render them now, or leave them to the caller (``deferring``)."""
+        owed = ReportsDue(
+            game.id,
+            lookups.ruleset(game),
+            state,
+            events,
+            lookups.desk.now,
+            [(job, _encryption_key(lookups, game, job)) for job in jobs],
+        )
+        if self._owed is None:
+            config = lookups.desk.config
+            store_rendered(lookups.s, config, owed, render_due(config, owed))
+            return
+        owed.note = OwedReports(
+            game_id=game.id,
+            created_at=lookups.desk.now,
+            payload={
+                "jobs": [job.to_json() for job in jobs],
+                "events": [e.to_json() for e in events],
+                "state_of_phase": stored_as,
+                "state": None if stored_as is not None else dict(state),
+            },
+        )
+        lookups.s.add(owed.note)
+        self._owed.append(owed)
+
+    def publish_owed(self, lookups: Lookups, game_id: str) -> int:
+        """Render and queue, in the caller's transaction, the reports of ``game_id``
+        noted but never queued (the daemon that noted them died before rendering
+        them); how many notes. Called before the game's tick, so its reports go out
+        in the order of play."""
+        notes = lookups.s.scalars(
+            select(OwedReports).where(OwedReports.game_id == game_id).order_by(OwedReports.id)
+        ).all()
+        game = lookups.game(game_id)
+        for note in notes:
+            p = note.payload
+            jobs = [ReportJob.from_json(j) for j in p["jobs"]]
+            state_of = p["state_of_phase"]
+            state = p["state"] if state_of is None else lookups.s.get_one(GameState, state_of).state
+            owed = ReportsDue(
+                game_id,
+                lookups.ruleset(game),
+                state,
+                [Event.from_json(e) for e in p["events"]],
+                note.created_at,
+                [(job, _encryption_key(lookups, game, job)) for job in jobs],
+                note,
+            )
+            store_rendered(
+                lookups.s, lookups.desk.config, owed, render_due(lookups.desk.config, owed)
+            )
+        return len(notes)
 
     def _previous(
         self, lookups: Lookups, game: Game, before: int | None = None
@@ -152,23 +351,21 @@ class Publisher:
             f"to turn {rb['turn']} phase {rb['phase']}{why}."
         )
 
-    def _report(
+    def _job(
         self,
         lookups: Lookups,
         game: Game,
         seat: Seat,
         phase: Phase | None,
         state: State,
-        events: Sequence[Event],
         previous: dict[str, Any] | None,
         outcome: dict[str, Any] | None,
-    ) -> None:
+    ) -> ReportJob:
+        """What one seat's report is to be, but for its rendering."""
         ruleset = lookups.ruleset(game)
         # At game end everything is disclosed: every audience gets the full view.
         side = None if outcome else seat.side
         audience = seat.side or "omniscient"
-        with stages.stage("views"):
-            view = audience_view(ruleset, state, events, side)
         owes = (
             phase is not None
             and seat.side is not None
@@ -206,27 +403,11 @@ class Publisher:
             if owes and seat.side
             else "",
         )
-        with stages.stage("maps"):
-            map_picture = ruleset.map_picture(view) if isinstance(ruleset, MappedRuleset) else None
-        rendered = render_report(header, view, map_picture)
-        lookups.s.add(
-            Report(
-                game_id=game.id,
-                phase_id=phase.id if phase else None,
-                audience=audience,
-                created_at=lookups.desk.now,
-                subject=heading(header),
-                text=rendered.text,
-                html=rendered.html,
-                png=rendered.png,
-            )
-        )
-        enqueue(
-            lookups.s,
-            lookups.desk.config,
-            kind=OutboundKind.REPORT,
-            cause=(game.id, str(phase.id if phase else "end"), str(seat.id)),
+        return ReportJob(
             to=seat.email,
+            side=seat.side,
+            view_side=side,
+            header=header,
             subject=report_subject(
                 game.id,
                 previous,
@@ -237,12 +418,8 @@ class Publisher:
                 owes=owes,
                 player=seat.role == "player",
             ),
-            text=rendered.text,
-            html=rendered.html,
-            attachments=rendered.attachments,
-            now=lookups.desk.now,
-            game_id=game.id,
-            side=seat.side,
+            cause=(game.id, str(phase.id if phase else "end"), str(seat.id)),
+            phase_id=phase.id if phase else None,
         )
 
     def _order_form(

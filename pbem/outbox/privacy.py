@@ -1,5 +1,6 @@
-"""Which key a player's mail is encrypted to, and the last step of every mail:
-signed with the game's key, encrypted for a player who opted in.
+"""Which key a player's mail is encrypted to: every mail is signed with the
+game's key and encrypted for a player who opted in, as it is composed
+(``pbem.outbox.queue.compose_outbound``).
 
 A player opts in at ASSIGN (``encrypt=yes``) or later (``KEY game side ENCRYPT
 yes``); the key is the newest of the seat's keys in use that can take encrypted
@@ -18,15 +19,13 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from pbem.config import Config
-from pbem.outbox.gamekeys import load_game_keys
-from pbem.outbox.protect import EncryptionKey, protect
+from pbem.outbox.protect import EncryptionKey
 from pbem.storage.db import still_in_view, transaction_memo
 from pbem.storage.enums import KeyKind, SeatRole
 from pbem.storage.models import Seat, SeatKey
 from pbem.storage.seatkeys import seat_keys
 
-__all__ = ["encryption_key", "encryption_key_of", "protect_outgoing"]
+__all__ = ["encryption_key", "encryption_key_of"]
 
 log = logging.getLogger(__name__)
 
@@ -109,17 +108,3 @@ def _player(session: Session, game_id: str, side: str) -> Seat | None:
     if seat is not None:  # no player yet is not remembered: ASSIGN may come next
         players[(game_id, side)] = seat
     return seat
-
-
-def protect_outgoing(
-    session: Session,
-    config: Config,
-    raw: bytes,
-    *,
-    game_id: str | None,
-    side: str | None,
-) -> bytes:
-    """``raw`` signed with the game's key and, if the side's player opted in,
-    encrypted to the player's key (``pbem.outbox.protect``)."""
-    encrypt_to = encryption_key(session, game_id, side) if game_id and side else None
-    return protect(raw, load_game_keys(config.signing), encrypt_to=encrypt_to)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
@@ -20,7 +21,9 @@ from sqlalchemy.orm import Session
 from pbem.config import Config
 from pbem.core import stages
 from pbem.outbox.compose import compose_reply, stable_message_id
-from pbem.outbox.privacy import protect_outgoing
+from pbem.outbox.gamekeys import load_game_keys
+from pbem.outbox.privacy import encryption_key
+from pbem.outbox.protect import EncryptionKey, protect
 from pbem.record import journal
 from pbem.record.payloads import ReportQueued
 from pbem.secrecy import sealing
@@ -81,6 +84,106 @@ def _unqueued(session: Session) -> set[str]:
     return unqueued
 
 
+@dataclass(frozen=True)
+class Composed:
+    """A mail composed, signed and sealed at rest, not yet stored (``compose_outbound``)."""
+
+    message_id: str
+    kind: OutboundKind
+    to: str
+    raw: bytes  # sealed (pbem.secrecy.sealing)
+    now: datetime
+    game_id: str | None
+    side: str | None
+    text_sha256: str  # the text's, for the record (a report's)
+
+
+def compose_outbound(
+    config: Config,
+    *,
+    kind: OutboundKind,
+    cause: Sequence[str],
+    to: str,
+    subject: str,
+    text: str,
+    now: datetime,
+    html: str | None = None,
+    attachments: Sequence[tuple[str, str, bytes]] = (),
+    in_reply_to: str | None = None,
+    references: Sequence[str] = (),
+    game_id: str | None = None,
+    side: str | None = None,
+    encrypt_to: EncryptionKey | None = None,
+) -> Composed:
+    """One mail composed, signed with the game's key, encrypted to ``encrypt_to``
+    (the player's key, if he opted in: ``encryption_key``) and sealed at rest; no
+    database: a tick renders its reports outside its write transaction."""
+    message_id = message_id_for(config, kind, cause, to)
+    with stages.stage("compose"):
+        raw = compose_reply(
+            to=to,
+            sender=f"{config.moderator.name} <{config.moderator.address}>",
+            subject=subject,
+            text=text,
+            html=html,
+            in_reply_to=in_reply_to,
+            references=references,
+            message_id=message_id,
+            loop_token=loop_token(config),
+            attachments=attachments,
+            date=now,
+            auto_submitted="auto-replied" if kind == "answer" else "auto-generated",
+        )
+        raw = protect(raw, load_game_keys(config.signing), encrypt_to=encrypt_to)
+        # Sealed at rest: an answer echoes the accepted orders of a still-sealed plot.
+        sealed = sealing.seal(config.secrets.key_bytes(), raw, sealing.outbound_context(message_id))
+    return Composed(
+        message_id=message_id,
+        kind=kind,
+        to=to,
+        raw=sealed,
+        now=now,
+        game_id=game_id,
+        side=side,
+        text_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+    )
+
+
+def _is_queued(session: Session, message_id: str) -> OutboundMail | None:
+    """The mail of this Message-ID if queued already (a batch's prefetch spares the query)."""
+    unqueued = _unqueued(session)
+    if message_id in unqueued:
+        unqueued.discard(message_id)  # queued now: a second enqueue must look
+        return None
+    return session.scalars(
+        select(OutboundMail).where(OutboundMail.message_id == message_id)
+    ).first()
+
+
+def store_outbound(session: Session, config: Config, mail: Composed) -> OutboundMail:
+    """Queue a composed mail in the caller's transaction; a Message-ID already
+    queued (the same cause) is never queued twice."""
+    existing = _is_queued(session, mail.message_id)
+    if existing is not None:
+        return existing
+    row = OutboundMail(
+        message_id=mail.message_id,
+        kind=mail.kind,
+        game_id=mail.game_id,
+        side=mail.side,
+        sender=config.moderator.address,
+        recipient=mail.to,
+        raw=mail.raw,
+        created_at=mail.now,
+        next_attempt_at=mail.now,
+    )
+    session.add(row)  # flushed with the session's next query or commit
+    session.info[_QUEUED] = True
+    if mail.kind == "report" and mail.game_id is not None:
+        _record_report(session, mail)
+    return row
+
+
 def enqueue(
     session: Session,
     config: Config,
@@ -98,81 +201,51 @@ def enqueue(
     game_id: str | None = None,
     side: str | None = None,
 ) -> OutboundMail:
-    """Queue one mail; ``cause`` names what it is for, e.g. ("answer", mail digest)."""
-    message_id = message_id_for(config, kind, cause, to)
-    unqueued = _unqueued(session)
-    if message_id in unqueued:
-        unqueued.discard(message_id)  # queued now: a second enqueue must look
-    else:
-        existing = session.scalars(
-            select(OutboundMail).where(OutboundMail.message_id == message_id)
-        ).first()
-        if existing is not None:  # the same cause was already queued: never twice
-            return existing
-    with stages.stage("compose"):
-        raw = compose_reply(
-            to=to,
-            sender=f"{config.moderator.name} <{config.moderator.address}>",
-            subject=subject,
-            text=text,
-            html=html,
-            in_reply_to=in_reply_to,
-            references=references,
-            message_id=message_id,
-            loop_token=loop_token(config),
-            attachments=attachments,
-            date=now,
-            auto_submitted="auto-replied" if kind == "answer" else "auto-generated",
-        )
-        # Signed with the game's key; encrypted to a player who opted in.
-        raw = protect_outgoing(session, config, raw, game_id=game_id, side=side)
-        sealed = sealing.seal(config.secrets.key_bytes(), raw, sealing.outbound_context(message_id))
-    row = OutboundMail(
-        message_id=message_id,
+    """Queue one mail; ``cause`` names what it is for, e.g. ("answer", mail digest).
+    Composed only if its cause was not queued before."""
+    existing = _is_queued(session, message_id_for(config, kind, cause, to))
+    if existing is not None:  # the same cause was already queued: never twice
+        return existing
+    composed = compose_outbound(
+        config,
         kind=kind,
+        cause=cause,
+        to=to,
+        subject=subject,
+        text=text,
+        now=now,
+        html=html,
+        attachments=attachments,
+        in_reply_to=in_reply_to,
+        references=references,
         game_id=game_id,
         side=side,
-        sender=config.moderator.address,
-        recipient=to,
-        # Sealed at rest: an answer echoes the accepted orders of a still-sealed plot.
-        raw=sealed,
-        created_at=now,
-        next_attempt_at=now,
+        encrypt_to=encryption_key(session, game_id, side) if game_id and side else None,
     )
-    session.add(row)  # flushed with the session's next query or commit
-    session.info[_QUEUED] = True
-    if kind == "report" and game_id is not None:
-        _record_report(session, game_id, message_id, to, side, text, now)
-    return row
+    _unqueued(session).add(composed.message_id)  # looked for just now
+    return store_outbound(session, config, composed)
 
 
-def _record_report(
-    session: Session,
-    game_id: str,
-    message_id: str,
-    to: str,
-    side: str | None,
-    text: str,
-    now: datetime,
-) -> None:
+def _record_report(session: Session, mail: Composed) -> None:
     """Reports queued belong in the game's record: who gets which text, by hash only
     (their delivery is recorded as it happens, see pbem.outbox.delivery).
 
-    Here rather than in the reporter: every report passes through ``enqueue``,
-    exactly once per Message-ID, inside the transaction (and the game's row lock)
-    that produced it. The text itself stays out of the record; the archive's
-    reports/ folder has it, and its SHA-256 ties the two together.
+    Here rather than in the reporter: every report passes through ``store_outbound``,
+    exactly once per Message-ID, inside the transaction that queued it. The text
+    itself stays out of the record; the archive's reports/ folder has it, and its
+    SHA-256 ties the two together.
     """
+    assert mail.game_id is not None
     journal.append(
         session,
-        game_id,
+        mail.game_id,
         ReportQueued(
-            audience=side or "omniscient",
-            to=to,
-            message_id=message_id,
-            text_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            audience=mail.side or "omniscient",
+            to=mail.to,
+            message_id=mail.message_id,
+            text_sha256=mail.text_sha256,
         ),
-        now,
+        mail.now,
     )
 
 

@@ -35,7 +35,7 @@ from pbem.intake.arrival import arrival_time
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.mailroom import Mailroom, file_batch, open_mail
-from pbem.lifecycle.publishing import Publisher
+from pbem.lifecycle.publishing import Publisher, ReportsDue, render_due, store_rendered
 from pbem.outbox import delivery
 from pbem.outbox.queue import open_outbound
 from pbem.reports.render import warm_up as warm_templates
@@ -410,47 +410,82 @@ class Worker:
         return GameClaim(sorted(kept), until)
 
     def _tick_one(self, game_id: str, until: datetime) -> list[str]:
-        """One game's tick in one transaction, committed only while the game's claim
-        (ours until ``until``) is still ours: a conditional UPDATE in the same
-        transaction gives it back and must hit the row, else all is rolled back. A
-        daemon that stalled past its lease and wakes commits nothing for the game."""
+        """One game's tick, committed only while the game's claim (ours until
+        ``until``) is still ours: a conditional UPDATE in the committing transaction
+        gives it back and must hit the row, else all is rolled back. A daemon that
+        stalled past its lease and wakes commits nothing for the game.
+
+        The reports an adjudication makes due are noted in the tick's transaction
+        and rendered after it (pbem.lifecycle.publishing): the claim is given back
+        by the short transaction that queues them. Reports a dead daemon left
+        noted are rendered first, so they go out in the order of play."""
         did: list[str] = []
+        due: list[ReportsDue] = []
+        committed = False  # the tick's own transaction: then its reports are owed
         try:
             with self.sessions.begin() as s:
-                mine = held(Game, self.owner, [game_id])
-                if s.scalar(select(Game.claim_until).where(*mine).with_for_update()) != until:
-                    raise LeaseLost(game_id)  # lost before we began: no work wasted
-                for what in self.game_master(s, self._now(s)).clock.tick(game_id):
-                    did.append(f"{game_id}: {what}")
-                given_back = s.execute(
-                    update(Game)
-                    .where(*mine, Game.claim_until == until)
-                    .values(claim_owner=None, claim_until=None)
+                self._still_ours(s, game_id, until)
+                game_master = GameMaster(
+                    Desk(s, self.config, self.key, self._now(s)), self.publisher.deferring(due)
                 )
-                if given_back.rowcount != 1:  # type: ignore[attr-defined]
-                    raise LeaseLost(game_id)
+                if self.publisher.publish_owed(game_master.lookups, game_id):
+                    did.append(f"{game_id}: sent the reports a stopped daemon left unsent")
+                for what in game_master.clock.tick(game_id):
+                    did.append(f"{game_id}: {what}")
+                # Kept while its reports are owed: the next tick of the game waits for them.
+                self._give_back(s, game_id, until, keep=bool(due))
+            committed = True
+            for what in did:
+                log.info(what.split(": ", 1)[1], extra={"game": game_id})
+            if due:
+                # Outside any transaction: other writers go on while the maps are drawn.
+                rendered = [render_due(self.config, reports) for reports in due]
+                with self.sessions.begin() as s:
+                    self._still_ours(s, game_id, until)
+                    for reports, done in zip(due, rendered, strict=True):
+                        store_rendered(s, self.config, reports, done)
+                    self._give_back(s, game_id, until)
         except LeaseLost:
-            log.warning("lease on game %s lost to another daemon; nothing committed", game_id)
-            return []
+            log.warning(
+                "lease on game %s lost to another daemon; %s",
+                game_id,
+                "its reports are left to it" if committed else "nothing committed",
+            )
+            return did if committed else []
         except OperationalError as exc:
             if database_unreachable(exc):  # cut off: the claim lapses with our lease
                 log.warning("tick of game %s: the database is out of reach; later", game_id)
-                return []
+                return did if committed else []
             self._release_game(game_id, until)
             if not lock_unavailable(exc):
                 log.exception("tick of game %s failed", game_id)
-                return []
+                return did if committed else []
             # A peer's transaction holds the game's row (stalled, or a long batch): the
             # server ends it within idle_in_transaction_timeout; ticked next time.
             log.warning("game %s is locked by another daemon; ticked later", game_id)
-            return []
+            return did if committed else []
         except Exception:
             self._release_game(game_id, until)
             log.exception("tick of game %s failed", game_id)
-            return []
-        for what in did:
-            log.info(what.split(": ", 1)[1], extra={"game": game_id})
+            return did if committed else []
         return did
+
+    def _still_ours(self, s: Session, game_id: str, until: datetime) -> None:
+        """Lock the game's row; LeaseLost unless our claim (to ``until``) still holds it."""
+        mine = held(Game, self.owner, [game_id])
+        if s.scalar(select(Game.claim_until).where(*mine).with_for_update()) != until:
+            raise LeaseLost(game_id)
+
+    def _give_back(self, s: Session, game_id: str, until: datetime, keep: bool = False) -> None:
+        """Give back our claim (or ``keep`` it) in the committing transaction;
+        LeaseLost (all rolled back) if a peer took it meanwhile."""
+        given_back = s.execute(
+            update(Game)
+            .where(*held(Game, self.owner, [game_id]), Game.claim_until == until)
+            .values({"claim_until": until} if keep else {"claim_owner": None, "claim_until": None})
+        )
+        if given_back.rowcount != 1:  # type: ignore[attr-defined]
+            raise LeaseLost(game_id)
 
     def _release_game(self, game_id: str, until: datetime) -> None:
         """Give back our claim on a game whose tick failed: free for anyone now."""

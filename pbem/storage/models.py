@@ -330,6 +330,23 @@ class Report(Base):
     png: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
 
 
+class OwedReports(Base):
+    """The reports an adjudication (or a game's end) made due, decided in its
+    transaction and rendered after it (pbem.lifecycle.publishing): a tick holds
+    the database's write lock for the rules, not for drawing maps. Gone in the
+    transaction that queues them; one left behind (its daemon died between the
+    two) is rendered by the game's next tick."""
+
+    __tablename__ = "owed_reports"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    created_at: Mapped[datetime]
+    # Each seat's report as decided (header, subject, recipient), the events, and the
+    # state shown: its phase's stored state, or here (a game's end has no phase).
+    payload: Mapped[dict[str, Any]]
+
+
 class Dispute(Base):
     __tablename__ = "disputes"
     __table_args__ = (
