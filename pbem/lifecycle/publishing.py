@@ -301,17 +301,27 @@ class Publisher:
         """The phase just adjudicated (before phase ``before``, if given), with its
         revealed seed and plot commitments: the last adjudication of that place in
         the line of play, so never one a rollback superseded."""
-        # The only kinds read here: a long game's other entries are not worth loading.
-        entries = journal.entries(lookups.s, game.id, kinds=("phase-adjudicated", "rolled-back"))
-        adjudicated = [
-            e
-            for e in entries
-            if e["kind"] == "phase-adjudicated"
-            and (before is None or int(e["payload"]["seq"]) < before)
-        ]
-        if not adjudicated:
-            return None
-        last = adjudicated[-1]
+        # Never rolled back (the rule): the last adjudication is the one, read alone;
+        # each carries its events, and a long game's are not worth loading.
+        last = None
+        entries: list[dict[str, Any]] = []
+        if journal.latest(lookups.s, game.id, "rolled-back") is None:
+            last = journal.latest(lookups.s, game.id, "phase-adjudicated")
+            if last is None:
+                return None
+        if last is None or (before is not None and int(last["payload"]["seq"]) >= before):
+            entries = journal.entries(
+                lookups.s, game.id, kinds=("phase-adjudicated", "rolled-back")
+            )
+            adjudicated = [
+                e
+                for e in entries
+                if e["kind"] == "phase-adjudicated"
+                and (before is None or int(e["payload"]["seq"]) < before)
+            ]
+            if not adjudicated:
+                return None
+            last = adjudicated[-1]
         p = last["payload"]
         return {
             "turn": p["turn"],

@@ -1,7 +1,10 @@
 """The outbox: outgoing mail is written to the database first, sent afterwards.
 
 ``enqueue`` composes and stores a mail in the caller's transaction, so a mail
-exists exactly when the change that caused it is committed. Its Message-ID is
+exists exactly when the change that caused it is committed. A tick's reports
+are composed with no transaction open (``compose_outbound``) and stored
+(``store_outbound``) in the transaction that drops the note its adjudication
+left (pbem.lifecycle.publishing). Its Message-ID is
 derived from what it answers or reports on, so a crash and retry can never
 produce a second, different mail for the same cause (the unique Message-ID
 refuses it).

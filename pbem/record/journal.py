@@ -88,15 +88,26 @@ def entries(
     query = select(RecordEntry).where(RecordEntry.game_id == game_id)
     if kinds is not None:
         query = query.where(RecordEntry.kind.in_(kinds))
-    rows = session.scalars(query.order_by(RecordEntry.seq))
-    return [
-        {
-            "seq": r.seq,
-            "at": r.at.isoformat(),
-            "kind": r.kind,
-            "payload": r.payload,
-            "prev_hash": r.prev_hash,
-            "hash": r.hash,
-        }
-        for r in rows
-    ]
+    return [_entry(r) for r in session.scalars(query.order_by(RecordEntry.seq))]
+
+
+def latest(session: Session, game_id: str, kind: str) -> dict[str, Any] | None:
+    """The game's last record entry of this kind, if any: one row, however long the game."""
+    row = session.scalars(
+        select(RecordEntry)
+        .where(RecordEntry.game_id == game_id, RecordEntry.kind == kind)
+        .order_by(RecordEntry.seq.desc())
+        .limit(1)
+    ).first()
+    return None if row is None else _entry(row)
+
+
+def _entry(r: RecordEntry) -> dict[str, Any]:
+    return {
+        "seq": r.seq,
+        "at": r.at.isoformat(),
+        "kind": r.kind,
+        "payload": r.payload,
+        "prev_hash": r.prev_hash,
+        "hash": r.hash,
+    }
