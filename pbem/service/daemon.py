@@ -61,8 +61,10 @@ DRAIN_LIMIT = 2000
 # the mails in flight (one per connection), with their own Message-IDs again.
 OUTBOX_BATCH_PER_CONNECTION = 25
 # Due games claimed and ticked per batch (in a worker process, when there are
-# some): small, so that in a deadline storm the cores share the games evenly.
-TICK_BATCH = 4
+# some): one, so that in a deadline storm the cores share the games evenly and
+# the outbox is woken as each game's reports are queued (a worker process's
+# commit cannot wake the daemon's outbox; the batch's end does), not after four.
+TICK_BATCH = 1
 
 T = TypeVar("T")
 

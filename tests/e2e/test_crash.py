@@ -202,6 +202,19 @@ def _send_orders(
     return len(players) * rounds
 
 
+def _workers(daemon: DaemonProcess) -> list[int]:
+    return [
+        pid
+        for pid in daemon.processes()
+        if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    ]
+
+
+def _niceness(pid: int) -> int:
+    # /proc/PID/stat: the 19th field, counted after the command's closing bracket.
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
 def _all_answered(desk: ModeratorDesk, count: int) -> bool:
     return [r.status for r in desk.mails()] == ["answered"] * count
 
@@ -215,6 +228,10 @@ def test_worker_processes_die_with_a_killed_daemon(
         sent = _send_orders(mail_lab, desk, players, "orphan", 1)
         wait_until(lambda: _all_answered(desk, sent), 30, "the mails answered by the workers")
         assert len(daemon.processes()) >= 3  # the daemon, its two workers (and a tracker)
+        # The workers yield the cores to the daemon's loop (fetching, answers, sending).
+        assert daemon.process is not None
+        workers = _workers(daemon)
+        assert [_niceness(pid) for pid in workers] == [_niceness(daemon.process.pid) + 5] * 2
         daemon.kill()
         wait_until(lambda: daemon.processes() == [], 10, "the worker processes to die")
     finally:
@@ -228,11 +245,7 @@ def test_a_worker_process_that_dies_is_replaced_and_its_mail_processed(
     try:
         daemon.wait_ready()
         assert daemon.process is not None
-        workers = [
-            pid
-            for pid in daemon.processes()
-            if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
-        ]
+        workers = _workers(daemon)
         assert len(workers) == 2
         os.kill(workers[0], signal.SIGKILL)
         sent = _send_orders(mail_lab, desk, players, "phoenix", 2)
