@@ -533,14 +533,20 @@ class Daemon:
         async def ours(mail_id: int) -> datetime | None:
             # The lease is checked before each send: in memory while both the claim
             # has CLAIM_SECONDS/2 left and this daemon's lease half its length (no peer
-            # may take the mail before either expires), else renewed in the database.
+            # may take the mail before either expires) and the lease has not lapsed
+            # since the claim (a new term: a peer may have taken the mail meanwhile),
+            # else renewed in the database.
             # Until when no peer can take the mail; None if it is a peer's now.
             async with self._lease_lock:
                 now = self.worker.clock()
                 left = (batch.until - now).total_seconds()
                 lease = self.worker.lease
-                if left < CLAIM_SECONDS / 2 or not lease.runs(now, lease.length / 2):
-                    kept, batch.until = await asyncio.to_thread(
+                if (
+                    left < CLAIM_SECONDS / 2
+                    or not lease.runs(now, lease.length / 2)
+                    or lease.term != batch.term
+                ):
+                    kept, batch.until, batch.term = await asyncio.to_thread(
                         self.worker.renew_outgoing, waiting, batch.until
                     )
                     lost.update(waiting - kept)

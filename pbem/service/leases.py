@@ -107,18 +107,31 @@ class Lease:
         self.owner = owner
         self.length = timedelta(seconds=seconds)
         self.until: datetime | None = None  # as last committed... or about to be
+        # Counts the renewals that found the lease lapsed: a peer may have taken over
+        # claims made in an earlier term, so only the database can say they are ours.
+        self.term = 0
 
     def hold(self, s: Session, now: datetime) -> datetime:
         """Renew (or take) this daemon's lease, in ``s``'s transaction; its new end.
         A lease is never shortened: a batch started later may have pushed it further.
         The new end counts once the transaction commits."""
         until = now + self.length
-        done = s.execute(
+        mine = DaemonLease.id == self.owner
+        renewed = s.execute(
             update(DaemonLease)
-            .where(DaemonLease.id == self.owner, DaemonLease.lease_until < until)
+            .where(mine, DaemonLease.lease_until >= now, DaemonLease.lease_until < until)
             .values(lease_until=until)
         )
-        if not done.rowcount and s.get(DaemonLease, self.owner) is None:  # type: ignore[attr-defined]
+        if renewed.rowcount:  # type: ignore[attr-defined]
+            self.until = until
+            return until
+        current = s.scalar(select(DaemonLease.lease_until).where(mine))
+        if current is not None and current < now:  # lapsed (cut off, paused): a new term
+            self.term += 1
+            s.execute(update(DaemonLease).where(mine).values(lease_until=until))
+        elif current is None:
+            if self.until is not None:
+                self.term += 1  # ours once, forgotten since: lapsed long ago
             s.execute(delete(DaemonLease).where(DaemonLease.lease_until < now - _FORGET_AFTER))
             try:
                 with s.begin_nested():

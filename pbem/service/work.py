@@ -639,12 +639,13 @@ class Worker:
                 Outgoing(r.id, r.sender, r.recipient, open_outbound(self.key, r))
                 for r in sorted(rows, key=lambda r: r.id)
             ]
-        return OutgoingBatch(mails, until)
+        return OutgoingBatch(mails, until, self.lease.term)
 
     def renew_outgoing(
         self, row_ids: Collection[int], until: datetime
-    ) -> tuple[set[int], datetime]:
-        """Extend our lease on these mails; the ids still ours, and the new end.
+    ) -> tuple[set[int], datetime, int]:
+        """Extend our lease on these mails; the ids still ours, the new end, and the
+        daemon lease's term they are held in.
 
         A mail whose lease expired and was taken by a peer (or sent by it) is no longer
         ours and must not be sent: a daemon stalled past its lease sends nothing."""
@@ -652,6 +653,7 @@ class Worker:
             now = self._now(s)
             new_until = now + timedelta(seconds=CLAIM_SECONDS)
             self._hold(s, now)
+            term = self.lease.term
             kept = s.scalars(
                 update(OutboundMail)
                 .where(
@@ -661,7 +663,7 @@ class Worker:
                 .values(claim_until=new_until)
                 .returning(OutboundMail.id)
             ).all()
-        return set(kept), new_until
+        return set(kept), new_until, term
 
     def release_outgoing(self, row_ids: Collection[int], until: datetime) -> None:
         """Give back claimed mails we did not send (shutting down): due for anyone now."""
@@ -718,3 +720,4 @@ class OutgoingBatch:
 
     mails: list[Outgoing]
     until: datetime
+    term: int  # the daemon lease's term they were claimed (or last renewed) in

@@ -9,8 +9,10 @@ from pathlib import Path
 
 from sqlalchemy import create_engine
 
+from pbem.outbox.queue import enqueue
 from pbem.service.work import Worker
 from pbem.storage.db import create_all, make_sessionmaker
+from pbem.storage.enums import OutboundKind
 from tests.unit.service.test_process_batch import _config
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
@@ -58,5 +60,54 @@ def test_one_fetcher_at_a_time_and_a_lapsed_one_is_replaced(database_url: str, t
         # A clean stop hands it over at once.
         second.shut_down()
         assert first.fetches(MAILBOX)
+    finally:
+        engine.dispose()
+
+
+def test_a_lapsed_lease_renewed_starts_a_new_term_and_its_mail_claims_are_asked_again(
+    database_url: str, tmp_path: Path
+) -> None:
+    """Cut off past its lease, a daemon whose peer took its claimed answers over and
+    sent them beats again: its lease runs once more, so the in-memory check before
+    a send (Daemon._send_batch) would trust the old claim and send twice. The
+    renewal that found the lease lapsed starts a new term, and a batch claimed in
+    the old one is asked of the database, which says the mails are gone."""
+    config = _config(tmp_path)
+    engine = create_engine(database_url)
+    create_all(engine)
+    sessions = make_sessionmaker(engine)
+    clock = Clock()
+    cut, peer = (Worker(config, sessions, f"daemon-{n}", clock) for n in (1, 2))
+    try:
+        with sessions.begin() as s:
+            for n in range(2):
+                enqueue(
+                    s,
+                    config,
+                    kind=OutboundKind.ANSWER,
+                    cause=("answer", str(n)),
+                    to=f"player{n}@example.org",
+                    subject="answer",
+                    text="accepted",
+                    now=T0,
+                )
+        cut.heartbeat()
+        peer.heartbeat()
+        batch = cut.due_outgoing()
+        assert len(batch.mails) == 2 and batch.term == cut.lease.term == 0
+        cut.heartbeat()  # renewed while it runs: the same term
+        assert cut.lease.term == 0
+        # Cut off: no beat for two lease lengths; the peer takes the mail and sends it.
+        clock.now += 2 * cut.lease.length
+        peer.heartbeat()
+        taken = peer.due_outgoing()
+        assert [m.id for m in taken.mails] == [m.id for m in batch.mails]
+        assert all(peer.sent(m.id) for m in taken.mails)
+        # The link is back and the cut daemon beats again.
+        cut.heartbeat()
+        assert cut.lease.runs(clock.now, cut.lease.length / 2)  # in memory: looks fine
+        assert cut.lease.term == batch.term + 1  # but a new term: ask the database
+        kept, _, term = cut.renew_outgoing({m.id for m in batch.mails}, batch.until)
+        assert kept == set() and term == cut.lease.term
     finally:
         engine.dispose()
