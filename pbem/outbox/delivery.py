@@ -1,7 +1,9 @@
 """What happens to a queued mail once a send was tried: sent, retried, or failed.
 
-Each outcome is its own short transaction, written the moment the SMTP server
-answered, so a kill after the server's 250 re-sends at most the mail in flight.
+Each outcome is written by a short transaction the moment the SMTP server
+answered (the mails accepted meanwhile by the other connections marked sent by
+the same one), so a kill after the server's 250 re-sends at most the mails in
+flight.
 A report's delivery (or its failure, with the reason) lands in the game's record
 then, not when it was queued. Mail is never dropped: temporary failures are
 retried with a capped exponential backoff for as long as the game is alive
@@ -14,11 +16,12 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import Connection, DateTime, Update, bindparam, func, select, update
+from sqlalchemy import DateTime, Row, Update, bindparam, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -54,17 +57,19 @@ def _lock_game(session: Session, game_id: str) -> bool:
 
 
 @functools.cache
-def _sent_as_claimed_statement(database_time: bool) -> Update:
-    """``sent_as_claimed``'s statement, built once (building one costs more than
-    the round trip): the row by ``:mail`` and ``:by``; the time ``:at``, or the
-    database's own (``statement_timestamp()``) if ``database_time``."""
+def _sent_as_claimed_statement(reports: bool, database_time: bool) -> Update:
+    """``mark_all_sent``'s statements, built once (building one costs more than
+    the round trip): the rows ``:mails`` still pending and claimed by ``:by``,
+    reports or all else, marked sent at ``:at``, or at the database's own
+    ``statement_timestamp()`` if ``database_time``."""
+    kind = OutboundMail.kind == OutboundKind.REPORT
     return (
         update(OutboundMail)
         .where(
-            OutboundMail.id == bindparam("mail"),
+            OutboundMail.id.in_(bindparam("mails", expanding=True)),
             OutboundMail.status == OutboundStatus.PENDING,
             OutboundMail.claim_owner == bindparam("by"),
-            OutboundMail.kind != OutboundKind.REPORT,
+            kind if reports else ~kind,
         )
         .values(
             status=OutboundStatus.SENT,
@@ -77,21 +82,69 @@ def _sent_as_claimed_statement(database_time: bool) -> Update:
             claim_owner=None,
             claim_until=None,
         )
+        .returning(
+            OutboundMail.id,
+            OutboundMail.game_id,
+            OutboundMail.message_id,
+            OutboundMail.recipient,
+        )
     )
 
 
-def sent_as_claimed(connection: Connection, row_id: int, now: datetime | None, owner: str) -> bool:
-    """The common case of ``mark_sent`` in one statement: a mail that is no report,
-    still pending and still claimed by ``owner`` is marked sent, at ``now`` (None:
-    the database's time, read by the statement that writes it). False when it is
-    anything else (a report, whose delivery goes in the game's record under the
-    game's lock; sent already; claimed by a peer; gone): nothing was changed, and
-    ``mark_sent`` decides, as before."""
-    params: dict[str, object] = {"mail": row_id, "by": owner}
-    if now is not None:
-        params["at"] = now
-    done = connection.execute(_sent_as_claimed_statement(now is None), params)
-    return bool(done.rowcount)
+def mark_all_sent(
+    session: Session,
+    row_ids: Collection[int],
+    owner: str,
+    at: datetime | None,
+    now: Callable[[], datetime],
+) -> set[int]:
+    """The server accepted these mails: all marked sent in ``session``'s
+    transaction (the daemon's group commit: the mails accepted while one marking
+    commit was under way are marked by the next). The ids marked now.
+
+    The mails still pending and claimed by ``owner`` take one statement for the
+    answers and other mail (nearly all: on PostgreSQL, with ``at`` None, it reads
+    the database's time itself, so a batch of answers is three round trips) and
+    one for the reports, each report's delivery recorded in its game's record
+    (at ``now()``); the rest go one by one as ``mark_sent`` does, with its
+    warnings. The reports' games are locked first, in id order, before their
+    mails' rows: one lock order, so two daemons marking reports of the same
+    games wait for each other rather than deadlock."""
+    ids = sorted(set(row_ids))
+    if not ids:
+        return set()
+
+    def sent_as_claimed(reports: bool, mails: list[int], when: datetime | None) -> list[Row[Any]]:
+        params: dict[str, object] = {"mails": mails, "by": owner}
+        if when is not None:
+            params["at"] = when
+        statement = _sent_as_claimed_statement(reports, when is None)
+        return sorted(session.execute(statement, params).all(), key=lambda r: r.id)
+
+    marked = {r.id for r in sent_as_claimed(False, ids, at)}
+    rest = [i for i in ids if i not in marked]
+    if not rest:
+        return marked
+    when = now()
+    games = session.scalars(
+        select(OutboundMail.game_id)
+        .where(OutboundMail.id.in_(rest), OutboundMail.kind == OutboundKind.REPORT)
+        .distinct()
+    ).all()
+    recorded = {g for g in sorted(g for g in games if g is not None) if _lock_game(session, g)}
+    for row in sent_as_claimed(True, rest, when):
+        marked.add(row.id)
+        if row.game_id in recorded:
+            journal.append(
+                session,
+                row.game_id,
+                ReportDelivered(message_id=row.message_id, to=row.recipient),
+                when,
+            )
+    for row_id in rest:
+        if row_id not in marked and mark_sent(session, row_id, when, owner):
+            marked.add(row_id)
+    return marked
 
 
 def mark_sent(session: Session, row_id: int, now: datetime, owner: str) -> bool:

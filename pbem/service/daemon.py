@@ -31,6 +31,7 @@ from pbem.outbox.queue import on_queued
 from pbem.service.clock import DatabaseClock
 from pbem.service.doctor import clock_skew
 from pbem.service.heartbeat import HEARTBEAT_SECONDS
+from pbem.service.marking import SentMarks
 from pbem.service.metrics import Metrics, ProcessStats, log_stages
 from pbem.service.notify import sd_notify, watchdog_interval
 from pbem.service.processing import ProcessingPool
@@ -57,8 +58,10 @@ PROCESS_BATCH = 50
 # the next round starts with a fresh (small) list of mails already handed out.
 DRAIN_LIMIT = 2000
 # Outgoing mails claimed per batch, per connection of the SMTP pool. Each is marked
-# sent by its own commit the moment the server accepts it: a kill re-sends at most
-# the mails in flight (one per connection), with their own Message-IDs again.
+# sent the moment the server accepts it, by the next commit (with the other
+# connections' mails accepted meanwhile: SentMarks), and its connection waits for
+# that commit: a kill re-sends at most the mails in flight (one per connection),
+# with their own Message-IDs again.
 OUTBOX_BATCH_PER_CONNECTION = 25
 # Due games claimed and ticked per batch (in a worker process, when there are
 # some): one, so that in a deadline storm the cores share the games evenly and
@@ -156,6 +159,8 @@ class Daemon:
         # Mails in flight at once: one per connection of the SMTP pool.
         self.send_connections = config.smtp.connections if config.outbox.transport == "smtp" else 1
         self._lease_lock = asyncio.Lock()
+        # Looked up at each commit, not bound here: a test may stand in for it.
+        self.marks = SentMarks(lambda ids: self.worker.sent(ids))
         for note in config.outbox.notes():
             log.warning(note)
         self.stopping = asyncio.Event()
@@ -591,7 +596,7 @@ class Daemon:
                 else:
                     # Awaited first: ``sent += await ...`` would read ``sent`` before the
                     # await and lose another connection's count.
-                    marked = await asyncio.to_thread(self.worker.sent, mail.id)
+                    marked = await self.marks.sent(mail.id)
                     sent += marked
 
         try:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import Engine, or_, select, update
+from sqlalchemy import or_, select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -82,10 +82,6 @@ class Worker:
         self.pulse = Pulse(owner)
         self.lease = Lease(owner, config.database.lease_seconds)
         self.fetching: str | None = None  # the mailbox whose lease we hold, renewed by beats
-        # Where a mail is marked sent by one statement (``sent``): the sessions' own
-        # engine (its pool: a connection found broken is dropped for every use alike).
-        bind = sessions.kw.get("bind")
-        self._marking: Engine | None = bind if isinstance(bind, Engine) else None
 
     def _hold(self, s: Session, now: datetime) -> None:
         """Renew our lease in ``s``'s transaction, as the first thing it does. The
@@ -675,23 +671,13 @@ class Worker:
             )
 
     @stages.stage("sending")
-    def sent(self, row_id: int) -> bool:
-        """The server accepted the mail: marked sent by its own commit, now.
-
-        An answer still claimed by us (nearly every mail) takes one prebuilt
-        statement in a transaction of its own, through Core (on PostgreSQL three
-        round trips, where the general case takes five, through the ORM);
-        anything else (a report, whose delivery is recorded under its game's
-        lock, or a mail a peer took) goes the general way
-        (pbem.outbox.delivery.mark_sent)."""
-        engine = self._marking
-        if engine is not None:
-            with engine.begin() as c:
-                now = statement_time(self.clock, engine.dialect.name)
-                if delivery.sent_as_claimed(c, row_id, now, self.owner):
-                    return True
+    def sent(self, row_ids: Collection[int]) -> set[int]:
+        """The server accepted these mails: marked sent together, by one commit, now
+        (pbem.outbox.delivery.mark_all_sent). The ids marked; a mail missing was
+        sent already (by a peer that had taken it over)."""
         with self.sessions.begin() as s:
-            return delivery.mark_sent(s, row_id, self._now(s), self.owner)
+            at = statement_time(self.clock, s.get_bind().dialect.name)
+            return delivery.mark_all_sent(s, row_ids, self.owner, at, lambda: self._now(s))
 
     def send_failed(self, row_id: int, error: str, permanent: bool) -> OutboundStatus | None:
         with self.sessions.begin() as s:

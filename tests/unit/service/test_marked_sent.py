@@ -1,7 +1,8 @@
-"""Marking a mail sent (issue 19: each by its own commit, right after the server's
-250): an answer still claimed by this daemon takes one statement
-(pbem.outbox.delivery.sent_as_claimed); a report, a mail a peer took over and a
-mail sent already go the general way (mark_sent), with its warnings."""
+"""Marking mails sent (issue 19: by a commit right after the server's 250, the
+mails accepted meanwhile together, pbem.outbox.delivery.mark_all_sent): the
+mails still claimed by this daemon take one statement for answers and one for
+reports (each report's delivery recorded in its game's record); a mail a peer
+took over and a mail sent already go one by one (mark_sent), with its warnings."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, select, update
+from sqlalchemy import create_engine, event, select, update
 from sqlalchemy.orm import Session
 
 from pbem.outbox import delivery
@@ -51,13 +52,13 @@ def _row(sessions: object, row_id: int) -> OutboundMail:
         return row
 
 
-def test_an_answer_claimed_by_us_is_marked_sent_once(
+def test_mails_accepted_together_are_marked_sent_by_one_commit(
     database_url: str,
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    general: list[int] = []  # the mails that went the general way (mark_sent)
+    general: list[int] = []  # the mails that went one by one (mark_sent)
     mark_sent = delivery.mark_sent
 
     def spy(session: Session, row_id: int, now: datetime, owner: str) -> bool:
@@ -68,6 +69,8 @@ def test_an_answer_claimed_by_us_is_marked_sent_once(
     engine = create_engine(database_url)
     create_all(engine)
     sessions = make_sessionmaker(engine)
+    commits: list[int] = []
+    event.listen(engine, "commit", lambda _conn: commits.append(1))
     config = _config(tmp_path)
     worker = Worker(config, sessions, "daemon-1", lambda: T0)
     try:
@@ -86,13 +89,14 @@ def test_an_answer_claimed_by_us_is_marked_sent_once(
             s.execute(
                 update(OutboundMail).where(OutboundMail.id == taken).values(claim_owner="peer")
             )
+        commits.clear()
         with caplog.at_level(logging.WARNING, logger="pbem.outbox"):
-            assert worker.sent(answer)
-            assert worker.sent(report)  # no game: nothing to record, marked all the same
-            assert worker.sent(taken)
-            assert not worker.sent(answer)  # sent already: not twice
-        # The answer still ours took the one statement; the rest the general way.
-        assert general == [report, taken, answer]
+            # No game for the report: nothing to record, marked all the same.
+            assert worker.sent([answer, report, taken]) == {answer, report, taken}
+            assert len(commits) == 1
+            assert worker.sent([answer]) == set()  # sent already: not twice
+        # The mails still ours took the statements for the batch; the rest one by one.
+        assert general == [taken, answer]
         warnings = [r.getMessage() for r in caplog.records]
         assert any("sent after its lease went to peer" in w for w in warnings)
         assert any("was sent twice" in w for w in warnings)
@@ -117,7 +121,7 @@ def test_an_answer_is_marked_sent_at_the_databases_time(database_url: str, tmp_p
         before = datetime.now(UTC) - timedelta(seconds=5)
         (answer,) = _queue(sessions, config.secrets.key_bytes(), [OutboundKind.ANSWER], before)
         assert [m.id for m in worker.due_outgoing().mails] == [answer]
-        assert worker.sent(answer)
+        assert worker.sent([answer]) == {answer}
         with sessions() as s:
             sent_at = s.scalar(select(OutboundMail.sent_at).where(OutboundMail.id == answer))
         assert sent_at is not None and before < sent_at < datetime.now(UTC) + timedelta(seconds=5)
