@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
-from sqlalchemy import DateTime, Row, Update, bindparam, func, select, update
+from sqlalchemy import Connection, DateTime, Update, bindparam, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -58,15 +57,17 @@ def _lock_game(session: Session, game_id: str) -> bool:
 
 @functools.cache
 def _sent_as_claimed_statement(reports: bool, database_time: bool) -> Update:
-    """``mark_all_sent``'s statements, built once (building one costs more than
-    the round trip): the rows ``:mails`` still pending and claimed by ``:by``,
-    reports or all else, marked sent at ``:at``, or at the database's own
-    ``statement_timestamp()`` if ``database_time``."""
+    """``sent_as_claimed``'s and ``reports_sent``'s statement, built once (building
+    one costs more than the round trip): the row ``:mail``, if still pending and
+    claimed by ``:by``, a report or else anything but, marked sent at ``:at``, or
+    at the database's own ``statement_timestamp()`` if ``database_time``. One row
+    a statement: an expanding IN list costs more to render than the round trip
+    (batches are a few mails, one per SMTP connection)."""
     kind = OutboundMail.kind == OutboundKind.REPORT
-    return (
+    statement = (
         update(OutboundMail)
         .where(
-            OutboundMail.id.in_(bindparam("mails", expanding=True)),
+            OutboundMail.id == bindparam("mail"),
             OutboundMail.status == OutboundStatus.PENDING,
             OutboundMail.claim_owner == bindparam("by"),
             kind if reports else ~kind,
@@ -82,67 +83,67 @@ def _sent_as_claimed_statement(reports: bool, database_time: bool) -> Update:
             claim_owner=None,
             claim_until=None,
         )
-        .returning(
-            OutboundMail.id,
-            OutboundMail.game_id,
-            OutboundMail.message_id,
-            OutboundMail.recipient,
-        )
     )
+    if reports:  # what its delivery's record entry needs
+        return statement.returning(
+            OutboundMail.game_id, OutboundMail.message_id, OutboundMail.recipient
+        )
+    return statement
 
 
-def mark_all_sent(
-    session: Session,
-    row_ids: Collection[int],
-    owner: str,
-    at: datetime | None,
-    now: Callable[[], datetime],
+def _params(row_id: int, owner: str, at: datetime | None) -> dict[str, object]:
+    params: dict[str, object] = {"mail": row_id, "by": owner}
+    if at is not None:
+        params["at"] = at
+    return params
+
+
+def sent_as_claimed(
+    connection: Connection, row_ids: Collection[int], owner: str, at: datetime | None
 ) -> set[int]:
-    """The server accepted these mails: all marked sent in ``session``'s
-    transaction (the daemon's group commit: the mails accepted while one marking
-    commit was under way are marked by the next). The ids marked now.
+    """The common case of marking mails sent, through Core (the daemon's group
+    commit: the mails accepted while one marking commit was under way are marked
+    by the next, in one transaction): those that are no report, still pending
+    and still claimed by ``owner``, marked sent at ``at`` (None: the database's
+    time, read by the statement itself; on PostgreSQL one answer is then three
+    round trips). The ids marked; the others are ``reports_sent``'s."""
+    statement = _sent_as_claimed_statement(False, at is None)
+    return {
+        row_id
+        for row_id in sorted(row_ids)
+        if connection.execute(statement, _params(row_id, owner, at)).rowcount
+    }
 
-    The mails still pending and claimed by ``owner`` take one statement for the
-    answers and other mail (nearly all: on PostgreSQL, with ``at`` None, it reads
-    the database's time itself, so a batch of answers is three round trips) and
-    one for the reports, each report's delivery recorded in its game's record
-    (at ``now()``); the rest go one by one as ``mark_sent`` does, with its
-    warnings. The reports' games are locked first, in id order, before their
-    mails' rows: one lock order, so two daemons marking reports of the same
-    games wait for each other rather than deadlock."""
+
+def reports_sent(session: Session, row_ids: Collection[int], owner: str, now: datetime) -> set[int]:
+    """The rest of a batch of mails the server accepted, after ``sent_as_claimed``:
+    the reports still ours by one statement each, each one's delivery recorded in its
+    game's record; a mail a peer took over or sent already one by one, as
+    ``mark_sent`` does, with its warnings. The ids marked now. The reports'
+    games are locked first, in id order, before their mails' rows: one lock
+    order, so two daemons marking reports of the same games wait for each other
+    rather than deadlock. ``session`` must be flushed before the commit."""
     ids = sorted(set(row_ids))
-    if not ids:
-        return set()
-
-    def sent_as_claimed(reports: bool, mails: list[int], when: datetime | None) -> list[Row[Any]]:
-        params: dict[str, object] = {"mails": mails, "by": owner}
-        if when is not None:
-            params["at"] = when
-        statement = _sent_as_claimed_statement(reports, when is None)
-        return sorted(session.execute(statement, params).all(), key=lambda r: r.id)
-
-    marked = {r.id for r in sent_as_claimed(False, ids, at)}
-    rest = [i for i in ids if i not in marked]
-    if not rest:
-        return marked
-    when = now()
     games = session.scalars(
         select(OutboundMail.game_id)
-        .where(OutboundMail.id.in_(rest), OutboundMail.kind == OutboundKind.REPORT)
+        .where(OutboundMail.id.in_(ids), OutboundMail.kind == OutboundKind.REPORT)
         .distinct()
     ).all()
     recorded = {g for g in sorted(g for g in games if g is not None) if _lock_game(session, g)}
-    for row in sent_as_claimed(True, rest, when):
-        marked.add(row.id)
-        if row.game_id in recorded:
-            journal.append(
-                session,
-                row.game_id,
-                ReportDelivered(message_id=row.message_id, to=row.recipient),
-                when,
-            )
-    for row_id in rest:
-        if row_id not in marked and mark_sent(session, row_id, when, owner):
+    statement = _sent_as_claimed_statement(True, False)
+    marked: set[int] = set()
+    for row_id in ids:
+        row = session.connection().execute(statement, _params(row_id, owner, now)).first()
+        if row is not None:
+            marked.add(row_id)
+            if row.game_id in recorded:
+                journal.append(
+                    session,
+                    row.game_id,
+                    ReportDelivered(message_id=row.message_id, to=row.recipient),
+                    now,
+                )
+        elif mark_sent(session, row_id, now, owner):
             marked.add(row_id)
     return marked
 

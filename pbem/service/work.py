@@ -24,7 +24,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import Engine, or_, select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -82,6 +82,10 @@ class Worker:
         self.pulse = Pulse(owner)
         self.lease = Lease(owner, config.database.lease_seconds)
         self.fetching: str | None = None  # the mailbox whose lease we hold, renewed by beats
+        bind = sessions.kw.get("bind")
+        if not isinstance(bind, Engine):
+            raise TypeError("a Worker needs sessions bound to an Engine")
+        self._engine = bind  # for the outbox's marks, through Core (``sent``)
 
     def _hold(self, s: Session, now: datetime) -> None:
         """Renew our lease in ``s``'s transaction, as the first thing it does. The
@@ -672,12 +676,24 @@ class Worker:
 
     @stages.stage("sending")
     def sent(self, row_ids: Collection[int]) -> set[int]:
-        """The server accepted these mails: marked sent together, by one commit, now
-        (pbem.outbox.delivery.mark_all_sent). The ids marked; a mail missing was
-        sent already (by a peer that had taken it over)."""
-        with self.sessions.begin() as s:
-            at = statement_time(self.clock, s.get_bind().dialect.name)
-            return delivery.mark_all_sent(s, row_ids, self.owner, at, lambda: self._now(s))
+        """The server accepted these mails: marked sent together, by one commit, now.
+        The ids marked; a mail missing was sent already (by a peer that had taken
+        it over).
+
+        The answers still claimed by us (nearly every mail) take one prebuilt
+        statement through Core (pbem.outbox.delivery.sent_as_claimed); only
+        reports and the odd mail a peer took need a session, in the same
+        transaction (reports_sent): the session's own work cost several times
+        the statement's."""
+        with self._engine.begin() as c:
+            at = statement_time(self.clock, c.dialect.name)
+            marked = delivery.sent_as_claimed(c, row_ids, self.owner, at)
+            rest = set(row_ids) - marked
+            if rest:
+                with Session(bind=c) as s:
+                    marked |= delivery.reports_sent(s, rest, self.owner, self._now(s))
+                    s.flush()
+        return marked
 
     def send_failed(self, row_id: int, error: str, permanent: bool) -> OutboundStatus | None:
         with self.sessions.begin() as s:
