@@ -9,7 +9,8 @@ games (ten made by the moderator's commands, the rest cloned from them: see
 into the moderator's mailbox. Then, in the same run and on the same mails:
 
 * floor: parse, verify and compose an answer for every mail in this process
-  (the standard library and ``cryptography``), CPU time per order;
+  (the standard library and ``cryptography``), CPU time per order, measured
+  before the daemon runs and again after it (the run's floor is the mean);
 * durable floor: the floor plus the writes no correct intake can skip (each
   batch's mails stored with one fsync, one fsync'd commit per batch, each
   answer written durably into a Maildir), CPU time per order;
@@ -18,7 +19,8 @@ into the moderator's mailbox. Then, in the same run and on the same mails:
   ``--workers`` mail-processing processes) fetches, parses, verifies,
   validates, seals, commits and queues each answer; timed from the daemon's
   "ready" (its worker processes started) to the moment every mail is processed
-  in the database. The CPU time (user + system, /proc) and resident memory
+  in the database. The CPU time (user + system, /proc; the system part is
+  printed too) and resident memory
   (VmRSS, VmHWM) of the daemon and its worker processes are read at the end.
 
 Targets: CPU per order of all the daemon's processes at most 2.5 times the
@@ -91,13 +93,16 @@ def process_tree(pid: int) -> list[int]:
     return [pid, *map(int, children)]
 
 
-def cpu_seconds(pid: int) -> tuple[float, float]:
-    """User + system CPU of the daemon process, and of its worker processes."""
-    ticks = []
-    for p in process_tree(pid):
+def cpu_seconds(pid: int) -> dict[str, float]:
+    """User and system CPU seconds of the daemon process ("main_user", "main_system")
+    and of its worker processes ("workers_user", "workers_system")."""
+    out = dict.fromkeys(("main_user", "main_system", "workers_user", "workers_system"), 0.0)
+    for i, p in enumerate(process_tree(pid)):
         fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-        ticks.append(int(fields[11]) + int(fields[12]))  # utime, stime
-    return ticks[0] / TICKS, sum(ticks[1:]) / TICKS
+        who = "main" if i == 0 else "workers"
+        out[f"{who}_user"] += int(fields[11]) / TICKS  # utime
+        out[f"{who}_system"] += int(fields[12]) / TICKS  # stime
+    return out
 
 
 def memory_kib(pid: int) -> dict[str, int]:
@@ -291,8 +296,8 @@ BATCH = 50
 
 def floor(
     mails: list[bytes], public_keys: set[str], config: Config, durable: Path | None = None
-) -> float:
-    """CPU seconds, on one core, of the three steps no pipeline that does what the
+) -> tuple[float, float]:
+    """CPU seconds (user, system), on one core, of the three steps no pipeline that does what the
     issue asks can skip, done with the libraries it names: parse the mail
     (email, policy default), verify its Ed25519 block (cryptography), compose
     the answer (email). Nothing stored, validated or sealed. Run twice; the
@@ -315,14 +320,14 @@ def floor(
         + "\n" * 4
     )
     now = datetime.now(UTC)
-    seconds = 0.0
+    seconds = (0.0, 0.0)
     for attempt in range(2):
         if durable is not None:
             where = durable / f"pass{attempt}"
             outbox = ensure_maildir(where / "outbox")
             stored = (where / "mails").open("ab")
             journal = (where / "journal").open("ab")
-        t = time.process_time()
+        t = os.times()
         for first in range(0, len(mails), BATCH):
             batch = mails[first : first + BATCH]
             if durable is not None:
@@ -360,7 +365,8 @@ def floor(
                 os.fsync(journal.fileno())
                 for reply in answers:
                     deliver(outbox, reply)
-        seconds = time.process_time() - t
+        end = os.times()
+        seconds = (end.user - t.user, end.system - t.system)
         if durable is not None:
             stored.close()
             journal.close()
@@ -425,9 +431,13 @@ def _measure(
 
     fetched, bare_seconds = asyncio.run(bare_fetch(lab, moderator, mod_password))
     assert fetched == orders, fetched
-    floor_seconds = floor(mails, {seat[4] for seat in seats}, config)
+    keys = {seat[4] for seat in seats}
+    # Measured before the daemon runs and again after it (the mean is the run's floor):
+    # this machine's speed drifts by a third within minutes, and a floor measured on
+    # one side of the run only would tilt its ratio with the drift.
+    floors = [floor(mails, keys, config)]
     # On the disk the daemon's database and outbox are on (the run's folder).
-    durable_seconds = floor(mails, {seat[4] for seat in seats}, config, folder / "durable")
+    durables = [floor(mails, keys, config, folder / "durable-before")]
 
     (folder / "pbem.toml").write_text(
         f"""\
@@ -481,8 +491,9 @@ level = "WARNING"
                 break
             time.sleep(0.02)
         seconds = time.perf_counter() - t0
-        main1, workers1 = cpu_seconds(daemon.pid)
-        cpu_main, cpu_workers = main1 - cpu0[0], workers1 - cpu0[1]
+        cpu = {k: v - cpu0[k] for k, v in cpu_seconds(daemon.pid).items()}
+        cpu_main = cpu["main_user"] + cpu["main_system"]
+        cpu_workers = cpu["workers_user"] + cpu["workers_system"]
         memory = memory_kib(daemon.pid)
         with sessions() as s:
             accepted = s.scalar(
@@ -501,15 +512,27 @@ level = "WARNING"
             if '"WARNING"' in line or '"ERROR"' in line or "WARNING" in line[:40]:
                 print("  daemon:", line[:300], flush=True)
     assert accepted == orders, f"only {accepted} of {orders} accepted"
+    floors.append(floor(mails, keys, config))
+    durables.append(floor(mails, keys, config, folder / "durable-after"))
+
+    def ms(seconds: float) -> float:
+        return seconds * 1000 / orders
+
     return {
         "games": games,
         "orders": orders,
         "bare_rate": orders / bare_seconds,
         "pbem_rate": orders / seconds,
-        "floor_ms": floor_seconds * 1000 / orders,
-        "durable_ms": durable_seconds * 1000 / orders,
+        "floor_ms": ms(sum(map(sum, floors)) / 2),
+        "floor_before_ms": ms(sum(floors[0])),
+        "floor_after_ms": ms(sum(floors[1])),
+        "floor_system_ms": ms(sum(f[1] for f in floors) / 2),
+        "durable_ms": ms(sum(map(sum, durables)) / 2),
+        "durable_system_ms": ms(sum(f[1] for f in durables) / 2),
         "cpu_ms": (cpu_main + cpu_workers) * 1000 / orders,
         "cpu_main_ms": cpu_main * 1000 / orders,
+        "system_ms": (cpu["main_system"] + cpu["workers_system"]) * 1000 / orders,
+        "main_system_ms": cpu["main_system"] * 1000 / orders,
         "rss_mib": memory["VmRSS"] / 1024,
         "hwm_mib": memory["VmHWM"] / 1024,
     }
@@ -554,10 +577,13 @@ def main() -> int:
             ok = ok and ratio <= RATIO_TARGET
             print(
                 f"  CPU {r['cpu_ms']:.2f} ms/order, all processes ({r['cpu_main_ms']:.2f} in "
-                f"the daemon process) | floor {r['floor_ms']:.2f} ms/order, ratio "
+                f"the daemon process; system {r['system_ms']:.2f}, of it "
+                f"{r['main_system_ms']:.2f} in the daemon process) | floor "
+                f"{r['floor_ms']:.2f} ms/order (before {r['floor_before_ms']:.2f}, after "
+                f"{r['floor_after_ms']:.2f}; system {r['floor_system_ms']:.2f}), ratio "
                 f"{ratio:.2f} (target <= {RATIO_TARGET}) | durable floor "
-                f"{r['durable_ms']:.2f} ms/order ({r['durable_ms'] / r['floor_ms']:.2f} x the "
-                f"floor), ratio {durable_ratio:.2f} | pbem {r['pbem_rate']:.0f} orders/s, "
+                f"{r['durable_ms']:.2f} ms/order (system {r['durable_system_ms']:.2f}; "
+                f"{r['durable_ms'] / r['floor_ms']:.2f} x the floor), ratio {durable_ratio:.2f} | pbem {r['pbem_rate']:.0f} orders/s, "
                 f"bare fetch {r['bare_rate']:.0f} mails/s | RSS {r['rss_mib']:.0f} MiB "
                 f"(peak {r['hwm_mib']:.0f} MiB) | load {os.getloadavg()[0]:.2f}",
                 flush=True,

@@ -102,7 +102,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     setup_logging(config, args.log_level)
     config.secrets.key_bytes()  # refuse to start without a usable key
     load_game_keys(config.signing)  # nor with signing keys that cannot sign
-    daemon = Daemon(config)
+    daemon = Daemon(config, own_process=True)
     if args.once:
         asyncio.run(_once(daemon))
         return 0

@@ -36,7 +36,7 @@ from pbem.service.metrics import Metrics, ProcessStats, log_stages
 from pbem.service.notify import sd_notify, watchdog_interval
 from pbem.service.processing import ProcessingPool
 from pbem.service.watchdog import Watchdog
-from pbem.service.work import CLAIM_SECONDS, OutgoingBatch, Worker
+from pbem.service.work import CLAIM_SECONDS, OutgoingBatch, Worker, freeze_start_up
 from pbem.storage.db import database_unreachable, make_engine, make_sessionmaker
 from pbem.storage.enums import OutboundStatus
 
@@ -140,8 +140,12 @@ class Daemon:
         inbox: Inbox | None = None,
         sender: MailSender | None = None,
         clock: Callable[[], datetime] | None = None,
+        own_process: bool = False,
     ) -> None:
+        """``own_process``: the daemon has its process to itself (``pbem serve``), which
+        freezes what start-up made (pbem.service.work.freeze_start_up)."""
         self.config = config
+        self.own_process = own_process
         self.engine = make_engine(config.database.url, config.database)
         # The database's time, read in each transaction (a test may hand its own
         # clock); the offset measured at start serves estimates only.
@@ -197,6 +201,8 @@ class Daemon:
         moved = await asyncio.to_thread(self.worker.start_up)
         # The first answer after start-up is as fast as any: its one-time costs now.
         await asyncio.to_thread(self.worker.warm_up)
+        if self.own_process:
+            freeze_start_up()
         if self.pool is not None:
             await self.pool.start()
         if moved:

@@ -43,7 +43,7 @@ from pbem.config import Config
 from pbem.service.clock import DatabaseClock
 from pbem.service.logs import setup_logging
 from pbem.service.metrics import log_stages
-from pbem.service.work import Worker
+from pbem.service.work import Worker, freeze_start_up
 from pbem.storage.db import make_engine, make_sessionmaker
 
 log = logging.getLogger("pbem.service")
@@ -115,6 +115,7 @@ def _start_worker(
     # Claims are held under the daemon's lease (pbem.service.leases): the daemon's id.
     _worker = Worker(config, make_sessionmaker(engine), owner, clock)
     _worker.warm_up()  # before the daemon says it is ready (ProcessingPool.start)
+    freeze_start_up()
 
 
 def _ready() -> int:
