@@ -138,7 +138,7 @@ level = "WARNING"
                     raise SystemExit(f"a daemon died:\n{log.read_text(errors='replace')[-3000:]}")
                 time.sleep(0.01)
         t0 = time.perf_counter()
-        cpu0 = sum(sum(intake.cpu_seconds(p.pid)) for p in processes)
+        cpu0 = sum(sum(intake.cpu_seconds(p.pid).values()) for p in processes)
         while True:
             with sessions() as s:
                 done = s.scalar(
@@ -153,7 +153,7 @@ level = "WARNING"
                 break
             time.sleep(0.02)
         seconds = time.perf_counter() - t0
-        cpu = sum(sum(intake.cpu_seconds(p.pid)) for p in processes) - cpu0
+        cpu = sum(sum(intake.cpu_seconds(p.pid).values()) for p in processes) - cpu0
         with sessions() as s:
             queued = s.scalar(select(func.count()).select_from(OutboundMail)) or 0
     finally:

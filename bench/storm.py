@@ -303,7 +303,7 @@ def _measure(folder: Path, url: str, games: list[tuple[str, str]], workers: int)
     try:
         for _ in _until(deadline.timestamp(), daemon, folder):
             time.sleep(0.01)
-        cpu0 = sum(cpu_seconds(daemon.pid))
+        cpu0 = sum(cpu_seconds(daemon.pid).values())
         stages0 = stage_totals(log, log.stat().st_size)
         for _ in _until(deadline.timestamp() + 1800, daemon, folder):
             watch.sample()
@@ -312,13 +312,13 @@ def _measure(folder: Path, url: str, games: list[tuple[str, str]], workers: int)
             time.sleep(SAMPLE)
         else:
             raise SystemExit(f"only {len(watch.reports)} of {expected} reports in 30 min")
-        cpu = sum(cpu_seconds(daemon.pid)) - cpu0
+        cpu = sum(cpu_seconds(daemon.pid).values()) - cpu0
         drained = max(watch.reports) - deadline.timestamp()
         first = min(watch.reports) - deadline.timestamp()
         # The stage counters are logged every second: wait for the lines that cover
         # the drain, then take the CPU over the same longer span for their table.
         time.sleep(2.5)
-        cpu_stages = sum(cpu_seconds(daemon.pid)) - cpu0
+        cpu_stages = sum(cpu_seconds(daemon.pid).values()) - cpu0
         stages = _summed(stage_totals(log), stages0)
     finally:
         daemon.terminate()
