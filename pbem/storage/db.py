@@ -49,6 +49,31 @@ def postgresql_connect_args(settings: DatabaseConfig) -> dict[str, Any]:
     }
 
 
+# A batch's rows go out as one INSERT of many rows (SQLAlchemy's "insertmanyvalues":
+# a batch of 50 answers is 800 parameters). psycopg turns a statement's placeholders
+# into PostgreSQL's once per statement text, but keeps the result only for statements
+# of at most 50 parameters and 4,096 characters (psycopg/_queries.py, after SQLAlchemy
+# discussion 10270: one-off giants would crowd its cache), so every batch's INSERTs
+# were converted again: 2 ms for 50 answers, 7 % of processing a batch of mail on
+# PostgreSQL (bench/intake.py). A batch's statements are no one-offs (one text per
+# table and batch size): they are kept too, up to these limits. psycopg's cache holds
+# 128 statements at most (a 50-row INSERT's conversion: about 210 KiB).
+PSYCOPG_CACHED_PARAMS = 1000
+PSYCOPG_CACHED_LENGTH = 64 * 1024
+
+
+def keep_batch_statements() -> None:
+    """Raise psycopg's limits on the statements whose conversion it keeps (above)."""
+    from psycopg import _queries
+
+    _queries.MAX_CACHED_STATEMENT_PARAMS = max(
+        _queries.MAX_CACHED_STATEMENT_PARAMS, PSYCOPG_CACHED_PARAMS
+    )
+    _queries.MAX_CACHED_STATEMENT_LENGTH = max(
+        _queries.MAX_CACHED_STATEMENT_LENGTH, PSYCOPG_CACHED_LENGTH
+    )
+
+
 def database_unreachable(exc: BaseException) -> bool:
     """Whether ``exc`` says PostgreSQL is out of reach (a link gone silent or down,
     the server gone), not that it refused a statement: a connection SQLAlchemy
@@ -129,6 +154,7 @@ def make_engine(url: str, settings: DatabaseConfig | None = None) -> Engine:
         kwargs["connect_args"] = {"timeout": SQLITE_BUSY_TIMEOUT}
     elif url.startswith("postgresql"):
         kwargs["connect_args"] = postgresql_connect_args(settings or DatabaseConfig())
+        keep_batch_statements()
     engine = create_engine(url, **kwargs)
     if url.startswith("sqlite"):
 
