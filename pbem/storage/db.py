@@ -55,7 +55,7 @@ def postgresql_connect_args(settings: DatabaseConfig) -> dict[str, Any]:
 # of at most 50 parameters and 4,096 characters (psycopg/_queries.py, after SQLAlchemy
 # discussion 10270: one-off giants would crowd its cache), so every batch's INSERTs
 # were converted again: 2 ms for 50 answers, 7 % of processing a batch of mail on
-# PostgreSQL (bench/intake.py). A batch's statements are no one-offs (one text per
+# PostgreSQL (py-spy, Worker.process_many). A batch's statements are no one-offs (one text per
 # table and batch size): they are kept too, up to these limits. psycopg's cache holds
 # 128 statements at most (a 50-row INSERT's conversion: about 210 KiB).
 PSYCOPG_CACHED_PARAMS = 1000
