@@ -31,6 +31,7 @@ from pbem.storage.models import (
     InboundMail,
     MailboxLease,
     OutboundMail,
+    OwedReports,
     Phase,
 )
 from tests.conftest import make_database
@@ -131,11 +132,17 @@ class League:
 
     def all_answered(self) -> bool:
         with self.desk.sessions() as s:
+            # An adjudication notes its reports and queues them in a second
+            # transaction (pbem.lifecycle.publishing): owed reports are mail to come.
+            # Read first: the transaction that drops a note queues its mail.
+            owed = s.scalar(select(OwedReports.id).limit(1))
             statuses = list(s.scalars(select(InboundMail.status)))
             pending = list(
                 s.scalars(select(OutboundMail.id).where(OutboundMail.status == "pending"))
             )
-        return len(statuses) == len(self.sent) and "new" not in statuses and not pending
+        return (
+            len(statuses) == len(self.sent) and "new" not in statuses and not pending and not owed
+        )
 
     def wait_answered(self, what: str) -> None:
         wait_until(self.all_answered, PATIENCE, what)
