@@ -25,8 +25,10 @@ into the moderator's mailbox. Then, in the same run and on the same mails:
 
 Targets: CPU per order of all the daemon's processes at most 2.5 times the
 floor; RSS with the most games within 10 % of RSS with the fewest. Exits 1 if
-either is missed. The ratio to the durable floor is printed beside the target's,
-not judged. Needs root (Dovecot stores mail as ``vmail``).
+either is missed. With ``--repeat N`` each database and game count runs N times and
+the median run (by its ratio) is judged: one run can stray by a factor of two on a
+shared host. The ratio to the durable floor is printed beside the target's, not
+judged. Needs root (Dovecot stores mail as ``vmail``).
 """
 
 from __future__ import annotations
@@ -103,6 +105,14 @@ def cpu_seconds(pid: int) -> dict[str, float]:
         out[f"{who}_user"] += int(fields[11]) / TICKS  # utime
         out[f"{who}_system"] += int(fields[12]) / TICKS  # stime
     return out
+
+
+def machine_ticks() -> tuple[int, int]:
+    """The machine's CPU ticks so far, all and stolen (``/proc/stat``): the time the
+    host of this virtual machine ran something else while the guest had work.
+    Figures read while it steals are not comparable with quiet ones."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return sum(fields[:8]), fields[7]  # user ... steal (guest time is inside user)
 
 
 def memory_kib(pid: int) -> dict[str, int]:
@@ -482,6 +492,7 @@ level = "WARNING"
             time.sleep(0.01)
         t0 = time.perf_counter()
         cpu0 = cpu_seconds(daemon.pid)
+        ticks0 = machine_ticks()
         while True:
             with sessions() as s:
                 done = s.scalar(
@@ -492,6 +503,7 @@ level = "WARNING"
             time.sleep(0.02)
         seconds = time.perf_counter() - t0
         cpu = {k: v - cpu0[k] for k, v in cpu_seconds(daemon.pid).items()}
+        ticks = [b - a for a, b in zip(ticks0, machine_ticks(), strict=True)]
         cpu_main = cpu["main_user"] + cpu["main_system"]
         cpu_workers = cpu["workers_user"] + cpu["workers_system"]
         memory = memory_kib(daemon.pid)
@@ -535,6 +547,7 @@ level = "WARNING"
         "main_system_ms": cpu["main_system"] * 1000 / orders,
         "rss_mib": memory["VmRSS"] / 1024,
         "hwm_mib": memory["VmHWM"] / 1024,
+        "steal": ticks[1] / max(1, ticks[0]),
     }
 
 
@@ -543,6 +556,28 @@ level = "WARNING"
 # within this fraction of the memory at the fewest.
 RATIO_TARGET = 2.5
 MEMORY_SPREAD = 0.10
+
+
+def print_run(r: dict[str, float]) -> None:
+    """One run's line. The target is the issue's, against the floor; the durable
+    floor's ratio is printed beside it (what pbem spends above the writes it cannot
+    skip)."""
+    ratio = r["cpu_ms"] / r["floor_ms"]
+    durable_ratio = r["cpu_ms"] / r["durable_ms"]
+    print(
+        f"  CPU {r['cpu_ms']:.2f} ms/order, all processes ({r['cpu_main_ms']:.2f} in "
+        f"the daemon process; system {r['system_ms']:.2f}, of it "
+        f"{r['main_system_ms']:.2f} in the daemon process) | floor "
+        f"{r['floor_ms']:.2f} ms/order (before {r['floor_before_ms']:.2f}, after "
+        f"{r['floor_after_ms']:.2f}; system {r['floor_system_ms']:.2f}), ratio "
+        f"{ratio:.2f} (target <= {RATIO_TARGET}) | durable floor "
+        f"{r['durable_ms']:.2f} ms/order (system {r['durable_system_ms']:.2f}; "
+        f"{r['durable_ms'] / r['floor_ms']:.2f} x the floor), ratio {durable_ratio:.2f} | "
+        f"pbem {r['pbem_rate']:.0f} orders/s, bare fetch {r['bare_rate']:.0f} mails/s | "
+        f"RSS {r['rss_mib']:.0f} MiB (peak {r['hwm_mib']:.0f} MiB) | "
+        f"load {os.getloadavg()[0]:.2f}, host steal {r['steal']:.0%}",
+        flush=True,
+    )
 
 
 def main() -> int:
@@ -558,6 +593,12 @@ def main() -> int:
         default=os.cpu_count() or 1,
         help="the daemon's [intake] workers (default: one per core, as deploy/ suggests)",
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="runs per database and game count; the median run's ratio is judged",
+    )
     args = parser.parse_args()
     ok = True
     print(f"load average at start: {os.getloadavg()[0]:.2f}", flush=True)
@@ -568,26 +609,27 @@ def main() -> int:
                 f"{db}, {games} games, {args.orders} order mails, {args.workers} worker(s):",
                 flush=True,
             )
-            r = run_once(args.orders, games, db, args.workers)
+            runs = []
+            for _ in range(args.repeat):
+                r = run_once(args.orders, games, db, args.workers)
+                runs.append(r)
+                print_run(r)
+            # The median run (by its ratio) stands for the configuration: one run can stray
+            # by a factor of two on a shared host (bench/README.md), a median of three less.
+            runs.sort(key=lambda r: r["cpu_ms"] / r["floor_ms"])
+            r = runs[len(runs) // 2]
             results.append(r)
             ratio = r["cpu_ms"] / r["floor_ms"]
-            # The target is the issue's, against the floor; the durable floor's ratio is
-            # printed beside it (what pbem spends above the writes it cannot skip).
-            durable_ratio = r["cpu_ms"] / r["durable_ms"]
             ok = ok and ratio <= RATIO_TARGET
-            print(
-                f"  CPU {r['cpu_ms']:.2f} ms/order, all processes ({r['cpu_main_ms']:.2f} in "
-                f"the daemon process; system {r['system_ms']:.2f}, of it "
-                f"{r['main_system_ms']:.2f} in the daemon process) | floor "
-                f"{r['floor_ms']:.2f} ms/order (before {r['floor_before_ms']:.2f}, after "
-                f"{r['floor_after_ms']:.2f}; system {r['floor_system_ms']:.2f}), ratio "
-                f"{ratio:.2f} (target <= {RATIO_TARGET}) | durable floor "
-                f"{r['durable_ms']:.2f} ms/order (system {r['durable_system_ms']:.2f}; "
-                f"{r['durable_ms'] / r['floor_ms']:.2f} x the floor), ratio {durable_ratio:.2f} | pbem {r['pbem_rate']:.0f} orders/s, "
-                f"bare fetch {r['bare_rate']:.0f} mails/s | RSS {r['rss_mib']:.0f} MiB "
-                f"(peak {r['hwm_mib']:.0f} MiB) | load {os.getloadavg()[0]:.2f}",
-                flush=True,
-            )
+            if len(runs) > 1:
+                ratios = ", ".join(f"{x['cpu_ms'] / x['floor_ms']:.2f}" for x in runs)
+                durables = ", ".join(f"{x['cpu_ms'] / x['durable_ms']:.2f}" for x in runs)
+                print(
+                    f"  median of {len(runs)} runs: ratio {ratio:.2f} (target <= {RATIO_TARGET};"
+                    f" runs {ratios}) | that run to the durable floor "
+                    f"{r['cpu_ms'] / r['durable_ms']:.2f} (runs {durables})",
+                    flush=True,
+                )
         if len(results) > 1:
             fewest, most = results[0]["rss_mib"], results[-1]["rss_mib"]
             flat = abs(most - fewest) <= MEMORY_SPREAD * fewest
