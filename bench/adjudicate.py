@@ -48,7 +48,7 @@ from pbem.rulesets.usn.geo import Geo
 from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.usn.sequence import ROUNDS, STEPS, StepKind, current_round
-from pbem.rulesets.usn.sides import enemy_of
+from pbem.core.sides import enemy_of
 from pbem.rulesets.usn.state import GameState
 from pbem.rulesets.usn.supply import endurance
 

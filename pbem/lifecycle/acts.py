@@ -348,9 +348,12 @@ class ModeratorActs:
         fingerprints = {k.fingerprint for k in keys}
         for other in self.lookups.seats(game.id, role=SeatRole.PLAYER):
             # One key, one side: else whoever signs for one side could sign for the other.
-            if other.side != side and other.side is not None and fingerprints & {
-                k.fingerprint for k in seat_keys(self.desk.session, game.id, other.side)
-            }:
+            if (
+                other.side != side
+                and other.side is not None
+                and fingerprints
+                & {k.fingerprint for k in seat_keys(self.desk.session, game.id, other.side)}
+            ):
                 raise LifecycleError(
                     f"that key already plays {other.side} in {game.id}; each side needs its own"
                 )

@@ -416,11 +416,7 @@ def _status(gm: GameMaster, a: list[str]) -> str:
     unsent = f"; {failed} mail(s) failed to send (FAILED {game.id})" if failed else ""
     if phase is None:
         outcome = season.outcome_text(game.outcome)
-        return (
-            f"{game.id}: {game.status}"
-            + (f"; outcome: {outcome}" if outcome else "")
-            + unsent
-        )
+        return f"{game.id}: {game.status}" + (f"; outcome: {outcome}" if outcome else "") + unsent
     # Only who is in: nobody reads a sealed plot before adjudication. A side whose
     # mail had refused lines is "held": the round waits for its correction or DONE.
     holds = gm.lookups.who_holds(phase)

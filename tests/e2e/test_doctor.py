@@ -221,7 +221,10 @@ def test_a_seat_key_that_cannot_be_read(
         )
     code, lines = doctor(desk, tmp_path, capsys)
     line = only_failure(code, lines, "keys")
-    assert f"game g1, south ({south.address}): ed25519 key not readable: not an OpenSSH public key" in line
+    assert (
+        f"game g1, south ({south.address}): ed25519 key not readable: not an OpenSSH public key"
+        in line
+    )
     assert north.address not in line
 
 

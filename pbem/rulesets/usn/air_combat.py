@@ -31,6 +31,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
+from pbem.core.sides import ALLIED, JAPANESE, Side, enemy_of
 from pbem.rulesets.usn import fog, hexgrid, movement, naval_combat, world
 from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.hooks import FERRY_CHECK, FERRY_RECORD, FERRY_ROOM, HOOKS, LAUNCH, RECEIVE
@@ -48,7 +49,6 @@ from pbem.rulesets.usn.naval_combat import (
 )
 from pbem.rulesets.usn.orders import Line, Mission
 from pbem.rulesets.usn.sequence import Step
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side, enemy_of
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import AIR_TYPES, Air, Base, GameState, Unit, unit_key
 from pbem.rulesets.usn.tables import AirLoss

@@ -17,11 +17,11 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
+from pbem.core.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.capture import awaiting, part_awaits, part_repaired, release, set_awaiting
 from pbem.rulesets.usn.geo import HOME_ISLANDS
 from pbem.rulesets.usn.orders import Simple
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.state import WEST_COAST, Base, Pending, Unit
 from pbem.rulesets.usn.work import Work
 

@@ -34,8 +34,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from pbem.core.sides import Side, enemy_of
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.sides import Side, enemy_of
 from pbem.rulesets.usn.state import Air, Unit
 from pbem.rulesets.usn.work import Work, destroy
 

@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pbem.core.errors import DataError
+from pbem.core.sides import Side
 from pbem.rulesets.usn.data_raw import (
     SIDES,
     DataSource,
@@ -52,7 +53,6 @@ from pbem.rulesets.usn.scenario import (
     Scenario,
     Withdrawal,
 )
-from pbem.rulesets.usn.sides import Side
 from pbem.rulesets.usn.tables import UsnTables
 from pbem.rulesets.usn.units import (
     Catalogue,

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from pbem.core.errors import DataError
+from pbem.core.sides import Side
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.sides import Side
 from pbem.rulesets.usn.units import Provenance, Source, canonical_id, expand_ids, unit_key
 
 SOURCES = ("rulebook", "errata", "reconstructed")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from pbem.core.errors import DataError
+from pbem.core.sides import Side
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.data_raw import SIDES
 from pbem.rulesets.usn.scenario import (
@@ -17,7 +18,6 @@ from pbem.rulesets.usn.scenario import (
     Place,
     Scenario,
 )
-from pbem.rulesets.usn.sides import Side
 from pbem.rulesets.usn.units import Catalogue, Counter, LandCounter, NavalCounter, UnitType
 
 

@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.core.errors import IllegalOrderError
+from pbem.core.sides import JAPANESE, Side
 from pbem.rulesets.usn import world
 from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.hooks import (
@@ -27,7 +28,6 @@ from pbem.rulesets.usn.hooks import (
     LAUNCH,
     RECEIVE,
 )
-from pbem.rulesets.usn.sides import JAPANESE, Side
 from pbem.rulesets.usn.work import Work
 
 

@@ -30,8 +30,8 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from pbem.core.events import Event
+from pbem.core.sides import SIDES
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.sides import SIDES
 from pbem.rulesets.usn.state import Air, Base, GameState, Unit
 from pbem.rulesets.usn.zoc import zoc_hexes
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from pbem.core.hooks import Hook, HookTable
+from pbem.core.sides import Side
 from pbem.rulesets.usn.geo import Geo
-from pbem.rulesets.usn.sides import Side
 from pbem.rulesets.usn.state import GameState, Unit
 from pbem.rulesets.usn.work import Work
 

@@ -36,6 +36,7 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn import hexgrid, world
 from pbem.rulesets.usn.hooks import (
     ADVANCE_WEST,
@@ -46,7 +47,6 @@ from pbem.rulesets.usn.hooks import (
     PHASES_OFF_WEST,
     RETURNED_WEST,
 )
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.victory import air_value
 from pbem.rulesets.usn.work import Work

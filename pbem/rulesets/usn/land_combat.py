@@ -23,6 +23,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
+from pbem.core.sides import ALLIED, Side, enemy_of
 from pbem.rulesets.usn import bases, hexgrid, naval_combat, world
 from pbem.rulesets.usn.capture import (
     capture_all,
@@ -33,7 +34,6 @@ from pbem.rulesets.usn.capture import (
 )
 from pbem.rulesets.usn.geo import CLASS1
 from pbem.rulesets.usn.orders import Ground, Line, Simple
-from pbem.rulesets.usn.sides import ALLIED, Side, enemy_of
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.tables import Crt1, LandResult

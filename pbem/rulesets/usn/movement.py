@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pbem.core.errors import IllegalOrderError
+from pbem.core.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.capture import capture_at
 from pbem.rulesets.usn.geo import HOME_ISLANDS
@@ -34,7 +35,6 @@ from pbem.rulesets.usn.hooks import (
     RETURNED_WEST,
 )
 from pbem.rulesets.usn.orders import OFF_MAP, Move, Transfer
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.state import WEST_COAST, Air, Base, Unit, encode_unit, unit_key
 from pbem.rulesets.usn.work import Work
 from pbem.rulesets.usn.zoc import undisputed_zones

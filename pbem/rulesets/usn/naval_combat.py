@@ -28,11 +28,11 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
+from pbem.core.sides import ALLIED, Side, enemy_of
 from pbem.rulesets.usn import fog, hexgrid, world
 from pbem.rulesets.usn.capture import awaiting, set_awaiting
 from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.movement import movement_allowance, stack_of
-from pbem.rulesets.usn.sides import ALLIED, Side, enemy_of
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.tables import Damage, UsnTables

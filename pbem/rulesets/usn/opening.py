@@ -35,12 +35,12 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.core.errors import IllegalOrderError
+from pbem.core.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn import hexgrid, scenario_rules, world
 from pbem.rulesets.usn.geo import CLASS1, HOME_ISLANDS, Geo
 from pbem.rulesets.usn.movement import movement_allowance
 from pbem.rulesets.usn.orders import AirCargo, Line, Mission, Move, Place, verb_of
 from pbem.rulesets.usn.sequence import MailRound, StepKind, current_round, naval_steps_of, step
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.work import Work
 

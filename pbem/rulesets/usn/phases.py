@@ -21,6 +21,7 @@ from pbem.core.dice import Dice
 from pbem.core.errors import AmbiguousOrderError, IllegalOrderError, OrderError
 from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
+from pbem.core.sides import ALLIED, JAPANESE, SIDES, Side
 from pbem.rulesets.usn import (
     air_combat,
     bases,
@@ -65,7 +66,6 @@ from pbem.rulesets.usn.sequence import (
     first_round_of_side,
     rounds_for,
 )
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, SIDES, Side
 from pbem.rulesets.usn.standing import merge
 from pbem.rulesets.usn.state import WEST_COAST, GameState, Pending, Unit
 from pbem.rulesets.usn.supply import fuel_check, stamp, update_supply

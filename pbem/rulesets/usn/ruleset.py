@@ -26,6 +26,7 @@ from pbem.core.ruleset import (
     State,
     Validation,
 )
+from pbem.core.sides import JAPANESE, SIDES, Side
 from pbem.rulesets.usn import (
     ferry,
     fog,
@@ -44,7 +45,6 @@ from pbem.rulesets.usn.phases import advance, run_round
 from pbem.rulesets.usn.picture import view_picture
 from pbem.rulesets.usn.scenario import AREA, entry_spec
 from pbem.rulesets.usn.sequence import STEPS, current_round
-from pbem.rulesets.usn.sides import JAPANESE, SIDES, Side
 from pbem.rulesets.usn.state import (
     WEST_COAST,
     Air,

@@ -12,8 +12,8 @@ from typing import Any, Protocol
 
 from pbem.core.options import GameOption
 from pbem.core.ruleset import ScenarioInfo
+from pbem.core.sides import Side
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.sides import Side
 from pbem.rulesets.usn.units import LandCounter, Source, UnitType
 
 # A moderator's option, not the rulebook's (pbem.rulesets.usn.fog, docs/usn-fog.md).

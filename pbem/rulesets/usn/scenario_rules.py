@@ -39,6 +39,7 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
+from pbem.core.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn import hexgrid, indian_ocean, world
 from pbem.rulesets.usn.capture import awaiting, damaged_at_start
 from pbem.rulesets.usn.geo import AUSTRALIA, BURMA, Geo
@@ -54,7 +55,6 @@ from pbem.rulesets.usn.hooks import (
     UNGARRISONED,
 )
 from pbem.rulesets.usn.sequence import ends_turn
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.state import Base, GameState, Pending, Unit
 from pbem.rulesets.usn.work import Work
 from pbem.rulesets.usn.world import counter_unit

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, SIDES, Side
+from pbem.core.sides import ALLIED, JAPANESE, SIDES, Side
 from pbem.rulesets.usn.state import GameState
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from pbem.core.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.orders import Standing
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 
 
 @dataclass(frozen=True, slots=True)

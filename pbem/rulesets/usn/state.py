@@ -15,9 +15,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any
 
+from pbem.core.sides import Side
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.hexgrid import Location
-from pbem.rulesets.usn.sides import Side
 
 STATE_VERSION = 1
 

@@ -26,9 +26,9 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
+from pbem.core.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.naval_combat import apply_damage, fire, strength_why
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.usn.standing import resolve
 from pbem.rulesets.usn.state import GameState, Unit
 from pbem.rulesets.usn.work import Work

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from pbem.core.sides import ALLIED, JAPANESE, Side, enemy_of
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
 from pbem.rulesets.usn.sequence import last_naval_step
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side, enemy_of
 from pbem.rulesets.usn.state import OILERS, TRANSPORTS, GameState, Unit
 from pbem.rulesets.usn.zoc import blocks_supply_of
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pbem.core.errors import IllegalOrderError
+from pbem.core.sides import ALLIED, JAPANESE, enemy_of
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.capture import capture_at
 from pbem.rulesets.usn.hooks import GARRISON_UNIT, HOOKS
 from pbem.rulesets.usn.movement import check_air_dest, movement_allowance
 from pbem.rulesets.usn.orders import AirCargo, Embark, Emergency
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, enemy_of
 from pbem.rulesets.usn.state import WEST_COAST, Unit
 from pbem.rulesets.usn.work import Work
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from pbem.rulesets.usn.sides import Side
+from pbem.core.sides import Side
 
 
 class UnitClass(StrEnum):

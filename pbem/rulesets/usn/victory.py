@@ -21,11 +21,11 @@ from fractions import Fraction
 from typing import Any
 
 from pbem.core.ruleset import Outcome
+from pbem.core.sides import ALLIED, JAPANESE, SIDES, Side, enemy_of
 from pbem.rulesets.usn import hexgrid, world
 from pbem.rulesets.usn.geo import Geo
 from pbem.rulesets.usn.hooks import GARRISONS_SHORT, HOOKS, UNGARRISONED
 from pbem.rulesets.usn.sequence import ends_turn
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, SIDES, Side, enemy_of
 from pbem.rulesets.usn.state import CARRIERS, GameState, Unit
 
 # Counter types -> VP schedule categories (VP.SCHED.*); the first entry the

@@ -15,9 +15,9 @@ from typing import Any
 
 from pbem.core.errors import AdjudicationError
 from pbem.core.events import Event
+from pbem.core.sides import JAPANESE, Side
 from pbem.rulesets.usn import fog, hexgrid, opening, sequence, submarines, world
 from pbem.rulesets.usn.sequence import STEPS, StepKind, current_round
-from pbem.rulesets.usn.sides import JAPANESE, Side
 from pbem.rulesets.usn.state import GameState, Unit
 from pbem.rulesets.usn.supply import endurance
 

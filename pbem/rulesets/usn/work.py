@@ -16,10 +16,10 @@ from typing import Any
 
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
+from pbem.core.sides import ALLIED, JAPANESE, Side, enemy_of
 from pbem.rulesets.usn import fog, hexgrid
 from pbem.rulesets.usn.geo import Geo, distance_field
 from pbem.rulesets.usn.hexgrid import Location
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE, Side, enemy_of
 from pbem.rulesets.usn.state import Air, Base, GameState, Pending, Unit, unit_key
 from pbem.rulesets.usn.supply import SupplyMap, supply_map
 

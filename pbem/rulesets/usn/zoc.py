@@ -9,8 +9,8 @@ current state whenever they are asked for, never stored.
 
 from __future__ import annotations
 
+from pbem.core.sides import SIDES, Side, enemy_of
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.sides import SIDES, Side, enemy_of
 from pbem.rulesets.usn.state import GameState
 
 ZOC_RADIUS = 2

@@ -41,6 +41,7 @@ from typing import Any, Protocol
 from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.core.ruleset import LineError, Validation
+from pbem.core.sides import SIDES, enemy_of
 from pbem.rulesets.witp import draws, located, movement
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air import (
@@ -61,7 +62,6 @@ from pbem.rulesets.witp.air.ships import SUNK, base_air, ships_of, take_losses, 
 from pbem.rulesets.witp.air.tables import MAP_START, air_unit, known_type
 from pbem.rulesets.witp.clock import Round, Slot
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
-from pbem.rulesets.witp.sides import SIDES, enemy_of
 
 AIR_PLOT = "air_plot"  # private[side]: this Air Phase's accepted plot (AirPlot.to_json())
 ALOFT = "naval_cover_aloft"  # private[side]: {TF: [Naval Cover over it, "up"]} (5.3.4, R124)
@@ -613,7 +613,7 @@ def strike_segment(
     strikes go before, by admiral (12.3.2). ``sea``: the map, whose bases say who
     holds a hex (R122, R123)."""
     seg = _Segment(state, slot, dice, sea)
-    queues = {side: list(seg.strikes(side)) for side in SIDES}
+    queues: dict[str, list[str]] = {side: list(seg.strikes(side)) for side in SIDES}
     events: list[Event] = []
     ranked, events = _carrier_ranking(state, seg, dice, slot.time)
     for side, sid in ranked:  # 12.3.2: three or more carrier strikes, by admiral
@@ -655,7 +655,9 @@ def _carrier_ranking(
                 airs.append(r.air if r is not None else None)
         rated.append((side, sid, sequencing.joint_rating(airs)))
     order = sequencing.rank(rated, dice, "12.3.2 equal Air Ratings")
-    filed = {s: state[PRIVATE][s].get(AIR_PLOT, {}).get("choices", {}) for s in SIDES}
+    filed: dict[str, Any] = {
+        s: state[PRIVATE][s].get(AIR_PLOT, {}).get("choices", {}) for s in SIDES
+    }
     choices = {s: c["reciprocal"] for s, c in filed.items() if "reciprocal" in c}
     order, step2 = sequencing.play_step_two(state, plotted, order, choices, dice, time)  # R125
     events += step2

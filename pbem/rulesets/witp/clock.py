@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE, SIDES
+from pbem.core.sides import ALLIED, JAPANESE, SIDES
 
 KERNEL_STAGE = 2  # this package moderates the segments of this stage and below
 TURNS_PER_CYCLE = 4  # 3.0: "each cycle representing four game turns"

@@ -28,10 +28,10 @@ from typing import Any, Protocol
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.core.events import Event
+from pbem.core.sides import ALLIED, JAPANESE, SIDES
 from pbem.rulesets.witp import chits, draws, dummies, search
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE, SIDES
 
 LOG = "coastwatchers"  # the Allies' CW Log, in their private part
 ISLANDS = "map/coastwatcher-islands"

@@ -41,7 +41,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pbem.core.errors import DataError
-from pbem.rulesets.witp.sides import SIDES
+from pbem.core.sides import SIDES
 
 
 class Provenance(StrEnum):

@@ -18,10 +18,10 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
+from pbem.core.sides import SIDES
 from pbem.rulesets.witp import chits, located
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
-from pbem.rulesets.witp.sides import SIDES
 
 JAPANESE_TABLE = "tables/japanese-dummy-allotment"
 DEFER = "defer_dummy_removal"  # moderator flag: TFs are moving (searchplay.py)

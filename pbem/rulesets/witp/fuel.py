@@ -17,9 +17,9 @@ from typing import Any
 
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
+from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
-from pbem.rulesets.witp.sides import JAPANESE
 
 FUELLING_MP = "tables/fuelling-mp"
 DD_EXCEPTION = "tables/destroyer-fuelling-exception"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pbem.core.dice import Dice
 from pbem.core.errors import AdjudicationError
-from pbem.rulesets.witp.sides import SIDES, enemy_of
+from pbem.core.sides import SIDES, enemy_of
 
 FIRST, SECOND = "first", "second"
 MAX_TIES = 100  # a run of 100 ties has probability 6^-100: a broken Dice, not luck

@@ -24,6 +24,7 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.core.events import Event
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp import draws, intelligence, orders
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot, schedule
@@ -31,7 +32,6 @@ from pbem.rulesets.witp.intelligence import INTEL
 from pbem.rulesets.witp.knowledge import PRIVATE, disclose
 from pbem.rulesets.witp.missions import Context
 from pbem.rulesets.witp.orders import Plot
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
 SIGINT, MAGIC, DUMMYCARD = "SIGINT", "MAGIC", "DUMMYCARD"
 CALLS = "calls"  # private["allied"][INTEL][CALLS]: the lines to carry out next

@@ -30,10 +30,10 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp import draws, dummies
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
 MAGIC_TABLE = "tables/magic-cup"
 REVEAL_TF = "tables/magic-reveal-tf"

@@ -25,7 +25,7 @@ from typing import Any
 
 from pbem.core.errors import AdjudicationError
 from pbem.core.events import Event
-from pbem.rulesets.witp.sides import SIDES
+from pbem.core.sides import SIDES
 
 PUBLIC, PRIVATE, DISCLOSURES, MODERATOR = "public", "private", "disclosures", "moderator"
 EVERYONE: tuple[str, ...] = SIDES

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pbem.core.errors import DataError
+from pbem.core.sides import SIDES
 from pbem.rulesets.witp.datapack import DataPack, parse_pack, resolve
-from pbem.rulesets.witp.sides import SIDES
 
 
 @dataclass(frozen=True, slots=True)

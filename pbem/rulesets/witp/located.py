@@ -16,9 +16,9 @@ from collections.abc import Collection
 from typing import Any
 
 from pbem.core.events import Event
+from pbem.core.sides import SIDES
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge, disclose
-from pbem.rulesets.witp.sides import SIDES
 
 KEY = "located"
 SOURCES = ("air", "installation", "coastwatcher", "surface")

@@ -21,10 +21,10 @@ from itertools import zip_longest
 from typing import Any
 
 from pbem.core.events import Event
+from pbem.core.sides import enemy_of
 from pbem.rulesets.witp import fuel
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
-from pbem.rulesets.witp.sides import enemy_of
 
 # (state, side, tf, log entry) -> events; the search rules register theirs.
 EnterHook = Callable[[dict[str, Any], str, str, Mapping[str, Any]], list[Event]]

@@ -18,11 +18,11 @@ from typing import Any
 from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError, Validation
+from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp import missions
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import ALLIED_HALF, HALF_SUFFIX, JAPANESE_HALF, Round
 from pbem.rulesets.witp.missions import Card, Context
-from pbem.rulesets.witp.sides import JAPANESE
 
 PASS = "PASS"
 

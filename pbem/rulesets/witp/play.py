@@ -30,6 +30,7 @@ from typing import Any, cast
 from pbem.core.dice import Dice
 from pbem.core.errors import DataError
 from pbem.core.events import Event
+from pbem.core.sides import JAPANESE, SIDES
 from pbem.rulesets.witp import (
     airplay,
     draws,
@@ -54,7 +55,6 @@ from pbem.rulesets.witp.knowledge import (
     projection,
 )
 from pbem.rulesets.witp.missions import Context, SeaMap
-from pbem.rulesets.witp.sides import JAPANESE, SIDES
 
 GAME_TURNS = "scenario/game-turns"
 START_DATE = "scenario/start-date"
@@ -286,7 +286,9 @@ def _resolve(
     where = cast(searchplay.SearchMap, sea)
     # Each side's Knowledge, for the Air Search Segment's standing orders only (13.3.1).
     searching = slot.phase.key.startswith("air") and slot.segment.key == "search"
-    contexts = {side: context(state, side, sea) for side in SIDES} if searching else {}
+    contexts: dict[str, Context] = (
+        {side: context(state, side, sea) for side in SIDES} if searching else {}
+    )
     events = searchplay.before_segment(state, slot, rnd, dice, contexts, where)
     events += _segment(state, slot, rnd, orders_by_side, dice, sea)
     return events + searchplay.after_segment(state, slot)
@@ -349,7 +351,7 @@ def _segment(
 
 def _execute(state: dict[str, Any], first: str, time: str) -> list[Event]:
     """3.1 C Execution Segment: the cards filed at this phase's Plot Segment."""
-    cards = {}
+    cards: dict[str, dict[str, Any]] = {}
     for side in SIDES:
         own = state[PRIVATE][side]
         for entry in own.get(tfs.TFS, {}).values():

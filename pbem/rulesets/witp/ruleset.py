@@ -16,12 +16,12 @@ from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.core.mapview import MapPicture
 from pbem.core.ruleset import Adjudication, Demand, Outcome, ScenarioInfo, State, Validation
+from pbem.core.sides import SIDES
 from pbem.rulesets.witp import airplay, orders, play, victory, views
 from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge
 from pbem.rulesets.witp.library import Library
 from pbem.rulesets.witp.map import TheatreMap
 from pbem.rulesets.witp.report_map import report_picture
-from pbem.rulesets.witp.sides import SIDES
 
 DATAPACK = "datapack"  # CREATE's key for the moderator's own pack (TOML), not an option
 

@@ -29,11 +29,11 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.core.events import Event
+from pbem.core.sides import ALLIED, SIDES, enemy_of
 from pbem.rulesets.witp import chits, deception, draws, located
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.hexgrid import distance, parse_hex
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
-from pbem.rulesets.witp.sides import ALLIED, SIDES, enemy_of
 
 LAND_BANDS, CARRIER_BANDS = "tables/land-search-bands", "tables/carrier-search-bands"
 LAND_TABLE, CARRIER_TABLE = "tables/land-air-search", "tables/carrier-air-search"

@@ -30,6 +30,7 @@ from typing import Any, Protocol
 from pbem.core.dice import Dice
 from pbem.core.errors import OrderError, OrderSyntaxError
 from pbem.core.events import Event
+from pbem.core.sides import ALLIED, SIDES, enemy_of
 from pbem.rulesets.witp import (
     chits,
     coastwatchers,
@@ -45,7 +46,6 @@ from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Round, Slot
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
 from pbem.rulesets.witp.missions import Context
-from pbem.rulesets.witp.sides import ALLIED, SIDES, enemy_of
 
 STANDING = "standing"  # private[side]["standing"]: {"search", "deception", DELAY_KEY}
 WORDS = ("SEARCH", deception.WORD, coastwatchers.WORD)

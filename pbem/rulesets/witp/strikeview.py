@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from pbem.core.sides import SIDES, enemy_of
 from pbem.rulesets.witp.knowledge import Disclosure, Knowledge
-from pbem.rulesets.witp.sides import SIDES, enemy_of
 
 # The disclosures this section tells; the report's event list leaves them out.
 LAUNCH = frozenset(

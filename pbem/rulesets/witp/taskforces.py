@@ -37,9 +37,9 @@ from typing import Any, Protocol
 from pbem.core.dice import Dice
 from pbem.core.errors import DataError
 from pbem.core.events import Event
+from pbem.core.sides import JAPANESE, SIDES
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
-from pbem.rulesets.witp.sides import JAPANESE, SIDES
 
 TFS, SHIPS = "tfs", "ships"
 MARKERS = "tables/tf-markers-per-side"

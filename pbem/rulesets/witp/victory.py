@@ -14,10 +14,10 @@ from fractions import Fraction
 from typing import Any
 
 from pbem.core.ruleset import Outcome
+from pbem.core.sides import SIDES, enemy_of
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air.ships import SUNK
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
-from pbem.rulesets.witp.sides import SIDES, enemy_of
 
 VICTORY = "scenario/victory"
 TABLE = "tables/ship-victory-points"
@@ -38,7 +38,7 @@ def ship_sixths(table: Mapping[str, Any], ship: Mapping[str, Any]) -> int:
 def scores(state: Mapping[str, Any]) -> dict[str, int]:
     """Each side's VP in sixths: the enemy ships it sank."""
     table = tfs.value(state[PUBLIC], TABLE)
-    out = {side: 0 for side in SIDES}
+    out: dict[str, int] = {side: 0 for side in SIDES}
     for side in SIDES:
         for ship in state[PRIVATE][side].get(tfs.SHIPS, {}).values():
             out[enemy_of(side)] += ship_sixths(table, ship)

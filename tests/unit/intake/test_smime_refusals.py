@@ -191,6 +191,7 @@ def test_opaque_signed_data_from_cryptography_verifies_and_tampering_fails() -> 
         )
         .sign(serialization.Encoding.DER, [pkcs7.PKCS7Options.Binary])
     )
+
     def mail(der: bytes) -> bytes:
         return (
             _headers()

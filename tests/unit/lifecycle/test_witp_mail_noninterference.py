@@ -30,11 +30,11 @@ from hypothesis import strategies as st
 from pbem import rulesets
 from pbem.core.dice import SeededDice
 from pbem.core.events import Event
+from pbem.core.sides import SIDES, enemy_of
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
 from pbem.rulesets.witp.loader import load_library
 from pbem.rulesets.witp.map import load_map
 from pbem.rulesets.witp.ruleset import WitpRuleset
-from pbem.rulesets.witp.sides import SIDES, enemy_of
 
 from .mailworlds import COMMITMENT, Harness, masked, open_harness, subject_and_text
 

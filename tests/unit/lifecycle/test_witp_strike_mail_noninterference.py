@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from pbem import rulesets
+from pbem.core.sides import SIDES
 from pbem.rulesets.witp.loader import load_library
 from pbem.rulesets.witp.map import load_map
 from pbem.rulesets.witp.ruleset import WitpRuleset
-from pbem.rulesets.witp.sides import SIDES
 from tests.unit.rulesets.witp.strikeworld import Bases, Case, cases, doubles_told, world
 
 from .mailworlds import Harness, open_harness, subject_and_text

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
-from pbem.rulesets.witp.sides import JAPANESE
+from pbem.core.sides import JAPANESE
 
 if TYPE_CHECKING:
     from pbem.rulesets.witp.air.plot import AirPlot, Context

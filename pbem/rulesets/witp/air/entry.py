@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp.air import display, elite
 from pbem.rulesets.witp.air.choices import ENTRY_DEFAULT, ENTRY_KEY, ROLLED
 from pbem.rulesets.witp.air.tables import DISPLAY, value
-from pbem.rulesets.witp.sides import JAPANESE
 
 
 def elite_majority(aps: Sequence[Mapping[str, Any]]) -> bool:

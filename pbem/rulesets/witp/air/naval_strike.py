@@ -41,6 +41,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
+from pbem.core.sides import JAPANESE, SIDES
 from pbem.rulesets.witp import chits, draws
 from pbem.rulesets.witp.air import (
     aa,
@@ -75,7 +76,6 @@ from pbem.rulesets.witp.air.ships import (
 from pbem.rulesets.witp.air.tables import DOCTRINE, ROLES, air_unit, known_type, value
 from pbem.rulesets.witp.hexgrid import distance
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
-from pbem.rulesets.witp.sides import JAPANESE, SIDES
 
 LEVELS = ("L", "M", "H")
 

@@ -29,6 +29,7 @@ from typing import Any
 from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
+from pbem.core.sides import enemy_of
 from pbem.rulesets.witp import located
 from pbem.rulesets.witp.air import altitude, capsplit, choices, suppression
 from pbem.rulesets.witp.air import night as night_rules
@@ -36,7 +37,6 @@ from pbem.rulesets.witp.air.ships import base_air
 from pbem.rulesets.witp.air.tables import EXTREME, ROLES, air_unit, known_type, value
 from pbem.rulesets.witp.hexgrid import distance, parse_hex
 from pbem.rulesets.witp.knowledge import Knowledge
-from pbem.rulesets.witp.sides import enemy_of
 
 _ELEMENT = re.compile(r"^(\d+)[xX]([A-Za-z0-9-]+)(?:/([A-Za-z]{1,2}))?(?:@([LMHlmh]))?$")
 TROPICAL_MP = 6  # the Coral Sea is Tropical: 6 MP a hex (tables-stage1 movement-area cost)

@@ -20,11 +20,11 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
+from pbem.core.sides import SIDES
 from pbem.rulesets.witp import draws, initiative
 from pbem.rulesets.witp.air.choices import RECIPROCAL_DEFAULT
 from pbem.rulesets.witp.air.tables import SEQUENCE, SEQUENCE_DRM, value
 from pbem.rulesets.witp.knowledge import disclose
-from pbem.rulesets.witp.sides import SIDES
 
 BEFORE, SIMULTANEOUS, AFTER = "before", "simultaneous", "after"
 

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 import pbem
+from pbem.core.sides import Side
 from pbem.rulesets.usn import bases, scenario_rules
 from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.orders import Simple
 from pbem.rulesets.usn.phases import can_refuel_in_base
 from pbem.rulesets.usn.ruleset import UsnRuleset
-from pbem.rulesets.usn.sides import Side
 from pbem.rulesets.usn.state import GameState
 from pbem.rulesets.usn.work import Work
 

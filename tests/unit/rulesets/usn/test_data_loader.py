@@ -17,6 +17,7 @@ import pytest
 
 from pbem.cli import main
 from pbem.core.errors import DataError
+from pbem.core.sides import Side
 from pbem.rulesets.usn.data_raw import count_values
 from pbem.rulesets.usn.loader import (
     check_world,
@@ -25,7 +26,6 @@ from pbem.rulesets.usn.loader import (
     load_world,
     provenance_report,
 )
-from pbem.rulesets.usn.sides import Side
 from pbem.rulesets.usn.units import NavalCounter, Source
 
 TINY = """\

@@ -13,13 +13,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from pbem.core.dice import SeededDice
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn import bases as bases_mod
 from pbem.rulesets.usn import hexgrid, naval_combat
 from pbem.rulesets.usn.air_combat import Flight
 from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.phases import can_refuel_in_base
 from pbem.rulesets.usn.ruleset import UsnRuleset
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn.state import Air, GameState, Unit
 from pbem.rulesets.usn.units import Size, UnitType
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from pbem.core.sides import Side
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.data import UsnWorld
 from pbem.rulesets.usn.loader import check_world, load_map, load_world, scenario_names
 from pbem.rulesets.usn.scenario import Scenario
-from pbem.rulesets.usn.sides import Side
 from pbem.rulesets.usn.units import UnitType
 
 J, A = Side.JAPANESE, Side.ALLIED

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn.sequence import ROUNDS, STEPS, StepKind, last_naval_step, naval_steps_of
-from pbem.rulesets.usn.sides import ALLIED, JAPANESE
 
 from .builders import Game, H, make_state, ship
 from .test_rule_index import nothing_to_compute

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pbem.core.sides import Side
 from pbem.rulesets.usn.loader import load_world
-from pbem.rulesets.usn.sides import Side
 from pbem.rulesets.usn.units import (
     Catalogue,
     LandCounter,

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from pbem.core.dice import Dice, SeededDice
 from pbem.core.events import Event
+from pbem.core.sides import ALLIED, JAPANESE, SIDES, enemy_of
 from pbem.reports.context import Header, report_context
 from pbem.reports.render import render
 from pbem.rulesets.witp.air import naval_strike, plot
@@ -31,7 +32,6 @@ from pbem.rulesets.witp.knowledge import (
     disclose,
 )
 from pbem.rulesets.witp.ruleset import WitpRuleset
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE, SIDES, enemy_of
 
 SCENARIO = "coral-sea-1942"
 TIME = "T1/air2/strike"

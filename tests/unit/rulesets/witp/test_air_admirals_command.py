@@ -8,10 +8,10 @@ from __future__ import annotations
 import copy
 
 from pbem.core.dice import ScriptedDice
+from pbem.core.sides import ALLIED
 from pbem.rulesets.witp.air import admirals
 from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE, PUBLIC
 from pbem.rulesets.witp.ruleset import WitpRuleset
-from pbem.rulesets.witp.sides import ALLIED
 
 from .strikeworld import opened
 

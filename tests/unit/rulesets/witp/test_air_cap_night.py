@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from pbem.core.dice import SeededDice
+from pbem.core.sides import ALLIED, JAPANESE, SIDES
 from pbem.rulesets.witp import airplay
 from pbem.rulesets.witp import located as located_chits
 from pbem.rulesets.witp.air import capsplit, naval_strike, night, plot
@@ -18,7 +19,6 @@ from pbem.rulesets.witp.clock import schedule
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import DISCLOSURES, MODERATOR, PRIVATE, PUBLIC, disclose
 from pbem.rulesets.witp.ruleset import WitpRuleset
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE, SIDES
 
 from .conftest import SCENARIO
 from .naval import NO_GATE, tfs

@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.core.dice import SeededDice
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import attack, elite, naval_strike, plot
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
 from pbem.rulesets.witp.ruleset import WitpRuleset
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
 from .conftest import SCENARIO
 from .test_air_naval_strike import STRIKE, TIME

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import entry, plot
 from pbem.rulesets.witp.air.display import Position
 from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge
 from pbem.rulesets.witp.ruleset import WitpRuleset
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
 from .strikeworld import RATINGS, opened, resolved
 from .test_air_world import world

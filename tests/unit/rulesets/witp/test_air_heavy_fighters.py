@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.core.dice import ScriptedDice, SeededDice
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import naval_strike, plot
 from pbem.rulesets.witp.air.combat import Stack, resolve_level
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
 from .test_air_world import PUBLIC_PACK, knowing, told, world
 

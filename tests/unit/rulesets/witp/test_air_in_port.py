@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.core.dice import ScriptedDice, SeededDice
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import attack, naval_strike, plot, port
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE
 from pbem.rulesets.witp.ruleset import WitpRuleset
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
 from .strikeworld import opened, report, resolved, strike_section
 from .test_air_world import PUBLIC_PACK, knowing, told, world

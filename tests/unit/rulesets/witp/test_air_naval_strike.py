@@ -7,11 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.core.dice import SeededDice
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import naval_strike, plot
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
 from .test_air_world import ALLIED_HEX, kido_butai, knowing, ship, told, world
 

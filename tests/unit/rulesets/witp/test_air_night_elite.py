@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.core.dice import ScriptedDice, SeededDice
+from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp.air import elite, torpedo
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
-from pbem.rulesets.witp.sides import JAPANESE
 
 from .test_air_world import world
 

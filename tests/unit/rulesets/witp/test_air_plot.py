@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import plot
 from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
 from .test_air_world import knowing, world
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.core.dice import SeededDice
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import naval_strike, special
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import DISCLOSURES
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
 from .test_air_world import knowing, told, world
 

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from pbem.core.dice import ScriptedDice, SeededDice
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import naval_strike, plot, suppression
 from pbem.rulesets.witp.air.tables import air_to_air
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
 from .test_air_world import PUBLIC_PACK, knowing, ship, told, world
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.core.dice import ScriptedDice, SeededDice
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import naval_strike, plot, torpedo
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PUBLIC
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
 from .test_air_world import knowing as knowledge_of
 from .test_air_world import told, world

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.core.dice import ScriptedDice, SeededDice
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import attack, naval_strike, plot, training
 from pbem.rulesets.witp.air.combat import Stack, resolve_level
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE
 from pbem.rulesets.witp.ruleset import WitpRuleset
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.taskforces import embark
 
 from .strikeworld import opened, report, resolved, strike_section

@@ -9,9 +9,9 @@ import tomllib
 from importlib.resources import files
 from typing import Any
 
+from pbem.core.sides import ALLIED, JAPANESE, SIDES
 from pbem.rulesets.witp.datapack import parse_pack, resolve
 from pbem.rulesets.witp.knowledge import DISCLOSURES, MODERATOR, PRIVATE, PUBLIC, Knowledge
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE, SIDES
 
 
 def _pack(folder: str, name: str, *categories: str) -> Any:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from pbem.core.dice import SeededDice
 from pbem.core.errors import AdjudicationError
+from pbem.core.sides import SIDES, enemy_of
 from pbem.rulesets.witp.knowledge import (
     DISCLOSURES,
     MODERATOR,
@@ -27,7 +28,6 @@ from pbem.rulesets.witp.knowledge import (
     indistinguishable,
     projection,
 )
-from pbem.rulesets.witp.sides import SIDES, enemy_of
 
 from .conftest import SCENARIO
 

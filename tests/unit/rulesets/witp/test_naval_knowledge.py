@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.core.dice import SeededDice
+from pbem.core.sides import SIDES, enemy_of
 from pbem.rulesets.witp import searchplay
 from pbem.rulesets.witp.knowledge import indistinguishable
-from pbem.rulesets.witp.sides import SIDES, enemy_of
 from pbem.rulesets.witp.taskforces import new_tf
 
 from .naval import at_plot, blind, tfs

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pbem.core.sides import SIDES, enemy_of
 from pbem.reports.mapimage import render_map
 from pbem.rulesets.witp import hexgrid
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, disclose
@@ -17,7 +18,6 @@ from pbem.rulesets.witp.map import TheatreMap, load_map
 from pbem.rulesets.witp.picture import SIDE_COLOURS
 from pbem.rulesets.witp.report_map import report_picture
 from pbem.rulesets.witp.ruleset import WitpRuleset
-from pbem.rulesets.witp.sides import SIDES, enemy_of
 
 from .conftest import SCENARIO
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from pbem.core.sides import ALLIED, JAPANESE, SIDES
 from pbem.rulesets.witp import searchview
 from pbem.rulesets.witp.knowledge import Knowledge, disclose
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE, SIDES
 
 TIME = "T1/naval1/execution"
 

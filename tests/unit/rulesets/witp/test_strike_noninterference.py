@@ -26,10 +26,10 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
+from pbem.core.sides import ALLIED, JAPANESE, enemy_of
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE, indistinguishable
 from pbem.rulesets.witp.ruleset import WitpRuleset
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE, enemy_of
 
 from .strikeworld import (
     Bases,

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp import strikeview
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE
 from pbem.rulesets.witp.ruleset import WitpRuleset
-from pbem.rulesets.witp.sides import ALLIED, JAPANESE
 
 from .strikeworld import opened, report, resolved, strike_section
 from .test_air_world import told
