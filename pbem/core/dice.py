@@ -11,7 +11,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Iterable
-from typing import Protocol
+from typing import NamedTuple, Protocol
+
+
+class Draw(NamedTuple):
+    """One die rolled: its value and what it was rolled for (the audit trail's
+    line). A tuple, so the record stores it as ``[value, purpose]``."""
+
+    value: int
+    purpose: str
 
 
 class Dice(Protocol):
@@ -20,7 +28,7 @@ class Dice(Protocol):
         ...
 
     @property
-    def rolls(self) -> list[tuple[int, str]]:
+    def rolls(self) -> list[Draw]:
         """Every roll so far, in order, as (value, purpose)."""
         ...
 
@@ -50,15 +58,15 @@ class SeededDice:
         self._game = game
         self._turn = turn
         self._phase = phase
-        self._rolls: list[tuple[int, str]] = []
+        self._rolls: list[Draw] = []
 
     def d6(self, purpose: str = "") -> int:
         value = derive_roll(self._seed, self._game, self._turn, self._phase, len(self._rolls))
-        self._rolls.append((value, purpose))
+        self._rolls.append(Draw(value, purpose))
         return value
 
     @property
-    def rolls(self) -> list[tuple[int, str]]:
+    def rolls(self) -> list[Draw]:
         return list(self._rolls)
 
 
@@ -67,7 +75,7 @@ class ScriptedDice:
 
     def __init__(self, values: Iterable[int]) -> None:
         self._values = list(values)
-        self._rolls: list[tuple[int, str]] = []
+        self._rolls: list[Draw] = []
 
     def d6(self, purpose: str = "") -> int:
         if len(self._rolls) >= len(self._values):
@@ -75,9 +83,9 @@ class ScriptedDice:
         value = self._values[len(self._rolls)]
         if not 1 <= value <= 6:
             raise ValueError(f"scripted die value {value} is not 1..6")
-        self._rolls.append((value, purpose))
+        self._rolls.append(Draw(value, purpose))
         return value
 
     @property
-    def rolls(self) -> list[tuple[int, str]]:
+    def rolls(self) -> list[Draw]:
         return list(self._rolls)

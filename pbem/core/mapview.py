@@ -16,7 +16,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from pbem.core.sides import ALLIED, JAPANESE
+
 Colour = tuple[int, int, int]  # RGB, 0-255
+
+# Both games draw the sides alike, so a player reads either game's map at a glance.
+SIDE_COLOURS: Mapping[str | None, Colour] = {
+    JAPANESE: (200, 30, 30),
+    ALLIED: (30, 60, 200),
+    None: (110, 110, 110),  # no side's: unheld or neutral bases, and sightings
+}
 
 
 class Ground(StrEnum):

@@ -59,12 +59,12 @@ from pbem.rulesets.usn.orders import (
 from pbem.rulesets.usn.orders import Drop as DropOrder
 from pbem.rulesets.usn.scenario import AREA, entry_allowed, entry_hexes
 from pbem.rulesets.usn.sequence import (
-    STEPS,
     Step,
     StepKind,
     current_round,
     first_round_of_side,
     rounds_for,
+    step,
 )
 from pbem.rulesets.usn.standing import merge
 from pbem.rulesets.usn.state import WEST_COAST, GameState, Pending, Unit
@@ -142,7 +142,7 @@ def run_round(
 ) -> RoundResult:
     rnd = current_round(state)
     # A set-up round has no steps: its PLACE and STANDING orders parse as step 1's.
-    kinds = frozenset(STEPS[n - 1].kind for n in rnd.steps) or frozenset({StepKind.ENTRY})
+    kinds = frozenset(step(n).kind for n in rnd.steps) or frozenset({StepKind.ENTRY})
     sheets: dict[Side, _Sheet] = {}
     for side in SIDES:
         if side not in texts:
@@ -167,7 +167,7 @@ def run_round(
         if Side(who) in sheets:
             _step_setup(w, sheets[Side(who)])
     for n in rnd.steps:
-        st = STEPS[n - 1]
+        st = step(n)
         if st.kind is StepKind.ENTRY:
             _step_entry(w)
         elif st.kind is StepKind.AIR_SEA:
@@ -743,7 +743,7 @@ def _check_ground(w: Work, g: Ground) -> None:
 
 def _step_bookkeeping(w: Work) -> None:
     """SEQ.10: fuel records (SUP.G), supply, and the turn record."""
-    COMBAT_HOOKS["SEQ.10"](w, STEPS[9], {}, None)  # repairs and replacements
+    COMBAT_HOOKS["SEQ.10"](w, step(10), {}, None)  # repairs and replacements
     snap = w.snapshot()
     snap, lost = fuel_check(snap)
     w.units = dict(snap.units)

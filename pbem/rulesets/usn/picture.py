@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.core.mapview import (
+    SIDE_COLOURS,
     Colour,
     Edge,
     Ground,
@@ -30,11 +31,6 @@ from pbem.core.mapview import (
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.map import HexsideKind, Terrain, UsnMap, centre
 
-SIDE_COLOURS: Mapping[str | None, Colour] = {
-    "japanese": (200, 30, 30),
-    "allied": (30, 60, 200),
-    None: (110, 110, 110),  # neutral bases, and sightings (last known positions)
-}
 START_LINE_COLOURS: Mapping[str, Colour] = {"game1": (230, 40, 40), "game2": (250, 150, 0)}
 LAST_KNOWN = "last-known"  # a sighting, not a present position: drawn grey
 

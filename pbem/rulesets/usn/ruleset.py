@@ -44,7 +44,7 @@ from pbem.rulesets.usn.map import MapFiles, UsnMap, build_map
 from pbem.rulesets.usn.phases import advance, run_round
 from pbem.rulesets.usn.picture import view_picture
 from pbem.rulesets.usn.scenario import AREA, entry_spec
-from pbem.rulesets.usn.sequence import STEPS, current_round
+from pbem.rulesets.usn.sequence import current_round, step
 from pbem.rulesets.usn.state import (
     WEST_COAST,
     Air,
@@ -135,7 +135,7 @@ class UsnRuleset:
         if s.over:
             return None
         rnd = current_round(s)
-        steps = tuple(f"Step {n}: {STEPS[n - 1].title}" for n in rnd.steps)
+        steps = tuple(f"Step {n}: {step(n).title}" for n in rnd.steps)
         return Demand(s.turn, rnd.key, rnd.sides, rnd.title, steps)
 
     def validate(self, state: State, side: str, text: str) -> Validation:

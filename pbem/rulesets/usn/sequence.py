@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from pbem.core.sequence import StepTable
 from pbem.core.sides import ALLIED, JAPANESE, SIDES, Side
 from pbem.rulesets.usn.state import GameState
 
@@ -49,6 +50,10 @@ class SubStep:
     title: str
     combat: bool = False
 
+    @property
+    def key(self) -> str:
+        return self.letter
+
 
 @dataclass(frozen=True, slots=True)
 class Step:
@@ -58,6 +63,11 @@ class Step:
     kind: StepKind
     title: str
     substeps: tuple[SubStep, ...] = ()
+
+    @property
+    def key(self) -> str:
+        """SEQ.SYN numbers the steps 1-10: the number is the key."""
+        return str(self.number)
 
 
 def _air_sea(paradrop: bool) -> tuple[SubStep, ...]:
@@ -97,24 +107,37 @@ _STRIKE = (
     SubStep("L", "SEQ.5L", "aircraft return to base"),
 )
 
-STEPS: tuple[Step, ...] = (
-    Step(1, "SEQ.1", None, StepKind.ENTRY, "Reinforcements, replacements and repaired ships"),
-    Step(2, "SEQ.2", JAPANESE, StepKind.AIR_SEA, "Japanese air and sea movement", _air_sea(True)),
-    Step(3, "SEQ.3", ALLIED, StepKind.LAND_MOVE, "Allied land movement", _LAND),
-    Step(4, "SEQ.4", ALLIED, StepKind.AIR_SEA, "Allied air and sea movement", _air_sea(False)),
-    Step(5, "SEQ.5", ALLIED, StepKind.STRIKE, "Allied land attack, mutual air strikes", _STRIKE),
-    Step(6, "SEQ.6", ALLIED, StepKind.AIR_SEA, "Allied air and sea movement", _air_sea(False)),
-    Step(7, "SEQ.7", JAPANESE, StepKind.LAND_MOVE, "Japanese land movement", _LAND),
-    Step(8, "SEQ.8", JAPANESE, StepKind.AIR_SEA, "Japanese air and sea movement", _air_sea(True)),
-    Step(
-        9, "SEQ.9", JAPANESE, StepKind.STRIKE, "Japanese land attack, mutual air strikes", _STRIKE
-    ),
-    Step(10, "SEQ.10", None, StepKind.BOOKKEEPING, "Turn record, fuel and damage records"),
+STEPS: StepTable[Step] = StepTable(
+    (
+        Step(1, "SEQ.1", None, StepKind.ENTRY, "Reinforcements, replacements and repaired ships"),
+        Step(
+            2, "SEQ.2", JAPANESE, StepKind.AIR_SEA, "Japanese air and sea movement", _air_sea(True)
+        ),
+        Step(3, "SEQ.3", ALLIED, StepKind.LAND_MOVE, "Allied land movement", _LAND),
+        Step(4, "SEQ.4", ALLIED, StepKind.AIR_SEA, "Allied air and sea movement", _air_sea(False)),
+        Step(
+            5, "SEQ.5", ALLIED, StepKind.STRIKE, "Allied land attack, mutual air strikes", _STRIKE
+        ),
+        Step(6, "SEQ.6", ALLIED, StepKind.AIR_SEA, "Allied air and sea movement", _air_sea(False)),
+        Step(7, "SEQ.7", JAPANESE, StepKind.LAND_MOVE, "Japanese land movement", _LAND),
+        Step(
+            8, "SEQ.8", JAPANESE, StepKind.AIR_SEA, "Japanese air and sea movement", _air_sea(True)
+        ),
+        Step(
+            9,
+            "SEQ.9",
+            JAPANESE,
+            StepKind.STRIKE,
+            "Japanese land attack, mutual air strikes",
+            _STRIKE,
+        ),
+        Step(10, "SEQ.10", None, StepKind.BOOKKEEPING, "Turn record, fuel and damage records"),
+    )
 )
 
 
 def step(number: int) -> Step:
-    return STEPS[number - 1]
+    return STEPS.get(str(number))
 
 
 @dataclass(frozen=True, slots=True)

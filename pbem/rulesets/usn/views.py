@@ -17,7 +17,7 @@ from pbem.core.errors import AdjudicationError
 from pbem.core.events import Event
 from pbem.core.sides import JAPANESE, Side
 from pbem.rulesets.usn import fog, hexgrid, opening, sequence, submarines, world
-from pbem.rulesets.usn.sequence import STEPS, StepKind, current_round
+from pbem.rulesets.usn.sequence import StepKind, current_round, step
 from pbem.rulesets.usn.state import GameState, Unit
 from pbem.rulesets.usn.supply import endurance
 
@@ -190,7 +190,7 @@ def order_template(state: GameState, side: str) -> str:
     for rule in rnd.rules:
         out.append(f"# Special rule this round: {rule} (see docs/usn-orders.md)")
     for n in rnd.steps:
-        st = STEPS[n - 1]
+        st = step(n)
         if st.side not in (None, side) and st.kind is not StepKind.STRIKE:
             continue
         out.append(f"#\n# Step {n}: {st.title}")
@@ -208,9 +208,7 @@ def order_template(state: GameState, side: str) -> str:
             out.append(
                 f"#   {uid:<8} SUB   at {hexgrid.fmt(int(sub['hex']))}, {status}; SUB <sub> <hex>..., STATION <sub>"
             )
-    if any(
-        STEPS[n - 1].kind is StepKind.LAND_MOVE and STEPS[n - 1].side == side for n in rnd.steps
-    ):
+    if any(step(n).kind is StepKind.LAND_MOVE and step(n).side == side for n in rnd.steps):
         spare = sorted(d["uid"] for d in state.extra.get("spares", {}).get(side, []))
         if spare:
             out.append("#\n# Spare counters (BREAK <division> <BDE|RGT> takes the first that fit):")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from pbem.core.dice import Dice
+from pbem.core.dice import Dice, Draw
 from pbem.rulesets.witp.knowledge import MODERATOR
 
 SEED_DICE = 12  # 6**12 > 2**31 seeds
@@ -62,7 +62,7 @@ class SecretDice:
     def __init__(self, seed: bytes, label: str) -> None:
         self._seed = seed
         self._label = label
-        self._rolls: list[tuple[int, str]] = []
+        self._rolls: list[Draw] = []
 
     @classmethod
     def from_dice(cls, dice: Dice, label: str) -> SecretDice:
@@ -77,12 +77,12 @@ class SecretDice:
             for byte in hashlib.sha256(self._seed + msg).digest():
                 if byte < 252:
                     value = byte % 6 + 1
-                    self._rolls.append((value, purpose))
+                    self._rolls.append(Draw(value, purpose))
                     return value
             attempt += 1
 
     @property
-    def rolls(self) -> list[tuple[int, str]]:
+    def rolls(self) -> list[Draw]:
         return list(self._rolls)
 
     def fork(self, label: str) -> SecretDice:
