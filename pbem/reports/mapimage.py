@@ -12,18 +12,17 @@ from __future__ import annotations
 import bisect
 import functools
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from PIL import Image, ImageDraw, ImageFilter, ImageFont
+from PIL import Image, ImageDraw, ImageFont
 
 from pbem.core.mapview import (
     Colour,
     Edge,
     Ground,
     LegendEntry,
-    MapBase,
     MapBox,
     MapHex,
     MapHexside,
@@ -31,10 +30,11 @@ from pbem.core.mapview import (
     MapMarker,
     MapPicture,
 )
-from pbem.reports import png
+from pbem.reports import maplabels, png
+from pbem.reports.maplabels import Box, Font, Point
 
 if TYPE_CHECKING:
-    from PIL._imaging import ImagingCore
+    pass
 
 RADIUS = 13.0  # pixels from hex centre to corner at scale 1
 MARGIN = 24
@@ -62,10 +62,6 @@ HALO = (255, 255, 255)
 HIGHLIGHT = (255, 220, 0)
 BACKGROUND = (235, 232, 220)
 SWATCHES = {Ground.SEA: SEA, Ground.ISLET: ISLET, Ground.LAND: LAND, Ground.DESERT: DESERT}
-
-Point = tuple[float, float]
-Box = tuple[float, float, float, float]
-Font = ImageFont.ImageFont | ImageFont.FreeTypeFont
 
 
 @functools.lru_cache(maxsize=64)
@@ -292,13 +288,15 @@ def draw_map(
     draw = ImageDraw.Draw(out)
     text = inks(TEXT)
     if title:
-        # Drawn, not stamped: each report's title is its own (see _stamp).
+        # Drawn, not stamped: each report's title is its own (see maplabels.label_stamp).
         draw.text((MARGIN, MARGIN * 0.5), title, fill=text, font=_font(round(16 * scale)))
     if zoom is not None:
         out.im.paste(inks(BACKGROUND), (0, h, w, h + panel))
         draw.rectangle(zoom.pixels(scale), outline=text, width=max(1, round(2 * scale)))
         head = round(ZOOM_HEAD * scale)
-        _put(out.im, (MARGIN, h + head / 2), "Close-up", _font(round(14 * scale)), "lm", text)
+        maplabels.paste_label(
+            out.im, (MARGIN, h + head / 2), "Close-up", _font(round(14 * scale)), "lm", text
+        )
         # Its base map has no key: the ruleset's colours give the same palette,
         # whether or not the combat outline is in the overview's key.
         close = _close_up(picture, picture.legend, zoom, hex_numbers, inks)
@@ -394,72 +392,114 @@ def _draw_changes(
     owners' colours, unit stacks and, where there is room, their labels, clear
     of the ``names`` already drawn; on the ``close_up``, the hexes' names too,
     clear of them (a few dozen). Drawn in palette indices: solid shapes and
-    labels are pasted (see _put), at a fraction of the cost of drawing them."""
-    draw = ImageDraw.Draw(img)
-    r = RADIUS * scale
-    small, label = _fonts(scale)
-    grid = _grid(picture.hexes)
-    centres = grid.pixels(scale)
-    reach = _grow(bounds, 2 * r)
+    labels are pasted (see maplabels.paste_label), at a fraction of the cost of
+    drawing them."""
+    sheet = _Sheet(img, picture, scale, origin, bounds, inks)
     labels = scale >= LABELS_FROM  # room for each stack's top unit beside its square
-    ox, oy = origin
-    text, halo = inks(TEXT), inks(HALO)
-    core = img.im
+    if labels or close_up:  # the names' boxes over this part, moved to its corner
+        ox, oy = origin
+        moved = ((x0 - ox, y0 - oy, x1 - ox, y1 - oy) for x0, y0, x1, y1 in names)
+        taken = maplabels.Taken(b for b in moved if maplabels.overlaps(b, bounds))
+    else:
+        taken = maplabels.Taken(cell=None)  # no label is placed: nothing to keep clear of
+    sheet.highlights()
+    sheet.bases(taken)
+    squares = sheet.stacks(taken)
+    if labels:
+        sheet.label_stacks(squares, taken)
+    if close_up:
+        put = maplabels.putter(sheet.core, sheet.label, sheet.text, sheet.halo)
+        grid = _grid(picture.hexes)
+        maplabels.name_hexes(
+            put, grid.named, picture.bases, sheet.at, sheet.r, sheet.label, taken, bounds
+        )
 
-    def at(key: int) -> Point:
-        x, y = centres[key]
-        return x - ox, y - oy
 
-    def seen(key: int) -> bool:  # near enough the window to show
-        x, y = at(key)
+class _Sheet:
+    """One report's marks on a copy of a base map (or a window of it)."""
+
+    def __init__(
+        self,
+        img: Image.Image,
+        picture: MapPicture,
+        scale: float,
+        origin: tuple[int, int],
+        bounds: Box,
+        inks: _Inks,
+    ) -> None:
+        self.draw = ImageDraw.Draw(img)
+        self.core = img.im
+        self.picture, self.scale, self.origin, self.bounds, self.inks = (
+            picture, scale, origin, bounds, inks
+        )  # fmt: skip
+        self.r = RADIUS * scale
+        self.small, self.label = _fonts(scale)
+        self.centres = _grid(picture.hexes).pixels(scale)
+        self.reach = maplabels.grow(bounds, 2 * self.r)
+        self.text, self.halo = inks(TEXT), inks(HALO)
+
+    def at(self, key: int) -> Point:
+        x, y = self.centres[key]
+        return x - self.origin[0], y - self.origin[1]
+
+    def seen(self, key: int) -> bool:
+        """Near enough the window to show."""
+        x, y = self.at(key)
+        reach = self.reach
         return reach[0] <= x <= reach[2] and reach[1] <= y <= reach[3]
 
-    if labels or close_up:  # the names' boxes over this part, moved to its corner
-        moved = ((x0 - ox, y0 - oy, x1 - ox, y1 - oy) for x0, y0, x1, y1 in names)
-        taken = _Taken(b for b in moved if _overlaps(b, bounds))
-    else:
-        taken = _Taken(cell=None)  # no label is placed: nothing to keep clear of
+    def highlights(self) -> None:
+        """The combat outlines."""
+        width = max(2, round(2 * self.scale))
+        for key in self.picture.highlight:
+            if key in self.centres and self.seen(key):
+                px, py = self.at(key)
+                corners = _corners(px, py, self.r * 0.92)
+                self.draw.polygon(corners, outline=self.inks(HIGHLIGHT), width=width)
 
-    for key in picture.highlight:
-        if key in centres and seen(key):
-            px, py = at(key)
-            width = max(2, round(2 * scale))
-            draw.polygon(_corners(px, py, r * 0.92), outline=inks(HIGHLIGHT), width=width)
+    def bases(self, taken: maplabels.Taken) -> None:
+        """A ring for a naval base, a square for an air base (with its capacity)."""
+        r = self.r
+        ring = _ring(r * 0.55, max(2, round(2 * self.scale)))
+        for base in self.picture.bases:
+            if not self.seen(base.key):
+                continue
+            px, py = self.at(base.key)
+            taken.append(maplabels.grow((px, py, px, py), r * 0.55))  # no label over a mark
+            ink = self.inks(base.colour)
+            if base.naval:
+                x, y = round(px - r * 0.55), round(py - r * 0.55)
+                self.core.paste(ink, (x, y, x + ring.width, y + ring.height), ring.im)
+            if base.air_capacity:
+                k = r * 0.3
+                self.core.paste(ink, _pixels((px - k, py - k, px + k, py + k)))
+                spot, capacity = (px, py + r * 0.62), str(base.air_capacity)
+                taken.append(
+                    maplabels.paste_label(
+                        self.core, spot, capacity, self.small, "mt", self.text, self.halo
+                    )
+                )
 
-    # Bases: a ring for a naval base, a square for an air base (with its capacity).
-    ring = _ring(r * 0.55, max(2, round(2 * scale)))
-    for base in picture.bases:
-        if not seen(base.key):
-            continue
-        px, py = at(base.key)
-        taken.append(_grow((px, py, px, py), r * 0.55))  # no label over a base's mark
-        ink = inks(base.colour)
-        if base.naval:
-            x, y = round(px - r * 0.55), round(py - r * 0.55)
-            core.paste(ink, (x, y, x + ring.width, y + ring.height), ring.im)
-        if base.air_capacity:
-            k = r * 0.3
-            core.paste(ink, _pixels((px - k, py - k, px + k, py + k)))
-            spot = (px, py + r * 0.62)
-            taken.append(_put(core, spot, str(base.air_capacity), small, "mt", text, halo))
+    def stacks(self, taken: maplabels.Taken) -> list[tuple[MapMarker, Box]]:
+        """Each unit stack's square in its side's colour, with its count; the squares."""
+        marked = maplabels.marker_squares(self.picture.markers, self.at, self.r)
+        squares = [(m, sq) for m, sq in marked if maplabels.overlaps(sq, self.reach)]
+        for _, sq in squares:
+            taken.append(maplabels.grow(sq, 1))
+        for marker, sq in squares:
+            px0, py0, px1, py1 = _pixels(sq)
+            self.core.paste(self.halo, (px0, py0, px1, py1))  # its outline
+            self.core.paste(self.inks(marker.colour), (px0 + 1, py0 + 1, px1 - 1, py1 - 1))
+            if marker.count > 1:
+                middle = ((sq[0] + sq[2]) / 2, (sq[1] + sq[3]) / 2)
+                maplabels.paste_label(
+                    self.core, middle, str(marker.count), self.small, "mm", self.halo
+                )
+        return squares
 
-    squares = [(m, sq) for m, sq in _marker_squares(picture.markers, at, r) if _overlaps(sq, reach)]
-    for _, sq in squares:
-        taken.append(_grow(sq, 1))
-    for marker, sq in squares:
-        px0, py0, px1, py1 = _pixels(sq)
-        core.paste(halo, (px0, py0, px1, py1))  # its outline
-        core.paste(inks(marker.colour), (px0 + 1, py0 + 1, px1 - 1, py1 - 1))
-        if marker.count > 1:
-            _put(
-                core,
-                ((sq[0] + sq[2]) / 2, (sq[1] + sq[3]) / 2),
-                str(marker.count),
-                small,
-                "mm",
-                halo,
-            )
-    if labels:
+    def label_stacks(self, squares: list[tuple[MapMarker, Box]], taken: maplabels.Taken) -> None:
+        """Each stack's top unit beside its square, where there is room."""
+        put = maplabels.putter(self.core, self.small, self.text, self.halo)
         for marker, (x0, y0, x1, y1) in squares:
             mx = (x0 + x1) / 2
             spots = (
@@ -470,10 +510,7 @@ def _draw_changes(
                 ((x1 + 4, (y0 + y1) / 2), "lm"),
                 ((x0 - 4, (y0 + y1) / 2), "rm"),
             )
-            _place(_putter(core, small, text, halo), marker.label, spots, small, taken, bounds)
-    if close_up:
-        put = _putter(core, label, text, halo)
-        _name_hexes(put, grid.named, picture.bases, at, r, label, taken, bounds)
+            maplabels.place(put, marker.label, spots, self.small, taken, self.bounds)
 
 
 def _pixels(box: Box) -> tuple[int, int, int, int]:
@@ -571,71 +608,92 @@ def _base_map(
     picture = MapPicture(columns, rows, hexes, hexsides, lines, boxes=boxes)
     w, h = _overview_size(picture, scale)
     img = Image.new("RGB", (w, h), BACKGROUND)
-    draw = ImageDraw.Draw(img)
-    r = RADIUS * scale
-    small, label = _fonts(scale)
-    centres = {x.key: x.centre for x in hexes}
-
-    def at(key: int) -> Point:
-        return hex_pixel(centres[key], scale)
-
-    def side(a: int, b: int) -> tuple[Point, Point]:
-        cs = _corners(*at(a), r)
-        i, j = _SIDE_CORNERS[_facing(centres[a], centres[b])]
-        return cs[i], cs[j]
-
-    # Hex fills.
-    for x in hexes:
-        px, py = at(x.key)
-        cs = _corners(px, py, r)
-        if x.ground is Ground.SEA or x.ground is Ground.ISLET:
-            draw.polygon(cs, fill=SEA, outline=SEA_LINE)
-            if x.ground is Ground.ISLET:
-                dot = r * 0.32
-                draw.ellipse((px - dot, py - dot, px + dot, py + dot), fill=ISLET)
-        else:
-            draw.polygon(cs, fill=SWATCHES[x.ground], outline=LAND_LINE)
-
-    for hs in hexsides:
-        seg = side(hs.a, hs.b)
-        if hs.edge is Edge.MOUNTAIN:
-            _mountain(draw, seg, scale)
-        elif hs.edge is Edge.STRAIT:
-            draw.line(seg, fill=STRAIT, width=max(1, round(2 * scale)))
-        else:
-            draw.line(seg, fill=BORDER, width=1)
-
-    # Where two lines share a hexside their dashes alternate.
-    for phase, line in enumerate(lines):
-        for a, b in line.hexsides:
-            _dashed(draw, side(a, b), line.colour, scale, phase % 2)
-
+    ground = _Ground(ImageDraw.Draw(img), hexes, scale)
+    ground.fill_hexes()
+    ground.hexsides(hexsides)
+    ground.lines(lines)
     # Base marks and their capacities (drawn per report) keep their places.
     marks: list[Box] = []
     for key in base_keys:
-        if key in centres:
-            px, py = at(key)
-            marks += [_grow((px, py, px, py), r * 0.55), (px - r, py, px + r, py + r * 1.2)]
-    taken = _Taken(marks)
+        if key in ground.centres:
+            px, py = ground.at(key)
+            r = ground.r
+            marks += [
+                maplabels.grow((px, py, px, py), r * 0.55),
+                (px - r, py, px + r, py + r * 1.2),
+            ]
+    taken = maplabels.Taken(marks)
     if not close_up:
-        put = _writer(draw, label)
-        _name_hexes(put, hexes, base_keys, at, r, label, taken, (0, 0, w, h))
-
+        put = maplabels.writer(ground.draw, ground.label, TEXT, HALO)
+        maplabels.name_hexes(
+            put, hexes, base_keys, ground.at, ground.r, ground.label, taken, (0, 0, w, h)
+        )
     if hex_numbers:
-        tiny = _font(max(6, round(6 * scale)))
-        for x in hexes:
-            px, py = at(x.key)
-            draw.text((px, py + r * 0.55), x.number, fill=(0, 0, 0), font=tiny, anchor="mb")
-
+        ground.hex_numbers()
     for box in boxes:
-        _box(draw, box, [at(key) for key in box.beside], scale, small)
+        _box(ground.draw, box, [ground.at(key) for key in box.beside], scale, ground.small)
     if not close_up:
-        _legend(draw, legend, scale, h)
+        _legend(ground.draw, legend, scale, h)
     placed = tuple(taken.boxes[len(marks) :])
     colours = _palette(lines, legend)
     pal = Image.new("P", (1, 1))
     pal.putpalette([c for colour in colours for c in colour])
     return _Layer(img.quantize(palette=pal), colours, placed)
+
+
+class _Ground:
+    """The map as no report changes it, drawn on a base map's RGB image."""
+
+    def __init__(self, draw: ImageDraw.ImageDraw, hexes: tuple[MapHex, ...], scale: float) -> None:
+        self.draw, self.hexes, self.scale = draw, hexes, scale
+        self.r = RADIUS * scale
+        self.small, self.label = _fonts(scale)
+        self.centres = {x.key: x.centre for x in hexes}
+
+    def at(self, key: int) -> Point:
+        return hex_pixel(self.centres[key], self.scale)
+
+    def side(self, a: int, b: int) -> tuple[Point, Point]:
+        cs = _corners(*self.at(a), self.r)
+        i, j = _SIDE_CORNERS[_facing(self.centres[a], self.centres[b])]
+        return cs[i], cs[j]
+
+    def fill_hexes(self) -> None:
+        r, draw = self.r, self.draw
+        for x in self.hexes:
+            px, py = self.at(x.key)
+            cs = _corners(px, py, r)
+            if x.ground is Ground.SEA or x.ground is Ground.ISLET:
+                draw.polygon(cs, fill=SEA, outline=SEA_LINE)
+                if x.ground is Ground.ISLET:
+                    dot = r * 0.32
+                    draw.ellipse((px - dot, py - dot, px + dot, py + dot), fill=ISLET)
+            else:
+                draw.polygon(cs, fill=SWATCHES[x.ground], outline=LAND_LINE)
+
+    def hexsides(self, hexsides: tuple[MapHexside, ...]) -> None:
+        for hs in hexsides:
+            seg = self.side(hs.a, hs.b)
+            if hs.edge is Edge.MOUNTAIN:
+                _mountain(self.draw, seg, self.scale)
+            elif hs.edge is Edge.STRAIT:
+                self.draw.line(seg, fill=STRAIT, width=max(1, round(2 * self.scale)))
+            else:
+                self.draw.line(seg, fill=BORDER, width=1)
+
+    def lines(self, lines: tuple[MapLine, ...]) -> None:
+        """Where two lines share a hexside their dashes alternate."""
+        for phase, line in enumerate(lines):
+            for a, b in line.hexsides:
+                _dashed(self.draw, self.side(a, b), line.colour, self.scale, phase % 2)
+
+    def hex_numbers(self) -> None:
+        tiny = _font(max(6, round(6 * self.scale)))
+        for x in self.hexes:
+            px, py = self.at(x.key)
+            self.draw.text(
+                (px, py + self.r * 0.55), x.number, fill=(0, 0, 0), font=tiny, anchor="mb"
+            )
 
 
 def _palette(lines: tuple[MapLine, ...], legend: tuple[LegendEntry, ...]) -> tuple[Colour, ...]:
@@ -664,226 +722,6 @@ def _blend(a: Colour, b: Colour, t: float) -> Colour:
         round(a[1] + (b[1] - a[1]) * t),
         round(a[2] + (b[2] - a[2]) * t),
     )
-
-
-def _grow(box: Box, by: float) -> Box:
-    return box[0] - by, box[1] - by, box[2] + by, box[3] + by
-
-
-def _overlaps(a: Box, b: Box) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-class _Taken:
-    """The boxes a label may not cover, filed by area (cells of ``CELL`` pixels),
-    so a check compares a label with its neighbours only."""
-
-    CELL = 64
-
-    def __init__(self, boxes: Iterable[Box] = (), cell: int | None = CELL) -> None:
-        """``cell`` None: a list that files nothing (where nothing is checked)."""
-        self.filed = cell is not None
-        self.boxes: list[Box] = []
-        self._cells: dict[tuple[int, int], list[Box]] = {}
-        for box in boxes:
-            self.append(box)
-
-    def __len__(self) -> int:
-        return len(self.boxes)
-
-    def __getitem__(self, i: slice) -> list[Box]:
-        return self.boxes[i]
-
-    def _keys(self, box: Box) -> Iterator[tuple[int, int]]:
-        c = self.CELL
-        rows = range(int(box[1] // c), int(box[3] // c) + 1)
-        for i in range(int(box[0] // c), int(box[2] // c) + 1):
-            for j in rows:
-                yield i, j
-
-    def append(self, box: Box) -> None:
-        self.boxes.append(box)
-        if not self.filed:
-            return
-        for key in self._keys(box):
-            self._cells.setdefault(key, []).append(box)
-
-    def hits(self, box: Box) -> bool:
-        """Whether ``box`` overlaps a box filed (the hot loop of placing labels)."""
-        x0, y0, x1, y1 = box
-        cells = self._cells
-        for key in self._keys(box):
-            for t in cells.get(key, ()):
-                if x0 < t[2] and t[0] < x1 and y0 < t[3] and t[1] < y1:
-                    return True
-        return False
-
-
-def _marker_squares(
-    markers: tuple[MapMarker, ...], at: Callable[[int], Point], r: float
-) -> list[tuple[MapMarker, Box]]:
-    """Each marker's square: alone, in the hex's middle; several stacks on a hex
-    share it side by side (two) or in a square of four."""
-    by_hex: dict[int, list[MapMarker]] = {}
-    for marker in markers:
-        by_hex.setdefault(marker.key, []).append(marker)
-    out = []
-    for key, stack in by_hex.items():
-        px, py = at(key)
-        n = len(stack)
-        k = r * (0.5 if n == 1 else 0.36 if n == 2 else 0.3)
-        for i, marker in enumerate(stack):
-            if n == 1:
-                dx = dy = 0.0
-            elif n == 2:
-                dx, dy = (-1 if i == 0 else 1) * r * 0.4, 0.0
-            else:
-                angle = math.radians(225 + 360 * i / n)
-                dx, dy = r * 0.45 * math.cos(angle), r * 0.45 * math.sin(angle)
-            out.append((marker, (px + dx - k, py + dy - k, px + dx + k, py + dy + k)))
-    return out
-
-
-# Where a name may go, around its hex: (dx, dy) in radii and the text anchor.
-_NAME_SPOTS = (
-    (0.7, -0.45, "ls"),
-    (0.7, 0.45, "lt"),
-    (-0.7, -0.45, "rs"),
-    (-0.7, 0.45, "rt"),
-    (0.0, -0.9, "ms"),
-    (0.0, 0.9, "mt"),
-    (0.7, 0.0, "lm"),
-    (-0.7, 0.0, "rm"),
-)
-
-
-Put = Callable[[Point, str, str], None]  # draws a label: (spot, text, anchor)
-
-
-def _place(
-    put: Put,
-    text: str,
-    spots: tuple[tuple[Point, str], ...],
-    font: Font,
-    taken: _Taken,
-    bounds: Box,
-) -> None:
-    """``text`` at the first of its ``spots`` (point, anchor) where it covers nothing
-    ``taken`` and stays inside the picture; none free: left out (the close-up has
-    room for it), so no two labels ever overlap."""
-    for spot, anchor in spots:
-        dx, dy, w, h = _extent(text, font, anchor, 1)
-        x, y = round(spot[0]) + dx, round(spot[1]) + dy
-        box = _grow((x, y, x + w, y + h), 1)
-        inside = (
-            box[0] >= bounds[0]
-            and box[1] >= bounds[1]
-            and box[2] <= bounds[2]
-            and box[3] <= bounds[3]
-        )
-        if inside and not taken.hits(box):
-            taken.append(box)
-            put(spot, text, anchor)
-            return
-
-
-def _name_hexes(
-    put: Put,
-    hexes: tuple[MapHex, ...],
-    bases: tuple[int, ...] | tuple[MapBase, ...],
-    at: Callable[[int], Point],
-    r: float,
-    font: Font,
-    taken: _Taken,
-    bounds: Box,
-) -> None:
-    """Each named hex's name where it is free, bases' names first."""
-    based = {b if isinstance(b, int) else b.key for b in bases}
-    near = _grow(bounds, 2 * r)
-    for x in sorted((x for x in hexes if x.name), key=lambda x: (x.key not in based, x.key)):
-        px, py = at(x.key)
-        if near[0] <= px <= near[2] and near[1] <= py <= near[3]:
-            spots = tuple(((px + dx * r, py + dy * r), anchor) for dx, dy, anchor in _NAME_SPOTS)
-            _place(put, x.name or "", spots, font, taken, bounds)
-
-
-def _writer(draw: ImageDraw.ImageDraw, font: Font) -> Put:
-    """Labels drawn anti-aliased, with a halo (the base map, drawn once)."""
-
-    def put(spot: Point, text: str, anchor: str) -> None:
-        draw.text(spot, text, fill=TEXT, font=font, anchor=anchor, stroke_width=1, stroke_fill=HALO)
-
-    return put
-
-
-def _putter(core: ImagingCore, font: Font, fill: int, halo: int) -> Put:
-    """Labels stamped in palette indices, with a halo (each report's: see _put)."""
-
-    def put(spot: Point, text: str, anchor: str) -> None:
-        _put(core, spot, text, font, anchor, fill, halo)
-
-    return put
-
-
-@dataclass(frozen=True, slots=True)
-class _Stamp:
-    """A label's pixels, rendered once: where its box starts from its spot, and
-    its masks (the halo's, the letters')."""
-
-    dx: int
-    dy: int
-    w: int
-    h: int
-    halo: ImagingCore | None
-    ink: ImagingCore
-
-
-_PROBE = ImageDraw.Draw(Image.new("1", (1, 1)))
-
-
-@functools.lru_cache(maxsize=1 << 15)  # each label at each of its spots, at each scale
-def _extent(text: str, font: Font, anchor: str, stroke: int) -> tuple[int, int, int, int]:
-    """Where a label's box starts from its spot, and its size (measured once)."""
-    x0, y0, x1, y1 = (
-        round(v)
-        for v in _PROBE.textbbox((0, 0), text, font=font, anchor=anchor, stroke_width=stroke)
-    )
-    return x0, y0, max(1, x1 - x0), max(1, y1 - y0)
-
-
-@functools.lru_cache(maxsize=8192)
-def _stamp(text: str, font: Font, anchor: str, stroke: int) -> _Stamp:
-    """Unit labels, counts and capacities repeat from report to report: each is
-    rendered by FreeType once, then pasted (a fraction of the cost of drawing)."""
-    x0, y0, w, h = _extent(text, font, anchor, stroke)
-    ink = Image.new("1", (w, h))
-    ImageDraw.Draw(ink).text((-x0, -y0), text, fill=1, font=font, anchor=anchor)
-    halo = None
-    if stroke:  # the letters grown by ``stroke`` pixels (FreeType's stroker costs twice them)
-        grown = ink.convert("L").filter(ImageFilter.MaxFilter(2 * stroke + 1))
-        halo = grown.convert("1")
-    return _Stamp(x0, y0, w, h, None if halo is None else halo.im, ink.im)
-
-
-def _put(
-    core: ImagingCore,
-    spot: Point,
-    text: str,
-    font: Font,
-    anchor: str,
-    fill: int,
-    halo: int | None = None,
-) -> Box:
-    """Stamp ``text`` at ``spot`` on a "P" image's ``core`` (a copy of our own,
-    writable) in palette index ``fill``, with a ``halo``; its box. Straight to
-    the core: Image.paste's checks cost more than the paste of a label."""
-    stamp = _stamp(text, font, anchor, 0 if halo is None else 1)
-    x, y = round(spot[0]) + stamp.dx, round(spot[1]) + stamp.dy
-    at = (x, y, x + stamp.w, y + stamp.h)
-    if halo is not None and stamp.halo is not None:
-        core.paste(halo, at, stamp.halo)
-    core.paste(fill, at, stamp.ink)
-    return at
 
 
 def _key(picture: MapPicture) -> tuple[LegendEntry, ...]:

@@ -89,16 +89,17 @@ def test_key_names_each_side_colour_and_the_combat_outline() -> None:
 def test_names_never_overlap(monkeypatch: Any) -> None:
     """Every label is drawn at a free spot: record the boxes drawn and compare."""
     import pbem.reports.mapimage as mi
+    from pbem.reports import maplabels
 
     boxes: list[tuple[float, float, float, float]] = []
-    real = mi._place
+    real = maplabels.place
 
     def spy(draw: Any, text: str, spots: Any, font: Any, taken: list[Any], bounds: Any) -> None:
         before = len(taken)
         real(draw, text, spots, font, taken, bounds)
         boxes.extend(taken[before:])
 
-    monkeypatch.setattr(mi, "_place", spy)
+    monkeypatch.setattr(maplabels, "place", spy)
     mi._base_map.cache_clear()  # the names are placed when a base map is drawn
     own = [{"id": "CV-2", "side": "allied", "at": "0862", "stack": 0}]
     pic: MapPicture = view_picture(M, _view(own_units=own))
@@ -106,7 +107,7 @@ def test_names_never_overlap(monkeypatch: Any) -> None:
     assert len(boxes) > 50
     for i, a in enumerate(boxes):
         for b in boxes[i + 1 :]:
-            assert not mi._overlaps(a, b), (a, b)
+            assert not maplabels.overlaps(a, b), (a, b)
 
 
 def test_demo_prints_the_whole_verdict_and_the_winner() -> None:
