@@ -32,14 +32,14 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.core.sides import ALLIED, JAPANESE, Side, enemy_of
-from pbem.rulesets.usn import fog, hexgrid, movement, naval_combat, world
+from pbem.rulesets.usn import bombardment, fog, hexgrid, movement, naval_combat, world
+from pbem.rulesets.usn.bases import BASE_DEFENSE
 from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.hooks import FERRY_CHECK, FERRY_RECORD, FERRY_ROOM, HOOKS, LAUNCH, RECEIVE
 from pbem.rulesets.usn.movement import stack_of
 from pbem.rulesets.usn.naval_combat import (
     NAVAL_BASE_AA,
     apply_damage,
-    base_hit,
     fire,
     land_defense,
     record_air_loss,
@@ -648,7 +648,7 @@ def _attack_target(
         tgt = _land_target(w, alive, units, h)
         labels = [f.label() for f in alive]
         return {
-            "cut_off": naval_combat.cut_off_by_bombing(
+            "cut_off": bombardment.cut_off_by_bombing(
                 w, tgt, Fraction(bomb), dice, "AM.BOMBLAND", labels
             )
         }
@@ -667,7 +667,7 @@ def _attack_target(
             f"{side} air at {cd.uid}",
             defense_why=why,
         )
-        if f.number >= naval_combat.CD_KILL_NUMBER:
+        if f.number >= bombardment.CD_KILL_NUMBER:
             destroy(w, cd, "bombed", "AM.BOMBCD")
         return f.to_json()
     base = w.bases.get(h)
@@ -677,11 +677,11 @@ def _attack_target(
         dice,
         "CRT3",
         Fraction(bomb),
-        Fraction(naval_combat.BASE_DEFENSE),
+        Fraction(BASE_DEFENSE),
         f"base:{hexgrid.fmt(h)}",
         f"{side} air at {hexgrid.fmt(h)}",
     )
-    base_hit(w, h, target, f.damage, side, "AM.BASE.GROUNDED", grounded_only=True)
+    bombardment.base_hit(w, h, target, f.damage, side, "AM.BASE.GROUNDED", grounded_only=True)
     return f.to_json()
 
 

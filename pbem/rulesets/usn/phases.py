@@ -25,6 +25,7 @@ from pbem.core.sides import ALLIED, JAPANESE, SIDES, Side
 from pbem.rulesets.usn import (
     air_combat,
     bases,
+    bombardment,
     hexgrid,
     land_combat,
     movement,
@@ -487,9 +488,9 @@ def _naval_combat(w: Work, sheet: _Sheet | None, dice: Dice | None) -> None:
 
 def _bombard(w: Work, o: Bombard, dice: Dice | None) -> None:
     if dice is None:
-        naval_combat.check_bombard(w, o.hex, o.target, o.units, o.at)
+        bombardment.check_bombard(w, o.hex, o.target, o.units, o.at)
     else:
-        naval_combat.bombard(w, o.hex, o.target, o.units, dice, o.at)
+        bombardment.bombard(w, o.hex, o.target, o.units, dice, o.at)
 
 
 def _refuel_from_oiler(w: Work, uid: str) -> None:

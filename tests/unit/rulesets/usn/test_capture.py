@@ -9,7 +9,7 @@ import pytest
 
 from pbem.core.dice import ScriptedDice
 from pbem.core.errors import IllegalOrderError
-from pbem.rulesets.usn import air_combat, capture, movement, naval_combat, transport
+from pbem.rulesets.usn import air_combat, bombardment, capture, movement, transport
 from pbem.rulesets.usn import bases as bs
 from pbem.rulesets.usn import land_combat as lc
 from pbem.rulesets.usn.orders import Embark, Emergency, Line, Move, Simple, parse_line
@@ -219,7 +219,7 @@ def test_base_b_nm_bombbase_neut_bombed_while_awaiting_stays_neutralized_after_r
     s = make_state([land(J, "RGT-1", ISL)], bases=[base(ISL, A, air=5, naval=False)])
     w = work(s, J)
     capture.capture_all(w)
-    naval_combat.base_hit(w, ISL, "AIRBASE", Damage(20), A, "AM.BASE.RESOLVE", False)
+    bombardment.base_hit(w, ISL, "AIRBASE", Damage(20), A, "AM.BASE.RESOLVE", False)
     w.begin_phase(J, 9)
     bs.after_land_attack(w)
     assert capture.base_usable(w.state.extra, ISL)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from pbem.core.dice import ScriptedDice
 from pbem.core.errors import IllegalOrderError
-from pbem.rulesets.usn import hexgrid, movement, naval_combat
+from pbem.rulesets.usn import bombardment, hexgrid, movement, naval_combat
 from pbem.rulesets.usn.geo import Geo
 from pbem.rulesets.usn.orders import Move
 from pbem.rulesets.usn.state import Air, Base, Unit
@@ -302,7 +302,7 @@ def test_nm_bombbase_neutralizes_and_x_costs_five_capacity_and_all_aircraft() ->
     )
     w.begin_phase(J, 2)
     # 40 against 10 is 4-1; die 1 -> damage number 2; CRT5 die 1 -> 10 weeks: 25% lost.
-    naval_combat.bombard(w, h, "AIRBASE", ["BB-1"], ScriptedDice([1, 1]))
+    bombardment.bombard(w, h, "AIRBASE", ["BB-1"], ScriptedDice([1, 1]))
     assert not w.bases[h].neutralized(1)
     assert w.air_at(A, f"{h:04d}").lac == 5  # 25% of 6, fraction dropped
     w2 = work(
@@ -312,7 +312,7 @@ def test_nm_bombbase_neutralizes_and_x_costs_five_capacity_and_all_aircraft() ->
     )
     w2.begin_phase(J, 2)
     # 80 against 10 is 8-1: die 1 -> 8; CRT5 die 1 -> X.
-    naval_combat.bombard(w2, h, "AIRBASE", ["BB-1"], ScriptedDice([1, 1]))
+    bombardment.bombard(w2, h, "AIRBASE", ["BB-1"], ScriptedDice([1, 1]))
     b = w2.bases[h]
     assert b.air_capacity == 5 and b.neutralized(1) and b.neutralized(2) and not b.neutralized(3)
     assert w2.air_at(A, f"{h:04d}").total == 0
@@ -322,7 +322,7 @@ def test_nm_bombbase_naval_base_x_destroys_it() -> None:
     h = ISLAND[0]
     w = work([replace(ship(J, "BB-1", h), sa=80)], bases=[base(h, A)])
     w.begin_phase(J, 2)
-    naval_combat.bombard(w, h, "NAVALBASE", ["BB-1"], ScriptedDice([1, 1]))
+    bombardment.bombard(w, h, "NAVALBASE", ["BB-1"], ScriptedDice([1, 1]))
     assert w.bases[h].naval_destroyed and w.bases[h].neutralized(1)
 
 
@@ -331,7 +331,7 @@ def test_seq_2f_no_bombardment_where_enemy_ships_are_even_in_port() -> None:
     w = work([ship(J, "BB-1", h), ship(A, "TR-1", h, in_base=True)], bases=[base(h, A)])
     w.begin_phase(J, 2)
     with pytest.raises(IllegalOrderError) as e:
-        naval_combat.check_bombard(w, h, "NAVALBASE", ["BB-1"])
+        bombardment.check_bombard(w, h, "NAVALBASE", ["BB-1"])
     assert e.value.rule == "SEQ.2F"
 
 
@@ -340,7 +340,7 @@ def test_nm_bombbase_cd_no_bombardment_past_a_coastal_defense_unit() -> None:
     w = work([ship(J, "BB-1", h), land(A, "CD-1", h)], bases=[base(h, A, air=5)])
     w.begin_phase(J, 2)
     with pytest.raises(IllegalOrderError) as e:
-        naval_combat.check_bombard(w, h, "AIRBASE", ["BB-1"])
+        bombardment.check_bombard(w, h, "AIRBASE", ["BB-1"])
     assert e.value.rule == "NM.BOMBBASE.CD"
 
 
@@ -361,12 +361,12 @@ def test_nm_bombland_only_dx_counts_unit_cut_off_for_a_turn() -> None:
     h = ISLAND[0]
     w = work([replace(ship(J, "BB-1", h), sa=150), land(A, "RGT-1", h)])
     w.begin_phase(J, 2)
-    naval_combat.bombard(w, h, "LAND", ["BB-1"], ScriptedDice([6]))  # 10-1, die 6: DX
+    bombardment.bombard(w, h, "LAND", ["BB-1"], ScriptedDice([6]))  # 10-1, die 6: DX
     assert not w.units["allied/RGT-1"].supplied
     assert w.state.extra["cut_off"] == {"allied/RGT-1": 2}
     w2 = work([replace(ship(J, "BB-1", h), sa=30), land(A, "RGT-1", h)])
     w2.begin_phase(J, 2)
-    naval_combat.bombard(w2, h, "LAND", ["BB-1"], ScriptedDice([6]))  # 2-1: D1, ignored
+    bombardment.bombard(w2, h, "LAND", ["BB-1"], ScriptedDice([6]))  # 2-1: D1, ignored
     assert w2.units["allied/RGT-1"].supplied
 
 
@@ -376,7 +376,7 @@ def test_nm_bombcd_exchange_fire_cd_destroyed_on_two_and_counter_fire_applies() 
     w = work([replace(ship(J, "BB-1", h), sa=40, defense=5), cd])
     w.begin_phase(J, 2)
     # Ships 40 v 10 (4-1), die 1 -> 2: CD destroyed; CD 20 v 5 (4-1), die 2 -> 1, CRT5 die 1 -> 10.
-    naval_combat.bombard(w, h, "CD", ["BB-1"], ScriptedDice([1, 1, 2, 1]))
+    bombardment.bombard(w, h, "CD", ["BB-1"], ScriptedDice([1, 1, 2, 1]))
     assert "allied/CD-1" not in w.units
     assert w.units["japanese/BB-1"].damage == 10
 
@@ -394,9 +394,9 @@ def test_nm_gsup_gunfire_support_strength_and_cd_forbids_it() -> None:
     h = ISLAND[0]
     w = work([replace(ship(J, "CA-1", h), sa=9, damage=5), ship(J, "CV-1", h)])
     w.begin_phase(J, 9)
-    assert naval_combat.gunfire_support(w, h, ["CA-1", "CV-1"]) == Fraction(9, 2)
+    assert bombardment.gunfire_support(w, h, ["CA-1", "CV-1"]) == Fraction(9, 2)
     w.put(land(A, "CD-1", h))
-    assert naval_combat.gunfire_support(w, h, ["CA-1"]) == 0
+    assert bombardment.gunfire_support(w, h, ["CA-1"]) == 0
 
 
 # --- coverage ----------------------------------------------------------------------------
@@ -689,7 +689,7 @@ def test_ent_a_sup_e_bombardment_says_why_the_land_defense_changed() -> None:
     bb = replace(ship(J, "BB-1", ISLAND[0], ma=6), sa=20)
     w = work([tgt, bb])
     w.side = J
-    naval_combat.cut_off_by_bombing(w, tgt, Fraction(20), dice(6), "NM.BOMBLAND", ["BB-1"])
+    bombardment.cut_off_by_bombing(w, tgt, Fraction(20), dice(6), "NM.BOMBLAND", ["BB-1"])
     (bomb,) = events(w, "bombardment")
     assert bomb["defense"] == 9
     assert bomb["defense_why"] == ["tripled: entrenched [ENT.A]", "halved: unsupplied [SUP.E]"]

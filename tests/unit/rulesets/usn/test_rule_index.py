@@ -15,7 +15,7 @@ from pathlib import Path
 from pbem.core.dice import SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn import bases as bases_mod
-from pbem.rulesets.usn import hexgrid, naval_combat
+from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.air_combat import Flight
 from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.phases import can_refuel_in_base
@@ -39,7 +39,7 @@ def test_unit_nb_every_naval_base_defends_at_ten() -> None:
     Defense Strength of 'ten'." Every base of every scenario's set-up defends at 10, the
     value bombardment fires against (NM.BOMBBASE, AM.BASE.RESOLVE)."""
     rs = UsnRuleset(load_world(), world_geo())
-    assert bases_mod.BASE_DEFENSE == naval_combat.BASE_DEFENSE == 10
+    assert bases_mod.BASE_DEFENSE == 10
     for name in rs.data.scenarios:
         s = GameState.from_json(rs.initial_state(name, {}))
         naval = [b for b in s.bases.values() if b.has_naval]
