@@ -24,6 +24,7 @@ from pbem.core.ruleset import LineError
 from pbem.core.sides import ALLIED, JAPANESE, SIDES, Side
 from pbem.rulesets.usn import (
     air_combat,
+    air_return,
     bases,
     bombardment,
     hexgrid,
@@ -79,7 +80,7 @@ COMBAT_HOOKS: dict[str, CombatHook] = {
     "SEQ.5A": land_combat.hook_landings,
     "SEQ.5": air_combat.hook_strikes,  # D-J: air strikes and ground support
     "SEQ.5K": land_combat.hook_attacks,
-    "SEQ.5L": air_combat.hook_return,
+    "SEQ.5L": air_return.hook_return,
     "SEQ.10": bases.hook_bookkeeping,
 }
 

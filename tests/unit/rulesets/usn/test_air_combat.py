@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbem.rulesets.usn import air_combat
+from pbem.rulesets.usn import air_combat, air_return
 from pbem.rulesets.usn.air_combat import Flight, split_on_group, take_losses
 from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.state import Air
@@ -380,7 +380,7 @@ def _aloft(w: Work, *flights: Flight) -> None:
 def test_mov_s_carrier_cap_lost_when_its_carrier_is_damaged() -> None:
     w = Work.start(stub_geo(), make_state([ship(J, "CV-1", SEA, damage=5)]))
     _aloft(w, Flight(J, "NAC", 4, "CV-1", SEA, "CAP", SEA))
-    air_combat.hook_return(w, None, {}, _dice())  # type: ignore[arg-type]
+    air_return.hook_return(w, None, {}, _dice())  # type: ignore[arg-type]
     (lost,) = [e for e in w.events if e.kind == "air-lost"]
     assert lost.data["points"] == 4 and lost.rule == "SEQ.5L"
 
@@ -398,7 +398,7 @@ def test_seq_5l_cbt_k_nac_return_to_their_carrier_others_to_a_base_in_range_with
         Flight(J, "NAC", 4, "CV-1", SEA, "STRIKE", ISL, "LAND"),
         Flight(J, "LAC", 3, f"{H(20, 20):04d}", H(20, 20), "STRIKE", ISL, "LAND", extended=True),
     )
-    air_combat.hook_return(w, None, {}, _dice())  # type: ignore[arg-type]
+    air_return.hook_return(w, None, {}, _dice())  # type: ignore[arg-type]
     assert w.air_at(J, "CV-1").nac == 5  # two fit aboard
     assert w.air_at(J, f"{ISL2:04d}").nac == 2  # the rest at the nearest base in range
     assert w.air_at(J, f"{ISL2:04d}").lac == 2  # the LAC find 2 places left there...
@@ -514,7 +514,7 @@ def test_seq_5fg_aloft_amac_a_aircraft_leave_their_base_and_stay_up_until_seq_5l
     air_combat.hook_strikes(w, STEPS[4], {A: lines}, ScriptedDice([6] * 5))
     assert w.air_at(A, f"{ISL:04d}").lac == 6
     assert [f["points"] for f in w.state.extra["aloft"]] == [4]
-    air_combat.hook_return(w, STEPS[4], {}, ScriptedDice([]))
+    air_return.hook_return(w, STEPS[4], {}, ScriptedDice([]))
     assert w.air_at(A, f"{ISL:04d}").lac == 10 and "aloft" not in w.state.extra
 
 

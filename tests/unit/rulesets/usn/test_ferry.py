@@ -10,7 +10,7 @@ import pytest
 
 from pbem.core.dice import ScriptedDice
 from pbem.core.errors import IllegalOrderError
-from pbem.rulesets.usn import air_combat, ferry, movement
+from pbem.rulesets.usn import air_combat, air_return, ferry, movement
 from pbem.rulesets.usn.air_combat import Flight
 from pbem.rulesets.usn.orders import AirCargo, Mission, Transfer
 from pbem.rulesets.usn.state import Air
@@ -106,7 +106,7 @@ def test_opt_ferry_one_point_received_on_return_the_rest_elsewhere() -> None:
             "aloft": [asdict(Flight(J, "NAC", 3, "CVE-1", SEA, "STRIKE", SEA, "SHIPS"))],
         },
     )
-    air_combat.hook_return(w, None, {}, ScriptedDice([]))  # type: ignore[arg-type]
+    air_return.hook_return(w, None, {}, ScriptedDice([]))  # type: ignore[arg-type]
     assert w.air_at(J, "CVE-1").nac == 1
     assert w.air_at(J, "CV-1").nac + w.air_at(J, f"{HOME[0]:04d}").nac == 2 + 4 + 2
 
