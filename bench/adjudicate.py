@@ -44,11 +44,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbem.core.dice import SeededDice
+from pbem.core.sides import enemy_of
 from pbem.rulesets.usn.geo import Geo
 from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.usn.sequence import ROUNDS, STEPS, StepKind, current_round
-from pbem.core.sides import enemy_of
 from pbem.rulesets.usn.state import GameState
 from pbem.rulesets.usn.supply import endurance
 

@@ -410,6 +410,47 @@ def _build_scenario(
         k: MappingProxyType(dict(v)) for k, v in opt_field(raw, "special", dict, w, {}).items()
     }
 
+    deployments, placed = _deployments(raw, fname, catalogue, optional_rules)
+    added = _added_bases(raw, fname)
+    cds = _coastal_defense(raw, fname, catalogue, bases, usn_map)
+    air = _air_deployments(raw, fname, catalogue)
+    chosen, withdrawn = _reinforcements(
+        raw, fname, name, arrivals, withdrawals, special, optional_rules
+    )
+    scen = Scenario(
+        name=name,
+        title=get_field(raw, "title", str, w),
+        kind=get_field(raw, "kind", str, w),
+        rule=get_field(raw, "rule", str, w),
+        first_turn=first_turn,
+        game_turns=game_turns,
+        bases=bases,
+        start_line=start_line,
+        first_side=first_side,
+        deployments=deployments,
+        air=air,
+        added_bases=added,
+        coastal_defense=MappingProxyType(cds),
+        optional_rules=MappingProxyType(optional_rules),
+        special=MappingProxyType(special),
+        victory=MappingProxyType(dict(opt_field(raw, "victory", dict, w, {}))),
+        arrivals=chosen,
+        withdrawals=withdrawn,
+        source=fname,
+    )
+    _check_special_units(scen, fname, catalogue)
+    _check_arrivals(scen, fname, placed)
+    return scen
+
+
+def _deployments(
+    raw: Mapping[str, Any],
+    fname: str,
+    catalogue: Catalogue,
+    optional_rules: Mapping[str, Any],
+) -> tuple[tuple[Deployment, ...], dict[str, str]]:
+    """The scenario's set-up (SETUP.*); each unit once, and where it was placed."""
+    w = f"{fname}: "
     deployments: list[Deployment] = []
     placed: dict[str, str] = {}
     for i, d in enumerate(opt_field(raw, "deploy", list, w, [])):
@@ -446,6 +487,11 @@ def _build_scenario(
                 src=Source(d.get("src", raw.get("src", "rulebook"))),
             )
         )
+    return tuple(deployments), placed
+
+
+def _added_bases(raw: Mapping[str, Any], fname: str) -> tuple[AddedBase, ...]:
+    w = f"{fname}: "
     added = []
     for i, b in enumerate(opt_field(raw, "base", list, w, [])):
         where = f"{fname}: base[{i}]"
@@ -457,7 +503,13 @@ def _build_scenario(
             opt_field(b, "naval", bool, where, False),
         )
         added.append(ab)
-    cds = _coastal_defense(raw, fname, catalogue, bases, usn_map)
+    return tuple(added)
+
+
+def _air_deployments(
+    raw: Mapping[str, Any], fname: str, catalogue: Catalogue
+) -> tuple[AirDeployment, ...]:
+    w = f"{fname}: "
     air = []
     for i, a in enumerate(opt_field(raw, "air", list, w, [])):
         where = f"{fname}: air[{i}]"
@@ -477,6 +529,19 @@ def _build_scenario(
                 Source(a.get("src", raw.get("src", "rulebook"))),
             )
         )
+    return tuple(air)
+
+
+def _reinforcements(
+    raw: Mapping[str, Any],
+    fname: str,
+    name: str,
+    arrivals: Sequence[Arrival],
+    withdrawals: Sequence[Withdrawal],
+    special: Mapping[str, Any],
+    optional_rules: Mapping[str, Any],
+) -> tuple[tuple[Arrival, ...], tuple[Withdrawal, ...]]:
+    """The arrivals and withdrawals of the scenario's span of the chart, if any."""
     reinf = raw.get("reinforcements", False)
     if reinf is False:
         span: tuple[int, int] | None = None
@@ -491,35 +556,13 @@ def _build_scenario(
     if clash:
         raise DataError(f"{fname}: special.{sorted(clash)[0]}", "also names an optional rule")
     for a in chosen:
-        if a.requires is not None and a.requires not in special | optional_rules:
+        if a.requires is not None and a.requires not in {**special, **optional_rules}:
             raise DataError(
                 f"{a.where}.requires",
                 f"{a.requires!r} is neither an optional nor a special rule of {name}",
             )
-    scen = Scenario(
-        name=name,
-        title=get_field(raw, "title", str, w),
-        kind=get_field(raw, "kind", str, w),
-        rule=get_field(raw, "rule", str, w),
-        first_turn=first_turn,
-        game_turns=game_turns,
-        bases=bases,
-        start_line=start_line,
-        first_side=first_side,
-        deployments=tuple(deployments),
-        air=tuple(air),
-        added_bases=tuple(added),
-        coastal_defense=MappingProxyType(cds),
-        optional_rules=MappingProxyType(optional_rules),
-        special=MappingProxyType(special),
-        victory=MappingProxyType(dict(opt_field(raw, "victory", dict, w, {}))),
-        arrivals=chosen,
-        withdrawals=tuple(x for x in withdrawals if span and span[0] <= x.turn <= span[1]),
-        source=fname,
-    )
-    _check_special_units(scen, fname, catalogue)
-    _check_arrivals(scen, fname, placed)
-    return scen
+    withdrawn = tuple(x for x in withdrawals if span and span[0] <= x.turn <= span[1])
+    return chosen, withdrawn
 
 
 def _coastal_defense(

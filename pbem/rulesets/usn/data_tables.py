@@ -52,21 +52,54 @@ def _cellset(rows: Sequence[tuple[list[Any], set[int]]]) -> frozenset[tuple[int,
     return frozenset((d + 1, c) for d, (_, marked) in enumerate(rows) for c in marked)
 
 
+WHERE = "tables.toml"
+
+
 def build_tables(raw: Mapping[str, Any]) -> UsnTables:
-    where = "tables.toml"
-    crt1_cols = tuple(get_field(raw["crt1"], "columns", list, f"{where}: crt1"))
+    """Every table of tables.toml, each checked as it is read (a mistake names its place)."""
+    return UsnTables(
+        crt1=_crt1(raw),
+        crt2=_crt2(raw),
+        crt34=_crt34(raw),
+        crt5=_crt5(raw),
+        nac_charts=MappingProxyType({side: _nac_chart(raw, side) for side in SIDES}),
+        transport_points=MappingProxyType(_transport_points(raw)),
+        emergency_capacity=MappingProxyType(_emergency_capacity(raw)),
+        endurance=MappingProxyType(
+            {
+                k: v
+                for k, v in get_field(raw, "endurance", dict, f"{WHERE}: ").items()
+                if k not in META
+            }
+        ),
+        victory_points=_victory_points(raw),
+        victory_levels=_victory_levels(raw),
+        geographic=_geographic(raw),
+        replacements=_replacements(raw),
+        variable_deployment=_variable_deployment(raw),
+        breakdown=tuple(
+            (r["side"], r["parent"], r["parts"], int(r["count"])) for r in raw.get("breakdown", [])
+        ),
+        calendar=_calendar(raw),
+    )
+
+
+def _crt1(raw: Mapping[str, Any]) -> Crt1:
+    crt1_cols = tuple(get_field(raw["crt1"], "columns", list, f"{WHERE}: crt1"))
     rows1 = _rows(raw, "crt1", len(crt1_cols))
     crt1_rows = []
     for d, (cells, _) in enumerate(rows1):
         try:
             crt1_rows.append(tuple(LandResult(c) for c in cells))
         except ValueError as exc:
-            raise DataError(f"{where}: crt1.rows[{d}].cells", str(exc)) from None
-    crt1 = Crt1(crt1_cols, tuple(crt1_rows), _cellset(rows1))
+            raise DataError(f"{WHERE}: crt1.rows[{d}].cells", str(exc)) from None
+    return Crt1(crt1_cols, tuple(crt1_rows), _cellset(rows1))
 
-    bands = tuple(get_field(raw["crt2"], "bands", list, f"{where}: crt2"))
+
+def _crt2(raw: Mapping[str, Any]) -> Crt2:
+    bands = tuple(get_field(raw["crt2"], "bands", list, f"{WHERE}: crt2"))
     if list(bands) != sorted(bands) or len(set(bands)) != len(bands):
-        raise DataError(f"{where}: crt2.bands", "must rise strictly")
+        raise DataError(f"{WHERE}: crt2.bands", "must rise strictly")
     rows2 = _rows(raw, "crt2", len(bands))
     crt2_rows = []
     for d, (cells, _) in enumerate(rows2):
@@ -78,30 +111,34 @@ def build_tables(raw: Mapping[str, Any]) -> UsnTables:
                 and all(type(x) is int and x >= 0 for x in cell)
             ):
                 raise DataError(
-                    f"{where}: crt2.rows[{d}].cells[{c}]", "must be [aborted, destroyed]"
+                    f"{WHERE}: crt2.rows[{d}].cells[{c}]", "must be [aborted, destroyed]"
                 )
             row.append(AirLoss(cell[0], cell[1]))
         crt2_rows.append(tuple(row))
-    crt2 = Crt2(bands, tuple(raw["crt2"].get("columns", ())), tuple(crt2_rows), _cellset(rows2))
+    return Crt2(bands, tuple(raw["crt2"].get("columns", ())), tuple(crt2_rows), _cellset(rows2))
 
+
+def _crt34(raw: Mapping[str, Any]) -> Crt34:
     rows34 = _rows(raw, "crt34", 8)
     for d, (cells, _) in enumerate(rows34):
         for c, cell in enumerate(cells):
             if type(cell) is not int or not 0 <= cell <= 8:
-                raise DataError(f"{where}: crt34.rows[{d}].cells[{c}]", "damage number must be 0-8")
-    crt34 = Crt34(
+                raise DataError(f"{WHERE}: crt34.rows[{d}].cells[{c}]", "damage number must be 0-8")
+    return Crt34(
         tuple(raw["crt34"].get("crt3_columns", ())),
         tuple(raw["crt34"].get("crt4_columns", ())),
         tuple(tuple(cells) for cells, _ in rows34),
         _cellset(rows34),
     )
 
+
+def _crt5(raw: Mapping[str, Any]) -> Crt5:
     rows5 = _rows(raw, "crt5", 8)
     crt5_rows = []
     for d, (cells, _) in enumerate(rows5):
         row5 = []
         for c, cell in enumerate(cells):
-            cw = f"{where}: crt5.rows[{d}].cells[{c}]"
+            cw = f"{WHERE}: crt5.rows[{d}].cells[{c}]"
             if cell == "X":
                 row5.append(Damage(0, True))
             elif isinstance(cell, str) and cell.isdigit() and int(cell) <= 40:
@@ -109,40 +146,43 @@ def build_tables(raw: Mapping[str, Any]) -> UsnTables:
             else:
                 raise DataError(cw, f"must be weeks 0-40 or 'X', got {cell!r}")
         crt5_rows.append(tuple(row5))
-    crt5 = Crt5(tuple(crt5_rows), _cellset(rows5))
+    return Crt5(tuple(crt5_rows), _cellset(rows5))
 
-    charts = {}
-    for side in SIDES:
-        cw = f"{where}: nac_chart.{side}"
-        ch = get_field(
-            get_field(raw, "nac_chart", dict, f"{where}: "), side, dict, f"{where}: nac_chart"
-        )
-        rows = {
-            k: tuple(get_field(ch, k, list, cw))
-            for k in ("bombardment", "a2a_normal", "a2a_extended")
-        }
-        for k, values in rows.items():
-            if len(values) != 11 or values[0] != 0 or list(values) != sorted(values):
-                raise DataError(f"{cw}.{k}", "needs 11 rising values for 0-10 air points, from 0")
-        charts[side] = NacChart(side, get_field(ch, "letters", str, cw), **rows)
 
+def _nac_chart(raw: Mapping[str, Any], side: str) -> NacChart:
+    cw = f"{WHERE}: nac_chart.{side}"
+    ch = get_field(
+        get_field(raw, "nac_chart", dict, f"{WHERE}: "), side, dict, f"{WHERE}: nac_chart"
+    )
+    rows = {
+        k: tuple(get_field(ch, k, list, cw)) for k in ("bombardment", "a2a_normal", "a2a_extended")
+    }
+    for k, values in rows.items():
+        if len(values) != 11 or values[0] != 0 or list(values) != sorted(values):
+            raise DataError(f"{cw}.{k}", "needs 11 rising values for 0-10 air points, from 0")
+    return NacChart(side, get_field(ch, "letters", str, cw), **rows)
+
+
+def _transport_points(raw: Mapping[str, Any]) -> dict[tuple[str, str], int]:
     tp: dict[tuple[str, str], int] = {}
-    for i, r in enumerate(get_field(raw, "transport_points", list, f"{where}: ")):
-        tw = f"{where}: transport_points[{i}]"
+    for i, r in enumerate(get_field(raw, "transport_points", list, f"{WHERE}: ")):
+        tw = f"{WHERE}: transport_points[{i}]"
         s = get_field(r, "side", str, tw)
         if s not in (*SIDES, "both"):
             raise DataError(f"{tw}.side", f"{s!r} is not japanese, allied or both")
         tp[(s, get_field(r, "unit", str, tw))] = nonneg_int(r, "points", tw)
+    return tp
 
-    em = get_field(raw, "emergency_transport", dict, f"{where}: ")
-    emergency = {s: MappingProxyType(dict(em.get(s, {}))) for s in SIDES}
-    endurance = {
-        k: v for k, v in get_field(raw, "endurance", dict, f"{where}: ").items() if k not in META
-    }
 
+def _emergency_capacity(raw: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    em = get_field(raw, "emergency_transport", dict, f"{WHERE}: ")
+    return {s: MappingProxyType(dict(em.get(s, {}))) for s in SIDES}
+
+
+def _victory_points(raw: Mapping[str, Any]) -> tuple[VpEntry, ...]:
     vps = []
-    for i, r in enumerate(get_field(raw, "victory_points", list, f"{where}: ")):
-        vw = f"{where}: victory_points[{i}]"
+    for i, r in enumerate(get_field(raw, "victory_points", list, f"{WHERE}: ")):
+        vw = f"{WHERE}: victory_points[{i}]"
         pts = get_field(r, "points", (int, float), vw)
         per = get_field(r, "per", str, vw)
         if per not in ("unit", "air_point", "air_capacity", "defense"):
@@ -155,15 +195,22 @@ def build_tables(raw: Mapping[str, Any]) -> UsnTables:
                 per,
             )
         )
-    levels = tuple(
+    return tuple(vps)
+
+
+def _victory_levels(raw: Mapping[str, Any]) -> tuple[VictoryLevel, ...]:
+    return tuple(
         VictoryLevel(
             r["level"], Fraction(str(r["ratio_at_least"])), bool(r.get("strictly_greater", False))
         )
-        for r in get_field(raw, "victory_levels", list, f"{where}: ")
+        for r in get_field(raw, "victory_levels", list, f"{WHERE}: ")
     )
+
+
+def _geographic(raw: Mapping[str, Any]) -> tuple[GeoObjective, ...]:
     geo = []
-    for i, r in enumerate(get_field(raw, "geographic_points", list, f"{where}: ")):
-        gw = f"{where}: geographic_points[{i}]"
+    for i, r in enumerate(get_field(raw, "geographic_points", list, f"{WHERE}: ")):
+        gw = f"{WHERE}: geographic_points[{i}]"
         hexes = tuple(hex_field(h, f"{gw}.hexes") for h in r.get("hexes", []))
         geo.append(
             GeoObjective(
@@ -178,48 +225,38 @@ def build_tables(raw: Mapping[str, Any]) -> UsnTables:
                 allied_scores_built_bases=bool(r.get("allied_scores_built_bases", True)),
             )
         )
-    repl = tuple(
+    return tuple(geo)
+
+
+def _replacements(raw: Mapping[str, Any]) -> tuple[Replacement, ...]:
+    return tuple(
         Replacement(
             r["rule"], r["side"], r["type"], int(r["after"]), r["trigger"], r.get("damage_weeks")
         )
-        for r in get_field(raw, "replacements", list, f"{where}: ")
+        for r in get_field(raw, "replacements", list, f"{WHERE}: ")
     )
-    vd = get_field(raw, "variable_deployment", dict, f"{where}: ")
+
+
+def _variable_deployment(raw: Mapping[str, Any]) -> VariableDeployment:
+    vd = get_field(raw, "variable_deployment", dict, f"{WHERE}: ")
     vd_rows: dict[int, tuple[str, ...]] = {}
     for r in vd.get("rows", []):
         for die in r["dice"]:
             vd_rows[int(die)] = tuple(canonical_id(u) for u in r["units"])
     if sorted(vd_rows) != [1, 2, 3, 4, 5, 6]:
-        raise DataError(f"{where}: variable_deployment.rows", "must cover die rolls 1-6 once each")
-    breakdown = tuple(
-        (r["side"], r["parent"], r["parts"], int(r["count"])) for r in raw.get("breakdown", [])
-    )
-    cal = get_field(raw, "calendar", dict, f"{where}: ")
+        raise DataError(f"{WHERE}: variable_deployment.rows", "must cover die rolls 1-6 once each")
+    hex_ = hex_field(vd.get("hex"), f"{WHERE}: variable_deployment.hex")
+    return VariableDeployment(hex_, MappingProxyType(vd_rows))
+
+
+def _calendar(raw: Mapping[str, Any]) -> Calendar:
+    cal = get_field(raw, "calendar", dict, f"{WHERE}: ")
     try:
-        first = dt.date.fromisoformat(get_field(cal, "first_monday", str, f"{where}: calendar"))
+        first = dt.date.fromisoformat(get_field(cal, "first_monday", str, f"{WHERE}: calendar"))
     except ValueError as exc:
-        raise DataError(f"{where}: calendar.first_monday", str(exc)) from None
-    calendar = Calendar(
+        raise DataError(f"{WHERE}: calendar.first_monday", str(exc)) from None
+    return Calendar(
         first,
-        nonneg_int(cal, "last_turn", f"{where}: calendar"),
+        nonneg_int(cal, "last_turn", f"{WHERE}: calendar"),
         MappingProxyType({int(k): v for k, v in cal.get("printed", {}).items()}),
-    )
-    return UsnTables(
-        crt1=crt1,
-        crt2=crt2,
-        crt34=crt34,
-        crt5=crt5,
-        nac_charts=MappingProxyType(charts),
-        transport_points=MappingProxyType(tp),
-        emergency_capacity=MappingProxyType(emergency),
-        endurance=MappingProxyType(endurance),
-        victory_points=tuple(vps),
-        victory_levels=levels,
-        geographic=tuple(geo),
-        replacements=repl,
-        variable_deployment=VariableDeployment(
-            hex_field(vd.get("hex"), f"{where}: variable_deployment.hex"), MappingProxyType(vd_rows)
-        ),
-        breakdown=breakdown,
-        calendar=calendar,
     )
