@@ -410,7 +410,7 @@ def _build_scenario(
         k: MappingProxyType(dict(v)) for k, v in opt_field(raw, "special", dict, w, {}).items()
     }
 
-    deployments, placed = _deployments(raw, fname, catalogue, optional_rules)
+    deployed, placed = _deployments(raw, fname, catalogue, optional_rules)
     added = _added_bases(raw, fname)
     cds = _coastal_defense(raw, fname, catalogue, bases, usn_map)
     air = _air_deployments(raw, fname, catalogue)
@@ -427,7 +427,7 @@ def _build_scenario(
         bases=bases,
         start_line=start_line,
         first_side=first_side,
-        deployments=deployments,
+        deployments=deployed,
         air=air,
         added_bases=added,
         coastal_defense=MappingProxyType(cds),
