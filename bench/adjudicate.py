@@ -18,7 +18,7 @@ Target: a full Campaign Game 3 turn adjudicated in under 0.2 s.
 
 War in the Pacific (``--ruleset witp``): a Game-Turn is three Air Phase
 Allocation rounds and three naval Plot rounds (more under the 42.3.1 gate).
-By default both sides plot the demonstration's mission cards (pbem.demo_witp:
+By default both sides plot the demonstration's mission cards (pbem.demo.witp:
 Operation MO and Fletcher's counter, written from each side's order form and its
 own forces; SPEED, MOVE, NIGHT, FUEL, LINK, PORT, and SEARCH once the form offers
 it), the scenario replayed ``--repeat`` times from its set-up; in every mode each
@@ -263,7 +263,7 @@ HEADER = ("Game", "Side", "Turn", "Phase")
 
 def _own_forces(view: Any) -> str:
     """The "Your forces" section of a side's report, as the demo's players read it
-    (pbem.demo_witp.Reading: each TF and its ships' types), without rendering it."""
+    (pbem.demo.witp_reading.Reading: each TF and its ships' types), without rendering it."""
     lines = ["Your forces", "-----------"]
     for f in view["forces"]:
         lines.append(f"{f['name']} ({f['commander']}) at {f['at']} [{f['provenance']}]")
@@ -274,7 +274,7 @@ def _own_forces(view: Any) -> str:
 def run_witp(
     turns: int, seed: int, orders: str = "mission-cards", repeat: int = 1
 ) -> dict[str, Any]:
-    from pbem.demo_witp import strategy
+    from pbem.demo.witp import strategy
     from pbem.rulesets.witp.loader import load_library
     from pbem.rulesets.witp.map import load_map
     from pbem.rulesets.witp.ruleset import WitpRuleset

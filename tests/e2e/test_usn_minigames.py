@@ -1,7 +1,7 @@
 """The four U.S.N. mini-games played by signed order mails through the lifecycle
 (GameMaster + Mailroom, on SQLite) from set-up to the victory verdict (issue 6 item 7).
 
-Each side's orders are the demonstration's scripted plans (pbem.demo_usn.PLANS), by
+Each side's orders are the demonstration's scripted plans (pbem.demo.usn.PLANS), by
 mail round; ship routes are found on the real map, so they follow map corrections.
 Dice are the game's own seeded dice, so the combats differ from run to run; what
 is checked is the lifecycle to the end and that the verdict is the one the victory
@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbem.config import Config, ModeratorConfig, SecretsConfig
 from pbem.core.dice import ScriptedDice
-from pbem.demo_usn import PLANS, Plan
+from pbem.demo.usn import PLANS, Plan
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
 from pbem.lifecycle.desk import Desk

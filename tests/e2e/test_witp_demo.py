@@ -4,7 +4,7 @@ mailing signed mission cards every round, then ``pbem verify`` on the export.
 
 The whole demo runs as a user would start it: the daemon is a separate process, the
 moderator's CREATE goes by signed mail, each scripted side answers the report it was
-mailed (pbem.demo_witp), and the archive is verified at the end. The test reads the
+mailed (pbem.demo.witp), and the archive is verified at the end. The test reads the
 mail the daemon sent: every answer accepted every line, and each side's own reports
 show its TFs where their cards sent them (16.0, 17.13), and nowhere else.
 """
@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem.demo_witp import BASES, INTENTS, Reading, TaskForce, allied, japanese, plot_orders
+from pbem.demo.witp import BASES, INTENTS, allied, japanese, plot_orders
+from pbem.demo.witp_reading import Reading, TaskForce
 from pbem.rulesets.witp.map import load_map
 from tests.unit.test_cli_errors import pbem
 

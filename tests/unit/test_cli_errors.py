@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem import cli
+from pbem.cli import command as cli
 from tests.conftest import make_database
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from typing import Any
 from PIL import Image
 
 from pbem.core.mapview import MapPicture
-from pbem.demo_usn import orders_summary, verdict_lines
+from pbem.demo.usn import orders_summary, verdict_lines
 from pbem.reports.mapimage import HIGHLIGHT, image_size, render_map
 from pbem.rulesets.usn.loader import load_map
 from pbem.rulesets.usn.picture import SIDE_COLOURS, view_picture

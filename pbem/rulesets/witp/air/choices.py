@@ -15,13 +15,10 @@ number, the reason and the rule.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.core.sides import JAPANESE
-
-if TYPE_CHECKING:
-    from pbem.rulesets.witp.air.plot import AirPlot, Context
+from pbem.rulesets.witp.air.strikeplot import AirPlot, Context
 
 BEFORE, AFTER = "before", "after"  # 12.3.2 Step 2
 ROLLED, FEWEST = "rolled", "fewest"  # 7.7.1

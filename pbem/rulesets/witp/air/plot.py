@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
@@ -34,45 +33,15 @@ from pbem.rulesets.witp import located
 from pbem.rulesets.witp.air import altitude, capsplit, choices, suppression
 from pbem.rulesets.witp.air import night as night_rules
 from pbem.rulesets.witp.air.ships import base_air
+from pbem.rulesets.witp.air.strikeplot import AirPlot as AirPlot  # the plot's names
+from pbem.rulesets.witp.air.strikeplot import Context as Context
+from pbem.rulesets.witp.air.strikeplot import Distance as Distance
 from pbem.rulesets.witp.air.tables import EXTREME, ROLES, air_unit, known_type, value
 from pbem.rulesets.witp.hexgrid import distance, parse_hex
 from pbem.rulesets.witp.knowledge import Knowledge
 
 _ELEMENT = re.compile(r"^(\d+)[xX]([A-Za-z0-9-]+)(?:/([A-Za-z]{1,2}))?(?:@([LMHlmh]))?$")
 TROPICAL_MP = 6  # the Coral Sea is Tropical: 6 MP a hex (tables-stage1 movement-area cost)
-
-Distance = Callable[[str, str], int]
-
-
-@dataclass
-class AirPlot:
-    """The accepted orders, as JSON-ready dicts by id."""
-
-    strikes: dict[str, dict[str, Any]] = field(default_factory=dict)
-    covers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    transfers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    caps: dict[str, dict[str, int]] = field(default_factory=dict)  # TF -> shares by level
-    allocated: dict[tuple[str, str], int] = field(default_factory=dict)  # (base, type) -> n
-    choices: dict[str, str] = field(default_factory=dict)  # air/choices.py (12.3.2 Step 2)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "strikes": self.strikes,
-            "covers": self.covers,
-            "transfers": self.transfers,
-        }
-        if self.choices:
-            out["choices"] = self.choices
-        if self.caps:
-            out["caps"] = self.caps
-        return out
-
-
-@dataclass(frozen=True)
-class Context:
-    knowledge: Knowledge
-    side: str
-    mp: Distance  # MP between two hexes
 
 
 def _illegal(msg: str, rule: str) -> IllegalOrderError:

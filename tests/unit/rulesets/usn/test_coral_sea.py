@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pbem.core.dice import ScriptedDice
-from pbem.demo_usn import sea_path  # the ship routes the scripted players use
+from pbem.demo.usn import sea_path  # the ship routes the scripted players use
 from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.usn.state import GameState, Unit

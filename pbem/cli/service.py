@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
-from pbem.cli import positive_number
+from pbem.cli.argtypes import positive_number
 from pbem.config import Config, example_config, load_config, resolve_path
 from pbem.core.errors import ConfigError
 from pbem.service.logs import setup_logging
@@ -20,7 +20,7 @@ from pbem.service.logs import setup_logging
 
 def _config(args: argparse.Namespace) -> Config:
     config = load_config(args.config)
-    args.loaded_config = config  # for the error boundary (pbem.cli): names and redacts
+    args.loaded_config = config  # for the error boundary (pbem.cli.command): names and redacts
     return config
 
 
@@ -271,7 +271,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from pbem.demo import run_demo
+    from pbem.demo.runner import run_demo
 
     return run_demo(
         Path(args.dir).resolve(), args.ruleset, args.scenario, args.timeout, args.option
@@ -279,6 +279,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    _add_demo(sub)
+    _add_operator(sub)
+    _add_game(sub)
+
+
+def _add_demo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("demo", help="play a demonstration game by signed mail through the daemon")
     p.add_argument("--dir", default="pbem-demo", help="working folder (default ./pbem-demo)")
     p.add_argument("--ruleset", default="usn")
@@ -299,6 +305,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     p.set_defaults(func=cmd_demo)
 
+
+def _add_operator(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The installation's: init, mailkeys, doctor, serve, db upgrade."""
     p = sub.add_parser("init", help="write a commented example configuration")
     p.add_argument("path", nargs="?", default="pbem.toml")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
@@ -337,6 +346,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p = dbsub.add_parser("upgrade", help="create or migrate the schema (Alembic)")
     p.set_defaults(func=cmd_db_upgrade)
 
+
+def _add_game(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The games': moderator commands, the archive, verify."""
     p = sub.add_parser(
         "moderator",
         aliases=["mod"],

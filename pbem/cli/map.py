@@ -1,4 +1,4 @@
-"""Commands of the ``pbem`` CLI (see pbem/cli.py): ``pbem map``."""
+"""Commands of the ``pbem`` CLI (see pbem/cli/command.py): ``pbem map``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pbem.cli import positive_number
+from pbem.cli.argtypes import positive_number
 from pbem.core.errors import DataError
 
 

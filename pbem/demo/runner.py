@@ -20,7 +20,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
@@ -29,7 +29,7 @@ from pbem.config import example_config
 from pbem.core import options as game_options
 from pbem.core.errors import ConfigError
 from pbem.core.ruleset import ScenarioInfo
-from pbem.demo_usn import orders_summary, verdict_lines
+from pbem.demo.usn import orders_summary, verdict_lines
 from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
 from pbem.outbox.gamekeys import generate_game_keys
@@ -88,11 +88,11 @@ DEFAULT_SCENARIOS = {"usn": "coral-sea", "witp": "coral-sea-1942", "demo": "duel
 def _scripted_player(ruleset: str) -> Callable[[str, str], Callable[[str, str], str]] | None:
     """The ruleset's scripted players (side, scenario) -> orders_from_form, if any."""
     if ruleset == "usn":  # a simple legal plan per mini-game
-        from pbem.demo_usn import strategy as usn
+        from pbem.demo.usn import strategy as usn
 
         return usn
     if ruleset == "witp":  # a function per side, from its form and report
-        from pbem.demo_witp import strategy as witp
+        from pbem.demo.witp import strategy as witp
 
         return witp
     return None
@@ -134,6 +134,19 @@ def run_demo(
     scenario = scenario or DEFAULT_SCENARIOS.get(ruleset, "")
     info = _scenario(ruleset, scenario)  # before anything is written
     sides, in_force = tuple(info.sides), _options(info, options)
+    mod_key = _install(directory)
+    players = _players(sides, ruleset, scenario)
+    Path("mail").mkdir(exist_ok=True)
+    inbox = mailbox.Maildir("mail/inbox", create=True)
+    _create_game(inbox, mod_key, f"{ruleset} {scenario}", in_force, players)
+    if not _play(inbox, players, timeout):
+        return 1
+    return _archive(directory)
+
+
+def _install(directory: Path) -> bytes:
+    """A fresh installation in ``directory`` (made the working folder): configuration,
+    the game's signing keys and the database; the moderator's private key."""
     if (directory / "pbem.toml").exists() and not (directory / MARK).exists():
         raise ConfigError(
             f"{directory} holds a pbem.toml the demo did not write, and the demo replaces "
@@ -150,7 +163,7 @@ def run_demo(
 
             shutil.rmtree(folder)
     mod_key, mod_pub = generate_keypair("moderator")
-    # The game's signing keys: every mail the daemon sends is signed (issue 14).
+    # The game's signing keys: every mail the daemon sends is signed.
     generate_game_keys(Path("keys"), "pbem moderator", MODERATOR, force=True)
     config = example_config(
         openpgp_key="keys/openpgp.key",
@@ -160,7 +173,11 @@ def run_demo(
     Path("pbem.toml").write_text(config)
     _say(f"working in {directory}: configuration pbem.toml, database pbem.sqlite3")
     subprocess.run([sys.executable, "-m", "pbem", "-c", "pbem.toml", "db", "upgrade"], check=True)
+    return mod_key
 
+
+def _players(sides: Sequence[str], ruleset: str, scenario: str) -> list[Player]:
+    """A player a side, with his key pair written beside the configuration."""
     players = []
     for i, side in enumerate(sides):
         private, public = generate_keypair(side)
@@ -170,11 +187,14 @@ def run_demo(
         scripted = _scripted_player(ruleset)
         if scripted is not None:
             players[-1].strategy = scripted(side, scenario)
-    Path("mail").mkdir(exist_ok=True)
-    inbox = mailbox.Maildir("mail/inbox", create=True)
-    outbox_path = Path("mail/outbox")
+    return players
 
-    commands = [f"CREATE demo-1 {ruleset} {scenario} deadline_hours=48 {in_force}".rstrip()]
+
+def _create_game(
+    inbox: mailbox.Maildir, mod_key: bytes, game: str, in_force: str, players: Sequence[Player]
+) -> None:
+    """The moderator's signed mail: CREATE ``game`` (ruleset and scenario), ASSIGN, START."""
+    commands = [f"CREATE demo-1 {game} deadline_hours=48 {in_force}".rstrip()]
     commands += [
         f"ASSIGN demo-1 {p.side} {p.email} {Path(p.side + '.pub').read_text().strip()}"
         for p in players
@@ -189,6 +209,10 @@ def run_demo(
         f"the moderator mailed a signed block: CREATE ({in_force or 'no options'}), ASSIGN both sides, START"
     )
 
+
+def _play(inbox: mailbox.Maildir, players: Sequence[Player], timeout: float) -> bool:
+    """Runs the daemon while the players answer what it mails them: True once the game
+    is over; False (said why) if the daemon died or the game did not end in time."""
     log = open("daemon.log", "w")  # noqa: SIM115 (open for the daemon's whole life)
     daemon = subprocess.Popen(
         [sys.executable, "-m", "pbem", "-c", "pbem.toml", "serve"],
@@ -204,51 +228,72 @@ def run_demo(
             time.sleep(0.3)
             if daemon.poll() is not None:
                 _say("the daemon died; see daemon.log")
-                return 1
-            if not outbox_path.exists():
-                continue
-            out = mailbox.Maildir(str(outbox_path), create=False)
-            for name in sorted(out.keys()):
-                if name in seen:
-                    continue
-                seen.add(name)
-                msg = email.message_from_bytes(out.get_bytes(name), policy=email.policy.default)
-                to = str(msg["To"])
-                subject = str(msg["Subject"])
-                assert isinstance(msg, EmailMessage)
-                body_part = msg.get_body(("plain",))
-                text = body_part.get_content() if body_part is not None else ""
-                text = text.replace("\r\n", "\n")  # base64 bodies keep their CRLF
-                _say(f"mail to {to}: {subject}")
-                if "game over" in subject and not over:
-                    over = True
-                    for line in verdict_lines(text):
-                        _say(f"   {line}")
-                for player in players:
-                    if player.email not in to:
-                        continue
-                    if subject.startswith("Re:"):
-                        summary = re.search(r"Accepted \((\d+)\)", text)
-                        refused = re.search(r"Refused \((\d+)\)", text)
-                        _say(
-                            f"   {player.side}: answer says accepted {summary.group(1) if summary else 0}"
-                            + (f", refused {refused.group(1)}" if refused else "")
-                        )
-                        continue
-                    form = FORM.search(text)
-                    if not form:
-                        continue
-                    orders = player.orders_from_form(form.group(1), text)
-                    signed = sign_block(add_nonce(orders), player.key)
-                    inbox.add(_mail(player.email, f"Re: {subject}", signed, str(msg["Message-ID"])))
-                    _say(f"   {player.side} signs and mails {orders_summary(orders)}")
+                return False
+            for raw in _new_mail(Path("mail/outbox"), seen):
+                over = _read(raw, players, inbox, over) or over
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=30)
         log.close()
     if not over:
         _say("the game did not finish in time; see daemon.log")
-        return 1
+    return over
+
+
+def _new_mail(outbox: Path, seen: set[str]) -> Iterator[bytes]:
+    """The daemon's outgoing mail not read yet, in the order it was queued."""
+    if not outbox.exists():
+        return
+    out = mailbox.Maildir(str(outbox), create=False)
+    for name in sorted(out.keys()):
+        if name not in seen:
+            seen.add(name)
+            yield out.get_bytes(name)
+
+
+def _read(raw: bytes, players: Sequence[Player], inbox: mailbox.Maildir, over: bool) -> bool:
+    """One mail of the daemon's, answered by the player it is for; True if it says the
+    game is over (its verdict is told the first time)."""
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    to = str(msg["To"])
+    subject = str(msg["Subject"])
+    assert isinstance(msg, EmailMessage)
+    body_part = msg.get_body(("plain",))
+    text = body_part.get_content() if body_part is not None else ""
+    text = text.replace("\r\n", "\n")  # base64 bodies keep their CRLF
+    _say(f"mail to {to}: {subject}")
+    ended = "game over" in subject
+    if ended and not over:
+        for line in verdict_lines(text):
+            _say(f"   {line}")
+    for player in players:
+        if player.email in to:
+            _answer(player, msg, text, inbox)
+    return ended
+
+
+def _answer(player: Player, msg: EmailMessage, text: str, inbox: mailbox.Maildir) -> None:
+    """An answer to his orders is told; an order form is filled in, signed and mailed."""
+    subject = str(msg["Subject"])
+    if subject.startswith("Re:"):
+        summary = re.search(r"Accepted \((\d+)\)", text)
+        refused = re.search(r"Refused \((\d+)\)", text)
+        _say(
+            f"   {player.side}: answer says accepted {summary.group(1) if summary else 0}"
+            + (f", refused {refused.group(1)}" if refused else "")
+        )
+        return
+    form = FORM.search(text)
+    if not form:
+        return
+    orders = player.orders_from_form(form.group(1), text)
+    signed = sign_block(add_nonce(orders), player.key)
+    inbox.add(_mail(player.email, f"Re: {subject}", signed, str(msg["Message-ID"])))
+    _say(f"   {player.side} signs and mails {orders_summary(orders)}")
+
+
+def _archive(directory: Path) -> int:
+    """Exports the game's archive and verifies it, as a player would."""
     subprocess.run(
         [
             sys.executable,

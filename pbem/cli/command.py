@@ -1,6 +1,6 @@
 """The ``pbem`` command line.
 
-Each group of commands lives in its own ``pbem/cli_*.py`` module that defines
+Each group of commands lives in its own module of ``pbem/cli/`` that defines
 ``add_commands(subparsers)``; every parser sets ``func`` to a callable taking the
 parsed ``argparse.Namespace`` and returning an exit code.
 
@@ -13,34 +13,24 @@ keeps its traceback.
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import os
 import sys
 from collections.abc import Sequence
 
 from pbem import __version__
+from pbem.cli import data, player, service
+from pbem.cli import map as map_commands
 from pbem.config import Config, LogLevel, redact
 from pbem.core.errors import PbemError
 
 # Command groups, in the order ``pbem --help`` lists them.
-COMMAND_MODULES = (
-    "pbem.cli_service",  # init, serve, db upgrade, game/moderator commands, archive, verify
-    "pbem.cli_player",  # keygen, sign, send
-    "pbem.cli_map",  # map
-    "pbem.cli_data",  # data report
+COMMAND_GROUPS = (
+    service,  # demo, init, serve, db upgrade, game/moderator commands, archive, verify
+    player,  # keygen, sign, send
+    map_commands,  # map
+    data,  # data report
 )
-
-
-def positive_number(text: str) -> float:
-    """An argparse type: a number above 0 (scales, timeouts)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text} is not above 0")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,8 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="DEBUG, INFO, WARNING or ERROR (default: from config)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).add_commands(sub)
+    for group in COMMAND_GROUPS:
+        group.add_commands(sub)
     return parser
 
 
