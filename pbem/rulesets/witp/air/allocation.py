@@ -93,7 +93,7 @@ def file_plot(state: dict[str, Any], side: str, lines: Sequence[str], slot: Slot
     knowledge = Knowledge.of(state, side)
     accepted, specials, _errors = judge(knowledge, side, text)
     own = state[PRIVATE][side]
-    own[AIR_PLOT] = {"time": slot.time, **accepted.to_json()}
+    own[AIR_PLOT] = accepted.filed(slot.time).to_json()
     _air, spec, none = _split(text)
     if none or spec.strip():
         own.setdefault(STANDING, {})[SPECIAL] = specials  # R105: replaced as a set
