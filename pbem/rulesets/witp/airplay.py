@@ -2,13 +2,8 @@
 hooks play.py calls. The rules themselves stay in ``air/`` (plot, special,
 naval_strike); this module only files the plots and flies them at the right times.
 
-- ``validate`` / ``template``: a ``Tn-airN-allocation`` round (5.0 Step 1): AIRPLOT
-  lines (air/plot.py, R90) and the standing ``SPECIAL`` orders (air/special.py, R105),
-  judged from the side's Knowledge alone; each refused line names its number, the
-  reason and the rule.
-- ``file_plot``: the Allocation Segment: each side's accepted plot kept in its private
-  part (sealed with its mail, like a naval plot); ``SPECIAL`` lines replace the side's
-  standing special strikes (``SPECIAL NONE`` clears them).
+- ``validate`` / ``template`` / ``file_plot``: the Allocation Segment (5.0 Step 1),
+  in air/allocation.py: the plot judged, the form, the accepted plot filed.
 - ``strike_segment``: the Strike Segment: three or more carrier strikes first, ranked
   by their admirals' Air Ratings (12.3.2, R115), those flown at each other before or
   after the rest as the winner of Step 2's roll filed (RECIPROCAL, R125); then the
@@ -36,11 +31,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
+from dataclasses import replace
 from typing import Any, Protocol
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
-from pbem.core.ruleset import LineError, Validation
 from pbem.core.sides import SIDES, enemy_of
 from pbem.rulesets.witp import draws, located, movement
 from pbem.rulesets.witp import taskforces as tfs
@@ -56,116 +51,61 @@ from pbem.rulesets.witp.air import (
 )
 from pbem.rulesets.witp.air import avg as avg_rules
 from pbem.rulesets.witp.air import cover as cover_rules
+from pbem.rulesets.witp.air.allocation import (
+    AIR_PLOT,
+    SPECIAL,
+    STANDING,
+    file_plot,
+    is_allocation,
+    template,
+    validate,
+)
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
-from pbem.rulesets.witp.air.ships import SUNK, base_air, ships_of, take_losses, tf_air
-from pbem.rulesets.witp.air.tables import MAP_START, air_unit, known_type
-from pbem.rulesets.witp.clock import Round, Slot
+from pbem.rulesets.witp.air.ships import SUNK, base_air, ships_of, take_losses
+from pbem.rulesets.witp.air.strikes import CoverFlight, CoverKind, FiledPlot
+from pbem.rulesets.witp.air.tables import MAP_START
+from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
 
-AIR_PLOT = "air_plot"  # private[side]: this Air Phase's accepted plot (AirPlot.to_json())
+# play.py and ruleset.py call the Allocation Segment's hooks through this module.
+__all__ = ["file_plot", "is_allocation", "template", "validate"]
+
 ALOFT = "naval_cover_aloft"  # private[side]: {TF: [Naval Cover over it, "up"]} (5.3.4, R124)
-STANDING, SPECIAL = "standing", "special"  # private[side]["standing"]["special"]: R105
-WORD = "SPECIAL"
 STRUCK = "special_struck"  # moderator: {naval phase: [[side, base, owner:tf], ...]} (5.8.2)
-
-
-def is_allocation(rnd: Round | None) -> bool:
-    """The round of an Air Phase's Allocation Segment (5.0), where strikes are plotted."""
-    return rnd is not None and rnd.slots[0].segment.key == "allocation"
-
-
-# -- the plot -----------------------------------------------------------------------
-
-
-def _split(text: str) -> tuple[str, str, list[int]]:
-    """(AIRPLOT text, SPECIAL text, numbers of ``SPECIAL NONE`` lines): each keeps
-    every line number, the other kind's lines blanked."""
-    air, spec, none = [], [], []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        words = raw.split("#", 1)[0].split()
-        head = words[0].upper() if words else ""
-        if head == WORD and [w.upper() for w in words[1:]] == ["NONE"]:
-            none.append(number)
-            air.append("")
-            spec.append("")
-        elif head == WORD:
-            air.append("")
-            spec.append(raw)
-        else:
-            air.append(raw)
-            spec.append("")
-    return "\n".join(air), "\n".join(spec), none
-
-
-def judge(
-    knowledge: Knowledge, side: str, text: str
-) -> tuple[plot.AirPlot, list[dict[str, Any]], list[LineError]]:
-    """The accepted air plot, the standing special strikes filed, and every refused
-    line, in line order."""
-    air, spec, _none = _split(text)
-    accepted, errors = plot.judge(knowledge, side, air)
-    specials, spec_errors = special.judge(knowledge, side, spec)
-    return accepted, specials, sorted(errors + spec_errors, key=lambda e: e.line)
-
-
-def validate(knowledge: Knowledge, side: str, text: str) -> Validation:
-    """5.0 Step 1, R90, R105: every line judged; the accepted lines as written."""
-    _plot, _specials, errors = judge(knowledge, side, text)
-    refused = {e.line for e in errors}
-    lines = [
-        (n, raw.split("#", 1)[0].strip())
-        for n, raw in enumerate(text.splitlines(), start=1)
-        if raw.split("#", 1)[0].strip()
-    ]
-    accepted: list[str] = []
-    for n, line in lines:
-        passing = line.upper() == "PASS"
-        if n in refused or line.upper() == "AIRPLOT" or (passing and "PASS" in accepted):
-            continue  # a refused line, the optional header, a PASS said twice
-        accepted.append("PASS" if passing else line)
-    return Validation(tuple(accepted), tuple(errors))
-
-
-def file_plot(state: dict[str, Any], side: str, lines: Sequence[str], slot: Slot) -> list[Event]:
-    """The Allocation Segment: the side's plot, secret (its own private part)."""
-    text = "\n".join(lines)
-    knowledge = Knowledge.of(state, side)
-    accepted, specials, _errors = judge(knowledge, side, text)
-    own = state[PRIVATE][side]
-    own[AIR_PLOT] = {"time": slot.time, **accepted.to_json()}
-    _air, spec, none = _split(text)
-    if none or spec.strip():
-        own.setdefault(STANDING, {})[SPECIAL] = specials  # R105: replaced as a set
-    return []
 
 
 # -- the Strike Segment -----------------------------------------------------------
 
 
+def filed(state: Mapping[str, Any], side: str) -> FiledPlot:
+    """The side's Air Strike Plot filed this Air Phase (empty if none)."""
+    return FiledPlot.from_json(state[PRIVATE][side].get(AIR_PLOT))
+
+
+def naval_cover_aloft(own: Mapping[str, Any]) -> list[CoverFlight]:
+    """5.3.4, R124: the Naval Cover still over the side's TFs, all TFs'."""
+    return [CoverFlight.from_json(c) for cs in own.get(ALOFT, {}).values() for c in cs]
+
+
 def _carrier_strikes_from(state: Mapping[str, Any], owner: str, tf: str) -> list[str]:
     """Ids of ``owner``'s plotted strikes with a part launching from carrier TF ``tf``."""
-    strikes = state[PRIVATE][owner].get(AIR_PLOT, {}).get("strikes", {})
-    return [
-        sid
-        for sid, s in strikes.items()
-        if any(p["carrier"] and p["base"] == tf for p in s["parts"])
-    ]
+    strikes = filed(state, owner).strikes
+    return [s.id for s in strikes if any(p.carrier and p.base == tf for p in s.parts)]
 
 
 def _committed(state: Mapping[str, Any], owner: str, tf: str) -> dict[str, int]:
     """5.3, 12.1.2: the TF's fighters plotted on other missions this phase fly no CAP."""
     out: dict[str, int] = {}
-    p = state[PRIVATE][owner].get(AIR_PLOT, {})
-    for s in p.get("strikes", {}).values():
-        for part in s["parts"]:
-            if part["base"] == tf:
-                for e in part["escorts"]:
-                    out[e["type"]] = out.get(e["type"], 0) + int(e["n"])
-    aloft = [c for cs in state[PRIVATE][owner].get(ALOFT, {}).values() for c in cs]
-    for c in [*p.get("covers", {}).values(), *aloft]:  # R124: still over a TF
-        if c["base"] == tf:
-            out[c["type"]] = out.get(c["type"], 0) + int(c["n"])
+    p = filed(state, owner)
+    for s in p.strikes:
+        for part in s.parts:
+            if part.base == tf:
+                for e in part.escorts:
+                    out[e.type] = out.get(e.type, 0) + e.n
+    for c in [*p.covers, *naval_cover_aloft(state[PRIVATE][owner])]:  # R124: still over a TF
+        if c.base == tf:
+            out[c.type] = out.get(c.type, 0) + c.n
     return out
 
 
@@ -213,64 +153,61 @@ class _Segment:
         self.swept: set[tuple[str, str]] = set()  # R123: covers the base CAP has fought
         self.left: dict[tuple[str, str], int] = {}  # R122: emergency APs not yet lost
 
-    def cover(self, owner: str, tf: str, hexid: str) -> tuple[list[dict[str, Any]], list[Event]]:
+    def cover(self, owner: str, tf: str, hexid: str) -> tuple[list[CoverFlight], list[Event]]:
         """5.3.2-5.3.4, R102, R110: the owner's plotted Cover over ``hexid`` and Naval
         Cover over ``tf`` still flying; each launched and rolled on the APAT before its
         first combat, once this Air Phase (5.3.3), the rolls told its owner alone."""
-        plotted = self.state[PRIVATE][owner].get(AIR_PLOT, {}).get("covers", {}).values()
-        flights = [f for f in plotted if cover_rules.over(f, tf, hexid)]
+        flights = [f for f in filed(self.state, owner).covers if cover_rules.over(f, tf, hexid)]
         events: list[Event] = []
         for f in flights:
             if cover_rules.emergency(f):  # 5.3.5, 5.3.6: each strike as if the first
                 events += self.emergency(owner, f, tf, hexid)
-            elif (owner, f["id"]) not in self.over:
+            elif (owner, f.id) not in self.over:
                 events += self.launch_cover(owner, f, tf)
-        return [f for f in flights if self.over.get((owner, f["id"]), 0) > 0], events
+        return [f for f in flights if self.over.get((owner, f.id), 0) > 0], events
 
-    def emergency(self, owner: str, flight: Mapping[str, Any], tf: str, hexid: str) -> list[Event]:
+    def emergency(self, owner: str, flight: CoverFlight, tf: str, hexid: str) -> list[Event]:
         """5.3.5, R122: emergency cover launched and rolled at this strike with its
         APs not yet eliminated nor aborted; never over a hex the enemy holds alone."""
-        key = (owner, flight["id"])
+        key = (owner, flight.id)
         if self.enemy_held(owner, hexid):
             self.over[key] = 0
-            fact = {"kind": "cover-not-flown", "cover": flight["id"], "why": ENEMY_HELD_WHY}
+            fact = {"kind": "cover-not-flown", "cover": flight.id, "why": ENEMY_HELD_WHY}
             return [disclose(self.state, fact, [owner], self.slot.time, "5.3.3")]
-        left = self.left.setdefault(key, int(flight["n"]))
+        left = self.left.setdefault(key, flight.n)
         return self.launch_cover(owner, flight, tf, left)
 
     def launch_cover(
-        self, owner: str, flight: Mapping[str, Any], tf: str | None, n: int | None = None
+        self, owner: str, flight: CoverFlight, tf: str | None, n: int | None = None
     ) -> list[Event]:
         """One covering flight's launch (8.1.4, R120) of its ``n`` APs (None: all
         plotted), Army-type DRM (5.3.4, R121) and APAT roll, 2R over a hex held
         solely by the enemy (5.3.3, R122)."""
         # Its rolls are told its owner alone, so they come from the moderator's stream:
         # a secret plot must not shift the open dice the enemy reads later.
-        dice = draws.fork(self.secret, f"{owner} cover {flight['id']}")
+        dice = draws.fork(self.secret, f"{owner} cover {flight.id}")
         n, events = self.coordinated(owner, flight, dice, n)
-        held = self.enemy_held(owner, str(flight.get("over_hex")))
+        held = self.enemy_held(owner, flight.over_hex)
         mission = cover_rules.mission_of(flight, held)
         drm, told = self.army_drm(owner, flight)
         events += told
         got, rolled = cover_rules.roll(
             self.state[PUBLIC], flight, dice, n=n, mission=mission, drm=drm
         )
-        self.over[(owner, flight["id"])] = got
+        self.over[(owner, flight.id)] = got
         fact = {"kind": "cover-availability", **({"tf": tf} if tf else {}), **rolled}
-        rule = (
-            "5.3.3" if held and flight["kind"] == "cover" else cover_rules.RULE[str(flight["kind"])]
-        )
+        rule = "5.3.3" if held and flight.kind == CoverKind.COVER else cover_rules.RULE[flight.kind]
         return [*events, disclose(self.state, fact, [owner], self.slot.time, rule)]
 
     def coordinated(
-        self, owner: str, flight: Mapping[str, Any], dice: Dice, n: int | None = None
+        self, owner: str, flight: CoverFlight, dice: Dice, n: int | None = None
     ) -> tuple[int, list[Event]]:
         """5.3.6, 8.1.4, R120: a carrier TF's cover launches after its carrier
         coordination check (its admiral's Air Rating, 8.8 leaderless); (APs, events)."""
-        n, base = int(flight["n"]) if n is None else n, str(flight["base"])
+        n, base = flight.n if n is None else n, flight.base
         if n <= 0:
             return 0, []
-        if not flight.get("carrier"):
+        if not flight.carrier:
             return n, []
         own, public = self.state[PRIVATE][owner], self.state[PUBLIC]
         entry = own.get(tfs.TFS, {}).get(base)
@@ -278,18 +215,18 @@ class _Segment:
             return 0, []  # the TF is gone
         r, events = admirals.ratings(self.state, owner, base, dice, self.slot.time)
         r = r or coordination.rate(public, None, dice, f"{owner} {base} CTF")
-        purpose = f"{owner} {base} cover {flight['id']} CC"
+        purpose = f"{owner} {base} cover {flight.id} CC"
         cc = coordination.launch(public, ships_of(own, entry), r, n, 0, dice, purpose)
-        fact = {"kind": "cover-coordination", "tf": base, "cover": flight["id"]}
+        fact: dict[str, Any] = {"kind": "cover-coordination", "tf": base, "cover": flight.id}
         fact |= {"air_rating": r.air, **cc.to_json()}
         events.append(disclose(self.state, fact, [owner], self.slot.time, "8.1.4"))
         return cc.fighters, events
 
-    def army_drm(self, owner: str, flight: Mapping[str, Any]) -> tuple[int, list[Event]]:
+    def army_drm(self, owner: str, flight: CoverFlight) -> tuple[int, list[Event]]:
         """5.3.4, R121: Army-type fighters on Naval Cover: the side's one 2D6 this Air
         Phase (told its owner), short of the type's number, a negative DRM."""
-        number = cover_rules.army_number(self.state[PUBLIC], str(flight["type"]))
-        if flight["kind"] not in cover_rules.NAVAL or number is None:
+        number = cover_rules.army_number(self.state[PUBLIC], flight.type)
+        if flight.kind not in cover_rules.NAVAL or number is None:
             return 0, []
         events: list[Event] = []
         if owner not in self.army:
@@ -315,50 +252,52 @@ class _Segment:
         its TF into the following Naval Phase (``up``: APs over it, None: not rolled)."""
         for side in SIDES:
             own = self.state[PRIVATE][side]
-            plotted = own.get(AIR_PLOT, {}).get("covers", {}).values()
             aloft: dict[str, list[dict[str, Any]]] = {}
-            for f in plotted:
-                up = self.over.get((side, f["id"]))
-                if f["kind"] == "naval-cover" and up != 0:
-                    aloft.setdefault(str(f["over"]), []).append({**f, "up": up})
+            for f in filed(self.state, side).covers:
+                up = self.over.get((side, f.id))
+                if f.kind == CoverKind.NAVAL_COVER and up != 0:
+                    kept = replace(f, aloft=True, up=up)
+                    aloft.setdefault(f.over, []).append(kept.to_json())
             if aloft:
                 own[ALOFT] = aloft
             else:
                 own.pop(ALOFT, None)
 
-    def aloft(self, owner: str, tf: str, hexid: str) -> tuple[list[dict[str, Any]], list[Event]]:
+    def aloft(self, owner: str, tf: str, hexid: str) -> tuple[list[CoverFlight], list[Event]]:
         """R124: the Naval Cover still over ``tf`` in the Naval Phase, within range at
         ``hexid``; rolled on the APAT if not yet (9.2: those over it roll no more)."""
         own, public = self.state[PRIVATE][owner], self.state[PUBLIC]
         events: list[Event] = []
         out = []
-        for f in own.get(ALOFT, {}).get(tf, ()):
+        over_tf = own.get(ALOFT, {}).get(tf, [])
+        for i, f in enumerate(CoverFlight.from_json(c) for c in list(over_tf)):
             try:
-                base_hex = base_air(own, str(f["base"]))[1]
+                base_hex = base_air(own, f.base)[1]
             except KeyError:
                 continue  # the carrier TF is gone
             if base_hex is None or not cover_rules.accompanies(
                 public, f, plot.hex_mp()(str(base_hex), hexid)
             ):
-                f["up"] = 0  # 5.3.4: beyond its extended range, home for the phase
+                over_tf[i] = replace(f, up=0).to_json()  # 5.3.4: beyond its extended range
                 continue
-            if f["up"] is None:
+            if f.up is None:
                 events += self.launch_cover(owner, f, tf)
-                f["up"] = self.over[(owner, f["id"])]
-            self.over[(owner, f["id"])] = int(f["up"])
-            if f["up"]:
+                f = replace(f, up=self.over[(owner, f.id)])
+                over_tf[i] = f.to_json()
+            self.over[(owner, f.id)] = int(f.up or 0)
+            if f.up:
                 out.append(f)
         return out, events
 
     def aloft_losses(
-        self, owner: str, flights: Sequence[Mapping[str, Any]], losses: Mapping[str, list[int]]
+        self, owner: str, flights: Sequence[CoverFlight], losses: Mapping[str, list[int]]
     ) -> None:
         """R124: the Naval Phase's cover losses, kept on the flights over the TF."""
         self.cover_losses(owner, flights, losses)
-        for f in self.state[PRIVATE][owner].get(ALOFT, {}).values():
-            for x in f:
-                if (owner, x["id"]) in self.over:
-                    x["up"] = self.over[(owner, x["id"])]
+        for over_tf in self.state[PRIVATE][owner].get(ALOFT, {}).values():
+            for i, x in enumerate(CoverFlight.from_json(c) for c in list(over_tf)):
+                if (owner, x.id) in self.over:
+                    over_tf[i] = replace(x, up=self.over[(owner, x.id)]).to_json()
 
     def intercept_launch(
         self, side: str, strike: Mapping[str, Any]
@@ -366,14 +305,14 @@ class _Segment:
         """5.3.3, R123: the enemy's Cover CAP over an air base of ``side``'s that it
         does not hold intercepts the strike's part launching from there."""
         owner = enemy_of(side)
-        plotted = self.state[PRIVATE][owner].get(AIR_PLOT, {}).get("covers", {}).values()
+        plotted = filed(self.state, owner).covers
         events: list[Event] = []
         parts = []
         for part in strike["parts"]:
             over = [
                 f
                 for f in plotted
-                if f["kind"] == "cover" and not part["carrier"] and f["over_hex"] == part["hex"]
+                if f.kind == CoverKind.COVER and not part["carrier"] and f.over_hex == part["hex"]
             ]
             if over and self.enemy_held(owner, str(part["hex"])):
                 part, told = self.intercept_part(side, part, over)
@@ -383,22 +322,22 @@ class _Segment:
         return {**strike, "parts": parts}, events
 
     def intercept_part(
-        self, side: str, part: Mapping[str, Any], flights: Sequence[Mapping[str, Any]]
+        self, side: str, part: Mapping[str, Any], flights: Sequence[CoverFlight]
     ) -> tuple[dict[str, Any], list[Event]]:
         """R123: the cover launched and rolled (once an Air Phase), fought by the
         base's CAP the first time, then as CAP against this launch; told to both."""
         owner, base, hexid = enemy_of(side), str(part["base"]), str(part["hex"])
         events: list[Event] = []
         for f in flights:
-            if (owner, f["id"]) not in self.over:
+            if (owner, f.id) not in self.over:
                 events += self.launch_cover(owner, f, None)
         if (owner, hexid) not in self.swept:
             self.swept.add((owner, hexid))
             events += self.base_cap_fight(side, base, hexid, flights)
-        up = [f for f in flights if self.over[(owner, f["id"])] > 0]
+        up = [f for f in flights if self.over[(owner, f.id)] > 0]
         cover: dict[str, int] = {}
         for f in up:
-            cover[str(f["type"])] = cover.get(str(f["type"]), 0) + self.over[(owner, f["id"])]
+            cover[f.type] = cover.get(f.type, 0) + self.over[(owner, f.id)]
         if not cover:
             return dict(part), events
         public = self.state[PUBLIC]
@@ -411,12 +350,12 @@ class _Segment:
         return out, events + self.told_fights(base, hexid, fights)
 
     def base_cap_fight(
-        self, side: str, base: str, hexid: str, flights: Sequence[Mapping[str, Any]]
+        self, side: str, base: str, hexid: str, flights: Sequence[CoverFlight]
     ) -> list[Event]:
         """5.3.3, R123: the base's free fighters fly CAP against the cover."""
         owner, public = enemy_of(side), self.state[PUBLIC]
         own = self.state[PRIVATE][side]
-        up = [f for f in flights if self.over[(owner, f["id"])] > 0]
+        up = [f for f in flights if self.over[(owner, f.id)] > 0]
         grounded = own.setdefault("cap_aborted", {}).setdefault(base, {})
         try:
             air = base_air(own, base)[2]
@@ -427,10 +366,10 @@ class _Segment:
             return []
         cover = [
             {
-                "type": f["type"],
-                "n": self.over[(owner, f["id"])],
-                "alt": intercept.level_of(public, f),
-                "range": f.get("range", "normal"),
+                "type": f.type,
+                "n": self.over[(owner, f.id)],
+                "alt": intercept.level_of(public, f.to_json()),
+                "range": f.range,
             }
             for f in up
         ]
@@ -457,38 +396,36 @@ class _Segment:
         ]
 
     def cover_losses(
-        self, owner: str, flights: Sequence[Mapping[str, Any]], losses: Mapping[str, list[int]]
+        self, owner: str, flights: Sequence[CoverFlight], losses: Mapping[str, list[int]]
     ) -> None:
         """R110: the cover's share of the CAP's losses, flight by flight in plot order;
         the eliminated leave their base, neither they nor the aborted cover again (5.3.6)."""
         own = self.state[PRIVATE][owner]
         for t, (eliminated, aborted, *best) in losses.items():
-            mine = [f for f in flights if f["type"] == t]
-            up = [self.over[(owner, f["id"])] for f in mine]
+            mine = [f for f in flights if f.type == t]
+            up = [self.over[(owner, f.id)] for f in mine]
             dead = cover_rules.split(eliminated, up)
             home = cover_rules.split(aborted, [n - d for n, d in zip(up, dead, strict=True)])
             lost_best = cover_rules.split(sum(best), [self.elite_over(owner, f) for f in mine])
             for f, d, a, b in zip(mine, dead, home, lost_best, strict=True):
-                self.over[(owner, f["id"])] -= d + a
-                if (owner, f["id"]) in self.left:  # R122: lost to the later strikes too
-                    self.left[(owner, f["id"])] -= d + a
-                elite.lose(own, str(f["base"]), t, min(b, d))  # 7.11.2
-                take_losses(own, str(f["base"]), t, d)
+                self.over[(owner, f.id)] -= d + a
+                if (owner, f.id) in self.left:  # R122: lost to the later strikes too
+                    self.left[(owner, f.id)] -= d + a
+                elite.lose(own, f.base, t, min(b, d))  # 7.11.2
+                take_losses(own, f.base, t, d)
 
-    def covering(self, owner: str, flight: Mapping[str, Any]) -> dict[str, Any]:
+    def covering(self, owner: str, flight: CoverFlight) -> dict[str, Any]:
         """A covering flight over the target: {type, n} and its elite (7.11), if any."""
-        out = {"type": flight["type"], "n": self.over[(owner, flight["id"])]}
-        if avg_rules.is_avg(self.state[PUBLIC], str(flight["base"]), str(flight["type"])):
+        out = {"type": flight.type, "n": self.over[(owner, flight.id)]}
+        if avg_rules.is_avg(self.state[PUBLIC], flight.base, flight.type):
             out[avg_rules.KEY] = True  # 6.2.3: the AVG's P-40s
         best = self.elite_over(owner, flight)
         return {**out, elite.KEY: best} if best else out
 
-    def elite_over(self, owner: str, flight: Mapping[str, Any]) -> int:
+    def elite_over(self, owner: str, flight: CoverFlight) -> int:
         """7.11, R111: a covering flight's elite APs, up to the elite its base holds."""
-        base, t = str(flight["base"]), str(flight["type"])
-        return min(
-            self.over[(owner, flight["id"])], elite.held(self.state[PRIVATE][owner], base, t)
-        )
+        held = elite.held(self.state[PRIVATE][owner], flight.base, flight.type)
+        return min(self.over[(owner, flight.id)], held)
 
     def strikes(self, side: str) -> dict[str, Any]:
         out: dict[str, Any] = self.state[PRIVATE][side].get(AIR_PLOT, {}).get("strikes", {})
@@ -580,7 +517,7 @@ class _Segment:
             committed=_committed(st, owner, tf),
             unlocated_carriers=False,
             ratings=ratings,
-            cap_split=st[PRIVATE][owner].get(AIR_PLOT, {}).get("caps", {}).get(tf),  # R135
+            cap_split=filed(st, owner).cap_shares(tf),  # R135
         )
         self.cover_losses(owner, flights, losses)
         return events
@@ -655,10 +592,8 @@ def _carrier_ranking(
                 airs.append(r.air if r is not None else None)
         rated.append((side, sid, sequencing.joint_rating(airs)))
     order = sequencing.rank(rated, dice, "12.3.2 equal Air Ratings")
-    filed: dict[str, Any] = {
-        s: state[PRIVATE][s].get(AIR_PLOT, {}).get("choices", {}) for s in SIDES
-    }
-    choices = {s: c["reciprocal"] for s, c in filed.items() if "reciprocal" in c}
+    plots = {s: dict(filed(state, s).choices) for s in SIDES}
+    choices: dict[str, str] = {s: c["reciprocal"] for s, c in plots.items() if "reciprocal" in c}
     order, step2 = sequencing.play_step_two(state, plotted, order, choices, dice, time)  # R125
     events += step2
     for side in SIDES:  # its own strikes' order only: the enemy's ratings stay hidden
@@ -796,75 +731,10 @@ def _over_tfs(own: Mapping[str, Any]) -> dict[tuple[str, str], int]:
     """R124, R138: the side's APs by (base, type) flying Naval Cover over its TFs this
     Naval Phase: committed, they escort no special strike."""
     out: dict[tuple[str, str], int] = {}
-    for c in [c for cs in own.get(ALOFT, {}).values() for c in cs]:
-        key = (str(c["base"]), str(c["type"]))
-        out[key] = out.get(key, 0) + int(c["n"])
+    for c in naval_cover_aloft(own):
+        key = (c.base, c.type)
+        out[key] = out.get(key, 0) + c.n
     return out
 
 
 movement.ON_ENTER.append(entered)
-
-
-# -- the order form -----------------------------------------------------------------
-
-
-def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
-    """The Allocation Segment's form: the words, your air bases and carrier TFs with
-    their APs, the enemy TFs you may strike (and those you may not, with the rule)."""
-    head = rnd.slots[0]
-    own = knowledge.own(side)
-    public = knowledge.public
-    out = [
-        f"# {rnd.name}: {head.phase.title}, {head.segment.title} ({head.phase.rule}, {head.segment.rule})",
-        "# Air Strike Plot: one order a line (docs/witp-orders.md, R90). PASS plots none.",
-        "#   STRIKE <id> FROM <base|TFn> <n>x<type>[/<role>][@<alt>] ... TARGET <TFn>"
-        " [PRIORITY GENERAL|<type>] [RETURN <base>] [NIGHT]",
-        "#   ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE [SUPPRESS <k>] (7.9)",
-        "#   COVER <id> FROM <base|TFn> <n>x<type> OVER <hex> | NAVALCOVER <id> FROM ... OVER <TFn>",
-        "#   EMERGENCY <id> FROM <base|TFn> <n>x<type> OVER <hex|TFn>  (flies if a strike comes)",
-        "#   TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>",
-        "#   RECIPROCAL BEFORE|AFTER (12.3.2 Step 2) | ENTRY <id> ROLLED|FEWEST (7.7.1)",
-        "#   CAP <TFn> <L|M|H>:<share> ...   (your CAP's altitudes, secret: 7.1 B, R135)",
-        "# Standing special strikes (5.8, R105; kept until you file others, SPECIAL NONE clears):",
-        "#   SPECIAL <id> FROM <base|TFn> <n>x<type>... [ESCORT <n>x<type>@<alt> LOOSE|CLOSE]"
-        " [AGAINST ANY|<types>] [RANGE NORMAL|EXTENDED] [NIGHT]",
-        "#",
-        "# Your air bases and carrier TFs (APs by type; MP = hexes x 6 in the Tropics):",
-    ]
-    for name, b in sorted(own.get("air_bases", {}).items()):
-        aps = ", ".join(f"{n}x{t}" for t, n in sorted(b["air_points"].items()) if int(n) > 0)
-        out.append(f"#   {name.replace(' ', '_')} at {b['hex']}: {aps or 'no APs'}")
-    for tf in sorted(own.get(tfs.TFS, {}), key=tfs.marker_number):
-        entry = own[tfs.TFS][tf]
-        air = tf_air(own, entry) if not entry.get("dummy") else {}
-        if air and entry.get("hex"):
-            aps = ", ".join(f"{n}x{t}" for t, n in sorted(air.items()) if int(n) > 0)
-            out.append(f"#   {tf} (carrier TF) at {entry['hex']}: {aps or 'no APs'}")
-    out.append("# Air types (range normal/extended MP, torpedo MP, roles):")
-    types = {t for b in own.get("air_bases", {}).values() for t in b["air_points"]}
-    types |= {
-        t for e in own.get(tfs.TFS, {}).values() if not e.get("dummy") for t in tf_air(own, e)
-    }
-    for t in sorted(t for t in types if known_type(public, t)):  # search-only types: none
-        u = air_unit(public, t)
-        out.append(
-            f"#   {t}: {u['range']['normal']}/{u['range']['extended']} MP, "
-            f"torpedo {u.get('torpedo_range', 0)} MP, roles {'/'.join(u['roles'])}"
-        )
-    enemy = enemy_of(side)
-    marks = sorted(
-        (m for m in public.get(located.KEY, {}).values() if m["owner"] == enemy),
-        key=lambda m: tfs.marker_number(m["tf"]),
-    )
-    out.append("# Enemy TFs Located (5.1.6: a strike needs a Located TF not reported a dummy):")
-    for m in marks:
-        problem = located.strike_target_problem(knowledge, enemy, m["tf"])
-        report = located.last_report(knowledge, enemy, m["tf"]) or "no report"
-        may = f"NOT a target: {problem}" if problem else "target"
-        out.append(f"#   {m['tf']} at {m['hex']}: {may}; last report: {report}")
-    if not marks:
-        out.append("#   none")
-    kept = own.get(STANDING, {}).get(SPECIAL, ())
-    out.append("# Special strikes in force: " + (", ".join(str(o["id"]) for o in kept) or "none"))
-    out += ["PASS", ""]
-    return "\n".join(out)

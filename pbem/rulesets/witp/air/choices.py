@@ -23,7 +23,6 @@ from pbem.rulesets.witp.air.strikeplot import AirPlot, Context
 BEFORE, AFTER = "before", "after"  # 12.3.2 Step 2
 ROLLED, FEWEST = "rolled", "fewest"  # 7.7.1
 RECIPROCAL_DEFAULT, ENTRY_DEFAULT = BEFORE, FEWEST  # pbem's defaults (R125, R126)
-ENTRY_KEY = "entry"  # on a plotted strike: its elite waves' entry choice
 
 
 def reciprocal(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
@@ -45,7 +44,7 @@ def entry(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
             "only a Japanese wave with an elite majority chooses its entry arc", rule="7.7.1"
         )
     sid = words[0]
-    if sid not in plot.strikes:
+    if sid not in plot.air_strikes:
         raise IllegalOrderError(f"no STRIKE {sid} above this line", rule="7.7.1")
-    plot.strikes[sid][ENTRY_KEY] = words[1].lower()
+    plot.choose_entry(sid, words[1].lower())
     return f"ENTRY {sid} {words[1].upper()}"

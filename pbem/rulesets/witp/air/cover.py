@@ -30,6 +30,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import availability
+from pbem.rulesets.witp.air.strikes import CoverFlight, CoverKind
 from pbem.rulesets.witp.air.tables import ARMY_FIGHTERS, air_unit, value
 
 MISSION = {
@@ -48,27 +49,27 @@ NAVAL = frozenset({"naval-cover", "emergency-naval-cover"})
 EMERGENCY = frozenset({"emergency-cover", "emergency-naval-cover"})
 
 
-def over(flight: Mapping[str, Any], tf: str, hexid: str) -> bool:
+def over(flight: CoverFlight, tf: str, hexid: str) -> bool:
     """Does the plotted ``flight`` cover the owner's TF ``tf`` standing in ``hexid``?"""
-    if flight.get("kind") in NAVAL:
-        return str(flight["over"]) == tf
-    return str(flight.get("over_hex")) == hexid
+    if flight.kind in NAVAL:
+        return flight.over == tf
+    return flight.over_hex == hexid
 
 
-def emergency(flight: Mapping[str, Any]) -> bool:
+def emergency(flight: CoverFlight) -> bool:
     """5.3.5, R122: emergency cover, rolled anew at each strike it meets."""
-    return flight.get("kind") in EMERGENCY
+    return flight.kind in EMERGENCY
 
 
 ENEMY_HELD = "emergency-cover"  # 5.3.3: over a solely enemy-held hex, the non-plotted 2R
 
 
-def mission_of(flight: Mapping[str, Any], enemy_held: bool) -> str:
+def mission_of(flight: CoverFlight, enemy_held: bool) -> str:
     """The APAT shift key of a plotted flight: Cover CAP over a hex held solely by
     the enemy uses the non-plotted procedure (5.3.3, R122)."""
-    if flight["kind"] == "cover" and enemy_held:
+    if flight.kind == CoverKind.COVER and enemy_held:
         return ENEMY_HELD
-    return MISSION[str(flight["kind"])]
+    return MISSION[flight.kind]
 
 
 def army_number(public: Mapping[str, Any], ap_type: str) -> int | None:
@@ -84,7 +85,7 @@ def army_drm(number: int, roll: int) -> int:
 
 def roll(
     public: Mapping[str, Any],
-    flight: Mapping[str, Any],
+    flight: CoverFlight,
     dice: Dice,
     *,
     n: int | None = None,
@@ -93,18 +94,18 @@ def roll(
 ) -> tuple[int, dict[str, Any]]:
     """(APs over the target, the roll as its owner is told it) for one plotted flight;
     ``n``: the APs launched (a carrier's coordination may cut them, R120)."""
-    kind = str(flight["kind"])
+    kind = flight.kind.value
     mission = mission or MISSION[kind]
-    launched = int(flight["n"]) if n is None else n
+    launched = flight.n if n is None else n
     got, dr, pct = availability.available(
-        public, launched, int(flight["mp"]), mission, dice, f"{kind} {flight['id']}", drm
+        public, launched, flight.mp, mission, dice, f"{kind} {flight.id}", drm
     )
     told = {
-        "cover": flight["id"],
-        "over": flight["over"],
-        "type": flight["type"],
+        "cover": flight.id,
+        "over": flight.over,
+        "type": flight.type,
         "mission": mission,
-        "mp": flight["mp"],
+        "mp": flight.mp,
         "roll": dr,
         "drm": drm,
         "percent": pct,
@@ -132,7 +133,7 @@ def own_first(own: int, eliminated: int, aborted: int) -> tuple[int, int, int, i
     return e_own, a_own, eliminated - e_own, aborted - a_own
 
 
-def accompanies(public: Mapping[str, Any], flight: Mapping[str, Any], mp: int) -> bool:
+def accompanies(public: Mapping[str, Any], flight: CoverFlight, mp: int) -> bool:
     """5.3.4, R124: Naval Cover stays over its moving TF up to its extended range,
     ``mp`` the distance from its base to the TF's hex."""
-    return mp <= int(air_unit(public, str(flight["type"]))["range"]["extended"])
+    return mp <= int(air_unit(public, flight.type)["range"]["extended"])

@@ -14,7 +14,8 @@ from typing import Any
 
 from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp.air import display, elite
-from pbem.rulesets.witp.air.choices import ENTRY_DEFAULT, ENTRY_KEY, ROLLED
+from pbem.rulesets.witp.air.choices import ENTRY_DEFAULT, ROLLED
+from pbem.rulesets.witp.air.strikes import ENTRY_KEY
 from pbem.rulesets.witp.air.tables import DISPLAY, value
 
 

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, replace
 
 from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
-from pbem.core.sides import enemy_of
+from pbem.core.sides import Side, enemy_of
 from pbem.rulesets.witp import located
 from pbem.rulesets.witp.air import altitude, capsplit, choices, suppression
 from pbem.rulesets.witp.air import night as night_rules
@@ -36,6 +36,16 @@ from pbem.rulesets.witp.air.ships import base_air
 from pbem.rulesets.witp.air.strikeplot import AirPlot as AirPlot  # the plot's names
 from pbem.rulesets.witp.air.strikeplot import Context as Context
 from pbem.rulesets.witp.air.strikeplot import Distance as Distance
+from pbem.rulesets.witp.air.strikes import (
+    AirElement,
+    AirStrike,
+    AirTransfer,
+    CoverFlight,
+    CoverKind,
+    StrikePart,
+    StrikeTarget,
+    SuppressionAsk,
+)
 from pbem.rulesets.witp.air.tables import EXTREME, ROLES, air_unit, known_type, value
 from pbem.rulesets.witp.hexgrid import distance, parse_hex
 from pbem.rulesets.witp.knowledge import Knowledge
@@ -103,7 +113,7 @@ def _reach(ctx: Context, t: str, mp: int, role: str | None) -> str:
     raise _illegal(f"{t} cannot reach {mp} MP (extended range {rng['extended']} + 6)", "5.15")
 
 
-def _target(ctx: Context, word: str) -> dict[str, Any]:
+def _target(ctx: Context, word: str) -> StrikeTarget:
     enemy = enemy_of(ctx.side)
     tf = word.upper().replace(" ", "")
     if not re.fullmatch(r"TF\d{1,2}", tf):
@@ -113,15 +123,21 @@ def _target(ctx: Context, word: str) -> dict[str, Any]:
         rule = problem[problem.rindex("(") + 1 : -1]
         raise _illegal(problem[: problem.rindex("(")].strip(), rule)
     marker = ctx.knowledge.public[located.KEY][f"{enemy}:{tf}"]
-    return {"owner": enemy, "tf": tf, "hex": marker["hex"]}
+    return StrikeTarget(Side(enemy), tf, str(marker["hex"]))
 
 
-def _strike(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
-    if len(words) < 5 or words[1].upper() != "FROM":
-        raise OrderSyntaxError("STRIKE <id> FROM <base|TFn> <n>x<type>... TARGET <TFn>")
-    sid = words[0].upper()
-    label, hexid, air, carrier = _base(ctx, words[2])
-    rest = [w for w in words[3:]]
+@dataclass(frozen=True, slots=True)
+class _StrikeLine:
+    """A STRIKE line's words after FROM's base: its elements, target and options."""
+
+    elements: tuple[str, ...]
+    target: StrikeTarget
+    priority: str | None  # None: the doctrine chooses (R92)
+    return_base: str | None
+    night: bool
+
+
+def _strike_line(ctx: Context, rest: Sequence[str]) -> _StrikeLine:
     upper = [w.upper() for w in rest]
     if "TARGET" not in upper:
         raise OrderSyntaxError("a naval strike names its TARGET TF (5.0: not merely the hex)")
@@ -130,7 +146,7 @@ def _strike(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
     if not elements_words or not opts:
         raise OrderSyntaxError("STRIKE <id> FROM <base|TFn> <n>x<type>... TARGET <TFn>")
     target = _target(ctx, opts[0])
-    priority: str | None = None  # None: the doctrine chooses (R92)
+    priority: str | None = None
     ret, night = None, False
     i = 1
     while i < len(opts):
@@ -146,71 +162,72 @@ def _strike(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
             i += 1
         else:
             raise OrderSyntaxError(f"{opts[i]!r}: after TARGET come PRIORITY, RETURN, NIGHT")
-    if night and (moved := night_rules.seen_moving(ctx.knowledge, target["owner"], target["tf"])):
+    if night and (moved := night_rules.seen_moving(ctx.knowledge, target.owner, target.tf)):
         raise _illegal(  # R137: only what this side saw; else R109 decides in flight
-            f"you saw {target['tf']} move at {moved}: a night strike in an Air Phase needs "
+            f"you saw {target.tf} move at {moved}: a night strike in an Air Phase needs "
             "a TF that stayed put two Naval Phases",
             "14.2.2",
         )
+    return _StrikeLine(tuple(elements_words), target, priority, ret, night)
+
+
+def _bombers(ctx: Context, word: str, mp: int, night: bool) -> AirElement:
+    """One element of a strike: its type's role, approach altitude and range (5.0,
+    5.6, 7.1, 14.2.2, 5.15)."""
     public = ctx.knowledge.public
-    mp = ctx.mp(hexid, target["hex"])
-    roles_ok = value(public, ROLES)["naval"]
+    n, t, role, alt = _element(word)
+    if not known_type(public, t):
+        raise _illegal(f"no Air Point Chart values for {t}", "4.1")
+    unit = air_unit(public, t)
+    role = role or unit["roles"][0]
+    if role not in unit["roles"]:
+        raise _illegal(f"{t} cannot fly as {role} (its roles: {'/'.join(unit['roles'])})", "4.2.2")
+    if role not in value(public, ROLES)["naval"]:
+        raise _illegal(f"{role} APs do not fly naval strikes; B, D, FB or T do", "5.6")
+    rated = unit["air"].get("altitude")
+    flown = altitude.approach(role, rated, alt)
+    if alt and alt != flown:
+        raise _illegal(f"{role} APs approach at {flown}, not {alt}", "7.1")
+    if role == "B" and rated and alt and alt != rated:
+        raise _illegal(f"level bombers attack at their rated altitude {rated}", "7.1")
+    if night and not unit.get("night_rated"):
+        raise _illegal(f"{t} is not night-rated: no night strike against ships", "14.2.2")
+    return AirElement(t, n, role, flown, range=_reach(ctx, t, mp, role))
+
+
+def _strike(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
+    if len(words) < 5 or words[1].upper() != "FROM":
+        raise OrderSyntaxError("STRIKE <id> FROM <base|TFn> <n>x<type>... TARGET <TFn>")
+    sid = words[0].upper()
+    label, hexid, air, carrier = _base(ctx, words[2])
+    line = _strike_line(ctx, words[3:])
+    target = line.target
+    mp = ctx.mp(hexid, target.hex)
     elements = []
-    for w in elements_words:
-        n, t, role, alt = _element(w)
-        if not known_type(public, t):
-            raise _illegal(f"no Air Point Chart values for {t}", "4.1")
-        unit = air_unit(public, t)
-        role = role or unit["roles"][0]
-        if role not in unit["roles"]:
-            raise _illegal(
-                f"{t} cannot fly as {role} (its roles: {'/'.join(unit['roles'])})", "4.2.2"
-            )
-        if role not in roles_ok:
-            raise _illegal(f"{role} APs do not fly naval strikes; B, D, FB or T do", "5.6")
-        rated = unit["air"].get("altitude")
-        flown = altitude.approach(role, rated, alt)
-        if alt and alt != flown:
-            raise _illegal(f"{role} APs approach at {flown}, not {alt}", "7.1")
-        if role == "B" and rated and alt and alt != rated:
-            raise _illegal(f"level bombers attack at their rated altitude {rated}", "7.1")
-        if night and not unit.get("night_rated"):
-            raise _illegal(f"{t} is not night-rated: no night strike against ships", "14.2.2")
-        reach = _reach(ctx, t, mp, role)
-        _allocate(ctx, plot, label, air, n, t)
-        elements.append({"type": t, "n": n, "role": role, "alt": flown, "range": reach})
-    part = {
-        "base": label,
-        "hex": hexid,
-        "carrier": carrier,
-        "mp": mp,
-        "elements": elements,
-        "escorts": [],
-    }
-    old = plot.strikes.get(sid)
+    for w in line.elements:
+        element = _bombers(ctx, w, mp, line.night)
+        _allocate(ctx, plot, label, air, element.n, element.type)
+        elements.append(element)
+    part = StrikePart(label, hexid, carrier, mp, tuple(elements))
+    flown = " ".join(line.elements)
+    old = plot.air_strikes.get(sid)
     if old is not None:
-        if old["target"] != target:
-            raise _illegal(f"strike {sid} already has the target {old['target']['tf']}", "5.10")
-        if any(p["base"] == label for p in old["parts"]):
+        if old.target != target:
+            raise _illegal(f"strike {sid} already has the target {old.target.tf}", "5.10")
+        if any(p.base == label for p in old.parts):
             raise _illegal(f"{label} already flies in strike {sid}: one line a base", "5.1.7")
-        old["parts"].append(part)  # a following base of a Joint Strike
-        return f"STRIKE {sid} FROM {label} " + " ".join(elements_words) + " (joint, following)"
-    for other_id, other in plot.strikes.items():
-        if other["target"] == target and any(p["base"] == label for p in other["parts"]):
+        plot.air_strikes[sid] = replace(old, parts=(*old.parts, part))  # Joint Strike (5.10)
+        return f"STRIKE {sid} FROM {label} {flown} (joint, following)"
+    for other_id, other in plot.air_strikes.items():
+        if other.target == target and any(p.base == label for p in other.parts):
             raise _illegal(
-                f"{label} already strikes {target['tf']} in {other_id}: one strike a base a target",
+                f"{label} already strikes {target.tf} in {other_id}: one strike a base a target",
                 "5.1.7",
             )
-    plot.strikes[sid] = {
-        "id": sid,
-        "side": ctx.side,
-        "target": target,
-        "priority": priority,
-        "return": ret,
-        "night": night,
-        "parts": [part],
-    }
-    return f"STRIKE {sid} FROM {label} " + " ".join(elements_words) + f" TARGET {target['tf']}"
+    plot.air_strikes[sid] = AirStrike(
+        sid, Side(ctx.side), target, (part,), line.priority, line.return_base, line.night
+    )
+    return f"STRIKE {sid} FROM {label} {flown} TARGET {target.tf}"
 
 
 def _escort(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
@@ -220,15 +237,16 @@ def _escort(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
             "ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE [SUPPRESS <k>]"
         )
     sid, posture = words[0].upper(), words[4].lower()
-    strike = plot.strikes.get(sid)
+    strike = plot.air_strikes.get(sid)
     if strike is None:
         raise _illegal(f"no strike {sid} plotted above this line", "5.3.1")
-    if strike["night"]:
+    if strike.night:
         raise _illegal("no escort flies at night", "14.0")
     label, _hex, air, _carrier = _base(ctx, words[2])
-    part = next((p for p in strike["parts"] if p["base"] == label), None)
-    if part is None:
+    at = next((i for i, p in enumerate(strike.parts) if p.base == label), None)
+    if at is None:
         raise _illegal(f"{label} flies no part of strike {sid}", "5.1.7")
+    part = strike.parts[at]
     if posture not in ("loose", "close"):
         raise OrderSyntaxError("escort posture is LOOSE or CLOSE (5.3.1)")
     n, t, _role, alt = _element(words[3])
@@ -240,19 +258,21 @@ def _escort(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
         raise _illegal(f"{t} is no fighter: only fighters escort", "5.3")
     if alt is None:
         raise _illegal("an escort's plot gives its altitude", "5.3.1")
-    if alt not in {e["alt"] for e in part["elements"]}:
+    if alt not in {e.alt for e in part.elements}:
         raise _illegal(
             f"no bombers of {sid} fly at {alt}: escorts cover their own altitude only", "5.0"
         )
     if not altitude.may_fly(public, int(unit["air"]["normal"]), unit["air"].get("altitude"), alt):
         raise _illegal(f"{t} may not fly at {alt}: its strength would be zero", "5.2.3")
     suppression.check_asked(ask, n, posture)
-    reach = _reach(ctx, t, part["mp"], None)
+    reach = _reach(ctx, t, part.mp, None)
     _allocate(ctx, plot, label, air, n, t)
-    escort = {"type": t, "n": n, "role": "F", "alt": alt, "posture": posture, "range": reach}
-    if ask:  # 7.9: the line's own id, kept when the escort is split (8.1.4, 7.11)
-        escort[suppression.ASK] = {"n": ask, "line": f"{sid}/{label}/{len(part['escorts'])}"}
-    part["escorts"].append(escort)
+    # 7.9: the line's own id, kept when the escort is split (8.1.4, 7.11)
+    asked = SuppressionAsk(ask, f"{sid}/{label}/{len(part.escorts)}") if ask else None
+    escort = AirElement(t, n, "F", alt, posture=posture, range=reach, suppress=asked)
+    parts = list(strike.parts)
+    parts[at] = replace(part, escorts=(*part.escorts, escort))
+    plot.air_strikes[sid] = replace(strike, parts=tuple(parts))
     more = f" SUPPRESS {ask}" if ask else ""
     return f"ESCORT {sid} FROM {label} {words[3]} {posture.upper()}{more}"
 
@@ -264,7 +284,7 @@ def _cover(ctx: Context, plot: AirPlot, words: Sequence[str], naval: bool) -> st
             f"{'NAVALCOVER' if naval else 'COVER'} <id> FROM <base|TFn> <n>x<type> OVER {what}"
         )
     cid = words[0].upper()
-    if cid in plot.covers:
+    if cid in plot.cover_flights:
         raise _illegal(f"cover {cid} is already plotted", "5.3.2")
     label, hexid, air, carrier = _base(ctx, words[2])
     n, t, _role, alt = _element(words[3])
@@ -292,20 +312,10 @@ def _cover(ctx: Context, plot: AirPlot, words: Sequence[str], naval: bool) -> st
     mp = ctx.mp(hexid, over_hex)
     reach = _reach(ctx, t, mp, None)
     _allocate(ctx, plot, label, air, n, t)
-    plot.covers[cid] = {
-        "id": cid,
-        "kind": "naval-cover" if naval else "cover",
-        "base": label,
-        "hex": hexid,
-        "carrier": carrier,
-        "type": t,
-        "n": n,
-        "alt": alt,
-        "over": over_label,
-        "over_hex": over_hex,
-        "mp": mp,
-        "range": reach,
-    }
+    kind = CoverKind.NAVAL_COVER if naval else CoverKind.COVER
+    plot.cover_flights[cid] = CoverFlight(
+        cid, kind, label, hexid, carrier, t, n, alt, over_label, over_hex, mp, reach
+    )
     return f"{'NAVALCOVER' if naval else 'COVER'} {cid} FROM {label} {words[3]} OVER {over_label}"
 
 
@@ -316,13 +326,13 @@ def _emergency(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
         raise OrderSyntaxError("EMERGENCY <id> FROM <base|TFn> <n>x<type> OVER <hex|TFn>")
     naval = bool(re.fullmatch(r"TF\d{1,2}", words[5].upper()))
     text = _cover(ctx, plot, words, naval)
-    c = plot.covers[words[0].upper()]
-    if naval and c["over"] == c["base"]:
-        del plot.covers[words[0].upper()]
-        raise _illegal(
-            f"{c['base']}'s fighters fly CAP over it unplotted, not emergency cover", "5.3"
-        )
-    c["kind"] = "emergency-naval-cover" if naval else "emergency-cover"
+    cid = words[0].upper()
+    c = plot.cover_flights[cid]
+    if naval and c.over == c.base:
+        del plot.cover_flights[cid]
+        raise _illegal(f"{c.base}'s fighters fly CAP over it unplotted, not emergency cover", "5.3")
+    kind = CoverKind.EMERGENCY_NAVAL_COVER if naval else CoverKind.EMERGENCY_COVER
+    plot.cover_flights[cid] = replace(c, kind=kind)
     return "EMERGENCY " + text.split(" ", 1)[1]
 
 
@@ -343,15 +353,7 @@ def _transfer(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
     if mp > limit:
         raise _illegal(f"{t} transfer {limit} MP; {dest} is {mp} MP away", "4.4")
     _allocate(ctx, plot, label, air, n, t)  # 4.4.2: no strike from the origin as well
-    plot.transfers[tid] = {
-        "id": tid,
-        "type": t,
-        "n": n,
-        "from": label,
-        "to": dest,
-        "mp": mp,
-        "to_carrier": dest_carrier,
-    }
+    plot.air_transfers[tid] = AirTransfer(tid, t, n, label, dest, mp, dest_carrier)
     return f"TRANSFER {tid} {words[1]} FROM {label} TO {dest}"
 
 

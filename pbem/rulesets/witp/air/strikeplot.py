@@ -6,9 +6,10 @@ and of choices.py both build on it, and neither imports the other back.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pbem.rulesets.witp.air.strikes import AirStrike, AirTransfer, CoverFlight, FiledPlot
 from pbem.rulesets.witp.knowledge import Knowledge
 
 Distance = Callable[[str, str], int]
@@ -16,26 +17,46 @@ Distance = Callable[[str, str], int]
 
 @dataclass
 class AirPlot:
-    """The accepted orders, as JSON-ready dicts by id."""
+    """The plot being judged line by line: the accepted orders by id, typed, and the
+    APs allotted so far by (base, type) (5.1.1)."""
 
-    strikes: dict[str, dict[str, Any]] = field(default_factory=dict)
-    covers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    transfers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    air_strikes: dict[str, AirStrike] = field(default_factory=dict)
+    cover_flights: dict[str, CoverFlight] = field(default_factory=dict)
+    air_transfers: dict[str, AirTransfer] = field(default_factory=dict)
     caps: dict[str, dict[str, int]] = field(default_factory=dict)  # TF -> shares by level
     allocated: dict[tuple[str, str], int] = field(default_factory=dict)  # (base, type) -> n
     choices: dict[str, str] = field(default_factory=dict)  # air/choices.py (12.3.2 Step 2)
 
+    def filed(self, time: str | None = None) -> FiledPlot:
+        """The accepted plot as filed in the Allocation Segment (5.0 Step 1)."""
+        return FiledPlot(
+            strikes=tuple(self.air_strikes.values()),
+            covers=tuple(self.cover_flights.values()),
+            transfers=tuple(self.air_transfers.values()),
+            caps=tuple((tf, tuple(shares.items())) for tf, shares in self.caps.items()),
+            choices=tuple(self.choices.items()),
+            time=time,
+        )
+
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "strikes": self.strikes,
-            "covers": self.covers,
-            "transfers": self.transfers,
-        }
-        if self.choices:
-            out["choices"] = self.choices
-        if self.caps:
-            out["caps"] = self.caps
-        return out
+        return self.filed().to_json()
+
+    def choose_entry(self, sid: str, choice: str) -> None:
+        """7.7.1, R126: strike ``sid``'s elite waves' entry arc choice."""
+        self.air_strikes[sid] = replace(self.air_strikes[sid], entry=choice)
+
+    # The stored JSON shapes by id, for the callers that still read dicts.
+    @property
+    def strikes(self) -> dict[str, dict[str, Any]]:
+        return {sid: s.to_json() for sid, s in self.air_strikes.items()}
+
+    @property
+    def covers(self) -> dict[str, dict[str, Any]]:
+        return {cid: c.to_json() for cid, c in self.cover_flights.items()}
+
+    @property
+    def transfers(self) -> dict[str, dict[str, Any]]:
+        return {tid: t.to_json() for tid, t in self.air_transfers.items()}
 
 
 @dataclass(frozen=True)

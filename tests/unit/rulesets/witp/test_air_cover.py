@@ -46,16 +46,19 @@ def _segment(
 
 def _flight(cid: str, kind: str, base: str, t: str, n: int, over: str, over_hex: str) -> Any:
     carrier = base.startswith("TF")
-    return {
+    return {  # as plot.py files it (air/strikes.py's CoverFlight)
         "id": cid,
         "kind": kind,
         "base": base,
+        "hex": None,
         "carrier": carrier,
         "type": t,
         "n": n,
+        "alt": None,
         "over": over,
         "over_hex": over_hex,
         "mp": 18,
+        "range": "normal",
     }
 
 
@@ -102,7 +105,7 @@ def test_5_3_6_carrier_cover_launches_what_its_coordination_check_lets_go(
     assert calls == [{"n": 2, "mission": "plotted-cover", "drm": 0}]
     (rolled,) = _facts(events, "cover-availability")
     assert (rolled.data["of"], rolled.data["available"]) == (2, 2)
-    assert [f["id"] for f in flights] == ["C1"]
+    assert [f.id for f in flights] == ["C1"]
 
 
 def test_5_3_6_the_check_is_made_once_with_the_cover_roll(
@@ -481,7 +484,7 @@ def test_9_2_cover_already_over_the_tf_rolls_no_more_and_keeps_its_losses(
     assert [(f["id"], f["up"]) for f in kept["TF2"]] == [("A", 1)]
     again = airplay._Segment(seg.state, seg.slot, seg.dice)
     flights, events = again.aloft("japanese", "TF2", "E2321")
-    assert [f["id"] for f in flights] == ["A"] and events == [] and calls == []
+    assert [f.id for f in flights] == ["A"] and events == [] and calls == []
     again.aloft_losses("japanese", flights, {"A6M2": [0, 1, 0]})
     assert kept["TF2"][0]["up"] == 0
 

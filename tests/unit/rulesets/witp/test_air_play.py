@@ -506,15 +506,19 @@ def _segment(battle: dict[str, Any], covers: dict[str, Any], mp: pytest.MonkeyPa
     return airplay._Segment(state, slot, SeededDice(b"c", "g", 1, "x"))
 
 
-COVER_C1 = {
+COVER_C1 = {  # as plot.py files it (air/strikes.py's CoverFlight)
     "id": "C1",
     "kind": "cover",
     "base": "TF1",
+    "hex": None,
+    "carrier": False,
     "type": "A6M2",
     "n": 1,
+    "alt": None,
     "over": NEAR,
     "over_hex": NEAR,
     "mp": 18,
+    "range": "normal",
 }
 
 

@@ -1,0 +1,162 @@
+"""The Air Phase's Allocation Segment (5.0 Step 1, R90, R105): the side's AIRPLOT
+lines (air/plot.py) and standing ``SPECIAL`` orders (air/special.py) judged from its
+Knowledge alone, the accepted plot filed in its private part, and the order form.
+
+- ``validate`` / ``template``: a ``Tn-airN-allocation`` round; each refused line
+  names its number, the reason and the rule.
+- ``file_plot``: each side's accepted plot kept in its private part (sealed with its
+  mail, like a naval plot); ``SPECIAL`` lines replace the side's standing special
+  strikes (``SPECIAL NONE`` clears them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pbem.core.events import Event
+from pbem.core.ruleset import LineError, Validation
+from pbem.core.sides import enemy_of
+from pbem.rulesets.witp import located
+from pbem.rulesets.witp import taskforces as tfs
+from pbem.rulesets.witp.air import plot, special
+from pbem.rulesets.witp.air.ships import tf_air
+from pbem.rulesets.witp.air.tables import air_unit, known_type
+from pbem.rulesets.witp.clock import Round, Slot
+from pbem.rulesets.witp.knowledge import PRIVATE, Knowledge
+
+AIR_PLOT = "air_plot"  # private[side]: this Air Phase's accepted plot (AirPlot.to_json())
+STANDING, SPECIAL = "standing", "special"  # private[side]["standing"]["special"]: R105
+WORD = "SPECIAL"
+
+
+def is_allocation(rnd: Round | None) -> bool:
+    """The round of an Air Phase's Allocation Segment (5.0), where strikes are plotted."""
+    return rnd is not None and rnd.slots[0].segment.key == "allocation"
+
+
+# -- the plot -----------------------------------------------------------------------
+
+
+def _split(text: str) -> tuple[str, str, list[int]]:
+    """(AIRPLOT text, SPECIAL text, numbers of ``SPECIAL NONE`` lines): each keeps
+    every line number, the other kind's lines blanked."""
+    air, spec, none = [], [], []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        words = raw.split("#", 1)[0].split()
+        head = words[0].upper() if words else ""
+        if head == WORD and [w.upper() for w in words[1:]] == ["NONE"]:
+            none.append(number)
+            air.append("")
+            spec.append("")
+        elif head == WORD:
+            air.append("")
+            spec.append(raw)
+        else:
+            air.append(raw)
+            spec.append("")
+    return "\n".join(air), "\n".join(spec), none
+
+
+def judge(
+    knowledge: Knowledge, side: str, text: str
+) -> tuple[plot.AirPlot, list[dict[str, Any]], list[LineError]]:
+    """The accepted air plot, the standing special strikes filed, and every refused
+    line, in line order."""
+    air, spec, _none = _split(text)
+    accepted, errors = plot.judge(knowledge, side, air)
+    specials, spec_errors = special.judge(knowledge, side, spec)
+    return accepted, specials, sorted(errors + spec_errors, key=lambda e: e.line)
+
+
+def validate(knowledge: Knowledge, side: str, text: str) -> Validation:
+    """5.0 Step 1, R90, R105: every line judged; the accepted lines as written."""
+    _plot, _specials, errors = judge(knowledge, side, text)
+    refused = {e.line for e in errors}
+    lines = [
+        (n, raw.split("#", 1)[0].strip())
+        for n, raw in enumerate(text.splitlines(), start=1)
+        if raw.split("#", 1)[0].strip()
+    ]
+    accepted: list[str] = []
+    for n, line in lines:
+        passing = line.upper() == "PASS"
+        if n in refused or line.upper() == "AIRPLOT" or (passing and "PASS" in accepted):
+            continue  # a refused line, the optional header, a PASS said twice
+        accepted.append("PASS" if passing else line)
+    return Validation(tuple(accepted), tuple(errors))
+
+
+def file_plot(state: dict[str, Any], side: str, lines: Sequence[str], slot: Slot) -> list[Event]:
+    """The Allocation Segment: the side's plot, secret (its own private part)."""
+    text = "\n".join(lines)
+    knowledge = Knowledge.of(state, side)
+    accepted, specials, _errors = judge(knowledge, side, text)
+    own = state[PRIVATE][side]
+    own[AIR_PLOT] = accepted.filed(slot.time).to_json()
+    _air, spec, none = _split(text)
+    if none or spec.strip():
+        own.setdefault(STANDING, {})[SPECIAL] = specials  # R105: replaced as a set
+    return []
+
+
+def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
+    """The Allocation Segment's form: the words, your air bases and carrier TFs with
+    their APs, the enemy TFs you may strike (and those you may not, with the rule)."""
+    head = rnd.slots[0]
+    own = knowledge.own(side)
+    public = knowledge.public
+    out = [
+        f"# {rnd.name}: {head.phase.title}, {head.segment.title} ({head.phase.rule}, {head.segment.rule})",
+        "# Air Strike Plot: one order a line (docs/witp-orders.md, R90). PASS plots none.",
+        "#   STRIKE <id> FROM <base|TFn> <n>x<type>[/<role>][@<alt>] ... TARGET <TFn>"
+        " [PRIORITY GENERAL|<type>] [RETURN <base>] [NIGHT]",
+        "#   ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE [SUPPRESS <k>] (7.9)",
+        "#   COVER <id> FROM <base|TFn> <n>x<type> OVER <hex> | NAVALCOVER <id> FROM ... OVER <TFn>",
+        "#   EMERGENCY <id> FROM <base|TFn> <n>x<type> OVER <hex|TFn>  (flies if a strike comes)",
+        "#   TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>",
+        "#   RECIPROCAL BEFORE|AFTER (12.3.2 Step 2) | ENTRY <id> ROLLED|FEWEST (7.7.1)",
+        "#   CAP <TFn> <L|M|H>:<share> ...   (your CAP's altitudes, secret: 7.1 B, R135)",
+        "# Standing special strikes (5.8, R105; kept until you file others, SPECIAL NONE clears):",
+        "#   SPECIAL <id> FROM <base|TFn> <n>x<type>... [ESCORT <n>x<type>@<alt> LOOSE|CLOSE]"
+        " [AGAINST ANY|<types>] [RANGE NORMAL|EXTENDED] [NIGHT]",
+        "#",
+        "# Your air bases and carrier TFs (APs by type; MP = hexes x 6 in the Tropics):",
+    ]
+    for name, b in sorted(own.get("air_bases", {}).items()):
+        aps = ", ".join(f"{n}x{t}" for t, n in sorted(b["air_points"].items()) if int(n) > 0)
+        out.append(f"#   {name.replace(' ', '_')} at {b['hex']}: {aps or 'no APs'}")
+    for tf in sorted(own.get(tfs.TFS, {}), key=tfs.marker_number):
+        entry = own[tfs.TFS][tf]
+        air = tf_air(own, entry) if not entry.get("dummy") else {}
+        if air and entry.get("hex"):
+            aps = ", ".join(f"{n}x{t}" for t, n in sorted(air.items()) if int(n) > 0)
+            out.append(f"#   {tf} (carrier TF) at {entry['hex']}: {aps or 'no APs'}")
+    out.append("# Air types (range normal/extended MP, torpedo MP, roles):")
+    types = {t for b in own.get("air_bases", {}).values() for t in b["air_points"]}
+    types |= {
+        t for e in own.get(tfs.TFS, {}).values() if not e.get("dummy") for t in tf_air(own, e)
+    }
+    for t in sorted(t for t in types if known_type(public, t)):  # search-only types: none
+        u = air_unit(public, t)
+        out.append(
+            f"#   {t}: {u['range']['normal']}/{u['range']['extended']} MP, "
+            f"torpedo {u.get('torpedo_range', 0)} MP, roles {'/'.join(u['roles'])}"
+        )
+    enemy = enemy_of(side)
+    marks = sorted(
+        (m for m in public.get(located.KEY, {}).values() if m["owner"] == enemy),
+        key=lambda m: tfs.marker_number(m["tf"]),
+    )
+    out.append("# Enemy TFs Located (5.1.6: a strike needs a Located TF not reported a dummy):")
+    for m in marks:
+        problem = located.strike_target_problem(knowledge, enemy, m["tf"])
+        report = located.last_report(knowledge, enemy, m["tf"]) or "no report"
+        may = f"NOT a target: {problem}" if problem else "target"
+        out.append(f"#   {m['tf']} at {m['hex']}: {may}; last report: {report}")
+    if not marks:
+        out.append("#   none")
+    kept = own.get(STANDING, {}).get(SPECIAL, ())
+    out.append("# Special strikes in force: " + (", ".join(str(o["id"]) for o in kept) or "none"))
+    out += ["PASS", ""]
+    return "\n".join(out)
