@@ -23,6 +23,7 @@ revealed (13.6.3): its chits go back and a dummy leaves the map (``dummies.revea
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from pbem.core.dice import Dice
@@ -31,6 +32,7 @@ from pbem.core.events import Event
 from pbem.core.sides import ALLIED, JAPANESE, SIDES
 from pbem.rulesets.witp import chits, draws, dummies, search
 from pbem.rulesets.witp.clock import Slot
+from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
 
 LOG = "coastwatchers"  # the Allies' CW Log, in their private part
@@ -38,6 +40,46 @@ ISLANDS = "map/coastwatcher-islands"
 WORD = "COASTWATCHERS"
 DELAY_KEY = "coastwatcher_delay"  # private["allied"]["standing"][...]: hexes, or None: END
 LARGEST_ISLAND = 4  # hexes: beyond, a CW holds its own hex only (R24)
+
+
+@dataclass(frozen=True, slots=True)
+class CoastwatcherIsland:
+    """An entry of the Allies' CW Log (13.8.1, 13.8.3): the island's name and the
+    hexes its watcher occupies (ruling R24)."""
+
+    name: str
+    hexes: tuple[HexId, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "hexes": list(self.hexes)}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> CoastwatcherIsland:
+        return cls(raw["name"], tuple(raw["hexes"]))
+
+
+@dataclass(frozen=True, slots=True)
+class HeldContact:
+    """13.8: a watcher's contact with ``owner``'s TF ``tf``, held back while the TF
+    enters ``left`` more hexes (the Allies' standing delay; None: to the move's end)."""
+
+    owner: str
+    tf: str
+    island: str
+    left: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"owner": self.owner, "tf": self.tf, "island": self.island, "left": self.left}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> HeldContact:
+        return cls(raw["owner"], raw["tf"], raw["island"], raw["left"])
+
+
+def cw_log(state: Mapping[str, Any]) -> dict[str, CoastwatcherIsland]:
+    """The Allies' CW Log, decoded."""
+    entries = state[PRIVATE][ALLIED].get(LOG, {})
+    return {cw: CoastwatcherIsland.from_json(e) for cw, e in entries.items()}
 
 
 class IslandMap(Protocol):
@@ -55,7 +97,7 @@ def log(where: IslandMap, public: Mapping[str, Any], placed: Sequence[str]) -> d
     and the hexes its watcher occupies (13.8.1, R24). Set-up stores it at
     ``private["allied"]["coastwatchers"]``."""
     known = public["pack"][ISLANDS]["value"]
-    out: dict[str, Any] = {}
+    out: dict[str, CoastwatcherIsland] = {}
     for cw in placed:
         entry = known[cw]
         at = where.hex_at(float(entry["lat"]), float(entry["lon"]))
@@ -67,8 +109,8 @@ def log(where: IslandMap, public: Mapping[str, Any], placed: Sequence[str]) -> d
         isle = (named or by_size)[0] if isles else ""
         small = bool(isle) and len(where.islands[isle]) <= LARGEST_ISLAND
         hexes = sorted(h for h in where.islands[isle] if where.has_water(h)) if small else [at]
-        out[cw] = {"name": str(entry["name"]), "hexes": hexes or [at]}
-    return out
+        out[cw] = CoastwatcherIsland(str(entry["name"]), tuple(HexId(h) for h in hexes or [at]))
+    return {cw: island.to_json() for cw, island in out.items()}
 
 
 def parse_delay_line(side: str, words: Sequence[str]) -> tuple[str, int | None]:
@@ -93,8 +135,8 @@ def _pending(state: dict[str, Any]) -> dict[str, Any]:
 
 def island_at(state: Mapping[str, Any], hexid: str) -> str | None:
     """The CW island occupying ``hexid`` (first in the log's order), if any."""
-    for cw, entry in sorted(state[PRIVATE][ALLIED].get(LOG, {}).items()):
-        if hexid in entry["hexes"]:
+    for cw, entry in sorted(cw_log(state).items()):
+        if hexid in entry.hexes:
             return str(cw)
     return None
 
@@ -115,11 +157,11 @@ def entered(
         return []
     key = f"{owner}:{tf}"
     pending = _pending(state)
-    events: list[Event] = []
-    if key in pending:
-        left = pending[key]["left"]
-        if left is not None:
-            pending[key]["left"] = left - 1
+    held = HeldContact.from_json(pending[key]) if key in pending else None
+    if held is not None:
+        if held.left is not None:
+            held = replace(held, left=held.left - 1)
+            pending[key] = held.to_json()
     else:
         cw = island_at(state, hexid)
         if cw is not None:
@@ -128,10 +170,12 @@ def entered(
             roll = draws.fork(secret, f"coastwatcher {slot.time} {key} {hexid}")
             if roll.d6(f"coastwatcher {cw} {key}") >= need:
                 delay = state[PRIVATE][ALLIED].get("standing", {}).get(DELAY_KEY, 0)
-                pending[key] = {"owner": owner, "tf": tf, "island": cw, "left": delay}
-    if key in pending and pending[key]["left"] is not None and pending[key]["left"] <= 0:
-        events += _announce(state, pending.pop(key), slot, secret)
-    return events
+                held = HeldContact(owner, tf, cw, delay)
+                pending[key] = held.to_json()
+    if held is not None and held.left is not None and held.left <= 0:
+        del pending[key]
+        return _announce(state, held, slot, secret)
+    return []
 
 
 def flush(state: dict[str, Any], slot: Slot, secret: Dice) -> list[Event]:
@@ -140,21 +184,18 @@ def flush(state: dict[str, Any], slot: Slot, secret: Dice) -> list[Event]:
     pending = _pending(state)
     events: list[Event] = []
     for key in sorted(pending):
-        events += _announce(state, pending.pop(key), slot, secret)
+        events += _announce(state, HeldContact.from_json(pending.pop(key)), slot, secret)
     return events
 
 
-def _announce(
-    state: dict[str, Any], held: Mapping[str, Any], slot: Slot, secret: Dice
-) -> list[Event]:
-    owner, tf, cw = held["owner"], held["tf"], held["island"]
+def _announce(state: dict[str, Any], held: HeldContact, slot: Slot, secret: Dice) -> list[Event]:
+    owner, tf, cw = held.owner, held.tf, held.island
     if tf not in state[PRIVATE][owner].get("tfs", {}):
         return []  # gone meanwhile (a dummy revealed by another rule)
     events, report = search.contact(
         state, owner, tf, ALLIED, source="coastwatcher", cup=chits.NORMAL, slot=slot, secret=secret
     )
     if not report.dummy:
-        name = state[PRIVATE][ALLIED][LOG][cw]["name"]
-        fact = {"kind": "coastwatcher-island", "tf": tf, "island": name}
+        fact = {"kind": "coastwatcher-island", "tf": tf, "island": cw_log(state)[cw].name}
         events.append(disclose(state, fact, SIDES, slot.time, "13.8"))
     return [*events, *dummies.reveal(state, owner, tf, "coastwatcher search", slot)]

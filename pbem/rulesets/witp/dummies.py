@@ -13,6 +13,7 @@ dummy's marker leaves the map, openly.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pbem.core.dice import Dice
@@ -25,6 +26,37 @@ from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
 
 JAPANESE_TABLE = "tables/japanese-dummy-allotment"
 DEFER = "defer_dummy_removal"  # moderator flag: TFs are moving (searchplay.py)
+ALLOTMENT = "dummy_allotment"  # the side's private part
+
+
+@dataclass(frozen=True, slots=True)
+class DummyAllotment:
+    """13.6: a side's dummy TF sorties for a cycle: how many it may make and how many
+    it has made (dummies still at sea count against it, 13.6.7)."""
+
+    cycle: int
+    allowed: int
+    sorties: int
+
+    @property
+    def left(self) -> int:
+        return self.allowed - self.sorties
+
+    def sortie(self) -> DummyAllotment:
+        return replace(self, sorties=self.sorties + 1)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cycle": self.cycle, "allowed": self.allowed, "sorties": self.sorties}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> DummyAllotment:
+        return cls(raw["cycle"], raw["allowed"], raw["sorties"])
+
+
+def allotment(own: Mapping[str, Any]) -> DummyAllotment | None:
+    """The side's allotment this cycle; None before the first is rolled."""
+    raw = own.get(ALLOTMENT)
+    return None if raw is None else DummyAllotment.from_json(raw)
 
 
 def remove_revealed(state: dict[str, Any]) -> None:
@@ -60,11 +92,7 @@ def set_allotment(
     at_sea = sum(
         1 for t in state[PRIVATE][side].get("tfs", {}).values() if t.get("dummy") and t.get("hex")
     )
-    state[PRIVATE][side]["dummy_allotment"] = {
-        "cycle": cycle,
-        "allowed": allowed,
-        "sorties": at_sea,
-    }
+    state[PRIVATE][side][ALLOTMENT] = DummyAllotment(cycle, allowed, at_sea).to_json()
     fact = {
         "kind": "dummy-allotment",
         "cycle": cycle,
@@ -77,10 +105,10 @@ def set_allotment(
 
 def check_deployment(own: Mapping[str, Any], hexid: str) -> None:
     """Raise IllegalOrderError unless a dummy may sortie into ``hexid`` now."""
-    allot = own.get("dummy_allotment", {"allowed": 0, "sorties": 0})
-    if allot["sorties"] >= allot["allowed"]:
+    allot = allotment(own) or DummyAllotment(0, 0, 0)
+    if allot.left <= 0:
         raise IllegalOrderError(
-            f"your {allot['allowed']} dummy sorties of this cycle are used", rule="13.6.7"
+            f"your {allot.allowed} dummy sorties of this cycle are used", rule="13.6.7"
         )
     if not any(t.get("hex") == hexid and not t.get("dummy") for t in own.get("tfs", {}).values()):
         raise IllegalOrderError(
@@ -93,7 +121,7 @@ def deploy(state: dict[str, Any], side: str, tf: str, hexid: str) -> None:
     """A dummy sorties (after ``check_deployment``)."""
     own = state[PRIVATE][side]
     check_deployment(own, hexid)
-    own["dummy_allotment"]["sorties"] += 1
+    own[ALLOTMENT] = (allotment(own) or DummyAllotment(0, 0, 0)).sortie().to_json()
     own.setdefault("tfs", {})[tf] = {
         "hex": hexid,
         "ships": [],

@@ -12,7 +12,8 @@ A dummy needs no fuel (13.6.1).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pbem.core.errors import IllegalOrderError
@@ -26,78 +27,78 @@ DD_EXCEPTION = "tables/destroyer-fuelling-exception"
 CW_NAVIES = frozenset({"RN", "RAN", "RNZN", "CW"})  # 17.9.5: the Commonwealth
 
 
-def _points(
-    public: Mapping[str, Any], own: Mapping[str, Any], ships: list[str]
-) -> tuple[float, bool]:
+def _points(public: Mapping[str, Any], ships: Sequence[tfs.Ship]) -> tuple[float, bool]:
     """17.9, 17.9.5, 17.9.6: activation points fuelled, and whether CW rates apply.
     DDs take fuel one-for-one from the larger ships at no cost to the AOs."""
     rule = tfs.value(public, DD_EXCEPTION)
-    records = [own[tfs.SHIPS][s] for s in ships]
-    cw = [r for r in records if str(r.get("navy", "")) in CW_NAVIES]
-    if records and len(cw) * 2 > len(records):
+    cw = [s.navy in CW_NAVIES for s in ships]
+    if ships and sum(cw) * 2 > len(ships):
         raise IllegalOrderError(
             "a Commonwealth TF may not fuel at sea before cycle 2/44", rule="17.9.5"
         )
-    feeders = sum(1 for r in records if r["type"] in rule["feeder_types"])
+    feeders = sum(1 for s in ships if s.type in rule["feeder_types"])
     points = 0.0
-    for r in records:
-        cost = float(tfs.ship_class(public, r)["activation_cost"])
-        if r["type"] in rule["dd_types"] and feeders > 0:
+    for s, commonwealth in zip(ships, cw, strict=True):
+        cost = float(tfs.ship_class(public, s)["activation_cost"])
+        if s.type in rule["dd_types"] and feeders > 0:
             feeders -= 1
             continue
-        points += cost * (2 if r in cw else 1)
-    return points, bool(cw)
+        points += cost * (2 if commonwealth else 1)
+    return points, any(cw)
 
 
 def cost(
     public: Mapping[str, Any], own: Mapping[str, Any], side: str, tf: str
 ) -> tuple[int, float]:
     """17.9: (MP the fuelling costs, activation points fuelled)."""
-    points, cw = _points(public, own, list(own[tfs.TFS][tf]["ships"]))
+    ships = [tfs.ship(own, s) for s in tfs.task_force(own, tf).ships]
+    points, cw = _points(public, ships)
     rates = tfs.value(public, FUELLING_MP)
     navy = "IJN" if side == JAPANESE else ("CW" if cw else "USN")
     r = rates[navy]
     return math.ceil(points * float(r["per_point"]) + float(r["plus"])), points
 
 
-def _oiler_left(public: Mapping[str, Any], ship: dict[str, Any]) -> float:
-    if "fuel_left" not in ship:
-        ship["fuel_left"] = float(tfs.ship_class(public, ship)["fuel_capacity"])
-    return float(ship["fuel_left"])
+def _gauged(public: Mapping[str, Any], oiler: tfs.Ship) -> tfs.Ship:
+    """17.9.2: an AO with its fuel left recorded: full (its class's capacity) until
+    it is first asked to give."""
+    if oiler.fuel_left is None:
+        return replace(oiler, fuel_left=float(tfs.ship_class(public, oiler)["fuel_capacity"]))
+    return oiler
 
 
 def at_sea(state: dict[str, Any], side: str, tf: str, source: str) -> dict[str, Any]:
     """17.9: TF ``tf`` fuels from ``source``'s AOs where it now is."""
     own, public = state[PRIVATE][side], state[PUBLIC]
-    entry, giver = own[tfs.TFS][tf], own[tfs.TFS].get(source)
-    note: dict[str, Any] = {"mission": "FUEL", "from": source, "at": entry["hex"], "rule": "17.9"}
-    if giver is None or giver["hex"] != entry["hex"]:
-        return {**note, "failed": f"{source} is not in {entry['hex']}"}
+    entry = tfs.task_force(own, tf)
+    giver = tfs.task_forces(own).get(source)
+    note: dict[str, Any] = {"mission": "FUEL", "from": source, "at": entry.hex, "rule": "17.9"}
+    if giver is None or giver.hex != entry.hex:
+        return {**note, "failed": f"{source} is not in {entry.hex}"}
     _, points = cost(public, own, side, tf)
-    oilers = [own[tfs.SHIPS][s] for s in giver["ships"] if own[tfs.SHIPS][s]["type"] == "AO"]
-    if sum(_oiler_left(public, o) for o in oilers) < points:
+    ships = {s: tfs.ship(own, s) for s in giver.ships}
+    oilers = {s: _gauged(public, o) for s, o in ships.items() if o.type == "AO"}
+    for name, o in oilers.items():
+        tfs.put_ship(own, name, o)  # gauged, whether or not they hold enough
+    left = {name: float(o.fuel_left or 0) for name, o in oilers.items()}
+    if sum(left.values()) < points:
         return {
             **note,
             "failed": f"{source}'s oilers hold less than {points:g} points",
             "rule": "17.9.2",
         }
     need = points
-    for o in oilers:
-        take = min(need, _oiler_left(public, o))
-        o["fuel_left"] = _oiler_left(public, o) - take
+    for name, o in oilers.items():
+        take = min(need, left[name])
+        tfs.put_ship(own, name, replace(o, fuel_left=left[name] - take))
         need -= take
-    entry["fuel"] = None
-    entry["unsupplied"] = False
-    entry["fuelled"] = True
+    tfs.update(own, tf, fuel=None, unsupplied=False, fuelled=True)
     return {**note, "points": points}
 
 
-def enter_port(entry: dict[str, Any], port: str) -> None:
+def enter_port(entry: tfs.TaskForce, port: str) -> tfs.TaskForce:
     """18.4.1: in port it fuels; it is deactivated after the following Naval Phase."""
-    entry["in_port"] = port
-    entry["port_phases"] = 0
-    entry["deactivated"] = False
-    entry["entered_port"] = True
+    return replace(entry, in_port=port, port_phases=0, deactivated=False, entered_port=True)
 
 
 def end_of_phase(state: dict[str, Any], side: str, time: str) -> list[Event]:
@@ -105,62 +106,61 @@ def end_of_phase(state: dict[str, Any], side: str, time: str) -> list[Event]:
     unsupplied TFs marked (18.1, 18.3, 18.4, 18.4.1, 18.5). Told to the owner only."""
     own, public = state[PRIVATE][side], state[PUBLIC]
     events: list[Event] = []
-    for tf in sorted(own.get(tfs.TFS, {}), key=tfs.marker_number):
-        e = own[tfs.TFS][tf]
-        active = bool(e.pop("active", False))
-        entered = bool(e.pop("entered_port", False))
-        fuelled = bool(e.pop("fuelled", False))
-        e.pop("deployed", None)
-        if e["in_port"] and not entered and not active:
-            if not e["deactivated"]:
-                e["port_phases"] = int(e["port_phases"]) + 1
-                e["deactivated"] = True
-                e["fuel"], e["active_phases"], e["unsupplied"] = None, 0, False
-                events.append(
-                    disclose(
-                        state,
-                        {"kind": "tf-deactivated", "tf": tf, "port": e["in_port"]},
-                        [side],
-                        time,
-                        "18.4.1",
-                    )
+    for tf, e in sorted(tfs.task_forces(own).items(), key=lambda kv: tfs.marker_number(kv[0])):
+        # The phase's flags go; what they tell decides the rest.
+        done = replace(e, active=False, entered_port=False, fuelled=False, deployed=False)
+        if e.in_port and not e.entered_port and not e.active:
+            if not e.deactivated:
+                done = replace(
+                    done,
+                    port_phases=e.port_phases + 1,
+                    deactivated=True,
+                    fuel=None,
+                    active_phases=0,
+                    unsupplied=False,
                 )
-            continue
-        if not active or e["dummy"]:
-            continue
-        e["active_phases"] = int(e["active_phases"]) + 1
-        if entered or fuelled:
-            e["fuel"], e["unsupplied"] = None, False  # 18.4.1, 18.5; 17.9: restarts next phase
-            continue
-        if e["fuel"] is None:
-            e["fuel"] = tfs.fuelling_period(public, e["speed_class"] or "SC3")
-        e["fuel"] = int(e["fuel"]) - 1
-        events += _supply(state, side, tf, time)
+                fact = {"kind": "tf-deactivated", "tf": tf, "port": e.in_port}
+                events.append(disclose(state, fact, [side], time, "18.4.1"))
+        elif e.active and not e.dummy:
+            done = replace(done, active_phases=e.active_phases + 1)
+            if e.entered_port or e.fuelled:
+                done = replace(done, fuel=None, unsupplied=False)  # 18.4.1, 18.5; 17.9
+            else:
+                period = e.fuel
+                if period is None:
+                    period = tfs.fuelling_period(public, e.speed_class or "SC3")
+                done = _supply(replace(done, fuel=int(period) - 1))
+                if done.unsupplied and not e.unsupplied:
+                    events.append(_unsupplied(state, side, tf, time))
+        tfs.put(own, tf, done)
     return events
 
 
-def _supply(state: dict[str, Any], side: str, tf: str, time: str) -> list[Event]:
-    e = state[PRIVATE][side][tfs.TFS][tf]
-    if e["fuel"] is not None and int(e["fuel"]) <= 0 and not e["in_port"] and not e["unsupplied"]:
-        e["fuel"] = 0
-        e["unsupplied"] = True
-        e["speed_class"] = "SC1"
-        return [disclose(state, {"kind": "tf-unsupplied", "tf": tf}, [side], time, "18.3")]
-    return []
+def _supply(e: tfs.TaskForce) -> tfs.TaskForce:
+    """18.3: a TF at sea at the end of its fuelling period is unsupplied (speed class 1)."""
+    if e.fuel is not None and e.fuel <= 0 and not e.in_port and not e.unsupplied:
+        return replace(e, fuel=0, unsupplied=True, speed_class="SC1")
+    return e
+
+
+def _unsupplied(state: dict[str, Any], side: str, tf: str, time: str) -> Event:
+    return disclose(state, {"kind": "tf-unsupplied", "tf": tf}, [side], time, "18.3")
 
 
 def end_of_game_turn(state: dict[str, Any], side: str, time: str) -> list[Event]:
     """18.4: a TF at sea is active its speed class's phases each Game-Turn, moved or not."""
     own, public = state[PRIVATE][side], state[PUBLIC]
     events: list[Event] = []
-    for tf in sorted(own.get(tfs.TFS, {}), key=tfs.marker_number):
-        e = own[tfs.TFS][tf]
-        if not e["in_port"] and not e["dummy"] and e["speed_class"]:
-            unused = tfs.per_game_turn(public, e["speed_class"]) - int(e["active_phases"])
-            if e["fuel"] is None and unused > 0:
-                e["fuel"] = tfs.fuelling_period(public, e["speed_class"])
-            if e["fuel"] is not None and unused > 0:
-                e["fuel"] = max(0, int(e["fuel"]) - unused)
-                events += _supply(state, side, tf, time)
-        e["active_phases"] = 0
+    for tf, e in sorted(tfs.task_forces(own).items(), key=lambda kv: tfs.marker_number(kv[0])):
+        done = replace(e, active_phases=0)
+        if not e.in_port and not e.dummy and e.speed_class:
+            unused = tfs.per_game_turn(public, e.speed_class) - e.active_phases
+            if unused > 0:
+                fuel = e.fuel
+                if fuel is None:
+                    fuel = tfs.fuelling_period(public, e.speed_class)
+                done = _supply(replace(done, fuel=max(0, int(fuel) - unused)))
+                if done.unsupplied and not e.unsupplied:
+                    events.append(_unsupplied(state, side, tf, time))
+        tfs.put(own, tf, done)
     return events

@@ -12,19 +12,80 @@ for air strikes, and never one last reported as a dummy (5.1.6, 13.6.4, 13.8).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from pbem.core.events import Event
-from pbem.core.sides import SIDES
+from pbem.core.sides import SIDES, Side
 from pbem.rulesets.witp.clock import Slot
+from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge, disclose
 
 KEY = "located"
-SOURCES = ("air", "installation", "coastwatcher", "surface")
-SURVIVE_NIGHT = ("coastwatcher", "surface")
-STRIKE_SOURCES = ("air", "installation", "surface")
 PHASES = ("air1", "naval1", "air2", "naval2", "air3", "naval3")
+
+
+class Source(StrEnum):
+    """What placed a Located chit (ruling R15)."""
+
+    AIR = "air"
+    INSTALLATION = "installation"  # 13.8, first paragraph
+    COASTWATCHER = "coastwatcher"
+    SURFACE = "surface"
+
+
+SOURCES = tuple(Source)
+SURVIVE_NIGHT = (Source.COASTWATCHER, Source.SURFACE)
+STRIKE_SOURCES = (Source.AIR, Source.INSTALLATION, Source.SURFACE)
+
+
+@dataclass(frozen=True, slots=True)
+class LocatedChit:
+    """13.7.5: a Located chit on ``owner``'s TF ``tf`` in ``hex``, open to both sides:
+    its label ("Located 1A"), the phase it was placed in (``ordinal``) and its time,
+    and what placed it."""
+
+    owner: Side
+    tf: str
+    hex: HexId
+    label: str
+    placed: int
+    time: str
+    source: Source
+
+    @property
+    def key(self) -> str:
+        return f"{self.owner}:{self.tf}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "owner": str(self.owner),
+            "tf": self.tf,
+            "hex": self.hex,
+            "label": self.label,
+            "placed": self.placed,
+            "time": self.time,
+            "source": str(self.source),
+        }
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> LocatedChit:
+        return cls(
+            Side(raw["owner"]),
+            raw["tf"],
+            raw["hex"],
+            raw["label"],
+            raw["placed"],
+            raw["time"],
+            Source(raw["source"]),
+        )
+
+
+def chits_on(public: Mapping[str, Any]) -> dict[str, LocatedChit]:
+    """The Located chits on the map, by "<owner>:<tf>"."""
+    return {k: LocatedChit.from_json(m) for k, m in public.get(KEY, {}).items()}
 
 
 def ordinal(slot: Slot) -> int:
@@ -45,16 +106,11 @@ def place(state: dict[str, Any], owner: str, tf: str, hexid: str, source: str, s
     """A Located chit on ``owner``'s TF ``tf``: open to both sides (13.7.5)."""
     if source not in SOURCES:
         raise ValueError(f"unknown Located source {source!r}")
-    marker = {
-        "owner": owner,
-        "tf": tf,
-        "hex": hexid,
-        "label": label(slot),
-        "placed": ordinal(slot),
-        "time": slot.time,
-        "source": source,
-    }
-    markers(state)[f"{owner}:{tf}"] = marker
+    chit = LocatedChit(
+        Side(owner), tf, HexId(hexid), label(slot), ordinal(slot), slot.time, Source(source)
+    )
+    marker = chit.to_json()
+    markers(state)[chit.key] = marker
     fact = {"kind": "located", **{k: marker[k] for k in ("owner", "tf", "hex", "label", "source")}}
     return disclose(state, fact, SIDES, slot.time, "13.7.5")
 
@@ -71,8 +127,8 @@ def remove(
 def night_movement(state: dict[str, Any], owner: str, tf: str, slot: Slot) -> list[Event]:
     """13.7.5 exception 2: night movement removes it, unless a coastwatcher or a
     surface TF placed it."""
-    marker = markers(state).get(f"{owner}:{tf}")
-    if marker is None or marker["source"] in SURVIVE_NIGHT:
+    marker = chits_on(state[PUBLIC]).get(f"{owner}:{tf}")
+    if marker is None or marker.source in SURVIVE_NIGHT:
         return []
     return remove(state, owner, tf, slot, "night movement", "13.7.5")
 
@@ -89,22 +145,21 @@ def end_of_phase(
     now = ordinal(slot)
     naval = slot.phase.key.startswith("naval")
     events: list[Event] = []
-    for key, m in sorted(markers(state).items()):
-        if m["placed"] >= now:
+    for key, m in sorted(chits_on(state[PUBLIC]).items()):
+        if m.placed >= now:
             continue
         if not naval and key in stationary:
             continue  # R51: it has not moved since the last Naval Phase: still Located
         if naval and key in stationary:
-            m.update(placed=now, label=label(slot), time=slot.time)
+            m = replace(m, placed=now, label=label(slot), time=slot.time)
+            markers(state)[key].update(m.to_json())  # the record others may hold
             fact = {
                 "kind": "located-renewed",
-                "owner": m["owner"],
-                "tf": m["tf"],
-                "label": m["label"],
+                **{k: m.to_json()[k] for k in ("owner", "tf", "label")},
             }
             events.append(disclose(state, fact, SIDES, slot.time, "13.7.5"))
         else:
-            events += remove(state, m["owner"], m["tf"], slot, "expired", "13.7.5")
+            events += remove(state, str(m.owner), m.tf, slot, "expired", "13.7.5")
     return events
 
 
@@ -124,10 +179,10 @@ def last_report(knowledge: Knowledge, owner: str, tf: str) -> str | None:
 def strike_target_problem(knowledge: Knowledge, owner: str, tf: str) -> str | None:
     """Why the side of ``knowledge`` may not plot an air strike on ``owner``'s TF
     ``tf`` (5.1.6, 13.6.4, 13.8), with the rule; None if it may."""
-    m = knowledge.public.get(KEY, {}).get(f"{owner}:{tf}")
+    m = chits_on(knowledge.public).get(f"{owner}:{tf}")
     if m is None:
         return f"TF {tf} is not Located (5.1.6)"
-    if m["source"] not in STRIKE_SOURCES:
+    if m.source not in STRIKE_SOURCES:
         return f"TF {tf} is Located only by a coastwatcher (13.8)"
     if last_report(knowledge, owner, tf) == "dummy":
         return f"TF {tf} was last reported as a dummy (13.6.4)"

@@ -14,18 +14,20 @@ Each order line names a TF and one thing on its card (docs/witp-orders.md)::
 
 Lines are judged from the side's knowledge alone (its TF Display and the public
 charts and map): nothing an answer says depends on the enemy. A card is kept as
-JSON in its TF's ``mission`` (taskforces.py) and carried out by movement.py.
+JSON in its TF's ``mission`` (taskforces.py, ``MissionCard.to_json``) and carried out
+by movement.py.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any, Protocol
 
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
-from pbem.rulesets.witp import fuel
+from pbem.rulesets.witp import dummies, fuel
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.hexgrid import HexId, parse_hex
 
@@ -49,15 +51,113 @@ class SeaMap(Protocol):
     def bases_in(self, h: str) -> tuple[Any, ...]: ...
 
 
-@dataclass
-class Card:
-    """A TF's plot for one Naval Phase, built up line by line."""
+class MissionCode(StrEnum):
+    """The mission card's codes pbem moderates (16.3, 17.x)."""
+
+    MOVE = "MOVE"  # 17.13
+    TRAN = "TRAN"  # 17.8
+    FUEL = "FUEL"  # 17.9
+    REGP = "REGP"  # 17.11
+    LINK = "LINK"  # 17.10
+    PORT = "PORT"  # 18.4.1
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """17.13 MOVE (17.8 TRAN: to a friendly hex, EV 1): the hexes entered on the way
+    to ``to``, what each costs (17.13.3) and the mission's EV (17.16.5)."""
+
+    code: MissionCode
+    to: HexId
+    route: tuple[HexId, ...]
+    costs: tuple[int, ...]
+    ev: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": str(self.code),
+            "to": self.to,
+            "route": list(self.route),
+            "costs": list(self.costs),
+            "ev": self.ev,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Fuelling:
+    """17.9: fuel from ``source``'s oilers where the TF then is, for ``mp`` MP."""
+
+    at: HexId
+    source: str
+    mp: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": "FUEL", "at": self.at, "from": self.source, "mp": self.mp}
+
+
+@dataclass(frozen=True, slots=True)
+class Regroup:
+    """17.11: ``ships`` to TF ``to`` where the TF then is; or (13.6) a ``dummy``
+    marker placed there."""
+
+    at: HexId
+    to: str | None = None
+    ships: tuple[str, ...] = ()
+    dummy: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.dummy is not None:
+            return {"code": "REGP", "at": self.at, "dummy": self.dummy}
+        return {"code": "REGP", "at": self.at, "to": self.to, "ships": list(self.ships)}
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """17.10: the TF moves with ``leader``, as one TF."""
+
+    leader: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": "LINK", "with": self.leader}
+
+
+@dataclass(frozen=True, slots=True)
+class PortEntry:
+    """18.4.1: end in the port ``port`` (in ``at``) where the move ends, to deactivate."""
+
+    at: HexId
+    port: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": "PORT", "at": self.at, "port": self.port}
+
+
+Mission = Move | Fuelling | Regroup | Link | PortEntry
+
+
+def mission_from_json(raw: Mapping[str, Any]) -> Mission:
+    code = MissionCode(raw["code"])
+    if code in (MissionCode.MOVE, MissionCode.TRAN):
+        return Move(code, raw["to"], tuple(raw["route"]), tuple(raw["costs"]), raw["ev"])
+    if code is MissionCode.FUEL:
+        return Fuelling(raw["at"], raw["from"], raw["mp"])
+    if code is MissionCode.REGP:
+        return Regroup(raw["at"], raw.get("to"), tuple(raw.get("ships", ())), raw.get("dummy"))
+    if code is MissionCode.LINK:
+        return Link(raw["with"])
+    return PortEntry(raw["at"], raw["port"])
+
+
+@dataclass(frozen=True, slots=True)
+class MissionCard:
+    """A TF's mission card for one Naval Phase (16.3): its missions in order, built
+    up line by line (each judge returns the card with its line added)."""
 
     tf: str
-    start: str
+    start: HexId
     speed: str  # the speed class it moves at this phase
-    missions: list[dict[str, Any]] = field(default_factory=list)
-    path: list[str] = field(default_factory=list)  # every hex entered, in order
+    missions: tuple[Mission, ...] = ()
+    path: tuple[HexId, ...] = ()  # every hex entered, in order
     mp: int = 0  # MP plotted so far (hexes entered, fuelling)
     night_after: int | None = None
     link: str | None = None  # the TF it moves with (17.10)
@@ -65,22 +165,41 @@ class Card:
     converted_fuel: int | None = None  # 18.2.1: its fuelling period at the new speed class
 
     @property
-    def at(self) -> str:
+    def at(self) -> HexId:
         return self.path[-1] if self.path else self.start
+
+    def adding(self, mission: Mission, **changes: Any) -> MissionCard:
+        """The card with ``mission`` written last."""
+        return replace(self, missions=(*self.missions, mission), **changes)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "tf": self.tf,
             "start": self.start,
             "speed": self.speed,
-            "missions": self.missions,
-            "path": self.path,
+            "missions": [m.to_json() for m in self.missions],
+            "path": list(self.path),
             "mp": self.mp,
             "night_after": self.night_after,
             "link": self.link,
             "port": self.port,
             "converted_fuel": self.converted_fuel,
         }
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> MissionCard:
+        return cls(
+            tf=raw["tf"],
+            start=raw["start"],
+            speed=raw["speed"],
+            missions=tuple(mission_from_json(m) for m in raw["missions"]),
+            path=tuple(raw["path"]),
+            mp=raw["mp"],
+            night_after=raw["night_after"],
+            link=raw["link"],
+            port=raw["port"],
+            converted_fuel=raw["converted_fuel"],
+        )
 
 
 def sea_route(m: SeaMap, a: str, b: str, limit: int = 60) -> list[str] | None:
@@ -146,6 +265,12 @@ class Context:
             raise IllegalOrderError(f"{h} is not a hex a TF may enter", rule="17.13.7")
         return h
 
+    def task_force(self, tf: str) -> tfs.TaskForce:
+        return tfs.task_force(self.own, tf)
+
+    def ship(self, name: str) -> tfs.Ship:
+        return tfs.ship(self.own, name)
+
     def ev_bounds(self) -> tuple[int, int]:
         move = self.chart(EV_TABLE)["MOVE"]
         return int(move["ev_min"]), int(move["ev_max"])
@@ -179,19 +304,20 @@ def _ev(words: Sequence[str], ctx: Context) -> int:
     return ev
 
 
-def _leg(ctx: Context, card: Card, goal: str, via: Sequence[str]) -> list[str]:
-    route: list[str] = []
+def _leg(ctx: Context, card: MissionCard, goal: str, via: Sequence[str]) -> list[HexId]:
+    route: list[HexId] = []
     here = card.at
     for h in [*via, goal]:
         part = sea_route(ctx.sea, here, h)
         if part is None:
             raise IllegalOrderError(f"no sea route from {here} to {h}", rule="17.13.7")
-        route += part
-        here = h
+        route += [HexId(x) for x in part]
+        here = HexId(h)
     return route
 
 
-def _spend(ctx: Context, card: Card, mp: int, what: str) -> None:
+def _spend(ctx: Context, card: MissionCard, mp: int, what: str) -> int:
+    """The card's MP once ``mp`` more are spent; refused past its allowance."""
     limit = tfs.allowance(ctx.public, card.speed)
     if card.mp + mp > limit:
         raise IllegalOrderError(
@@ -199,10 +325,12 @@ def _spend(ctx: Context, card: Card, mp: int, what: str) -> None:
             f"at {card.speed}",
             rule="17.13.4",
         )
-    card.mp += mp
+    return card.mp + mp
 
 
-def add_move(ctx: Context, card: Card, args: Sequence[str], *, mission: str = "MOVE") -> None:
+def add_move(
+    ctx: Context, card: MissionCard, args: Sequence[str], *, mission: str = "MOVE"
+) -> MissionCard:
     """17.13: MOVE <hex> [VIA <hex> ...] EV <n>; TRAN <hex> (EV 1, 17.8)."""
     if not args:
         raise OrderSyntaxError(f"{mission} needs a destination hex", rule="17.13")
@@ -220,7 +348,8 @@ def add_move(ctx: Context, card: Card, args: Sequence[str], *, mission: str = "M
         if rest[0].upper() != "VIA" or len(rest) == 1:
             raise OrderSyntaxError("after the destination: VIA and the hexes to pass", rule="17.13")
         via = [ctx.hex(w) for w in rest[1:]]
-    types = tfs.types_of(ctx.own, ctx.own[tfs.TFS][card.tf])
+    tf = ctx.task_force(card.tf)
+    types = tfs.types_of(ctx.own, tf)
     cap = int(ctx.chart(LIMITS)["noncombatant_max_ev"])
     if ev > cap and ctx.noncombatants() & set(types):
         raise IllegalOrderError(
@@ -228,17 +357,16 @@ def add_move(ctx: Context, card: Card, args: Sequence[str], *, mission: str = "M
             f"its EV may not exceed {cap}",
             rule="16.4.7",
         )
-    tf = ctx.own[tfs.TFS][card.tf]
-    if tf.get("unsupplied") and ev > 0:
+    if tf.unsupplied and ev > 0:
         raise IllegalOrderError(f"{card.tf} is unsupplied: no combat mission (EV 0)", rule="18.3")
     route = _leg(ctx, card, goal, via)
-    costs = [ctx.sea.naval_cost(h) for h in route]  # 17.13.3
-    _spend(ctx, card, sum(costs), f"the move to {goal}")
-    card.path += route
-    card.missions.append({"code": mission, "to": goal, "route": route, "costs": costs, "ev": ev})
+    costs = tuple(ctx.sea.naval_cost(h) for h in route)  # 17.13.3
+    mp = _spend(ctx, card, sum(costs), f"the move to {goal}")
+    move = Move(MissionCode(mission), HexId(goal), tuple(route), costs, ev)
+    return card.adding(move, mp=mp, path=(*card.path, *route))
 
 
-def add_fuel(ctx: Context, card: Card, args: Sequence[str]) -> None:
+def add_fuel(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCard:
     """17.9: FUEL [<hex>] FROM TFn, where the TF is at that point of its card."""
     words = list(args)
     if words and words[0].upper() != "FROM":
@@ -250,21 +378,18 @@ def add_fuel(ctx: Context, card: Card, args: Sequence[str]) -> None:
     if len(words) != 2 or words[0].upper() != "FROM":
         raise OrderSyntaxError("FUEL FROM and the oilers' TF, e.g. FUEL FROM TF4", rule="17.9.1")
     source = ctx.own_tf(words[1], rule="17.9")
-    oilers = [
-        s for s in ctx.own[tfs.TFS][source]["ships"] if ctx.own[tfs.SHIPS][s]["type"] == OILER
-    ]
-    if not oilers:
+    if OILER not in tfs.types_of(ctx.own, ctx.task_force(source)):
         raise IllegalOrderError(
             f"{source} has no oiler (AO): ships fuel at sea from AOs only", rule="17.9"
         )
-    if ctx.own[tfs.TFS][card.tf]["dummy"]:
+    if ctx.task_force(card.tf).dummy:
         raise IllegalOrderError(f"{card.tf} is a dummy: it needs no fuel", rule="13.6.1")
     mp, points = fuel.cost(ctx.public, ctx.own, ctx.side, card.tf)
-    _spend(ctx, card, mp, f"fuelling {points:g} activation points")
-    card.missions.append({"code": "FUEL", "at": card.at, "from": source, "mp": mp})
+    spent = _spend(ctx, card, mp, f"fuelling {points:g} activation points")
+    return card.adding(Fuelling(card.at, source, mp), mp=spent)
 
 
-def add_regp(ctx: Context, card: Card, args: Sequence[str]) -> None:
+def add_regp(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCard:
     """17.11: REGP TFn SHIPS a, b ...; REGP DUMMY TFn."""
     words = list(args)
     if len(words) == 2 and words[0].upper() == "DUMMY":
@@ -273,13 +398,12 @@ def add_regp(ctx: Context, card: Card, args: Sequence[str]) -> None:
             raise IllegalOrderError(
                 f"{dummy} is in use: a dummy takes a free marker", rule="16.1.1"
             )
-        allot = ctx.own.get("dummy_allotment")
-        if allot is not None and int(allot["allowed"]) - int(allot["sorties"]) <= 0:
+        allot = dummies.allotment(ctx.own)
+        if allot is not None and allot.left <= 0:
             raise IllegalOrderError(
                 "no dummy sortie is left in this cycle's allotment", rule="13.6"
             )
-        card.missions.append({"code": "REGP", "at": card.at, "dummy": dummy})
-        return
+        return card.adding(Regroup(card.at, dummy=dummy))
     if len(words) < 3 or words[1].upper() != "SHIPS":
         raise OrderSyntaxError(
             "REGP TFn SHIPS <names, comma separated>, or REGP DUMMY TFn", rule="17.11"
@@ -288,18 +412,18 @@ def add_regp(ctx: Context, card: Card, args: Sequence[str]) -> None:
     if to == card.tf:
         raise IllegalOrderError(f"{card.tf} cannot regroup into itself", rule="17.11")
     names = [n.strip() for n in " ".join(words[2:]).split(",") if n.strip()]
-    mine = {s.lower(): s for s in ctx.own[tfs.TFS][card.tf]["ships"]}
+    mine = {s.lower(): s for s in ctx.task_force(card.tf).ships}
     moved = []
     for n in names:
         if n.lower() not in mine:
             raise IllegalOrderError(f"{n} is not in {card.tf}", rule="17.11")
         moved.append(mine[n.lower()])
-    card.missions.append({"code": "REGP", "at": card.at, "to": to, "ships": moved})
+    return card.adding(Regroup(card.at, to=to, ships=tuple(moved)))
 
 
-def add_tran(ctx: Context, card: Card, args: Sequence[str]) -> None:
+def add_tran(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCard:
     """17.8: TRAN <hex>: move there (EV 1) and transport into a friendly hex."""
-    types = set(tfs.types_of(ctx.own, ctx.own[tfs.TFS][card.tf]))
+    types = set(tfs.types_of(ctx.own, ctx.task_force(card.tf)))
     if not types & TRANSPORTS:
         raise IllegalOrderError(
             f"{card.tf} has no transport ship ({', '.join(sorted(TRANSPORTS))})", rule="17.8"
@@ -312,19 +436,19 @@ def add_tran(ctx: Context, card: Card, args: Sequence[str]) -> None:
         raise IllegalOrderError(
             f"{goal} is enemy-held: landing there is an amphibious assault (AMPH)", rule="17.8"
         )
-    add_move(ctx, card, [goal], mission="TRAN")
+    return add_move(ctx, card, [goal], mission="TRAN")
 
 
-def add_night(ctx: Context, card: Card, args: Sequence[str]) -> None:
+def add_night(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCard:
     """16.6: NIGHT AFTER <n>: night from the n-th hex entered (0: on leaving)."""
     if len(args) != 2 or args[0].upper() != "AFTER" or not args[1].isdigit():
         raise OrderSyntaxError("NIGHT AFTER and a number of hexes, e.g. NIGHT AFTER 3", rule="16.6")
     if card.night_after is not None:
         raise IllegalOrderError("night is declared once a TF a Naval Phase", rule="16.6.5")
-    card.night_after = int(args[1])
+    return replace(card, night_after=int(args[1]))
 
 
-def finish(ctx: Context, card: Card) -> None:
+def finish(ctx: Context, card: MissionCard) -> None:
     """Checks a card can only pass once it is whole."""
     if card.night_after is not None and card.night_after > len(card.path):
         raise IllegalOrderError(

@@ -17,25 +17,34 @@ entered with the mover's side, TF and log entry; they return their Events.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from itertools import zip_longest
 from typing import Any
 
 from pbem.core.events import Event
 from pbem.core.sides import enemy_of
-from pbem.rulesets.witp import fuel
+from pbem.rulesets.witp import dummies, fuel
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.missions import (
+    Fuelling,
+    MissionCard,
+    MissionCode,
+    Move,
+    PortEntry,
+    Regroup,
+)
 
 # (state, side, tf, log entry) -> events; the search rules register theirs.
 EnterHook = Callable[[dict[str, Any], str, str, Mapping[str, Any]], list[Event]]
 ON_ENTER: list[EnterHook] = []
 
 
-def _sequence(cards: Mapping[str, Mapping[str, Any]]) -> list[list[str]]:
+def _sequence(cards: Mapping[str, MissionCard]) -> list[list[str]]:
     """The side's executions in order: each a leader and the TFs linked to it."""
     groups: dict[str, list[str]] = {}
     for tf, card in cards.items():
-        leader = card.get("link") or tf
+        leader = card.link or tf
         if leader not in cards:
             leader = tf  # 17.10: a link to a TF with no card moves alone (it had no card)
         groups.setdefault(leader, [leader])
@@ -52,79 +61,91 @@ def execute(
 ) -> list[Event]:
     """Play every side's ``cards`` (side -> TF -> card JSON), alternating from ``first``."""
     order = [first, enemy_of(first)]
-    queues = [_sequence(cards.get(side, {})) for side in order]
+    plotted = {
+        side: {tf: MissionCard.from_json(c) for tf, c in cards.get(side, {}).items()}
+        for side in order
+    }
+    queues = [_sequence(plotted[side]) for side in order]
     events: list[Event] = []
     for pair in zip_longest(*queues):
         for side, group in zip(order, pair, strict=True):
             if group is not None:
-                events += _execute_group(state, side, group, cards[side], time)
+                events += _execute_group(state, side, group, plotted[side], time)
     return events
 
 
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """How far a group has come on its card this phase: MP spent (17.13.4), hexes
+    entered and the MP of them moved at night (16.6: up to the Night Movement
+    Allowance)."""
+
+    mp: int = 0
+    hexes: int = 0
+    night_mp: int = 0
+
+
+def _sortie(entry: tfs.TaskForce, card: MissionCard) -> tfs.TaskForce:
+    """16.0: the TF is active with its card this phase; a fuelled one takes the card's
+    speed class, and 18.2.1's conversion its new fuelling period."""
+    speed, fuel = entry.speed_class, entry.fuel
+    if not entry.dummy and fuel is None:
+        speed = card.speed
+    if card.converted_fuel is not None:  # 18.2.1
+        speed, fuel = card.speed, card.converted_fuel
+    return replace(
+        entry,
+        mission=card.to_json(),
+        log=(),
+        night=False,
+        speed_class=speed,
+        fuel=fuel,
+        in_port=None,  # 16.0: it sorties
+        deactivated=False,
+        port_phases=0,
+        active=True,
+    )
+
+
 def _execute_group(
-    state: dict[str, Any], side: str, group: list[str], cards: Mapping[str, Any], time: str
+    state: dict[str, Any],
+    side: str,
+    group: list[str],
+    cards: Mapping[str, MissionCard],
+    time: str,
 ) -> list[Event]:
     own = state[PRIVATE][side]
-    public = state[PUBLIC]
+    for tf in group:
+        tfs.put(own, tf, _sortie(tfs.task_force(own, tf), cards[tf]))
     leader = cards[group[0]]
     events: list[Event] = []
-    for tf in group:
-        entry = own[tfs.TFS][tf]
-        entry["mission"] = dict(cards[tf])
-        entry["log"] = []
-        entry["night"] = False
-        if not entry["dummy"] and entry["fuel"] is None:
-            entry["speed_class"] = leader["speed"] if tf == group[0] else cards[tf]["speed"]
-        if cards[tf].get("converted_fuel") is not None:  # 18.2.1
-            entry["speed_class"], entry["fuel"] = cards[tf]["speed"], cards[tf]["converted_fuel"]
-        entry["in_port"] = None  # 16.0: it sorties
-        entry["deactivated"] = False
-        entry["port_phases"] = 0
-        entry["active"] = True
-    speed = str(leader["speed"])
-    night_mp = tfs.allowance(public, speed, night=True)
-    mp, hexes, night_used = 0, 0, 0
     notes: list[dict[str, Any]] = []
-    night_from = leader.get("night_after")
-    for m in leader["missions"]:
-        code = m["code"]
-        if code in ("MOVE", "TRAN"):
-            for h, cost in zip(m["route"], m["costs"], strict=True):
-                mp += cost
-                hexes += 1
-                at_night = night_from is not None and hexes > night_from and night_used < night_mp
-                if at_night:
-                    night_used += cost
-                step = {"hex": h, "mp": mp, "night": at_night, "ev": m["ev"]}
-                for tf in group:
-                    own[tfs.TFS][tf]["hex"] = h
-                    own[tfs.TFS][tf]["log"].append(dict(step))
-                    own[tfs.TFS][tf]["night"] = at_night
-                for hook in ON_ENTER:
-                    for tf in group:
-                        events += hook(state, side, tf, step)
-            if code == "TRAN":
-                notes.append({"mission": "TRAN", "at": m["to"], "rule": "17.8"})
-        elif code == "FUEL":
-            mp += int(m["mp"])
-            for tf in group:
-                notes.append(fuel.at_sea(state, side, tf, m["from"]))
-        elif code == "REGP":
+    done = Progress()
+    for m in leader.missions:
+        if isinstance(m, Move):
+            done, entered = _move(state, side, group, leader, m, done)
+            events += entered
+            if m.code is MissionCode.TRAN:
+                notes.append({"mission": "TRAN", "at": m.to, "rule": "17.8"})
+        elif isinstance(m, Fuelling):
+            done = replace(done, mp=done.mp + m.mp)
+            notes += [fuel.at_sea(state, side, tf, m.source) for tf in group]
+        elif isinstance(m, Regroup):
             notes.append(_regroup(state, side, group[0], m))
-        elif code == "PORT":
+        elif isinstance(m, PortEntry):
             for tf in group:
-                fuel.enter_port(own[tfs.TFS][tf], str(m["port"]))
-            notes.append({"mission": "PORT", "at": m["port"], "rule": "18.4.1"})
+                tfs.put(own, tf, fuel.enter_port(tfs.task_force(own, tf), str(m.port)))
+            notes.append({"mission": "PORT", "at": m.port, "rule": "18.4.1"})
     for tf in group:
-        entry = own[tfs.TFS][tf]
+        entry = tfs.task_force(own, tf)
         fact = {
             "kind": "tf-executed",
             "tf": tf,
-            "from": cards[tf]["start"],
-            "to": entry["hex"],
-            "hexes": [s["hex"] for s in entry["log"]],
-            "mp": mp,
-            "night_hexes": [s["hex"] for s in entry["log"] if s["night"]],
+            "from": cards[tf].start,
+            "to": entry.hex,
+            "hexes": [s.hex for s in entry.log],
+            "mp": done.mp,
+            "night_hexes": [s.hex for s in entry.log if s.night],
             "linked_to": group[0] if tf != group[0] else None,
             "missions": notes,
         }
@@ -132,42 +153,70 @@ def _execute_group(
     return events
 
 
-def _regroup(state: dict[str, Any], side: str, tf: str, m: Mapping[str, Any]) -> dict[str, Any]:
+def _move(
+    state: dict[str, Any],
+    side: str,
+    group: list[str],
+    card: MissionCard,
+    m: Move,
+    done: Progress,
+) -> tuple[Progress, list[Event]]:
+    """17.13, 16.6: the group enters the move's hexes one by one, after ``done``;
+    night from the card's declared hex, up to the Night Movement Allowance. Each
+    hex entered is logged before the ``ON_ENTER`` hooks see it."""
+    own = state[PRIVATE][side]
+    night_mp = tfs.allowance(state[PUBLIC], card.speed, night=True)
+    events: list[Event] = []
+    for h, cost in zip(m.route, m.costs, strict=True):
+        hexes = done.hexes + 1
+        night = card.night_after is not None and hexes > card.night_after
+        at_night = night and done.night_mp < night_mp
+        done = Progress(done.mp + cost, hexes, done.night_mp + (cost if at_night else 0))
+        step = tfs.MoveStep(h, done.mp, at_night, m.ev)
+        for tf in group:
+            entry = tfs.task_force(own, tf)
+            tfs.put(own, tf, replace(entry, hex=h, log=(*entry.log, step), night=at_night))
+        for hook in ON_ENTER:
+            for tf in group:
+                events += hook(state, side, tf, step.to_json())
+    return done, events
+
+
+def _regroup(state: dict[str, Any], side: str, tf: str, m: Regroup) -> dict[str, Any]:
     """17.11: ships to another TF in the same hex, or a dummy marker placed here."""
     own = state[PRIVATE][side]
-    here = own[tfs.TFS][tf]["hex"]
-    if "dummy" in m:
-        marker = str(m["dummy"])
-        allot = own.get("dummy_allotment")
-        if marker in own[tfs.TFS] or (
-            allot is not None and int(allot["allowed"]) - int(allot["sorties"]) <= 0
-        ):
+    source = tfs.task_force(own, tf)
+    here = source.hex
+    if m.dummy is not None:
+        allot = dummies.allotment(own)
+        if m.dummy in own[tfs.TFS] or (allot is not None and allot.left <= 0):
             return {
                 "mission": "REGP",
-                "failed": f"{marker} cannot be deployed",
+                "failed": f"{m.dummy} cannot be deployed",
                 "rule": "13.6, 16.1.1",
             }
-        dummy = tfs.new_tf(here, [], dummy=True)
-        dummy["speed_class"] = own[tfs.TFS][tf]["speed_class"] or "SC3"
-        dummy["deployed"] = True  # plotted from the next Naval Phase (ruling R31)
-        own[tfs.TFS][marker] = dummy
+        speed = source.speed_class or "SC3"
+        # deployed: plotted from the next Naval Phase (ruling R31)
+        tfs.put(own, m.dummy, tfs.TaskForce(here, dummy=True, speed_class=speed, deployed=True))
         if allot is not None:
-            allot["sorties"] = int(allot["sorties"]) + 1
-        return {"mission": "REGP", "dummy": marker, "at": here, "rule": "17.11, 13.6"}
-    to = str(m["to"])
-    target = own[tfs.TFS].get(to)
+            own[dummies.ALLOTMENT] = allot.sortie().to_json()
+        return {"mission": "REGP", "dummy": m.dummy, "at": here, "rule": "17.11, 13.6"}
+    to = str(m.to)
+    target = tfs.task_forces(own).get(to)
     if target is None:
-        target = tfs.new_tf(here, [])
-        target["speed_class"] = own[tfs.TFS][tf]["speed_class"]
-        target["fuel"] = own[tfs.TFS][tf]["fuel"]
-        target["active_phases"] = own[tfs.TFS][tf]["active_phases"]
-        own[tfs.TFS][to] = target
-    elif target["hex"] != here or target["dummy"]:
-        why = "a dummy" if target["dummy"] else f"in {target['hex']}, not {here}"
+        target = tfs.TaskForce(
+            here,
+            speed_class=source.speed_class,
+            fuel=source.fuel,
+            active_phases=source.active_phases,
+        )
+    elif target.hex != here or target.dummy:
+        why = "a dummy" if target.dummy else f"in {target.hex}, not {here}"
         return {"mission": "REGP", "failed": f"{to} is {why}", "rule": "17.11"}
-    moving = [s for s in m["ships"] if s in own[tfs.TFS][tf]["ships"]]
-    own[tfs.TFS][tf]["ships"] = [s for s in own[tfs.TFS][tf]["ships"] if s not in moving]
-    target["ships"] += moving
-    if target["fuel"] is not None and own[tfs.TFS][tf]["fuel"] is not None:
-        target["fuel"] = min(int(target["fuel"]), int(own[tfs.TFS][tf]["fuel"]))
-    return {"mission": "REGP", "to": to, "ships": moving, "at": here, "rule": "17.11"}
+    moving = [s for s in m.ships if s in source.ships]
+    target = replace(target, ships=(*target.ships, *moving))
+    if target.fuel is not None and source.fuel is not None:
+        target = replace(target, fuel=min(int(target.fuel), int(source.fuel)))
+    tfs.put(own, tf, replace(source, ships=tuple(s for s in source.ships if s not in moving)))
+    tfs.put(own, to, target)
+    return {"mission": "REGP", "to": to, "ships": list(moving), "at": here, "rule": "17.11"}

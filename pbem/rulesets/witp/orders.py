@@ -11,18 +11,18 @@ to a side is: the same lines give the same ``Plot`` in validation and adjudicati
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 
 from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError, Validation
 from pbem.core.sides import JAPANESE
-from pbem.rulesets.witp import missions
+from pbem.rulesets.witp import dummies, missions
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import ALLIED_HALF, HALF_SUFFIX, JAPANESE_HALF, Round
-from pbem.rulesets.witp.missions import Card, Context
+from pbem.rulesets.witp.hexgrid import HexId
+from pbem.rulesets.witp.missions import Context, Link, MissionCard, PortEntry
 
 PASS = "PASS"
 
@@ -32,49 +32,50 @@ class Plot:
     """A side's accepted plot for one Naval Phase: its cards in the order written
     (17.13.6: the order its TFs execute in) and any side-wide orders."""
 
-    cards: dict[str, Card] = field(default_factory=dict)
+    cards: dict[str, MissionCard] = field(default_factory=dict)
     extra: dict[str, list[list[str]]] = field(default_factory=dict)  # word -> argument lists
     lines: dict[str, list[str]] = field(default_factory=dict)  # TF -> its card's lines (42.3.1)
 
 
-TfJudge = Callable[[Context, Card, Sequence[str]], None]
+TfJudge = Callable[[Context, MissionCard, Sequence[str]], MissionCard]  # the card with the line
 LineJudge = Callable[[Context, Plot, Sequence[str]], None]
 FormLines = Callable[[Context], list[str]]  # a module's lines on the order form
 
 
-def _speed(ctx: Context, card: Card, args: Sequence[str]) -> None:
+def _speed(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCard:
     """16.0 A/B, 17.13.1, 18.2: SPEED <1-3>, first on the card."""
     if len(args) != 1 or args[0] not in ("1", "2", "3"):
         raise OrderSyntaxError("SPEED and a speed class 1, 2 or 3", rule="16.0")
     if card.missions or card.night_after is not None:
         raise OrderSyntaxError("SPEED comes first on a TF's card", rule="16.0")
-    tf = ctx.own[tfs.TFS][card.tf]
-    if tf["fuel"] is not None and not tf["dummy"] and f"SC{args[0]}" != tf["speed_class"]:
-        card.converted_fuel = _conversion(ctx, tf, f"SC{args[0]}")
+    tf = ctx.task_force(card.tf)
+    converted = card.converted_fuel
+    if tf.fuel is not None and not tf.dummy and f"SC{args[0]}" != tf.speed_class:
+        converted = _conversion(ctx, tf, f"SC{args[0]}")
     top = tfs.top_speed_class(ctx.public, ctx.own, tf)
-    converted = card.converted_fuel is not None  # 18.2.1: SC1 ships reach SC2 only so
-    if (int(args[0]) > top and not converted) or (tf.get("unsupplied") and args[0] != "1"):
+    # 18.2.1: SC1 ships reach SC2 only by a conversion
+    if (int(args[0]) > top and converted is None) or (tf.unsupplied and args[0] != "1"):
         raise IllegalOrderError(
-            f"{card.tf}'s slowest ship allows speed class {1 if tf.get('unsupplied') else top}",
-            rule="18.3" if tf.get("unsupplied") else "17.13.1",
+            f"{card.tf}'s slowest ship allows speed class {1 if tf.unsupplied else top}",
+            rule="18.3" if tf.unsupplied else "17.13.1",
         )
-    card.speed = f"SC{args[0]}"
+    return replace(card, speed=f"SC{args[0]}", converted_fuel=converted)
 
 
 CONVERSION = "tables/speed-class-conversion"
 
 
-def _conversion(ctx: Context, tf: Mapping[str, Any], new: str) -> int:
+def _conversion(ctx: Context, tf: tfs.TaskForce, new: str) -> int:
     """18.2.1: a voluntary change of speed class, in the first Naval Phase's Plot
     Segment of a Game-Turn, after an active phase at the class it sortied at
     (18.2.3): ``gives`` phases at the new class for every ``per`` remaining (R37)."""
-    old = str(tf["speed_class"])
+    old, fuel = tf.speed_class, int(tf.fuel or 0)
     if ctx.phase != "naval1":
         raise IllegalOrderError(
             f"a speed class changes only in the First Naval Phase's Plot Segment ({old} now)",
             rule="18.2.1",
         )
-    if int(tf["fuel"]) >= tfs.fuelling_period(ctx.public, old):
+    if fuel >= tfs.fuelling_period(ctx.public, old):
         raise IllegalOrderError(
             f"no active phase yet at {old}, the class it sortied at", rule="18.2.3"
         )
@@ -82,44 +83,42 @@ def _conversion(ctx: Context, tf: Mapping[str, Any], new: str) -> int:
     rate = table.get(f"{old}-to-{new}")
     if rate is None:
         raise IllegalOrderError(f"{old} may not convert to {new}", rule="18.2.1")
-    return int(tf["fuel"]) // int(rate["per"]) * int(rate["gives"])
+    return fuel // int(rate["per"]) * int(rate["gives"])
 
 
-def _link(ctx: Context, card: Card, args: Sequence[str]) -> None:
+def _link(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCard:
     """17.10: LINK TFn: this TF moves with TFn as one TF; nothing else on its card."""
     if len(args) != 1:
         raise OrderSyntaxError("LINK and the TF to move with, e.g. LINK TF2", rule="17.10")
     leader = ctx.own_tf(args[0], rule="17.10")
     if leader == card.tf or card.missions or card.link:
         raise IllegalOrderError("a linked TF's card holds only its LINK", rule="17.10")
-    if ctx.own[tfs.TFS][leader]["hex"] != ctx.own[tfs.TFS][card.tf]["hex"]:
+    if ctx.task_force(leader).hex != ctx.task_force(card.tf).hex:
         raise IllegalOrderError(
             f"{card.tf} and {leader} do not begin in the same hex", rule="17.10"
         )
-    card.link = leader
-    card.missions.append({"code": "LINK", "with": leader})
+    return card.adding(Link(leader), link=leader)
 
 
-def _port(ctx: Context, card: Card, args: Sequence[str]) -> None:
+def _port(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCard:
     """18.4.1: PORT: enter the port where the move ends, to deactivate."""
     if args:
         raise OrderSyntaxError("PORT takes nothing after it", rule="18.4.1")
     if ctx.owner_of_port(card.at) != ctx.side:
         raise IllegalOrderError(f"{card.at} holds no port of yours", rule="18.4.1")
-    card.port = True
-    card.missions.append({"code": "PORT", "at": card.at, "port": ctx.port_name(card.at)})
+    return card.adding(PortEntry(card.at, ctx.port_name(card.at)), port=True)
 
 
-def _night(ctx: Context, card: Card, args: Sequence[str]) -> None:
-    missions.add_night(ctx, card, args)
+def _night(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCard:
+    card = missions.add_night(ctx, card, args)
     if card.night_after is not None and card.night_after > len(card.path):
         n = card.night_after
-        card.night_after = None
         raise IllegalOrderError(
             f"{card.tf} is plotted to enter {len(card.path)} hexes so far: night cannot start "
             f"after {n} (write NIGHT after its moves)",
             rule="16.6",
         )
+    return card
 
 
 TF_WORDS: dict[str, TfJudge] = {
@@ -167,28 +166,26 @@ def register_form(section: FormLines) -> None:
         FORM_SECTIONS.append(section)
 
 
-def _open_card(ctx: Context, plot: Plot, tf: str) -> Card:
+def _open_card(ctx: Context, plot: Plot, tf: str) -> MissionCard:
     """A TF's card, opened on its first line: 16.0 (active phases), 18.4.1 (port)."""
     if tf in plot.cards:
         return plot.cards[tf]
-    entry = ctx.own[tfs.TFS][tf]
-    if entry.get("port_phases") == 0 and entry.get("in_port") and not entry.get("deactivated"):
+    entry = ctx.task_force(tf)
+    if entry.port_phases == 0 and entry.in_port and not entry.deactivated:
         raise IllegalOrderError(
-            f"{tf} entered {entry['in_port']} last phase: it spends this Naval Phase in port",
+            f"{tf} entered {entry.in_port} last phase: it spends this Naval Phase in port",
             rule="18.4.1",
         )
-    speed = entry["speed_class"] or f"SC{tfs.top_speed_class(ctx.public, ctx.own, entry)}"
-    if entry.get("unsupplied"):
+    speed = entry.speed_class or f"SC{tfs.top_speed_class(ctx.public, ctx.own, entry)}"
+    if entry.unsupplied:
         speed = "SC1"  # 18.3
-    if not entry["dummy"] and entry["active_phases"] >= tfs.per_game_turn(ctx.public, speed):
+    if not entry.dummy and entry.active_phases >= tfs.per_game_turn(ctx.public, speed):
         raise IllegalOrderError(
             f"{tf} at {speed} has used its {tfs.per_game_turn(ctx.public, speed)} active "
             "Naval Phase(s) of this Game-Turn",
             rule="16.0",
         )
-    card = Card(tf, str(entry["hex"]), speed)
-    plot.cards[tf] = card
-    return card
+    return MissionCard(tf, HexId(str(entry.hex)), speed)
 
 
 def judge_line(ctx: Context, plot: Plot, line: str) -> str:
@@ -215,14 +212,7 @@ def judge_line(ctx: Context, plot: Plot, line: str) -> str:
             raise IllegalOrderError("a linked TF's card holds only its LINK", rule="17.10")
         if existing is not None and existing.port:
             raise IllegalOrderError(f"{tf}'s card ends with PORT", rule="18.4.1")
-        fresh = existing is None
-        card = _open_card(ctx, plot, tf)
-        try:
-            judge(ctx, card, words[2:])
-        except OrderError:
-            if fresh:
-                del plot.cards[tf]
-            raise
+        plot.cards[tf] = judge(ctx, _open_card(ctx, plot, tf), words[2:])
         plot.lines.setdefault(tf, []).append(" ".join([word, *words[2:]]))
         return " ".join([tf, word, *words[2:]])
     line_judge = LINE_WORDS.get(head)
@@ -350,7 +340,7 @@ def template(rnd: Round | None, ctx: Context) -> str:
         "#",
         "# Your task forces:",
     ]
-    own_tfs: Mapping[str, Any] = ctx.own.get(tfs.TFS, {})
+    own_tfs = tfs.task_forces(ctx.own)
     for tf in sorted(own_tfs, key=tfs.marker_number):
         out += [f"#   {line}" for line in describe(ctx, tf, own_tfs[tf])]
     free = tfs.free_markers(ctx.public, own_tfs)
@@ -359,34 +349,28 @@ def template(rnd: Round | None, ctx: Context) -> str:
         if free
         else "# No free marker"
     ]
-    allot = ctx.own.get("dummy_allotment")
+    allot = dummies.allotment(ctx.own)
     if allot is not None:
-        out.append(
-            f"# Dummy sorties left this cycle: {int(allot['allowed']) - int(allot['sorties'])} (13.6)"
-        )
+        out.append(f"# Dummy sorties left this cycle: {allot.left} (13.6)")
     for section in FORM_SECTIONS:
         out += [f"# {line}" if line else "#" for line in section(ctx)]
     out += [PASS, ""]
     return "\n".join(out)
 
 
-def describe(ctx: Context, tf: str, entry: Mapping[str, Any]) -> list[str]:
+def describe(ctx: Context, tf: str, entry: tfs.TaskForce) -> list[str]:
     """A TF as the order form lists it: where, what, speed, fuel and its options."""
-    name = f" ({entry['name']})" if entry.get("name") else ""
-    where = f"in port at {entry['in_port']}" if entry.get("in_port") else "at sea"
-    what = "dummy" if entry["dummy"] else ", ".join(entry["ships"])
-    speed = (
-        entry["speed_class"] or f"SC{tfs.top_speed_class(ctx.public, ctx.own, entry)} (to choose)"
-    )
-    fuel = (
-        "fuelled" if entry["fuel"] is None else f"{entry['fuel']} active phase(s) before fuelling"
-    )
+    name = f" ({entry.name})" if entry.name else ""
+    where = f"in port at {entry.in_port}" if entry.in_port else "at sea"
+    what = "dummy" if entry.dummy else ", ".join(entry.ships)
+    speed = entry.speed_class or f"SC{tfs.top_speed_class(ctx.public, ctx.own, entry)} (to choose)"
+    fuel = "fuelled" if entry.fuel is None else f"{entry.fuel} active phase(s) before fuelling"
     lines = [
-        f"{tf}{name}: {entry['hex']}, {where}; {what}",
-        f"   speed {speed}; {fuel}; {entry['active_phases']} active phase(s) used this Game-Turn",
+        f"{tf}{name}: {entry.hex}, {where}; {what}",
+        f"   speed {speed}; {fuel}; {entry.active_phases} active phase(s) used this Game-Turn",
     ]
-    if entry.get("unsupplied"):
+    if entry.unsupplied:
         lines.append("   UNSUPPLIED: speed class 1, no combat mission (18.3)")
-    if entry.get("in_port") and entry.get("port_phases") == 0 and not entry.get("deactivated"):
+    if entry.in_port and entry.port_phases == 0 and not entry.deactivated:
         lines.append("   entered port last phase: stays in port this phase (18.4.1)")
     return lines

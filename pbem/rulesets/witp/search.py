@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.core.dice import Dice
@@ -32,7 +33,7 @@ from pbem.core.events import Event
 from pbem.core.sides import ALLIED, SIDES, enemy_of
 from pbem.rulesets.witp import chits, deception, draws, located
 from pbem.rulesets.witp.clock import Slot
-from pbem.rulesets.witp.hexgrid import distance, parse_hex
+from pbem.rulesets.witp.hexgrid import HexId, distance, parse_hex
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
 
 LAND_BANDS, CARRIER_BANDS = "tables/land-search-bands", "tables/carrier-search-bands"
@@ -166,25 +167,70 @@ def floatplanes(
 # -- searchers -------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Searcher:
+    """13.0: a searching land base or carrier TF: its name as announced (``label``),
+    where it is (None: off the map), its air points by type (13.1.1) and whether
+    it searches on the carrier tables."""
+
+    label: str
+    hex: HexId | None
+    air: Mapping[str, int]
+    carrier: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AirSearch:
+    """13.3: an air search announced to both sides and rolled openly (2D10); 13.3.3:
+    a bluff is announced and rolled the same, never a contact."""
+
+    searcher: str
+    shown: str  # 5.0: a carrier shows its hex only ("TF at E2318")
+    hex: str
+    band: str
+    value: int
+    needed: int | None
+    roll: int
+    contact: bool
+    intensive: bool = False
+    target: tuple[str, str] | None = None  # (owner, TF) rolled for; None: a bluff
+
+    def fact(self) -> dict[str, Any]:
+        """The announcement as disclosed (the ``air-search`` fact)."""
+        head = {"kind": "air-search", "searcher": self.searcher, "from": self.shown}
+        aimed = {} if self.target is None else {"tf": self.target[1], "owner": self.target[0]}
+        return {
+            **head,
+            "hex": self.hex,
+            **aimed,
+            "band": self.band,
+            "value": self.value,
+            "needed": self.needed,
+            "roll": self.roll,
+            "contact": self.contact,
+            "intensive": self.intensive,
+        }
+
+
 def searcher(
     own: Mapping[str, Any],
     name: str,
     *,
     public: Mapping[str, Any] | None = None,
     side: str = "",
-) -> tuple[str, str | None, dict[str, int], bool]:
-    """(label, hex, air points, carrier?) of a side's base or ``TF n``; KeyError.
-    With ``public`` and ``side``, a carrier TF's air includes 13.1.4's floatplanes."""
+) -> Searcher:
+    """A side's base or ``TF n`` as a searcher; KeyError. With ``public`` and
+    ``side``, a carrier TF's air includes 13.1.4's floatplanes."""
     if re.fullmatch(r"TF\s*(TF)?\d+", name.strip(), re.IGNORECASE):
         key = tf_key(own, name)
         tf = own["tfs"][key]
         air = tf_air(tf, own)
         for t, n in (floatplanes(public, side, tf, own) if public is not None else {}).items():
             air[t] = air.get(t, 0) + n
-        return f"TF {key.removeprefix('TF')}", tf.get("hex"), air, True
+        return Searcher(f"TF {key.removeprefix('TF')}", tf.get("hex"), air, True)
     for base, b in own.get("air_bases", {}).items():
         if base.lower() == name.replace("_", " ").lower():
-            return base, b["hex"], dict(b["air_points"]), False
+            return Searcher(base, b["hex"], dict(b["air_points"]), False)
     raise KeyError(name)
 
 
@@ -198,11 +244,12 @@ def parse_search_line(knowledge: Knowledge, words: Sequence[str]) -> str:
         raise OrderSyntaxError("write SEARCH <base or TF n> <hex> ...", rule="13.3.1")
     name, rest = (f"TF {w[2]}", w[3:]) if w[1].upper() == "TF" else (w[1], w[2:])
     try:
-        label, at, air, carrier = searcher(own, name, public=knowledge.public, side=side)
+        found = searcher(own, name, public=knowledge.public, side=side)
     except KeyError:
         raise IllegalOrderError(
             f"you have no base or TF {name!r} to search from", rule="13.0"
         ) from None
+    label, at, air, carrier = found.label, found.hex, found.air, found.carrier
     flags = [x.upper() for x in rest if not _is_hex(x)]
     hexes = [parse_hex(x) for x in rest if _is_hex(x)]
     if not hexes:
@@ -334,25 +381,12 @@ def _announced_roll(
     intensive: bool = False,
 ) -> tuple[Event, bool]:
     """The open search roll against ``target`` (owner, TF) and its announcement (13.3)."""
-    owner, tf = target
+    tf = target[1]
     roll, need, ok = _roll(
         state[PUBLIC], carrier, value, band, dice, f"air search {searcher_side} {shown} {tf}"
     )
-    fact = {
-        "kind": "air-search",
-        "searcher": searcher_side,
-        "from": shown,
-        "hex": hexid,
-        "tf": tf,
-        "owner": owner,
-        "band": band,
-        "value": value,
-        "needed": need,
-        "roll": roll,
-        "contact": ok,
-        "intensive": intensive,
-    }
-    return disclose(state, fact, SIDES, slot.time, "13.3"), ok
+    search = AirSearch(searcher_side, shown, hexid, band, value, need, roll, ok, intensive, target)
+    return disclose(state, search.fact(), SIDES, slot.time, "13.3"), ok
 
 
 def resolve_air_searches(
@@ -373,7 +407,8 @@ def resolve_air_searches(
             if not w or w[0] != "SEARCH":
                 continue
             name, rest = (f"TF {w[2]}", w[3:]) if w[1] == "TF" else (w[1], w[2:])
-            label, at, air, carrier = searcher(state[PRIVATE][side], name, public=public, side=side)
+            base = searcher(state[PRIVATE][side], name, public=public, side=side)
+            label, at, air, carrier = base.label, base.hex, base.air, base.carrier
             if at is None:
                 continue
             if "BLUFF" in rest:
@@ -483,19 +518,8 @@ def _bluff(
     public = state[PUBLIC]
     band = band_of(public, distance(at, h), True) or "medium"
     roll, need, ok = _roll(public, True, value, band, dice, f"bluff search {side} {label}")
-    fact = {
-        "kind": "air-search",
-        "searcher": side,
-        "from": f"TF at {at}",
-        "hex": h,
-        "band": band,
-        "value": value,
-        "needed": need,
-        "roll": roll,
-        "contact": False,
-        "intensive": False,
-    }
-    events = [disclose(state, fact, SIDES, slot.time, "13.3.3")]
+    search = AirSearch(side, f"TF at {at}", h, band, value, need, roll, contact=False)
+    events = [disclose(state, search.fact(), SIDES, slot.time, "13.3.3")]
     if ok:
         events.append(
             disclose(
@@ -585,7 +609,8 @@ def moving_tf_entered(
         if tf_air(r, own) and r.get("hex")
     ]
     for name, carrier in sources:
-        label, at, air, _ = searcher(own, name, public=public, side=enemy)
+        base = searcher(own, name, public=public, side=enemy)
+        label, at, air = base.label, base.hex, base.air
         if at is None:
             continue
         band = band_of(

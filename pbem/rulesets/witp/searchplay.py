@@ -378,7 +378,7 @@ def form_lines(ctx: Context) -> list[str]:
         if not entry.get("hex"):
             continue
         try:
-            _, _, air, _ = search.searcher(own, tf, public=ctx.public, side=ctx.side)
+            air = search.searcher(own, tf, public=ctx.public, side=ctx.side).air
         except KeyError:
             continue
         if air:

@@ -31,13 +31,15 @@ kept by the search rules): movement itself discloses nothing (16.1.6).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Protocol
 
 from pbem.core.dice import Dice
 from pbem.core.errors import DataError
 from pbem.core.events import Event
 from pbem.core.sides import JAPANESE, SIDES
+from pbem.rulesets.witp import dummies
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
 
@@ -57,6 +59,209 @@ class Locator(Protocol):
     def hex_at(self, lat: float, lon: float) -> HexId | None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Ship:
+    """A ship in a TF's box on the TF Display (16.2), with the record other rules
+    keep of it: its damage level (7.8.1, 16.8: 0-4, 5 sunk), a carrier's air group
+    by AP type (4.0, 5.0), how many of them are elite (7.11) or green (58.1), an
+    oiler's fuel left (17.9.2). ``extra``: keys other rules keep on the record,
+    passed through unread."""
+
+    type: str
+    ship_class: str = ""
+    navy: str = ""
+    members: tuple[str, ...] = ()
+    force: str = ""
+    damage: int = 0
+    air: Mapping[str, int] | None = None
+    elite: Mapping[str, int] | None = None
+    green: Mapping[str, int] | None = None
+    fuel_left: float | None = None
+    name: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "type": self.type,
+            "class": self.ship_class,
+            "navy": self.navy,
+            "members": list(self.members),
+            "force": self.force,
+            "damage": self.damage,
+        }
+        for key in _SHIP_OPTIONAL:
+            v = getattr(self, key)
+            if v is not None:
+                out[key] = dict(v) if isinstance(v, Mapping) else v
+        return {**out, **self.extra}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Ship:
+        optional = {k: raw[k] for k in _SHIP_OPTIONAL if k in raw}
+        return cls(
+            type=raw["type"],
+            ship_class=raw.get("class", ""),
+            navy=raw.get("navy", ""),
+            members=tuple(raw.get("members", ())),
+            force=raw.get("force", ""),
+            damage=raw.get("damage", 0),
+            extra={k: v for k, v in raw.items() if k not in _SHIP_KEYS},
+            **optional,
+        )
+
+
+_SHIP_OPTIONAL = ("air", "elite", "green", "fuel_left", "name")
+_SHIP_KEYS = frozenset({"type", "class", "navy", "members", "force", "damage", *_SHIP_OPTIONAL})
+
+
+@dataclass(frozen=True, slots=True)
+class MoveStep:
+    """One hex a TF entered this Naval Phase (16.6, 17.13): the MP spent so far,
+    whether it moved there at night, and its mission's EV (17.16.5)."""
+
+    hex: HexId
+    mp: int
+    night: bool
+    ev: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"hex": self.hex, "mp": self.mp, "night": self.night}
+        if self.ev is not None:
+            out["ev"] = self.ev
+        return out
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> MoveStep:
+        return cls(HexId(raw["hex"]), raw["mp"], raw["night"], raw.get("ev"))
+
+
+# The Naval Phase's bookkeeping flags, kept on the record only while True.
+_PHASE_FLAGS = ("active", "entered_port", "fuelled", "deployed")
+
+
+@dataclass(frozen=True, slots=True)
+class TaskForce:
+    """A TF marker and its box on the TF Display (16.1-16.2): see the module's schema.
+
+    ``mission`` is this Naval Phase's card as stored (missions.MissionCard's JSON);
+    ``active``, ``entered_port``, ``fuelled`` and ``deployed`` are the current
+    Naval Phase's (16.0, 18.4.1, 17.9, ruling R31), ``revealed`` how a dummy was
+    definitively revealed mid-move (13.6.3). ``extra``: keys other rules keep."""
+
+    hex: HexId | None
+    ships: tuple[str, ...] = ()
+    dummy: bool = False
+    speed_class: str = ""
+    mission: Mapping[str, Any] | None = None
+    active_phases: int = 0
+    fuel: int | None = None
+    in_port: str | None = None
+    log: tuple[MoveStep, ...] = ()
+    name: str = ""
+    port_phases: int = 0
+    deactivated: bool = False
+    unsupplied: bool = False
+    night: bool = False
+    active: bool = False
+    entered_port: bool = False
+    fuelled: bool = False
+    deployed: bool = False
+    revealed: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def at_sea(self) -> bool:
+        return self.hex is not None and not self.in_port
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "hex": self.hex,
+            "ships": list(self.ships),
+            "dummy": self.dummy,
+            "speed_class": self.speed_class,
+            "mission": self.mission,
+            "active_phases": self.active_phases,
+            "fuel": self.fuel,
+            "in_port": self.in_port,
+            "log": [s.to_json() for s in self.log],
+            "name": self.name,
+            "port_phases": self.port_phases,
+            "deactivated": self.deactivated,
+            "unsupplied": self.unsupplied,
+            "night": self.night,
+        }
+        out.update({flag: True for flag in _PHASE_FLAGS if getattr(self, flag)})
+        if self.revealed is not None:
+            out["revealed"] = self.revealed
+        return {**out, **self.extra}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> TaskForce:
+        mission = raw.get("mission")
+        return cls(
+            hex=raw.get("hex"),
+            ships=tuple(raw.get("ships", ())),
+            dummy=bool(raw.get("dummy", False)),
+            speed_class=raw.get("speed_class", ""),
+            mission=dict(mission) if mission is not None else None,
+            active_phases=raw.get("active_phases", 0),
+            fuel=raw.get("fuel"),
+            in_port=raw.get("in_port") or None,
+            log=tuple(MoveStep.from_json(s) for s in raw.get("log", ())),
+            name=raw.get("name", ""),
+            port_phases=raw.get("port_phases", 0),
+            deactivated=bool(raw.get("deactivated", False)),
+            unsupplied=bool(raw.get("unsupplied", False)),
+            night=bool(raw.get("night", False)),
+            revealed=raw.get("revealed"),
+            extra={k: v for k, v in raw.items() if k not in _TF_KEYS},
+            **{flag: bool(raw[flag]) for flag in _PHASE_FLAGS if flag in raw},
+        )
+
+
+_TF_KEYS = frozenset(f.name for f in fields(TaskForce) if f.name != "extra")
+
+
+def task_forces(own: Mapping[str, Any]) -> dict[str, TaskForce]:
+    """A side's TF Display, decoded (the side's private part holds it as JSON)."""
+    return {tf: TaskForce.from_json(rec) for tf, rec in own.get(TFS, {}).items()}
+
+
+def task_force(own: Mapping[str, Any], tf: str) -> TaskForce:
+    return TaskForce.from_json(own[TFS][tf])
+
+
+def ship(own: Mapping[str, Any], name: str) -> Ship:
+    return Ship.from_json(own[SHIPS][name])
+
+
+def put(own: dict[str, Any], tf: str, value: TaskForce) -> None:
+    """``value`` into the side's TF Display. An existing record is rewritten in
+    place: the round's other rules may hold it while a TF moves."""
+    display = own.setdefault(TFS, {})
+    _rewrite(display, tf, value.to_json())
+
+
+def put_ship(own: dict[str, Any], name: str, value: Ship) -> None:
+    _rewrite(own.setdefault(SHIPS, {}), name, value.to_json())
+
+
+def _rewrite(records: dict[str, Any], key: str, new: dict[str, Any]) -> None:
+    rec = records.get(key)
+    if rec is None:
+        records[key] = new
+    elif rec != new:
+        rec.clear()
+        rec.update(new)
+
+
+def update(own: dict[str, Any], tf: str, **changes: Any) -> TaskForce:
+    """The side's TF ``tf`` with ``changes`` (dataclasses.replace), stored back."""
+    value = replace(task_force(own, tf), **changes)
+    put(own, tf, value)
+    return value
+
+
 def tf_id(text: str) -> str | None:
     """'TF7', 'tf 7' -> 'TF7'; None if ``text`` names no marker."""
     m = _TF.match(text.strip())
@@ -70,22 +275,10 @@ def marker_number(tf: str) -> int:
 def new_tf(
     hex_: str | None, ships: list[str], *, dummy: bool = False, name: str = ""
 ) -> dict[str, Any]:
-    return {
-        "hex": hex_,
-        "ships": list(ships),
-        "dummy": dummy,
-        "speed_class": "",
-        "mission": None,
-        "active_phases": 0,
-        "fuel": None,
-        "in_port": None,
-        "log": [],
-        "name": name,
-        "port_phases": 0,
-        "deactivated": False,
-        "unsupplied": False,
-        "night": False,
-    }
+    """A new TF's record as the TF Display stores it."""
+    return TaskForce(
+        None if hex_ is None else HexId(hex_), tuple(ships), dummy, name=name
+    ).to_json()
 
 
 def value(public: Mapping[str, Any], key: str) -> Any:
@@ -101,65 +294,74 @@ def setup(
 ) -> dict[str, Any]:
     """A side's TF Display at the start: each force with ships becomes a TF, numbered
     in the pack's order, placed where its position (degrees) falls on the map."""
-    tfs: dict[str, Any] = {}
-    ships: dict[str, Any] = {}
+    tfs: dict[str, TaskForce] = {}
+    ships: dict[str, Ship] = {}
     for fid, item in forces.items():
         v = item["value"]
         if "ships" not in v:
             continue
-        tf = f"TF{len(tfs) + 1}"
         h = where.hex_at(float(v["lat"]), float(v["lon"]))
         if h is None:
             raise DataError(f"forces.{fid}", f"position {v['lat']}, {v['lon']} is off the map")
-        place = str(v.get("place", AT_SEA))
-        names = []
         for s in v["ships"]:
-            names.append(str(s["name"]))
-            ships[str(s["name"])] = {
-                "type": s["type"],
-                "class": s.get("class", ""),
-                "navy": s.get("navy", ""),
-                "members": list(s.get("members", ())),
-                "force": fid,
-                "damage": 0,  # 7.8.1, 16.8: damage level 0-4, 5 sunk (air/ships.py)
-            }
-        entry = new_tf(h, names, name=str(v.get("name", fid)))
-        entry["in_port"] = place if place != AT_SEA and place in places else None
-        entry["deactivated"] = entry["in_port"] is not None  # ships lying in port
-        entry["fuel"] = None  # set when its speed class is chosen (16.0 A; 18.1)
-        tfs[tf] = entry
-    embark(forces, ships)
-    return {TFS: tfs, SHIPS: ships}
+            ships[str(s["name"])] = Ship(
+                type=s["type"],
+                ship_class=s.get("class", ""),
+                navy=s.get("navy", ""),
+                members=tuple(s.get("members", ())),
+                force=fid,
+            )
+        place = str(v.get("place", AT_SEA))
+        in_port = place if place != AT_SEA and place in places else None
+        tfs[f"TF{len(tfs) + 1}"] = TaskForce(
+            h,
+            tuple(str(s["name"]) for s in v["ships"]),
+            name=str(v.get("name", fid)),
+            in_port=in_port,
+            deactivated=in_port is not None,  # ships lying in port
+        )  # its fuel is set when its speed class is chosen (16.0 A; 18.1)
+    ships = embarked(forces, ships)
+    return {
+        TFS: {tf: entry.to_json() for tf, entry in tfs.items()},
+        SHIPS: {name: s.to_json() for name, s in ships.items()},
+    }
 
 
-def embark(forces: Mapping[str, Mapping[str, Any]], ships: Mapping[str, dict[str, Any]]) -> None:
+def embarked(forces: Mapping[str, Mapping[str, Any]], ships: Mapping[str, Ship]) -> dict[str, Ship]:
     """4.0, 5.0: the carriers' air groups onto their ships' records, so a carrier TF
     launches, searches and loses APs from its ships: a forces item whose keys are all
     ship names (the scenario's ``*-air`` items) gives each its APs by type; a
     ``*-elite`` item, how many of them are elite (7.11, air/elite.py); a ``*-green``
     item, how many are untrained (58.1, air/training.py)."""
+    out = dict(ships)
     for key, item in forces.items():
         v = item.get("value")
-        if isinstance(v, Mapping) and v and all(name in ships for name in v):
-            field = "elite" if str(key).endswith("-elite") else "air"
-            field = "green" if str(key).endswith("-green") else field  # 58.1, air/training.py
+        if isinstance(v, Mapping) and v and all(name in out for name in v):
+            group = "elite" if str(key).endswith("-elite") else "air"
+            group = "green" if str(key).endswith("-green") else group  # 58.1, air/training.py
             for name, air in v.items():
-                ships[name][field] = {str(t): int(n) for t, n in air.items()}
+                aps: dict[str, Any] = {group: {str(t): int(n) for t, n in air.items()}}
+                out[name] = replace(out[name], **aps)
+    return out
 
 
-def ship_class(public: Mapping[str, Any], ship: Mapping[str, Any]) -> Mapping[str, Any]:
-    cls = str(ship.get("class", ""))
-    got: Mapping[str, Any] = value(public, f"units/{cls}")
+def embark(forces: Mapping[str, Mapping[str, Any]], ships: dict[str, dict[str, Any]]) -> None:
+    """``embarked`` on the ships' stored records."""
+    for name, s in embarked(forces, {n: Ship.from_json(r) for n, r in ships.items()}).items():
+        _rewrite(ships, name, s.to_json())
+
+
+def ship_class(public: Mapping[str, Any], ship: Ship) -> Mapping[str, Any]:
+    """The ship's class item of the public charts (``units/<class>``)."""
+    got: Mapping[str, Any] = value(public, f"units/{ship.ship_class}")
     return got
 
 
-def top_speed_class(
-    public: Mapping[str, Any], own: Mapping[str, Any], tf: Mapping[str, Any]
-) -> int:
+def top_speed_class(public: Mapping[str, Any], own: Mapping[str, Any], tf: TaskForce) -> int:
     """17.13.1: a TF's speed class may not exceed its slowest ship's; a dummy any (13.6.1)."""
-    if tf["dummy"] or not tf["ships"]:
+    if tf.dummy or not tf.ships:
         return 3
-    return min(int(ship_class(public, own[SHIPS][s])["speed_class"]) for s in tf["ships"])
+    return min(int(ship_class(public, ship(own, s))["speed_class"]) for s in tf.ships)
 
 
 def fuelling_period(public: Mapping[str, Any], speed_class: str) -> int:
@@ -177,14 +379,14 @@ def allowance(public: Mapping[str, Any], speed_class: str, *, night: bool = Fals
     return int(value(public, NIGHT_MP if night else DAY_MP)[speed_class])
 
 
-def free_markers(public: Mapping[str, Any], tfs: Mapping[str, Any]) -> list[str]:
+def free_markers(public: Mapping[str, Any], tfs: Iterable[str]) -> list[str]:
     """16.1.1: the side's unused markers, lowest first."""
-    limit = int(value(public, MARKERS))
-    return [f"TF{n}" for n in range(1, limit + 1) if f"TF{n}" not in tfs]
+    limit, used = int(value(public, MARKERS)), set(tfs)
+    return [f"TF{n}" for n in range(1, limit + 1) if f"TF{n}" not in used]
 
 
-def types_of(own: Mapping[str, Any], tf: Mapping[str, Any]) -> list[str]:
-    return [str(own[SHIPS][s]["type"]) for s in tf["ships"]]
+def types_of(own: Mapping[str, Any], tf: TaskForce) -> list[str]:
+    return [ship(own, s).type for s in tf.ships]
 
 
 def allot_dummies(state: dict[str, Any], dice: Dice, time: str, cycle: int) -> list[Event]:
@@ -208,8 +410,8 @@ def allot_dummies(state: dict[str, Any], dice: Dice, time: str, cycle: int) -> l
         else:
             granted = int(value(public, "scenario/si-levels")["allied"]) + abs(a - b)
         own = state[PRIVATE][side]
-        at_sea = sum(1 for t in own.get(TFS, {}).values() if t["dummy"])
-        own["dummy_allotment"] = {"cycle": cycle, "allowed": granted, "sorties": at_sea}
+        at_sea = sum(1 for t in task_forces(own).values() if t.dummy)
+        own[dummies.ALLOTMENT] = dummies.DummyAllotment(cycle, granted, at_sea).to_json()
         fact = {"kind": "dummy-allotment", "cycle": cycle, "rolls": [a, b], "allowed": granted}
         events.append(disclose(state, fact, [side], time, "13.6"))
     return events
