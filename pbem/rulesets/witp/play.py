@@ -57,13 +57,13 @@ from pbem.rulesets.witp.clock import (
 from pbem.rulesets.witp.datapack import DataPack
 from pbem.rulesets.witp.knowledge import (
     DISCLOSURES,
-    MODERATOR,
     PRIVATE,
     PUBLIC,
     disclose,
     projection,
 )
 from pbem.rulesets.witp.missions import Context, SeaMap
+from pbem.rulesets.witp.state import PublicPart, WitpState
 
 GAME_TURNS = "scenario/game-turns"
 START_DATE = "scenario/start-date"
@@ -104,23 +104,16 @@ def setup(scenario: str, pack: DataPack, sea: tfs.Locator) -> dict[str, Any]:
     if pack.value(HIDDEN_MOVEMENT) != "exact":
         raise DataError("rulings.hidden-movement", "only 'exact' (R30) is moderated yet")
     places = pack.value(PLACES) if PLACES in pack.items else {}
-    return {
-        "scenario": scenario,
-        PUBLIC: {
-            "clock": TurnTrack(0, game_turns, turn_in_cycle).to_json(),
-            "pack": pack.public(),
-        },
-        PRIVATE: {
-            side: {
-                "forces": pack.forces(side),
-                "plots": {},
-                **tfs.setup(pack.forces(side), places, sea),
-            }
-            for side in SIDES
-        },
-        DISCLOSURES: [],
-        MODERATOR: {},
+    public = PublicPart(TurnTrack(0, game_turns, turn_in_cycle), pack.public_items())
+    private = {
+        side: {
+            "forces": pack.forces(side),
+            "plots": {},
+            **tfs.setup(pack.forces(side), places, sea),
+        }
+        for side in SIDES
     }
+    return WitpState(scenario, public, private, (), {}).to_json()
 
 
 @dataclass(frozen=True, slots=True)
