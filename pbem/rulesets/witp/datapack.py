@@ -229,13 +229,13 @@ def resolve(packs: list[DataPack]) -> DataPack:
 
 
 def illustrative(
-    items: Mapping[str, Mapping[str, Any]], keys: list[str] | None = None
+    items: Mapping[str, PackItem], keys: list[str] | None = None
 ) -> list[dict[str, str]]:
-    """The items (JSON, as ``public``/``forces`` give them) among ``keys`` (default:
-    all) whose values are illustrative: what a report must say it rests on."""
+    """The items among ``keys`` (default: all) whose values are illustrative: what a
+    report must say it rests on (its JSON, for the report)."""
     chosen = sorted(items) if keys is None else sorted(k for k in set(keys) if k in items)
     return [
-        {"item": k, "source": str(items[k]["source"])}
+        {"item": k, "source": items[k].source}
         for k in chosen
-        if items[k]["provenance"] == Provenance.ILLUSTRATIVE
+        if items[k].provenance == Provenance.ILLUSTRATIVE
     ]
