@@ -18,7 +18,7 @@ import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pbem.core.dice import Dice
@@ -70,72 +70,134 @@ def tf_key(side: str, tf: str) -> str:
     return f"{side}:{tf}"
 
 
+@dataclass(frozen=True, slots=True)
+class HeldChit:
+    """13.5.3: a drawn chit its TF holds, and the cup it goes back to; ``counts_as``:
+    the chit Magic's Report False made it count as (42.4.1), stored as ``as``."""
+
+    cup: str
+    chit: str
+    counts_as: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        out = {"cup": self.cup, "chit": self.chit}
+        return {**out, "as": self.counts_as} if self.counts_as else out
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, str]) -> HeldChit:
+        return cls(obj["cup"], obj["chit"], obj.get("as"))
+
+
+@dataclass(frozen=True, slots=True)
+class ChitCups:
+    """13.5.1: what each cup holds, by chit, and the chits TFs hold out of them, by
+    ``tf_key`` (the moderator's: the searcher never learns a chit, 13.5.7)."""
+
+    cups: Mapping[str, Mapping[str, int]]
+    held: Mapping[str, tuple[HeldChit, ...]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cups": {cup: dict(contents) for cup, contents in self.cups.items()},
+            "held": {k: [h.to_json() for h in hs] for k, hs in self.held.items()},
+        }
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> ChitCups:
+        held = {k: tuple(HeldChit.from_json(h) for h in hs) for k, hs in obj["held"].items()}
+        return cls(obj["cups"], held)
+
+    def left(self, cup: str) -> int:
+        return sum(self.cups[cup].values())
+
+    def counted(self, changes: Mapping[tuple[str, str], int]) -> dict[str, dict[str, int]]:
+        """The cups with ``changes`` ((cup, chit): +n back, -n drawn) made."""
+        out = {cup: dict(contents) for cup, contents in self.cups.items()}
+        for (cup, chit), n in changes.items():
+            out[cup][chit] += n
+        return out
+
+    def drawn(self, key: str, cup: str, chit: str) -> ChitCups:
+        held = {**self.held, key: (*self.held.get(key, ()), HeldChit(cup, chit))}
+        return ChitCups(self.counted({(cup, chit): -1}), held)
+
+    def returned(self, key: str, cup: str | None = None) -> ChitCups:
+        """``key``'s chits (those of ``cup`` only, if named) back in their cups."""
+        going = [h for h in self.held.get(key, ()) if cup in (None, h.cup)]
+        back = Counter((h.cup, h.chit) for h in going)
+        kept = tuple(h for h in self.held.get(key, ()) if h not in going)
+        held = {k: hs for k, hs in self.held.items() if k != key}
+        if kept:
+            held = {k: kept if k == key else hs for k, hs in self.held.items()}
+        return ChitCups(self.counted(back), held)
+
+
+def _cups(state: dict[str, Any]) -> ChitCups:
+    return ChitCups.from_json(_search(state))
+
+
+def _keep(state: dict[str, Any], cups: ChitCups) -> None:
+    """Write ``cups`` back into the round's working copy (its other records stay)."""
+    _search(state).update(cups.to_json())
+
+
 def draw(state: dict[str, Any], side: str, tf: str, cup: str, secret: Dice) -> str:
     """13.5.3: the owner of ``side``'s TF ``tf`` blindly draws from ``cup`` (Cup 3
     if Cup 2 is empty, 13.5.6); the chit stays with the TF."""
-    rec = _search(state)
-    if cup == NORMAL and not sum(rec["cups"][NORMAL].values()):
+    cups = _cups(state)
+    if cup == NORMAL and not cups.left(NORMAL):
         cup = SQUALL
-    if cup == SQUALL and not sum(rec["cups"][SQUALL].values()):
-        _refill(rec, SQUALL)  # ruling R57: Cups 2 and 3 both out
-    if cup == INTENSIVE and not sum(rec["cups"][INTENSIVE].values()):
-        _refill(rec, INTENSIVE)
-    contents = rec["cups"][cup]
-    pool = [c for c in CHITS for _ in range(contents.get(c, 0))]
+    if cup in (SQUALL, INTENSIVE) and not cups.left(cup):
+        cups = _refill(cups, cup)  # ruling R57: Cups 2 and 3 both out (or Cup 1)
+    pool = [c for c in CHITS for _ in range(cups.cups[cup].get(c, 0))]
     if not pool:
         raise AdjudicationError(f"search chit {cup} is empty and {tf} must draw")
     chit = pool[draws.below(secret, len(pool), f"search chit {cup} {side} {tf}")]
-    contents[chit] -= 1
-    rec["held"].setdefault(tf_key(side, tf), []).append({"cup": cup, "chit": chit})
+    _keep(state, cups.drawn(tf_key(side, tf), cup, chit))
     return chit
 
 
-def _refill(rec: dict[str, Any], cup: str) -> None:
+def _refill(cups: ChitCups, cup: str) -> ChitCups:
     """Ruling R57: a cup the rules would have drawn from is empty (Cup 2 and Cup 3
     both, or Cup 1): the chits drawn from it and held by TFs go back to it first,
     as at the end of an even-numbered Game-Turn (13.5); the reports stand."""
-    for key in list(rec["held"]):
-        keep = [h for h in rec["held"][key] if h["cup"] != cup]
-        for h in rec["held"][key]:
-            if h["cup"] == cup:
-                rec["cups"][cup][h["chit"]] += 1
-        if keep:
-            rec["held"][key] = keep
-        else:
-            del rec["held"][key]
+    for key in list(cups.held):
+        cups = cups.returned(key, cup)
+    return cups
 
 
 def held(state: dict[str, Any], side: str, tf: str) -> list[str]:
-    return [h["chit"] for h in _search(state)["held"].get(tf_key(side, tf), [])]
+    return [h.chit for h in _cups(state).held.get(tf_key(side, tf), ())]
 
 
 def replace_last(state: dict[str, Any], side: str, tf: str, chit: str) -> None:
     """Magic "Report False" (42.4.1): the chit just drawn counts as ``chit``; the drawn
     one still goes back to its own cup in time."""
-    _search(state)["held"][tf_key(side, tf)][-1]["as"] = chit
+    cups = _cups(state)
+    *before, last = cups.held[tf_key(side, tf)]
+    held = {**cups.held, tf_key(side, tf): (*before, replace(last, counts_as=chit))}
+    _keep(state, ChitCups(cups.cups, held))
 
 
 def effective(state: dict[str, Any], side: str, tf: str) -> str:
     """The chit the latest report must obey (after any Magic conversion)."""
-    last = _search(state)["held"][tf_key(side, tf)][-1]
-    return str(last.get("as", last["chit"]))
+    last = _cups(state).held[tf_key(side, tf)][-1]
+    return last.counts_as or last.chit
 
 
 def return_chits(state: dict[str, Any], side: str, tf: str) -> int:
     """13.6.5: the TF's chits go back to the cups they came from; how many."""
-    rec = _search(state)
-    chits = rec["held"].pop(tf_key(side, tf), [])
-    for h in chits:
-        rec["cups"][h["cup"]][h["chit"]] += 1
-    return len(chits)
+    cups = _cups(state)
+    key = tf_key(side, tf)
+    _keep(state, cups.returned(key))
+    return len(cups.held.get(key, ()))
 
 
 def end_of_game_turn(state: dict[str, Any], turn: int) -> int:
     """13.5: at the end of each even-numbered Game-Turn every chit goes back."""
     if turn % 2:
         return 0
-    rec = _search(state)
-    keys = list(rec["held"])
+    keys = list(_cups(state).held)
     return sum(return_chits(state, *k.split(":", 1)) for k in keys)
 
 

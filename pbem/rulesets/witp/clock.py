@@ -23,10 +23,13 @@ caller's (play.Clock: from public knowledge only).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, ClassVar
 
-from pbem.core.sides import ALLIED, JAPANESE, SIDES
+from pbem.core.sides import ALLIED, JAPANESE, SIDES, Side
+from pbem.rulesets.witp.knowledge import Fact
 
 KERNEL_STAGE = 2  # this package moderates the segments of this stage and below
 TURNS_PER_CYCLE = 4  # 3.0: "each cycle representing four game turns"
@@ -395,3 +398,49 @@ def rounds(slots: tuple[Slot, ...]) -> list[Round]:
         out.append(r)
         at = r.end
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTrack:
+    """The public Turn Record Track (3.0): where the marker stands (``at``, an index of
+    the schedule), the scenario's length and its first Game-Turn's place in its cycle,
+    and, between the halves of a gated Plot Segment, the sides whose plot is filed
+    (42.3.1). Stored as ``public["clock"]``; ``plotted`` only while it is not empty."""
+
+    at: int
+    game_turns: int
+    turn_in_cycle: int
+    plotted: tuple[Side, ...] = ()
+
+    @property
+    def slots(self) -> tuple[Slot, ...]:
+        return schedule(self.game_turns, self.turn_in_cycle)
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "at": self.at,
+            "game_turns": self.game_turns,
+            "turn_in_cycle": self.turn_in_cycle,
+        }
+        return {**out, "plotted": [str(s) for s in self.plotted]} if self.plotted else out
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> TurnTrack:
+        plotted = tuple(Side(s) for s in obj.get("plotted", ()))
+        return cls(int(obj["at"]), int(obj["game_turns"]), int(obj["turn_in_cycle"]), plotted)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TurnEnded(Fact):
+    """3.1 I: the Game-Turn marker advanced past Game-Turn ``turn``, told to both sides."""
+
+    KIND: ClassVar[str] = "turn-ended"
+    turn: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CycleEnded(Fact):
+    """50.0 J: the cycle marker advanced past ``cycle`` (its Strategic Game-Turn played)."""
+
+    KIND: ClassVar[str] = "cycle-ended"
+    cycle: int

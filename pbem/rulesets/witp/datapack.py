@@ -58,8 +58,10 @@ ITEM_KEYS = frozenset({"value", "provenance", "source"})
 
 
 @dataclass(frozen=True, slots=True)
-class Item:
-    key: str  # "tables/night-movement-allowance", "forces/allied/tf17"
+class PackItem:
+    """One value of the data pack as a game holds it: the value (JSON: a table, a unit's
+    values, a ruling), where it comes from and the pack that supplied it."""
+
     value: Any  # JSON
     provenance: Provenance
     source: str  # the rule, the derivation or the document the value rests on
@@ -72,6 +74,17 @@ class Item:
             "source": self.source,
             "pack": self.pack,
         }
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> PackItem:
+        return cls(obj["value"], Provenance(obj["provenance"]), obj["source"], obj["pack"])
+
+
+@dataclass(frozen=True, slots=True)
+class Item(PackItem):
+    """A pack's item with its key, as the packs are read and merged."""
+
+    key: str  # "tables/night-movement-allowance", "forces/allied/tf17"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,13 +102,17 @@ class DataPack:
     def value(self, key: str) -> Any:
         return self.get(key).value
 
-    def public(self) -> dict[str, dict[str, Any]]:
-        """Every item both sides may know (the charts, map, rulings, scenario), as JSON."""
+    def public_items(self) -> dict[str, PackItem]:
+        """Every item both sides may know (the charts, map, rulings, scenario)."""
         return {
-            k: i.to_json()
+            k: PackItem(i.value, i.provenance, i.source, i.pack)
             for k, i in sorted(self.items.items())
             if not k.startswith(PRIVATE_CATEGORY + "/")
         }
+
+    def public(self) -> dict[str, dict[str, Any]]:
+        """The public items as JSON."""
+        return {k: i.to_json() for k, i in self.public_items().items()}
 
     def forces(self, side: str) -> dict[str, dict[str, Any]]:
         """``side``'s order of battle, by force id, as JSON items."""
@@ -132,7 +149,7 @@ def _item(
     source = raw.get("source", default[1] if default else None)
     if not isinstance(source, str) or not source.strip():
         raise DataError(f"{where}.source", "say where the value comes from (a rule or a document)")
-    return Item(key, raw["value"], provenance, source, pack)
+    return Item(value=raw["value"], provenance=provenance, source=source, pack=pack, key=key)
 
 
 def parse_pack(raw: Mapping[str, Any], where: str, *, moderator: bool = False) -> DataPack:
@@ -212,13 +229,13 @@ def resolve(packs: list[DataPack]) -> DataPack:
 
 
 def illustrative(
-    items: Mapping[str, Mapping[str, Any]], keys: list[str] | None = None
+    items: Mapping[str, PackItem], keys: list[str] | None = None
 ) -> list[dict[str, str]]:
-    """The items (JSON, as ``public``/``forces`` give them) among ``keys`` (default:
-    all) whose values are illustrative: what a report must say it rests on."""
+    """The items among ``keys`` (default: all) whose values are illustrative: what a
+    report must say it rests on (its JSON, for the report)."""
     chosen = sorted(items) if keys is None else sorted(k for k in set(keys) if k in items)
     return [
-        {"item": k, "source": str(items[k]["source"])}
+        {"item": k, "source": items[k].source}
         for k in chosen
-        if items[k]["provenance"] == Provenance.ILLUSTRATIVE
+        if items[k].provenance == Provenance.ILLUSTRATIVE
     ]

@@ -17,6 +17,8 @@ recompute both.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.core.dice import Dice, Draw
@@ -98,14 +100,30 @@ def fork(secret: Dice, label: str) -> Dice:
     return secret.fork(label) if isinstance(secret, SecretDice) else secret
 
 
-SEED_KEY = "secret_seed"  # moderator: {"round": name, "seed": hex} of the current round
+SEED_KEY = "secret_seed"  # moderator[SEED_KEY]: the current round's RoundSeed
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSeed:
+    """The seed of a round's secret stream (the moderator's), stored as
+    ``{"round": name, "seed": hex}``."""
+
+    round: str
+    seed: bytes
+
+    def to_json(self) -> dict[str, str]:
+        return {"round": self.round, "seed": self.seed.hex()}
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, str]) -> RoundSeed:
+        return cls(str(obj["round"]), bytes.fromhex(str(obj["seed"])))
 
 
 def take_round_seed(state: dict[str, Any], dice: Dice, round_name: str) -> None:
     """At a round's start, always: SEED_DICE open 1D6 seed the round's secret stream,
     kept in the moderator's part (the same count of open dice whatever follows)."""
     faces = bytes(dice.d6(f"secret stream seed {round_name}") for _ in range(SEED_DICE))
-    state.setdefault(MODERATOR, {})[SEED_KEY] = {"round": round_name, "seed": faces.hex()}
+    state.setdefault(MODERATOR, {})[SEED_KEY] = RoundSeed(round_name, faces).to_json()
 
 
 def round_secret(state: dict[str, Any], label: str) -> SecretDice:
@@ -114,4 +132,5 @@ def round_secret(state: dict[str, Any], label: str) -> SecretDice:
     rec = state.get(MODERATOR, {}).get(SEED_KEY)
     if rec is None:
         raise KeyError("no secret stream seeded this round")
-    return SecretDice(bytes.fromhex(str(rec["seed"])), f"{rec['round']}/{label}")
+    seed = RoundSeed.from_json(rec)
+    return SecretDice(seed.seed, f"{seed.round}/{label}")

@@ -10,10 +10,12 @@ players file it as a standing order; Magic (42.4.3) may later take it over.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from pbem.core.dice import Dice
 from pbem.core.errors import AdjudicationError
-from pbem.core.sides import SIDES, enemy_of
+from pbem.core.sides import SIDES, Side, enemy_of
+from pbem.rulesets.witp.knowledge import Fact
 
 FIRST, SECOND = "first", "second"
 MAX_TIES = 100  # a run of 100 ties has probability 6^-100: a broken Dice, not luck
@@ -21,18 +23,26 @@ MAX_TIES = 100  # a run of 100 ties has probability 6^-100: a broken Dice, not l
 
 @dataclass(frozen=True, slots=True)
 class Initiative:
-    winner: str  # the side with the higher DR
+    winner: Side  # the side with the higher DR
     rolls: tuple[tuple[int, int], ...]  # (japanese, allied), ties first
     choice: str  # FIRST or SECOND: what the winner chose
-    first: str  # the side that moves (or strikes) first
+    first: Side  # the side that moves (or strikes) first
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "winner": self.winner,
-            "rolls": [list(r) for r in self.rolls],
-            "choice": self.choice,
-            "first": self.first,
-        }
+
+@dataclass(frozen=True, slots=True, eq=False)
+class InitiativeDetermined(Fact):
+    """3.2: a segment's open initiative dice and what they decided, told to both sides."""
+
+    KIND: ClassVar[str] = "initiative"
+    segment: str  # the segment's title, e.g. "Strike Segment"
+    winner: Side
+    rolls: tuple[tuple[int, int], ...]
+    choice: str
+    first: Side
+
+    @classmethod
+    def of(cls, segment: str, result: Initiative) -> InitiativeDetermined:
+        return cls(segment, result.winner, result.rolls, result.choice, result.first)
 
 
 def determine(dice: Dice, purpose: str, choice: str = SECOND) -> Initiative:

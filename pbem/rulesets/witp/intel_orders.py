@@ -19,7 +19,8 @@ rule. Every judge reads the side's own Knowledge only.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
@@ -27,9 +28,9 @@ from pbem.core.events import Event
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp import draws, intelligence, orders
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.clock import Slot, schedule
-from pbem.rulesets.witp.intelligence import INTEL
-from pbem.rulesets.witp.knowledge import PRIVATE, disclose
+from pbem.rulesets.witp.clock import Slot, TurnTrack
+from pbem.rulesets.witp.intelligence import INTEL, PlotCard
+from pbem.rulesets.witp.knowledge import PRIVATE, Fact, disclose
 from pbem.rulesets.witp.missions import Context
 from pbem.rulesets.witp.orders import Plot
 
@@ -48,11 +49,19 @@ NOT_BY_PLOT = {  # Magic chits a plot line does not play (yet): where their rule
 SIGINT_NOT_YET = {"HEX": "42.3.3", "DAMAGE": "42.3.4", "AMPH": "42.3.6"}
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class IntelligenceLapsed(Fact):
+    """R71: a filed Sigint or Magic call that can no longer be carried out, and why."""
+
+    KIND: ClassVar[str] = "intelligence-lapsed"
+    order: str
+    why: str
+
+
 def _slot(public: Mapping[str, Any]) -> Slot:
     """The slot the pending round starts at (the Plot Segment being written)."""
-    c = public["clock"]
-    slots = schedule(int(c["game_turns"]), int(c["turn_in_cycle"]))
-    return slots[min(int(c["at"]), len(slots) - 1)]
+    track = TurnTrack.from_json(public["clock"])
+    return track.slots[min(track.at, len(track.slots) - 1)]
 
 
 def _intel(ctx: Context) -> Mapping[str, Any]:
@@ -141,7 +150,7 @@ def _header(rest: Sequence[str]) -> tuple[str, list[str]] | None:
     return (f"SC{rest[1]}", names) if names else None
 
 
-def dummy_card(plot: Plot) -> dict[str, Any] | None:
+def dummy_card(plot: Plot) -> PlotCard | None:
     """The 42.9 card the Japanese lines write, shaped as any card is (card_face)."""
     lines = plot.extra.get(DUMMYCARD, [])
     if not lines:
@@ -219,7 +228,7 @@ def carry_out(state: dict[str, Any], slot: Slot, secret: Dice | None) -> list[Ev
         try:
             events += _one(state, slot, secret, call)
         except IllegalOrderError as e:
-            fact = {"kind": "intelligence-lapsed", "order": " ".join(call), "why": e.message}
+            fact = IntelligenceLapsed(" ".join(call), e.message)
             events.append(disclose(state, fact, [ALLIED], slot.time, e.rule or "42"))
     return events
 

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
@@ -33,7 +34,7 @@ from pbem.core.events import Event
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp import draws, dummies
 from pbem.rulesets.witp.clock import Slot
-from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Fact, disclose
 
 MAGIC_TABLE = "tables/magic-cup"
 REVEAL_TF = "tables/magic-reveal-tf"
@@ -74,11 +75,151 @@ def japanese_plot_first(public: Mapping[str, Any]) -> bool:
     return gate_on(public) and (diff is None or diff > 0)
 
 
-def card_face(
-    tf: str, speed: str, composition: Sequence[str], lines: Sequence[str]
-) -> dict[str, Any]:
-    """A plot card as Sigint or Magic shows it (16.3, 42.9): one shape for every card."""
-    return {"tf": tf, "speed": speed, "composition": list(composition), "lines": list(lines)}
+@dataclass(frozen=True, slots=True)
+class PlotCard:
+    """A plot card as Sigint or Magic shows it (16.3, 42.9): one shape for every card,
+    a TF's own or the 42.9 dummy card: TF, speed class, composition, lines."""
+
+    tf: str
+    speed: str
+    composition: tuple[str, ...]
+    lines: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tf": self.tf,
+            "speed": self.speed,
+            "composition": list(self.composition),
+            "lines": list(self.lines),
+        }
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> PlotCard:
+        return card_face(obj["tf"], obj["speed"], obj["composition"], obj["lines"])
+
+
+def card_face(tf: str, speed: str, composition: Sequence[str], lines: Sequence[str]) -> PlotCard:
+    return PlotCard(tf, speed, tuple(composition), tuple(lines))
+
+
+# -- the facts 42 discloses ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SigintEvent(Fact):
+    """42.3.1: the Japanese learn only that "a Sigint event occurred" (a ruse too)."""
+
+    KIND: ClassVar[str] = "sigint-event"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SigintRuse(Fact):
+    """42.3.5: the Allies' ruse was played (told to them; the Japanese see a Sigint event)."""
+
+    KIND: ClassVar[str] = "sigint-ruse"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SigintSample(Fact):
+    """42.3.1: the Allies' secret 1D6 and the cards it showed them, of all the cards."""
+
+    KIND: ClassVar[str] = "sigint"
+    pips: int
+    of: int
+    cards: tuple[PlotCard, ...]
+
+    @classmethod
+    def decode(cls, obj: Mapping[str, Any]) -> Self:
+        return cls(obj["pips"], obj["of"], tuple(PlotCard.from_json(c) for c in obj["cards"]))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SiCapabilities(Fact):
+    """42.2.2: the cycle's Sigint uses, ruses (42.3.5) and Magic draws, told to the Allies."""
+
+    KIND: ClassVar[str] = "si-capabilities"
+    cycle: int
+    si_difference: int
+    sigint: int
+    ruses: int
+    magic_draws: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class MagicDrawn(Fact):
+    """42.4: the Magic chits the Allies drew, and each Draw chit with its extra draws."""
+
+    KIND: ClassVar[str] = "magic-drawn"
+    chits: tuple[str, ...]
+    draw_chits: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class MagicPlayed(Fact):
+    """42.4.2: a Magic chit shown as it is played."""
+
+    KIND: ClassVar[str] = "magic-played"
+    chit: str
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class MagicCardBacks(Fact):
+    """42.4.1 at SI +3: the numbered backs of every Japanese card this phase."""
+
+    KIND: ClassVar[str] = "magic-card-backs"
+    tfs: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class MagicRevealNamed(Fact):
+    """42.4.1 at SI +1 and +2: the TFs the Allies named (the Japanese hand those cards over)."""
+
+    KIND: ClassVar[str] = "magic-reveal-named"
+    tfs: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class MagicRevealTf(Fact):
+    """42.4.1: the cards Reveal 1/2 TF read, for the Allies' eyes only."""
+
+    KIND: ClassVar[str] = "magic-reveal-tf"
+    cards: tuple[PlotCard, ...]
+
+    @classmethod
+    def decode(cls, obj: Mapping[str, Any]) -> Self:
+        return cls(tuple(PlotCard.from_json(c) for c in obj["cards"]))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DummySortieBurnt(Fact):
+    """42.4.1 Reveal Dummy TF with no dummy at sea: an unused dummy sortie burnt (0 or 1)."""
+
+    KIND: ClassVar[str] = "dummy-sortie-burnt"
+    burnt: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Jn25Counters(Fact):
+    """42.8: the JN-25 Code Change counters the Japanese hold at the outset."""
+
+    KIND: ClassVar[str] = "jn25-counters"
+    held: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Jn25Committed(Fact):
+    """42.9, R72: a dummy plot card committed a JN-25 counter to this cycle's end."""
+
+    KIND: ClassVar[str] = "jn25-committed"
+    cycle: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Jn25Played(Fact):
+    """42.8, R72: a committed JN-25 counter played openly onto the next cycle."""
+
+    KIND: ClassVar[str] = "jn25-played"
+    arrives_cycle: int
 
 
 def _ship_name(ship: Any) -> str:
@@ -86,7 +227,7 @@ def _ship_name(ship: Any) -> str:
     return str(ship["name"]) if isinstance(ship, Mapping) else str(ship)
 
 
-def plot_cards(state: Mapping[str, Any], slot: Slot) -> list[dict[str, Any]]:
+def plot_cards(state: Mapping[str, Any], slot: Slot) -> list[PlotCard]:
     """The Japanese cards of this Naval Phase: one for each TF with a plot (16.3), and
     the dummy plot card of 42.9 if filed for this phase; in TF-number order, so the
     Allies cannot tell the dummy card by its place."""
@@ -104,8 +245,8 @@ def plot_cards(state: Mapping[str, Any], slot: Slot) -> list[dict[str, Any]]:
     ]
     fake = private.get("dummy_plot_card")
     if fake and fake.get("time") == slot.time:
-        cards.append(dict(fake["card"]))
-    return sorted(cards, key=lambda c: (len(str(c["tf"])), str(c["tf"])))
+        cards.append(PlotCard.from_json(fake["card"]))
+    return sorted(cards, key=lambda c: (len(c.tf), c.tf))
 
 
 def dummy_card_problem(own: Mapping[str, Any], tf: str, slot: Slot) -> str | None:
@@ -126,20 +267,19 @@ def dummy_card_problem(own: Mapping[str, Any], tf: str, slot: Slot) -> str | Non
     return None
 
 
-def file_dummy_plot_card(state: dict[str, Any], card: Mapping[str, Any], slot: Slot) -> list[Event]:
+def file_dummy_plot_card(state: dict[str, Any], card: PlotCard, slot: Slot) -> list[Event]:
     """42.9: the card (a ``card_face``) goes into this phase's deck; the JN-25 play it
     commits is told to the Japanese (R72)."""
     private = state[PRIVATE][JAPANESE]
-    problem = dummy_card_problem(private, str(card["tf"]), slot)
+    problem = dummy_card_problem(private, card.tf, slot)
     if problem:
         raise IllegalOrderError(problem, rule="42.9")
-    private["dummy_plot_card"] = {"card": dict(card), "turn": slot.turn, "time": slot.time}
+    private["dummy_plot_card"] = {"card": card.to_json(), "turn": slot.turn, "time": slot.time}
     jn = private.setdefault("jn25", {"held": 0, "committed_cycle": None})
     if jn.get("committed_cycle") == slot.cycle:
         return []
     jn["committed_cycle"] = slot.cycle
-    fact = {"kind": "jn25-committed", "cycle": slot.cycle}
-    return [disclose(state, fact, [JAPANESE], slot.time, "42.9")]
+    return [disclose(state, Jn25Committed(slot.cycle), [JAPANESE], slot.time, "42.9")]
 
 
 def sigint(state: dict[str, Any], slot: Slot, secret: Dice, *, ruse: bool = False) -> list[Event]:
@@ -155,15 +295,15 @@ def sigint(state: dict[str, Any], slot: Slot, secret: Dice, *, ruse: bool = Fals
         )
     intel[key] -= 1
     intel["sigint_phase"] = slot.time
-    events = [disclose(state, {"kind": "sigint-event"}, [JAPANESE], slot.time, "42.3.1")]
+    events = [disclose(state, SigintEvent(), [JAPANESE], slot.time, "42.3.1")]
     if ruse:
-        return [*events, disclose(state, {"kind": "sigint-ruse"}, [ALLIED], slot.time, "42.3.5")]
+        return [*events, disclose(state, SigintRuse(), [ALLIED], slot.time, "42.3.5")]
     pips = secret.d6("sigint")
     cards = plot_cards(state, slot)
     n = min(len(cards), math.ceil(len(cards) * pips / 10))
     pool = list(range(len(cards)))
     seen = sorted(pool.pop(draws.below(secret, len(pool), "sigint card")) for _ in range(n))
-    fact = {"kind": "sigint", "pips": pips, "of": len(cards), "cards": [cards[i] for i in seen]}
+    fact = SigintSample(pips, len(cards), tuple(cards[i] for i in seen))
     state.setdefault(MODERATOR, {}).setdefault("sigint", []).append(
         {"time": slot.time, "seen": seen}
     )
@@ -195,8 +335,7 @@ def draw_magic(state: dict[str, Any], count: int, secret: Dice, slot: Slot) -> E
     for chit, _ in extra:
         cup[chit] += 1
     state[PRIVATE][ALLIED].setdefault(INTEL, {}).setdefault("magic", []).extend(drawn)
-    fact = {"kind": "magic-drawn", "chits": drawn, "draw_chits": [list(e) for e in extra]}
-    return disclose(state, fact, [ALLIED], slot.time, "42.4")
+    return disclose(state, MagicDrawn(tuple(drawn), tuple(extra)), [ALLIED], slot.time, "42.4")
 
 
 def play_magic(state: dict[str, Any], chit: str, slot: Slot) -> Event:
@@ -211,7 +350,7 @@ def play_magic(state: dict[str, Any], chit: str, slot: Slot) -> Event:
     state[MODERATOR]["si_plus_one"] = state[MODERATOR].get("si_plus_one", 0) + 1
     secret_ones: Sequence[str] = state[PUBLIC]["pack"][MAGIC_TABLE]["value"]["secret_when_played"]
     audience = [ALLIED] if chit in secret_ones else [ALLIED, JAPANESE]
-    return disclose(state, {"kind": "magic-played", "chit": chit}, audience, slot.time, "42.4.2")
+    return disclose(state, MagicPlayed(chit), audience, slot.time, "42.4.2")
 
 
 def open_cycle(state: dict[str, Any], cycle: int, secret: Dice, slot: Slot) -> list[Event]:
@@ -234,14 +373,7 @@ def open_cycle(state: dict[str, Any], cycle: int, secret: Dice, slot: Slot) -> l
         ruses_left=math.ceil(allied / 2) if uses else 0,
         sigint_phase=None,
     )
-    fact = {
-        "kind": "si-capabilities",
-        "cycle": cycle,
-        "si_difference": diff,
-        "sigint": uses,
-        "ruses": intel["ruses_left"],
-        "magic_draws": magic,
-    }
+    fact = SiCapabilities(cycle, diff, uses, intel["ruses_left"], magic)
     events = [disclose(state, fact, [ALLIED], slot.time, "42.2.2")]
     if magic:
         events.append(draw_magic(state, magic, secret, slot))
@@ -253,7 +385,7 @@ def roll_jn25(state: dict[str, Any], secret: Dice, slot: Slot) -> Event:
     Code Change counters they hold."""
     held = min(6, secret.d6("JN-25 counters") + 1)
     state[PRIVATE][JAPANESE]["jn25"] = {"held": held, "committed_cycle": None}
-    return disclose(state, {"kind": "jn25-counters", "held": held}, [JAPANESE], slot.time, "42.8")
+    return disclose(state, Jn25Counters(held), [JAPANESE], slot.time, "42.8")
 
 
 def play_committed_jn25(state: dict[str, Any], cycle: int, slot: Slot) -> list[Event]:
@@ -265,8 +397,7 @@ def play_committed_jn25(state: dict[str, Any], cycle: int, slot: Slot) -> list[E
         return []
     jn["held"] = int(jn.get("held", 0)) - 1
     jn["committed_cycle"] = None
-    fact = {"kind": "jn25-played", "arrives_cycle": cycle + 1}
-    return [disclose(state, fact, [ALLIED, JAPANESE], slot.time, "42.8")]
+    return [disclose(state, Jn25Played(cycle + 1), [ALLIED, JAPANESE], slot.time, "42.8")]
 
 
 # -- Magic: Reveal TF and Reveal Dummy TF (42.4.1) -------------------------------
@@ -328,27 +459,26 @@ def reveal_tf(
     if problem:
         raise IllegalOrderError(problem, rule="42.4.1")
     events = [play_magic(state, chit, slot)]
-    cards = {c["tf"]: c for c in plot_cards(state, slot)}
+    cards = {c.tf: c for c in plot_cards(state, slot)}
     picks = int(state[PUBLIC]["pack"][REVEAL_TF]["value"]["picks"][chit])
     rng = draws.fork(secret, f"magic {chit} {slot.time}")
     if diff >= 3:
         backs = sorted(cards)
-        fact = {"kind": "magic-card-backs", "tfs": backs}
-        events.append(disclose(state, fact, [ALLIED], slot.time, "42.4.1"))
+        events.append(disclose(state, MagicCardBacks(tuple(backs)), [ALLIED], slot.time, "42.4.1"))
         chosen = [t for t in named if t in cards]
         pool = [t for t in backs if t not in chosen]
         while len(chosen) < min(picks, len(backs)):
             chosen.append(pool.pop(draws.below(rng, len(pool), "magic card")))
     else:
-        fact = {"kind": "magic-reveal-named", "tfs": list(named)}
-        events.append(disclose(state, fact, [ALLIED, JAPANESE], slot.time, "42.4.1"))
+        named_fact = MagicRevealNamed(tuple(named))
+        events.append(disclose(state, named_fact, [ALLIED, JAPANESE], slot.time, "42.4.1"))
         pool = [t for t in named if t in cards]
         chosen = [pool.pop(draws.below(rng, len(pool), "magic card")) for _ in range(picks) if pool]
     state.setdefault(MODERATOR, {}).setdefault("magic_reveals", []).append(
         {"time": slot.time, "chit": chit, "seen": chosen}
     )
-    fact = {"kind": "magic-reveal-tf", "cards": [cards[t] for t in chosen]}
-    return [*events, disclose(state, fact, [ALLIED], slot.time, "42.4.1")]
+    read = MagicRevealTf(tuple(cards[t] for t in chosen))
+    return [*events, disclose(state, read, [ALLIED], slot.time, "42.4.1")]
 
 
 def reveal_dummy(state: dict[str, Any], slot: Slot) -> list[Event]:
@@ -370,5 +500,7 @@ def reveal_dummy(state: dict[str, Any], slot: Slot) -> list[Event]:
     burnt = 1 if allot["allowed"] > allot["sorties"] else 0
     if burnt:
         allot["allowed"] -= 1
-    fact = {"kind": "dummy-sortie-burnt", "burnt": burnt}
-    return [*events, disclose(state, fact, [ALLIED, JAPANESE], slot.time, "42.4.1")]
+    return [
+        *events,
+        disclose(state, DummySortieBurnt(burnt), [ALLIED, JAPANESE], slot.time, "42.4.1"),
+    ]

@@ -19,41 +19,143 @@ that tells its audience.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Self
 
 from pbem.core.errors import AdjudicationError
 from pbem.core.events import Event
-from pbem.core.sides import SIDES
+from pbem.core.sides import SIDES, Side
 
 PUBLIC, PRIVATE, DISCLOSURES, MODERATOR = "public", "private", "disclosures", "moderator"
-EVERYONE: tuple[str, ...] = SIDES
+EVERYONE: tuple[Side, ...] = SIDES
+# The parts of the state still kept as their stored JSON, until the modules whose
+# rules own them type them (the joining-up after this round): a side's private part
+# (its forces, TF Display, plots, air bases: taskforces, missions, air), the public
+# part's markers beyond the clock and the pack (located TFs, pending strikes), and
+# the moderator's records (chit cups, contacts, seeds, ledgers).
+SideJson = Mapping[str, Any]
+PublicJson = Mapping[str, Any]
+ModeratorJson = Mapping[str, Any]
+
+
+def to_plain(value: Any) -> Any:
+    """A typed value's stored JSON: tuples as lists, values with a codec by it."""
+    if isinstance(value, tuple | list):
+        return [to_plain(v) for v in value]
+    to_json = getattr(value, "to_json", None)
+    return to_json() if to_json is not None else value
+
+
+def frozen(value: Any) -> Any:
+    """Stored JSON as a typed field holds it: lists as tuples, all the way down."""
+    return tuple(frozen(v) for v in value) if isinstance(value, list) else value
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Fact(Mapping[str, Any]):
+    """A fact the rules let cross to a side (witp-hidden-info §6): a ``kind`` and its
+    fields. A kind is typed by one frozen subclass in the module whose rule discloses
+    it, naming ``KIND`` and its fields in the stored JSON's order (the subclass
+    registers itself; ``decode`` is overridden only where a field holds a typed value).
+    Read as a Mapping, a fact is its stored JSON, so the modules that still read facts
+    as JSON read typed and raw ones alike; equality is the JSON's, for the same reason
+    (``eq=False``: the Mapping's equality, not the dataclass's)."""
+
+    KIND: ClassVar[str] = ""
+    _KINDS: ClassVar[dict[str, type[Fact]]] = {}
+
+    def __init_subclass__(cls) -> None:
+        # No super(): a slots dataclass is rebuilt, and its methods' super() cell
+        # names the class before the rebuild; no base here takes part anyway.
+        if cls.KIND:
+            Fact._KINDS[cls.KIND] = cls
+
+    @property
+    def kind(self) -> str:
+        return self.KIND
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            **{f.name: to_plain(getattr(self, f.name)) for f in fields(self)},
+        }
+
+    @classmethod
+    def decode(cls, obj: Mapping[str, Any]) -> Self:
+        """The typed fact from its stored JSON (``obj`` has exactly this kind's keys)."""
+        return cls(**{f.name: frozen(obj[f.name]) for f in fields(cls)})
+
+    @staticmethod
+    def from_json(obj: Mapping[str, Any]) -> Fact:
+        """The fact stored as ``obj``: typed if its kind is, else kept as stored. A fact
+        whose keys are not its kind's (a record older than the kind's type) stays raw,
+        so every stored fact reads back to the same JSON."""
+        kind = Fact._KINDS.get(str(obj.get("kind")))
+        if kind is None or set(obj) != {"kind", *(f.name for f in fields(kind))}:
+            return RawFact(obj)
+        return kind.decode(obj)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_json()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.to_json())
+
+    def __len__(self) -> int:
+        return len(fields(self)) + 1
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class RawFact(Fact):
+    """A fact of a kind not typed yet, as stored (the kinds of the naval, search and air
+    rules this round: their modules type them as they join the typed state)."""
+
+    data: Mapping[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return str(self.data["kind"])
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.data)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        return len(self.data)
 
 
 @dataclass(frozen=True, slots=True)
 class Disclosure:
-    fact: Mapping[str, Any]  # JSON; ``fact["kind"]`` names it ("initiative", ...)
-    audience: tuple[str, ...]  # the sides told; EVERYONE: an open announcement
+    """A fact told to its audience at a game time by a rule (witp-hidden-info §6-8)."""
+
+    fact: Fact
+    audience: tuple[Side, ...]  # the sides told; EVERYONE: an open announcement
     time: str  # game time, e.g. "T1/air1/strike" (clock.Slot.time)
     rule: str  # the rule that discloses it, e.g. "3.2"
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "fact": dict(self.fact),
-            "audience": list(self.audience),
+            "fact": self.fact.to_json(),
+            "audience": [str(s) for s in self.audience],
             "time": self.time,
             "rule": self.rule,
         }
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Disclosure:
-        return cls(obj["fact"], tuple(obj["audience"]), obj["time"], obj["rule"])
+        audience = tuple(Side(s) for s in obj["audience"])
+        return cls(Fact.from_json(obj["fact"]), audience, obj["time"], obj["rule"])
 
     def event(self) -> Event:
         public = set(self.audience) == set(EVERYONE)
-        data = {**self.fact, "time": self.time}
-        return Event(str(self.fact["kind"]), data, None if public else self.audience, self.rule)
+        data = {**self.fact.to_json(), "time": self.time}
+        return Event(self.fact.kind, data, None if public else self.audience, self.rule)
 
 
 def disclose(
@@ -63,12 +165,13 @@ def disclose(
     time: str,
     rule: str,
 ) -> Event:
-    """Record ``fact`` as told to ``audience`` in ``state`` (a working copy the
-    adjudication owns) and return the Event that tells it."""
+    """Record ``fact`` (a typed Fact, or its JSON) as told to ``audience`` in ``state``
+    (a working copy the adjudication owns) and return the Event that tells it."""
     unknown = [s for s in audience if s not in SIDES]
     if not audience or unknown or "kind" not in fact:
         raise AdjudicationError(f"bad disclosure {fact!r} to {audience!r}")
-    d = Disclosure(dict(fact), tuple(s for s in SIDES if s in audience), time, rule)
+    typed = fact if isinstance(fact, Fact) else Fact.from_json(dict(fact))
+    d = Disclosure(typed, tuple(s for s in SIDES if s in audience), time, rule)
     state.setdefault(DISCLOSURES, []).append(d.to_json())
     return d.event()
 
@@ -97,8 +200,8 @@ class Knowledge:
     Rules that answer a side read only this."""
 
     side: str | None
-    public: Mapping[str, Any]
-    private: Mapping[str, Mapping[str, Any]]  # own part only, unless omniscient
+    public: PublicJson
+    private: Mapping[str, SideJson]  # own part only, unless omniscient
     disclosed: tuple[Disclosure, ...]
 
     @classmethod
@@ -112,6 +215,6 @@ class Knowledge:
             tuple(Disclosure.from_json(d) for d in p.get(DISCLOSURES, ())),
         )
 
-    def own(self, side: str) -> Mapping[str, Any]:
+    def own(self, side: str) -> SideJson:
         """``side``'s private part, if this knowledge holds it."""
         return self.private.get(side, {})

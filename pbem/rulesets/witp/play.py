@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Any, cast
 
 from pbem.core.dice import Dice
 from pbem.core.errors import DataError
 from pbem.core.events import Event
-from pbem.core.sides import JAPANESE, SIDES
+from pbem.core.sides import JAPANESE, SIDES, Side
 from pbem.rulesets.witp import (
     airplay,
     draws,
@@ -44,17 +44,26 @@ from pbem.rulesets.witp import (
     searchplay,
 )
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.clock import JAPANESE_HALF, Round, Slot, cycle_of, round_at, schedule
+from pbem.rulesets.witp.clock import (
+    JAPANESE_HALF,
+    CycleEnded,
+    Round,
+    Slot,
+    TurnEnded,
+    TurnTrack,
+    cycle_of,
+    round_at,
+)
 from pbem.rulesets.witp.datapack import DataPack
 from pbem.rulesets.witp.knowledge import (
     DISCLOSURES,
-    MODERATOR,
     PRIVATE,
     PUBLIC,
     disclose,
     projection,
 )
 from pbem.rulesets.witp.missions import Context, SeaMap
+from pbem.rulesets.witp.state import PublicPart, WitpState
 
 GAME_TURNS = "scenario/game-turns"
 START_DATE = "scenario/start-date"
@@ -95,52 +104,45 @@ def setup(scenario: str, pack: DataPack, sea: tfs.Locator) -> dict[str, Any]:
     if pack.value(HIDDEN_MOVEMENT) != "exact":
         raise DataError("rulings.hidden-movement", "only 'exact' (R30) is moderated yet")
     places = pack.value(PLACES) if PLACES in pack.items else {}
-    return {
-        "scenario": scenario,
-        PUBLIC: {
-            "clock": {"at": 0, "game_turns": game_turns, "turn_in_cycle": turn_in_cycle},
-            "pack": pack.public(),
-        },
-        PRIVATE: {
-            side: {
-                "forces": pack.forces(side),
-                "plots": {},
-                **tfs.setup(pack.forces(side), places, sea),
-            }
-            for side in SIDES
-        },
-        DISCLOSURES: [],
-        MODERATOR: {},
+    public = PublicPart(TurnTrack(0, game_turns, turn_in_cycle), pack.public_items())
+    private = {
+        side: {
+            "forces": pack.forces(side),
+            "plots": {},
+            **tfs.setup(pack.forces(side), places, sea),
+        }
+        for side in SIDES
     }
+    return WitpState(scenario, public, private, (), {}).to_json()
 
 
 @dataclass(frozen=True, slots=True)
 class Clock:
-    """The public clock, read back from a state's public part."""
+    """The public clock, read back from a state's public part: the Turn Record Track
+    (clock.TurnTrack), the scenario's first week and whether the 42.3.1 gate splits
+    naval Plot Segments."""
 
     at: int
     game_turns: int
     turn_in_cycle: int
     start_date: str
     japanese_first: bool = False  # the 42.3.1 gate (R70), from public knowledge
-    plotted: tuple[str, ...] = ()  # sides whose plot at ``at`` is filed (the Japanese half)
+    plotted: tuple[Side, ...] = ()  # sides whose plot at ``at`` is filed (the Japanese half)
 
     @classmethod
     def of(cls, public: Mapping[str, Any]) -> Clock:
-        c = public["clock"]
+        t = TurnTrack.from_json(public["clock"])
         start = str(public["pack"][START_DATE]["value"])
-        return cls(
-            int(c["at"]),
-            int(c["game_turns"]),
-            int(c["turn_in_cycle"]),
-            start,
-            intelligence.japanese_plot_first(public),
-            tuple(c.get("plotted", ())),
-        )
+        first = intelligence.japanese_plot_first(public)
+        return cls(t.at, t.game_turns, t.turn_in_cycle, start, first, t.plotted)
+
+    @property
+    def track(self) -> TurnTrack:
+        return TurnTrack(self.at, self.game_turns, self.turn_in_cycle, self.plotted)
 
     @property
     def slots(self) -> tuple[Slot, ...]:
-        return schedule(self.game_turns, self.turn_in_cycle)
+        return self.track.slots
 
     def pending(self) -> Round | None:
         """The next round; a naval Plot Segment under the 42.3.1 gate is two: the
@@ -202,8 +204,7 @@ def play_round(
     events: list[Event] = []
     for slot in rnd.slots:
         events += _resolve(new, slot, rnd, orders_by_side, dice, sea)
-    new[PUBLIC]["clock"]["at"] = rnd.end
-    new[PUBLIC]["clock"].pop("plotted", None)
+    new[PUBLIC]["clock"] = replace(clock.track, at=rnd.end, plotted=()).to_json()
     return new, events + _after_round(new, rnd, dice)
 
 
@@ -235,7 +236,8 @@ def _japanese_half(
     secret = draws.SecretDice.from_dice(dice, rnd.name)
     events = _file_plot(state, JAPANESE, orders_by_side.get(JAPANESE, ()), slot, sea)
     events += intel_orders.carry_out(state, slot, secret)
-    state[PUBLIC]["clock"]["plotted"] = [JAPANESE]
+    track = TurnTrack.from_json(state[PUBLIC]["clock"])
+    state[PUBLIC]["clock"] = replace(track, plotted=(JAPANESE,)).to_json()
     return events
 
 
@@ -319,7 +321,7 @@ def _segment(
     if slot.segment.initiative:
         choice = str(state[PUBLIC]["pack"][INITIATIVE_CHOICE]["value"])
         result = initiative.determine(dice, slot.time, choice)
-        fact = {"kind": "initiative", "segment": slot.segment.title, **result.to_json()}
+        fact = initiative.InitiativeDetermined.of(slot.segment.title, result)
         events.append(disclose(state, fact, SIDES, slot.time, "3.2"))
         if slot.phase.key.startswith("naval") and slot.segment.key == "execution":
             where = cast(searchplay.SearchMap, sea)
@@ -340,12 +342,8 @@ def _segment(
                 events += fuel.end_of_game_turn(state, side, slot.time)
         else:
             events += tfs.allot_dummies(state, dice, slot.time, slot.cycle + 1)
-        fact = (
-            {"kind": "cycle-ended", "cycle": slot.cycle}
-            if slot.strategic
-            else {"kind": "turn-ended", "turn": slot.turn}
-        )
-        return [*events, disclose(state, fact, SIDES, slot.time, slot.segment.rule)]
+        ended = CycleEnded(slot.cycle) if slot.strategic else TurnEnded(slot.turn)
+        return [*events, disclose(state, ended, SIDES, slot.time, slot.segment.rule)]
     return events  # a later stage's segment: nothing to do yet
 
 

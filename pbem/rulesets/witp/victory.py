@@ -10,6 +10,7 @@ Read from the whole state: it is given once the game is over, to everyone.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -23,25 +24,44 @@ VICTORY = "scenario/victory"
 TABLE = "tables/ship-victory-points"
 
 
-def ship_sixths(table: Mapping[str, Any], ship: Mapping[str, Any]) -> int:
-    """34.1.1: a ship's VP in sixths if it counts as sunk, else 0."""
-    t = str(ship.get("type", ""))
-    damage = int(ship.get("damage", 0))
-    if t in table.get("excluded", ()):
-        return 0
-    sunk = damage >= SUNK or (t == "DD" and damage >= int(table.get("dd_sunk_at", SUNK)))
-    if not sunk:
-        return 0
-    return int(table["sixths"].get(t, table["others"]))
+@dataclass(frozen=True, slots=True)
+class ShipVictoryPoints:
+    """34.1.1 the Ship VP Table, in sixths of a VP (R106): by type, for any other
+    type, the types that score nothing, and the damage at which a DD counts as sunk."""
+
+    sixths: Mapping[str, int]
+    others: int
+    excluded: tuple[str, ...] = ()
+    dd_sunk_at: int = SUNK
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> ShipVictoryPoints:
+        excluded = tuple(str(t) for t in obj.get("excluded", ()))
+        sixths = {str(t): int(n) for t, n in obj["sixths"].items()}
+        return cls(sixths, int(obj["others"]), excluded, int(obj.get("dd_sunk_at", SUNK)))
+
+    def of_ship(self, ship: Mapping[str, Any]) -> int:
+        """A ship's VP in sixths if it counts as sunk, else 0."""
+        t = str(ship.get("type", ""))
+        damage = int(ship.get("damage", 0))
+        if t in self.excluded:
+            return 0
+        if damage < SUNK and not (t == "DD" and damage >= self.dd_sunk_at):
+            return 0
+        return self.sixths.get(t, self.others)
+
+
+def _table(state: Mapping[str, Any]) -> ShipVictoryPoints:
+    return ShipVictoryPoints.from_json(tfs.value(state[PUBLIC], TABLE))
 
 
 def scores(state: Mapping[str, Any]) -> dict[str, int]:
     """Each side's VP in sixths: the enemy ships it sank."""
-    table = tfs.value(state[PUBLIC], TABLE)
+    table = _table(state)
     out: dict[str, int] = {side: 0 for side in SIDES}
     for side in SIDES:
         for ship in state[PRIVATE][side].get(tfs.SHIPS, {}).values():
-            out[enemy_of(side)] += ship_sixths(table, ship)
+            out[enemy_of(side)] += table.of_ship(ship)
     return out
 
 
@@ -55,14 +75,14 @@ def _vp(sixths: int) -> str:
 
 def sunk_ships(state: Mapping[str, Any], side: str) -> list[str]:
     """``side``'s ships sunk (or counted as sunk: 34.1.1's DD at D2), by name."""
-    table = tfs.value(state[PUBLIC], TABLE)
+    table = _table(state)
     own = state[PRIVATE][side].get(tfs.SHIPS, {})
-    return sorted(n for n, s in own.items() if ship_sixths(table, s) > 0)
+    return sorted(n for n, s in own.items() if table.of_ship(s) > 0)
 
 
 def verdict(state: Mapping[str, Any]) -> Outcome:
     """R106: more VP wins; equal VP is a draw; ``decisive_margin`` VP or more, Decisive."""
-    rule = tfs.value(state[PUBLIC], VICTORY)
+    decisive_margin = int(tfs.value(state[PUBLIC], VICTORY)["decisive_margin"])
     got = scores(state)
     a, b = SIDES
     margin = got[a] - got[b]
@@ -73,6 +93,6 @@ def verdict(state: Mapping[str, Any]) -> Outcome:
     if margin == 0:
         return Outcome(None, "Draw", f"ships sunk (34.1.1, R106): {tally}; {lost}", got)
     winner = a if margin > 0 else b
-    level = "Decisive" if abs(margin) >= 6 * int(rule["decisive_margin"]) else "Marginal"
+    level = "Decisive" if abs(margin) >= 6 * decisive_margin else "Marginal"
     summary = f"{winner} wins on ships sunk (34.1.1, R106): {tally}; {lost}"
     return Outcome(winner, level, summary, got)

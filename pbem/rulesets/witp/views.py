@@ -11,23 +11,25 @@ view rests on whose values are illustrative (the report prints that notice).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from pbem.core.events import Event
 from pbem.rulesets.witp import datapack, searchview, strikeview
 from pbem.rulesets.witp import taskforces as tfs
+from pbem.rulesets.witp.datapack import PackItem
+from pbem.rulesets.witp.initiative import InitiativeDetermined
 from pbem.rulesets.witp.knowledge import EVERYONE, Knowledge
 from pbem.rulesets.witp.play import CLOCK_ITEMS, INITIATIVE_CHOICE, Clock
 
 RECENT_INITIATIVE = 6  # one Game-Turn's: three Strike and three Execution Segments
 
 
-def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, Mapping[str, Any]], set[str]]:
-    """Each TF on the TF Displays this knowledge holds (16.2), the force items (JSON)
-    they come from by pack key, and the ship classes they hold."""
+def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, PackItem], set[str]]:
+    """Each TF on the TF Displays this knowledge holds (16.2) as the report prints it,
+    the force items they come from by pack key, and the ship classes they hold."""
     rows: list[dict[str, Any]] = []
-    items: dict[str, Mapping[str, Any]] = {}
+    items: dict[str, PackItem] = {}
     classes: set[str] = set()
     for side, part in sorted(k.private.items()):
         forces = dict(part.get("forces", {}))
@@ -36,9 +38,9 @@ def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, Mapping[str, 
             e = part[tfs.TFS][tf]
             origin = sorted({str(ships[s]["force"]) for s in e["ships"]})
             for fid in origin:
-                items[f"forces/{side}/{fid}"] = forces[fid]
+                items[f"forces/{side}/{fid}"] = PackItem.from_json(forces[fid])
             classes |= {str(ships[s]["class"]) for s in e["ships"]}
-            first = forces[origin[0]] if origin else None
+            first = items[f"forces/{side}/{origin[0]}"] if origin else None
             where = f"in port at {e['in_port']}" if e.get("in_port") else "at sea"
             fuel = "fuelled" if e["fuel"] is None else f"{e['fuel']} active phase(s) to fuelling"
             rows.append(
@@ -46,7 +48,7 @@ def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, Mapping[str, 
                     "side": side,
                     "id": tf,
                     "name": f"{tf} {e.get('name') or ('dummy' if e['dummy'] else '')}".strip(),
-                    "commander": first["value"].get("commander", "") if first else "",
+                    "commander": first.value.get("commander", "") if first else "",
                     "hex": e["hex"],  # where the report's map marks it
                     "at": f"{e['hex']} ({where})",
                     "ships": [{"type": ships[s]["type"], "name": s} for s in e["ships"]],
@@ -56,15 +58,15 @@ def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, Mapping[str, 
                         + ("; deactivated (18.4.1)" if e.get("deactivated") else "")
                     ),
                     "moves": [st["hex"] for st in e.get("log", ())],
-                    "provenance": first["provenance"] if first else "pbem",
-                    "source": first["source"] if first else "formed in play",
+                    "provenance": str(first.provenance) if first else "pbem",
+                    "source": first.source if first else "formed in play",
                 }
             )
     return rows, items, classes
 
 
 def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
-    public_items: Mapping[str, Mapping[str, Any]] = k.public["pack"]
+    public_items = {key: PackItem.from_json(i) for key, i in k.public["pack"].items()}
     clock = Clock.of(k.public)
     forces, force_items, classes = _forces(k)
     rests_on = [*CLOCK_ITEMS, INITIATIVE_CHOICE, *(f"units/{c}" for c in classes), *force_items]
@@ -80,7 +82,7 @@ def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
         "initiative": [
             {"time": d.time, "rule": d.rule, **d.fact}
             for d in k.disclosed
-            if d.fact.get("kind") == "initiative"
+            if d.fact.kind == InitiativeDetermined.KIND
         ][-RECENT_INITIATIVE:],
         "forces": forces,
         "search": searchview.build(k, recent),
@@ -88,11 +90,9 @@ def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
         "told_you": [
             {"time": d.time, "rule": d.rule, "fact": dict(d.fact)}
             for d in k.disclosed
-            if set(d.audience) != everyone
-            and d.time in recent
-            and d.fact.get("kind") not in sectioned
+            if set(d.audience) != everyone and d.time in recent and d.fact.kind not in sectioned
         ],
         "events": [e.to_json() for e in events if e.seen_by(k.side) and e.kind not in sectioned],
         "illustrative": datapack.illustrative({**public_items, **force_items}, rests_on),
-        "packs": sorted({str(i["pack"]) for i in public_items.values()}),
+        "packs": sorted({i.pack for i in public_items.values()}),
     }

@@ -82,8 +82,8 @@ def test_forces_are_private_and_the_rest_public() -> None:
 
 
 def test_illustrative_lists_only_the_keys_used() -> None:
-    items = load_library().resolve(SCENARIO).public()
+    items = load_library().resolve(SCENARIO).public_items()
     cv = "units/ship-cv-yorktown"
     assert illustrative(items, [cv, "tables/search-chit-cups", "nothing/here"]) == [
-        {"item": cv, "source": items[cv]["source"]}
+        {"item": cv, "source": items[cv].source}
     ]

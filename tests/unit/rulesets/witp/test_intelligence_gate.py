@@ -199,8 +199,8 @@ def test_42_9_dummycard_lines_file_a_card_the_allies_see_as_a_card(witp, start) 
     result = play(witp, start, japanese=f"{MOVE_J}\n{FAKE}")
     slot = {s.time: s for s in schedule(3, 1)}["T1/naval1/plot"]
     deck = intelligence.plot_cards(result.state, slot)
-    assert [c["tf"] for c in deck] == ["TF1", "TF30"]
-    real, fake = deck
+    assert [c.tf for c in deck] == ["TF1", "TF30"]
+    real, fake = (c.to_json() for c in deck)
     assert fake == {
         "tf": "TF30",
         "speed": "SC3",

@@ -87,8 +87,9 @@ def test_42_9_dummy_plot_card_only_before_jn25_and_sampled_like_a_real_card() ->
     state[PRIVATE]["japanese"]["jn25"] = {"held": 2, "committed_cycle": None}
     intelligence.file_dummy_plot_card(state, FAKE, PLOT)
     cards = intelligence.plot_cards(state, PLOT)
-    assert [c["tf"] for c in cards] == ["TF1", "TF9"]
-    assert {k: type(v) for k, v in cards[0].items()} == {k: type(v) for k, v in cards[1].items()}
+    assert [c.tf for c in cards] == ["TF1", "TF9"]
+    real, fake = (c.to_json() for c in cards)
+    assert {k: type(v) for k, v in real.items()} == {k: type(v) for k, v in fake.items()}
 
 
 def test_42_4_2_magic_is_shown_when_played_except_report_false() -> None:

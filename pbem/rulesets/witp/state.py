@@ -1,0 +1,113 @@
+"""The War in the Pacific state as typed values, and its one serialisation to the
+stored JSON.
+
+The lifecycle stores a game's state as JSON; ``WitpState.from_json`` reads it into
+the knowledge model's four parts (knowledge.py) and ``to_json`` writes exactly the
+JSON it was read from: the same keys, the same values, in the same order. The parts
+are typed as far as their rules' modules type them: the public clock (the Turn
+Record Track, clock.TurnTrack), the pack's public items (datapack.PackItem) and
+every disclosure with its fact (knowledge.Fact). A side's private part, the
+public markers beyond the clock and the pack, and the moderator's records are
+still their JSON (knowledge.SideJson, PublicJson, ModeratorJson) until the naval,
+search and air modules type them.
+
+Versions: this is version ``STATE_VERSION`` 1. The stored JSON carries no version
+key, so stored games and their hashes stay as they are: a state without one is
+version 1, and ``from_json`` refuses any other. A later version writes its number
+under ``VERSION_KEY`` and reads version 1 by this module's rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pbem.core.errors import DataError
+from pbem.core.sides import Side
+from pbem.rulesets.witp.clock import TurnTrack
+from pbem.rulesets.witp.datapack import PackItem
+from pbem.rulesets.witp.knowledge import (
+    DISCLOSURES,
+    MODERATOR,
+    PRIVATE,
+    PUBLIC,
+    Disclosure,
+    ModeratorJson,
+    PublicJson,
+    SideJson,
+)
+
+STATE_VERSION = 1
+VERSION_KEY = "version"  # absent in version 1 (see above)
+SCENARIO = "scenario"
+CLOCK, PACK = "clock", "pack"
+PARTS = (SCENARIO, PUBLIC, PRIVATE, DISCLOSURES, MODERATOR)
+
+
+@dataclass(frozen=True, slots=True)
+class PublicPart:
+    """What both sides see: the Turn Record Track, the game's charts and rulings (the
+    pack's public items, read and never written in play), and the markers the other
+    rules keep (located TFs, pending strikes: JSON this round)."""
+
+    clock: TurnTrack
+    pack: Mapping[str, PackItem]
+    markers: PublicJson = field(default_factory=dict)
+    # The stored key order: a round's working copy moves keys, and a state read and
+    # written back is the same text.
+    layout: tuple[str, ...] = field(default=(CLOCK, PACK), compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        parts = {CLOCK: self.clock.to_json(), PACK: _items_json(self.pack), **self.markers}
+        return {k: parts[k] for k in self.layout}
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> PublicPart:
+        markers = {k: v for k, v in obj.items() if k not in (CLOCK, PACK)}
+        pack = {k: PackItem.from_json(i) for k, i in obj[PACK].items()}
+        return cls(TurnTrack.from_json(obj[CLOCK]), pack, markers, tuple(obj))
+
+
+def _items_json(items: Mapping[str, PackItem]) -> dict[str, Any]:
+    return {k: i.to_json() for k, i in items.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class WitpState:
+    """A game of War in the Pacific at one moment: the scenario played and the
+    knowledge model's four parts (knowledge.py; witp-hidden-info §6-8)."""
+
+    scenario: str
+    public: PublicPart
+    private: Mapping[Side, SideJson]  # each side's own part
+    disclosures: tuple[Disclosure, ...]  # every fact told, in the order told
+    moderator: ModeratorJson  # what no side sees
+    layout: tuple[str, ...] = field(default=PARTS, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        parts = {
+            SCENARIO: self.scenario,
+            PUBLIC: self.public.to_json(),
+            PRIVATE: {str(side): part for side, part in self.private.items()},
+            DISCLOSURES: [d.to_json() for d in self.disclosures],
+            MODERATOR: self.moderator,
+        }
+        return {k: parts[k] for k in self.layout}
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> WitpState:
+        version = obj.get(VERSION_KEY, STATE_VERSION)
+        if version != STATE_VERSION:
+            raise DataError("state", f"version {version!r}; this pbem reads {STATE_VERSION}")
+        unknown = sorted(set(obj) - set(PARTS) - {VERSION_KEY})
+        if unknown:
+            raise DataError("state", f"unknown part(s) {', '.join(unknown)}")
+        return cls(
+            str(obj[SCENARIO]),
+            PublicPart.from_json(obj[PUBLIC]),
+            {Side(side): part for side, part in obj[PRIVATE].items()},
+            tuple(Disclosure.from_json(d) for d in obj[DISCLOSURES]),
+            obj[MODERATOR],
+            tuple(k for k in obj if k != VERSION_KEY),
+        )
