@@ -36,8 +36,8 @@ them in the rules' order.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
-from typing import Any, Unpack
+from collections.abc import Callable, Mapping
+from typing import Any, Concatenate, ParamSpec, Unpack
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
@@ -62,6 +62,8 @@ from pbem.rulesets.witp.air.strike.plotted import (
 from pbem.rulesets.witp.air.strike.waves import Wave, enter, form_waves, night_contact, wave_aps
 from pbem.rulesets.witp.knowledge import PUBLIC, disclose
 
+P = ParamSpec("P")
+
 # The steps other modules share (air/intercept.py, air/special.py, airplay.py).
 __all__ = [
     "LEVELS",
@@ -75,16 +77,17 @@ __all__ = [
 ]
 
 
-def resolve(
-    state: Mapping[str, Any],
+def resolve_into(
+    st: dict[str, Any],
     strike: Mapping[str, Any],
     dice: Dice,
     secret: Dice,
     time: str,
     **options: Unpack[StrikeOptions],
-) -> tuple[dict[str, Any], list[Event]]:
-    """Resolve ``strike`` (a plot.AirPlot strike) against its target TF, on a copy
-    of ``state``.
+) -> list[Event]:
+    """Resolve ``strike`` (a plot.AirPlot strike) against its target TF on ``st``
+    itself (a state the caller owns: the rounds' working copy, which a TF moving
+    through a special strike still refers to); ``resolve`` on a copy.
 
     ``dice``: the open stream (every roll here is open but the critical-hit rolls);
     ``secret``: the moderator's stream for the owner's critical-hit rolls (16.7);
@@ -102,22 +105,25 @@ def resolve(
     ``cap_split``: the owner's plotted CAP shares by level (7.1 B, R135; None: R92).
     CAP aborted here is kept in the owner's ``cap_aborted`` (by TF and type) and flies
     no later CAP this phase (5.1.1, 5.3.6); the caller clears it when the phase ends."""
-    st = copy.deepcopy(dict(state))
-    return st, resolve_into(st, strike, dice, secret, time, **options)
-
-
-def resolve_into(
-    st: dict[str, Any],
-    strike: Mapping[str, Any],
-    dice: Dice,
-    secret: Dice,
-    time: str,
-    **options: Unpack[StrikeOptions],
-) -> list[Event]:
-    """``resolve`` on ``st`` itself (a state the caller owns: the rounds' working copy,
-    which a TF moving through a special strike still refers to)."""
     context = StrikeContext.of(dice, secret, time, **options)
     return fly(Resolution(st, AirStrike.from_json(strike), context))
+
+
+def _on_a_copy(
+    into: Callable[Concatenate[dict[str, Any], P], list[Event]],
+) -> Callable[Concatenate[Mapping[str, Any], P], tuple[dict[str, Any], list[Event]]]:
+    """``into`` played on a copy of the state it is given: (the copy, the events)."""
+
+    def on_a_copy(
+        state: Mapping[str, Any], /, *args: P.args, **kwargs: P.kwargs
+    ) -> tuple[dict[str, Any], list[Event]]:
+        st = copy.deepcopy(dict(state))
+        return st, into(st, *args, **kwargs)
+
+    return on_a_copy
+
+
+resolve = _on_a_copy(resolve_into)  # (the state's copy, the events)
 
 
 def sequence_strike(
@@ -187,10 +193,10 @@ def fly(r: Resolution) -> list[Event]:
         if not bombers:
             continue
         wave = Wave(w, tuple(bombers + wave_aps(escorted.get(w, []))), _aps(bombers))
-        losses, hit, inner = _wave(r, launched, board, onset, wave, losses, reached_inner)
-        if hit is not None and int(board.ships[hit.ship]["damage"]) > hit.before:
+        losses, hit = _wave(r, launched, board, onset, wave, losses, reached_inner)
+        if hit is not None and hit.damaged:
             damaged[hit.ship] = hit.before
-        reached_inner |= inner
+        reached_inner |= hit is not None and hit.inner
     critical_hits(r, board, damaged)
     settle(r, launched.parts, losses)
     return r.events
@@ -204,18 +210,15 @@ def _wave(
     wave: Wave,
     losses: Losses,
     after_inner: bool,
-) -> tuple[Losses, Hit | None, bool]:
+) -> tuple[Losses, Hit | None]:
     """One wave: its entry (7.7.1), its surprise in port (38.3.1), the AA (10.1) and
-    its attack (7.8.1). The strike's losses, the ship it hit, and whether it was the
-    first wave and reached the inner ring or the core."""
+    its attack (7.8.1). The strike's losses, and the ship it attacked."""
     way = enter(r, wave, board, onset.priority)
     surprised = surprise(r, launched, wave) if board.in_port else 0
     wave, losses = aa_fire(r, wave, way, board, losses, after_inner)
     if not wave.aps:
-        return losses, None, False
-    hit = attack_wave(r, launched, wave, way, board, onset, surprised)
-    inner = hit is not None and wave.index == 0 and way.ring in ("inner", "core")
-    return losses, hit, inner
+        return losses, None
+    return losses, attack_wave(r, launched, wave, way, board, onset, surprised)
 
 
 def _aps(group: list[Element]) -> int:

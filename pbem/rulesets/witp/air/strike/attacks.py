@@ -20,10 +20,18 @@ from pbem.rulesets.witp.air.strike.waves import Approach, Wave
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """7.8.1: the ship a wave attacked and its damage level before the attack."""
+    """7.8.1: the ship a wave attacked, its damage level before and after the attack,
+    and whether the wave was the first and attacked in the inner ring or the core
+    (the AA at a later wave, 10.1)."""
 
     ship: str
     before: int
+    after: int
+    inner: bool
+
+    @property
+    def damaged(self) -> bool:
+        return self.after > self.before
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +123,8 @@ def attack_wave(
         surprise=surprised,
     )
     r.tell_both({"kind": "air-surface-attack", "tf": r.strike.tf, **rec}, "7.8.1")
-    return Hit(name, before)
+    inner = wave.index == 0 and way.ring in ("inner", "core")
+    return Hit(name, before, int(ship["damage"]), inner)
 
 
 def _target(r: Resolution, wave: Wave, board: Display, in_ring: Sequence[str]) -> str:
