@@ -17,6 +17,7 @@ opens the next strike.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.core.sides import SIDES, enemy_of
@@ -521,7 +522,43 @@ TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 
 
-def _block(s: _Strike, side: str | None) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One of a strike block's tables (TABLES): its caption with the rule, its head,
+    a row a fact (or a fact's part)."""
+
+    key: str
+    title: str
+    head: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    def to_json(self) -> dict[str, Any]:
+        rows = [list(r) for r in self.rows]
+        return {"key": self.key, "title": self.title, "head": list(self.head), "rows": rows}
+
+
+@dataclass(frozen=True, slots=True)
+class StrikeBlock:
+    """One strike as a side's report tells it (5.0-12.4, 16.7): its title, notes,
+    tables and result; as JSON, the view's ``strikes`` entry."""
+
+    time: str
+    title: str
+    notes: tuple[str, ...]
+    tables: tuple[Table, ...]
+    result: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "time": self.time,
+            "title": self.title,
+            "notes": list(self.notes),
+            "tables": [t.to_json() for t in self.tables],
+            "result": self.result,
+        }
+
+
+def _block(s: _Strike, side: str | None) -> StrikeBlock:
     target = s.target or "?"
     if side is None:
         title = f"{s.striker} strike on {target}"
@@ -529,11 +566,11 @@ def _block(s: _Strike, side: str | None) -> dict[str, Any]:
         title = f"Your strike on {target}"
     else:
         title = f"Enemy ({s.striker}) strike on your {target.split(' ', 1)[-1]}"
-    tables = [
-        {"key": key, "title": caption, "head": list(head), "rows": s.rows[key]}
+    tables = tuple(
+        Table(key, caption, head, tuple(tuple(r) for r in s.rows[key]))
         for key, caption, head in TABLES
         if s.rows.get(key)
-    ]
+    )
     lost = s.lost
     result = [
         "; ".join(s.results) or "no ship hit",
@@ -541,18 +578,13 @@ def _block(s: _Strike, side: str | None) -> dict[str, Any]:
     ]
     if lost["cap"] or lost["cap-ab"] or s.rows.get("forces"):
         result.append(f"CAP lost {_n(lost['cap'])} eliminated, {_n(lost['cap-ab'])} aborted")
-    return {
-        "time": s.time,
-        "title": s.title or f"{s.time}: {title}",
-        "notes": s.notes,
-        "tables": tables,
-        "result": "; ".join(result),
-    }
+    whole = s.title or f"{s.time}: {title}"
+    return StrikeBlock(s.time, whole, tuple(s.notes), tables, "; ".join(result))
 
 
 def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str, Any]]:
     """The strikes ``k.side`` saw in the round (``recent``: its game times; None:
-    the whole game), in the order they were told."""
+    the whole game), in the order they were told, as the view's JSON."""
     strikes: list[_Strike] = []
     current: _Strike | None = None
     cover: list[str] = []  # the owner's cover lines, told before the strike they meet
@@ -594,7 +626,7 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
     if cover:  # told with no strike after them: a block of their own
         strikes.append(_Strike(strikes[-1].time if strikes else "?"))
         strikes[-1].notes += cover
-    return [_block(s, k.side) for s in strikes]
+    return [_block(s, k.side).to_json() for s in strikes]
 
 
 def _announced(s: _Strike) -> bool:
