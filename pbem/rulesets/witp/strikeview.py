@@ -269,35 +269,36 @@ def _attack(s: _Strike, d: Disclosure) -> None:
     s.results.append(f"{f['type']} {f['ship']} {hit}")
 
 
-def _revealed(s: _Strike, d: Disclosure) -> None:
-    s.notes.append(f"[{d.rule}] the target's carriers have a strike plotted this phase")
+Teller = Callable[[_Strike, Disclosure], None]
 
 
-def _sequence(s: _Strike, d: Disclosure) -> None:
+# The facts told as a note filled in from the fact's fields and its rule.
+_TEMPLATES = {
+    "plotted-strike-revealed": "[{rule}] the target's carriers have a strike plotted this phase",
+    "search-report": "[{rule} A] True report on {owner} {tf}: {report}",
+    "target-priority": "[{rule}] target priority: {priority}",
+}
+
+
+def _templated(d: Disclosure) -> str:
+    return _TEMPLATES[str(d.fact["kind"])].format(rule=d.rule, **d.fact)
+
+
+def _sequence(d: Disclosure) -> str:
     f = d.fact
-    s.notes.append(
-        f"[{d.rule}] strike sequence: 1D6 {f['roll']}{_drm(int(f['drm']))}: {f['result']}"
-    )
+    return f"[{d.rule}] strike sequence: 1D6 {f['roll']}{_drm(int(f['drm']))}: {f['result']}"
 
 
-def _true_report(s: _Strike, d: Disclosure) -> None:
+def _altitudes(d: Disclosure) -> str:
     f = d.fact
-    s.notes.append(f"[{d.rule} A] True report on {f['owner']} {f['tf']}: {f['report']}")
+    levels = ", ".join(f"{lv} {how}" for lv, how in f["levels"].items()) or "none"
+    return f"[{d.rule} B] altitudes: {levels}"
 
 
-def _priority(s: _Strike, d: Disclosure) -> None:
-    s.notes.append(f"[{d.rule}] target priority: {d.fact['priority']}")
-
-
-def _altitudes(s: _Strike, d: Disclosure) -> None:
-    levels = ", ".join(f"{lv} {how}" for lv, how in d.fact["levels"].items()) or "none"
-    s.notes.append(f"[{d.rule} B] altitudes: {levels}")
-
-
-def _cap_coordination(s: _Strike, d: Disclosure) -> None:
+def _cap_coordination(d: Disclosure) -> str:
     """The CAP's own carrier coordination (8.1.4 "including CAP")."""
     f = d.fact
-    s.notes.append(
+    return (
         f"[{d.rule}] CAP carrier coordination, {f['tf']} (air rating {f['air_rating']}): "
         f"{_cc(f)}: {f['fighters']} fighter(s) fly CAP"
     )
@@ -311,27 +312,27 @@ def _avg(s: _Strike, d: Disclosure) -> None:
         )
 
 
-def _in_port(s: _Strike, d: Disclosure) -> None:
+def _in_port(d: Disclosure) -> str:
     f = d.fact
-    s.notes.append(
+    return (
         f"[{d.rule}] in port at {f['port']}: the port's AA {f['port_aa']} fires too; "
         "torpedoes at half strength"
     )
 
 
-def _surprise(s: _Strike, d: Disclosure) -> None:
+def _surprise(d: Disclosure) -> str:
     f = d.fact
-    s.notes.append(
+    return (
         f"[{d.rule}] wave {f['wave']} surprise: 1D6 {f['roll']}{_drm(int(f['drm']))}: "
         f"speed class -{f['reduction']}"
     )
 
 
-def _cap_allotted(s: _Strike, d: Disclosure) -> None:
+def _cap_allotted(d: Disclosure) -> str:
     """R135: the owner's own order, what it made."""
     f = d.fact
     at = "; ".join(f"{lv} {_n(by)}" for lv, by in f["levels"].items()) or "none"
-    s.notes.append(f"[{d.rule} B] your CAP order over {f['tf']} ({f['order']}): {at}")
+    return f"[{d.rule} B] your CAP order over {f['tf']} ({f['order']}): {at}"
 
 
 def _night_contact(s: _Strike, d: Disclosure) -> None:
@@ -348,11 +349,11 @@ def _placement(s: _Strike, d: Disclosure) -> None:
         s.add("placement", [p["ring"], p["arc"], p["type"], "yes" if p["at_least_d2"] else "-"])
 
 
-def _wave_coordination(s: _Strike, d: Disclosure) -> None:
+def _wave_coordination(d: Disclosure) -> str:
     f = d.fact
     roll = "-" if f.get("roll") is None else f["roll"]
     joined = "joins the primary's" if f["combined"] else "its own wave"
-    s.notes.append(
+    return (
         f"[{d.rule}] waves from {f['from']}: {f['between']} hexes from the primary {f['primary']} "
         f"(which is {f['distance']} from the target), 1D6 {roll}: {joined}"
     )
@@ -449,22 +450,29 @@ def _suppression(s: _Strike, d: Disclosure) -> None:
     )
 
 
+def _noted(line: Callable[[Disclosure], str]) -> Teller:
+    """A fact told as one note of the block, the ``line`` it makes."""
+
+    def tell(s: _Strike, d: Disclosure) -> None:
+        s.notes.append(line(d))
+
+    return tell
+
+
 # How each fact a strike's block tells is told: a note, or rows of its tables.
-_TOLD: Mapping[str, Callable[[_Strike, Disclosure], None]] = {
-    "plotted-strike-revealed": _revealed,
-    "strike-sequence": _sequence,
-    "search-report": _true_report,
-    "target-priority": _priority,
-    "strike-altitudes": _altitudes,
-    "carrier-coordination": _cap_coordination,  # a launch's is told by _launch
+_TOLD: Mapping[str, Teller] = {
+    **{kind: _noted(_templated) for kind in _TEMPLATES},
+    "strike-sequence": _noted(_sequence),
+    "strike-altitudes": _noted(_altitudes),
+    "carrier-coordination": _noted(_cap_coordination),  # a launch's is told by _launch
     "avg-strike-composition": _avg,
-    "ships-in-port": _in_port,
-    "in-port-surprise": _surprise,
-    "cap-allotted": _cap_allotted,
+    "ships-in-port": _noted(_in_port),
+    "in-port-surprise": _noted(_surprise),
+    "cap-allotted": _noted(_cap_allotted),
     "night-contact": _night_contact,
     "air-surface-placement": _placement,
     "air-combat": _combat,
-    "wave-coordination": _wave_coordination,
+    "wave-coordination": _noted(_wave_coordination),
     "wave-entry": _wave_entry,
     "aa-fire": _aa_fire,
     "target-ring-speeds": _ring,
