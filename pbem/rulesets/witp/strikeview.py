@@ -16,7 +16,8 @@ opens the next strike.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.core.sides import SIDES, enemy_of
@@ -197,8 +198,9 @@ def _launch(s: _Strike, d: Disclosure) -> None:
         )
 
 
-def _combat(s: _Strike, f: Mapping[str, Any]) -> None:
+def _combat(s: _Strike, d: Disclosure) -> None:
     """6.1.1: the forces at the level, then each attack's roll and result."""
+    f = d.fact
     lv = f["level"]
     for role, key in (("CAP", "cap"), ("escort", "escorts"), ("bomber", "bombers")):
         for e in f.get(key, ()):
@@ -230,8 +232,9 @@ def _combat(s: _Strike, f: Mapping[str, Any]) -> None:
         )
 
 
-def _attack(s: _Strike, f: Mapping[str, Any]) -> None:
+def _attack(s: _Strike, d: Disclosure) -> None:
     """7.8.1 Steps 2-7 of one wave's attack on one ship."""
+    f = d.fact
     torp = f.get("anti_torpedo")
     t = f"{torp['dice'][0]}-{torp['dice'][1]}v{torp['rating']}={torp['torpedo']}" if torp else "-"
     # Step 3: each speed-class reduction, said after the result (the column that wraps)
@@ -266,119 +269,170 @@ def _attack(s: _Strike, f: Mapping[str, Any]) -> None:
     s.results.append(f"{f['type']} {f['ship']} {hit}")
 
 
-def _fact(s: _Strike, d: Disclosure) -> None:
-    f, kind, r = d.fact, d.fact["kind"], d.rule
-    if kind == "plotted-strike-revealed":
-        s.notes.append(f"[{r}] the target's carriers have a strike plotted this phase")
-    elif kind == "strike-sequence":
+Teller = Callable[[_Strike, Disclosure], None]
+
+
+# The facts told as a note filled in from the fact's fields and its rule.
+_TEMPLATES = {
+    "plotted-strike-revealed": "[{rule}] the target's carriers have a strike plotted this phase",
+    "search-report": "[{rule} A] True report on {owner} {tf}: {report}",
+    "target-priority": "[{rule}] target priority: {priority}",
+}
+
+
+def _templated(d: Disclosure) -> str:
+    return _TEMPLATES[str(d.fact["kind"])].format(rule=d.rule, **d.fact)
+
+
+def _sequence(d: Disclosure) -> str:
+    f = d.fact
+    return f"[{d.rule}] strike sequence: 1D6 {f['roll']}{_drm(int(f['drm']))}: {f['result']}"
+
+
+def _altitudes(d: Disclosure) -> str:
+    f = d.fact
+    levels = ", ".join(f"{lv} {how}" for lv, how in f["levels"].items()) or "none"
+    return f"[{d.rule} B] altitudes: {levels}"
+
+
+def _cap_coordination(d: Disclosure) -> str:
+    """The CAP's own carrier coordination (8.1.4 "including CAP")."""
+    f = d.fact
+    return (
+        f"[{d.rule}] CAP carrier coordination, {f['tf']} (air rating {f['air_rating']}): "
+        f"{_cc(f)}: {f['fighters']} fighter(s) fly CAP"
+    )
+
+
+def _avg(s: _Strike, d: Disclosure) -> None:
+    for lv, c in d.fact["levels"].items():
         s.notes.append(
-            f"[{r}] strike sequence: 1D6 {f['roll']}{_drm(int(f['drm']))}: {f['result']}"
+            f"[{d.rule}] before the AVG fights, the strike at {lv}: bombers "
+            f"{_n(c['bombers'])}; escorts {_n(c['escorts'])}"
         )
-    elif kind == "search-report":
-        s.notes.append(f"[{r} A] True report on {f['owner']} {f['tf']}: {f['report']}")
-    elif kind == "target-priority":
-        s.notes.append(f"[{r}] target priority: {f['priority']}")
-    elif kind == "strike-altitudes":
-        levels = ", ".join(f"{lv} {how}" for lv, how in f["levels"].items()) or "none"
-        s.notes.append(f"[{r} B] altitudes: {levels}")
-    elif kind == "carrier-coordination":  # the CAP's own (8.1.4 "including CAP")
-        s.notes.append(
-            f"[{r}] CAP carrier coordination, {f['tf']} (air rating {f['air_rating']}): "
-            f"{_cc(f)}: {f['fighters']} fighter(s) fly CAP"
-        )
-    elif kind == "avg-strike-composition":
-        for lv, c in f["levels"].items():
-            s.notes.append(
-                f"[{r}] before the AVG fights, the strike at {lv}: bombers "
-                f"{_n(c['bombers'])}; escorts {_n(c['escorts'])}"
-            )
-    elif kind == "ships-in-port":
-        s.notes.append(
-            f"[{r}] in port at {f['port']}: the port's AA {f['port_aa']} fires too; "
-            "torpedoes at half strength"
-        )
-    elif kind == "in-port-surprise":
-        s.notes.append(
-            f"[{r}] wave {f['wave']} surprise: 1D6 {f['roll']}{_drm(int(f['drm']))}: "
-            f"speed class -{f['reduction']}"
-        )
-    elif kind == "cap-allotted":  # R135: the owner's own order, what it made
-        at = "; ".join(f"{lv} {_n(by)}" for lv, by in f["levels"].items()) or "none"
-        s.notes.append(f"[{r} B] your CAP order over {f['tf']} ({f['order']}): {at}")
-    elif kind == "night-contact":
-        for x in f["rolls"]:
-            s.add(
-                "night-contact",
-                [x["type"], x["base"], f"{x['roll']}{_drm(int(x['drm']))}", x["result"]],
-            )
-        s.lose("elim", f["destroyed"])
-    elif kind == "air-surface-placement":
-        for p in f["ships"]:
-            s.add("placement", [p["ring"], p["arc"], p["type"], "yes" if p["at_least_d2"] else "-"])
-    elif kind == "air-combat":
-        _combat(s, f)
-    elif kind == "wave-coordination":
-        roll = "-" if f.get("roll") is None else f["roll"]
-        joined = "joins the primary's" if f["combined"] else "its own wave"
-        s.notes.append(
-            f"[{r}] waves from {f['from']}: {f['between']} hexes from the primary {f['primary']} "
-            f"(which is {f['distance']} from the target), 1D6 {roll}: {joined}"
-        )
-    elif kind == "wave-entry":
-        aps = ", ".join(f"{a['n']} {a['type']} {a['role']}/{a['mode']}" for a in f["aps"])
-        arc = (
-            f["entry_arc"] if "rolled" not in f else f"{f['entry_arc']} (elite, 1D6 {f['rolled']})"
-        )
-        s.add("waves", [f["wave"], arc, f["target_ring"], aps])  # 7.7.1: the elite's choice
-    elif kind == "aa-fire":
-        s.lose("elim", f["eliminated"])
-        s.lose("abort", f["aborted"])
+
+
+def _in_port(d: Disclosure) -> str:
+    f = d.fact
+    return (
+        f"[{d.rule}] in port at {f['port']}: the port's AA {f['port_aa']} fires too; "
+        "torpedoes at half strength"
+    )
+
+
+def _surprise(d: Disclosure) -> str:
+    f = d.fact
+    return (
+        f"[{d.rule}] wave {f['wave']} surprise: 1D6 {f['roll']}{_drm(int(f['drm']))}: "
+        f"speed class -{f['reduction']}"
+    )
+
+
+def _cap_allotted(d: Disclosure) -> str:
+    """R135: the owner's own order, what it made."""
+    f = d.fact
+    at = "; ".join(f"{lv} {_n(by)}" for lv, by in f["levels"].items()) or "none"
+    return f"[{d.rule} B] your CAP order over {f['tf']} ({f['order']}): {at}"
+
+
+def _night_contact(s: _Strike, d: Disclosure) -> None:
+    for x in d.fact["rolls"]:
         s.add(
-            "aa",
+            "night-contact",
+            [x["type"], x["base"], f"{x['roll']}{_drm(int(x['drm']))}", x["result"]],
+        )
+    s.lose("elim", d.fact["destroyed"])
+
+
+def _placement(s: _Strike, d: Disclosure) -> None:
+    for p in d.fact["ships"]:
+        s.add("placement", [p["ring"], p["arc"], p["type"], "yes" if p["at_least_d2"] else "-"])
+
+
+def _wave_coordination(d: Disclosure) -> str:
+    f = d.fact
+    roll = "-" if f.get("roll") is None else f["roll"]
+    joined = "joins the primary's" if f["combined"] else "its own wave"
+    return (
+        f"[{d.rule}] waves from {f['from']}: {f['between']} hexes from the primary {f['primary']} "
+        f"(which is {f['distance']} from the target), 1D6 {roll}: {joined}"
+    )
+
+
+def _wave_entry(s: _Strike, d: Disclosure) -> None:
+    """7.7.1: the wave's arc (the elite's choice), its ring and make-up."""
+    f = d.fact
+    aps = ", ".join(f"{a['n']} {a['type']} {a['role']}/{a['mode']}" for a in f["aps"])
+    arc = f["entry_arc"] if "rolled" not in f else f"{f['entry_arc']} (elite, 1D6 {f['rolled']})"
+    s.add("waves", [f["wave"], arc, f["target_ring"], aps])
+
+
+def _aa_fire(s: _Strike, d: Disclosure) -> None:
+    f = d.fact
+    s.lose("elim", f["eliminated"])
+    s.lose("abort", f["aborted"])
+    s.add(
+        "aa",
+        [
+            f["wave"],
+            f["component"],
+            f["aa"],
+            f"{_signed(int(f['columns']))}/{_signed(int(f['drm']))}",
+            f["roll"],
+            f"elim {_n(f['eliminated'])}; abort {_n(f['aborted'])}"
+            + (f" ({'; '.join(f['why'])})" if f.get("why") else ""),
+        ],
+    )
+
+
+def _ring(s: _Strike, d: Disclosure) -> None:
+    ships = ", ".join(
+        f"{x['ring']} {x['arc']} {x.get('type', '?')} SC{x['speed_class']}" for x in d.fact["ships"]
+    )
+    s.add("ring", [d.fact["wave"], ships])
+
+
+def _targeted(s: _Strike, d: Disclosure) -> None:
+    f = d.fact
+    s.add("targeted", [f["wave"], f"{f['ring']} {f['arc']}", f"{f['type']} {f['ship']}"])
+
+
+def _critical_rolls(s: _Strike, d: Disclosure) -> None:
+    """16.7: the owner's every roll."""
+    f = d.fact
+    for x in f["rolls"]:
+        s.add(
+            "critical",
             [
-                f["wave"],
-                f["component"],
-                f["aa"],
-                f"{_signed(int(f['columns']))}/{_signed(int(f['drm']))}",
-                f["roll"],
-                f"elim {_n(f['eliminated'])}; abort {_n(f['aborted'])}"
-                + (f" ({'; '.join(f['why'])})" if f.get("why") else ""),
+                f["ship"],
+                f"{x['dice'][0]}-{x['dice'][1]}",
+                "critical" if x["critical"] else "-",
+                "doubles: told" if x["doubles"] and x["critical"] else "-",
+                f"D{x['damage']}",
             ],
         )
-    elif kind == "target-ring-speeds":
-        ships = ", ".join(
-            f"{x['ring']} {x['arc']} {x.get('type', '?')} SC{x['speed_class']}" for x in f["ships"]
-        )
-        s.add("ring", [f["wave"], ships])
-    elif kind == "ship-targeted":
-        s.add("targeted", [f["wave"], f"{f['ring']} {f['arc']}", f"{f['type']} {f['ship']}"])
-    elif kind == "air-surface-attack":
-        _attack(s, f)
-    elif kind == "critical-hit-rolls":
-        for x in f["rolls"]:
-            s.add(
-                "critical",
-                [
-                    f["ship"],
-                    f"{x['dice'][0]}-{x['dice'][1]}",
-                    "critical" if x["critical"] else "-",
-                    "doubles: told" if x["doubles"] and x["critical"] else "-",
-                    f"D{x['damage']}",
-                ],
-            )
-        if any(x["critical"] for x in f["rolls"]):
-            s.results.append(f"{f['ship']} critical hit(s): now D{f['rolls'][-1]['damage']}")
-    elif kind == "critical-hit":
-        a, b = f["dice"]
-        s.add("critical", [f["ship"], f"{a}-{b}", "critical", "doubles: told", "?"])
-        s.results.append(f"{f['ship']} critical hit (doubles {a}-{b})")
-    elif kind == "extended-range-losses":
-        s.add("extended", [f["type"], f["roll"], f["rating"], f["extra"]])
-    elif kind == "extreme-range-losses":  # 5.15: the return roll, the striker's own
-        row = [f["type"], f["column"], f["roll"], f"{f['percent']}%", f["returning"], f["lost"]]
-        s.add("extreme", row)
-    elif kind in ("aa-suppressors", "aa-suppression"):
-        _suppression(s, d)
+    if any(x["critical"] for x in f["rolls"]):
+        s.results.append(f"{f['ship']} critical hit(s): now D{f['rolls'][-1]['damage']}")
+
+
+def _critical_hit(s: _Strike, d: Disclosure) -> None:
+    """16.7, R100: the striker told of a critical hit on doubles."""
+    f = d.fact
+    a, b = f["dice"]
+    s.add("critical", [f["ship"], f"{a}-{b}", "critical", "doubles: told", "?"])
+    s.results.append(f"{f['ship']} critical hit (doubles {a}-{b})")
+
+
+def _extended(s: _Strike, d: Disclosure) -> None:
+    f = d.fact
+    s.add("extended", [f["type"], f["roll"], f["rating"], f["extra"]])
+
+
+def _extreme(s: _Strike, d: Disclosure) -> None:
+    """5.15: the return roll, the striker's own."""
+    f = d.fact
+    row = [f["type"], f["column"], f["roll"], f"{f['percent']}%", f["returning"], f["lost"]]
+    s.add("extreme", row)
 
 
 def _suppression(s: _Strike, d: Disclosure) -> None:
@@ -394,6 +448,49 @@ def _suppression(s: _Strike, d: Disclosure) -> None:
         "suppression",
         [f["wave"], f["ring"], f"{f['adjusted']}/{f['aps']}", f["roll"], f"{f['low']}/{f['high']}"],
     )
+
+
+def _noted(line: Callable[[Disclosure], str]) -> Teller:
+    """A fact told as one note of the block, the ``line`` it makes."""
+
+    def tell(s: _Strike, d: Disclosure) -> None:
+        s.notes.append(line(d))
+
+    return tell
+
+
+# How each fact a strike's block tells is told: a note, or rows of its tables.
+_TOLD: Mapping[str, Teller] = {
+    **{kind: _noted(_templated) for kind in _TEMPLATES},
+    "strike-sequence": _noted(_sequence),
+    "strike-altitudes": _noted(_altitudes),
+    "carrier-coordination": _noted(_cap_coordination),  # a launch's is told by _launch
+    "avg-strike-composition": _avg,
+    "ships-in-port": _noted(_in_port),
+    "in-port-surprise": _noted(_surprise),
+    "cap-allotted": _noted(_cap_allotted),
+    "night-contact": _night_contact,
+    "air-surface-placement": _placement,
+    "air-combat": _combat,
+    "wave-coordination": _noted(_wave_coordination),
+    "wave-entry": _wave_entry,
+    "aa-fire": _aa_fire,
+    "target-ring-speeds": _ring,
+    "ship-targeted": _targeted,
+    "air-surface-attack": _attack,
+    "critical-hit-rolls": _critical_rolls,
+    "critical-hit": _critical_hit,
+    "extended-range-losses": _extended,
+    "extreme-range-losses": _extreme,
+    "aa-suppressors": _suppression,
+    "aa-suppression": _suppression,
+}
+
+
+def _fact(s: _Strike, d: Disclosure) -> None:
+    told = _TOLD.get(str(d.fact["kind"]))
+    if told is not None:
+        told(s, d)
 
 
 # Each table: its caption (with the rule) and its head, in report order.
@@ -433,7 +530,43 @@ TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 
 
-def _block(s: _Strike, side: str | None) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One of a strike block's tables (TABLES): its caption with the rule, its head,
+    a row a fact (or a fact's part)."""
+
+    key: str
+    title: str
+    head: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    def to_json(self) -> dict[str, Any]:
+        rows = [list(r) for r in self.rows]
+        return {"key": self.key, "title": self.title, "head": list(self.head), "rows": rows}
+
+
+@dataclass(frozen=True, slots=True)
+class StrikeBlock:
+    """One strike as a side's report tells it (5.0-12.4, 16.7): its title, notes,
+    tables and result; as JSON, the view's ``strikes`` entry."""
+
+    time: str
+    title: str
+    notes: tuple[str, ...]
+    tables: tuple[Table, ...]
+    result: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "time": self.time,
+            "title": self.title,
+            "notes": list(self.notes),
+            "tables": [t.to_json() for t in self.tables],
+            "result": self.result,
+        }
+
+
+def _block(s: _Strike, side: str | None) -> StrikeBlock:
     target = s.target or "?"
     if side is None:
         title = f"{s.striker} strike on {target}"
@@ -441,11 +574,11 @@ def _block(s: _Strike, side: str | None) -> dict[str, Any]:
         title = f"Your strike on {target}"
     else:
         title = f"Enemy ({s.striker}) strike on your {target.split(' ', 1)[-1]}"
-    tables = [
-        {"key": key, "title": caption, "head": list(head), "rows": s.rows[key]}
+    tables = tuple(
+        Table(key, caption, head, tuple(tuple(r) for r in s.rows[key]))
         for key, caption, head in TABLES
         if s.rows.get(key)
-    ]
+    )
     lost = s.lost
     result = [
         "; ".join(s.results) or "no ship hit",
@@ -453,18 +586,13 @@ def _block(s: _Strike, side: str | None) -> dict[str, Any]:
     ]
     if lost["cap"] or lost["cap-ab"] or s.rows.get("forces"):
         result.append(f"CAP lost {_n(lost['cap'])} eliminated, {_n(lost['cap-ab'])} aborted")
-    return {
-        "time": s.time,
-        "title": s.title or f"{s.time}: {title}",
-        "notes": s.notes,
-        "tables": tables,
-        "result": "; ".join(result),
-    }
+    whole = s.title or f"{s.time}: {title}"
+    return StrikeBlock(s.time, whole, tuple(s.notes), tables, "; ".join(result))
 
 
 def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str, Any]]:
     """The strikes ``k.side`` saw in the round (``recent``: its game times; None:
-    the whole game), in the order they were told."""
+    the whole game), in the order they were told, as the view's JSON."""
     strikes: list[_Strike] = []
     current: _Strike | None = None
     cover: list[str] = []  # the owner's cover lines, told before the strike they meet
@@ -506,7 +634,7 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
     if cover:  # told with no strike after them: a block of their own
         strikes.append(_Strike(strikes[-1].time if strikes else "?"))
         strikes[-1].notes += cover
-    return [_block(s, k.side) for s in strikes]
+    return [_block(s, k.side).to_json() for s in strikes]
 
 
 def _announced(s: _Strike) -> bool:

@@ -10,6 +10,8 @@ from typing import Any
 from pbem.core.dice import SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import attack, elite, naval_strike, plot
+from pbem.rulesets.witp.air.strike import cap as strike_cap
+from pbem.rulesets.witp.air.strike import losses as strike_losses
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
 from pbem.rulesets.witp.ruleset import WitpRuleset
@@ -87,7 +89,7 @@ def test_7_11_2_an_elite_ap_eliminated_leaves_the_count() -> None:
     own = state[PRIVATE]["japanese"]
     elite.lose(own, "TF1", "A6M2", 1)
     assert elite.held(own, "TF1", "A6M2") == 1
-    naval_strike._elite_losses(
+    strike_losses.elite_losses(
         own, [{"base": "TF1", "elements": [], "escorts": [{"type": "A6M2", "n": 1}]}], {"A6M2": 3}
     )
     assert elite.held(own, "TF1", "A6M2") == 0
@@ -108,7 +110,7 @@ def _strike_at_tf1(state: dict[str, Any], seed: int = 3, **kw: Any) -> dict[str,
 
 def test_7_11_elite_cap_is_split_off_level_by_level_lowest_first() -> None:
     cap = [{"type": "A6M2", "n": 2, "alt": "L"}, {"type": "A6M2", "n": 2, "alt": "M"}]
-    assert naval_strike._elite_first(cap, {"A6M2": 3}) == [
+    assert strike_cap.elite_first(cap, {"A6M2": 3}) == [
         {"type": "A6M2", "n": 2, "alt": "L", "elite": True},
         {"type": "A6M2", "n": 1, "alt": "M", "elite": True},
         {"type": "A6M2", "n": 1, "alt": "M"},

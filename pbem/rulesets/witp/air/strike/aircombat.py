@@ -1,0 +1,188 @@
+"""6.x air combat over the target TF, level by level (7.1 B): the CAP against the
+loose and close escorts and the bombers (6.1.1, the elements as they fight told to
+both, R11); the CAP's losses fall on the TF's own fighters first (R110), its aborts
+fly no later CAP this phase (5.1.1, 5.3.6); the surviving bombers go on."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pbem.rulesets.witp.air import altitude, avg, combat, elite, training
+from pbem.rulesets.witp.air import cover as cover_rules
+from pbem.rulesets.witp.air.ships import take_losses
+from pbem.rulesets.witp.air.strike.cap import Cap, grounded
+from pbem.rulesets.witp.air.strike.launch import Element, Launch
+from pbem.rulesets.witp.air.strike.losses import Losses
+from pbem.rulesets.witp.air.strike.plotted import Resolution
+from pbem.rulesets.witp.air.tables import air_unit
+
+
+@dataclass(frozen=True, slots=True)
+class AirCombat:
+    """6.x: the bombers that go on (each element with its part's base, hex and
+    carrier), whether no CAP attacked a bomber (7.8.1 Step 3 **), and the strike's
+    losses so far."""
+
+    survivors: tuple[Element, ...]
+    no_cap: bool
+    losses: Losses
+
+
+def air_stacks(
+    public: Mapping[str, Any], group: Sequence[Mapping[str, Any]], level: str, *, bombers: bool
+) -> list[combat.Stack]:
+    """``group``'s APs flying at ``level`` as air combat stacks (5.2, 7.11); shared
+    with air/intercept.py (R123)."""
+    out = []
+    for e in group:
+        if e["alt"] != level or int(e["n"]) < 1:
+            continue
+        t, best, green = str(e["type"]), bool(e.get(elite.KEY)), bool(e.get(training.KEY))
+        air = air_unit(public, t)["air"]
+        base = int(air["extended" if e.get("range", "normal") != "normal" else "normal"])
+        base += elite.air_combat(public, t) if best else 0  # 7.11: elite A6M +1
+        if bombers:
+            d = altitude.bomber_strength(
+                public,
+                base,
+                air.get("altitude"),
+                level,
+                elite=best and elite.any_altitude(public, t),
+            )
+            rf = int(air.get("return_fire", 0))
+            if green:  # 58.2.1: halved, rounded up, not below 2 (return fire 1)
+                d, rf = training.air_combat(d, bomber=True), training.return_fire(rf)
+            out.append(combat.Stack(t, int(e["n"]), rf, d, False, elite=best, green=green))
+        else:
+            s = altitude.fighter_strength(public, base, air.get("altitude"), level)
+            s = training.air_combat(s, bomber=False) if green else s  # 58.2.1
+            fly = bool(e.get(avg.KEY))  # 6.2.3
+            hf = "HF" in air_unit(public, t)["roles"]  # 4.2.1: -1 against enemy F types
+            out.append(
+                combat.Stack(t, int(e["n"]), s, s, True, elite=best, green=green, avg=fly, heavy=hf)
+            )
+    return out
+
+
+def stacks_told(stacks: Sequence[combat.Stack]) -> list[dict[str, Any]]:
+    """Air combat stacks as a report tells them (6.1.1)."""
+    return [s.to_json() for s in stacks]
+
+
+def air_combat(
+    r: Resolution, launch: Launch, cap: Cap, escorts: Sequence[Element], levels: Sequence[str]
+) -> AirCombat:
+    """6.x at each level the bombers fly, the lowest first; ``escorts``: those that
+    fight (7.9: not the peeled-off suppressors)."""
+    losses, survivors, bombers_hit = Losses(), [], False
+    own_left = dict(cap.own)
+    for lv in levels:
+        fought = _level(r, lv, cap, escorts, launch.bombers)
+        bombers_hit |= fought.bombers_hit
+        for s in fought.escorts + fought.bombers:
+            losses = losses.add(s.type, s.eliminated, elite=s.elite, green=s.green)
+        own_left = _cap_losses(r, fought.cap, own_left)
+        survivors += _going_on(launch, fought.bombers, lv)
+    return AirCombat(tuple(survivors), not bombers_hit, losses)
+
+
+@dataclass(frozen=True, slots=True)
+class LevelCombat:
+    """6.1.1: the stacks that fought at one level, with their losses; whether the
+    CAP attacked the bombers there."""
+
+    cap: tuple[combat.Stack, ...]
+    escorts: tuple[combat.Stack, ...]  # loose, then close
+    bombers: tuple[combat.Stack, ...]
+    bombers_hit: bool
+
+
+def _level(
+    r: Resolution,
+    lv: str,
+    cap: Cap,
+    escorts: Sequence[Element],
+    bombers: Sequence[Element],
+) -> LevelCombat:
+    """One level's air combat (6.1.1), told to both when anyone fought."""
+    public, ratings = r.public, r.context.ratings
+    side, naval = r.strike.side, r.strike.owner
+    cs = air_stacks(public, cap.elements, lv, bombers=False)
+    loose = air_stacks(public, [e for e in escorts if e["posture"] == "loose"], lv, bombers=False)
+    close = air_stacks(public, [e for e in escorts if e["posture"] == "close"], lv, bombers=False)
+    bs = air_stacks(public, bombers, lv, bombers=True)
+    fight = combat.resolve_level(
+        public,
+        lv,
+        cs,
+        loose,
+        close,
+        bs,
+        r.context.dice,
+        striker_bonus=ratings[side].bounce if side in ratings else 0,
+        cap_bonus=ratings[naval].bounce if naval in ratings else 0,
+        cap_choice=cap.cap_attacks,
+        green_strike=cap.green_strike,
+    )
+    if fight.routine != "none":
+        fact = {
+            "kind": "air-combat",
+            "tf": r.strike.tf,
+            "level": lv,
+            "routine": fight.routine,
+            "bounce": fight.bounce,
+            "steps": fight.steps,
+            "cap": stacks_told(cs),
+            "escorts": stacks_told(loose + close),
+            "bombers": stacks_told(bs),
+        }
+        r.tell_both(fact, "6.1.1")
+    hit = any(s["attacker"] == "cap" and s["defender"] == "bombers" for s in fight.steps)
+    return LevelCombat(tuple(cs), tuple(loose + close), tuple(bs), hit)
+
+
+def _cap_losses(
+    r: Resolution, cs: Sequence[combat.Stack], own_left: Mapping[str, int]
+) -> dict[str, int]:
+    """R110: the CAP's losses, the TF's own fighters first (the elite first, 7.11.2;
+    the green, 58.2.1), its aborts grounded for the phase (5.3.6); the cover's share
+    kept for the caller. The TF's own fighters left, by type."""
+    own_n, tf_id, spent_by = r.own(r.strike.owner), r.strike.tf, r.context.cover_losses
+    gone, left = grounded(r), dict(own_left)
+    for s in sorted(cs, key=lambda s: not s.elite):  # the elite are the TF's own first
+        have = left.get(s.type, 0)
+        e_own, a_own, e_cover, a_cover = cover_rules.own_first(have, s.eliminated, s.aborted)
+        left[s.type] = have - e_own - a_own
+        if s.elite and e_own:
+            elite.lose(own_n, tf_id, s.type, e_own)  # 7.11.2
+        if s.green and e_own:
+            training.lose(own_n, tf_id, s.type, e_own)  # 58.2.1
+        take_losses(own_n, tf_id, s.type, e_own)
+        if a_own:
+            gone[s.type] = int(gone.get(s.type, 0)) + a_own
+        if spent_by is not None and (e_cover or a_cover):
+            spent = spent_by.setdefault(s.type, [0, 0, 0])
+            spent[0] += e_cover
+            spent[1] += a_cover
+            spent[2] += e_cover if s.elite else 0  # 7.11.2: elite lost by the cover
+    return left
+
+
+def _going_on(launch: Launch, bs: Sequence[combat.Stack], lv: str) -> list[Element]:
+    """6.1.1: the surviving bombers at ``lv``, each element with the part it came from."""
+    out: list[Element] = []
+    for s in bs:
+        left = s.surviving
+        for p in launch.parts:
+            for e in p["elements"]:
+                same = e["type"] == s.type and bool(e.get(elite.KEY)) == s.elite
+                same = same and bool(e.get(training.KEY)) == s.green
+                if same and e["alt"] == lv and left > 0:
+                    k = min(left, int(e["n"]))
+                    out.append(
+                        {**e, "n": k, "base": p["base"], "hex": p["hex"], "carrier": p["carrier"]}
+                    )
+                    left -= k
+    return out

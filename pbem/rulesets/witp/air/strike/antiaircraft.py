@@ -1,0 +1,146 @@
+"""7.9 AA suppression and 10.1 AA fire at a wave: the loose escorts in excess of the
+CAP peel off to suppress AA as plotted (the striker's own), fly with the first wave
+from their hex and fire before any AA (7.9.1, told to both); then the TF's ships on
+the wave's path (and the port's, R131) fire at each AA component (told to both)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pbem.rulesets.witp.air import aa, display, elite, port, suppression, training
+from pbem.rulesets.witp.air.strike.cap import Cap
+from pbem.rulesets.witp.air.strike.launch import Element, Launch
+from pbem.rulesets.witp.air.strike.losses import Losses
+from pbem.rulesets.witp.air.strike.placement import Display
+from pbem.rulesets.witp.air.strike.plotted import Resolution
+from pbem.rulesets.witp.air.strike.waves import Approach, Wave
+
+AA_MODES = ("L", "M", "H", "DB")  # 10.1: the components the AA fires at, in order
+
+
+@dataclass(frozen=True, slots=True)
+class Escorts:
+    """7.9: the escorts that fight the CAP, and those peeled off to suppress AA."""
+
+    fighting: tuple[Element, ...]
+    peeled: tuple[Element, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Fire:
+    """10.1: what holds for every AA component of one wave: the ships that fire, the
+    7.9.1 suppression, the small-first-wave DRM and the later-wave note."""
+
+    ships: tuple[Mapping[str, Any], ...]
+    suppressed: Mapping[str, Any] | None
+    small_first_wave: int
+    after_inner: bool
+
+
+def peel_off(r: Resolution, launch: Launch, cap: Cap) -> Escorts:
+    """7.9: loose escorts in excess of the CAP peel off to suppress AA, as plotted."""
+    escorts, peeled, asked = suppression.peel_off(launch.parts, cap.aps)
+    if asked:
+        r.tell({**asked, "tf": r.strike.tf}, [r.strike.side], "7.9")
+    return Escorts(tuple(escorts), tuple(peeled))
+
+
+def aa_fire(
+    r: Resolution, wave: Wave, way: Approach, board: Display, losses: Losses, after_inner: bool
+) -> tuple[Wave, Losses]:
+    """10.1 at each component of ``wave`` (7.9.1: the suppressors roll first); the
+    wave left to attack (the suppressors attack no ship, 7.9.1, R117) and the
+    strike's losses with the AA's. ``after_inner``: an earlier first wave reached
+    the inner ring or the core."""
+    public, night, dice = r.public, r.strike.night, r.context.dice
+    if night:
+        firers = aa.night_firers(board.positions, way.arcs, way.ring)
+    else:
+        firers = display.on_path(board.positions, way.arcs)
+    small = 0
+    if wave.index == 0 and wave.bombers <= 2:
+        _pair, small = aa.small_first_wave(dice, "small first wave")
+    escorts = [a for a in wave.aps if a.get(suppression.KEY)]
+    suppressed = None
+    if escorts:  # 7.9.1: the suppressors fire before any AA
+        purpose = f"wave {wave.number} AA suppression"
+        suppressed = suppression.roll(public, escorts, way.ring, dice, purpose)
+        fact = {"kind": "aa-suppression", "tf": r.strike.tf, "wave": wave.number, **suppressed}
+        r.tell_both(fact, "7.9.1")
+    ships = tuple(board.ships[n] for n in board.afloat(firers))
+    fire = Fire(ships, suppressed, small, after_inner and wave.index > 0)
+    aps = list(wave.aps)
+    for mode in AA_MODES:
+        if any(a["aa_mode"] == mode and int(a["n"]) > 0 for a in aps):
+            aps, losses = _fire_at(r, wave, mode, aps, fire, board.in_port, losses)
+    left = tuple(a for a in aps if int(a["n"]) > 0 and not a.get(suppression.KEY))
+    return replace(wave, aps=left), losses
+
+
+def _fire_at(
+    r: Resolution,
+    wave: Wave,
+    mode: str,
+    aps: list[Element],
+    fire: Fire,
+    in_port: str | None,
+    losses: Losses,
+) -> tuple[list[Element], Losses]:
+    """10.1: the AA at one component, told to both; the wave's APs after it."""
+    public, night = r.public, r.strike.night
+    comp = [a for a in aps if a["aa_mode"] == mode and int(a["n"]) > 0]
+    cols, drm, why = aa.modifiers(
+        public,
+        [a for a in aps if not a.get(suppression.KEY)],
+        comp,
+        night=night,
+        later_wave_after_inner=fire.after_inner,
+        coastwatcher_alerted=r.context.coastwatcher_alerted,
+        small_first_wave_drm=fire.small_first_wave,
+    )
+    fuse, fused = suppression.proximity(public, fire.ships, mode)  # 10.1.1
+    cut = suppression.reduction(public, mode, fire.suppressed)
+    why += ([fused] if fused else []) + ([f"AA suppressed -{cut}"] if cut else [])
+    res = aa.fire(
+        public,
+        max(0, aa.strength(public, fire.ships, mode, night=night) - cut)
+        + port.port_fire(public, in_port, night=night),  # R131: not suppressed
+        comp,
+        cols,
+        drm + fuse,
+        r.context.dice,
+        f"wave {wave.number} AA {mode}",
+    )
+    fact = {
+        "kind": "aa-fire",
+        "tf": r.strike.tf,
+        "wave": wave.number,
+        "component": mode,
+        "why": why,
+        **{k: res[k] for k in ("aa", "columns", "drm", "roll", "eliminated", "aborted")},
+    }
+    aps, losses = _aa_losses(aps, mode, res, losses)
+    r.tell_both(fact, "10.1")
+    return aps, losses
+
+
+def _aa_losses(
+    aps: Sequence[Element], mode: str, res: Mapping[str, Any], losses: Losses
+) -> tuple[list[Element], Losses]:
+    """The AA's eliminations and aborts, by type, taken from the component's APs in
+    order; the wave's APs after them, and the strike's losses."""
+    lost_by, back_by = dict(res["eliminated"]), dict(res["aborted"])
+    out = []
+    for a in aps:
+        if a["aa_mode"] != mode:
+            out.append(a)
+            continue
+        t = str(a["type"])
+        lost = min(int(a["n"]), lost_by.get(t, 0))
+        back = min(int(a["n"]) - lost, back_by.get(t, 0))
+        lost_by[t], back_by[t] = lost_by.get(t, 0) - lost, back_by.get(t, 0) - back
+        out.append({**a, "n": int(a["n"]) - lost - back})
+        losses = losses.add(t, lost, elite=bool(a.get(elite.KEY)), green=bool(a.get(training.KEY)))
+    return out, losses

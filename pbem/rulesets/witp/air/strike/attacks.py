@@ -1,0 +1,174 @@
+"""7.8.1 a wave's attack: the speed classes in its target ring (the striker's, face
+down: by position, type and speed), the ship it targets (the doctrine, R92, from
+what the striker was told; its identity then told, 7.2.1), the admiral's column
+shift and DRM (8.1.5), 38.3.1 the in-port surprise, and the attack itself, told to
+both."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pbem.rulesets.witp.air import attack, display, port
+from pbem.rulesets.witp.air.coordination import Ratings
+from pbem.rulesets.witp.air.strike.launch import Element, Launch
+from pbem.rulesets.witp.air.strike.placement import Display
+from pbem.rulesets.witp.air.strike.plotted import Resolution
+from pbem.rulesets.witp.air.strike.waves import Approach, Wave
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """7.8.1: the ship a wave attacked, its damage level before and after the attack,
+    and whether the wave was the first and attacked in the inner ring or the core
+    (the AA at a later wave, 10.1)."""
+
+    ship: str
+    before: int
+    after: int
+    inner: bool
+
+    @property
+    def damaged(self) -> bool:
+        return self.after > self.before
+
+
+@dataclass(frozen=True, slots=True)
+class Onset:
+    """What bears on every wave's attack: the waves' sizes (8.1.5), whether no CAP
+    attacked a bomber (7.8.1 Step 3 **), the target priority (7.3)."""
+
+    sizes: tuple[int, ...]
+    no_cap: bool
+    priority: str
+
+
+def surprise(r: Resolution, launch: Launch, wave: Wave) -> int:
+    """38.3.1: the striker's In-Port Surprise roll for ``wave``, open to both; the
+    speed-class reduction."""
+    located = port.located_launcher(r.public.get("located", {}), r.strike.side, launch.parts)
+    got = port.surprise(
+        r.public, r.context.dice, wave.index, located, f"wave {wave.number} surprise"
+    )
+    r.tell_both(
+        {"kind": "in-port-surprise", "tf": r.strike.tf, "wave": wave.number, **got}, "38.3.1"
+    )
+    return int(got["reduction"])
+
+
+def admiral(r: Ratings | None, w: int, sizes: Sequence[int], launch: Launch) -> tuple[int, int]:
+    """8.1.5: a column shift and a + DRM for the first wave (the doctrine); a
+    negative DRM falls on the largest wave. Carrier strikes only."""
+    if r is None or not any(p["carrier"] for p in launch.parts):
+        return 0, 0
+    largest = sizes.index(max(sizes)) if sizes else 0
+    column = r.column if w == 0 else 0
+    drm = r.drm if (r.drm > 0 and w == 0) or (r.drm < 0 and w == largest) else 0
+    return column, drm
+
+
+def choose_target(
+    public: Mapping[str, Any], seen: Sequence[Mapping[str, Any]]
+) -> Mapping[str, Any]:
+    """The doctrine (R92) from what the striker was told: the type first in 7.3.2's
+    order, then the slowest, then the first position."""
+    return min(
+        seen,
+        key=lambda s: (
+            display.priority_rank(public, str(s["type"])),
+            int(s["speed_class"]),
+            str(s["ring"]),
+            int(s["arc"]),
+        ),
+    )
+
+
+def attack_wave(
+    r: Resolution,
+    launch: Launch,
+    wave: Wave,
+    way: Approach,
+    board: Display,
+    onset: Onset,
+    surprised: int,
+) -> Hit | None:
+    """7.8.1: the wave's attack on the ship it targets in its ring; None when its
+    ring on the path holds no ship afloat."""
+    in_ring = board.afloat(display.in_ring(board.positions, way.arcs, way.ring))
+    if not in_ring:
+        return None
+    name = _target(r, wave, board, in_ring)
+    ship, aps, public = board.ships[name], list(wave.aps), r.public
+    column, drm = admiral(r.context.ratings.get(r.strike.side), wave.index, onset.sizes, launch)
+    before = int(ship.get("damage", 0))
+    rec = attack.resolve(
+        public,
+        ship,
+        aps,
+        r.context.dice,
+        f"wave {wave.number} attack on {name}",
+        is_combined=attack.combined(aps, public),
+        no_cap=onset.no_cap,
+        column=column,
+        drm=drm,
+        surprise=surprised,
+        in_port=board.in_port is not None,
+    )
+    rec.update(
+        wave=wave.number,
+        combined=attack.combined(aps, public),
+        no_cap=onset.no_cap,
+        admiral={"column": column, "drm": drm},
+        surprise=surprised,
+    )
+    r.tell_both({"kind": "air-surface-attack", "tf": r.strike.tf, **rec}, "7.8.1")
+    inner = wave.index == 0 and way.ring in ("inner", "core")
+    return Hit(name, before, int(ship["damage"]), inner)
+
+
+def _target(r: Resolution, wave: Wave, board: Display, in_ring: Sequence[str]) -> str:
+    """7.8.1 Step 1: the target ring's speed classes told to the striker, face down;
+    the ship the doctrine targets (R92), its identity then told (7.2.1)."""
+    night, public, by_name, positions = r.strike.night, r.public, board.ships, board.positions
+    told: list[Element] = [
+        {
+            "ring": positions[n][0],
+            "arc": positions[n][1],
+            "type": by_name[n]["type"],
+            "speed_class": attack.current_speed_class(public, by_name[n], 0),
+            "name": n,
+        }
+        for n in in_ring
+    ]
+    # face down: told by position, type and speed; the names stay hidden
+    told.sort(key=lambda t: (t["ring"], t["arc"], str(t["type"]), t["speed_class"], t["name"]))
+    ships = [
+        {k: v for k, v in t.items() if k != "name" and (k != "type" or not night)} for t in told
+    ]
+    fact = {"kind": "target-ring-speeds", "tf": r.strike.tf, "wave": wave.number, "ships": ships}
+    r.tell(fact, [r.strike.side], "7.8.1")
+    pick = choose_target(public, [{**t, "type": t["type"] if not night else "?"} for t in told])
+    name = str(
+        next(
+            t["name"]
+            for t in told
+            if t["ring"] == pick["ring"]
+            and t["arc"] == pick["arc"]
+            and t["speed_class"] == pick["speed_class"]
+            and (night or t["type"] == pick["type"])
+        )
+    )
+    ship = by_name[name]
+    fact = {
+        "kind": "ship-targeted",
+        "tf": r.strike.tf,
+        "wave": wave.number,
+        "ring": positions[name][0],
+        "arc": positions[name][1],
+        "ship": name,
+        "type": ship["type"],
+        "class": ship.get("class", ""),
+    }
+    r.tell(fact, [r.strike.side], "7.2.1")
+    return name

@@ -1,0 +1,154 @@
+"""5.3, 7.1 B the Combat Air Patrol over the target TF: its fighters not flying other
+missions (5.3) nor aborted earlier this phase (5.1.1, 5.3.6), checked by 8.1.4
+carrier coordination, with the cover the APAT let through (9.2), dealt over the
+levels the strike uses by the owner's plotted order (R135) or the doctrine (R92),
+the elite (7.11, R111), green (58.2.1) and AVG (6.2.3) marked."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pbem.rulesets.witp.air import altitude, avg, capsplit, coordination, elite, training
+from pbem.rulesets.witp.air.ships import CARRIER_TYPES, mark_by_type, tf_air
+from pbem.rulesets.witp.air.strike.contact import Target
+from pbem.rulesets.witp.air.strike.launch import Element, Launch, shrink
+from pbem.rulesets.witp.air.strike.plotted import Resolution, doctrine
+from pbem.rulesets.witp.air.tables import ROLES, air_unit, known_type, value
+
+
+@dataclass(frozen=True, slots=True)
+class Cap:
+    """5.3, 7.1 B: the CAP over the target TF, element by element ({type, n, alt,
+    range} and its marks), the TF's own fighters among it (R110: they take the
+    CAP's losses first), what the owner chose to attack (R92) and whether the strike
+    bounces as green fighters may (58.2.1)."""
+
+    elements: tuple[Element, ...]
+    own: Mapping[str, int]
+    cap_attacks: str
+    green_strike: bool
+
+    @property
+    def aps(self) -> int:
+        return sum(int(c["n"]) for c in self.elements)
+
+
+def cap_levels(
+    public: Mapping[str, Any],
+    cap: Mapping[str, int],
+    levels: Sequence[str],
+    shares: Mapping[str, int] | None = None,
+) -> list[dict[str, Any]]:
+    """The owner's plotted ``CAP`` shares over the levels used (7.1 B, R135), else the
+    doctrine (R92): the CAP split evenly over the levels used, the lowest first;
+    each AP only where it may fly (5.2.3)."""
+    out: list[dict[str, Any]] = []
+    for t, n in sorted(cap.items()):
+        air = air_unit(public, t)["air"]
+        ok = [
+            lv
+            for lv in levels
+            if altitude.may_fly(public, int(air["normal"]), air.get("altitude"), lv)
+        ]
+        dealt = capsplit.deal(n, ok, shares or {})
+        for k, lv in enumerate(ok):
+            share = n // len(ok) + (1 if k < n % len(ok) else 0)
+            share = dealt.get(lv, 0) if dealt else share
+            if share:
+                out.append({"type": t, "n": share, "alt": lv, "range": "normal"})
+    return out
+
+
+def elite_first(cap: Sequence[Mapping[str, Any]], best: Mapping[str, int]) -> list[dict[str, Any]]:
+    """7.11: each type's ``best`` elite CAP APs marked, level by level, lowest first."""
+    return mark_by_type(cap, best, elite.KEY)
+
+
+def grounded(r: Resolution) -> dict[str, int]:
+    """5.1.1, 5.3.6: the target TF's CAP aborted earlier this phase, by type (the
+    owner's ``cap_aborted``, which the caller clears when the phase ends)."""
+    held: dict[str, dict[str, int]] = r.own(r.strike.owner).setdefault("cap_aborted", {})
+    return held.setdefault(r.strike.tf, {})
+
+
+def raise_cap(r: Resolution, target: Target, launch: Launch, levels: Sequence[str]) -> Cap:
+    """The CAP that meets the strike, dealt over ``levels``; the owner told of the AVG
+    (6.2.2) and of what his plotted order made (R135)."""
+    owner, tf_id, busy = r.strike.owner, r.strike.tf, r.context.committed
+    own_n = r.own(owner)
+    fighters = _fighters(r, target)
+    own_left = dict(fighters)  # R110: the TF's own fighters take the CAP's losses first
+    # 7.11, R111: the CAP's elite; a strike flies its base's elite first, so the TF's
+    # elite left for CAP are those its committed strikes did not take
+    best = {
+        t: min(n, max(0, elite.held(own_n, tf_id, t) - busy.get(t, 0))) for t, n in fighters.items()
+    }
+    avg_cap: dict[str, int] = {}  # 6.2.3: the AVG's P-40s among the cover
+    for c in r.context.cover:
+        if c.get(avg.KEY):
+            avg_cap[str(c["type"])] = avg_cap.get(str(c["type"]), 0) + int(c["n"])
+        fighters[str(c["type"])] = fighters.get(str(c["type"]), 0) + int(c["n"])
+        best[str(c["type"])] = best.get(str(c["type"]), 0) + int(c.get(elite.KEY, 0))
+    theirs = doctrine(r.state, owner)
+    cap = elite_first(cap_levels(r.public, fighters, levels, r.context.cap_split), best)
+    green_cap = {  # 58.2.1: the TF's green its strikes did not take
+        t: training.cap_green(own_n, tf_id, t, n, busy.get(t, 0)) for t, n in own_left.items()
+    }
+    cap = training.mark(cap, green_cap)
+    green_strike = training.strike_has_green_fighters(launch.escorts) and not any(
+        green_cap.values()
+    )
+    cap = avg.mark_cap(cap, avg_cap)
+    if any(e.get(avg.KEY) for e in cap):  # 6.2.2: told the strike before the AVG fights
+        told = avg.composition(launch.bombers, launch.escorts)
+        r.tell({"kind": "avg-strike-composition", "tf": tf_id, "levels": told}, [owner], "6.2.2")
+    if r.context.cap_split and cap:
+        _allotted(r, cap, levels, r.context.cap_split)
+    return Cap(tuple(cap), own_left, str(theirs["cap_attacks"]), green_strike)
+
+
+def _fighters(r: Resolution, target: Target) -> dict[str, int]:
+    """5.3: the TF's F and HF types (4.2.1) free to fly CAP, by type; at a carrier
+    TF, as many as its 8.1.4 carrier coordination lets up (the owner's own roll)."""
+    public, owner, tf_id = r.public, r.strike.owner, r.strike.tf
+    own_n, busy, gone = r.own(owner), r.context.committed, grounded(r)
+    cap_air = {
+        t: n - busy.get(t, 0) - int(gone.get(t, 0))
+        for t, n in tf_air(own_n, target.tf).items()
+        if known_type(public, t)  # F and HF fly CAP (4.2.1); floatplanes: none
+        and set(air_unit(public, t)["roles"]) & set(value(public, ROLES)["cap"])
+    }
+    cap_air = {t: n for t, n in cap_air.items() if n > 0}
+    if r.strike.night:
+        return {}  # 14.0: only night fighters fly CAP at night (none in 1942)
+    if not cap_air or not any(s["type"] in CARRIER_TYPES for s in target.ships):
+        return cap_air
+    dice = r.context.dice
+    rating = r.context.ratings.get(owner) or coordination.rate(public, None, dice, f"{owner} CTF")
+    cc = coordination.launch(
+        public,
+        list(target.ships),
+        rating,
+        sum(cap_air.values()),
+        0,
+        dice,
+        f"{owner} {tf_id} CAP CC",
+    )
+    kept = shrink([{"type": t, "n": n} for t, n in sorted(cap_air.items())], cc.fighters)
+    fact = {"kind": "carrier-coordination", "tf": tf_id, "air_rating": rating.air, "cap": True}
+    r.tell({**fact, **cc.to_json()}, [owner], "8.1.4")
+    return {s["type"]: s["n"] for s in kept}
+
+
+def _allotted(
+    r: Resolution, cap: Sequence[Element], levels: Sequence[str], order: Mapping[str, int]
+) -> None:
+    """R135: the owner's plotted CAP order and what it made, his alone."""
+    dealt: dict[str, dict[str, int]] = {lv: {} for lv in levels}
+    for e in cap:  # an elite stack and a regular of one type: counted together
+        at = dealt[str(e["alt"])]
+        at[str(e["type"])] = at.get(str(e["type"]), 0) + int(e["n"])
+    fact = {"kind": "cap-allotted", "tf": r.strike.tf, "order": capsplit.text(order)}
+    r.tell({**fact, "levels": dealt}, [r.strike.owner], "7.1")

@@ -1,0 +1,57 @@
+"""7.1 A the contact that places the strike: the True report on the target TF, told
+to the striker (and owner); then 7.3 the target priority, told to both."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pbem.rulesets.witp import chits
+from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of
+from pbem.rulesets.witp.air.strike.plotted import Resolution, doctrine
+
+STRIKE_CONTACT = "strike-contact"  # the search-report's source when a strike tells it
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """7.1 A: the target TF (its entry in the owner's TF Display, where the damage
+    lands), its ships, the True report on them and the 7.3 target priority."""
+
+    tf: dict[str, Any]
+    ships: tuple[dict[str, Any], ...]
+    report: chits.Report
+    priority: str  # "general" or a ship type (7.3.1)
+
+
+def contact(r: Resolution) -> Target:
+    """7.1 A the True report, then the target priority (7.3)."""
+    strike = r.strike
+    own = r.own(strike.owner)
+    tf = own["tfs"][strike.tf]
+    ships = tuple(ships_of(own, tf))
+    report = chits.Report.of_ships(list(ships))
+    fact = {
+        "kind": "search-report",
+        "owner": str(strike.owner),
+        "tf": strike.tf,
+        "report": report.text(),
+        "source": STRIKE_CONTACT,
+    }
+    r.tell_both(fact, "7.1")
+    priority = _priority(r, report)
+    r.tell_both({"kind": "target-priority", "tf": strike.tf, "priority": priority}, "7.3")
+    return Target(tf, ships, report, priority)
+
+
+def _priority(r: Resolution, report: chits.Report) -> str:
+    """7.3: as plotted, else the doctrine's (R92); at night a General one (14.2.2)."""
+    strike = r.strike
+    if strike.night:
+        return "general"  # 14.2.2: placed as for a General priority
+    if strike.priority is not None:
+        return strike.priority or "general"
+    if doctrine(r.state, strike.side)["target_priority"] == "specific-carriers-else-general":
+        carriers = [t for t in CARRIER_TYPES if report.types.get(t)]
+        return carriers[0] if carriers else "general"
+    return "general"

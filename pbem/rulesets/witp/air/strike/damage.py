@@ -1,0 +1,35 @@
+"""16.7 critical hits, rolled by the owner as each damaged ship leaves the display
+(the moderator's stream): every roll told to the owner, a critical hit on doubles
+to the striker too (R100)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pbem.rulesets.witp import draws
+from pbem.rulesets.witp.air import critical
+from pbem.rulesets.witp.air.strike.placement import Display
+from pbem.rulesets.witp.air.strike.plotted import Resolution
+
+
+def critical_hits(r: Resolution, board: Display, damaged: Mapping[str, int]) -> None:
+    """16.7 for each ship ``damaged`` (by name: its damage before the strike) and
+    still afloat, in name order."""
+    public, tf_id, time = r.public, r.strike.tf, r.context.time
+    for name in sorted(damaged):
+        ship = board.ships[name]
+        if int(ship["damage"]) >= 5 or not critical.rolls_for(public, ship):
+            continue
+        stream = draws.fork(r.context.secret, f"critical {time} {tf_id} {name}")
+        rolls = critical.roll(public, ship, stream, f"critical {name}")
+        fact = {
+            "kind": "critical-hit-rolls",
+            "tf": tf_id,
+            "ship": name,
+            "rolls": rolls,
+            "damage": int(ship["damage"]),
+        }
+        r.tell(fact, [r.strike.owner], "16.7")
+        for crit in critical.told_to_enemy(rolls):
+            told = {"kind": "critical-hit", "tf": tf_id, "ship": name, "dice": crit["dice"]}
+            r.tell(told, [r.strike.side], "16.7")

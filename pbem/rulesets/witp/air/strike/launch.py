@@ -1,0 +1,114 @@
+"""5.0 the launch: what reaches the target from each plotted part, after 8.1.4 carrier
+coordination, 9.3 joint-strike availability (5.10, 5.8.2), 7.10.1 torpedo arming,
+and the elite (7.11), green (58.2.1) and AVG (6.2.3) marks the air combat reads."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pbem.core.sides import SIDES
+from pbem.rulesets.witp.air import availability, avg, coordination, elite, torpedo, training
+from pbem.rulesets.witp.air.ships import ships_of
+from pbem.rulesets.witp.air.strike.plotted import Resolution
+
+Element = dict[str, Any]  # {type, n, alt, ...}: APs of one type as air/plot.py files them
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """5.0: the strike's parts that reach the target, each a plotted part (its base,
+    hex, carrier, MP) with the ``elements`` (bombers) and ``escorts`` that flew."""
+
+    parts: tuple[Element, ...]
+
+    @property
+    def bombers(self) -> list[Element]:
+        return [e for p in self.parts for e in p["elements"]]
+
+    @property
+    def escorts(self) -> list[Element]:
+        return [e for p in self.parts for e in p["escorts"]]
+
+
+def shrink(stacks: Sequence[Mapping[str, Any]], keep: int) -> list[Element]:
+    """``keep`` of the stacks' APs, each type cut in proportion (rounded up, in order)."""
+    total = sum(int(s["n"]) for s in stacks)
+    out, left = [], keep
+    for s in stacks:
+        k = min(left, math.ceil(int(s["n"]) * keep / total)) if total else 0
+        left -= k
+        out.append({**s, "n": k})
+    return [s for s in out if s["n"] > 0]
+
+
+def launch(r: Resolution) -> Launch:
+    """5.0, 8.1.4, 5.10: each part's launch, told; the parts that reach the target."""
+    return Launch(tuple(_part(r, i, part) for i, part in enumerate(r.strike.plot["parts"])))
+
+
+def _part(r: Resolution, i: int, part: Mapping[str, Any]) -> Element:
+    side, base = r.strike.side, str(part["base"])
+    own, dice = r.own(side), r.context.dice
+    where = part["hex"] if part["carrier"] else part["base"]
+    fact = {"kind": "strike-launched", "side": str(side), "from": where, "carrier": part["carrier"]}
+    r.tell(fact, SIDES, "5.0")
+    bombers, arming = torpedo.at_launch(r.public, own, part, dice, f"{side} {part['base']} 7.10")
+    if arming:  # 7.10.1, R127: the launching side's own roll
+        r.tell(arming, [side], "7.10.1")
+    escorts = [dict(e) for e in part["escorts"]]
+    if part["carrier"]:
+        bombers, escorts = _carrier_coordination(r, part, bombers, escorts)
+    if i > 0 or part.get("apat"):  # a Joint Strike's following base (5.10, 9.3), a
+        # base's successive special strike (5.8.2): the APAT, at the range flown
+        bombers, escorts = _joint_availability(r, part, bombers, escorts)
+    day = not r.strike.night  # 7.11.5: the night elite's bonuses at night only
+    bombers = elite.split(own, base, bombers, day)  # 7.11
+    escorts = elite.split(own, base, escorts, day)
+    bombers = training.split(own, base, bombers)  # 58.2.1
+    if not part["carrier"]:
+        escorts = avg.mark(r.public, base, escorts)  # 6.2.3
+    escorts = training.split(own, base, escorts)
+    return {**part, "elements": bombers, "escorts": escorts}
+
+
+def _carrier_coordination(
+    r: Resolution, part: Mapping[str, Any], bombers: list[Element], escorts: list[Element]
+) -> tuple[list[Element], list[Element]]:
+    """8.1.4: the carrier TF's launch check cuts fighters and bombers in proportion."""
+    side, dice = r.strike.side, r.context.dice
+    own = r.own(side)
+    rating = r.context.ratings.get(side) or coordination.rate(r.public, None, dice, f"{side} CTF")
+    ships = ships_of(own, own["tfs"][part["base"]])
+    f, b = sum(e["n"] for e in escorts), sum(e["n"] for e in bombers)
+    cc = coordination.launch(r.public, ships, rating, f, b, dice, f"{side} {part['base']} CC")
+    fact = {"kind": "carrier-coordination", "tf": part["base"], "air_rating": rating.air}
+    r.tell({**fact, **cc.to_json()}, [side], "8.1.4")
+    return shrink(bombers, cc.bombers), shrink(escorts, cc.fighters)
+
+
+def _joint_availability(
+    r: Resolution, part: Mapping[str, Any], bombers: list[Element], escorts: list[Element]
+) -> tuple[list[Element], list[Element]]:
+    """9.3: each type's APAT roll at the range flown; the striker's own."""
+    side, dice = r.strike.side, r.context.dice
+    kept = []
+    for e in bombers + escorts:
+        n, roll, pct = availability.available(
+            r.public, e["n"], part["mp"], "joint-following", dice, f"{side} joint {e['type']}"
+        )
+        fact = {
+            "kind": "joint-availability",
+            "base": part["base"],
+            "type": e["type"],
+            "roll": roll,
+            "percent": pct,
+            "available": n,
+            "of": e["n"],
+        }
+        r.tell(fact, [side], "9.3")
+        kept.append({**e, "n": n})
+    nb = len(bombers)
+    return [e for e in kept[:nb] if e["n"]], [e for e in kept[nb:] if e["n"]]

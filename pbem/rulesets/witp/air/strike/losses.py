@@ -1,0 +1,110 @@
+"""The strike's losses as it returns: 6.3.3 extended range may double the
+eliminations (the striker's own roll), 5.15 the extreme-range return roll (the
+moderator's stream, the striker's own); the APs lost leave their parts' bases,
+with their elite (7.11.2) and green (58.2.1) counts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pbem.rulesets.witp import draws
+from pbem.rulesets.witp.air import elite, extreme, training
+from pbem.rulesets.witp.air.ships import take_losses
+from pbem.rulesets.witp.air.strike.plotted import Resolution
+from pbem.rulesets.witp.air.tables import air_unit
+
+
+@dataclass(frozen=True, slots=True)
+class Losses:
+    """The strike's APs eliminated by type, in air combat (6.3) and by AA (10.1):
+    all of them, the elite among them (7.11.2) and the green (58.2.1)."""
+
+    eliminated: Mapping[str, int] = field(default_factory=dict)
+    elite: Mapping[str, int] = field(default_factory=dict)
+    green: Mapping[str, int] = field(default_factory=dict)
+
+    def add(self, ap_type: str, n: int, *, elite: bool, green: bool) -> Losses:
+        """These losses and ``n`` more APs of ``ap_type`` eliminated."""
+        return Losses(
+            _plus(self.eliminated, ap_type, n),
+            _plus(self.elite, ap_type, n) if elite else self.elite,
+            _plus(self.green, ap_type, n) if green else self.green,
+        )
+
+
+def _plus(by_type: Mapping[str, int], ap_type: str, n: int) -> dict[str, int]:
+    return {**by_type, ap_type: by_type.get(ap_type, 0) + n}
+
+
+def settle(r: Resolution, parts: Sequence[Mapping[str, Any]], losses: Losses) -> None:
+    """6.3.3 extended range: eliminations may double on return; then 5.15's return
+    roll, and the losses leave the parts' bases."""
+    doubled = _extended(r, parts, losses.eliminated)
+    eliminated = losses.eliminated
+    gone = {t: eliminated.get(t, 0) + doubled.get(t, 0) for t in set(eliminated) | set(doubled)}
+    r.events.extend(
+        extreme.losses(r.state, r.strike.plot, parts, gone, r.context.secret, r.context.time)
+    )
+    own = r.own(r.strike.side)
+    elite_losses(own, parts, losses.elite)
+    green_losses(own, parts, losses.green)
+
+
+def _extended(
+    r: Resolution, parts: Sequence[Mapping[str, Any]], eliminated: Mapping[str, int]
+) -> dict[str, int]:
+    """6.3.3: each type that lost APs and flew at extended range rolls 1D10 against
+    its rating; over it, its losses double. The losses leave the parts' bases in
+    order. The extra APs lost, by type."""
+    own = r.own(r.strike.side)
+    doubled: dict[str, int] = {}
+    for t, lost in sorted(eliminated.items()):
+        if lost < 1:
+            continue
+        flown = [e for p in parts for e in p["elements"] + p["escorts"] if e["type"] == t]
+        launched = sum(int(e["n"]) for e in flown)
+        extra = 0
+        if any(e.get("range", "normal") != "normal" for e in flown):
+            roll = draws.d10(r.context.dice, f"extended range {t}") % 10  # 0 reads zero
+            rating = int(air_unit(r.public, t)["air"]["extended"])
+            if roll > rating:
+                extra = min(lost, launched - lost)
+            fact = {
+                "kind": "extended-range-losses",
+                "type": t,
+                "roll": roll,
+                "rating": rating,
+                "extra": extra,
+            }
+            r.tell(fact, [r.strike.side], "6.3.3")
+        doubled[t] = extra
+        left = lost + extra
+        for p in parts:
+            n = sum(int(e["n"]) for e in p["elements"] + p["escorts"] if e["type"] == t)
+            left -= take_losses(own, p["base"], t, min(left, n))
+    return doubled
+
+
+def elite_losses(
+    own: Mapping[str, Any], parts: Sequence[Mapping[str, Any]], lost: Mapping[str, int]
+) -> None:
+    """7.11.2: the elite APs eliminated leave their bases' elite counts."""
+    for t, n in lost.items():
+        for p in parts:
+            k = min(n, sum(int(e["n"]) for e in p["elements"] + p["escorts"] if e["type"] == t))
+            k = min(k, elite.held(own, str(p["base"]), t))
+            elite.lose(own, str(p["base"]), t, k)
+            n -= k
+
+
+def green_losses(
+    own: Mapping[str, Any], parts: Sequence[Mapping[str, Any]], lost: Mapping[str, int]
+) -> None:
+    """58.2.1: the green APs eliminated leave their bases' green counts."""
+    for t, n in lost.items():
+        for p in parts:
+            k = min(n, training.held(own, str(p["base"]), t))
+            training.lose(own, str(p["base"]), t, k)
+            n -= k

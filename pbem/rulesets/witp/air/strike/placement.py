@@ -1,0 +1,76 @@
+"""7.2 placement on the Air/Surface Tactical Display, face down (told to the striker
+by ring, arc, type and "at least D2"; at night nothing but the arc, 14.2.2); 38.3.1
+ships in port; 7.1 B the altitudes the strike uses, and whether each is escorted."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pbem.rulesets.witp.air import display, port
+from pbem.rulesets.witp.air.display import Position
+from pbem.rulesets.witp.air.strike.contact import Target
+from pbem.rulesets.witp.air.strike.launch import Launch
+from pbem.rulesets.witp.air.strike.plotted import Resolution
+
+LEVELS = ("L", "M", "H")  # 5.2: Low, Medium, High
+
+
+@dataclass(frozen=True, slots=True)
+class Display:
+    """7.2: the target TF on the Air/Surface Tactical Display: each ship's position
+    by name, the ships by name, and the port it lies in (38.3.1; None: at sea)."""
+
+    positions: Mapping[str, Position]
+    ships: Mapping[str, dict[str, Any]]
+    in_port: str | None
+
+    def afloat(self, names: list[str]) -> list[str]:
+        """Those of ``names`` not sunk (damage 5)."""
+        return [n for n in names if int(self.ships[n].get("damage", 0)) < 5]
+
+
+def place(r: Resolution, target: Target) -> Display:
+    """7.2 placement, face down; then whether the TF lies in port (38.3.1)."""
+    positions = display.place(r.public, target.ships, target.priority)
+    by_name = {str(s["name"]): s for s in target.ships}
+    night = r.strike.night
+    seen = [
+        {
+            "ring": p[0],
+            "arc": p[1],
+            "type": "?" if night else by_name[n]["type"],
+            "at_least_d2": False if night else int(by_name[n].get("damage", 0)) >= 2,
+        }
+        for n, p in sorted(
+            positions.items(),
+            # by position and type, never by name: the counters are face down
+            key=lambda kv: (
+                display.RINGS.index(kv[1][0]),
+                kv[1][1],
+                str(by_name[kv[0]]["type"]),
+                int(by_name[kv[0]].get("damage", 0)) >= 2,
+            ),
+        )
+    ]
+    fact = {"kind": "air-surface-placement", "tf": r.strike.tf, "ships": seen}
+    r.tell(fact, [r.strike.side], "14.2.2" if night else "7.2.1")
+    in_port = port.in_port(target.tf)
+    if in_port:  # 10.1.2, 38.3.1: the port's AA fires too, torpedoes halved, surprise
+        aa = port.port_aa(r.public, in_port)
+        r.tell_both(
+            {"kind": "ships-in-port", "tf": r.strike.tf, "port": in_port, "port_aa": aa}, "38.3.1"
+        )
+    return Display(positions, by_name, in_port)
+
+
+def altitudes(r: Resolution, launch: Launch) -> tuple[str, ...]:
+    """7.1 B: the levels the bombers fly, told to both with whether each is escorted."""
+    bombers, escorts = launch.bombers, launch.escorts
+    levels = tuple(lv for lv in LEVELS if any(e["alt"] == lv for e in bombers))
+    occupied = {
+        lv: ("escorted" if any(e["alt"] == lv for e in escorts) else "unescorted") for lv in levels
+    }
+    r.tell_both({"kind": "strike-altitudes", "tf": r.strike.tf, "levels": occupied}, "7.1")
+    return levels

@@ -1,0 +1,135 @@
+"""5.0, 7.1: a naval strike as plotted, the phase around it, and the resolution the
+strike's steps share (the round's working state, every fact told through
+``knowledge.disclose``, witp-hidden-info 4.1-4.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypedDict, Unpack
+
+from pbem.core.dice import Dice
+from pbem.core.events import Event
+from pbem.core.sides import Side
+from pbem.rulesets.witp.air.coordination import Ratings
+from pbem.rulesets.witp.air.tables import DOCTRINE, value
+from pbem.rulesets.witp.hexgrid import HexId
+from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
+
+
+def doctrine(state: Mapping[str, Any], side: str) -> dict[str, Any]:
+    """The air doctrine (rulings.air-doctrine, R92) with ``side``'s standing
+    ``air_doctrine`` over it: how that side's choices are made for it."""
+    base = dict(value(state[PUBLIC], DOCTRINE))
+    base.update(state[PRIVATE][side].get("standing", {}).get("air_doctrine", {}))
+    return base
+
+
+@dataclass(frozen=True, slots=True)
+class AirStrike:
+    """A naval strike as plotted (5.0, 7.1): the striker, its target TF and the
+    plotted JSON (air/plot.py's strike) the air rules read."""
+
+    side: Side
+    owner: Side  # the target TF's: the naval player
+    tf: str
+    hex: HexId
+    night: bool  # 14.2
+    priority: str | None  # 7.3: plotted, or None (the doctrine chooses, R92)
+    plot: Mapping[str, Any]
+
+    @classmethod
+    def from_json(cls, plot: Mapping[str, Any]) -> AirStrike:
+        target = plot["target"]
+        return cls(
+            side=Side(plot["side"]),
+            owner=Side(target["owner"]),
+            tf=str(target["tf"]),
+            hex=HexId(str(target["hex"])),
+            night=bool(plot.get("night")),
+            priority=plot.get("priority"),
+            plot=plot,
+        )
+
+    @property
+    def both(self) -> list[Side]:
+        """The striker and the naval player: the audience of what both see."""
+        return [self.side, self.owner]
+
+
+class StrikeOptions(TypedDict, total=False):
+    """What a caller may bring to one strike (``naval_strike.resolve`` says what)."""
+
+    ratings: Mapping[str, Ratings] | None
+    target_plotted: bool
+    cover: Sequence[Mapping[str, Any]]
+    cover_losses: dict[str, list[int]] | None
+    committed: Mapping[str, int] | None
+    coastwatcher_alerted: bool
+    unlocated_carriers: bool
+    cap_split: Mapping[str, int] | None
+
+
+@dataclass(frozen=True, slots=True)
+class StrikeContext:
+    """The phase around one strike: the dice, and what the air rules of the round
+    bring to it (``naval_strike.resolve`` says what each is)."""
+
+    dice: Dice  # the open stream
+    secret: Dice  # the moderator's stream (16.7, 5.15)
+    time: str
+    ratings: Mapping[str, Ratings] = field(default_factory=dict)  # 8.1, 8.8
+    target_plotted: bool = False  # 12.0
+    cover: Sequence[Mapping[str, Any]] = ()  # 9.2, 7.11
+    cover_losses: dict[str, list[int]] | None = None  # R110: filled for the caller
+    committed: Mapping[str, int] = field(default_factory=dict)  # 5.3
+    coastwatcher_alerted: bool = False
+    unlocated_carriers: bool = False  # 12.3
+    cap_split: Mapping[str, int] | None = None  # 7.1 B, R135
+
+    @classmethod
+    def of(
+        cls, dice: Dice, secret: Dice, time: str, **options: Unpack[StrikeOptions]
+    ) -> StrikeContext:
+        """The context of a strike from a caller's options (None: none given)."""
+        return cls(
+            dice,
+            secret,
+            time,
+            ratings=options.get("ratings") or {},
+            target_plotted=options.get("target_plotted", False),
+            cover=tuple(options.get("cover", ())),
+            cover_losses=options.get("cover_losses"),
+            committed=options.get("committed") or {},
+            coastwatcher_alerted=options.get("coastwatcher_alerted", False),
+            unlocated_carriers=options.get("unlocated_carriers", False),
+            cap_split=options.get("cap_split"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """One strike being resolved on ``state``, the round's working copy the caller
+    owns; ``events``: what it has told so far, in order."""
+
+    state: dict[str, Any]
+    strike: AirStrike
+    context: StrikeContext
+    events: list[Event] = field(default_factory=list)
+
+    @property
+    def public(self) -> dict[str, Any]:
+        public: dict[str, Any] = self.state[PUBLIC]
+        return public
+
+    def own(self, side: Side) -> dict[str, Any]:
+        """``side``'s private part of the state."""
+        own: dict[str, Any] = self.state[PRIVATE][side]
+        return own
+
+    def tell(self, fact: Mapping[str, Any], audience: Sequence[str], rule: str) -> None:
+        """Disclose ``fact`` to ``audience`` under ``rule`` at the strike's time."""
+        self.events.append(disclose(self.state, fact, audience, self.context.time, rule))
+
+    def tell_both(self, fact: Mapping[str, Any], rule: str) -> None:
+        self.tell(fact, self.strike.both, rule)

@@ -1,0 +1,137 @@
+"""7.5-7.7 the waves: one a launching hex, the primary's joined by another hex's when
+7.6.2 allows (the doctrine, R92), at night one AP a wave (14.2.2), after the PBYs'
+night contact rolls (14.2.3, R136); each wave's entry arc and target ring (7.7.1,
+10.1.1), told to both with its make-up."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pbem.core.sides import JAPANESE
+from pbem.rulesets.witp.air import altitude, attack, display
+from pbem.rulesets.witp.air import entry as entry_arc
+from pbem.rulesets.witp.air import night as night_rules
+from pbem.rulesets.witp.air.display import Position
+from pbem.rulesets.witp.air.ships import take_losses
+from pbem.rulesets.witp.air.strike.launch import Element, Launch
+from pbem.rulesets.witp.air.strike.placement import Display
+from pbem.rulesets.witp.air.strike.plotted import Resolution
+from pbem.rulesets.witp.hexgrid import distance
+
+
+@dataclass(frozen=True, slots=True)
+class Wave:
+    """7.5: one wave, ``index`` from 0: its APs, each with its AA mode (10.1) and
+    attack altitude (7.8.1), the bombers first, then the suppressors that fly with
+    it (7.9.1); ``bombers``: how many of its APs are bombers."""
+
+    index: int
+    aps: tuple[Element, ...]
+    bombers: int
+
+    @property
+    def number(self) -> int:
+        return self.index + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Approach:
+    """7.7: the outer arc a wave enters at, its target ring and the arcs on its path."""
+
+    entry: int
+    ring: str
+    arcs: tuple[Position, ...]
+
+
+def wave_aps(stacks: Sequence[Mapping[str, Any]]) -> list[Element]:
+    """The APs of ``stacks`` with their AA mode and attack altitude (7.1 B, 7.8.1)."""
+    out = []
+    for e in stacks:
+        if int(e["n"]) < 1:
+            continue
+        role, flown = str(e["role"]), str(e["alt"])
+        out.append(
+            {
+                **e,
+                "aa_mode": altitude.aa_mode(role, flown),
+                "attack_alt": altitude.attack_altitude(role, flown),
+            }
+        )
+    return out
+
+
+def night_contact(r: Resolution, launch: Launch, survivors: list[Element]) -> list[Element]:
+    """14.2.3: the PBYs' contact rolls, told to both (open dice); those destroyed
+    leave their base (not air combat nor AA losses: no 6.3.3 doubling). The APs that
+    go on."""
+    mp_of = {str(p["base"]): int(p["mp"]) for p in launch.parts}
+    c = night_rules.contact(r.public, survivors, mp_of, r.context.dice)
+    if not c.rolls:
+        return survivors
+    for roll in c.rolls:
+        if roll["result"] == night_rules.DESTROYED:
+            take_losses(r.own(r.strike.side), roll["base"], roll["type"], 1)
+    fact = {"kind": "night-contact", "tf": r.strike.tf, "rolls": c.rolls, "destroyed": c.destroyed}
+    r.tell_both(fact, "14.2.3")
+    return c.going_on
+
+
+def form_waves(r: Resolution, survivors: list[Element]) -> list[list[Element]]:
+    """7.5, 7.6 and the doctrine (R92): one wave a launching hex, the primary's
+    joined by another hex's when 7.6.2 allows; at night one AP a wave (14.2.2)."""
+    if r.strike.night:
+        return [[{**a, "n": 1}] for a in survivors for _ in range(int(a["n"]))]
+    by_hex: dict[str, list[Element]] = {}
+    for a in survivors:
+        by_hex.setdefault(str(a["hex"]), []).append(a)
+    if len(by_hex) < 2:
+        return list(by_hex.values())
+    target = str(r.strike.hex)
+    order = sorted(by_hex, key=lambda h: (distance(h, target), h))
+    primary, waves = order[0], [by_hex[order[0]]]
+    a_hexes = distance(primary, target)
+    for h in order[1:]:
+        b = distance(h, primary)
+        roll = r.context.dice.d6(f"coordination {h}") if b > a_hexes else None
+        ok = attack.may_combine(a_hexes, b, roll)
+        fact = {
+            "kind": "wave-coordination",
+            "from": h,
+            "primary": primary,
+            "between": b,
+            "distance": a_hexes,
+            "roll": roll,
+            "combined": ok,
+        }
+        r.tell(fact, [r.strike.side], "7.6.2")
+        if ok:
+            waves[0] = waves[0] + by_hex[h]
+        else:
+            waves.append(by_hex[h])
+    return waves
+
+
+def enter(r: Resolution, wave: Wave, board: Display, priority: str) -> Approach:
+    """7.7.1: the wave's entry arc (1D6, or the elite's choice), its target ring
+    (10.1.1) and path (7.7.3), told to both with the wave's make-up."""
+    public, side, aps = r.public, r.strike.side, list(wave.aps)
+    rolled = r.context.dice.d6(f"wave {wave.number} entry")
+    entry = entry_arc.choose(public, board.positions, rolled, priority, side, r.strike.plot, aps)
+    ring = display.target_ring(board.positions, entry, public, priority)
+    arcs = display.path(public, entry, ring)
+    chose = entry_arc.elite_majority(aps) and side == JAPANESE
+    fact = {
+        "kind": "wave-entry",
+        "tf": r.strike.tf,
+        "wave": wave.number,
+        "entry_arc": entry,
+        **({"rolled": rolled} if chose else {}),
+        "target_ring": ring,
+        "aps": [
+            {"type": a["type"], "n": a["n"], "role": a["role"], "mode": a["aa_mode"]} for a in aps
+        ],
+    }
+    r.tell_both(fact, "7.7.1")
+    return Approach(entry, ring, tuple(arcs))
