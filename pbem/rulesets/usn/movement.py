@@ -107,26 +107,9 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
             _exit_map(w, s, here, spent + len(hexes) + 1, ma, doubled_ok)
             return
         h = int(tok)
-        if entering_from_edge and i == 0:
-            entry = int((s.heading or "in:0").split(":")[1])
-            if h != entry:
-                raise IllegalOrderError(
-                    f"{s.uid} re-enters the map at {hexgrid.fmt(entry)}, not {hexgrid.fmt(h)}",
-                    rule="OFF.BOX",
-                )
-        elif from_west and i == 0:
-            HOOKS[ENTER_WEST](w, s, h)
-        elif here is None or not hexgrid.adjacent(here, h):
-            start = hexgrid.fmt(here) if here is not None else "off map"
-            raise IllegalOrderError(
-                f"{hexgrid.fmt(h)} is not adjacent to {start} (paths go hex by hex)",
-                rule="MOV.PROC",
-            )
-        elif h not in w.geo.naval_nbrs[here]:
-            raise IllegalOrderError(
-                f"{s.uid} cannot cross the all-land hexside {hexgrid.fmt(here)}/{hexgrid.fmt(h)}",
-                rule="TER.NAV",
-            )
+        _check_step(
+            w, s, here, h, from_edge=entering_from_edge and i == 0, from_west=from_west and i == 0
+        )
         if h in danger:
             doubled_ok = False
         known_ok = known_ok and h not in known
@@ -172,18 +155,7 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
             _stopped(w, s, here, f"met enemy ships at sea in {hexgrid.fmt(h)}", "NM.SURF.1")
             break
         if enemies:
-            if second:
-                raise IllegalOrderError(
-                    f"{s.uid} may not enter {hexgrid.fmt(h)} in the second portion: enemy ships are at sea "
-                    "there and engagements happen only after the first portion",
-                    rule="SEQ.2G",
-                )
-            if not last:
-                raise IllegalOrderError(
-                    f"{s.uid} enters {hexgrid.fmt(h)}, where enemy ships are at sea: the first portion "
-                    "of its move must end there; continue with CONTINUE after the engagement",
-                    rule="NM.SURF.1",
-                )
+            _check_meeting(s, h, second=second, last=last)
             w.engaged_at[s.key] = h
         hexes.append(h)
         here = h
@@ -194,18 +166,66 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
     w.doubled_ok[s.key] = doubled_ok
     w.moved.add(s.key)
     if hexes:
-        new = replace(s, hex=hexes[-1], box=None, heading=None, in_base=False, wait=0)
-        w.put(new)
-        if from_west:
-            HOOKS[RETURNED_WEST](w, new)
-        w.event(
-            "moved",
-            "SEQ.2I" if second else "SEQ.2C",
-            None,
-            unit=s.uid,
-            side=s.side,
-            path=[hexgrid.fmt(h) for h in hexes],
+        _arrive(w, s, hexes, from_west=from_west, second=second)
+
+
+def _check_step(
+    w: Work, s: Unit, here: int | None, h: int, *, from_edge: bool, from_west: bool
+) -> None:
+    """A path's next hex: the box's entry hex (OFF.BOX), the Indian Ocean's
+    (CG1.INDIAN), else adjacent (MOV.PROC) across a hexside ships may cross (TER.NAV)."""
+    if from_edge:
+        entry = int((s.heading or "in:0").split(":")[1])
+        if h != entry:
+            raise IllegalOrderError(
+                f"{s.uid} re-enters the map at {hexgrid.fmt(entry)}, not {hexgrid.fmt(h)}",
+                rule="OFF.BOX",
+            )
+    elif from_west:
+        HOOKS[ENTER_WEST](w, s, h)
+    elif here is None or not hexgrid.adjacent(here, h):
+        start = hexgrid.fmt(here) if here is not None else "off map"
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(h)} is not adjacent to {start} (paths go hex by hex)",
+            rule="MOV.PROC",
         )
+    elif h not in w.geo.naval_nbrs[here]:
+        raise IllegalOrderError(
+            f"{s.uid} cannot cross the all-land hexside {hexgrid.fmt(here)}/{hexgrid.fmt(h)}",
+            rule="TER.NAV",
+        )
+
+
+def _check_meeting(s: Unit, h: int, *, second: bool, last: bool) -> None:
+    """Enemy ships at sea in ``h``: the first portion ends there (NM.SURF.1); the
+    second portion may not enter (SEQ.2G: engagements come after the first)."""
+    if second:
+        raise IllegalOrderError(
+            f"{s.uid} may not enter {hexgrid.fmt(h)} in the second portion: enemy ships are at sea "
+            "there and engagements happen only after the first portion",
+            rule="SEQ.2G",
+        )
+    if not last:
+        raise IllegalOrderError(
+            f"{s.uid} enters {hexgrid.fmt(h)}, where enemy ships are at sea: the first portion "
+            "of its move must end there; continue with CONTINUE after the engagement",
+            rule="NM.SURF.1",
+        )
+
+
+def _arrive(w: Work, s: Unit, hexes: list[int], *, from_west: bool, second: bool) -> None:
+    new = replace(s, hex=hexes[-1], box=None, heading=None, in_base=False, wait=0)
+    w.put(new)
+    if from_west:
+        HOOKS[RETURNED_WEST](w, new)
+    w.event(
+        "moved",
+        "SEQ.2I" if second else "SEQ.2C",
+        None,
+        unit=s.uid,
+        side=s.side,
+        path=[hexgrid.fmt(h) for h in hexes],
+    )
 
 
 def _stopped(w: Work, s: Unit, at: int | None, why: str, rule: str) -> None:

@@ -346,44 +346,14 @@ def _fleet_base(units: Mapping[str, Unit], bases: Mapping[int, Base], side: Side
 
 
 def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> GameState:
+    """The state before the first round: the scenario's bases, units, air and
+    reinforcement chart, with the game's options (SETUP.*, REIN.*)."""
     sc = world.scenario(name)
-    start = sc.bases
-    bases: dict[int, Base] = {}
-    for h, pb in geo.bases.items():
-        owner = pb.owner.get(start)
-        if owner:
-            bases[h] = Base(
-                h, Side(owner), pb.air_capacity > 0, pb.naval, pb.air_capacity, name=pb.name
-            )
-    for ab in sc.added_bases:
-        old = bases.get(ab.hex)
-        bases[ab.hex] = Base(
-            ab.hex,
-            Side(ab.side),
-            True,
-            ab.naval or bool(old and old.naval),
-            ab.air_capacity,
-            name=old.name if old else "",
-        )
-    bases, damaged = scenario_rules.bases_at_start(geo, sc.special, bases)  # CG2.BASES.J
+    bases, damaged = scenario_rules.bases_at_start(geo, sc.special, _start_bases(geo, sc))
     enabled = {k for k, v in options.items() if v}
     units: dict[str, Unit] = {}
     choices: dict[str, dict[str, Any]] = {}  # side -> its set-up choices (opening.py)
-    sub_ids: list[str] = []  # SUB.GEN: paper units, kept off the counter list
-    for d in sc.deployments:
-        if not sc.in_force(d.optional, enabled):
-            continue
-        for uid in d.units:
-            c = world.catalogue.get(str(d.side), uid)
-            u = unit_from_counter(c)
-            if u.utype == "SUB":
-                sub_ids.append(u.uid)
-                continue
-            u = replace(u, entrenched=d.entrenched, damage=d.damage, supplied=not d.unsupplied)
-            units[u.key] = _place_unit(geo, bases, u, d.at)
-            if opening.is_free(d.at):  # SETUP.AREA, SETUP.FREE: chosen in the set-up round
-                mine = choices.setdefault(u.side, {}).setdefault("units", {})
-                mine[u.uid] = opening.area_of(d.at)
+    sub_ids = _deploy(geo, world, sc, enabled, bases, units, choices)
     home = _fleet_base(units, bases, JAPANESE) if sub_ids else None
     subs = {uid: {"hex": home, "station": False, "phases": 0} for uid in sub_ids if home}
     for key, c in sc.coastal_defense.items():
@@ -401,12 +371,88 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
         for key, t in world.catalogue.air.items()
     }
     first = sc.first_turn
+    pending = _arrivals(world, sc, enabled)
+    return GameState(
+        scenario=name,
+        turn=1,
+        last_turn=sc.game_turns,
+        round=0,
+        units=units,
+        air=air,
+        bases=bases,
+        pending=tuple(pending),
+        options=dict(options),
+        extra={
+            "air_ranges": ranges,
+            "first_turn": first,
+            **({"damaged_bases": damaged} if damaged else {}),
+            "spares": _spares(world, units, pending),
+            "withdrawals": [[wd.turn - first + 1, str(wd.side), wd.unit] for wd in sc.withdrawals],
+            **({"subs": subs, "sub_log": []} if subs else {}),
+            **({"setup": choices} if choices else {}),
+        },
+    )
+
+
+def _start_bases(geo: Geo, sc: Any) -> dict[int, Base]:
+    """The bases of the scenario's base chart (game1 or game2), and those it adds."""
+    bases: dict[int, Base] = {}
+    for h, pb in geo.bases.items():
+        owner = pb.owner.get(sc.bases)
+        if owner:
+            bases[h] = Base(
+                h, Side(owner), pb.air_capacity > 0, pb.naval, pb.air_capacity, name=pb.name
+            )
+    for ab in sc.added_bases:
+        old = bases.get(ab.hex)
+        bases[ab.hex] = Base(
+            ab.hex,
+            Side(ab.side),
+            True,
+            ab.naval or bool(old and old.naval),
+            ab.air_capacity,
+            name=old.name if old else "",
+        )
+    return bases
+
+
+def _deploy(
+    geo: Geo,
+    world: Any,
+    sc: Any,
+    enabled: set[str],
+    bases: dict[int, Base],
+    units: dict[str, Unit],
+    choices: dict[str, dict[str, Any]],
+) -> list[str]:
+    """The scenario's units into ``units`` (free set-up choices noted in ``choices``);
+    the submarines' ids, which are paper units kept off the counter list (SUB.GEN)."""
+    sub_ids: list[str] = []
+    for d in sc.deployments:
+        if not sc.in_force(d.optional, enabled):
+            continue
+        for uid in d.units:
+            c = world.catalogue.get(str(d.side), uid)
+            u = unit_from_counter(c)
+            if u.utype == "SUB":
+                sub_ids.append(u.uid)
+                continue
+            u = replace(u, entrenched=d.entrenched, damage=d.damage, supplied=not d.unsupplied)
+            units[u.key] = _place_unit(geo, bases, u, d.at)
+            if opening.is_free(d.at):  # SETUP.AREA, SETUP.FREE: chosen in the set-up round
+                mine = choices.setdefault(u.side, {}).setdefault("units", {})
+                mine[u.uid] = opening.area_of(d.at)
+    return sub_ids
+
+
+def _arrivals(world: Any, sc: Any, enabled: set[str]) -> list[Pending]:
+    """The reinforcement chart's arrivals in the game's span, by the game's Game-Turns."""
     pending: list[Pending] = []
     for arr in sc.arrivals:
         # REIN.BURMA, CG2.BURMA: a chosen optional rule or one of the game's special rules.
         if not sc.in_force(arr.requires, enabled):
             continue
-        turn = arr.turn - first + 1
+        turn = arr.turn - sc.first_turn + 1
         place = None
         if arr.at is not None and arr.at.hexes:
             place = f"{arr.at.hexes[0]}"
@@ -425,37 +471,21 @@ def build_state(geo: Geo, world: Any, name: str, options: Mapping[str, Any]) -> 
             pending.append(
                 Pending(turn, Side(arr.side), air_type=str(atype), air_points=pts, place=where)
             )
-    # BRK.*: spare land counters of the counter mix, for breakdown and rebuilding.
+    return pending
+
+
+SPARE_TYPES = ("DIV", "BDE", "RGT", "MAR", "MRGT")  # BRK.*: counters broken down and rebuilt
+
+
+def _spares(
+    world: Any, units: Mapping[str, Unit], pending: Sequence[Pending]
+) -> dict[str, list[dict[str, Any]]]:
+    """BRK.*: the counter mix's land counters not in play, for breakdown and rebuilding."""
     in_play = set(units) | {p.unit.key for p in pending if p.unit is not None}
     spares: dict[str, list[dict[str, Any]]] = {}
     for key, c in world.catalogue.counters.items():
-        if key in in_play or str(getattr(c.type, "value", c.type)) not in (
-            "DIV",
-            "BDE",
-            "RGT",
-            "MAR",
-            "MRGT",
-        ):
+        if key in in_play or str(getattr(c.type, "value", c.type)) not in SPARE_TYPES:
             continue
         spare = unit_from_counter(c)
         spares.setdefault(spare.side, []).append(encode_unit(spare))
-    return GameState(
-        scenario=name,
-        turn=1,
-        last_turn=sc.game_turns,
-        round=0,
-        units=units,
-        air=air,
-        bases=bases,
-        pending=tuple(pending),
-        options=dict(options),
-        extra={
-            "air_ranges": ranges,
-            "first_turn": first,
-            **({"damaged_bases": damaged} if damaged else {}),
-            "spares": spares,
-            "withdrawals": [[wd.turn - first + 1, str(wd.side), wd.unit] for wd in sc.withdrawals],
-            **({"subs": subs, "sub_log": []} if subs else {}),
-            **({"setup": choices} if choices else {}),
-        },
-    )
+    return spares
