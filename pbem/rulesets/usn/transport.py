@@ -8,7 +8,8 @@ Japanese light cruisers') round trips at step E. Like movement.py, each
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
 from pbem.core.errors import IllegalOrderError
 from pbem.core.sides import ALLIED, JAPANESE, enemy_of
@@ -252,6 +253,38 @@ def _prepare_landing(w: Work, ship: Unit, order: Embark) -> None:
 def do_emergency(w: Work, order: Emergency) -> None:
     """SEQ.2E / NM.EMERG / SUP.F: a round trip back to the start hex in one phase."""
     ship = w.own(order.ship)
+    _check_emergency_ship(w, ship)
+    start = ship.hex
+    assert start is not None  # checked: the ship begins the phase on the map
+    ma = movement_allowance(ship)
+    blocked = frozenset(h for h in _enemy_ship_hexes(w))
+    from_start = w.geo.naval_distances(start, ma, blocked)
+    dest = order.dest
+    if dest not in from_start:
+        raise IllegalOrderError(
+            f"{hexgrid.fmt(dest)} is out of reach by sea for {ship.uid} this phase",
+            rule="NM.EMERG.ROUNDTRIP",
+        )
+    _check_emergency_destination(w, order, dest)
+    if order.cargo:
+        _troop_run(w, ship, order, Trip(start, dest, ma, from_start, blocked))
+    else:
+        _supply_run(w, ship, Trip(start, dest, ma, from_start, blocked))
+
+
+@dataclass(frozen=True, slots=True)
+class Trip:
+    """An emergency run's round trip: from ``start`` to ``dest`` and back within
+    the ship's ``ma``, by sea around the hexes ``blocked`` by enemy ships."""
+
+    start: int
+    dest: int
+    ma: int
+    from_start: Mapping[int, int]  # hexes by sea from the start
+    blocked: frozenset[int]
+
+
+def _check_emergency_ship(w: Work, ship: Unit) -> None:
     allowed = {"DD", "CL"} if w.side == JAPANESE else {"DD"}
     if ship.utype not in allowed:
         raise IllegalOrderError(
@@ -263,16 +296,9 @@ def do_emergency(w: Work, order: Emergency) -> None:
             f"{ship.uid} must begin the phase on the map and not have moved",
             rule="NM.EMERG.ROUNDTRIP",
         )
-    start = ship.hex
-    ma = movement_allowance(ship)
-    blocked = frozenset(h for h in _enemy_ship_hexes(w))
-    from_start = w.geo.naval_distances(start, ma, blocked)
-    dest = order.dest
-    if dest not in from_start:
-        raise IllegalOrderError(
-            f"{hexgrid.fmt(dest)} is out of reach by sea for {ship.uid} this phase",
-            rule="NM.EMERG.ROUNDTRIP",
-        )
+
+
+def _check_emergency_destination(w: Work, order: Emergency, dest: int) -> None:
     if any(e.kind == "cd" for e in w.enemy_units_at(dest)):
         raise IllegalOrderError(
             f"an enemy coastal defense unit is at {hexgrid.fmt(dest)}", rule="SEQ.2E"
@@ -291,45 +317,54 @@ def do_emergency(w: Work, order: Emergency) -> None:
         )
     if order.cargo and w.geo.terrain.get(dest) == "desert":
         raise IllegalOrderError(f"{hexgrid.fmt(dest)} is desert", rule="TER.DESERT")
-    if not order.cargo:
-        base = w.own_base(start)
-        if (
-            base is None
-            or not base.has_naval
-            or not base.supplied
-            or not ship.in_base
-            or base.neutralized(w.state.turn)
-        ):
-            raise IllegalOrderError(
-                f"{ship.uid} must start in a supplied naval base", rule="NM.EMERG.SUPPLY"
-            )
-        trip = 2 * from_start[dest]
-        if trip > ma:
-            raise IllegalOrderError(
-                f"the round trip is {trip} hexes; {ship.uid} moves {ma}", rule="NM.EMERG.ROUNDTRIP"
-            )
-        left = EMERGENCY_SUPPLY_TP
-        fed: list[str] = []
-        # NM.EMERG.SUPPLY: "supply land units which otherwise would be out of supply";
-        # a unit already fed this turn by another run is not fed again (SUP.F).
-        hungry = [
-            u
-            for u in w.units.values()
-            if u.side == w.side
-            and u.kind == "land"
-            and u.hex == dest
-            and u.emergency_supply_turn != w.state.turn
-        ]
-        for u in sorted(hungry, key=lambda x: (x.supplied, -x.tp, x.uid)):
-            if u.tp <= left:
-                left -= u.tp
-                w.put(replace(u, emergency_supply_turn=w.state.turn, supplied=True))
-                fed.append(u.uid)
-        w.moved.add(ship.key)
-        w.spent[ship.key] = ma
-        w.doubled_ok[ship.key] = False
-        w.event("emergency-supply", "SUP.F", None, ship=ship.uid, at=hexgrid.fmt(dest), units=fed)
-        return
+
+
+def _supply_run(w: Work, ship: Unit, run: Trip) -> None:
+    """NM.EMERG.SUPPLY, SUP.F: supply carried from a supplied naval base."""
+    start, dest, ma, from_start = run.start, run.dest, run.ma, run.from_start
+    base = w.own_base(start)
+    if (
+        base is None
+        or not base.has_naval
+        or not base.supplied
+        or not ship.in_base
+        or base.neutralized(w.state.turn)
+    ):
+        raise IllegalOrderError(
+            f"{ship.uid} must start in a supplied naval base", rule="NM.EMERG.SUPPLY"
+        )
+    trip = 2 * from_start[dest]
+    if trip > ma:
+        raise IllegalOrderError(
+            f"the round trip is {trip} hexes; {ship.uid} moves {ma}", rule="NM.EMERG.ROUNDTRIP"
+        )
+    left = EMERGENCY_SUPPLY_TP
+    fed: list[str] = []
+    # NM.EMERG.SUPPLY: "supply land units which otherwise would be out of supply";
+    # a unit already fed this turn by another run is not fed again (SUP.F).
+    hungry = [
+        u
+        for u in w.units.values()
+        if u.side == w.side
+        and u.kind == "land"
+        and u.hex == dest
+        and u.emergency_supply_turn != w.state.turn
+    ]
+    for u in sorted(hungry, key=lambda x: (x.supplied, -x.tp, x.uid)):
+        if u.tp <= left:
+            left -= u.tp
+            w.put(replace(u, emergency_supply_turn=w.state.turn, supplied=True))
+            fed.append(u.uid)
+    w.moved.add(ship.key)
+    w.spent[ship.key] = ma
+    w.doubled_ok[ship.key] = False
+    w.event("emergency-supply", "SUP.F", None, ship=ship.uid, at=hexgrid.fmt(dest), units=fed)
+
+
+def _troop_run(w: Work, ship: Unit, order: Emergency, run: Trip) -> None:
+    """NM.EMERG: land units picked up in one hex and put ashore at the destination."""
+    start, dest, ma = run.start, run.dest, run.ma
+    from_start, blocked = run.from_start, run.blocked
     units = [w.own(uid) for uid in order.cargo]
     for u in units:
         if u.kind != "land" or u.hex is None:
