@@ -12,6 +12,7 @@ player's reference is docs/usn-orders.md.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
@@ -398,115 +399,179 @@ def _need(tokens: list[str], n: int, usage: str) -> None:
 def parse_line(text: str) -> Order:
     """Parse one order line; raises ``OrderSyntaxError`` (collected by ``parse_orders``)."""
     tokens = text.replace(",", " ").split()
-    verb = tokens[0].upper()
-    args = tokens[1:]
-    if verb in ("MOVE", "CONTINUE"):
-        units, path = _split_units_path(args)
-        return Move(units, path, second=verb == "CONTINUE")
-    if verb == "SAIL":
-        _need(args, 2, "SAIL <ship> [<ship>...] <east-edge hex>")
-        return Sail(tuple(_unit_id(t) for t in args[:-1]), _hex(args[-1]))
-    if verb == "TRANSFER":
-        usage = "TRANSFER <points> <LAC|NAC|LBAC> <from> TO <to>"
-        _need(args, 5, usage)
-        if args[3].upper() != "TO" or len(args) != 5:
-            raise OrderSyntaxError(f"write: {usage}")
-        return Transfer(_air(args[0], args[1]), _location(args[2]), _location(args[4]))
-    if verb == "DROP":
-        _need(args, 2, "DROP <parachute unit> <hex>")
-        return Drop(_unit_id(args[0]), _hex(args[1]))
-    if verb in ("EMBARK", "DEBARK"):
-        _need(args, 2, f"{verb} <transport> <unit or 'n LAC'> ...")
-        return Embark(_unit_id(args[0]), _cargo(args[1:]), debark=verb == "DEBARK")
-    if verb == "EMERGENCY":
-        usage = "EMERGENCY <DD or CL> <unit> [<unit> ...]|SUPPLY <hex>"
-        _need(args, 3, usage)
-        middle = args[1:-1]
-        if any(a.upper() == "SUPPLY" for a in middle) and len(middle) != 1:
-            raise OrderSyntaxError(f"write: {usage}", rule="NM.EMERG.SUPPLY")
-        cargo = () if middle[0].upper() == "SUPPLY" else tuple(_unit_id(a) for a in middle)
-        return Emergency(_unit_id(args[0]), cargo, _hex(args[-1]))
-    if verb == "STACK":
-        _need(args, 2, "STACK <hex> <top ship> <next ship> ...")
-        return Stack(_hex(args[0]), tuple(_unit_id(t) for t in args[1:]))
-    if verb == "BREAK":
-        if len(args) != 2:
-            raise OrderSyntaxError("write: BREAK <division> <BDE|RGT>", rule="BRK.WHEN")
-        return Simple(verb, (_unit_id(args[0]), args[1].upper()))
-    if verb in ("BUILD", "SABOTAGE"):
-        return _works_order(verb, args)
-    if verb in (
-        "BASE",
-        "SEA",
-        "REFUEL",
-        "ENTRENCH",
-        "DISENTRENCH",
-        "COMBINE",
-        "DEFEND",
-        "UNDEFEND",
-    ):
-        _need(args, 1, f"{verb} <unit> ...")
-        return Simple(verb, tuple(_unit_id(t) for t in args))
-    if verb == "PLACE":
-        _need(args, 2, "PLACE <unit | n TYPE> <hex|carrier>")
-        where = args[-1]
-        what_tokens = args[:-1]
-        what: Cargo
-        if len(what_tokens) == 2:
-            what = _air(what_tokens[0], what_tokens[1])
-            if not _is_hex_token(where):  # SETUP.AIRANY: free air points aboard a carrier
-                return Place(what, 0, carrier=normalise_id(where))
-        elif len(what_tokens) == 1:
-            what = _unit_id(what_tokens[0])
-        else:
-            raise OrderSyntaxError("write: PLACE <unit | n TYPE> <hex|carrier>")
-        return Place(what, _hex(where))
-    if verb in ("CAP", "STRIKE", "SUPPORT"):
-        return _mission(verb, args)
-    if verb in ("ATTACK", "GUNFIRE"):
-        _need(args, 2, f"{verb} <hex> <unit> ...")
-        return Ground(verb, hexgrid.fmt(_hex(args[0])), tuple(_unit_id(t) for t in args[1:]))
-    if verb == "LAND":
-        _need(args, 2, "LAND <transport> <unit> ...")
-        return Ground(verb, _unit_id(args[0]), tuple(_unit_id(t) for t in args[1:]))
-    if verb == "FIRE":
-        usage = "FIRE <ship> [<ship> ...] AT <enemy ship>"
-        upper = [a.upper() for a in args]
-        if "AT" not in upper or upper.index("AT") == 0 or upper.index("AT") != len(args) - 2:
-            raise OrderSyntaxError(f"write: {usage}", rule="NM.SURF.5")
-        return FireAt(tuple(_unit_id(t) for t in args[:-2]), _unit_id(args[-1]))
-    if verb == "BOMBARD":
-        usage = "BOMBARD <hex> LAND|AIRBASE|NAVALBASE|CD <ship> ... [AT <land unit>]"
-        _need(args, 3, usage)
-        target = args[1].upper()
-        if target not in BOMBARD_TARGETS:
-            raise OrderSyntaxError(
-                f"unknown bombardment target {args[1]!r}; write: {usage}", rule="CBT.B"
-            )
-        ships, at = args[2:], None
-        upper = [a.upper() for a in ships]
-        if "AT" in upper:
-            i = upper.index("AT")
-            if target != "LAND" or i == 0 or i != len(ships) - 2:
-                raise OrderSyntaxError(f"write: {usage} (AT only for LAND)", rule="NM.BOMBLAND")
-            ships, at = ships[:i], _unit_id(ships[-1])
-        return Bombard(_hex(args[0]), target, tuple(_unit_id(t) for t in ships), at)
-    if verb == "STANDING":
-        return _standing(args)
-    if verb == "SUB":
-        units, path = _split_units_path(args)
-        if len(units) != 1:
-            raise OrderSyntaxError(
-                "write: SUB <sub> <hex> [<hex>] (one sub per line)", rule="SUB.PROC"
-            )
-        return SubMove(units[0], path)
-    if verb == "STATION":
-        if len(args) != 1:
-            raise OrderSyntaxError("write: STATION <sub>", rule="SUB.A")
-        return Simple(verb, (_unit_id(args[0]),))
-    raise OrderSyntaxError(
-        f"unknown order {tokens[0]!r}; see the order reference (docs/usn-orders.md)"
-    )
+    parser = _PARSERS.get(tokens[0].upper())
+    if parser is None:
+        raise OrderSyntaxError(
+            f"unknown order {tokens[0]!r}; see the order reference (docs/usn-orders.md)"
+        )
+    return parser(tokens[0].upper(), tokens[1:])
+
+
+def _move(verb: str, args: list[str]) -> Order:
+    units, path = _split_units_path(args)
+    return Move(units, path, second=verb == "CONTINUE")
+
+
+def _sail(verb: str, args: list[str]) -> Order:
+    _need(args, 2, "SAIL <ship> [<ship>...] <east-edge hex>")
+    return Sail(tuple(_unit_id(t) for t in args[:-1]), _hex(args[-1]))
+
+
+def _transfer(verb: str, args: list[str]) -> Order:
+    usage = "TRANSFER <points> <LAC|NAC|LBAC> <from> TO <to>"
+    _need(args, 5, usage)
+    if args[3].upper() != "TO" or len(args) != 5:
+        raise OrderSyntaxError(f"write: {usage}")
+    return Transfer(_air(args[0], args[1]), _location(args[2]), _location(args[4]))
+
+
+def _drop(verb: str, args: list[str]) -> Order:
+    _need(args, 2, "DROP <parachute unit> <hex>")
+    return Drop(_unit_id(args[0]), _hex(args[1]))
+
+
+def _embark(verb: str, args: list[str]) -> Order:
+    _need(args, 2, f"{verb} <transport> <unit or 'n LAC'> ...")
+    return Embark(_unit_id(args[0]), _cargo(args[1:]), debark=verb == "DEBARK")
+
+
+def _emergency(verb: str, args: list[str]) -> Order:
+    usage = "EMERGENCY <DD or CL> <unit> [<unit> ...]|SUPPLY <hex>"
+    _need(args, 3, usage)
+    middle = args[1:-1]
+    if any(a.upper() == "SUPPLY" for a in middle) and len(middle) != 1:
+        raise OrderSyntaxError(f"write: {usage}", rule="NM.EMERG.SUPPLY")
+    cargo = () if middle[0].upper() == "SUPPLY" else tuple(_unit_id(a) for a in middle)
+    return Emergency(_unit_id(args[0]), cargo, _hex(args[-1]))
+
+
+def _stack(verb: str, args: list[str]) -> Order:
+    _need(args, 2, "STACK <hex> <top ship> <next ship> ...")
+    return Stack(_hex(args[0]), tuple(_unit_id(t) for t in args[1:]))
+
+
+def _break(verb: str, args: list[str]) -> Order:
+    if len(args) != 2:
+        raise OrderSyntaxError("write: BREAK <division> <BDE|RGT>", rule="BRK.WHEN")
+    return Simple(verb, (_unit_id(args[0]), args[1].upper()))
+
+
+def _works(verb: str, args: list[str]) -> Order:
+    return _works_order(verb, args)
+
+
+def _simple(verb: str, args: list[str]) -> Order:
+    _need(args, 1, f"{verb} <unit> ...")
+    return Simple(verb, tuple(_unit_id(t) for t in args))
+
+
+def _place(verb: str, args: list[str]) -> Order:
+    _need(args, 2, "PLACE <unit | n TYPE> <hex|carrier>")
+    where = args[-1]
+    what_tokens = args[:-1]
+    what: Cargo
+    if len(what_tokens) == 2:
+        what = _air(what_tokens[0], what_tokens[1])
+        if not _is_hex_token(where):  # SETUP.AIRANY: free air points aboard a carrier
+            return Place(what, 0, carrier=normalise_id(where))
+    elif len(what_tokens) == 1:
+        what = _unit_id(what_tokens[0])
+    else:
+        raise OrderSyntaxError("write: PLACE <unit | n TYPE> <hex|carrier>")
+    return Place(what, _hex(where))
+
+
+def _mission_order(verb: str, args: list[str]) -> Order:
+    return _mission(verb, args)
+
+
+def _ground_attack(verb: str, args: list[str]) -> Order:
+    _need(args, 2, f"{verb} <hex> <unit> ...")
+    return Ground(verb, hexgrid.fmt(_hex(args[0])), tuple(_unit_id(t) for t in args[1:]))
+
+
+def _land(verb: str, args: list[str]) -> Order:
+    _need(args, 2, "LAND <transport> <unit> ...")
+    return Ground(verb, _unit_id(args[0]), tuple(_unit_id(t) for t in args[1:]))
+
+
+def _fire(verb: str, args: list[str]) -> Order:
+    usage = "FIRE <ship> [<ship> ...] AT <enemy ship>"
+    upper = [a.upper() for a in args]
+    if "AT" not in upper or upper.index("AT") == 0 or upper.index("AT") != len(args) - 2:
+        raise OrderSyntaxError(f"write: {usage}", rule="NM.SURF.5")
+    return FireAt(tuple(_unit_id(t) for t in args[:-2]), _unit_id(args[-1]))
+
+
+def _bombard(verb: str, args: list[str]) -> Order:
+    usage = "BOMBARD <hex> LAND|AIRBASE|NAVALBASE|CD <ship> ... [AT <land unit>]"
+    _need(args, 3, usage)
+    target = args[1].upper()
+    if target not in BOMBARD_TARGETS:
+        raise OrderSyntaxError(
+            f"unknown bombardment target {args[1]!r}; write: {usage}", rule="CBT.B"
+        )
+    ships, at = args[2:], None
+    upper = [a.upper() for a in ships]
+    if "AT" in upper:
+        i = upper.index("AT")
+        if target != "LAND" or i == 0 or i != len(ships) - 2:
+            raise OrderSyntaxError(f"write: {usage} (AT only for LAND)", rule="NM.BOMBLAND")
+        ships, at = ships[:i], _unit_id(ships[-1])
+    return Bombard(_hex(args[0]), target, tuple(_unit_id(t) for t in ships), at)
+
+
+def _standing_order(verb: str, args: list[str]) -> Order:
+    return _standing(args)
+
+
+def _sub(verb: str, args: list[str]) -> Order:
+    units, path = _split_units_path(args)
+    if len(units) != 1:
+        raise OrderSyntaxError("write: SUB <sub> <hex> [<hex>] (one sub per line)", rule="SUB.PROC")
+    return SubMove(units[0], path)
+
+
+def _station(verb: str, args: list[str]) -> Order:
+    if len(args) != 1:
+        raise OrderSyntaxError("write: STATION <sub>", rule="SUB.A")
+    return Simple(verb, (_unit_id(args[0]),))
+
+
+_PARSERS: dict[str, Callable[[str, list[str]], Order]] = {
+    "MOVE": _move,
+    "CONTINUE": _move,
+    "SAIL": _sail,
+    "TRANSFER": _transfer,
+    "DROP": _drop,
+    "EMBARK": _embark,
+    "DEBARK": _embark,
+    "EMERGENCY": _emergency,
+    "STACK": _stack,
+    "BREAK": _break,
+    "BUILD": _works,
+    "SABOTAGE": _works,
+    "BASE": _simple,
+    "SEA": _simple,
+    "REFUEL": _simple,
+    "ENTRENCH": _simple,
+    "DISENTRENCH": _simple,
+    "COMBINE": _simple,
+    "DEFEND": _simple,
+    "UNDEFEND": _simple,
+    "PLACE": _place,
+    "CAP": _mission_order,
+    "STRIKE": _mission_order,
+    "SUPPORT": _mission_order,
+    "ATTACK": _ground_attack,
+    "GUNFIRE": _ground_attack,
+    "LAND": _land,
+    "FIRE": _fire,
+    "BOMBARD": _bombard,
+    "STANDING": _standing_order,
+    "SUB": _sub,
+    "STATION": _station,
+}
 
 
 def _works_order(verb: str, args: list[str]) -> Simple:
