@@ -5,6 +5,7 @@ and transport capacity. Map checks run only when a map is loaded."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from pbem.core.errors import DataError
 from pbem.core.sides import Side
@@ -127,8 +128,9 @@ def _check_side(
     bases: Mapping[int, tuple[int, bool]],
     problems: list[DataError],
 ) -> None:
-    carriers: dict[str, int] = {}  # undamaged carriers at start -> free air capacity
-    transports: dict[str, int] = {}  # transport -> free transport points
+    """One side's set-up: every unit where it may be, cargo within its transports,
+    air within the room of its bases and carriers (SETUP.*, MOV.T, NM.TRANS.AIR)."""
+    room = _Room({}, {}, {h: cap for h, (cap, _) in bases.items() if cap > 0})
     for i, d in enumerate(scen.deployments):
         if d.side != side:
             continue
@@ -137,9 +139,9 @@ def _check_side(
             c = catalogue.get(side, uid)
             if isinstance(c, NavalCounter):
                 if c.is_carrier and d.damage == 0:
-                    carriers[uid] = c.air_capacity
+                    room.carriers[uid] = c.air_capacity
                 if c.is_transport:
-                    transports[uid] = c.transport_capacity
+                    room.transports[uid] = c.transport_capacity
             problems.extend(_check_unit_place(c, d, where, usn_map, bases, side))
     for i, d in enumerate(scen.deployments):
         if d.side != side or d.at.unit is None:
@@ -148,100 +150,114 @@ def _check_side(
         for uid in d.units:
             c = catalogue.get(side, uid)
             tp = c.transport_points if isinstance(c, LandCounter) else None
-            problems.extend(_load(transports, d.at.unit, tp or 0, f"{uid}", where))
-    base_free = {h: cap for h, (cap, _) in bases.items() if cap > 0}
+            problems.extend(_load(room.transports, d.at.unit, tp or 0, f"{uid}", where))
     pools: list[tuple[int, AirDeployment]] = []
     for i, a in enumerate(scen.air):
         if a.side != side:
             continue
         where = f"{fname}: air[{i}].at"
-        at = a.at
-        if at.hexes and len(at.hexes) == 1:
-            h = at.hexes[0]
-            if usn_map is None:
-                continue
-            if h not in base_free:
-                problems.append(
-                    DataError(
-                        where,
-                        f"no {side.value} air base at {hexgrid.fmt(h)} for {a.points} {a.type}",
-                    )
-                )
-            elif a.points > base_free[h]:
-                problems.append(
-                    DataError(
-                        where,
-                        f"{a.points} {a.type} exceed the air capacity left at {hexgrid.fmt(h)} ({base_free[h]})",
-                    )
-                )
-            else:
-                base_free[h] -= a.points
-        elif at.unit is not None:
-            if a.type == UnitType.NAC and at.unit in carriers:
-                if a.points > carriers[at.unit]:
-                    problems.append(
-                        DataError(
-                            where,
-                            f"{a.points} NAC exceed {at.unit}'s air capacity {carriers[at.unit]}",
-                        )
-                    )
-                else:
-                    carriers[at.unit] -= a.points
-            elif at.unit in transports and side == Side.ALLIED:  # NM.TRANS.AIR
-                per = catalogue.air_type(side, a.type).transport_points
-                if per is None:
-                    problems.append(DataError(where, f"{a.type} has no transport points"))
-                else:
-                    problems.extend(
-                        _load(transports, at.unit, a.points * per, f"{a.points} {a.type}", where)
-                    )
-            else:
-                problems.append(
-                    DataError(
-                        where,
-                        f"{at.unit} is not a {side.value} carrier or transport set up in this game",
-                    )
-                )
+        if a.at.hexes and len(a.at.hexes) == 1:
+            if usn_map is not None:
+                problems.extend(_air_at_base(room, a, a.at.hexes[0], side, where))
+        elif a.at.unit is not None:
+            problems.extend(_air_aboard(room, a, a.at.unit, side, catalogue, where))
         else:
             pools.append((i, a))
     # Areas first, then "any": the narrowest choice takes its capacity first.
     for i, a in sorted(pools, key=lambda p: p[1].at.any is not None):
-        where = f"{fname}: air[{i}].at"
-        kind = a.at.any
-        if kind in ("carrier", "carrier-or-base") and a.type != UnitType.NAC:
-            problems.append(DataError(where, f"{a.type} may not be on carriers (MOV.T)"))
-            continue
-        use_bases = kind != "carrier" and usn_map is not None
-        if kind is None and a.at.region is not None and usn_map is not None:
-            region = usn_map.regions.get(a.at.region, frozenset())
-            spots = [h for h in base_free if h in region]
-        else:
-            spots = list(base_free) if use_bases else []
-        if kind is None and usn_map is None:
-            continue
-        left = a.points
-        if kind in ("carrier", "carrier-or-base"):
-            for uid in sorted(carriers):
-                take = min(left, carriers[uid])
-                carriers[uid] -= take
-                left -= take
-        for h in sorted(spots, key=lambda h: -base_free[h]):
-            take = min(left, base_free[h])
-            base_free[h] -= take
+        problems.extend(_air_anywhere(room, a, usn_map, f"{fname}: air[{i}].at"))
+
+
+@dataclass(slots=True)
+class _Room:
+    """What is left to fill as a side's set-up is read."""
+
+    carriers: dict[str, int]  # undamaged carriers at start -> free air capacity
+    transports: dict[str, int]  # transport -> free transport points
+    base_free: dict[int, int]  # air base -> free air capacity
+
+
+def _air_at_base(room: _Room, a: AirDeployment, h: int, side: Side, where: str) -> list[DataError]:
+    base_free = room.base_free
+    if h not in base_free:
+        return [
+            DataError(
+                where, f"no {side.value} air base at {hexgrid.fmt(h)} for {a.points} {a.type}"
+            )
+        ]
+    if a.points > base_free[h]:
+        return [
+            DataError(
+                where,
+                f"{a.points} {a.type} exceed the air capacity left at {hexgrid.fmt(h)} ({base_free[h]})",
+            )
+        ]
+    base_free[h] -= a.points
+    return []
+
+
+def _air_aboard(
+    room: _Room, a: AirDeployment, unit: str, side: Side, catalogue: Catalogue, where: str
+) -> list[DataError]:
+    """Air points set up on a carrier (MOV.T) or carried by an Allied transport (NM.TRANS.AIR)."""
+    carriers, transports = room.carriers, room.transports
+    if a.type == UnitType.NAC and unit in carriers:
+        if a.points > carriers[unit]:
+            return [
+                DataError(where, f"{a.points} NAC exceed {unit}'s air capacity {carriers[unit]}")
+            ]
+        carriers[unit] -= a.points
+        return []
+    if unit in transports and side == Side.ALLIED:  # NM.TRANS.AIR
+        per = catalogue.air_type(side, a.type).transport_points
+        if per is None:
+            return [DataError(where, f"{a.type} has no transport points")]
+        return _load(transports, unit, a.points * per, f"{a.points} {a.type}", where)
+    return [
+        DataError(where, f"{unit} is not a {side.value} carrier or transport set up in this game")
+    ]
+
+
+def _air_anywhere(
+    room: _Room, a: AirDeployment, usn_map: MapLike | None, where: str
+) -> list[DataError]:
+    """Air points set up in an area, or on any carrier or base (SETUP.AIRANY)."""
+    kind = a.at.any
+    if kind in ("carrier", "carrier-or-base") and a.type != UnitType.NAC:
+        return [DataError(where, f"{a.type} may not be on carriers (MOV.T)")]
+    base_free = room.base_free
+    use_bases = kind != "carrier" and usn_map is not None
+    if kind is None and a.at.region is not None and usn_map is not None:
+        region = usn_map.regions.get(a.at.region, frozenset())
+        spots = [h for h in base_free if h in region]
+    else:
+        spots = list(base_free) if use_bases else []
+    if kind is None and usn_map is None:
+        return []
+    left = a.points
+    if kind in ("carrier", "carrier-or-base"):
+        for uid in sorted(room.carriers):
+            take = min(left, room.carriers[uid])
+            room.carriers[uid] -= take
             left -= take
-        if left > 0 and (use_bases or kind == "carrier"):
-            room = (
-                "carriers"
-                if kind == "carrier"
-                else "carriers and air bases"
-                if kind == "carrier-or-base"
-                else "air bases"
+    for h in sorted(spots, key=lambda h: -base_free[h]):
+        take = min(left, base_free[h])
+        base_free[h] -= take
+        left -= take
+    if left > 0 and (use_bases or kind == "carrier"):
+        space = (
+            "carriers"
+            if kind == "carrier"
+            else "carriers and air bases"
+            if kind == "carrier-or-base"
+            else "air bases"
+        )
+        return [
+            DataError(
+                where, f"{a.points} {a.type} do not fit: {left} more than the {space} can hold"
             )
-            problems.append(
-                DataError(
-                    where, f"{a.points} {a.type} do not fit: {left} more than the {room} can hold"
-                )
-            )
+        ]
+    return []
 
 
 def _load(free: dict[str, int], uid: str, points: int, what: str, where: str) -> list[DataError]:
