@@ -55,58 +55,14 @@ def _utype(rec: Mapping[str, Any], where: str, allowed: str) -> UnitType:
 
 
 def build_catalogue(raw: Mapping[str, Any]) -> Catalogue:
+    """units.toml's counters, coastal defense classes, air types and NAC counters."""
     counters: dict[str, Counter] = {}
     for i, rec in enumerate(raw.get("land", [])):
         where = f"units.toml: land[{i}]({rec.get('id')})"
-        check_keys(rec, _LAND_KEYS, where)
-        ut = _utype(rec, where, "land")
-        size_s = get_field(rec, "size", str, where)
-        try:
-            size = Size(size_s)
-        except ValueError:
-            raise DataError(f"{where}.size", f"unknown size {size_s!r}") from None
-        c: Counter = LandCounter(
-            id=rec["id"],
-            side=side_field(rec, where),
-            type=ut,
-            size=size,
-            attack=nonneg_int(rec, "attack", where),
-            defense=nonneg_int(rec, "defense", where),
-            movement=nonneg_int(rec, "movement", where),
-            transport_points=nonneg_int(rec, "transport_points", where),
-            airborne=opt_field(rec, "airborne", bool, where, False),
-            name=str(rec.get("name", "")),
-            provenance=provenance_of(rec),
-        )
-        _add_counter(counters, c, where)
+        _add_counter(counters, _land_counter(rec, where), where)
     for i, rec in enumerate(raw.get("naval", [])):
         where = f"units.toml: naval[{i}]({rec.get('id')})"
-        check_keys(rec, _NAVAL_KEYS, where)
-        ut = _utype(rec, where, "naval")
-        n = NavalCounter(
-            id=rec["id"],
-            side=side_field(rec, where),
-            type=ut,
-            defense=nonneg_int(rec, "defense", where),
-            anti_aircraft=nonneg_int(rec, "anti_aircraft", where),
-            surface_attack=nonneg_int(rec, "surface_attack", where),
-            movement=nonneg_int(rec, "movement", where),
-            air_capacity=nonneg_int(rec, "air_capacity", where, 0),
-            transport_capacity=nonneg_int(rec, "transport_capacity", where, 0),
-            emergency_capacity=nonneg_int(rec, "emergency_capacity", where, 0),
-            name=str(rec.get("name", "")),
-            optional=opt_field(rec, "optional", str, where, None),
-            provenance=provenance_of(rec),
-        )
-        if n.is_carrier and n.air_capacity == 0:
-            raise DataError(f"{where}.air_capacity", "a carrier needs an air capacity")
-        if n.is_transport and n.transport_capacity == 0:
-            raise DataError(f"{where}.transport_capacity", "a transport needs a capacity")
-        if (n.is_carrier or n.is_transport) and n.surface_attack != 0:
-            raise DataError(
-                f"{where}.surface_attack", "carriers and transports have 0 (UNIT.ZEROSA)"
-            )
-        _add_counter(counters, n, where)
+        _add_counter(counters, _naval_counter(rec, where), where)
     cds: dict[str, CoastalDefenseClass] = {}
     for i, rec in enumerate(raw.get("coastal_defense", [])):
         where = f"units.toml: coastal_defense[{i}]"
@@ -153,6 +109,56 @@ def build_catalogue(raw: Mapping[str, Any]) -> Catalogue:
         MappingProxyType(air),
         MappingProxyType(nac),
     )
+
+
+def _land_counter(rec: Mapping[str, Any], where: str) -> LandCounter:
+    check_keys(rec, _LAND_KEYS, where)
+    ut = _utype(rec, where, "land")
+    size_s = get_field(rec, "size", str, where)
+    try:
+        size = Size(size_s)
+    except ValueError:
+        raise DataError(f"{where}.size", f"unknown size {size_s!r}") from None
+    return LandCounter(
+        id=rec["id"],
+        side=side_field(rec, where),
+        type=ut,
+        size=size,
+        attack=nonneg_int(rec, "attack", where),
+        defense=nonneg_int(rec, "defense", where),
+        movement=nonneg_int(rec, "movement", where),
+        transport_points=nonneg_int(rec, "transport_points", where),
+        airborne=opt_field(rec, "airborne", bool, where, False),
+        name=str(rec.get("name", "")),
+        provenance=provenance_of(rec),
+    )
+
+
+def _naval_counter(rec: Mapping[str, Any], where: str) -> NavalCounter:
+    check_keys(rec, _NAVAL_KEYS, where)
+    ut = _utype(rec, where, "naval")
+    n = NavalCounter(
+        id=rec["id"],
+        side=side_field(rec, where),
+        type=ut,
+        defense=nonneg_int(rec, "defense", where),
+        anti_aircraft=nonneg_int(rec, "anti_aircraft", where),
+        surface_attack=nonneg_int(rec, "surface_attack", where),
+        movement=nonneg_int(rec, "movement", where),
+        air_capacity=nonneg_int(rec, "air_capacity", where, 0),
+        transport_capacity=nonneg_int(rec, "transport_capacity", where, 0),
+        emergency_capacity=nonneg_int(rec, "emergency_capacity", where, 0),
+        name=str(rec.get("name", "")),
+        optional=opt_field(rec, "optional", str, where, None),
+        provenance=provenance_of(rec),
+    )
+    if n.is_carrier and n.air_capacity == 0:
+        raise DataError(f"{where}.air_capacity", "a carrier needs an air capacity")
+    if n.is_transport and n.transport_capacity == 0:
+        raise DataError(f"{where}.transport_capacity", "a transport needs a capacity")
+    if (n.is_carrier or n.is_transport) and n.surface_attack != 0:
+        raise DataError(f"{where}.surface_attack", "carriers and transports have 0 (UNIT.ZEROSA)")
+    return n
 
 
 def _add_counter(counters: dict[str, Counter], c: Counter, where: str) -> None:
