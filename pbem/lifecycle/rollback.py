@@ -10,10 +10,11 @@ phase's seed commitment and an order form). He may EDIT meanwhile.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pbem.core.errors import LifecycleError
-from pbem.core.ruleset import State
+from pbem.core.ruleset import Ruleset, State
 from pbem.lifecycle import deadlines
 from pbem.lifecycle.announce import announce
 from pbem.lifecycle.desk import Desk
@@ -60,13 +61,8 @@ class Corrections:
             raise LifecycleError(
                 f"game {game_id} has no phase turn {turn} {phase_name}; its phases: {known}"
             )
-        s = self.desk.session
-        entries = journal.entries(s, game_id)
         ruleset = self.lookups.ruleset(game)
-        states = replay_line(ruleset, game.id, game.scenario, game.options, entries)
-        state = states.get(target.seq)
-        if state is None or state_hash(state) != target.state_hash:
-            raise LifecycleError(f"the record does not reproduce the state of phase {target.seq}")
+        state = self._replayed(game, ruleset, target)
         for p in line:
             if p.seq >= target.seq:
                 p.status = PhaseStatus.SUPERSEDED
@@ -102,46 +98,49 @@ class Corrections:
         # seed, unless a side that had sent none may send orders now).
         phase = self.phases.new_phase(game, demand, state, target.seq, epoch, seed=old_seed)
         if not replot:
-            for side, plot in old_plots.items():
-                if plot is None:
-                    continue
-                content = unseal(key, plot.sealed, game=game_id, phase_id=target.id, side=side)
-                s.add(
-                    Plot(
-                        phase_id=phase.id,
-                        side=side,
-                        sealed=seal(key, content, game=game_id, phase_id=phase.id, side=side),
-                        commitment=plot.commitment,
-                        received_at=plot.received_at,
-                        late=plot.late,
-                        source=PlotSource.ROLLBACK,
-                        mail_id=plot.mail_id,
-                    )
-                )
-            s.flush()
-        why = f" ({reason})" if reason else ""
+            self._carry_plots(game_id, target, phase, old_plots)
         announce(
             self.desk,
             self.lookups,
             game,
             entry,
             f"rolled back to turn {turn} {phase_name}",
-            f"The moderator has rolled game {game_id} back to turn {turn} phase "
-            f"{phase_name}{why}. Reports of that phase and later ones are void; "
-            "corrected reports will follow.\n\n"
-            + (
-                "The orders of every side stand as they were and are re-adjudicated."
-                if not may_plot
-                else "Orders for the phase will be taken again from: "
-                + ", ".join(may_plot)
-                + ", under a new dice seed; its commitment is "
-                + phase.seed_commitment
-                + "."
-            )
-            + "\n\nThe game is held until the moderator releases it; you will hear "
-            "when orders are due.",
+            _rollback_notice(game_id, target, phase, may_plot, reason),
         )
         return phase
+
+    def _replayed(self, game: Game, ruleset: Ruleset, target: Phase) -> State:
+        """The state at ``target``, recomputed from the record and checked against it."""
+        entries = journal.entries(self.desk.session, game.id)
+        states = replay_line(ruleset, game.id, game.scenario, game.options, entries)
+        state = states.get(target.seq)
+        if state is None or state_hash(state) != target.state_hash:
+            raise LifecycleError(f"the record does not reproduce the state of phase {target.seq}")
+        return state
+
+    def _carry_plots(
+        self, game_id: str, target: Phase, phase: Phase, old_plots: Mapping[str, Plot | None]
+    ) -> None:
+        """Without REPLOT: the sealed orders of ``target`` carried over to the new
+        ``phase``, sealed again to it and locked."""
+        s, key = self.desk.session, self.desk.key
+        for side, plot in old_plots.items():
+            if plot is None:
+                continue
+            content = unseal(key, plot.sealed, game=game_id, phase_id=target.id, side=side)
+            s.add(
+                Plot(
+                    phase_id=phase.id,
+                    side=side,
+                    sealed=seal(key, content, game=game_id, phase_id=phase.id, side=side),
+                    commitment=plot.commitment,
+                    received_at=plot.received_at,
+                    late=plot.late,
+                    source=PlotSource.ROLLBACK,
+                    mail_id=plot.mail_id,
+                )
+            )
+        s.flush()
 
     def may_plot(self, phase: Phase) -> frozenset[str]:
         """The sides that may send orders for ``phase``: all but those whose orders
@@ -282,3 +281,28 @@ def _json_type(value: Any) -> str:
     if isinstance(value, str):
         return "string"
     return "list" if isinstance(value, list) else "object"
+
+
+def _rollback_notice(
+    game_id: str, target: Phase, phase: Phase, may_plot: Sequence[str], reason: str
+) -> str:
+    """What every player is told of a rollback: which reports are void, whose orders
+    stand, and the new seed's commitment where sides plot again."""
+    why = f" ({reason})" if reason else ""
+    orders = (
+        "The orders of every side stand as they were and are re-adjudicated."
+        if not may_plot
+        else "Orders for the phase will be taken again from: "
+        + ", ".join(may_plot)
+        + ", under a new dice seed; its commitment is "
+        + phase.seed_commitment
+        + "."
+    )
+    return (
+        f"The moderator has rolled game {game_id} back to turn {target.turn} phase "
+        f"{target.name}{why}. Reports of that phase and later ones are void; "
+        "corrected reports will follow.\n\n"
+        + orders
+        + "\n\nThe game is held until the moderator releases it; you will hear "
+        "when orders are due."
+    )
