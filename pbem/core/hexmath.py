@@ -7,9 +7,27 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Iterable
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 H = TypeVar("H", bound=Hashable)
+Id = TypeVar("Id", bound=Hashable)
+
+
+class HexGrid(Protocol[Id]):
+    """What both games' hex grids answer (each ruleset's ``hexgrid`` module is
+    one). The ids differ: U.S.N. numbers its one map's hexes (``HexId`` an int,
+    printed "0659"); War in the Pacific writes a Map Section's letter and the
+    column and hexrow ("E2418"). Either is the hex as the map prints it."""
+
+    def parse_hex(self, text: str, /) -> Id: ...
+
+    def neighbours(self, h: Id, /) -> tuple[Id, ...]: ...
+
+    def adjacent(self, a: Id, b: Id, /) -> bool: ...
+
+    def distance(self, a: Id, b: Id, /) -> int: ...
+
+    def within(self, h: Id, radius: int, /) -> list[Id]: ...
 
 
 def odd_q_distance(a: tuple[int, int], b: tuple[int, int]) -> int:

@@ -13,11 +13,12 @@ import re
 from collections import deque
 from collections.abc import Callable
 
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import Geo
 from pbem.rulesets.usn.loader import world_geo
 
-J, A = "japanese", "allied"
+J, A = JAPANESE, ALLIED
 
 # The verdict and its wrapped lines (indented), up to the per-side totals ("  allied: 101").
 _VERDICT = re.compile(r"^GAME OVER: (.*(?:\n[ \t]+(?![\w-]+: [\d.]+$)\S.*)*)", re.M)

@@ -28,10 +28,11 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.demo.witp_reading import CARRIER, PASS, Reading, Searcher
 from pbem.rulesets.witp.hexgrid import distance
 
-J, A = "japanese", "allied"
+J, A = JAPANESE, ALLIED
 
 # 13.1.3 (the pack's illustrative bands): the farthest hex searched, kept to the
 # Medium band, where every searching aircraft of the scenario has a value.

@@ -26,7 +26,7 @@ corrected mail until the deadline). It is the same for every ruleset.
 ``Side: moderator`` sheets carry moderator commands in the same format. The
 parser does not know which sides a game has (that is the ruleset's business,
 and the seat check compares the side with the sender's seat); pass ``sides``
-to restrict it, e.g. ``USN_SIDES``.
+to restrict it, e.g. ``pbem.core.sides.SIDES``.
 """
 
 from __future__ import annotations
@@ -38,13 +38,12 @@ from dataclasses import dataclass
 
 from pbem.core.errors import IntakeError
 
-__all__ = ["DONE", "HEADERS", "MODERATOR", "USN_SIDES", "OrderSheet", "add_nonce", "parse_sheet"]
+__all__ = ["DONE", "HEADERS", "MODERATOR", "OrderSheet", "add_nonce", "parse_sheet"]
 
 # Canonical spelling and order of the header names.
 HEADERS = ("Game", "Side", "Turn", "Phase", "Nonce")
 DONE = "DONE"  # the order-part line that closes the round for the side
 MODERATOR = "moderator"  # the side name of moderator command sheets
-USN_SIDES = ("japanese", "allied")
 
 _HEADER_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9-]*):\s*(.*?)\s*$")
 _SIDE = re.compile(r"^[a-z][a-z0-9-]*$")

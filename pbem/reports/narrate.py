@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from pbem.core.sides import SIDES
+
 Data = Mapping[str, Any]
 
 
@@ -73,7 +75,7 @@ MA_HALVED_ABOVE = 20  # CBT.H: weeks of damage beyond which MA is halved
 
 def _damaged(d: Data) -> str:
     who = str(d.get("by") or "")
-    by = f" from an {who.capitalize()} attack" if who in ("allied", "japanese") else ""
+    by = f" from an {who.capitalize()} attack" if who in SIDES else ""
     by = by.replace("an Japanese", "a Japanese") or (f" by {who}" if who else "")
     text = (
         f"{_side(d.get('side'))} {d.get('unit')} at {d.get('hex', '?')} took "

@@ -30,7 +30,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from pbem.core.events import Event
-from pbem.core.sides import SIDES
+from pbem.core.sides import JAPANESE, SIDES
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.state import Air, Base, GameState, Unit
 from pbem.rulesets.usn.zoc import zoc_hexes
@@ -280,7 +280,7 @@ def knowledge(state: GameState, side: str) -> GameState:
     }
     bases = {h: _known_base(b, side, seen) for h, b in state.bases.items()}
     extra = {k: v for k, v in state.extra.items() if k != "fog"}
-    if side != "japanese":
+    if side != JAPANESE:
         extra = {k: v for k, v in extra.items() if k not in SUB_EXTRAS}
     for k in SIDED_EXTRAS:
         if isinstance(extra.get(k), list):

@@ -24,12 +24,14 @@ from types import MappingProxyType
 from typing import Any
 
 from pbem.core.errors import DataError
+from pbem.core.hexmath import HexGrid
+from pbem.core.sides import SIDES
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.hexgrid import HexId
 
+GRID: HexGrid[HexId] = hexgrid  # the shared grid interface (pbem.core.hexmath)
 SOURCES = ("rulebook", "errata", "reconstructed")
 START_KEYS = ("game1", "game2")
-SIDES = ("japanese", "allied")
 EDGE_NAMES = ("north", "south", "east", "west")
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pbem.core.errors import IntakeError
-from pbem.intake.sheet import USN_SIDES, OrderSheet, add_nonce, parse_sheet
+from pbem.core.sides import SIDES as USN_SIDES
+from pbem.intake.sheet import OrderSheet, add_nonce, parse_sheet
 from pbem.intake.signatures import canonical_orders
 
 SHEET = """Game: coral-1
