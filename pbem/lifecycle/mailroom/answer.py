@@ -82,7 +82,7 @@ def prefetch_answers(
     )
 
 
-def send(gm: GameMaster, row: InboundMail, mail: ParsedMail, reply: Reply) -> str:
+def queue_answer(gm: GameMaster, row: InboundMail, mail: ParsedMail, reply: Reply) -> str:
     """Queue the answer and close the mail answered; returns its outcome."""
     assert mail.from_addr is not None
     answer = reply.answer

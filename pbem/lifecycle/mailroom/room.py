@@ -88,7 +88,7 @@ class Mailroom:
             return answer.close(self.gm, row, InboundStatus.IGNORED, over)
         if not process:
             reply = refusal.oversized(mail.size, self.config.intake.max_size)
-            return answer.send(self.gm, row, mail, reply)
+            return answer.queue_answer(self.gm, row, mail, reply)
         sheet: OrderSheet | None = None
         try:
             verified = self.verifier.verify(opened)
@@ -96,10 +96,10 @@ class Mailroom:
             signed = self.attribution.attribute(row, mail.from_addr, verified, sheet)
         except IntakeError as exc:
             reply = refusal.refuse(self.gm, row, opened, exc, sheet)
-            return answer.send(self.gm, row, mail, reply)
+            return answer.queue_answer(self.gm, row, mail, reply)
         row.game_id = sheet.game
         row.side = sheet.side
-        return answer.send(self.gm, row, mail, self._act(row, opened, signed))
+        return answer.queue_answer(self.gm, row, mail, self._act(row, opened, signed))
 
     def _act(self, row: InboundMail, opened: Opened, signed: Signed) -> answer.Reply:
         """Moderator commands, a dispute or orders (DONE among them)."""
