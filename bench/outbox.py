@@ -47,7 +47,7 @@ from pbem.config import (  # noqa: E402
     SecretsConfig,
     SmtpConfig,
 )
-from pbem.outbox.queue import enqueue  # noqa: E402
+from pbem.outbox.queue import Outgoing, enqueue  # noqa: E402
 from pbem.service.daemon import Daemon  # noqa: E402
 from pbem.storage.db import create_all, make_engine, make_sessionmaker  # noqa: E402
 from tests.conftest import make_database  # noqa: E402
@@ -141,16 +141,14 @@ def _queue(config: Config, mails: int) -> dict[str, float]:
     now = datetime.now(UTC)
     with make_sessionmaker(engine).begin() as s:
         for n in range(mails):
-            row = enqueue(
-                s,
-                config,
+            answer = Outgoing(
                 kind="answer",
                 cause=("answer", f"bench-{n}"),
                 to=f"player{n % 50}@players.example",
                 subject="Re: orders",
                 text=f"Accepted (3): mail {n}\n" + "SEND X Y\n" * 3,
-                now=now,
             )
+            row = enqueue(s, config, answer, now)
             queued[row.message_id] = 0.0
     committed = time.time()
     engine.dispose()

@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.lookups import Lookups
-from pbem.outbox.queue import enqueue
+from pbem.outbox.queue import Outgoing, enqueue
 from pbem.record.payloads import ModeratorAlerted
 from pbem.storage.enums import GameStatus, OutboundKind, OutboundStatus
 from pbem.storage.models import Game, OutboundMail, RecordEntry
@@ -90,18 +90,16 @@ class Alerts:
         if not items:
             return False
         entry = self.desk.record(game, ModeratorAlerted(items=len(items)))
-        enqueue(
-            self.desk.session,
-            self.desk.config,
+        digest = Outgoing(
             kind=OutboundKind.NOTICE,
             cause=("digest", game.id, str(entry.seq)),
             to=self.desk.config.moderator.human,
             subject=f"[pbem {game.id}] digest: {len(items)} item(s) for the moderator",
             text=f"Game {game.id} since {since:%Y-%m-%d %H:%M} UTC:\n\n"
             + "".join(f"- {i}\n" for i in items),
-            now=self.desk.now,
             game_id=game.id,
         )
+        enqueue(self.desk.session, self.desk.config, digest, self.desk.now)
         return True
 
     def _failed_mail(self, game: Game, since: datetime) -> list[str]:

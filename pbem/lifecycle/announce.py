@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pbem.lifecycle import deadlines
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.lookups import Lookups
-from pbem.outbox.queue import enqueue
+from pbem.outbox.queue import Outgoing, enqueue
 from pbem.storage.enums import OutboundKind, SeatRole
 from pbem.storage.models import Game, Phase, RecordEntry
 
@@ -45,18 +45,16 @@ def announce(
             continue
         if phase is not None and seat.role == SeatRole.PLAYER and seat.side in may_plot:
             text += _orders_due(lookups, game, phase, seat.side, seat.timezone)
-        enqueue(
-            desk.session,
-            desk.config,
+        notice = Outgoing(
             kind=OutboundKind.NOTICE,
             cause=("act", game.id, str(entry.seq), str(seat.id)),
             to=seat.email,
             subject=f"[pbem {game.id}] {subject}",
             text=text.rstrip() + "\n",
-            now=desk.now,
             game_id=game.id,
             side=seat.side,
         )
+        enqueue(desk.session, desk.config, notice, desk.now)
         queued += 1
     return queued
 

@@ -33,7 +33,7 @@ from pbem.lifecycle import deadlines
 from pbem.lifecycle.lookups import Lookups
 from pbem.outbox.privacy import encryption_key
 from pbem.outbox.protect import EncryptionKey
-from pbem.outbox.queue import Composed, compose_outbound, enqueue, store_outbound
+from pbem.outbox.queue import Composed, Outgoing, compose_outbound, enqueue, store_outbound
 from pbem.record import journal
 from pbem.reports.context import Header, heading
 from pbem.reports.render import render
@@ -160,20 +160,18 @@ def render_due(config: Config, owed: ReportsDue) -> list[Rendered]:
             html=rendered.html,
             png=rendered.png,
         )
-        mail = compose_outbound(
-            config,
+        outgoing = Outgoing(
             kind=OutboundKind.REPORT,
             cause=job.cause,
             to=job.to,
             subject=job.subject,
             text=rendered.text,
             html=rendered.html,
-            attachments=rendered.attachments,
-            now=owed.now,
+            attachments=tuple(rendered.attachments),
             game_id=owed.game_id,
             side=job.side,
-            encrypt_to=encrypt_to,
         )
+        mail = compose_outbound(config, outgoing, owed.now, encrypt_to)
         done.append(Rendered(report, mail))
     return done
 
@@ -458,15 +456,13 @@ class Publisher:
                 "policy": deadlines.no_orders_policy(game.settings, side),
             },
         )
-        enqueue(
-            lookups.s,
-            lookups.desk.config,
+        reminder = Outgoing(
             kind=OutboundKind.REMINDER,
             cause=(game.id, str(phase.id), side),
             to=seat.email,
             subject=f"[pbem {game.id}] reminder: orders due for turn {phase.turn} {phase.name}",
             text=text,
-            now=lookups.desk.now,
             game_id=game.id,
             side=side,
         )
+        enqueue(lookups.s, lookups.desk.config, reminder, lookups.desk.now)

@@ -33,7 +33,7 @@ from pbem.lifecycle.acts import DATA_KEYS, checked_options
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.settings import SETTINGS
 from pbem.outbox import delivery
-from pbem.outbox.queue import enqueue
+from pbem.outbox.queue import Outgoing, enqueue
 from pbem.record import journal
 from pbem.record.payloads import ModeratorMessage, ObserverRemoved, ReportResent, SettingsChanged
 from pbem.storage.enums import DisputeStatus, GameStatus, OutboundKind, SeatRole
@@ -347,9 +347,7 @@ def _message(gm: GameMaster, a: list[str]) -> str:
     gm.desk.record(game, entry)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     for seat in seats:
-        enqueue(
-            gm.desk.session,
-            gm.desk.config,
+        message = Outgoing(
             kind=OutboundKind.NOTICE,
             # Two messages of one mail share ``now``: the words tell them apart.
             cause=("message", game.id, gm.desk.now.isoformat(), digest, str(seat.id)),
@@ -358,10 +356,10 @@ def _message(gm: GameMaster, a: list[str]) -> str:
             text=f"The moderator of game {game.id} writes"
             + (" to every player and observer" if named == ["all"] else f" to {named[0]}")
             + f":\n\n{text}\n",
-            now=gm.desk.now,
             game_id=game.id,
             side=seat.side,
         )
+        enqueue(gm.desk.session, gm.desk.config, message, gm.desk.now)
     return (
         f"message to {', '.join(named)} of {game.id} mailed to {', '.join(s.email for s in seats)}"
     )
@@ -398,22 +396,20 @@ def _resend(gm: GameMaster, a: list[str]) -> str:
     marker = f"<p><b>{note.strip()}</b></p>"
     html = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + marker, report.html, count=1)
     subject = f"[pbem {game.id}] RESENT: {report.subject[len(game.id) + 2 :]}"
-    enqueue(
-        gm.desk.session,
-        gm.desk.config,
+    resent = Outgoing(
         kind=OutboundKind.NOTICE,  # not a new report: the record keeps one report-queued per report
         cause=("resend", game.id, str(report.id), str(seat.id), gm.desk.now.isoformat()),
         to=seat.email,
         subject=subject,
         text=note + report.text,
         html=html or None,
-        attachments=[(f"{game.id}-report-{report.id}.png", "image/png", report.png)]
+        attachments=((f"{game.id}-report-{report.id}.png", "image/png", report.png),)
         if report.png
         else (),
-        now=gm.desk.now,
         game_id=game.id,
         side=seat.side,
     )
+    enqueue(gm.desk.session, gm.desk.config, resent, gm.desk.now)
     gm.desk.record(
         game, ReportResent(report=report.id, audience=a[1], to=seat.email, subject=subject)
     )

@@ -25,7 +25,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from pbem.config import Config, OutboxConfig
-from pbem.outbox.queue import enqueue
+from pbem.outbox.queue import Outgoing, enqueue
 from pbem.record import journal
 from pbem.record.payloads import ReportDelivered, ReportFailed
 from pbem.storage.enums import GameStatus, OutboundKind, OutboundStatus
@@ -261,9 +261,7 @@ def _queue_notice(
     hour: str,
     where: str,
 ) -> None:
-    enqueue(
-        session,
-        config,
+    notice = Outgoing(
         kind=OutboundKind.NOTICE,
         cause=("mail-failed", game, hour),
         to=config.moderator.human,
@@ -276,9 +274,9 @@ def _queue_notice(
             f"(e.g. the player's address, by REPLACE), send it again with "
             f"RESEND-MAIL {row.id}.\n"
         ),
-        now=now,
         game_id=row.game_id,
     )
+    enqueue(session, config, notice, now)
     session.flush()  # inside the savepoint: a clash with a peer's notice shows here
 
 

@@ -1,7 +1,8 @@
 """The outbox: outgoing mail is written to the database first, sent afterwards.
 
-``enqueue`` composes and stores a mail in the caller's transaction, so a mail
-exists exactly when the change that caused it is committed. A tick's reports
+Every mail to send is an ``Outgoing`` value (why, to whom, what). ``enqueue``
+composes and stores it in the caller's transaction, so a mail exists exactly
+when the change that caused it is committed. A tick's reports
 are composed with no transaction open (``compose_outbound``) and stored
 (``store_outbound``) in the transaction that drops the note its adjudication
 left (pbem.lifecycle.publishing). Its Message-ID is
@@ -101,54 +102,59 @@ class Composed:
     text_sha256: str  # the text's, for the record (a report's)
 
 
+@dataclass(frozen=True)
+class Outgoing:
+    """One mail to send: why (``kind`` and ``cause``, from which with ``to`` its
+    Message-ID derives: ``message_id_for``), to whom, and what it says. The one
+    value every sender of mail hands the outbox (``enqueue``, ``compose_outbound``)."""
+
+    kind: OutboundKind
+    cause: tuple[str, ...]  # what it is for, e.g. ("answer", the mail's digest)
+    to: str
+    subject: str
+    text: str
+    html: str | None = None
+    attachments: tuple[tuple[str, str, bytes], ...] = ()  # (filename, content type, data)
+    in_reply_to: str | None = None
+    references: tuple[str, ...] = ()
+    game_id: str | None = None
+    side: str | None = None  # the seat's: the mail is encrypted to its player if he opted in
+
+
 def compose_outbound(
-    config: Config,
-    *,
-    kind: OutboundKind,
-    cause: Sequence[str],
-    to: str,
-    subject: str,
-    text: str,
-    now: datetime,
-    html: str | None = None,
-    attachments: Sequence[tuple[str, str, bytes]] = (),
-    in_reply_to: str | None = None,
-    references: Sequence[str] = (),
-    game_id: str | None = None,
-    side: str | None = None,
-    encrypt_to: EncryptionKey | None = None,
+    config: Config, mail: Outgoing, now: datetime, encrypt_to: EncryptionKey | None = None
 ) -> Composed:
     """One mail composed, signed with the game's key, encrypted to ``encrypt_to``
     (the player's key, if he opted in: ``encryption_key``) and sealed at rest; no
     database: a tick renders its reports outside its write transaction."""
-    message_id = message_id_for(config, kind, cause, to)
+    message_id = message_id_for(config, mail.kind, mail.cause, mail.to)
     with stages.stage("compose"):
         raw = compose_reply(
-            to=to,
+            to=mail.to,
             sender=f"{config.moderator.name} <{config.moderator.address}>",
-            subject=subject,
-            text=text,
-            html=html,
-            in_reply_to=in_reply_to,
-            references=references,
+            subject=mail.subject,
+            text=mail.text,
+            html=mail.html,
+            in_reply_to=mail.in_reply_to,
+            references=mail.references,
             message_id=message_id,
             loop_token=loop_token(config),
-            attachments=attachments,
+            attachments=mail.attachments,
             date=now,
-            auto_submitted="auto-replied" if kind == "answer" else "auto-generated",
+            auto_submitted="auto-replied" if mail.kind == "answer" else "auto-generated",
         )
         raw = protect(raw, load_game_keys(config.signing), encrypt_to=encrypt_to)
         # Sealed at rest: an answer echoes the accepted orders of a still-sealed plot.
         sealed = sealing.seal(config.secrets.key_bytes(), raw, sealing.outbound_context(message_id))
     return Composed(
         message_id=message_id,
-        kind=kind,
-        to=to,
+        kind=mail.kind,
+        to=mail.to,
         raw=sealed,
         now=now,
-        game_id=game_id,
-        side=side,
-        text_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        game_id=mail.game_id,
+        side=mail.side,
+        text_sha256=hashlib.sha256(mail.text.encode("utf-8")).hexdigest(),
     )
 
 
@@ -187,44 +193,16 @@ def store_outbound(session: Session, config: Config, mail: Composed) -> Outbound
     return row
 
 
-def enqueue(
-    session: Session,
-    config: Config,
-    *,
-    kind: OutboundKind,
-    cause: Sequence[str],
-    to: str,
-    subject: str,
-    text: str,
-    now: datetime,
-    html: str | None = None,
-    attachments: Sequence[tuple[str, str, bytes]] = (),
-    in_reply_to: str | None = None,
-    references: Sequence[str] = (),
-    game_id: str | None = None,
-    side: str | None = None,
-) -> OutboundMail:
-    """Queue one mail; ``cause`` names what it is for, e.g. ("answer", mail digest).
-    Composed only if its cause was not queued before."""
-    existing = _is_queued(session, message_id_for(config, kind, cause, to))
-    if existing is not None:  # the same cause was already queued: never twice
+def enqueue(session: Session, config: Config, mail: Outgoing, now: datetime) -> OutboundMail:
+    """Queue one mail in the caller's transaction; composed only if its cause was not
+    queued before (the same cause is never queued twice)."""
+    existing = _is_queued(session, message_id_for(config, mail.kind, mail.cause, mail.to))
+    if existing is not None:
         return existing
-    composed = compose_outbound(
-        config,
-        kind=kind,
-        cause=cause,
-        to=to,
-        subject=subject,
-        text=text,
-        now=now,
-        html=html,
-        attachments=attachments,
-        in_reply_to=in_reply_to,
-        references=references,
-        game_id=game_id,
-        side=side,
-        encrypt_to=encryption_key(session, game_id, side) if game_id and side else None,
+    encrypt_to = (
+        encryption_key(session, mail.game_id, mail.side) if mail.game_id and mail.side else None
     )
+    composed = compose_outbound(config, mail, now, encrypt_to)
     _unqueued(session).add(composed.message_id)  # looked for just now
     return store_outbound(session, config, composed)
 

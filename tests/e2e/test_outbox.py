@@ -31,7 +31,7 @@ from pbem.core.errors import LifecycleError
 from pbem.lifecycle import moderator
 from pbem.mail.base import PermanentMailError
 from pbem.mail.smtp import SmtpSender
-from pbem.outbox.queue import enqueue
+from pbem.outbox.queue import Outgoing, enqueue
 from pbem.service.daemon import Daemon
 from pbem.service.work import CLAIM_SECONDS
 from pbem.storage.models import OutboundMail, RecordEntry
@@ -139,13 +139,15 @@ def queue_answer(
         row = enqueue(
             s,
             desk.config,
-            kind="answer",
-            cause=("answer", cause),
-            to=to,
-            subject="Re: orders",
-            text="Accepted (1)",
-            now=T0,
-            in_reply_to="<orders-1@players.example>",
+            Outgoing(
+                kind="answer",
+                cause=("answer", cause),
+                to=to,
+                subject="Re: orders",
+                text="Accepted (1)",
+                in_reply_to="<orders-1@players.example>",
+            ),
+            T0,
         )
         return row.message_id
 

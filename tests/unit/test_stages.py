@@ -13,7 +13,7 @@ from sqlalchemy import text
 
 from pbem.config import Config, SecretsConfig
 from pbem.core import stages
-from pbem.outbox.queue import enqueue, on_queued
+from pbem.outbox.queue import Outgoing, enqueue, on_queued
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 from pbem.storage.enums import OutboundKind
 
@@ -65,16 +65,14 @@ def test_a_commit_that_queued_mail_calls_the_outbox_back(tmp_path: Path) -> None
     try:
 
         def queue(n: int) -> None:
-            enqueue(
-                s,
-                config,
+            notice = Outgoing(
                 kind=OutboundKind.NOTICE,
                 cause=("test", str(n)),
                 to="a@players.example",
                 subject="s",
                 text="t",
-                now=datetime.now(UTC),
             )
+            enqueue(s, config, notice, datetime.now(UTC))
 
         with sessions.begin() as s:
             s.execute(text("SELECT 1"))

@@ -18,7 +18,7 @@ from cryptography import x509
 from pbem.config import Config, SecretsConfig, SigningConfig, load_config
 from pbem.core.errors import ConfigError
 from pbem.outbox.gamekeys import generate_game_keys, load_game_keys
-from pbem.outbox.queue import enqueue, open_outbound
+from pbem.outbox.queue import Outgoing, enqueue, open_outbound
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 from tests.gpgtool import parse
 
@@ -123,12 +123,14 @@ def test_enqueue_stores_the_mail_signed_only_when_the_game_has_a_key(tmp_path: P
                     enqueue(
                         s,
                         config,
-                        kind="answer",
-                        cause=("answer", name),
-                        to="alice@example.org",
-                        subject="Re: orders",
-                        text="Orders understood.\n",
-                        now=datetime(2026, 12, 1, tzinfo=UTC),
+                        Outgoing(
+                            kind="answer",
+                            cause=("answer", name),
+                            to="alice@example.org",
+                            subject="Re: orders",
+                            text="Orders understood.\n",
+                        ),
+                        datetime(2026, 12, 1, tzinfo=UTC),
                     ),
                 )
                 for name, config in (("plain", plain), ("signed", signing))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlalchemy import create_engine
 
-from pbem.outbox.queue import enqueue
+from pbem.outbox.queue import Outgoing, enqueue
 from pbem.service.work import Worker
 from pbem.storage.db import create_all, make_sessionmaker
 from pbem.storage.enums import OutboundKind
@@ -81,16 +81,14 @@ def test_a_lapsed_lease_renewed_starts_a_new_term_and_its_mail_claims_are_asked_
     try:
         with sessions.begin() as s:
             for n in range(2):
-                enqueue(
-                    s,
-                    config,
+                answer = Outgoing(
                     kind=OutboundKind.ANSWER,
                     cause=("answer", str(n)),
                     to=f"player{n}@example.org",
                     subject="answer",
                     text="accepted",
-                    now=T0,
                 )
+                enqueue(s, config, answer, T0)
         cut.heartbeat()
         peer.heartbeat()
         batch = cut.due_outgoing()

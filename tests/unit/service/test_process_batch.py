@@ -26,7 +26,7 @@ from pbem.intake.sheet import add_nonce
 from pbem.intake.signatures import generate_keypair, sign_block
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
-from pbem.lifecycle.mailroom import Mailroom
+from pbem.lifecycle.mailroom import room
 from pbem.lifecycle.publishing import Publisher
 from pbem.outbox.queue import open_outbound
 from pbem.record import journal
@@ -204,14 +204,14 @@ def test_mails_for_several_games_each_go_to_their_own_game(world):
 
 def test_a_mail_that_raises_is_filed_failed_and_the_rest_of_its_batch_answered(world, monkeypatch):
     worker, _ = world
-    real = Mailroom._orders
+    real = room.take_orders
 
-    def buggy(self, row, mail, sheet, seat):  # type: ignore[no-untyped-def]
+    def buggy(gm, row, sheet, seat):  # type: ignore[no-untyped-def]
         if sheet.side == "south":
             raise RuntimeError("a bug")
-        return real(self, row, mail, sheet, seat)
+        return real(gm, row, sheet, seat)
 
-    monkeypatch.setattr(Mailroom, "_orders", buggy)
+    monkeypatch.setattr(room, "take_orders", buggy)
     outcomes = _run_batch(
         worker,
         [
