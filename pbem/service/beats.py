@@ -11,8 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from pbem.service.heartbeat import HEARTBEAT_SECONDS
-from pbem.service.watchdog import Watchdog
-from pbem.service.work import Worker
+from pbem.service.loops import LoopContext
 
 log = logging.getLogger("pbem.service")
 
@@ -21,15 +20,13 @@ CHECK_SECONDS = 1.0
 
 
 async def heartbeat_loop(
-    worker: Worker,
-    watchdog: Watchdog,
-    stopping: asyncio.Event,
-    mailbox_down_since: Callable[[], datetime | None],
+    context: LoopContext, mailbox_down_since: Callable[[], datetime | None]
 ) -> None:
     """Beat every HEARTBEAT_SECONDS, and at once when the mailbox goes or comes
     back (so an outage is measured to the second). A beat that fails (the
     database out of reach) is tried again every CHECK_SECONDS: this loop never
     ends before the daemon does."""
+    worker, watchdog, stopping = context.worker, context.watchdog, context.stopping
     next_beat = 0.0
     beat_state: bool | None = None  # the mailbox answered at the last beat
     failing = False

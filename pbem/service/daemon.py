@@ -35,6 +35,7 @@ from pbem.service.beats import heartbeat_loop
 from pbem.service.clock import DatabaseClock
 from pbem.service.doctor import clock_skew
 from pbem.service.fetching import Fetcher
+from pbem.service.loops import LoopContext
 from pbem.service.metrics import Metrics, ProcessStats, log_stages
 from pbem.service.notify import sd_notify, watchdog_interval
 from pbem.service.processing import ProcessingPool
@@ -130,22 +131,13 @@ class Daemon:
         self.watchdog = Watchdog(watchdog_interval())
         self.stats = ProcessStats()
         self.mailbox = mailbox_name(config)
+        # What every loop is given; the loops are the parts below.
+        self.loops = loops = LoopContext(config, self.worker, self.watchdog, self.stopping)
         # Mails in flight at once: one per connection of the SMTP pool.
         connections = config.smtp.connections if config.outbox.transport == "smtp" else 1
-        self.outbox = Outbox(self.worker, self.sender, connections, self.watchdog, self.stopping)
-        self.fetcher = Fetcher(
-            config, self.worker, self.inbox, self.mailbox, self.watchdog, self.stats, self.stopping
-        )
-        self.processing = ProcessingRounds(
-            config,
-            self.worker,
-            self.pool,
-            self.outbox,
-            self.watchdog,
-            self.stopping,
-            self.fetcher.mail_filed,
-            self.fetcher.mailbox_down_since,
-        )
+        self.outbox = Outbox(loops, self.sender, connections)
+        self.fetcher = Fetcher(loops, self.inbox, self.mailbox, self.stats)
+        self.processing = ProcessingRounds(loops, self.pool, self.outbox, self.fetcher)
 
     def request_stop(self) -> None:
         log.info("shutdown requested")
@@ -247,6 +239,4 @@ class Daemon:
 
     async def heartbeat_loop(self) -> None:
         """This daemon's beats (pbem.service.beats), told whether the mailbox answers."""
-        await heartbeat_loop(
-            self.worker, self.watchdog, self.stopping, self.fetcher.mailbox_down_since
-        )
+        await heartbeat_loop(self.loops, self.fetcher.mailbox_down_since)

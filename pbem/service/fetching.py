@@ -13,36 +13,23 @@ import contextlib
 import logging
 from datetime import datetime
 
-from pbem.config import Config
 from pbem.mail.base import InboundMessage, Inbox
-from pbem.service.loops import round_failed
+from pbem.service.loops import Loop, LoopContext, round_failed
 from pbem.service.metrics import ProcessStats
-from pbem.service.watchdog import Watchdog
-from pbem.service.work import Worker
 
 log = logging.getLogger("pbem.service")
 
 
-class Fetcher:
+class Fetcher(Loop):
     """Fetches and files mail while this daemon holds the mailbox's lease."""
 
     def __init__(
-        self,
-        config: Config,
-        worker: Worker,
-        inbox: Inbox,
-        mailbox: str,
-        watchdog: Watchdog,
-        stats: ProcessStats,
-        stopping: asyncio.Event,
+        self, context: LoopContext, inbox: Inbox, mailbox: str, stats: ProcessStats
     ) -> None:
-        self.config = config
-        self.worker = worker
+        super().__init__(context)
         self.inbox = inbox
         self.mailbox = mailbox  # as its lease names it (pbem.service.daemon.mailbox_name)
-        self.watchdog = watchdog
         self.stats = stats
-        self.stopping = stopping
         self.mail_filed = asyncio.Event()
         # When a peer fetches: since when its mailbox has not answered it (None: it does).
         # Kept when we take the mailbox over, until it answers us (mailbox_down_since).

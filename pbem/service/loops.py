@@ -1,19 +1,44 @@
-"""What the daemon's loops share: how a failed round is told, and how batches of
-work are spread over the worker processes (pbem.service.processing)."""
+"""What the daemon's loops share: the daemon's configuration, Worker, watchdog
+and stop event; how a failed round is told; and how batches of work are spread
+over the worker processes (pbem.service.processing)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from pbem.config import Config
 from pbem.service.processing import ProcessingPool
+from pbem.service.watchdog import Watchdog
+from pbem.service.work import Worker
 from pbem.storage.db import database_unreachable
 
 log = logging.getLogger("pbem.service")
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class LoopContext:
+    """What every loop of one daemon is given."""
+
+    config: Config
+    worker: Worker  # the units of work, run in threads
+    watchdog: Watchdog  # told of each loop's progress
+    stopping: asyncio.Event  # set when the daemon stops
+
+
+class Loop:
+    """One of the daemon's loops: the shared context, at hand."""
+
+    def __init__(self, context: LoopContext) -> None:
+        self.config = context.config
+        self.worker = context.worker
+        self.watchdog = context.watchdog
+        self.stopping = context.stopping
 
 
 def round_failed(loop: str, exc: Exception) -> None:

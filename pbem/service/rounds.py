@@ -13,15 +13,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
-from datetime import datetime
 
-from pbem.config import Config
-from pbem.service.loops import round_failed, spread
+from pbem.service.fetching import Fetcher
+from pbem.service.loops import Loop, LoopContext, round_failed, spread
 from pbem.service.processing import ProcessingPool
 from pbem.service.sending import Outbox
-from pbem.service.watchdog import Watchdog
-from pbem.service.work import Worker
 
 log = logging.getLogger("pbem.service")
 
@@ -39,28 +35,20 @@ DRAIN_LIMIT = 2000
 TICK_BATCH = 1
 
 
-class ProcessingRounds:
+class ProcessingRounds(Loop):
     """Processes filed mail and ticks the games, round after round."""
 
     def __init__(
         self,
-        config: Config,
-        worker: Worker,
+        context: LoopContext,
         pool: ProcessingPool | None,
         outbox: Outbox,
-        watchdog: Watchdog,
-        stopping: asyncio.Event,
-        mail_filed: asyncio.Event,
-        mailbox_down_since: Callable[[], datetime | None],
+        fetcher: Fetcher,
     ) -> None:
-        self.config = config
-        self.worker = worker
+        super().__init__(context)
         self.pool = pool
-        self.outbox = outbox
-        self.watchdog = watchdog
-        self.stopping = stopping
-        self.mail_filed = mail_filed  # set by the intake loop as it files mail
-        self.mailbox_down_since = mailbox_down_since
+        self.outbox = outbox  # woken as answers are committed
+        self.fetcher = fetcher  # sets mail_filed; says whether the mailbox answers
 
     async def loop(self) -> None:
         """Process filed mail and tick the games: after each filing, every poll
@@ -68,14 +56,14 @@ class ProcessingRounds:
         wake comes (a deadline, grace end or reminder: Worker.plan_wake)."""
         while not self.stopping.is_set():
             self.watchdog.beat("processing", self.config.intake.poll_interval + 1.0)
-            self.mail_filed.clear()
+            self.fetcher.mail_filed.clear()
             try:
                 await self.round(tick=self._may_tick())
             except Exception as exc:
                 round_failed("processing", exc)
                 await asyncio.sleep(1.0)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.mail_filed.wait(), timeout=self._until_wake())
+                await asyncio.wait_for(self.fetcher.mail_filed.wait(), timeout=self._until_wake())
 
     async def round(self, tick_everything: bool = False, tick: bool = True) -> None:
         """The pending mail, then (``tick``) the answers out and the games due."""
@@ -90,7 +78,7 @@ class ProcessingRounds:
         its fetcher (else mail may wait there unseen; when a peer fetches, as that
         peer's heartbeat says) and its last heartbeat is fresh (after an outage, the
         first beat pushes the deadlines back before any tick)."""
-        return self.mailbox_down_since() is None and self.worker.pulse.beating()
+        return self.fetcher.mailbox_down_since() is None and self.worker.pulse.beating()
 
     def _until_wake(self) -> float:
         """Seconds until the processing loop must look again: the poll interval, or

@@ -18,11 +18,9 @@ from datetime import datetime
 
 from pbem.mail.base import MailSender, PermanentMailError, SendError
 from pbem.service.leases import CLAIM_SECONDS
-from pbem.service.loops import round_failed
+from pbem.service.loops import Loop, LoopContext, round_failed
 from pbem.service.marking import SentMarks
 from pbem.service.outgoing import Outgoing, OutgoingBatch
-from pbem.service.watchdog import Watchdog
-from pbem.service.work import Worker
 from pbem.storage.enums import OutboundStatus
 
 log = logging.getLogger("pbem.service")
@@ -40,22 +38,13 @@ ANSWERS_WAIT = 5.0
 OUTBOX_BATCH_PER_CONNECTION = 25
 
 
-class Outbox:
+class Outbox(Loop):
     """Sends what is due, round after round, whenever it is woken or polls."""
 
-    def __init__(
-        self,
-        worker: Worker,
-        sender: MailSender,
-        connections: int,
-        watchdog: Watchdog,
-        stopping: asyncio.Event,
-    ) -> None:
-        self.worker = worker
+    def __init__(self, context: LoopContext, sender: MailSender, connections: int) -> None:
+        super().__init__(context)
         self.sender = sender
         self.connections = connections  # mails in flight at once
-        self.watchdog = watchdog
-        self.stopping = stopping
         self.wakeup = asyncio.Event()
         self.lease_lock = asyncio.Lock()
         # Looked up at each commit, not bound here: a test may stand in for it.
