@@ -9,7 +9,7 @@ fast as aiosmtpd on loopback goes) and each pool size (``--connections``), in th
 same run: a fresh database with N answers queued in one transaction (a burst, as
 when a turn's reports or a flood of mail arrive at once), an aiosmtpd server on
 loopback that notes the moment it accepts each mail, and pbem's outbox (the
-daemon's own send loop, ``Daemon._outbox_round``) draining it over that many
+daemon's own send loop, ``Outbox.round``) draining it over that many
 connections. Reported: per mail, the wait from queued to accepted by the server:
 median and p95; the drain's mails/s; and the pool's speed-up over one connection.
 """
@@ -173,7 +173,7 @@ def one(url: str, mails: int, connections: int, server_ms: float, folder: Path) 
             daemon = Daemon(config)
             start = time.time()
             try:
-                sent = await daemon._outbox_round()
+                sent = await daemon.outbox.round()
             finally:
                 await daemon.sender.close()
                 await daemon.inbox.close()

@@ -32,6 +32,8 @@ Claimable = type[InboundMail] | type[OutboundMail] | type[Game]
 
 # Rows of daemons gone this long are forgotten.
 _FORGET_AFTER = timedelta(days=14)
+# How long a claim on stored or outgoing mail runs (renewed as it runs low).
+CLAIM_SECONDS = 300
 
 
 def live_daemons(now: datetime) -> Any:

@@ -6,7 +6,7 @@ core. With ``workers`` > 1 the daemon hands batches of stored mail to that
 many worker processes, each with its own database connection, running the
 same ``Worker.process_many`` as the daemon itself would. They share the
 database as several daemons do: a batch is claimed before it is worked on,
-and game rows are locked (see pbem.service.work). The clock's ticks go to them
+and game rows are locked (see pbem.service.ticks). The clock's ticks go to them
 too, a few due games a batch, each worker claiming its games by lease
 (Worker.tick_some), so every core adjudicates and renders in a deadline storm.
 Fetching, filing, planning the clock and the outbox stay in the daemon process.

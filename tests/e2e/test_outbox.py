@@ -33,7 +33,7 @@ from pbem.mail.base import PermanentMailError
 from pbem.mail.smtp import SmtpSender
 from pbem.outbox.queue import Outgoing, enqueue
 from pbem.service.daemon import Daemon
-from pbem.service.work import CLAIM_SECONDS
+from pbem.service.leases import CLAIM_SECONDS
 from pbem.storage.models import OutboundMail, RecordEntry
 from tests.e2e.helpers import ModeratorDesk, moderator_desk, new_player
 from tests.e2e.netcut import CuttableProxy
@@ -197,24 +197,24 @@ async def test_temporary_failures_are_retried_with_exponential_backoff(
     clock = Clock()
     daemon = Daemon(desk.config, clock=clock)
     try:
-        assert await daemon._outbox_round() == 0
+        assert await daemon.outbox.round() == 0
         row = outbound(desk, message_id)
         assert (row.status, row.attempts) == ("pending", 1)
         assert "451" in row.last_error
         assert row.next_attempt_at == T0 + timedelta(seconds=30)
 
         clock.now = T0 + timedelta(seconds=29)
-        assert await daemon._outbox_round() == 0
+        assert await daemon.outbox.round() == 0
         assert server.attempts == 1  # not due yet: no attempt made
 
         clock.now = T0 + timedelta(seconds=30)
-        assert await daemon._outbox_round() == 0
+        assert await daemon.outbox.round() == 0
         row = outbound(desk, message_id)
         assert row.attempts == 2
         assert row.next_attempt_at == clock.now + timedelta(seconds=60)  # doubled
 
         clock.now += timedelta(seconds=60)
-        assert await daemon._outbox_round() == 1
+        assert await daemon.outbox.round() == 1
     finally:
         await close(daemon)
     row = outbound(desk, message_id)
@@ -232,9 +232,9 @@ async def test_a_permanent_failure_is_recorded_and_never_retried(
     clock = Clock()
     daemon = Daemon(desk.config, clock=clock)
     try:
-        await daemon._outbox_round()
+        await daemon.outbox.round()
         clock.now += timedelta(days=1)
-        await daemon._outbox_round()
+        await daemon.outbox.round()
     finally:
         await close(daemon)
     row = outbound(desk, message_id)
@@ -261,7 +261,7 @@ async def test_a_resend_after_a_crash_carries_the_same_message_id_and_bytes(
     first.worker.sent = crash  # type: ignore[method-assign]
     try:
         with pytest.raises(Killed):
-            await first._outbox_round()
+            await first.outbox.round()
     finally:
         await close(first)
     assert outbound(desk, message_id).status == "pending"
@@ -269,8 +269,8 @@ async def test_a_resend_after_a_crash_carries_the_same_message_id_and_bytes(
     clock.now += timedelta(minutes=10)
     second = Daemon(desk.config, clock=clock)
     try:
-        assert await second._outbox_round() == 1
-        assert await second._outbox_round() == 0  # and only once
+        assert await second.outbox.round() == 1
+        assert await second.outbox.round() == 0  # and only once
     finally:
         await close(second)
     assert len(server.received) == 2
@@ -296,10 +296,10 @@ async def test_a_permanent_failure_tells_the_moderator_at_most_once_per_game_per
     clock = Clock()
     daemon = Daemon(desk.config, clock=clock)
     try:
-        await daemon._outbox_round()  # both refused; one notice, sent in the same round
+        await daemon.outbox.round()  # both refused; one notice, sent in the same round
         clock.now += timedelta(hours=1)
         third = queue_answer(desk, "d3", to="gone@players.example")
-        await daemon._outbox_round()  # a new hour: a second notice
+        await daemon.outbox.round()  # a new hour: a second notice
     finally:
         await close(daemon)
     ids = {outbound(desk, m).id for m in (first, second, third)}
@@ -336,7 +336,7 @@ async def test_temporary_failures_are_retried_past_the_old_limit_while_the_game_
     daemon = Daemon(desk.config, clock=clock)
     try:
         for _ in range(14):  # 30, 60, 120, 120 ... s: far past the old 8 attempts
-            await daemon._outbox_round()
+            await daemon.outbox.round()
             clock.now += timedelta(seconds=120)
         rows = [outbound(desk, m.message_id) for m in reports]
         assert {r.status for r in rows} == {"pending"}
@@ -345,7 +345,7 @@ async def test_temporary_failures_are_retried_past_the_old_limit_while_the_game_
             timedelta(0)
         }  # the cap: 120 s after the last try, which was 120 s ago
         server.script = []
-        assert await daemon._outbox_round() == len(reports)
+        assert await daemon.outbox.round() == len(reports)
     finally:
         await close(daemon)
     assert {outbound(desk, m.message_id).status for m in reports} == {"sent"}
@@ -367,7 +367,7 @@ async def test_mail_of_no_game_is_retried_for_the_window_then_failed_and_told(
             row = outbound(desk, message_id)
             assert (row.status, row.attempts) == ("pending", attempt - 1)
             clock.now = row.next_attempt_at.replace(tzinfo=UTC)
-            await daemon._outbox_round()
+            await daemon.outbox.round()
     finally:
         await close(daemon)
     row = outbound(desk, message_id)
@@ -393,7 +393,7 @@ async def test_a_refused_report_is_recorded_shown_listed_and_resent(
     clock.now = max(m.created_at for m in reports.values()).replace(tzinfo=UTC)
     daemon = Daemon(desk.config, clock=clock)
     try:
-        await daemon._outbox_round()
+        await daemon.outbox.round()
         refused = outbound(desk, reports[south.address].message_id)
         assert refused.status == "failed"
         [notice] = [m for m in desk.outgoing() if m.kind == "notice"]
@@ -417,7 +417,7 @@ async def test_a_refused_report_is_recorded_shown_listed_and_resent(
         assert mod(desk, f"RESEND-MAIL {refused.id}", clock.now) == (
             f"mail {refused.id} queued to be sent again"
         )
-        assert await daemon._outbox_round() == 1  # the notice went out in the first round
+        assert await daemon.outbox.round() == 1  # the notice went out in the first round
     finally:
         await close(daemon)
     assert outbound(desk, refused.message_id).status == "sent"
@@ -440,7 +440,7 @@ async def test_a_non_ascii_address_is_refused_precisely_and_the_next_mail_goes_o
         replace(desk.config, smtp=replace(desk.config.smtp, connections=1)), clock=clock
     )
     try:
-        assert await daemon._outbox_round() == 2  # the plain answer, the moderator's notice
+        assert await daemon.outbox.round() == 2  # the plain answer, the moderator's notice
     finally:
         await close(daemon)
     row = outbound(desk, wide)
@@ -489,7 +489,7 @@ async def test_a_non_ascii_address_is_delivered_where_the_server_offers_smtputf8
     plain = queue_answer(desk, "d2")
     daemon = Daemon(config, clock=Clock())
     try:
-        assert await daemon._outbox_round() == 2
+        assert await daemon.outbox.round() == 2
     finally:
         await close(daemon)
     assert {outbound(desk, m).status for m in (wide, plain)} == {"sent"}
@@ -521,14 +521,14 @@ async def test_a_kill_after_the_servers_250_resends_only_the_mail_in_flight(
     first.worker.sent = killed_at_the_third  # type: ignore[method-assign]
     try:
         with pytest.raises(Killed):
-            await first._outbox_round()
+            await first.outbox.round()
     finally:
         await close(first)
     assert [outbound(desk, m).status for m in ids] == ["sent", "sent"] + ["pending"] * 3
     clock.now += timedelta(seconds=CLAIM_SECONDS + 1)  # the dead daemon's lease runs out
     second = Daemon(config, clock=clock)
     try:
-        assert await second._outbox_round() == 3
+        assert await second.outbox.round() == 3
     finally:
         await close(second)
     assert message_ids(server) == ids[:3] + ids[2:]  # the one in flight, twice
@@ -545,7 +545,7 @@ async def test_two_daemons_on_one_database_send_each_mail_once(
     clock = Clock()
     daemons = [Daemon(desk.config, clock=clock) for _ in range(2)]
     try:
-        sent = await asyncio.gather(*(d._outbox_round() for d in daemons))
+        sent = await asyncio.gather(*(d.outbox.round() for d in daemons))
         assert sum(sent) == 150
     finally:
         for daemon in daemons:
@@ -565,10 +565,10 @@ async def test_a_daemon_stalled_past_its_lease_sends_nothing(
     try:
         batch = await asyncio.to_thread(stalled.worker.due_outgoing)
         assert len(batch.mails) == 3
-        assert await peer._outbox_round() == 0  # claimed: the peer leaves them alone
+        assert await peer.outbox.round() == 0  # claimed: the peer leaves them alone
         clock.now += timedelta(seconds=CLAIM_SECONDS + 1)  # stalled past its lease
-        assert await peer._outbox_round() == 3
-        assert await stalled._send_batch(batch) == 0  # wakes up: its lease is gone
+        assert await peer.outbox.round() == 3
+        assert await stalled.outbox.send_batch(batch) == 0  # wakes up: its lease is gone
     finally:
         await close(stalled)
         await close(peer)
@@ -599,13 +599,13 @@ async def test_a_daemon_cut_off_from_postgresql_mid_batch_sends_nothing_twice(
         batch = await asyncio.to_thread(cut_off.worker.due_outgoing)
         assert len(batch.mails) == 4
         await proxy.cut()
-        assert await peer._outbox_round() == 0  # its lease still runs: left alone
+        assert await peer.outbox.round() == 0  # its lease still runs: left alone
         clock.now += timedelta(seconds=desk.config.database.lease_seconds + 1)
-        assert await peer._outbox_round() == 4  # unrenewed, the lease lapsed: taken over
+        assert await peer.outbox.round() == 4  # unrenewed, the lease lapsed: taken over
         with pytest.raises(OperationalError):
-            await cut_off._send_batch(batch)  # cannot check its claim: sends nothing
+            await cut_off.outbox.send_batch(batch)  # cannot check its claim: sends nothing
         await proxy.restore()
-        assert await cut_off._send_batch(batch) == 0  # back: the mails are its peer's
+        assert await cut_off.outbox.send_batch(batch) == 0  # back: the mails are its peer's
     finally:
         await close(cut_off)
         await close(peer)
@@ -624,7 +624,7 @@ async def test_the_pool_has_several_mails_in_flight_at_once(
         replace(desk.config, smtp=replace(desk.config.smtp, connections=4)), clock=Clock()
     )
     try:
-        assert await daemon._outbox_round() == 8
+        assert await daemon.outbox.round() == 8
     finally:
         await close(daemon)
     assert server.most_in_data == 4

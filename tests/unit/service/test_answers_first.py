@@ -19,7 +19,7 @@ from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.publishing import Publisher
 from pbem.mail.base import InboundMessage
-from pbem.service import daemon as daemon_module
+from pbem.service import sending
 from pbem.service.daemon import Daemon
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 from pbem.storage.enums import OutboundKind, PhaseStatus
@@ -81,7 +81,7 @@ def test_the_answers_go_out_before_the_round_they_close_is_adjudicated(
     database_url, tmp_path, monkeypatch
 ):
     # The outbox sends when it is woken: no timed poll may stand in for the wakeup.
-    monkeypatch.setattr(daemon_module, "OUTBOX_POLL", 3600.0)
+    monkeypatch.setattr(sending, "OUTBOX_POLL", 3600.0)
     config = _setup(database_url, tmp_path)
     sender = _Sender()
     daemon = Daemon(config, sender=sender)
@@ -105,21 +105,21 @@ def test_the_answers_go_out_before_the_round_they_close_is_adjudicated(
 
     async def main() -> None:
         idle = asyncio.Event()
-        first_round = daemon._outbox_round
+        first_round = daemon.outbox.round
 
         async def outbox_round() -> int:
             sent = await first_round()
             idle.set()
             return sent
 
-        daemon._outbox_round = outbox_round  # type: ignore[method-assign]
-        outbox = asyncio.create_task(daemon._outbox_loop())
+        daemon.outbox.round = outbox_round  # type: ignore[method-assign]
+        outbox = asyncio.create_task(daemon.outbox.loop())
         # The outbox has sent what was due (START's reports) and waits to be woken.
         await idle.wait()
         sender.to.clear()  # from now on: the answers
         sender.answered.clear()
         try:
-            await asyncio.wait_for(daemon._processing_round(), timeout=120)
+            await asyncio.wait_for(daemon.processing.round(), timeout=120)
         finally:
             daemon.request_stop()
             await outbox
@@ -141,7 +141,7 @@ def test_a_kill_between_answer_and_adjudication_still_adjudicates(database_url, 
         [("n", _orders("north", ["SEND SQN-1 A"])), ("s", _orders("south", ["SEND SQN-1 B"]))]
     )
     # The mails are answered; the daemon dies before its clock ticks.
-    asyncio.run(first._processing_round(tick=False))
+    asyncio.run(first.processing.round(tick=False))
     first.engine.dispose()
     assert _first_phase(first) == PhaseStatus.OPEN
     started = _kinds(first).count(OutboundKind.REPORT)
@@ -193,11 +193,11 @@ def test_a_mail_is_answered_while_the_server_is_still_told_it_was_fetched(databa
     daemon = Daemon(config, inbox=inbox, sender=_Sender())
 
     async def main() -> list[OutboundKind]:
-        intake = asyncio.create_task(daemon._intake_round())
+        intake = asyncio.create_task(daemon.fetcher.round())
         try:
             async with asyncio.timeout(120):
-                await daemon.mail_filed.wait()  # the event, not a delay
-            await daemon._processing_round(tick=False)
+                await daemon.fetcher.mail_filed.wait()  # the event, not a delay
+            await daemon.processing.round(tick=False)
             kinds = await asyncio.to_thread(_kinds, daemon)
             assert inbox.acknowledged == []  # still waiting for the server
         finally:

@@ -36,7 +36,7 @@ async def test_the_heartbeat_loop_outlives_a_database_outage(sqlite_url: str, tm
         return moved
 
     daemon.worker.heartbeat = heartbeat  # type: ignore[method-assign]
-    task = asyncio.create_task(daemon._heartbeat_loop())
+    task = asyncio.create_task(daemon.heartbeat_loop())
     try:
         await asyncio.wait_for(beaten.wait(), timeout=60)
         assert not task.done()  # still beating

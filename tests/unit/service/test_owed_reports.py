@@ -21,7 +21,7 @@ from pbem.lifecycle.clock import Clock as GameClock
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.publishing import Publisher, Rendered, ReportsDue
-from pbem.service import work
+from pbem.service import ticks
 from pbem.service.work import Worker
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 from pbem.storage.models import Game, OutboundMail, OwedReports, Report
@@ -123,7 +123,7 @@ def test_a_tick_draws_its_reports_with_no_write_transaction_open(
     sessions = _coral_sea(database_url, config)
     before = _count(sessions, Report)
     other = _other_writer(database_url)
-    real = work.render_due
+    real = ticks.render_due
     written: list[str] = []
 
     def render_while_another_writes(cfg: Config, due: ReportsDue) -> list[Rendered]:
@@ -131,7 +131,7 @@ def test_a_tick_draws_its_reports_with_no_write_transaction_open(
         written.append(due.game_id)
         return real(cfg, due)
 
-    monkeypatch.setattr(work, "render_due", render_while_another_writes)
+    monkeypatch.setattr(ticks, "render_due", render_while_another_writes)
     worker = Worker(config, sessions, "daemon-1", Clock(LATER))
     try:
         did = worker.tick_some(["coral"])
@@ -160,7 +160,7 @@ def test_reports_a_stopped_daemon_left_noted_are_sent_by_the_next_tick(
     queues each once; then it goes on with the game."""
     sessions = _coral_sea(database_url, config)
     before = _reports(sessions)
-    real = work.render_due
+    real = ticks.render_due
     drawn: list[Rendered] = []
 
     def render_then_stop(cfg: Config, due: ReportsDue) -> list[Rendered]:
@@ -169,10 +169,10 @@ def test_reports_a_stopped_daemon_left_noted_are_sent_by_the_next_tick(
 
     clock = Clock(LATER)
     stopped, peer = (Worker(config, sessions, f"daemon-{n}", clock) for n in (1, 2))
-    monkeypatch.setattr(work, "render_due", render_then_stop)
+    monkeypatch.setattr(ticks, "render_due", render_then_stop)
     with pytest.raises(Stopped):
         stopped.tick_some(["coral"])
-    monkeypatch.setattr(work, "render_due", real)
+    monkeypatch.setattr(ticks, "render_due", real)
     try:
         assert len(drawn) == 2
         assert _reports(sessions) == before  # nothing queued...

@@ -17,7 +17,8 @@ import pytest
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from pbem.config import DatabaseConfig
-from pbem.service.daemon import Daemon, _round_failed
+from pbem.service.daemon import Daemon
+from pbem.service.loops import round_failed
 from pbem.storage.db import database_unreachable
 from tests.unit.service.test_process_batch import _config
 
@@ -57,11 +58,11 @@ def test_a_round_that_lost_the_database_logs_one_warning_line(
     try:
         raise _wrapped(psycopg.OperationalError("connection timed out\nmore detail"))
     except OperationalError as exc:
-        _round_failed("outbox", exc)
+        round_failed("outbox", exc)
     try:
         raise KeyError("a bug")
     except KeyError as exc:
-        _round_failed("processing", exc)
+        round_failed("processing", exc)
     warned, failed = caplog.records
     assert warned.levelname == "WARNING" and warned.exc_info is None
     assert warned.getMessage() == (
@@ -94,18 +95,18 @@ def test_a_mailbox_taken_over_from_a_cut_off_fetcher_is_down_until_it_answers(
     inbox = daemon.inbox
     assert isinstance(inbox, _Inbox)
     # Not fetching: the fetching peer's mailbox went silent at T0.
-    daemon._fetcher_down_since = T0
-    assert daemon._mailbox_down_since() == T0
+    daemon.fetcher.fetcher_down_since = T0
+    assert daemon.fetcher.mailbox_down_since() == T0
     # We take the mailbox over; still connecting, we have had no answer yet.
     daemon.worker.fetching = daemon.mailbox
-    assert daemon._mailbox_down_since() == T0
+    assert daemon.fetcher.mailbox_down_since() == T0
     # Our first attempt times out later: the outage still counts from T0.
     inbox.unreachable_since = T0 + timedelta(seconds=40)
-    assert daemon._mailbox_down_since() == T0
+    assert daemon.fetcher.mailbox_down_since() == T0
     # Answered (the intake round clears what it inherited): up.
     inbox.unreachable_since = None
-    daemon._fetcher_down_since = None
-    assert daemon._mailbox_down_since() is None
+    daemon.fetcher.fetcher_down_since = None
+    assert daemon.fetcher.mailbox_down_since() is None
     # Our own mailbox goes silent later: since its last answer.
     inbox.unreachable_since = T0 + timedelta(minutes=5)
-    assert daemon._mailbox_down_since() == T0 + timedelta(minutes=5)
+    assert daemon.fetcher.mailbox_down_since() == T0 + timedelta(minutes=5)

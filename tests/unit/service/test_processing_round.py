@@ -28,7 +28,7 @@ async def _round(daemon: Daemon) -> None:
     if daemon.pool is not None:
         await daemon.pool.start()
     try:
-        await asyncio.wait_for(daemon._processing_round(), timeout=60)
+        await asyncio.wait_for(daemon.processing.round(), timeout=60)
     finally:
         if daemon.pool is not None:
             daemon.pool.close()

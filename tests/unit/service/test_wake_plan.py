@@ -16,7 +16,7 @@ from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.publishing import Publisher
 from pbem.service.daemon import Daemon
-from pbem.service.work import SAFETY_SWEEP
+from pbem.service.ticks import SAFETY_SWEEP
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 from pbem.storage.models import Phase
 from tests.unit.service.test_answers_first import _Sender
@@ -35,7 +35,7 @@ def test_a_deadline_set_outside_the_daemon_is_planned_at_its_next_round(
     engine = make_engine(database_url)
     create_all(engine)
     daemon = Daemon(config, sender=_Sender())
-    asyncio.run(daemon._tick_due(False))  # nothing stored: the wake is the safety sweep
+    asyncio.run(daemon.processing.tick_due(False))  # nothing stored: the wake is the safety sweep
     first_wake = daemon.worker.next_wake
     assert first_wake is not None
 
@@ -55,5 +55,5 @@ def test_a_deadline_set_outside_the_daemon_is_planned_at_its_next_round(
         )
     engine.dispose()
 
-    asyncio.run(daemon._tick_due(False))  # no mail named g1: nothing due to tick yet
+    asyncio.run(daemon.processing.tick_due(False))  # no mail named g1: nothing due to tick yet
     assert daemon.worker.next_wake == deadline
