@@ -160,29 +160,31 @@ def fly(r: Resolution) -> list[Event]:
     the True report (7.1 A), placement (7.2), the altitudes (7.1 B), the CAP (5.3)
     and the suppressors (7.9), air combat (6.x), night contact (14.2.3), waves (7.5),
     AA (10.1) and attacks (7.8) wave by wave, critical hits (16.7), the losses
-    (6.3.3, 5.15). The events told, in order."""
+    (6.3.3, 5.15). The events the steps told, in order."""
     c = r.context
-    launched = launch(r)
+    launched, told = launch(r)
     if c.target_plotted:  # 12.0-12.3 against a carrier TF with its own plotted strike
-        _seq, told = sequence_strike(
+        told += sequence_strike(
             r.state,
             r.strike.plot,
             c.dice,
             c.time,
             ratings=c.ratings,
             unlocated_carriers=c.unlocated_carriers,
-        )
-        r.events.extend(told)
-    target = contact(r)
-    board = place(r, target)
-    levels = altitudes(r, launched)
-    cap = raise_cap(r, target, launched, levels)
-    escorts = peel_off(r, launched, cap)
-    fought = air_combat(r, launched, cap, escorts.fighting, levels)
+        )[1]
+    target, events = contact(r)
+    board, placed = place(r, target)
+    levels, flown = altitudes(r, launched)
+    cap, raised = raise_cap(r, target, launched, levels)
+    escorts, peeled = peel_off(r, launched, cap)
+    fought, combat = air_combat(r, launched, cap, escorts.fighting, levels)
+    told += [*events, *placed, flown, *raised, *peeled, *combat]
     survivors = list(fought.survivors)
     if r.strike.night:  # 14.2.3, R136: each US PBY rolls for contact before the display
-        survivors = night_contact(r, launched, survivors)
-    waves = form_waves(r, survivors)
+        survivors, events = night_contact(r, launched, survivors)
+        told += events
+    waves, events = form_waves(r, survivors)
+    told += events
     sizes = tuple(sum(int(a["n"]) for a in wave) for wave in waves)
     onset = Onset(sizes, fought.no_cap, target.priority)
     escorted = suppression.attach(waves, escorts.peeled)  # 7.9.1: the suppressors' waves
@@ -193,13 +195,13 @@ def fly(r: Resolution) -> list[Event]:
         if not bombers:
             continue
         wave = Wave(w, tuple(bombers + wave_aps(escorted.get(w, []))), _aps(bombers))
-        losses, hit = _wave(r, launched, board, onset, wave, losses, reached_inner)
+        losses, hit, events = _wave(r, launched, board, onset, wave, losses, reached_inner)
+        told += events
         if hit is not None and hit.damaged:
             damaged[hit.ship] = hit.before
         reached_inner |= hit is not None and hit.inner
-    critical_hits(r, board, damaged)
-    settle(r, launched.parts, losses)
-    return r.events
+    told += critical_hits(r, board, damaged)
+    return told + settle(r, launched.parts, losses)
 
 
 def _wave(
@@ -210,15 +212,21 @@ def _wave(
     wave: Wave,
     losses: Losses,
     after_inner: bool,
-) -> tuple[Losses, Hit | None]:
+) -> tuple[Losses, Hit | None, list[Event]]:
     """One wave: its entry (7.7.1), its surprise in port (38.3.1), the AA (10.1) and
-    its attack (7.8.1). The strike's losses, and the ship it attacked."""
-    way = enter(r, wave, board, onset.priority)
-    surprised = surprise(r, launched, wave) if board.in_port else 0
-    wave, losses = aa_fire(r, wave, way, board, losses, after_inner)
+    its attack (7.8.1). The strike's losses, the ship it attacked, the events told."""
+    way, entered = enter(r, wave, board, onset.priority)
+    told = [entered]
+    surprised = 0
+    if board.in_port:
+        surprised, rolled = surprise(r, launched, wave)
+        told.append(rolled)
+    wave, losses, fired = aa_fire(r, wave, way, board, losses, after_inner)
+    told += fired
     if not wave.aps:
-        return losses, None
-    return losses, attack_wave(r, launched, wave, way, board, onset, surprised)
+        return losses, None, told
+    hit, attacked = attack_wave(r, launched, wave, way, board, onset, surprised)
+    return losses, hit, told + attacked
 
 
 def _aps(group: list[Element]) -> int:

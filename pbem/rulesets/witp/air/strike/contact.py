@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pbem.core.events import Event
 from pbem.rulesets.witp import chits
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of
 from pbem.rulesets.witp.air.strike.plotted import Resolution, doctrine
@@ -24,8 +25,8 @@ class Target:
     priority: str  # "general" or a ship type (7.3.1)
 
 
-def contact(r: Resolution) -> Target:
-    """7.1 A the True report, then the target priority (7.3)."""
+def contact(r: Resolution) -> tuple[Target, list[Event]]:
+    """7.1 A the True report, then the target priority (7.3); the events told."""
     strike = r.strike
     own = r.own(strike.owner)
     tf = own["tfs"][strike.tf]
@@ -38,10 +39,12 @@ def contact(r: Resolution) -> Target:
         "report": report.text(),
         "source": STRIKE_CONTACT,
     }
-    r.tell_both(fact, "7.1")
+    told = [r.tell_both(fact, "7.1")]
     priority = _priority(r, report)
-    r.tell_both({"kind": "target-priority", "tf": strike.tf, "priority": priority}, "7.3")
-    return Target(tf, ships, report, priority)
+    told.append(
+        r.tell_both({"kind": "target-priority", "tf": strike.tf, "priority": priority}, "7.3")
+    )
+    return Target(tf, ships, report, priority), told
 
 
 def _priority(r: Resolution, report: chits.Report) -> str:

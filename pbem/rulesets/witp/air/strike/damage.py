@@ -6,16 +6,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pbem.core.events import Event
 from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air import critical
 from pbem.rulesets.witp.air.strike.placement import Display
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 
 
-def critical_hits(r: Resolution, board: Display, damaged: Mapping[str, int]) -> None:
+def critical_hits(r: Resolution, board: Display, damaged: Mapping[str, int]) -> list[Event]:
     """16.7 for each ship ``damaged`` (by name: its damage before the strike) and
-    still afloat, in name order."""
+    still afloat, in name order; the events told."""
     public, tf_id, time = r.public, r.strike.tf, r.context.time
+    told: list[Event] = []
     for name in sorted(damaged):
         ship = board.ships[name]
         if int(ship["damage"]) >= 5 or not critical.rolls_for(public, ship):
@@ -29,7 +31,8 @@ def critical_hits(r: Resolution, board: Display, damaged: Mapping[str, int]) -> 
             "rolls": rolls,
             "damage": int(ship["damage"]),
         }
-        r.tell(fact, [r.strike.owner], "16.7")
+        told.append(r.tell(fact, [r.strike.owner], "16.7"))
         for crit in critical.told_to_enemy(rolls):
-            told = {"kind": "critical-hit", "tf": tf_id, "ship": name, "dice": crit["dice"]}
-            r.tell(told, [r.strike.side], "16.7")
+            hit = {"kind": "critical-hit", "tf": tf_id, "ship": name, "dice": crit["dice"]}
+            told.append(r.tell(hit, [r.strike.side], "16.7"))
+    return told

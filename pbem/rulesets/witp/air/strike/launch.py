@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pbem.core.events import Event
 from pbem.core.sides import SIDES
 from pbem.rulesets.witp.air import availability, avg, coordination, elite, torpedo, training
 from pbem.rulesets.witp.air.ships import ships_of
@@ -44,26 +45,34 @@ def shrink(stacks: Sequence[Mapping[str, Any]], keep: int) -> list[Element]:
     return [s for s in out if s["n"] > 0]
 
 
-def launch(r: Resolution) -> Launch:
-    """5.0, 8.1.4, 5.10: each part's launch, told; the parts that reach the target."""
-    return Launch(tuple(_part(r, i, part) for i, part in enumerate(r.strike.plot["parts"])))
+def launch(r: Resolution) -> tuple[Launch, list[Event]]:
+    """5.0, 8.1.4, 5.10: each part's launch; the parts that reach the target, and
+    the events told."""
+    parts, told = [], []
+    for i, part in enumerate(r.strike.plot["parts"]):
+        launched, events = _part(r, i, part)
+        parts.append(launched)
+        told += events
+    return Launch(tuple(parts)), told
 
 
-def _part(r: Resolution, i: int, part: Mapping[str, Any]) -> Element:
+def _part(r: Resolution, i: int, part: Mapping[str, Any]) -> tuple[Element, list[Event]]:
     side, base = r.strike.side, str(part["base"])
     own, dice = r.own(side), r.context.dice
     where = part["hex"] if part["carrier"] else part["base"]
     fact = {"kind": "strike-launched", "side": str(side), "from": where, "carrier": part["carrier"]}
-    r.tell(fact, SIDES, "5.0")
+    told = [r.tell(fact, SIDES, "5.0")]
     bombers, arming = torpedo.at_launch(r.public, own, part, dice, f"{side} {part['base']} 7.10")
     if arming:  # 7.10.1, R127: the launching side's own roll
-        r.tell(arming, [side], "7.10.1")
+        told.append(r.tell(arming, [side], "7.10.1"))
     escorts = [dict(e) for e in part["escorts"]]
     if part["carrier"]:
-        bombers, escorts = _carrier_coordination(r, part, bombers, escorts)
+        bombers, escorts, told_cc = _carrier_coordination(r, part, bombers, escorts)
+        told += told_cc
     if i > 0 or part.get("apat"):  # a Joint Strike's following base (5.10, 9.3), a
         # base's successive special strike (5.8.2): the APAT, at the range flown
-        bombers, escorts = _joint_availability(r, part, bombers, escorts)
+        bombers, escorts, told_apat = _joint_availability(r, part, bombers, escorts)
+        told += told_apat
     day = not r.strike.night  # 7.11.5: the night elite's bonuses at night only
     bombers = elite.split(own, base, bombers, day)  # 7.11
     escorts = elite.split(own, base, escorts, day)
@@ -71,12 +80,12 @@ def _part(r: Resolution, i: int, part: Mapping[str, Any]) -> Element:
     if not part["carrier"]:
         escorts = avg.mark(r.public, base, escorts)  # 6.2.3
     escorts = training.split(own, base, escorts)
-    return {**part, "elements": bombers, "escorts": escorts}
+    return {**part, "elements": bombers, "escorts": escorts}, told
 
 
 def _carrier_coordination(
     r: Resolution, part: Mapping[str, Any], bombers: list[Element], escorts: list[Element]
-) -> tuple[list[Element], list[Element]]:
+) -> tuple[list[Element], list[Element], list[Event]]:
     """8.1.4: the carrier TF's launch check cuts fighters and bombers in proportion."""
     side, dice = r.strike.side, r.context.dice
     own = r.own(side)
@@ -85,16 +94,16 @@ def _carrier_coordination(
     f, b = sum(e["n"] for e in escorts), sum(e["n"] for e in bombers)
     cc = coordination.launch(r.public, ships, rating, f, b, dice, f"{side} {part['base']} CC")
     fact = {"kind": "carrier-coordination", "tf": part["base"], "air_rating": rating.air}
-    r.tell({**fact, **cc.to_json()}, [side], "8.1.4")
-    return shrink(bombers, cc.bombers), shrink(escorts, cc.fighters)
+    told = r.tell({**fact, **cc.to_json()}, [side], "8.1.4")
+    return shrink(bombers, cc.bombers), shrink(escorts, cc.fighters), [told]
 
 
 def _joint_availability(
     r: Resolution, part: Mapping[str, Any], bombers: list[Element], escorts: list[Element]
-) -> tuple[list[Element], list[Element]]:
+) -> tuple[list[Element], list[Element], list[Event]]:
     """9.3: each type's APAT roll at the range flown; the striker's own."""
     side, dice = r.strike.side, r.context.dice
-    kept = []
+    kept, told = [], []
     for e in bombers + escorts:
         n, roll, pct = availability.available(
             r.public, e["n"], part["mp"], "joint-following", dice, f"{side} joint {e['type']}"
@@ -108,7 +117,7 @@ def _joint_availability(
             "available": n,
             "of": e["n"],
         }
-        r.tell(fact, [side], "9.3")
+        told.append(r.tell(fact, [side], "9.3"))
         kept.append({**e, "n": n})
     nb = len(bombers)
-    return [e for e in kept[:nb] if e["n"]], [e for e in kept[nb:] if e["n"]]
+    return [e for e in kept[:nb] if e["n"]], [e for e in kept[nb:] if e["n"]], told

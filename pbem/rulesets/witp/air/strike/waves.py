@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pbem.core.events import Event
 from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp.air import altitude, attack, display
 from pbem.rulesets.witp.air import entry as entry_arc
@@ -62,36 +63,38 @@ def wave_aps(stacks: Sequence[Mapping[str, Any]]) -> list[Element]:
     return out
 
 
-def night_contact(r: Resolution, launch: Launch, survivors: list[Element]) -> list[Element]:
+def night_contact(
+    r: Resolution, launch: Launch, survivors: list[Element]
+) -> tuple[list[Element], list[Event]]:
     """14.2.3: the PBYs' contact rolls, told to both (open dice); those destroyed
     leave their base (not air combat nor AA losses: no 6.3.3 doubling). The APs that
-    go on."""
+    go on, and the events told."""
     mp_of = {str(p["base"]): int(p["mp"]) for p in launch.parts}
     c = night_rules.contact(r.public, survivors, mp_of, r.context.dice)
     if not c.rolls:
-        return survivors
+        return survivors, []
     for roll in c.rolls:
         if roll["result"] == night_rules.DESTROYED:
             take_losses(r.own(r.strike.side), roll["base"], roll["type"], 1)
     fact = {"kind": "night-contact", "tf": r.strike.tf, "rolls": c.rolls, "destroyed": c.destroyed}
-    r.tell_both(fact, "14.2.3")
-    return c.going_on
+    return c.going_on, [r.tell_both(fact, "14.2.3")]
 
 
-def form_waves(r: Resolution, survivors: list[Element]) -> list[list[Element]]:
+def form_waves(r: Resolution, survivors: list[Element]) -> tuple[list[list[Element]], list[Event]]:
     """7.5, 7.6 and the doctrine (R92): one wave a launching hex, the primary's
-    joined by another hex's when 7.6.2 allows; at night one AP a wave (14.2.2)."""
+    joined by another hex's when 7.6.2 allows; at night one AP a wave (14.2.2).
+    The waves, and the striker's coordination rolls told."""
     if r.strike.night:
-        return [[{**a, "n": 1}] for a in survivors for _ in range(int(a["n"]))]
+        return [[{**a, "n": 1}] for a in survivors for _ in range(int(a["n"]))], []
     by_hex: dict[str, list[Element]] = {}
     for a in survivors:
         by_hex.setdefault(str(a["hex"]), []).append(a)
     if len(by_hex) < 2:
-        return list(by_hex.values())
+        return list(by_hex.values()), []
     target = str(r.strike.hex)
     order = sorted(by_hex, key=lambda h: (distance(h, target), h))
     primary, waves = order[0], [by_hex[order[0]]]
-    a_hexes = distance(primary, target)
+    a_hexes, told = distance(primary, target), []
     for h in order[1:]:
         b = distance(h, primary)
         roll = r.context.dice.d6(f"coordination {h}") if b > a_hexes else None
@@ -105,17 +108,17 @@ def form_waves(r: Resolution, survivors: list[Element]) -> list[list[Element]]:
             "roll": roll,
             "combined": ok,
         }
-        r.tell(fact, [r.strike.side], "7.6.2")
+        told.append(r.tell(fact, [r.strike.side], "7.6.2"))
         if ok:
             waves[0] = waves[0] + by_hex[h]
         else:
             waves.append(by_hex[h])
-    return waves
+    return waves, told
 
 
-def enter(r: Resolution, wave: Wave, board: Display, priority: str) -> Approach:
+def enter(r: Resolution, wave: Wave, board: Display, priority: str) -> tuple[Approach, Event]:
     """7.7.1: the wave's entry arc (1D6, or the elite's choice), its target ring
-    (10.1.1) and path (7.7.3), told to both with the wave's make-up."""
+    (10.1.1) and path (7.7.3); the event that tells both, with the wave's make-up."""
     public, side, aps = r.public, r.strike.side, list(wave.aps)
     rolled = r.context.dice.d6(f"wave {wave.number} entry")
     entry = entry_arc.choose(public, board.positions, rolled, priority, side, r.strike.plot, aps)
@@ -133,5 +136,4 @@ def enter(r: Resolution, wave: Wave, board: Display, priority: str) -> Approach:
             {"type": a["type"], "n": a["n"], "role": a["role"], "mode": a["aa_mode"]} for a in aps
         ],
     }
-    r.tell_both(fact, "7.7.1")
-    return Approach(entry, ring, tuple(arcs))
+    return Approach(entry, ring, tuple(arcs)), r.tell_both(fact, "7.7.1")
