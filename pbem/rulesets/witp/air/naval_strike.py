@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, Unpack
 
 from pbem.core.dice import Dice
@@ -60,7 +61,7 @@ from pbem.rulesets.witp.air.strike.plotted import (
     doctrine,
 )
 from pbem.rulesets.witp.air.strike.waves import Wave, enter, form_waves, night_contact, wave_aps
-from pbem.rulesets.witp.knowledge import PUBLIC, disclose
+from pbem.rulesets.witp.knowledge import PUBLIC, Fact, disclose
 
 P = ParamSpec("P")
 
@@ -126,6 +127,26 @@ def _on_a_copy(
 resolve = _on_a_copy(resolve_into)  # (the state's copy, the events)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class PlottedStrikeRevealed(Fact):
+    """12.0: the target TF's carriers have a strike plotted this phase (both told)."""
+
+    KIND = "plotted-strike-revealed"
+    tf: str
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class StrikeSequence(Fact):
+    """12.1: the striker's Strike Sequence 1D6 with the Air-rating DRM (12.2), and
+    the result, the order the strikes fly in: told to both."""
+
+    KIND = "strike-sequence"
+    tf: str
+    roll: int
+    drm: int
+    result: str
+
+
 def sequence_strike(
     st: dict[str, Any],
     strike: Mapping[str, Any],
@@ -140,7 +161,7 @@ def sequence_strike(
     ratings = ratings or {}
     side, naval, tf_id = strike["side"], strike["target"]["owner"], strike["target"]["tf"]
     both = [side, naval]
-    events = [disclose(st, {"kind": "plotted-strike-revealed", "tf": tf_id}, both, time, "12.0")]
+    events = [disclose(st, PlottedStrikeRevealed(tf_id), both, time, "12.0")]
     sa, ta = ratings.get(side), ratings.get(naval)
     roll, drm, seq = sequencing.sequence(
         st[PUBLIC],
@@ -150,8 +171,7 @@ def sequence_strike(
         target_air=ta.air if ta else None,
         unlocated_carriers=unlocated_carriers,
     )
-    fact = {"kind": "strike-sequence", "tf": tf_id, "roll": roll, "drm": drm, "result": seq}
-    events.append(disclose(st, fact, both, time, "12.1"))
+    events.append(disclose(st, StrikeSequence(tf_id, roll, drm, seq), both, time, "12.1"))
     return seq, events
 
 

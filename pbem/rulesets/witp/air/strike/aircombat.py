@@ -18,6 +18,7 @@ from pbem.rulesets.witp.air.strike.launch import Element, Launch
 from pbem.rulesets.witp.air.strike.losses import Losses
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.air.tables import air_unit
+from pbem.rulesets.witp.knowledge import Fact
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,23 @@ class AirCombat:
     survivors: tuple[Element, ...]
     no_cap: bool
     losses: Losses
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AirCombatAtLevel(Fact):
+    """6.1.1, R11: one level's air combat as both are told it: the routine, the
+    bounce, each attack's dice and result, and the stacks that fought (as
+    ``combat.Stack.to_json``: type, n, eliminated, aborted, marks)."""
+
+    KIND = "air-combat"
+    tf: str
+    level: str
+    routine: str
+    bounce: Mapping[str, Any] | None
+    steps: tuple[Mapping[str, Any], ...]
+    cap: tuple[Mapping[str, Any], ...]
+    escorts: tuple[Mapping[str, Any], ...]
+    bombers: tuple[Mapping[str, Any], ...]
 
 
 def air_stacks(
@@ -130,17 +148,16 @@ def _level(
     )
     told = None
     if fight.routine != "none":
-        fact = {
-            "kind": "air-combat",
-            "tf": r.strike.tf,
-            "level": lv,
-            "routine": fight.routine,
-            "bounce": fight.bounce,
-            "steps": fight.steps,
-            "cap": stacks_told(cs),
-            "escorts": stacks_told(loose + close),
-            "bombers": stacks_told(bs),
-        }
+        fact = AirCombatAtLevel(
+            r.strike.tf,
+            lv,
+            fight.routine,
+            fight.bounce,
+            tuple(fight.steps),
+            tuple(stacks_told(cs)),
+            tuple(stacks_told(loose + close)),
+            tuple(stacks_told(bs)),
+        )
         told = r.tell_both(fact, "6.1.1")
     hit = any(s["attacker"] == "cap" and s["defender"] == "bombers" for s in fight.steps)
     return LevelCombat(tuple(cs), tuple(loose + close), tuple(bs), hit), told

@@ -17,8 +17,57 @@ from pbem.rulesets.witp.air.strike.losses import Losses
 from pbem.rulesets.witp.air.strike.placement import Display
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.air.strike.waves import Approach, Wave
+from pbem.rulesets.witp.knowledge import Fact
 
 AA_MODES = ("L", "M", "H", "DB")  # 10.1: the components the AA fires at, in order
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AaSuppressors(Fact):
+    """7.9: the loose escorts asked to suppress AA, the escorts against the CAP, and
+    those that peel off by type (the striker's own)."""
+
+    KIND = "aa-suppressors"
+    asked: int
+    escorts: int
+    cap: int
+    peeled: Mapping[str, int]
+    tf: str
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AaSuppression(Fact):
+    """7.9.1: a wave's suppressors' 2D6 on the Air-to-Air CRT in its target ring: the
+    Low and High AA taken off (both told)."""
+
+    KIND = "aa-suppression"
+    tf: str
+    wave: int
+    ring: str
+    aps: int
+    strength: int
+    adjusted: int
+    roll: int
+    low: int
+    high: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AaFire(Fact):
+    """10.1: the AA at one component of a wave: its strength, column shifts, DRM (and
+    why), the 2D6, and the APs eliminated and aborted by type (both told)."""
+
+    KIND = "aa-fire"
+    tf: str
+    wave: int
+    component: str
+    why: tuple[str, ...]
+    aa: int
+    columns: int
+    drm: int
+    roll: int
+    eliminated: Mapping[str, int]
+    aborted: Mapping[str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +93,8 @@ def peel_off(r: Resolution, launch: Launch, cap: Cap) -> tuple[Escorts, list[Eve
     """7.9: loose escorts in excess of the CAP peel off to suppress AA, as plotted;
     the striker told."""
     escorts, peeled, asked = suppression.peel_off(launch.parts, cap.aps)
-    told = [r.tell({**asked, "tf": r.strike.tf}, [r.strike.side], "7.9")] if asked else []
+    ask = AaSuppressors.decode({**asked, "tf": r.strike.tf}) if asked else None
+    told = [r.tell(ask, [r.strike.side], "7.9")] if ask else []
     return Escorts(tuple(escorts), tuple(peeled)), told
 
 
@@ -68,7 +118,7 @@ def aa_fire(
     if escorts:  # 7.9.1: the suppressors fire before any AA
         purpose = f"wave {wave.number} AA suppression"
         suppressed = suppression.roll(public, escorts, way.ring, dice, purpose)
-        fact = {"kind": "aa-suppression", "tf": r.strike.tf, "wave": wave.number, **suppressed}
+        fact = AaSuppression(r.strike.tf, wave.number, **suppressed)
         told.append(r.tell_both(fact, "7.9.1"))
     ships = tuple(board.ships[n] for n in board.afloat(firers))
     fire = Fire(ships, suppressed, small, after_inner and wave.index > 0)
@@ -116,14 +166,8 @@ def _fire_at(
         r.context.dice,
         f"wave {wave.number} AA {mode}",
     )
-    fact = {
-        "kind": "aa-fire",
-        "tf": r.strike.tf,
-        "wave": wave.number,
-        "component": mode,
-        "why": why,
-        **{k: res[k] for k in ("aa", "columns", "drm", "roll", "eliminated", "aborted")},
-    }
+    fired = {k: res[k] for k in ("aa", "columns", "drm", "roll", "eliminated", "aborted")}
+    fact = AaFire(r.strike.tf, wave.number, mode, tuple(why), **fired)
     aps, losses = _aa_losses(aps, mode, res, losses)
     return aps, losses, r.tell_both(fact, "10.1")
 

@@ -14,9 +14,10 @@ from pbem.core.events import Event
 from pbem.rulesets.witp.air import altitude, avg, capsplit, coordination, elite, training
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, mark_by_type, tf_air
 from pbem.rulesets.witp.air.strike.contact import Target
-from pbem.rulesets.witp.air.strike.launch import Element, Launch, shrink
+from pbem.rulesets.witp.air.strike.launch import CarrierCoordination, Element, Launch, shrink
 from pbem.rulesets.witp.air.strike.plotted import Resolution, doctrine
 from pbem.rulesets.witp.air.tables import ROLES, air_unit, known_type, value
+from pbem.rulesets.witp.knowledge import Fact
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,27 @@ class Cap:
     @property
     def aps(self) -> int:
         return sum(int(c["n"]) for c in self.elements)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AvgStrikeComposition(Fact):
+    """6.2.2: the strike's make-up at each altitude, told to the owner before the AVG
+    fights it: {level: {"bombers": {type: n}, "escorts": {"type posture": n}}}."""
+
+    KIND = "avg-strike-composition"
+    tf: str
+    levels: Mapping[str, Mapping[str, Mapping[str, int]]]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CapAllotted(Fact):
+    """R135: the owner's plotted CAP order over the TF, and the CAP it placed at each
+    level by type (his alone)."""
+
+    KIND = "cap-allotted"
+    tf: str
+    order: str
+    levels: Mapping[str, Mapping[str, int]]
 
 
 def cap_levels(
@@ -106,8 +128,7 @@ def raise_cap(
     cap = avg.mark_cap(cap, avg_cap)
     if any(e.get(avg.KEY) for e in cap):  # 6.2.2: told the strike before the AVG fights
         composition = avg.composition(launch.bombers, launch.escorts)
-        fact = {"kind": "avg-strike-composition", "tf": tf_id, "levels": composition}
-        told.append(r.tell(fact, [owner], "6.2.2"))
+        told.append(r.tell(AvgStrikeComposition(tf_id, composition), [owner], "6.2.2"))
     if r.context.cap_split and cap:
         told.append(_allotted(r, cap, levels, r.context.cap_split))
     return Cap(tuple(cap), own_left, str(theirs["cap_attacks"]), green_strike), told
@@ -142,8 +163,7 @@ def _fighters(r: Resolution, target: Target) -> tuple[dict[str, int], list[Event
         f"{owner} {tf_id} CAP CC",
     )
     kept = shrink([{"type": t, "n": n} for t, n in sorted(cap_air.items())], cc.fighters)
-    fact = {"kind": "carrier-coordination", "tf": tf_id, "air_rating": rating.air, "cap": True}
-    told = r.tell({**fact, **cc.to_json()}, [owner], "8.1.4")
+    told = r.tell(CarrierCoordination.of(tf_id, rating.air, cc, cap=True), [owner], "8.1.4")
     return {s["type"]: s["n"] for s in kept}, [told]
 
 
@@ -155,5 +175,5 @@ def _allotted(
     for e in cap:  # an elite stack and a regular of one type: counted together
         at = dealt[str(e["alt"])]
         at[str(e["type"])] = at.get(str(e["type"]), 0) + int(e["n"])
-    fact = {"kind": "cap-allotted", "tf": r.strike.tf, "order": capsplit.text(order)}
-    return r.tell({**fact, "levels": dealt}, [r.strike.owner], "7.1")
+    fact = CapAllotted(r.strike.tf, capsplit.text(order), dealt)
+    return r.tell(fact, [r.strike.owner], "7.1")

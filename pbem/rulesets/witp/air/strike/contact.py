@@ -10,6 +10,7 @@ from pbem.core.events import Event
 from pbem.rulesets.witp import chits
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of
 from pbem.rulesets.witp.air.strike.plotted import Resolution, doctrine
+from pbem.rulesets.witp.knowledge import Fact
 
 STRIKE_CONTACT = "strike-contact"  # the search-report's source when a strike tells it
 
@@ -23,6 +24,15 @@ class Target:
     ships: tuple[dict[str, Any], ...]
     report: chits.Report
     priority: str  # "general" or a ship type (7.3.1)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TargetPriority(Fact):
+    """7.3: the strike's target priority, "general" or a ship type (both told)."""
+
+    KIND = "target-priority"
+    tf: str
+    priority: str
 
 
 def contact(r: Resolution) -> tuple[Target, list[Event]]:
@@ -41,9 +51,7 @@ def contact(r: Resolution) -> tuple[Target, list[Event]]:
     }
     told = [r.tell_both(fact, "7.1")]
     priority = _priority(r, report)
-    told.append(
-        r.tell_both({"kind": "target-priority", "tf": strike.tf, "priority": priority}, "7.3")
-    )
+    told.append(r.tell_both(TargetPriority(strike.tf, priority), "7.3"))
     return Target(tf, ships, report, priority), told
 
 

@@ -7,13 +7,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from pbem.core.events import Event
-from pbem.core.sides import SIDES
+from pbem.core.sides import SIDES, Side
 from pbem.rulesets.witp.air import availability, avg, coordination, elite, torpedo, training
 from pbem.rulesets.witp.air.ships import ships_of
 from pbem.rulesets.witp.air.strike.plotted import Resolution
+from pbem.rulesets.witp.air.strike.told import StrikeFact
+from pbem.rulesets.witp.knowledge import Fact
 
 Element = dict[str, Any]  # {type, n, alt, ...}: APs of one type as air/plot.py files them
 
@@ -32,6 +34,61 @@ class Launch:
     @property
     def escorts(self) -> list[Element]:
         return [e for p in self.parts for e in p["escorts"]]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class StrikeLaunched(StrikeFact):
+    """5.0: a strike launched, from its air base or, a carrier's, from its launch hex
+    only (both told: not the TF)."""
+
+    KIND = "strike-launched"
+    KEYS: ClassVar[Mapping[str, str]] = {"origin": "from"}
+    side: Side
+    origin: str
+    carrier: bool
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CarrierCoordination(StrikeFact):
+    """8.1.4: a carrier TF's launch check (its side's own roll): the strike's, or
+    (``cap`` True) the CAP's; the first 2D10 against what it needed, the 2D6 if it
+    failed, and what launched."""
+
+    KIND = "carrier-coordination"
+    OPTIONAL = frozenset({"cap"})
+    tf: str
+    air_rating: int
+    cap: bool | None
+    first: int
+    needed: int
+    second: int | None
+    percent: int
+    asterisk: bool
+    cut: str
+    fighters: int
+    bombers: int
+
+    @classmethod
+    def of(
+        cls, tf: str, air_rating: int, cc: coordination.Launch, *, cap: bool | None = None
+    ) -> CarrierCoordination:
+        """The check's fact from its result (coordination.Launch)."""
+        checked = (cc.first, cc.needed, cc.second, cc.percent, cc.asterisk, cc.cut)
+        return cls(tf, air_rating, cap, *checked, cc.fighters, cc.bombers)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class JointAvailability(Fact):
+    """9.3, 5.8.2: a type's APAT roll at a Joint Strike's following base, or a base's
+    successive special strike, and the APs available (the striker's own)."""
+
+    KIND = "joint-availability"
+    base: str
+    type: str
+    roll: int
+    percent: int
+    available: int
+    of: int
 
 
 def shrink(stacks: Sequence[Mapping[str, Any]], keep: int) -> list[Element]:
@@ -60,8 +117,7 @@ def _part(r: Resolution, i: int, part: Mapping[str, Any]) -> tuple[Element, list
     side, base = r.strike.side, str(part["base"])
     own, dice = r.own(side), r.context.dice
     where = part["hex"] if part["carrier"] else part["base"]
-    fact = {"kind": "strike-launched", "side": str(side), "from": where, "carrier": part["carrier"]}
-    told = [r.tell(fact, SIDES, "5.0")]
+    told = [r.tell(StrikeLaunched(side, str(where), bool(part["carrier"])), SIDES, "5.0")]
     bombers, arming = torpedo.at_launch(r.public, own, part, dice, f"{side} {part['base']} 7.10")
     if arming:  # 7.10.1, R127: the launching side's own roll
         told.append(r.tell(arming, [side], "7.10.1"))
@@ -93,8 +149,7 @@ def _carrier_coordination(
     ships = ships_of(own, own["tfs"][part["base"]])
     f, b = sum(e["n"] for e in escorts), sum(e["n"] for e in bombers)
     cc = coordination.launch(r.public, ships, rating, f, b, dice, f"{side} {part['base']} CC")
-    fact = {"kind": "carrier-coordination", "tf": part["base"], "air_rating": rating.air}
-    told = r.tell({**fact, **cc.to_json()}, [side], "8.1.4")
+    told = r.tell(CarrierCoordination.of(str(part["base"]), rating.air, cc), [side], "8.1.4")
     return shrink(bombers, cc.bombers), shrink(escorts, cc.fighters), [told]
 
 
@@ -108,15 +163,7 @@ def _joint_availability(
         n, roll, pct = availability.available(
             r.public, e["n"], part["mp"], "joint-following", dice, f"{side} joint {e['type']}"
         )
-        fact = {
-            "kind": "joint-availability",
-            "base": part["base"],
-            "type": e["type"],
-            "roll": roll,
-            "percent": pct,
-            "available": n,
-            "of": e["n"],
-        }
+        fact = JointAvailability(str(part["base"]), str(e["type"]), roll, pct, n, int(e["n"]))
         told.append(r.tell(fact, [side], "9.3"))
         kept.append({**e, "n": n})
     nb = len(bombers)

@@ -15,6 +15,7 @@ from pbem.rulesets.witp.air import elite, extreme, training
 from pbem.rulesets.witp.air.ships import take_losses
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.air.tables import air_unit
+from pbem.rulesets.witp.knowledge import Fact
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,18 @@ class Losses:
             _plus(self.elite, ap_type, n) if elite else self.elite,
             _plus(self.green, ap_type, n) if green else self.green,
         )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ExtendedRangeLosses(Fact):
+    """6.3.3: a type's 1D10 against its extended-range rating, and the APs it lost
+    over it (the striker's own)."""
+
+    KIND = "extended-range-losses"
+    type: str
+    roll: int
+    rating: int
+    extra: int
 
 
 def _plus(by_type: Mapping[str, int], ap_type: str, n: int) -> dict[str, int]:
@@ -72,13 +85,7 @@ def _extended(
             rating = int(air_unit(r.public, t)["air"]["extended"])
             if roll > rating:
                 extra = min(lost, launched - lost)
-            fact = {
-                "kind": "extended-range-losses",
-                "type": t,
-                "roll": roll,
-                "rating": rating,
-                "extra": extra,
-            }
+            fact = ExtendedRangeLosses(t, roll, rating, extra)
             told.append(r.tell(fact, [r.strike.side], "6.3.3"))
         doubled[t] = extra
         left = lost + extra

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from pbem.core.events import Event
 from pbem.core.sides import JAPANESE
@@ -19,7 +19,9 @@ from pbem.rulesets.witp.air.ships import take_losses
 from pbem.rulesets.witp.air.strike.launch import Element, Launch
 from pbem.rulesets.witp.air.strike.placement import Display
 from pbem.rulesets.witp.air.strike.plotted import Resolution
+from pbem.rulesets.witp.air.strike.told import StrikeFact
 from pbem.rulesets.witp.hexgrid import distance
+from pbem.rulesets.witp.knowledge import Fact
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +46,48 @@ class Approach:
     entry: int
     ring: str
     arcs: tuple[Position, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class NightContact(Fact):
+    """14.2.3, R136: the PBYs' night contact rolls ({type, base, roll, drm, result})
+    and those destroyed by type (both told, open dice)."""
+
+    KIND = "night-contact"
+    tf: str
+    rolls: tuple[Mapping[str, Any], ...]
+    destroyed: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class WaveCoordination(StrikeFact):
+    """7.6.2: whether the APs from hex ``origin`` join the primary hex's wave: the
+    hexes between them, the primary's distance from the target, the 1D6 if rolled
+    (the striker's own)."""
+
+    KIND = "wave-coordination"
+    origin: str
+    primary: str
+    between: int
+    distance: int
+    roll: int | None
+    combined: bool
+    KEYS: ClassVar[Mapping[str, str]] = {"origin": "from"}  # a keyword in Python
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class WaveEntry(StrikeFact):
+    """7.7.1, 10.1.1: a wave's entry arc (``rolled``: the 1D6 when its elite chose
+    the arc instead), its target ring and its APs ({type, n, role, mode}), both told."""
+
+    KIND = "wave-entry"
+    OPTIONAL = frozenset({"rolled"})
+    tf: str
+    wave: int
+    entry_arc: int
+    rolled: int | None
+    target_ring: str
+    aps: tuple[Mapping[str, Any], ...]
 
 
 def wave_aps(stacks: Sequence[Mapping[str, Any]]) -> list[Element]:
@@ -76,7 +120,7 @@ def night_contact(
     for roll in c.rolls:
         if roll["result"] == night_rules.DESTROYED:
             take_losses(r.own(r.strike.side), roll["base"], roll["type"], 1)
-    fact = {"kind": "night-contact", "tf": r.strike.tf, "rolls": c.rolls, "destroyed": c.destroyed}
+    fact = NightContact(r.strike.tf, tuple(c.rolls), c.destroyed)
     return c.going_on, [r.tell_both(fact, "14.2.3")]
 
 
@@ -99,15 +143,7 @@ def form_waves(r: Resolution, survivors: list[Element]) -> tuple[list[list[Eleme
         b = distance(h, primary)
         roll = r.context.dice.d6(f"coordination {h}") if b > a_hexes else None
         ok = attack.may_combine(a_hexes, b, roll)
-        fact = {
-            "kind": "wave-coordination",
-            "from": h,
-            "primary": primary,
-            "between": b,
-            "distance": a_hexes,
-            "roll": roll,
-            "combined": ok,
-        }
+        fact = WaveCoordination(h, primary, b, a_hexes, roll, ok)
         told.append(r.tell(fact, [r.strike.side], "7.6.2"))
         if ok:
             waves[0] = waves[0] + by_hex[h]
@@ -125,15 +161,8 @@ def enter(r: Resolution, wave: Wave, board: Display, priority: str) -> tuple[App
     ring = display.target_ring(board.positions, entry, public, priority)
     arcs = display.path(public, entry, ring)
     chose = entry_arc.elite_majority(aps) and side == JAPANESE
-    fact = {
-        "kind": "wave-entry",
-        "tf": r.strike.tf,
-        "wave": wave.number,
-        "entry_arc": entry,
-        **({"rolled": rolled} if chose else {}),
-        "target_ring": ring,
-        "aps": [
-            {"type": a["type"], "n": a["n"], "role": a["role"], "mode": a["aa_mode"]} for a in aps
-        ],
-    }
+    made = tuple(
+        {"type": a["type"], "n": a["n"], "role": a["role"], "mode": a["aa_mode"]} for a in aps
+    )
+    fact = WaveEntry(r.strike.tf, wave.number, entry, rolled if chose else None, ring, made)
     return Approach(entry, ring, tuple(arcs)), r.tell_both(fact, "7.7.1")
