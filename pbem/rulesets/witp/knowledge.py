@@ -92,9 +92,15 @@ class Fact(Mapping[str, Any]):
         whose keys are not its kind's (a record older than the kind's type) stays raw,
         so every stored fact reads back to the same JSON."""
         kind = Fact._KINDS.get(str(obj.get("kind")))
-        if kind is None or set(obj) != {"kind", *(f.name for f in fields(kind))}:
+        if kind is None or not kind.fits(obj):
             return RawFact(obj)
         return kind.decode(obj)
+
+    @classmethod
+    def fits(cls, obj: Mapping[str, Any]) -> bool:
+        """Whether ``obj`` has this kind's keys: exactly its fields' (a kind whose
+        stored keys differ from its fields' names says so by overriding this)."""
+        return set(obj) == {"kind", *(f.name for f in fields(cls))}
 
     def __getitem__(self, key: str) -> Any:
         return self.to_json()[key]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from pbem.core.mapview import (
+    SIDE_COLOURS,
     Colour,
     Edge,
     Ground,
@@ -27,11 +28,6 @@ from pbem.core.mapview import (
 from pbem.rulesets.witp import hexgrid
 from pbem.rulesets.witp.map import HexsideKind, Terrain, TheatreMap
 
-SIDE_COLOURS: Mapping[str | None, Colour] = {
-    "japanese": (200, 30, 30),
-    "allied": (30, 60, 200),
-    None: (110, 110, 110),  # unheld bases, and sightings
-}
 AREA_LINE: Colour = (0, 140, 120)
 
 _GROUND = {

@@ -17,10 +17,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from pbem.core.mapview import MapPicture, stack_markers
+from pbem.core.mapview import SIDE_COLOURS, MapPicture, stack_markers
 from pbem.rulesets.witp import hexgrid
 from pbem.rulesets.witp.map import TheatreMap
-from pbem.rulesets.witp.picture import SIDE_COLOURS, map_picture
+from pbem.rulesets.witp.picture import map_picture
 
 START = "may1942"  # the base holders printed for the scenarios of 1942 (map-overrides.toml)
 

@@ -18,10 +18,33 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pbem.core.sides import SIDES, enemy_of
-from pbem.rulesets.witp.knowledge import Disclosure, Knowledge
+from pbem.rulesets.witp.air.naval_strike import StrikeSequence
+from pbem.rulesets.witp.air.strike.aircombat import AirCombatAtLevel
+from pbem.rulesets.witp.air.strike.antiaircraft import AaFire, AaSuppression, AaSuppressors
+from pbem.rulesets.witp.air.strike.attacks import (
+    AirSurfaceAttack,
+    InPortSurprise,
+    ShipTargeted,
+    TargetRingSpeeds,
+)
+from pbem.rulesets.witp.air.strike.cap import AvgStrikeComposition, CapAllotted
+from pbem.rulesets.witp.air.strike.damage import CriticalHit, CriticalHitRolls
+from pbem.rulesets.witp.air.strike.launch import (
+    CarrierCoordination,
+    JointAvailability,
+    StrikeLaunched,
+)
+from pbem.rulesets.witp.air.strike.losses import ExtendedRangeLosses
+from pbem.rulesets.witp.air.strike.placement import (
+    AirSurfacePlacement,
+    ShipsInPort,
+    StrikeAltitudes,
+)
+from pbem.rulesets.witp.air.strike.waves import NightContact, WaveCoordination, WaveEntry
+from pbem.rulesets.witp.knowledge import Disclosure, Fact, Knowledge
 
 # The disclosures this section tells; the report's event list leaves them out.
 LAUNCH = frozenset(
@@ -70,6 +93,13 @@ SECTIONED |= COVER | {STOPPED}
 STRIKE_CONTACT = "strike-contact"  # a search-report's source when a strike tells it (7.1 A)
 
 Row = list[str]
+F = TypeVar("F", bound=Fact)
+
+
+def _as(kind: type[F], d: Disclosure) -> F:
+    """The disclosure's fact as its typed kind (a record stored raw decoded by it)."""
+    f = d.fact
+    return f if isinstance(f, kind) else kind.decode(f)
 
 
 def _n(types: Mapping[str, Any]) -> str:
@@ -175,14 +205,16 @@ class _Strike:
 
 def _launch(s: _Strike, d: Disclosure) -> None:
     f = d.fact
-    if f["kind"] == "strike-launched":
-        s.striker = str(f["side"])
-        where = "a carrier launch hex" if f.get("carrier") else "an air base"
-        s.notes.append(f"[{d.rule}] launched from {f['from']} ({where})")
-    elif f["kind"] == "carrier-coordination":
+    if f.kind == StrikeLaunched.KIND:
+        launched = _as(StrikeLaunched, d)
+        s.striker = str(launched.side)
+        where = "a carrier launch hex" if launched.carrier else "an air base"
+        s.notes.append(f"[{d.rule}] launched from {launched.origin} ({where})")
+    elif f.kind == CarrierCoordination.KIND:
+        cc = _as(CarrierCoordination, d)
         s.notes.append(
-            f"[{d.rule}] carrier coordination, {f['tf']} (air rating {f['air_rating']}): "
-            f"{_cc(f)}: {f['fighters']} fighter(s), {f['bombers']} bomber(s) launch"
+            f"[{d.rule}] carrier coordination, {cc.tf} (air rating {cc.air_rating}): "
+            f"{_cc(cc)}: {cc.fighters} fighter(s), {cc.bombers} bomber(s) launch"
         )
     elif f["kind"] == "torpedo-arming":  # 7.10.1, R127
         best = ", an elite majority" if f["elite_majority"] else ""
@@ -192,25 +224,23 @@ def _launch(s: _Strike, d: Disclosure) -> None:
             f"torpedoes, {f['armed']} of {f['plotted']} do, the rest bombs"
         )
     else:  # joint-availability (9.3, 5.8.2)
-        s.add(
-            "availability",
-            [f["base"], f["type"], f["roll"], f"{f['percent']}%", f"{f['available']} of {f['of']}"],
-        )
+        j = _as(JointAvailability, d)
+        s.add("availability", [j.base, j.type, j.roll, f"{j.percent}%", f"{j.available} of {j.of}"])
 
 
 def _combat(s: _Strike, d: Disclosure) -> None:
     """6.1.1: the forces at the level, then each attack's roll and result."""
-    f = d.fact
-    lv = f["level"]
+    f = _as(AirCombatAtLevel, d)
+    lv = f.level
     for role, key in (("CAP", "cap"), ("escort", "escorts"), ("bomber", "bombers")):
-        for e in f.get(key, ()):
+        for e in getattr(f, key):
             t = f"{e['type']} green" if e.get("green") else e["type"]  # 58.2.1
             s.add("forces", [lv, role, t, e["n"], e["eliminated"], e["aborted"]])
             elim, ab = ("cap", "cap-ab") if key == "cap" else ("elim", "abort")
             s.lose(elim, {e["type"]: e["eliminated"]})
             s.lose(ab, {e["type"]: e["aborted"]})
-    bounce = f.get("bounce")
-    how = f"routine {f['routine']}"
+    bounce = f.bounce
+    how = f"routine {f.routine}"
     if bounce and bounce.get("green"):
         how += ", bounce: cap's (58.2.1: green fighters in the strike)"
     elif bounce and bounce.get("avg"):
@@ -218,7 +248,7 @@ def _combat(s: _Strike, d: Disclosure) -> None:
     elif bounce:
         how += f", bounce 1D6 {bounce['roll']}{_drm(int(bounce['drm']))}: {bounce['to']}'s"
     s.notes.append(f"[6.1.1] air combat at {lv}: {how}")
-    for st in f.get("steps", ()):
+    for st in f.steps:
         s.add(
             "air-combat",
             [
@@ -234,39 +264,39 @@ def _combat(s: _Strike, d: Disclosure) -> None:
 
 def _attack(s: _Strike, d: Disclosure) -> None:
     """7.8.1 Steps 2-7 of one wave's attack on one ship."""
-    f = d.fact
-    torp = f.get("anti_torpedo")
+    f = _as(AirSurfaceAttack, d)
+    torp = f.anti_torpedo
     t = f"{torp['dice'][0]}-{torp['dice'][1]}v{torp['rating']}={torp['torpedo']}" if torp else "-"
     # Step 3: each speed-class reduction, said after the result (the column that wraps)
-    mods = [m for m, on in (("combined", f.get("combined")), ("no CAP", f.get("no_cap"))) if on]
-    adm = f.get("admiral") or {}
+    mods = [m for m, on in (("combined", f.combined), ("no CAP", f.no_cap)) if on]
+    adm = f.admiral
     if adm.get("column"):
         mods.append(f"admiral {adm['column']} column(s)")
     if adm.get("drm"):
         mods.append(f"admiral DRM {_signed(int(adm['drm']))}")
-    if f.get("surprise"):
-        mods.append(f"surprise -{f['surprise']}")  # 38.3.1
-    result = "SUNK" if f.get("sunk") else f"{f['result']}, now D{f['damage']}"
+    if f.surprise:
+        mods.append(f"surprise -{f.surprise}")  # 38.3.1
+    result = "SUNK" if f.sunk else f"{f.result}, now D{f.damage}"
     if mods:
         result += f" (SC: {', '.join(mods)})"
     s.add(
         "attacks",
         [
-            f["wave"],
-            f"{f['type']} {f['ship']}",
-            f["speed_class"],
-            f["anti_ship"],
+            f.wave,
+            f"{f.type} {f.ship}",
+            f.speed_class,
+            f.anti_ship,
             t,
-            f"{f['altitude']}{_signed(int(f['drm']))}",
-            f["roll"],
-            f"{f['damage_points']}/{f['defence']}",
-            f["odds"],
-            f["crt_roll"],
+            f"{f.altitude}{_signed(f.drm)}",
+            f.roll,
+            f"{f.damage_points}/{f.defence}",
+            f.odds,
+            f.crt_roll,
             result,
         ],
     )
-    hit = "sunk" if f.get("sunk") else "no effect" if f["result"] == "-" else f["result"]
-    s.results.append(f"{f['type']} {f['ship']} {hit}")
+    hit = "sunk" if f.sunk else "no effect" if f.result == "-" else f.result
+    s.results.append(f"{f.type} {f.ship} {hit}")
 
 
 Teller = Callable[[_Strike, Disclosure], None]
@@ -285,27 +315,27 @@ def _templated(d: Disclosure) -> str:
 
 
 def _sequence(d: Disclosure) -> str:
-    f = d.fact
-    return f"[{d.rule}] strike sequence: 1D6 {f['roll']}{_drm(int(f['drm']))}: {f['result']}"
+    f = _as(StrikeSequence, d)
+    return f"[{d.rule}] strike sequence: 1D6 {f.roll}{_drm(f.drm)}: {f.result}"
 
 
 def _altitudes(d: Disclosure) -> str:
-    f = d.fact
-    levels = ", ".join(f"{lv} {how}" for lv, how in f["levels"].items()) or "none"
+    f = _as(StrikeAltitudes, d)
+    levels = ", ".join(f"{lv} {how}" for lv, how in f.levels.items()) or "none"
     return f"[{d.rule} B] altitudes: {levels}"
 
 
 def _cap_coordination(d: Disclosure) -> str:
     """The CAP's own carrier coordination (8.1.4 "including CAP")."""
-    f = d.fact
+    f = _as(CarrierCoordination, d)
     return (
-        f"[{d.rule}] CAP carrier coordination, {f['tf']} (air rating {f['air_rating']}): "
-        f"{_cc(f)}: {f['fighters']} fighter(s) fly CAP"
+        f"[{d.rule}] CAP carrier coordination, {f.tf} (air rating {f.air_rating}): "
+        f"{_cc(f)}: {f.fighters} fighter(s) fly CAP"
     )
 
 
 def _avg(s: _Strike, d: Disclosure) -> None:
-    for lv, c in d.fact["levels"].items():
+    for lv, c in _as(AvgStrikeComposition, d).levels.items():
         s.notes.append(
             f"[{d.rule}] before the AVG fights, the strike at {lv}: bombers "
             f"{_n(c['bombers'])}; escorts {_n(c['escorts'])}"
@@ -313,119 +343,120 @@ def _avg(s: _Strike, d: Disclosure) -> None:
 
 
 def _in_port(d: Disclosure) -> str:
-    f = d.fact
+    f = _as(ShipsInPort, d)
     return (
-        f"[{d.rule}] in port at {f['port']}: the port's AA {f['port_aa']} fires too; "
+        f"[{d.rule}] in port at {f.port}: the port's AA {f.port_aa} fires too; "
         "torpedoes at half strength"
     )
 
 
 def _surprise(d: Disclosure) -> str:
-    f = d.fact
+    f = _as(InPortSurprise, d)
     return (
-        f"[{d.rule}] wave {f['wave']} surprise: 1D6 {f['roll']}{_drm(int(f['drm']))}: "
-        f"speed class -{f['reduction']}"
+        f"[{d.rule}] wave {f.wave} surprise: 1D6 {f.roll}{_drm(f.drm)}: speed class -{f.reduction}"
     )
 
 
 def _cap_allotted(d: Disclosure) -> str:
     """R135: the owner's own order, what it made."""
-    f = d.fact
-    at = "; ".join(f"{lv} {_n(by)}" for lv, by in f["levels"].items()) or "none"
-    return f"[{d.rule} B] your CAP order over {f['tf']} ({f['order']}): {at}"
+    f = _as(CapAllotted, d)
+    at = "; ".join(f"{lv} {_n(by)}" for lv, by in f.levels.items()) or "none"
+    return f"[{d.rule} B] your CAP order over {f.tf} ({f.order}): {at}"
 
 
 def _night_contact(s: _Strike, d: Disclosure) -> None:
-    for x in d.fact["rolls"]:
+    f = _as(NightContact, d)
+    for x in f.rolls:
         s.add(
             "night-contact",
             [x["type"], x["base"], f"{x['roll']}{_drm(int(x['drm']))}", x["result"]],
         )
-    s.lose("elim", d.fact["destroyed"])
+    s.lose("elim", f.destroyed)
 
 
 def _placement(s: _Strike, d: Disclosure) -> None:
-    for p in d.fact["ships"]:
+    for p in _as(AirSurfacePlacement, d).ships:
         s.add("placement", [p["ring"], p["arc"], p["type"], "yes" if p["at_least_d2"] else "-"])
 
 
 def _wave_coordination(d: Disclosure) -> str:
-    f = d.fact
-    roll = "-" if f.get("roll") is None else f["roll"]
-    joined = "joins the primary's" if f["combined"] else "its own wave"
+    f = _as(WaveCoordination, d)
+    roll = "-" if f.roll is None else f.roll
+    joined = "joins the primary's" if f.combined else "its own wave"
     return (
-        f"[{d.rule}] waves from {f['from']}: {f['between']} hexes from the primary {f['primary']} "
-        f"(which is {f['distance']} from the target), 1D6 {roll}: {joined}"
+        f"[{d.rule}] waves from {f.origin}: {f.between} hexes from the primary {f.primary} "
+        f"(which is {f.distance} from the target), 1D6 {roll}: {joined}"
     )
 
 
 def _wave_entry(s: _Strike, d: Disclosure) -> None:
     """7.7.1: the wave's arc (the elite's choice), its ring and make-up."""
-    f = d.fact
-    aps = ", ".join(f"{a['n']} {a['type']} {a['role']}/{a['mode']}" for a in f["aps"])
-    arc = f["entry_arc"] if "rolled" not in f else f"{f['entry_arc']} (elite, 1D6 {f['rolled']})"
-    s.add("waves", [f["wave"], arc, f["target_ring"], aps])
+    f = _as(WaveEntry, d)
+    aps = ", ".join(f"{a['n']} {a['type']} {a['role']}/{a['mode']}" for a in f.aps)
+    arc = f"{f.entry_arc}" if f.rolled is None else f"{f.entry_arc} (elite, 1D6 {f.rolled})"
+    s.add("waves", [f.wave, arc, f.target_ring, aps])
 
 
 def _aa_fire(s: _Strike, d: Disclosure) -> None:
-    f = d.fact
-    s.lose("elim", f["eliminated"])
-    s.lose("abort", f["aborted"])
+    f = _as(AaFire, d)
+    s.lose("elim", f.eliminated)
+    s.lose("abort", f.aborted)
     s.add(
         "aa",
         [
-            f["wave"],
-            f["component"],
-            f["aa"],
-            f"{_signed(int(f['columns']))}/{_signed(int(f['drm']))}",
-            f["roll"],
-            f"elim {_n(f['eliminated'])}; abort {_n(f['aborted'])}"
-            + (f" ({'; '.join(f['why'])})" if f.get("why") else ""),
+            f.wave,
+            f.component,
+            f.aa,
+            f"{_signed(f.columns)}/{_signed(f.drm)}",
+            f.roll,
+            f"elim {_n(f.eliminated)}; abort {_n(f.aborted)}"
+            + (f" ({'; '.join(f.why)})" if f.why else ""),
         ],
     )
 
 
 def _ring(s: _Strike, d: Disclosure) -> None:
+    f = _as(TargetRingSpeeds, d)
     ships = ", ".join(
-        f"{x['ring']} {x['arc']} {x.get('type', '?')} SC{x['speed_class']}" for x in d.fact["ships"]
+        f"{x['ring']} {x['arc']} {x.get('type', '?')} SC{x['speed_class']}" for x in f.ships
     )
-    s.add("ring", [d.fact["wave"], ships])
+    s.add("ring", [f.wave, ships])
 
 
 def _targeted(s: _Strike, d: Disclosure) -> None:
-    f = d.fact
-    s.add("targeted", [f["wave"], f"{f['ring']} {f['arc']}", f"{f['type']} {f['ship']}"])
+    f = _as(ShipTargeted, d)
+    s.add("targeted", [f.wave, f"{f.ring} {f.arc}", f"{f.type} {f.ship}"])
 
 
 def _critical_rolls(s: _Strike, d: Disclosure) -> None:
     """16.7: the owner's every roll."""
-    f = d.fact
-    for x in f["rolls"]:
+    f = _as(CriticalHitRolls, d)
+    for x in f.rolls:
         s.add(
             "critical",
             [
-                f["ship"],
+                f.ship,
                 f"{x['dice'][0]}-{x['dice'][1]}",
                 "critical" if x["critical"] else "-",
                 "doubles: told" if x["doubles"] and x["critical"] else "-",
                 f"D{x['damage']}",
             ],
         )
-    if any(x["critical"] for x in f["rolls"]):
-        s.results.append(f"{f['ship']} critical hit(s): now D{f['rolls'][-1]['damage']}")
+    if any(x["critical"] for x in f.rolls):
+        s.results.append(f"{f.ship} critical hit(s): now D{f.rolls[-1]['damage']}")
 
 
 def _critical_hit(s: _Strike, d: Disclosure) -> None:
     """16.7, R100: the striker told of a critical hit on doubles."""
-    f = d.fact
-    a, b = f["dice"]
-    s.add("critical", [f["ship"], f"{a}-{b}", "critical", "doubles: told", "?"])
-    s.results.append(f"{f['ship']} critical hit (doubles {a}-{b})")
+    f = _as(CriticalHit, d)
+    a, b = f.dice
+    s.add("critical", [f.ship, f"{a}-{b}", "critical", "doubles: told", "?"])
+    s.results.append(f"{f.ship} critical hit (doubles {a}-{b})")
 
 
 def _extended(s: _Strike, d: Disclosure) -> None:
-    f = d.fact
-    s.add("extended", [f["type"], f["roll"], f["rating"], f["extra"]])
+    f = _as(ExtendedRangeLosses, d)
+    s.add("extended", [f.type, f.roll, f.rating, f.extra])
 
 
 def _extreme(s: _Strike, d: Disclosure) -> None:
@@ -437,17 +468,15 @@ def _extreme(s: _Strike, d: Disclosure) -> None:
 
 def _suppression(s: _Strike, d: Disclosure) -> None:
     """7.9: the striker's peel-off (its own), then each wave's suppression roll."""
-    f = d.fact
-    if f["kind"] == "aa-suppressors":
+    if d.fact.kind == AaSuppressors.KIND:
+        a = _as(AaSuppressors, d)
         s.notes.append(
-            f"[{d.rule}] AA suppression asked of {f['asked']} loose escort(s); "
-            f"{f['escorts']} escort(s) v {f['cap']} CAP: {_n(f['peeled'])} peel off"
+            f"[{d.rule}] AA suppression asked of {a.asked} loose escort(s); "
+            f"{a.escorts} escort(s) v {a.cap} CAP: {_n(a.peeled)} peel off"
         )
         return
-    s.add(
-        "suppression",
-        [f["wave"], f["ring"], f"{f['adjusted']}/{f['aps']}", f["roll"], f"{f['low']}/{f['high']}"],
-    )
+    f = _as(AaSuppression, d)
+    s.add("suppression", [f.wave, f.ring, f"{f.adjusted}/{f.aps}", f.roll, f"{f.low}/{f.high}"])
 
 
 def _noted(line: Callable[[Disclosure], str]) -> Teller:

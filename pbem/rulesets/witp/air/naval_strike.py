@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, Unpack
 
 from pbem.core.dice import Dice
@@ -60,7 +61,7 @@ from pbem.rulesets.witp.air.strike.plotted import (
     doctrine,
 )
 from pbem.rulesets.witp.air.strike.waves import Wave, enter, form_waves, night_contact, wave_aps
-from pbem.rulesets.witp.knowledge import PUBLIC, disclose
+from pbem.rulesets.witp.knowledge import PUBLIC, Fact, disclose
 
 P = ParamSpec("P")
 
@@ -126,6 +127,26 @@ def _on_a_copy(
 resolve = _on_a_copy(resolve_into)  # (the state's copy, the events)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class PlottedStrikeRevealed(Fact):
+    """12.0: the target TF's carriers have a strike plotted this phase (both told)."""
+
+    KIND = "plotted-strike-revealed"
+    tf: str
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class StrikeSequence(Fact):
+    """12.1: the striker's Strike Sequence 1D6 with the Air-rating DRM (12.2), and
+    the result, the order the strikes fly in: told to both."""
+
+    KIND = "strike-sequence"
+    tf: str
+    roll: int
+    drm: int
+    result: str
+
+
 def sequence_strike(
     st: dict[str, Any],
     strike: Mapping[str, Any],
@@ -140,7 +161,7 @@ def sequence_strike(
     ratings = ratings or {}
     side, naval, tf_id = strike["side"], strike["target"]["owner"], strike["target"]["tf"]
     both = [side, naval]
-    events = [disclose(st, {"kind": "plotted-strike-revealed", "tf": tf_id}, both, time, "12.0")]
+    events = [disclose(st, PlottedStrikeRevealed(tf_id), both, time, "12.0")]
     sa, ta = ratings.get(side), ratings.get(naval)
     roll, drm, seq = sequencing.sequence(
         st[PUBLIC],
@@ -150,8 +171,7 @@ def sequence_strike(
         target_air=ta.air if ta else None,
         unlocated_carriers=unlocated_carriers,
     )
-    fact = {"kind": "strike-sequence", "tf": tf_id, "roll": roll, "drm": drm, "result": seq}
-    events.append(disclose(st, fact, both, time, "12.1"))
+    events.append(disclose(st, StrikeSequence(tf_id, roll, drm, seq), both, time, "12.1"))
     return seq, events
 
 
@@ -160,29 +180,31 @@ def fly(r: Resolution) -> list[Event]:
     the True report (7.1 A), placement (7.2), the altitudes (7.1 B), the CAP (5.3)
     and the suppressors (7.9), air combat (6.x), night contact (14.2.3), waves (7.5),
     AA (10.1) and attacks (7.8) wave by wave, critical hits (16.7), the losses
-    (6.3.3, 5.15). The events told, in order."""
+    (6.3.3, 5.15). The events the steps told, in order."""
     c = r.context
-    launched = launch(r)
+    launched, told = launch(r)
     if c.target_plotted:  # 12.0-12.3 against a carrier TF with its own plotted strike
-        _seq, told = sequence_strike(
+        told += sequence_strike(
             r.state,
             r.strike.plot,
             c.dice,
             c.time,
             ratings=c.ratings,
             unlocated_carriers=c.unlocated_carriers,
-        )
-        r.events.extend(told)
-    target = contact(r)
-    board = place(r, target)
-    levels = altitudes(r, launched)
-    cap = raise_cap(r, target, launched, levels)
-    escorts = peel_off(r, launched, cap)
-    fought = air_combat(r, launched, cap, escorts.fighting, levels)
+        )[1]
+    target, events = contact(r)
+    board, placed = place(r, target)
+    levels, flown = altitudes(r, launched)
+    cap, raised = raise_cap(r, target, launched, levels)
+    escorts, peeled = peel_off(r, launched, cap)
+    fought, combat = air_combat(r, launched, cap, escorts.fighting, levels)
+    told += [*events, *placed, flown, *raised, *peeled, *combat]
     survivors = list(fought.survivors)
     if r.strike.night:  # 14.2.3, R136: each US PBY rolls for contact before the display
-        survivors = night_contact(r, launched, survivors)
-    waves = form_waves(r, survivors)
+        survivors, events = night_contact(r, launched, survivors)
+        told += events
+    waves, events = form_waves(r, survivors)
+    told += events
     sizes = tuple(sum(int(a["n"]) for a in wave) for wave in waves)
     onset = Onset(sizes, fought.no_cap, target.priority)
     escorted = suppression.attach(waves, escorts.peeled)  # 7.9.1: the suppressors' waves
@@ -193,13 +215,13 @@ def fly(r: Resolution) -> list[Event]:
         if not bombers:
             continue
         wave = Wave(w, tuple(bombers + wave_aps(escorted.get(w, []))), _aps(bombers))
-        losses, hit = _wave(r, launched, board, onset, wave, losses, reached_inner)
+        losses, hit, events = _wave(r, launched, board, onset, wave, losses, reached_inner)
+        told += events
         if hit is not None and hit.damaged:
             damaged[hit.ship] = hit.before
         reached_inner |= hit is not None and hit.inner
-    critical_hits(r, board, damaged)
-    settle(r, launched.parts, losses)
-    return r.events
+    told += critical_hits(r, board, damaged)
+    return told + settle(r, launched.parts, losses)
 
 
 def _wave(
@@ -210,15 +232,21 @@ def _wave(
     wave: Wave,
     losses: Losses,
     after_inner: bool,
-) -> tuple[Losses, Hit | None]:
+) -> tuple[Losses, Hit | None, list[Event]]:
     """One wave: its entry (7.7.1), its surprise in port (38.3.1), the AA (10.1) and
-    its attack (7.8.1). The strike's losses, and the ship it attacked."""
-    way = enter(r, wave, board, onset.priority)
-    surprised = surprise(r, launched, wave) if board.in_port else 0
-    wave, losses = aa_fire(r, wave, way, board, losses, after_inner)
+    its attack (7.8.1). The strike's losses, the ship it attacked, the events told."""
+    way, entered = enter(r, wave, board, onset.priority)
+    told = [entered]
+    surprised = 0
+    if board.in_port:
+        surprised, rolled = surprise(r, launched, wave)
+        told.append(rolled)
+    wave, losses, fired = aa_fire(r, wave, way, board, losses, after_inner)
+    told += fired
     if not wave.aps:
-        return losses, None
-    return losses, attack_wave(r, launched, wave, way, board, onset, surprised)
+        return losses, None, told
+    hit, attacked = attack_wave(r, launched, wave, way, board, onset, surprised)
+    return losses, hit, told + attacked
 
 
 def _aps(group: list[Element]) -> int:

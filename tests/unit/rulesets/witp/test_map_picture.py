@@ -8,11 +8,11 @@ import pytest
 from PIL import Image
 
 from pbem.cli import main
-from pbem.core.mapview import Ground, MapPicture
+from pbem.core.mapview import SIDE_COLOURS, Ground, MapPicture
 from pbem.reports.mapimage import hex_pixel, image_size, render_map
 from pbem.rulesets.witp import hexgrid
 from pbem.rulesets.witp.map import TheatreMap, load_map
-from pbem.rulesets.witp.picture import AREA_LINE, SIDE_COLOURS, map_picture
+from pbem.rulesets.witp.picture import AREA_LINE, map_picture
 
 
 @pytest.fixture(scope="module")

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pbem.core.mapview import SIDE_COLOURS
 from pbem.core.sides import SIDES, enemy_of
 from pbem.reports.mapimage import render_map
 from pbem.rulesets.witp import hexgrid
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, disclose
 from pbem.rulesets.witp.map import TheatreMap, load_map
-from pbem.rulesets.witp.picture import SIDE_COLOURS
 from pbem.rulesets.witp.report_map import report_picture
 from pbem.rulesets.witp.ruleset import WitpRuleset
 

@@ -12,12 +12,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pbem.core.dice import SeededDice
+from pbem.core.mapview import SIDE_COLOURS
 from pbem.core.ruleset import Adjudication
 from pbem.rulesets.witp import chits, hexgrid, searchplay
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.hexgrid import distance
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, projection
-from pbem.rulesets.witp.picture import SIDE_COLOURS
 from pbem.rulesets.witp.taskforces import new_tf
 
 from .naval import at_plot, blind, past_allocation, tfs

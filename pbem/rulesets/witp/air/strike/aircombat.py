@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pbem.core.events import Event
 from pbem.rulesets.witp.air import altitude, avg, combat, elite, training
 from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air.ships import take_losses
@@ -17,6 +18,7 @@ from pbem.rulesets.witp.air.strike.launch import Element, Launch
 from pbem.rulesets.witp.air.strike.losses import Losses
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.air.tables import air_unit
+from pbem.rulesets.witp.knowledge import Fact
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +30,23 @@ class AirCombat:
     survivors: tuple[Element, ...]
     no_cap: bool
     losses: Losses
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AirCombatAtLevel(Fact):
+    """6.1.1, R11: one level's air combat as both are told it: the routine, the
+    bounce, each attack's dice and result, and the stacks that fought (as
+    ``combat.Stack.to_json``: type, n, eliminated, aborted, marks)."""
+
+    KIND = "air-combat"
+    tf: str
+    level: str
+    routine: str
+    bounce: Mapping[str, Any] | None
+    steps: tuple[Mapping[str, Any], ...]
+    cap: tuple[Mapping[str, Any], ...]
+    escorts: tuple[Mapping[str, Any], ...]
+    bombers: tuple[Mapping[str, Any], ...]
 
 
 def air_stacks(
@@ -73,19 +92,20 @@ def stacks_told(stacks: Sequence[combat.Stack]) -> list[dict[str, Any]]:
 
 def air_combat(
     r: Resolution, launch: Launch, cap: Cap, escorts: Sequence[Element], levels: Sequence[str]
-) -> AirCombat:
+) -> tuple[AirCombat, list[Event]]:
     """6.x at each level the bombers fly, the lowest first; ``escorts``: those that
-    fight (7.9: not the peeled-off suppressors)."""
+    fight (7.9: not the peeled-off suppressors). The events told."""
     losses, survivors, bombers_hit = Losses(), [], False
-    own_left = dict(cap.own)
+    own_left, told = dict(cap.own), []
     for lv in levels:
-        fought = _level(r, lv, cap, escorts, launch.bombers)
+        fought, event = _level(r, lv, cap, escorts, launch.bombers)
+        told += [event] if event is not None else []
         bombers_hit |= fought.bombers_hit
         for s in fought.escorts + fought.bombers:
             losses = losses.add(s.type, s.eliminated, elite=s.elite, green=s.green)
         own_left = _cap_losses(r, fought.cap, own_left)
         survivors += _going_on(launch, fought.bombers, lv)
-    return AirCombat(tuple(survivors), not bombers_hit, losses)
+    return AirCombat(tuple(survivors), not bombers_hit, losses), told
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +125,8 @@ def _level(
     cap: Cap,
     escorts: Sequence[Element],
     bombers: Sequence[Element],
-) -> LevelCombat:
-    """One level's air combat (6.1.1), told to both when anyone fought."""
+) -> tuple[LevelCombat, Event | None]:
+    """One level's air combat (6.1.1); the event that tells both, when anyone fought."""
     public, ratings = r.public, r.context.ratings
     side, naval = r.strike.side, r.strike.owner
     cs = air_stacks(public, cap.elements, lv, bombers=False)
@@ -126,21 +146,21 @@ def _level(
         cap_choice=cap.cap_attacks,
         green_strike=cap.green_strike,
     )
+    told = None
     if fight.routine != "none":
-        fact = {
-            "kind": "air-combat",
-            "tf": r.strike.tf,
-            "level": lv,
-            "routine": fight.routine,
-            "bounce": fight.bounce,
-            "steps": fight.steps,
-            "cap": stacks_told(cs),
-            "escorts": stacks_told(loose + close),
-            "bombers": stacks_told(bs),
-        }
-        r.tell_both(fact, "6.1.1")
+        fact = AirCombatAtLevel(
+            r.strike.tf,
+            lv,
+            fight.routine,
+            fight.bounce,
+            tuple(fight.steps),
+            tuple(stacks_told(cs)),
+            tuple(stacks_told(loose + close)),
+            tuple(stacks_told(bs)),
+        )
+        told = r.tell_both(fact, "6.1.1")
     hit = any(s["attacker"] == "cap" and s["defender"] == "bombers" for s in fight.steps)
-    return LevelCombat(tuple(cs), tuple(loose + close), tuple(bs), hit)
+    return LevelCombat(tuple(cs), tuple(loose + close), tuple(bs), hit), told
 
 
 def _cap_losses(

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pbem.core.events import Event
 from pbem.rulesets.witp.air import aa, display, elite, port, suppression, training
 from pbem.rulesets.witp.air.strike.cap import Cap
 from pbem.rulesets.witp.air.strike.launch import Element, Launch
@@ -16,8 +17,57 @@ from pbem.rulesets.witp.air.strike.losses import Losses
 from pbem.rulesets.witp.air.strike.placement import Display
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.air.strike.waves import Approach, Wave
+from pbem.rulesets.witp.knowledge import Fact
 
 AA_MODES = ("L", "M", "H", "DB")  # 10.1: the components the AA fires at, in order
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AaSuppressors(Fact):
+    """7.9: the loose escorts asked to suppress AA, the escorts against the CAP, and
+    those that peel off by type (the striker's own)."""
+
+    KIND = "aa-suppressors"
+    asked: int
+    escorts: int
+    cap: int
+    peeled: Mapping[str, int]
+    tf: str
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AaSuppression(Fact):
+    """7.9.1: a wave's suppressors' 2D6 on the Air-to-Air CRT in its target ring: the
+    Low and High AA taken off (both told)."""
+
+    KIND = "aa-suppression"
+    tf: str
+    wave: int
+    ring: str
+    aps: int
+    strength: int
+    adjusted: int
+    roll: int
+    low: int
+    high: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AaFire(Fact):
+    """10.1: the AA at one component of a wave: its strength, column shifts, DRM (and
+    why), the 2D6, and the APs eliminated and aborted by type (both told)."""
+
+    KIND = "aa-fire"
+    tf: str
+    wave: int
+    component: str
+    why: tuple[str, ...]
+    aa: int
+    columns: int
+    drm: int
+    roll: int
+    eliminated: Mapping[str, int]
+    aborted: Mapping[str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,21 +89,22 @@ class Fire:
     after_inner: bool
 
 
-def peel_off(r: Resolution, launch: Launch, cap: Cap) -> Escorts:
-    """7.9: loose escorts in excess of the CAP peel off to suppress AA, as plotted."""
+def peel_off(r: Resolution, launch: Launch, cap: Cap) -> tuple[Escorts, list[Event]]:
+    """7.9: loose escorts in excess of the CAP peel off to suppress AA, as plotted;
+    the striker told."""
     escorts, peeled, asked = suppression.peel_off(launch.parts, cap.aps)
-    if asked:
-        r.tell({**asked, "tf": r.strike.tf}, [r.strike.side], "7.9")
-    return Escorts(tuple(escorts), tuple(peeled))
+    ask = AaSuppressors.decode({**asked, "tf": r.strike.tf}) if asked else None
+    told = [r.tell(ask, [r.strike.side], "7.9")] if ask else []
+    return Escorts(tuple(escorts), tuple(peeled)), told
 
 
 def aa_fire(
     r: Resolution, wave: Wave, way: Approach, board: Display, losses: Losses, after_inner: bool
-) -> tuple[Wave, Losses]:
+) -> tuple[Wave, Losses, list[Event]]:
     """10.1 at each component of ``wave`` (7.9.1: the suppressors roll first); the
-    wave left to attack (the suppressors attack no ship, 7.9.1, R117) and the
-    strike's losses with the AA's. ``after_inner``: an earlier first wave reached
-    the inner ring or the core."""
+    wave left to attack (the suppressors attack no ship, 7.9.1, R117), the strike's
+    losses with the AA's, and the events told. ``after_inner``: an earlier first
+    wave reached the inner ring or the core."""
     public, night, dice = r.public, r.strike.night, r.context.dice
     if night:
         firers = aa.night_firers(board.positions, way.arcs, way.ring)
@@ -63,20 +114,21 @@ def aa_fire(
     if wave.index == 0 and wave.bombers <= 2:
         _pair, small = aa.small_first_wave(dice, "small first wave")
     escorts = [a for a in wave.aps if a.get(suppression.KEY)]
-    suppressed = None
+    suppressed, told = None, []
     if escorts:  # 7.9.1: the suppressors fire before any AA
         purpose = f"wave {wave.number} AA suppression"
         suppressed = suppression.roll(public, escorts, way.ring, dice, purpose)
-        fact = {"kind": "aa-suppression", "tf": r.strike.tf, "wave": wave.number, **suppressed}
-        r.tell_both(fact, "7.9.1")
+        fact = AaSuppression(r.strike.tf, wave.number, **suppressed)
+        told.append(r.tell_both(fact, "7.9.1"))
     ships = tuple(board.ships[n] for n in board.afloat(firers))
     fire = Fire(ships, suppressed, small, after_inner and wave.index > 0)
     aps = list(wave.aps)
     for mode in AA_MODES:
         if any(a["aa_mode"] == mode and int(a["n"]) > 0 for a in aps):
-            aps, losses = _fire_at(r, wave, mode, aps, fire, board.in_port, losses)
+            aps, losses, fired = _fire_at(r, wave, mode, aps, fire, board.in_port, losses)
+            told.append(fired)
     left = tuple(a for a in aps if int(a["n"]) > 0 and not a.get(suppression.KEY))
-    return replace(wave, aps=left), losses
+    return replace(wave, aps=left), losses, told
 
 
 def _fire_at(
@@ -87,8 +139,9 @@ def _fire_at(
     fire: Fire,
     in_port: str | None,
     losses: Losses,
-) -> tuple[list[Element], Losses]:
-    """10.1: the AA at one component, told to both; the wave's APs after it."""
+) -> tuple[list[Element], Losses, Event]:
+    """10.1: the AA at one component; the wave's APs after it, the strike's losses
+    and the event that tells both."""
     public, night = r.public, r.strike.night
     comp = [a for a in aps if a["aa_mode"] == mode and int(a["n"]) > 0]
     cols, drm, why = aa.modifiers(
@@ -113,17 +166,10 @@ def _fire_at(
         r.context.dice,
         f"wave {wave.number} AA {mode}",
     )
-    fact = {
-        "kind": "aa-fire",
-        "tf": r.strike.tf,
-        "wave": wave.number,
-        "component": mode,
-        "why": why,
-        **{k: res[k] for k in ("aa", "columns", "drm", "roll", "eliminated", "aborted")},
-    }
+    fired = {k: res[k] for k in ("aa", "columns", "drm", "roll", "eliminated", "aborted")}
+    fact = AaFire(r.strike.tf, wave.number, mode, tuple(why), **fired)
     aps, losses = _aa_losses(aps, mode, res, losses)
-    r.tell_both(fact, "10.1")
-    return aps, losses
+    return aps, losses, r.tell_both(fact, "10.1")
 
 
 def _aa_losses(

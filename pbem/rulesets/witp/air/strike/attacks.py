@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+from pbem.core.events import Event
 from pbem.rulesets.witp.air import attack, display, port
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.strike.launch import Element, Launch
 from pbem.rulesets.witp.air.strike.placement import Display
 from pbem.rulesets.witp.air.strike.plotted import Resolution
+from pbem.rulesets.witp.air.strike.told import StrikeFact
 from pbem.rulesets.witp.air.strike.waves import Approach, Wave
+from pbem.rulesets.witp.knowledge import Fact
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,17 +47,85 @@ class Onset:
     priority: str
 
 
-def surprise(r: Resolution, launch: Launch, wave: Wave) -> int:
-    """38.3.1: the striker's In-Port Surprise roll for ``wave``, open to both; the
-    speed-class reduction."""
+@dataclass(frozen=True, slots=True, eq=False)
+class InPortSurprise(Fact):
+    """38.3.1: the striker's In-Port Surprise 1D6 before a wave, its DRM and the
+    speed-class reduction (both told)."""
+
+    KIND = "in-port-surprise"
+    tf: str
+    wave: int
+    roll: int
+    drm: int
+    reduction: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TargetRingSpeeds(Fact):
+    """7.8.1 Step 1: the ships afloat in a wave's target ring, face down: {ring, arc,
+    type (not at night), speed_class} (the striker's)."""
+
+    KIND = "target-ring-speeds"
+    tf: str
+    wave: int
+    ships: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ShipTargeted(StrikeFact):
+    """7.2.1: the ship a wave targets, by its position, type and class: once the wave
+    targets it, its identity is told to the striker, who saw it face down before."""
+
+    KIND = "ship-targeted"
+    KEYS: ClassVar[Mapping[str, str]] = {"ship_class": "class"}
+    tf: str
+    wave: int
+    ring: str
+    arc: int
+    ship: str
+    type: str
+    ship_class: str
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AirSurfaceAttack(StrikeFact):
+    """7.8.1 Steps 2-7: one wave's attack on one ship, its every roll and result, and
+    the column shifts that bore on it (both told)."""
+
+    KIND = "air-surface-attack"
+    OPTIONAL = frozenset({"anti_torpedo"})
+    tf: str
+    ship: str
+    type: str
+    speed_class: int
+    anti_torpedo: Mapping[str, Any] | None  # {dice, rating, torpedo}: torpedoes only
+    anti_ship: int
+    altitude: str
+    drm: int
+    roll: int
+    damage_points: int
+    defence: int
+    odds: str
+    crt_roll: int
+    result: str
+    damage: int
+    sunk: bool
+    wave: int
+    combined: bool
+    no_cap: bool
+    admiral: Mapping[str, int]
+    surprise: int
+
+
+def surprise(r: Resolution, launch: Launch, wave: Wave) -> tuple[int, Event]:
+    """38.3.1: the striker's In-Port Surprise roll for ``wave``: the speed-class
+    reduction, and the event that tells both (open dice)."""
     located = port.located_launcher(r.public.get("located", {}), r.strike.side, launch.parts)
     got = port.surprise(
         r.public, r.context.dice, wave.index, located, f"wave {wave.number} surprise"
     )
-    r.tell_both(
-        {"kind": "in-port-surprise", "tf": r.strike.tf, "wave": wave.number, **got}, "38.3.1"
-    )
-    return int(got["reduction"])
+    fact = InPortSurprise(r.strike.tf, wave.number, **got)
+    return fact.reduction, r.tell_both(fact, "38.3.1")
 
 
 def admiral(r: Ratings | None, w: int, sizes: Sequence[int], launch: Launch) -> tuple[int, int]:
@@ -92,13 +163,13 @@ def attack_wave(
     board: Display,
     onset: Onset,
     surprised: int,
-) -> Hit | None:
-    """7.8.1: the wave's attack on the ship it targets in its ring; None when its
-    ring on the path holds no ship afloat."""
+) -> tuple[Hit | None, list[Event]]:
+    """7.8.1: the wave's attack on the ship it targets in its ring (None when its
+    ring on the path holds no ship afloat), and the events told."""
     in_ring = board.afloat(display.in_ring(board.positions, way.arcs, way.ring))
     if not in_ring:
-        return None
-    name = _target(r, wave, board, in_ring)
+        return None, []
+    name, told = _target(r, wave, board, in_ring)
     ship, aps, public = board.ships[name], list(wave.aps), r.public
     column, drm = admiral(r.context.ratings.get(r.strike.side), wave.index, onset.sizes, launch)
     before = int(ship.get("damage", 0))
@@ -122,16 +193,19 @@ def attack_wave(
         admiral={"column": column, "drm": drm},
         surprise=surprised,
     )
-    r.tell_both({"kind": "air-surface-attack", "tf": r.strike.tf, **rec}, "7.8.1")
+    told.append(r.tell_both(AirSurfaceAttack.decode({"tf": r.strike.tf, **rec}), "7.8.1"))
     inner = wave.index == 0 and way.ring in ("inner", "core")
-    return Hit(name, before, int(ship["damage"]), inner)
+    return Hit(name, before, int(ship["damage"]), inner), told
 
 
-def _target(r: Resolution, wave: Wave, board: Display, in_ring: Sequence[str]) -> str:
+def _target(
+    r: Resolution, wave: Wave, board: Display, in_ring: Sequence[str]
+) -> tuple[str, list[Event]]:
     """7.8.1 Step 1: the target ring's speed classes told to the striker, face down;
-    the ship the doctrine targets (R92), its identity then told (7.2.1)."""
+    the ship the doctrine targets (R92), its identity then told (7.2.1). The ship's
+    name and the events told."""
     night, public, by_name, positions = r.strike.night, r.public, board.ships, board.positions
-    told: list[Element] = [
+    seen: list[Element] = [
         {
             "ring": positions[n][0],
             "arc": positions[n][1],
@@ -142,17 +216,17 @@ def _target(r: Resolution, wave: Wave, board: Display, in_ring: Sequence[str]) -
         for n in in_ring
     ]
     # face down: told by position, type and speed; the names stay hidden
-    told.sort(key=lambda t: (t["ring"], t["arc"], str(t["type"]), t["speed_class"], t["name"]))
+    seen.sort(key=lambda t: (t["ring"], t["arc"], str(t["type"]), t["speed_class"], t["name"]))
     ships = [
-        {k: v for k, v in t.items() if k != "name" and (k != "type" or not night)} for t in told
+        {k: v for k, v in t.items() if k != "name" and (k != "type" or not night)} for t in seen
     ]
-    fact = {"kind": "target-ring-speeds", "tf": r.strike.tf, "wave": wave.number, "ships": ships}
-    r.tell(fact, [r.strike.side], "7.8.1")
-    pick = choose_target(public, [{**t, "type": t["type"] if not night else "?"} for t in told])
+    speeds = TargetRingSpeeds(r.strike.tf, wave.number, tuple(ships))
+    told = [r.tell(speeds, [r.strike.side], "7.8.1")]
+    pick = choose_target(public, [{**t, "type": t["type"] if not night else "?"} for t in seen])
     name = str(
         next(
             t["name"]
-            for t in told
+            for t in seen
             if t["ring"] == pick["ring"]
             and t["arc"] == pick["arc"]
             and t["speed_class"] == pick["speed_class"]
@@ -160,15 +234,9 @@ def _target(r: Resolution, wave: Wave, board: Display, in_ring: Sequence[str]) -
         )
     )
     ship = by_name[name]
-    fact = {
-        "kind": "ship-targeted",
-        "tf": r.strike.tf,
-        "wave": wave.number,
-        "ring": positions[name][0],
-        "arc": positions[name][1],
-        "ship": name,
-        "type": ship["type"],
-        "class": ship.get("class", ""),
-    }
-    r.tell(fact, [r.strike.side], "7.2.1")
-    return name
+    ring, arc = positions[name]
+    fact = ShipTargeted(
+        r.strike.tf, wave.number, ring, arc, name, str(ship["type"]), str(ship.get("class", ""))
+    )
+    told.append(r.tell(fact, [r.strike.side], "7.2.1"))
+    return name, told

@@ -10,12 +10,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pbem.core.events import Event
 from pbem.rulesets.witp.air import altitude, avg, capsplit, coordination, elite, training
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, mark_by_type, tf_air
 from pbem.rulesets.witp.air.strike.contact import Target
-from pbem.rulesets.witp.air.strike.launch import Element, Launch, shrink
+from pbem.rulesets.witp.air.strike.launch import CarrierCoordination, Element, Launch, shrink
 from pbem.rulesets.witp.air.strike.plotted import Resolution, doctrine
 from pbem.rulesets.witp.air.tables import ROLES, air_unit, known_type, value
+from pbem.rulesets.witp.knowledge import Fact
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +35,27 @@ class Cap:
     @property
     def aps(self) -> int:
         return sum(int(c["n"]) for c in self.elements)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AvgStrikeComposition(Fact):
+    """6.2.2: the strike's make-up at each altitude, told to the owner before the AVG
+    fights it: {level: {"bombers": {type: n}, "escorts": {"type posture": n}}}."""
+
+    KIND = "avg-strike-composition"
+    tf: str
+    levels: Mapping[str, Mapping[str, Mapping[str, int]]]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CapAllotted(Fact):
+    """R135: the owner's plotted CAP order over the TF, and the CAP it placed at each
+    level by type (his alone)."""
+
+    KIND = "cap-allotted"
+    tf: str
+    order: str
+    levels: Mapping[str, Mapping[str, int]]
 
 
 def cap_levels(
@@ -73,12 +96,14 @@ def grounded(r: Resolution) -> dict[str, int]:
     return held.setdefault(r.strike.tf, {})
 
 
-def raise_cap(r: Resolution, target: Target, launch: Launch, levels: Sequence[str]) -> Cap:
+def raise_cap(
+    r: Resolution, target: Target, launch: Launch, levels: Sequence[str]
+) -> tuple[Cap, list[Event]]:
     """The CAP that meets the strike, dealt over ``levels``; the owner told of the AVG
-    (6.2.2) and of what his plotted order made (R135)."""
+    (6.2.2) and of what his plotted order made (R135). The events told."""
     owner, tf_id, busy = r.strike.owner, r.strike.tf, r.context.committed
     own_n = r.own(owner)
-    fighters = _fighters(r, target)
+    fighters, told = _fighters(r, target)
     own_left = dict(fighters)  # R110: the TF's own fighters take the CAP's losses first
     # 7.11, R111: the CAP's elite; a strike flies its base's elite first, so the TF's
     # elite left for CAP are those its committed strikes did not take
@@ -102,16 +127,17 @@ def raise_cap(r: Resolution, target: Target, launch: Launch, levels: Sequence[st
     )
     cap = avg.mark_cap(cap, avg_cap)
     if any(e.get(avg.KEY) for e in cap):  # 6.2.2: told the strike before the AVG fights
-        told = avg.composition(launch.bombers, launch.escorts)
-        r.tell({"kind": "avg-strike-composition", "tf": tf_id, "levels": told}, [owner], "6.2.2")
+        composition = avg.composition(launch.bombers, launch.escorts)
+        told.append(r.tell(AvgStrikeComposition(tf_id, composition), [owner], "6.2.2"))
     if r.context.cap_split and cap:
-        _allotted(r, cap, levels, r.context.cap_split)
-    return Cap(tuple(cap), own_left, str(theirs["cap_attacks"]), green_strike)
+        told.append(_allotted(r, cap, levels, r.context.cap_split))
+    return Cap(tuple(cap), own_left, str(theirs["cap_attacks"]), green_strike), told
 
 
-def _fighters(r: Resolution, target: Target) -> dict[str, int]:
+def _fighters(r: Resolution, target: Target) -> tuple[dict[str, int], list[Event]]:
     """5.3: the TF's F and HF types (4.2.1) free to fly CAP, by type; at a carrier
-    TF, as many as its 8.1.4 carrier coordination lets up (the owner's own roll)."""
+    TF, as many as its 8.1.4 carrier coordination lets up (the owner's own roll,
+    its event told)."""
     public, owner, tf_id = r.public, r.strike.owner, r.strike.tf
     own_n, busy, gone = r.own(owner), r.context.committed, grounded(r)
     cap_air = {
@@ -122,9 +148,9 @@ def _fighters(r: Resolution, target: Target) -> dict[str, int]:
     }
     cap_air = {t: n for t, n in cap_air.items() if n > 0}
     if r.strike.night:
-        return {}  # 14.0: only night fighters fly CAP at night (none in 1942)
+        return {}, []  # 14.0: only night fighters fly CAP at night (none in 1942)
     if not cap_air or not any(s["type"] in CARRIER_TYPES for s in target.ships):
-        return cap_air
+        return cap_air, []
     dice = r.context.dice
     rating = r.context.ratings.get(owner) or coordination.rate(public, None, dice, f"{owner} CTF")
     cc = coordination.launch(
@@ -137,18 +163,17 @@ def _fighters(r: Resolution, target: Target) -> dict[str, int]:
         f"{owner} {tf_id} CAP CC",
     )
     kept = shrink([{"type": t, "n": n} for t, n in sorted(cap_air.items())], cc.fighters)
-    fact = {"kind": "carrier-coordination", "tf": tf_id, "air_rating": rating.air, "cap": True}
-    r.tell({**fact, **cc.to_json()}, [owner], "8.1.4")
-    return {s["type"]: s["n"] for s in kept}
+    told = r.tell(CarrierCoordination.of(tf_id, rating.air, cc, cap=True), [owner], "8.1.4")
+    return {s["type"]: s["n"] for s in kept}, [told]
 
 
 def _allotted(
     r: Resolution, cap: Sequence[Element], levels: Sequence[str], order: Mapping[str, int]
-) -> None:
+) -> Event:
     """R135: the owner's plotted CAP order and what it made, his alone."""
     dealt: dict[str, dict[str, int]] = {lv: {} for lv in levels}
     for e in cap:  # an elite stack and a regular of one type: counted together
         at = dealt[str(e["alt"])]
         at[str(e["type"])] = at.get(str(e["type"]), 0) + int(e["n"])
-    fact = {"kind": "cap-allotted", "tf": r.strike.tf, "order": capsplit.text(order)}
-    r.tell({**fact, "levels": dealt}, [r.strike.owner], "7.1")
+    fact = CapAllotted(r.strike.tf, capsplit.text(order), dealt)
+    return r.tell(fact, [r.strike.owner], "7.1")

@@ -6,9 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pbem.core.events import Event
 from pbem.rulesets.witp import chits
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of
 from pbem.rulesets.witp.air.strike.plotted import Resolution, doctrine
+from pbem.rulesets.witp.knowledge import Fact
 
 STRIKE_CONTACT = "strike-contact"  # the search-report's source when a strike tells it
 
@@ -24,8 +26,17 @@ class Target:
     priority: str  # "general" or a ship type (7.3.1)
 
 
-def contact(r: Resolution) -> Target:
-    """7.1 A the True report, then the target priority (7.3)."""
+@dataclass(frozen=True, slots=True, eq=False)
+class TargetPriority(Fact):
+    """7.3: the strike's target priority, "general" or a ship type (both told)."""
+
+    KIND = "target-priority"
+    tf: str
+    priority: str
+
+
+def contact(r: Resolution) -> tuple[Target, list[Event]]:
+    """7.1 A the True report, then the target priority (7.3); the events told."""
     strike = r.strike
     own = r.own(strike.owner)
     tf = own["tfs"][strike.tf]
@@ -38,10 +49,10 @@ def contact(r: Resolution) -> Target:
         "report": report.text(),
         "source": STRIKE_CONTACT,
     }
-    r.tell_both(fact, "7.1")
+    told = [r.tell_both(fact, "7.1")]
     priority = _priority(r, report)
-    r.tell_both({"kind": "target-priority", "tf": strike.tf, "priority": priority}, "7.3")
-    return Target(tf, ships, report, priority)
+    told.append(r.tell_both(TargetPriority(strike.tf, priority), "7.3"))
+    return Target(tf, ships, report, priority), told
 
 
 def _priority(r: Resolution, report: chits.Report) -> str:

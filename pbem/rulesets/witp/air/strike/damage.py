@@ -5,31 +5,53 @@ to the striker too (R100)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
+from pbem.core.events import Event
 from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air import critical
 from pbem.rulesets.witp.air.strike.placement import Display
 from pbem.rulesets.witp.air.strike.plotted import Resolution
+from pbem.rulesets.witp.knowledge import Fact
 
 
-def critical_hits(r: Resolution, board: Display, damaged: Mapping[str, int]) -> None:
+@dataclass(frozen=True, slots=True, eq=False)
+class CriticalHitRolls(Fact):
+    """16.7: every critical-hit roll for a damaged ship ({dice, critical, doubles,
+    damage}) and its damage after the strike (the owner's)."""
+
+    KIND = "critical-hit-rolls"
+    tf: str
+    ship: str
+    rolls: tuple[Mapping[str, Any], ...]
+    damage: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CriticalHit(Fact):
+    """16.7, R100: a critical hit rolled on doubles, told to the striker: its dice."""
+
+    KIND = "critical-hit"
+    tf: str
+    ship: str
+    dice: tuple[int, int]
+
+
+def critical_hits(r: Resolution, board: Display, damaged: Mapping[str, int]) -> list[Event]:
     """16.7 for each ship ``damaged`` (by name: its damage before the strike) and
-    still afloat, in name order."""
+    still afloat, in name order; the events told."""
     public, tf_id, time = r.public, r.strike.tf, r.context.time
+    told: list[Event] = []
     for name in sorted(damaged):
         ship = board.ships[name]
         if int(ship["damage"]) >= 5 or not critical.rolls_for(public, ship):
             continue
         stream = draws.fork(r.context.secret, f"critical {time} {tf_id} {name}")
         rolls = critical.roll(public, ship, stream, f"critical {name}")
-        fact = {
-            "kind": "critical-hit-rolls",
-            "tf": tf_id,
-            "ship": name,
-            "rolls": rolls,
-            "damage": int(ship["damage"]),
-        }
-        r.tell(fact, [r.strike.owner], "16.7")
+        fact = CriticalHitRolls(tf_id, name, tuple(rolls), int(ship["damage"]))
+        told.append(r.tell(fact, [r.strike.owner], "16.7"))
         for crit in critical.told_to_enemy(rolls):
-            told = {"kind": "critical-hit", "tf": tf_id, "ship": name, "dice": crit["dice"]}
-            r.tell(told, [r.strike.side], "16.7")
+            hit = CriticalHit(tf_id, name, tuple(crit["dice"]))
+            told.append(r.tell(hit, [r.strike.side], "16.7"))
+    return told

@@ -7,12 +7,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from pbem.core.sides import SIDES
+from pbem.core.events import Event
+from pbem.core.sides import SIDES, Side
 from pbem.rulesets.witp.air import availability, avg, coordination, elite, torpedo, training
 from pbem.rulesets.witp.air.ships import ships_of
 from pbem.rulesets.witp.air.strike.plotted import Resolution
+from pbem.rulesets.witp.air.strike.told import StrikeFact
+from pbem.rulesets.witp.knowledge import Fact
 
 Element = dict[str, Any]  # {type, n, alt, ...}: APs of one type as air/plot.py files them
 
@@ -33,6 +36,61 @@ class Launch:
         return [e for p in self.parts for e in p["escorts"]]
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class StrikeLaunched(StrikeFact):
+    """5.0: a strike launched, from its air base or, a carrier's, from its launch hex
+    only (both told: not the TF)."""
+
+    KIND = "strike-launched"
+    KEYS: ClassVar[Mapping[str, str]] = {"origin": "from"}
+    side: Side
+    origin: str
+    carrier: bool
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CarrierCoordination(StrikeFact):
+    """8.1.4: a carrier TF's launch check (its side's own roll): the strike's, or
+    (``cap`` True) the CAP's; the first 2D10 against what it needed, the 2D6 if it
+    failed, and what launched."""
+
+    KIND = "carrier-coordination"
+    OPTIONAL = frozenset({"cap"})
+    tf: str
+    air_rating: int
+    cap: bool | None
+    first: int
+    needed: int
+    second: int | None
+    percent: int
+    asterisk: bool
+    cut: str
+    fighters: int
+    bombers: int
+
+    @classmethod
+    def of(
+        cls, tf: str, air_rating: int, cc: coordination.Launch, *, cap: bool | None = None
+    ) -> CarrierCoordination:
+        """The check's fact from its result (coordination.Launch)."""
+        checked = (cc.first, cc.needed, cc.second, cc.percent, cc.asterisk, cc.cut)
+        return cls(tf, air_rating, cap, *checked, cc.fighters, cc.bombers)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class JointAvailability(Fact):
+    """9.3, 5.8.2: a type's APAT roll at a Joint Strike's following base, or a base's
+    successive special strike, and the APs available (the striker's own)."""
+
+    KIND = "joint-availability"
+    base: str
+    type: str
+    roll: int
+    percent: int
+    available: int
+    of: int
+
+
 def shrink(stacks: Sequence[Mapping[str, Any]], keep: int) -> list[Element]:
     """``keep`` of the stacks' APs, each type cut in proportion (rounded up, in order)."""
     total = sum(int(s["n"]) for s in stacks)
@@ -44,26 +102,33 @@ def shrink(stacks: Sequence[Mapping[str, Any]], keep: int) -> list[Element]:
     return [s for s in out if s["n"] > 0]
 
 
-def launch(r: Resolution) -> Launch:
-    """5.0, 8.1.4, 5.10: each part's launch, told; the parts that reach the target."""
-    return Launch(tuple(_part(r, i, part) for i, part in enumerate(r.strike.plot["parts"])))
+def launch(r: Resolution) -> tuple[Launch, list[Event]]:
+    """5.0, 8.1.4, 5.10: each part's launch; the parts that reach the target, and
+    the events told."""
+    parts, told = [], []
+    for i, part in enumerate(r.strike.plot["parts"]):
+        launched, events = _part(r, i, part)
+        parts.append(launched)
+        told += events
+    return Launch(tuple(parts)), told
 
 
-def _part(r: Resolution, i: int, part: Mapping[str, Any]) -> Element:
+def _part(r: Resolution, i: int, part: Mapping[str, Any]) -> tuple[Element, list[Event]]:
     side, base = r.strike.side, str(part["base"])
     own, dice = r.own(side), r.context.dice
     where = part["hex"] if part["carrier"] else part["base"]
-    fact = {"kind": "strike-launched", "side": str(side), "from": where, "carrier": part["carrier"]}
-    r.tell(fact, SIDES, "5.0")
+    told = [r.tell(StrikeLaunched(side, str(where), bool(part["carrier"])), SIDES, "5.0")]
     bombers, arming = torpedo.at_launch(r.public, own, part, dice, f"{side} {part['base']} 7.10")
     if arming:  # 7.10.1, R127: the launching side's own roll
-        r.tell(arming, [side], "7.10.1")
+        told.append(r.tell(arming, [side], "7.10.1"))
     escorts = [dict(e) for e in part["escorts"]]
     if part["carrier"]:
-        bombers, escorts = _carrier_coordination(r, part, bombers, escorts)
+        bombers, escorts, told_cc = _carrier_coordination(r, part, bombers, escorts)
+        told += told_cc
     if i > 0 or part.get("apat"):  # a Joint Strike's following base (5.10, 9.3), a
         # base's successive special strike (5.8.2): the APAT, at the range flown
-        bombers, escorts = _joint_availability(r, part, bombers, escorts)
+        bombers, escorts, told_apat = _joint_availability(r, part, bombers, escorts)
+        told += told_apat
     day = not r.strike.night  # 7.11.5: the night elite's bonuses at night only
     bombers = elite.split(own, base, bombers, day)  # 7.11
     escorts = elite.split(own, base, escorts, day)
@@ -71,12 +136,12 @@ def _part(r: Resolution, i: int, part: Mapping[str, Any]) -> Element:
     if not part["carrier"]:
         escorts = avg.mark(r.public, base, escorts)  # 6.2.3
     escorts = training.split(own, base, escorts)
-    return {**part, "elements": bombers, "escorts": escorts}
+    return {**part, "elements": bombers, "escorts": escorts}, told
 
 
 def _carrier_coordination(
     r: Resolution, part: Mapping[str, Any], bombers: list[Element], escorts: list[Element]
-) -> tuple[list[Element], list[Element]]:
+) -> tuple[list[Element], list[Element], list[Event]]:
     """8.1.4: the carrier TF's launch check cuts fighters and bombers in proportion."""
     side, dice = r.strike.side, r.context.dice
     own = r.own(side)
@@ -84,31 +149,22 @@ def _carrier_coordination(
     ships = ships_of(own, own["tfs"][part["base"]])
     f, b = sum(e["n"] for e in escorts), sum(e["n"] for e in bombers)
     cc = coordination.launch(r.public, ships, rating, f, b, dice, f"{side} {part['base']} CC")
-    fact = {"kind": "carrier-coordination", "tf": part["base"], "air_rating": rating.air}
-    r.tell({**fact, **cc.to_json()}, [side], "8.1.4")
-    return shrink(bombers, cc.bombers), shrink(escorts, cc.fighters)
+    told = r.tell(CarrierCoordination.of(str(part["base"]), rating.air, cc), [side], "8.1.4")
+    return shrink(bombers, cc.bombers), shrink(escorts, cc.fighters), [told]
 
 
 def _joint_availability(
     r: Resolution, part: Mapping[str, Any], bombers: list[Element], escorts: list[Element]
-) -> tuple[list[Element], list[Element]]:
+) -> tuple[list[Element], list[Element], list[Event]]:
     """9.3: each type's APAT roll at the range flown; the striker's own."""
     side, dice = r.strike.side, r.context.dice
-    kept = []
+    kept, told = [], []
     for e in bombers + escorts:
         n, roll, pct = availability.available(
             r.public, e["n"], part["mp"], "joint-following", dice, f"{side} joint {e['type']}"
         )
-        fact = {
-            "kind": "joint-availability",
-            "base": part["base"],
-            "type": e["type"],
-            "roll": roll,
-            "percent": pct,
-            "available": n,
-            "of": e["n"],
-        }
-        r.tell(fact, [side], "9.3")
+        fact = JointAvailability(str(part["base"]), str(e["type"]), roll, pct, n, int(e["n"]))
+        told.append(r.tell(fact, [side], "9.3"))
         kept.append({**e, "n": n})
     nb = len(bombers)
-    return [e for e in kept[:nb] if e["n"]], [e for e in kept[nb:] if e["n"]]
+    return [e for e in kept[:nb] if e["n"]], [e for e in kept[nb:] if e["n"]], told

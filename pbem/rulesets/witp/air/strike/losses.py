@@ -9,11 +9,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pbem.core.events import Event
 from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air import elite, extreme, training
 from pbem.rulesets.witp.air.ships import take_losses
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.air.tables import air_unit
+from pbem.rulesets.witp.knowledge import Fact
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,32 +36,44 @@ class Losses:
         )
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class ExtendedRangeLosses(Fact):
+    """6.3.3: a type's 1D10 against its extended-range rating, and the APs it lost
+    over it (the striker's own)."""
+
+    KIND = "extended-range-losses"
+    type: str
+    roll: int
+    rating: int
+    extra: int
+
+
 def _plus(by_type: Mapping[str, int], ap_type: str, n: int) -> dict[str, int]:
     return {**by_type, ap_type: by_type.get(ap_type, 0) + n}
 
 
-def settle(r: Resolution, parts: Sequence[Mapping[str, Any]], losses: Losses) -> None:
+def settle(r: Resolution, parts: Sequence[Mapping[str, Any]], losses: Losses) -> list[Event]:
     """6.3.3 extended range: eliminations may double on return; then 5.15's return
-    roll, and the losses leave the parts' bases."""
-    doubled = _extended(r, parts, losses.eliminated)
+    roll, and the losses leave the parts' bases. The events told."""
+    doubled, told = _extended(r, parts, losses.eliminated)
     eliminated = losses.eliminated
     gone = {t: eliminated.get(t, 0) + doubled.get(t, 0) for t in set(eliminated) | set(doubled)}
-    r.events.extend(
-        extreme.losses(r.state, r.strike.plot, parts, gone, r.context.secret, r.context.time)
-    )
+    told += extreme.losses(r.state, r.strike.plot, parts, gone, r.context.secret, r.context.time)
     own = r.own(r.strike.side)
     elite_losses(own, parts, losses.elite)
     green_losses(own, parts, losses.green)
+    return told
 
 
 def _extended(
     r: Resolution, parts: Sequence[Mapping[str, Any]], eliminated: Mapping[str, int]
-) -> dict[str, int]:
+) -> tuple[dict[str, int], list[Event]]:
     """6.3.3: each type that lost APs and flew at extended range rolls 1D10 against
     its rating; over it, its losses double. The losses leave the parts' bases in
-    order. The extra APs lost, by type."""
+    order. The extra APs lost by type, and the striker's rolls told."""
     own = r.own(r.strike.side)
     doubled: dict[str, int] = {}
+    told: list[Event] = []
     for t, lost in sorted(eliminated.items()):
         if lost < 1:
             continue
@@ -71,20 +85,14 @@ def _extended(
             rating = int(air_unit(r.public, t)["air"]["extended"])
             if roll > rating:
                 extra = min(lost, launched - lost)
-            fact = {
-                "kind": "extended-range-losses",
-                "type": t,
-                "roll": roll,
-                "rating": rating,
-                "extra": extra,
-            }
-            r.tell(fact, [r.strike.side], "6.3.3")
+            fact = ExtendedRangeLosses(t, roll, rating, extra)
+            told.append(r.tell(fact, [r.strike.side], "6.3.3"))
         doubled[t] = extra
         left = lost + extra
         for p in parts:
             n = sum(int(e["n"]) for e in p["elements"] + p["escorts"] if e["type"] == t)
             left -= take_losses(own, p["base"], t, min(left, n))
-    return doubled
+    return doubled, told
 
 
 def elite_losses(

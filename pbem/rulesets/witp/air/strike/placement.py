@@ -8,11 +8,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pbem.core.events import Event
 from pbem.rulesets.witp.air import display, port
 from pbem.rulesets.witp.air.display import Position
 from pbem.rulesets.witp.air.strike.contact import Target
 from pbem.rulesets.witp.air.strike.launch import Launch
 from pbem.rulesets.witp.air.strike.plotted import Resolution
+from pbem.rulesets.witp.knowledge import Fact
 
 LEVELS = ("L", "M", "H")  # 5.2: Low, Medium, High
 
@@ -31,8 +33,39 @@ class Display:
         return [n for n in names if int(self.ships[n].get("damage", 0)) < 5]
 
 
-def place(r: Resolution, target: Target) -> Display:
-    """7.2 placement, face down; then whether the TF lies in port (38.3.1)."""
+@dataclass(frozen=True, slots=True, eq=False)
+class AirSurfacePlacement(Fact):
+    """7.2.1: the target TF placed face down, as the striker sees it: each counter's
+    {ring, arc, type, at_least_d2} (at night the type "?" and no damage, 14.2.2)."""
+
+    KIND = "air-surface-placement"
+    tf: str
+    ships: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ShipsInPort(Fact):
+    """38.3.1: the target TF lies in port: the port's AA fires too, torpedoes at half
+    strength (both told)."""
+
+    KIND = "ships-in-port"
+    tf: str
+    port: str
+    port_aa: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class StrikeAltitudes(Fact):
+    """7.1 B: the levels the bombers fly, each "escorted" or "unescorted" (both told)."""
+
+    KIND = "strike-altitudes"
+    tf: str
+    levels: Mapping[str, str]
+
+
+def place(r: Resolution, target: Target) -> tuple[Display, list[Event]]:
+    """7.2 placement, face down; then whether the TF lies in port (38.3.1). The
+    events told."""
     positions = display.place(r.public, target.ships, target.priority)
     by_name = {str(s["name"]): s for s in target.ships}
     night = r.strike.night
@@ -54,23 +87,20 @@ def place(r: Resolution, target: Target) -> Display:
             ),
         )
     ]
-    fact = {"kind": "air-surface-placement", "tf": r.strike.tf, "ships": seen}
-    r.tell(fact, [r.strike.side], "14.2.2" if night else "7.2.1")
+    placed = AirSurfacePlacement(r.strike.tf, tuple(seen))
+    told = [r.tell(placed, [r.strike.side], "14.2.2" if night else "7.2.1")]
     in_port = port.in_port(target.tf)
     if in_port:  # 10.1.2, 38.3.1: the port's AA fires too, torpedoes halved, surprise
         aa = port.port_aa(r.public, in_port)
-        r.tell_both(
-            {"kind": "ships-in-port", "tf": r.strike.tf, "port": in_port, "port_aa": aa}, "38.3.1"
-        )
-    return Display(positions, by_name, in_port)
+        told.append(r.tell_both(ShipsInPort(r.strike.tf, in_port, aa), "38.3.1"))
+    return Display(positions, by_name, in_port), told
 
 
-def altitudes(r: Resolution, launch: Launch) -> tuple[str, ...]:
+def altitudes(r: Resolution, launch: Launch) -> tuple[tuple[str, ...], Event]:
     """7.1 B: the levels the bombers fly, told to both with whether each is escorted."""
     bombers, escorts = launch.bombers, launch.escorts
     levels = tuple(lv for lv in LEVELS if any(e["alt"] == lv for e in bombers))
     occupied = {
         lv: ("escorted" if any(e["alt"] == lv for e in escorts) else "unescorted") for lv in levels
     }
-    r.tell_both({"kind": "strike-altitudes", "tf": r.strike.tf, "levels": occupied}, "7.1")
-    return levels
+    return levels, r.tell_both(StrikeAltitudes(r.strike.tf, occupied), "7.1")

@@ -110,12 +110,12 @@ class StrikeContext:
 @dataclass(frozen=True, slots=True)
 class Resolution:
     """One strike being resolved on ``state``, the round's working copy the caller
-    owns; ``events``: what it has told so far, in order."""
+    owns. Each step returns the events it told with its result; ``fly`` composes
+    them in the rules' order."""
 
     state: dict[str, Any]
     strike: AirStrike
     context: StrikeContext
-    events: list[Event] = field(default_factory=list)
 
     @property
     def public(self) -> dict[str, Any]:
@@ -127,9 +127,10 @@ class Resolution:
         own: dict[str, Any] = self.state[PRIVATE][side]
         return own
 
-    def tell(self, fact: Mapping[str, Any], audience: Sequence[str], rule: str) -> None:
-        """Disclose ``fact`` to ``audience`` under ``rule`` at the strike's time."""
-        self.events.append(disclose(self.state, fact, audience, self.context.time, rule))
+    def tell(self, fact: Mapping[str, Any], audience: Sequence[str], rule: str) -> Event:
+        """Disclose ``fact`` to ``audience`` under ``rule`` at the strike's time: the
+        event that tells it."""
+        return disclose(self.state, fact, audience, self.context.time, rule)
 
-    def tell_both(self, fact: Mapping[str, Any], rule: str) -> None:
-        self.tell(fact, self.strike.both, rule)
+    def tell_both(self, fact: Mapping[str, Any], rule: str) -> Event:
+        return self.tell(fact, self.strike.both, rule)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+from pbem.core.events import Event
 from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp.air import altitude, attack, display
 from pbem.rulesets.witp.air import entry as entry_arc
@@ -18,7 +19,9 @@ from pbem.rulesets.witp.air.ships import take_losses
 from pbem.rulesets.witp.air.strike.launch import Element, Launch
 from pbem.rulesets.witp.air.strike.placement import Display
 from pbem.rulesets.witp.air.strike.plotted import Resolution
+from pbem.rulesets.witp.air.strike.told import StrikeFact
 from pbem.rulesets.witp.hexgrid import distance
+from pbem.rulesets.witp.knowledge import Fact
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +48,48 @@ class Approach:
     arcs: tuple[Position, ...]
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class NightContact(Fact):
+    """14.2.3, R136: the PBYs' night contact rolls ({type, base, roll, drm, result})
+    and those destroyed by type (both told, open dice)."""
+
+    KIND = "night-contact"
+    tf: str
+    rolls: tuple[Mapping[str, Any], ...]
+    destroyed: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class WaveCoordination(StrikeFact):
+    """7.6.2: whether the APs from hex ``origin`` join the primary hex's wave: the
+    hexes between them, the primary's distance from the target, the 1D6 if rolled
+    (the striker's own)."""
+
+    KIND = "wave-coordination"
+    origin: str
+    primary: str
+    between: int
+    distance: int
+    roll: int | None
+    combined: bool
+    KEYS: ClassVar[Mapping[str, str]] = {"origin": "from"}  # a keyword in Python
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class WaveEntry(StrikeFact):
+    """7.7.1, 10.1.1: a wave's entry arc (``rolled``: the 1D6 when its elite chose
+    the arc instead), its target ring and its APs ({type, n, role, mode}), both told."""
+
+    KIND = "wave-entry"
+    OPTIONAL = frozenset({"rolled"})
+    tf: str
+    wave: int
+    entry_arc: int
+    rolled: int | None
+    target_ring: str
+    aps: tuple[Mapping[str, Any], ...]
+
+
 def wave_aps(stacks: Sequence[Mapping[str, Any]]) -> list[Element]:
     """The APs of ``stacks`` with their AA mode and attack altitude (7.1 B, 7.8.1)."""
     out = []
@@ -62,76 +107,62 @@ def wave_aps(stacks: Sequence[Mapping[str, Any]]) -> list[Element]:
     return out
 
 
-def night_contact(r: Resolution, launch: Launch, survivors: list[Element]) -> list[Element]:
+def night_contact(
+    r: Resolution, launch: Launch, survivors: list[Element]
+) -> tuple[list[Element], list[Event]]:
     """14.2.3: the PBYs' contact rolls, told to both (open dice); those destroyed
     leave their base (not air combat nor AA losses: no 6.3.3 doubling). The APs that
-    go on."""
+    go on, and the events told."""
     mp_of = {str(p["base"]): int(p["mp"]) for p in launch.parts}
     c = night_rules.contact(r.public, survivors, mp_of, r.context.dice)
     if not c.rolls:
-        return survivors
+        return survivors, []
     for roll in c.rolls:
         if roll["result"] == night_rules.DESTROYED:
             take_losses(r.own(r.strike.side), roll["base"], roll["type"], 1)
-    fact = {"kind": "night-contact", "tf": r.strike.tf, "rolls": c.rolls, "destroyed": c.destroyed}
-    r.tell_both(fact, "14.2.3")
-    return c.going_on
+    fact = NightContact(r.strike.tf, tuple(c.rolls), c.destroyed)
+    return c.going_on, [r.tell_both(fact, "14.2.3")]
 
 
-def form_waves(r: Resolution, survivors: list[Element]) -> list[list[Element]]:
+def form_waves(r: Resolution, survivors: list[Element]) -> tuple[list[list[Element]], list[Event]]:
     """7.5, 7.6 and the doctrine (R92): one wave a launching hex, the primary's
-    joined by another hex's when 7.6.2 allows; at night one AP a wave (14.2.2)."""
+    joined by another hex's when 7.6.2 allows; at night one AP a wave (14.2.2).
+    The waves, and the striker's coordination rolls told."""
     if r.strike.night:
-        return [[{**a, "n": 1}] for a in survivors for _ in range(int(a["n"]))]
+        return [[{**a, "n": 1}] for a in survivors for _ in range(int(a["n"]))], []
     by_hex: dict[str, list[Element]] = {}
     for a in survivors:
         by_hex.setdefault(str(a["hex"]), []).append(a)
     if len(by_hex) < 2:
-        return list(by_hex.values())
+        return list(by_hex.values()), []
     target = str(r.strike.hex)
     order = sorted(by_hex, key=lambda h: (distance(h, target), h))
     primary, waves = order[0], [by_hex[order[0]]]
-    a_hexes = distance(primary, target)
+    a_hexes, told = distance(primary, target), []
     for h in order[1:]:
         b = distance(h, primary)
         roll = r.context.dice.d6(f"coordination {h}") if b > a_hexes else None
         ok = attack.may_combine(a_hexes, b, roll)
-        fact = {
-            "kind": "wave-coordination",
-            "from": h,
-            "primary": primary,
-            "between": b,
-            "distance": a_hexes,
-            "roll": roll,
-            "combined": ok,
-        }
-        r.tell(fact, [r.strike.side], "7.6.2")
+        fact = WaveCoordination(h, primary, b, a_hexes, roll, ok)
+        told.append(r.tell(fact, [r.strike.side], "7.6.2"))
         if ok:
             waves[0] = waves[0] + by_hex[h]
         else:
             waves.append(by_hex[h])
-    return waves
+    return waves, told
 
 
-def enter(r: Resolution, wave: Wave, board: Display, priority: str) -> Approach:
+def enter(r: Resolution, wave: Wave, board: Display, priority: str) -> tuple[Approach, Event]:
     """7.7.1: the wave's entry arc (1D6, or the elite's choice), its target ring
-    (10.1.1) and path (7.7.3), told to both with the wave's make-up."""
+    (10.1.1) and path (7.7.3); the event that tells both, with the wave's make-up."""
     public, side, aps = r.public, r.strike.side, list(wave.aps)
     rolled = r.context.dice.d6(f"wave {wave.number} entry")
     entry = entry_arc.choose(public, board.positions, rolled, priority, side, r.strike.plot, aps)
     ring = display.target_ring(board.positions, entry, public, priority)
     arcs = display.path(public, entry, ring)
     chose = entry_arc.elite_majority(aps) and side == JAPANESE
-    fact = {
-        "kind": "wave-entry",
-        "tf": r.strike.tf,
-        "wave": wave.number,
-        "entry_arc": entry,
-        **({"rolled": rolled} if chose else {}),
-        "target_ring": ring,
-        "aps": [
-            {"type": a["type"], "n": a["n"], "role": a["role"], "mode": a["aa_mode"]} for a in aps
-        ],
-    }
-    r.tell_both(fact, "7.7.1")
-    return Approach(entry, ring, tuple(arcs))
+    made = tuple(
+        {"type": a["type"], "n": a["n"], "role": a["role"], "mode": a["aa_mode"]} for a in aps
+    )
+    fact = WaveEntry(r.strike.tf, wave.number, entry, rolled if chose else None, ring, made)
+    return Approach(entry, ring, tuple(arcs)), r.tell_both(fact, "7.7.1")
