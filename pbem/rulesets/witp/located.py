@@ -105,10 +105,11 @@ def markers(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Located(OfOwnersTf):
-    """13.7.5: a Located chit placed, open to both sides."""
+    """13.7.5: a Located chit placed, open to both sides: where, its label
+    ("Located 1A") and what placed it (``Source``)."""
 
     KIND: ClassVar[str] = "located"
-    hex: str
+    hex: HexId
     label: str
     source: str
 

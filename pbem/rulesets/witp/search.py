@@ -525,7 +525,8 @@ def _bluff(
 
 @dataclass(frozen=True, slots=True, eq=False)
 class IntensiveSearchLoss(ToldFact):
-    """13.5.4: the 1D6 for an intensive search's APs, and how many were lost."""
+    """13.5.4: the 1D6 for an intensive search's APs after the report, and how many
+    of them were lost (told to the searching side alone)."""
 
     KIND: ClassVar[str] = "intensive-search-loss"
     base: str
