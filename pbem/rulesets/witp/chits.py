@@ -25,6 +25,7 @@ from pbem.core.dice import Dice
 from pbem.core.errors import AdjudicationError, OrderSyntaxError
 from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.knowledge import MODERATOR, PUBLIC
+from pbem.rulesets.witp.taskforces import Ship
 
 CUPS_TABLE = "tables/search-chit-cups"
 CHITS = ("true", "approx-1", "approx-2", "error-1", "error-2", "error-3", "false")
@@ -227,21 +228,21 @@ class Report:
         return {"report": self.text()}
 
     @classmethod
-    def of_ships(cls, ships: Sequence[Mapping[str, Any]], total: int | None = None) -> Report:
+    def of_ships(cls, ships: Sequence[Ship], total: int | None = None) -> Report:
         """The true composition of ``ships`` (TF ship entries: type, damage)."""
         if not ships:
             return cls(True)
-        types = Counter(str(s["type"]).upper() for s in ships)
+        types = Counter(s.type.upper() for s in ships)
         damage = {
-            t: tuple(sorted(_damage(s) for s in ships if str(s["type"]).upper() == t))
+            t: tuple(sorted(_damage(s) for s in ships if s.type.upper() == t))
             for t in DAMAGE_REPORTED
             if types[t]
         }
         return cls(False, dict(types), len(ships) if total is None else total, damage)
 
 
-def _damage(ship: Mapping[str, Any]) -> int:
-    d = ship.get("damage", 0)
+def _damage(ship: Ship) -> int:
+    d = ship.damage
     return int(str(d).upper().lstrip("D") or 0)
 
 
@@ -355,9 +356,7 @@ def _error_with_capitals(actual: Mapping[str, int], report: Mapping[str, int], k
     return plain + cap + rest
 
 
-def problems(
-    ships: Sequence[Mapping[str, Any]], dummy: bool, chit: str, report: Report
-) -> list[str]:
+def problems(ships: Sequence[Ship], dummy: bool, chit: str, report: Report) -> list[str]:
     """Why ``report`` breaks the limits of ``chit`` for a TF of ``ships`` (``dummy``:
     it holds none); empty when the report is legal (13.5.7, 13.6.2)."""
     chit = chit_id(chit)

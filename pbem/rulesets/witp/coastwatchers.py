@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
@@ -34,6 +34,7 @@ from pbem.rulesets.witp import chits, draws, dummies, search
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.searchfacts import OfTf
 
 LOG = "coastwatchers"  # the Allies' CW Log, in their private part
 ISLANDS = "map/coastwatcher-islands"
@@ -188,6 +189,14 @@ def flush(state: dict[str, Any], slot: Slot, secret: Dice) -> list[Event]:
     return events
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class IslandGivenAway(OfTf):
+    """13.8: the island whose coastwatcher reported a TF, told to both sides."""
+
+    KIND: ClassVar[str] = "coastwatcher-island"
+    island: str
+
+
 def _announce(state: dict[str, Any], held: HeldContact, slot: Slot, secret: Dice) -> list[Event]:
     owner, tf, cw = held.owner, held.tf, held.island
     if tf not in state[PRIVATE][owner].get("tfs", {}):
@@ -196,6 +205,6 @@ def _announce(state: dict[str, Any], held: HeldContact, slot: Slot, secret: Dice
         state, owner, tf, ALLIED, source="coastwatcher", cup=chits.NORMAL, slot=slot, secret=secret
     )
     if not report.dummy:
-        fact = {"kind": "coastwatcher-island", "tf": tf, "island": cw_log(state)[cw].name}
+        fact = IslandGivenAway(tf, cw_log(state)[cw].name)
         events.append(disclose(state, fact, SIDES, slot.time, "13.8"))
     return [*events, *dummies.reveal(state, owner, tf, "coastwatcher search", slot)]

@@ -21,17 +21,47 @@ strikes, 13.6.4) unless its policy invents a TF (ruling R21).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.rulesets.witp import chits, draws
 from pbem.rulesets.witp.chits import CAPITALS, CARRIERS, TRANSPORTS, Report
+from pbem.rulesets.witp.taskforces import Ship
 
 WORD = "DECEPTION"
 CLASSES = ("CARRIERS", "CAPITALS", "ESCORTS", "TRANSPORTS", "TOTAL")
 GOALS = ("UNDERSTATE", "OVERSTATE")
 ALL = "*"
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """A standing deception policy (13.5.7, R10): for TF ``tf`` (``ALL``: every TF), a
+    goal by ship class (UNDERSTATE/OVERSTATE), fixed reports by chit, and the mode
+    (``random``, the default generator, or ``true``); ``line``: the order as filed."""
+
+    tf: str = ALL
+    goals: Mapping[str, str] = field(default_factory=dict)
+    fixed: Mapping[str, str] = field(default_factory=dict)
+    mode: str = "random"
+    line: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"tf": self.tf, "goals": dict(self.goals), "fixed": dict(self.fixed)}
+        out = {**out, "mode": self.mode}
+        return out if self.line is None else {**out, "line": self.line}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Policy:
+        return cls(
+            raw.get("tf", ALL),
+            dict(raw.get("goals", {})),
+            dict(raw.get("fixed", {})),
+            raw.get("mode", "random"),
+            raw.get("line"),
+        )
 
 
 def ship_class(t: str) -> str:
@@ -42,7 +72,7 @@ def ship_class(t: str) -> str:
     return "TRANSPORTS" if t in TRANSPORTS else "ESCORTS"
 
 
-def parse_line(words: Sequence[str], own_tfs: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+def parse_line(words: Sequence[str], own_tfs: Mapping[str, Any]) -> tuple[str, Policy]:
     """A DECEPTION line -> (canonical text, policy); OrderError naming 13.5.7."""
     w = [x.upper() for x in words]
     if not w or w[0] != WORD:
@@ -56,16 +86,18 @@ def parse_line(words: Sequence[str], own_tfs: Mapping[str, Any]) -> tuple[str, d
         tf, rest, head = ALL, w[2:], f"{WORD} ALL"
     else:
         raise OrderSyntaxError("write DECEPTION TF <n> ... or DECEPTION ALL ...", rule="13.5.7")
-    policy: dict[str, Any] = {"tf": tf, "goals": {}, "fixed": {}, "mode": "random"}
+    goals: dict[str, str] = {}
+    fixed: dict[str, str] = {}
+    mode = "random"
     i, parts = 0, []
     while i < len(rest):
         word = rest[i]
         if word in GOALS and i + 1 < len(rest) and rest[i + 1] in CLASSES:
-            policy["goals"][rest[i + 1]] = word
+            goals[rest[i + 1]] = word
             parts.append(f"{word} {rest[i + 1]}")
             i += 2
         elif word in ("TRUE", "RANDOM"):
-            policy["mode"] = word.lower()
+            mode = word.lower()
             parts.append(word)
             i += 1
         elif word == "IF" and i + 2 < len(rest) and rest[i + 2] == "REPORT":
@@ -74,7 +106,7 @@ def parse_line(words: Sequence[str], own_tfs: Mapping[str, Any]) -> tuple[str, d
             except ValueError as e:
                 raise OrderSyntaxError(str(e), rule="13.5.1") from None
             report = chits.parse_report(rest[i + 3 :])
-            policy["fixed"][chit] = report.text()
+            fixed[chit] = report.text()
             parts.append(f"IF {chit.upper()} REPORT {report.text()}")
             break
         else:
@@ -83,13 +115,15 @@ def parse_line(words: Sequence[str], own_tfs: Mapping[str, Any]) -> tuple[str, d
                 "or IF <chit> REPORT <report>",
                 rule="13.5.7",
             )
-    return " ".join([head, *parts]), policy
+    return " ".join([head, *parts]), Policy(tf, goals, fixed, mode)
 
 
-def policy_for(standing: Mapping[str, Any], tf: str) -> Mapping[str, Any]:
-    """The owner's policy for ``tf``: its own, else ALL's, else the default."""
+def policy_for(standing: Mapping[str, Any], tf: str) -> Policy:
+    """The owner's policy for ``tf`` (its ``standing`` orders as stored): its own,
+    else ALL's, else the default."""
     policies = standing.get("deception", {})
-    return policies.get(tf) or policies.get(ALL) or {"goals": {}, "fixed": {}, "mode": "random"}
+    found = policies.get(tf) or policies.get(ALL)
+    return Policy() if found is None else Policy.from_json(found)
 
 
 def _pick(
@@ -118,17 +152,16 @@ def _ranges(truth: Report, chit: str) -> dict[str, tuple[int, int]]:
 
 
 def compose(
-    ships: Sequence[Mapping[str, Any]],
+    ships: Sequence[Ship],
     dummy: bool,
     chit: str,
-    policy: Mapping[str, Any],
+    policy: Policy,
     secret: Dice,
 ) -> tuple[Report, str | None]:
     """The owner's report under ``chit`` and ``policy``; the second item says why a
     fixed report was refused (told to the owner only), else None."""
     refused = None
-    fixed = policy.get("fixed", {})
-    text = fixed.get(chit) or fixed.get("any")
+    text = policy.fixed.get(chit) or policy.fixed.get("any")
     if text:
         report = chits.parse_report(text.replace(";", " ").split())
         why = chits.problems(ships, dummy, chit, report)
@@ -138,7 +171,7 @@ def compose(
     truth = Report.of_ships(ships)
     if dummy or not ships or chit == "true":
         return truth, refused
-    goals, mode = policy.get("goals", {}), policy.get("mode", "random")
+    goals, mode = policy.goals, policy.mode
     types = {
         t: _pick(lo, hi, goals.get(ship_class(t)), truth.types[t], mode, secret, t)
         for t, (lo, hi) in sorted(_ranges(truth, chit).items())

@@ -14,15 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
-from pbem.core.sides import SIDES
+from pbem.core.sides import JAPANESE, SIDES, Side
 from pbem.rulesets.witp import chits, located
+from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
+from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.searchfacts import OfOwnersTf, ToldFact
 
 JAPANESE_TABLE = "tables/japanese-dummy-allotment"
 DEFER = "defer_dummy_removal"  # moderator flag: TFs are moving (searchplay.py)
@@ -62,9 +65,46 @@ def allotment(own: Mapping[str, Any]) -> DummyAllotment | None:
 def remove_revealed(state: dict[str, Any]) -> None:
     """Dummies revealed while TFs moved leave the TF Display once movement ends."""
     for side in SIDES:
-        own = state[PRIVATE][side].get("tfs", {})
-        for tf in [t for t, rec in own.items() if rec.get("revealed")]:
-            del own[tf]
+        own = state[PRIVATE][side]
+        for tf in [t for t, rec in tfs.task_forces(own).items() if rec.revealed]:
+            del own[tfs.TFS][tf]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DummyAllotted(ToldFact):
+    """13.6: a side's dummy sorties for the cycle, and the 2D6 that set them (its own)."""
+
+    KIND: ClassVar[str] = "dummy-allotment"
+    cycle: int
+    rolls: tuple[int, ...]
+    allowed: int
+
+
+def allot_dummies(state: dict[str, Any], dice: Dice, time: str, cycle: int) -> list[Event]:
+    """13.6: each side's dummy sorties for the cycle, told to that side alone.
+    Japanese: 2D6 on the Japanese Dummy TF Allotment (a 7 rolls 1D6 more), secretly;
+    Allied: the Allied SI level plus the difference of 2D6. Dummies still at sea
+    count against the new allotment (13.6.7)."""
+    public = state[PUBLIC]
+    events: list[Event] = []
+    for side in SIDES:
+        a, b = dice.d6(f"dummy allotment {side} {time}"), dice.d6(f"dummy allotment {side} {time}")
+        if side == JAPANESE:
+            rows = tfs.value(public, JAPANESE_TABLE)["rows"]
+            row = next(r for r in rows if r["roll"][0] <= a + b <= r["roll"][1])
+            granted = (
+                dice.d6(f"dummy allotment {side} {time} 1D6")
+                if row["dummies"] == "1D6"
+                else int(row["dummies"])
+            )
+        else:
+            granted = int(tfs.value(public, "scenario/si-levels")["allied"]) + abs(a - b)
+        own = state[PRIVATE][side]
+        at_sea = sum(1 for t in tfs.task_forces(own).values() if t.dummy)
+        own[ALLOTMENT] = DummyAllotment(cycle, granted, at_sea).to_json()
+        told = DummyAllotted(cycle, (a, b), granted)
+        events.append(disclose(state, told, [side], time, "13.6"))
+    return events
 
 
 def japanese_allotment(public: Mapping[str, Any], secret: Dice) -> tuple[int, list[int]]:
@@ -89,9 +129,7 @@ def set_allotment(
     state: dict[str, Any], side: str, cycle: int, allowed: int, rolls: list[int], slot: Slot
 ) -> Event:
     """The side's allotment for ``cycle``; dummies still at sea count against it (13.6.7)."""
-    at_sea = sum(
-        1 for t in state[PRIVATE][side].get("tfs", {}).values() if t.get("dummy") and t.get("hex")
-    )
+    at_sea = sum(1 for t in tfs.task_forces(state[PRIVATE][side]).values() if t.dummy and t.hex)
     state[PRIVATE][side][ALLOTMENT] = DummyAllotment(cycle, allowed, at_sea).to_json()
     fact = {
         "kind": "dummy-allotment",
@@ -110,7 +148,7 @@ def check_deployment(own: Mapping[str, Any], hexid: str) -> None:
         raise IllegalOrderError(
             f"your {allot.allowed} dummy sorties of this cycle are used", rule="13.6.7"
         )
-    if not any(t.get("hex") == hexid and not t.get("dummy") for t in own.get("tfs", {}).values()):
+    if not any(t.hex == hexid and not t.dummy for t in tfs.task_forces(own).values()):
         raise IllegalOrderError(
             f"a dummy deploys by REGP into a hex holding a friendly TF; none is at {hexid}",
             rule="17.11",
@@ -122,31 +160,32 @@ def deploy(state: dict[str, Any], side: str, tf: str, hexid: str) -> None:
     own = state[PRIVATE][side]
     check_deployment(own, hexid)
     own[ALLOTMENT] = (allotment(own) or DummyAllotment(0, 0, 0)).sortie().to_json()
-    own.setdefault("tfs", {})[tf] = {
-        "hex": hexid,
-        "ships": [],
-        "dummy": True,
-        "speed_class": "SC3",
-        "mission": None,
-        "in_port": False,
-        "log": [],
-    }
+    tfs.put(own, tf, tfs.TaskForce(HexId(hexid), dummy=True, speed_class="SC3"))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DummyRevealed(OfOwnersTf):
+    """13.6.3: a TF definitively revealed was a dummy (``by``: what revealed it)."""
+
+    KIND: ClassVar[str] = "dummy-revealed"
+    by: str
 
 
 def reveal(state: dict[str, Any], owner: str, tf: str, how: str, slot: Slot) -> list[Event]:
     """13.6.3: ``owner``'s TF is definitively revealed by ``how``. Chits return (13.6.5);
     a dummy leaves the map, openly, and both sides are told it was a dummy."""
     chits.return_chits(state, owner, tf)
-    rec = state[PRIVATE][owner]["tfs"].get(tf)
-    if rec is None or not rec.get("dummy"):
+    own = state[PRIVATE][owner]
+    rec = tfs.task_forces(own).get(tf)
+    if rec is None or not rec.dummy:
         return []
     events = located.remove(state, owner, tf, slot, "definitively revealed", "13.6.3")
     if state.get(MODERATOR, {}).get(DEFER):  # mid-move: off the display when it ends
-        rec["revealed"] = how
+        tfs.update(own, tf, revealed=how)
     else:
-        del state[PRIVATE][owner]["tfs"][tf]
+        del own[tfs.TFS][tf]
     state[PUBLIC].setdefault("revealed_dummies", []).append(
         {"owner": owner, "tf": tf, "time": slot.time}
     )
-    fact = {"kind": "dummy-revealed", "owner": owner, "tf": tf, "by": how}
-    return [*events, disclose(state, fact, SIDES, slot.time, "13.6.3")]
+    told = DummyRevealed(Side(owner), tf, how)
+    return [*events, disclose(state, told, SIDES, slot.time, "13.6.3")]

@@ -15,13 +15,14 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 from pbem.core.events import Event
 from pbem.core.sides import SIDES, Side
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge, disclose
+from pbem.rulesets.witp.searchfacts import OfOwnersTf, SearchReport
 
 KEY = "located"
 PHASES = ("air1", "naval1", "air2", "naval2", "air3", "naval3")
@@ -102,6 +103,17 @@ def markers(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return found
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class Located(OfOwnersTf):
+    """13.7.5: a Located chit placed, open to both sides: where, its label
+    ("Located 1A") and what placed it (``Source``)."""
+
+    KIND: ClassVar[str] = "located"
+    hex: HexId
+    label: str
+    source: str
+
+
 def place(state: dict[str, Any], owner: str, tf: str, hexid: str, source: str, slot: Slot) -> Event:
     """A Located chit on ``owner``'s TF ``tf``: open to both sides (13.7.5)."""
     if source not in SOURCES:
@@ -109,10 +121,17 @@ def place(state: dict[str, Any], owner: str, tf: str, hexid: str, source: str, s
     chit = LocatedChit(
         Side(owner), tf, HexId(hexid), label(slot), ordinal(slot), slot.time, Source(source)
     )
-    marker = chit.to_json()
-    markers(state)[chit.key] = marker
-    fact = {"kind": "located", **{k: marker[k] for k in ("owner", "tf", "hex", "label", "source")}}
-    return disclose(state, fact, SIDES, slot.time, "13.7.5")
+    markers(state)[chit.key] = chit.to_json()
+    told = Located(chit.owner, tf, chit.hex, chit.label, str(chit.source))
+    return disclose(state, told, SIDES, slot.time, "13.7.5")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LocatedRemoved(OfOwnersTf):
+    """13.7.5, 13.6.3: a Located chit taken off, and why."""
+
+    KIND: ClassVar[str] = "located-removed"
+    why: str
 
 
 def remove(
@@ -120,8 +139,7 @@ def remove(
 ) -> list[Event]:
     if markers(state).pop(f"{owner}:{tf}", None) is None:
         return []
-    fact = {"kind": "located-removed", "owner": owner, "tf": tf, "why": why}
-    return [disclose(state, fact, SIDES, slot.time, rule)]
+    return [disclose(state, LocatedRemoved(Side(owner), tf, why), SIDES, slot.time, rule)]
 
 
 def night_movement(state: dict[str, Any], owner: str, tf: str, slot: Slot) -> list[Event]:
@@ -131,6 +149,14 @@ def night_movement(state: dict[str, Any], owner: str, tf: str, slot: Slot) -> li
     if marker is None or marker.source in SURVIVE_NIGHT:
         return []
     return remove(state, owner, tf, slot, "night movement", "13.7.5")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LocatedRenewed(OfOwnersTf):
+    """13.7.5: a TF that did not move keeps its chit, relabelled."""
+
+    KIND: ClassVar[str] = "located-renewed"
+    label: str
 
 
 def end_of_phase(
@@ -153,26 +179,38 @@ def end_of_phase(
         if naval and key in stationary:
             m = replace(m, placed=now, label=label(slot), time=slot.time)
             markers(state)[key].update(m.to_json())  # the record others may hold
-            fact = {
-                "kind": "located-renewed",
-                **{k: m.to_json()[k] for k in ("owner", "tf", "label")},
-            }
-            events.append(disclose(state, fact, SIDES, slot.time, "13.7.5"))
+            told = LocatedRenewed(m.owner, m.tf, m.label)
+            events.append(disclose(state, told, SIDES, slot.time, "13.7.5"))
         else:
             events += remove(state, str(m.owner), m.tf, slot, "expired", "13.7.5")
     return events
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LocatedMoved(OfOwnersTf):
+    """13.7.5, 15.1: a Located TF's marker moved with it."""
+
+    KIND: ClassVar[str] = "located-moved"
+    hex: str
+
+
+def moved(state: dict[str, Any], owner: str, tf: str, hexid: str, slot: Slot) -> list[Event]:
+    """13.7.5, 15.1: a Located TF is on the map: its marker moves with it."""
+    marker = markers(state).get(f"{owner}:{tf}")
+    if marker is None:
+        return []
+    marker["hex"] = hexid
+    told = LocatedMoved(Side(owner), tf, hexid)
+    return [disclose(state, told, SIDES, slot.time, "13.7.5, 15.1")]
 
 
 def last_report(knowledge: Knowledge, owner: str, tf: str) -> str | None:
     """The latest composition report on ``owner``'s TF ``tf`` this knowledge holds."""
     out = None
     for d in knowledge.disclosed:
-        if (
-            d.fact.get("kind") == "search-report"
-            and d.fact.get("owner") == owner
-            and d.fact.get("tf") == tf
-        ):
-            out = str(d.fact["report"])
+        f = d.fact
+        if isinstance(f, SearchReport) and f.owner == owner and f.tf == tf:
+            out = f.report
     return out
 
 

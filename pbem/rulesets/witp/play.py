@@ -34,6 +34,7 @@ from pbem.core.sides import JAPANESE, SIDES, Side
 from pbem.rulesets.witp import (
     airplay,
     draws,
+    dummies,
     fuel,
     initiative,
     intel_orders,
@@ -306,7 +307,7 @@ def _segment(
 ) -> list[Event]:
     events: list[Event] = []
     if rnd.start == 0 and slot is rnd.slots[0]:
-        events += tfs.allot_dummies(state, dice, slot.time, slot.cycle)
+        events += dummies.allot_dummies(state, dice, slot.time, slot.cycle)
     if slot is rnd.slots[0] and rnd.sides and airplay.is_allocation(rnd):
         for side in rnd.sides:  # 5.0 Step 1: the Air Strike Plots, secret (R90)
             state[PRIVATE][side]["plots"] = {slot.time: list(orders_by_side.get(side, ()))}
@@ -341,7 +342,7 @@ def _segment(
             for side in SIDES:
                 events += fuel.end_of_game_turn(state, side, slot.time)
         else:
-            events += tfs.allot_dummies(state, dice, slot.time, slot.cycle + 1)
+            events += dummies.allot_dummies(state, dice, slot.time, slot.cycle + 1)
         ended = CycleEnded(slot.cycle) if slot.strategic else TurnEnded(slot.turn)
         return [*events, disclose(state, ended, SIDES, slot.time, slot.segment.rule)]
     return events  # a later stage's segment: nothing to do yet

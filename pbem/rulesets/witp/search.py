@@ -25,16 +25,19 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.core.events import Event
-from pbem.core.sides import ALLIED, SIDES, enemy_of
+from pbem.core.sides import ALLIED, JAPANESE, SIDES, Side, enemy_of
 from pbem.rulesets.witp import chits, deception, draws, located
+from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.hexgrid import HexId, distance, parse_hex
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
+from pbem.rulesets.witp.searchfacts import OfOwnersTf, OfTf, SearchReport, ToldFact
+from pbem.rulesets.witp.taskforces import Ship
 
 LAND_BANDS, CARRIER_BANDS = "tables/land-search-bands", "tables/carrier-search-bands"
 LAND_TABLE, CARRIER_TABLE = "tables/land-air-search", "tables/carrier-air-search"
@@ -98,22 +101,6 @@ def threshold(public: Mapping[str, Any], carrier: bool, value: int, band: str) -
     return None
 
 
-def ship_entries(
-    tf: Mapping[str, Any], own: Mapping[str, Any] | None = None
-) -> list[dict[str, Any]]:
-    """The TF's ships as entries (name, type, class, damage, air): the TF Display
-    holds ship names and the side's ``ships`` their records (taskforces.py); a
-    test world may hold the entries themselves."""
-    records = (own or {}).get("ships", {})
-    out = []
-    for s in tf.get("ships", ()):
-        if isinstance(s, str):
-            out.append({"name": s, **records.get(s, {"type": "?"})})
-        else:
-            out.append(dict(s))
-    return out
-
-
 def tf_key(own: Mapping[str, Any], n: str) -> str:
     """The key of ``own``'s TF written ``n`` ("3", "TF3", "TF 3"); KeyError."""
     tfs = own.get("tfs", {})
@@ -124,10 +111,11 @@ def tf_key(own: Mapping[str, Any], n: str) -> str:
     raise KeyError(n)
 
 
-def tf_air(tf: Mapping[str, Any], own: Mapping[str, Any] | None = None) -> dict[str, int]:
+def tf_air(ships: Sequence[Ship]) -> dict[str, int]:
+    """The air groups embarked on a TF's ships, by AP type (4.0, 5.0)."""
     out: dict[str, int] = {}
-    for s in ship_entries(tf, own):
-        for t, n in s.get("air", {}).items():
+    for s in ships:
+        for t, n in (s.air or {}).items():
             out[t] = out.get(t, 0) + int(n)
     return out
 
@@ -137,27 +125,22 @@ NO_E13 = ("Kako", "Furutaka", "Mikuma")  # 13.1.4: CAs not carrying E13A1s
 E13_CAPITALS = ("Haruna",)  # 13.1.4: the one BC/BB with E13A1s
 
 
-def floatplanes(
-    public: Mapping[str, Any],
-    side: str,
-    tf: Mapping[str, Any],
-    own: Mapping[str, Any] | None = None,
-) -> dict[str, int]:
+def floatplanes(public: Mapping[str, Any], side: Side, ships: Sequence[Ship]) -> dict[str, int]:
     """13.1.4: in a Japanese carrier TF every capital ship's floatplanes add to its
     search, one air point a ship (ruling R27): CAs and BC Haruna as the longer-ranged
     E13A1 (Kako, Furutaka, Mikuma excepted), other BB/BCs as the shorter F1M2; the
     ship's class item may name its type (``floatplane``)."""
-    if side != "japanese" or not tf_air(tf, own):
+    if side != JAPANESE or not tf_air(ships):
         return {}
     out: dict[str, int] = {}
-    for s in ship_entries(tf, own):
-        kind = str(s.get("type", "")).upper()
+    for s in ships:
+        kind = s.type.upper()
         if kind not in chits.CAPITALS:
             continue
-        item = public["pack"].get(f"units/{s.get('class', '')}")
+        item = public["pack"].get(f"units/{s.ship_class}")
         plane = item["value"].get("floatplane") if item else None
         if not plane:
-            name = str(s.get("name", ""))
+            name = s.name or ""
             long_ranged = name in E13_CAPITALS or (kind == "CA" and name not in NO_E13)
             plane = LONG_FLOATPLANE if long_ranged else SHORT_FLOATPLANE
         out[plane] = out.get(plane, 0) + 1
@@ -179,37 +162,40 @@ class Searcher:
     carrier: bool
 
 
-@dataclass(frozen=True, slots=True)
-class AirSearch:
-    """13.3: an air search announced to both sides and rolled openly (2D10); 13.3.3:
-    a bluff is announced and rolled the same, never a contact."""
+@dataclass(frozen=True, slots=True, eq=False)
+class AirSearchEmpty(ToldFact):
+    """13.3: a search of a hex with no enemy TF in it, announced all the same."""
 
-    searcher: str
-    shown: str  # 5.0: a carrier shows its hex only ("TF at E2318")
+    KIND: ClassVar[str] = "air-search-empty"
+    JSON_KEYS: ClassVar[Mapping[str, str]] = {"origin": "from"}
+    searcher: Side
+    origin: str  # 5.0: a carrier shows its hex only ("TF at E2318")
     hex: str
+    band: str
+    value: int
+    intensive: bool
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AirSearch(ToldFact):
+    """13.3: an air search announced to both sides and rolled openly (2D10); 13.3.3:
+    a bluff is announced and rolled the same, never a contact, and names no TF
+    (``tf``, ``owner`` None: not stored)."""
+
+    KIND: ClassVar[str] = "air-search"
+    JSON_KEYS: ClassVar[Mapping[str, str]] = {"origin": "from"}
+    UNSTORED_NONE: ClassVar[tuple[str, ...]] = ("tf", "owner")  # a bluff's
+    searcher: Side
+    origin: str
+    hex: str
+    tf: str | None
+    owner: Side | None
     band: str
     value: int
     needed: int | None
     roll: int
     contact: bool
     intensive: bool = False
-    target: tuple[str, str] | None = None  # (owner, TF) rolled for; None: a bluff
-
-    def fact(self) -> dict[str, Any]:
-        """The announcement as disclosed (the ``air-search`` fact)."""
-        head = {"kind": "air-search", "searcher": self.searcher, "from": self.shown}
-        aimed = {} if self.target is None else {"tf": self.target[1], "owner": self.target[0]}
-        return {
-            **head,
-            "hex": self.hex,
-            **aimed,
-            "band": self.band,
-            "value": self.value,
-            "needed": self.needed,
-            "roll": self.roll,
-            "contact": self.contact,
-            "intensive": self.intensive,
-        }
 
 
 def searcher(
@@ -217,17 +203,18 @@ def searcher(
     name: str,
     *,
     public: Mapping[str, Any] | None = None,
-    side: str = "",
+    side: Side = JAPANESE,
 ) -> Searcher:
     """A side's base or ``TF n`` as a searcher; KeyError. With ``public`` and
     ``side``, a carrier TF's air includes 13.1.4's floatplanes."""
     if re.fullmatch(r"TF\s*(TF)?\d+", name.strip(), re.IGNORECASE):
         key = tf_key(own, name)
-        tf = own["tfs"][key]
-        air = tf_air(tf, own)
-        for t, n in (floatplanes(public, side, tf, own) if public is not None else {}).items():
+        tf = tfs.task_force(own, key)
+        ships = tfs.ships_in(own, tf)
+        air = tf_air(ships)
+        for t, n in (floatplanes(public, side, ships) if public is not None else {}).items():
             air[t] = air.get(t, 0) + n
-        return Searcher(f"TF {key.removeprefix('TF')}", tf.get("hex"), air, True)
+        return Searcher(f"TF {key.removeprefix('TF')}", tf.hex, air, True)
     for base, b in own.get("air_bases", {}).items():
         if base.lower() == name.replace("_", " ").lower():
             return Searcher(base, b["hex"], dict(b["air_points"]), False)
@@ -237,7 +224,7 @@ def searcher(
 def parse_search_line(knowledge: Knowledge, words: Sequence[str]) -> str:
     """``SEARCH <base|TF n> <hex> [<hex> ...] [INTENSIVE]`` or
     ``SEARCH TF n <hex> BLUFF <value>``: the canonical line, or an OrderError."""
-    side = knowledge.side or ""
+    side = Side(knowledge.side or JAPANESE)
     own = knowledge.own(side)
     w = list(words)
     if len(w) < 3 or w[0].upper() != "SEARCH":
@@ -297,6 +284,23 @@ def _is_hex(x: str) -> bool:
 # -- contact ---------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class SearchChit(OfTf):
+    """13.5.3: the chit the owner of a contacted TF drew, told to the owner alone."""
+
+    KIND: ClassVar[str] = "search-chit"
+    chit: str
+    cup: str
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DeceptionRefused(OfTf):
+    """13.5.7: why the owner's fixed report was not allowed by the chit."""
+
+    KIND: ClassVar[str] = "deception-refused"
+    why: str
+
+
 def contact(
     state: dict[str, Any],
     owner: str,
@@ -312,12 +316,12 @@ def contact(
     """``finder`` has contacted ``owner``'s TF ``tf``: Located (public), a chit drawn
     by the owner (``cup`` None: a True report is owed, 13.8, 13.7.6) and the owner's
     report told to the finder (13.5.7)."""
-    rec = state[PRIVATE][owner]["tfs"][tf]
+    task = tfs.task_force(state[PRIVATE][owner], tf)
     events: list[Event] = []
     if place_marker:
-        events.append(located.place(state, owner, tf, rec["hex"], source, slot))
-    ships = ship_entries(rec, state[PRIVATE][owner])
-    dummy = bool(rec.get("dummy")) or not ships
+        events.append(located.place(state, owner, tf, str(task.hex), source, slot))
+    ships = tfs.ships_in(state[PRIVATE][owner], task)
+    dummy = task.dummy or not ships
     if cup is None:
         report, why, chit = chits.Report.of_ships(ships), None, "true"
     else:
@@ -332,26 +336,11 @@ def contact(
         chit = chits.effective(state, owner, tf)
         policy = deception.policy_for(state[PRIVATE][owner].get("standing", {}), tf)
         report, why = deception.compose(ships, dummy, chit, policy, stream)
-        fact = {"kind": "search-chit", "tf": tf, "chit": chit, "cup": cup}
-        events.append(disclose(state, fact, [owner], slot.time, "13.5.3"))
+        events.append(disclose(state, SearchChit(tf, chit, cup), [owner], slot.time, "13.5.3"))
     if why:
-        events.append(
-            disclose(
-                state,
-                {"kind": "deception-refused", "tf": tf, "why": why},
-                [owner],
-                slot.time,
-                "13.5.7",
-            )
-        )
-    fact = {
-        "kind": "search-report",
-        "owner": owner,
-        "tf": tf,
-        "report": report.text(),
-        "source": source,
-    }
-    events.append(disclose(state, fact, [finder, owner], slot.time, "13.5.7"))
+        events.append(disclose(state, DeceptionRefused(tf, why), [owner], slot.time, "13.5.7"))
+    told = SearchReport(Side(owner), tf, report.text(), source)
+    events.append(disclose(state, told, [finder, owner], slot.time, "13.5.7"))
     return events, report
 
 
@@ -385,8 +374,11 @@ def _announced_roll(
     roll, need, ok = _roll(
         state[PUBLIC], carrier, value, band, dice, f"air search {searcher_side} {shown} {tf}"
     )
-    search = AirSearch(searcher_side, shown, hexid, band, value, need, roll, ok, intensive, target)
-    return disclose(state, search.fact(), SIDES, slot.time, "13.3"), ok
+    owner = Side(target[0])
+    search = AirSearch(
+        Side(searcher_side), shown, hexid, tf, owner, band, value, need, roll, ok, intensive
+    )
+    return disclose(state, search, SIDES, slot.time, "13.3"), ok
 
 
 def resolve_air_searches(
@@ -423,21 +415,14 @@ def resolve_air_searches(
                 if band is None:
                     continue
                 value = value_at(public, air, band) // len(hexes)
-                if not any(r.get("hex") == h for r in state[PRIVATE][enemy]["tfs"].values()):
+                there = sorted(
+                    t for t, r in tfs.task_forces(state[PRIVATE][enemy]).items() if r.hex == h
+                )
+                if not there:
                     # 13.3: announced all the same; nothing there to roll for.
-                    fact = {
-                        "kind": "air-search-empty",
-                        "searcher": side,
-                        "from": shown,
-                        "hex": h,
-                        "band": band,
-                        "value": value,
-                        "intensive": intensive,
-                    }
+                    fact = AirSearchEmpty(side, shown, h, band, value, intensive)
                     events.append(disclose(state, fact, SIDES, slot.time, "13.3"))
-                for tf, rec in sorted(state[PRIVATE][enemy]["tfs"].items()):
-                    if rec.get("hex") != h:
-                        continue
+                for tf in there:
                     event, ok = _announced_roll(
                         state,
                         side,
@@ -470,6 +455,15 @@ VS_HIT = "tables/us-vs-search-hit"
 PENDING_STRIKES = "pending_strikes"  # public: strikes owed, resolved from stage 2
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class VsSearchHit(OfOwnersTf):
+    """13.4.1: a US carrier search's chance of hits, a strike owed at ``anti_ship``."""
+
+    KIND: ClassVar[str] = "vs-search-hit"
+    roll: int
+    anti_ship: int
+
+
 def vs_hit(
     state: dict[str, Any],
     side: str,
@@ -492,15 +486,18 @@ def vs_hit(
         return []
     if report.dummy:
         return []
-    owed = {
-        "kind": "vs-search-hit",
-        "owner": search.data["owner"],
-        "tf": search.data["tf"],
-        "roll": roll,
-        "anti_ship": int(rule["anti_ship"]),
-    }
-    state[PUBLIC].setdefault(PENDING_STRIKES, []).append({**owed, "time": slot.time})
+    owed = VsSearchHit(Side(search.data["owner"]), search.data["tf"], roll, int(rule["anti_ship"]))
+    state[PUBLIC].setdefault(PENDING_STRIKES, []).append({**owed.to_json(), "time": slot.time})
     return [disclose(state, owed, SIDES, slot.time, "13.4.1")]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class NoSearchTookPlace(ToldFact):
+    """13.3.3: a bluff that "succeeded": its side says no search took place."""
+
+    KIND: ClassVar[str] = "no-search-took-place"
+    searcher: Side
+    hex: str
 
 
 def _bluff(
@@ -518,19 +515,23 @@ def _bluff(
     public = state[PUBLIC]
     band = band_of(public, distance(at, h), True) or "medium"
     roll, need, ok = _roll(public, True, value, band, dice, f"bluff search {side} {label}")
-    search = AirSearch(side, f"TF at {at}", h, band, value, need, roll, contact=False)
-    events = [disclose(state, search.fact(), SIDES, slot.time, "13.3.3")]
+    search = AirSearch(Side(side), f"TF at {at}", h, None, None, band, value, need, roll, False)
+    events = [disclose(state, search, SIDES, slot.time, "13.3.3")]
     if ok:
-        events.append(
-            disclose(
-                state,
-                {"kind": "no-search-took-place", "searcher": side, "hex": h},
-                SIDES,
-                slot.time,
-                "13.3.3",
-            )
-        )
+        admitted = NoSearchTookPlace(Side(side), h)
+        events.append(disclose(state, admitted, SIDES, slot.time, "13.3.3"))
     return events
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class IntensiveSearchLoss(ToldFact):
+    """13.5.4: the 1D6 for an intensive search's APs after the report, and how many
+    of them were lost (told to the searching side alone)."""
+
+    KIND: ClassVar[str] = "intensive-search-loss"
+    base: str
+    roll: int
+    air_points_lost: int
 
 
 def _intensive_loss(
@@ -565,7 +566,7 @@ def _intensive_loss(
                 pool[t] -= 1
                 if not pool[t]:
                     searchers.pop(0)
-    fact = {"kind": "intensive-search-loss", "base": label, "roll": roll, "air_points_lost": lost}
+    fact = IntensiveSearchLoss(label, roll, lost)
     return [disclose(state, fact, [side], slot.time, "13.5.4")]
 
 
@@ -605,8 +606,8 @@ def moving_tf_entered(
     sources = [(b, False) for b in sorted(own.get("air_bases", {}))]
     sources += [
         (f"TF {t}", True)
-        for t, r in sorted(own.get("tfs", {}).items())
-        if tf_air(r, own) and r.get("hex")
+        for t, r in sorted(tfs.task_forces(own).items())
+        if tf_air(tfs.ships_in(own, r)) and r.hex
     ]
     for name, carrier in sources:
         base = searcher(own, name, public=public, side=enemy)
@@ -619,7 +620,7 @@ def moving_tf_entered(
         key = f"{enemy}|{label}|{owner}:{tf}"
         if band is None or band in naval["bands"].get(key, []):
             continue
-        if carrier and own["tfs"][tf_key(own, label)].get("log"):  # 13.3.2: moving
+        if carrier and tfs.task_force(own, tf_key(own, label)).log:  # 13.3.2: moving
             first = naval["carrier_targets"].get(label)
             if first not in (None, f"{owner}:{tf}"):
                 continue

@@ -24,13 +24,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Protocol
 
 from pbem.core.dice import Dice
 from pbem.core.errors import OrderError, OrderSyntaxError
 from pbem.core.events import Event
-from pbem.core.sides import ALLIED, SIDES, enemy_of
+from pbem.core.sides import ALLIED, SIDES, Side, enemy_of
 from pbem.rulesets.witp import (
     chits,
     coastwatchers,
@@ -46,6 +46,7 @@ from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Round, Slot
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
 from pbem.rulesets.witp.missions import Context
+from pbem.rulesets.witp.searchfacts import ToldFact
 
 STANDING = "standing"  # private[side]["standing"]: {"search", "deception", DELAY_KEY}
 WORDS = ("SEARCH", deception.WORD, coastwatchers.WORD)
@@ -174,7 +175,7 @@ def file_standing(state: dict[str, Any], side: str, lines: Sequence[str], ctx: C
         elif head == deception.WORD:
             words = [deception.WORD, *_tf_words(text.split()[1:])]
             _, policy = deception.parse_line(words, ctx.own.get(tfs.TFS, {}))
-            standing.setdefault("deception", {})[policy["tf"]] = {**policy, "line": text}
+            standing.setdefault("deception", {})[policy.tf] = replace(policy, line=text).to_json()
         else:
             standing[coastwatchers.DELAY_KEY] = coastwatchers.parse_delay_line(side, text.split())[
                 1
@@ -218,6 +219,16 @@ def before_segment(
     return events
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class SearchNotFlown(ToldFact):
+    """13.3.1: a standing SEARCH line that no longer holds, and why (its side only)."""
+
+    KIND: ClassVar[str] = "search-not-flown"
+    line: str
+    why: str
+    rule: str | None
+
+
 def air_search_segment(
     state: dict[str, Any], slot: Slot, dice: Dice, contexts: Mapping[str, Context]
 ) -> list[Event]:
@@ -231,8 +242,8 @@ def air_search_segment(
             try:
                 lines.setdefault(side, []).append(canonical(ctx, line))
             except OrderError as e:
-                fact = {"kind": "search-not-flown", "line": line, "why": str(e), "rule": e.rule}
-                events.append(disclose(state, fact, [side], slot.time, e.rule or "13.3"))
+                told = SearchNotFlown(line, str(e), e.rule)
+                events.append(disclose(state, told, [side], slot.time, e.rule or "13.3"))
     if not lines:
         return events
     secret = draws.round_secret(state, slot.time)
@@ -319,13 +330,10 @@ def entered(state: dict[str, Any], side: str, tf: str, step: Mapping[str, Any]) 
     key = f"{side}:{tf}"
     ctx.moved.append(key)
     events: list[Event] = []
-    marker = located.markers(state).get(key)
     if night:
         events += located.night_movement(state, side, tf, slot)
-    elif marker is not None:  # a Located TF is on the map: its marker moves with it
-        marker["hex"] = h
-        fact = {"kind": "located-moved", "owner": side, "tf": tf, "hex": h}
-        events.append(disclose(state, fact, SIDES, slot.time, "13.7.5, 15.1"))
+    else:
+        events += located.moved(state, side, tf, h, slot)
     events += search.moving_tf_entered(state, side, tf, h, slot, ctx.dice, ctx.secret, night=night)
     if _enemy_installation(state, side, h, ctx.sea):
         events += search.entered_enemy_installation(state, side, tf, slot, ctx.secret, night=night)
@@ -378,7 +386,7 @@ def form_lines(ctx: Context) -> list[str]:
         if not entry.get("hex"):
             continue
         try:
-            air = search.searcher(own, tf, public=ctx.public, side=ctx.side).air
+            air = search.searcher(own, tf, public=ctx.public, side=Side(ctx.side)).air
         except KeyError:
             continue
         if air:

@@ -21,12 +21,26 @@ since the first Game-Turn; what stays true is given as it stands now (``latest``
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.rulesets.witp import located
+from pbem.rulesets.witp.coastwatchers import IslandGivenAway
+from pbem.rulesets.witp.dummies import DummyRevealed
 from pbem.rulesets.witp.knowledge import Disclosure, Knowledge
+from pbem.rulesets.witp.located import Located, LocatedMoved
+from pbem.rulesets.witp.search import (
+    AirSearch,
+    AirSearchEmpty,
+    DeceptionRefused,
+    IntensiveSearchLoss,
+    NoSearchTookPlace,
+    SearchChit,
+    VsSearchHit,
+)
+from pbem.rulesets.witp.searchfacts import SearchReport
+from pbem.rulesets.witp.searchplay import SearchNotFlown
 
 STANDING = "standing"
 
@@ -50,18 +64,10 @@ SECTIONED = frozenset(
 )
 
 
-def _searcher(d: Disclosure) -> tuple[str, ...]:
+def _searcher(d: Disclosure, f: AirSearch | AirSearchEmpty) -> tuple[str, ...]:
     """What one searcher's searches in a band share: the line they are told on."""
-    f = d.fact
-    return (
-        d.time,
-        d.rule,
-        str(f.get("searcher", "?")),
-        str(f.get("from", "?")),
-        str(f.get("band", "?")),
-        str(f.get("value", "?")),
-        "intensive" if f.get("intensive") else "",
-    )
+    intensive = "intensive" if f.intensive else ""
+    return (d.time, d.rule, str(f.searcher), f.origin, f.band, str(f.value), intensive)
 
 
 def _search_head(key: tuple[str, ...]) -> str:
@@ -73,15 +79,14 @@ def _search_head(key: tuple[str, ...]) -> str:
     )
 
 
-def _search_result(d: Disclosure) -> str:
+def _search_result(f: AirSearch | AirSearchEmpty) -> str:
     """One searched hex of a searcher's line (13.3): what it found, roll/needed."""
-    f: Mapping[str, Any] = defaultdict(lambda: "?", d.fact)
-    if f["kind"] == "air-search-empty":
-        return f"{f['hex']} no task force there"
-    what = f"{f['tf']} in {f['hex']}" if f.get("tf") else f"{f['hex']}"
-    if f.get("needed") is None:
-        return f"{what} {f['roll']}/- (cannot succeed) no contact"
-    return f"{what} {f['roll']}/{f['needed']} {'contact' if f.get('contact') else 'no contact'}"
+    if isinstance(f, AirSearchEmpty):
+        return f"{f.hex} no task force there"
+    what = f"{f.tf} in {f.hex}" if f.tf else f"{f.hex}"
+    if f.needed is None:
+        return f"{what} {f.roll}/- (cannot succeed) no contact"
+    return f"{what} {f.roll}/{f.needed} {'contact' if f.contact else 'no contact'}"
 
 
 class _Searches:
@@ -92,12 +97,12 @@ class _Searches:
         self.lines: list[str | tuple[str, ...]] = []
         self.results: dict[tuple[str, ...], list[str]] = {}
 
-    def search(self, d: Disclosure) -> None:
-        key = _searcher(d)
+    def search(self, d: Disclosure, f: AirSearch | AirSearchEmpty) -> None:
+        key = _searcher(d, f)
         if key not in self.results:
             self.results[key] = []
             self.lines.append(key)
-        self.results[key].append(_search_result(d))
+        self.results[key].append(_search_result(f))
 
     def line(self, text: str) -> None:
         self.lines.append(text)
@@ -109,94 +114,129 @@ class _Searches:
         ]
 
 
-def build(k: Knowledge, recent: Collection[str] | None = None) -> dict[str, Any]:
-    """``recent``: the game times of the round reported (None: the whole game)."""
-    side = k.side
-    searches = _Searches()
-    contacts: list[str] = []
-    found: list[str] = []
-    revealed: list[str] = []
-    latest: dict[tuple[str, str], str] = {}  # each enemy TF's last report, in report order
-    where_now: dict[tuple[str, str], str] = {}  # the hex of each TF's latest Located chit
-    for d in k.disclosed:
-        kind = d.fact.get("kind")
-        f: Mapping[str, Any] = defaultdict(lambda: "?", d.fact)  # a fact lacking a field
-        if kind in ("located", "located-moved"):
-            where_now[(str(f["owner"]), str(f["tf"]))] = str(f["hex"])
-        elif kind == "search-report" and f["owner"] != side:
-            key = (str(f["owner"]), str(f["tf"]))
-            latest.pop(key, None)
-            at = where_now.get(key, "?")
-            latest[key] = f"{key[0]} {key[1]} at {at} ({d.time}, {f['source']}): {f['report']}"
-        if recent is not None and d.time not in recent:
-            continue
-        if kind in ("air-search", "air-search-empty"):
-            searches.search(d)
-        elif kind == "no-search-took-place":
-            searches.line(
-                f"{d.time} [{d.rule}]: {f['searcher']} announces that no search took place "
-                f"at {f['hex']} (a bluff)"
+@dataclass
+class _Told:
+    """What a side was told of the searches, section by section, as it reads."""
+
+    side: str | None
+    searches: _Searches = field(default_factory=_Searches)
+    contacts: list[str] = field(default_factory=list)
+    found: list[str] = field(default_factory=list)
+    revealed: list[str] = field(default_factory=list)
+    latest: dict[tuple[str, str], str] = field(default_factory=dict)  # in report order
+    where_now: dict[tuple[str, str], str] = field(default_factory=dict)  # latest Located hex
+
+    def track(self, d: Disclosure) -> None:
+        """What stays true whenever it was told: where each TF was last Located, and
+        the last report on each enemy TF."""
+        f = d.fact
+        if isinstance(f, Located | LocatedMoved):
+            self.where_now[(str(f.owner), f.tf)] = f.hex
+        elif isinstance(f, SearchReport) and f.owner != self.side:
+            key = (str(f.owner), f.tf)
+            self.latest.pop(key, None)
+            at = self.where_now.get(key, "?")
+            self.latest[key] = f"{key[0]} {key[1]} at {at} ({d.time}, {f.source}): {f.report}"
+
+    def tell(self, d: Disclosure) -> None:
+        """A disclosure of the round reported, onto its section."""
+        f, at = d.fact, f"{d.time} [{d.rule}]"
+        if f.kind in (AirSearch.KIND, AirSearchEmpty.KIND):
+            self.searches.search(d, _air_search(f))
+        elif isinstance(f, NoSearchTookPlace):
+            self.searches.line(
+                f"{at}: {f.searcher} announces that no search took place at {f.hex} (a bluff)"
             )
-        elif kind == "vs-search-hit":
-            searches.line(
-                f"{d.time} [{d.rule}]: US VS search hit on {f['owner']} {f['tf']} (roll "
-                f"{f['roll']}): a strike at anti-ship {f['anti_ship']} is owed"
+        elif isinstance(f, VsSearchHit):
+            self.searches.line(
+                f"{at}: US VS search hit on {f.owner} {f.tf} (roll {f.roll}): a strike at "
+                f"anti-ship {f.anti_ship} is owed"
             )
-        elif kind == "search-not-flown":
-            searches.line(f"{d.time} [{d.rule}]: your line {f['line']!r} was not flown: {f['why']}")
-        elif kind == "intensive-search-loss":
-            searches.line(
-                f"{d.time} [{d.rule}]: intensive search from {f['base']}: 1D6 {f['roll']}, "
-                f"{f['air_points_lost']} air point(s) lost"
+        elif isinstance(f, SearchNotFlown):
+            self.searches.line(f"{at}: your line {f.line!r} was not flown: {f.why}")
+        elif isinstance(f, IntensiveSearchLoss):
+            self.searches.line(
+                f"{at}: intensive search from {f.base}: 1D6 {f.roll}, "
+                f"{f.air_points_lost} air point(s) lost"
             )
-        elif kind == "search-report":
-            where = where_now.get((str(f["owner"]), str(f["tf"])), "?")
-            line = f"{d.time} [{d.rule}]: {f['owner']} {f['tf']} at {where} ({f['source']}): {f['report']}"
-            if f["owner"] == side:
-                found.append(f"{line} (reported to the enemy)")
-            else:
-                contacts.append(line)
-        elif kind == "search-chit":
-            found.append(f"{d.time} [{d.rule}]: {f['tf']} drew {f['chit']} from {f['cup']}")
-        elif kind == "deception-refused":
-            found.append(f"{d.time} [{d.rule}]: {f['tf']}: {f['why']}")
-        elif kind == "dummy-revealed":
-            revealed.append(f"{d.time} [{d.rule}]: {f['owner']} {f['tf']} was a dummy ({f['by']})")
-        elif kind == "coastwatcher-island":
-            revealed.append(
-                f"{d.time} [{d.rule}]: a coastwatcher on {f['island']} reported {f['tf']}"
-            )
-    markers: Mapping[str, Any] = k.public.get(located.KEY, {})
-    enemy_located, own_located = [], []
-    on_map: list[dict[str, str]] = []  # enemy Located markers for the report map
-    for _key, m in sorted(markers.items()):
-        line = f"{m['owner']} {m['tf']} at {m['hex']}: {m['label']} ({m['source']})"
-        if m["owner"] == side:
-            own_located.append(line)
         else:
-            if side is not None:
-                on_map.append({"side": str(m["owner"]), "id": f"{m['tf']}?", "hex": str(m["hex"])})
-            problem = located.strike_target_problem(k, m["owner"], m["tf"]) if side else None
-            enemy_located.append(
-                f"{line}; " + (f"no strike: {problem}" if problem else "may be struck")
-            )
+            self._tell_found(d)
+
+    def _tell_found(self, d: Disclosure) -> None:
+        """The contacts, the side's own TFs found, and the dummies and islands revealed."""
+        f, at = d.fact, f"{d.time} [{d.rule}]"
+        if isinstance(f, SearchReport):
+            where = self.where_now.get((str(f.owner), f.tf), "?")
+            line = f"{at}: {f.owner} {f.tf} at {where} ({f.source}): {f.report}"
+            if f.owner == self.side:
+                self.found.append(f"{line} (reported to the enemy)")
+            else:
+                self.contacts.append(line)
+        elif isinstance(f, SearchChit):
+            self.found.append(f"{at}: {f.tf} drew {f.chit} from {f.cup}")
+        elif isinstance(f, DeceptionRefused):
+            self.found.append(f"{at}: {f.tf}: {f.why}")
+        elif isinstance(f, DummyRevealed):
+            self.revealed.append(f"{at}: {f.owner} {f.tf} was a dummy ({f.by})")
+        elif isinstance(f, IslandGivenAway):
+            self.revealed.append(f"{at}: a coastwatcher on {f.island} reported {f.tf}")
+
+
+def _air_search(f: Mapping[str, Any]) -> AirSearch | AirSearchEmpty:
+    """An announced search, typed (its stored ``from`` key keeps it raw in the record)."""
+    return AirSearchEmpty.read(f) if f["kind"] == AirSearchEmpty.KIND else AirSearch.read(f)
+
+
+def _located(k: Knowledge) -> tuple[list[str], list[str], list[dict[str, str]]]:
+    """The Located chits on the map: the enemy's (may each be struck?), the side's
+    own, and the enemy's markers for the report map ("TF2?" at its hex)."""
+    side = k.side
+    enemy_located, own_located = [], []
+    on_map: list[dict[str, str]] = []
+    for _key, m in sorted(located.chits_on(k.public).items()):
+        line = f"{m.owner} {m.tf} at {m.hex}: {m.label} ({m.source})"
+        if m.owner == side:
+            own_located.append(line)
+            continue
+        if side is not None:
+            on_map.append({"side": str(m.owner), "id": f"{m.tf}?", "hex": str(m.hex)})
+        problem = located.strike_target_problem(k, m.owner, m.tf) if side else None
+        enemy_located.append(
+            f"{line}; " + (f"no strike: {problem}" if problem else "may be struck")
+        )
+    return enemy_located, own_located, on_map
+
+
+def _standing(k: Knowledge) -> list[str]:
+    """Each side's standing search, deception and coastwatcher orders it may see."""
     standing: list[str] = []
     for who, part in sorted(k.private.items()):
         s = part.get(STANDING, {})
-        head = "" if side else f"{who}: "
+        head = "" if k.side else f"{who}: "
         standing += [head + line for line in s.get("search", ())]
         standing += [head + str(p.get("line", "")) for p in s.get("deception", {}).values()]
         if "coastwatcher_delay" in s:
             delay = s["coastwatcher_delay"]
             standing.append(head + f"COASTWATCHERS DELAY {'END' if delay is None else delay}")
+    return standing
+
+
+def build(k: Knowledge, recent: Collection[str] | None = None) -> dict[str, Any]:
+    """``recent``: the game times of the round reported (None: the whole game)."""
+    told = _Told(k.side)
+    for d in k.disclosed:
+        told.track(d)
+        if recent is None or d.time in recent:
+            told.tell(d)
+    enemy_located, own_located, on_map = _located(k)
     return {
-        "searches": searches.told(),
-        "contacts": contacts,
-        "latest": sorted(latest.values()),
+        "searches": told.searches.told(),
+        "contacts": told.contacts,
+        "latest": sorted(told.latest.values()),
         "located": enemy_located,
-        "found": found,
+        "found": told.found,
         "own_located": own_located,
-        "revealed": revealed,
-        "standing": standing,
+        "revealed": told.revealed,
+        "standing": _standing(k),
         "map": on_map,
     }

@@ -35,13 +35,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Protocol
 
-from pbem.core.dice import Dice
 from pbem.core.errors import DataError
-from pbem.core.events import Event
-from pbem.core.sides import JAPANESE, SIDES
-from pbem.rulesets.witp import dummies
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
 
 TFS, SHIPS = "tfs", "ships"
 MARKERS = "tables/tf-markers-per-side"
@@ -235,6 +230,14 @@ def ship(own: Mapping[str, Any], name: str) -> Ship:
     return Ship.from_json(own[SHIPS][name])
 
 
+def ships_in(own: Mapping[str, Any], tf: TaskForce) -> list[Ship]:
+    """The TF's ships, named, from the side's records (a ship with none: type "?")."""
+    records = own.get(SHIPS, {})
+    return [
+        replace(Ship.from_json(records[s]) if s in records else Ship("?"), name=s) for s in tf.ships
+    ]
+
+
 def put(own: dict[str, Any], tf: str, value: TaskForce) -> None:
     """``value`` into the side's TF Display. An existing record is rewritten in
     place: the round's other rules may hold it while a TF moves."""
@@ -387,31 +390,3 @@ def free_markers(public: Mapping[str, Any], tfs: Iterable[str]) -> list[str]:
 
 def types_of(own: Mapping[str, Any], tf: TaskForce) -> list[str]:
     return [ship(own, s).type for s in tf.ships]
-
-
-def allot_dummies(state: dict[str, Any], dice: Dice, time: str, cycle: int) -> list[Event]:
-    """13.6: each side's dummy sorties for the cycle, told to that side alone
-    (``dummy_allotment``: {cycle, allowed, sorties}, the search modules' schema).
-    Japanese: 2D6 on the Japanese Dummy TF Allotment (a 7 rolls 1D6 more), secretly;
-    Allied: the Allied SI level plus the difference of 2D6. Dummies still at sea
-    count against the new allotment (13.6.7)."""
-    public = state[PUBLIC]
-    events: list[Event] = []
-    for side in SIDES:
-        a, b = dice.d6(f"dummy allotment {side} {time}"), dice.d6(f"dummy allotment {side} {time}")
-        if side == JAPANESE:
-            rows = value(public, "tables/japanese-dummy-allotment")["rows"]
-            row = next(r for r in rows if r["roll"][0] <= a + b <= r["roll"][1])
-            granted = (
-                dice.d6(f"dummy allotment {side} {time} 1D6")
-                if row["dummies"] == "1D6"
-                else int(row["dummies"])
-            )
-        else:
-            granted = int(value(public, "scenario/si-levels")["allied"]) + abs(a - b)
-        own = state[PRIVATE][side]
-        at_sea = sum(1 for t in task_forces(own).values() if t.dummy)
-        own[dummies.ALLOTMENT] = dummies.DummyAllotment(cycle, granted, at_sea).to_json()
-        fact = {"kind": "dummy-allotment", "cycle": cycle, "rolls": [a, b], "allowed": granted}
-        events.append(disclose(state, fact, [side], time, "13.6"))
-    return events

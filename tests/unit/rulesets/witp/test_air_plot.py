@@ -50,7 +50,13 @@ def test_13_6_4_no_strike_on_a_tf_last_reported_as_a_dummy() -> None:
     s = world()
     s[DISCLOSURES].append(
         {
-            "fact": {"kind": "search-report", "owner": JAPANESE, "tf": "TF1", "report": "dummy"},
+            "fact": {
+                "kind": "search-report",
+                "owner": JAPANESE,
+                "tf": "TF1",
+                "report": "dummy",
+                "source": "air",
+            },
             "audience": [ALLIED, JAPANESE],
             "time": "T1/air1/search",
             "rule": "13.5.7",

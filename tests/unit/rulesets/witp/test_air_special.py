@@ -21,7 +21,13 @@ ORDERS = (
 def _report(state: dict[str, Any], text: str) -> None:
     state[DISCLOSURES].append(
         {
-            "fact": {"kind": "search-report", "owner": JAPANESE, "tf": "TF1", "report": text},
+            "fact": {
+                "kind": "search-report",
+                "owner": JAPANESE,
+                "tf": "TF1",
+                "report": text,
+                "source": "air",
+            },
             "audience": [ALLIED, JAPANESE],
             "time": "T1/naval1/execution",
             "rule": "13.5.7",

@@ -3,6 +3,7 @@ deception orders, and the noninterference of secrets through a search."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp import chits, deception, located, search
 from pbem.rulesets.witp.clock import schedule
 from pbem.rulesets.witp.draws import SecretDice
@@ -177,7 +179,7 @@ def test_13_3_a_naval_phase_search_once_per_band_as_the_tf_enters_it() -> None:
 
 def test_13_3_2_a_moving_carrier_tf_searches_one_enemy_tf_a_phase() -> None:
     carrier = tf("E1010", "CV", air={"SBD-3": 4})
-    carrier["log"] = ["E1011", "E1010"]
+    carrier["log"] = [{"hex": h, "mp": n, "night": False} for n, h in enumerate(("E1011", "E1010"))]
     state = world(allied={"17": carrier}, japanese={"1": tf("E1013", "CA"), "2": tf("E1013", "DD")})
     dice, secret = always(1), SecretDice(b"s", "t")
     first = search.moving_tf_entered(state, "japanese", "1", "E1013", NAVAL1, dice, secret)
@@ -325,7 +327,7 @@ def test_13_6_2_a_dummy_and_a_real_tf_reported_dummy_under_false_look_alike() ->
         state = world(bases=RABAUL, allied={"17": tf("E1015", *types, dummy=not types)})
         chits._search(state)["cups"]["cup2"] = {c: (10 if c == cup else 0) for c in chits.CHITS}
         _, pol = deception.parse_line(["DECEPTION", "ALL", "IF", "FALSE", "REPORT", "DUMMY"], {})
-        state[PRIVATE]["allied"]["standing"] = {"deception": {"*": pol}}
+        state[PRIVATE]["allied"]["standing"] = {"deception": {"*": pol.to_json()}}
         search.resolve_air_searches(
             state, {"japanese": ["SEARCH Rabaul E1015"]}, always(99), SecretDice(b"x", "t"), AIR1
         )
@@ -340,15 +342,19 @@ def test_13_6_2_a_dummy_and_a_real_tf_reported_dummy_under_false_look_alike() ->
 def test_13_1_4_a_japanese_carrier_tfs_capital_ships_search_with_floatplanes() -> None:
     pub = world()[PUBLIC]
     carrier = tf("E1010", "CV", "CA", "CA", "BB", "BC", "DD", air={"B5N2": 2})
-    for s, (name, cls) in zip(
-        carrier["ships"][1:5],
-        (("Myoko", "ship-ca-myoko"), ("Kako", ""), ("Kirishima", ""), ("Haruna", "")),
-        strict=True,
-    ):
-        s.update(name=name, **({"class": cls} if cls else {}))
-    assert search.floatplanes(pub, "japanese", carrier) == {"E13A1": 2, "F1M2": 2}
-    assert search.floatplanes(pub, "allied", carrier) == {}
-    assert search.floatplanes(pub, "japanese", tf("E1010", "CA")) == {}  # no carrier TF (13.0)
+    carrier["ships"][1:5] = [
+        replace(s, name=name, ship_class=cls)
+        for s, (name, cls) in zip(
+            carrier["ships"][1:5],
+            (("Myoko", "ship-ca-myoko"), ("Kako", ""), ("Kirishima", ""), ("Haruna", "")),
+            strict=True,
+        )
+    ]
+    ships = carrier["ships"]
+    assert search.floatplanes(pub, JAPANESE, ships) == {"E13A1": 2, "F1M2": 2}
+    assert search.floatplanes(pub, ALLIED, ships) == {}
+    no_carrier = tf("E1010", "CA")["ships"]
+    assert search.floatplanes(pub, JAPANESE, no_carrier) == {}  # no carrier TF (13.0)
     state = world(japanese={"5": carrier})
     k = Knowledge.of(state, "japanese")
     # 10 hexes is Long for a carrier: B5N2s add nothing there, the E13A1s do

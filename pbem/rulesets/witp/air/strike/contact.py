@@ -11,6 +11,7 @@ from pbem.rulesets.witp import chits
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of
 from pbem.rulesets.witp.air.strike.plotted import Resolution, doctrine
 from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.taskforces import Ship
 
 STRIKE_CONTACT = "strike-contact"  # the search-report's source when a strike tells it
 
@@ -41,7 +42,7 @@ def contact(r: Resolution) -> tuple[Target, list[Event]]:
     own = r.own(strike.owner)
     tf = own["tfs"][strike.tf]
     ships = tuple(ships_of(own, tf))
-    report = chits.Report.of_ships(list(ships))
+    report = chits.Report.of_ships([Ship.from_json(s) for s in ships])
     fact = {
         "kind": "search-report",
         "owner": str(strike.owner),
