@@ -19,8 +19,7 @@ rule. Every judge reads the side's own Knowledge only.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
@@ -49,11 +48,9 @@ NOT_BY_PLOT = {  # Magic chits a plot line does not play (yet): where their rule
 SIGINT_NOT_YET = {"HEX": "42.3.3", "DAMAGE": "42.3.4", "AMPH": "42.3.6"}
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class IntelligenceLapsed(Fact):
+class IntelligenceLapsed(Fact, kind="intelligence-lapsed"):
     """R71: a filed Sigint or Magic call that can no longer be carried out, and why."""
 
-    KIND: ClassVar[str] = "intelligence-lapsed"
     order: str
     why: str
 

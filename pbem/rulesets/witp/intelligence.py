@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self
+from typing import Any, Self
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
@@ -105,25 +105,17 @@ def card_face(tf: str, speed: str, composition: Sequence[str], lines: Sequence[s
 # -- the facts 42 discloses ---------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class SigintEvent(Fact):
+class SigintEvent(Fact, kind="sigint-event"):
     """42.3.1: the Japanese learn only that "a Sigint event occurred" (a ruse too)."""
 
-    KIND: ClassVar[str] = "sigint-event"
 
-
-@dataclass(frozen=True, slots=True, eq=False)
-class SigintRuse(Fact):
+class SigintRuse(Fact, kind="sigint-ruse"):
     """42.3.5: the Allies' ruse was played (told to them; the Japanese see a Sigint event)."""
 
-    KIND: ClassVar[str] = "sigint-ruse"
 
-
-@dataclass(frozen=True, slots=True, eq=False)
-class SigintSample(Fact):
+class SigintSample(Fact, kind="sigint"):
     """42.3.1: the Allies' secret 1D6 and the cards it showed them, of all the cards."""
 
-    KIND: ClassVar[str] = "sigint"
     pips: int
     of: int
     cards: tuple[PlotCard, ...]
@@ -133,11 +125,9 @@ class SigintSample(Fact):
         return cls(obj["pips"], obj["of"], tuple(PlotCard.from_json(c) for c in obj["cards"]))
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class SiCapabilities(Fact):
+class SiCapabilities(Fact, kind="si-capabilities"):
     """42.2.2: the cycle's Sigint uses, ruses (42.3.5) and Magic draws, told to the Allies."""
 
-    KIND: ClassVar[str] = "si-capabilities"
     cycle: int
     si_difference: int
     sigint: int
@@ -145,44 +135,34 @@ class SiCapabilities(Fact):
     magic_draws: int
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class MagicDrawn(Fact):
+class MagicDrawn(Fact, kind="magic-drawn"):
     """42.4: the Magic chits the Allies drew, and each Draw chit with its extra draws."""
 
-    KIND: ClassVar[str] = "magic-drawn"
     chits: tuple[str, ...]
     draw_chits: tuple[tuple[str, int], ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class MagicPlayed(Fact):
+class MagicPlayed(Fact, kind="magic-played"):
     """42.4.2: a Magic chit shown as it is played."""
 
-    KIND: ClassVar[str] = "magic-played"
     chit: str
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class MagicCardBacks(Fact):
+class MagicCardBacks(Fact, kind="magic-card-backs"):
     """42.4.1 at SI +3: the numbered backs of every Japanese card this phase."""
 
-    KIND: ClassVar[str] = "magic-card-backs"
     tfs: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class MagicRevealNamed(Fact):
+class MagicRevealNamed(Fact, kind="magic-reveal-named"):
     """42.4.1 at SI +1 and +2: the TFs the Allies named (the Japanese hand those cards over)."""
 
-    KIND: ClassVar[str] = "magic-reveal-named"
     tfs: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class MagicRevealTf(Fact):
+class MagicRevealTf(Fact, kind="magic-reveal-tf"):
     """42.4.1: the cards Reveal 1/2 TF read, for the Allies' eyes only."""
 
-    KIND: ClassVar[str] = "magic-reveal-tf"
     cards: tuple[PlotCard, ...]
 
     @classmethod
@@ -190,35 +170,27 @@ class MagicRevealTf(Fact):
         return cls(tuple(PlotCard.from_json(c) for c in obj["cards"]))
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class DummySortieBurnt(Fact):
+class DummySortieBurnt(Fact, kind="dummy-sortie-burnt"):
     """42.4.1 Reveal Dummy TF with no dummy at sea: an unused dummy sortie burnt (0 or 1)."""
 
-    KIND: ClassVar[str] = "dummy-sortie-burnt"
     burnt: int
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Jn25Counters(Fact):
+class Jn25Counters(Fact, kind="jn25-counters"):
     """42.8: the JN-25 Code Change counters the Japanese hold at the outset."""
 
-    KIND: ClassVar[str] = "jn25-counters"
     held: int
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Jn25Committed(Fact):
+class Jn25Committed(Fact, kind="jn25-committed"):
     """42.9, R72: a dummy plot card committed a JN-25 counter to this cycle's end."""
 
-    KIND: ClassVar[str] = "jn25-committed"
     cycle: int
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Jn25Played(Fact):
+class Jn25Played(Fact, kind="jn25-played"):
     """42.8, R72: a committed JN-25 counter played openly onto the next cycle."""
 
-    KIND: ClassVar[str] = "jn25-played"
     arrives_cycle: int
 
 
