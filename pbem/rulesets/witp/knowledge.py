@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Self, dataclass_transform
 from pbem.core.errors import AdjudicationError
 from pbem.core.events import Event
 from pbem.core.sides import SIDES, Side
+from pbem.rulesets.witp.records import frozen, to_plain
 
 PUBLIC, PRIVATE, DISCLOSURES, MODERATOR = "public", "private", "disclosures", "moderator"
 EVERYONE: tuple[Side, ...] = SIDES
@@ -37,19 +38,6 @@ EVERYONE: tuple[Side, ...] = SIDES
 SideJson = Mapping[str, Any]
 PublicJson = Mapping[str, Any]
 ModeratorJson = Mapping[str, Any]
-
-
-def to_plain(value: Any) -> Any:
-    """A typed value's stored JSON: tuples as lists, values with a codec by it."""
-    if isinstance(value, tuple | list):
-        return [to_plain(v) for v in value]
-    to_json = getattr(value, "to_json", None)
-    return to_json() if to_json is not None else value
-
-
-def frozen(value: Any) -> Any:
-    """Stored JSON as a typed field holds it: lists as tuples, all the way down."""
-    return tuple(frozen(v) for v in value) if isinstance(value, list) else value
 
 
 @dataclass_transform(frozen_default=True, eq_default=False)
