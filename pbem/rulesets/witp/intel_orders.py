@@ -28,6 +28,7 @@ from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp import draws, intelligence, orders
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot, TurnTrack
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.intelligence import INTEL, Holdings, PlotCard
 from pbem.rulesets.witp.knowledge import PRIVATE, Fact, disclose
 from pbem.rulesets.witp.missions import Context
@@ -111,7 +112,7 @@ def _magic(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
     named = [tfs.tf_id(w) for w in args[1:]]
     if any(t is None for t in named):
         raise OrderSyntaxError(f"MAGIC {chit.upper()} and the Japanese TFs named", rule="42.4.1")
-    if not intelligence.japanese_plot_first(ctx.public):
+    if not intelligence.japanese_plot_first(public_pack(ctx.public)):
         raise IllegalOrderError("no Japanese card closes first in this game (R70)", rule="42.3.1")
     diff = _intel(ctx).si_difference
     diff = 0 if diff is ABSENT else diff

@@ -34,6 +34,7 @@ from pbem.core.events import Event
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp import draws, dummies
 from pbem.rulesets.witp.clock import Slot
+from pbem.rulesets.witp.datapack import PackItem, public_pack
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Fact, disclose
 from pbem.rulesets.witp.records import ABSENT, Absent, Record
 
@@ -52,27 +53,28 @@ MAGIC_CUP, SI_PLUS_ONE = "magic_cup", "si_plus_one"  # the moderator's (42.4, 42
 SIGINT_LOG, REVEAL_LOG = "sigint", "magic_reveals"  # the moderator's: SigintLog, RevealLog
 
 
-def gate_on(public: Mapping[str, Any]) -> bool:
+def gate_on(pack: Mapping[str, PackItem]) -> bool:
     """The game plays Sigint (``rulings.sigint-plot-gate`` is not "off")."""
-    item = public["pack"].get(GATE)
-    return item is None or item["value"] != "off"
+    item = pack.get(GATE)
+    return item is None or item.value != "off"
 
 
-def public_si_difference(public: Mapping[str, Any]) -> int | None:
+def public_si_difference(pack: Mapping[str, PackItem]) -> int | None:
     """The SI difference as both sides know it: the scenario's levels, which its pack
     gives openly; None where only the Allies know it (42.1.3)."""
-    item = public["pack"].get(SI_LEVELS)
+    item = pack.get(SI_LEVELS)
     if item is None:
         return None
-    return int(item["value"]["allied"]) - int(item["value"]["japanese"])
+    return int(item.value["allied"]) - int(item.value["japanese"])
 
 
-def japanese_plot_first(public: Mapping[str, Any]) -> bool:
+def japanese_plot_first(pack: Mapping[str, PackItem]) -> bool:
     """R70 (42.3.1, 42.2.1): the Japanese plot closes first while the Allies may hold
-    Sigint as far as the Japanese can know: public knowledge only, never the Allies'
-    uses left or their call (either would tell the Japanese before his cards close)."""
-    diff = public_si_difference(public)
-    return gate_on(public) and (diff is None or diff > 0)
+    Sigint as far as the Japanese can know (the public ``pack``'s items): public
+    knowledge only, never the Allies' uses left or their call (either would tell the
+    Japanese before his cards close)."""
+    diff = public_si_difference(pack)
+    return gate_on(pack) and (diff is None or diff > 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -441,12 +443,13 @@ def open_cycle(state: dict[str, Any], cycle: int, secret: Dice, slot: Slot) -> l
     difference, and their ruses (42.3.5: the Allied SI level / 2, rounded up); told
     to the Allies alone. Until stage 7 draws SI levels (42.1), every cycle plays at
     the scenario's (ruling R71); unused uses lapse with their cycle."""
-    item = state[PUBLIC]["pack"].get(SI_LEVELS)
-    if item is None or not gate_on(state[PUBLIC]):
+    pack = public_pack(state[PUBLIC])
+    item = pack.get(SI_LEVELS)
+    if item is None or not gate_on(pack):
         return []
-    allied, japanese = int(item["value"]["allied"]), int(item["value"]["japanese"])
+    allied, japanese = int(item.value["allied"]), int(item.value["japanese"])
     diff = allied - japanese
-    effects = state[PUBLIC]["pack"][SI_EFFECTS]["value"].get(f"+{min(diff, 3)}", {})
+    effects = pack[SI_EFFECTS].value.get(f"+{min(diff, 3)}", {})
     uses, magic = int(effects.get("sigint", 0)), int(effects.get("magic", 0))
     ruses = math.ceil(allied / 2) if uses else 0
     held = holdings(state[PRIVATE][ALLIED]).put(

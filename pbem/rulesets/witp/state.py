@@ -26,7 +26,7 @@ from typing import Any
 from pbem.core.errors import DataError
 from pbem.core.sides import Side
 from pbem.rulesets.witp.clock import TurnTrack
-from pbem.rulesets.witp.datapack import PackItem
+from pbem.rulesets.witp.datapack import PackItem, public_pack
 from pbem.rulesets.witp.knowledge import (
     DISCLOSURES,
     MODERATOR,
@@ -65,7 +65,7 @@ class PublicPart:
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> PublicPart:
         markers = {k: v for k, v in obj.items() if k not in (CLOCK, PACK)}
-        pack = {k: PackItem.from_json(i) for k, i in obj[PACK].items()}
+        pack = dict(public_pack(obj))
         return cls(TurnTrack.from_json(obj[CLOCK]), pack, markers, tuple(obj))
 
 
