@@ -83,7 +83,7 @@ def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
         "side": k.side,
         "clock": clock.describe(),
         "initiative": [
-            {"time": d.time, "rule": d.rule, **d.fact}
+            {"time": d.time, "rule": d.rule, **d.fact.to_json()}
             for d in k.disclosed
             if d.fact.kind == InitiativeDetermined.KIND
         ][-RECENT_INITIATIVE:],
@@ -91,7 +91,7 @@ def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
         "search": searchview.build(k, recent),
         "strikes": strikeview.build(k, recent),
         "told_you": [
-            {"time": d.time, "rule": d.rule, "fact": dict(d.fact)}
+            {"time": d.time, "rule": d.rule, "fact": d.fact.to_json()}
             for d in k.disclosed
             if set(d.audience) != everyone and d.time in recent and d.fact.kind not in sectioned
         ],
