@@ -32,7 +32,8 @@ from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
 from pbem.core.sides import ALLIED, JAPANESE
-from pbem.rulesets.witp import draws, dummies
+from pbem.rulesets.witp import draws, dummies, located
+from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.datapack import PackItem, public_pack
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Fact, disclose
@@ -205,7 +206,12 @@ def magic_cup(state: Mapping[str, Any]) -> dict[str, int]:
     """The Magic cup (the moderator's, 42.4): chits left by name; the pack's full cup
     before the first draw."""
     cup = state.get(MODERATOR, {}).get(MAGIC_CUP)
-    return dict(cup if cup is not None else state[PUBLIC]["pack"][MAGIC_TABLE]["value"]["chits"])
+    return dict(cup if cup is not None else _table(state, MAGIC_TABLE)["chits"])
+
+
+def _table(state: Mapping[str, Any], key: str) -> Any:
+    """A chart of the pack (in the public part of the round's working copy)."""
+    return public_pack(state[PUBLIC])[key].value
 
 
 def sigint_uses(state: Mapping[str, Any]) -> int:
@@ -318,12 +324,12 @@ def plot_cards(state: Mapping[str, Any], slot: Slot) -> list[PlotCard]:
     cards = [
         card_face(
             tf,
-            str(rec["mission"].get("speed") or rec.get("speed_class")),
-            ["dummy"] if rec.get("dummy") else [_ship_name(s) for s in rec.get("ships", ())],
+            str(t.mission.get("speed") or t.speed_class),
+            ["dummy"] if t.dummy else [_ship_name(s) for s in t.ships],
             written.get(tf, ()),
         )
-        for tf, rec in private.get("tfs", {}).items()
-        if rec.get("mission")
+        for tf, t in tfs.task_forces(private).items()
+        if t.mission
     ]
     fake = filed_dummy_card(private)
     if fake and fake.time == slot.time:
@@ -433,7 +439,7 @@ def play_magic(state: dict[str, Any], chit: str, slot: Slot) -> Event:
     # 42.5.2: one SI +1 counter in the next Japanese cup; kept by the moderator, as a
     # Report False must stay secret until the cycle's draw
     mod[SI_PLUS_ONE] = int(mod.get(SI_PLUS_ONE, 0)) + 1
-    secret_ones: Sequence[str] = state[PUBLIC]["pack"][MAGIC_TABLE]["value"]["secret_when_played"]
+    secret_ones: Sequence[str] = _table(state, MAGIC_TABLE)["secret_when_played"]
     audience = [ALLIED] if chit in secret_ones else [ALLIED, JAPANESE]
     return disclose(state, MagicPlayed(chit), audience, slot.time, "42.4.2")
 
@@ -494,14 +500,14 @@ def si_difference(state: Mapping[str, Any]) -> int:
     held = holdings(state[PRIVATE][ALLIED]).si_difference
     if held is not ABSENT:
         return held
-    levels = state[PUBLIC]["pack"][SI_LEVELS]["value"]
+    levels = _table(state, SI_LEVELS)
     return int(levels["allied"]) - int(levels["japanese"])
 
 
 def on_map_japanese(public: Mapping[str, Any]) -> list[str]:
     """The Japanese TF markers the Allies see (R30: those a rule put on the map, the
     Located ones), which they may nominate for Reveal TF (42.4.1)."""
-    return sorted(m["tf"] for m in public.get("located", {}).values() if m["owner"] == JAPANESE)
+    return sorted(c.tf for c in located.chits_on(public).values() if c.owner == JAPANESE)
 
 
 def reveal_tf_problem(
@@ -509,7 +515,7 @@ def reveal_tf_problem(
 ) -> str | None:
     """Why the Allies may not name ``named`` with Reveal 1/2 TF at SI ``difference``
     (42.4.1, ruling R25); None if they may. Reads only what the Allies know."""
-    table = public["pack"][REVEAL_TF]["value"]
+    table = public_pack(public)[REVEAL_TF].value
     if chit not in table["picks"]:
         return f"{chit!r} is not a Reveal TF chit"
     if difference < 1:
@@ -543,7 +549,7 @@ def reveal_tf(
         raise IllegalOrderError(problem, rule="42.4.1")
     events = [play_magic(state, chit, slot)]
     cards = {c.tf: c for c in plot_cards(state, slot)}
-    picks = int(state[PUBLIC]["pack"][REVEAL_TF]["value"]["picks"][chit])
+    picks = int(_table(state, REVEAL_TF)["picks"][chit])
     rng = draws.fork(secret, f"magic {chit} {slot.time}")
     if diff >= 3:
         backs = sorted(cards)
@@ -570,7 +576,7 @@ def reveal_dummy(state: dict[str, Any], slot: Slot) -> list[Event]:
     events = [play_magic(state, "reveal-dummy-tf", slot)]
     own = state[PRIVATE][JAPANESE]
     at_sea = sorted(
-        (t for t, r in own.get("tfs", {}).items() if r.get("dummy") and r.get("hex")),
+        (t for t, r in tfs.task_forces(own).items() if r.dummy and r.hex),
         key=lambda t: (len(t), t),
     )
     preferred = [t for t in own.get("standing", {}).get(REVEAL_DUMMY_ORDER, []) if t in at_sea]
