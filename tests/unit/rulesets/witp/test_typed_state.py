@@ -87,7 +87,13 @@ def _records_round_trip(stored: Any, n: int) -> set[str]:
 
 
 def test_a_record_tells_a_missing_key_from_none_and_from_empty() -> None:
-    for stored in ({}, {"sigint_phase": None}, {"magic": []}, {"magic": [], "cycle": 2}):
+    cases: list[dict[str, Any]] = [
+        {},
+        {"sigint_phase": None},
+        {"magic": []},
+        {"magic": [], "cycle": 2},
+    ]
+    for stored in cases:
         held = Holdings.from_json(stored)
         assert json.dumps(held.to_json()) == json.dumps(stored)
     assert Holdings.from_json({}).sigint_phase is ABSENT
