@@ -17,6 +17,9 @@ files his cards alone and carries out the Allies' Sigint and Magic calls on them
 (intel_orders.py), on the secret stream; the Allied half files the Allied cards
 and plays the rest of the round. The opening round and each round that begins a
 cycle end with 42.8 (JN-25 counters) and 42.2.2 (the cycle's Sigint and Magic).
+
+A round is played on a work area (work.Work): the stored state decoded once, its
+end state encoded once.
 """
 
 from __future__ import annotations

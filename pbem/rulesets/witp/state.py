@@ -8,8 +8,12 @@ are typed as far as their rules' modules type them: the public clock (the Turn
 Record Track, clock.TurnTrack), the pack's public items (datapack.PackItem) and
 every disclosure with its fact (knowledge.Fact). A side's private part, the
 public markers beyond the clock and the pack, and the moderator's records are
-still their JSON (knowledge.SideJson, PublicJson, ModeratorJson) until the naval,
-search and air modules type them.
+still their JSON here (knowledge.SideJson, PublicJson, ModeratorJson) until the
+naval, search and air modules type them; the records typed so far are read and
+written through their owners' accessors on one codec (records.Record: 42's
+holdings, JN-25 counters, dummy plot card and logs, intelligence.py; the TF
+Display, taskforces.py). A round decodes a state once and encodes it once
+(work.Work).
 
 Versions: this is version ``STATE_VERSION`` 1. The stored JSON carries no version
 key, so stored games and their hashes stay as they are: a state without one is
