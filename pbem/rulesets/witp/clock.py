@@ -26,8 +26,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any
 
+from pbem.core.sequence import StepTable
 from pbem.core.sides import ALLIED, JAPANESE, SIDES, Side
 from pbem.rulesets.witp.knowledge import Fact
 
@@ -52,63 +53,63 @@ class Phase:
     letter: str  # the outline's letter: "B"
     title: str  # "First Air Phase"
     rule: str  # "3.1 B"
-    segments: tuple[Segment, ...]
+    segments: StepTable[Segment]  # in the outline's order, found by key
+
+
+def _phase(key: str, letter: str, title: str, rule: str, *segments: Segment) -> Phase:
+    return Phase(key, letter, title, rule, StepTable(segments))
 
 
 def _air(n: int, letter: str, extra: tuple[Segment, ...] = ()) -> Phase:
     ordinal = ("First", "Second", "Third")[n - 1]
-    return Phase(
+    return _phase(
         f"air{n}",
         letter,
         f"{ordinal} Air Phase",
         f"3.1 {letter}",
-        (
-            Segment("search", "Air Search Segment", "13.3", 1),
-            Segment("allocation", "Allocation Segment", "5.0", 2, plotting=BOTH),
-            Segment("strike", "Strike Segment", "3.2, 5.0", 2, initiative=True),
-            Segment("transfer", "Air Transfer Segment (Day)", "4.4", 5),
-            *extra,
-        ),
+        Segment("search", "Air Search Segment", "13.3", 1),
+        Segment("allocation", "Allocation Segment", "5.0", 2, plotting=BOTH),
+        Segment("strike", "Strike Segment", "3.2, 5.0", 2, initiative=True),
+        Segment("transfer", "Air Transfer Segment (Day)", "4.4", 5),
+        *extra,
     )
 
 
 def _naval(n: int, letter: str, extra: tuple[Segment, ...] = ()) -> Phase:
     ordinal = ("First", "Second", "Third")[n - 1]
-    return Phase(
+    return _phase(
         f"naval{n}",
         letter,
         f"{ordinal} Naval Phase",
         f"3.1 {letter}",
-        (
-            Segment("plot", "Plot Segment", "16.3", 0, plotting=BOTH),
-            Segment("weather", "Weather Segment (Optional Rule 59.3)", "59.3.6", 7),
-            Segment("execution", "Execution Segment", "3.2, 16.0", 1, initiative=True),
-            *extra,
-        ),
+        Segment("plot", "Plot Segment", "16.3", 0, plotting=BOTH),
+        Segment("weather", "Weather Segment (Optional Rule 59.3)", "59.3.6", 7),
+        Segment("execution", "Execution Segment", "3.2, 16.0", 1, initiative=True),
+        *extra,
     )
 
 
 # 3.1 A-I: one Game-Turn.
-GAME_TURN: tuple[Phase, ...] = (
-    Phase(
-        "weather",
-        "A",
-        "Weather Phase",
-        "3.1 A",
-        (Segment("wind", "Wind Direction Segment (Optional Rule 59.3)", "59.3.3", 7),),
-    ),
-    _air(1, "B"),
-    _naval(1, "C"),
-    _air(2, "D"),
-    _naval(2, "E"),
-    _air(3, "F", (Segment("offmap", "Allied Off-Map Air Movement", "46.7", 7),)),
-    _naval(3, "G", (Segment("sealanes", "Allied Global Sea Lanes Movement", "46.4", 7),)),
-    Phase(
-        "ground",
-        "H",
-        "Ground Phase",
-        "3.1 H",
-        (
+GAME_TURN: StepTable[Phase] = StepTable(
+    (
+        _phase(
+            "weather",
+            "A",
+            "Weather Phase",
+            "3.1 A",
+            Segment("wind", "Wind Direction Segment (Optional Rule 59.3)", "59.3.3", 7),
+        ),
+        _air(1, "B"),
+        _naval(1, "C"),
+        _air(2, "D"),
+        _naval(2, "E"),
+        _air(3, "F", (Segment("offmap", "Allied Off-Map Air Movement", "46.7", 7),)),
+        _naval(3, "G", (Segment("sealanes", "Allied Global Sea Lanes Movement", "46.4", 7),)),
+        _phase(
+            "ground",
+            "H",
+            "Ground Phase",
+            "3.1 H",
             Segment("activation", "Joint Activation Segment", "28.0, 29.0", 6, plotting=BOTH),
             Segment("assault", "Joint Assault Segment", "23.0, 39.7.7", 6),
             # 3.1 H: ground initiative comes from the Day Initiative Table, not 3.2.
@@ -118,24 +119,24 @@ GAME_TURN: tuple[Phase, ...] = (
             Segment("demolition", "Demolition Segment (Joint)", "41.0", 6),
             Segment("rally", "Rally Segment (Joint)", "23.8", 6),
         ),
-    ),
-    Phase(
-        "end",
-        "I",
-        "End of the Game Turn",
-        "3.1 I",
-        (Segment("advance", "Game-Turn marker advanced", "3.1 I", 0),),
-    ),
+        _phase(
+            "end",
+            "I",
+            "End of the Game Turn",
+            "3.1 I",
+            Segment("advance", "Game-Turn marker advanced", "3.1 I", 0),
+        ),
+    )
 )
 
 # 50.0 A-J: the Strategic Game-Turn at the end of each cycle.
-STRATEGIC_TURN: tuple[Phase, ...] = (
-    Phase(
-        "ms",
-        "A",
-        "Merchant Shipping Phase",
-        "50.0 A",
-        (
+STRATEGIC_TURN: StepTable[Phase] = StepTable(
+    (
+        _phase(
+            "ms",
+            "A",
+            "Merchant Shipping Phase",
+            "50.0 A",
             Segment("escort", "Japanese Escort Segment", "57.1", 7, plotting=(JAPANESE,)),
             Segment("subs", "Allied Submarine Priority Segment", "57.2", 7, plotting=(ALLIED,)),
             Segment("attrition", "Merchant Shipping Attrition Segment", "57.3", 7),
@@ -143,96 +144,84 @@ STRATEGIC_TURN: tuple[Phase, ...] = (
             Segment("interdiction", "Allied Strategic Air MS Interdiction Segment", "57.8", 7),
             Segment("tankers", "AO Tanker Assignment Segment", "28.7", 7),
         ),
-    ),
-    Phase(
-        "si",
-        "B",
-        "Strategic Intelligence Phase",
-        "50.0 B",
-        (Segment("si", "Strategic Intelligence Segment", "42.1", 7),),
-    ),
-    Phase(
-        "bombing",
-        "C",
-        "Strategic Bombing Phase",
-        "50.0 C",
-        (
+        _phase(
+            "si",
+            "B",
+            "Strategic Intelligence Phase",
+            "50.0 B",
+            Segment("si", "Strategic Intelligence Segment", "42.1", 7),
+        ),
+        _phase(
+            "bombing",
+            "C",
+            "Strategic Bombing Phase",
+            "50.0 C",
             Segment("plot", "Plot Segment", "55.1, 56.0", 7, plotting=BOTH),
             Segment("execution", "Strike Execution Segment", "55.0", 7),
             Segment("allocation", "Strategic Strike Allocation Segment", "55.0", 7),
         ),
-    ),
-    Phase(
-        "command",
-        "D",
-        "Command Phase",
-        "50.0 D",
-        (
+        _phase(
+            "command",
+            "D",
+            "Command Phase",
+            "50.0 D",
             Segment("residual", "Residual Command Point Segment", "28.9", 6),
             Segment("determination", "Command Point Determination Segment", "28.1", 6),
             Segment("allocation", "Command Point Allocation Segment", "28.4", 6, plotting=BOTH),
             Segment("links", "Emergency Command Link Segment", "29.6", 6),
         ),
-    ),
-    Phase(
-        "attrition",
-        "E",
-        "Attrition Phase",
-        "50.0 E",
-        (
+        _phase(
+            "attrition",
+            "E",
+            "Attrition Phase",
+            "50.0 E",
             Segment("ground", "Ground Unit Isolation & Attrition Segment", "25.1", 6),
             Segment("air", "Air Attrition Segment", "37.1", 7),
             Segment("naval", "Naval Attrition Determination Segment", "37.2", 7),
         ),
-    ),
-    Phase(
-        "submarine",
-        "F",
-        "Submarine Phase",
-        "50.0 F",
-        (
+        _phase(
+            "submarine",
+            "F",
+            "Submarine Phase",
+            "50.0 F",
             Segment("deployment", "Deployment Segment", "22.4", 4, plotting=BOTH),
             Segment("asw", "ASW Air Allocation Segment", "4.5", 4),
             Segment("mtb", "US MTB Deployment Segment", "60.5", 4),
         ),
-    ),
-    Phase(
-        "reinforcement",
-        "G",
-        "Reinforcement/Replacement Phase",
-        "50.0 G",
-        (
+        _phase(
+            "reinforcement",
+            "G",
+            "Reinforcement/Replacement Phase",
+            "50.0 G",
             Segment("deactivation", "Deactivation Segment", "50.0 G", 6),
             Segment("reinforcement", "Reinforcement Segment", "50.0 G", 7),
             Segment("arrival", "Production Arrival Segment", "51.0", 7),
             Segment("replacement", "Replacement Segment", "58.0", 7),
             Segment("ports", "Port Activation Limits Segment (Optional Rule 38.4)", "38.4", 7),
         ),
-    ),
-    Phase(
-        "production",
-        "H",
-        "Production Phase",
-        "50.0 H",
-        (
+        _phase(
+            "production",
+            "H",
+            "Production Phase",
+            "50.0 H",
             Segment("production", "Production Segment", "51.0", 7),
             Segment("repair", "Strategic Bombing Repair Segment", "55.4", 7),
         ),
-    ),
-    Phase(
-        "weather",
-        "I",
-        "Weather Phase",
-        "50.0 I",
-        (Segment("weather", "Weather Determination (Optional Rule 59.3)", "59.3", 7),),
-    ),
-    Phase(
-        "end",
-        "J",
-        "End of the Strategic Turn",
-        "50.0 J",
-        (Segment("advance", "Cycle marker advanced", "50.0 J", 0),),
-    ),
+        _phase(
+            "weather",
+            "I",
+            "Weather Phase",
+            "50.0 I",
+            Segment("weather", "Weather Determination (Optional Rule 59.3)", "59.3", 7),
+        ),
+        _phase(
+            "end",
+            "J",
+            "End of the Strategic Turn",
+            "50.0 J",
+            Segment("advance", "Cycle marker advanced", "50.0 J", 0),
+        ),
+    )
 )
 
 
@@ -430,17 +419,13 @@ class TurnTrack:
         return cls(int(obj["at"]), int(obj["game_turns"]), int(obj["turn_in_cycle"]), plotted)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class TurnEnded(Fact):
+class TurnEnded(Fact, kind="turn-ended"):
     """3.1 I: the Game-Turn marker advanced past Game-Turn ``turn``, told to both sides."""
 
-    KIND: ClassVar[str] = "turn-ended"
     turn: int
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class CycleEnded(Fact):
+class CycleEnded(Fact, kind="cycle-ended"):
     """50.0 J: the cycle marker advanced past ``cycle`` (its Strategic Game-Turn played)."""
 
-    KIND: ClassVar[str] = "cycle-ended"
     cycle: int

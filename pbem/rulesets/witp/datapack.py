@@ -34,7 +34,7 @@ reads the files and hands their parsed contents in.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
@@ -78,6 +78,28 @@ class PackItem:
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> PackItem:
         return cls(obj["value"], Provenance(obj["provenance"]), obj["source"], obj["pack"])
+
+
+class StoredPack(Mapping[str, PackItem]):
+    """The pack's items in a public part still held as JSON (a Knowledge's, a round's
+    working copy), typed as each is read: a clock or a gate reads three of some
+    two hundred items, many times a round. Read-only, as the pack is in play."""
+
+    def __init__(self, items: Mapping[str, Any]) -> None:
+        self._items = items
+
+    def __getitem__(self, key: str) -> PackItem:
+        return PackItem.from_json(self._items[key])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def public_pack(public: Mapping[str, Any]) -> StoredPack:
+    return StoredPack(public["pack"])
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,6 @@ players file it as a standing order; Magic (42.4.3) may later take it over.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from pbem.core.dice import Dice
 from pbem.core.errors import AdjudicationError
@@ -29,11 +28,9 @@ class Initiative:
     first: Side  # the side that moves (or strikes) first
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class InitiativeDetermined(Fact):
+class InitiativeDetermined(Fact, kind="initiative"):
     """3.2: a segment's open initiative dice and what they decided, told to both sides."""
 
-    KIND: ClassVar[str] = "initiative"
     segment: str  # the segment's title, e.g. "Strike Segment"
     winner: Side
     rolls: tuple[tuple[int, int], ...]

@@ -19,8 +19,7 @@ rule. Every judge reads the side's own Knowledge only.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
@@ -29,10 +28,12 @@ from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp import draws, intelligence, orders
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot, TurnTrack
-from pbem.rulesets.witp.intelligence import INTEL, PlotCard
+from pbem.rulesets.witp.datapack import public_pack
+from pbem.rulesets.witp.intelligence import INTEL, Holdings, PlotCard
 from pbem.rulesets.witp.knowledge import PRIVATE, Fact, disclose
 from pbem.rulesets.witp.missions import Context
 from pbem.rulesets.witp.orders import Plot
+from pbem.rulesets.witp.records import ABSENT
 
 SIGINT, MAGIC, DUMMYCARD = "SIGINT", "MAGIC", "DUMMYCARD"
 CALLS = "calls"  # private["allied"][INTEL][CALLS]: the lines to carry out next
@@ -49,11 +50,9 @@ NOT_BY_PLOT = {  # Magic chits a plot line does not play (yet): where their rule
 SIGINT_NOT_YET = {"HEX": "42.3.3", "DAMAGE": "42.3.4", "AMPH": "42.3.6"}
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class IntelligenceLapsed(Fact):
+class IntelligenceLapsed(Fact, kind="intelligence-lapsed"):
     """R71: a filed Sigint or Magic call that can no longer be carried out, and why."""
 
-    KIND: ClassVar[str] = "intelligence-lapsed"
     order: str
     why: str
 
@@ -64,9 +63,8 @@ def _slot(public: Mapping[str, Any]) -> Slot:
     return track.slots[min(track.at, len(track.slots) - 1)]
 
 
-def _intel(ctx: Context) -> Mapping[str, Any]:
-    held: Mapping[str, Any] = ctx.own.get(INTEL, {})
-    return held
+def _intel(ctx: Context) -> Holdings:
+    return intelligence.holdings(ctx.own)
 
 
 def _sigint(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
@@ -81,7 +79,8 @@ def _sigint(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
     if SIGINT in plot.extra:
         raise IllegalOrderError("Sigint may be used once a Naval Phase", rule="42.3.2")
     ruse = word == "RUSE"
-    if int(_intel(ctx).get("ruses_left" if ruse else "sigint_left", 0)) < 1:
+    held = _intel(ctx)
+    if (held.ruses_left if ruse else held.sigint_left) in (ABSENT, 0):
         raise IllegalOrderError(
             f"no {'ruse' if ruse else 'Sigint use'} is left this cycle",
             rule="42.3.5" if ruse else "42.2.2",
@@ -102,7 +101,7 @@ def _magic(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
             "(REVEAL-1-TF, REVEAL-2-TF, REVEAL-DUMMY-TF)",
             rule="42.4.1",
         )
-    held = list(_intel(ctx).get("magic", ())).count(chit)
+    held = _intel(ctx).chits.count(chit)
     used = sum(1 for a in plot.extra.get(MAGIC, ()) if a and a[0].lower() == chit)
     if used >= held:
         raise IllegalOrderError(f"you hold no (more) Magic chit {chit}", rule="42.4")
@@ -113,9 +112,10 @@ def _magic(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
     named = [tfs.tf_id(w) for w in args[1:]]
     if any(t is None for t in named):
         raise OrderSyntaxError(f"MAGIC {chit.upper()} and the Japanese TFs named", rule="42.4.1")
-    if not intelligence.japanese_plot_first(ctx.public):
+    if not intelligence.japanese_plot_first(public_pack(ctx.public)):
         raise IllegalOrderError("no Japanese card closes first in this game (R70)", rule="42.3.1")
-    diff = int(_intel(ctx).get("si_difference", 0))
+    diff = _intel(ctx).si_difference
+    diff = 0 if diff is ABSENT else diff
     problem = intelligence.reveal_tf_problem(ctx.public, diff, chit, [str(t) for t in named])
     if problem:
         raise IllegalOrderError(problem, rule="42.4.1")
@@ -165,21 +165,22 @@ def dummy_card(plot: Plot) -> PlotCard | None:
 def form_lines(ctx: Context) -> list[str]:
     """The order form's intelligence lines, from the side's own holdings."""
     intel = _intel(ctx)
-    if ctx.side == ALLIED and intel.get("sigint_left") is not None:
-        held = ", ".join(intel.get("magic", ())) or "none"
-        calls = [" ".join(c) for c in intel.get(CALLS, ())]
+    if ctx.side == ALLIED and intel.sigint_left is not ABSENT:
+        held = ", ".join(intel.chits) or "none"
+        calls = [" ".join(c) for c in intel.filed]
+        ruses = 0 if intel.ruses_left is ABSENT else intel.ruses_left
         return [
-            f"Intelligence (42): Sigint uses left this cycle {intel['sigint_left']}, ruses "
-            f"{intel.get('ruses_left', 0)}; Magic chits held: {held}",
+            f"Intelligence (42): Sigint uses left this cycle {intel.sigint_left}, ruses "
+            f"{ruses}; Magic chits held: {held}",
             "  SIGINT | SIGINT RUSE | MAGIC REVEAL-1-TF TFn.. | MAGIC REVEAL-2-TF TFn.. |",
             "  MAGIC REVEAL-DUMMY-TF: carried out at the next Naval Phase's Plot Segment,",
             "  once the Japanese cards close (42.3.1, R71)",
             *([f"  Filed for then: {'; '.join(calls)}"] if calls else []),
         ]
-    jn = ctx.own.get("jn25")
+    jn = intelligence.jn25(ctx.own)
     if ctx.side == JAPANESE and jn:
         return [
-            f"JN-25 Code Change counters held: {jn['held']} (42.8)",
+            f"JN-25 Code Change counters held: {jn.held} (42.8)",
             "  DUMMYCARD TFn SPEED 1-3 SHIPS a, b | DUMMYCARD TFn <any line>: a dummy plot",
             "  card among your cards this phase; it commits a JN-25 counter to this cycle's",
             "  end (42.9, R72)",
@@ -204,10 +205,10 @@ def file_extras(state: dict[str, Any], side: str, plot: Plot, slot: Slot) -> lis
         tf: [ln for ln in lines if not ln.startswith("SPEED ")] for tf, lines in plot.lines.items()
     }
     if side == ALLIED:
-        calls = [[SIGINT, *a] for a in plot.extra.get(SIGINT, ())]
-        calls += [[MAGIC, *a] for a in plot.extra.get(MAGIC, ())]
+        calls = [(SIGINT, *a) for a in plot.extra.get(SIGINT, ())]
+        calls += [(MAGIC, *a) for a in plot.extra.get(MAGIC, ())]
         if calls:
-            own.setdefault(INTEL, {})[CALLS] = calls
+            own[INTEL] = intelligence.holdings(own).put(calls=tuple(calls)).to_json()
         return []
     card = dummy_card(plot)
     if card is None:
@@ -222,9 +223,12 @@ def carry_out(state: dict[str, Any], slot: Slot, secret: Dice | None) -> list[Ev
     """The Allies' calls, once the Japanese cards of ``slot``'s phase are closed.
     ``secret`` None: the round did not split (no card is sampled); a call that needs
     the cards lapses."""
-    intel = state[PRIVATE][ALLIED].get(INTEL, {})
+    own = state[PRIVATE][ALLIED]
+    held = intelligence.holdings(own)
     events: list[Event] = []
-    for call in intel.pop(CALLS, []):
+    if held.calls is not ABSENT:  # taken off the holdings before they are carried out
+        own[INTEL] = held.put(calls=ABSENT).to_json()
+    for call in held.filed:
         try:
             events += _one(state, slot, secret, call)
         except IllegalOrderError as e:

@@ -24,7 +24,7 @@ is a TF's real card or the 42.9 dummy card: TF, speed class, composition, lines.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
@@ -32,9 +32,12 @@ from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
 from pbem.core.sides import ALLIED, JAPANESE
-from pbem.rulesets.witp import draws, dummies
+from pbem.rulesets.witp import draws, dummies, located
+from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
+from pbem.rulesets.witp.datapack import PackItem, public_pack
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Fact, disclose
+from pbem.rulesets.witp.records import ABSENT, Absent, Record
 
 MAGIC_TABLE = "tables/magic-cup"
 REVEAL_TF = "tables/magic-reveal-tf"
@@ -46,33 +49,33 @@ JN25 = "tables/jn25"
 DRAW_CHITS = {"draw-1d6": 1, "draw-2d6": 2}  # 42.4.1: roll, draw that many more
 INTEL = "intelligence"  # private[side][INTEL]: the side's own intelligence holdings
 CARD_LINES = "card_lines"  # private[side][CARD_LINES]: each TF's card lines as written
+JN25_KEY, DUMMY_CARD = "jn25", "dummy_plot_card"  # private["japanese"][...]: Jn25, DummyPlotCard
+MAGIC_CUP, SI_PLUS_ONE = "magic_cup", "si_plus_one"  # the moderator's (42.4, 42.5.2)
+SIGINT_LOG, REVEAL_LOG = "sigint", "magic_reveals"  # the moderator's: SigintLog, RevealLog
 
 
-def sigint_uses(state: Mapping[str, Any]) -> int:
-    return int(state[PRIVATE][ALLIED].get(INTEL, {}).get("sigint_left", 0))
-
-
-def gate_on(public: Mapping[str, Any]) -> bool:
+def gate_on(pack: Mapping[str, PackItem]) -> bool:
     """The game plays Sigint (``rulings.sigint-plot-gate`` is not "off")."""
-    item = public["pack"].get(GATE)
-    return item is None or item["value"] != "off"
+    item = pack.get(GATE)
+    return item is None or item.value != "off"
 
 
-def public_si_difference(public: Mapping[str, Any]) -> int | None:
+def public_si_difference(pack: Mapping[str, PackItem]) -> int | None:
     """The SI difference as both sides know it: the scenario's levels, which its pack
     gives openly; None where only the Allies know it (42.1.3)."""
-    item = public["pack"].get(SI_LEVELS)
+    item = pack.get(SI_LEVELS)
     if item is None:
         return None
-    return int(item["value"]["allied"]) - int(item["value"]["japanese"])
+    return int(item.value["allied"]) - int(item.value["japanese"])
 
 
-def japanese_plot_first(public: Mapping[str, Any]) -> bool:
+def japanese_plot_first(pack: Mapping[str, PackItem]) -> bool:
     """R70 (42.3.1, 42.2.1): the Japanese plot closes first while the Allies may hold
-    Sigint as far as the Japanese can know: public knowledge only, never the Allies'
-    uses left or their call (either would tell the Japanese before his cards close)."""
-    diff = public_si_difference(public)
-    return gate_on(public) and (diff is None or diff > 0)
+    Sigint as far as the Japanese can know (the public ``pack``'s items): public
+    knowledge only, never the Allies' uses left or their call (either would tell the
+    Japanese before his cards close)."""
+    diff = public_si_difference(pack)
+    return gate_on(pack) and (diff is None or diff > 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,28 +105,133 @@ def card_face(tf: str, speed: str, composition: Sequence[str], lines: Sequence[s
     return PlotCard(tf, speed, tuple(composition), tuple(lines))
 
 
+# -- the records 42 keeps ------------------------------------------------------------
+
+
+def _count(value: int | Absent) -> int:
+    return 0 if value is ABSENT else value
+
+
+@dataclass(frozen=True)
+class Holdings(Record):
+    """The Allies' intelligence holdings (``private["allied"][INTEL]``): the cycle's
+    SI difference, Sigint uses and ruses left (42.2.2, 42.3.5), the Naval Phase Sigint
+    was used in (42.3.2), the Magic chits held (42.4) and the calls filed for the next
+    Japanese cards (R71). Each key is set by the rule that first needs it."""
+
+    cycle: int | Absent = ABSENT
+    si_difference: int | Absent = ABSENT
+    sigint_left: int | Absent = ABSENT
+    ruses_left: int | Absent = ABSENT
+    sigint_phase: str | Absent | None = ABSENT
+    magic: tuple[str, ...] | Absent = ABSENT
+    calls: tuple[tuple[str, ...], ...] | Absent = ABSENT
+
+    @property
+    def chits(self) -> tuple[str, ...]:
+        return () if self.magic is ABSENT else self.magic
+
+    @property
+    def filed(self) -> tuple[tuple[str, ...], ...]:
+        return () if self.calls is ABSENT else self.calls
+
+
+@dataclass(frozen=True)
+class Jn25(Record):
+    """The Japanese JN-25 Code Change counters (``private["japanese"]["jn25"]``, 42.8):
+    how many he holds, and the cycle a dummy plot card committed one to (R72)."""
+
+    held: int
+    committed_cycle: int | None
+
+
+NO_JN25 = Jn25(0, None)
+
+
+@dataclass(frozen=True)
+class DummyPlotCard(Record):
+    """The 42.9 dummy plot card the Japanese filed (``private["japanese"][DUMMY_CARD]``):
+    the card, and the Game-Turn and Naval Phase it was filed for."""
+
+    DECODE: ClassVar[Mapping[str, Callable[[Any], Any]]] = {"card": PlotCard.from_json}
+    card: PlotCard
+    turn: int
+    time: str
+
+
+@dataclass(frozen=True)
+class SigintLog(Record):
+    """The moderator's record of a Sigint sample (``moderator["sigint"]``): which of
+    the phase's cards, by place, the Allies saw (42.3.1)."""
+
+    time: str
+    seen: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RevealLog(Record):
+    """The moderator's record of a Magic Reveal TF (``moderator["magic_reveals"]``)."""
+
+    time: str
+    chit: str
+    seen: tuple[str, ...]
+
+
+def holdings(own: Mapping[str, Any]) -> Holdings:
+    """The Allies' holdings in their private part ``own`` (none: every key absent)."""
+    return Holdings.from_json(own.get(INTEL, {}))
+
+
+def _put_holdings(state: dict[str, Any], held: Holdings) -> None:
+    state[PRIVATE][ALLIED][INTEL] = held.to_json()
+
+
+def jn25(own: Mapping[str, Any]) -> Jn25 | None:
+    """The Japanese JN-25 counters in their private part ``own``; None before 42.8."""
+    rec = own.get(JN25_KEY)
+    return None if rec is None else Jn25.from_json(rec)
+
+
+def filed_dummy_card(own: Mapping[str, Any]) -> DummyPlotCard | None:
+    rec = own.get(DUMMY_CARD)
+    return DummyPlotCard.from_json(rec) if rec else None
+
+
+def _log(state: dict[str, Any], key: str, entry: Record) -> None:
+    """Append ``entry`` to the moderator's log ``key`` (no side sees it)."""
+    state.setdefault(MODERATOR, {}).setdefault(key, []).append(entry.to_json())
+
+
+def magic_cup(state: Mapping[str, Any]) -> dict[str, int]:
+    """The Magic cup (the moderator's, 42.4): chits left by name; the pack's full cup
+    before the first draw."""
+    cup = state.get(MODERATOR, {}).get(MAGIC_CUP)
+    return dict(cup if cup is not None else _table(state, MAGIC_TABLE)["chits"])
+
+
+def _table(state: Mapping[str, Any], key: str) -> Any:
+    """A chart of the pack (in the public part of the round's working copy)."""
+    return public_pack(state[PUBLIC])[key].value
+
+
+def sigint_uses(state: Mapping[str, Any]) -> int:
+    return _count(holdings(state[PRIVATE][ALLIED]).sigint_left)
+
+
 # -- the facts 42 discloses ---------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class SigintEvent(Fact):
+class SigintEvent(Fact, kind="sigint-event"):
     """42.3.1: the Japanese learn only that "a Sigint event occurred" (a ruse too)."""
 
-    KIND: ClassVar[str] = "sigint-event"
 
-
-@dataclass(frozen=True, slots=True, eq=False)
-class SigintRuse(Fact):
+class SigintRuse(Fact, kind="sigint-ruse"):
     """42.3.5: the Allies' ruse was played (told to them; the Japanese see a Sigint event)."""
 
-    KIND: ClassVar[str] = "sigint-ruse"
 
-
-@dataclass(frozen=True, slots=True, eq=False)
-class SigintSample(Fact):
+class SigintSample(Fact, kind="sigint"):
     """42.3.1: the Allies' secret 1D6 and the cards it showed them, of all the cards."""
 
-    KIND: ClassVar[str] = "sigint"
     pips: int
     of: int
     cards: tuple[PlotCard, ...]
@@ -133,11 +241,9 @@ class SigintSample(Fact):
         return cls(obj["pips"], obj["of"], tuple(PlotCard.from_json(c) for c in obj["cards"]))
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class SiCapabilities(Fact):
+class SiCapabilities(Fact, kind="si-capabilities"):
     """42.2.2: the cycle's Sigint uses, ruses (42.3.5) and Magic draws, told to the Allies."""
 
-    KIND: ClassVar[str] = "si-capabilities"
     cycle: int
     si_difference: int
     sigint: int
@@ -145,44 +251,34 @@ class SiCapabilities(Fact):
     magic_draws: int
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class MagicDrawn(Fact):
+class MagicDrawn(Fact, kind="magic-drawn"):
     """42.4: the Magic chits the Allies drew, and each Draw chit with its extra draws."""
 
-    KIND: ClassVar[str] = "magic-drawn"
     chits: tuple[str, ...]
     draw_chits: tuple[tuple[str, int], ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class MagicPlayed(Fact):
+class MagicPlayed(Fact, kind="magic-played"):
     """42.4.2: a Magic chit shown as it is played."""
 
-    KIND: ClassVar[str] = "magic-played"
     chit: str
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class MagicCardBacks(Fact):
+class MagicCardBacks(Fact, kind="magic-card-backs"):
     """42.4.1 at SI +3: the numbered backs of every Japanese card this phase."""
 
-    KIND: ClassVar[str] = "magic-card-backs"
     tfs: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class MagicRevealNamed(Fact):
+class MagicRevealNamed(Fact, kind="magic-reveal-named"):
     """42.4.1 at SI +1 and +2: the TFs the Allies named (the Japanese hand those cards over)."""
 
-    KIND: ClassVar[str] = "magic-reveal-named"
     tfs: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class MagicRevealTf(Fact):
+class MagicRevealTf(Fact, kind="magic-reveal-tf"):
     """42.4.1: the cards Reveal 1/2 TF read, for the Allies' eyes only."""
 
-    KIND: ClassVar[str] = "magic-reveal-tf"
     cards: tuple[PlotCard, ...]
 
     @classmethod
@@ -190,35 +286,27 @@ class MagicRevealTf(Fact):
         return cls(tuple(PlotCard.from_json(c) for c in obj["cards"]))
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class DummySortieBurnt(Fact):
+class DummySortieBurnt(Fact, kind="dummy-sortie-burnt"):
     """42.4.1 Reveal Dummy TF with no dummy at sea: an unused dummy sortie burnt (0 or 1)."""
 
-    KIND: ClassVar[str] = "dummy-sortie-burnt"
     burnt: int
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Jn25Counters(Fact):
+class Jn25Counters(Fact, kind="jn25-counters"):
     """42.8: the JN-25 Code Change counters the Japanese hold at the outset."""
 
-    KIND: ClassVar[str] = "jn25-counters"
     held: int
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Jn25Committed(Fact):
+class Jn25Committed(Fact, kind="jn25-committed"):
     """42.9, R72: a dummy plot card committed a JN-25 counter to this cycle's end."""
 
-    KIND: ClassVar[str] = "jn25-committed"
     cycle: int
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Jn25Played(Fact):
+class Jn25Played(Fact, kind="jn25-played"):
     """42.8, R72: a committed JN-25 counter played openly onto the next cycle."""
 
-    KIND: ClassVar[str] = "jn25-played"
     arrives_cycle: int
 
 
@@ -236,16 +324,16 @@ def plot_cards(state: Mapping[str, Any], slot: Slot) -> list[PlotCard]:
     cards = [
         card_face(
             tf,
-            str(rec["mission"].get("speed") or rec.get("speed_class")),
-            ["dummy"] if rec.get("dummy") else [_ship_name(s) for s in rec.get("ships", ())],
+            str(t.mission.get("speed") or t.speed_class),
+            ["dummy"] if t.dummy else [_ship_name(s) for s in t.ships],
             written.get(tf, ()),
         )
-        for tf, rec in private.get("tfs", {}).items()
-        if rec.get("mission")
+        for tf, t in tfs.task_forces(private).items()
+        if t.mission
     ]
-    fake = private.get("dummy_plot_card")
-    if fake and fake.get("time") == slot.time:
-        cards.append(PlotCard.from_json(fake["card"]))
+    fake = filed_dummy_card(private)
+    if fake and fake.time == slot.time:
+        cards.append(fake.card)
     return sorted(cards, key=lambda c: (len(c.tf), c.tf))
 
 
@@ -255,15 +343,15 @@ def dummy_card_problem(own: Mapping[str, Any], tf: str, slot: Slot) -> str | Non
     Strategic Game-Turn that ends this cycle, so this Game-Turn is among the 4 before
     its play; one card a Game-Turn (re-filed, the same TF, in any of its Naval
     Phases); a TF number of his own TFs would be a second card for that TF (16.3)."""
-    jn = own.get("jn25", {})
-    committed = jn.get("committed_cycle")
-    if committed != slot.cycle and (committed is not None or int(jn.get("held", 0)) < 1):
+    jn = jn25(own) or NO_JN25
+    committed = jn.committed_cycle
+    if committed != slot.cycle and (committed is not None or jn.held < 1):
         return "a dummy plot card needs a JN-25 Code Change counter to play at this cycle's end"
     if tf in own.get("tfs", {}):
         return f"{tf} is one of your TFs: its card is its own plot (16.3)"
-    held = own.get("dummy_plot_card")
-    if held and held.get("turn") == slot.turn and held["card"]["tf"] != tf:
-        return f"one dummy plot card a Game-Turn: this Game-Turn's is {held['card']['tf']}"
+    held = filed_dummy_card(own)
+    if held and held.turn == slot.turn and held.card.tf != tf:
+        return f"one dummy plot card a Game-Turn: this Game-Turn's is {held.card.tf}"
     return None
 
 
@@ -274,27 +362,28 @@ def file_dummy_plot_card(state: dict[str, Any], card: PlotCard, slot: Slot) -> l
     problem = dummy_card_problem(private, card.tf, slot)
     if problem:
         raise IllegalOrderError(problem, rule="42.9")
-    private["dummy_plot_card"] = {"card": card.to_json(), "turn": slot.turn, "time": slot.time}
-    jn = private.setdefault("jn25", {"held": 0, "committed_cycle": None})
-    if jn.get("committed_cycle") == slot.cycle:
+    private[DUMMY_CARD] = DummyPlotCard(card, slot.turn, slot.time).to_json()
+    jn = jn25(private) or NO_JN25
+    private[JN25_KEY] = jn.to_json()
+    if jn.committed_cycle == slot.cycle:
         return []
-    jn["committed_cycle"] = slot.cycle
+    private[JN25_KEY] = jn.put(committed_cycle=slot.cycle).to_json()
     return [disclose(state, Jn25Committed(slot.cycle), [JAPANESE], slot.time, "42.9")]
 
 
 def sigint(state: dict[str, Any], slot: Slot, secret: Dice, *, ruse: bool = False) -> list[Event]:
     """42.3.1 (or a 42.3.5 ruse): the Allies see a random 10% per pip of the cards."""
-    intel = state[PRIVATE][ALLIED].setdefault(INTEL, {})
-    if intel.get("sigint_phase") == slot.time:
+    held = holdings(state[PRIVATE][ALLIED])
+    if held.sigint_phase == slot.time:
         raise IllegalOrderError("Sigint may be used once a Naval Phase", rule="42.3.2")
     key = "ruses_left" if ruse else "sigint_left"
-    if int(intel.get(key, 0)) < 1:
+    left = _count(held.ruses_left if ruse else held.sigint_left)
+    if left < 1:
         raise IllegalOrderError(
             f"no {'ruse' if ruse else 'Sigint use'} is left this cycle",
             rule="42.3.5" if ruse else "42.2.2",
         )
-    intel[key] -= 1
-    intel["sigint_phase"] = slot.time
+    _put_holdings(state, held.put(**{key: left - 1}, sigint_phase=slot.time))
     events = [disclose(state, SigintEvent(), [JAPANESE], slot.time, "42.3.1")]
     if ruse:
         return [*events, disclose(state, SigintRuse(), [ALLIED], slot.time, "42.3.5")]
@@ -304,9 +393,7 @@ def sigint(state: dict[str, Any], slot: Slot, secret: Dice, *, ruse: bool = Fals
     pool = list(range(len(cards)))
     seen = sorted(pool.pop(draws.below(secret, len(pool), "sigint card")) for _ in range(n))
     fact = SigintSample(pips, len(cards), tuple(cards[i] for i in seen))
-    state.setdefault(MODERATOR, {}).setdefault("sigint", []).append(
-        {"time": slot.time, "seen": seen}
-    )
+    _log(state, SIGINT_LOG, SigintLog(slot.time, tuple(seen)))
     return [*events, disclose(state, fact, [ALLIED], slot.time, "42.3.1")]
 
 
@@ -314,8 +401,7 @@ def draw_magic(state: dict[str, Any], count: int, secret: Dice, slot: Slot) -> E
     """42.4: the Allies draw ``count`` Magic chits (kept secret until played, 42.4.2).
     A Draw chit rolls 1D6 (2D6) for as many more and goes back to the cup once the
     cycle's chits are drawn (42.4.1, R73)."""
-    mod = state.setdefault(MODERATOR, {})
-    cup = mod.setdefault("magic_cup", dict(state[PUBLIC]["pack"][MAGIC_TABLE]["value"]["chits"]))
+    cup = magic_cup(state)
     drawn: list[str] = []
     extra: list[tuple[str, int]] = []
     todo = count
@@ -334,21 +420,26 @@ def draw_magic(state: dict[str, Any], count: int, secret: Dice, slot: Slot) -> E
             drawn.append(chit)
     for chit, _ in extra:
         cup[chit] += 1
-    state[PRIVATE][ALLIED].setdefault(INTEL, {}).setdefault("magic", []).extend(drawn)
+    state.setdefault(MODERATOR, {})[MAGIC_CUP] = cup
+    held = holdings(state[PRIVATE][ALLIED])
+    _put_holdings(state, held.put(magic=(*held.chits, *drawn)))
     return disclose(state, MagicDrawn(tuple(drawn), tuple(extra)), [ALLIED], slot.time, "42.4")
 
 
 def play_magic(state: dict[str, Any], chit: str, slot: Slot) -> Event:
     """42.4.2: a Magic chit is shown when played, all but Report False."""
-    held: list[str] = state[PRIVATE][ALLIED].get(INTEL, {}).get("magic", [])
-    if chit not in held:
+    held = holdings(state[PRIVATE][ALLIED])
+    if chit not in held.chits:
         raise IllegalOrderError(f"you hold no Magic chit {chit!r}", rule="42.4")
-    held.remove(chit)
-    state[MODERATOR]["magic_cup"][chit] += 1
+    chits = list(held.chits)
+    chits.remove(chit)
+    _put_holdings(state, held.put(magic=tuple(chits)))
+    mod = state[MODERATOR]
+    mod[MAGIC_CUP] = {**mod[MAGIC_CUP], chit: mod[MAGIC_CUP][chit] + 1}
     # 42.5.2: one SI +1 counter in the next Japanese cup; kept by the moderator, as a
     # Report False must stay secret until the cycle's draw
-    state[MODERATOR]["si_plus_one"] = state[MODERATOR].get("si_plus_one", 0) + 1
-    secret_ones: Sequence[str] = state[PUBLIC]["pack"][MAGIC_TABLE]["value"]["secret_when_played"]
+    mod[SI_PLUS_ONE] = int(mod.get(SI_PLUS_ONE, 0)) + 1
+    secret_ones: Sequence[str] = _table(state, MAGIC_TABLE)["secret_when_played"]
     audience = [ALLIED] if chit in secret_ones else [ALLIED, JAPANESE]
     return disclose(state, MagicPlayed(chit), audience, slot.time, "42.4.2")
 
@@ -358,22 +449,20 @@ def open_cycle(state: dict[str, Any], cycle: int, secret: Dice, slot: Slot) -> l
     difference, and their ruses (42.3.5: the Allied SI level / 2, rounded up); told
     to the Allies alone. Until stage 7 draws SI levels (42.1), every cycle plays at
     the scenario's (ruling R71); unused uses lapse with their cycle."""
-    item = state[PUBLIC]["pack"].get(SI_LEVELS)
-    if item is None or not gate_on(state[PUBLIC]):
+    pack = public_pack(state[PUBLIC])
+    item = pack.get(SI_LEVELS)
+    if item is None or not gate_on(pack):
         return []
-    allied, japanese = int(item["value"]["allied"]), int(item["value"]["japanese"])
+    allied, japanese = int(item.value["allied"]), int(item.value["japanese"])
     diff = allied - japanese
-    effects = state[PUBLIC]["pack"][SI_EFFECTS]["value"].get(f"+{min(diff, 3)}", {})
+    effects = pack[SI_EFFECTS].value.get(f"+{min(diff, 3)}", {})
     uses, magic = int(effects.get("sigint", 0)), int(effects.get("magic", 0))
-    intel = state[PRIVATE][ALLIED].setdefault(INTEL, {})
-    intel.update(
-        cycle=cycle,
-        si_difference=diff,
-        sigint_left=uses,
-        ruses_left=math.ceil(allied / 2) if uses else 0,
-        sigint_phase=None,
+    ruses = math.ceil(allied / 2) if uses else 0
+    held = holdings(state[PRIVATE][ALLIED]).put(
+        cycle=cycle, si_difference=diff, sigint_left=uses, ruses_left=ruses, sigint_phase=None
     )
-    fact = SiCapabilities(cycle, diff, uses, intel["ruses_left"], magic)
+    _put_holdings(state, held)
+    fact = SiCapabilities(cycle, diff, uses, ruses, magic)
     events = [disclose(state, fact, [ALLIED], slot.time, "42.2.2")]
     if magic:
         events.append(draw_magic(state, magic, secret, slot))
@@ -384,7 +473,7 @@ def roll_jn25(state: dict[str, Any], secret: Dice, slot: Slot) -> Event:
     """42.8: at the outset the Japanese roll 1D6 + 1 (at most 6) secretly: the JN-25
     Code Change counters they hold."""
     held = min(6, secret.d6("JN-25 counters") + 1)
-    state[PRIVATE][JAPANESE]["jn25"] = {"held": held, "committed_cycle": None}
+    state[PRIVATE][JAPANESE][JN25_KEY] = Jn25(held, None).to_json()
     return disclose(state, Jn25Counters(held), [JAPANESE], slot.time, "42.8")
 
 
@@ -392,11 +481,11 @@ def play_committed_jn25(state: dict[str, Any], cycle: int, slot: Slot) -> list[E
     """R72: a JN-25 counter committed by a dummy plot card is played at the Strategic
     Game-Turn ending its cycle, onto the next cycle (42.8; placed openly on the
     Cycle Track). Its 2D6 takes effect in that cycle's SI Phase (stage 7)."""
-    jn = state[PRIVATE][JAPANESE].get("jn25", {})
-    if jn.get("committed_cycle") != cycle:
+    own = state[PRIVATE][JAPANESE]
+    jn = jn25(own)
+    if jn is None or jn.committed_cycle != cycle:
         return []
-    jn["held"] = int(jn.get("held", 0)) - 1
-    jn["committed_cycle"] = None
+    own[JN25_KEY] = jn.put(held=jn.held - 1, committed_cycle=None).to_json()
     return [disclose(state, Jn25Played(cycle + 1), [ALLIED, JAPANESE], slot.time, "42.8")]
 
 
@@ -408,17 +497,17 @@ REVEAL_DUMMY_ORDER = "reveal_dummy_order"  # private["japanese"]["standing"][...
 def si_difference(state: Mapping[str, Any]) -> int:
     """The Allied SI level less the Japanese (42.2.2), as the Allies hold it this
     cycle (``intelligence["si_difference"]``), else the scenario's levels."""
-    intel = state[PRIVATE][ALLIED].get("intelligence", {})
-    if "si_difference" in intel:
-        return int(intel["si_difference"])
-    levels = state[PUBLIC]["pack"][SI_LEVELS]["value"]
+    held = holdings(state[PRIVATE][ALLIED]).si_difference
+    if held is not ABSENT:
+        return held
+    levels = _table(state, SI_LEVELS)
     return int(levels["allied"]) - int(levels["japanese"])
 
 
 def on_map_japanese(public: Mapping[str, Any]) -> list[str]:
     """The Japanese TF markers the Allies see (R30: those a rule put on the map, the
     Located ones), which they may nominate for Reveal TF (42.4.1)."""
-    return sorted(m["tf"] for m in public.get("located", {}).values() if m["owner"] == JAPANESE)
+    return sorted(c.tf for c in located.chits_on(public).values() if c.owner == JAPANESE)
 
 
 def reveal_tf_problem(
@@ -426,7 +515,7 @@ def reveal_tf_problem(
 ) -> str | None:
     """Why the Allies may not name ``named`` with Reveal 1/2 TF at SI ``difference``
     (42.4.1, ruling R25); None if they may. Reads only what the Allies know."""
-    table = public["pack"][REVEAL_TF]["value"]
+    table = public_pack(public)[REVEAL_TF].value
     if chit not in table["picks"]:
         return f"{chit!r} is not a Reveal TF chit"
     if difference < 1:
@@ -460,7 +549,7 @@ def reveal_tf(
         raise IllegalOrderError(problem, rule="42.4.1")
     events = [play_magic(state, chit, slot)]
     cards = {c.tf: c for c in plot_cards(state, slot)}
-    picks = int(state[PUBLIC]["pack"][REVEAL_TF]["value"]["picks"][chit])
+    picks = int(_table(state, REVEAL_TF)["picks"][chit])
     rng = draws.fork(secret, f"magic {chit} {slot.time}")
     if diff >= 3:
         backs = sorted(cards)
@@ -474,9 +563,7 @@ def reveal_tf(
         events.append(disclose(state, named_fact, [ALLIED, JAPANESE], slot.time, "42.4.1"))
         pool = [t for t in named if t in cards]
         chosen = [pool.pop(draws.below(rng, len(pool), "magic card")) for _ in range(picks) if pool]
-    state.setdefault(MODERATOR, {}).setdefault("magic_reveals", []).append(
-        {"time": slot.time, "chit": chit, "seen": chosen}
-    )
+    _log(state, REVEAL_LOG, RevealLog(slot.time, chit, tuple(chosen)))
     read = MagicRevealTf(tuple(cards[t] for t in chosen))
     return [*events, disclose(state, read, [ALLIED], slot.time, "42.4.1")]
 
@@ -489,7 +576,7 @@ def reveal_dummy(state: dict[str, Any], slot: Slot) -> list[Event]:
     events = [play_magic(state, "reveal-dummy-tf", slot)]
     own = state[PRIVATE][JAPANESE]
     at_sea = sorted(
-        (t for t, r in own.get("tfs", {}).items() if r.get("dummy") and r.get("hex")),
+        (t for t, r in tfs.task_forces(own).items() if r.dummy and r.hex),
         key=lambda t: (len(t), t),
     )
     preferred = [t for t in own.get("standing", {}).get(REVEAL_DUMMY_ORDER, []) if t in at_sea]

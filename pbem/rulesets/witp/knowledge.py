@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, dataclass_transform
 
 from pbem.core.errors import AdjudicationError
 from pbem.core.events import Event
 from pbem.core.sides import SIDES, Side
+from pbem.rulesets.witp.records import frozen, to_plain
 
 PUBLIC, PRIVATE, DISCLOSURES, MODERATOR = "public", "private", "disclosures", "moderator"
 EVERYONE: tuple[Side, ...] = SIDES
@@ -39,35 +40,32 @@ PublicJson = Mapping[str, Any]
 ModeratorJson = Mapping[str, Any]
 
 
-def to_plain(value: Any) -> Any:
-    """A typed value's stored JSON: tuples as lists, values with a codec by it."""
-    if isinstance(value, tuple | list):
-        return [to_plain(v) for v in value]
-    to_json = getattr(value, "to_json", None)
-    return to_json() if to_json is not None else value
-
-
-def frozen(value: Any) -> Any:
-    """Stored JSON as a typed field holds it: lists as tuples, all the way down."""
-    return tuple(frozen(v) for v in value) if isinstance(value, list) else value
-
-
+@dataclass_transform(frozen_default=True, eq_default=False)
 @dataclass(frozen=True, slots=True, eq=False)
 class Fact(Mapping[str, Any]):
     """A fact the rules let cross to a side (witp-hidden-info §6): a ``kind`` and its
-    fields. A kind is typed by one frozen subclass in the module whose rule discloses
-    it, naming ``KIND`` and its fields in the stored JSON's order (the subclass
-    registers itself; ``decode`` is overridden only where a field holds a typed value).
-    Read as a Mapping, a fact is its stored JSON, so the modules that still read facts
-    as JSON read typed and raw ones alike; equality is the JSON's, for the same reason
-    (``eq=False``: the Mapping's equality, not the dataclass's)."""
+    fields. A kind is declared by its fields alone, in the module whose rule discloses
+    it and in the stored JSON's order::
+
+        class TurnEnded(Fact, kind="turn-ended"):
+            turn: int
+
+    The class becomes a frozen dataclass and registers its kind; the codec
+    (``to_json``, ``decode``) comes from the fields, and ``decode`` is overridden only
+    where a field holds a typed value. Read as a Mapping, a fact is its stored JSON, so
+    the modules that still read facts as JSON read typed and raw ones alike; equality is
+    the JSON's, for the same reason (``eq=False``: the Mapping's, not the dataclass's)."""
 
     KIND: ClassVar[str] = ""
     _KINDS: ClassVar[dict[str, type[Fact]]] = {}
 
-    def __init_subclass__(cls) -> None:
+    def __init_subclass__(cls, kind: str = "") -> None:
         # No super(): a slots dataclass is rebuilt, and its methods' super() cell
         # names the class before the rebuild; no base here takes part anyway.
+        if kind:
+            cls.KIND = kind
+            # In place (no slots): the class the module names is the one registered.
+            dataclass(frozen=True, eq=False)(cls)
         if cls.KIND:
             Fact._KINDS[cls.KIND] = cls
 

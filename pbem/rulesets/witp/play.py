@@ -17,11 +17,13 @@ files his cards alone and carries out the Allies' Sigint and Magic calls on them
 (intel_orders.py), on the secret stream; the Allied half files the Allied cards
 and plays the rest of the round. The opening round and each round that begins a
 cycle end with 42.8 (JN-25 counters) and 42.2.2 (the cycle's Sigint and Magic).
+
+A round is played on a work area (work.Work): the stored state decoded once, its
+end state encoded once.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
@@ -55,16 +57,15 @@ from pbem.rulesets.witp.clock import (
     cycle_of,
     round_at,
 )
-from pbem.rulesets.witp.datapack import DataPack
+from pbem.rulesets.witp.datapack import DataPack, PackItem, public_pack
 from pbem.rulesets.witp.knowledge import (
-    DISCLOSURES,
     PRIVATE,
     PUBLIC,
-    disclose,
     projection,
 )
 from pbem.rulesets.witp.missions import Context, SeaMap
-from pbem.rulesets.witp.state import PublicPart, WitpState
+from pbem.rulesets.witp.state import CLOCK, PublicPart, WitpState
+from pbem.rulesets.witp.work import Work
 
 GAME_TURNS = "scenario/game-turns"
 START_DATE = "scenario/start-date"
@@ -131,11 +132,15 @@ class Clock:
     plotted: tuple[Side, ...] = ()  # sides whose plot at ``at`` is filed (the Japanese half)
 
     @classmethod
-    def of(cls, public: Mapping[str, Any]) -> Clock:
-        t = TurnTrack.from_json(public["clock"])
-        start = str(public["pack"][START_DATE]["value"])
-        first = intelligence.japanese_plot_first(public)
-        return cls(t.at, t.game_turns, t.turn_in_cycle, start, first, t.plotted)
+    def of(cls, track: TurnTrack, pack: Mapping[str, PackItem]) -> Clock:
+        start = str(pack[START_DATE].value)
+        first = intelligence.japanese_plot_first(pack)
+        return cls(track.at, track.game_turns, track.turn_in_cycle, start, first, track.plotted)
+
+    @classmethod
+    def of_public(cls, public: Mapping[str, Any]) -> Clock:
+        """The clock of a public part still read as JSON (a Knowledge's, the stored state's)."""
+        return cls.of(TurnTrack.from_json(public[CLOCK]), public_pack(public))
 
     @property
     def track(self) -> TurnTrack:
@@ -184,7 +189,7 @@ def context(state: Mapping[str, Any], side: str, sea: SeaMap) -> Context:
     parts, as its Knowledge holds them), never the truth. The disclosures, which a
     mission card never reads, are left unparsed."""
     p = projection(state, side)
-    rnd = Clock.of(p[PUBLIC]).pending()
+    rnd = Clock.of_public(p[PUBLIC]).pending()
     return Context(side, p[PUBLIC], p[PRIVATE], sea, rnd.slots[0].phase.key if rnd else "")
 
 
@@ -194,38 +199,31 @@ def play_round(
     dice: Dice,
     sea: SeaMap,
 ) -> tuple[dict[str, Any], list[Event]]:
-    """Resolve the pending round with each side's accepted orders."""
-    new = _working_copy(state)
-    clock = Clock.of(new[PUBLIC])
+    """Resolve the pending round with each side's accepted orders: the stored state
+    decoded once (work.Work), the round played on it, its end state encoded once."""
+    work = Work.begin(state)
+    events = _play(work, orders_by_side, dice, sea)
+    return work.finish().to_json(), events
+
+
+def _play(
+    work: Work, orders_by_side: Mapping[str, Sequence[str]], dice: Dice, sea: SeaMap
+) -> list[Event]:
+    clock = Clock.of(work.clock, work.pack)
     rnd = clock.pending()
     if rnd is None:
-        return new, []
+        return []
     if rnd.half == JAPANESE_HALF:
-        return new, _japanese_half(new, rnd, orders_by_side, dice, sea)
+        return _japanese_half(work, rnd, orders_by_side, dice, sea)
     events: list[Event] = []
     for slot in rnd.slots:
-        events += _resolve(new, slot, rnd, orders_by_side, dice, sea)
-    new[PUBLIC]["clock"] = replace(clock.track, at=rnd.end, plotted=()).to_json()
-    return new, events + _after_round(new, rnd, dice)
-
-
-SHARED_PUBLIC = "pack"  # the game's charts and rulings: read, never written, in play
-
-
-def _working_copy(state: Mapping[str, Any]) -> dict[str, Any]:
-    """The state a round changes in place: a deep copy, but for what no round changes:
-    the disclosures (an append-only journal, knowledge.disclose), whose entries the
-    copy shares, and the public charts of the data pack."""
-    new = {k: copy.deepcopy(v) for k, v in state.items() if k not in (DISCLOSURES, PUBLIC)}
-    public = state[PUBLIC]
-    new[PUBLIC] = {k: copy.deepcopy(v) for k, v in public.items() if k != SHARED_PUBLIC}
-    new[PUBLIC][SHARED_PUBLIC] = public[SHARED_PUBLIC]
-    new[DISCLOSURES] = list(state.get(DISCLOSURES, ()))
-    return new
+        events += _resolve(work, slot, rnd, orders_by_side, dice, sea)
+    work.move_clock(replace(clock.track, at=rnd.end, plotted=()))
+    return events + _after_round(work, rnd, dice)
 
 
 def _japanese_half(
-    state: dict[str, Any],
+    work: Work,
     rnd: Round,
     orders_by_side: Mapping[str, Sequence[str]],
     dice: Dice,
@@ -235,20 +233,20 @@ def _japanese_half(
     the secret stream (always taken here: twelve open dice whatever is called)."""
     slot = rnd.slots[0]
     secret = draws.SecretDice.from_dice(dice, rnd.name)
-    events = _file_plot(state, JAPANESE, orders_by_side.get(JAPANESE, ()), slot, sea)
-    events += intel_orders.carry_out(state, slot, secret)
-    track = TurnTrack.from_json(state[PUBLIC]["clock"])
-    state[PUBLIC]["clock"] = replace(track, plotted=(JAPANESE,)).to_json()
+    events = _file_plot(work, JAPANESE, orders_by_side.get(JAPANESE, ()), slot, sea)
+    events += intel_orders.carry_out(work.json, slot, secret)
+    work.move_clock(replace(work.clock, plotted=(JAPANESE,)))
     return events
 
 
-def _after_round(state: dict[str, Any], rnd: Round, dice: Dice) -> list[Event]:
+def _after_round(work: Work, rnd: Round, dice: Dice) -> list[Event]:
     """42.8 at the game's opening; 42.2.2 for each cycle that begins (R71). The
     secret stream is taken after every open roll of the round, so it shifts none."""
     crossed = [s for s in rnd.slots if s.strategic and s.segment.key == "advance"]
     if rnd.start != 0 and not crossed:
         return []
     secret = draws.SecretDice.from_dice(dice, f"{rnd.name} intelligence")
+    state = work.json
     events: list[Event] = []
     if rnd.start == 0:
         last = rnd.slots[-1]
@@ -262,14 +260,13 @@ def _after_round(state: dict[str, Any], rnd: Round, dice: Dice) -> list[Event]:
     return events
 
 
-def _file_plot(
-    state: dict[str, Any], side: str, lines: Sequence[str], slot: Slot, sea: SeaMap
-) -> list[Event]:
+def _file_plot(work: Work, side: str, lines: Sequence[str], slot: Slot, sea: SeaMap) -> list[Event]:
     """16.3: the side's mission cards (its own plot log: secret) and its 42 lines."""
-    state[PRIVATE][side]["plots"] = {slot.time: list(lines)}
+    state, own = work.json, work.own(side)
+    own["plots"] = {slot.time: list(lines)}
     plot = orders.plot_of(context(state, side, sea), list(lines))
-    state[PRIVATE][side]["card_order"] = list(plot.cards)  # 17.13.6: as written
-    for tf, entry in state[PRIVATE][side][tfs.TFS].items():
+    own["card_order"] = list(plot.cards)  # 17.13.6: as written
+    for tf, entry in own[tfs.TFS].items():
         card = plot.cards.get(tf)
         entry["mission"] = card.to_json() if card is not None and card.missions else None
     searchplay.file_standing(state, side, lines, context(state, side, sea))  # 13.3, R50
@@ -278,7 +275,7 @@ def _file_plot(
 
 
 def _resolve(
-    state: dict[str, Any],
+    work: Work,
     slot: Slot,
     rnd: Round,
     orders_by_side: Mapping[str, Sequence[str]],
@@ -288,42 +285,44 @@ def _resolve(
     # The search rules' hooks (searchplay.py) around the segment itself.
     where = cast(searchplay.SearchMap, sea)
     # Each side's Knowledge, for the Air Search Segment's standing orders only (13.3.1).
+    state = work.json
     searching = slot.phase.key.startswith("air") and slot.segment.key == "search"
     contexts: dict[str, Context] = (
         {side: context(state, side, sea) for side in SIDES} if searching else {}
     )
     events = searchplay.before_segment(state, slot, rnd, dice, contexts, where)
-    events += _segment(state, slot, rnd, orders_by_side, dice, sea)
+    events += _segment(work, slot, rnd, orders_by_side, dice, sea)
     return events + searchplay.after_segment(state, slot)
 
 
 def _segment(
-    state: dict[str, Any],
+    work: Work,
     slot: Slot,
     rnd: Round,
     orders_by_side: Mapping[str, Sequence[str]],
     dice: Dice,
     sea: SeaMap,
 ) -> list[Event]:
+    state = work.json
     events: list[Event] = []
     if rnd.start == 0 and slot is rnd.slots[0]:
         events += dummies.allot_dummies(state, dice, slot.time, slot.cycle)
     if slot is rnd.slots[0] and rnd.sides and airplay.is_allocation(rnd):
         for side in rnd.sides:  # 5.0 Step 1: the Air Strike Plots, secret (R90)
-            state[PRIVATE][side]["plots"] = {slot.time: list(orders_by_side.get(side, ()))}
+            work.own(side)["plots"] = {slot.time: list(orders_by_side.get(side, ()))}
             events += airplay.file_plot(state, side, orders_by_side.get(side, ()), slot)
         return events
     if slot is rnd.slots[0] and rnd.sides:
         for side in rnd.sides:  # the Allied half files the Allies' alone
-            events += _file_plot(state, side, orders_by_side.get(side, ()), slot, sea)
+            events += _file_plot(work, side, orders_by_side.get(side, ()), slot, sea)
             if side == JAPANESE and not rnd.half:  # no split: nothing is sampled (R71)
                 events += intel_orders.carry_out(state, slot, None)
         return events
     if slot.segment.initiative:
-        choice = str(state[PUBLIC]["pack"][INITIATIVE_CHOICE]["value"])
+        choice = str(work.pack[INITIATIVE_CHOICE].value)
         result = initiative.determine(dice, slot.time, choice)
         fact = initiative.InitiativeDetermined.of(slot.segment.title, result)
-        events.append(disclose(state, fact, SIDES, slot.time, "3.2"))
+        events.append(work.disclose(fact, SIDES, slot.time, "3.2"))
         if slot.phase.key.startswith("naval") and slot.segment.key == "execution":
             where = cast(searchplay.SearchMap, sea)
             airplay.executing(slot, dice)  # 5.8: special strikes at TFs as they move
@@ -344,7 +343,7 @@ def _segment(
         else:
             events += dummies.allot_dummies(state, dice, slot.time, slot.cycle + 1)
         ended = CycleEnded(slot.cycle) if slot.strategic else TurnEnded(slot.turn)
-        return [*events, disclose(state, ended, SIDES, slot.time, slot.segment.rule)]
+        return [*events, work.disclose(ended, SIDES, slot.time, slot.segment.rule)]
     return events  # a later stage's segment: nothing to do yet
 
 

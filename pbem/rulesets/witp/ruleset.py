@@ -18,6 +18,7 @@ from pbem.core.mapview import MapPicture
 from pbem.core.ruleset import Adjudication, Demand, Outcome, ScenarioInfo, State, Validation
 from pbem.core.sides import SIDES
 from pbem.rulesets.witp import airplay, orders, play, victory, views
+from pbem.rulesets.witp.clock import Round
 from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge
 from pbem.rulesets.witp.library import Library
 from pbem.rulesets.witp.map import TheatreMap
@@ -47,8 +48,8 @@ class WitpRuleset:
         pack = self.library.resolve(scenario, options.get(DATAPACK))
         return play.setup(scenario, pack, self.theatre_map)
 
-    def _round(self, state: State) -> Any:
-        return play.Clock.of(state[PUBLIC]).pending()
+    def _round(self, state: State) -> Round | None:
+        return play.Clock.of_public(state[PUBLIC]).pending()
 
     def pending(self, state: State) -> Demand | None:
         rnd = self._round(state)
@@ -57,7 +58,7 @@ class WitpRuleset:
         return Demand(rnd.turn, rnd.name, rnd.sides, rnd.title, rnd.steps())
 
     def validate(self, state: State, side: str, text: str) -> Validation:
-        rnd = play.Clock.of(state[PUBLIC]).pending()
+        rnd = self._round(state)
         if rnd is not None and airplay.is_allocation(rnd) and side in rnd.sides:
             return airplay.validate(Knowledge.of(state, side), side, text)  # 5.0, R90
         ctx = play.context(state, side, self.theatre_map) if side in SIDES else None
@@ -79,7 +80,7 @@ class WitpRuleset:
     def order_template(self, state: State, side: str) -> str:
         if side not in SIDES:
             return ""
-        rnd = play.Clock.of(state[PUBLIC]).pending()
+        rnd = self._round(state)
         if rnd is not None and airplay.is_allocation(rnd) and side in rnd.sides:
             return airplay.template(rnd, Knowledge.of(state, side), side)
         ctx = play.context(state, side, self.theatre_map)
@@ -87,7 +88,7 @@ class WitpRuleset:
 
     def outcome(self, state: State) -> Outcome | None:
         """The verdict once the scenario's Game-Turns are played (victory.py, R106)."""
-        if play.Clock.of(state[PUBLIC]).pending() is not None:
+        if self._round(state) is not None:
             return None
         return victory.verdict(state)
 

@@ -8,8 +8,12 @@ are typed as far as their rules' modules type them: the public clock (the Turn
 Record Track, clock.TurnTrack), the pack's public items (datapack.PackItem) and
 every disclosure with its fact (knowledge.Fact). A side's private part, the
 public markers beyond the clock and the pack, and the moderator's records are
-still their JSON (knowledge.SideJson, PublicJson, ModeratorJson) until the naval,
-search and air modules type them.
+still their JSON here (knowledge.SideJson, PublicJson, ModeratorJson) until the
+naval, search and air modules type them; the records typed so far are read and
+written through their owners' accessors on one codec (records.Record: 42's
+holdings, JN-25 counters, dummy plot card and logs, intelligence.py; the TF
+Display, taskforces.py). A round decodes a state once and encodes it once
+(work.Work).
 
 Versions: this is version ``STATE_VERSION`` 1. The stored JSON carries no version
 key, so stored games and their hashes stay as they are: a state without one is
@@ -26,7 +30,7 @@ from typing import Any
 from pbem.core.errors import DataError
 from pbem.core.sides import Side
 from pbem.rulesets.witp.clock import TurnTrack
-from pbem.rulesets.witp.datapack import PackItem
+from pbem.rulesets.witp.datapack import PackItem, public_pack
 from pbem.rulesets.witp.knowledge import (
     DISCLOSURES,
     MODERATOR,
@@ -65,7 +69,7 @@ class PublicPart:
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> PublicPart:
         markers = {k: v for k, v in obj.items() if k not in (CLOCK, PACK)}
-        pack = {k: PackItem.from_json(i) for k, i in obj[PACK].items()}
+        pack = dict(public_pack(obj))
         return cls(TurnTrack.from_json(obj[CLOCK]), pack, markers, tuple(obj))
 
 

@@ -40,10 +40,9 @@ class ShipVictoryPoints:
         sixths = {str(t): int(n) for t, n in obj["sixths"].items()}
         return cls(sixths, int(obj["others"]), excluded, int(obj.get("dd_sunk_at", SUNK)))
 
-    def of_ship(self, ship: Mapping[str, Any]) -> int:
+    def of_ship(self, ship: tfs.Ship) -> int:
         """A ship's VP in sixths if it counts as sunk, else 0."""
-        t = str(ship.get("type", ""))
-        damage = int(ship.get("damage", 0))
+        t, damage = ship.type, ship.damage
         if t in self.excluded:
             return 0
         if damage < SUNK and not (t == "DD" and damage >= self.dd_sunk_at):
@@ -55,12 +54,17 @@ def _table(state: Mapping[str, Any]) -> ShipVictoryPoints:
     return ShipVictoryPoints.from_json(tfs.value(state[PUBLIC], TABLE))
 
 
+def _ships(state: Mapping[str, Any], side: str) -> dict[str, tfs.Ship]:
+    own = state[PRIVATE][side]
+    return {name: tfs.ship(own, name) for name in own.get(tfs.SHIPS, {})}
+
+
 def scores(state: Mapping[str, Any]) -> dict[str, int]:
     """Each side's VP in sixths: the enemy ships it sank."""
     table = _table(state)
     out: dict[str, int] = {side: 0 for side in SIDES}
     for side in SIDES:
-        for ship in state[PRIVATE][side].get(tfs.SHIPS, {}).values():
+        for ship in _ships(state, side).values():
             out[enemy_of(side)] += table.of_ship(ship)
     return out
 
@@ -76,8 +80,7 @@ def _vp(sixths: int) -> str:
 def sunk_ships(state: Mapping[str, Any], side: str) -> list[str]:
     """``side``'s ships sunk (or counted as sunk: 34.1.1's DD at D2), by name."""
     table = _table(state)
-    own = state[PRIVATE][side].get(tfs.SHIPS, {})
-    return sorted(n for n, s in own.items() if table.of_ship(s) > 0)
+    return sorted(n for n, s in _ships(state, side).items() if table.of_ship(s) > 0)
 
 
 def verdict(state: Mapping[str, Any]) -> Outcome:

@@ -21,6 +21,7 @@ from pbem.rulesets.witp.datapack import PackItem
 from pbem.rulesets.witp.initiative import InitiativeDetermined
 from pbem.rulesets.witp.knowledge import EVERYONE, Knowledge
 from pbem.rulesets.witp.play import CLOCK_ITEMS, INITIATIVE_CHOICE, Clock
+from pbem.rulesets.witp.state import PublicPart
 
 RECENT_INITIATIVE = 6  # one Game-Turn's: three Strike and three Execution Segments
 
@@ -33,31 +34,32 @@ def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, PackItem], se
     classes: set[str] = set()
     for side, part in sorted(k.private.items()):
         forces = dict(part.get("forces", {}))
-        ships = part.get(tfs.SHIPS, {})
-        for tf in sorted(part.get(tfs.TFS, {}), key=tfs.marker_number):
-            e = part[tfs.TFS][tf]
-            origin = sorted({str(ships[s]["force"]) for s in e["ships"]})
+        display = tfs.task_forces(part)
+        for tf in sorted(display, key=tfs.marker_number):
+            e = display[tf]
+            ships = {s: tfs.ship(part, s) for s in e.ships}
+            origin = sorted({s.force for s in ships.values()})
             for fid in origin:
                 items[f"forces/{side}/{fid}"] = PackItem.from_json(forces[fid])
-            classes |= {str(ships[s]["class"]) for s in e["ships"]}
+            classes |= {s.ship_class for s in ships.values()}
             first = items[f"forces/{side}/{origin[0]}"] if origin else None
-            where = f"in port at {e['in_port']}" if e.get("in_port") else "at sea"
-            fuel = "fuelled" if e["fuel"] is None else f"{e['fuel']} active phase(s) to fuelling"
+            where = f"in port at {e.in_port}" if e.in_port else "at sea"
+            fuel = "fuelled" if e.fuel is None else f"{e.fuel} active phase(s) to fuelling"
             rows.append(
                 {
                     "side": side,
                     "id": tf,
-                    "name": f"{tf} {e.get('name') or ('dummy' if e['dummy'] else '')}".strip(),
+                    "name": f"{tf} {e.name or ('dummy' if e.dummy else '')}".strip(),
                     "commander": first.value.get("commander", "") if first else "",
-                    "hex": e["hex"],  # where the report's map marks it
-                    "at": f"{e['hex']} ({where})",
-                    "ships": [{"type": ships[s]["type"], "name": s} for s in e["ships"]],
+                    "hex": e.hex,  # where the report's map marks it
+                    "at": f"{e.hex} ({where})",
+                    "ships": [{"type": s.type, "name": n} for n, s in ships.items()],
                     "status": (
-                        f"speed {e['speed_class'] or 'to choose'}; {fuel}"
-                        + ("; UNSUPPLIED (18.3)" if e.get("unsupplied") else "")
-                        + ("; deactivated (18.4.1)" if e.get("deactivated") else "")
+                        f"speed {e.speed_class or 'to choose'}; {fuel}"
+                        + ("; UNSUPPLIED (18.3)" if e.unsupplied else "")
+                        + ("; deactivated (18.4.1)" if e.deactivated else "")
                     ),
-                    "moves": [st["hex"] for st in e.get("log", ())],
+                    "moves": [st.hex for st in e.log],
                     "provenance": str(first.provenance) if first else "pbem",
                     "source": first.source if first else "formed in play",
                 }
@@ -66,8 +68,9 @@ def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, PackItem], se
 
 
 def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
-    public_items = {key: PackItem.from_json(i) for key, i in k.public["pack"].items()}
-    clock = Clock.of(k.public)
+    public = PublicPart.from_json(k.public)
+    public_items = public.pack
+    clock = Clock.of(public.clock, public.pack)
     forces, force_items, classes = _forces(k)
     rests_on = [*CLOCK_ITEMS, INITIATIVE_CHOICE, *(f"units/{c}" for c in classes), *force_items]
     everyone = set(EVERYONE)
@@ -80,7 +83,7 @@ def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
         "side": k.side,
         "clock": clock.describe(),
         "initiative": [
-            {"time": d.time, "rule": d.rule, **d.fact}
+            {"time": d.time, "rule": d.rule, **d.fact.to_json()}
             for d in k.disclosed
             if d.fact.kind == InitiativeDetermined.KIND
         ][-RECENT_INITIATIVE:],
@@ -88,7 +91,7 @@ def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
         "search": searchview.build(k, recent),
         "strikes": strikeview.build(k, recent),
         "told_you": [
-            {"time": d.time, "rule": d.rule, "fact": dict(d.fact)}
+            {"time": d.time, "rule": d.rule, "fact": d.fact.to_json()}
             for d in k.disclosed
             if set(d.audience) != everyone and d.time in recent and d.fact.kind not in sectioned
         ],

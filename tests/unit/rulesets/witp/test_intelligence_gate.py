@@ -20,6 +20,7 @@ from pbem.core.errors import DataError
 from pbem.core.ruleset import Adjudication
 from pbem.rulesets.witp import intelligence
 from pbem.rulesets.witp.clock import schedule
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, projection
 from pbem.rulesets.witp.ruleset import WitpRuleset
 
@@ -109,8 +110,8 @@ def test_42_3_1_the_gate_reads_public_knowledge_only(start) -> None:  # type: ig
     spent = copy.deepcopy(start)
     spent[PRIVATE]["allied"]["intelligence"]["sigint_left"] = 0
     spent[PRIVATE]["allied"]["intelligence"]["ruses_left"] = 0
-    assert intelligence.japanese_plot_first(start[PUBLIC])
-    assert intelligence.japanese_plot_first(spent[PUBLIC])  # uses left never show
+    assert intelligence.japanese_plot_first(public_pack(start[PUBLIC]))
+    assert intelligence.japanese_plot_first(public_pack(spent[PUBLIC]))  # uses left never show
 
 
 # -- what the cycle brings (42.2.2, 42.8) -----------------------------------------------

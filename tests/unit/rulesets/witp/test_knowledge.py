@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from dataclasses import FrozenInstanceError, dataclass
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import given, settings
@@ -23,7 +24,9 @@ from pbem.rulesets.witp.knowledge import (
     DISCLOSURES,
     MODERATOR,
     PRIVATE,
+    Fact,
     Knowledge,
+    RawFact,
     disclose,
     indistinguishable,
     projection,
@@ -61,6 +64,33 @@ def test_disclose_records_fact_audience_time_rule() -> None:
 def test_disclose_refuses_an_audience_that_is_no_side() -> None:
     with pytest.raises(AdjudicationError):
         disclose({}, {"kind": "x"}, ["moderator"], "T1", "3.2")
+
+
+class _Sighted(Fact, kind="test-sighted"):
+    """A kind declared by its fields alone."""
+
+    tf: str
+    hexes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Spotted(Fact):
+    """A kind in the explicit form (a decorator and KIND), which still registers."""
+
+    KIND: ClassVar[str] = "test-spotted"
+    tf: str
+
+
+def test_a_fact_kind_is_its_fields_frozen_registered_and_its_json() -> None:
+    fact = _Sighted("TF3", ("E1010", "E1011"))
+    stored = {"kind": "test-sighted", "tf": "TF3", "hexes": ["E1010", "E1011"]}
+    assert fact.to_json() == stored and Fact.from_json(stored) == fact
+    assert type(Fact.from_json(stored)) is _Sighted
+    assert type(Fact.from_json({"kind": "test-spotted", "tf": "TF1"})) is _Spotted
+    with pytest.raises(FrozenInstanceError):
+        fact.tf = "TF4"  # type: ignore[misc]
+    # A stored fact with other keys than its kind's stays as stored.
+    assert isinstance(Fact.from_json({**stored, "extra": 1}), RawFact)
 
 
 def test_projection_is_public_own_private_and_own_disclosures() -> None:

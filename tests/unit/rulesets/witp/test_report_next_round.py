@@ -30,7 +30,7 @@ class GateClock(play.Clock):
 
 def _texts(witp: WitpRuleset, gate: Round) -> tuple[str, str, dict[str, Any]]:
     state = witp.initial_state(SCENARIO, {})
-    clock = play.Clock.of(state[PUBLIC])
+    clock = play.Clock.of_public(state[PUBLIC])
     described = GateClock(
         at=clock.at,
         game_turns=clock.game_turns,

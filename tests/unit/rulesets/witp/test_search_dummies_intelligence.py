@@ -9,6 +9,7 @@ import pytest
 from pbem.core.errors import IllegalOrderError
 from pbem.rulesets.witp import chits, dummies, intelligence, located
 from pbem.rulesets.witp.clock import schedule
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, projection
 
@@ -56,7 +57,9 @@ def test_42_3_1_sigint_sees_ten_percent_a_pip_and_the_japanese_only_an_event() -
     tfs = {str(i): {**tf("E1010", "DD"), "mission": {"speed": "SC3"}} for i in range(12)}
     state = world(japanese=tfs)
     state[PRIVATE]["allied"]["intelligence"] = {"sigint_left": 2, "ruses_left": 1}
-    assert intelligence.japanese_plot_first(state[PUBLIC])  # R70: public knowledge only
+    assert intelligence.japanese_plot_first(
+        public_pack(state[PUBLIC])
+    )  # R70: public knowledge only
     events = intelligence.sigint(state, PLOT, SecretDice(b"s", "t"))
     seen = events[-1].data
     assert len(seen["cards"]) == min(12, -(-12 * seen["pips"] // 10))

@@ -1,0 +1,79 @@
+"""The working state of one mail round (as U.S.N.'s ``Work``): the stored state is
+decoded once into ``WitpState`` when the round begins, the round is played on this
+work area, and its end state is encoded once, through the same codec, when it ends.
+
+The kernel reads the typed parts here: the Turn Record Track (``clock``, replaced by
+``move_clock``), the data pack's charts and rulings (``pack``: read, never written,
+in play) and the scenario. Facts are told through ``disclose``.
+
+``json`` is the round's one working copy of the state as JSON. The naval, search and
+air modules still take it and change it in place (the ``state`` of their
+signatures), so the typed reads above go through it, never through a second copy
+that could disagree with it. It goes away as those modules take the Work.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pbem.core.events import Event
+from pbem.rulesets.witp.clock import TurnTrack
+from pbem.rulesets.witp.datapack import PackItem
+from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE, PUBLIC, Fact, disclose
+from pbem.rulesets.witp.state import CLOCK, PACK, WitpState
+
+
+@dataclass(slots=True)
+class Work:
+    """One round's work area: the state it began from, typed, and its working copy."""
+
+    start: WitpState  # the state as the round began: what each side knew then
+    json: dict[str, Any]  # the working copy, as JSON, for the modules not typed yet
+
+    @classmethod
+    def begin(cls, stored: Mapping[str, Any]) -> Work:
+        """The round's work area on ``stored`` (which it never changes)."""
+        return cls(WitpState.from_json(stored), _working_copy(stored))
+
+    @property
+    def scenario(self) -> str:
+        return self.start.scenario
+
+    @property
+    def pack(self) -> Mapping[str, PackItem]:
+        return self.start.public.pack
+
+    @property
+    def clock(self) -> TurnTrack:
+        return TurnTrack.from_json(self.json[PUBLIC][CLOCK])
+
+    def move_clock(self, track: TurnTrack) -> None:
+        self.json[PUBLIC][CLOCK] = track.to_json()
+
+    def own(self, side: str) -> dict[str, Any]:
+        """``side``'s private part in the working copy (JSON until its modules type it)."""
+        part: dict[str, Any] = self.json[PRIVATE][side]
+        return part
+
+    def disclose(self, fact: Fact, audience: Sequence[str], time: str, rule: str) -> Event:
+        """Tell ``fact`` to ``audience`` (knowledge.disclose) and return its Event."""
+        return disclose(self.json, fact, audience, time, rule)
+
+    def finish(self) -> WitpState:
+        """The state the round ends in, read back through the one codec."""
+        return WitpState.from_json(self.json)
+
+
+def _working_copy(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The state a round changes in place: a deep copy, but for what no round changes:
+    the disclosures (an append-only journal, knowledge.disclose), whose entries the
+    copy shares, and the public charts of the data pack."""
+    new = {k: copy.deepcopy(v) for k, v in state.items() if k not in (DISCLOSURES, PUBLIC)}
+    public = state[PUBLIC]
+    new[PUBLIC] = {k: copy.deepcopy(v) for k, v in public.items() if k != PACK}
+    new[PUBLIC][PACK] = public[PACK]
+    new[DISCLOSURES] = list(state.get(DISCLOSURES, ()))
+    return new
