@@ -18,7 +18,8 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Self
 
 from pbem.core.sides import Side
-from pbem.rulesets.witp.knowledge import Fact, frozen, to_plain
+from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.records import frozen, to_plain
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Self
 
-from pbem.rulesets.witp.knowledge import Fact, frozen, to_plain
+from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.records import frozen, to_plain
 
 
 @dataclass(frozen=True, slots=True, eq=False)
