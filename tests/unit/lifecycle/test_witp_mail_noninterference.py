@@ -224,8 +224,11 @@ def test_hid_the_answer_mail_is_identical_in_worlds_the_side_cannot_tell_apart(
     receipt, notes, deadline; Subject and every header) is byte for byte the same."""
     a, b = _both(harness, case, report=False)
     subject, text = subject_and_text(a["answer"])
-    assert subject == "Re: orders" and f"Game {GAME}" in text
-    event(f"{case.viewer}: {'refusals' if 'Refused' in text else 'none refused'}")
+    unusable = "Your mail could not be used" in text  # e.g. a NUL broke the signature
+    assert subject == "Re: orders" and (unusable or f"Game {GAME}" in text)
+    event(
+        f"{case.viewer}: {'unusable' if unusable else 'refusals' if 'Refused' in text else 'none refused'}"
+    )
     assert len(COMMITMENT.findall(a["answer"])) == len(COMMITMENT.findall(b["answer"]))
     assert masked(a["answer"]) == masked(b["answer"])
 
