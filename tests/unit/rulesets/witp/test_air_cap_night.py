@@ -40,7 +40,7 @@ def _run(
 ) -> tuple[dict[str, Any], list[Any]]:
     p, errors = _judge(state, side, text)
     assert errors == [], errors
-    strike = next(iter(p.strikes.values()))
+    strike = next(iter(p.air_strikes.values())).to_json()
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     secret = SecretDice(bytes([seed + 1]) * 12, "secret")
     return naval_strike.resolve(state, strike, dice, secret, TIME, **kw)
@@ -235,7 +235,7 @@ def test_14_2_2_r137_a_night_strike_at_a_tf_the_side_saw_move_is_refused() -> No
     s = _rabaul("T2/air1/allocation")
     _told_moved(s, "T1/naval1/execution")
     p, errors = _judge(s, JAPANESE, G4M_NIGHT)
-    assert errors == [] and p.strikes["K1"]["night"]
+    assert errors == [] and p.air_strikes["K1"].night
 
 
 def test_14_2_2_r137_the_plot_reads_no_movement_the_side_was_not_told() -> None:
@@ -277,7 +277,7 @@ def test_r135_r136_the_strike_report_tells_the_cap_order_and_the_contact_rolls(
     assert errors == []
     st, events = naval_strike.resolve(
         pby,
-        p.strikes["N1"],
+        p.air_strikes["N1"].to_json(),
         SeededDice(b"pby" * 6, "g", 1, "air2"),
         SecretDice(b"pby-secret", "secret"),
         "T1/air2/strike",

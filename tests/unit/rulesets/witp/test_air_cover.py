@@ -537,8 +537,8 @@ def test_5_3_5_emergency_lines_are_judged_as_cover_and_refused_with_the_rule(
     from pbem.rulesets.witp.knowledge import Knowledge
 
     p, _errors = plot.judge(Knowledge.of(world, "allied"), "allied", text)
-    assert p.covers["E1"]["kind"] == "emergency-naval-cover"
-    assert p.covers["E3"]["kind"] == "emergency-cover"
+    assert p.cover_flights["E1"].kind == "emergency-naval-cover"
+    assert p.cover_flights["E3"].kind == "emergency-cover"
 
 
 def test_5_3_5_emergency_shifts_2r_over_a_hex_and_4r_over_a_tf_from_0(
