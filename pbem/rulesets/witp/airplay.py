@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import replace
-from typing import Any, Protocol
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Protocol
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
@@ -66,13 +66,61 @@ from pbem.rulesets.witp.air.ships import SUNK, base_air, ships_of, take_losses
 from pbem.rulesets.witp.air.strikes import CoverFlight, CoverKind, FiledPlot
 from pbem.rulesets.witp.air.tables import MAP_START
 from pbem.rulesets.witp.clock import Slot
-from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
+from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Fact, Knowledge, disclose
 
 # play.py and ruleset.py call the Allocation Segment's hooks through this module.
 __all__ = ["file_plot", "is_allocation", "template", "validate"]
 
 ALOFT = "naval_cover_aloft"  # private[side]: {TF: [Naval Cover over it, "up"]} (5.3.4, R124)
 STRUCK = "special_struck"  # moderator: {naval phase: [[side, base, owner:tf], ...]} (5.8.2)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class StrikeNotFlown(Fact):
+    """5.1.1, 14.2.2, R123: a plotted strike that did not fly, and why (its side's)."""
+
+    KIND: ClassVar[str] = "strike-not-flown"
+    strike: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class StrikeAtTf(Fact):
+    """A strike ``strike`` flown at the TF ``tf`` in ``hex`` (a kind says what of it)."""
+
+    strike: str
+    tf: str
+    hex: str
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class StrikeFoundNothing(StrikeAtTf):
+    """7.1: the strike reached the hex its target TF was Located in and found it gone."""
+
+    KIND: ClassVar[str] = "strike-found-nothing"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CarrierStrikeOrder(Fact):
+    """12.3.2: the side's own carrier strikes in the order they fly (R115)."""
+
+    KIND: ClassVar[str] = "carrier-strike-order"
+    strikes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TfSunk(Fact):
+    """7.8.1 Step 7: the owner's TF with no ship afloat has left the map."""
+
+    KIND: ClassVar[str] = "tf-sunk"
+    tf: str
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SpecialStrike(StrikeAtTf):
+    """5.8: a standing special strike launched at a moving TF, announced to both."""
+
+    KIND: ClassVar[str] = "special-strike"
 
 
 # -- the Strike Segment -----------------------------------------------------------
@@ -172,7 +220,7 @@ class _Segment:
         key = (owner, flight.id)
         if self.enemy_held(owner, hexid):
             self.over[key] = 0
-            fact = {"kind": "cover-not-flown", "cover": flight.id, "why": ENEMY_HELD_WHY}
+            fact = cover_rules.CoverNotFlown(flight.id, ENEMY_HELD_WHY)
             return [disclose(self.state, fact, [owner], self.slot.time, "5.3.3")]
         left = self.left.setdefault(key, flight.n)
         return self.launch_cover(owner, flight, tf, left)
@@ -195,7 +243,7 @@ class _Segment:
             self.state[PUBLIC], flight, dice, n=n, mission=mission, drm=drm
         )
         self.over[(owner, flight.id)] = got
-        fact = {"kind": "cover-availability", **({"tf": tf} if tf else {}), **rolled}
+        fact = replace(rolled, tf=tf or None)
         rule = "5.3.3" if held and flight.kind == CoverKind.COVER else cover_rules.RULE[flight.kind]
         return [*events, disclose(self.state, fact, [owner], self.slot.time, rule)]
 
@@ -217,8 +265,7 @@ class _Segment:
         r = r or coordination.rate(public, None, dice, f"{owner} {base} CTF")
         purpose = f"{owner} {base} cover {flight.id} CC"
         cc = coordination.launch(public, ships_of(own, entry), r, n, 0, dice, purpose)
-        fact: dict[str, Any] = {"kind": "cover-coordination", "tf": base, "cover": flight.id}
-        fact |= {"air_rating": r.air, **cc.to_json()}
+        fact = cover_rules.CoverCoordination.of(base, flight.id, r.air, cc)
         events.append(disclose(self.state, fact, [owner], self.slot.time, "8.1.4"))
         return cc.fighters, events
 
@@ -233,7 +280,7 @@ class _Segment:
             purpose = f"{owner} Army-type naval cover"
             dice = draws.fork(self.secret, purpose)  # told its owner alone, as the cover's
             self.army[owner] = dice.d6(purpose) + dice.d6(purpose)
-            fact = {"kind": "army-naval-cover-roll", "roll": self.army[owner]}
+            fact = cover_rules.ArmyNavalCoverRoll(self.army[owner])
             events.append(disclose(self.state, fact, [owner], self.slot.time, "5.3.4"))
         return cover_rules.army_drm(number, self.army[owner]), events
 
@@ -347,7 +394,7 @@ class _Segment:
         self.cover_losses(owner, up, cover_lost)
         for t, (eliminated, _aborted) in part_lost.items():
             take_losses(self.state[PRIVATE][side], base, t, eliminated)
-        return out, events + self.told_fights(base, hexid, fights)
+        return out, events + self.told_fights(fights)
 
     def base_cap_fight(
         self, side: str, base: str, hexid: str, flights: Sequence[CoverFlight]
@@ -368,32 +415,24 @@ class _Segment:
             {
                 "type": f.type,
                 "n": self.over[(owner, f.id)],
-                "alt": intercept.level_of(public, f.to_json()),
+                "alt": intercept.level_of(public, f),
                 "range": f.range,
             }
             for f in up
         ]
-        cover_lost, cap_lost, fights = intercept.against_base_cap(public, cover, cap, self.dice)
+        where = (base, hexid)
+        cover_lost, cap_lost, fights = intercept.against_base_cap(
+            public, cover, cap, self.dice, where
+        )
         self.cover_losses(owner, up, cover_lost)
         for t, (eliminated, aborted) in cap_lost.items():
             take_losses(own, base, t, eliminated)
             grounded[t] = int(grounded.get(t, 0)) + aborted  # 5.1.1: flies no more CAP
-        return self.told_fights(base, hexid, fights)
+        return self.told_fights(fights)
 
-    def told_fights(
-        self, base: str, hexid: str, fights: Sequence[Mapping[str, Any]]
-    ) -> list[Event]:
+    def told_fights(self, fights: Sequence[intercept.LaunchInterception]) -> list[Event]:
         """R123: the interception's air combat, told to both sides (6.1.1)."""
-        return [
-            disclose(
-                self.state,
-                {"kind": "launch-interception", "base": base, "hex": hexid, **f},
-                list(SIDES),
-                self.slot.time,
-                intercept.RULE,
-            )
-            for f in fights
-        ]
+        return [disclose(self.state, f, SIDES, self.slot.time, intercept.RULE) for f in fights]
 
     def cover_losses(
         self, owner: str, flights: Sequence[CoverFlight], losses: Mapping[str, list[int]]
@@ -439,25 +478,16 @@ class _Segment:
         st, time = self.state, self.slot.time
         strike = self.launched.pop(key, None) or _aboard(st, side, self.strikes(side)[sid])
         if not strike["parts"]:
-            fact: dict[str, Any] = {
-                "kind": "strike-not-flown",
-                "strike": sid,
-                "why": "no APs left to fly it",
-            }
+            fact = StrikeNotFlown(sid, "no APs left to fly it")
             return [disclose(st, fact, [side], time, "5.1.1")]
         owner, tf = strike["target"]["owner"], strike["target"]["tf"]
         if strike.get("night") and stationary(st, owner, tf) < NIGHT_STATIONARY:
-            fact = {"kind": "strike-not-flown", "strike": sid, "why": NIGHT_WHY}
+            fact = StrikeNotFlown(sid, NIGHT_WHY)
             return [disclose(st, fact, [side], time, "14.2.2")]
         target = st[PRIVATE][owner].get(tfs.TFS, {}).get(tf)
         if target is None or not ships_of(st[PRIVATE][owner], target):
-            fact = {
-                "kind": "strike-found-nothing",
-                "strike": sid,
-                "tf": tf,
-                "hex": strike["target"]["hex"],
-            }
-            return [disclose(st, fact, [side], time, "7.1")]
+            lost = StrikeFoundNothing(sid, tf, strike["target"]["hex"])
+            return [disclose(st, lost, [side], time, "7.1")]
         strike = {**strike, "target": {**strike["target"], "hex": target["hex"]}}
         ratings, events = _ratings(st, strike, self.dice, time)
         # 12.0-12.2, R95: the target's own strike still on deck is sequenced against this one
@@ -484,12 +514,12 @@ class _Segment:
         if strike["parts"]:
             events += self.resolve(owner, tf, str(target["hex"]), strike, ratings)
         else:
-            fact = {"kind": "strike-not-flown", "strike": sid, "why": INTERCEPTED_WHY}
-            events.append(disclose(st, fact, [side], time, intercept.RULE))
+            stopped = StrikeNotFlown(sid, INTERCEPTED_WHY)
+            events.append(disclose(st, stopped, [side], time, intercept.RULE))
             parts = self.strikes(side)[sid]["parts"]
             bases = ", ".join(sorted({str(p["base"]) for p in parts if not p["carrier"]}))
-            seen = {"kind": "launch-intercepted", "base": bases}  # both saw the combat
-            events.append(disclose(st, seen, list(SIDES), time, intercept.RULE))
+            seen = intercept.LaunchIntercepted(bases)  # both saw the combat
+            events.append(disclose(st, seen, SIDES, time, intercept.RULE))
         for s in after:
             events += self.fly(owner, s)
         return events
@@ -597,7 +627,7 @@ def _carrier_ranking(
     order, step2 = sequencing.play_step_two(state, plotted, order, choices, dice, time)  # R125
     events += step2
     for side in SIDES:  # its own strikes' order only: the enemy's ratings stay hidden
-        fact = {"kind": "carrier-strike-order", "strikes": [x for s, x in order if s == side]}
+        fact = CarrierStrikeOrder(tuple(x for s, x in order if s == side))
         events.append(disclose(state, fact, [side], time, "12.3.2"))
     return order, events
 
@@ -655,8 +685,7 @@ def clear_sunk(state: dict[str, Any], slot: Slot) -> list[Event]:
             if afloat:
                 continue
             del own[tfs.TFS][tf]
-            fact = {"kind": "tf-sunk", "tf": tf}
-            events.append(disclose(state, fact, [side], slot.time, "7.8.1"))
+            events.append(disclose(state, TfSunk(tf), [side], slot.time, "7.8.1"))
             events += located.remove(state, side, tf, slot, "no ship afloat", "7.8.1")
     return events
 
@@ -704,7 +733,7 @@ def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any])
     for strike in launches:
         base = str(strike["parts"][0]["base"])
         log.append([side, base, f"{owner}:{tf}"])
-        fact = {"kind": "special-strike", "strike": strike["id"], "tf": tf, "hex": str(step["hex"])}
+        fact = SpecialStrike(strike["id"], tf, str(step["hex"]))
         events.append(disclose(state, fact, SIDES, slot.time, "5.8"))
         ratings, told = _ratings(state, strike, dice, slot.time)
         events += told

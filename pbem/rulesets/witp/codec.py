@@ -9,6 +9,8 @@ stored. ``Annotated[T, Wire(...)]`` says where the JSON differs: another key
 (``Wire("return")``), written only when set (``OPTIONAL``: not its default), or not
 stored at all (``DERIVED``: the record's own ``from_json`` fills it in). A key
 missing from the stored JSON leaves the field's default.
+
+``SparseFact``: a knowledge.Fact kind with fields told only when known.
 """
 
 from __future__ import annotations
@@ -17,7 +19,19 @@ import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from enum import Enum
-from typing import Annotated, Any, Self, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import (
+    Annotated,
+    Any,
+    ClassVar,
+    Self,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
+
+from pbem.rulesets.witp.knowledge import Fact
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,3 +150,19 @@ def decode(cls: type[R], obj: Mapping[str, Any]) -> R:
         s.name: s.decode(obj[s.key]) for s in _specs(cls) if not s.wire.derived and s.key in obj
     }
     return cls(**stored)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SparseFact(Fact):
+    """A fact kind some of whose fields are told only when known: those named in
+    ``SPARSE`` are left out of its JSON while None (a stored one without them reads
+    back as a raw fact, the same JSON)."""
+
+    SPARSE: ClassVar[frozenset[str]] = frozenset()
+
+    def to_json(self) -> dict[str, Any]:
+        told = Fact.to_json(self)
+        return {k: v for k, v in told.items() if v is not None or k not in self.SPARSE}
+
+    def __len__(self) -> int:
+        return len(self.to_json())

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
@@ -27,11 +28,30 @@ from pbem.rulesets.witp.air import coordination
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of
 from pbem.rulesets.witp.air.tables import ADMIRALS, value
+from pbem.rulesets.witp.codec import SparseFact
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
 
 KEY = "admiral_ratings"  # moderator: {"side:admiral": Ratings.to_json()}
 OPERATIONAL = 2  # 8.2: a carrier at damage level 0, 1 or 2
 MAX_COMMAND_DRM = 5  # 8.1.2: at most 5 either way
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AdmiralRatings(SparseFact):
+    """8.1, R112: the admiral's combat ratings, rolled for his TF ``tf`` (his own
+    side's), with the Command Level and its DRM where the chart gives one (8.1.2)."""
+
+    KIND: ClassVar[str] = "admiral-ratings"
+    SPARSE: ClassVar[frozenset[str]] = frozenset({"command_level", "command_drm"})
+    tf: str
+    admiral: str
+    roll: int
+    air: int
+    bounce: int
+    column: int
+    drm: int
+    command_level: float | None = None
+    command_drm: int | None = None
 
 
 def command_drm(cmd: float | None, cost: float) -> int:
@@ -83,12 +103,12 @@ def ratings(
     kept = state.setdefault(MODERATOR, {}).setdefault(KEY, {})
     key = f"{side}:{admiral}"
     if key in kept:
-        return Ratings(**kept[key]), []
+        return Ratings.from_json(kept[key]), []
     cmd = value(public, ADMIRALS)[admiral].get("cmd")
     drm = command_drm(cmd, tf_cost(public, own, tf))  # 8.1.2, R128
     r = coordination.rate(public, admiral, dice, f"{side} {admiral} combat ratings", drm)
     kept[key] = r.to_json()
-    fact = {"kind": "admiral-ratings", "tf": tf, **r.to_json()}
+    fact = AdmiralRatings(tf, **r.to_json())
     if cmd is not None:
-        fact = {**fact, "command_level": cmd, "command_drm": drm}
+        fact = replace(fact, command_level=cmd, command_drm=drm)
     return r, [disclose(state, fact, [side], time, "8.1")]

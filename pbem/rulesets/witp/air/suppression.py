@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.rulesets.witp.air import altitude, elite
 from pbem.rulesets.witp.air.aa import ship_aa
 from pbem.rulesets.witp.air.tables import AA_MATRIX, AA_MODS, MAP_START, air_to_air, air_unit, value
+from pbem.rulesets.witp.codec import SparseFact
 
 KEY = "suppressing"  # marks a peeled-off fighter in a wave (7.9.1)
 ASK = "suppress"  # on an escort: {"n": k, "line": id} as plotted (7.9)
@@ -65,9 +67,24 @@ def check_asked(k: int, n: int, posture: str) -> None:
         )
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class AaSuppressors(SparseFact):
+    """7.9: the striker's own peel-off: ``asked`` fighters asked of the loose escorts,
+    ``escorts`` of them flying against ``cap`` CAP APs, ``peeled`` by type; ``tf`` the
+    target, once the strike names it."""
+
+    KIND: ClassVar[str] = "aa-suppressors"
+    SPARSE: ClassVar[frozenset[str]] = frozenset({"tf"})
+    asked: int
+    escorts: int
+    cap: int
+    peeled: Mapping[str, int]
+    tf: str | None = None
+
+
 def peel_off(
     parts: Sequence[Mapping[str, Any]], cap: int
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any] | None]:
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], AaSuppressors | None]:
     """7.9: (the escorts that fight, the peeled-off fighters with their part's base
     and hex, the striker's fact or None when nothing was asked)."""
     escorts = [dict(e) for p in parts for e in p["escorts"]]
@@ -100,13 +117,7 @@ def peel_off(
                 )
             if int(e["n"]) - k:
                 fight.append({**e, "n": int(e["n"]) - k})
-    fact = {
-        "kind": "aa-suppressors",
-        "asked": sum(asked.values()),
-        "escorts": flying,
-        "cap": cap,
-        "peeled": _by_type(peeled),
-    }
+    fact = AaSuppressors(sum(asked.values()), flying, cap, _by_type(peeled))
     return fight, peeled, fact
 
 
