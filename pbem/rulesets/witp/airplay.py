@@ -62,7 +62,7 @@ from pbem.rulesets.witp.air.allocation import (
 )
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
-from pbem.rulesets.witp.air.ships import SUNK, base_air, ships_of, take_losses
+from pbem.rulesets.witp.air.ships import SUNK, afloat, base_air, ships_of, take_losses
 from pbem.rulesets.witp.air.strikes import CoverFlight, CoverKind, FiledPlot
 from pbem.rulesets.witp.air.tables import MAP_START
 from pbem.rulesets.witp.clock import Slot
@@ -258,13 +258,13 @@ class _Segment:
         if not flight.carrier:
             return n, []
         own, public = self.state[PRIVATE][owner], self.state[PUBLIC]
-        entry = own.get(tfs.TFS, {}).get(base)
+        entry = tfs.task_forces(own).get(base)
         if entry is None:
             return 0, []  # the TF is gone
         r, events = admirals.ratings(self.state, owner, base, dice, self.slot.time)
         r = r or coordination.rate(public, None, dice, f"{owner} {base} CTF")
         purpose = f"{owner} {base} cover {flight.id} CC"
-        cc = coordination.launch(public, ships_of(own, entry), r, n, 0, dice, purpose)
+        cc = coordination.launch(public, afloat(own, entry), r, n, 0, dice, purpose)
         fact = cover_rules.CoverCoordination.of(base, flight.id, r.air, cc)
         events.append(disclose(self.state, fact, [owner], self.slot.time, "8.1.4"))
         return cc.fighters, events

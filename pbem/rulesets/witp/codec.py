@@ -78,6 +78,8 @@ def _decoder(hint: Any) -> Decoder:
         return hint.from_json
     if isinstance(hint, type) and issubclass(hint, Enum):
         return hint
+    if origin is Mapping or origin is dict:
+        return dict  # a copy: the value never shares the stored JSON's dict
     return _plain
 
 
@@ -116,6 +118,8 @@ def encode(value: Any) -> Any:
         return [encode(v) for v in value]
     if isinstance(value, Enum):
         return value.value
+    if isinstance(value, Mapping):
+        return dict(value)
     to_json = getattr(value, "to_json", None)
     return to_json() if to_json is not None else value
 

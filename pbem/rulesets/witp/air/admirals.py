@@ -26,10 +26,11 @@ from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.rulesets.witp.air import coordination
 from pbem.rulesets.witp.air.coordination import Ratings
-from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of
+from pbem.rulesets.witp.air.ships import CARRIER_TYPES, afloat
 from pbem.rulesets.witp.air.tables import ADMIRALS, value
 from pbem.rulesets.witp.codec import SparseFact
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.taskforces import task_forces
 
 KEY = "admiral_ratings"  # moderator: {"side:admiral": Ratings.to_json()}
 OPERATIONAL = 2  # 8.2: a carrier at damage level 0, 1 or 2
@@ -70,21 +71,22 @@ def tf_cost(public: Mapping[str, Any], own: Mapping[str, Any], tf: str) -> float
     """8.1.2: the activation points of the ships afloat in ``tf`` (a class without
     values counts none)."""
     total = 0.0
-    for s in ships_of(own, own.get("tfs", {}).get(tf, {})):
-        cls = public["pack"].get(f"units/{s.get('class', '')}")
+    entry = task_forces(own).get(tf)
+    for s in afloat(own, entry) if entry is not None else ():
+        cls = public["pack"].get(f"units/{s.ship_class}")
         total += float(cls["value"].get("activation_cost", 0)) if cls else 0.0
     return total
 
 
 def commander(public: Mapping[str, Any], own: Mapping[str, Any], tf: str) -> str | None:
     """The carrier admiral commanding ``tf`` (None: leaderless, 8.8)."""
-    entry = own.get("tfs", {}).get(tf)
-    if entry is None or entry.get("dummy"):
+    entry = task_forces(own).get(tf)
+    if entry is None or entry.dummy:
         return None
     chart = value(public, ADMIRALS)
-    for s in ships_of(own, entry):
-        if s.get("type") in CARRIER_TYPES and int(s.get("damage", 0)) <= OPERATIONAL:
-            force = own.get("forces", {}).get(str(s.get("force", "")), {})
+    for s in afloat(own, entry):
+        if s.type in CARRIER_TYPES and s.damage <= OPERATIONAL:
+            force = own.get("forces", {}).get(s.force, {})
             name = force.get("value", {}).get("commander")
             if name in chart:
                 return str(name)

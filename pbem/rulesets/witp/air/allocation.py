@@ -20,7 +20,7 @@ from pbem.core.sides import enemy_of
 from pbem.rulesets.witp import located
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air import plot, special
-from pbem.rulesets.witp.air.ships import tf_air
+from pbem.rulesets.witp.air.ships import air_bases, tf_air
 from pbem.rulesets.witp.air.tables import air_unit, known_type
 from pbem.rulesets.witp.clock import Round, Slot
 from pbem.rulesets.witp.knowledge import PRIVATE, Knowledge
@@ -123,20 +123,19 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         "#",
         "# Your air bases and carrier TFs (APs by type; MP = hexes x 6 in the Tropics):",
     ]
-    for name, b in sorted(own.get("air_bases", {}).items()):
-        aps = ", ".join(f"{n}x{t}" for t, n in sorted(b["air_points"].items()) if int(n) > 0)
-        out.append(f"#   {name.replace(' ', '_')} at {b['hex']}: {aps or 'no APs'}")
-    for tf in sorted(own.get(tfs.TFS, {}), key=tfs.marker_number):
-        entry = own[tfs.TFS][tf]
-        air = tf_air(own, entry) if not entry.get("dummy") else {}
-        if air and entry.get("hex"):
+    bases, display = air_bases(own), tfs.task_forces(own)
+    for name, b in sorted(bases.items()):
+        aps = ", ".join(f"{n}x{t}" for t, n in sorted(b.air_points.items()) if int(n) > 0)
+        out.append(f"#   {name.replace(' ', '_')} at {b.hex}: {aps or 'no APs'}")
+    for tf in sorted(display, key=tfs.marker_number):
+        entry = display[tf]
+        air = tf_air(own, entry) if not entry.dummy else {}
+        if air and entry.hex:
             aps = ", ".join(f"{n}x{t}" for t, n in sorted(air.items()) if int(n) > 0)
-            out.append(f"#   {tf} (carrier TF) at {entry['hex']}: {aps or 'no APs'}")
+            out.append(f"#   {tf} (carrier TF) at {entry.hex}: {aps or 'no APs'}")
     out.append("# Air types (range normal/extended MP, torpedo MP, roles):")
-    types = {t for b in own.get("air_bases", {}).values() for t in b["air_points"]}
-    types |= {
-        t for e in own.get(tfs.TFS, {}).values() if not e.get("dummy") for t in tf_air(own, e)
-    }
+    types = {t for b in bases.values() for t in b.air_points}
+    types |= {t for e in display.values() if not e.dummy for t in tf_air(own, e)}
     for t in sorted(t for t in types if known_type(public, t)):  # search-only types: none
         u = air_unit(public, t)
         out.append(

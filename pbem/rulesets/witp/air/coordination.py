@@ -26,6 +26,7 @@ from pbem.rulesets.witp.air.tables import (
     value,
 )
 from pbem.rulesets.witp.codec import JsonRecord
+from pbem.rulesets.witp.taskforces import Ship
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,14 +65,14 @@ def rate(
     )
 
 
-def carrier_points(public: Mapping[str, Any], ships: Sequence[Mapping[str, Any]]) -> int:
+def carrier_points(public: Mapping[str, Any], ships: Sequence[Ship]) -> int:
     """8.1.4: the CTF's carrier points (a class's own value first)."""
     table = value(public, CARRIER_POINTS)
     total = 0
     for s in ships:
-        cls = public["pack"].get(f"units/{s.get('class', '')}")
+        cls = public["pack"].get(f"units/{s.ship_class}")
         pts = cls["value"].get("carrier_points") if cls else None
-        total += int(pts) if pts else int(table.get(str(s.get("type")), 0))
+        total += int(pts) if pts else int(table.get(s.type, 0))
     return total
 
 
@@ -108,7 +109,7 @@ class Launch(JsonRecord):
 
 def launch(
     public: Mapping[str, Any],
-    ships: Sequence[Mapping[str, Any]],
+    ships: Sequence[Ship],
     ratings: Ratings,
     fighters: int,
     bombers: int,
