@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Protocol
+from dataclasses import replace
+from typing import Any, Protocol
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
@@ -66,7 +66,8 @@ from pbem.rulesets.witp.air.ships import SUNK, afloat, base_air, ships_of, take_
 from pbem.rulesets.witp.air.strikes import CoverFlight, CoverKind, FiledPlot
 from pbem.rulesets.witp.air.tables import MAP_START
 from pbem.rulesets.witp.clock import Slot
-from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Fact, Knowledge, disclose
+from pbem.rulesets.witp.codec import FactKind
+from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
 
 # play.py and ruleset.py call the Allocation Segment's hooks through this module.
 __all__ = ["file_plot", "is_allocation", "template", "validate"]
@@ -75,17 +76,14 @@ ALOFT = "naval_cover_aloft"  # private[side]: {TF: [Naval Cover over it, "up"]} 
 STRUCK = "special_struck"  # moderator: {naval phase: [[side, base, owner:tf], ...]} (5.8.2)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class StrikeNotFlown(Fact):
+class StrikeNotFlown(FactKind, kind="strike-not-flown"):
     """5.1.1, 14.2.2, R123: a plotted strike that did not fly, and why (its side's)."""
 
-    KIND: ClassVar[str] = "strike-not-flown"
     strike: str
     why: str
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class StrikeAtTf(Fact):
+class StrikeAtTf(FactKind):
     """A strike ``strike`` flown at the TF ``tf`` in ``hex`` (a kind says what of it)."""
 
     strike: str
@@ -93,34 +91,24 @@ class StrikeAtTf(Fact):
     hex: str
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class StrikeFoundNothing(StrikeAtTf):
+class StrikeFoundNothing(StrikeAtTf, kind="strike-found-nothing"):
     """7.1: the strike reached the hex its target TF was Located in and found it gone."""
 
-    KIND: ClassVar[str] = "strike-found-nothing"
 
-
-@dataclass(frozen=True, slots=True, eq=False)
-class CarrierStrikeOrder(Fact):
+class CarrierStrikeOrder(FactKind, kind="carrier-strike-order"):
     """12.3.2: the side's own carrier strikes in the order they fly (R115)."""
 
-    KIND: ClassVar[str] = "carrier-strike-order"
     strikes: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class TfSunk(Fact):
+class TfSunk(FactKind, kind="tf-sunk"):
     """7.8.1 Step 7: the owner's TF with no ship afloat has left the map."""
 
-    KIND: ClassVar[str] = "tf-sunk"
     tf: str
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class SpecialStrike(StrikeAtTf):
+class SpecialStrike(StrikeAtTf, kind="special-strike"):
     """5.8: a standing special strike launched at a moving TF, announced to both."""
-
-    KIND: ClassVar[str] = "special-strike"
 
 
 # -- the Strike Segment -----------------------------------------------------------

@@ -10,7 +10,7 @@ stored. ``Annotated[T, Wire(...)]`` says where the JSON differs: another key
 stored at all (``DERIVED``: the record's own ``from_json`` fills it in). A key
 missing from the stored JSON leaves the field's default.
 
-``SparseFact``: a knowledge.Fact kind with fields told only when known.
+``FactKind``: a knowledge.Fact kind declared as its fields only.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import (
     Self,
     TypeVar,
     Union,
+    dataclass_transform,
     get_args,
     get_origin,
     get_type_hints,
@@ -156,13 +157,21 @@ def decode(cls: type[R], obj: Mapping[str, Any]) -> R:
     return cls(**stored)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class SparseFact(Fact):
-    """A fact kind some of whose fields are told only when known: those named in
-    ``SPARSE`` are left out of its JSON while None (a stored one without them reads
-    back as a raw fact, the same JSON)."""
+@dataclass_transform(frozen_default=True, eq_default=False)
+class FactKind(Fact):
+    """A fact kind declared as its fields only: ``class TfSunk(FactKind, kind="tf-sunk")``
+    makes it a frozen dataclass (``eq=False``: the fact's equality is its JSON's) and
+    registers ``kind`` (knowledge.Fact's registry); ``sparse``: the fields told only
+    when known, left out of its JSON while None (a stored one without them reads back
+    as a raw fact, the same JSON)."""
 
+    __slots__ = ()
     SPARSE: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls, kind: str = "", sparse: tuple[str, ...] = (), **kw: Any) -> None:
+        cls.KIND, cls.SPARSE = kind, frozenset(sparse) | cls.SPARSE
+        dataclass(frozen=True, eq=False)(cls)
+        Fact.__init_subclass__.__func__(cls)  # type: ignore[attr-defined]  # the registry
 
     def to_json(self) -> dict[str, Any]:
         told = Fact.to_json(self)

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from dataclasses import replace
+from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
@@ -28,7 +28,7 @@ from pbem.rulesets.witp.air import coordination
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, afloat
 from pbem.rulesets.witp.air.tables import ADMIRALS, value
-from pbem.rulesets.witp.codec import SparseFact
+from pbem.rulesets.witp.codec import FactKind
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
 from pbem.rulesets.witp.taskforces import task_forces
 
@@ -37,13 +37,10 @@ OPERATIONAL = 2  # 8.2: a carrier at damage level 0, 1 or 2
 MAX_COMMAND_DRM = 5  # 8.1.2: at most 5 either way
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class AdmiralRatings(SparseFact):
+class AdmiralRatings(FactKind, kind="admiral-ratings", sparse=("command_level", "command_drm")):
     """8.1, R112: the admiral's combat ratings, rolled for his TF ``tf`` (his own
     side's), with the Command Level and its DRM where the chart gives one (8.1.2)."""
 
-    KIND: ClassVar[str] = "admiral-ratings"
-    SPARSE: ClassVar[frozenset[str]] = frozenset({"command_level", "command_drm"})
     tf: str
     admiral: str
     roll: int

@@ -26,16 +26,14 @@ flight the CAP's losses fall on (R110).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import availability
 from pbem.rulesets.witp.air.coordination import Launch
 from pbem.rulesets.witp.air.strikes import CoverFlight, CoverKind
 from pbem.rulesets.witp.air.tables import ARMY_FIGHTERS, air_unit, value
-from pbem.rulesets.witp.codec import SparseFact
-from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.codec import FactKind
 
 MISSION = {
     "cover": "plotted-cover",
@@ -53,13 +51,10 @@ NAVAL = frozenset({"naval-cover", "emergency-naval-cover"})
 EMERGENCY = frozenset({"emergency-cover", "emergency-naval-cover"})
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class CoverAvailability(SparseFact):
+class CoverAvailability(FactKind, kind="cover-availability", sparse=("tf",)):
     """5.3.3-5.3.5: one flight's APAT roll, told its owner: ``of`` APs launched,
     ``available`` over the target; ``tf`` the TF it covers (None: over a base, R123)."""
 
-    KIND: ClassVar[str] = "cover-availability"
-    SPARSE: ClassVar[frozenset[str]] = frozenset({"tf"})
     tf: str | None
     cover: str
     over: str
@@ -73,12 +68,10 @@ class CoverAvailability(SparseFact):
     of: int
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class CoverCoordination(Fact):
+class CoverCoordination(FactKind, kind="cover-coordination"):
     """5.3.6, 8.1.4, R120: a carrier TF's cover through its coordination check (the
     check's rolls and what launched: coordination.Launch's fields), told its owner."""
 
-    KIND: ClassVar[str] = "cover-coordination"
     tf: str
     cover: str
     air_rating: int
@@ -96,19 +89,15 @@ class CoverCoordination(Fact):
         return cls(tf, cover, air_rating, **cc.to_json())
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ArmyNavalCoverRoll(Fact):
+class ArmyNavalCoverRoll(FactKind, kind="army-naval-cover-roll"):
     """5.3.4, R121: the side's one 2D6 an Air Phase for its Army-type Naval Cover."""
 
-    KIND: ClassVar[str] = "army-naval-cover-roll"
     roll: int
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class CoverNotFlown(Fact):
+class CoverNotFlown(FactKind, kind="cover-not-flown"):
     """5.3.3, R122: a covering flight that did not fly, and why."""
 
-    KIND: ClassVar[str] = "cover-not-flown"
     cover: str
     why: str
 

@@ -14,15 +14,15 @@ moderator's stream and is told to the striker alone (R130).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air.ships import take_losses
 from pbem.rulesets.witp.air.tables import air_unit, rounded, value
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, Fact, disclose
+from pbem.rulesets.witp.codec import FactKind
+from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
 
 EXTREME_RETURN = "tables/bombardment-of-air-points-extreme"
 
@@ -54,12 +54,10 @@ def percent(public: Mapping[str, Any], x: int, roll: int) -> int:
     return int(t[f"X+{x}"][min(12, max(2, roll)) - 2])
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ExtremeRangeLosses(Fact):
+class ExtremeRangeLosses(FactKind, kind="extreme-range-losses"):
     """5.15: one type's 2D6 on return from extreme range, the striker's own: of
     ``returning`` APs, ``lost`` do not come back."""
 
-    KIND: ClassVar[str] = "extreme-range-losses"
     type: str
     column: str  # "X+1" ..
     roll: int

@@ -15,26 +15,23 @@ strikes launching from that base (R123).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import combat
 from pbem.rulesets.witp.air.naval_strike import LEVELS, air_stacks, cap_levels, stacks_told
 from pbem.rulesets.witp.air.strikes import CoverFlight
 from pbem.rulesets.witp.air.tables import air_unit, known_type
-from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.codec import FactKind
 
 RULE = "5.3.3"
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class LaunchInterception(Fact):
+class LaunchInterception(FactKind, kind="launch-interception"):
     """R123: one level's air combat over a launching base, told to both sides: the
     base's CAP against the cover (``stage`` "base CAP") or the cover against the
     launch ("launch"); the stacks and steps as the strike's air combat tells them."""
 
-    KIND: ClassVar[str] = "launch-interception"
     base: str
     hex: str
     stage: str
@@ -47,11 +44,9 @@ class LaunchInterception(Fact):
     bombers: tuple[Mapping[str, Any], ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class LaunchIntercepted(Fact):
+class LaunchIntercepted(FactKind, kind="launch-intercepted"):
     """R123: a strike stopped whole at its launch from ``base`` (both saw the combat)."""
 
-    KIND: ClassVar[str] = "launch-intercepted"
     base: str
 
 

@@ -19,15 +19,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.rulesets.witp.air import altitude, elite
 from pbem.rulesets.witp.air.aa import ship_aa
 from pbem.rulesets.witp.air.tables import AA_MATRIX, AA_MODS, MAP_START, air_to_air, air_unit, value
-from pbem.rulesets.witp.codec import SparseFact
+from pbem.rulesets.witp.codec import FactKind
 
 KEY = "suppressing"  # marks a peeled-off fighter in a wave (7.9.1)
 ASK = "suppress"  # on an escort: {"n": k, "line": id} as plotted (7.9)
@@ -67,14 +66,11 @@ def check_asked(k: int, n: int, posture: str) -> None:
         )
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class AaSuppressors(SparseFact):
+class AaSuppressors(FactKind, kind="aa-suppressors", sparse=("tf",)):
     """7.9: the striker's own peel-off: ``asked`` fighters asked of the loose escorts,
     ``escorts`` of them flying against ``cap`` CAP APs, ``peeled`` by type; ``tf`` the
     target, once the strike names it."""
 
-    KIND: ClassVar[str] = "aa-suppressors"
-    SPARSE: ClassVar[frozenset[str]] = frozenset({"tf"})
     asked: int
     escorts: int
     cap: int

@@ -10,15 +10,14 @@ night elite count too).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air import elite
 from pbem.rulesets.witp.air.ships import base_air
 from pbem.rulesets.witp.air.tables import TORPEDO, air_unit, known_type, rounded, value
-from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.codec import FactKind
 
 
 def armed(
@@ -60,12 +59,10 @@ def elite_majority(present: Mapping[str, int], best: Mapping[str, int]) -> bool:
     return 2 * sum(min(n, int(best.get(t, 0))) for t, n in present.items()) > total
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class TorpedoArming(Fact):
+class TorpedoArming(FactKind, kind="torpedo-arming"):
     """7.10.1, R127: a land base's torpedo arming roll at launch, the striker's own:
     of ``plotted`` torpedo APs, ``armed`` carry torpedoes."""
 
-    KIND: ClassVar[str] = "torpedo-arming"
     base: str
     present: int
     elite_majority: bool
