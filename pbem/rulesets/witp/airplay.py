@@ -63,7 +63,14 @@ from pbem.rulesets.witp.air.allocation import (
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
 from pbem.rulesets.witp.air.ships import SUNK, afloat, base_air, ships_of, take_losses
-from pbem.rulesets.witp.air.strikes import CoverFlight, CoverKind, FiledPlot
+from pbem.rulesets.witp.air.strikes import (
+    AirElement,
+    AirStrike,
+    CoverFlight,
+    CoverKind,
+    FiledPlot,
+    StrikePart,
+)
 from pbem.rulesets.witp.air.tables import MAP_START
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.codec import FactKind
@@ -145,27 +152,30 @@ def _committed(state: Mapping[str, Any], owner: str, tf: str) -> dict[str, int]:
     return out
 
 
-def _aboard(state: Mapping[str, Any], side: str, strike: Mapping[str, Any]) -> dict[str, Any]:
+def _aboard(state: Mapping[str, Any], side: str, strike: AirStrike) -> AirStrike:
     """The strike with each part cut to the APs its base still holds (losses since
     the plot, a carrier sunk under its air group: 7.8.1 Step 7)."""
     own = state[PRIVATE][side]
     parts = []
-    for part in strike["parts"]:
+    for part in strike.parts:
         try:
-            _label, _hex, air, _carrier = base_air(own, str(part["base"]))
+            left = dict(base_air(own, part.base)[2])
         except KeyError:
             continue  # the TF is gone
-        left = dict(air)
-        cut: dict[str, list[dict[str, Any]]] = {"elements": [], "escorts": []}
-        for key in ("elements", "escorts"):
-            for e in part[key]:
-                n = min(int(e["n"]), int(left.get(e["type"], 0)))
-                left[e["type"]] = int(left.get(e["type"], 0)) - n
-                if n:
-                    cut[key].append({**e, "n": n})
-        if cut["elements"]:
-            parts.append({**part, **cut})
-    return {**strike, "parts": parts}
+        elements, escorts = _cut_to(part.elements, left), _cut_to(part.escorts, left)
+        if elements:
+            parts.append(replace(part, elements=elements, escorts=escorts))
+    return replace(strike, parts=tuple(parts))
+
+
+def _cut_to(group: Sequence[AirElement], left: dict[str, int]) -> tuple[AirElement, ...]:
+    """The elements cut to the APs ``left`` by type (taken from it), in plot order."""
+    out = []
+    for e in group:
+        n = min(e.n, int(left.get(e.type, 0)))
+        left[e.type] = int(left.get(e.type, 0)) - n
+        out += [replace(e, n=n)] if n else []
+    return tuple(out)
 
 
 class BaseMap(Protocol):
@@ -183,7 +193,7 @@ class _Segment:
         self.state, self.slot, self.dice, self.sea = state, slot, dice, sea
         self.secret = draws.round_secret(state, f"{slot.time}/strikes")
         self.flown: set[tuple[str, str]] = set()
-        self.launched: dict[tuple[str, str], dict[str, Any]] = {}  # aloft before they fly
+        self.launched: dict[tuple[str, str], AirStrike] = {}  # aloft before they fly
         self.over: dict[tuple[str, str], int] = {}  # each cover's APs over its target
         self.army: dict[str, int] = {}  # 5.3.4: each side's one Army-type 2D6 (R121)
         self.swept: set[tuple[str, str]] = set()  # R123: covers the base CAP has fought
@@ -334,34 +344,32 @@ class _Segment:
                 if (owner, x.id) in self.over:
                     over_tf[i] = replace(x, up=self.over[(owner, x.id)]).to_json()
 
-    def intercept_launch(
-        self, side: str, strike: Mapping[str, Any]
-    ) -> tuple[dict[str, Any], list[Event]]:
+    def intercept_launch(self, side: str, strike: AirStrike) -> tuple[AirStrike, list[Event]]:
         """5.3.3, R123: the enemy's Cover CAP over an air base of ``side``'s that it
         does not hold intercepts the strike's part launching from there."""
         owner = enemy_of(side)
         plotted = filed(self.state, owner).covers
         events: list[Event] = []
         parts = []
-        for part in strike["parts"]:
+        for part in strike.parts:
             over = [
                 f
                 for f in plotted
-                if f.kind == CoverKind.COVER and not part["carrier"] and f.over_hex == part["hex"]
+                if f.kind == CoverKind.COVER and not part.carrier and f.over_hex == part.hex
             ]
-            if over and self.enemy_held(owner, str(part["hex"])):
+            if over and self.enemy_held(owner, str(part.hex)):
                 part, told = self.intercept_part(side, part, over)
                 events += told
-            if part["elements"]:
+            if part.elements:
                 parts.append(part)
-        return {**strike, "parts": parts}, events
+        return replace(strike, parts=tuple(parts)), events
 
     def intercept_part(
-        self, side: str, part: Mapping[str, Any], flights: Sequence[CoverFlight]
-    ) -> tuple[dict[str, Any], list[Event]]:
+        self, side: str, part: StrikePart, flights: Sequence[CoverFlight]
+    ) -> tuple[StrikePart, list[Event]]:
         """R123: the cover launched and rolled (once an Air Phase), fought by the
         base's CAP the first time, then as CAP against this launch; told to both."""
-        owner, base, hexid = enemy_of(side), str(part["base"]), str(part["hex"])
+        owner, base, hexid = enemy_of(side), part.base, str(part.hex)
         events: list[Event] = []
         for f in flights:
             if (owner, f.id) not in self.over:
@@ -374,7 +382,7 @@ class _Segment:
         for f in up:
             cover[f.type] = cover.get(f.type, 0) + self.over[(owner, f.id)]
         if not cover:
-            return dict(part), events
+            return part, events
         public = self.state[PUBLIC]
         out, cover_lost, part_lost, fights = intercept.against_launch(
             public, cover, part, self.dice
@@ -454,9 +462,11 @@ class _Segment:
         held = elite.held(self.state[PRIVATE][owner], flight.base, flight.type)
         return min(self.over[(owner, flight.id)], held)
 
-    def strikes(self, side: str) -> dict[str, Any]:
-        out: dict[str, Any] = self.state[PRIVATE][side].get(AIR_PLOT, {}).get("strikes", {})
-        return out
+    def strikes(self, side: str) -> tuple[AirStrike, ...]:
+        return filed(self.state, side).strikes
+
+    def plotted(self, side: str, sid: str) -> AirStrike:
+        return filed(self.state, side).strike(sid)
 
     def fly(self, side: str, sid: str) -> list[Event]:
         key = (side, sid)
@@ -464,19 +474,19 @@ class _Segment:
             return []
         self.flown.add(key)
         st, time = self.state, self.slot.time
-        strike = self.launched.pop(key, None) or _aboard(st, side, self.strikes(side)[sid])
-        if not strike["parts"]:
+        strike = self.launched.pop(key, None) or _aboard(st, side, self.plotted(side, sid))
+        if not strike.parts:
             fact = StrikeNotFlown(sid, "no APs left to fly it")
             return [disclose(st, fact, [side], time, "5.1.1")]
-        owner, tf = strike["target"]["owner"], strike["target"]["tf"]
-        if strike.get("night") and stationary(st, owner, tf) < NIGHT_STATIONARY:
+        owner, tf = strike.target.owner, strike.target.tf
+        if strike.night and stationary(st, owner, tf) < NIGHT_STATIONARY:
             fact = StrikeNotFlown(sid, NIGHT_WHY)
             return [disclose(st, fact, [side], time, "14.2.2")]
         target = st[PRIVATE][owner].get(tfs.TFS, {}).get(tf)
         if target is None or not ships_of(st[PRIVATE][owner], target):
-            lost = StrikeFoundNothing(sid, tf, strike["target"]["hex"])
+            lost = StrikeFoundNothing(sid, tf, strike.target.hex)
             return [disclose(st, lost, [side], time, "7.1")]
-        strike = {**strike, "target": {**strike["target"], "hex": target["hex"]}}
+        strike = replace(strike, target=replace(strike.target, hex=target["hex"]))
         ratings, events = _ratings(st, strike, self.dice, time)
         # 12.0-12.2, R95: the target's own strike still on deck is sequenced against this one
         theirs = [
@@ -487,7 +497,7 @@ class _Segment:
         after: list[str] = []
         if theirs:
             result, seq_events = naval_strike.sequence_strike(
-                st, strike, self.dice, time, ratings=ratings
+                st, strike.to_json(), self.dice, time, ratings=ratings
             )
             events += seq_events
             if result == AFTER:  # their strike arrives first
@@ -495,17 +505,17 @@ class _Segment:
                     events += self.fly(owner, s)
             elif result != BEFORE:  # simultaneous: aloft now, flown after this one
                 for s in theirs:
-                    self.launched[(owner, s)] = _aboard(st, owner, self.strikes(owner)[s])
+                    self.launched[(owner, s)] = _aboard(st, owner, self.plotted(owner, s))
                 after = theirs
         strike, intercepted = self.intercept_launch(side, strike)  # 5.3.3, R123
         events += intercepted
-        if strike["parts"]:
+        if strike.parts:
             events += self.resolve(owner, tf, str(target["hex"]), strike, ratings)
         else:
             stopped = StrikeNotFlown(sid, INTERCEPTED_WHY)
             events.append(disclose(st, stopped, [side], time, intercept.RULE))
-            parts = self.strikes(side)[sid]["parts"]
-            bases = ", ".join(sorted({str(p["base"]) for p in parts if not p["carrier"]}))
+            parts = self.plotted(side, sid).parts
+            bases = ", ".join(sorted({p.base for p in parts if not p.carrier}))
             seen = intercept.LaunchIntercepted(bases)  # both saw the combat
             events.append(disclose(st, seen, SIDES, time, intercept.RULE))
         for s in after:
@@ -517,7 +527,7 @@ class _Segment:
         owner: str,
         tf: str,
         hexid: str,
-        strike: Mapping[str, Any],
+        strike: AirStrike,
         ratings: Mapping[str, Ratings],
     ) -> list[Event]:
         """The strike over its target: the owner's cover there, then naval_strike."""
@@ -526,7 +536,7 @@ class _Segment:
         losses: dict[str, list[int]] = {}
         events += naval_strike.resolve_into(
             st,
-            strike,
+            strike.to_json(),
             self.dice,
             self.secret,
             time,
@@ -542,15 +552,15 @@ class _Segment:
 
 
 def _ratings(
-    state: dict[str, Any], strike: Mapping[str, Any], dice: Dice, time: str
+    state: dict[str, Any], strike: AirStrike, dice: Dice, time: str
 ) -> tuple[dict[str, Ratings], list[Event]]:
     """8.1, 8.8, R112: the carrier admirals' ratings on both sides of ``strike``: the
     striker's leading carrier TF's and the target TF's (rolled the first time)."""
-    side, owner = str(strike["side"]), str(strike["target"]["owner"])
-    lead = next((str(p["base"]) for p in strike["parts"] if p["carrier"]), None)
+    side, owner = strike.side, strike.target.owner
+    lead = next((p.base for p in strike.parts if p.carrier), None)
     out: dict[str, Ratings] = {}
     events: list[Event] = []
-    for who, tf in ((side, lead), (owner, str(strike["target"]["tf"]))):
+    for who, tf in ((side, lead), (owner, strike.target.tf)):
         if tf is None:
             continue
         r, told = admirals.ratings(state, who, tf, dice, time)
@@ -568,7 +578,7 @@ def strike_segment(
     strikes go before, by admiral (12.3.2). ``sea``: the map, whose bases say who
     holds a hex (R122, R123)."""
     seg = _Segment(state, slot, dice, sea)
-    queues: dict[str, list[str]] = {side: list(seg.strikes(side)) for side in SIDES}
+    queues: dict[str, list[str]] = {side: [s.id for s in seg.strikes(side)] for side in SIDES}
     events: list[Event] = []
     ranked, events = _carrier_ranking(state, seg, dice, slot.time)
     for side, sid in ranked:  # 12.3.2: three or more carrier strikes, by admiral
@@ -592,10 +602,10 @@ def _carrier_ranking(
     admirals' Air Ratings (rolled now if not yet, told their own side, R112); fewer:
     none (3.1 B alternation)."""
     plotted = [
-        (side, sid, strike)
+        (side, strike.id, strike)
         for side in SIDES
-        for sid, strike in seg.strikes(side).items()
-        if any(p["carrier"] for p in strike["parts"])
+        for strike in seg.strikes(side)
+        if any(p.carrier for p in strike.parts)
     ]
     if len(plotted) < 3:
         return [], []
@@ -603,9 +613,9 @@ def _carrier_ranking(
     rated: list[tuple[str, str, float | None]] = []
     for side, sid, strike in plotted:
         airs: list[int | None] = []
-        for p in strike["parts"]:
-            if p["carrier"]:
-                r, told = admirals.ratings(state, side, str(p["base"]), dice, time)
+        for p in strike.parts:
+            if p.carrier:
+                r, told = admirals.ratings(state, side, p.base, dice, time)
                 events += told
                 airs.append(r.air if r is not None else None)
         rated.append((side, sid, sequencing.joint_rating(airs)))
@@ -719,9 +729,9 @@ def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any])
     events: list[Event] = []
     secret = draws.round_secret(state, f"{slot.time}/special")
     for strike in launches:
-        base = str(strike["parts"][0]["base"])
+        base = strike.parts[0].base
         log.append([side, base, f"{owner}:{tf}"])
-        fact = SpecialStrike(strike["id"], tf, str(step["hex"]))
+        fact = SpecialStrike(strike.id, tf, str(step["hex"]))
         events.append(disclose(state, fact, SIDES, slot.time, "5.8"))
         ratings, told = _ratings(state, strike, dice, slot.time)
         events += told
@@ -731,7 +741,7 @@ def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any])
         losses: dict[str, list[int]] = {}
         events += naval_strike.resolve_into(
             state,
-            strike,
+            strike.to_json(),
             dice,
             secret,
             slot.time,

@@ -15,12 +15,13 @@ strikes launching from that base (R123).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import combat
 from pbem.rulesets.witp.air.naval_strike import LEVELS, air_stacks, cap_levels, stacks_told
-from pbem.rulesets.witp.air.strikes import CoverFlight
+from pbem.rulesets.witp.air.strikes import AirElement, CoverFlight, StrikePart
 from pbem.rulesets.witp.air.tables import air_unit, known_type
 from pbem.rulesets.witp.codec import FactKind
 
@@ -131,14 +132,15 @@ def against_base_cap(
 def against_launch(
     public: Mapping[str, Any],
     cover: Mapping[str, int],
-    part: Mapping[str, Any],
+    part: StrikePart,
     dice: Dice,
-) -> tuple[dict[str, Any], dict[str, list[int]], dict[str, list[int]], list[LaunchInterception]]:
+) -> tuple[StrikePart, dict[str, list[int]], dict[str, list[int]], list[LaunchInterception]]:
     """The cover (APs by type) as CAP against one launching part of a strike: (the
     part with its survivors, the cover's losses, the part's losses, the fights)."""
-    where = (str(part["base"]), str(part["hex"]))
-    bombers = [dict(e) for e in part["elements"]]
-    escorts = [dict(e) for e in part["escorts"]]
+    where = (part.base, str(part.hex))
+    # the strike's air combat fights elements as their JSON (air/strike/aircombat.py)
+    bombers = [e.to_json() for e in part.elements]
+    escorts = [e.to_json() for e in part.escorts]
     levels = [lv for lv in LEVELS if any(e["alt"] == lv for e in bombers)]
     cap = _stacks_by_level(public, cover, levels)
     fights: list[LaunchInterception] = []
@@ -162,9 +164,12 @@ def against_launch(
         _add(part_lost, lost)
         _cut(bombers, lv, _lost(bs))
         _cut(escorts, lv, _lost(loose + close))
-    out = {**part, "elements": [e for e in bombers if e["n"] > 0]}
-    out["escorts"] = [e for e in escorts if e["n"] > 0]
+    out = replace(part, elements=_survivors(bombers), escorts=_survivors(escorts))
     return out, cover_lost, part_lost, fights
+
+
+def _survivors(group: Sequence[Mapping[str, Any]]) -> tuple[AirElement, ...]:
+    return tuple(AirElement.from_json(e) for e in group if e["n"] > 0)
 
 
 def _stacks_by_level(

@@ -22,15 +22,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
+from pbem.core.sides import Side
 from pbem.rulesets.witp import located
 from pbem.rulesets.witp.air import altitude
 from pbem.rulesets.witp.air.plot import Distance, hex_mp
 from pbem.rulesets.witp.air.ships import base_air
+from pbem.rulesets.witp.air.strikes import AirElement, AirStrike, StrikePart, StrikeTarget
 from pbem.rulesets.witp.air.tables import ROLES, air_unit, known_type, value
 from pbem.rulesets.witp.knowledge import Knowledge
 
@@ -165,7 +168,7 @@ def launches(
     struck: Collection[tuple[str, str]] = (),
     aborted: Mapping[tuple[str, str], int] | None = None,
     mp: Distance | None = None,
-) -> list[dict[str, Any]]:
+) -> list[AirStrike]:
     """The special strikes ``side``'s standing orders launch at ``owner``'s TF ``tf``,
     moving into ``hexid``. ``struck``: (base, TF) pairs already struck this Naval Phase;
     ``aborted``: APs by (base, type) aborted in earlier special strikes (5.8.2)."""
@@ -178,11 +181,11 @@ def launches(
         return []  # 5.8, 13.6.4
     reported = _reported_types(knowledge, owner, tf)
     dist = mp or hex_mp()
-    out: list[dict[str, Any]] = []
+    out: list[AirStrike] = []
     busy = {b for b, _t in struck}
     for order in orders:
         base = str(order["base"])
-        if (base, tf) in struck or any(s["parts"][0]["base"] == base for s in out):
+        if (base, tf) in struck or any(s.parts[0].base == base for s in out):
             continue  # 5.8.2: one a base a TF (and one launch a base a hex entered)
         if "ANY" not in order["against"] and not reported & set(order["against"]):
             continue
@@ -192,8 +195,8 @@ def launches(
             continue
         d = dist(str(home), hexid)
         gone = aborted or {}
-        elements: list[dict[str, Any]] = []
-        escorts: list[dict[str, Any]] = []
+        elements: list[AirElement] = []
+        escorts: list[AirElement] = []
         for group, target in ((order["elements"], elements), (order["escorts"], escorts)):
             for e in group:
                 unit = air_unit(knowledge.public, str(e["type"]))
@@ -205,29 +208,13 @@ def launches(
                 )
                 if d <= limit and n > 0:
                     reach = "normal" if d <= int(unit["range"]["normal"]) else "extended"
-                    target.append({**e, "n": n, "range": reach})
+                    target.append(replace(AirElement.from_json(e), n=n, range=reach))
         if not elements:
             continue
-        part = {
-            "base": base,
-            "hex": home,
-            "carrier": carrier,
-            "mp": d,
-            "elements": elements,
-            "escorts": escorts,
-        }
-        if base in busy:
-            part["apat"] = True  # 5.8.2: a successive special strike from the base
+        # 5.8.2: a successive special strike from the base flies through the APAT
+        part = StrikePart(base, home, carrier, d, tuple(elements), tuple(escorts), base in busy)
+        at = StrikeTarget(Side(owner), tf, hexid)
         out.append(
-            {
-                "id": order["id"],
-                "side": side,
-                "target": {"owner": owner, "tf": tf, "hex": hexid},
-                "priority": None,
-                "return": None,
-                "night": night,
-                "special": True,
-                "parts": [part],
-            }
+            AirStrike(str(order["id"]), Side(side), at, night=night, special=True, parts=(part,))
         )
     return out
