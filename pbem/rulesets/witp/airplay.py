@@ -53,8 +53,6 @@ from pbem.rulesets.witp.air import avg as avg_rules
 from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air.allocation import (
     AIR_PLOT,
-    SPECIAL,
-    STANDING,
     file_plot,
     is_allocation,
     template,
@@ -708,7 +706,7 @@ def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any])
         return []
     slot, dice = running
     side = enemy_of(owner)
-    orders = state[PRIVATE][side].get(STANDING, {}).get(SPECIAL, ())
+    orders = special.standing(state[PRIVATE][side])
     if not orders or state[PRIVATE][owner].get(tfs.TFS, {}).get(tf) is None:
         return []
     phase = slot.time.rsplit("/", 1)[0]

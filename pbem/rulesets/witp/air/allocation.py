@@ -26,7 +26,7 @@ from pbem.rulesets.witp.clock import Round, Slot
 from pbem.rulesets.witp.knowledge import PRIVATE, Knowledge
 
 AIR_PLOT = "air_plot"  # private[side]: this Air Phase's accepted plot (AirPlot.to_json())
-STANDING, SPECIAL = "standing", "special"  # private[side]["standing"]["special"]: R105
+STANDING, SPECIAL = special.STANDING, special.SPECIAL  # R105: the side's standing orders
 WORD = "SPECIAL"
 
 
@@ -60,7 +60,7 @@ def _split(text: str) -> tuple[str, str, list[int]]:
 
 def judge(
     knowledge: Knowledge, side: str, text: str
-) -> tuple[plot.AirPlot, list[dict[str, Any]], list[LineError]]:
+) -> tuple[plot.AirPlot, list[special.SpecialOrder], list[LineError]]:
     """The accepted air plot, the standing special strikes filed, and every refused
     line, in line order."""
     air, spec, _none = _split(text)
@@ -96,7 +96,7 @@ def file_plot(state: dict[str, Any], side: str, lines: Sequence[str], slot: Slot
     own[AIR_PLOT] = accepted.filed(slot.time).to_json()
     _air, spec, none = _split(text)
     if none or spec.strip():
-        own.setdefault(STANDING, {})[SPECIAL] = specials  # R105: replaced as a set
+        own.setdefault(STANDING, {})[SPECIAL] = [o.to_json() for o in specials]  # R105: as a set
     return []
 
 
@@ -155,7 +155,7 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         out.append(f"#   {m['tf']} at {m['hex']}: {may}; last report: {report}")
     if not marks:
         out.append("#   none")
-    kept = own.get(STANDING, {}).get(SPECIAL, ())
-    out.append("# Special strikes in force: " + (", ".join(str(o["id"]) for o in kept) or "none"))
+    kept = special.standing(own)
+    out.append("# Special strikes in force: " + (", ".join(o.id for o in kept) or "none"))
     out += ["PASS", ""]
     return "\n".join(out)

@@ -29,7 +29,7 @@ def _report(state: dict[str, Any], text: str) -> None:
     )
 
 
-def _orders(state: dict[str, Any], text: str = ORDERS) -> list[dict[str, Any]]:
+def _orders(state: dict[str, Any], text: str = ORDERS) -> list[special.SpecialOrder]:
     orders, errors = special.judge(knowing(state, ALLIED), ALLIED, text)
     assert errors == []
     return orders
@@ -38,7 +38,7 @@ def _orders(state: dict[str, Any], text: str = ORDERS) -> list[dict[str, Any]]:
 def test_5_8_a_standing_special_strike_is_judged_when_filed() -> None:
     s = world()
     (order,) = _orders(s)
-    assert order["against"] == ["CV", "MSU"] and order["range"] == "normal"
+    assert order.against == ("CV", "MSU") and order.range == "normal"
     _o, errors = special.judge(
         knowing(s, ALLIED), ALLIED, "SPECIAL X2 FROM TF2 9xSBD-3 AGAINST ANY"
     )
@@ -167,7 +167,7 @@ NIGHT_ORDER = "SPECIAL N1 FROM Port_Moresby 2xB-17E NIGHT"
 def test_14_2_2_a_night_special_strike_is_night_rated_and_unescorted() -> None:
     s = world(bases=MORESBY)
     (order,) = _orders(s, NIGHT_ORDER)
-    assert order["night"] is True
+    assert order.night is True
     k = knowing(s, ALLIED)
     _o, errors = special.judge(k, ALLIED, "SPECIAL N2 FROM TF2 2xSBD-3 NIGHT")
     assert [(e.rule, "not night-rated" in e.message) for e in errors] == [("14.2.2", True)]
