@@ -60,7 +60,7 @@ from pbem.rulesets.witp.air.allocation import (
 )
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
-from pbem.rulesets.witp.air.ships import SUNK, afloat, base_air, ships_of, take_losses
+from pbem.rulesets.witp.air.ships import SUNK, afloat, base_air, take_losses
 from pbem.rulesets.witp.air.strikes import (
     AirElement,
     AirStrike,
@@ -480,11 +480,11 @@ class _Segment:
         if strike.night and stationary(st, owner, tf) < NIGHT_STATIONARY:
             fact = StrikeNotFlown(sid, NIGHT_WHY)
             return [disclose(st, fact, [side], time, "14.2.2")]
-        target = st[PRIVATE][owner].get(tfs.TFS, {}).get(tf)
-        if target is None or not ships_of(st[PRIVATE][owner], target):
+        target = tfs.task_forces(st[PRIVATE][owner]).get(tf)
+        if target is None or not afloat(st[PRIVATE][owner], target):
             lost = StrikeFoundNothing(sid, tf, strike.target.hex)
             return [disclose(st, lost, [side], time, "7.1")]
-        strike = replace(strike, target=replace(strike.target, hex=target["hex"]))
+        strike = replace(strike, target=replace(strike.target, hex=str(target.hex)))
         ratings, events = _ratings(st, strike, self.dice, time)
         # 12.0-12.2, R95: the target's own strike still on deck is sequenced against this one
         theirs = [
@@ -508,7 +508,7 @@ class _Segment:
         strike, intercepted = self.intercept_launch(side, strike)  # 5.3.3, R123
         events += intercepted
         if strike.parts:
-            events += self.resolve(owner, tf, str(target["hex"]), strike, ratings)
+            events += self.resolve(owner, tf, str(target.hex), strike, ratings)
         else:
             stopped = StrikeNotFlown(sid, INTERCEPTED_WHY)
             events.append(disclose(st, stopped, [side], time, intercept.RULE))
@@ -657,9 +657,9 @@ def after_naval_execution(state: dict[str, Any], slot: Slot) -> list[Event]:
         state[PRIVATE][side].pop(ALOFT, None)  # R124: the Naval Phase over, home
     counts = state.setdefault(MODERATOR, {}).setdefault(STATIONARY, {})
     for side in SIDES:
-        for tf, entry in state[PRIVATE][side].get(tfs.TFS, {}).items():
+        for tf, entry in tfs.task_forces(state[PRIVATE][side]).items():
             key = f"{side}:{tf}"
-            counts[key] = 0 if entry.get("log") else int(counts.get(key, 0)) + 1
+            counts[key] = 0 if entry.log else int(counts.get(key, 0)) + 1
     return clear_sunk(state, slot)
 
 
@@ -669,18 +669,18 @@ def clear_sunk(state: dict[str, Any], slot: Slot) -> list[Event]:
     events: list[Event] = []
     for side in SIDES:
         own = state[PRIVATE][side]
-        ships = own.get(tfs.SHIPS, {})
-        for tf in sorted(own.get(tfs.TFS, {}), key=tfs.marker_number):
-            entry = own[tfs.TFS][tf]
-            if entry.get("dummy"):
+        display = tfs.task_forces(own)
+        for tf in sorted(display, key=tfs.marker_number):
+            entry = display[tf]
+            if entry.dummy:
                 continue
-            afloat = [s for s in entry["ships"] if int(ships[s].get("damage", 0)) < SUNK]
-            if afloat == entry["ships"]:
+            kept = tuple(s for s in entry.ships if tfs.ship(own, s).damage < SUNK)
+            if kept == entry.ships:
                 continue
-            entry["ships"] = afloat
-            if afloat:
+            if kept:
+                tfs.update(own, tf, ships=kept)
                 continue
-            del own[tfs.TFS][tf]
+            del own[tfs.TFS][tf]  # off the TF Display
             events.append(disclose(state, TfSunk(tf), [side], slot.time, "7.8.1"))
             events += located.remove(state, side, tf, slot, "no ship afloat", "7.8.1")
     return events
@@ -707,7 +707,7 @@ def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any])
     slot, dice = running
     side = enemy_of(owner)
     orders = special.standing(state[PRIVATE][side])
-    if not orders or state[PRIVATE][owner].get(tfs.TFS, {}).get(tf) is None:
+    if not orders or tf not in tfs.task_forces(state[PRIVATE][owner]):
         return []
     phase = slot.time.rsplit("/", 1)[0]
     log = state.setdefault(MODERATOR, {}).setdefault(STRUCK, {}).setdefault(phase, [])
