@@ -101,9 +101,37 @@ def take_losses(own: Mapping[str, Any], where: str, ap_type: str, lost: int) -> 
     return cut
 
 
+@dataclass(frozen=True, slots=True)
+class Holding:
+    """One holder of a base's APs, by type (a carrier's air group, or the air base's
+    APs), with how many of them are elite (7.11), elite with Night status (7.11.5)
+    and green (58.1)."""
+
+    aps: Mapping[str, int]
+    elite: Mapping[str, int]
+    night_elite: Mapping[str, int]
+    green: Mapping[str, int]
+
+
+def holdings(own: Mapping[str, Any], base: str) -> list[Holding]:
+    """The holders of ``base``'s APs, as values: its carriers afloat if ``base`` is a
+    TF, else the air base."""
+    tf = task_forces(own).get(base)
+    if tf is not None:
+        return [
+            Holding(s.air or {}, s.elite or {}, s.extra.get("night_elite") or {}, s.green or {})
+            for s in afloat(own, tf)
+        ]
+    b = air_bases(own).get(base)
+    if b is None:
+        return []
+    return [Holding(b.air_points, b.elite or {}, b.night_elite or {}, b.green or {})]
+
+
 def holders(own: Mapping[str, Any], base: str) -> list[dict[str, Any]]:
     """The records holding ``base``'s APs and their counts (elite, green): its
-    carriers if ``base`` is a TF, else the air base."""
+    carriers if ``base`` is a TF, else the air base (the working copy's, where the
+    counts are written)."""
     tf = own.get("tfs", {}).get(base)
     if tf is not None:
         return ships_of(own, tf)
