@@ -25,7 +25,7 @@ from pbem.rulesets.witp.air.tables import air_unit, known_type
 from pbem.rulesets.witp.clock import Round, Slot
 from pbem.rulesets.witp.knowledge import PRIVATE, Knowledge
 
-AIR_PLOT = "air_plot"  # private[side]: this Air Phase's accepted plot (AirPlot.to_json())
+AIR_PLOT = "air_plot"  # private[side]: this Air Phase's accepted plot (FiledPlot's JSON)
 STANDING, SPECIAL = special.STANDING, special.SPECIAL  # R105: the side's standing orders
 WORD = "SPECIAL"
 

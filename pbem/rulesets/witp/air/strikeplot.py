@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from pbem.rulesets.witp.air.strikes import AirStrike, AirTransfer, CoverFlight, FiledPlot
 from pbem.rulesets.witp.knowledge import Knowledge
@@ -37,9 +36,6 @@ class AirPlot:
             choices=tuple(self.choices.items()),
             time=time,
         )
-
-    def to_json(self) -> dict[str, Any]:
-        return self.filed().to_json()
 
     def choose_entry(self, sid: str, choice: str) -> None:
         """7.7.1, R126: strike ``sid``'s elite waves' entry arc choice."""

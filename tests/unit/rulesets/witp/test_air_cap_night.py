@@ -58,7 +58,7 @@ def test_7_1_b_r135_a_cap_order_is_judged_line_by_line() -> None:
     s = world()
     p, errors = _judge(s, JAPANESE, "CAP TF1 H:2 m:1\nCAP TF1 L:1\nCAP TF9 L:1\nCAP TF1 X:1")
     assert p.caps == {"TF1": {"H": 2, "M": 1}}
-    assert p.to_json()["caps"] == {"TF1": {"H": 2, "M": 1}}
+    assert p.filed().to_json()["caps"] == {"TF1": {"H": 2, "M": 1}}
     refused = {e.line: (e.rule, e.message) for e in errors}
     assert refused[2][0] == "7.1" and "already allotted" in refused[2][1]
     assert refused[3][0] == "5.3" and "none of your TFs" in refused[3][1]
@@ -249,7 +249,7 @@ def test_14_2_2_r137_the_plot_reads_no_movement_the_side_was_not_told() -> None:
             fact = {"kind": "located-moved", "owner": ALLIED, "tf": "TF2", "hex": "E2016"}
             disclose(s, fact, [ALLIED], "T1/naval2/execution", "13.7.5")
         p, errors = _judge(s, JAPANESE, G4M_NIGHT)
-        answers.append((copy.deepcopy(p.to_json()), errors))
+        answers.append((copy.deepcopy(p.filed().to_json()), errors))
     assert answers[0] == answers[1] == answers[2]
     assert answers[0][1] == []
 

@@ -66,7 +66,7 @@ def test_5_1_6_the_gate_reads_knowledge_not_truth() -> None:
     b[PRIVATE][JAPANESE]["tfs"]["TF1"]["ships"] = []  # in truth a dummy
     b[PRIVATE][JAPANESE]["tfs"]["TF1"]["dummy"] = True
     text = "STRIKE S1 FROM TF2 3xSBD-3 TARGET TF1"
-    assert _judge(a, ALLIED, text)[0].to_json() == _judge(b, ALLIED, text)[0].to_json()
+    assert _judge(a, ALLIED, text)[0].filed() == _judge(b, ALLIED, text)[0].filed()
 
 
 def test_5_1_1_an_ap_flies_one_mission_a_phase() -> None:
