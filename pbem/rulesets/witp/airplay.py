@@ -53,8 +53,6 @@ from pbem.rulesets.witp.air import avg as avg_rules
 from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air.allocation import (
     AIR_PLOT,
-    SPECIAL,
-    STANDING,
     file_plot,
     is_allocation,
     template,
@@ -62,10 +60,18 @@ from pbem.rulesets.witp.air.allocation import (
 )
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
-from pbem.rulesets.witp.air.ships import SUNK, base_air, ships_of, take_losses
-from pbem.rulesets.witp.air.strikes import CoverFlight, CoverKind, FiledPlot
+from pbem.rulesets.witp.air.ships import SUNK, afloat, base_air, take_losses
+from pbem.rulesets.witp.air.strikes import (
+    AirElement,
+    AirStrike,
+    CoverFlight,
+    CoverKind,
+    FiledPlot,
+    StrikePart,
+)
 from pbem.rulesets.witp.air.tables import MAP_START
 from pbem.rulesets.witp.clock import Slot
+from pbem.rulesets.witp.codec import FactKind
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
 
 # play.py and ruleset.py call the Allocation Segment's hooks through this module.
@@ -73,6 +79,41 @@ __all__ = ["file_plot", "is_allocation", "template", "validate"]
 
 ALOFT = "naval_cover_aloft"  # private[side]: {TF: [Naval Cover over it, "up"]} (5.3.4, R124)
 STRUCK = "special_struck"  # moderator: {naval phase: [[side, base, owner:tf], ...]} (5.8.2)
+
+
+class StrikeNotFlown(FactKind, kind="strike-not-flown"):
+    """5.1.1, 14.2.2, R123: a plotted strike that did not fly, and why (its side's)."""
+
+    strike: str
+    why: str
+
+
+class StrikeAtTf(FactKind):
+    """A strike ``strike`` flown at the TF ``tf`` in ``hex`` (a kind says what of it)."""
+
+    strike: str
+    tf: str
+    hex: str
+
+
+class StrikeFoundNothing(StrikeAtTf, kind="strike-found-nothing"):
+    """7.1: the strike reached the hex its target TF was Located in and found it gone."""
+
+
+class CarrierStrikeOrder(FactKind, kind="carrier-strike-order"):
+    """12.3.2: the side's own carrier strikes in the order they fly (R115)."""
+
+    strikes: tuple[str, ...]
+
+
+class TfSunk(FactKind, kind="tf-sunk"):
+    """7.8.1 Step 7: the owner's TF with no ship afloat has left the map."""
+
+    tf: str
+
+
+class SpecialStrike(StrikeAtTf, kind="special-strike"):
+    """5.8: a standing special strike launched at a moving TF, announced to both."""
 
 
 # -- the Strike Segment -----------------------------------------------------------
@@ -109,27 +150,30 @@ def _committed(state: Mapping[str, Any], owner: str, tf: str) -> dict[str, int]:
     return out
 
 
-def _aboard(state: Mapping[str, Any], side: str, strike: Mapping[str, Any]) -> dict[str, Any]:
+def _aboard(state: Mapping[str, Any], side: str, strike: AirStrike) -> AirStrike:
     """The strike with each part cut to the APs its base still holds (losses since
     the plot, a carrier sunk under its air group: 7.8.1 Step 7)."""
     own = state[PRIVATE][side]
     parts = []
-    for part in strike["parts"]:
+    for part in strike.parts:
         try:
-            _label, _hex, air, _carrier = base_air(own, str(part["base"]))
+            left = dict(base_air(own, part.base)[2])
         except KeyError:
             continue  # the TF is gone
-        left = dict(air)
-        cut: dict[str, list[dict[str, Any]]] = {"elements": [], "escorts": []}
-        for key in ("elements", "escorts"):
-            for e in part[key]:
-                n = min(int(e["n"]), int(left.get(e["type"], 0)))
-                left[e["type"]] = int(left.get(e["type"], 0)) - n
-                if n:
-                    cut[key].append({**e, "n": n})
-        if cut["elements"]:
-            parts.append({**part, **cut})
-    return {**strike, "parts": parts}
+        elements, escorts = _cut_to(part.elements, left), _cut_to(part.escorts, left)
+        if elements:
+            parts.append(replace(part, elements=elements, escorts=escorts))
+    return replace(strike, parts=tuple(parts))
+
+
+def _cut_to(group: Sequence[AirElement], left: dict[str, int]) -> tuple[AirElement, ...]:
+    """The elements cut to the APs ``left`` by type (taken from it), in plot order."""
+    out = []
+    for e in group:
+        n = min(e.n, int(left.get(e.type, 0)))
+        left[e.type] = int(left.get(e.type, 0)) - n
+        out += [replace(e, n=n)] if n else []
+    return tuple(out)
 
 
 class BaseMap(Protocol):
@@ -147,7 +191,7 @@ class _Segment:
         self.state, self.slot, self.dice, self.sea = state, slot, dice, sea
         self.secret = draws.round_secret(state, f"{slot.time}/strikes")
         self.flown: set[tuple[str, str]] = set()
-        self.launched: dict[tuple[str, str], dict[str, Any]] = {}  # aloft before they fly
+        self.launched: dict[tuple[str, str], AirStrike] = {}  # aloft before they fly
         self.over: dict[tuple[str, str], int] = {}  # each cover's APs over its target
         self.army: dict[str, int] = {}  # 5.3.4: each side's one Army-type 2D6 (R121)
         self.swept: set[tuple[str, str]] = set()  # R123: covers the base CAP has fought
@@ -172,7 +216,7 @@ class _Segment:
         key = (owner, flight.id)
         if self.enemy_held(owner, hexid):
             self.over[key] = 0
-            fact = {"kind": "cover-not-flown", "cover": flight.id, "why": ENEMY_HELD_WHY}
+            fact = cover_rules.CoverNotFlown(flight.id, ENEMY_HELD_WHY)
             return [disclose(self.state, fact, [owner], self.slot.time, "5.3.3")]
         left = self.left.setdefault(key, flight.n)
         return self.launch_cover(owner, flight, tf, left)
@@ -195,7 +239,7 @@ class _Segment:
             self.state[PUBLIC], flight, dice, n=n, mission=mission, drm=drm
         )
         self.over[(owner, flight.id)] = got
-        fact = {"kind": "cover-availability", **({"tf": tf} if tf else {}), **rolled}
+        fact = replace(rolled, tf=tf or None)
         rule = "5.3.3" if held and flight.kind == CoverKind.COVER else cover_rules.RULE[flight.kind]
         return [*events, disclose(self.state, fact, [owner], self.slot.time, rule)]
 
@@ -210,15 +254,14 @@ class _Segment:
         if not flight.carrier:
             return n, []
         own, public = self.state[PRIVATE][owner], self.state[PUBLIC]
-        entry = own.get(tfs.TFS, {}).get(base)
+        entry = tfs.task_forces(own).get(base)
         if entry is None:
             return 0, []  # the TF is gone
         r, events = admirals.ratings(self.state, owner, base, dice, self.slot.time)
         r = r or coordination.rate(public, None, dice, f"{owner} {base} CTF")
         purpose = f"{owner} {base} cover {flight.id} CC"
-        cc = coordination.launch(public, ships_of(own, entry), r, n, 0, dice, purpose)
-        fact: dict[str, Any] = {"kind": "cover-coordination", "tf": base, "cover": flight.id}
-        fact |= {"air_rating": r.air, **cc.to_json()}
+        cc = coordination.launch(public, afloat(own, entry), r, n, 0, dice, purpose)
+        fact = cover_rules.CoverCoordination.of(base, flight.id, r.air, cc)
         events.append(disclose(self.state, fact, [owner], self.slot.time, "8.1.4"))
         return cc.fighters, events
 
@@ -233,7 +276,7 @@ class _Segment:
             purpose = f"{owner} Army-type naval cover"
             dice = draws.fork(self.secret, purpose)  # told its owner alone, as the cover's
             self.army[owner] = dice.d6(purpose) + dice.d6(purpose)
-            fact = {"kind": "army-naval-cover-roll", "roll": self.army[owner]}
+            fact = cover_rules.ArmyNavalCoverRoll(self.army[owner])
             events.append(disclose(self.state, fact, [owner], self.slot.time, "5.3.4"))
         return cover_rules.army_drm(number, self.army[owner]), events
 
@@ -299,34 +342,32 @@ class _Segment:
                 if (owner, x.id) in self.over:
                     over_tf[i] = replace(x, up=self.over[(owner, x.id)]).to_json()
 
-    def intercept_launch(
-        self, side: str, strike: Mapping[str, Any]
-    ) -> tuple[dict[str, Any], list[Event]]:
+    def intercept_launch(self, side: str, strike: AirStrike) -> tuple[AirStrike, list[Event]]:
         """5.3.3, R123: the enemy's Cover CAP over an air base of ``side``'s that it
         does not hold intercepts the strike's part launching from there."""
         owner = enemy_of(side)
         plotted = filed(self.state, owner).covers
         events: list[Event] = []
         parts = []
-        for part in strike["parts"]:
+        for part in strike.parts:
             over = [
                 f
                 for f in plotted
-                if f.kind == CoverKind.COVER and not part["carrier"] and f.over_hex == part["hex"]
+                if f.kind == CoverKind.COVER and not part.carrier and f.over_hex == part.hex
             ]
-            if over and self.enemy_held(owner, str(part["hex"])):
+            if over and self.enemy_held(owner, str(part.hex)):
                 part, told = self.intercept_part(side, part, over)
                 events += told
-            if part["elements"]:
+            if part.elements:
                 parts.append(part)
-        return {**strike, "parts": parts}, events
+        return replace(strike, parts=tuple(parts)), events
 
     def intercept_part(
-        self, side: str, part: Mapping[str, Any], flights: Sequence[CoverFlight]
-    ) -> tuple[dict[str, Any], list[Event]]:
+        self, side: str, part: StrikePart, flights: Sequence[CoverFlight]
+    ) -> tuple[StrikePart, list[Event]]:
         """R123: the cover launched and rolled (once an Air Phase), fought by the
         base's CAP the first time, then as CAP against this launch; told to both."""
-        owner, base, hexid = enemy_of(side), str(part["base"]), str(part["hex"])
+        owner, base, hexid = enemy_of(side), part.base, str(part.hex)
         events: list[Event] = []
         for f in flights:
             if (owner, f.id) not in self.over:
@@ -339,7 +380,7 @@ class _Segment:
         for f in up:
             cover[f.type] = cover.get(f.type, 0) + self.over[(owner, f.id)]
         if not cover:
-            return dict(part), events
+            return part, events
         public = self.state[PUBLIC]
         out, cover_lost, part_lost, fights = intercept.against_launch(
             public, cover, part, self.dice
@@ -347,7 +388,7 @@ class _Segment:
         self.cover_losses(owner, up, cover_lost)
         for t, (eliminated, _aborted) in part_lost.items():
             take_losses(self.state[PRIVATE][side], base, t, eliminated)
-        return out, events + self.told_fights(base, hexid, fights)
+        return out, events + self.told_fights(fights)
 
     def base_cap_fight(
         self, side: str, base: str, hexid: str, flights: Sequence[CoverFlight]
@@ -368,32 +409,24 @@ class _Segment:
             {
                 "type": f.type,
                 "n": self.over[(owner, f.id)],
-                "alt": intercept.level_of(public, f.to_json()),
+                "alt": intercept.level_of(public, f),
                 "range": f.range,
             }
             for f in up
         ]
-        cover_lost, cap_lost, fights = intercept.against_base_cap(public, cover, cap, self.dice)
+        where = (base, hexid)
+        cover_lost, cap_lost, fights = intercept.against_base_cap(
+            public, cover, cap, self.dice, where
+        )
         self.cover_losses(owner, up, cover_lost)
         for t, (eliminated, aborted) in cap_lost.items():
             take_losses(own, base, t, eliminated)
             grounded[t] = int(grounded.get(t, 0)) + aborted  # 5.1.1: flies no more CAP
-        return self.told_fights(base, hexid, fights)
+        return self.told_fights(fights)
 
-    def told_fights(
-        self, base: str, hexid: str, fights: Sequence[Mapping[str, Any]]
-    ) -> list[Event]:
+    def told_fights(self, fights: Sequence[intercept.LaunchInterception]) -> list[Event]:
         """R123: the interception's air combat, told to both sides (6.1.1)."""
-        return [
-            disclose(
-                self.state,
-                {"kind": "launch-interception", "base": base, "hex": hexid, **f},
-                list(SIDES),
-                self.slot.time,
-                intercept.RULE,
-            )
-            for f in fights
-        ]
+        return [disclose(self.state, f, SIDES, self.slot.time, intercept.RULE) for f in fights]
 
     def cover_losses(
         self, owner: str, flights: Sequence[CoverFlight], losses: Mapping[str, list[int]]
@@ -427,9 +460,11 @@ class _Segment:
         held = elite.held(self.state[PRIVATE][owner], flight.base, flight.type)
         return min(self.over[(owner, flight.id)], held)
 
-    def strikes(self, side: str) -> dict[str, Any]:
-        out: dict[str, Any] = self.state[PRIVATE][side].get(AIR_PLOT, {}).get("strikes", {})
-        return out
+    def strikes(self, side: str) -> tuple[AirStrike, ...]:
+        return filed(self.state, side).strikes
+
+    def plotted(self, side: str, sid: str) -> AirStrike:
+        return filed(self.state, side).strike(sid)
 
     def fly(self, side: str, sid: str) -> list[Event]:
         key = (side, sid)
@@ -437,28 +472,19 @@ class _Segment:
             return []
         self.flown.add(key)
         st, time = self.state, self.slot.time
-        strike = self.launched.pop(key, None) or _aboard(st, side, self.strikes(side)[sid])
-        if not strike["parts"]:
-            fact: dict[str, Any] = {
-                "kind": "strike-not-flown",
-                "strike": sid,
-                "why": "no APs left to fly it",
-            }
+        strike = self.launched.pop(key, None) or _aboard(st, side, self.plotted(side, sid))
+        if not strike.parts:
+            fact = StrikeNotFlown(sid, "no APs left to fly it")
             return [disclose(st, fact, [side], time, "5.1.1")]
-        owner, tf = strike["target"]["owner"], strike["target"]["tf"]
-        if strike.get("night") and stationary(st, owner, tf) < NIGHT_STATIONARY:
-            fact = {"kind": "strike-not-flown", "strike": sid, "why": NIGHT_WHY}
+        owner, tf = strike.target.owner, strike.target.tf
+        if strike.night and stationary(st, owner, tf) < NIGHT_STATIONARY:
+            fact = StrikeNotFlown(sid, NIGHT_WHY)
             return [disclose(st, fact, [side], time, "14.2.2")]
-        target = st[PRIVATE][owner].get(tfs.TFS, {}).get(tf)
-        if target is None or not ships_of(st[PRIVATE][owner], target):
-            fact = {
-                "kind": "strike-found-nothing",
-                "strike": sid,
-                "tf": tf,
-                "hex": strike["target"]["hex"],
-            }
-            return [disclose(st, fact, [side], time, "7.1")]
-        strike = {**strike, "target": {**strike["target"], "hex": target["hex"]}}
+        target = tfs.task_forces(st[PRIVATE][owner]).get(tf)
+        if target is None or not afloat(st[PRIVATE][owner], target):
+            lost = StrikeFoundNothing(sid, tf, strike.target.hex)
+            return [disclose(st, lost, [side], time, "7.1")]
+        strike = replace(strike, target=replace(strike.target, hex=str(target.hex)))
         ratings, events = _ratings(st, strike, self.dice, time)
         # 12.0-12.2, R95: the target's own strike still on deck is sequenced against this one
         theirs = [
@@ -469,7 +495,7 @@ class _Segment:
         after: list[str] = []
         if theirs:
             result, seq_events = naval_strike.sequence_strike(
-                st, strike, self.dice, time, ratings=ratings
+                st, strike.to_json(), self.dice, time, ratings=ratings
             )
             events += seq_events
             if result == AFTER:  # their strike arrives first
@@ -477,19 +503,19 @@ class _Segment:
                     events += self.fly(owner, s)
             elif result != BEFORE:  # simultaneous: aloft now, flown after this one
                 for s in theirs:
-                    self.launched[(owner, s)] = _aboard(st, owner, self.strikes(owner)[s])
+                    self.launched[(owner, s)] = _aboard(st, owner, self.plotted(owner, s))
                 after = theirs
         strike, intercepted = self.intercept_launch(side, strike)  # 5.3.3, R123
         events += intercepted
-        if strike["parts"]:
-            events += self.resolve(owner, tf, str(target["hex"]), strike, ratings)
+        if strike.parts:
+            events += self.resolve(owner, tf, str(target.hex), strike, ratings)
         else:
-            fact = {"kind": "strike-not-flown", "strike": sid, "why": INTERCEPTED_WHY}
-            events.append(disclose(st, fact, [side], time, intercept.RULE))
-            parts = self.strikes(side)[sid]["parts"]
-            bases = ", ".join(sorted({str(p["base"]) for p in parts if not p["carrier"]}))
-            seen = {"kind": "launch-intercepted", "base": bases}  # both saw the combat
-            events.append(disclose(st, seen, list(SIDES), time, intercept.RULE))
+            stopped = StrikeNotFlown(sid, INTERCEPTED_WHY)
+            events.append(disclose(st, stopped, [side], time, intercept.RULE))
+            parts = self.plotted(side, sid).parts
+            bases = ", ".join(sorted({p.base for p in parts if not p.carrier}))
+            seen = intercept.LaunchIntercepted(bases)  # both saw the combat
+            events.append(disclose(st, seen, SIDES, time, intercept.RULE))
         for s in after:
             events += self.fly(owner, s)
         return events
@@ -499,7 +525,7 @@ class _Segment:
         owner: str,
         tf: str,
         hexid: str,
-        strike: Mapping[str, Any],
+        strike: AirStrike,
         ratings: Mapping[str, Ratings],
     ) -> list[Event]:
         """The strike over its target: the owner's cover there, then naval_strike."""
@@ -508,7 +534,7 @@ class _Segment:
         losses: dict[str, list[int]] = {}
         events += naval_strike.resolve_into(
             st,
-            strike,
+            strike.to_json(),
             self.dice,
             self.secret,
             time,
@@ -524,15 +550,15 @@ class _Segment:
 
 
 def _ratings(
-    state: dict[str, Any], strike: Mapping[str, Any], dice: Dice, time: str
+    state: dict[str, Any], strike: AirStrike, dice: Dice, time: str
 ) -> tuple[dict[str, Ratings], list[Event]]:
     """8.1, 8.8, R112: the carrier admirals' ratings on both sides of ``strike``: the
     striker's leading carrier TF's and the target TF's (rolled the first time)."""
-    side, owner = str(strike["side"]), str(strike["target"]["owner"])
-    lead = next((str(p["base"]) for p in strike["parts"] if p["carrier"]), None)
+    side, owner = strike.side, strike.target.owner
+    lead = next((p.base for p in strike.parts if p.carrier), None)
     out: dict[str, Ratings] = {}
     events: list[Event] = []
-    for who, tf in ((side, lead), (owner, str(strike["target"]["tf"]))):
+    for who, tf in ((side, lead), (owner, strike.target.tf)):
         if tf is None:
             continue
         r, told = admirals.ratings(state, who, tf, dice, time)
@@ -550,7 +576,7 @@ def strike_segment(
     strikes go before, by admiral (12.3.2). ``sea``: the map, whose bases say who
     holds a hex (R122, R123)."""
     seg = _Segment(state, slot, dice, sea)
-    queues: dict[str, list[str]] = {side: list(seg.strikes(side)) for side in SIDES}
+    queues: dict[str, list[str]] = {side: [s.id for s in seg.strikes(side)] for side in SIDES}
     events: list[Event] = []
     ranked, events = _carrier_ranking(state, seg, dice, slot.time)
     for side, sid in ranked:  # 12.3.2: three or more carrier strikes, by admiral
@@ -574,10 +600,10 @@ def _carrier_ranking(
     admirals' Air Ratings (rolled now if not yet, told their own side, R112); fewer:
     none (3.1 B alternation)."""
     plotted = [
-        (side, sid, strike)
+        (side, strike.id, strike)
         for side in SIDES
-        for sid, strike in seg.strikes(side).items()
-        if any(p["carrier"] for p in strike["parts"])
+        for strike in seg.strikes(side)
+        if any(p.carrier for p in strike.parts)
     ]
     if len(plotted) < 3:
         return [], []
@@ -585,9 +611,9 @@ def _carrier_ranking(
     rated: list[tuple[str, str, float | None]] = []
     for side, sid, strike in plotted:
         airs: list[int | None] = []
-        for p in strike["parts"]:
-            if p["carrier"]:
-                r, told = admirals.ratings(state, side, str(p["base"]), dice, time)
+        for p in strike.parts:
+            if p.carrier:
+                r, told = admirals.ratings(state, side, p.base, dice, time)
                 events += told
                 airs.append(r.air if r is not None else None)
         rated.append((side, sid, sequencing.joint_rating(airs)))
@@ -597,7 +623,7 @@ def _carrier_ranking(
     order, step2 = sequencing.play_step_two(state, plotted, order, choices, dice, time)  # R125
     events += step2
     for side in SIDES:  # its own strikes' order only: the enemy's ratings stay hidden
-        fact = {"kind": "carrier-strike-order", "strikes": [x for s, x in order if s == side]}
+        fact = CarrierStrikeOrder(tuple(x for s, x in order if s == side))
         events.append(disclose(state, fact, [side], time, "12.3.2"))
     return order, events
 
@@ -631,9 +657,9 @@ def after_naval_execution(state: dict[str, Any], slot: Slot) -> list[Event]:
         state[PRIVATE][side].pop(ALOFT, None)  # R124: the Naval Phase over, home
     counts = state.setdefault(MODERATOR, {}).setdefault(STATIONARY, {})
     for side in SIDES:
-        for tf, entry in state[PRIVATE][side].get(tfs.TFS, {}).items():
+        for tf, entry in tfs.task_forces(state[PRIVATE][side]).items():
             key = f"{side}:{tf}"
-            counts[key] = 0 if entry.get("log") else int(counts.get(key, 0)) + 1
+            counts[key] = 0 if entry.log else int(counts.get(key, 0)) + 1
     return clear_sunk(state, slot)
 
 
@@ -643,20 +669,19 @@ def clear_sunk(state: dict[str, Any], slot: Slot) -> list[Event]:
     events: list[Event] = []
     for side in SIDES:
         own = state[PRIVATE][side]
-        ships = own.get(tfs.SHIPS, {})
-        for tf in sorted(own.get(tfs.TFS, {}), key=tfs.marker_number):
-            entry = own[tfs.TFS][tf]
-            if entry.get("dummy"):
+        display = tfs.task_forces(own)
+        for tf in sorted(display, key=tfs.marker_number):
+            entry = display[tf]
+            if entry.dummy:
                 continue
-            afloat = [s for s in entry["ships"] if int(ships[s].get("damage", 0)) < SUNK]
-            if afloat == entry["ships"]:
+            kept = tuple(s for s in entry.ships if tfs.ship(own, s).damage < SUNK)
+            if kept == entry.ships:
                 continue
-            entry["ships"] = afloat
-            if afloat:
+            if kept:
+                tfs.update(own, tf, ships=kept)
                 continue
-            del own[tfs.TFS][tf]
-            fact = {"kind": "tf-sunk", "tf": tf}
-            events.append(disclose(state, fact, [side], slot.time, "7.8.1"))
+            del own[tfs.TFS][tf]  # off the TF Display
+            events.append(disclose(state, TfSunk(tf), [side], slot.time, "7.8.1"))
             events += located.remove(state, side, tf, slot, "no ship afloat", "7.8.1")
     return events
 
@@ -681,8 +706,8 @@ def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any])
         return []
     slot, dice = running
     side = enemy_of(owner)
-    orders = state[PRIVATE][side].get(STANDING, {}).get(SPECIAL, ())
-    if not orders or state[PRIVATE][owner].get(tfs.TFS, {}).get(tf) is None:
+    orders = special.standing(state[PRIVATE][side])
+    if not orders or tf not in tfs.task_forces(state[PRIVATE][owner]):
         return []
     phase = slot.time.rsplit("/", 1)[0]
     log = state.setdefault(MODERATOR, {}).setdefault(STRUCK, {}).setdefault(phase, [])
@@ -702,9 +727,9 @@ def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any])
     events: list[Event] = []
     secret = draws.round_secret(state, f"{slot.time}/special")
     for strike in launches:
-        base = str(strike["parts"][0]["base"])
+        base = strike.parts[0].base
         log.append([side, base, f"{owner}:{tf}"])
-        fact = {"kind": "special-strike", "strike": strike["id"], "tf": tf, "hex": str(step["hex"])}
+        fact = SpecialStrike(strike.id, tf, str(step["hex"]))
         events.append(disclose(state, fact, SIDES, slot.time, "5.8"))
         ratings, told = _ratings(state, strike, dice, slot.time)
         events += told
@@ -714,7 +739,7 @@ def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any])
         losses: dict[str, list[int]] = {}
         events += naval_strike.resolve_into(
             state,
-            strike,
+            strike.to_json(),
             dice,
             secret,
             slot.time,

@@ -20,6 +20,7 @@ secret stream, told its owner alone; home when the phase ends. The plot is secre
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pbem.core.errors import IllegalOrderError, OrderError
@@ -76,12 +77,12 @@ def file(state: dict[str, Any], side: str, plot: orders.Plot, ctx: Context) -> N
     if not lines:
         return
     try:
-        flights = _judged(ctx, lines).covers.values()
+        flights = _judged(ctx, lines).cover_flights.values()
     except OrderError:
         return  # refused when the mail was answered, from the same knowledge
     aloft = state[PRIVATE][side].setdefault(airplay.ALOFT, {})
     for f in flights:
-        aloft.setdefault(str(f["over"]), []).append({**f, "up": None, "plotted": "naval"})
+        aloft.setdefault(f.over, []).append(replace(f, aloft=True, plotted="naval").to_json())
 
 
 def form_lines(ctx: Context) -> list[str]:

@@ -19,19 +19,37 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.rulesets.witp.air import coordination
 from pbem.rulesets.witp.air.coordination import Ratings
-from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of
+from pbem.rulesets.witp.air.ships import CARRIER_TYPES, afloat
 from pbem.rulesets.witp.air.tables import ADMIRALS, value
+from pbem.rulesets.witp.codec import FactKind
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.taskforces import task_forces
 
 KEY = "admiral_ratings"  # moderator: {"side:admiral": Ratings.to_json()}
 OPERATIONAL = 2  # 8.2: a carrier at damage level 0, 1 or 2
 MAX_COMMAND_DRM = 5  # 8.1.2: at most 5 either way
+
+
+class AdmiralRatings(FactKind, kind="admiral-ratings", sparse=("command_level", "command_drm")):
+    """8.1, R112: the admiral's combat ratings, rolled for his TF ``tf`` (his own
+    side's), with the Command Level and its DRM where the chart gives one (8.1.2)."""
+
+    tf: str
+    admiral: str
+    roll: int
+    air: int
+    bounce: int
+    column: int
+    drm: int
+    command_level: float | None = None
+    command_drm: int | None = None
 
 
 def command_drm(cmd: float | None, cost: float) -> int:
@@ -50,21 +68,22 @@ def tf_cost(public: Mapping[str, Any], own: Mapping[str, Any], tf: str) -> float
     """8.1.2: the activation points of the ships afloat in ``tf`` (a class without
     values counts none)."""
     total = 0.0
-    for s in ships_of(own, own.get("tfs", {}).get(tf, {})):
-        cls = public["pack"].get(f"units/{s.get('class', '')}")
+    entry = task_forces(own).get(tf)
+    for s in afloat(own, entry) if entry is not None else ():
+        cls = public["pack"].get(f"units/{s.ship_class}")
         total += float(cls["value"].get("activation_cost", 0)) if cls else 0.0
     return total
 
 
 def commander(public: Mapping[str, Any], own: Mapping[str, Any], tf: str) -> str | None:
     """The carrier admiral commanding ``tf`` (None: leaderless, 8.8)."""
-    entry = own.get("tfs", {}).get(tf)
-    if entry is None or entry.get("dummy"):
+    entry = task_forces(own).get(tf)
+    if entry is None or entry.dummy:
         return None
     chart = value(public, ADMIRALS)
-    for s in ships_of(own, entry):
-        if s.get("type") in CARRIER_TYPES and int(s.get("damage", 0)) <= OPERATIONAL:
-            force = own.get("forces", {}).get(str(s.get("force", "")), {})
+    for s in afloat(own, entry):
+        if s.type in CARRIER_TYPES and s.damage <= OPERATIONAL:
+            force = own.get("forces", {}).get(s.force, {})
             name = force.get("value", {}).get("commander")
             if name in chart:
                 return str(name)
@@ -83,12 +102,12 @@ def ratings(
     kept = state.setdefault(MODERATOR, {}).setdefault(KEY, {})
     key = f"{side}:{admiral}"
     if key in kept:
-        return Ratings(**kept[key]), []
+        return Ratings.from_json(kept[key]), []
     cmd = value(public, ADMIRALS)[admiral].get("cmd")
     drm = command_drm(cmd, tf_cost(public, own, tf))  # 8.1.2, R128
     r = coordination.rate(public, admiral, dice, f"{side} {admiral} combat ratings", drm)
     kept[key] = r.to_json()
-    fact = {"kind": "admiral-ratings", "tf": tf, **r.to_json()}
+    fact = AdmiralRatings(tf, **r.to_json())
     if cmd is not None:
-        fact = {**fact, "command_level": cmd, "command_drm": drm}
+        fact = replace(fact, command_level=cmd, command_drm=drm)
     return r, [disclose(state, fact, [side], time, "8.1")]

@@ -20,13 +20,13 @@ from pbem.core.sides import enemy_of
 from pbem.rulesets.witp import located
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air import plot, special
-from pbem.rulesets.witp.air.ships import tf_air
+from pbem.rulesets.witp.air.ships import air_bases, tf_air
 from pbem.rulesets.witp.air.tables import air_unit, known_type
 from pbem.rulesets.witp.clock import Round, Slot
 from pbem.rulesets.witp.knowledge import PRIVATE, Knowledge
 
-AIR_PLOT = "air_plot"  # private[side]: this Air Phase's accepted plot (AirPlot.to_json())
-STANDING, SPECIAL = "standing", "special"  # private[side]["standing"]["special"]: R105
+AIR_PLOT = "air_plot"  # private[side]: this Air Phase's accepted plot (FiledPlot's JSON)
+STANDING, SPECIAL = special.STANDING, special.SPECIAL  # R105: the side's standing orders
 WORD = "SPECIAL"
 
 
@@ -60,7 +60,7 @@ def _split(text: str) -> tuple[str, str, list[int]]:
 
 def judge(
     knowledge: Knowledge, side: str, text: str
-) -> tuple[plot.AirPlot, list[dict[str, Any]], list[LineError]]:
+) -> tuple[plot.AirPlot, list[special.SpecialOrder], list[LineError]]:
     """The accepted air plot, the standing special strikes filed, and every refused
     line, in line order."""
     air, spec, _none = _split(text)
@@ -96,7 +96,7 @@ def file_plot(state: dict[str, Any], side: str, lines: Sequence[str], slot: Slot
     own[AIR_PLOT] = accepted.filed(slot.time).to_json()
     _air, spec, none = _split(text)
     if none or spec.strip():
-        own.setdefault(STANDING, {})[SPECIAL] = specials  # R105: replaced as a set
+        own.setdefault(STANDING, {})[SPECIAL] = [o.to_json() for o in specials]  # R105: as a set
     return []
 
 
@@ -123,20 +123,19 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         "#",
         "# Your air bases and carrier TFs (APs by type; MP = hexes x 6 in the Tropics):",
     ]
-    for name, b in sorted(own.get("air_bases", {}).items()):
-        aps = ", ".join(f"{n}x{t}" for t, n in sorted(b["air_points"].items()) if int(n) > 0)
-        out.append(f"#   {name.replace(' ', '_')} at {b['hex']}: {aps or 'no APs'}")
-    for tf in sorted(own.get(tfs.TFS, {}), key=tfs.marker_number):
-        entry = own[tfs.TFS][tf]
-        air = tf_air(own, entry) if not entry.get("dummy") else {}
-        if air and entry.get("hex"):
+    bases, display = air_bases(own), tfs.task_forces(own)
+    for name, b in sorted(bases.items()):
+        aps = ", ".join(f"{n}x{t}" for t, n in sorted(b.air_points.items()) if int(n) > 0)
+        out.append(f"#   {name.replace(' ', '_')} at {b.hex}: {aps or 'no APs'}")
+    for tf in sorted(display, key=tfs.marker_number):
+        entry = display[tf]
+        air = tf_air(own, entry) if not entry.dummy else {}
+        if air and entry.hex:
             aps = ", ".join(f"{n}x{t}" for t, n in sorted(air.items()) if int(n) > 0)
-            out.append(f"#   {tf} (carrier TF) at {entry['hex']}: {aps or 'no APs'}")
+            out.append(f"#   {tf} (carrier TF) at {entry.hex}: {aps or 'no APs'}")
     out.append("# Air types (range normal/extended MP, torpedo MP, roles):")
-    types = {t for b in own.get("air_bases", {}).values() for t in b["air_points"]}
-    types |= {
-        t for e in own.get(tfs.TFS, {}).values() if not e.get("dummy") for t in tf_air(own, e)
-    }
+    types = {t for b in bases.values() for t in b.air_points}
+    types |= {t for e in display.values() if not e.dummy for t in tf_air(own, e)}
     for t in sorted(t for t in types if known_type(public, t)):  # search-only types: none
         u = air_unit(public, t)
         out.append(
@@ -156,7 +155,7 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         out.append(f"#   {m['tf']} at {m['hex']}: {may}; last report: {report}")
     if not marks:
         out.append("#   none")
-    kept = own.get(STANDING, {}).get(SPECIAL, ())
-    out.append("# Special strikes in force: " + (", ".join(str(o["id"]) for o in kept) or "none"))
+    kept = special.standing(own)
+    out.append("# Special strikes in force: " + (", ".join(o.id for o in kept) or "none"))
     out += ["PASS", ""]
     return "\n".join(out)

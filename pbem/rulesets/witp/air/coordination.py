@@ -25,26 +25,20 @@ from pbem.rulesets.witp.air.tables import (
     CC_SPLIT,
     value,
 )
+from pbem.rulesets.witp.codec import JsonRecord
+from pbem.rulesets.witp.taskforces import Ship
 
 
-@dataclass(frozen=True)
-class Ratings:
+@dataclass(frozen=True, slots=True)
+class Ratings(JsonRecord):
+    """8.1: a carrier admiral's combat ratings for the battle (kept, R112)."""
+
     admiral: str  # "" for a leaderless TF (8.8)
     roll: int
     air: int
     bounce: int = 0  # 8.1.6 DRM on the Bounce Table
     column: int = 0  # 8.1.5 column shift on the Air/Surface Damage Table
     drm: int = 0  # 8.1.5 attack DRM
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "admiral": self.admiral,
-            "roll": self.roll,
-            "air": self.air,
-            "bounce": self.bounce,
-            "column": self.column,
-            "drm": self.drm,
-        }
 
 
 def command_drm(command_level: float, activation: float) -> int:
@@ -71,14 +65,14 @@ def rate(
     )
 
 
-def carrier_points(public: Mapping[str, Any], ships: Sequence[Mapping[str, Any]]) -> int:
+def carrier_points(public: Mapping[str, Any], ships: Sequence[Ship]) -> int:
     """8.1.4: the CTF's carrier points (a class's own value first)."""
     table = value(public, CARRIER_POINTS)
     total = 0
     for s in ships:
-        cls = public["pack"].get(f"units/{s.get('class', '')}")
+        cls = public["pack"].get(f"units/{s.ship_class}")
         pts = cls["value"].get("carrier_points") if cls else None
-        total += int(pts) if pts else int(table.get(str(s.get("type")), 0))
+        total += int(pts) if pts else int(table.get(s.type, 0))
     return total
 
 
@@ -99,8 +93,10 @@ def second_check(public: Mapping[str, Any], air_rating: int, roll: int) -> tuple
     return pct, pct <= int(t["asterisk_at_most"])
 
 
-@dataclass(frozen=True)
-class Launch:
+@dataclass(frozen=True, slots=True)
+class Launch(JsonRecord):
+    """8.1.4: a carrier strike's coordination check and the APs it launches."""
+
     first: int  # the 2D10 roll
     needed: int
     second: int | None  # the 2D6 roll, if the first failed
@@ -110,13 +106,10 @@ class Launch:
     fighters: int
     bombers: int
 
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
 
 def launch(
     public: Mapping[str, Any],
-    ships: Sequence[Mapping[str, Any]],
+    ships: Sequence[Ship],
     ratings: Ratings,
     fighters: int,
     bombers: int,

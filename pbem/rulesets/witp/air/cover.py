@@ -30,8 +30,10 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import availability
+from pbem.rulesets.witp.air.coordination import Launch
 from pbem.rulesets.witp.air.strikes import CoverFlight, CoverKind
 from pbem.rulesets.witp.air.tables import ARMY_FIGHTERS, air_unit, value
+from pbem.rulesets.witp.codec import FactKind
 
 MISSION = {
     "cover": "plotted-cover",
@@ -47,6 +49,57 @@ RULE = {
 }
 NAVAL = frozenset({"naval-cover", "emergency-naval-cover"})
 EMERGENCY = frozenset({"emergency-cover", "emergency-naval-cover"})
+
+
+class CoverAvailability(FactKind, kind="cover-availability", sparse=("tf",)):
+    """5.3.3-5.3.5: one flight's APAT roll, told its owner: ``of`` APs launched,
+    ``available`` over the target; ``tf`` the TF it covers (None: over a base, R123)."""
+
+    tf: str | None
+    cover: str
+    over: str
+    type: str
+    mission: str
+    mp: int
+    roll: int
+    drm: int
+    percent: int
+    available: int
+    of: int
+
+
+class CoverCoordination(FactKind, kind="cover-coordination"):
+    """5.3.6, 8.1.4, R120: a carrier TF's cover through its coordination check (the
+    check's rolls and what launched: coordination.Launch's fields), told its owner."""
+
+    tf: str
+    cover: str
+    air_rating: int
+    first: int
+    needed: int
+    second: int | None
+    percent: int
+    asterisk: bool
+    cut: str
+    fighters: int
+    bombers: int
+
+    @classmethod
+    def of(cls, tf: str, cover: str, air_rating: int, cc: Launch) -> CoverCoordination:
+        return cls(tf, cover, air_rating, **cc.to_json())
+
+
+class ArmyNavalCoverRoll(FactKind, kind="army-naval-cover-roll"):
+    """5.3.4, R121: the side's one 2D6 an Air Phase for its Army-type Naval Cover."""
+
+    roll: int
+
+
+class CoverNotFlown(FactKind, kind="cover-not-flown"):
+    """5.3.3, R122: a covering flight that did not fly, and why."""
+
+    cover: str
+    why: str
 
 
 def over(flight: CoverFlight, tf: str, hexid: str) -> bool:
@@ -91,27 +144,18 @@ def roll(
     n: int | None = None,
     mission: str | None = None,
     drm: int = 0,
-) -> tuple[int, dict[str, Any]]:
-    """(APs over the target, the roll as its owner is told it) for one plotted flight;
-    ``n``: the APs launched (a carrier's coordination may cut them, R120)."""
+) -> tuple[int, CoverAvailability]:
+    """(APs over the target, the roll as its owner is told it, over no TF yet) for one
+    plotted flight; ``n``: the APs launched (a carrier's coordination may cut them, R120)."""
     kind = flight.kind.value
     mission = mission or MISSION[kind]
     launched = flight.n if n is None else n
     got, dr, pct = availability.available(
         public, launched, flight.mp, mission, dice, f"{kind} {flight.id}", drm
     )
-    told = {
-        "cover": flight.id,
-        "over": flight.over,
-        "type": flight.type,
-        "mission": mission,
-        "mp": flight.mp,
-        "roll": dr,
-        "drm": drm,
-        "percent": pct,
-        "available": got,
-        "of": launched,
-    }
+    told = CoverAvailability(
+        None, flight.id, flight.over, flight.type, mission, flight.mp, dr, drm, pct, got, launched
+    )
     return got, told
 
 

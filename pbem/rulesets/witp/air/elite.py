@@ -24,7 +24,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp import draws
-from pbem.rulesets.witp.air.ships import holders, lose_counted, mark_by_type
+from pbem.rulesets.witp.air.ships import holdings, lose_counted, mark_by_type
 from pbem.rulesets.witp.air.tables import value
 
 BONUSES = "tables/elite-bonuses"
@@ -52,12 +52,12 @@ def any_altitude(public: Mapping[str, Any], ap_type: str) -> bool:
 
 
 def held(own: Mapping[str, Any], base: str, ap_type: str) -> int:
-    return sum(int(r.get(KEY, {}).get(ap_type, 0)) for r in holders(own, base))
+    return sum(int(h.elite.get(ap_type, 0)) for h in holdings(own, base))
 
 
 def night_held(own: Mapping[str, Any], base: str, ap_type: str) -> int:
     """7.11.5, R129: the base's elite APs of ``ap_type`` holding "Night" status."""
-    return sum(int(r.get(NIGHT_KEY, {}).get(ap_type, 0)) for r in holders(own, base))
+    return sum(int(h.night_elite.get(ap_type, 0)) for h in holdings(own, base))
 
 
 def split(

@@ -21,6 +21,7 @@ from pbem.core.events import Event
 from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air.ships import take_losses
 from pbem.rulesets.witp.air.tables import air_unit, rounded, value
+from pbem.rulesets.witp.codec import FactKind
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
 
 EXTREME_RETURN = "tables/bombardment-of-air-points-extreme"
@@ -53,22 +54,26 @@ def percent(public: Mapping[str, Any], x: int, roll: int) -> int:
     return int(t[f"X+{x}"][min(12, max(2, roll)) - 2])
 
 
+class ExtremeRangeLosses(FactKind, kind="extreme-range-losses"):
+    """5.15: one type's 2D6 on return from extreme range, the striker's own: of
+    ``returning`` APs, ``lost`` do not come back."""
+
+    type: str
+    column: str  # "X+1" ..
+    roll: int
+    percent: int
+    returning: int
+    lost: int
+
+
 def return_roll(
     public: Mapping[str, Any], ap_type: str, x: int, returning: int, dice: Dice
-) -> dict[str, Any]:
-    """One type's 2D6 on return: {type, column, roll, percent, returning, lost}."""
+) -> ExtremeRangeLosses:
+    """One type's 2D6 on return."""
     roll = dice.d6(f"extreme range {ap_type}") + dice.d6(f"extreme range {ap_type}")
     pct = percent(public, x, roll)
     lost = min(returning, rounded(returning * pct / 100))
-    return {
-        "kind": "extreme-range-losses",
-        "type": ap_type,
-        "column": f"X+{x}",
-        "roll": roll,
-        "percent": pct,
-        "returning": returning,
-        "lost": lost,
-    }
+    return ExtremeRangeLosses(ap_type, f"X+{x}", roll, pct, returning, lost)
 
 
 def losses(
@@ -102,7 +107,7 @@ def losses(
             continue
         dice = draws.fork(secret, f"extreme range {time} {strike['target']['tf']} {where} {t}")
         fact = return_roll(public, t, x, returning, dice)
-        left = int(fact["lost"])
+        left = fact.lost
         for p in parts:
             n = sum(int(e["n"]) for e in list(p["elements"]) + list(p["escorts"]) if e["type"] == t)
             left -= take_losses(own, str(p["base"]), t, min(left, n))

@@ -15,20 +15,46 @@ strikes launching from that base (R123).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import combat
 from pbem.rulesets.witp.air.naval_strike import LEVELS, air_stacks, cap_levels, stacks_told
+from pbem.rulesets.witp.air.strikes import AirElement, CoverFlight, StrikePart
 from pbem.rulesets.witp.air.tables import air_unit, known_type
+from pbem.rulesets.witp.codec import FactKind
 
 RULE = "5.3.3"
 
 
-def level_of(public: Mapping[str, Any], flight: Mapping[str, Any]) -> str:
+class LaunchInterception(FactKind, kind="launch-interception"):
+    """R123: one level's air combat over a launching base, told to both sides: the
+    base's CAP against the cover (``stage`` "base CAP") or the cover against the
+    launch ("launch"); the stacks and steps as the strike's air combat tells them."""
+
+    base: str
+    hex: str
+    stage: str
+    level: str
+    routine: str
+    bounce: Mapping[str, Any] | None
+    steps: tuple[Mapping[str, Any], ...]
+    cap: tuple[Mapping[str, Any], ...]
+    escorts: tuple[Mapping[str, Any], ...]
+    bombers: tuple[Mapping[str, Any], ...]
+
+
+class LaunchIntercepted(FactKind, kind="launch-intercepted"):
+    """R123: a strike stopped whole at its launch from ``base`` (both saw the combat)."""
+
+    base: str
+
+
+def level_of(public: Mapping[str, Any], flight: CoverFlight) -> str:
     """The cover's altitude: plotted, or its type's rated one (Medium if unrated)."""
-    rated = air_unit(public, str(flight["type"]))["air"].get("altitude")
-    return str(flight.get("alt") or rated or "M")
+    rated = air_unit(public, flight.type)["air"].get("altitude")
+    return str(flight.alt or rated or "M")
 
 
 def base_cap(
@@ -48,17 +74,23 @@ def base_cap(
     return out
 
 
-def _fact(fight: combat.Fight, stage: str, cap: Any, escorts: Any, bombers: Any) -> dict[str, Any]:
-    return {
-        "stage": stage,
-        "level": fight.level,
-        "routine": fight.routine,
-        "bounce": fight.bounce,
-        "steps": fight.steps,
-        "cap": stacks_told(cap),
-        "escorts": stacks_told(escorts),
-        "bombers": stacks_told(bombers),
-    }
+def _told(
+    fight: combat.Fight, stage: str, where: tuple[str, str], stacks: tuple[Any, Any, Any]
+) -> LaunchInterception:
+    """The fight over the base (``where``: base, hex) as both sides are told it; the
+    ``stacks``: the CAP's, the escorts', the bombers'."""
+    cap, escorts, bombers = (tuple(stacks_told(s)) for s in stacks)
+    return LaunchInterception(
+        *where,
+        stage,
+        fight.level,
+        fight.routine,
+        fight.bounce,
+        tuple(fight.steps),
+        cap,
+        escorts,
+        bombers,
+    )
 
 
 def _lost(stacks: Sequence[combat.Stack]) -> dict[str, list[int]]:
@@ -76,10 +108,12 @@ def against_base_cap(
     cover: Sequence[Mapping[str, Any]],
     cap: Mapping[str, int],
     dice: Dice,
-) -> tuple[dict[str, list[int]], dict[str, list[int]], list[dict[str, Any]]]:
+    where: tuple[str, str],
+) -> tuple[dict[str, list[int]], dict[str, list[int]], list[LaunchInterception]]:
     """The base's CAP against the covering flights ({type, n, alt}) as a fighter
-    strike's loose escort; (cover losses, CAP losses, the fights as told)."""
-    fights: list[dict[str, Any]] = []
+    strike's loose escort over ``where`` (base, hex); (cover losses, CAP losses, the
+    fights as told)."""
+    fights: list[LaunchInterception] = []
     cover_lost: dict[str, list[int]] = {}
     cap_lost: dict[str, list[int]] = {}
     for lv in [lv for lv in LEVELS if any(c["alt"] == lv for c in cover)]:
@@ -89,7 +123,7 @@ def against_base_cap(
         if not cs:
             continue
         fight = combat.resolve_level(public, lv, cs, sweep, [], [], dice)
-        fights.append(_fact(fight, "base CAP", cs, sweep, []))
+        fights.append(_told(fight, "base CAP", where, (cs, sweep, [])))
         _add(cover_lost, _lost(sweep))
         _add(cap_lost, _lost(cs))
     return cover_lost, cap_lost, fights
@@ -98,16 +132,18 @@ def against_base_cap(
 def against_launch(
     public: Mapping[str, Any],
     cover: Mapping[str, int],
-    part: Mapping[str, Any],
+    part: StrikePart,
     dice: Dice,
-) -> tuple[dict[str, Any], dict[str, list[int]], dict[str, list[int]], list[dict[str, Any]]]:
+) -> tuple[StrikePart, dict[str, list[int]], dict[str, list[int]], list[LaunchInterception]]:
     """The cover (APs by type) as CAP against one launching part of a strike: (the
     part with its survivors, the cover's losses, the part's losses, the fights)."""
-    bombers = [dict(e) for e in part["elements"]]
-    escorts = [dict(e) for e in part["escorts"]]
+    where = (part.base, str(part.hex))
+    # the strike's air combat fights elements as their JSON (air/strike/aircombat.py)
+    bombers = [e.to_json() for e in part.elements]
+    escorts = [e.to_json() for e in part.escorts]
     levels = [lv for lv in LEVELS if any(e["alt"] == lv for e in bombers)]
     cap = _stacks_by_level(public, cover, levels)
-    fights: list[dict[str, Any]] = []
+    fights: list[LaunchInterception] = []
     cover_lost: dict[str, list[int]] = {}
     part_lost: dict[str, list[int]] = {}
     for lv in levels:
@@ -122,15 +158,18 @@ def against_launch(
         if not cs:
             continue
         fight = combat.resolve_level(public, lv, cs, loose, close, bs, dice)
-        fights.append(_fact(fight, "launch", cs, loose + close, bs))
+        fights.append(_told(fight, "launch", where, (cs, loose + close, bs)))
         _add(cover_lost, _lost(cs))
         lost = _lost(loose + close + bs)
         _add(part_lost, lost)
         _cut(bombers, lv, _lost(bs))
         _cut(escorts, lv, _lost(loose + close))
-    out = {**part, "elements": [e for e in bombers if e["n"] > 0]}
-    out["escorts"] = [e for e in escorts if e["n"] > 0]
+    out = replace(part, elements=_survivors(bombers), escorts=_survivors(escorts))
     return out, cover_lost, part_lost, fights
+
+
+def _survivors(group: Sequence[Mapping[str, Any]]) -> tuple[AirElement, ...]:
+    return tuple(AirElement.from_json(e) for e in group if e["n"] > 0)
 
 
 def _stacks_by_level(

@@ -225,7 +225,7 @@ def _strike(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
                 "5.1.7",
             )
     plot.air_strikes[sid] = AirStrike(
-        sid, Side(ctx.side), target, (part,), line.priority, line.return_base, line.night
+        sid, Side(ctx.side), target, line.priority, line.return_base, line.night, parts=(part,)
     )
     return f"STRIKE {sid} FROM {label} {flown} TARGET {target.tf}"
 

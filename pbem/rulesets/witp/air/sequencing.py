@@ -23,6 +23,7 @@ from pbem.core.events import Event
 from pbem.core.sides import SIDES
 from pbem.rulesets.witp import draws, initiative
 from pbem.rulesets.witp.air.choices import RECIPROCAL_DEFAULT
+from pbem.rulesets.witp.air.strikes import AirStrike
 from pbem.rulesets.witp.air.tables import SEQUENCE, SEQUENCE_DRM, value
 from pbem.rulesets.witp.knowledge import disclose
 
@@ -95,19 +96,19 @@ def rank(
 Strike = tuple[str, str]  # (side, strike id)
 
 
-def reciprocal(plotted: Sequence[tuple[str, str, Mapping[str, Any]]]) -> set[Strike]:
+def reciprocal(plotted: Sequence[tuple[str, str, AirStrike]]) -> set[Strike]:
     """12.3.2 Step 2, R125: the carrier strikes flown at each other: a strike is
     reciprocal when an enemy carrier strike launches from its target TF at one of the
     carrier TFs it launches from."""
 
-    def launching(strike: Mapping[str, Any]) -> set[str]:
-        return {str(p["base"]) for p in strike["parts"] if p["carrier"]}
+    def launching(strike: AirStrike) -> set[str]:
+        return {p.base for p in strike.parts if p.carrier}
 
     out: set[Strike] = set()
     for side, sid, s in plotted:
-        target = str(s["target"]["tf"])
+        target = s.target.tf
         for other, oid, o in plotted:
-            if other != side and target in launching(o) and str(o["target"]["tf"]) in launching(s):
+            if other != side and target in launching(o) and o.target.tf in launching(s):
                 out |= {(side, sid), (other, oid)}
     return out
 
@@ -121,7 +122,7 @@ def step_two(order: Sequence[Strike], mutual: Collection[Strike], choice: str) -
 
 def play_step_two(
     state: dict[str, Any],
-    plotted: Sequence[tuple[str, str, Mapping[str, Any]]],
+    plotted: Sequence[tuple[str, str, AirStrike]],
     order: Sequence[Strike],
     choices: Mapping[str, str],
     dice: Dice,

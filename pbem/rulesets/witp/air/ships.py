@@ -1,17 +1,41 @@
 """A side's ships and air groups as the air rules read them, in either TF shape.
 
 The TF Display lists a TF's ships by name (taskforces.py, details in
-``own["ships"]``) or, in the search modules' worlds, as dicts. Both are read here,
-and damage is written back where the ship's record lives.
+``own["ships"]``) or, in the search modules' worlds, as dicts. Both are read here:
+as typed values (``afloat``: taskforces.Ship; ``air_base``: AirBase) by the rules
+that only read them, and as the working copy's records (``ships_of``, ``holders``)
+where the losses, damage and counts are written back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pbem.rulesets.witp.codec import OPTIONAL, JsonRecord
+from pbem.rulesets.witp.taskforces import Ship, TaskForce, task_forces
 
 CARRIER_TYPES = ("CV", "CVL", "CVE", "XCV")
 SUNK = 5
+AIR_BASES = "air_bases"  # private[side]: {base: AirBase} (13.0, searchplay's set-up)
+
+
+@dataclass(frozen=True, slots=True)
+class AirBase(JsonRecord):
+    """A side's land air base (4.3, 13.0): its hex and APs by type, and of them the
+    elite (7.11), the elite with Night status (7.11.5) and the green (58.1)."""
+
+    hex: str | None
+    air_points: Mapping[str, int]
+    elite: Annotated[Mapping[str, int] | None, OPTIONAL] = None
+    night_elite: Annotated[Mapping[str, int] | None, OPTIONAL] = None
+    green: Annotated[Mapping[str, int] | None, OPTIONAL] = None
+
+
+def air_bases(own: Mapping[str, Any]) -> dict[str, AirBase]:
+    """The side's air bases, decoded."""
+    return {name: AirBase.from_json(b) for name, b in own.get(AIR_BASES, {}).items()}
 
 
 def record(own: Mapping[str, Any], entry: Any) -> dict[str, Any]:
@@ -29,11 +53,17 @@ def ships_of(own: Mapping[str, Any], tf: Mapping[str, Any]) -> list[dict[str, An
     return [s for s in out if int(s.get("damage", 0)) < SUNK]
 
 
-def tf_air(own: Mapping[str, Any], tf: Mapping[str, Any]) -> dict[str, int]:
+def afloat(own: Mapping[str, Any], tf: TaskForce) -> list[Ship]:
+    """The TF's ships afloat, as values (each named)."""
+    ships = (Ship.from_json(record(own, s)) for s in tf.ships)
+    return [s for s in ships if s.damage < SUNK]
+
+
+def tf_air(own: Mapping[str, Any], tf: TaskForce) -> dict[str, int]:
     """The air groups embarked on the TF's carriers, by AP type."""
     out: dict[str, int] = {}
-    for s in ships_of(own, tf):
-        for t, n in s.get("air", {}).items():
+    for s in afloat(own, tf):
+        for t, n in (s.air or {}).items():
             out[t] = out.get(t, 0) + int(n)
     return out
 
@@ -42,13 +72,12 @@ def base_air(own: Mapping[str, Any], name: str) -> tuple[str, str | None, dict[s
     """(label, hex, air points, carrier?) of ``name``: an air base (spaces may be
     written as underscores, any case) or ``TFn`` with embarked air; KeyError."""
     key = name.replace("_", " ").strip().lower()
-    tfs = own.get("tfs", {})
-    for tf_id, tf in tfs.items():
-        if tf_id.lower() == key.replace(" ", "") and not tf.get("dummy"):
-            return tf_id, tf.get("hex"), tf_air(own, tf), True
-    for base, b in own.get("air_bases", {}).items():
+    for tf_id, tf in task_forces(own).items():
+        if tf_id.lower() == key.replace(" ", "") and not tf.dummy:
+            return tf_id, tf.hex, tf_air(own, tf), True
+    for base, b in air_bases(own).items():
         if base.lower() == key:
-            return base, b.get("hex"), {t: int(n) for t, n in b["air_points"].items()}, False
+            return base, b.hex, {t: int(n) for t, n in b.air_points.items()}, False
     raise KeyError(name)
 
 
@@ -65,20 +94,48 @@ def take_losses(own: Mapping[str, Any], where: str, ap_type: str, lost: int) -> 
                 air[ap_type] = have - cut
                 left -= cut
         return lost - left
-    pool = own.get("air_bases", {}).get(where, {}).get("air_points", {})
+    pool = own.get(AIR_BASES, {}).get(where, {}).get("air_points", {})
     cut = min(int(pool.get(ap_type, 0)), left)
     if cut:
         pool[ap_type] = int(pool[ap_type]) - cut
     return cut
 
 
+@dataclass(frozen=True, slots=True)
+class Holding:
+    """One holder of a base's APs, by type (a carrier's air group, or the air base's
+    APs), with how many of them are elite (7.11), elite with Night status (7.11.5)
+    and green (58.1)."""
+
+    aps: Mapping[str, int]
+    elite: Mapping[str, int]
+    night_elite: Mapping[str, int]
+    green: Mapping[str, int]
+
+
+def holdings(own: Mapping[str, Any], base: str) -> list[Holding]:
+    """The holders of ``base``'s APs, as values: its carriers afloat if ``base`` is a
+    TF, else the air base."""
+    tf = task_forces(own).get(base)
+    if tf is not None:
+        return [
+            Holding(s.air or {}, s.elite or {}, s.extra.get("night_elite") or {}, s.green or {})
+            for s in afloat(own, tf)
+        ]
+    b = air_bases(own).get(base)
+    if b is None:
+        return []
+    return [Holding(b.air_points, b.elite or {}, b.night_elite or {}, b.green or {})]
+
+
 def holders(own: Mapping[str, Any], base: str) -> list[dict[str, Any]]:
     """The records holding ``base``'s APs and their counts (elite, green): its
-    carriers if ``base`` is a TF, else the air base."""
+    carriers if ``base`` is a TF, else the air base (the working copy's, where the
+    counts are written)."""
     tf = own.get("tfs", {}).get(base)
     if tf is not None:
         return ships_of(own, tf)
-    b = own.get("air_bases", {}).get(base)
+    b = own.get(AIR_BASES, {}).get(base)
     return [b] if b is not None else []
 
 

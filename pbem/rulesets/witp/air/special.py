@@ -9,8 +9,8 @@ filed from the side's Knowledge (proposal 6.3):
             [RANGE NORMAL|EXTENDED] [NIGHT]
 
 ``launches`` is asked each time an enemy TF, moving, enters a hex (the caller halts it
-there while the strikes resolve, 5.8): it returns the strikes the orders launch, in
-the shape of plot.AirPlot's strikes, judged from what the side knows: the TF must be
+there while the strikes resolve, 5.8): it returns the strikes the orders launch, as
+AirStrike values (air/strikes.py), judged from what the side knows: the TF must be
 contacted and not last reported a dummy (5.8, 5.1.6, 13.6.4); by day the orders
 without NIGHT, at night only those with it: night-rated bombers, unescorted, at a
 Located TF moving at night (16.6.1, 14.2.2, R113); one special strike from a base against a TF in a Naval Phase (5.8.2); a
@@ -22,16 +22,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Annotated, Any
 
 from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
+from pbem.core.sides import Side
 from pbem.rulesets.witp import located
 from pbem.rulesets.witp.air import altitude
 from pbem.rulesets.witp.air.plot import Distance, hex_mp
 from pbem.rulesets.witp.air.ships import base_air
+from pbem.rulesets.witp.air.strikes import AirElement, AirStrike, StrikePart, StrikeTarget
 from pbem.rulesets.witp.air.tables import ROLES, air_unit, known_type, value
+from pbem.rulesets.witp.codec import OPTIONAL, JsonRecord
 from pbem.rulesets.witp.knowledge import Knowledge
 
 _ELEMENT = re.compile(r"^(\d+)[xX]([A-Za-z0-9-]+)(?:/([A-Za-z]{1,2}))?(?:@([LMHlmh]))?$")
@@ -45,7 +49,60 @@ def _element(word: str) -> tuple[int, str, str | None, str | None]:
     return int(m.group(1)), m.group(2), role, m.group(4).upper() if m.group(4) else None
 
 
-def _line(knowledge: Knowledge, side: str, words: Sequence[str]) -> dict[str, Any]:
+STANDING, SPECIAL = "standing", "special"  # private[side]["standing"]["special"]: R105
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialOrder(JsonRecord):
+    """5.8, R105: a standing special strike from ``base`` (a carrier TF's: ``carrier``):
+    its bombers and escorts (no range yet: set at launch), the ship types reported in
+    a TF that call it (``against``, or ANY), how far it flies (``range``), and NIGHT:
+    flown only at a TF moving at night (14.2.2, R113)."""
+
+    id: str
+    base: str
+    carrier: bool
+    elements: tuple[AirElement, ...] = ()
+    escorts: tuple[AirElement, ...] = ()
+    against: tuple[str, ...] = ("ANY",)
+    range: str = "extended"
+    night: Annotated[bool, OPTIONAL] = False
+
+
+def standing(own: Mapping[str, Any]) -> list[SpecialOrder]:
+    """The side's standing special strikes (its private part keeps them until it files
+    others, R105)."""
+    return [SpecialOrder.from_json(o) for o in own.get(STANDING, {}).get(SPECIAL, ())]
+
+
+def _escort(public: Mapping[str, Any], words: Sequence[str]) -> AirElement:
+    """``ESCORT <n>x<type>@<alt> LOOSE|CLOSE`` (``words``: the two after ESCORT)."""
+    n, t, _r, alt = _element(words[0])
+    posture = words[1].lower()
+    if posture not in ("loose", "close") or alt is None:
+        raise OrderSyntaxError("ESCORT <n>x<type>@<alt> LOOSE|CLOSE (5.3.1)")
+    if not known_type(public, t) or not set(air_unit(public, t)["roles"]) & set(
+        value(public, ROLES)["escort"]
+    ):
+        raise IllegalOrderError(f"{t}: only fighters escort", rule="5.3")
+    return AirElement(t, n, "F", alt, posture=posture)
+
+
+def _bombers(public: Mapping[str, Any], word: str) -> AirElement:
+    n, t, role, alt = _element(word)
+    if not known_type(public, t):
+        raise IllegalOrderError(f"no Air Point Chart values for {t}", rule="4.1")
+    unit = air_unit(public, t)
+    role = role or unit["roles"][0]
+    if role not in unit["roles"] or role not in value(public, ROLES)["naval"]:
+        raise IllegalOrderError(f"{t} as {role} flies no naval strike", rule="5.6")
+    flown = altitude.approach(role, unit["air"].get("altitude"), alt)
+    if alt and alt != flown:
+        raise IllegalOrderError(f"{role} APs approach at {flown}, not {alt}", rule="7.1")
+    return AirElement(t, n, role, flown)
+
+
+def _line(knowledge: Knowledge, side: str, words: Sequence[str]) -> SpecialOrder:
     if len(words) < 4 or words[1].upper() != "FROM":
         raise OrderSyntaxError(
             "SPECIAL <id> FROM <base|TFn> <n>x<type>... [ESCORT ...] [AGAINST ...] [RANGE ...]"
@@ -57,78 +114,59 @@ def _line(knowledge: Knowledge, side: str, words: Sequence[str]) -> dict[str, An
         raise IllegalOrderError(
             f"{words[2]} is none of your air bases or carrier TFs", rule="5.8"
         ) from None
-    order: dict[str, Any] = {
-        "id": words[0].upper(),
-        "base": label,
-        "carrier": carrier,
-        "elements": [],
-        "escorts": [],
-        "against": ["ANY"],
-        "range": "extended",
-    }
-    used: dict[str, int] = {}
+    order = SpecialOrder(words[0].upper(), label, carrier)
+    used: dict[str, int] = {}  # APs by type, in the line's order
     rest, i = list(words[3:]), 0
     while i < len(rest):
         w = rest[i].upper()
         if w == "ESCORT" and i + 2 < len(rest):
-            n, t, _r, alt = _element(rest[i + 1])
-            posture = rest[i + 2].lower()
-            if posture not in ("loose", "close") or alt is None:
-                raise OrderSyntaxError("ESCORT <n>x<type>@<alt> LOOSE|CLOSE (5.3.1)")
-            if not known_type(public, t) or not set(air_unit(public, t)["roles"]) & set(
-                value(public, ROLES)["escort"]
-            ):
-                raise IllegalOrderError(f"{t}: only fighters escort", rule="5.3")
-            order["escorts"].append(
-                {"type": t, "n": n, "role": "F", "alt": alt, "posture": posture}
-            )
-            used[t] = used.get(t, 0) + n
+            escort = _escort(public, rest[i + 1 : i + 3])
+            order = replace(order, escorts=(*order.escorts, escort))
+            used[escort.type] = used.get(escort.type, 0) + escort.n
             i += 3
         elif w == "AGAINST" and i + 1 < len(rest):
-            order["against"] = [x.upper() for x in rest[i + 1].split(",") if x]
+            order = replace(order, against=tuple(x.upper() for x in rest[i + 1].split(",") if x))
             i += 2
         elif w == "NIGHT":  # 14.2.2: flown only at a TF moving at night
-            order["night"] = True
-            i += 1
+            order, i = replace(order, night=True), i + 1
         elif w == "RANGE" and i + 1 < len(rest) and rest[i + 1].upper() in ("NORMAL", "EXTENDED"):
-            order["range"] = rest[i + 1].lower()
-            i += 2
+            order, i = replace(order, range=rest[i + 1].lower()), i + 2
         else:
-            n, t, role, alt = _element(rest[i])
-            if not known_type(public, t):
-                raise IllegalOrderError(f"no Air Point Chart values for {t}", rule="4.1")
-            unit = air_unit(public, t)
-            role = role or unit["roles"][0]
-            if role not in unit["roles"] or role not in value(public, ROLES)["naval"]:
-                raise IllegalOrderError(f"{t} as {role} flies no naval strike", rule="5.6")
-            flown = altitude.approach(role, unit["air"].get("altitude"), alt)
-            if alt and alt != flown:
-                raise IllegalOrderError(f"{role} APs approach at {flown}, not {alt}", rule="7.1")
-            order["elements"].append({"type": t, "n": n, "role": role, "alt": flown})
-            used[t] = used.get(t, 0) + n
+            bombers = _bombers(public, rest[i])
+            order = replace(order, elements=(*order.elements, bombers))
+            used[bombers.type] = used.get(bombers.type, 0) + bombers.n
             i += 1
-    if not order["elements"]:
-        raise OrderSyntaxError("a special strike names its bombers")
-    for t, n in used.items():
-        if n > int(air.get(t, 0)):
-            raise IllegalOrderError(f"{label} has {air.get(t, 0)} {t}, not {n}", rule="5.8")
-    if order.get("night"):
-        if order["escorts"]:
-            raise IllegalOrderError("night strikes fly unescorted", rule="14.2.2")
-        for e in order["elements"]:
-            if not air_unit(public, str(e["type"])).get("night_rated"):
-                raise IllegalOrderError(
-                    f"{e['type']} is not night-rated: no night strike against ships", rule="14.2.2"
-                )
-    alts = {e["alt"] for e in order["elements"]}
-    if any(e["alt"] not in alts for e in order["escorts"]):
-        raise IllegalOrderError("escorts cover their own bombers' altitude only", rule="5.0")
+    _check(public, order, used, air)
     return order
 
 
-def judge(
-    knowledge: Knowledge, side: str, text: str
-) -> tuple[list[dict[str, Any]], list[LineError]]:
+def _check(
+    public: Mapping[str, Any],
+    order: SpecialOrder,
+    used: Mapping[str, int],
+    air: Mapping[str, int],
+) -> None:
+    """The whole order: bombers named, the APs ``used`` there, night-rated and
+    unescorted at night, escorts at their bombers' altitudes."""
+    if not order.elements:
+        raise OrderSyntaxError("a special strike names its bombers")
+    for t, n in used.items():
+        if n > int(air.get(t, 0)):
+            raise IllegalOrderError(f"{order.base} has {air.get(t, 0)} {t}, not {n}", rule="5.8")
+    if order.night:
+        if order.escorts:
+            raise IllegalOrderError("night strikes fly unescorted", rule="14.2.2")
+        for e in order.elements:
+            if not air_unit(public, e.type).get("night_rated"):
+                raise IllegalOrderError(
+                    f"{e.type} is not night-rated: no night strike against ships", rule="14.2.2"
+                )
+    alts = {e.alt for e in order.elements}
+    if any(e.alt not in alts for e in order.escorts):
+        raise IllegalOrderError("escorts cover their own bombers' altitude only", rule="5.0")
+
+
+def judge(knowledge: Knowledge, side: str, text: str) -> tuple[list[SpecialOrder], list[LineError]]:
     """The standing special-strike orders accepted, and the lines refused."""
     orders, errors = [], []
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -156,7 +194,7 @@ def _reported_types(knowledge: Knowledge, owner: str, tf: str) -> set[str]:
 def launches(
     knowledge: Knowledge,
     side: str,
-    orders: Sequence[Mapping[str, Any]],
+    orders: Sequence[SpecialOrder],
     owner: str,
     tf: str,
     hexid: str,
@@ -165,26 +203,26 @@ def launches(
     struck: Collection[tuple[str, str]] = (),
     aborted: Mapping[tuple[str, str], int] | None = None,
     mp: Distance | None = None,
-) -> list[dict[str, Any]]:
+) -> list[AirStrike]:
     """The special strikes ``side``'s standing orders launch at ``owner``'s TF ``tf``,
     moving into ``hexid``. ``struck``: (base, TF) pairs already struck this Naval Phase;
     ``aborted``: APs by (base, type) aborted in earlier special strikes (5.8.2)."""
     # 16.6.1: nothing flies at night but 14.2.2's night strikes (NIGHT orders, R113),
     # and those fly only at night
-    orders = [o for o in orders if bool(o.get("night")) == night]
+    orders = [o for o in orders if o.night == night]
     if not orders:
         return []
     if located.strike_target_problem(knowledge, owner, tf) is not None:
         return []  # 5.8, 13.6.4
     reported = _reported_types(knowledge, owner, tf)
     dist = mp or hex_mp()
-    out: list[dict[str, Any]] = []
+    out: list[AirStrike] = []
     busy = {b for b, _t in struck}
     for order in orders:
-        base = str(order["base"])
-        if (base, tf) in struck or any(s["parts"][0]["base"] == base for s in out):
+        base = order.base
+        if (base, tf) in struck or any(s.parts[0].base == base for s in out):
             continue  # 5.8.2: one a base a TF (and one launch a base a hex entered)
-        if "ANY" not in order["against"] and not reported & set(order["against"]):
+        if "ANY" not in order.against and not reported & set(order.against):
             continue
         try:
             _label, home, air, carrier = base_air(knowledge.own(side), base)
@@ -192,42 +230,22 @@ def launches(
             continue
         d = dist(str(home), hexid)
         gone = aborted or {}
-        elements: list[dict[str, Any]] = []
-        escorts: list[dict[str, Any]] = []
-        for group, target in ((order["elements"], elements), (order["escorts"], escorts)):
+        elements: list[AirElement] = []
+        escorts: list[AirElement] = []
+        for group, target in ((order.elements, elements), (order.escorts, escorts)):
             for e in group:
-                unit = air_unit(knowledge.public, str(e["type"]))
-                limit = int(unit["range"][order["range"]])
-                if e["role"] == "T":
+                unit = air_unit(knowledge.public, e.type)
+                limit = int(unit["range"][order.range])
+                if e.role == "T":
                     limit = min(limit, int(unit.get("torpedo_range", 0)))
-                n = min(
-                    int(e["n"]), int(air.get(e["type"], 0)) - gone.get((base, str(e["type"])), 0)
-                )
+                n = min(e.n, int(air.get(e.type, 0)) - gone.get((base, e.type), 0))
                 if d <= limit and n > 0:
                     reach = "normal" if d <= int(unit["range"]["normal"]) else "extended"
-                    target.append({**e, "n": n, "range": reach})
+                    target.append(replace(e, n=n, range=reach))
         if not elements:
             continue
-        part = {
-            "base": base,
-            "hex": home,
-            "carrier": carrier,
-            "mp": d,
-            "elements": elements,
-            "escorts": escorts,
-        }
-        if base in busy:
-            part["apat"] = True  # 5.8.2: a successive special strike from the base
-        out.append(
-            {
-                "id": order["id"],
-                "side": side,
-                "target": {"owner": owner, "tf": tf, "hex": hexid},
-                "priority": None,
-                "return": None,
-                "night": night,
-                "special": True,
-                "parts": [part],
-            }
-        )
+        # 5.8.2: a successive special strike from the base flies through the APAT
+        part = StrikePart(base, home, carrier, d, tuple(elements), tuple(escorts), base in busy)
+        at = StrikeTarget(Side(owner), tf, hexid)
+        out.append(AirStrike(order.id, Side(side), at, night=night, special=True, parts=(part,)))
     return out

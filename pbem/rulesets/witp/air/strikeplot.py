@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from pbem.rulesets.witp.air.strikes import AirStrike, AirTransfer, CoverFlight, FiledPlot
 from pbem.rulesets.witp.knowledge import Knowledge
@@ -38,25 +37,9 @@ class AirPlot:
             time=time,
         )
 
-    def to_json(self) -> dict[str, Any]:
-        return self.filed().to_json()
-
     def choose_entry(self, sid: str, choice: str) -> None:
         """7.7.1, R126: strike ``sid``'s elite waves' entry arc choice."""
         self.air_strikes[sid] = replace(self.air_strikes[sid], entry=choice)
-
-    # The stored JSON shapes by id, for the callers that still read dicts.
-    @property
-    def strikes(self) -> dict[str, dict[str, Any]]:
-        return {sid: s.to_json() for sid, s in self.air_strikes.items()}
-
-    @property
-    def covers(self) -> dict[str, dict[str, Any]]:
-        return {cid: c.to_json() for cid, c in self.cover_flights.items()}
-
-    @property
-    def transfers(self) -> dict[str, dict[str, Any]]:
-        return {tid: t.to_json() for tid, t in self.air_transfers.items()}
 
 
 @dataclass(frozen=True)

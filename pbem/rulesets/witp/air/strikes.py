@@ -3,19 +3,20 @@ and their one JSON codec: the shapes kept in a side's private part (``air_plot``
 handed to the naval strike.
 
 ``to_json`` gives exactly the stored dicts (the same keys, an optional key only when
-it is set); ``from_json`` reads them back. Rulings compute new values
+it is set); ``from_json`` reads them back: both derived from the fields (codec.py). Rulings compute new values
 (``dataclasses.replace``), never edit a shared one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any, Self
 
 from pbem.core.sides import Side
 from pbem.rulesets.witp.air.suppression import ASK
+from pbem.rulesets.witp.codec import DERIVED, OPTIONAL, JsonRecord, Wire, decode
 
 ENTRY_KEY = "entry"  # on a plotted strike: its elite waves' entry choice
 
@@ -23,19 +24,16 @@ PLOT_VERSION = 1  # the stored shape below; a change of it is a new version
 
 
 @dataclass(frozen=True, slots=True)
-class SuppressionAsk:
+class SuppressionAsk(JsonRecord):
     """7.9: the escort's fighters asked to peel off, and the line's own id (kept when
     the escort is split, 8.1.4, 7.11)."""
 
     n: int
     line: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"n": self.n, "line": self.line}
-
 
 @dataclass(frozen=True, slots=True)
-class AirElement:
+class AirElement(JsonRecord):
     """n APs of one type flying one role at one altitude (5.0): a strike's bombers,
     or (role F, with a ``posture``) its escort (5.3.1). ``range``: normal, extended or
     extreme (5.15), None in a standing special order (set at launch, 5.8)."""
@@ -44,40 +42,13 @@ class AirElement:
     n: int
     role: str
     alt: str
-    posture: str | None = None
-    range: str | None = None
-    suppress: SuppressionAsk | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type, "n": self.n, "role": self.role, "alt": self.alt}
-        if self.posture is not None:
-            out["posture"] = self.posture
-        if self.range is not None:
-            out["range"] = self.range
-        if self.suppress is not None:
-            out[ASK] = self.suppress.to_json()
-        return out
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> AirElement:
-        ask = d.get(ASK)
-        return cls(
-            type=str(d["type"]),
-            n=int(d["n"]),
-            role=str(d["role"]),
-            alt=str(d["alt"]),
-            posture=d.get("posture"),
-            range=d.get("range"),
-            suppress=SuppressionAsk(int(ask["n"]), str(ask["line"])) if ask else None,
-        )
-
-
-def _elements(ds: Any) -> tuple[AirElement, ...]:
-    return tuple(AirElement.from_json(d) for d in ds)
+    posture: Annotated[str | None, OPTIONAL] = None
+    range: Annotated[str | None, OPTIONAL] = None
+    suppress: Annotated[SuppressionAsk | None, Wire(ASK, optional=True)] = None
 
 
 @dataclass(frozen=True, slots=True)
-class StrikePart:
+class StrikePart(JsonRecord):
     """One base's part of a strike (5.10: a Joint Strike has several, the first its
     lead): where it launches, how far it flies (MP), its bombers and escorts.
     ``apat``: a base's successive special strike, through the APAT (5.8.2)."""
@@ -88,52 +59,20 @@ class StrikePart:
     mp: int
     elements: tuple[AirElement, ...]
     escorts: tuple[AirElement, ...] = ()
-    apat: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "base": self.base,
-            "hex": self.hex,
-            "carrier": self.carrier,
-            "mp": self.mp,
-            "elements": [e.to_json() for e in self.elements],
-            "escorts": [e.to_json() for e in self.escorts],
-        }
-        if self.apat:
-            out["apat"] = True
-        return out
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> StrikePart:
-        return cls(
-            base=str(d["base"]),
-            hex=d["hex"],
-            carrier=bool(d["carrier"]),
-            mp=int(d["mp"]),
-            elements=_elements(d["elements"]),
-            escorts=_elements(d["escorts"]),
-            apat=bool(d.get("apat")),
-        )
+    apat: Annotated[bool, OPTIONAL] = False
 
 
 @dataclass(frozen=True, slots=True)
-class StrikeTarget:
+class StrikeTarget(JsonRecord):
     """5.0, 5.1.6: the enemy TF a strike is plotted against, at its Located hex."""
 
     owner: Side
     tf: str
     hex: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"owner": self.owner, "tf": self.tf, "hex": self.hex}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> StrikeTarget:
-        return cls(Side(d["owner"]), str(d["tf"]), str(d["hex"]))
-
 
 @dataclass(frozen=True, slots=True)
-class AirStrike:
+class AirStrike(JsonRecord):
     """A naval air strike (5.0, 5.1): its parts, target, ship priority (None: the
     doctrine's, R92), return base, NIGHT (14.2.2); ``special``: flown in the Naval
     Phase (5.8); ``entry``: its elite waves' entry arc choice (7.7.1, R126)."""
@@ -141,55 +80,28 @@ class AirStrike:
     id: str
     side: Side
     target: StrikeTarget
-    parts: tuple[StrikePart, ...]
     priority: str | None = None
-    return_base: str | None = None
+    return_base: Annotated[str | None, Wire("return")] = None
     night: bool = False
-    special: bool = False
-    entry: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": self.id,
-            "side": self.side,
-            "target": self.target.to_json(),
-            "priority": self.priority,
-            "return": self.return_base,
-            "night": self.night,
-        }
-        if self.special:
-            out["special"] = True
-        out["parts"] = [p.to_json() for p in self.parts]
-        if self.entry is not None:
-            out[ENTRY_KEY] = self.entry
-        return out
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> AirStrike:
-        return cls(
-            id=str(d["id"]),
-            side=Side(d["side"]),
-            target=StrikeTarget.from_json(d["target"]),
-            parts=tuple(StrikePart.from_json(p) for p in d["parts"]),
-            priority=d.get("priority"),
-            return_base=d.get("return"),
-            night=bool(d.get("night")),
-            special=bool(d.get("special")),
-            entry=d.get(ENTRY_KEY),
-        )
+    special: Annotated[bool, OPTIONAL] = False
+    parts: tuple[StrikePart, ...] = ()
+    entry: Annotated[str | None, Wire(ENTRY_KEY, optional=True)] = None
 
 
-class CoverKind(StrEnum):
-    """The CAP missions plotted over a place (5.3.2, 5.3.4, 5.3.5)."""
-
-    COVER = "cover"
-    NAVAL_COVER = "naval-cover"
-    EMERGENCY_COVER = "emergency-cover"
-    EMERGENCY_NAVAL_COVER = "emergency-naval-cover"
+# The CAP missions plotted over a place (5.3.2, 5.3.4, 5.3.5).
+CoverKind = StrEnum(
+    "CoverKind",
+    {
+        "COVER": "cover",
+        "NAVAL_COVER": "naval-cover",
+        "EMERGENCY_COVER": "emergency-cover",
+        "EMERGENCY_NAVAL_COVER": "emergency-naval-cover",
+    },
+)
 
 
 @dataclass(frozen=True, slots=True)
-class CoverFlight:
+class CoverFlight(JsonRecord):
     """Fighters plotted as Cover CAP over a hex (5.3.2), Naval Cover over an own TF
     (5.3.4), or emergency cover (5.3.5, R122). ``over``: the hex or TF, ``over_hex``
     its hex. Once over its TF past the Air Phase (R124): ``up``, the APs aloft (None:
@@ -207,87 +119,34 @@ class CoverFlight:
     over_hex: str
     mp: int
     range: str
-    aloft: bool = False  # R124: kept over its TF (then ``up`` is written, even None)
-    up: int | None = None
-    plotted: str | None = None
+    aloft: Annotated[bool, DERIVED] = False  # R124: kept over its TF (then ``up`` is written)
+    up: Annotated[int | None, DERIVED] = None
+    plotted: Annotated[str | None, OPTIONAL] = None
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": self.id,
-            "kind": self.kind.value,
-            "base": self.base,
-            "hex": self.hex,
-            "carrier": self.carrier,
-            "type": self.type,
-            "n": self.n,
-            "alt": self.alt,
-            "over": self.over,
-            "over_hex": self.over_hex,
-            "mp": self.mp,
-            "range": self.range,
-        }
-        if self.aloft:
-            out["up"] = self.up
-        if self.plotted is not None:
-            out["plotted"] = self.plotted
-        return out
+        out = JsonRecord.to_json(self)
+        if not self.aloft:
+            return out
+        plotted = {k: out.pop(k) for k in ("plotted",) if k in out}
+        return {**out, "up": self.up, **plotted}  # the stored order: up before plotted
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> CoverFlight:
-        up = d.get("up")
-        return cls(
-            id=str(d["id"]),
-            kind=CoverKind(d["kind"]),
-            base=str(d["base"]),
-            hex=d["hex"],
-            carrier=bool(d["carrier"]),
-            type=str(d["type"]),
-            n=int(d["n"]),
-            alt=d["alt"],
-            over=str(d["over"]),
-            over_hex=str(d["over_hex"]),
-            mp=int(d["mp"]),
-            range=str(d["range"]),
-            aloft="up" in d,
-            up=None if up is None else int(up),
-            plotted=d.get("plotted"),
-        )
+    def from_json(cls, obj: Mapping[str, Any]) -> Self:
+        flight = decode(cls, obj)
+        return replace(flight, aloft=True, up=obj["up"]) if "up" in obj else flight
 
 
 @dataclass(frozen=True, slots=True)
-class AirTransfer:
+class AirTransfer(JsonRecord):
     """4.4.1: APs moved from one base to another (a carrier TF's: ``to_carrier``)."""
 
     id: str
     type: str
     n: int
-    origin: str
+    origin: Annotated[str, Wire("from")]
     to: str
     mp: int
     to_carrier: bool
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "type": self.type,
-            "n": self.n,
-            "from": self.origin,
-            "to": self.to,
-            "mp": self.mp,
-            "to_carrier": self.to_carrier,
-        }
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> AirTransfer:
-        return cls(
-            str(d["id"]),
-            str(d["type"]),
-            int(d["n"]),
-            str(d["from"]),
-            str(d["to"]),
-            int(d["mp"]),
-            bool(d["to_carrier"]),
-        )
 
 
 def _by_id(values: Any) -> dict[str, Any]:

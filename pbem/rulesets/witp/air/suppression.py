@@ -26,6 +26,7 @@ from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.rulesets.witp.air import altitude, elite
 from pbem.rulesets.witp.air.aa import ship_aa
 from pbem.rulesets.witp.air.tables import AA_MATRIX, AA_MODS, MAP_START, air_to_air, air_unit, value
+from pbem.rulesets.witp.codec import FactKind
 
 KEY = "suppressing"  # marks a peeled-off fighter in a wave (7.9.1)
 ASK = "suppress"  # on an escort: {"n": k, "line": id} as plotted (7.9)
@@ -65,9 +66,21 @@ def check_asked(k: int, n: int, posture: str) -> None:
         )
 
 
+class AaSuppressors(FactKind, kind="aa-suppressors", sparse=("tf",)):
+    """7.9: the striker's own peel-off: ``asked`` fighters asked of the loose escorts,
+    ``escorts`` of them flying against ``cap`` CAP APs, ``peeled`` by type; ``tf`` the
+    target, once the strike names it."""
+
+    asked: int
+    escorts: int
+    cap: int
+    peeled: Mapping[str, int]
+    tf: str | None = None
+
+
 def peel_off(
     parts: Sequence[Mapping[str, Any]], cap: int
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any] | None]:
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], AaSuppressors | None]:
     """7.9: (the escorts that fight, the peeled-off fighters with their part's base
     and hex, the striker's fact or None when nothing was asked)."""
     escorts = [dict(e) for p in parts for e in p["escorts"]]
@@ -100,13 +113,7 @@ def peel_off(
                 )
             if int(e["n"]) - k:
                 fight.append({**e, "n": int(e["n"]) - k})
-    fact = {
-        "kind": "aa-suppressors",
-        "asked": sum(asked.values()),
-        "escorts": flying,
-        "cap": cap,
-        "peeled": _by_type(peeled),
-    }
+    fact = AaSuppressors(sum(asked.values()), flying, cap, _by_type(peeled))
     return fight, peeled, fact
 
 

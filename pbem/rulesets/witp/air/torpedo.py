@@ -17,6 +17,7 @@ from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air import elite
 from pbem.rulesets.witp.air.ships import base_air
 from pbem.rulesets.witp.air.tables import TORPEDO, air_unit, known_type, rounded, value
+from pbem.rulesets.witp.codec import FactKind
 
 
 def armed(
@@ -58,6 +59,20 @@ def elite_majority(present: Mapping[str, int], best: Mapping[str, int]) -> bool:
     return 2 * sum(min(n, int(best.get(t, 0))) for t, n in present.items()) > total
 
 
+class TorpedoArming(FactKind, kind="torpedo-arming"):
+    """7.10.1, R127: a land base's torpedo arming roll at launch, the striker's own:
+    of ``plotted`` torpedo APs, ``armed`` carry torpedoes."""
+
+    base: str
+    present: int
+    elite_majority: bool
+    roll: int
+    drm: int
+    may_arm: int
+    plotted: int
+    armed: int
+
+
 def arm(
     public: Mapping[str, Any],
     air: Mapping[str, int],
@@ -65,7 +80,7 @@ def arm(
     part: Mapping[str, Any],
     dice: Dice,
     purpose: str,
-) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+) -> tuple[list[dict[str, Any]], TorpedoArming | None]:
     """7.10.1 at launch from a land base (R127): the part's torpedo (T) elements cut to
     the APs the block may arm, in plot order; the rest fly as level bombers (the
     default of 7.10.1) at their rated altitude. ``air``: the base's APs by type,
@@ -87,17 +102,16 @@ def arm(
         if int(e["n"]) - k:
             rated = air_unit(public, str(e["type"]))["air"].get("altitude") or e["alt"]
             out.append({**e, "n": int(e["n"]) - k, "role": "B", "alt": rated})
-    fact = {
-        "kind": "torpedo-arming",
-        "base": part["base"],
-        "present": sum(present.values()),
-        "elite_majority": majority,
-        "roll": roll,
-        "drm": drm,
-        "may_arm": allowed,
-        "plotted": plotted,
-        "armed": min(allowed, plotted),
-    }
+    fact = TorpedoArming(
+        part["base"],
+        sum(present.values()),
+        majority,
+        roll,
+        drm,
+        allowed,
+        plotted,
+        min(allowed, plotted),
+    )
     return out, fact
 
 
@@ -107,7 +121,7 @@ def at_launch(
     part: Mapping[str, Any],
     dice: Dice,
     purpose: str,
-) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+) -> tuple[list[dict[str, Any]], TorpedoArming | None]:
     """``arm`` for a part launching from ``own``'s base, with its APs and elite."""
     if part["carrier"]:
         return [dict(e) for e in part["elements"]], None

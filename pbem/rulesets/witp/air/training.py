@@ -25,7 +25,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pbem.rulesets.witp.air.ships import holders, lose_counted, mark_by_type
+from pbem.rulesets.witp.air.ships import holdings, lose_counted, mark_by_type
 
 KEY = "green"
 
@@ -46,21 +46,15 @@ def anti_ship(total: int) -> int:
     return math.ceil(total / 2)
 
 
-def _aps(record: Mapping[str, Any]) -> Mapping[str, Any]:
-    got: Mapping[str, Any] = record.get("air", record.get("air_points", {}))
-    return got
-
-
 def held(own: Mapping[str, Any], base: str, ap_type: str) -> int:
     """The green APs of ``ap_type`` at ``base`` (never more than it has)."""
     return sum(
-        min(int(r.get(KEY, {}).get(ap_type, 0)), int(_aps(r).get(ap_type, 0)))
-        for r in holders(own, base)
+        min(int(h.green.get(ap_type, 0)), int(h.aps.get(ap_type, 0))) for h in holdings(own, base)
     )
 
 
 def trained(own: Mapping[str, Any], base: str, ap_type: str) -> int:
-    total = sum(int(_aps(r).get(ap_type, 0)) for r in holders(own, base))
+    total = sum(int(h.aps.get(ap_type, 0)) for h in holdings(own, base))
     return total - held(own, base, ap_type)
 
 

@@ -117,7 +117,7 @@ def strike(
         text += f" SUPPRESS {suppress}"
     p, errors = plot.judge(Knowledge.of(state, side), side, text)
     assert errors == [], errors
-    return dict(next(iter(p.strikes.values())))
+    return next(iter(p.air_strikes.values())).to_json()
 
 
 def open_dice(seed: int) -> SeededDice:

@@ -40,7 +40,7 @@ def _run(
 ) -> tuple[dict[str, Any], list[Any]]:
     p, errors = _judge(state, side, text)
     assert errors == [], errors
-    strike = next(iter(p.strikes.values()))
+    strike = next(iter(p.air_strikes.values())).to_json()
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     secret = SecretDice(bytes([seed + 1]) * 12, "secret")
     return naval_strike.resolve(state, strike, dice, secret, TIME, **kw)
@@ -58,7 +58,7 @@ def test_7_1_b_r135_a_cap_order_is_judged_line_by_line() -> None:
     s = world()
     p, errors = _judge(s, JAPANESE, "CAP TF1 H:2 m:1\nCAP TF1 L:1\nCAP TF9 L:1\nCAP TF1 X:1")
     assert p.caps == {"TF1": {"H": 2, "M": 1}}
-    assert p.to_json()["caps"] == {"TF1": {"H": 2, "M": 1}}
+    assert p.filed().to_json()["caps"] == {"TF1": {"H": 2, "M": 1}}
     refused = {e.line: (e.rule, e.message) for e in errors}
     assert refused[2][0] == "7.1" and "already allotted" in refused[2][1]
     assert refused[3][0] == "5.3" and "none of your TFs" in refused[3][1]
@@ -235,7 +235,7 @@ def test_14_2_2_r137_a_night_strike_at_a_tf_the_side_saw_move_is_refused() -> No
     s = _rabaul("T2/air1/allocation")
     _told_moved(s, "T1/naval1/execution")
     p, errors = _judge(s, JAPANESE, G4M_NIGHT)
-    assert errors == [] and p.strikes["K1"]["night"]
+    assert errors == [] and p.air_strikes["K1"].night
 
 
 def test_14_2_2_r137_the_plot_reads_no_movement_the_side_was_not_told() -> None:
@@ -249,7 +249,7 @@ def test_14_2_2_r137_the_plot_reads_no_movement_the_side_was_not_told() -> None:
             fact = {"kind": "located-moved", "owner": ALLIED, "tf": "TF2", "hex": "E2016"}
             disclose(s, fact, [ALLIED], "T1/naval2/execution", "13.7.5")
         p, errors = _judge(s, JAPANESE, G4M_NIGHT)
-        answers.append((copy.deepcopy(p.to_json()), errors))
+        answers.append((copy.deepcopy(p.filed().to_json()), errors))
     assert answers[0] == answers[1] == answers[2]
     assert answers[0][1] == []
 
@@ -277,7 +277,7 @@ def test_r135_r136_the_strike_report_tells_the_cap_order_and_the_contact_rolls(
     assert errors == []
     st, events = naval_strike.resolve(
         pby,
-        p.strikes["N1"],
+        p.air_strikes["N1"].to_json(),
         SeededDice(b"pby" * 6, "g", 1, "air2"),
         SecretDice(b"pby-secret", "secret"),
         "T1/air2/strike",

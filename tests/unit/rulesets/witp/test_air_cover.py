@@ -5,6 +5,7 @@ hex held solely by the enemy; each told its owner alone, in its strike report.""
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -537,8 +538,8 @@ def test_5_3_5_emergency_lines_are_judged_as_cover_and_refused_with_the_rule(
     from pbem.rulesets.witp.knowledge import Knowledge
 
     p, _errors = plot.judge(Knowledge.of(world, "allied"), "allied", text)
-    assert p.covers["E1"]["kind"] == "emergency-naval-cover"
-    assert p.covers["E3"]["kind"] == "emergency-cover"
+    assert p.cover_flights["E1"].kind == "emergency-naval-cover"
+    assert p.cover_flights["E3"].kind == "emergency-cover"
 
 
 def test_5_3_5_emergency_shifts_2r_over_a_hex_and_4r_over_a_tf_from_0(
@@ -623,7 +624,7 @@ def test_r123_a_strike_stopped_whole_at_launch_has_a_block_of_its_own(
 
     def stopped(*a: Any, **k: Any) -> Any:
         part, cover_lost, part_lost, fights = real(*a, **k)
-        return {**part, "elements": [], "escorts": []}, cover_lost, part_lost, fights
+        return replace(part, elements=(), escorts=()), cover_lost, part_lost, fights
 
     monkeypatch.setattr(intercept, "against_launch", stopped)
     out, given = _flown(witp, world, monkeypatch, BETTY_STRIKE, OVER_RABAUL)

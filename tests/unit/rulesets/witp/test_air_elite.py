@@ -104,7 +104,9 @@ def _strike_at_tf1(state: dict[str, Any], seed: int = 3, **kw: Any) -> dict[str,
     assert errors == []
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     secret = SecretDice(bytes([seed + 1]) * 12, "secret")
-    got, _ = naval_strike.resolve(state, next(iter(p.strikes.values())), dice, secret, TIME, **kw)
+    got, _ = naval_strike.resolve(
+        state, next(iter(p.air_strikes.values())).to_json(), dice, secret, TIME, **kw
+    )
     return got
 
 

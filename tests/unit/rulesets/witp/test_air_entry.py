@@ -71,7 +71,7 @@ def test_7_7_1_the_entry_order_is_judged(witp: WitpRuleset) -> None:
     v = witp.validate(state, JAPANESE, f"{strike}\nENTRY S1 ROLLED\nENTRY S9 FEWEST\nENTRY S1")
     assert [(e.line, e.rule) for e in v.errors] == [(3, "7.7.1"), (4, "7.7.1")]
     p, _ = plot.judge(Knowledge.of(state, JAPANESE), JAPANESE, f"{strike}\nENTRY S1 ROLLED")
-    assert p.strikes["S1"]["entry"] == "rolled"
+    assert p.air_strikes["S1"].entry == "rolled"
     allied = witp.validate(
         state, ALLIED, "STRIKE S1 FROM TF3 6xSBD-3/D TARGET TF2\nENTRY S1 FEWEST"
     )

@@ -22,7 +22,7 @@ STRIKE = "STRIKE S1 FROM TF2 4xSBD-3/D 2xTBD-1/T TARGET TF1\nESCORT S1 FROM TF2 
 def _strike(state: dict[str, Any], text: str = STRIKE, side: str = ALLIED) -> dict[str, Any]:
     p, errors = plot.judge(knowing(state, side), side, text)
     assert errors == []
-    return next(iter(p.strikes.values()))
+    return next(iter(p.air_strikes.values())).to_json()
 
 
 def _run(

@@ -32,13 +32,13 @@ def test_5_0_a_carrier_strike_with_escort_is_accepted() -> None:
         "AIRPLOT\nSTRIKE S1 FROM TF2 3xSBD-3/D 1xTBD-1/T TARGET TF1\nESCORT S1 FROM TF2 2xF4F-3@M CLOSE",
     )
     assert errors == []
-    part = p.strikes["S1"]["parts"][0]
-    assert part["carrier"] and part["mp"] == 36
-    assert [(e["type"], e["role"], e["alt"], e["range"]) for e in part["elements"]] == [
+    part = p.air_strikes["S1"].parts[0]
+    assert part.carrier and part.mp == 36
+    assert [(e.type, e.role, e.alt, e.range) for e in part.elements] == [
         ("SBD-3", "D", "M", "normal"),
         ("TBD-1", "T", "L", "normal"),
     ]
-    assert part["escorts"][0]["posture"] == "close"
+    assert part.escorts[0].posture == "close"
 
 
 def test_5_1_6_no_strike_on_a_tf_that_is_not_located() -> None:
@@ -72,7 +72,7 @@ def test_5_1_6_the_gate_reads_knowledge_not_truth() -> None:
     b[PRIVATE][JAPANESE]["tfs"]["TF1"]["ships"] = []  # in truth a dummy
     b[PRIVATE][JAPANESE]["tfs"]["TF1"]["dummy"] = True
     text = "STRIKE S1 FROM TF2 3xSBD-3 TARGET TF1"
-    assert _judge(a, ALLIED, text)[0].to_json() == _judge(b, ALLIED, text)[0].to_json()
+    assert _judge(a, ALLIED, text)[0].filed() == _judge(b, ALLIED, text)[0].filed()
 
 
 def test_5_1_1_an_ap_flies_one_mission_a_phase() -> None:
@@ -133,10 +133,10 @@ def test_5_15_extreme_range_is_6_mp_beyond_extended() -> None:
     s = world(bases={JAPANESE: RABAUL}, located=("allied:TF2",))
     s[PRIVATE][JAPANESE]["air_bases"]["Rabaul"]["hex"] = "E2040"  # 24 hexes: 144 MP
     p, errors = _judge(s, JAPANESE, "STRIKE S1 FROM Rabaul 2xG4M1@M TARGET TF2")
-    assert errors == [] and p.strikes["S1"]["parts"][0]["elements"][0]["range"] == "extended"
+    assert errors == [] and p.air_strikes["S1"].parts[0].elements[0].range == "extended"
     s[PRIVATE][JAPANESE]["air_bases"]["Rabaul"]["hex"] = "E2041"  # 150 MP: extreme
     p, errors = _judge(s, JAPANESE, "STRIKE S1 FROM Rabaul 2xG4M1@M TARGET TF2")
-    assert p.strikes["S1"]["parts"][0]["elements"][0]["range"] == "extreme"
+    assert p.air_strikes["S1"].parts[0].elements[0].range == "extreme"
     s[PRIVATE][JAPANESE]["air_bases"]["Rabaul"]["hex"] = "E2043"  # 162 MP: out of reach
     assert _one_error(s, JAPANESE, "STRIKE S1 FROM Rabaul 2xG4M1@M TARGET TF2").rule == "5.15"
 
@@ -149,13 +149,13 @@ def test_5_10_a_second_base_on_the_same_strike_is_a_joint_strike() -> None:
         "STRIKE S1 FROM TF1 2xD3A1 2xB5N2/T TARGET TF2\nSTRIKE S1 FROM Rabaul 4xG4M1/T TARGET TF2",
     )
     assert errors == []
-    assert [part["base"] for part in p.strikes["S1"]["parts"]] == ["TF1", "Rabaul"]
+    assert [part.base for part in p.air_strikes["S1"].parts] == ["TF1", "Rabaul"]
 
 
 def test_14_2_2_only_night_rated_bombers_strike_ships_at_night_unescorted() -> None:
     s = world(bases={JAPANESE: RABAUL}, located=("allied:TF2",))
     p, errors = _judge(s, JAPANESE, "STRIKE S1 FROM Rabaul 2xG4M1/T TARGET TF2 NIGHT")
-    assert errors == [] and p.strikes["S1"]["night"]
+    assert errors == [] and p.air_strikes["S1"].night
     err = _one_error(s, JAPANESE, "STRIKE S1 FROM TF1 2xD3A1 TARGET TF2 NIGHT")
     assert err.rule == "14.2.2"
     err = _one_error(
@@ -169,7 +169,11 @@ def test_14_2_2_only_night_rated_bombers_strike_ships_at_night_unescorted() -> N
 def test_5_3_4_naval_cover_protects_ones_own_tf() -> None:
     s = world(bases={ALLIED: MORESBY})
     p, errors = _judge(s, ALLIED, "NAVALCOVER C1 FROM Port_Moresby 2xP-39 OVER TF2")
-    assert errors == [] and p.covers["C1"]["kind"] == "naval-cover" and p.covers["C1"]["mp"] == 24
+    assert (
+        errors == []
+        and p.cover_flights["C1"].kind == "naval-cover"
+        and p.cover_flights["C1"].mp == 24
+    )
     err = _one_error(s, ALLIED, "NAVALCOVER C1 FROM Port_Moresby 2xP-39 OVER TF1")
     assert err.rule == "5.3.4"
     err = _one_error(s, ALLIED, "COVER C2 FROM Port_Moresby 2xB-17E OVER E2016")
@@ -179,7 +183,7 @@ def test_5_3_4_naval_cover_protects_ones_own_tf() -> None:
 def test_4_4_1_air_transfers_are_plotted_within_transfer_range() -> None:
     s = world(bases={JAPANESE: RABAUL})
     p, errors = _judge(s, JAPANESE, "TRANSFER T1 2xA6M2 FROM Rabaul TO TF1")
-    assert errors == [] and p.transfers["T1"]["to_carrier"]
+    assert errors == [] and p.air_transfers["T1"].to_carrier
     err = _one_error(
         s,
         JAPANESE,

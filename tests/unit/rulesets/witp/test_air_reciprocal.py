@@ -12,7 +12,9 @@ import pytest
 
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.ruleset import Adjudication
+from pbem.core.sides import Side
 from pbem.rulesets.witp.air import sequencing
+from pbem.rulesets.witp.air.strikes import AirStrike, StrikePart, StrikeTarget
 from pbem.rulesets.witp.ruleset import WitpRuleset
 
 from .conftest import SCENARIO
@@ -45,12 +47,13 @@ def battle(witp: WitpRuleset) -> Battle:
     return Battle.of(witp)
 
 
-def _part(tf: str) -> dict[str, Any]:
-    return {"base": tf, "carrier": True}
+def _part(tf: str) -> StrikePart:
+    return StrikePart(tf, None, True, 0, ())
 
 
-def _strike(froms: list[str], target: str) -> dict[str, Any]:
-    return {"parts": [_part(f) for f in froms], "target": {"tf": target}}
+def _strike(froms: list[str], target: str) -> AirStrike:
+    at = StrikeTarget(Side.JAPANESE, target, "")  # only the TFs count here
+    return AirStrike("S", Side.ALLIED, at, parts=tuple(_part(f) for f in froms))
 
 
 def test_12_3_2_step_2_strikes_at_each_others_launching_tfs_are_reciprocal() -> None:

@@ -35,7 +35,7 @@ def _report(state: dict[str, Any], text: str) -> None:
     )
 
 
-def _orders(state: dict[str, Any], text: str = ORDERS) -> list[dict[str, Any]]:
+def _orders(state: dict[str, Any], text: str = ORDERS) -> list[special.SpecialOrder]:
     orders, errors = special.judge(knowing(state, ALLIED), ALLIED, text)
     assert errors == []
     return orders
@@ -44,7 +44,7 @@ def _orders(state: dict[str, Any], text: str = ORDERS) -> list[dict[str, Any]]:
 def test_5_8_a_standing_special_strike_is_judged_when_filed() -> None:
     s = world()
     (order,) = _orders(s)
-    assert order["against"] == ["CV", "MSU"] and order["range"] == "normal"
+    assert order.against == ("CV", "MSU") and order.range == "normal"
     _o, errors = special.judge(
         knowing(s, ALLIED), ALLIED, "SPECIAL X2 FROM TF2 9xSBD-3 AGAINST ANY"
     )
@@ -59,14 +59,18 @@ def test_5_8_a_contacted_moving_tf_reported_with_carriers_is_struck() -> None:
     (strike,) = special.launches(
         knowing(s, ALLIED), ALLIED, _orders(s), JAPANESE, "TF1", "E2010", night=False
     )
-    assert strike["special"] and strike["target"] == {
+    assert strike.special and strike.target.to_json() == {
         "owner": JAPANESE,
         "tf": "TF1",
         "hex": "E2010",
     }
-    assert [e["type"] for e in strike["parts"][0]["elements"]] == ["SBD-3", "TBD-1"]
+    assert [e.type for e in strike.parts[0].elements] == ["SBD-3", "TBD-1"]
     st, _ = naval_strike.resolve(
-        s, strike, SeededDice(b"s" * 16, "g", 1, "n1"), SecretDice(b"t" * 12, "x"), "T1/naval1"
+        s,
+        strike.to_json(),
+        SeededDice(b"s" * 16, "g", 1, "n1"),
+        SecretDice(b"t" * 12, "x"),
+        "T1/naval1",
     )
     assert told(st, JAPANESE, "strike-launched")  # 5.8: resolved as a Naval Strike
 
@@ -125,12 +129,12 @@ def test_5_8_2_one_special_strike_a_base_a_tf_the_next_tf_through_the_apat() -> 
     ) == [
         s_
         for s_ in special.launches(k, ALLIED, orders, JAPANESE, "TF1", "E2010", night=False)
-        if s_["id"] == "X2"
+        if s_.id == "X2"
     ]
     again = special.launches(
         k, ALLIED, orders, JAPANESE, "TF1", "E2010", night=False, struck={("TF2", "TF7")}
     )
-    assert next(x for x in again if x["id"] == "X1")["parts"][0]["apat"]
+    assert next(x for x in again if x.id == "X1").parts[0].apat
     gone = special.launches(
         k,
         ALLIED,
@@ -141,7 +145,7 @@ def test_5_8_2_one_special_strike_a_base_a_tf_the_next_tf_through_the_apat() -> 
         night=False,
         aborted={("Port Moresby", "B-17E"): 4},
     )
-    assert [x["id"] for x in gone] == ["X1"]  # aborted APs stay home (5.8.2)
+    assert [x.id for x in gone] == ["X1"]  # aborted APs stay home (5.8.2)
 
 
 def test_5_8_2_a_successive_special_strike_rolls_the_apat_for_each_type() -> None:
@@ -152,7 +156,11 @@ def test_5_8_2_a_successive_special_strike_rolls_the_apat_for_each_type() -> Non
         k, ALLIED, _orders(s), JAPANESE, "TF1", "E2010", night=False, struck={("TF2", "TF5")}
     )
     st, _ = naval_strike.resolve(
-        s, strike, SeededDice(b"u" * 16, "g", 1, "n1"), SecretDice(b"v" * 12, "x"), "T1/naval1"
+        s,
+        strike.to_json(),
+        SeededDice(b"u" * 16, "g", 1, "n1"),
+        SecretDice(b"v" * 12, "x"),
+        "T1/naval1",
     )
     rolls = told(st, ALLIED, "joint-availability")
     assert {r["type"] for r in rolls} == {"SBD-3", "TBD-1", "F4F-3"}
@@ -165,7 +173,7 @@ NIGHT_ORDER = "SPECIAL N1 FROM Port_Moresby 2xB-17E NIGHT"
 def test_14_2_2_a_night_special_strike_is_night_rated_and_unescorted() -> None:
     s = world(bases=MORESBY)
     (order,) = _orders(s, NIGHT_ORDER)
-    assert order["night"] is True
+    assert order.night is True
     k = knowing(s, ALLIED)
     _o, errors = special.judge(k, ALLIED, "SPECIAL N2 FROM TF2 2xSBD-3 NIGHT")
     assert [(e.rule, "not night-rated" in e.message) for e in errors] == [("14.2.2", True)]
@@ -179,11 +187,11 @@ def test_14_2_2_r113_a_night_order_flies_only_at_a_tf_moving_at_night() -> None:
     k = knowing(s, ALLIED)
     orders = _orders(s, f"{ORDERS}\n{NIGHT_ORDER}")
     (night,) = special.launches(k, ALLIED, orders, JAPANESE, "TF1", "E2010", night=True)
-    assert night["id"] == "N1" and night["night"] is True
-    assert [e["type"] for e in night["parts"][0]["elements"]] == ["B-17E"]
-    assert night["parts"][0]["escorts"] == []
+    assert night.id == "N1" and night.night is True
+    assert [e.type for e in night.parts[0].elements] == ["B-17E"]
+    assert night.parts[0].escorts == ()
     by_day = special.launches(k, ALLIED, orders, JAPANESE, "TF1", "E2010", night=False)
-    assert [o["id"] for o in by_day] == ["X1"]  # 16.6.1: the day order only, by day
+    assert [o.id for o in by_day] == ["X1"]  # 16.6.1: the day order only, by day
 
 
 def test_14_2_2_a_night_special_strike_needs_a_located_tf() -> None:

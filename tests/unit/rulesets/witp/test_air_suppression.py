@@ -45,7 +45,7 @@ def _run(state: dict[str, Any], text: str, seed: int = 3) -> dict[str, Any]:
     assert errors == []
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     st, _ = naval_strike.resolve(
-        state, next(iter(p.strikes.values())), dice, SecretDice(b"s" * 8, "x"), TIME
+        state, next(iter(p.air_strikes.values())).to_json(), dice, SecretDice(b"s" * 8, "x"), TIME
     )
     return st
 
@@ -56,10 +56,10 @@ def _run(state: dict[str, Any], text: str, seed: int = 3) -> dict[str, Any]:
 def test_7_9_suppress_is_asked_on_a_loose_escort_line() -> None:
     p, errors = _judge(LOOSE + " SUPPRESS 2")
     assert errors == []
-    (escort,) = p.strikes["S1"]["parts"][0]["escorts"]
-    assert escort["suppress"]["n"] == 2 and escort["posture"] == "loose"
+    (escort,) = p.air_strikes["S1"].parts[0].escorts
+    assert escort.suppress is not None and escort.suppress.n == 2 and escort.posture == "loose"
     plain, _ = _judge(LOOSE)
-    assert "suppress" not in plain.strikes["S1"]["parts"][0]["escorts"][0]
+    assert "suppress" not in plain.air_strikes["S1"].to_json()["parts"][0]["escorts"][0]
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,7 @@ def test_7_9_a_bad_suppress_is_refused_naming_line_reason_and_rule(
     p, errors = _judge(BOMBERS + f"ESCORT S1 FROM TF2 3xF4F-3@M {posture}{tail}")
     (err,) = errors
     assert err.line == 2 and err.rule == "7.9" and why in err.message
-    assert p.strikes["S1"]["parts"][0]["escorts"] == []  # the line allocates nothing
+    assert p.air_strikes["S1"].parts[0].escorts == ()  # the line allocates nothing
     assert p.allocated.get(("TF2", "F4F-3"), 0) == 0
 
 
@@ -270,7 +270,11 @@ def test_10_1_1_proximity_fuses_in_a_strike_from_the_scenario_date() -> None:
         assert errors == []
         dice = SeededDice(b"\x05" * 16, "g", 1, "air1")
         st, _ = naval_strike.resolve(
-            state, next(iter(p.strikes.values())), dice, SecretDice(b"s" * 8, "x"), TIME
+            state,
+            next(iter(p.air_strikes.values())).to_json(),
+            dice,
+            SecretDice(b"s" * 8, "x"),
+            TIME,
         )
         fires.append(_fires(st, JAPANESE)["1M"])
     assert not any("proximity" in r for r in fires[0]["why"])

@@ -7,6 +7,7 @@ from pbem.core.dice import ScriptedDice
 from pbem.rulesets.witp.air import altitude, availability, coordination, sequencing, torpedo
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.tables import PBY_NIGHT, damage_points, naval_crt, odds_column, value
+from pbem.rulesets.witp.taskforces import Ship
 
 from .test_air_world import PUBLIC_PACK, kido_butai
 
@@ -37,7 +38,7 @@ def test_9_0_available_aps_round_to_nearest_half_up() -> None:
 def test_8_1_4_nagumo_air_rating_7_with_8_carrier_points_needs_63() -> None:
     assert coordination.first_check_number(PUBLIC, 7, 8) == 63
     four_cvs = kido_butai()[:2] * 2
-    assert coordination.carrier_points(PUBLIC, four_cvs) == 8
+    assert coordination.carrier_points(PUBLIC, [Ship.from_json(s) for s in four_cvs]) == 8
 
 
 def test_8_1_4_spruance_rolls_12_on_the_second_check_30_percent_asterisked() -> None:
@@ -47,7 +48,7 @@ def test_8_1_4_spruance_rolls_12_on_the_second_check_30_percent_asterisked() -> 
     dice = ScriptedDice([2, 4, 2, 4, 6, 6, 2])  # 2D10 "00" = 100 (each 1D10 from two 1D6)
     r = Ratings("Spruance", 7, 7)
     ships = kido_butai()[:2] + kido_butai()[:1]
-    launched = coordination.launch(PUBLIC, ships, r, 6, 15, dice, "cc")
+    launched = coordination.launch(PUBLIC, [Ship.from_json(s) for s in ships], r, 6, 15, dice, "cc")
     assert launched.first > launched.needed
     assert (launched.second, launched.percent, launched.asterisk) == (12, 30, True)
     assert (launched.cut, launched.fighters, launched.bombers) == ("fighters", 2, 15)
@@ -55,7 +56,9 @@ def test_8_1_4_spruance_rolls_12_on_the_second_check_30_percent_asterisked() -> 
 
 def test_8_1_4_first_check_passed_launches_everything() -> None:
     dice = ScriptedDice([1, 1, 1, 1])  # 2D10 = 11
-    launched = coordination.launch(PUBLIC, kido_butai()[:2], Ratings("x", 7, 7), 3, 6, dice, "cc")
+    launched = coordination.launch(
+        PUBLIC, [Ship.from_json(s) for s in kido_butai()[:2]], Ratings("x", 7, 7), 3, 6, dice, "cc"
+    )
     assert launched.first <= launched.needed and (launched.fighters, launched.bombers) == (3, 6)
 
 

@@ -93,7 +93,7 @@ def test_7_10_1_a_land_based_strike_arms_at_launch_told_to_its_side() -> None:
     assert errors == []
     dice = SeededDice(b"t" * 16, "g", 1, "air1")
     st, _ = naval_strike.resolve(
-        s, p.strikes["S1"], dice, SecretDice(b"s" * 12, "s"), "T1/air1/strike"
+        s, p.air_strikes["S1"].to_json(), dice, SecretDice(b"s" * 12, "s"), "T1/air1/strike"
     )
     (fact,) = told(st, JAPANESE, "torpedo-arming")
     assert not told(st, ALLIED, "torpedo-arming")  # the launching side's own roll

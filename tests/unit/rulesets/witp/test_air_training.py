@@ -26,7 +26,7 @@ def _run(s: dict[str, Any], seed: int) -> tuple[dict[str, Any], list[Any]]:
     assert errors == []
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     secret = SecretDice(bytes([seed + 1]) * 12, "secret")
-    return naval_strike.resolve(s, p.strikes["S1"], dice, secret, TIME)
+    return naval_strike.resolve(s, p.air_strikes["S1"].to_json(), dice, secret, TIME)
 
 
 def _green(s: dict[str, Any], side: str, tf: str, **counts: int) -> None:

@@ -18,6 +18,7 @@ from pbem.rulesets.witp.air.strike.launch import CarrierCoordination, Element, L
 from pbem.rulesets.witp.air.strike.plotted import Resolution, doctrine
 from pbem.rulesets.witp.air.tables import ROLES, air_unit, known_type, value
 from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.taskforces import Ship, TaskForce
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +143,7 @@ def _fighters(r: Resolution, target: Target) -> tuple[dict[str, int], list[Event
     own_n, busy, gone = r.own(owner), r.context.committed, grounded(r)
     cap_air = {
         t: n - busy.get(t, 0) - int(gone.get(t, 0))
-        for t, n in tf_air(own_n, target.tf).items()
+        for t, n in tf_air(own_n, TaskForce.from_json(target.tf)).items()
         if known_type(public, t)  # F and HF fly CAP (4.2.1); floatplanes: none
         and set(air_unit(public, t)["roles"]) & set(value(public, ROLES)["cap"])
     }
@@ -155,7 +156,7 @@ def _fighters(r: Resolution, target: Target) -> tuple[dict[str, int], list[Event
     rating = r.context.ratings.get(owner) or coordination.rate(public, None, dice, f"{owner} CTF")
     cc = coordination.launch(
         public,
-        list(target.ships),
+        [Ship.from_json(s) for s in target.ships],
         rating,
         sum(cap_air.values()),
         0,

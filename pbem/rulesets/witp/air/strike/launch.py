@@ -12,10 +12,11 @@ from typing import Any, ClassVar
 from pbem.core.events import Event
 from pbem.core.sides import SIDES, Side
 from pbem.rulesets.witp.air import availability, avg, coordination, elite, torpedo, training
-from pbem.rulesets.witp.air.ships import ships_of
+from pbem.rulesets.witp.air.ships import afloat
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.air.strike.told import StrikeFact
 from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.taskforces import task_force
 
 Element = dict[str, Any]  # {type, n, alt, ...}: APs of one type as air/plot.py files them
 
@@ -146,7 +147,7 @@ def _carrier_coordination(
     side, dice = r.strike.side, r.context.dice
     own = r.own(side)
     rating = r.context.ratings.get(side) or coordination.rate(r.public, None, dice, f"{side} CTF")
-    ships = ships_of(own, own["tfs"][part["base"]])
+    ships = afloat(own, task_force(own, part["base"]))
     f, b = sum(e["n"] for e in escorts), sum(e["n"] for e in bombers)
     cc = coordination.launch(r.public, ships, rating, f, b, dice, f"{side} {part['base']} CC")
     told = r.tell(CarrierCoordination.of(str(part["base"]), rating.air, cc), [side], "8.1.4")
