@@ -45,6 +45,7 @@ from pbem.rulesets.witp.air import (
     elite,
     intercept,
     naval_strike,
+    parts,
     plot,
     sequencing,
     special,
@@ -59,6 +60,7 @@ from pbem.rulesets.witp.air.allocation import (
     validate,
 )
 from pbem.rulesets.witp.air.coordination import Ratings
+from pbem.rulesets.witp.air.parts import moderator_record, public_part, secret_stream
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
 from pbem.rulesets.witp.air.ships import SUNK, afloat, base_air, take_losses
 from pbem.rulesets.witp.air.strikes import (
@@ -72,7 +74,7 @@ from pbem.rulesets.witp.air.strikes import (
 from pbem.rulesets.witp.air.tables import MAP_START
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.codec import FactKind
-from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
+from pbem.rulesets.witp.work import Work
 
 # play.py and ruleset.py call the Allocation Segment's hooks through this module.
 __all__ = ["file_plot", "is_allocation", "template", "validate"]
@@ -119,9 +121,9 @@ class SpecialStrike(StrikeAtTf, kind="special-strike"):
 # -- the Strike Segment -----------------------------------------------------------
 
 
-def filed(state: Mapping[str, Any], side: str) -> FiledPlot:
+def filed(work: Work, side: str) -> FiledPlot:
     """The side's Air Strike Plot filed this Air Phase (empty if none)."""
-    return FiledPlot.from_json(state[PRIVATE][side].get(AIR_PLOT))
+    return FiledPlot.from_json(work.own(side).get(AIR_PLOT))
 
 
 def naval_cover_aloft(own: Mapping[str, Any]) -> list[CoverFlight]:
@@ -129,31 +131,31 @@ def naval_cover_aloft(own: Mapping[str, Any]) -> list[CoverFlight]:
     return [CoverFlight.from_json(c) for cs in own.get(ALOFT, {}).values() for c in cs]
 
 
-def _carrier_strikes_from(state: Mapping[str, Any], owner: str, tf: str) -> list[str]:
+def _carrier_strikes_from(work: Work, owner: str, tf: str) -> list[str]:
     """Ids of ``owner``'s plotted strikes with a part launching from carrier TF ``tf``."""
-    strikes = filed(state, owner).strikes
+    strikes = filed(work, owner).strikes
     return [s.id for s in strikes if any(p.carrier and p.base == tf for p in s.parts)]
 
 
-def _committed(state: Mapping[str, Any], owner: str, tf: str) -> dict[str, int]:
+def _committed(work: Work, owner: str, tf: str) -> dict[str, int]:
     """5.3, 12.1.2: the TF's fighters plotted on other missions this phase fly no CAP."""
     out: dict[str, int] = {}
-    p = filed(state, owner)
+    p = filed(work, owner)
     for s in p.strikes:
         for part in s.parts:
             if part.base == tf:
                 for e in part.escorts:
                     out[e.type] = out.get(e.type, 0) + e.n
-    for c in [*p.covers, *naval_cover_aloft(state[PRIVATE][owner])]:  # R124: still over a TF
+    for c in [*p.covers, *naval_cover_aloft(work.own(owner))]:  # R124: still over a TF
         if c.base == tf:
             out[c.type] = out.get(c.type, 0) + c.n
     return out
 
 
-def _aboard(state: Mapping[str, Any], side: str, strike: AirStrike) -> AirStrike:
+def _aboard(work: Work, side: str, strike: AirStrike) -> AirStrike:
     """The strike with each part cut to the APs its base still holds (losses since
     the plot, a carrier sunk under its air group: 7.8.1 Step 7)."""
-    own = state[PRIVATE][side]
+    own = work.own(side)
     parts = []
     for part in strike.parts:
         try:
@@ -185,11 +187,9 @@ class BaseMap(Protocol):
 class _Segment:
     """One Strike Segment's strikes, flown one at a time (3.1 B, 12.0-12.2)."""
 
-    def __init__(
-        self, state: dict[str, Any], slot: Slot, dice: Dice, sea: BaseMap | None = None
-    ) -> None:
-        self.state, self.slot, self.dice, self.sea = state, slot, dice, sea
-        self.secret = draws.round_secret(state, f"{slot.time}/strikes")
+    def __init__(self, work: Work, slot: Slot, dice: Dice, sea: BaseMap | None = None) -> None:
+        self.work, self.slot, self.dice, self.sea = work, slot, dice, sea
+        self.secret = secret_stream(work, f"{slot.time}/strikes")
         self.flown: set[tuple[str, str]] = set()
         self.launched: dict[tuple[str, str], AirStrike] = {}  # aloft before they fly
         self.over: dict[tuple[str, str], int] = {}  # each cover's APs over its target
@@ -201,7 +201,7 @@ class _Segment:
         """5.3.2-5.3.4, R102, R110: the owner's plotted Cover over ``hexid`` and Naval
         Cover over ``tf`` still flying; each launched and rolled on the APAT before its
         first combat, once this Air Phase (5.3.3), the rolls told its owner alone."""
-        flights = [f for f in filed(self.state, owner).covers if cover_rules.over(f, tf, hexid)]
+        flights = [f for f in filed(self.work, owner).covers if cover_rules.over(f, tf, hexid)]
         events: list[Event] = []
         for f in flights:
             if cover_rules.emergency(f):  # 5.3.5, 5.3.6: each strike as if the first
@@ -217,7 +217,7 @@ class _Segment:
         if self.enemy_held(owner, hexid):
             self.over[key] = 0
             fact = cover_rules.CoverNotFlown(flight.id, ENEMY_HELD_WHY)
-            return [disclose(self.state, fact, [owner], self.slot.time, "5.3.3")]
+            return [self.work.disclose(fact, [owner], self.slot.time, "5.3.3")]
         left = self.left.setdefault(key, flight.n)
         return self.launch_cover(owner, flight, tf, left)
 
@@ -236,12 +236,12 @@ class _Segment:
         drm, told = self.army_drm(owner, flight)
         events += told
         got, rolled = cover_rules.roll(
-            self.state[PUBLIC], flight, dice, n=n, mission=mission, drm=drm
+            public_part(self.work), flight, dice, n=n, mission=mission, drm=drm
         )
         self.over[(owner, flight.id)] = got
         fact = replace(rolled, tf=tf or None)
         rule = "5.3.3" if held and flight.kind == CoverKind.COVER else cover_rules.RULE[flight.kind]
-        return [*events, disclose(self.state, fact, [owner], self.slot.time, rule)]
+        return [*events, self.work.disclose(fact, [owner], self.slot.time, rule)]
 
     def coordinated(
         self, owner: str, flight: CoverFlight, dice: Dice, n: int | None = None
@@ -253,22 +253,22 @@ class _Segment:
             return 0, []
         if not flight.carrier:
             return n, []
-        own, public = self.state[PRIVATE][owner], self.state[PUBLIC]
+        own, public = self.work.own(owner), public_part(self.work)
         entry = tfs.task_forces(own).get(base)
         if entry is None:
             return 0, []  # the TF is gone
-        r, events = admirals.ratings(self.state, owner, base, dice, self.slot.time)
+        r, events = admirals.ratings(self.work, owner, base, dice, self.slot.time)
         r = r or coordination.rate(public, None, dice, f"{owner} {base} CTF")
         purpose = f"{owner} {base} cover {flight.id} CC"
         cc = coordination.launch(public, afloat(own, entry), r, n, 0, dice, purpose)
         fact = cover_rules.CoverCoordination.of(base, flight.id, r.air, cc)
-        events.append(disclose(self.state, fact, [owner], self.slot.time, "8.1.4"))
+        events.append(self.work.disclose(fact, [owner], self.slot.time, "8.1.4"))
         return cc.fighters, events
 
     def army_drm(self, owner: str, flight: CoverFlight) -> tuple[int, list[Event]]:
         """5.3.4, R121: Army-type fighters on Naval Cover: the side's one 2D6 this Air
         Phase (told its owner), short of the type's number, a negative DRM."""
-        number = cover_rules.army_number(self.state[PUBLIC], flight.type)
+        number = cover_rules.army_number(public_part(self.work), flight.type)
         if flight.kind not in cover_rules.NAVAL or number is None:
             return 0, []
         events: list[Event] = []
@@ -277,7 +277,7 @@ class _Segment:
             dice = draws.fork(self.secret, purpose)  # told its owner alone, as the cover's
             self.army[owner] = dice.d6(purpose) + dice.d6(purpose)
             fact = cover_rules.ArmyNavalCoverRoll(self.army[owner])
-            events.append(disclose(self.state, fact, [owner], self.slot.time, "5.3.4"))
+            events.append(self.work.disclose(fact, [owner], self.slot.time, "5.3.4"))
         return cover_rules.army_drm(number, self.army[owner]), events
 
     def enemy_held(self, owner: str, hexid: str) -> bool:
@@ -286,7 +286,7 @@ class _Segment:
         enemy's air there is never read, so the shift tells nothing hidden."""
         if self.sea is None:
             return False  # no map (a Naval Phase's special strike): only Naval Cover flies
-        start = str(self.state[PUBLIC]["pack"].get(MAP_START, {}).get("value", "may1942"))
+        start = str(self.work.pack[MAP_START].value) if MAP_START in self.work.pack else "may1942"
         owners = {b.owner_at(start) for b in self.sea.bases_in(hexid)}
         return enemy_of(owner) in owners and owner not in owners
 
@@ -294,9 +294,9 @@ class _Segment:
         """5.3.4, R124: each side's Naval Cover not eliminated nor aborted stays over
         its TF into the following Naval Phase (``up``: APs over it, None: not rolled)."""
         for side in SIDES:
-            own = self.state[PRIVATE][side]
+            own = self.work.own(side)
             aloft: dict[str, list[dict[str, Any]]] = {}
-            for f in filed(self.state, side).covers:
+            for f in filed(self.work, side).covers:
                 up = self.over.get((side, f.id))
                 if f.kind == CoverKind.NAVAL_COVER and up != 0:
                     kept = replace(f, aloft=True, up=up)
@@ -309,7 +309,7 @@ class _Segment:
     def aloft(self, owner: str, tf: str, hexid: str) -> tuple[list[CoverFlight], list[Event]]:
         """R124: the Naval Cover still over ``tf`` in the Naval Phase, within range at
         ``hexid``; rolled on the APAT if not yet (9.2: those over it roll no more)."""
-        own, public = self.state[PRIVATE][owner], self.state[PUBLIC]
+        own, public = self.work.own(owner), public_part(self.work)
         events: list[Event] = []
         out = []
         over_tf = own.get(ALOFT, {}).get(tf, [])
@@ -337,7 +337,7 @@ class _Segment:
     ) -> None:
         """R124: the Naval Phase's cover losses, kept on the flights over the TF."""
         self.cover_losses(owner, flights, losses)
-        for over_tf in self.state[PRIVATE][owner].get(ALOFT, {}).values():
+        for over_tf in self.work.own(owner).get(ALOFT, {}).values():
             for i, x in enumerate(CoverFlight.from_json(c) for c in list(over_tf)):
                 if (owner, x.id) in self.over:
                     over_tf[i] = replace(x, up=self.over[(owner, x.id)]).to_json()
@@ -346,7 +346,7 @@ class _Segment:
         """5.3.3, R123: the enemy's Cover CAP over an air base of ``side``'s that it
         does not hold intercepts the strike's part launching from there."""
         owner = enemy_of(side)
-        plotted = filed(self.state, owner).covers
+        plotted = filed(self.work, owner).covers
         events: list[Event] = []
         parts = []
         for part in strike.parts:
@@ -381,28 +381,28 @@ class _Segment:
             cover[f.type] = cover.get(f.type, 0) + self.over[(owner, f.id)]
         if not cover:
             return part, events
-        public = self.state[PUBLIC]
+        public = public_part(self.work)
         out, cover_lost, part_lost, fights = intercept.against_launch(
             public, cover, part, self.dice
         )
         self.cover_losses(owner, up, cover_lost)
         for t, (eliminated, _aborted) in part_lost.items():
-            take_losses(self.state[PRIVATE][side], base, t, eliminated)
+            take_losses(self.work.own(side), base, t, eliminated)
         return out, events + self.told_fights(fights)
 
     def base_cap_fight(
         self, side: str, base: str, hexid: str, flights: Sequence[CoverFlight]
     ) -> list[Event]:
         """5.3.3, R123: the base's free fighters fly CAP against the cover."""
-        owner, public = enemy_of(side), self.state[PUBLIC]
-        own = self.state[PRIVATE][side]
+        owner, public = enemy_of(side), public_part(self.work)
+        own = self.work.own(side)
         up = [f for f in flights if self.over[(owner, f.id)] > 0]
         grounded = own.setdefault("cap_aborted", {}).setdefault(base, {})
         try:
             air = base_air(own, base)[2]
         except KeyError:
             return []
-        cap = intercept.base_cap(public, air, _committed(self.state, side, base), grounded)
+        cap = intercept.base_cap(public, air, _committed(self.work, side, base), grounded)
         if not up or not cap:
             return []
         cover = [
@@ -426,14 +426,14 @@ class _Segment:
 
     def told_fights(self, fights: Sequence[intercept.LaunchInterception]) -> list[Event]:
         """R123: the interception's air combat, told to both sides (6.1.1)."""
-        return [disclose(self.state, f, SIDES, self.slot.time, intercept.RULE) for f in fights]
+        return [self.work.disclose(f, SIDES, self.slot.time, intercept.RULE) for f in fights]
 
     def cover_losses(
         self, owner: str, flights: Sequence[CoverFlight], losses: Mapping[str, list[int]]
     ) -> None:
         """R110: the cover's share of the CAP's losses, flight by flight in plot order;
         the eliminated leave their base, neither they nor the aborted cover again (5.3.6)."""
-        own = self.state[PRIVATE][owner]
+        own = self.work.own(owner)
         for t, (eliminated, aborted, *best) in losses.items():
             mine = [f for f in flights if f.type == t]
             up = [self.over[(owner, f.id)] for f in mine]
@@ -450,40 +450,40 @@ class _Segment:
     def covering(self, owner: str, flight: CoverFlight) -> dict[str, Any]:
         """A covering flight over the target: {type, n} and its elite (7.11), if any."""
         out = {"type": flight.type, "n": self.over[(owner, flight.id)]}
-        if avg_rules.is_avg(self.state[PUBLIC], flight.base, flight.type):
+        if avg_rules.is_avg(public_part(self.work), flight.base, flight.type):
             out[avg_rules.KEY] = True  # 6.2.3: the AVG's P-40s
         best = self.elite_over(owner, flight)
         return {**out, elite.KEY: best} if best else out
 
     def elite_over(self, owner: str, flight: CoverFlight) -> int:
         """7.11, R111: a covering flight's elite APs, up to the elite its base holds."""
-        held = elite.held(self.state[PRIVATE][owner], flight.base, flight.type)
+        held = elite.held(self.work.own(owner), flight.base, flight.type)
         return min(self.over[(owner, flight.id)], held)
 
     def strikes(self, side: str) -> tuple[AirStrike, ...]:
-        return filed(self.state, side).strikes
+        return filed(self.work, side).strikes
 
     def plotted(self, side: str, sid: str) -> AirStrike:
-        return filed(self.state, side).strike(sid)
+        return filed(self.work, side).strike(sid)
 
     def fly(self, side: str, sid: str) -> list[Event]:
         key = (side, sid)
         if key in self.flown:
             return []
         self.flown.add(key)
-        st, time = self.state, self.slot.time
+        st, time = self.work, self.slot.time
         strike = self.launched.pop(key, None) or _aboard(st, side, self.plotted(side, sid))
         if not strike.parts:
             fact = StrikeNotFlown(sid, "no APs left to fly it")
-            return [disclose(st, fact, [side], time, "5.1.1")]
+            return [st.disclose(fact, [side], time, "5.1.1")]
         owner, tf = strike.target.owner, strike.target.tf
         if strike.night and stationary(st, owner, tf) < NIGHT_STATIONARY:
             fact = StrikeNotFlown(sid, NIGHT_WHY)
-            return [disclose(st, fact, [side], time, "14.2.2")]
-        target = tfs.task_forces(st[PRIVATE][owner]).get(tf)
-        if target is None or not afloat(st[PRIVATE][owner], target):
+            return [st.disclose(fact, [side], time, "14.2.2")]
+        target = tfs.task_forces(st.own(owner)).get(tf)
+        if target is None or not afloat(st.own(owner), target):
             lost = StrikeFoundNothing(sid, tf, strike.target.hex)
-            return [disclose(st, lost, [side], time, "7.1")]
+            return [st.disclose(lost, [side], time, "7.1")]
         strike = replace(strike, target=replace(strike.target, hex=str(target.hex)))
         ratings, events = _ratings(st, strike, self.dice, time)
         # 12.0-12.2, R95: the target's own strike still on deck is sequenced against this one
@@ -511,11 +511,11 @@ class _Segment:
             events += self.resolve(owner, tf, str(target.hex), strike, ratings)
         else:
             stopped = StrikeNotFlown(sid, INTERCEPTED_WHY)
-            events.append(disclose(st, stopped, [side], time, intercept.RULE))
+            events.append(st.disclose(stopped, [side], time, intercept.RULE))
             parts = self.plotted(side, sid).parts
             bases = ", ".join(sorted({p.base for p in parts if not p.carrier}))
             seen = intercept.LaunchIntercepted(bases)  # both saw the combat
-            events.append(disclose(st, seen, SIDES, time, intercept.RULE))
+            events.append(st.disclose(seen, SIDES, time, intercept.RULE))
         for s in after:
             events += self.fly(owner, s)
         return events
@@ -529,7 +529,7 @@ class _Segment:
         ratings: Mapping[str, Ratings],
     ) -> list[Event]:
         """The strike over its target: the owner's cover there, then naval_strike."""
-        st, time = self.state, self.slot.time
+        st, time = self.work, self.slot.time
         flights, events = self.cover(owner, tf, hexid)
         losses: dict[str, list[int]] = {}
         events += naval_strike.resolve_into(
@@ -550,7 +550,7 @@ class _Segment:
 
 
 def _ratings(
-    state: dict[str, Any], strike: AirStrike, dice: Dice, time: str
+    work: Work, strike: AirStrike, dice: Dice, time: str
 ) -> tuple[dict[str, Ratings], list[Event]]:
     """8.1, 8.8, R112: the carrier admirals' ratings on both sides of ``strike``: the
     striker's leading carrier TF's and the target TF's (rolled the first time)."""
@@ -561,7 +561,7 @@ def _ratings(
     for who, tf in ((side, lead), (owner, strike.target.tf)):
         if tf is None:
             continue
-        r, told = admirals.ratings(state, who, tf, dice, time)
+        r, told = admirals.ratings(work, who, tf, dice, time)
         events += told
         if r is not None:
             out[who] = r
@@ -569,16 +569,16 @@ def _ratings(
 
 
 def strike_segment(
-    state: dict[str, Any], slot: Slot, first: str, dice: Dice, sea: BaseMap | None = None
+    work: Work, slot: Slot, first: str, dice: Dice, sea: BaseMap | None = None
 ) -> list[Event]:
     """3.1 B: the strikes plotted in this Air Phase, the 3.2 winner's first, then the
     sides alternately, each side's in the order written; three or more carrier
     strikes go before, by admiral (12.3.2). ``sea``: the map, whose bases say who
     holds a hex (R122, R123)."""
-    seg = _Segment(state, slot, dice, sea)
+    seg = _Segment(work, slot, dice, sea)
     queues: dict[str, list[str]] = {side: [s.id for s in seg.strikes(side)] for side in SIDES}
     events: list[Event] = []
-    ranked, events = _carrier_ranking(state, seg, dice, slot.time)
+    ranked, events = _carrier_ranking(work, seg, dice, slot.time)
     for side, sid in ranked:  # 12.3.2: three or more carrier strikes, by admiral
         queues[side].remove(sid)
         events += seg.fly(side, sid)
@@ -590,11 +590,11 @@ def strike_segment(
         events += seg.fly(turn, sid)
         turn = enemy_of(turn)
     seg.keep_naval_cover()  # 5.3.4, R124: over its TF into the next Naval Phase
-    return events + end_of_phase(state, slot)
+    return events + end_of_phase(work, slot)
 
 
 def _carrier_ranking(
-    state: dict[str, Any], seg: _Segment, dice: Dice, time: str
+    work: Work, seg: _Segment, dice: Dice, time: str
 ) -> tuple[list[tuple[str, str]], list[Event]]:
     """12.3.2, R115: with three or more carrier strikes plotted, their order by the
     admirals' Air Ratings (rolled now if not yet, told their own side, R112); fewer:
@@ -613,29 +613,29 @@ def _carrier_ranking(
         airs: list[int | None] = []
         for p in strike.parts:
             if p.carrier:
-                r, told = admirals.ratings(state, side, p.base, dice, time)
+                r, told = admirals.ratings(work, side, p.base, dice, time)
                 events += told
                 airs.append(r.air if r is not None else None)
         rated.append((side, sid, sequencing.joint_rating(airs)))
     order = sequencing.rank(rated, dice, "12.3.2 equal Air Ratings")
-    plots = {s: dict(filed(state, s).choices) for s in SIDES}
+    plots = {s: dict(filed(work, s).choices) for s in SIDES}
     choices: dict[str, str] = {s: c["reciprocal"] for s, c in plots.items() if "reciprocal" in c}
-    order, step2 = sequencing.play_step_two(state, plotted, order, choices, dice, time)  # R125
+    order, step2 = sequencing.play_step_two(work, plotted, order, choices, dice, time)  # R125
     events += step2
     for side in SIDES:  # its own strikes' order only: the enemy's ratings stay hidden
         fact = CarrierStrikeOrder(tuple(x for s, x in order if s == side))
-        events.append(disclose(state, fact, [side], time, "12.3.2"))
+        events.append(work.disclose(fact, [side], time, "12.3.2"))
     return order, events
 
 
-def end_of_phase(state: dict[str, Any], slot: Slot) -> list[Event]:
+def end_of_phase(work: Work, slot: Slot) -> list[Event]:
     """The Air Phase's plot is spent; CAP aborted this phase may fly again (5.3.6);
     sunk ships leave the display."""
     for side in SIDES:
-        own = state[PRIVATE][side]
+        own = work.own(side)
         own.pop(AIR_PLOT, None)
         own.pop("cap_aborted", None)
-    return clear_sunk(state, slot)
+    return clear_sunk(work, slot)
 
 
 # 14.2.2: a night strike in an Air Phase needs a TF stationary two consecutive Naval Phases.
@@ -646,29 +646,30 @@ INTERCEPTED_WHY = "the enemy's cover over its base stopped every AP at launch"
 NIGHT_WHY = "its target has not stayed put two Naval Phases: no night strike in an Air Phase"
 
 
-def stationary(state: Mapping[str, Any], owner: str, tf: str) -> int:
-    return int(state.get(MODERATOR, {}).get(STATIONARY, {}).get(f"{owner}:{tf}", 0))
+def stationary(work: Work, owner: str, tf: str) -> int:
+    """14.2.2: the Naval Phases in a row ``owner``'s ``tf`` has not moved."""
+    return int(moderator_record(work, STATIONARY).get(f"{owner}:{tf}", 0))
 
 
-def after_naval_execution(state: dict[str, Any], slot: Slot) -> list[Event]:
+def after_naval_execution(work: Work, slot: Slot) -> list[Event]:
     """The Execution Segment played: each TF's count of Naval Phases without moving
     (14.2.2, the moderator's: movement is hidden), then sunk ships leave the display."""
     for side in SIDES:
-        state[PRIVATE][side].pop(ALOFT, None)  # R124: the Naval Phase over, home
-    counts = state.setdefault(MODERATOR, {}).setdefault(STATIONARY, {})
+        work.own(side).pop(ALOFT, None)  # R124: the Naval Phase over, home
+    counts = moderator_record(work, STATIONARY)
     for side in SIDES:
-        for tf, entry in tfs.task_forces(state[PRIVATE][side]).items():
+        for tf, entry in tfs.task_forces(work.own(side)).items():
             key = f"{side}:{tf}"
             counts[key] = 0 if entry.log else int(counts.get(key, 0)) + 1
-    return clear_sunk(state, slot)
+    return clear_sunk(work, slot)
 
 
-def clear_sunk(state: dict[str, Any], slot: Slot) -> list[Event]:
+def clear_sunk(work: Work, slot: Slot) -> list[Event]:
     """7.8.1 Step 7: a sunk ship leaves its TF's box; a TF with none afloat leaves the
     map, its Located chit with it (the owner is told; the enemy sees the chit go)."""
     events: list[Event] = []
     for side in SIDES:
-        own = state[PRIVATE][side]
+        own = work.own(side)
         display = tfs.task_forces(own)
         for tf in sorted(display, key=tfs.marker_number):
             entry = display[tf]
@@ -681,40 +682,44 @@ def clear_sunk(state: dict[str, Any], slot: Slot) -> list[Event]:
                 tfs.update(own, tf, ships=kept)
                 continue
             del own[tfs.TFS][tf]  # off the TF Display
-            events.append(disclose(state, TfSunk(tf), [side], slot.time, "7.8.1"))
-            events += located.remove(state, side, tf, slot, "no ship afloat", "7.8.1")
+            events.append(work.disclose(TfSunk(tf), [side], slot.time, "7.8.1"))
+            events += located.remove(work.json, side, tf, slot, "no ship afloat", "7.8.1")
     return events
 
 
 # -- special strikes in the Naval Phase (5.8, R105) ---------------------------------
 
-# The naval Execution Segment being played (5.8's special strikes fly in it): its
-# slot and open dice, set by play.py around movement (a context variable, as
-# searchplay's, so that games adjudicated side by side never see each other's).
-_EXECUTING: ContextVar[tuple[Slot, Dice] | None] = ContextVar("witp_executing", default=None)
+# The naval Execution Segment being played (5.8's special strikes fly in it): the
+# round's work area, its slot and open dice, set by play.py around movement (a context
+# variable, as searchplay's, so that games adjudicated side by side never see each
+# other's). movement's hooks are given the work area's JSON; the strikes play on it.
+_EXECUTING: ContextVar[tuple[Work, Slot, Dice] | None] = ContextVar("witp_executing", default=None)
 
 
-def executing(slot: Slot | None, dice: Dice | None) -> None:
-    """play.py marks the naval Execution Segment (None, None: it is over)."""
-    _EXECUTING.set((slot, dice) if slot is not None and dice is not None else None)
+def executing(work: Work | None, slot: Slot | None = None, dice: Dice | None = None) -> None:
+    """play.py marks the naval Execution Segment (None: it is over)."""
+    if work is None or slot is None or dice is None:
+        _EXECUTING.set(None)
+    else:
+        _EXECUTING.set((work, slot, dice))
 
 
-def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any]) -> list[Event]:
-    """movement.ON_ENTER: the enemy's standing special strikes at ``owner``'s TF."""
+def entered(_state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any]) -> list[Event]:
+    """movement.ON_ENTER: the enemy's standing special strikes at ``owner``'s TF
+    (``_state``: the running work area's JSON, which the strikes play on as Work)."""
     running = _EXECUTING.get()
     if running is None:
         return []
-    slot, dice = running
+    work, slot, dice = running
     side = enemy_of(owner)
-    orders = special.standing(state[PRIVATE][side])
-    if not orders or tf not in tfs.task_forces(state[PRIVATE][owner]):
+    orders = special.standing(work.own(side))
+    if not orders or tf not in tfs.task_forces(work.own(owner)):
         return []
     phase = slot.time.rsplit("/", 1)[0]
-    log = state.setdefault(MODERATOR, {}).setdefault(STRUCK, {}).setdefault(phase, [])
+    log = moderator_record(work, STRUCK).setdefault(phase, [])
     struck = [(b, t.split(":", 1)[1]) for s, b, t in log if s == side and t.startswith(f"{owner}:")]
-    knowledge = Knowledge.of(state, side)
     launches = special.launches(
-        knowledge,
+        parts.knowledge(work, side),
         side,
         orders,
         owner,
@@ -722,30 +727,30 @@ def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any])
         str(step["hex"]),
         night=bool(step.get("night")),
         struck=struck,
-        aborted=_over_tfs(state[PRIVATE][side]),  # R124, R138: the cover's stay committed
+        aborted=_over_tfs(work.own(side)),  # R124, R138: the cover's stay committed
     )
     events: list[Event] = []
-    secret = draws.round_secret(state, f"{slot.time}/special")
+    secret = secret_stream(work, f"{slot.time}/special")
     for strike in launches:
         base = strike.parts[0].base
         log.append([side, base, f"{owner}:{tf}"])
         fact = SpecialStrike(strike.id, tf, str(step["hex"]))
-        events.append(disclose(state, fact, SIDES, slot.time, "5.8"))
-        ratings, told = _ratings(state, strike, dice, slot.time)
+        events.append(work.disclose(fact, SIDES, slot.time, "5.8"))
+        ratings, told = _ratings(work, strike, dice, slot.time)
         events += told
-        seg = _Segment(state, slot, dice)  # 5.3.4, R124: the Naval Cover still over it
+        seg = _Segment(work, slot, dice)  # 5.3.4, R124: the Naval Cover still over it
         flights, told = seg.aloft(owner, tf, str(step["hex"]))
         events += told
         losses: dict[str, list[int]] = {}
         events += naval_strike.resolve_into(
-            state,
+            work,
             strike.to_json(),
             dice,
             secret,
             slot.time,
             cover=[seg.covering(owner, f) for f in flights],
             cover_losses=losses,
-            committed=_committed(state, owner, tf),
+            committed=_committed(work, owner, tf),
             ratings=ratings,
         )
         seg.aloft_losses(owner, flights, losses)

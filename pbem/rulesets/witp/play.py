@@ -310,7 +310,7 @@ def _segment(
     if slot is rnd.slots[0] and rnd.sides and airplay.is_allocation(rnd):
         for side in rnd.sides:  # 5.0 Step 1: the Air Strike Plots, secret (R90)
             work.own(side)["plots"] = {slot.time: list(orders_by_side.get(side, ()))}
-            events += airplay.file_plot(state, side, orders_by_side.get(side, ()), slot)
+            events += airplay.file_plot(work, side, orders_by_side.get(side, ()), slot)
         return events
     if slot is rnd.slots[0] and rnd.sides:
         for side in rnd.sides:  # the Allied half files the Allies' alone
@@ -325,16 +325,16 @@ def _segment(
         events.append(work.disclose(fact, SIDES, slot.time, "3.2"))
         if slot.phase.key.startswith("naval") and slot.segment.key == "execution":
             where = cast(searchplay.SearchMap, sea)
-            airplay.executing(slot, dice)  # 5.8: special strikes at TFs as they move
+            airplay.executing(work, slot, dice)  # 5.8: special strikes at TFs as they move
             try:
                 with searchplay.moving(state, slot, dice, where) as closing:
                     events += _execute(state, result.first, slot.time)
             finally:
-                airplay.executing(None, None)
+                airplay.executing(None)
             events += closing
-            events += airplay.after_naval_execution(state, slot)  # 14.2.2, 7.8.1
+            events += airplay.after_naval_execution(work, slot)  # 14.2.2, 7.8.1
         elif slot.phase.key.startswith("air") and slot.segment.key == "strike":
-            events += airplay.strike_segment(state, slot, result.first, dice, sea)  # 3.1 B, 12
+            events += airplay.strike_segment(work, slot, result.first, dice, sea)  # 3.1 B, 12
         return events
     if slot.segment.key == "advance":
         if not slot.strategic:

@@ -26,11 +26,12 @@ from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.rulesets.witp.air import coordination
 from pbem.rulesets.witp.air.coordination import Ratings
+from pbem.rulesets.witp.air.parts import moderator_record, public_part
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, afloat
 from pbem.rulesets.witp.air.tables import ADMIRALS, value
 from pbem.rulesets.witp.codec import FactKind
-from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
 from pbem.rulesets.witp.taskforces import task_forces
+from pbem.rulesets.witp.work import Work
 
 KEY = "admiral_ratings"  # moderator: {"side:admiral": Ratings.to_json()}
 OPERATIONAL = 2  # 8.2: a carrier at damage level 0, 1 or 2
@@ -91,15 +92,15 @@ def commander(public: Mapping[str, Any], own: Mapping[str, Any], tf: str) -> str
 
 
 def ratings(
-    state: dict[str, Any], side: str, tf: str, dice: Dice, time: str
+    work: Work, side: str, tf: str, dice: Dice, time: str
 ) -> tuple[Ratings | None, list[Event]]:
     """The admiral's ratings for ``side``'s ``tf``, rolled the first time they are
     needed (8.1); None for a leaderless TF (it rolls at each check, 8.8)."""
-    public, own = state[PUBLIC], state[PRIVATE][side]
+    public, own = public_part(work), work.own(side)
     admiral = commander(public, own, tf)
     if admiral is None:
         return None, []
-    kept = state.setdefault(MODERATOR, {}).setdefault(KEY, {})
+    kept = moderator_record(work, KEY)
     key = f"{side}:{admiral}"
     if key in kept:
         return Ratings.from_json(kept[key]), []
@@ -110,4 +111,4 @@ def ratings(
     fact = AdmiralRatings(tf, **r.to_json())
     if cmd is not None:
         fact = replace(fact, command_level=cmd, command_drm=drm)
-    return r, [disclose(state, fact, [side], time, "8.1")]
+    return r, [work.disclose(fact, [side], time, "8.1")]

@@ -12,18 +12,18 @@ Knowledge alone, the accepted plot filed in its private part, and the order form
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from pbem.core.events import Event
 from pbem.core.ruleset import LineError, Validation
 from pbem.core.sides import enemy_of
 from pbem.rulesets.witp import located
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.air import plot, special
+from pbem.rulesets.witp.air import parts, plot, special
 from pbem.rulesets.witp.air.ships import air_bases, tf_air
 from pbem.rulesets.witp.air.tables import air_unit, known_type
 from pbem.rulesets.witp.clock import Round, Slot
-from pbem.rulesets.witp.knowledge import PRIVATE, Knowledge
+from pbem.rulesets.witp.knowledge import Knowledge
+from pbem.rulesets.witp.work import Work
 
 AIR_PLOT = "air_plot"  # private[side]: this Air Phase's accepted plot (FiledPlot's JSON)
 STANDING, SPECIAL = special.STANDING, special.SPECIAL  # R105: the side's standing orders
@@ -87,12 +87,11 @@ def validate(knowledge: Knowledge, side: str, text: str) -> Validation:
     return Validation(tuple(accepted), tuple(errors))
 
 
-def file_plot(state: dict[str, Any], side: str, lines: Sequence[str], slot: Slot) -> list[Event]:
+def file_plot(work: Work, side: str, lines: Sequence[str], slot: Slot) -> list[Event]:
     """The Allocation Segment: the side's plot, secret (its own private part)."""
     text = "\n".join(lines)
-    knowledge = Knowledge.of(state, side)
-    accepted, specials, _errors = judge(knowledge, side, text)
-    own = state[PRIVATE][side]
+    accepted, specials, _errors = judge(parts.knowledge(work, side), side, text)
+    own = work.own(side)
     own[AIR_PLOT] = accepted.filed(slot.time).to_json()
     _air, spec, none = _split(text)
     if none or spec.strip():

@@ -19,10 +19,11 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.rulesets.witp import draws
+from pbem.rulesets.witp.air.parts import public_part
 from pbem.rulesets.witp.air.ships import take_losses
 from pbem.rulesets.witp.air.tables import air_unit, rounded, value
 from pbem.rulesets.witp.codec import FactKind
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.work import Work
 
 EXTREME_RETURN = "tables/bombardment-of-air-points-extreme"
 
@@ -77,7 +78,7 @@ def return_roll(
 
 
 def losses(
-    st: dict[str, Any],
+    work: Work,
     strike: Mapping[str, Any],
     parts: Sequence[Mapping[str, Any]],
     gone: Mapping[str, int],
@@ -87,8 +88,8 @@ def losses(
     """5.15: each type that flew at extreme range rolls on return; ``gone``: its APs
     that did not return (eliminated, and doubled by 6.3.3). The losses leave the
     parts' bases in order; the striker alone is told."""
-    public, side = st[PUBLIC], strike["side"]
-    own = st[PRIVATE][side]
+    public, side = public_part(work), strike["side"]
+    own = work.own(side)
     where = " ".join(str(p["base"]) for p in parts)
     events: list[Event] = []
     types = sorted(
@@ -111,5 +112,5 @@ def losses(
         for p in parts:
             n = sum(int(e["n"]) for e in list(p["elements"]) + list(p["escorts"]) if e["type"] == t)
             left -= take_losses(own, str(p["base"]), t, min(left, n))
-        events.append(disclose(st, fact, [side], time, "5.15"))
+        events.append(work.disclose(fact, [side], time, "5.15"))
     return events

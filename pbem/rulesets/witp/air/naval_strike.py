@@ -35,7 +35,6 @@ them in the rules' order.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, Unpack
@@ -44,6 +43,7 @@ from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.rulesets.witp.air import sequencing, suppression
 from pbem.rulesets.witp.air.coordination import Ratings
+from pbem.rulesets.witp.air.parts import public_part
 from pbem.rulesets.witp.air.strike.aircombat import air_combat, air_stacks, stacks_told
 from pbem.rulesets.witp.air.strike.antiaircraft import aa_fire, peel_off
 from pbem.rulesets.witp.air.strike.attacks import Hit, Onset, attack_wave, surprise
@@ -61,7 +61,8 @@ from pbem.rulesets.witp.air.strike.plotted import (
     doctrine,
 )
 from pbem.rulesets.witp.air.strike.waves import Wave, enter, form_waves, night_contact, wave_aps
-from pbem.rulesets.witp.knowledge import PUBLIC, Fact, disclose
+from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.work import Work
 
 P = ParamSpec("P")
 
@@ -79,16 +80,16 @@ __all__ = [
 
 
 def resolve_into(
-    st: dict[str, Any],
+    work: Work,
     strike: Mapping[str, Any],
     dice: Dice,
     secret: Dice,
     time: str,
     **options: Unpack[StrikeOptions],
 ) -> list[Event]:
-    """Resolve ``strike`` (a plot.AirPlot strike) against its target TF on ``st``
-    itself (a state the caller owns: the rounds' working copy, which a TF moving
-    through a special strike still refers to); ``resolve`` on a copy.
+    """Resolve ``strike`` (a plot.AirPlot strike) against its target TF in ``work``
+    itself (the round's work area, which a TF moving through a special strike still
+    refers to); ``resolve`` on a stored state, for the tests.
 
     ``dice``: the open stream (every roll here is open but the critical-hit rolls);
     ``secret``: the moderator's stream for the owner's critical-hit rolls (16.7);
@@ -107,24 +108,26 @@ def resolve_into(
     CAP aborted here is kept in the owner's ``cap_aborted`` (by TF and type) and flies
     no later CAP this phase (5.1.1, 5.3.6); the caller clears it when the phase ends."""
     context = StrikeContext.of(dice, secret, time, **options)
-    return fly(Resolution(st, AirStrike.from_json(strike), context))
+    return fly(Resolution(work, AirStrike.from_json(strike), context))
 
 
 def _on_a_copy(
-    into: Callable[Concatenate[dict[str, Any], P], list[Event]],
+    into: Callable[Concatenate[Work, P], list[Event]],
 ) -> Callable[Concatenate[Mapping[str, Any], P], tuple[dict[str, Any], list[Event]]]:
-    """``into`` played on a copy of the state it is given: (the copy, the events)."""
+    """``into`` played on a round's work area begun on the stored state it is given:
+    (the state it ends in, stored; the events)."""
 
     def on_a_copy(
         state: Mapping[str, Any], /, *args: P.args, **kwargs: P.kwargs
     ) -> tuple[dict[str, Any], list[Event]]:
-        st = copy.deepcopy(dict(state))
-        return st, into(st, *args, **kwargs)
+        work = Work.begin(state)
+        events = into(work, *args, **kwargs)
+        return work.finish().to_json(), events
 
     return on_a_copy
 
 
-resolve = _on_a_copy(resolve_into)  # (the state's copy, the events)
+resolve = _on_a_copy(resolve_into)  # (the state it ends in, the events)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -148,7 +151,7 @@ class StrikeSequence(Fact):
 
 
 def sequence_strike(
-    st: dict[str, Any],
+    work: Work,
     strike: Mapping[str, Any],
     dice: Dice,
     time: str,
@@ -161,17 +164,17 @@ def sequence_strike(
     ratings = ratings or {}
     side, naval, tf_id = strike["side"], strike["target"]["owner"], strike["target"]["tf"]
     both = [side, naval]
-    events = [disclose(st, PlottedStrikeRevealed(tf_id), both, time, "12.0")]
+    events = [work.disclose(PlottedStrikeRevealed(tf_id), both, time, "12.0")]
     sa, ta = ratings.get(side), ratings.get(naval)
     roll, drm, seq = sequencing.sequence(
-        st[PUBLIC],
+        public_part(work),
         dice,
         f"strike sequence {tf_id}",
         striker_air=sa.air if sa else None,
         target_air=ta.air if ta else None,
         unlocated_carriers=unlocated_carriers,
     )
-    events.append(disclose(st, StrikeSequence(tf_id, roll, drm, seq), both, time, "12.1"))
+    events.append(work.disclose(StrikeSequence(tf_id, roll, drm, seq), both, time, "12.1"))
     return seq, events
 
 
@@ -185,7 +188,7 @@ def fly(r: Resolution) -> list[Event]:
     launched, told = launch(r)
     if c.target_plotted:  # 12.0-12.3 against a carrier TF with its own plotted strike
         told += sequence_strike(
-            r.state,
+            r.work,
             r.strike.plot,
             c.dice,
             c.time,

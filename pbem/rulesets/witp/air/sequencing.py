@@ -25,7 +25,8 @@ from pbem.rulesets.witp import draws, initiative
 from pbem.rulesets.witp.air.choices import RECIPROCAL_DEFAULT
 from pbem.rulesets.witp.air.strikes import AirStrike
 from pbem.rulesets.witp.air.tables import SEQUENCE, SEQUENCE_DRM, value
-from pbem.rulesets.witp.knowledge import disclose
+from pbem.rulesets.witp.codec import FactKind
+from pbem.rulesets.witp.work import Work
 
 BEFORE, SIMULTANEOUS, AFTER = "before", "simultaneous", "after"
 
@@ -120,8 +121,17 @@ def step_two(order: Sequence[Strike], mutual: Collection[Strike], choice: str) -
     return first + [k for k in order if k not in first]
 
 
+class ReciprocalStrikes(FactKind, kind="reciprocal-strikes"):
+    """12.3.2 Step 2, R125: each side's 1D6 on the Day Initiative Table, the winner,
+    and the choice filed that orders the strikes (told to both)."""
+
+    rolls: tuple[tuple[int, int], ...]
+    winner: str
+    choice: str
+
+
 def play_step_two(
-    state: dict[str, Any],
+    work: Work,
     plotted: Sequence[tuple[str, str, AirStrike]],
     order: Sequence[Strike],
     choices: Mapping[str, str],
@@ -136,10 +146,5 @@ def play_step_two(
         return list(order), []  # one kind only: nothing to choose
     won = initiative.determine(dice, "12.3.2 Step 2")
     choice = choices.get(won.winner, RECIPROCAL_DEFAULT)
-    fact = {
-        "kind": "reciprocal-strikes",
-        "rolls": [list(r) for r in won.rolls],
-        "winner": won.winner,
-        "choice": choice,
-    }
-    return step_two(order, mutual, choice), [disclose(state, fact, SIDES, time, "12.3.2")]
+    fact = ReciprocalStrikes(won.rolls, won.winner, choice)
+    return step_two(order, mutual, choice), [work.disclose(fact, SIDES, time, "12.3.2")]

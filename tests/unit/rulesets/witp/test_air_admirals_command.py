@@ -10,8 +10,9 @@ import copy
 from pbem.core.dice import ScriptedDice
 from pbem.core.sides import ALLIED
 from pbem.rulesets.witp.air import admirals
-from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE, PUBLIC
+from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
 from pbem.rulesets.witp.ruleset import WitpRuleset
+from pbem.rulesets.witp.work import Work
 
 from .strikeworld import opened
 
@@ -38,9 +39,11 @@ def test_8_1_2_fletchers_tf_under_his_command_level_rolls_plus_one(witp: WitpRul
     own = state[PRIVATE][ALLIED]
     assert admirals.commander(state[PUBLIC], own, "TF3") == "R.Adm. Fletcher"
     assert admirals.tf_cost(state[PUBLIC], own, "TF3") == 6.0
-    r, events = admirals.ratings(state, ALLIED, "TF3", ScriptedDice([3, 3]), "T1/air1/strike")
+    work = Work.begin(state)
+    r, events = admirals.ratings(work, ALLIED, "TF3", ScriptedDice([3, 3]), "T1/air1/strike")
     assert r is not None and r.roll == 7  # 3 + 3 + 1
-    (fact,) = [d["fact"] for d in state[DISCLOSURES] if d["fact"]["kind"] == "admiral-ratings"]
+    told = work.finish().disclosures
+    (fact,) = [d.fact for d in told if d.fact.kind == "admiral-ratings"]
     assert (fact["command_level"], fact["command_drm"]) == (7, 1)
     assert events
 

@@ -20,6 +20,7 @@ P40 = {
     "units/air-P-40B": {
         "provenance": "illustrative",
         "source": "the test's",
+        "pack": "test",
         "value": {
             "air": {"normal": 4, "extended": 3, "altitude": "L"},
             "anti_ship": {},
@@ -31,6 +32,7 @@ P40 = {
     "units/ap-P-40B": {
         "provenance": "illustrative",
         "source": "the test's",
+        "pack": "test",
         "value": {
             "roles": ["F"],
             "carrier": False,
@@ -39,7 +41,12 @@ P40 = {
             "range": {"normal": 48, "extended": 72},
         },
     },
-    avg.BASE: {"provenance": "history", "source": "the test's", "value": {"base": "Kunming"}},
+    avg.BASE: {
+        "provenance": "history",
+        "source": "the test's",
+        "pack": "test",
+        "value": {"base": "Kunming"},
+    },
 }
 PACK = {**PUBLIC_PACK, **P40}
 PUB = {"pack": PACK}

@@ -16,6 +16,7 @@ from pbem.rulesets.witp.air import availability, cover
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
 from pbem.rulesets.witp.map import load_map
 from pbem.rulesets.witp.ruleset import WitpRuleset
+from pbem.rulesets.witp.work import Work
 
 from .conftest import SCENARIO
 from .naval import NO_GATE, tfs
@@ -42,7 +43,7 @@ def _segment(
     st = copy.deepcopy(state)
     st[PRIVATE][side][airplay.AIR_PLOT] = {"strikes": {}, "covers": covers}
     slot = next(s for s in clock.schedule(1) if s.time.endswith("/strike"))
-    return airplay._Segment(st, slot, SeededDice(b"c", "g", seed, "x"), load_map())
+    return airplay._Segment(Work.begin(st), slot, SeededDice(b"c", "g", seed, "x"), load_map())
 
 
 def _flight(cid: str, kind: str, base: str, t: str, n: int, over: str, over_hex: str) -> Any:
@@ -92,7 +93,7 @@ def test_5_3_6_carrier_cover_launches_what_its_coordination_check_lets_go(
     calls = _apat(monkeypatch)
     flight = _flight("C1", "cover", "TF2", "A6M2", 4, "E2320", "E2320")
     seg = _segment(world, "japanese", {"C1": flight}, monkeypatch)
-    pack = seg.state[PUBLIC]["pack"]
+    pack = seg.work.json[PUBLIC]["pack"]
     pack["tables/cc-check-1"]["value"] |= {"base": -999, "minimum": 0}
     pack["tables/cc-check-2"]["value"] |= {"minimum": 50, "maximum": 50}
     flights, events = seg.cover("japanese", "TF2", "E2320")
@@ -193,7 +194,7 @@ def test_5_3_3_cover_over_a_solely_enemy_held_hex_is_rolled_2r(
     assert [c["mission"] for c in calls] == ["emergency-cover", "plotted-cover"]
     (lae,) = _facts(at_lae, "cover-availability")
     assert lae.data["mission"] == "emergency-cover"
-    told = [d for d in seg.state["disclosures"] if d["fact"]["kind"] == "cover-availability"]
+    told = [d for d in seg.work.json["disclosures"] if d["fact"]["kind"] == "cover-availability"]
     assert [d["rule"] for d in told] == ["5.3.3", "5.3.3"]
     assert _facts(at_home, "cover-availability")[0].data["mission"] == "plotted-cover"
 
@@ -481,9 +482,9 @@ def test_9_2_cover_already_over_the_tf_rolls_no_more_and_keeps_its_losses(
     seg = _segment(world, "japanese", covers, monkeypatch)
     seg.over.update({("japanese", "A"): 1, ("japanese", "B"): 0, ("japanese", "C"): 1})
     seg.keep_naval_cover()
-    kept = seg.state[PRIVATE]["japanese"][airplay.ALOFT]
+    kept = seg.work.json[PRIVATE]["japanese"][airplay.ALOFT]
     assert [(f["id"], f["up"]) for f in kept["TF2"]] == [("A", 1)]
-    again = airplay._Segment(seg.state, seg.slot, seg.dice)
+    again = airplay._Segment(seg.work, seg.slot, seg.dice)
     flights, events = again.aloft("japanese", "TF2", "E2321")
     assert [f.id for f in flights] == ["A"] and events == [] and calls == []
     again.aloft_losses("japanese", flights, {"A6M2": [0, 1, 0]})
@@ -565,7 +566,7 @@ def test_5_3_6_emergency_cover_rolls_at_each_strike_as_if_the_first(
     calls = _apat(monkeypatch)
     flight = _flight("E1", "emergency-naval-cover", "Port Moresby", "P-39", 2, "TF3", "E2324")
     seg = _segment(world, "allied", {"E1": flight}, monkeypatch)
-    seg.state[PRIVATE]["allied"]["air_bases"]["Port Moresby"]["air_points"]["P-39"] = 2
+    seg.work.json[PRIVATE]["allied"]["air_bases"]["Port Moresby"]["air_points"]["P-39"] = 2
     flights, first = seg.cover("allied", "TF3", "E2324")
     seg.cover_losses("allied", flights, {"P-39": [0, 1]})
     _g, second = seg.cover("allied", "TF3", "E2324")
@@ -575,7 +576,7 @@ def test_5_3_6_emergency_cover_rolls_at_each_strike_as_if_the_first(
         ("emergency-naval-cover", 1),
     ]
     assert [c["mission"] for c in calls] == ["emergency-naval-cover"] * 2
-    assert [d["rule"] for d in seg.state["disclosures"][-2:]] == ["5.3.5", "5.3.5"]
+    assert [d["rule"] for d in seg.work.json["disclosures"][-2:]] == ["5.3.5", "5.3.5"]
 
 
 def test_5_3_3_no_emergency_cover_over_a_hex_the_enemy_holds_alone(

@@ -21,6 +21,7 @@ J1N1 = {
     "units/air-J1N1": {
         "provenance": "illustrative",
         "source": "the test's",
+        "pack": "test",
         "value": {
             "air": {"normal": 4, "extended": 3, "altitude": "M"},
             "anti_ship": {},
@@ -32,6 +33,7 @@ J1N1 = {
     "units/ap-J1N1": {
         "provenance": "illustrative",
         "source": "the test's",
+        "pack": "test",
         "value": {
             "roles": ["HF"],
             "carrier": True,

@@ -26,6 +26,7 @@ from pbem.rulesets.witp.knowledge import (
     projection,
 )
 from pbem.rulesets.witp.ruleset import WitpRuleset
+from pbem.rulesets.witp.work import Work
 
 from .conftest import SCENARIO
 from .naval import NO_GATE, tfs
@@ -340,11 +341,15 @@ def test_7_8_1_sunk_ships_leave_their_tf_and_a_tf_with_none_afloat_leaves_the_ma
     state = copy.deepcopy(battle)
     slot = schedule(3, 1)[3]
     _sink(state, "japanese", "Shokaku")
-    airplay.clear_sunk(state, slot)
+    work = Work.begin(state)
+    airplay.clear_sunk(work, slot)
+    state = work.finish().to_json()
     assert "Shokaku" not in tfs(state, "japanese")[STRIKING_FORCE]["ships"]
     rest = list(tfs(state, "japanese")[STRIKING_FORCE]["ships"])
     _sink(state, "japanese", *rest)
-    events = airplay.clear_sunk(state, slot)
+    work = Work.begin(state)
+    events = airplay.clear_sunk(work, slot)
+    state = work.finish().to_json()
     assert STRIKING_FORCE not in tfs(state, "japanese")
     assert "japanese:TF2" not in state[PUBLIC]["located"]
     assert [e.kind for e in events] == ["tf-sunk", "located-removed"]
@@ -418,8 +423,8 @@ def test_14_2_2_the_moderator_counts_naval_phases_a_tf_stays_put(
 ) -> None:
     state = play(witp, battle).state  # T1-air1-allocation
     state = play(witp, state, allied="TF3 SPEED 3\nTF3 MOVE E2323 EV 4").state
-    assert airplay.stationary(state, "allied", "TF3") == 0
-    assert airplay.stationary(state, "allied", "TF2") == 1
+    assert airplay.stationary(Work.begin(state), "allied", "TF3") == 0
+    assert airplay.stationary(Work.begin(state), "allied", "TF2") == 1
     assert "stationary" not in projection(state, "allied")
 
 
@@ -503,7 +508,7 @@ def _segment(battle: dict[str, Any], covers: dict[str, Any], mp: pytest.MonkeyPa
     state = copy.deepcopy(battle)
     state[PRIVATE]["japanese"][airplay.AIR_PLOT] = {"strikes": {}, "covers": covers}
     slot = next(s for s in clock.schedule(1) if s.time.endswith("/strike"))
-    return airplay._Segment(state, slot, SeededDice(b"c", "g", 1, "x"))
+    return airplay._Segment(Work.begin(state), slot, SeededDice(b"c", "g", 1, "x"))
 
 
 COVER_C1 = {  # as plot.py files it (air/strikes.py's CoverFlight)
@@ -538,8 +543,8 @@ def test_r110_5_3_6_cover_losses_leave_its_base_and_it_covers_no_more(
     seg = _segment(battle, {"C1": COVER_C1}, monkeypatch)
     flights, _ = seg.cover("japanese", STRIKING_FORCE, NEAR)
     seg.cover_losses("japanese", flights, {"A6M2": [1, 0]})
-    assert air(seg.state, "japanese", "Shoho")["A6M2"] == 0  # Shoho's fighter, not TF2's
-    assert air(seg.state, "japanese", "Shokaku")["A6M2"] == 2
+    assert air(seg.work.json, "japanese", "Shoho")["A6M2"] == 0  # Shoho's fighter, not TF2's
+    assert air(seg.work.json, "japanese", "Shokaku")["A6M2"] == 2
     assert seg.cover("japanese", STRIKING_FORCE, NEAR)[0] == []
 
 
@@ -612,7 +617,7 @@ def test_8_1_admirals_ratings_are_rolled_once_told_their_side_and_used(
 
     state = copy.deepcopy(dict(first.state))
     dice = SeededDice(b"other", "g", 1, "x")
-    again, events = admirals.ratings(state, "allied", TF17, dice, "T1/air2/strike")
+    again, events = admirals.ratings(Work.begin(state), "allied", TF17, dice, "T1/air2/strike")
     assert again == ratings["allied"] and events == []
 
 

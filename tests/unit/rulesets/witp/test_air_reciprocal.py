@@ -16,6 +16,7 @@ from pbem.core.sides import Side
 from pbem.rulesets.witp.air import sequencing
 from pbem.rulesets.witp.air.strikes import AirStrike, StrikePart, StrikeTarget
 from pbem.rulesets.witp.ruleset import WitpRuleset
+from pbem.rulesets.witp.work import Work
 
 from .conftest import SCENARIO
 from .naval import NO_GATE, tfs
@@ -146,7 +147,7 @@ def test_12_3_2_step_2_the_winner_chooses_reciprocal_strikes_first_or_last(
     assert kinds(default, "reciprocal-strikes")[0]["choice"] == "before"  # none filed
 
 
-def test_12_3_2_step_2_no_roll_unless_both_kinds_are_plotted() -> None:
+def test_12_3_2_step_2_no_roll_unless_both_kinds_are_plotted(battle: Battle) -> None:
     """All strikes reciprocal (or none): nothing to choose, no die rolled (R125)."""
     plotted = [
         ("allied", "S1", _strike(["TF3"], "TF2")),
@@ -155,9 +156,10 @@ def test_12_3_2_step_2_no_roll_unless_both_kinds_are_plotted() -> None:
         ("japanese", "K2", _strike(["TF1"], "TF2")),
     ]
     order = [(s, i) for s, i, _x in plotted]
-    state: dict[str, Any] = {}
-    got, events = sequencing.play_step_two(state, plotted, order, {}, ScriptedDice([]), "t")
+    work = Work.begin(battle)
+    got, events = sequencing.play_step_two(work, plotted, order, {}, ScriptedDice([]), "t")
     assert got == order and events == []
+    assert work.finish() == Work.begin(battle).finish()  # nothing told
 
 
 def test_12_3_2_step_2_the_roll_and_choice_are_told_to_both(

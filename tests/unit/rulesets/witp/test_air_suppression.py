@@ -218,6 +218,9 @@ def test_7_9_escorts_not_outnumbering_the_cap_do_not_peel_off() -> None:
 # --- proximity fuses (10.1.1, R118) ------------------------------------------------------
 
 
+ITEM = {"provenance": "illustrative", "source": "the test's", "pack": "test"}
+
+
 def _dated(month: str) -> dict[str, Any]:
     return {"pack": {**PUBLIC_PACK, "scenario/map-start": {"value": month}}}
 
@@ -263,7 +266,8 @@ def test_10_1_1_proximity_fuses_in_a_strike_from_the_scenario_date() -> None:
     fires = []
     for month in ("may1942", "jan1943"):
         state = world(allied=tf17, located=("allied:TF2",), bases=bases)
-        state[PUBLIC]["pack"] = _dated(month)["pack"]
+        start = {**_dated(month)["pack"]["scenario/map-start"], **ITEM}  # a stored item
+        state[PUBLIC]["pack"] = {**PUBLIC_PACK, "scenario/map-start": start}
         p, errors = plot.judge(
             knowing(state, JAPANESE), JAPANESE, "STRIKE S1 FROM Rabaul 6xG4M1/B@M TARGET TF2"
         )

@@ -97,7 +97,11 @@ def world(
         }
     return {
         "scenario": "test",
-        PUBLIC: {"clock": {"at": 0}, "pack": PUBLIC_PACK, "located": markers},
+        PUBLIC: {
+            "clock": {"at": 0, "game_turns": 3, "turn_in_cycle": 1},
+            "pack": PUBLIC_PACK,
+            "located": markers,
+        },
         PRIVATE: {
             s: {"tfs": tfs[s], "air_bases": copy.deepcopy((bases or {}).get(s, {})), "ships": {}}
             for s in SIDES

@@ -117,7 +117,7 @@ def raise_cap(
             avg_cap[str(c["type"])] = avg_cap.get(str(c["type"]), 0) + int(c["n"])
         fighters[str(c["type"])] = fighters.get(str(c["type"]), 0) + int(c["n"])
         best[str(c["type"])] = best.get(str(c["type"]), 0) + int(c.get(elite.KEY, 0))
-    theirs = doctrine(r.state, owner)
+    theirs = doctrine(r.work, owner)
     cap = elite_first(cap_levels(r.public, fighters, levels, r.context.cap_split), best)
     green_cap = {  # 58.2.1: the TF's green its strikes did not take
         t: training.cap_green(own_n, tf_id, t, n, busy.get(t, 0)) for t, n in own_left.items()

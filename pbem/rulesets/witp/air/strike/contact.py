@@ -11,6 +11,7 @@ from pbem.rulesets.witp import chits
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of
 from pbem.rulesets.witp.air.strike.plotted import Resolution, doctrine
 from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.searchfacts import SearchReport
 from pbem.rulesets.witp.taskforces import Ship
 
 STRIKE_CONTACT = "strike-contact"  # the search-report's source when a strike tells it
@@ -43,13 +44,7 @@ def contact(r: Resolution) -> tuple[Target, list[Event]]:
     tf = own["tfs"][strike.tf]
     ships = tuple(ships_of(own, tf))
     report = chits.Report.of_ships([Ship.from_json(s) for s in ships])
-    fact = {
-        "kind": "search-report",
-        "owner": str(strike.owner),
-        "tf": strike.tf,
-        "report": report.text(),
-        "source": STRIKE_CONTACT,
-    }
+    fact = SearchReport(strike.owner, strike.tf, report.text(), STRIKE_CONTACT)
     told = [r.tell_both(fact, "7.1")]
     priority = _priority(r, report)
     told.append(r.tell_both(TargetPriority(strike.tf, priority), "7.3"))
@@ -63,7 +58,7 @@ def _priority(r: Resolution, report: chits.Report) -> str:
         return "general"  # 14.2.2: placed as for a General priority
     if strike.priority is not None:
         return strike.priority or "general"
-    if doctrine(r.state, strike.side)["target_priority"] == "specific-carriers-else-general":
+    if doctrine(r.work, strike.side)["target_priority"] == "specific-carriers-else-general":
         carriers = [t for t in CARRIER_TYPES if report.types.get(t)]
         return carriers[0] if carriers else "general"
     return "general"

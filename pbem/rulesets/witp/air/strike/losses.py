@@ -58,7 +58,7 @@ def settle(r: Resolution, parts: Sequence[Mapping[str, Any]], losses: Losses) ->
     doubled, told = _extended(r, parts, losses.eliminated)
     eliminated = losses.eliminated
     gone = {t: eliminated.get(t, 0) + doubled.get(t, 0) for t in set(eliminated) | set(doubled)}
-    told += extreme.losses(r.state, r.strike.plot, parts, gone, r.context.secret, r.context.time)
+    told += extreme.losses(r.work, r.strike.plot, parts, gone, r.context.secret, r.context.time)
     own = r.own(r.strike.side)
     elite_losses(own, parts, losses.elite)
     green_losses(own, parts, losses.green)

@@ -12,16 +12,18 @@ from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.core.sides import Side
 from pbem.rulesets.witp.air.coordination import Ratings
+from pbem.rulesets.witp.air.parts import public_part
 from pbem.rulesets.witp.air.tables import DOCTRINE, value
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.work import Work
 
 
-def doctrine(state: Mapping[str, Any], side: str) -> dict[str, Any]:
+def doctrine(work: Work, side: str) -> dict[str, Any]:
     """The air doctrine (rulings.air-doctrine, R92) with ``side``'s standing
     ``air_doctrine`` over it: how that side's choices are made for it."""
-    base = dict(value(state[PUBLIC], DOCTRINE))
-    base.update(state[PRIVATE][side].get("standing", {}).get("air_doctrine", {}))
+    base = dict(value(public_part(work), DOCTRINE))
+    base.update(work.own(side).get("standing", {}).get("air_doctrine", {}))
     return base
 
 
@@ -109,28 +111,26 @@ class StrikeContext:
 
 @dataclass(frozen=True, slots=True)
 class Resolution:
-    """One strike being resolved on ``state``, the round's working copy the caller
+    """One strike being resolved on ``work``, the round's work area the caller
     owns. Each step returns the events it told with its result; ``fly`` composes
     them in the rules' order."""
 
-    state: dict[str, Any]
+    work: Work
     strike: AirStrike
     context: StrikeContext
 
     @property
     def public(self) -> dict[str, Any]:
-        public: dict[str, Any] = self.state[PUBLIC]
-        return public
+        return public_part(self.work)
 
     def own(self, side: Side) -> dict[str, Any]:
         """``side``'s private part of the state."""
-        own: dict[str, Any] = self.state[PRIVATE][side]
-        return own
+        return self.work.own(side)
 
-    def tell(self, fact: Mapping[str, Any], audience: Sequence[str], rule: str) -> Event:
+    def tell(self, fact: Fact, audience: Sequence[str], rule: str) -> Event:
         """Disclose ``fact`` to ``audience`` under ``rule`` at the strike's time: the
         event that tells it."""
-        return disclose(self.state, fact, audience, self.context.time, rule)
+        return self.work.disclose(fact, audience, self.context.time, rule)
 
-    def tell_both(self, fact: Mapping[str, Any], rule: str) -> Event:
+    def tell_both(self, fact: Fact, rule: str) -> Event:
         return self.tell(fact, self.strike.both, rule)
