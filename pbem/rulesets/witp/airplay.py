@@ -73,6 +73,7 @@ from pbem.rulesets.witp.air.tables import MAP_START
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.codec import FactKind
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
+from pbem.rulesets.witp.work import Work
 
 # play.py and ruleset.py call the Allocation Segment's hooks through this module.
 __all__ = ["file_plot", "is_allocation", "template", "validate"]
@@ -254,7 +255,7 @@ class _Segment:
         if not flight.carrier:
             return n, []
         own, public = self.state[PRIVATE][owner], self.state[PUBLIC]
-        entry = tfs.task_forces(own).get(base)
+        entry = tfs.display(own).get(base)
         if entry is None:
             return 0, []  # the TF is gone
         r, events = admirals.ratings(self.state, owner, base, dice, self.slot.time)
@@ -480,7 +481,7 @@ class _Segment:
         if strike.night and stationary(st, owner, tf) < NIGHT_STATIONARY:
             fact = StrikeNotFlown(sid, NIGHT_WHY)
             return [disclose(st, fact, [side], time, "14.2.2")]
-        target = tfs.task_forces(st[PRIVATE][owner]).get(tf)
+        target = tfs.display(st[PRIVATE][owner]).get(tf)
         if target is None or not afloat(st[PRIVATE][owner], target):
             lost = StrikeFoundNothing(sid, tf, strike.target.hex)
             return [disclose(st, lost, [side], time, "7.1")]
@@ -657,7 +658,7 @@ def after_naval_execution(state: dict[str, Any], slot: Slot) -> list[Event]:
         state[PRIVATE][side].pop(ALOFT, None)  # R124: the Naval Phase over, home
     counts = state.setdefault(MODERATOR, {}).setdefault(STATIONARY, {})
     for side in SIDES:
-        for tf, entry in tfs.task_forces(state[PRIVATE][side]).items():
+        for tf, entry in tfs.display(state[PRIVATE][side]).items():
             key = f"{side}:{tf}"
             counts[key] = 0 if entry.log else int(counts.get(key, 0)) + 1
     return clear_sunk(state, slot)
@@ -669,16 +670,16 @@ def clear_sunk(state: dict[str, Any], slot: Slot) -> list[Event]:
     events: list[Event] = []
     for side in SIDES:
         own = state[PRIVATE][side]
-        display = tfs.task_forces(own)
+        display = tfs.display(own)
         for tf in sorted(display, key=tfs.marker_number):
             entry = display[tf]
             if entry.dummy:
                 continue
-            kept = tuple(s for s in entry.ships if tfs.ship(own, s).damage < SUNK)
+            kept = tuple(s for s in entry.ships if tfs.ship_record(own, s).damage < SUNK)
             if kept == entry.ships:
                 continue
             if kept:
-                tfs.update(own, tf, ships=kept)
+                tfs.store(own, tf, replace(entry, ships=kept))
                 continue
             del own[tfs.TFS][tf]  # off the TF Display
             events.append(disclose(state, TfSunk(tf), [side], slot.time, "7.8.1"))
@@ -699,15 +700,16 @@ def executing(slot: Slot | None, dice: Dice | None) -> None:
     _EXECUTING.set((slot, dice) if slot is not None and dice is not None else None)
 
 
-def entered(state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any]) -> list[Event]:
+def entered(work: Work, owner: str, tf: str, step: Mapping[str, Any]) -> list[Event]:
     """movement.ON_ENTER: the enemy's standing special strikes at ``owner``'s TF."""
+    state = work.json
     running = _EXECUTING.get()
     if running is None:
         return []
     slot, dice = running
     side = enemy_of(owner)
     orders = special.standing(state[PRIVATE][side])
-    if not orders or tf not in tfs.task_forces(state[PRIVATE][owner]):
+    if not orders or tf not in tfs.display(state[PRIVATE][owner]):
         return []
     phase = slot.time.rsplit("/", 1)[0]
     log = state.setdefault(MODERATOR, {}).setdefault(STRUCK, {}).setdefault(phase, [])
