@@ -254,7 +254,7 @@ class _Segment:
         if not flight.carrier:
             return n, []
         own, public = self.work.own(owner), public_part(self.work)
-        entry = tfs.task_forces(own).get(base)
+        entry = tfs.display(own).get(base)
         if entry is None:
             return 0, []  # the TF is gone
         r, events = admirals.ratings(self.work, owner, base, dice, self.slot.time)
@@ -480,7 +480,7 @@ class _Segment:
         if strike.night and stationary(st, owner, tf) < NIGHT_STATIONARY:
             fact = StrikeNotFlown(sid, NIGHT_WHY)
             return [st.disclose(fact, [side], time, "14.2.2")]
-        target = tfs.task_forces(st.own(owner)).get(tf)
+        target = tfs.display(st.own(owner)).get(tf)
         if target is None or not afloat(st.own(owner), target):
             lost = StrikeFoundNothing(sid, tf, strike.target.hex)
             return [st.disclose(lost, [side], time, "7.1")]
@@ -658,7 +658,7 @@ def after_naval_execution(work: Work, slot: Slot) -> list[Event]:
         work.own(side).pop(ALOFT, None)  # R124: the Naval Phase over, home
     counts = moderator_record(work, STATIONARY)
     for side in SIDES:
-        for tf, entry in tfs.task_forces(work.own(side)).items():
+        for tf, entry in tfs.display(work.own(side)).items():
             key = f"{side}:{tf}"
             counts[key] = 0 if entry.log else int(counts.get(key, 0)) + 1
     return clear_sunk(work, slot)
@@ -670,16 +670,16 @@ def clear_sunk(work: Work, slot: Slot) -> list[Event]:
     events: list[Event] = []
     for side in SIDES:
         own = work.own(side)
-        display = tfs.task_forces(own)
+        display = tfs.display(own)
         for tf in sorted(display, key=tfs.marker_number):
             entry = display[tf]
             if entry.dummy:
                 continue
-            kept = tuple(s for s in entry.ships if tfs.ship(own, s).damage < SUNK)
+            kept = tuple(s for s in entry.ships if tfs.ship_record(own, s).damage < SUNK)
             if kept == entry.ships:
                 continue
             if kept:
-                tfs.update(own, tf, ships=kept)
+                tfs.store(own, tf, replace(entry, ships=kept))
                 continue
             del own[tfs.TFS][tf]  # off the TF Display
             events.append(work.disclose(TfSunk(tf), [side], slot.time, "7.8.1"))
@@ -704,16 +704,15 @@ def executing(work: Work | None, slot: Slot | None = None, dice: Dice | None = N
         _EXECUTING.set((work, slot, dice))
 
 
-def entered(_state: dict[str, Any], owner: str, tf: str, step: Mapping[str, Any]) -> list[Event]:
-    """movement.ON_ENTER: the enemy's standing special strikes at ``owner``'s TF
-    (``_state``: the running work area's JSON, which the strikes play on as Work)."""
+def entered(work: Work, owner: str, tf: str, step: Mapping[str, Any]) -> list[Event]:
+    """movement.ON_ENTER: the enemy's standing special strikes at ``owner``'s TF."""
     running = _EXECUTING.get()
     if running is None:
         return []
-    work, slot, dice = running
+    _, slot, dice = running  # ``work`` is the running round's, which movement hands on
     side = enemy_of(owner)
     orders = special.standing(work.own(side))
-    if not orders or tf not in tfs.task_forces(work.own(owner)):
+    if not orders or tf not in tfs.display(work.own(owner)):
         return []
     phase = slot.time.rsplit("/", 1)[0]
     log = moderator_record(work, STRUCK).setdefault(phase, [])

@@ -280,7 +280,7 @@ def schedule(game_turns: int, turn_in_cycle: int = 1) -> tuple[Slot, ...]:
     return tuple(slots)
 
 
-JAPANESE_HALF, ALLIED_HALF = "japanese", "allied"  # the halves of a gated Plot Segment
+JAPANESE_HALF, ALLIED_HALF = JAPANESE, ALLIED  # the halves of a gated Plot Segment
 HALF_SUFFIX = "-japanese"  # the Japanese half's name: "T1-naval1-plot-japanese"
 
 

@@ -23,6 +23,7 @@ from pbem.core.sides import JAPANESE, SIDES, Side
 from pbem.rulesets.witp import chits, located
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
 from pbem.rulesets.witp.searchfacts import OfOwnersTf, ToldFact
@@ -66,7 +67,7 @@ def remove_revealed(state: dict[str, Any]) -> None:
     """Dummies revealed while TFs moved leave the TF Display once movement ends."""
     for side in SIDES:
         own = state[PRIVATE][side]
-        for tf in [t for t, rec in tfs.task_forces(own).items() if rec.revealed]:
+        for tf in [t for t, rec in tfs.display(own).items() if rec.revealed]:
             del own[tfs.TFS][tf]
 
 
@@ -85,12 +86,12 @@ def allot_dummies(state: dict[str, Any], dice: Dice, time: str, cycle: int) -> l
     Japanese: 2D6 on the Japanese Dummy TF Allotment (a 7 rolls 1D6 more), secretly;
     Allied: the Allied SI level plus the difference of 2D6. Dummies still at sea
     count against the new allotment (13.6.7)."""
-    public = state[PUBLIC]
+    pack = public_pack(state[PUBLIC])
     events: list[Event] = []
     for side in SIDES:
         a, b = dice.d6(f"dummy allotment {side} {time}"), dice.d6(f"dummy allotment {side} {time}")
         if side == JAPANESE:
-            rows = tfs.value(public, JAPANESE_TABLE)["rows"]
+            rows = tfs.value(pack, JAPANESE_TABLE)["rows"]
             row = next(r for r in rows if r["roll"][0] <= a + b <= r["roll"][1])
             granted = (
                 dice.d6(f"dummy allotment {side} {time} 1D6")
@@ -98,9 +99,9 @@ def allot_dummies(state: dict[str, Any], dice: Dice, time: str, cycle: int) -> l
                 else int(row["dummies"])
             )
         else:
-            granted = int(tfs.value(public, "scenario/si-levels")["allied"]) + abs(a - b)
+            granted = int(tfs.value(pack, "scenario/si-levels")["allied"]) + abs(a - b)
         own = state[PRIVATE][side]
-        at_sea = sum(1 for t in tfs.task_forces(own).values() if t.dummy)
+        at_sea = sum(1 for t in tfs.display(own).values() if t.dummy)
         own[ALLOTMENT] = DummyAllotment(cycle, granted, at_sea).to_json()
         told = DummyAllotted(cycle, (a, b), granted)
         events.append(disclose(state, told, [side], time, "13.6"))
@@ -129,7 +130,7 @@ def set_allotment(
     state: dict[str, Any], side: str, cycle: int, allowed: int, rolls: list[int], slot: Slot
 ) -> Event:
     """The side's allotment for ``cycle``; dummies still at sea count against it (13.6.7)."""
-    at_sea = sum(1 for t in tfs.task_forces(state[PRIVATE][side]).values() if t.dummy and t.hex)
+    at_sea = sum(1 for t in tfs.display(state[PRIVATE][side]).values() if t.dummy and t.hex)
     state[PRIVATE][side][ALLOTMENT] = DummyAllotment(cycle, allowed, at_sea).to_json()
     fact = {
         "kind": "dummy-allotment",
@@ -148,7 +149,7 @@ def check_deployment(own: Mapping[str, Any], hexid: str) -> None:
         raise IllegalOrderError(
             f"your {allot.allowed} dummy sorties of this cycle are used", rule="13.6.7"
         )
-    if not any(t.hex == hexid and not t.dummy for t in tfs.task_forces(own).values()):
+    if not any(t.hex == hexid and not t.dummy for t in tfs.display(own).values()):
         raise IllegalOrderError(
             f"a dummy deploys by REGP into a hex holding a friendly TF; none is at {hexid}",
             rule="17.11",
@@ -160,7 +161,7 @@ def deploy(state: dict[str, Any], side: str, tf: str, hexid: str) -> None:
     own = state[PRIVATE][side]
     check_deployment(own, hexid)
     own[ALLOTMENT] = (allotment(own) or DummyAllotment(0, 0, 0)).sortie().to_json()
-    tfs.put(own, tf, tfs.TaskForce(HexId(hexid), dummy=True, speed_class="SC3"))
+    tfs.store(own, tf, tfs.TaskForce(HexId(hexid), dummy=True, speed_class="SC3"))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -176,12 +177,12 @@ def reveal(state: dict[str, Any], owner: str, tf: str, how: str, slot: Slot) -> 
     a dummy leaves the map, openly, and both sides are told it was a dummy."""
     chits.return_chits(state, owner, tf)
     own = state[PRIVATE][owner]
-    rec = tfs.task_forces(own).get(tf)
+    rec = tfs.display(own).get(tf)
     if rec is None or not rec.dummy:
         return []
     events = located.remove(state, owner, tf, slot, "definitively revealed", "13.6.3")
     if state.get(MODERATOR, {}).get(DEFER):  # mid-move: off the display when it ends
-        tfs.update(own, tf, revealed=how)
+        tfs.store(own, tf, replace(tfs.displayed(own, tf), revealed=how))
     else:
         del own[tfs.TFS][tf]
     state[PUBLIC].setdefault("revealed_dummies", []).append(

@@ -12,25 +12,39 @@ A dummy needs no fuel (13.6.1).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
-from pbem.core.sides import JAPANESE
+from pbem.core.sides import JAPANESE, Side
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.work import Work
 
 FUELLING_MP = "tables/fuelling-mp"
 DD_EXCEPTION = "tables/destroyer-fuelling-exception"
 CW_NAVIES = frozenset({"RN", "RAN", "RNZN", "CW"})  # 17.9.5: the Commonwealth
 
 
-def _points(public: Mapping[str, Any], ships: Sequence[tfs.Ship]) -> tuple[float, bool]:
+class TfDeactivated(Fact, kind="tf-deactivated"):
+    """18.4.1: the owner's TF in ``port`` is deactivated."""
+
+    tf: str
+    port: str
+
+
+class TfUnsupplied(Fact, kind="tf-unsupplied"):
+    """18.3: the owner's TF is at sea past its fuelling period."""
+
+    tf: str
+
+
+def _points(pack: tfs.Pack, ships: Sequence[tfs.Ship]) -> tuple[float, bool]:
     """17.9, 17.9.5, 17.9.6: activation points fuelled, and whether CW rates apply.
     DDs take fuel one-for-one from the larger ships at no cost to the AOs."""
-    rule = tfs.value(public, DD_EXCEPTION)
+    rule = tfs.value(pack, DD_EXCEPTION)
     cw = [s.navy in CW_NAVIES for s in ships]
     if ships and sum(cw) * 2 > len(ships):
         raise IllegalOrderError(
@@ -39,7 +53,7 @@ def _points(public: Mapping[str, Any], ships: Sequence[tfs.Ship]) -> tuple[float
     feeders = sum(1 for s in ships if s.type in rule["feeder_types"])
     points = 0.0
     for s, commonwealth in zip(ships, cw, strict=True):
-        cost = float(tfs.ship_class(public, s)["activation_cost"])
+        cost = float(tfs.ship_class(pack, s)["activation_cost"])
         if s.type in rule["dd_types"] and feeders > 0:
             feeders -= 1
             continue
@@ -47,39 +61,36 @@ def _points(public: Mapping[str, Any], ships: Sequence[tfs.Ship]) -> tuple[float
     return points, any(cw)
 
 
-def cost(
-    public: Mapping[str, Any], own: Mapping[str, Any], side: str, tf: str
-) -> tuple[int, float]:
-    """17.9: (MP the fuelling costs, activation points fuelled)."""
-    ships = [tfs.ship(own, s) for s in tfs.task_force(own, tf).ships]
-    points, cw = _points(public, ships)
-    rates = tfs.value(public, FUELLING_MP)
+def cost(pack: tfs.Pack, ships: Sequence[tfs.Ship], side: str) -> tuple[int, float]:
+    """17.9: (MP fuelling a TF of ``ships`` costs, activation points fuelled)."""
+    points, cw = _points(pack, ships)
+    rates = tfs.value(pack, FUELLING_MP)
     navy = "IJN" if side == JAPANESE else ("CW" if cw else "USN")
     r = rates[navy]
     return math.ceil(points * float(r["per_point"]) + float(r["plus"])), points
 
 
-def _gauged(public: Mapping[str, Any], oiler: tfs.Ship) -> tfs.Ship:
+def _gauged(pack: tfs.Pack, oiler: tfs.Ship) -> tfs.Ship:
     """17.9.2: an AO with its fuel left recorded: full (its class's capacity) until
     it is first asked to give."""
     if oiler.fuel_left is None:
-        return replace(oiler, fuel_left=float(tfs.ship_class(public, oiler)["fuel_capacity"]))
+        return replace(oiler, fuel_left=float(tfs.ship_class(pack, oiler)["fuel_capacity"]))
     return oiler
 
 
-def at_sea(state: dict[str, Any], side: str, tf: str, source: str) -> dict[str, Any]:
+def at_sea(work: Work, side: Side, tf: str, source: str) -> dict[str, Any]:
     """17.9: TF ``tf`` fuels from ``source``'s AOs where it now is."""
-    own, public = state[PRIVATE][side], state[PUBLIC]
-    entry = tfs.task_force(own, tf)
-    giver = tfs.task_forces(own).get(source)
+    entry = tfs.task_force(work, side, tf)
+    giver = tfs.task_forces(work, side).get(source)
     note: dict[str, Any] = {"mission": "FUEL", "from": source, "at": entry.hex, "rule": "17.9"}
     if giver is None or giver.hex != entry.hex:
         return {**note, "failed": f"{source} is not in {entry.hex}"}
-    _, points = cost(public, own, side, tf)
-    ships = {s: tfs.ship(own, s) for s in giver.ships}
-    oilers = {s: _gauged(public, o) for s, o in ships.items() if o.type == "AO"}
+    fuelled = [tfs.ship(work, side, s) for s in entry.ships]
+    _, points = cost(work.pack, fuelled, side)
+    ships = {s: tfs.ship(work, side, s) for s in giver.ships}
+    oilers = {s: _gauged(work.pack, o) for s, o in ships.items() if o.type == "AO"}
     for name, o in oilers.items():
-        tfs.put_ship(own, name, o)  # gauged, whether or not they hold enough
+        tfs.put_ship(work, side, name, o)  # gauged, whether or not they hold enough
     left = {name: float(o.fuel_left or 0) for name, o in oilers.items()}
     if sum(left.values()) < points:
         return {
@@ -90,9 +101,9 @@ def at_sea(state: dict[str, Any], side: str, tf: str, source: str) -> dict[str, 
     need = points
     for name, o in oilers.items():
         take = min(need, left[name])
-        tfs.put_ship(own, name, replace(o, fuel_left=left[name] - take))
+        tfs.put_ship(work, side, name, replace(o, fuel_left=left[name] - take))
         need -= take
-    tfs.update(own, tf, fuel=None, unsupplied=False, fuelled=True)
+    tfs.update(work, side, tf, fuel=None, unsupplied=False, fuelled=True)
     return {**note, "points": points}
 
 
@@ -101,12 +112,11 @@ def enter_port(entry: tfs.TaskForce, port: str) -> tfs.TaskForce:
     return replace(entry, in_port=port, port_phases=0, deactivated=False, entered_port=True)
 
 
-def end_of_phase(state: dict[str, Any], side: str, time: str) -> list[Event]:
+def end_of_phase(work: Work, side: Side, time: str) -> list[Event]:
     """After the Execution Segment: active phases and fuel spent, port time counted,
     unsupplied TFs marked (18.1, 18.3, 18.4, 18.4.1, 18.5). Told to the owner only."""
-    own, public = state[PRIVATE][side], state[PUBLIC]
     events: list[Event] = []
-    for tf, e in sorted(tfs.task_forces(own).items(), key=lambda kv: tfs.marker_number(kv[0])):
+    for tf, e in _in_marker_order(work, side):
         # The phase's flags go; what they tell decides the rest.
         done = replace(e, active=False, entered_port=False, fuelled=False, deployed=False)
         if e.in_port and not e.entered_port and not e.active:
@@ -119,8 +129,8 @@ def end_of_phase(state: dict[str, Any], side: str, time: str) -> list[Event]:
                     active_phases=0,
                     unsupplied=False,
                 )
-                fact = {"kind": "tf-deactivated", "tf": tf, "port": e.in_port}
-                events.append(disclose(state, fact, [side], time, "18.4.1"))
+                fact = TfDeactivated(tf, e.in_port)
+                events.append(work.disclose(fact, [side], time, "18.4.1"))
         elif e.active and not e.dummy:
             done = replace(done, active_phases=e.active_phases + 1)
             if e.entered_port or e.fuelled:
@@ -128,11 +138,11 @@ def end_of_phase(state: dict[str, Any], side: str, time: str) -> list[Event]:
             else:
                 period = e.fuel
                 if period is None:
-                    period = tfs.fuelling_period(public, e.speed_class or "SC3")
+                    period = tfs.fuelling_period(work.pack, e.speed_class or "SC3")
                 done = _supply(replace(done, fuel=int(period) - 1))
                 if done.unsupplied and not e.unsupplied:
-                    events.append(_unsupplied(state, side, tf, time))
-        tfs.put(own, tf, done)
+                    events.append(_unsupplied(work, side, tf, time))
+        tfs.put(work, side, tf, done)
     return events
 
 
@@ -143,24 +153,27 @@ def _supply(e: tfs.TaskForce) -> tfs.TaskForce:
     return e
 
 
-def _unsupplied(state: dict[str, Any], side: str, tf: str, time: str) -> Event:
-    return disclose(state, {"kind": "tf-unsupplied", "tf": tf}, [side], time, "18.3")
+def _unsupplied(work: Work, side: Side, tf: str, time: str) -> Event:
+    return work.disclose(TfUnsupplied(tf), [side], time, "18.3")
 
 
-def end_of_game_turn(state: dict[str, Any], side: str, time: str) -> list[Event]:
+def _in_marker_order(work: Work, side: Side) -> list[tuple[str, tfs.TaskForce]]:
+    return sorted(tfs.task_forces(work, side).items(), key=lambda kv: tfs.marker_number(kv[0]))
+
+
+def end_of_game_turn(work: Work, side: Side, time: str) -> list[Event]:
     """18.4: a TF at sea is active its speed class's phases each Game-Turn, moved or not."""
-    own, public = state[PRIVATE][side], state[PUBLIC]
     events: list[Event] = []
-    for tf, e in sorted(tfs.task_forces(own).items(), key=lambda kv: tfs.marker_number(kv[0])):
+    for tf, e in _in_marker_order(work, side):
         done = replace(e, active_phases=0)
         if not e.in_port and not e.dummy and e.speed_class:
-            unused = tfs.per_game_turn(public, e.speed_class) - e.active_phases
+            unused = tfs.per_game_turn(work.pack, e.speed_class) - e.active_phases
             if unused > 0:
                 fuel = e.fuel
                 if fuel is None:
-                    fuel = tfs.fuelling_period(public, e.speed_class)
+                    fuel = tfs.fuelling_period(work.pack, e.speed_class)
                 done = _supply(replace(done, fuel=max(0, int(fuel) - unused)))
                 if done.unsupplied and not e.unsupplied:
-                    events.append(_unsupplied(state, side, tf, time))
-        tfs.put(own, tf, done)
+                    events.append(_unsupplied(work, side, tf, time))
+        tfs.put(work, side, tf, done)
     return events

@@ -328,7 +328,7 @@ def plot_cards(state: Mapping[str, Any], slot: Slot) -> list[PlotCard]:
             ["dummy"] if t.dummy else [_ship_name(s) for s in t.ships],
             written.get(tf, ()),
         )
-        for tf, t in tfs.task_forces(private).items()
+        for tf, t in tfs.display(private).items()
         if t.mission
     ]
     fake = filed_dummy_card(private)
@@ -576,7 +576,7 @@ def reveal_dummy(state: dict[str, Any], slot: Slot) -> list[Event]:
     events = [play_magic(state, "reveal-dummy-tf", slot)]
     own = state[PRIVATE][JAPANESE]
     at_sea = sorted(
-        (t for t, r in tfs.task_forces(own).items() if r.dummy and r.hex),
+        (t for t, r in tfs.display(own).items() if r.dummy and r.hex),
         key=lambda t: (len(t), t),
     )
     preferred = [t for t in own.get("standing", {}).get(REVEAL_DUMMY_ORDER, []) if t in at_sea]

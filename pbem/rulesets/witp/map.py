@@ -33,9 +33,12 @@ from itertools import pairwise
 from typing import Any
 
 from pbem.core.errors import DataError
+from pbem.core.hexmath import HexGrid
+from pbem.core.sides import SIDES
 from pbem.rulesets.witp import hexgrid
 from pbem.rulesets.witp.hexgrid import HexId
 
+GRID: HexGrid[HexId] = hexgrid  # the shared grid interface (pbem.core.hexmath)
 # The kernel's vocabulary (datapack.Provenance) and "reconstructed": real geography
 # or history we placed (the kernel would call it data-pack: from outside the rulebook).
 SOURCES = ("rulebook", "derived", "reconstructed", "data-pack", "illustrative")
@@ -597,9 +600,7 @@ class _Builder:
         if not self.hexes[h].has_water and (port or seaplane):
             raise DataError(where, f"{name} ({h}) has a port or seaplane base but no water")
         owner = b.get("owner", {})
-        if not isinstance(owner, Mapping) or not all(
-            v in ("japanese", "allied", None) for v in owner.values()
-        ):
+        if not isinstance(owner, Mapping) or not all(v in (*SIDES, None) for v in owner.values()):
             raise DataError(where, "owner maps a start key to 'japanese' or 'allied'")
         self.bases[h] = [*here, Base(h, name, prov, port, airfield, seaplane, dict(owner))]
         self.names[h] = min(self.names.get(h, (1, name)), (0, name))

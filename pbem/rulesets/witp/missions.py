@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.rulesets.witp import dummies, fuel
 from pbem.rulesets.witp import taskforces as tfs
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.hexgrid import HexId, parse_hex
 
 EV_TABLE = "tables/mission-engagement-values"
@@ -235,8 +236,12 @@ class Context:
     sea: SeaMap
     phase: str = ""  # the pending round's phase key: "naval1", ...
 
+    @property
+    def pack(self) -> tfs.Pack:
+        return public_pack(self.public)
+
     def chart(self, key: str) -> Any:
-        return tfs.value(self.public, key)
+        return tfs.value(self.pack, key)
 
     def tf(self, word: str) -> str:
         tf = tfs.tf_id(word)
@@ -266,10 +271,10 @@ class Context:
         return h
 
     def task_force(self, tf: str) -> tfs.TaskForce:
-        return tfs.task_force(self.own, tf)
+        return tfs.displayed(self.own, tf)
 
     def ship(self, name: str) -> tfs.Ship:
-        return tfs.ship(self.own, name)
+        return tfs.ship_record(self.own, name)
 
     def ev_bounds(self) -> tuple[int, int]:
         move = self.chart(EV_TABLE)["MOVE"]
@@ -318,7 +323,7 @@ def _leg(ctx: Context, card: MissionCard, goal: str, via: Sequence[str]) -> list
 
 def _spend(ctx: Context, card: MissionCard, mp: int, what: str) -> int:
     """The card's MP once ``mp`` more are spent; refused past its allowance."""
-    limit = tfs.allowance(ctx.public, card.speed)
+    limit = tfs.allowance(ctx.pack, card.speed)
     if card.mp + mp > limit:
         raise IllegalOrderError(
             f"{what} needs {mp} MP but {card.tf} has {limit - card.mp} of its {limit} left "
@@ -384,7 +389,7 @@ def add_fuel(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCar
         )
     if ctx.task_force(card.tf).dummy:
         raise IllegalOrderError(f"{card.tf} is a dummy: it needs no fuel", rule="13.6.1")
-    mp, points = fuel.cost(ctx.public, ctx.own, ctx.side, card.tf)
+    mp, points = fuel.cost(ctx.pack, [ctx.ship(s) for s in ctx.task_force(card.tf).ships], ctx.side)
     spent = _spend(ctx, card, mp, f"fuelling {points:g} activation points")
     return card.adding(Fuelling(card.at, source, mp), mp=spent)
 

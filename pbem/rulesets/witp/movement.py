@@ -22,10 +22,11 @@ from itertools import zip_longest
 from typing import Any
 
 from pbem.core.events import Event
-from pbem.core.sides import enemy_of
+from pbem.core.sides import Side, enemy_of
 from pbem.rulesets.witp import dummies, fuel
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.hexgrid import HexId
+from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.missions import (
     Fuelling,
     MissionCard,
@@ -34,10 +35,40 @@ from pbem.rulesets.witp.missions import (
     PortEntry,
     Regroup,
 )
+from pbem.rulesets.witp.work import Work
 
-# (state, side, tf, log entry) -> events; the search rules register theirs.
-EnterHook = Callable[[dict[str, Any], str, str, Mapping[str, Any]], list[Event]]
+# (work, side, tf, log entry) -> events; the search rules register theirs.
+EnterHook = Callable[[Work, str, str, Mapping[str, Any]], list[Event]]
 ON_ENTER: list[EnterHook] = []
+
+
+class TfExecuted(Fact, kind="tf-executed"):
+    """16.0, 17.13: the owner's TF carried out its card (hidden movement, 16.1.6: told
+    its owner alone): from its declared hex (stored as ``from``) to where it ended."""
+
+    tf: str
+    start: HexId
+    to: HexId | None
+    hexes: tuple[HexId, ...]
+    mp: int
+    night_hexes: tuple[HexId, ...]
+    linked_to: str | None
+    missions: tuple[Mapping[str, Any], ...]  # what each mission along the card did
+
+    # "from" is Python's keyword: the field is ``start``, its stored key "from".
+    def to_json(self) -> dict[str, Any]:
+        return {_STORED.get(k, k): v for k, v in Fact.to_json(self).items()}
+
+    @classmethod
+    def decode(cls, obj: Mapping[str, Any]) -> TfExecuted:
+        return Fact.decode.__func__(cls, {_FIELD.get(k, k): v for k, v in obj.items()})  # type: ignore[attr-defined, no-any-return]
+
+    @classmethod
+    def fits(cls, obj: Mapping[str, Any]) -> bool:
+        return Fact.fits.__func__(cls, {_FIELD.get(k, k): v for k, v in obj.items()})  # type: ignore[attr-defined, no-any-return]
+
+
+_STORED, _FIELD = {"start": "from"}, {"from": "start"}
 
 
 def _sequence(cards: Mapping[str, MissionCard]) -> list[list[str]]:
@@ -54,9 +85,9 @@ def _sequence(cards: Mapping[str, MissionCard]) -> list[list[str]]:
 
 
 def execute(
-    state: dict[str, Any],
+    work: Work,
     cards: Mapping[str, Mapping[str, Mapping[str, Any]]],
-    first: str,
+    first: Side,
     time: str,
 ) -> list[Event]:
     """Play every side's ``cards`` (side -> TF -> card JSON), alternating from ``first``."""
@@ -70,7 +101,7 @@ def execute(
     for pair in zip_longest(*queues):
         for side, group in zip(order, pair, strict=True):
             if group is not None:
-                events += _execute_group(state, side, group, plotted[side], time)
+                events += _execute_group(work, side, group, plotted[side], time)
     return events
 
 
@@ -108,54 +139,53 @@ def _sortie(entry: tfs.TaskForce, card: MissionCard) -> tfs.TaskForce:
 
 
 def _execute_group(
-    state: dict[str, Any],
-    side: str,
+    work: Work,
+    side: Side,
     group: list[str],
     cards: Mapping[str, MissionCard],
     time: str,
 ) -> list[Event]:
-    own = state[PRIVATE][side]
     for tf in group:
-        tfs.put(own, tf, _sortie(tfs.task_force(own, tf), cards[tf]))
+        tfs.put(work, side, tf, _sortie(tfs.task_force(work, side, tf), cards[tf]))
     leader = cards[group[0]]
     events: list[Event] = []
     notes: list[dict[str, Any]] = []
     done = Progress()
     for m in leader.missions:
         if isinstance(m, Move):
-            done, entered = _move(state, side, group, leader, m, done)
+            done, entered = _move(work, side, group, leader, m, done)
             events += entered
             if m.code is MissionCode.TRAN:
                 notes.append({"mission": "TRAN", "at": m.to, "rule": "17.8"})
         elif isinstance(m, Fuelling):
             done = replace(done, mp=done.mp + m.mp)
-            notes += [fuel.at_sea(state, side, tf, m.source) for tf in group]
+            notes += [fuel.at_sea(work, side, tf, m.source) for tf in group]
         elif isinstance(m, Regroup):
-            notes.append(_regroup(state, side, group[0], m))
+            notes.append(_regroup(work, side, group[0], m))
         elif isinstance(m, PortEntry):
             for tf in group:
-                tfs.put(own, tf, fuel.enter_port(tfs.task_force(own, tf), str(m.port)))
+                entry = tfs.task_force(work, side, tf)
+                tfs.put(work, side, tf, fuel.enter_port(entry, str(m.port)))
             notes.append({"mission": "PORT", "at": m.port, "rule": "18.4.1"})
     for tf in group:
-        entry = tfs.task_force(own, tf)
-        fact = {
-            "kind": "tf-executed",
-            "tf": tf,
-            "from": cards[tf].start,
-            "to": entry.hex,
-            "hexes": [s.hex for s in entry.log],
-            "mp": done.mp,
-            "night_hexes": [s.hex for s in entry.log if s.night],
-            "linked_to": group[0] if tf != group[0] else None,
-            "missions": notes,
-        }
-        events.append(disclose(state, fact, [side], time, "16.0, 17.13"))
+        entry = tfs.task_force(work, side, tf)
+        fact = TfExecuted(
+            tf,
+            cards[tf].start,
+            entry.hex,
+            tuple(s.hex for s in entry.log),
+            done.mp,
+            tuple(s.hex for s in entry.log if s.night),
+            group[0] if tf != group[0] else None,
+            tuple(notes),
+        )
+        events.append(work.disclose(fact, [side], time, "16.0, 17.13"))
     return events
 
 
 def _move(
-    state: dict[str, Any],
-    side: str,
+    work: Work,
+    side: Side,
     group: list[str],
     card: MissionCard,
     m: Move,
@@ -164,8 +194,7 @@ def _move(
     """17.13, 16.6: the group enters the move's hexes one by one, after ``done``;
     night from the card's declared hex, up to the Night Movement Allowance. Each
     hex entered is logged before the ``ON_ENTER`` hooks see it."""
-    own = state[PRIVATE][side]
-    night_mp = tfs.allowance(state[PUBLIC], card.speed, night=True)
+    night_mp = tfs.allowance(work.pack, card.speed, night=True)
     events: list[Event] = []
     for h, cost in zip(m.route, m.costs, strict=True):
         hexes = done.hexes + 1
@@ -174,22 +203,22 @@ def _move(
         done = Progress(done.mp + cost, hexes, done.night_mp + (cost if at_night else 0))
         step = tfs.MoveStep(h, done.mp, at_night, m.ev)
         for tf in group:
-            entry = tfs.task_force(own, tf)
-            tfs.put(own, tf, replace(entry, hex=h, log=(*entry.log, step), night=at_night))
+            entry = tfs.task_force(work, side, tf)
+            tfs.put(work, side, tf, replace(entry, hex=h, log=(*entry.log, step), night=at_night))
         for hook in ON_ENTER:
             for tf in group:
-                events += hook(state, side, tf, step.to_json())
+                events += hook(work, side, tf, step.to_json())
     return done, events
 
 
-def _regroup(state: dict[str, Any], side: str, tf: str, m: Regroup) -> dict[str, Any]:
+def _regroup(work: Work, side: Side, tf: str, m: Regroup) -> dict[str, Any]:
     """17.11: ships to another TF in the same hex, or a dummy marker placed here."""
-    own = state[PRIVATE][side]
-    source = tfs.task_force(own, tf)
+    source = tfs.task_force(work, side, tf)
+    display = tfs.task_forces(work, side)
     here = source.hex
     if m.dummy is not None:
-        allot = dummies.allotment(own)
-        if m.dummy in own[tfs.TFS] or (allot is not None and allot.left <= 0):
+        allot = dummies.allotment(work.own(side))
+        if m.dummy in display or (allot is not None and allot.left <= 0):
             return {
                 "mission": "REGP",
                 "failed": f"{m.dummy} cannot be deployed",
@@ -197,12 +226,14 @@ def _regroup(state: dict[str, Any], side: str, tf: str, m: Regroup) -> dict[str,
             }
         speed = source.speed_class or "SC3"
         # deployed: plotted from the next Naval Phase (ruling R31)
-        tfs.put(own, m.dummy, tfs.TaskForce(here, dummy=True, speed_class=speed, deployed=True))
+        tfs.put(
+            work, side, m.dummy, tfs.TaskForce(here, dummy=True, speed_class=speed, deployed=True)
+        )
         if allot is not None:
-            own[dummies.ALLOTMENT] = allot.sortie().to_json()
+            work.own(side)[dummies.ALLOTMENT] = allot.sortie().to_json()
         return {"mission": "REGP", "dummy": m.dummy, "at": here, "rule": "17.11, 13.6"}
     to = str(m.to)
-    target = tfs.task_forces(own).get(to)
+    target = display.get(to)
     if target is None:
         target = tfs.TaskForce(
             here,
@@ -217,6 +248,8 @@ def _regroup(state: dict[str, Any], side: str, tf: str, m: Regroup) -> dict[str,
     target = replace(target, ships=(*target.ships, *moving))
     if target.fuel is not None and source.fuel is not None:
         target = replace(target, fuel=min(int(target.fuel), int(source.fuel)))
-    tfs.put(own, tf, replace(source, ships=tuple(s for s in source.ships if s not in moving)))
-    tfs.put(own, to, target)
+    tfs.put(
+        work, side, tf, replace(source, ships=tuple(s for s in source.ships if s not in moving))
+    )
+    tfs.put(work, side, to, target)
     return {"mission": "REGP", "to": to, "ships": list(moving), "at": here, "rule": "17.11"}

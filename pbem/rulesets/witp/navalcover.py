@@ -24,10 +24,12 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.core.errors import IllegalOrderError, OrderError
+from pbem.core.sides import Side
 from pbem.rulesets.witp import airplay, orders
 from pbem.rulesets.witp.air import plot as air_plot
-from pbem.rulesets.witp.knowledge import PRIVATE, Knowledge
+from pbem.rulesets.witp.knowledge import Knowledge
 from pbem.rulesets.witp.missions import Context
+from pbem.rulesets.witp.work import Work
 
 WORD = "NAVALCOVER"
 RULE = "5.3.4"
@@ -70,7 +72,7 @@ def _judge(ctx: Context, plot: orders.Plot, args: Sequence[str]) -> None:
 orders.register_line(WORD, _judge)
 
 
-def file(state: dict[str, Any], side: str, plot: orders.Plot, ctx: Context) -> None:
+def file(work: Work, side: Side, plot: orders.Plot, ctx: Context) -> None:
     """The Plot Segment: the side's Naval Cover over its TFs this Naval Phase, not yet
     rolled (``up`` None), beside the Air Phase's still aloft (R124, R138)."""
     lines = plot.extra.get(WORD, [])
@@ -80,7 +82,7 @@ def file(state: dict[str, Any], side: str, plot: orders.Plot, ctx: Context) -> N
         flights = _judged(ctx, lines).cover_flights.values()
     except OrderError:
         return  # refused when the mail was answered, from the same knowledge
-    aloft = state[PRIVATE][side].setdefault(airplay.ALOFT, {})
+    aloft = work.own(side).setdefault(airplay.ALOFT, {})
     for f in flights:
         aloft.setdefault(f.over, []).append(replace(f, aloft=True, plotted="naval").to_json())
 

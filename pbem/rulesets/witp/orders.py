@@ -52,7 +52,7 @@ def _speed(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCard:
     converted = card.converted_fuel
     if tf.fuel is not None and not tf.dummy and f"SC{args[0]}" != tf.speed_class:
         converted = _conversion(ctx, tf, f"SC{args[0]}")
-    top = tfs.top_speed_class(ctx.public, ctx.own, tf)
+    top = tfs.top_speed_class(ctx.pack, ctx.own, tf)
     # 18.2.1: SC1 ships reach SC2 only by a conversion
     if (int(args[0]) > top and converted is None) or (tf.unsupplied and args[0] != "1"):
         raise IllegalOrderError(
@@ -75,7 +75,7 @@ def _conversion(ctx: Context, tf: tfs.TaskForce, new: str) -> int:
             f"a speed class changes only in the First Naval Phase's Plot Segment ({old} now)",
             rule="18.2.1",
         )
-    if fuel >= tfs.fuelling_period(ctx.public, old):
+    if fuel >= tfs.fuelling_period(ctx.pack, old):
         raise IllegalOrderError(
             f"no active phase yet at {old}, the class it sortied at", rule="18.2.3"
         )
@@ -176,12 +176,12 @@ def _open_card(ctx: Context, plot: Plot, tf: str) -> MissionCard:
             f"{tf} entered {entry.in_port} last phase: it spends this Naval Phase in port",
             rule="18.4.1",
         )
-    speed = entry.speed_class or f"SC{tfs.top_speed_class(ctx.public, ctx.own, entry)}"
+    speed = entry.speed_class or f"SC{tfs.top_speed_class(ctx.pack, ctx.own, entry)}"
     if entry.unsupplied:
         speed = "SC1"  # 18.3
-    if not entry.dummy and entry.active_phases >= tfs.per_game_turn(ctx.public, speed):
+    if not entry.dummy and entry.active_phases >= tfs.per_game_turn(ctx.pack, speed):
         raise IllegalOrderError(
-            f"{tf} at {speed} has used its {tfs.per_game_turn(ctx.public, speed)} active "
+            f"{tf} at {speed} has used its {tfs.per_game_turn(ctx.pack, speed)} active "
             "Naval Phase(s) of this Game-Turn",
             rule="16.0",
         )
@@ -284,7 +284,7 @@ def _links_too_slow(ctx: Context, plot: Plot) -> list[tuple[str, str, OrderError
         leader = plot.cards.get(card.link) if card.link else None
         if leader is None or card.link is None:
             continue
-        limit = tfs.allowance(ctx.public, card.speed)
+        limit = tfs.allowance(ctx.pack, card.speed)
         if leader.mp > limit:
             del plot.cards[tf]
             out.append(
@@ -340,10 +340,10 @@ def template(rnd: Round | None, ctx: Context) -> str:
         "#",
         "# Your task forces:",
     ]
-    own_tfs = tfs.task_forces(ctx.own)
+    own_tfs = tfs.display(ctx.own)
     for tf in sorted(own_tfs, key=tfs.marker_number):
         out += [f"#   {line}" for line in describe(ctx, tf, own_tfs[tf])]
-    free = tfs.free_markers(ctx.public, own_tfs)
+    free = tfs.free_markers(ctx.pack, own_tfs)
     out += [
         f"# Free markers: {free[0]}-{free[-1]} ({len(free)} of 60, 16.1.1)"
         if free
@@ -363,7 +363,7 @@ def describe(ctx: Context, tf: str, entry: tfs.TaskForce) -> list[str]:
     name = f" ({entry.name})" if entry.name else ""
     where = f"in port at {entry.in_port}" if entry.in_port else "at sea"
     what = "dummy" if entry.dummy else ", ".join(entry.ships)
-    speed = entry.speed_class or f"SC{tfs.top_speed_class(ctx.public, ctx.own, entry)} (to choose)"
+    speed = entry.speed_class or f"SC{tfs.top_speed_class(ctx.pack, ctx.own, entry)} (to choose)"
     fuel = "fuelled" if entry.fuel is None else f"{entry.fuel} active phase(s) before fuelling"
     lines = [
         f"{tf}{name}: {entry.hex}, {where}; {what}",

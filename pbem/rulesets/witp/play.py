@@ -260,7 +260,9 @@ def _after_round(work: Work, rnd: Round, dice: Dice) -> list[Event]:
     return events
 
 
-def _file_plot(work: Work, side: str, lines: Sequence[str], slot: Slot, sea: SeaMap) -> list[Event]:
+def _file_plot(
+    work: Work, side: Side, lines: Sequence[str], slot: Slot, sea: SeaMap
+) -> list[Event]:
     """16.3: the side's mission cards (its own plot log: secret) and its 42 lines."""
     state, own = work.json, work.own(side)
     own["plots"] = {slot.time: list(lines)}
@@ -270,7 +272,7 @@ def _file_plot(work: Work, side: str, lines: Sequence[str], slot: Slot, sea: Sea
         card = plot.cards.get(tf)
         entry["mission"] = card.to_json() if card is not None and card.missions else None
     searchplay.file_standing(state, side, lines, context(state, side, sea))  # 13.3, R50
-    navalcover.file(state, side, plot, context(state, side, sea))  # 5.3.4, R138
+    navalcover.file(work, side, plot, context(state, side, sea))  # 5.3.4, R138
     return intel_orders.file_extras(state, side, plot, slot)
 
 
@@ -314,7 +316,7 @@ def _segment(
         return events
     if slot is rnd.slots[0] and rnd.sides:
         for side in rnd.sides:  # the Allied half files the Allies' alone
-            events += _file_plot(work, side, orders_by_side.get(side, ()), slot, sea)
+            events += _file_plot(work, Side(side), orders_by_side.get(side, ()), slot, sea)
             if side == JAPANESE and not rnd.half:  # no split: nothing is sampled (R71)
                 events += intel_orders.carry_out(state, slot, None)
         return events
@@ -328,7 +330,7 @@ def _segment(
             airplay.executing(work, slot, dice)  # 5.8: special strikes at TFs as they move
             try:
                 with searchplay.moving(state, slot, dice, where) as closing:
-                    events += _execute(state, result.first, slot.time)
+                    events += _execute(work, result.first, slot.time)
             finally:
                 airplay.executing(None)
             events += closing
@@ -339,7 +341,7 @@ def _segment(
     if slot.segment.key == "advance":
         if not slot.strategic:
             for side in SIDES:
-                events += fuel.end_of_game_turn(state, side, slot.time)
+                events += fuel.end_of_game_turn(work, side, slot.time)
         else:
             events += dummies.allot_dummies(state, dice, slot.time, slot.cycle + 1)
         ended = CycleEnded(slot.cycle) if slot.strategic else TurnEnded(slot.turn)
@@ -347,8 +349,9 @@ def _segment(
     return events  # a later stage's segment: nothing to do yet
 
 
-def _execute(state: dict[str, Any], first: str, time: str) -> list[Event]:
+def _execute(work: Work, first: Side, time: str) -> list[Event]:
     """3.1 C Execution Segment: the cards filed at this phase's Plot Segment."""
+    state = work.json
     cards: dict[str, dict[str, Any]] = {}
     for side in SIDES:
         own = state[PRIVATE][side]
@@ -359,7 +362,7 @@ def _execute(state: dict[str, Any], first: str, time: str) -> list[Event]:
             for tf in own.get("card_order", ())
             if own[tfs.TFS].get(tf, {}).get("mission")
         }
-    events = movement.execute(state, cards, first, time)
+    events = movement.execute(work, cards, first, time)
     for side in SIDES:
-        events += fuel.end_of_phase(state, side, time)
+        events += fuel.end_of_phase(work, side, time)
     return events

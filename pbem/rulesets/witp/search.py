@@ -209,7 +209,7 @@ def searcher(
     ``side``, a carrier TF's air includes 13.1.4's floatplanes."""
     if re.fullmatch(r"TF\s*(TF)?\d+", name.strip(), re.IGNORECASE):
         key = tf_key(own, name)
-        tf = tfs.task_force(own, key)
+        tf = tfs.displayed(own, key)
         ships = tfs.ships_in(own, tf)
         air = tf_air(ships)
         for t, n in (floatplanes(public, side, ships) if public is not None else {}).items():
@@ -316,7 +316,7 @@ def contact(
     """``finder`` has contacted ``owner``'s TF ``tf``: Located (public), a chit drawn
     by the owner (``cup`` None: a True report is owed, 13.8, 13.7.6) and the owner's
     report told to the finder (13.5.7)."""
-    task = tfs.task_force(state[PRIVATE][owner], tf)
+    task = tfs.displayed(state[PRIVATE][owner], tf)
     events: list[Event] = []
     if place_marker:
         events.append(located.place(state, owner, tf, str(task.hex), source, slot))
@@ -416,7 +416,7 @@ def resolve_air_searches(
                     continue
                 value = value_at(public, air, band) // len(hexes)
                 there = sorted(
-                    t for t, r in tfs.task_forces(state[PRIVATE][enemy]).items() if r.hex == h
+                    t for t, r in tfs.display(state[PRIVATE][enemy]).items() if r.hex == h
                 )
                 if not there:
                     # 13.3: announced all the same; nothing there to roll for.
@@ -606,7 +606,7 @@ def moving_tf_entered(
     sources = [(b, False) for b in sorted(own.get("air_bases", {}))]
     sources += [
         (f"TF {t}", True)
-        for t, r in sorted(tfs.task_forces(own).items())
+        for t, r in sorted(tfs.display(own).items())
         if tf_air(tfs.ships_in(own, r)) and r.hex
     ]
     for name, carrier in sources:
@@ -620,7 +620,7 @@ def moving_tf_entered(
         key = f"{enemy}|{label}|{owner}:{tf}"
         if band is None or band in naval["bands"].get(key, []):
             continue
-        if carrier and tfs.task_force(own, tf_key(own, label)).log:  # 13.3.2: moving
+        if carrier and tfs.displayed(own, tf_key(own, label)).log:  # 13.3.2: moving
             first = naval["carrier_targets"].get(label)
             if first not in (None, f"{owner}:{tf}"):
                 continue

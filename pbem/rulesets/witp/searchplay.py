@@ -47,6 +47,7 @@ from pbem.rulesets.witp.clock import Round, Slot
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
 from pbem.rulesets.witp.missions import Context
 from pbem.rulesets.witp.searchfacts import ToldFact
+from pbem.rulesets.witp.work import Work
 
 STANDING = "standing"  # private[side]["standing"]: {"search", "deception", DELAY_KEY}
 WORDS = ("SEARCH", deception.WORD, coastwatchers.WORD)
@@ -318,8 +319,9 @@ def _enemy_installation(state: Mapping[str, Any], side: str, h: str, sea: Search
     return any(b["hex"] == h for b in bases.values())
 
 
-def entered(state: dict[str, Any], side: str, tf: str, step: Mapping[str, Any]) -> list[Event]:
+def entered(work: Work, side: str, tf: str, step: Mapping[str, Any]) -> list[Event]:
     """movement.ON_ENTER: ``side``'s TF ``tf`` has entered ``step["hex"]``."""
+    state = work.json
     ctx = _MOVING.get()
     if ctx is None:
         return []

@@ -36,7 +36,13 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Protocol
 
 from pbem.core.errors import DataError
+from pbem.core.sides import Side
+from pbem.rulesets.witp.datapack import PackItem
 from pbem.rulesets.witp.hexgrid import HexId
+from pbem.rulesets.witp.knowledge import SideJson
+from pbem.rulesets.witp.work import Work
+
+Pack = Mapping[str, PackItem]  # the game's charts (Work.pack, Knowledge's public pack)
 
 TFS, SHIPS = "tfs", "ships"
 MARKERS = "tables/tf-markers-per-side"
@@ -217,20 +223,20 @@ class TaskForce:
 _TF_KEYS = frozenset(f.name for f in fields(TaskForce) if f.name != "extra")
 
 
-def task_forces(own: Mapping[str, Any]) -> dict[str, TaskForce]:
-    """A side's TF Display, decoded (the side's private part holds it as JSON)."""
+def display(own: SideJson) -> dict[str, TaskForce]:
+    """A side's TF Display decoded from its private part (a Knowledge's or the round's)."""
     return {tf: TaskForce.from_json(rec) for tf, rec in own.get(TFS, {}).items()}
 
 
-def task_force(own: Mapping[str, Any], tf: str) -> TaskForce:
+def displayed(own: SideJson, tf: str) -> TaskForce:
     return TaskForce.from_json(own[TFS][tf])
 
 
-def ship(own: Mapping[str, Any], name: str) -> Ship:
+def ship_record(own: SideJson, name: str) -> Ship:
     return Ship.from_json(own[SHIPS][name])
 
 
-def ships_in(own: Mapping[str, Any], tf: TaskForce) -> list[Ship]:
+def ships_in(own: SideJson, tf: TaskForce) -> list[Ship]:
     """The TF's ships, named, from the side's records (a ship with none: type "?")."""
     records = own.get(SHIPS, {})
     return [
@@ -238,14 +244,14 @@ def ships_in(own: Mapping[str, Any], tf: TaskForce) -> list[Ship]:
     ]
 
 
-def put(own: dict[str, Any], tf: str, value: TaskForce) -> None:
+def store(own: dict[str, Any], tf: str, value: TaskForce) -> None:
     """``value`` into the side's TF Display. An existing record is rewritten in
     place: the round's other rules may hold it while a TF moves."""
     display = own.setdefault(TFS, {})
     _rewrite(display, tf, value.to_json())
 
 
-def put_ship(own: dict[str, Any], name: str, value: Ship) -> None:
+def store_ship(own: dict[str, Any], name: str, value: Ship) -> None:
     _rewrite(own.setdefault(SHIPS, {}), name, value.to_json())
 
 
@@ -258,10 +264,37 @@ def _rewrite(records: dict[str, Any], key: str, new: dict[str, Any]) -> None:
         rec.update(new)
 
 
-def update(own: dict[str, Any], tf: str, **changes: Any) -> TaskForce:
+# The round's accessors: the rules read and write a side's TFs and ships here.
+
+
+def task_forces(work: Work, side: Side) -> dict[str, TaskForce]:
+    return display(work.own(side))
+
+
+def task_force(work: Work, side: Side, tf: str) -> TaskForce:
+    return displayed(work.own(side), tf)
+
+
+def ship(work: Work, side: Side, name: str) -> Ship:
+    return ship_record(work.own(side), name)
+
+
+def ships_of(work: Work, side: Side, tf: TaskForce) -> list[Ship]:
+    return ships_in(work.own(side), tf)
+
+
+def put(work: Work, side: Side, tf: str, value: TaskForce) -> None:
+    store(work.own(side), tf, value)
+
+
+def put_ship(work: Work, side: Side, name: str, value: Ship) -> None:
+    store_ship(work.own(side), name, value)
+
+
+def update(work: Work, side: Side, tf: str, **changes: Any) -> TaskForce:
     """The side's TF ``tf`` with ``changes`` (dataclasses.replace), stored back."""
-    value = replace(task_force(own, tf), **changes)
-    put(own, tf, value)
+    value = replace(task_force(work, side, tf), **changes)
+    put(work, side, tf, value)
     return value
 
 
@@ -284,10 +317,10 @@ def new_tf(
     ).to_json()
 
 
-def value(public: Mapping[str, Any], key: str) -> Any:
+def value(pack: Pack, key: str) -> Any:
     """A public pack item's value (the charts both sides hold)."""
     try:
-        return public["pack"][key]["value"]
+        return pack[key].value
     except KeyError:
         raise DataError(key.replace("/", "."), "missing from the game's data pack") from None
 
@@ -354,39 +387,39 @@ def embark(forces: Mapping[str, Mapping[str, Any]], ships: dict[str, dict[str, A
         _rewrite(ships, name, s.to_json())
 
 
-def ship_class(public: Mapping[str, Any], ship: Ship) -> Mapping[str, Any]:
+def ship_class(pack: Pack, ship: Ship) -> Mapping[str, Any]:
     """The ship's class item of the public charts (``units/<class>``)."""
-    got: Mapping[str, Any] = value(public, f"units/{ship.ship_class}")
+    got: Mapping[str, Any] = value(pack, f"units/{ship.ship_class}")
     return got
 
 
-def top_speed_class(public: Mapping[str, Any], own: Mapping[str, Any], tf: TaskForce) -> int:
+def top_speed_class(pack: Pack, own: SideJson, tf: TaskForce) -> int:
     """17.13.1: a TF's speed class may not exceed its slowest ship's; a dummy any (13.6.1)."""
     if tf.dummy or not tf.ships:
         return 3
-    return min(int(ship_class(public, ship(own, s))["speed_class"]) for s in tf.ships)
+    return min(int(ship_class(pack, ship_record(own, s))["speed_class"]) for s in tf.ships)
 
 
-def fuelling_period(public: Mapping[str, Any], speed_class: str) -> int:
+def fuelling_period(pack: Pack, speed_class: str) -> int:
     """18.1, 18.4: the active Naval Phases a TF may spend at sea between fuellings."""
-    return int(value(public, DURATION)[speed_class]["total"])
+    return int(value(pack, DURATION)[speed_class]["total"])
 
 
-def per_game_turn(public: Mapping[str, Any], speed_class: str) -> int:
+def per_game_turn(pack: Pack, speed_class: str) -> int:
     """16.0, 18.4: the most active Naval Phases a Game-Turn."""
-    return int(value(public, DURATION)[speed_class]["per_game_turn"])
+    return int(value(pack, DURATION)[speed_class]["per_game_turn"])
 
 
-def allowance(public: Mapping[str, Any], speed_class: str, *, night: bool = False) -> int:
+def allowance(pack: Pack, speed_class: str, *, night: bool = False) -> int:
     """17.13.1, 16.6: MP an active phase, by speed class (18.3: unsupplied is SC1)."""
-    return int(value(public, NIGHT_MP if night else DAY_MP)[speed_class])
+    return int(value(pack, NIGHT_MP if night else DAY_MP)[speed_class])
 
 
-def free_markers(public: Mapping[str, Any], tfs: Iterable[str]) -> list[str]:
+def free_markers(pack: Pack, tfs: Iterable[str]) -> list[str]:
     """16.1.1: the side's unused markers, lowest first."""
-    limit, used = int(value(public, MARKERS)), set(tfs)
+    limit, used = int(value(pack, MARKERS)), set(tfs)
     return [f"TF{n}" for n in range(1, limit + 1) if f"TF{n}" not in used]
 
 
-def types_of(own: Mapping[str, Any], tf: TaskForce) -> list[str]:
-    return [ship(own, s).type for s in tf.ships]
+def types_of(own: SideJson, tf: TaskForce) -> list[str]:
+    return [ship_record(own, s).type for s in tf.ships]

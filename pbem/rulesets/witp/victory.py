@@ -18,6 +18,7 @@ from pbem.core.ruleset import Outcome
 from pbem.core.sides import SIDES, enemy_of
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air.ships import SUNK
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
 
 VICTORY = "scenario/victory"
@@ -51,12 +52,12 @@ class ShipVictoryPoints:
 
 
 def _table(state: Mapping[str, Any]) -> ShipVictoryPoints:
-    return ShipVictoryPoints.from_json(tfs.value(state[PUBLIC], TABLE))
+    return ShipVictoryPoints.from_json(tfs.value(public_pack(state[PUBLIC]), TABLE))
 
 
 def _ships(state: Mapping[str, Any], side: str) -> dict[str, tfs.Ship]:
     own = state[PRIVATE][side]
-    return {name: tfs.ship(own, name) for name in own.get(tfs.SHIPS, {})}
+    return {name: tfs.ship_record(own, name) for name in own.get(tfs.SHIPS, {})}
 
 
 def scores(state: Mapping[str, Any]) -> dict[str, int]:
@@ -85,7 +86,7 @@ def sunk_ships(state: Mapping[str, Any], side: str) -> list[str]:
 
 def verdict(state: Mapping[str, Any]) -> Outcome:
     """R106: more VP wins; equal VP is a draw; ``decisive_margin`` VP or more, Decisive."""
-    decisive_margin = int(tfs.value(state[PUBLIC], VICTORY)["decisive_margin"])
+    decisive_margin = int(tfs.value(public_pack(state[PUBLIC]), VICTORY)["decisive_margin"])
     got = scores(state)
     a, b = SIDES
     margin = got[a] - got[b]

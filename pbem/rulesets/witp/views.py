@@ -34,10 +34,10 @@ def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, PackItem], se
     classes: set[str] = set()
     for side, part in sorted(k.private.items()):
         forces = dict(part.get("forces", {}))
-        display = tfs.task_forces(part)
+        display = tfs.display(part)
         for tf in sorted(display, key=tfs.marker_number):
             e = display[tf]
-            ships = {s: tfs.ship(part, s) for s in e.ships}
+            ships = {s: tfs.ship_record(part, s) for s in e.ships}
             origin = sorted({s.force for s in ships.values()})
             for fid in origin:
                 items[f"forces/{side}/{fid}"] = PackItem.from_json(forces[fid])

@@ -30,7 +30,7 @@ from pbem.rulesets.witp.air.parts import moderator_record, public_part
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, afloat
 from pbem.rulesets.witp.air.tables import ADMIRALS, value
 from pbem.rulesets.witp.codec import FactKind
-from pbem.rulesets.witp.taskforces import task_forces
+from pbem.rulesets.witp.taskforces import display
 from pbem.rulesets.witp.work import Work
 
 KEY = "admiral_ratings"  # moderator: {"side:admiral": Ratings.to_json()}
@@ -69,7 +69,7 @@ def tf_cost(public: Mapping[str, Any], own: Mapping[str, Any], tf: str) -> float
     """8.1.2: the activation points of the ships afloat in ``tf`` (a class without
     values counts none)."""
     total = 0.0
-    entry = task_forces(own).get(tf)
+    entry = display(own).get(tf)
     for s in afloat(own, entry) if entry is not None else ():
         cls = public["pack"].get(f"units/{s.ship_class}")
         total += float(cls["value"].get("activation_cost", 0)) if cls else 0.0
@@ -78,7 +78,7 @@ def tf_cost(public: Mapping[str, Any], own: Mapping[str, Any], tf: str) -> float
 
 def commander(public: Mapping[str, Any], own: Mapping[str, Any], tf: str) -> str | None:
     """The carrier admiral commanding ``tf`` (None: leaderless, 8.8)."""
-    entry = task_forces(own).get(tf)
+    entry = display(own).get(tf)
     if entry is None or entry.dummy:
         return None
     chart = value(public, ADMIRALS)

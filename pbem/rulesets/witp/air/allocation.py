@@ -122,7 +122,7 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         "#",
         "# Your air bases and carrier TFs (APs by type; MP = hexes x 6 in the Tropics):",
     ]
-    bases, display = air_bases(own), tfs.task_forces(own)
+    bases, display = air_bases(own), tfs.display(own)
     for name, b in sorted(bases.items()):
         aps = ", ".join(f"{n}x{t}" for t, n in sorted(b.air_points.items()) if int(n) > 0)
         out.append(f"#   {name.replace(' ', '_')} at {b.hex}: {aps or 'no APs'}")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pbem.rulesets.witp.codec import OPTIONAL, JsonRecord
-from pbem.rulesets.witp.taskforces import Ship, TaskForce, task_forces
+from pbem.rulesets.witp.taskforces import Ship, TaskForce, display
 
 CARRIER_TYPES = ("CV", "CVL", "CVE", "XCV")
 SUNK = 5
@@ -72,7 +72,7 @@ def base_air(own: Mapping[str, Any], name: str) -> tuple[str, str | None, dict[s
     """(label, hex, air points, carrier?) of ``name``: an air base (spaces may be
     written as underscores, any case) or ``TFn`` with embarked air; KeyError."""
     key = name.replace("_", " ").strip().lower()
-    for tf_id, tf in task_forces(own).items():
+    for tf_id, tf in display(own).items():
         if tf_id.lower() == key.replace(" ", "") and not tf.dummy:
             return tf_id, tf.hex, tf_air(own, tf), True
     for base, b in air_bases(own).items():
@@ -116,7 +116,7 @@ class Holding:
 def holdings(own: Mapping[str, Any], base: str) -> list[Holding]:
     """The holders of ``base``'s APs, as values: its carriers afloat if ``base`` is a
     TF, else the air base."""
-    tf = task_forces(own).get(base)
+    tf = display(own).get(base)
     if tf is not None:
         return [
             Holding(s.air or {}, s.elite or {}, s.extra.get("night_elite") or {}, s.green or {})

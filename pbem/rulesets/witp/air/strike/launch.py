@@ -16,7 +16,7 @@ from pbem.rulesets.witp.air.ships import afloat
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.air.strike.told import StrikeFact
 from pbem.rulesets.witp.knowledge import Fact
-from pbem.rulesets.witp.taskforces import task_force
+from pbem.rulesets.witp.taskforces import displayed
 
 Element = dict[str, Any]  # {type, n, alt, ...}: APs of one type as air/plot.py files them
 
@@ -147,7 +147,7 @@ def _carrier_coordination(
     side, dice = r.strike.side, r.context.dice
     own = r.own(side)
     rating = r.context.ratings.get(side) or coordination.rate(r.public, None, dice, f"{side} CTF")
-    ships = afloat(own, task_force(own, part["base"]))
+    ships = afloat(own, displayed(own, part["base"]))
     f, b = sum(e["n"] for e in escorts), sum(e["n"] for e in bombers)
     cc = coordination.launch(r.public, ships, rating, f, b, dice, f"{side} {part['base']} CC")
     told = r.tell(CarrierCoordination.of(str(part["base"]), rating.air, cc), [side], "8.1.4")
