@@ -73,7 +73,7 @@ from pbem.rulesets.witp.air.strikes import (
 )
 from pbem.rulesets.witp.air.tables import MAP_START
 from pbem.rulesets.witp.clock import Slot
-from pbem.rulesets.witp.codec import FactKind
+from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.work import Work
 
 # play.py and ruleset.py call the Allocation Segment's hooks through this module.
@@ -83,14 +83,14 @@ ALOFT = "naval_cover_aloft"  # private[side]: {TF: [Naval Cover over it, "up"]} 
 STRUCK = "special_struck"  # moderator: {naval phase: [[side, base, owner:tf], ...]} (5.8.2)
 
 
-class StrikeNotFlown(FactKind, kind="strike-not-flown"):
+class StrikeNotFlown(Fact, kind="strike-not-flown"):
     """5.1.1, 14.2.2, R123: a plotted strike that did not fly, and why (its side's)."""
 
     strike: str
     why: str
 
 
-class StrikeAtTf(FactKind):
+class StrikeAtTf(Fact):
     """A strike ``strike`` flown at the TF ``tf`` in ``hex`` (a kind says what of it)."""
 
     strike: str
@@ -102,13 +102,13 @@ class StrikeFoundNothing(StrikeAtTf, kind="strike-found-nothing"):
     """7.1: the strike reached the hex its target TF was Located in and found it gone."""
 
 
-class CarrierStrikeOrder(FactKind, kind="carrier-strike-order"):
+class CarrierStrikeOrder(Fact, kind="carrier-strike-order"):
     """12.3.2: the side's own carrier strikes in the order they fly (R115)."""
 
     strikes: tuple[str, ...]
 
 
-class TfSunk(FactKind, kind="tf-sunk"):
+class TfSunk(Fact, kind="tf-sunk"):
     """7.8.1 Step 7: the owner's TF with no ship afloat has left the map."""
 
     tf: str

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
@@ -189,11 +189,9 @@ def flush(state: dict[str, Any], slot: Slot, secret: Dice) -> list[Event]:
     return events
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class IslandGivenAway(OfTf):
+class IslandGivenAway(OfTf, kind="coastwatcher-island"):
     """13.8: the island whose coastwatcher reported a TF, told to both sides."""
 
-    KIND: ClassVar[str] = "coastwatcher-island"
     island: str
 
 

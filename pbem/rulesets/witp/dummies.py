@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
@@ -25,8 +25,8 @@ from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
-from pbem.rulesets.witp.searchfacts import OfOwnersTf, ToldFact
+from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Fact, disclose
+from pbem.rulesets.witp.searchfacts import OfOwnersTf
 
 JAPANESE_TABLE = "tables/japanese-dummy-allotment"
 DEFER = "defer_dummy_removal"  # moderator flag: TFs are moving (searchplay.py)
@@ -71,11 +71,9 @@ def remove_revealed(state: dict[str, Any]) -> None:
             del own[tfs.TFS][tf]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class DummyAllotted(ToldFact):
+class DummyAllotted(Fact, kind="dummy-allotment"):
     """13.6: a side's dummy sorties for the cycle, and the 2D6 that set them (its own)."""
 
-    KIND: ClassVar[str] = "dummy-allotment"
     cycle: int
     rolls: tuple[int, ...]
     allowed: int
@@ -164,11 +162,9 @@ def deploy(state: dict[str, Any], side: str, tf: str, hexid: str) -> None:
     tfs.store(own, tf, tfs.TaskForce(HexId(hexid), dummy=True, speed_class="SC3"))
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class DummyRevealed(OfOwnersTf):
+class DummyRevealed(OfOwnersTf, kind="dummy-revealed"):
     """13.6.3: a TF definitively revealed was a dummy (``by``: what revealed it)."""
 
-    KIND: ClassVar[str] = "dummy-revealed"
     by: str
 
 

@@ -24,9 +24,9 @@ is a TF's real card or the 42.9 dummy card: TF, speed class, composition, lines.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self
+from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
@@ -153,7 +153,6 @@ class DummyPlotCard(Record):
     """The 42.9 dummy plot card the Japanese filed (``private["japanese"][DUMMY_CARD]``):
     the card, and the Game-Turn and Naval Phase it was filed for."""
 
-    DECODE: ClassVar[Mapping[str, Callable[[Any], Any]]] = {"card": PlotCard.from_json}
     card: PlotCard
     turn: int
     time: str
@@ -236,10 +235,6 @@ class SigintSample(Fact, kind="sigint"):
     of: int
     cards: tuple[PlotCard, ...]
 
-    @classmethod
-    def decode(cls, obj: Mapping[str, Any]) -> Self:
-        return cls(obj["pips"], obj["of"], tuple(PlotCard.from_json(c) for c in obj["cards"]))
-
 
 class SiCapabilities(Fact, kind="si-capabilities"):
     """42.2.2: the cycle's Sigint uses, ruses (42.3.5) and Magic draws, told to the Allies."""
@@ -280,10 +275,6 @@ class MagicRevealTf(Fact, kind="magic-reveal-tf"):
     """42.4.1: the cards Reveal 1/2 TF read, for the Allies' eyes only."""
 
     cards: tuple[PlotCard, ...]
-
-    @classmethod
-    def decode(cls, obj: Mapping[str, Any]) -> Self:
-        return cls(tuple(PlotCard.from_json(c) for c in obj["cards"]))
 
 
 class DummySortieBurnt(Fact, kind="dummy-sortie-burnt"):

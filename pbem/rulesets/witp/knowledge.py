@@ -20,13 +20,13 @@ that tells its audience.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, ClassVar, Self, dataclass_transform
 
 from pbem.core.errors import AdjudicationError
 from pbem.core.events import Event
 from pbem.core.sides import SIDES, Side
-from pbem.rulesets.witp.records import frozen, to_plain
+from pbem.rulesets.witp.records import field_json, field_values, fits, specs
 
 PUBLIC, PRIVATE, DISCLOSURES, MODERATOR = "public", "private", "disclosures", "moderator"
 EVERYONE: tuple[Side, ...] = SIDES
@@ -41,48 +41,47 @@ ModeratorJson = Mapping[str, Any]
 
 
 @dataclass_transform(frozen_default=True, eq_default=False)
-@dataclass(frozen=True, slots=True, eq=False)
 class Fact(Mapping[str, Any]):
     """A fact the rules let cross to a side (witp-hidden-info §6): a ``kind`` and its
     fields. A kind is declared by its fields alone, in the module whose rule discloses
-    it and in the stored JSON's order::
+    it and in the stored JSON's order (a base without a kind: fields its kinds share)::
 
         class TurnEnded(Fact, kind="turn-ended"):
             turn: int
 
-    The class becomes a frozen dataclass and registers its kind; the codec
-    (``to_json``, ``decode``) comes from the fields, and ``decode`` is overridden only
-    where a field holds a typed value. Read as a Mapping, a fact is its stored JSON, so
-    the modules that still read facts as JSON read typed and raw ones alike; equality is
-    the JSON's, for the same reason (``eq=False``: the Mapping's, not the dataclass's)."""
+    The class becomes a frozen dataclass and registers its kind; its JSON comes from
+    the fields by the one codec (records.py: ``Annotated[T, Wire("from")]`` for a key
+    that is a keyword, ``OPTIONAL`` for one told only when known). Read as a Mapping,
+    a fact is its stored JSON, so the modules that still read facts as JSON read typed
+    and raw ones alike; equality is the JSON's, for the same reason (``eq=False``:
+    the Mapping's, not the dataclass's)."""
 
     KIND: ClassVar[str] = ""
     _KINDS: ClassVar[dict[str, type[Fact]]] = {}
 
-    def __init_subclass__(cls, kind: str = "") -> None:
+    def __init_subclass__(cls, kind: str = "", **kw: Any) -> None:
         # No super(): a slots dataclass is rebuilt, and its methods' super() cell
         # names the class before the rebuild; no base here takes part anyway.
         if kind:
             cls.KIND = kind
-            # In place (no slots): the class the module names is the one registered.
-            dataclass(frozen=True, eq=False)(cls)
-        if cls.KIND:
-            Fact._KINDS[cls.KIND] = cls
+        # In place (no slots): the class the module names is the one registered.
+        dataclass(frozen=True, eq=False)(cls)
+        if kind:
+            Fact._KINDS[kind] = cls
 
     @property
     def kind(self) -> str:
         return self.KIND
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            **{f.name: to_plain(getattr(self, f.name)) for f in fields(self)},
-        }
+        return {"kind": self.kind, **field_json(self)}
 
     @classmethod
     def decode(cls, obj: Mapping[str, Any]) -> Self:
-        """The typed fact from its stored JSON (``obj`` has exactly this kind's keys)."""
-        return cls(**{f.name: frozen(obj[f.name]) for f in fields(cls)})
+        """The typed fact from its stored JSON (a field it lacks: its default, or None)."""
+        told = field_values(cls, obj)
+        unset = {s.name: s.unset for s in specs(cls) if s.name not in told}
+        return cls(**told, **unset)
 
     @staticmethod
     def from_json(obj: Mapping[str, Any]) -> Fact:
@@ -90,15 +89,14 @@ class Fact(Mapping[str, Any]):
         whose keys are not its kind's (a record older than the kind's type) stays raw,
         so every stored fact reads back to the same JSON."""
         kind = Fact._KINDS.get(str(obj.get("kind")))
-        if kind is None or not kind.fits(obj):
+        if kind is None or not fits(kind, obj):
             return RawFact(obj)
         return kind.decode(obj)
 
     @classmethod
-    def fits(cls, obj: Mapping[str, Any]) -> bool:
-        """Whether ``obj`` has this kind's keys: exactly its fields' (a kind whose
-        stored keys differ from its fields' names says so by overriding this)."""
-        return set(obj) == {"kind", *(f.name for f in fields(cls))}
+    def read(cls, fact: Mapping[str, Any]) -> Self:
+        """``fact`` as this kind (one stored raw, its keys not all its kind's, too)."""
+        return fact if isinstance(fact, cls) else cls.decode(fact)
 
     def __getitem__(self, key: str) -> Any:
         return self.to_json()[key]
@@ -107,10 +105,9 @@ class Fact(Mapping[str, Any]):
         return iter(self.to_json())
 
     def __len__(self) -> int:
-        return len(fields(self)) + 1
+        return len(self.to_json())
 
 
-@dataclass(frozen=True, slots=True, eq=False)
 class RawFact(Fact):
     """A fact of a kind not typed yet, as stored (the kinds of the naval, search and air
     rules this round: their modules type them as they join the typed state)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any
 
 from pbem.core.events import Event
 from pbem.core.sides import SIDES, Side
@@ -103,12 +103,10 @@ def markers(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return found
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Located(OfOwnersTf):
+class Located(OfOwnersTf, kind="located"):
     """13.7.5: a Located chit placed, open to both sides: where, its label
     ("Located 1A") and what placed it (``Source``)."""
 
-    KIND: ClassVar[str] = "located"
     hex: HexId
     label: str
     source: str
@@ -126,11 +124,9 @@ def place(state: dict[str, Any], owner: str, tf: str, hexid: str, source: str, s
     return disclose(state, told, SIDES, slot.time, "13.7.5")
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class LocatedRemoved(OfOwnersTf):
+class LocatedRemoved(OfOwnersTf, kind="located-removed"):
     """13.7.5, 13.6.3: a Located chit taken off, and why."""
 
-    KIND: ClassVar[str] = "located-removed"
     why: str
 
 
@@ -151,11 +147,9 @@ def night_movement(state: dict[str, Any], owner: str, tf: str, slot: Slot) -> li
     return remove(state, owner, tf, slot, "night movement", "13.7.5")
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class LocatedRenewed(OfOwnersTf):
+class LocatedRenewed(OfOwnersTf, kind="located-renewed"):
     """13.7.5: a TF that did not move keeps its chit, relabelled."""
 
-    KIND: ClassVar[str] = "located-renewed"
     label: str
 
 
@@ -186,11 +180,9 @@ def end_of_phase(
     return events
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class LocatedMoved(OfOwnersTf):
+class LocatedMoved(OfOwnersTf, kind="located-moved"):
     """13.7.5, 15.1: a Located TF's marker moved with it."""
 
-    KIND: ClassVar[str] = "located-moved"
     hex: str
 
 

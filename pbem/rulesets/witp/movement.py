@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from itertools import zip_longest
-from typing import Any
+from typing import Annotated, Any
 
 from pbem.core.events import Event
 from pbem.core.sides import Side, enemy_of
@@ -35,6 +35,7 @@ from pbem.rulesets.witp.missions import (
     PortEntry,
     Regroup,
 )
+from pbem.rulesets.witp.records import Wire
 from pbem.rulesets.witp.work import Work
 
 # (work, side, tf, log entry) -> events; the search rules register theirs.
@@ -47,28 +48,13 @@ class TfExecuted(Fact, kind="tf-executed"):
     its owner alone): from its declared hex (stored as ``from``) to where it ended."""
 
     tf: str
-    start: HexId
+    start: Annotated[HexId, Wire("from")]  # "from" is Python's keyword
     to: HexId | None
     hexes: tuple[HexId, ...]
     mp: int
     night_hexes: tuple[HexId, ...]
     linked_to: str | None
     missions: tuple[Mapping[str, Any], ...]  # what each mission along the card did
-
-    # "from" is Python's keyword: the field is ``start``, its stored key "from".
-    def to_json(self) -> dict[str, Any]:
-        return {_STORED.get(k, k): v for k, v in Fact.to_json(self).items()}
-
-    @classmethod
-    def decode(cls, obj: Mapping[str, Any]) -> TfExecuted:
-        return Fact.decode.__func__(cls, {_FIELD.get(k, k): v for k, v in obj.items()})  # type: ignore[attr-defined, no-any-return]
-
-    @classmethod
-    def fits(cls, obj: Mapping[str, Any]) -> bool:
-        return Fact.fits.__func__(cls, {_FIELD.get(k, k): v for k, v in obj.items()})  # type: ignore[attr-defined, no-any-return]
-
-
-_STORED, _FIELD = {"start": "from"}, {"from": "start"}
 
 
 def _sequence(cards: Mapping[str, MissionCard]) -> list[list[str]]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
@@ -35,8 +35,9 @@ from pbem.rulesets.witp import chits, deception, draws, located
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.hexgrid import HexId, distance, parse_hex
-from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
-from pbem.rulesets.witp.searchfacts import OfOwnersTf, OfTf, SearchReport, ToldFact
+from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Fact, Knowledge, disclose
+from pbem.rulesets.witp.records import OPTIONAL, Wire
+from pbem.rulesets.witp.searchfacts import OfOwnersTf, OfTf, SearchReport
 from pbem.rulesets.witp.taskforces import Ship
 
 LAND_BANDS, CARRIER_BANDS = "tables/land-search-bands", "tables/carrier-search-bands"
@@ -162,34 +163,27 @@ class Searcher:
     carrier: bool
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class AirSearchEmpty(ToldFact):
+class AirSearchEmpty(Fact, kind="air-search-empty"):
     """13.3: a search of a hex with no enemy TF in it, announced all the same."""
 
-    KIND: ClassVar[str] = "air-search-empty"
-    JSON_KEYS: ClassVar[Mapping[str, str]] = {"origin": "from"}
     searcher: Side
-    origin: str  # 5.0: a carrier shows its hex only ("TF at E2318")
+    origin: Annotated[str, Wire("from")]  # 5.0: a carrier shows its hex only ("TF at E2318")
     hex: str
     band: str
     value: int
     intensive: bool
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class AirSearch(ToldFact):
+class AirSearch(Fact, kind="air-search"):
     """13.3: an air search announced to both sides and rolled openly (2D10); 13.3.3:
     a bluff is announced and rolled the same, never a contact, and names no TF
     (``tf``, ``owner`` None: not stored)."""
 
-    KIND: ClassVar[str] = "air-search"
-    JSON_KEYS: ClassVar[Mapping[str, str]] = {"origin": "from"}
-    UNSTORED_NONE: ClassVar[tuple[str, ...]] = ("tf", "owner")  # a bluff's
     searcher: Side
-    origin: str
+    origin: Annotated[str, Wire("from")]
     hex: str
-    tf: str | None
-    owner: Side | None
+    tf: Annotated[str | None, OPTIONAL]  # a bluff's: not stored
+    owner: Annotated[Side | None, OPTIONAL]
     band: str
     value: int
     needed: int | None
@@ -284,20 +278,16 @@ def _is_hex(x: str) -> bool:
 # -- contact ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class SearchChit(OfTf):
+class SearchChit(OfTf, kind="search-chit"):
     """13.5.3: the chit the owner of a contacted TF drew, told to the owner alone."""
 
-    KIND: ClassVar[str] = "search-chit"
     chit: str
     cup: str
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class DeceptionRefused(OfTf):
+class DeceptionRefused(OfTf, kind="deception-refused"):
     """13.5.7: why the owner's fixed report was not allowed by the chit."""
 
-    KIND: ClassVar[str] = "deception-refused"
     why: str
 
 
@@ -455,11 +445,9 @@ VS_HIT = "tables/us-vs-search-hit"
 PENDING_STRIKES = "pending_strikes"  # public: strikes owed, resolved from stage 2
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class VsSearchHit(OfOwnersTf):
+class VsSearchHit(OfOwnersTf, kind="vs-search-hit"):
     """13.4.1: a US carrier search's chance of hits, a strike owed at ``anti_ship``."""
 
-    KIND: ClassVar[str] = "vs-search-hit"
     roll: int
     anti_ship: int
 
@@ -491,11 +479,9 @@ def vs_hit(
     return [disclose(state, owed, SIDES, slot.time, "13.4.1")]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class NoSearchTookPlace(ToldFact):
+class NoSearchTookPlace(Fact, kind="no-search-took-place"):
     """13.3.3: a bluff that "succeeded": its side says no search took place."""
 
-    KIND: ClassVar[str] = "no-search-took-place"
     searcher: Side
     hex: str
 
@@ -523,12 +509,10 @@ def _bluff(
     return events
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class IntensiveSearchLoss(ToldFact):
+class IntensiveSearchLoss(Fact, kind="intensive-search-loss"):
     """13.5.4: the 1D6 for an intensive search's APs after the report, and how many
     of them were lost (told to the searching side alone)."""
 
-    KIND: ClassVar[str] = "intensive-search-loss"
     base: str
     roll: int
     air_points_lost: int

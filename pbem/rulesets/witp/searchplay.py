@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 from pbem.core.dice import Dice
 from pbem.core.errors import OrderError, OrderSyntaxError
@@ -44,9 +44,8 @@ from pbem.rulesets.witp import (
 )
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Round, Slot
-from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
+from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Fact, Knowledge, disclose
 from pbem.rulesets.witp.missions import Context
-from pbem.rulesets.witp.searchfacts import ToldFact
 from pbem.rulesets.witp.work import Work
 
 STANDING = "standing"  # private[side]["standing"]: {"search", "deception", DELAY_KEY}
@@ -220,11 +219,9 @@ def before_segment(
     return events
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class SearchNotFlown(ToldFact):
+class SearchNotFlown(Fact, kind="search-not-flown"):
     """13.3.1: a standing SEARCH line that no longer holds, and why (its side only)."""
 
-    KIND: ClassVar[str] = "search-not-flown"
     line: str
     why: str
     rule: str | None

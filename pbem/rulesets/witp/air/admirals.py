@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Annotated, Any
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
@@ -29,7 +29,8 @@ from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.parts import moderator_record, public_part
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, afloat
 from pbem.rulesets.witp.air.tables import ADMIRALS, value
-from pbem.rulesets.witp.codec import FactKind
+from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.records import OPTIONAL
 from pbem.rulesets.witp.taskforces import display
 from pbem.rulesets.witp.work import Work
 
@@ -38,7 +39,7 @@ OPERATIONAL = 2  # 8.2: a carrier at damage level 0, 1 or 2
 MAX_COMMAND_DRM = 5  # 8.1.2: at most 5 either way
 
 
-class AdmiralRatings(FactKind, kind="admiral-ratings", sparse=("command_level", "command_drm")):
+class AdmiralRatings(Fact, kind="admiral-ratings"):
     """8.1, R112: the admiral's combat ratings, rolled for his TF ``tf`` (his own
     side's), with the Command Level and its DRM where the chart gives one (8.1.2)."""
 
@@ -49,8 +50,8 @@ class AdmiralRatings(FactKind, kind="admiral-ratings", sparse=("command_level", 
     bounce: int
     column: int
     drm: int
-    command_level: float | None = None
-    command_drm: int | None = None
+    command_level: Annotated[float | None, OPTIONAL] = None
+    command_drm: Annotated[int | None, OPTIONAL] = None
 
 
 def command_drm(cmd: float | None, cost: float) -> int:

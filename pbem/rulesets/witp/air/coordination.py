@@ -25,12 +25,12 @@ from pbem.rulesets.witp.air.tables import (
     CC_SPLIT,
     value,
 )
-from pbem.rulesets.witp.codec import JsonRecord
+from pbem.rulesets.witp.records import Record
 from pbem.rulesets.witp.taskforces import Ship
 
 
 @dataclass(frozen=True, slots=True)
-class Ratings(JsonRecord):
+class Ratings(Record):
     """8.1: a carrier admiral's combat ratings for the battle (kept, R112)."""
 
     admiral: str  # "" for a leaderless TF (8.8)
@@ -94,7 +94,7 @@ def second_check(public: Mapping[str, Any], air_rating: int, roll: int) -> tuple
 
 
 @dataclass(frozen=True, slots=True)
-class Launch(JsonRecord):
+class Launch(Record):
     """8.1.4: a carrier strike's coordination check and the APs it launches."""
 
     first: int  # the 2D10 roll

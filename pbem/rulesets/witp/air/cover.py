@@ -26,14 +26,15 @@ flight the CAP's losses fall on (R110).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import availability
 from pbem.rulesets.witp.air.coordination import Launch
 from pbem.rulesets.witp.air.strikes import CoverFlight, CoverKind
 from pbem.rulesets.witp.air.tables import ARMY_FIGHTERS, air_unit, value
-from pbem.rulesets.witp.codec import FactKind
+from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.records import OPTIONAL
 
 MISSION = {
     "cover": "plotted-cover",
@@ -51,11 +52,11 @@ NAVAL = frozenset({"naval-cover", "emergency-naval-cover"})
 EMERGENCY = frozenset({"emergency-cover", "emergency-naval-cover"})
 
 
-class CoverAvailability(FactKind, kind="cover-availability", sparse=("tf",)):
+class CoverAvailability(Fact, kind="cover-availability"):
     """5.3.3-5.3.5: one flight's APAT roll, told its owner: ``of`` APs launched,
     ``available`` over the target; ``tf`` the TF it covers (None: over a base, R123)."""
 
-    tf: str | None
+    tf: Annotated[str | None, OPTIONAL]
     cover: str
     over: str
     type: str
@@ -68,7 +69,7 @@ class CoverAvailability(FactKind, kind="cover-availability", sparse=("tf",)):
     of: int
 
 
-class CoverCoordination(FactKind, kind="cover-coordination"):
+class CoverCoordination(Fact, kind="cover-coordination"):
     """5.3.6, 8.1.4, R120: a carrier TF's cover through its coordination check (the
     check's rolls and what launched: coordination.Launch's fields), told its owner."""
 
@@ -89,13 +90,13 @@ class CoverCoordination(FactKind, kind="cover-coordination"):
         return cls(tf, cover, air_rating, **cc.to_json())
 
 
-class ArmyNavalCoverRoll(FactKind, kind="army-naval-cover-roll"):
+class ArmyNavalCoverRoll(Fact, kind="army-naval-cover-roll"):
     """5.3.4, R121: the side's one 2D6 an Air Phase for its Army-type Naval Cover."""
 
     roll: int
 
 
-class CoverNotFlown(FactKind, kind="cover-not-flown"):
+class CoverNotFlown(Fact, kind="cover-not-flown"):
     """5.3.3, R122: a covering flight that did not fly, and why."""
 
     cover: str

@@ -22,7 +22,7 @@ from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air.parts import public_part
 from pbem.rulesets.witp.air.ships import take_losses
 from pbem.rulesets.witp.air.tables import air_unit, rounded, value
-from pbem.rulesets.witp.codec import FactKind
+from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.work import Work
 
 EXTREME_RETURN = "tables/bombardment-of-air-points-extreme"
@@ -55,7 +55,7 @@ def percent(public: Mapping[str, Any], x: int, roll: int) -> int:
     return int(t[f"X+{x}"][min(12, max(2, roll)) - 2])
 
 
-class ExtremeRangeLosses(FactKind, kind="extreme-range-losses"):
+class ExtremeRangeLosses(Fact, kind="extreme-range-losses"):
     """5.15: one type's 2D6 on return from extreme range, the striker's own: of
     ``returning`` APs, ``lost`` do not come back."""
 

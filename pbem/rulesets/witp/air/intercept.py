@@ -23,12 +23,12 @@ from pbem.rulesets.witp.air import combat
 from pbem.rulesets.witp.air.naval_strike import LEVELS, air_stacks, cap_levels, stacks_told
 from pbem.rulesets.witp.air.strikes import AirElement, CoverFlight, StrikePart
 from pbem.rulesets.witp.air.tables import air_unit, known_type
-from pbem.rulesets.witp.codec import FactKind
+from pbem.rulesets.witp.knowledge import Fact
 
 RULE = "5.3.3"
 
 
-class LaunchInterception(FactKind, kind="launch-interception"):
+class LaunchInterception(Fact, kind="launch-interception"):
     """R123: one level's air combat over a launching base, told to both sides: the
     base's CAP against the cover (``stage`` "base CAP") or the cover against the
     launch ("launch"); the stacks and steps as the strike's air combat tells them."""
@@ -45,7 +45,7 @@ class LaunchInterception(FactKind, kind="launch-interception"):
     bombers: tuple[Mapping[str, Any], ...]
 
 
-class LaunchIntercepted(FactKind, kind="launch-intercepted"):
+class LaunchIntercepted(Fact, kind="launch-intercepted"):
     """R123: a strike stopped whole at its launch from ``base`` (both saw the combat)."""
 
     base: str

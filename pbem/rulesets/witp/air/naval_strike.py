@@ -36,7 +36,6 @@ them in the rules' order.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, Unpack
 
 from pbem.core.dice import Dice
@@ -130,20 +129,16 @@ def _on_a_copy(
 resolve = _on_a_copy(resolve_into)  # (the state it ends in, the events)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class PlottedStrikeRevealed(Fact):
+class PlottedStrikeRevealed(Fact, kind="plotted-strike-revealed"):
     """12.0: the target TF's carriers have a strike plotted this phase (both told)."""
 
-    KIND = "plotted-strike-revealed"
     tf: str
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class StrikeSequence(Fact):
+class StrikeSequence(Fact, kind="strike-sequence"):
     """12.1: the striker's Strike Sequence 1D6 with the Air-rating DRM (12.2), and
     the result, the order the strikes fly in: told to both."""
 
-    KIND = "strike-sequence"
     tf: str
     roll: int
     drm: int

@@ -25,7 +25,7 @@ from pbem.rulesets.witp import draws, initiative
 from pbem.rulesets.witp.air.choices import RECIPROCAL_DEFAULT
 from pbem.rulesets.witp.air.strikes import AirStrike
 from pbem.rulesets.witp.air.tables import SEQUENCE, SEQUENCE_DRM, value
-from pbem.rulesets.witp.codec import FactKind
+from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.work import Work
 
 BEFORE, SIMULTANEOUS, AFTER = "before", "simultaneous", "after"
@@ -121,7 +121,7 @@ def step_two(order: Sequence[Strike], mutual: Collection[Strike], choice: str) -
     return first + [k for k in order if k not in first]
 
 
-class ReciprocalStrikes(FactKind, kind="reciprocal-strikes"):
+class ReciprocalStrikes(Fact, kind="reciprocal-strikes"):
     """12.3.2 Step 2, R125: each side's 1D6 on the Day Initiative Table, the winner,
     and the choice filed that orders the strikes (told to both)."""
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pbem.rulesets.witp.codec import OPTIONAL, JsonRecord
+from pbem.rulesets.witp.records import OPTIONAL, Record
 from pbem.rulesets.witp.taskforces import Ship, TaskForce, display
 
 CARRIER_TYPES = ("CV", "CVL", "CVE", "XCV")
@@ -22,7 +22,7 @@ AIR_BASES = "air_bases"  # private[side]: {base: AirBase} (13.0, searchplay's se
 
 
 @dataclass(frozen=True, slots=True)
-class AirBase(JsonRecord):
+class AirBase(Record):
     """A side's land air base (4.3, 13.0): its hex and APs by type, and of them the
     elite (7.11), the elite with Night status (7.11.5) and the green (58.1)."""
 

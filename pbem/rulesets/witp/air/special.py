@@ -35,8 +35,8 @@ from pbem.rulesets.witp.air.plot import Distance, hex_mp
 from pbem.rulesets.witp.air.ships import base_air
 from pbem.rulesets.witp.air.strikes import AirElement, AirStrike, StrikePart, StrikeTarget
 from pbem.rulesets.witp.air.tables import ROLES, air_unit, known_type, value
-from pbem.rulesets.witp.codec import OPTIONAL, JsonRecord
 from pbem.rulesets.witp.knowledge import Knowledge
+from pbem.rulesets.witp.records import OPTIONAL, Record
 
 _ELEMENT = re.compile(r"^(\d+)[xX]([A-Za-z0-9-]+)(?:/([A-Za-z]{1,2}))?(?:@([LMHlmh]))?$")
 
@@ -53,7 +53,7 @@ STANDING, SPECIAL = "standing", "special"  # private[side]["standing"]["special"
 
 
 @dataclass(frozen=True, slots=True)
-class SpecialOrder(JsonRecord):
+class SpecialOrder(Record):
     """5.8, R105: a standing special strike from ``base`` (a carrier TF's: ``carrier``):
     its bombers and escorts (no range yet: set at launch), the ship types reported in
     a TF that call it (``against``, or ANY), how far it flies (``range``), and NIGHT:

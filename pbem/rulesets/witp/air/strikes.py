@@ -16,7 +16,7 @@ from typing import Annotated, Any, Self
 
 from pbem.core.sides import Side
 from pbem.rulesets.witp.air.suppression import ASK
-from pbem.rulesets.witp.codec import DERIVED, OPTIONAL, JsonRecord, Wire, decode
+from pbem.rulesets.witp.records import DERIVED, OPTIONAL, Record, Wire, decode
 
 ENTRY_KEY = "entry"  # on a plotted strike: its elite waves' entry choice
 
@@ -24,7 +24,7 @@ PLOT_VERSION = 1  # the stored shape below; a change of it is a new version
 
 
 @dataclass(frozen=True, slots=True)
-class SuppressionAsk(JsonRecord):
+class SuppressionAsk(Record):
     """7.9: the escort's fighters asked to peel off, and the line's own id (kept when
     the escort is split, 8.1.4, 7.11)."""
 
@@ -33,7 +33,7 @@ class SuppressionAsk(JsonRecord):
 
 
 @dataclass(frozen=True, slots=True)
-class AirElement(JsonRecord):
+class AirElement(Record):
     """n APs of one type flying one role at one altitude (5.0): a strike's bombers,
     or (role F, with a ``posture``) its escort (5.3.1). ``range``: normal, extended or
     extreme (5.15), None in a standing special order (set at launch, 5.8)."""
@@ -48,7 +48,7 @@ class AirElement(JsonRecord):
 
 
 @dataclass(frozen=True, slots=True)
-class StrikePart(JsonRecord):
+class StrikePart(Record):
     """One base's part of a strike (5.10: a Joint Strike has several, the first its
     lead): where it launches, how far it flies (MP), its bombers and escorts.
     ``apat``: a base's successive special strike, through the APAT (5.8.2)."""
@@ -63,7 +63,7 @@ class StrikePart(JsonRecord):
 
 
 @dataclass(frozen=True, slots=True)
-class StrikeTarget(JsonRecord):
+class StrikeTarget(Record):
     """5.0, 5.1.6: the enemy TF a strike is plotted against, at its Located hex."""
 
     owner: Side
@@ -72,7 +72,7 @@ class StrikeTarget(JsonRecord):
 
 
 @dataclass(frozen=True, slots=True)
-class AirStrike(JsonRecord):
+class AirStrike(Record):
     """A naval air strike (5.0, 5.1): its parts, target, ship priority (None: the
     doctrine's, R92), return base, NIGHT (14.2.2); ``special``: flown in the Naval
     Phase (5.8); ``entry``: its elite waves' entry arc choice (7.7.1, R126)."""
@@ -101,7 +101,7 @@ CoverKind = StrEnum(
 
 
 @dataclass(frozen=True, slots=True)
-class CoverFlight(JsonRecord):
+class CoverFlight(Record):
     """Fighters plotted as Cover CAP over a hex (5.3.2), Naval Cover over an own TF
     (5.3.4), or emergency cover (5.3.5, R122). ``over``: the hex or TF, ``over_hex``
     its hex. Once over its TF past the Air Phase (R124): ``up``, the APs aloft (None:
@@ -124,7 +124,7 @@ class CoverFlight(JsonRecord):
     plotted: Annotated[str | None, OPTIONAL] = None
 
     def to_json(self) -> dict[str, Any]:
-        out = JsonRecord.to_json(self)
+        out = Record.to_json(self)
         if not self.aloft:
             return out
         plotted = {k: out.pop(k) for k in ("plotted",) if k in out}
@@ -137,7 +137,7 @@ class CoverFlight(JsonRecord):
 
 
 @dataclass(frozen=True, slots=True)
-class AirTransfer(JsonRecord):
+class AirTransfer(Record):
     """4.4.1: APs moved from one base to another (a carrier TF's: ``to_carrier``)."""
 
     id: str

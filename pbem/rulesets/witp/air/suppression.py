@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.rulesets.witp.air import altitude, elite
 from pbem.rulesets.witp.air.aa import ship_aa
 from pbem.rulesets.witp.air.tables import AA_MATRIX, AA_MODS, MAP_START, air_to_air, air_unit, value
-from pbem.rulesets.witp.codec import FactKind
+from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.records import OPTIONAL
 
 KEY = "suppressing"  # marks a peeled-off fighter in a wave (7.9.1)
 ASK = "suppress"  # on an escort: {"n": k, "line": id} as plotted (7.9)
@@ -66,7 +67,7 @@ def check_asked(k: int, n: int, posture: str) -> None:
         )
 
 
-class AaSuppressors(FactKind, kind="aa-suppressors", sparse=("tf",)):
+class AaSuppressors(Fact, kind="aa-suppressors"):
     """7.9: the striker's own peel-off: ``asked`` fighters asked of the loose escorts,
     ``escorts`` of them flying against ``cap`` CAP APs, ``peeled`` by type; ``tf`` the
     target, once the strike names it."""
@@ -75,7 +76,7 @@ class AaSuppressors(FactKind, kind="aa-suppressors", sparse=("tf",)):
     escorts: int
     cap: int
     peeled: Mapping[str, int]
-    tf: str | None = None
+    tf: Annotated[str | None, OPTIONAL] = None
 
 
 def peel_off(

@@ -17,7 +17,7 @@ from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air import elite
 from pbem.rulesets.witp.air.ships import base_air
 from pbem.rulesets.witp.air.tables import TORPEDO, air_unit, known_type, rounded, value
-from pbem.rulesets.witp.codec import FactKind
+from pbem.rulesets.witp.knowledge import Fact
 
 
 def armed(
@@ -59,7 +59,7 @@ def elite_majority(present: Mapping[str, int], best: Mapping[str, int]) -> bool:
     return 2 * sum(min(n, int(best.get(t, 0))) for t, n in present.items()) > total
 
 
-class TorpedoArming(FactKind, kind="torpedo-arming"):
+class TorpedoArming(Fact, kind="torpedo-arming"):
     """7.10.1, R127: a land base's torpedo arming roll at launch, the striker's own:
     of ``plotted`` torpedo APs, ``armed`` carry torpedoes."""
 

@@ -9,18 +9,18 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from pbem.core.sides import Side
-from pbem.rulesets.witp.codec import DERIVED, OPTIONAL, FactKind, JsonRecord, Wire
 from pbem.rulesets.witp.knowledge import Fact, RawFact
+from pbem.rulesets.witp.records import DERIVED, OPTIONAL, Record, Wire
 
 
 @dataclass(frozen=True, slots=True)
-class _Leg(JsonRecord):
+class _Leg(Record):
     to: str
     mp: int
 
 
 @dataclass(frozen=True, slots=True)
-class _Flight(JsonRecord):
+class _Flight(Record):
     side: Side
     origin: Annotated[str, Wire("from")]
     legs: tuple[_Leg, ...]
@@ -65,17 +65,22 @@ def test_a_decoded_mapping_is_a_copy_of_the_stored_one() -> None:
     assert flight.aps == {"B-17E": 4}
 
 
-class _Rolled(FactKind, kind="test-codec-rolled", sparse=("tf",)):
+class _Rolled(Fact, kind="test-codec-rolled", sparse=("tf",)):
     """A fact kind of this test's: a roll, over a TF if any."""
 
     roll: int
-    tf: str | None = None
+    tf: Annotated[str | None, OPTIONAL] = None
 
 
-def test_a_fact_kind_is_registered_and_leaves_out_its_sparse_fields_while_unknown() -> None:
+def test_a_fact_kind_is_registered_and_leaves_out_its_optional_fields_while_unknown() -> None:
     told = _Rolled(7, "TF1")
     assert told.to_json() == {"kind": "test-codec-rolled", "roll": 7, "tf": "TF1"}
     assert isinstance(Fact.from_json(told.to_json()), _Rolled)
     assert dict(_Rolled(7)) == {"kind": "test-codec-rolled", "roll": 7} and len(_Rolled(7)) == 2
-    assert isinstance(Fact.from_json(_Rolled(7).to_json()), RawFact)  # read back as stored
+    sparse = Fact.from_json(_Rolled(7).to_json())  # read back typed, as the same JSON
+    assert isinstance(sparse, _Rolled) and sparse.tf is None
+    assert sparse.to_json() == {"kind": "test-codec-rolled", "roll": 7}
+    # An optional field stored unset would not write back as stored: kept raw.
+    unset = {"kind": "test-codec-rolled", "roll": 7, "tf": None}
+    assert isinstance(Fact.from_json(unset), RawFact) and Fact.from_json(unset) == unset
     assert told == {"kind": "test-codec-rolled", "roll": 7, "tf": "TF1"}  # equal as JSON

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import FrozenInstanceError, dataclass
-from typing import Any, ClassVar
+from dataclasses import FrozenInstanceError
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -73,11 +73,9 @@ class _Sighted(Fact, kind="test-sighted"):
     hexes: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class _Spotted(Fact):
+class _Spotted(Fact, kind="test-spotted"):
     """A kind in the explicit form (a decorator and KIND), which still registers."""
 
-    KIND: ClassVar[str] = "test-spotted"
     tf: str
 
 

@@ -32,13 +32,11 @@ class AirCombat:
     losses: Losses
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class AirCombatAtLevel(Fact):
+class AirCombatAtLevel(Fact, kind="air-combat"):
     """6.1.1, R11: one level's air combat as both are told it: the routine, the
     bounce, each attack's dice and result, and the stacks that fought (as
     ``combat.Stack.to_json``: type, n, eliminated, aborted, marks)."""
 
-    KIND = "air-combat"
     tf: str
     level: str
     routine: str

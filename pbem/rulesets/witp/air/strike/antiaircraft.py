@@ -22,12 +22,10 @@ from pbem.rulesets.witp.knowledge import Fact
 AA_MODES = ("L", "M", "H", "DB")  # 10.1: the components the AA fires at, in order
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class AaSuppressors(Fact):
+class AaSuppressors(Fact, kind="aa-suppressors"):
     """7.9: the loose escorts asked to suppress AA, the escorts against the CAP, and
     those that peel off by type (the striker's own)."""
 
-    KIND = "aa-suppressors"
     asked: int
     escorts: int
     cap: int
@@ -35,12 +33,10 @@ class AaSuppressors(Fact):
     tf: str
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class AaSuppression(Fact):
+class AaSuppression(Fact, kind="aa-suppression"):
     """7.9.1: a wave's suppressors' 2D6 on the Air-to-Air CRT in its target ring: the
     Low and High AA taken off (both told)."""
 
-    KIND = "aa-suppression"
     tf: str
     wave: int
     ring: str
@@ -52,12 +48,10 @@ class AaSuppression(Fact):
     high: int
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class AaFire(Fact):
+class AaFire(Fact, kind="aa-fire"):
     """10.1: the AA at one component of a wave: its strength, column shifts, DRM (and
     why), the 2D6, and the APs eliminated and aborted by type (both told)."""
 
-    KIND = "aa-fire"
     tf: str
     wave: int
     component: str

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any
 
 from pbem.core.events import Event
 from pbem.rulesets.witp.air import attack, display, port
@@ -16,9 +16,9 @@ from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.strike.launch import Element, Launch
 from pbem.rulesets.witp.air.strike.placement import Display
 from pbem.rulesets.witp.air.strike.plotted import Resolution
-from pbem.rulesets.witp.air.strike.told import StrikeFact
 from pbem.rulesets.witp.air.strike.waves import Approach, Wave
 from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.records import OPTIONAL, Wire
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,12 +47,10 @@ class Onset:
     priority: str
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class InPortSurprise(Fact):
+class InPortSurprise(Fact, kind="in-port-surprise"):
     """38.3.1: the striker's In-Port Surprise 1D6 before a wave, its DRM and the
     speed-class reduction (both told)."""
 
-    KIND = "in-port-surprise"
     tf: str
     wave: int
     roll: int
@@ -60,45 +58,39 @@ class InPortSurprise(Fact):
     reduction: int
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class TargetRingSpeeds(Fact):
+class TargetRingSpeeds(Fact, kind="target-ring-speeds"):
     """7.8.1 Step 1: the ships afloat in a wave's target ring, face down: {ring, arc,
     type (not at night), speed_class} (the striker's)."""
 
-    KIND = "target-ring-speeds"
     tf: str
     wave: int
     ships: tuple[Mapping[str, Any], ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ShipTargeted(StrikeFact):
+class ShipTargeted(Fact, kind="ship-targeted"):
     """7.2.1: the ship a wave targets, by its position, type and class: once the wave
     targets it, its identity is told to the striker, who saw it face down before."""
 
-    KIND = "ship-targeted"
-    KEYS: ClassVar[Mapping[str, str]] = {"ship_class": "class"}
     tf: str
     wave: int
     ring: str
     arc: int
     ship: str
     type: str
-    ship_class: str
+    ship_class: Annotated[str, Wire("class")]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class AirSurfaceAttack(StrikeFact):
+class AirSurfaceAttack(Fact, kind="air-surface-attack"):
     """7.8.1 Steps 2-7: one wave's attack on one ship, its every roll and result, and
     the column shifts that bore on it (both told)."""
 
-    KIND = "air-surface-attack"
-    OPTIONAL = frozenset({"anti_torpedo"})
     tf: str
     ship: str
     type: str
     speed_class: int
-    anti_torpedo: Mapping[str, Any] | None  # {dice, rating, torpedo}: torpedoes only
+    anti_torpedo: Annotated[
+        Mapping[str, Any] | None, OPTIONAL
+    ]  # {dice, rating, torpedo}: torpedoes only
     anti_ship: int
     altitude: str
     drm: int

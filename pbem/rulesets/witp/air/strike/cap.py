@@ -38,22 +38,18 @@ class Cap:
         return sum(int(c["n"]) for c in self.elements)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class AvgStrikeComposition(Fact):
+class AvgStrikeComposition(Fact, kind="avg-strike-composition"):
     """6.2.2: the strike's make-up at each altitude, told to the owner before the AVG
     fights it: {level: {"bombers": {type: n}, "escorts": {"type posture": n}}}."""
 
-    KIND = "avg-strike-composition"
     tf: str
     levels: Mapping[str, Mapping[str, Mapping[str, int]]]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class CapAllotted(Fact):
+class CapAllotted(Fact, kind="cap-allotted"):
     """R135: the owner's plotted CAP order over the TF, and the CAP it placed at each
     level by type (his alone)."""
 
-    KIND = "cap-allotted"
     tf: str
     order: str
     levels: Mapping[str, Mapping[str, int]]

@@ -28,11 +28,9 @@ class Target:
     priority: str  # "general" or a ship type (7.3.1)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class TargetPriority(Fact):
+class TargetPriority(Fact, kind="target-priority"):
     """7.3: the strike's target priority, "general" or a ship type (both told)."""
 
-    KIND = "target-priority"
     tf: str
     priority: str
 

@@ -5,7 +5,6 @@ to the striker too (R100)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pbem.core.events import Event
@@ -16,23 +15,19 @@ from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.knowledge import Fact
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class CriticalHitRolls(Fact):
+class CriticalHitRolls(Fact, kind="critical-hit-rolls"):
     """16.7: every critical-hit roll for a damaged ship ({dice, critical, doubles,
     damage}) and its damage after the strike (the owner's)."""
 
-    KIND = "critical-hit-rolls"
     tf: str
     ship: str
     rolls: tuple[Mapping[str, Any], ...]
     damage: int
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class CriticalHit(Fact):
+class CriticalHit(Fact, kind="critical-hit"):
     """16.7, R100: a critical hit rolled on doubles, told to the striker: its dice."""
 
-    KIND = "critical-hit"
     tf: str
     ship: str
     dice: tuple[int, int]

@@ -7,15 +7,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any
 
 from pbem.core.events import Event
 from pbem.core.sides import SIDES, Side
 from pbem.rulesets.witp.air import availability, avg, coordination, elite, torpedo, training
 from pbem.rulesets.witp.air.ships import afloat
 from pbem.rulesets.witp.air.strike.plotted import Resolution
-from pbem.rulesets.witp.air.strike.told import StrikeFact
 from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.records import OPTIONAL, Wire
 from pbem.rulesets.witp.taskforces import displayed
 
 Element = dict[str, Any]  # {type, n, alt, ...}: APs of one type as air/plot.py files them
@@ -37,29 +37,23 @@ class Launch:
         return [e for p in self.parts for e in p["escorts"]]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class StrikeLaunched(StrikeFact):
+class StrikeLaunched(Fact, kind="strike-launched"):
     """5.0: a strike launched, from its air base or, a carrier's, from its launch hex
     only (both told: not the TF)."""
 
-    KIND = "strike-launched"
-    KEYS: ClassVar[Mapping[str, str]] = {"origin": "from"}
     side: Side
-    origin: str
+    origin: Annotated[str, Wire("from")]
     carrier: bool
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class CarrierCoordination(StrikeFact):
+class CarrierCoordination(Fact, kind="carrier-coordination"):
     """8.1.4: a carrier TF's launch check (its side's own roll): the strike's, or
     (``cap`` True) the CAP's; the first 2D10 against what it needed, the 2D6 if it
     failed, and what launched."""
 
-    KIND = "carrier-coordination"
-    OPTIONAL = frozenset({"cap"})
     tf: str
     air_rating: int
-    cap: bool | None
+    cap: Annotated[bool | None, OPTIONAL]
     first: int
     needed: int
     second: int | None
@@ -78,12 +72,10 @@ class CarrierCoordination(StrikeFact):
         return cls(tf, air_rating, cap, *checked, cc.fighters, cc.bombers)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class JointAvailability(Fact):
+class JointAvailability(Fact, kind="joint-availability"):
     """9.3, 5.8.2: a type's APAT roll at a Joint Strike's following base, or a base's
     successive special strike, and the APs available (the striker's own)."""
 
-    KIND = "joint-availability"
     base: str
     type: str
     roll: int

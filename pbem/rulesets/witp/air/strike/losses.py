@@ -36,12 +36,10 @@ class Losses:
         )
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ExtendedRangeLosses(Fact):
+class ExtendedRangeLosses(Fact, kind="extended-range-losses"):
     """6.3.3: a type's 1D10 against its extended-range rating, and the APs it lost
     over it (the striker's own)."""
 
-    KIND = "extended-range-losses"
     type: str
     roll: int
     rating: int

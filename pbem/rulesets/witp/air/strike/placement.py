@@ -33,32 +33,26 @@ class Display:
         return [n for n in names if int(self.ships[n].get("damage", 0)) < 5]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class AirSurfacePlacement(Fact):
+class AirSurfacePlacement(Fact, kind="air-surface-placement"):
     """7.2.1: the target TF placed face down, as the striker sees it: each counter's
     {ring, arc, type, at_least_d2} (at night the type "?" and no damage, 14.2.2)."""
 
-    KIND = "air-surface-placement"
     tf: str
     ships: tuple[Mapping[str, Any], ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ShipsInPort(Fact):
+class ShipsInPort(Fact, kind="ships-in-port"):
     """38.3.1: the target TF lies in port: the port's AA fires too, torpedoes at half
     strength (both told)."""
 
-    KIND = "ships-in-port"
     tf: str
     port: str
     port_aa: int
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class StrikeAltitudes(Fact):
+class StrikeAltitudes(Fact, kind="strike-altitudes"):
     """7.1 B: the levels the bombers fly, each "escorted" or "unescorted" (both told)."""
 
-    KIND = "strike-altitudes"
     tf: str
     levels: Mapping[str, str]
 

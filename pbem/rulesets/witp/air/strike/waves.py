@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any
 
 from pbem.core.events import Event
 from pbem.core.sides import JAPANESE
@@ -19,9 +19,9 @@ from pbem.rulesets.witp.air.ships import take_losses
 from pbem.rulesets.witp.air.strike.launch import Element, Launch
 from pbem.rulesets.witp.air.strike.placement import Display
 from pbem.rulesets.witp.air.strike.plotted import Resolution
-from pbem.rulesets.witp.air.strike.told import StrikeFact
 from pbem.rulesets.witp.hexgrid import distance
 from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.records import OPTIONAL, Wire
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,44 +48,36 @@ class Approach:
     arcs: tuple[Position, ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class NightContact(Fact):
+class NightContact(Fact, kind="night-contact"):
     """14.2.3, R136: the PBYs' night contact rolls ({type, base, roll, drm, result})
     and those destroyed by type (both told, open dice)."""
 
-    KIND = "night-contact"
     tf: str
     rolls: tuple[Mapping[str, Any], ...]
     destroyed: Mapping[str, int]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class WaveCoordination(StrikeFact):
+class WaveCoordination(Fact, kind="wave-coordination"):
     """7.6.2: whether the APs from hex ``origin`` join the primary hex's wave: the
     hexes between them, the primary's distance from the target, the 1D6 if rolled
     (the striker's own)."""
 
-    KIND = "wave-coordination"
-    origin: str
+    origin: Annotated[str, Wire("from")]  # a keyword in Python
     primary: str
     between: int
     distance: int
     roll: int | None
     combined: bool
-    KEYS: ClassVar[Mapping[str, str]] = {"origin": "from"}  # a keyword in Python
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class WaveEntry(StrikeFact):
+class WaveEntry(Fact, kind="wave-entry"):
     """7.7.1, 10.1.1: a wave's entry arc (``rolled``: the 1D6 when its elite chose
     the arc instead), its target ring and its APs ({type, n, role, mode}), both told."""
 
-    KIND = "wave-entry"
-    OPTIONAL = frozenset({"rolled"})
     tf: str
     wave: int
     entry_arc: int
-    rolled: int | None
+    rolled: Annotated[int | None, OPTIONAL]
     target_ring: str
     aps: tuple[Mapping[str, Any], ...]
 
