@@ -73,6 +73,8 @@ from pbem.rulesets.witp.air.tables import MAP_START
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.codec import FactKind
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Knowledge, disclose
+from pbem.rulesets.witp.state import WitpState
+from pbem.rulesets.witp.work import Work
 
 # play.py and ruleset.py call the Allocation Segment's hooks through this module.
 __all__ = ["file_plot", "is_allocation", "template", "validate"]
@@ -682,7 +684,8 @@ def clear_sunk(state: dict[str, Any], slot: Slot) -> list[Event]:
                 continue
             del own[tfs.TFS][tf]  # off the TF Display
             events.append(disclose(state, TfSunk(tf), [side], slot.time, "7.8.1"))
-            events += located.remove(state, side, tf, slot, "no ship afloat", "7.8.1")
+            work = Work(WitpState.from_json(state), state)  # its changes are ``state``'s
+            events += located.remove(work, side, tf, slot, "no ship afloat", "7.8.1")
     return events
 
 
