@@ -23,12 +23,14 @@ from pbem.core.sides import JAPANESE, SIDES, Side
 from pbem.rulesets.witp import chits, located
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
+from pbem.rulesets.witp.datapack import PackItem
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import MODERATOR, PUBLIC
 from pbem.rulesets.witp.searchfacts import OfOwnersTf, ToldFact
 from pbem.rulesets.witp.work import Work
 
 JAPANESE_TABLE = "tables/japanese-dummy-allotment"
+SI_LEVELS = "scenario/si-levels"
 DEFER = "defer_dummy_removal"  # moderator flag: TFs are moving (searchplay.py)
 ALLOTMENT = "dummy_allotment"  # the side's private part
 
@@ -114,12 +116,11 @@ def allot_dummies(work: Work, dice: Dice, time: str, cycle: int) -> list[Event]:
     Japanese: 2D6 on the Japanese Dummy TF Allotment (a 7 rolls 1D6 more), secretly;
     Allied: the Allied SI level plus the difference of 2D6. Dummies still at sea
     count against the new allotment (13.6.7)."""
-    public = work.json[PUBLIC]
     events: list[Event] = []
     for side in SIDES:
         a, b = dice.d6(f"dummy allotment {side} {time}"), dice.d6(f"dummy allotment {side} {time}")
         if side == JAPANESE:
-            rows = tfs.value(public, JAPANESE_TABLE)["rows"]
+            rows = work.pack[JAPANESE_TABLE].value["rows"]
             row = next(r for r in rows if r["roll"][0] <= a + b <= r["roll"][1])
             granted = (
                 dice.d6(f"dummy allotment {side} {time} 1D6")
@@ -127,7 +128,7 @@ def allot_dummies(work: Work, dice: Dice, time: str, cycle: int) -> list[Event]:
                 else int(row["dummies"])
             )
         else:
-            granted = int(tfs.value(public, "scenario/si-levels")["allied"]) + abs(a - b)
+            granted = int(work.pack[SI_LEVELS].value["allied"]) + abs(a - b)
         at_sea = sum(1 for t in tfs.task_forces(work.own(side)).values() if t.dummy)
         _allot(work, side, DummyAllotment(cycle, granted, at_sea))
         told = DummyAllotted(cycle, (a, b), granted)
@@ -135,10 +136,10 @@ def allot_dummies(work: Work, dice: Dice, time: str, cycle: int) -> list[Event]:
     return events
 
 
-def japanese_allotment(public: Mapping[str, Any], secret: Dice) -> tuple[int, list[int]]:
+def japanese_allotment(pack: Mapping[str, PackItem], secret: Dice) -> tuple[int, list[int]]:
     """13.6: 2D6 on the Japanese Dummy TF Allotment table; on 7, 1D6 more."""
     a, b = secret.d6("dummy allotment japanese"), secret.d6("dummy allotment japanese")
-    for row in public["pack"][JAPANESE_TABLE]["value"]["rows"]:
+    for row in pack[JAPANESE_TABLE].value["rows"]:
         if row["roll"][0] <= a + b <= row["roll"][1]:
             if row["dummies"] == "1D6":
                 c = secret.d6("dummy allotment japanese 1D6")

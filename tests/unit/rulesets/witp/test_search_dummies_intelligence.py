@@ -23,7 +23,7 @@ PLOT = SLOTS["T1/naval1/plot"]
 
 
 def test_13_6_allotments_follow_the_tables() -> None:
-    pub = world()[PUBLIC]
+    pub = public_pack(world()[PUBLIC])
     for seed in range(40):
         n, rolls = dummies.japanese_allotment(pub, SecretDice(bytes([seed]), "t"))
         total = rolls[0] + rolls[1]
