@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from pbem.core.dice import Dice
@@ -582,15 +582,46 @@ def _intensive_loss(
 # -- the Naval Phase: searches as a TF moves ------------------------------------
 
 
-def _searched(work: Work, slot: Slot) -> dict[str, Any]:
-    """This Naval Phase's record of the bands each searcher has searched a moving TF
-    in, and the TF each moving carrier TF searched (13.3.2)."""
+@dataclass(frozen=True, slots=True)
+class NavalSearches:
+    """A Naval Phase's searches of moving TFs (the moderator's): the bands each
+    searcher has searched each TF in ("<side>|<searcher>|<owner>:<tf>", 13.3, 13.7.1)
+    and the one TF each moving carrier TF searched (13.3.2)."""
+
+    time: str
+    bands: Mapping[str, tuple[str, ...]]
+    carrier_targets: Mapping[str, str]
+
+    def searched(self, key: str, band: str) -> NavalSearches:
+        bands = {**self.bands, key: (*self.bands.get(key, ()), band)}
+        return replace(self, bands=bands)
+
+    def targets(self, carrier: str, target: str) -> NavalSearches:
+        return replace(self, carrier_targets={**self.carrier_targets, carrier: target})
+
+    def to_json(self) -> dict[str, Any]:
+        bands = {k: list(v) for k, v in self.bands.items()}
+        return {"time": self.time, "bands": bands, "carrier_targets": dict(self.carrier_targets)}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> NavalSearches:
+        bands = {k: tuple(v) for k, v in raw["bands"].items()}
+        return cls(raw["time"], bands, dict(raw["carrier_targets"]))
+
+
+def _naval_searches(work: Work, slot: Slot) -> NavalSearches:
+    """This Naval Phase's record, a fresh one kept at its first search."""
     rec = chits._search(work.json)
-    naval: dict[str, Any] = rec.setdefault("naval", {})
-    if naval.get("time") != slot.time:  # a new Naval Phase: a fresh record
-        naval.clear()
-        naval.update(time=slot.time, bands={}, carrier_targets={})
-    return naval
+    raw = rec.get("naval", {})
+    if raw.get("time") == slot.time:
+        return NavalSearches.from_json(raw)
+    fresh = NavalSearches(slot.time, {}, {})  # a new Naval Phase: a fresh record
+    _keep_naval(work, fresh)
+    return fresh
+
+
+def _keep_naval(work: Work, searches: NavalSearches) -> None:
+    chits._search(work.json)["naval"] = searches.to_json()
 
 
 def _sources(work: Work, side: Side) -> list[tuple[str, bool]]:
@@ -622,7 +653,7 @@ def moving_tf_entered(
         return []
     pack, enemy = work.pack, enemy_of(owner)
     own = work.own(enemy)
-    naval = _searched(work, slot)
+    naval = _naval_searches(work, slot)
     events: list[Event] = []
     for name, carrier in _sources(work, enemy):
         base = searcher(own, name, pack=pack, side=enemy)
@@ -632,17 +663,19 @@ def moving_tf_entered(
         ext = 0 if carrier else reach(pack, air, enemy)
         band = band_of(pack, distance(at, hexid), carrier, ext)
         key = f"{enemy}|{label}|{owner}:{tf}"
-        if band is None or band in naval["bands"].get(key, []):
+        if band is None or band in naval.bands.get(key, ()):
             continue
         if carrier and tfs.task_force(own, tf_key(own, label)).log:  # 13.3.2: moving
-            first = naval["carrier_targets"].get(label)
+            first = naval.carrier_targets.get(label)
             if first not in (None, f"{owner}:{tf}"):
                 continue
-            naval["carrier_targets"][label] = f"{owner}:{tf}"
+            naval = naval.targets(label, f"{owner}:{tf}")
+            _keep_naval(work, naval)
         value = value_at(pack, air, band)
         if not value:
             continue
-        naval["bands"].setdefault(key, []).append(band)
+        naval = naval.searched(key, band)
+        _keep_naval(work, naval)
         shown = f"TF at {at}" if carrier else label
         search, event = _announced_roll(
             work, enemy, shown, hexid, (owner, tf), carrier, value, band, dice, slot
