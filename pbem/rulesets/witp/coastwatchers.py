@@ -103,10 +103,16 @@ class IslandMap(Protocol):
     def has_water(self, h: str) -> bool: ...
 
 
-def log(where: IslandMap, pack: Mapping[str, PackItem], placed: Sequence[str]) -> dict[str, Any]:
+def keep_log(work: Work, entries: Mapping[str, CoastwatcherIsland]) -> None:
+    """Set-up: the Allies' CW Log (``private["allied"]["coastwatchers"]``)."""
+    work.own(ALLIED)[LOG] = {cw: island.to_json() for cw, island in entries.items()}
+
+
+def log(
+    where: IslandMap, pack: Mapping[str, PackItem], placed: Sequence[str]
+) -> dict[str, CoastwatcherIsland]:
     """The CW Log for the islands ``placed`` (pack ids, 13.8.3): each island's name
-    and the hexes its watcher occupies (13.8.1, R24). Set-up stores it at
-    ``private["allied"]["coastwatchers"]``."""
+    and the hexes its watcher occupies (13.8.1, R24)."""
     known = pack[ISLANDS].value
     out: dict[str, CoastwatcherIsland] = {}
     for cw in placed:
@@ -121,7 +127,7 @@ def log(where: IslandMap, pack: Mapping[str, PackItem], placed: Sequence[str]) -
         small = bool(isle) and len(where.islands[isle]) <= LARGEST_ISLAND
         hexes = sorted(h for h in where.islands[isle] if where.has_water(h)) if small else [at]
         out[cw] = CoastwatcherIsland(str(entry["name"]), tuple(HexId(h) for h in hexes or [at]))
-    return {cw: island.to_json() for cw, island in out.items()}
+    return out
 
 
 def parse_delay_line(side: str, words: Sequence[str]) -> tuple[str, int | None]:

@@ -103,9 +103,9 @@ def prepare(work: Work, sea: SearchMap) -> None:
         if side == ALLIED and CW_FORCE in own.get("forces", {}):
             placed = [str(c) for c in own["forces"][CW_FORCE]["value"]]
             try:
-                own[coastwatchers.LOG] = coastwatchers.log(sea, work.pack, placed)
+                coastwatchers.keep_log(work, coastwatchers.log(sea, work.pack, placed))
             except (KeyError, ValueError):
-                own[coastwatchers.LOG] = {}
+                coastwatchers.keep_log(work, {})
 
 
 # -- standing orders -------------------------------------------------------------

@@ -63,8 +63,8 @@ def enter(work: Work, hexid: str, face: int, *, night: bool = False) -> list[Any
 def test_13_8_1_a_watcher_holds_every_coastal_hex_of_a_small_island() -> None:
     pack = public_pack(world()[PUBLIC])
     cw = coastwatchers.log(load_map(), pack, ["guadalcanal", "salamaua-coast"])
-    assert cw["guadalcanal"]["hexes"] == ["E2418", "E2519", "E2619"]  # 13.8.1's example
-    assert cw["salamaua-coast"]["hexes"] == ["E1016"]  # New Guinea: its own hex (R24)
+    assert cw["guadalcanal"].hexes == ("E2418", "E2519", "E2619")  # 13.8.1's example
+    assert cw["salamaua-coast"].hexes == ("E1016",)  # New Guinea: its own hex (R24)
 
 
 def test_13_8_the_roll_is_5_6_by_day_and_6_at_night() -> None:
