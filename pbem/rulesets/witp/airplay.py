@@ -683,7 +683,7 @@ def clear_sunk(work: Work, slot: Slot) -> list[Event]:
                 continue
             del own[tfs.TFS][tf]  # off the TF Display
             events.append(work.disclose(TfSunk(tf), [side], slot.time, "7.8.1"))
-            events += located.remove(work.json, side, tf, slot, "no ship afloat", "7.8.1")
+            events += located.remove(work, side, tf, slot, "no ship afloat", "7.8.1")
     return events
 
 

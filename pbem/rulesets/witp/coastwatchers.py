@@ -29,17 +29,21 @@ from typing import Any, Protocol
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.core.events import Event
-from pbem.core.sides import ALLIED, JAPANESE, SIDES
+from pbem.core.sides import ALLIED, JAPANESE, SIDES, Side
 from pbem.rulesets.witp import chits, draws, dummies, search
+from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
+from pbem.rulesets.witp.datapack import PackItem
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.knowledge import MODERATOR
 from pbem.rulesets.witp.searchfacts import OfTf
+from pbem.rulesets.witp.work import Work
 
 LOG = "coastwatchers"  # the Allies' CW Log, in their private part
 ISLANDS = "map/coastwatcher-islands"
 WORD = "COASTWATCHERS"
 DELAY_KEY = "coastwatcher_delay"  # private["allied"]["standing"][...]: hexes, or None: END
+PENDING = "coastwatchers"  # the moderator's held contacts (HeldContact), by "<owner>:<tf>"
 LARGEST_ISLAND = 4  # hexes: beyond, a CW holds its own hex only (R24)
 
 
@@ -64,23 +68,29 @@ class HeldContact:
     """13.8: a watcher's contact with ``owner``'s TF ``tf``, held back while the TF
     enters ``left`` more hexes (the Allies' standing delay; None: to the move's end)."""
 
-    owner: str
+    owner: Side
     tf: str
     island: str
     left: int | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"owner": self.owner, "tf": self.tf, "island": self.island, "left": self.left}
+        return {"owner": str(self.owner), "tf": self.tf, "island": self.island, "left": self.left}
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> HeldContact:
-        return cls(raw["owner"], raw["tf"], raw["island"], raw["left"])
+        return cls(Side(raw["owner"]), raw["tf"], raw["island"], raw["left"])
 
 
-def cw_log(state: Mapping[str, Any]) -> dict[str, CoastwatcherIsland]:
+def cw_log(work: Work) -> dict[str, CoastwatcherIsland]:
     """The Allies' CW Log, decoded."""
-    entries = state[PRIVATE][ALLIED].get(LOG, {})
+    entries = work.own(ALLIED).get(LOG, {})
     return {cw: CoastwatcherIsland.from_json(e) for cw, e in entries.items()}
+
+
+def delay(work: Work) -> int | None:
+    """The Allies' standing delay (hexes; None: to the move's end; 0 by default)."""
+    found: int | None = work.own(ALLIED).get("standing", {}).get(DELAY_KEY, 0)
+    return found
 
 
 class IslandMap(Protocol):
@@ -93,11 +103,17 @@ class IslandMap(Protocol):
     def has_water(self, h: str) -> bool: ...
 
 
-def log(where: IslandMap, public: Mapping[str, Any], placed: Sequence[str]) -> dict[str, Any]:
+def keep_log(work: Work, entries: Mapping[str, CoastwatcherIsland]) -> None:
+    """Set-up: the Allies' CW Log (``private["allied"]["coastwatchers"]``)."""
+    work.own(ALLIED)[LOG] = {cw: island.to_json() for cw, island in entries.items()}
+
+
+def log(
+    where: IslandMap, pack: Mapping[str, PackItem], placed: Sequence[str]
+) -> dict[str, CoastwatcherIsland]:
     """The CW Log for the islands ``placed`` (pack ids, 13.8.3): each island's name
-    and the hexes its watcher occupies (13.8.1, R24). Set-up stores it at
-    ``private["allied"]["coastwatchers"]``."""
-    known = public["pack"][ISLANDS]["value"]
+    and the hexes its watcher occupies (13.8.1, R24)."""
+    known = pack[ISLANDS].value
     out: dict[str, CoastwatcherIsland] = {}
     for cw in placed:
         entry = known[cw]
@@ -111,7 +127,7 @@ def log(where: IslandMap, public: Mapping[str, Any], placed: Sequence[str]) -> d
         small = bool(isle) and len(where.islands[isle]) <= LARGEST_ISLAND
         hexes = sorted(h for h in where.islands[isle] if where.has_water(h)) if small else [at]
         out[cw] = CoastwatcherIsland(str(entry["name"]), tuple(HexId(h) for h in hexes or [at]))
-    return {cw: island.to_json() for cw, island in out.items()}
+    return out
 
 
 def parse_delay_line(side: str, words: Sequence[str]) -> tuple[str, int | None]:
@@ -129,24 +145,35 @@ def parse_delay_line(side: str, words: Sequence[str]) -> tuple[str, int | None]:
     return f"{WORD} DELAY {int(w[2])}", int(w[2])
 
 
-def _pending(state: dict[str, Any]) -> dict[str, Any]:
-    found: dict[str, Any] = state.setdefault(MODERATOR, {}).setdefault("coastwatchers", {})
-    return found
+def _held(work: Work) -> dict[str, HeldContact]:
+    """The contacts the moderator holds back, by "<owner>:<tf>" (the record made on
+    first look, where the stored states have it)."""
+    pending = work.json.setdefault(MODERATOR, {}).setdefault(PENDING, {})
+    return {key: HeldContact.from_json(raw) for key, raw in pending.items()}
 
 
-def island_at(state: Mapping[str, Any], hexid: str) -> str | None:
+def _hold(work: Work, key: str, held: HeldContact | None) -> None:
+    """Keep ``held`` under ``key`` (None: no longer held)."""
+    pending = work.json.setdefault(MODERATOR, {}).setdefault(PENDING, {})
+    if held is None:
+        pending.pop(key, None)
+    else:
+        pending[key] = held.to_json()
+
+
+def island_at(work: Work, hexid: HexId) -> str | None:
     """The CW island occupying ``hexid`` (first in the log's order), if any."""
-    for cw, entry in sorted(cw_log(state).items()):
+    for cw, entry in sorted(cw_log(work).items()):
         if hexid in entry.hexes:
             return str(cw)
     return None
 
 
 def entered(
-    state: dict[str, Any],
-    owner: str,
+    work: Work,
+    owner: Side,
     tf: str,
-    hexid: str,
+    hexid: HexId,
     slot: Slot,
     secret: Dice,
     *,
@@ -157,35 +184,33 @@ def entered(
     if owner != JAPANESE:
         return []
     key = f"{owner}:{tf}"
-    pending = _pending(state)
-    held = HeldContact.from_json(pending[key]) if key in pending else None
+    held = _held(work).get(key)
     if held is not None:
         if held.left is not None:
             held = replace(held, left=held.left - 1)
-            pending[key] = held.to_json()
+            _hold(work, key, held)
     else:
-        cw = island_at(state, hexid)
+        cw = island_at(work, hexid)
         if cw is not None:
-            rules = state[PUBLIC]["pack"][search.CW_TABLE]["value"]["coastwatcher"]
+            rules = work.pack[search.CW_TABLE].value["coastwatcher"]
             need = int(rules["night_min" if night else "day_min"])
             roll = draws.fork(secret, f"coastwatcher {slot.time} {key} {hexid}")
             if roll.d6(f"coastwatcher {cw} {key}") >= need:
-                delay = state[PRIVATE][ALLIED].get("standing", {}).get(DELAY_KEY, 0)
-                held = HeldContact(owner, tf, cw, delay)
-                pending[key] = held.to_json()
+                held = HeldContact(owner, tf, cw, delay(work))
+                _hold(work, key, held)
     if held is not None and held.left is not None and held.left <= 0:
-        del pending[key]
-        return _announce(state, held, slot, secret)
+        _hold(work, key, None)
+        return _announce(work, held, slot, secret)
     return []
 
 
-def flush(state: dict[str, Any], slot: Slot, secret: Dice) -> list[Event]:
+def flush(work: Work, slot: Slot, secret: Dice) -> list[Event]:
     """The end of the Naval Execution Segment: every contact still held is announced
     (a delay never outlasts the move it was made in, R23)."""
-    pending = _pending(state)
     events: list[Event] = []
-    for key in sorted(pending):
-        events += _announce(state, HeldContact.from_json(pending.pop(key)), slot, secret)
+    for key, held in sorted(_held(work).items()):
+        _hold(work, key, None)
+        events += _announce(work, held, slot, secret)
     return events
 
 
@@ -195,14 +220,14 @@ class IslandGivenAway(OfTf, kind="coastwatcher-island"):
     island: str
 
 
-def _announce(state: dict[str, Any], held: HeldContact, slot: Slot, secret: Dice) -> list[Event]:
+def _announce(work: Work, held: HeldContact, slot: Slot, secret: Dice) -> list[Event]:
     owner, tf, cw = held.owner, held.tf, held.island
-    if tf not in state[PRIVATE][owner].get("tfs", {}):
+    if tf not in tfs.task_forces(work, owner):
         return []  # gone meanwhile (a dummy revealed by another rule)
     events, report = search.contact(
-        state, owner, tf, ALLIED, source="coastwatcher", cup=chits.NORMAL, slot=slot, secret=secret
+        work, owner, tf, ALLIED, source="coastwatcher", cup=chits.NORMAL, slot=slot, secret=secret
     )
     if not report.dummy:
-        fact = IslandGivenAway(tf, cw_log(state)[cw].name)
-        events.append(disclose(state, fact, SIDES, slot.time, "13.8"))
-    return [*events, *dummies.reveal(state, owner, tf, "coastwatcher search", slot)]
+        fact = IslandGivenAway(tf, cw_log(work)[cw].name)
+        events.append(work.disclose(fact, SIDES, slot.time, "13.8"))
+    return [*events, *dummies.reveal(work, owner, tf, "coastwatcher search", slot)]

@@ -26,14 +26,17 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
+from pbem.core.sides import Side
 from pbem.rulesets.witp import chits, draws
 from pbem.rulesets.witp.chits import CAPITALS, CARRIERS, TRANSPORTS, Report
 from pbem.rulesets.witp.taskforces import Ship
+from pbem.rulesets.witp.work import Work
 
 WORD = "DECEPTION"
 CLASSES = ("CARRIERS", "CAPITALS", "ESCORTS", "TRANSPORTS", "TOTAL")
 GOALS = ("UNDERSTATE", "OVERSTATE")
 ALL = "*"
+STANDING = "standing"  # the side's standing orders, in its private part (searchplay.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +127,11 @@ def policy_for(standing: Mapping[str, Any], tf: str) -> Policy:
     policies = standing.get("deception", {})
     found = policies.get(tf) or policies.get(ALL)
     return Policy() if found is None else Policy.from_json(found)
+
+
+def policy(work: Work, owner: Side, tf: str) -> Policy:
+    """The owner's policy for ``tf`` in the round's state (its standing orders)."""
+    return policy_for(work.own(owner).get(STANDING, {}), tf)
 
 
 def _pick(

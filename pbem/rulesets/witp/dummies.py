@@ -12,7 +12,7 @@ dummy's marker leaves the map, openly.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -23,12 +23,14 @@ from pbem.core.sides import JAPANESE, SIDES, Side
 from pbem.rulesets.witp import chits, located
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
-from pbem.rulesets.witp.datapack import public_pack
+from pbem.rulesets.witp.datapack import PackItem
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Fact, disclose
+from pbem.rulesets.witp.knowledge import MODERATOR, PUBLIC, Fact
 from pbem.rulesets.witp.searchfacts import OfOwnersTf
+from pbem.rulesets.witp.work import Work
 
 JAPANESE_TABLE = "tables/japanese-dummy-allotment"
+SI_LEVELS = "scenario/si-levels"
 DEFER = "defer_dummy_removal"  # moderator flag: TFs are moving (searchplay.py)
 ALLOTMENT = "dummy_allotment"  # the side's private part
 
@@ -58,17 +60,45 @@ class DummyAllotment:
 
 
 def allotment(own: Mapping[str, Any]) -> DummyAllotment | None:
-    """The side's allotment this cycle; None before the first is rolled."""
+    """The side's allotment this cycle (``own``: its private part, as a side knows
+    it); None before the first is rolled."""
     raw = own.get(ALLOTMENT)
     return None if raw is None else DummyAllotment.from_json(raw)
 
 
-def remove_revealed(state: dict[str, Any]) -> None:
+def _allot(work: Work, side: Side, allot: DummyAllotment) -> None:
+    work.own(side)[ALLOTMENT] = allot.to_json()
+
+
+def _off_display(work: Work, side: Side, tf: str) -> None:
+    """The TF's marker leaves the TF Display (13.6.3)."""
+    del work.own(side)[tfs.TFS][tf]
+
+
+def deferring(work: Work) -> bool:
+    """Whether TFs are moving (``moving``): a revealed dummy waits for the move's end."""
+    return bool(work.json.get(MODERATOR, {}).get(DEFER))
+
+
+def defer_removal(work: Work, defer: bool) -> None:
+    """While TFs move (searchplay.moving), a revealed dummy stays on the display."""
+    if defer:
+        work.json.setdefault(MODERATOR, {})[DEFER] = True
+    else:
+        work.json[MODERATOR].pop(DEFER, None)
+
+
+def _record_revealed(work: Work, owner: Side, tf: str, time: str) -> None:
+    entry = {"owner": str(owner), "tf": tf, "time": time}
+    work.json[PUBLIC].setdefault("revealed_dummies", []).append(entry)
+
+
+def remove_revealed(work: Work) -> None:
     """Dummies revealed while TFs moved leave the TF Display once movement ends."""
     for side in SIDES:
-        own = state[PRIVATE][side]
-        for tf in [t for t, rec in tfs.display(own).items() if rec.revealed]:
-            del own[tfs.TFS][tf]
+        display = tfs.task_forces(work, side)
+        for tf in [t for t, rec in display.items() if rec.revealed]:
+            _off_display(work, side, tf)
 
 
 class DummyAllotted(Fact, kind="dummy-allotment"):
@@ -79,17 +109,16 @@ class DummyAllotted(Fact, kind="dummy-allotment"):
     allowed: int
 
 
-def allot_dummies(state: dict[str, Any], dice: Dice, time: str, cycle: int) -> list[Event]:
+def allot_dummies(work: Work, dice: Dice, time: str, cycle: int) -> list[Event]:
     """13.6: each side's dummy sorties for the cycle, told to that side alone.
     Japanese: 2D6 on the Japanese Dummy TF Allotment (a 7 rolls 1D6 more), secretly;
     Allied: the Allied SI level plus the difference of 2D6. Dummies still at sea
     count against the new allotment (13.6.7)."""
-    pack = public_pack(state[PUBLIC])
     events: list[Event] = []
     for side in SIDES:
         a, b = dice.d6(f"dummy allotment {side} {time}"), dice.d6(f"dummy allotment {side} {time}")
         if side == JAPANESE:
-            rows = tfs.value(pack, JAPANESE_TABLE)["rows"]
+            rows = work.pack[JAPANESE_TABLE].value["rows"]
             row = next(r for r in rows if r["roll"][0] <= a + b <= r["roll"][1])
             granted = (
                 dice.d6(f"dummy allotment {side} {time} 1D6")
@@ -97,19 +126,18 @@ def allot_dummies(state: dict[str, Any], dice: Dice, time: str, cycle: int) -> l
                 else int(row["dummies"])
             )
         else:
-            granted = int(tfs.value(pack, "scenario/si-levels")["allied"]) + abs(a - b)
-        own = state[PRIVATE][side]
-        at_sea = sum(1 for t in tfs.display(own).values() if t.dummy)
-        own[ALLOTMENT] = DummyAllotment(cycle, granted, at_sea).to_json()
+            granted = int(work.pack[SI_LEVELS].value["allied"]) + abs(a - b)
+        at_sea = sum(1 for t in tfs.task_forces(work, side).values() if t.dummy)
+        _allot(work, side, DummyAllotment(cycle, granted, at_sea))
         told = DummyAllotted(cycle, (a, b), granted)
-        events.append(disclose(state, told, [side], time, "13.6"))
+        events.append(work.disclose(told, [side], time, "13.6"))
     return events
 
 
-def japanese_allotment(public: Mapping[str, Any], secret: Dice) -> tuple[int, list[int]]:
+def japanese_allotment(pack: Mapping[str, PackItem], secret: Dice) -> tuple[int, list[int]]:
     """13.6: 2D6 on the Japanese Dummy TF Allotment table; on 7, 1D6 more."""
     a, b = secret.d6("dummy allotment japanese"), secret.d6("dummy allotment japanese")
-    for row in public["pack"][JAPANESE_TABLE]["value"]["rows"]:
+    for row in pack[JAPANESE_TABLE].value["rows"]:
         if row["roll"][0] <= a + b <= row["roll"][1]:
             if row["dummies"] == "1D6":
                 c = secret.d6("dummy allotment japanese 1D6")
@@ -125,19 +153,13 @@ def allied_allotment(si_level: int, secret: Dice) -> tuple[int, list[int]]:
 
 
 def set_allotment(
-    state: dict[str, Any], side: str, cycle: int, allowed: int, rolls: list[int], slot: Slot
+    work: Work, side: Side, cycle: int, allowed: int, rolls: Sequence[int], slot: Slot
 ) -> Event:
     """The side's allotment for ``cycle``; dummies still at sea count against it (13.6.7)."""
-    at_sea = sum(1 for t in tfs.display(state[PRIVATE][side]).values() if t.dummy and t.hex)
-    state[PRIVATE][side][ALLOTMENT] = DummyAllotment(cycle, allowed, at_sea).to_json()
-    fact = {
-        "kind": "dummy-allotment",
-        "cycle": cycle,
-        "allowed": allowed,
-        "rolls": rolls,
-        "at_sea": at_sea,
-    }
-    return disclose(state, fact, [side], slot.time, "13.6")
+    at_sea = sum(1 for t in tfs.task_forces(work, side).values() if t.dummy and t.hex)
+    _allot(work, side, DummyAllotment(cycle, allowed, at_sea))
+    told = DummyAllotted(cycle, tuple(rolls), allowed)
+    return work.disclose(told, [side], slot.time, "13.6")
 
 
 def check_deployment(own: Mapping[str, Any], hexid: str) -> None:
@@ -154,12 +176,12 @@ def check_deployment(own: Mapping[str, Any], hexid: str) -> None:
         )
 
 
-def deploy(state: dict[str, Any], side: str, tf: str, hexid: str) -> None:
+def deploy(work: Work, side: Side, tf: str, hexid: HexId) -> None:
     """A dummy sorties (after ``check_deployment``)."""
-    own = state[PRIVATE][side]
+    own = work.own(side)
     check_deployment(own, hexid)
-    own[ALLOTMENT] = (allotment(own) or DummyAllotment(0, 0, 0)).sortie().to_json()
-    tfs.store(own, tf, tfs.TaskForce(HexId(hexid), dummy=True, speed_class="SC3"))
+    _allot(work, side, (allotment(own) or DummyAllotment(0, 0, 0)).sortie())
+    tfs.store(own, tf, tfs.TaskForce(hexid, dummy=True, speed_class="SC3"))
 
 
 class DummyRevealed(OfOwnersTf, kind="dummy-revealed"):
@@ -168,21 +190,19 @@ class DummyRevealed(OfOwnersTf, kind="dummy-revealed"):
     by: str
 
 
-def reveal(state: dict[str, Any], owner: str, tf: str, how: str, slot: Slot) -> list[Event]:
+def reveal(work: Work, owner: Side, tf: str, how: str, slot: Slot) -> list[Event]:
     """13.6.3: ``owner``'s TF is definitively revealed by ``how``. Chits return (13.6.5);
     a dummy leaves the map, openly, and both sides are told it was a dummy."""
-    chits.return_chits(state, owner, tf)
-    own = state[PRIVATE][owner]
+    chits.return_chits(work.json, owner, tf)
+    own = work.own(owner)
     rec = tfs.display(own).get(tf)
     if rec is None or not rec.dummy:
         return []
-    events = located.remove(state, owner, tf, slot, "definitively revealed", "13.6.3")
-    if state.get(MODERATOR, {}).get(DEFER):  # mid-move: off the display when it ends
-        tfs.store(own, tf, replace(tfs.displayed(own, tf), revealed=how))
+    events = located.remove(work, owner, tf, slot, "definitively revealed", "13.6.3")
+    if deferring(work):  # mid-move: off the display when it ends
+        tfs.update(work, owner, tf, revealed=how)
     else:
-        del own[tfs.TFS][tf]
-    state[PUBLIC].setdefault("revealed_dummies", []).append(
-        {"owner": owner, "tf": tf, "time": slot.time}
-    )
-    told = DummyRevealed(Side(owner), tf, how)
-    return [*events, disclose(state, told, SIDES, slot.time, "13.6.3")]
+        _off_display(work, owner, tf)
+    _record_revealed(work, owner, tf, slot.time)
+    told = DummyRevealed(owner, tf, how)
+    return [*events, work.disclose(told, SIDES, slot.time, "13.6.3")]

@@ -38,6 +38,8 @@ from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.datapack import PackItem, public_pack
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Fact, disclose
 from pbem.rulesets.witp.records import ABSENT, Absent, Record
+from pbem.rulesets.witp.state import WitpState
+from pbem.rulesets.witp.work import Work
 
 MAGIC_TABLE = "tables/magic-cup"
 REVEAL_TF = "tables/magic-reveal-tf"
@@ -573,7 +575,8 @@ def reveal_dummy(state: dict[str, Any], slot: Slot) -> list[Event]:
     preferred = [t for t in own.get("standing", {}).get(REVEAL_DUMMY_ORDER, []) if t in at_sea]
     if at_sea:
         tf = (preferred or at_sea)[0]
-        return [*events, *dummies.reveal(state, JAPANESE, tf, "Magic Reveal Dummy TF", slot)]
+        work = Work(WitpState.from_json(state), state)  # its changes are ``state``'s
+        return [*events, *dummies.reveal(work, JAPANESE, tf, "Magic Reveal Dummy TF", slot)]
     allot = own.get("dummy_allotment", {"allowed": 0, "sorties": 0})
     burnt = 1 if allot["allowed"] > allot["sorties"] else 0
     if burnt:

@@ -21,8 +21,9 @@ from pbem.core.events import Event
 from pbem.core.sides import SIDES, Side
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge, disclose
+from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge
 from pbem.rulesets.witp.searchfacts import OfOwnersTf, SearchReport
+from pbem.rulesets.witp.work import Work
 
 KEY = "located"
 PHASES = ("air1", "naval1", "air2", "naval2", "air3", "naval3")
@@ -85,8 +86,35 @@ class LocatedChit:
 
 
 def chits_on(public: Mapping[str, Any]) -> dict[str, LocatedChit]:
-    """The Located chits on the map, by "<owner>:<tf>"."""
+    """The Located chits on the map, by "<owner>:<tf>" (``public``: a side's knowledge
+    of the public part)."""
     return {k: LocatedChit.from_json(m) for k, m in public.get(KEY, {}).items()}
+
+
+def on_map(work: Work) -> dict[str, LocatedChit]:
+    """The Located chits on the map in the round's working state."""
+    return chits_on(work.json[PUBLIC])
+
+
+def _markers(work: Work) -> dict[str, Any]:
+    """The chits' record, made where the rules first mark or look up one (where the
+    stored states have it)."""
+    found: dict[str, Any] = work.json[PUBLIC].setdefault(KEY, {})
+    return found
+
+
+def marked(work: Work) -> list[str]:
+    """The "<owner>:<tf>" keys of the chits on the map."""
+    return list(_markers(work))
+
+
+def _put(work: Work, chit: LocatedChit) -> None:
+    _markers(work)[chit.key] = chit.to_json()
+
+
+def _take(work: Work, key: str) -> bool:
+    """Take the chit ``key`` off the map; whether there was one."""
+    return _markers(work).pop(key, None) is not None
 
 
 def ordinal(slot: Slot) -> int:
@@ -112,16 +140,14 @@ class Located(OfOwnersTf, kind="located"):
     source: str
 
 
-def place(state: dict[str, Any], owner: str, tf: str, hexid: str, source: str, slot: Slot) -> Event:
+def place(work: Work, owner: Side, tf: str, hexid: HexId, source: str, slot: Slot) -> Event:
     """A Located chit on ``owner``'s TF ``tf``: open to both sides (13.7.5)."""
     if source not in SOURCES:
         raise ValueError(f"unknown Located source {source!r}")
-    chit = LocatedChit(
-        Side(owner), tf, HexId(hexid), label(slot), ordinal(slot), slot.time, Source(source)
-    )
-    markers(state)[chit.key] = chit.to_json()
+    chit = LocatedChit(owner, tf, hexid, label(slot), ordinal(slot), slot.time, Source(source))
+    _put(work, chit)
     told = Located(chit.owner, tf, chit.hex, chit.label, str(chit.source))
-    return disclose(state, told, SIDES, slot.time, "13.7.5")
+    return work.disclose(told, SIDES, slot.time, "13.7.5")
 
 
 class LocatedRemoved(OfOwnersTf, kind="located-removed"):
@@ -130,21 +156,19 @@ class LocatedRemoved(OfOwnersTf, kind="located-removed"):
     why: str
 
 
-def remove(
-    state: dict[str, Any], owner: str, tf: str, slot: Slot, why: str, rule: str
-) -> list[Event]:
-    if markers(state).pop(f"{owner}:{tf}", None) is None:
+def remove(work: Work, owner: Side, tf: str, slot: Slot, why: str, rule: str) -> list[Event]:
+    if not _take(work, f"{owner}:{tf}"):
         return []
-    return [disclose(state, LocatedRemoved(Side(owner), tf, why), SIDES, slot.time, rule)]
+    return [work.disclose(LocatedRemoved(owner, tf, why), SIDES, slot.time, rule)]
 
 
-def night_movement(state: dict[str, Any], owner: str, tf: str, slot: Slot) -> list[Event]:
+def night_movement(work: Work, owner: Side, tf: str, slot: Slot) -> list[Event]:
     """13.7.5 exception 2: night movement removes it, unless a coastwatcher or a
     surface TF placed it."""
-    marker = chits_on(state[PUBLIC]).get(f"{owner}:{tf}")
+    marker = on_map(work).get(f"{owner}:{tf}")
     if marker is None or marker.source in SURVIVE_NIGHT:
         return []
-    return remove(state, owner, tf, slot, "night movement", "13.7.5")
+    return remove(work, owner, tf, slot, "night movement", "13.7.5")
 
 
 class LocatedRenewed(OfOwnersTf, kind="located-renewed"):
@@ -153,9 +177,7 @@ class LocatedRenewed(OfOwnersTf, kind="located-renewed"):
     label: str
 
 
-def end_of_phase(
-    state: dict[str, Any], slot: Slot, stationary: Collection[str] = ()
-) -> list[Event]:
+def end_of_phase(work: Work, slot: Slot, stationary: Collection[str] = ()) -> list[Event]:
     """At the end of an Air or Naval Phase: chits placed before it expire; at the end
     of a Naval Phase a TF that did not move keeps its chit, renewed ("Located 3N"),
     and at the end of an Air Phase one that did not move in the Naval Phase before
@@ -165,18 +187,18 @@ def end_of_phase(
     now = ordinal(slot)
     naval = slot.phase.key.startswith("naval")
     events: list[Event] = []
-    for key, m in sorted(chits_on(state[PUBLIC]).items()):
+    for key, m in sorted(on_map(work).items()):
         if m.placed >= now:
             continue
         if not naval and key in stationary:
             continue  # R51: it has not moved since the last Naval Phase: still Located
         if naval and key in stationary:
             m = replace(m, placed=now, label=label(slot), time=slot.time)
-            markers(state)[key].update(m.to_json())  # the record others may hold
+            _put(work, m)
             told = LocatedRenewed(m.owner, m.tf, m.label)
-            events.append(disclose(state, told, SIDES, slot.time, "13.7.5"))
+            events.append(work.disclose(told, SIDES, slot.time, "13.7.5"))
         else:
-            events += remove(state, str(m.owner), m.tf, slot, "expired", "13.7.5")
+            events += remove(work, m.owner, m.tf, slot, "expired", "13.7.5")
     return events
 
 
@@ -186,14 +208,14 @@ class LocatedMoved(OfOwnersTf, kind="located-moved"):
     hex: str
 
 
-def moved(state: dict[str, Any], owner: str, tf: str, hexid: str, slot: Slot) -> list[Event]:
+def moved(work: Work, owner: Side, tf: str, hexid: HexId, slot: Slot) -> list[Event]:
     """13.7.5, 15.1: a Located TF is on the map: its marker moves with it."""
-    marker = markers(state).get(f"{owner}:{tf}")
-    if marker is None:
+    raw = _markers(work).get(f"{owner}:{tf}")
+    if raw is None:
         return []
-    marker["hex"] = hexid
-    told = LocatedMoved(Side(owner), tf, hexid)
-    return [disclose(state, told, SIDES, slot.time, "13.7.5, 15.1")]
+    _put(work, replace(LocatedChit.from_json(raw), hex=hexid))
+    told = LocatedMoved(owner, tf, hexid)
+    return [work.disclose(told, SIDES, slot.time, "13.7.5, 15.1")]
 
 
 def last_report(knowledge: Knowledge, owner: str, tf: str) -> str | None:

@@ -271,7 +271,7 @@ def _file_plot(
     for tf, entry in own[tfs.TFS].items():
         card = plot.cards.get(tf)
         entry["mission"] = card.to_json() if card is not None and card.missions else None
-    searchplay.file_standing(state, side, lines, context(state, side, sea))  # 13.3, R50
+    searchplay.file_standing(work, Side(side), lines, context(state, side, sea))  # 13.3, R50
     navalcover.file(work, side, plot, context(state, side, sea))  # 5.3.4, R138
     return intel_orders.file_extras(state, side, plot, slot)
 
@@ -292,9 +292,9 @@ def _resolve(
     contexts: dict[str, Context] = (
         {side: context(state, side, sea) for side in SIDES} if searching else {}
     )
-    events = searchplay.before_segment(state, slot, rnd, dice, contexts, where)
+    events = searchplay.before_segment(work, slot, rnd, dice, contexts, where)
     events += _segment(work, slot, rnd, orders_by_side, dice, sea)
-    return events + searchplay.after_segment(state, slot)
+    return events + searchplay.after_segment(work, slot)
 
 
 def _segment(
@@ -308,7 +308,7 @@ def _segment(
     state = work.json
     events: list[Event] = []
     if rnd.start == 0 and slot is rnd.slots[0]:
-        events += dummies.allot_dummies(state, dice, slot.time, slot.cycle)
+        events += dummies.allot_dummies(work, dice, slot.time, slot.cycle)
     if slot is rnd.slots[0] and rnd.sides and airplay.is_allocation(rnd):
         for side in rnd.sides:  # 5.0 Step 1: the Air Strike Plots, secret (R90)
             work.own(side)["plots"] = {slot.time: list(orders_by_side.get(side, ()))}
@@ -329,7 +329,7 @@ def _segment(
             where = cast(searchplay.SearchMap, sea)
             airplay.executing(work, slot, dice)  # 5.8: special strikes at TFs as they move
             try:
-                with searchplay.moving(state, slot, dice, where) as closing:
+                with searchplay.moving(work, slot, dice, where) as closing:
                     events += _execute(work, result.first, slot.time)
             finally:
                 airplay.executing(None)
@@ -343,7 +343,7 @@ def _segment(
             for side in SIDES:
                 events += fuel.end_of_game_turn(work, side, slot.time)
         else:
-            events += dummies.allot_dummies(state, dice, slot.time, slot.cycle + 1)
+            events += dummies.allot_dummies(work, dice, slot.time, slot.cycle + 1)
         ended = CycleEnded(slot.cycle) if slot.strategic else TurnEnded(slot.turn)
         return [*events, work.disclose(ended, SIDES, slot.time, slot.segment.rule)]
     return events  # a later stage's segment: nothing to do yet

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 from pbem.core.dice import Dice
@@ -33,12 +33,15 @@ from pbem.core.events import Event
 from pbem.core.sides import ALLIED, JAPANESE, SIDES, Side, enemy_of
 from pbem.rulesets.witp import chits, deception, draws, located
 from pbem.rulesets.witp import taskforces as tfs
+from pbem.rulesets.witp.air.ships import air_bases, take_losses
 from pbem.rulesets.witp.clock import Slot
+from pbem.rulesets.witp.datapack import PackItem, public_pack
 from pbem.rulesets.witp.hexgrid import HexId, distance, parse_hex
-from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Fact, Knowledge, disclose
+from pbem.rulesets.witp.knowledge import MODERATOR, PUBLIC, Fact, Knowledge
 from pbem.rulesets.witp.records import OPTIONAL, Wire
 from pbem.rulesets.witp.searchfacts import OfOwnersTf, OfTf, SearchReport
 from pbem.rulesets.witp.taskforces import Ship
+from pbem.rulesets.witp.work import Work
 
 LAND_BANDS, CARRIER_BANDS = "tables/land-search-bands", "tables/carrier-search-bands"
 LAND_TABLE, CARRIER_TABLE = "tables/land-air-search", "tables/carrier-air-search"
@@ -46,36 +49,33 @@ INTENSIVE_LOSS = "tables/intensive-search-loss"
 CW_TABLE = "tables/coastwatcher-search"
 BAND_ORDER = ("extended", "long", "medium", "short")
 BLUFF_BANDS = ("short", "medium")  # 13.3.3: never Long
+Pack = Mapping[str, PackItem]
 
 
-def _value(public: Mapping[str, Any], key: str) -> Any:
-    return public["pack"][key]["value"]
+# The charts below are read from the data pack (``pack``: a round's, or the one a
+# side's knowledge holds, datapack.public_pack).
 
 
-# -- values, bands and the Air Search Tables -------------------------------------
+def ap_search(pack: Pack, ap_type: str) -> Mapping[str, Any]:
+    item = pack.get(f"units/ap-{ap_type}")
+    found: Mapping[str, Any] = item.value if item else {"search": {}, "extended_reach": 0}
+    return found
 
 
-def ap_search(public: Mapping[str, Any], ap_type: str) -> Mapping[str, Any]:
-    item = public["pack"].get(f"units/ap-{ap_type}")
-    return item["value"] if item else {"search": {}, "extended_reach": 0}
-
-
-def reach(public: Mapping[str, Any], air: Mapping[str, int], side: str) -> int:
+def reach(pack: Pack, air: Mapping[str, int], side: Side) -> int:
     """13.1.2: the farthest hex the base's Extended search reaches (0: none)."""
-    cap = int(_value(public, LAND_BANDS)["extended_max"][side])
+    cap = int(pack[LAND_BANDS].value["extended_max"][side])
     reaches = [
-        int(ap_search(public, t).get("extended_reach", 0))
+        int(ap_search(pack, t).get("extended_reach", 0))
         for t, n in air.items()
-        if n > 0 and ap_search(public, t)["search"].get("extended", 0) > 0
+        if n > 0 and ap_search(pack, t)["search"].get("extended", 0) > 0
     ]
     return min(max(reaches, default=0), cap)
 
 
-def band_of(
-    public: Mapping[str, Any], hexes: int, carrier: bool, extended_to: int = 0
-) -> str | None:
+def band_of(pack: Pack, hexes: int, carrier: bool, extended_to: int = 0) -> str | None:
     """The range band ``hexes`` away (13.1.3), None beyond the last."""
-    bands = _value(public, CARRIER_BANDS if carrier else LAND_BANDS)
+    bands = pack[CARRIER_BANDS if carrier else LAND_BANDS].value
     for name in ("short", "medium", "long"):
         lo, hi = bands[name]
         if lo <= hexes <= hi:
@@ -85,14 +85,14 @@ def band_of(
     return None
 
 
-def value_at(public: Mapping[str, Any], air: Mapping[str, int], band: str) -> int:
+def value_at(pack: Pack, air: Mapping[str, int], band: str) -> int:
     """13.1.1: the sum of the air points' values at ``band`` (C types add 0, 13.7.3)."""
-    return sum(n * int(ap_search(public, t)["search"].get(band, 0)) for t, n in air.items())
+    return sum(n * int(ap_search(pack, t)["search"].get(band, 0)) for t, n in air.items())
 
 
-def threshold(public: Mapping[str, Any], carrier: bool, value: int, band: str) -> int | None:
+def threshold(pack: Pack, carrier: bool, value: int, band: str) -> int | None:
     """The number 2D10 must reach (13.3); None if the value cannot search."""
-    table = _value(public, CARRIER_TABLE if carrier else LAND_TABLE)
+    table = pack[CARRIER_TABLE if carrier else LAND_TABLE].value
     if value < 1 or band not in table["columns"]:
         return None
     for row in table["rows"]:
@@ -126,7 +126,7 @@ NO_E13 = ("Kako", "Furutaka", "Mikuma")  # 13.1.4: CAs not carrying E13A1s
 E13_CAPITALS = ("Haruna",)  # 13.1.4: the one BC/BB with E13A1s
 
 
-def floatplanes(public: Mapping[str, Any], side: Side, ships: Sequence[Ship]) -> dict[str, int]:
+def floatplanes(pack: Pack, side: Side, ships: Sequence[Ship]) -> dict[str, int]:
     """13.1.4: in a Japanese carrier TF every capital ship's floatplanes add to its
     search, one air point a ship (ruling R27): CAs and BC Haruna as the longer-ranged
     E13A1 (Kako, Furutaka, Mikuma excepted), other BB/BCs as the shorter F1M2; the
@@ -138,8 +138,8 @@ def floatplanes(public: Mapping[str, Any], side: Side, ships: Sequence[Ship]) ->
         kind = s.type.upper()
         if kind not in chits.CAPITALS:
             continue
-        item = public["pack"].get(f"units/{s.ship_class}")
-        plane = item["value"].get("floatplane") if item else None
+        item = pack.get(f"units/{s.ship_class}")
+        plane = item.value.get("floatplane") if item else None
         if not plane:
             name = s.name or ""
             long_ranged = name in E13_CAPITALS or (kind == "CA" and name not in NO_E13)
@@ -193,25 +193,22 @@ class AirSearch(Fact, kind="air-search"):
 
 
 def searcher(
-    own: Mapping[str, Any],
-    name: str,
-    *,
-    public: Mapping[str, Any] | None = None,
-    side: Side = JAPANESE,
+    own: Mapping[str, Any], name: str, *, pack: Pack | None = None, side: Side = JAPANESE
 ) -> Searcher:
-    """A side's base or ``TF n`` as a searcher; KeyError. With ``public`` and
-    ``side``, a carrier TF's air includes 13.1.4's floatplanes."""
+    """A side's base or ``TF n`` as a searcher (``own``: its private part); KeyError.
+    With ``pack`` and ``side``, a carrier TF's air includes 13.1.4's floatplanes."""
     if re.fullmatch(r"TF\s*(TF)?\d+", name.strip(), re.IGNORECASE):
         key = tf_key(own, name)
         tf = tfs.displayed(own, key)
         ships = tfs.ships_in(own, tf)
         air = tf_air(ships)
-        for t, n in (floatplanes(public, side, ships) if public is not None else {}).items():
+        for t, n in (floatplanes(pack, side, ships) if pack is not None else {}).items():
             air[t] = air.get(t, 0) + n
         return Searcher(f"TF {key.removeprefix('TF')}", tf.hex, air, True)
-    for base, b in own.get("air_bases", {}).items():
+    for base, b in air_bases(own).items():
         if base.lower() == name.replace("_", " ").lower():
-            return Searcher(base, b["hex"], dict(b["air_points"]), False)
+            at = None if b.hex is None else HexId(b.hex)
+            return Searcher(base, at, dict(b.air_points), False)
     raise KeyError(name)
 
 
@@ -219,13 +216,13 @@ def parse_search_line(knowledge: Knowledge, words: Sequence[str]) -> str:
     """``SEARCH <base|TF n> <hex> [<hex> ...] [INTENSIVE]`` or
     ``SEARCH TF n <hex> BLUFF <value>``: the canonical line, or an OrderError."""
     side = Side(knowledge.side or JAPANESE)
-    own = knowledge.own(side)
+    own, pack = knowledge.own(side), public_pack(knowledge.public)
     w = list(words)
     if len(w) < 3 or w[0].upper() != "SEARCH":
         raise OrderSyntaxError("write SEARCH <base or TF n> <hex> ...", rule="13.3.1")
     name, rest = (f"TF {w[2]}", w[3:]) if w[1].upper() == "TF" else (w[1], w[2:])
     try:
-        found = searcher(own, name, public=knowledge.public, side=side)
+        found = searcher(own, name, pack=pack, side=side)
     except KeyError:
         raise IllegalOrderError(
             f"you have no base or TF {name!r} to search from", rule="13.0"
@@ -237,13 +234,12 @@ def parse_search_line(knowledge: Knowledge, words: Sequence[str]) -> str:
         raise OrderSyntaxError("name at least one hex to search", rule="13.3.1")
     if at is None:
         raise IllegalOrderError(f"{label} is not on the map", rule="16.1.6")
-    public = knowledge.public
     if flags[:1] == ["BLUFF"]:
         if not label.startswith("TF ") or len(flags) != 2 or len(hexes) != 1:
             raise OrderSyntaxError("a bluff is SEARCH TF <n> <hex> BLUFF <value>", rule="13.3.3")
         if not flags[1].isdigit() or int(flags[1]) < 1:
             raise OrderSyntaxError("a bluff announces a search value of 1 or more", rule="13.3.3")
-        if band_of(public, distance(at, hexes[0]), True) not in BLUFF_BANDS:
+        if band_of(pack, distance(at, hexes[0]), True) not in BLUFF_BANDS:
             raise IllegalOrderError(
                 "a bluff search reaches Short or Medium carrier range only", rule="13.3.3"
             )
@@ -256,10 +252,10 @@ def parse_search_line(knowledge: Knowledge, words: Sequence[str]) -> str:
         raise IllegalOrderError(
             f"{label} carries no search aircraft: a bluff must say BLUFF", rule="13.3.3"
         )
-    ext = 0 if carrier else reach(public, air, side)
+    ext = 0 if carrier else reach(pack, air, side)
     for h in hexes:
-        band = band_of(public, distance(at, h), carrier, ext)
-        if band is None or not value_at(public, air, band):
+        band = band_of(pack, distance(at, h), carrier, ext)
+        if band is None or not value_at(pack, air, band):
             raise IllegalOrderError(
                 f"{label} has no search value {distance(at, h)} hexes away, at {h}", rule="13.1.3"
             )
@@ -291,11 +287,18 @@ class DeceptionRefused(OfTf, kind="deception-refused"):
     why: str
 
 
+def _next_contact(work: Work) -> int:
+    """The count of contacts so far (the moderator's), counting this one."""
+    n = int(work.json[MODERATOR].get("contacts", 0))
+    work.json[MODERATOR]["contacts"] = n + 1
+    return n
+
+
 def contact(
-    state: dict[str, Any],
-    owner: str,
+    work: Work,
+    owner: Side,
     tf: str,
-    finder: str,
+    finder: Side,
     *,
     source: str,
     cup: str | None,
@@ -306,31 +309,30 @@ def contact(
     """``finder`` has contacted ``owner``'s TF ``tf``: Located (public), a chit drawn
     by the owner (``cup`` None: a True report is owed, 13.8, 13.7.6) and the owner's
     report told to the finder (13.5.7)."""
-    task = tfs.displayed(state[PRIVATE][owner], tf)
+    own = work.own(owner)
+    task = tfs.displayed(own, tf)
     events: list[Event] = []
     if place_marker:
-        events.append(located.place(state, owner, tf, str(task.hex), source, slot))
-    ships = tfs.ships_in(state[PRIVATE][owner], task)
+        events.append(located.place(work, owner, tf, HexId(str(task.hex)), source, slot))
+    ships = tfs.ships_in(own, task)
     dummy = task.dummy or not ships
     if cup is None:
-        report, why, chit = chits.Report.of_ships(ships), None, "true"
+        report, why = chits.Report.of_ships(ships), None
     else:
         # Each contact draws from its own fork of the secret stream, labelled by
         # the count of contacts so far (both sides are told of every contact):
         # how many draws a hidden TF's make-up costs here never shifts what a
         # later contact tells anyone (noninterference).
-        n = int(state[MODERATOR].get("contacts", 0))
-        state[MODERATOR]["contacts"] = n + 1
-        stream = draws.fork(secret, f"contact {n}")
-        chits.draw(state, owner, tf, cup, stream)
-        chit = chits.effective(state, owner, tf)
-        policy = deception.policy_for(state[PRIVATE][owner].get("standing", {}), tf)
+        stream = draws.fork(secret, f"contact {_next_contact(work)}")
+        chits.draw(work.json, owner, tf, cup, stream)
+        chit = chits.effective(work.json, owner, tf)
+        policy = deception.policy(work, owner, tf)
         report, why = deception.compose(ships, dummy, chit, policy, stream)
-        events.append(disclose(state, SearchChit(tf, chit, cup), [owner], slot.time, "13.5.3"))
+        events.append(work.disclose(SearchChit(tf, chit, cup), [owner], slot.time, "13.5.3"))
     if why:
-        events.append(disclose(state, DeceptionRefused(tf, why), [owner], slot.time, "13.5.7"))
-    told = SearchReport(Side(owner), tf, report.text(), source)
-    events.append(disclose(state, told, [finder, owner], slot.time, "13.5.7"))
+        events.append(work.disclose(DeceptionRefused(tf, why), [owner], slot.time, "13.5.7"))
+    told = SearchReport(owner, tf, report.text(), source)
+    events.append(work.disclose(told, [finder, owner], slot.time, "13.5.7"))
     return events, report
 
 
@@ -338,19 +340,19 @@ def contact(
 
 
 def _roll(
-    public: Mapping[str, Any], carrier: bool, value: int, band: str, dice: Dice, purpose: str
+    pack: Pack, carrier: bool, value: int, band: str, dice: Dice, purpose: str
 ) -> tuple[int, int | None, bool]:
-    need = threshold(public, carrier, value, band)
+    need = threshold(pack, carrier, value, band)
     roll = draws.percentile(dice, purpose)
     return roll, need, need is not None and roll >= need
 
 
 def _announced_roll(
-    state: dict[str, Any],
-    searcher_side: str,
+    work: Work,
+    searcher_side: Side,
     shown: str,
-    hexid: str,
-    target: tuple[str, str],
+    hexid: HexId,
+    target: tuple[Side, str],
     carrier: bool,
     value: int,
     band: str,
@@ -358,22 +360,21 @@ def _announced_roll(
     slot: Slot,
     *,
     intensive: bool = False,
-) -> tuple[Event, bool]:
+) -> tuple[AirSearch, Event]:
     """The open search roll against ``target`` (owner, TF) and its announcement (13.3)."""
-    tf = target[1]
+    owner, tf = target
     roll, need, ok = _roll(
-        state[PUBLIC], carrier, value, band, dice, f"air search {searcher_side} {shown} {tf}"
+        work.pack, carrier, value, band, dice, f"air search {searcher_side} {shown} {tf}"
     )
-    owner = Side(target[0])
     search = AirSearch(
-        Side(searcher_side), shown, hexid, tf, owner, band, value, need, roll, ok, intensive
+        searcher_side, shown, hexid, tf, owner, band, value, need, roll, ok, intensive
     )
-    return disclose(state, search, SIDES, slot.time, "13.3"), ok
+    return search, work.disclose(search, SIDES, slot.time, "13.3")
 
 
 def resolve_air_searches(
-    state: dict[str, Any],
-    plots_by_side: Mapping[str, Sequence[str]],
+    work: Work,
+    plots_by_side: Mapping[Side, Sequence[str]],
     dice: Dice,
     secret: Dice,
     slot: Slot,
@@ -381,63 +382,76 @@ def resolve_air_searches(
     """The Air Search Segment (13.3.1): each side's canonical SEARCH lines, the side
     with the initiative's order not mattering (searches are simultaneous)."""
     events: list[Event] = []
-    public = state[PUBLIC]
     for side in SIDES:
-        enemy = enemy_of(side)
         for line in plots_by_side.get(side, ()):
             w = line.split()
             if not w or w[0] != "SEARCH":
                 continue
             name, rest = (f"TF {w[2]}", w[3:]) if w[1] == "TF" else (w[1], w[2:])
-            base = searcher(state[PRIVATE][side], name, public=public, side=side)
-            label, at, air, carrier = base.label, base.hex, base.air, base.carrier
-            if at is None:
+            base = searcher(work.own(side), name, pack=work.pack, side=side)
+            if base.hex is None:
                 continue
             if "BLUFF" in rest:
-                events += _bluff(state, side, label, at, rest[0], int(rest[2]), dice, slot)
+                at, h = base.hex, HexId(rest[0])
+                events += _bluff(work, side, base.label, at, h, int(rest[2]), dice, slot)
                 continue
-            intensive = "INTENSIVE" in rest
-            hexes = [h for h in rest if h != "INTENSIVE"]
-            ext = 0 if carrier else reach(public, air, side)
-            shown = f"TF at {at}" if carrier else label  # 5.0: a carrier shows its hex only
-            for h in hexes:
-                band = band_of(public, distance(at, h), carrier, ext)
-                if band is None:
-                    continue
-                value = value_at(public, air, band) // len(hexes)
-                there = sorted(
-                    t for t, r in tfs.display(state[PRIVATE][enemy]).items() if r.hex == h
-                )
-                if not there:
-                    # 13.3: announced all the same; nothing there to roll for.
-                    fact = AirSearchEmpty(side, shown, h, band, value, intensive)
-                    events.append(disclose(state, fact, SIDES, slot.time, "13.3"))
-                for tf in there:
-                    event, ok = _announced_roll(
-                        state,
-                        side,
-                        shown,
-                        h,
-                        (enemy, tf),
-                        carrier,
-                        value,
-                        band,
-                        dice,
-                        slot,
-                        intensive=intensive,
-                    )
-                    events.append(event)
-                    if ok:
-                        cup = chits.INTENSIVE if intensive else chits.NORMAL
-                        found, report = contact(
-                            state, enemy, tf, side, source="air", cup=cup, slot=slot, secret=secret
-                        )
-                        events += found
-                        events += vs_hit(state, side, carrier, band, event, report, slot)
-                        if intensive:
-                            events += _intensive_loss(
-                                state, side, label, air, band, report, dice, slot
-                            )
+            events += _searched_hexes(work, side, base, base.hex, rest, dice, secret, slot)
+    return events
+
+
+def _searched_hexes(
+    work: Work,
+    side: Side,
+    base: Searcher,
+    at: HexId,
+    rest: Sequence[str],
+    dice: Dice,
+    secret: Dice,
+    slot: Slot,
+) -> list[Event]:
+    """One SEARCH line's hexes (13.3.1): the value shared evenly, every enemy TF in a
+    hex rolled for, an empty hex announced all the same."""
+    pack, enemy = work.pack, enemy_of(side)
+    intensive = "INTENSIVE" in rest
+    hexes = [HexId(h) for h in rest if h != "INTENSIVE"]
+    ext = 0 if base.carrier else reach(pack, base.air, side)
+    shown = f"TF at {at}" if base.carrier else base.label  # 5.0: a carrier shows its hex only
+    events: list[Event] = []
+    for h in hexes:
+        band = band_of(pack, distance(at, h), base.carrier, ext)
+        if band is None:
+            continue
+        value = value_at(pack, base.air, band) // len(hexes)
+        there = sorted(t for t, r in tfs.task_forces(work, enemy).items() if r.hex == h)
+        if not there:
+            # 13.3: announced all the same; nothing there to roll for.
+            fact = AirSearchEmpty(side, shown, h, band, value, intensive)
+            events.append(work.disclose(fact, SIDES, slot.time, "13.3"))
+        for tf in there:
+            search, event = _announced_roll(
+                work,
+                side,
+                shown,
+                h,
+                (enemy, tf),
+                base.carrier,
+                value,
+                band,
+                dice,
+                slot,
+                intensive=intensive,
+            )
+            events.append(event)
+            if not search.contact:
+                continue
+            cup = chits.INTENSIVE if intensive else chits.NORMAL
+            found, report = contact(
+                work, enemy, tf, side, source="air", cup=cup, slot=slot, secret=secret
+            )
+            events += found
+            events += vs_hit(work, base.carrier, search, report, slot)
+            if intensive:
+                events += _intensive_loss(work, side, base.label, band, report, dice, slot)
     return events
 
 
@@ -452,14 +466,13 @@ class VsSearchHit(OfOwnersTf, kind="vs-search-hit"):
     anti_ship: int
 
 
+def _owe_strike(work: Work, owed: VsSearchHit, time: str) -> None:
+    """A strike owed (``public["pending_strikes"]``), as its fact and the time owed."""
+    work.json[PUBLIC].setdefault(PENDING_STRIKES, []).append({**owed.to_json(), "time": time})
+
+
 def vs_hit(
-    state: dict[str, Any],
-    side: str,
-    carrier: bool,
-    band: str,
-    search: Event,
-    report: chits.Report,
-    slot: Slot,
+    work: Work, carrier: bool, search: AirSearch, report: chits.Report, slot: Slot
 ) -> list[Event]:
     """13.4.1: a successful US carrier search out to Medium range whose open roll is
     90 or more scores a chance of hits: an immediate strike on the contacted TF at
@@ -467,16 +480,16 @@ def vs_hit(
     and owed in ``public["pending_strikes"]``; the strike itself (the Specific-target
     deployment, the random target type from the core, the Naval CRT) is stage 2's.
     None against a TF reported as a dummy (13.6.4)."""
-    rule = _value(state[PUBLIC], VS_HIT)
+    rule = work.pack[VS_HIT].value
     bands = BAND_ORDER[BAND_ORDER.index(rule["max_band"]) :]
-    roll = int(search.data["roll"])
+    side, band, roll = search.searcher, search.band, search.roll
     if side != ALLIED or not carrier or band not in bands or roll < int(rule["min_roll"]):
         return []
-    if report.dummy:
+    if report.dummy or search.owner is None or search.tf is None:
         return []
-    owed = VsSearchHit(Side(search.data["owner"]), search.data["tf"], roll, int(rule["anti_ship"]))
-    state[PUBLIC].setdefault(PENDING_STRIKES, []).append({**owed.to_json(), "time": slot.time})
-    return [disclose(state, owed, SIDES, slot.time, "13.4.1")]
+    owed = VsSearchHit(search.owner, search.tf, roll, int(rule["anti_ship"]))
+    _owe_strike(work, owed, slot.time)
+    return [work.disclose(owed, SIDES, slot.time, "13.4.1")]
 
 
 class NoSearchTookPlace(Fact, kind="no-search-took-place"):
@@ -487,25 +500,24 @@ class NoSearchTookPlace(Fact, kind="no-search-took-place"):
 
 
 def _bluff(
-    state: dict[str, Any],
-    side: str,
+    work: Work,
+    side: Side,
     label: str,
-    at: str,
-    h: str,
+    at: HexId,
+    h: HexId,
     value: int,
     dice: Dice,
     slot: Slot,
 ) -> list[Event]:
     """13.3.3: announced as a carrier search with an invented value, rolled openly; a
     "success" obliges the side to say that no search took place."""
-    public = state[PUBLIC]
-    band = band_of(public, distance(at, h), True) or "medium"
-    roll, need, ok = _roll(public, True, value, band, dice, f"bluff search {side} {label}")
-    search = AirSearch(Side(side), f"TF at {at}", h, None, None, band, value, need, roll, False)
-    events = [disclose(state, search, SIDES, slot.time, "13.3.3")]
+    band = band_of(work.pack, distance(at, h), True) or "medium"
+    roll, need, ok = _roll(work.pack, True, value, band, dice, f"bluff search {side} {label}")
+    search = AirSearch(side, f"TF at {at}", h, None, None, band, value, need, roll, False)
+    events = [work.disclose(search, SIDES, slot.time, "13.3.3")]
     if ok:
-        admitted = NoSearchTookPlace(Side(side), h)
-        events.append(disclose(state, admitted, SIDES, slot.time, "13.3.3"))
+        admitted = NoSearchTookPlace(side, h)
+        events.append(work.disclose(admitted, SIDES, slot.time, "13.3.3"))
     return events
 
 
@@ -518,59 +530,100 @@ class IntensiveSearchLoss(Fact, kind="intensive-search-loss"):
     air_points_lost: int
 
 
+def _flown_intensive(work: Work, side: Side, time: str, label: str) -> None:
+    """The side's intensive searches by game time (``private[side]["intensive"]``)."""
+    flown = work.own(side).setdefault("intensive", {})
+    flown.setdefault(time, []).append(label)  # strikes use the APAT
+
+
 def _intensive_loss(
-    state: dict[str, Any],
-    side: str,
+    work: Work,
+    side: Side,
     label: str,
-    air: Mapping[str, int],
     band: str,
     report: chits.Report,
     dice: Dice,
     slot: Slot,
 ) -> list[Event]:
-    """13.5.4: 1D6 for the searching APs after the report; none against a reported dummy."""
-    private = state[PRIVATE][side]
-    private.setdefault("intensive", {}).setdefault(slot.time, []).append(
-        label
-    )  # strikes use the APAT
+    """13.5.4: 1D6 for the searching APs after the report; none against a reported dummy.
+    A base loses its searching types' APs in their order; a carrier TF none here."""
+    _flown_intensive(work, side, slot.time, label)
     if report.dummy:
         return []
     roll = dice.d6(f"intensive search loss {side} {label}")
-    rows = _value(state[PUBLIC], INTENSIVE_LOSS)["rows"]
+    rows = work.pack[INTENSIVE_LOSS].value["rows"]
     lost = next(int(r["air_points_lost"]) for r in rows if r["roll"][0] <= roll <= r["roll"][1])
-    pool = private.get("air_bases", {}).get(label, {}).get("air_points")
-    if pool is not None:
-        searchers = sorted(
-            (t for t in pool if pool[t] and ap_search(state[PUBLIC], t)["search"].get(band, 0)),
-            key=str,
-        )
-        for _ in range(lost):
-            if searchers:
-                t = searchers[0]
-                pool[t] -= 1
-                if not pool[t]:
-                    searchers.pop(0)
+    own, pack = work.own(side), work.pack
+    base = air_bases(own).get(label)
+    pool = base.air_points if base is not None else {}
+    left = lost
+    for t in sorted(t for t in pool if pool[t] and ap_search(pack, t)["search"].get(band, 0)):
+        left -= take_losses(own, label, t, left)
     fact = IntensiveSearchLoss(label, roll, lost)
-    return [disclose(state, fact, [side], slot.time, "13.5.4")]
+    return [work.disclose(fact, [side], slot.time, "13.5.4")]
 
 
 # -- the Naval Phase: searches as a TF moves ------------------------------------
 
 
-def _searched(state: dict[str, Any], slot: Slot) -> dict[str, Any]:
-    rec = chits._search(state)
-    naval: dict[str, Any] = rec.setdefault("naval", {})
-    if naval.get("time") != slot.time:  # a new Naval Phase: a fresh record
-        naval.clear()
-        naval.update(time=slot.time, bands={}, carrier_targets={})
-    return naval
+@dataclass(frozen=True, slots=True)
+class NavalSearches:
+    """A Naval Phase's searches of moving TFs (the moderator's): the bands each
+    searcher has searched each TF in ("<side>|<searcher>|<owner>:<tf>", 13.3, 13.7.1)
+    and the one TF each moving carrier TF searched (13.3.2)."""
+
+    time: str
+    bands: Mapping[str, tuple[str, ...]]
+    carrier_targets: Mapping[str, str]
+
+    def searched(self, key: str, band: str) -> NavalSearches:
+        bands = {**self.bands, key: (*self.bands.get(key, ()), band)}
+        return replace(self, bands=bands)
+
+    def targets(self, carrier: str, target: str) -> NavalSearches:
+        return replace(self, carrier_targets={**self.carrier_targets, carrier: target})
+
+    def to_json(self) -> dict[str, Any]:
+        bands = {k: list(v) for k, v in self.bands.items()}
+        return {"time": self.time, "bands": bands, "carrier_targets": dict(self.carrier_targets)}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> NavalSearches:
+        bands = {k: tuple(v) for k, v in raw["bands"].items()}
+        return cls(raw["time"], bands, dict(raw["carrier_targets"]))
+
+
+def _naval_searches(work: Work, slot: Slot) -> NavalSearches:
+    """This Naval Phase's record, a fresh one kept at its first search."""
+    rec = chits._search(work.json)
+    raw = rec.get("naval", {})
+    if raw.get("time") == slot.time:
+        return NavalSearches.from_json(raw)
+    fresh = NavalSearches(slot.time, {}, {})  # a new Naval Phase: a fresh record
+    _keep_naval(work, fresh)
+    return fresh
+
+
+def _keep_naval(work: Work, searches: NavalSearches) -> None:
+    chits._search(work.json)["naval"] = searches.to_json()
+
+
+def _sources(work: Work, side: Side) -> list[tuple[str, bool]]:
+    """The side's searching bases and carrier TFs on the map, by name (13.0)."""
+    own = work.own(side)
+    sources = [(b, False) for b in sorted(air_bases(own))]
+    return sources + [
+        (f"TF {t}", True)
+        for t, r in sorted(tfs.display(own).items())
+        if tf_air(tfs.ships_in(own, r)) and r.hex
+    ]
 
 
 def moving_tf_entered(
-    state: dict[str, Any],
-    owner: str,
+    work: Work,
+    owner: Side,
     tf: str,
-    hexid: str,
+    hexid: HexId,
     slot: Slot,
     dice: Dice,
     secret: Dice,
@@ -582,56 +635,50 @@ def moving_tf_entered(
     that band (13.3, 13.7.1). Night movement is immune (16.6.1)."""
     if night:
         return []
-    public = state[PUBLIC]
-    enemy = enemy_of(owner)
-    own = state[PRIVATE][enemy]
-    naval = _searched(state, slot)
+    pack, enemy = work.pack, enemy_of(owner)
+    own = work.own(enemy)
+    naval = _naval_searches(work, slot)
     events: list[Event] = []
-    sources = [(b, False) for b in sorted(own.get("air_bases", {}))]
-    sources += [
-        (f"TF {t}", True)
-        for t, r in sorted(tfs.display(own).items())
-        if tf_air(tfs.ships_in(own, r)) and r.hex
-    ]
-    for name, carrier in sources:
-        base = searcher(own, name, public=public, side=enemy)
+    for name, carrier in _sources(work, enemy):
+        base = searcher(own, name, pack=pack, side=enemy)
         label, at, air = base.label, base.hex, base.air
         if at is None:
             continue
-        band = band_of(
-            public, distance(at, hexid), carrier, 0 if carrier else reach(public, air, enemy)
-        )
+        ext = 0 if carrier else reach(pack, air, enemy)
+        band = band_of(pack, distance(at, hexid), carrier, ext)
         key = f"{enemy}|{label}|{owner}:{tf}"
-        if band is None or band in naval["bands"].get(key, []):
+        if band is None or band in naval.bands.get(key, ()):
             continue
         if carrier and tfs.displayed(own, tf_key(own, label)).log:  # 13.3.2: moving
-            first = naval["carrier_targets"].get(label)
+            first = naval.carrier_targets.get(label)
             if first not in (None, f"{owner}:{tf}"):
                 continue
-            naval["carrier_targets"][label] = f"{owner}:{tf}"
-        value = value_at(public, air, band)
+            naval = naval.targets(label, f"{owner}:{tf}")
+            _keep_naval(work, naval)
+        value = value_at(pack, air, band)
         if not value:
             continue
-        naval["bands"].setdefault(key, []).append(band)
+        naval = naval.searched(key, band)
+        _keep_naval(work, naval)
         shown = f"TF at {at}" if carrier else label
-        event, ok = _announced_roll(
-            state, enemy, shown, hexid, (owner, tf), carrier, value, band, dice, slot
+        search, event = _announced_roll(
+            work, enemy, shown, hexid, (owner, tf), carrier, value, band, dice, slot
         )
         events.append(event)
-        if ok:
+        if search.contact:
             found, report = contact(
-                state, owner, tf, enemy, source="air", cup=chits.NORMAL, slot=slot, secret=secret
+                work, owner, tf, enemy, source="air", cup=chits.NORMAL, slot=slot, secret=secret
             )
-            events += [*found, *vs_hit(state, enemy, carrier, band, event, report, slot)]
+            events += [*found, *vs_hit(work, carrier, search, report, slot)]
     return events
 
 
 def entered_enemy_installation(
-    state: dict[str, Any], owner: str, tf: str, slot: Slot, secret: Dice, *, night: bool
+    work: Work, owner: Side, tf: str, slot: Slot, secret: Dice, *, night: bool
 ) -> list[Event]:
     """13.8: a TF entering a hex with an enemy ground unit, port or airbase is located:
     by day the owner gives a True report, by night a Cup 2 chit is drawn."""
     cup = chits.NORMAL if night else None
     return contact(
-        state, owner, tf, enemy_of(owner), source="installation", cup=cup, slot=slot, secret=secret
+        work, owner, tf, enemy_of(owner), source="installation", cup=cup, slot=slot, secret=secret
     )[0]

@@ -21,7 +21,7 @@ deception.py; this module only calls them at the right times.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -43,8 +43,11 @@ from pbem.rulesets.witp import (
     search,
 )
 from pbem.rulesets.witp import taskforces as tfs
+from pbem.rulesets.witp.air.ships import air_bases
 from pbem.rulesets.witp.clock import Round, Slot
-from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Fact, Knowledge, disclose
+from pbem.rulesets.witp.datapack import public_pack
+from pbem.rulesets.witp.hexgrid import HexId
+from pbem.rulesets.witp.knowledge import MODERATOR, Fact, Knowledge
 from pbem.rulesets.witp.missions import Context
 from pbem.rulesets.witp.work import Work
 
@@ -67,14 +70,14 @@ class SearchMap(Protocol):
 # -- set-up ----------------------------------------------------------------------
 
 
-def prepare(state: dict[str, Any], sea: SearchMap) -> None:
+def prepare(work: Work, sea: SearchMap) -> None:
     """Each side's searchers, once (13.0, 13.1.1): a forces item with ``base`` and
     ``air_points`` is a land base where its position falls; an item whose keys are
     the side's ship names gives those carriers their air points; the Allied
-    ``coastwatchers`` item is the CW Log (13.8.3, 13.8.4)."""
-    public = state[PUBLIC]
+    ``coastwatchers`` item is the CW Log (13.8.3, 13.8.4). Set-up writes the side's
+    part as its stored JSON (``work.own``), as taskforces.setup does."""
     for side in SIDES:
-        own = state[PRIVATE][side]
+        own = work.own(side)
         if "air_bases" in own:
             continue
         bases: dict[str, Any] = {}
@@ -99,9 +102,9 @@ def prepare(state: dict[str, Any], sea: SearchMap) -> None:
         if side == ALLIED and CW_FORCE in own.get("forces", {}):
             placed = [str(c) for c in own["forces"][CW_FORCE]["value"]]
             try:
-                own[coastwatchers.LOG] = coastwatchers.log(sea, public, placed)
+                coastwatchers.keep_log(work, coastwatchers.log(sea, work.pack, placed))
             except (KeyError, ValueError):
-                own[coastwatchers.LOG] = {}
+                coastwatchers.keep_log(work, {})
 
 
 # -- standing orders -------------------------------------------------------------
@@ -154,11 +157,17 @@ for _word in WORDS:
     orders.register_line(_word, _judge(_word))
 
 
-def file_standing(state: dict[str, Any], side: str, lines: Sequence[str], ctx: Context) -> None:
+def _standing(work: Work, side: Side) -> dict[str, Any]:
+    """The side's standing orders as kept (``private[side]["standing"]``)."""
+    found: dict[str, Any] = work.own(side).setdefault(STANDING, {})
+    return found
+
+
+def file_standing(work: Work, side: Side, lines: Sequence[str], ctx: Context) -> None:
     """The side's standing orders after this Plot Segment (ruling R50): SEARCH lines
     replace the last ones filed (SEARCH NONE: none); a DECEPTION line replaces the
     policy for its TF (or ALL); COASTWATCHERS DELAY replaces the delay."""
-    standing = state[PRIVATE][side].setdefault(STANDING, {})
+    standing = _standing(work, side)
     searches: list[str] | None = None
     for line in lines:
         if not line.strip() or line.split()[0].upper() not in WORDS:
@@ -200,7 +209,7 @@ def _ends_phase(slot: Slot) -> bool:
 
 
 def before_segment(
-    state: dict[str, Any],
+    work: Work,
     slot: Slot,
     rnd: Round,
     dice: Dice,
@@ -211,11 +220,11 @@ def before_segment(
     Search Segment (the standing orders are filed with the plot: ``file_standing``)."""
     events: list[Event] = []
     if slot is rnd.slots[0]:
-        prepare(state, sea)
+        prepare(work, sea)
         if rnd.sides:  # every plot round (the opening has no search orders yet)
-            draws.take_round_seed(state, dice, rnd.name)  # always 12 open dice
+            draws.take_round_seed(work.json, dice, rnd.name)  # always 12 open dice
     if slot.phase.key.startswith("air") and slot.segment.key == "search":
-        events += air_search_segment(state, slot, dice, contexts)
+        events += air_search_segment(work, slot, dice, contexts)
     return events
 
 
@@ -228,43 +237,43 @@ class SearchNotFlown(Fact, kind="search-not-flown"):
 
 
 def air_search_segment(
-    state: dict[str, Any], slot: Slot, dice: Dice, contexts: Mapping[str, Context]
+    work: Work, slot: Slot, dice: Dice, contexts: Mapping[str, Context]
 ) -> list[Event]:
     """13.3.1: each side's standing SEARCH lines, judged again where its bases and TFs
     now are; a line that no longer holds is not flown, and its side is told why."""
     events: list[Event] = []
-    lines: dict[str, list[str]] = {}
+    lines: dict[Side, list[str]] = {}
     for side in SIDES:
         ctx = contexts[side]
-        for line in state[PRIVATE][side].get(STANDING, {}).get("search", ()):
+        for line in work.own(side).get(STANDING, {}).get("search", ()):
             try:
                 lines.setdefault(side, []).append(canonical(ctx, line))
             except OrderError as e:
                 told = SearchNotFlown(line, str(e), e.rule)
-                events.append(disclose(state, told, [side], slot.time, e.rule or "13.3"))
+                events.append(work.disclose(told, [side], slot.time, e.rule or "13.3"))
     if not lines:
         return events
-    secret = draws.round_secret(state, slot.time)
-    return events + search.resolve_air_searches(state, lines, dice, secret, slot)
+    secret = draws.round_secret(work.json, slot.time)
+    return events + search.resolve_air_searches(work, lines, dice, secret, slot)
 
 
-def after_segment(state: dict[str, Any], slot: Slot) -> list[Event]:
+def after_segment(work: Work, slot: Slot) -> list[Event]:
     """After play.py resolved ``slot``: Located chits at the end of an Air or Naval
     Phase (13.7.5, a TF that did not move keeping its chit in a Naval Phase) and the
     chits' return at the end of an even-numbered Game-Turn (13.5, 13.6.5)."""
     events: list[Event] = []
     if _ends_phase(slot):
         # The TFs that moved in this Naval Phase, or (an Air Phase) in the last one.
-        moved = {k for keys in state.get(MODERATOR, {}).get(MOVED, {}).values() for k in keys}
-        stationary = [k for k in located.markers(state) if k not in moved]
-        events += located.end_of_phase(state, slot, stationary)
+        moved = _moved(work)
+        stationary = [k for k in located.marked(work) if k not in moved]
+        events += located.end_of_phase(work, slot, stationary)
     if slot.segment.key == "advance" and not slot.strategic:
-        chits.end_of_game_turn(state, slot.turn)
+        chits.end_of_game_turn(work.json, slot.turn)
     if slot.phase.key.startswith("naval") and slot.segment.key == "execution":
         for side in SIDES:  # 13.6.5: a deactivated TF's chits go back to the cups
-            for tf, rec in state[PRIVATE][side].get(tfs.TFS, {}).items():
-                if rec.get("deactivated"):
-                    chits.return_chits(state, side, tf)
+            for tf, rec in tfs.task_forces(work, side).items():
+                if rec.deactivated:
+                    chits.return_chits(work.json, side, tf)
     return events
 
 
@@ -273,8 +282,19 @@ def after_segment(state: dict[str, Any], slot: Slot) -> list[Event]:
 MOVED = "moved"  # moderator: {phase time prefix: ["owner:tf", ...]} TFs that moved
 
 
+def _moved(work: Work) -> set[str]:
+    """The "<owner>:<tf>" keys of the TFs that moved in the last Naval Phase."""
+    phases = work.json.get(MODERATOR, {}).get(MOVED, {})
+    return {k for keys in phases.values() for k in keys}
+
+
+def _record_moved(work: Work, phase: str, keys: Collection[str]) -> None:
+    work.json[MODERATOR][MOVED] = {phase: sorted(set(keys))}
+
+
 @dataclass
 class _Moving:
+    work: Work
     slot: Slot
     dice: Dice
     secret: Dice
@@ -286,57 +306,58 @@ _MOVING: ContextVar[_Moving | None] = ContextVar("witp_moving", default=None)
 
 
 @contextmanager
-def moving(state: dict[str, Any], slot: Slot, dice: Dice, sea: SearchMap) -> Iterator[list[Event]]:
+def moving(work: Work, slot: Slot, dice: Dice, sea: SearchMap) -> Iterator[list[Event]]:
     """Around movement.execute: the searches of each hex entered are made by the hook
     below; on leaving, held coastwatcher contacts are announced (13.8, R23) and the
     dummies revealed meanwhile leave the display. The yielded list receives those
     closing events."""
-    secret = draws.round_secret(state, slot.time)
-    ctx = _Moving(slot, dice, secret, sea)
+    secret = draws.round_secret(work.json, slot.time)
+    ctx = _Moving(work, slot, dice, secret, sea)
     token = _MOVING.set(ctx)
-    state.setdefault(MODERATOR, {})[dummies.DEFER] = True
+    dummies.defer_removal(work, True)
     closing: list[Event] = []
     try:
         yield closing
     finally:
         _MOVING.reset(token)
-    closing += coastwatchers.flush(state, slot, draws.round_secret(state, f"{slot.time}/flush"))
-    state[MODERATOR].pop(dummies.DEFER, None)
-    dummies.remove_revealed(state)
-    state[MODERATOR][MOVED] = {_phase(slot): sorted(set(ctx.moved))}
+    flushed = draws.round_secret(work.json, f"{slot.time}/flush")
+    closing += coastwatchers.flush(work, slot, flushed)
+    dummies.defer_removal(work, False)
+    dummies.remove_revealed(work)
+    _record_moved(work, _phase(slot), ctx.moved)
 
 
-def _enemy_installation(state: Mapping[str, Any], side: str, h: str, sea: SearchMap) -> bool:
+def _enemy_installation(work: Work, side: Side, h: HexId, sea: SearchMap) -> bool:
     """13.8: an enemy port or airbase in ``h`` (ground units come with stage 6)."""
     enemy = enemy_of(side)
-    start = str(state[PUBLIC]["pack"].get(START_KEY, {}).get("value", "may1942"))
+    item = work.pack.get(START_KEY)
+    start = str(item.value) if item is not None else "may1942"
     if any(b.owner_at(start) == enemy for b in sea.bases_in(h)):
         return True
-    bases = state[PRIVATE][enemy].get("air_bases", {})
-    return any(b["hex"] == h for b in bases.values())
+    return any(b.hex == h for b in air_bases(work.own(enemy)).values())
 
 
 def entered(work: Work, side: str, tf: str, step: Mapping[str, Any]) -> list[Event]:
-    """movement.ON_ENTER: ``side``'s TF ``tf`` has entered ``step["hex"]``."""
-    state = work.json
+    """movement.ON_ENTER: ``side``'s TF ``tf`` has entered ``step["hex"]``, played on
+    the work area ``moving`` holds."""
     ctx = _MOVING.get()
     if ctx is None:
         return []
-    rec = state[PRIVATE][side].get(tfs.TFS, {}).get(tf)
-    if rec is None or rec.get("revealed"):
+    work, owner = ctx.work, Side(side)
+    rec = tfs.task_forces(work, owner).get(tf)
+    if rec is None or rec.revealed:
         return []  # a revealed dummy's marker is off the map (13.6.3)
-    h, night, slot = str(step["hex"]), bool(step.get("night")), ctx.slot
-    key = f"{side}:{tf}"
-    ctx.moved.append(key)
+    h, night, slot = HexId(str(step["hex"])), bool(step.get("night")), ctx.slot
+    ctx.moved.append(f"{owner}:{tf}")
     events: list[Event] = []
     if night:
-        events += located.night_movement(state, side, tf, slot)
+        events += located.night_movement(work, owner, tf, slot)
     else:
-        events += located.moved(state, side, tf, h, slot)
-    events += search.moving_tf_entered(state, side, tf, h, slot, ctx.dice, ctx.secret, night=night)
-    if _enemy_installation(state, side, h, ctx.sea):
-        events += search.entered_enemy_installation(state, side, tf, slot, ctx.secret, night=night)
-    events += coastwatchers.entered(state, side, tf, h, slot, ctx.secret, night=night)
+        events += located.moved(work, owner, tf, h, slot)
+    events += search.moving_tf_entered(work, owner, tf, h, slot, ctx.dice, ctx.secret, night=night)
+    if _enemy_installation(work, owner, h, ctx.sea):
+        events += search.entered_enemy_installation(work, owner, tf, slot, ctx.secret, night=night)
+    events += coastwatchers.entered(work, owner, tf, h, slot, ctx.secret, night=night)
     return events
 
 
@@ -346,17 +367,17 @@ movement.ON_ENTER.append(entered)
 # -- the order form ----------------------------------------------------------------
 
 
-def _bands(public: Mapping[str, Any], air: Mapping[str, int], carrier: bool, side: str) -> str:
+def _bands(pack: search.Pack, air: Mapping[str, int], carrier: bool, side: Side) -> str:
     key = search.CARRIER_BANDS if carrier else search.LAND_BANDS
-    table = public["pack"][key]["value"]
-    ext = 0 if carrier else search.reach(public, air, side)
+    table = pack[key].value
+    ext = 0 if carrier else search.reach(pack, air, side)
     parts = []
     for band in search.BAND_ORDER[::-1]:
         if band not in table:
             continue
         lo, hi = table[band]
         hi = min(hi, ext) if band == "extended" else hi
-        value = search.value_at(public, air, band)
+        value = search.value_at(pack, air, band)
         if value and lo <= hi:
             parts.append(f"{band} {lo}-{hi} hexes value {value}")
     return "; ".join(parts) or "no search value"
@@ -365,7 +386,7 @@ def _bands(public: Mapping[str, Any], air: Mapping[str, int], carrier: bool, sid
 def form_lines(ctx: Context) -> list[str]:
     """The order form's search section: the words, then each searching base and
     carrier TF with its bands and values (13.1, 13.3), the standing orders in force."""
-    own = ctx.own
+    own, pack, side = ctx.own, public_pack(ctx.public), Side(ctx.side)
     out = [
         "",
         "Standing orders (kept until you file others; docs/witp-orders.md):",
@@ -377,20 +398,21 @@ def form_lines(ctx: Context) -> list[str]:
     if ctx.side == ALLIED:
         out.append("  COASTWATCHERS DELAY <hexes>|END  (13.8)")
     out.append("Your searching bases (land bands; 13.1.3):")
-    for name, b in sorted(own.get("air_bases", {}).items()):
-        bands = _bands(ctx.public, b["air_points"], False, ctx.side)
-        out.append(f"  {name.replace(' ', '_')} at {b['hex']}: {bands}")
-    for tf in sorted(own.get(tfs.TFS, {}), key=tfs.marker_number):
-        entry = own[tfs.TFS][tf]
-        if not entry.get("hex"):
+    for name, b in sorted(air_bases(own).items()):
+        bands = _bands(pack, b.air_points, False, side)
+        out.append(f"  {name.replace(' ', '_')} at {b.hex}: {bands}")
+    display = tfs.display(own)
+    for tf in sorted(display, key=tfs.marker_number):
+        at = display[tf].hex
+        if not at:
             continue
         try:
-            air = search.searcher(own, tf, public=ctx.public, side=Side(ctx.side)).air
+            air = search.searcher(own, tf, pack=pack, side=side).air
         except KeyError:
             continue
         if air:
-            bands = _bands(ctx.public, air, True, ctx.side)
-            out.append(f"  {tf} at {entry['hex']} (carrier bands): {bands}")
+            bands = _bands(pack, air, True, side)
+            out.append(f"  {tf} at {at} (carrier bands): {bands}")
     standing = own.get(STANDING, {})
     kept = [*standing.get("search", ())]
     kept += [p.get("line", "") for p in standing.get("deception", {}).values()]

@@ -17,8 +17,10 @@ from pbem.rulesets.witp import located as located_chits
 from pbem.rulesets.witp.air import capsplit, naval_strike, night, plot
 from pbem.rulesets.witp.clock import schedule
 from pbem.rulesets.witp.draws import SecretDice
+from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import DISCLOSURES, MODERATOR, PRIVATE, PUBLIC, disclose
 from pbem.rulesets.witp.ruleset import WitpRuleset
+from pbem.rulesets.witp.work import Work
 
 from .conftest import SCENARIO
 from .naval import NO_GATE, tfs
@@ -214,11 +216,13 @@ def _told_moved(s: dict[str, Any], time: str, kind: str = "located-moved") -> No
         return
     slots = schedule(2, 1)
     slot = next(sl for sl in slots if sl.time == time)
-    (event,) = located_chits.night_movement(s, ALLIED, "TF2", slot)
+    work = Work.begin(s)
+    (event,) = located_chits.night_movement(work, ALLIED, "TF2", slot)
     assert event.kind == kind
     # found again by an air search since: a target once more (5.1.6)
     search = next(sl for sl in slots if sl.time == "T1/air3/search")
-    located_chits.place(s, ALLIED, "TF2", "E2016", "air", search)
+    located_chits.place(work, ALLIED, "TF2", HexId("E2016"), "air", search)
+    s.update(work.finish().to_json())
 
 
 def test_14_2_2_r137_a_night_strike_at_a_tf_the_side_saw_move_is_refused() -> None:

@@ -14,8 +14,11 @@ from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp import chits, deception, located, search
 from pbem.rulesets.witp.clock import schedule
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
+from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, Knowledge, projection
+from pbem.rulesets.witp.work import Work
 
 from .searchworld import tf, world
 
@@ -24,6 +27,7 @@ AIR1 = SLOTS["T1/air1/search"]
 NAVAL1 = SLOTS["T1/naval1/execution"]
 AIR2 = SLOTS["T1/air2/search"]
 NAVAL2 = SLOTS["T1/naval2/execution"]
+E1015 = HexId("E1015")
 RABAUL = {"japanese": {"Rabaul": {"hex": "E1010", "air_points": {"H6K4": 2, "G4M1": 2}}}}
 
 
@@ -49,7 +53,7 @@ def always(n: int = 100) -> Any:
 
 
 def test_13_1_3_bands_and_extended_reach() -> None:
-    pub = world()[PUBLIC]
+    pub = public_pack(world()[PUBLIC])
     assert [search.band_of(pub, d, False, 24) for d in (1, 7, 8, 14, 20, 24, 25)] == [
         "short",
         "short",
@@ -65,7 +69,7 @@ def test_13_1_3_bands_and_extended_reach() -> None:
 
 
 def test_13_1_1_a_bases_value_is_the_sum_of_its_air_points() -> None:
-    pub = world()[PUBLIC]
+    pub = public_pack(world()[PUBLIC])
     assert search.value_at(pub, {"H6K4": 2, "G4M1": 2, "A6M2": 5}, "medium") == 10
     assert search.threshold(pub, False, 10, "medium") == 40
     assert search.threshold(pub, False, 0, "short") is None
@@ -101,12 +105,13 @@ def test_13_3_1_search_order_is_checked_and_canonical() -> None:
 
 
 def test_13_3_1_a_split_search_divides_the_value_and_contact_draws_a_chit() -> None:
-    state = world(
-        bases=RABAUL, allied={"17": tf("E1015", "CV", "CA", "DD"), "44": tf("E1016", "CA")}
+    work = Work.begin(
+        world(bases=RABAUL, allied={"17": tf("E1015", "CV", "CA", "DD"), "44": tf("E1016", "CA")})
     )
     events = search.resolve_air_searches(
-        state, {"japanese": ["SEARCH Rabaul E1015 E1016"]}, always(99), SecretDice(b"s", "t"), AIR1
+        work, {JAPANESE: ["SEARCH Rabaul E1015 E1016"]}, always(99), SecretDice(b"s", "t"), AIR1
     )
+    state = work.finish().to_json()
     searches = [e for e in events if e.kind == "air-search"]
     assert [e.data["value"] for e in searches] == [5, 5]  # 10 // 2 at Short
     assert all(e.data["contact"] and e.witnesses is None for e in searches)  # open (13.3)
@@ -119,23 +124,25 @@ def test_13_3_1_a_split_search_divides_the_value_and_contact_draws_a_chit() -> N
 
 
 def test_13_3_3_a_successful_bluff_admits_no_search_took_place() -> None:
-    state = world(japanese={"5": tf("E1012", "CA")}, allied={"17": tf("E1015", "CV")})
+    work = Work.begin(world(japanese={"5": tf("E1012", "CA")}, allied={"17": tf("E1015", "CV")}))
     events = search.resolve_air_searches(
-        state, {"japanese": ["SEARCH TF 5 E1015 BLUFF 9"]}, always(99), SecretDice(b"s", "t"), AIR1
+        work, {JAPANESE: ["SEARCH TF 5 E1015 BLUFF 9"]}, always(99), SecretDice(b"s", "t"), AIR1
     )
+    state = work.finish().to_json()
     assert [e.kind for e in events] == ["air-search", "no-search-took-place"]
     assert "located" not in state[PUBLIC] or not state[PUBLIC]["located"]
 
 
 def test_13_5_4_intensive_search_uses_cup1_and_costs_air_points() -> None:
-    state = world(bases=RABAUL, allied={"17": tf("E1015", "CV", "CA")})
+    work = Work.begin(world(bases=RABAUL, allied={"17": tf("E1015", "CV", "CA")}))
     events = search.resolve_air_searches(
-        state,
-        {"japanese": ["SEARCH Rabaul E1015 INTENSIVE"]},
+        work,
+        {JAPANESE: ["SEARCH Rabaul E1015 INTENSIVE"]},
         always(99),
         SecretDice(b"s", "t"),
         AIR1,
     )
+    state = work.finish().to_json()
     assert chits._search(state)["held"]["allied:17"][0]["cup"] == "cup1"
     loss = [e for e in events if e.kind == "intensive-search-loss"]
     assert loss and loss[0].witnesses == ("japanese",)
@@ -151,8 +158,8 @@ def test_13_5_4_no_loss_against_a_reported_dummy() -> None:
     state = world(bases=RABAUL, allied={"9": tf("E1015", dummy=True)})
     only(state, "cup1", "true")  # not False: the dummy must be reported as one (13.6.2)
     events = search.resolve_air_searches(
-        state,
-        {"japanese": ["SEARCH Rabaul E1015 INTENSIVE"]},
+        Work.begin(state),
+        {JAPANESE: ["SEARCH Rabaul E1015 INTENSIVE"]},
         always(99),
         SecretDice(b"s", "t"),
         AIR1,
@@ -162,18 +169,19 @@ def test_13_5_4_no_loss_against_a_reported_dummy() -> None:
 
 
 def test_13_3_a_naval_phase_search_once_per_band_as_the_tf_enters_it() -> None:
-    state = world(bases=RABAUL, allied={"17": tf("E1040", "CV")})
+    work = Work.begin(world(bases=RABAUL, allied={"17": tf("E1040", "CV")}))
     dice, secret = always(1), SecretDice(b"s", "t")  # every roll fails
     kinds = []
     for row in (33, 32, 31, 25, 24, 23):  # 23-21 hexes: extended; 15, 14: long; 13: medium
-        kinds += search.moving_tf_entered(state, "allied", "17", f"E10{row}", NAVAL1, dice, secret)
+        h = HexId(f"E10{row}")
+        kinds += search.moving_tf_entered(work, ALLIED, "17", h, NAVAL1, dice, secret)
     bands = [e.data["band"] for e in kinds]
     assert bands == ["extended", "long", "medium"]
-    again = search.moving_tf_entered(state, "allied", "17", "E1018", NAVAL2, dice, secret)
+    e1018 = HexId("E1018")
+    again = search.moving_tf_entered(work, ALLIED, "17", e1018, NAVAL2, dice, secret)
     assert [e.data["band"] for e in again] == ["medium"]  # a new phase, a new record
     assert (
-        search.moving_tf_entered(state, "allied", "17", "E1018", NAVAL2, dice, secret, night=True)
-        == []
+        search.moving_tf_entered(work, ALLIED, "17", e1018, NAVAL2, dice, secret, night=True) == []
     )
 
 
@@ -181,17 +189,19 @@ def test_13_3_2_a_moving_carrier_tf_searches_one_enemy_tf_a_phase() -> None:
     carrier = tf("E1010", "CV", air={"SBD-3": 4})
     carrier["log"] = [{"hex": h, "mp": n, "night": False} for n, h in enumerate(("E1011", "E1010"))]
     state = world(allied={"17": carrier}, japanese={"1": tf("E1013", "CA"), "2": tf("E1013", "DD")})
-    dice, secret = always(1), SecretDice(b"s", "t")
-    first = search.moving_tf_entered(state, "japanese", "1", "E1013", NAVAL1, dice, secret)
-    second = search.moving_tf_entered(state, "japanese", "2", "E1013", NAVAL1, dice, secret)
+    work, dice, secret = Work.begin(state), always(1), SecretDice(b"s", "t")
+    h = HexId("E1013")
+    first = search.moving_tf_entered(work, JAPANESE, "1", h, NAVAL1, dice, secret)
+    second = search.moving_tf_entered(work, JAPANESE, "2", h, NAVAL1, dice, secret)
     assert len(first) == 1 and second == []
 
 
 def test_13_8_a_tf_entering_an_enemy_base_by_day_gets_a_true_report() -> None:
-    state = world(japanese={"1": tf("E1013", "CV", "CA")})
+    work = Work.begin(world(japanese={"1": tf("E1013", "CV", "CA")}))
     events = search.entered_enemy_installation(
-        state, "japanese", "1", NAVAL1, SecretDice(b"s", "t"), night=False
+        work, JAPANESE, "1", NAVAL1, SecretDice(b"s", "t"), night=False
     )
+    state = work.finish().to_json()
     report = [e.data["report"] for e in events if e.kind == "search-report"]
     assert report == ["1 CA, 1 CV; total 2"]
     assert state[PUBLIC]["located"]["japanese:1"]["source"] == "installation"
@@ -201,46 +211,42 @@ def test_13_8_a_tf_entering_an_enemy_base_by_day_gets_a_true_report() -> None:
 
 
 def test_13_7_5_located_lasts_to_the_end_of_the_next_phase() -> None:
-    state = world()
-    located.place(state, "allied", "17", "E1015", "air", AIR1)
-    assert located.markers(state)["allied:17"]["label"] == "Located 1A"
-    assert located.end_of_phase(state, AIR1) == []
-    events = located.end_of_phase(state, NAVAL1)
-    assert [e.kind for e in events] == ["located-removed"] and not located.markers(state)
+    work = Work.begin(world())
+    located.place(work, ALLIED, "17", E1015, "air", AIR1)
+    assert located.on_map(work)["allied:17"].label == "Located 1A"
+    assert located.end_of_phase(work, AIR1) == []
+    events = located.end_of_phase(work, NAVAL1)
+    assert [e.kind for e in events] == ["located-removed"] and not located.on_map(work)
 
 
 def test_13_7_5_a_stationary_tf_keeps_its_chit_renewed() -> None:
-    state = world()
-    located.place(state, "allied", "17", "E1015", "air", NAVAL1)
-    located.end_of_phase(state, AIR2)
+    work = Work.begin(world())
+    located.place(work, ALLIED, "17", E1015, "air", NAVAL1)
+    located.end_of_phase(work, AIR2)
     # AIR2 ends the succeeding phase: gone unless ... it is an Air Phase, so it goes
-    assert not located.markers(state)
-    located.place(state, "allied", "17", "E1015", "air", AIR2)
-    located.end_of_phase(state, NAVAL2, stationary={"allied:17"})
-    assert located.markers(state)["allied:17"]["label"] == "Located 2N"
+    assert not located.on_map(work)
+    located.place(work, ALLIED, "17", E1015, "air", AIR2)
+    located.end_of_phase(work, NAVAL2, stationary={"allied:17"})
+    assert located.on_map(work)["allied:17"].label == "Located 2N"
 
 
 def test_13_7_5_night_movement_removes_air_but_not_coastwatcher_chits() -> None:
-    state = world()
-    located.place(state, "allied", "17", "E1015", "air", NAVAL1)
-    located.place(state, "japanese", "1", "E1016", "coastwatcher", NAVAL1)
-    assert located.night_movement(state, "allied", "17", NAVAL1)
-    assert located.night_movement(state, "japanese", "1", NAVAL1) == []
-    assert set(located.markers(state)) == {"japanese:1"}
+    work = Work.begin(world())
+    located.place(work, ALLIED, "17", E1015, "air", NAVAL1)
+    located.place(work, JAPANESE, "1", HexId("E1016"), "coastwatcher", NAVAL1)
+    assert located.night_movement(work, ALLIED, "17", NAVAL1)
+    assert located.night_movement(work, JAPANESE, "1", NAVAL1) == []
+    assert set(located.on_map(work)) == {"japanese:1"}
 
 
 def test_5_1_6_13_6_4_strike_targets_need_air_contact_and_no_dummy_report() -> None:
     state = world(japanese={"1": tf("E1013", "CA"), "2": tf("E1014", dummy=True)})
     only(state, "cup2", "approx-1")  # not False: TF 2 is reported as the dummy it is
-    secret = SecretDice(b"s", "t")
-    search.contact(
-        state, "japanese", "1", "allied", source="air", cup=None, slot=AIR1, secret=secret
-    )
-    search.contact(
-        state, "japanese", "2", "allied", source="air", cup="cup2", slot=AIR1, secret=secret
-    )
-    located.place(state, "japanese", "3", "E1015", "coastwatcher", AIR1)
-    k = Knowledge.of(state, "allied")
+    work, secret = Work.begin(state), SecretDice(b"s", "t")
+    search.contact(work, JAPANESE, "1", ALLIED, source="air", cup=None, slot=AIR1, secret=secret)
+    search.contact(work, JAPANESE, "2", ALLIED, source="air", cup="cup2", slot=AIR1, secret=secret)
+    located.place(work, JAPANESE, "3", E1015, "coastwatcher", AIR1)
+    k = Knowledge.of(work.finish().to_json(), "allied")
     assert located.strike_target_problem(k, "japanese", "1") is None
     assert "13.6.4" in (located.strike_target_problem(k, "japanese", "2") or "")
     assert "13.8" in (located.strike_target_problem(k, "japanese", "3") or "")
@@ -307,10 +313,11 @@ def test_13_5_7_a_searcher_cannot_tell_worlds_that_report_alike(
             "deception": {"*": {"goals": {}, "fixed": {"any": "dummy"}, "mode": "random"}}
         }
         secret = SecretDice(seed + bytes(len(types)), "t")  # the secret stream differs too
+        work = Work.begin(state)
         search.resolve_air_searches(
-            state, {"japanese": ["SEARCH Rabaul E1015"]}, always(roll), secret, AIR1
+            work, {JAPANESE: ["SEARCH Rabaul E1015"]}, always(roll), secret, AIR1
         )
-        worlds.append(state)
+        worlds.append(work.finish().to_json())
     reports = [
         [d["fact"].get("report") for d in w["disclosures"] if d["fact"]["kind"] == "search-report"]
         for w in worlds
@@ -328,10 +335,11 @@ def test_13_6_2_a_dummy_and_a_real_tf_reported_dummy_under_false_look_alike() ->
         chits._search(state)["cups"]["cup2"] = {c: (10 if c == cup else 0) for c in chits.CHITS}
         _, pol = deception.parse_line(["DECEPTION", "ALL", "IF", "FALSE", "REPORT", "DUMMY"], {})
         state[PRIVATE]["allied"]["standing"] = {"deception": {"*": pol.to_json()}}
+        work = Work.begin(state)
         search.resolve_air_searches(
-            state, {"japanese": ["SEARCH Rabaul E1015"]}, always(99), SecretDice(b"x", "t"), AIR1
+            work, {JAPANESE: ["SEARCH Rabaul E1015"]}, always(99), SecretDice(b"x", "t"), AIR1
         )
-        worlds.append(state)
+        worlds.append(work.finish().to_json())
     assert projection(worlds[0], "japanese") == projection(worlds[1], "japanese")
     assert projection(worlds[0], "allied") != projection(worlds[1], "allied")
 
@@ -340,7 +348,7 @@ def test_13_6_2_a_dummy_and_a_real_tf_reported_dummy_under_false_look_alike() ->
 
 
 def test_13_1_4_a_japanese_carrier_tfs_capital_ships_search_with_floatplanes() -> None:
-    pub = world()[PUBLIC]
+    pub = public_pack(world()[PUBLIC])
     carrier = tf("E1010", "CV", "CA", "CA", "BB", "BC", "DD", air={"B5N2": 2})
     carrier["ships"][1:5] = [
         replace(s, name=name, ship_class=cls)
@@ -369,10 +377,11 @@ def test_13_4_1_a_us_carrier_search_rolling_90_at_medium_scores_a_strike() -> No
             japanese={"1": tf(target, *(() if dummy else ("CVL", "CA")), dummy=dummy)},
         )
         only(state, "cup2", "approx-1")
+        work = Work.begin(state)
         events = search.resolve_air_searches(
-            state, {"allied": [f"SEARCH TF 17 {target}"]}, always(roll), SecretDice(b"s", "t"), AIR1
+            work, {ALLIED: [f"SEARCH TF 17 {target}"]}, always(roll), SecretDice(b"s", "t"), AIR1
         )
-        return state, events
+        return work.finish().to_json(), events
 
     state, events = run(95, "E1013")  # 3 hexes: Short
     hit = [e for e in events if e.kind == "vs-search-hit"]
@@ -390,7 +399,11 @@ def test_13_4_1_only_the_us_scores_search_hits() -> None:
         japanese={"5": tf("E1010", "CV", air={"B5N2": 4})}, allied={"17": tf("E1013", "CA")}
     )
     events = search.resolve_air_searches(
-        state, {"japanese": ["SEARCH TF 5 E1013"]}, always(99), SecretDice(b"s", "t"), AIR1
+        Work.begin(state),
+        {JAPANESE: ["SEARCH TF 5 E1013"]},
+        always(99),
+        SecretDice(b"s", "t"),
+        AIR1,
     )
     assert any(e.kind == "search-report" for e in events)
     assert not [e for e in events if e.kind == "vs-search-hit"]
@@ -405,13 +418,13 @@ def test_13_5_7_a_hidden_make_up_never_shifts_the_next_contacts_report(types: li
     def second_report(first: list[str]) -> str:
         state = world(japanese={"1": tf("E1013", *first), "2": tf("E1014", "CV", "DD")})
         only(state, "cup2", "error-3")  # a report drawn per ship type: the most draws
-        secret = SecretDice(b"same seed", "T1/air1")
+        secret, work = SecretDice(b"same seed", "T1/air1"), Work.begin(state)
         for name in ("1", "2"):
             _, report = search.contact(
-                state,
-                "japanese",
+                work,
+                JAPANESE,
                 name,
-                "allied",
+                ALLIED,
                 source="air",
                 cup="cup2",
                 slot=AIR1,

@@ -8,11 +8,16 @@ from typing import Any
 import pytest
 
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
+from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp import chits, coastwatchers, located
+from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import schedule
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
+from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, Knowledge, projection
 from pbem.rulesets.witp.map import load_map
+from pbem.rulesets.witp.work import Work
 
 from .searchworld import tf, world
 
@@ -39,25 +44,27 @@ class Watcher(SecretDice):
         return Fixed(b"", label)
 
 
-def cw_world(*, dummy: bool = False, delay: int | None = 0) -> dict[str, Any]:
+def cw_world(*, dummy: bool = False, delay: int | None = 0, watched: bool = True) -> Work:
     state = world(japanese={"TF3": tf("E2417", *(() if dummy else ("CA", "DD")), dummy=dummy)})
-    state[PRIVATE]["allied"][coastwatchers.LOG] = GUADALCANAL
+    if watched:
+        state[PRIVATE]["allied"][coastwatchers.LOG] = GUADALCANAL
     state[PRIVATE]["allied"]["standing"] = {coastwatchers.DELAY_KEY: delay}
     chits._search(state)["cups"]["cup2"] = {c: (10 if c == "true" else 0) for c in chits.CHITS}
-    return state
+    return Work.begin(state)
 
 
-def enter(state: dict[str, Any], hexid: str, face: int, *, night: bool = False) -> list[Any]:
-    state[PRIVATE]["japanese"]["tfs"]["TF3"]["hex"] = hexid
+def enter(work: Work, hexid: str, face: int, *, night: bool = False) -> list[Any]:
+    tfs.update(work, JAPANESE, "TF3", hex=HexId(hexid))
     return coastwatchers.entered(
-        state, "japanese", "TF3", hexid, NAVAL1, Watcher(face), night=night
+        work, JAPANESE, "TF3", HexId(hexid), NAVAL1, Watcher(face), night=night
     )
 
 
 def test_13_8_1_a_watcher_holds_every_coastal_hex_of_a_small_island() -> None:
-    cw = coastwatchers.log(load_map(), world()[PUBLIC], ["guadalcanal", "salamaua-coast"])
-    assert cw["guadalcanal"]["hexes"] == ["E2418", "E2519", "E2619"]  # 13.8.1's example
-    assert cw["salamaua-coast"]["hexes"] == ["E1016"]  # New Guinea: its own hex (R24)
+    pack = public_pack(world()[PUBLIC])
+    cw = coastwatchers.log(load_map(), pack, ["guadalcanal", "salamaua-coast"])
+    assert cw["guadalcanal"].hexes == ("E2418", "E2519", "E2619")  # 13.8.1's example
+    assert cw["salamaua-coast"].hexes == ("E1016",)  # New Guinea: its own hex (R24)
 
 
 def test_13_8_the_roll_is_5_6_by_day_and_6_at_night() -> None:
@@ -69,11 +76,11 @@ def test_13_8_the_roll_is_5_6_by_day_and_6_at_night() -> None:
 
 
 def test_13_8_a_failed_roll_tells_nobody_anything() -> None:
-    state, blank = cw_world(), cw_world()
-    del blank[PRIVATE]["allied"][coastwatchers.LOG]
-    enter(state, "E2519", 1)
+    watched, blank = cw_world(), cw_world(watched=False)
+    enter(watched, "E2519", 1)
     enter(blank, "E2519", 1)
-    assert projection(state, "japanese") == projection(blank, "japanese")
+    state = watched.finish().to_json()
+    assert projection(state, "japanese") == projection(blank.finish().to_json(), "japanese")
     assert not state["disclosures"]
 
 
@@ -85,8 +92,9 @@ def test_13_8_a_fork_never_shifts_the_stream_told_to_the_sides() -> None:
 
 
 def test_13_8_a_real_tf_gives_away_the_island_and_cannot_be_struck_on_it_alone() -> None:
-    state = cw_world()
-    events = enter(state, "E2519", 6)
+    work = cw_world()
+    events = enter(work, "E2519", 6)
+    state = work.finish().to_json()
     kinds = [e.kind for e in events]
     assert kinds == ["located", "search-chit", "search-report", "coastwatcher-island"]
     island = events[-1]
@@ -99,8 +107,9 @@ def test_13_8_a_real_tf_gives_away_the_island_and_cannot_be_struck_on_it_alone()
 
 
 def test_13_8_13_6_3_a_dummy_keeps_the_island_secret_and_leaves_the_map() -> None:
-    state = cw_world(dummy=True)
-    kinds = [e.kind for e in enter(state, "E2519", 6)]
+    work = cw_world(dummy=True)
+    kinds = [e.kind for e in enter(work, "E2519", 6)]
+    state = work.finish().to_json()
     assert kinds == [
         "located",
         "search-chit",
@@ -113,19 +122,19 @@ def test_13_8_13_6_3_a_dummy_keeps_the_island_secret_and_leaves_the_map() -> Non
 
 
 def test_13_8_the_announcement_may_wait_some_hexes() -> None:
-    state = cw_world(delay=2)
-    assert enter(state, "E2519", 6) == []
-    assert enter(state, "E2520", 1) == []
-    later = enter(state, "E2521", 1)
+    work = cw_world(delay=2)
+    assert enter(work, "E2519", 6) == []
+    assert enter(work, "E2520", 1) == []
+    later = enter(work, "E2521", 1)
     assert [e.data["hex"] for e in later if e.kind == "located"] == ["E2521"]
 
 
 def test_13_8_a_delay_to_the_end_is_announced_when_the_segment_ends() -> None:
-    state = cw_world(delay=None)
-    assert enter(state, "E2519", 6) == [] and enter(state, "E2520", 6) == []
-    events = coastwatchers.flush(state, NAVAL1, SecretDice(b"s", "t"))
+    work = cw_world(delay=None)
+    assert enter(work, "E2519", 6) == [] and enter(work, "E2520", 6) == []
+    events = coastwatchers.flush(work, NAVAL1, SecretDice(b"s", "t"))
     assert [e.data["hex"] for e in events if e.kind == "located"] == ["E2520"]
-    assert coastwatchers.flush(state, NAVAL1, SecretDice(b"s", "t")) == []
+    assert coastwatchers.flush(work, NAVAL1, SecretDice(b"s", "t")) == []
 
 
 def test_13_8_the_delay_is_an_allied_standing_order() -> None:

@@ -7,11 +7,14 @@ from typing import Any
 import pytest
 
 from pbem.core.errors import IllegalOrderError
+from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp import chits, dummies, intelligence, located
 from pbem.rulesets.witp.clock import schedule
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
+from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, projection
+from pbem.rulesets.witp.work import Work
 
 from .searchworld import tf, world
 
@@ -20,7 +23,7 @@ PLOT = SLOTS["T1/naval1/plot"]
 
 
 def test_13_6_allotments_follow_the_tables() -> None:
-    pub = world()[PUBLIC]
+    pub = public_pack(world()[PUBLIC])
     for seed in range(40):
         n, rolls = dummies.japanese_allotment(pub, SecretDice(bytes([seed]), "t"))
         total = rolls[0] + rolls[1]
@@ -31,24 +34,26 @@ def test_13_6_allotments_follow_the_tables() -> None:
 
 
 def test_13_6_7_17_11_dummies_sortie_within_the_allotment_into_a_friendly_hex() -> None:
-    state = world(japanese={"1": tf("E1010", "CA")})
-    dummies.set_allotment(state, "japanese", 5, 1, [2, 3], PLOT)
+    work = Work.begin(world(japanese={"1": tf("E1010", "CA")}))
+    dummies.set_allotment(work, JAPANESE, 5, 1, [2, 3], PLOT)
     with pytest.raises(IllegalOrderError) as e:
-        dummies.deploy(state, "japanese", "9", "E1011")
+        dummies.deploy(work, JAPANESE, "9", HexId("E1011"))
     assert e.value.rule == "17.11"
-    dummies.deploy(state, "japanese", "9", "E1010")
+    dummies.deploy(work, JAPANESE, "9", HexId("E1010"))
     with pytest.raises(IllegalOrderError) as e:
-        dummies.deploy(state, "japanese", "8", "E1010")
+        dummies.deploy(work, JAPANESE, "8", HexId("E1010"))
     assert e.value.rule == "13.6.7"
-    allied = projection(state, "allied")
+    allied = projection(work.finish().to_json(), "allied")
     assert not allied["disclosures"] and "dummy_allotment" not in allied["private"]
 
 
 def test_13_6_3_a_revealed_dummy_leaves_the_map_and_its_chits_return() -> None:
     state = world(allied={"9": tf("E1010", dummy=True)})
     chits.draw(state, "allied", "9", "cup2", SecretDice(b"s", "t"))
-    located.place(state, "allied", "9", "E1010", "air", PLOT)
-    events = dummies.reveal(state, "allied", "9", "surface TF contact", PLOT)
+    work = Work.begin(state)
+    located.place(work, ALLIED, "9", HexId("E1010"), "air", PLOT)
+    events = dummies.reveal(work, ALLIED, "9", "surface TF contact", PLOT)
+    state = work.finish().to_json()
     assert [e.kind for e in events] == ["located-removed", "dummy-revealed"]
     assert "9" not in state[PRIVATE]["allied"]["tfs"] and not chits.held(state, "allied", "9")
 
@@ -115,8 +120,10 @@ def magic_world(difference: int, *chits_held: str) -> dict[str, Any]:
     state = world(japanese={f"TF{i}": tf("E1010", "CA") for i in range(1, 7)})
     for i in range(1, 7):
         state[PRIVATE]["japanese"]["tfs"][f"TF{i}"]["mission"] = {"tf": f"TF{i}", "path": [i]}
+    work = Work.begin(state)
     for i in range(1, 6):
-        located.place(state, "japanese", f"TF{i}", "E1010", "air", PLOT)
+        located.place(work, JAPANESE, f"TF{i}", HexId("E1010"), "air", PLOT)
+    state = work.finish().to_json()
     state[PRIVATE]["allied"]["intelligence"] = {"si_difference": difference, "magic": []}
     intelligence.draw_magic(state, 0, SecretDice(b"m", "t"), PLOT)
     for chit in chits_held:

@@ -19,6 +19,7 @@ from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.hexgrid import distance
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, projection
 from pbem.rulesets.witp.taskforces import new_tf
+from pbem.rulesets.witp.work import Work
 
 from .naval import at_plot, blind, past_allocation, tfs
 from .searchworld import world
@@ -286,7 +287,9 @@ def test_13_5_7_the_searcher_cannot_tell_worlds_that_report_alike(
         state[PRIVATE]["japanese"]["standing"] = {
             "deception": {"*": {"goals": {}, "fixed": {"any": "dummy"}, "mode": "random"}}
         }
-        searchplay.prepare(state, witp.theatre_map)
+        work = Work.begin(state)
+        searchplay.prepare(work, witp.theatre_map)
+        state = work.finish().to_json()
         chits._search(state)  # the cups as printed, then ``cut`` Report True chits gone
         state[MODERATOR]["search"]["cups"]["cup2"]["true"] -= cut % 5
         result = _play(witp, state, always(roll), allied=f"SEARCH Port_Moresby {MAIN_FORCE}")
