@@ -234,7 +234,7 @@ def _japanese_half(
     slot = rnd.slots[0]
     secret = draws.SecretDice.from_dice(dice, rnd.name)
     events = _file_plot(work, JAPANESE, orders_by_side.get(JAPANESE, ()), slot, sea)
-    events += intel_orders.carry_out(work.json, slot, secret)
+    events += intel_orders.carry_out(work, slot, secret)
     work.move_clock(replace(work.clock, plotted=(JAPANESE,)))
     return events
 
@@ -246,17 +246,14 @@ def _after_round(work: Work, rnd: Round, dice: Dice) -> list[Event]:
     if rnd.start != 0 and not crossed:
         return []
     secret = draws.SecretDice.from_dice(dice, f"{rnd.name} intelligence")
-    state = work.json
     events: list[Event] = []
     if rnd.start == 0:
         last = rnd.slots[-1]
-        events.append(intelligence.roll_jn25(state, secret.fork("jn25"), last))
-        events += intelligence.open_cycle(state, last.cycle, secret.fork("cycle"), last)
+        events.append(intelligence.roll_jn25(work, secret.fork("jn25"), last))
+        events += intelligence.open_cycle(work, last.cycle, secret.fork("cycle"), last)
     for s in crossed:
-        events += intelligence.play_committed_jn25(state, s.cycle, s)
-        events += intelligence.open_cycle(
-            state, s.cycle + 1, secret.fork(f"cycle {s.cycle + 1}"), s
-        )
+        events += intelligence.play_committed_jn25(work, s.cycle, s)
+        events += intelligence.open_cycle(work, s.cycle + 1, secret.fork(f"cycle {s.cycle + 1}"), s)
     return events
 
 
@@ -273,7 +270,7 @@ def _file_plot(
         entry["mission"] = card.to_json() if card is not None and card.missions else None
     searchplay.file_standing(state, side, lines, context(state, side, sea))  # 13.3, R50
     navalcover.file(work, side, plot, context(state, side, sea))  # 5.3.4, R138
-    return intel_orders.file_extras(state, side, plot, slot)
+    return intel_orders.file_extras(work, side, plot, slot)
 
 
 def _resolve(
@@ -318,7 +315,7 @@ def _segment(
         for side in rnd.sides:  # the Allied half files the Allies' alone
             events += _file_plot(work, Side(side), orders_by_side.get(side, ()), slot, sea)
             if side == JAPANESE and not rnd.half:  # no split: nothing is sampled (R71)
-                events += intel_orders.carry_out(state, slot, None)
+                events += intel_orders.carry_out(work, slot, None)
         return events
     if slot.segment.initiative:
         choice = str(work.pack[INITIATIVE_CHOICE].value)
