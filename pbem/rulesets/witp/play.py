@@ -261,15 +261,16 @@ def _file_plot(
     work: Work, side: Side, lines: Sequence[str], slot: Slot, sea: SeaMap
 ) -> list[Event]:
     """16.3: the side's mission cards (its own plot log: secret) and its 42 lines."""
-    state, own = work.json, work.own(side)
+    own = work.own(side)
     own["plots"] = {slot.time: list(lines)}
-    plot = orders.plot_of(context(state, side, sea), list(lines))
+    plot = orders.plot_of(context(work.json, side, sea), list(lines))
     own["card_order"] = list(plot.cards)  # 17.13.6: as written
-    for tf, entry in own[tfs.TFS].items():
+    for tf in tfs.task_forces(work, side):
         card = plot.cards.get(tf)
-        entry["mission"] = card.to_json() if card is not None and card.missions else None
-    searchplay.file_standing(state, side, lines, context(state, side, sea))  # 13.3, R50
-    navalcover.file(work, side, plot, context(state, side, sea))  # 5.3.4, R138
+        tfs.update(work, side, tf, mission=card.to_json() if card and card.missions else None)
+    # searchplay.py (another module's) still takes the working copy's JSON
+    searchplay.file_standing(work.json, side, lines, context(work.json, side, sea))  # 13.3, R50
+    navalcover.file(work, side, plot, context(work.json, side, sea))  # 5.3.4, R138
     return intel_orders.file_extras(work, side, plot, slot)
 
 
@@ -284,7 +285,7 @@ def _resolve(
     # The search rules' hooks (searchplay.py) around the segment itself.
     where = cast(searchplay.SearchMap, sea)
     # Each side's Knowledge, for the Air Search Segment's standing orders only (13.3.1).
-    state = work.json
+    state = work.json  # searchplay.py and a Knowledge's context still read the JSON
     searching = slot.phase.key.startswith("air") and slot.segment.key == "search"
     contexts: dict[str, Context] = (
         {side: context(state, side, sea) for side in SIDES} if searching else {}
@@ -302,7 +303,7 @@ def _segment(
     dice: Dice,
     sea: SeaMap,
 ) -> list[Event]:
-    state = work.json
+    state = work.json  # dummies.py and searchplay.moving still take the JSON
     events: list[Event] = []
     if rnd.start == 0 and slot is rnd.slots[0]:
         events += dummies.allot_dummies(state, dice, slot.time, slot.cycle)
@@ -348,16 +349,14 @@ def _segment(
 
 def _execute(work: Work, first: Side, time: str) -> list[Event]:
     """3.1 C Execution Segment: the cards filed at this phase's Plot Segment."""
-    state = work.json
     cards: dict[str, dict[str, Any]] = {}
     for side in SIDES:
-        own = state[PRIVATE][side]
-        for entry in own.get(tfs.TFS, {}).values():
-            entry["log"] = []  # this phase's moves only (taskforces.py): a TF left alone moved none
+        # this phase's moves only (taskforces.py): a TF left alone moved none
+        display = {tf: tfs.update(work, side, tf, log=()) for tf in tfs.task_forces(work, side)}
         cards[side] = {
-            tf: own[tfs.TFS][tf]["mission"]
-            for tf in own.get("card_order", ())
-            if own[tfs.TFS].get(tf, {}).get("mission")
+            tf: dict(t.mission)
+            for tf in work.own(side).get("card_order", ())
+            if (t := display.get(tf)) is not None and t.mission
         }
     events = movement.execute(work, cards, first, time)
     for side in SIDES:
