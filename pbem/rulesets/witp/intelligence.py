@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pbem.core.dice import Dice
@@ -206,6 +206,10 @@ def filed_dummy_card(own: Mapping[str, Any]) -> DummyPlotCard | None:
     return DummyPlotCard.from_json(rec) if rec else None
 
 
+def _put_dummy_card(work: Work, filed: DummyPlotCard) -> None:
+    work.own(JAPANESE)[DUMMY_CARD] = filed.to_json()
+
+
 def _log(work: Work, key: str, entry: Record) -> None:
     """Append ``entry`` to the moderator's log ``key`` (no side sees it)."""
     work.moderator().setdefault(key, []).append(entry.to_json())
@@ -333,7 +337,7 @@ def plot_cards(work: Work, slot: Slot) -> list[PlotCard]:
             ["dummy"] if t.dummy else [_ship_name(s) for s in t.ships],
             written.get(tf, ()),
         )
-        for tf, t in tfs.display(private).items()
+        for tf, t in tfs.task_forces(work, JAPANESE).items()
         if t.mission
     ]
     fake = filed_dummy_card(private)
@@ -367,7 +371,7 @@ def file_dummy_plot_card(work: Work, card: PlotCard, slot: Slot) -> list[Event]:
     problem = dummy_card_problem(private, card.tf, slot)
     if problem:
         raise IllegalOrderError(problem, rule="42.9")
-    private[DUMMY_CARD] = DummyPlotCard(card, slot.turn, slot.time).to_json()
+    _put_dummy_card(work, DummyPlotCard(card, slot.turn, slot.time))
     jn = jn25(private) or NO_JN25
     _put_jn25(work, jn)
     if jn.committed_cycle == slot.cycle:
@@ -580,17 +584,18 @@ def reveal_dummy(work: Work, slot: Slot) -> list[Event]:
     events = [play_magic(work, "reveal-dummy-tf", slot)]
     own = work.own(JAPANESE)
     at_sea = sorted(
-        (t for t, r in tfs.display(own).items() if r.dummy and r.hex),
+        (t for t, r in tfs.task_forces(work, JAPANESE).items() if r.dummy and r.hex),
         key=lambda t: (len(t), t),
     )
     preferred = [t for t in own.get("standing", {}).get(REVEAL_DUMMY_ORDER, []) if t in at_sea]
     if at_sea:
         tf = (preferred or at_sea)[0]
+        # dummies.py (another module's) still takes the working copy's JSON
         return [*events, *dummies.reveal(work.json, JAPANESE, tf, "Magic Reveal Dummy TF", slot)]
-    allot = own.get("dummy_allotment", {"allowed": 0, "sorties": 0})
-    burnt = 1 if allot["allowed"] > allot["sorties"] else 0
-    if burnt:
-        allot["allowed"] -= 1
+    allot = dummies.allotment(own)
+    burnt = 1 if allot is not None and allot.left > 0 else 0
+    if allot is not None and burnt:
+        own[dummies.ALLOTMENT] = replace(allot, allowed=allot.allowed - 1).to_json()
     return [
         *events,
         work.disclose(DummySortieBurnt(burnt), [ALLIED, JAPANESE], slot.time, "42.4.1"),
