@@ -24,16 +24,17 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.core.events import Event
-from pbem.core.sides import ALLIED, JAPANESE
+from pbem.core.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.witp import draws, intelligence, orders
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot, TurnTrack
 from pbem.rulesets.witp.datapack import public_pack
-from pbem.rulesets.witp.intelligence import INTEL, Holdings, PlotCard
-from pbem.rulesets.witp.knowledge import PRIVATE, Fact, disclose
+from pbem.rulesets.witp.intelligence import Holdings, PlotCard
+from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.missions import Context
 from pbem.rulesets.witp.orders import Plot
 from pbem.rulesets.witp.records import ABSENT
+from pbem.rulesets.witp.work import Work
 
 SIGINT, MAGIC, DUMMYCARD = "SIGINT", "MAGIC", "DUMMYCARD"
 CALLS = "calls"  # private["allied"][INTEL][CALLS]: the lines to carry out next
@@ -196,57 +197,54 @@ orders.register_form(form_lines)
 # -- in play ------------------------------------------------------------------------
 
 
-def file_extras(state: dict[str, Any], side: str, plot: Plot, slot: Slot) -> list[Event]:
+def file_extras(work: Work, side: Side, plot: Plot, slot: Slot) -> list[Event]:
     """A filed plot's 42 lines: the Allies' calls wait for the next Japanese cards
     (R71); the Japanese dummy card joins this phase's deck (42.9). Each TF's card
     lines are kept, as the cards Sigint and Magic show (42.3.1)."""
-    own = state[PRIVATE][side]
-    own[intelligence.CARD_LINES] = {
+    work.own(side)[intelligence.CARD_LINES] = {
         tf: [ln for ln in lines if not ln.startswith("SPEED ")] for tf, lines in plot.lines.items()
     }
     if side == ALLIED:
         calls = [(SIGINT, *a) for a in plot.extra.get(SIGINT, ())]
         calls += [(MAGIC, *a) for a in plot.extra.get(MAGIC, ())]
         if calls:
-            own[INTEL] = intelligence.holdings(own).put(calls=tuple(calls)).to_json()
+            held = intelligence.allied_holdings(work)
+            intelligence.put_holdings(work, held.put(calls=tuple(calls)))
         return []
     card = dummy_card(plot)
     if card is None:
         return []
     try:
-        return intelligence.file_dummy_plot_card(state, card, slot)
+        return intelligence.file_dummy_plot_card(work, card, slot)
     except IllegalOrderError:
         return []  # refused at validation from the same knowledge: not reached
 
 
-def carry_out(state: dict[str, Any], slot: Slot, secret: Dice | None) -> list[Event]:
+def carry_out(work: Work, slot: Slot, secret: Dice | None) -> list[Event]:
     """The Allies' calls, once the Japanese cards of ``slot``'s phase are closed.
     ``secret`` None: the round did not split (no card is sampled); a call that needs
     the cards lapses."""
-    own = state[PRIVATE][ALLIED]
-    held = intelligence.holdings(own)
+    held = intelligence.allied_holdings(work)
     events: list[Event] = []
     if held.calls is not ABSENT:  # taken off the holdings before they are carried out
-        own[INTEL] = held.put(calls=ABSENT).to_json()
+        intelligence.put_holdings(work, held.put(calls=ABSENT))
     for call in held.filed:
         try:
-            events += _one(state, slot, secret, call)
+            events += _one(work, slot, secret, call)
         except IllegalOrderError as e:
             fact = IntelligenceLapsed(" ".join(call), e.message)
-            events.append(disclose(state, fact, [ALLIED], slot.time, e.rule or "42"))
+            events.append(work.disclose(fact, [ALLIED], slot.time, e.rule or "42"))
     return events
 
 
-def _one(
-    state: dict[str, Any], slot: Slot, secret: Dice | None, call: Sequence[str]
-) -> list[Event]:
+def _one(work: Work, slot: Slot, secret: Dice | None, call: Sequence[str]) -> list[Event]:
     word, args = call[0], list(call[1:])
     if word == MAGIC and args[0].lower() == REVEAL_DUMMY:
-        return intelligence.reveal_dummy(state, slot)
+        return intelligence.reveal_dummy(work, slot)
     if secret is None:
         raise IllegalOrderError("the Japanese plot did not close first this phase", rule="42.3.1")
     if word == SIGINT:
         ruse = bool(args) and args[0].upper() == "RUSE"
-        return intelligence.sigint(state, slot, draws.fork(secret, "sigint"), ruse=ruse)
+        return intelligence.sigint(work, slot, draws.fork(secret, "sigint"), ruse=ruse)
     named = [str(tfs.tf_id(a)) for a in args[1:]]
-    return intelligence.reveal_tf(state, args[0].lower(), named, slot, secret)
+    return intelligence.reveal_tf(work, args[0].lower(), named, slot, secret)

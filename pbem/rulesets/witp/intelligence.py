@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pbem.core.dice import Dice
@@ -36,9 +36,8 @@ from pbem.rulesets.witp import draws, dummies, located
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.datapack import PackItem, public_pack
-from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Fact, disclose
+from pbem.rulesets.witp.knowledge import PUBLIC, Fact
 from pbem.rulesets.witp.records import ABSENT, Absent, Record
-from pbem.rulesets.witp.state import WitpState
 from pbem.rulesets.witp.work import Work
 
 MAGIC_TABLE = "tables/magic-cup"
@@ -183,8 +182,13 @@ def holdings(own: Mapping[str, Any]) -> Holdings:
     return Holdings.from_json(own.get(INTEL, {}))
 
 
-def _put_holdings(state: dict[str, Any], held: Holdings) -> None:
-    state[PRIVATE][ALLIED][INTEL] = held.to_json()
+def allied_holdings(work: Work) -> Holdings:
+    """The Allies' holdings in the round's work area."""
+    return holdings(work.own(ALLIED))
+
+
+def put_holdings(work: Work, held: Holdings) -> None:
+    work.own(ALLIED)[INTEL] = held.to_json()
 
 
 def jn25(own: Mapping[str, Any]) -> Jn25 | None:
@@ -193,30 +197,42 @@ def jn25(own: Mapping[str, Any]) -> Jn25 | None:
     return None if rec is None else Jn25.from_json(rec)
 
 
+def _put_jn25(work: Work, jn: Jn25) -> None:
+    work.own(JAPANESE)[JN25_KEY] = jn.to_json()
+
+
 def filed_dummy_card(own: Mapping[str, Any]) -> DummyPlotCard | None:
     rec = own.get(DUMMY_CARD)
     return DummyPlotCard.from_json(rec) if rec else None
 
 
-def _log(state: dict[str, Any], key: str, entry: Record) -> None:
+def _put_dummy_card(work: Work, filed: DummyPlotCard) -> None:
+    work.own(JAPANESE)[DUMMY_CARD] = filed.to_json()
+
+
+def _log(work: Work, key: str, entry: Record) -> None:
     """Append ``entry`` to the moderator's log ``key`` (no side sees it)."""
-    state.setdefault(MODERATOR, {}).setdefault(key, []).append(entry.to_json())
+    work.moderator().setdefault(key, []).append(entry.to_json())
 
 
-def magic_cup(state: Mapping[str, Any]) -> dict[str, int]:
+def magic_cup(work: Work) -> dict[str, int]:
     """The Magic cup (the moderator's, 42.4): chits left by name; the pack's full cup
     before the first draw."""
-    cup = state.get(MODERATOR, {}).get(MAGIC_CUP)
-    return dict(cup if cup is not None else _table(state, MAGIC_TABLE)["chits"])
+    cup = work.moderator().get(MAGIC_CUP)
+    return dict(cup if cup is not None else _table(work, MAGIC_TABLE)["chits"])
 
 
-def _table(state: Mapping[str, Any], key: str) -> Any:
-    """A chart of the pack (in the public part of the round's working copy)."""
-    return public_pack(state[PUBLIC])[key].value
+def _put_cup(work: Work, cup: Mapping[str, int]) -> None:
+    work.moderator()[MAGIC_CUP] = dict(cup)
 
 
-def sigint_uses(state: Mapping[str, Any]) -> int:
-    return _count(holdings(state[PRIVATE][ALLIED]).sigint_left)
+def _table(work: Work, key: str) -> Any:
+    """A chart of the pack."""
+    return work.pack[key].value
+
+
+def sigint_uses(work: Work) -> int:
+    return _count(allied_holdings(work).sigint_left)
 
 
 # -- the facts 42 discloses ---------------------------------------------------------
@@ -308,11 +324,11 @@ def _ship_name(ship: Any) -> str:
     return str(ship["name"]) if isinstance(ship, Mapping) else str(ship)
 
 
-def plot_cards(state: Mapping[str, Any], slot: Slot) -> list[PlotCard]:
+def plot_cards(work: Work, slot: Slot) -> list[PlotCard]:
     """The Japanese cards of this Naval Phase: one for each TF with a plot (16.3), and
     the dummy plot card of 42.9 if filed for this phase; in TF-number order, so the
     Allies cannot tell the dummy card by its place."""
-    private = state[PRIVATE][JAPANESE]
+    private = work.own(JAPANESE)
     written = private.get(CARD_LINES, {})
     cards = [
         card_face(
@@ -321,7 +337,7 @@ def plot_cards(state: Mapping[str, Any], slot: Slot) -> list[PlotCard]:
             ["dummy"] if t.dummy else [_ship_name(s) for s in t.ships],
             written.get(tf, ()),
         )
-        for tf, t in tfs.display(private).items()
+        for tf, t in tfs.task_forces(work, JAPANESE).items()
         if t.mission
     ]
     fake = filed_dummy_card(private)
@@ -348,25 +364,25 @@ def dummy_card_problem(own: Mapping[str, Any], tf: str, slot: Slot) -> str | Non
     return None
 
 
-def file_dummy_plot_card(state: dict[str, Any], card: PlotCard, slot: Slot) -> list[Event]:
+def file_dummy_plot_card(work: Work, card: PlotCard, slot: Slot) -> list[Event]:
     """42.9: the card (a ``card_face``) goes into this phase's deck; the JN-25 play it
     commits is told to the Japanese (R72)."""
-    private = state[PRIVATE][JAPANESE]
+    private = work.own(JAPANESE)
     problem = dummy_card_problem(private, card.tf, slot)
     if problem:
         raise IllegalOrderError(problem, rule="42.9")
-    private[DUMMY_CARD] = DummyPlotCard(card, slot.turn, slot.time).to_json()
+    _put_dummy_card(work, DummyPlotCard(card, slot.turn, slot.time))
     jn = jn25(private) or NO_JN25
-    private[JN25_KEY] = jn.to_json()
+    _put_jn25(work, jn)
     if jn.committed_cycle == slot.cycle:
         return []
-    private[JN25_KEY] = jn.put(committed_cycle=slot.cycle).to_json()
-    return [disclose(state, Jn25Committed(slot.cycle), [JAPANESE], slot.time, "42.9")]
+    _put_jn25(work, jn.put(committed_cycle=slot.cycle))
+    return [work.disclose(Jn25Committed(slot.cycle), [JAPANESE], slot.time, "42.9")]
 
 
-def sigint(state: dict[str, Any], slot: Slot, secret: Dice, *, ruse: bool = False) -> list[Event]:
+def sigint(work: Work, slot: Slot, secret: Dice, *, ruse: bool = False) -> list[Event]:
     """42.3.1 (or a 42.3.5 ruse): the Allies see a random 10% per pip of the cards."""
-    held = holdings(state[PRIVATE][ALLIED])
+    held = allied_holdings(work)
     if held.sigint_phase == slot.time:
         raise IllegalOrderError("Sigint may be used once a Naval Phase", rule="42.3.2")
     key = "ruses_left" if ruse else "sigint_left"
@@ -376,25 +392,25 @@ def sigint(state: dict[str, Any], slot: Slot, secret: Dice, *, ruse: bool = Fals
             f"no {'ruse' if ruse else 'Sigint use'} is left this cycle",
             rule="42.3.5" if ruse else "42.2.2",
         )
-    _put_holdings(state, held.put(**{key: left - 1}, sigint_phase=slot.time))
-    events = [disclose(state, SigintEvent(), [JAPANESE], slot.time, "42.3.1")]
+    put_holdings(work, held.put(**{key: left - 1}, sigint_phase=slot.time))
+    events = [work.disclose(SigintEvent(), [JAPANESE], slot.time, "42.3.1")]
     if ruse:
-        return [*events, disclose(state, SigintRuse(), [ALLIED], slot.time, "42.3.5")]
+        return [*events, work.disclose(SigintRuse(), [ALLIED], slot.time, "42.3.5")]
     pips = secret.d6("sigint")
-    cards = plot_cards(state, slot)
+    cards = plot_cards(work, slot)
     n = min(len(cards), math.ceil(len(cards) * pips / 10))
     pool = list(range(len(cards)))
     seen = sorted(pool.pop(draws.below(secret, len(pool), "sigint card")) for _ in range(n))
     fact = SigintSample(pips, len(cards), tuple(cards[i] for i in seen))
-    _log(state, SIGINT_LOG, SigintLog(slot.time, tuple(seen)))
-    return [*events, disclose(state, fact, [ALLIED], slot.time, "42.3.1")]
+    _log(work, SIGINT_LOG, SigintLog(slot.time, tuple(seen)))
+    return [*events, work.disclose(fact, [ALLIED], slot.time, "42.3.1")]
 
 
-def draw_magic(state: dict[str, Any], count: int, secret: Dice, slot: Slot) -> Event:
+def draw_magic(work: Work, count: int, secret: Dice, slot: Slot) -> Event:
     """42.4: the Allies draw ``count`` Magic chits (kept secret until played, 42.4.2).
     A Draw chit rolls 1D6 (2D6) for as many more and goes back to the cup once the
     cycle's chits are drawn (42.4.1, R73)."""
-    cup = magic_cup(state)
+    cup = magic_cup(work)
     drawn: list[str] = []
     extra: list[tuple[str, int]] = []
     todo = count
@@ -413,36 +429,37 @@ def draw_magic(state: dict[str, Any], count: int, secret: Dice, slot: Slot) -> E
             drawn.append(chit)
     for chit, _ in extra:
         cup[chit] += 1
-    state.setdefault(MODERATOR, {})[MAGIC_CUP] = cup
-    held = holdings(state[PRIVATE][ALLIED])
-    _put_holdings(state, held.put(magic=(*held.chits, *drawn)))
-    return disclose(state, MagicDrawn(tuple(drawn), tuple(extra)), [ALLIED], slot.time, "42.4")
+    _put_cup(work, cup)
+    held = allied_holdings(work)
+    put_holdings(work, held.put(magic=(*held.chits, *drawn)))
+    return work.disclose(MagicDrawn(tuple(drawn), tuple(extra)), [ALLIED], slot.time, "42.4")
 
 
-def play_magic(state: dict[str, Any], chit: str, slot: Slot) -> Event:
+def play_magic(work: Work, chit: str, slot: Slot) -> Event:
     """42.4.2: a Magic chit is shown when played, all but Report False."""
-    held = holdings(state[PRIVATE][ALLIED])
+    held = allied_holdings(work)
     if chit not in held.chits:
         raise IllegalOrderError(f"you hold no Magic chit {chit!r}", rule="42.4")
     chits = list(held.chits)
     chits.remove(chit)
-    _put_holdings(state, held.put(magic=tuple(chits)))
-    mod = state[MODERATOR]
-    mod[MAGIC_CUP] = {**mod[MAGIC_CUP], chit: mod[MAGIC_CUP][chit] + 1}
+    put_holdings(work, held.put(magic=tuple(chits)))
+    cup = magic_cup(work)
+    _put_cup(work, {**cup, chit: cup[chit] + 1})
     # 42.5.2: one SI +1 counter in the next Japanese cup; kept by the moderator, as a
     # Report False must stay secret until the cycle's draw
+    mod = work.moderator()
     mod[SI_PLUS_ONE] = int(mod.get(SI_PLUS_ONE, 0)) + 1
-    secret_ones: Sequence[str] = _table(state, MAGIC_TABLE)["secret_when_played"]
+    secret_ones: Sequence[str] = _table(work, MAGIC_TABLE)["secret_when_played"]
     audience = [ALLIED] if chit in secret_ones else [ALLIED, JAPANESE]
-    return disclose(state, MagicPlayed(chit), audience, slot.time, "42.4.2")
+    return work.disclose(MagicPlayed(chit), audience, slot.time, "42.4.2")
 
 
-def open_cycle(state: dict[str, Any], cycle: int, secret: Dice, slot: Slot) -> list[Event]:
+def open_cycle(work: Work, cycle: int, secret: Dice, slot: Slot) -> list[Event]:
     """42.2.2: the Allies' Sigint uses and Magic draw for ``cycle``, from the SI
     difference, and their ruses (42.3.5: the Allied SI level / 2, rounded up); told
     to the Allies alone. Until stage 7 draws SI levels (42.1), every cycle plays at
     the scenario's (ruling R71); unused uses lapse with their cycle."""
-    pack = public_pack(state[PUBLIC])
+    pack = work.pack
     item = pack.get(SI_LEVELS)
     if item is None or not gate_on(pack):
         return []
@@ -451,35 +468,34 @@ def open_cycle(state: dict[str, Any], cycle: int, secret: Dice, slot: Slot) -> l
     effects = pack[SI_EFFECTS].value.get(f"+{min(diff, 3)}", {})
     uses, magic = int(effects.get("sigint", 0)), int(effects.get("magic", 0))
     ruses = math.ceil(allied / 2) if uses else 0
-    held = holdings(state[PRIVATE][ALLIED]).put(
+    held = allied_holdings(work).put(
         cycle=cycle, si_difference=diff, sigint_left=uses, ruses_left=ruses, sigint_phase=None
     )
-    _put_holdings(state, held)
+    put_holdings(work, held)
     fact = SiCapabilities(cycle, diff, uses, ruses, magic)
-    events = [disclose(state, fact, [ALLIED], slot.time, "42.2.2")]
+    events = [work.disclose(fact, [ALLIED], slot.time, "42.2.2")]
     if magic:
-        events.append(draw_magic(state, magic, secret, slot))
+        events.append(draw_magic(work, magic, secret, slot))
     return events
 
 
-def roll_jn25(state: dict[str, Any], secret: Dice, slot: Slot) -> Event:
+def roll_jn25(work: Work, secret: Dice, slot: Slot) -> Event:
     """42.8: at the outset the Japanese roll 1D6 + 1 (at most 6) secretly: the JN-25
     Code Change counters they hold."""
     held = min(6, secret.d6("JN-25 counters") + 1)
-    state[PRIVATE][JAPANESE][JN25_KEY] = Jn25(held, None).to_json()
-    return disclose(state, Jn25Counters(held), [JAPANESE], slot.time, "42.8")
+    _put_jn25(work, Jn25(held, None))
+    return work.disclose(Jn25Counters(held), [JAPANESE], slot.time, "42.8")
 
 
-def play_committed_jn25(state: dict[str, Any], cycle: int, slot: Slot) -> list[Event]:
+def play_committed_jn25(work: Work, cycle: int, slot: Slot) -> list[Event]:
     """R72: a JN-25 counter committed by a dummy plot card is played at the Strategic
     Game-Turn ending its cycle, onto the next cycle (42.8; placed openly on the
     Cycle Track). Its 2D6 takes effect in that cycle's SI Phase (stage 7)."""
-    own = state[PRIVATE][JAPANESE]
-    jn = jn25(own)
+    jn = jn25(work.own(JAPANESE))
     if jn is None or jn.committed_cycle != cycle:
         return []
-    own[JN25_KEY] = jn.put(held=jn.held - 1, committed_cycle=None).to_json()
-    return [disclose(state, Jn25Played(cycle + 1), [ALLIED, JAPANESE], slot.time, "42.8")]
+    _put_jn25(work, jn.put(held=jn.held - 1, committed_cycle=None))
+    return [work.disclose(Jn25Played(cycle + 1), [ALLIED, JAPANESE], slot.time, "42.8")]
 
 
 # -- Magic: Reveal TF and Reveal Dummy TF (42.4.1) -------------------------------
@@ -487,13 +503,13 @@ def play_committed_jn25(state: dict[str, Any], cycle: int, slot: Slot) -> list[E
 REVEAL_DUMMY_ORDER = "reveal_dummy_order"  # private["japanese"]["standing"][...]: TF list
 
 
-def si_difference(state: Mapping[str, Any]) -> int:
+def si_difference(work: Work) -> int:
     """The Allied SI level less the Japanese (42.2.2), as the Allies hold it this
     cycle (``intelligence["si_difference"]``), else the scenario's levels."""
-    held = holdings(state[PRIVATE][ALLIED]).si_difference
+    held = allied_holdings(work).si_difference
     if held is not ABSENT:
         return held
-    levels = _table(state, SI_LEVELS)
+    levels = _table(work, SI_LEVELS)
     return int(levels["allied"]) - int(levels["japanese"])
 
 
@@ -527,61 +543,59 @@ def reveal_tf_problem(
     return None
 
 
-def reveal_tf(
-    state: dict[str, Any], chit: str, named: Sequence[str], slot: Slot, secret: Dice
-) -> list[Event]:
+def reveal_tf(work: Work, chit: str, named: Sequence[str], slot: Slot, secret: Dice) -> list[Event]:
     """Magic Reveal 1 TF / Reveal 2 TF (42.4.1). At SI +1 and +2 the Allies name
     on-map TFs, the Japanese are told which (they hand those cards over) and the
     moderator picks 1 (2) at random for the Allies' eyes only. At +3 the Allies see
     the numbered backs of every card, hidden TFs and a 42.9 dummy card included, and
     read the ones they named (a name with no card: one drawn at random, R25); the
     Japanese learn only that the chit was played."""
-    diff = si_difference(state)
-    problem = reveal_tf_problem(state[PUBLIC], diff, chit, named)
+    diff = si_difference(work)
+    # the public markers (located.py's, JSON this round) as the Allies see them
+    problem = reveal_tf_problem(work.json[PUBLIC], diff, chit, named)
     if problem:
         raise IllegalOrderError(problem, rule="42.4.1")
-    events = [play_magic(state, chit, slot)]
-    cards = {c.tf: c for c in plot_cards(state, slot)}
-    picks = int(_table(state, REVEAL_TF)["picks"][chit])
+    events = [play_magic(work, chit, slot)]
+    cards = {c.tf: c for c in plot_cards(work, slot)}
+    picks = int(_table(work, REVEAL_TF)["picks"][chit])
     rng = draws.fork(secret, f"magic {chit} {slot.time}")
     if diff >= 3:
         backs = sorted(cards)
-        events.append(disclose(state, MagicCardBacks(tuple(backs)), [ALLIED], slot.time, "42.4.1"))
+        events.append(work.disclose(MagicCardBacks(tuple(backs)), [ALLIED], slot.time, "42.4.1"))
         chosen = [t for t in named if t in cards]
         pool = [t for t in backs if t not in chosen]
         while len(chosen) < min(picks, len(backs)):
             chosen.append(pool.pop(draws.below(rng, len(pool), "magic card")))
     else:
         named_fact = MagicRevealNamed(tuple(named))
-        events.append(disclose(state, named_fact, [ALLIED, JAPANESE], slot.time, "42.4.1"))
+        events.append(work.disclose(named_fact, [ALLIED, JAPANESE], slot.time, "42.4.1"))
         pool = [t for t in named if t in cards]
         chosen = [pool.pop(draws.below(rng, len(pool), "magic card")) for _ in range(picks) if pool]
-    _log(state, REVEAL_LOG, RevealLog(slot.time, chit, tuple(chosen)))
+    _log(work, REVEAL_LOG, RevealLog(slot.time, chit, tuple(chosen)))
     read = MagicRevealTf(tuple(cards[t] for t in chosen))
-    return [*events, disclose(state, read, [ALLIED], slot.time, "42.4.1")]
+    return [*events, work.disclose(read, [ALLIED], slot.time, "42.4.1")]
 
 
-def reveal_dummy(state: dict[str, Any], slot: Slot) -> list[Event]:
+def reveal_dummy(work: Work, slot: Slot) -> list[Event]:
     """Magic Reveal Dummy TF (42.4.1): the Japanese reveal one dummy at sea of their
     choice (their standing ``REVEAL_DUMMY_ORDER``, else the lowest-numbered, R26),
     which leaves the map (13.6.3); with none at sea, one unused dummy sortie of the
     cycle is burnt. Both sides are told which happened."""
-    events = [play_magic(state, "reveal-dummy-tf", slot)]
-    own = state[PRIVATE][JAPANESE]
+    events = [play_magic(work, "reveal-dummy-tf", slot)]
+    own = work.own(JAPANESE)
     at_sea = sorted(
-        (t for t, r in tfs.display(own).items() if r.dummy and r.hex),
+        (t for t, r in tfs.task_forces(work, JAPANESE).items() if r.dummy and r.hex),
         key=lambda t: (len(t), t),
     )
     preferred = [t for t in own.get("standing", {}).get(REVEAL_DUMMY_ORDER, []) if t in at_sea]
     if at_sea:
         tf = (preferred or at_sea)[0]
-        work = Work(WitpState.from_json(state), state)  # its changes are ``state``'s
         return [*events, *dummies.reveal(work, JAPANESE, tf, "Magic Reveal Dummy TF", slot)]
-    allot = own.get("dummy_allotment", {"allowed": 0, "sorties": 0})
-    burnt = 1 if allot["allowed"] > allot["sorties"] else 0
-    if burnt:
-        allot["allowed"] -= 1
+    allot = dummies.allotment(own)
+    burnt = 1 if allot is not None and allot.left > 0 else 0
+    if allot is not None and burnt:
+        own[dummies.ALLOTMENT] = replace(allot, allowed=allot.allowed - 1).to_json()
     return [
         *events,
-        disclose(state, DummySortieBurnt(burnt), [ALLIED, JAPANESE], slot.time, "42.4.1"),
+        work.disclose(DummySortieBurnt(burnt), [ALLIED, JAPANESE], slot.time, "42.4.1"),
     ]

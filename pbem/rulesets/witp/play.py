@@ -234,7 +234,7 @@ def _japanese_half(
     slot = rnd.slots[0]
     secret = draws.SecretDice.from_dice(dice, rnd.name)
     events = _file_plot(work, JAPANESE, orders_by_side.get(JAPANESE, ()), slot, sea)
-    events += intel_orders.carry_out(work.json, slot, secret)
+    events += intel_orders.carry_out(work, slot, secret)
     work.move_clock(replace(work.clock, plotted=(JAPANESE,)))
     return events
 
@@ -246,17 +246,14 @@ def _after_round(work: Work, rnd: Round, dice: Dice) -> list[Event]:
     if rnd.start != 0 and not crossed:
         return []
     secret = draws.SecretDice.from_dice(dice, f"{rnd.name} intelligence")
-    state = work.json
     events: list[Event] = []
     if rnd.start == 0:
         last = rnd.slots[-1]
-        events.append(intelligence.roll_jn25(state, secret.fork("jn25"), last))
-        events += intelligence.open_cycle(state, last.cycle, secret.fork("cycle"), last)
+        events.append(intelligence.roll_jn25(work, secret.fork("jn25"), last))
+        events += intelligence.open_cycle(work, last.cycle, secret.fork("cycle"), last)
     for s in crossed:
-        events += intelligence.play_committed_jn25(state, s.cycle, s)
-        events += intelligence.open_cycle(
-            state, s.cycle + 1, secret.fork(f"cycle {s.cycle + 1}"), s
-        )
+        events += intelligence.play_committed_jn25(work, s.cycle, s)
+        events += intelligence.open_cycle(work, s.cycle + 1, secret.fork(f"cycle {s.cycle + 1}"), s)
     return events
 
 
@@ -264,16 +261,16 @@ def _file_plot(
     work: Work, side: Side, lines: Sequence[str], slot: Slot, sea: SeaMap
 ) -> list[Event]:
     """16.3: the side's mission cards (its own plot log: secret) and its 42 lines."""
-    state, own = work.json, work.own(side)
+    own = work.own(side)
     own["plots"] = {slot.time: list(lines)}
-    plot = orders.plot_of(context(state, side, sea), list(lines))
+    plot = orders.plot_of(context(work.json, side, sea), list(lines))
     own["card_order"] = list(plot.cards)  # 17.13.6: as written
-    for tf, entry in own[tfs.TFS].items():
+    for tf in tfs.task_forces(work, side):
         card = plot.cards.get(tf)
-        entry["mission"] = card.to_json() if card is not None and card.missions else None
-    searchplay.file_standing(work, Side(side), lines, context(state, side, sea))  # 13.3, R50
-    navalcover.file(work, side, plot, context(state, side, sea))  # 5.3.4, R138
-    return intel_orders.file_extras(state, side, plot, slot)
+        tfs.update(work, side, tf, mission=card.to_json() if card and card.missions else None)
+    searchplay.file_standing(work, Side(side), lines, context(work.json, side, sea))  # 13.3, R50
+    navalcover.file(work, side, plot, context(work.json, side, sea))  # 5.3.4, R138
+    return intel_orders.file_extras(work, side, plot, slot)
 
 
 def _resolve(
@@ -287,7 +284,7 @@ def _resolve(
     # The search rules' hooks (searchplay.py) around the segment itself.
     where = cast(searchplay.SearchMap, sea)
     # Each side's Knowledge, for the Air Search Segment's standing orders only (13.3.1).
-    state = work.json
+    state = work.json  # a Knowledge (the order context) is still read from the JSON
     searching = slot.phase.key.startswith("air") and slot.segment.key == "search"
     contexts: dict[str, Context] = (
         {side: context(state, side, sea) for side in SIDES} if searching else {}
@@ -305,7 +302,6 @@ def _segment(
     dice: Dice,
     sea: SeaMap,
 ) -> list[Event]:
-    state = work.json
     events: list[Event] = []
     if rnd.start == 0 and slot is rnd.slots[0]:
         events += dummies.allot_dummies(work, dice, slot.time, slot.cycle)
@@ -318,7 +314,7 @@ def _segment(
         for side in rnd.sides:  # the Allied half files the Allies' alone
             events += _file_plot(work, Side(side), orders_by_side.get(side, ()), slot, sea)
             if side == JAPANESE and not rnd.half:  # no split: nothing is sampled (R71)
-                events += intel_orders.carry_out(state, slot, None)
+                events += intel_orders.carry_out(work, slot, None)
         return events
     if slot.segment.initiative:
         choice = str(work.pack[INITIATIVE_CHOICE].value)
@@ -351,16 +347,14 @@ def _segment(
 
 def _execute(work: Work, first: Side, time: str) -> list[Event]:
     """3.1 C Execution Segment: the cards filed at this phase's Plot Segment."""
-    state = work.json
     cards: dict[str, dict[str, Any]] = {}
     for side in SIDES:
-        own = state[PRIVATE][side]
-        for entry in own.get(tfs.TFS, {}).values():
-            entry["log"] = []  # this phase's moves only (taskforces.py): a TF left alone moved none
+        # this phase's moves only (taskforces.py): a TF left alone moved none
+        display = {tf: tfs.update(work, side, tf, log=()) for tf in tfs.task_forces(work, side)}
         cards[side] = {
-            tf: own[tfs.TFS][tf]["mission"]
-            for tf in own.get("card_order", ())
-            if own[tfs.TFS].get(tf, {}).get("mission")
+            tf: dict(t.mission)
+            for tf in work.own(side).get("card_order", ())
+            if (t := display.get(tf)) is not None and t.mission
         }
     events = movement.execute(work, cards, first, time)
     for side in SIDES:

@@ -23,6 +23,7 @@ from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge
 from pbem.rulesets.witp.library import Library
 from pbem.rulesets.witp.map import TheatreMap
 from pbem.rulesets.witp.report_map import report_picture
+from pbem.rulesets.witp.state import WitpState
 
 DATAPACK = "datapack"  # CREATE's key for the moderator's own pack (TOML), not an option
 
@@ -90,7 +91,7 @@ class WitpRuleset:
         """The verdict once the scenario's Game-Turns are played (victory.py, R106)."""
         if self._round(state) is not None:
             return None
-        return victory.verdict(state)
+        return victory.verdict(WitpState.from_json(state))
 
     def map_picture(self, view: Mapping[str, Any]) -> MapPicture:
         """The report's map, drawn from the side's view alone (report_map.py)."""

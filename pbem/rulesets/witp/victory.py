@@ -4,7 +4,7 @@ the Ship VP Table (34.1.1), counted in sixths of a VP so that every value is who
 The scenario booklet's victory conditions are not available, so the pack says how
 the verdict is reached (``scenario.victory``, derived) and holds the table
 (``tables.ship-victory-points``, rulebook); a moderator's pack may replace either.
-Read from the whole state: it is given once the game is over, to everyone.
+Read from the whole state (state.WitpState): it is given once the game is over, to everyone.
 """
 
 from __future__ import annotations
@@ -15,11 +15,10 @@ from fractions import Fraction
 from typing import Any
 
 from pbem.core.ruleset import Outcome
-from pbem.core.sides import SIDES, enemy_of
+from pbem.core.sides import SIDES, Side, enemy_of
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air.ships import SUNK
-from pbem.rulesets.witp.datapack import public_pack
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
+from pbem.rulesets.witp.state import WitpState
 
 VICTORY = "scenario/victory"
 TABLE = "tables/ship-victory-points"
@@ -51,16 +50,16 @@ class ShipVictoryPoints:
         return self.sixths.get(t, self.others)
 
 
-def _table(state: Mapping[str, Any]) -> ShipVictoryPoints:
-    return ShipVictoryPoints.from_json(tfs.value(public_pack(state[PUBLIC]), TABLE))
+def _table(state: WitpState) -> ShipVictoryPoints:
+    return ShipVictoryPoints.from_json(tfs.value(state.public.pack, TABLE))
 
 
-def _ships(state: Mapping[str, Any], side: str) -> dict[str, tfs.Ship]:
-    own = state[PRIVATE][side]
+def _ships(state: WitpState, side: Side) -> dict[str, tfs.Ship]:
+    own = state.private[side]
     return {name: tfs.ship_record(own, name) for name in own.get(tfs.SHIPS, {})}
 
 
-def scores(state: Mapping[str, Any]) -> dict[str, int]:
+def scores(state: WitpState) -> dict[str, int]:
     """Each side's VP in sixths: the enemy ships it sank."""
     table = _table(state)
     out: dict[str, int] = {side: 0 for side in SIDES}
@@ -78,15 +77,15 @@ def _vp(sixths: int) -> str:
     return f"{whole} {rest}/{f.denominator}" if whole else f"{rest}/{f.denominator}"
 
 
-def sunk_ships(state: Mapping[str, Any], side: str) -> list[str]:
+def sunk_ships(state: WitpState, side: Side) -> list[str]:
     """``side``'s ships sunk (or counted as sunk: 34.1.1's DD at D2), by name."""
     table = _table(state)
     return sorted(n for n, s in _ships(state, side).items() if table.of_ship(s) > 0)
 
 
-def verdict(state: Mapping[str, Any]) -> Outcome:
+def verdict(state: WitpState) -> Outcome:
     """R106: more VP wins; equal VP is a draw; ``decisive_margin`` VP or more, Decisive."""
-    decisive_margin = int(tfs.value(public_pack(state[PUBLIC]), VICTORY)["decisive_margin"])
+    decisive_margin = int(tfs.value(state.public.pack, VICTORY)["decisive_margin"])
     got = scores(state)
     a, b = SIDES
     margin = got[a] - got[b]

@@ -22,7 +22,14 @@ from typing import Any
 from pbem.core.events import Event
 from pbem.rulesets.witp.clock import TurnTrack
 from pbem.rulesets.witp.datapack import PackItem
-from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE, PUBLIC, Fact, disclose
+from pbem.rulesets.witp.knowledge import (
+    DISCLOSURES,
+    MODERATOR,
+    PRIVATE,
+    PUBLIC,
+    Fact,
+    disclose,
+)
 from pbem.rulesets.witp.state import CLOCK, PACK, WitpState
 
 
@@ -56,6 +63,11 @@ class Work:
     def own(self, side: str) -> dict[str, Any]:
         """``side``'s private part in the working copy (JSON until its modules type it)."""
         part: dict[str, Any] = self.json[PRIVATE][side]
+        return part
+
+    def moderator(self) -> dict[str, Any]:
+        """The moderator's part in the working copy (JSON until its records are typed)."""
+        part: dict[str, Any] = self.json.setdefault(MODERATOR, {})
         return part
 
     def disclose(self, fact: Fact, audience: Sequence[str], time: str, rule: str) -> Event:

@@ -14,6 +14,7 @@ import pytest
 
 from pbem.core.dice import SeededDice
 from pbem.core.ruleset import Adjudication
+from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp import airplay, victory
 from pbem.rulesets.witp.air import admirals, naval_strike, sequencing
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
@@ -26,6 +27,7 @@ from pbem.rulesets.witp.knowledge import (
     projection,
 )
 from pbem.rulesets.witp.ruleset import WitpRuleset
+from pbem.rulesets.witp.state import WitpState
 from pbem.rulesets.witp.work import Work
 
 from .conftest import SCENARIO
@@ -358,11 +360,11 @@ def test_7_8_1_sunk_ships_leave_their_tf_and_a_tf_with_none_afloat_leaves_the_ma
 
 def test_r106_34_1_1_the_verdict_counts_enemy_ships_sunk(battle: dict[str, Any]) -> None:
     state = copy.deepcopy(battle)
-    assert victory.verdict(state).level == "Draw"
+    assert victory.verdict(WitpState.from_json(state)).level == "Draw"
     _sink(state, "japanese", "Shokaku")  # CV: 2 VP to the Allies
     _sink(state, "allied", "Neosho")  # AO: 1/3 VP to the Japanese
     _sink(state, "japanese", "Port Moresby transports (1)")  # MSU: not counted
-    out = victory.verdict(state)
+    out = victory.verdict(WitpState.from_json(state))
     assert (out.winner, out.level, dict(out.scores)) == (
         "allied",
         "Marginal",
@@ -371,10 +373,12 @@ def test_r106_34_1_1_the_verdict_counts_enemy_ships_sunk(battle: dict[str, Any])
     assert "allied 2 VP" in out.summary and "japanese 1/3 VP" in out.summary
     assert "japanese lost Port Moresby transports (1)" not in out.summary
     _sink(state, "japanese", "Zuikaku")
-    assert victory.verdict(state).level == "Decisive"  # 4 VP against 1/3: 2 VP or more
+    assert (
+        victory.verdict(WitpState.from_json(state)).level == "Decisive"
+    )  # 4 VP against 1/3: 2 VP or more
     # 34.1.1: a DD at D2 counts as sunk.
     _sink(state, "japanese", "DesDiv 7", level=2)
-    assert "DesDiv 7" in victory.sunk_ships(state, "japanese")
+    assert "DesDiv 7" in victory.sunk_ships(WitpState.from_json(state), JAPANESE)
 
 
 def test_r106_the_game_over_verdict_is_the_rulesets_outcome(

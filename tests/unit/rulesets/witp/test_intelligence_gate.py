@@ -23,6 +23,7 @@ from pbem.rulesets.witp.clock import schedule
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, projection
 from pbem.rulesets.witp.ruleset import WitpRuleset
+from pbem.rulesets.witp.work import Work
 
 from .naval import at_plot, past_allocation
 
@@ -199,7 +200,7 @@ def test_42_9_dummycard_lines_file_a_card_the_allies_see_as_a_card(witp, start) 
     assert witp.validate(start, "japanese", f"{MOVE_J}\n{FAKE}").errors == ()
     result = play(witp, start, japanese=f"{MOVE_J}\n{FAKE}")
     slot = {s.time: s for s in schedule(3, 1)}["T1/naval1/plot"]
-    deck = intelligence.plot_cards(result.state, slot)
+    deck = intelligence.plot_cards(Work.begin(result.state), slot)
     assert [c.tf for c in deck] == ["TF1", "TF30"]
     real, fake = (c.to_json() for c in deck)
     assert fake == {

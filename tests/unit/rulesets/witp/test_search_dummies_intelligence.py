@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from pbem.core.errors import IllegalOrderError
@@ -65,13 +63,14 @@ def test_42_3_1_sigint_sees_ten_percent_a_pip_and_the_japanese_only_an_event() -
     assert intelligence.japanese_plot_first(
         public_pack(state[PUBLIC])
     )  # R70: public knowledge only
-    events = intelligence.sigint(state, PLOT, SecretDice(b"s", "t"))
+    work = Work.begin(state)
+    events = intelligence.sigint(work, PLOT, SecretDice(b"s", "t"))
     seen = events[-1].data
     assert len(seen["cards"]) == min(12, -(-12 * seen["pips"] // 10))
-    japanese = projection(state, "japanese")["disclosures"]
+    japanese = projection(work.json, "japanese")["disclosures"]
     assert [d["fact"] for d in japanese] == [{"kind": "sigint-event"}]
     with pytest.raises(IllegalOrderError) as e:
-        intelligence.sigint(state, PLOT, SecretDice(b"s", "t"), ruse=True)
+        intelligence.sigint(work, PLOT, SecretDice(b"s", "t"), ruse=True)
     assert e.value.rule == "42.3.2"
 
 
@@ -79,43 +78,45 @@ def test_42_3_5_a_ruse_looks_the_same_to_the_japanese() -> None:
     a, b = world(japanese={"1": tf("E1010", "CA")}), world(japanese={"1": tf("E1010", "CA")})
     for s in (a, b):
         s[PRIVATE]["allied"]["intelligence"] = {"sigint_left": 1, "ruses_left": 1}
-    intelligence.sigint(a, PLOT, SecretDice(b"s", "t"))
-    intelligence.sigint(b, PLOT, SecretDice(b"s", "t"), ruse=True)
-    assert projection(a, "japanese")["disclosures"] == projection(b, "japanese")["disclosures"]
+    wa, wb = Work.begin(a), Work.begin(b)
+    intelligence.sigint(wa, PLOT, SecretDice(b"s", "t"))
+    intelligence.sigint(wb, PLOT, SecretDice(b"s", "t"), ruse=True)
+    told = [projection(w.json, "japanese")["disclosures"] for w in (wa, wb)]
+    assert told[0] == told[1]
 
 
 FAKE = intelligence.card_face("TF9", "SC3", ["Shokaku", "Zuikaku"], ["MOVE E1010 EV 2"])
 
 
 def test_42_9_dummy_plot_card_only_before_jn25_and_sampled_like_a_real_card() -> None:
-    state = world(japanese={"TF1": {**tf("E1010", "CA"), "mission": {"speed": "SC2"}}})
+    work = Work.begin(world(japanese={"TF1": {**tf("E1010", "CA"), "mission": {"speed": "SC2"}}}))
     with pytest.raises(IllegalOrderError) as e:
-        intelligence.file_dummy_plot_card(state, FAKE, PLOT)
+        intelligence.file_dummy_plot_card(work, FAKE, PLOT)
     assert e.value.rule == "42.9"  # no JN-25 counter to play at the cycle's end (R72)
-    state[PRIVATE]["japanese"]["jn25"] = {"held": 2, "committed_cycle": None}
-    intelligence.file_dummy_plot_card(state, FAKE, PLOT)
-    cards = intelligence.plot_cards(state, PLOT)
+    work.own(JAPANESE)["jn25"] = {"held": 2, "committed_cycle": None}
+    intelligence.file_dummy_plot_card(work, FAKE, PLOT)
+    cards = intelligence.plot_cards(work, PLOT)
     assert [c.tf for c in cards] == ["TF1", "TF9"]
     real, fake = (c.to_json() for c in cards)
     assert {k: type(v) for k, v in real.items()} == {k: type(v) for k, v in fake.items()}
 
 
 def test_42_4_2_magic_is_shown_when_played_except_report_false() -> None:
-    state = world()
-    intelligence.draw_magic(state, 5, SecretDice(b"m", "t"), PLOT)
-    state[PRIVATE]["allied"]["intelligence"]["magic"] += ["report-false", "reveal-dummy-tf"]
-    state["moderator"]["magic_cup"]["report-false"] -= 1
-    state["moderator"]["magic_cup"]["reveal-dummy-tf"] -= 1
-    hidden = intelligence.play_magic(state, "report-false", PLOT)
-    shown = intelligence.play_magic(state, "reveal-dummy-tf", PLOT)
+    work = Work.begin(world())
+    intelligence.draw_magic(work, 5, SecretDice(b"m", "t"), PLOT)
+    work.own(ALLIED)["intelligence"]["magic"] += ["report-false", "reveal-dummy-tf"]
+    work.moderator()["magic_cup"]["report-false"] -= 1
+    work.moderator()["magic_cup"]["reveal-dummy-tf"] -= 1
+    hidden = intelligence.play_magic(work, "report-false", PLOT)
+    shown = intelligence.play_magic(work, "reveal-dummy-tf", PLOT)
     assert hidden.witnesses == ("allied",) and shown.witnesses is None
-    assert sum(state["moderator"]["magic_cup"].values()) == 62 - 5
+    assert sum(intelligence.magic_cup(work).values()) == 62 - 5
 
 
 # -- 42.4.1 Magic Reveal TF and Reveal Dummy TF -----------------------------------
 
 
-def magic_world(difference: int, *chits_held: str) -> dict[str, Any]:
+def magic_world(difference: int, *chits_held: str) -> Work:
     """Six Japanese TFs, TF1-TF5 Located (on the Allies' map), TF6 hidden."""
     state = world(japanese={f"TF{i}": tf("E1010", "CA") for i in range(1, 7)})
     for i in range(1, 7):
@@ -125,24 +126,25 @@ def magic_world(difference: int, *chits_held: str) -> dict[str, Any]:
         located.place(work, JAPANESE, f"TF{i}", HexId("E1010"), "air", PLOT)
     state = work.finish().to_json()
     state[PRIVATE]["allied"]["intelligence"] = {"si_difference": difference, "magic": []}
-    intelligence.draw_magic(state, 0, SecretDice(b"m", "t"), PLOT)
+    work = Work.begin(state)
+    intelligence.draw_magic(work, 0, SecretDice(b"m", "t"), PLOT)
     for chit in chits_held:
-        state[PRIVATE]["allied"]["intelligence"]["magic"].append(chit)
-        state["moderator"]["magic_cup"][chit] -= 1
-    return state
+        work.own(ALLIED)["intelligence"]["magic"].append(chit)
+        work.moderator()["magic_cup"][chit] -= 1
+    return work
 
 
 def test_42_4_1_reveal_tf_at_plus_1_names_five_on_map_tfs_and_shows_one() -> None:
-    state = magic_world(1, "reveal-1-tf")
+    work = magic_world(1, "reveal-1-tf")
     for named, why in (
         (["TF1", "TF2", "TF3", "TF4"], "5-5"),
         (["TF2", "TF3", "TF4", "TF5", "TF6"], "on the map"),
     ):
         with pytest.raises(IllegalOrderError) as e:
-            intelligence.reveal_tf(state, "reveal-1-tf", named, PLOT, SecretDice(b"s", "t"))
+            intelligence.reveal_tf(work, "reveal-1-tf", named, PLOT, SecretDice(b"s", "t"))
         assert e.value.rule == "42.4.1" and why in str(e.value)
     named = ["TF1", "TF2", "TF3", "TF4", "TF5"]
-    events = intelligence.reveal_tf(state, "reveal-1-tf", named, PLOT, SecretDice(b"s", "t"))
+    events = intelligence.reveal_tf(work, "reveal-1-tf", named, PLOT, SecretDice(b"s", "t"))
     assert [(e.kind, e.witnesses) for e in events] == [
         ("magic-played", None),
         ("magic-reveal-named", None),  # the Japanese hand those cards over
@@ -155,21 +157,21 @@ def test_42_4_1_reveal_tf_at_plus_1_names_five_on_map_tfs_and_shows_one() -> Non
 def test_42_4_1_the_japanese_cannot_tell_which_card_was_read() -> None:
     seen, japanese = set(), []
     for seed in (b"a", b"b", b"c", b"d", b"e", b"f"):
-        state = magic_world(2, "reveal-2-tf")
+        work = magic_world(2, "reveal-2-tf")
         events = intelligence.reveal_tf(
-            state, "reveal-2-tf", ["TF1", "TF2", "TF3"], PLOT, SecretDice(seed, "t")
+            work, "reveal-2-tf", ["TF1", "TF2", "TF3"], PLOT, SecretDice(seed, "t")
         )
         seen.add(tuple(c["tf"] for c in events[-1].data["cards"]))
-        japanese.append(projection(state, "japanese"))
+        japanese.append(projection(work.json, "japanese"))
     assert len(seen) > 1  # the pick differs with the secret stream ...
     assert all(p == japanese[0] for p in japanese)  # ... and the Japanese see the same
 
 
 def test_42_4_1_reveal_tf_at_plus_3_reads_any_card_hidden_ones_included() -> None:
-    state = magic_world(3, "reveal-1-tf")
-    state[PRIVATE]["japanese"]["jn25"] = {"held": 1, "committed_cycle": None}
-    intelligence.file_dummy_plot_card(state, FAKE, PLOT)
-    events = intelligence.reveal_tf(state, "reveal-1-tf", ["TF6"], PLOT, SecretDice(b"s", "t"))
+    work = magic_world(3, "reveal-1-tf")
+    work.own(JAPANESE)["jn25"] = {"held": 1, "committed_cycle": None}
+    intelligence.file_dummy_plot_card(work, FAKE, PLOT)
+    events = intelligence.reveal_tf(work, "reveal-1-tf", ["TF6"], PLOT, SecretDice(b"s", "t"))
     assert [(e.kind, e.witnesses) for e in events] == [
         ("magic-played", None),
         ("magic-card-backs", ("allied",)),
@@ -178,20 +180,20 @@ def test_42_4_1_reveal_tf_at_plus_3_reads_any_card_hidden_ones_included() -> Non
     assert "TF9" in events[1].data["tfs"] and "TF6" in events[1].data["tfs"]
     assert [c["tf"] for c in events[-1].data["cards"]] == ["TF6"]
     with pytest.raises(IllegalOrderError):
-        intelligence.reveal_tf(state, "reveal-1-tf", ["TF1"], PLOT, SecretDice(b"s", "t"))  # spent
+        intelligence.reveal_tf(work, "reveal-1-tf", ["TF1"], PLOT, SecretDice(b"s", "t"))  # spent
 
 
 def test_42_4_1_reveal_dummy_removes_the_japanese_choice_or_burns_a_sortie() -> None:
-    state = magic_world(1, "reveal-dummy-tf", "reveal-dummy-tf", "reveal-dummy-tf")
-    own = state[PRIVATE]["japanese"]
+    work = magic_world(1, "reveal-dummy-tf", "reveal-dummy-tf", "reveal-dummy-tf")
+    own = work.own(JAPANESE)
     own["tfs"]["TF7"] = tf("E1011", dummy=True)
     own["tfs"]["TF8"] = tf("E1012", dummy=True)
     own["standing"] = {intelligence.REVEAL_DUMMY_ORDER: ["TF8"]}
     own["dummy_allotment"] = {"cycle": 5, "allowed": 3, "sorties": 2}
-    events = intelligence.reveal_dummy(state, PLOT)
+    events = intelligence.reveal_dummy(work, PLOT)
     assert [e.kind for e in events] == ["magic-played", "dummy-revealed"]
     assert events[-1].data["tf"] == "TF8" and events[-1].witnesses is None
-    assert intelligence.reveal_dummy(state, PLOT)[-1].data["tf"] == "TF7"
-    burnt = intelligence.reveal_dummy(state, PLOT)[-1]  # none at sea: an unused sortie goes
+    assert intelligence.reveal_dummy(work, PLOT)[-1].data["tf"] == "TF7"
+    burnt = intelligence.reveal_dummy(work, PLOT)[-1]  # none at sea: an unused sortie goes
     assert burnt.kind == "dummy-sortie-burnt" and burnt.data["burnt"] == 1
     assert own["dummy_allotment"]["allowed"] == 2
