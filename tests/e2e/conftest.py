@@ -4,21 +4,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.maillab import MailLab
 
-_E2E_DIR = Path(__file__).parent
 _user_numbers = itertools.count(1)
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # Everything under tests/e2e talks to real servers: mark it so `-m "not e2e"` skips it.
-    for item in items:
-        if _E2E_DIR in Path(str(item.fspath)).parents:
-            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(scope="session")
