@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,20 +10,34 @@ import pytest
 from hypothesis import settings
 from sqlalchemy import Connection, Engine, event
 
+from tests import tiers
+from tests.databases import DATABASES, url_of
+
+# No deadline, for everyone: a shared, busy machine makes an example slow, not
+# wrong (a WitP property failed on the 200 ms default as a FlakyFailure). A test
+# that measures speed would set its own; none does.
+settings.register_profile("pbem", deadline=None, print_blob=True)
 # CI explores the same examples every run (a property that fails does so on every
-# run, not by luck of the seed); locally, hypothesis searches afresh each time.
-# No deadline in CI: a shared, busy machine makes an example slow, not wrong.
-settings.register_profile("ci", derandomize=True, print_blob=True, deadline=None)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
-
-PG_ADMIN = os.environ.get("PBEM_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
+# run, not by luck of the seed); elsewhere, hypothesis searches afresh each time.
+settings.register_profile("ci", parent=settings.get_profile("pbem"), derandomize=True)
+settings.load_profile("ci" if os.environ.get("CI") else "pbem")
 
 
-def _pg_admin_connect():  # type: ignore[no-untyped-def]
-    import psycopg
+def pytest_addoption(parser: pytest.Parser) -> None:
+    tiers.add_option(parser)
 
-    return psycopg.connect(PG_ADMIN, autocommit=True, connect_timeout=5)
+
+@pytest.hookimpl(tryfirst=True)  # before -m reads the tier marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tiers.select(config, items)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    return True if tiers.outside(collection_path, config) else None
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    DATABASES.close()
 
 
 def make_database(kind: str, tmp_path: Path) -> Iterator[str]:
@@ -32,15 +45,11 @@ def make_database(kind: str, tmp_path: Path) -> Iterator[str]:
     if kind == "sqlite":
         yield f"sqlite:///{tmp_path / 'pbem.sqlite3'}"
         return
-    name = f"pbem_test_{uuid.uuid4().hex[:12]}"
-    with _pg_admin_connect() as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    base = PG_ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://", 1)
+    name = DATABASES.take()
     try:
-        yield f"{base}/{name}"
+        yield url_of(name)
     finally:
-        with _pg_admin_connect() as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        DATABASES.give_back(name)
 
 
 @pytest.fixture(autouse=True)

@@ -1,8 +1,10 @@
-"""End-to-end fixtures: one real mail lab (Dovecot + SMTP on loopback) per test session."""
+"""End-to-end fixtures: one real mail lab (Dovecot + SMTP on loopback) per test process."""
 
 from __future__ import annotations
 
+import fcntl
 import itertools
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,20 +12,23 @@ import pytest
 
 from tests.maillab import MailLab
 
-_E2E_DIR = Path(__file__).parent
 _user_numbers = itertools.count(1)
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # Everything under tests/e2e talks to real servers: mark it so `-m "not e2e"` skips it.
-    for item in items:
-        if _E2E_DIR in Path(str(item.fspath)).parents:
-            item.add_marker(pytest.mark.e2e)
+# bin/test's parallel workers each start a lab: one at a time, so that on a new
+# machine only the first creates the system user the labs store mail as.
+_LAB_START_LOCK = Path(tempfile.gettempdir()) / "pbem-maillab-start.lock"
+
+
+def _start_lab() -> MailLab:
+    with _LAB_START_LOCK.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return MailLab()
 
 
 @pytest.fixture(scope="session")
 def mail_lab() -> Iterator[MailLab]:
-    lab = MailLab()
+    lab = _start_lab()
     try:
         yield lab
     finally:
