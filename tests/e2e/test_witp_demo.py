@@ -173,8 +173,10 @@ def test_witp_demo_nothing_refused_and_tfs_moved_as_plotted(demo: tuple[str, Pat
                 else:
                     assert (at, moved) == (before[tf][0], []), (side, key, tf, card)
             before = now
-    # Both sides' TFs moved in every Game-Turn of the scenario.
-    assert moved_in == {s: {"1", "2", "3"} for s in SIDES}, (  # what to read if not
+    # Each TF that plotted a MOVE and was still afloat moved (checked above); and the
+    # check is not empty: both sides moved in the first Game-Turn. Later turns depend
+    # on the game's own dice (a side whose carriers are sunk or held plots PASS).
+    assert all("1" in moved_in[s] for s in SIDES), (  # what to read if not
         moved_in,
         {s: {k: v for k, v in plotted[s].items() if k[0] not in moved_in[s]} for s in SIDES},
         {s: sorted(last_report[s]) for s in SIDES},
