@@ -19,13 +19,16 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import AdjudicationError, OrderSyntaxError
+from pbem.core.sides import Side
 from pbem.rulesets.witp import draws
-from pbem.rulesets.witp.knowledge import MODERATOR, PUBLIC
 from pbem.rulesets.witp.taskforces import Ship
+
+if TYPE_CHECKING:
+    from pbem.rulesets.witp.work import Work
 
 CUPS_TABLE = "tables/search-chit-cups"
 CHITS = ("true", "approx-1", "approx-2", "error-1", "error-2", "error-3", "false")
@@ -53,11 +56,12 @@ def level(chit: str) -> int:
 # -- the cups ----------------------------------------------------------------
 
 
-def _search(state: dict[str, Any]) -> dict[str, Any]:
-    """The moderator's search records, made on first use from the printed cups."""
-    mod = state.setdefault(MODERATOR, {})
+def record(work: Work) -> dict[str, Any]:
+    """The moderator's search records in the round's working copy (their JSON: the
+    cups here, search's Naval Phase record), made on first use from the printed cups."""
+    mod = work.moderator()
     if "search" not in mod:
-        full = state[PUBLIC]["pack"][CUPS_TABLE]["value"]
+        full = work.pack[CUPS_TABLE].value
         cups = {
             cup: {chit_id(k): int(v) for k, v in full[cup].items()}
             for cup in (INTENSIVE, NORMAL, SQUALL)
@@ -133,19 +137,20 @@ class ChitCups:
         return ChitCups(self.counted(back), held)
 
 
-def _cups(state: dict[str, Any]) -> ChitCups:
-    return ChitCups.from_json(_search(state))
+def chit_cups(work: Work) -> ChitCups:
+    """The cups and the held chits, as the round has them now."""
+    return ChitCups.from_json(record(work))
 
 
-def _keep(state: dict[str, Any], cups: ChitCups) -> None:
+def keep(work: Work, cups: ChitCups) -> None:
     """Write ``cups`` back into the round's working copy (its other records stay)."""
-    _search(state).update(cups.to_json())
+    record(work).update(cups.to_json())
 
 
-def draw(state: dict[str, Any], side: str, tf: str, cup: str, secret: Dice) -> str:
+def draw(work: Work, side: Side, tf: str, cup: str, secret: Dice) -> str:
     """13.5.3: the owner of ``side``'s TF ``tf`` blindly draws from ``cup`` (Cup 3
     if Cup 2 is empty, 13.5.6); the chit stays with the TF."""
-    cups = _cups(state)
+    cups = chit_cups(work)
     if cup == NORMAL and not cups.left(NORMAL):
         cup = SQUALL
     if cup in (SQUALL, INTENSIVE) and not cups.left(cup):
@@ -154,7 +159,7 @@ def draw(state: dict[str, Any], side: str, tf: str, cup: str, secret: Dice) -> s
     if not pool:
         raise AdjudicationError(f"search chit {cup} is empty and {tf} must draw")
     chit = pool[draws.below(secret, len(pool), f"search chit {cup} {side} {tf}")]
-    _keep(state, cups.drawn(tf_key(side, tf), cup, chit))
+    keep(work, cups.drawn(tf_key(side, tf), cup, chit))
     return chit
 
 
@@ -167,39 +172,39 @@ def _refill(cups: ChitCups, cup: str) -> ChitCups:
     return cups
 
 
-def held(state: dict[str, Any], side: str, tf: str) -> list[str]:
-    return [h.chit for h in _cups(state).held.get(tf_key(side, tf), ())]
+def held(work: Work, side: Side, tf: str) -> list[str]:
+    return [h.chit for h in chit_cups(work).held.get(tf_key(side, tf), ())]
 
 
-def replace_last(state: dict[str, Any], side: str, tf: str, chit: str) -> None:
+def replace_last(work: Work, side: Side, tf: str, chit: str) -> None:
     """Magic "Report False" (42.4.1): the chit just drawn counts as ``chit``; the drawn
     one still goes back to its own cup in time."""
-    cups = _cups(state)
+    cups = chit_cups(work)
     *before, last = cups.held[tf_key(side, tf)]
     held = {**cups.held, tf_key(side, tf): (*before, replace(last, counts_as=chit))}
-    _keep(state, ChitCups(cups.cups, held))
+    keep(work, ChitCups(cups.cups, held))
 
 
-def effective(state: dict[str, Any], side: str, tf: str) -> str:
+def effective(work: Work, side: Side, tf: str) -> str:
     """The chit the latest report must obey (after any Magic conversion)."""
-    last = _cups(state).held[tf_key(side, tf)][-1]
+    last = chit_cups(work).held[tf_key(side, tf)][-1]
     return last.counts_as or last.chit
 
 
-def return_chits(state: dict[str, Any], side: str, tf: str) -> int:
+def return_chits(work: Work, side: Side, tf: str) -> int:
     """13.6.5: the TF's chits go back to the cups they came from; how many."""
-    cups = _cups(state)
+    cups = chit_cups(work)
     key = tf_key(side, tf)
-    _keep(state, cups.returned(key))
+    keep(work, cups.returned(key))
     return len(cups.held.get(key, ()))
 
 
-def end_of_game_turn(state: dict[str, Any], turn: int) -> int:
+def end_of_game_turn(work: Work, turn: int) -> int:
     """13.5: at the end of each even-numbered Game-Turn every chit goes back."""
     if turn % 2:
         return 0
-    keys = list(_cups(state).held)
-    return sum(return_chits(state, *k.split(":", 1)) for k in keys)
+    keys = [k.split(":", 1) for k in chit_cups(work).held]
+    return sum(return_chits(work, Side(side), tf) for side, tf in keys)
 
 
 # -- reports -----------------------------------------------------------------

@@ -19,10 +19,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pbem.core.dice import Dice, Draw
-from pbem.rulesets.witp.knowledge import MODERATOR
+
+if TYPE_CHECKING:
+    from pbem.rulesets.witp.work import Work
 
 SEED_DICE = 12  # 6**12 > 2**31 seeds
 
@@ -119,18 +121,27 @@ class RoundSeed:
         return cls(str(obj["round"]), bytes.fromhex(str(obj["seed"])))
 
 
-def take_round_seed(state: dict[str, Any], dice: Dice, round_name: str) -> None:
+def round_seed(work: Work) -> RoundSeed | None:
+    """The seed the round took (kept in the moderator's part), if it took one."""
+    rec = work.moderator().get(SEED_KEY)
+    return None if rec is None else RoundSeed.from_json(rec)
+
+
+def keep_round_seed(work: Work, seed: RoundSeed) -> None:
+    work.moderator()[SEED_KEY] = seed.to_json()
+
+
+def take_round_seed(work: Work, dice: Dice, round_name: str) -> None:
     """At a round's start, always: SEED_DICE open 1D6 seed the round's secret stream,
     kept in the moderator's part (the same count of open dice whatever follows)."""
     faces = bytes(dice.d6(f"secret stream seed {round_name}") for _ in range(SEED_DICE))
-    state.setdefault(MODERATOR, {})[SEED_KEY] = RoundSeed(round_name, faces).to_json()
+    keep_round_seed(work, RoundSeed(round_name, faces))
 
 
-def round_secret(state: dict[str, Any], label: str) -> SecretDice:
+def round_secret(work: Work, label: str) -> SecretDice:
     """The round's secret stream for one step (``label``: the slot's game time), so
     each segment's secret draws are independent of every other's."""
-    rec = state.get(MODERATOR, {}).get(SEED_KEY)
-    if rec is None:
+    seed = round_seed(work)
+    if seed is None:
         raise KeyError("no secret stream seeded this round")
-    seed = RoundSeed.from_json(rec)
     return SecretDice(seed.seed, f"{seed.round}/{label}")

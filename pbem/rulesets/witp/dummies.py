@@ -193,7 +193,7 @@ class DummyRevealed(OfOwnersTf, kind="dummy-revealed"):
 def reveal(work: Work, owner: Side, tf: str, how: str, slot: Slot) -> list[Event]:
     """13.6.3: ``owner``'s TF is definitively revealed by ``how``. Chits return (13.6.5);
     a dummy leaves the map, openly, and both sides are told it was a dummy."""
-    chits.return_chits(work.json, owner, tf)
+    chits.return_chits(work, owner, tf)
     own = work.own(owner)
     rec = tfs.display(own).get(tf)
     if rec is None or not rec.dummy:

@@ -161,18 +161,17 @@ class Disclosure:
 
 def disclose(
     state: dict[str, Any],
-    fact: Mapping[str, Any],
+    fact: Fact,
     audience: Sequence[str],
     time: str,
     rule: str,
 ) -> Event:
-    """Record ``fact`` (a typed Fact, or its JSON) as told to ``audience`` in ``state``
-    (a working copy the adjudication owns) and return the Event that tells it."""
+    """Record ``fact`` as told to ``audience`` in ``state`` (the stored JSON of a working
+    copy the adjudication owns: Work.disclose) and return the Event that tells it."""
     unknown = [s for s in audience if s not in SIDES]
-    if not audience or unknown or "kind" not in fact:
+    if not audience or unknown or not fact.kind:
         raise AdjudicationError(f"bad disclosure {fact!r} to {audience!r}")
-    typed = fact if isinstance(fact, Fact) else Fact.from_json(dict(fact))
-    d = Disclosure(typed, tuple(s for s in SIDES if s in audience), time, rule)
+    d = Disclosure(fact, tuple(s for s in SIDES if s in audience), time, rule)
     state.setdefault(DISCLOSURES, []).append(d.to_json())
     return d.event()
 

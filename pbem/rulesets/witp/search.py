@@ -324,8 +324,8 @@ def contact(
         # how many draws a hidden TF's make-up costs here never shifts what a
         # later contact tells anyone (noninterference).
         stream = draws.fork(secret, f"contact {_next_contact(work)}")
-        chits.draw(work.json, owner, tf, cup, stream)
-        chit = chits.effective(work.json, owner, tf)
+        chits.draw(work, owner, tf, cup, stream)
+        chit = chits.effective(work, owner, tf)
         policy = deception.policy(work, owner, tf)
         report, why = deception.compose(ships, dummy, chit, policy, stream)
         events.append(work.disclose(SearchChit(tf, chit, cup), [owner], slot.time, "13.5.3"))
@@ -595,7 +595,7 @@ class NavalSearches:
 
 def _naval_searches(work: Work, slot: Slot) -> NavalSearches:
     """This Naval Phase's record, a fresh one kept at its first search."""
-    rec = chits._search(work.json)
+    rec = chits.record(work)
     raw = rec.get("naval", {})
     if raw.get("time") == slot.time:
         return NavalSearches.from_json(raw)
@@ -605,7 +605,7 @@ def _naval_searches(work: Work, slot: Slot) -> NavalSearches:
 
 
 def _keep_naval(work: Work, searches: NavalSearches) -> None:
-    chits._search(work.json)["naval"] = searches.to_json()
+    chits.record(work)["naval"] = searches.to_json()
 
 
 def _sources(work: Work, side: Side) -> list[tuple[str, bool]]:

@@ -222,7 +222,7 @@ def before_segment(
     if slot is rnd.slots[0]:
         prepare(work, sea)
         if rnd.sides:  # every plot round (the opening has no search orders yet)
-            draws.take_round_seed(work.json, dice, rnd.name)  # always 12 open dice
+            draws.take_round_seed(work, dice, rnd.name)  # always 12 open dice
     if slot.phase.key.startswith("air") and slot.segment.key == "search":
         events += air_search_segment(work, slot, dice, contexts)
     return events
@@ -253,7 +253,7 @@ def air_search_segment(
                 events.append(work.disclose(told, [side], slot.time, e.rule or "13.3"))
     if not lines:
         return events
-    secret = draws.round_secret(work.json, slot.time)
+    secret = draws.round_secret(work, slot.time)
     return events + search.resolve_air_searches(work, lines, dice, secret, slot)
 
 
@@ -268,12 +268,12 @@ def after_segment(work: Work, slot: Slot) -> list[Event]:
         stationary = [k for k in located.marked(work) if k not in moved]
         events += located.end_of_phase(work, slot, stationary)
     if slot.segment.key == "advance" and not slot.strategic:
-        chits.end_of_game_turn(work.json, slot.turn)
+        chits.end_of_game_turn(work, slot.turn)
     if slot.phase.key.startswith("naval") and slot.segment.key == "execution":
         for side in SIDES:  # 13.6.5: a deactivated TF's chits go back to the cups
             for tf, rec in tfs.task_forces(work, side).items():
                 if rec.deactivated:
-                    chits.return_chits(work.json, side, tf)
+                    chits.return_chits(work, side, tf)
     return events
 
 
@@ -311,7 +311,7 @@ def moving(work: Work, slot: Slot, dice: Dice, sea: SearchMap) -> Iterator[list[
     below; on leaving, held coastwatcher contacts are announced (13.8, R23) and the
     dummies revealed meanwhile leave the display. The yielded list receives those
     closing events."""
-    secret = draws.round_secret(work.json, slot.time)
+    secret = draws.round_secret(work, slot.time)
     ctx = _Moving(work, slot, dice, secret, sea)
     token = _MOVING.set(ctx)
     dummies.defer_removal(work, True)
@@ -320,7 +320,7 @@ def moving(work: Work, slot: Slot, dice: Dice, sea: SearchMap) -> Iterator[list[
         yield closing
     finally:
         _MOVING.reset(token)
-    flushed = draws.round_secret(work.json, f"{slot.time}/flush")
+    flushed = draws.round_secret(work, f"{slot.time}/flush")
     closing += coastwatchers.flush(work, slot, flushed)
     dummies.defer_removal(work, False)
     dummies.remove_revealed(work)

@@ -31,7 +31,7 @@ from pbem import rulesets
 from pbem.core.dice import SeededDice
 from pbem.core.events import Event
 from pbem.core.sides import SIDES, enemy_of
-from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Fact, disclose
 from pbem.rulesets.witp.loader import load_library
 from pbem.rulesets.witp.map import load_map
 from pbem.rulesets.witp.ruleset import WitpRuleset
@@ -162,7 +162,9 @@ def world(base: Mapping[str, Any], viewer: str, h: Hidden) -> tuple[dict[str, An
         "card_lines": h.card_lines,
     }
     state[MODERATOR] = {"ledger": h.moderator}
-    events = [disclose(state, f, [other], "T1/naval1/plot", "13.5") for f in h.told_other]
+    events = [
+        disclose(state, Fact.from_json(f), [other], "T1/naval1/plot", "13.5") for f in h.told_other
+    ]
     return state, events
 
 

@@ -31,4 +31,4 @@ def knowledge(work: Work, side: str) -> Knowledge:
 
 def secret_stream(work: Work, label: str) -> draws.SecretDice:
     """The round's secret stream for one step (draws.round_secret): the moderator's."""
-    return draws.round_secret(work.json, label)
+    return draws.round_secret(work, label)

@@ -28,6 +28,7 @@ from pbem.rulesets.witp.knowledge import (
     MODERATOR,
     PRIVATE,
     PUBLIC,
+    Fact,
     Knowledge,
     disclose,
 )
@@ -430,7 +431,7 @@ def world(base: Mapping[str, Any], case: Case, h: Hidden) -> tuple[dict[str, Any
     for name, ship in state[PRIVATE][other]["ships"].items():
         if name not in AIR and h.green:  # 58.1: green APs away from the fight
             ship["green"] = {"A6M2" if other == JAPANESE else "F4F-3": h.green}
-    events = [disclose(state, f, [other], TIME, "16.7") for f in h.told_other]
+    events = [disclose(state, Fact.from_json(f), [other], TIME, "16.7") for f in h.told_other]
     dice = Routed(open_dice(case.seed), open_dice(h.extended), "extended range")
     extreme = SecretDice(h.extended.to_bytes(4, "big"), "secret")
     secret = RoutedSecret(SecretDice(h.secret, "secret"), extreme, "extreme range")

@@ -18,7 +18,7 @@ from pbem.rulesets.witp.air import capsplit, naval_strike, night, plot
 from pbem.rulesets.witp.clock import schedule
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import DISCLOSURES, MODERATOR, PRIVATE, PUBLIC, disclose
+from pbem.rulesets.witp.knowledge import DISCLOSURES, MODERATOR, PRIVATE, PUBLIC, Fact, disclose
 from pbem.rulesets.witp.ruleset import WitpRuleset
 from pbem.rulesets.witp.work import Work
 
@@ -212,7 +212,7 @@ def _told_moved(s: dict[str, Any], time: str, kind: str = "located-moved") -> No
     with it by day (R52), or taken by its night movement (located.night_movement)."""
     if kind == "located-moved":
         fact = {"kind": kind, "owner": ALLIED, "tf": "TF2", "hex": "E2016"}
-        disclose(s, fact, list(SIDES), time, "13.7.5")
+        disclose(s, Fact.from_json(fact), list(SIDES), time, "13.7.5")
         return
     slots = schedule(2, 1)
     slot = next(sl for sl in slots if sl.time == time)
@@ -251,7 +251,7 @@ def test_14_2_2_r137_the_plot_reads_no_movement_the_side_was_not_told() -> None:
         s[MODERATOR][airplay.STATIONARY] = {"allied:TF2": count}
         if told_owner:
             fact = {"kind": "located-moved", "owner": ALLIED, "tf": "TF2", "hex": "E2016"}
-            disclose(s, fact, [ALLIED], "T1/naval2/execution", "13.7.5")
+            disclose(s, Fact.from_json(fact), [ALLIED], "T1/naval2/execution", "13.7.5")
         p, errors = _judge(s, JAPANESE, G4M_NIGHT)
         answers.append((copy.deepcopy(p.filed().to_json()), errors))
     assert answers[0] == answers[1] == answers[2]

@@ -13,7 +13,7 @@ import pytest
 from pbem.core.dice import SeededDice
 from pbem.rulesets.witp import airplay, clock, draws
 from pbem.rulesets.witp.air import availability, cover
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
+from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, Fact
 from pbem.rulesets.witp.map import load_map
 from pbem.rulesets.witp.ruleset import WitpRuleset
 from pbem.rulesets.witp.work import Work
@@ -294,7 +294,7 @@ def test_r120_r122_the_comparison_can_fail_the_owner_reads_its_cover_rolls(
             "available": 1,
             "of": 2,
         }
-        told = [disclose(st, fact, ["japanese"], TIME, "5.3.4")]
+        told = [disclose(st, Fact.from_json(fact), ["japanese"], TIME, "5.3.4")]
         after, events = resolved(st, 1)
         worlds.append((after, told + events))
     (a, ea), (b, eb) = worlds

@@ -23,6 +23,7 @@ from pbem.rulesets.witp.knowledge import (
     MODERATOR,
     PRIVATE,
     PUBLIC,
+    Fact,
     disclose,
     projection,
 )
@@ -55,7 +56,7 @@ def located(state: dict[str, Any], owner: str, tf: str, report: str) -> None:
     hexid = tfs(state, owner)[tf]["hex"]
     state[PUBLIC].setdefault("located", {})[f"{owner}:{tf}"] = _marker(owner, tf, hexid)
     fact = {"kind": "search-report", "owner": owner, "tf": tf, "report": report, "source": "air"}
-    disclose(state, fact, list(BOTH), "T1/air1/search", "13.5.7")
+    disclose(state, Fact.from_json(fact), list(BOTH), "T1/air1/search", "13.5.7")
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from pbem.core.mapview import SIDE_COLOURS
 from pbem.core.sides import SIDES, enemy_of
 from pbem.reports.mapimage import render_map
 from pbem.rulesets.witp import hexgrid
-from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, disclose
+from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, Fact, disclose
 from pbem.rulesets.witp.map import TheatreMap, load_map
 from pbem.rulesets.witp.report_map import report_picture
 from pbem.rulesets.witp.ruleset import WitpRuleset
@@ -42,7 +42,8 @@ def _world(
     tfs["TF60"] = {**copy.deepcopy(tfs[sorted(tfs)[0]]), "hex": where[0]}
     world[MODERATOR] = {"ledger": secret}
     if told:
-        disclose(world, {"kind": "sighting", "at": where[-1]}, [other], "T1/naval1/plot", "13.5")
+        sighting = Fact.from_json({"kind": "sighting", "at": where[-1]})
+        disclose(world, sighting, [other], "T1/naval1/plot", "13.5")
     return world
 
 

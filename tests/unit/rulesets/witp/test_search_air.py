@@ -142,23 +142,24 @@ def test_13_5_4_intensive_search_uses_cup1_and_costs_air_points() -> None:
         SecretDice(b"s", "t"),
         AIR1,
     )
+    assert chits.record(work)["held"]["allied:17"][0]["cup"] == "cup1"
     state = work.finish().to_json()
-    assert chits._search(state)["held"]["allied:17"][0]["cup"] == "cup1"
     loss = [e for e in events if e.kind == "intensive-search-loss"]
     assert loss and loss[0].witnesses == ("japanese",)
     assert state[PRIVATE]["japanese"]["intensive"][AIR1.time] == ["Rabaul"]
 
 
-def only(state: dict[str, Any], cup: str, chit: str) -> None:
+def only(work: Work, cup: str, chit: str) -> Work:
     """Fill ``cup`` with ``chit`` alone, so the owner's draw is known in advance."""
-    chits._search(state)["cups"][cup] = {c: (10 if c == chit else 0) for c in chits.CHITS}
+    chits.record(work)["cups"][cup] = {c: (10 if c == chit else 0) for c in chits.CHITS}
+    return work
 
 
 def test_13_5_4_no_loss_against_a_reported_dummy() -> None:
-    state = world(bases=RABAUL, allied={"9": tf("E1015", dummy=True)})
-    only(state, "cup1", "true")  # not False: the dummy must be reported as one (13.6.2)
+    work = Work.begin(world(bases=RABAUL, allied={"9": tf("E1015", dummy=True)}))
+    only(work, "cup1", "true")  # not False: the dummy must be reported as one (13.6.2)
     events = search.resolve_air_searches(
-        Work.begin(state),
+        work,
         {JAPANESE: ["SEARCH Rabaul E1015 INTENSIVE"]},
         always(99),
         SecretDice(b"s", "t"),
@@ -241,8 +242,8 @@ def test_13_7_5_night_movement_removes_air_but_not_coastwatcher_chits() -> None:
 
 def test_5_1_6_13_6_4_strike_targets_need_air_contact_and_no_dummy_report() -> None:
     state = world(japanese={"1": tf("E1013", "CA"), "2": tf("E1014", dummy=True)})
-    only(state, "cup2", "approx-1")  # not False: TF 2 is reported as the dummy it is
-    work, secret = Work.begin(state), SecretDice(b"s", "t")
+    work, secret = only(Work.begin(state), "cup2", "approx-1"), SecretDice(b"s", "t")
+    # not False above: TF 2 is reported as the dummy it is
     search.contact(work, JAPANESE, "1", ALLIED, source="air", cup=None, slot=AIR1, secret=secret)
     search.contact(work, JAPANESE, "2", ALLIED, source="air", cup="cup2", slot=AIR1, secret=secret)
     located.place(work, JAPANESE, "3", E1015, "coastwatcher", AIR1)
@@ -332,10 +333,9 @@ def test_13_6_2_a_dummy_and_a_real_tf_reported_dummy_under_false_look_alike() ->
     worlds = []
     for types, cup in (((), "true"), (("CV", "CA"), "false")):
         state = world(bases=RABAUL, allied={"17": tf("E1015", *types, dummy=not types)})
-        chits._search(state)["cups"]["cup2"] = {c: (10 if c == cup else 0) for c in chits.CHITS}
         _, pol = deception.parse_line(["DECEPTION", "ALL", "IF", "FALSE", "REPORT", "DUMMY"], {})
         state[PRIVATE]["allied"]["standing"] = {"deception": {"*": pol.to_json()}}
-        work = Work.begin(state)
+        work = only(Work.begin(state), "cup2", cup)
         search.resolve_air_searches(
             work, {JAPANESE: ["SEARCH Rabaul E1015"]}, always(99), SecretDice(b"x", "t"), AIR1
         )
@@ -376,8 +376,7 @@ def test_13_4_1_a_us_carrier_search_rolling_90_at_medium_scores_a_strike() -> No
             allied={"17": tf("E1010", "CV", air={"SBD-3": 4})},
             japanese={"1": tf(target, *(() if dummy else ("CVL", "CA")), dummy=dummy)},
         )
-        only(state, "cup2", "approx-1")
-        work = Work.begin(state)
+        work = only(Work.begin(state), "cup2", "approx-1")
         events = search.resolve_air_searches(
             work, {ALLIED: [f"SEARCH TF 17 {target}"]}, always(roll), SecretDice(b"s", "t"), AIR1
         )
@@ -417,8 +416,8 @@ def test_13_5_7_a_hidden_make_up_never_shifts_the_next_contacts_report(types: li
 
     def second_report(first: list[str]) -> str:
         state = world(japanese={"1": tf("E1013", *first), "2": tf("E1014", "CV", "DD")})
-        only(state, "cup2", "error-3")  # a report drawn per ship type: the most draws
-        secret, work = SecretDice(b"same seed", "T1/air1"), Work.begin(state)
+        work = only(Work.begin(state), "cup2", "error-3")  # drawn per ship type: the most draws
+        secret = SecretDice(b"same seed", "T1/air1")
         for name in ("1", "2"):
             _, report = search.contact(
                 work,

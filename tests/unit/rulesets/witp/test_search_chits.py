@@ -13,6 +13,7 @@ from pbem.core.errors import OrderSyntaxError
 from pbem.rulesets.witp import chits
 from pbem.rulesets.witp.chits import Report, parse_report, problems
 from pbem.rulesets.witp.draws import SecretDice, below, percentile
+from pbem.rulesets.witp.work import Work
 
 from .searchworld import ship, world
 
@@ -30,8 +31,8 @@ CONVOY = ships("CL", "DD", "DD", "MSU", "MSU")  # no capital ships
 
 
 def test_13_5_1_cups_hold_the_printed_chits() -> None:
-    state = world()
-    rec = chits._search(state)
+    work = Work.begin(world())
+    rec = chits.record(work)
     assert {c: sum(v.values()) for c, v in rec["cups"].items()} == {
         "cup1": 40,
         "cup2": 40,
@@ -41,28 +42,28 @@ def test_13_5_1_cups_hold_the_printed_chits() -> None:
 
 
 def test_13_5_3_a_draw_leaves_the_cup_and_stays_with_the_tf() -> None:
-    state = world()
+    work = Work.begin(world())
     secret = SecretDice(b"s", "t")
-    drawn = [chits.draw(state, "japanese", "1", "cup2", secret) for _ in range(3)]
-    assert chits.held(state, "japanese", "1") == drawn
-    assert sum(chits._search(state)["cups"]["cup2"].values()) == 37
+    drawn = [chits.draw(work, "japanese", "1", "cup2", secret) for _ in range(3)]
+    assert chits.held(work, "japanese", "1") == drawn
+    assert sum(chits.record(work)["cups"]["cup2"].values()) == 37
 
 
 def test_13_5_6_cup3_when_cup2_is_empty() -> None:
-    state = world()
-    chits._search(state)["cups"]["cup2"] = dict.fromkeys(chits.CHITS, 0)
-    chits.draw(state, "japanese", "1", "cup2", SecretDice(b"s", "t"))
-    assert chits._search(state)["held"]["japanese:1"][0]["cup"] == "cup3"
+    work = Work.begin(world())
+    chits.record(work)["cups"]["cup2"] = dict.fromkeys(chits.CHITS, 0)
+    chits.draw(work, "japanese", "1", "cup2", SecretDice(b"s", "t"))
+    assert chits.record(work)["held"]["japanese:1"][0]["cup"] == "cup3"
 
 
 def test_13_6_5_chits_return_to_their_cups() -> None:
-    state = world()
+    work = Work.begin(world())
     secret = SecretDice(b"s", "t")
-    chits.draw(state, "japanese", "1", "cup1", secret)
-    chits.draw(state, "allied", "4", "cup2", secret)
-    assert chits.end_of_game_turn(state, 1) == 0  # odd Game-Turn: they stay
-    assert chits.end_of_game_turn(state, 2) == 2
-    assert {c: sum(v.values()) for c, v in chits._search(state)["cups"].items()} == {
+    chits.draw(work, "japanese", "1", "cup1", secret)
+    chits.draw(work, "allied", "4", "cup2", secret)
+    assert chits.end_of_game_turn(work, 1) == 0  # odd Game-Turn: they stay
+    assert chits.end_of_game_turn(work, 2) == 2
+    assert {c: sum(v.values()) for c, v in chits.record(work)["cups"].items()} == {
         "cup1": 40,
         "cup2": 40,
         "cup3": 30,
@@ -70,12 +71,12 @@ def test_13_6_5_chits_return_to_their_cups() -> None:
 
 
 def test_13_5_3_draws_are_uniform_over_the_cup() -> None:
-    state = world()
+    work = Work.begin(world())
     secret = SecretDice(b"uniform", "t")
     seen: Counter[str] = Counter()
     for i in range(400):
-        seen[chits.draw(state, "japanese", str(i), "cup2", secret)] += 1
-        chits.return_chits(state, "japanese", str(i))
+        seen[chits.draw(work, "japanese", str(i), "cup2", secret)] += 1
+        chits.return_chits(work, "japanese", str(i))
     assert seen["approx-1"] > seen["true"] and seen["error-2"] > seen["error-3"]
 
 

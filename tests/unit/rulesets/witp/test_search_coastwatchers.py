@@ -49,8 +49,9 @@ def cw_world(*, dummy: bool = False, delay: int | None = 0, watched: bool = True
     if watched:
         state[PRIVATE]["allied"][coastwatchers.LOG] = GUADALCANAL
     state[PRIVATE]["allied"]["standing"] = {coastwatchers.DELAY_KEY: delay}
-    chits._search(state)["cups"]["cup2"] = {c: (10 if c == "true" else 0) for c in chits.CHITS}
-    return Work.begin(state)
+    work = Work.begin(state)
+    chits.record(work)["cups"]["cup2"] = {c: (10 if c == "true" else 0) for c in chits.CHITS}
+    return work
 
 
 def enter(work: Work, hexid: str, face: int, *, night: bool = False) -> list[Any]:
@@ -94,6 +95,7 @@ def test_13_8_a_fork_never_shifts_the_stream_told_to_the_sides() -> None:
 def test_13_8_a_real_tf_gives_away_the_island_and_cannot_be_struck_on_it_alone() -> None:
     work = cw_world()
     events = enter(work, "E2519", 6)
+    assert not chits.held(work, JAPANESE, "TF3")  # 13.6.3, 13.6.5: definitively revealed
     state = work.finish().to_json()
     kinds = [e.kind for e in events]
     assert kinds == ["located", "search-chit", "search-report", "coastwatcher-island"]
@@ -103,7 +105,6 @@ def test_13_8_a_real_tf_gives_away_the_island_and_cannot_be_struck_on_it_alone()
     assert state[PUBLIC]["located"]["japanese:TF3"]["source"] == "coastwatcher"
     problem = located.strike_target_problem(Knowledge.of(state, "allied"), "japanese", "TF3")
     assert problem and "13.8" in problem
-    assert not chits.held(state, "japanese", "TF3")  # 13.6.3, 13.6.5: definitively revealed
 
 
 def test_13_8_13_6_3_a_dummy_keeps_the_island_secret_and_leaves_the_map() -> None:

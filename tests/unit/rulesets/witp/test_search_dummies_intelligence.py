@@ -46,14 +46,14 @@ def test_13_6_7_17_11_dummies_sortie_within_the_allotment_into_a_friendly_hex() 
 
 
 def test_13_6_3_a_revealed_dummy_leaves_the_map_and_its_chits_return() -> None:
-    state = world(allied={"9": tf("E1010", dummy=True)})
-    chits.draw(state, "allied", "9", "cup2", SecretDice(b"s", "t"))
-    work = Work.begin(state)
+    work = Work.begin(world(allied={"9": tf("E1010", dummy=True)}))
+    chits.draw(work, ALLIED, "9", "cup2", SecretDice(b"s", "t"))
     located.place(work, ALLIED, "9", HexId("E1010"), "air", PLOT)
     events = dummies.reveal(work, ALLIED, "9", "surface TF contact", PLOT)
+    assert not chits.held(work, ALLIED, "9")
     state = work.finish().to_json()
     assert [e.kind for e in events] == ["located-removed", "dummy-revealed"]
-    assert "9" not in state[PRIVATE]["allied"]["tfs"] and not chits.held(state, "allied", "9")
+    assert "9" not in state[PRIVATE]["allied"]["tfs"]
 
 
 def test_42_3_1_sigint_sees_ten_percent_a_pip_and_the_japanese_only_an_event() -> None:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from pbem.core.dice import SeededDice
 from pbem.core.mapview import SIDE_COLOURS
 from pbem.core.ruleset import Adjudication
+from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp import chits, hexgrid, searchplay
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.hexgrid import distance
@@ -289,8 +290,8 @@ def test_13_5_7_the_searcher_cannot_tell_worlds_that_report_alike(
         }
         work = Work.begin(state)
         searchplay.prepare(work, witp.theatre_map)
+        chits.record(work)  # the cups as printed, then ``cut`` Report True chits gone
         state = work.finish().to_json()
-        chits._search(state)  # the cups as printed, then ``cut`` Report True chits gone
         state[MODERATOR]["search"]["cups"]["cup2"]["true"] -= cut % 5
         result = _play(witp, state, always(roll), allied=f"SEARCH Port_Moresby {MAIN_FORCE}")
         worlds.append(result)
@@ -309,15 +310,15 @@ def test_13_5_7_the_searcher_cannot_tell_worlds_that_report_alike(
 
 
 def test_r57_when_cups_2_and_3_are_empty_the_held_chits_go_back_first() -> None:
-    state = world()
-    rec = chits._search(state)
+    work = Work.begin(world())
+    rec = chits.record(work)
     for cup in (chits.NORMAL, chits.SQUALL):  # every chit of both cups held by some TF
         for chit, n in rec["cups"][cup].items():
             rec["held"].setdefault("allied:TF5", []).extend(
                 {"cup": cup, "chit": chit} for _ in range(n)
             )
             rec["cups"][cup][chit] = 0
-    chits.draw(state, "japanese", "TF1", chits.NORMAL, SecretDice(b"s", "t"))
+    chits.draw(work, JAPANESE, "TF1", chits.NORMAL, SecretDice(b"s", "t"))
     assert sum(rec["cups"][chits.SQUALL].values()) == 29  # 13.5.1: 30, one drawn
     assert [h["cup"] for h in rec["held"]["allied:TF5"]] == [chits.NORMAL] * 40
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from pbem.core.sides import ALLIED, JAPANESE, SIDES
 from pbem.rulesets.witp import searchview
-from pbem.rulesets.witp.knowledge import Knowledge, disclose
+from pbem.rulesets.witp.knowledge import Fact, Knowledge, disclose
 
 TIME = "T1/naval1/execution"
 
@@ -30,7 +30,7 @@ def _search(
         "contact": kw.get("contact", False),
         "intensive": False,
     }
-    disclose(state, fact, SIDES, kw.get("time", TIME), "13.3")
+    disclose(state, Fact.from_json(fact), SIDES, kw.get("time", TIME), "13.3")
 
 
 def _busy() -> dict[str, Any]:
@@ -41,8 +41,8 @@ def _busy() -> dict[str, Any]:
     _search(state, "Cairns", "long", 3, "E1716", tf="TF4", needed=85, roll=24)
     disclose(
         state,
-        {"kind": "air-search-empty", "searcher": ALLIED, "from": "Cairns", "hex": "E1820",
-         "band": "medium", "value": 3},
+        Fact.from_json({"kind": "air-search-empty", "searcher": ALLIED, "from": "Cairns",
+                        "hex": "E1820", "band": "medium", "value": 3}),
         SIDES, TIME, "13.3",
     )  # fmt: skip
     _search(state, "Cairns", "medium", 3, "E1718", tf="TF4", roll=9, time="T1/air2/search")
