@@ -19,7 +19,7 @@ that tells its audience.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self, dataclass_transform
 
@@ -41,7 +41,7 @@ ModeratorJson = Mapping[str, Any]
 
 
 @dataclass_transform(frozen_default=True, eq_default=False)
-class Fact(Mapping[str, Any]):
+class Fact:
     """A fact the rules let cross to a side (witp-hidden-info §6): a ``kind`` and its
     fields. A kind is declared by its fields alone, in the module whose rule discloses
     it and in the stored JSON's order (a base without a kind: fields its kinds share)::
@@ -51,10 +51,9 @@ class Fact(Mapping[str, Any]):
 
     The class becomes a frozen dataclass and registers its kind; its JSON comes from
     the fields by the one codec (records.py: ``Annotated[T, Wire("from")]`` for a key
-    that is a keyword, ``OPTIONAL`` for one told only when known). Read as a Mapping,
-    a fact is its stored JSON, so the modules that still read facts as JSON read typed
-    and raw ones alike; equality is the JSON's, for the same reason (``eq=False``:
-    the Mapping's, not the dataclass's)."""
+    that is a keyword, ``OPTIONAL`` for one told only when known). A rule reads a
+    fact by its fields (``Kind.read``: one stored raw, too); equality is the stored
+    JSON's (``eq=False``), so a typed fact equals one kept raw with the same JSON."""
 
     KIND: ClassVar[str] = ""
     _KINDS: ClassVar[dict[str, type[Fact]]] = {}
@@ -94,18 +93,15 @@ class Fact(Mapping[str, Any]):
         return kind.decode(obj)
 
     @classmethod
-    def read(cls, fact: Mapping[str, Any]) -> Self:
+    def read(cls, fact: Fact) -> Self:
         """``fact`` as this kind (one stored raw, its keys not all its kind's, too)."""
-        return fact if isinstance(fact, cls) else cls.decode(fact)
+        return fact if isinstance(fact, cls) else cls.decode(fact.to_json())
 
-    def __getitem__(self, key: str) -> Any:
-        return self.to_json()[key]
+    def __eq__(self, other: object) -> bool:
+        # Equal when told the same: a typed fact and one kept raw with its JSON alike.
+        return isinstance(other, Fact) and self.to_json() == other.to_json()
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.to_json())
-
-    def __len__(self) -> int:
-        return len(self.to_json())
+    __hash__ = None  # type: ignore[assignment]
 
 
 class RawFact(Fact):
@@ -120,15 +116,6 @@ class RawFact(Fact):
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.data)
-
-    def __getitem__(self, key: str) -> Any:
-        return self.data[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.data)
-
-    def __len__(self) -> int:
-        return len(self.data)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,14 +21,14 @@ since the first Game-Turn; what stays true is given as it stands now (``latest``
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.rulesets.witp import located
 from pbem.rulesets.witp.coastwatchers import IslandGivenAway
 from pbem.rulesets.witp.dummies import DummyRevealed
-from pbem.rulesets.witp.knowledge import Disclosure, Knowledge
+from pbem.rulesets.witp.knowledge import Disclosure, Fact, Knowledge
 from pbem.rulesets.witp.located import Located, LocatedMoved
 from pbem.rulesets.witp.search import (
     AirSearch,
@@ -182,9 +182,9 @@ class _Told:
             self.revealed.append(f"{at}: a coastwatcher on {f.island} reported {f.tf}")
 
 
-def _air_search(f: Mapping[str, Any]) -> AirSearch | AirSearchEmpty:
+def _air_search(f: Fact) -> AirSearch | AirSearchEmpty:
     """An announced search, typed (its stored ``from`` key keeps it raw in the record)."""
-    return AirSearchEmpty.read(f) if f["kind"] == AirSearchEmpty.KIND else AirSearch.read(f)
+    return AirSearchEmpty.read(f) if f.kind == AirSearchEmpty.KIND else AirSearch.read(f)
 
 
 def _located(k: Knowledge) -> tuple[list[str], list[str], list[dict[str, str]]]:

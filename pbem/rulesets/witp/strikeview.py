@@ -21,6 +21,14 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pbem.core.sides import SIDES, enemy_of
+from pbem.rulesets.witp.air.cover import (
+    ArmyNavalCoverRoll,
+    CoverAvailability,
+    CoverCoordination,
+    CoverNotFlown,
+)
+from pbem.rulesets.witp.air.extreme import ExtremeRangeLosses
+from pbem.rulesets.witp.air.intercept import LaunchIntercepted, LaunchInterception
 from pbem.rulesets.witp.air.naval_strike import StrikeSequence
 from pbem.rulesets.witp.air.strike.aircombat import AirCombatAtLevel
 from pbem.rulesets.witp.air.strike.antiaircraft import AaFire, AaSuppression, AaSuppressors
@@ -31,6 +39,7 @@ from pbem.rulesets.witp.air.strike.attacks import (
     TargetRingSpeeds,
 )
 from pbem.rulesets.witp.air.strike.cap import AvgStrikeComposition, CapAllotted
+from pbem.rulesets.witp.air.strike.contact import TargetPriority
 from pbem.rulesets.witp.air.strike.damage import CriticalHit, CriticalHitRolls
 from pbem.rulesets.witp.air.strike.launch import (
     CarrierCoordination,
@@ -44,7 +53,9 @@ from pbem.rulesets.witp.air.strike.placement import (
     StrikeAltitudes,
 )
 from pbem.rulesets.witp.air.strike.waves import NightContact, WaveCoordination, WaveEntry
-from pbem.rulesets.witp.knowledge import Disclosure, Fact, Knowledge
+from pbem.rulesets.witp.air.torpedo import TorpedoArming
+from pbem.rulesets.witp.knowledge import Disclosure, Fact, Knowledge, RawFact
+from pbem.rulesets.witp.searchfacts import SearchReport
 
 # The disclosures this section tells; the report's event list leaves them out.
 LAUNCH = frozenset(
@@ -98,8 +109,7 @@ F = TypeVar("F", bound=Fact)
 
 def _as(kind: type[F], d: Disclosure) -> F:
     """The disclosure's fact as its typed kind (a record stored raw decoded by it)."""
-    f = d.fact
-    return f if isinstance(f, kind) else kind.decode(f)
+    return kind.read(d.fact)
 
 
 def _n(types: Mapping[str, Any]) -> str:
@@ -116,67 +126,68 @@ def _drm(n: int) -> str:
     return f" {n:+d}" if n else ""
 
 
-def _cc(f: Mapping[str, Any]) -> str:
+def _cc(f: CarrierCoordination | CoverCoordination) -> str:
     """8.1.4: the first check, and the second if it failed."""
-    head = f"2D10 {f['first']} against {f['needed']}"
-    if f.get("second") is None:
+    head = f"2D10 {f.first} against {f.needed}"
+    if f.second is None:
         return f"{head}: passed"
-    star = " (may not be cancelled)" if f.get("asterisk") else ""
-    return f"{head} failed; 2D6 {f['second']}: {f['percent']}%{star}, cut: {f['cut']}"
+    star = " (may not be cancelled)" if f.asterisk else ""
+    return f"{head} failed; 2D6 {f.second}: {f.percent}%{star}, cut: {f.cut}"
 
 
 def _cover(d: Disclosure) -> str:
     """One line of the owner's cover: its launch check, Army-type roll or APAT roll."""
-    f, r = d.fact, d.rule
-    if f["kind"] == "cover-coordination":
+    kind, r = d.fact.kind, d.rule
+    if kind == CoverCoordination.KIND:
+        c = _as(CoverCoordination, d)
         return (
-            f"[{r}] cover {f['cover']} carrier coordination, {f['tf']} (air rating "
-            f"{f['air_rating']}): {_cc(f)}: {f['fighters']} fighter(s) launch"
+            f"[{r}] cover {c.cover} carrier coordination, {c.tf} (air rating "
+            f"{c.air_rating}): {_cc(c)}: {c.fighters} fighter(s) launch"
         )
-    if f["kind"] == "launch-interception":
+    if kind == LaunchInterception.KIND:
         return _interception(d)
-    if f["kind"] == "army-naval-cover-roll":
-        return f"[{r}] Army-type fighters on Naval Cover: 2D6 {f['roll']}"
-    if f["kind"] == "cover-not-flown":
-        return f"[{r}] cover {f['cover']} not flown: {f['why']}"
+    if kind == ArmyNavalCoverRoll.KIND:
+        return f"[{r}] Army-type fighters on Naval Cover: 2D6 {_as(ArmyNavalCoverRoll, d).roll}"
+    if kind == CoverNotFlown.KIND:
+        n = _as(CoverNotFlown, d)
+        return f"[{r}] cover {n.cover} not flown: {n.why}"
+    f = _as(CoverAvailability, d)
     shift = {
         "plotted-naval-cover": ", 2R",
         "emergency-cover": ", 2R: enemy-held hex" if r == "5.3.3" else ", emergency, 2R",
         "emergency-naval-cover": ", emergency, 4R",
     }
     return (
-        f"[{r}] cover {f['cover']} ({f['type']} over {f['over']}, {f['mp']} MP"
-        f"{shift.get(str(f['mission']), '')}): APAT 2D6 {f['roll']}{_drm(int(f.get('drm', 0)))}"
-        f" = {f['percent']}%: {f['available']} of {f['of']} over the target"
+        f"[{r}] cover {f.cover} ({f.type} over {f.over}, {f.mp} MP"
+        f"{shift.get(f.mission, '')}): APAT 2D6 {f.roll}{_drm(f.drm or 0)}"
+        f" = {f.percent}%: {f.available} of {f.of} over the target"
     )
 
 
 def _interception(d: Disclosure) -> str:
     """R123: the enemy's cover over a launching base: the base's CAP against it, or it
     against the launch; who fought, the bounce and each attack's dice."""
-    f = d.fact
-    names = (
-        ("base CAP", "cover", "-") if f["stage"] == "base CAP" else ("cover", "escort", "bomber")
-    )
+    f = _as(LaunchInterception, d)
+    names = ("base CAP", "cover", "-") if f.stage == "base CAP" else ("cover", "escort", "bomber")
     who = "; ".join(
         f"{name} "
         + ", ".join(
-            f"{e['n']} {e['type']} ({e['eliminated']} el, {e['aborted']} ab)" for e in f[key]
+            f"{e['n']} {e['type']} ({e['eliminated']} el, {e['aborted']} ab)" for e in stack
         )
-        for name, key in zip(names, ("cap", "escorts", "bombers"), strict=True)
-        if f[key]
+        for name, stack in zip(names, (f.cap, f.escorts, f.bombers), strict=True)
+        if stack
     )
-    b = f.get("bounce")
-    how = f"routine {f['routine']}"
+    b = f.bounce
+    how = f"routine {f.routine}"
     if b:
         how += f", bounce 1D6 {b['roll']}{_drm(int(b['drm']))}: {b['to']}'s"
     steps = "; ".join(
         f"{x['attacker']} > {x['defender']} {x['strength']}/{x['aps']} 2D6 {x['roll']}: "
         f"{x['aborted_points']}/{x['eliminated_points']}"
-        for x in f["steps"]
+        for x in f.steps
     )
-    stage = "the base's CAP v the cover" if f["stage"] == "base CAP" else "the cover v the launch"
-    return f"[{d.rule}] over {f['base']}, {stage} at {f['level']}: {how}; {who}" + (
+    stage = "the base's CAP v the cover" if f.stage == "base CAP" else "the cover v the launch"
+    return f"[{d.rule}] over {f.base}, {stage} at {f.level}: {how}; {who}" + (
         f"; {steps}" if steps else ""
     )
 
@@ -216,12 +227,13 @@ def _launch(s: _Strike, d: Disclosure) -> None:
             f"[{d.rule}] carrier coordination, {cc.tf} (air rating {cc.air_rating}): "
             f"{_cc(cc)}: {cc.fighters} fighter(s), {cc.bombers} bomber(s) launch"
         )
-    elif f["kind"] == "torpedo-arming":  # 7.10.1, R127
-        best = ", an elite majority" if f["elite_majority"] else ""
+    elif f.kind == TorpedoArming.KIND:  # 7.10.1, R127
+        t = _as(TorpedoArming, d)
+        best = ", an elite majority" if t.elite_majority else ""
         s.notes.append(
-            f"[{d.rule}] torpedo arming at {f['base']}: {f['present']} torpedo-capable APs"
-            f"{best}; 1D10 {f['roll']}{_drm(int(f['drm']))}: {f['may_arm']} may carry "
-            f"torpedoes, {f['armed']} of {f['plotted']} do, the rest bombs"
+            f"[{d.rule}] torpedo arming at {t.base}: {t.present} torpedo-capable APs"
+            f"{best}; 1D10 {t.roll}{_drm(t.drm)}: {t.may_arm} may carry "
+            f"torpedoes, {t.armed} of {t.plotted} do, the rest bombs"
         )
     else:  # joint-availability (9.3, 5.8.2)
         j = _as(JointAvailability, d)
@@ -302,16 +314,17 @@ def _attack(s: _Strike, d: Disclosure) -> None:
 Teller = Callable[[_Strike, Disclosure], None]
 
 
-# The facts told as a note filled in from the fact's fields and its rule.
-_TEMPLATES = {
-    "plotted-strike-revealed": "[{rule}] the target's carriers have a strike plotted this phase",
-    "search-report": "[{rule} A] True report on {owner} {tf}: {report}",
-    "target-priority": "[{rule}] target priority: {priority}",
-}
+def _revealed(d: Disclosure) -> str:
+    return f"[{d.rule}] the target's carriers have a strike plotted this phase"
 
 
-def _templated(d: Disclosure) -> str:
-    return _TEMPLATES[str(d.fact["kind"])].format(rule=d.rule, **d.fact)
+def _true_report(d: Disclosure) -> str:
+    f = _as(SearchReport, d)
+    return f"[{d.rule} A] True report on {f.owner} {f.tf}: {f.report}"
+
+
+def _priority(d: Disclosure) -> str:
+    return f"[{d.rule}] target priority: {_as(TargetPriority, d).priority}"
 
 
 def _sequence(d: Disclosure) -> str:
@@ -461,9 +474,8 @@ def _extended(s: _Strike, d: Disclosure) -> None:
 
 def _extreme(s: _Strike, d: Disclosure) -> None:
     """5.15: the return roll, the striker's own."""
-    f = d.fact
-    row = [f["type"], f["column"], f["roll"], f"{f['percent']}%", f["returning"], f["lost"]]
-    s.add("extreme", row)
+    f = _as(ExtremeRangeLosses, d)
+    s.add("extreme", [f.type, f.column, f.roll, f"{f.percent}%", f.returning, f.lost])
 
 
 def _suppression(s: _Strike, d: Disclosure) -> None:
@@ -490,7 +502,9 @@ def _noted(line: Callable[[Disclosure], str]) -> Teller:
 
 # How each fact a strike's block tells is told: a note, or rows of its tables.
 _TOLD: Mapping[str, Teller] = {
-    **{kind: _noted(_templated) for kind in _TEMPLATES},
+    "plotted-strike-revealed": _noted(_revealed),
+    "search-report": _noted(_true_report),
+    "target-priority": _noted(_priority),
     "strike-sequence": _noted(_sequence),
     "strike-altitudes": _noted(_altitudes),
     "carrier-coordination": _noted(_cap_coordination),  # a launch's is told by _launch
@@ -517,7 +531,7 @@ _TOLD: Mapping[str, Teller] = {
 
 
 def _fact(s: _Strike, d: Disclosure) -> None:
-    told = _TOLD.get(str(d.fact["kind"]))
+    told = _TOLD.get(d.fact.kind)
     if told is not None:
         told(s, d)
 
@@ -626,7 +640,7 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
     current: _Strike | None = None
     cover: list[str] = []  # the owner's cover lines, told before the strike they meet
     for d in k.disclosed:
-        kind = d.fact.get("kind")
+        kind = d.fact.kind
         if kind == STOPPED and (recent is None or d.time in recent):
             current = _stopped(d, cover)  # R123: its own block; a launch opens the next
             strikes.append(current)
@@ -636,11 +650,13 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
             cover.append(_cover(d))
             continue
         strike_fact = kind in SECTIONED or (
-            kind == "search-report" and d.fact.get("source") == STRIKE_CONTACT
+            kind == SearchReport.KIND and _as(SearchReport, d).source == STRIKE_CONTACT
         )
         if not strike_fact or (recent is not None and d.time not in recent):
             continue
-        launching = kind in LAUNCH and not (kind == "carrier-coordination" and d.fact.get("cap"))
+        launching = kind in LAUNCH and not (
+            kind == CarrierCoordination.KIND and _as(CarrierCoordination, d).cap
+        )
         if (
             current is None
             or current.time != d.time
@@ -656,14 +672,21 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
             if current.target.startswith("? ") and current.striker in SIDES:
                 current.target = f"{enemy_of(current.striker)} {current.target[2:]}"
             continue
-        if not current.target and "tf" in d.fact:  # the target TF, the striker's enemy's
+        tf = _target_tf(d.fact)
+        if not current.target and tf is not None:  # the target TF, the striker's enemy's
             owner = enemy_of(current.striker) if current.striker in SIDES else "?"
-            current.target = f"{owner} {d.fact['tf']}"
+            current.target = f"{owner} {tf}"
         _fact(current, d)
     if cover:  # told with no strike after them: a block of their own
         strikes.append(_Strike(strikes[-1].time if strikes else "?"))
         strikes[-1].notes += cover
     return [_block(s, k.side).to_json() for s in strikes]
+
+
+def _target_tf(f: Fact) -> str | None:
+    """The TF a strike's fact names (a fact kept raw: as stored); None: none named."""
+    tf = f.to_json().get("tf") if isinstance(f, RawFact) else getattr(f, "tf", None)
+    return None if tf is None else str(tf)
 
 
 def _announced(s: _Strike) -> bool:
@@ -677,6 +700,7 @@ def _stopped(d: Disclosure, cover: Sequence[str]) -> _Strike:
     """R123: a strike every AP of which the enemy's cover stopped at its launch."""
     s = _Strike(d.time)
     s.target = "-"  # closed: the next launch opens another block
-    s.notes = [*cover, f"[{d.rule}] the strike from {d.fact['base']} was stopped at launch"]
-    s.title = f"{d.time}: a strike from {d.fact['base']} stopped at launch"
+    base = _as(LaunchIntercepted, d).base
+    s.notes = [*cover, f"[{d.rule}] the strike from {base} was stopped at launch"]
+    s.title = f"{d.time}: a strike from {base} stopped at launch"
     return s

@@ -20,7 +20,8 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air.tables import PBY_NIGHT, air_unit, value
 from pbem.rulesets.witp.clock import schedule
-from pbem.rulesets.witp.knowledge import Knowledge
+from pbem.rulesets.witp.knowledge import Fact, Knowledge
+from pbem.rulesets.witp.located import LocatedMoved, LocatedRemoved
 
 DESTROYED, NO_CONTACT, CONTACT = "destroyed", "no contact", "contact"
 
@@ -113,13 +114,18 @@ def seen_moving(knowledge: Knowledge, owner: str, tf: str) -> str | None:
     Read from the side's own knowledge: it leaks nothing of the enemy's movement."""
     window = last_naval_phases(knowledge.public)
     for d in reversed(knowledge.disclosed):
-        f = d.fact
-        if f.get("owner") != owner or f.get("tf") != tf:
+        f = _marker_news(d.fact)
+        if f is None or f.owner != owner or f.tf != tf:
             continue
         if not any(d.time.startswith(p) for p in window):
             continue
-        if f.get("kind") == "located-moved" or (
-            f.get("kind") == "located-removed" and f.get("why") == MOVED
-        ):
+        if isinstance(f, LocatedMoved) or f.why == MOVED:
             return d.time
     return None
+
+
+def _marker_news(fact: Fact) -> LocatedMoved | LocatedRemoved | None:
+    """A Located marker moved or taken off, typed; None: another fact."""
+    if fact.kind == LocatedMoved.KIND:
+        return LocatedMoved.read(fact)
+    return LocatedRemoved.read(fact) if fact.kind == LocatedRemoved.KIND else None

@@ -44,7 +44,7 @@ def test_8_1_2_fletchers_tf_under_his_command_level_rolls_plus_one(witp: WitpRul
     assert r is not None and r.roll == 7  # 3 + 3 + 1
     told = work.finish().disclosures
     (fact,) = [d.fact for d in told if d.fact.kind == "admiral-ratings"]
-    assert (fact["command_level"], fact["command_drm"]) == (7, 1)
+    assert (fact.command_level, fact.command_drm) == (7, 1)
     assert events
 
 

@@ -44,7 +44,7 @@ def test_7_11_5_the_night_elite_count_for_torpedo_arming() -> None:
     s = world(bases={JAPANESE: RABAUL})
     part = {"base": "Rabaul", "carrier": False, "mp": 36, "elements": BETTYS}
     _got, fact = torpedo.at_launch(s[PUBLIC], s[PRIVATE][JAPANESE], part, ScriptedDice([1, 1]), "x")
-    assert fact is not None and fact["elite_majority"] and fact["drm"] == 1
+    assert fact is not None and fact.elite_majority and fact.drm == 1
 
 
 def test_37_1_7_kwajalein_one_elite_nell_in_three_is_attrited() -> None:

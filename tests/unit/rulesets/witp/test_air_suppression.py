@@ -103,8 +103,8 @@ def test_7_9_only_escorts_in_excess_of_the_cap_peel_off(cap: int, peeled: int) -
     fight, gone, fact = suppression.peel_off(_parts(_escort(4, ask=3), _escort(1, "close")), cap)
     assert sum(e["n"] for e in gone) == peeled
     assert sum(e["n"] for e in fight) == 5 - peeled
-    assert fact is not None and fact["escorts"] == 5 and fact["cap"] == cap
-    assert fact["peeled"] == ({"F4F-3": peeled} if peeled else {})
+    assert fact is not None and fact.escorts == 5 and fact.cap == cap
+    assert fact.peeled == ({"F4F-3": peeled} if peeled else {})
     assert all(e["alt"] == "L" and e[suppression.KEY] for e in gone)
 
 
@@ -113,7 +113,7 @@ def test_7_9_a_line_split_into_elite_and_regular_asks_once() -> None:
     elite = {**_escort(1, ask=2, line="x"), "elite": True}
     _fight, gone, fact = suppression.peel_off(_parts(elite, _escort(3, ask=2, line="x")), 0)
     assert [(e["n"], bool(e.get("elite"))) for e in gone] == [(1, True), (1, False)]
-    assert fact is not None and fact["asked"] == 2
+    assert fact is not None and fact.asked == 2
 
 
 def test_7_9_nothing_asked_nothing_told() -> None:

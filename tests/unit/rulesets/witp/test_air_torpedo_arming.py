@@ -47,14 +47,14 @@ def test_7_10_1_the_block_beyond_its_percentage_flies_with_bombs() -> None:
         {"type": "A6M2", "n": 1, "role": "FB", "alt": "L", "range": "normal"},
     ]
     assert fact is not None
-    assert (fact["present"], fact["roll"], fact["drm"], fact["may_arm"]) == (10, 1, 0, 1)
-    assert (fact["armed"], fact["plotted"], fact["elite_majority"]) == (1, 4, False)
+    assert (fact.present, fact.roll, fact.drm, fact.may_arm) == (10, 1, 0, 1)
+    assert (fact.armed, fact.plotted, fact.elite_majority) == (1, 4, False)
 
 
 def test_7_10_elite_majority_takes_the_charts_drm() -> None:
     """6 of 10 present elite: +1, 20% of 10 = 2 may carry torpedoes (7.10, 7.11.5)."""
     got, fact = torpedo.arm(_public(), {"G4M1": 10}, {"G4M1": 6}, _part(4), ScriptedDice(ONE), "x")
-    assert fact is not None and fact["elite_majority"] and fact["drm"] == 1
+    assert fact is not None and fact.elite_majority and fact.drm == 1
     assert [(e["role"], e["n"]) for e in got if e["type"] == "G4M1"] == [("T", 2), ("B", 2)]
 
 
@@ -70,7 +70,7 @@ def test_7_10_1_only_aps_within_torpedo_range_count_as_present() -> None:
     _got, fact = torpedo.arm(
         _public(), {"G4M1": 3, "B5N2": 5, "A6M2": 9}, {}, part, ScriptedDice(ONE), "x"
     )
-    assert fact is not None and fact["present"] == 3
+    assert fact is not None and fact.present == 3
 
 
 def test_7_10_carrier_groups_and_strikes_without_torpedoes_roll_nothing() -> None:

@@ -76,11 +76,11 @@ def test_a_fact_kind_is_registered_and_leaves_out_its_optional_fields_while_unkn
     told = _Rolled(7, "TF1")
     assert told.to_json() == {"kind": "test-codec-rolled", "roll": 7, "tf": "TF1"}
     assert isinstance(Fact.from_json(told.to_json()), _Rolled)
-    assert dict(_Rolled(7)) == {"kind": "test-codec-rolled", "roll": 7} and len(_Rolled(7)) == 2
+    assert _Rolled(7).to_json() == {"kind": "test-codec-rolled", "roll": 7}
     sparse = Fact.from_json(_Rolled(7).to_json())  # read back typed, as the same JSON
     assert isinstance(sparse, _Rolled) and sparse.tf is None
     assert sparse.to_json() == {"kind": "test-codec-rolled", "roll": 7}
     # An optional field stored unset would not write back as stored: kept raw.
     unset = {"kind": "test-codec-rolled", "roll": 7, "tf": None}
-    assert isinstance(Fact.from_json(unset), RawFact) and Fact.from_json(unset) == unset
-    assert told == {"kind": "test-codec-rolled", "roll": 7, "tf": "TF1"}  # equal as JSON
+    assert isinstance(Fact.from_json(unset), RawFact) and Fact.from_json(unset).to_json() == unset
+    assert told == RawFact({"kind": "test-codec-rolled", "roll": 7, "tf": "TF1"})  # as JSON

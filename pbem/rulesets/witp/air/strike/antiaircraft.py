@@ -87,7 +87,7 @@ def peel_off(r: Resolution, launch: Launch, cap: Cap) -> tuple[Escorts, list[Eve
     """7.9: loose escorts in excess of the CAP peel off to suppress AA, as plotted;
     the striker told."""
     escorts, peeled, asked = suppression.peel_off(launch.parts, cap.aps)
-    ask = AaSuppressors.decode({**asked, "tf": r.strike.tf}) if asked else None
+    ask = AaSuppressors.decode({**asked.to_json(), "tf": r.strike.tf}) if asked else None
     told = [r.tell(ask, [r.strike.side], "7.9")] if ask else []
     return Escorts(tuple(escorts), tuple(peeled)), told
 
