@@ -55,6 +55,7 @@ from pbem.rulesets.witp.air.strike.placement import (
 from pbem.rulesets.witp.air.strike.waves import NightContact, WaveCoordination, WaveEntry
 from pbem.rulesets.witp.air.torpedo import TorpedoArming
 from pbem.rulesets.witp.knowledge import Disclosure, Fact, Knowledge, RawFact
+from pbem.rulesets.witp.records import Record
 from pbem.rulesets.witp.searchfacts import SearchReport
 
 # The disclosures this section tells; the report's event list leaves them out.
@@ -573,23 +574,19 @@ TABLES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Table:
+@dataclass(frozen=True)
+class Table(Record):
     """One of a strike block's tables (TABLES): its caption with the rule, its head,
-    a row a fact (or a fact's part)."""
+    a row a fact (or a fact's part); its JSON by the one codec (records.py)."""
 
     key: str
     title: str
     head: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
 
-    def to_json(self) -> dict[str, Any]:
-        rows = [list(r) for r in self.rows]
-        return {"key": self.key, "title": self.title, "head": list(self.head), "rows": rows}
 
-
-@dataclass(frozen=True, slots=True)
-class StrikeBlock:
+@dataclass(frozen=True)
+class StrikeBlock(Record):
     """One strike as a side's report tells it (5.0-12.4, 16.7): its title, notes,
     tables and result; as JSON, the view's ``strikes`` entry."""
 
@@ -598,15 +595,6 @@ class StrikeBlock:
     notes: tuple[str, ...]
     tables: tuple[Table, ...]
     result: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "time": self.time,
-            "title": self.title,
-            "notes": list(self.notes),
-            "tables": [t.to_json() for t in self.tables],
-            "result": self.result,
-        }
 
 
 def _block(s: _Strike, side: str | None) -> StrikeBlock:
