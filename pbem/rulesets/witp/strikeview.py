@@ -214,7 +214,7 @@ def _launch(s: _Strike, d: Disclosure) -> None:
         cc = _as(CarrierCoordination, d)
         s.notes.append(
             f"[{d.rule}] carrier coordination, {cc.tf} (air rating {cc.air_rating}): "
-            f"{_cc(cc)}: {cc.fighters} fighter(s), {cc.bombers} bomber(s) launch"
+            f"{_cc(cc)}: {cc.launch.fighters} fighter(s), {cc.launch.bombers} bomber(s) launch"
         )
     elif f["kind"] == "torpedo-arming":  # 7.10.1, R127
         best = ", an elite majority" if f["elite_majority"] else ""
@@ -330,7 +330,7 @@ def _cap_coordination(d: Disclosure) -> str:
     f = _as(CarrierCoordination, d)
     return (
         f"[{d.rule}] CAP carrier coordination, {f.tf} (air rating {f.air_rating}): "
-        f"{_cc(f)}: {f.fighters} fighter(s) fly CAP"
+        f"{_cc(f)}: {f.launch.fighters} fighter(s) fly CAP"
     )
 
 
