@@ -230,7 +230,7 @@ def _launch(s: _Strike, d: Disclosure) -> None:
 
 def _combat(s: _Strike, d: Disclosure) -> None:
     """6.1.1: the forces at the level, then each attack's roll and result."""
-    f = _as(AirCombatAtLevel, d)
+    f = _as(AirCombatAtLevel, d).fight
     lv = f.level
     for role, key in (("CAP", "cap"), ("escort", "escorts"), ("bomber", "bombers")):
         for e in getattr(f, key):
