@@ -31,6 +31,7 @@ from pbem.rulesets.witp import dummies, fuel
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.hexgrid import HexId, parse_hex
+from pbem.rulesets.witp.records import Record
 
 EV_TABLE = "tables/mission-engagement-values"
 LIMITS = "tables/mission-limits"
@@ -64,24 +65,16 @@ class MissionCode(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Move:
+class Move(Record):
     """17.13 MOVE (17.8 TRAN: to a friendly hex, EV 1): the hexes entered on the way
-    to ``to``, what each costs (17.13.3) and the mission's EV (17.16.5)."""
+    to ``to``, what each costs (17.13.3) and the mission's EV (17.16.5); its JSON by
+    the one codec (records.py)."""
 
     code: MissionCode
     to: HexId
     route: tuple[HexId, ...]
     costs: tuple[int, ...]
     ev: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "code": str(self.code),
-            "to": self.to,
-            "route": list(self.route),
-            "costs": list(self.costs),
-            "ev": self.ev,
-        }
 
 
 @dataclass(frozen=True, slots=True)

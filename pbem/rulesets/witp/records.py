@@ -11,7 +11,10 @@ mapping as a copy; anything else as stored, lists as tuples. ``Annotated[T,
 Wire(...)]`` says where the JSON differs: another key (``Wire("from")``: a Python
 keyword), written only when set (``OPTIONAL``: not its default, or not None where it
 has none), or not stored at all (``DERIVED``: the record's own ``from_json`` fills it
-in). A key the stored JSON may lack has the default ``ABSENT``, so a missing key,
+in), or a nested record whose keys stand in place in the parent's own (``FLAT``:
+written in its order where the field stands, read back into the nested value, so a
+list of fields two records share is declared once). A key the stored JSON may lack
+has the default ``ABSENT``, so a missing key,
 None and an empty list stay three different things; any other missing key leaves
 the field's default. A key the record does not declare is refused.
 
@@ -57,10 +60,12 @@ class Wire:
     key: str | None = None
     optional: bool = False  # written only when it differs from its default
     derived: bool = False  # not stored: computed by the record's own from_json
+    flat: bool = False  # a nested record's keys written in place in the parent's
 
 
 OPTIONAL = Wire(optional=True)
 DERIVED = Wire(derived=True)
+FLAT = Wire(flat=True)
 
 Decoder = Callable[[Any], Any]
 
@@ -112,13 +117,16 @@ def _wire(hint: Any) -> Wire:
 @dataclass(frozen=True, slots=True)
 class Spec:
     """A field as the codec reads it: its stored key, wire and default (``unset``:
-    the value an optional field is left out at)."""
+    the value an optional field is left out at); ``keys``: the stored keys it stands
+    for (its own, or a flat record's)."""
 
     name: str
     key: str
     wire: Wire
     unset: Any
     decode: Decoder
+    keys: tuple[str, ...]
+    nested: type | None = None  # a flat field's record
 
     def stored(self, value: Any) -> bool:
         """Whether ``value`` of this field is written."""
@@ -145,7 +153,26 @@ def specs(cls: type) -> tuple[Spec, ...]:
 def _spec(name: str, hint: Any, default: Any) -> Spec:
     wire = _wire(hint)
     unset = None if default is MISSING else default
-    return Spec(name, wire.key or name, wire, unset, _decoder(hint))
+    key = wire.key or name
+    if wire.flat:
+        nested = get_args(hint)[0]
+        return Spec(name, key, wire, unset, _decoder(hint), _flat_keys(nested), nested)
+    return Spec(name, key, wire, unset, _decoder(hint), (key,))
+
+
+def _flat_keys(cls: type) -> tuple[str, ...]:
+    """The stored keys of the record ``cls`` embedded flat, in order."""
+    return tuple(k for s in specs(cls) for k in s.keys)
+
+
+def _known(cls: type) -> dict[str, Spec]:
+    """``cls``'s fields by each stored key they stand for."""
+    return {k: s for s in specs(cls) for k in s.keys}
+
+
+def _part(s: Spec, obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    """What of ``obj`` a flat field's record reads (its own keys, in ``obj``'s order)."""
+    return {k: v for k, v in obj.items() if k in s.keys}
 
 
 def field_json(value: Any, order: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -156,7 +183,9 @@ def field_json(value: Any, order: tuple[str, ...] = ()) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in names:
         s, v = by_name[name], getattr(value, name)
-        if s.stored(v):
+        if s.stored(v) and s.wire.flat:
+            out.update(encode(v))
+        elif s.stored(v):
             out[s.key] = encode(v)
     return out
 
@@ -164,25 +193,32 @@ def field_json(value: Any, order: tuple[str, ...] = ()) -> dict[str, Any]:
 def field_values(cls: type, obj: Mapping[str, Any]) -> dict[str, Any]:
     """The values of ``cls``'s fields stored in ``obj``, by field name (a key that is
     not there is left out: the field's default, if any)."""
-    known = specs(cls)
-    keys = {s.key for s in known}
-    unknown = sorted(k for k in obj if k not in keys and k != "kind")
+    known = _known(cls)
+    unknown = sorted(k for k in obj if k not in known and k != "kind")
     if unknown:
         raise DataError(cls.__name__, f"unknown key(s) {', '.join(unknown)}")
-    return {s.name: s.decode(obj[s.key]) for s in known if not s.wire.derived and s.key in obj}
+    out = {}
+    for s in specs(cls):
+        if s.wire.flat and any(k in obj for k in s.keys):
+            out[s.name] = s.decode(_part(s, obj))
+        elif not s.wire.flat and not s.wire.derived and s.key in obj:
+            out[s.name] = s.decode(obj[s.key])
+    return out
 
 
 def fits(cls: type, obj: Mapping[str, Any]) -> bool:
     """Whether ``obj`` reads back into ``cls`` and writes back as itself: every key
     its own, every field without a default there, no optional one stored unset."""
-    known = specs(cls)
-    keys = {s.key for s in known}
-    if any(k not in keys for k in obj if k != "kind"):
+    known = _known(cls)
+    if any(k not in known for k in obj if k != "kind"):
         return False
-    for s in known:
+    for s in specs(cls):
         if s.wire.derived:
             continue
-        if s.key not in obj:
+        if s.wire.flat:
+            if s.nested is not None and not fits(s.nested, _part(s, obj)):
+                return False
+        elif s.key not in obj:
             if not s.wire.optional:
                 return False
         elif s.wire.optional and obj[s.key] == encode(s.unset):
@@ -226,5 +262,6 @@ R = TypeVar("R", bound=Record)
 def decode(cls: type[R], obj: Mapping[str, Any]) -> R:
     """``cls`` read from ``obj`` by its fields (a record's own ``from_json`` calls it
     before filling in what it derives); the keys' order kept as read."""
-    names = {s.key: s.name for s in specs(cls)}
-    return cls(**field_values(cls, obj), layout=tuple(names[k] for k in obj))
+    values, known = field_values(cls, obj), _known(cls)  # an unknown key refused first
+    layout = dict.fromkeys(known[k].name for k in obj)  # a flat record's keys: once
+    return cls(**values, layout=tuple(layout))

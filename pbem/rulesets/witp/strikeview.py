@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pbem.core.sides import SIDES, enemy_of
+from pbem.rulesets.witp.air import coordination
 from pbem.rulesets.witp.air.cover import (
     ArmyNavalCoverRoll,
     CoverAvailability,
@@ -127,7 +128,7 @@ def _drm(n: int) -> str:
     return f" {n:+d}" if n else ""
 
 
-def _cc(f: CarrierCoordination | CoverCoordination) -> str:
+def _cc(f: coordination.Launch) -> str:
     """8.1.4: the first check, and the second if it failed."""
     head = f"2D10 {f.first} against {f.needed}"
     if f.second is None:
@@ -143,7 +144,7 @@ def _cover(d: Disclosure) -> str:
         c = _as(CoverCoordination, d)
         return (
             f"[{r}] cover {c.cover} carrier coordination, {c.tf} (air rating "
-            f"{c.air_rating}): {_cc(c)}: {c.fighters} fighter(s) launch"
+            f"{c.air_rating}): {_cc(c.launch)}: {c.launch.fighters} fighter(s) launch"
         )
     if kind == LaunchInterception.KIND:
         return _interception(d)
@@ -168,8 +169,11 @@ def _cover(d: Disclosure) -> str:
 def _interception(d: Disclosure) -> str:
     """R123: the enemy's cover over a launching base: the base's CAP against it, or it
     against the launch; who fought, the bounce and each attack's dice."""
-    f = _as(LaunchInterception, d)
-    names = ("base CAP", "cover", "-") if f.stage == "base CAP" else ("cover", "escort", "bomber")
+    told = _as(LaunchInterception, d)
+    f = told.fight
+    names = (
+        ("base CAP", "cover", "-") if told.stage == "base CAP" else ("cover", "escort", "bomber")
+    )
     who = "; ".join(
         f"{name} "
         + ", ".join(
@@ -187,8 +191,8 @@ def _interception(d: Disclosure) -> str:
         f"{x['aborted_points']}/{x['eliminated_points']}"
         for x in f.steps
     )
-    stage = "the base's CAP v the cover" if f.stage == "base CAP" else "the cover v the launch"
-    return f"[{d.rule}] over {f.base}, {stage} at {f.level}: {how}; {who}" + (
+    stage = "the base's CAP v the cover" if told.stage == "base CAP" else "the cover v the launch"
+    return f"[{d.rule}] over {told.base}, {stage} at {f.level}: {how}; {who}" + (
         f"; {steps}" if steps else ""
     )
 
@@ -226,7 +230,7 @@ def _launch(s: _Strike, d: Disclosure) -> None:
         cc = _as(CarrierCoordination, d)
         s.notes.append(
             f"[{d.rule}] carrier coordination, {cc.tf} (air rating {cc.air_rating}): "
-            f"{_cc(cc)}: {cc.fighters} fighter(s), {cc.bombers} bomber(s) launch"
+            f"{_cc(cc.launch)}: {cc.launch.fighters} fighter(s), {cc.launch.bombers} bomber(s) launch"
         )
     elif f.kind == TorpedoArming.KIND:  # 7.10.1, R127
         t = _as(TorpedoArming, d)
@@ -243,7 +247,7 @@ def _launch(s: _Strike, d: Disclosure) -> None:
 
 def _combat(s: _Strike, d: Disclosure) -> None:
     """6.1.1: the forces at the level, then each attack's roll and result."""
-    f = _as(AirCombatAtLevel, d)
+    f = _as(AirCombatAtLevel, d).fight
     lv = f.level
     for role, key in (("CAP", "cap"), ("escort", "escorts"), ("bomber", "bombers")):
         for e in getattr(f, key):
@@ -344,7 +348,7 @@ def _cap_coordination(d: Disclosure) -> str:
     f = _as(CarrierCoordination, d)
     return (
         f"[{d.rule}] CAP carrier coordination, {f.tf} (air rating {f.air_rating}): "
-        f"{_cc(f)}: {f.fighters} fighter(s) fly CAP"
+        f"{_cc(f.launch)}: {f.launch.fighters} fighter(s) fly CAP"
     )
 
 

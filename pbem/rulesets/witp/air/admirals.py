@@ -30,7 +30,7 @@ from pbem.rulesets.witp.air.parts import moderator_record, public_part
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, afloat
 from pbem.rulesets.witp.air.tables import ADMIRALS, value
 from pbem.rulesets.witp.knowledge import Fact
-from pbem.rulesets.witp.records import OPTIONAL
+from pbem.rulesets.witp.records import FLAT, OPTIONAL
 from pbem.rulesets.witp.taskforces import display
 from pbem.rulesets.witp.work import Work
 
@@ -41,15 +41,11 @@ MAX_COMMAND_DRM = 5  # 8.1.2: at most 5 either way
 
 class AdmiralRatings(Fact, kind="admiral-ratings"):
     """8.1, R112: the admiral's combat ratings, rolled for his TF ``tf`` (his own
-    side's), with the Command Level and its DRM where the chart gives one (8.1.2)."""
+    side's, told flat), with the Command Level and its DRM where the chart gives one
+    (8.1.2)."""
 
     tf: str
-    admiral: str
-    roll: int
-    air: int
-    bounce: int
-    column: int
-    drm: int
+    ratings: Annotated[Ratings, FLAT]
     command_level: Annotated[float | None, OPTIONAL] = None
     command_drm: Annotated[int | None, OPTIONAL] = None
 
@@ -109,7 +105,7 @@ def ratings(
     drm = command_drm(cmd, tf_cost(public, own, tf))  # 8.1.2, R128
     r = coordination.rate(public, admiral, dice, f"{side} {admiral} combat ratings", drm)
     kept[key] = r.to_json()
-    fact = AdmiralRatings(tf, **r.to_json())
+    fact = AdmiralRatings(tf, r)
     if cmd is not None:
         fact = replace(fact, command_level=cmd, command_drm=drm)
     return r, [work.disclose(fact, [side], time, "8.1")]

@@ -34,7 +34,7 @@ from pbem.rulesets.witp.air.coordination import Launch
 from pbem.rulesets.witp.air.strikes import CoverFlight, CoverKind
 from pbem.rulesets.witp.air.tables import ARMY_FIGHTERS, air_unit, value
 from pbem.rulesets.witp.knowledge import Fact
-from pbem.rulesets.witp.records import OPTIONAL
+from pbem.rulesets.witp.records import FLAT, OPTIONAL
 
 MISSION = {
     "cover": "plotted-cover",
@@ -71,23 +71,16 @@ class CoverAvailability(Fact, kind="cover-availability"):
 
 class CoverCoordination(Fact, kind="cover-coordination"):
     """5.3.6, 8.1.4, R120: a carrier TF's cover through its coordination check (the
-    check's rolls and what launched: coordination.Launch's fields), told its owner."""
+    check's rolls and what launched, told flat), told its owner."""
 
     tf: str
     cover: str
     air_rating: int
-    first: int
-    needed: int
-    second: int | None
-    percent: int
-    asterisk: bool
-    cut: str
-    fighters: int
-    bombers: int
+    launch: Annotated[Launch, FLAT]
 
     @classmethod
     def of(cls, tf: str, cover: str, air_rating: int, cc: Launch) -> CoverCoordination:
-        return cls(tf, cover, air_rating, **cc.to_json())
+        return cls(tf, cover, air_rating, cc)
 
 
 class ArmyNavalCoverRoll(Fact, kind="army-naval-cover-roll"):

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Annotated, Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import combat
-from pbem.rulesets.witp.air.naval_strike import LEVELS, air_stacks, cap_levels, stacks_told
+from pbem.rulesets.witp.air.naval_strike import LEVELS, air_stacks, cap_levels
+from pbem.rulesets.witp.air.strike.aircombat import LevelFight
 from pbem.rulesets.witp.air.strikes import AirElement, CoverFlight, StrikePart
 from pbem.rulesets.witp.air.tables import air_unit, known_type
 from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.records import FLAT
 
 RULE = "5.3.3"
 
@@ -31,18 +33,12 @@ RULE = "5.3.3"
 class LaunchInterception(Fact, kind="launch-interception"):
     """R123: one level's air combat over a launching base, told to both sides: the
     base's CAP against the cover (``stage`` "base CAP") or the cover against the
-    launch ("launch"); the stacks and steps as the strike's air combat tells them."""
+    launch ("launch"); the fight as the strike's air combat tells it (flat)."""
 
     base: str
     hex: str
     stage: str
-    level: str
-    routine: str
-    bounce: Mapping[str, Any] | None
-    steps: tuple[Mapping[str, Any], ...]
-    cap: tuple[Mapping[str, Any], ...]
-    escorts: tuple[Mapping[str, Any], ...]
-    bombers: tuple[Mapping[str, Any], ...]
+    fight: Annotated[LevelFight, FLAT]
 
 
 class LaunchIntercepted(Fact, kind="launch-intercepted"):
@@ -79,18 +75,7 @@ def _told(
 ) -> LaunchInterception:
     """The fight over the base (``where``: base, hex) as both sides are told it; the
     ``stacks``: the CAP's, the escorts', the bombers'."""
-    cap, escorts, bombers = (tuple(stacks_told(s)) for s in stacks)
-    return LaunchInterception(
-        *where,
-        stage,
-        fight.level,
-        fight.routine,
-        fight.bounce,
-        tuple(fight.steps),
-        cap,
-        escorts,
-        bombers,
-    )
+    return LaunchInterception(*where, stage, LevelFight.told(fight, stacks))
 
 
 def _lost(stacks: Sequence[combat.Stack]) -> dict[str, list[int]]:

@@ -8,9 +8,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated
 
+import pytest
+
+from pbem.core.errors import DataError
 from pbem.core.sides import Side
 from pbem.rulesets.witp.knowledge import Fact, RawFact
-from pbem.rulesets.witp.records import DERIVED, OPTIONAL, Record, Wire
+from pbem.rulesets.witp.records import ABSENT, DERIVED, FLAT, OPTIONAL, Record, Wire, fits
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +87,61 @@ def test_a_fact_kind_is_registered_and_leaves_out_its_optional_fields_while_unkn
     unset = {"kind": "test-codec-rolled", "roll": 7, "tf": None}
     assert isinstance(Fact.from_json(unset), RawFact) and Fact.from_json(unset).to_json() == unset
     assert told == RawFact({"kind": "test-codec-rolled", "roll": 7, "tf": "TF1"})  # as JSON
+
+
+@dataclass(frozen=True, slots=True)
+class _Check(Record):
+    """A nested record two parents hold flat (as coordination.Launch)."""
+
+    first: int
+    second: int | None
+    cut: str = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class _Launched(Record):
+    tf: str
+    check: Annotated[_Check, FLAT]
+    note: Annotated[str | None, OPTIONAL] = None
+
+
+class _Checked(Fact, kind="test-codec-checked"):
+    tf: str
+    cap: Annotated[bool | None, OPTIONAL]
+    check: Annotated[_Check, FLAT]
+
+
+def test_a_flat_record_is_written_in_place_and_read_back_into_the_nested_value() -> None:
+    launched = _Launched("TF1", _Check(12, None, "both"), note="x")
+    assert json.dumps(launched.to_json()) == json.dumps(
+        {"tf": "TF1", "first": 12, "second": None, "cut": "both", "note": "x"}
+    )
+    stored = {"note": "x", "tf": "TF1", "cut": "both", "first": 12, "second": None}
+    back = _Launched.from_json(stored)
+    assert back == launched and back.check == _Check(12, None, "both")
+    assert json.dumps(back.to_json()) == json.dumps(stored)  # each part's order as read
+    assert list(back.put(note=ABSENT).put(note="y").to_json()) == [
+        "tf",
+        "cut",
+        "first",
+        "second",
+        "note",
+    ]
+    with pytest.raises(DataError, match="unknown key"):
+        _Launched.from_json({**stored, "third": 1})
+
+
+def test_a_fact_with_a_flat_record_fits_only_with_all_the_nested_keys() -> None:
+    told = _Checked("TF2", None, _Check(3, 7))
+    assert told.to_json() == {
+        "kind": "test-codec-checked",
+        "tf": "TF2",
+        "first": 3,
+        "second": 7,
+        "cut": "none",
+    }
+    assert told.to_json()["second"] == 7  # its stored JSON, flat
+    back = Fact.from_json({**told.to_json(), "cap": True})
+    assert isinstance(back, _Checked) and back.check == _Check(3, 7) and back.cap is True
+    partial = {"kind": "test-codec-checked", "tf": "TF2", "first": 3, "second": 7}
+    assert not fits(_Checked, partial) and isinstance(Fact.from_json(partial), RawFact)

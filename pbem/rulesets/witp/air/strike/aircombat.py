@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from pbem.core.events import Event
 from pbem.rulesets.witp.air import altitude, avg, combat, elite, training
@@ -19,6 +19,7 @@ from pbem.rulesets.witp.air.strike.losses import Losses
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.air.tables import air_unit
 from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.records import FLAT, Record
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,12 +33,12 @@ class AirCombat:
     losses: Losses
 
 
-class AirCombatAtLevel(Fact, kind="air-combat"):
+@dataclass(frozen=True, slots=True)
+class LevelFight(Record):
     """6.1.1, R11: one level's air combat as both are told it: the routine, the
     bounce, each attack's dice and result, and the stacks that fought (as
     ``combat.Stack.to_json``: type, n, eliminated, aborted, marks)."""
 
-    tf: str
     level: str
     routine: str
     bounce: Mapping[str, Any] | None
@@ -45,6 +46,20 @@ class AirCombatAtLevel(Fact, kind="air-combat"):
     cap: tuple[Mapping[str, Any], ...]
     escorts: tuple[Mapping[str, Any], ...]
     bombers: tuple[Mapping[str, Any], ...]
+
+    @classmethod
+    def told(cls, fight: combat.Fight, stacks: Sequence[Sequence[combat.Stack]]) -> LevelFight:
+        """The ``fight`` with its ``stacks``: the CAP's, the escorts', the bombers'."""
+        cap, escorts, bombers = (tuple(stacks_told(s)) for s in stacks)
+        head = (fight.level, fight.routine, fight.bounce, tuple(fight.steps))
+        return cls(*head, cap, escorts, bombers)
+
+
+class AirCombatAtLevel(Fact, kind="air-combat"):
+    """6.1.1, R11: one level's air combat over the target TF, told to both."""
+
+    tf: str
+    fight: Annotated[LevelFight, FLAT]
 
 
 def air_stacks(
@@ -146,16 +161,7 @@ def _level(
     )
     told = None
     if fight.routine != "none":
-        fact = AirCombatAtLevel(
-            r.strike.tf,
-            lv,
-            fight.routine,
-            fight.bounce,
-            tuple(fight.steps),
-            tuple(stacks_told(cs)),
-            tuple(stacks_told(loose + close)),
-            tuple(stacks_told(bs)),
-        )
+        fact = AirCombatAtLevel(r.strike.tf, LevelFight.told(fight, (cs, loose + close, bs)))
         told = r.tell_both(fact, "6.1.1")
     hit = any(s["attacker"] == "cap" and s["defender"] == "bombers" for s in fight.steps)
     return LevelCombat(tuple(cs), tuple(loose + close), tuple(bs), hit), told

@@ -15,7 +15,7 @@ from pbem.rulesets.witp.air import availability, avg, coordination, elite, torpe
 from pbem.rulesets.witp.air.ships import afloat
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.knowledge import Fact
-from pbem.rulesets.witp.records import OPTIONAL, Wire
+from pbem.rulesets.witp.records import FLAT, OPTIONAL, Wire
 from pbem.rulesets.witp.taskforces import displayed
 
 Element = dict[str, Any]  # {type, n, alt, ...}: APs of one type as air/plot.py files them
@@ -49,27 +49,19 @@ class StrikeLaunched(Fact, kind="strike-launched"):
 class CarrierCoordination(Fact, kind="carrier-coordination"):
     """8.1.4: a carrier TF's launch check (its side's own roll): the strike's, or
     (``cap`` True) the CAP's; the first 2D10 against what it needed, the 2D6 if it
-    failed, and what launched."""
+    failed, and what launched (told flat)."""
 
     tf: str
     air_rating: int
     cap: Annotated[bool | None, OPTIONAL]
-    first: int
-    needed: int
-    second: int | None
-    percent: int
-    asterisk: bool
-    cut: str
-    fighters: int
-    bombers: int
+    launch: Annotated[coordination.Launch, FLAT]
 
     @classmethod
     def of(
         cls, tf: str, air_rating: int, cc: coordination.Launch, *, cap: bool | None = None
     ) -> CarrierCoordination:
         """The check's fact from its result (coordination.Launch)."""
-        checked = (cc.first, cc.needed, cc.second, cc.percent, cc.asterisk, cc.cut)
-        return cls(tf, air_rating, cap, *checked, cc.fighters, cc.bombers)
+        return cls(tf, air_rating, cap, cc)
 
 
 class JointAvailability(Fact, kind="joint-availability"):
