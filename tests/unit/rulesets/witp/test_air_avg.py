@@ -11,6 +11,7 @@ from pbem.rulesets.witp import strikeview
 from pbem.rulesets.witp.air import avg, naval_strike, plot
 from pbem.rulesets.witp.air.combat import Stack, resolve_level
 from pbem.rulesets.witp.air.tables import MAP_START, air_to_air
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import DISCLOSURES, PUBLIC
 
@@ -49,7 +50,7 @@ P40 = {
     },
 }
 PACK = {**PUBLIC_PACK, **P40}
-PUB = {"pack": PACK}
+PUB = public_pack({"pack": PACK})
 TIME = "T1/air1/strike"
 RABAUL = {"Rabaul": {"hex": "E2004", "air_points": {"G4M1": 4, "A6M2": 2}}}
 STRIKE = "STRIKE S1 FROM Rabaul 4xG4M1@M TARGET TF2\nESCORT S1 FROM Rabaul 2xA6M2@M LOOSE"

@@ -13,6 +13,7 @@ from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import naval_strike, plot, suppression
 from pbem.rulesets.witp.air.tables import air_to_air
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
 
@@ -21,7 +22,7 @@ from .test_air_world import PUBLIC_PACK, knowing, ship, told, world
 TIME = "T1/air1/strike"
 BOMBERS = "STRIKE S1 FROM TF2 4xSBD-3/D 2xTBD-1/T TARGET TF1\n"
 LOOSE = BOMBERS + "ESCORT S1 FROM TF2 3xF4F-3@M LOOSE"
-PUBLIC_ = {"pack": PUBLIC_PACK}
+PUBLIC_ = public_pack({"pack": PUBLIC_PACK})
 
 
 def _judge(text: str, state: dict[str, Any] | None = None) -> tuple[plot.AirPlot, list[Any]]:

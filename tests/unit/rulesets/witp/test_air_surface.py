@@ -6,10 +6,11 @@ from typing import Any
 
 from pbem.core.dice import ScriptedDice
 from pbem.rulesets.witp.air import aa, attack, critical, display
+from pbem.rulesets.witp.datapack import public_pack
 
 from .test_air_world import PUBLIC_PACK, kido_butai, ship
 
-PUBLIC = {"pack": PUBLIC_PACK}
+PUBLIC = public_pack({"pack": PUBLIC_PACK})
 
 
 def big_tf() -> list[dict[str, Any]]:

@@ -7,11 +7,12 @@ from pbem.core.dice import ScriptedDice
 from pbem.rulesets.witp.air import altitude, availability, coordination, sequencing, torpedo
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.tables import PBY_NIGHT, damage_points, naval_crt, odds_column, value
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.taskforces import Ship
 
 from .test_air_world import PUBLIC_PACK, kido_butai
 
-PUBLIC = {"pack": PUBLIC_PACK}
+PUBLIC = public_pack({"pack": PUBLIC_PACK})
 
 
 def test_9_0_emergency_naval_cover_at_25_mp_is_61_plus_with_minus_1() -> None:

@@ -17,6 +17,7 @@ from pbem.rulesets.witp.air.strike.launch import Element, Launch
 from pbem.rulesets.witp.air.strike.placement import Display
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.air.strike.waves import Approach, Wave
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.records import OPTIONAL, Wire
 
@@ -114,7 +115,7 @@ def surprise(r: Resolution, launch: Launch, wave: Wave) -> tuple[int, Event]:
     reduction, and the event that tells both (open dice)."""
     located = port.located_launcher(r.public.get("located", {}), r.strike.side, launch.parts)
     got = port.surprise(
-        r.public, r.context.dice, wave.index, located, f"wave {wave.number} surprise"
+        r.work.pack, r.context.dice, wave.index, located, f"wave {wave.number} surprise"
     )
     fact = InPortSurprise(r.strike.tf, wave.number, **got)
     return fact.reduction, r.tell_both(fact, "38.3.1")
@@ -139,7 +140,7 @@ def choose_target(
     return min(
         seen,
         key=lambda s: (
-            display.priority_rank(public, str(s["type"])),
+            display.priority_rank(public_pack(public), str(s["type"])),
             int(s["speed_class"]),
             str(s["ring"]),
             int(s["arc"]),
@@ -166,12 +167,12 @@ def attack_wave(
     column, drm = admiral(r.context.ratings.get(r.strike.side), wave.index, onset.sizes, launch)
     before = int(ship.get("damage", 0))
     rec = attack.resolve(
-        public,
+        public_pack(public),
         ship,
         aps,
         r.context.dice,
         f"wave {wave.number} attack on {name}",
-        is_combined=attack.combined(aps, public),
+        is_combined=attack.combined(aps, public_pack(public)),
         no_cap=onset.no_cap,
         column=column,
         drm=drm,
@@ -180,7 +181,7 @@ def attack_wave(
     )
     rec.update(
         wave=wave.number,
-        combined=attack.combined(aps, public),
+        combined=attack.combined(aps, public_pack(public)),
         no_cap=onset.no_cap,
         admiral={"column": column, "drm": drm},
         surprise=surprised,
@@ -202,7 +203,7 @@ def _target(
             "ring": positions[n][0],
             "arc": positions[n][1],
             "type": by_name[n]["type"],
-            "speed_class": attack.current_speed_class(public, by_name[n], 0),
+            "speed_class": attack.current_speed_class(public_pack(public), by_name[n], 0),
             "name": n,
         }
         for n in in_ring

@@ -17,6 +17,7 @@ from pbem.rulesets.witp.air.strike.contact import Target
 from pbem.rulesets.witp.air.strike.launch import CarrierCoordination, Element, Launch, shrink
 from pbem.rulesets.witp.air.strike.plotted import Resolution, doctrine
 from pbem.rulesets.witp.air.tables import ROLES, air_unit, known_type, value
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.taskforces import Ship, TaskForce
 
@@ -66,11 +67,11 @@ def cap_levels(
     each AP only where it may fly (5.2.3)."""
     out: list[dict[str, Any]] = []
     for t, n in sorted(cap.items()):
-        air = air_unit(public, t)["air"]
+        air = air_unit(public_pack(public), t)["air"]
         ok = [
             lv
             for lv in levels
-            if altitude.may_fly(public, int(air["normal"]), air.get("altitude"), lv)
+            if altitude.may_fly(public_pack(public), int(air["normal"]), air.get("altitude"), lv)
         ]
         dealt = capsplit.deal(n, ok, shares or {})
         for k, lv in enumerate(ok):
@@ -140,8 +141,9 @@ def _fighters(r: Resolution, target: Target) -> tuple[dict[str, int], list[Event
     cap_air = {
         t: n - busy.get(t, 0) - int(gone.get(t, 0))
         for t, n in tf_air(own_n, TaskForce.from_json(target.tf)).items()
-        if known_type(public, t)  # F and HF fly CAP (4.2.1); floatplanes: none
-        and set(air_unit(public, t)["roles"]) & set(value(public, ROLES)["cap"])
+        if known_type(public_pack(public), t)  # F and HF fly CAP (4.2.1); floatplanes: none
+        and set(air_unit(public_pack(public), t)["roles"])
+        & set(value(public_pack(public), ROLES)["cap"])
     }
     cap_air = {t: n for t, n in cap_air.items() if n > 0}
     if r.strike.night:

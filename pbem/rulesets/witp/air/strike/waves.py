@@ -19,6 +19,7 @@ from pbem.rulesets.witp.air.ships import take_losses
 from pbem.rulesets.witp.air.strike.launch import Element, Launch
 from pbem.rulesets.witp.air.strike.placement import Display
 from pbem.rulesets.witp.air.strike.plotted import Resolution
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.hexgrid import distance
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.records import OPTIONAL, Wire
@@ -106,7 +107,7 @@ def night_contact(
     leave their base (not air combat nor AA losses: no 6.3.3 doubling). The APs that
     go on, and the events told."""
     mp_of = {str(p["base"]): int(p["mp"]) for p in launch.parts}
-    c = night_rules.contact(r.public, survivors, mp_of, r.context.dice)
+    c = night_rules.contact(r.work.pack, survivors, mp_of, r.context.dice)
     if not c.rolls:
         return survivors, []
     for roll in c.rolls:
@@ -149,9 +150,11 @@ def enter(r: Resolution, wave: Wave, board: Display, priority: str) -> tuple[App
     (10.1.1) and path (7.7.3); the event that tells both, with the wave's make-up."""
     public, side, aps = r.public, r.strike.side, list(wave.aps)
     rolled = r.context.dice.d6(f"wave {wave.number} entry")
-    entry = entry_arc.choose(public, board.positions, rolled, priority, side, r.strike.plot, aps)
-    ring = display.target_ring(board.positions, entry, public, priority)
-    arcs = display.path(public, entry, ring)
+    entry = entry_arc.choose(
+        public_pack(public), board.positions, rolled, priority, side, r.strike.plot, aps
+    )
+    ring = display.target_ring(board.positions, entry, public_pack(public), priority)
+    arcs = display.path(public_pack(public), entry, ring)
     chose = entry_arc.elite_majority(aps) and side == JAPANESE
     made = tuple(
         {"type": a["type"], "n": a["n"], "role": a["role"], "mode": a["aa_mode"]} for a in aps
