@@ -123,7 +123,7 @@ def against_base_cap(
     for lv in [lv for lv in LEVELS if any(c["alt"] == lv for c in cover)]:
         sweep = air_stacks(public, cover, lv, bombers=False)
         free = {t: n - sum(cap_lost.get(t, [0, 0])) for t, n in cap.items()}
-        cs = air_stacks(public, cap_levels(public, free, [lv]), lv, bombers=False)
+        cs = air_stacks(public, cap_levels(public_pack(public), free, [lv]), lv, bombers=False)
         if not cs:
             continue
         fight = combat.resolve_level(public_pack(public), lv, cs, sweep, [], [], dice)
@@ -180,7 +180,7 @@ def _stacks_by_level(
     public: Mapping[str, Any], cover: Mapping[str, int], levels: Sequence[str]
 ) -> dict[str, list[combat.Stack]]:
     """R92: the cover split over the strike's levels as a TF's CAP."""
-    spread = cap_levels(public, cover, levels)
+    spread = cap_levels(public_pack(public), cover, levels)
     return {lv: air_stacks(public, spread, lv, bombers=False) for lv in levels}
 
 

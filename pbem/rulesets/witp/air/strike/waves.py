@@ -19,7 +19,6 @@ from pbem.rulesets.witp.air.ships import take_losses
 from pbem.rulesets.witp.air.strike.launch import Element, Launch
 from pbem.rulesets.witp.air.strike.placement import Display
 from pbem.rulesets.witp.air.strike.plotted import Resolution
-from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.hexgrid import distance
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.records import OPTIONAL, Wire
@@ -148,13 +147,11 @@ def form_waves(r: Resolution, survivors: list[Element]) -> tuple[list[list[Eleme
 def enter(r: Resolution, wave: Wave, board: Display, priority: str) -> tuple[Approach, Event]:
     """7.7.1: the wave's entry arc (1D6, or the elite's choice), its target ring
     (10.1.1) and path (7.7.3); the event that tells both, with the wave's make-up."""
-    public, side, aps = r.public, r.strike.side, list(wave.aps)
+    pack, side, aps = r.work.pack, r.strike.side, list(wave.aps)
     rolled = r.context.dice.d6(f"wave {wave.number} entry")
-    entry = entry_arc.choose(
-        public_pack(public), board.positions, rolled, priority, side, r.strike.plot, aps
-    )
-    ring = display.target_ring(board.positions, entry, public_pack(public), priority)
-    arcs = display.path(public_pack(public), entry, ring)
+    entry = entry_arc.choose(pack, board.positions, rolled, priority, side, r.strike.plot, aps)
+    ring = display.target_ring(board.positions, entry, pack, priority)
+    arcs = display.path(pack, entry, ring)
     chose = entry_arc.elite_majority(aps) and side == JAPANESE
     made = tuple(
         {"type": a["type"], "n": a["n"], "role": a["role"], "mode": a["aa_mode"]} for a in aps
