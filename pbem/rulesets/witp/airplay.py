@@ -450,7 +450,7 @@ class _Segment:
     def covering(self, owner: str, flight: CoverFlight) -> dict[str, Any]:
         """A covering flight over the target: {type, n} and its elite (7.11), if any."""
         out = {"type": flight.type, "n": self.over[(owner, flight.id)]}
-        if avg_rules.is_avg(public_part(self.work), flight.base, flight.type):
+        if avg_rules.is_avg(self.work.pack, flight.base, flight.type):
             out[avg_rules.KEY] = True  # 6.2.3: the AVG's P-40s
         best = self.elite_over(owner, flight)
         return {**out, elite.KEY: best} if best else out

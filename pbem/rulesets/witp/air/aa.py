@@ -24,6 +24,7 @@ from pbem.rulesets.witp.air.tables import (
     AA_MATRIX,
     AA_MODS,
     EFFECTS,
+    Pack,
     aa_fire,
     shift,
     ship_values,
@@ -31,21 +32,21 @@ from pbem.rulesets.witp.air.tables import (
 )
 
 
-def ship_aa(public: Mapping[str, Any], ship: Mapping[str, Any], mode: str) -> int:
+def ship_aa(pack: Pack, ship: Mapping[str, Any], mode: str) -> int:
     """One ship's AA against an approach mode (AA Matrix; halved when damaged)."""
-    field = value(public, AA_MATRIX)[mode]
-    aa = int(ship_values(public, ship).get(field, 0))
+    field = value(pack, AA_MATRIX)[mode]
+    aa = int(ship_values(pack, ship).get(field, 0))
     level = int(ship.get("damage", 0))
-    effects = value(public, EFFECTS)
+    effects = value(pack, EFFECTS)
     if level >= 1 and effects.get(f"D{min(level, 4)}", {}).get("aa_half"):
         aa //= 2
     return aa
 
 
 def strength(
-    public: Mapping[str, Any], ships: Sequence[Mapping[str, Any]], mode: str, *, night: bool = False
+    pack: Pack, ships: Sequence[Mapping[str, Any]], mode: str, *, night: bool = False
 ) -> int:
-    total = sum(ship_aa(public, s, mode) for s in ships)
+    total = sum(ship_aa(pack, s, mode) for s in ships)
     return total // 2 if night else total  # 14.2.2: half, rounded down
 
 
@@ -58,7 +59,7 @@ def night_firers(
 
 
 def modifiers(
-    public: Mapping[str, Any],
+    pack: Pack,
     wave: Sequence[Mapping[str, Any]],
     component: Sequence[Mapping[str, Any]],
     *,
@@ -68,7 +69,7 @@ def modifiers(
     small_first_wave_drm: int = 0,
 ) -> tuple[int, int, list[str]]:
     """10.1.1: (column shift, DRM, the reasons) against one component."""
-    t = value(public, AA_MODS)
+    t = value(pack, AA_MODS)
     cols, drm, why = 0, 0, []
     modes = {str(a["aa_mode"]) for a in wave if int(a["n"]) > 0}
     combined = len(modes) > 1 and any(a["aa_mode"] == "L" and int(a["n"]) > 0 for a in wave)
@@ -76,7 +77,7 @@ def modifiers(
         cols += shift(t["combined_low"])
         why.append(f"combined {t['combined_low']}")
     if combined and _elite_half(wave):
-        d = int(value(public, AA_ELITE_COMBINED)["drm"])
+        d = int(value(pack, AA_ELITE_COMBINED)["drm"])
         drm += d
         why.append(f"combined attack at least half elite {d}")
     if sum(int(a["n"]) for a in component) == 1 and any(
@@ -131,7 +132,7 @@ def pick(
 
 
 def fire(
-    public: Mapping[str, Any],
+    pack: Pack,
     aa: int,
     component: Sequence[Mapping[str, Any]],
     cols: int,
@@ -141,7 +142,7 @@ def fire(
 ) -> dict[str, Any]:
     """One component under fire: the roll, the result and the APs hit by type."""
     roll = dice.d6(purpose) + dice.d6(purpose)
-    aborted, eliminated = aa_fire(public, aa, cols, roll + drm)
+    aborted, eliminated = aa_fire(pack, aa, cols, roll + drm)
     size = sum(int(a["n"]) for a in component)
     eliminated = min(eliminated, size)
     aborted = min(aborted, size - eliminated)

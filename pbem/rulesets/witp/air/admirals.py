@@ -29,6 +29,7 @@ from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.parts import moderator_record, public_part
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, afloat
 from pbem.rulesets.witp.air.tables import ADMIRALS, value
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.records import FLAT, OPTIONAL
 from pbem.rulesets.witp.taskforces import display
@@ -78,7 +79,7 @@ def commander(public: Mapping[str, Any], own: Mapping[str, Any], tf: str) -> str
     entry = display(own).get(tf)
     if entry is None or entry.dummy:
         return None
-    chart = value(public, ADMIRALS)
+    chart = value(public_pack(public), ADMIRALS)
     for s in afloat(own, entry):
         if s.type in CARRIER_TYPES and s.damage <= OPERATIONAL:
             force = own.get("forces", {}).get(s.force, {})
@@ -101,7 +102,7 @@ def ratings(
     key = f"{side}:{admiral}"
     if key in kept:
         return Ratings.from_json(kept[key]), []
-    cmd = value(public, ADMIRALS)[admiral].get("cmd")
+    cmd = value(public_pack(public), ADMIRALS)[admiral].get("cmd")
     drm = command_drm(cmd, tf_cost(public, own, tf))  # 8.1.2, R128
     r = coordination.rate(public, admiral, dice, f"{side} {admiral} combat ratings", drm)
     kept[key] = r.to_json()

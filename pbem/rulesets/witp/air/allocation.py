@@ -22,6 +22,7 @@ from pbem.rulesets.witp.air import parts, plot, special
 from pbem.rulesets.witp.air.ships import air_bases, tf_air
 from pbem.rulesets.witp.air.tables import air_unit, known_type
 from pbem.rulesets.witp.clock import Round, Slot
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import Knowledge
 from pbem.rulesets.witp.work import Work
 
@@ -135,8 +136,10 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
     out.append("# Air types (range normal/extended MP, torpedo MP, roles):")
     types = {t for b in bases.values() for t in b.air_points}
     types |= {t for e in display.values() if not e.dummy for t in tf_air(own, e)}
-    for t in sorted(t for t in types if known_type(public, t)):  # search-only types: none
-        u = air_unit(public, t)
+    for t in sorted(
+        t for t in types if known_type(public_pack(public), t)
+    ):  # search-only types: none
+        u = air_unit(public_pack(public), t)
         out.append(
             f"#   {t}: {u['range']['normal']}/{u['range']['extended']} MP, "
             f"torpedo {u.get('torpedo_range', 0)} MP, roles {'/'.join(u['roles'])}"

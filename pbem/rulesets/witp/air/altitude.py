@@ -9,10 +9,7 @@ would be zero or less (5.2.3).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from pbem.rulesets.witp.air.tables import LEVELS, value
+from pbem.rulesets.witp.air.tables import LEVELS, Pack, value
 
 ORDER = ("L", "M", "H")
 
@@ -22,11 +19,11 @@ def levels_off(rated: str, flown: str) -> int:
     return ORDER.index(flown) - ORDER.index(rated)
 
 
-def fighter_strength(public: Mapping[str, Any], base: int, rated: str | None, flown: str) -> int:
+def fighter_strength(pack: Pack, base: int, rated: str | None, flown: str) -> int:
     """5.2.1: a fighter's air combat strength at ``flown`` (unrated: unchanged)."""
     if not rated:
         return base
-    t = value(public, LEVELS)
+    t = value(pack, LEVELS)
     off = levels_off(rated, flown)
     if off > 0:
         return base + int(t["above_per_level"]) * off
@@ -34,20 +31,20 @@ def fighter_strength(public: Mapping[str, Any], base: int, rated: str | None, fl
 
 
 def bomber_strength(
-    public: Mapping[str, Any], base: int, rated: str | None, flown: str, *, elite: bool = False
+    pack: Pack, base: int, rated: str | None, flown: str, *, elite: bool = False
 ) -> int:
     """5.2.2: a bomber's defensive strength at ``flown``; elite: none lost (7.11)."""
     if not rated or elite:
         return base
-    t = value(public, LEVELS)
+    t = value(pack, LEVELS)
     off = abs(levels_off(rated, flown))
     return max(int(t["bomber_minimum"]), base + int(t["bomber_per_level"]) * off)
 
 
-def may_fly(public: Mapping[str, Any], base: int, rated: str | None, flown: str) -> bool:
+def may_fly(pack: Pack, base: int, rated: str | None, flown: str) -> bool:
     """5.2.3: never at a level that leaves the strength zero or less (fighters;
     a bomber's floor is 1)."""
-    return fighter_strength(public, base, rated, flown) > 0
+    return fighter_strength(pack, base, rated, flown) > 0
 
 
 def approach(role: str, rated: str | None, assigned: str | None) -> str:

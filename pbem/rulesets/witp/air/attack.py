@@ -25,9 +25,10 @@ from pbem.rulesets.witp.air.tables import (
     COMBINED_B,
     DAMAGE,
     EFFECTS,
-    MAP_START,
+    Pack,
     air_unit,
     damage_points,
+    map_start,
     naval_crt,
     odds_column,
     ship_values,
@@ -35,11 +36,11 @@ from pbem.rulesets.witp.air.tables import (
 )
 
 
-def combined(wave: Sequence[Mapping[str, Any]], public: Mapping[str, Any] | None = None) -> bool:
+def combined(wave: Sequence[Mapping[str, Any]], pack: Pack | None = None) -> bool:
     """7.8.2: a combined attack, judged as the wave enters the display: (A) torpedo
     bombers with dive- or fighter-bombers; (B) low level bombers with them, when they
     skip-bomb (US types, 3/43 on) or are elite G3M/G4M, the majority of the wave's low
-    B-type APs. Without ``public`` only (A) is judged."""
+    B-type APs. Without ``pack`` only (A) is judged."""
     live = [a for a in wave if int(a["n"]) > 0]
     roles = {str(a["role"]) for a in live}
     if not roles & {"D", "FB"}:
@@ -47,10 +48,10 @@ def combined(wave: Sequence[Mapping[str, Any]], public: Mapping[str, Any] | None
     if "T" in roles:
         return True
     low = [a for a in live if a["role"] == "B" and a.get("attack_alt") == "L"]
-    if public is None or not low:
+    if pack is None or not low:
         return False
-    t = value(public, COMBINED_B)
-    if _skip_bombing_era(public, t["skip_bombing_from"]) and any(
+    t = value(pack, COMBINED_B)
+    if _skip_bombing_era(pack, t["skip_bombing_from"]) and any(
         _is(a, t["skip_bombing"]) for a in low
     ):
         return True
@@ -65,62 +66,58 @@ def _is(ap: Mapping[str, Any], prefixes: Sequence[str]) -> bool:
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
-def _skip_bombing_era(public: Mapping[str, Any], start: Sequence[int]) -> bool:
+def _skip_bombing_era(pack: Pack, start: Sequence[int]) -> bool:
     """The scenario's map start ("may1942") on or after the skip-bombing date."""
-    key = str(public["pack"].get(MAP_START, {}).get("value", "may1942"))
+    key = map_start(pack)
     year, month = int(key[3:]), MONTHS.index(key[:3]) + 1
     return (year, month) >= (int(start[0]), int(start[1]))
 
 
-def effect(public: Mapping[str, Any], level: int) -> Mapping[str, Any]:
+def effect(pack: Pack, level: int) -> Mapping[str, Any]:
     if level < 1:
         return {"speed_class": 0, "defence": 0}
-    got: Mapping[str, Any] = value(public, EFFECTS)[f"D{min(level, 4)}"]
+    got: Mapping[str, Any] = value(pack, EFFECTS)[f"D{min(level, 4)}"]
     return got
 
 
-def current_speed_class(public: Mapping[str, Any], ship: Mapping[str, Any], reductions: int) -> int:
-    base = int(ship_values(public, ship)["speed_class"])
-    return max(
-        0, base + int(effect(public, int(ship.get("damage", 0)))["speed_class"]) - reductions
-    )
+def current_speed_class(pack: Pack, ship: Mapping[str, Any], reductions: int) -> int:
+    base = int(ship_values(pack, ship)["speed_class"])
+    return max(0, base + int(effect(pack, int(ship.get("damage", 0)))["speed_class"]) - reductions)
 
 
-def current_defence(public: Mapping[str, Any], ship: Mapping[str, Any]) -> int:
+def current_defence(pack: Pack, ship: Mapping[str, Any]) -> int:
     """16.8.1: never below one."""
-    base = int(ship_values(public, ship)["defence"])
-    return max(1, base + int(effect(public, int(ship.get("damage", 0)))["defence"]))
+    base = int(ship_values(pack, ship)["defence"])
+    return max(1, base + int(effect(pack, int(ship.get("damage", 0)))["defence"]))
 
 
-def anti_ship(
-    public: Mapping[str, Any], aps: Sequence[Mapping[str, Any]], role: str | None = None
-) -> int:
+def anti_ship(pack: Pack, aps: Sequence[Mapping[str, Any]], role: str | None = None) -> int:
     """Step 2: the anti-ship total of ``aps`` (of one ``role`` if given)."""
     total = 0
     for a in aps:
         if role and a["role"] != role:
             continue
-        values = air_unit(public, str(a["type"]))["anti_ship"].get(str(a["role"]), [0, 0])
+        values = air_unit(pack, str(a["type"]))["anti_ship"].get(str(a["role"]), [0, 0])
         at = 0 if a.get("range", "normal") == "normal" else 1
         rated = int(values[at]) > 0  # 7.11: a bonus to a rating, none where it has none
-        plus = elite.anti_ship(public, str(a["type"])) if a.get(elite.KEY) and rated else 0
+        plus = elite.anti_ship(pack, str(a["type"])) if a.get(elite.KEY) and rated else 0
         got = int(a["n"]) * (int(values[at]) + plus)
         total += math.ceil(got / 2) if a.get("green") else got  # 58.2.1: rounded up
     return total
 
 
-def attack_altitude(public: Mapping[str, Any], aps: Sequence[Mapping[str, Any]]) -> str:
+def attack_altitude(pack: Pack, aps: Sequence[Mapping[str, Any]]) -> str:
     """Step 4: the altitude of most APs; on a tie the attacker's best."""
     count: Counter[str] = Counter()
     for a in aps:
         count[str(a["attack_alt"])] += int(a["n"])
-    drm = value(public, DAMAGE)["altitude_drm"]
+    drm = value(pack, DAMAGE)["altitude_drm"]
     top = max(count.values())
     return max((alt for alt, n in count.items() if n == top), key=lambda alt: int(drm[alt]))
 
 
 def resolve(
-    public: Mapping[str, Any],
+    pack: Pack,
     ship: dict[str, Any],
     aps: Sequence[Mapping[str, Any]],
     dice: Dice,
@@ -136,27 +133,27 @@ def resolve(
     """One ship attacked by ``aps`` (7.8.1 Steps 2-7); the ship's damage is updated.
     ``surprise``: 38.3.1's speed-class reduction; ``in_port``: torpedoes halved."""
     reductions = int(is_combined) + int(no_cap) + int(surprise) + column  # 8.1.5: a column shift
-    sc = current_speed_class(public, ship, reductions)
-    torpedo = anti_ship(public, aps, "T")
-    other = anti_ship(public, aps) - torpedo
+    sc = current_speed_class(pack, ship, reductions)
+    torpedo = anti_ship(pack, aps, "T")
+    other = anti_ship(pack, aps) - torpedo
     if in_port:
         torpedo //= 2  # 38.3.1: T-type APs against ships in port, rounded down
     rec: dict[str, Any] = {"ship": ship["name"], "type": ship["type"], "speed_class": sc}
     if torpedo:
         first, second = dice.d6(f"{purpose} anti-torpedo"), dice.d6(f"{purpose} anti-torpedo")
-        rating = int(ship_values(public, ship).get("anti_torpedo", 0))
+        rating = int(ship_values(pack, ship).get("anti_torpedo", 0))
         if first < rating:
             torpedo = max(1, torpedo - second)
         rec["anti_torpedo"] = {"dice": [first, second], "rating": rating, "torpedo": torpedo}
     total = torpedo + other
-    alt = attack_altitude(public, aps)
-    alt_drm = int(value(public, DAMAGE)["altitude_drm"][alt]) + drm
+    alt = attack_altitude(pack, aps)
+    alt_drm = int(value(pack, DAMAGE)["altitude_drm"][alt]) + drm
     roll = dice.d6(f"{purpose} damage")
-    points = damage_points(public, total, sc, roll, alt_drm)
-    defence = current_defence(public, ship)
+    points = damage_points(pack, total, sc, roll, alt_drm)
+    defence = current_defence(pack, ship)
     col = odds_column(points, defence)
     crt = dice.d6(f"{purpose} naval CRT")
-    result = naval_crt(public, col, crt)
+    result = naval_crt(pack, col, crt)
     before = int(ship.get("damage", 0))
     if result == "S":
         ship["damage"] = SUNK
@@ -169,7 +166,7 @@ def resolve(
         roll=roll,
         damage_points=points,
         defence=defence,
-        odds=value(public, "tables/naval-crt")["columns"][col],
+        odds=value(pack, "tables/naval-crt")["columns"][col],
         crt_roll=crt,
         result=result,
         damage=int(ship["damage"]),

@@ -13,15 +13,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pbem.core.dice import Dice
-from pbem.rulesets.witp.air.tables import APAT, APAT_COLUMNS, band, rounded, value
+from pbem.rulesets.witp.air.tables import APAT, APAT_COLUMNS, Pack, band, rounded, value
 
 
-def percent(public: Mapping[str, Any], mp: int, mission: str, roll: int, drm: int = 0) -> int:
+def percent(pack: Pack, mp: int, mission: str, roll: int, drm: int = 0) -> int:
     """The APAT percentage for 2D6 ``roll`` at ``mp`` for ``mission`` (a key of
     the table's shifts: plotted-cover, plotted-naval-cover, emergency-cover,
     emergency-naval-cover, joint-following)."""
-    t = value(public, APAT)
-    cols = value(public, APAT_COLUMNS)
+    t = value(pack, APAT)
+    cols = value(pack, APAT_COLUMNS)
     col = band(cols, mp) + int(t["shifts"][mission])
     last = len(cols) - 1
     beyond = max(0, col - last)
@@ -30,16 +30,16 @@ def percent(public: Mapping[str, Any], mp: int, mission: str, roll: int, drm: in
 
 
 def available(
-    public: Mapping[str, Any], n: int, mp: int, mission: str, dice: Dice, purpose: str, drm: int = 0
+    pack: Pack, n: int, mp: int, mission: str, dice: Dice, purpose: str, drm: int = 0
 ) -> tuple[int, int, int]:
     """(available APs, the 2D6 roll, the percentage) for ``n`` APs of one type."""
     roll = dice.d6(purpose) + dice.d6(purpose)
-    pct = percent(public, mp, mission, roll, drm)
+    pct = percent(pack, mp, mission, roll, drm)
     return min(n, rounded(n * pct / 100)), roll, pct
 
 
 def naval_cover(
-    public: Mapping[str, Any],
+    pack: Pack,
     covers: Sequence[Mapping[str, Any]],
     tf: str,
     dice: Dice,
@@ -59,7 +59,7 @@ def naval_cover(
     flights += [(c, "emergency-naval-cover") for c in emergency]
     for c, mission in flights:
         n, roll, pct = available(
-            public, int(c["n"]), int(c["mp"]), mission, dice, f"naval cover {c['type']}"
+            pack, int(c["n"]), int(c["mp"]), mission, dice, f"naval cover {c['type']}"
         )
         rolls.append(
             {

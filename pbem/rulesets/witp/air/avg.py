@@ -22,39 +22,37 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pbem.rulesets.witp.air.ships import mark_by_type
-from pbem.rulesets.witp.air.tables import MAP_START, value
+from pbem.rulesets.witp.air.tables import Pack, map_start, value
 
 KEY = "avg"
 TABLE, BASE = "tables/avg", "scenario/avg-base"
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
-def _active(public: Mapping[str, Any]) -> bool:
+def _active(pack: Pack) -> bool:
     """The marker is on the map: the scenario's start before the disbanding cycle."""
-    key = str(public["pack"].get(MAP_START, {}).get("value", "may1942"))
+    key = map_start(pack)
     year, month = int(key[3:]), MONTHS.index(key[:3]) + 1
-    until = value(public, TABLE)["disbanded"]
+    until = value(pack, TABLE)["disbanded"]
     return (year, month) < (int(until[0]), int(until[1]))
 
 
-def is_avg(public: Mapping[str, Any], base: str, ap_type: str) -> bool:
+def is_avg(pack: Pack, base: str, ap_type: str) -> bool:
     """US P-40 APs flying from the AVG Base while it stands (6.2.3)."""
-    item = public["pack"].get(BASE)
-    if item is None or str(item["value"]["base"]) != base:
+    item = pack.get(BASE)
+    if item is None or str(item.value["base"]) != base:
         return False
-    types = value(public, TABLE)["types"]
-    return any(ap_type.startswith(str(p)) for p in types) and _active(public)
+    types = value(pack, TABLE)["types"]
+    return any(ap_type.startswith(str(p)) for p in types) and _active(pack)
 
 
-def drm(public: Mapping[str, Any]) -> int:
-    return int(value(public, TABLE)["air_combat_drm"])
+def drm(pack: Pack) -> int:
+    return int(value(pack, TABLE)["air_combat_drm"])
 
 
-def mark(
-    public: Mapping[str, Any], base: str, elements: Sequence[Mapping[str, Any]]
-) -> list[dict[str, Any]]:
+def mark(pack: Pack, base: str, elements: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """A land-based part's elements, its AVG P-40s marked (``avg``: True)."""
-    return [{**e, KEY: True} if is_avg(public, base, str(e["type"])) else dict(e) for e in elements]
+    return [{**e, KEY: True} if is_avg(pack, base, str(e["type"])) else dict(e) for e in elements]
 
 
 def mark_cap(cap: Sequence[Mapping[str, Any]], avg: Mapping[str, int]) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import avg
-from pbem.rulesets.witp.air.tables import BOUNCE, air_to_air, value
+from pbem.rulesets.witp.air.tables import BOUNCE, Pack, air_to_air, value
 
 
 @dataclass
@@ -121,7 +121,7 @@ def _apply(stacks: list[Stack], hit: Mapping[str, int], kind: str) -> None:
 
 
 def _roll(
-    public: Mapping[str, Any],
+    pack: Pack,
     attackers: list[Stack],
     defenders: list[Stack],
     dice: Dice,
@@ -134,8 +134,8 @@ def _roll(
         return {}, {}, {}
     roll = dice.d6(purpose) + dice.d6(purpose)
     live = [s for s in attackers if (s.n if everyone else s.surviving) > 0]
-    drm = avg.drm(public) if any(s.avg for s in live) else 0  # 6.2.3: the AVG attacks
-    ab_pts, el_pts = air_to_air(public, strength, aps, roll + drm)
+    drm = avg.drm(pack) if any(s.avg for s in live) else 0  # 6.2.3: the AVG attacks
+    ab_pts, el_pts = air_to_air(pack, strength, aps, roll + drm)
     return (
         {
             "strength": strength,
@@ -151,7 +151,7 @@ def _roll(
 
 
 def _attack(
-    public: Mapping[str, Any],
+    pack: Pack,
     fight: Fight,
     name: str,
     attackers: list[Stack],
@@ -162,7 +162,7 @@ def _attack(
     apply: bool = True,
 ) -> dict[str, Any]:
     """One attack; applied at once unless ``apply`` is False (results noted, 6.1.1 A)."""
-    rec, ab, el = _roll(public, attackers, defenders, dice, f"air combat {fight.level} {name}")
+    rec, ab, el = _roll(pack, attackers, defenders, dice, f"air combat {fight.level} {name}")
     if not rec:
         return {}
     killed = _spend(el["el"], defenders, against=attackers)
@@ -176,13 +176,13 @@ def _attack(
 
 
 def _bombers_and_return(
-    public: Mapping[str, Any], fight: Fight, cap: list[Stack], bombers: list[Stack], dice: Dice
+    pack: Pack, fight: Fight, cap: list[Stack], bombers: list[Stack], dice: Dice
 ) -> None:
     """CAP attacks the bombers; the bombers, those just hit included, return fire;
     both results apply together (6.1.1 A steps 1-2); 6.3.2 caps the fighters lost."""
     if not any(s.surviving for s in cap) or not any(s.surviving for s in bombers):
         return
-    on_bombers = _attack(public, fight, "cap", cap, bombers, "bombers", dice, apply=False)
+    on_bombers = _attack(pack, fight, "cap", cap, bombers, "bombers", dice, apply=False)
     killed = on_bombers.get("eliminated", {})
     if on_bombers:
         # aborts are spent on those not eliminated: count them before applying
@@ -202,9 +202,7 @@ def _bombers_and_return(
         on_bombers["aborted"] = _spend(on_bombers["aborted_points"], tmp)
     hits_on_bombers = sum(killed.values()) + sum(on_bombers.get("aborted", {}).values())
     rf = [Stack(s.type, s.n, s.attack, s.defence, False) for s in bombers if s.attack > 0]
-    rec, ab, el = _roll(
-        public, rf, cap, dice, f"air combat {fight.level} return fire", everyone=True
-    )
+    rec, ab, el = _roll(pack, rf, cap, dice, f"air combat {fight.level} return fire", everyone=True)
     if rec:
         rec.update(
             attacker="bombers",
@@ -221,18 +219,18 @@ def _bombers_and_return(
 
 
 def bounce(
-    public: Mapping[str, Any], dice: Dice, purpose: str, striker_bonus: int = 0, cap_bonus: int = 0
+    pack: Pack, dice: Dice, purpose: str, striker_bonus: int = 0, cap_bonus: int = 0
 ) -> tuple[int, int, str]:
     """6.2.1, 8.1.6: (1D6, DRM, "cap" or "escort") for the loose escort's bounce; the
     striker's admiral's bonus raises the roll, the CAP's lowers it."""
     roll = dice.d6(purpose)
     drm = striker_bonus - cap_bonus
-    who = "cap" if roll + drm <= int(value(public, BOUNCE)["cap_if_at_most"]) else "escort"
+    who = "cap" if roll + drm <= int(value(pack, BOUNCE)["cap_if_at_most"]) else "escort"
     return roll, drm, who
 
 
 def resolve_level(
-    public: Mapping[str, Any],
+    pack: Pack,
     level: str,
     cap: list[Stack],
     loose: list[Stack],
@@ -267,47 +265,47 @@ def resolve_level(
         if not has_close:
             routine = fight.routine = "C" if who == "cap" else "D"
     elif has_loose:
-        r, drm, who = bounce(public, dice, f"bounce {level}", striker_bonus, cap_bonus)
+        r, drm, who = bounce(pack, dice, f"bounce {level}", striker_bonus, cap_bonus)
         fight.bounce = {"roll": r, "drm": drm, "to": who}
         if not has_close:
             routine = fight.routine = "C" if who == "cap" else "D"
     bombers_first = cap_choice == "bombers-first"
     if routine == "A":
-        _bombers_and_return(public, fight, cap, bombers, dice)
+        _bombers_and_return(pack, fight, cap, bombers, dice)
     elif routine == "B":
-        _attack(public, fight, "cap", cap, close, "close escort", dice)
-        _attack(public, fight, "close escort", close, cap, "cap", dice)
-        _bombers_and_return(public, fight, cap, bombers, dice)
+        _attack(pack, fight, "cap", cap, close, "close escort", dice)
+        _attack(pack, fight, "close escort", close, cap, "cap", dice)
+        _bombers_and_return(pack, fight, cap, bombers, dice)
     elif routine == "C":
         if bombers_first:
-            _bombers_and_return(public, fight, cap, bombers, dice)
-            _attack(public, fight, "cap", cap, loose, "loose escort", dice)
-            _attack(public, fight, "loose escort", loose, cap, "cap", dice)
+            _bombers_and_return(pack, fight, cap, bombers, dice)
+            _attack(pack, fight, "cap", cap, loose, "loose escort", dice)
+            _attack(pack, fight, "loose escort", loose, cap, "cap", dice)
         else:
-            _attack(public, fight, "cap", cap, loose, "loose escort", dice)
-            _attack(public, fight, "loose escort", loose, cap, "cap", dice)
-            _bombers_and_return(public, fight, cap, bombers, dice)
+            _attack(pack, fight, "cap", cap, loose, "loose escort", dice)
+            _attack(pack, fight, "loose escort", loose, cap, "cap", dice)
+            _bombers_and_return(pack, fight, cap, bombers, dice)
     elif routine == "D":
-        _attack(public, fight, "loose escort", loose, cap, "cap", dice)
+        _attack(pack, fight, "loose escort", loose, cap, "cap", dice)
         if bombers_first:
-            _bombers_and_return(public, fight, cap, bombers, dice)
+            _bombers_and_return(pack, fight, cap, bombers, dice)
         else:
-            _attack(public, fight, "cap", cap, loose, "loose escort", dice)
-        _attack(public, fight, "loose escort", loose, cap, "cap", dice)
+            _attack(pack, fight, "cap", cap, loose, "loose escort", dice)
+        _attack(pack, fight, "loose escort", loose, cap, "cap", dice)
     elif who == "cap":  # E, the CAP's bounce: 2a-6a
-        _attack(public, fight, "cap", cap, loose, "loose escort", dice)
-        _attack(public, fight, "loose escort", loose, cap, "cap", dice)
+        _attack(pack, fight, "cap", cap, loose, "loose escort", dice)
+        _attack(pack, fight, "loose escort", loose, cap, "cap", dice)
         if bombers_first:
-            _bombers_and_return(public, fight, cap, bombers, dice)
+            _bombers_and_return(pack, fight, cap, bombers, dice)
         else:
-            _attack(public, fight, "cap", cap, close, "close escort", dice)
-            _attack(public, fight, "close escort", close, cap, "cap", dice)
+            _attack(pack, fight, "cap", cap, close, "close escort", dice)
+            _attack(pack, fight, "close escort", close, cap, "cap", dice)
     else:  # E, the loose escort's bounce: 2b-7b
-        _attack(public, fight, "loose escort", loose, cap, "cap", dice)
-        _attack(public, fight, "cap", cap, loose, "loose escort", dice)
-        _attack(public, fight, "close escort", close, cap, "cap", dice)
+        _attack(pack, fight, "loose escort", loose, cap, "cap", dice)
+        _attack(pack, fight, "cap", cap, loose, "loose escort", dice)
+        _attack(pack, fight, "close escort", close, cap, "cap", dice)
         if bombers_first:
-            _bombers_and_return(public, fight, cap, bombers, dice)
+            _bombers_and_return(pack, fight, cap, bombers, dice)
         else:
-            _attack(public, fight, "cap", cap, close, "close escort", dice)
+            _attack(pack, fight, "cap", cap, close, "close escort", dice)
     return fight

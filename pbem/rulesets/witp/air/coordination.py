@@ -25,6 +25,7 @@ from pbem.rulesets.witp.air.tables import (
     CC_SPLIT,
     value,
 )
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.records import Record
 from pbem.rulesets.witp.taskforces import Ship
 
@@ -56,7 +57,7 @@ def rate(
     if not admiral:
         r = dice.d6(f"{purpose} leaderless air rating")
         return Ratings("", r, r)
-    chart = value(public, ADMIRALS)[admiral]
+    chart = value(public_pack(public), ADMIRALS)[admiral]
     roll = dice.d6(purpose) + dice.d6(purpose) + drm
     clamped = min(12, max(2, roll))
     band = next(b for b in chart["bands"] if b["roll"][0] <= clamped <= b["roll"][1])
@@ -67,7 +68,7 @@ def rate(
 
 def carrier_points(public: Mapping[str, Any], ships: Sequence[Ship]) -> int:
     """8.1.4: the CTF's carrier points (a class's own value first)."""
-    table = value(public, CARRIER_POINTS)
+    table = value(public_pack(public), CARRIER_POINTS)
     total = 0
     for s in ships:
         cls = public["pack"].get(f"units/{s.ship_class}")
@@ -77,7 +78,7 @@ def carrier_points(public: Mapping[str, Any], ships: Sequence[Ship]) -> int:
 
 
 def first_check_number(public: Mapping[str, Any], air_rating: int, points: int) -> int:
-    t = value(public, CC1)
+    t = value(public_pack(public), CC1)
     n = (
         int(t["base"])
         + int(t["per_air_rating"]) * air_rating
@@ -88,7 +89,7 @@ def first_check_number(public: Mapping[str, Any], air_rating: int, points: int) 
 
 def second_check(public: Mapping[str, Any], air_rating: int, roll: int) -> tuple[int, bool]:
     """(percent launched, asterisked: may not be cancelled)."""
-    t = value(public, CC2)
+    t = value(public_pack(public), CC2)
     pct = min(int(t["maximum"]), max(int(t["minimum"]), 10 * (air_rating - roll + int(t["plus"]))))
     return pct, pct <= int(t["asterisk_at_most"])
 
@@ -125,7 +126,7 @@ def launch(
     pct, asterisk = second_check(public, ratings.air, second)
     cut = "bombers" if not fighters else "fighters" if not bombers else "split"
     if cut == "split":
-        cut = str(value(public, CC_SPLIT)[str(dice.d6(f"{purpose} CC element"))])
+        cut = str(value(public_pack(public), CC_SPLIT)[str(dice.d6(f"{purpose} CC element"))])
 
     def _cut(n: int, p: int) -> int:
         return math.ceil(n * p / 100)

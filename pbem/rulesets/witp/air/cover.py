@@ -33,6 +33,7 @@ from pbem.rulesets.witp.air import availability
 from pbem.rulesets.witp.air.coordination import Launch
 from pbem.rulesets.witp.air.strikes import CoverFlight, CoverKind
 from pbem.rulesets.witp.air.tables import ARMY_FIGHTERS, air_unit, value
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.records import FLAT, OPTIONAL
 
@@ -121,7 +122,7 @@ def mission_of(flight: CoverFlight, enemy_held: bool) -> str:
 
 def army_number(public: Mapping[str, Any], ap_type: str) -> int | None:
     """5.3.4: an Army-type fighter's Naval Cover number (the pack's); None: not Army-type."""
-    got = value(public, ARMY_FIGHTERS).get(ap_type)
+    got = value(public_pack(public), ARMY_FIGHTERS).get(ap_type)
     return None if got is None else int(got)
 
 
@@ -145,7 +146,7 @@ def roll(
     mission = mission or MISSION[kind]
     launched = flight.n if n is None else n
     got, dr, pct = availability.available(
-        public, launched, flight.mp, mission, dice, f"{kind} {flight.id}", drm
+        public_pack(public), launched, flight.mp, mission, dice, f"{kind} {flight.id}", drm
     )
     told = CoverAvailability(
         None, flight.id, flight.over, flight.type, mission, flight.mp, dr, drm, pct, got, launched
@@ -174,4 +175,4 @@ def own_first(own: int, eliminated: int, aborted: int) -> tuple[int, int, int, i
 def accompanies(public: Mapping[str, Any], flight: CoverFlight, mp: int) -> bool:
     """5.3.4, R124: Naval Cover stays over its moving TF up to its extended range,
     ``mp`` the distance from its base to the TF's hex."""
-    return mp <= int(air_unit(public, flight.type)["range"]["extended"])
+    return mp <= int(air_unit(public_pack(public), flight.type)["range"]["extended"])

@@ -15,10 +15,11 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air.ships import SUNK
 from pbem.rulesets.witp.air.tables import CRITICAL, value
+from pbem.rulesets.witp.datapack import public_pack
 
 
 def rolls_for(public: Mapping[str, Any], ship: Mapping[str, Any]) -> bool:
-    return str(ship["type"]).upper() not in value(public, CRITICAL)["never"]
+    return str(ship["type"]).upper() not in value(public_pack(public), CRITICAL)["never"]
 
 
 def roll(
@@ -26,7 +27,7 @@ def roll(
 ) -> list[dict[str, Any]]:
     """The ship's critical-hit rolls, in order: {dice, critical, doubles, damage};
     its damage is raised as they say."""
-    need = int(value(public, CRITICAL)["at_least"])
+    need = int(value(public_pack(public), CRITICAL)["at_least"])
     out: list[dict[str, Any]] = []
     while int(ship.get("damage", 0)) < SUNK:
         a, b = dice.d6(purpose), dice.d6(purpose)

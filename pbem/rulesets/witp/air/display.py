@@ -16,15 +16,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pbem.rulesets.witp.air.tables import DISPLAY, PRIORITY, ship_values, value
+from pbem.rulesets.witp.air.tables import DISPLAY, PRIORITY, Pack, ship_values, value
 
 Position = tuple[str, int]
 RINGS = ("core", "inner", "outer")
 
 
-def priority_rank(public: Mapping[str, Any], ship_type: str) -> int:
+def priority_rank(pack: Pack, ship_type: str) -> int:
     """7.3.2: the ship type's place in the General Target Priority (last: the rest)."""
-    order = value(public, PRIORITY)
+    order = value(pack, PRIORITY)
     for i, group in enumerate(order):
         if ship_type.upper() in group:
             return i
@@ -32,14 +32,14 @@ def priority_rank(public: Mapping[str, Any], ship_type: str) -> int:
 
 
 def _order(
-    public: Mapping[str, Any], ships: Sequence[Mapping[str, Any]], specific: str | None
+    pack: Pack, ships: Sequence[Mapping[str, Any]], specific: str | None
 ) -> list[Mapping[str, Any]]:
     def key(s: Mapping[str, Any]) -> tuple[int, int, int, str]:
         first = 0 if specific and str(s["type"]).upper() == specific else 1
         return (
             first,
-            priority_rank(public, str(s["type"])),
-            -int(ship_values(public, s)["defence"]),
+            priority_rank(pack, str(s["type"])),
+            -int(ship_values(pack, s)["defence"]),
             str(s["name"]),
         )
 
@@ -47,13 +47,13 @@ def _order(
 
 
 def place(
-    public: Mapping[str, Any], ships: Sequence[Mapping[str, Any]], priority: str = "general"
+    pack: Pack, ships: Sequence[Mapping[str, Any]], priority: str = "general"
 ) -> dict[str, Position]:
     """Ship name -> position for a strike with ``priority`` ("general" or a ship type)."""
-    t = value(public, DISPLAY)
+    t = value(pack, DISPLAY)
     specific = None if priority == "general" else priority.upper()
     out: dict[str, Position] = {}
-    queue = _order(public, ships, specific)
+    queue = _order(pack, ships, specific)
     limits = {"core": int(t["arc_limit"]["core"]), "inner": int(t["arc_limit"]["inner"])}
     i = 0
     for ring in RINGS:
@@ -69,9 +69,9 @@ def place(
     return out
 
 
-def path(public: Mapping[str, Any], entry: int, ring: str) -> list[Position]:
+def path(pack: Pack, entry: int, ring: str) -> list[Position]:
     """7.7.3: the arcs a wave entering at outer arc ``entry`` passes to reach ``ring``."""
-    inner = int(value(public, DISPLAY)["inner_of_outer"][str(entry)])
+    inner = int(value(pack, DISPLAY)["inner_of_outer"][str(entry)])
     full: list[Position] = [("outer", entry), ("inner", inner), ("core", 1)]
     return full[: RINGS[::-1].index(ring) + 1]
 
@@ -86,14 +86,12 @@ def in_ring(positions: Mapping[str, Position], arcs: Sequence[Position], ring: s
     return sorted(n for n, p in positions.items() if p in arcs and p[0] == ring)
 
 
-def target_ring(
-    positions: Mapping[str, Position], entry: int, public: Mapping[str, Any], priority: str
-) -> str:
+def target_ring(positions: Mapping[str, Position], entry: int, pack: Pack, priority: str) -> str:
     """10.1.1 and the doctrine (R92): the core under a Specific priority; else the
     innermost ring with ships on the wave's path (never an empty one)."""
     if priority != "general":
         return "core"
     for ring in RINGS:
-        if in_ring(positions, path(public, entry, ring), ring):
+        if in_ring(positions, path(pack, entry, ring), ring):
             return ring
     return "core"

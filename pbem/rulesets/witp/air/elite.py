@@ -25,30 +25,30 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air.ships import holdings, lose_counted, mark_by_type
-from pbem.rulesets.witp.air.tables import value
+from pbem.rulesets.witp.air.tables import Pack, value
 
 BONUSES = "tables/elite-bonuses"
 KEY = "elite"
 NIGHT_KEY = "night_elite"  # 7.11.5: of the elite, those with Night status, by type
 
 
-def _bonus(public: Mapping[str, Any], kind: str, ap_type: str) -> bool:
-    return any(ap_type.startswith(p) for p in value(public, BONUSES)[kind])
+def _bonus(pack: Pack, kind: str, ap_type: str) -> bool:
+    return any(ap_type.startswith(p) for p in value(pack, BONUSES)[kind])
 
 
-def air_combat(public: Mapping[str, Any], ap_type: str) -> int:
+def air_combat(pack: Pack, ap_type: str) -> int:
     """7.11: the elite fighter's air combat bonus."""
-    return 1 if _bonus(public, "air_combat_plus_one", ap_type) else 0
+    return 1 if _bonus(pack, "air_combat_plus_one", ap_type) else 0
 
 
-def anti_ship(public: Mapping[str, Any], ap_type: str) -> int:
+def anti_ship(pack: Pack, ap_type: str) -> int:
     """7.11: the elite bomber's anti-ship bonus, each AP."""
-    return 2 if _bonus(public, "anti_ship_plus_two", ap_type) else 0
+    return 2 if _bonus(pack, "anti_ship_plus_two", ap_type) else 0
 
 
-def any_altitude(public: Mapping[str, Any], ap_type: str) -> bool:
+def any_altitude(pack: Pack, ap_type: str) -> bool:
     """7.11, 7.11.4: an elite level bomber loses no air combat strength off its altitude."""
-    return _bonus(public, "anti_ship_plus_two", ap_type)
+    return _bonus(pack, "anti_ship_plus_two", ap_type)
 
 
 def held(own: Mapping[str, Any], base: str, ap_type: str) -> int:

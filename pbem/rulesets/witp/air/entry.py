@@ -16,7 +16,7 @@ from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp.air import display, elite
 from pbem.rulesets.witp.air.choices import ENTRY_DEFAULT, ROLLED
 from pbem.rulesets.witp.air.strikes import ENTRY_KEY
-from pbem.rulesets.witp.air.tables import DISPLAY, value
+from pbem.rulesets.witp.air.tables import DISPLAY, Pack, value
 
 
 def elite_majority(aps: Sequence[Mapping[str, Any]]) -> bool:
@@ -26,21 +26,21 @@ def elite_majority(aps: Sequence[Mapping[str, Any]]) -> bool:
     return 2 * best > total
 
 
-def adjacent(public: Mapping[str, Any], arc: int) -> list[int]:
+def adjacent(pack: Pack, arc: int) -> list[int]:
     """The arc and its two neighbours on the outer ring (arc 1 is next to the last)."""
-    n = int(value(public, DISPLAY)["rings"]["outer"])
+    n = int(value(pack, DISPLAY)["rings"]["outer"])
     return [arc, (arc - 2) % n + 1, arc % n + 1]
 
 
 def _ships_on_path(
-    public: Mapping[str, Any], positions: Mapping[str, display.Position], arc: int, priority: str
+    pack: Pack, positions: Mapping[str, display.Position], arc: int, priority: str
 ) -> int:
-    ring = display.target_ring(positions, arc, public, priority)
-    return len(display.on_path(positions, display.path(public, arc, ring)))
+    ring = display.target_ring(positions, arc, pack, priority)
+    return len(display.on_path(positions, display.path(pack, arc, ring)))
 
 
 def choose(
-    public: Mapping[str, Any],
+    pack: Pack,
     positions: Mapping[str, display.Position],
     rolled: int,
     priority: str,
@@ -53,5 +53,5 @@ def choose(
         return rolled
     if str(strike.get(ENTRY_KEY, ENTRY_DEFAULT)) == ROLLED:
         return rolled
-    arcs = adjacent(public, rolled)
-    return min(arcs, key=lambda a: (_ships_on_path(public, positions, a, priority), a != rolled, a))
+    arcs = adjacent(pack, rolled)
+    return min(arcs, key=lambda a: (_ships_on_path(pack, positions, a, priority), a != rolled, a))

@@ -19,27 +19,26 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.rulesets.witp import draws
-from pbem.rulesets.witp.air.parts import public_part
 from pbem.rulesets.witp.air.ships import take_losses
-from pbem.rulesets.witp.air.tables import air_unit, rounded, value
+from pbem.rulesets.witp.air.tables import Pack, air_unit, rounded, value
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.work import Work
 
 EXTREME_RETURN = "tables/bombardment-of-air-points-extreme"
 
 
-def beyond(public: Mapping[str, Any], ap_type: str, mp: int) -> int:
+def beyond(pack: Pack, ap_type: str, mp: int) -> int:
     """The MP flown past the type's maximum strike range (0: within it)."""
-    rng = air_unit(public, ap_type)["range"]
+    rng = air_unit(pack, ap_type)["range"]
     most = int(rng.get("extended") or rng["normal"])
     return max(0, mp - most)
 
 
-def column(public: Mapping[str, Any], ap_type: str, parts: Sequence[Mapping[str, Any]]) -> int:
+def column(pack: Pack, ap_type: str, parts: Sequence[Mapping[str, Any]]) -> int:
     """The X+n column for ``ap_type`` (0: none flew at extreme range); a type flying
     from several parts rolls once, on its farthest part's column (R130, pbem's)."""
     flew = [
-        beyond(public, ap_type, int(p.get("mp", 0)))
+        beyond(pack, ap_type, int(p.get("mp", 0)))
         for p in parts
         if any(
             e["type"] == ap_type and e.get("range") == "extreme"
@@ -49,9 +48,9 @@ def column(public: Mapping[str, Any], ap_type: str, parts: Sequence[Mapping[str,
     return min(6, max(flew, default=0))
 
 
-def percent(public: Mapping[str, Any], x: int, roll: int) -> int:
+def percent(pack: Pack, x: int, roll: int) -> int:
     """The table's percentage for column X+``x`` and a 2D6 ``roll``."""
-    t = value(public, EXTREME_RETURN)
+    t = value(pack, EXTREME_RETURN)
     return int(t[f"X+{x}"][min(12, max(2, roll)) - 2])
 
 
@@ -67,12 +66,10 @@ class ExtremeRangeLosses(Fact, kind="extreme-range-losses"):
     lost: int
 
 
-def return_roll(
-    public: Mapping[str, Any], ap_type: str, x: int, returning: int, dice: Dice
-) -> ExtremeRangeLosses:
+def return_roll(pack: Pack, ap_type: str, x: int, returning: int, dice: Dice) -> ExtremeRangeLosses:
     """One type's 2D6 on return."""
     roll = dice.d6(f"extreme range {ap_type}") + dice.d6(f"extreme range {ap_type}")
-    pct = percent(public, x, roll)
+    pct = percent(pack, x, roll)
     lost = min(returning, rounded(returning * pct / 100))
     return ExtremeRangeLosses(ap_type, f"X+{x}", roll, pct, returning, lost)
 
@@ -88,7 +85,7 @@ def losses(
     """5.15: each type that flew at extreme range rolls on return; ``gone``: its APs
     that did not return (eliminated, and doubled by 6.3.3). The losses leave the
     parts' bases in order; the striker alone is told."""
-    public, side = public_part(work), strike["side"]
+    pack, side = work.pack, strike["side"]
     own = work.own(side)
     where = " ".join(str(p["base"]) for p in parts)
     events: list[Event] = []
@@ -96,7 +93,7 @@ def losses(
         {str(e["type"]) for p in parts for e in list(p["elements"]) + list(p["escorts"])}
     )
     for t in types:
-        x = column(public, t, parts)
+        x = column(pack, t, parts)
         flown = sum(
             int(e["n"])
             for p in parts
@@ -107,7 +104,7 @@ def losses(
         if x < 1 or returning < 1:
             continue
         dice = draws.fork(secret, f"extreme range {time} {strike['target']['tf']} {where} {t}")
-        fact = return_roll(public, t, x, returning, dice)
+        fact = return_roll(pack, t, x, returning, dice)
         left = fact.lost
         for p in parts:
             n = sum(int(e["n"]) for e in list(p["elements"]) + list(p["escorts"]) if e["type"] == t)

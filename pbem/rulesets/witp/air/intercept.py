@@ -24,6 +24,7 @@ from pbem.rulesets.witp.air.naval_strike import LEVELS, air_stacks, cap_levels
 from pbem.rulesets.witp.air.strike.aircombat import LevelFight
 from pbem.rulesets.witp.air.strikes import AirElement, CoverFlight, StrikePart
 from pbem.rulesets.witp.air.tables import air_unit, known_type
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.records import FLAT
 
@@ -49,7 +50,7 @@ class LaunchIntercepted(Fact, kind="launch-intercepted"):
 
 def level_of(public: Mapping[str, Any], flight: CoverFlight) -> str:
     """The cover's altitude: plotted, or its type's rated one (Medium if unrated)."""
-    rated = air_unit(public, flight.type)["air"].get("altitude")
+    rated = air_unit(public_pack(public), flight.type)["air"].get("altitude")
     return str(flight.alt or rated or "M")
 
 
@@ -62,7 +63,10 @@ def base_cap(
     """5.3: the base's fighters free to fly CAP: not plotted elsewhere, not aborted."""
     out = {}
     for t, n in air.items():
-        if not known_type(public, t) or "F" not in air_unit(public, t)["roles"]:
+        if (
+            not known_type(public_pack(public), t)
+            or "F" not in air_unit(public_pack(public), t)["roles"]
+        ):
             continue
         free = int(n) - int(committed.get(t, 0)) - int(grounded.get(t, 0))
         if free > 0:
@@ -104,10 +108,10 @@ def against_base_cap(
     for lv in [lv for lv in LEVELS if any(c["alt"] == lv for c in cover)]:
         sweep = air_stacks(public, cover, lv, bombers=False)
         free = {t: n - sum(cap_lost.get(t, [0, 0])) for t, n in cap.items()}
-        cs = air_stacks(public, cap_levels(public, free, [lv]), lv, bombers=False)
+        cs = air_stacks(public, cap_levels(public_pack(public), free, [lv]), lv, bombers=False)
         if not cs:
             continue
-        fight = combat.resolve_level(public, lv, cs, sweep, [], [], dice)
+        fight = combat.resolve_level(public_pack(public), lv, cs, sweep, [], [], dice)
         fights.append(_told(fight, "base CAP", where, (cs, sweep, [])))
         _add(cover_lost, _lost(sweep))
         _add(cap_lost, _lost(cs))
@@ -142,7 +146,7 @@ def against_launch(
         bs = air_stacks(public, bombers, lv, bombers=True)
         if not cs:
             continue
-        fight = combat.resolve_level(public, lv, cs, loose, close, bs, dice)
+        fight = combat.resolve_level(public_pack(public), lv, cs, loose, close, bs, dice)
         fights.append(_told(fight, "launch", where, (cs, loose + close, bs)))
         _add(cover_lost, _lost(cs))
         lost = _lost(loose + close + bs)
@@ -161,7 +165,7 @@ def _stacks_by_level(
     public: Mapping[str, Any], cover: Mapping[str, int], levels: Sequence[str]
 ) -> dict[str, list[combat.Stack]]:
     """R92: the cover split over the strike's levels as a TF's CAP."""
-    spread = cap_levels(public, cover, levels)
+    spread = cap_levels(public_pack(public), cover, levels)
     return {lv: air_stacks(public, spread, lv, bombers=False) for lv in levels}
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.core.dice import Dice
-from pbem.rulesets.witp.air.tables import PBY_NIGHT, air_unit, value
+from pbem.rulesets.witp.air.tables import PBY_NIGHT, Pack, air_unit, value
 from pbem.rulesets.witp.clock import schedule
 from pbem.rulesets.witp.knowledge import Fact, Knowledge
 from pbem.rulesets.witp.located import LocatedMoved, LocatedRemoved
@@ -35,29 +35,29 @@ class Contact:
     rolls: list[dict[str, Any]] = field(default_factory=list)  # as told: one an AP
 
 
-def rolls_for(public: Mapping[str, Any], element: Mapping[str, Any]) -> bool:
+def rolls_for(pack: Pack, element: Mapping[str, Any]) -> bool:
     """14.2.3: a torpedo-armed AP of a type that rolls for night contact."""
-    unit = air_unit(public, str(element["type"]))
+    unit = air_unit(pack, str(element["type"]))
     return element.get("role") == "T" and bool(unit.get("night_contact"))
 
 
-def result(public: Mapping[str, Any], roll: int, drm: int) -> str:
+def result(pack: Pack, roll: int, drm: int) -> str:
     """The PBY Night Contact Table, the modified roll."""
-    t = value(public, PBY_NIGHT)
+    t = value(pack, PBY_NIGHT)
     dr = roll + drm
     if dr <= int(t["destroyed_at_most"]):
         return DESTROYED
     return NO_CONTACT if dr <= int(t["no_contact_at_most"]) else CONTACT
 
 
-def drm(public: Mapping[str, Any], mp: int) -> int:
+def drm(pack: Pack, mp: int) -> int:
     """+1 when the range to the target is 25 MP or less."""
-    t = value(public, PBY_NIGHT)
+    t = value(pack, PBY_NIGHT)
     return int(t["near_drm"]) if mp <= int(t["near_mp"]) else 0
 
 
 def contact(
-    public: Mapping[str, Any],
+    pack: Pack,
     survivors: Sequence[Mapping[str, Any]],
     mp_of: Mapping[str, int],
     dice: Dice,
@@ -66,15 +66,15 @@ def contact(
     alone; the others go on untouched."""
     out = Contact()
     for e in survivors:
-        if not rolls_for(public, e):
+        if not rolls_for(pack, e):
             out.going_on.append(dict(e))
             continue
         t, base = str(e["type"]), str(e["base"])
-        mod = drm(public, int(mp_of.get(base, 0)))
+        mod = drm(pack, int(mp_of.get(base, 0)))
         found = 0
         for _ in range(int(e["n"])):
             roll = dice.d6(f"PBY night contact {t}")
-            res = result(public, roll, mod)
+            res = result(pack, roll, mod)
             out.rolls.append({"type": t, "base": base, "roll": roll, "drm": mod, "result": res})
             found += res == CONTACT
             if res == DESTROYED:

@@ -81,8 +81,8 @@ def _allocate(
     ctx: Context, plot: AirPlot, base: str, air: Mapping[str, int], n: int, t: str
 ) -> None:
     """5.1.1: an AP flies one strike (or mission) a phase."""
-    public = ctx.knowledge.public
-    if not known_type(public, t):
+    pack = ctx.pack
+    if not known_type(pack, t):
         raise _illegal(f"no Air Point Chart values for {t}", "4.1")
     have = int(air.get(t, 0))
     used = plot.allocated.get((base, t), 0)
@@ -97,7 +97,7 @@ def _allocate(
 def _reach(ctx: Context, t: str, mp: int, role: str | None) -> str:
     """5.0, 5.15: the range an AP type strikes at, or refused; torpedoes have their own
     (shorter) range (5.14.1)."""
-    unit = air_unit(ctx.knowledge.public, t)
+    unit = air_unit(ctx.pack, t)
     rng = unit["range"]
     if role == "T" and mp > int(unit.get("torpedo_range", 0)):
         raise _illegal(
@@ -108,7 +108,7 @@ def _reach(ctx: Context, t: str, mp: int, role: str | None) -> str:
         return "normal"
     if mp <= int(rng["extended"]):
         return "extended"
-    if mp <= int(rng["extended"]) + int(value(ctx.knowledge.public, EXTREME)):
+    if mp <= int(rng["extended"]) + int(value(ctx.pack, EXTREME)):
         return "extreme"
     raise _illegal(f"{t} cannot reach {mp} MP (extended range {rng['extended']} + 6)", "5.15")
 
@@ -174,15 +174,15 @@ def _strike_line(ctx: Context, rest: Sequence[str]) -> _StrikeLine:
 def _bombers(ctx: Context, word: str, mp: int, night: bool) -> AirElement:
     """One element of a strike: its type's role, approach altitude and range (5.0,
     5.6, 7.1, 14.2.2, 5.15)."""
-    public = ctx.knowledge.public
+    pack = ctx.pack
     n, t, role, alt = _element(word)
-    if not known_type(public, t):
+    if not known_type(pack, t):
         raise _illegal(f"no Air Point Chart values for {t}", "4.1")
-    unit = air_unit(public, t)
+    unit = air_unit(pack, t)
     role = role or unit["roles"][0]
     if role not in unit["roles"]:
         raise _illegal(f"{t} cannot fly as {role} (its roles: {'/'.join(unit['roles'])})", "4.2.2")
-    if role not in value(public, ROLES)["naval"]:
+    if role not in value(pack, ROLES)["naval"]:
         raise _illegal(f"{role} APs do not fly naval strikes; B, D, FB or T do", "5.6")
     rated = unit["air"].get("altitude")
     flown = altitude.approach(role, rated, alt)
@@ -250,11 +250,11 @@ def _escort(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
     if posture not in ("loose", "close"):
         raise OrderSyntaxError("escort posture is LOOSE or CLOSE (5.3.1)")
     n, t, _role, alt = _element(words[3])
-    public = ctx.knowledge.public
-    if not known_type(public, t):
+    pack = ctx.pack
+    if not known_type(pack, t):
         raise _illegal(f"no Air Point Chart values for {t}", "4.1")
-    unit = air_unit(public, t)
-    if not set(unit["roles"]) & set(value(public, ROLES)["escort"]):
+    unit = air_unit(pack, t)
+    if not set(unit["roles"]) & set(value(pack, ROLES)["escort"]):
         raise _illegal(f"{t} is no fighter: only fighters escort", "5.3")
     if alt is None:
         raise _illegal("an escort's plot gives its altitude", "5.3.1")
@@ -262,7 +262,7 @@ def _escort(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
         raise _illegal(
             f"no bombers of {sid} fly at {alt}: escorts cover their own altitude only", "5.0"
         )
-    if not altitude.may_fly(public, int(unit["air"]["normal"]), unit["air"].get("altitude"), alt):
+    if not altitude.may_fly(pack, int(unit["air"]["normal"]), unit["air"].get("altitude"), alt):
         raise _illegal(f"{t} may not fly at {alt}: its strength would be zero", "5.2.3")
     suppression.check_asked(ask, n, posture)
     reach = _reach(ctx, t, part.mp, None)
@@ -288,11 +288,11 @@ def _cover(ctx: Context, plot: AirPlot, words: Sequence[str], naval: bool) -> st
         raise _illegal(f"cover {cid} is already plotted", "5.3.2")
     label, hexid, air, carrier = _base(ctx, words[2])
     n, t, _role, alt = _element(words[3])
-    public = ctx.knowledge.public
-    if not known_type(public, t):
+    pack = ctx.pack
+    if not known_type(pack, t):
         raise _illegal(f"no Air Point Chart values for {t}", "4.1")
-    unit = air_unit(public, t)
-    if not set(unit["roles"]) & set(value(public, ROLES)["cap"]):
+    unit = air_unit(pack, t)
+    if not set(unit["roles"]) & set(value(pack, ROLES)["cap"]):
         raise _illegal(f"{t} is no fighter: only fighters fly CAP", "5.3")
     own = ctx.knowledge.own(ctx.side)
     if naval:
@@ -345,11 +345,11 @@ def _transfer(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
     dest, dest_hex, _air, dest_carrier = _base(ctx, words[5])
     if dest == label:
         raise _illegal("a transfer goes to another base", "4.4")
-    public = ctx.knowledge.public
-    if not known_type(public, t):
+    pack = ctx.pack
+    if not known_type(pack, t):
         raise _illegal(f"no Air Point Chart values for {t}", "4.1")
     mp = ctx.mp(hexid, dest_hex)
-    limit = int(air_unit(public, t).get("transfer_range", 0))
+    limit = int(air_unit(pack, t).get("transfer_range", 0))
     if mp > limit:
         raise _illegal(f"{t} transfer {limit} MP; {dest} is {mp} MP away", "4.4")
     _allocate(ctx, plot, label, air, n, t)  # 4.4.2: no strike from the origin as well

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pbem.core.dice import Dice
-from pbem.rulesets.witp.air.tables import value
+from pbem.rulesets.witp.air.tables import Pack, value
 
 PORT_AA, SURPRISE = "tables/port-aa", "tables/in-port-surprise"
 
@@ -27,19 +27,19 @@ def in_port(tf: Mapping[str, Any]) -> str | None:
     return str(got) if got else None
 
 
-def port_aa(public: Mapping[str, Any], port: str) -> int:
+def port_aa(pack: Pack, port: str) -> int:
     """The port's AA strength (the AA Table's value for its type)."""
-    t = value(public, PORT_AA)
+    t = value(pack, PORT_AA)
     kind = str(t["ports"].get(port, t["default_type"]))
     return int(t["by_type"][kind])
 
 
-def port_fire(public: Mapping[str, Any], port: str | None, *, night: bool) -> int:
+def port_fire(pack: Pack, port: str | None, *, night: bool) -> int:
     """The port's AA added against a component: at night halved, rounded down, as
     the ships' is (14.2.2; R131, pbem's)."""
     if port is None:
         return 0
-    aa = port_aa(public, port)
+    aa = port_aa(pack, port)
     return aa // 2 if night else aa
 
 
@@ -56,11 +56,11 @@ def located_launcher(
 
 
 def surprise(
-    public: Mapping[str, Any], dice: Dice, wave: int, launcher_located: bool, purpose: str
+    pack: Pack, dice: Dice, wave: int, launcher_located: bool, purpose: str
 ) -> dict[str, Any]:
     """38.3.1: the striker's 1D6 before wave ``wave`` (0: the first) attacks:
     {roll, drm, reduction}."""
-    t = value(public, SURPRISE)
+    t = value(pack, SURPRISE)
     roll = dice.d6(purpose)
     drm = -int(t["successive_wave_drm"]) * wave
     drm -= int(t["located_carrier_drm"]) if launcher_located else 0

@@ -25,6 +25,7 @@ from pbem.rulesets.witp import draws, initiative
 from pbem.rulesets.witp.air.choices import RECIPROCAL_DEFAULT
 from pbem.rulesets.witp.air.strikes import AirStrike
 from pbem.rulesets.witp.air.tables import SEQUENCE, SEQUENCE_DRM, value
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.work import Work
 
@@ -33,14 +34,14 @@ BEFORE, SIMULTANEOUS, AFTER = "before", "simultaneous", "after"
 
 def air_rating_drm(public: Mapping[str, Any], striker_air: int, target_air: int) -> int:
     """12.3.1: the DRM on the striker's roll (negative favours the striker)."""
-    per = int(value(public, SEQUENCE_DRM)["per"])
+    per = int(value(public_pack(public), SEQUENCE_DRM)["per"])
     diff = striker_air - target_air
     return -(abs(diff) // per) if diff > 0 else abs(diff) // per
 
 
 def result(public: Mapping[str, Any], roll: int) -> str:
     """12.1: the incoming strike relative to the target's plotted one."""
-    t = value(public, SEQUENCE)
+    t = value(public_pack(public), SEQUENCE)
     if roll <= int(t["before_at_most"]):
         return BEFORE
     if roll <= int(t["simultaneous_at_most"]):
@@ -63,7 +64,7 @@ def sequence(
     if striker_air is not None and target_air is not None:
         drm += air_rating_drm(public, striker_air, target_air)
     if unlocated_carriers:
-        drm += int(value(public, SEQUENCE)["unlocated_carrier_drm"])
+        drm += int(value(public_pack(public), SEQUENCE)["unlocated_carrier_drm"])
     return roll, drm, result(public, roll + drm)
 
 

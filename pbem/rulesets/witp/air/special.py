@@ -34,7 +34,8 @@ from pbem.rulesets.witp.air import altitude
 from pbem.rulesets.witp.air.plot import Distance, hex_mp
 from pbem.rulesets.witp.air.ships import base_air
 from pbem.rulesets.witp.air.strikes import AirElement, AirStrike, StrikePart, StrikeTarget
-from pbem.rulesets.witp.air.tables import ROLES, air_unit, known_type, value
+from pbem.rulesets.witp.air.tables import ROLES, Pack, air_unit, known_type, value
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import Knowledge
 from pbem.rulesets.witp.records import OPTIONAL, Record
 
@@ -75,26 +76,26 @@ def standing(own: Mapping[str, Any]) -> list[SpecialOrder]:
     return [SpecialOrder.from_json(o) for o in own.get(STANDING, {}).get(SPECIAL, ())]
 
 
-def _escort(public: Mapping[str, Any], words: Sequence[str]) -> AirElement:
+def _escort(pack: Pack, words: Sequence[str]) -> AirElement:
     """``ESCORT <n>x<type>@<alt> LOOSE|CLOSE`` (``words``: the two after ESCORT)."""
     n, t, _r, alt = _element(words[0])
     posture = words[1].lower()
     if posture not in ("loose", "close") or alt is None:
         raise OrderSyntaxError("ESCORT <n>x<type>@<alt> LOOSE|CLOSE (5.3.1)")
-    if not known_type(public, t) or not set(air_unit(public, t)["roles"]) & set(
-        value(public, ROLES)["escort"]
+    if not known_type(pack, t) or not set(air_unit(pack, t)["roles"]) & set(
+        value(pack, ROLES)["escort"]
     ):
         raise IllegalOrderError(f"{t}: only fighters escort", rule="5.3")
     return AirElement(t, n, "F", alt, posture=posture)
 
 
-def _bombers(public: Mapping[str, Any], word: str) -> AirElement:
+def _bombers(pack: Pack, word: str) -> AirElement:
     n, t, role, alt = _element(word)
-    if not known_type(public, t):
+    if not known_type(pack, t):
         raise IllegalOrderError(f"no Air Point Chart values for {t}", rule="4.1")
-    unit = air_unit(public, t)
+    unit = air_unit(pack, t)
     role = role or unit["roles"][0]
-    if role not in unit["roles"] or role not in value(public, ROLES)["naval"]:
+    if role not in unit["roles"] or role not in value(pack, ROLES)["naval"]:
         raise IllegalOrderError(f"{t} as {role} flies no naval strike", rule="5.6")
     flown = altitude.approach(role, unit["air"].get("altitude"), alt)
     if alt and alt != flown:
@@ -107,7 +108,7 @@ def _line(knowledge: Knowledge, side: str, words: Sequence[str]) -> SpecialOrder
         raise OrderSyntaxError(
             "SPECIAL <id> FROM <base|TFn> <n>x<type>... [ESCORT ...] [AGAINST ...] [RANGE ...]"
         )
-    public = knowledge.public
+    pack = public_pack(knowledge.public)
     try:
         label, _hex, air, carrier = base_air(knowledge.own(side), words[2])
     except KeyError:
@@ -120,7 +121,7 @@ def _line(knowledge: Knowledge, side: str, words: Sequence[str]) -> SpecialOrder
     while i < len(rest):
         w = rest[i].upper()
         if w == "ESCORT" and i + 2 < len(rest):
-            escort = _escort(public, rest[i + 1 : i + 3])
+            escort = _escort(pack, rest[i + 1 : i + 3])
             order = replace(order, escorts=(*order.escorts, escort))
             used[escort.type] = used.get(escort.type, 0) + escort.n
             i += 3
@@ -132,16 +133,16 @@ def _line(knowledge: Knowledge, side: str, words: Sequence[str]) -> SpecialOrder
         elif w == "RANGE" and i + 1 < len(rest) and rest[i + 1].upper() in ("NORMAL", "EXTENDED"):
             order, i = replace(order, range=rest[i + 1].lower()), i + 2
         else:
-            bombers = _bombers(public, rest[i])
+            bombers = _bombers(pack, rest[i])
             order = replace(order, elements=(*order.elements, bombers))
             used[bombers.type] = used.get(bombers.type, 0) + bombers.n
             i += 1
-    _check(public, order, used, air)
+    _check(pack, order, used, air)
     return order
 
 
 def _check(
-    public: Mapping[str, Any],
+    pack: Pack,
     order: SpecialOrder,
     used: Mapping[str, int],
     air: Mapping[str, int],
@@ -157,7 +158,7 @@ def _check(
         if order.escorts:
             raise IllegalOrderError("night strikes fly unescorted", rule="14.2.2")
         for e in order.elements:
-            if not air_unit(public, e.type).get("night_rated"):
+            if not air_unit(pack, e.type).get("night_rated"):
                 raise IllegalOrderError(
                     f"{e.type} is not night-rated: no night strike against ships", rule="14.2.2"
                 )
@@ -234,7 +235,7 @@ def launches(
         escorts: list[AirElement] = []
         for group, target in ((order.elements, elements), (order.escorts, escorts)):
             for e in group:
-                unit = air_unit(knowledge.public, e.type)
+                unit = air_unit(public_pack(knowledge.public), e.type)
                 limit = int(unit["range"][order.range])
                 if e.role == "T":
                     limit = min(limit, int(unit.get("torpedo_range", 0)))

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from pbem.rulesets.witp.air.strikes import AirStrike, AirTransfer, CoverFlight, FiledPlot
+from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.knowledge import Knowledge
 
 Distance = Callable[[str, str], int]
@@ -47,3 +48,8 @@ class Context:
     knowledge: Knowledge
     side: str
     mp: Distance  # MP between two hexes
+
+    @property
+    def pack(self) -> StoredPack:
+        """The charts the side holds, typed: what the judges read the AP types from."""
+        return public_pack(self.knowledge.public)

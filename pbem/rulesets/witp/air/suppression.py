@@ -25,7 +25,15 @@ from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.rulesets.witp.air import altitude, elite
 from pbem.rulesets.witp.air.aa import ship_aa
-from pbem.rulesets.witp.air.tables import AA_MATRIX, AA_MODS, MAP_START, air_to_air, air_unit, value
+from pbem.rulesets.witp.air.tables import (
+    AA_MATRIX,
+    AA_MODS,
+    Pack,
+    air_to_air,
+    air_unit,
+    map_start,
+    value,
+)
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.records import OPTIONAL
 
@@ -144,37 +152,37 @@ def _low(ap: Mapping[str, Any]) -> bool:
     return int(ap["n"]) > 0 and altitude.aa_mode(str(ap["role"]), str(ap["alt"])) == "L"
 
 
-def strength(public: Mapping[str, Any], group: Sequence[Mapping[str, Any]]) -> int:
+def strength(pack: Pack, group: Sequence[Mapping[str, Any]]) -> int:
     """The suppressors' total Air Combat Values, at Low (5.2.1), elite +1 (7.11)."""
     total = 0
     for e in group:
-        air = air_unit(public, str(e["type"]))["air"]
+        air = air_unit(pack, str(e["type"]))["air"]
         base = int(air["extended" if e.get("range", "normal") != "normal" else "normal"])
-        base += elite.air_combat(public, str(e["type"])) if e.get(elite.KEY) else 0
-        each = altitude.fighter_strength(public, base, air.get("altitude"), "L")
+        base += elite.air_combat(pack, str(e["type"])) if e.get(elite.KEY) else 0
+        each = altitude.fighter_strength(pack, base, air.get("altitude"), "L")
         total += max(0, each) * int(e["n"])
     return total
 
 
-def by_ring(public: Mapping[str, Any], total: int, ring: str) -> int:
+def by_ring(pack: Pack, total: int, ring: str) -> int:
     """7.9.1: core full, inner 2/3, outer 1/3 of the strength, rounded up."""
-    num, den = value(public, RINGS)["fractions"][ring]
+    num, den = value(pack, RINGS)["fractions"][ring]
     return math.ceil(total * int(num) / int(den))
 
 
 def roll(
-    public: Mapping[str, Any],
+    pack: Pack,
     group: Sequence[Mapping[str, Any]],
     ring: str,
     dice: Dice,
     purpose: str,
 ) -> dict[str, Any]:
     """7.9.1: 2D6 on the Air-to-Air CRT; (low, high) AA taken off for the wave."""
-    total = strength(public, group)
-    adjusted = by_ring(public, total, ring)
+    total = strength(pack, group)
+    adjusted = by_ring(pack, total, ring)
     aps = sum(int(e["n"]) for e in group)
     dice_roll = dice.d6(purpose) + dice.d6(purpose)
-    low, high = air_to_air(public, adjusted, aps, dice_roll)
+    low, high = air_to_air(pack, adjusted, aps, dice_roll)
     return {
         "ring": ring,
         "aps": aps,
@@ -186,36 +194,34 @@ def roll(
     }
 
 
-def reduction(public: Mapping[str, Any], mode: str, result: Mapping[str, Any] | None) -> int:
+def reduction(pack: Pack, mode: str, result: Mapping[str, Any] | None) -> int:
     """The AA taken off against a component: Low AA's for a component the Low AA
     fires at, High AA's for one the High AA fires at (AA Matrix)."""
     if not result:
         return 0
-    field = value(public, AA_MATRIX)[mode]
+    field = value(pack, AA_MATRIX)[mode]
     return int(result["low"]) if field == LOW_AA else int(result["high"]) if field == HIGH_AA else 0
 
 
-def game_month(public: Mapping[str, Any]) -> tuple[int, int]:
+def game_month(pack: Pack) -> tuple[int, int]:
     """The scenario's map start ("may1942") as (year, month): the game date (R114)."""
-    key = str(public["pack"].get(MAP_START, {}).get("value", "may1942"))
+    key = map_start(pack)
     return int(key[3:]), MONTHS.index(key[:3]) + 1
 
 
-def proximity(
-    public: Mapping[str, Any], ships: Sequence[Mapping[str, Any]], mode: str
-) -> tuple[int, str | None]:
+def proximity(pack: Pack, ships: Sequence[Mapping[str, Any]], mode: str) -> tuple[int, str | None]:
     """10.1.1: (DRM, reason) when a firing ship of a navy with proximity fuses by the
     game date applies its High AA against the component (R118)."""
-    if value(public, AA_MATRIX)[mode] != HIGH_AA:
+    if value(pack, AA_MATRIX)[mode] != HIGH_AA:
         return 0, None
-    since = value(public, FUSES)["navies"]
-    drm = int(value(public, AA_MODS)["proximity_fuse_drm"])
-    now = game_month(public)
+    since = value(pack, FUSES)["navies"]
+    drm = int(value(pack, AA_MODS)["proximity_fuse_drm"])
+    now = game_month(pack)
     for s in ships:
         navy = str(s.get("navy", ""))
         start = since.get(navy)
         if start is None or now < (int(start[0]), int(start[1])):
             continue
-        if ship_aa(public, s, mode) > 0:
+        if ship_aa(pack, s, mode) > 0:
             return drm, f"proximity fuses ({navy}) {drm:+d}"
     return 0, None

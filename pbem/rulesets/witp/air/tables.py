@@ -1,7 +1,7 @@
 """The stage-2 tables of the game's pack (packs/tables-stage2.toml) and their lookups.
 
-Every lookup reads the public pack (``public["pack"]``), so a moderator's own pack
-replaces any table for one game. Dice are rolled by the callers.
+Every lookup reads the game's public pack (``Work.pack``, or ``public_pack`` of a
+Knowledge's public part), so a moderator's own pack replaces any table for one game. Dice are rolled by the callers.
 """
 
 from __future__ import annotations
@@ -11,6 +11,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pbem.core.errors import DataError
+
+# the pack and its one reader are the TF rules'; the air rules reach them here
+from pbem.rulesets.witp.taskforces import Pack as Pack
+from pbem.rulesets.witp.taskforces import value as value
 
 LEVELS = "tables/altitude-levels"
 APPROACH = "tables/approach-modes"
@@ -36,31 +40,29 @@ ARMY_FIGHTERS = "tables/army-type-fighters"
 DOCTRINE = "rulings/air-doctrine"
 
 
-def value(public: Mapping[str, Any], key: str) -> Any:
-    try:
-        return public["pack"][key]["value"]
-    except KeyError:
-        raise DataError(key.replace("/", "."), "missing from the game's data pack") from None
+def map_start(pack: Pack) -> str:
+    """The scenario's first month ("may1942"), which dated rules count from."""
+    item = pack.get(MAP_START)
+    return "may1942" if item is None else str(item.value)
 
 
-def air_unit(public: Mapping[str, Any], ap_type: str) -> Mapping[str, Any]:
+def air_unit(pack: Pack, ap_type: str) -> Mapping[str, Any]:
     """An AP type's strike values (units.air-<type>) with its roles and ranges
     (units.ap-<type>, stage 1)."""
-    strike = public["pack"].get(f"units/air-{ap_type}")
-    base = public["pack"].get(f"units/ap-{ap_type}")
+    strike = pack.get(f"units/air-{ap_type}")
+    base = pack.get(f"units/ap-{ap_type}")
     if strike is None or base is None:
         raise DataError(f"units.air-{ap_type}", "no Air Point Chart values for this type")
-    return {**base["value"], **strike["value"]}
+    return {**base.value, **strike.value}
 
 
-def known_type(public: Mapping[str, Any], ap_type: str) -> bool:
-    pack = public["pack"]
+def known_type(pack: Pack, ap_type: str) -> bool:
     return f"units/air-{ap_type}" in pack and f"units/ap-{ap_type}" in pack
 
 
-def ship_values(public: Mapping[str, Any], ship: Mapping[str, Any]) -> Mapping[str, Any]:
+def ship_values(pack: Pack, ship: Mapping[str, Any]) -> Mapping[str, Any]:
     """The ship counter's values (units.ship-*, by its class)."""
-    got: Mapping[str, Any] = value(public, f"units/{ship.get('class', '')}")
+    got: Mapping[str, Any] = value(pack, f"units/{ship.get('class', '')}")
     return got
 
 
@@ -89,10 +91,10 @@ def shift(text: str) -> int:
     return -n if way == "L" else n
 
 
-def air_to_air(public: Mapping[str, Any], strength: int, aps: int, roll: int) -> tuple[int, int]:
+def air_to_air(pack: Pack, strength: int, aps: int, roll: int) -> tuple[int, int]:
     """6.3.1: (aborted, eliminated) strength points for 2D6 ``roll``; the row of the
     number of attacking APs is a DRM here."""
-    t = value(public, A2A)
+    t = value(pack, A2A)
     drm = next((int(r["drm"]) for r in t["ap_rows"] if r["aps"][0] <= aps <= r["aps"][1]), 0)
     if strength < 1:
         return 0, 0
@@ -100,10 +102,10 @@ def air_to_air(public: Mapping[str, Any], strength: int, aps: int, roll: int) ->
     return split(t["results"][col][min(12, max(2, roll + drm)) - 2])
 
 
-def aa_fire(public: Mapping[str, Any], strength: int, columns: int, roll: int) -> tuple[int, int]:
+def aa_fire(pack: Pack, strength: int, columns: int, roll: int) -> tuple[int, int]:
     """10.1: (aborted, eliminated) APs for 2D6 ``roll`` (modified) with ``columns``
     shifts; a shift left of the first column leaves no fire, right of the last a +DRM."""
-    t = value(public, AA_TABLE)
+    t = value(pack, AA_TABLE)
     if strength < 1:
         return 0, 0
     last = len(t["columns"]) - 1
@@ -112,11 +114,9 @@ def aa_fire(public: Mapping[str, Any], strength: int, columns: int, roll: int) -
     return split(t["results"][min(col, last)][min(12, max(2, roll + over)) - 2])
 
 
-def damage_points(
-    public: Mapping[str, Any], anti_ship: int, speed_class: int, roll: int, drm: int = 0
-) -> int:
+def damage_points(pack: Pack, anti_ship: int, speed_class: int, roll: int, drm: int = 0) -> int:
     """7.8.1 Step 5: damage points, anti-ship total against the current speed class."""
-    t = value(public, DAMAGE)
+    t = value(pack, DAMAGE)
     sc = str(min(3, max(0, speed_class)))
     face = min(6, max(1, roll + drm))
     return math.floor(anti_ship * float(t["multipliers"][sc][face - 1]))
@@ -127,6 +127,6 @@ def odds_column(points: int, defence: int) -> int:
     return min(5, points // max(1, defence))
 
 
-def naval_crt(public: Mapping[str, Any], column: int, roll: int) -> str:
+def naval_crt(pack: Pack, column: int, roll: int) -> str:
     """7.8.1 Step 7: '-', 'D1'..'D4' or 'S' (sunk)."""
-    return str(value(public, NAVAL_CRT)["results"][column][min(6, max(1, roll)) - 1])
+    return str(value(pack, NAVAL_CRT)["results"][column][min(6, max(1, roll)) - 1])

@@ -16,39 +16,37 @@ from pbem.core.dice import Dice
 from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air import elite
 from pbem.rulesets.witp.air.ships import base_air
-from pbem.rulesets.witp.air.tables import TORPEDO, air_unit, known_type, rounded, value
+from pbem.rulesets.witp.air.tables import TORPEDO, Pack, air_unit, known_type, rounded, value
 from pbem.rulesets.witp.knowledge import Fact
 
 
 def armed(
-    public: Mapping[str, Any],
+    pack: Pack,
     present: int,
     dice: Dice,
     purpose: str,
     conditions: tuple[str, ...] = (),
 ) -> tuple[int, int, int]:
     """(APs that may carry torpedoes, the 1D10, the DRM) for one block at one base."""
-    drms = value(public, TORPEDO)["drms"]
+    drms = value(pack, TORPEDO)["drms"]
     drm = sum(int(drms.get(c, 0)) for c in conditions)
     roll = draws.d10(dice, purpose)
     pct = 10 * min(10, max(1, roll + drm))
     return min(present, rounded(present * pct / 100)), roll, drm
 
 
-def capable(public: Mapping[str, Any], ap_type: str) -> bool:
+def capable(pack: Pack, ap_type: str) -> bool:
     """A type that may carry torpedoes (a T anti-ship rating)."""
-    return known_type(public, ap_type) and "T" in air_unit(public, ap_type).get("anti_ship", {})
+    return known_type(pack, ap_type) and "T" in air_unit(pack, ap_type).get("anti_ship", {})
 
 
-def _present(public: Mapping[str, Any], air: Mapping[str, int], mp: int) -> dict[str, int]:
+def _present(pack: Pack, air: Mapping[str, int], mp: int) -> dict[str, int]:
     """7.10.1 Notes: the base's torpedo-capable APs within torpedo range, by type
     (whether or not they fly in the strike)."""
     return {
         t: int(n)
         for t, n in air.items()
-        if int(n) > 0
-        and capable(public, t)
-        and mp <= int(air_unit(public, t).get("torpedo_range", 0))
+        if int(n) > 0 and capable(pack, t) and mp <= int(air_unit(pack, t).get("torpedo_range", 0))
     }
 
 
@@ -74,7 +72,7 @@ class TorpedoArming(Fact, kind="torpedo-arming"):
 
 
 def arm(
-    public: Mapping[str, Any],
+    pack: Pack,
     air: Mapping[str, int],
     best: Mapping[str, int],
     part: Mapping[str, Any],
@@ -89,10 +87,10 @@ def arm(
     plotted = sum(int(e["n"]) for e in elements if e["role"] == "T")
     if part["carrier"] or not plotted:
         return elements, None  # 7.10 note: trained carrier groups always carry them
-    present = _present(public, air, int(part["mp"]))
+    present = _present(pack, air, int(part["mp"]))
     majority = elite_majority(present, best)
     conditions = ("elite_majority",) if majority else ()
-    allowed, roll, drm = armed(public, sum(present.values()), dice, purpose, conditions)
+    allowed, roll, drm = armed(pack, sum(present.values()), dice, purpose, conditions)
     out, left = [], allowed
     for e in elements:
         k = min(int(e["n"]), left) if e["role"] == "T" else int(e["n"])
@@ -100,7 +98,7 @@ def arm(
         if k:
             out.append({**e, "n": k})
         if int(e["n"]) - k:
-            rated = air_unit(public, str(e["type"]))["air"].get("altitude") or e["alt"]
+            rated = air_unit(pack, str(e["type"]))["air"].get("altitude") or e["alt"]
             out.append({**e, "n": int(e["n"]) - k, "role": "B", "alt": rated})
     fact = TorpedoArming(
         part["base"],
@@ -116,7 +114,7 @@ def arm(
 
 
 def at_launch(
-    public: Mapping[str, Any],
+    pack: Pack,
     own: Mapping[str, Any],
     part: Mapping[str, Any],
     dice: Dice,
@@ -127,4 +125,4 @@ def at_launch(
         return [dict(e) for e in part["elements"]], None
     _label, _hex, air, _carrier = base_air(own, str(part["base"]))
     best = {t: elite.held(own, str(part["base"]), t) for t in air}
-    return arm(public, air, best, part, dice, purpose)
+    return arm(pack, air, best, part, dice, purpose)

@@ -11,6 +11,7 @@ from pbem.rulesets.witp import strikeview
 from pbem.rulesets.witp.air import avg, naval_strike, plot
 from pbem.rulesets.witp.air.combat import Stack, resolve_level
 from pbem.rulesets.witp.air.tables import MAP_START, air_to_air
+from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import DISCLOSURES, PUBLIC
 
@@ -49,14 +50,26 @@ P40 = {
     },
 }
 PACK = {**PUBLIC_PACK, **P40}
-PUB = {"pack": PACK}
+PUB = public_pack({"pack": PACK})
 TIME = "T1/air1/strike"
 RABAUL = {"Rabaul": {"hex": "E2004", "air_points": {"G4M1": 4, "A6M2": 2}}}
 STRIKE = "STRIKE S1 FROM Rabaul 4xG4M1@M TARGET TF2\nESCORT S1 FROM Rabaul 2xA6M2@M LOOSE"
 
 
-def _pack(start: str) -> dict[str, Any]:
-    return {"pack": {**PACK, MAP_START: {"value": start}}}
+def _pack(start: str) -> StoredPack:
+    return public_pack(
+        {
+            "pack": {
+                **PACK,
+                MAP_START: {
+                    "value": start,
+                    "provenance": "illustrative",
+                    "source": "the test's",
+                    "pack": "test",
+                },
+            }
+        }
+    )
 
 
 def test_6_2_3_us_p40s_at_the_avg_base_until_0_7_42() -> None:
@@ -65,7 +78,7 @@ def test_6_2_3_us_p40s_at_the_avg_base_until_0_7_42() -> None:
     assert not avg.is_avg(PUB, "Kunming", "P-39")  # not a P-40
     assert avg.is_avg(_pack("jun1942"), "Kunming", "P-40B")
     assert not avg.is_avg(_pack("jul1942"), "Kunming", "P-40B")  # disbanded
-    assert not avg.is_avg({"pack": PUBLIC_PACK}, "Kunming", "P-40B")  # no marker
+    assert not avg.is_avg(public_pack({"pack": PUBLIC_PACK}), "Kunming", "P-40B")  # no marker
 
 
 def _step_points(step: dict[str, Any], drm: int) -> None:

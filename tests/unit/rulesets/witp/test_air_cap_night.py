@@ -16,6 +16,7 @@ from pbem.rulesets.witp import airplay
 from pbem.rulesets.witp import located as located_chits
 from pbem.rulesets.witp.air import capsplit, naval_strike, night, plot
 from pbem.rulesets.witp.clock import schedule
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import DISCLOSURES, MODERATOR, PRIVATE, PUBLIC, Fact, disclose
@@ -132,7 +133,7 @@ def test_7_1_b_r135_the_plotted_order_reaches_the_strike_segment(witp: WitpRules
 
 
 def test_14_2_3_the_pby_night_contact_table() -> None:
-    pub = {"pack": PUBLIC_PACK}
+    pub = public_pack({"pack": PUBLIC_PACK})
     assert [night.result(pub, r, 0) for r in range(1, 7)] == [
         night.DESTROYED,
         night.NO_CONTACT,
@@ -171,7 +172,7 @@ def test_14_2_3_each_pby_rolls_for_contact_before_the_display() -> None:
     assert told(st, JAPANESE, "night-contact") == [fact]  # open dice: both see them
     assert len(fact["rolls"]) == 4 and all(r["drm"] == 0 for r in fact["rolls"])
     assert [r["result"] for r in fact["rolls"]] == [
-        night.result(st[PUBLIC], r["roll"], 0) for r in fact["rolls"]
+        night.result(public_pack(st[PUBLIC]), r["roll"], 0) for r in fact["rolls"]
     ]
     contacts = sum(r["result"] == night.CONTACT for r in fact["rolls"])
     # 14.2.2: one AP a wave; only those that made contact enter the display

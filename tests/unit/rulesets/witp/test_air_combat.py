@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pbem.core.dice import ScriptedDice
 from pbem.rulesets.witp.air.combat import Stack, bounce, resolve_level
+from pbem.rulesets.witp.datapack import public_pack
 
 from .test_air_world import PUBLIC_PACK
 
-PUBLIC = {"pack": PUBLIC_PACK}
+PUBLIC = public_pack({"pack": PUBLIC_PACK})
 QUIET = [1] * 40  # every 2D6 a 2: no results, so every step is taken
 
 

@@ -13,6 +13,7 @@ import pytest
 from pbem.core.dice import SeededDice
 from pbem.rulesets.witp import airplay, clock, draws
 from pbem.rulesets.witp.air import availability, cover
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, Fact
 from pbem.rulesets.witp.map import load_map
 from pbem.rulesets.witp.ruleset import WitpRuleset
@@ -200,7 +201,7 @@ def test_5_3_3_cover_over_a_solely_enemy_held_hex_is_rolled_2r(
 
 
 def test_5_3_3_the_2r_shift_moves_the_apat_two_columns(world: dict[str, Any]) -> None:
-    public = world[PUBLIC]
+    public = public_pack(world[PUBLIC])
     for roll in range(2, 13):
         assert availability.percent(public, 18, "emergency-cover", roll) == availability.percent(
             public, 42, "plotted-cover", roll
@@ -548,7 +549,7 @@ def test_5_3_5_emergency_shifts_2r_over_a_hex_and_4r_over_a_tf_from_0(
 ) -> None:
     """9.0's example: emergency Naval Cover at 24 MP on the 61+ column without a
     DRM, at 25 MP with -1; from a carrier over a TF in its hex, 4R from column 0."""
-    public = world[PUBLIC]
+    public = public_pack(world[PUBLIC])
     for roll in range(2, 13):
         p = availability.percent
         assert p(public, 0, "emergency-naval-cover", roll) == p(public, 40, "plotted-cover", roll)

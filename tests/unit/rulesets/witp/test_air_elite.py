@@ -12,6 +12,7 @@ from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import attack, elite, naval_strike, plot
 from pbem.rulesets.witp.air.strike import cap as strike_cap
 from pbem.rulesets.witp.air.strike import losses as strike_losses
+from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
 from pbem.rulesets.witp.ruleset import WitpRuleset
@@ -21,9 +22,8 @@ from .test_air_naval_strike import STRIKE, TIME
 from .test_air_world import kido_butai, knowing, told, world
 
 
-def _public() -> dict[str, Any]:
-    got: dict[str, Any] = world()[PUBLIC]
-    return got
+def _pack() -> StoredPack:
+    return public_pack(world()[PUBLIC])
 
 
 def _elite_kido_butai() -> dict[str, Any]:
@@ -50,7 +50,7 @@ def test_7_11_a_parts_aps_are_elite_up_to_what_its_base_holds() -> None:
 
 
 def test_7_11_elite_a6m_plus_one_air_combat() -> None:
-    public = _public()
+    public = world()[PUBLIC]
     regular, best = naval_strike.air_stacks(
         public,
         [
@@ -65,7 +65,7 @@ def test_7_11_elite_a6m_plus_one_air_combat() -> None:
 
 
 def test_7_11_4_elite_level_bombers_lose_nothing_off_their_altitude() -> None:
-    public = _public()
+    public = world()[PUBLIC]
     group = [
         {"type": "D3A1", "n": 1, "alt": "H"},
         {"type": "D3A1", "n": 1, "alt": "H", "elite": True},
@@ -75,7 +75,7 @@ def test_7_11_4_elite_level_bombers_lose_nothing_off_their_altitude() -> None:
 
 
 def test_7_11_elite_bombers_plus_two_anti_ship_each() -> None:
-    public = _public()
+    public = _pack()
     aps = [{"type": "D3A1", "n": 2, "role": "D", "range": "normal"}]
     plain = attack.anti_ship(public, aps)
     assert attack.anti_ship(public, [{**aps[0], "elite": True}]) == plain + 2 * 2

@@ -9,6 +9,7 @@ from typing import Any
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import entry, plot
 from pbem.rulesets.witp.air.display import Position
+from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge
 from pbem.rulesets.witp.ruleset import WitpRuleset
 
@@ -26,9 +27,8 @@ POSITIONS: dict[str, Position] = {
 ELITE_WAVE = [{"type": "D3A1", "n": 2, "elite": True}, {"type": "D3A1", "n": 1}]
 
 
-def _public() -> dict[str, Any]:
-    got: dict[str, Any] = world()[PUBLIC]
-    return got
+def _pack() -> StoredPack:
+    return public_pack(world()[PUBLIC])
 
 
 def test_7_7_1_a_majority_of_elite_aps_half_is_none() -> None:
@@ -38,7 +38,7 @@ def test_7_7_1_a_majority_of_elite_aps_half_is_none() -> None:
 
 
 def test_7_7_1_the_arc_rolled_and_its_neighbours_round_the_outer_ring() -> None:
-    public = _public()
+    public = _pack()
     assert entry.adjacent(public, 1) == [1, 6, 2]
     assert entry.adjacent(public, 6) == [6, 5, 1]
     assert entry.adjacent(public, 3) == [3, 2, 4]
@@ -47,7 +47,7 @@ def test_7_7_1_the_arc_rolled_and_its_neighbours_round_the_outer_ring() -> None:
 def test_7_7_1_fewest_takes_the_neighbour_whose_path_passes_fewest_ships() -> None:
     """Rolled 1: outer 1, inner 1 and the core pass 4 ships; arc 6 (outer 6, inner 3,
     core) 2; arc 2 (outer 2, inner 1, core) 3: the elite wave enters at 6."""
-    public = _public()
+    public = _pack()
 
     def arc(side: str, aps: list[dict[str, Any]], choice: str | None = None) -> int:
         strike = {} if choice is None else {"entry": choice}
@@ -60,7 +60,7 @@ def test_7_7_1_fewest_takes_the_neighbour_whose_path_passes_fewest_ships() -> No
 
 
 def test_7_7_1_ties_stay_at_the_arc_rolled() -> None:
-    public = _public()
+    public = _pack()
     core_only: dict[str, Position] = {"CV": ("core", 1)}
     assert entry.choose(public, core_only, 4, "general", JAPANESE, {}, ELITE_WAVE) == 4
 
@@ -100,9 +100,15 @@ def test_7_7_1_the_elite_wave_enters_where_it_chose_told_to_both(witp: WitpRules
         for d in waves:
             f = d["fact"]
             assert set(d["audience"]) == {JAPANESE, ALLIED}
-            assert f["entry_arc"] in entry.adjacent(after[PUBLIC], f["rolled"])
+            assert f["entry_arc"] in entry.adjacent(public_pack(after[PUBLIC]), f["rolled"])
             best = entry.choose(
-                after[PUBLIC], positions, f["rolled"], priority, JAPANESE, {}, ELITE_WAVE
+                public_pack(after[PUBLIC]),
+                positions,
+                f["rolled"],
+                priority,
+                JAPANESE,
+                {},
+                ELITE_WAVE,
             )
             assert f["entry_arc"] == best
             seen += f["entry_arc"] != f["rolled"]

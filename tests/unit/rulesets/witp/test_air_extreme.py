@@ -7,12 +7,13 @@ from typing import Any
 from pbem.core.dice import SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import extreme, naval_strike, plot
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE
 
 from .test_air_world import PUBLIC_PACK, knowing, ship, told, world
 
 TIME = "T1/air1/strike"
-PUBLIC = {"pack": PUBLIC_PACK}
+PUBLIC = public_pack({"pack": PUBLIC_PACK})
 STRIKE = "STRIKE S1 FROM Rabaul 6xG4M1@M TARGET TF2"
 
 

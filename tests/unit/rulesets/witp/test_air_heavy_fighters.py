@@ -9,12 +9,13 @@ from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import naval_strike, plot
 from pbem.rulesets.witp.air.combat import Stack, resolve_level
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
 
 from .test_air_world import PUBLIC_PACK, knowing, told, world
 
-PUB = {"pack": PUBLIC_PACK}
+PUB = public_pack({"pack": PUBLIC_PACK})
 QUIET = [1] * 40  # every 2D6 a 2: every step taken
 STRIKE = "STRIKE S1 FROM TF2 4xSBD-3/D 2xTBD-1/T TARGET TF1\nESCORT S1 FROM TF2 2xF4F-3@M LOOSE"
 J1N1 = {

@@ -8,6 +8,7 @@ from typing import Any
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import attack, naval_strike, plot, port
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE
 from pbem.rulesets.witp.ruleset import WitpRuleset
@@ -16,7 +17,7 @@ from .strikeworld import opened, report, resolved, strike_section
 from .test_air_world import PUBLIC_PACK, knowing, told, world
 
 TIME = "T1/air1/strike"
-PUBLIC = {"pack": PUBLIC_PACK}
+PUBLIC = public_pack({"pack": PUBLIC_PACK})
 STRIKE = "STRIKE S1 FROM TF2 4xSBD-3/D 2xTBD-1/T TARGET TF1\nESCORT S1 FROM TF2 2xF4F-3@M CLOSE"
 SHOKAKU = {"name": "Shokaku", "type": "CV", "class": "ship-cv-shokaku", "damage": 0}
 KATES = [{"type": "B5N2", "n": 3, "role": "T", "attack_alt": "L", "range": "normal"}]

@@ -9,6 +9,7 @@ from typing import Any
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp.air import elite, torpedo
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
 
 from .test_air_world import world
@@ -43,7 +44,9 @@ def test_7_11_5_the_night_elite_count_for_torpedo_arming() -> None:
     """4 of the 6 G4M1 present are elite, 3 of them Night: still a majority, +1."""
     s = world(bases={JAPANESE: RABAUL})
     part = {"base": "Rabaul", "carrier": False, "mp": 36, "elements": BETTYS}
-    _got, fact = torpedo.at_launch(s[PUBLIC], s[PRIVATE][JAPANESE], part, ScriptedDice([1, 1]), "x")
+    _got, fact = torpedo.at_launch(
+        public_pack(s[PUBLIC]), s[PRIVATE][JAPANESE], part, ScriptedDice([1, 1]), "x"
+    )
     assert fact is not None and fact.elite_majority and fact.drm == 1
 
 

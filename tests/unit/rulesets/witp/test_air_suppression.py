@@ -13,6 +13,7 @@ from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import naval_strike, plot, suppression
 from pbem.rulesets.witp.air.tables import air_to_air
+from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
 
@@ -21,7 +22,7 @@ from .test_air_world import PUBLIC_PACK, knowing, ship, told, world
 TIME = "T1/air1/strike"
 BOMBERS = "STRIKE S1 FROM TF2 4xSBD-3/D 2xTBD-1/T TARGET TF1\n"
 LOOSE = BOMBERS + "ESCORT S1 FROM TF2 3xF4F-3@M LOOSE"
-PUBLIC_ = {"pack": PUBLIC_PACK}
+PUBLIC_ = public_pack({"pack": PUBLIC_PACK})
 
 
 def _judge(text: str, state: dict[str, Any] | None = None) -> tuple[plot.AirPlot, list[Any]]:
@@ -221,8 +222,8 @@ def test_7_9_escorts_not_outnumbering_the_cap_do_not_peel_off() -> None:
 ITEM = {"provenance": "illustrative", "source": "the test's", "pack": "test"}
 
 
-def _dated(month: str) -> dict[str, Any]:
-    return {"pack": {**PUBLIC_PACK, "scenario/map-start": {"value": month}}}
+def _dated(month: str) -> StoredPack:
+    return public_pack({"pack": {**PUBLIC_PACK, "scenario/map-start": {"value": month, **ITEM}}})
 
 
 def _navy(navy: str) -> dict[str, Any]:
@@ -266,7 +267,7 @@ def test_10_1_1_proximity_fuses_in_a_strike_from_the_scenario_date() -> None:
     fires = []
     for month in ("may1942", "jan1943"):
         state = world(allied=tf17, located=("allied:TF2",), bases=bases)
-        start = {**_dated(month)["pack"]["scenario/map-start"], **ITEM}  # a stored item
+        start = {"value": month, **ITEM}  # a stored item
         state[PUBLIC]["pack"] = {**PUBLIC_PACK, "scenario/map-start": start}
         p, errors = plot.judge(
             knowing(state, JAPANESE), JAPANESE, "STRIKE S1 FROM Rabaul 6xG4M1/B@M TARGET TF2"

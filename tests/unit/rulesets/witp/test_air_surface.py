@@ -6,10 +6,12 @@ from typing import Any
 
 from pbem.core.dice import ScriptedDice
 from pbem.rulesets.witp.air import aa, attack, critical, display
+from pbem.rulesets.witp.datapack import StoredPack, public_pack
 
 from .test_air_world import PUBLIC_PACK, kido_butai, ship
 
 PUBLIC = {"pack": PUBLIC_PACK}
+PACK = public_pack(PUBLIC)
 
 
 def big_tf() -> list[dict[str, Any]]:
@@ -20,7 +22,7 @@ def big_tf() -> list[dict[str, Any]]:
 
 
 def test_7_2_3_core_first_four_to_an_arc_then_inner_then_outer_evenly() -> None:
-    pos = display.place(PUBLIC, big_tf(), "general")
+    pos = display.place(PACK, big_tf(), "general")
     rings = [p[0] for p in pos.values()]
     assert (rings.count("core"), rings.count("inner"), rings.count("outer")) == (4, 12, 4)
     outer = sorted(p[1] for p in pos.values() if p[0] == "outer")
@@ -28,41 +30,41 @@ def test_7_2_3_core_first_four_to_an_arc_then_inner_then_outer_evenly() -> None:
 
 
 def test_7_3_2_general_priority_puts_carriers_then_capital_ships_in_the_core() -> None:
-    pos = display.place(PUBLIC, big_tf(), "general")
+    pos = display.place(PACK, big_tf(), "general")
     core = sorted(n for n, p in pos.items() if p[0] == "core")
     assert core == ["Haguro", "Myoko", "Shokaku", "Zuikaku"]
     assert pos["Toho Maru"][0] == "inner"  # oilers before the destroyers (7.3.2)
 
 
 def test_7_3_1_specific_priority_puts_every_ship_of_the_type_in_the_core() -> None:
-    pos = display.place(PUBLIC, big_tf(), "AO")
+    pos = display.place(PACK, big_tf(), "AO")
     assert pos["Toho Maru"] == ("core", 1)
 
 
 def test_7_7_3_outer_arc_4_reaches_the_core_through_the_inner_arc_of_3_and_4() -> None:
-    assert display.path(PUBLIC, 4, "core") == [("outer", 4), ("inner", 2), ("core", 1)]
-    assert display.path(PUBLIC, 3, "inner") == [("outer", 3), ("inner", 2)]
-    assert display.path(PUBLIC, 6, "outer") == [("outer", 6)]
+    assert display.path(PACK, 4, "core") == [("outer", 4), ("inner", 2), ("core", 1)]
+    assert display.path(PACK, 3, "inner") == [("outer", 3), ("inner", 2)]
+    assert display.path(PACK, 6, "outer") == [("outer", 6)]
 
 
 def test_10_1_1_a_specific_priority_targets_the_core() -> None:
-    pos = display.place(PUBLIC, big_tf(), "general")
-    assert display.target_ring(pos, 1, PUBLIC, "CV") == "core"
-    assert display.target_ring(pos, 1, PUBLIC, "general") == "core"
+    pos = display.place(PACK, big_tf(), "general")
+    assert display.target_ring(pos, 1, PACK, "CV") == "core"
+    assert display.target_ring(pos, 1, PACK, "general") == "core"
 
 
 def test_7_7_4_only_ships_on_the_path_fire() -> None:
-    pos = display.place(PUBLIC, big_tf(), "general")
-    arcs = display.path(PUBLIC, 1, "core")
+    pos = display.place(PACK, big_tf(), "general")
+    arcs = display.path(PACK, 1, "core")
     firing = display.on_path(pos, arcs)
     assert len(firing) == 4 + 4 + 1  # core, inner arc 1, outer arc 1
 
 
 def test_10_1_aa_matrix_and_damage_halving() -> None:
     cv = kido_butai()[0]
-    assert aa.ship_aa(PUBLIC, cv, "L") == 6 and aa.ship_aa(PUBLIC, cv, "H") == 4
-    assert aa.ship_aa(PUBLIC, {**cv, "damage": 2}, "DB") == 3
-    assert aa.strength(PUBLIC, [cv, cv], "L", night=True) == 6  # 14.2.2: half
+    assert aa.ship_aa(PACK, cv, "L") == 6 and aa.ship_aa(PACK, cv, "H") == 4
+    assert aa.ship_aa(PACK, {**cv, "damage": 2}, "DB") == 3
+    assert aa.strength(PACK, [cv, cv], "L", night=True) == 6  # 14.2.2: half
 
 
 def test_10_1_1_combined_wave_with_a_low_component_shifts_1l() -> None:
@@ -70,7 +72,7 @@ def test_10_1_1_combined_wave_with_a_low_component_shifts_1l() -> None:
         {"type": "SBD-3", "n": 3, "role": "D", "aa_mode": "DB"},
         {"type": "TBD-1", "n": 2, "role": "T", "aa_mode": "L"},
     ]
-    cols, drm, why = aa.modifiers(PUBLIC, wave, wave[:1], night=False, later_wave_after_inner=True)
+    cols, drm, why = aa.modifiers(PACK, wave, wave[:1], night=False, later_wave_after_inner=True)
     assert (cols, drm) == (-2, 0) and len(why) == 2
 
 
@@ -80,26 +82,26 @@ def test_10_1_1_a_combined_wave_at_least_half_elite_bombers_takes_the_elite_drm(
         {"type": "B5N2", "n": 2, "role": "T", "aa_mode": "L"},
         {"type": "A6M2", "n": 9, "role": "F", "aa_mode": "L", "elite": True},
     ]
-    cols, drm, why = aa.modifiers(PUBLIC, wave, wave[:1], night=False, later_wave_after_inner=False)
+    cols, drm, why = aa.modifiers(PACK, wave, wave[:1], night=False, later_wave_after_inner=False)
     assert (cols, drm) == (-1, -1) and "elite" in why[-1]  # the fighters are not counted
     regulars = [{**wave[0], "n": 1}, {**wave[1], "n": 3}]
     assert (
-        aa.modifiers(PUBLIC, regulars, regulars[1:], night=False, later_wave_after_inner=False)[1]
+        aa.modifiers(PACK, regulars, regulars[1:], night=False, later_wave_after_inner=False)[1]
         == 0
     )  # one elite bomber in four: under half
 
 
 def test_10_1_1_an_elite_wave_not_combined_takes_no_elite_drm() -> None:
     wave = [{"type": "D3A1", "n": 6, "role": "D", "aa_mode": "DB", "elite": True}]
-    assert aa.modifiers(PUBLIC, wave, wave, night=False, later_wave_after_inner=False)[1] == 0
+    assert aa.modifiers(PACK, wave, wave, night=False, later_wave_after_inner=False)[1] == 0
 
 
 def test_10_1_1_a_single_elite_ap_under_fire_takes_minus_1() -> None:
     one = [{"type": "B5N2", "n": 1, "role": "T", "aa_mode": "L", "elite": True}]
-    cols, drm, why = aa.modifiers(PUBLIC, one, one, night=False, later_wave_after_inner=False)
+    cols, drm, why = aa.modifiers(PACK, one, one, night=False, later_wave_after_inner=False)
     assert (cols, drm) == (0, -1) and why == ["a single elite AP -1"]
     regular = [{**one[0], "elite": False}]
-    assert aa.modifiers(PUBLIC, regular, regular, night=False, later_wave_after_inner=False)[1] == 0
+    assert aa.modifiers(PACK, regular, regular, night=False, later_wave_after_inner=False)[1] == 0
 
 
 def test_10_1_1_a_first_wave_of_one_or_two_aps_takes_half_the_differential() -> None:
@@ -108,7 +110,7 @@ def test_10_1_1_a_first_wave_of_one_or_two_aps_takes_half_the_differential() -> 
 
 def test_10_1_aa_losses_are_taken_from_the_component_at_random() -> None:
     comp = [{"type": "SBD-3", "n": 3}, {"type": "TBD-1", "n": 2}]
-    res = aa.fire(PUBLIC, 30, comp, 0, 0, ScriptedDice([6, 6] + [1] * 30), "x")
+    res = aa.fire(PACK, 30, comp, 0, 0, ScriptedDice([6, 6] + [1] * 30), "x")
     assert sum(res["eliminated"].values()) == 5  # "7/5": all five lost, none left to abort
     assert res["aborted"] == {}
 
@@ -118,8 +120,20 @@ def test_7_8_2_torpedo_and_dive_bombers_make_a_combined_attack() -> None:
     assert not attack.combined([{"role": "T", "n": 2}])
 
 
-def _with_start(start: str) -> dict[str, Any]:
-    return {"pack": {**PUBLIC_PACK, "scenario/map-start": {"value": start}}}
+def _with_start(start: str) -> StoredPack:
+    return public_pack(
+        {
+            "pack": {
+                **PUBLIC_PACK,
+                "scenario/map-start": {
+                    "value": start,
+                    "provenance": "illustrative",
+                    "source": "the test's",
+                    "pack": "test",
+                },
+            }
+        }
+    )
 
 
 def test_7_8_2_b_skip_bombing_b_25s_with_dive_bombers_from_march_1943() -> None:
@@ -148,9 +162,9 @@ def test_7_8_2_b_elite_g4ms_the_majority_of_the_low_level_bombers() -> None:
 
 def test_7_8_1_step_4_attack_altitude_majority_ties_to_the_attacker() -> None:
     aps = [{"n": 2, "attack_alt": "L"}, {"n": 2, "attack_alt": "H"}]
-    assert attack.attack_altitude(PUBLIC, aps) == "L"
+    assert attack.attack_altitude(PACK, aps) == "L"
     assert (
-        attack.attack_altitude(PUBLIC, [{"n": 3, "attack_alt": "H"}, {"n": 1, "attack_alt": "L"}])
+        attack.attack_altitude(PACK, [{"n": 3, "attack_alt": "H"}, {"n": 1, "attack_alt": "L"}])
         == "H"
     )
 
@@ -165,7 +179,7 @@ def test_7_8_1_a_combined_attack_on_a_carrier_from_step_2_to_7() -> None:
     # speed class 3 - 1 (combined) - 1 (no CAP) = 1; 1D6 6 -> x2.0 = 30 points;
     # defence 6: 5:1+; Naval CRT 1D6 3 -> D3.
     rec = attack.resolve(
-        PUBLIC, cv, wave, ScriptedDice([1, 3, 6, 3]), "x", is_combined=True, no_cap=True
+        PACK, cv, wave, ScriptedDice([1, 3, 6, 3]), "x", is_combined=True, no_cap=True
     )
     assert rec["anti_torpedo"] == {"dice": [1, 3], "rating": 2, "torpedo": 3}
     assert (rec["anti_ship"], rec["speed_class"], rec["damage_points"]) == (15, 1, 30)
@@ -176,7 +190,7 @@ def test_7_8_1_torpedo_value_never_below_1() -> None:
     cv = kido_butai()[0]
     wave = [{"type": "TBD-1", "n": 1, "role": "T", "range": "normal", "attack_alt": "L"}]
     rec = attack.resolve(
-        PUBLIC, cv, wave, ScriptedDice([1, 6, 1, 1]), "x", is_combined=False, no_cap=False
+        PACK, cv, wave, ScriptedDice([1, 6, 1, 1]), "x", is_combined=False, no_cap=False
     )
     assert rec["anti_torpedo"]["torpedo"] == 1
 

@@ -7,31 +7,33 @@ from pbem.core.dice import ScriptedDice
 from pbem.rulesets.witp.air import altitude, availability, coordination, sequencing, torpedo
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.tables import PBY_NIGHT, damage_points, naval_crt, odds_column, value
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.taskforces import Ship
 
 from .test_air_world import PUBLIC_PACK, kido_butai
 
 PUBLIC = {"pack": PUBLIC_PACK}
+PACK = public_pack(PUBLIC)
 
 
 def test_9_0_emergency_naval_cover_at_25_mp_is_61_plus_with_minus_1() -> None:
     # 9.0's example: 25 MP with the 4R of emergency Naval Cover rolls on 61+ with -1;
     # 24 MP on the same column without it.
-    at_24 = availability.percent(PUBLIC, 24, "emergency-naval-cover", 8)
-    at_25 = availability.percent(PUBLIC, 25, "emergency-naval-cover", 8)
-    at_61 = availability.percent(PUBLIC, 61, "plotted-cover", 8)
-    at_61_minus_1 = availability.percent(PUBLIC, 61, "plotted-cover", 7)
+    at_24 = availability.percent(PACK, 24, "emergency-naval-cover", 8)
+    at_25 = availability.percent(PACK, 25, "emergency-naval-cover", 8)
+    at_61 = availability.percent(PACK, 61, "plotted-cover", 8)
+    at_61_minus_1 = availability.percent(PACK, 61, "plotted-cover", 7)
     assert at_24 == at_61 and at_25 == at_61_minus_1
 
 
 def test_9_0_plotted_naval_cover_shifts_two_columns_right() -> None:
-    assert availability.percent(PUBLIC, 0, "plotted-naval-cover", 7) == availability.percent(
-        PUBLIC, 13, "plotted-cover", 7
+    assert availability.percent(PACK, 0, "plotted-naval-cover", 7) == availability.percent(
+        PACK, 13, "plotted-cover", 7
     )
 
 
 def test_9_0_available_aps_round_to_nearest_half_up() -> None:
-    n, roll, pct = availability.available(PUBLIC, 5, 20, "plotted-cover", ScriptedDice([3, 4]), "x")
+    n, roll, pct = availability.available(PACK, 5, 20, "plotted-cover", ScriptedDice([3, 4]), "x")
     assert (roll, pct) == (7, 76) and n == 4  # 3.8 -> 4
 
 
@@ -79,22 +81,22 @@ def test_8_1_admiral_ratings_from_his_chart() -> None:
 
 
 def test_5_2_1_a_4l_fighter_is_3_at_medium_and_2_at_high() -> None:
-    assert altitude.fighter_strength(PUBLIC, 4, "L", "M") == 3
-    assert altitude.fighter_strength(PUBLIC, 4, "L", "H") == 2
-    assert altitude.fighter_strength(PUBLIC, 4, "H", "M") == 4  # one below: none lost
-    assert altitude.fighter_strength(PUBLIC, 4, "H", "L") == 3  # two below: -1
-    assert altitude.fighter_strength(PUBLIC, 4, None, "H") == 4
+    assert altitude.fighter_strength(PACK, 4, "L", "M") == 3
+    assert altitude.fighter_strength(PACK, 4, "L", "H") == 2
+    assert altitude.fighter_strength(PACK, 4, "H", "M") == 4  # one below: none lost
+    assert altitude.fighter_strength(PACK, 4, "H", "L") == 3  # two below: -1
+    assert altitude.fighter_strength(PACK, 4, None, "H") == 4
 
 
 def test_5_2_2_bombers_lose_1_a_level_off_never_below_1_unless_elite() -> None:
-    assert altitude.bomber_strength(PUBLIC, 2, "M", "H") == 1
-    assert altitude.bomber_strength(PUBLIC, 1, "H", "L") == 1
-    assert altitude.bomber_strength(PUBLIC, 2, "H", "L", elite=True) == 2
+    assert altitude.bomber_strength(PACK, 2, "M", "H") == 1
+    assert altitude.bomber_strength(PACK, 1, "H", "L") == 1
+    assert altitude.bomber_strength(PACK, 2, "H", "L", elite=True) == 2
 
 
 def test_5_2_3_a_1l_fighter_may_operate_only_at_low() -> None:
-    assert altitude.may_fly(PUBLIC, 1, "L", "L")
-    assert not altitude.may_fly(PUBLIC, 1, "L", "M")
+    assert altitude.may_fly(PACK, 1, "L", "L")
+    assert not altitude.may_fly(PACK, 1, "L", "M")
 
 
 def test_7_1_b_approach_modes_and_attack_altitudes() -> None:
@@ -106,12 +108,12 @@ def test_7_1_b_approach_modes_and_attack_altitudes() -> None:
 
 def test_7_8_1_step_6_29_damage_points_against_defence_6_is_4_to_1() -> None:
     col = odds_column(29, 6)
-    assert value(PUBLIC, "tables/naval-crt")["columns"][col] == "4:1"
-    assert naval_crt(PUBLIC, col, 6) == "S"
+    assert value(PACK, "tables/naval-crt")["columns"][col] == "4:1"
+    assert naval_crt(PACK, col, 6) == "S"
 
 
 def test_7_8_1_step_5_damage_points_fall_with_speed_class() -> None:
-    assert damage_points(PUBLIC, 10, 0, 6) > damage_points(PUBLIC, 10, 3, 6)
+    assert damage_points(PACK, 10, 0, 6) > damage_points(PACK, 10, 3, 6)
 
 
 def test_12_3_1_each_multiple_of_2_in_air_ratings_is_a_drm_of_1() -> None:
@@ -131,7 +133,7 @@ def test_12_2_simultaneous_and_after_count_as_launched() -> None:
 
 
 def test_14_2_3_pby_night_contact_table_is_the_printed_one() -> None:
-    t = value(PUBLIC, PBY_NIGHT)
+    t = value(PACK, PBY_NIGHT)
     assert (t["destroyed_at_most"], t["no_contact_at_most"], t["near_mp"], t["near_drm"]) == (
         1,
         3,
@@ -142,9 +144,9 @@ def test_14_2_3_pby_night_contact_table_is_the_printed_one() -> None:
 
 def test_7_10_1_torpedo_arming_is_d10_times_10_percent_rounded() -> None:
     # 1D10 from pairs of 1D6 (draws.d10): (1,1) -> 1, so 10% of 7 = 0.7 -> 1
-    n, roll, drm = torpedo.armed(PUBLIC, 7, ScriptedDice([1, 1]), "x")
+    n, roll, drm = torpedo.armed(PACK, 7, ScriptedDice([1, 1]), "x")
     assert (n, roll, drm) == (1, 1, 0)
-    n, _roll, drm = torpedo.armed(PUBLIC, 7, ScriptedDice([1, 1]), "x", ("elite_majority",))
+    n, _roll, drm = torpedo.armed(PACK, 7, ScriptedDice([1, 1]), "x", ("elite_majority",))
     assert (n, drm) == (1, 1)  # 20% of 7 = 1.4 -> 1
 
 
@@ -152,7 +154,7 @@ def test_9_2_plotted_naval_cover_2r_and_emergency_4r_roll_once_a_type() -> None:
     covers = [{"kind": "naval-cover", "over": "TF2", "type": "P-39", "n": 3, "mp": 24}]
     emergency = [{"type": "P-39", "n": 2, "mp": 24}]
     got, rolls = availability.naval_cover(
-        PUBLIC, covers, "TF2", ScriptedDice([4, 4, 4, 4]), emergency=emergency
+        PACK, covers, "TF2", ScriptedDice([4, 4, 4, 4]), emergency=emergency
     )
     # 24 MP is column 13-24; 2R -> 37-48 (58% at 8), 4R -> 61+ (34% at 8)
     assert [(r["mission"], r["percent"]) for r in rolls] == [

@@ -11,6 +11,7 @@ from typing import Any
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import naval_strike, plot, torpedo
+from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PUBLIC
 
@@ -32,15 +33,14 @@ def _part(n: int, carrier: bool = False) -> dict[str, Any]:
     }
 
 
-def _public() -> dict[str, Any]:
-    got: dict[str, Any] = world()[PUBLIC]
-    return got
+def _pack() -> StoredPack:
+    return public_pack(world()[PUBLIC])
 
 
 def test_7_10_1_the_block_beyond_its_percentage_flies_with_bombs() -> None:
     """10 G4M1 present, none elite, 1D10 = 1: 10% of 10 = 1 may carry torpedoes; of 4
     plotted with torpedoes 3 fly as level bombers at their rated altitude."""
-    got, fact = torpedo.arm(_public(), {"G4M1": 10}, {}, _part(4), ScriptedDice(ONE), "x")
+    got, fact = torpedo.arm(_pack(), {"G4M1": 10}, {}, _part(4), ScriptedDice(ONE), "x")
     assert got == [
         {"type": "G4M1", "n": 1, "role": "T", "alt": "L", "range": "normal"},
         {"type": "G4M1", "n": 3, "role": "B", "alt": "M", "range": "normal"},
@@ -53,7 +53,7 @@ def test_7_10_1_the_block_beyond_its_percentage_flies_with_bombs() -> None:
 
 def test_7_10_elite_majority_takes_the_charts_drm() -> None:
     """6 of 10 present elite: +1, 20% of 10 = 2 may carry torpedoes (7.10, 7.11.5)."""
-    got, fact = torpedo.arm(_public(), {"G4M1": 10}, {"G4M1": 6}, _part(4), ScriptedDice(ONE), "x")
+    got, fact = torpedo.arm(_pack(), {"G4M1": 10}, {"G4M1": 6}, _part(4), ScriptedDice(ONE), "x")
     assert fact is not None and fact.elite_majority and fact.drm == 1
     assert [(e["role"], e["n"]) for e in got if e["type"] == "G4M1"] == [("T", 2), ("B", 2)]
 
@@ -68,13 +68,13 @@ def test_7_10_1_only_aps_within_torpedo_range_count_as_present() -> None:
     count (7.10.1 Notes), fighters never."""
     part = {**_part(1), "mp": 60}
     _got, fact = torpedo.arm(
-        _public(), {"G4M1": 3, "B5N2": 5, "A6M2": 9}, {}, part, ScriptedDice(ONE), "x"
+        _pack(), {"G4M1": 3, "B5N2": 5, "A6M2": 9}, {}, part, ScriptedDice(ONE), "x"
     )
     assert fact is not None and fact.present == 3
 
 
 def test_7_10_carrier_groups_and_strikes_without_torpedoes_roll_nothing() -> None:
-    public = _public()
+    public = _pack()
     got, fact = torpedo.arm(public, {"G4M1": 10}, {}, _part(4, carrier=True), ScriptedDice([]), "x")
     assert fact is None and got == _part(4)["elements"]
     bombs = {**_part(0)}

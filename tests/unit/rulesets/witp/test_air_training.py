@@ -8,6 +8,7 @@ from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import attack, naval_strike, plot, training
 from pbem.rulesets.witp.air.combat import Stack, resolve_level
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE
 from pbem.rulesets.witp.ruleset import WitpRuleset
@@ -16,7 +17,7 @@ from pbem.rulesets.witp.taskforces import embark
 from .strikeworld import opened, report, resolved, strike_section
 from .test_air_world import PUBLIC_PACK, knowing, told, world
 
-PUBLIC = {"pack": PUBLIC_PACK}
+PUBLIC = public_pack({"pack": PUBLIC_PACK})
 TIME = "T1/air1/strike"
 STRIKE = "STRIKE S1 FROM TF2 4xSBD-3/D 2xTBD-1/T TARGET TF1\nESCORT S1 FROM TF2 2xF4F-3@M LOOSE"
 

@@ -18,6 +18,7 @@ from pbem.rulesets.witp.air.strike.launch import Element, Launch
 from pbem.rulesets.witp.air.strike.losses import Losses
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.air.tables import air_unit
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.records import FLAT, Record
 
@@ -72,26 +73,28 @@ def air_stacks(
         if e["alt"] != level or int(e["n"]) < 1:
             continue
         t, best, green = str(e["type"]), bool(e.get(elite.KEY)), bool(e.get(training.KEY))
-        air = air_unit(public, t)["air"]
+        air = air_unit(public_pack(public), t)["air"]
         base = int(air["extended" if e.get("range", "normal") != "normal" else "normal"])
-        base += elite.air_combat(public, t) if best else 0  # 7.11: elite A6M +1
+        base += elite.air_combat(public_pack(public), t) if best else 0  # 7.11: elite A6M +1
         if bombers:
             d = altitude.bomber_strength(
-                public,
+                public_pack(public),
                 base,
                 air.get("altitude"),
                 level,
-                elite=best and elite.any_altitude(public, t),
+                elite=best and elite.any_altitude(public_pack(public), t),
             )
             rf = int(air.get("return_fire", 0))
             if green:  # 58.2.1: halved, rounded up, not below 2 (return fire 1)
                 d, rf = training.air_combat(d, bomber=True), training.return_fire(rf)
             out.append(combat.Stack(t, int(e["n"]), rf, d, False, elite=best, green=green))
         else:
-            s = altitude.fighter_strength(public, base, air.get("altitude"), level)
+            s = altitude.fighter_strength(public_pack(public), base, air.get("altitude"), level)
             s = training.air_combat(s, bomber=False) if green else s  # 58.2.1
             fly = bool(e.get(avg.KEY))  # 6.2.3
-            hf = "HF" in air_unit(public, t)["roles"]  # 4.2.1: -1 against enemy F types
+            hf = (
+                "HF" in air_unit(public_pack(public), t)["roles"]
+            )  # 4.2.1: -1 against enemy F types
             out.append(
                 combat.Stack(t, int(e["n"]), s, s, True, elite=best, green=green, avg=fly, heavy=hf)
             )
@@ -147,7 +150,7 @@ def _level(
     close = air_stacks(public, [e for e in escorts if e["posture"] == "close"], lv, bombers=False)
     bs = air_stacks(public, bombers, lv, bombers=True)
     fight = combat.resolve_level(
-        public,
+        public_pack(public),
         lv,
         cs,
         loose,

@@ -99,7 +99,7 @@ def aa_fire(
     wave left to attack (the suppressors attack no ship, 7.9.1, R117), the strike's
     losses with the AA's, and the events told. ``after_inner``: an earlier first
     wave reached the inner ring or the core."""
-    public, night, dice = r.public, r.strike.night, r.context.dice
+    pack, night, dice = r.work.pack, r.strike.night, r.context.dice
     if night:
         firers = aa.night_firers(board.positions, way.arcs, way.ring)
     else:
@@ -111,7 +111,7 @@ def aa_fire(
     suppressed, told = None, []
     if escorts:  # 7.9.1: the suppressors fire before any AA
         purpose = f"wave {wave.number} AA suppression"
-        suppressed = suppression.roll(public, escorts, way.ring, dice, purpose)
+        suppressed = suppression.roll(pack, escorts, way.ring, dice, purpose)
         fact = AaSuppression(r.strike.tf, wave.number, **suppressed)
         told.append(r.tell_both(fact, "7.9.1"))
     ships = tuple(board.ships[n] for n in board.afloat(firers))
@@ -136,10 +136,10 @@ def _fire_at(
 ) -> tuple[list[Element], Losses, Event]:
     """10.1: the AA at one component; the wave's APs after it, the strike's losses
     and the event that tells both."""
-    public, night = r.public, r.strike.night
+    pack, night = r.work.pack, r.strike.night
     comp = [a for a in aps if a["aa_mode"] == mode and int(a["n"]) > 0]
     cols, drm, why = aa.modifiers(
-        public,
+        pack,
         [a for a in aps if not a.get(suppression.KEY)],
         comp,
         night=night,
@@ -147,13 +147,13 @@ def _fire_at(
         coastwatcher_alerted=r.context.coastwatcher_alerted,
         small_first_wave_drm=fire.small_first_wave,
     )
-    fuse, fused = suppression.proximity(public, fire.ships, mode)  # 10.1.1
-    cut = suppression.reduction(public, mode, fire.suppressed)
+    fuse, fused = suppression.proximity(pack, fire.ships, mode)  # 10.1.1
+    cut = suppression.reduction(pack, mode, fire.suppressed)
     why += ([fused] if fused else []) + ([f"AA suppressed -{cut}"] if cut else [])
     res = aa.fire(
-        public,
-        max(0, aa.strength(public, fire.ships, mode, night=night) - cut)
-        + port.port_fire(public, in_port, night=night),  # R131: not suppressed
+        pack,
+        max(0, aa.strength(pack, fire.ships, mode, night=night) - cut)
+        + port.port_fire(pack, in_port, night=night),  # R131: not suppressed
         comp,
         cols,
         drm + fuse,

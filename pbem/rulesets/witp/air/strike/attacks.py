@@ -17,6 +17,7 @@ from pbem.rulesets.witp.air.strike.launch import Element, Launch
 from pbem.rulesets.witp.air.strike.placement import Display
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.air.strike.waves import Approach, Wave
+from pbem.rulesets.witp.air.tables import Pack
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.records import OPTIONAL, Wire
 
@@ -114,7 +115,7 @@ def surprise(r: Resolution, launch: Launch, wave: Wave) -> tuple[int, Event]:
     reduction, and the event that tells both (open dice)."""
     located = port.located_launcher(r.public.get("located", {}), r.strike.side, launch.parts)
     got = port.surprise(
-        r.public, r.context.dice, wave.index, located, f"wave {wave.number} surprise"
+        r.work.pack, r.context.dice, wave.index, located, f"wave {wave.number} surprise"
     )
     fact = InPortSurprise(r.strike.tf, wave.number, **got)
     return fact.reduction, r.tell_both(fact, "38.3.1")
@@ -131,15 +132,13 @@ def admiral(r: Ratings | None, w: int, sizes: Sequence[int], launch: Launch) -> 
     return column, drm
 
 
-def choose_target(
-    public: Mapping[str, Any], seen: Sequence[Mapping[str, Any]]
-) -> Mapping[str, Any]:
+def choose_target(pack: Pack, seen: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
     """The doctrine (R92) from what the striker was told: the type first in 7.3.2's
     order, then the slowest, then the first position."""
     return min(
         seen,
         key=lambda s: (
-            display.priority_rank(public, str(s["type"])),
+            display.priority_rank(pack, str(s["type"])),
             int(s["speed_class"]),
             str(s["ring"]),
             int(s["arc"]),
@@ -162,16 +161,16 @@ def attack_wave(
     if not in_ring:
         return None, []
     name, told = _target(r, wave, board, in_ring)
-    ship, aps, public = board.ships[name], list(wave.aps), r.public
+    ship, aps, pack = board.ships[name], list(wave.aps), r.work.pack
     column, drm = admiral(r.context.ratings.get(r.strike.side), wave.index, onset.sizes, launch)
     before = int(ship.get("damage", 0))
     rec = attack.resolve(
-        public,
+        pack,
         ship,
         aps,
         r.context.dice,
         f"wave {wave.number} attack on {name}",
-        is_combined=attack.combined(aps, public),
+        is_combined=attack.combined(aps, pack),
         no_cap=onset.no_cap,
         column=column,
         drm=drm,
@@ -180,7 +179,7 @@ def attack_wave(
     )
     rec.update(
         wave=wave.number,
-        combined=attack.combined(aps, public),
+        combined=attack.combined(aps, pack),
         no_cap=onset.no_cap,
         admiral={"column": column, "drm": drm},
         surprise=surprised,
@@ -196,13 +195,13 @@ def _target(
     """7.8.1 Step 1: the target ring's speed classes told to the striker, face down;
     the ship the doctrine targets (R92), its identity then told (7.2.1). The ship's
     name and the events told."""
-    night, public, by_name, positions = r.strike.night, r.public, board.ships, board.positions
+    night, pack, by_name, positions = r.strike.night, r.work.pack, board.ships, board.positions
     seen: list[Element] = [
         {
             "ring": positions[n][0],
             "arc": positions[n][1],
             "type": by_name[n]["type"],
-            "speed_class": attack.current_speed_class(public, by_name[n], 0),
+            "speed_class": attack.current_speed_class(pack, by_name[n], 0),
             "name": n,
         }
         for n in in_ring
@@ -214,7 +213,7 @@ def _target(
     ]
     speeds = TargetRingSpeeds(r.strike.tf, wave.number, tuple(ships))
     told = [r.tell(speeds, [r.strike.side], "7.8.1")]
-    pick = choose_target(public, [{**t, "type": t["type"] if not night else "?"} for t in seen])
+    pick = choose_target(pack, [{**t, "type": t["type"] if not night else "?"} for t in seen])
     name = str(
         next(
             t["name"]

@@ -16,7 +16,7 @@ from pbem.rulesets.witp.air.ships import CARRIER_TYPES, mark_by_type, tf_air
 from pbem.rulesets.witp.air.strike.contact import Target
 from pbem.rulesets.witp.air.strike.launch import CarrierCoordination, Element, Launch, shrink
 from pbem.rulesets.witp.air.strike.plotted import Resolution, doctrine
-from pbem.rulesets.witp.air.tables import ROLES, air_unit, known_type, value
+from pbem.rulesets.witp.air.tables import ROLES, Pack, air_unit, known_type, value
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.taskforces import Ship, TaskForce
 
@@ -56,7 +56,7 @@ class CapAllotted(Fact, kind="cap-allotted"):
 
 
 def cap_levels(
-    public: Mapping[str, Any],
+    pack: Pack,
     cap: Mapping[str, int],
     levels: Sequence[str],
     shares: Mapping[str, int] | None = None,
@@ -66,11 +66,11 @@ def cap_levels(
     each AP only where it may fly (5.2.3)."""
     out: list[dict[str, Any]] = []
     for t, n in sorted(cap.items()):
-        air = air_unit(public, t)["air"]
+        air = air_unit(pack, t)["air"]
         ok = [
             lv
             for lv in levels
-            if altitude.may_fly(public, int(air["normal"]), air.get("altitude"), lv)
+            if altitude.may_fly(pack, int(air["normal"]), air.get("altitude"), lv)
         ]
         dealt = capsplit.deal(n, ok, shares or {})
         for k, lv in enumerate(ok):
@@ -114,7 +114,7 @@ def raise_cap(
         fighters[str(c["type"])] = fighters.get(str(c["type"]), 0) + int(c["n"])
         best[str(c["type"])] = best.get(str(c["type"]), 0) + int(c.get(elite.KEY, 0))
     theirs = doctrine(r.work, owner)
-    cap = elite_first(cap_levels(r.public, fighters, levels, r.context.cap_split), best)
+    cap = elite_first(cap_levels(r.work.pack, fighters, levels, r.context.cap_split), best)
     green_cap = {  # 58.2.1: the TF's green its strikes did not take
         t: training.cap_green(own_n, tf_id, t, n, busy.get(t, 0)) for t, n in own_left.items()
     }
@@ -135,13 +135,13 @@ def _fighters(r: Resolution, target: Target) -> tuple[dict[str, int], list[Event
     """5.3: the TF's F and HF types (4.2.1) free to fly CAP, by type; at a carrier
     TF, as many as its 8.1.4 carrier coordination lets up (the owner's own roll,
     its event told)."""
-    public, owner, tf_id = r.public, r.strike.owner, r.strike.tf
+    public, pack, owner, tf_id = r.public, r.work.pack, r.strike.owner, r.strike.tf
     own_n, busy, gone = r.own(owner), r.context.committed, grounded(r)
     cap_air = {
         t: n - busy.get(t, 0) - int(gone.get(t, 0))
         for t, n in tf_air(own_n, TaskForce.from_json(target.tf)).items()
-        if known_type(public, t)  # F and HF fly CAP (4.2.1); floatplanes: none
-        and set(air_unit(public, t)["roles"]) & set(value(public, ROLES)["cap"])
+        if known_type(pack, t)  # F and HF fly CAP (4.2.1); floatplanes: none
+        and set(air_unit(pack, t)["roles"]) & set(value(pack, ROLES)["cap"])
     }
     cap_air = {t: n for t, n in cap_air.items() if n > 0}
     if r.strike.night:

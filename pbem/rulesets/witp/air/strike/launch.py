@@ -103,7 +103,7 @@ def _part(r: Resolution, i: int, part: Mapping[str, Any]) -> tuple[Element, list
     own, dice = r.own(side), r.context.dice
     where = part["hex"] if part["carrier"] else part["base"]
     told = [r.tell(StrikeLaunched(side, str(where), bool(part["carrier"])), SIDES, "5.0")]
-    bombers, arming = torpedo.at_launch(r.public, own, part, dice, f"{side} {part['base']} 7.10")
+    bombers, arming = torpedo.at_launch(r.work.pack, own, part, dice, f"{side} {part['base']} 7.10")
     if arming:  # 7.10.1, R127: the launching side's own roll
         told.append(r.tell(arming, [side], "7.10.1"))
     escorts = [dict(e) for e in part["escorts"]]
@@ -119,7 +119,7 @@ def _part(r: Resolution, i: int, part: Mapping[str, Any]) -> tuple[Element, list
     escorts = elite.split(own, base, escorts, day)
     bombers = training.split(own, base, bombers)  # 58.2.1
     if not part["carrier"]:
-        escorts = avg.mark(r.public, base, escorts)  # 6.2.3
+        escorts = avg.mark(r.work.pack, base, escorts)  # 6.2.3
     escorts = training.split(own, base, escorts)
     return {**part, "elements": bombers, "escorts": escorts}, told
 
@@ -146,7 +146,7 @@ def _joint_availability(
     kept, told = [], []
     for e in bombers + escorts:
         n, roll, pct = availability.available(
-            r.public, e["n"], part["mp"], "joint-following", dice, f"{side} joint {e['type']}"
+            r.work.pack, e["n"], part["mp"], "joint-following", dice, f"{side} joint {e['type']}"
         )
         fact = JointAvailability(str(part["base"]), str(e["type"]), roll, pct, n, int(e["n"]))
         told.append(r.tell(fact, [side], "9.3"))

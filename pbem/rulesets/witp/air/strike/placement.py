@@ -60,7 +60,7 @@ class StrikeAltitudes(Fact, kind="strike-altitudes"):
 def place(r: Resolution, target: Target) -> tuple[Display, list[Event]]:
     """7.2 placement, face down; then whether the TF lies in port (38.3.1). The
     events told."""
-    positions = display.place(r.public, target.ships, target.priority)
+    positions = display.place(r.work.pack, target.ships, target.priority)
     by_name = {str(s["name"]): s for s in target.ships}
     night = r.strike.night
     seen = [
@@ -85,7 +85,7 @@ def place(r: Resolution, target: Target) -> tuple[Display, list[Event]]:
     told = [r.tell(placed, [r.strike.side], "14.2.2" if night else "7.2.1")]
     in_port = port.in_port(target.tf)
     if in_port:  # 10.1.2, 38.3.1: the port's AA fires too, torpedoes halved, surprise
-        aa = port.port_aa(r.public, in_port)
+        aa = port.port_aa(r.work.pack, in_port)
         told.append(r.tell_both(ShipsInPort(r.strike.tf, in_port, aa), "38.3.1"))
     return Display(positions, by_name, in_port), told
 

@@ -22,7 +22,7 @@ from pbem.rulesets.witp.work import Work
 def doctrine(work: Work, side: str) -> dict[str, Any]:
     """The air doctrine (rulings.air-doctrine, R92) with ``side``'s standing
     ``air_doctrine`` over it: how that side's choices are made for it."""
-    base = dict(value(public_part(work), DOCTRINE))
+    base = dict(value(work.pack, DOCTRINE))
     base.update(work.own(side).get("standing", {}).get("air_doctrine", {}))
     return base
 

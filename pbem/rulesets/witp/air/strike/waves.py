@@ -106,7 +106,7 @@ def night_contact(
     leave their base (not air combat nor AA losses: no 6.3.3 doubling). The APs that
     go on, and the events told."""
     mp_of = {str(p["base"]): int(p["mp"]) for p in launch.parts}
-    c = night_rules.contact(r.public, survivors, mp_of, r.context.dice)
+    c = night_rules.contact(r.work.pack, survivors, mp_of, r.context.dice)
     if not c.rolls:
         return survivors, []
     for roll in c.rolls:
@@ -147,11 +147,11 @@ def form_waves(r: Resolution, survivors: list[Element]) -> tuple[list[list[Eleme
 def enter(r: Resolution, wave: Wave, board: Display, priority: str) -> tuple[Approach, Event]:
     """7.7.1: the wave's entry arc (1D6, or the elite's choice), its target ring
     (10.1.1) and path (7.7.3); the event that tells both, with the wave's make-up."""
-    public, side, aps = r.public, r.strike.side, list(wave.aps)
+    pack, side, aps = r.work.pack, r.strike.side, list(wave.aps)
     rolled = r.context.dice.d6(f"wave {wave.number} entry")
-    entry = entry_arc.choose(public, board.positions, rolled, priority, side, r.strike.plot, aps)
-    ring = display.target_ring(board.positions, entry, public, priority)
-    arcs = display.path(public, entry, ring)
+    entry = entry_arc.choose(pack, board.positions, rolled, priority, side, r.strike.plot, aps)
+    ring = display.target_ring(board.positions, entry, pack, priority)
+    arcs = display.path(pack, entry, ring)
     chose = entry_arc.elite_majority(aps) and side == JAPANESE
     made = tuple(
         {"type": a["type"], "n": a["n"], "role": a["role"], "mode": a["aa_mode"]} for a in aps
