@@ -66,6 +66,10 @@ class Fact:
         # In place (no slots): the class the module names is the one registered.
         dataclass(frozen=True, eq=False)(cls)
         if kind:
+            other = Fact._KINDS.get(kind)
+            if other is not None and other.__qualname__ != cls.__qualname__:
+                # One kind, one class: two would read the same stored fact two ways.
+                raise TypeError(f"fact kind {kind!r} is {other.__module__}.{other.__name__}'s")
             Fact._KINDS[kind] = cls
 
     @property

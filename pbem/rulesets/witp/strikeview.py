@@ -32,7 +32,7 @@ from pbem.rulesets.witp.air.extreme import ExtremeRangeLosses
 from pbem.rulesets.witp.air.intercept import LaunchIntercepted, LaunchInterception
 from pbem.rulesets.witp.air.naval_strike import StrikeSequence
 from pbem.rulesets.witp.air.strike.aircombat import AirCombatAtLevel
-from pbem.rulesets.witp.air.strike.antiaircraft import AaFire, AaSuppression, AaSuppressors
+from pbem.rulesets.witp.air.strike.antiaircraft import AaFire, AaSuppression
 from pbem.rulesets.witp.air.strike.attacks import (
     AirSurfaceAttack,
     InPortSurprise,
@@ -54,6 +54,7 @@ from pbem.rulesets.witp.air.strike.placement import (
     StrikeAltitudes,
 )
 from pbem.rulesets.witp.air.strike.waves import NightContact, WaveCoordination, WaveEntry
+from pbem.rulesets.witp.air.suppression import AaSuppressors
 from pbem.rulesets.witp.air.torpedo import TorpedoArming
 from pbem.rulesets.witp.knowledge import Disclosure, Fact, Knowledge, RawFact
 from pbem.rulesets.witp.records import Record

@@ -165,3 +165,15 @@ def test_noninterference_of_the_kernel(
     assert json.dumps(witp.view(ra.state, ra.events, side)) == json.dumps(
         witp.view(rb.state, rb.events, side)
     )
+
+
+def test_a_fact_kind_is_one_class() -> None:
+    """Two classes of one kind would read the same stored fact two ways: refused."""
+    import pytest
+
+    from pbem.rulesets.witp.knowledge import Fact
+
+    with pytest.raises(TypeError, match="fact kind 'turn-ended' is"):
+
+        class AnotherTurnEnded(Fact, kind="turn-ended"):
+            turn: int

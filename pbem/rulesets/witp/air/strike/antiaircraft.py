@@ -22,17 +22,6 @@ from pbem.rulesets.witp.knowledge import Fact
 AA_MODES = ("L", "M", "H", "DB")  # 10.1: the components the AA fires at, in order
 
 
-class AaSuppressors(Fact, kind="aa-suppressors"):
-    """7.9: the loose escorts asked to suppress AA, the escorts against the CAP, and
-    those that peel off by type (the striker's own)."""
-
-    asked: int
-    escorts: int
-    cap: int
-    peeled: Mapping[str, int]
-    tf: str
-
-
 class AaSuppression(Fact, kind="aa-suppression"):
     """7.9.1: a wave's suppressors' 2D6 on the Air-to-Air CRT in its target ring: the
     Low and High AA taken off (both told)."""
@@ -87,7 +76,7 @@ def peel_off(r: Resolution, launch: Launch, cap: Cap) -> tuple[Escorts, list[Eve
     """7.9: loose escorts in excess of the CAP peel off to suppress AA, as plotted;
     the striker told."""
     escorts, peeled, asked = suppression.peel_off(launch.parts, cap.aps)
-    ask = AaSuppressors.decode({**asked.to_json(), "tf": r.strike.tf}) if asked else None
+    ask = replace(asked, tf=r.strike.tf) if asked else None  # the target, now named
     told = [r.tell(ask, [r.strike.side], "7.9")] if ask else []
     return Escorts(tuple(escorts), tuple(peeled)), told
 
