@@ -2,7 +2,7 @@
 
 Leases, deadlines and lateness are judged by the database's clock, read inside
 the transaction that judges by them: one clock for every daemon sharing the
-database, whatever each host's clock says (issue 19).
+database, whatever each host's clock says.
 """
 
 from __future__ import annotations

@@ -115,7 +115,7 @@ class Daemon:
         # The database's time, read in each transaction (a test may hand its own
         # clock); the offset measured at start serves estimates only.
         self.db_clock = clock if isinstance(clock, DatabaseClock) else DatabaseClock()
-        # A new id every start (issue 19): this daemon's lease, and its claims' owner.
+        # A new id every start: this daemon's lease, and its claims' owner.
         owner = str(uuid.uuid4())
         self.worker = Worker(config, make_sessionmaker(self.engine), owner, clock or self.db_clock)
         self.pool = (

@@ -1,4 +1,4 @@
-"""Leases (issue 19): what a daemon holds, it holds for a time it renews.
+"""Leases: what a daemon holds, it holds for a time it renews.
 
 Every daemon start has a row in ``daemons`` (a uuid, with host and pid for
 humans) whose ``lease_until`` it pushes ahead with every heartbeat and every

@@ -1,6 +1,6 @@
 """Mails the server accepted, marked sent by group commit.
 
-Each mail must be marked sent the moment the SMTP server took it (issue 19: a
+Each mail must be marked sent the moment the SMTP server took it (a
 kill after the 250 re-sends at most the mails in flight), and each connection of
 the outbox waits for its mail's mark before it sends the next. One commit a mail
 made the outbox's connections queue for the database's write lock one behind

@@ -47,7 +47,7 @@ class Worker(Presence, Inbound, Ticks, OutgoingClaims):
 
     def warm_up(self) -> None:
         """Pay now, before the daemon says it is ready, what the first mail after
-        start-up would pay alone (issue 15: its answer is as fast as any): each
+        start-up would pay alone (its answer is as fast as any): each
         ruleset's data loaded, every template compiled, and the SQL of a batch's
         game lookups compiled by a dry run on one game, rolled back."""
         for name in rulesets.names():

@@ -117,7 +117,7 @@ class Game(Base):
     # Held for the moderator (why, e.g. after a rollback): no orders, no clock, no
     # adjudication until he says ADJUDICATE or RESUME. A pause is separate.
     held: Mapped[str | None] = mapped_column(String(200), default=None)
-    # The daemon ticking the game (issue 19): a lease, free once ``claim_until``
+    # The daemon ticking the game (several daemons): a lease, free once ``claim_until``
     # passes or its owner's daemon lease does (pbem.service.leases.claim_free).
     claim_owner: Mapped[str | None] = mapped_column(String(64), default=None)
     claim_until: Mapped[datetime | None] = mapped_column(default=None, index=True)
@@ -364,7 +364,7 @@ class Dispute(Base):
 
 
 class DaemonLease(Base):
-    """One daemon start (issue 19): its claims on mail and its fetching of the
+    """One daemon start: its claims on mail and its fetching of the
     mailbox hold while ``lease_until`` (database time) is ahead; once it passes, any
     daemon may take them over. Host and pid are for humans only."""
 
@@ -378,7 +378,7 @@ class DaemonLease(Base):
 
 
 class MailboxLease(Base):
-    """Which daemon fetches from a mailbox (issue 19): one at a time, the others
+    """Which daemon fetches from a mailbox: one at a time, the others
     process and send; taken over once ``until`` passes or its daemon's lease does."""
 
     __tablename__ = "mailbox_leases"

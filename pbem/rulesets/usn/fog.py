@@ -260,7 +260,7 @@ def knowledge(state: GameState, side: str) -> GameState:
     """The game as ``side`` knows it: every enemy unit, air point, base state and
     plan that its view does not show is taken out or set to a value that depends
     on nothing hidden. Orders are validated against this state, so a refusal or
-    an order form can never tell a side what the rules hide (issue 13); what a
+    an order form can never tell a side what the rules hide; what a
     hidden fact does to an accepted order is learnt at adjudication."""
     mode = mode_of(state)
     seen = detection_hexes(state, side) if mode == "double-blind" else None

@@ -1,6 +1,6 @@
 """The U.S.N. hex grid, with the rulebook's own hex numbers as IDs.
 
-Recovered layout (shared/docs/usn-map.md): flat-topped hexes in vertical
+Recovered layout (docs/usn-data.md, the map): flat-topped hexes in vertical
 columns; hex 0001 is the top of the west-most column and numbers run down each
 column, then on at the top of the next column east. Even (0-based) columns hold
 34 hexes, odd columns 33 and sit half a hex lower ("odd-q" offset).

@@ -75,7 +75,7 @@ from pbem.rulesets.usn.work import Work, destroy
 
 CombatHook = Callable[[Work, Step, Mapping[Side, list[Line]], Dice | None], None]
 COMBAT_HOOKS: dict[str, CombatHook] = {
-    # Issue 6 part B: capture after land movement, landings, land combat, Step 10.
+    # Capture after land movement, landings, land combat, Step 10.
     "SEQ.3C": land_combat.hook_land_phase,
     "SEQ.5A": land_combat.hook_landings,
     "SEQ.5": air_combat.hook_strikes,  # D-J: air strikes and ground support

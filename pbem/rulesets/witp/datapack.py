@@ -21,7 +21,7 @@ A pack is a TOML (or JSON) document of items by category::
     [tables.night-movement-allowance]
     value = { SC1 = 42, SC2 = 63, SC3 = 63 }
     provenance = "illustrative"
-    source = "witp-core-proposal 5.5"
+    source = "docs/witp-data.md, speed classes"
 
     [forces.japanese.mo-striking-force]   # forces: by side, private to it
     value = { ... }

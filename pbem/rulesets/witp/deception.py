@@ -1,6 +1,6 @@
 """The owner's search report, composed by the moderator from a standing deception
-policy (witp-core-proposal §6.4; hidden-info §9.1 (b) with (c) as the default;
-ruling R10).
+policy (a standing order, with a random legal report as the default: ruling R10,
+docs/witp-rulings.md).
 
 A side files, as standing orders, one policy per TF or for all (``ALL``):
 

@@ -3,7 +3,7 @@ revelation.
 
 Allotments live in each side's private part (``dummy_allotment``: {cycle, allowed,
 sorties}); the Japanese roll is secret (13.6), the Allied one is made with the SI
-levels (treated as secret, hidden-info §3.3). A dummy is deployed by REGP into a
+levels (treated as secret: docs/witp-rulings.md). A dummy is deployed by REGP into a
 hex holding a friendly TF (17.11); renumbering it is no new sortie (13.6.7). A
 TF is definitively revealed by a sub, coastwatcher or surface contact, or an air
 strike launched at it (13.6.3): its chits go back to the cups (13.6.5) and a

@@ -6,7 +6,7 @@ A state holds four parts:
   charts and rulings, open rolls);
 - ``private``: each side's own displays, logs and plots, by side;
 - ``disclosures``: every fact the rules let cross to a side, recorded as
-  ``(fact, audience, game time, rule)`` (witp-hidden-info §6-8);
+  ``(fact, audience, game time, rule)``;
 - ``moderator``: the truth no side sees (secret rolls, chit cups, the dice ledger).
 
 A side's ``projection`` is its public part, its own private part and the
@@ -42,7 +42,7 @@ ModeratorJson = Mapping[str, Any]
 
 @dataclass_transform(frozen_default=True, eq_default=False)
 class Fact:
-    """A fact the rules let cross to a side (witp-hidden-info §6): a ``kind`` and its
+    """A fact the rules let cross to a side a ``kind`` and its
     fields. A kind is declared by its fields alone, in the module whose rule discloses
     it and in the stored JSON's order (a base without a kind: fields its kinds share)::
 
@@ -124,7 +124,7 @@ class RawFact(Fact):
 
 @dataclass(frozen=True, slots=True)
 class Disclosure:
-    """A fact told to its audience at a game time by a rule (witp-hidden-info §6-8)."""
+    """A fact told to its audience at a game time by a rule."""
 
     fact: Fact
     audience: tuple[Side, ...]  # the sides told; EVERYONE: an open announcement

@@ -3,7 +3,7 @@
 - ``prepare``: once a game, each side's searching land bases (13.0: airfield and
   seaplane base of one hex) from its order of battle, its carriers' air points on
   their ships, and the Allied Coastwatcher Log (13.8.4).
-- Standing orders (witp-core-proposal §6.3, §6.4; ruling R50): ``SEARCH``,
+- Standing orders (ruling R50, docs/witp-rulings.md): ``SEARCH``,
   ``DECEPTION`` and ``COASTWATCHERS DELAY`` lines are accepted in a naval Plot
   Segment's mail round (orders.register_line) and kept in the side's private
   ``standing`` until it files others.

@@ -80,7 +80,7 @@ def _items_json(items: Mapping[str, PackItem]) -> dict[str, Any]:
 @dataclass(frozen=True, slots=True)
 class WitpState:
     """A game of War in the Pacific at one moment: the scenario played and the
-    knowledge model's four parts (knowledge.py; witp-hidden-info §6-8)."""
+    knowledge model's four parts (knowledge.py)."""
 
     scenario: str
     public: PublicPart

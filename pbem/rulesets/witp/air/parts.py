@@ -25,7 +25,7 @@ def moderator_record(work: Work, key: str) -> dict[str, Any]:
 
 
 def knowledge(work: Work, side: str) -> Knowledge:
-    """What ``side`` may know now: the only thing its choices read (witp-hidden-info)."""
+    """What ``side`` may know now: the only thing its choices read."""
     return Knowledge.of(work.json, side)
 
 

@@ -1,6 +1,6 @@
 """5.0, 7.1: a naval strike as plotted, the phase around it, and the resolution the
 strike's steps share (the round's working state, every fact told through
-``knowledge.disclose``, witp-hidden-info 4.1-4.2)."""
+``knowledge.disclose``)."""
 
 from __future__ import annotations
 
