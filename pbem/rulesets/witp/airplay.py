@@ -1,9 +1,9 @@
 """Air strikes against ships played through the rounds (5.0-5.1, 5.8, 12, 14.2): the
 hooks play.py calls. The rules themselves stay in ``air/`` (plot, special,
-naval_strike); this module only files the plots and flies them at the right times.
+naval_strike; the Allocation Segment, 5.0 Step 1, where the plot is judged, its form
+written and the accepted plot filed, is air/allocation.py's, which play.py and
+ruleset.py call directly); this module flies the plots at the right times.
 
-- ``validate`` / ``template`` / ``file_plot``: the Allocation Segment (5.0 Step 1),
-  in air/allocation.py: the plot judged, the form, the accepted plot filed.
 - ``strike_segment``: the Strike Segment: three or more carrier strikes first, ranked
   by their admirals' Air Ratings (12.3.2, R115), those flown at each other before or
   after the rest as the winner of Step 2's roll filed (RECIPROCAL, R125); then the
@@ -52,13 +52,7 @@ from pbem.rulesets.witp.air import (
 )
 from pbem.rulesets.witp.air import avg as avg_rules
 from pbem.rulesets.witp.air import cover as cover_rules
-from pbem.rulesets.witp.air.allocation import (
-    AIR_PLOT,
-    file_plot,
-    is_allocation,
-    template,
-    validate,
-)
+from pbem.rulesets.witp.air.allocation import AIR_PLOT
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.parts import moderator_record, public_part, secret_stream
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
@@ -75,9 +69,6 @@ from pbem.rulesets.witp.air.tables import MAP_START
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.work import Work
-
-# play.py and ruleset.py call the Allocation Segment's hooks through this module.
-__all__ = ["file_plot", "is_allocation", "template", "validate"]
 
 ALOFT = "naval_cover_aloft"  # private[side]: {TF: [Naval Cover over it, "up"]} (5.3.4, R124)
 STRUCK = "special_struck"  # moderator: {naval phase: [[side, base, owner:tf], ...]} (5.8.2)

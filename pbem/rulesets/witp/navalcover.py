@@ -27,6 +27,7 @@ from pbem.core.errors import IllegalOrderError, OrderError
 from pbem.core.sides import Side
 from pbem.rulesets.witp import airplay, orders
 from pbem.rulesets.witp.air import plot as air_plot
+from pbem.rulesets.witp.air import strikeplot
 from pbem.rulesets.witp.knowledge import Knowledge
 from pbem.rulesets.witp.missions import Context
 from pbem.rulesets.witp.work import Work
@@ -40,12 +41,12 @@ def _aloft(own: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [f for fs in own.get(airplay.ALOFT, {}).values() for f in fs]
 
 
-def _judged(ctx: Context, lines: Sequence[Sequence[str]]) -> air_plot.AirPlot:
+def _judged(ctx: Context, lines: Sequence[Sequence[str]]) -> strikeplot.AirPlot:
     """The Naval Cover of ``lines`` (each judged as the Air Phase's line) after the
     APs already over a TF (R124: they stay committed); the last line may raise."""
     knowledge = Knowledge(ctx.side, ctx.public, {ctx.side: ctx.own}, ())
-    pctx = air_plot.Context(knowledge, ctx.side, air_plot.hex_mp())
-    plot = air_plot.AirPlot()
+    pctx = strikeplot.Context(knowledge, ctx.side, air_plot.hex_mp())
+    plot = strikeplot.AirPlot()
     for f in _aloft(ctx.own):
         key = (str(f["base"]), str(f["type"]))
         plot.allocated[key] = plot.allocated.get(key, 0) + int(f["n"])

@@ -47,6 +47,7 @@ from pbem.rulesets.witp import (
     searchplay,
 )
 from pbem.rulesets.witp import taskforces as tfs
+from pbem.rulesets.witp.air import allocation
 from pbem.rulesets.witp.clock import (
     JAPANESE_HALF,
     CycleEnded,
@@ -305,10 +306,10 @@ def _segment(
     events: list[Event] = []
     if rnd.start == 0 and slot is rnd.slots[0]:
         events += dummies.allot_dummies(work, dice, slot.time, slot.cycle)
-    if slot is rnd.slots[0] and rnd.sides and airplay.is_allocation(rnd):
+    if slot is rnd.slots[0] and rnd.sides and allocation.is_allocation(rnd):
         for side in rnd.sides:  # 5.0 Step 1: the Air Strike Plots, secret (R90)
             work.own(side)["plots"] = {slot.time: list(orders_by_side.get(side, ()))}
-            events += airplay.file_plot(work, side, orders_by_side.get(side, ()), slot)
+            events += allocation.file_plot(work, side, orders_by_side.get(side, ()), slot)
         return events
     if slot is rnd.slots[0] and rnd.sides:
         for side in rnd.sides:  # the Allied half files the Allies' alone

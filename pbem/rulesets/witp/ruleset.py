@@ -17,7 +17,8 @@ from pbem.core.events import Event
 from pbem.core.mapview import MapPicture
 from pbem.core.ruleset import Adjudication, Demand, Outcome, ScenarioInfo, State, Validation
 from pbem.core.sides import SIDES
-from pbem.rulesets.witp import airplay, orders, play, victory, views
+from pbem.rulesets.witp import orders, play, victory, views
+from pbem.rulesets.witp.air import allocation
 from pbem.rulesets.witp.clock import Round
 from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge
 from pbem.rulesets.witp.library import Library
@@ -60,8 +61,8 @@ class WitpRuleset:
 
     def validate(self, state: State, side: str, text: str) -> Validation:
         rnd = self._round(state)
-        if rnd is not None and airplay.is_allocation(rnd) and side in rnd.sides:
-            return airplay.validate(Knowledge.of(state, side), side, text)  # 5.0, R90
+        if rnd is not None and allocation.is_allocation(rnd) and side in rnd.sides:
+            return allocation.validate(Knowledge.of(state, side), side, text)  # 5.0, R90
         ctx = play.context(state, side, self.theatre_map) if side in SIDES else None
         return orders.validate(rnd, side, ctx, text)
 
@@ -82,8 +83,8 @@ class WitpRuleset:
         if side not in SIDES:
             return ""
         rnd = self._round(state)
-        if rnd is not None and airplay.is_allocation(rnd) and side in rnd.sides:
-            return airplay.template(rnd, Knowledge.of(state, side), side)
+        if rnd is not None and allocation.is_allocation(rnd) and side in rnd.sides:
+            return allocation.template(rnd, Knowledge.of(state, side), side)
         ctx = play.context(state, side, self.theatre_map)
         return orders.template(rnd, ctx)
 

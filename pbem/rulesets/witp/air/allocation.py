@@ -18,7 +18,7 @@ from pbem.core.ruleset import LineError, Validation
 from pbem.core.sides import enemy_of
 from pbem.rulesets.witp import located
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.air import parts, plot, special
+from pbem.rulesets.witp.air import parts, plot, special, strikeplot
 from pbem.rulesets.witp.air.ships import air_bases, tf_air
 from pbem.rulesets.witp.air.tables import air_unit, known_type
 from pbem.rulesets.witp.clock import Round, Slot
@@ -61,7 +61,7 @@ def _split(text: str) -> tuple[str, str, list[int]]:
 
 def judge(
     knowledge: Knowledge, side: str, text: str
-) -> tuple[plot.AirPlot, list[special.SpecialOrder], list[LineError]]:
+) -> tuple[strikeplot.AirPlot, list[special.SpecialOrder], list[LineError]]:
     """The accepted air plot, the standing special strikes filed, and every refused
     line, in line order."""
     air, spec, _none = _split(text)

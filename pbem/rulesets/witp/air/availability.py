@@ -46,7 +46,7 @@ def naval_cover(
     *,
     emergency: Sequence[Mapping[str, Any]] = (),
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """9.2: the Naval Cover over ``tf`` that arrives: plotted covers (plot.AirPlot's,
+    """9.2: the Naval Cover over ``tf`` that arrives: plotted covers (strikeplot.AirPlot's,
     ``kind`` "naval-cover", 2R) and emergency ones ({type, n, mp}, 4R, 5.3.5), each
     type rolled once. Returns (cover {type, n}, the owner's rolls)."""
     out: list[dict[str, Any]] = []

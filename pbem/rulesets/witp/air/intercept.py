@@ -20,8 +20,9 @@ from typing import Annotated, Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import combat
-from pbem.rulesets.witp.air.naval_strike import LEVELS, air_stacks, cap_levels
-from pbem.rulesets.witp.air.strike.aircombat import LevelFight
+from pbem.rulesets.witp.air.strike.aircombat import LevelFight, air_stacks
+from pbem.rulesets.witp.air.strike.cap import cap_levels
+from pbem.rulesets.witp.air.strike.placement import LEVELS
 from pbem.rulesets.witp.air.strikes import AirElement, CoverFlight, StrikePart
 from pbem.rulesets.witp.air.tables import air_unit, known_type
 from pbem.rulesets.witp.datapack import public_pack

@@ -1,6 +1,6 @@
 """7.1 One naval strike, from launch to critical hits: (state, strike, dice) ->
 (state, events). Every fact a side learns goes through ``knowledge.disclose`` with
-its rule and audience (witp-hidden-info 4.1-4.2, 6):
+its rule and audience (knowledge.py):
 
 - 5.0 launch: the launching base, or a carrier's launch hex only: both sides;
 - 8.1.4 carrier coordination, 9.3 joint-strike availability and 7.10.1 land-based
@@ -43,39 +43,26 @@ from pbem.core.events import Event
 from pbem.rulesets.witp.air import sequencing, suppression
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.parts import public_part
-from pbem.rulesets.witp.air.strike.aircombat import air_combat, air_stacks, stacks_told
+from pbem.rulesets.witp.air.strike.aircombat import air_combat
 from pbem.rulesets.witp.air.strike.antiaircraft import aa_fire, peel_off
 from pbem.rulesets.witp.air.strike.attacks import Hit, Onset, attack_wave, surprise
-from pbem.rulesets.witp.air.strike.cap import cap_levels, raise_cap
+from pbem.rulesets.witp.air.strike.cap import raise_cap
 from pbem.rulesets.witp.air.strike.contact import contact
 from pbem.rulesets.witp.air.strike.damage import critical_hits
 from pbem.rulesets.witp.air.strike.launch import Element, Launch, launch
 from pbem.rulesets.witp.air.strike.losses import Losses, settle
-from pbem.rulesets.witp.air.strike.placement import LEVELS, Display, altitudes, place
+from pbem.rulesets.witp.air.strike.placement import Display, altitudes, place
 from pbem.rulesets.witp.air.strike.plotted import (
     AirStrike,
     Resolution,
     StrikeContext,
     StrikeOptions,
-    doctrine,
 )
 from pbem.rulesets.witp.air.strike.waves import Wave, enter, form_waves, night_contact, wave_aps
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.work import Work
 
 P = ParamSpec("P")
-
-# The steps other modules share (air/intercept.py, air/special.py, airplay.py).
-__all__ = [
-    "LEVELS",
-    "air_stacks",
-    "cap_levels",
-    "doctrine",
-    "resolve",
-    "resolve_into",
-    "sequence_strike",
-    "stacks_told",
-]
 
 
 def resolve_into(
@@ -86,7 +73,7 @@ def resolve_into(
     time: str,
     **options: Unpack[StrikeOptions],
 ) -> list[Event]:
-    """Resolve ``strike`` (a plot.AirPlot strike) against its target TF in ``work``
+    """Resolve ``strike`` (a strikeplot.AirPlot strike) against its target TF in ``work``
     itself (the round's work area, which a TF moving through a special strike still
     refers to); ``resolve`` on a stored state, for the tests.
 

@@ -33,9 +33,7 @@ from pbem.rulesets.witp import located
 from pbem.rulesets.witp.air import altitude, capsplit, choices, suppression
 from pbem.rulesets.witp.air import night as night_rules
 from pbem.rulesets.witp.air.ships import base_air
-from pbem.rulesets.witp.air.strikeplot import AirPlot as AirPlot  # the plot's names
-from pbem.rulesets.witp.air.strikeplot import Context as Context
-from pbem.rulesets.witp.air.strikeplot import Distance as Distance
+from pbem.rulesets.witp.air.strikeplot import AirPlot, Context, Distance
 from pbem.rulesets.witp.air.strikes import (
     AirElement,
     AirStrike,

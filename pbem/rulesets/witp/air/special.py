@@ -31,8 +31,9 @@ from pbem.core.ruleset import LineError
 from pbem.core.sides import Side
 from pbem.rulesets.witp import located
 from pbem.rulesets.witp.air import altitude
-from pbem.rulesets.witp.air.plot import Distance, hex_mp
+from pbem.rulesets.witp.air.plot import hex_mp
 from pbem.rulesets.witp.air.ships import base_air
+from pbem.rulesets.witp.air.strikeplot import Distance
 from pbem.rulesets.witp.air.strikes import AirElement, AirStrike, StrikePart, StrikeTarget
 from pbem.rulesets.witp.air.tables import ROLES, Pack, air_unit, known_type, value
 from pbem.rulesets.witp.datapack import public_pack

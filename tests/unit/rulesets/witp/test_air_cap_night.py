@@ -15,6 +15,7 @@ from pbem.core.sides import ALLIED, JAPANESE, SIDES
 from pbem.rulesets.witp import airplay
 from pbem.rulesets.witp import located as located_chits
 from pbem.rulesets.witp.air import capsplit, naval_strike, night, plot
+from pbem.rulesets.witp.air.strikeplot import AirPlot
 from pbem.rulesets.witp.clock import schedule
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
@@ -34,7 +35,7 @@ TIME = "T1/air1/strike"
 STRIKE = "STRIKE S1 FROM TF2 4xSBD-3/D 2xTBD-1/T TARGET TF1\nESCORT S1 FROM TF2 2xF4F-3@M CLOSE"
 
 
-def _judge(state: dict[str, Any], side: str, text: str) -> tuple[plot.AirPlot, list[Any]]:
+def _judge(state: dict[str, Any], side: str, text: str) -> tuple[AirPlot, list[Any]]:
     return plot.judge(knowing(state, side), side, text)
 
 

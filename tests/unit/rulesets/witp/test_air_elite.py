@@ -10,6 +10,7 @@ from typing import Any
 from pbem.core.dice import SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import attack, elite, naval_strike, plot
+from pbem.rulesets.witp.air.strike import aircombat
 from pbem.rulesets.witp.air.strike import cap as strike_cap
 from pbem.rulesets.witp.air.strike import losses as strike_losses
 from pbem.rulesets.witp.datapack import StoredPack, public_pack
@@ -51,7 +52,7 @@ def test_7_11_a_parts_aps_are_elite_up_to_what_its_base_holds() -> None:
 
 def test_7_11_elite_a6m_plus_one_air_combat() -> None:
     public = world()[PUBLIC]
-    regular, best = naval_strike.air_stacks(
+    regular, best = aircombat.air_stacks(
         public,
         [
             {"type": "A6M2", "n": 1, "alt": "M"},
@@ -70,7 +71,7 @@ def test_7_11_4_elite_level_bombers_lose_nothing_off_their_altitude() -> None:
         {"type": "D3A1", "n": 1, "alt": "H"},
         {"type": "D3A1", "n": 1, "alt": "H", "elite": True},
     ]
-    regular, best = naval_strike.air_stacks(public, group, "H", bombers=True)
+    regular, best = aircombat.air_stacks(public, group, "H", bombers=True)
     assert best.defence == 2 and regular.defence < best.defence  # rated M, flown H
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import plot
+from pbem.rulesets.witp.air.strikeplot import AirPlot
 from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE
 
 from .test_air_world import knowing, world
@@ -15,7 +16,7 @@ RABAUL = {"Rabaul": {"hex": "E2004", "air_points": {"G4M1": 6, "A6M2": 4, "H6K4"
 MORESBY = {"Port Moresby": {"hex": "E2020", "air_points": {"B-17E": 4, "P-39": 3}}}
 
 
-def _judge(state: dict[str, Any], side: str, text: str) -> tuple[plot.AirPlot, list[Any]]:
+def _judge(state: dict[str, Any], side: str, text: str) -> tuple[AirPlot, list[Any]]:
     return plot.judge(knowing(state, side), side, text)
 
 

@@ -12,6 +12,7 @@ import pytest
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import naval_strike, plot, suppression
+from pbem.rulesets.witp.air.strikeplot import AirPlot
 from pbem.rulesets.witp.air.tables import air_to_air
 from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.draws import SecretDice
@@ -25,7 +26,7 @@ LOOSE = BOMBERS + "ESCORT S1 FROM TF2 3xF4F-3@M LOOSE"
 PUBLIC_ = public_pack({"pack": PUBLIC_PACK})
 
 
-def _judge(text: str, state: dict[str, Any] | None = None) -> tuple[plot.AirPlot, list[Any]]:
+def _judge(text: str, state: dict[str, Any] | None = None) -> tuple[AirPlot, list[Any]]:
     s = state or world()
     return plot.judge(knowing(s, ALLIED), ALLIED, text)
 
