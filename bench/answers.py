@@ -25,7 +25,7 @@ per order, one after another, each timed from the player's send to the mail's
 Printed: each latency, the medians, each answer's ratio to the robot's median
 (b) and to the one-way median (a), and where the daemon's time went per
 answer (from its JSON log: IDLE wake, fetch, filing, processing, send).
-Targets (issue 15): every answer within 1.5x the robot's median (b), and
+Targets: every answer within 1.5x the robot's median (b), and
 closing a round costs the answer no more than another mail's (the closing
 median within 1.5x the others'). "1.5x one-way (a)" is printed too but is no
 target: an answer is two deliveries, so no service reaches it (bench/README.md).

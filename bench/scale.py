@@ -1,4 +1,4 @@
-"""Benchmark: one, two and three daemons on the same load, in one run (issue 19).
+"""Benchmark: one, two and three daemons on the same load, in one run.
 
 Usage:  python bench/scale.py [--orders 300] [--games 10] [--daemons 1 2 3]
 

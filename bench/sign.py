@@ -1,4 +1,4 @@
-"""Benchmark: what signing (and encrypting) each outgoing mail costs (issue 14).
+"""Benchmark: what signing (and encrypting) each outgoing mail costs.
 
 Usage:  python bench/sign.py [--mails 500]
 

@@ -26,7 +26,7 @@ Message-ID (``bench/outbox.py``'s). Measured:
   event loop), which each process logs every second at DEBUG (logger
   ``pbem.stages``), summed over the processes; the rest is "other";
 * the ratio drain / ((adjudication + rendering CPU) / cores), rendering being
-  views, context, text, HTML and maps. Target (issue 15): <= 1.5;
+  views, context, text, HTML and maps. Target: <= 1.5;
 * the outbox never holds mail the server would take: every SAMPLE seconds the
   outbox's pending count (read-only, beside the daemon) and the server's count
   of accepted mail; a stall is time with mail pending and none accepted. Target:

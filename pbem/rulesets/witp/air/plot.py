@@ -1,5 +1,5 @@
 """The Air Strike Plot (5.0 Step 1, 5.1, 5.3, 5.10, 4.4.1): AIRPLOT lines, one order
-a line (proposal 6.1, in the style of the TF mission cards of docs/witp-orders.md).
+a line (docs/witp-rulings.md R90, in the style of the TF mission cards of docs/witp-orders.md).
 
     STRIKE <id> FROM <base|TFn> <n>x<type>[/<role>][@<alt>] ... TARGET <TFm>
            [PRIORITY GENERAL|<ship type>] [RETURN <base>] [NIGHT]

@@ -2,7 +2,7 @@
 
 By mail the enemy's pause (5.8: "to allow the enemy player the opportunity to launch
 a special strike against the moving TF") becomes a standing order, judged when it is
-filed from the side's Knowledge (proposal 6.3):
+filed from the side's Knowledge (docs/witp-rulings.md R105):
 
     SPECIAL <id> FROM <base|TFn> <n>x<type>[/<role>][@<alt>] ...
             [ESCORT <n>x<type>@<alt> LOOSE|CLOSE] [AGAINST ANY|<type>[,<type>...]]
