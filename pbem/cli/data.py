@@ -1,7 +1,8 @@
 """``pbem data``: the game data behind a ruleset.
 
-pbem data report usn   values per file by source (rulebook / errata / reconstructed)
-pbem data check usn    load and cross-check everything; OK or the errors
+pbem data report usn|witp   values per file by source (rulebook / errata / reconstructed ...)
+pbem data check usn|witp    load and cross-check everything; OK or the errors
+pbem data units usn|witp    every counter (U.S.N.) or unit item (WitP) with its values
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 SOURCES = ("rulebook", "errata", "reconstructed", "moderator")
+RULESETS = ("usn", "witp")  # the games with data files (the demo's game has none)
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,7 +25,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         ("units", _units, "list every counter with its values and their sources"),
     ):
         p = data_sub.add_parser(name, help=text)
-        p.add_argument("ruleset", choices=["usn"], help="which game's data")
+        p.add_argument("ruleset", choices=RULESETS, help="which game's data")
         p.add_argument("--dir", type=Path, default=None, help="data directory (default: bundled)")
         p.set_defaults(func=func)
 
@@ -35,6 +37,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def _report(args: argparse.Namespace) -> int:
+    if args.ruleset == "witp":
+        from pbem.cli.witpdata import WITP_SOURCES
+        from pbem.cli.witpdata import provenance_report as witp_report
+
+        print(format_report(witp_report(args.dir), WITP_SOURCES))
+        return 0
     from pbem.rulesets.usn.loader import provenance_report
 
     report = provenance_report(args.dir)
@@ -42,9 +50,9 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_report(report: dict[str, dict[str, int]]) -> str:
+def format_report(report: dict[str, dict[str, int]], sources: tuple[str, ...] = SOURCES) -> str:
     """A plain-text table: one row per file, a column per source, and a total row."""
-    cols = [s for s in SOURCES if s != "moderator" or any(s in r for r in report.values())]
+    cols = [s for s in sources if s != "moderator" or any(s in r for r in report.values())]
     width = max(len("file"), *(len(f) for f in report)) if report else 4
     head = f"{'file':<{width}}  " + "  ".join(f"{c:>13}" for c in cols) + f"  {'total':>7}"
     lines = [head, "-" * len(head)]
@@ -62,6 +70,10 @@ def format_report(report: dict[str, dict[str, int]]) -> str:
 
 
 def _check(args: argparse.Namespace) -> int:
+    if args.ruleset == "witp":
+        from pbem.cli.witpdata import check
+
+        return check(args.dir)
     from pbem.rulesets.usn.data_setup import has_bases
     from pbem.rulesets.usn.loader import check_world, load_world
 
@@ -87,6 +99,11 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _units(args: argparse.Namespace) -> int:
+    if args.ruleset == "witp":
+        from pbem.cli.witpdata import units
+
+        print(units(args.dir))
+        return 0
     from pbem.rulesets.usn.loader import load_world
 
     print(format_units(load_world(args.dir, with_map=False).catalogue))

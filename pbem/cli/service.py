@@ -278,6 +278,35 @@ def cmd_demo(args: argparse.Namespace) -> int:
     )
 
 
+_SCENARIO_LIST = "{scenarios}"  # the demo's epilog: every ruleset's scenarios
+
+
+class _ScenarioHelp(argparse.RawDescriptionHelpFormatter):
+    """``pbem demo --help`` lists each ruleset's scenarios, read only when help is
+    shown (reading every ruleset's data takes half a second)."""
+
+    def _format_text(self, text: str) -> str:
+        if text == _SCENARIO_LIST:
+            text = scenario_listing()
+        return super()._format_text(text)
+
+
+def scenario_listing() -> str:
+    """Each ruleset's scenarios, its demonstration's marked."""
+    from pbem import rulesets
+    from pbem.demo.runner import DEFAULT_SCENARIOS
+
+    lines = ["scenarios (--scenario), by ruleset (--ruleset):"]
+    for name in rulesets.names():
+        default = DEFAULT_SCENARIOS.get(name)
+        names = [
+            sc.name + (" (default)" if sc.name == default else "")
+            for sc in rulesets.get(name).scenarios()
+        ]
+        lines.append(f"  {name}: {', '.join(names)}")
+    return "\n".join(lines)
+
+
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _add_demo(sub)
     _add_operator(sub)
@@ -285,13 +314,26 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def _add_demo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("demo", help="play a demonstration game by signed mail through the daemon")
+    from pbem import rulesets
+
+    p = sub.add_parser(
+        "demo",
+        help="play a demonstration game by signed mail through the daemon",
+        epilog=_SCENARIO_LIST,
+        formatter_class=_ScenarioHelp,
+    )
     p.add_argument("--dir", default="pbem-demo", help="working folder (default ./pbem-demo)")
-    p.add_argument("--ruleset", default="usn")
+    # The choices shown, not enforced here: the demo refuses another in one line.
+    p.add_argument(
+        "--ruleset",
+        default="usn",
+        metavar="{" + ",".join(rulesets.names()) + "}",
+        help="default: usn",
+    )
     p.add_argument(
         "--scenario",
         default=None,
-        help="default: the ruleset's demonstration (usn coral-sea, witp coral-sea-1942, demo duel)",
+        help="one of the ruleset's scenarios (listed below); default: its demonstration",
     )
     p.add_argument(
         "--option",
