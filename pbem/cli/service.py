@@ -68,13 +68,24 @@ def cmd_mailkeys(args: argparse.Namespace) -> int:
     print(
         f"  public (publish them to the players): {files.openpgp_public}, {files.smime_certificate}"
     )
-    print(
-        "the [signing] section must name them:\n"
-        f'  openpgp_key = "{files.openpgp_key}"\n'
-        f'  smime_key = "{files.smime_key}"\n'
-        f'  smime_certificate = "{files.smime_certificate}"'
-    )
+    written = {
+        "openpgp_key": files.openpgp_key,
+        "smime_key": files.smime_key,
+        "smime_certificate": files.smime_certificate,
+    }
+    named = {k: getattr(config.signing, k) for k in written}
+    if all(v and resolve_path(config.base_dir, v) == written[k] for k, v in named.items()):
+        print("the configuration's [signing] section names them already")
+        return 0
+    # Paths in the configuration are relative to its folder (or absolute).
+    shown = {k: _relative(config.base_dir, v) for k, v in written.items()}
+    print("name them in [signing] (paths relative to the configuration's folder, or absolute):")
+    print("\n".join(f'  {k} = "{v}"' for k, v in shown.items()))
     return 0
+
+
+def _relative(base: Path, path: Path) -> str:
+    return str(path.relative_to(base)) if path.is_relative_to(base) else str(path)
 
 
 def _keys_folder(config: Config) -> Path:
@@ -89,8 +100,14 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
     from pbem.storage.db import upgrade
 
     config = _config(args)
-    upgrade(config.database.url)
-    print(f"database at {config.redact(config.database.url)} is up to date")
+    before, after = upgrade(config.database.url)
+    where = config.redact(config.database.url)
+    if before is None:
+        print(f"created pbem's tables in the database at {where} (schema {after})")
+    elif before != after:
+        print(f"upgraded the database at {where} from schema {before} to {after}")
+    else:
+        print(f"the database at {where} is up to date (schema {after})")
     return 0
 
 
@@ -144,6 +161,19 @@ def _expand(word: str) -> str:
     return _text(data, word).strip()
 
 
+KEY_FILE_SUFFIXES = (".pub", ".pem", ".asc", ".crt", ".gpg", ".key")
+
+
+def _forgotten_at(words: list[str]) -> None:
+    """A key file named without its ``@`` (``alice.pub`` for ``@alice.pub``) would be
+    read as the key itself: say how to write it instead."""
+    for w in words[1:]:
+        if "@" in w or "=" in w or " " in w:  # a file given, an e-mail address, an option
+            continue
+        if w.lower().endswith(KEY_FILE_SUFFIXES) or Path(w).is_file():
+            raise ConfigError(f"{w}: to give a key or certificate in a file, write @{w}")
+
+
 def _text(data: bytes, word: str) -> str:
     try:
         return data.decode("utf-8")
@@ -174,6 +204,7 @@ def cmd_moderator(args: argparse.Namespace) -> int:
     if args.words and args.words[0].lower() == "dashboard":
         return cmd_dashboard(args, args.words[1:])
     config = _config(args)
+    _forgotten_at(args.words)
     words = [_expand(w) for w in args.words]
     line = " ".join(shlex.quote(w) for w in words)
     engine = make_engine(config.database.url, config.database)

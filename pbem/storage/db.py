@@ -231,8 +231,9 @@ def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
 
 
-def upgrade(url: str) -> None:
-    """Bring the database to the newest schema with Alembic (``pbem db upgrade``)."""
+def upgrade(url: str) -> tuple[str | None, str | None]:
+    """Bring the database to the newest schema with Alembic (``pbem db upgrade``):
+    the schema's revision before (None: a database without pbem's tables) and after."""
     from alembic import command
     from alembic.config import Config as AlembicConfig
 
@@ -240,7 +241,21 @@ def upgrade(url: str) -> None:
     # Alembic finds the scripts inside the package, installed or not.
     cfg.set_main_option("script_location", "pbem:migrations")
     cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    before = schema_revision(url)
     command.upgrade(cfg, "head")
+    return before, schema_revision(url)
+
+
+def schema_revision(url: str) -> str | None:
+    """The Alembic revision the database's schema is at; None when it has none yet."""
+    from alembic.runtime.migration import MigrationContext
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+    finally:
+        engine.dispose()
 
 
 def create_all(engine: Engine) -> None:
