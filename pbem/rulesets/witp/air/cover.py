@@ -175,4 +175,4 @@ def own_first(own: int, eliminated: int, aborted: int) -> tuple[int, int, int, i
 def accompanies(public: Mapping[str, Any], flight: CoverFlight, mp: int) -> bool:
     """5.3.4, R124: Naval Cover stays over its moving TF up to its extended range,
     ``mp`` the distance from its base to the TF's hex."""
-    return mp <= int(air_unit(public_pack(public), flight.type)["range"]["extended"])
+    return mp <= air_unit(public_pack(public), flight.type).range.extended

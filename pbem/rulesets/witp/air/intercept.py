@@ -51,7 +51,7 @@ class LaunchIntercepted(Fact, kind="launch-intercepted"):
 
 def level_of(public: Mapping[str, Any], flight: CoverFlight) -> str:
     """The cover's altitude: plotted, or its type's rated one (Medium if unrated)."""
-    rated = air_unit(public_pack(public), flight.type)["air"].get("altitude")
+    rated = air_unit(public_pack(public), flight.type).air.altitude
     return str(flight.alt or rated or "M")
 
 
@@ -66,7 +66,7 @@ def base_cap(
     for t, n in air.items():
         if (
             not known_type(public_pack(public), t)
-            or "F" not in air_unit(public_pack(public), t)["roles"]
+            or "F" not in air_unit(public_pack(public), t).roles
         ):
             continue
         free = int(n) - int(committed.get(t, 0)) - int(grounded.get(t, 0))

@@ -38,7 +38,7 @@ class Contact:
 def rolls_for(pack: Pack, element: Mapping[str, Any]) -> bool:
     """14.2.3: a torpedo-armed AP of a type that rolls for night contact."""
     unit = air_unit(pack, str(element["type"]))
-    return element.get("role") == "T" and bool(unit.get("night_contact"))
+    return element.get("role") == "T" and unit.night_contact
 
 
 def result(pack: Pack, roll: int, drm: int) -> str:

@@ -73,28 +73,26 @@ def air_stacks(
         if e["alt"] != level or int(e["n"]) < 1:
             continue
         t, best, green = str(e["type"]), bool(e.get(elite.KEY)), bool(e.get(training.KEY))
-        air = air_unit(public_pack(public), t)["air"]
-        base = int(air["extended" if e.get("range", "normal") != "normal" else "normal"])
+        air = air_unit(public_pack(public), t).air
+        base = air.at(e.get("range", "normal"))
         base += elite.air_combat(public_pack(public), t) if best else 0  # 7.11: elite A6M +1
         if bombers:
             d = altitude.bomber_strength(
                 public_pack(public),
                 base,
-                air.get("altitude"),
+                air.altitude,
                 level,
                 elite=best and elite.any_altitude(public_pack(public), t),
             )
-            rf = int(air.get("return_fire", 0))
+            rf = air.return_fire
             if green:  # 58.2.1: halved, rounded up, not below 2 (return fire 1)
                 d, rf = training.air_combat(d, bomber=True), training.return_fire(rf)
             out.append(combat.Stack(t, int(e["n"]), rf, d, False, elite=best, green=green))
         else:
-            s = altitude.fighter_strength(public_pack(public), base, air.get("altitude"), level)
+            s = altitude.fighter_strength(public_pack(public), base, air.altitude, level)
             s = training.air_combat(s, bomber=False) if green else s  # 58.2.1
             fly = bool(e.get(avg.KEY))  # 6.2.3
-            hf = (
-                "HF" in air_unit(public_pack(public), t)["roles"]
-            )  # 4.2.1: -1 against enemy F types
+            hf = "HF" in air_unit(public_pack(public), t).roles  # 4.2.1: -1 against enemy F types
             out.append(
                 combat.Stack(t, int(e["n"]), s, s, True, elite=best, green=green, avg=fly, heavy=hf)
             )

@@ -66,12 +66,8 @@ def cap_levels(
     each AP only where it may fly (5.2.3)."""
     out: list[dict[str, Any]] = []
     for t, n in sorted(cap.items()):
-        air = air_unit(pack, t)["air"]
-        ok = [
-            lv
-            for lv in levels
-            if altitude.may_fly(pack, int(air["normal"]), air.get("altitude"), lv)
-        ]
+        air = air_unit(pack, t).air
+        ok = [lv for lv in levels if altitude.may_fly(pack, air.normal, air.altitude, lv)]
         dealt = capsplit.deal(n, ok, shares or {})
         for k, lv in enumerate(ok):
             share = n // len(ok) + (1 if k < n % len(ok) else 0)
@@ -141,7 +137,7 @@ def _fighters(r: Resolution, target: Target) -> tuple[dict[str, int], list[Event
         t: n - busy.get(t, 0) - int(gone.get(t, 0))
         for t, n in tf_air(own_n, TaskForce.from_json(target.tf)).items()
         if known_type(pack, t)  # F and HF fly CAP (4.2.1); floatplanes: none
-        and set(air_unit(pack, t)["roles"]) & set(value(pack, ROLES)["cap"])
+        and set(air_unit(pack, t).roles) & set(value(pack, ROLES)["cap"])
     }
     cap_air = {t: n for t, n in cap_air.items() if n > 0}
     if r.strike.night:
