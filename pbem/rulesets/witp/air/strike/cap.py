@@ -131,7 +131,7 @@ def _fighters(r: Resolution, target: Target) -> tuple[dict[str, int], list[Event
     """5.3: the TF's F and HF types (4.2.1) free to fly CAP, by type; at a carrier
     TF, as many as its 8.1.4 carrier coordination lets up (the owner's own roll,
     its event told)."""
-    public, pack, owner, tf_id = r.public, r.work.pack, r.strike.owner, r.strike.tf
+    pack, owner, tf_id = r.work.pack, r.strike.owner, r.strike.tf
     own_n, busy, gone = r.own(owner), r.context.committed, grounded(r)
     cap_air = {
         t: n - busy.get(t, 0) - int(gone.get(t, 0))
@@ -145,9 +145,9 @@ def _fighters(r: Resolution, target: Target) -> tuple[dict[str, int], list[Event
     if not cap_air or not any(s["type"] in CARRIER_TYPES for s in target.ships):
         return cap_air, []
     dice = r.context.dice
-    rating = r.context.ratings.get(owner) or coordination.rate(public, None, dice, f"{owner} CTF")
+    rating = r.context.ratings.get(owner) or coordination.rate(pack, None, dice, f"{owner} CTF")
     cc = coordination.launch(
-        public,
+        pack,
         [Ship.from_json(s) for s in target.ships],
         rating,
         sum(cap_air.values()),
