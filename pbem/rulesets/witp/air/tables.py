@@ -1,7 +1,9 @@
 """The stage-2 tables of the game's pack (packs/tables-stage2.toml) and their lookups.
 
 Every lookup reads the game's public pack (``Work.pack``, or ``public_pack`` of a
-Knowledge's public part), so a moderator's own pack replaces any table for one game. Dice are rolled by the callers.
+Knowledge's public part), so a moderator's own pack replaces any table for one game.
+The unit values are read typed (``AirUnit``, datapack's ``ShipClass``), as is a
+damage level's effect (``DamageEffect``). Dice are rolled by the callers.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from types import MappingProxyType
 from typing import Any
 
 from pbem.core.errors import DataError
+from pbem.rulesets.witp.datapack import Pack as Pack
 from pbem.rulesets.witp.datapack import ShipClass, required_class
 
-# the pack and its one reader are the TF rules'; the air rules reach them here
-from pbem.rulesets.witp.taskforces import Pack as Pack
+# the pack's one reader is the TF rules'; the air rules reach it here
 from pbem.rulesets.witp.taskforces import value as value
 
 LEVELS = "tables/altitude-levels"
