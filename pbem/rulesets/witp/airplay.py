@@ -54,7 +54,7 @@ from pbem.rulesets.witp.air import avg as avg_rules
 from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air.allocation import AIR_PLOT
 from pbem.rulesets.witp.air.coordination import Ratings
-from pbem.rulesets.witp.air.parts import moderator_record, public_part, secret_stream
+from pbem.rulesets.witp.air.parts import moderator_record, secret_stream
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
 from pbem.rulesets.witp.air.ships import SUNK, afloat, base_air, take_losses
 from pbem.rulesets.witp.air.strikes import (
@@ -226,9 +226,7 @@ class _Segment:
         mission = cover_rules.mission_of(flight, held)
         drm, told = self.army_drm(owner, flight)
         events += told
-        got, rolled = cover_rules.roll(
-            public_part(self.work), flight, dice, n=n, mission=mission, drm=drm
-        )
+        got, rolled = cover_rules.roll(self.work.pack, flight, dice, n=n, mission=mission, drm=drm)
         self.over[(owner, flight.id)] = got
         fact = replace(rolled, tf=tf or None)
         rule = "5.3.3" if held and flight.kind == CoverKind.COVER else cover_rules.RULE[flight.kind]
@@ -244,14 +242,14 @@ class _Segment:
             return 0, []
         if not flight.carrier:
             return n, []
-        own, public = self.work.own(owner), public_part(self.work)
+        own, pack = self.work.own(owner), self.work.pack
         entry = tfs.display(own).get(base)
         if entry is None:
             return 0, []  # the TF is gone
         r, events = admirals.ratings(self.work, owner, base, dice, self.slot.time)
-        r = r or coordination.rate(public, None, dice, f"{owner} {base} CTF")
+        r = r or coordination.rate(pack, None, dice, f"{owner} {base} CTF")
         purpose = f"{owner} {base} cover {flight.id} CC"
-        cc = coordination.launch(public, afloat(own, entry), r, n, 0, dice, purpose)
+        cc = coordination.launch(pack, afloat(own, entry), r, n, 0, dice, purpose)
         fact = cover_rules.CoverCoordination.of(base, flight.id, r.air, cc)
         events.append(self.work.disclose(fact, [owner], self.slot.time, "8.1.4"))
         return cc.fighters, events
@@ -259,7 +257,7 @@ class _Segment:
     def army_drm(self, owner: str, flight: CoverFlight) -> tuple[int, list[Event]]:
         """5.3.4, R121: Army-type fighters on Naval Cover: the side's one 2D6 this Air
         Phase (told its owner), short of the type's number, a negative DRM."""
-        number = cover_rules.army_number(public_part(self.work), flight.type)
+        number = cover_rules.army_number(self.work.pack, flight.type)
         if flight.kind not in cover_rules.NAVAL or number is None:
             return 0, []
         events: list[Event] = []
@@ -300,7 +298,7 @@ class _Segment:
     def aloft(self, owner: str, tf: str, hexid: str) -> tuple[list[CoverFlight], list[Event]]:
         """R124: the Naval Cover still over ``tf`` in the Naval Phase, within range at
         ``hexid``; rolled on the APAT if not yet (9.2: those over it roll no more)."""
-        own, public = self.work.own(owner), public_part(self.work)
+        own, pack = self.work.own(owner), self.work.pack
         events: list[Event] = []
         out = []
         over_tf = own.get(ALOFT, {}).get(tf, [])
@@ -310,7 +308,7 @@ class _Segment:
             except KeyError:
                 continue  # the carrier TF is gone
             if base_hex is None or not cover_rules.accompanies(
-                public, f, plot.hex_mp()(str(base_hex), hexid)
+                pack, f, plot.hex_mp()(str(base_hex), hexid)
             ):
                 over_tf[i] = replace(f, up=0).to_json()  # 5.3.4: beyond its extended range
                 continue
@@ -372,9 +370,8 @@ class _Segment:
             cover[f.type] = cover.get(f.type, 0) + self.over[(owner, f.id)]
         if not cover:
             return part, events
-        public = public_part(self.work)
         out, cover_lost, part_lost, fights = intercept.against_launch(
-            public, cover, part, self.dice
+            self.work.pack, cover, part, self.dice
         )
         self.cover_losses(owner, up, cover_lost)
         for t, (eliminated, _aborted) in part_lost.items():
@@ -385,7 +382,7 @@ class _Segment:
         self, side: str, base: str, hexid: str, flights: Sequence[CoverFlight]
     ) -> list[Event]:
         """5.3.3, R123: the base's free fighters fly CAP against the cover."""
-        owner, public = enemy_of(side), public_part(self.work)
+        owner, pack = enemy_of(side), self.work.pack
         own = self.work.own(side)
         up = [f for f in flights if self.over[(owner, f.id)] > 0]
         grounded = own.setdefault("cap_aborted", {}).setdefault(base, {})
@@ -393,21 +390,21 @@ class _Segment:
             air = base_air(own, base)[2]
         except KeyError:
             return []
-        cap = intercept.base_cap(public, air, _committed(self.work, side, base), grounded)
+        cap = intercept.base_cap(pack, air, _committed(self.work, side, base), grounded)
         if not up or not cap:
             return []
         cover = [
             {
                 "type": f.type,
                 "n": self.over[(owner, f.id)],
-                "alt": intercept.level_of(public, f),
+                "alt": intercept.level_of(pack, f),
                 "range": f.range,
             }
             for f in up
         ]
         where = (base, hexid)
         cover_lost, cap_lost, fights = intercept.against_base_cap(
-            public, cover, cap, self.dice, where
+            pack, cover, cap, self.dice, where
         )
         self.cover_losses(owner, up, cover_lost)
         for t, (eliminated, aborted) in cap_lost.items():

@@ -80,6 +80,9 @@ class PackItem:
         return cls(obj["value"], Provenance(obj["provenance"]), obj["source"], obj["pack"])
 
 
+Pack = Mapping[str, PackItem]  # the game's charts (Work.pack, Knowledge's public pack)
+
+
 class StoredPack(Mapping[str, PackItem]):
     """The pack's items in a public part still held as JSON (a Knowledge's, a round's
     working copy), typed as each is read: a clock or a gate reads three of some
@@ -261,3 +264,113 @@ def illustrative(
         for k in chosen
         if items[k].provenance == Provenance.ILLUSTRATIVE
     ]
+
+
+# -- the pack's unit values, typed ------------------------------------------------
+# A unit item keeps its value as the pack gives it (the stored state holds that
+# JSON); the rules read it through these values, decoded here.
+
+
+def _decode_number(where: str, raw: Mapping[str, Any], key: str) -> int:
+    """A value the counter must print (DataError, naming the item, if it does not)."""
+    if key not in raw:
+        raise DataError(f"{where}.{key}", "missing from the item's value")
+    return int(raw[key])
+
+
+@dataclass(frozen=True, slots=True)
+class ShipClass:
+    """A ship class's counter values (``units/<class>``): the ones the rules read
+    are its speed class (17.13.1), defence (7.8.1 Step 6), AA (7.7.4), anti-torpedo
+    rating (7.8.1), activation cost (8.1.2, 17.9), carrier points (8.1.4), an AO's
+    fuel (17.9.2) and a cruiser's floatplane type (13.1.4); a value not printed is 0."""
+
+    type: str
+    speed_class: int
+    defence: int
+    surface_attack: int = 0
+    surface_range: int = 0
+    aa_high: int = 0
+    aa_low: int = 0
+    anti_torpedo: int = 0
+    screening: int = 0
+    activation_cost: float = 0.0
+    air_capacity: int = 0
+    air_capacity_max: int = 0
+    carrier_points: int = 0
+    fuel_capacity: float = 0.0
+    load_capacity: int = 0
+    floatplane: str = ""
+
+    def aa(self, column: str) -> int:
+        """The AA value an AA Matrix entry names ("aa_high", "aa_low"; 0: another)."""
+        return {"aa_high": self.aa_high, "aa_low": self.aa_low}.get(column, 0)
+
+    @classmethod
+    def from_json(cls, where: str, raw: Mapping[str, Any]) -> ShipClass:
+        def whole(key: str) -> int:
+            return int(raw.get(key, 0))
+
+        return cls(
+            type=str(raw.get("type", "")),
+            speed_class=_decode_number(where, raw, "speed_class"),
+            defence=_decode_number(where, raw, "defence"),
+            surface_attack=whole("surface_attack"),
+            surface_range=whole("surface_range"),
+            aa_high=whole("aa_high"),
+            aa_low=whole("aa_low"),
+            anti_torpedo=whole("anti_torpedo"),
+            screening=whole("screening"),
+            activation_cost=float(raw.get("activation_cost", 0)),
+            air_capacity=whole("air_capacity"),
+            air_capacity_max=whole("air_capacity_max"),
+            carrier_points=whole("carrier_points"),
+            fuel_capacity=float(raw.get("fuel_capacity", 0)),
+            load_capacity=whole("load_capacity"),
+            floatplane=str(raw.get("floatplane") or ""),
+        )
+
+
+def class_values(pack: Pack, name: str) -> ShipClass | None:
+    """The class ``name``'s counter values (``units/<name>``); None: the pack has none."""
+    item = pack.get(f"units/{name}")
+    return None if item is None else ShipClass.from_json(f"units.{name}", item.value)
+
+
+def required_class(pack: Pack, name: str) -> ShipClass:
+    """``class_values``, where the rule cannot do without them."""
+    got = class_values(pack, name)
+    if got is None:
+        raise DataError(f"units.{name}", "missing from the game's data pack")
+    return got
+
+
+SEARCH_BANDS = ("short", "medium", "long", "extended")  # 13.1.1, 13.1.3
+
+
+@dataclass(frozen=True, slots=True)
+class ApSearch:
+    """An AP type's search values by range band (13.1.1, ``units/ap-<type>``) and how
+    far its Extended search reaches (13.1.2); a type the pack does not rate: none."""
+
+    short: int = 0
+    medium: int = 0
+    long: int = 0
+    extended: int = 0
+    extended_reach: int = 0
+
+    def at(self, band: str) -> int:
+        """The value at ``band`` (0: a band the chart does not print)."""
+        values = {
+            "short": self.short,
+            "medium": self.medium,
+            "long": self.long,
+            "extended": self.extended,
+        }
+        return values.get(band, 0)
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> ApSearch:
+        values = raw.get("search", {})
+        bands = {b: int(values.get(b, 0)) for b in SEARCH_BANDS}
+        return cls(**bands, extended_reach=int(raw.get("extended_reach", 0)))

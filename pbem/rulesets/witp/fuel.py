@@ -53,7 +53,7 @@ def _points(pack: tfs.Pack, ships: Sequence[tfs.Ship]) -> tuple[float, bool]:
     feeders = sum(1 for s in ships if s.type in rule["feeder_types"])
     points = 0.0
     for s, commonwealth in zip(ships, cw, strict=True):
-        cost = float(tfs.ship_class(pack, s)["activation_cost"])
+        cost = tfs.ship_class(pack, s).activation_cost
         if s.type in rule["dd_types"] and feeders > 0:
             feeders -= 1
             continue
@@ -74,7 +74,7 @@ def _gauged(pack: tfs.Pack, oiler: tfs.Ship) -> tfs.Ship:
     """17.9.2: an AO with its fuel left recorded: full (its class's capacity) until
     it is first asked to give."""
     if oiler.fuel_left is None:
-        return replace(oiler, fuel_left=float(tfs.ship_class(pack, oiler)["fuel_capacity"]))
+        return replace(oiler, fuel_left=tfs.ship_class(pack, oiler).fuel_capacity)
     return oiler
 
 

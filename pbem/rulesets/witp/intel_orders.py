@@ -18,17 +18,15 @@ rule. Every judge reads the side's own Knowledge only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.core.events import Event
 from pbem.core.sides import ALLIED, JAPANESE, Side
-from pbem.rulesets.witp import draws, intelligence, orders
+from pbem.rulesets.witp import draws, intelligence, located, orders
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot, TurnTrack
-from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.intelligence import Holdings, PlotCard
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.missions import Context
@@ -58,9 +56,8 @@ class IntelligenceLapsed(Fact, kind="intelligence-lapsed"):
     why: str
 
 
-def _slot(public: Mapping[str, Any]) -> Slot:
+def _slot(track: TurnTrack) -> Slot:
     """The slot the pending round starts at (the Plot Segment being written)."""
-    track = TurnTrack.from_json(public["clock"])
     return track.slots[min(track.at, len(track.slots) - 1)]
 
 
@@ -113,11 +110,12 @@ def _magic(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
     named = [tfs.tf_id(w) for w in args[1:]]
     if any(t is None for t in named):
         raise OrderSyntaxError(f"MAGIC {chit.upper()} and the Japanese TFs named", rule="42.4.1")
-    if not intelligence.japanese_plot_first(public_pack(ctx.public)):
+    if not intelligence.japanese_plot_first(ctx.pack):
         raise IllegalOrderError("no Japanese card closes first in this game (R70)", rule="42.3.1")
     diff = _intel(ctx).si_difference
     diff = 0 if diff is ABSENT else diff
-    problem = intelligence.reveal_tf_problem(ctx.public, diff, chit, [str(t) for t in named])
+    chits = located.chits_from_json(ctx.public)
+    problem = intelligence.reveal_tf_problem(ctx.pack, chits, diff, chit, [str(t) for t in named])
     if problem:
         raise IllegalOrderError(problem, rule="42.4.1")
 
@@ -131,7 +129,8 @@ def _dummycard(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
     filed = [tfs.tf_id(a[0]) for a in plot.extra.get(DUMMYCARD, ())]
     if any(t != tf for t in filed):
         raise IllegalOrderError("one dummy plot card is held at a time", rule="42.9")
-    problem = intelligence.dummy_card_problem(ctx.own, tf, _slot(ctx.public))
+    track = TurnTrack.from_json(ctx.public["clock"])  # the public part: JSON in a Context
+    problem = intelligence.dummy_card_problem(ctx.own, tf, _slot(track))
     if problem:
         raise IllegalOrderError(problem, rule="42.9")
     if not filed and _header(args[1:]) is None:

@@ -85,15 +85,20 @@ class LocatedChit:
         )
 
 
-def chits_on(public: Mapping[str, Any]) -> dict[str, LocatedChit]:
-    """The Located chits on the map, by "<owner>:<tf>" (``public``: a side's knowledge
-    of the public part)."""
+def chits_from_json(public: Mapping[str, Any]) -> dict[str, LocatedChit]:
+    """The Located chits a public part stores (a Knowledge's, the round's working
+    copy's), by "<owner>:<tf>": the markers' codec."""
     return {k: LocatedChit.from_json(m) for k, m in public.get(KEY, {}).items()}
+
+
+def chits_on(knowledge: Knowledge) -> dict[str, LocatedChit]:
+    """The Located chits on the map as ``knowledge`` holds them (both sides see them)."""
+    return chits_from_json(knowledge.public)
 
 
 def on_map(work: Work) -> dict[str, LocatedChit]:
     """The Located chits on the map in the round's working state."""
-    return chits_on(work.json[PUBLIC])
+    return chits_from_json(work.json[PUBLIC])
 
 
 def _markers(work: Work) -> dict[str, Any]:
@@ -231,7 +236,7 @@ def last_report(knowledge: Knowledge, owner: str, tf: str) -> str | None:
 def strike_target_problem(knowledge: Knowledge, owner: str, tf: str) -> str | None:
     """Why the side of ``knowledge`` may not plot an air strike on ``owner``'s TF
     ``tf`` (5.1.6, 13.6.4, 13.8), with the rule; None if it may."""
-    m = chits_on(knowledge.public).get(f"{owner}:{tf}")
+    m = chits_on(knowledge).get(f"{owner}:{tf}")
     if m is None:
         return f"TF {tf} is not Located (5.1.6)"
     if m.source not in STRIKE_SOURCES:

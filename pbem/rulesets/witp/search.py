@@ -35,7 +35,7 @@ from pbem.rulesets.witp import chits, deception, draws, located
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air.ships import air_bases, take_losses
 from pbem.rulesets.witp.clock import Slot
-from pbem.rulesets.witp.datapack import PackItem, public_pack
+from pbem.rulesets.witp.datapack import ApSearch, Pack, class_values, public_pack
 from pbem.rulesets.witp.hexgrid import HexId, distance, parse_hex
 from pbem.rulesets.witp.knowledge import MODERATOR, PUBLIC, Fact, Knowledge
 from pbem.rulesets.witp.records import OPTIONAL, Wire
@@ -49,26 +49,25 @@ INTENSIVE_LOSS = "tables/intensive-search-loss"
 CW_TABLE = "tables/coastwatcher-search"
 BAND_ORDER = ("extended", "long", "medium", "short")
 BLUFF_BANDS = ("short", "medium")  # 13.3.3: never Long
-Pack = Mapping[str, PackItem]
 
 
 # The charts below are read from the data pack (``pack``: a round's, or the one a
 # side's knowledge holds, datapack.public_pack).
 
 
-def ap_search(pack: Pack, ap_type: str) -> Mapping[str, Any]:
+def ap_search(pack: Pack, ap_type: str) -> ApSearch:
+    """The type's search values (``units/ap-<type>``; none if the pack has no item)."""
     item = pack.get(f"units/ap-{ap_type}")
-    found: Mapping[str, Any] = item.value if item else {"search": {}, "extended_reach": 0}
-    return found
+    return ApSearch() if item is None else ApSearch.from_json(item.value)
 
 
 def reach(pack: Pack, air: Mapping[str, int], side: Side) -> int:
     """13.1.2: the farthest hex the base's Extended search reaches (0: none)."""
     cap = int(pack[LAND_BANDS].value["extended_max"][side])
     reaches = [
-        int(ap_search(pack, t).get("extended_reach", 0))
+        ap_search(pack, t).extended_reach
         for t, n in air.items()
-        if n > 0 and ap_search(pack, t)["search"].get("extended", 0) > 0
+        if n > 0 and ap_search(pack, t).extended > 0
     ]
     return min(max(reaches, default=0), cap)
 
@@ -87,7 +86,7 @@ def band_of(pack: Pack, hexes: int, carrier: bool, extended_to: int = 0) -> str 
 
 def value_at(pack: Pack, air: Mapping[str, int], band: str) -> int:
     """13.1.1: the sum of the air points' values at ``band`` (C types add 0, 13.7.3)."""
-    return sum(n * int(ap_search(pack, t)["search"].get(band, 0)) for t, n in air.items())
+    return sum(n * ap_search(pack, t).at(band) for t, n in air.items())
 
 
 def threshold(pack: Pack, carrier: bool, value: int, band: str) -> int | None:
@@ -138,8 +137,8 @@ def floatplanes(pack: Pack, side: Side, ships: Sequence[Ship]) -> dict[str, int]
         kind = s.type.upper()
         if kind not in chits.CAPITALS:
             continue
-        item = pack.get(f"units/{s.ship_class}")
-        plane = item.value.get("floatplane") if item else None
+        cls = class_values(pack, s.ship_class)
+        plane = cls.floatplane if cls else None
         if not plane:
             name = s.name or ""
             long_ranged = name in E13_CAPITALS or (kind == "CA" and name not in NO_E13)
@@ -557,7 +556,7 @@ def _intensive_loss(
     base = air_bases(own).get(label)
     pool = base.air_points if base is not None else {}
     left = lost
-    for t in sorted(t for t in pool if pool[t] and ap_search(pack, t)["search"].get(band, 0)):
+    for t in sorted(t for t in pool if pool[t] and ap_search(pack, t).at(band)):
         left -= take_losses(own, label, t, left)
     fact = IntensiveSearchLoss(label, roll, lost)
     return [work.disclose(fact, [side], slot.time, "13.5.4")]

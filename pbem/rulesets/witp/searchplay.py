@@ -367,7 +367,7 @@ movement.ON_ENTER.append(entered)
 # -- the order form ----------------------------------------------------------------
 
 
-def _bands(pack: search.Pack, air: Mapping[str, int], carrier: bool, side: Side) -> str:
+def _bands(pack: tfs.Pack, air: Mapping[str, int], carrier: bool, side: Side) -> str:
     key = search.CARRIER_BANDS if carrier else search.LAND_BANDS
     table = pack[key].value
     ext = 0 if carrier else search.reach(pack, air, side)

@@ -193,7 +193,7 @@ def _located(k: Knowledge) -> tuple[list[str], list[str], list[dict[str, str]]]:
     side = k.side
     enemy_located, own_located = [], []
     on_map: list[dict[str, str]] = []
-    for _key, m in sorted(located.chits_on(k.public).items()):
+    for _key, m in sorted(located.chits_on(k).items()):
         line = f"{m.owner} {m.tf} at {m.hex}: {m.label} ({m.source})"
         if m.owner == side:
             own_located.append(line)

@@ -37,12 +37,11 @@ from typing import Any, Protocol
 
 from pbem.core.errors import DataError
 from pbem.core.sides import Side
-from pbem.rulesets.witp.datapack import PackItem
+from pbem.rulesets.witp.datapack import Pack as Pack
+from pbem.rulesets.witp.datapack import ShipClass, required_class
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import SideJson
 from pbem.rulesets.witp.work import Work
-
-Pack = Mapping[str, PackItem]  # the game's charts (Work.pack, Knowledge's public pack)
 
 TFS, SHIPS = "tfs", "ships"
 MARKERS = "tables/tf-markers-per-side"
@@ -387,17 +386,16 @@ def embark(forces: Mapping[str, Mapping[str, Any]], ships: dict[str, dict[str, A
         _rewrite(ships, name, s.to_json())
 
 
-def ship_class(pack: Pack, ship: Ship) -> Mapping[str, Any]:
-    """The ship's class item of the public charts (``units/<class>``)."""
-    got: Mapping[str, Any] = value(pack, f"units/{ship.ship_class}")
-    return got
+def ship_class(pack: Pack, ship: Ship) -> ShipClass:
+    """The ship's class values of the public charts (``units/<class>``)."""
+    return required_class(pack, ship.ship_class)
 
 
 def top_speed_class(pack: Pack, own: SideJson, tf: TaskForce) -> int:
     """17.13.1: a TF's speed class may not exceed its slowest ship's; a dummy any (13.6.1)."""
     if tf.dummy or not tf.ships:
         return 3
-    return min(int(ship_class(pack, ship_record(own, s))["speed_class"]) for s in tf.ships)
+    return min(ship_class(pack, ship_record(own, s)).speed_class for s in tf.ships)
 
 
 def fuelling_period(pack: Pack, speed_class: str) -> int:

@@ -23,9 +23,9 @@ from pbem.rulesets.witp.air.tables import (
     AA_ELITE_COMBINED,
     AA_MATRIX,
     AA_MODS,
-    EFFECTS,
     Pack,
     aa_fire,
+    damage_effect,
     shift,
     ship_values,
     value,
@@ -35,10 +35,9 @@ from pbem.rulesets.witp.air.tables import (
 def ship_aa(pack: Pack, ship: Mapping[str, Any], mode: str) -> int:
     """One ship's AA against an approach mode (AA Matrix; halved when damaged)."""
     field = value(pack, AA_MATRIX)[mode]
-    aa = int(ship_values(pack, ship).get(field, 0))
+    aa = ship_values(pack, ship).aa(field)
     level = int(ship.get("damage", 0))
-    effects = value(pack, EFFECTS)
-    if level >= 1 and effects.get(f"D{min(level, 4)}", {}).get("aa_half"):
+    if damage_effect(pack, level).aa_half:
         aa //= 2
     return aa
 

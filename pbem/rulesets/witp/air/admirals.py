@@ -26,10 +26,10 @@ from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.rulesets.witp.air import coordination
 from pbem.rulesets.witp.air.coordination import Ratings
-from pbem.rulesets.witp.air.parts import moderator_record, public_part
+from pbem.rulesets.witp.air.parts import moderator_record
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, afloat
-from pbem.rulesets.witp.air.tables import ADMIRALS, value
-from pbem.rulesets.witp.datapack import public_pack
+from pbem.rulesets.witp.air.tables import ADMIRALS, Pack, value
+from pbem.rulesets.witp.datapack import class_values
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.records import FLAT, OPTIONAL
 from pbem.rulesets.witp.taskforces import display
@@ -63,23 +63,23 @@ def command_drm(cmd: float | None, cost: float) -> int:
     return min(MAX_COMMAND_DRM, math.floor(-over)) if over <= -1 else 0
 
 
-def tf_cost(public: Mapping[str, Any], own: Mapping[str, Any], tf: str) -> float:
+def tf_cost(pack: Pack, own: Mapping[str, Any], tf: str) -> float:
     """8.1.2: the activation points of the ships afloat in ``tf`` (a class without
     values counts none)."""
     total = 0.0
     entry = display(own).get(tf)
     for s in afloat(own, entry) if entry is not None else ():
-        cls = public["pack"].get(f"units/{s.ship_class}")
-        total += float(cls["value"].get("activation_cost", 0)) if cls else 0.0
+        cls = class_values(pack, s.ship_class)
+        total += cls.activation_cost if cls else 0.0
     return total
 
 
-def commander(public: Mapping[str, Any], own: Mapping[str, Any], tf: str) -> str | None:
+def commander(pack: Pack, own: Mapping[str, Any], tf: str) -> str | None:
     """The carrier admiral commanding ``tf`` (None: leaderless, 8.8)."""
     entry = display(own).get(tf)
     if entry is None or entry.dummy:
         return None
-    chart = value(public_pack(public), ADMIRALS)
+    chart = value(pack, ADMIRALS)
     for s in afloat(own, entry):
         if s.type in CARRIER_TYPES and s.damage <= OPERATIONAL:
             force = own.get("forces", {}).get(s.force, {})
@@ -94,17 +94,17 @@ def ratings(
 ) -> tuple[Ratings | None, list[Event]]:
     """The admiral's ratings for ``side``'s ``tf``, rolled the first time they are
     needed (8.1); None for a leaderless TF (it rolls at each check, 8.8)."""
-    public, own = public_part(work), work.own(side)
-    admiral = commander(public, own, tf)
+    pack, own = work.pack, work.own(side)
+    admiral = commander(pack, own, tf)
     if admiral is None:
         return None, []
     kept = moderator_record(work, KEY)
     key = f"{side}:{admiral}"
     if key in kept:
         return Ratings.from_json(kept[key]), []
-    cmd = value(public_pack(public), ADMIRALS)[admiral].get("cmd")
-    drm = command_drm(cmd, tf_cost(public, own, tf))  # 8.1.2, R128
-    r = coordination.rate(public, admiral, dice, f"{side} {admiral} combat ratings", drm)
+    cmd = value(pack, ADMIRALS)[admiral].get("cmd")
+    drm = command_drm(cmd, tf_cost(pack, own, tf))  # 8.1.2, R128
+    r = coordination.rate(pack, admiral, dice, f"{side} {admiral} combat ratings", drm)
     kept[key] = r.to_json()
     fact = AdmiralRatings(tf, r)
     if cmd is not None:

@@ -141,8 +141,8 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
     ):  # search-only types: none
         u = air_unit(public_pack(public), t)
         out.append(
-            f"#   {t}: {u['range']['normal']}/{u['range']['extended']} MP, "
-            f"torpedo {u.get('torpedo_range', 0)} MP, roles {'/'.join(u['roles'])}"
+            f"#   {t}: {u.range.normal}/{u.range.extended} MP, "
+            f"torpedo {u.torpedo_range} MP, roles {'/'.join(u.roles)}"
         )
     enemy = enemy_of(side)
     marks = sorted(

@@ -24,9 +24,9 @@ from pbem.rulesets.witp.air.ships import SUNK
 from pbem.rulesets.witp.air.tables import (
     COMBINED_B,
     DAMAGE,
-    EFFECTS,
     Pack,
     air_unit,
+    damage_effect,
     damage_points,
     map_start,
     naval_crt,
@@ -73,22 +73,15 @@ def _skip_bombing_era(pack: Pack, start: Sequence[int]) -> bool:
     return (year, month) >= (int(start[0]), int(start[1]))
 
 
-def effect(pack: Pack, level: int) -> Mapping[str, Any]:
-    if level < 1:
-        return {"speed_class": 0, "defence": 0}
-    got: Mapping[str, Any] = value(pack, EFFECTS)[f"D{min(level, 4)}"]
-    return got
-
-
 def current_speed_class(pack: Pack, ship: Mapping[str, Any], reductions: int) -> int:
-    base = int(ship_values(pack, ship)["speed_class"])
-    return max(0, base + int(effect(pack, int(ship.get("damage", 0)))["speed_class"]) - reductions)
+    base = ship_values(pack, ship).speed_class
+    return max(0, base + damage_effect(pack, int(ship.get("damage", 0))).speed_class - reductions)
 
 
 def current_defence(pack: Pack, ship: Mapping[str, Any]) -> int:
     """16.8.1: never below one."""
-    base = int(ship_values(pack, ship)["defence"])
-    return max(1, base + int(effect(pack, int(ship.get("damage", 0)))["defence"]))
+    base = ship_values(pack, ship).defence
+    return max(1, base + damage_effect(pack, int(ship.get("damage", 0))).defence)
 
 
 def anti_ship(pack: Pack, aps: Sequence[Mapping[str, Any]], role: str | None = None) -> int:
@@ -97,11 +90,12 @@ def anti_ship(pack: Pack, aps: Sequence[Mapping[str, Any]], role: str | None = N
     for a in aps:
         if role and a["role"] != role:
             continue
-        values = air_unit(pack, str(a["type"]))["anti_ship"].get(str(a["role"]), [0, 0])
-        at = 0 if a.get("range", "normal") == "normal" else 1
-        rated = int(values[at]) > 0  # 7.11: a bonus to a rating, none where it has none
+        rating = air_unit(pack, str(a["type"])).anti_ship_at(
+            str(a["role"]), a.get("range", "normal")
+        )
+        rated = rating > 0  # 7.11: a bonus to a rating, none where it has none
         plus = elite.anti_ship(pack, str(a["type"])) if a.get(elite.KEY) and rated else 0
-        got = int(a["n"]) * (int(values[at]) + plus)
+        got = int(a["n"]) * (rating + plus)
         total += math.ceil(got / 2) if a.get("green") else got  # 58.2.1: rounded up
     return total
 
@@ -141,7 +135,7 @@ def resolve(
     rec: dict[str, Any] = {"ship": ship["name"], "type": ship["type"], "speed_class": sc}
     if torpedo:
         first, second = dice.d6(f"{purpose} anti-torpedo"), dice.d6(f"{purpose} anti-torpedo")
-        rating = int(ship_values(pack, ship).get("anti_torpedo", 0))
+        rating = ship_values(pack, ship).anti_torpedo
         if first < rating:
             torpedo = max(1, torpedo - second)
         rec["anti_torpedo"] = {"dice": [first, second], "rating": rating, "torpedo": torpedo}

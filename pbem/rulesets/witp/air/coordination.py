@@ -11,9 +11,8 @@ strike of bombers and escorts rolls 1D6 for which element is cut (8.1.4).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp import draws
@@ -23,9 +22,10 @@ from pbem.rulesets.witp.air.tables import (
     CC1,
     CC2,
     CC_SPLIT,
+    Pack,
     value,
 )
-from pbem.rulesets.witp.datapack import public_pack
+from pbem.rulesets.witp.datapack import class_values
 from pbem.rulesets.witp.records import Record
 from pbem.rulesets.witp.taskforces import Ship
 
@@ -50,14 +50,12 @@ def command_drm(command_level: float, activation: float) -> int:
     return min(5, math.floor(command_level - activation))
 
 
-def rate(
-    public: Mapping[str, Any], admiral: str | None, dice: Dice, purpose: str, drm: int = 0
-) -> Ratings:
+def rate(pack: Pack, admiral: str | None, dice: Dice, purpose: str, drm: int = 0) -> Ratings:
     """8.1, 8.8: the admiral's combat ratings for this battle."""
     if not admiral:
         r = dice.d6(f"{purpose} leaderless air rating")
         return Ratings("", r, r)
-    chart = value(public_pack(public), ADMIRALS)[admiral]
+    chart = value(pack, ADMIRALS)[admiral]
     roll = dice.d6(purpose) + dice.d6(purpose) + drm
     clamped = min(12, max(2, roll))
     band = next(b for b in chart["bands"] if b["roll"][0] <= clamped <= b["roll"][1])
@@ -66,19 +64,19 @@ def rate(
     )
 
 
-def carrier_points(public: Mapping[str, Any], ships: Sequence[Ship]) -> int:
+def carrier_points(pack: Pack, ships: Sequence[Ship]) -> int:
     """8.1.4: the CTF's carrier points (a class's own value first)."""
-    table = value(public_pack(public), CARRIER_POINTS)
+    table = value(pack, CARRIER_POINTS)
     total = 0
     for s in ships:
-        cls = public["pack"].get(f"units/{s.ship_class}")
-        pts = cls["value"].get("carrier_points") if cls else None
-        total += int(pts) if pts else int(table.get(s.type, 0))
+        cls = class_values(pack, s.ship_class)
+        pts = cls.carrier_points if cls else 0
+        total += pts if pts else int(table.get(s.type, 0))
     return total
 
 
-def first_check_number(public: Mapping[str, Any], air_rating: int, points: int) -> int:
-    t = value(public_pack(public), CC1)
+def first_check_number(pack: Pack, air_rating: int, points: int) -> int:
+    t = value(pack, CC1)
     n = (
         int(t["base"])
         + int(t["per_air_rating"]) * air_rating
@@ -87,9 +85,9 @@ def first_check_number(public: Mapping[str, Any], air_rating: int, points: int) 
     return min(int(t["maximum"]), max(int(t["minimum"]), n))
 
 
-def second_check(public: Mapping[str, Any], air_rating: int, roll: int) -> tuple[int, bool]:
+def second_check(pack: Pack, air_rating: int, roll: int) -> tuple[int, bool]:
     """(percent launched, asterisked: may not be cancelled)."""
-    t = value(public_pack(public), CC2)
+    t = value(pack, CC2)
     pct = min(int(t["maximum"]), max(int(t["minimum"]), 10 * (air_rating - roll + int(t["plus"]))))
     return pct, pct <= int(t["asterisk_at_most"])
 
@@ -109,7 +107,7 @@ class Launch(Record):
 
 
 def launch(
-    public: Mapping[str, Any],
+    pack: Pack,
     ships: Sequence[Ship],
     ratings: Ratings,
     fighters: int,
@@ -118,15 +116,15 @@ def launch(
     purpose: str,
 ) -> Launch:
     """8.1.4: the APs of a carrier strike actually launched (rounded up)."""
-    needed = first_check_number(public, ratings.air, carrier_points(public, ships))
+    needed = first_check_number(pack, ratings.air, carrier_points(pack, ships))
     first = draws.percentile(dice, f"{purpose} first CC check")
     if first <= needed:
         return Launch(first, needed, None, 100, False, "none", fighters, bombers)
     second = dice.d6(f"{purpose} second CC check") + dice.d6(f"{purpose} second CC check")
-    pct, asterisk = second_check(public, ratings.air, second)
+    pct, asterisk = second_check(pack, ratings.air, second)
     cut = "bombers" if not fighters else "fighters" if not bombers else "split"
     if cut == "split":
-        cut = str(value(public_pack(public), CC_SPLIT)[str(dice.d6(f"{purpose} CC element"))])
+        cut = str(value(pack, CC_SPLIT)[str(dice.d6(f"{purpose} CC element"))])
 
     def _cut(n: int, p: int) -> int:
         return math.ceil(n * p / 100)

@@ -25,15 +25,14 @@ flight the CAP's losses fall on (R110).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Annotated, Any
+from collections.abc import Sequence
+from typing import Annotated
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import availability
 from pbem.rulesets.witp.air.coordination import Launch
 from pbem.rulesets.witp.air.strikes import CoverFlight, CoverKind
-from pbem.rulesets.witp.air.tables import ARMY_FIGHTERS, air_unit, value
-from pbem.rulesets.witp.datapack import public_pack
+from pbem.rulesets.witp.air.tables import ARMY_FIGHTERS, Pack, air_unit, value
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.records import FLAT, OPTIONAL
 
@@ -120,9 +119,9 @@ def mission_of(flight: CoverFlight, enemy_held: bool) -> str:
     return MISSION[flight.kind]
 
 
-def army_number(public: Mapping[str, Any], ap_type: str) -> int | None:
+def army_number(pack: Pack, ap_type: str) -> int | None:
     """5.3.4: an Army-type fighter's Naval Cover number (the pack's); None: not Army-type."""
-    got = value(public_pack(public), ARMY_FIGHTERS).get(ap_type)
+    got = value(pack, ARMY_FIGHTERS).get(ap_type)
     return None if got is None else int(got)
 
 
@@ -132,7 +131,7 @@ def army_drm(number: int, roll: int) -> int:
 
 
 def roll(
-    public: Mapping[str, Any],
+    pack: Pack,
     flight: CoverFlight,
     dice: Dice,
     *,
@@ -146,7 +145,7 @@ def roll(
     mission = mission or MISSION[kind]
     launched = flight.n if n is None else n
     got, dr, pct = availability.available(
-        public_pack(public), launched, flight.mp, mission, dice, f"{kind} {flight.id}", drm
+        pack, launched, flight.mp, mission, dice, f"{kind} {flight.id}", drm
     )
     told = CoverAvailability(
         None, flight.id, flight.over, flight.type, mission, flight.mp, dr, drm, pct, got, launched
@@ -172,7 +171,7 @@ def own_first(own: int, eliminated: int, aborted: int) -> tuple[int, int, int, i
     return e_own, a_own, eliminated - e_own, aborted - a_own
 
 
-def accompanies(public: Mapping[str, Any], flight: CoverFlight, mp: int) -> bool:
+def accompanies(pack: Pack, flight: CoverFlight, mp: int) -> bool:
     """5.3.4, R124: Naval Cover stays over its moving TF up to its extended range,
     ``mp`` the distance from its base to the TF's hex."""
-    return mp <= int(air_unit(public_pack(public), flight.type)["range"]["extended"])
+    return mp <= air_unit(pack, flight.type).range.extended

@@ -14,20 +14,17 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air.ships import SUNK
-from pbem.rulesets.witp.air.tables import CRITICAL, value
-from pbem.rulesets.witp.datapack import public_pack
+from pbem.rulesets.witp.air.tables import CRITICAL, Pack, value
 
 
-def rolls_for(public: Mapping[str, Any], ship: Mapping[str, Any]) -> bool:
-    return str(ship["type"]).upper() not in value(public_pack(public), CRITICAL)["never"]
+def rolls_for(pack: Pack, ship: Mapping[str, Any]) -> bool:
+    return str(ship["type"]).upper() not in value(pack, CRITICAL)["never"]
 
 
-def roll(
-    public: Mapping[str, Any], ship: dict[str, Any], dice: Dice, purpose: str
-) -> list[dict[str, Any]]:
+def roll(pack: Pack, ship: dict[str, Any], dice: Dice, purpose: str) -> list[dict[str, Any]]:
     """The ship's critical-hit rolls, in order: {dice, critical, doubles, damage};
     its damage is raised as they say."""
-    need = int(value(public_pack(public), CRITICAL)["at_least"])
+    need = int(value(pack, CRITICAL)["at_least"])
     out: list[dict[str, Any]] = []
     while int(ship.get("damage", 0)) < SUNK:
         a, b = dice.d6(purpose), dice.d6(purpose)

@@ -39,7 +39,7 @@ def _order(
         return (
             first,
             priority_rank(pack, str(s["type"])),
-            -int(ship_values(pack, s)["defence"]),
+            -ship_values(pack, s).defence,
             str(s["name"]),
         )
 

@@ -29,9 +29,7 @@ EXTREME_RETURN = "tables/bombardment-of-air-points-extreme"
 
 def beyond(pack: Pack, ap_type: str, mp: int) -> int:
     """The MP flown past the type's maximum strike range (0: within it)."""
-    rng = air_unit(pack, ap_type)["range"]
-    most = int(rng.get("extended") or rng["normal"])
-    return max(0, mp - most)
+    return max(0, mp - air_unit(pack, ap_type).range.farthest)
 
 
 def column(pack: Pack, ap_type: str, parts: Sequence[Mapping[str, Any]]) -> int:

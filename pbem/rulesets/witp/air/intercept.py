@@ -24,8 +24,7 @@ from pbem.rulesets.witp.air.strike.aircombat import LevelFight, air_stacks
 from pbem.rulesets.witp.air.strike.cap import cap_levels
 from pbem.rulesets.witp.air.strike.placement import LEVELS
 from pbem.rulesets.witp.air.strikes import AirElement, CoverFlight, StrikePart
-from pbem.rulesets.witp.air.tables import air_unit, known_type
-from pbem.rulesets.witp.datapack import public_pack
+from pbem.rulesets.witp.air.tables import Pack, air_unit, known_type
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.records import FLAT
 
@@ -49,14 +48,14 @@ class LaunchIntercepted(Fact, kind="launch-intercepted"):
     base: str
 
 
-def level_of(public: Mapping[str, Any], flight: CoverFlight) -> str:
+def level_of(pack: Pack, flight: CoverFlight) -> str:
     """The cover's altitude: plotted, or its type's rated one (Medium if unrated)."""
-    rated = air_unit(public_pack(public), flight.type)["air"].get("altitude")
+    rated = air_unit(pack, flight.type).air.altitude
     return str(flight.alt or rated or "M")
 
 
 def base_cap(
-    public: Mapping[str, Any],
+    pack: Pack,
     air: Mapping[str, int],
     committed: Mapping[str, int],
     grounded: Mapping[str, int],
@@ -64,10 +63,7 @@ def base_cap(
     """5.3: the base's fighters free to fly CAP: not plotted elsewhere, not aborted."""
     out = {}
     for t, n in air.items():
-        if (
-            not known_type(public_pack(public), t)
-            or "F" not in air_unit(public_pack(public), t)["roles"]
-        ):
+        if not known_type(pack, t) or "F" not in air_unit(pack, t).roles:
             continue
         free = int(n) - int(committed.get(t, 0)) - int(grounded.get(t, 0))
         if free > 0:
@@ -94,7 +90,7 @@ def _lost(stacks: Sequence[combat.Stack]) -> dict[str, list[int]]:
 
 
 def against_base_cap(
-    public: Mapping[str, Any],
+    pack: Pack,
     cover: Sequence[Mapping[str, Any]],
     cap: Mapping[str, int],
     dice: Dice,
@@ -107,12 +103,12 @@ def against_base_cap(
     cover_lost: dict[str, list[int]] = {}
     cap_lost: dict[str, list[int]] = {}
     for lv in [lv for lv in LEVELS if any(c["alt"] == lv for c in cover)]:
-        sweep = air_stacks(public, cover, lv, bombers=False)
+        sweep = air_stacks(pack, cover, lv, bombers=False)
         free = {t: n - sum(cap_lost.get(t, [0, 0])) for t, n in cap.items()}
-        cs = air_stacks(public, cap_levels(public_pack(public), free, [lv]), lv, bombers=False)
+        cs = air_stacks(pack, cap_levels(pack, free, [lv]), lv, bombers=False)
         if not cs:
             continue
-        fight = combat.resolve_level(public_pack(public), lv, cs, sweep, [], [], dice)
+        fight = combat.resolve_level(pack, lv, cs, sweep, [], [], dice)
         fights.append(_told(fight, "base CAP", where, (cs, sweep, [])))
         _add(cover_lost, _lost(sweep))
         _add(cap_lost, _lost(cs))
@@ -120,7 +116,7 @@ def against_base_cap(
 
 
 def against_launch(
-    public: Mapping[str, Any],
+    pack: Pack,
     cover: Mapping[str, int],
     part: StrikePart,
     dice: Dice,
@@ -132,22 +128,18 @@ def against_launch(
     bombers = [e.to_json() for e in part.elements]
     escorts = [e.to_json() for e in part.escorts]
     levels = [lv for lv in LEVELS if any(e["alt"] == lv for e in bombers)]
-    cap = _stacks_by_level(public, cover, levels)
+    cap = _stacks_by_level(pack, cover, levels)
     fights: list[LaunchInterception] = []
     cover_lost: dict[str, list[int]] = {}
     part_lost: dict[str, list[int]] = {}
     for lv in levels:
         cs = cap.get(lv, [])
-        loose = air_stacks(
-            public, [e for e in escorts if e["posture"] == "loose"], lv, bombers=False
-        )
-        close = air_stacks(
-            public, [e for e in escorts if e["posture"] == "close"], lv, bombers=False
-        )
-        bs = air_stacks(public, bombers, lv, bombers=True)
+        loose = air_stacks(pack, [e for e in escorts if e["posture"] == "loose"], lv, bombers=False)
+        close = air_stacks(pack, [e for e in escorts if e["posture"] == "close"], lv, bombers=False)
+        bs = air_stacks(pack, bombers, lv, bombers=True)
         if not cs:
             continue
-        fight = combat.resolve_level(public_pack(public), lv, cs, loose, close, bs, dice)
+        fight = combat.resolve_level(pack, lv, cs, loose, close, bs, dice)
         fights.append(_told(fight, "launch", where, (cs, loose + close, bs)))
         _add(cover_lost, _lost(cs))
         lost = _lost(loose + close + bs)
@@ -163,11 +155,11 @@ def _survivors(group: Sequence[Mapping[str, Any]]) -> tuple[AirElement, ...]:
 
 
 def _stacks_by_level(
-    public: Mapping[str, Any], cover: Mapping[str, int], levels: Sequence[str]
+    pack: Pack, cover: Mapping[str, int], levels: Sequence[str]
 ) -> dict[str, list[combat.Stack]]:
     """R92: the cover split over the strike's levels as a TF's CAP."""
-    spread = cap_levels(public_pack(public), cover, levels)
-    return {lv: air_stacks(public, spread, lv, bombers=False) for lv in levels}
+    spread = cap_levels(pack, cover, levels)
+    return {lv: air_stacks(pack, spread, lv, bombers=False) for lv in levels}
 
 
 def _add(into: dict[str, list[int]], more: Mapping[str, list[int]]) -> None:

@@ -42,7 +42,6 @@ from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.rulesets.witp.air import sequencing, suppression
 from pbem.rulesets.witp.air.coordination import Ratings
-from pbem.rulesets.witp.air.parts import public_part
 from pbem.rulesets.witp.air.strike.aircombat import air_combat
 from pbem.rulesets.witp.air.strike.antiaircraft import aa_fire, peel_off
 from pbem.rulesets.witp.air.strike.attacks import Hit, Onset, attack_wave, surprise
@@ -149,7 +148,7 @@ def sequence_strike(
     events = [work.disclose(PlottedStrikeRevealed(tf_id), both, time, "12.0")]
     sa, ta = ratings.get(side), ratings.get(naval)
     roll, drm, seq = sequencing.sequence(
-        public_part(work),
+        work.pack,
         dice,
         f"strike sequence {tf_id}",
         striker_air=sa.air if sa else None,

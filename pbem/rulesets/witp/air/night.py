@@ -19,7 +19,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air.tables import PBY_NIGHT, Pack, air_unit, value
-from pbem.rulesets.witp.clock import schedule
+from pbem.rulesets.witp.clock import TurnTrack
 from pbem.rulesets.witp.knowledge import Fact, Knowledge
 from pbem.rulesets.witp.located import LocatedMoved, LocatedRemoved
 
@@ -38,7 +38,7 @@ class Contact:
 def rolls_for(pack: Pack, element: Mapping[str, Any]) -> bool:
     """14.2.3: a torpedo-armed AP of a type that rolls for night contact."""
     unit = air_unit(pack, str(element["type"]))
-    return element.get("role") == "T" and bool(unit.get("night_contact"))
+    return element.get("role") == "T" and unit.night_contact
 
 
 def result(pack: Pack, roll: int, drm: int) -> str:
@@ -90,15 +90,14 @@ STATIONARY_PHASES = 2  # 14.2.2: "any two consecutive Naval Phases"
 MOVED = "night movement"  # located.night_movement's reason for the chit's removal
 
 
-def last_naval_phases(public: Mapping[str, Any], n: int = STATIONARY_PHASES) -> list[str]:
+def last_naval_phases(track: TurnTrack | None, n: int = STATIONARY_PHASES) -> list[str]:
     """The game-time prefixes ("T1/naval2/") of the ``n`` Naval Phases before the
     pending round (none without a clock: a bare test world)."""
-    c = public.get("clock") or {}
-    if "game_turns" not in c:
+    if track is None:
         return []
-    slots = schedule(int(c["game_turns"]), int(c["turn_in_cycle"]))
+    slots = track.slots
     out: list[str] = []
-    for slot in reversed(slots[: min(int(c["at"]), len(slots))]):
+    for slot in reversed(slots[: min(track.at, len(slots))]):
         prefix = slot.time.rsplit("/", 1)[0] + "/"
         if slot.phase.key.startswith("naval") and prefix not in out:
             out.append(prefix)
@@ -112,7 +111,8 @@ def seen_moving(knowledge: Knowledge, owner: str, tf: str) -> str | None:
     the last two Naval Phases (its Located marker moved with it by day, 13.7.5, R52,
     or night movement took the chit, 13.7.5); None if it was told no such thing.
     Read from the side's own knowledge: it leaks nothing of the enemy's movement."""
-    window = last_naval_phases(knowledge.public)
+    clock = knowledge.public.get("clock")  # the public part: JSON until Knowledge is typed
+    window = last_naval_phases(TurnTrack.from_json(clock) if clock else None)
     for d in reversed(knowledge.disclosed):
         f = _marker_news(d.fact)
         if f is None or f.owner != owner or f.tf != tf:

@@ -96,19 +96,19 @@ def _reach(ctx: Context, t: str, mp: int, role: str | None) -> str:
     """5.0, 5.15: the range an AP type strikes at, or refused; torpedoes have their own
     (shorter) range (5.14.1)."""
     unit = air_unit(ctx.pack, t)
-    rng = unit["range"]
-    if role == "T" and mp > int(unit.get("torpedo_range", 0)):
+    rng = unit.range
+    if role == "T" and mp > unit.torpedo_range:
         raise _illegal(
-            f"{t} carry torpedoes only {unit.get('torpedo_range', 0)} MP; the target is {mp} MP away",
+            f"{t} carry torpedoes only {unit.torpedo_range} MP; the target is {mp} MP away",
             "5.14.1",
         )
-    if mp <= int(rng["normal"]):
+    if mp <= rng.normal:
         return "normal"
-    if mp <= int(rng["extended"]):
+    if mp <= rng.extended:
         return "extended"
-    if mp <= int(rng["extended"]) + int(value(ctx.pack, EXTREME)):
+    if mp <= rng.extended + int(value(ctx.pack, EXTREME)):
         return "extreme"
-    raise _illegal(f"{t} cannot reach {mp} MP (extended range {rng['extended']} + 6)", "5.15")
+    raise _illegal(f"{t} cannot reach {mp} MP (extended range {rng.extended} + 6)", "5.15")
 
 
 def _target(ctx: Context, word: str) -> StrikeTarget:
@@ -177,18 +177,18 @@ def _bombers(ctx: Context, word: str, mp: int, night: bool) -> AirElement:
     if not known_type(pack, t):
         raise _illegal(f"no Air Point Chart values for {t}", "4.1")
     unit = air_unit(pack, t)
-    role = role or unit["roles"][0]
-    if role not in unit["roles"]:
-        raise _illegal(f"{t} cannot fly as {role} (its roles: {'/'.join(unit['roles'])})", "4.2.2")
+    role = role or unit.roles[0]
+    if role not in unit.roles:
+        raise _illegal(f"{t} cannot fly as {role} (its roles: {'/'.join(unit.roles)})", "4.2.2")
     if role not in value(pack, ROLES)["naval"]:
         raise _illegal(f"{role} APs do not fly naval strikes; B, D, FB or T do", "5.6")
-    rated = unit["air"].get("altitude")
+    rated = unit.air.altitude
     flown = altitude.approach(role, rated, alt)
     if alt and alt != flown:
         raise _illegal(f"{role} APs approach at {flown}, not {alt}", "7.1")
     if role == "B" and rated and alt and alt != rated:
         raise _illegal(f"level bombers attack at their rated altitude {rated}", "7.1")
-    if night and not unit.get("night_rated"):
+    if night and not unit.night_rated:
         raise _illegal(f"{t} is not night-rated: no night strike against ships", "14.2.2")
     return AirElement(t, n, role, flown, range=_reach(ctx, t, mp, role))
 
@@ -252,7 +252,7 @@ def _escort(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
     if not known_type(pack, t):
         raise _illegal(f"no Air Point Chart values for {t}", "4.1")
     unit = air_unit(pack, t)
-    if not set(unit["roles"]) & set(value(pack, ROLES)["escort"]):
+    if not set(unit.roles) & set(value(pack, ROLES)["escort"]):
         raise _illegal(f"{t} is no fighter: only fighters escort", "5.3")
     if alt is None:
         raise _illegal("an escort's plot gives its altitude", "5.3.1")
@@ -260,7 +260,7 @@ def _escort(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
         raise _illegal(
             f"no bombers of {sid} fly at {alt}: escorts cover their own altitude only", "5.0"
         )
-    if not altitude.may_fly(pack, int(unit["air"]["normal"]), unit["air"].get("altitude"), alt):
+    if not altitude.may_fly(pack, unit.air.normal, unit.air.altitude, alt):
         raise _illegal(f"{t} may not fly at {alt}: its strength would be zero", "5.2.3")
     suppression.check_asked(ask, n, posture)
     reach = _reach(ctx, t, part.mp, None)
@@ -290,7 +290,7 @@ def _cover(ctx: Context, plot: AirPlot, words: Sequence[str], naval: bool) -> st
     if not known_type(pack, t):
         raise _illegal(f"no Air Point Chart values for {t}", "4.1")
     unit = air_unit(pack, t)
-    if not set(unit["roles"]) & set(value(pack, ROLES)["cap"]):
+    if not set(unit.roles) & set(value(pack, ROLES)["cap"]):
         raise _illegal(f"{t} is no fighter: only fighters fly CAP", "5.3")
     own = ctx.knowledge.own(ctx.side)
     if naval:
@@ -347,7 +347,7 @@ def _transfer(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
     if not known_type(pack, t):
         raise _illegal(f"no Air Point Chart values for {t}", "4.1")
     mp = ctx.mp(hexid, dest_hex)
-    limit = int(air_unit(pack, t).get("transfer_range", 0))
+    limit = air_unit(pack, t).transfer_range
     if mp > limit:
         raise _illegal(f"{t} transfer {limit} MP; {dest} is {mp} MP away", "4.4")
     _allocate(ctx, plot, label, air, n, t)  # 4.4.2: no strike from the origin as well

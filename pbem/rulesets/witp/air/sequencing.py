@@ -16,7 +16,6 @@ chooses (12.3.2 Step 2, ``reciprocal``, ``step_two``, R125).
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
@@ -24,24 +23,23 @@ from pbem.core.sides import SIDES
 from pbem.rulesets.witp import draws, initiative
 from pbem.rulesets.witp.air.choices import RECIPROCAL_DEFAULT
 from pbem.rulesets.witp.air.strikes import AirStrike
-from pbem.rulesets.witp.air.tables import SEQUENCE, SEQUENCE_DRM, value
-from pbem.rulesets.witp.datapack import public_pack
+from pbem.rulesets.witp.air.tables import SEQUENCE, SEQUENCE_DRM, Pack, value
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.work import Work
 
 BEFORE, SIMULTANEOUS, AFTER = "before", "simultaneous", "after"
 
 
-def air_rating_drm(public: Mapping[str, Any], striker_air: int, target_air: int) -> int:
+def air_rating_drm(pack: Pack, striker_air: int, target_air: int) -> int:
     """12.3.1: the DRM on the striker's roll (negative favours the striker)."""
-    per = int(value(public_pack(public), SEQUENCE_DRM)["per"])
+    per = int(value(pack, SEQUENCE_DRM)["per"])
     diff = striker_air - target_air
     return -(abs(diff) // per) if diff > 0 else abs(diff) // per
 
 
-def result(public: Mapping[str, Any], roll: int) -> str:
+def result(pack: Pack, roll: int) -> str:
     """12.1: the incoming strike relative to the target's plotted one."""
-    t = value(public_pack(public), SEQUENCE)
+    t = value(pack, SEQUENCE)
     if roll <= int(t["before_at_most"]):
         return BEFORE
     if roll <= int(t["simultaneous_at_most"]):
@@ -50,7 +48,7 @@ def result(public: Mapping[str, Any], roll: int) -> str:
 
 
 def sequence(
-    public: Mapping[str, Any],
+    pack: Pack,
     dice: Dice,
     purpose: str,
     *,
@@ -62,10 +60,10 @@ def sequence(
     roll = dice.d6(purpose)
     drm = 0
     if striker_air is not None and target_air is not None:
-        drm += air_rating_drm(public, striker_air, target_air)
+        drm += air_rating_drm(pack, striker_air, target_air)
     if unlocated_carriers:
-        drm += int(value(public_pack(public), SEQUENCE)["unlocated_carrier_drm"])
-    return roll, drm, result(public, roll + drm)
+        drm += int(value(pack, SEQUENCE)["unlocated_carrier_drm"])
+    return roll, drm, result(pack, roll + drm)
 
 
 def joint_rating(ratings: Sequence[int | None]) -> float | None:

@@ -83,7 +83,7 @@ def _escort(pack: Pack, words: Sequence[str]) -> AirElement:
     posture = words[1].lower()
     if posture not in ("loose", "close") or alt is None:
         raise OrderSyntaxError("ESCORT <n>x<type>@<alt> LOOSE|CLOSE (5.3.1)")
-    if not known_type(pack, t) or not set(air_unit(pack, t)["roles"]) & set(
+    if not known_type(pack, t) or not set(air_unit(pack, t).roles) & set(
         value(pack, ROLES)["escort"]
     ):
         raise IllegalOrderError(f"{t}: only fighters escort", rule="5.3")
@@ -95,10 +95,10 @@ def _bombers(pack: Pack, word: str) -> AirElement:
     if not known_type(pack, t):
         raise IllegalOrderError(f"no Air Point Chart values for {t}", rule="4.1")
     unit = air_unit(pack, t)
-    role = role or unit["roles"][0]
-    if role not in unit["roles"] or role not in value(pack, ROLES)["naval"]:
+    role = role or unit.roles[0]
+    if role not in unit.roles or role not in value(pack, ROLES)["naval"]:
         raise IllegalOrderError(f"{t} as {role} flies no naval strike", rule="5.6")
-    flown = altitude.approach(role, unit["air"].get("altitude"), alt)
+    flown = altitude.approach(role, unit.air.altitude, alt)
     if alt and alt != flown:
         raise IllegalOrderError(f"{role} APs approach at {flown}, not {alt}", rule="7.1")
     return AirElement(t, n, role, flown)
@@ -159,7 +159,7 @@ def _check(
         if order.escorts:
             raise IllegalOrderError("night strikes fly unescorted", rule="14.2.2")
         for e in order.elements:
-            if not air_unit(pack, e.type).get("night_rated"):
+            if not air_unit(pack, e.type).night_rated:
                 raise IllegalOrderError(
                     f"{e.type} is not night-rated: no night strike against ships", rule="14.2.2"
                 )
@@ -237,12 +237,12 @@ def launches(
         for group, target in ((order.elements, elements), (order.escorts, escorts)):
             for e in group:
                 unit = air_unit(public_pack(knowledge.public), e.type)
-                limit = int(unit["range"][order.range])
+                limit = unit.range.at(order.range)
                 if e.role == "T":
-                    limit = min(limit, int(unit.get("torpedo_range", 0)))
+                    limit = min(limit, unit.torpedo_range)
                 n = min(e.n, int(air.get(e.type, 0)) - gone.get((base, e.type), 0))
                 if d <= limit and n > 0:
-                    reach = "normal" if d <= int(unit["range"]["normal"]) else "extended"
+                    reach = "normal" if d <= unit.range.normal else "extended"
                     target.append(replace(e, n=n, range=reach))
         if not elements:
             continue

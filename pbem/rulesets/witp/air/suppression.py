@@ -156,10 +156,10 @@ def strength(pack: Pack, group: Sequence[Mapping[str, Any]]) -> int:
     """The suppressors' total Air Combat Values, at Low (5.2.1), elite +1 (7.11)."""
     total = 0
     for e in group:
-        air = air_unit(pack, str(e["type"]))["air"]
-        base = int(air["extended" if e.get("range", "normal") != "normal" else "normal"])
+        air = air_unit(pack, str(e["type"])).air
+        base = air.at(e.get("range", "normal"))
         base += elite.air_combat(pack, str(e["type"])) if e.get(elite.KEY) else 0
-        each = altitude.fighter_strength(pack, base, air.get("altitude"), "L")
+        each = altitude.fighter_strength(pack, base, air.altitude, "L")
         total += max(0, each) * int(e["n"])
     return total
 

@@ -1,19 +1,24 @@
 """The stage-2 tables of the game's pack (packs/tables-stage2.toml) and their lookups.
 
 Every lookup reads the game's public pack (``Work.pack``, or ``public_pack`` of a
-Knowledge's public part), so a moderator's own pack replaces any table for one game. Dice are rolled by the callers.
+Knowledge's public part), so a moderator's own pack replaces any table for one game.
+The unit values are read typed (``AirUnit``, datapack's ``ShipClass``), as is a
+damage level's effect (``DamageEffect``). Dice are rolled by the callers.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from pbem.core.errors import DataError
+from pbem.rulesets.witp.datapack import Pack as Pack
+from pbem.rulesets.witp.datapack import ShipClass, required_class
 
-# the pack and its one reader are the TF rules'; the air rules reach them here
-from pbem.rulesets.witp.taskforces import Pack as Pack
+# the pack's one reader is the TF rules'; the air rules reach it here
 from pbem.rulesets.witp.taskforces import value as value
 
 LEVELS = "tables/altitude-levels"
@@ -46,24 +51,123 @@ def map_start(pack: Pack) -> str:
     return "may1942" if item is None else str(item.value)
 
 
-def air_unit(pack: Pack, ap_type: str) -> Mapping[str, Any]:
+@dataclass(frozen=True, slots=True)
+class AirRatings:
+    """An AP type's air combat values (Air Point Chart): its strength at normal and at
+    extended range (5.0, 6.3.3), its rated altitude (5.2; None: unrated) and a
+    bomber's return fire (6.2)."""
+
+    normal: int
+    extended: int
+    altitude: str | None = None
+    return_fire: int = 0
+
+    def at(self, reach: str) -> int:
+        """The strength flying at ``reach`` ("normal"; anything else is extended)."""
+        return self.normal if reach == "normal" else self.extended
+
+
+@dataclass(frozen=True, slots=True)
+class StrikeRange:
+    """An AP type's strike range in MP (5.0, 5.15): normal and extended (0: none)."""
+
+    normal: int
+    extended: int = 0
+
+    def at(self, reach: str) -> int:
+        return self.normal if reach == "normal" else self.extended
+
+    @property
+    def farthest(self) -> int:
+        return self.extended or self.normal
+
+
+@dataclass(frozen=True, slots=True)
+class AirUnit:
+    """An AP type's Air Point Chart values: its roles (4.2) and strike ranges
+    (``units/ap-<type>``, stage 1) with its strike values (``units/air-<type>``): air
+    combat, anti-ship by role at normal and extended range (7.8.1 Step 2), torpedo
+    range (5.14.1), transfer range (4.4), night rating (14.2.2) and whether it rolls
+    for night contact (14.2.3)."""
+
+    roles: tuple[str, ...]
+    range: StrikeRange
+    air: AirRatings
+    anti_ship: Mapping[str, tuple[int, int]]
+    torpedo_range: int = 0
+    transfer_range: int = 0
+    night_rated: bool = False
+    night_contact: bool = False
+
+    def anti_ship_at(self, role: str, reach: str) -> int:
+        """The anti-ship value flying as ``role`` at ``reach`` (0: not rated)."""
+        normal, extended = self.anti_ship.get(role, (0, 0))
+        return normal if reach == "normal" else extended
+
+    @classmethod
+    def from_json(cls, base: Mapping[str, Any], strike: Mapping[str, Any]) -> AirUnit:
+        """The type's values from its two items' values (``strike``'s over ``base``'s)."""
+        raw = {**base, **strike}
+        air, rng = raw["air"], raw["range"]
+        rated = air.get("altitude")
+        anti_ship = {str(r): (int(v[0]), int(v[1])) for r, v in raw.get("anti_ship", {}).items()}
+        return cls(
+            roles=tuple(str(r) for r in raw["roles"]),
+            range=StrikeRange(int(rng["normal"]), int(rng.get("extended") or 0)),
+            air=AirRatings(
+                int(air["normal"]),
+                int(air["extended"]),
+                None if rated is None else str(rated),
+                int(air.get("return_fire", 0)),
+            ),
+            anti_ship=MappingProxyType(anti_ship),
+            torpedo_range=int(raw.get("torpedo_range", 0)),
+            transfer_range=int(raw.get("transfer_range", 0)),
+            night_rated=bool(raw.get("night_rated")),
+            night_contact=bool(raw.get("night_contact")),
+        )
+
+
+def air_unit(pack: Pack, ap_type: str) -> AirUnit:
     """An AP type's strike values (units.air-<type>) with its roles and ranges
     (units.ap-<type>, stage 1)."""
     strike = pack.get(f"units/air-{ap_type}")
     base = pack.get(f"units/ap-{ap_type}")
     if strike is None or base is None:
         raise DataError(f"units.air-{ap_type}", "no Air Point Chart values for this type")
-    return {**base.value, **strike.value}
+    return AirUnit.from_json(base.value, strike.value)
 
 
 def known_type(pack: Pack, ap_type: str) -> bool:
     return f"units/air-{ap_type}" in pack and f"units/ap-{ap_type}" in pack
 
 
-def ship_values(pack: Pack, ship: Mapping[str, Any]) -> Mapping[str, Any]:
+def ship_values(pack: Pack, ship: Mapping[str, Any]) -> ShipClass:
     """The ship counter's values (units.ship-*, by its class)."""
-    got: Mapping[str, Any] = value(pack, f"units/{ship.get('class', '')}")
-    return got
+    return required_class(pack, str(ship.get("class", "")))
+
+
+@dataclass(frozen=True, slots=True)
+class DamageEffect:
+    """16.8.1: a damage level's effects on the ship's printed values (the pack's Naval
+    Damage Levels Effects): speed class and defence added, AA halved."""
+
+    speed_class: int = 0
+    defence: int = 0
+    aa_half: bool = False
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> DamageEffect:
+        return cls(
+            int(raw.get("speed_class", 0)), int(raw.get("defence", 0)), bool(raw.get("aa_half"))
+        )
+
+
+def damage_effect(pack: Pack, level: int) -> DamageEffect:
+    """The effects of damage level ``level`` (D4 for any worse; none undamaged)."""
+    if level < 1:
+        return DamageEffect()
+    return DamageEffect.from_json(value(pack, EFFECTS)[f"D{min(level, 4)}"])
 
 
 def rounded(x: float) -> int:

@@ -37,7 +37,7 @@ def armed(
 
 def capable(pack: Pack, ap_type: str) -> bool:
     """A type that may carry torpedoes (a T anti-ship rating)."""
-    return known_type(pack, ap_type) and "T" in air_unit(pack, ap_type).get("anti_ship", {})
+    return known_type(pack, ap_type) and "T" in air_unit(pack, ap_type).anti_ship
 
 
 def _present(pack: Pack, air: Mapping[str, int], mp: int) -> dict[str, int]:
@@ -46,7 +46,7 @@ def _present(pack: Pack, air: Mapping[str, int], mp: int) -> dict[str, int]:
     return {
         t: int(n)
         for t, n in air.items()
-        if int(n) > 0 and capable(pack, t) and mp <= int(air_unit(pack, t).get("torpedo_range", 0))
+        if int(n) > 0 and capable(pack, t) and mp <= air_unit(pack, t).torpedo_range
     }
 
 
@@ -98,7 +98,7 @@ def arm(
         if k:
             out.append({**e, "n": k})
         if int(e["n"]) - k:
-            rated = air_unit(pack, str(e["type"]))["air"].get("altitude") or e["alt"]
+            rated = air_unit(pack, str(e["type"])).air.altitude or e["alt"]
             out.append({**e, "n": int(e["n"]) - k, "role": "B", "alt": rated})
     fact = TorpedoArming(
         part["base"],

@@ -16,7 +16,7 @@ from pbem.rulesets.witp import airplay
 from pbem.rulesets.witp import located as located_chits
 from pbem.rulesets.witp.air import capsplit, naval_strike, night, plot
 from pbem.rulesets.witp.air.strikeplot import AirPlot
-from pbem.rulesets.witp.clock import schedule
+from pbem.rulesets.witp.clock import TurnTrack, schedule
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.hexgrid import HexId
@@ -303,3 +303,10 @@ def test_r135_r136_the_strike_report_tells_the_cap_order_and_the_contact_rolls(
             == armed
         )
         assert max(len(line) for line in section.splitlines()) <= 72
+
+
+def test_14_2_2_the_two_naval_phases_before_the_pending_round() -> None:
+    # at T1/air3/search (slot 15) the last two Naval Phases are naval2 and naval1
+    assert night.last_naval_phases(TurnTrack(15, 2, 1)) == ["T1/naval2/", "T1/naval1/"]
+    assert night.last_naval_phases(TurnTrack(8, 2, 1)) == ["T1/naval1/"]  # only one yet
+    assert night.last_naval_phases(None) == []  # no clock: a bare test world

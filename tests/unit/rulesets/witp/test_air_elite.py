@@ -51,9 +51,9 @@ def test_7_11_a_parts_aps_are_elite_up_to_what_its_base_holds() -> None:
 
 
 def test_7_11_elite_a6m_plus_one_air_combat() -> None:
-    public = world()[PUBLIC]
+    pack = public_pack(world()[PUBLIC])
     regular, best = aircombat.air_stacks(
-        public,
+        pack,
         [
             {"type": "A6M2", "n": 1, "alt": "M"},
             {"type": "A6M2", "n": 1, "alt": "M", "elite": True},
@@ -66,12 +66,12 @@ def test_7_11_elite_a6m_plus_one_air_combat() -> None:
 
 
 def test_7_11_4_elite_level_bombers_lose_nothing_off_their_altitude() -> None:
-    public = world()[PUBLIC]
+    pack = public_pack(world()[PUBLIC])
     group = [
         {"type": "D3A1", "n": 1, "alt": "H"},
         {"type": "D3A1", "n": 1, "alt": "H", "elite": True},
     ]
-    regular, best = aircombat.air_stacks(public, group, "H", bombers=True)
+    regular, best = aircombat.air_stacks(pack, group, "H", bombers=True)
     assert best.defence == 2 and regular.defence < best.defence  # rated M, flown H
 
 

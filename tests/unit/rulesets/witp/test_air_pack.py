@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from pbem.rulesets.witp.air.tables import DamageEffect, air_unit, damage_effect
+from pbem.rulesets.witp.datapack import required_class
 from pbem.rulesets.witp.loader import load_library
 
 DOC = tomllib.loads(
@@ -97,3 +99,31 @@ def test_the_coral_sea_scenario_plays_with_stage_2_and_every_air_type_has_values
             if t in ("H6K4", "E13A1", "F1M2"):
                 continue  # search aircraft: no strike values needed yet
             assert f"units/air-{t}" in pack.items, t
+
+
+def test_every_air_type_and_ship_class_reads_as_typed_values() -> None:
+    """The pack's unit items decode to the rules' typed values: each strike type's
+    Air Point Chart values (4.1, 5.0) and each ship class's counter (7.8.1)."""
+    items = load_library().resolve("coral-sea-1942").public_items()
+    strike_types = [k.removeprefix("units/air-") for k in items if k.startswith("units/air-")]
+    for t in strike_types:
+        unit = air_unit(items, t)
+        assert unit.roles and unit.air.normal >= unit.air.extended >= 0, t
+        assert unit.range.normal <= unit.range.extended, t
+    b5n = air_unit(items, "B5N2")
+    assert b5n.anti_ship_at("T", "normal") == 4 and b5n.anti_ship_at("T", "extended") == 3
+    assert b5n.anti_ship_at("D", "normal") == 0 and b5n.night_rated and b5n.air.altitude == "L"
+    classes = [k.removeprefix("units/") for k in items if k.startswith("units/ship-")]
+    assert classes
+    for name in classes:
+        got = required_class(items, name)
+        assert got.type and got.speed_class in (1, 2, 3) and got.defence >= 1, name
+    yorktown = required_class(items, "ship-cv-yorktown")
+    assert (yorktown.aa("aa_high"), yorktown.aa("aa_low"), yorktown.aa("other")) == (4, 6, 0)
+
+
+def test_16_8_1_damage_levels_read_as_typed_effects() -> None:
+    items = load_library().resolve("coral-sea-1942").public_items()
+    assert damage_effect(items, 0) == DamageEffect()
+    assert damage_effect(items, 2) == DamageEffect(speed_class=-1, defence=-1, aa_half=True)
+    assert damage_effect(items, 7) == damage_effect(items, 4)  # D4 for anything worse

@@ -18,6 +18,7 @@ from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp import airplay, victory
 from pbem.rulesets.witp.air import admirals, naval_strike, sequencing
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
+from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import (
     DISCLOSURES,
     MODERATOR,
@@ -584,15 +585,15 @@ def test_7_11_the_striking_forces_elite_fly_as_elite_and_both_see_the_markers(
 def test_8_1_a_carrier_tfs_admiral_is_its_forces_commander(battle: dict[str, Any]) -> None:
     from pbem.rulesets.witp.air import admirals
 
-    public = battle[PUBLIC]
-    assert admirals.commander(public, battle[PRIVATE]["allied"], TF17) == "R.Adm. Fletcher"
-    assert admirals.commander(public, battle[PRIVATE]["japanese"], STRIKING_FORCE) == (
+    pack = public_pack(battle[PUBLIC])
+    assert admirals.commander(pack, battle[PRIVATE]["allied"], TF17) == "R.Adm. Fletcher"
+    assert admirals.commander(pack, battle[PRIVATE]["japanese"], STRIKING_FORCE) == (
         "V.Adm. Takagi"
     )
     # 8.2: an admiral imparts nothing from a carrier no longer operational (D3+): 8.8
     state = copy.deepcopy(battle)
     state[PRIVATE]["allied"]["ships"]["Yorktown"]["damage"] = 3
-    assert admirals.commander(public, state[PRIVATE]["allied"], TF17) is None
+    assert admirals.commander(pack, state[PRIVATE]["allied"], TF17) is None
 
 
 def test_8_1_admirals_ratings_are_rolled_once_told_their_side_and_used(
@@ -688,7 +689,9 @@ def test_12_3_2_three_carrier_strikes_are_ranked_each_side_told_its_own(
     rated = out.state[MODERATOR]["admiral_ratings"]
     st = out.state
     air = {
-        sid: rated[f"allied:{admirals.commander(st[PUBLIC], st[PRIVATE]['allied'], tf)}"]["air"]
+        sid: rated[
+            f"allied:{admirals.commander(public_pack(st[PUBLIC]), st[PRIVATE]['allied'], tf)}"
+        ]["air"]
         for sid, tf in (("S1", TF17), ("S2", "TF2"))
     }
     first, second = told[("allied",)]

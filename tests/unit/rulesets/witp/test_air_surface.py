@@ -203,12 +203,12 @@ def test_7_6_2_waves_from_another_hex_combine_if_close_enough_or_on_the_roll() -
 
 def test_16_7_critical_hits_roll_again_and_only_doubles_are_told() -> None:
     cv = {**kido_butai()[0], "damage": 1}
-    rolls = critical.roll(PUBLIC, cv, ScriptedDice([5, 5, 6, 4, 2, 3]), "x")
+    rolls = critical.roll(PACK, cv, ScriptedDice([5, 5, 6, 4, 2, 3]), "x")
     assert [r["critical"] for r in rolls] == [True, True, False]
     assert cv["damage"] == 3
     assert [r["dice"] for r in critical.told_to_enemy(rolls)] == [[5, 5]]
 
 
 def test_16_7_1_merchant_shipping_never_rolls() -> None:
-    assert not critical.rolls_for(PUBLIC, {"type": "MSU"})
-    assert critical.rolls_for(PUBLIC, {"type": "DD"})
+    assert not critical.rolls_for(PACK, {"type": "MSU"})
+    assert critical.rolls_for(PACK, {"type": "DD"})

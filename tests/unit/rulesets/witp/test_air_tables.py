@@ -38,19 +38,19 @@ def test_9_0_available_aps_round_to_nearest_half_up() -> None:
 
 
 def test_8_1_4_nagumo_air_rating_7_with_8_carrier_points_needs_63() -> None:
-    assert coordination.first_check_number(PUBLIC, 7, 8) == 63
+    assert coordination.first_check_number(PACK, 7, 8) == 63
     four_cvs = kido_butai()[:2] * 2
-    assert coordination.carrier_points(PUBLIC, [Ship.from_json(s) for s in four_cvs]) == 8
+    assert coordination.carrier_points(PACK, [Ship.from_json(s) for s in four_cvs]) == 8
 
 
 def test_8_1_4_spruance_rolls_12_on_the_second_check_30_percent_asterisked() -> None:
-    assert coordination.second_check(PUBLIC, 7, 12) == (30, True)
+    assert coordination.second_check(PACK, 7, 12) == (30, True)
     # the worked example: first check fails (2D10 = 99), second 12, element DR 2:
     # the fighters are cut, 30% of 6 is 1.8, rounded up to 2.
     dice = ScriptedDice([2, 4, 2, 4, 6, 6, 2])  # 2D10 "00" = 100 (each 1D10 from two 1D6)
     r = Ratings("Spruance", 7, 7)
     ships = kido_butai()[:2] + kido_butai()[:1]
-    launched = coordination.launch(PUBLIC, [Ship.from_json(s) for s in ships], r, 6, 15, dice, "cc")
+    launched = coordination.launch(PACK, [Ship.from_json(s) for s in ships], r, 6, 15, dice, "cc")
     assert launched.first > launched.needed
     assert (launched.second, launched.percent, launched.asterisk) == (12, 30, True)
     assert (launched.cut, launched.fighters, launched.bombers) == ("fighters", 2, 15)
@@ -59,7 +59,7 @@ def test_8_1_4_spruance_rolls_12_on_the_second_check_30_percent_asterisked() -> 
 def test_8_1_4_first_check_passed_launches_everything() -> None:
     dice = ScriptedDice([1, 1, 1, 1])  # 2D10 = 11
     launched = coordination.launch(
-        PUBLIC, [Ship.from_json(s) for s in kido_butai()[:2]], Ratings("x", 7, 7), 3, 6, dice, "cc"
+        PACK, [Ship.from_json(s) for s in kido_butai()[:2]], Ratings("x", 7, 7), 3, 6, dice, "cc"
     )
     assert launched.first <= launched.needed and (launched.fighters, launched.bombers) == (3, 6)
 
@@ -71,12 +71,12 @@ def test_8_1_2_command_level_drm() -> None:
 
 
 def test_8_8_leaderless_tf_rolls_1d6_for_its_air_rating() -> None:
-    r = coordination.rate(PUBLIC, None, ScriptedDice([4]), "x")
+    r = coordination.rate(PACK, None, ScriptedDice([4]), "x")
     assert (r.admiral, r.air) == ("", 4)
 
 
 def test_8_1_admiral_ratings_from_his_chart() -> None:
-    r = coordination.rate(PUBLIC, "R.Adm. Fletcher", ScriptedDice([5, 6]), "x")
+    r = coordination.rate(PACK, "R.Adm. Fletcher", ScriptedDice([5, 6]), "x")
     assert (r.air, r.bounce, r.drm) == (7, 1, 1)
 
 
@@ -117,17 +117,17 @@ def test_7_8_1_step_5_damage_points_fall_with_speed_class() -> None:
 
 
 def test_12_3_1_each_multiple_of_2_in_air_ratings_is_a_drm_of_1() -> None:
-    assert sequencing.air_rating_drm(PUBLIC, 7, 4) == -1  # 3 -> one multiple, favours the striker
-    assert sequencing.air_rating_drm(PUBLIC, 3, 7) == 2
-    assert sequencing.air_rating_drm(PUBLIC, 5, 5) == 0
+    assert sequencing.air_rating_drm(PACK, 7, 4) == -1  # 3 -> one multiple, favours the striker
+    assert sequencing.air_rating_drm(PACK, 3, 7) == 2
+    assert sequencing.air_rating_drm(PACK, 5, 5) == 0
 
 
 def test_12_2_simultaneous_and_after_count_as_launched() -> None:
-    assert sequencing.result(PUBLIC, 1) == sequencing.BEFORE
-    assert sequencing.result(PUBLIC, 3) == sequencing.SIMULTANEOUS
-    assert sequencing.result(PUBLIC, 6) == sequencing.AFTER
+    assert sequencing.result(PACK, 1) == sequencing.BEFORE
+    assert sequencing.result(PACK, 3) == sequencing.SIMULTANEOUS
+    assert sequencing.result(PACK, 6) == sequencing.AFTER
     roll, drm, res = sequencing.sequence(
-        PUBLIC, ScriptedDice([3]), "x", striker_air=7, target_air=3, unlocated_carriers=True
+        PACK, ScriptedDice([3]), "x", striker_air=7, target_air=3, unlocated_carriers=True
     )
     assert (roll, drm, res) == (3, -3, sequencing.BEFORE)
 

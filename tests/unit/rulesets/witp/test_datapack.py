@@ -8,7 +8,16 @@ import tomllib
 import pytest
 
 from pbem.core.errors import DataError
-from pbem.rulesets.witp.datapack import Provenance, illustrative, merge, parse_pack
+from pbem.rulesets.witp.datapack import (
+    ApSearch,
+    PackItem,
+    Provenance,
+    class_values,
+    illustrative,
+    merge,
+    parse_pack,
+    required_class,
+)
 from pbem.rulesets.witp.loader import load_library
 
 from .conftest import SCENARIO
@@ -87,3 +96,19 @@ def test_illustrative_lists_only_the_keys_used() -> None:
     assert illustrative(items, [cv, "tables/search-chit-cups", "nothing/here"]) == [
         {"item": cv, "source": items[cv].source}
     ]
+
+
+def test_a_ship_class_without_its_speed_class_is_refused_by_name() -> None:
+    item = PackItem({"type": "DD", "defence": 2}, Provenance.DATAPACK, "mine", "moderator")
+    with pytest.raises(DataError, match=r"units\.ship-dd-x\.speed_class"):
+        required_class({"units/ship-dd-x": item}, "ship-dd-x")
+    with pytest.raises(DataError, match=r"units\.ship-none"):
+        required_class({}, "ship-none")
+    assert class_values({}, "ship-none") is None
+
+
+def test_13_1_1_an_unrated_ap_type_searches_with_nothing() -> None:
+    raw = {"search": {"short": 3, "medium": 3, "long": 3, "extended": 2}, "extended_reach": 24}
+    h6k = ApSearch.from_json(raw)
+    assert [h6k.at(b) for b in ("short", "long", "extended", "far")] == [3, 3, 2, 0]
+    assert h6k.extended_reach == 24 and ApSearch().at("short") == 0

@@ -17,8 +17,7 @@ from pbem.rulesets.witp.air.strike.cap import Cap, grounded
 from pbem.rulesets.witp.air.strike.launch import Element, Launch
 from pbem.rulesets.witp.air.strike.losses import Losses
 from pbem.rulesets.witp.air.strike.plotted import Resolution
-from pbem.rulesets.witp.air.tables import air_unit
-from pbem.rulesets.witp.datapack import public_pack
+from pbem.rulesets.witp.air.tables import Pack, air_unit
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.records import FLAT, Record
 
@@ -64,7 +63,7 @@ class AirCombatAtLevel(Fact, kind="air-combat"):
 
 
 def air_stacks(
-    public: Mapping[str, Any], group: Sequence[Mapping[str, Any]], level: str, *, bombers: bool
+    pack: Pack, group: Sequence[Mapping[str, Any]], level: str, *, bombers: bool
 ) -> list[combat.Stack]:
     """``group``'s APs flying at ``level`` as air combat stacks (5.2, 7.11); shared
     with air/intercept.py (R123)."""
@@ -73,28 +72,26 @@ def air_stacks(
         if e["alt"] != level or int(e["n"]) < 1:
             continue
         t, best, green = str(e["type"]), bool(e.get(elite.KEY)), bool(e.get(training.KEY))
-        air = air_unit(public_pack(public), t)["air"]
-        base = int(air["extended" if e.get("range", "normal") != "normal" else "normal"])
-        base += elite.air_combat(public_pack(public), t) if best else 0  # 7.11: elite A6M +1
+        air = air_unit(pack, t).air
+        base = air.at(e.get("range", "normal"))
+        base += elite.air_combat(pack, t) if best else 0  # 7.11: elite A6M +1
         if bombers:
             d = altitude.bomber_strength(
-                public_pack(public),
+                pack,
                 base,
-                air.get("altitude"),
+                air.altitude,
                 level,
-                elite=best and elite.any_altitude(public_pack(public), t),
+                elite=best and elite.any_altitude(pack, t),
             )
-            rf = int(air.get("return_fire", 0))
+            rf = air.return_fire
             if green:  # 58.2.1: halved, rounded up, not below 2 (return fire 1)
                 d, rf = training.air_combat(d, bomber=True), training.return_fire(rf)
             out.append(combat.Stack(t, int(e["n"]), rf, d, False, elite=best, green=green))
         else:
-            s = altitude.fighter_strength(public_pack(public), base, air.get("altitude"), level)
+            s = altitude.fighter_strength(pack, base, air.altitude, level)
             s = training.air_combat(s, bomber=False) if green else s  # 58.2.1
             fly = bool(e.get(avg.KEY))  # 6.2.3
-            hf = (
-                "HF" in air_unit(public_pack(public), t)["roles"]
-            )  # 4.2.1: -1 against enemy F types
+            hf = "HF" in air_unit(pack, t).roles  # 4.2.1: -1 against enemy F types
             out.append(
                 combat.Stack(t, int(e["n"]), s, s, True, elite=best, green=green, avg=fly, heavy=hf)
             )
@@ -143,14 +140,14 @@ def _level(
     bombers: Sequence[Element],
 ) -> tuple[LevelCombat, Event | None]:
     """One level's air combat (6.1.1); the event that tells both, when anyone fought."""
-    public, ratings = r.public, r.context.ratings
+    pack, ratings = r.work.pack, r.context.ratings
     side, naval = r.strike.side, r.strike.owner
-    cs = air_stacks(public, cap.elements, lv, bombers=False)
-    loose = air_stacks(public, [e for e in escorts if e["posture"] == "loose"], lv, bombers=False)
-    close = air_stacks(public, [e for e in escorts if e["posture"] == "close"], lv, bombers=False)
-    bs = air_stacks(public, bombers, lv, bombers=True)
+    cs = air_stacks(pack, cap.elements, lv, bombers=False)
+    loose = air_stacks(pack, [e for e in escorts if e["posture"] == "loose"], lv, bombers=False)
+    close = air_stacks(pack, [e for e in escorts if e["posture"] == "close"], lv, bombers=False)
+    bs = air_stacks(pack, bombers, lv, bombers=True)
     fight = combat.resolve_level(
-        public_pack(public),
+        pack,
         lv,
         cs,
         loose,

@@ -66,12 +66,8 @@ def cap_levels(
     each AP only where it may fly (5.2.3)."""
     out: list[dict[str, Any]] = []
     for t, n in sorted(cap.items()):
-        air = air_unit(pack, t)["air"]
-        ok = [
-            lv
-            for lv in levels
-            if altitude.may_fly(pack, int(air["normal"]), air.get("altitude"), lv)
-        ]
+        air = air_unit(pack, t).air
+        ok = [lv for lv in levels if altitude.may_fly(pack, air.normal, air.altitude, lv)]
         dealt = capsplit.deal(n, ok, shares or {})
         for k, lv in enumerate(ok):
             share = n // len(ok) + (1 if k < n % len(ok) else 0)
@@ -135,13 +131,13 @@ def _fighters(r: Resolution, target: Target) -> tuple[dict[str, int], list[Event
     """5.3: the TF's F and HF types (4.2.1) free to fly CAP, by type; at a carrier
     TF, as many as its 8.1.4 carrier coordination lets up (the owner's own roll,
     its event told)."""
-    public, pack, owner, tf_id = r.public, r.work.pack, r.strike.owner, r.strike.tf
+    pack, owner, tf_id = r.work.pack, r.strike.owner, r.strike.tf
     own_n, busy, gone = r.own(owner), r.context.committed, grounded(r)
     cap_air = {
         t: n - busy.get(t, 0) - int(gone.get(t, 0))
         for t, n in tf_air(own_n, TaskForce.from_json(target.tf)).items()
         if known_type(pack, t)  # F and HF fly CAP (4.2.1); floatplanes: none
-        and set(air_unit(pack, t)["roles"]) & set(value(pack, ROLES)["cap"])
+        and set(air_unit(pack, t).roles) & set(value(pack, ROLES)["cap"])
     }
     cap_air = {t: n for t, n in cap_air.items() if n > 0}
     if r.strike.night:
@@ -149,9 +145,9 @@ def _fighters(r: Resolution, target: Target) -> tuple[dict[str, int], list[Event
     if not cap_air or not any(s["type"] in CARRIER_TYPES for s in target.ships):
         return cap_air, []
     dice = r.context.dice
-    rating = r.context.ratings.get(owner) or coordination.rate(public, None, dice, f"{owner} CTF")
+    rating = r.context.ratings.get(owner) or coordination.rate(pack, None, dice, f"{owner} CTF")
     cc = coordination.launch(
-        public,
+        pack,
         [Ship.from_json(s) for s in target.ships],
         rating,
         sum(cap_air.values()),

@@ -36,14 +36,14 @@ class CriticalHit(Fact, kind="critical-hit"):
 def critical_hits(r: Resolution, board: Display, damaged: Mapping[str, int]) -> list[Event]:
     """16.7 for each ship ``damaged`` (by name: its damage before the strike) and
     still afloat, in name order; the events told."""
-    public, tf_id, time = r.public, r.strike.tf, r.context.time
+    pack, tf_id, time = r.work.pack, r.strike.tf, r.context.time
     told: list[Event] = []
     for name in sorted(damaged):
         ship = board.ships[name]
-        if int(ship["damage"]) >= 5 or not critical.rolls_for(public, ship):
+        if int(ship["damage"]) >= 5 or not critical.rolls_for(pack, ship):
             continue
         stream = draws.fork(r.context.secret, f"critical {time} {tf_id} {name}")
-        rolls = critical.roll(public, ship, stream, f"critical {name}")
+        rolls = critical.roll(pack, ship, stream, f"critical {name}")
         fact = CriticalHitRolls(tf_id, name, tuple(rolls), int(ship["damage"]))
         told.append(r.tell(fact, [r.strike.owner], "16.7"))
         for crit in critical.told_to_enemy(rolls):

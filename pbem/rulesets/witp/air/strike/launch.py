@@ -130,10 +130,12 @@ def _carrier_coordination(
     """8.1.4: the carrier TF's launch check cuts fighters and bombers in proportion."""
     side, dice = r.strike.side, r.context.dice
     own = r.own(side)
-    rating = r.context.ratings.get(side) or coordination.rate(r.public, None, dice, f"{side} CTF")
+    rating = r.context.ratings.get(side) or coordination.rate(
+        r.work.pack, None, dice, f"{side} CTF"
+    )
     ships = afloat(own, displayed(own, part["base"]))
     f, b = sum(e["n"] for e in escorts), sum(e["n"] for e in bombers)
-    cc = coordination.launch(r.public, ships, rating, f, b, dice, f"{side} {part['base']} CC")
+    cc = coordination.launch(r.work.pack, ships, rating, f, b, dice, f"{side} {part['base']} CC")
     told = r.tell(CarrierCoordination.of(str(part["base"]), rating.air, cc), [side], "8.1.4")
     return shrink(bombers, cc.bombers), shrink(escorts, cc.fighters), [told]
 

@@ -80,7 +80,7 @@ def _extended(
         extra = 0
         if any(e.get("range", "normal") != "normal" for e in flown):
             roll = draws.d10(r.context.dice, f"extended range {t}") % 10  # 0 reads zero
-            rating = int(air_unit(r.work.pack, t)["air"]["extended"])
+            rating = air_unit(r.work.pack, t).air.extended
             if roll > rating:
                 extra = min(lost, launched - lost)
             fact = ExtendedRangeLosses(t, roll, rating, extra)
