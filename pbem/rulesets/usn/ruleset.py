@@ -75,11 +75,16 @@ def _fog_memory(before: GameState, after: GameState, events: Sequence[Event]) ->
 class UsnRuleset:
     name = "usn"
     title = "U.S.N.: The Game of War in the Pacific, 1941-43 (SPI, 1971)"
+    # Bump whenever the events, set-up or tables change for the same inputs (a record
+    # of another version is not re-adjudicated by these rules: docs/moderator.md).
+    version = "1"
 
-    def __init__(self, data: UsnWorld, geo: Geo) -> None:
-        """``data``: the world data read by pbem.rulesets.usn.loader; ``geo``: its map's."""
+    def __init__(self, data: UsnWorld, geo: Geo, fingerprint: str = "") -> None:
+        """``data``: the world data read by pbem.rulesets.usn.loader; ``geo``: its map's;
+        ``fingerprint``: of the data files ``data`` was read from (the registry's)."""
         self.data = data
         self.geo = geo
+        self.data_fingerprint = fingerprint
 
     def _state(self, state: State) -> GameState:
         """A game's state, with this ruleset's world installed for the rules to consult."""
