@@ -252,6 +252,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
             f"OK: {result.entries} record entries, {result.phases} phases re-adjudicated, "
             f"{result.rolls} die rolls and {result.commitments} plot commitments confirmed"
         )
+        print(f"rules: {result.rules}")
+        for note in result.notes:
+            print(f"note: {note}")
         if r := result.reports:
             # Queued and not (yet) delivered or failed: still in the outbox at export.
             print(

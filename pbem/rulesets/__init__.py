@@ -15,7 +15,7 @@ from importlib.resources.abc import Traversable
 from typing import Any
 
 from pbem.core.errors import LifecycleError
-from pbem.core.ruleset import RulesIdentity, Ruleset, data_fingerprint
+from pbem.core.ruleset import Ruleset, RulesIdentity, data_fingerprint
 from pbem.rulesets.demo import RaidRuleset
 from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
