@@ -19,7 +19,7 @@ from pbem.outbox.queue import open_outbound
 from pbem.record import journal
 from pbem.record.archive import export, verify_archive
 from pbem.rulesets.demo import RaidRuleset
-from pbem.storage.models import Game, OutboundMail
+from pbem.storage.models import Game, OutboundMail, Report
 
 
 def do(table, line: str) -> str:  # type: ignore[no-untyped-def]
@@ -153,3 +153,40 @@ def test_create_refuses_an_option_given_twice(table):  # type: ignore[no-untyped
         do(table, "CREATE g2 usn coral-sea subs=true subs=false")
     assert str(refused.value) == "option subs is given twice (subs=true, subs=false): give it once"
     assert table.run(lambda gm: gm.desk.session.get(Game, "g2")) is None
+
+
+def test_a_table_override_at_create_is_kept_and_reports_say_what_the_game_rests_on(  # type: ignore[no-untyped-def]
+    table, keys
+):
+    said = do(
+        table,
+        "CREATE g2 usn coral-sea "
+        "\"overrides=tables = {victory_levels = {3 = {level = 'Overwhelming'}}}\"",
+    )
+    assert said == "game g2 created (usn, coral-sea); options: fog=open subs=false"
+
+    def start(gm) -> None:  # type: ignore[no-untyped-def]
+        for side in ("japanese", "allied"):
+            gm.acts.assign(
+                "g2",
+                side,
+                f"{side}@example.org",
+                public_key=keys["north" if side == "japanese" else "south"][1],
+            )
+        gm.acts.start("g2")
+
+    table.run(start)
+    state = table.run(lambda gm: dict(gm.lookups.state_of(gm.lookups.open_phase("g2"))))
+    assert state["options"]["overrides"] == {
+        "tables": {"victory_levels": {"3": {"level": "Overwhelming"}}}
+    }
+    texts = table.run(
+        lambda gm: [
+            r.text for r in gm.desk.session.scalars(select(Report).where(Report.game_id == "g2"))
+        ]
+    )
+    assert texts and all(
+        "Per-game data corrections: overrides: tables.victory_levels.3.level." in t
+        and "Rules: usn rules version 1 with data fingerprint" in t
+        for t in texts
+    )
