@@ -364,7 +364,7 @@ def _add_game(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "ROLLBACK game turn phase [REPLOT] | EDIT game /json/pointer value | "
             "RULE game id UPHELD|DISMISSED reason | "
             "KEY game side ADD KEY|RETIRE fingerprint|LIST|ENCRYPT yes|no | "
-            "END game [reason] | LIST | SEATS game | DISPUTES [game] | AUDIT [game] | "
+            "UPGRADE game [reason] | END game [reason] | LIST | SEATS game | DISPUTES [game] | AUDIT [game] | "
             "MESSAGE game side|all text | RESEND game side [turn [phase]] | "
             "SET game key=value [...] [reason] | DELETE game | UNOBSERVE game email | "
             "FAILED [game] | RESEND-MAIL id [id ...]. "

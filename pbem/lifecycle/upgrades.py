@@ -67,11 +67,10 @@ def refuse_other_rules(lookups: Lookups, game: Game) -> None:
 def hold(desk: Desk, lookups: Lookups, game: Game, phase: Phase) -> None:
     """A phase of a game whose rules are not this pbem's fell due: hold the game,
     record why (the moderator's digest reports it) and tell the players."""
-    available = rules.in_code(lookups.ruleset(game))
-    game.held = f"{RULES_HOLD}: version {game_rules(game)['version']} -> {available['version']}"
-    entry = desk.record(
-        game, RulesHeld(phase_seq=phase.seq, rules=game_rules(game), available=available)
-    )
+    available, kept = rules.in_code(lookups.ruleset(game)), game_rules(game)
+    what = "version" if kept["version"] != available["version"] else "data"
+    game.held = f"{RULES_HOLD}: {what} {kept[what][:16]} -> {available[what][:16]}"
+    entry = desk.record(game, RulesHeld(phase_seq=phase.seq, rules=kept, available=available))
     announce(
         desk,
         lookups,

@@ -190,3 +190,13 @@ def test_a_table_override_at_create_is_kept_and_reports_say_what_the_game_rests_
         and "Rules: usn rules version 1 with data fingerprint" in t
         for t in texts
     )
+
+
+def test_a_game_whose_data_changed_is_held_too(table, demo_game, monkeypatch):  # type: ignore[no-untyped-def]
+    """Same version, other data files (a table corrected in the package): held as well."""
+    old = RaidRuleset.data_fingerprint
+    monkeypatch.setattr(RaidRuleset, "data_fingerprint", "f" * 64)
+    assert plot(table, 1) == [
+        f"held turn 1 phase plot: rules changed: data {old[:16]} -> {'f' * 16}"
+    ]
+    assert adjudications(table) == []
