@@ -283,6 +283,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
             f"OK: {result.entries} record entries, {result.phases} phases re-adjudicated, "
             f"{result.rolls} die rolls and {result.commitments} plot commitments confirmed"
         )
+        print(f"rules: {result.rules}")
+        for note in result.notes:
+            print(f"note: {note}")
         if r := result.reports:
             # Queued and not (yet) delivered or failed: still in the outbox at export.
             print(
@@ -434,7 +437,7 @@ def _add_game(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "ROLLBACK game turn phase [REPLOT] | EDIT game /json/pointer value | "
             "RULE game id UPHELD|DISMISSED reason | "
             "KEY game side ADD KEY|RETIRE fingerprint|LIST|ENCRYPT yes|no | "
-            "END game [reason] | LIST | SEATS game | DISPUTES [game] | AUDIT [game] | "
+            "UPGRADE game [reason] | END game [reason] | LIST | SEATS game | DISPUTES [game] | AUDIT [game] | "
             "MESSAGE game side|all text | RESEND game side [turn [phase]] | "
             "SET game key=value [...] [reason] | DELETE game | UNOBSERVE game email | "
             "FAILED [game] | RESEND-MAIL id [id ...]. "

@@ -19,7 +19,8 @@ The lifecycle drives a game like this::
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -92,9 +93,40 @@ class Outcome:
     scores: Mapping[str, int] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class RulesIdentity:
+    """Which rules a game plays by: the ruleset's ``version`` (bumped whenever its
+    events, set-up or tables change for the same inputs) and ``data``, the
+    fingerprint of the data packs it reads. The record carries it with the set-up
+    and every adjudication, so a record is re-adjudicated by the same rules."""
+
+    ruleset: str
+    version: str
+    data: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"version": self.version, "data": self.data}
+
+    def describe(self) -> str:
+        return f"{self.ruleset} rules version {self.version} with data fingerprint {self.data[:16]}"
+
+
+def data_fingerprint(files: Iterable[tuple[str, bytes]]) -> str:
+    """SHA-256 over a ruleset's data files: each file's name and the hash of its
+    bytes, in name order (a renamed, added or edited file changes it)."""
+    h = hashlib.sha256()
+    for name, content in sorted(files):
+        h.update(name.encode("utf-8") + b"\0" + hashlib.sha256(content).digest())
+    return h.hexdigest()
+
+
 class Ruleset(Protocol):
     name: str  # registry key, e.g. "usn"
     title: str
+    # Bumped whenever the rules' events, set-up or tables change for the same inputs:
+    # a game keeps the version it started with (the moderator moves it by UPGRADE).
+    version: str
+    data_fingerprint: str  # of the data packs this ruleset was built with
 
     def scenarios(self) -> Sequence[ScenarioInfo]: ...
 

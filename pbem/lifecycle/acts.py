@@ -21,6 +21,7 @@ from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.lookups import Lookups
 from pbem.lifecycle.phases import PhaseMachine
 from pbem.outbox.privacy import encryption_key_of
+from pbem.record import rules
 from pbem.record.chain import state_hash
 from pbem.record.payloads import (
     DeadlineExtended,
@@ -116,6 +117,7 @@ class ModeratorActs:
             options=in_force,
             settings=merged,
             created_at=self.desk.now,
+            rules=rules.in_code(ruleset),
         )
         s.add(game)
         s.flush()
@@ -397,10 +399,12 @@ class ModeratorActs:
         ]
         if missing:
             raise LifecycleError(f"no player for side(s): {', '.join(missing)}")
-        state = self.lookups.ruleset(game).initial_state(game.scenario, game.options)
+        ruleset = self.lookups.ruleset(game)
+        state = ruleset.initial_state(game.scenario, game.options)
         game.status = GameStatus.RUNNING
+        game.rules = rules.in_code(ruleset)  # the game keeps the rules it starts with
         started = state_hash(state)
-        self.desk.record(game, GameStarted(state_hash=started))
+        self.desk.record(game, GameStarted(state_hash=started, rules=game.rules))
         return self.phases.open_next(game, state, seq=1, epoch=0, events=(), known_hash=started)
 
     def pause(self, game_id: str, reason: str) -> None:

@@ -28,7 +28,7 @@ DIGEST_EVERY = timedelta(hours=1)
 
 
 # The record entries a digest may report (see _item).
-WATCHED = ("forfeit", "game-over", "orders-sealed", "phase-adjudicated")
+WATCHED = ("forfeit", "game-over", "orders-sealed", "phase-adjudicated", "rules-held")
 
 
 def _item(kind: str, p: dict[str, Any]) -> str:
@@ -43,6 +43,13 @@ def _item(kind: str, p: dict[str, Any]) -> str:
     if kind == "orders-sealed" and p.get("late"):
         return (
             f"late orders: {p['side']} sent orders within the grace period (phase {p['phase_seq']})"
+        )
+    if kind == "rules-held":
+        return (
+            f"held: phase {p['phase_seq']} is due, but the game plays by rules version "
+            f"{p['rules']['version']} (data {p['rules']['data'][:16]}) and this pbem has "
+            f"{p['available']['version']} (data {p['available']['data'][:16]}): UPGRADE the "
+            f"game to move it to these rules, or run pbem {p['rules'].get('pbem')} for it"
         )
     if kind == "phase-adjudicated":
         missed = [s for s, v in p["plots"].items() if str(v["source"]).startswith("policy:")]

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import distinct, func, select
 
-from pbem.lifecycle import deadlines
+from pbem.lifecycle import deadlines, upgrades
 from pbem.lifecycle.acts import ModeratorActs, shift_deadlines
 from pbem.lifecycle.alerts import Alerts
 from pbem.lifecycle.desk import Desk
@@ -164,6 +164,10 @@ class Clock:
         if phase is None or game.status != GameStatus.RUNNING or game.held:
             return did  # held after a rollback: no deadline runs, nobody is reminded
         reason = self.phases.ready_to_adjudicate(game, phase)
+        if reason and upgrades.outdated(self.lookups, game):
+            upgrades.hold(self.desk, self.lookups, game, phase)  # not by other rules
+            did.append(f"held turn {phase.turn} phase {phase.name}: {game.held}")
+            return did
         if reason:
             self.desk.record(game, AdjudicateOrdered(phase_seq=phase.seq, reason=reason))
             self.phases.adjudicate(game, phase)

@@ -35,6 +35,9 @@ lands in the game's record through the game machine's job it calls (pbem.lifecyc
     EDIT game /json/pointer value                     correcting edit of the open phase's
                                                       state; value is JSON (else a string),
                                                       of the type the value replaced
+    UPGRADE game [reason]                             move the game to this pbem's rules
+                                                      (ruleset version, data) from its open
+                                                      phase on; announced to every seat
     END game [reason]
     FAILED [game]                                     mail that could not be sent
     RESEND-MAIL id [id ...]                           send failed mail again
@@ -58,12 +61,13 @@ from typing import Any
 from pbem.core.errors import LifecycleError
 from pbem.core.options import describe as describe_options
 from pbem.intake.keyring import PublicKey, key_warnings, read_key
-from pbem.lifecycle import season
+from pbem.lifecycle import season, upgrades
 from pbem.lifecycle.acts import DATA_KEYS
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.settings import SETTINGS
 from pbem.outbox import delivery
 from pbem.record.payloads import ModeratorCommand
+from pbem.record.rules import describe as describe_rules
 from pbem.storage.enums import KeyKind
 from pbem.storage.models import Game, SeatKey
 from pbem.storage.seatkeys import seat_keys
@@ -138,10 +142,16 @@ def _create(gm: GameMaster, a: list[str]) -> str:
     _need(a, 3, "CREATE game ruleset scenario [option=value ...]")
     options: dict[str, Any] = {}
     settings: dict[str, Any] = {}
+    given: dict[str, str] = {}  # key -> value as written: no key twice
     for pair in a[3:]:
         key, sep, value = pair.partition("=")
         if not sep:
             raise LifecycleError(f"{pair!r}: options are written key=value")
+        if key in given:
+            raise LifecycleError(
+                f"option {key} is given twice ({key}={given[key]}, {pair}): give it once"
+            )
+        given[key] = value
         if key in DATA_KEYS:
             # The moderator's per-game data, as TOML (CLI: overrides=@file.toml,
             # datapack=@pack.toml); kept as JSON (a TOML date becomes its ISO text).
@@ -297,6 +307,8 @@ def _resume(gm: GameMaster, a: list[str]) -> str:
     held = game.held
     if game.status != "paused" and not held:
         raise LifecycleError(f"game {a[0]} is neither paused nor held")
+    if held and held.startswith(upgrades.RULES_HOLD):
+        upgrades.refuse_other_rules(gm.lookups, game)  # ended by UPGRADE, not RESUME
     if game.status == "paused":
         gm.acts.resume(a[0])
     if held:
@@ -402,6 +414,18 @@ def _edit(gm: GameMaster, a: list[str]) -> str:
     )
 
 
+def _upgrade(gm: GameMaster, a: list[str]) -> str:
+    _need(a, 1, "UPGRADE game [reason]")
+    reason = " ".join(a[1:]) or "moved by the moderator"
+    phase = upgrades.upgrade(gm.desk, gm.lookups, a[0], reason)
+    game = gm.lookups.game(a[0])
+    where = f" from turn {phase.turn} {phase.name} on" if phase is not None else ""
+    return (
+        f"{a[0]} now plays by {describe_rules(game.ruleset, game.rules)}{where}; "
+        "the players were told"
+    )
+
+
 def _end(gm: GameMaster, a: list[str]) -> str:
     _need(a, 1, "END game [reason]")
     gm.acts.end(a[0], " ".join(a[1:]) or "ended by the moderator")
@@ -468,6 +492,7 @@ COMMANDS: dict[str, Callable[[GameMaster, list[str]], str]] = {
     "ROLLBACK": _rollback,
     "RULE": _rule,
     "EDIT": _edit,
+    "UPGRADE": _upgrade,
     "END": _end,
     "STATUS": _status,
     "FAILED": _failed,

@@ -19,7 +19,7 @@ from pbem.core.dice import SeededDice, seed_commitment
 from pbem.core.errors import LifecycleError
 from pbem.core.events import Event
 from pbem.core.ruleset import Demand, State
-from pbem.lifecycle import deadlines
+from pbem.lifecycle import deadlines, upgrades
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.lookups import Lookups
 from pbem.lifecycle.sink import ReportSink
@@ -352,6 +352,7 @@ class PhaseMachine:
     def adjudicate_now(self, game_id: str, reason: str = "moderator") -> AdjudicationResult:
         game = self.lookups.game(game_id)
         phase = self.lookups.require_open(game)
+        upgrades.refuse_other_rules(self.lookups, game)  # a rules hold ends by UPGRADE
         if game.held:  # the moderator's word ends the hold a rollback left
             game.held = None
             self.desk.record(
@@ -402,6 +403,7 @@ class PhaseMachine:
     def adjudicate(self, game: Game, phase: Phase) -> AdjudicationResult:
         """Open the sealed orders, reveal the seed, let the ruleset resolve the phase,
         and open the next one."""
+        upgrades.refuse_other_rules(self.lookups, game)
         ruleset = self.lookups.ruleset(game)
         state = self.lookups.state_of(phase)
         orders, revealed, forfeits = self._orders_for(game, phase, state)
@@ -445,6 +447,7 @@ class PhaseMachine:
                 rolls=[[v, p] for v, p in dice.rolls],
                 events=[e.to_json() for e in result.events],
                 result_hash=phase.result_hash,
+                rules=upgrades.game_rules(game),
             ),
         )
         log.info(

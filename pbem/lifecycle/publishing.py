@@ -30,11 +30,14 @@ from pbem.core import stages
 from pbem.core.events import Event
 from pbem.core.ruleset import MappedRuleset, Ruleset, State
 from pbem.lifecycle import deadlines
+from pbem.lifecycle.acts import DATA_KEYS
 from pbem.lifecycle.lookups import Lookups
+from pbem.lifecycle.upgrades import game_rules
 from pbem.outbox.privacy import encryption_key
 from pbem.outbox.protect import EncryptionKey
 from pbem.outbox.queue import Composed, Outgoing, compose_outbound, enqueue, store_outbound
 from pbem.record import journal
+from pbem.record.rules import describe as describe_rules
 from pbem.reports.context import Header, heading
 from pbem.reports.render import render
 from pbem.reports.report import render_report
@@ -410,6 +413,10 @@ class Publisher:
             order_form=self._order_form(game, phase, ruleset, state, seat.side)
             if owes and seat.side
             else "",
+            rests_on={
+                "rules": describe_rules(game.ruleset, game_rules(game)),
+                "corrections": corrections(game.options),
+            },
         )
         return ReportJob(
             to=seat.email,
@@ -466,3 +473,23 @@ class Publisher:
             side=side,
         )
         enqueue(lookups.s, lookups.desk.config, reminder, lookups.desk.now)
+
+
+def corrections(options: Mapping[str, Any], most: int = 12) -> list[str]:
+    """The moderator's per-game data (CREATE's overrides= and datapack=), as the items
+    it corrects ("overrides: tables.victory_levels.3.level"): both sides play by them."""
+    found: list[str] = []
+
+    def walk(value: Any, path: str, depth: int) -> None:
+        if isinstance(value, Mapping) and value and depth < 5:
+            for key, inner in value.items():
+                walk(inner, f"{path}.{key}" if path else str(key), depth + 1)
+        else:
+            found.append(path)
+
+    for key in DATA_KEYS:
+        if options.get(key):
+            start = len(found)
+            walk(options[key], "", 0)
+            found[start:] = [f"{key}: {item}" for item in found[start:]]
+    return found if len(found) <= most else [*found[:most], f"{len(found) - most} more"]

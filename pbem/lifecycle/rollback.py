@@ -25,6 +25,7 @@ from pbem.record.chain import state_hash
 from pbem.record.edits import EditError, apply_edit
 from pbem.record.payloads import HoldReleased, RolledBack, StateEdited
 from pbem.record.replay import replay_line
+from pbem.record.rules import last_upgrade
 from pbem.secrecy.plots import seal, unseal
 from pbem.secrecy.seeds import unseal_seed
 from pbem.storage.enums import GameStatus, PhaseStatus, PlotSource
@@ -112,6 +113,13 @@ class Corrections:
     def _replayed(self, game: Game, ruleset: Ruleset, target: Phase) -> State:
         """The state at ``target``, recomputed from the record and checked against it."""
         entries = journal.entries(self.desk.session, game.id)
+        upgrade = last_upgrade(entries)
+        if upgrade is not None and target.seq < int(upgrade["payload"]["phase_seq"]):
+            raise LifecycleError(
+                f"phase {target.seq} was played by other rules, before the UPGRADE of record "
+                f"entry {upgrade['seq']}: a rollback goes back no further than phase "
+                f"{upgrade['payload']['phase_seq']}"
+            )
         states = replay_line(ruleset, game.id, game.scenario, game.options, entries)
         state = states.get(target.seq)
         if state is None or state_hash(state) != target.state_hash:

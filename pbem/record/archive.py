@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 
 from pbem import rulesets
 from pbem.core.errors import LifecycleError
-from pbem.record import journal
+from pbem.record import journal, rules
 from pbem.record.chain import verify_chain
 from pbem.record.replay import replay
 from pbem.storage.enums import GameStatus
@@ -112,6 +112,9 @@ class Verification:
     # The reports the record says were queued, delivered (accepted by the SMTP server)
     # and failed; a report of an older record (report-sent) counts as queued only.
     reports: dict[str, int] = field(default_factory=dict)
+    # What was checked otherwise than in full, and why (a game moved to newer rules).
+    notes: list[str] = field(default_factory=list)
+    rules: str = ""  # the rules the record needs (its last adjudication's)
 
     @property
     def ok(self) -> bool:
@@ -189,13 +192,17 @@ def verify_archive(folder: Path) -> Verification:
     ):
         if recorded != meta.get(key):
             result.problems.append(f"game.json's {key} differs from the record's")
+    ruleset = rulesets.get(created["ruleset"])
+    # The rules the record was played by must be this pbem's (or its UPGRADE's).
+    found = rules.check(created["ruleset"], entries, ruleset)
+    result.rules = found.needs
+    if found.refusal:
+        result.problems.append(found.refusal)
+        return result
+    result.notes += found.notes
     try:
         report = replay(
-            rulesets.get(created["ruleset"]),
-            meta["id"],
-            created["scenario"],
-            options,
-            entries,
+            ruleset, meta["id"], created["scenario"], options, entries, start=found.start
         )
     except Exception as exc:  # a tampered record can break the ruleset itself
         result.problems.append(f"re-adjudication failed: {type(exc).__name__}: {exc}")

@@ -99,6 +99,36 @@ class SeatKeyRetired(Payload):
 class GameStarted(Payload):
     kind: ClassVar[str] = "game-started"
     state_hash: str
+    # The rules that set it up: {"version", "data", "pbem"} (None in older records).
+    rules: dict[str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RulesHeld(Payload):
+    """The game's rules are not this pbem's (an upgrade of pbem changed the ruleset's
+    version or data): it is held, not adjudicated by other rules, until the moderator
+    moves it (UPGRADE) or runs the pbem that plays its rules."""
+
+    kind: ClassVar[str] = "rules-held"
+    phase_seq: int
+    rules: dict[str, str]  # the game's
+    available: dict[str, str]  # this pbem's
+
+
+@dataclass(frozen=True, slots=True)
+class RulesUpgraded(Payload):
+    """UPGRADE: the moderator moved the game to this pbem's rules. Phases adjudicated
+    before stand as the old rules played them; from phase ``phase_seq`` on the new rules
+    adjudicate, starting from ``state`` (that phase's state, None before START), so
+    ``pbem verify`` re-adjudicates the rest with the new rules alone."""
+
+    kind: ClassVar[str] = "rules-upgraded"
+    phase_seq: int | None
+    old: dict[str, str]
+    new: dict[str, str]
+    state: dict[str, Any] | None
+    state_hash: str | None
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +229,8 @@ class PhaseAdjudicated(Payload):
     rolls: list[list[Any]]  # [value, purpose] in the order thrown
     events: list[dict[str, Any]]
     result_hash: str | None
+    # The rules that adjudicated: {"version", "data", "pbem"} (None in older records).
+    rules: dict[str, str] | None = None
 
 
 # -------------------------------------------------------- rollback, edits
@@ -224,7 +256,7 @@ class HoldReleased(Payload):
 
     kind: ClassVar[str] = "hold-released"
     phase_seq: int
-    by: str  # "resume" | "adjudicate"
+    by: str  # "resume" | "adjudicate" | "upgrade"
     deadline: str | None  # ISO 8601
 
 

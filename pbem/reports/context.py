@@ -32,6 +32,9 @@ class Header:
     previous: Mapping[str, Any] | None = None  # the phase just adjudicated (seed, commitments)
     outcome: Mapping[str, Any] | None = None
     order_form: str = ""
+    # What the game rests on: "rules" (ruleset version, data fingerprint, pbem release)
+    # and "corrections" (the moderator's per-game data given at CREATE, by item).
+    rests_on: Mapping[str, Any] | None = None
 
 
 def view_text(value: Any, indent: int = 0) -> str:
@@ -160,6 +163,7 @@ def base_context(h: Header, view: Mapping[str, Any]) -> dict[str, Any]:
         "phase": h.phase,
         "owes": owes,
         "order_form": h.order_form,
+        "rests_on": h.rests_on,
         "view": view,
         # Called by the templates that show it (a ruleset without its own body block):
         # a large view's text is not worth making for the others.

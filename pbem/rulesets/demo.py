@@ -11,6 +11,7 @@ Orders, one per line:  ``SEND <squadron> <zone>``  e.g. ``SEND SQN-2 B``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,6 +28,7 @@ from pbem.core.ruleset import (
     State,
     Validation,
 )
+from pbem.core.ruleset import data_fingerprint as fingerprint_of
 
 SIDES = ("north", "south")
 ZONES = ("A", "B", "C")
@@ -39,6 +41,11 @@ SCENARIOS: dict[str, dict[str, object]] = {
 class RaidRuleset:
     name = "demo"
     title = "Raid (demonstration game)"
+    version = "1"  # bumped whenever its events or set-up change for the same inputs
+    # Its data is SCENARIOS above.
+    data_fingerprint = fingerprint_of(
+        [("scenarios.json", json.dumps(SCENARIOS, sort_keys=True).encode("utf-8"))]
+    )
 
     def scenarios(self) -> Sequence[ScenarioInfo]:
         return [

@@ -117,6 +117,9 @@ class Game(Base):
     # Held for the moderator (why, e.g. after a rollback): no orders, no clock, no
     # adjudication until he says ADJUDICATE or RESUME. A pause is separate.
     held: Mapped[str | None] = mapped_column(String(200), default=None)
+    # The rules the game plays by: {"version", "data", "pbem"} (pbem.lifecycle.rules);
+    # None: a game from before rules were recorded, played by its ruleset's legacy rules.
+    rules: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     # The daemon ticking the game (several daemons): a lease, free once ``claim_until``
     # passes or its owner's daemon lease does (pbem.service.leases.claim_free).
     claim_owner: Mapped[str | None] = mapped_column(String(64), default=None)

@@ -75,15 +75,21 @@ def _fog_memory(before: GameState, after: GameState, events: Sequence[Event]) ->
 class UsnRuleset:
     name = "usn"
     title = "U.S.N.: The Game of War in the Pacific, 1941-43 (SPI, 1971)"
+    # Bump whenever the events, set-up or tables change for the same inputs (a record
+    # of another version is not re-adjudicated by these rules: docs/moderator.md).
+    version = "1"
 
-    def __init__(self, data: UsnWorld, geo: Geo) -> None:
-        """``data``: the world data read by pbem.rulesets.usn.loader; ``geo``: its map's."""
+    def __init__(self, data: UsnWorld, geo: Geo, fingerprint: str = "") -> None:
+        """``data``: the world data read by pbem.rulesets.usn.loader; ``geo``: its map's;
+        ``fingerprint``: of the data files ``data`` was read from (the registry's)."""
         self.data = data
         self.geo = geo
+        self.data_fingerprint = fingerprint
 
     def _state(self, state: State) -> GameState:
-        """A game's state, with this ruleset's world installed for the rules to consult."""
-        world.install(self.data)
+        """A game's state, with its world installed for the rules to consult: this
+        ruleset's, with the game's own data corrections if CREATE gave any."""
+        world.install(self._world(dict(state.get("options") or {}).get(DATA_OVERRIDES)))
         return decode(state)
 
     def _geo_of(self, s: GameState) -> Geo:
@@ -104,10 +110,17 @@ class UsnRuleset:
         return self.data.map_files, json.dumps(corrections, sort_keys=True)
 
     def _world(self, overrides: Mapping[str, Any] | None = None) -> UsnWorld:
-        """The installation's world, or one with the moderator's per-game corrections."""
+        """The installation's world, or one with the moderator's per-game corrections
+        (built once per game's corrections, then found again)."""
         if not overrides:
             return self.data
-        return build_world(self.data.source, overrides, self.data.map)
+        key = (id(self.data), json.dumps(overrides, sort_keys=True))
+        if key not in _CORRECTED_WORLDS:
+            corrected = build_world(self.data.source, overrides, self.data.map)
+            while len(_CORRECTED_WORLDS) >= 16:  # the oldest goes
+                del _CORRECTED_WORLDS[next(iter(_CORRECTED_WORLDS))]
+            _CORRECTED_WORLDS[key] = (self.data, corrected)
+        return _CORRECTED_WORLDS[key][1]
 
     # --- set-up -----------------------------------------------------------
     def scenarios(self) -> Sequence[ScenarioInfo]:
@@ -115,12 +128,15 @@ class UsnRuleset:
 
     def initial_state(self, scenario: str, options: Mapping[str, Any]) -> State:
         """Set-up; ``options["overrides"]`` holds the moderator's per-game data
-        corrections (units, tables, reinforcements, scenarios), taken in here."""
+        corrections (units, tables, reinforcements, scenarios), taken in here and
+        kept in the state's options: every later phase plays with them."""
         world.install(self.data)
-        overrides = dict(options.get("overrides") or {})
+        overrides = dict(options.get(DATA_OVERRIDES) or {})
         map_overrides = overrides.pop("map", None)
         data = self._world(overrides)
-        rules = {k: v for k, v in options.items() if k != "overrides"}
+        rules = {k: v for k, v in options.items() if k != DATA_OVERRIDES}
+        if overrides:
+            rules[DATA_OVERRIDES] = overrides
         if map_overrides:
             # Kept in the state: every later phase plays on the corrected map.
             rules[MAP_OVERRIDES] = map_overrides
@@ -170,7 +186,8 @@ class UsnRuleset:
                 events.append(_failed(side, e))
         new = advance(result.state)
         new = scenario_rules.after_round(geo, s, new, events)
-        new = victory.after_round(geo, s, new, victory_terms(self.data, s.scenario))  # GEN.REC.A
+        terms = victory_terms(world.current(), s.scenario)  # the game's world (_state)
+        new = victory.after_round(geo, s, new, terms)  # GEN.REC.A
         # Double-blind mode remembers each side's last sightings of enemy units.
         new = replace(new, extra={**new.extra, "fog": _fog_memory(s, new, events)})
         return Adjudication(new.to_json(), tuple(events))
@@ -196,7 +213,7 @@ class UsnRuleset:
         s = self._state(state)
         if not s.over:
             return None
-        return victory.verdict(self._geo_of(s), s, victory_terms(self.data, s.scenario))
+        return victory.verdict(self._geo_of(s), s, victory_terms(world.current(), s.scenario))
 
 
 def _failed(side: str, e: LineError) -> Event:
@@ -215,6 +232,11 @@ def victory_terms(data: UsnWorld, scenario: str) -> Mapping[str, Any]:
 
 
 MAP_OVERRIDES = "map_overrides"
+# CREATE's per-game data corrections (units, tables, reinforcements, scenarios), kept
+# under the same key in the state's options (the reports list them, never as a rule).
+DATA_OVERRIDES = "overrides"
+# Worlds with a game's corrections: (installation world's id, corrections) -> (it, world).
+_CORRECTED_WORLDS: dict[tuple[int, str], tuple[UsnWorld, UsnWorld]] = {}
 
 
 @lru_cache(maxsize=16)

@@ -32,13 +32,18 @@ DATAPACK = "datapack"  # CREATE's key for the moderator's own pack (TOML), not a
 class WitpRuleset:
     name = "witp"
     title = "War in the Pacific (SPI, 2nd edition)"
+    # Bump whenever the events, set-up or tables change for the same inputs (a record
+    # of another version is not re-adjudicated by these rules: docs/moderator.md).
+    version = "1"
 
-    def __init__(self, library: Library, theatre_map: TheatreMap) -> None:
+    def __init__(self, library: Library, theatre_map: TheatreMap, fingerprint: str = "") -> None:
         """``library``: the packs and scenarios read by pbem.rulesets.witp.loader;
         ``theatre_map``: the theatre map (pbem.rulesets.witp.map.load_map), which
-        movement, ports and set-up read. Both are read once, by the registry."""
+        movement, ports and set-up read. Both are read once, by the registry;
+        ``fingerprint``: of the data files they were read from."""
         self.library = library
         self.theatre_map = theatre_map
+        self.data_fingerprint = fingerprint
 
     def scenarios(self) -> Sequence[ScenarioInfo]:
         return [ScenarioInfo(sc.name, sc.title, sc.sides) for sc in self.library.scenarios.values()]

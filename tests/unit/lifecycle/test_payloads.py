@@ -21,7 +21,7 @@ def _kinds() -> list[type[Payload]]:
 
 def test_each_kind_has_one_payload_class() -> None:
     kinds = [c.kind for c in _kinds()]
-    assert len(kinds) == len(set(kinds)) == 35
+    assert len(kinds) == len(set(kinds)) == 37
 
 
 def test_to_dict_keeps_the_declared_order_and_values() -> None:

@@ -75,3 +75,29 @@ def test_each_ruleset_plays_on_its_own_world_data() -> None:
     assert world.current() is corrected
     first.pending(state)
     assert world.current() is plain
+
+
+def _play_out(usn: UsnRuleset, state: dict) -> dict:  # type: ignore[type-arg]
+    """Every round with each side's default orders, to the end of the game."""
+    from pbem.core.dice import SeededDice
+
+    while (demand := usn.pending(state)) is not None:
+        orders = {side: usn.default_orders(state, side) for side in demand.sides}
+        dice = SeededDice(b"s" * 32, "g1", demand.turn, demand.phase)
+        state = dict(usn.adjudicate(state, orders, dice).state)
+    return state
+
+
+def test_vp_levels_table_override_is_kept_and_decides_the_verdict() -> None:
+    """A per-game table correction given at CREATE stays in the game's state and is the
+    table the rules consult in play: VP.LEVELS read from the game's own table."""
+    usn = get("usn")
+    levels = {"tables": {"victory_levels": {"3": {"level": "Overwhelming"}}}}
+    corrected = usn.initial_state("coral-sea", {"overrides": levels})
+    assert corrected["options"]["overrides"] == levels
+    plain_end = _play_out(usn, usn.initial_state("coral-sea", {}))  # type: ignore[arg-type]
+    corrected_end = _play_out(usn, corrected)  # type: ignore[arg-type]
+    plain, verdict = usn.outcome(plain_end), usn.outcome(corrected_end)
+    assert plain is not None and verdict is not None
+    assert (plain.winner, plain.level) == ("allied", "Decisive")
+    assert (verdict.winner, verdict.level) == ("allied", "Overwhelming")
