@@ -189,7 +189,7 @@ def _check_target(w: Work, m: Mission, phasing: str) -> None:
     if m.kind == "CAP" or m.dest is None:
         return
     h, enemy = m.dest, enemy_of(side)
-    here = [u for u in w.units.values() if u.side == enemy and u.hex == h]
+    here = fog.shown_in(w.state.extra, w.units, enemy, h)  # H1: covered cargo ashore
     where = hexgrid.fmt(h)
     seen = sees(w, h)
     if m.kind == "SUPPORT":
@@ -554,7 +554,7 @@ def strike_targets(w: Work, mine: list[Flight], everyone: list[Flight], dice: Di
 
 def _absent_target(w: Work, enemy: Side, h: int, target: str) -> str:
     """What a strike planned out of sight (double-blind) finds missing, or ""."""
-    here = [u for u in w.units.values() if u.side == enemy and u.hex == h]
+    here = fog.shown_in(w.state.extra, w.units, enemy, h)  # H1: covered cargo ashore
     if target == "PORT" and not any(u.is_naval and u.in_base for u in here):
         return "ships in port"
     if target == "LAND" and not any(u.kind == "land" for u in here):
@@ -640,7 +640,7 @@ def _attack_target(
         ships = [u for u in w.units.values() if u.side == enemy and u.hex == h and u.in_base]
         return _bomb_ships(w, alive, stack_of(ships), dice)
     bomb = sum(f.bombardment(w.state, naval=False) for f in alive)
-    here = [u for u in w.units.values() if u.side == enemy and u.hex == h]
+    here = fog.shown_in(w.state.extra, w.units, enemy, h)  # H1: covered cargo ashore
     if target == "LAND":
         units = [u for u in here if u.kind == "land"]
         if not units:

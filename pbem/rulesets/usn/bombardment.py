@@ -18,7 +18,7 @@ from fractions import Fraction
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.core.sides import Side, enemy_of
-from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn import fog, hexgrid
 from pbem.rulesets.usn.bases import BASE_DEFENSE
 from pbem.rulesets.usn.capture import awaiting, set_awaiting
 from pbem.rulesets.usn.hexgrid import Location
@@ -64,7 +64,7 @@ def check_bombard(
                 f"{s.uid} is not in {hexgrid.fmt(h)} (it is at {where})", rule="SEQ.2F"
             )
     enemy = enemy_of(w.side)
-    here = [u for u in w.units.values() if u.side == enemy and u.hex == h]
+    here = fog.shown_in(w.state.extra, w.units, enemy, h)  # H1: covered cargo ashore
     cds = [u for u in here if u.kind == "cd"]
     if target == "CD":
         if not cds:
@@ -121,7 +121,7 @@ def _bombard_land(w: Work, h: int, ships: list[Unit], dice: Dice, at: str | None
     bombarding player names (``AT``), else the weakest - on CRT1; only DX counts: the
     unit is out of supply for one full Game-Turn."""
     enemy = enemy_of(w.side)
-    units = [u for u in w.units.values() if u.side == enemy and u.hex == h and u.kind == "land"]
+    units = [u for u in fog.shown_in(w.state.extra, w.units, enemy, h) if u.kind == "land"]
     named = [u for u in units if u.uid == at]
     tgt = named[0] if named else min(units, key=lambda u: (land_defense(w.state, u), u.uid))
     attack, a_why = total_why(w.state, ships, "sa")
@@ -148,7 +148,8 @@ def cut_off_by_bombing(
         cut = dict(w.state.extra.get("cut_off", {}))
         cut[tgt.key] = w.state.turn + 1
         w.state = replace(w.state, extra={**w.state.extra, "cut_off": cut})
-        w.put(replace(tgt, supplied=False))
+        # ``tgt`` may be covered cargo as seen ashore (H1): the unit itself stays aboard.
+        w.put(replace(w.units.get(tgt.key, tgt), supplied=False))
     w.event(
         "bombardment",
         rule,

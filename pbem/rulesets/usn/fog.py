@@ -32,7 +32,7 @@ from typing import Any, Literal
 from pbem.core.events import Event
 from pbem.core.sides import JAPANESE, SIDES
 from pbem.rulesets.usn import hexgrid
-from pbem.rulesets.usn.state import Air, Base, GameState, Unit
+from pbem.rulesets.usn.state import Air, Base, GameState, Unit, unit_key
 from pbem.rulesets.usn.zoc import zoc_hexes
 
 Mode = Literal["open", "double-blind"]
@@ -299,16 +299,38 @@ def knowledge(state: GameState, side: str) -> GameState:
 def _covered_ashore(state: GameState, side: str, seen: frozenset[int] | None) -> dict[str, Unit]:
     """Covered cargo (H1) is known where the report shows it: still ashore in the
     hex it embarked from, so an order aimed at it is judged at adjudication."""
+    return {
+        key: _known_unit(u)
+        for key, u in covered_ashore(state.extra, state.units).items()
+        if u.side != side and (seen is None or u.hex in seen)
+    }
+
+
+def covered_ashore(extra: Mapping[str, Any], units: Mapping[str, Unit]) -> dict[str, Unit]:
+    """NM.TRANS.HIDDEN / H1: each covered unit as the enemy sees it, still ashore in
+    the hex it embarked from (entrenched as it was), while its transport is there.
+
+    ``extra`` is the state's, ``units`` the units as they stand now (a round's
+    work in progress too: a transport that has sailed uncovers nothing, its cargo
+    is simply gone from the quay)."""
     out = {}
-    for key, c in state.extra.get("fog", {}).get("cargo_cover", {}).items():
-        u = state.units.get(key)
+    for key, c in extra.get("fog", {}).get("cargo_cover", {}).items():
+        u = units.get(key)
         at = _hex(c["at"])
-        if u is None or u.side == side or u.carried_by != c.get("transport") or at is None:
+        if u is None or at is None or u.carried_by is None or u.carried_by != c.get("transport"):
             continue
-        if seen is None or at in seen:
-            ashore = replace(u, hex=at, carried_by=None, entrenched=bool(c["entrenched"]))
-            out[key] = _known_unit(ashore)
+        ship = units.get(unit_key(u.side, u.carried_by))
+        if ship is not None and ship.hex == at:
+            out[key] = replace(u, hex=at, carried_by=None, entrenched=bool(c["entrenched"]))
     return out
+
+
+def shown_in(extra: Mapping[str, Any], units: Mapping[str, Unit], side: str, h: int) -> list[Unit]:
+    """``side``'s units in hex ``h`` as its enemy knows them, covered cargo ashore: what
+    an enemy strike or bombardment aimed at ``h`` finds there (docs/usn-fog.md,
+    *Strikes and bombardments at cargo in port*)."""
+    shown = {**units, **covered_ashore(extra, units)}
+    return [u for u in shown.values() if u.side == side and u.hex == h]
 
 
 def _knows_unit(u: Unit, side: str, seen: frozenset[int] | None) -> bool:
@@ -405,20 +427,11 @@ def sight_cover(
 
 def _covered_cargo(state: GameState, side: str) -> list[dict[str, Any]]:
     """The enemy's covered cargo as its counters looked ashore (views._unit_view)."""
-    out = []
-    for key, c in state.extra.get("fog", {}).get("cargo_cover", {}).items():
-        u = state.units.get(key)
-        if u is not None and u.side != side and u.carried_by == c.get("transport"):
-            out.append(
-                {
-                    "id": u.uid,
-                    "side": u.side,
-                    "type": u.utype,
-                    "at": c["at"],
-                    "entrenched": c["entrenched"],
-                }
-            )
-    return out
+    return [
+        {"id": u.uid, "side": u.side, "type": u.utype, "at": u.where(), "entrenched": u.entrenched}
+        for u in covered_ashore(state.extra, state.units).values()
+        if u.side != side
+    ]
 
 
 __all__ = [
@@ -426,10 +439,12 @@ __all__ = [
     "Mode",
     "apply",
     "attacked_at",
+    "covered_ashore",
     "detection_hexes",
     "knowledge",
     "mode_of",
     "sees_unit",
+    "shown_in",
     "sight_cover",
     "struck_at",
     "update_cargo_cover",

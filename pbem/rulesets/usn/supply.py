@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from pbem.core.sides import ALLIED, JAPANESE, Side, enemy_of
+from pbem.rulesets.usn import fog
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
 from pbem.rulesets.usn.sequence import last_naval_step
 from pbem.rulesets.usn.state import OILERS, TRANSPORTS, GameState, Unit
@@ -129,11 +130,12 @@ def update_supply(geo: Geo, state: GameState) -> GameState:
     # same step of the next Game-Turn, whatever the trace says meanwhile.
     cut_off = state.extra.get("cut_off", {})
     changed = []
-    for u in state.units.values():
+    # H1: cargo the enemy sees still ashore is traced from there (docs/usn-fog.md).
+    for u in {**state.units, **fog.covered_ashore(state.extra, state.units)}.values():
         if u.kind in ("land", "cd") and u.hex is not None:
             ok = cut_off.get(u.key, 0) <= state.turn and is_supplied(state, u, maps[u.side])
             if ok != u.supplied:
-                changed.append(replace(u, supplied=ok))
+                changed.append(replace(state.units[u.key], supplied=ok))
     bases = {
         h: (b if maps[b.owner].supplied(h) == b.supplied else replace(b, supplied=not b.supplied))
         for h, b in state.bases.items()

@@ -3,8 +3,9 @@ the mailroom and the publisher compose it, is the same in two worlds the side
 cannot tell apart.
 
 The worlds are test_leaks' (tests/unit/reports/test_leaks.py): public units near
-the viewer; the enemy's hidden part (cargo, standing orders, far stacks, base
-states out of sight) and, double-blind, enemy ships lurking just out of sight;
+the viewer; the enemy's hidden part (cargo, which of his troops on the quay went
+aboard the transport beside them, standing orders, far stacks, base states out of
+sight) and, double-blind, enemy ships lurking just out of sight;
 with the optional submarines (SUB.GEN) the Japanese subs and their log, which
 the Allies never know (GEN.REC.C). Each world is put into a real U.S.N. game's
 open phase (SQLite), and the same signed order mail (bytes) goes through

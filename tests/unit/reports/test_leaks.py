@@ -18,6 +18,11 @@ The worlds are random: public units near the viewer (columns 14-22), hidden
 enemy units far away (columns 30-44, beyond every detection radius), random
 cargo, standing orders and strengths. IDs of hidden units come from a pool
 (type SNLF/MAR for cargo, "-9n" numbers for far ships) no public unit uses.
+The enemy's troops on the quay beside his transport (``World.quay``) are each
+ashore or aboard it (``Hidden.aboard``), still covered in the port they embarked
+from (docs/usn-fog.md, *Cargo in port*): the viewer may not tell which, neither
+from his report and answers nor from the strikes he flies at them
+(test_hid_played_strikes_identical_whatever_went_aboard).
 """
 
 from __future__ import annotations
@@ -87,6 +92,7 @@ class Hidden:
     far_base_neutralized: int
     events: tuple[Event, ...]
     far_events: tuple[Event, ...]  # double-blind only: moves out of sight
+    aboard: frozenset[str] = frozenset()  # IDs of the quay's units aboard TR-1 (H1)
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,7 @@ class World:
     bases: tuple[Base, ...]
     air: dict[str, dict[str, Air]]
     events: tuple[Event, ...]
+    quay: tuple[Unit, ...] = ()  # enemy land units by TR-1, seen ashore: some may be aboard
 
     def with_hidden(self, h: Hidden) -> GameState:
         enemy = other(self.viewer)
@@ -116,14 +123,29 @@ class World:
             neutralized_until=h.far_base_neutralized,
         )
         units = [*self.public, *h.cargo, *(h.far_units if self.mode == "double-blind" else ())]
+        quay, cover = self.on_the_quay(h.aboard)
         return make_state(
-            units,
+            [*units, *quay],
             air=air,
             bases=[*self.bases, far_base],
             options={"fog": self.mode},
             standing={enemy: h.standing},
             vp={J: 3, A: 1},
+            extra={"fog": {"cargo_cover": cover}} if cover else {},
         )
+
+    def on_the_quay(self, aboard: frozenset[str]) -> tuple[list[Unit], dict[str, Any]]:
+        """The quay's units, those in ``aboard`` embarked on TR-1 in an earlier round and
+        still covered where they embarked (fog.update_cargo_cover's record)."""
+        units: list[Unit] = []
+        cover: dict[str, Any] = {}
+        for u in self.quay:
+            if u.uid not in aboard:
+                units.append(u)
+                continue
+            units.append(replace(u, hex=None, carried_by="TR-1", entrenched=False))
+            cover[u.key] = {"at": u.where(), "entrenched": u.entrenched, "transport": "TR-1"}
+        return units, cover
 
     def all_events(self, h: Hidden) -> list[Event]:
         far = h.far_events if self.mode == "double-blind" else ()
@@ -131,7 +153,7 @@ class World:
 
 
 @st.composite
-def hidden_parts(draw: st.DrawFn, enemy: str, transport_at: int) -> Hidden:
+def hidden_parts(draw: st.DrawFn, enemy: str, quay: tuple[str, ...] = ()) -> Hidden:
     cargo_type = "SNLF" if enemy == J else "MAR"
     n = draw(st.integers(0, 2))  # 4 TP each: room beside 2 air points (NM.TRANS.CAP)
     ids = draw(st.lists(st.integers(50, 89), min_size=n, max_size=n, unique=True))
@@ -202,6 +224,7 @@ def hidden_parts(draw: st.DrawFn, enemy: str, transport_at: int) -> Hidden:
             )
         )
     return Hidden(
+        aboard=frozenset(draw(st.sets(st.sampled_from(quay)))) if quay else frozenset(),
         cargo=cargo,
         air_cargo=draw(st.integers(0, 2)) if enemy == A else 0,
         standing=standing,
@@ -240,8 +263,28 @@ def worlds(draw: st.DrawFn, mode: str) -> tuple[World, Hidden, Hidden]:
         Event("moved", {"unit": u.uid, "side": viewer, "path": [u.where()]}, None, "SEQ.2C")
         for u in mine[:2]
     )
-    world = World(viewer, mode, tuple(mine + theirs), bases, air, events)
-    return world, draw(hidden_parts(enemy, tr_at)), draw(hidden_parts(enemy, tr_at))
+    quay = draw(quay_units(enemy, tr_at))
+    world = World(viewer, mode, tuple(mine + theirs), bases, air, events, quay)
+    ids = tuple(u.uid for u in quay)
+    return world, draw(hidden_parts(enemy, ids)), draw(hidden_parts(enemy, ids))
+
+
+@st.composite
+def quay_units(draw: st.DrawFn, enemy: str, at: int) -> tuple[Unit, ...]:
+    """Troops on the quay by TR-1 (2 TP each: room aboard, NM.TRANS.CAP), some entrenched
+    and of different defences, so that a strike naming none picks by defence."""
+    ids = draw(st.lists(st.integers(60, 69), min_size=1, max_size=2, unique=True))
+    return tuple(
+        land(
+            enemy,
+            f"BN-{i}",
+            at,
+            tp=2,
+            defense=draw(st.integers(2, 16)),
+            entrenched=draw(st.booleans()),
+        )
+        for i in ids
+    )
 
 
 HEADER: dict[str, Any] = dict(
@@ -456,6 +499,7 @@ def test_hid_played_round_leaks_nothing(data: st.DataObject) -> None:
     port, far stacks moving): what stayed hidden never reaches the viewer."""
     mode = data.draw(st.sampled_from(MODES))
     world, h1, _ = data.draw(worlds(mode))
+    world = replace(world, quay=())  # the cargo to load waits in PORT, not on TR-1's quay
     enemy = other(world.viewer)
     state = replace(world.with_hidden(h1), round=ROUND_OF[enemy])
     # The transport and its would-be cargo wait in an enemy port next to the
@@ -513,6 +557,56 @@ def test_hid_played_round_leaks_nothing(data: st.DataObject) -> None:
         assert not _present(token, mail), token
 
 
+@st.composite
+def quay_strikes(draw: st.DrawFn, world: World) -> str:
+    """The viewer's strikes on the quay by TR-1 (AM.BOMBLAND, SEQ.5H/5I): on its land
+    units, by name or not, or on the ships there; two at most (four LAC on his base)."""
+    my_base = world.bases[0].hex
+    tr = next(u for u in world.public if u.uid == "TR-1" and u.side != world.viewer)
+    assert tr.hex is not None
+    kinds = ["LAND", "SHIPS 1"] + [f"LAND AT {u.uid}" for u in world.quay] * 2
+    lines = [
+        f"STRIKE 2 LAC {my_base:04d} {tr.hex:04d} {what}"
+        for what in draw(st.lists(st.sampled_from(kinds), min_size=1, max_size=2))
+    ]
+    return "\n".join(lines)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_hid_played_strikes_identical_whatever_went_aboard(data: st.DataObject) -> None:
+    """H1 (docs/usn-fog.md, *Strikes and bombardments at cargo in port*): two worlds
+    that differ only in which of the enemy's troops on the quay went aboard TR-1
+    (still covered in that hex). The viewer's strikes at them are adjudicated with
+    the same dice; his answer, report and map are the same in both."""
+    mode = data.draw(st.sampled_from(MODES))
+    world, h1, _ = data.draw(worlds(mode))
+    ids = [u.uid for u in world.quay]
+    flip = data.draw(st.sets(st.sampled_from(ids), min_size=1)) if ids else set()
+    h2 = replace(
+        h1, aboard=h1.aboard ^ flip
+    )  # at least one unit ashore in one, aboard in the other
+    text = data.draw(quay_strikes(world))
+    rolls = [data.draw(st.integers(1, 6)) for _ in range(3)] * 70
+    drawn = data.draw(st.integers(0, 9)) == 0  # the PNG too, on a few: a render takes ~0.5 s
+    ranges = {"air_ranges": {f"{world.viewer}/LAC": [30, 30]}}  # every strike in range
+    reports = []
+    for h in (h1, h2):
+        state = world.with_hidden(h)
+        air = {**state.air, world.viewer: {f"{world.bases[0].hex:04d}": Air(lac=4)}}
+        state = replace(state, round=AIR5, air=air, extra={**state.extra, **ranges})
+        v = RULESET.validate(state.to_json(), world.viewer, text)
+        orders = {world.viewer: list(v.accepted)}
+        result = RULESET.adjudicate(state.to_json(), orders, ScriptedDice(rolls))
+        after = GameState.from_json(result.state)
+        parts = report_parts(after, list(result.events), world.viewer, drawn)
+        keys = ("text", "html", "attachment", "map-units", "map-highlight")
+        reports.append((v, {k: parts[k] for k in keys}, parts["rendered"].png))
+    bombed = sum(e.kind == "bombardment" for e in result.events)
+    event(f"{mode}: {len(h1.aboard ^ h2.aboard)} moved aboard, {bombed} bombed")
+    assert reports[0] == reports[1]
+
+
 # --- answers to probes: validation reads only the side's knowledge (issue 13) ------
 
 
@@ -551,12 +645,14 @@ def toward(start: int, goal: int, steps: int) -> list[int]:
 @st.composite
 def probes(draw: st.DrawFn, world: World, targets: list[Unit], strike_round: bool) -> str:
     """Order text that probes the enemy's hidden part: in the strike round, strikes
-    on the hexes of hidden ships and bases (every target kind, any group number); in
-    a movement round, moves into, through and near them (NM.SURF.1, MOV.N) and fire
-    at hidden ships by name (NM.SURF.5)."""
+    on the hexes of hidden ships and bases (every target kind, any group number) and
+    on the quay's troops by name (AM.BOMBLAND); in a movement round, moves into,
+    through and near them (NM.SURF.1, MOV.N), fire at hidden ships by name
+    (NM.SURF.5) and bombardment of the quay (NM.BOMBLAND)."""
     mine = [u for u in world.public if u.side == world.viewer and u.hex is not None]
     enemy_ids = [u.uid for u in targets] + [u.uid for u in world.public if u.side != world.viewer]
-    hexes = [u.hex for u in targets if u.hex is not None] + [FAR_BASE]
+    hexes = [u.hex for u in (*targets, *world.quay) if u.hex is not None] + [FAR_BASE]
+    land_at = [""] + [f" AT {u.uid}" for u in world.quay]
     my_base = world.bases[0].hex
     lines: list[str] = []
     if strike_round:
@@ -565,7 +661,8 @@ def probes(draw: st.DrawFn, world: World, targets: list[Unit], strike_round: boo
         for h in draw(st.lists(st.sampled_from(in_range + hexes), min_size=1, max_size=4)):
             what = draw(
                 st.sampled_from(
-                    [f"SHIPS {draw(st.integers(1, 9))}", "PORT", "LAND", "CD", "AIRBASE", "STRAFE"]
+                    [f"SHIPS {draw(st.integers(1, 9))}", "PORT", "CD", "AIRBASE", "STRAFE"]
+                    + [f"LAND{at}" for at in land_at]
                 )
             )
             lines.append(f"STRIKE 1 LAC {my_base:04d} {h:04d} {what}")
@@ -577,6 +674,9 @@ def probes(draw: st.DrawFn, world: World, targets: list[Unit], strike_round: boo
         lines.append(f"MOVE {u.uid} " + " ".join(f"{x:04d}" for x in path))
         if draw(st.booleans()):
             lines.append(f"FIRE {u.uid} AT {draw(st.sampled_from(enemy_ids))}")
+        if draw(st.booleans()):
+            at = draw(st.sampled_from(land_at))
+            lines.append(f"BOMBARD {path[-1]:04d} LAND {u.uid}{at}")
     return "\n".join(lines)
 
 
