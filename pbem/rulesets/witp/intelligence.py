@@ -333,7 +333,7 @@ def plot_cards(work: Work, slot: Slot) -> list[PlotCard]:
     cards = [
         card_face(
             tf,
-            str(t.mission.get("speed") or t.speed_class),
+            t.mission.speed or t.speed_class,
             ["dummy"] if t.dummy else [_ship_name(s) for s in t.ships],
             written.get(tf, ()),
         )

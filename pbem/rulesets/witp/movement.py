@@ -27,7 +27,7 @@ from pbem.rulesets.witp import dummies, fuel
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import Fact
-from pbem.rulesets.witp.missions import (
+from pbem.rulesets.witp.missioncards import (
     Fuelling,
     MissionCard,
     MissionCode,
@@ -72,16 +72,13 @@ def _sequence(cards: Mapping[str, MissionCard]) -> list[list[str]]:
 
 def execute(
     work: Work,
-    cards: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    cards: Mapping[str, Mapping[str, MissionCard]],
     first: Side,
     time: str,
 ) -> list[Event]:
-    """Play every side's ``cards`` (side -> TF -> card JSON), alternating from ``first``."""
+    """Play every side's ``cards`` (side -> TF -> card), alternating from ``first``."""
     order = [first, enemy_of(first)]
-    plotted = {
-        side: {tf: MissionCard.from_json(c) for tf, c in cards.get(side, {}).items()}
-        for side in order
-    }
+    plotted = {side: cards.get(side, {}) for side in order}
     queues = [_sequence(plotted[side]) for side in order]
     events: list[Event] = []
     for pair in zip_longest(*queues):
@@ -112,7 +109,7 @@ def _sortie(entry: tfs.TaskForce, card: MissionCard) -> tfs.TaskForce:
         speed, fuel = card.speed, card.converted_fuel
     return replace(
         entry,
-        mission=card.to_json(),
+        mission=card,
         log=(),
         night=False,
         speed_class=speed,

@@ -22,7 +22,8 @@ from pbem.rulesets.witp import dummies, missions
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import ALLIED_HALF, HALF_SUFFIX, JAPANESE_HALF, Round
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.missions import Context, Link, MissionCard, PortEntry
+from pbem.rulesets.witp.missioncards import Link, MissionCard, PortEntry
+from pbem.rulesets.witp.missions import Context
 
 PASS = "PASS"
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Protocol
 
 from pbem.core.errors import DataError
@@ -40,6 +40,7 @@ from pbem.core.sides import Side
 from pbem.rulesets.witp.datapack import PackItem
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import SideJson
+from pbem.rulesets.witp.missioncards import MissionCard
 from pbem.rulesets.witp.work import Work
 
 Pack = Mapping[str, PackItem]  # the game's charts (Work.pack, Knowledge's public pack)
@@ -65,8 +66,7 @@ class Ship:
     """A ship in a TF's box on the TF Display (16.2), with the record other rules
     keep of it: its damage level (7.8.1, 16.8: 0-4, 5 sunk), a carrier's air group
     by AP type (4.0, 5.0), how many of them are elite (7.11) or green (58.1), an
-    oiler's fuel left (17.9.2). ``extra``: keys other rules keep on the record,
-    passed through unread."""
+    oiler's fuel left (17.9.2), and of the elite those with Night status (7.11.5)."""
 
     type: str
     ship_class: str = ""
@@ -79,7 +79,7 @@ class Ship:
     green: Mapping[str, int] | None = None
     fuel_left: float | None = None
     name: str | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    night_elite: Mapping[str, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -94,10 +94,11 @@ class Ship:
             v = getattr(self, key)
             if v is not None:
                 out[key] = dict(v) if isinstance(v, Mapping) else v
-        return {**out, **self.extra}
+        return out
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> Ship:
+        _refuse_unknown("ship", raw, _SHIP_KEYS)
         optional = {k: raw[k] for k in _SHIP_OPTIONAL if k in raw}
         return cls(
             type=raw["type"],
@@ -106,13 +107,19 @@ class Ship:
             members=tuple(raw.get("members", ())),
             force=raw.get("force", ""),
             damage=raw.get("damage", 0),
-            extra={k: v for k, v in raw.items() if k not in _SHIP_KEYS},
             **optional,
         )
 
 
-_SHIP_OPTIONAL = ("air", "elite", "green", "fuel_left", "name")
+_SHIP_OPTIONAL = ("air", "elite", "green", "fuel_left", "name", "night_elite")
 _SHIP_KEYS = frozenset({"type", "class", "navy", "members", "force", "damage", *_SHIP_OPTIONAL})
+
+
+def _refuse_unknown(what: str, raw: Mapping[str, Any], known: frozenset[str]) -> None:
+    """A stored record's keys are its fields' (records.py refuses the same way)."""
+    unknown = sorted(k for k in raw if k not in known)
+    if unknown:
+        raise DataError(what, f"unknown key(s) {', '.join(unknown)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,16 +151,16 @@ _PHASE_FLAGS = ("active", "entered_port", "fuelled", "deployed")
 class TaskForce:
     """A TF marker and its box on the TF Display (16.1-16.2): see the module's schema.
 
-    ``mission`` is this Naval Phase's card as stored (missions.MissionCard's JSON);
+    ``mission`` is this Naval Phase's card (16.3);
     ``active``, ``entered_port``, ``fuelled`` and ``deployed`` are the current
     Naval Phase's (16.0, 18.4.1, 17.9, ruling R31), ``revealed`` how a dummy was
-    definitively revealed mid-move (13.6.3). ``extra``: keys other rules keep."""
+    definitively revealed mid-move (13.6.3)."""
 
     hex: HexId | None
     ships: tuple[str, ...] = ()
     dummy: bool = False
     speed_class: str = ""
-    mission: Mapping[str, Any] | None = None
+    mission: MissionCard | None = None
     active_phases: int = 0
     fuel: int | None = None
     in_port: str | None = None
@@ -168,7 +175,6 @@ class TaskForce:
     fuelled: bool = False
     deployed: bool = False
     revealed: str | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def at_sea(self) -> bool:
@@ -180,7 +186,7 @@ class TaskForce:
             "ships": list(self.ships),
             "dummy": self.dummy,
             "speed_class": self.speed_class,
-            "mission": self.mission,
+            "mission": None if self.mission is None else self.mission.to_json(),
             "active_phases": self.active_phases,
             "fuel": self.fuel,
             "in_port": self.in_port,
@@ -194,17 +200,18 @@ class TaskForce:
         out.update({flag: True for flag in _PHASE_FLAGS if getattr(self, flag)})
         if self.revealed is not None:
             out["revealed"] = self.revealed
-        return {**out, **self.extra}
+        return out
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> TaskForce:
+        _refuse_unknown("task force", raw, _TF_KEYS)
         mission = raw.get("mission")
         return cls(
             hex=raw.get("hex"),
             ships=tuple(raw.get("ships", ())),
             dummy=bool(raw.get("dummy", False)),
             speed_class=raw.get("speed_class", ""),
-            mission=dict(mission) if mission is not None else None,
+            mission=MissionCard.from_json(mission) if mission is not None else None,
             active_phases=raw.get("active_phases", 0),
             fuel=raw.get("fuel"),
             in_port=raw.get("in_port") or None,
@@ -215,12 +222,11 @@ class TaskForce:
             unsupplied=bool(raw.get("unsupplied", False)),
             night=bool(raw.get("night", False)),
             revealed=raw.get("revealed"),
-            extra={k: v for k, v in raw.items() if k not in _TF_KEYS},
             **{flag: bool(raw[flag]) for flag in _PHASE_FLAGS if flag in raw},
         )
 
 
-_TF_KEYS = frozenset(f.name for f in fields(TaskForce) if f.name != "extra")
+_TF_KEYS = frozenset(f.name for f in fields(TaskForce))
 
 
 def display(own: SideJson) -> dict[str, TaskForce]:
