@@ -113,7 +113,7 @@ def setup(scenario: str, pack: DataPack, sea: tfs.Locator) -> dict[str, Any]:
         side: {
             "forces": pack.forces(side),
             "plots": {},
-            **tfs.setup(pack.forces(side), places, sea),
+            **tfs.setup(pack.forces(side), places, sea).to_json(),
         }
         for side in SIDES
     }

@@ -31,7 +31,7 @@ kept by the search rules): movement itself discloses nothing (16.1.6).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, Protocol
 
@@ -229,6 +229,30 @@ class TaskForce:
 _TF_KEYS = frozenset(f.name for f in fields(TaskForce))
 
 
+@dataclass(frozen=True, slots=True)
+class Fleet:
+    """A side's TF Display and its ships' records (16.1-16.2), as values."""
+
+    tfs: Mapping[str, TaskForce]
+    ships: Mapping[str, Ship]
+
+    def ships_in(self, tf: TaskForce) -> list[Ship]:
+        """The TF's ships, named (a ship with no record: type "?")."""
+        return [replace(self.ships.get(s) or Ship("?"), name=s) for s in tf.ships]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            TFS: {tf: entry.to_json() for tf, entry in self.tfs.items()},
+            SHIPS: {name: s.to_json() for name, s in self.ships.items()},
+        }
+
+    @classmethod
+    def from_json(cls, own: SideJson) -> Fleet:
+        """The fleet in a side's private part (a Knowledge's or the round's)."""
+        ships = {name: Ship.from_json(rec) for name, rec in own.get(SHIPS, {}).items()}
+        return cls(display(own), ships)
+
+
 def display(own: SideJson) -> dict[str, TaskForce]:
     """A side's TF Display decoded from its private part (a Knowledge's or the round's)."""
     return {tf: TaskForce.from_json(rec) for tf, rec in own.get(TFS, {}).items()}
@@ -251,18 +275,18 @@ def ships_in(own: SideJson, tf: TaskForce) -> list[Ship]:
 
 
 def store(own: dict[str, Any], tf: str, value: TaskForce) -> None:
-    """``value`` into the side's TF Display. An existing record is rewritten in
-    place: the round's other rules may hold it while a TF moves."""
-    display = own.setdefault(TFS, {})
-    _rewrite(display, tf, value.to_json())
+    """``value`` into the side's TF Display."""
+    _store_record(own.setdefault(TFS, {}), tf, value)
 
 
 def store_ship(own: dict[str, Any], name: str, value: Ship) -> None:
-    _rewrite(own.setdefault(SHIPS, {}), name, value.to_json())
+    _store_record(own.setdefault(SHIPS, {}), name, value)
 
 
-def _rewrite(records: dict[str, Any], key: str, new: dict[str, Any]) -> None:
-    rec = records.get(key)
+def _store_record(records: dict[str, Any], key: str, value: Ship | TaskForce) -> None:
+    """``value``'s JSON as the record ``key``. An existing record is rewritten in
+    place: the round's other rules may hold it while a TF moves."""
+    new, rec = value.to_json(), records.get(key)
     if rec is None:
         records[key] = new
     elif rec != new:
@@ -270,23 +294,35 @@ def _rewrite(records: dict[str, Any], key: str, new: dict[str, Any]) -> None:
         rec.update(new)
 
 
-# The round's accessors: the rules read and write a side's TFs and ships here.
+class Parts(Protocol):
+    """What holds the sides' private parts: the round's Work (its working copy) or a
+    side's Knowledge (what it may know; another side's part there is empty)."""
+
+    def own(self, side: str) -> SideJson: ...
 
 
-def task_forces(work: Work, side: Side) -> dict[str, TaskForce]:
-    return display(work.own(side))
+# The accessors: the rules read (from either) and write (the round's) a side's TFs
+# and ships here.
 
 
-def task_force(work: Work, side: Side, tf: str) -> TaskForce:
-    return displayed(work.own(side), tf)
+def task_forces(parts: Parts, side: str) -> dict[str, TaskForce]:
+    return display(parts.own(side))
 
 
-def ship(work: Work, side: Side, name: str) -> Ship:
-    return ship_record(work.own(side), name)
+def task_force(parts: Parts, side: str, tf: str) -> TaskForce:
+    return displayed(parts.own(side), tf)
 
 
-def ships_of(work: Work, side: Side, tf: TaskForce) -> list[Ship]:
-    return ships_in(work.own(side), tf)
+def ship(parts: Parts, side: str, name: str) -> Ship:
+    return ship_record(parts.own(side), name)
+
+
+def ships_of(parts: Parts, side: str, tf: TaskForce) -> list[Ship]:
+    return ships_in(parts.own(side), tf)
+
+
+def fleet(parts: Parts, side: str) -> Fleet:
+    return Fleet.from_json(parts.own(side))
 
 
 def put(work: Work, side: Side, tf: str, value: TaskForce) -> None:
@@ -314,15 +350,6 @@ def marker_number(tf: str) -> int:
     return int(tf[2:])
 
 
-def new_tf(
-    hex_: str | None, ships: list[str], *, dummy: bool = False, name: str = ""
-) -> dict[str, Any]:
-    """A new TF's record as the TF Display stores it."""
-    return TaskForce(
-        None if hex_ is None else HexId(hex_), tuple(ships), dummy, name=name
-    ).to_json()
-
-
 def value(pack: Pack, key: str) -> Any:
     """A public pack item's value (the charts both sides hold)."""
     try:
@@ -332,10 +359,11 @@ def value(pack: Pack, key: str) -> Any:
 
 
 def setup(
-    forces: Mapping[str, Mapping[str, Any]], places: Mapping[str, Any], where: Locator
-) -> dict[str, Any]:
-    """A side's TF Display at the start: each force with ships becomes a TF, numbered
-    in the pack's order, placed where its position (degrees) falls on the map."""
+    forces: Mapping[str, Mapping[str, Any]], places: Collection[str], where: Locator
+) -> Fleet:
+    """A side's TF Display at the start, read from its ``forces`` items of the pack
+    (as stored): each force with ships becomes a TF, numbered in the pack's order,
+    placed where its position (degrees) falls on the map."""
     tfs: dict[str, TaskForce] = {}
     ships: dict[str, Ship] = {}
     for fid, item in forces.items():
@@ -362,11 +390,7 @@ def setup(
             in_port=in_port,
             deactivated=in_port is not None,  # ships lying in port
         )  # its fuel is set when its speed class is chosen (16.0 A; 18.1)
-    ships = embarked(forces, ships)
-    return {
-        TFS: {tf: entry.to_json() for tf, entry in tfs.items()},
-        SHIPS: {name: s.to_json() for name, s in ships.items()},
-    }
+    return Fleet(tfs, embarked(forces, ships))
 
 
 def embarked(forces: Mapping[str, Mapping[str, Any]], ships: Mapping[str, Ship]) -> dict[str, Ship]:
@@ -379,18 +403,19 @@ def embarked(forces: Mapping[str, Mapping[str, Any]], ships: Mapping[str, Ship])
     for key, item in forces.items():
         v = item.get("value")
         if isinstance(v, Mapping) and v and all(name in out for name in v):
-            group = "elite" if str(key).endswith("-elite") else "air"
-            group = "green" if str(key).endswith("-green") else group  # 58.1, air/training.py
             for name, air in v.items():
-                aps: dict[str, Any] = {group: {str(t): int(n) for t, n in air.items()}}
-                out[name] = replace(out[name], **aps)
+                out[name] = _embark(out[name], str(key), {str(t): int(n) for t, n in air.items()})
     return out
 
 
-def embark(forces: Mapping[str, Mapping[str, Any]], ships: dict[str, dict[str, Any]]) -> None:
-    """``embarked`` on the ships' stored records."""
-    for name, s in embarked(forces, {n: Ship.from_json(r) for n, r in ships.items()}).items():
-        _rewrite(ships, name, s.to_json())
+def _embark(ship: Ship, item: str, aps: Mapping[str, int]) -> Ship:
+    """The ship with ``aps`` as its air group, its elite (a ``*-elite`` item) or its
+    green (a ``*-green`` item, 58.1)."""
+    if item.endswith("-elite"):
+        return replace(ship, elite=aps)
+    if item.endswith("-green"):
+        return replace(ship, green=aps)
+    return replace(ship, air=aps)
 
 
 def ship_class(pack: Pack, ship: Ship) -> Mapping[str, Any]:
