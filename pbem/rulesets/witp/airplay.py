@@ -695,7 +695,7 @@ def executing(work: Work | None, slot: Slot | None = None, dice: Dice | None = N
         _EXECUTING.set((work, slot, dice))
 
 
-def entered(work: Work, owner: str, tf: str, step: Mapping[str, Any]) -> list[Event]:
+def entered(work: Work, owner: str, tf: str, step: tfs.MoveStep) -> list[Event]:
     """movement.ON_ENTER: the enemy's standing special strikes at ``owner``'s TF."""
     running = _EXECUTING.get()
     if running is None:
@@ -714,8 +714,8 @@ def entered(work: Work, owner: str, tf: str, step: Mapping[str, Any]) -> list[Ev
         orders,
         owner,
         tf,
-        str(step["hex"]),
-        night=bool(step.get("night")),
+        step.hex,
+        night=step.night,
         struck=struck,
         aborted=_over_tfs(work.own(side)),  # R124, R138: the cover's stay committed
     )
@@ -724,12 +724,12 @@ def entered(work: Work, owner: str, tf: str, step: Mapping[str, Any]) -> list[Ev
     for strike in launches:
         base = strike.parts[0].base
         log.append([side, base, f"{owner}:{tf}"])
-        fact = SpecialStrike(strike.id, tf, str(step["hex"]))
+        fact = SpecialStrike(strike.id, tf, step.hex)
         events.append(work.disclose(fact, SIDES, slot.time, "5.8"))
         ratings, told = _ratings(work, strike, dice, slot.time)
         events += told
         seg = _Segment(work, slot, dice)  # 5.3.4, R124: the Naval Cover still over it
-        flights, told = seg.aloft(owner, tf, str(step["hex"]))
+        flights, told = seg.aloft(owner, tf, step.hex)
         events += told
         losses: dict[str, list[int]] = {}
         events += naval_strike.resolve_into(

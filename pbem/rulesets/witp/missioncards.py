@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.records import Record
+from pbem.rulesets.witp.records import ABSENT, Absent, Record, Wire
 
 
 class MissionCode(StrEnum):
@@ -155,3 +155,21 @@ class MissionCard:
             port=raw["port"],
             converted_fuel=raw["converted_fuel"],
         )
+
+
+@dataclass(frozen=True)
+class MissionNote(Record):
+    """What a mission along a card did, as its owner is told (movement.TfExecuted):
+    the mission, what it did or why it ``failed``, and the rule (17.8-17.11,
+    18.4.1). Each key is stored only where the mission tells it, in the order told
+    (``put`` adds a key last)."""
+
+    mission: str
+    source: Annotated[str | Absent, Wire("from")] = ABSENT  # FUEL's oilers' TF (17.9)
+    to: str | Absent = ABSENT
+    dummy: str | Absent = ABSENT
+    ships: tuple[str, ...] | Absent = ABSENT
+    at: str | Absent | None = ABSENT
+    failed: str | Absent = ABSENT
+    rule: str = ""
+    points: float | Absent = ABSENT

@@ -337,8 +337,8 @@ def _enemy_installation(work: Work, side: Side, h: HexId, sea: SearchMap) -> boo
     return any(b.hex == h for b in air_bases(work.own(enemy)).values())
 
 
-def entered(work: Work, side: str, tf: str, step: Mapping[str, Any]) -> list[Event]:
-    """movement.ON_ENTER: ``side``'s TF ``tf`` has entered ``step["hex"]``, played on
+def entered(work: Work, side: str, tf: str, step: tfs.MoveStep) -> list[Event]:
+    """movement.ON_ENTER: ``side``'s TF ``tf`` has entered ``step.hex``, played on
     the work area ``moving`` holds."""
     ctx = _MOVING.get()
     if ctx is None:
@@ -347,7 +347,7 @@ def entered(work: Work, side: str, tf: str, step: Mapping[str, Any]) -> list[Eve
     rec = tfs.task_forces(work, owner).get(tf)
     if rec is None or rec.revealed:
         return []  # a revealed dummy's marker is off the map (13.6.3)
-    h, night, slot = HexId(str(step["hex"])), bool(step.get("night")), ctx.slot
+    h, night, slot = step.hex, step.night, ctx.slot
     ctx.moved.append(f"{owner}:{tf}")
     events: list[Event] = []
     if night:
