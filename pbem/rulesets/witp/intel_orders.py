@@ -65,7 +65,7 @@ def _slot(public: Mapping[str, Any]) -> Slot:
 
 
 def _intel(ctx: Context) -> Holdings:
-    return intelligence.holdings(ctx.own)
+    return intelligence.holdings(ctx.knowledge)
 
 
 def _sigint(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
@@ -131,7 +131,7 @@ def _dummycard(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
     filed = [tfs.tf_id(a[0]) for a in plot.extra.get(DUMMYCARD, ())]
     if any(t != tf for t in filed):
         raise IllegalOrderError("one dummy plot card is held at a time", rule="42.9")
-    problem = intelligence.dummy_card_problem(ctx.own, tf, _slot(ctx.public))
+    problem = intelligence.dummy_card_problem(ctx.knowledge, tf, _slot(ctx.public))
     if problem:
         raise IllegalOrderError(problem, rule="42.9")
     if not filed and _header(args[1:]) is None:
@@ -178,7 +178,7 @@ def form_lines(ctx: Context) -> list[str]:
             "  once the Japanese cards close (42.3.1, R71)",
             *([f"  Filed for then: {'; '.join(calls)}"] if calls else []),
         ]
-    jn = intelligence.jn25(ctx.own)
+    jn = intelligence.jn25(ctx.knowledge)
     if ctx.side == JAPANESE and jn:
         return [
             f"JN-25 Code Change counters held: {jn.held} (42.8)",

@@ -21,7 +21,7 @@ movement.py.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -30,6 +30,7 @@ from pbem.rulesets.witp import dummies, fuel
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.hexgrid import HexId, parse_hex
+from pbem.rulesets.witp.knowledge import Knowledge, PublicJson, SideJson
 from pbem.rulesets.witp.missioncards import (
     Fuelling,
     MissionCard,
@@ -83,17 +84,33 @@ def sea_route(m: SeaMap, a: str, b: str, limit: int = 60) -> list[str] | None:
 
 @dataclass(frozen=True)
 class Context:
-    """What a side's lines are judged against: its own part and the public charts."""
+    """What a side's lines are judged against: its knowledge (its own part and the
+    public charts) and the map."""
 
-    side: str
-    public: Mapping[str, Any]
-    own: Mapping[str, Any]
+    knowledge: Knowledge
     sea: SeaMap
     phase: str = ""  # the pending round's phase key: "naval1", ...
 
     @property
+    def side(self) -> str:
+        return str(self.knowledge.side)
+
+    @property
+    def public(self) -> PublicJson:
+        return self.knowledge.public
+
+    @property
+    def own(self) -> SideJson:
+        return self.knowledge.own(self.side)
+
+    @property
     def pack(self) -> tfs.Pack:
         return public_pack(self.public)
+
+    @property
+    def fleet(self) -> tfs.Fleet:
+        """The side's TF Display and ships."""
+        return tfs.fleet(self.knowledge, self.side)
 
     def chart(self, key: str) -> Any:
         return tfs.value(self.pack, key)
@@ -107,7 +124,7 @@ class Context:
 
     def own_tf(self, word: str, rule: str = "16.2") -> str:
         tf = self.tf(word)
-        if tf not in self.own.get(tfs.TFS, {}):
+        if tf not in tfs.task_forces(self.knowledge, self.side):
             raise IllegalOrderError(f"{tf} is not one of your task forces", rule=rule)
         return tf
 
@@ -126,10 +143,10 @@ class Context:
         return h
 
     def task_force(self, tf: str) -> tfs.TaskForce:
-        return tfs.displayed(self.own, tf)
+        return tfs.task_force(self.knowledge, self.side, tf)
 
     def ship(self, name: str) -> tfs.Ship:
-        return tfs.ship_record(self.own, name)
+        return tfs.ship(self.knowledge, self.side, name)
 
     def ev_bounds(self) -> tuple[int, int]:
         move = self.chart(EV_TABLE)["MOVE"]
@@ -254,11 +271,11 @@ def add_regp(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCar
     words = list(args)
     if len(words) == 2 and words[0].upper() == "DUMMY":
         dummy = ctx.tf(words[1])
-        if dummy in ctx.own[tfs.TFS]:
+        if dummy in tfs.task_forces(ctx.knowledge, ctx.side):
             raise IllegalOrderError(
                 f"{dummy} is in use: a dummy takes a free marker", rule="16.1.1"
             )
-        allot = dummies.allotment(ctx.own)
+        allot = dummies.allotment(ctx.knowledge, ctx.side)
         if allot is not None and allot.left <= 0:
             raise IllegalOrderError(
                 "no dummy sortie is left in this cycle's allotment", rule="13.6"

@@ -201,7 +201,7 @@ def _regroup(work: Work, side: Side, tf: str, m: Regroup) -> MissionNote:
     display = tfs.task_forces(work, side)
     here = source.hex
     if m.dummy is not None:
-        allot = dummies.allotment(work.own(side))
+        allot = dummies.allotment(work, side)
         if m.dummy in display or (allot is not None and allot.left <= 0):
             return MissionNote("REGP", failed=f"{m.dummy} cannot be deployed", rule="13.6, 16.1.1")
         speed = source.speed_class or "SC3"

@@ -350,7 +350,7 @@ def template(rnd: Round | None, ctx: Context) -> str:
         if free
         else "# No free marker"
     ]
-    allot = dummies.allotment(ctx.own)
+    allot = dummies.allotment(ctx.knowledge, ctx.side)
     if allot is not None:
         out.append(f"# Dummy sorties left this cycle: {allot.left} (13.6)")
     for section in FORM_SECTIONS:

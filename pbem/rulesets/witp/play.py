@@ -62,6 +62,7 @@ from pbem.rulesets.witp.datapack import DataPack, PackItem, public_pack
 from pbem.rulesets.witp.knowledge import (
     PRIVATE,
     PUBLIC,
+    Knowledge,
     projection,
 )
 from pbem.rulesets.witp.missioncards import MissionCard
@@ -192,7 +193,8 @@ def context(state: Mapping[str, Any], side: str, sea: SeaMap) -> Context:
     mission card never reads, are left unparsed."""
     p = projection(state, side)
     rnd = Clock.of_public(p[PUBLIC]).pending()
-    return Context(side, p[PUBLIC], p[PRIVATE], sea, rnd.slots[0].phase.key if rnd else "")
+    knowledge = Knowledge(side, p[PUBLIC], {side: p[PRIVATE]}, ())
+    return Context(knowledge, sea, rnd.slots[0].phase.key if rnd else "")
 
 
 def play_round(
