@@ -30,7 +30,7 @@ from pbem.rulesets.witp import dummies, fuel
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.hexgrid import HexId, parse_hex
-from pbem.rulesets.witp.knowledge import Knowledge, PublicJson, SideJson
+from pbem.rulesets.witp.knowledge import Knowledge, PublicJson
 from pbem.rulesets.witp.missioncards import (
     Fuelling,
     MissionCard,
@@ -98,10 +98,6 @@ class Context:
     @property
     def public(self) -> PublicJson:
         return self.knowledge.public
-
-    @property
-    def own(self) -> SideJson:
-        return self.knowledge.own(self.side)
 
     @property
     def pack(self) -> tfs.Pack:
@@ -226,7 +222,7 @@ def add_move(
             raise OrderSyntaxError("after the destination: VIA and the hexes to pass", rule="17.13")
         via = [ctx.hex(w) for w in rest[1:]]
     tf = ctx.task_force(card.tf)
-    types = tfs.types_of(ctx.own, tf)
+    types = tfs.types_of(ctx.fleet, tf)
     cap = int(ctx.chart(LIMITS)["noncombatant_max_ev"])
     if ev > cap and ctx.noncombatants() & set(types):
         raise IllegalOrderError(
@@ -255,7 +251,7 @@ def add_fuel(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCar
     if len(words) != 2 or words[0].upper() != "FROM":
         raise OrderSyntaxError("FUEL FROM and the oilers' TF, e.g. FUEL FROM TF4", rule="17.9.1")
     source = ctx.own_tf(words[1], rule="17.9")
-    if OILER not in tfs.types_of(ctx.own, ctx.task_force(source)):
+    if OILER not in tfs.types_of(ctx.fleet, ctx.task_force(source)):
         raise IllegalOrderError(
             f"{source} has no oiler (AO): ships fuel at sea from AOs only", rule="17.9"
         )
@@ -300,7 +296,7 @@ def add_regp(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCar
 
 def add_tran(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCard:
     """17.8: TRAN <hex>: move there (EV 1) and transport into a friendly hex."""
-    types = set(tfs.types_of(ctx.own, ctx.task_force(card.tf)))
+    types = set(tfs.types_of(ctx.fleet, ctx.task_force(card.tf)))
     if not types & TRANSPORTS:
         raise IllegalOrderError(
             f"{card.tf} has no transport ship ({', '.join(sorted(TRANSPORTS))})", rule="17.8"

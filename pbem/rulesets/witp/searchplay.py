@@ -45,7 +45,6 @@ from pbem.rulesets.witp import (
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air.ships import AIR_BASES, AirBase, air_bases
 from pbem.rulesets.witp.clock import Round, Slot
-from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import MODERATOR, Fact
 from pbem.rulesets.witp.missions import Context
@@ -390,7 +389,8 @@ def _bands(pack: search.Pack, air: Mapping[str, int], carrier: bool, side: Side)
 def form_lines(ctx: Context) -> list[str]:
     """The order form's search section: the words, then each searching base and
     carrier TF with its bands and values (13.1, 13.3), the standing orders in force."""
-    own, pack, side = ctx.own, public_pack(ctx.public), Side(ctx.side)
+    pack, side = ctx.pack, Side(ctx.side)
+    own = ctx.knowledge.own(side)  # its air bases and standing orders, as stored
     out = [
         "",
         "Standing orders (kept until you file others; docs/witp-orders.md):",

@@ -98,7 +98,8 @@ class Ship:
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> Ship:
-        _refuse_unknown("ship", raw, _SHIP_KEYS)
+        if unknown := sorted(set(raw) - _SHIP_KEYS):  # refused, as records.py refuses one
+            raise DataError("ship", f"unknown key(s) {', '.join(unknown)}")
         optional = {k: raw[k] for k in _SHIP_OPTIONAL if k in raw}
         return cls(
             type=raw["type"],
@@ -113,13 +114,6 @@ class Ship:
 
 _SHIP_OPTIONAL = ("air", "elite", "green", "fuel_left", "name", "night_elite")
 _SHIP_KEYS = frozenset({"type", "class", "navy", "members", "force", "damage", *_SHIP_OPTIONAL})
-
-
-def _refuse_unknown(what: str, raw: Mapping[str, Any], known: frozenset[str]) -> None:
-    """A stored record's keys are its fields' (records.py refuses the same way)."""
-    unknown = sorted(k for k in raw if k not in known)
-    if unknown:
-        raise DataError(what, f"unknown key(s) {', '.join(unknown)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +198,8 @@ class TaskForce:
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> TaskForce:
-        _refuse_unknown("task force", raw, _TF_KEYS)
+        if unknown := sorted(set(raw) - _TF_KEYS):  # refused, as records.py refuses one
+            raise DataError("task force", f"unknown key(s) {', '.join(unknown)}")
         mission = raw.get("mission")
         return cls(
             hex=raw.get("hex"),
@@ -424,11 +419,11 @@ def ship_class(pack: Pack, ship: Ship) -> Mapping[str, Any]:
     return got
 
 
-def top_speed_class(pack: Pack, own: SideJson, tf: TaskForce) -> int:
+def top_speed_class(pack: Pack, fleet: Fleet, tf: TaskForce) -> int:
     """17.13.1: a TF's speed class may not exceed its slowest ship's; a dummy any (13.6.1)."""
     if tf.dummy or not tf.ships:
         return 3
-    return min(int(ship_class(pack, ship_record(own, s))["speed_class"]) for s in tf.ships)
+    return min(int(ship_class(pack, fleet.ships[s])["speed_class"]) for s in tf.ships)
 
 
 def fuelling_period(pack: Pack, speed_class: str) -> int:
@@ -452,5 +447,5 @@ def free_markers(pack: Pack, tfs: Iterable[str]) -> list[str]:
     return [f"TF{n}" for n in range(1, limit + 1) if f"TF{n}" not in used]
 
 
-def types_of(own: SideJson, tf: TaskForce) -> list[str]:
-    return [ship_record(own, s).type for s in tf.ships]
+def types_of(fleet: Fleet, tf: TaskForce) -> list[str]:
+    return [fleet.ships[s].type for s in tf.ships]
