@@ -8,7 +8,7 @@ Schema (agreed with the search modules; keep it)::
         "ships": [ship names],    # its box on the TF Display (16.2); [] for a dummy
         "dummy": bool,            # 16.1.3: a marker with no ships
         "speed_class": str,       # "SC1".."SC3"; "" until chosen at sortie (16.0 A, B)
-        "mission": {...} | None,  # this Naval Phase's card (16.3): missions.Card.to_json()
+        "mission": {...} | None,  # this Naval Phase's card (16.3): missioncards.MissionCard
         "active_phases": int,     # active Naval Phases used this Game-Turn (16.0, 18.4)
         "fuel": int | None,       # active phases left in its fuelling period (18.1); None: no need (dummy)
         "in_port": base | None,   # the port it lies in (18.4.1)
