@@ -117,9 +117,27 @@ def filed(work: Work, side: str) -> FiledPlot:
     return FiledPlot.from_json(work.own(side).get(AIR_PLOT))
 
 
-def naval_cover_aloft(own: Mapping[str, Any]) -> list[CoverFlight]:
+def naval_cover(parts: tfs.Parts, side: str) -> dict[str, list[CoverFlight]]:
+    """5.3.4, R124: the Naval Cover still over the side's TFs, by TF (in the round's
+    Work, or as the side knows it)."""
+    return {
+        tf: [CoverFlight.from_json(c) for c in cs]
+        for tf, cs in parts.own(side).get(ALOFT, {}).items()
+    }
+
+
+def naval_cover_aloft(parts: tfs.Parts, side: str) -> list[CoverFlight]:
     """5.3.4, R124: the Naval Cover still over the side's TFs, all TFs'."""
-    return [CoverFlight.from_json(c) for cs in own.get(ALOFT, {}).values() for c in cs]
+    return [c for cs in naval_cover(parts, side).values() for c in cs]
+
+
+def put_naval_cover(work: Work, side: str, aloft: Mapping[str, Sequence[CoverFlight]]) -> None:
+    """The side's Naval Cover over its TFs is ``aloft`` (none: the record goes)."""
+    own = work.own(side)
+    if aloft:
+        own[ALOFT] = {tf: [f.to_json() for f in fs] for tf, fs in aloft.items()}
+    else:
+        own.pop(ALOFT, None)
 
 
 def _carrier_strikes_from(work: Work, owner: str, tf: str) -> list[str]:
@@ -137,7 +155,7 @@ def _committed(work: Work, owner: str, tf: str) -> dict[str, int]:
             if part.base == tf:
                 for e in part.escorts:
                     out[e.type] = out.get(e.type, 0) + e.n
-    for c in [*p.covers, *naval_cover_aloft(work.own(owner))]:  # R124: still over a TF
+    for c in [*p.covers, *naval_cover_aloft(work, owner)]:  # R124: still over a TF
         if c.base == tf:
             out[c.type] = out.get(c.type, 0) + c.n
     return out
@@ -283,17 +301,12 @@ class _Segment:
         """5.3.4, R124: each side's Naval Cover not eliminated nor aborted stays over
         its TF into the following Naval Phase (``up``: APs over it, None: not rolled)."""
         for side in SIDES:
-            own = self.work.own(side)
-            aloft: dict[str, list[dict[str, Any]]] = {}
+            aloft: dict[str, list[CoverFlight]] = {}
             for f in filed(self.work, side).covers:
                 up = self.over.get((side, f.id))
                 if f.kind == CoverKind.NAVAL_COVER and up != 0:
-                    kept = replace(f, aloft=True, up=up)
-                    aloft.setdefault(f.over, []).append(kept.to_json())
-            if aloft:
-                own[ALOFT] = aloft
-            else:
-                own.pop(ALOFT, None)
+                    aloft.setdefault(f.over, []).append(replace(f, aloft=True, up=up))
+            put_naval_cover(self.work, side, aloft)
 
     def aloft(self, owner: str, tf: str, hexid: str) -> tuple[list[CoverFlight], list[Event]]:
         """R124: the Naval Cover still over ``tf`` in the Naval Phase, within range at
@@ -301,8 +314,9 @@ class _Segment:
         own, pack = self.work.own(owner), self.work.pack
         events: list[Event] = []
         out = []
-        over_tf = own.get(ALOFT, {}).get(tf, [])
-        for i, f in enumerate(CoverFlight.from_json(c) for c in list(over_tf)):
+        cover = naval_cover(self.work, owner)
+        over_tf = cover.get(tf, [])
+        for i, f in enumerate(list(over_tf)):
             try:
                 base_hex = base_air(own, f.base)[1]
             except KeyError:
@@ -310,15 +324,16 @@ class _Segment:
             if base_hex is None or not cover_rules.accompanies(
                 pack, f, plot.hex_mp()(str(base_hex), hexid)
             ):
-                over_tf[i] = replace(f, up=0).to_json()  # 5.3.4: beyond its extended range
+                over_tf[i] = replace(f, up=0)  # 5.3.4: beyond its extended range
                 continue
             if f.up is None:
                 events += self.launch_cover(owner, f, tf)
-                f = replace(f, up=self.over[(owner, f.id)])
-                over_tf[i] = f.to_json()
+                f = over_tf[i] = replace(f, up=self.over[(owner, f.id)])
             self.over[(owner, f.id)] = int(f.up or 0)
             if f.up:
                 out.append(f)
+        if over_tf:
+            put_naval_cover(self.work, owner, cover)
         return out, events
 
     def aloft_losses(
@@ -326,10 +341,12 @@ class _Segment:
     ) -> None:
         """R124: the Naval Phase's cover losses, kept on the flights over the TF."""
         self.cover_losses(owner, flights, losses)
-        for over_tf in self.work.own(owner).get(ALOFT, {}).values():
-            for i, x in enumerate(CoverFlight.from_json(c) for c in list(over_tf)):
-                if (owner, x.id) in self.over:
-                    over_tf[i] = replace(x, up=self.over[(owner, x.id)]).to_json()
+        cover = {
+            tf: [replace(x, up=self.over.get((owner, x.id), x.up)) for x in over_tf]
+            for tf, over_tf in naval_cover(self.work, owner).items()
+        }
+        if cover:
+            put_naval_cover(self.work, owner, cover)
 
     def intercept_launch(self, side: str, strike: AirStrike) -> tuple[AirStrike, list[Event]]:
         """5.3.3, R123: the enemy's Cover CAP over an air base of ``side``'s that it
@@ -692,7 +709,7 @@ def executing(work: Work | None, slot: Slot | None = None, dice: Dice | None = N
         _EXECUTING.set((work, slot, dice))
 
 
-def entered(work: Work, owner: str, tf: str, step: Mapping[str, Any]) -> list[Event]:
+def entered(work: Work, owner: str, tf: str, step: tfs.MoveStep) -> list[Event]:
     """movement.ON_ENTER: the enemy's standing special strikes at ``owner``'s TF."""
     running = _EXECUTING.get()
     if running is None:
@@ -711,22 +728,22 @@ def entered(work: Work, owner: str, tf: str, step: Mapping[str, Any]) -> list[Ev
         orders,
         owner,
         tf,
-        str(step["hex"]),
-        night=bool(step.get("night")),
+        step.hex,
+        night=step.night,
         struck=struck,
-        aborted=_over_tfs(work.own(side)),  # R124, R138: the cover's stay committed
+        aborted=_over_tfs(naval_cover_aloft(work, side)),  # R124, R138: the cover's stay committed
     )
     events: list[Event] = []
     secret = secret_stream(work, f"{slot.time}/special")
     for strike in launches:
         base = strike.parts[0].base
         log.append([side, base, f"{owner}:{tf}"])
-        fact = SpecialStrike(strike.id, tf, str(step["hex"]))
+        fact = SpecialStrike(strike.id, tf, step.hex)
         events.append(work.disclose(fact, SIDES, slot.time, "5.8"))
         ratings, told = _ratings(work, strike, dice, slot.time)
         events += told
         seg = _Segment(work, slot, dice)  # 5.3.4, R124: the Naval Cover still over it
-        flights, told = seg.aloft(owner, tf, str(step["hex"]))
+        flights, told = seg.aloft(owner, tf, step.hex)
         events += told
         losses: dict[str, list[int]] = {}
         events += naval_strike.resolve_into(
@@ -744,11 +761,11 @@ def entered(work: Work, owner: str, tf: str, step: Mapping[str, Any]) -> list[Ev
     return events
 
 
-def _over_tfs(own: Mapping[str, Any]) -> dict[tuple[str, str], int]:
+def _over_tfs(aloft: Sequence[CoverFlight]) -> dict[tuple[str, str], int]:
     """R124, R138: the side's APs by (base, type) flying Naval Cover over its TFs this
-    Naval Phase: committed, they escort no special strike."""
+    Naval Phase (``aloft``): committed, they escort no special strike."""
     out: dict[tuple[str, str], int] = {}
-    for c in naval_cover_aloft(own):
+    for c in aloft:
         key = (c.base, c.type)
         out[key] = out.get(key, 0) + c.n
     return out

@@ -20,7 +20,7 @@ strikes, 13.6.4) unless its policy invents a TF (ruling R21).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,8 +29,7 @@ from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.core.sides import Side
 from pbem.rulesets.witp import chits, draws
 from pbem.rulesets.witp.chits import CAPITALS, CARRIERS, TRANSPORTS, Report
-from pbem.rulesets.witp.taskforces import Ship
-from pbem.rulesets.witp.work import Work
+from pbem.rulesets.witp.taskforces import Parts, Ship
 
 WORD = "DECEPTION"
 CLASSES = ("CARRIERS", "CAPITALS", "ESCORTS", "TRANSPORTS", "TOTAL")
@@ -75,7 +74,7 @@ def ship_class(t: str) -> str:
     return "TRANSPORTS" if t in TRANSPORTS else "ESCORTS"
 
 
-def parse_line(words: Sequence[str], own_tfs: Mapping[str, Any]) -> tuple[str, Policy]:
+def parse_line(words: Sequence[str], own_tfs: Collection[str]) -> tuple[str, Policy]:
     """A DECEPTION line -> (canonical text, policy); OrderError naming 13.5.7."""
     w = [x.upper() for x in words]
     if not w or w[0] != WORD:
@@ -121,17 +120,18 @@ def parse_line(words: Sequence[str], own_tfs: Mapping[str, Any]) -> tuple[str, P
     return " ".join([head, *parts]), Policy(tf, goals, fixed, mode)
 
 
-def policy_for(standing: Mapping[str, Any], tf: str) -> Policy:
-    """The owner's policy for ``tf`` (its ``standing`` orders as stored): its own,
-    else ALL's, else the default."""
-    policies = standing.get("deception", {})
-    found = policies.get(tf) or policies.get(ALL)
-    return Policy() if found is None else Policy.from_json(found)
+def policies(parts: Parts, side: str) -> dict[str, Policy]:
+    """The side's standing policies by TF (``ALL``: every TF), in the round's Work or
+    as the side knows them."""
+    filed = parts.own(side).get(STANDING, {}).get("deception", {})
+    return {tf: Policy.from_json(p) for tf, p in filed.items()}
 
 
-def policy(work: Work, owner: Side, tf: str) -> Policy:
-    """The owner's policy for ``tf`` in the round's state (its standing orders)."""
-    return policy_for(work.own(owner).get(STANDING, {}), tf)
+def policy(parts: Parts, owner: Side, tf: str) -> Policy:
+    """The owner's policy for ``tf`` (its standing orders): its own, else ALL's,
+    else the default."""
+    filed = policies(parts, owner)
+    return filed.get(tf) or filed.get(ALL) or Policy()
 
 
 def _pick(

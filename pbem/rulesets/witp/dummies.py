@@ -59,10 +59,10 @@ class DummyAllotment:
         return cls(raw["cycle"], raw["allowed"], raw["sorties"])
 
 
-def allotment(own: Mapping[str, Any]) -> DummyAllotment | None:
-    """The side's allotment this cycle (``own``: its private part, as a side knows
+def allotment(parts: tfs.Parts, side: str) -> DummyAllotment | None:
+    """The side's allotment this cycle (in the round's Work, or as the side knows
     it); None before the first is rolled."""
-    raw = own.get(ALLOTMENT)
+    raw = parts.own(side).get(ALLOTMENT)
     return None if raw is None else DummyAllotment.from_json(raw)
 
 
@@ -162,14 +162,17 @@ def set_allotment(
     return work.disclose(told, [side], slot.time, "13.6")
 
 
-def check_deployment(own: Mapping[str, Any], hexid: str) -> None:
-    """Raise IllegalOrderError unless a dummy may sortie into ``hexid`` now."""
-    allot = allotment(own) or DummyAllotment(0, 0, 0)
+def check_deployment(
+    allot: DummyAllotment | None, display: Mapping[str, tfs.TaskForce], hexid: str
+) -> None:
+    """Raise IllegalOrderError unless a dummy may sortie into ``hexid`` now, with
+    ``allot`` and the side's TF Display ``display``."""
+    allot = allot or DummyAllotment(0, 0, 0)
     if allot.left <= 0:
         raise IllegalOrderError(
             f"your {allot.allowed} dummy sorties of this cycle are used", rule="13.6.7"
         )
-    if not any(t.hex == hexid and not t.dummy for t in tfs.display(own).values()):
+    if not any(t.hex == hexid and not t.dummy for t in display.values()):
         raise IllegalOrderError(
             f"a dummy deploys by REGP into a hex holding a friendly TF; none is at {hexid}",
             rule="17.11",
@@ -178,10 +181,10 @@ def check_deployment(own: Mapping[str, Any], hexid: str) -> None:
 
 def deploy(work: Work, side: Side, tf: str, hexid: HexId) -> None:
     """A dummy sorties (after ``check_deployment``)."""
-    own = work.own(side)
-    check_deployment(own, hexid)
-    _allot(work, side, (allotment(own) or DummyAllotment(0, 0, 0)).sortie())
-    tfs.store(own, tf, tfs.TaskForce(hexid, dummy=True, speed_class="SC3"))
+    allot = allotment(work, side)
+    check_deployment(allot, tfs.task_forces(work, side), hexid)
+    _allot(work, side, (allot or DummyAllotment(0, 0, 0)).sortie())
+    tfs.put(work, side, tf, tfs.TaskForce(hexid, dummy=True, speed_class="SC3"))
 
 
 class DummyRevealed(OfOwnersTf, kind="dummy-revealed"):

@@ -14,13 +14,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
 from pbem.core.sides import JAPANESE, Side
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.missioncards import MissionNote
 from pbem.rulesets.witp.work import Work
 
 FUELLING_MP = "tables/fuelling-mp"
@@ -78,13 +78,13 @@ def _gauged(pack: tfs.Pack, oiler: tfs.Ship) -> tfs.Ship:
     return oiler
 
 
-def at_sea(work: Work, side: Side, tf: str, source: str) -> dict[str, Any]:
+def at_sea(work: Work, side: Side, tf: str, source: str) -> MissionNote:
     """17.9: TF ``tf`` fuels from ``source``'s AOs where it now is."""
     entry = tfs.task_force(work, side, tf)
     giver = tfs.task_forces(work, side).get(source)
-    note: dict[str, Any] = {"mission": "FUEL", "from": source, "at": entry.hex, "rule": "17.9"}
+    note = MissionNote("FUEL", source=source, at=entry.hex, rule="17.9")
     if giver is None or giver.hex != entry.hex:
-        return {**note, "failed": f"{source} is not in {entry.hex}"}
+        return note.put(failed=f"{source} is not in {entry.hex}")
     fuelled = [tfs.ship(work, side, s) for s in entry.ships]
     _, points = cost(work.pack, fuelled, side)
     ships = {s: tfs.ship(work, side, s) for s in giver.ships}
@@ -93,18 +93,15 @@ def at_sea(work: Work, side: Side, tf: str, source: str) -> dict[str, Any]:
         tfs.put_ship(work, side, name, o)  # gauged, whether or not they hold enough
     left = {name: float(o.fuel_left or 0) for name, o in oilers.items()}
     if sum(left.values()) < points:
-        return {
-            **note,
-            "failed": f"{source}'s oilers hold less than {points:g} points",
-            "rule": "17.9.2",
-        }
+        why = f"{source}'s oilers hold less than {points:g} points"
+        return note.put(failed=why, rule="17.9.2")
     need = points
     for name, o in oilers.items():
         take = min(need, left[name])
         tfs.put_ship(work, side, name, replace(o, fuel_left=left[name] - take))
         need -= take
     tfs.update(work, side, tf, fuel=None, unsupplied=False, fuelled=True)
-    return {**note, "points": points}
+    return note.put(points=points)
 
 
 def enter_port(entry: tfs.TaskForce, port: str) -> tfs.TaskForce:

@@ -62,7 +62,7 @@ def _slot(track: TurnTrack) -> Slot:
 
 
 def _intel(ctx: Context) -> Holdings:
-    return intelligence.holdings(ctx.own)
+    return intelligence.holdings(ctx.knowledge)
 
 
 def _sigint(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
@@ -130,7 +130,7 @@ def _dummycard(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
     if any(t != tf for t in filed):
         raise IllegalOrderError("one dummy plot card is held at a time", rule="42.9")
     track = TurnTrack.from_json(ctx.public["clock"])  # the public part: JSON in a Context
-    problem = intelligence.dummy_card_problem(ctx.own, tf, _slot(track))
+    problem = intelligence.dummy_card_problem(ctx.knowledge, tf, _slot(track))
     if problem:
         raise IllegalOrderError(problem, rule="42.9")
     if not filed and _header(args[1:]) is None:
@@ -177,7 +177,7 @@ def form_lines(ctx: Context) -> list[str]:
             "  once the Japanese cards close (42.3.1, R71)",
             *([f"  Filed for then: {'; '.join(calls)}"] if calls else []),
         ]
-    jn = intelligence.jn25(ctx.own)
+    jn = intelligence.jn25(ctx.knowledge)
     if ctx.side == JAPANESE and jn:
         return [
             f"JN-25 Code Change counters held: {jn.held} (42.8)",

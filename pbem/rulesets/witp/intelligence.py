@@ -178,23 +178,25 @@ class RevealLog(Record):
     seen: tuple[str, ...]
 
 
-def holdings(own: Mapping[str, Any]) -> Holdings:
-    """The Allies' holdings in their private part ``own`` (none: every key absent)."""
-    return Holdings.from_json(own.get(INTEL, {}))
+def holdings(parts: tfs.Parts) -> Holdings:
+    """The Allies' holdings (in the round's Work, or as a side knows them: none, every
+    key absent, in the Japanese's knowledge)."""
+    return Holdings.from_json(parts.own(ALLIED).get(INTEL, {}))
 
 
 def allied_holdings(work: Work) -> Holdings:
     """The Allies' holdings in the round's work area."""
-    return holdings(work.own(ALLIED))
+    return holdings(work)
 
 
 def put_holdings(work: Work, held: Holdings) -> None:
     work.own(ALLIED)[INTEL] = held.to_json()
 
 
-def jn25(own: Mapping[str, Any]) -> Jn25 | None:
-    """The Japanese JN-25 counters in their private part ``own``; None before 42.8."""
-    rec = own.get(JN25_KEY)
+def jn25(parts: tfs.Parts) -> Jn25 | None:
+    """The Japanese JN-25 counters (in the round's Work, or as the Japanese know
+    them); None before 42.8."""
+    rec = parts.own(JAPANESE).get(JN25_KEY)
     return None if rec is None else Jn25.from_json(rec)
 
 
@@ -202,8 +204,9 @@ def _put_jn25(work: Work, jn: Jn25) -> None:
     work.own(JAPANESE)[JN25_KEY] = jn.to_json()
 
 
-def filed_dummy_card(own: Mapping[str, Any]) -> DummyPlotCard | None:
-    rec = own.get(DUMMY_CARD)
+def filed_dummy_card(parts: tfs.Parts) -> DummyPlotCard | None:
+    """The 42.9 dummy plot card the Japanese filed, if any."""
+    rec = parts.own(JAPANESE).get(DUMMY_CARD)
     return DummyPlotCard.from_json(rec) if rec else None
 
 
@@ -320,11 +323,6 @@ class Jn25Played(Fact, kind="jn25-played"):
     arrives_cycle: int
 
 
-def _ship_name(ship: Any) -> str:
-    """A TF's ship: its name (the TF Display's schema), or a ship record's name."""
-    return str(ship["name"]) if isinstance(ship, Mapping) else str(ship)
-
-
 def plot_cards(work: Work, slot: Slot) -> list[PlotCard]:
     """The Japanese cards of this Naval Phase: one for each TF with a plot (16.3), and
     the dummy plot card of 42.9 if filed for this phase; in TF-number order, so the
@@ -334,32 +332,32 @@ def plot_cards(work: Work, slot: Slot) -> list[PlotCard]:
     cards = [
         card_face(
             tf,
-            str(t.mission.get("speed") or t.speed_class),
-            ["dummy"] if t.dummy else [_ship_name(s) for s in t.ships],
+            t.mission.speed or t.speed_class,
+            ["dummy"] if t.dummy else list(t.ships),
             written.get(tf, ()),
         )
         for tf, t in tfs.task_forces(work, JAPANESE).items()
         if t.mission
     ]
-    fake = filed_dummy_card(private)
+    fake = filed_dummy_card(work)
     if fake and fake.time == slot.time:
         cards.append(fake.card)
     return sorted(cards, key=lambda c: (len(c.tf), c.tf))
 
 
-def dummy_card_problem(own: Mapping[str, Any], tf: str, slot: Slot) -> str | None:
+def dummy_card_problem(parts: tfs.Parts, tf: str, slot: Slot) -> str | None:
     """Why the Japanese may not file a 42.9 dummy plot card as ``tf`` now (None: he
     may). R72: filing one commits a JN-25 Code Change counter he holds to the
     Strategic Game-Turn that ends this cycle, so this Game-Turn is among the 4 before
     its play; one card a Game-Turn (re-filed, the same TF, in any of its Naval
     Phases); a TF number of his own TFs would be a second card for that TF (16.3)."""
-    jn = jn25(own) or NO_JN25
+    jn = jn25(parts) or NO_JN25
     committed = jn.committed_cycle
     if committed != slot.cycle and (committed is not None or jn.held < 1):
         return "a dummy plot card needs a JN-25 Code Change counter to play at this cycle's end"
-    if tf in own.get("tfs", {}):
+    if tf in tfs.task_forces(parts, JAPANESE):
         return f"{tf} is one of your TFs: its card is its own plot (16.3)"
-    held = filed_dummy_card(own)
+    held = filed_dummy_card(parts)
     if held and held.turn == slot.turn and held.card.tf != tf:
         return f"one dummy plot card a Game-Turn: this Game-Turn's is {held.card.tf}"
     return None
@@ -368,12 +366,11 @@ def dummy_card_problem(own: Mapping[str, Any], tf: str, slot: Slot) -> str | Non
 def file_dummy_plot_card(work: Work, card: PlotCard, slot: Slot) -> list[Event]:
     """42.9: the card (a ``card_face``) goes into this phase's deck; the JN-25 play it
     commits is told to the Japanese (R72)."""
-    private = work.own(JAPANESE)
-    problem = dummy_card_problem(private, card.tf, slot)
+    problem = dummy_card_problem(work, card.tf, slot)
     if problem:
         raise IllegalOrderError(problem, rule="42.9")
     _put_dummy_card(work, DummyPlotCard(card, slot.turn, slot.time))
-    jn = jn25(private) or NO_JN25
+    jn = jn25(work) or NO_JN25
     _put_jn25(work, jn)
     if jn.committed_cycle == slot.cycle:
         return []
@@ -492,7 +489,7 @@ def play_committed_jn25(work: Work, cycle: int, slot: Slot) -> list[Event]:
     """R72: a JN-25 counter committed by a dummy plot card is played at the Strategic
     Game-Turn ending its cycle, onto the next cycle (42.8; placed openly on the
     Cycle Track). Its 2D6 takes effect in that cycle's SI Phase (stage 7)."""
-    jn = jn25(work.own(JAPANESE))
+    jn = jn25(work)
     if jn is None or jn.committed_cycle != cycle:
         return []
     _put_jn25(work, jn.put(held=jn.held - 1, committed_cycle=None))
@@ -596,7 +593,7 @@ def reveal_dummy(work: Work, slot: Slot) -> list[Event]:
     if at_sea:
         tf = (preferred or at_sea)[0]
         return [*events, *dummies.reveal(work, JAPANESE, tf, "Magic Reveal Dummy TF", slot)]
-    allot = dummies.allotment(own)
+    allot = dummies.allotment(work, JAPANESE)
     burnt = 1 if allot is not None and allot.left > 0 else 0
     if allot is not None and burnt:
         own[dummies.ALLOTMENT] = replace(allot, allowed=allot.allowed - 1).to_json()

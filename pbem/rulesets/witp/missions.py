@@ -13,17 +13,16 @@ Each order line names a TF and one thing on its card (docs/witp-orders.md)::
     TF3 PORT                             18.4.1: end in the port where its move ends, to deactivate
 
 Lines are judged from the side's knowledge alone (its TF Display and the public
-charts and map): nothing an answer says depends on the enemy. A card is kept as
-JSON in its TF's ``mission`` (taskforces.py, ``MissionCard.to_json``) and carried out
-by movement.py.
+charts and map): nothing an answer says depends on the enemy. A card is kept in
+its TF's ``mission`` (taskforces.py; its values: missioncards.py) and carried out by
+movement.py.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from typing import Any, Protocol
 
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
@@ -31,7 +30,14 @@ from pbem.rulesets.witp import dummies, fuel
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.hexgrid import HexId, parse_hex
-from pbem.rulesets.witp.records import Record
+from pbem.rulesets.witp.knowledge import Knowledge, PublicJson
+from pbem.rulesets.witp.missioncards import (
+    Fuelling,
+    MissionCard,
+    MissionCode,
+    Move,
+    Regroup,
+)
 
 EV_TABLE = "tables/mission-engagement-values"
 LIMITS = "tables/mission-limits"
@@ -51,149 +57,6 @@ class SeaMap(Protocol):
     def can_sail(self, a: str, b: str) -> bool: ...
     def naval_cost(self, h: str) -> int: ...
     def bases_in(self, h: str) -> tuple[Any, ...]: ...
-
-
-class MissionCode(StrEnum):
-    """The mission card's codes pbem moderates (16.3, 17.x)."""
-
-    MOVE = "MOVE"  # 17.13
-    TRAN = "TRAN"  # 17.8
-    FUEL = "FUEL"  # 17.9
-    REGP = "REGP"  # 17.11
-    LINK = "LINK"  # 17.10
-    PORT = "PORT"  # 18.4.1
-
-
-@dataclass(frozen=True, slots=True)
-class Move(Record):
-    """17.13 MOVE (17.8 TRAN: to a friendly hex, EV 1): the hexes entered on the way
-    to ``to``, what each costs (17.13.3) and the mission's EV (17.16.5); its JSON by
-    the one codec (records.py)."""
-
-    code: MissionCode
-    to: HexId
-    route: tuple[HexId, ...]
-    costs: tuple[int, ...]
-    ev: int
-
-
-@dataclass(frozen=True, slots=True)
-class Fuelling:
-    """17.9: fuel from ``source``'s oilers where the TF then is, for ``mp`` MP."""
-
-    at: HexId
-    source: str
-    mp: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {"code": "FUEL", "at": self.at, "from": self.source, "mp": self.mp}
-
-
-@dataclass(frozen=True, slots=True)
-class Regroup:
-    """17.11: ``ships`` to TF ``to`` where the TF then is; or (13.6) a ``dummy``
-    marker placed there."""
-
-    at: HexId
-    to: str | None = None
-    ships: tuple[str, ...] = ()
-    dummy: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        if self.dummy is not None:
-            return {"code": "REGP", "at": self.at, "dummy": self.dummy}
-        return {"code": "REGP", "at": self.at, "to": self.to, "ships": list(self.ships)}
-
-
-@dataclass(frozen=True, slots=True)
-class Link:
-    """17.10: the TF moves with ``leader``, as one TF."""
-
-    leader: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"code": "LINK", "with": self.leader}
-
-
-@dataclass(frozen=True, slots=True)
-class PortEntry:
-    """18.4.1: end in the port ``port`` (in ``at``) where the move ends, to deactivate."""
-
-    at: HexId
-    port: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"code": "PORT", "at": self.at, "port": self.port}
-
-
-Mission = Move | Fuelling | Regroup | Link | PortEntry
-
-
-def mission_from_json(raw: Mapping[str, Any]) -> Mission:
-    code = MissionCode(raw["code"])
-    if code in (MissionCode.MOVE, MissionCode.TRAN):
-        return Move(code, raw["to"], tuple(raw["route"]), tuple(raw["costs"]), raw["ev"])
-    if code is MissionCode.FUEL:
-        return Fuelling(raw["at"], raw["from"], raw["mp"])
-    if code is MissionCode.REGP:
-        return Regroup(raw["at"], raw.get("to"), tuple(raw.get("ships", ())), raw.get("dummy"))
-    if code is MissionCode.LINK:
-        return Link(raw["with"])
-    return PortEntry(raw["at"], raw["port"])
-
-
-@dataclass(frozen=True, slots=True)
-class MissionCard:
-    """A TF's mission card for one Naval Phase (16.3): its missions in order, built
-    up line by line (each judge returns the card with its line added)."""
-
-    tf: str
-    start: HexId
-    speed: str  # the speed class it moves at this phase
-    missions: tuple[Mission, ...] = ()
-    path: tuple[HexId, ...] = ()  # every hex entered, in order
-    mp: int = 0  # MP plotted so far (hexes entered, fuelling)
-    night_after: int | None = None
-    link: str | None = None  # the TF it moves with (17.10)
-    port: bool = False
-    converted_fuel: int | None = None  # 18.2.1: its fuelling period at the new speed class
-
-    @property
-    def at(self) -> HexId:
-        return self.path[-1] if self.path else self.start
-
-    def adding(self, mission: Mission, **changes: Any) -> MissionCard:
-        """The card with ``mission`` written last."""
-        return replace(self, missions=(*self.missions, mission), **changes)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "tf": self.tf,
-            "start": self.start,
-            "speed": self.speed,
-            "missions": [m.to_json() for m in self.missions],
-            "path": list(self.path),
-            "mp": self.mp,
-            "night_after": self.night_after,
-            "link": self.link,
-            "port": self.port,
-            "converted_fuel": self.converted_fuel,
-        }
-
-    @classmethod
-    def from_json(cls, raw: Mapping[str, Any]) -> MissionCard:
-        return cls(
-            tf=raw["tf"],
-            start=raw["start"],
-            speed=raw["speed"],
-            missions=tuple(mission_from_json(m) for m in raw["missions"]),
-            path=tuple(raw["path"]),
-            mp=raw["mp"],
-            night_after=raw["night_after"],
-            link=raw["link"],
-            port=raw["port"],
-            converted_fuel=raw["converted_fuel"],
-        )
 
 
 def sea_route(m: SeaMap, a: str, b: str, limit: int = 60) -> list[str] | None:
@@ -221,17 +84,29 @@ def sea_route(m: SeaMap, a: str, b: str, limit: int = 60) -> list[str] | None:
 
 @dataclass(frozen=True)
 class Context:
-    """What a side's lines are judged against: its own part and the public charts."""
+    """What a side's lines are judged against: its knowledge (its own part and the
+    public charts) and the map."""
 
-    side: str
-    public: Mapping[str, Any]
-    own: Mapping[str, Any]
+    knowledge: Knowledge
     sea: SeaMap
     phase: str = ""  # the pending round's phase key: "naval1", ...
 
     @property
+    def side(self) -> str:
+        return str(self.knowledge.side)
+
+    @property
+    def public(self) -> PublicJson:
+        return self.knowledge.public
+
+    @property
     def pack(self) -> tfs.Pack:
         return public_pack(self.public)
+
+    @property
+    def fleet(self) -> tfs.Fleet:
+        """The side's TF Display and ships."""
+        return tfs.fleet(self.knowledge, self.side)
 
     def chart(self, key: str) -> Any:
         return tfs.value(self.pack, key)
@@ -245,7 +120,7 @@ class Context:
 
     def own_tf(self, word: str, rule: str = "16.2") -> str:
         tf = self.tf(word)
-        if tf not in self.own.get(tfs.TFS, {}):
+        if tf not in tfs.task_forces(self.knowledge, self.side):
             raise IllegalOrderError(f"{tf} is not one of your task forces", rule=rule)
         return tf
 
@@ -264,10 +139,10 @@ class Context:
         return h
 
     def task_force(self, tf: str) -> tfs.TaskForce:
-        return tfs.displayed(self.own, tf)
+        return tfs.task_force(self.knowledge, self.side, tf)
 
     def ship(self, name: str) -> tfs.Ship:
-        return tfs.ship_record(self.own, name)
+        return tfs.ship(self.knowledge, self.side, name)
 
     def ev_bounds(self) -> tuple[int, int]:
         move = self.chart(EV_TABLE)["MOVE"]
@@ -347,7 +222,7 @@ def add_move(
             raise OrderSyntaxError("after the destination: VIA and the hexes to pass", rule="17.13")
         via = [ctx.hex(w) for w in rest[1:]]
     tf = ctx.task_force(card.tf)
-    types = tfs.types_of(ctx.own, tf)
+    types = tfs.types_of(ctx.fleet, tf)
     cap = int(ctx.chart(LIMITS)["noncombatant_max_ev"])
     if ev > cap and ctx.noncombatants() & set(types):
         raise IllegalOrderError(
@@ -376,7 +251,7 @@ def add_fuel(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCar
     if len(words) != 2 or words[0].upper() != "FROM":
         raise OrderSyntaxError("FUEL FROM and the oilers' TF, e.g. FUEL FROM TF4", rule="17.9.1")
     source = ctx.own_tf(words[1], rule="17.9")
-    if OILER not in tfs.types_of(ctx.own, ctx.task_force(source)):
+    if OILER not in tfs.types_of(ctx.fleet, ctx.task_force(source)):
         raise IllegalOrderError(
             f"{source} has no oiler (AO): ships fuel at sea from AOs only", rule="17.9"
         )
@@ -392,11 +267,11 @@ def add_regp(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCar
     words = list(args)
     if len(words) == 2 and words[0].upper() == "DUMMY":
         dummy = ctx.tf(words[1])
-        if dummy in ctx.own[tfs.TFS]:
+        if dummy in tfs.task_forces(ctx.knowledge, ctx.side):
             raise IllegalOrderError(
                 f"{dummy} is in use: a dummy takes a free marker", rule="16.1.1"
             )
-        allot = dummies.allotment(ctx.own)
+        allot = dummies.allotment(ctx.knowledge, ctx.side)
         if allot is not None and allot.left <= 0:
             raise IllegalOrderError(
                 "no dummy sortie is left in this cycle's allotment", rule="13.6"
@@ -421,7 +296,7 @@ def add_regp(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCar
 
 def add_tran(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCard:
     """17.8: TRAN <hex>: move there (EV 1) and transport into a friendly hex."""
-    types = set(tfs.types_of(ctx.own, ctx.task_force(card.tf)))
+    types = set(tfs.types_of(ctx.fleet, ctx.task_force(card.tf)))
     if not types & TRANSPORTS:
         raise IllegalOrderError(
             f"{card.tf} has no transport ship ({', '.join(sorted(TRANSPORTS))})", rule="17.8"

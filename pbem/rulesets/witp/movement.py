@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from itertools import zip_longest
-from typing import Annotated, Any
+from typing import Annotated
 
 from pbem.core.events import Event
 from pbem.core.sides import Side, enemy_of
@@ -27,10 +27,11 @@ from pbem.rulesets.witp import dummies, fuel
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import Fact
-from pbem.rulesets.witp.missions import (
+from pbem.rulesets.witp.missioncards import (
     Fuelling,
     MissionCard,
     MissionCode,
+    MissionNote,
     Move,
     PortEntry,
     Regroup,
@@ -39,7 +40,7 @@ from pbem.rulesets.witp.records import Wire
 from pbem.rulesets.witp.work import Work
 
 # (work, side, tf, log entry) -> events; the search rules register theirs.
-EnterHook = Callable[[Work, str, str, Mapping[str, Any]], list[Event]]
+EnterHook = Callable[[Work, str, str, tfs.MoveStep], list[Event]]
 ON_ENTER: list[EnterHook] = []
 
 
@@ -54,7 +55,7 @@ class TfExecuted(Fact, kind="tf-executed"):
     mp: int
     night_hexes: tuple[HexId, ...]
     linked_to: str | None
-    missions: tuple[Mapping[str, Any], ...]  # what each mission along the card did
+    missions: tuple[MissionNote, ...]  # what each mission along the card did
 
 
 def _sequence(cards: Mapping[str, MissionCard]) -> list[list[str]]:
@@ -72,16 +73,13 @@ def _sequence(cards: Mapping[str, MissionCard]) -> list[list[str]]:
 
 def execute(
     work: Work,
-    cards: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    cards: Mapping[str, Mapping[str, MissionCard]],
     first: Side,
     time: str,
 ) -> list[Event]:
-    """Play every side's ``cards`` (side -> TF -> card JSON), alternating from ``first``."""
+    """Play every side's ``cards`` (side -> TF -> card), alternating from ``first``."""
     order = [first, enemy_of(first)]
-    plotted = {
-        side: {tf: MissionCard.from_json(c) for tf, c in cards.get(side, {}).items()}
-        for side in order
-    }
+    plotted = {side: cards.get(side, {}) for side in order}
     queues = [_sequence(plotted[side]) for side in order]
     events: list[Event] = []
     for pair in zip_longest(*queues):
@@ -112,7 +110,7 @@ def _sortie(entry: tfs.TaskForce, card: MissionCard) -> tfs.TaskForce:
         speed, fuel = card.speed, card.converted_fuel
     return replace(
         entry,
-        mission=card.to_json(),
+        mission=card,
         log=(),
         night=False,
         speed_class=speed,
@@ -135,14 +133,14 @@ def _execute_group(
         tfs.put(work, side, tf, _sortie(tfs.task_force(work, side, tf), cards[tf]))
     leader = cards[group[0]]
     events: list[Event] = []
-    notes: list[dict[str, Any]] = []
+    notes: list[MissionNote] = []
     done = Progress()
     for m in leader.missions:
         if isinstance(m, Move):
             done, entered = _move(work, side, group, leader, m, done)
             events += entered
             if m.code is MissionCode.TRAN:
-                notes.append({"mission": "TRAN", "at": m.to, "rule": "17.8"})
+                notes.append(MissionNote("TRAN", at=m.to, rule="17.8"))
         elif isinstance(m, Fuelling):
             done = replace(done, mp=done.mp + m.mp)
             notes += [fuel.at_sea(work, side, tf, m.source) for tf in group]
@@ -152,7 +150,7 @@ def _execute_group(
             for tf in group:
                 entry = tfs.task_force(work, side, tf)
                 tfs.put(work, side, tf, fuel.enter_port(entry, str(m.port)))
-            notes.append({"mission": "PORT", "at": m.port, "rule": "18.4.1"})
+            notes.append(MissionNote("PORT", at=m.port, rule="18.4.1"))
     for tf in group:
         entry = tfs.task_force(work, side, tf)
         fact = TfExecuted(
@@ -193,23 +191,19 @@ def _move(
             tfs.put(work, side, tf, replace(entry, hex=h, log=(*entry.log, step), night=at_night))
         for hook in ON_ENTER:
             for tf in group:
-                events += hook(work, side, tf, step.to_json())
+                events += hook(work, side, tf, step)
     return done, events
 
 
-def _regroup(work: Work, side: Side, tf: str, m: Regroup) -> dict[str, Any]:
+def _regroup(work: Work, side: Side, tf: str, m: Regroup) -> MissionNote:
     """17.11: ships to another TF in the same hex, or a dummy marker placed here."""
     source = tfs.task_force(work, side, tf)
     display = tfs.task_forces(work, side)
     here = source.hex
     if m.dummy is not None:
-        allot = dummies.allotment(work.own(side))
+        allot = dummies.allotment(work, side)
         if m.dummy in display or (allot is not None and allot.left <= 0):
-            return {
-                "mission": "REGP",
-                "failed": f"{m.dummy} cannot be deployed",
-                "rule": "13.6, 16.1.1",
-            }
+            return MissionNote("REGP", failed=f"{m.dummy} cannot be deployed", rule="13.6, 16.1.1")
         speed = source.speed_class or "SC3"
         # deployed: plotted from the next Naval Phase (ruling R31)
         tfs.put(
@@ -217,7 +211,7 @@ def _regroup(work: Work, side: Side, tf: str, m: Regroup) -> dict[str, Any]:
         )
         if allot is not None:
             work.own(side)[dummies.ALLOTMENT] = allot.sortie().to_json()
-        return {"mission": "REGP", "dummy": m.dummy, "at": here, "rule": "17.11, 13.6"}
+        return MissionNote("REGP", dummy=m.dummy, at=here, rule="17.11, 13.6")
     to = str(m.to)
     target = display.get(to)
     if target is None:
@@ -229,7 +223,7 @@ def _regroup(work: Work, side: Side, tf: str, m: Regroup) -> dict[str, Any]:
         )
     elif target.hex != here or target.dummy:
         why = "a dummy" if target.dummy else f"in {target.hex}, not {here}"
-        return {"mission": "REGP", "failed": f"{to} is {why}", "rule": "17.11"}
+        return MissionNote("REGP", failed=f"{to} is {why}", rule="17.11")
     moving = [s for s in m.ships if s in source.ships]
     target = replace(target, ships=(*target.ships, *moving))
     if target.fuel is not None and source.fuel is not None:
@@ -238,4 +232,4 @@ def _regroup(work: Work, side: Side, tf: str, m: Regroup) -> dict[str, Any]:
         work, side, tf, replace(source, ships=tuple(s for s in source.ships if s not in moving))
     )
     tfs.put(work, side, to, target)
-    return {"mission": "REGP", "to": to, "ships": list(moving), "at": here, "rule": "17.11"}
+    return MissionNote("REGP", to=to, ships=tuple(moving), at=here, rule="17.11")

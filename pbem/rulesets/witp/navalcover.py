@@ -19,16 +19,14 @@ secret stream, told its owner alone; home when the phase ends. The plot is secre
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from pbem.core.errors import IllegalOrderError, OrderError
 from pbem.core.sides import Side
 from pbem.rulesets.witp import airplay, orders
 from pbem.rulesets.witp.air import plot as air_plot
 from pbem.rulesets.witp.air import strikeplot
-from pbem.rulesets.witp.knowledge import Knowledge
 from pbem.rulesets.witp.missions import Context
 from pbem.rulesets.witp.work import Work
 
@@ -36,23 +34,18 @@ WORD = "NAVALCOVER"
 RULE = "5.3.4"
 
 
-def _aloft(own: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """R124: the Air Phase's Naval Cover still over the side's TFs."""
-    return [f for fs in own.get(airplay.ALOFT, {}).values() for f in fs]
-
-
 def _judged(ctx: Context, lines: Sequence[Sequence[str]]) -> strikeplot.AirPlot:
     """The Naval Cover of ``lines`` (each judged as the Air Phase's line) after the
     APs already over a TF (R124: they stay committed); the last line may raise."""
-    knowledge = Knowledge(ctx.side, ctx.public, {ctx.side: ctx.own}, ())
-    pctx = strikeplot.Context(knowledge, ctx.side, air_plot.hex_mp())
+    pctx = strikeplot.Context(ctx.knowledge, ctx.side, air_plot.hex_mp())
     plot = strikeplot.AirPlot()
-    for f in _aloft(ctx.own):
-        key = (str(f["base"]), str(f["type"]))
-        plot.allocated[key] = plot.allocated.get(key, 0) + int(f["n"])
+    aloft = airplay.naval_cover_aloft(ctx.knowledge, ctx.side)  # R124
+    for f in aloft:
+        key = (f.base, f.type)
+        plot.allocated[key] = plot.allocated.get(key, 0) + f.n
     for words in lines:
         cid = words[0].upper() if words else ""
-        if any(str(f["id"]) == cid for f in _aloft(ctx.own)):
+        if any(f.id == cid for f in aloft):
             raise IllegalOrderError(
                 f"Naval Cover {cid} is still over your TF from the Air Phase: another id",
                 rule=RULE,
@@ -83,16 +76,17 @@ def file(work: Work, side: Side, plot: orders.Plot, ctx: Context) -> None:
         flights = _judged(ctx, lines).cover_flights.values()
     except OrderError:
         return  # refused when the mail was answered, from the same knowledge
-    aloft = work.own(side).setdefault(airplay.ALOFT, {})
+    aloft = airplay.naval_cover(work, side)
     for f in flights:
-        aloft.setdefault(f.over, []).append(replace(f, aloft=True, plotted="naval").to_json())
+        aloft.setdefault(f.over, []).append(replace(f, aloft=True, plotted="naval"))
+    airplay.put_naval_cover(work, side, aloft)
 
 
 def form_lines(ctx: Context) -> list[str]:
     """The order form's Naval Cover lines: the syntax, and what is still aloft."""
     up = [
-        f"{f['id']} {f['n']}x{f['type']} from {f['base']} over {tf}"
-        for tf, fs in sorted(ctx.own.get(airplay.ALOFT, {}).items())
+        f"{f.id} {f.n}x{f.type} from {f.base} over {tf}"
+        for tf, fs in sorted(airplay.naval_cover(ctx.knowledge, ctx.side).items())
         for f in fs
     ]
     return [

@@ -22,7 +22,8 @@ from pbem.rulesets.witp import dummies, missions
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import ALLIED_HALF, HALF_SUFFIX, JAPANESE_HALF, Round
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.missions import Context, Link, MissionCard, PortEntry
+from pbem.rulesets.witp.missioncards import Link, MissionCard, PortEntry
+from pbem.rulesets.witp.missions import Context
 
 PASS = "PASS"
 
@@ -52,7 +53,7 @@ def _speed(ctx: Context, card: MissionCard, args: Sequence[str]) -> MissionCard:
     converted = card.converted_fuel
     if tf.fuel is not None and not tf.dummy and f"SC{args[0]}" != tf.speed_class:
         converted = _conversion(ctx, tf, f"SC{args[0]}")
-    top = tfs.top_speed_class(ctx.pack, ctx.own, tf)
+    top = tfs.top_speed_class(ctx.pack, ctx.fleet, tf)
     # 18.2.1: SC1 ships reach SC2 only by a conversion
     if (int(args[0]) > top and converted is None) or (tf.unsupplied and args[0] != "1"):
         raise IllegalOrderError(
@@ -176,7 +177,7 @@ def _open_card(ctx: Context, plot: Plot, tf: str) -> MissionCard:
             f"{tf} entered {entry.in_port} last phase: it spends this Naval Phase in port",
             rule="18.4.1",
         )
-    speed = entry.speed_class or f"SC{tfs.top_speed_class(ctx.pack, ctx.own, entry)}"
+    speed = entry.speed_class or f"SC{tfs.top_speed_class(ctx.pack, ctx.fleet, entry)}"
     if entry.unsupplied:
         speed = "SC1"  # 18.3
     if not entry.dummy and entry.active_phases >= tfs.per_game_turn(ctx.pack, speed):
@@ -340,7 +341,7 @@ def template(rnd: Round | None, ctx: Context) -> str:
         "#",
         "# Your task forces:",
     ]
-    own_tfs = tfs.display(ctx.own)
+    own_tfs = tfs.task_forces(ctx.knowledge, ctx.side)
     for tf in sorted(own_tfs, key=tfs.marker_number):
         out += [f"#   {line}" for line in describe(ctx, tf, own_tfs[tf])]
     free = tfs.free_markers(ctx.pack, own_tfs)
@@ -349,7 +350,7 @@ def template(rnd: Round | None, ctx: Context) -> str:
         if free
         else "# No free marker"
     ]
-    allot = dummies.allotment(ctx.own)
+    allot = dummies.allotment(ctx.knowledge, ctx.side)
     if allot is not None:
         out.append(f"# Dummy sorties left this cycle: {allot.left} (13.6)")
     for section in FORM_SECTIONS:
@@ -363,7 +364,7 @@ def describe(ctx: Context, tf: str, entry: tfs.TaskForce) -> list[str]:
     name = f" ({entry.name})" if entry.name else ""
     where = f"in port at {entry.in_port}" if entry.in_port else "at sea"
     what = "dummy" if entry.dummy else ", ".join(entry.ships)
-    speed = entry.speed_class or f"SC{tfs.top_speed_class(ctx.pack, ctx.own, entry)} (to choose)"
+    speed = entry.speed_class or f"SC{tfs.top_speed_class(ctx.pack, ctx.fleet, entry)} (to choose)"
     fuel = "fuelled" if entry.fuel is None else f"{entry.fuel} active phase(s) before fuelling"
     lines = [
         f"{tf}{name}: {entry.hex}, {where}; {what}",

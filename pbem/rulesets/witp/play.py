@@ -62,8 +62,10 @@ from pbem.rulesets.witp.datapack import DataPack, PackItem, public_pack
 from pbem.rulesets.witp.knowledge import (
     PRIVATE,
     PUBLIC,
+    Knowledge,
     projection,
 )
+from pbem.rulesets.witp.missioncards import MissionCard
 from pbem.rulesets.witp.missions import Context, SeaMap
 from pbem.rulesets.witp.state import CLOCK, PublicPart, WitpState
 from pbem.rulesets.witp.work import Work
@@ -112,7 +114,7 @@ def setup(scenario: str, pack: DataPack, sea: tfs.Locator) -> dict[str, Any]:
         side: {
             "forces": pack.forces(side),
             "plots": {},
-            **tfs.setup(pack.forces(side), places, sea),
+            **tfs.setup(pack.forces(side), places, sea).to_json(),
         }
         for side in SIDES
     }
@@ -191,7 +193,8 @@ def context(state: Mapping[str, Any], side: str, sea: SeaMap) -> Context:
     mission card never reads, are left unparsed."""
     p = projection(state, side)
     rnd = Clock.of_public(p[PUBLIC]).pending()
-    return Context(side, p[PUBLIC], p[PRIVATE], sea, rnd.slots[0].phase.key if rnd else "")
+    knowledge = Knowledge(side, p[PUBLIC], {side: p[PRIVATE]}, ())
+    return Context(knowledge, sea, rnd.slots[0].phase.key if rnd else "")
 
 
 def play_round(
@@ -268,7 +271,7 @@ def _file_plot(
     own["card_order"] = list(plot.cards)  # 17.13.6: as written
     for tf in tfs.task_forces(work, side):
         card = plot.cards.get(tf)
-        tfs.update(work, side, tf, mission=card.to_json() if card and card.missions else None)
+        tfs.update(work, side, tf, mission=card if card and card.missions else None)
     searchplay.file_standing(work, Side(side), lines, context(work.json, side, sea))  # 13.3, R50
     navalcover.file(work, side, plot, context(work.json, side, sea))  # 5.3.4, R138
     return intel_orders.file_extras(work, side, plot, slot)
@@ -348,12 +351,12 @@ def _segment(
 
 def _execute(work: Work, first: Side, time: str) -> list[Event]:
     """3.1 C Execution Segment: the cards filed at this phase's Plot Segment."""
-    cards: dict[str, dict[str, Any]] = {}
+    cards: dict[str, dict[str, MissionCard]] = {}
     for side in SIDES:
         # this phase's moves only (taskforces.py): a TF left alone moved none
         display = {tf: tfs.update(work, side, tf, log=()) for tf in tfs.task_forces(work, side)}
         cards[side] = {
-            tf: dict(t.mission)
+            tf: t.mission
             for tf in work.own(side).get("card_order", ())
             if (t := display.get(tf)) is not None and t.mission
         }

@@ -23,7 +23,7 @@ told to the searcher (13.5.7). Bluff searches (13.3.3) and intensive searches
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
@@ -101,12 +101,12 @@ def threshold(pack: Pack, carrier: bool, value: int, band: str) -> int | None:
     return None
 
 
-def tf_key(own: Mapping[str, Any], n: str) -> str:
-    """The key of ``own``'s TF written ``n`` ("3", "TF3", "TF 3"); KeyError."""
-    tfs = own.get("tfs", {})
+def tf_key(display: Collection[str], n: str) -> str:
+    """The key in the TF Display ``display`` of the TF written ``n`` ("3", "TF3",
+    "TF 3"); KeyError."""
     n = n.strip().upper().removeprefix("TF").strip().removeprefix("TF")
     for key in (n, f"TF{n}"):
-        if key in tfs:
+        if key in display:
             return key
     raise KeyError(n)
 
@@ -191,20 +191,20 @@ class AirSearch(Fact, kind="air-search"):
     intensive: bool = False
 
 
-def searcher(
-    own: Mapping[str, Any], name: str, *, pack: Pack | None = None, side: Side = JAPANESE
-) -> Searcher:
-    """A side's base or ``TF n`` as a searcher (``own``: its private part); KeyError.
-    With ``pack`` and ``side``, a carrier TF's air includes 13.1.4's floatplanes."""
+def searcher(parts: tfs.Parts, side: Side, name: str, *, pack: Pack | None = None) -> Searcher:
+    """``side``'s base or ``TF n`` as a searcher (in the round's Work, or as the side
+    knows it); KeyError. With ``pack``, a carrier TF's air includes 13.1.4's
+    floatplanes."""
     if re.fullmatch(r"TF\s*(TF)?\d+", name.strip(), re.IGNORECASE):
-        key = tf_key(own, name)
-        tf = tfs.displayed(own, key)
-        ships = tfs.ships_in(own, tf)
+        fleet = tfs.fleet(parts, side)
+        key = tf_key(fleet.tfs, name)
+        tf = fleet.tfs[key]
+        ships = fleet.ships_in(tf)
         air = tf_air(ships)
         for t, n in (floatplanes(pack, side, ships) if pack is not None else {}).items():
             air[t] = air.get(t, 0) + n
         return Searcher(f"TF {key.removeprefix('TF')}", tf.hex, air, True)
-    for base, b in air_bases(own).items():
+    for base, b in air_bases(parts.own(side)).items():
         if base.lower() == name.replace("_", " ").lower():
             at = None if b.hex is None else HexId(b.hex)
             return Searcher(base, at, dict(b.air_points), False)
@@ -215,13 +215,13 @@ def parse_search_line(knowledge: Knowledge, words: Sequence[str]) -> str:
     """``SEARCH <base|TF n> <hex> [<hex> ...] [INTENSIVE]`` or
     ``SEARCH TF n <hex> BLUFF <value>``: the canonical line, or an OrderError."""
     side = Side(knowledge.side or JAPANESE)
-    own, pack = knowledge.own(side), public_pack(knowledge.public)
+    pack = public_pack(knowledge.public)
     w = list(words)
     if len(w) < 3 or w[0].upper() != "SEARCH":
         raise OrderSyntaxError("write SEARCH <base or TF n> <hex> ...", rule="13.3.1")
     name, rest = (f"TF {w[2]}", w[3:]) if w[1].upper() == "TF" else (w[1], w[2:])
     try:
-        found = searcher(own, name, pack=pack, side=side)
+        found = searcher(knowledge, side, name, pack=pack)
     except KeyError:
         raise IllegalOrderError(
             f"you have no base or TF {name!r} to search from", rule="13.0"
@@ -308,12 +308,11 @@ def contact(
     """``finder`` has contacted ``owner``'s TF ``tf``: Located (public), a chit drawn
     by the owner (``cup`` None: a True report is owed, 13.8, 13.7.6) and the owner's
     report told to the finder (13.5.7)."""
-    own = work.own(owner)
-    task = tfs.displayed(own, tf)
+    task = tfs.task_force(work, owner, tf)
     events: list[Event] = []
     if place_marker:
         events.append(located.place(work, owner, tf, HexId(str(task.hex)), source, slot))
-    ships = tfs.ships_in(own, task)
+    ships = tfs.ships_of(work, owner, task)
     dummy = task.dummy or not ships
     if cup is None:
         report, why = chits.Report.of_ships(ships), None
@@ -387,7 +386,7 @@ def resolve_air_searches(
             if not w or w[0] != "SEARCH":
                 continue
             name, rest = (f"TF {w[2]}", w[3:]) if w[1] == "TF" else (w[1], w[2:])
-            base = searcher(work.own(side), name, pack=work.pack, side=side)
+            base = searcher(work, side, name, pack=work.pack)
             if base.hex is None:
                 continue
             if "BLUFF" in rest:
@@ -609,13 +608,19 @@ def _keep_naval(work: Work, searches: NavalSearches) -> None:
 
 def _sources(work: Work, side: Side) -> list[tuple[str, bool]]:
     """The side's searching bases and carrier TFs on the map, by name (13.0)."""
-    own = work.own(side)
-    sources = [(b, False) for b in sorted(air_bases(own))]
+    fleet = tfs.fleet(work, side)
+    sources = [(b, False) for b in sorted(air_bases(work.own(side)))]
     return sources + [
         (f"TF {t}", True)
-        for t, r in sorted(tfs.display(own).items())
-        if tf_air(tfs.ships_in(own, r)) and r.hex
+        for t, r in sorted(fleet.tfs.items())
+        if tf_air(fleet.ships_in(r)) and r.hex
     ]
+
+
+def _moving(work: Work, side: Side, label: str) -> bool:
+    """Whether the side's carrier TF ``label`` ("TF 3") is moving this phase (13.3.2)."""
+    display = tfs.task_forces(work, side)
+    return bool(display[tf_key(display, label)].log)
 
 
 def moving_tf_entered(
@@ -635,11 +640,10 @@ def moving_tf_entered(
     if night:
         return []
     pack, enemy = work.pack, enemy_of(owner)
-    own = work.own(enemy)
     naval = _naval_searches(work, slot)
     events: list[Event] = []
     for name, carrier in _sources(work, enemy):
-        base = searcher(own, name, pack=pack, side=enemy)
+        base = searcher(work, enemy, name, pack=pack)
         label, at, air = base.label, base.hex, base.air
         if at is None:
             continue
@@ -648,7 +652,7 @@ def moving_tf_entered(
         key = f"{enemy}|{label}|{owner}:{tf}"
         if band is None or band in naval.bands.get(key, ()):
             continue
-        if carrier and tfs.displayed(own, tf_key(own, label)).log:  # 13.3.2: moving
+        if carrier and _moving(work, enemy, label):  # 13.3.2
             first = naval.carrier_targets.get(label)
             if first not in (None, f"{owner}:{tf}"):
                 continue

@@ -43,11 +43,10 @@ from pbem.rulesets.witp import (
     search,
 )
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.air.ships import air_bases
+from pbem.rulesets.witp.air.ships import AIR_BASES, AirBase, air_bases
 from pbem.rulesets.witp.clock import Round, Slot
-from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import MODERATOR, Fact, Knowledge
+from pbem.rulesets.witp.knowledge import MODERATOR, Fact
 from pbem.rulesets.witp.missions import Context
 from pbem.rulesets.witp.work import Work
 
@@ -60,7 +59,7 @@ CW_FORCE = "coastwatchers"  # the Allied forces item listing the CW islands (13.
 class SearchMap(Protocol):
     """What the search hooks need of the theatre map (map.TheatreMap)."""
 
-    islands: Mapping[str, Any]
+    islands: Mapping[str, Collection[str]]
 
     def hex_at(self, lat: float, lon: float) -> Any: ...
     def has_water(self, h: str) -> bool: ...
@@ -78,10 +77,9 @@ def prepare(work: Work, sea: SearchMap) -> None:
     part as its stored JSON (``work.own``), as taskforces.setup does."""
     for side in SIDES:
         own = work.own(side)
-        if "air_bases" in own:
+        if AIR_BASES in own:
             continue
-        bases: dict[str, Any] = {}
-        ships = own.get(tfs.SHIPS, {})
+        bases: dict[str, AirBase] = {}
         for _fid, item in sorted(own.get("forces", {}).items()):
             v = item.get("value")
             if not isinstance(v, Mapping):
@@ -89,15 +87,10 @@ def prepare(work: Work, sea: SearchMap) -> None:
             if "air_points" in v and "base" in v:
                 h = sea.hex_at(float(v["lat"]), float(v["lon"]))
                 if h is not None:  # a base off the theatre map searches nothing here
-                    bases[str(v["base"])] = {"hex": str(h), "air_points": dict(v["air_points"])}
-            elif (
-                v
-                and all(name in ships for name in v)
-                and not any("air" in ships[name] for name in v)
-            ):  # set-up embarks them (taskforces.embark); a hand-made state may not
-                for name, air in v.items():
-                    ships[name]["air"] = {str(t): int(n) for t, n in air.items()}
-        own["air_bases"] = bases
+                    bases[str(v["base"])] = AirBase(str(h), dict(v["air_points"]))
+            else:
+                _embark(work, side, v)
+        own[AIR_BASES] = {name: b.to_json() for name, b in bases.items()}
         own.setdefault(STANDING, {})
         if side == ALLIED and CW_FORCE in own.get("forces", {}):
             placed = [str(c) for c in own["forces"][CW_FORCE]["value"]]
@@ -107,11 +100,21 @@ def prepare(work: Work, sea: SearchMap) -> None:
                 coastwatchers.keep_log(work, {})
 
 
+def _embark(work: Work, side: Side, item: Mapping[str, Mapping[str, int]]) -> None:
+    """A forces ``item`` whose keys are the side's ship names: those carriers' air
+    points, where none has its air yet (set-up embarks them, taskforces.embarked; a
+    hand-made state may not)."""
+    display = tfs.fleet(work, side)
+    if not item or not all(name in display.ships for name in item):
+        return
+    if any(display.ships[name].air is not None for name in item):
+        return
+    for name, air in item.items():
+        aps = {str(t): int(n) for t, n in air.items()}
+        tfs.put_ship(work, side, name, replace(display.ships[name], air=aps))
+
+
 # -- standing orders -------------------------------------------------------------
-
-
-def _knowledge(ctx: Context) -> Knowledge:
-    return Knowledge(ctx.side, ctx.public, {ctx.side: ctx.own}, ())
 
 
 def _tf_words(args: Sequence[str]) -> list[str]:
@@ -134,10 +137,10 @@ def canonical(ctx: Context, line: str) -> str:
         w = words[:]
         if len(w) > 1 and tfs.tf_id(w[1]) and w[1].upper() != "TF":
             w = ["SEARCH", "TF", w[1][2:].strip(), *w[2:]]
-        return search.parse_search_line(_knowledge(ctx), w)
+        return search.parse_search_line(ctx.knowledge, w)
     if head == deception.WORD:
         text, _ = deception.parse_line(
-            [deception.WORD, *_tf_words(words[1:])], ctx.own.get(tfs.TFS, {})
+            [deception.WORD, *_tf_words(words[1:])], tfs.task_forces(ctx.knowledge, ctx.side)
         )
         return text.replace(f"{deception.WORD} TF TF", f"{deception.WORD} TF")
     return coastwatchers.parse_delay_line(ctx.side, words)[0]
@@ -183,7 +186,7 @@ def file_standing(work: Work, side: Side, lines: Sequence[str], ctx: Context) ->
                 searches.append(text)
         elif head == deception.WORD:
             words = [deception.WORD, *_tf_words(text.split()[1:])]
-            _, policy = deception.parse_line(words, ctx.own.get(tfs.TFS, {}))
+            _, policy = deception.parse_line(words, tfs.task_forces(ctx.knowledge, ctx.side))
             standing.setdefault("deception", {})[policy.tf] = replace(policy, line=text).to_json()
         else:
             standing[coastwatchers.DELAY_KEY] = coastwatchers.parse_delay_line(side, text.split())[
@@ -337,8 +340,8 @@ def _enemy_installation(work: Work, side: Side, h: HexId, sea: SearchMap) -> boo
     return any(b.hex == h for b in air_bases(work.own(enemy)).values())
 
 
-def entered(work: Work, side: str, tf: str, step: Mapping[str, Any]) -> list[Event]:
-    """movement.ON_ENTER: ``side``'s TF ``tf`` has entered ``step["hex"]``, played on
+def entered(work: Work, side: str, tf: str, step: tfs.MoveStep) -> list[Event]:
+    """movement.ON_ENTER: ``side``'s TF ``tf`` has entered ``step.hex``, played on
     the work area ``moving`` holds."""
     ctx = _MOVING.get()
     if ctx is None:
@@ -347,7 +350,7 @@ def entered(work: Work, side: str, tf: str, step: Mapping[str, Any]) -> list[Eve
     rec = tfs.task_forces(work, owner).get(tf)
     if rec is None or rec.revealed:
         return []  # a revealed dummy's marker is off the map (13.6.3)
-    h, night, slot = HexId(str(step["hex"])), bool(step.get("night")), ctx.slot
+    h, night, slot = step.hex, step.night, ctx.slot
     ctx.moved.append(f"{owner}:{tf}")
     events: list[Event] = []
     if night:
@@ -386,7 +389,8 @@ def _bands(pack: tfs.Pack, air: Mapping[str, int], carrier: bool, side: Side) ->
 def form_lines(ctx: Context) -> list[str]:
     """The order form's search section: the words, then each searching base and
     carrier TF with its bands and values (13.1, 13.3), the standing orders in force."""
-    own, pack, side = ctx.own, public_pack(ctx.public), Side(ctx.side)
+    pack, side = ctx.pack, Side(ctx.side)
+    own = ctx.knowledge.own(side)  # its air bases and standing orders, as stored
     out = [
         "",
         "Standing orders (kept until you file others; docs/witp-orders.md):",
@@ -401,13 +405,13 @@ def form_lines(ctx: Context) -> list[str]:
     for name, b in sorted(air_bases(own).items()):
         bands = _bands(pack, b.air_points, False, side)
         out.append(f"  {name.replace(' ', '_')} at {b.hex}: {bands}")
-    display = tfs.display(own)
+    display = tfs.task_forces(ctx.knowledge, side)
     for tf in sorted(display, key=tfs.marker_number):
         at = display[tf].hex
         if not at:
             continue
         try:
-            air = search.searcher(own, tf, pack=pack, side=side).air
+            air = search.searcher(ctx.knowledge, side, tf, pack=pack).air
         except KeyError:
             continue
         if air:
@@ -415,7 +419,7 @@ def form_lines(ctx: Context) -> list[str]:
             out.append(f"  {tf} at {at} (carrier bands): {bands}")
     standing = own.get(STANDING, {})
     kept = [*standing.get("search", ())]
-    kept += [p.get("line", "") for p in standing.get("deception", {}).values()]
+    kept += [p.line or "" for p in deception.policies(ctx.knowledge, side).values()]
     if standing.get(coastwatchers.DELAY_KEY, 0) != 0 or coastwatchers.DELAY_KEY in standing:
         d = standing.get(coastwatchers.DELAY_KEY)
         kept.append(f"COASTWATCHERS DELAY {'END' if d is None else d}")

@@ -8,7 +8,7 @@ Schema (agreed with the search modules; keep it)::
         "ships": [ship names],    # its box on the TF Display (16.2); [] for a dummy
         "dummy": bool,            # 16.1.3: a marker with no ships
         "speed_class": str,       # "SC1".."SC3"; "" until chosen at sortie (16.0 A, B)
-        "mission": {...} | None,  # this Naval Phase's card (16.3): missions.Card.to_json()
+        "mission": {...} | None,  # this Naval Phase's card (16.3): missioncards.MissionCard
         "active_phases": int,     # active Naval Phases used this Game-Turn (16.0, 18.4)
         "fuel": int | None,       # active phases left in its fuelling period (18.1); None: no need (dummy)
         "in_port": base | None,   # the port it lies in (18.4.1)
@@ -31,8 +31,8 @@ kept by the search rules): movement itself discloses nothing (16.1.6).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, fields, replace
 from typing import Any, Protocol
 
 from pbem.core.errors import DataError
@@ -41,6 +41,7 @@ from pbem.rulesets.witp.datapack import Pack as Pack
 from pbem.rulesets.witp.datapack import ShipClass, required_class
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import SideJson
+from pbem.rulesets.witp.missioncards import MissionCard
 from pbem.rulesets.witp.work import Work
 
 TFS, SHIPS = "tfs", "ships"
@@ -64,8 +65,7 @@ class Ship:
     """A ship in a TF's box on the TF Display (16.2), with the record other rules
     keep of it: its damage level (7.8.1, 16.8: 0-4, 5 sunk), a carrier's air group
     by AP type (4.0, 5.0), how many of them are elite (7.11) or green (58.1), an
-    oiler's fuel left (17.9.2). ``extra``: keys other rules keep on the record,
-    passed through unread."""
+    oiler's fuel left (17.9.2), and of the elite those with Night status (7.11.5)."""
 
     type: str
     ship_class: str = ""
@@ -78,7 +78,7 @@ class Ship:
     green: Mapping[str, int] | None = None
     fuel_left: float | None = None
     name: str | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    night_elite: Mapping[str, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -93,10 +93,12 @@ class Ship:
             v = getattr(self, key)
             if v is not None:
                 out[key] = dict(v) if isinstance(v, Mapping) else v
-        return {**out, **self.extra}
+        return out
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> Ship:
+        if unknown := sorted(set(raw) - _SHIP_KEYS):  # refused, as records.py refuses one
+            raise DataError("ship", f"unknown key(s) {', '.join(unknown)}")
         optional = {k: raw[k] for k in _SHIP_OPTIONAL if k in raw}
         return cls(
             type=raw["type"],
@@ -105,12 +107,11 @@ class Ship:
             members=tuple(raw.get("members", ())),
             force=raw.get("force", ""),
             damage=raw.get("damage", 0),
-            extra={k: v for k, v in raw.items() if k not in _SHIP_KEYS},
             **optional,
         )
 
 
-_SHIP_OPTIONAL = ("air", "elite", "green", "fuel_left", "name")
+_SHIP_OPTIONAL = ("air", "elite", "green", "fuel_left", "name", "night_elite")
 _SHIP_KEYS = frozenset({"type", "class", "navy", "members", "force", "damage", *_SHIP_OPTIONAL})
 
 
@@ -143,16 +144,16 @@ _PHASE_FLAGS = ("active", "entered_port", "fuelled", "deployed")
 class TaskForce:
     """A TF marker and its box on the TF Display (16.1-16.2): see the module's schema.
 
-    ``mission`` is this Naval Phase's card as stored (missions.MissionCard's JSON);
+    ``mission`` is this Naval Phase's card (16.3);
     ``active``, ``entered_port``, ``fuelled`` and ``deployed`` are the current
     Naval Phase's (16.0, 18.4.1, 17.9, ruling R31), ``revealed`` how a dummy was
-    definitively revealed mid-move (13.6.3). ``extra``: keys other rules keep."""
+    definitively revealed mid-move (13.6.3)."""
 
     hex: HexId | None
     ships: tuple[str, ...] = ()
     dummy: bool = False
     speed_class: str = ""
-    mission: Mapping[str, Any] | None = None
+    mission: MissionCard | None = None
     active_phases: int = 0
     fuel: int | None = None
     in_port: str | None = None
@@ -167,7 +168,6 @@ class TaskForce:
     fuelled: bool = False
     deployed: bool = False
     revealed: str | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def at_sea(self) -> bool:
@@ -179,7 +179,7 @@ class TaskForce:
             "ships": list(self.ships),
             "dummy": self.dummy,
             "speed_class": self.speed_class,
-            "mission": self.mission,
+            "mission": None if self.mission is None else self.mission.to_json(),
             "active_phases": self.active_phases,
             "fuel": self.fuel,
             "in_port": self.in_port,
@@ -193,17 +193,19 @@ class TaskForce:
         out.update({flag: True for flag in _PHASE_FLAGS if getattr(self, flag)})
         if self.revealed is not None:
             out["revealed"] = self.revealed
-        return {**out, **self.extra}
+        return out
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> TaskForce:
+        if unknown := sorted(set(raw) - _TF_KEYS):  # refused, as records.py refuses one
+            raise DataError("task force", f"unknown key(s) {', '.join(unknown)}")
         mission = raw.get("mission")
         return cls(
             hex=raw.get("hex"),
             ships=tuple(raw.get("ships", ())),
             dummy=bool(raw.get("dummy", False)),
             speed_class=raw.get("speed_class", ""),
-            mission=dict(mission) if mission is not None else None,
+            mission=MissionCard.from_json(mission) if mission is not None else None,
             active_phases=raw.get("active_phases", 0),
             fuel=raw.get("fuel"),
             in_port=raw.get("in_port") or None,
@@ -214,12 +216,35 @@ class TaskForce:
             unsupplied=bool(raw.get("unsupplied", False)),
             night=bool(raw.get("night", False)),
             revealed=raw.get("revealed"),
-            extra={k: v for k, v in raw.items() if k not in _TF_KEYS},
             **{flag: bool(raw[flag]) for flag in _PHASE_FLAGS if flag in raw},
         )
 
 
-_TF_KEYS = frozenset(f.name for f in fields(TaskForce) if f.name != "extra")
+_TF_KEYS = frozenset(f.name for f in fields(TaskForce))
+
+
+@dataclass(frozen=True, slots=True)
+class Fleet:
+    """A side's TF Display and its ships' records (16.1-16.2), as values."""
+
+    tfs: Mapping[str, TaskForce]
+    ships: Mapping[str, Ship]
+
+    def ships_in(self, tf: TaskForce) -> list[Ship]:
+        """The TF's ships, named (a ship with no record: type "?")."""
+        return [replace(self.ships.get(s) or Ship("?"), name=s) for s in tf.ships]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            TFS: {tf: entry.to_json() for tf, entry in self.tfs.items()},
+            SHIPS: {name: s.to_json() for name, s in self.ships.items()},
+        }
+
+    @classmethod
+    def from_json(cls, own: SideJson) -> Fleet:
+        """The fleet in a side's private part (a Knowledge's or the round's)."""
+        ships = {name: Ship.from_json(rec) for name, rec in own.get(SHIPS, {}).items()}
+        return cls(display(own), ships)
 
 
 def display(own: SideJson) -> dict[str, TaskForce]:
@@ -244,18 +269,18 @@ def ships_in(own: SideJson, tf: TaskForce) -> list[Ship]:
 
 
 def store(own: dict[str, Any], tf: str, value: TaskForce) -> None:
-    """``value`` into the side's TF Display. An existing record is rewritten in
-    place: the round's other rules may hold it while a TF moves."""
-    display = own.setdefault(TFS, {})
-    _rewrite(display, tf, value.to_json())
+    """``value`` into the side's TF Display."""
+    _store_record(own.setdefault(TFS, {}), tf, value)
 
 
 def store_ship(own: dict[str, Any], name: str, value: Ship) -> None:
-    _rewrite(own.setdefault(SHIPS, {}), name, value.to_json())
+    _store_record(own.setdefault(SHIPS, {}), name, value)
 
 
-def _rewrite(records: dict[str, Any], key: str, new: dict[str, Any]) -> None:
-    rec = records.get(key)
+def _store_record(records: dict[str, Any], key: str, value: Ship | TaskForce) -> None:
+    """``value``'s JSON as the record ``key``. An existing record is rewritten in
+    place: the round's other rules may hold it while a TF moves."""
+    new, rec = value.to_json(), records.get(key)
     if rec is None:
         records[key] = new
     elif rec != new:
@@ -263,23 +288,35 @@ def _rewrite(records: dict[str, Any], key: str, new: dict[str, Any]) -> None:
         rec.update(new)
 
 
-# The round's accessors: the rules read and write a side's TFs and ships here.
+class Parts(Protocol):
+    """What holds the sides' private parts: the round's Work (its working copy) or a
+    side's Knowledge (what it may know; another side's part there is empty)."""
+
+    def own(self, side: str) -> SideJson: ...
 
 
-def task_forces(work: Work, side: Side) -> dict[str, TaskForce]:
-    return display(work.own(side))
+# The accessors: the rules read (from either) and write (the round's) a side's TFs
+# and ships here.
 
 
-def task_force(work: Work, side: Side, tf: str) -> TaskForce:
-    return displayed(work.own(side), tf)
+def task_forces(parts: Parts, side: str) -> dict[str, TaskForce]:
+    return display(parts.own(side))
 
 
-def ship(work: Work, side: Side, name: str) -> Ship:
-    return ship_record(work.own(side), name)
+def task_force(parts: Parts, side: str, tf: str) -> TaskForce:
+    return displayed(parts.own(side), tf)
 
 
-def ships_of(work: Work, side: Side, tf: TaskForce) -> list[Ship]:
-    return ships_in(work.own(side), tf)
+def ship(parts: Parts, side: str, name: str) -> Ship:
+    return ship_record(parts.own(side), name)
+
+
+def ships_of(parts: Parts, side: str, tf: TaskForce) -> list[Ship]:
+    return ships_in(parts.own(side), tf)
+
+
+def fleet(parts: Parts, side: str) -> Fleet:
+    return Fleet.from_json(parts.own(side))
 
 
 def put(work: Work, side: Side, tf: str, value: TaskForce) -> None:
@@ -307,15 +344,6 @@ def marker_number(tf: str) -> int:
     return int(tf[2:])
 
 
-def new_tf(
-    hex_: str | None, ships: list[str], *, dummy: bool = False, name: str = ""
-) -> dict[str, Any]:
-    """A new TF's record as the TF Display stores it."""
-    return TaskForce(
-        None if hex_ is None else HexId(hex_), tuple(ships), dummy, name=name
-    ).to_json()
-
-
 def value(pack: Pack, key: str) -> Any:
     """A public pack item's value (the charts both sides hold)."""
     try:
@@ -325,10 +353,11 @@ def value(pack: Pack, key: str) -> Any:
 
 
 def setup(
-    forces: Mapping[str, Mapping[str, Any]], places: Mapping[str, Any], where: Locator
-) -> dict[str, Any]:
-    """A side's TF Display at the start: each force with ships becomes a TF, numbered
-    in the pack's order, placed where its position (degrees) falls on the map."""
+    forces: Mapping[str, Mapping[str, Any]], places: Collection[str], where: Locator
+) -> Fleet:
+    """A side's TF Display at the start, read from its ``forces`` items of the pack
+    (as stored): each force with ships becomes a TF, numbered in the pack's order,
+    placed where its position (degrees) falls on the map."""
     tfs: dict[str, TaskForce] = {}
     ships: dict[str, Ship] = {}
     for fid, item in forces.items():
@@ -355,11 +384,7 @@ def setup(
             in_port=in_port,
             deactivated=in_port is not None,  # ships lying in port
         )  # its fuel is set when its speed class is chosen (16.0 A; 18.1)
-    ships = embarked(forces, ships)
-    return {
-        TFS: {tf: entry.to_json() for tf, entry in tfs.items()},
-        SHIPS: {name: s.to_json() for name, s in ships.items()},
-    }
+    return Fleet(tfs, embarked(forces, ships))
 
 
 def embarked(forces: Mapping[str, Mapping[str, Any]], ships: Mapping[str, Ship]) -> dict[str, Ship]:
@@ -372,18 +397,19 @@ def embarked(forces: Mapping[str, Mapping[str, Any]], ships: Mapping[str, Ship])
     for key, item in forces.items():
         v = item.get("value")
         if isinstance(v, Mapping) and v and all(name in out for name in v):
-            group = "elite" if str(key).endswith("-elite") else "air"
-            group = "green" if str(key).endswith("-green") else group  # 58.1, air/training.py
             for name, air in v.items():
-                aps: dict[str, Any] = {group: {str(t): int(n) for t, n in air.items()}}
-                out[name] = replace(out[name], **aps)
+                out[name] = _embark(out[name], str(key), {str(t): int(n) for t, n in air.items()})
     return out
 
 
-def embark(forces: Mapping[str, Mapping[str, Any]], ships: dict[str, dict[str, Any]]) -> None:
-    """``embarked`` on the ships' stored records."""
-    for name, s in embarked(forces, {n: Ship.from_json(r) for n, r in ships.items()}).items():
-        _rewrite(ships, name, s.to_json())
+def _embark(ship: Ship, item: str, aps: Mapping[str, int]) -> Ship:
+    """The ship with ``aps`` as its air group, its elite (a ``*-elite`` item) or its
+    green (a ``*-green`` item, 58.1)."""
+    if item.endswith("-elite"):
+        return replace(ship, elite=aps)
+    if item.endswith("-green"):
+        return replace(ship, green=aps)
+    return replace(ship, air=aps)
 
 
 def ship_class(pack: Pack, ship: Ship) -> ShipClass:
@@ -391,11 +417,11 @@ def ship_class(pack: Pack, ship: Ship) -> ShipClass:
     return required_class(pack, ship.ship_class)
 
 
-def top_speed_class(pack: Pack, own: SideJson, tf: TaskForce) -> int:
+def top_speed_class(pack: Pack, fleet: Fleet, tf: TaskForce) -> int:
     """17.13.1: a TF's speed class may not exceed its slowest ship's; a dummy any (13.6.1)."""
     if tf.dummy or not tf.ships:
         return 3
-    return min(ship_class(pack, ship_record(own, s)).speed_class for s in tf.ships)
+    return min(ship_class(pack, fleet.ships[s]).speed_class for s in tf.ships)
 
 
 def fuelling_period(pack: Pack, speed_class: str) -> int:
@@ -419,5 +445,5 @@ def free_markers(pack: Pack, tfs: Iterable[str]) -> list[str]:
     return [f"TF{n}" for n in range(1, limit + 1) if f"TF{n}" not in used]
 
 
-def types_of(own: SideJson, tf: TaskForce) -> list[str]:
-    return [ship_record(own, s).type for s in tf.ships]
+def types_of(fleet: Fleet, tf: TaskForce) -> list[str]:
+    return [fleet.ships[s].type for s in tf.ships]

@@ -119,7 +119,7 @@ def holdings(own: Mapping[str, Any], base: str) -> list[Holding]:
     tf = display(own).get(base)
     if tf is not None:
         return [
-            Holding(s.air or {}, s.elite or {}, s.extra.get("night_elite") or {}, s.green or {})
+            Holding(s.air or {}, s.elite or {}, s.night_elite or {}, s.green or {})
             for s in afloat(own, tf)
         ]
     b = air_bases(own).get(base)

@@ -489,6 +489,7 @@ def test_9_2_cover_already_over_the_tf_rolls_no_more_and_keeps_its_losses(
     flights, events = again.aloft("japanese", "TF2", "E2321")
     assert [f.id for f in flights] == ["A"] and events == [] and calls == []
     again.aloft_losses("japanese", flights, {"A6M2": [0, 1, 0]})
+    kept = seg.work.json[PRIVATE]["japanese"][airplay.ALOFT]
     assert kept["TF2"][0]["up"] == 0
 
 

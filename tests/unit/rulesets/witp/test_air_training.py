@@ -12,7 +12,7 @@ from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE
 from pbem.rulesets.witp.ruleset import WitpRuleset
-from pbem.rulesets.witp.taskforces import embark
+from pbem.rulesets.witp.taskforces import Ship, embarked
 
 from .strikeworld import opened, report, resolved, strike_section
 from .test_air_world import PUBLIC_PACK, knowing, told, world
@@ -121,13 +121,12 @@ def test_58_2_1_green_cap_is_marked_and_meets_a_green_strike_on_a_rolled_bounce(
 
 
 def test_58_1_a_scenario_green_item_sets_a_carriers_green_aps() -> None:
-    ships: dict[str, dict[str, Any]] = {"Yorktown": {"type": "CV"}}
     forces = {
         "tf17-air": {"value": {"Yorktown": {"SBD-3": 6}}},
         "tf17-green": {"value": {"Yorktown": {"SBD-3": 2}}},
     }
-    embark(forces, ships)
-    assert ships["Yorktown"]["air"] == {"SBD-3": 6} and ships["Yorktown"]["green"] == {"SBD-3": 2}
+    yorktown = embarked(forces, {"Yorktown": Ship("CV")})["Yorktown"]
+    assert yorktown.air == {"SBD-3": 6} and yorktown.green == {"SBD-3": 2}
 
 
 def test_58_2_1_the_reports_mark_green_aps_in_the_air_combat(witp: WitpRuleset) -> None:

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from pbem.core.dice import SeededDice
 from pbem.core.sides import SIDES, enemy_of
 from pbem.rulesets.witp import searchplay
+from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import indistinguishable
-from pbem.rulesets.witp.taskforces import new_tf
+from pbem.rulesets.witp.taskforces import TaskForce
 
 from .naval import at_plot, blind, tfs
 
@@ -60,7 +61,7 @@ def _world(state: dict[str, Any], side: str, display: dict[str, Any]) -> dict[st
     own_tfs = tfs(world, other)
     ships = sorted(world["private"][other]["ships"])
     for tf, spec in display.items():
-        entry = own_tfs.get(tf) or new_tf(spec["hex"], [])
+        entry = own_tfs.get(tf) or TaskForce(HexId(spec["hex"])).to_json()
         entry.update({k: v for k, v in spec.items() if k != "keep"})
         entry["ships"] = [] if spec["dummy"] else (entry["ships"] or ships)[: spec["keep"] + 1]
         own_tfs[tf] = entry

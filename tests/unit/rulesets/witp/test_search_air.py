@@ -367,7 +367,7 @@ def test_13_1_4_a_japanese_carrier_tfs_capital_ships_search_with_floatplanes() -
     k = Knowledge.of(state, "japanese")
     # 10 hexes is Long for a carrier: B5N2s add nothing there, the E13A1s do
     assert search.parse_search_line(k, ["SEARCH", "TF", "5", "E1020"]) == "SEARCH TF 5 E1020"
-    assert search.searcher(state[PRIVATE]["japanese"], "TF 5").air == {"B5N2": 2}
+    assert search.searcher(k, JAPANESE, "TF 5").air == {"B5N2": 2}
 
 
 def test_13_4_1_a_us_carrier_search_rolling_90_at_medium_scores_a_strike() -> None:

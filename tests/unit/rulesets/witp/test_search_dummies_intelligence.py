@@ -12,6 +12,7 @@ from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, projection
+from pbem.rulesets.witp.missioncards import MissionCard
 from pbem.rulesets.witp.work import Work
 
 from .searchworld import tf, world
@@ -56,8 +57,13 @@ def test_13_6_3_a_revealed_dummy_leaves_the_map_and_its_chits_return() -> None:
     assert "9" not in state[PRIVATE]["allied"]["tfs"]
 
 
+def card(tf_id: str, speed: str) -> dict[str, object]:
+    """A TF's plot card (16.3) as its TF stores it: sortie from E1010 at ``speed``."""
+    return MissionCard(tf_id, HexId("E1010"), speed).to_json()
+
+
 def test_42_3_1_sigint_sees_ten_percent_a_pip_and_the_japanese_only_an_event() -> None:
-    tfs = {str(i): {**tf("E1010", "DD"), "mission": {"speed": "SC3"}} for i in range(12)}
+    tfs = {str(i): {**tf("E1010", "DD"), "mission": card(str(i), "SC3")} for i in range(12)}
     state = world(japanese=tfs)
     state[PRIVATE]["allied"]["intelligence"] = {"sigint_left": 2, "ruses_left": 1}
     assert intelligence.japanese_plot_first(
@@ -89,7 +95,7 @@ FAKE = intelligence.card_face("TF9", "SC3", ["Shokaku", "Zuikaku"], ["MOVE E1010
 
 
 def test_42_9_dummy_plot_card_only_before_jn25_and_sampled_like_a_real_card() -> None:
-    work = Work.begin(world(japanese={"TF1": {**tf("E1010", "CA"), "mission": {"speed": "SC2"}}}))
+    work = Work.begin(world(japanese={"TF1": {**tf("E1010", "CA"), "mission": card("TF1", "SC2")}}))
     with pytest.raises(IllegalOrderError) as e:
         intelligence.file_dummy_plot_card(work, FAKE, PLOT)
     assert e.value.rule == "42.9"  # no JN-25 counter to play at the cycle's end (R72)
@@ -120,7 +126,7 @@ def magic_world(difference: int, *chits_held: str) -> Work:
     """Six Japanese TFs, TF1-TF5 Located (on the Allies' map), TF6 hidden."""
     state = world(japanese={f"TF{i}": tf("E1010", "CA") for i in range(1, 7)})
     for i in range(1, 7):
-        state[PRIVATE]["japanese"]["tfs"][f"TF{i}"]["mission"] = {"tf": f"TF{i}", "path": [i]}
+        state[PRIVATE]["japanese"]["tfs"][f"TF{i}"]["mission"] = card(f"TF{i}", "SC3")
     work = Work.begin(state)
     for i in range(1, 6):
         located.place(work, JAPANESE, f"TF{i}", HexId("E1010"), "air", PLOT)

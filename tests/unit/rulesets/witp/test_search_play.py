@@ -17,9 +17,9 @@ from pbem.core.ruleset import Adjudication
 from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp import chits, hexgrid, searchplay
 from pbem.rulesets.witp.draws import SecretDice
-from pbem.rulesets.witp.hexgrid import distance
+from pbem.rulesets.witp.hexgrid import HexId, distance
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, projection
-from pbem.rulesets.witp.taskforces import new_tf
+from pbem.rulesets.witp.taskforces import TaskForce
 from pbem.rulesets.witp.work import Work
 
 from .naval import at_plot, blind, past_allocation, tfs
@@ -145,9 +145,8 @@ def test_13_5_4_an_intensive_search_draws_from_cup_1_and_costs_the_searcher(
 
 def _with_japanese_dummy(state: dict[str, Any], hexid: str) -> dict[str, Any]:
     new = copy.deepcopy(state)
-    dummy = new_tf(hexid, [], dummy=True)
-    dummy["speed_class"] = "SC3"
-    tfs(new, "japanese")["TF9"] = dummy
+    dummy = TaskForce(HexId(hexid), dummy=True, speed_class="SC3")
+    tfs(new, "japanese")["TF9"] = dummy.to_json()
     return new
 
 
