@@ -131,6 +131,18 @@ def heading(h: Header) -> str:
     return f"{h.game_id}: {done}; next turn {nxt.get('turn')} phase {nxt.get('name')}"
 
 
+def map_title(h: Header) -> str:
+    """The picture's title: the position it shows, after the phase just adjudicated
+    (the report's title names the next phase too, which the picture does not show)."""
+    prev, nxt = h.previous, h.phase
+    if prev is not None:
+        done = f"{h.game_id}: the map after turn {prev.get('turn')} phase {prev.get('phase')}"
+        return done + ("; game over" if h.outcome else "")
+    if nxt is not None:
+        return f"{h.game_id}: the map before turn {nxt.get('turn')} phase {nxt.get('name')}"
+    return h.title
+
+
 def final_scores(outcome: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     """One set of final totals: when the verdict already states the victory points
     (U.S.N.: exact, objectives included), its rounded scores are not printed again."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import functools
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
@@ -284,7 +284,12 @@ def draw_map(
     w, h = overview.image.size
     panel = 0 if zoom is None else zoom.panel_height(scale)
     out = overview.image.crop((0, 0, w, h + panel))  # one copy: the overview and the panel
-    _draw_changes(out, picture, scale, (0, 0), (0, 0, w, h), overview.taken, inks, close_up=False)
+    # The overview's names were placed before any unit was: one a stack covers is moved.
+    unnamed = functools.partial(_layer, picture, key, scale, hex_numbers, close_up=True)
+    _draw_changes(
+        out, picture, scale, (0, 0), (0, 0, w, h), overview.names, inks, close_up=False,
+        unnamed=lambda: unnamed().image,
+    )  # fmt: skip
     draw = ImageDraw.Draw(out)
     text = inks(TEXT)
     if title:
@@ -373,7 +378,7 @@ class _Layer:
 
     image: Image.Image  # "P" mode: copied or cropped, never drawn on
     colours: tuple[Colour, ...]  # its palette
-    taken: tuple[Box, ...]  # the names' boxes, which unit labels keep clear of
+    names: tuple[tuple[MapHex, Box], ...]  # the names drawn, and their boxes
 
 
 def _draw_changes(
@@ -382,23 +387,30 @@ def _draw_changes(
     scale: float,
     origin: tuple[int, int],
     bounds: Box,
-    names: Iterable[Box],
+    names: Sequence[tuple[MapHex, Box]],
     inks: _Inks,
     *,
     close_up: bool,
-) -> None:
+    unnamed: Callable[[], Image.Image] | None = None,
+) -> list[tuple[MapHex, Box]]:
     """What differs from report to report, on ``img`` (whose top left corner is
     ``origin`` of the whole map at ``scale``): combat outlines, bases in their
     owners' colours, unit stacks and, where there is room, their labels, clear
-    of the ``names`` already drawn; on the ``close_up``, the hexes' names too,
-    clear of them (a few dozen). Drawn in palette indices: solid shapes and
-    labels are pasted (see maplabels.paste_label), at a fraction of the cost of
-    drawing them."""
+    of the ``names`` already drawn; a name a stack would cover is wiped (from
+    the ``unnamed`` base map) and placed again clear of the stacks, or left to
+    the close-up; on the ``close_up``, the hexes' names too, clear of them (a
+    few dozen). Drawn in palette indices: solid shapes and labels are pasted
+    (see maplabels.paste_label), at a fraction of the cost of drawing them. The
+    names it placed, with their boxes."""
     sheet = _Sheet(img, picture, scale, origin, bounds, inks)
     labels = scale >= LABELS_FROM  # room for each stack's top unit beside its square
-    if labels or close_up:  # the names' boxes over this part, moved to its corner
+    covered = sheet.covered(names) if unnamed is not None else []
+    if covered and unnamed is not None:
+        sheet.wipe([box for _, box in covered], unnamed())
+        names = [n for n in names if n not in covered]
+    if labels or close_up or covered:  # the names' boxes over this part, moved to its corner
         ox, oy = origin
-        moved = ((x0 - ox, y0 - oy, x1 - ox, y1 - oy) for x0, y0, x1, y1 in names)
+        moved = ((x0 - ox, y0 - oy, x1 - ox, y1 - oy) for _, (x0, y0, x1, y1) in names)
         taken = maplabels.Taken(b for b in moved if maplabels.overlaps(b, bounds))
     else:
         taken = maplabels.Taken(cell=None)  # no label is placed: nothing to keep clear of
@@ -407,12 +419,13 @@ def _draw_changes(
     squares = sheet.stacks(taken)
     if labels:
         sheet.label_stacks(squares, taken)
-    if close_up:
-        put = maplabels.putter(sheet.core, sheet.label, sheet.text, sheet.halo)
-        grid = _grid(picture.hexes)
-        maplabels.name_hexes(
-            put, grid.named, picture.bases, sheet.at, sheet.r, sheet.label, taken, bounds
-        )
+    again = [x for x, _ in covered] if not close_up else list(_grid(picture.hexes).named)
+    if not again:
+        return []
+    put = maplabels.putter(sheet.core, sheet.label, sheet.text, sheet.halo)
+    return maplabels.name_hexes(
+        put, again, picture.bases, sheet.at, sheet.r, sheet.label, taken, bounds
+    )
 
 
 class _Sheet:
@@ -447,6 +460,18 @@ class _Sheet:
         x, y = self.at(key)
         reach = self.reach
         return reach[0] <= x <= reach[2] and reach[1] <= y <= reach[3]
+
+    def covered(self, names: Sequence[tuple[MapHex, Box]]) -> list[tuple[MapHex, Box]]:
+        """The names drawn where a stack's square will be."""
+        marked = maplabels.marker_squares(self.picture.markers, self.at, self.r)
+        squares = maplabels.Taken(maplabels.grow(sq, 1) for _, sq in marked)
+        return [(x, box) for x, box in names if squares.hits(box)]
+
+    def wipe(self, boxes: Iterable[Box], unnamed: Image.Image) -> None:
+        """The map under each box as it is without names (the same palette)."""
+        for box in boxes:
+            at = _pixels(box)
+            self.core.paste(unnamed.im.crop(at), at)
 
     def highlights(self) -> None:
         """The combat outlines."""
@@ -623,9 +648,10 @@ def _base_map(
                 (px - r, py, px + r, py + r * 1.2),
             ]
     taken = maplabels.Taken(marks)
+    names: list[tuple[MapHex, Box]] = []
     if not close_up:
         put = maplabels.writer(ground.draw, ground.label, TEXT, HALO)
-        maplabels.name_hexes(
+        names = maplabels.name_hexes(
             put, hexes, base_keys, ground.at, ground.r, ground.label, taken, (0, 0, w, h)
         )
     if hex_numbers:
@@ -634,11 +660,10 @@ def _base_map(
         _box(ground.draw, box, [ground.at(key) for key in box.beside], scale, ground.small)
     if not close_up:
         _legend(ground.draw, legend, scale, h)
-    placed = tuple(taken.boxes[len(marks) :])
     colours = _palette(lines, legend)
     pal = Image.new("P", (1, 1))
     pal.putpalette([c for colour in colours for c in colour])
-    return _Layer(img.quantize(palette=pal), colours, placed)
+    return _Layer(img.quantize(palette=pal), colours, tuple(names))
 
 
 class _Ground:
