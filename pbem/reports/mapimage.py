@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import functools
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
@@ -286,10 +286,9 @@ def draw_map(
     out = overview.image.crop((0, 0, w, h + panel))  # one copy: the overview and the panel
     # The overview's names were placed before any unit was: one a stack covers is moved.
     unnamed = functools.partial(_layer, picture, key, scale, hex_numbers, close_up=True)
-    _draw_changes(
-        out, picture, scale, (0, 0), (0, 0, w, h), overview.names, inks, close_up=False,
-        unnamed=lambda: unnamed().image,
-    )  # fmt: skip
+    bounds = (0, 0, w, h)
+    _draw_changes(out, picture, scale, (0, 0), bounds, overview.names, inks, close_up=False,
+                  unnamed=lambda: unnamed().image)  # fmt: skip
     draw = ImageDraw.Draw(out)
     text = inks(TEXT)
     if title:
@@ -404,9 +403,12 @@ def _draw_changes(
     names it placed, with their boxes."""
     sheet = _Sheet(img, picture, scale, origin, bounds, inks)
     labels = scale >= LABELS_FROM  # room for each stack's top unit beside its square
-    covered = sheet.covered(names) if unnamed is not None else []
-    if covered and unnamed is not None:
-        sheet.wipe([box for _, box in covered], unnamed())
+    covered = []
+    if unnamed is not None:  # wiped: the map under each as it is without names
+        marked = maplabels.marker_squares(picture.markers, sheet.at, sheet.r)
+        covered = maplabels.under_stacks(names, [sq for _, sq in marked])
+        for at in (_pixels(box) for _, box in covered):
+            sheet.core.paste(unnamed().im.crop(at), at)
         names = [n for n in names if n not in covered]
     if labels or close_up or covered:  # the names' boxes over this part, moved to its corner
         ox, oy = origin
@@ -418,7 +420,8 @@ def _draw_changes(
     sheet.bases(taken)
     squares = sheet.stacks(taken)
     if labels:
-        sheet.label_stacks(squares, taken)
+        put = maplabels.putter(sheet.core, sheet.small, sheet.text, sheet.halo)
+        maplabels.label_stacks(put, squares, sheet.small, taken, bounds)
     again = [x for x, _ in covered] if not close_up else list(_grid(picture.hexes).named)
     if not again:
         return []
@@ -460,18 +463,6 @@ class _Sheet:
         x, y = self.at(key)
         reach = self.reach
         return reach[0] <= x <= reach[2] and reach[1] <= y <= reach[3]
-
-    def covered(self, names: Sequence[tuple[MapHex, Box]]) -> list[tuple[MapHex, Box]]:
-        """The names drawn where a stack's square will be."""
-        marked = maplabels.marker_squares(self.picture.markers, self.at, self.r)
-        squares = maplabels.Taken(maplabels.grow(sq, 1) for _, sq in marked)
-        return [(x, box) for x, box in names if squares.hits(box)]
-
-    def wipe(self, boxes: Iterable[Box], unnamed: Image.Image) -> None:
-        """The map under each box as it is without names (the same palette)."""
-        for box in boxes:
-            at = _pixels(box)
-            self.core.paste(unnamed.im.crop(at), at)
 
     def highlights(self) -> None:
         """The combat outlines."""
@@ -521,21 +512,6 @@ class _Sheet:
                     self.core, middle, str(marker.count), self.small, "mm", self.halo
                 )
         return squares
-
-    def label_stacks(self, squares: list[tuple[MapMarker, Box]], taken: maplabels.Taken) -> None:
-        """Each stack's top unit beside its square, where there is room."""
-        put = maplabels.putter(self.core, self.small, self.text, self.halo)
-        for marker, (x0, y0, x1, y1) in squares:
-            mx = (x0 + x1) / 2
-            spots = (
-                ((mx, y1 + 3), "mt"),
-                ((mx, y0 - 3), "mb"),
-                ((x1 + 4, y1), "lb"),
-                ((x0 - 4, y1), "rb"),
-                ((x1 + 4, (y0 + y1) / 2), "lm"),
-                ((x0 - 4, (y0 + y1) / 2), "rm"),
-            )
-            maplabels.place(put, marker.label, spots, self.small, taken, self.bounds)
 
 
 def _pixels(box: Box) -> tuple[int, int, int, int]:

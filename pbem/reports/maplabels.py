@@ -169,6 +169,31 @@ def name_hexes(
     return placed
 
 
+def under_stacks(
+    names: Iterable[tuple[MapHex, Box]], squares: Iterable[Box]
+) -> list[tuple[MapHex, Box]]:
+    """The names drawn where a stack's square (and its outline) goes."""
+    stacks = Taken(grow(sq, 1) for sq in squares)
+    return [(x, box) for x, box in names if stacks.hits(box)]
+
+
+def label_stacks(
+    put: Put, squares: Iterable[tuple[MapMarker, Box]], font: Font, taken: Taken, bounds: Box
+) -> None:
+    """Each stack's top unit beside its square, where there is room."""
+    for marker, (x0, y0, x1, y1) in squares:
+        mx = (x0 + x1) / 2
+        spots = (
+            ((mx, y1 + 3), "mt"),
+            ((mx, y0 - 3), "mb"),
+            ((x1 + 4, y1), "lb"),
+            ((x0 - 4, y1), "rb"),
+            ((x1 + 4, (y0 + y1) / 2), "lm"),
+            ((x0 - 4, (y0 + y1) / 2), "rm"),
+        )
+        place(put, marker.label, spots, font, taken, bounds)
+
+
 def writer(draw: ImageDraw.ImageDraw, font: Font, fill: Colour, halo: Colour) -> Put:
     """Labels drawn anti-aliased, with a halo (the base map, drawn once)."""
 
