@@ -27,14 +27,19 @@ from pbem.reports.sentences import (
 
 
 def sentence(event: Mapping[str, Any]) -> str:
-    """One event as a sentence, with its rule."""
+    """One event as a sentence, with its rule (a combat: its title, then its steps)."""
     kind = str(event.get("kind", "event"))
     data = event.get("data") or {}
     tell = SENTENCES.get(kind)
-    try:
-        text = tell(data) if tell else plain(kind, data)
-    except (KeyError, TypeError, ValueError, AttributeError):
-        text = plain(kind, data)
+    told = combat(event) if tell is None else None
+    if told is not None:
+        steps = " ".join(line.strip() for line in told["lines"])
+        text = f"{told['title']}: {steps}".rstrip(".")
+    else:
+        try:
+            text = tell(data) if tell else plain(kind, data)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            text = plain(kind, data)
     return text + "." + (f" [{event['rule']}]" if event.get("rule") else "")
 
 
