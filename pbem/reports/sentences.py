@@ -88,8 +88,8 @@ def crt1_cause(cause: str) -> str:
     code, _, rest = cause.partition(":")
     if code not in CRT1_RESULTS:
         return cause
-    how = f"a {code} result in land combat"
-    return f"{how} ({rest.strip()})" if rest else how
+    how = f"{'an' if code == 'Ax' else 'a'} {code} result in land combat"
+    return f"{how}: {rest.strip()}" if rest else how
 
 
 # --- the templates ---------------------------------------------------------------------

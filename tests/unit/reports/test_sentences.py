@@ -169,3 +169,14 @@ def test_moves_of_different_units_are_sentences_of_their_own() -> None:
         "Japanese CV-1 moved 0103. [SEQ.2C]",
         "Japanese TR-1 moved 0069. [SEQ.2C]",
     ]
+
+
+def test_crt1_a_destruction_by_a_land_combat_result_says_so() -> None:
+    data = {"unit": "RGT-1", "side": "japanese", "cause": "Ax"}
+    assert sentence({"kind": "destroyed", "data": data, "rule": "CRT1.AX"}) == (
+        "Japanese RGT-1 was destroyed (an Ax result in land combat). [CRT1.AX]"
+    )
+    no_retreat = {**data, "cause": "D2: no retreat"}
+    assert sentence({"kind": "destroyed", "data": no_retreat}) == (
+        "Japanese RGT-1 was destroyed (a D2 result in land combat: no retreat)."
+    )
