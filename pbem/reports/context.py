@@ -15,6 +15,7 @@ from functools import partial
 from typing import Any
 
 from pbem.reports import narrate
+from pbem.reports.sentences import listed
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +134,18 @@ def heading(h: Header) -> str:
     return f"{h.game_id}: {done}; next turn {nxt.get('turn')} phase {nxt.get('name')}"
 
 
+def map_title(h: Header) -> str:
+    """The picture's title: the position it shows, after the phase just adjudicated
+    (the report's title names the next phase too, which the picture does not show)."""
+    prev, nxt = h.previous, h.phase
+    if prev is not None:
+        done = f"{h.game_id}: the map after turn {prev.get('turn')} phase {prev.get('phase')}"
+        return done + ("; game over" if h.outcome else "")
+    if nxt is not None:
+        return f"{h.game_id}: the map before turn {nxt.get('turn')} phase {nxt.get('name')}"
+    return h.title
+
+
 def final_scores(outcome: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     """One set of final totals: when the verdict already states the victory points
     (U.S.N.: exact, objectives included), its rounded scores are not printed again."""
@@ -169,7 +182,7 @@ def base_context(h: Header, view: Mapping[str, Any]) -> dict[str, Any]:
         # a large view's text is not worth making for the others.
         "view_text": partial(view_text, view),
         "happened": narrate.happened([e for e in events if not is_combat(e)]),
-        "combats": [c for e in events if (c := narrate.combat(e)) is not None],
+        "combats": narrate.combats(events),
     }
 
 
@@ -208,17 +221,42 @@ def demo_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
     }
 
 
-def _fuel_warning(fuel: Any) -> str:
-    """SUP.G / SEQ.10: a ship whose Game-Turns at sea reach its endurance at the end
-    of the turn is lost; warn the turn before and the turn it happens."""
+# SUP.G / SEQ.10: a ship whose Game-Turns at sea reach its endurance at the end of
+# the turn is lost. The warning the turn before and the turn it happens, in the
+# forces table's notes (short: one table line a ship) and, for the audience's own
+# ships, once for each place above the table (``_fuel_warnings``).
+FUEL_NOTES = {"refuel": "out of fuel next turn (SUP.G)", "lost": "out of fuel this turn (SUP.G)"}
+FUEL_WARNINGS = {
+    "refuel": "will be lost at the end of next Game-Turn unless refuelled (SUP.G)",
+    "lost": "will be lost at the end of this Game-Turn unless refuelled (SUP.G)",
+}
+
+
+def _fuel_state(fuel: Any) -> str:
+    """ "lost" this turn, "refuel" by next turn, or "" (SUP.G)."""
     if not isinstance(fuel, Mapping):
         return ""
     left = int(fuel.get("endurance", 0)) - int(fuel.get("turns_at_sea", 0))
     if left <= 1:
-        return "FUEL: lost at the end of this Game-Turn unless it refuels (SUP.G)"
+        return "lost"
     if left == 2:
-        return "fuel: refuel by next Game-Turn (SUP.G)"
+        return "refuel"
     return ""
+
+
+def _fuel_warnings(forces: Sequence[Mapping[str, Any]], sides: bool) -> list[str]:
+    """One warning a place and fuel state, naming its ships ("CA-1 and CV-2 at 0862
+    must refuel ..."); ``sides``: name each ship's side (both sides' forces)."""
+    found: dict[tuple[str, str, str], list[str]] = {}
+    for place in forces:
+        for u in place["units"]:
+            if u.get("fuel_state"):
+                key = (str(u.get("side") or "") if sides else "", place["at"], u["fuel_state"])
+                found.setdefault(key, []).append(str(u["id"]))
+    return [
+        f"{side.capitalize() + ' ' if side else ''}{listed(ships)} at {at} {FUEL_WARNINGS[state]}"
+        for (side, at, state), ships in found.items()
+    ]
 
 
 def _damage(u: Mapping[str, Any]) -> str:
@@ -228,16 +266,19 @@ def _damage(u: Mapping[str, Any]) -> str:
     return "yes" if u.get("damaged") else "-"
 
 
-def _unit_line(u: Mapping[str, Any]) -> dict[str, Any]:
+def _unit_line(u: Mapping[str, Any], own: bool) -> dict[str, Any]:
+    """A row of a forces table; the fuel warning of an ``own`` ship is told above
+    the table, an enemy ship's in its notes."""
     fuel = u.get("fuel")
-    warning = _fuel_warning(fuel)
+    state = _fuel_state(fuel)
+    note = "" if own else FUEL_NOTES.get(state, "")
     return {
         "id": u.get("id", "?"),
         "side": u.get("side"),
         "type": u.get("type", "?"),
         "at": u.get("at", "?"),
         "fuel": f"{fuel['turns_at_sea']}/{fuel['endurance']}" if isinstance(fuel, Mapping) else "",
-        "fuel_warning": warning,
+        "fuel_state": state,
         "damage": _damage(u),
         "supplied": u.get("supplied"),
         "in_base": u.get("in_base"),
@@ -253,7 +294,7 @@ def _unit_line(u: Mapping[str, Any]) -> dict[str, Any]:
                     u.get("supplied") is False,
                 ),
                 ("damaged: DEF, SA, AA halved (CBT.H)", u.get("damaged")),
-                (warning, warning),
+                (note, note),
             )
             if on
         ),
@@ -276,13 +317,13 @@ def _stack_order(lines: list[dict[str, Any]], raw: list[Mapping[str, Any]]) -> l
     return ordered + sorted(rest, key=lambda ln: (not ln.get("in_base"), str(ln["id"])))
 
 
-def _by_place(units: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _by_place(units: Sequence[Mapping[str, Any]], own: bool = True) -> list[dict[str, Any]]:
     """Units by hex, in stack order; cargo listed in its transport's hex (NM.TRANS:
     it moves with it)."""
     where = {(u.get("side"), u.get("id")): u.get("at") for u in units}
     places: dict[tuple[str, str], list[tuple[dict[str, Any], Mapping[str, Any]]]] = {}
     for u in units:
-        line = _unit_line(u)
+        line = _unit_line(u, own)
         carrier = str(u.get("aboard") or "")
         if carrier or str(line["at"]).startswith("aboard "):
             carrier = carrier or str(line["at"])[len("aboard ") :]
@@ -305,7 +346,7 @@ def _subs(view: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [
         {
             "id": sub.get("id"), "side": "japanese", "type": "SUB", "at": sub.get("at"),
-            "fuel": "", "fuel_warning": "", "damage": "-", "stack": "",
+            "fuel": "", "fuel_state": "", "damage": "-", "stack": "",
             "notes": (
                 f"on station ({sub.get('phases_on_station', 0)} phases)"
                 if sub.get("on_station") else "not on station"
@@ -353,18 +394,12 @@ def usn_sections(view: Mapping[str, Any], h: Header) -> dict[str, Any]:
             forces.sort(key=lambda p: str(p["at"]))
         else:
             place["units"].append(sub)
-    warnings = [
-        f"{u['id']} at {p['at']}: {u['fuel_warning']}"
-        for p in forces
-        for u in p["units"]
-        if u.get("fuel_warning")
-    ]
     return {
         "forces": forces,
-        "fuel_warnings": warnings,
+        "fuel_warnings": _fuel_warnings(forces, sides=side is None),
         "sub_log": list(view.get("sub_log", ())),
         "own_air": own_air,
-        "enemy": _by_place(view.get("enemy_units", [])),
+        "enemy": _by_place(view.get("enemy_units", []), own=False),
         "enemy_air": enemy_air,
         "last_known": list(fog.get("last_known", [])),
         "mode": fog.get("mode", "open"),

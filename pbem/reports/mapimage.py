@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import functools
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
@@ -284,7 +284,11 @@ def draw_map(
     w, h = overview.image.size
     panel = 0 if zoom is None else zoom.panel_height(scale)
     out = overview.image.crop((0, 0, w, h + panel))  # one copy: the overview and the panel
-    _draw_changes(out, picture, scale, (0, 0), (0, 0, w, h), overview.taken, inks, close_up=False)
+    # The overview's names were placed before any unit was: one a stack covers is moved.
+    unnamed = functools.partial(_layer, picture, key, scale, hex_numbers, close_up=True)
+    bounds = (0, 0, w, h)
+    _draw_changes(out, picture, scale, (0, 0), bounds, overview.names, inks, close_up=False,
+                  unnamed=lambda: unnamed().image)  # fmt: skip
     draw = ImageDraw.Draw(out)
     text = inks(TEXT)
     if title:
@@ -373,7 +377,7 @@ class _Layer:
 
     image: Image.Image  # "P" mode: copied or cropped, never drawn on
     colours: tuple[Colour, ...]  # its palette
-    taken: tuple[Box, ...]  # the names' boxes, which unit labels keep clear of
+    names: tuple[tuple[MapHex, Box], ...]  # the names drawn, and their boxes
 
 
 def _draw_changes(
@@ -382,23 +386,33 @@ def _draw_changes(
     scale: float,
     origin: tuple[int, int],
     bounds: Box,
-    names: Iterable[Box],
+    names: Sequence[tuple[MapHex, Box]],
     inks: _Inks,
     *,
     close_up: bool,
-) -> None:
+    unnamed: Callable[[], Image.Image] | None = None,
+) -> list[tuple[MapHex, Box]]:
     """What differs from report to report, on ``img`` (whose top left corner is
     ``origin`` of the whole map at ``scale``): combat outlines, bases in their
     owners' colours, unit stacks and, where there is room, their labels, clear
-    of the ``names`` already drawn; on the ``close_up``, the hexes' names too,
-    clear of them (a few dozen). Drawn in palette indices: solid shapes and
-    labels are pasted (see maplabels.paste_label), at a fraction of the cost of
-    drawing them."""
+    of the ``names`` already drawn; a name a stack would cover is wiped (from
+    the ``unnamed`` base map) and placed again clear of the stacks, or left to
+    the close-up; on the ``close_up``, the hexes' names too, clear of them (a
+    few dozen). Drawn in palette indices: solid shapes and labels are pasted
+    (see maplabels.paste_label), at a fraction of the cost of drawing them. The
+    names it placed, with their boxes."""
     sheet = _Sheet(img, picture, scale, origin, bounds, inks)
     labels = scale >= LABELS_FROM  # room for each stack's top unit beside its square
-    if labels or close_up:  # the names' boxes over this part, moved to its corner
+    covered = []
+    if unnamed is not None:  # wiped: the map under each as it is without names
+        marked = maplabels.marker_squares(picture.markers, sheet.at, sheet.r)
+        covered = maplabels.under_stacks(names, [sq for _, sq in marked])
+        for at in (_pixels(box) for _, box in covered):
+            sheet.core.paste(unnamed().im.crop(at), at)
+        names = [n for n in names if n not in covered]
+    if labels or close_up or covered:  # the names' boxes over this part, moved to its corner
         ox, oy = origin
-        moved = ((x0 - ox, y0 - oy, x1 - ox, y1 - oy) for x0, y0, x1, y1 in names)
+        moved = ((x0 - ox, y0 - oy, x1 - ox, y1 - oy) for _, (x0, y0, x1, y1) in names)
         taken = maplabels.Taken(b for b in moved if maplabels.overlaps(b, bounds))
     else:
         taken = maplabels.Taken(cell=None)  # no label is placed: nothing to keep clear of
@@ -406,13 +420,15 @@ def _draw_changes(
     sheet.bases(taken)
     squares = sheet.stacks(taken)
     if labels:
-        sheet.label_stacks(squares, taken)
-    if close_up:
-        put = maplabels.putter(sheet.core, sheet.label, sheet.text, sheet.halo)
-        grid = _grid(picture.hexes)
-        maplabels.name_hexes(
-            put, grid.named, picture.bases, sheet.at, sheet.r, sheet.label, taken, bounds
-        )
+        put = maplabels.putter(sheet.core, sheet.small, sheet.text, sheet.halo)
+        maplabels.label_stacks(put, squares, sheet.small, taken, bounds)
+    again = [x for x, _ in covered] if not close_up else list(_grid(picture.hexes).named)
+    if not again:
+        return []
+    put = maplabels.putter(sheet.core, sheet.label, sheet.text, sheet.halo)
+    return maplabels.name_hexes(
+        put, again, picture.bases, sheet.at, sheet.r, sheet.label, taken, bounds
+    )
 
 
 class _Sheet:
@@ -496,21 +512,6 @@ class _Sheet:
                     self.core, middle, str(marker.count), self.small, "mm", self.halo
                 )
         return squares
-
-    def label_stacks(self, squares: list[tuple[MapMarker, Box]], taken: maplabels.Taken) -> None:
-        """Each stack's top unit beside its square, where there is room."""
-        put = maplabels.putter(self.core, self.small, self.text, self.halo)
-        for marker, (x0, y0, x1, y1) in squares:
-            mx = (x0 + x1) / 2
-            spots = (
-                ((mx, y1 + 3), "mt"),
-                ((mx, y0 - 3), "mb"),
-                ((x1 + 4, y1), "lb"),
-                ((x0 - 4, y1), "rb"),
-                ((x1 + 4, (y0 + y1) / 2), "lm"),
-                ((x0 - 4, (y0 + y1) / 2), "rm"),
-            )
-            maplabels.place(put, marker.label, spots, self.small, taken, self.bounds)
 
 
 def _pixels(box: Box) -> tuple[int, int, int, int]:
@@ -623,9 +624,10 @@ def _base_map(
                 (px - r, py, px + r, py + r * 1.2),
             ]
     taken = maplabels.Taken(marks)
+    names: list[tuple[MapHex, Box]] = []
     if not close_up:
         put = maplabels.writer(ground.draw, ground.label, TEXT, HALO)
-        maplabels.name_hexes(
+        names = maplabels.name_hexes(
             put, hexes, base_keys, ground.at, ground.r, ground.label, taken, (0, 0, w, h)
         )
     if hex_numbers:
@@ -634,11 +636,10 @@ def _base_map(
         _box(ground.draw, box, [ground.at(key) for key in box.beside], scale, ground.small)
     if not close_up:
         _legend(ground.draw, legend, scale, h)
-    placed = tuple(taken.boxes[len(marks) :])
     colours = _palette(lines, legend)
     pal = Image.new("P", (1, 1))
     pal.putpalette([c for colour in colours for c in colour])
-    return _Layer(img.quantize(palette=pal), colours, placed)
+    return _Layer(img.quantize(palette=pal), colours, tuple(names))
 
 
 class _Ground:

@@ -123,10 +123,10 @@ def place(
     font: Font,
     taken: Taken,
     bounds: Box,
-) -> None:
+) -> Box | None:
     """``text`` at the first of its ``spots`` (point, anchor) where it covers nothing
-    ``taken`` and stays inside the picture; none free: left out (the close-up has
-    room for it), so no two labels ever overlap."""
+    ``taken`` and stays inside the picture, and its box; none free: left out (the
+    close-up has room for it), so no two labels ever overlap."""
     for spot, anchor in spots:
         dx, dy, w, h = label_extent(text, font, anchor, 1)
         x, y = round(spot[0]) + dx, round(spot[1]) + dy
@@ -140,27 +140,58 @@ def place(
         if inside and not taken.hits(box):
             taken.append(box)
             put(spot, text, anchor)
-            return
+            return box
+    return None
 
 
 def name_hexes(
     put: Put,
-    hexes: tuple[MapHex, ...],
+    hexes: Iterable[MapHex],
     bases: tuple[int, ...] | tuple[MapBase, ...],
     at: Callable[[int], Point],
     r: float,
     font: Font,
     taken: Taken,
     bounds: Box,
-) -> None:
-    """Each named hex's name where it is free, bases' names first."""
+) -> list[tuple[MapHex, Box]]:
+    """Each named hex's name where it is free, bases' names first; the names
+    placed, with their boxes."""
     based = {b if isinstance(b, int) else b.key for b in bases}
     near = grow(bounds, 2 * r)
+    placed = []
     for x in sorted((x for x in hexes if x.name), key=lambda x: (x.key not in based, x.key)):
         px, py = at(x.key)
         if near[0] <= px <= near[2] and near[1] <= py <= near[3]:
             spots = tuple(((px + dx * r, py + dy * r), anchor) for dx, dy, anchor in NAME_SPOTS)
-            place(put, x.name or "", spots, font, taken, bounds)
+            box = place(put, x.name or "", spots, font, taken, bounds)
+            if box is not None:
+                placed.append((x, box))
+    return placed
+
+
+def under_stacks(
+    names: Iterable[tuple[MapHex, Box]], squares: Iterable[Box]
+) -> list[tuple[MapHex, Box]]:
+    """The names drawn where a stack's square (and its outline) goes."""
+    stacks = Taken(grow(sq, 1) for sq in squares)
+    return [(x, box) for x, box in names if stacks.hits(box)]
+
+
+def label_stacks(
+    put: Put, squares: Iterable[tuple[MapMarker, Box]], font: Font, taken: Taken, bounds: Box
+) -> None:
+    """Each stack's top unit beside its square, where there is room."""
+    for marker, (x0, y0, x1, y1) in squares:
+        mx = (x0 + x1) / 2
+        spots = (
+            ((mx, y1 + 3), "mt"),
+            ((mx, y0 - 3), "mb"),
+            ((x1 + 4, y1), "lb"),
+            ((x0 - 4, y1), "rb"),
+            ((x1 + 4, (y0 + y1) / 2), "lm"),
+            ((x0 - 4, (y0 + y1) / 2), "rm"),
+        )
+        place(put, marker.label, spots, font, taken, bounds)
 
 
 def writer(draw: ImageDraw.ImageDraw, font: Font, fill: Colour, halo: Colour) -> Put:

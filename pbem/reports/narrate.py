@@ -9,190 +9,41 @@ is never lost, only less well told.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from pbem.core.sides import SIDES
-
-Data = Mapping[str, Any]
-
-
-def _list(v: Any) -> str:
-    if isinstance(v, (list, tuple)):
-        items = [str(x) for x in v]
-        if len(items) <= 1:
-            return "".join(items) or "nothing"
-        return ", ".join(items[:-1]) + " and " + items[-1]
-    return str(v)
-
-
-def _side(v: Any) -> str:
-    return str(v).capitalize() if v else "A side"
-
-
-def _losses(v: Any) -> str:
-    """{"destroyed": {"NAC": 2}, "aborted": {}} -> "2 NAC destroyed"."""
-    if not isinstance(v, Mapping):
-        return "no losses"
-    parts = [
-        f"{n} {atype} {what}"
-        for what in ("destroyed", "aborted")
-        for atype, n in sorted(dict(v.get(what) or {}).items())
-        if n
-    ]
-    return ", ".join(parts) or "no losses"
-
-
-def _points(v: Any) -> str:
-    if isinstance(v, Mapping):
-        return ", ".join(f"{n} {k}" for k, n in v.items() if n) or "none"
-    return str(v)
-
-
-def plain(kind: str, data: Data) -> str:
-    """The fallback: kind, then every datum."""
-    parts = [f"{k.replace('_', ' ')} {_value(v)}" for k, v in data.items()]
-    return kind.replace("-", " ") + (": " + "; ".join(parts) if parts else "")
-
-
-def _value(v: Any) -> str:
-    if isinstance(v, Mapping):
-        return ", ".join(f"{k} {_value(x)}" for k, x in v.items())
-    if isinstance(v, (list, tuple)):
-        return " ".join(_value(x) for x in v) if v else "-"
-    return "-" if v is None else str(v)
-
-
-# --- sentences ------------------------------------------------------------------------
-
-
-def _moved(d: Data) -> str:
-    path = "-".join(str(h) for h in d.get("path") or []) or "nowhere"
-    return f"{_side(d.get('side'))} {d.get('unit')} moved {path}"
-
-
-MA_HALVED_ABOVE = 20  # CBT.H: weeks of damage beyond which MA is halved
-
-
-def _damaged(d: Data) -> str:
-    who = str(d.get("by") or "")
-    by = f" from an {who.capitalize()} attack" if who in SIDES else ""
-    by = by.replace("an Japanese", "a Japanese") or (f" by {who}" if who else "")
-    text = (
-        f"{_side(d.get('side'))} {d.get('unit')} at {d.get('hex', '?')} took "
-        f"{d.get('weeks')} week(s) of damage{by}: {d.get('total')} weeks in all"
-    )
-    weeks, total = int(d.get("weeks") or 0), int(d.get("total") or 0)
-    # CBT.H: why its numbers change from now on.
-    if weeks and total == weeks:
-        text += "; from now on its DEF, SA and AA are halved (CBT.H)"
-    if total > MA_HALVED_ABOVE >= total - weeks:
-        text += "; with more than 20 weeks its MA is halved too (CBT.H)"
-    return text
-
-
-def _air_returned(d: Data) -> str:
-    landed = d.get("landed") or {}
-    where = ", ".join(f"{n} to {at}" for at, n in dict(landed).items()) or "nowhere"
-    return f"{_side(d.get('side'))} {d.get('type')} returned: {where}"
-
-
-def _supply(d: Data) -> str:
-    return f"{_side(d.get('side'))} {d.get('unit')} is out of supply: its strengths are halved"
-
-
-SENTENCES: dict[str, Callable[[Data], str]] = {
-    "moved": _moved,
-    "ship-damaged": _damaged,
-    "air-returned": _air_returned,
-    "unsupplied": _supply,
-    "destroyed": lambda d: (
-        f"{_side(d.get('side'))} {d.get('unit')} was destroyed"
-        + (f" ({d['cause']})" if d.get("cause") else "")
-        + (f" by {d['by']}" if d.get("by") else "")
-    ),
-    "air-lost": lambda d: (
-        f"{_side(d.get('side'))} lost {d.get('points')} {d.get('type')} with no place to land"
-    ),
-    "air-destroyed": lambda d: (
-        f"{_side(d.get('side'))} lost {_points(d.get('points'))} air points at {d.get('at')}"
-        + (f" ({d['cause']})" if d.get("cause") else "")
-    ),
-    "air-transfer": lambda d: (
-        f"{_side(d.get('side'))} transferred {d.get('points')} {d.get('type')}"
-        + (f" from {d['source']}" if d.get("source") else "")
-        + (f" to {d['dest']}" if d.get("dest") else "")
-    ),
-    "reinforcement": lambda d: f"{_side(d.get('side'))} {d.get('unit')} arrived at {d.get('at')}",
-    "placed": lambda d: (
-        f"{_side(d.get('side'))} placed {d.get('unit') or d.get('air')} at {d.get('at')}"
-    ),
-    "plot": lambda d: f"{_side(d.get('side'))} plotted: {d.get('order')}",
-    "order-failed": lambda d: f'Your order "{d.get("order")}" failed: {d.get("reason")}',
-    "repaired": lambda d: (
-        f"{_side(d.get('side'))} {d.get('unit')} was repaired one week: {d.get('left')} left"
-    ),
-    "refuelled": lambda d: f"{_side(d.get('side'))} {d.get('unit')} refuelled",
-    "double-speed": lambda d: f"{_side(d.get('side'))} {d.get('unit')} moved at double speed",
-    "left-map": lambda d: (
-        f"{_side(d.get('side'))} {d.get('unit')} left the map ({d.get('edge')} edge)"
-    ),
-    "arrived": lambda d: f"{_side(d.get('side'))} {d.get('unit')} arrived at {d.get('at')}",
-    "sailed": lambda d: f"{_side(d.get('side'))} {d.get('unit')} sailed for {d.get('entry')}",
-    "landed": lambda d: f"{_side(d.get('side'))} landed {_list(d.get('units'))} at {d.get('hex')}",
-    "retreated": lambda d: f"{_side(d.get('side'))} {d.get('unit')} retreated to {d.get('to')}",
-    "escaped": lambda d: (
-        f"{_side(d.get('side'))} {_list(d.get('units'))} escaped the engagement at {d.get('hex')}"
-    ),
-    "out-of-combat": lambda d: (
-        f"{_side(d.get('side'))} {_list(d.get('units'))} stayed out of the engagement "
-        f"at {d.get('hex')}"
-    ),
-    "restacked": lambda d: (
-        f"{_side(d.get('side'))} restacked at {d.get('hex')}, top first: {_list(d.get('order'))}"
-    ),
-    "base-hit": lambda d: (
-        f"The {str(d.get('base', '')).lower()} at {d.get('hex')} was hit ({d.get('result')})"
-        + (
-            f": neutralized until turn {d['neutralized_until']}"
-            if d.get("neutralized_until")
-            else ""
-        )
-    ),
-    "base-captured": lambda d: (
-        f"{_side(d.get('side'))} captured the base at {d.get('hex')}"
-        + (f" ({d['name']})" if d.get("name") else "")
-    ),
-    "base-destroyed": lambda d: f"The base at {d.get('hex')} was destroyed",
-    "embarked": lambda d: (
-        f"{_side(d.get('side'))} {_list(d.get('cargo'))} embarked on {d.get('transport')}"
-        if d.get("side")
-        else f"{_list(d.get('cargo'))} embarked on {d.get('transport')}"
-    ),
-    "entrench": lambda d: f"{_side(d.get('side'))} {d.get('unit')} entrenched",
-    "sub-moved": lambda d: f"Submarine {d.get('sub')} moved to {_list(d.get('path'))}",
-    "initiative": lambda d: (
-        f"{d.get('time')}, {d['segment']}: {_side(d.get('winner'))} won the initiative "
-        f"(rolls {_list(['-'.join(map(str, r)) for r in d['rolls']])}) and chose to go "
-        f"{d['choice']}: {d['first']} first"
-    ),
-    "turn-ended": lambda d: f"Game-Turn {d['turn']} ended",
-    "cycle-ended": lambda d: f"Cycle {d['cycle']} ended with its Strategic Game-Turn",
-}
+from pbem.reports.sentences import (
+    CRT1_RESULTS,
+    SENTENCES,
+    TOGETHER,
+    Data,
+    listed,
+    losses,
+    plain,
+    points,
+    side_name,
+    value,
+)
 
 
 def sentence(event: Mapping[str, Any]) -> str:
-    """One event as a sentence, with its rule."""
+    """One event as a sentence, with its rule (a combat: its title, then its steps)."""
     kind = str(event.get("kind", "event"))
     data = event.get("data") or {}
     tell = SENTENCES.get(kind)
-    try:
-        text = tell(data) if tell else plain(kind, data)
-    except (KeyError, TypeError, ValueError, AttributeError):
-        text = plain(kind, data)
+    told = combat(event) if tell is None else None
+    if told is not None:
+        steps = " ".join(line.strip() for line in told["lines"])
+        text = f"{told['title']}: {steps}".rstrip(".")
+    else:
+        try:
+            text = tell(data) if tell else plain(kind, data)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            text = plain(kind, data)
     return text + "." + (f" [{event['rule']}]" if event.get("rule") else "")
 
 
-# Kinds told once for many: "Air returned: ..." rather than five lines.
+# Kinds told once for many: "Allied aircraft returned: ..." rather than five lines.
 GROUPED = {"air-returned", "moved", "plot", "repaired", "refuelled", "placed"}
 
 
@@ -211,58 +62,84 @@ def _together(run: list[Mapping[str, Any]]) -> None:
         for m in merged.values():
             units = m["data"].pop("units")
             if units:
-                m["data"]["unit"] = _list(units)
+                m["data"]["unit"] = listed(units)
         run[:] = list(merged.values())
 
 
+def _told_together(run: list[Mapping[str, Any]]) -> list[str]:
+    """A run of one grouped kind: one sentence a side where the kind has one
+    (TOGETHER), else one sentence an event, units alike told together."""
+    kind, rule = str(run[0].get("kind")), run[0].get("rule")
+    tell = TOGETHER.get(kind)
+    if tell is not None and len(run) > 1:
+        try:
+            lines = tell([e.get("data") or {} for e in run])
+        except (KeyError, TypeError, ValueError, AttributeError):
+            lines = []
+        if lines:
+            return [line + "." + (f" [{rule}]" if rule else "") for line in lines]
+    _together(run)
+    return [sentence(e) for e in run]
+
+
 def happened(events: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Sentences in order; consecutive repeats of a grouped kind told as one line."""
+    """Sentences in order; consecutive repeats of a grouped kind told together."""
     out: list[str] = []
     run: list[Mapping[str, Any]] = []
-
-    def flush() -> None:
-        _together(run)
-        if len(run) == 1:
-            out.append(sentence(run[0]))
-        elif run:
-            kind = str(run[0].get("kind"))
-            rule = run[0].get("rule")
-            parts = []
-            for e in run:
-                tell = SENTENCES.get(kind)
-                parts.append(
-                    tell(e.get("data") or {}) if tell else plain(kind, e.get("data") or {})
-                )
-            head = f"{kind.replace('-', ' ').capitalize()} ({len(run)}): "
-            out.append(head + "; ".join(parts) + "." + (f" [{rule}]" if rule else ""))
-        run.clear()
-
     for e in events:
         same = run and e.get("kind") == run[0].get("kind") and e.get("rule") == run[0].get("rule")
         if run and not same:
-            flush()
+            out += _told_together(run)
+            run = []
         if e.get("kind") in GROUPED:
             run.append(e)
         else:
             out.append(sentence(e))
-    flush()
+    if run:
+        out += _told_together(run)
     return out
 
 
 # --- combats --------------------------------------------------------------------------
 
 
-def _why(value: Any, reasons: Any) -> str:
+class Glossary:
+    """CRT1 result codes in words: in full the first time a report shows each,
+    after that by reference (one glossary per report)."""
+
+    def __init__(self) -> None:
+        self.told: set[str] = set()
+
+    def crt1(self, code: str) -> str:
+        meaning = CRT1_RESULTS.get(code)
+        if meaning is None:
+            return code
+        if code in self.told:
+            return f"{code} (as above)"
+        self.told.add(code)
+        return f"{code}: {meaning} [CRT1.{code.upper()}]"
+
+
+@dataclass(frozen=True, slots=True)
+class How:
+    """What a combat's telling needs besides its data: the rule that resolved it,
+    and the report's glossary."""
+
+    rule: str
+    glossary: Glossary
+
+
+def _why(amount: Any, reasons: Any) -> str:
     """A strength and why it is not the printed one: "6 (CA-1 halved: damaged [CBT.H])"."""
     if isinstance(reasons, (list, tuple)) and reasons:
-        return f"{value} ({'; '.join(str(r) for r in reasons)})"
-    return str(value)
+        return f"{amount} ({'; '.join(str(r) for r in reasons)})"
+    return str(amount)
 
 
 def fire_lines(f: Mapping[str, Any], table: str = "CRT4", what: str = "Fire") -> list[str]:
     """One attack on CRT3/CRT4 then CRT5: strengths (and why one was changed), odds,
     each die and what it decided."""
-    who = f"{_side(f['side'])} fire" if f.get("side") else what
+    who = f"{side_name(f['side'])} fire" if f.get("side") else what
     head = (
         f"{who} at {f.get('target')}: attack {_why(f.get('attack'), f.get('attack_why'))} "
         f"against defense {_why(f.get('defense'), f.get('defense_why'))}, "
@@ -289,9 +166,9 @@ def _dogfight(cap: Any) -> list[str]:
     dice = list(cap.get("dice") or [None, None])
     return [
         f"CAP: air-to-air strength {cap.get('cap')} against the strike's {cap.get('strike')} (CRT2).",
-        f"  Die {dice[0]} (CAP fire at the strike): strike: {_losses(cap.get('strike_losses'))}.",
+        f"  Die {dice[0]} (CAP fire at the strike): strike: {losses(cap.get('strike_losses'))}.",
         f"  Die {dice[1] if len(dice) > 1 else '?'} (strike fire at the CAP): "
-        f"CAP: {_losses(cap.get('cap_losses'))}.",
+        f"CAP: {losses(cap.get('cap_losses'))}.",
     ]
 
 
@@ -300,13 +177,39 @@ def _flak(aa: Any) -> list[str]:
         return ["No anti-aircraft fire (AA below 1)."]
     return [
         f"AA: strength {_why(aa.get('aa'), aa.get('aa_why'))} (CRT2). "
-        f"Die {aa.get('die')} (AA fire): strike: {_losses(aa.get('losses'))}."
+        f"Die {aa.get('die')} (AA fire): strike: {losses(aa.get('losses'))}."
     ]
 
 
-def _attacks(attack: Any, table: str = "CRT3") -> list[str]:
+BOMBED_FROM = {"AM.BOMBLAND": "the air", "NM.BOMBLAND": "the sea"}
+
+
+def _cut_off(b: Data, rule: str) -> str:
+    """NM.BOMBLAND / AM.BOMBLAND: only DX counts, and it cuts the unit off."""
+    code, target = str(b.get("result")), b.get("target", "the unit")
+    if b.get("cut_off") or code == "DX":
+        return (
+            f"DX: {target} is deprived of supply for one full Game-Turn "
+            f"(the only result a bombardment of land units applies) [{rule}]"
+        )
+    return (
+        f"{code}: no effect (bombing land units from {BOMBED_FROM.get(rule, 'the sea')} "
+        f"applies only DX, which would deprive {target} of supply) [{rule}]"
+    )
+
+
+def _crt1_bombing(b: Data, rule: str, head: str = "Attack") -> list[str]:
+    """A bombardment of a land unit on CRT1 (NM.BOMBLAND, AM.BOMBLAND)."""
+    return [
+        f"{head} {_why(b.get('attack'), b.get('attack_why'))} against defense "
+        f"{_why(b.get('defense'), b.get('defense_why'))} (CRT1).",
+        f"  Die {b.get('die')} (CRT1 result): {_cut_off(b, rule)}.",
+    ]
+
+
+def _attacks(attack: Any, table: str, bombing: Any) -> list[str]:
     """Air bombardment of ships and bases (CRT3; CD units CRT4), strafing (CRT2),
-    bombing of land units (CRT1: told as its own bombardment)."""
+    bombing of land units (CRT1, from its bombardment record)."""
     if isinstance(attack, Mapping) and "odds" in attack:
         attack = [attack]
     if isinstance(attack, (list, tuple)):
@@ -316,15 +219,15 @@ def _attacks(attack: Any, table: str = "CRT3") -> list[str]:
         return out or ["No attack was made."]
     if not isinstance(attack, Mapping):
         return ["No target was found: no attack was made."]
+    if isinstance(bombing, Mapping):
+        return _crt1_bombing(bombing, "AM.BOMBLAND", f"Bombs at {bombing.get('target')}: attack")
     if "cut_off" in attack:
-        return [
-            "Bombing (CRT1, below): the unit is "
-            + ("cut off from supply." if attack["cut_off"] else "not cut off.")
-        ]
+        state = "deprived of supply (DX)" if attack["cut_off"] else "not deprived of supply"
+        return [f"Bombing (CRT1): the land unit is {state} [AM.BOMBLAND]."]
     if "grounded" in attack:
         return ["No aircraft on the ground to strafe."]
     if "die" in attack:
-        return [f"Strafing: die {attack['die']} (CRT2): {_points(attack.get('destroyed'))} "
+        return [f"Strafing: die {attack['die']} (CRT2): {points(attack.get('destroyed'))} "
                 "destroyed on the ground."]  # fmt: skip
     return [f"Bombing: {plain('', attack).lstrip(': ')}."]
 
@@ -339,45 +242,61 @@ TARGETS = {
 }
 
 
-def _air_strike(d: Data) -> tuple[str, list[str]]:
-    target = (
-        f"ship group {d.get('group')} ({_list(d.get('ships'))})"
-        if "group" in d
-        else TARGETS.get(str(d.get("target")), str(d.get("target", "?")).lower())
-    )
+def _air_strike(d: Data, _how: How) -> tuple[str, list[str]]:
+    bombing = d.get("bombing")
+    if "group" in d:
+        target = f"ship group {d.get('group')} ({listed(d.get('ships'))})"
+    elif isinstance(bombing, Mapping):
+        target = f"the land unit {bombing.get('target')}"
+    else:
+        target = TARGETS.get(str(d.get("target")), str(d.get("target", "?")).lower())
     kind = f"{d['type']} " if d.get("type") else ""
-    title = f"{_side(d.get('attacker') or d.get('side'))} {kind}air strike on {target} at {d.get('hex')}"
-    lines = [f"Attacking: {_list(d.get('flights'))}."]
+    who = side_name(d.get("attacker") or d.get("side"))
+    title = f"{who} {kind}air strike on {target} at {d.get('hex')}"
+    lines = [f"Attacking: {listed(d.get('flights'))}."]
     table = "CRT4" if d.get("target") == "CD" else "CRT3"
-    lines += _dogfight(d.get("cap")) + _flak(d.get("aa")) + _attacks(d.get("attack"), table)
-    return title, lines
+    lines += _dogfight(d.get("cap"))
+    if d.get("aa") is None and d.get("target") in ("LAND", "CD"):
+        lines.append("No anti-aircraft fire: land and coastal defense units fire none.")
+    else:
+        lines += _flak(d.get("aa"))
+    return title, lines + _attacks(d.get("attack"), table, bombing)
 
 
-def _surface(d: Data) -> tuple[str, list[str]]:
+def _surface(d: Data, _how: How) -> tuple[str, list[str]]:
     engaged = d.get("engaged") or {}
-    title = f"Surface engagement at {d.get('hex')}, {_side(d.get('attacker'))} attacking"
-    lines = [f"{_side(s)} engaged: {_list(u)}." for s, u in dict(engaged).items()]
+    title = f"Surface engagement at {d.get('hex')}, {side_name(d.get('attacker'))} attacking"
+    lines = [f"{side_name(s)} engaged: {listed(u)}." for s, u in dict(engaged).items()]
     for f in d.get("fire") or []:
         lines += fire_lines(f, "CRT4")
     lines.append("Both sides fire before losses are taken (NM.SURF.5).")
     return title, lines
 
 
-def _land(d: Data) -> tuple[str, list[str]]:
-    title = f"Land combat at {d.get('hex')}, {_side(d.get('attacker'))} attacking"
+def _land(d: Data, how: How) -> tuple[str, list[str]]:
+    title = f"Land combat at {d.get('hex')}, {side_name(d.get('attacker'))} attacking"
+    made_up = (
+        " This CRT1 entry is reconstructed: the printed table is incomplete (docs/usn-data.md)."
+        if d.get("reconstructed")
+        else ""
+    )
     lines = [
-        f"Attackers {_list(d.get('attackers'))}, strength "
+        f"Attackers {listed(d.get('attackers'))}, strength "
         f"{_why(d.get('attack'), d.get('attack_why'))}; defenders "
-        f"{_list(d.get('defenders'))}, strength {_why(d.get('defense'), d.get('defense_why'))}.",
-        f"CRT1 column {d.get('column')}. Die {d.get('roll')} (CRT1 result): {d.get('result')}.",
+        f"{listed(d.get('defenders'))}, strength {_why(d.get('defense'), d.get('defense_why'))}.",
+        f"CRT1 column {d.get('column')}. Die {d.get('roll')} (CRT1 result): "
+        f"{how.glossary.crt1(str(d.get('result')))}.{made_up}",
     ]
     return title, lines
 
 
-def _bombardment(d: Data) -> tuple[str, list[str]]:
+def _bombardment(d: Data, how: How) -> tuple[str, list[str]]:
+    rule = how.rule or "NM.BOMBLAND"
+    what = "air bombing" if rule == "AM.BOMBLAND" else "naval bombardment"
+    target = TARGETS.get(str(d.get("target")), str(d.get("target")))
     title = (
-        f"{_side(d.get('attacker'))} naval bombardment of {d.get('target')} at {d.get('hex')}"
-        f" by {_list(d.get('by'))}"
+        f"{side_name(d.get('attacker'))} {what} of {target} at {d.get('hex')}"
+        f" by {listed(d.get('by'))}"
     )
     if "fire" in d:
         lines = fire_lines(d["fire"], "CRT4")
@@ -390,57 +309,111 @@ def _bombardment(d: Data) -> tuple[str, list[str]]:
                 else "The coast defence survived."
             )
         return title, lines
-    return title, [
-        f"Attack {_why(d.get('attack'), d.get('attack_why'))} against defense "
-        f"{_why(d.get('defense'), d.get('defense_why'))} (CRT1). "
-        f"Die {d.get('die')} (CRT1 result): {d.get('result')}"
-        + (": the unit is cut off from supply." if d.get("cut_off") else ".")
-    ]
+    return title, _crt1_bombing(d, rule)
 
 
-def _ground_support(d: Data) -> tuple[str, list[str]]:
+def _ground_support(d: Data, _how: How) -> tuple[str, list[str]]:
     role = "attack" if "attack" in d else "defense"
-    title = f"{_side(d.get('attacker') or d.get('side'))} ground support ({role}) at {d.get('hex')}"
-    lines = [f"Flying: {_list(d.get('flights'))}.", *_dogfight(d.get("cap"))]
+    title = (
+        f"{side_name(d.get('attacker') or d.get('side'))} ground support ({role}) at {d.get('hex')}"
+    )
+    lines = [f"Flying: {listed(d.get('flights'))}.", *_dogfight(d.get("cap"))]
     lines.append(f"Bombardment strength added to the {role}: {d.get(role)}.")
     return title, lines
 
 
-def _sub(d: Data) -> tuple[str, list[str]]:
+def _sub(d: Data, _how: How) -> tuple[str, list[str]]:
     return f"Submarine attack on {d.get('ship')}", fire_lines(
         d.get("fire") or {}, "CRT4", "Torpedoes"
     )
 
 
-def _roll_only(d: Data) -> tuple[str, list[str]]:
-    return "Indian Ocean raid losses", [f"Die {d.get('roll')}: {_value(d.get('lost'))} NAC lost."]
+def _own_subs(d: Data, _how: How) -> tuple[str, list[str]]:
+    """SUB.C / SUB.D: the Japanese side's record: which subs, the reductions."""
+    cut = dict(d.get("reductions") or {})
+    lines = [
+        "Reductions for the escorts (SUB.D): "
+        + (", ".join(f"{s} -{n}" for s, n in cut.items()) or "none")
+        + "."
+    ]
+    title = f"Japanese submarine attack at {d.get('hex')} by {listed(d.get('subs'))}"
+    return title, lines + fire_lines(d.get("fire") or {}, "CRT4", "Torpedoes")
 
 
-def _zone(d: Data) -> tuple[str, list[str]]:
+def _roll_only(d: Data, _how: How) -> tuple[str, list[str]]:
+    return "Indian Ocean raid losses", [f"Die {d.get('roll')}: {value(d.get('lost'))} NAC lost."]
+
+
+def _zone(d: Data, _how: How) -> tuple[str, list[str]]:
     rolls, totals = dict(d.get("rolls") or {}), dict(d.get("totals") or {})
-    lines = [f"{_side(s)}: die {rolls.get(s)}, total {t}." for s, t in sorted(totals.items())]
+    lines = [f"{side_name(s)}: die {rolls.get(s)}, total {t}." for s, t in sorted(totals.items())]
     return f"Zone {d.get('zone')}, won by {d.get('winner') or 'nobody (a tie)'}", lines
 
 
-COMBATS: dict[str, Callable[[Data], tuple[str, list[str]]]] = {
+COMBATS: dict[str, Callable[[Data, How], tuple[str, list[str]]]] = {
     "air-strike": _air_strike,
     "surface-engagement": _surface,
     "land-combat": _land,
     "bombardment": _bombardment,
     "ground-support": _ground_support,
     "submarine-attack": _sub,
+    "sub-attack": _own_subs,
     "indian-ocean-losses": _roll_only,
     "zone-fought": _zone,  # the demo ruleset (DEMO.FIGHT)
 }
 
 
-def combat(event: Mapping[str, Any]) -> dict[str, Any] | None:
+def combat(event: Mapping[str, Any], glossary: Glossary | None = None) -> dict[str, Any] | None:
     """A combat as the rulebook resolves it, or None when the kind is not a combat."""
     tell = COMBATS.get(str(event.get("kind")))
     if tell is None:
         return None
+    how = How(str(event.get("rule") or ""), glossary or Glossary())
     try:
-        title, lines = tell(event.get("data") or {})
+        title, lines = tell(event.get("data") or {}, how)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         title, lines = str(event.get("kind")), [plain("", event.get("data") or {}).lstrip(": ")]
     return {"kind": event.get("kind"), "rule": event.get("rule"), "title": title, "lines": lines}
+
+
+def _land_strike_at(e: Mapping[str, Any]) -> Any:
+    """The hex of an air strike on land units, else None."""
+    d = e.get("data") or {}
+    if e.get("kind") == "air-strike" and d.get("target") == "LAND":
+        return d.get("hex")
+    return None
+
+
+def _bombings(events: Sequence[Mapping[str, Any]]) -> dict[int, Mapping[str, Any]]:
+    """AM.BOMBLAND: the CRT1 record of each air strike on land units, by the
+    strike's place in ``events`` (the record comes just before its strike)."""
+    out: dict[int, Mapping[str, Any]] = {}
+    for i, e in enumerate(events):
+        if e.get("kind") != "bombardment" or e.get("rule") != "AM.BOMBLAND":
+            continue
+        at = (e.get("data") or {}).get("hex")
+        strike = next(
+            (j for j in range(i + 1, len(events)) if _land_strike_at(events[j]) == at), None
+        )
+        if strike is not None and strike not in out:
+            out[strike] = e
+    return out
+
+
+def combats(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The report's combats in order, each result code explained the first time; an
+    air strike on land units told once, with its bombing on CRT1."""
+    glossary = Glossary()
+    bombings = _bombings(events)
+    merged = {id(b) for b in bombings.values()}
+    out = []
+    for i, e in enumerate(events):
+        if id(e) in merged:
+            continue
+        if i in bombings:
+            data = {**(e.get("data") or {}), "bombing": bombings[i].get("data") or {}}
+            e = {**e, "data": data}
+        told = combat(e, glossary)
+        if told is not None:
+            out.append(told)
+    return out

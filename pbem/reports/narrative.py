@@ -2,8 +2,8 @@
 
 Game-agnostic: each adjudicated phase gives its title (from its opening), every
 side's orders, the number of dice rolled with the revealed seed, and its events
-as lines. Events alike but for the unit they name (four ships moving together)
-are told once, naming every unit.
+as the reports tell them (pbem/reports/narrate.py). Events alike but for the
+unit they name (four ships moving together) are told once, naming every unit.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
+
+from pbem.reports.narrate import happened
 
 
 def when(at: datetime | str) -> str:
@@ -21,33 +23,10 @@ def when(at: datetime | str) -> str:
     return moment.strftime("%a %d %b %Y %H:%M UTC")
 
 
-def _value(v: Any) -> str:
-    if isinstance(v, list):
-        return " ".join(_value(x) for x in v)
-    if isinstance(v, dict):
-        return ", ".join(f"{k} {_value(x)}" for k, x in sorted(v.items()))
-    return str(v)
-
-
 def event_lines(events: Sequence[Mapping[str, Any]]) -> list[str]:
-    """One line per event, events differing only in their unit told together."""
-    groups: dict[str, list[str]] = {}
-    for e in events:
-        data = dict(e.get("data") or {})
-        unit = data.pop("unit", None)
-        side = data.pop("side", None)
-        rest = "; ".join(f"{k} {_value(v)}" for k, v in sorted(data.items()))
-        rule = f" [{e['rule']}]" if e.get("rule") else ""
-        head = str(e.get("kind", "event")).replace("-", " ")
-        head = f"{side}: {head}" if side else head.capitalize()
-        key = f"{head}{{units}}{': ' + rest if rest else ''}{rule}"
-        groups.setdefault(key, [])
-        if unit is not None:
-            groups[key].append(str(unit))
-    return [
-        key.replace("{units}", f" ({', '.join(units)})" if units else "")
-        for key, units in groups.items()
-    ]
+    """One sentence an event (a combat told step by step), events alike but for
+    their unit told together (see narrate.happened)."""
+    return happened(events)
 
 
 def narrative(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

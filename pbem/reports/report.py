@@ -14,7 +14,7 @@ from typing import Any
 
 from pbem.core import stages
 from pbem.core.mapview import MapPicture
-from pbem.reports.context import Header, report_context
+from pbem.reports.context import Header, map_title, report_context
 from pbem.reports.pictures import picture
 from pbem.reports.render import render
 
@@ -53,5 +53,5 @@ def render_report(
     png = None
     if with_map:
         with stages.stage("maps"):
-            png = picture(header.ruleset, view, header.title, map_picture)
+            png = picture(header.ruleset, view, map_title(header), map_picture)
     return RenderedReport(text, html, png, f"{header.game_id}-{turn}-{header.audience}-map.png")

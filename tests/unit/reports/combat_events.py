@@ -59,4 +59,24 @@ DAMAGED: dict[str, Any] = {
     "data": {"unit": "CV-1", "side": J, "weeks": 5, "total": 5, "hex": "0279", "by": A},
 }
 
-COMBATS = [AIR_STRIKE, SURFACE, LAND]
+# AM.BOMBLAND: an air strike on land units is recorded twice, its CRT1 bombing
+# (as NM.BOMBLAND's, by the flights) and then the strike (CAP, AA) around it.
+LAND_BOMBING: dict[str, Any] = {
+    "kind": "bombardment",
+    "rule": "AM.BOMBLAND",
+    "data": {
+        "hex": "0277", "attacker": A, "by": ["5 LAC from 0212"], "target": "BN-1",
+        "attack": 80, "defense": 2, "die": 1, "result": "D2", "cut_off": False,
+    },
+}  # fmt: skip
+
+LAND_STRIKE: dict[str, Any] = {
+    "kind": "air-strike",
+    "rule": "AM.BOMBLAND",
+    "data": {
+        "attacker": A, "side": A, "hex": "0277", "target": "LAND",
+        "flights": ["5 LAC from 0212"], "cap": None, "aa": None, "attack": {"cut_off": False},
+    },
+}  # fmt: skip
+
+COMBATS = [AIR_STRIKE, SURFACE, LAND, LAND_BOMBING, LAND_STRIKE]

@@ -10,7 +10,15 @@ from pbem.lifecycle.publishing import audience_view
 from pbem.reports.context import Header
 from pbem.reports.report import render_report
 
-from .combat_events import AIR_STRIKE, COMBATS, DAMAGED, LAND, SURFACE
+from .combat_events import (
+    AIR_STRIKE,
+    COMBATS,
+    DAMAGED,
+    LAND,
+    LAND_BOMBING,
+    LAND_STRIKE,
+    SURFACE,
+)
 from .test_render import PHASE, demo_report
 from .usn_world import A, played
 
@@ -60,7 +68,36 @@ def test_seq_5k_land_combat_shows_strengths_column_and_die() -> None:
     text = _section(_report([LAND]).text, "Combat")
     assert "Land combat at 0213, Allied attacking" in text
     assert "Attackers RGT-1, strength 40; defenders RGT-9, strength 15" in text
-    assert "CRT1 column 2-1. Die 6 (CRT1 result): D1" in text
+    assert (
+        "CRT1 column 2-1. Die 6 (CRT1 result): D1: on Class 1 land the defender is destroyed"
+        in text
+    )
+    assert "[CRT1.D1]" in text
+    assert "This CRT1 entry is reconstructed" in text  # the printed table lacks it
+
+
+def test_am_bombland_an_air_strike_on_land_units_is_told_once_as_an_air_strike() -> None:
+    """AM.BOMBLAND: the strike's CAP and AA, then its bombing on CRT1, in one block
+    under the strike's title; its D2 said to count for nothing (only DX applies)."""
+    text = _section(_report([LAND_BOMBING, LAND_STRIKE]).text, "Combat")
+    assert "naval bombardment" not in text and "CRT1, below" not in text
+    assert text.count("0277") == 1
+    assert "Allied air strike on the land unit BN-1 at 0277 [AM.BOMBLAND]" in text
+    assert "Attacking: 5 LAC from 0212." in text
+    assert "Bombs at BN-1: attack 80 against defense 2 (CRT1)." in text
+    assert (
+        "Die 1 (CRT1 result): D2: no effect (bombing land units from the air applies only DX"
+        in text
+    )
+
+
+def test_nm_bombland_a_dx_cuts_the_unit_off_for_a_game_turn() -> None:
+    ships = {**LAND_BOMBING, "rule": "NM.BOMBLAND"}
+    ships["data"] = {**LAND_BOMBING["data"], "by": ["CA-1", "DD-2"], "die": 6, "result": "DX",
+                     "cut_off": True}  # fmt: skip
+    text = _section(_report([ships]).text, "Combat")
+    assert "Allied naval bombardment of BN-1 at 0277 by CA-1 and DD-2 [NM.BOMBLAND]" in text
+    assert "Die 6 (CRT1 result): DX: BN-1 is deprived of supply for one full Game-Turn" in text
 
 
 def test_damage_is_a_sentence_under_what_happened() -> None:

@@ -252,3 +252,58 @@ def test_close_up_comes_closer_where_it_loses_none_of_the_fighting() -> None:
     for key in fights:
         x, y = centres[key]
         assert zoom.west + 1 <= x <= zoom.east - 1 and zoom.north + 1 <= y <= zoom.south - 1
+
+
+def test_a_name_a_stack_covers_is_moved_clear_of_the_stacks() -> None:
+    """The overview's names are drawn once, before any unit: in the Coral Sea a
+    cruiser off Ontong Java covered its name. A name under a stack's square is
+    wiped (the map under it as it is without names) and placed again beside its
+    hex clear of every stack, or left to the close-up."""
+    import pbem.reports.mapimage as mi
+    from pbem.reports import maplabels
+    from pbem.reports.pictures import REPORT_SCALE as S
+
+    own = [{"id": "CA-1", "side": "allied", "at": "0862", "stack": 0}]
+    enemy = [{"id": "CA-1", "side": "japanese", "at": "0859", "stack": 0}]
+    pic = view_picture(M, _view(own_units=own, enemy_units=enemy))
+    key = mi._key(pic)
+    named = mi._layer(pic, key, S, False, close_up=False)
+    unnamed = mi._layer(pic, key, S, False, close_up=True)
+    at = {x.key: mi.hex_pixel(x.centre, S) for x in pic.hexes}
+    squares = [sq for _, sq in maplabels.marker_squares(pic.markers, at.__getitem__, mi.RADIUS * S)]
+    covered = [(x, b) for x, b in named.names if any(maplabels.overlaps(b, s) for s in squares)]
+    assert "Ontong Java" in {x.name for x, _ in covered}
+
+    img = named.image.copy()
+    w, h = img.size
+    placed = mi._draw_changes(
+        img, pic, S, (0, 0), (0, 0, w, h), named.names, mi._Inks(named.colours),
+        close_up=False, unnamed=lambda: unnamed.image,
+    )  # fmt: skip
+    assert {x.name for x, _ in placed} <= {x.name for x, _ in covered}
+    assert "Ontong Java" in {x.name for x, _ in placed}
+    for _, box in placed:
+        assert not any(maplabels.overlaps(box, s) for s in squares)
+    drawn_over = [mi._pixels(b) for b in [*squares, *(b for _, b in placed)]]
+    for _, box in covered:  # the old place shows the map, where nothing else is drawn
+        x0, y0, x1, y1 = mi._pixels(box)
+        for px in range(x0, x1):
+            for py in range(y0, y1):
+                if not any(maplabels.overlaps((px, py, px + 1, py + 1), b) for b in drawn_over):
+                    assert img.getpixel((px, py)) == unnamed.image.getpixel((px, py))
+
+
+def test_the_report_map_names_the_phase_it_shows() -> None:
+    """The picture shows the position after the phase adjudicated, not the next
+    phase that the report's title also names."""
+    from pbem.reports.context import Header, map_title
+
+    nxt = {"turn": 2, "name": "A-6"}
+    prev = {"turn": 2, "phase": "air-5"}
+    h = Header("demo-1", "usn", "U.S.N.", "coral-sea", "allied", "allied",
+               "demo-1: turn 2 phase A-6", phase=nxt, previous=prev)  # fmt: skip
+    assert map_title(h) == "demo-1: the map after turn 2 phase air-5"
+    first = replace(h, previous=None)
+    assert map_title(first) == "demo-1: the map before turn 2 phase A-6"
+    over = replace(h, phase=None, outcome={"summary": "x"})
+    assert map_title(over) == "demo-1: the map after turn 2 phase air-5; game over"

@@ -19,7 +19,16 @@ def test_ships_moving_together_are_told_once() -> None:
         {"kind": "moved", "rule": "SEQ.2C", "data": {"unit": u, "side": "allied", "path": ["0898"]}}
         for u in ("CV-5", "CV-2")
     ]
-    assert event_lines(moved) == ["allied: moved (CV-5, CV-2): path 0898 [SEQ.2C]"]
+    assert event_lines(moved) == ["Allied CV-5 and CV-2 moved 0898. [SEQ.2C]"]
+
+
+def test_a_combat_is_told_in_sentences_not_as_its_data() -> None:
+    from .combat_events import LAND
+
+    (line,) = event_lines([LAND])
+    assert line.startswith("Land combat at 0213, Allied attacking: Attackers RGT-1, strength 40;")
+    assert "CRT1 column 2-1. Die 6 (CRT1 result): D1: on Class 1 land" in line
+    assert line.endswith("(docs/usn-data.md). [SEQ.5K]")
 
 
 def test_phases_grouped_by_turn_with_titles_orders_and_dice() -> None:
@@ -37,7 +46,7 @@ def test_phases_grouped_by_turn_with_titles_orders_and_dice() -> None:
                 "plots": {"japanese": {"orders": ["MOVE CV-1 0101"]}},
                 "rolls": [3, 4],
                 "seed": "ab",
-                "events": [{"kind": "turn-end", "data": {}}],
+                "events": [{"kind": "turn-end", "data": {"turn": 1}}],
             },
         },
     ]
@@ -45,4 +54,4 @@ def test_phases_grouped_by_turn_with_titles_orders_and_dice() -> None:
     (phase,) = turn["phases"]
     assert turn["turn"] == 1 and phase["title"] == "Moves"
     assert phase["orders"] == [("japanese", ["MOVE CV-1 0101"])]
-    assert phase["rolls"] == 2 and phase["happened"] == ["Turn end"]
+    assert phase["rolls"] == 2 and phase["happened"] == ["Game-Turn 1 ended."]

@@ -182,15 +182,31 @@ def test_an_unknown_event_still_names_every_datum() -> None:
     assert line == "new thing: unit CV-1; path 0069."
 
 
-def test_repeated_events_are_told_once() -> None:
+def test_seq_5l_returning_flights_are_one_sentence_a_side() -> None:
     back = [
-        {"kind": "air-returned", "data": {"side": A, "type": t, "landed": {"0212": n}},
+        {"kind": "air-returned", "data": {"side": side, "type": t, "landed": {at: n}},
          "rule": "SEQ.5L"}
-        for t, n in (("LAC", 6), ("NAC", 2), ("LBAC", 4))
+        for side, t, at, n in (
+            (A, "LAC", "0212", 6), (A, "NAC", "CV-2", 7), (A, "LBAC", "0212", 4),
+            (A, "NAC", "CV-2", 1), (J, "NAC", "CV-3", 2),
+        )
     ]  # fmt: skip
-    (line,) = happened(back)
-    assert line.startswith("Air returned (3): ")
-    assert "6 to 0212" in line and "LBAC returned: 4 to 0212" in line and line.endswith("[SEQ.5L]")
+    assert happened(back) == [
+        "Allied aircraft returned: 6 LAC and 4 LBAC to 0212; 8 NAC to CV-2. [SEQ.5L]",
+        "Japanese aircraft returned: 2 NAC to CV-3. [SEQ.5L]",
+    ]
+
+
+def test_seq_5e_plotted_missions_are_one_sentence_a_side() -> None:
+    plots = [
+        {"kind": "plot", "data": {"side": side, "order": order}, "rule": "SEQ.5E"}
+        for side, order in ((J, "CAP 2 NAC CV-3"), (A, "STRIKE 7 NAC CV-2 0859 SHIPS 1"),
+                            (J, "STRIKE 6 NAC CV-3 0862 SHIPS 1"))
+    ]  # fmt: skip
+    assert happened(plots) == [
+        "Japanese plotted: CAP 2 NAC CV-3; STRIKE 6 NAC CV-3 0862 SHIPS 1. [SEQ.5E]",
+        "Allied plotted: STRIKE 7 NAC CV-2 0859 SHIPS 1. [SEQ.5E]",
+    ]
 
 
 def _colour_near(img: Image.Image, h: int) -> set[tuple[int, int, int]]:

@@ -89,8 +89,39 @@ def test_sup_g_fuel_warning_before_a_ship_is_lost() -> None:
             u["fuel"] = {"turns_at_sea": 2, "endurance": 3}
     text = _text(view, J)
     flat = " ".join(text.split())
-    assert "WARNING CV-1 at 0136: FUEL: lost at the end of this Game-Turn unless it refuels" in flat
+    assert (
+        "WARNING CV-1 at 0136 will be lost at the end of this Game-Turn unless refuelled (SUP.G)."
+        in flat
+    )
     assert "WARNING DD-1" not in flat
+
+
+def test_sup_g_one_fuel_warning_a_place_and_none_in_the_table() -> None:
+    """The ships of a stack short of fuel are named in one warning, not once each, and
+    not again in the table's notes: each stays one table line (72 columns)."""
+    view = _view(J)
+    for u in view["own_units"]:
+        if u["id"] in ("CV-1", "DD-1"):
+            u["fuel"] = {"turns_at_sea": 1, "endurance": 3}
+    text = _text(view, J)
+    warnings = [ln for ln in _section(text, "Your forces") if ln.startswith("WARNING")]
+    assert warnings == ["WARNING CV-1 and DD-1 at 0136 will be lost at the end of next Game-Turn"]
+    lines = _section(text, "Your forces")
+    row = next(i for i, ln in enumerate(lines) if ln.startswith("  ") and " CV-1 " in ln)
+    assert "SUP.G" not in lines[row] and " DD-1 " in lines[row + 1]
+    assert _rows(lines)["CV-1"][5] == "" and _rows(lines)["DD-1"][5] == ""
+
+
+def test_sup_g_an_enemy_ship_short_of_fuel_has_a_short_note() -> None:
+    """GEN.REC.B: fuel records are open, so the enemy's ships show it too, in a note
+    that keeps the row on one line."""
+    view = _view(A)
+    for u in view["enemy_units"]:
+        if u["id"] == "CV-1":
+            u["fuel"] = {"turns_at_sea": 2, "endurance": 3}
+    lines = _section(_text(view, A), "What you know of the enemy")
+    assert _rows(lines)["CV-1"][5] == "out of fuel this turn (SUP.G)"
+    assert not any(ln.startswith("WARNING") for ln in lines)
 
 
 def test_what_i_saw_enemy_units_with_damage_shown_not_as_one() -> None:
@@ -132,15 +163,17 @@ def test_what_happened_in_each_combat_and_with_which_dice() -> None:
     flat = " ".join(" ".join(lines).split())
     dice = re.findall(r"Die (\d) \(([^)]+)\)", flat)
     # Every die of every combat, with its purpose: CAP, strike, AA, CRT3, CRT5 (air);
-    # CRT4 twice and CRT5 (surface); CRT1 (land).
+    # CRT4 twice and CRT5 (surface); CRT1 (land); CRT1 (an air strike on land units).
     purposes = [p for _d, p in dice]
     assert purposes == [
         "CAP fire at the strike", "strike fire at the CAP", "AA fire",
         "CRT3, damage number", "CRT5, weeks of damage",
         "CRT4, damage number", "CRT4, damage number", "CRT5, weeks of damage",
-        "CRT1 result",
+        "CRT1 result", "CRT1 result",
     ]  # fmt: skip
-    for title in ("air strike on ship group 1", "Surface engagement at 0681", "Land combat"):
+    titles = ("air strike on ship group 1", "Surface engagement at 0681", "Land combat",
+              "air strike on the land unit BN-1")  # fmt: skip
+    for title in titles:
         assert title in flat
 
 
