@@ -20,6 +20,7 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import elite
+from pbem.rulesets.witp.air.flying import FlyingElement, aps
 from pbem.rulesets.witp.air.ships import SUNK
 from pbem.rulesets.witp.air.tables import (
     COMBINED_B,
@@ -31,23 +32,23 @@ from pbem.rulesets.witp.air.tables import (
     map_start,
     naval_crt,
     odds_column,
-    ship_values,
     value,
 )
+from pbem.rulesets.witp.taskforces import Ship, ship_class
 
 
-def combined(wave: Sequence[Mapping[str, Any]], pack: Pack | None = None) -> bool:
+def combined(wave: Sequence[FlyingElement], pack: Pack | None = None) -> bool:
     """7.8.2: a combined attack, judged as the wave enters the display: (A) torpedo
     bombers with dive- or fighter-bombers; (B) low level bombers with them, when they
     skip-bomb (US types, 3/43 on) or are elite G3M/G4M, the majority of the wave's low
     B-type APs. Without ``pack`` only (A) is judged."""
-    live = [a for a in wave if int(a["n"]) > 0]
-    roles = {str(a["role"]) for a in live}
+    live = [a for a in wave if a.n > 0]
+    roles = {a.role for a in live}
     if not roles & {"D", "FB"}:
         return False
     if "T" in roles:
         return True
-    low = [a for a in live if a["role"] == "B" and a.get("attack_alt") == "L"]
+    low = [a for a in live if a.role == "B" and a.attack_alt == "L"]
     if pack is None or not low:
         return False
     t = value(pack, COMBINED_B)
@@ -55,12 +56,12 @@ def combined(wave: Sequence[Mapping[str, Any]], pack: Pack | None = None) -> boo
         _is(a, t["skip_bombing"]) for a in low
     ):
         return True
-    best = sum(int(a["n"]) for a in low if a.get(elite.KEY) and _is(a, t["elite"]))
-    return 2 * best > sum(int(a["n"]) for a in low)
+    best = aps(a for a in low if a.elite and _is(a, t["elite"]))
+    return 2 * best > aps(low)
 
 
-def _is(ap: Mapping[str, Any], prefixes: Sequence[str]) -> bool:
-    return any(str(ap["type"]).startswith(p) for p in prefixes)
+def _is(ap: FlyingElement, prefixes: Sequence[str]) -> bool:
+    return any(ap.type.startswith(p) for p in prefixes)
 
 
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -80,37 +81,37 @@ def effect(pack: Pack, level: int) -> Mapping[str, Any]:
     return got
 
 
-def current_speed_class(pack: Pack, ship: Mapping[str, Any], reductions: int) -> int:
-    base = int(ship_values(pack, ship)["speed_class"])
-    return max(0, base + int(effect(pack, int(ship.get("damage", 0)))["speed_class"]) - reductions)
+def current_speed_class(pack: Pack, ship: Ship, reductions: int) -> int:
+    base = int(ship_class(pack, ship)["speed_class"])
+    return max(0, base + int(effect(pack, ship.damage)["speed_class"]) - reductions)
 
 
-def current_defence(pack: Pack, ship: Mapping[str, Any]) -> int:
+def current_defence(pack: Pack, ship: Ship) -> int:
     """16.8.1: never below one."""
-    base = int(ship_values(pack, ship)["defence"])
-    return max(1, base + int(effect(pack, int(ship.get("damage", 0)))["defence"]))
+    base = int(ship_class(pack, ship)["defence"])
+    return max(1, base + int(effect(pack, ship.damage)["defence"]))
 
 
-def anti_ship(pack: Pack, aps: Sequence[Mapping[str, Any]], role: str | None = None) -> int:
-    """Step 2: the anti-ship total of ``aps`` (of one ``role`` if given)."""
+def anti_ship(pack: Pack, wave: Sequence[FlyingElement], role: str | None = None) -> int:
+    """Step 2: the anti-ship total of the ``wave``'s APs (of one ``role`` if given)."""
     total = 0
-    for a in aps:
-        if role and a["role"] != role:
+    for a in wave:
+        if role and a.role != role:
             continue
-        values = air_unit(pack, str(a["type"]))["anti_ship"].get(str(a["role"]), [0, 0])
-        at = 0 if a.get("range", "normal") == "normal" else 1
+        values = air_unit(pack, a.type)["anti_ship"].get(a.role, [0, 0])
+        at = 1 if a.extended else 0
         rated = int(values[at]) > 0  # 7.11: a bonus to a rating, none where it has none
-        plus = elite.anti_ship(pack, str(a["type"])) if a.get(elite.KEY) and rated else 0
-        got = int(a["n"]) * (int(values[at]) + plus)
-        total += math.ceil(got / 2) if a.get("green") else got  # 58.2.1: rounded up
+        plus = elite.anti_ship(pack, a.type) if a.elite and rated else 0
+        got = a.n * (int(values[at]) + plus)
+        total += math.ceil(got / 2) if a.green else got  # 58.2.1: rounded up
     return total
 
 
-def attack_altitude(pack: Pack, aps: Sequence[Mapping[str, Any]]) -> str:
+def attack_altitude(pack: Pack, wave: Sequence[FlyingElement]) -> str:
     """Step 4: the altitude of most APs; on a tie the attacker's best."""
     count: Counter[str] = Counter()
-    for a in aps:
-        count[str(a["attack_alt"])] += int(a["n"])
+    for a in wave:
+        count[str(a.attack_alt)] += a.n
     drm = value(pack, DAMAGE)["altitude_drm"]
     top = max(count.values())
     return max((alt for alt, n in count.items() if n == top), key=lambda alt: int(drm[alt]))
@@ -118,8 +119,8 @@ def attack_altitude(pack: Pack, aps: Sequence[Mapping[str, Any]]) -> str:
 
 def resolve(
     pack: Pack,
-    ship: dict[str, Any],
-    aps: Sequence[Mapping[str, Any]],
+    ship: Ship,
+    wave: Sequence[FlyingElement],
     dice: Dice,
     purpose: str,
     *,
@@ -130,23 +131,24 @@ def resolve(
     drm: int = 0,
     in_port: bool = False,
 ) -> dict[str, Any]:
-    """One ship attacked by ``aps`` (7.8.1 Steps 2-7); the ship's damage is updated.
+    """One ship attacked by the ``wave``'s APs (7.8.1 Steps 2-7): its every roll and
+    result, its damage level after the attack among them (``damage``).
     ``surprise``: 38.3.1's speed-class reduction; ``in_port``: torpedoes halved."""
     reductions = int(is_combined) + int(no_cap) + int(surprise) + column  # 8.1.5: a column shift
     sc = current_speed_class(pack, ship, reductions)
-    torpedo = anti_ship(pack, aps, "T")
-    other = anti_ship(pack, aps) - torpedo
+    torpedo = anti_ship(pack, wave, "T")
+    other = anti_ship(pack, wave) - torpedo
     if in_port:
         torpedo //= 2  # 38.3.1: T-type APs against ships in port, rounded down
-    rec: dict[str, Any] = {"ship": ship["name"], "type": ship["type"], "speed_class": sc}
+    rec: dict[str, Any] = {"ship": ship.name, "type": ship.type, "speed_class": sc}
     if torpedo:
         first, second = dice.d6(f"{purpose} anti-torpedo"), dice.d6(f"{purpose} anti-torpedo")
-        rating = int(ship_values(pack, ship).get("anti_torpedo", 0))
+        rating = int(ship_class(pack, ship).get("anti_torpedo", 0))
         if first < rating:
             torpedo = max(1, torpedo - second)
         rec["anti_torpedo"] = {"dice": [first, second], "rating": rating, "torpedo": torpedo}
     total = torpedo + other
-    alt = attack_altitude(pack, aps)
+    alt = attack_altitude(pack, wave)
     alt_drm = int(value(pack, DAMAGE)["altitude_drm"][alt]) + drm
     roll = dice.d6(f"{purpose} damage")
     points = damage_points(pack, total, sc, roll, alt_drm)
@@ -154,11 +156,11 @@ def resolve(
     col = odds_column(points, defence)
     crt = dice.d6(f"{purpose} naval CRT")
     result = naval_crt(pack, col, crt)
-    before = int(ship.get("damage", 0))
+    damage = ship.damage
     if result == "S":
-        ship["damage"] = SUNK
+        damage = SUNK
     elif result != "-":
-        ship["damage"] = min(SUNK, before + int(result[1:]))
+        damage = min(SUNK, damage + int(result[1:]))
     rec.update(
         anti_ship=total,
         altitude=alt,
@@ -169,8 +171,8 @@ def resolve(
         odds=value(pack, "tables/naval-crt")["columns"][col],
         crt_roll=crt,
         result=result,
-        damage=int(ship["damage"]),
-        sunk=int(ship["damage"]) >= SUNK,
+        damage=damage,
+        sunk=damage >= SUNK,
     )
     return rec
 

@@ -15,7 +15,6 @@ from enum import StrEnum
 from typing import Annotated, Any, Self
 
 from pbem.core.sides import Side
-from pbem.rulesets.witp.air.suppression import ASK
 from pbem.rulesets.witp.records import DERIVED, OPTIONAL, Record, Wire, decode
 
 ENTRY_KEY = "entry"  # on a plotted strike: its elite waves' entry choice
@@ -44,7 +43,7 @@ class AirElement(Record):
     alt: str
     posture: Annotated[str | None, OPTIONAL] = None
     range: Annotated[str | None, OPTIONAL] = None
-    suppress: Annotated[SuppressionAsk | None, Wire(ASK, optional=True)] = None
+    suppress: Annotated[SuppressionAsk | None, OPTIONAL] = None  # 7.9: ``suppress``
 
 
 @dataclass(frozen=True, slots=True)
