@@ -283,8 +283,9 @@ def _combat(s: _Strike, d: Disclosure) -> None:
 def _attack(s: _Strike, d: Disclosure) -> None:
     """7.8.1 Steps 2-7 of one wave's attack on one ship."""
     f = _as(AirSurfaceAttack, d)
-    torp = f.anti_torpedo
-    t = f"{torp['dice'][0]}-{torp['dice'][1]}v{torp['rating']}={torp['torpedo']}" if torp else "-"
+    a = f.attacked
+    torp = a.anti_torpedo
+    t = f"{torp.dice[0]}-{torp.dice[1]}v{torp.rating}={torp.torpedo}" if torp else "-"
     # Step 3: each speed-class reduction, said after the result (the column that wraps)
     mods = [m for m, on in (("combined", f.combined), ("no CAP", f.no_cap)) if on]
     adm = f.admiral
@@ -294,27 +295,27 @@ def _attack(s: _Strike, d: Disclosure) -> None:
         mods.append(f"admiral DRM {_signed(int(adm['drm']))}")
     if f.surprise:
         mods.append(f"surprise -{f.surprise}")  # 38.3.1
-    result = "SUNK" if f.sunk else f"{f.result}, now D{f.damage}"
+    result = "SUNK" if a.sunk else f"{a.result}, now D{a.damage}"
     if mods:
         result += f" (SC: {', '.join(mods)})"
     s.add(
         "attacks",
         [
             f.wave,
-            f"{f.type} {f.ship}",
-            f.speed_class,
-            f.anti_ship,
+            f"{a.type} {a.ship}",
+            a.speed_class,
+            a.anti_ship,
             t,
-            f"{f.altitude}{_signed(f.drm)}",
-            f.roll,
-            f"{f.damage_points}/{f.defence}",
-            f.odds,
-            f.crt_roll,
+            f"{a.altitude}{_signed(a.drm)}",
+            a.roll,
+            f"{a.damage_points}/{a.defence}",
+            a.odds,
+            a.crt_roll,
             result,
         ],
     )
-    hit = "sunk" if f.sunk else "no effect" if f.result == "-" else f.result
-    s.results.append(f"{f.type} {f.ship} {hit}")
+    hit = "sunk" if a.sunk else "no effect" if a.result == "-" else a.result
+    s.results.append(f"{a.type} {a.ship} {hit}")
 
 
 Teller = Callable[[_Strike, Disclosure], None]

@@ -16,7 +16,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Annotated, Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import elite
@@ -34,6 +35,7 @@ from pbem.rulesets.witp.air.tables import (
     odds_column,
     value,
 )
+from pbem.rulesets.witp.records import OPTIONAL, Record
 from pbem.rulesets.witp.taskforces import Ship, ship_class
 
 
@@ -117,6 +119,39 @@ def attack_altitude(pack: Pack, wave: Sequence[FlyingElement]) -> str:
     return max((alt for alt, n in count.items() if n == top), key=lambda alt: int(drm[alt]))
 
 
+@dataclass(frozen=True, slots=True)
+class AntiTorpedo(Record):
+    """7.8.1 Step 2: the anti-torpedo 2D6 against the ship's rating, and the torpedo
+    value left."""
+
+    dice: tuple[int, int]
+    rating: int
+    torpedo: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShipAttack(Record):
+    """7.8.1 Steps 2-7: one ship attacked, its every roll and result; ``damage``: its
+    damage level after the attack."""
+
+    ship: str
+    type: str
+    speed_class: int
+    # torpedoes only; kw_only: the stored order kept
+    anti_torpedo: Annotated[AntiTorpedo | None, OPTIONAL] = field(default=None, kw_only=True)
+    anti_ship: int
+    altitude: str
+    drm: int
+    roll: int
+    damage_points: int
+    defence: int
+    odds: str
+    crt_roll: int
+    result: str
+    damage: int
+    sunk: bool
+
+
 def resolve(
     pack: Pack,
     ship: Ship,
@@ -130,9 +165,8 @@ def resolve(
     column: int = 0,
     drm: int = 0,
     in_port: bool = False,
-) -> dict[str, Any]:
-    """One ship attacked by the ``wave``'s APs (7.8.1 Steps 2-7): its every roll and
-    result, its damage level after the attack among them (``damage``).
+) -> ShipAttack:
+    """One ship attacked by the ``wave``'s APs (7.8.1 Steps 2-7).
     ``surprise``: 38.3.1's speed-class reduction; ``in_port``: torpedoes halved."""
     reductions = int(is_combined) + int(no_cap) + int(surprise) + column  # 8.1.5: a column shift
     sc = current_speed_class(pack, ship, reductions)
@@ -140,13 +174,13 @@ def resolve(
     other = anti_ship(pack, wave) - torpedo
     if in_port:
         torpedo //= 2  # 38.3.1: T-type APs against ships in port, rounded down
-    rec: dict[str, Any] = {"ship": ship.name, "type": ship.type, "speed_class": sc}
+    against = None
     if torpedo:
         first, second = dice.d6(f"{purpose} anti-torpedo"), dice.d6(f"{purpose} anti-torpedo")
         rating = int(ship_class(pack, ship).get("anti_torpedo", 0))
         if first < rating:
             torpedo = max(1, torpedo - second)
-        rec["anti_torpedo"] = {"dice": [first, second], "rating": rating, "torpedo": torpedo}
+        against = AntiTorpedo((first, second), rating, torpedo)
     total = torpedo + other
     alt = attack_altitude(pack, wave)
     alt_drm = int(value(pack, DAMAGE)["altitude_drm"][alt]) + drm
@@ -161,20 +195,11 @@ def resolve(
         damage = SUNK
     elif result != "-":
         damage = min(SUNK, damage + int(result[1:]))
-    rec.update(
-        anti_ship=total,
-        altitude=alt,
-        drm=alt_drm,
-        roll=roll,
-        damage_points=points,
-        defence=defence,
-        odds=value(pack, "tables/naval-crt")["columns"][col],
-        crt_roll=crt,
-        result=result,
-        damage=damage,
-        sunk=damage >= SUNK,
-    )
-    return rec
+    odds = value(pack, "tables/naval-crt")["columns"][col]
+    return ShipAttack(
+        str(ship.name), ship.type, sc, total, alt, alt_drm, roll, points, defence, odds, crt,
+        result, damage, damage >= SUNK, anti_torpedo=against,
+    )  # fmt: skip
 
 
 def may_combine(primary_hexes: int, between_hexes: int, roll: int | None) -> bool:

@@ -73,7 +73,7 @@ def test_38_3_1_torpedo_aps_attack_ships_in_port_at_half_strength_rounded_down()
         no_cap=False,
         in_port=True,
     )
-    assert at_sea["anti_ship"] == 12 and moored["anti_ship"] == 6  # 3 Kates x T 4, halved
+    assert at_sea.anti_ship == 12 and moored.anti_ship == 6  # 3 Kates x T 4, halved
 
 
 def test_38_3_1_the_in_port_surprise_attack_table_and_its_drms() -> None:
@@ -108,7 +108,7 @@ def test_38_3_1_surprise_lowers_the_speed_class_of_the_ship_attacked() -> None:
         no_cap=False,
         surprise=2,
     )
-    assert plain["speed_class"] == 3 and surprised["speed_class"] == 1
+    assert plain.speed_class == 3 and surprised.speed_class == 1
 
 
 def test_38_3_1_each_wave_rolls_for_surprise_told_to_both_and_applied() -> None:

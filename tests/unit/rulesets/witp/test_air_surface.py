@@ -191,9 +191,9 @@ def test_7_8_1_a_combined_attack_on_a_carrier_from_step_2_to_7() -> None:
     rec = attack.resolve(
         PACK, cv, wave, ScriptedDice([1, 3, 6, 3]), "x", is_combined=True, no_cap=True
     )
-    assert rec["anti_torpedo"] == {"dice": [1, 3], "rating": 2, "torpedo": 3}
-    assert (rec["anti_ship"], rec["speed_class"], rec["damage_points"]) == (15, 1, 30)
-    assert (rec["odds"], rec["result"], rec["damage"]) == ("5:1+", "D3", 3)
+    assert rec.to_json()["anti_torpedo"] == {"dice": [1, 3], "rating": 2, "torpedo": 3}
+    assert (rec.anti_ship, rec.speed_class, rec.damage_points) == (15, 1, 30)
+    assert (rec.odds, rec.result, rec.damage) == ("5:1+", "D3", 3)
 
 
 def test_7_8_1_torpedo_value_never_below_1() -> None:
@@ -202,7 +202,7 @@ def test_7_8_1_torpedo_value_never_below_1() -> None:
     rec = attack.resolve(
         PACK, cv, wave, ScriptedDice([1, 6, 1, 1]), "x", is_combined=False, no_cap=False
     )
-    assert rec["anti_torpedo"]["torpedo"] == 1
+    assert rec.anti_torpedo is not None and rec.anti_torpedo.torpedo == 1
 
 
 def test_7_6_2_waves_from_another_hex_combine_if_close_enough_or_on_the_roll() -> None:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Annotated, Any
+from typing import Annotated
 
 from pbem.core.events import Event
 from pbem.rulesets.witp.air import attack, display, port
+from pbem.rulesets.witp.air.attack import ShipAttack
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.ships import set_damage
 from pbem.rulesets.witp.air.strike.launch import Launch
@@ -21,7 +22,7 @@ from pbem.rulesets.witp.air.strike.waves import Approach, Wave
 from pbem.rulesets.witp.air.tables import Pack
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.located import on_map
-from pbem.rulesets.witp.records import OPTIONAL, Record, Wire
+from pbem.rulesets.witp.records import FLAT, OPTIONAL, Record, Wire
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,27 +96,11 @@ class ShipTargeted(Fact, kind="ship-targeted"):
 
 
 class AirSurfaceAttack(Fact, kind="air-surface-attack"):
-    """7.8.1 Steps 2-7: one wave's attack on one ship, its every roll and result, and
-    the column shifts that bore on it (both told)."""
+    """7.8.1 Steps 2-7: one wave's attack on one ship, its every roll and result
+    (flat), and the column shifts that bore on it (both told)."""
 
     tf: str
-    ship: str
-    type: str
-    speed_class: int
-    anti_torpedo: Annotated[
-        Mapping[str, Any] | None, OPTIONAL
-    ]  # {dice, rating, torpedo}: torpedoes only
-    anti_ship: int
-    altitude: str
-    drm: int
-    roll: int
-    damage_points: int
-    defence: int
-    odds: str
-    crt_roll: int
-    result: str
-    damage: int
-    sunk: bool
+    attacked: Annotated[ShipAttack, FLAT]
     wave: int
     combined: bool
     no_cap: bool
@@ -177,31 +162,27 @@ def attack_wave(
     name, told = _target(r, wave, board, in_ring)
     ship, aps, pack = board.ships[name], list(wave.aps), r.work.pack
     column, drm = admiral(r.context.ratings.get(r.strike.side), wave.index, onset.sizes, launch)
+    combined = attack.combined(aps, pack)
     rec = attack.resolve(
         pack,
         ship,
         aps,
         r.context.dice,
         f"wave {wave.number} attack on {name}",
-        is_combined=attack.combined(aps, pack),
+        is_combined=combined,
         no_cap=onset.no_cap,
         column=column,
         drm=drm,
         surprise=surprised,
         in_port=board.in_port is not None,
     )
-    if rec["damage"] != ship.damage:
-        set_damage(r.work, r.strike.owner, r.strike.tf, name, rec["damage"])
-    rec.update(
-        wave=wave.number,
-        combined=attack.combined(aps, pack),
-        no_cap=onset.no_cap,
-        admiral={"column": column, "drm": drm},
-        surprise=surprised,
-    )
-    told.append(r.tell_both(AirSurfaceAttack.decode({"tf": r.strike.tf, **rec}), "7.8.1"))
+    if rec.damage != ship.damage:
+        set_damage(r.work, r.strike.owner, r.strike.tf, name, rec.damage)
+    shift = {"column": column, "drm": drm}
+    fact = AirSurfaceAttack(r.strike.tf, rec, wave.number, combined, onset.no_cap, shift, surprised)
+    told.append(r.tell_both(fact, "7.8.1"))
     inner = wave.index == 0 and way.ring in ("inner", "core")
-    return Hit(name, ship.damage, int(rec["damage"]), inner), told
+    return Hit(name, ship.damage, rec.damage, inner), told
 
 
 def _target(
