@@ -36,7 +36,7 @@ from typing import Any, Protocol
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
-from pbem.core.sides import SIDES, enemy_of
+from pbem.core.sides import SIDES, Side, enemy_of
 from pbem.rulesets.witp import draws, located, movement
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air import (
@@ -56,7 +56,7 @@ from pbem.rulesets.witp.air.allocation import AIR_PLOT
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.parts import moderator_record, secret_stream
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
-from pbem.rulesets.witp.air.ships import SUNK, afloat, base_air, take_losses
+from pbem.rulesets.witp.air.ships import SUNK, afloat, base_air, holdings_at, take_losses
 from pbem.rulesets.witp.air.strikes import (
     AirElement,
     AirStrike,
@@ -410,15 +410,7 @@ class _Segment:
         cap = intercept.base_cap(pack, air, _committed(self.work, side, base), grounded)
         if not up or not cap:
             return []
-        cover = [
-            {
-                "type": f.type,
-                "n": self.over[(owner, f.id)],
-                "alt": intercept.level_of(pack, f),
-                "range": f.range,
-            }
-            for f in up
-        ]
+        cover = [intercept.sweeping(pack, f, self.over[(owner, f.id)]) for f in up]
         where = (base, hexid)
         cover_lost, cap_lost, fights = intercept.against_base_cap(
             pack, cover, cap, self.dice, where
@@ -449,7 +441,7 @@ class _Segment:
                 self.over[(owner, f.id)] -= d + a
                 if (owner, f.id) in self.left:  # R122: lost to the later strikes too
                     self.left[(owner, f.id)] -= d + a
-                elite.lose(own, f.base, t, min(b, d))  # 7.11.2
+                elite.lose(self.work, Side(owner), f.base, t, min(b, d))  # 7.11.2
                 take_losses(own, f.base, t, d)
 
     def covering(self, owner: str, flight: CoverFlight) -> dict[str, Any]:
@@ -462,7 +454,7 @@ class _Segment:
 
     def elite_over(self, owner: str, flight: CoverFlight) -> int:
         """7.11, R111: a covering flight's elite APs, up to the elite its base holds."""
-        held = elite.held(self.work.own(owner), flight.base, flight.type)
+        held = elite.held(holdings_at(self.work, Side(owner), flight.base), flight.type)
         return min(self.over[(owner, flight.id)], held)
 
     def strikes(self, side: str) -> tuple[AirStrike, ...]:
@@ -500,7 +492,7 @@ class _Segment:
         after: list[str] = []
         if theirs:
             result, seq_events = naval_strike.sequence_strike(
-                st, strike.to_json(), self.dice, time, ratings=ratings
+                st, strike, self.dice, time, ratings=ratings
             )
             events += seq_events
             if result == AFTER:  # their strike arrives first
@@ -539,7 +531,7 @@ class _Segment:
         losses: dict[str, list[int]] = {}
         events += naval_strike.resolve_into(
             st,
-            strike.to_json(),
+            strike,
             self.dice,
             self.secret,
             time,
@@ -748,7 +740,7 @@ def entered(work: Work, owner: str, tf: str, step: tfs.MoveStep) -> list[Event]:
         losses: dict[str, list[int]] = {}
         events += naval_strike.resolve_into(
             work,
-            strike.to_json(),
+            strike,
             dice,
             secret,
             slot.time,

@@ -283,8 +283,9 @@ def _combat(s: _Strike, d: Disclosure) -> None:
 def _attack(s: _Strike, d: Disclosure) -> None:
     """7.8.1 Steps 2-7 of one wave's attack on one ship."""
     f = _as(AirSurfaceAttack, d)
-    torp = f.anti_torpedo
-    t = f"{torp['dice'][0]}-{torp['dice'][1]}v{torp['rating']}={torp['torpedo']}" if torp else "-"
+    a = f.attacked
+    torp = a.anti_torpedo
+    t = f"{torp.dice[0]}-{torp.dice[1]}v{torp.rating}={torp.torpedo}" if torp else "-"
     # Step 3: each speed-class reduction, said after the result (the column that wraps)
     mods = [m for m, on in (("combined", f.combined), ("no CAP", f.no_cap)) if on]
     adm = f.admiral
@@ -294,27 +295,27 @@ def _attack(s: _Strike, d: Disclosure) -> None:
         mods.append(f"admiral DRM {_signed(int(adm['drm']))}")
     if f.surprise:
         mods.append(f"surprise -{f.surprise}")  # 38.3.1
-    result = "SUNK" if f.sunk else f"{f.result}, now D{f.damage}"
+    result = "SUNK" if a.sunk else f"{a.result}, now D{a.damage}"
     if mods:
         result += f" (SC: {', '.join(mods)})"
     s.add(
         "attacks",
         [
             f.wave,
-            f"{f.type} {f.ship}",
-            f.speed_class,
-            f.anti_ship,
+            f"{a.type} {a.ship}",
+            a.speed_class,
+            a.anti_ship,
             t,
-            f"{f.altitude}{_signed(f.drm)}",
-            f.roll,
-            f"{f.damage_points}/{f.defence}",
-            f.odds,
-            f.crt_roll,
+            f"{a.altitude}{_signed(a.drm)}",
+            a.roll,
+            f"{a.damage_points}/{a.defence}",
+            a.odds,
+            a.crt_roll,
             result,
         ],
     )
-    hit = "sunk" if f.sunk else "no effect" if f.result == "-" else f.result
-    s.results.append(f"{f.type} {f.ship} {hit}")
+    hit = "sunk" if a.sunk else "no effect" if a.result == "-" else a.result
+    s.results.append(f"{a.type} {a.ship} {hit}")
 
 
 Teller = Callable[[_Strike, Disclosure], None]
@@ -388,14 +389,14 @@ def _night_contact(s: _Strike, d: Disclosure) -> None:
     for x in f.rolls:
         s.add(
             "night-contact",
-            [x["type"], x["base"], f"{x['roll']}{_drm(int(x['drm']))}", x["result"]],
+            [x.type, x.base, f"{x.roll}{_drm(x.drm)}", x.result],
         )
     s.lose("elim", f.destroyed)
 
 
 def _placement(s: _Strike, d: Disclosure) -> None:
     for p in _as(AirSurfacePlacement, d).ships:
-        s.add("placement", [p["ring"], p["arc"], p["type"], "yes" if p["at_least_d2"] else "-"])
+        s.add("placement", [p.ring, p.arc, p.type, "yes" if p.at_least_d2 else "-"])
 
 
 def _wave_coordination(d: Disclosure) -> str:
@@ -411,24 +412,25 @@ def _wave_coordination(d: Disclosure) -> str:
 def _wave_entry(s: _Strike, d: Disclosure) -> None:
     """7.7.1: the wave's arc (the elite's choice), its ring and make-up."""
     f = _as(WaveEntry, d)
-    aps = ", ".join(f"{a['n']} {a['type']} {a['role']}/{a['mode']}" for a in f.aps)
+    aps = ", ".join(f"{a.n} {a.type} {a.role}/{a.mode}" for a in f.aps)
     arc = f"{f.entry_arc}" if f.rolled is None else f"{f.entry_arc} (elite, 1D6 {f.rolled})"
     s.add("waves", [f.wave, arc, f.target_ring, aps])
 
 
 def _aa_fire(s: _Strike, d: Disclosure) -> None:
     f = _as(AaFire, d)
-    s.lose("elim", f.eliminated)
-    s.lose("abort", f.aborted)
+    x = f.fired
+    s.lose("elim", x.eliminated)
+    s.lose("abort", x.aborted)
     s.add(
         "aa",
         [
             f.wave,
             f.component,
-            f.aa,
-            f"{_signed(f.columns)}/{_signed(f.drm)}",
-            f.roll,
-            f"elim {_n(f.eliminated)}; abort {_n(f.aborted)}"
+            x.aa,
+            f"{_signed(x.columns)}/{_signed(x.drm)}",
+            x.roll,
+            f"elim {_n(x.eliminated)}; abort {_n(x.aborted)}"
             + (f" ({'; '.join(f.why)})" if f.why else ""),
         ],
     )
@@ -436,9 +438,7 @@ def _aa_fire(s: _Strike, d: Disclosure) -> None:
 
 def _ring(s: _Strike, d: Disclosure) -> None:
     f = _as(TargetRingSpeeds, d)
-    ships = ", ".join(
-        f"{x['ring']} {x['arc']} {x.get('type', '?')} SC{x['speed_class']}" for x in f.ships
-    )
+    ships = ", ".join(f"{x.ring} {x.arc} {x.type or '?'} SC{x.speed_class}" for x in f.ships)
     s.add("ring", [f.wave, ships])
 
 
@@ -455,14 +455,14 @@ def _critical_rolls(s: _Strike, d: Disclosure) -> None:
             "critical",
             [
                 f.ship,
-                f"{x['dice'][0]}-{x['dice'][1]}",
-                "critical" if x["critical"] else "-",
-                "doubles: told" if x["doubles"] and x["critical"] else "-",
-                f"D{x['damage']}",
+                f"{x.dice[0]}-{x.dice[1]}",
+                "critical" if x.critical else "-",
+                "doubles: told" if x.doubles and x.critical else "-",
+                f"D{x.damage}",
             ],
         )
-    if any(x["critical"] for x in f.rolls):
-        s.results.append(f"{f.ship} critical hit(s): now D{f.rolls[-1]['damage']}")
+    if any(x.critical for x in f.rolls):
+        s.results.append(f"{f.ship} critical hit(s): now D{f.rolls[-1].damage}")
 
 
 def _critical_hit(s: _Strike, d: Disclosure) -> None:
@@ -494,7 +494,8 @@ def _suppression(s: _Strike, d: Disclosure) -> None:
         )
         return
     f = _as(AaSuppression, d)
-    s.add("suppression", [f.wave, f.ring, f"{f.adjusted}/{f.aps}", f.roll, f"{f.low}/{f.high}"])
+    x = f.rolled
+    s.add("suppression", [f.wave, x.ring, f"{x.adjusted}/{x.aps}", x.roll, f"{x.low}/{x.high}"])
 
 
 def _noted(line: Callable[[Disclosure], str]) -> Teller:

@@ -14,11 +14,11 @@ overflies fire, at half value (rounded down); against an Outer Ring target none.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, replace
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp import draws
-from pbem.rulesets.witp.air.elite import KEY as ELITE
+from pbem.rulesets.witp.air.flying import FlyingElement, aps
 from pbem.rulesets.witp.air.tables import (
     AA_ELITE_COMBINED,
     AA_MATRIX,
@@ -27,24 +27,23 @@ from pbem.rulesets.witp.air.tables import (
     aa_fire,
     damage_effect,
     shift,
-    ship_values,
     value,
 )
+from pbem.rulesets.witp.records import Record
+from pbem.rulesets.witp.taskforces import Ship, ship_class
 
 
-def ship_aa(pack: Pack, ship: Mapping[str, Any], mode: str) -> int:
+def ship_aa(pack: Pack, ship: Ship, mode: str) -> int:
     """One ship's AA against an approach mode (AA Matrix; halved when damaged)."""
     field = value(pack, AA_MATRIX)[mode]
-    aa = ship_values(pack, ship).aa(field)
-    level = int(ship.get("damage", 0))
+    aa = ship_class(pack, ship).aa(field)
+    level = ship.damage
     if damage_effect(pack, level).aa_half:
         aa //= 2
     return aa
 
 
-def strength(
-    pack: Pack, ships: Sequence[Mapping[str, Any]], mode: str, *, night: bool = False
-) -> int:
+def strength(pack: Pack, ships: Sequence[Ship], mode: str, *, night: bool = False) -> int:
     total = sum(ship_aa(pack, s, mode) for s in ships)
     return total // 2 if night else total  # 14.2.2: half, rounded down
 
@@ -59,8 +58,8 @@ def night_firers(
 
 def modifiers(
     pack: Pack,
-    wave: Sequence[Mapping[str, Any]],
-    component: Sequence[Mapping[str, Any]],
+    wave: Sequence[FlyingElement],
+    component: Sequence[FlyingElement],
     *,
     night: bool,
     later_wave_after_inner: bool,
@@ -70,8 +69,8 @@ def modifiers(
     """10.1.1: (column shift, DRM, the reasons) against one component."""
     t = value(pack, AA_MODS)
     cols, drm, why = 0, 0, []
-    modes = {str(a["aa_mode"]) for a in wave if int(a["n"]) > 0}
-    combined = len(modes) > 1 and any(a["aa_mode"] == "L" and int(a["n"]) > 0 for a in wave)
+    modes = {a.aa_mode for a in wave if a.n > 0}
+    combined = len(modes) > 1 and any(a.aa_mode == "L" and a.n > 0 for a in wave)
     if combined:
         cols += shift(t["combined_low"])
         why.append(f"combined {t['combined_low']}")
@@ -79,15 +78,13 @@ def modifiers(
         d = int(value(pack, AA_ELITE_COMBINED)["drm"])
         drm += d
         why.append(f"combined attack at least half elite {d}")
-    if sum(int(a["n"]) for a in component) == 1 and any(
-        a.get(ELITE) and int(a["n"]) > 0 for a in component
-    ):
+    if aps(component) == 1 and any(a.elite and a.n > 0 for a in component):
         drm += int(t["single_elite_drm"])
         why.append(f"a single elite AP {t['single_elite_drm']}")
     if night:
         cols += shift(t["night"])
         why.append(f"night {t['night']}")
-    if any(a["role"] == "B" and a.get("below_rating") for a in component):
+    if any(a.role == "B" and a.below_rating for a in component):
         cols += shift(t["level_bomber_below_rating"])
         why.append(f"level bombers below their rating {t['level_bomber_below_rating']}")
     if later_wave_after_inner:
@@ -104,11 +101,11 @@ def modifiers(
     return cols, drm, why
 
 
-def _elite_half(wave: Sequence[Mapping[str, Any]]) -> bool:
+def _elite_half(wave: Sequence[FlyingElement]) -> bool:
     """10.1.1: at least half the wave's APs, fighters excluded, are elite (7.11)."""
-    bombers = [a for a in wave if a["role"] != "F" and int(a["n"]) > 0]
-    total = sum(int(a["n"]) for a in bombers)
-    best = sum(int(a["n"]) for a in bombers if a.get(ELITE))
+    bombers = [a for a in wave if a.role != "F" and a.n > 0]
+    total = aps(bombers)
+    best = aps(a for a in bombers if a.elite)
     return total > 0 and 2 * best >= total
 
 
@@ -118,11 +115,9 @@ def small_first_wave(dice: Dice, purpose: str) -> tuple[tuple[int, int], int]:
     return (a, b), -(abs(a - b) // 2)
 
 
-def pick(
-    component: Sequence[Mapping[str, Any]], hits: int, dice: Dice, purpose: str
-) -> dict[str, int]:
+def pick(component: Sequence[FlyingElement], hits: int, dice: Dice, purpose: str) -> dict[str, int]:
     """10.1: ``hits`` APs of the component chosen at random (open dice)."""
-    pool = [str(a["type"]) for a in component for _ in range(int(a["n"]))]
+    pool = [a.type for a in component for _ in range(a.n)]
     out: dict[str, int] = {}
     for _ in range(min(hits, len(pool))):
         t = pool.pop(draws.below(dice, len(pool), purpose))
@@ -130,29 +125,35 @@ def pick(
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Fired(Record):
+    """10.1: the AA at one component: its strength, column shifts and DRM, the 2D6,
+    and the APs eliminated and aborted by type."""
+
+    aa: int
+    columns: int
+    drm: int
+    roll: int
+    eliminated: Mapping[str, int]
+    aborted: Mapping[str, int]
+
+
 def fire(
     pack: Pack,
     aa: int,
-    component: Sequence[Mapping[str, Any]],
+    component: Sequence[FlyingElement],
     cols: int,
     drm: int,
     dice: Dice,
     purpose: str,
-) -> dict[str, Any]:
+) -> Fired:
     """One component under fire: the roll, the result and the APs hit by type."""
     roll = dice.d6(purpose) + dice.d6(purpose)
     aborted, eliminated = aa_fire(pack, aa, cols, roll + drm)
-    size = sum(int(a["n"]) for a in component)
+    size = aps(component)
     eliminated = min(eliminated, size)
     aborted = min(aborted, size - eliminated)
     lost = pick(component, eliminated, dice, f"{purpose} losses")
-    rest = [{**a, "n": int(a["n"]) - lost.get(str(a["type"]), 0)} for a in component]
+    rest = [replace(a, n=a.n - lost.get(a.type, 0)) for a in component]
     turned = pick(rest, aborted, dice, f"{purpose} aborts")
-    return {
-        "aa": aa,
-        "columns": cols,
-        "drm": drm,
-        "roll": roll,
-        "eliminated": lost,
-        "aborted": turned,
-    }
+    return Fired(aa, cols, drm, roll, lost, turned)

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Annotated
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import elite
+from pbem.rulesets.witp.air.flying import FlyingElement, aps
 from pbem.rulesets.witp.air.ships import SUNK
 from pbem.rulesets.witp.air.tables import (
     COMBINED_B,
@@ -31,23 +33,24 @@ from pbem.rulesets.witp.air.tables import (
     map_start,
     naval_crt,
     odds_column,
-    ship_values,
     value,
 )
+from pbem.rulesets.witp.records import OPTIONAL, Record
+from pbem.rulesets.witp.taskforces import Ship, ship_class
 
 
-def combined(wave: Sequence[Mapping[str, Any]], pack: Pack | None = None) -> bool:
+def combined(wave: Sequence[FlyingElement], pack: Pack | None = None) -> bool:
     """7.8.2: a combined attack, judged as the wave enters the display: (A) torpedo
     bombers with dive- or fighter-bombers; (B) low level bombers with them, when they
     skip-bomb (US types, 3/43 on) or are elite G3M/G4M, the majority of the wave's low
     B-type APs. Without ``pack`` only (A) is judged."""
-    live = [a for a in wave if int(a["n"]) > 0]
-    roles = {str(a["role"]) for a in live}
+    live = [a for a in wave if a.n > 0]
+    roles = {a.role for a in live}
     if not roles & {"D", "FB"}:
         return False
     if "T" in roles:
         return True
-    low = [a for a in live if a["role"] == "B" and a.get("attack_alt") == "L"]
+    low = [a for a in live if a.role == "B" and a.attack_alt == "L"]
     if pack is None or not low:
         return False
     t = value(pack, COMBINED_B)
@@ -55,12 +58,12 @@ def combined(wave: Sequence[Mapping[str, Any]], pack: Pack | None = None) -> boo
         _is(a, t["skip_bombing"]) for a in low
     ):
         return True
-    best = sum(int(a["n"]) for a in low if a.get(elite.KEY) and _is(a, t["elite"]))
-    return 2 * best > sum(int(a["n"]) for a in low)
+    best = aps(a for a in low if a.elite and _is(a, t["elite"]))
+    return 2 * best > aps(low)
 
 
-def _is(ap: Mapping[str, Any], prefixes: Sequence[str]) -> bool:
-    return any(str(ap["type"]).startswith(p) for p in prefixes)
+def _is(ap: FlyingElement, prefixes: Sequence[str]) -> bool:
+    return any(ap.type.startswith(p) for p in prefixes)
 
 
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -73,47 +76,78 @@ def _skip_bombing_era(pack: Pack, start: Sequence[int]) -> bool:
     return (year, month) >= (int(start[0]), int(start[1]))
 
 
-def current_speed_class(pack: Pack, ship: Mapping[str, Any], reductions: int) -> int:
-    base = ship_values(pack, ship).speed_class
-    return max(0, base + damage_effect(pack, int(ship.get("damage", 0))).speed_class - reductions)
+def current_speed_class(pack: Pack, ship: Ship, reductions: int) -> int:
+    base = ship_class(pack, ship).speed_class
+    return max(0, base + damage_effect(pack, ship.damage).speed_class - reductions)
 
 
-def current_defence(pack: Pack, ship: Mapping[str, Any]) -> int:
+def current_defence(pack: Pack, ship: Ship) -> int:
     """16.8.1: never below one."""
-    base = ship_values(pack, ship).defence
-    return max(1, base + damage_effect(pack, int(ship.get("damage", 0))).defence)
+    base = ship_class(pack, ship).defence
+    return max(1, base + damage_effect(pack, ship.damage).defence)
 
 
-def anti_ship(pack: Pack, aps: Sequence[Mapping[str, Any]], role: str | None = None) -> int:
-    """Step 2: the anti-ship total of ``aps`` (of one ``role`` if given)."""
+def anti_ship(pack: Pack, wave: Sequence[FlyingElement], role: str | None = None) -> int:
+    """Step 2: the anti-ship total of the ``wave``'s APs (of one ``role`` if given)."""
     total = 0
-    for a in aps:
-        if role and a["role"] != role:
+    for a in wave:
+        if role and a.role != role:
             continue
-        rating = air_unit(pack, str(a["type"])).anti_ship_at(
-            str(a["role"]), a.get("range", "normal")
-        )
+        rating = air_unit(pack, a.type).anti_ship_at(a.role, a.flown)
         rated = rating > 0  # 7.11: a bonus to a rating, none where it has none
-        plus = elite.anti_ship(pack, str(a["type"])) if a.get(elite.KEY) and rated else 0
-        got = int(a["n"]) * (rating + plus)
-        total += math.ceil(got / 2) if a.get("green") else got  # 58.2.1: rounded up
+        plus = elite.anti_ship(pack, a.type) if a.elite and rated else 0
+        got = a.n * (rating + plus)
+        total += math.ceil(got / 2) if a.green else got  # 58.2.1: rounded up
     return total
 
 
-def attack_altitude(pack: Pack, aps: Sequence[Mapping[str, Any]]) -> str:
+def attack_altitude(pack: Pack, wave: Sequence[FlyingElement]) -> str:
     """Step 4: the altitude of most APs; on a tie the attacker's best."""
     count: Counter[str] = Counter()
-    for a in aps:
-        count[str(a["attack_alt"])] += int(a["n"])
+    for a in wave:
+        count[str(a.attack_alt)] += a.n
     drm = value(pack, DAMAGE)["altitude_drm"]
     top = max(count.values())
     return max((alt for alt, n in count.items() if n == top), key=lambda alt: int(drm[alt]))
 
 
+@dataclass(frozen=True, slots=True)
+class AntiTorpedo(Record):
+    """7.8.1 Step 2: the anti-torpedo 2D6 against the ship's rating, and the torpedo
+    value left."""
+
+    dice: tuple[int, int]
+    rating: int
+    torpedo: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShipAttack(Record):
+    """7.8.1 Steps 2-7: one ship attacked, its every roll and result; ``damage``: its
+    damage level after the attack."""
+
+    ship: str
+    type: str
+    speed_class: int
+    # torpedoes only; kw_only: the stored order kept
+    anti_torpedo: Annotated[AntiTorpedo | None, OPTIONAL] = field(default=None, kw_only=True)
+    anti_ship: int
+    altitude: str
+    drm: int
+    roll: int
+    damage_points: int
+    defence: int
+    odds: str
+    crt_roll: int
+    result: str
+    damage: int
+    sunk: bool
+
+
 def resolve(
     pack: Pack,
-    ship: dict[str, Any],
-    aps: Sequence[Mapping[str, Any]],
+    ship: Ship,
+    wave: Sequence[FlyingElement],
     dice: Dice,
     purpose: str,
     *,
@@ -123,24 +157,24 @@ def resolve(
     column: int = 0,
     drm: int = 0,
     in_port: bool = False,
-) -> dict[str, Any]:
-    """One ship attacked by ``aps`` (7.8.1 Steps 2-7); the ship's damage is updated.
+) -> ShipAttack:
+    """One ship attacked by the ``wave``'s APs (7.8.1 Steps 2-7).
     ``surprise``: 38.3.1's speed-class reduction; ``in_port``: torpedoes halved."""
     reductions = int(is_combined) + int(no_cap) + int(surprise) + column  # 8.1.5: a column shift
     sc = current_speed_class(pack, ship, reductions)
-    torpedo = anti_ship(pack, aps, "T")
-    other = anti_ship(pack, aps) - torpedo
+    torpedo = anti_ship(pack, wave, "T")
+    other = anti_ship(pack, wave) - torpedo
     if in_port:
         torpedo //= 2  # 38.3.1: T-type APs against ships in port, rounded down
-    rec: dict[str, Any] = {"ship": ship["name"], "type": ship["type"], "speed_class": sc}
+    against = None
     if torpedo:
         first, second = dice.d6(f"{purpose} anti-torpedo"), dice.d6(f"{purpose} anti-torpedo")
-        rating = ship_values(pack, ship).anti_torpedo
+        rating = ship_class(pack, ship).anti_torpedo
         if first < rating:
             torpedo = max(1, torpedo - second)
-        rec["anti_torpedo"] = {"dice": [first, second], "rating": rating, "torpedo": torpedo}
+        against = AntiTorpedo((first, second), rating, torpedo)
     total = torpedo + other
-    alt = attack_altitude(pack, aps)
+    alt = attack_altitude(pack, wave)
     alt_drm = int(value(pack, DAMAGE)["altitude_drm"][alt]) + drm
     roll = dice.d6(f"{purpose} damage")
     points = damage_points(pack, total, sc, roll, alt_drm)
@@ -148,25 +182,16 @@ def resolve(
     col = odds_column(points, defence)
     crt = dice.d6(f"{purpose} naval CRT")
     result = naval_crt(pack, col, crt)
-    before = int(ship.get("damage", 0))
+    damage = ship.damage
     if result == "S":
-        ship["damage"] = SUNK
+        damage = SUNK
     elif result != "-":
-        ship["damage"] = min(SUNK, before + int(result[1:]))
-    rec.update(
-        anti_ship=total,
-        altitude=alt,
-        drm=alt_drm,
-        roll=roll,
-        damage_points=points,
-        defence=defence,
-        odds=value(pack, "tables/naval-crt")["columns"][col],
-        crt_roll=crt,
-        result=result,
-        damage=int(ship["damage"]),
-        sunk=int(ship["damage"]) >= SUNK,
-    )
-    return rec
+        damage = min(SUNK, damage + int(result[1:]))
+    odds = value(pack, "tables/naval-crt")["columns"][col]
+    return ShipAttack(
+        str(ship.name), ship.type, sc, total, alt, alt_drm, roll, points, defence, odds, crt,
+        result, damage, damage >= SUNK, anti_torpedo=against,
+    )  # fmt: skip
 
 
 def may_combine(primary_hexes: int, between_hexes: int, roll: int | None) -> bool:

@@ -19,8 +19,9 @@ The scenario places the marker in the CBI theatre; pbem does not check the map.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
 
+from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.air.ships import mark_by_type
 from pbem.rulesets.witp.air.tables import Pack, map_start, value
 
@@ -50,26 +51,27 @@ def drm(pack: Pack) -> int:
     return int(value(pack, TABLE)["air_combat_drm"])
 
 
-def mark(pack: Pack, base: str, elements: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def mark(pack: Pack, base: str, elements: Sequence[FlyingElement]) -> list[FlyingElement]:
     """A land-based part's elements, its AVG P-40s marked (``avg``: True)."""
-    return [{**e, KEY: True} if is_avg(pack, base, str(e["type"])) else dict(e) for e in elements]
+    return [replace(e, avg=True) if is_avg(pack, base, e.type) else e for e in elements]
 
 
-def mark_cap(cap: Sequence[Mapping[str, Any]], avg: Mapping[str, int]) -> list[dict[str, Any]]:
+def mark_cap(cap: Sequence[FlyingElement], avg: Mapping[str, int]) -> list[FlyingElement]:
     """The CAP's ``avg`` APs of each type (its AVG cover) marked, level by level."""
-    return mark_by_type(cap, avg, KEY)
+    return mark_by_type(cap, avg, lambda e: replace(e, avg=True))
 
 
-def composition(
-    bombers: Sequence[Mapping[str, Any]], escorts: Sequence[Mapping[str, Any]]
-) -> dict[str, Any]:
+Composition = dict[str, dict[str, dict[str, int]]]  # {level: {"bombers"|"escorts": {name: n}}}
+
+
+def composition(bombers: Sequence[FlyingElement], escorts: Sequence[FlyingElement]) -> Composition:
     """6.2.2: each altitude component's bombers and escorts, by type, with posture."""
-    out: dict[str, Any] = {}
+    out: Composition = {}
     for group, key in ((bombers, "bombers"), (escorts, "escorts")):
         for e in group:
-            if int(e["n"]) < 1:
+            if e.n < 1:
                 continue
-            level = out.setdefault(str(e["alt"]), {"bombers": {}, "escorts": {}})
-            name = str(e["type"]) if key == "bombers" else f"{e['type']} {e['posture']}"
-            level[key][name] = level[key].get(name, 0) + int(e["n"])
+            level = out.setdefault(e.alt, {"bombers": {}, "escorts": {}})
+            name = e.type if key == "bombers" else f"{e.type} {e.posture}"
+            level[key][name] = level[key].get(name, 0) + e.n
     return dict(sorted(out.items()))

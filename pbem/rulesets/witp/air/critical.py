@@ -9,36 +9,48 @@ roll; the enemy is told a critical hit only when a doubles roll produced it (16.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air.ships import SUNK
 from pbem.rulesets.witp.air.tables import CRITICAL, Pack, value
+from pbem.rulesets.witp.records import Record
+from pbem.rulesets.witp.taskforces import Ship
 
 
-def rolls_for(pack: Pack, ship: Mapping[str, Any]) -> bool:
-    return str(ship["type"]).upper() not in value(pack, CRITICAL)["never"]
+def rolls_for(pack: Pack, ship: Ship) -> bool:
+    return ship.type.upper() not in value(pack, CRITICAL)["never"]
 
 
-def roll(pack: Pack, ship: dict[str, Any], dice: Dice, purpose: str) -> list[dict[str, Any]]:
-    """The ship's critical-hit rolls, in order: {dice, critical, doubles, damage};
-    its damage is raised as they say."""
+@dataclass(frozen=True, slots=True)
+class CriticalRoll(Record):
+    """16.7: one critical-hit roll: its 2D6, whether it is a critical hit, whether a
+    doubles, and the ship's damage level after it."""
+
+    dice: tuple[int, int]
+    critical: bool
+    doubles: bool
+    damage: int
+
+
+def roll(pack: Pack, ship: Ship, dice: Dice, purpose: str) -> list[CriticalRoll]:
+    """The ship's critical-hit rolls, in order, each with its damage after it (the
+    last: the ship's damage once they are rolled)."""
     need = int(value(pack, CRITICAL)["at_least"])
-    out: list[dict[str, Any]] = []
-    while int(ship.get("damage", 0)) < SUNK:
+    out: list[CriticalRoll] = []
+    damage = ship.damage
+    while damage < SUNK:
         a, b = dice.d6(purpose), dice.d6(purpose)
         crit = a + b >= need
         if crit:
-            ship["damage"] = min(SUNK, int(ship.get("damage", 0)) + 1)
-        out.append(
-            {"dice": [a, b], "critical": crit, "doubles": a == b, "damage": int(ship["damage"])}
-        )
+            damage = min(SUNK, damage + 1)
+        out.append(CriticalRoll((a, b), crit, a == b, damage))
         if not crit:
             break
     return out
 
 
-def told_to_enemy(rolls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def told_to_enemy(rolls: Sequence[CriticalRoll]) -> list[CriticalRoll]:
     """16.7: only the critical hits a doubles roll produced."""
-    return [r for r in rolls if r["critical"] and r["doubles"]]
+    return [r for r in rolls if r.critical and r.doubles]

@@ -14,9 +14,9 @@ its 1D6 names (7.7.1) and reaches its target ring through the arcs on its path
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
-from pbem.rulesets.witp.air.tables import DISPLAY, PRIORITY, Pack, ship_values, value
+from pbem.rulesets.witp.air.tables import DISPLAY, PRIORITY, Pack, value
+from pbem.rulesets.witp.taskforces import Ship, ship_class
 
 Position = tuple[str, int]
 RINGS = ("core", "inner", "outer")
@@ -31,24 +31,20 @@ def priority_rank(pack: Pack, ship_type: str) -> int:
     return len(order)
 
 
-def _order(
-    pack: Pack, ships: Sequence[Mapping[str, Any]], specific: str | None
-) -> list[Mapping[str, Any]]:
-    def key(s: Mapping[str, Any]) -> tuple[int, int, int, str]:
-        first = 0 if specific and str(s["type"]).upper() == specific else 1
+def _order(pack: Pack, ships: Sequence[Ship], specific: str | None) -> list[Ship]:
+    def key(s: Ship) -> tuple[int, int, int, str]:
+        first = 0 if specific and s.type.upper() == specific else 1
         return (
             first,
-            priority_rank(pack, str(s["type"])),
-            -ship_values(pack, s).defence,
-            str(s["name"]),
+            priority_rank(pack, s.type),
+            -ship_class(pack, s).defence,
+            str(s.name),
         )
 
     return sorted(ships, key=key)
 
 
-def place(
-    pack: Pack, ships: Sequence[Mapping[str, Any]], priority: str = "general"
-) -> dict[str, Position]:
+def place(pack: Pack, ships: Sequence[Ship], priority: str = "general") -> dict[str, Position]:
     """Ship name -> position for a strike with ``priority`` ("general" or a ship type)."""
     t = value(pack, DISPLAY)
     specific = None if priority == "general" else priority.upper()
@@ -62,7 +58,7 @@ def place(
         room = arcs * cap if cap is not None else len(queue) - i
         take = queue[i : i + room]
         for k, s in enumerate(take):  # evenly: arc 1, 2, ... then round again (7.2.4)
-            out[str(s["name"])] = (ring, k % arcs + 1)
+            out[str(s.name)] = (ring, k % arcs + 1)
         i += len(take)
         if i >= len(queue):
             break

@@ -19,13 +19,16 @@ bonuses and still count for torpedo arming (7.11.5, R129).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import replace
 
 from pbem.core.dice import Dice
+from pbem.core.sides import Side
 from pbem.rulesets.witp import draws
-from pbem.rulesets.witp.air.ships import holdings, lose_counted, mark_by_type
+from pbem.rulesets.witp.air.flying import FlyingElement
+from pbem.rulesets.witp.air.ships import Holding, lose_counted, mark_by_type
 from pbem.rulesets.witp.air.tables import Pack, value
+from pbem.rulesets.witp.work import Work
 
 BONUSES = "tables/elite-bonuses"
 KEY = "elite"
@@ -51,34 +54,33 @@ def any_altitude(pack: Pack, ap_type: str) -> bool:
     return _bonus(pack, "anti_ship_plus_two", ap_type)
 
 
-def held(own: Mapping[str, Any], base: str, ap_type: str) -> int:
-    return sum(int(h.elite.get(ap_type, 0)) for h in holdings(own, base))
+def held(holders: Sequence[Holding], ap_type: str) -> int:
+    """The elite APs of ``ap_type`` the base's ``holders`` hold (7.11)."""
+    return sum(int(h.elite.get(ap_type, 0)) for h in holders)
 
 
-def night_held(own: Mapping[str, Any], base: str, ap_type: str) -> int:
-    """7.11.5, R129: the base's elite APs of ``ap_type`` holding "Night" status."""
-    return sum(int(h.night_elite.get(ap_type, 0)) for h in holdings(own, base))
+def night_held(holders: Sequence[Holding], ap_type: str) -> int:
+    """7.11.5, R129: the elite APs of ``ap_type`` holding "Night" status."""
+    return sum(int(h.night_elite.get(ap_type, 0)) for h in holders)
 
 
 def split(
-    own: Mapping[str, Any],
-    base: str,
-    elements: Sequence[Mapping[str, Any]],
-    by_day: bool = True,
-) -> list[dict[str, Any]]:
-    """The part's elements with the elite APs split off (``elite``: True), elite first;
-    by day the elite with Night status fly without their bonuses (7.11.5)."""
+    holders: Sequence[Holding], elements: Sequence[FlyingElement], by_day: bool = True
+) -> list[FlyingElement]:
+    """The part's elements (flying from the base ``holders`` hold) with the elite APs
+    split off (``elite``: True), elite first; by day the elite with Night status fly
+    without their bonuses (7.11.5)."""
     best = {
-        t: max(0, held(own, base, t) - (night_held(own, base, t) if by_day else 0))
-        for t in {str(e["type"]) for e in elements}
+        t: max(0, held(holders, t) - (night_held(holders, t) if by_day else 0))
+        for t in {e.type for e in elements}
     }
-    return mark_by_type(elements, best, KEY)
+    return mark_by_type(elements, best, lambda e: replace(e, elite=True))
 
 
-def lose(own: Mapping[str, Any], base: str, ap_type: str, n: int) -> None:
-    """7.11.2: ``n`` elite APs of ``ap_type`` eliminated; also no record keeps more
-    elite than APs."""
-    lose_counted(own, base, KEY, ap_type, n)
+def lose(work: Work, side: Side, base: str, ap_type: str, n: int) -> None:
+    """7.11.2: ``n`` elite APs of ``ap_type`` eliminated at ``side``'s ``base``; also no
+    record keeps more elite than APs."""
+    lose_counted(work, side, base, KEY, ap_type, n)
 
 
 def attrition(dice: Dice, best: int, regular: int, losses: int, purpose: str) -> int:

@@ -10,20 +10,17 @@ striker was told (7.2.1): ships by ring and arc.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from pbem.core.sides import JAPANESE
-from pbem.rulesets.witp.air import display, elite
+from pbem.rulesets.witp.air import display, flying
 from pbem.rulesets.witp.air.choices import ENTRY_DEFAULT, ROLLED
-from pbem.rulesets.witp.air.strikes import ENTRY_KEY
+from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.air.tables import DISPLAY, Pack, value
 
 
-def elite_majority(aps: Sequence[Mapping[str, Any]]) -> bool:
+def elite_majority(aps: Sequence[FlyingElement]) -> bool:
     """7.7.1, 7.11: more than half the wave's APs elite (half is no majority, R114)."""
-    total = sum(int(a["n"]) for a in aps)
-    best = sum(int(a["n"]) for a in aps if a.get(elite.KEY))
-    return 2 * best > total
+    return 2 * flying.aps(a for a in aps if a.elite) > flying.aps(aps)
 
 
 def adjacent(pack: Pack, arc: int) -> list[int]:
@@ -45,13 +42,14 @@ def choose(
     rolled: int,
     priority: str,
     side: str,
-    strike: Mapping[str, Any],
-    aps: Sequence[Mapping[str, Any]],
+    choice: str | None,
+    aps: Sequence[FlyingElement],
 ) -> int:
-    """The arc the wave enters at: the one rolled, or the elite wave's choice."""
+    """The arc the wave enters at: the one rolled, or the elite wave's choice (its
+    strike's ``choice`` filed with the plot, None: the default)."""
     if side != JAPANESE or not elite_majority(aps):
         return rolled
-    if str(strike.get(ENTRY_KEY, ENTRY_DEFAULT)) == ROLLED:
+    if (choice or ENTRY_DEFAULT) == ROLLED:
         return rolled
     arcs = adjacent(pack, rolled)
     return min(arcs, key=lambda a: (_ships_on_path(pack, positions, a, priority), a != rolled, a))

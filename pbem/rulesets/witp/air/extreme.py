@@ -14,17 +14,19 @@ moderator's stream and is told to the striker alone (R130).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
+from pbem.core.sides import Side
 from pbem.rulesets.witp import draws
-from pbem.rulesets.witp.air.ships import take_losses
+from pbem.rulesets.witp.air.flying import LaunchedPart, of_type
+from pbem.rulesets.witp.air.ships import lose
 from pbem.rulesets.witp.air.tables import Pack, air_unit, rounded, value
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.work import Work
 
 EXTREME_RETURN = "tables/bombardment-of-air-points-extreme"
+EXTREME = "extreme"  # 5.15: an element's range beyond its maximum
 
 
 def beyond(pack: Pack, ap_type: str, mp: int) -> int:
@@ -32,16 +34,13 @@ def beyond(pack: Pack, ap_type: str, mp: int) -> int:
     return max(0, mp - air_unit(pack, ap_type).range.farthest)
 
 
-def column(pack: Pack, ap_type: str, parts: Sequence[Mapping[str, Any]]) -> int:
+def column(pack: Pack, ap_type: str, parts: Sequence[LaunchedPart]) -> int:
     """The X+n column for ``ap_type`` (0: none flew at extreme range); a type flying
     from several parts rolls once, on its farthest part's column (R130, pbem's)."""
     flew = [
-        beyond(pack, ap_type, int(p.get("mp", 0)))
+        beyond(pack, ap_type, p.mp)
         for p in parts
-        if any(
-            e["type"] == ap_type and e.get("range") == "extreme"
-            for e in list(p["elements"]) + list(p["escorts"])
-        )
+        if any(e.type == ap_type and e.range == EXTREME for e in p.flying)
     ]
     return min(6, max(flew, default=0))
 
@@ -74,38 +73,28 @@ def return_roll(pack: Pack, ap_type: str, x: int, returning: int, dice: Dice) ->
 
 def losses(
     work: Work,
-    strike: Mapping[str, Any],
-    parts: Sequence[Mapping[str, Any]],
+    side: Side,
+    tf: str,
+    parts: Sequence[LaunchedPart],
     gone: Mapping[str, int],
     secret: Dice,
     time: str,
 ) -> list[Event]:
-    """5.15: each type that flew at extreme range rolls on return; ``gone``: its APs
-    that did not return (eliminated, and doubled by 6.3.3). The losses leave the
-    parts' bases in order; the striker alone is told."""
-    pack, side = work.pack, strike["side"]
-    own = work.own(side)
-    where = " ".join(str(p["base"]) for p in parts)
+    """5.15: each type ``side``'s strike on ``tf`` flew at extreme range rolls on
+    return; ``gone``: its APs that did not return (eliminated, and doubled by 6.3.3).
+    The losses leave the parts' bases in order; the striker alone is told."""
+    pack = work.pack
+    where = " ".join(p.base for p in parts)
     events: list[Event] = []
-    types = sorted(
-        {str(e["type"]) for p in parts for e in list(p["elements"]) + list(p["escorts"])}
-    )
-    for t in types:
+    for t in sorted({e.type for p in parts for e in p.flying}):
         x = column(pack, t, parts)
-        flown = sum(
-            int(e["n"])
-            for p in parts
-            for e in list(p["elements"]) + list(p["escorts"])
-            if e["type"] == t
-        )
-        returning = max(0, flown - int(gone.get(t, 0)))
+        returning = max(0, sum(of_type(p.flying, t) for p in parts) - int(gone.get(t, 0)))
         if x < 1 or returning < 1:
             continue
-        dice = draws.fork(secret, f"extreme range {time} {strike['target']['tf']} {where} {t}")
+        dice = draws.fork(secret, f"extreme range {time} {tf} {where} {t}")
         fact = return_roll(pack, t, x, returning, dice)
         left = fact.lost
         for p in parts:
-            n = sum(int(e["n"]) for e in list(p["elements"]) + list(p["escorts"]) if e["type"] == t)
-            left -= take_losses(own, str(p["base"]), t, min(left, n))
+            left -= lose(work, side, p.base, t, min(left, of_type(p.flying, t)))
         events.append(work.disclose(fact, [side], time, "5.15"))
     return events

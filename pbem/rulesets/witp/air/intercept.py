@@ -20,6 +20,7 @@ from typing import Annotated, Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import combat
+from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.air.strike.aircombat import LevelFight, air_stacks
 from pbem.rulesets.witp.air.strike.cap import cap_levels
 from pbem.rulesets.witp.air.strike.placement import LEVELS
@@ -52,6 +53,12 @@ def level_of(pack: Pack, flight: CoverFlight) -> str:
     """The cover's altitude: plotted, or its type's rated one (Medium if unrated)."""
     rated = air_unit(pack, flight.type).air.altitude
     return str(flight.alt or rated or "M")
+
+
+def sweeping(pack: Pack, flight: CoverFlight, n: int) -> FlyingElement:
+    """``n`` APs of the cover over the base, as the loose escort of a fighter strike
+    at the cover's altitude (5.3.3)."""
+    return FlyingElement.fighters(flight.type, n, level_of(pack, flight), flight.range)
 
 
 def base_cap(
@@ -91,18 +98,18 @@ def _lost(stacks: Sequence[combat.Stack]) -> dict[str, list[int]]:
 
 def against_base_cap(
     pack: Pack,
-    cover: Sequence[Mapping[str, Any]],
+    cover: Sequence[FlyingElement],
     cap: Mapping[str, int],
     dice: Dice,
     where: tuple[str, str],
 ) -> tuple[dict[str, list[int]], dict[str, list[int]], list[LaunchInterception]]:
-    """The base's CAP against the covering flights ({type, n, alt}) as a fighter
+    """The base's CAP against the covering flights (``sweeping``) as a fighter
     strike's loose escort over ``where`` (base, hex); (cover losses, CAP losses, the
     fights as told)."""
     fights: list[LaunchInterception] = []
     cover_lost: dict[str, list[int]] = {}
     cap_lost: dict[str, list[int]] = {}
-    for lv in [lv for lv in LEVELS if any(c["alt"] == lv for c in cover)]:
+    for lv in [lv for lv in LEVELS if any(c.alt == lv for c in cover)]:
         sweep = air_stacks(pack, cover, lv, bombers=False)
         free = {t: n - sum(cap_lost.get(t, [0, 0])) for t, n in cap.items()}
         cs = air_stacks(pack, cap_levels(pack, free, [lv]), lv, bombers=False)
@@ -124,18 +131,17 @@ def against_launch(
     """The cover (APs by type) as CAP against one launching part of a strike: (the
     part with its survivors, the cover's losses, the part's losses, the fights)."""
     where = (part.base, str(part.hex))
-    # the strike's air combat fights elements as their JSON (air/strike/aircombat.py)
-    bombers = [e.to_json() for e in part.elements]
-    escorts = [e.to_json() for e in part.escorts]
-    levels = [lv for lv in LEVELS if any(e["alt"] == lv for e in bombers)]
+    bombers = [FlyingElement.of(e) for e in part.elements]
+    escorts = [FlyingElement.of(e) for e in part.escorts]
+    levels = [lv for lv in LEVELS if any(e.alt == lv for e in bombers)]
     cap = _stacks_by_level(pack, cover, levels)
     fights: list[LaunchInterception] = []
     cover_lost: dict[str, list[int]] = {}
     part_lost: dict[str, list[int]] = {}
     for lv in levels:
         cs = cap.get(lv, [])
-        loose = air_stacks(pack, [e for e in escorts if e["posture"] == "loose"], lv, bombers=False)
-        close = air_stacks(pack, [e for e in escorts if e["posture"] == "close"], lv, bombers=False)
+        loose = air_stacks(pack, [e for e in escorts if e.posture == "loose"], lv, bombers=False)
+        close = air_stacks(pack, [e for e in escorts if e.posture == "close"], lv, bombers=False)
         bs = air_stacks(pack, bombers, lv, bombers=True)
         if not cs:
             continue
@@ -144,14 +150,17 @@ def against_launch(
         _add(cover_lost, _lost(cs))
         lost = _lost(loose + close + bs)
         _add(part_lost, lost)
-        _cut(bombers, lv, _lost(bs))
-        _cut(escorts, lv, _lost(loose + close))
-    out = replace(part, elements=_survivors(bombers), escorts=_survivors(escorts))
-    return out, cover_lost, part_lost, fights
+        bombers = _cut(bombers, lv, _lost(bs))
+        escorts = _cut(escorts, lv, _lost(loose + close))
+    out = replace(part, elements=_survivors(part.elements, bombers))
+    return replace(out, escorts=_survivors(part.escorts, escorts)), cover_lost, part_lost, fights
 
 
-def _survivors(group: Sequence[Mapping[str, Any]]) -> tuple[AirElement, ...]:
-    return tuple(AirElement.from_json(e) for e in group if e["n"] > 0)
+def _survivors(
+    plotted: Sequence[AirElement], flown: Sequence[FlyingElement]
+) -> tuple[AirElement, ...]:
+    """The plotted elements with the APs left of each after the combat."""
+    return tuple(replace(e, n=f.n) for e, f in zip(plotted, flown, strict=True) if f.n > 0)
 
 
 def _stacks_by_level(
@@ -169,12 +178,14 @@ def _add(into: dict[str, list[int]], more: Mapping[str, list[int]]) -> None:
         was[1] += a
 
 
-def _cut(group: list[dict[str, Any]], level: str, lost: Mapping[str, list[int]]) -> None:
-    """Take each type's losses at ``level`` off the plotted elements there."""
+def _cut(
+    group: Sequence[FlyingElement], level: str, lost: Mapping[str, list[int]]
+) -> list[FlyingElement]:
+    """The elements with each type's losses at ``level`` taken off those there."""
     left = {t: e + a for t, (e, a) in lost.items()}
+    out = []
     for e in group:
-        if e["alt"] != level:
-            continue
-        k = min(int(e["n"]), left.get(str(e["type"]), 0))
-        e["n"] = int(e["n"]) - k
-        left[str(e["type"])] = left.get(str(e["type"]), 0) - k
+        k = min(e.n, left.get(e.type, 0)) if e.alt == level else 0
+        left[e.type] = left.get(e.type, 0) - k
+        out.append(replace(e, n=e.n - k))
+    return out

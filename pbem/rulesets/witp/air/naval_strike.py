@@ -40,15 +40,16 @@ from typing import Any, Concatenate, ParamSpec, Unpack
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
-from pbem.rulesets.witp.air import sequencing, suppression
+from pbem.rulesets.witp.air import sequencing, strikes, suppression
 from pbem.rulesets.witp.air.coordination import Ratings
+from pbem.rulesets.witp.air.flying import aps
 from pbem.rulesets.witp.air.strike.aircombat import air_combat
 from pbem.rulesets.witp.air.strike.antiaircraft import aa_fire, peel_off
 from pbem.rulesets.witp.air.strike.attacks import Hit, Onset, attack_wave, surprise
 from pbem.rulesets.witp.air.strike.cap import raise_cap
 from pbem.rulesets.witp.air.strike.contact import contact
 from pbem.rulesets.witp.air.strike.damage import critical_hits
-from pbem.rulesets.witp.air.strike.launch import Element, Launch, launch
+from pbem.rulesets.witp.air.strike.launch import Launch, launch
 from pbem.rulesets.witp.air.strike.losses import Losses, settle
 from pbem.rulesets.witp.air.strike.placement import Display, altitudes, place
 from pbem.rulesets.witp.air.strike.plotted import (
@@ -66,13 +67,13 @@ P = ParamSpec("P")
 
 def resolve_into(
     work: Work,
-    strike: Mapping[str, Any],
+    strike: strikes.AirStrike,
     dice: Dice,
     secret: Dice,
     time: str,
     **options: Unpack[StrikeOptions],
 ) -> list[Event]:
-    """Resolve ``strike`` (a strikeplot.AirPlot strike) against its target TF in ``work``
+    """Resolve ``strike`` (as plotted, strikeplot.AirPlot's) against its target TF in ``work``
     itself (the round's work area, which a TF moving through a special strike still
     refers to); ``resolve`` on a stored state, for the tests.
 
@@ -93,7 +94,7 @@ def resolve_into(
     CAP aborted here is kept in the owner's ``cap_aborted`` (by TF and type) and flies
     no later CAP this phase (5.1.1, 5.3.6); the caller clears it when the phase ends."""
     context = StrikeContext.of(dice, secret, time, **options)
-    return fly(Resolution(work, AirStrike.from_json(strike), context))
+    return fly(Resolution(work, AirStrike.of(strike), context))
 
 
 def _on_a_copy(
@@ -133,7 +134,7 @@ class StrikeSequence(Fact, kind="strike-sequence"):
 
 def sequence_strike(
     work: Work,
-    strike: Mapping[str, Any],
+    strike: strikes.AirStrike,
     dice: Dice,
     time: str,
     *,
@@ -143,7 +144,7 @@ def sequence_strike(
     """12.0-12.3: the target's plotted strike revealed to both, the striker's Strike
     Sequence roll with the Air-rating DRM; (the result, the events)."""
     ratings = ratings or {}
-    side, naval, tf_id = strike["side"], strike["target"]["owner"], strike["target"]["tf"]
+    side, naval, tf_id = strike.side, strike.target.owner, strike.target.tf
     both = [side, naval]
     events = [work.disclose(PlottedStrikeRevealed(tf_id), both, time, "12.0")]
     sa, ta = ratings.get(side), ratings.get(naval)
@@ -189,7 +190,7 @@ def fly(r: Resolution) -> list[Event]:
         told += events
     waves, events = form_waves(r, survivors)
     told += events
-    sizes = tuple(sum(int(a["n"]) for a in wave) for wave in waves)
+    sizes = tuple(aps(wave) for wave in waves)
     onset = Onset(sizes, fought.no_cap, target.priority)
     escorted = suppression.attach(waves, escorts.peeled)  # 7.9.1: the suppressors' waves
     losses, damaged = fought.losses, {}
@@ -198,11 +199,12 @@ def fly(r: Resolution) -> list[Event]:
         bombers = wave_aps(group)
         if not bombers:
             continue
-        wave = Wave(w, tuple(bombers + wave_aps(escorted.get(w, []))), _aps(bombers))
+        wave = Wave(w, tuple(bombers + wave_aps(escorted.get(w, []))), aps(bombers))
         losses, hit, events = _wave(r, launched, board, onset, wave, losses, reached_inner)
         told += events
         if hit is not None and hit.damaged:
             damaged[hit.ship] = hit.before
+            board = board.damaged(hit.ship, hit.after)
         reached_inner |= hit is not None and hit.inner
     told += critical_hits(r, board, damaged)
     return told + settle(r, launched.parts, losses)
@@ -231,7 +233,3 @@ def _wave(
         return losses, None, told
     hit, attacked = attack_wave(r, launched, wave, way, board, onset, surprised)
     return losses, hit, told + attacked
-
-
-def _aps(group: list[Element]) -> int:
-    return sum(int(a["n"]) for a in group)

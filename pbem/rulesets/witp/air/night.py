@@ -14,31 +14,43 @@ Phases; otherwise the moderator's count decides when it flies (R109).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 from pbem.core.dice import Dice
+from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.air.tables import PBY_NIGHT, Pack, air_unit, value
 from pbem.rulesets.witp.clock import TurnTrack
 from pbem.rulesets.witp.knowledge import Fact, Knowledge
 from pbem.rulesets.witp.located import LocatedMoved, LocatedRemoved
+from pbem.rulesets.witp.records import Record
 
 DESTROYED, NO_CONTACT, CONTACT = "destroyed", "no contact", "contact"
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
+class ContactRoll(Record):
+    """14.2.3: one PBY AP's night contact roll, as both are told it."""
+
+    type: str
+    base: str
+    roll: int
+    drm: int
+    result: str
+
+
+@dataclass(frozen=True, slots=True)
 class Contact:
     """The contact rolls of one night strike: who goes on, who is lost."""
 
-    going_on: list[dict[str, Any]] = field(default_factory=list)
-    destroyed: dict[str, int] = field(default_factory=dict)  # by type
-    rolls: list[dict[str, Any]] = field(default_factory=list)  # as told: one an AP
+    going_on: tuple[FlyingElement, ...] = ()
+    destroyed: Mapping[str, int] = field(default_factory=dict)  # by type
+    rolls: tuple[ContactRoll, ...] = ()  # as told: one an AP
 
 
-def rolls_for(pack: Pack, element: Mapping[str, Any]) -> bool:
+def rolls_for(pack: Pack, element: FlyingElement) -> bool:
     """14.2.3: a torpedo-armed AP of a type that rolls for night contact."""
-    unit = air_unit(pack, str(element["type"]))
-    return element.get("role") == "T" and unit.night_contact
+    unit = air_unit(pack, element.type)
+    return element.role == "T" and unit.night_contact
 
 
 def result(pack: Pack, roll: int, drm: int) -> str:
@@ -58,30 +70,32 @@ def drm(pack: Pack, mp: int) -> int:
 
 def contact(
     pack: Pack,
-    survivors: Sequence[Mapping[str, Any]],
+    survivors: Sequence[FlyingElement],
     mp_of: Mapping[str, int],
     dice: Dice,
 ) -> Contact:
     """Each surviving AP that must roll (``mp_of``: the range flown, by base) rolls
     alone; the others go on untouched."""
-    out = Contact()
+    going_on: list[FlyingElement] = []
+    destroyed: dict[str, int] = {}
+    rolls: list[ContactRoll] = []
     for e in survivors:
         if not rolls_for(pack, e):
-            out.going_on.append(dict(e))
+            going_on.append(e)
             continue
-        t, base = str(e["type"]), str(e["base"])
+        base = str(e.base)
         mod = drm(pack, int(mp_of.get(base, 0)))
         found = 0
-        for _ in range(int(e["n"])):
-            roll = dice.d6(f"PBY night contact {t}")
+        for _ in range(e.n):
+            roll = dice.d6(f"PBY night contact {e.type}")
             res = result(pack, roll, mod)
-            out.rolls.append({"type": t, "base": base, "roll": roll, "drm": mod, "result": res})
+            rolls.append(ContactRoll(e.type, base, roll, mod, res))
             found += res == CONTACT
             if res == DESTROYED:
-                out.destroyed[t] = out.destroyed.get(t, 0) + 1
+                destroyed[e.type] = destroyed.get(e.type, 0) + 1
         if found:
-            out.going_on.append({**e, "n": found})
-    return out
+            going_on.append(replace(e, n=found))
+    return Contact(tuple(going_on), destroyed, tuple(rolls))
 
 
 # -- 14.2.2 at plot time: what the plotting side itself saw (R137) ------------------

@@ -12,19 +12,14 @@ attacked (cumulative with the other reductions, 7.8.1 Step 3). R131.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
 from pbem.core.dice import Dice
+from pbem.rulesets.witp.air.flying import LaunchedPart
 from pbem.rulesets.witp.air.tables import Pack, value
 
 PORT_AA, SURPRISE = "tables/port-aa", "tables/in-port-surprise"
-
-
-def in_port(tf: Mapping[str, Any]) -> str | None:
-    """The port the TF lies in (38.3), or None at sea."""
-    got = tf.get("in_port")
-    return str(got) if got else None
 
 
 def port_aa(pack: Pack, port: str) -> int:
@@ -48,22 +43,27 @@ def torpedo_strength(torpedo: int, port: str | None) -> int:
     return torpedo // 2 if port is not None else torpedo
 
 
-def located_launcher(
-    located: Mapping[str, Any], side: str, parts: Sequence[Mapping[str, Any]]
-) -> bool:
-    """A carrier part's launching TF is currently Located (a chit on the map)."""
-    return any(p["carrier"] and f"{side}:{p['base']}" in located for p in parts)
+def located_launcher(located: Collection[str], side: str, parts: Sequence[LaunchedPart]) -> bool:
+    """A carrier part's launching TF is currently Located (``located``: the keys
+    "side:TF" of the Located chits on the map)."""
+    return any(p.carrier and f"{side}:{p.base}" in located for p in parts)
 
 
-def surprise(
-    pack: Pack, dice: Dice, wave: int, launcher_located: bool, purpose: str
-) -> dict[str, Any]:
-    """38.3.1: the striker's 1D6 before wave ``wave`` (0: the first) attacks:
-    {roll, drm, reduction}."""
+@dataclass(frozen=True, slots=True)
+class Surprise:
+    """38.3.1: the In-Port Surprise 1D6, its DRM and the speed-class reduction."""
+
+    roll: int
+    drm: int
+    reduction: int
+
+
+def surprise(pack: Pack, dice: Dice, wave: int, launcher_located: bool, purpose: str) -> Surprise:
+    """38.3.1: the striker's 1D6 before wave ``wave`` (0: the first) attacks."""
     t = value(pack, SURPRISE)
     roll = dice.d6(purpose)
     drm = -int(t["successive_wave_drm"]) * wave
     drm -= int(t["located_carrier_drm"]) if launcher_located else 0
     total = roll + drm
     reduction = next((int(r) for at, r in t["results"] if total >= int(at)), 0)
-    return {"roll": roll, "drm": drm, "reduction": reduction}
+    return Surprise(roll, drm, reduction)

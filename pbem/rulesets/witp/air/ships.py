@@ -1,20 +1,24 @@
-"""A side's ships and air groups as the air rules read them, in either TF shape.
+"""A side's ships and air groups as the air rules read them: the one accessor module
+for a side's air bases, carriers' air groups and their elite and green counts.
 
 The TF Display lists a TF's ships by name (taskforces.py, details in
-``own["ships"]``) or, in the search modules' worlds, as dicts. Both are read here:
-as typed values (``afloat``: taskforces.Ship; ``air_base``: AirBase) by the rules
-that only read them, and as the working copy's records (``ships_of``, ``holders``)
-where the losses, damage and counts are written back.
+``own["ships"]``). The rules read them as typed values (``afloat``:
+taskforces.Ship; ``air_bases``: AirBase; ``holdings``: Holding) and write the
+losses, damage and counts back through the round's accessors below (``lose``,
+``lose_counted``, ``set_damage``, ``ground``), which alone touch the stored records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
+from pbem.core.sides import Side
+from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.records import OPTIONAL, Record
-from pbem.rulesets.witp.taskforces import Ship, TaskForce, display
+from pbem.rulesets.witp.taskforces import SHIPS, TFS, Ship, TaskForce, display, displayed
+from pbem.rulesets.witp.work import Work
 
 CARRIER_TYPES = ("CV", "CVL", "CVE", "XCV")
 SUNK = 5
@@ -47,12 +51,6 @@ def record(own: Mapping[str, Any], entry: Any) -> dict[str, Any]:
     return rec
 
 
-def ships_of(own: Mapping[str, Any], tf: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The TF's ships afloat (sunk ones leave the display, 7.8.1 Step 7)."""
-    out = [record(own, s) for s in tf.get("ships", ())]
-    return [s for s in out if int(s.get("damage", 0)) < SUNK]
-
-
 def afloat(own: Mapping[str, Any], tf: TaskForce) -> list[Ship]:
     """The TF's ships afloat, as values (each named)."""
     ships = (Ship.from_json(record(own, s)) for s in tf.ships)
@@ -61,8 +59,13 @@ def afloat(own: Mapping[str, Any], tf: TaskForce) -> list[Ship]:
 
 def tf_air(own: Mapping[str, Any], tf: TaskForce) -> dict[str, int]:
     """The air groups embarked on the TF's carriers, by AP type."""
+    return air_of(afloat(own, tf))
+
+
+def air_of(ships: Sequence[Ship]) -> dict[str, int]:
+    """The air groups embarked on ``ships`` (a TF's carriers afloat), by AP type."""
     out: dict[str, int] = {}
-    for s in afloat(own, tf):
+    for s in ships:
         for t, n in (s.air or {}).items():
             out[t] = out.get(t, 0) + int(n)
     return out
@@ -84,9 +87,8 @@ def base_air(own: Mapping[str, Any], name: str) -> tuple[str, str | None, dict[s
 def take_losses(own: Mapping[str, Any], where: str, ap_type: str, lost: int) -> int:
     """Remove ``lost`` APs of ``ap_type`` from base or carrier TF ``where``; the number removed."""
     left = lost
-    tfs = own.get("tfs", {})
-    if where in tfs:
-        for s in ships_of(own, tfs[where]):
+    if where in own.get(TFS, {}):
+        for s in _holders(own, where):
             air = s.get("air", {})
             have = int(air.get(ap_type, 0))
             cut = min(have, left)
@@ -128,44 +130,49 @@ def holdings(own: Mapping[str, Any], base: str) -> list[Holding]:
     return [Holding(b.air_points, b.elite or {}, b.night_elite or {}, b.green or {})]
 
 
-def holders(own: Mapping[str, Any], base: str) -> list[dict[str, Any]]:
-    """The records holding ``base``'s APs and their counts (elite, green): its
-    carriers if ``base`` is a TF, else the air base (the working copy's, where the
-    counts are written)."""
-    tf = own.get("tfs", {}).get(base)
+def _holders(own: Mapping[str, Any], base: str) -> list[dict[str, Any]]:
+    """The stored records holding ``base``'s APs and their counts (elite, green): its
+    carriers afloat if ``base`` is a TF, else the air base."""
+    tf = own.get(TFS, {}).get(base)
     if tf is not None:
-        return ships_of(own, tf)
+        out = [record(own, s) for s in tf.get(SHIPS, ())]
+        return [s for s in out if int(s.get("damage", 0)) < SUNK]
     b = own.get(AIR_BASES, {}).get(base)
     return [b] if b is not None else []
 
 
-def mark_by_type(
-    entries: Sequence[Mapping[str, Any]],
-    counts: Mapping[str, int],
-    key: str,
-    *,
-    marked_first: bool = True,
-    skip: str | None = None,
-) -> list[dict[str, Any]]:
-    """``counts[type]`` APs of each type among ``entries`` (a CAP's, level by level,
-    lowest first) split off and marked ``key`` (elite 7.11, AVG 6.2.3, green 58.2.1);
-    an entry carrying ``skip`` is never marked (an elite AP is trained)."""
-    left = dict(counts)
-    out: list[dict[str, Any]] = []
-    for e in entries:
-        t, n = str(e["type"]), int(e["n"])
-        k = 0 if skip and e.get(skip) else min(n, left.get(t, 0))
-        left[t] = left.get(t, 0) - k
-        parts = [({**e, "n": k, key: True}, k), ({**e, "n": n - k}, n - k)]
-        out += [p for p, m in (parts if marked_first else parts[::-1]) if m]
-    return out
+# The round's accessors: the strike reads and writes a side's air here.
 
 
-def lose_counted(own: Mapping[str, Any], base: str, key: str, ap_type: str, n: int) -> None:
+def holdings_at(work: Work, side: Side, base: str) -> list[Holding]:
+    """The holders of ``side``'s APs at ``base`` (a carrier TF or an air base)."""
+    return holdings(work.own(side), base)
+
+
+def air_at(work: Work, side: Side, base: str) -> dict[str, int]:
+    """``side``'s APs by type at ``base`` (an air base or a carrier TF)."""
+    return base_air(work.own(side), base)[2]
+
+
+def tf_ships(work: Work, side: Side, tf: str) -> tuple[TaskForce, list[Ship]]:
+    """``side``'s TF ``tf`` and its ships afloat, each named (7.8.1 Step 7: the sunk
+    have left its box)."""
+    own = work.own(side)
+    entry = displayed(own, tf)
+    return entry, afloat(own, entry)
+
+
+def lose(work: Work, side: Side, where: str, ap_type: str, lost: int) -> int:
+    """``lost`` APs of ``ap_type`` eliminated at ``side``'s base or carrier TF
+    ``where``; the number removed."""
+    return take_losses(work.own(side), where, ap_type, lost)
+
+
+def lose_counted(work: Work, side: Side, base: str, key: str, ap_type: str, n: int) -> None:
     """``n`` of ``base``'s APs of ``ap_type`` counted under ``key`` (elite, green)
     eliminated: off the counts record by record, and no record left counting more
     APs than it holds."""
-    for r in holders(own, base):
+    for r in _holders(work.own(side), base):
         counts = r.get(key)
         if not counts or ap_type not in counts:
             continue
@@ -173,3 +180,51 @@ def lose_counted(own: Mapping[str, Any], base: str, key: str, ap_type: str, n: i
         n -= cut
         have = int(r.get("air", r.get("air_points", {})).get(ap_type, 0))
         counts[ap_type] = min(int(counts[ap_type]) - cut, have)
+
+
+def set_damage(work: Work, side: Side, tf: str, ship: str, damage: int) -> None:
+    """``side``'s ship ``ship`` in TF ``tf`` at damage level ``damage`` (7.8.1, 16.7;
+    5: sunk)."""
+    own = work.own(side)
+    for entry in own[TFS][tf][SHIPS]:
+        rec = record(own, entry)
+        if rec["name"] == ship:
+            rec["damage"] = damage
+
+
+CAP_ABORTED = "cap_aborted"  # private[side]: {tf: {type: n}} aborted CAP (5.3.6)
+
+
+def cap_aborted(work: Work, side: Side, tf: str) -> dict[str, int]:
+    """5.1.1, 5.3.6: ``side``'s CAP over ``tf`` aborted earlier this phase, by type
+    (its record is made when first read; the caller clears it when the phase ends)."""
+    held: dict[str, dict[str, int]] = work.own(side).setdefault(CAP_ABORTED, {})
+    return dict(held.setdefault(tf, {}))
+
+
+def ground(work: Work, side: Side, tf: str, ap_type: str, n: int) -> None:
+    """5.3.6: ``n`` of ``side``'s CAP APs of ``ap_type`` over ``tf`` aborted: they fly
+    no later CAP this phase."""
+    held = work.own(side).setdefault(CAP_ABORTED, {}).setdefault(tf, {})
+    held[ap_type] = int(held.get(ap_type, 0)) + n
+
+
+def mark_by_type(
+    entries: Sequence[FlyingElement],
+    counts: Mapping[str, int],
+    mark: Callable[[FlyingElement], FlyingElement],
+    *,
+    marked_first: bool = True,
+    skip: Callable[[FlyingElement], bool] = lambda e: False,
+) -> list[FlyingElement]:
+    """``counts[type]`` APs of each type among ``entries`` (a CAP's, level by level,
+    lowest first) split off and marked (elite 7.11, AVG 6.2.3, green 58.2.1); an
+    entry ``skip`` names is never marked (an elite AP is trained)."""
+    left = dict(counts)
+    out: list[FlyingElement] = []
+    for e in entries:
+        k = 0 if skip(e) else min(e.n, left.get(e.type, 0))
+        left[e.type] = left.get(e.type, 0) - k
+        parts = [(mark(replace(e, n=k)), k), (replace(e, n=e.n - k), e.n - k)]
+        out += [p for p, m in (parts if marked_first else parts[::-1]) if m]
+    return out

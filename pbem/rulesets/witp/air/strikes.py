@@ -15,7 +15,6 @@ from enum import StrEnum
 from typing import Annotated, Any, Self
 
 from pbem.core.sides import Side
-from pbem.rulesets.witp.air.suppression import ASK
 from pbem.rulesets.witp.records import DERIVED, OPTIONAL, Record, Wire, decode
 
 ENTRY_KEY = "entry"  # on a plotted strike: its elite waves' entry choice
@@ -44,7 +43,7 @@ class AirElement(Record):
     alt: str
     posture: Annotated[str | None, OPTIONAL] = None
     range: Annotated[str | None, OPTIONAL] = None
-    suppress: Annotated[SuppressionAsk | None, Wire(ASK, optional=True)] = None
+    suppress: Annotated[SuppressionAsk | None, OPTIONAL] = None  # 7.9: ``suppress``
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,10 +148,6 @@ class AirTransfer(Record):
     to_carrier: bool
 
 
-def _by_id(values: Any) -> dict[str, Any]:
-    return {v.id: v.to_json() for v in values}
-
-
 @dataclass(frozen=True, slots=True)
 class FiledPlot:
     """A side's accepted Air Strike Plot for this Air Phase (5.0 Step 1), kept in its
@@ -176,9 +171,9 @@ class FiledPlot:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {} if self.time is None else {"time": self.time}
         out |= {
-            "strikes": _by_id(self.strikes),
-            "covers": _by_id(self.covers),
-            "transfers": _by_id(self.transfers),
+            "strikes": {v.id: v.to_json() for v in self.strikes},
+            "covers": {v.id: v.to_json() for v in self.covers},
+            "transfers": {v.id: v.to_json() for v in self.transfers},
         }
         if self.choices:
             out["choices"] = dict(self.choices)

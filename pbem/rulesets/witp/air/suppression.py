@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any
+from dataclasses import dataclass, replace
+from typing import Annotated
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.rulesets.witp.air import altitude, elite
 from pbem.rulesets.witp.air.aa import ship_aa
+from pbem.rulesets.witp.air.flying import FlyingElement, LaunchedPart, aps
 from pbem.rulesets.witp.air.tables import (
     AA_MATRIX,
     AA_MODS,
@@ -35,10 +37,10 @@ from pbem.rulesets.witp.air.tables import (
     value,
 )
 from pbem.rulesets.witp.knowledge import Fact
-from pbem.rulesets.witp.records import OPTIONAL
+from pbem.rulesets.witp.records import OPTIONAL, Record
+from pbem.rulesets.witp.taskforces import Ship
 
 KEY = "suppressing"  # marks a peeled-off fighter in a wave (7.9.1)
-ASK = "suppress"  # on an escort: {"n": k, "line": id} as plotted (7.9)
 RINGS = "tables/aa-suppression"
 FUSES = "tables/proximity-fuses"
 LOW_AA, HIGH_AA = "aa_low", "aa_high"  # the ship counter's Low and High AA values
@@ -88,79 +90,67 @@ class AaSuppressors(Fact, kind="aa-suppressors"):
 
 
 def peel_off(
-    parts: Sequence[Mapping[str, Any]], cap: int
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], AaSuppressors | None]:
+    parts: Sequence[LaunchedPart], cap: int
+) -> tuple[list[FlyingElement], list[FlyingElement], AaSuppressors | None]:
     """7.9: (the escorts that fight, the peeled-off fighters with their part's base
     and hex, the striker's fact or None when nothing was asked)."""
-    escorts = [dict(e) for p in parts for e in p["escorts"]]
-    asked = {str(e[ASK]["line"]): int(e[ASK]["n"]) for e in escorts if e.get(ASK)}
+    escorts = [e for p in parts for e in p.escorts]
+    asked = {e.suppress.line: e.suppress.n for e in escorts if e.suppress}
     if not asked:
         return escorts, [], None
-    flying = sum(int(e["n"]) for e in escorts)
+    flying = aps(escorts)
     allowance = max(0, flying - cap)  # "in excess of the number of enemy CAP AP's"
     left, fight, peeled = dict(asked), [], []
     for p in parts:
-        for e in p["escorts"]:
-            ask = e.get(ASK)
+        for e in p.escorts:
             k = 0
-            if ask and e["posture"] == "loose":
-                k = min(int(e["n"]), left[str(ask["line"])], allowance)
-                left[str(ask["line"])] -= k
+            if e.suppress and e.posture == "loose":
+                k = min(e.n, left[e.suppress.line], allowance)
+                left[e.suppress.line] -= k
                 allowance -= k
             if k:
-                peeled.append(
-                    {
-                        **e,
-                        "n": k,
-                        "role": "F",
-                        "alt": "L",
-                        KEY: True,
-                        "base": p["base"],
-                        "hex": p["hex"],
-                        "carrier": p["carrier"],
-                    }
-                )
-            if int(e["n"]) - k:
-                fight.append({**e, "n": int(e["n"]) - k})
+                peeled.append(replace(e, n=k, role="F", alt="L", suppressing=True).from_part(p))
+            if e.n - k:
+                fight.append(replace(e, n=e.n - k))
     fact = AaSuppressors(sum(asked.values()), flying, cap, _by_type(peeled))
     return fight, peeled, fact
 
 
-def _by_type(group: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+def _by_type(group: Sequence[FlyingElement]) -> dict[str, int]:
     out: dict[str, int] = {}
     for e in group:
-        out[str(e["type"])] = out.get(str(e["type"]), 0) + int(e["n"])
+        out[e.type] = out.get(e.type, 0) + e.n
     return out
 
 
 def attach(
-    waves: Sequence[Sequence[Mapping[str, Any]]], peeled: Sequence[Mapping[str, Any]]
-) -> dict[int, list[dict[str, Any]]]:
+    waves: Sequence[Sequence[FlyingElement]], peeled: Sequence[FlyingElement]
+) -> dict[int, list[FlyingElement]]:
     """7.9.1: each peeled fighter joins the first wave from its hex with a Low
     component, else the first wave from its hex (as its Low component); a hex with
     no wave left sends them home (R116, pbem's: no bombers to accompany)."""
-    out: dict[int, list[dict[str, Any]]] = {}
+    out: dict[int, list[FlyingElement]] = {}
     for e in peeled:
-        mine = [i for i, w in enumerate(waves) if any(a["hex"] == e["hex"] for a in w)]
-        low = [i for i in mine if any(_low(a) for a in waves[i] if a["hex"] == e["hex"])]
+        mine = [i for i, w in enumerate(waves) if any(a.hex == e.hex for a in w)]
+        low = [i for i in mine if any(_low(a) for a in waves[i] if a.hex == e.hex)]
         if mine:
-            out.setdefault((low or mine)[0], []).append(dict(e))
+            out.setdefault((low or mine)[0], []).append(e)
     return out
 
 
-def _low(ap: Mapping[str, Any]) -> bool:
-    return int(ap["n"]) > 0 and altitude.aa_mode(str(ap["role"]), str(ap["alt"])) == "L"
+def _low(ap: FlyingElement) -> bool:
+    return ap.n > 0 and altitude.aa_mode(ap.role, ap.alt) == "L"
 
 
-def strength(pack: Pack, group: Sequence[Mapping[str, Any]]) -> int:
+def strength(pack: Pack, group: Sequence[FlyingElement]) -> int:
     """The suppressors' total Air Combat Values, at Low (5.2.1), elite +1 (7.11)."""
     total = 0
     for e in group:
-        air = air_unit(pack, str(e["type"])).air
-        base = air.at(e.get("range", "normal"))
-        base += elite.air_combat(pack, str(e["type"])) if e.get(elite.KEY) else 0
+        air = air_unit(pack, e.type).air
+        base = air.at(e.flown)
+        base += elite.air_combat(pack, e.type) if e.elite else 0
         each = altitude.fighter_strength(pack, base, air.altitude, "L")
-        total += max(0, each) * int(e["n"])
+        total += max(0, each) * e.n
     return total
 
 
@@ -170,37 +160,42 @@ def by_ring(pack: Pack, total: int, ring: str) -> int:
     return math.ceil(total * int(num) / int(den))
 
 
+@dataclass(frozen=True, slots=True)
+class Suppression(Record):
+    """7.9.1: a wave's suppressors' 2D6 on the Air-to-Air CRT in its target ring:
+    their strength and as the ring adjusts it, and the Low and High AA taken off."""
+
+    ring: str
+    aps: int
+    strength: int
+    adjusted: int
+    roll: int
+    low: int
+    high: int
+
+
 def roll(
     pack: Pack,
-    group: Sequence[Mapping[str, Any]],
+    group: Sequence[FlyingElement],
     ring: str,
     dice: Dice,
     purpose: str,
-) -> dict[str, Any]:
+) -> Suppression:
     """7.9.1: 2D6 on the Air-to-Air CRT; (low, high) AA taken off for the wave."""
     total = strength(pack, group)
     adjusted = by_ring(pack, total, ring)
-    aps = sum(int(e["n"]) for e in group)
     dice_roll = dice.d6(purpose) + dice.d6(purpose)
-    low, high = air_to_air(pack, adjusted, aps, dice_roll)
-    return {
-        "ring": ring,
-        "aps": aps,
-        "strength": total,
-        "adjusted": adjusted,
-        "roll": dice_roll,
-        "low": low,
-        "high": high,
-    }
+    low, high = air_to_air(pack, adjusted, aps(group), dice_roll)
+    return Suppression(ring, aps(group), total, adjusted, dice_roll, low, high)
 
 
-def reduction(pack: Pack, mode: str, result: Mapping[str, Any] | None) -> int:
+def reduction(pack: Pack, mode: str, result: Suppression | None) -> int:
     """The AA taken off against a component: Low AA's for a component the Low AA
     fires at, High AA's for one the High AA fires at (AA Matrix)."""
     if not result:
         return 0
     field = value(pack, AA_MATRIX)[mode]
-    return int(result["low"]) if field == LOW_AA else int(result["high"]) if field == HIGH_AA else 0
+    return result.low if field == LOW_AA else result.high if field == HIGH_AA else 0
 
 
 def game_month(pack: Pack) -> tuple[int, int]:
@@ -209,7 +204,7 @@ def game_month(pack: Pack) -> tuple[int, int]:
     return int(key[3:]), MONTHS.index(key[:3]) + 1
 
 
-def proximity(pack: Pack, ships: Sequence[Mapping[str, Any]], mode: str) -> tuple[int, str | None]:
+def proximity(pack: Pack, ships: Sequence[Ship], mode: str) -> tuple[int, str | None]:
     """10.1.1: (DRM, reason) when a firing ship of a navy with proximity fuses by the
     game date applies its High AA against the component (R118)."""
     if value(pack, AA_MATRIX)[mode] != HIGH_AA:
@@ -218,7 +213,7 @@ def proximity(pack: Pack, ships: Sequence[Mapping[str, Any]], mode: str) -> tupl
     drm = int(value(pack, AA_MODS)["proximity_fuse_drm"])
     now = game_month(pack)
     for s in ships:
-        navy = str(s.get("navy", ""))
+        navy = s.navy
         start = since.get(navy)
         if start is None or now < (int(start[0]), int(start[1])):
             continue

@@ -16,7 +16,6 @@ from typing import Any
 
 from pbem.core.errors import DataError
 from pbem.rulesets.witp.datapack import Pack as Pack
-from pbem.rulesets.witp.datapack import ShipClass, required_class
 
 # the pack's one reader is the TF rules'; the air rules reach it here
 from pbem.rulesets.witp.taskforces import value as value
@@ -140,11 +139,6 @@ def air_unit(pack: Pack, ap_type: str) -> AirUnit:
 
 def known_type(pack: Pack, ap_type: str) -> bool:
     return f"units/air-{ap_type}" in pack and f"units/ap-{ap_type}" in pack
-
-
-def ship_values(pack: Pack, ship: Mapping[str, Any]) -> ShipClass:
-    """The ship counter's values (units.ship-*, by its class)."""
-    return required_class(pack, str(ship.get("class", "")))
 
 
 @dataclass(frozen=True, slots=True)

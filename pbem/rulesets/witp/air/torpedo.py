@@ -10,14 +10,17 @@ night elite count too).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import replace
 
 from pbem.core.dice import Dice
+from pbem.core.sides import Side
 from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air import elite
-from pbem.rulesets.witp.air.ships import base_air
+from pbem.rulesets.witp.air.flying import FlyingElement, LaunchedPart
+from pbem.rulesets.witp.air.ships import air_at, holdings_at
 from pbem.rulesets.witp.air.tables import TORPEDO, Pack, air_unit, known_type, rounded, value
 from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.work import Work
 
 
 def armed(
@@ -75,33 +78,32 @@ def arm(
     pack: Pack,
     air: Mapping[str, int],
     best: Mapping[str, int],
-    part: Mapping[str, Any],
+    part: LaunchedPart,
     dice: Dice,
     purpose: str,
-) -> tuple[list[dict[str, Any]], TorpedoArming | None]:
+) -> tuple[tuple[FlyingElement, ...], TorpedoArming | None]:
     """7.10.1 at launch from a land base (R127): the part's torpedo (T) elements cut to
     the APs the block may arm, in plot order; the rest fly as level bombers (the
     default of 7.10.1) at their rated altitude. ``air``: the base's APs by type,
     ``best``: its elite. None: no torpedoes plotted, nothing rolled."""
-    elements = [dict(e) for e in part["elements"]]
-    plotted = sum(int(e["n"]) for e in elements if e["role"] == "T")
-    if part["carrier"] or not plotted:
-        return elements, None  # 7.10 note: trained carrier groups always carry them
-    present = _present(pack, air, int(part["mp"]))
+    plotted = sum(e.n for e in part.elements if e.role == "T")
+    if part.carrier or not plotted:
+        return part.elements, None  # 7.10 note: trained carrier groups always carry them
+    present = _present(pack, air, part.mp)
     majority = elite_majority(present, best)
     conditions = ("elite_majority",) if majority else ()
     allowed, roll, drm = armed(pack, sum(present.values()), dice, purpose, conditions)
     out, left = [], allowed
-    for e in elements:
-        k = min(int(e["n"]), left) if e["role"] == "T" else int(e["n"])
-        left -= k if e["role"] == "T" else 0
+    for e in part.elements:
+        k = min(e.n, left) if e.role == "T" else e.n
+        left -= k if e.role == "T" else 0
         if k:
-            out.append({**e, "n": k})
-        if int(e["n"]) - k:
-            rated = air_unit(pack, str(e["type"])).air.altitude or e["alt"]
-            out.append({**e, "n": int(e["n"]) - k, "role": "B", "alt": rated})
+            out.append(replace(e, n=k))
+        if e.n - k:
+            rated = air_unit(pack, e.type).air.altitude or e.alt
+            out.append(replace(e, n=e.n - k, role="B", alt=rated))
     fact = TorpedoArming(
-        part["base"],
+        part.base,
         sum(present.values()),
         majority,
         roll,
@@ -110,19 +112,16 @@ def arm(
         plotted,
         min(allowed, plotted),
     )
-    return out, fact
+    return tuple(out), fact
 
 
 def at_launch(
-    pack: Pack,
-    own: Mapping[str, Any],
-    part: Mapping[str, Any],
-    dice: Dice,
-    purpose: str,
-) -> tuple[list[dict[str, Any]], TorpedoArming | None]:
-    """``arm`` for a part launching from ``own``'s base, with its APs and elite."""
-    if part["carrier"]:
-        return [dict(e) for e in part["elements"]], None
-    _label, _hex, air, _carrier = base_air(own, str(part["base"]))
-    best = {t: elite.held(own, str(part["base"]), t) for t in air}
+    pack: Pack, work: Work, side: Side, part: LaunchedPart, dice: Dice, purpose: str
+) -> tuple[tuple[FlyingElement, ...], TorpedoArming | None]:
+    """``arm`` for a part launching from ``side``'s base, with its APs and elite."""
+    if part.carrier:
+        return part.elements, None
+    air = air_at(work, side, part.base)
+    holders = holdings_at(work, side, part.base)
+    best = {t: elite.held(holders, t) for t in air}
     return arm(pack, air, best, part, dice, purpose)

@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
 
-from pbem.rulesets.witp.air.ships import holdings, lose_counted, mark_by_type
+from pbem.core.sides import Side
+from pbem.rulesets.witp.air.flying import FlyingElement
+from pbem.rulesets.witp.air.ships import Holding, lose_counted, mark_by_type
+from pbem.rulesets.witp.work import Work
 
 KEY = "green"
 
@@ -46,59 +49,57 @@ def anti_ship(total: int) -> int:
     return math.ceil(total / 2)
 
 
-def held(own: Mapping[str, Any], base: str, ap_type: str) -> int:
-    """The green APs of ``ap_type`` at ``base`` (never more than it has)."""
-    return sum(
-        min(int(h.green.get(ap_type, 0)), int(h.aps.get(ap_type, 0))) for h in holdings(own, base)
-    )
+def held(holders: Sequence[Holding], ap_type: str) -> int:
+    """The green APs of ``ap_type`` the base's ``holders`` hold (never more than it has)."""
+    return sum(min(int(h.green.get(ap_type, 0)), int(h.aps.get(ap_type, 0))) for h in holders)
 
 
-def trained(own: Mapping[str, Any], base: str, ap_type: str) -> int:
-    total = sum(int(h.aps.get(ap_type, 0)) for h in holdings(own, base))
-    return total - held(own, base, ap_type)
+def trained(holders: Sequence[Holding], ap_type: str) -> int:
+    total = sum(int(h.aps.get(ap_type, 0)) for h in holders)
+    return total - held(holders, ap_type)
 
 
-def split(
-    own: Mapping[str, Any], base: str, elements: Sequence[Mapping[str, Any]]
-) -> list[dict[str, Any]]:
-    """The part's elements with their green APs split off (``green``: True), the
-    trained flying first; elite elements (7.11) are trained as they are."""
+def split(holders: Sequence[Holding], elements: Sequence[FlyingElement]) -> list[FlyingElement]:
+    """The part's elements (flying from the base ``holders`` hold) with their green
+    APs split off (``green``: True), the trained flying first; elite elements (7.11)
+    are trained as they are."""
     left: dict[str, int] = {}
-    out: list[dict[str, Any]] = []
+    out: list[FlyingElement] = []
     for e in elements:
-        t = str(e["type"])
-        if e.get("elite"):
-            left[t] = left.get(t, trained(own, base, t)) - int(e["n"])
-            out.append(dict(e))
+        if e.elite:
+            left[e.type] = left.get(e.type, trained(holders, e.type)) - e.n
+            out.append(e)
             continue
-        left.setdefault(t, trained(own, base, t))
-        k = min(int(e["n"]), max(0, left[t]))
-        left[t] -= k
+        left.setdefault(e.type, trained(holders, e.type))
+        k = min(e.n, max(0, left[e.type]))
+        left[e.type] -= k
         if k:
-            out.append(dict(e, n=k))
-        if int(e["n"]) - k:
-            out.append({**e, "n": int(e["n"]) - k, KEY: True})
+            out.append(replace(e, n=k))
+        if e.n - k:
+            out.append(replace(e, n=e.n - k, green=True))
     return out
 
 
-def cap_green(own: Mapping[str, Any], tf: str, ap_type: str, flying: int, busy: int) -> int:
-    """The CAP's green APs of a type: the TF's green its strikes (trained first)
-    did not take."""
-    spent = max(0, busy - trained(own, tf, ap_type))
-    return min(flying, max(0, held(own, tf, ap_type) - spent))
+def cap_green(holders: Sequence[Holding], ap_type: str, flying: int, busy: int) -> int:
+    """The CAP's green APs of a type: the TF's (``holders``) green its strikes
+    (trained first) did not take."""
+    spent = max(0, busy - trained(holders, ap_type))
+    return min(flying, max(0, held(holders, ap_type) - spent))
 
 
-def mark(cap: Sequence[Mapping[str, Any]], green: Mapping[str, int]) -> list[dict[str, Any]]:
+def mark(cap: Sequence[FlyingElement], green: Mapping[str, int]) -> list[FlyingElement]:
     """Each type's ``green`` CAP APs marked, level by level, lowest first (as the
     elite are, 7.11); an elite entry is trained."""
-    return mark_by_type(cap, green, KEY, marked_first=False, skip="elite")
+    return mark_by_type(
+        cap, green, lambda e: replace(e, green=True), marked_first=False, skip=lambda e: e.elite
+    )
 
 
-def strike_has_green_fighters(escorts: Sequence[Mapping[str, Any]]) -> bool:
-    return any(e.get(KEY) and int(e["n"]) > 0 for e in escorts)
+def strike_has_green_fighters(escorts: Sequence[FlyingElement]) -> bool:
+    return any(e.green and e.n > 0 for e in escorts)
 
 
-def lose(own: Mapping[str, Any], base: str, ap_type: str, n: int) -> None:
-    """``n`` green APs of ``ap_type`` eliminated: off the green count, and no record
-    keeps more green than APs."""
-    lose_counted(own, base, KEY, ap_type, n)
+def lose(work: Work, side: Side, base: str, ap_type: str, n: int) -> None:
+    """``n`` green APs of ``ap_type`` eliminated at ``side``'s ``base``: off the green
+    count, and no record keeps more green than APs."""
+    lose_counted(work, side, base, KEY, ap_type, n)

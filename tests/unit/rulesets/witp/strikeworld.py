@@ -22,6 +22,7 @@ from pbem.reports.context import Header, report_context
 from pbem.reports.render import render
 from pbem.rulesets.witp.air import naval_strike, plot
 from pbem.rulesets.witp.air.coordination import Ratings
+from pbem.rulesets.witp.air.strikes import AirStrike
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import (
     DISCLOSURES,
@@ -111,14 +112,14 @@ class Bases(dict[int, dict[str, Any]]):
 
 def strike(
     state: Mapping[str, Any], side: str = ALLIED, hexes: int = 6, suppress: int = 0
-) -> dict[str, Any]:
+) -> AirStrike:
     """``side``'s strike; ``suppress``: its loose escort's SUPPRESS (7.9), if any."""
     text = STRIKES[(side, hexes)]
     if suppress and text.endswith("LOOSE"):
         text += f" SUPPRESS {suppress}"
     p, errors = plot.judge(Knowledge.of(state, side), side, text)
     assert errors == [], errors
-    return next(iter(p.air_strikes.values())).to_json()
+    return next(iter(p.air_strikes.values()))
 
 
 def open_dice(seed: int) -> SeededDice:
@@ -412,9 +413,7 @@ def cap_order(state: Mapping[str, Any], case: Case, h: Hidden) -> dict[str, int]
     flies (the striker sees what fights there, 6.1.1), the world's elsewhere."""
     if case.cap_used is None:
         return None
-    flown = {
-        e["alt"] for p in strike(state, case.striker, case.hexes)["parts"] for e in p["elements"]
-    }
+    flown = {e.alt for p in strike(state, case.striker, case.hexes).parts for e in p.elements}
     return {lv: (case.cap_used if lv in flown else h.cap_unused)[lv] for lv in ("L", "M", "H")}
 
 

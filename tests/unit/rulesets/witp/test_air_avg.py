@@ -122,7 +122,7 @@ def _struck(seed: int) -> dict[str, Any]:
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     cover = [{"type": "P-40B", "n": 3, avg.KEY: True}]
     st, _ = naval_strike.resolve(
-        s, p.air_strikes["S1"].to_json(), dice, SecretDice(b"x" * 12, "s"), TIME, cover=cover
+        s, p.air_strikes["S1"], dice, SecretDice(b"x" * 12, "s"), TIME, cover=cover
     )
     return st
 

@@ -44,7 +44,7 @@ def _run(
 ) -> tuple[dict[str, Any], list[Any]]:
     p, errors = _judge(state, side, text)
     assert errors == [], errors
-    strike = next(iter(p.air_strikes.values())).to_json()
+    strike = next(iter(p.air_strikes.values()))
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     secret = SecretDice(bytes([seed + 1]) * 12, "secret")
     return naval_strike.resolve(state, strike, dice, secret, TIME, **kw)
@@ -283,7 +283,7 @@ def test_r135_r136_the_strike_report_tells_the_cap_order_and_the_contact_rolls(
     assert errors == []
     st, events = naval_strike.resolve(
         pby,
-        p.air_strikes["N1"].to_json(),
+        p.air_strikes["N1"],
         SeededDice(b"pby" * 6, "g", 1, "air2"),
         SecretDice(b"pby-secret", "secret"),
         "T1/air2/strike",

@@ -322,7 +322,7 @@ def _flown(
     real = naval_strike.resolve_into
 
     def spy(*a: Any, **k: Any) -> Any:
-        given.append(copy.deepcopy(a[1]))
+        given.append(a[1].to_json())  # the strike as it reached the target
         return real(*a, **k)
 
     mp.setattr(naval_strike, "resolve_into", spy)

@@ -5,22 +5,32 @@ their rated altitude (7.11.4); an elite AP eliminated leaves the count (7.11.2).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pbem.core.dice import SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import attack, elite, naval_strike, plot
+from pbem.rulesets.witp.air.flying import FlyingElement, LaunchedPart
+from pbem.rulesets.witp.air.ships import holdings, holdings_at
 from pbem.rulesets.witp.air.strike import aircombat
 from pbem.rulesets.witp.air.strike import cap as strike_cap
 from pbem.rulesets.witp.air.strike import losses as strike_losses
+from pbem.rulesets.witp.air.strikes import StrikePart
 from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
 from pbem.rulesets.witp.ruleset import WitpRuleset
+from pbem.rulesets.witp.work import Work
 
 from .conftest import SCENARIO
 from .test_air_naval_strike import STRIKE, TIME
 from .test_air_world import kido_butai, knowing, told, world
+
+
+def ap(**fields: Any) -> FlyingElement:
+    """APs in the air: one unmarked fighter at Low but for ``fields``."""
+    return FlyingElement(**{"type": "A6M2", "n": 1, "role": "F", "alt": "L", **fields})
 
 
 def _pack() -> StoredPack:
@@ -42,12 +52,9 @@ def test_7_11_1_the_scenario_embarks_its_elite_counts(witp: WitpRuleset) -> None
 
 def test_7_11_a_parts_aps_are_elite_up_to_what_its_base_holds() -> None:
     state = _elite_kido_butai()
-    own = state[PRIVATE]["japanese"]
-    got = elite.split(own, "TF1", [{"type": "D3A1", "n": 3, "alt": "M"}])
-    assert got == [
-        {"type": "D3A1", "n": 1, "alt": "M", "elite": True},
-        {"type": "D3A1", "n": 2, "alt": "M"},
-    ]
+    holders = holdings(state[PRIVATE]["japanese"], "TF1")
+    got = elite.split(holders, [ap(type="D3A1", n=3, alt="M")])
+    assert got == [ap(type="D3A1", n=1, alt="M", elite=True), ap(type="D3A1", n=2, alt="M")]
 
 
 def test_7_11_elite_a6m_plus_one_air_combat() -> None:
@@ -55,8 +62,8 @@ def test_7_11_elite_a6m_plus_one_air_combat() -> None:
     regular, best = aircombat.air_stacks(
         pack,
         [
-            {"type": "A6M2", "n": 1, "alt": "M"},
-            {"type": "A6M2", "n": 1, "alt": "M", "elite": True},
+            ap(type="A6M2", alt="M"),
+            ap(type="A6M2", alt="M", elite=True),
         ],
         "M",
         bombers=False,
@@ -68,8 +75,8 @@ def test_7_11_elite_a6m_plus_one_air_combat() -> None:
 def test_7_11_4_elite_level_bombers_lose_nothing_off_their_altitude() -> None:
     pack = public_pack(world()[PUBLIC])
     group = [
-        {"type": "D3A1", "n": 1, "alt": "H"},
-        {"type": "D3A1", "n": 1, "alt": "H", "elite": True},
+        ap(type="D3A1", alt="H"),
+        ap(type="D3A1", alt="H", elite=True),
     ]
     regular, best = aircombat.air_stacks(pack, group, "H", bombers=True)
     assert best.defence == 2 and regular.defence < best.defence  # rated M, flown H
@@ -77,23 +84,21 @@ def test_7_11_4_elite_level_bombers_lose_nothing_off_their_altitude() -> None:
 
 def test_7_11_elite_bombers_plus_two_anti_ship_each() -> None:
     public = _pack()
-    aps = [{"type": "D3A1", "n": 2, "role": "D", "range": "normal"}]
+    aps = [ap(type="D3A1", n=2, role="D", range="normal")]
     plain = attack.anti_ship(public, aps)
-    assert attack.anti_ship(public, [{**aps[0], "elite": True}]) == plain + 2 * 2
+    assert attack.anti_ship(public, [replace(aps[0], elite=True)]) == plain + 2 * 2
     # no bonus to a rating the type does not have (7.11 "+2 to ... rating")
-    torpedo = [{"type": "D3A1", "n": 2, "role": "T", "elite": True}]
+    torpedo = [ap(type="D3A1", n=2, role="T", elite=True)]
     assert attack.anti_ship(public, torpedo) == 0
 
 
 def test_7_11_2_an_elite_ap_eliminated_leaves_the_count() -> None:
-    state = _elite_kido_butai()
-    own = state[PRIVATE]["japanese"]
-    elite.lose(own, "TF1", "A6M2", 1)
-    assert elite.held(own, "TF1", "A6M2") == 1
-    strike_losses.elite_losses(
-        own, [{"base": "TF1", "elements": [], "escorts": [{"type": "A6M2", "n": 1}]}], {"A6M2": 3}
-    )
-    assert elite.held(own, "TF1", "A6M2") == 0
+    work = Work.begin(_elite_kido_butai())
+    elite.lose(work, JAPANESE, "TF1", "A6M2", 1)
+    assert elite.held(holdings_at(work, JAPANESE, "TF1"), "A6M2") == 1
+    part = LaunchedPart(StrikePart("TF1", "E2114", True, 6, ()), (), (ap(type="A6M2"),))
+    strike_losses.elite_losses(work, JAPANESE, [part], {"A6M2": 3})
+    assert elite.held(holdings_at(work, JAPANESE, "TF1"), "A6M2") == 0
 
 
 def _cap_told(state: dict[str, Any]) -> list[dict[str, Any]]:
@@ -106,17 +111,17 @@ def _strike_at_tf1(state: dict[str, Any], seed: int = 3, **kw: Any) -> dict[str,
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     secret = SecretDice(bytes([seed + 1]) * 12, "secret")
     got, _ = naval_strike.resolve(
-        state, next(iter(p.air_strikes.values())).to_json(), dice, secret, TIME, **kw
+        state, next(iter(p.air_strikes.values())), dice, secret, TIME, **kw
     )
     return got
 
 
 def test_7_11_elite_cap_is_split_off_level_by_level_lowest_first() -> None:
-    cap = [{"type": "A6M2", "n": 2, "alt": "L"}, {"type": "A6M2", "n": 2, "alt": "M"}]
+    cap = [ap(type="A6M2", n=2, alt="L"), ap(type="A6M2", n=2, alt="M")]
     assert strike_cap.elite_first(cap, {"A6M2": 3}) == [
-        {"type": "A6M2", "n": 2, "alt": "L", "elite": True},
-        {"type": "A6M2", "n": 1, "alt": "M", "elite": True},
-        {"type": "A6M2", "n": 1, "alt": "M"},
+        ap(type="A6M2", n=2, alt="L", elite=True),
+        ap(type="A6M2", n=1, alt="M", elite=True),
+        ap(type="A6M2", n=1, alt="M"),
     ]
 
 

@@ -4,11 +4,12 @@ ROLLED|FEWEST`` with the plot (none: FEWEST, the path passing the fewest ships).
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
 
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import entry, plot
 from pbem.rulesets.witp.air.display import Position
+from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge
 from pbem.rulesets.witp.ruleset import WitpRuleset
@@ -24,7 +25,7 @@ POSITIONS: dict[str, Position] = {
     "D3": ("inner", 3),
     "D4": ("outer", 1),
 }
-ELITE_WAVE = [{"type": "D3A1", "n": 2, "elite": True}, {"type": "D3A1", "n": 1}]
+ELITE_WAVE = [FlyingElement("D3A1", 2, "D", "M", elite=True), FlyingElement("D3A1", 1, "D", "M")]
 
 
 def _pack() -> StoredPack:
@@ -33,8 +34,8 @@ def _pack() -> StoredPack:
 
 def test_7_7_1_a_majority_of_elite_aps_half_is_none() -> None:
     assert entry.elite_majority(ELITE_WAVE)
-    assert not entry.elite_majority([{"type": "D3A1", "n": 1, "elite": True}, {"n": 1}])
-    assert not entry.elite_majority([{"type": "B5N2", "n": 2}])
+    assert not entry.elite_majority([replace(ELITE_WAVE[0], n=1), ELITE_WAVE[1]])
+    assert not entry.elite_majority([FlyingElement("B5N2", 2, "T", "L")])
 
 
 def test_7_7_1_the_arc_rolled_and_its_neighbours_round_the_outer_ring() -> None:
@@ -49,20 +50,19 @@ def test_7_7_1_fewest_takes_the_neighbour_whose_path_passes_fewest_ships() -> No
     core) 2; arc 2 (outer 2, inner 1, core) 3: the elite wave enters at 6."""
     public = _pack()
 
-    def arc(side: str, aps: list[dict[str, Any]], choice: str | None = None) -> int:
-        strike = {} if choice is None else {"entry": choice}
-        return entry.choose(public, POSITIONS, 1, "general", side, strike, aps)
+    def arc(side: str, aps: list[FlyingElement], choice: str | None = None) -> int:
+        return entry.choose(public, POSITIONS, 1, "general", side, choice, aps)
 
     assert arc(JAPANESE, ELITE_WAVE) == 6  # the default: FEWEST
     assert arc(JAPANESE, ELITE_WAVE, "rolled") == 1
-    assert arc(JAPANESE, [{"type": "D3A1", "n": 2}]) == 1  # no elite majority: the roll
-    assert arc(ALLIED, [{"type": "SBD-3", "n": 3, "elite": True}]) == 1  # Japanese only
+    assert arc(JAPANESE, [ELITE_WAVE[1]]) == 1  # no elite majority: the roll
+    assert arc(ALLIED, [FlyingElement("SBD-3", 3, "D", "M", elite=True)]) == 1  # Japanese only
 
 
 def test_7_7_1_ties_stay_at_the_arc_rolled() -> None:
     public = _pack()
     core_only: dict[str, Position] = {"CV": ("core", 1)}
-    assert entry.choose(public, core_only, 4, "general", JAPANESE, {}, ELITE_WAVE) == 4
+    assert entry.choose(public, core_only, 4, "general", JAPANESE, None, ELITE_WAVE) == 4
 
 
 def test_7_7_1_the_entry_order_is_judged(witp: WitpRuleset) -> None:
@@ -107,7 +107,7 @@ def test_7_7_1_the_elite_wave_enters_where_it_chose_told_to_both(witp: WitpRules
                 f["rolled"],
                 priority,
                 JAPANESE,
-                {},
+                None,
                 ELITE_WAVE,
             )
             assert f["entry_arc"] == best

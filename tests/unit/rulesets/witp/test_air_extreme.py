@@ -42,7 +42,7 @@ def _run(s: dict[str, Any], seed: int, face: int) -> tuple[dict[str, Any], list[
     p, errors = plot.judge(knowing(s, JAPANESE), JAPANESE, STRIKE)
     assert errors == []
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
-    return naval_strike.resolve(s, p.air_strikes["S1"].to_json(), dice, Always(face), TIME)  # type: ignore[arg-type]
+    return naval_strike.resolve(s, p.air_strikes["S1"], dice, Always(face), TIME)  # type: ignore[arg-type]
 
 
 def test_5_15_the_column_is_the_mp_flown_past_the_maximum_range() -> None:

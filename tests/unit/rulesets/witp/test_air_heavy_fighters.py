@@ -88,7 +88,7 @@ def test_4_2_1_hf_fly_cap_as_fighters() -> None:
     for seed in range(6):
         dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
         st, _ = naval_strike.resolve(
-            s, p.air_strikes["S1"].to_json(), dice, SecretDice(b"y" * 12, "s"), "T1/air1/strike"
+            s, p.air_strikes["S1"], dice, SecretDice(b"y" * 12, "s"), "T1/air1/strike"
         )
         fought += [c["type"] for f in told(st, ALLIED, "air-combat") for c in f["cap"]]
     assert fought and set(fought) == {"J1N1"}

@@ -8,10 +8,12 @@ from typing import Any
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import attack, naval_strike, plot, port
+from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE
 from pbem.rulesets.witp.ruleset import WitpRuleset
+from pbem.rulesets.witp.taskforces import Ship
 
 from .strikeworld import opened, report, resolved, strike_section
 from .test_air_world import PUBLIC_PACK, knowing, told, world
@@ -19,8 +21,8 @@ from .test_air_world import PUBLIC_PACK, knowing, told, world
 TIME = "T1/air1/strike"
 PUBLIC = public_pack({"pack": PUBLIC_PACK})
 STRIKE = "STRIKE S1 FROM TF2 4xSBD-3/D 2xTBD-1/T TARGET TF1\nESCORT S1 FROM TF2 2xF4F-3@M CLOSE"
-SHOKAKU = {"name": "Shokaku", "type": "CV", "class": "ship-cv-shokaku", "damage": 0}
-KATES = [{"type": "B5N2", "n": 3, "role": "T", "attack_alt": "L", "range": "normal"}]
+SHOKAKU = Ship("CV", "ship-cv-shokaku", name="Shokaku")
+KATES = [FlyingElement("B5N2", 3, "T", "L", attack_alt="L", range="normal")]
 
 
 def _run(s: dict[str, Any], seed: int) -> tuple[dict[str, Any], list[Any]]:
@@ -28,7 +30,7 @@ def _run(s: dict[str, Any], seed: int) -> tuple[dict[str, Any], list[Any]]:
     assert errors == []
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     secret = SecretDice(bytes([seed + 1]) * 12, "secret")
-    return naval_strike.resolve(s, p.air_strikes["S1"].to_json(), dice, secret, TIME)
+    return naval_strike.resolve(s, p.air_strikes["S1"], dice, secret, TIME)
 
 
 def _in_port(located: tuple[str, ...] = ("japanese:TF1",)) -> dict[str, Any]:
@@ -54,7 +56,7 @@ def test_10_1_2_the_ports_aa_is_added_to_the_ships_aa() -> None:
 def test_38_3_1_torpedo_aps_attack_ships_in_port_at_half_strength_rounded_down() -> None:
     at_sea = attack.resolve(
         PUBLIC,
-        dict(SHOKAKU),
+        SHOKAKU,
         KATES,
         ScriptedDice([6, 1, 3, 3]),
         "a",
@@ -63,7 +65,7 @@ def test_38_3_1_torpedo_aps_attack_ships_in_port_at_half_strength_rounded_down()
     )
     moored = attack.resolve(
         PUBLIC,
-        dict(SHOKAKU),
+        SHOKAKU,
         KATES,
         ScriptedDice([6, 1, 3, 3]),
         "a",
@@ -71,13 +73,13 @@ def test_38_3_1_torpedo_aps_attack_ships_in_port_at_half_strength_rounded_down()
         no_cap=False,
         in_port=True,
     )
-    assert at_sea["anti_ship"] == 12 and moored["anti_ship"] == 6  # 3 Kates x T 4, halved
+    assert at_sea.anti_ship == 12 and moored.anti_ship == 6  # 3 Kates x T 4, halved
 
 
 def test_38_3_1_the_in_port_surprise_attack_table_and_its_drms() -> None:
     def reduction(roll: int, wave: int, located: bool) -> int:
         got = port.surprise(PUBLIC, ScriptedDice([roll]), wave, located, "s")
-        return int(got["reduction"])
+        return got.reduction
 
     assert [reduction(r, 0, False) for r in range(1, 7)] == [0, 0, 1, 1, 2, 2]
     assert reduction(5, 1, False) == 1  # -1 for the second wave
@@ -89,7 +91,7 @@ def test_38_3_1_the_in_port_surprise_attack_table_and_its_drms() -> None:
 def test_38_3_1_surprise_lowers_the_speed_class_of_the_ship_attacked() -> None:
     plain = attack.resolve(
         PUBLIC,
-        dict(SHOKAKU),
+        SHOKAKU,
         KATES,
         ScriptedDice([6, 1, 3, 3]),
         "a",
@@ -98,7 +100,7 @@ def test_38_3_1_surprise_lowers_the_speed_class_of_the_ship_attacked() -> None:
     )
     surprised = attack.resolve(
         PUBLIC,
-        dict(SHOKAKU),
+        SHOKAKU,
         KATES,
         ScriptedDice([6, 1, 3, 3]),
         "a",
@@ -106,7 +108,7 @@ def test_38_3_1_surprise_lowers_the_speed_class_of_the_ship_attacked() -> None:
         no_cap=False,
         surprise=2,
     )
-    assert plain["speed_class"] == 3 and surprised["speed_class"] == 1
+    assert plain.speed_class == 3 and surprised.speed_class == 1
 
 
 def test_38_3_1_each_wave_rolls_for_surprise_told_to_both_and_applied() -> None:

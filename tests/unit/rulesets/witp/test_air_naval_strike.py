@@ -10,6 +10,7 @@ from pbem.core.dice import SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import naval_strike, plot
 from pbem.rulesets.witp.air.coordination import Ratings
+from pbem.rulesets.witp.air.strikes import AirStrike
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE
 
@@ -19,10 +20,10 @@ TIME = "T1/air1/strike"
 STRIKE = "STRIKE S1 FROM TF2 4xSBD-3/D 2xTBD-1/T TARGET TF1\nESCORT S1 FROM TF2 2xF4F-3@M CLOSE"
 
 
-def _strike(state: dict[str, Any], text: str = STRIKE, side: str = ALLIED) -> dict[str, Any]:
+def _strike(state: dict[str, Any], text: str = STRIKE, side: str = ALLIED) -> AirStrike:
     p, errors = plot.judge(knowing(state, side), side, text)
     assert errors == []
-    return next(iter(p.air_strikes.values())).to_json()
+    return next(iter(p.air_strikes.values()))
 
 
 def _run(

@@ -212,7 +212,7 @@ def _escorts_flown(
     real = naval_strike.resolve_into
 
     def spy(*a: Any, **k: Any) -> Any:
-        flown.append([e for p in a[1]["parts"] for e in p["escorts"]])
+        flown.append([e.to_json() for p in a[1].parts for e in p.escorts])
         return real(*a, **k)
 
     mp.setattr(naval_strike, "resolve_into", spy)

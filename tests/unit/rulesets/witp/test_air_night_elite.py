@@ -4,13 +4,14 @@ majority of land-based torpedo arming (7.10)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp.air import elite, torpedo
-from pbem.rulesets.witp.datapack import public_pack
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
+from pbem.rulesets.witp.air.flying import FlyingElement, LaunchedPart
+from pbem.rulesets.witp.air.ships import Holding, holdings
+from pbem.rulesets.witp.air.strikes import AirElement, StrikePart
+from pbem.rulesets.witp.knowledge import PRIVATE
+from pbem.rulesets.witp.work import Work
 
 from .test_air_world import world
 
@@ -22,31 +23,30 @@ RABAUL = {
         "night_elite": {"G4M1": 3},  # three of the four elite hold Night status
     }
 }
-BETTYS = [{"type": "G4M1", "n": 4, "role": "T", "alt": "L"}]
+BETTYS = [FlyingElement("G4M1", 4, "T", "L")]
 
 
-def _own() -> dict[str, Any]:
-    got: dict[str, Any] = world(bases={JAPANESE: RABAUL})[PRIVATE][JAPANESE]
-    return got
+def _holders() -> list[Holding]:
+    return holdings(world(bases={JAPANESE: RABAUL})[PRIVATE][JAPANESE], "Rabaul")
 
 
 def test_7_11_5_by_day_the_night_elite_fly_without_their_bonuses() -> None:
-    got = elite.split(_own(), "Rabaul", BETTYS)
-    assert [(e["n"], bool(e.get("elite"))) for e in got] == [(1, True), (3, False)]
+    got = elite.split(_holders(), BETTYS)
+    assert [(e.n, e.elite) for e in got] == [(1, True), (3, False)]
 
 
 def test_7_11_5_at_night_they_are_elite() -> None:
-    got = elite.split(_own(), "Rabaul", BETTYS, by_day=False)
-    assert [(e["n"], bool(e.get("elite"))) for e in got] == [(4, True)]
+    got = elite.split(_holders(), BETTYS, by_day=False)
+    assert [(e.n, e.elite) for e in got] == [(4, True)]
 
 
 def test_7_11_5_the_night_elite_count_for_torpedo_arming() -> None:
     """4 of the 6 G4M1 present are elite, 3 of them Night: still a majority, +1."""
     s = world(bases={JAPANESE: RABAUL})
-    part = {"base": "Rabaul", "carrier": False, "mp": 36, "elements": BETTYS}
-    _got, fact = torpedo.at_launch(
-        public_pack(s[PUBLIC]), s[PRIVATE][JAPANESE], part, ScriptedDice([1, 1]), "x"
-    )
+    plotted = StrikePart("Rabaul", "E2010", False, 36, (AirElement("G4M1", 4, "T", "L"),))
+    work = Work.begin(s)
+    part = LaunchedPart.of(plotted)
+    _got, fact = torpedo.at_launch(work.pack, work, JAPANESE, part, ScriptedDice([1, 1]), "x")
     assert fact is not None and fact.elite_majority and fact.drm == 1
 
 

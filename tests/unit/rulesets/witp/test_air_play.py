@@ -18,6 +18,7 @@ from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp import airplay, victory
 from pbem.rulesets.witp.air import admirals, naval_strike, sequencing
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
+from pbem.rulesets.witp.air.strikes import AirStrike
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import (
     DISCLOSURES,
@@ -257,8 +258,8 @@ def test_12_0_r95_a_carrier_tf_with_its_own_strike_plotted_is_sequenced(
     calls: list[dict[str, Any]] = []
     real = naval_strike.sequence_strike
 
-    def scripted(st: dict[str, Any], strike: dict[str, Any], *a: Any, **k: Any) -> Any:
-        calls.append(strike)
+    def scripted(st: Any, strike: AirStrike, *a: Any, **k: Any) -> Any:
+        calls.append(strike.to_json())
         _roll, events = real(st, strike, *a, **k)
         return result, events
 

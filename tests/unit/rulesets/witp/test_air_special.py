@@ -67,7 +67,7 @@ def test_5_8_a_contacted_moving_tf_reported_with_carriers_is_struck() -> None:
     assert [e.type for e in strike.parts[0].elements] == ["SBD-3", "TBD-1"]
     st, _ = naval_strike.resolve(
         s,
-        strike.to_json(),
+        strike,
         SeededDice(b"s" * 16, "g", 1, "n1"),
         SecretDice(b"t" * 12, "x"),
         "T1/naval1",
@@ -157,7 +157,7 @@ def test_5_8_2_a_successive_special_strike_rolls_the_apat_for_each_type() -> Non
     )
     st, _ = naval_strike.resolve(
         s,
-        strike.to_json(),
+        strike,
         SeededDice(b"u" * 16, "g", 1, "n1"),
         SecretDice(b"v" * 12, "x"),
         "T1/naval1",

@@ -5,6 +5,7 @@ suppressors and the cut in the wave's AA, and what each side is told."""
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -12,11 +13,14 @@ import pytest
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import naval_strike, plot, suppression
+from pbem.rulesets.witp.air.flying import FlyingElement, LaunchedPart
 from pbem.rulesets.witp.air.strikeplot import AirPlot
+from pbem.rulesets.witp.air.strikes import StrikePart, SuppressionAsk
 from pbem.rulesets.witp.air.tables import air_to_air
 from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
+from pbem.rulesets.witp.taskforces import Ship
 
 from .test_air_world import PUBLIC_PACK, knowing, ship, told, world
 
@@ -47,7 +51,7 @@ def _run(state: dict[str, Any], text: str, seed: int = 3) -> dict[str, Any]:
     assert errors == []
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     st, _ = naval_strike.resolve(
-        state, next(iter(p.air_strikes.values())).to_json(), dice, SecretDice(b"s" * 8, "x"), TIME
+        state, next(iter(p.air_strikes.values())), dice, SecretDice(b"s" * 8, "x"), TIME
     )
     return st
 
@@ -88,33 +92,32 @@ def test_7_9_a_bad_suppress_is_refused_naming_line_reason_and_rule(
 # --- the peel-off (7.9, R116) ----------------------------------------------------------
 
 
-def _parts(*escorts: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"base": "TF2", "hex": "E2016", "carrier": True, "escorts": list(escorts)}]
+def _parts(*escorts: FlyingElement) -> list[LaunchedPart]:
+    part = StrikePart("TF2", "E2016", True, 6, ())
+    return [LaunchedPart(part, (), tuple(escorts))]
 
 
-def _escort(n: int, posture: str = "loose", ask: int = 0, line: str = "a") -> dict[str, Any]:
-    e: dict[str, Any] = {"type": "F4F-3", "n": n, "role": "F", "alt": "M", "posture": posture}
-    if ask:
-        e["suppress"] = {"n": ask, "line": line}
-    return e
+def _escort(n: int, posture: str = "loose", ask: int = 0, line: str = "a") -> FlyingElement:
+    asked = SuppressionAsk(ask, line) if ask else None
+    return FlyingElement("F4F-3", n, "F", "M", posture=posture, suppress=asked)
 
 
 @pytest.mark.parametrize(("cap", "peeled"), [(0, 3), (2, 3), (3, 2), (4, 1), (5, 0), (9, 0)])
 def test_7_9_only_escorts_in_excess_of_the_cap_peel_off(cap: int, peeled: int) -> None:
     """4 loose (3 asked) and 1 close escort: at most escorts - CAP peel off."""
     fight, gone, fact = suppression.peel_off(_parts(_escort(4, ask=3), _escort(1, "close")), cap)
-    assert sum(e["n"] for e in gone) == peeled
-    assert sum(e["n"] for e in fight) == 5 - peeled
+    assert sum(e.n for e in gone) == peeled
+    assert sum(e.n for e in fight) == 5 - peeled
     assert fact is not None and fact.escorts == 5 and fact.cap == cap
     assert fact.peeled == ({"F4F-3": peeled} if peeled else {})
-    assert all(e["alt"] == "L" and e[suppression.KEY] for e in gone)
+    assert all(e.alt == "L" and e.suppressing and e.base == "TF2" for e in gone)
 
 
 def test_7_9_a_line_split_into_elite_and_regular_asks_once() -> None:
     """7.11: a line split in two keeps one ask (its line id), elite first."""
-    elite = {**_escort(1, ask=2, line="x"), "elite": True}
+    elite = replace(_escort(1, ask=2, line="x"), elite=True)
     _fight, gone, fact = suppression.peel_off(_parts(elite, _escort(3, ask=2, line="x")), 0)
-    assert [(e["n"], bool(e.get("elite"))) for e in gone] == [(1, True), (1, False)]
+    assert [(e.n, e.elite) for e in gone] == [(1, True), (1, False)]
     assert fact is not None and fact.asked == 2
 
 
@@ -123,15 +126,15 @@ def test_7_9_nothing_asked_nothing_told() -> None:
     assert (gone, fact) == ([], None) and fight == [_escort(4)]
 
 
-def _ap(t: str, role: str, alt: str, hexid: str = "E2016") -> dict[str, Any]:
-    return {"type": t, "n": 1, "role": role, "alt": alt, "hex": hexid}
+def _ap(t: str, role: str, alt: str, hexid: str = "E2016") -> FlyingElement:
+    return FlyingElement(t, 1, role, alt, hex=hexid)
 
 
 def test_7_9_1_suppressors_join_the_first_low_wave_of_their_hex_else_its_first() -> None:
     dive = [_ap("SBD-3", "D", "M")]
     torpedo = [_ap("TBD-1", "T", "L")]
     other = [_ap("SBD-3", "D", "M", "E1111")]
-    gone = [{**_ap("F4F-3", "F", "L"), suppression.KEY: True}]
+    gone = [replace(_ap("F4F-3", "F", "L"), suppressing=True)]
     assert list(suppression.attach([dive, torpedo], gone)) == [1]
     assert list(suppression.attach([other, dive], gone)) == [1]  # its own hex (7.6.1)
     assert suppression.attach([other], gone) == {}  # no bombers of its hex left: home
@@ -147,19 +150,19 @@ def test_7_9_1_suppression_strength_by_target_ring_rounded_up(ring: str, adjuste
 
 def test_7_9_1_suppression_ring_roll_reads_the_air_to_air_crt() -> None:
     """2 F4F-3 (4 each at Low: one level below their M rating costs nothing, 5.2.1)."""
-    group = [{"type": "F4F-3", "n": 2, "role": "F", "alt": "L", "range": "normal"}]
+    group = [FlyingElement("F4F-3", 2, "F", "L", range="normal")]
     assert suppression.strength(PUBLIC_, group) == 8
     for ring, adjusted in (("core", 8), ("inner", 6), ("outer", 3)):
         got = suppression.roll(PUBLIC_, group, ring, ScriptedDice([6, 5]), "t")
         low, high = air_to_air(PUBLIC_, adjusted, 2, 11)
-        assert (got["adjusted"], got["roll"], got["low"], got["high"]) == (adjusted, 11, low, high)
+        assert (got.adjusted, got.roll, got.low, got.high) == (adjusted, 11, low, high)
     core = suppression.roll(PUBLIC_, group, "core", ScriptedDice([6, 5]), "t")
     outer = suppression.roll(PUBLIC_, group, "outer", ScriptedDice([6, 5]), "t")
-    assert core["low"] > outer["low"]  # the ring matters (illustrative CRT: 3/1 v 1/0)
+    assert core.low > outer.low  # the ring matters (illustrative CRT: 3/1 v 1/0)
 
 
 def test_7_9_1_the_left_number_cuts_the_low_aa_the_right_the_high() -> None:
-    result = {"low": 3, "high": 1}
+    result = suppression.Suppression("core", 2, 8, 8, 11, 3, 1)
     assert [suppression.reduction(PUBLIC_, m, result) for m in ("L", "DB", "M", "H")] == [
         3,
         3,
@@ -227,8 +230,8 @@ def _dated(month: str) -> StoredPack:
     return public_pack({"pack": {**PUBLIC_PACK, "scenario/map-start": {"value": month, **ITEM}}})
 
 
-def _navy(navy: str) -> dict[str, Any]:
-    return {**ship("Astoria", "CA", "ship-ca-new-orleans"), "navy": navy}
+def _navy(navy: str) -> Ship:
+    return Ship.from_json({**ship("Astoria", "CA", "ship-ca-new-orleans"), "navy": navy})
 
 
 @pytest.mark.parametrize(
@@ -277,7 +280,7 @@ def test_10_1_1_proximity_fuses_in_a_strike_from_the_scenario_date() -> None:
         dice = SeededDice(b"\x05" * 16, "g", 1, "air1")
         st, _ = naval_strike.resolve(
             state,
-            next(iter(p.air_strikes.values())).to_json(),
+            next(iter(p.air_strikes.values())),
             dice,
             SecretDice(b"s" * 8, "x"),
             TIME,

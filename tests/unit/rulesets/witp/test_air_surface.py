@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pbem.core.dice import ScriptedDice
 from pbem.rulesets.witp.air import aa, attack, critical, display
+from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.datapack import StoredPack, public_pack
+from pbem.rulesets.witp.taskforces import Ship
 
 from .test_air_world import PUBLIC_PACK, kido_butai, ship
 
@@ -14,11 +17,21 @@ PUBLIC = {"pack": PUBLIC_PACK}
 PACK = public_pack(PUBLIC)
 
 
-def big_tf() -> list[dict[str, Any]]:
+def big_tf() -> list[Ship]:
     out = kido_butai()
     out += [ship(f"DD{i}", "DD", "ship-dd-ijn-fleet") for i in range(14)]
     out += [ship("Toho Maru", "AO", "ship-ao-ijn")]
-    return out
+    return [Ship.from_json(s) for s in out]
+
+
+def ap(**fields: Any) -> FlyingElement:
+    """APs in the air: an unmarked SBD-3 dive bomber at Low but for ``fields``."""
+    return FlyingElement(**{"type": "SBD-3", "n": 1, "role": "D", "alt": "L", **fields})
+
+
+def carrier(damage: int = 0) -> Ship:
+    """Shokaku, at ``damage``."""
+    return Ship.from_json(kido_butai(damage)[0])
 
 
 def test_7_2_3_core_first_four_to_an_arc_then_inner_then_outer_evenly() -> None:
@@ -61,16 +74,16 @@ def test_7_7_4_only_ships_on_the_path_fire() -> None:
 
 
 def test_10_1_aa_matrix_and_damage_halving() -> None:
-    cv = kido_butai()[0]
+    cv = carrier()
     assert aa.ship_aa(PACK, cv, "L") == 6 and aa.ship_aa(PACK, cv, "H") == 4
-    assert aa.ship_aa(PACK, {**cv, "damage": 2}, "DB") == 3
+    assert aa.ship_aa(PACK, carrier(2), "DB") == 3
     assert aa.strength(PACK, [cv, cv], "L", night=True) == 6  # 14.2.2: half
 
 
 def test_10_1_1_combined_wave_with_a_low_component_shifts_1l() -> None:
     wave = [
-        {"type": "SBD-3", "n": 3, "role": "D", "aa_mode": "DB"},
-        {"type": "TBD-1", "n": 2, "role": "T", "aa_mode": "L"},
+        ap(type="SBD-3", n=3, role="D", aa_mode="DB"),
+        ap(type="TBD-1", n=2, role="T", aa_mode="L"),
     ]
     cols, drm, why = aa.modifiers(PACK, wave, wave[:1], night=False, later_wave_after_inner=True)
     assert (cols, drm) == (-2, 0) and len(why) == 2
@@ -78,13 +91,13 @@ def test_10_1_1_combined_wave_with_a_low_component_shifts_1l() -> None:
 
 def test_10_1_1_a_combined_wave_at_least_half_elite_bombers_takes_the_elite_drm() -> None:
     wave = [
-        {"type": "D3A1", "n": 2, "role": "D", "aa_mode": "DB", "elite": True},
-        {"type": "B5N2", "n": 2, "role": "T", "aa_mode": "L"},
-        {"type": "A6M2", "n": 9, "role": "F", "aa_mode": "L", "elite": True},
+        ap(type="D3A1", n=2, role="D", aa_mode="DB", elite=True),
+        ap(type="B5N2", n=2, role="T", aa_mode="L"),
+        ap(type="A6M2", n=9, role="F", aa_mode="L", elite=True),
     ]
     cols, drm, why = aa.modifiers(PACK, wave, wave[:1], night=False, later_wave_after_inner=False)
     assert (cols, drm) == (-1, -1) and "elite" in why[-1]  # the fighters are not counted
-    regulars = [{**wave[0], "n": 1}, {**wave[1], "n": 3}]
+    regulars = [replace(wave[0], n=1), replace(wave[1], n=3)]
     assert (
         aa.modifiers(PACK, regulars, regulars[1:], night=False, later_wave_after_inner=False)[1]
         == 0
@@ -92,15 +105,15 @@ def test_10_1_1_a_combined_wave_at_least_half_elite_bombers_takes_the_elite_drm(
 
 
 def test_10_1_1_an_elite_wave_not_combined_takes_no_elite_drm() -> None:
-    wave = [{"type": "D3A1", "n": 6, "role": "D", "aa_mode": "DB", "elite": True}]
+    wave = [ap(type="D3A1", n=6, role="D", aa_mode="DB", elite=True)]
     assert aa.modifiers(PACK, wave, wave, night=False, later_wave_after_inner=False)[1] == 0
 
 
 def test_10_1_1_a_single_elite_ap_under_fire_takes_minus_1() -> None:
-    one = [{"type": "B5N2", "n": 1, "role": "T", "aa_mode": "L", "elite": True}]
+    one = [ap(type="B5N2", n=1, role="T", aa_mode="L", elite=True)]
     cols, drm, why = aa.modifiers(PACK, one, one, night=False, later_wave_after_inner=False)
     assert (cols, drm) == (0, -1) and why == ["a single elite AP -1"]
-    regular = [{**one[0], "elite": False}]
+    regular = [replace(one[0], elite=False)]
     assert aa.modifiers(PACK, regular, regular, night=False, later_wave_after_inner=False)[1] == 0
 
 
@@ -109,15 +122,15 @@ def test_10_1_1_a_first_wave_of_one_or_two_aps_takes_half_the_differential() -> 
 
 
 def test_10_1_aa_losses_are_taken_from_the_component_at_random() -> None:
-    comp = [{"type": "SBD-3", "n": 3}, {"type": "TBD-1", "n": 2}]
+    comp = [ap(type="SBD-3", n=3), ap(type="TBD-1", n=2)]
     res = aa.fire(PACK, 30, comp, 0, 0, ScriptedDice([6, 6] + [1] * 30), "x")
-    assert sum(res["eliminated"].values()) == 5  # "7/5": all five lost, none left to abort
-    assert res["aborted"] == {}
+    assert sum(res.eliminated.values()) == 5  # "7/5": all five lost, none left to abort
+    assert res.aborted == {}
 
 
 def test_7_8_2_torpedo_and_dive_bombers_make_a_combined_attack() -> None:
-    assert attack.combined([{"role": "T", "n": 1}, {"role": "D", "n": 1}])
-    assert not attack.combined([{"role": "T", "n": 2}])
+    assert attack.combined([ap(role="T", n=1), ap(role="D", n=1)])
+    assert not attack.combined([ap(role="T", n=2)])
 
 
 def _with_start(start: str) -> StoredPack:
@@ -138,12 +151,12 @@ def _with_start(start: str) -> StoredPack:
 
 def test_7_8_2_b_skip_bombing_b_25s_with_dive_bombers_from_march_1943() -> None:
     wave = [
-        {"type": "B-25C", "n": 2, "role": "B", "attack_alt": "L"},
-        {"type": "SBD-3", "n": 1, "role": "D", "attack_alt": "L"},
+        ap(type="B-25C", n=2, role="B", attack_alt="L"),
+        ap(type="SBD-3", n=1, role="D", attack_alt="L"),
     ]
     assert attack.combined(wave, _with_start("mar1943"))
     assert not attack.combined(wave, _with_start("may1942"))  # before skip-bombing
-    high = [{**wave[0], "attack_alt": "M"}, wave[1]]
+    high = [replace(wave[0], attack_alt="M"), wave[1]]
     assert not attack.combined(high, _with_start("mar1943"))  # at low only
     alone = [wave[0]]
     assert not attack.combined(alone, _with_start("mar1943"))  # with D or FB only
@@ -151,29 +164,26 @@ def test_7_8_2_b_skip_bombing_b_25s_with_dive_bombers_from_march_1943() -> None:
 
 def test_7_8_2_b_elite_g4ms_the_majority_of_the_low_level_bombers() -> None:
     public = _with_start("may1942")
-    dive = {"type": "D3A1", "n": 1, "role": "D", "attack_alt": "L"}
-    best = {"type": "G4M1", "n": 2, "role": "B", "attack_alt": "L", "elite": True}
-    plain = {"type": "G4M1", "n": 2, "role": "B", "attack_alt": "L"}
+    dive = ap(type="D3A1", n=1, role="D", attack_alt="L")
+    best = ap(type="G4M1", n=2, role="B", attack_alt="L", elite=True)
+    plain = ap(type="G4M1", n=2, role="B", attack_alt="L")
     assert attack.combined([best, dive], public)
     assert not attack.combined([best, plain, dive], public)  # half is not a majority
-    assert attack.combined([best, {**plain, "n": 1}, dive], public)
+    assert attack.combined([best, replace(plain, n=1), dive], public)
     assert not attack.combined([plain, dive], public)
 
 
 def test_7_8_1_step_4_attack_altitude_majority_ties_to_the_attacker() -> None:
-    aps = [{"n": 2, "attack_alt": "L"}, {"n": 2, "attack_alt": "H"}]
+    aps = [ap(n=2, attack_alt="L"), ap(n=2, attack_alt="H")]
     assert attack.attack_altitude(PACK, aps) == "L"
-    assert (
-        attack.attack_altitude(PACK, [{"n": 3, "attack_alt": "H"}, {"n": 1, "attack_alt": "L"}])
-        == "H"
-    )
+    assert attack.attack_altitude(PACK, [ap(n=3, attack_alt="H"), ap(n=1, attack_alt="L")]) == "H"
 
 
 def test_7_8_1_a_combined_attack_on_a_carrier_from_step_2_to_7() -> None:
-    cv = kido_butai()[0]
+    cv = carrier()
     wave = [
-        {"type": "SBD-3", "n": 4, "role": "D", "range": "normal", "attack_alt": "L"},
-        {"type": "TBD-1", "n": 2, "role": "T", "range": "normal", "attack_alt": "L"},
+        ap(type="SBD-3", n=4, role="D", range="normal", attack_alt="L"),
+        ap(type="TBD-1", n=2, role="T", range="normal", attack_alt="L"),
     ]
     # anti-torpedo 2D6 (1, 3): 1 < rating 2, torpedo 6 - 3 = 3; total 12 + 3 = 15;
     # speed class 3 - 1 (combined) - 1 (no CAP) = 1; 1D6 6 -> x2.0 = 30 points;
@@ -181,18 +191,18 @@ def test_7_8_1_a_combined_attack_on_a_carrier_from_step_2_to_7() -> None:
     rec = attack.resolve(
         PACK, cv, wave, ScriptedDice([1, 3, 6, 3]), "x", is_combined=True, no_cap=True
     )
-    assert rec["anti_torpedo"] == {"dice": [1, 3], "rating": 2, "torpedo": 3}
-    assert (rec["anti_ship"], rec["speed_class"], rec["damage_points"]) == (15, 1, 30)
-    assert (rec["odds"], rec["result"], cv["damage"]) == ("5:1+", "D3", 3)
+    assert rec.to_json()["anti_torpedo"] == {"dice": [1, 3], "rating": 2, "torpedo": 3}
+    assert (rec.anti_ship, rec.speed_class, rec.damage_points) == (15, 1, 30)
+    assert (rec.odds, rec.result, rec.damage) == ("5:1+", "D3", 3)
 
 
 def test_7_8_1_torpedo_value_never_below_1() -> None:
-    cv = kido_butai()[0]
-    wave = [{"type": "TBD-1", "n": 1, "role": "T", "range": "normal", "attack_alt": "L"}]
+    cv = carrier()
+    wave = [ap(type="TBD-1", n=1, role="T", range="normal", attack_alt="L")]
     rec = attack.resolve(
         PACK, cv, wave, ScriptedDice([1, 6, 1, 1]), "x", is_combined=False, no_cap=False
     )
-    assert rec["anti_torpedo"]["torpedo"] == 1
+    assert rec.anti_torpedo is not None and rec.anti_torpedo.torpedo == 1
 
 
 def test_7_6_2_waves_from_another_hex_combine_if_close_enough_or_on_the_roll() -> None:
@@ -202,13 +212,12 @@ def test_7_6_2_waves_from_another_hex_combine_if_close_enough_or_on_the_roll() -
 
 
 def test_16_7_critical_hits_roll_again_and_only_doubles_are_told() -> None:
-    cv = {**kido_butai()[0], "damage": 1}
-    rolls = critical.roll(PACK, cv, ScriptedDice([5, 5, 6, 4, 2, 3]), "x")
-    assert [r["critical"] for r in rolls] == [True, True, False]
-    assert cv["damage"] == 3
-    assert [r["dice"] for r in critical.told_to_enemy(rolls)] == [[5, 5]]
+    rolls = critical.roll(PACK, carrier(1), ScriptedDice([5, 5, 6, 4, 2, 3]), "x")
+    assert [r.critical for r in rolls] == [True, True, False]
+    assert rolls[-1].damage == 3
+    assert [r.dice for r in critical.told_to_enemy(rolls)] == [(5, 5)]
 
 
 def test_16_7_1_merchant_shipping_never_rolls() -> None:
-    assert not critical.rolls_for(PACK, {"type": "MSU"})
-    assert critical.rolls_for(PACK, {"type": "DD"})
+    assert not critical.rolls_for(PACK, Ship("MSU"))
+    assert critical.rolls_for(PACK, Ship("DD"))

@@ -6,11 +6,11 @@ carrier groups always carry them."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import naval_strike, plot, torpedo
+from pbem.rulesets.witp.air.flying import LaunchedPart
+from pbem.rulesets.witp.air.strikes import AirElement, StrikePart
 from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PUBLIC
@@ -21,16 +21,12 @@ from .test_air_world import told, world
 ONE = [1, 1]  # draws.d10 from a pair of 1D6: (1, 1) reads 1
 
 
-def _part(n: int, carrier: bool = False) -> dict[str, Any]:
-    return {
-        "base": "Rabaul",
-        "carrier": carrier,
-        "mp": 36,
-        "elements": [
-            {"type": "G4M1", "n": n, "role": "T", "alt": "L", "range": "normal"},
-            {"type": "A6M2", "n": 1, "role": "FB", "alt": "L", "range": "normal"},
-        ],
-    }
+def _part(n: int, carrier: bool = False, mp: int = 36) -> LaunchedPart:
+    elements = (
+        AirElement("G4M1", n, "T", "L", range="normal"),
+        AirElement("A6M2", 1, "FB", "L", range="normal"),
+    )
+    return LaunchedPart.of(StrikePart("Rabaul", "E2010", carrier, mp, elements))
 
 
 def _pack() -> StoredPack:
@@ -41,7 +37,7 @@ def test_7_10_1_the_block_beyond_its_percentage_flies_with_bombs() -> None:
     """10 G4M1 present, none elite, 1D10 = 1: 10% of 10 = 1 may carry torpedoes; of 4
     plotted with torpedoes 3 fly as level bombers at their rated altitude."""
     got, fact = torpedo.arm(_pack(), {"G4M1": 10}, {}, _part(4), ScriptedDice(ONE), "x")
-    assert got == [
+    assert [e.to_json() for e in got] == [
         {"type": "G4M1", "n": 1, "role": "T", "alt": "L", "range": "normal"},
         {"type": "G4M1", "n": 3, "role": "B", "alt": "M", "range": "normal"},
         {"type": "A6M2", "n": 1, "role": "FB", "alt": "L", "range": "normal"},
@@ -55,7 +51,7 @@ def test_7_10_elite_majority_takes_the_charts_drm() -> None:
     """6 of 10 present elite: +1, 20% of 10 = 2 may carry torpedoes (7.10, 7.11.5)."""
     got, fact = torpedo.arm(_pack(), {"G4M1": 10}, {"G4M1": 6}, _part(4), ScriptedDice(ONE), "x")
     assert fact is not None and fact.elite_majority and fact.drm == 1
-    assert [(e["role"], e["n"]) for e in got if e["type"] == "G4M1"] == [("T", 2), ("B", 2)]
+    assert [(e.role, e.n) for e in got if e.type == "G4M1"] == [("T", 2), ("B", 2)]
 
 
 def test_7_10_half_elite_is_no_majority() -> None:
@@ -66,7 +62,7 @@ def test_7_10_half_elite_is_no_majority() -> None:
 def test_7_10_1_only_aps_within_torpedo_range_count_as_present() -> None:
     """The G4M1 reaches 96 MP with torpedoes, the B5N2 42: at 60 MP only the G4M1s
     count (7.10.1 Notes), fighters never."""
-    part = {**_part(1), "mp": 60}
+    part = _part(1, mp=60)
     _got, fact = torpedo.arm(
         _pack(), {"G4M1": 3, "B5N2": 5, "A6M2": 9}, {}, part, ScriptedDice(ONE), "x"
     )
@@ -76,8 +72,8 @@ def test_7_10_1_only_aps_within_torpedo_range_count_as_present() -> None:
 def test_7_10_carrier_groups_and_strikes_without_torpedoes_roll_nothing() -> None:
     public = _pack()
     got, fact = torpedo.arm(public, {"G4M1": 10}, {}, _part(4, carrier=True), ScriptedDice([]), "x")
-    assert fact is None and got == _part(4)["elements"]
-    bombs = {**_part(0)}
+    assert fact is None and got == _part(4).elements
+    bombs = _part(0)
     _got, fact = torpedo.arm(public, {"G4M1": 10}, {}, bombs, ScriptedDice([]), "x")
     assert fact is None
 
@@ -93,7 +89,7 @@ def test_7_10_1_a_land_based_strike_arms_at_launch_told_to_its_side() -> None:
     assert errors == []
     dice = SeededDice(b"t" * 16, "g", 1, "air1")
     st, _ = naval_strike.resolve(
-        s, p.air_strikes["S1"].to_json(), dice, SecretDice(b"s" * 12, "s"), "T1/air1/strike"
+        s, p.air_strikes["S1"], dice, SecretDice(b"s" * 12, "s"), "T1/air1/strike"
     )
     (fact,) = told(st, JAPANESE, "torpedo-arming")
     assert not told(st, ALLIED, "torpedo-arming")  # the launching side's own roll

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import attack, naval_strike, plot, training
 from pbem.rulesets.witp.air.combat import Stack, resolve_level
+from pbem.rulesets.witp.air.flying import FlyingElement
+from pbem.rulesets.witp.air.ships import holdings
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE
@@ -27,7 +30,7 @@ def _run(s: dict[str, Any], seed: int) -> tuple[dict[str, Any], list[Any]]:
     assert errors == []
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     secret = SecretDice(bytes([seed + 1]) * 12, "secret")
-    return naval_strike.resolve(s, p.air_strikes["S1"].to_json(), dice, secret, TIME)
+    return naval_strike.resolve(s, p.air_strikes["S1"], dice, secret, TIME)
 
 
 def _green(s: dict[str, Any], side: str, tf: str, **counts: int) -> None:
@@ -42,9 +45,9 @@ def test_58_2_1_green_strengths_are_halved_rounded_up() -> None:
     assert training.air_combat(3, bomber=True) == 2  # a bomber: not below 2
     assert training.air_combat(2, bomber=True) == 2 and training.air_combat(1, bomber=True) == 1
     assert training.return_fire(3) == 2 and training.return_fire(1) == 1  # not below 1
-    sbd = {"type": "SBD-3", "n": 3, "role": "D", "range": "normal"}
+    sbd = FlyingElement("SBD-3", 3, "D", "M", range="normal")
     trained = attack.anti_ship(PUBLIC, [sbd])
-    assert attack.anti_ship(PUBLIC, [{**sbd, "green": True}]) == (trained + 1) // 2
+    assert attack.anti_ship(PUBLIC, [replace(sbd, green=True)]) == (trained + 1) // 2
 
 
 def test_6_3_1_air_combat_losses_fall_on_the_green_first() -> None:
@@ -80,10 +83,10 @@ def test_58_2_1_a_strike_with_green_fighters_never_receives_the_bounce() -> None
 def test_58_2_1_a_part_flies_its_trained_aps_first_then_its_green() -> None:
     s = world()
     _green(s, ALLIED, "TF2", SBD_3=2)  # Yorktown and Lexington: 3 SBDs each, 2 green
-    own = s[PRIVATE][ALLIED]
-    got = training.split(own, "TF2", [{"type": "SBD-3", "n": 5, "alt": "M"}])
-    assert [(e["n"], bool(e.get("green"))) for e in got] == [(2, False), (3, True)]
-    assert training.held(own, "TF2", "SBD-3") == 4 and training.trained(own, "TF2", "SBD-3") == 2
+    holders = holdings(s[PRIVATE][ALLIED], "TF2")
+    got = training.split(holders, [FlyingElement("SBD-3", 5, "D", "M")])
+    assert [(e.n, e.green) for e in got] == [(2, False), (3, True)]
+    assert training.held(holders, "SBD-3") == 4 and training.trained(holders, "SBD-3") == 2
 
 
 def test_58_2_1_green_aps_fight_halved_and_their_losses_leave_the_green_count() -> None:
@@ -101,7 +104,7 @@ def test_58_2_1_green_aps_fight_halved_and_their_losses_leave_the_green_count() 
         for ship in own["tfs"]["TF2"]["ships"]:
             if ship.get("air"):
                 assert ship["green"]["SBD-3"] <= ship["air"]["SBD-3"]
-        assert training.held(own, "TF2", "SBD-3") == sum(
+        assert training.held(holdings(own, "TF2"), "SBD-3") == sum(
             x["air"]["SBD-3"] for x in own["tfs"]["TF2"]["ships"] if x.get("air")
         )
     assert seen

@@ -6,15 +6,16 @@ fly no later CAP this phase (5.1.1, 5.3.6); the surviving bombers go on."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 from pbem.core.events import Event
-from pbem.rulesets.witp.air import altitude, avg, combat, elite, training
+from pbem.rulesets.witp.air import altitude, combat, elite, training
 from pbem.rulesets.witp.air import cover as cover_rules
-from pbem.rulesets.witp.air.ships import take_losses
-from pbem.rulesets.witp.air.strike.cap import Cap, grounded
-from pbem.rulesets.witp.air.strike.launch import Element, Launch
+from pbem.rulesets.witp.air.flying import FlyingElement
+from pbem.rulesets.witp.air.ships import ground, lose
+from pbem.rulesets.witp.air.strike.cap import Cap
+from pbem.rulesets.witp.air.strike.launch import Launch
 from pbem.rulesets.witp.air.strike.losses import Losses
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.air.tables import Pack, air_unit
@@ -28,7 +29,7 @@ class AirCombat:
     carrier), whether no CAP attacked a bomber (7.8.1 Step 3 **), and the strike's
     losses so far."""
 
-    survivors: tuple[Element, ...]
+    survivors: tuple[FlyingElement, ...]
     no_cap: bool
     losses: Losses
 
@@ -63,17 +64,17 @@ class AirCombatAtLevel(Fact, kind="air-combat"):
 
 
 def air_stacks(
-    pack: Pack, group: Sequence[Mapping[str, Any]], level: str, *, bombers: bool
+    pack: Pack, group: Sequence[FlyingElement], level: str, *, bombers: bool
 ) -> list[combat.Stack]:
     """``group``'s APs flying at ``level`` as air combat stacks (5.2, 7.11); shared
     with air/intercept.py (R123)."""
     out = []
     for e in group:
-        if e["alt"] != level or int(e["n"]) < 1:
+        if e.alt != level or e.n < 1:
             continue
-        t, best, green = str(e["type"]), bool(e.get(elite.KEY)), bool(e.get(training.KEY))
+        t, best, green = e.type, e.elite, e.green
         air = air_unit(pack, t).air
-        base = air.at(e.get("range", "normal"))
+        base = air.at(e.flown)
         base += elite.air_combat(pack, t) if best else 0  # 7.11: elite A6M +1
         if bombers:
             d = altitude.bomber_strength(
@@ -86,14 +87,13 @@ def air_stacks(
             rf = air.return_fire
             if green:  # 58.2.1: halved, rounded up, not below 2 (return fire 1)
                 d, rf = training.air_combat(d, bomber=True), training.return_fire(rf)
-            out.append(combat.Stack(t, int(e["n"]), rf, d, False, elite=best, green=green))
+            out.append(combat.Stack(t, e.n, rf, d, False, elite=best, green=green))
         else:
             s = altitude.fighter_strength(pack, base, air.altitude, level)
             s = training.air_combat(s, bomber=False) if green else s  # 58.2.1
-            fly = bool(e.get(avg.KEY))  # 6.2.3
             hf = "HF" in air_unit(pack, t).roles  # 4.2.1: -1 against enemy F types
-            out.append(
-                combat.Stack(t, int(e["n"]), s, s, True, elite=best, green=green, avg=fly, heavy=hf)
+            out.append(  # 6.2.3: the AVG
+                combat.Stack(t, e.n, s, s, True, elite=best, green=green, avg=e.avg, heavy=hf)
             )
     return out
 
@@ -104,11 +104,16 @@ def stacks_told(stacks: Sequence[combat.Stack]) -> list[dict[str, Any]]:
 
 
 def air_combat(
-    r: Resolution, launch: Launch, cap: Cap, escorts: Sequence[Element], levels: Sequence[str]
+    r: Resolution,
+    launch: Launch,
+    cap: Cap,
+    escorts: Sequence[FlyingElement],
+    levels: Sequence[str],
 ) -> tuple[AirCombat, list[Event]]:
     """6.x at each level the bombers fly, the lowest first; ``escorts``: those that
     fight (7.9: not the peeled-off suppressors). The events told."""
-    losses, survivors, bombers_hit = Losses(), [], False
+    losses, bombers_hit = Losses(), False
+    survivors: list[FlyingElement] = []
     own_left, told = dict(cap.own), []
     for lv in levels:
         fought, event = _level(r, lv, cap, escorts, launch.bombers)
@@ -136,15 +141,15 @@ def _level(
     r: Resolution,
     lv: str,
     cap: Cap,
-    escorts: Sequence[Element],
-    bombers: Sequence[Element],
+    escorts: Sequence[FlyingElement],
+    bombers: Sequence[FlyingElement],
 ) -> tuple[LevelCombat, Event | None]:
     """One level's air combat (6.1.1); the event that tells both, when anyone fought."""
     pack, ratings = r.work.pack, r.context.ratings
     side, naval = r.strike.side, r.strike.owner
     cs = air_stacks(pack, cap.elements, lv, bombers=False)
-    loose = air_stacks(pack, [e for e in escorts if e["posture"] == "loose"], lv, bombers=False)
-    close = air_stacks(pack, [e for e in escorts if e["posture"] == "close"], lv, bombers=False)
+    loose = air_stacks(pack, [e for e in escorts if e.posture == "loose"], lv, bombers=False)
+    close = air_stacks(pack, [e for e in escorts if e.posture == "close"], lv, bombers=False)
     bs = air_stacks(pack, bombers, lv, bombers=True)
     fight = combat.resolve_level(
         pack,
@@ -173,19 +178,19 @@ def _cap_losses(
     """R110: the CAP's losses, the TF's own fighters first (the elite first, 7.11.2;
     the green, 58.2.1), its aborts grounded for the phase (5.3.6); the cover's share
     kept for the caller. The TF's own fighters left, by type."""
-    own_n, tf_id, spent_by = r.own(r.strike.owner), r.strike.tf, r.context.cover_losses
-    gone, left = grounded(r), dict(own_left)
+    work, owner, tf_id = r.work, r.strike.owner, r.strike.tf
+    spent_by, left = r.context.cover_losses, dict(own_left)
     for s in sorted(cs, key=lambda s: not s.elite):  # the elite are the TF's own first
         have = left.get(s.type, 0)
         e_own, a_own, e_cover, a_cover = cover_rules.own_first(have, s.eliminated, s.aborted)
         left[s.type] = have - e_own - a_own
         if s.elite and e_own:
-            elite.lose(own_n, tf_id, s.type, e_own)  # 7.11.2
+            elite.lose(work, owner, tf_id, s.type, e_own)  # 7.11.2
         if s.green and e_own:
-            training.lose(own_n, tf_id, s.type, e_own)  # 58.2.1
-        take_losses(own_n, tf_id, s.type, e_own)
+            training.lose(work, owner, tf_id, s.type, e_own)  # 58.2.1
+        lose(work, owner, tf_id, s.type, e_own)
         if a_own:
-            gone[s.type] = int(gone.get(s.type, 0)) + a_own
+            ground(work, owner, tf_id, s.type, a_own)
         if spent_by is not None and (e_cover or a_cover):
             spent = spent_by.setdefault(s.type, [0, 0, 0])
             spent[0] += e_cover
@@ -194,19 +199,16 @@ def _cap_losses(
     return left
 
 
-def _going_on(launch: Launch, bs: Sequence[combat.Stack], lv: str) -> list[Element]:
+def _going_on(launch: Launch, bs: Sequence[combat.Stack], lv: str) -> list[FlyingElement]:
     """6.1.1: the surviving bombers at ``lv``, each element with the part it came from."""
-    out: list[Element] = []
+    out: list[FlyingElement] = []
     for s in bs:
         left = s.surviving
         for p in launch.parts:
-            for e in p["elements"]:
-                same = e["type"] == s.type and bool(e.get(elite.KEY)) == s.elite
-                same = same and bool(e.get(training.KEY)) == s.green
-                if same and e["alt"] == lv and left > 0:
-                    k = min(left, int(e["n"]))
-                    out.append(
-                        {**e, "n": k, "base": p["base"], "hex": p["hex"], "carrier": p["carrier"]}
-                    )
+            for e in p.elements:
+                same = e.type == s.type and e.elite == s.elite and e.green == s.green
+                if same and e.alt == lv and left > 0:
+                    k = min(left, e.n)
+                    out.append(replace(e, n=k).from_part(p))
                     left -= k
     return out

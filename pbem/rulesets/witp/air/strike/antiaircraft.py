@@ -5,36 +5,33 @@ the wave's path (and the port's, R131) fire at each AA component (told to both).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Annotated
 
 from pbem.core.events import Event
-from pbem.rulesets.witp.air import aa, display, elite, port, suppression, training
+from pbem.rulesets.witp.air import aa, display, port, suppression
+from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.air.strike.cap import Cap
-from pbem.rulesets.witp.air.strike.launch import Element, Launch
+from pbem.rulesets.witp.air.strike.launch import Launch
 from pbem.rulesets.witp.air.strike.losses import Losses
 from pbem.rulesets.witp.air.strike.placement import Display
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.air.strike.waves import Approach, Wave
 from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.records import FLAT
+from pbem.rulesets.witp.taskforces import Ship
 
 AA_MODES = ("L", "M", "H", "DB")  # 10.1: the components the AA fires at, in order
 
 
 class AaSuppression(Fact, kind="aa-suppression"):
     """7.9.1: a wave's suppressors' 2D6 on the Air-to-Air CRT in its target ring: the
-    Low and High AA taken off (both told)."""
+    Low and High AA taken off (both told, flat)."""
 
     tf: str
     wave: int
-    ring: str
-    aps: int
-    strength: int
-    adjusted: int
-    roll: int
-    low: int
-    high: int
+    rolled: Annotated[suppression.Suppression, FLAT]
 
 
 class AaFire(Fact, kind="aa-fire"):
@@ -45,20 +42,15 @@ class AaFire(Fact, kind="aa-fire"):
     wave: int
     component: str
     why: tuple[str, ...]
-    aa: int
-    columns: int
-    drm: int
-    roll: int
-    eliminated: Mapping[str, int]
-    aborted: Mapping[str, int]
+    fired: Annotated[aa.Fired, FLAT]
 
 
 @dataclass(frozen=True, slots=True)
 class Escorts:
     """7.9: the escorts that fight the CAP, and those peeled off to suppress AA."""
 
-    fighting: tuple[Element, ...]
-    peeled: tuple[Element, ...]
+    fighting: tuple[FlyingElement, ...]
+    peeled: tuple[FlyingElement, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +58,8 @@ class Fire:
     """10.1: what holds for every AA component of one wave: the ships that fire, the
     7.9.1 suppression, the small-first-wave DRM and the later-wave note."""
 
-    ships: tuple[Mapping[str, Any], ...]
-    suppressed: Mapping[str, Any] | None
+    ships: tuple[Ship, ...]
+    suppressed: suppression.Suppression | None
     small_first_wave: int
     after_inner: bool
 
@@ -96,21 +88,21 @@ def aa_fire(
     small = 0
     if wave.index == 0 and wave.bombers <= 2:
         _pair, small = aa.small_first_wave(dice, "small first wave")
-    escorts = [a for a in wave.aps if a.get(suppression.KEY)]
+    escorts = [a for a in wave.aps if a.suppressing]
     suppressed, told = None, []
     if escorts:  # 7.9.1: the suppressors fire before any AA
         purpose = f"wave {wave.number} AA suppression"
         suppressed = suppression.roll(pack, escorts, way.ring, dice, purpose)
-        fact = AaSuppression(r.strike.tf, wave.number, **suppressed)
+        fact = AaSuppression(r.strike.tf, wave.number, suppressed)
         told.append(r.tell_both(fact, "7.9.1"))
     ships = tuple(board.ships[n] for n in board.afloat(firers))
     fire = Fire(ships, suppressed, small, after_inner and wave.index > 0)
     aps = list(wave.aps)
     for mode in AA_MODES:
-        if any(a["aa_mode"] == mode and int(a["n"]) > 0 for a in aps):
+        if any(a.aa_mode == mode and a.n > 0 for a in aps):
             aps, losses, fired = _fire_at(r, wave, mode, aps, fire, board.in_port, losses)
             told.append(fired)
-    left = tuple(a for a in aps if int(a["n"]) > 0 and not a.get(suppression.KEY))
+    left = tuple(a for a in aps if a.n > 0 and not a.suppressing)
     return replace(wave, aps=left), losses, told
 
 
@@ -118,18 +110,18 @@ def _fire_at(
     r: Resolution,
     wave: Wave,
     mode: str,
-    aps: list[Element],
+    aps: list[FlyingElement],
     fire: Fire,
     in_port: str | None,
     losses: Losses,
-) -> tuple[list[Element], Losses, Event]:
+) -> tuple[list[FlyingElement], Losses, Event]:
     """10.1: the AA at one component; the wave's APs after it, the strike's losses
     and the event that tells both."""
     pack, night = r.work.pack, r.strike.night
-    comp = [a for a in aps if a["aa_mode"] == mode and int(a["n"]) > 0]
+    comp = [a for a in aps if a.aa_mode == mode and a.n > 0]
     cols, drm, why = aa.modifiers(
         pack,
-        [a for a in aps if not a.get(suppression.KEY)],
+        [a for a in aps if not a.suppressing],
         comp,
         night=night,
         later_wave_after_inner=fire.after_inner,
@@ -149,27 +141,26 @@ def _fire_at(
         r.context.dice,
         f"wave {wave.number} AA {mode}",
     )
-    fired = {k: res[k] for k in ("aa", "columns", "drm", "roll", "eliminated", "aborted")}
-    fact = AaFire(r.strike.tf, wave.number, mode, tuple(why), **fired)
+    fact = AaFire(r.strike.tf, wave.number, mode, tuple(why), res)
     aps, losses = _aa_losses(aps, mode, res, losses)
     return aps, losses, r.tell_both(fact, "10.1")
 
 
 def _aa_losses(
-    aps: Sequence[Element], mode: str, res: Mapping[str, Any], losses: Losses
-) -> tuple[list[Element], Losses]:
+    aps: Sequence[FlyingElement], mode: str, res: aa.Fired, losses: Losses
+) -> tuple[list[FlyingElement], Losses]:
     """The AA's eliminations and aborts, by type, taken from the component's APs in
     order; the wave's APs after them, and the strike's losses."""
-    lost_by, back_by = dict(res["eliminated"]), dict(res["aborted"])
+    lost_by, back_by = dict(res.eliminated), dict(res.aborted)
     out = []
     for a in aps:
-        if a["aa_mode"] != mode:
+        if a.aa_mode != mode:
             out.append(a)
             continue
-        t = str(a["type"])
-        lost = min(int(a["n"]), lost_by.get(t, 0))
-        back = min(int(a["n"]) - lost, back_by.get(t, 0))
+        t = a.type
+        lost = min(a.n, lost_by.get(t, 0))
+        back = min(a.n - lost, back_by.get(t, 0))
         lost_by[t], back_by[t] = lost_by.get(t, 0) - lost, back_by.get(t, 0) - back
-        out.append({**a, "n": int(a["n"]) - lost - back})
-        losses = losses.add(t, lost, elite=bool(a.get(elite.KEY)), green=bool(a.get(training.KEY)))
+        out.append(replace(a, n=a.n - lost - back))
+        losses = losses.add(t, lost, elite=a.elite, green=a.green)
     return out, losses

@@ -7,18 +7,23 @@ the elite (7.11, R111), green (58.2.1) and AVG (6.2.3) marked."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 from pbem.core.events import Event
 from pbem.rulesets.witp.air import altitude, avg, capsplit, coordination, elite, training
-from pbem.rulesets.witp.air.ships import CARRIER_TYPES, mark_by_type, tf_air
+from pbem.rulesets.witp.air.flying import FlyingElement, aps
+from pbem.rulesets.witp.air.ships import (
+    CARRIER_TYPES,
+    air_of,
+    cap_aborted,
+    holdings_at,
+    mark_by_type,
+)
 from pbem.rulesets.witp.air.strike.contact import Target
-from pbem.rulesets.witp.air.strike.launch import CarrierCoordination, Element, Launch, shrink
+from pbem.rulesets.witp.air.strike.launch import CarrierCoordination, Launch, shares
 from pbem.rulesets.witp.air.strike.plotted import Resolution, doctrine
 from pbem.rulesets.witp.air.tables import ROLES, Pack, air_unit, known_type, value
 from pbem.rulesets.witp.knowledge import Fact
-from pbem.rulesets.witp.taskforces import Ship, TaskForce
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,14 +33,14 @@ class Cap:
     CAP's losses first), what the owner chose to attack (R92) and whether the strike
     bounces as green fighters may (58.2.1)."""
 
-    elements: tuple[Element, ...]
+    elements: tuple[FlyingElement, ...]
     own: Mapping[str, int]
     cap_attacks: str
     green_strike: bool
 
     @property
     def aps(self) -> int:
-        return sum(int(c["n"]) for c in self.elements)
+        return aps(self.elements)
 
 
 class AvgStrikeComposition(Fact, kind="avg-strike-composition"):
@@ -60,11 +65,11 @@ def cap_levels(
     cap: Mapping[str, int],
     levels: Sequence[str],
     shares: Mapping[str, int] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[FlyingElement]:
     """The owner's plotted ``CAP`` shares over the levels used (7.1 B, R135), else the
     doctrine (R92): the CAP split evenly over the levels used, the lowest first;
     each AP only where it may fly (5.2.3)."""
-    out: list[dict[str, Any]] = []
+    out: list[FlyingElement] = []
     for t, n in sorted(cap.items()):
         air = air_unit(pack, t).air
         ok = [lv for lv in levels if altitude.may_fly(pack, air.normal, air.altitude, lv)]
@@ -73,20 +78,13 @@ def cap_levels(
             share = n // len(ok) + (1 if k < n % len(ok) else 0)
             share = dealt.get(lv, 0) if dealt else share
             if share:
-                out.append({"type": t, "n": share, "alt": lv, "range": "normal"})
+                out.append(FlyingElement.fighters(t, share, lv))
     return out
 
 
-def elite_first(cap: Sequence[Mapping[str, Any]], best: Mapping[str, int]) -> list[dict[str, Any]]:
+def elite_first(cap: Sequence[FlyingElement], best: Mapping[str, int]) -> list[FlyingElement]:
     """7.11: each type's ``best`` elite CAP APs marked, level by level, lowest first."""
-    return mark_by_type(cap, best, elite.KEY)
-
-
-def grounded(r: Resolution) -> dict[str, int]:
-    """5.1.1, 5.3.6: the target TF's CAP aborted earlier this phase, by type (the
-    owner's ``cap_aborted``, which the caller clears when the phase ends)."""
-    held: dict[str, dict[str, int]] = r.own(r.strike.owner).setdefault("cap_aborted", {})
-    return held.setdefault(r.strike.tf, {})
+    return mark_by_type(cap, best, lambda e: replace(e, elite=True))
 
 
 def raise_cap(
@@ -95,14 +93,12 @@ def raise_cap(
     """The CAP that meets the strike, dealt over ``levels``; the owner told of the AVG
     (6.2.2) and of what his plotted order made (R135). The events told."""
     owner, tf_id, busy = r.strike.owner, r.strike.tf, r.context.committed
-    own_n = r.own(owner)
+    holders = holdings_at(r.work, owner, tf_id)
     fighters, told = _fighters(r, target)
     own_left = dict(fighters)  # R110: the TF's own fighters take the CAP's losses first
     # 7.11, R111: the CAP's elite; a strike flies its base's elite first, so the TF's
     # elite left for CAP are those its committed strikes did not take
-    best = {
-        t: min(n, max(0, elite.held(own_n, tf_id, t) - busy.get(t, 0))) for t, n in fighters.items()
-    }
+    best = {t: min(n, max(0, elite.held(holders, t) - busy.get(t, 0))) for t, n in fighters.items()}
     avg_cap: dict[str, int] = {}  # 6.2.3: the AVG's P-40s among the cover
     for c in r.context.cover:
         if c.get(avg.KEY):
@@ -112,14 +108,14 @@ def raise_cap(
     theirs = doctrine(r.work, owner)
     cap = elite_first(cap_levels(r.work.pack, fighters, levels, r.context.cap_split), best)
     green_cap = {  # 58.2.1: the TF's green its strikes did not take
-        t: training.cap_green(own_n, tf_id, t, n, busy.get(t, 0)) for t, n in own_left.items()
+        t: training.cap_green(holders, t, n, busy.get(t, 0)) for t, n in own_left.items()
     }
     cap = training.mark(cap, green_cap)
     green_strike = training.strike_has_green_fighters(launch.escorts) and not any(
         green_cap.values()
     )
     cap = avg.mark_cap(cap, avg_cap)
-    if any(e.get(avg.KEY) for e in cap):  # 6.2.2: told the strike before the AVG fights
+    if any(e.avg for e in cap):  # 6.2.2: told the strike before the AVG fights
         composition = avg.composition(launch.bombers, launch.escorts)
         told.append(r.tell(AvgStrikeComposition(tf_id, composition), [owner], "6.2.2"))
     if r.context.cap_split and cap:
@@ -132,41 +128,42 @@ def _fighters(r: Resolution, target: Target) -> tuple[dict[str, int], list[Event
     TF, as many as its 8.1.4 carrier coordination lets up (the owner's own roll,
     its event told)."""
     pack, owner, tf_id = r.work.pack, r.strike.owner, r.strike.tf
-    own_n, busy, gone = r.own(owner), r.context.committed, grounded(r)
+    busy, gone = r.context.committed, cap_aborted(r.work, owner, tf_id)
     cap_air = {
         t: n - busy.get(t, 0) - int(gone.get(t, 0))
-        for t, n in tf_air(own_n, TaskForce.from_json(target.tf)).items()
+        for t, n in air_of(target.ships).items()
         if known_type(pack, t)  # F and HF fly CAP (4.2.1); floatplanes: none
         and set(air_unit(pack, t).roles) & set(value(pack, ROLES)["cap"])
     }
     cap_air = {t: n for t, n in cap_air.items() if n > 0}
     if r.strike.night:
         return {}, []  # 14.0: only night fighters fly CAP at night (none in 1942)
-    if not cap_air or not any(s["type"] in CARRIER_TYPES for s in target.ships):
+    if not cap_air or not any(s.type in CARRIER_TYPES for s in target.ships):
         return cap_air, []
     dice = r.context.dice
     rating = r.context.ratings.get(owner) or coordination.rate(pack, None, dice, f"{owner} CTF")
     cc = coordination.launch(
         pack,
-        [Ship.from_json(s) for s in target.ships],
+        list(target.ships),
         rating,
         sum(cap_air.values()),
         0,
         dice,
         f"{owner} {tf_id} CAP CC",
     )
-    kept = shrink([{"type": t, "n": n} for t, n in sorted(cap_air.items())], cc.fighters)
+    types = sorted(cap_air)
+    kept = shares([cap_air[t] for t in types], cc.fighters)
     told = r.tell(CarrierCoordination.of(tf_id, rating.air, cc, cap=True), [owner], "8.1.4")
-    return {s["type"]: s["n"] for s in kept}, [told]
+    return {t: k for t, k in zip(types, kept, strict=True) if k > 0}, [told]
 
 
 def _allotted(
-    r: Resolution, cap: Sequence[Element], levels: Sequence[str], order: Mapping[str, int]
+    r: Resolution, cap: Sequence[FlyingElement], levels: Sequence[str], order: Mapping[str, int]
 ) -> Event:
     """R135: the owner's plotted CAP order and what it made, his alone."""
     dealt: dict[str, dict[str, int]] = {lv: {} for lv in levels}
     for e in cap:  # an elite stack and a regular of one type: counted together
-        at = dealt[str(e["alt"])]
-        at[str(e["type"])] = at.get(str(e["type"]), 0) + int(e["n"])
+        at = dealt[e.alt]
+        at[e.type] = at.get(e.type, 0) + e.n
     fact = CapAllotted(r.strike.tf, capsplit.text(order), dealt)
     return r.tell(fact, [r.strike.owner], "7.1")

@@ -4,15 +4,14 @@ to the striker (and owner); then 7.3 the target priority, told to both."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from pbem.core.events import Event
 from pbem.rulesets.witp import chits
-from pbem.rulesets.witp.air.ships import CARRIER_TYPES, ships_of
+from pbem.rulesets.witp.air.ships import CARRIER_TYPES, tf_ships
 from pbem.rulesets.witp.air.strike.plotted import Resolution, doctrine
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.searchfacts import SearchReport
-from pbem.rulesets.witp.taskforces import Ship
+from pbem.rulesets.witp.taskforces import Ship, TaskForce
 
 STRIKE_CONTACT = "strike-contact"  # the search-report's source when a strike tells it
 
@@ -22,8 +21,8 @@ class Target:
     """7.1 A: the target TF (its entry in the owner's TF Display, where the damage
     lands), its ships, the True report on them and the 7.3 target priority."""
 
-    tf: dict[str, Any]
-    ships: tuple[dict[str, Any], ...]
+    tf: TaskForce
+    ships: tuple[Ship, ...]  # afloat, each named
     report: chits.Report
     priority: str  # "general" or a ship type (7.3.1)
 
@@ -38,15 +37,13 @@ class TargetPriority(Fact, kind="target-priority"):
 def contact(r: Resolution) -> tuple[Target, list[Event]]:
     """7.1 A the True report, then the target priority (7.3); the events told."""
     strike = r.strike
-    own = r.own(strike.owner)
-    tf = own["tfs"][strike.tf]
-    ships = tuple(ships_of(own, tf))
-    report = chits.Report.of_ships([Ship.from_json(s) for s in ships])
+    tf, ships = tf_ships(r.work, strike.owner, strike.tf)
+    report = chits.Report.of_ships(ships)
     fact = SearchReport(strike.owner, strike.tf, report.text(), STRIKE_CONTACT)
     told = [r.tell_both(fact, "7.1")]
     priority = _priority(r, report)
     told.append(r.tell_both(TargetPriority(strike.tf, priority), "7.3"))
-    return Target(tf, ships, report, priority), told
+    return Target(tf, tuple(ships), report, priority), told
 
 
 def _priority(r: Resolution, report: chits.Report) -> str:

@@ -5,20 +5,18 @@ and the elite (7.11), green (58.2.1) and AVG (6.2.3) marks the air combat reads.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Annotated, Any
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Annotated
 
 from pbem.core.events import Event
 from pbem.core.sides import SIDES, Side
 from pbem.rulesets.witp.air import availability, avg, coordination, elite, torpedo, training
-from pbem.rulesets.witp.air.ships import afloat
+from pbem.rulesets.witp.air.flying import FlyingElement, LaunchedPart, aps
+from pbem.rulesets.witp.air.ships import holdings_at, tf_ships
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.records import FLAT, OPTIONAL, Wire
-from pbem.rulesets.witp.taskforces import displayed
-
-Element = dict[str, Any]  # {type, n, alt, ...}: APs of one type as air/plot.py files them
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,15 +24,15 @@ class Launch:
     """5.0: the strike's parts that reach the target, each a plotted part (its base,
     hex, carrier, MP) with the ``elements`` (bombers) and ``escorts`` that flew."""
 
-    parts: tuple[Element, ...]
+    parts: tuple[LaunchedPart, ...]
 
     @property
-    def bombers(self) -> list[Element]:
-        return [e for p in self.parts for e in p["elements"]]
+    def bombers(self) -> list[FlyingElement]:
+        return [e for p in self.parts for e in p.elements]
 
     @property
-    def escorts(self) -> list[Element]:
-        return [e for p in self.parts for e in p["escorts"]]
+    def escorts(self) -> list[FlyingElement]:
+        return [e for p in self.parts for e in p.escorts]
 
 
 class StrikeLaunched(Fact, kind="strike-launched"):
@@ -76,82 +74,92 @@ class JointAvailability(Fact, kind="joint-availability"):
     of: int
 
 
-def shrink(stacks: Sequence[Mapping[str, Any]], keep: int) -> list[Element]:
-    """``keep`` of the stacks' APs, each type cut in proportion (rounded up, in order)."""
-    total = sum(int(s["n"]) for s in stacks)
+def shares(counts: Sequence[int], keep: int) -> list[int]:
+    """``keep`` of the APs counted in ``counts``, each count cut in proportion
+    (rounded up, in order)."""
+    total = sum(counts)
     out, left = [], keep
-    for s in stacks:
-        k = min(left, math.ceil(int(s["n"]) * keep / total)) if total else 0
+    for n in counts:
+        k = min(left, math.ceil(n * keep / total)) if total else 0
         left -= k
-        out.append({**s, "n": k})
-    return [s for s in out if s["n"] > 0]
+        out.append(k)
+    return out
+
+
+def shrink(stacks: Sequence[FlyingElement], keep: int) -> list[FlyingElement]:
+    """``keep`` of the stacks' APs, each type cut in proportion (rounded up, in order)."""
+    cut = shares([s.n for s in stacks], keep)
+    return [replace(s, n=k) for s, k in zip(stacks, cut, strict=True) if k > 0]
 
 
 def launch(r: Resolution) -> tuple[Launch, list[Event]]:
     """5.0, 8.1.4, 5.10: each part's launch; the parts that reach the target, and
     the events told."""
     parts, told = [], []
-    for i, part in enumerate(r.strike.plot["parts"]):
-        launched, events = _part(r, i, part)
+    for i, part in enumerate(r.strike.plot.parts):
+        launched, events = _part(r, i, LaunchedPart.of(part))
         parts.append(launched)
         told += events
     return Launch(tuple(parts)), told
 
 
-def _part(r: Resolution, i: int, part: Mapping[str, Any]) -> tuple[Element, list[Event]]:
-    side, base = r.strike.side, str(part["base"])
-    own, dice = r.own(side), r.context.dice
-    where = part["hex"] if part["carrier"] else part["base"]
-    told = [r.tell(StrikeLaunched(side, str(where), bool(part["carrier"])), SIDES, "5.0")]
-    bombers, arming = torpedo.at_launch(r.work.pack, own, part, dice, f"{side} {part['base']} 7.10")
+def _part(r: Resolution, i: int, part: LaunchedPart) -> tuple[LaunchedPart, list[Event]]:
+    side, base, dice = r.strike.side, part.base, r.context.dice
+    where = part.hex if part.carrier else part.base
+    told = [r.tell(StrikeLaunched(side, str(where), part.carrier), SIDES, "5.0")]
+    purpose = f"{side} {part.base} 7.10"
+    armed, arming = torpedo.at_launch(r.work.pack, r.work, side, part, dice, purpose)
     if arming:  # 7.10.1, R127: the launching side's own roll
         told.append(r.tell(arming, [side], "7.10.1"))
-    escorts = [dict(e) for e in part["escorts"]]
-    if part["carrier"]:
+    bombers, escorts = list(armed), list(part.escorts)
+    if part.carrier:
         bombers, escorts, told_cc = _carrier_coordination(r, part, bombers, escorts)
         told += told_cc
-    if i > 0 or part.get("apat"):  # a Joint Strike's following base (5.10, 9.3), a
+    if i > 0 or part.plotted.apat:  # a Joint Strike's following base (5.10, 9.3), a
         # base's successive special strike (5.8.2): the APAT, at the range flown
         bombers, escorts, told_apat = _joint_availability(r, part, bombers, escorts)
         told += told_apat
     day = not r.strike.night  # 7.11.5: the night elite's bonuses at night only
-    bombers = elite.split(own, base, bombers, day)  # 7.11
-    escorts = elite.split(own, base, escorts, day)
-    bombers = training.split(own, base, bombers)  # 58.2.1
-    if not part["carrier"]:
+    holders = holdings_at(r.work, side, base)
+    bombers = elite.split(holders, bombers, day)  # 7.11
+    escorts = elite.split(holders, escorts, day)
+    bombers = training.split(holders, bombers)  # 58.2.1
+    if not part.carrier:
         escorts = avg.mark(r.work.pack, base, escorts)  # 6.2.3
-    escorts = training.split(own, base, escorts)
-    return {**part, "elements": bombers, "escorts": escorts}, told
+    escorts = training.split(holders, escorts)
+    return replace(part, elements=tuple(bombers), escorts=tuple(escorts)), told
+
+
+Flown = list[FlyingElement]
 
 
 def _carrier_coordination(
-    r: Resolution, part: Mapping[str, Any], bombers: list[Element], escorts: list[Element]
-) -> tuple[list[Element], list[Element], list[Event]]:
+    r: Resolution, part: LaunchedPart, bombers: Flown, escorts: Flown
+) -> tuple[Flown, Flown, list[Event]]:
     """8.1.4: the carrier TF's launch check cuts fighters and bombers in proportion."""
     side, dice = r.strike.side, r.context.dice
-    own = r.own(side)
     rating = r.context.ratings.get(side) or coordination.rate(
         r.work.pack, None, dice, f"{side} CTF"
     )
-    ships = afloat(own, displayed(own, part["base"]))
-    f, b = sum(e["n"] for e in escorts), sum(e["n"] for e in bombers)
-    cc = coordination.launch(r.work.pack, ships, rating, f, b, dice, f"{side} {part['base']} CC")
-    told = r.tell(CarrierCoordination.of(str(part["base"]), rating.air, cc), [side], "8.1.4")
+    _tf, ships = tf_ships(r.work, side, part.base)
+    f, b = aps(escorts), aps(bombers)
+    cc = coordination.launch(r.work.pack, ships, rating, f, b, dice, f"{side} {part.base} CC")
+    told = r.tell(CarrierCoordination.of(part.base, rating.air, cc), [side], "8.1.4")
     return shrink(bombers, cc.bombers), shrink(escorts, cc.fighters), [told]
 
 
 def _joint_availability(
-    r: Resolution, part: Mapping[str, Any], bombers: list[Element], escorts: list[Element]
-) -> tuple[list[Element], list[Element], list[Event]]:
+    r: Resolution, part: LaunchedPart, bombers: Flown, escorts: Flown
+) -> tuple[Flown, Flown, list[Event]]:
     """9.3: each type's APAT roll at the range flown; the striker's own."""
     side, dice = r.strike.side, r.context.dice
     kept, told = [], []
-    for e in bombers + escorts:
+    for e in [*bombers, *escorts]:
         n, roll, pct = availability.available(
-            r.work.pack, e["n"], part["mp"], "joint-following", dice, f"{side} joint {e['type']}"
+            r.work.pack, e.n, part.mp, "joint-following", dice, f"{side} joint {e.type}"
         )
-        fact = JointAvailability(str(part["base"]), str(e["type"]), roll, pct, n, int(e["n"]))
+        fact = JointAvailability(part.base, e.type, roll, pct, n, e.n)
         told.append(r.tell(fact, [side], "9.3"))
-        kept.append({**e, "n": n})
+        kept.append(replace(e, n=n))
     nb = len(bombers)
-    return [e for e in kept[:nb] if e["n"]], [e for e in kept[nb:] if e["n"]], told
+    return [e for e in kept[:nb] if e.n], [e for e in kept[nb:] if e.n], told

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from pbem.core.events import Event
+from pbem.core.sides import Side
 from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air import elite, extreme, training
-from pbem.rulesets.witp.air.ships import take_losses
+from pbem.rulesets.witp.air.flying import LaunchedPart, aps, of_type
+from pbem.rulesets.witp.air.ships import holdings_at, lose
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.air.tables import air_unit
 from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.work import Work
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,67 +52,65 @@ def _plus(by_type: Mapping[str, int], ap_type: str, n: int) -> dict[str, int]:
     return {**by_type, ap_type: by_type.get(ap_type, 0) + n}
 
 
-def settle(r: Resolution, parts: Sequence[Mapping[str, Any]], losses: Losses) -> list[Event]:
+def settle(r: Resolution, parts: Sequence[LaunchedPart], losses: Losses) -> list[Event]:
     """6.3.3 extended range: eliminations may double on return; then 5.15's return
     roll, and the losses leave the parts' bases. The events told."""
     doubled, told = _extended(r, parts, losses.eliminated)
     eliminated = losses.eliminated
     gone = {t: eliminated.get(t, 0) + doubled.get(t, 0) for t in set(eliminated) | set(doubled)}
-    told += extreme.losses(r.work, r.strike.plot, parts, gone, r.context.secret, r.context.time)
-    own = r.own(r.strike.side)
-    elite_losses(own, parts, losses.elite)
-    green_losses(own, parts, losses.green)
+    plot = r.strike.plot
+    c = r.context
+    told += extreme.losses(r.work, plot.side, plot.target.tf, parts, gone, c.secret, c.time)
+    elite_losses(r.work, r.strike.side, parts, losses.elite)
+    green_losses(r.work, r.strike.side, parts, losses.green)
     return told
 
 
 def _extended(
-    r: Resolution, parts: Sequence[Mapping[str, Any]], eliminated: Mapping[str, int]
+    r: Resolution, parts: Sequence[LaunchedPart], eliminated: Mapping[str, int]
 ) -> tuple[dict[str, int], list[Event]]:
     """6.3.3: each type that lost APs and flew at extended range rolls 1D10 against
     its rating; over it, its losses double. The losses leave the parts' bases in
     order. The extra APs lost by type, and the striker's rolls told."""
-    own = r.own(r.strike.side)
     doubled: dict[str, int] = {}
     told: list[Event] = []
     for t, lost in sorted(eliminated.items()):
         if lost < 1:
             continue
-        flown = [e for p in parts for e in p["elements"] + p["escorts"] if e["type"] == t]
-        launched = sum(int(e["n"]) for e in flown)
+        flown = [e for p in parts for e in p.flying if e.type == t]
         extra = 0
-        if any(e.get("range", "normal") != "normal" for e in flown):
+        if any(e.extended for e in flown):
             roll = draws.d10(r.context.dice, f"extended range {t}") % 10  # 0 reads zero
             rating = air_unit(r.work.pack, t).air.extended
             if roll > rating:
-                extra = min(lost, launched - lost)
+                extra = min(lost, aps(flown) - lost)
             fact = ExtendedRangeLosses(t, roll, rating, extra)
             told.append(r.tell(fact, [r.strike.side], "6.3.3"))
         doubled[t] = extra
         left = lost + extra
         for p in parts:
-            n = sum(int(e["n"]) for e in p["elements"] + p["escorts"] if e["type"] == t)
-            left -= take_losses(own, p["base"], t, min(left, n))
+            left -= lose(r.work, r.strike.side, p.base, t, min(left, of_type(p.flying, t)))
     return doubled, told
 
 
 def elite_losses(
-    own: Mapping[str, Any], parts: Sequence[Mapping[str, Any]], lost: Mapping[str, int]
+    work: Work, side: Side, parts: Sequence[LaunchedPart], lost: Mapping[str, int]
 ) -> None:
     """7.11.2: the elite APs eliminated leave their bases' elite counts."""
     for t, n in lost.items():
         for p in parts:
-            k = min(n, sum(int(e["n"]) for e in p["elements"] + p["escorts"] if e["type"] == t))
-            k = min(k, elite.held(own, str(p["base"]), t))
-            elite.lose(own, str(p["base"]), t, k)
+            k = min(n, of_type(p.flying, t))
+            k = min(k, elite.held(holdings_at(work, side, p.base), t))
+            elite.lose(work, side, p.base, t, k)
             n -= k
 
 
 def green_losses(
-    own: Mapping[str, Any], parts: Sequence[Mapping[str, Any]], lost: Mapping[str, int]
+    work: Work, side: Side, parts: Sequence[LaunchedPart], lost: Mapping[str, int]
 ) -> None:
     """58.2.1: the green APs eliminated leave their bases' green counts."""
     for t, n in lost.items():
         for p in parts:
-            k = min(n, training.held(own, str(p["base"]), t))
-            training.lose(own, str(p["base"]), t, k)
+            k = min(n, training.held(holdings_at(work, side, p.base), t))
+            training.lose(work, side, p.base, t, k)
             n -= k

@@ -11,6 +11,7 @@ from typing import Any, TypedDict, Unpack
 from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.core.sides import Side
+from pbem.rulesets.witp.air import strikes
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.parts import public_part
 from pbem.rulesets.witp.air.tables import DOCTRINE, value
@@ -30,7 +31,7 @@ def doctrine(work: Work, side: str) -> dict[str, Any]:
 @dataclass(frozen=True, slots=True)
 class AirStrike:
     """A naval strike as plotted (5.0, 7.1): the striker, its target TF and the
-    plotted JSON (air/plot.py's strike) the air rules read."""
+    plotted strike (air/strikes.py) the air rules read."""
 
     side: Side
     owner: Side  # the target TF's: the naval player
@@ -38,18 +39,18 @@ class AirStrike:
     hex: HexId
     night: bool  # 14.2
     priority: str | None  # 7.3: plotted, or None (the doctrine chooses, R92)
-    plot: Mapping[str, Any]
+    plot: strikes.AirStrike
 
     @classmethod
-    def from_json(cls, plot: Mapping[str, Any]) -> AirStrike:
-        target = plot["target"]
+    def of(cls, plot: strikes.AirStrike) -> AirStrike:
+        target = plot.target
         return cls(
-            side=Side(plot["side"]),
-            owner=Side(target["owner"]),
-            tf=str(target["tf"]),
-            hex=HexId(str(target["hex"])),
-            night=bool(plot.get("night")),
-            priority=plot.get("priority"),
+            side=plot.side,
+            owner=target.owner,
+            tf=target.tf,
+            hex=HexId(target.hex),
+            night=plot.night,
+            priority=plot.priority,
             plot=plot,
         )
 

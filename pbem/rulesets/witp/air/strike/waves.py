@@ -6,8 +6,8 @@ night contact rolls (14.2.3, R136); each wave's entry arc and target ring (7.7.1
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Annotated, Any
+from dataclasses import dataclass, replace
+from typing import Annotated
 
 from pbem.core.events import Event
 from pbem.core.sides import JAPANESE
@@ -15,13 +15,14 @@ from pbem.rulesets.witp.air import altitude, attack, display
 from pbem.rulesets.witp.air import entry as entry_arc
 from pbem.rulesets.witp.air import night as night_rules
 from pbem.rulesets.witp.air.display import Position
-from pbem.rulesets.witp.air.ships import take_losses
-from pbem.rulesets.witp.air.strike.launch import Element, Launch
+from pbem.rulesets.witp.air.flying import FlyingElement
+from pbem.rulesets.witp.air.ships import lose
+from pbem.rulesets.witp.air.strike.launch import Launch
 from pbem.rulesets.witp.air.strike.placement import Display
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.hexgrid import distance
 from pbem.rulesets.witp.knowledge import Fact
-from pbem.rulesets.witp.records import OPTIONAL, Wire
+from pbem.rulesets.witp.records import OPTIONAL, Record, Wire
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +32,7 @@ class Wave:
     it (7.9.1); ``bombers``: how many of its APs are bombers."""
 
     index: int
-    aps: tuple[Element, ...]
+    aps: tuple[FlyingElement, ...]
     bombers: int
 
     @property
@@ -49,11 +50,10 @@ class Approach:
 
 
 class NightContact(Fact, kind="night-contact"):
-    """14.2.3, R136: the PBYs' night contact rolls ({type, base, roll, drm, result})
-    and those destroyed by type (both told, open dice)."""
+    """14.2.3, R136: the PBYs' night contact rolls and those destroyed by type (both told, open dice)."""
 
     tf: str
-    rolls: tuple[Mapping[str, Any], ...]
+    rolls: tuple[night_rules.ContactRoll, ...]
     destroyed: Mapping[str, int]
 
 
@@ -70,6 +70,16 @@ class WaveCoordination(Fact, kind="wave-coordination"):
     combined: bool
 
 
+@dataclass(frozen=True, slots=True)
+class WaveAps(Record):
+    """7.7.1: a wave's element as both are told it: type, APs, role and AA mode."""
+
+    type: str
+    n: int
+    role: str
+    mode: str
+
+
 class WaveEntry(Fact, kind="wave-entry"):
     """7.7.1, 10.1.1: a wave's entry arc (``rolled``: the 1D6 when its elite chose
     the arc instead), its target ring and its APs ({type, n, role, mode}), both told."""
@@ -79,52 +89,50 @@ class WaveEntry(Fact, kind="wave-entry"):
     entry_arc: int
     rolled: Annotated[int | None, OPTIONAL]
     target_ring: str
-    aps: tuple[Mapping[str, Any], ...]
+    aps: tuple[WaveAps, ...]
 
 
-def wave_aps(stacks: Sequence[Mapping[str, Any]]) -> list[Element]:
+def wave_aps(stacks: Sequence[FlyingElement]) -> list[FlyingElement]:
     """The APs of ``stacks`` with their AA mode and attack altitude (7.1 B, 7.8.1)."""
-    out = []
-    for e in stacks:
-        if int(e["n"]) < 1:
-            continue
-        role, flown = str(e["role"]), str(e["alt"])
-        out.append(
-            {
-                **e,
-                "aa_mode": altitude.aa_mode(role, flown),
-                "attack_alt": altitude.attack_altitude(role, flown),
-            }
+    return [
+        replace(
+            e,
+            aa_mode=altitude.aa_mode(e.role, e.alt),
+            attack_alt=altitude.attack_altitude(e.role, e.alt),
         )
-    return out
+        for e in stacks
+        if e.n >= 1
+    ]
 
 
 def night_contact(
-    r: Resolution, launch: Launch, survivors: list[Element]
-) -> tuple[list[Element], list[Event]]:
+    r: Resolution, launch: Launch, survivors: Sequence[FlyingElement]
+) -> tuple[list[FlyingElement], list[Event]]:
     """14.2.3: the PBYs' contact rolls, told to both (open dice); those destroyed
     leave their base (not air combat nor AA losses: no 6.3.3 doubling). The APs that
     go on, and the events told."""
-    mp_of = {str(p["base"]): int(p["mp"]) for p in launch.parts}
+    mp_of = {p.base: p.mp for p in launch.parts}
     c = night_rules.contact(r.work.pack, survivors, mp_of, r.context.dice)
     if not c.rolls:
-        return survivors, []
+        return list(survivors), []
     for roll in c.rolls:
-        if roll["result"] == night_rules.DESTROYED:
-            take_losses(r.own(r.strike.side), roll["base"], roll["type"], 1)
-    fact = NightContact(r.strike.tf, tuple(c.rolls), c.destroyed)
-    return c.going_on, [r.tell_both(fact, "14.2.3")]
+        if roll.result == night_rules.DESTROYED:
+            lose(r.work, r.strike.side, roll.base, roll.type, 1)
+    fact = NightContact(r.strike.tf, c.rolls, c.destroyed)
+    return list(c.going_on), [r.tell_both(fact, "14.2.3")]
 
 
-def form_waves(r: Resolution, survivors: list[Element]) -> tuple[list[list[Element]], list[Event]]:
+def form_waves(
+    r: Resolution, survivors: Sequence[FlyingElement]
+) -> tuple[list[list[FlyingElement]], list[Event]]:
     """7.5, 7.6 and the doctrine (R92): one wave a launching hex, the primary's
     joined by another hex's when 7.6.2 allows; at night one AP a wave (14.2.2).
     The waves, and the striker's coordination rolls told."""
     if r.strike.night:
-        return [[{**a, "n": 1}] for a in survivors for _ in range(int(a["n"]))], []
-    by_hex: dict[str, list[Element]] = {}
+        return [[replace(a, n=1)] for a in survivors for _ in range(a.n)], []
+    by_hex: dict[str, list[FlyingElement]] = {}
     for a in survivors:
-        by_hex.setdefault(str(a["hex"]), []).append(a)
+        by_hex.setdefault(str(a.hex), []).append(a)
     if len(by_hex) < 2:
         return list(by_hex.values()), []
     target = str(r.strike.hex)
@@ -149,12 +157,12 @@ def enter(r: Resolution, wave: Wave, board: Display, priority: str) -> tuple[App
     (10.1.1) and path (7.7.3); the event that tells both, with the wave's make-up."""
     pack, side, aps = r.work.pack, r.strike.side, list(wave.aps)
     rolled = r.context.dice.d6(f"wave {wave.number} entry")
-    entry = entry_arc.choose(pack, board.positions, rolled, priority, side, r.strike.plot, aps)
+    entry = entry_arc.choose(
+        pack, board.positions, rolled, priority, side, r.strike.plot.entry, aps
+    )
     ring = display.target_ring(board.positions, entry, pack, priority)
     arcs = display.path(pack, entry, ring)
     chose = entry_arc.elite_majority(aps) and side == JAPANESE
-    made = tuple(
-        {"type": a["type"], "n": a["n"], "role": a["role"], "mode": a["aa_mode"]} for a in aps
-    )
+    made = tuple(WaveAps(a.type, a.n, a.role, str(a.aa_mode)) for a in aps)
     fact = WaveEntry(r.strike.tf, wave.number, entry, rolled if chose else None, ring, made)
     return Approach(entry, ring, tuple(arcs)), r.tell_both(fact, "7.7.1")
