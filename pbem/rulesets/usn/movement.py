@@ -340,7 +340,10 @@ def do_land_move(w: Work, order: Move, burma_open: bool) -> None:
         w.moved.add(u.key)
         w.put(replace(u, hex=dest))
         w.event("moved", "SEQ.3A", None, unit=u.uid, side=u.side, path=[hexgrid.fmt(dest)])
+        base = w.bases.get(dest)
         capture_at(w, dest)
+        if w.bases.get(dest) is not base:  # ZOC.INSTANT: an enemy air base taken
+            w.refresh_supply()
 
 
 def _check_land_step(w: Work, u: Unit, here: int, dest: int, burma_open: bool) -> None:

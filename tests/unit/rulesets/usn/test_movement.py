@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pbem.rulesets.usn.hexgrid import neighbours
@@ -306,13 +307,17 @@ def test_mov_s_damaged_carrier_no_landing() -> None:
 
 
 def test_mov_r_unsupplied_base_aircraft_may_not_move() -> None:
-    g, b1, b2, _b3 = air_game()
-    bases = dict(g.s.bases)
-    from dataclasses import replace
-
-    g.state = replace(g.s, bases={**bases, b1: replace(bases[b1], supplied=False)}).to_json()
-    (e,) = g.validate(A, f"TRANSFER 2 LAC {b1:04d} TO {b2:04d}").errors
+    """MOV.R: "Air units may not move if their base is unsupplied" - the base's supply
+    as the Japanese ships around it leave it now (SUP.D.SEA, ZOC.INSTANT)."""
+    b2 = H(10, 14)
+    ring = [ship(J, f"DD-{i}", h) for i, h in enumerate(neighbours(b2), 1)]
+    g, _b1, b2, b3 = air_game(units=ring)
+    s = replace(g.s, air={A: {f"{b2:04d}": Air(lac=2)}})
+    g.state = s.to_json()
+    (e,) = g.validate(A, f"TRANSFER 2 LAC {b2:04d} TO {b3:04d}").errors
     assert e.rule == "MOV.R"
+    g.state = s.with_units((), removed=["japanese/DD-1"]).to_json()  # a gap in the ring
+    assert not g.validate(A, f"TRANSFER 2 LAC {b2:04d} TO {b3:04d}").errors
 
 
 def test_mov_u_mountain_hexside_costs_one_range() -> None:
