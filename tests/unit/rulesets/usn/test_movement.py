@@ -55,6 +55,27 @@ def test_mov_n_no_double_speed_within_five_of_an_enemy_ship() -> None:
     assert e.rule == "MOV.N" and "too near the enemy" in e.message
 
 
+def test_mov_n_refusal_names_the_hex_near_the_enemy() -> None:
+    """MOV.N: the double-speed refusal names the hex where the rule is broken - the
+    first of the path within five hexes of the enemy ship (its second, 5 from 15,6) -
+    not the hex past the normal allowance (the sixth)."""
+    g = Game(make_state([ship(J, "CV-3", H(20, 2)), ship(A, "DD-1", H(15, 6))]))
+    assert not g.validate(J, f"MOVE CV-3 {path(20, 3, 7)}").errors
+    (e,) = g.validate(J, f"MOVE CV-3 {path(20, 3, 8)}").errors
+    assert e.rule == "MOV.N"
+    assert f"no double speed: {H(20, 4):04d} is too near the enemy" in e.message
+    assert f"{H(20, 8):04d} would be hex 6" in e.message
+
+
+def test_mov_n_refusal_names_the_start_when_the_ship_begins_near_the_enemy() -> None:
+    """MOV.N: "spend their entire Movement Phase more than five hexes" away - a ship
+    that starts within five hexes broke the rule where it stands."""
+    g = Game(make_state([ship(J, "CV-3", H(20, 4)), ship(A, "DD-1", H(15, 6))]))
+    (e,) = g.validate(J, f"MOVE CV-3 {path(20, 3, 3)} {path(20, 2, 2)} {path(21, 2, 5)}").errors
+    assert e.rule == "MOV.N"
+    assert f"no double speed: {H(20, 4):04d} is too near the enemy" in e.message
+
+
 def test_mov_n_japanese_keep_six_hexes_from_allied_lbac() -> None:
     units = [ship(J, "CV-3", H(20, 2)), ship(A, "CV-5", H(30, 2))]
     air = {A: {f"{H(20, 17):04d}": Air(lbac=2)}}
