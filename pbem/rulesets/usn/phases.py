@@ -434,7 +434,8 @@ def _step_air_sea(w: Work, st: Step, sheet: _Sheet | None, dice: Dice | None) ->
         for ln in sheet.of("EMBARK", "DEBARK"):  # D
             assert isinstance(ln.order, Embark)
             _try(sheet, ln, transport.do_embark, w, ln.order)
-        w.refresh_supply()  # ZOC.INSTANT: ships and aircraft have moved (NM.EMERG.SUPPLY)
+        if sheet.of("EMERGENCY"):
+            w.refresh_supply()  # ZOC.INSTANT: ships and aircraft have moved (NM.EMERG.SUPPLY)
         for ln in sheet.of("EMERGENCY"):  # E
             assert isinstance(ln.order, Emergency)
             if sheet.claim(ln, "move", [ln.order.ship]):
@@ -473,8 +474,9 @@ def _allied_move(w: Work, sheet: _Sheet, ln: Line, o: Move, dice: Dice | None) -
 def _naval_combat(w: Work, sheet: _Sheet | None, dice: Dice | None) -> None:
     """SEQ.2F bombardment of land units and bases, SEQ.2G surface engagements,
     SEQ.2H bombardment of CD units, in that order (A7); naval_combat.py."""
-    w.refresh_supply()  # ZOC.INSTANT: a bombarded unit's defence (SUP.E)
     bombards = sheet.of("BOMBARD") if sheet is not None else []
+    if bombards:
+        w.refresh_supply()  # ZOC.INSTANT: a bombarded unit's defence (SUP.E)
     targets: dict[str, str] = {}
     for ln in sheet.of("FIRE") if sheet is not None else []:
         o = ln.order

@@ -1,4 +1,4 @@
-"""Supply lines, refuelling and endurance at sea (SUP.*, NM.REFUEL).
+"""Supply lines and endurance at sea (SUP.*); refuelling itself is refuel.py.
 
 A land unit's and a base's ``supplied`` flag is its supply as the rules keep it,
 and every check reads it (moving, MOV.G; entrenching, ENT.PROC; attacking and
@@ -7,15 +7,15 @@ Control on supply is instantaneous" (ZOC.INSTANT) and "Units regain their
 abilities immediately upon being placed in supply again" (SUP.E), so the flag is
 no record of a past trace: ``update_supply`` sets it from the state as it stands,
 and the working state (``Work.refresh_supply``) runs it at the start of every step
-and wherever a step moves what blocks a line before supply is read again. Three
-things besides the trace decide it (``unit_supplied``): a DX bombardment cuts the
-unit off to the next Game-Turn's step 10 (NM.BOMBLAND, AM.BOMBLAND); an emergency
-supply run feeds it for the rest of its Game-Turn (SUP.F); a scenario may hold
-it in supply while it is isolated (``immune``: the ruleset passes the hook
-``ISOLATION_IMMUNE``, CG1.PHILFORT). The
-set-up's flags (SETUP.SUPPLY) stand until the first step traces them. The trace
-itself (``supply_map``) also answers for hexes: where a unit may move or retreat
-to, where a base or a set-up unit is.
+and wherever a step moves what blocks a line before supply is read again. Besides
+the line, in this order (``unit_supplied``): a DX bombardment cuts the unit off to
+the next Game-Turn's step 10 (NM.BOMBLAND, AM.BOMBLAND); an emergency supply run
+feeds it for the rest of its Game-Turn (SUP.F); the set-up's supply stands through
+the first Game-Turn where the line disagrees with it (SETUP.SUPPLY,
+``hold_setup_supply``); a scenario may hold an isolated unit in supply (``immune``:
+the ruleset passes the hook ``ISOLATION_IMMUNE``, CG1.PHILFORT). The trace itself
+(``supply_map``) also answers for hexes: where a unit may move or retreat to, where
+a base or a set-up unit is.
 
 A supply line (SUP.A) runs from the unit over land, then - once it crosses an
 all-sea hexside or the land route is blocked - at sea, and never returns to
@@ -37,6 +37,7 @@ caller may keep a trace until its blocks change.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
@@ -45,7 +46,7 @@ from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
 from pbem.rulesets.usn.sequence import last_naval_step
 from pbem.rulesets.usn.state import OILERS, TRANSPORTS, Base, GameState, Unit
-from pbem.rulesets.usn.zoc import blocks_supply_of
+from pbem.rulesets.usn.zoc import undisputed_around, zoc_centres
 
 Immune = Callable[[GameState, Unit], bool]  # a unit held in supply though isolated
 
@@ -73,10 +74,12 @@ class SupplyMap:
 @dataclass(frozen=True, slots=True)
 class Blocks:
     """What stops a side's supply lines (SUP.D): the undisputed enemy air zone
-    (SUP.D.ZOC), the hexes of enemy ships (SUP.D.SEA) and of enemy land units
-    (SUP.D.LAND). Equal blocks give the same trace."""
+    (SUP.D.ZOC), kept as the centres of both sides' zones (ZOC.DEF, ZOC.CANCEL), the
+    hexes of enemy ships (SUP.D.SEA) and of enemy land units (SUP.D.LAND). Equal
+    blocks give the same trace."""
 
-    zone: frozenset[int]
+    enemy_centres: frozenset[int]
+    own_centres: frozenset[int]
     ships: frozenset[int]
     land: frozenset[int]
 
@@ -88,29 +91,64 @@ def sources_of(geo: Geo, side: Side) -> frozenset[int]:
     return geo.regions.get(AUSTRALIA, frozenset()) | geo.edges.get("east", frozenset())
 
 
-def blocks_of(state: GameState, side: Side) -> Blocks:
-    enemy = enemy_of(side)
-    ships: set[int] = set()
-    land: set[int] = set()
+def blocks_of(state: GameState) -> dict[Side, Blocks]:
+    """Each side's ``Blocks``, from one pass over the units."""
+    ships: dict[str, set[int]] = {s: set() for s in SIDES}
+    land: dict[str, set[int]] = {s: set() for s in SIDES}
     for u in state.units.values():
-        if u.side != enemy or u.hex is None:
+        if u.hex is None:
             continue
         if u.is_naval:
-            ships.add(u.hex)
+            ships[u.side].add(u.hex)
         elif u.kind == "land":
-            land.add(u.hex)
-    return Blocks(blocks_supply_of(state, side), frozenset(ships), frozenset(land))
+            land[u.side].add(u.hex)
+    centres = {s: frozenset(zoc_centres(state, s)) for s in SIDES}
+    return {
+        s: Blocks(
+            centres[enemy_of(s)],
+            centres[s],
+            frozenset(ships[enemy_of(s)]),
+            frozenset(land[enemy_of(s)]),
+        )
+        for s in SIDES
+    }
 
 
 def supply_map(geo: Geo, state: GameState, side: Side) -> SupplyMap:
-    return trace(geo, side, blocks_of(state, side))
+    return traced(geo, side, blocks_of(state)[side])
+
+
+def supply_maps(geo: Geo, state: GameState) -> dict[str, SupplyMap]:
+    """Both sides' ``supply_map``."""
+    maps: dict[str, SupplyMap] = {s: traced(geo, s, b) for s, b in blocks_of(state).items()}
+    return maps
+
+
+_TRACES: OrderedDict[tuple[int, str, Blocks], tuple[Geo, SupplyMap]] = OrderedDict()
+TRACES_KEPT = 64  # a Game-Turn's traces of both sides, validation and adjudication
+
+
+def traced(geo: Geo, side: Side, blocks: Blocks) -> SupplyMap:
+    """``trace``, remembered: the same map and blocks give the same lines, so the
+    traces of a round's validations and of its adjudication are made once."""
+    key = (id(geo), side, blocks)
+    hit = _TRACES.get(key)
+    if hit is not None and hit[0] is geo:
+        _TRACES.move_to_end(key)
+        return hit[1]
+    smap = trace(geo, side, blocks)
+    _TRACES[key] = (geo, smap)  # the geo kept alive: its id is not reused meanwhile
+    while len(_TRACES) > TRACES_KEPT:
+        _TRACES.popitem(last=False)
+    return smap
 
 
 def trace(geo: Geo, side: Side, blocks: Blocks) -> SupplyMap:
     sources = sources_of(geo, side)
     # Hexes a line may not enter: at sea (enemy ships, SUP.D.SEA), anywhere (the
     # undisputed enemy zone, SUP.D.ZOC; China and India, SUP.C).
-    no_entry = blocks.zone | geo.closed
+    zone = undisputed_around(blocks.enemy_centres, blocks.own_centres)
+    no_entry = zone | geo.closed
     no_sea = no_entry | blocks.ships
     naval_nbrs = geo.naval_nbrs
 
@@ -168,7 +206,7 @@ def hold_setup_supply(geo: Geo, state: GameState) -> GameState:
     Campaign Games 1 and 3 has no line; the Guadalcanal forces may have one), the
     set-up's stands through the first Game-Turn, to its step 10:
     ``extra["setup_supply"]`` holds it by unit key or base hex."""
-    maps = {s: supply_map(geo, state, s) for s in SIDES}
+    maps = supply_maps(geo, state)
     held = {
         u.key: u.supplied
         for u in state.units.values()
@@ -221,7 +259,7 @@ def update_supply(
     SUP.E); ``turn_over`` at step 10, where this Game-Turn's emergency supply and
     the set-up's supply (SETUP.SUPPLY) end."""
     if maps is None:
-        maps = {s: supply_map(geo, state, s) for s in SIDES}
+        maps = supply_maps(geo, state)
     changed = []
     for u in state.units.values():
         if u.kind in ("land", "cd"):

@@ -16,20 +16,12 @@ from typing import Any
 
 from pbem.core.errors import IllegalOrderError
 from pbem.core.events import Event
-from pbem.core.sides import ALLIED, JAPANESE, SIDES, Side, enemy_of
+from pbem.core.sides import ALLIED, JAPANESE, Side, enemy_of
 from pbem.rulesets.usn import fog, hexgrid
 from pbem.rulesets.usn.geo import Geo, distance_field
 from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.state import Air, Base, GameState, Pending, Unit, unit_key
-from pbem.rulesets.usn.supply import (
-    Blocks,
-    Immune,
-    SupplyMap,
-    blocks_of,
-    never,
-    trace,
-    update_supply,
-)
+from pbem.rulesets.usn.supply import Immune, SupplyMap, never, supply_map, update_supply
 
 MOV_N_RADIUS = 5  # MOV.N: enemy bases, engineers and ships
 MOV_N_LBAC_RADIUS = 6  # MOV.N: Allied LBAC, against Japanese ships
@@ -58,7 +50,6 @@ class Work:
     _known_danger: dict[int, int] | None = None
     _start: GameState | None = None  # the round's opening state: what each side knew
     _enemy_idx: dict[int, list[Unit]] | None = None
-    _supply: dict[str, tuple[Blocks, SupplyMap]] = field(default_factory=dict)
     immune: Immune = never  # a scenario's hold on isolated units (the ruleset's hook)
 
     @classmethod
@@ -158,24 +149,15 @@ class Work:
         return b if b is not None and b.owner == self.side else None
 
     def supply(self, side: Side) -> SupplyMap:
-        """The side's supply lines as the state stands now (ZOC.INSTANT)."""
-        return self._traced(self.snapshot(), side)
-
-    def _traced(self, snap: GameState, side: Side) -> SupplyMap:
-        """Traced again only when what blocks the side's lines has changed."""
-        blocks = blocks_of(snap, side)
-        held = self._supply.get(side)
-        if held is None or held[0] != blocks:
-            held = (blocks, trace(self.geo, side, blocks))
-            self._supply[side] = held
-        return held[1]
+        """The side's supply lines as the state stands now (ZOC.INSTANT); traced again
+        only when what blocks them has changed (supply.traced)."""
+        return supply_map(self.geo, self.snapshot(), side)
 
     def refresh_supply(self, *, turn_over: bool = False) -> None:
         """ZOC.INSTANT, SUP.E: every land unit's and base's supply as the state
         stands (supply.update_supply); ``turn_over`` at step 10."""
         snap = self.snapshot()
-        maps: dict[str, SupplyMap] = {s: self._traced(snap, s) for s in SIDES}
-        new = update_supply(self.geo, snap, maps, turn_over=turn_over, immune=self.immune)
+        new = update_supply(self.geo, snap, turn_over=turn_over, immune=self.immune)
         for key, u in new.units.items():
             if u is not snap.units[key]:
                 self.put(u)
