@@ -37,6 +37,7 @@ caller may keep a trace until its blocks change.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -125,6 +126,7 @@ def supply_maps(geo: Geo, state: GameState) -> dict[str, SupplyMap]:
 
 
 _TRACES: OrderedDict[tuple[int, str, Blocks], tuple[Geo, SupplyMap]] = OrderedDict()
+_TRACES_LOCK = threading.Lock()
 TRACES_KEPT = 64  # a Game-Turn's traces of both sides, validation and adjudication
 
 
@@ -132,14 +134,16 @@ def traced(geo: Geo, side: Side, blocks: Blocks) -> SupplyMap:
     """``trace``, remembered: the same map and blocks give the same lines, so the
     traces of a round's validations and of its adjudication are made once."""
     key = (id(geo), side, blocks)
-    hit = _TRACES.get(key)
-    if hit is not None and hit[0] is geo:
-        _TRACES.move_to_end(key)
-        return hit[1]
+    with _TRACES_LOCK:  # the daemon may judge orders in more than one thread
+        hit = _TRACES.get(key)
+        if hit is not None and hit[0] is geo:
+            _TRACES.move_to_end(key)
+            return hit[1]
     smap = trace(geo, side, blocks)
-    _TRACES[key] = (geo, smap)  # the geo kept alive: its id is not reused meanwhile
-    while len(_TRACES) > TRACES_KEPT:
-        _TRACES.popitem(last=False)
+    with _TRACES_LOCK:
+        _TRACES[key] = (geo, smap)  # the geo kept alive: its id is not reused meanwhile
+        while len(_TRACES) > TRACES_KEPT:
+            _TRACES.popitem(last=False)
     return smap
 
 
