@@ -27,6 +27,9 @@ NAVAL_BASE_BARRED: Hook[Callable[[GameState, Side, int], bool]] = HOOKS.declare(
 ENTRENCH_FREE: Hook[Callable[[GameState, Unit], bool]] = HOOKS.declare(
     "entrench-free", "CG1.PHILFORT"
 )
+ISOLATION_IMMUNE: Hook[Callable[[GameState, Unit], bool]] = HOOKS.declare(
+    "isolation-immune", "CG1.PHILFORT"
+)
 GARRISON_UNIT: Hook[Callable[[Work, Unit], None]] = HOOKS.declare("garrison-unit", "OPT.GAR.FIXED")
 GARRISON_AIR: Hook[Callable[[Work, str, str, int], None]] = HOOKS.declare(
     "garrison-air", "OPT.GAR.FIXED"

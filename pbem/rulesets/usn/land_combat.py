@@ -366,6 +366,7 @@ def land_assault(
     for u in landers:
         w.put(replace(u, hex=h, carried_by=None))
     w.event("landed", "SEQ.5A", None, side=transport.side, hex=hexgrid.fmt(h), units=list(uids))
+    w.refresh_supply()  # ZOC.INSTANT: the landing force traces its line from the beach
     ashore = tuple(w.units[u.key] for u in landers)
     if not defenders_at(w, h, enemy_of(transport.side)):
         return
@@ -441,6 +442,7 @@ def strike_attacks(
         if not isinstance(o, Ground) or o.verb != "ATTACK":
             continue
         h = int(o.where)
+        w.refresh_supply()  # ZOC.INSTANT: air strikes and earlier attacks (SUP.E)
         units = [w.units.get(f"{side}/{u}") for u in o.units]
         attackers = tuple(
             u for u in units if u is not None and u.hex == h and u.key not in (landed or set())

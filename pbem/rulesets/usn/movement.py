@@ -120,13 +120,15 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
             # ends where the normal allowance does, and only the mover is told.
             del hexes[max(0, ma - spent) :]
             here = hexes[-1] if hexes else s.hex
-            _stopped(w, s, here, f"enemy forces near {hexgrid.fmt(h)} deny double speed", "MOV.N")
+            # Which hex came near hidden enemies is theirs to keep: the path is named.
+            _stopped(w, s, here, "enemy forces near its path deny double speed", "MOV.N")
             break
         if used > limit:
             why = (
                 ""
                 if doubled_ok or s.damaged or used > ma * 2
-                else f" (no double speed: {hexgrid.fmt(h)} is too near the enemy, MOV.N)"
+                else f" (no double speed: {_near_enemy(s, path[: i + 1], known)} is too near "
+                "the enemy, MOV.N)"
             )
             raise IllegalOrderError(
                 f"{s.uid} can move {max(0, limit - spent)} more hexes this phase; "
@@ -167,6 +169,16 @@ def _move_ship(w: Work, s: Unit, path: tuple[str, ...], second: bool) -> None:
     w.moved.add(s.key)
     if hexes:
         _arrive(w, s, hexes, from_west=from_west, second=second)
+
+
+def _near_enemy(s: Unit, path: tuple[str, ...], zone: dict[int, int]) -> str:
+    """MOV.N: where the move broke the rule - the first hex of it (its start included)
+    within reach of the enemy; if none, it was the move's first portion."""
+    start = [s.hex] if s.hex is not None else []
+    for h in start + [int(t) for t in path if t != OFF_MAP]:
+        if h in zone:
+            return hexgrid.fmt(h)
+    return "the first portion of its move"
 
 
 def _check_step(
@@ -340,7 +352,10 @@ def do_land_move(w: Work, order: Move, burma_open: bool) -> None:
         w.moved.add(u.key)
         w.put(replace(u, hex=dest))
         w.event("moved", "SEQ.3A", None, unit=u.uid, side=u.side, path=[hexgrid.fmt(dest)])
+        base = w.bases.get(dest)
         capture_at(w, dest)
+        if w.bases.get(dest) is not base:  # ZOC.INSTANT: an enemy air base taken
+            w.refresh_supply()
 
 
 def _check_land_step(w: Work, u: Unit, here: int, dest: int, burma_open: bool) -> None:

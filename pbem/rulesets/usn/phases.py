@@ -36,7 +36,7 @@ from pbem.rulesets.usn import (
     transport,
 )
 from pbem.rulesets.usn.geo import AUSTRALIA, HOME_ISLANDS, Geo
-from pbem.rulesets.usn.hooks import ENTRENCH_FREE, HOOKS, NAVAL_BASE_BARRED
+from pbem.rulesets.usn.hooks import ENTRENCH_FREE, HOOKS, ISOLATION_IMMUNE
 from pbem.rulesets.usn.orders import (
     VERB_STEPS,
     AirCargo,
@@ -59,6 +59,7 @@ from pbem.rulesets.usn.orders import (
     verb_of,
 )
 from pbem.rulesets.usn.orders import Drop as DropOrder
+from pbem.rulesets.usn.refuel import can_refuel_in_base, refuel_from_oiler
 from pbem.rulesets.usn.scenario import AREA, entry_allowed, entry_hexes
 from pbem.rulesets.usn.sequence import (
     Step,
@@ -70,7 +71,7 @@ from pbem.rulesets.usn.sequence import (
 )
 from pbem.rulesets.usn.standing import merge
 from pbem.rulesets.usn.state import WEST_COAST, GameState, Pending, Unit
-from pbem.rulesets.usn.supply import fuel_check, stamp, update_supply
+from pbem.rulesets.usn.supply import fuel_check, stamp
 from pbem.rulesets.usn.work import Work, destroy
 
 CombatHook = Callable[[Work, Step, Mapping[Side, list[Line]], Dice | None], None]
@@ -160,6 +161,7 @@ def run_round(
                     ),
                 )
     w = Work.start(geo, state)
+    w.immune = HOOKS[ISOLATION_IMMUNE]  # CG1.PHILFORT
     for side, sheet in sheets.items():  # OPT.JVD, CG1.SHOCK.*, MINI.MIDSIM.STRIKE
         for ln, message, rule in opening.restrict(w, rnd, side, sheet.of(*VERB_STEPS)):
             sheet.refuse(ln, IllegalOrderError(message, rule=rule))
@@ -182,6 +184,8 @@ def run_round(
             _step_strike(w, st, sheets, dice)
         elif dice is not None:  # step 10 has no orders to validate
             _step_bookkeeping(w)
+    if dice is not None and rnd.steps and rnd.steps[-1] != 10:
+        w.refresh_supply()  # ZOC.INSTANT: the round's end state as it stands (reports)
     new = w.snapshot()
     standing = dict(new.standing)
     for side, sheet in sheets.items():
@@ -430,6 +434,8 @@ def _step_air_sea(w: Work, st: Step, sheet: _Sheet | None, dice: Dice | None) ->
         for ln in sheet.of("EMBARK", "DEBARK"):  # D
             assert isinstance(ln.order, Embark)
             _try(sheet, ln, transport.do_embark, w, ln.order)
+        if sheet.of("EMERGENCY"):
+            w.refresh_supply()  # ZOC.INSTANT: ships and aircraft have moved (NM.EMERG.SUPPLY)
         for ln in sheet.of("EMERGENCY"):  # E
             assert isinstance(ln.order, Emergency)
             if sheet.claim(ln, "move", [ln.order.ship]):
@@ -452,7 +458,7 @@ def _step_air_sea(w: Work, st: Step, sheet: _Sheet | None, dice: Dice | None) ->
         for ln in sheet.of("REFUEL"):  # J
             assert isinstance(ln.order, Simple)
             for uid in ln.order.units:
-                _try(sheet, ln, _refuel_from_oiler, w, uid)
+                _try(sheet, ln, refuel_from_oiler, w, uid)
     _end_naval_phase(w)
 
 
@@ -469,6 +475,8 @@ def _naval_combat(w: Work, sheet: _Sheet | None, dice: Dice | None) -> None:
     """SEQ.2F bombardment of land units and bases, SEQ.2G surface engagements,
     SEQ.2H bombardment of CD units, in that order (A7); naval_combat.py."""
     bombards = sheet.of("BOMBARD") if sheet is not None else []
+    if bombards:
+        w.refresh_supply()  # ZOC.INSTANT: a bombarded unit's defence (SUP.E)
     targets: dict[str, str] = {}
     for ln in sheet.of("FIRE") if sheet is not None else []:
         o = ln.order
@@ -494,32 +502,10 @@ def _bombard(w: Work, o: Bombard, dice: Dice | None) -> None:
         bombardment.bombard(w, o.hex, o.target, o.units, dice, o.at)
 
 
-def _refuel_from_oiler(w: Work, uid: str) -> None:
-    """SUP.H: every own ship ending the phase with a full oiler refuels; it is then empty."""
-    oiler = w.own(uid)
-    if oiler.utype != "OIL":
-        raise IllegalOrderError(f"{uid} is not an oiler", rule="SUP.H")
-    if not oiler.oiler_full:
-        raise IllegalOrderError(
-            f"{uid} is empty: it refills by ending a phase in a supplied naval base", rule="SUP.H"
-        )
-    if oiler.hex is None:
-        raise IllegalOrderError(f"{uid} is not on the map", rule="SUP.H")
-    when = stamp(w.state.turn, w.step)
-    ships = [
-        u
-        for u in w.units.values()
-        if u.side == w.side and u.is_naval and u.hex == oiler.hex and u.uid != uid
-    ]
-    for u in ships:
-        w.put(replace(u, fuel=0, refuelled_step=when))
-    w.put(replace(oiler, oiler_full=False))
-    w.event("refuelled", "SUP.H", None, side=w.side, oiler=uid, ships=sorted(u.uid for u in ships))
-
-
 def _end_naval_phase(w: Work) -> None:
     """SEQ.2J and the end of a naval phase: refuelling in base, oilers refill,
     Allied transports count their waiting (NM.TRANS.ALLIEDWAIT), training goes on."""
+    w.refresh_supply()  # ZOC.INSTANT: the bases' lines as the phase ends (SEQ.2J)
     when = stamp(w.state.turn, w.step)
     snap = w.snapshot()
     for u in list(w.units.values()):
@@ -569,6 +555,7 @@ def _step_land(w: Work, st: Step, sheet: _Sheet | None, dice: Dice | None) -> No
             assert isinstance(ln.order, Simple)
             if sheet.claim(ln, "break", ln.order.units):
                 _try(sheet, ln, movement.do_combine, w, ln.order.units)
+        w.refresh_supply()  # ZOC.INSTANT: captures may have ended an enemy zone (ENT.PROC)
         for ln in sheet.of("ENTRENCH", "DISENTRENCH"):
             assert isinstance(ln.order, Simple)
             if sheet.claim(ln, "entrench", ln.order.units):
@@ -751,9 +738,7 @@ def _step_bookkeeping(w: Work) -> None:
     w.units = dict(snap.units)
     for ship in lost:
         destroy(w, ship, "out of fuel", "SUP.G")
-    snap = update_supply(w.geo, w.snapshot())
-    w.units = dict(snap.units)
-    w.bases = dict(snap.bases)
+    w.refresh_supply(turn_over=True)
     _withdrawals(w)
     w.event("turn-end", "SEQ.10", None, turn=w.state.turn)
 
@@ -772,21 +757,3 @@ def _withdrawals(w: Work) -> None:
             w.event("withdrawn", "REIN.NOTE.A", None, side=side, unit=uid)
         else:
             w.event("withdrawal-missed", "REIN.NOTE.A", None, side=side, unit=uid, at=u.where())
-
-
-def can_refuel_in_base(state: GameState, unit: Unit) -> bool:
-    """SEQ.2J / BASE.PROC.NAVDAMAGED: in an own, supplied, undamaged naval base
-    (not one a scenario bars to the side, CG1.PHILFORT.MANILA)."""
-    if unit.box == "WC":
-        return unit.side == ALLIED  # the U.S. West Coast base
-    if unit.hex is None or not unit.in_base:
-        return False
-    base = state.bases.get(unit.hex)
-    return (
-        base is not None
-        and base.owner == unit.side
-        and base.has_naval
-        and base.supplied
-        and not base.neutralized(state.turn)
-        and not HOOKS[NAVAL_BASE_BARRED](state, unit.side, unit.hex)
-    )

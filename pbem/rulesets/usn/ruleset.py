@@ -57,6 +57,7 @@ from pbem.rulesets.usn.state import (
     unit_from_counter,
     unit_key,
 )
+from pbem.rulesets.usn.supply import hold_setup_supply
 
 # The scenario and optional rules: importing them fills the engine's hook table.
 SCENARIO_RULES = (scenario_rules, indian_ocean, ferry)
@@ -142,7 +143,9 @@ class UsnRuleset:
             rules[MAP_OVERRIDES] = map_overrides
         geo = self._geo_for(rules)
         state = scenario_rules.at_setup(build_state(geo, data, scenario, rules))
-        # SETUP.SUPPLY (in at_setup): no supply trace before step 10 of turn 1.
+        # SETUP.SUPPLY (in at_setup): the set-up's supply stands through turn 1 where
+        # no line agrees with it.
+        state = hold_setup_supply(geo, state)
         return opening.at_setup(state).to_json()  # OPT.JVD set-up round, CG1.SHOCK.PREGAME
 
     # --- rounds -------------------------------------------------------------

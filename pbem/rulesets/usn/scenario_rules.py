@@ -12,7 +12,8 @@ set at CREATE). What this module does, by rule:
 - CG1.THAI: Bangkok's bases become Japanese when a Japanese land unit enters Thailand.
 - CG1.PHILFORT: Allied land units on the fortified Philippine hex entrench without a
   die, after moving or while isolated (``entrench_free``), are entrenched there at
-  set-up and on arrival, and ignore isolation for their first eight unsupplied turns.
+  set-up and on arrival, and ignore isolation for their first eight unsupplied turns
+  (``isolation_immune``, consulted by every supply trace).
 - CG1.PHILFORT.MANILA: Manila's naval base is barred to the Japanese until they
   have held the fortified hex with no Allied unit left there (``naval_base_barred``).
 - CG1.AUSRES / CG2.AUSRES: a Japanese landing in Australia brings three Allied
@@ -50,12 +51,14 @@ from pbem.rulesets.usn.hooks import (
     GARRISON_UNIT,
     GARRISONS_SHORT,
     HOOKS,
+    ISOLATION_IMMUNE,
     NAVAL_BASE_BARRED,
     NAVAL_PATH,
     UNGARRISONED,
 )
 from pbem.rulesets.usn.sequence import ends_turn
 from pbem.rulesets.usn.state import Base, GameState, Pending, Unit
+from pbem.rulesets.usn.supply import supply_map
 from pbem.rulesets.usn.work import Work
 from pbem.rulesets.usn.world import counter_unit
 
@@ -233,25 +236,34 @@ def _philfort_arrivals(before: GameState, s: GameState) -> GameState:
     return s.with_units(arrived)
 
 
-def _philfort_isolation(s: GameState, pf: Mapping[str, Any]) -> GameState:
+def isolation_immune(state: GameState, u: Unit) -> bool:
     """CG1.PHILFORT: "Once entrenched, it is not affected by isolation for the first
-    eight Game-Turns in which the unit is out of supply." Run after step 10's trace:
-    an entrenched unit on the hex found out of supply counts one such Game-Turn and,
-    up to the eighth, stays supplied until the next trace
-    (``extra["philfort_isolation"]`` counts them per unit)."""
+    eight Game-Turns in which the unit is out of supply." An entrenched unit on the
+    hex counts as supplied while fewer than eight such Game-Turns are on its record
+    (``extra["philfort_isolation"]``, counted at each step 10 by ``_philfort_isolation``)."""
+    pf = world.special(state).get("philippine_fortifications")
+    if pf is None or not u.entrenched or not entrench_free(state, u):
+        return False
+    counted = int(state.extra.get("philfort_isolation", {}).get(u.key, 0))
+    return counted < int(pf.get("isolation_immunity_turns", 8))
+
+
+def _philfort_isolation(geo: Geo, s: GameState, pf: Mapping[str, Any]) -> GameState:
+    """CG1.PHILFORT: after step 10, an entrenched unit on the hex with no supply line
+    counts one more Game-Turn out of supply; the eighth ends its immunity at once."""
     limit = int(pf.get("isolation_immunity_turns", 8))
     counts = dict(s.extra.get("philfort_isolation", {}))
-    immune = []
+    lines = supply_map(geo, s, ALLIED)
+    ended = []
     for u in s.units.values():
-        if u.supplied or not u.entrenched or not entrench_free(s, u):
+        if u.hex is None or not u.entrenched or not entrench_free(s, u) or lines.supplied(u.hex):
             continue
-        n = int(counts.get(u.key, 0)) + 1
-        counts[u.key] = n
-        if n <= limit:
-            immune.append(replace(u, supplied=True))
+        counts[u.key] = n = int(counts.get(u.key, 0)) + 1
+        if n >= limit and u.supplied:
+            ended.append(replace(u, supplied=False))
     if not counts:
         return s
-    return replace(s.with_units(immune), extra={**s.extra, "philfort_isolation": counts})
+    return replace(s.with_units(ended), extra={**s.extra, "philfort_isolation": counts})
 
 
 def before_round(state: GameState, dice: Dice) -> tuple[GameState, list[Event]]:
@@ -325,7 +337,7 @@ def after_round(
     if ends_turn(before):  # Step 10 of ``before.turn`` has just run
         turn = before.turn
         if "philippine_fortifications" in sp:
-            s = _philfort_isolation(s, sp["philippine_fortifications"])
+            s = _philfort_isolation(geo, s, sp["philippine_fortifications"])
         if "hong_kong" in sp:
             s = _hong_kong(s, sp["hong_kong"], turn + 1)
         if "midway_deadline" in sp:
@@ -612,6 +624,7 @@ def _hexes(geo: Geo, g: Mapping[str, Any]) -> frozenset[int]:
 HOOKS.fill(NAVAL_PATH, check_naval_path)
 HOOKS.fill(NAVAL_BASE_BARRED, naval_base_barred)
 HOOKS.fill(ENTRENCH_FREE, entrench_free)
+HOOKS.fill(ISOLATION_IMMUNE, isolation_immune)
 HOOKS.fill(GARRISON_UNIT, check_garrison_unit)
 HOOKS.fill(GARRISON_AIR, check_garrison_air)
 HOOKS.fill(GARRISONS_SHORT, garrisons_short)

@@ -21,7 +21,7 @@ from pbem.rulesets.usn import fog, hexgrid
 from pbem.rulesets.usn.geo import Geo, distance_field
 from pbem.rulesets.usn.hexgrid import Location
 from pbem.rulesets.usn.state import Air, Base, GameState, Pending, Unit, unit_key
-from pbem.rulesets.usn.supply import SupplyMap, supply_map
+from pbem.rulesets.usn.supply import Immune, SupplyMap, never, supply_map, update_supply
 
 MOV_N_RADIUS = 5  # MOV.N: enemy bases, engineers and ships
 MOV_N_LBAC_RADIUS = 6  # MOV.N: Allied LBAC, against Japanese ships
@@ -50,7 +50,7 @@ class Work:
     _known_danger: dict[int, int] | None = None
     _start: GameState | None = None  # the round's opening state: what each side knew
     _enemy_idx: dict[int, list[Unit]] | None = None
-    _supply: dict[str, SupplyMap] = field(default_factory=dict)
+    immune: Immune = never  # a scenario's hold on isolated units (the ruleset's hook)
 
     @classmethod
     def start(cls, geo: Geo, state: GameState) -> Work:
@@ -88,7 +88,7 @@ class Work:
         self._danger = None
         self._known_danger = None
         self._enemy_idx = None
-        self._supply.clear()
+        self.refresh_supply()
 
     def snapshot(self) -> GameState:
         return replace(
@@ -149,11 +149,21 @@ class Work:
         return b if b is not None and b.owner == self.side else None
 
     def supply(self, side: Side) -> SupplyMap:
-        m = self._supply.get(side)
-        if m is None:
-            m = supply_map(self.geo, self.snapshot(), side)
-            self._supply[side] = m
-        return m
+        """The side's supply lines as the state stands now (ZOC.INSTANT); traced again
+        only when what blocks them has changed (supply.traced)."""
+        return supply_map(self.geo, self.snapshot(), side)
+
+    def refresh_supply(self, *, turn_over: bool = False) -> None:
+        """ZOC.INSTANT, SUP.E: every land unit's and base's supply as the state
+        stands (supply.update_supply); ``turn_over`` at step 10."""
+        snap = self.snapshot()
+        new = update_supply(self.geo, snap, turn_over=turn_over, immune=self.immune)
+        for key, u in new.units.items():
+            if u is not snap.units[key]:
+                self.put(u)
+        self.bases.update((h, b) for h, b in new.bases.items() if b is not snap.bases[h])
+        if new.extra is not snap.extra:  # step 10 ends the set-up's supply (SETUP.SUPPLY)
+            self.state = replace(self.state, extra=new.extra)
 
     def event(
         self, kind: str, rule: str, witnesses: tuple[str, ...] | None = None, **data: Any

@@ -9,6 +9,8 @@ current state whenever they are asked for, never stored.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from pbem.core.sides import SIDES, Side, enemy_of
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.state import GameState
@@ -36,8 +38,13 @@ def zoc_centres(state: GameState, side: str) -> set[int]:
 
 def zoc_hexes(state: GameState, side: str) -> frozenset[int]:
     """Every hex in ``side``'s zone of control, before cancellation."""
+    return zone_around(zoc_centres(state, side))
+
+
+def zone_around(centres: Iterable[int]) -> frozenset[int]:
+    """ZOC.DEF: every hex within two hexes of the centres."""
     out: set[int] = set()
-    for h in zoc_centres(state, side):
+    for h in centres:
         out.update(hexgrid.within(h, ZOC_RADIUS))
     return frozenset(out)
 
@@ -51,3 +58,9 @@ def undisputed_zones(state: GameState) -> dict[str, frozenset[int]]:
 def blocks_supply_of(state: GameState, side: Side) -> frozenset[int]:
     """SUP.D.ZOC: the hexes where ``side`` may not trace supply (undisputed enemy zone)."""
     return undisputed_zones(state)[enemy_of(side)]
+
+
+def undisputed_around(centres: Iterable[int], against: Iterable[int]) -> frozenset[int]:
+    """ZOC.CANCEL: the zone of ``centres`` less the hexes the zone of ``against`` also
+    covers (``blocks_supply_of`` from the centres alone, as the supply trace keeps them)."""
+    return zone_around(centres) - zone_around(against)

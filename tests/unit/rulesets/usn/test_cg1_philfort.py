@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pbem.rulesets.usn import scenario_rules
-from pbem.rulesets.usn.state import GameState
+from pbem.rulesets.usn.state import Air, GameState
+from pbem.rulesets.usn.supply import update_supply
 
-from .builders import ISLAND, Game, base, land, make_state, stub_geo
+from .builders import ISLAND, Game, base, land, make_state, ship, stub_geo
 
 J, A = "japanese", "allied"
 FORT, BESIDE = ISLAND  # a stand-in for hex 348 and a land hex next to it
@@ -60,7 +61,10 @@ def test_cg1_philfort_a_unit_moving_in_is_entrenched_automatically() -> None:
 def test_cg1_philfort_isolated_unit_may_entrench() -> None:
     """CG1.PHILFORT: "or if isolated on hex 348 it may entrench" (ENT.PROC asks for
     supply elsewhere)."""
-    game = fort_game(land(A, "RGT-1", FORT, supplied=False), supplied_base=False)
+    game = fort_game(land(A, "RGT-1", FORT), ship(J, "CV-1", BESIDE), supplied_base=False)
+    game.state = replace(game.s, air={J: {"CV-1": Air(nac=3)}}).to_json()  # its zone isolates
+    (e,) = game.validate(A, f"MOVE RGT-1 {BESIDE:04d}").errors
+    assert e.rule == "MOV.G"  # out of supply indeed
     game.play({A: "ENTRENCH RGT-1"}, dice=())
     assert game.unit(A, "RGT-1").entrenched
 
@@ -75,22 +79,41 @@ def _step_10(s: GameState) -> GameState:
 def test_cg1_philfort_isolation_ignored_for_eight_unsupplied_turns() -> None:
     """CG1.PHILFORT: "Once entrenched, it is not affected by isolation for the first
     eight Game-Turns in which the unit is out of supply": an entrenched unit on the hex
-    found out of supply at step 10 stays supplied, eight times, then no more. A unit
-    not entrenched, or elsewhere, is not covered."""
+    that no line reaches (a Japanese carrier's zone covers it) stays supplied at every
+    trace of those Game-Turns; each step 10 that finds it isolated counts one, and
+    after the eighth it is out of supply. A unit not entrenched, or elsewhere, is not
+    covered."""
+    geo = stub_geo()
     s = make_state(
         [
-            land(A, "RGT-1", FORT, entrenched=True, supplied=False),
-            land(A, "RGT-2", FORT, supplied=False),
-            land(A, "RGT-3", BESIDE, entrenched=True, supplied=False),
+            land(A, "RGT-1", FORT, entrenched=True),
+            land(A, "RGT-2", FORT),
+            land(A, "RGT-3", BESIDE, entrenched=True),
+            ship(J, "CV-1", BESIDE),
         ],
+        air={J: {"CV-1": Air(nac=3)}},
         extra={"special": SPECIAL},
         last_turn=20,
     )
     for turn in range(1, 9):
-        s = _step_10(s)
+        s = update_supply(
+            geo, s, immune=scenario_rules.isolation_immune
+        )  # any step of the Game-Turn
         assert s.unit(A, "RGT-1").supplied, turn  # type: ignore[union-attr]
         assert not s.unit(A, "RGT-2").supplied and not s.unit(A, "RGT-3").supplied  # type: ignore[union-attr]
-        s = s.with_units([replace(s.units["allied/RGT-1"], supplied=False)])  # the next trace
-    s = _step_10(s)
+        s = _step_10(update_supply(geo, s, turn_over=True, immune=scenario_rules.isolation_immune))
+        assert s.extra["philfort_isolation"]["allied/RGT-1"] == turn
     assert not s.unit(A, "RGT-1").supplied  # type: ignore[union-attr]
-    assert s.extra["philfort_isolation"]["allied/RGT-1"] == 9
+    assert (
+        not update_supply(geo, s, immune=scenario_rules.isolation_immune).unit(A, "RGT-1").supplied
+    )  # type: ignore[union-attr]
+
+
+def test_cg1_philfort_a_supplied_step_10_counts_no_turn() -> None:
+    """CG1.PHILFORT: only Game-Turns "in which the unit is out of supply" count: with
+    a line at step 10 (the carrier gone) nothing is added to the record."""
+    s = make_state([land(A, "RGT-1", FORT, entrenched=True)], extra={"special": SPECIAL})
+    s = _step_10(
+        update_supply(stub_geo(), s, turn_over=True, immune=scenario_rules.isolation_immune)
+    )
+    assert "philfort_isolation" not in s.extra and s.unit(A, "RGT-1").supplied  # type: ignore[union-attr]

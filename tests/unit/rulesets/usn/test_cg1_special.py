@@ -18,7 +18,6 @@ from pbem.rulesets.usn import land_combat as lc
 from pbem.rulesets.usn import movement, scenario_rules, victory
 from pbem.rulesets.usn.phases import can_refuel_in_base
 from pbem.rulesets.usn.state import Air
-from pbem.rulesets.usn.supply import SupplyMap
 from pbem.rulesets.usn.tables import LandResult
 from pbem.rulesets.usn.work import Work
 
@@ -87,20 +86,22 @@ def test_cg1_philfort_manila_bar_lifted_for_good_once_the_fort_falls() -> None:
 
 
 def _d2_on_allied_unit(options: dict[str, bool], standing: tuple[str, ...] = ()) -> Work:
-    """A Japanese 9-1 attack (die 1: D2) on an Allied regiment next to China."""
+    """A Japanese 9-1 attack (die 1: D2) on an Allied regiment next to China; a
+    Japanese carrier's zone leaves it no supplied hex to retreat to on the map."""
     at = HOME[0]  # next to the stub's China hex
     s = make_state(
         [
             replace(land(J, "DIV-1", at), attack=280),
             replace(land(A, "RGT-1", at), defense=30),
+            ship(J, "CV-1", at),
         ],
+        air={J: {"CV-1": Air(nac=3)}},
         options=options,
         standing={A: standing} if standing else {},
     )
     w = Work.start(stub_geo(), s)
     w.side = J
-    nothing = frozenset[int]()
-    w._supply[A] = SupplyMap(A, nothing, nothing, nothing)  # cut off: no on-map retreat
+    assert not any(w.supply(A).supplied(n) for n in w.geo.land_nbrs[at])
     attackers = (w.units["japanese/DIV-1"],)
     assert lc.resolve_attack(w, lc.Attack(at, attackers), ScriptedDice([1])) is LandResult.D2
     return w
@@ -135,8 +136,6 @@ def test_opt_burma_retreat_prefers_staying_in_the_game_unless_named() -> None:
     at = HOME[0]
     u = land(A, "RGT-1", at)
     w = Work.start(stub_geo(), make_state([u], options={"burma": True}))
-    everywhere = frozenset(range(1, 2000))
-    w._supply[A] = SupplyMap(A, everywhere, everywhere, frozenset())  # all hexes supplied
     on_map = lc.retreat_hex(w, u)
     assert on_map is not None and on_map != CHINA_HEX
     assert lc.retreat_hex(w, u, (CHINA_HEX,)) == CHINA_HEX  # STANDING RETREAT names it

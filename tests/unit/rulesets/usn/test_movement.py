@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pbem.rulesets.usn.hexgrid import neighbours
@@ -52,6 +53,27 @@ def test_mov_n_no_double_speed_within_five_of_an_enemy_ship() -> None:
     assert not g.validate(J, f"MOVE CV-3 {path(20, 3, 11)}").errors
     (e,) = g.validate(J, f"MOVE CV-3 {path(20, 3, 12)}").errors
     assert e.rule == "MOV.N" and "too near the enemy" in e.message
+
+
+def test_mov_n_refusal_names_the_hex_near_the_enemy() -> None:
+    """MOV.N: the double-speed refusal names the hex where the rule is broken - the
+    first of the path within five hexes of the enemy ship (its second, 5 from 15,6) -
+    not the hex past the normal allowance (the sixth)."""
+    g = Game(make_state([ship(J, "CV-3", H(20, 2)), ship(A, "DD-1", H(15, 6))]))
+    assert not g.validate(J, f"MOVE CV-3 {path(20, 3, 7)}").errors
+    (e,) = g.validate(J, f"MOVE CV-3 {path(20, 3, 8)}").errors
+    assert e.rule == "MOV.N"
+    assert f"no double speed: {H(20, 4):04d} is too near the enemy" in e.message
+    assert f"{H(20, 8):04d} would be hex 6" in e.message
+
+
+def test_mov_n_refusal_names_the_start_when_the_ship_begins_near_the_enemy() -> None:
+    """MOV.N: "spend their entire Movement Phase more than five hexes" away - a ship
+    that starts within five hexes broke the rule where it stands."""
+    g = Game(make_state([ship(J, "CV-3", H(20, 4)), ship(A, "DD-1", H(15, 6))]))
+    (e,) = g.validate(J, f"MOVE CV-3 {path(20, 3, 3)} {path(20, 2, 2)} {path(21, 2, 5)}").errors
+    assert e.rule == "MOV.N"
+    assert f"no double speed: {H(20, 4):04d} is too near the enemy" in e.message
 
 
 def test_mov_n_japanese_keep_six_hexes_from_allied_lbac() -> None:
@@ -306,13 +328,17 @@ def test_mov_s_damaged_carrier_no_landing() -> None:
 
 
 def test_mov_r_unsupplied_base_aircraft_may_not_move() -> None:
-    g, b1, b2, _b3 = air_game()
-    bases = dict(g.s.bases)
-    from dataclasses import replace
-
-    g.state = replace(g.s, bases={**bases, b1: replace(bases[b1], supplied=False)}).to_json()
-    (e,) = g.validate(A, f"TRANSFER 2 LAC {b1:04d} TO {b2:04d}").errors
+    """MOV.R: "Air units may not move if their base is unsupplied" - the base's supply
+    as the Japanese ships around it leave it now (SUP.D.SEA, ZOC.INSTANT)."""
+    b2 = H(10, 14)
+    ring = [ship(J, f"DD-{i}", h) for i, h in enumerate(neighbours(b2), 1)]
+    g, _b1, b2, b3 = air_game(units=ring)
+    s = replace(g.s, air={A: {f"{b2:04d}": Air(lac=2)}})
+    g.state = s.to_json()
+    (e,) = g.validate(A, f"TRANSFER 2 LAC {b2:04d} TO {b3:04d}").errors
     assert e.rule == "MOV.R"
+    g.state = s.with_units((), removed=["japanese/DD-1"]).to_json()  # a gap in the ring
+    assert not g.validate(A, f"TRANSFER 2 LAC {b2:04d} TO {b3:04d}").errors
 
 
 def test_mov_u_mountain_hexside_costs_one_range() -> None:

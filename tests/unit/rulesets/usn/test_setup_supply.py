@@ -12,7 +12,7 @@ from pbem.rulesets.usn.loader import load_world, world_geo
 from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.rulesets.usn.sequence import rounds_for
 from pbem.rulesets.usn.state import Air, GameState
-from pbem.rulesets.usn.supply import update_supply
+from pbem.rulesets.usn.supply import hold_setup_supply, update_supply
 from pbem.rulesets.usn.work import Work
 
 from .builders import ISLAND, Game, base, land, make_state, ship, stub_geo
@@ -67,11 +67,15 @@ def test_setup_supply_unsupplied_start_is_read_from_the_special_rule() -> None:
 def test_setup_supply_hong_kong_starts_supplied(rs: UsnRuleset, scenario: str) -> None:
     """SETUP.SUPPLY: "All air and land forces are considered supplied": Hong Kong's
     Allied coast-defence unit and its base start supplied though Japanese territory
-    cuts their line (the first trace is made at step 10)."""
+    cuts their line, and are held so through the first Game-Turn (to its step 10)."""
     s = start(rs, scenario)
     cd = [u for u in s.units.values() if u.hex == 311 and u.side == A]
     assert cd and all(u.supplied for u in cd)
     assert s.bases[311].owner == A and s.bases[311].supplied
+    held = s.extra["setup_supply"]
+    assert all(held[u.key] is True for u in cd) and held["0311"] is True
+    step_2 = update_supply(world_geo(), s)  # a trace in turn 1 keeps them
+    assert step_2.bases[311].supplied and all(step_2.units[u.key].supplied for u in cd)
 
 
 def _round(s: GameState, key: str) -> GameState:
@@ -107,12 +111,26 @@ def test_setup_supply_unsupplied_start_binds_every_check_before_the_first_trace(
 def test_setup_supply_supplied_start_holds_where_no_line_is_traced() -> None:
     """SETUP.SUPPLY: "All air and land forces are considered supplied": a unit set up
     where no line can be traced (here an island inside an undisputed enemy air zone,
-    as Hong Kong in Campaign Games 1 and 3) is supplied until the first step-10 trace,
-    so it may entrench (ENT.PROC); after that trace it may not."""
+    as Hong Kong in Campaign Games 1 and 3) is supplied through the first Game-Turn,
+    so it may entrench (ENT.PROC); step 10 ends that, and then it may not."""
     air = {A: {"CV-5": Air(nac=5)}}
     units = [land(J, "RGT-1", ISLAND[0]), ship(A, "CV-5", ISLAND[1])]
-    s = make_state(units, round=4, air=air)  # J-7-8 of turn 1, no trace made yet
+    s = hold_setup_supply(stub_geo(), make_state(units, round=4, air=air))  # J-7-8, turn 1
+    assert s.extra["setup_supply"] == {"japanese/RGT-1": True}
     assert not Game(s).validate(J, "ENTRENCH RGT-1").errors
-    traced = update_supply(stub_geo(), s)
+    traced = update_supply(stub_geo(), s, turn_over=True)
+    assert "setup_supply" not in traced.extra
     (e,) = Game(traced).validate(J, "ENTRENCH RGT-1").errors
     assert e.rule == "ENT.PROC"
+
+
+def test_setup_supply_holds_only_where_the_line_disagrees() -> None:
+    """SETUP.SUPPLY with ZOC.INSTANT: a unit whose set-up supply agrees with its line is
+    held by nothing, so an enemy zone that closes over it in the first Game-Turn cuts
+    it off at once (MOV.G)."""
+    units = [land(J, "RGT-1", ISLAND[0])]
+    s = hold_setup_supply(stub_geo(), make_state(units, round=4))
+    assert "setup_supply" not in s.extra
+    cut = replace(s.with_units([ship(A, "CV-5", ISLAND[1])]), air={A: {"CV-5": Air(nac=5)}})
+    (e,) = Game(cut).validate(J, f"MOVE RGT-1 {ISLAND[1]:04d}").errors
+    assert e.rule == "MOV.G"

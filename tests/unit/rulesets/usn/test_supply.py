@@ -176,7 +176,8 @@ def test_sup_gen_sup_e_unsupplied_aircraft_fly_no_missions() -> None:
 
 def test_nm_bombland_cut_off_outlasts_the_supply_trace() -> None:
     """NM.BOMBLAND / AM.BOMBLAND: a DX bombardment result leaves the unit out of
-    supply until the same step next Game-Turn, though a supply line exists."""
+    supply "for one full Game-Turn", though a supply line exists: through the next
+    Game-Turn up to its step 10."""
     from dataclasses import replace
 
     geo = stub_geo()
@@ -185,16 +186,20 @@ def test_nm_bombland_cut_off_outlasts_the_supply_trace() -> None:
     assert update_supply(geo, s).unit(J, "RGT-1").supplied  # type: ignore[union-attr]
     cut = replace(s, extra={"cut_off": {rgt.key: s.turn + 1}})
     assert not update_supply(geo, cut).unit(J, "RGT-1").supplied  # type: ignore[union-attr]
+    assert not update_supply(geo, cut, turn_over=True).unit(J, "RGT-1").supplied  # type: ignore[union-attr]
     later = replace(cut, turn=s.turn + 1)
-    assert update_supply(geo, later).unit(J, "RGT-1").supplied  # type: ignore[union-attr]
+    assert not update_supply(geo, later).unit(J, "RGT-1").supplied  # type: ignore[union-attr]
+    assert update_supply(geo, later, turn_over=True).unit(J, "RGT-1").supplied  # type: ignore[union-attr]
 
 
 def test_sup_f_emergency_supply_lasts_its_own_game_turn_only() -> None:
     """SUP.F / NM.EMERG: "Each transporting unit may supply as much as one division for
     one Game-Turn; however, excess supplies may not be used in any later Game-Turns".
-    The run supplies the unit at once (its flag); the step-10 trace that sets the next
-    turn's supply does not count it again."""
+    The run supplies the unit at once and for every trace of its Game-Turn; step 10,
+    which ends the Game-Turn, does not count it again."""
     cv = ship(A, "CV-5", ISLAND[1])
     u = land(J, "RGT-1", ISLAND[0], emergency_supply_turn=1, supplied=True)
     s = make_state([cv, u], air={A: {"CV-5": Air(nac=3)}})
-    assert not update_supply(stub_geo(), s).unit(J, "RGT-1").supplied  # type: ignore[union-attr]
+    assert update_supply(stub_geo(), s).unit(J, "RGT-1").supplied  # type: ignore[union-attr]
+    ended = update_supply(stub_geo(), s, turn_over=True)
+    assert not ended.unit(J, "RGT-1").supplied  # type: ignore[union-attr]
