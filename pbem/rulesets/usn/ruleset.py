@@ -78,7 +78,9 @@ class UsnRuleset:
     title = "U.S.N.: The Game of War in the Pacific, 1941-43 (SPI, 1971)"
     # Bump whenever the events, set-up or tables change for the same inputs (a record
     # of another version is not re-adjudicated by these rules: docs/moderator.md).
-    version = "1"
+    # 2: supply traced whenever it can change; strikes at covered cargo settled as the
+    # striker sees the hex (docs/usn-orders.md, docs/usn-fog.md).
+    version = "2"
 
     def __init__(self, data: UsnWorld, geo: Geo, fingerprint: str = "") -> None:
         """``data``: the world data read by pbem.rulesets.usn.loader; ``geo``: its map's;

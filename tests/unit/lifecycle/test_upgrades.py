@@ -19,6 +19,7 @@ from pbem.outbox.queue import open_outbound
 from pbem.record import journal
 from pbem.record.archive import export, verify_archive
 from pbem.rulesets.demo import RaidRuleset
+from pbem.rulesets.usn.ruleset import UsnRuleset
 from pbem.storage.models import Game, OutboundMail, Report
 
 
@@ -187,7 +188,7 @@ def test_a_table_override_at_create_is_kept_and_reports_say_what_the_game_rests_
     )
     assert texts and all(
         "Per-game data corrections: overrides: tables.victory_levels.3.level." in t
-        and "Rules: usn rules version 1 with data fingerprint" in t
+        and f"Rules: usn rules version {UsnRuleset.version} with data fingerprint" in t
         for t in texts
     )
 

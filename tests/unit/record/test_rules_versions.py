@@ -73,4 +73,5 @@ def test_archive_of_release_0_1_0_refused_once_the_data_moves(
     monkeypatch.setattr(rulesets, "packaged_fingerprint", lambda name: "f" * 64)
     result = verify_archive(ARCHIVES / "usn-0.1.0")
     assert result.problems == [_legacy_refusal("usn")]
-    assert "usn rules version 1 with data fingerprint ffffffffffffffff:" in result.problems[0]
+    here = f"usn rules version {RULESETS['usn'].version} with data fingerprint ffffffffffffffff:"
+    assert here in result.problems[0]
