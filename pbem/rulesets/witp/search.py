@@ -37,7 +37,8 @@ from pbem.rulesets.witp.air.ships import air_bases, take_losses
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.datapack import PackItem, public_pack
 from pbem.rulesets.witp.hexgrid import HexId, distance, parse_hex
-from pbem.rulesets.witp.knowledge import MODERATOR, PUBLIC, Fact, Knowledge
+from pbem.rulesets.witp.knowledge import MODERATOR, Fact, Knowledge
+from pbem.rulesets.witp.markers import PendingStrike
 from pbem.rulesets.witp.records import OPTIONAL, Wire
 from pbem.rulesets.witp.searchfacts import OfOwnersTf, OfTf, SearchReport
 from pbem.rulesets.witp.taskforces import Ship
@@ -456,7 +457,6 @@ def _searched_hexes(
 
 
 VS_HIT = "tables/us-vs-search-hit"
-PENDING_STRIKES = "pending_strikes"  # public: strikes owed, resolved from stage 2
 
 
 class VsSearchHit(OfOwnersTf, kind="vs-search-hit"):
@@ -468,7 +468,9 @@ class VsSearchHit(OfOwnersTf, kind="vs-search-hit"):
 
 def _owe_strike(work: Work, owed: VsSearchHit, time: str) -> None:
     """A strike owed (``public["pending_strikes"]``), as its fact and the time owed."""
-    work.json[PUBLIC].setdefault(PENDING_STRIKES, []).append({**owed.to_json(), "time": time})
+    strike = PendingStrike(owed.kind, owed.owner, owed.tf, owed.roll, owed.anti_ship, time)
+    markers = work.markers()
+    work.put_markers(markers.put(pending_strikes=(*markers.strikes(), strike)))
 
 
 def vs_hit(

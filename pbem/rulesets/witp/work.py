@@ -30,6 +30,7 @@ from pbem.rulesets.witp.knowledge import (
     Fact,
     disclose,
 )
+from pbem.rulesets.witp.markers import Markers
 from pbem.rulesets.witp.state import CLOCK, PACK, WitpState
 
 
@@ -59,6 +60,19 @@ class Work:
 
     def move_clock(self, track: TurnTrack) -> None:
         self.json[PUBLIC][CLOCK] = track.to_json()
+
+    def markers(self) -> Markers:
+        """The markers on the shared map (markers.py), read from the working copy."""
+        public = self.json[PUBLIC]
+        return Markers.from_json({k: v for k, v in public.items() if k not in (CLOCK, PACK)})
+
+    def put_markers(self, markers: Markers) -> None:
+        """Write ``markers`` back: a key kept stays where it stood, a new one comes
+        last, one no longer held goes."""
+        public, stored = self.json[PUBLIC], markers.to_json()
+        for gone in [k for k in public if k not in (CLOCK, PACK) and k not in stored]:
+            del public[gone]
+        public.update(stored)
 
     def own(self, side: str) -> dict[str, Any]:
         """``side``'s private part in the working copy (JSON until its modules type it)."""
