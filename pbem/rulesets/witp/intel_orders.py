@@ -18,8 +18,7 @@ rule. Every judge reads the side's own Knowledge only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
@@ -27,8 +26,7 @@ from pbem.core.events import Event
 from pbem.core.sides import ALLIED, JAPANESE, Side
 from pbem.rulesets.witp import draws, intelligence, orders
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.clock import Slot, TurnTrack
-from pbem.rulesets.witp.datapack import public_pack
+from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.intelligence import Holdings, PlotCard
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.missions import Context
@@ -58,14 +56,14 @@ class IntelligenceLapsed(Fact, kind="intelligence-lapsed"):
     why: str
 
 
-def _slot(public: Mapping[str, Any]) -> Slot:
+def _slot(ctx: Context) -> Slot:
     """The slot the pending round starts at (the Plot Segment being written)."""
-    track = TurnTrack.from_json(public["clock"])
+    track = ctx.knowledge.clock
     return track.slots[min(track.at, len(track.slots) - 1)]
 
 
 def _intel(ctx: Context) -> Holdings:
-    return intelligence.holdings(ctx.own)
+    return ctx.knowledge.holdings()
 
 
 def _sigint(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
@@ -113,11 +111,12 @@ def _magic(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
     named = [tfs.tf_id(w) for w in args[1:]]
     if any(t is None for t in named):
         raise OrderSyntaxError(f"MAGIC {chit.upper()} and the Japanese TFs named", rule="42.4.1")
-    if not intelligence.japanese_plot_first(public_pack(ctx.public)):
+    if not intelligence.japanese_plot_first(ctx.pack):
         raise IllegalOrderError("no Japanese card closes first in this game (R70)", rule="42.3.1")
     diff = _intel(ctx).si_difference
     diff = 0 if diff is ABSENT else diff
-    problem = intelligence.reveal_tf_problem(ctx.public, diff, chit, [str(t) for t in named])
+    seen = ctx.knowledge.located
+    problem = intelligence.reveal_tf_problem(ctx.pack, seen, diff, chit, [str(t) for t in named])
     if problem:
         raise IllegalOrderError(problem, rule="42.4.1")
 
@@ -131,7 +130,7 @@ def _dummycard(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
     filed = [tfs.tf_id(a[0]) for a in plot.extra.get(DUMMYCARD, ())]
     if any(t != tf for t in filed):
         raise IllegalOrderError("one dummy plot card is held at a time", rule="42.9")
-    problem = intelligence.dummy_card_problem(ctx.own, tf, _slot(ctx.public))
+    problem = intelligence.dummy_card_problem(ctx.own, tf, _slot(ctx))
     if problem:
         raise IllegalOrderError(problem, rule="42.9")
     if not filed and _header(args[1:]) is None:
@@ -178,7 +177,7 @@ def form_lines(ctx: Context) -> list[str]:
             "  once the Japanese cards close (42.3.1, R71)",
             *([f"  Filed for then: {'; '.join(calls)}"] if calls else []),
         ]
-    jn = intelligence.jn25(ctx.own)
+    jn = ctx.knowledge.jn25()
     if ctx.side == JAPANESE and jn:
         return [
             f"JN-25 Code Change counters held: {jn.held} (42.8)",

@@ -35,8 +35,9 @@ from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp import draws, dummies, located
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
-from pbem.rulesets.witp.datapack import PackItem, public_pack
-from pbem.rulesets.witp.knowledge import PUBLIC, Fact
+from pbem.rulesets.witp.datapack import PackItem
+from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.markers import LocatedChit
 from pbem.rulesets.witp.records import ABSENT, Absent, Record
 from pbem.rulesets.witp.work import Work
 
@@ -513,18 +514,23 @@ def si_difference(work: Work) -> int:
     return int(levels["allied"]) - int(levels["japanese"])
 
 
-def on_map_japanese(public: Mapping[str, Any]) -> list[str]:
+def on_map_japanese(chits: Mapping[str, LocatedChit]) -> list[str]:
     """The Japanese TF markers the Allies see (R30: those a rule put on the map, the
     Located ones), which they may nominate for Reveal TF (42.4.1)."""
-    return sorted(c.tf for c in located.chits_on(public).values() if c.owner == JAPANESE)
+    return sorted(c.tf for c in chits.values() if c.owner == JAPANESE)
 
 
 def reveal_tf_problem(
-    public: Mapping[str, Any], difference: int, chit: str, named: Sequence[str]
+    pack: Mapping[str, PackItem],
+    chits: Mapping[str, LocatedChit],
+    difference: int,
+    chit: str,
+    named: Sequence[str],
 ) -> str | None:
     """Why the Allies may not name ``named`` with Reveal 1/2 TF at SI ``difference``
-    (42.4.1, ruling R25); None if they may. Reads only what the Allies know."""
-    table = public_pack(public)[REVEAL_TF].value
+    (42.4.1, ruling R25); None if they may. Reads only what the Allies know: the
+    pack's charts and the Located chits on the map."""
+    table = pack[REVEAL_TF].value
     if chit not in table["picks"]:
         return f"{chit!r} is not a Reveal TF chit"
     if difference < 1:
@@ -534,7 +540,7 @@ def reveal_tf_problem(
     rule = table[f"+{min(difference, 3)}"]
     if not rule["on_map_only"]:
         return None if len(named) <= table["picks"][chit] else "name at most the cards you see"
-    seen = on_map_japanese(public)
+    seen = on_map_japanese(chits)
     lo, hi = rule["nominate"]
     if any(t not in seen for t in named):
         return f"only Japanese TFs on the map may be named ({', '.join(seen) or 'none is'})"
@@ -551,8 +557,8 @@ def reveal_tf(work: Work, chit: str, named: Sequence[str], slot: Slot, secret: D
     read the ones they named (a name with no card: one drawn at random, R25); the
     Japanese learn only that the chit was played."""
     diff = si_difference(work)
-    # the public markers (located.py's, JSON this round) as the Allies see them
-    problem = reveal_tf_problem(work.json[PUBLIC], diff, chit, named)
+    # the public markers as the Allies see them
+    problem = reveal_tf_problem(work.pack, located.on_map(work), diff, chit, named)
     if problem:
         raise IllegalOrderError(problem, rule="42.4.1")
     events = [play_magic(work, chit, slot)]

@@ -11,7 +11,7 @@ A state holds four parts:
 
 A side's ``projection`` is its public part, its own private part and the
 disclosures addressed to it; views, order answers and order forms are computed
-from a ``Knowledge`` built from the projection alone, so two states with equal
+from a ``Knowledge`` (known.py: the projection read typed) built from it alone, so two states with equal
 projections give a side equal mail (noninterference), by construction. Every
 disclosure is made by ``disclose``, which records it and returns the one Event
 that tells its audience.
@@ -31,12 +31,10 @@ from pbem.rulesets.witp.records import field_json, field_values, fits, specs
 PUBLIC, PRIVATE, DISCLOSURES, MODERATOR = "public", "private", "disclosures", "moderator"
 EVERYONE: tuple[Side, ...] = SIDES
 # The parts of the state still kept as their stored JSON, until the modules whose
-# rules own them type them (the joining-up after this round): a side's private part
-# (its forces, TF Display, plots, air bases: taskforces, missions, air), the public
-# part's markers beyond the clock and the pack (located TFs, pending strikes), and
+# rules own them type them: a side's private part (its forces, TF Display, plots,
+# air bases: taskforces, missions, air; read typed through known.Knowledge), and
 # the moderator's records (chit cups, contacts, seeds, ledgers).
 SideJson = Mapping[str, Any]
-PublicJson = Mapping[str, Any]
 ModeratorJson = Mapping[str, Any]
 
 
@@ -183,29 +181,3 @@ def indistinguishable(a: Mapping[str, Any], b: Mapping[str, Any], side: str) -> 
     """True when ``side`` cannot tell ``a`` from ``b``: then every answer it gets
     must be the same in both (the property tests' premise)."""
     return projection(a, side) == projection(b, side)
-
-
-@dataclass(frozen=True, slots=True)
-class Knowledge:
-    """A side's knowledge (``side`` None: the moderator's, which is everything).
-    Rules that answer a side read only this."""
-
-    side: str | None
-    public: PublicJson
-    private: Mapping[str, SideJson]  # own part only, unless omniscient
-    disclosed: tuple[Disclosure, ...]
-
-    @classmethod
-    def of(cls, state: Mapping[str, Any], side: str | None) -> Knowledge:
-        p = projection(state, side)
-        private = dict(p.get(PRIVATE, {})) if side is None else {side: p[PRIVATE]}
-        return cls(
-            side,
-            p.get(PUBLIC, {}),
-            private,
-            tuple(Disclosure.from_json(d) for d in p.get(DISCLOSURES, ())),
-        )
-
-    def own(self, side: str) -> SideJson:
-        """``side``'s private part, if this knowledge holds it."""
-        return self.private.get(side, {})

@@ -7,23 +7,22 @@ its source (ruling R15): ``air``, ``installation`` (13.8 first paragraph),
 ``coastwatcher``, ``surface``. Exceptions (13.7.5): a TF that does not move keeps
 it, renewed each Naval Phase; night movement removes it unless a coastwatcher or
 a surface TF placed it. Only air (and installation) contacts make a TF a target
-for air strikes, and never one last reported as a dummy (5.1.6, 13.6.4, 13.8).
+for air strikes, and never one last reported as a dummy (5.1.6, 13.6.4, 13.8:
+known.Knowledge.strike_target_problem, from what the striker knows).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import replace
-from typing import Any
 
 from pbem.core.events import Event
 from pbem.core.sides import SIDES, Side
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import Knowledge
-from pbem.rulesets.witp.markers import LOCATED, LocatedChit, Markers, Source
+from pbem.rulesets.witp.markers import LOCATED, LocatedChit, Source
 from pbem.rulesets.witp.records import ABSENT
-from pbem.rulesets.witp.searchfacts import OfOwnersTf, SearchReport
+from pbem.rulesets.witp.searchfacts import OfOwnersTf
 from pbem.rulesets.witp.work import Work
 
 KEY = LOCATED
@@ -69,12 +68,6 @@ def _take(work: Work, key: str) -> bool:
         return False
     _keep(work, chits)
     return True
-
-
-def chits_on(public: Mapping[str, Any]) -> dict[str, LocatedChit]:
-    """The Located chits on the map, by "<owner>:<tf>" (``public``: the public part's
-    stored JSON, for the rules that read it still)."""
-    return dict(Markers.from_json({LOCATED: public.get(LOCATED, {})}).chits())
 
 
 def ordinal(slot: Slot) -> int:
@@ -171,26 +164,3 @@ def moved(work: Work, owner: Side, tf: str, hexid: HexId, slot: Slot) -> list[Ev
     _put(work, replace(chit, hex=hexid))
     told = LocatedMoved(owner, tf, hexid)
     return [work.disclose(told, SIDES, slot.time, "13.7.5, 15.1")]
-
-
-def last_report(knowledge: Knowledge, owner: str, tf: str) -> str | None:
-    """The latest composition report on ``owner``'s TF ``tf`` this knowledge holds."""
-    out = None
-    for d in knowledge.disclosed:
-        f = d.fact
-        if isinstance(f, SearchReport) and f.owner == owner and f.tf == tf:
-            out = f.report
-    return out
-
-
-def strike_target_problem(knowledge: Knowledge, owner: str, tf: str) -> str | None:
-    """Why the side of ``knowledge`` may not plot an air strike on ``owner``'s TF
-    ``tf`` (5.1.6, 13.6.4, 13.8), with the rule; None if it may."""
-    m = chits_on(knowledge.public).get(f"{owner}:{tf}")
-    if m is None:
-        return f"TF {tf} is not Located (5.1.6)"
-    if m.source not in STRIKE_SOURCES:
-        return f"TF {tf} is Located only by a coastwatcher (13.8)"
-    if last_report(knowledge, owner, tf) == "dummy":
-        return f"TF {tf} was last reported as a dummy (13.6.4)"
-    return None

@@ -29,8 +29,9 @@ from typing import Any, Protocol
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.rulesets.witp import dummies, fuel
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.hexgrid import HexId, parse_hex
+from pbem.rulesets.witp.knowledge import SideJson
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.records import Record
 
 EV_TABLE = "tables/mission-engagement-values"
@@ -221,17 +222,22 @@ def sea_route(m: SeaMap, a: str, b: str, limit: int = 60) -> list[str] | None:
 
 @dataclass(frozen=True)
 class Context:
-    """What a side's lines are judged against: its own part and the public charts."""
+    """What a side's lines are judged against: its Knowledge (its own part, the
+    public charts and markers, what it was told) and the map."""
 
     side: str
-    public: Mapping[str, Any]
-    own: Mapping[str, Any]
+    knowledge: Knowledge
     sea: SeaMap
     phase: str = ""  # the pending round's phase key: "naval1", ...
 
     @property
     def pack(self) -> tfs.Pack:
-        return public_pack(self.public)
+        return self.knowledge.pack
+
+    @property
+    def own(self) -> SideJson:
+        """The side's own part as stored, for the rules that read it still."""
+        return self.knowledge.own(self.side)
 
     def chart(self, key: str) -> Any:
         return tfs.value(self.pack, key)
@@ -245,7 +251,7 @@ class Context:
 
     def own_tf(self, word: str, rule: str = "16.2") -> str:
         tf = self.tf(word)
-        if tf not in self.own.get(tfs.TFS, {}):
+        if tf not in self.knowledge.task_forces(self.side):
             raise IllegalOrderError(f"{tf} is not one of your task forces", rule=rule)
         return tf
 
@@ -279,7 +285,8 @@ class Context:
         return frozenset(classes["carrier"]) | frozenset(classes["transport"]) | {OILER}
 
     def owner_of_port(self, h: str) -> str | None:
-        start = str(self.public["pack"].get(START_KEY, {}).get("value", "may1942"))
+        item = self.pack.get(START_KEY)
+        start = "may1942" if item is None else str(item.value)
         for base in self.sea.bases_in(h):
             if base.port is not None:
                 return base.owner_at(start)  # type: ignore[no-any-return]

@@ -28,7 +28,6 @@ from pbem.core.sides import Side
 from pbem.rulesets.witp import airplay, orders
 from pbem.rulesets.witp.air import plot as air_plot
 from pbem.rulesets.witp.air import strikeplot
-from pbem.rulesets.witp.knowledge import Knowledge
 from pbem.rulesets.witp.missions import Context
 from pbem.rulesets.witp.work import Work
 
@@ -44,8 +43,7 @@ def _aloft(own: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def _judged(ctx: Context, lines: Sequence[Sequence[str]]) -> strikeplot.AirPlot:
     """The Naval Cover of ``lines`` (each judged as the Air Phase's line) after the
     APs already over a TF (R124: they stay committed); the last line may raise."""
-    knowledge = Knowledge(ctx.side, ctx.public, {ctx.side: ctx.own}, ())
-    pctx = strikeplot.Context(knowledge, ctx.side, air_plot.hex_mp())
+    pctx = strikeplot.Context(ctx.knowledge, ctx.side, air_plot.hex_mp())
     plot = strikeplot.AirPlot()
     for f in _aloft(ctx.own):
         key = (str(f["base"]), str(f["type"]))

@@ -35,9 +35,10 @@ from pbem.rulesets.witp import chits, deception, draws, located
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air.ships import air_bases, take_losses
 from pbem.rulesets.witp.clock import Slot
-from pbem.rulesets.witp.datapack import PackItem, public_pack
+from pbem.rulesets.witp.datapack import PackItem
 from pbem.rulesets.witp.hexgrid import HexId, distance, parse_hex
-from pbem.rulesets.witp.knowledge import MODERATOR, Fact, Knowledge
+from pbem.rulesets.witp.knowledge import MODERATOR, Fact
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.markers import PendingStrike
 from pbem.rulesets.witp.records import OPTIONAL, Wire
 from pbem.rulesets.witp.searchfacts import OfOwnersTf, OfTf, SearchReport
@@ -217,7 +218,7 @@ def parse_search_line(knowledge: Knowledge, words: Sequence[str]) -> str:
     """``SEARCH <base|TF n> <hex> [<hex> ...] [INTENSIVE]`` or
     ``SEARCH TF n <hex> BLUFF <value>``: the canonical line, or an OrderError."""
     side = Side(knowledge.side or JAPANESE)
-    own, pack = knowledge.own(side), public_pack(knowledge.public)
+    own, pack = knowledge.own(side), knowledge.pack
     w = list(words)
     if len(w) < 3 or w[0].upper() != "SEARCH":
         raise OrderSyntaxError("write SEARCH <base or TF n> <hex> ...", rule="13.3.1")

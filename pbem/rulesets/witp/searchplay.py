@@ -42,12 +42,12 @@ from pbem.rulesets.witp import (
     orders,
     search,
 )
+from pbem.rulesets.witp import standing as standing_orders
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air.ships import air_bases
 from pbem.rulesets.witp.clock import Round, Slot
-from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import MODERATOR, Fact, Knowledge
+from pbem.rulesets.witp.knowledge import MODERATOR, Fact
 from pbem.rulesets.witp.missions import Context
 from pbem.rulesets.witp.work import Work
 
@@ -110,10 +110,6 @@ def prepare(work: Work, sea: SearchMap) -> None:
 # -- standing orders -------------------------------------------------------------
 
 
-def _knowledge(ctx: Context) -> Knowledge:
-    return Knowledge(ctx.side, ctx.public, {ctx.side: ctx.own}, ())
-
-
 def _tf_words(args: Sequence[str]) -> list[str]:
     """DECEPTION TF 3 / TF3 -> DECEPTION TF TF3 (the TF Display's key)."""
     w = list(args)
@@ -134,7 +130,7 @@ def canonical(ctx: Context, line: str) -> str:
         w = words[:]
         if len(w) > 1 and tfs.tf_id(w[1]) and w[1].upper() != "TF":
             w = ["SEARCH", "TF", w[1][2:].strip(), *w[2:]]
-        return search.parse_search_line(_knowledge(ctx), w)
+        return search.parse_search_line(ctx.knowledge, w)
     if head == deception.WORD:
         text, _ = deception.parse_line(
             [deception.WORD, *_tf_words(words[1:])], ctx.own.get(tfs.TFS, {})
@@ -157,17 +153,11 @@ for _word in WORDS:
     orders.register_line(_word, _judge(_word))
 
 
-def _standing(work: Work, side: Side) -> dict[str, Any]:
-    """The side's standing orders as kept (``private[side]["standing"]``)."""
-    found: dict[str, Any] = work.own(side).setdefault(STANDING, {})
-    return found
-
-
 def file_standing(work: Work, side: Side, lines: Sequence[str], ctx: Context) -> None:
     """The side's standing orders after this Plot Segment (ruling R50): SEARCH lines
     replace the last ones filed (SEARCH NONE: none); a DECEPTION line replaces the
     policy for its TF (or ALL); COASTWATCHERS DELAY replaces the delay."""
-    standing = _standing(work, side)
+    orders = standing_orders.standing(work, side)
     searches: list[str] | None = None
     for line in lines:
         if not line.strip() or line.split()[0].upper() not in WORDS:
@@ -184,13 +174,14 @@ def file_standing(work: Work, side: Side, lines: Sequence[str], ctx: Context) ->
         elif head == deception.WORD:
             words = [deception.WORD, *_tf_words(text.split()[1:])]
             _, policy = deception.parse_line(words, ctx.own.get(tfs.TFS, {}))
-            standing.setdefault("deception", {})[policy.tf] = replace(policy, line=text).to_json()
+            policies = {**orders.policies(), policy.tf: replace(policy, line=text)}
+            orders = orders.put(deception=policies)
         else:
-            standing[coastwatchers.DELAY_KEY] = coastwatchers.parse_delay_line(side, text.split())[
-                1
-            ]
+            delay = coastwatchers.parse_delay_line(side, text.split())[1]
+            orders = orders.put(coastwatcher_delay=delay)
     if searches is not None:
-        standing["search"] = searches
+        orders = orders.put(search=tuple(searches))
+    standing_orders.put(work, side, orders)
 
 
 # -- the segments ----------------------------------------------------------------
@@ -245,7 +236,7 @@ def air_search_segment(
     lines: dict[Side, list[str]] = {}
     for side in SIDES:
         ctx = contexts[side]
-        for line in work.own(side).get(STANDING, {}).get("search", ()):
+        for line in standing_orders.of(work.own(side)).searches():
             try:
                 lines.setdefault(side, []).append(canonical(ctx, line))
             except OrderError as e:
@@ -386,7 +377,7 @@ def _bands(pack: search.Pack, air: Mapping[str, int], carrier: bool, side: Side)
 def form_lines(ctx: Context) -> list[str]:
     """The order form's search section: the words, then each searching base and
     carrier TF with its bands and values (13.1, 13.3), the standing orders in force."""
-    own, pack, side = ctx.own, public_pack(ctx.public), Side(ctx.side)
+    own, pack, side = ctx.own, ctx.pack, Side(ctx.side)
     out = [
         "",
         "Standing orders (kept until you file others; docs/witp-orders.md):",

@@ -71,8 +71,9 @@ class PublicPart:
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> PublicPart:
         markers = Markers.from_json({k: v for k, v in obj.items() if k not in (CLOCK, PACK)})
-        pack = dict(public_pack(obj))
-        return cls(TurnTrack.from_json(obj[CLOCK]), pack, markers, tuple(obj))
+        # The charts read as each is looked up (datapack.StoredPack): a Knowledge reads
+        # a few of some two hundred items.
+        return cls(TurnTrack.from_json(obj[CLOCK]), public_pack(obj), markers, tuple(obj))
 
 
 def _items_json(items: Mapping[str, PackItem]) -> dict[str, Any]:

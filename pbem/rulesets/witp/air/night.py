@@ -19,8 +19,9 @@ from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air.tables import PBY_NIGHT, Pack, air_unit, value
-from pbem.rulesets.witp.clock import schedule
-from pbem.rulesets.witp.knowledge import Fact, Knowledge
+from pbem.rulesets.witp.clock import TurnTrack
+from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.located import LocatedMoved, LocatedRemoved
 
 DESTROYED, NO_CONTACT, CONTACT = "destroyed", "no contact", "contact"
@@ -90,15 +91,12 @@ STATIONARY_PHASES = 2  # 14.2.2: "any two consecutive Naval Phases"
 MOVED = "night movement"  # located.night_movement's reason for the chit's removal
 
 
-def last_naval_phases(public: Mapping[str, Any], n: int = STATIONARY_PHASES) -> list[str]:
+def last_naval_phases(clock: TurnTrack, n: int = STATIONARY_PHASES) -> list[str]:
     """The game-time prefixes ("T1/naval2/") of the ``n`` Naval Phases before the
-    pending round (none without a clock: a bare test world)."""
-    c = public.get("clock") or {}
-    if "game_turns" not in c:
-        return []
-    slots = schedule(int(c["game_turns"]), int(c["turn_in_cycle"]))
+    pending round."""
+    slots = clock.slots
     out: list[str] = []
-    for slot in reversed(slots[: min(int(c["at"]), len(slots))]):
+    for slot in reversed(slots[: min(clock.at, len(slots))]):
         prefix = slot.time.rsplit("/", 1)[0] + "/"
         if slot.phase.key.startswith("naval") and prefix not in out:
             out.append(prefix)
@@ -112,7 +110,7 @@ def seen_moving(knowledge: Knowledge, owner: str, tf: str) -> str | None:
     the last two Naval Phases (its Located marker moved with it by day, 13.7.5, R52,
     or night movement took the chit, 13.7.5); None if it was told no such thing.
     Read from the side's own knowledge: it leaks nothing of the enemy's movement."""
-    window = last_naval_phases(knowledge.public)
+    window = last_naval_phases(knowledge.clock)
     for d in reversed(knowledge.disclosed):
         f = _marker_news(d.fact)
         if f is None or f.owner != owner or f.tf != tf:

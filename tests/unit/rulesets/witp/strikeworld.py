@@ -23,15 +23,8 @@ from pbem.reports.render import render
 from pbem.rulesets.witp.air import naval_strike, plot
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.draws import SecretDice
-from pbem.rulesets.witp.knowledge import (
-    DISCLOSURES,
-    MODERATOR,
-    PRIVATE,
-    PUBLIC,
-    Fact,
-    Knowledge,
-    disclose,
-)
+from pbem.rulesets.witp.knowledge import DISCLOSURES, MODERATOR, PRIVATE, PUBLIC, Fact, disclose
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.ruleset import WitpRuleset
 
 SCENARIO = "coral-sea-1942"

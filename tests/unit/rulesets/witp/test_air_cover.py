@@ -537,7 +537,7 @@ def test_5_3_5_emergency_lines_are_judged_as_cover_and_refused_with_the_rule(
     assert refused[5][1] == "5.3"  # no fighter
     assert set(refused) == {2, 4, 5, 6}
     from pbem.rulesets.witp.air import plot
-    from pbem.rulesets.witp.knowledge import Knowledge
+    from pbem.rulesets.witp.known import Knowledge
 
     p, _errors = plot.judge(Knowledge.of(world, "allied"), "allied", text)
     assert p.cover_flights["E1"].kind == "emergency-naval-cover"

@@ -25,12 +25,12 @@ from pbem.rulesets.witp.knowledge import (
     MODERATOR,
     PRIVATE,
     Fact,
-    Knowledge,
     RawFact,
     disclose,
     indistinguishable,
     projection,
 )
+from pbem.rulesets.witp.known import Knowledge
 
 from .conftest import SCENARIO
 
@@ -95,7 +95,7 @@ def test_a_fact_kind_is_its_fields_frozen_registered_and_its_json() -> None:
 
 def test_projection_is_public_own_private_and_own_disclosures() -> None:
     state: dict[str, Any] = {
-        "public": {"clock": 1},
+        "public": {"clock": {"at": 0, "game_turns": 3, "turn_in_cycle": 1}, "pack": {}},
         PRIVATE: {"japanese": {"a": 1}, "allied": {"b": 2}},
         MODERATOR: {"umpire-only": 3},
     }

@@ -8,7 +8,8 @@ from typing import Any
 
 from pbem.core.sides import ALLIED, JAPANESE, SIDES
 from pbem.rulesets.witp import searchview
-from pbem.rulesets.witp.knowledge import Fact, Knowledge, disclose
+from pbem.rulesets.witp.knowledge import Fact, disclose
+from pbem.rulesets.witp.known import Knowledge
 
 TIME = "T1/naval1/execution"
 
@@ -34,7 +35,8 @@ def _search(
 
 
 def _busy() -> dict[str, Any]:
-    state: dict[str, Any] = {"public": {}, "private": {}}
+    clock = {"at": 0, "game_turns": 3, "turn_in_cycle": 1}
+    state: dict[str, Any] = {"public": {"clock": clock, "pack": {}}, "private": {}}
     _search(state, "Cairns", "medium", 3, "E1718", tf="TF4", roll=88, contact=True)
     _search(state, "Noumea", "extended", 2, "E1718", tf="TF4", needed=95, roll=72)
     _search(state, "Cairns", "medium", 3, "E1618", tf="TF3", roll=13)
