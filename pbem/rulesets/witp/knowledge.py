@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self, dataclass_transform
+from typing import Any, ClassVar, Protocol, Self, dataclass_transform
 
 from pbem.core.errors import AdjudicationError
 from pbem.core.events import Event
@@ -148,20 +148,27 @@ class Disclosure:
         return Event(self.fact.kind, data, None if public else self.audience, self.rule)
 
 
+class Journal(Protocol):
+    """Where the disclosures are recorded, in the order told: the round's work area
+    (work.Work), which keeps them in its working copy."""
+
+    def record(self, told: Disclosure) -> None: ...
+
+
 def disclose(
-    state: dict[str, Any],
+    journal: Journal,
     fact: Fact,
     audience: Sequence[str],
     time: str,
     rule: str,
 ) -> Event:
-    """Record ``fact`` as told to ``audience`` in ``state`` (the stored JSON of a working
-    copy the adjudication owns: Work.disclose) and return the Event that tells it."""
+    """Record ``fact`` as told to ``audience`` in ``journal`` (Work.disclose) and
+    return the Event that tells it."""
     unknown = [s for s in audience if s not in SIDES]
     if not audience or unknown or not fact.kind:
         raise AdjudicationError(f"bad disclosure {fact!r} to {audience!r}")
     d = Disclosure(fact, tuple(s for s in SIDES if s in audience), time, rule)
-    state.setdefault(DISCLOSURES, []).append(d.to_json())
+    journal.record(d)
     return d.event()
 
 

@@ -27,6 +27,7 @@ from pbem.rulesets.witp.knowledge import (
     MODERATOR,
     PRIVATE,
     PUBLIC,
+    Disclosure,
     Fact,
     disclose,
 )
@@ -86,7 +87,11 @@ class Work:
 
     def disclose(self, fact: Fact, audience: Sequence[str], time: str, rule: str) -> Event:
         """Tell ``fact`` to ``audience`` (knowledge.disclose) and return its Event."""
-        return disclose(self.json, fact, audience, time, rule)
+        return disclose(self, fact, audience, time, rule)
+
+    def record(self, told: Disclosure) -> None:
+        """The journal's entry (knowledge.Journal): appended to the working copy's."""
+        self.json.setdefault(DISCLOSURES, []).append(told.to_json())
 
     def finish(self) -> WitpState:
         """The state the round ends in, read back through the one codec."""

@@ -20,6 +20,7 @@ from pbem.rulesets.witp.ruleset import WitpRuleset
 from pbem.rulesets.witp.work import Work
 
 from .conftest import SCENARIO
+from .journal import Told
 from .naval import NO_GATE, tfs
 from .test_air_play import located, play
 
@@ -295,7 +296,7 @@ def test_r120_r122_the_comparison_can_fail_the_owner_reads_its_cover_rolls(
             "available": 1,
             "of": 2,
         }
-        told = [disclose(st, Fact.from_json(fact), ["japanese"], TIME, "5.3.4")]
+        told = [disclose(Told(st), Fact.from_json(fact), ["japanese"], TIME, "5.3.4")]
         after, events = resolved(st, 1)
         worlds.append((after, told + events))
     (a, ea), (b, eb) = worlds

@@ -11,6 +11,8 @@ from pbem.rulesets.witp import searchview
 from pbem.rulesets.witp.knowledge import Fact, disclose
 from pbem.rulesets.witp.known import Knowledge
 
+from .journal import Told
+
 TIME = "T1/naval1/execution"
 
 
@@ -31,7 +33,7 @@ def _search(
         "contact": kw.get("contact", False),
         "intensive": False,
     }
-    disclose(state, Fact.from_json(fact), SIDES, kw.get("time", TIME), "13.3")
+    disclose(Told(state), Fact.from_json(fact), SIDES, kw.get("time", TIME), "13.3")
 
 
 def _busy() -> dict[str, Any]:
@@ -42,7 +44,7 @@ def _busy() -> dict[str, Any]:
     _search(state, "Cairns", "medium", 3, "E1618", tf="TF3", roll=13)
     _search(state, "Cairns", "long", 3, "E1716", tf="TF4", needed=85, roll=24)
     disclose(
-        state,
+        Told(state),
         Fact.from_json({"kind": "air-search-empty", "searcher": ALLIED, "from": "Cairns",
                         "hex": "E1820", "band": "medium", "value": 3}),
         SIDES, TIME, "13.3",
