@@ -45,10 +45,8 @@ def of(own: Mapping[str, Any]) -> Standing:
 
 
 def standing(work: Work, side: Side) -> Standing:
-    """``side``'s standing orders in the round's working copy (their record made on
-    first look, where the stored states have it)."""
-    own = work.own(side)
-    return Standing.from_json(own.setdefault(KEY, {}))
+    """``side``'s standing orders in the round's working copy."""
+    return of(work.own(side))
 
 
 def put(work: Work, side: Side, orders: Standing) -> None:
