@@ -25,7 +25,8 @@ from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.datapack import PackItem
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import MODERATOR, PUBLIC, Fact
+from pbem.rulesets.witp.knowledge import MODERATOR, Fact
+from pbem.rulesets.witp.markers import RevealedDummy
 from pbem.rulesets.witp.searchfacts import OfOwnersTf
 from pbem.rulesets.witp.work import Work
 
@@ -89,8 +90,9 @@ def defer_removal(work: Work, defer: bool) -> None:
 
 
 def _record_revealed(work: Work, owner: Side, tf: str, time: str) -> None:
-    entry = {"owner": str(owner), "tf": tf, "time": time}
-    work.json[PUBLIC].setdefault("revealed_dummies", []).append(entry)
+    markers = work.markers()
+    revealed = (*markers.revealed(), RevealedDummy(owner, tf, time))
+    work.put_markers(markers.put(revealed_dummies=revealed))
 
 
 def remove_revealed(work: Work) -> None:

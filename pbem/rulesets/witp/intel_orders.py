@@ -24,9 +24,9 @@ from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.core.events import Event
 from pbem.core.sides import ALLIED, JAPANESE, Side
-from pbem.rulesets.witp import draws, intelligence, located, orders
+from pbem.rulesets.witp import draws, intelligence, orders
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.clock import Slot, TurnTrack
+from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.intelligence import Holdings, PlotCard
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.missions import Context
@@ -56,8 +56,9 @@ class IntelligenceLapsed(Fact, kind="intelligence-lapsed"):
     why: str
 
 
-def _slot(track: TurnTrack) -> Slot:
+def _slot(ctx: Context) -> Slot:
     """The slot the pending round starts at (the Plot Segment being written)."""
+    track = ctx.knowledge.clock
     return track.slots[min(track.at, len(track.slots) - 1)]
 
 
@@ -114,8 +115,8 @@ def _magic(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
         raise IllegalOrderError("no Japanese card closes first in this game (R70)", rule="42.3.1")
     diff = _intel(ctx).si_difference
     diff = 0 if diff is ABSENT else diff
-    chits = located.chits_from_json(ctx.public)
-    problem = intelligence.reveal_tf_problem(ctx.pack, chits, diff, chit, [str(t) for t in named])
+    seen = ctx.knowledge.located
+    problem = intelligence.reveal_tf_problem(ctx.pack, seen, diff, chit, [str(t) for t in named])
     if problem:
         raise IllegalOrderError(problem, rule="42.4.1")
 
@@ -129,8 +130,7 @@ def _dummycard(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
     filed = [tfs.tf_id(a[0]) for a in plot.extra.get(DUMMYCARD, ())]
     if any(t != tf for t in filed):
         raise IllegalOrderError("one dummy plot card is held at a time", rule="42.9")
-    track = TurnTrack.from_json(ctx.public["clock"])  # the public part: JSON in a Context
-    problem = intelligence.dummy_card_problem(ctx.knowledge, tf, _slot(track))
+    problem = intelligence.dummy_card_problem(ctx.knowledge, tf, _slot(ctx))
     if problem:
         raise IllegalOrderError(problem, rule="42.9")
     if not filed and _header(args[1:]) is None:

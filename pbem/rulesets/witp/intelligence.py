@@ -37,7 +37,7 @@ from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.datapack import Pack, PackItem
 from pbem.rulesets.witp.knowledge import Fact
-from pbem.rulesets.witp.located import LocatedChit
+from pbem.rulesets.witp.markers import LocatedChit
 from pbem.rulesets.witp.records import ABSENT, Absent, Record
 from pbem.rulesets.witp.work import Work
 
@@ -554,6 +554,7 @@ def reveal_tf(work: Work, chit: str, named: Sequence[str], slot: Slot, secret: D
     read the ones they named (a name with no card: one drawn at random, R25); the
     Japanese learn only that the chit was played."""
     diff = si_difference(work)
+    # the public markers as the Allies see them
     problem = reveal_tf_problem(work.pack, located.on_map(work), diff, chit, named)
     if problem:
         raise IllegalOrderError(problem, rule="42.4.1")

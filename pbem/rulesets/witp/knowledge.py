@@ -11,7 +11,7 @@ A state holds four parts:
 
 A side's ``projection`` is its public part, its own private part and the
 disclosures addressed to it; views, order answers and order forms are computed
-from a ``Knowledge`` built from the projection alone, so two states with equal
+from a ``Knowledge`` (known.py: the projection read typed) built from it alone, so two states with equal
 projections give a side equal mail (noninterference), by construction. Every
 disclosure is made by ``disclose``, which records it and returns the one Event
 that tells its audience.
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self, dataclass_transform
+from typing import Any, ClassVar, Protocol, Self, dataclass_transform
 
 from pbem.core.errors import AdjudicationError
 from pbem.core.events import Event
@@ -31,12 +31,10 @@ from pbem.rulesets.witp.records import field_json, field_values, fits, specs
 PUBLIC, PRIVATE, DISCLOSURES, MODERATOR = "public", "private", "disclosures", "moderator"
 EVERYONE: tuple[Side, ...] = SIDES
 # The parts of the state still kept as their stored JSON, until the modules whose
-# rules own them type them (the joining-up after this round): a side's private part
-# (its forces, TF Display, plots, air bases: taskforces, missions, air), the public
-# part's markers beyond the clock and the pack (located TFs, pending strikes), and
+# rules own them type them: a side's private part (its forces, TF Display, plots,
+# air bases: taskforces, missions, air; read typed through known.Knowledge), and
 # the moderator's records (chit cups, contacts, seeds, ledgers).
 SideJson = Mapping[str, Any]
-PublicJson = Mapping[str, Any]
 ModeratorJson = Mapping[str, Any]
 
 
@@ -150,20 +148,27 @@ class Disclosure:
         return Event(self.fact.kind, data, None if public else self.audience, self.rule)
 
 
+class Journal(Protocol):
+    """Where the disclosures are recorded, in the order told: the round's work area
+    (work.Work), which keeps them in its working copy."""
+
+    def record(self, told: Disclosure) -> None: ...
+
+
 def disclose(
-    state: dict[str, Any],
+    journal: Journal,
     fact: Fact,
     audience: Sequence[str],
     time: str,
     rule: str,
 ) -> Event:
-    """Record ``fact`` as told to ``audience`` in ``state`` (the stored JSON of a working
-    copy the adjudication owns: Work.disclose) and return the Event that tells it."""
+    """Record ``fact`` as told to ``audience`` in ``journal`` (Work.disclose) and
+    return the Event that tells it."""
     unknown = [s for s in audience if s not in SIDES]
     if not audience or unknown or not fact.kind:
         raise AdjudicationError(f"bad disclosure {fact!r} to {audience!r}")
     d = Disclosure(fact, tuple(s for s in SIDES if s in audience), time, rule)
-    state.setdefault(DISCLOSURES, []).append(d.to_json())
+    journal.record(d)
     return d.event()
 
 
@@ -183,29 +188,3 @@ def indistinguishable(a: Mapping[str, Any], b: Mapping[str, Any], side: str) -> 
     """True when ``side`` cannot tell ``a`` from ``b``: then every answer it gets
     must be the same in both (the property tests' premise)."""
     return projection(a, side) == projection(b, side)
-
-
-@dataclass(frozen=True, slots=True)
-class Knowledge:
-    """A side's knowledge (``side`` None: the moderator's, which is everything).
-    Rules that answer a side read only this."""
-
-    side: str | None
-    public: PublicJson
-    private: Mapping[str, SideJson]  # own part only, unless omniscient
-    disclosed: tuple[Disclosure, ...]
-
-    @classmethod
-    def of(cls, state: Mapping[str, Any], side: str | None) -> Knowledge:
-        p = projection(state, side)
-        private = dict(p.get(PRIVATE, {})) if side is None else {side: p[PRIVATE]}
-        return cls(
-            side,
-            p.get(PUBLIC, {}),
-            private,
-            tuple(Disclosure.from_json(d) for d in p.get(DISCLOSURES, ())),
-        )
-
-    def own(self, side: str) -> SideJson:
-        """``side``'s private part, if this knowledge holds it."""
-        return self.private.get(side, {})

@@ -1,41 +1,32 @@
 """13.7 Located chits: placed on a successful contact, public, and gone at the end of
 the succeeding Air or Naval Phase (13.7.5).
 
-``state["public"]["located"]`` maps "<owner>:<tf>" to the marker: the TF's owner
+``public["located"]`` (markers.py) maps "<owner>:<tf>" to the marker: the TF's owner
 and number, its hex, the label ("Located 1A"), the game time it was placed, and
 its source (ruling R15): ``air``, ``installation`` (13.8 first paragraph),
 ``coastwatcher``, ``surface``. Exceptions (13.7.5): a TF that does not move keeps
 it, renewed each Naval Phase; night movement removes it unless a coastwatcher or
 a surface TF placed it. Only air (and installation) contacts make a TF a target
-for air strikes, and never one last reported as a dummy (5.1.6, 13.6.4, 13.8).
+for air strikes, and never one last reported as a dummy (5.1.6, 13.6.4, 13.8:
+known.Knowledge.strike_target_problem, from what the striker knows).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, replace
-from enum import StrEnum
-from typing import Any
+from dataclasses import replace
 
 from pbem.core.events import Event
 from pbem.core.sides import SIDES, Side
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge
-from pbem.rulesets.witp.searchfacts import OfOwnersTf, SearchReport
+from pbem.rulesets.witp.markers import LOCATED, LocatedChit, Source
+from pbem.rulesets.witp.records import ABSENT
+from pbem.rulesets.witp.searchfacts import OfOwnersTf
 from pbem.rulesets.witp.work import Work
 
-KEY = "located"
+KEY = LOCATED
 PHASES = ("air1", "naval1", "air2", "naval2", "air3", "naval3")
-
-
-class Source(StrEnum):
-    """What placed a Located chit (ruling R15)."""
-
-    AIR = "air"
-    INSTALLATION = "installation"  # 13.8, first paragraph
-    COASTWATCHER = "coastwatcher"
-    SURFACE = "surface"
 
 
 SOURCES = tuple(Source)
@@ -43,69 +34,18 @@ SURVIVE_NIGHT = (Source.COASTWATCHER, Source.SURFACE)
 STRIKE_SOURCES = (Source.AIR, Source.INSTALLATION, Source.SURFACE)
 
 
-@dataclass(frozen=True, slots=True)
-class LocatedChit:
-    """13.7.5: a Located chit on ``owner``'s TF ``tf`` in ``hex``, open to both sides:
-    its label ("Located 1A"), the phase it was placed in (``ordinal``) and its time,
-    and what placed it."""
-
-    owner: Side
-    tf: str
-    hex: HexId
-    label: str
-    placed: int
-    time: str
-    source: Source
-
-    @property
-    def key(self) -> str:
-        return f"{self.owner}:{self.tf}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "owner": str(self.owner),
-            "tf": self.tf,
-            "hex": self.hex,
-            "label": self.label,
-            "placed": self.placed,
-            "time": self.time,
-            "source": str(self.source),
-        }
-
-    @classmethod
-    def from_json(cls, raw: Mapping[str, Any]) -> LocatedChit:
-        return cls(
-            Side(raw["owner"]),
-            raw["tf"],
-            raw["hex"],
-            raw["label"],
-            raw["placed"],
-            raw["time"],
-            Source(raw["source"]),
-        )
-
-
-def chits_from_json(public: Mapping[str, Any]) -> dict[str, LocatedChit]:
-    """The Located chits a public part stores (a Knowledge's, the round's working
-    copy's), by "<owner>:<tf>": the markers' codec."""
-    return {k: LocatedChit.from_json(m) for k, m in public.get(KEY, {}).items()}
-
-
-def chits_on(knowledge: Knowledge) -> dict[str, LocatedChit]:
-    """The Located chits on the map as ``knowledge`` holds them (both sides see them)."""
-    return chits_from_json(knowledge.public)
-
-
 def on_map(work: Work) -> dict[str, LocatedChit]:
-    """The Located chits on the map in the round's working state."""
-    return chits_from_json(work.json[PUBLIC])
+    """The Located chits on the map in the round's working state, by "<owner>:<tf>"."""
+    return dict(work.markers().chits())
 
 
-def _markers(work: Work) -> dict[str, Any]:
-    """The chits' record, made where the rules first mark or look up one (where the
-    stored states have it)."""
-    found: dict[str, Any] = work.json[PUBLIC].setdefault(KEY, {})
-    return found
+def _markers(work: Work) -> dict[str, LocatedChit]:
+    """The chits on the map, their record made where the rules first mark or look up
+    one (where the stored states have it)."""
+    markers = work.markers()
+    if markers.located is ABSENT:
+        work.put_markers(markers.put(located={}))
+    return dict(markers.chits())
 
 
 def marked(work: Work) -> list[str]:
@@ -113,13 +53,21 @@ def marked(work: Work) -> list[str]:
     return list(_markers(work))
 
 
+def _keep(work: Work, chits: Mapping[str, LocatedChit]) -> None:
+    work.put_markers(work.markers().put(located=chits))
+
+
 def _put(work: Work, chit: LocatedChit) -> None:
-    _markers(work)[chit.key] = chit.to_json()
+    _keep(work, {**_markers(work), chit.key: chit})
 
 
 def _take(work: Work, key: str) -> bool:
     """Take the chit ``key`` off the map; whether there was one."""
-    return _markers(work).pop(key, None) is not None
+    chits = _markers(work)
+    if chits.pop(key, None) is None:
+        return False
+    _keep(work, chits)
+    return True
 
 
 def ordinal(slot: Slot) -> int:
@@ -129,11 +77,6 @@ def ordinal(slot: Slot) -> int:
 
 def label(slot: Slot) -> str:
     return f"Located {slot.phase.key[-1]}{'A' if slot.phase.key.startswith('air') else 'N'}"
-
-
-def markers(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    found: dict[str, dict[str, Any]] = state[PUBLIC].setdefault(KEY, {})
-    return found
 
 
 class Located(OfOwnersTf, kind="located"):
@@ -215,32 +158,9 @@ class LocatedMoved(OfOwnersTf, kind="located-moved"):
 
 def moved(work: Work, owner: Side, tf: str, hexid: HexId, slot: Slot) -> list[Event]:
     """13.7.5, 15.1: a Located TF is on the map: its marker moves with it."""
-    raw = _markers(work).get(f"{owner}:{tf}")
-    if raw is None:
+    chit = _markers(work).get(f"{owner}:{tf}")
+    if chit is None:
         return []
-    _put(work, replace(LocatedChit.from_json(raw), hex=hexid))
+    _put(work, replace(chit, hex=hexid))
     told = LocatedMoved(owner, tf, hexid)
     return [work.disclose(told, SIDES, slot.time, "13.7.5, 15.1")]
-
-
-def last_report(knowledge: Knowledge, owner: str, tf: str) -> str | None:
-    """The latest composition report on ``owner``'s TF ``tf`` this knowledge holds."""
-    out = None
-    for d in knowledge.disclosed:
-        f = d.fact
-        if isinstance(f, SearchReport) and f.owner == owner and f.tf == tf:
-            out = f.report
-    return out
-
-
-def strike_target_problem(knowledge: Knowledge, owner: str, tf: str) -> str | None:
-    """Why the side of ``knowledge`` may not plot an air strike on ``owner``'s TF
-    ``tf`` (5.1.6, 13.6.4, 13.8), with the rule; None if it may."""
-    m = chits_on(knowledge).get(f"{owner}:{tf}")
-    if m is None:
-        return f"TF {tf} is not Located (5.1.6)"
-    if m.source not in STRIKE_SOURCES:
-        return f"TF {tf} is Located only by a coastwatcher (13.8)"
-    if last_report(knowledge, owner, tf) == "dummy":
-        return f"TF {tf} was last reported as a dummy (13.6.4)"
-    return None

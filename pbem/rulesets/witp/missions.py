@@ -28,9 +28,8 @@ from typing import Any, Protocol
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.rulesets.witp import dummies, fuel
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.hexgrid import HexId, parse_hex
-from pbem.rulesets.witp.knowledge import Knowledge, PublicJson
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.missioncards import (
     Fuelling,
     MissionCard,
@@ -96,12 +95,8 @@ class Context:
         return str(self.knowledge.side)
 
     @property
-    def public(self) -> PublicJson:
-        return self.knowledge.public
-
-    @property
     def pack(self) -> tfs.Pack:
-        return public_pack(self.public)
+        return self.knowledge.pack
 
     @property
     def fleet(self) -> tfs.Fleet:
@@ -154,7 +149,8 @@ class Context:
         return frozenset(classes["carrier"]) | frozenset(classes["transport"]) | {OILER}
 
     def owner_of_port(self, h: str) -> str | None:
-        start = str(self.public["pack"].get(START_KEY, {}).get("value", "may1942"))
+        item = self.pack.get(START_KEY)
+        start = "may1942" if item is None else str(item.value)
         for base in self.sea.bases_in(h):
             if base.port is not None:
                 return base.owner_at(start)  # type: ignore[no-any-return]

@@ -58,16 +58,11 @@ from pbem.rulesets.witp.clock import (
     cycle_of,
     round_at,
 )
-from pbem.rulesets.witp.datapack import DataPack, PackItem, public_pack
-from pbem.rulesets.witp.knowledge import (
-    PRIVATE,
-    PUBLIC,
-    Knowledge,
-    projection,
-)
+from pbem.rulesets.witp.datapack import DataPack, PackItem
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.missioncards import MissionCard
 from pbem.rulesets.witp.missions import Context, SeaMap
-from pbem.rulesets.witp.state import CLOCK, PublicPart, WitpState
+from pbem.rulesets.witp.state import PublicPart, WitpState
 from pbem.rulesets.witp.work import Work
 
 GAME_TURNS = "scenario/game-turns"
@@ -140,11 +135,6 @@ class Clock:
         first = intelligence.japanese_plot_first(pack)
         return cls(track.at, track.game_turns, track.turn_in_cycle, start, first, track.plotted)
 
-    @classmethod
-    def of_public(cls, public: Mapping[str, Any]) -> Clock:
-        """The clock of a public part still read as JSON (a Knowledge's, the stored state's)."""
-        return cls.of(TurnTrack.from_json(public[CLOCK]), public_pack(public))
-
     @property
     def track(self) -> TurnTrack:
         return TurnTrack(self.at, self.game_turns, self.turn_in_cycle, self.plotted)
@@ -188,13 +178,12 @@ class Clock:
 
 
 def context(state: Mapping[str, Any], side: str, sea: SeaMap) -> Context:
-    """What ``side``'s orders are judged against: its projection (its public and own
-    parts, as its Knowledge holds them), never the truth. The disclosures, which a
-    mission card never reads, are left unparsed."""
-    p = projection(state, side)
-    rnd = Clock.of_public(p[PUBLIC]).pending()
-    knowledge = Knowledge(side, p[PUBLIC], {side: p[PRIVATE]}, ())
-    return Context(knowledge, sea, rnd.slots[0].phase.key if rnd else "")
+    """What ``side``'s orders are judged against: its Knowledge (its public and own
+    parts), never the truth. The disclosures, which a mission card never reads, are
+    left unread."""
+    k = Knowledge.of(state, side, told=False)
+    rnd = Clock.of(k.clock, k.pack).pending()
+    return Context(k, sea, rnd.slots[0].phase.key if rnd else "")
 
 
 def play_round(

@@ -7,7 +7,7 @@ fact kind: knowledge.Fact reads and writes its fields through ``field_json`` and
 A field is written under its own name and read back by its type: a record (or any
 class with a ``from_json``) by its ``from_json``, an enum (``Side``, a StrEnum) by
 its value, a ``tuple[X, ...]`` item by item, ``X | None`` as X unless null, a
-mapping as a copy; anything else as stored, lists as tuples. ``Annotated[T,
+mapping as a copy (its values read as X where ``Mapping[str, X]``'s X has a codec); anything else as stored, lists as tuples. ``Annotated[T,
 Wire(...)]`` says where the JSON differs: another key (``Wire("from")``: a Python
 keyword), written only when set (``OPTIONAL``: not its default, or not None where it
 has none), or not stored at all (``DERIVED``: the record's own ``from_json`` fills it
@@ -101,11 +101,21 @@ def _decoder(hint: Any) -> Decoder:
         item = _decoder(get_args(hint)[0])
         return lambda v: tuple(item(x) for x in v)
     if origin is Mapping or origin is dict:
-        return dict  # a copy: the value never shares the stored JSON's dict
+        return _mapping(get_args(hint))
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return hint
     from_json: Decoder | None = getattr(hint, "from_json", None) if isinstance(hint, type) else None
     return from_json if from_json is not None else frozen
+
+
+def _mapping(args: tuple[Any, ...]) -> Decoder:
+    """A stored mapping's reader: its values read by their type where it has a codec
+    (``Mapping[str, LocatedChit]``), else copied as stored, so the value never shares
+    the stored JSON's dict."""
+    item = _decoder(args[1]) if len(args) == 2 else frozen
+    if item is frozen:
+        return dict
+    return lambda v: {k: item(x) for k, x in v.items()}
 
 
 def _wire(hint: Any) -> Wire:

@@ -20,11 +20,12 @@ from pbem.core.sides import SIDES
 from pbem.rulesets.witp import orders, play, victory, views
 from pbem.rulesets.witp.air import allocation
 from pbem.rulesets.witp.clock import Round
-from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge
+from pbem.rulesets.witp.knowledge import PUBLIC
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.library import Library
 from pbem.rulesets.witp.map import TheatreMap
 from pbem.rulesets.witp.report_map import report_picture
-from pbem.rulesets.witp.state import WitpState
+from pbem.rulesets.witp.state import PublicPart, WitpState
 
 DATAPACK = "datapack"  # CREATE's key for the moderator's own pack (TOML), not an option
 
@@ -56,7 +57,8 @@ class WitpRuleset:
         return play.setup(scenario, pack, self.theatre_map)
 
     def _round(self, state: State) -> Round | None:
-        return play.Clock.of_public(state[PUBLIC]).pending()
+        public = PublicPart.from_json(state[PUBLIC])  # the platform's State: the edge
+        return play.Clock.of(public.clock, public.pack).pending()
 
     def pending(self, state: State) -> Demand | None:
         rnd = self._round(state)

@@ -35,9 +35,11 @@ from pbem.rulesets.witp import chits, deception, draws, located
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air.ships import air_bases, take_losses
 from pbem.rulesets.witp.clock import Slot
-from pbem.rulesets.witp.datapack import ApSearch, Pack, class_values, public_pack
+from pbem.rulesets.witp.datapack import ApSearch, Pack, class_values
 from pbem.rulesets.witp.hexgrid import HexId, distance, parse_hex
-from pbem.rulesets.witp.knowledge import MODERATOR, PUBLIC, Fact, Knowledge
+from pbem.rulesets.witp.knowledge import MODERATOR, Fact
+from pbem.rulesets.witp.known import Knowledge
+from pbem.rulesets.witp.markers import PendingStrike
 from pbem.rulesets.witp.records import OPTIONAL, Wire
 from pbem.rulesets.witp.searchfacts import OfOwnersTf, OfTf, SearchReport
 from pbem.rulesets.witp.taskforces import Ship
@@ -215,7 +217,7 @@ def parse_search_line(knowledge: Knowledge, words: Sequence[str]) -> str:
     """``SEARCH <base|TF n> <hex> [<hex> ...] [INTENSIVE]`` or
     ``SEARCH TF n <hex> BLUFF <value>``: the canonical line, or an OrderError."""
     side = Side(knowledge.side or JAPANESE)
-    pack = public_pack(knowledge.public)
+    pack = knowledge.pack
     w = list(words)
     if len(w) < 3 or w[0].upper() != "SEARCH":
         raise OrderSyntaxError("write SEARCH <base or TF n> <hex> ...", rule="13.3.1")
@@ -454,7 +456,6 @@ def _searched_hexes(
 
 
 VS_HIT = "tables/us-vs-search-hit"
-PENDING_STRIKES = "pending_strikes"  # public: strikes owed, resolved from stage 2
 
 
 class VsSearchHit(OfOwnersTf, kind="vs-search-hit"):
@@ -466,7 +467,9 @@ class VsSearchHit(OfOwnersTf, kind="vs-search-hit"):
 
 def _owe_strike(work: Work, owed: VsSearchHit, time: str) -> None:
     """A strike owed (``public["pending_strikes"]``), as its fact and the time owed."""
-    work.json[PUBLIC].setdefault(PENDING_STRIKES, []).append({**owed.to_json(), "time": time})
+    strike = PendingStrike(owed.kind, owed.owner, owed.tf, owed.roll, owed.anti_ship, time)
+    markers = work.markers()
+    work.put_markers(markers.put(pending_strikes=(*markers.strikes(), strike)))
 
 
 def vs_hit(

@@ -42,6 +42,7 @@ from pbem.rulesets.witp import (
     orders,
     search,
 )
+from pbem.rulesets.witp import standing as standing_orders
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air.ships import AIR_BASES, AirBase, air_bases
 from pbem.rulesets.witp.clock import Round, Slot
@@ -160,17 +161,11 @@ for _word in WORDS:
     orders.register_line(_word, _judge(_word))
 
 
-def _standing(work: Work, side: Side) -> dict[str, Any]:
-    """The side's standing orders as kept (``private[side]["standing"]``)."""
-    found: dict[str, Any] = work.own(side).setdefault(STANDING, {})
-    return found
-
-
 def file_standing(work: Work, side: Side, lines: Sequence[str], ctx: Context) -> None:
     """The side's standing orders after this Plot Segment (ruling R50): SEARCH lines
     replace the last ones filed (SEARCH NONE: none); a DECEPTION line replaces the
     policy for its TF (or ALL); COASTWATCHERS DELAY replaces the delay."""
-    standing = _standing(work, side)
+    orders = standing_orders.standing(work, side)
     searches: list[str] | None = None
     for line in lines:
         if not line.strip() or line.split()[0].upper() not in WORDS:
@@ -187,13 +182,14 @@ def file_standing(work: Work, side: Side, lines: Sequence[str], ctx: Context) ->
         elif head == deception.WORD:
             words = [deception.WORD, *_tf_words(text.split()[1:])]
             _, policy = deception.parse_line(words, tfs.task_forces(ctx.knowledge, ctx.side))
-            standing.setdefault("deception", {})[policy.tf] = replace(policy, line=text).to_json()
+            policies = {**orders.policies(), policy.tf: replace(policy, line=text)}
+            orders = orders.put(deception=policies)
         else:
-            standing[coastwatchers.DELAY_KEY] = coastwatchers.parse_delay_line(side, text.split())[
-                1
-            ]
+            delay = coastwatchers.parse_delay_line(side, text.split())[1]
+            orders = orders.put(coastwatcher_delay=delay)
     if searches is not None:
-        standing["search"] = searches
+        orders = orders.put(search=tuple(searches))
+    standing_orders.put(work, side, orders)
 
 
 # -- the segments ----------------------------------------------------------------
@@ -248,7 +244,7 @@ def air_search_segment(
     lines: dict[Side, list[str]] = {}
     for side in SIDES:
         ctx = contexts[side]
-        for line in work.own(side).get(STANDING, {}).get("search", ()):
+        for line in standing_orders.of(work.own(side)).searches():
             try:
                 lines.setdefault(side, []).append(canonical(ctx, line))
             except OrderError as e:

@@ -25,11 +25,12 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from pbem.rulesets.witp import located
 from pbem.rulesets.witp.coastwatchers import IslandGivenAway
 from pbem.rulesets.witp.dummies import DummyRevealed
-from pbem.rulesets.witp.knowledge import Disclosure, Fact, Knowledge
+from pbem.rulesets.witp.knowledge import Disclosure, Fact
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.located import Located, LocatedMoved
+from pbem.rulesets.witp.records import ABSENT
 from pbem.rulesets.witp.search import (
     AirSearch,
     AirSearchEmpty,
@@ -41,8 +42,6 @@ from pbem.rulesets.witp.search import (
 )
 from pbem.rulesets.witp.searchfacts import SearchReport
 from pbem.rulesets.witp.searchplay import SearchNotFlown
-
-STANDING = "standing"
 
 # The disclosures these sections tell; the report's event list leaves them out.
 SECTIONED = frozenset(
@@ -193,14 +192,14 @@ def _located(k: Knowledge) -> tuple[list[str], list[str], list[dict[str, str]]]:
     side = k.side
     enemy_located, own_located = [], []
     on_map: list[dict[str, str]] = []
-    for _key, m in sorted(located.chits_on(k).items()):
+    for _key, m in sorted(k.located.items()):
         line = f"{m.owner} {m.tf} at {m.hex}: {m.label} ({m.source})"
         if m.owner == side:
             own_located.append(line)
             continue
         if side is not None:
             on_map.append({"side": str(m.owner), "id": f"{m.tf}?", "hex": str(m.hex)})
-        problem = located.strike_target_problem(k, m.owner, m.tf) if side else None
+        problem = k.strike_target_problem(m.owner, m.tf) if side else None
         enemy_located.append(
             f"{line}; " + (f"no strike: {problem}" if problem else "may be struck")
         )
@@ -210,13 +209,13 @@ def _located(k: Knowledge) -> tuple[list[str], list[str], list[dict[str, str]]]:
 def _standing(k: Knowledge) -> list[str]:
     """Each side's standing search, deception and coastwatcher orders it may see."""
     standing: list[str] = []
-    for who, part in sorted(k.private.items()):
-        s = part.get(STANDING, {})
+    for who in k.sides():
+        s = k.standing(who)
         head = "" if k.side else f"{who}: "
-        standing += [head + line for line in s.get("search", ())]
-        standing += [head + str(p.get("line", "")) for p in s.get("deception", {}).values()]
-        if "coastwatcher_delay" in s:
-            delay = s["coastwatcher_delay"]
+        standing += [head + line for line in s.searches()]
+        standing += [head + (p.line or "") for p in s.policies().values()]
+        if s.coastwatcher_delay is not ABSENT:
+            delay = s.coastwatcher_delay
             standing.append(head + f"COASTWATCHERS DELAY {'END' if delay is None else delay}")
     return standing
 

@@ -5,11 +5,12 @@ The lifecycle stores a game's state as JSON; ``WitpState.from_json`` reads it in
 the knowledge model's four parts (knowledge.py) and ``to_json`` writes exactly the
 JSON it was read from: the same keys, the same values, in the same order. The parts
 are typed as far as their rules' modules type them: the public clock (the Turn
-Record Track, clock.TurnTrack), the pack's public items (datapack.PackItem) and
-every disclosure with its fact (knowledge.Fact). A side's private part, the
-public markers beyond the clock and the pack, and the moderator's records are
-still their JSON here (knowledge.SideJson, PublicJson, ModeratorJson) until the
-naval, search and air modules type them; the records typed so far are read and
+Record Track, clock.TurnTrack), the pack's public items (datapack.PackItem), the
+markers on the shared map (markers.Markers: Located chits, strikes owed, dummies
+revealed) and every disclosure with its fact (knowledge.Fact). A side's private
+part and the moderator's records are still their JSON here (knowledge.SideJson,
+ModeratorJson) until the naval, search and air modules type them; the records
+typed so far are read and
 written through their owners' accessors on one codec (records.Record: 42's
 holdings, JN-25 counters, dummy plot card and logs, intelligence.py; the TF
 Display, taskforces.py). A round decodes a state once and encodes it once
@@ -38,9 +39,9 @@ from pbem.rulesets.witp.knowledge import (
     PUBLIC,
     Disclosure,
     ModeratorJson,
-    PublicJson,
     SideJson,
 )
+from pbem.rulesets.witp.markers import Markers
 
 STATE_VERSION = 1
 VERSION_KEY = "version"  # absent in version 1 (see above)
@@ -52,25 +53,27 @@ PARTS = (SCENARIO, PUBLIC, PRIVATE, DISCLOSURES, MODERATOR)
 @dataclass(frozen=True, slots=True)
 class PublicPart:
     """What both sides see: the Turn Record Track, the game's charts and rulings (the
-    pack's public items, read and never written in play), and the markers the other
-    rules keep (located TFs, pending strikes: JSON this round)."""
+    pack's public items, read and never written in play), and the markers on the
+    shared map (markers.py: Located chits, strikes owed, dummies revealed)."""
 
     clock: TurnTrack
     pack: Mapping[str, PackItem]
-    markers: PublicJson = field(default_factory=dict)
+    markers: Markers = field(default_factory=Markers)
     # The stored key order: a round's working copy moves keys, and a state read and
     # written back is the same text.
     layout: tuple[str, ...] = field(default=(CLOCK, PACK), compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        parts = {CLOCK: self.clock.to_json(), PACK: _items_json(self.pack), **self.markers}
+        parts = {CLOCK: self.clock.to_json(), PACK: _items_json(self.pack)}
+        parts |= self.markers.to_json()
         return {k: parts[k] for k in self.layout}
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> PublicPart:
-        markers = {k: v for k, v in obj.items() if k not in (CLOCK, PACK)}
-        pack = dict(public_pack(obj))
-        return cls(TurnTrack.from_json(obj[CLOCK]), pack, markers, tuple(obj))
+        markers = Markers.from_json({k: v for k, v in obj.items() if k not in (CLOCK, PACK)})
+        # The charts read as each is looked up (datapack.StoredPack): a Knowledge reads
+        # a few of some two hundred items.
+        return cls(TurnTrack.from_json(obj[CLOCK]), public_pack(obj), markers, tuple(obj))
 
 
 def _items_json(items: Mapping[str, PackItem]) -> dict[str, Any]:

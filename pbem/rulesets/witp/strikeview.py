@@ -56,7 +56,8 @@ from pbem.rulesets.witp.air.strike.placement import (
 from pbem.rulesets.witp.air.strike.waves import NightContact, WaveCoordination, WaveEntry
 from pbem.rulesets.witp.air.suppression import AaSuppressors
 from pbem.rulesets.witp.air.torpedo import TorpedoArming
-from pbem.rulesets.witp.knowledge import Disclosure, Fact, Knowledge, RawFact
+from pbem.rulesets.witp.knowledge import Disclosure, Fact, RawFact
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.records import Record
 from pbem.rulesets.witp.searchfacts import SearchReport
 

@@ -19,9 +19,9 @@ from pbem.rulesets.witp import datapack, searchview, strikeview
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.datapack import PackItem
 from pbem.rulesets.witp.initiative import InitiativeDetermined
-from pbem.rulesets.witp.knowledge import EVERYONE, Knowledge
+from pbem.rulesets.witp.knowledge import EVERYONE
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.play import CLOCK_ITEMS, INITIATIVE_CHOICE, Clock
-from pbem.rulesets.witp.state import PublicPart
 
 RECENT_INITIATIVE = 6  # one Game-Turn's: three Strike and three Execution Segments
 
@@ -32,22 +32,22 @@ def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, PackItem], se
     rows: list[dict[str, Any]] = []
     items: dict[str, PackItem] = {}
     classes: set[str] = set()
-    for side, part in sorted(k.private.items()):
-        forces = dict(part.get("forces", {}))
-        display = tfs.display(part)
+    for side in k.sides():
+        forces = k.forces(side)
+        display = tfs.task_forces(k, side)
         for tf in sorted(display, key=tfs.marker_number):
             e = display[tf]
-            ships = {s: tfs.ship_record(part, s) for s in e.ships}
+            ships = {s: tfs.ship(k, side, s) for s in e.ships}
             origin = sorted({s.force for s in ships.values()})
             for fid in origin:
-                items[f"forces/{side}/{fid}"] = PackItem.from_json(forces[fid])
+                items[f"forces/{side}/{fid}"] = forces[fid]
             classes |= {s.ship_class for s in ships.values()}
             first = items[f"forces/{side}/{origin[0]}"] if origin else None
             where = f"in port at {e.in_port}" if e.in_port else "at sea"
             fuel = "fuelled" if e.fuel is None else f"{e.fuel} active phase(s) to fuelling"
             rows.append(
                 {
-                    "side": side,
+                    "side": str(side),
                     "id": tf,
                     "name": f"{tf} {e.name or ('dummy' if e.dummy else '')}".strip(),
                     "commander": first.value.get("commander", "") if first else "",
@@ -68,9 +68,8 @@ def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, PackItem], se
 
 
 def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
-    public = PublicPart.from_json(k.public)
-    public_items = public.pack
-    clock = Clock.of(public.clock, public.pack)
+    public_items = k.pack
+    clock = Clock.of(k.clock, k.pack)
     forces, force_items, classes = _forces(k)
     rests_on = [*CLOCK_ITEMS, INITIATIVE_CHOICE, *(f"units/{c}" for c in classes), *force_items]
     everyone = set(EVERYONE)

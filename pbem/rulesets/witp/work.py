@@ -27,9 +27,11 @@ from pbem.rulesets.witp.knowledge import (
     MODERATOR,
     PRIVATE,
     PUBLIC,
+    Disclosure,
     Fact,
     disclose,
 )
+from pbem.rulesets.witp.markers import Markers
 from pbem.rulesets.witp.state import CLOCK, PACK, WitpState
 
 
@@ -60,6 +62,19 @@ class Work:
     def move_clock(self, track: TurnTrack) -> None:
         self.json[PUBLIC][CLOCK] = track.to_json()
 
+    def markers(self) -> Markers:
+        """The markers on the shared map (markers.py), read from the working copy."""
+        public = self.json[PUBLIC]
+        return Markers.from_json({k: v for k, v in public.items() if k not in (CLOCK, PACK)})
+
+    def put_markers(self, markers: Markers) -> None:
+        """Write ``markers`` back: a key kept stays where it stood, a new one comes
+        last, one no longer held goes."""
+        public, stored = self.json[PUBLIC], markers.to_json()
+        for gone in [k for k in public if k not in (CLOCK, PACK) and k not in stored]:
+            del public[gone]
+        public.update(stored)
+
     def own(self, side: str) -> dict[str, Any]:
         """``side``'s private part in the working copy (JSON until its modules type it)."""
         part: dict[str, Any] = self.json[PRIVATE][side]
@@ -72,7 +87,11 @@ class Work:
 
     def disclose(self, fact: Fact, audience: Sequence[str], time: str, rule: str) -> Event:
         """Tell ``fact`` to ``audience`` (knowledge.disclose) and return its Event."""
-        return disclose(self.json, fact, audience, time, rule)
+        return disclose(self, fact, audience, time, rule)
+
+    def record(self, told: Disclosure) -> None:
+        """The journal's entry (knowledge.Journal): appended to the working copy's."""
+        self.json.setdefault(DISCLOSURES, []).append(told.to_json())
 
     def finish(self) -> WitpState:
         """The state the round ends in, read back through the one codec."""

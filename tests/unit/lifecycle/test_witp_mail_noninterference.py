@@ -35,6 +35,7 @@ from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, PUBLIC, Fact, discl
 from pbem.rulesets.witp.loader import load_library
 from pbem.rulesets.witp.map import load_map
 from pbem.rulesets.witp.ruleset import WitpRuleset
+from tests.unit.rulesets.witp.journal import Told
 
 from .mailworlds import COMMITMENT, Harness, masked, open_harness, subject_and_text
 
@@ -163,7 +164,8 @@ def world(base: Mapping[str, Any], viewer: str, h: Hidden) -> tuple[dict[str, An
     }
     state[MODERATOR] = {"ledger": h.moderator}
     events = [
-        disclose(state, Fact.from_json(f), [other], "T1/naval1/plot", "13.5") for f in h.told_other
+        disclose(Told(state), Fact.from_json(f), [other], "T1/naval1/plot", "13.5")
+        for f in h.told_other
     ]
     return state, events
 

@@ -16,14 +16,12 @@ from collections.abc import Sequence
 from pbem.core.events import Event
 from pbem.core.ruleset import LineError, Validation
 from pbem.core.sides import enemy_of
-from pbem.rulesets.witp import located
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air import parts, plot, special, strikeplot
 from pbem.rulesets.witp.air.ships import air_bases, tf_air
 from pbem.rulesets.witp.air.tables import air_unit, known_type
 from pbem.rulesets.witp.clock import Round, Slot
-from pbem.rulesets.witp.datapack import public_pack
-from pbem.rulesets.witp.knowledge import Knowledge
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.work import Work
 
 AIR_PLOT = "air_plot"  # private[side]: this Air Phase's accepted plot (FiledPlot's JSON)
@@ -105,7 +103,6 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
     their APs, the enemy TFs you may strike (and those you may not, with the rule)."""
     head = rnd.slots[0]
     own = knowledge.own(side)
-    public = knowledge.public
     out = [
         f"# {rnd.name}: {head.phase.title}, {head.segment.title} ({head.phase.rule}, {head.segment.rule})",
         "# Air Strike Plot: one order a line (docs/witp-orders.md, R90). PASS plots none.",
@@ -136,25 +133,23 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
     out.append("# Air types (range normal/extended MP, torpedo MP, roles):")
     types = {t for b in bases.values() for t in b.air_points}
     types |= {t for e in display.values() if not e.dummy for t in tf_air(own, e)}
-    for t in sorted(
-        t for t in types if known_type(public_pack(public), t)
-    ):  # search-only types: none
-        u = air_unit(public_pack(public), t)
+    for t in sorted(t for t in types if known_type(knowledge.pack, t)):  # search-only: none
+        u = air_unit(knowledge.pack, t)
         out.append(
             f"#   {t}: {u.range.normal}/{u.range.extended} MP, "
             f"torpedo {u.torpedo_range} MP, roles {'/'.join(u.roles)}"
         )
     enemy = enemy_of(side)
     marks = sorted(
-        (m for m in public.get(located.KEY, {}).values() if m["owner"] == enemy),
-        key=lambda m: tfs.marker_number(m["tf"]),
+        (m for m in knowledge.located.values() if m.owner == enemy),
+        key=lambda m: tfs.marker_number(m.tf),
     )
     out.append("# Enemy TFs Located (5.1.6: a strike needs a Located TF not reported a dummy):")
     for m in marks:
-        problem = located.strike_target_problem(knowledge, enemy, m["tf"])
-        report = located.last_report(knowledge, enemy, m["tf"]) or "no report"
+        problem = knowledge.strike_target_problem(enemy, m.tf)
+        report = knowledge.last_report(enemy, m.tf) or "no report"
         may = f"NOT a target: {problem}" if problem else "target"
-        out.append(f"#   {m['tf']} at {m['hex']}: {may}; last report: {report}")
+        out.append(f"#   {m.tf} at {m.hex}: {may}; last report: {report}")
     if not marks:
         out.append("#   none")
     kept = special.standing(own)

@@ -20,7 +20,8 @@ from pbem.core.dice import Dice
 from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.air.tables import PBY_NIGHT, Pack, air_unit, value
 from pbem.rulesets.witp.clock import TurnTrack
-from pbem.rulesets.witp.knowledge import Fact, Knowledge
+from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.located import LocatedMoved, LocatedRemoved
 from pbem.rulesets.witp.records import Record
 
@@ -104,14 +105,12 @@ STATIONARY_PHASES = 2  # 14.2.2: "any two consecutive Naval Phases"
 MOVED = "night movement"  # located.night_movement's reason for the chit's removal
 
 
-def last_naval_phases(track: TurnTrack | None, n: int = STATIONARY_PHASES) -> list[str]:
+def last_naval_phases(clock: TurnTrack, n: int = STATIONARY_PHASES) -> list[str]:
     """The game-time prefixes ("T1/naval2/") of the ``n`` Naval Phases before the
-    pending round (none without a clock: a bare test world)."""
-    if track is None:
-        return []
-    slots = track.slots
+    pending round."""
+    slots = clock.slots
     out: list[str] = []
-    for slot in reversed(slots[: min(track.at, len(slots))]):
+    for slot in reversed(slots[: min(clock.at, len(slots))]):
         prefix = slot.time.rsplit("/", 1)[0] + "/"
         if slot.phase.key.startswith("naval") and prefix not in out:
             out.append(prefix)
@@ -125,8 +124,7 @@ def seen_moving(knowledge: Knowledge, owner: str, tf: str) -> str | None:
     the last two Naval Phases (its Located marker moved with it by day, 13.7.5, R52,
     or night movement took the chit, 13.7.5); None if it was told no such thing.
     Read from the side's own knowledge: it leaks nothing of the enemy's movement."""
-    clock = knowledge.public.get("clock")  # the public part: JSON until Knowledge is typed
-    window = last_naval_phases(TurnTrack.from_json(clock) if clock else None)
+    window = last_naval_phases(knowledge.clock)
     for d in reversed(knowledge.disclosed):
         f = _marker_news(d.fact)
         if f is None or f.owner != owner or f.tf != tf:

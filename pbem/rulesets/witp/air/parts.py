@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.rulesets.witp import draws
-from pbem.rulesets.witp.knowledge import MODERATOR, PUBLIC, Knowledge
+from pbem.rulesets.witp.knowledge import MODERATOR, PUBLIC
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.work import Work
 
 

@@ -29,7 +29,6 @@ from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
 from pbem.core.sides import Side, enemy_of
-from pbem.rulesets.witp import located
 from pbem.rulesets.witp.air import altitude, capsplit, choices, suppression
 from pbem.rulesets.witp.air import night as night_rules
 from pbem.rulesets.witp.air.ships import base_air
@@ -46,7 +45,7 @@ from pbem.rulesets.witp.air.strikes import (
 )
 from pbem.rulesets.witp.air.tables import EXTREME, ROLES, air_unit, known_type, value
 from pbem.rulesets.witp.hexgrid import distance, parse_hex
-from pbem.rulesets.witp.knowledge import Knowledge
+from pbem.rulesets.witp.known import Knowledge
 
 _ELEMENT = re.compile(r"^(\d+)[xX]([A-Za-z0-9-]+)(?:/([A-Za-z]{1,2}))?(?:@([LMHlmh]))?$")
 TROPICAL_MP = 6  # the Coral Sea is Tropical: 6 MP a hex (tables-stage1 movement-area cost)
@@ -116,12 +115,12 @@ def _target(ctx: Context, word: str) -> StrikeTarget:
     tf = word.upper().replace(" ", "")
     if not re.fullmatch(r"TF\d{1,2}", tf):
         raise OrderSyntaxError(f"TARGET names an enemy TF marker (TF1-TF60), not {word!r}")
-    problem = located.strike_target_problem(ctx.knowledge, enemy, tf)
+    problem = ctx.knowledge.strike_target_problem(enemy, tf)
     if problem:
         rule = problem[problem.rindex("(") + 1 : -1]
         raise _illegal(problem[: problem.rindex("(")].strip(), rule)
-    marker = ctx.knowledge.public[located.KEY][f"{enemy}:{tf}"]
-    return StrikeTarget(Side(enemy), tf, str(marker["hex"]))
+    marker = ctx.knowledge.located[f"{enemy}:{tf}"]
+    return StrikeTarget(Side(enemy), tf, str(marker.hex))
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,15 +29,13 @@ from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
 from pbem.core.sides import Side
-from pbem.rulesets.witp import located
 from pbem.rulesets.witp.air import altitude
 from pbem.rulesets.witp.air.plot import hex_mp
 from pbem.rulesets.witp.air.ships import base_air
 from pbem.rulesets.witp.air.strikeplot import Distance
 from pbem.rulesets.witp.air.strikes import AirElement, AirStrike, StrikePart, StrikeTarget
 from pbem.rulesets.witp.air.tables import ROLES, Pack, air_unit, known_type, value
-from pbem.rulesets.witp.datapack import public_pack
-from pbem.rulesets.witp.knowledge import Knowledge
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.records import OPTIONAL, Record
 
 _ELEMENT = re.compile(r"^(\d+)[xX]([A-Za-z0-9-]+)(?:/([A-Za-z]{1,2}))?(?:@([LMHlmh]))?$")
@@ -109,7 +107,7 @@ def _line(knowledge: Knowledge, side: str, words: Sequence[str]) -> SpecialOrder
         raise OrderSyntaxError(
             "SPECIAL <id> FROM <base|TFn> <n>x<type>... [ESCORT ...] [AGAINST ...] [RANGE ...]"
         )
-    pack = public_pack(knowledge.public)
+    pack = knowledge.pack
     try:
         label, _hex, air, carrier = base_air(knowledge.own(side), words[2])
     except KeyError:
@@ -186,7 +184,7 @@ def judge(knowledge: Knowledge, side: str, text: str) -> tuple[list[SpecialOrder
 
 
 def _reported_types(knowledge: Knowledge, owner: str, tf: str) -> set[str]:
-    report = located.last_report(knowledge, owner, tf) or ""
+    report = knowledge.last_report(owner, tf) or ""
     return {w.strip(",;").upper() for w in report.split() if w.strip(",;").isalpha()} - {
         "TOTAL",
         "DAMAGE",
@@ -214,7 +212,7 @@ def launches(
     orders = [o for o in orders if o.night == night]
     if not orders:
         return []
-    if located.strike_target_problem(knowledge, owner, tf) is not None:
+    if knowledge.strike_target_problem(owner, tf) is not None:
         return []  # 5.8, 13.6.4
     reported = _reported_types(knowledge, owner, tf)
     dist = mp or hex_mp()
@@ -236,7 +234,7 @@ def launches(
         escorts: list[AirElement] = []
         for group, target in ((order.elements, elements), (order.escorts, escorts)):
             for e in group:
-                unit = air_unit(public_pack(knowledge.public), e.type)
+                unit = air_unit(knowledge.pack, e.type)
                 limit = unit.range.at(order.range)
                 if e.role == "T":
                     limit = min(limit, unit.torpedo_range)

@@ -5,12 +5,12 @@ and of choices.py both build on it, and neither imports the other back.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from pbem.rulesets.witp.air.strikes import AirStrike, AirTransfer, CoverFlight, FiledPlot
-from pbem.rulesets.witp.datapack import StoredPack, public_pack
-from pbem.rulesets.witp.knowledge import Knowledge
+from pbem.rulesets.witp.datapack import PackItem
+from pbem.rulesets.witp.known import Knowledge
 
 Distance = Callable[[str, str], int]
 
@@ -50,6 +50,6 @@ class Context:
     mp: Distance  # MP between two hexes
 
     @property
-    def pack(self) -> StoredPack:
+    def pack(self) -> Mapping[str, PackItem]:
         """The charts the side holds, typed: what the judges read the AP types from."""
-        return public_pack(self.knowledge.public)
+        return self.knowledge.pack

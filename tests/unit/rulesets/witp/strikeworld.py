@@ -24,16 +24,11 @@ from pbem.rulesets.witp.air import naval_strike, plot
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.strikes import AirStrike
 from pbem.rulesets.witp.draws import SecretDice
-from pbem.rulesets.witp.knowledge import (
-    DISCLOSURES,
-    MODERATOR,
-    PRIVATE,
-    PUBLIC,
-    Fact,
-    Knowledge,
-    disclose,
-)
+from pbem.rulesets.witp.knowledge import DISCLOSURES, MODERATOR, PRIVATE, PUBLIC, Fact, disclose
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.ruleset import WitpRuleset
+
+from .journal import Told
 
 SCENARIO = "coral-sea-1942"
 TIME = "T1/air2/strike"
@@ -430,7 +425,7 @@ def world(base: Mapping[str, Any], case: Case, h: Hidden) -> tuple[dict[str, Any
     for name, ship in state[PRIVATE][other]["ships"].items():
         if name not in AIR and h.green:  # 58.1: green APs away from the fight
             ship["green"] = {"A6M2" if other == JAPANESE else "F4F-3": h.green}
-    events = [disclose(state, Fact.from_json(f), [other], TIME, "16.7") for f in h.told_other]
+    events = [disclose(Told(state), Fact.from_json(f), [other], TIME, "16.7") for f in h.told_other]
     dice = Routed(open_dice(case.seed), open_dice(h.extended), "extended range")
     extreme = SecretDice(h.extended.to_bytes(4, "big"), "secret")
     secret = RoutedSecret(SecretDice(h.secret, "secret"), extreme, "extreme range")

@@ -25,6 +25,7 @@ from pbem.rulesets.witp.ruleset import WitpRuleset
 from pbem.rulesets.witp.work import Work
 
 from .conftest import SCENARIO
+from .journal import Told
 from .naval import NO_GATE, tfs
 from .strikeworld import opened, report, resolved, strike_section
 from .test_air_play import STRIKING_FORCE, TF17, located, play
@@ -214,7 +215,7 @@ def _told_moved(s: dict[str, Any], time: str, kind: str = "located-moved") -> No
     with it by day (R52), or taken by its night movement (located.night_movement)."""
     if kind == "located-moved":
         fact = {"kind": kind, "owner": ALLIED, "tf": "TF2", "hex": "E2016"}
-        disclose(s, Fact.from_json(fact), list(SIDES), time, "13.7.5")
+        disclose(Told(s), Fact.from_json(fact), list(SIDES), time, "13.7.5")
         return
     slots = schedule(2, 1)
     slot = next(sl for sl in slots if sl.time == time)
@@ -253,7 +254,7 @@ def test_14_2_2_r137_the_plot_reads_no_movement_the_side_was_not_told() -> None:
         s[MODERATOR][airplay.STATIONARY] = {"allied:TF2": count}
         if told_owner:
             fact = {"kind": "located-moved", "owner": ALLIED, "tf": "TF2", "hex": "E2016"}
-            disclose(s, Fact.from_json(fact), [ALLIED], "T1/naval2/execution", "13.7.5")
+            disclose(Told(s), Fact.from_json(fact), [ALLIED], "T1/naval2/execution", "13.7.5")
         p, errors = _judge(s, JAPANESE, G4M_NIGHT)
         answers.append((copy.deepcopy(p.filed().to_json()), errors))
     assert answers[0] == answers[1] == answers[2]
@@ -309,4 +310,3 @@ def test_14_2_2_the_two_naval_phases_before_the_pending_round() -> None:
     # at T1/air3/search (slot 15) the last two Naval Phases are naval2 and naval1
     assert night.last_naval_phases(TurnTrack(15, 2, 1)) == ["T1/naval2/", "T1/naval1/"]
     assert night.last_naval_phases(TurnTrack(8, 2, 1)) == ["T1/naval1/"]  # only one yet
-    assert night.last_naval_phases(None) == []  # no clock: a bare test world

@@ -20,6 +20,7 @@ from pbem.rulesets.witp.ruleset import WitpRuleset
 from pbem.rulesets.witp.work import Work
 
 from .conftest import SCENARIO
+from .journal import Told
 from .naval import NO_GATE, tfs
 from .test_air_play import located, play
 
@@ -295,7 +296,7 @@ def test_r120_r122_the_comparison_can_fail_the_owner_reads_its_cover_rolls(
             "available": 1,
             "of": 2,
         }
-        told = [disclose(st, Fact.from_json(fact), ["japanese"], TIME, "5.3.4")]
+        told = [disclose(Told(st), Fact.from_json(fact), ["japanese"], TIME, "5.3.4")]
         after, events = resolved(st, 1)
         worlds.append((after, told + events))
     (a, ea), (b, eb) = worlds
@@ -538,7 +539,7 @@ def test_5_3_5_emergency_lines_are_judged_as_cover_and_refused_with_the_rule(
     assert refused[5][1] == "5.3"  # no fighter
     assert set(refused) == {2, 4, 5, 6}
     from pbem.rulesets.witp.air import plot
-    from pbem.rulesets.witp.knowledge import Knowledge
+    from pbem.rulesets.witp.known import Knowledge
 
     p, _errors = plot.judge(Knowledge.of(world, "allied"), "allied", text)
     assert p.cover_flights["E1"].kind == "emergency-naval-cover"

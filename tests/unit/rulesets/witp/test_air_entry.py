@@ -11,7 +11,8 @@ from pbem.rulesets.witp.air import entry, plot
 from pbem.rulesets.witp.air.display import Position
 from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.datapack import StoredPack, public_pack
-from pbem.rulesets.witp.knowledge import PUBLIC, Knowledge
+from pbem.rulesets.witp.knowledge import PUBLIC
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.ruleset import WitpRuleset
 
 from .strikeworld import RATINGS, opened, resolved

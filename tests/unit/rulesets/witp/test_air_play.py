@@ -34,6 +34,7 @@ from pbem.rulesets.witp.state import WitpState
 from pbem.rulesets.witp.work import Work
 
 from .conftest import SCENARIO
+from .journal import Told
 from .naval import NO_GATE, tfs
 
 BOTH = ("japanese", "allied")
@@ -58,7 +59,7 @@ def located(state: dict[str, Any], owner: str, tf: str, report: str) -> None:
     hexid = tfs(state, owner)[tf]["hex"]
     state[PUBLIC].setdefault("located", {})[f"{owner}:{tf}"] = _marker(owner, tf, hexid)
     fact = {"kind": "search-report", "owner": owner, "tf": tf, "report": report, "source": "air"}
-    disclose(state, Fact.from_json(fact), list(BOTH), "T1/air1/search", "13.5.7")
+    disclose(Told(state), Fact.from_json(fact), list(BOTH), "T1/air1/search", "13.5.7")
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ from typing import Any
 
 from pbem.core.sides import ALLIED, JAPANESE, SIDES
 from pbem.rulesets.witp.datapack import parse_pack, resolve
-from pbem.rulesets.witp.knowledge import DISCLOSURES, MODERATOR, PRIVATE, PUBLIC, Knowledge
+from pbem.rulesets.witp.knowledge import DISCLOSURES, MODERATOR, PRIVATE, PUBLIC
+from pbem.rulesets.witp.known import Knowledge
 
 
 def _pack(folder: str, name: str, *categories: str) -> Any:

@@ -25,14 +25,15 @@ from pbem.rulesets.witp.knowledge import (
     MODERATOR,
     PRIVATE,
     Fact,
-    Knowledge,
     RawFact,
     disclose,
     indistinguishable,
     projection,
 )
+from pbem.rulesets.witp.known import Knowledge
 
 from .conftest import SCENARIO
+from .journal import Told
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-99, 99) | st.text(max_size=8),
@@ -47,7 +48,11 @@ ORDERS = st.sampled_from(["", "PASS", "pass\n# none", "MOVE TF1 0101", "PASS ext
 def test_disclose_records_fact_audience_time_rule() -> None:
     state: dict[str, Any] = {}
     event = disclose(
-        state, Fact.from_json({"kind": "sigint", "cards": 2}), ["allied"], "T1/naval1/plot", "42.3"
+        Told(state),
+        Fact.from_json({"kind": "sigint", "cards": 2}),
+        ["allied"],
+        "T1/naval1/plot",
+        "42.3",
     )
     assert state[DISCLOSURES] == [
         {
@@ -59,13 +64,13 @@ def test_disclose_records_fact_audience_time_rule() -> None:
     ]
     assert event.witnesses == ("allied",) and event.rule == "42.3" and event.seen_by("allied")
     assert not event.seen_by("japanese")
-    public = disclose(state, Fact.from_json({"kind": "x"}), SIDES, "T1/air1/strike", "3.2")
+    public = disclose(Told(state), Fact.from_json({"kind": "x"}), SIDES, "T1/air1/strike", "3.2")
     assert public.witnesses is None
 
 
 def test_disclose_refuses_an_audience_that_is_no_side() -> None:
     with pytest.raises(AdjudicationError):
-        disclose({}, Fact.from_json({"kind": "x"}), ["moderator"], "T1", "3.2")
+        disclose(Told({}), Fact.from_json({"kind": "x"}), ["moderator"], "T1", "3.2")
 
 
 class _Sighted(Fact, kind="test-sighted"):
@@ -95,12 +100,12 @@ def test_a_fact_kind_is_its_fields_frozen_registered_and_its_json() -> None:
 
 def test_projection_is_public_own_private_and_own_disclosures() -> None:
     state: dict[str, Any] = {
-        "public": {"clock": 1},
+        "public": {"clock": {"at": 0, "game_turns": 3, "turn_in_cycle": 1}, "pack": {}},
         PRIVATE: {"japanese": {"a": 1}, "allied": {"b": 2}},
         MODERATOR: {"umpire-only": 3},
     }
-    disclose(state, Fact.from_json({"kind": "to-j"}), ["japanese"], "T1", "13.5")
-    disclose(state, Fact.from_json({"kind": "both"}), SIDES, "T1", "3.2")
+    disclose(Told(state), Fact.from_json({"kind": "to-j"}), ["japanese"], "T1", "13.5")
+    disclose(Told(state), Fact.from_json({"kind": "both"}), SIDES, "T1", "3.2")
     p = projection(state, "allied")
     assert p[PRIVATE] == {"b": 2} and [d["fact"]["kind"] for d in p[DISCLOSURES]] == ["both"]
     assert "umpire-only" not in json.dumps(p) and "to-j" not in json.dumps(p)
@@ -118,7 +123,7 @@ def _other_world(
     world[MODERATOR] = {"ledger": secret}
     for fact in disclosed:
         disclose(
-            world,
+            Told(world),
             Fact.from_json({"kind": "secret", "value": fact}),
             [other],
             "T1/naval1/plot",

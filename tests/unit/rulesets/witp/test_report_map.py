@@ -20,6 +20,7 @@ from pbem.rulesets.witp.report_map import report_picture
 from pbem.rulesets.witp.ruleset import WitpRuleset
 
 from .conftest import SCENARIO
+from .journal import Told
 
 HEXES = ("E2418", "E2317", "E2114", "E1613", "E2016", "E1916")
 
@@ -43,7 +44,7 @@ def _world(
     world[MODERATOR] = {"ledger": secret}
     if told:
         sighting = Fact.from_json({"kind": "sighting", "at": where[-1]})
-        disclose(world, sighting, [other], "T1/naval1/plot", "13.5")
+        disclose(Told(world), sighting, [other], "T1/naval1/plot", "13.5")
     return world
 
 

@@ -14,6 +14,7 @@ from pbem.rulesets.witp import play
 from pbem.rulesets.witp.clock import Round, rounds
 from pbem.rulesets.witp.knowledge import PUBLIC
 from pbem.rulesets.witp.ruleset import WitpRuleset
+from pbem.rulesets.witp.state import PublicPart
 
 from .conftest import SCENARIO
 
@@ -30,7 +31,8 @@ class GateClock(play.Clock):
 
 def _texts(witp: WitpRuleset, gate: Round) -> tuple[str, str, dict[str, Any]]:
     state = witp.initial_state(SCENARIO, {})
-    clock = play.Clock.of_public(state[PUBLIC])
+    public = PublicPart.from_json(state[PUBLIC])
+    clock = play.Clock.of(public.clock, public.pack)
     described = GateClock(
         at=clock.at,
         game_turns=clock.game_turns,

@@ -17,7 +17,8 @@ from pbem.rulesets.witp.clock import schedule
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, Knowledge, projection
+from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, projection
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.work import Work
 
 from .searchworld import tf, world
@@ -248,10 +249,10 @@ def test_5_1_6_13_6_4_strike_targets_need_air_contact_and_no_dummy_report() -> N
     search.contact(work, JAPANESE, "2", ALLIED, source="air", cup="cup2", slot=AIR1, secret=secret)
     located.place(work, JAPANESE, "3", E1015, "coastwatcher", AIR1)
     k = Knowledge.of(work.finish().to_json(), "allied")
-    assert located.strike_target_problem(k, "japanese", "1") is None
-    assert "13.6.4" in (located.strike_target_problem(k, "japanese", "2") or "")
-    assert "13.8" in (located.strike_target_problem(k, "japanese", "3") or "")
-    assert "5.1.6" in (located.strike_target_problem(k, "japanese", "9") or "")
+    assert k.strike_target_problem("japanese", "1") is None
+    assert "13.6.4" in (k.strike_target_problem("japanese", "2") or "")
+    assert "13.8" in (k.strike_target_problem("japanese", "3") or "")
+    assert "5.1.6" in (k.strike_target_problem("japanese", "9") or "")
 
 
 # -- 13.5.7 the owner's report from standing orders ------------------------------

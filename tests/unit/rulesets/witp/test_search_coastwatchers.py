@@ -9,13 +9,14 @@ import pytest
 
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.core.sides import JAPANESE
-from pbem.rulesets.witp import chits, coastwatchers, located
+from pbem.rulesets.witp import chits, coastwatchers
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import schedule
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, Knowledge, projection
+from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, projection
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.map import load_map
 from pbem.rulesets.witp.work import Work
 
@@ -103,7 +104,7 @@ def test_13_8_a_real_tf_gives_away_the_island_and_cannot_be_struck_on_it_alone()
     assert island.witnesses is None and island.data["island"] == "Guadalcanal"
     assert "E2519" not in str(island.data)  # the island, not the hex (13.8)
     assert state[PUBLIC]["located"]["japanese:TF3"]["source"] == "coastwatcher"
-    problem = located.strike_target_problem(Knowledge.of(state, "allied"), "japanese", "TF3")
+    problem = Knowledge.of(state, "allied").strike_target_problem("japanese", "TF3")
     assert problem and "13.8" in problem
 
 

@@ -8,7 +8,10 @@ from typing import Any
 
 from pbem.core.sides import ALLIED, JAPANESE, SIDES
 from pbem.rulesets.witp import searchview
-from pbem.rulesets.witp.knowledge import Fact, Knowledge, disclose
+from pbem.rulesets.witp.knowledge import Fact, disclose
+from pbem.rulesets.witp.known import Knowledge
+
+from .journal import Told
 
 TIME = "T1/naval1/execution"
 
@@ -30,17 +33,18 @@ def _search(
         "contact": kw.get("contact", False),
         "intensive": False,
     }
-    disclose(state, Fact.from_json(fact), SIDES, kw.get("time", TIME), "13.3")
+    disclose(Told(state), Fact.from_json(fact), SIDES, kw.get("time", TIME), "13.3")
 
 
 def _busy() -> dict[str, Any]:
-    state: dict[str, Any] = {"public": {}, "private": {}}
+    clock = {"at": 0, "game_turns": 3, "turn_in_cycle": 1}
+    state: dict[str, Any] = {"public": {"clock": clock, "pack": {}}, "private": {}}
     _search(state, "Cairns", "medium", 3, "E1718", tf="TF4", roll=88, contact=True)
     _search(state, "Noumea", "extended", 2, "E1718", tf="TF4", needed=95, roll=72)
     _search(state, "Cairns", "medium", 3, "E1618", tf="TF3", roll=13)
     _search(state, "Cairns", "long", 3, "E1716", tf="TF4", needed=85, roll=24)
     disclose(
-        state,
+        Told(state),
         Fact.from_json({"kind": "air-search-empty", "searcher": ALLIED, "from": "Cairns",
                         "hex": "E1820", "band": "medium", "value": 3}),
         SIDES, TIME, "13.3",

@@ -17,6 +17,10 @@ from pbem.rulesets.witp.air.parts import public_part
 from pbem.rulesets.witp.air.tables import DOCTRINE, value
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.located import on_map
+from pbem.rulesets.witp.markers import LocatedChit
+from pbem.rulesets.witp.records import ABSENT
+from pbem.rulesets.witp.standing import standing
 from pbem.rulesets.witp.work import Work
 
 
@@ -24,8 +28,8 @@ def doctrine(work: Work, side: str) -> dict[str, Any]:
     """The air doctrine (rulings.air-doctrine, R92) with ``side``'s standing
     ``air_doctrine`` over it: how that side's choices are made for it."""
     base = dict(value(work.pack, DOCTRINE))
-    base.update(work.own(side).get("standing", {}).get("air_doctrine", {}))
-    return base
+    chosen = standing(work, Side(side)).air_doctrine
+    return base if chosen is ABSENT else base | dict(chosen)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +126,14 @@ class Resolution:
 
     @property
     def public(self) -> dict[str, Any]:
+        """The public part as stored, for the steps that read it still (their charts:
+        ``self.work.pack``; the Located chits: ``located``)."""
         return public_part(self.work)
+
+    @property
+    def located(self) -> dict[str, LocatedChit]:
+        """The Located chits on the map (13.7.5), by "<owner>:<tf>"."""
+        return on_map(self.work)
 
     def own(self, side: Side) -> dict[str, Any]:
         """``side``'s private part of the state."""

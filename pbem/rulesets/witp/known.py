@@ -1,0 +1,136 @@
+"""What a side may know, typed: the one ``Knowledge`` views, order answers and order
+forms are computed from (knowledge.py: the model and its noninterference).
+
+``Knowledge.of`` takes a side's projection of a state (knowledge.projection: its
+public part, its own private part, the disclosures addressed to it) and reads it
+once through the state's codec (state.PublicPart: the Turn Record Track, the
+pack's charts, the markers on the shared map; knowledge.Disclosure: each fact told).
+A side's own part is read through its owners' decoders (taskforces.py: the TF
+Display and ships; air/ships.py: the air bases; intelligence.py: the 42 records),
+so no rule reads it by key. ``own`` still hands the stored own part to the rules
+whose records are not typed yet (the air plots, search's air pools).
+
+It sits above the records it reads (its owners import knowledge.py for ``Fact``),
+so the rules that answer a side take it from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pbem.core.sides import Side
+from pbem.rulesets.witp import located, standing
+from pbem.rulesets.witp.clock import TurnTrack
+from pbem.rulesets.witp.datapack import PackItem, StoredPack
+from pbem.rulesets.witp.knowledge import (
+    DISCLOSURES,
+    PRIVATE,
+    PUBLIC,
+    Disclosure,
+    SideJson,
+    projection,
+)
+from pbem.rulesets.witp.markers import LocatedChit, Markers, PendingStrike
+from pbem.rulesets.witp.searchfacts import SearchReport
+from pbem.rulesets.witp.state import PublicPart
+
+FORCES, PLOTS = "forces", "plots"
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """A side's knowledge (``side`` None: the moderator's, which is everything).
+    Rules that answer a side read only this."""
+
+    side: str | None
+    public: PublicPart  # the clock, the pack's charts, the shared map's markers
+    private: Mapping[str, SideJson]  # own part only, unless omniscient (read below)
+    disclosed: tuple[Disclosure, ...]
+
+    @classmethod
+    def of(cls, state: Mapping[str, Any], side: str | None, *, told: bool = True) -> Knowledge:
+        """``side``'s knowledge of ``state``; ``told`` False: its public and own parts
+        only, the disclosures left unread (a mission card's check reads none)."""
+        p = projection(state, side)
+        private = dict(p.get(PRIVATE, {})) if side is None else {side: p[PRIVATE]}
+        disclosed = p.get(DISCLOSURES, ()) if told else ()
+        return cls(
+            side,
+            PublicPart.from_json(p.get(PUBLIC, {})),
+            private,
+            tuple(Disclosure.from_json(d) for d in disclosed),
+        )
+
+    # -- the public part ------------------------------------------------------
+
+    @property
+    def clock(self) -> TurnTrack:
+        return self.public.clock
+
+    @property
+    def pack(self) -> Mapping[str, PackItem]:
+        """The game's charts and rulings (the pack's public items)."""
+        return self.public.pack
+
+    @property
+    def markers(self) -> Markers:
+        return self.public.markers
+
+    @property
+    def located(self) -> Mapping[str, LocatedChit]:
+        """The Located chits on the map (13.7.5), by "<owner>:<tf>"."""
+        return self.public.markers.chits()
+
+    @property
+    def pending_strikes(self) -> tuple[PendingStrike, ...]:
+        """The strikes owed by US carrier searches' hits (13.4.1)."""
+        return self.public.markers.strikes()
+
+    # -- the private parts it holds -------------------------------------------
+
+    def sides(self) -> list[Side]:
+        """The sides whose own parts this knowledge holds, in order."""
+        return [Side(s) for s in sorted(self.private)]
+
+    def own(self, side: str) -> SideJson:
+        """``side``'s private part as stored, if this knowledge holds it (for the
+        rules whose records are not typed yet)."""
+        return self.private.get(side, {})
+
+    def forces(self, side: str) -> Mapping[str, PackItem]:
+        """``side``'s order of battle: its pack's force items, by force id (each read
+        as it is looked up, as the pack's charts are)."""
+        return StoredPack(self.own(side).get(FORCES, {}))
+
+    def plots(self, side: str) -> dict[str, tuple[str, ...]]:
+        """``side``'s last plot, its lines by game time."""
+        return {t: tuple(lines) for t, lines in self.own(side).get(PLOTS, {}).items()}
+
+    def standing(self, side: str) -> standing.Standing:
+        """``side``'s standing orders in force (R50, R10, 13.8, R92, R105, 42.9)."""
+        return standing.of(self.own(side))
+
+    # -- what the disclosures tell --------------------------------------------
+
+    def last_report(self, owner: str, tf: str) -> str | None:
+        """The latest composition report on ``owner``'s TF ``tf`` this knowledge holds."""
+        out = None
+        for d in self.disclosed:
+            f = d.fact
+            if isinstance(f, SearchReport) and f.owner == owner and f.tf == tf:
+                out = f.report
+        return out
+
+    def strike_target_problem(self, owner: str, tf: str) -> str | None:
+        """Why this knowledge's side may not plot an air strike on ``owner``'s TF
+        ``tf`` (5.1.6, 13.6.4, 13.8), with the rule; None if it may."""
+        m = self.located.get(f"{owner}:{tf}")
+        if m is None:
+            return f"TF {tf} is not Located (5.1.6)"
+        if m.source not in located.STRIKE_SOURCES:
+            return f"TF {tf} is Located only by a coastwatcher (13.8)"
+        if self.last_report(owner, tf) == "dummy":
+            return f"TF {tf} was last reported as a dummy (13.6.4)"
+        return None
