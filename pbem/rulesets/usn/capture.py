@@ -10,7 +10,7 @@ CBT.F / STK.B: an undefended enemy CD unit in a hex with a land unit is destroye
 BASE.H: enemy aircraft on a captured air base are destroyed. BASE.L: ships in a
 captured port are at sea.
 
-BASE.A-C (ruling C23 of usn-data-gaps.md): a captured air base of capacity 10 or
+BASE.A-C (pbem's reading of the three cases together): a captured air base of capacity 10 or
 more, and every captured naval base, must be repaired by an engineer brought by
 transport; a smaller air base needs no repair. BASE.B: either is usable only
 "after the first Friendly Land Attack Phase of occupation" (by the transported

@@ -1,7 +1,7 @@
 """OPT.FERRY: the Japanese ferry carriers launch or receive one air point a phase.
 
-The optional rule names Taiyo, Unyo and Chuyo; the counters are CVE-1..3 (ruling
-C19 of usn-data-gaps.md), listed with the limit in the scenario data
+The optional rule names Taiyo, Unyo and Chuyo; the counters are CVE-1..3 (pbem's
+reading: the counter sheet is lost, docs/usn-data.md), listed with the limit in the scenario data
 (``[optional_rules.ferry_carriers]``). Reading of "launch or receive one air point
 per Movement or Combat Phase": one point launched *and* one point received per
 phase (so a point flown off in a strike can come back aboard in the same combat

@@ -2,7 +2,7 @@
 value the rules use, each with its provenance.
 
 The rulebook prints the procedures but few of the tables and no unit values
-(witp-tables-present.md), so every item says where it comes from:
+(docs/witp-data.md), so every item says where it comes from:
 
 - ``rulebook``: printed in the rulebook (``source`` names the rule);
 - ``derived``: worked out from the rulebook's text or examples (and the rulings
