@@ -16,15 +16,12 @@ from typing import Any
 
 from pbem.core.errors import LifecycleError
 from pbem.core.ruleset import Ruleset, RulesIdentity, data_fingerprint
-
-# Each factory imports its ruleset when first asked: listing the names (the command
-# line's choices) reads no game's modules or data.
-
-
-def _demo() -> Ruleset:
-    from pbem.rulesets.demo import RaidRuleset
-
-    return RaidRuleset()
+from pbem.rulesets.demo import RaidRuleset
+from pbem.rulesets.usn.loader import load_world, world_geo
+from pbem.rulesets.usn.ruleset import UsnRuleset
+from pbem.rulesets.witp.loader import load_library
+from pbem.rulesets.witp.map import load_map
+from pbem.rulesets.witp.ruleset import WitpRuleset
 
 
 def _files(folder: Traversable, prefix: str = "") -> Iterator[tuple[str, bytes]]:
@@ -46,23 +43,16 @@ def packaged_fingerprint(ruleset: str) -> str:
 
 
 def _usn() -> Ruleset:
-    from pbem.rulesets.usn.loader import load_world, world_geo
-    from pbem.rulesets.usn.ruleset import UsnRuleset
-
     return UsnRuleset(load_world(), world_geo(), packaged_fingerprint("usn"))
 
 
 def _witp() -> Ruleset:
     # The theatre map (pbem/scenarios/witp/map.json and map-overrides.toml) is read
     # by the map's own loader.
-    from pbem.rulesets.witp.loader import load_library
-    from pbem.rulesets.witp.map import load_map
-    from pbem.rulesets.witp.ruleset import WitpRuleset
-
     return WitpRuleset(load_library(), load_map(), packaged_fingerprint("witp"))
 
 
-_FACTORIES: dict[str, Callable[[], Ruleset]] = {"demo": _demo, "usn": _usn, "witp": _witp}
+_FACTORIES: dict[str, Callable[[], Ruleset]] = {"demo": RaidRuleset, "usn": _usn, "witp": _witp}
 
 # The rules of a record made before records named their rules' version (pbem 0.1.0
 # up to commit bb4b81f): taken as version 1 with the data that release shipped.

@@ -25,7 +25,7 @@ def test_demo_help_lists_every_ruleset_and_its_scenarios(tmp_path: Path) -> None
 def test_demo_refuses_an_unknown_ruleset_naming_the_choices(tmp_path: Path) -> None:
     refused(pbem(tmp_path, "demo", "--ruleset", "nosuch"), "'nosuch'", "demo, usn, witp")
     assert not (tmp_path / "pbem-demo").exists()
-    assert "--ruleset {demo,usn,witp}" in pbem(tmp_path, "demo", "--help").stdout
+    assert "by ruleset (--ruleset):" in pbem(tmp_path, "demo", "--help").stdout
 
 
 @pytest.mark.parametrize("ruleset", ["usn", "witp"])
