@@ -48,6 +48,12 @@ MAIL_HINTS = {
         "Extend your key (gpg --quick-set-expire FINGERPRINT 1y) or get a new "
         "certificate, and send the public part to the moderator (KEY game side ADD)."
     ),
+    "revoked-key": (
+        "A revoked key never signs again; pbem has retired it. Make a new key (gpg "
+        "--quick-gen-key 'Name <address>' ed25519 sign 2y), send its public part (gpg "
+        "--armor --export ADDRESS) to the moderator, who registers it (KEY game side "
+        "ADD), and sign your orders with it."
+    ),
 }
 
 
