@@ -33,6 +33,10 @@ HINTS = {
         "Sign the block again with your own key and paste it unchanged; some mail "
         "programs rewrap or restyle text, so send it as plain text."
     ),
+    "unreadable": (
+        "Send the orders again in a new mail, as plain text in the body (not as an "
+        "attachment, not forwarded inside another mail)."
+    ),
 }
 # For mail the player's mail program signed (S/MIME, OpenPGP): nothing was pasted.
 MAIL_HINTS = {
