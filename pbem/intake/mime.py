@@ -25,7 +25,16 @@ from pbem.emailpolicy import CachedHeaderRegistry
 from pbem.intake.flowed import unflow
 from pbem.intake.htmltext import html_to_text
 
-__all__ = ["HYGIENE_HEADERS", "MAX_HEADER_CHARS", "ParsedMail", "message_object", "parse_mail"]
+__all__ = [
+    "HYGIENE_HEADERS",
+    "MAX_HEADER_CHARS",
+    "MAX_MIME_DEPTH",
+    "TOO_DEEP",
+    "ParsedMail",
+    "message_object",
+    "parse_mail",
+    "unreadable",
+]
 
 # The headers hygiene.classify looks at (lower-case names). Kept small so the
 # ParsedMail stays a summary, not a second copy of the mail.
@@ -51,7 +60,8 @@ BODY_PARSE_LIMIT = 16 * 1024 * 1024
 # Python's header parser is slow on long hostile values (a 700 kB Subject of
 # encoded words takes a minute): parse at most this much of any one header.
 MAX_HEADER_CHARS = 4096
-_MAX_DEPTH = 24  # MIME nesting deeper than this is hostile, not a mail client
+MAX_MIME_DEPTH = 24  # MIME nesting deeper than this is hostile, not a mail client
+TOO_DEEP = "MIME structure too deep"  # the defect that says so
 _MAX_DEFECTS = 64
 _MSGID_RE = re.compile(r"<[^<>\s]+>")
 _PKCS7_PROTOCOLS = ("application/pkcs7-signature", "application/x-pkcs7-signature")
@@ -97,6 +107,23 @@ class ParsedMail:
     headers: Mapping[str, str] = field(hash=False)
     size: int
     defects: tuple[str, ...]
+
+
+def unreadable(mail: ParsedMail) -> str | None:
+    """Why a mail's text could not be read as it was sent, if its defects say so:
+    nesting deeper than any mail program makes, or broken base64. Said to the
+    sender when no signed orders were found in what could be read."""
+    if TOO_DEEP in mail.defects:
+        return (
+            f"your mail's MIME parts are nested more than {MAX_MIME_DEPTH} deep, deeper "
+            "than any mail program makes them, so its text was not read"
+        )
+    if any("InvalidBase64" in defect for defect in mail.defects):
+        return (
+            "a part of your mail is base64-encoded and the encoding is broken (characters "
+            "that are not base64, or a cut end), so its text could not be read as sent"
+        )
+    return None
 
 
 class _BoundedPolicy(EmailPolicy):
@@ -197,7 +224,7 @@ def _summarise(msg: Message, raw: bytes, defects: _Defects, *, read_body: bool) 
         try:
             text = _normalise_text(_extract(msg, 0, attachments, defects))
         except RecursionError:
-            defects.add("MIME structure too deep")
+            defects.add(TOO_DEEP)
         signed = _is_smime_signed(msg, defects)
     for name in _long_header_names(raw):
         defects.add(f"header {name}: longer than {MAX_HEADER_CHARS}, cut")
@@ -377,8 +404,8 @@ def _children(part: Message) -> list[Message]:
 
 def _extract(part: Message, depth: int, attachments: list[str], defects: _Defects) -> _Text | None:
     """The readable text of ``part``; non-text leaves are listed as attachments."""
-    if depth > _MAX_DEPTH:
-        defects.add("MIME structure too deep")
+    if depth > MAX_MIME_DEPTH:
+        defects.add(TOO_DEEP)
         return None
     try:
         ctype = part.get_content_type()
@@ -510,7 +537,7 @@ def _normalise_text(found: _Text | None) -> str:
 
 def _walk(part: Message, depth: int = 0) -> Iterator[Message]:
     yield part
-    if depth < _MAX_DEPTH:
+    if depth < MAX_MIME_DEPTH:
         for child in _children(part):
             yield from _walk(child, depth + 1)
 

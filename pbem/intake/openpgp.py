@@ -41,7 +41,10 @@ __all__ = [
     "certificate_problem",
     "find_signature",
     "key_handles",
+    "offered_keys",
     "read_certificate",
+    "revocation_target",
+    "revoked_with",
     "verify_openpgp",
 ]
 
@@ -110,6 +113,70 @@ def certificate_problem(certificate: pysequoia.Cert, now: datetime.datetime) -> 
     if expiration is not None and expiration <= now:
         return f"the OpenPGP key {certificate.fingerprint.lower()} expired on {expiration:%Y-%m-%d}"
     return None
+
+
+# --- revocations ----------------------------------------------------------------------
+
+_KEY_ARMOUR = re.compile(
+    r"^-----BEGIN PGP PUBLIC KEY BLOCK-----\s*$.*?^-----END PGP PUBLIC KEY BLOCK-----\s*$",
+    re.M | re.S,
+)
+
+
+def offered_keys(message: EmailMessage, text: str) -> tuple[bytes, ...]:
+    """Every OpenPGP key a mail carries, wherever it is: ``application/pgp-keys``
+    parts (Thunderbird attaches the sender's key) and armoured key blocks pasted
+    into the text (gpg's revocation certificate is one). Each may revoke a
+    registered key: a revocation is signed by the key itself, so whoever sends it."""
+    found = [
+        content
+        for part in message.walk()
+        if part.get_content_type() == PGP_KEYS_TYPE
+        and isinstance(content := part.get_payload(decode=True), bytes)
+    ]
+    found += [m.group(0).encode("ascii", "replace") for m in _KEY_ARMOUR.finditer(text)]
+    return tuple(found)
+
+
+def revocation_target(data: bytes) -> str | None:
+    """The fingerprint of the key ``data`` says is revoked, if it says so: a revoked
+    copy of a key (as gpg exports it once the revocation is imported) or a bare
+    revocation signature (gpg's revocation certificate). Not yet checked against
+    the registered key: ``revoked_with`` does that."""
+    try:
+        certificate = read_certificate(data)
+    except ValueError:
+        try:
+            signature = pysequoia.Sig.from_bytes(data)
+        except Exception:  # neither a key nor a signature: nothing revoked
+            return None
+        return signature.issuer_fingerprint.lower() if signature.issuer_fingerprint else None
+    return certificate.fingerprint.lower() if certificate.is_revoked else None
+
+
+def revoked_with(registered: bytes, data: bytes) -> bytes | None:
+    """The registered certificate with the revocation ``data`` holds for the same
+    key (see ``revocation_target``), or None if it holds none the key itself
+    signed: Sequoia keeps only revocations whose signature verifies."""
+    certificate = read_certificate(registered)
+    try:
+        other = read_certificate(data)
+        merged = certificate.merge(other) if other.fingerprint == certificate.fingerprint else None
+    except ValueError:
+        merged = _with_bare_revocation(certificate, data)
+    except Exception:  # a key Sequoia cannot merge revokes nothing
+        merged = None
+    if merged is None or not merged.is_revoked or certificate.is_revoked:
+        return None
+    return str(merged).encode("ascii")
+
+
+def _with_bare_revocation(certificate: pysequoia.Cert, data: bytes) -> pysequoia.Cert | None:
+    try:
+        signature = pysequoia.Sig.from_bytes(data)
+        return pysequoia.Cert.from_bytes(bytes(certificate) + bytes(signature))
+    except Exception:  # not a signature, or one Sequoia will not attach
+        return None
 
 
 # --- finding the signature ------------------------------------------------------------

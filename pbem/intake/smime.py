@@ -284,42 +284,60 @@ def _authority_key(certificate: x509.Certificate) -> bytes | None:
     return extension.value.key_identifier
 
 
+def _look_alike(signer: x509.Certificate, registered: list[x509.Certificate]) -> bool:
+    """Whether the signer's CA has the name of a registered certificate's CA but
+    none of their keys (a CA made to look like the player's)."""
+    same_name = [c for c in registered if c.issuer == signer.issuer]
+    return bool(same_name) and not any(
+        _authority_key(c) is not None and _authority_key(c) == _authority_key(signer)
+        for c in same_name
+    )
+
+
 def _unregistered(
     signer: x509.Certificate, registered: list[x509.Certificate], now: datetime.datetime
-) -> str:
-    """Why the certificate that signed is not one of the registered ones, precisely."""
+) -> MailSignatureError:
+    """Why the certificate that signed is not one of the registered ones, precisely.
+    An expired one is refused as expired first: registering it would not help
+    (unless its CA is a look-alike, which matters more)."""
     fingerprint = signer.fingerprint(hashes.SHA256()).hex()
-    expired = (
-        f"; it also expired on {signer.not_valid_after_utc:%Y-%m-%d}"
-        if now > signer.not_valid_after_utc
-        else ""
-    )
+    issuer, subject = _name(signer.issuer), _name(signer.subject)
+    expired = now > signer.not_valid_after_utc
+    if expired and not _look_alike(signer, registered):
+        return MailSignatureError(
+            f"the mail is signed with an S/MIME certificate that expired on "
+            f"{signer.not_valid_after_utc:%Y-%m-%d} ({subject}, issued by {issuer}, "
+            f"fingerprint {fingerprint[:16]}...); it is not registered for this game "
+            "either, and an expired certificate is never taken",
+            "expired-key",
+        )
+    also = f"; it also expired on {signer.not_valid_after_utc:%Y-%m-%d}" if expired else ""
+    return MailSignatureError(_why_unregistered(signer, registered) + also, "unknown-key")
+
+
+def _why_unregistered(signer: x509.Certificate, registered: list[x509.Certificate]) -> str:
+    fingerprint = signer.fingerprint(hashes.SHA256()).hex()
     issuer, subject = _name(signer.issuer), _name(signer.subject)
     if signer.issuer == signer.subject:
         return (
             f"the mail is signed with a self-signed certificate ({subject}, fingerprint "
-            f"{fingerprint[:16]}...) that is not registered for this game{expired}"
+            f"{fingerprint[:16]}...) that is not registered for this game"
         )
-    same_name = [c for c in registered if c.issuer == signer.issuer]
-    if same_name:
-        if any(
-            _authority_key(c) is not None and _authority_key(c) == _authority_key(signer)
-            for c in same_name
-        ):
-            return (
-                f"the mail is signed with another certificate from the CA of your registered "
-                f"one ({issuer}, fingerprint {fingerprint[:16]}...); the moderator must "
-                f"register it first (KEY game side ADD){expired}"
-            )
+    if _look_alike(signer, registered):
         return (
             f"the mail is signed with a certificate from a CA that has the name of your "
             f"registered certificate's CA ({issuer}) but another key: a look-alike CA, "
-            f"refused{expired}"
+            "refused"
+        )
+    if any(c.issuer == signer.issuer for c in registered):
+        return (
+            f"the mail is signed with another certificate from the CA of your registered "
+            f"one ({issuer}, fingerprint {fingerprint[:16]}...); the moderator must "
+            "register it first (KEY game side ADD)"
         )
     return (
         f"the mail is signed with a certificate issued by {issuer}, a CA none of the "
         f"certificates registered for you comes from (fingerprint {fingerprint[:16]}...)"
-        f"{expired}"
     )
 
 
@@ -347,7 +365,7 @@ def _find_signer(
     for signer_info in signer_infos:
         for certificate in embedded:
             if _matches(signer_info["sid"], certificate):
-                raise MailSignatureError(_unregistered(certificate, registered, now), "unknown-key")
+                raise _unregistered(certificate, registered, now)
     sid = signer_infos[0]["sid"]
     if sid.name == "issuer_and_serial_number":
         issuer = sid.chosen["issuer"].human_friendly

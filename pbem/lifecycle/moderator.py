@@ -64,6 +64,7 @@ from pbem.intake.keyring import PublicKey, key_warnings, read_key
 from pbem.lifecycle import season, upgrades
 from pbem.lifecycle.acts import DATA_KEYS
 from pbem.lifecycle.games import GameMaster
+from pbem.lifecycle.revocation import given_revocation, is_revoked
 from pbem.lifecycle.settings import SETTINGS
 from pbem.outbox import delivery
 from pbem.record.payloads import ModeratorCommand
@@ -248,6 +249,8 @@ def _key(gm: GameMaster, a: list[str]) -> str:
     game_id, side, verb = a[0], a[1], a[2].upper()
     if verb == "ADD":
         _need(a, 4, usage)
+        if revoked := _revocation(gm, game_id, side, a[3]):
+            return revoked
         key = gm.acts.add_key(game_id, side, _public_key(a[3:]))
         return f"{side} in {game_id} may sign with {key.kind} key {key.fingerprint}" + (
             _key_warnings(gm, [key])
@@ -273,11 +276,23 @@ def _key(gm: GameMaster, a: list[str]) -> str:
             "; ".join(
                 f"{k.kind} {k.fingerprint} "
                 + (f"retired {k.retired_at:%Y-%m-%d}" if k.retired_at else "in use")
+                + (" (revoked)" if is_revoked(k) else "")
                 for k in keys
             )
             or "no player"
         )
     raise LifecycleError(f"usage: {usage}")
+
+
+def _revocation(gm: GameMaster, game_id: str, side: str, word: str) -> str | None:
+    """KEY ADD of a revoked OpenPGP key (or its revocation certificate) retires it."""
+    if not word.startswith("openpgp:"):
+        return None
+    try:
+        data = base64.b64decode(word[8:], validate=True)
+    except ValueError:
+        return None  # _public_key says what is wrong with it
+    return given_revocation(gm.desk, game_id, side, data)
 
 
 def _observe(gm: GameMaster, a: list[str]) -> str:

@@ -80,6 +80,7 @@ def _sent_as_claimed_statement(reports: bool, database_time: bool) -> Update:
                 else bindparam("at", type_=OutboundMail.sent_at.type)
             ),
             attempts=OutboundMail.attempts + 1,
+            last_error="",  # sent: an error of an earlier try no longer stands
             claim_owner=None,
             claim_until=None,
         )
@@ -174,6 +175,7 @@ def mark_sent(session: Session, row_id: int, now: datetime, owner: str) -> bool:
             status=OutboundStatus.SENT,
             sent_at=now,
             attempts=OutboundMail.attempts + 1,
+            last_error="",  # sent: an error of an earlier try no longer stands
             claim_owner=None,
             claim_until=None,
         )
@@ -317,8 +319,9 @@ def failed_count(session: Session, game_id: str) -> int:
 
 
 def resend(session: Session, ids: Collection[int], now: datetime) -> Sequence[int]:
-    """Put failed mails back to pending, due now, with a fresh retry window.
-    The ids that were failed (and now are pending)."""
+    """Put failed mails back to pending, due now, with a fresh retry window: the
+    attempts count again from 0 and the old error goes (the moderator's notice and
+    a report's record keep it). The ids that were failed (and now are pending)."""
     rows = session.scalars(
         select(OutboundMail)
         .where(OutboundMail.id.in_(ids), OutboundMail.status == OutboundStatus.FAILED)
@@ -328,6 +331,7 @@ def resend(session: Session, ids: Collection[int], now: datetime) -> Sequence[in
     for row in rows:
         row.status = OutboundStatus.PENDING
         row.attempts = 0
+        row.last_error = ""
         row.next_attempt_at = now
         row.claim_owner = None
         row.claim_until = None

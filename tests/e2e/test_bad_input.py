@@ -8,9 +8,11 @@ back from the senders' IMAP mailboxes and matched by In-Reply-To.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
@@ -18,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from pbem.intake.signatures import sign_block
+from pbem.intake.smime import sign_smime
 from pbem.service.daemon import Daemon
 from tests.e2e.helpers import (
     ModeratorDesk,
@@ -33,6 +36,7 @@ from tests.e2e.helpers import (
     submit,
 )
 from tests.maillab import MailLab
+from tests.smimeca import CA, NOW
 
 MAX_SIZE = 64 * 1024
 
@@ -76,6 +80,19 @@ def _mail(world: World, msg: EmailMessage) -> Case:
     return Case("", str(msg["Message-ID"]), lambda: submit(world.lab, msg), None, "")
 
 
+def _nested(text: str, depth: int) -> bytes:
+    """The body of a mail of ``depth`` multipart/mixed parts one inside the other,
+    ``text`` innermost; the mail's own header opens the outermost (``NESTED``)."""
+    opening = "--n0\n" + "".join(
+        f'Content-Type: multipart/mixed; boundary="n{i}"\n\n--n{i}\n' for i in range(1, depth)
+    )
+    closing = "".join(f"\n--n{i}--\n" for i in reversed(range(depth)))
+    return (opening + "Content-Type: text/plain\n\n" + text + closing).encode()
+
+
+NESTED = 'Subject: orders\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="n0"\n'
+
+
 def cases(world: World) -> list[Case]:
     d, north, south, stranger = world.desk, world.north, world.south, world.stranger
     out: list[Case] = []
@@ -98,6 +115,26 @@ def cases(world: World) -> list[Case]:
         # The stray preamble is read as the text: the block in it is found and verified.
         r"Accepted \(1\), as understood: SEND SQN-1 A",
         r"^accepted 1, refused 0",
+    )
+    # The block base64-encoded, the encoding cut short and spoilt: its end is lost.
+    encoded = base64.b64encode(good.encode()).decode()
+    add(
+        "broken-base64",
+        _raw(
+            world,
+            north.address,
+            "Subject: orders\nMIME-Version: 1.0\nContent-Type: text/plain\n"
+            "Content-Transfer-Encoding: base64\n",
+            (encoded[: len(encoded) // 2 + 1] + "*#").encode(),
+        ),
+        r"a part of your mail is base64-encoded and the encoding is broken",
+        r"^refused: unreadable: a part of your mail is base64-encoded",
+    )
+    add(
+        "nested-50-deep",
+        _raw(world, north.address, NESTED, _nested(good, 50)),
+        r"your mail's MIME parts are nested more than 24 deep",
+        r"^refused: unreadable: your mail's MIME parts are nested",
     )
     add(
         "no-order-block",
@@ -373,3 +410,33 @@ async def test_a_flooding_sender_is_rate_limited(
     assert len(outcomes) == 6
     assert outcomes.count("not answered: sender over the rate limit") == 3
     assert len(answers(delivered(mail_lab, north.address))) == 3
+
+
+async def test_an_expired_smime_certificate_is_refused_as_expired(world: World) -> None:
+    """Signed with an old certificate of the player's own CA: refused as expired (with
+    the hint to get a new one), not as "another certificate from your CA" to register."""
+    ca = CA("Example Mail CA")
+    player = new_player(world.lab, "north", prefix="smime")
+    registered, _ = ca.issue(player.address)
+    with world.desk.sessions.begin() as s:
+        gm = world.desk.gm(s)
+        gm.acts.create_game("g3", "demo", "duel", settings={"early_adjudication": False})
+        gm.acts.assign("g3", "north", player.address, certificate=registered)
+        gm.acts.assign("g3", "south", world.south.address, public_key=world.south.public)
+        gm.acts.start("g3")
+    old_cert, old_key = ca.issue(player.address, days=30, start=NOW - timedelta(days=400))
+    mid = make_msgid(domain="pbem.test")
+    headers = {"From": player.address, "To": world.desk.address, "Message-ID": mid}
+    raw = sign_smime(sheet("g3", "north", ["SEND SQN-1 A"]), old_cert, old_key, headers)
+    world.lab.smtp_send(player.address, [world.desk.address], raw)
+    await _run(world.desk)
+    [row] = [r for r in world.desk.mails() if r.message_id == mid]
+    expired = f"{NOW - timedelta(days=370):%Y-%m-%d}"
+    assert row.outcome.startswith(
+        "refused: expired-key: the mail is signed with an S/MIME certificate that expired "
+        f"on {expired}"
+    ), row.outcome
+    [answer] = [a for a in answers(delivered(world.lab, player.address)) if a["In-Reply-To"] == mid]
+    text = " ".join(body_text(answer).split())
+    assert f"expired on {expired}" in text and "another certificate" not in text
+    assert "get a new certificate" in text  # the hint: what to do next

@@ -417,10 +417,14 @@ async def test_a_refused_report_is_recorded_shown_listed_and_resent(
         assert mod(desk, f"RESEND-MAIL {refused.id}", clock.now) == (
             f"mail {refused.id} queued to be sent again"
         )
+        again = outbound(desk, refused.message_id)
+        assert (again.status, again.attempts, again.last_error) == ("pending", 0, "")
         assert await daemon.outbox.round() == 1  # the notice went out in the first round
     finally:
         await close(daemon)
-    assert outbound(desk, refused.message_id).status == "sent"
+    # Sent at the first try since RESEND-MAIL: no old error next to "sent".
+    sent = outbound(desk, refused.message_id)
+    assert (sent.status, sent.attempts, sent.last_error) == ("sent", 1, "")
     assert "failed to send" not in mod(desk, "STATUS g1")
     entries = record(desk, "g1")
     assert refused.message_id in {

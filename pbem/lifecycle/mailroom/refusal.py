@@ -33,6 +33,10 @@ HINTS = {
         "Sign the block again with your own key and paste it unchanged; some mail "
         "programs rewrap or restyle text, so send it as plain text."
     ),
+    "unreadable": (
+        "Send the orders again in a new mail, as plain text in the body (not as an "
+        "attachment, not forwarded inside another mail)."
+    ),
 }
 # For mail the player's mail program signed (S/MIME, OpenPGP): nothing was pasted.
 MAIL_HINTS = {
@@ -47,6 +51,12 @@ MAIL_HINTS = {
     "expired-key": (
         "Extend your key (gpg --quick-set-expire FINGERPRINT 1y) or get a new "
         "certificate, and send the public part to the moderator (KEY game side ADD)."
+    ),
+    "revoked-key": (
+        "A revoked key never signs again; pbem has retired it. Make a new key (gpg "
+        "--quick-gen-key 'Name <address>' ed25519 sign 2y), send its public part (gpg "
+        "--armor --export ADDRESS) to the moderator, who registers it (KEY game side "
+        "ADD), and sign your orders with it."
     ),
 }
 

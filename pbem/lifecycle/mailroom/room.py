@@ -14,6 +14,8 @@ from dataclasses import replace
 
 from pbem.core.errors import IntakeError
 from pbem.intake.hygiene import fallback_addresses
+from pbem.intake.mime import message_object
+from pbem.intake.openpgp import offered_keys
 from pbem.intake.sheet import OrderSheet, parse_sheet
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.mailroom import answer, notices, refusal
@@ -25,6 +27,7 @@ from pbem.lifecycle.mailroom.hygiene import Screen
 from pbem.lifecycle.mailroom.keyring import SeatKeys
 from pbem.lifecycle.mailroom.orders import take_orders
 from pbem.lifecycle.mailroom.verify import Verifier
+from pbem.lifecycle.revocation import apply_revocation
 from pbem.outbox.privacy import remember_players
 from pbem.outbox.queue import enqueue
 from pbem.storage.enums import InboundStatus
@@ -89,6 +92,7 @@ class Mailroom:
         if not process:
             reply = refusal.oversized(mail.size, self.config.intake.max_size)
             return answer.queue_answer(self.gm, row, mail, reply)
+        self._take_revocations(opened)
         sheet: OrderSheet | None = None
         try:
             verified = self.verifier.verify(opened)
@@ -100,6 +104,17 @@ class Mailroom:
         row.game_id = sheet.game
         row.side = sheet.side
         return answer.queue_answer(self.gm, row, mail, self._act(row, opened, signed))
+
+    def _take_revocations(self, opened: Opened) -> None:
+        """A revocation of a registered OpenPGP key, anywhere in the mail, retires the
+        key before anything is verified: signed by the key itself, it counts
+        whoever sends it, and mail signed with the key is refused from now on."""
+        pasted = "BEGIN PGP PUBLIC KEY BLOCK" in opened.mail.text
+        if not pasted and b"pgp-keys" not in opened.raw.lower():
+            return
+        how = f"its revocation came with a mail from {opened.mail.from_addr}"
+        for data in offered_keys(message_object(opened.raw), opened.mail.text):
+            apply_revocation(self.gm.desk, data, how)
 
     def _act(self, row: InboundMail, opened: Opened, signed: Signed) -> answer.Reply:
         """Moderator commands, a dispute or orders (DONE among them)."""

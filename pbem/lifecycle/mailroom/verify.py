@@ -14,7 +14,7 @@ from datetime import datetime
 from email.message import EmailMessage
 
 from pbem.core.errors import IntakeError, MailSignatureError
-from pbem.intake.mime import ParsedMail, message_object
+from pbem.intake.mime import ParsedMail, message_object, unreadable
 from pbem.intake.openpgp import BEGIN_SIGNED, PgpSignature, find_signature, verify_openpgp
 from pbem.intake.signatures import ArmouredBlock, VerifiedSheet, key_fingerprint, verify_block
 from pbem.intake.smime import is_smime, signer_certificate_fingerprints, verify_smime
@@ -50,7 +50,15 @@ class Verifier:
                     # know, around a pasted PBEM ORDERS block: the block decides.
                     if exc.code != "unknown-key" or not fresh:
                         raise
-        return verify_armoured(opened.blocks, self.keys, self.desk.config.moderator.public_key)
+        try:
+            return verify_armoured(opened.blocks, self.keys, self.desk.config.moderator.public_key)
+        except IntakeError as exc:
+            # No block, or a broken one, in a mail that could not be read as sent:
+            # the sender hears why it could not be read, not that nothing was signed.
+            why = unreadable(mail)
+            if why is None or not (exc.code == "no-block" or any(b.problem for b in fresh)):
+                raise
+            raise IntakeError("unreadable", why) from None
 
 
 def _maybe_signed_whole(opened: Opened) -> bool:

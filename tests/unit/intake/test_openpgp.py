@@ -18,6 +18,8 @@ from pbem.intake.openpgp import (
     certificate_fingerprint,
     find_signature,
     read_certificate,
+    revocation_target,
+    revoked_with,
     verify_openpgp,
 )
 from pbem.intake.sheet import parse_sheet
@@ -197,9 +199,23 @@ def test_key_revoked_since_registration_is_refused_when_the_mail_says_so(
     with pytest.raises(SignatureError, match=f"OpenPGP key {keys.alice} is revoked"):
         _verify(raw, registered)
     # Without the revocation at hand the same signature verifies: pbem knows of a
-    # revocation when the player or the moderator tells it (KEY RETIRE).
+    # revocation when a mail carries it or the moderator gives it (KEY ADD).
     plain = thunderbird_mail(keys.gpg, "alice@example.org", ORDERS, HEADERS)
     assert "MOVE CV-5" in _verify(plain, registered)
+
+
+def test_a_revocation_counts_only_when_the_key_itself_signed_it(keys: Keys) -> None:
+    """gpg's bare revocation certificate revokes the registered key; bob's revocation
+    passed off as alice's (her fingerprint on his key's copy) revokes nothing."""
+    registered = keys.public("alice@example.org")
+    mine = keys.gpg.revocation(keys.alice)
+    assert revocation_target(mine) == keys.alice
+    merged = revoked_with(registered, mine)
+    assert merged is not None and read_certificate(merged).is_revoked
+    assert revoked_with(merged, mine) is None  # revoked already: nothing new
+    assert revoked_with(registered, keys.gpg.revocation(keys.bob)) is None
+    assert revoked_with(registered, keys.public("bob@example.org")) is None
+    assert revocation_target(registered) is None  # a key in use revokes nothing
 
 
 def test_quoted_clearsigned_text_in_a_reply_is_not_taken(keys: Keys) -> None:

@@ -13,9 +13,7 @@ from pathlib import Path
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import pkcs7
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from pbem.core.errors import MailSignatureError
 from pbem.intake.mime import message_object
@@ -29,52 +27,10 @@ from pbem.intake.smime import (
     verify_smime,
     verify_smime_bytes,
 )
+from tests.smimeca import CA, NOW
 
 ORDERS = "Game: coral-1\nSide: japanese\nTurn: 2\nPhase: J-1\nNonce: 0a0b0c0d\n\nMOVE CV-Akagi 0790 0791\n"
 HEADERS = {"From": "japan@example.org", "To": "moderator@example.org", "Subject": "orders"}
-NOW = datetime.datetime.now(datetime.UTC)
-
-
-def _pem(certificate: x509.Certificate) -> bytes:
-    return certificate.public_bytes(serialization.Encoding.PEM)
-
-
-def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
-    return key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
-
-
-class CA:
-    """A certification authority with a name; two CAs may share one (a look-alike)."""
-
-    def __init__(self, name: str) -> None:
-        self.key = ec.generate_private_key(ec.SECP256R1())
-        self.name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-
-    def issue(
-        self, address: str, *, days: int = 365, start: datetime.datetime = NOW
-    ) -> tuple[bytes, bytes]:
-        key = ec.generate_private_key(ec.SECP256R1())
-        subject = x509.Name([x509.NameAttribute(NameOID.EMAIL_ADDRESS, address)])
-        certificate = (
-            x509.CertificateBuilder()
-            .subject_name(subject)
-            .issuer_name(self.name)
-            .public_key(key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(start - datetime.timedelta(minutes=5))
-            .not_valid_after(start + datetime.timedelta(days=days))
-            .add_extension(
-                x509.AuthorityKeyIdentifier.from_issuer_public_key(self.key.public_key()),
-                critical=False,
-            )
-            .add_extension(
-                x509.ExtendedKeyUsage([ExtendedKeyUsageOID.EMAIL_PROTECTION]), critical=False
-            )
-            .sign(self.key, hashes.SHA256())
-        )
-        return _pem(certificate), _key_pem(key)
 
 
 @pytest.fixture(scope="module")
@@ -123,11 +79,34 @@ def test_self_signed(registered: dict[str, bytes]) -> None:
     assert "self-signed certificate ('japan@example.org'" in refusal.message
 
 
-def test_unregistered_and_expired_says_both(genuine_ca: CA, registered: dict[str, bytes]) -> None:
+def test_unregistered_and_expired_is_refused_as_expired(registered: dict[str, bytes]) -> None:
     old = NOW - datetime.timedelta(days=400)
     raw = sign_smime(ORDERS, *CA("Gone CA").issue("japan@example.org", days=30, start=old), HEADERS)
     refusal = _refusal(raw, registered)
-    assert "'Gone CA'" in refusal.message and "it also expired on" in refusal.message
+    assert refusal.code == "expired-key"
+    assert refusal.message.startswith(
+        f"the mail is signed with an S/MIME certificate that expired on "
+        f"{old + datetime.timedelta(days=30):%Y-%m-%d} ('japan@example.org', issued by 'Gone CA'"
+    )
+
+
+def test_an_expired_certificate_of_the_same_ca_is_refused_as_expired(
+    genuine_ca: CA, registered: dict[str, bytes]
+) -> None:
+    """Not as "another certificate from your CA": registering it would not help."""
+    old = NOW - datetime.timedelta(days=400)
+    raw = sign_smime(ORDERS, *genuine_ca.issue("japan@example.org", days=30, start=old), HEADERS)
+    refusal = _refusal(raw, registered)
+    assert refusal.code == "expired-key"
+    assert "expired on" in refusal.message and "another certificate" not in refusal.message
+
+
+def test_an_expired_look_alike_is_refused_as_a_look_alike(registered: dict[str, bytes]) -> None:
+    old = NOW - datetime.timedelta(days=400)
+    issued = CA("Example Mail CA").issue("japan@example.org", days=30, start=old)
+    refusal = _refusal(sign_smime(ORDERS, *issued, HEADERS), registered)
+    assert refusal.code == "unknown-key"
+    assert "look-alike CA" in refusal.message and "it also expired on" in refusal.message
 
 
 def test_registered_but_expired(genuine_ca: CA) -> None:
