@@ -58,18 +58,26 @@ def sources_of(geo: Geo, side: Side) -> frozenset[int]:
     return geo.regions.get(AUSTRALIA, frozenset()) | geo.edges.get("east", frozenset())
 
 
+def enemy_land_hexes(state: GameState, side: Side) -> set[int]:
+    """SUP.D.LAND: the hexes holding enemy land units as ``side`` sees them, covered
+    cargo still ashore where it embarked (H1; docs/usn-fog.md, *Land attacks, supply
+    and capture with cargo in port*): it blocks a line through its hex as it would
+    ashore, so that a side's own supply never tells it what went aboard."""
+    shown = {**state.units, **fog.covered_ashore(state.extra, state.units)}
+    return {
+        u.hex
+        for u in shown.values()
+        if u.side == enemy_of(side) and u.kind == "land" and u.hex is not None
+    }
+
+
 def supply_map(geo: Geo, state: GameState, side: Side) -> SupplyMap:
     enemy = enemy_of(side)
     zoc = blocks_supply_of(state, side)
-    enemy_ships: set[int] = set()
-    enemy_land: set[int] = set()
-    for u in state.units.values():
-        if u.side != enemy or u.hex is None:
-            continue
-        if u.is_naval:
-            enemy_ships.add(u.hex)
-        elif u.kind == "land":
-            enemy_land.add(u.hex)
+    enemy_ships = {
+        u.hex for u in state.units.values() if u.side == enemy and u.is_naval and u.hex is not None
+    }
+    enemy_land = enemy_land_hexes(state, side)
     sources = sources_of(geo, side)
     # Hexes a line may not enter: at sea (enemy ships, SUP.D.SEA), anywhere (the
     # undisputed enemy zone, SUP.D.ZOC; China and India, SUP.C).

@@ -46,7 +46,7 @@ def attack_game(embark: str, mode: str, attack: int) -> Game:
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("embark", ["RGT-1", "RGT-1 BN-2"])
-@pytest.mark.parametrize("attack", [8, 100])
+@pytest.mark.parametrize("attack", [8, 100, 250])  # 1-2, 4-1, 10-1: Ax to DX
 @pytest.mark.parametrize("die", range(1, 7))
 def test_cbt_d_attack_on_covered_cargo_is_fought_as_if_ashore(
     mode: str, embark: str, attack: int, die: int
@@ -71,14 +71,13 @@ def test_cbt_d_attack_on_covered_cargo_is_fought_as_if_ashore(
 def test_crt1_d2_covered_defender_retreats_ashore_off_its_transport() -> None:
     """CRT1.D2 on a Class 2 hex: the defenders retreat. A covered unit leaves its
     transport with them and stands in the retreat hex, as the enemy sees it do."""
-    g = attack_game("RGT-1", "open", 30)  # 30 against 25: the 1-1 column
+    g = attack_game("RGT-1", "open", 150)  # 150 against 25: the 6-1 column, a 5 is D2
     g.play({A: f"ATTACK {hexgrid.fmt(PORT)} MAR-1", J: ""}, [5] * 60)
+    assert [e.data["result"] for e in g.events if e.kind == "land-combat"] == ["D2"]
     moved = {e.data["unit"]: e.data["to"] for e in g.events if e.kind == "retreated"}
-    if "RGT-1" in moved:  # the die gave D2
-        u = g.unit(J, "RGT-1")
-        assert u.carried_by is None and hexgrid.fmt(u.hex or 0) == moved["RGT-1"]
-    else:
-        assert [e.data["result"] for e in g.events if e.kind == "land-combat"] != ["D2"]
+    u = g.unit(J, "RGT-1")
+    assert u.carried_by is None and u.hex is not None and moved["RGT-1"] == hexgrid.fmt(u.hex)
+    assert u.hex != PORT and g.unit(J, "TR-1").hex == PORT
 
 
 def capture_game(embark: str, mode: str, cd: bool) -> Game:
