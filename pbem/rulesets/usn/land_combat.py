@@ -215,6 +215,8 @@ def apply_result(w: Work, a: Attack, result: LandResult) -> None:
                 destroy(w, u, "D1: unsupplied defender of a base", "CRT1.D1")
             elif u.key in w.units:
                 w.put(replace(w.units[u.key], entrenched=False))
+                # H1: a covered unit is shown losing it too, as it would ashore.
+                w.state = replace(w.state, extra=fog.cover_disentrenched(w.state.extra, u.key))
         return
     # D2 on Class 2: retreat (ENT.D loses entrenchment); no legal hex, destroyed.
     orders = resolve(enemy, w.state.standing.get(enemy, ()))

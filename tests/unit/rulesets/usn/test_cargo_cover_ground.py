@@ -9,6 +9,7 @@ units (or not) and compares everything the Allies are sent, or the Allies' suppl
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -145,3 +146,22 @@ def test_sup_d_covered_cargo_blocks_supply_through_its_hex(aboard: bool) -> None
     assert rgt is not None and not rgt.supplied
     sailed = state.with_units([ship(A, "TR-1", H(20, 20), ma=3)])
     assert supply_map(geo, sailed, J).supplied(u) == aboard
+
+
+@pytest.mark.parametrize("aboard", [False, True])
+def test_crt1_d1_covered_unit_is_shown_losing_its_entrenchment(aboard: bool) -> None:
+    """CRT1.D1 on a Class 2 hex: the defenders keep their hex and lose entrenchment.
+    RGT-1, shown entrenched ashore though it went aboard (it embarked in the phase it
+    gave up its entrenchment), is shown no longer entrenched, as it would be ashore;
+    the cover lasts into the next round with it."""
+    cover = {f"{J}/RGT-1": {"at": hexgrid.fmt(PORT), "entrenched": True, "transport": "TR-1"}}
+    rgt = land(J, "RGT-1", None, carried_by="TR-1") if aboard else land(J, "RGT-1", PORT)
+    units = [ship(J, "TR-1", PORT, ma=3), replace(rgt, entrenched=not aboard)]
+    units.append(land(A, "MAR-1", PORT, attack=50))  # 50 against 45: the 1-1 column
+    extra = {"fog": {"cargo_cover": cover}} if aboard else {}
+    g = Game(make_state(units, round=2, extra=extra))
+    g.play({A: f"ATTACK {hexgrid.fmt(PORT)} MAR-1", J: ""}, [5] * 60)
+    assert [e.data["result"] for e in g.events if e.kind == "land-combat"] == ["D1"]
+    (shown,) = [u for u in g.rs.view(g.state, g.events, A)["enemy_units"] if u["id"] == "RGT-1"]
+    assert shown["at"] == hexgrid.fmt(PORT) and shown["entrenched"] is False
+    assert (g.unit(J, "RGT-1").carried_by == "TR-1") == aboard
