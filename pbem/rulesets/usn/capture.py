@@ -35,7 +35,7 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.core.sides import Side, enemy_of
-from pbem.rulesets.usn import hexgrid
+from pbem.rulesets.usn import fog, hexgrid
 from pbem.rulesets.usn.state import Air, Unit
 from pbem.rulesets.usn.work import Work, destroy
 
@@ -123,7 +123,8 @@ def capture_at(w: Work, h: int, side: Side | None = None) -> bool:
     here = [u for u in w.units.values() if u.hex == h]
     if not any(u.side == side and u.kind == "land" for u in here):
         return False
-    if any(guards(w, u) for u in here if u.side == enemy):
+    # H1: covered cargo defends as the enemy sees it, ashore (docs/usn-fog.md).
+    if any(guards(w, u) for u in fog.shown_in(w.state.extra, w.units, enemy, h)):
         return False
     took = False
     for cd in [u for u in here if u.side == enemy and u.kind == "cd"]:

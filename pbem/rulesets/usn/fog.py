@@ -325,6 +325,18 @@ def covered_ashore(extra: Mapping[str, Any], units: Mapping[str, Unit]) -> dict[
     return out
 
 
+def cover_disentrenched(extra: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """``extra`` with the covered unit ``key`` shown no longer entrenched (a land combat
+    result took its entrenchment, ENT.D, CRT1.D1): the enemy sees what would befall
+    the unit ashore. Unchanged if ``key`` is not covered."""
+    memory = extra.get("fog", {})
+    cover = memory.get("cargo_cover", {})
+    if key not in cover:
+        return dict(extra)
+    cover = {**cover, key: {**cover[key], "entrenched": False}}
+    return {**extra, "fog": {**memory, "cargo_cover": cover}}
+
+
 def shown_in(extra: Mapping[str, Any], units: Mapping[str, Unit], side: str, h: int) -> list[Unit]:
     """``side``'s units in hex ``h`` as its enemy knows them, covered cargo ashore: what
     an enemy strike or bombardment aimed at ``h`` finds there (docs/usn-fog.md,
@@ -381,7 +393,8 @@ def update_cargo_cover(before: GameState, after: GameState) -> dict[str, dict[st
     the enemy cannot tell which units went aboard: they are shown still ashore.
     The cover ends when the transport is elsewhere at a round's end (the cargo is
     then off the map, as face-down cargo is) or the unit leaves the transport."""
-    old = before.extra.get("fog", {}).get("cargo_cover", {})
+    # As the round left it: a land combat may have taken a covered unit's entrenchment.
+    old = after.extra.get("fog", before.extra.get("fog", {})).get("cargo_cover", {})
     cover: dict[str, dict[str, Any]] = {}
     for u in after.units.values():
         ship = after.unit(u.side, u.carried_by) if u.carried_by else None
@@ -439,6 +452,7 @@ __all__ = [
     "Mode",
     "apply",
     "attacked_at",
+    "cover_disentrenched",
     "covered_ashore",
     "detection_hexes",
     "knowledge",

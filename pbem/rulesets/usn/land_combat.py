@@ -24,7 +24,7 @@ from typing import Any
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
 from pbem.core.sides import ALLIED, Side, enemy_of
-from pbem.rulesets.usn import bases, hexgrid, naval_combat, world
+from pbem.rulesets.usn import bases, fog, hexgrid, naval_combat, world
 from pbem.rulesets.usn.capture import (
     capture_all,
     capture_at,
@@ -83,9 +83,11 @@ def gunfire_strength(state: GameState, ship: Unit) -> Fraction:
 
 
 def defenders_at(w: Work, h: int, side: Side) -> list[Unit]:
-    """CBT.D: every land unit of ``side`` in the hex defends together."""
+    """CBT.D: every land unit of ``side`` in the hex defends together, covered cargo
+    as the enemy sees it, ashore (H1; docs/usn-fog.md, *Land attacks, supply and
+    capture with cargo in port*): a result that moves it puts it ashore."""
     return sorted(
-        (u for u in w.units.values() if u.side == side and u.hex == h and u.kind == "land"),
+        (u for u in fog.shown_in(w.state.extra, w.units, side, h) if u.kind == "land"),
         key=lambda u: u.uid,
     )
 
@@ -213,6 +215,8 @@ def apply_result(w: Work, a: Attack, result: LandResult) -> None:
                 destroy(w, u, "D1: unsupplied defender of a base", "CRT1.D1")
             elif u.key in w.units:
                 w.put(replace(w.units[u.key], entrenched=False))
+                # H1: a covered unit is shown losing it too, as it would ashore.
+                w.state = replace(w.state, extra=fog.cover_disentrenched(w.state.extra, u.key))
         return
     # D2 on Class 2: retreat (ENT.D loses entrenchment); no legal hex, destroyed.
     orders = resolve(enemy, w.state.standing.get(enemy, ()))

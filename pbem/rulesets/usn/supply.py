@@ -93,10 +93,14 @@ def sources_of(geo: Geo, side: Side) -> frozenset[int]:
 
 
 def blocks_of(state: GameState) -> dict[Side, Blocks]:
-    """Each side's ``Blocks``, from one pass over the units."""
+    """Each side's ``Blocks``, from one pass over the units. Covered cargo blocks a
+    line over land as the enemy sees it, ashore where it embarked (SUP.D.LAND, H1;
+    docs/usn-fog.md, *Land attacks, supply and capture with cargo in port*), so that a
+    side's own supply never tells it what went aboard."""
     ships: dict[str, set[int]] = {s: set() for s in SIDES}
     land: dict[str, set[int]] = {s: set() for s in SIDES}
-    for u in state.units.values():
+    shown = {**state.units, **fog.covered_ashore(state.extra, state.units)}
+    for u in shown.values():
         if u.hex is None:
             continue
         if u.is_naval:

@@ -569,16 +569,28 @@ def quay_strikes(draw: st.DrawFn, world: World) -> str:
         f"STRIKE 2 LAC {my_base:04d} {tr.hex:04d} {what}"
         for what in draw(st.lists(st.sampled_from(kinds), min_size=1, max_size=2))
     ]
+    if draw(st.booleans()):  # CBT.D: and a land attack by his troops on the quay
+        lines.append(f"ATTACK {tr.hex:04d} {ATTACKER}")
     return "\n".join(lines)
+
+
+ATTACKER = "MAR-7"  # the viewer's land unit on the quay beside TR-1 (SEQ.5B)
+STRIKE_ROUND = {A: AIR5, J: 5}  # air-5 and air-9: each side's land attack phase
+
+
+def quay_attacker(world: World, tr_at: int, attack: int) -> Unit:
+    """The viewer's troops beside the enemy's TR-1 and its quay (SEQ.5B: same hex)."""
+    return land(world.viewer, ATTACKER, tr_at, attack=attack)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_hid_played_strikes_identical_whatever_went_aboard(data: st.DataObject) -> None:
-    """H1 (docs/usn-fog.md, *Strikes and bombardments at cargo in port*): two worlds
-    that differ only in which of the enemy's troops on the quay went aboard TR-1
-    (still covered in that hex). The viewer's strikes at them are adjudicated with
-    the same dice; his answer, report and map are the same in both."""
+    """H1 (docs/usn-fog.md, *Strikes and bombardments at cargo in port* and *Land
+    attacks, supply and capture with cargo in port*): two worlds that differ only in
+    which of the enemy's troops on the quay went aboard TR-1 (still covered in that
+    hex). The viewer's strikes at them, and his land attack on them (CBT.D), are
+    adjudicated with the same dice; his answer, report and map are the same in both."""
     mode = data.draw(st.sampled_from(MODES))
     world, h1, _ = data.draw(worlds(mode))
     ids = [u.uid for u in world.quay]
@@ -590,11 +602,15 @@ def test_hid_played_strikes_identical_whatever_went_aboard(data: st.DataObject) 
     rolls = [data.draw(st.integers(1, 6)) for _ in range(3)] * 70
     drawn = data.draw(st.integers(0, 9)) == 0  # the PNG too, on a few: a render takes ~0.5 s
     ranges = {"air_ranges": {f"{world.viewer}/LAC": [30, 30]}}  # every strike in range
+    tr_at = next(u.hex for u in world.public if u.uid == "TR-1" and u.side != world.viewer)
+    assert tr_at is not None
+    attacker = quay_attacker(world, tr_at, data.draw(st.sampled_from([4, 40, 400])))
     reports = []
     for h in (h1, h2):
-        state = world.with_hidden(h)
+        state = world.with_hidden(h).with_units([attacker])
         air = {**state.air, world.viewer: {f"{world.bases[0].hex:04d}": Air(lac=4)}}
-        state = replace(state, round=AIR5, air=air, extra={**state.extra, **ranges})
+        rnd = STRIKE_ROUND[world.viewer]
+        state = replace(state, round=rnd, air=air, extra={**state.extra, **ranges})
         v = RULESET.validate(state.to_json(), world.viewer, text)
         orders = {world.viewer: list(v.accepted)}
         result = RULESET.adjudicate(state.to_json(), orders, ScriptedDice(rolls))
@@ -603,7 +619,8 @@ def test_hid_played_strikes_identical_whatever_went_aboard(data: st.DataObject) 
         keys = ("text", "html", "attachment", "map-units", "map-highlight")
         reports.append((v, {k: parts[k] for k in keys}, parts["rendered"].png))
     bombed = sum(e.kind == "bombardment" for e in result.events)
-    event(f"{mode}: {len(h1.aboard ^ h2.aboard)} moved aboard, {bombed} bombed")
+    fought = sum(e.kind == "land-combat" for e in result.events)
+    event(f"{mode}: {len(h1.aboard ^ h2.aboard)} moved aboard, {bombed} bombed, {fought} fought")
     assert reports[0] == reports[1]
 
 
