@@ -26,6 +26,7 @@ from pbem.rulesets.witp.knowledge import (
     PRIVATE,
     PUBLIC,
     Fact,
+    Knowledge,
     disclose,
     projection,
 )
@@ -587,14 +588,17 @@ def test_8_1_a_carrier_tfs_admiral_is_its_forces_commander(battle: dict[str, Any
     from pbem.rulesets.witp.air import admirals
 
     pack = public_pack(battle[PUBLIC])
-    assert admirals.commander(pack, battle[PRIVATE]["allied"], TF17) == "R.Adm. Fletcher"
-    assert admirals.commander(pack, battle[PRIVATE]["japanese"], STRIKING_FORCE) == (
-        "V.Adm. Takagi"
+    assert (
+        admirals.commander(pack, Knowledge.of(battle, "allied"), "allied", TF17)
+        == "R.Adm. Fletcher"
     )
+    assert admirals.commander(
+        pack, Knowledge.of(battle, "japanese"), "japanese", STRIKING_FORCE
+    ) == ("V.Adm. Takagi")
     # 8.2: an admiral imparts nothing from a carrier no longer operational (D3+): 8.8
     state = copy.deepcopy(battle)
     state[PRIVATE]["allied"]["ships"]["Yorktown"]["damage"] = 3
-    assert admirals.commander(pack, state[PRIVATE]["allied"], TF17) is None
+    assert admirals.commander(pack, Knowledge.of(state, "allied"), "allied", TF17) is None
 
 
 def test_8_1_admirals_ratings_are_rolled_once_told_their_side_and_used(
@@ -691,7 +695,7 @@ def test_12_3_2_three_carrier_strikes_are_ranked_each_side_told_its_own(
     st = out.state
     air = {
         sid: rated[
-            f"allied:{admirals.commander(public_pack(st[PUBLIC]), st[PRIVATE]['allied'], tf)}"
+            f"allied:{admirals.commander(public_pack(st[PUBLIC]), Knowledge.of(st, 'allied'), 'allied', tf)}"
         ]["air"]
         for sid, tf in (("S1", TF17), ("S2", "TF2"))
     }

@@ -19,10 +19,10 @@ from pbem.rulesets.witp.air.strikes import StrikePart, SuppressionAsk
 from pbem.rulesets.witp.air.tables import air_to_air
 from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.draws import SecretDice
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
+from pbem.rulesets.witp.knowledge import PUBLIC
 from pbem.rulesets.witp.taskforces import Ship
 
-from .test_air_world import PUBLIC_PACK, knowing, ship, told, world
+from .test_air_world import PUBLIC_PACK, in_tf, knowing, ship, told, world
 
 TIME = "T1/air1/strike"
 BOMBERS = "STRIKE S1 FROM TF2 4xSBD-3/D 2xTBD-1/T TARGET TF1\n"
@@ -300,5 +300,5 @@ def test_7_9_1_suppressors_lost_to_aa_leave_their_carriers() -> None:
         if lost:
             break
     assert lost
-    ships = st[PRIVATE][ALLIED]["tfs"]["TF2"]["ships"]
+    ships = in_tf(st, ALLIED, "TF2")
     assert sum(s["air"].get("F4F-3", 0) for s in ships if "air" in s) == 4 - lost

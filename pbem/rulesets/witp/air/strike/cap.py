@@ -16,7 +16,7 @@ from pbem.rulesets.witp.air.ships import (
     CARRIER_TYPES,
     air_of,
     cap_aborted,
-    holdings_at,
+    holdings,
     mark_by_type,
 )
 from pbem.rulesets.witp.air.strike.contact import Target
@@ -93,7 +93,7 @@ def raise_cap(
     """The CAP that meets the strike, dealt over ``levels``; the owner told of the AVG
     (6.2.2) and of what his plotted order made (R135). The events told."""
     owner, tf_id, busy = r.strike.owner, r.strike.tf, r.context.committed
-    holders = holdings_at(r.work, owner, tf_id)
+    holders = holdings(r.work, owner, tf_id)
     fighters, told = _fighters(r, target)
     own_left = dict(fighters)  # R110: the TF's own fighters take the CAP's losses first
     # 7.11, R111: the CAP's elite; a strike flies its base's elite first, so the TF's
