@@ -10,7 +10,7 @@ from typing import Any
 
 from pbem.core.dice import SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
-from pbem.rulesets.witp.air import attack, elite, naval_strike, plot
+from pbem.rulesets.witp.air import attack, elite, plot
 from pbem.rulesets.witp.air.flying import FlyingElement, LaunchedPart
 from pbem.rulesets.witp.air.ships import holdings
 from pbem.rulesets.witp.air.strike import aircombat
@@ -25,7 +25,7 @@ from pbem.rulesets.witp.work import Work
 
 from .conftest import SCENARIO
 from .test_air_naval_strike import STRIKE, TIME
-from .test_air_world import in_tf, kido_butai, knowing, told, world
+from .test_air_world import in_tf, kido_butai, knowing, resolve_stored, told, world
 
 
 def ap(**fields: Any) -> FlyingElement:
@@ -110,9 +110,7 @@ def _strike_at_tf1(state: dict[str, Any], seed: int = 3, **kw: Any) -> dict[str,
     assert errors == []
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     secret = SecretDice(bytes([seed + 1]) * 12, "secret")
-    got, _ = naval_strike.resolve(
-        state, next(iter(p.air_strikes.values())), dice, secret, TIME, **kw
-    )
+    got, _ = resolve_stored(state, next(iter(p.air_strikes.values())), dice, secret, TIME, **kw)
     return got
 
 

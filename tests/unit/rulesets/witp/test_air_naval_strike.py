@@ -8,7 +8,7 @@ from typing import Any
 
 from pbem.core.dice import SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
-from pbem.rulesets.witp.air import naval_strike, plot
+from pbem.rulesets.witp.air import plot
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.strikes import AirStrike
 from pbem.rulesets.witp.draws import SecretDice
@@ -19,6 +19,7 @@ from .test_air_world import (
     in_tf,
     kido_butai,
     knowing,
+    resolve_stored,
     ship,
     task_force_17,
     told,
@@ -40,7 +41,7 @@ def _run(
 ) -> tuple[dict[str, Any], list[Any]]:
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     secret = SecretDice(bytes([seed + 1]) * 12, "secret")
-    return naval_strike.resolve(state, _strike(state, text, side), dice, secret, TIME, **kw)
+    return resolve_stored(state, _strike(state, text, side), dice, secret, TIME, **kw)
 
 
 def _kinds(state: dict[str, Any], side: str) -> list[str]:
@@ -148,10 +149,10 @@ def test_16_7_a_hidden_critical_changes_nothing_the_striker_sees() -> None:
     # only where a doubles critical was rolled
     for seed in range(60):
         s, open_seed = world(), bytes([seed]) * 16
-        a, _ = naval_strike.resolve(
+        a, _ = resolve_stored(
             s, _strike(s), SeededDice(open_seed, "g", 1, "air1"), SecretDice(b"a" * 12, "x"), TIME
         )
-        b, _ = naval_strike.resolve(
+        b, _ = resolve_stored(
             s, _strike(s), SeededDice(open_seed, "g", 1, "air1"), SecretDice(b"b" * 12, "x"), TIME
         )
         crits = told(a, ALLIED, "critical-hit") + told(b, ALLIED, "critical-hit")

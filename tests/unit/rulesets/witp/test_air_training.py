@@ -7,7 +7,7 @@ from typing import Any
 
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
-from pbem.rulesets.witp.air import attack, naval_strike, plot, training
+from pbem.rulesets.witp.air import attack, plot, training
 from pbem.rulesets.witp.air.combat import Stack, resolve_level
 from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.air.ships import holdings
@@ -18,7 +18,7 @@ from pbem.rulesets.witp.ruleset import WitpRuleset
 from pbem.rulesets.witp.taskforces import Ship, embarked
 
 from .strikeworld import opened, report, resolved, strike_section
-from .test_air_world import PUBLIC_PACK, in_tf, knowing, told, world
+from .test_air_world import PUBLIC_PACK, in_tf, knowing, resolve_stored, told, world
 
 PUBLIC = public_pack({"pack": PUBLIC_PACK})
 TIME = "T1/air1/strike"
@@ -30,7 +30,7 @@ def _run(s: dict[str, Any], seed: int) -> tuple[dict[str, Any], list[Any]]:
     assert errors == []
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     secret = SecretDice(bytes([seed + 1]) * 12, "secret")
-    return naval_strike.resolve(s, p.air_strikes["S1"], dice, secret, TIME)
+    return resolve_stored(s, p.air_strikes["S1"], dice, secret, TIME)
 
 
 def _green(s: dict[str, Any], side: str, tf: str, **counts: int) -> None:

@@ -6,12 +6,19 @@ from __future__ import annotations
 
 import copy
 import tomllib
+from collections.abc import Mapping
 from importlib.resources import files
-from typing import Any
+from typing import Any, Unpack
 
+from pbem.core.dice import Dice
+from pbem.core.events import Event
 from pbem.core.sides import ALLIED, JAPANESE, SIDES
+from pbem.rulesets.witp.air import naval_strike
+from pbem.rulesets.witp.air.strike.plotted import StrikeOptions
+from pbem.rulesets.witp.air.strikes import AirStrike
 from pbem.rulesets.witp.datapack import parse_pack, resolve
 from pbem.rulesets.witp.knowledge import DISCLOSURES, MODERATOR, PRIVATE, PUBLIC, Knowledge
+from pbem.rulesets.witp.work import Work
 
 
 def _pack(folder: str, name: str, *categories: str) -> Any:
@@ -130,6 +137,21 @@ def in_tf(state: dict[str, Any], side: str, tf_id: str) -> list[dict[str, Any]]:
     """The records of the ships in ``side``'s TF ``tf_id``, in its box's order."""
     own = state[PRIVATE][side]
     return [own["ships"][name] for name in own["tfs"][tf_id]["ships"]]
+
+
+def resolve_stored(
+    state: Mapping[str, Any],
+    strike: AirStrike,
+    dice: Dice,
+    secret: Dice,
+    time: str,
+    **options: Unpack[StrikeOptions],
+) -> tuple[dict[str, Any], list[Event]]:
+    """``strike`` resolved (naval_strike.resolve_into) on a round's work area begun
+    on the stored ``state``: (the state it ends in, stored; the events)."""
+    work = Work.begin(state)
+    events = naval_strike.resolve_into(work, strike, dice, secret, time, **options)
+    return work.finish().to_json(), events
 
 
 def knowing(state: dict[str, Any], side: str) -> Knowledge:

@@ -61,7 +61,7 @@ class AirStrike:
 
 
 class StrikeOptions(TypedDict, total=False):
-    """What a caller may bring to one strike (``naval_strike.resolve`` says what)."""
+    """What a caller may bring to one strike (``naval_strike.resolve_into`` says what)."""
 
     ratings: Mapping[str, Ratings] | None
     target_plotted: bool
@@ -76,7 +76,7 @@ class StrikeOptions(TypedDict, total=False):
 @dataclass(frozen=True, slots=True)
 class StrikeContext:
     """The phase around one strike: the dice, and what the air rules of the round
-    bring to it (``naval_strike.resolve`` says what each is)."""
+    bring to it (``naval_strike.resolve_into`` says what each is)."""
 
     dice: Dice  # the open stream
     secret: Dice  # the moderator's stream (16.7, 5.15)
