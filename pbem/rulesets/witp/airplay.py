@@ -57,6 +57,7 @@ from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.parts import moderator_record, secret_stream
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
 from pbem.rulesets.witp.air.ships import SUNK, afloat, base_air, holdings, lose
+from pbem.rulesets.witp.air.strike.plotted import Covering
 from pbem.rulesets.witp.air.strikes import (
     AirElement,
     AirStrike,
@@ -442,13 +443,12 @@ class _Segment:
                 elite.lose(self.work, Side(owner), f.base, t, min(b, d))  # 7.11.2
                 lose(self.work, Side(owner), f.base, t, d)
 
-    def covering(self, owner: str, flight: CoverFlight) -> dict[str, Any]:
-        """A covering flight over the target: {type, n} and its elite (7.11), if any."""
-        out = {"type": flight.type, "n": self.over[(owner, flight.id)]}
-        if avg_rules.is_avg(self.work.pack, flight.base, flight.type):
-            out[avg_rules.KEY] = True  # 6.2.3: the AVG's P-40s
+    def covering(self, owner: str, flight: CoverFlight) -> Covering:
+        """A covering flight over the target: its APs up, their elite (7.11) and
+        whether they are the AVG's P-40s (6.2.3)."""
+        avg = avg_rules.is_avg(self.work.pack, flight.base, flight.type)
         best = self.elite_over(owner, flight)
-        return {**out, elite.KEY: best} if best else out
+        return Covering(flight.type, self.over[(owner, flight.id)], best, avg)
 
     def elite_over(self, owner: str, flight: CoverFlight) -> int:
         """7.11, R111: a covering flight's elite APs, up to the elite its base holds."""

@@ -10,6 +10,7 @@ from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp import strikeview
 from pbem.rulesets.witp.air import avg, plot
 from pbem.rulesets.witp.air.combat import Stack, resolve_level
+from pbem.rulesets.witp.air.strike.plotted import Covering
 from pbem.rulesets.witp.air.tables import MAP_START, air_to_air
 from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.draws import SecretDice
@@ -120,7 +121,7 @@ def _struck(seed: int) -> dict[str, Any]:
     p, errors = plot.judge(knowing(s, JAPANESE), JAPANESE, STRIKE)
     assert errors == []
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
-    cover = [{"type": "P-40B", "n": 3, avg.KEY: True}]
+    cover = [Covering("P-40B", 3, avg=True)]
     st, _ = resolve_stored(
         s, p.air_strikes["S1"], dice, SecretDice(b"x" * 12, "s"), TIME, cover=cover
     )

@@ -16,6 +16,7 @@ from pbem.rulesets.witp.air.ships import holdings
 from pbem.rulesets.witp.air.strike import aircombat
 from pbem.rulesets.witp.air.strike import cap as strike_cap
 from pbem.rulesets.witp.air.strike import losses as strike_losses
+from pbem.rulesets.witp.air.strike.plotted import Covering
 from pbem.rulesets.witp.air.strikes import StrikePart
 from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.draws import SecretDice
@@ -147,7 +148,7 @@ def test_7_11_elite_cover_fights_elite_and_its_elite_losses_are_reported() -> No
             world(japanese=kido_butai()),
             seed,
             committed={"A6M2": 4},  # the TF's own fighters all away: the cover alone flies
-            cover=[{"type": "A6M2", "n": 3, "elite": 3}],
+            cover=[Covering("A6M2", 3, elite=3)],
             cover_losses=losses,
         )
         cap = _cap_told(got)

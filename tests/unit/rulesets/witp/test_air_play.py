@@ -18,6 +18,7 @@ from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp import airplay, victory
 from pbem.rulesets.witp.air import admirals, naval_strike, sequencing
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
+from pbem.rulesets.witp.air.strike.plotted import Covering
 from pbem.rulesets.witp.air.strikes import AirStrike
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import (
@@ -486,7 +487,7 @@ def test_5_3_2_5_3_4_plotted_cover_flies_cap_over_the_tf_struck(
     itself, joins its CAP against the Allied strike; the APAT roll is the owner's."""
     _all_up(monkeypatch)
     result, given = _cover_given(witp, battle, monkeypatch, order)
-    assert given == [[{"type": "A6M2", "n": 1}]]
+    assert given == [[Covering("A6M2", 1)]]
     (event,) = [e for e in result.events if e.kind == "cover-availability"]
     assert event.witnesses == ("japanese",)
     assert (event.data["mission"], event.data["available"], event.data["tf"]) == (
