@@ -56,7 +56,8 @@ from pbem.rulesets.witp.air.allocation import AIR_PLOT
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.parts import moderator_record, secret_stream
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
-from pbem.rulesets.witp.air.ships import SUNK, afloat, base_air, holdings_at, take_losses
+from pbem.rulesets.witp.air.ships import SUNK, afloat, base_air, holdings, lose
+from pbem.rulesets.witp.air.strike.plotted import Covering
 from pbem.rulesets.witp.air.strikes import (
     AirElement,
     AirStrike,
@@ -164,11 +165,10 @@ def _committed(work: Work, owner: str, tf: str) -> dict[str, int]:
 def _aboard(work: Work, side: str, strike: AirStrike) -> AirStrike:
     """The strike with each part cut to the APs its base still holds (losses since
     the plot, a carrier sunk under its air group: 7.8.1 Step 7)."""
-    own = work.own(side)
     parts = []
     for part in strike.parts:
         try:
-            left = dict(base_air(own, part.base)[2])
+            left = base_air(work, side, part.base).air
         except KeyError:
             continue  # the TF is gone
         elements, escorts = _cut_to(part.elements, left), _cut_to(part.escorts, left)
@@ -260,14 +260,14 @@ class _Segment:
             return 0, []
         if not flight.carrier:
             return n, []
-        own, pack = self.work.own(owner), self.work.pack
-        entry = tfs.display(own).get(base)
+        pack = self.work.pack
+        entry = tfs.task_forces(self.work, owner).get(base)
         if entry is None:
             return 0, []  # the TF is gone
         r, events = admirals.ratings(self.work, owner, base, dice, self.slot.time)
         r = r or coordination.rate(pack, None, dice, f"{owner} {base} CTF")
         purpose = f"{owner} {base} cover {flight.id} CC"
-        cc = coordination.launch(pack, afloat(own, entry), r, n, 0, dice, purpose)
+        cc = coordination.launch(pack, afloat(self.work, owner, entry), r, n, 0, dice, purpose)
         fact = cover_rules.CoverCoordination.of(base, flight.id, r.air, cc)
         events.append(self.work.disclose(fact, [owner], self.slot.time, "8.1.4"))
         return cc.fighters, events
@@ -311,14 +311,14 @@ class _Segment:
     def aloft(self, owner: str, tf: str, hexid: str) -> tuple[list[CoverFlight], list[Event]]:
         """R124: the Naval Cover still over ``tf`` in the Naval Phase, within range at
         ``hexid``; rolled on the APAT if not yet (9.2: those over it roll no more)."""
-        own, pack = self.work.own(owner), self.work.pack
+        pack = self.work.pack
         events: list[Event] = []
         out = []
         cover = naval_cover(self.work, owner)
         over_tf = cover.get(tf, [])
         for i, f in enumerate(list(over_tf)):
             try:
-                base_hex = base_air(own, f.base)[1]
+                base_hex = base_air(self.work, owner, f.base).hex
             except KeyError:
                 continue  # the carrier TF is gone
             if base_hex is None or not cover_rules.accompanies(
@@ -392,7 +392,7 @@ class _Segment:
         )
         self.cover_losses(owner, up, cover_lost)
         for t, (eliminated, _aborted) in part_lost.items():
-            take_losses(self.work.own(side), base, t, eliminated)
+            lose(self.work, Side(side), base, t, eliminated)
         return out, events + self.told_fights(fights)
 
     def base_cap_fight(
@@ -404,7 +404,7 @@ class _Segment:
         up = [f for f in flights if self.over[(owner, f.id)] > 0]
         grounded = own.setdefault("cap_aborted", {}).setdefault(base, {})
         try:
-            air = base_air(own, base)[2]
+            air = base_air(self.work, side, base).air
         except KeyError:
             return []
         cap = intercept.base_cap(pack, air, _committed(self.work, side, base), grounded)
@@ -417,7 +417,7 @@ class _Segment:
         )
         self.cover_losses(owner, up, cover_lost)
         for t, (eliminated, aborted) in cap_lost.items():
-            take_losses(own, base, t, eliminated)
+            lose(self.work, Side(side), base, t, eliminated)
             grounded[t] = int(grounded.get(t, 0)) + aborted  # 5.1.1: flies no more CAP
         return self.told_fights(fights)
 
@@ -430,7 +430,6 @@ class _Segment:
     ) -> None:
         """R110: the cover's share of the CAP's losses, flight by flight in plot order;
         the eliminated leave their base, neither they nor the aborted cover again (5.3.6)."""
-        own = self.work.own(owner)
         for t, (eliminated, aborted, *best) in losses.items():
             mine = [f for f in flights if f.type == t]
             up = [self.over[(owner, f.id)] for f in mine]
@@ -442,19 +441,18 @@ class _Segment:
                 if (owner, f.id) in self.left:  # R122: lost to the later strikes too
                     self.left[(owner, f.id)] -= d + a
                 elite.lose(self.work, Side(owner), f.base, t, min(b, d))  # 7.11.2
-                take_losses(own, f.base, t, d)
+                lose(self.work, Side(owner), f.base, t, d)
 
-    def covering(self, owner: str, flight: CoverFlight) -> dict[str, Any]:
-        """A covering flight over the target: {type, n} and its elite (7.11), if any."""
-        out = {"type": flight.type, "n": self.over[(owner, flight.id)]}
-        if avg_rules.is_avg(self.work.pack, flight.base, flight.type):
-            out[avg_rules.KEY] = True  # 6.2.3: the AVG's P-40s
+    def covering(self, owner: str, flight: CoverFlight) -> Covering:
+        """A covering flight over the target: its APs up, their elite (7.11) and
+        whether they are the AVG's P-40s (6.2.3)."""
+        avg = avg_rules.is_avg(self.work.pack, flight.base, flight.type)
         best = self.elite_over(owner, flight)
-        return {**out, elite.KEY: best} if best else out
+        return Covering(flight.type, self.over[(owner, flight.id)], best, avg)
 
     def elite_over(self, owner: str, flight: CoverFlight) -> int:
         """7.11, R111: a covering flight's elite APs, up to the elite its base holds."""
-        held = elite.held(holdings_at(self.work, Side(owner), flight.base), flight.type)
+        held = elite.held(holdings(self.work, Side(owner), flight.base), flight.type)
         return min(self.over[(owner, flight.id)], held)
 
     def strikes(self, side: str) -> tuple[AirStrike, ...]:
@@ -477,8 +475,8 @@ class _Segment:
         if strike.night and stationary(st, owner, tf) < NIGHT_STATIONARY:
             fact = StrikeNotFlown(sid, NIGHT_WHY)
             return [st.disclose(fact, [side], time, "14.2.2")]
-        target = tfs.display(st.own(owner)).get(tf)
-        if target is None or not afloat(st.own(owner), target):
+        target = tfs.task_forces(st, owner).get(tf)
+        if target is None or not afloat(st, owner, target):
             lost = StrikeFoundNothing(sid, tf, strike.target.hex)
             return [st.disclose(lost, [side], time, "7.1")]
         strike = replace(strike, target=replace(strike.target, hex=str(target.hex)))
@@ -708,7 +706,7 @@ def entered(work: Work, owner: str, tf: str, step: tfs.MoveStep) -> list[Event]:
         return []
     _, slot, dice = running  # ``work`` is the running round's, which movement hands on
     side = enemy_of(owner)
-    orders = special.standing(work.own(side))
+    orders = special.standing(work, side)
     if not orders or tf not in tfs.display(work.own(owner)):
         return []
     phase = slot.time.rsplit("/", 1)[0]

@@ -33,7 +33,7 @@ from pbem.core.events import Event
 from pbem.core.sides import ALLIED, JAPANESE, SIDES, Side, enemy_of
 from pbem.rulesets.witp import chits, deception, draws, located
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.air.ships import air_bases, take_losses
+from pbem.rulesets.witp.air.ships import air_bases, lose
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.datapack import ApSearch, Pack, class_values
 from pbem.rulesets.witp.hexgrid import HexId, distance, parse_hex
@@ -206,7 +206,7 @@ def searcher(parts: tfs.Parts, side: Side, name: str, *, pack: Pack | None = Non
         for t, n in (floatplanes(pack, side, ships) if pack is not None else {}).items():
             air[t] = air.get(t, 0) + n
         return Searcher(f"TF {key.removeprefix('TF')}", tf.hex, air, True)
-    for base, b in air_bases(parts.own(side)).items():
+    for base, b in air_bases(parts, side).items():
         if base.lower() == name.replace("_", " ").lower():
             at = None if b.hex is None else HexId(b.hex)
             return Searcher(base, at, dict(b.air_points), False)
@@ -554,12 +554,12 @@ def _intensive_loss(
     roll = dice.d6(f"intensive search loss {side} {label}")
     rows = work.pack[INTENSIVE_LOSS].value["rows"]
     lost = next(int(r["air_points_lost"]) for r in rows if r["roll"][0] <= roll <= r["roll"][1])
-    own, pack = work.own(side), work.pack
-    base = air_bases(own).get(label)
+    pack = work.pack
+    base = air_bases(work, side).get(label)
     pool = base.air_points if base is not None else {}
     left = lost
     for t in sorted(t for t in pool if pool[t] and ap_search(pack, t).at(band)):
-        left -= take_losses(own, label, t, left)
+        left -= lose(work, side, label, t, left)
     fact = IntensiveSearchLoss(label, roll, lost)
     return [work.disclose(fact, [side], slot.time, "13.5.4")]
 
@@ -612,7 +612,7 @@ def _keep_naval(work: Work, searches: NavalSearches) -> None:
 def _sources(work: Work, side: Side) -> list[tuple[str, bool]]:
     """The side's searching bases and carrier TFs on the map, by name (13.0)."""
     fleet = tfs.fleet(work, side)
-    sources = [(b, False) for b in sorted(air_bases(work.own(side)))]
+    sources = [(b, False) for b in sorted(air_bases(work, side))]
     return sources + [
         (f"TF {t}", True)
         for t, r in sorted(fleet.tfs.items())

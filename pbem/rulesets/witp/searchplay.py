@@ -333,7 +333,7 @@ def _enemy_installation(work: Work, side: Side, h: HexId, sea: SearchMap) -> boo
     start = str(item.value) if item is not None else "may1942"
     if any(b.owner_at(start) == enemy for b in sea.bases_in(h)):
         return True
-    return any(b.hex == h for b in air_bases(work.own(enemy)).values())
+    return any(b.hex == h for b in air_bases(work, enemy).values())
 
 
 def entered(work: Work, side: str, tf: str, step: tfs.MoveStep) -> list[Event]:
@@ -398,7 +398,7 @@ def form_lines(ctx: Context) -> list[str]:
     if ctx.side == ALLIED:
         out.append("  COASTWATCHERS DELAY <hexes>|END  (13.8)")
     out.append("Your searching bases (land bands; 13.1.3):")
-    for name, b in sorted(air_bases(own).items()):
+    for name, b in sorted(air_bases(ctx.knowledge, side).items()):
         bands = _bands(pack, b.air_points, False, side)
         out.append(f"  {name.replace(' ', '_')} at {b.hex}: {bands}")
     display = tfs.task_forces(ctx.knowledge, side)

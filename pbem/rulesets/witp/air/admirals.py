@@ -18,9 +18,8 @@ combat ratings, rolled once when battle is joined and kept (R112).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import replace
-from typing import Annotated, Any
+from typing import Annotated
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
@@ -32,7 +31,7 @@ from pbem.rulesets.witp.air.tables import ADMIRALS, Pack, value
 from pbem.rulesets.witp.datapack import class_values
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.records import FLAT, OPTIONAL
-from pbem.rulesets.witp.taskforces import display
+from pbem.rulesets.witp.taskforces import Parts, task_forces
 from pbem.rulesets.witp.work import Work
 
 KEY = "admiral_ratings"  # moderator: {"side:admiral": Ratings.to_json()}
@@ -63,30 +62,36 @@ def command_drm(cmd: float | None, cost: float) -> int:
     return min(MAX_COMMAND_DRM, math.floor(-over)) if over <= -1 else 0
 
 
-def tf_cost(pack: Pack, own: Mapping[str, Any], tf: str) -> float:
-    """8.1.2: the activation points of the ships afloat in ``tf`` (a class without
-    values counts none)."""
+def tf_cost(pack: Pack, parts: Parts, side: str, tf: str) -> float:
+    """8.1.2: the activation points of the ships afloat in ``side``'s ``tf`` (a class
+    without values counts none)."""
     total = 0.0
-    entry = display(own).get(tf)
-    for s in afloat(own, entry) if entry is not None else ():
+    entry = task_forces(parts, side).get(tf)
+    for s in afloat(parts, side, entry) if entry is not None else ():
         cls = class_values(pack, s.ship_class)
         total += cls.activation_cost if cls else 0.0
     return total
 
 
-def commander(pack: Pack, own: Mapping[str, Any], tf: str) -> str | None:
-    """The carrier admiral commanding ``tf`` (None: leaderless, 8.8)."""
-    entry = display(own).get(tf)
+def commander(pack: Pack, parts: Parts, side: str, tf: str) -> str | None:
+    """The carrier admiral commanding ``side``'s ``tf`` (None: leaderless, 8.8)."""
+    entry = task_forces(parts, side).get(tf)
     if entry is None or entry.dummy:
         return None
     chart = value(pack, ADMIRALS)
-    for s in afloat(own, entry):
+    for s in afloat(parts, side, entry):
         if s.type in CARRIER_TYPES and s.damage <= OPERATIONAL:
-            force = own.get("forces", {}).get(s.force, {})
-            name = force.get("value", {}).get("commander")
+            name = _force_commander(parts, side, s.force)
             if name in chart:
-                return str(name)
+                return name
     return None
+
+
+def _force_commander(parts: Parts, side: str, force: str) -> str | None:
+    """The commander the side's order of battle names for ``force`` (its private
+    ``forces`` items, as the pack gives them), if any."""
+    name = parts.own(side).get("forces", {}).get(force, {}).get("value", {}).get("commander")
+    return None if name is None else str(name)
 
 
 def ratings(
@@ -94,8 +99,8 @@ def ratings(
 ) -> tuple[Ratings | None, list[Event]]:
     """The admiral's ratings for ``side``'s ``tf``, rolled the first time they are
     needed (8.1); None for a leaderless TF (it rolls at each check, 8.8)."""
-    pack, own = work.pack, work.own(side)
-    admiral = commander(pack, own, tf)
+    pack = work.pack
+    admiral = commander(pack, work, side, tf)
     if admiral is None:
         return None, []
     kept = moderator_record(work, KEY)
@@ -103,7 +108,7 @@ def ratings(
     if key in kept:
         return Ratings.from_json(kept[key]), []
     cmd = value(pack, ADMIRALS)[admiral].get("cmd")
-    drm = command_drm(cmd, tf_cost(pack, own, tf))  # 8.1.2, R128
+    drm = command_drm(cmd, tf_cost(pack, work, side, tf))  # 8.1.2, R128
     r = coordination.rate(pack, admiral, dice, f"{side} {admiral} combat ratings", drm)
     kept[key] = r.to_json()
     fact = AdmiralRatings(tf, r)

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 
 from pbem.core.events import Event
 from pbem.core.ruleset import LineError, Validation
-from pbem.core.sides import enemy_of
+from pbem.core.sides import Side, enemy_of
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air import parts, plot, special, strikeplot
-from pbem.rulesets.witp.air.ships import air_bases, tf_air
+from pbem.rulesets.witp.air.ships import air_bases, keep_names, tf_air
 from pbem.rulesets.witp.air.tables import air_unit, known_type
 from pbem.rulesets.witp.clock import Round, Slot
 from pbem.rulesets.witp.known import Knowledge
@@ -90,6 +90,7 @@ def file_plot(work: Work, side: str, lines: Sequence[str], slot: Slot) -> list[E
     """The Allocation Segment: the side's plot, secret (its own private part)."""
     text = "\n".join(lines)
     accepted, specials, _errors = judge(parts.knowledge(work, side), side, text)
+    keep_names(work, Side(side))
     own = work.own(side)
     own[AIR_PLOT] = accepted.filed(slot.time).to_json()
     _air, spec, none = _split(text)
@@ -102,7 +103,6 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
     """The Allocation Segment's form: the words, your air bases and carrier TFs with
     their APs, the enemy TFs you may strike (and those you may not, with the rule)."""
     head = rnd.slots[0]
-    own = knowledge.own(side)
     out = [
         f"# {rnd.name}: {head.phase.title}, {head.segment.title} ({head.phase.rule}, {head.segment.rule})",
         "# Air Strike Plot: one order a line (docs/witp-orders.md, R90). PASS plots none.",
@@ -120,19 +120,19 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         "#",
         "# Your air bases and carrier TFs (APs by type; MP = hexes x 6 in the Tropics):",
     ]
-    bases, display = air_bases(own), tfs.display(own)
+    bases, display = air_bases(knowledge, side), tfs.task_forces(knowledge, side)
     for name, b in sorted(bases.items()):
         aps = ", ".join(f"{n}x{t}" for t, n in sorted(b.air_points.items()) if int(n) > 0)
         out.append(f"#   {name.replace(' ', '_')} at {b.hex}: {aps or 'no APs'}")
     for tf in sorted(display, key=tfs.marker_number):
         entry = display[tf]
-        air = tf_air(own, entry) if not entry.dummy else {}
+        air = tf_air(knowledge, side, entry) if not entry.dummy else {}
         if air and entry.hex:
             aps = ", ".join(f"{n}x{t}" for t, n in sorted(air.items()) if int(n) > 0)
             out.append(f"#   {tf} (carrier TF) at {entry.hex}: {aps or 'no APs'}")
     out.append("# Air types (range normal/extended MP, torpedo MP, roles):")
     types = {t for b in bases.values() for t in b.air_points}
-    types |= {t for e in display.values() if not e.dummy for t in tf_air(own, e)}
+    types |= {t for e in display.values() if not e.dummy for t in tf_air(knowledge, side, e)}
     for t in sorted(t for t in types if known_type(knowledge.pack, t)):  # search-only: none
         u = air_unit(knowledge.pack, t)
         out.append(
@@ -152,7 +152,7 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         out.append(f"#   {m.tf} at {m.hex}: {may}; last report: {report}")
     if not marks:
         out.append("#   none")
-    kept = special.standing(own)
+    kept = special.standing(knowledge, side)
     out.append("# Special strikes in force: " + (", ".join(o.id for o in kept) or "none"))
     out += ["PASS", ""]
     return "\n".join(out)

@@ -9,9 +9,6 @@ a -1 DRM each (9.0). 2D6 a type, fractions to the nearest, .5 up (9.0).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
-
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air.tables import APAT, APAT_COLUMNS, Pack, band, rounded, value
 
@@ -36,42 +33,3 @@ def available(
     roll = dice.d6(purpose) + dice.d6(purpose)
     pct = percent(pack, mp, mission, roll, drm)
     return min(n, rounded(n * pct / 100)), roll, pct
-
-
-def naval_cover(
-    pack: Pack,
-    covers: Sequence[Mapping[str, Any]],
-    tf: str,
-    dice: Dice,
-    *,
-    emergency: Sequence[Mapping[str, Any]] = (),
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """9.2: the Naval Cover over ``tf`` that arrives: plotted covers (strikeplot.AirPlot's,
-    ``kind`` "naval-cover", 2R) and emergency ones ({type, n, mp}, 4R, 5.3.5), each
-    type rolled once. Returns (cover {type, n}, the owner's rolls)."""
-    out: list[dict[str, Any]] = []
-    rolls: list[dict[str, Any]] = []
-    flights = [
-        (c, "plotted-naval-cover")
-        for c in covers
-        if c.get("kind") == "naval-cover" and c.get("over") == tf
-    ]
-    flights += [(c, "emergency-naval-cover") for c in emergency]
-    for c, mission in flights:
-        n, roll, pct = available(
-            pack, int(c["n"]), int(c["mp"]), mission, dice, f"naval cover {c['type']}"
-        )
-        rolls.append(
-            {
-                "type": c["type"],
-                "mission": mission,
-                "mp": c["mp"],
-                "roll": roll,
-                "percent": pct,
-                "available": n,
-                "of": c["n"],
-            }
-        )
-        if n:
-            out.append({"type": c["type"], "n": n})
-    return out, rolls

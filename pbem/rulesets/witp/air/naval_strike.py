@@ -35,8 +35,8 @@ them in the rules' order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, Concatenate, ParamSpec, Unpack
+from collections.abc import Mapping
+from typing import Unpack
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
@@ -62,8 +62,6 @@ from pbem.rulesets.witp.air.strike.waves import Wave, enter, form_waves, night_c
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.work import Work
 
-P = ParamSpec("P")
-
 
 def resolve_into(
     work: Work,
@@ -75,7 +73,7 @@ def resolve_into(
 ) -> list[Event]:
     """Resolve ``strike`` (as plotted, strikeplot.AirPlot's) against its target TF in ``work``
     itself (the round's work area, which a TF moving through a special strike still
-    refers to); ``resolve`` on a stored state, for the tests.
+    refers to).
 
     ``dice``: the open stream (every roll here is open but the critical-hit rolls);
     ``secret``: the moderator's stream for the owner's critical-hit rolls (16.7);
@@ -95,25 +93,6 @@ def resolve_into(
     no later CAP this phase (5.1.1, 5.3.6); the caller clears it when the phase ends."""
     context = StrikeContext.of(dice, secret, time, **options)
     return fly(Resolution(work, AirStrike.of(strike), context))
-
-
-def _on_a_copy(
-    into: Callable[Concatenate[Work, P], list[Event]],
-) -> Callable[Concatenate[Mapping[str, Any], P], tuple[dict[str, Any], list[Event]]]:
-    """``into`` played on a round's work area begun on the stored state it is given:
-    (the state it ends in, stored; the events)."""
-
-    def on_a_copy(
-        state: Mapping[str, Any], /, *args: P.args, **kwargs: P.kwargs
-    ) -> tuple[dict[str, Any], list[Event]]:
-        work = Work.begin(state)
-        events = into(work, *args, **kwargs)
-        return work.finish().to_json(), events
-
-    return on_a_copy
-
-
-resolve = _on_a_copy(resolve_into)  # (the state it ends in, the events)
 
 
 class PlottedStrikeRevealed(Fact, kind="plotted-strike-revealed"):

@@ -64,9 +64,8 @@ def _element(word: str) -> tuple[int, str, str | None, str | None]:
 
 
 def _base(ctx: Context, name: str) -> tuple[str, str, dict[str, int], bool]:
-    own = ctx.knowledge.own(ctx.side)
     try:
-        label, hexid, air, carrier = base_air(own, name)
+        label, hexid, air, carrier = base_air(ctx.knowledge, ctx.side, name)
     except KeyError:
         raise _illegal(f"{name} is none of your air bases or carrier TFs", "5.0") from None
     if hexid is None:

@@ -2,22 +2,33 @@
 for a side's air bases, carriers' air groups and their elite and green counts.
 
 The TF Display lists a TF's ships by name (taskforces.py, details in
-``own["ships"]``). The rules read them as typed values (``afloat``:
-taskforces.Ship; ``air_bases``: AirBase; ``holdings``: Holding) and write the
-losses, damage and counts back through the round's accessors below (``lose``,
-``lose_counted``, ``set_damage``, ``ground``), which alone touch the stored records.
+``own["ships"]``). The rules read them as typed values from the round's Work or a
+side's Knowledge (``afloat``: taskforces.Ship; ``air_bases``: AirBase;
+``holdings``: Holding; ``base_air``: Home) and write the losses, damage and counts
+back through the round's accessors below (``lose``, ``lose_counted``,
+``set_damage``, ``ground``); only the private decoders at the end touch the stored
+records.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple, cast
 
 from pbem.core.sides import Side
 from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.records import OPTIONAL, Record
-from pbem.rulesets.witp.taskforces import SHIPS, TFS, Ship, TaskForce, display, displayed
+from pbem.rulesets.witp.taskforces import (
+    Parts,
+    Ship,
+    TaskForce,
+    fleet,
+    put_ship,
+    ships_of,
+    task_force,
+    task_forces,
+)
 from pbem.rulesets.witp.work import Work
 
 CARRIER_TYPES = ("CV", "CVL", "CVE", "XCV")
@@ -37,29 +48,28 @@ class AirBase(Record):
     green: Annotated[Mapping[str, int] | None, OPTIONAL] = None
 
 
-def air_bases(own: Mapping[str, Any]) -> dict[str, AirBase]:
-    """The side's air bases, decoded."""
-    return {name: AirBase.from_json(b) for name, b in own.get(AIR_BASES, {}).items()}
+class Home(NamedTuple):
+    """Where a side's APs fly from (4.3, 5.0): an air base, or a TF with embarked air."""
+
+    label: str  # the base's name or the TF's marker, as the side's records spell it
+    hex: str | None
+    air: dict[str, int]  # APs by type
+    carrier: bool
 
 
-def record(own: Mapping[str, Any], entry: Any) -> dict[str, Any]:
-    """The ship's own record (mutable): the dict itself, or ``own["ships"][name]``."""
-    if isinstance(entry, dict):
-        return entry
-    rec: dict[str, Any] = own["ships"][str(entry)]
-    rec.setdefault("name", str(entry))
-    return rec
+def air_bases(parts: Parts, side: str) -> dict[str, AirBase]:
+    """The side's air bases."""
+    return _bases(parts, side)
 
 
-def afloat(own: Mapping[str, Any], tf: TaskForce) -> list[Ship]:
+def afloat(parts: Parts, side: str, tf: TaskForce) -> list[Ship]:
     """The TF's ships afloat, as values (each named)."""
-    ships = (Ship.from_json(record(own, s)) for s in tf.ships)
-    return [s for s in ships if s.damage < SUNK]
+    return [s for s in ships_of(parts, side, tf) if s.damage < SUNK]
 
 
-def tf_air(own: Mapping[str, Any], tf: TaskForce) -> dict[str, int]:
+def tf_air(parts: Parts, side: str, tf: TaskForce) -> dict[str, int]:
     """The air groups embarked on the TF's carriers, by AP type."""
-    return air_of(afloat(own, tf))
+    return air_of(afloat(parts, side, tf))
 
 
 def air_of(ships: Sequence[Ship]) -> dict[str, int]:
@@ -71,36 +81,17 @@ def air_of(ships: Sequence[Ship]) -> dict[str, int]:
     return out
 
 
-def base_air(own: Mapping[str, Any], name: str) -> tuple[str, str | None, dict[str, int], bool]:
-    """(label, hex, air points, carrier?) of ``name``: an air base (spaces may be
-    written as underscores, any case) or ``TFn`` with embarked air; KeyError."""
+def base_air(parts: Parts, side: str, name: str) -> Home:
+    """``name``: an air base (spaces may be written as underscores, any case) or
+    ``TFn`` with embarked air; KeyError."""
     key = name.replace("_", " ").strip().lower()
-    for tf_id, tf in display(own).items():
+    for tf_id, tf in task_forces(parts, side).items():
         if tf_id.lower() == key.replace(" ", "") and not tf.dummy:
-            return tf_id, tf.hex, tf_air(own, tf), True
-    for base, b in air_bases(own).items():
+            return Home(tf_id, tf.hex, tf_air(parts, side, tf), True)
+    for base, b in air_bases(parts, side).items():
         if base.lower() == key:
-            return base, b.hex, {t: int(n) for t, n in b.air_points.items()}, False
+            return Home(base, b.hex, {t: int(n) for t, n in b.air_points.items()}, False)
     raise KeyError(name)
-
-
-def take_losses(own: Mapping[str, Any], where: str, ap_type: str, lost: int) -> int:
-    """Remove ``lost`` APs of ``ap_type`` from base or carrier TF ``where``; the number removed."""
-    left = lost
-    if where in own.get(TFS, {}):
-        for s in _holders(own, where):
-            air = s.get("air", {})
-            have = int(air.get(ap_type, 0))
-            cut = min(have, left)
-            if cut:
-                air[ap_type] = have - cut
-                left -= cut
-        return lost - left
-    pool = own.get(AIR_BASES, {}).get(where, {}).get("air_points", {})
-    cut = min(int(pool.get(ap_type, 0)), left)
-    if cut:
-        pool[ap_type] = int(pool[ap_type]) - cut
-    return cut
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,81 +106,86 @@ class Holding:
     green: Mapping[str, int]
 
 
-def holdings(own: Mapping[str, Any], base: str) -> list[Holding]:
-    """The holders of ``base``'s APs, as values: its carriers afloat if ``base`` is a
-    TF, else the air base."""
-    tf = display(own).get(base)
-    if tf is not None:
-        return [
-            Holding(s.air or {}, s.elite or {}, s.night_elite or {}, s.green or {})
-            for s in afloat(own, tf)
-        ]
-    b = air_bases(own).get(base)
-    if b is None:
-        return []
-    return [Holding(b.air_points, b.elite or {}, b.night_elite or {}, b.green or {})]
+def holdings(parts: Parts, side: str, base: str) -> list[Holding]:
+    """The holders of ``side``'s APs at ``base``, as values: its carriers afloat if
+    ``base`` is a TF, else the air base."""
+    return [_holding(h) for h in _holders(parts, side, base)]
 
 
-def _holders(own: Mapping[str, Any], base: str) -> list[dict[str, Any]]:
-    """The stored records holding ``base``'s APs and their counts (elite, green): its
-    carriers afloat if ``base`` is a TF, else the air base."""
-    tf = own.get(TFS, {}).get(base)
+def _holding(h: Ship | AirBase) -> Holding:
+    aps = h.air if isinstance(h, Ship) else h.air_points
+    return Holding(aps or {}, h.elite or {}, h.night_elite or {}, h.green or {})
+
+
+def _holders(parts: Parts, side: str, base: str) -> Sequence[Ship | AirBase]:
+    """What holds ``base``'s APs and their counts (elite, green): its carriers afloat
+    if ``base`` is a TF, else the air base (none: no such base)."""
+    tf = task_forces(parts, side).get(base)
     if tf is not None:
-        out = [record(own, s) for s in tf.get(SHIPS, ())]
-        return [s for s in out if int(s.get("damage", 0)) < SUNK]
-    b = own.get(AIR_BASES, {}).get(base)
+        return afloat(parts, side, tf)
+    b = air_bases(parts, side).get(base)
     return [b] if b is not None else []
 
 
 # The round's accessors: the strike reads and writes a side's air here.
 
 
-def holdings_at(work: Work, side: Side, base: str) -> list[Holding]:
-    """The holders of ``side``'s APs at ``base`` (a carrier TF or an air base)."""
-    return holdings(work.own(side), base)
-
-
 def air_at(work: Work, side: Side, base: str) -> dict[str, int]:
     """``side``'s APs by type at ``base`` (an air base or a carrier TF)."""
-    return base_air(work.own(side), base)[2]
+    return base_air(work, side, base).air
 
 
 def tf_ships(work: Work, side: Side, tf: str) -> tuple[TaskForce, list[Ship]]:
     """``side``'s TF ``tf`` and its ships afloat, each named (7.8.1 Step 7: the sunk
     have left its box)."""
-    own = work.own(side)
-    entry = displayed(own, tf)
-    return entry, afloat(own, entry)
+    entry = task_force(work, side, tf)
+    return entry, afloat(work, side, entry)
 
 
 def lose(work: Work, side: Side, where: str, ap_type: str, lost: int) -> int:
     """``lost`` APs of ``ap_type`` eliminated at ``side``'s base or carrier TF
-    ``where``; the number removed."""
-    return take_losses(work.own(side), where, ap_type, lost)
+    ``where`` (a TF's off its carriers in their order); the number removed."""
+    left = lost
+    for h in _holders(work, side, where):
+        have = _aps(h).get(ap_type, 0)
+        cut = min(have, left)
+        if cut:
+            _put(work, side, h, where, _air_key(h), {**_aps(h), ap_type: have - cut})
+            left -= cut
+    return lost - left
 
 
 def lose_counted(work: Work, side: Side, base: str, key: str, ap_type: str, n: int) -> None:
     """``n`` of ``base``'s APs of ``ap_type`` counted under ``key`` (elite, green)
     eliminated: off the counts record by record, and no record left counting more
     APs than it holds."""
-    for r in _holders(work.own(side), base):
-        counts = r.get(key)
+    for h in _holders(work, side, base):
+        counts: Mapping[str, int] | None = getattr(h, key)
         if not counts or ap_type not in counts:
             continue
         cut = min(n, int(counts[ap_type]))
         n -= cut
-        have = int(r.get("air", r.get("air_points", {})).get(ap_type, 0))
-        counts[ap_type] = min(int(counts[ap_type]) - cut, have)
+        have = _aps(h).get(ap_type, 0)
+        _put(work, side, h, base, key, {**counts, ap_type: min(counts[ap_type] - cut, have)})
 
 
 def set_damage(work: Work, side: Side, tf: str, ship: str, damage: int) -> None:
     """``side``'s ship ``ship`` in TF ``tf`` at damage level ``damage`` (7.8.1, 16.7;
     5: sunk)."""
-    own = work.own(side)
-    for entry in own[TFS][tf][SHIPS]:
-        rec = record(own, entry)
-        if rec["name"] == ship:
-            rec["damage"] = damage
+    for s in ships_of(work, side, task_force(work, side, tf)):
+        if s.name == ship:
+            put_ship(work, side, ship, replace(s, damage=damage))
+
+
+def keep_names(work: Work, side: Side) -> None:
+    """Each of the side's ships' records names its ship, as the stored games' have
+    since their first Air Allocation Segment (5.0) read the carriers' air."""
+    held = fleet(work, side)
+    for tf in held.tfs.values():
+        for name in tf.ships:
+            s = held.ships.get(name)
+            if s is not None and s.name is None:
+                put_ship(work, side, name, replace(s, name=name))
 
 
 CAP_ABORTED = "cap_aborted"  # private[side]: {tf: {type: n}} aborted CAP (5.3.6)
@@ -228,3 +224,34 @@ def mark_by_type(
         parts = [(mark(replace(e, n=k)), k), (replace(e, n=e.n - k), e.n - k)]
         out += [p for p, m in (parts if marked_first else parts[::-1]) if m]
     return out
+
+
+# The private decoders: the side's stored records read and written here alone.
+
+
+def _bases(parts: Parts, side: str) -> dict[str, AirBase]:
+    return {name: AirBase.from_json(b) for name, b in parts.own(side).get(AIR_BASES, {}).items()}
+
+
+def _aps(h: Ship | AirBase) -> Mapping[str, int]:
+    """The APs by type a holder holds: a carrier's air group, or the base's APs."""
+    return (h.air if isinstance(h, Ship) else h.air_points) or {}
+
+
+def _air_key(h: Ship | AirBase) -> str:
+    return "air" if isinstance(h, Ship) else "air_points"
+
+
+def _put(
+    work: Work, side: Side, h: Ship | AirBase, base: str, key: str, counts: Mapping[str, int]
+) -> None:
+    """The holder ``h`` of ``base``'s APs with its ``key`` counts (its APs, elite,
+    green) now ``counts``, stored back: a carrier's record, or the air base's
+    (rewritten in place, its keys in their order)."""
+    if isinstance(h, Ship):
+        put_ship(work, side, str(h.name), replace(h, **{key: cast(Any, counts)}))
+        return
+    rec = work.own(side)[AIR_BASES][base]
+    new = h.put(**{key: counts}).to_json()
+    rec.clear()
+    rec.update(new)

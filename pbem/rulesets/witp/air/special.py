@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Annotated, Any
+from typing import Annotated
 
 from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.core.refusals import line_error
@@ -37,6 +37,7 @@ from pbem.rulesets.witp.air.strikes import AirElement, AirStrike, StrikePart, St
 from pbem.rulesets.witp.air.tables import ROLES, Pack, air_unit, known_type, value
 from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.records import OPTIONAL, Record
+from pbem.rulesets.witp.taskforces import Parts
 
 _ELEMENT = re.compile(r"^(\d+)[xX]([A-Za-z0-9-]+)(?:/([A-Za-z]{1,2}))?(?:@([LMHlmh]))?$")
 
@@ -69,10 +70,10 @@ class SpecialOrder(Record):
     night: Annotated[bool, OPTIONAL] = False
 
 
-def standing(own: Mapping[str, Any]) -> list[SpecialOrder]:
+def standing(parts: Parts, side: str) -> list[SpecialOrder]:
     """The side's standing special strikes (its private part keeps them until it files
-    others, R105)."""
-    return [SpecialOrder.from_json(o) for o in own.get(STANDING, {}).get(SPECIAL, ())]
+    others, R105), from the round's Work or the side's Knowledge."""
+    return [SpecialOrder.from_json(o) for o in parts.own(side).get(STANDING, {}).get(SPECIAL, ())]
 
 
 def _escort(pack: Pack, words: Sequence[str]) -> AirElement:
@@ -109,7 +110,7 @@ def _line(knowledge: Knowledge, side: str, words: Sequence[str]) -> SpecialOrder
         )
     pack = knowledge.pack
     try:
-        label, _hex, air, carrier = base_air(knowledge.own(side), words[2])
+        label, _hex, air, carrier = base_air(knowledge, side, words[2])
     except KeyError:
         raise IllegalOrderError(
             f"{words[2]} is none of your air bases or carrier TFs", rule="5.8"
@@ -225,7 +226,7 @@ def launches(
         if "ANY" not in order.against and not reported & set(order.against):
             continue
         try:
-            _label, home, air, carrier = base_air(knowledge.own(side), base)
+            _label, home, air, carrier = base_air(knowledge, side, base)
         except KeyError:
             continue
         d = dist(str(home), hexid)

@@ -17,7 +17,7 @@ from pbem.core.sides import Side
 from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air import elite
 from pbem.rulesets.witp.air.flying import FlyingElement, LaunchedPart
-from pbem.rulesets.witp.air.ships import air_at, holdings_at
+from pbem.rulesets.witp.air.ships import air_at, holdings
 from pbem.rulesets.witp.air.tables import TORPEDO, Pack, air_unit, known_type, rounded, value
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.work import Work
@@ -122,6 +122,6 @@ def at_launch(
     if part.carrier:
         return part.elements, None
     air = air_at(work, side, part.base)
-    holders = holdings_at(work, side, part.base)
+    holders = holdings(work, side, part.base)
     best = {t: elite.held(holders, t) for t in air}
     return arm(pack, air, best, part, dice, purpose)

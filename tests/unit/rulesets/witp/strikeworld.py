@@ -2,7 +2,7 @@
 scenario's state after its opening round, the carriers given air groups (the
 test's own numbers), the MO Striking Force (Japanese TF2, E2114) and Yorktown's
 TF3, moved ``hexes`` away, each Located by the other; and a strike resolved by
-``naval_strike.resolve`` with the open dice and the moderator's secret stream
+``naval_strike.resolve_into`` with the open dice and the moderator's secret stream
 apart, so that worlds can differ in the secret stream alone (16.7), or in the
 dice of one roll (``Routed``)."""
 
@@ -20,7 +20,7 @@ from pbem.core.events import Event
 from pbem.core.sides import ALLIED, JAPANESE, SIDES, enemy_of
 from pbem.reports.context import Header, report_context
 from pbem.reports.render import render
-from pbem.rulesets.witp.air import naval_strike, plot
+from pbem.rulesets.witp.air import plot
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.strikes import AirStrike
 from pbem.rulesets.witp.draws import SecretDice
@@ -29,6 +29,7 @@ from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.ruleset import WitpRuleset
 
 from .journal import Told
+from .test_air_world import resolve_stored
 
 SCENARIO = "coral-sea-1942"
 TIME = "T1/air2/strike"
@@ -164,7 +165,7 @@ def resolved(
 ) -> tuple[dict[str, Any], list[Event]]:
     """``side``'s strike resolved: ``seed`` the open dice, ``secret`` the seed of the
     owner's critical-hit rolls (16.7) (``secret_dice``: the stream itself)."""
-    return naval_strike.resolve(
+    return resolve_stored(
         state,
         strike(state, side, hexes, suppress),
         dice or open_dice(seed),

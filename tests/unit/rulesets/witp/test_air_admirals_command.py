@@ -12,6 +12,7 @@ from pbem.core.sides import ALLIED
 from pbem.rulesets.witp.air import admirals
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.ruleset import WitpRuleset
 from pbem.rulesets.witp.work import Work
 
@@ -37,10 +38,9 @@ def test_8_1_2_fletchers_tf_under_his_command_level_rolls_plus_one(witp: WitpRul
     """TF3 (Yorktown, three CAs, two DDs) costs 6 activation points; the pack's
     Fletcher commands 7: +1 on his 2D6, told to the Allies with his ratings."""
     state = copy.deepcopy(opened(witp))
-    own = state[PRIVATE][ALLIED]
     pack = public_pack(state[PUBLIC])
-    assert admirals.commander(pack, own, "TF3") == "R.Adm. Fletcher"
-    assert admirals.tf_cost(pack, own, "TF3") == 6.0
+    assert admirals.commander(pack, Knowledge.of(state, ALLIED), ALLIED, "TF3") == "R.Adm. Fletcher"
+    assert admirals.tf_cost(pack, Knowledge.of(state, ALLIED), ALLIED, "TF3") == 6.0
     work = Work.begin(state)
     r, events = admirals.ratings(work, ALLIED, "TF3", ScriptedDice([3, 3]), "T1/air1/strike")
     assert r is not None and r.roll == 7  # 3 + 3 + 1
@@ -55,4 +55,7 @@ def test_8_1_2_ships_sunk_leave_the_tfs_cost(witp: WitpRuleset) -> None:
     own = state[PRIVATE][ALLIED]
     for name in own["tfs"]["TF3"]["ships"][-2:]:
         own["ships"][name]["damage"] = 5
-    assert admirals.tf_cost(public_pack(state[PUBLIC]), own, "TF3") < 6.0
+    assert (
+        admirals.tf_cost(public_pack(state[PUBLIC]), Knowledge.of(state, ALLIED), ALLIED, "TF3")
+        < 6.0
+    )

@@ -8,14 +8,15 @@ from typing import Any
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp import strikeview
-from pbem.rulesets.witp.air import avg, naval_strike, plot
+from pbem.rulesets.witp.air import avg, plot
 from pbem.rulesets.witp.air.combat import Stack, resolve_level
+from pbem.rulesets.witp.air.strike.plotted import Covering
 from pbem.rulesets.witp.air.tables import MAP_START, air_to_air
 from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import DISCLOSURES, PUBLIC
 
-from .test_air_world import PUBLIC_PACK, knowing, ship, told, world
+from .test_air_world import PUBLIC_PACK, knowing, resolve_stored, ship, told, world
 
 P40 = {
     "units/air-P-40B": {
@@ -120,8 +121,8 @@ def _struck(seed: int) -> dict[str, Any]:
     p, errors = plot.judge(knowing(s, JAPANESE), JAPANESE, STRIKE)
     assert errors == []
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
-    cover = [{"type": "P-40B", "n": 3, avg.KEY: True}]
-    st, _ = naval_strike.resolve(
+    cover = [Covering("P-40B", 3, avg=True)]
+    st, _ = resolve_stored(
         s, p.air_strikes["S1"], dice, SecretDice(b"x" * 12, "s"), TIME, cover=cover
     )
     return st

@@ -14,7 +14,7 @@ from pbem.core.dice import SeededDice
 from pbem.core.sides import ALLIED, JAPANESE, SIDES
 from pbem.rulesets.witp import airplay
 from pbem.rulesets.witp import located as located_chits
-from pbem.rulesets.witp.air import capsplit, naval_strike, night, plot
+from pbem.rulesets.witp.air import capsplit, night, plot
 from pbem.rulesets.witp.air.strikeplot import AirPlot
 from pbem.rulesets.witp.clock import TurnTrack, schedule
 from pbem.rulesets.witp.datapack import public_pack
@@ -29,7 +29,7 @@ from .journal import Told
 from .naval import NO_GATE, tfs
 from .strikeworld import opened, report, resolved, strike_section
 from .test_air_play import STRIKING_FORCE, TF17, located, play
-from .test_air_world import PUBLIC_PACK, knowing, told, world
+from .test_air_world import PUBLIC_PACK, knowing, resolve_stored, told, world
 
 TIME = "T1/air1/strike"
 # The Allied strike of test_air_naval_strike: dive bombers and escort at M, torpedoes L.
@@ -48,7 +48,7 @@ def _run(
     strike = next(iter(p.air_strikes.values()))
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     secret = SecretDice(bytes([seed + 1]) * 12, "secret")
-    return naval_strike.resolve(state, strike, dice, secret, TIME, **kw)
+    return resolve_stored(state, strike, dice, secret, TIME, **kw)
 
 
 def _cap_levels(state: dict[str, Any], side: str) -> dict[str, int]:
@@ -282,7 +282,7 @@ def test_r135_r136_the_strike_report_tells_the_cap_order_and_the_contact_rolls(
     }
     p, errors = _judge(pby, ALLIED, "STRIKE N1 FROM Black_Cats 4xPBY-5/T TARGET TF2 NIGHT")
     assert errors == []
-    st, events = naval_strike.resolve(
+    st, events = resolve_stored(
         pby,
         p.air_strikes["N1"],
         SeededDice(b"pby" * 6, "g", 1, "air2"),

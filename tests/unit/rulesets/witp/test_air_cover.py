@@ -13,6 +13,7 @@ import pytest
 from pbem.core.dice import SeededDice
 from pbem.rulesets.witp import airplay, clock, draws
 from pbem.rulesets.witp.air import availability, cover
+from pbem.rulesets.witp.air.strike.plotted import Covering
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, Fact
 from pbem.rulesets.witp.map import load_map
@@ -442,7 +443,7 @@ def test_5_3_4_naval_cover_accompanies_its_tf_into_the_next_naval_phase(
     )
     kept = air.state[PRIVATE]["japanese"][airplay.ALOFT]
     assert [(f["id"], f["up"]) for f in kept["TF2"]] == [("C1", None)]
-    assert kinds_of(naval, "special-strike") and given == [([{"type": "A6M2", "n": 1}], {})]
+    assert kinds_of(naval, "special-strike") and given == [([Covering("A6M2", 1)], {})]
     (rolled,) = _facts(list(naval.events), "cover-availability")
     assert rolled.witnesses == ("japanese",) and rolled.data["tf"] == "TF2"
     assert _facts(list(naval.events), "cover-coordination")
@@ -458,7 +459,7 @@ def test_5_3_4_a_tfs_own_naval_cover_is_no_cap_twice(
         witp, world, monkeypatch, "NAVALCOVER C1 FROM TF2 2xA6M2 OVER TF2"
     )
     ((cover_given, committed),) = given
-    assert cover_given == [{"type": "A6M2", "n": 2, "elite": 2}]  # 7.11: their elite
+    assert cover_given == [Covering("A6M2", 2, elite=2)]  # 7.11: their elite
     assert committed == {"A6M2": 2}
 
 

@@ -10,12 +10,13 @@ from typing import Any
 
 from pbem.core.dice import SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
-from pbem.rulesets.witp.air import attack, elite, naval_strike, plot
+from pbem.rulesets.witp.air import attack, elite, plot
 from pbem.rulesets.witp.air.flying import FlyingElement, LaunchedPart
-from pbem.rulesets.witp.air.ships import holdings, holdings_at
+from pbem.rulesets.witp.air.ships import holdings
 from pbem.rulesets.witp.air.strike import aircombat
 from pbem.rulesets.witp.air.strike import cap as strike_cap
 from pbem.rulesets.witp.air.strike import losses as strike_losses
+from pbem.rulesets.witp.air.strike.plotted import Covering
 from pbem.rulesets.witp.air.strikes import StrikePart
 from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.draws import SecretDice
@@ -25,7 +26,7 @@ from pbem.rulesets.witp.work import Work
 
 from .conftest import SCENARIO
 from .test_air_naval_strike import STRIKE, TIME
-from .test_air_world import kido_butai, knowing, told, world
+from .test_air_world import in_tf, kido_butai, knowing, resolve_stored, told, world
 
 
 def ap(**fields: Any) -> FlyingElement:
@@ -39,7 +40,7 @@ def _pack() -> StoredPack:
 
 def _elite_kido_butai() -> dict[str, Any]:
     state = world(japanese=kido_butai())
-    for s in state[PRIVATE]["japanese"]["tfs"]["TF1"]["ships"][:1]:  # Shokaku's group
+    for s in in_tf(state, "japanese", "TF1")[:1]:  # Shokaku's group
         s["elite"] = {"A6M2": 2, "D3A1": 1}
     return state
 
@@ -52,7 +53,7 @@ def test_7_11_1_the_scenario_embarks_its_elite_counts(witp: WitpRuleset) -> None
 
 def test_7_11_a_parts_aps_are_elite_up_to_what_its_base_holds() -> None:
     state = _elite_kido_butai()
-    holders = holdings(state[PRIVATE]["japanese"], "TF1")
+    holders = holdings(knowing(state, "japanese"), "japanese", "TF1")
     got = elite.split(holders, [ap(type="D3A1", n=3, alt="M")])
     assert got == [ap(type="D3A1", n=1, alt="M", elite=True), ap(type="D3A1", n=2, alt="M")]
 
@@ -95,10 +96,10 @@ def test_7_11_elite_bombers_plus_two_anti_ship_each() -> None:
 def test_7_11_2_an_elite_ap_eliminated_leaves_the_count() -> None:
     work = Work.begin(_elite_kido_butai())
     elite.lose(work, JAPANESE, "TF1", "A6M2", 1)
-    assert elite.held(holdings_at(work, JAPANESE, "TF1"), "A6M2") == 1
+    assert elite.held(holdings(work, JAPANESE, "TF1"), "A6M2") == 1
     part = LaunchedPart(StrikePart("TF1", "E2114", True, 6, ()), (), (ap(type="A6M2"),))
     strike_losses.elite_losses(work, JAPANESE, [part], {"A6M2": 3})
-    assert elite.held(holdings_at(work, JAPANESE, "TF1"), "A6M2") == 0
+    assert elite.held(holdings(work, JAPANESE, "TF1"), "A6M2") == 0
 
 
 def _cap_told(state: dict[str, Any]) -> list[dict[str, Any]]:
@@ -110,9 +111,7 @@ def _strike_at_tf1(state: dict[str, Any], seed: int = 3, **kw: Any) -> dict[str,
     assert errors == []
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     secret = SecretDice(bytes([seed + 1]) * 12, "secret")
-    got, _ = naval_strike.resolve(
-        state, next(iter(p.air_strikes.values())), dice, secret, TIME, **kw
-    )
+    got, _ = resolve_stored(state, next(iter(p.air_strikes.values())), dice, secret, TIME, **kw)
     return got
 
 
@@ -149,7 +148,7 @@ def test_7_11_elite_cover_fights_elite_and_its_elite_losses_are_reported() -> No
             world(japanese=kido_butai()),
             seed,
             committed={"A6M2": 4},  # the TF's own fighters all away: the cover alone flies
-            cover=[{"type": "A6M2", "n": 3, "elite": 3}],
+            cover=[Covering("A6M2", 3, elite=3)],
             cover_losses=losses,
         )
         cap = _cap_told(got)

@@ -6,11 +6,11 @@ from typing import Any
 
 from pbem.core.dice import SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
-from pbem.rulesets.witp.air import extreme, naval_strike, plot
+from pbem.rulesets.witp.air import extreme, plot
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE
 
-from .test_air_world import PUBLIC_PACK, knowing, ship, told, world
+from .test_air_world import PUBLIC_PACK, knowing, resolve_stored, ship, told, world
 
 TIME = "T1/air1/strike"
 PUBLIC = public_pack({"pack": PUBLIC_PACK})
@@ -42,7 +42,7 @@ def _run(s: dict[str, Any], seed: int, face: int) -> tuple[dict[str, Any], list[
     p, errors = plot.judge(knowing(s, JAPANESE), JAPANESE, STRIKE)
     assert errors == []
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
-    return naval_strike.resolve(s, p.air_strikes["S1"], dice, Always(face), TIME)  # type: ignore[arg-type]
+    return resolve_stored(s, p.air_strikes["S1"], dice, Always(face), TIME)  # type: ignore[arg-type]
 
 
 def test_5_15_the_column_is_the_mp_flown_past_the_maximum_range() -> None:

@@ -7,13 +7,13 @@ from typing import Any
 
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
-from pbem.rulesets.witp.air import naval_strike, plot
+from pbem.rulesets.witp.air import plot
 from pbem.rulesets.witp.air.combat import Stack, resolve_level
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
+from pbem.rulesets.witp.knowledge import PUBLIC
 
-from .test_air_world import PUBLIC_PACK, knowing, told, world
+from .test_air_world import PUBLIC_PACK, in_tf, knowing, resolve_stored, told, world
 
 PUB = public_pack({"pack": PUBLIC_PACK})
 QUIET = [1] * 40  # every 2D6 a 2: every step taken
@@ -79,7 +79,7 @@ def test_4_2_1_example_hf_attacked_by_enemy_fighters_use_the_reduced_ratings() -
 def test_4_2_1_hf_fly_cap_as_fighters() -> None:
     s = world()
     s[PUBLIC]["pack"] = {**PUBLIC_PACK, **J1N1}
-    for ship in s[PRIVATE][JAPANESE]["tfs"]["TF1"]["ships"]:
+    for ship in in_tf(s, JAPANESE, "TF1"):
         if ship.get("air"):
             ship["air"] = {"J1N1": 2}  # heavy fighters only over Kido Butai
     p, errors = plot.judge(knowing(s, ALLIED), ALLIED, STRIKE)
@@ -87,7 +87,7 @@ def test_4_2_1_hf_fly_cap_as_fighters() -> None:
     fought: list[Any] = []
     for seed in range(6):
         dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
-        st, _ = naval_strike.resolve(
+        st, _ = resolve_stored(
             s, p.air_strikes["S1"], dice, SecretDice(b"y" * 12, "s"), "T1/air1/strike"
         )
         fought += [c["type"] for f in told(st, ALLIED, "air-combat") for c in f["cap"]]

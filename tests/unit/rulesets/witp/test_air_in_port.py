@@ -7,7 +7,7 @@ from typing import Any
 
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
-from pbem.rulesets.witp.air import attack, naval_strike, plot, port
+from pbem.rulesets.witp.air import attack, plot, port
 from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.draws import SecretDice
@@ -16,7 +16,7 @@ from pbem.rulesets.witp.ruleset import WitpRuleset
 from pbem.rulesets.witp.taskforces import Ship
 
 from .strikeworld import opened, report, resolved, strike_section
-from .test_air_world import PUBLIC_PACK, knowing, told, world
+from .test_air_world import PUBLIC_PACK, knowing, resolve_stored, told, world
 
 TIME = "T1/air1/strike"
 PUBLIC = public_pack({"pack": PUBLIC_PACK})
@@ -30,7 +30,7 @@ def _run(s: dict[str, Any], seed: int) -> tuple[dict[str, Any], list[Any]]:
     assert errors == []
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     secret = SecretDice(bytes([seed + 1]) * 12, "secret")
-    return naval_strike.resolve(s, p.air_strikes["S1"], dice, secret, TIME)
+    return resolve_stored(s, p.air_strikes["S1"], dice, secret, TIME)
 
 
 def _in_port(located: tuple[str, ...] = ("japanese:TF1",)) -> dict[str, Any]:

@@ -8,13 +8,23 @@ from typing import Any
 
 from pbem.core.dice import SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
-from pbem.rulesets.witp.air import naval_strike, plot
+from pbem.rulesets.witp.air import plot
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.strikes import AirStrike
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE
 
-from .test_air_world import ALLIED_HEX, kido_butai, knowing, ship, told, world
+from .test_air_world import (
+    ALLIED_HEX,
+    in_tf,
+    kido_butai,
+    knowing,
+    resolve_stored,
+    ship,
+    task_force_17,
+    told,
+    world,
+)
 
 TIME = "T1/air1/strike"
 STRIKE = "STRIKE S1 FROM TF2 4xSBD-3/D 2xTBD-1/T TARGET TF1\nESCORT S1 FROM TF2 2xF4F-3@M CLOSE"
@@ -31,7 +41,7 @@ def _run(
 ) -> tuple[dict[str, Any], list[Any]]:
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     secret = SecretDice(bytes([seed + 1]) * 12, "secret")
-    return naval_strike.resolve(state, _strike(state, text, side), dice, secret, TIME, **kw)
+    return resolve_stored(state, _strike(state, text, side), dice, secret, TIME, **kw)
 
 
 def _kinds(state: dict[str, Any], side: str) -> list[str]:
@@ -139,10 +149,10 @@ def test_16_7_a_hidden_critical_changes_nothing_the_striker_sees() -> None:
     # only where a doubles critical was rolled
     for seed in range(60):
         s, open_seed = world(), bytes([seed]) * 16
-        a, _ = naval_strike.resolve(
+        a, _ = resolve_stored(
             s, _strike(s), SeededDice(open_seed, "g", 1, "air1"), SecretDice(b"a" * 12, "x"), TIME
         )
-        b, _ = naval_strike.resolve(
+        b, _ = resolve_stored(
             s, _strike(s), SeededDice(open_seed, "g", 1, "air1"), SecretDice(b"b" * 12, "x"), TIME
         )
         crits = told(a, ALLIED, "critical-hit") + told(b, ALLIED, "critical-hit")
@@ -160,7 +170,7 @@ def test_12_0_a_plotted_strike_at_the_target_is_revealed_and_sequenced() -> None
 
 def test_losses_leave_the_display_and_the_carriers_air_groups() -> None:
     s = world()
-    before = sum(sum(x.get("air", {}).values()) for x in s[PRIVATE][ALLIED]["tfs"]["TF2"]["ships"])
+    before = sum(sum(x.get("air", {}).values()) for x in in_tf(s, ALLIED, "TF2"))
     st, _ = _run(s, 11)
     lost = 0
     for fact in told(st, ALLIED, "air-combat"):
@@ -168,7 +178,7 @@ def test_losses_leave_the_display_and_the_carriers_air_groups() -> None:
     for fact in told(st, ALLIED, "aa-fire"):
         lost += sum(fact["eliminated"].values())
     lost += sum(f["extra"] for f in told(st, ALLIED, "extended-range-losses"))
-    after = sum(sum(x.get("air", {}).values()) for x in st[PRIVATE][ALLIED]["tfs"]["TF2"]["ships"])
+    after = sum(sum(x.get("air", {}).values()) for x in in_tf(st, ALLIED, "TF2"))
     assert before - after == lost
     assert s[DISCLOSURES] == []  # the input state is untouched
 
@@ -186,8 +196,7 @@ def test_14_2_2_a_night_strike_sees_blank_counters_until_targets_are_declared() 
 
 def test_7_6_2_a_joint_strike_from_two_hexes_rolls_to_combine_its_waves() -> None:
     bases = {ALLIED: {"Port Moresby": {"hex": "E2022", "air_points": {"B-17E": 4}}}}
-    s = world(bases=bases)
-    s[PRIVATE][ALLIED]["tfs"]["TF2"]["ships"].append(ship("Chicago", "CA", "ship-ca-portland"))
+    s = world(allied=[*task_force_17(), ship("Chicago", "CA", "ship-ca-portland")], bases=bases)
     text = STRIKE + "\nSTRIKE S1 FROM Port_Moresby 4xB-17E@H TARGET TF1"
     for seed in range(30):
         st, _ = _run(s, seed, text)
@@ -265,9 +274,7 @@ def test_5_3_6_cap_aborted_flies_no_later_cap_and_committed_fighters_none() -> N
         if grounded:
             break
     assert grounded  # the owner's own record: no disclosure to the striker
-    zeros = sum(
-        x["air"].get("A6M2", 0) for x in st[PRIVATE][JAPANESE]["tfs"]["TF1"]["ships"] if "air" in x
-    )
+    zeros = sum(x["air"].get("A6M2", 0) for x in in_tf(st, JAPANESE, "TF1") if "air" in x)
     st[PRIVATE][ALLIED] = world()[PRIVATE][ALLIED]  # a second, fresh Allied strike
     seen = len(told(st, JAPANESE, "air-combat"))
     again, _ = _run(st, 1)

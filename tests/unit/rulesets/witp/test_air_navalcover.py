@@ -63,7 +63,7 @@ def test_5_3_4_naval_cover_plotted_at_the_outset_of_the_naval_phase_flies_in_it(
     naval = play(witp, air.state, japanese=plot, allied="PASS")
     assert _facts(naval, "special-strike")
     (met,) = given_
-    assert met[0] and met[0][0]["type"] == "A6M2" and met[1] == {}
+    assert met[0] and met[0][0].type == "A6M2" and met[1] == {}
     (rolled,) = _facts(naval, "cover-availability")
     assert rolled.witnesses == ("japanese",) and rolled.data["tf"] == "TF2"
     assert rolled.data["mission"] == "plotted-naval-cover"  # 2R, 5.3.4

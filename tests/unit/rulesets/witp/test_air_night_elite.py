@@ -10,10 +10,9 @@ from pbem.rulesets.witp.air import elite, torpedo
 from pbem.rulesets.witp.air.flying import FlyingElement, LaunchedPart
 from pbem.rulesets.witp.air.ships import Holding, holdings
 from pbem.rulesets.witp.air.strikes import AirElement, StrikePart
-from pbem.rulesets.witp.knowledge import PRIVATE
 from pbem.rulesets.witp.work import Work
 
-from .test_air_world import world
+from .test_air_world import knowing, world
 
 RABAUL = {
     "Rabaul": {
@@ -27,7 +26,7 @@ BETTYS = [FlyingElement("G4M1", 4, "T", "L")]
 
 
 def _holders() -> list[Holding]:
-    return holdings(world(bases={JAPANESE: RABAUL})[PRIVATE][JAPANESE], "Rabaul")
+    return holdings(knowing(world(bases={JAPANESE: RABAUL}), JAPANESE), JAPANESE, "Rabaul")
 
 
 def test_7_11_5_by_day_the_night_elite_fly_without_their_bonuses() -> None:

@@ -18,6 +18,7 @@ from pbem.core.sides import JAPANESE
 from pbem.rulesets.witp import airplay, victory
 from pbem.rulesets.witp.air import admirals, naval_strike, sequencing
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
+from pbem.rulesets.witp.air.strike.plotted import Covering
 from pbem.rulesets.witp.air.strikes import AirStrike
 from pbem.rulesets.witp.datapack import public_pack
 from pbem.rulesets.witp.knowledge import (
@@ -29,6 +30,7 @@ from pbem.rulesets.witp.knowledge import (
     disclose,
     projection,
 )
+from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.ruleset import WitpRuleset
 from pbem.rulesets.witp.state import WitpState
 from pbem.rulesets.witp.work import Work
@@ -486,7 +488,7 @@ def test_5_3_2_5_3_4_plotted_cover_flies_cap_over_the_tf_struck(
     itself, joins its CAP against the Allied strike; the APAT roll is the owner's."""
     _all_up(monkeypatch)
     result, given = _cover_given(witp, battle, monkeypatch, order)
-    assert given == [[{"type": "A6M2", "n": 1}]]
+    assert given == [[Covering("A6M2", 1)]]
     (event,) = [e for e in result.events if e.kind == "cover-availability"]
     assert event.witnesses == ("japanese",)
     assert (event.data["mission"], event.data["available"], event.data["tf"]) == (
@@ -588,14 +590,17 @@ def test_8_1_a_carrier_tfs_admiral_is_its_forces_commander(battle: dict[str, Any
     from pbem.rulesets.witp.air import admirals
 
     pack = public_pack(battle[PUBLIC])
-    assert admirals.commander(pack, battle[PRIVATE]["allied"], TF17) == "R.Adm. Fletcher"
-    assert admirals.commander(pack, battle[PRIVATE]["japanese"], STRIKING_FORCE) == (
-        "V.Adm. Takagi"
+    assert (
+        admirals.commander(pack, Knowledge.of(battle, "allied"), "allied", TF17)
+        == "R.Adm. Fletcher"
     )
+    assert admirals.commander(
+        pack, Knowledge.of(battle, "japanese"), "japanese", STRIKING_FORCE
+    ) == ("V.Adm. Takagi")
     # 8.2: an admiral imparts nothing from a carrier no longer operational (D3+): 8.8
     state = copy.deepcopy(battle)
     state[PRIVATE]["allied"]["ships"]["Yorktown"]["damage"] = 3
-    assert admirals.commander(pack, state[PRIVATE]["allied"], TF17) is None
+    assert admirals.commander(pack, Knowledge.of(state, "allied"), "allied", TF17) is None
 
 
 def test_8_1_admirals_ratings_are_rolled_once_told_their_side_and_used(
@@ -692,7 +697,7 @@ def test_12_3_2_three_carrier_strikes_are_ranked_each_side_told_its_own(
     st = out.state
     air = {
         sid: rated[
-            f"allied:{admirals.commander(public_pack(st[PUBLIC]), st[PRIVATE]['allied'], tf)}"
+            f"allied:{admirals.commander(public_pack(st[PUBLIC]), Knowledge.of(st, 'allied'), 'allied', tf)}"
         ]["air"]
         for sid, tf in (("S1", TF17), ("S2", "TF2"))
     }

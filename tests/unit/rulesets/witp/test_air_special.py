@@ -6,11 +6,11 @@ from typing import Any
 
 from pbem.core.dice import SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
-from pbem.rulesets.witp.air import naval_strike, special
+from pbem.rulesets.witp.air import special
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import DISCLOSURES
 
-from .test_air_world import knowing, told, world
+from .test_air_world import knowing, resolve_stored, told, world
 
 MORESBY = {ALLIED: {"Port Moresby": {"hex": "E2016", "air_points": {"B-17E": 4, "P-39": 3}}}}
 ORDERS = (
@@ -65,7 +65,7 @@ def test_5_8_a_contacted_moving_tf_reported_with_carriers_is_struck() -> None:
         "hex": "E2010",
     }
     assert [e.type for e in strike.parts[0].elements] == ["SBD-3", "TBD-1"]
-    st, _ = naval_strike.resolve(
+    st, _ = resolve_stored(
         s,
         strike,
         SeededDice(b"s" * 16, "g", 1, "n1"),
@@ -155,7 +155,7 @@ def test_5_8_2_a_successive_special_strike_rolls_the_apat_for_each_type() -> Non
     (strike,) = special.launches(
         k, ALLIED, _orders(s), JAPANESE, "TF1", "E2010", night=False, struck={("TF2", "TF5")}
     )
-    st, _ = naval_strike.resolve(
+    st, _ = resolve_stored(
         s,
         strike,
         SeededDice(b"u" * 16, "g", 1, "n1"),

@@ -12,17 +12,17 @@ import pytest
 
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
-from pbem.rulesets.witp.air import naval_strike, plot, suppression
+from pbem.rulesets.witp.air import plot, suppression
 from pbem.rulesets.witp.air.flying import FlyingElement, LaunchedPart
 from pbem.rulesets.witp.air.strikeplot import AirPlot
 from pbem.rulesets.witp.air.strikes import StrikePart, SuppressionAsk
 from pbem.rulesets.witp.air.tables import air_to_air
 from pbem.rulesets.witp.datapack import StoredPack, public_pack
 from pbem.rulesets.witp.draws import SecretDice
-from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC
+from pbem.rulesets.witp.knowledge import PUBLIC
 from pbem.rulesets.witp.taskforces import Ship
 
-from .test_air_world import PUBLIC_PACK, knowing, ship, told, world
+from .test_air_world import PUBLIC_PACK, in_tf, knowing, resolve_stored, ship, told, world
 
 TIME = "T1/air1/strike"
 BOMBERS = "STRIKE S1 FROM TF2 4xSBD-3/D 2xTBD-1/T TARGET TF1\n"
@@ -50,7 +50,7 @@ def _run(state: dict[str, Any], text: str, seed: int = 3) -> dict[str, Any]:
     p, errors = _judge(text, state)
     assert errors == []
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
-    st, _ = naval_strike.resolve(
+    st, _ = resolve_stored(
         state, next(iter(p.air_strikes.values())), dice, SecretDice(b"s" * 8, "x"), TIME
     )
     return st
@@ -278,7 +278,7 @@ def test_10_1_1_proximity_fuses_in_a_strike_from_the_scenario_date() -> None:
         )
         assert errors == []
         dice = SeededDice(b"\x05" * 16, "g", 1, "air1")
-        st, _ = naval_strike.resolve(
+        st, _ = resolve_stored(
             state,
             next(iter(p.air_strikes.values())),
             dice,
@@ -300,5 +300,5 @@ def test_7_9_1_suppressors_lost_to_aa_leave_their_carriers() -> None:
         if lost:
             break
     assert lost
-    ships = st[PRIVATE][ALLIED]["tfs"]["TF2"]["ships"]
+    ships = in_tf(st, ALLIED, "TF2")
     assert sum(s["air"].get("F4F-3", 0) for s in ships if "air" in s) == 4 - lost

@@ -150,15 +150,10 @@ def test_7_10_1_torpedo_arming_is_d10_times_10_percent_rounded() -> None:
     assert (n, drm) == (1, 1)  # 20% of 7 = 1.4 -> 1
 
 
-def test_9_2_plotted_naval_cover_2r_and_emergency_4r_roll_once_a_type() -> None:
-    covers = [{"kind": "naval-cover", "over": "TF2", "type": "P-39", "n": 3, "mp": 24}]
-    emergency = [{"type": "P-39", "n": 2, "mp": 24}]
-    got, rolls = availability.naval_cover(
-        PACK, covers, "TF2", ScriptedDice([4, 4, 4, 4]), emergency=emergency
-    )
+def test_9_2_plotted_naval_cover_2r_and_emergency_4r() -> None:
     # 24 MP is column 13-24; 2R -> 37-48 (58% at 8), 4R -> 61+ (34% at 8)
-    assert [(r["mission"], r["percent"]) for r in rolls] == [
-        ("plotted-naval-cover", 58),
-        ("emergency-naval-cover", 34),
-    ]
-    assert got == [{"type": "P-39", "n": 2}, {"type": "P-39", "n": 1}]
+    plotted = availability.available(PACK, 3, 24, "plotted-naval-cover", ScriptedDice([4, 4]), "x")
+    emergency = availability.available(
+        PACK, 2, 24, "emergency-naval-cover", ScriptedDice([4, 4]), "x"
+    )
+    assert plotted == (2, 8, 58) and emergency == (1, 8, 34)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
-from pbem.rulesets.witp.air import naval_strike, plot, torpedo
+from pbem.rulesets.witp.air import plot, torpedo
 from pbem.rulesets.witp.air.flying import LaunchedPart
 from pbem.rulesets.witp.air.strikes import AirElement, StrikePart
 from pbem.rulesets.witp.datapack import StoredPack, public_pack
@@ -16,7 +16,7 @@ from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PUBLIC
 
 from .test_air_world import knowing as knowledge_of
-from .test_air_world import told, world
+from .test_air_world import resolve_stored, told, world
 
 ONE = [1, 1]  # draws.d10 from a pair of 1D6: (1, 1) reads 1
 
@@ -88,7 +88,7 @@ def test_7_10_1_a_land_based_strike_arms_at_launch_told_to_its_side() -> None:
     )
     assert errors == []
     dice = SeededDice(b"t" * 16, "g", 1, "air1")
-    st, _ = naval_strike.resolve(
+    st, _ = resolve_stored(
         s, p.air_strikes["S1"], dice, SecretDice(b"s" * 12, "s"), "T1/air1/strike"
     )
     (fact,) = told(st, JAPANESE, "torpedo-arming")

@@ -7,7 +7,7 @@ from typing import Any
 
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
-from pbem.rulesets.witp.air import attack, naval_strike, plot, training
+from pbem.rulesets.witp.air import attack, plot, training
 from pbem.rulesets.witp.air.combat import Stack, resolve_level
 from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.air.ships import holdings
@@ -18,7 +18,7 @@ from pbem.rulesets.witp.ruleset import WitpRuleset
 from pbem.rulesets.witp.taskforces import Ship, embarked
 
 from .strikeworld import opened, report, resolved, strike_section
-from .test_air_world import PUBLIC_PACK, knowing, told, world
+from .test_air_world import PUBLIC_PACK, in_tf, knowing, resolve_stored, told, world
 
 PUBLIC = public_pack({"pack": PUBLIC_PACK})
 TIME = "T1/air1/strike"
@@ -30,12 +30,12 @@ def _run(s: dict[str, Any], seed: int) -> tuple[dict[str, Any], list[Any]]:
     assert errors == []
     dice = SeededDice(bytes([seed]) * 16, "g", 1, "air1")
     secret = SecretDice(bytes([seed + 1]) * 12, "secret")
-    return naval_strike.resolve(s, p.air_strikes["S1"], dice, secret, TIME)
+    return resolve_stored(s, p.air_strikes["S1"], dice, secret, TIME)
 
 
 def _green(s: dict[str, Any], side: str, tf: str, **counts: int) -> None:
     """Each carrier of ``tf`` with ``counts`` green APs by type (up to what it has)."""
-    for ship in s[PRIVATE][side]["tfs"][tf]["ships"]:
+    for ship in in_tf(s, side, tf):
         if ship.get("air"):
             ship["green"] = {t.replace("_", "-"): n for t, n in counts.items()}
 
@@ -83,7 +83,7 @@ def test_58_2_1_a_strike_with_green_fighters_never_receives_the_bounce() -> None
 def test_58_2_1_a_part_flies_its_trained_aps_first_then_its_green() -> None:
     s = world()
     _green(s, ALLIED, "TF2", SBD_3=2)  # Yorktown and Lexington: 3 SBDs each, 2 green
-    holders = holdings(s[PRIVATE][ALLIED], "TF2")
+    holders = holdings(knowing(s, ALLIED), ALLIED, "TF2")
     got = training.split(holders, [FlyingElement("SBD-3", 5, "D", "M")])
     assert [(e.n, e.green) for e in got] == [(2, False), (3, True)]
     assert training.held(holders, "SBD-3") == 4 and training.trained(holders, "SBD-3") == 2
@@ -100,12 +100,12 @@ def test_58_2_1_green_aps_fight_halved_and_their_losses_leave_the_green_count() 
             assert all(b.get("green") for b in mine)
             assert f["bounce"] is None or f["bounce"]["to"] == "cap"  # 58.2.1
             seen = True
-        own = st[PRIVATE][ALLIED]
-        for ship in own["tfs"]["TF2"]["ships"]:
+        carried = in_tf(st, ALLIED, "TF2")
+        for ship in carried:
             if ship.get("air"):
                 assert ship["green"]["SBD-3"] <= ship["air"]["SBD-3"]
-        assert training.held(holdings(own, "TF2"), "SBD-3") == sum(
-            x["air"]["SBD-3"] for x in own["tfs"]["TF2"]["ships"] if x.get("air")
+        assert training.held(holdings(knowing(st, ALLIED), ALLIED, "TF2"), "SBD-3") == sum(
+            x["air"]["SBD-3"] for x in carried if x.get("air")
         )
     assert seen
 

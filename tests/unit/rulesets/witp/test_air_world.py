@@ -6,13 +6,20 @@ from __future__ import annotations
 
 import copy
 import tomllib
+from collections.abc import Mapping
 from importlib.resources import files
-from typing import Any
+from typing import Any, Unpack
 
+from pbem.core.dice import Dice
+from pbem.core.events import Event
 from pbem.core.sides import ALLIED, JAPANESE, SIDES
+from pbem.rulesets.witp.air import naval_strike
+from pbem.rulesets.witp.air.strike.plotted import StrikeOptions
+from pbem.rulesets.witp.air.strikes import AirStrike
 from pbem.rulesets.witp.datapack import parse_pack, resolve
 from pbem.rulesets.witp.knowledge import DISCLOSURES, MODERATOR, PRIVATE, PUBLIC
 from pbem.rulesets.witp.known import Knowledge
+from pbem.rulesets.witp.work import Work
 
 
 def _pack(folder: str, name: str, *categories: str) -> Any:
@@ -63,9 +70,11 @@ def task_force_17() -> list[dict[str, Any]]:
 
 
 def tf(hexid: str, ships: list[dict[str, Any]], dummy: bool = False) -> dict[str, Any]:
+    """The TF's marker as the TF Display keeps it: its ships by name (``records``
+    gives their records)."""
     return {
         "hex": hexid,
-        "ships": ships,
+        "ships": [x["name"] for x in ships],
         "dummy": dummy,
         "speed_class": "SC3",
         "mission": None,
@@ -80,9 +89,13 @@ def world(
     bases: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Japanese TF1 at E2010, Allied TF2 at E2016; ``located``: the Located chits."""
+    ships = {
+        JAPANESE: japanese if japanese is not None else kido_butai(),
+        ALLIED: allied if allied is not None else task_force_17(),
+    }
     tfs = {
-        JAPANESE: {"TF1": tf(JAPANESE_HEX, japanese if japanese is not None else kido_butai())},
-        ALLIED: {"TF2": tf(ALLIED_HEX, allied if allied is not None else task_force_17())},
+        JAPANESE: {"TF1": tf(JAPANESE_HEX, ships[JAPANESE])},
+        ALLIED: {"TF2": tf(ALLIED_HEX, ships[ALLIED])},
     }
     markers = {}
     for key in located:
@@ -104,12 +117,42 @@ def world(
             "located": markers,
         },
         PRIVATE: {
-            s: {"tfs": tfs[s], "air_bases": copy.deepcopy((bases or {}).get(s, {})), "ships": {}}
+            s: {
+                "tfs": tfs[s],
+                "air_bases": copy.deepcopy((bases or {}).get(s, {})),
+                "ships": records(ships[s]),
+            }
             for s in SIDES
         },
         DISCLOSURES: [],
         MODERATOR: {},
     }
+
+
+def records(ships: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The ships' records by name (copies: a test's list stays its own)."""
+    return {x["name"]: copy.deepcopy(x) for x in ships}
+
+
+def in_tf(state: dict[str, Any], side: str, tf_id: str) -> list[dict[str, Any]]:
+    """The records of the ships in ``side``'s TF ``tf_id``, in its box's order."""
+    own = state[PRIVATE][side]
+    return [own["ships"][name] for name in own["tfs"][tf_id]["ships"]]
+
+
+def resolve_stored(
+    state: Mapping[str, Any],
+    strike: AirStrike,
+    dice: Dice,
+    secret: Dice,
+    time: str,
+    **options: Unpack[StrikeOptions],
+) -> tuple[dict[str, Any], list[Event]]:
+    """``strike`` resolved (naval_strike.resolve_into) on a round's work area begun
+    on the stored ``state``: (the state it ends in, stored; the events)."""
+    work = Work.begin(state)
+    events = naval_strike.resolve_into(work, strike, dice, secret, time, **options)
+    return work.finish().to_json(), events
 
 
 def knowing(state: dict[str, Any], side: str) -> Knowledge:
@@ -127,7 +170,7 @@ def told(state: dict[str, Any], side: str, kind: str) -> list[dict[str, Any]]:
 
 def test_the_world_holds_both_carrier_forces() -> None:
     s = world()
-    assert [x["name"] for x in s[PRIVATE][JAPANESE]["tfs"]["TF1"]["ships"]][:2] == [
+    assert s[PRIVATE][JAPANESE]["tfs"]["TF1"]["ships"][:2] == [
         "Shokaku",
         "Zuikaku",
     ]

@@ -11,7 +11,7 @@ its extreme-range return roll (5.15, at 13 hexes) when the viewer was struck, th
 striker's SUPPRESS (7.9) while it peels off the same fighters in both worlds
 (mostly none), the struck side's CAP order (R135) at the levels the strike does
 not fly, where 6.1.1 shows the striker nothing, and green APs (58.1) away from the
-fight. Each strike is resolved by ``naval_strike.resolve`` itself, so the property
+fight. Each strike is resolved by ``naval_strike.resolve_into`` itself, so the property
 covers what the rules module discloses as well as what the report makes of it.
 A second property plays whole Strike Segments that differ in the RECIPROCAL
 choice of the side losing 12.3.2 Step 2's roll (R125); a third, whole Naval Phases

@@ -16,7 +16,7 @@ from pbem.rulesets.witp.air.ships import (
     CARRIER_TYPES,
     air_of,
     cap_aborted,
-    holdings_at,
+    holdings,
     mark_by_type,
 )
 from pbem.rulesets.witp.air.strike.contact import Target
@@ -93,7 +93,7 @@ def raise_cap(
     """The CAP that meets the strike, dealt over ``levels``; the owner told of the AVG
     (6.2.2) and of what his plotted order made (R135). The events told."""
     owner, tf_id, busy = r.strike.owner, r.strike.tf, r.context.committed
-    holders = holdings_at(r.work, owner, tf_id)
+    holders = holdings(r.work, owner, tf_id)
     fighters, told = _fighters(r, target)
     own_left = dict(fighters)  # R110: the TF's own fighters take the CAP's losses first
     # 7.11, R111: the CAP's elite; a strike flies its base's elite first, so the TF's
@@ -101,10 +101,10 @@ def raise_cap(
     best = {t: min(n, max(0, elite.held(holders, t) - busy.get(t, 0))) for t, n in fighters.items()}
     avg_cap: dict[str, int] = {}  # 6.2.3: the AVG's P-40s among the cover
     for c in r.context.cover:
-        if c.get(avg.KEY):
-            avg_cap[str(c["type"])] = avg_cap.get(str(c["type"]), 0) + int(c["n"])
-        fighters[str(c["type"])] = fighters.get(str(c["type"]), 0) + int(c["n"])
-        best[str(c["type"])] = best.get(str(c["type"]), 0) + int(c.get(elite.KEY, 0))
+        if c.avg:
+            avg_cap[c.type] = avg_cap.get(c.type, 0) + c.n
+        fighters[c.type] = fighters.get(c.type, 0) + c.n
+        best[c.type] = best.get(c.type, 0) + c.elite
     theirs = doctrine(r.work, owner)
     cap = elite_first(cap_levels(r.work.pack, fighters, levels, r.context.cap_split), best)
     green_cap = {  # 58.2.1: the TF's green its strikes did not take

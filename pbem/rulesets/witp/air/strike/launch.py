@@ -13,7 +13,7 @@ from pbem.core.events import Event
 from pbem.core.sides import SIDES, Side
 from pbem.rulesets.witp.air import availability, avg, coordination, elite, torpedo, training
 from pbem.rulesets.witp.air.flying import FlyingElement, LaunchedPart, aps
-from pbem.rulesets.witp.air.ships import holdings_at, tf_ships
+from pbem.rulesets.witp.air.ships import holdings, tf_ships
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.records import FLAT, OPTIONAL, Wire
@@ -120,7 +120,7 @@ def _part(r: Resolution, i: int, part: LaunchedPart) -> tuple[LaunchedPart, list
         bombers, escorts, told_apat = _joint_availability(r, part, bombers, escorts)
         told += told_apat
     day = not r.strike.night  # 7.11.5: the night elite's bonuses at night only
-    holders = holdings_at(r.work, side, base)
+    holders = holdings(r.work, side, base)
     bombers = elite.split(holders, bombers, day)  # 7.11
     escorts = elite.split(holders, escorts, day)
     bombers = training.split(holders, bombers)  # 58.2.1

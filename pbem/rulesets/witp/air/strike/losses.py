@@ -13,7 +13,7 @@ from pbem.core.sides import Side
 from pbem.rulesets.witp import draws
 from pbem.rulesets.witp.air import elite, extreme, training
 from pbem.rulesets.witp.air.flying import LaunchedPart, aps, of_type
-from pbem.rulesets.witp.air.ships import holdings_at, lose
+from pbem.rulesets.witp.air.ships import holdings, lose
 from pbem.rulesets.witp.air.strike.plotted import Resolution
 from pbem.rulesets.witp.air.tables import air_unit
 from pbem.rulesets.witp.knowledge import Fact
@@ -100,7 +100,7 @@ def elite_losses(
     for t, n in lost.items():
         for p in parts:
             k = min(n, of_type(p.flying, t))
-            k = min(k, elite.held(holdings_at(work, side, p.base), t))
+            k = min(k, elite.held(holdings(work, side, p.base), t))
             elite.lose(work, side, p.base, t, k)
             n -= k
 
@@ -111,6 +111,6 @@ def green_losses(
     """58.2.1: the green APs eliminated leave their bases' green counts."""
     for t, n in lost.items():
         for p in parts:
-            k = min(n, training.held(holdings_at(work, side, p.base), t))
+            k = min(n, training.held(holdings(work, side, p.base), t))
             training.lose(work, side, p.base, t, k)
             n -= k

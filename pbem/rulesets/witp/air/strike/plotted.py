@@ -64,12 +64,23 @@ class AirStrike:
         return [self.side, self.owner]
 
 
+@dataclass(frozen=True, slots=True)
+class Covering:
+    """A covering flight over the strike's target (9.2, R110): its APs of one type
+    up, of them the elite (7.11), and whether they are the AVG's P-40s (6.2.3)."""
+
+    type: str
+    n: int
+    elite: int = 0
+    avg: bool = False
+
+
 class StrikeOptions(TypedDict, total=False):
-    """What a caller may bring to one strike (``naval_strike.resolve`` says what)."""
+    """What a caller may bring to one strike (``naval_strike.resolve_into`` says what)."""
 
     ratings: Mapping[str, Ratings] | None
     target_plotted: bool
-    cover: Sequence[Mapping[str, Any]]
+    cover: Sequence[Covering]
     cover_losses: dict[str, list[int]] | None
     committed: Mapping[str, int] | None
     coastwatcher_alerted: bool
@@ -80,14 +91,14 @@ class StrikeOptions(TypedDict, total=False):
 @dataclass(frozen=True, slots=True)
 class StrikeContext:
     """The phase around one strike: the dice, and what the air rules of the round
-    bring to it (``naval_strike.resolve`` says what each is)."""
+    bring to it (``naval_strike.resolve_into`` says what each is)."""
 
     dice: Dice  # the open stream
     secret: Dice  # the moderator's stream (16.7, 5.15)
     time: str
     ratings: Mapping[str, Ratings] = field(default_factory=dict)  # 8.1, 8.8
     target_plotted: bool = False  # 12.0
-    cover: Sequence[Mapping[str, Any]] = ()  # 9.2, 7.11
+    cover: Sequence[Covering] = ()  # 9.2, 7.11
     cover_losses: dict[str, list[int]] | None = None  # R110: filled for the caller
     committed: Mapping[str, int] = field(default_factory=dict)  # 5.3
     coastwatcher_alerted: bool = False
