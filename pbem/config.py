@@ -132,8 +132,8 @@ maildir = "mail/outbox"
 # as the mail's game is not over; mail of no game (answers to strangers, notices), and
 # mail of a game that ended, is retried for retry_window_hours of backoff before it is
 # marked failed. Failed mail (and mail refused for good, 5xx) is never dropped: the
-# human moderator is mailed (at most one notice per game per hour), STATUS shows it,
-# and the commands FAILED [game] and RESEND-MAIL id list it and send it again.
+# human moderator is mailed (a digest of every failure, at most one an hour), STATUS
+# shows it, and the commands FAILED [game] and RESEND-MAIL id list it and send it again.
 retry_base = 30.0
 retry_cap = 3600.0
 retry_window_hours = 168.0

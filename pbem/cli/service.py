@@ -112,13 +112,18 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from pbem.outbox.gamekeys import load_game_keys
     from pbem.service.daemon import Daemon
+    from pbem.service.doctor import start_up_failures
 
     config = _config(args)
     setup_logging(config, args.log_level)
-    config.secrets.key_bytes()  # refuse to start without a usable key
-    load_game_keys(config.signing)  # nor with signing keys that cannot sign
+    # The doctor's start-up checks, the same list: what `pbem doctor` fails, serve refuses.
+    failed = start_up_failures(config)
+    if failed:
+        raise ConfigError(
+            "the daemon does not start (`pbem doctor` shows every check): "
+            + "; ".join(f"{f.check}: {f.detail}" for f in failed)
+        )
     daemon = Daemon(config, own_process=True)
     if args.once:
         asyncio.run(_once(daemon))

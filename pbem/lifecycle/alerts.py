@@ -2,8 +2,9 @@
 
 At most one digest mail per game and hour (``DIGEST_EVERY``), made from the
 game's record since the last one: late orders, missed turns (a no-orders
-policy applied), a forfeit, the game's end, and outgoing mail of the game that
-failed for good; plus the sides reminded that still owe orders. The digest is
+policy applied), a forfeit, the game's end; plus the sides reminded that still
+owe orders. Mail that failed for good has a digest of its own, of every game and
+of none (pbem.outbox.failures). The digest is
 recorded (``moderator-alerted``), which is how the next one knows where to
 start. The game's last digest (game over) is not held back by the hour.
 What cannot wait (a forged or refused moderator command) is mailed at once by
@@ -12,7 +13,7 @@ the mailroom, not here.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import select
@@ -21,8 +22,8 @@ from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.lookups import Lookups
 from pbem.outbox.queue import Outgoing, enqueue
 from pbem.record.payloads import ModeratorAlerted
-from pbem.storage.enums import GameStatus, OutboundKind, OutboundStatus
-from pbem.storage.models import Game, OutboundMail, RecordEntry
+from pbem.storage.enums import GameStatus, OutboundKind
+from pbem.storage.models import Game, RecordEntry
 
 DIGEST_EVERY = timedelta(hours=1)
 
@@ -92,7 +93,6 @@ class Alerts:
             .order_by(RecordEntry.seq)
         )
         items = [i for e in news if (i := _item(e.kind, e.payload))]
-        items += self._failed_mail(game, since)
         items += self._owing(game)
         if not items:
             return False
@@ -108,16 +108,6 @@ class Alerts:
         )
         enqueue(self.desk.session, self.desk.config, digest, self.desk.now)
         return True
-
-    def _failed_mail(self, game: Game, since: datetime) -> list[str]:
-        failed = self.desk.session.scalars(
-            select(OutboundMail).where(
-                OutboundMail.game_id == game.id,
-                OutboundMail.status == OutboundStatus.FAILED,
-                OutboundMail.created_at >= since,
-            )
-        )
-        return [f"mail failed for good: {m.kind} to {m.recipient} ({m.last_error})" for m in failed]
 
     def _owing(self, game: Game) -> list[str]:
         """Sides reminded of the open phase that still owe orders (late players)."""

@@ -9,7 +9,7 @@ then, not when it was queued. Mail is never dropped: temporary failures are
 retried with a capped exponential backoff for as long as the game is alive
 (mail of no game, or of a game that is over, for ``retry_window_hours`` of
 retrying); a mail that fails for good is marked failed, the human moderator is
-told, and :func:`resend` puts it back.
+told (pbem.outbox.failures), and :func:`resend` puts it back.
 """
 
 from __future__ import annotations
@@ -21,11 +21,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import Connection, DateTime, Update, bindparam, func, select, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from pbem.config import Config, OutboxConfig
-from pbem.outbox.queue import Outgoing, enqueue
+from pbem.outbox.failures import tell_failures
 from pbem.record import journal
 from pbem.record.payloads import ReportDelivered, ReportFailed
 from pbem.storage.enums import GameStatus, OutboundKind, OutboundStatus
@@ -230,56 +229,9 @@ def mark_failed(
             ReportFailed(message_id=row.message_id, to=row.recipient, reason=error[:500]),
             now,
         )
-    _tell_moderator(session, config, row, error, now)
+    row.next_attempt_at = now  # when it failed, until a digest names it (failures.TOLD)
+    tell_failures(session, config, now)
     return OutboundStatus.FAILED
-
-
-def _tell_moderator(
-    session: Session, config: Config, row: OutboundMail, error: str, now: datetime
-) -> None:
-    """Mail the human moderator, at most once per game (or per no game) per clock hour:
-    the Message-ID names the hour, so a second failure within it queues nothing."""
-    if row.recipient == config.moderator.human:
-        return  # the notice itself failed: nobody left to tell but the log
-    game = row.game_id or "no game"
-    hour = now.strftime("%Y-%m-%dT%H")
-    where = f" of game {row.game_id}" if row.game_id else ""
-    try:
-        # A savepoint: a peer (another connection, another daemon) failing a mail of
-        # the same game in the same hour may queue this very notice at the same moment.
-        with session.begin_nested():
-            _queue_notice(session, config, row, error, now, game, hour, where)
-    except IntegrityError:
-        pass  # the peer's notice is the one (its Message-ID is this one's)
-
-
-def _queue_notice(
-    session: Session,
-    config: Config,
-    row: OutboundMail,
-    error: str,
-    now: datetime,
-    game: str,
-    hour: str,
-    where: str,
-) -> None:
-    notice = Outgoing(
-        kind=OutboundKind.NOTICE,
-        cause=("mail-failed", game, hour),
-        to=config.moderator.human,
-        subject=f"pbem: mail{where} could not be sent",
-        text=(
-            f"Mail {row.id} ({row.kind}{where}) to {row.recipient} could not be sent:\n"
-            f"{error}\n\n"
-            f"More may have failed this hour. List failed mail with FAILED"
-            f"{' ' + row.game_id if row.game_id else ''}; once the cause is mended "
-            f"(e.g. the player's address, by REPLACE), send it again with "
-            f"RESEND-MAIL {row.id}.\n"
-        ),
-        game_id=row.game_id,
-    )
-    enqueue(session, config, notice, now)
-    session.flush()  # inside the savepoint: a clash with a peer's notice shows here
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from pbem.mail.base import Inbox, MailSender
 from pbem.outbox.queue import on_queued
 from pbem.service.beats import heartbeat_loop
 from pbem.service.clock import DatabaseClock
-from pbem.service.doctor import clock_skew
+from pbem.service.doctor import clock_skew, skew_problem
 from pbem.service.fetching import Fetcher
 from pbem.service.loops import LoopContext
 from pbem.service.metrics import Metrics, ProcessStats, log_stages
@@ -210,14 +210,8 @@ class Daemon:
         skew = clock_skew(self.engine, self.worker.clock)
         if skew is None:
             return  # SQLite: on this host, no clock of its own
-        bound = self.config.database.max_clock_skew
-        if abs(skew) > bound:
-            raise ConfigError(
-                f"this host's clock is {abs(skew):.1f} s "
-                f"{'ahead of' if skew > 0 else 'behind'} the database's (more than "
-                f"{bound:g} s, [database] max_clock_skew): synchronise the clocks (NTP); "
-                "the daemon does not start"
-            )
+        if problem := skew_problem(skew, self.config.database.max_clock_skew):
+            raise ConfigError(f"{problem}; the daemon does not start")
         if self.worker.clock is self.db_clock:
             self.db_clock.offset -= timedelta(seconds=skew)
 

@@ -1,5 +1,13 @@
 """`pbem doctor`: is this installation able to run? One line per check.
 
+``CHECKS`` is the one list of checks, and ``pbem serve`` runs the same list's
+start-up checks (``Check.at_start``) before it starts, refusing to start on any
+failure: what the doctor fails, the daemon refuses, and the two cannot drift
+apart. Only three checks are the doctor's alone: the IMAP and SMTP servers,
+which the daemon rides out being down (it keeps its mail and tries again), and
+the players' keys, one of which going bad is that seat's matter (its mail is
+answered saying so), not a reason to stop every game.
+
 Each check tries what the daemon will do, the way the daemon does it (the same
 configuration, the same libraries, the same TLS settings), and says OK, FAIL
 with the reason, or SKIP where the configuration leaves nothing to check (an
@@ -13,13 +21,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import socket
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from sqlalchemy import Engine, create_engine, select, text
 from sqlalchemy.exc import SQLAlchemyError
@@ -28,6 +37,8 @@ from pbem.config import Config, DatabaseConfig, IntakeTransport, OutboxTransport
 from pbem.core.errors import ConfigError
 from pbem.intake.keyring import key_warnings, read_key
 from pbem.intake.signatures import load_public_key
+from pbem.lifecycle.acts import MAILBOX
+from pbem.outbox.gamekeys import load_game_keys
 from pbem.service.clock import utcnow
 from pbem.storage.db import make_engine
 from pbem.storage.enums import GameStatus
@@ -117,18 +128,24 @@ def check_clock(
     skew = clock_skew(engine, clock)
     if skew is None:
         return None
-    if abs(skew) > tolerance:
-        raise Failed(
-            f"this host's clock is {abs(skew):.1f} s {'ahead of' if skew > 0 else 'behind'} "
-            f"the database's (more than {tolerance:g} s, [database] max_clock_skew): "
-            "leases and deadlines would be judged wrongly; synchronise the clocks (NTP)"
-        )
+    if problem := skew_problem(skew, tolerance):
+        raise Failed(problem)
     return f"within {abs(skew):.2f} s of the database's clock ({clock():%Y-%m-%d %H:%M:%S} UTC)"
 
 
-def check_keys(config: Config, engine: Engine | None) -> str:
-    """The plot key, the moderator's key, and every key and certificate of a seat
-    in a game not over: each readable and of the type pbem verifies."""
+def skew_problem(skew: float, tolerance: float) -> str | None:
+    """What is wrong with a clock ``skew`` s ahead of the database's, or None."""
+    if abs(skew) <= tolerance:
+        return None
+    return (
+        f"this host's clock is {abs(skew):.1f} s {'ahead of' if skew > 0 else 'behind'} "
+        f"the database's (more than {tolerance:g} s, [database] max_clock_skew): "
+        "leases and deadlines would be judged wrongly; synchronise the clocks (NTP)"
+    )
+
+
+def check_keys(config: Config) -> str:
+    """The plot key and the moderator's key: each readable and of the type pbem uses."""
     config.secrets.key_bytes()  # ConfigError names the problem
     said = ["plot key: 32 bytes"]
     if config.moderator.public_key:
@@ -137,8 +154,34 @@ def check_keys(config: Config, engine: Engine | None) -> str:
         except ValueError as exc:
             raise Failed(f"[moderator] public_key: {exc}") from None
         said.append("moderator key: ssh-ed25519")
-    if engine is None:
-        return "; ".join(said)
+    return "; ".join(said)
+
+
+def check_signing(config: Config) -> str:
+    """The game's signing keys load and can sign, as the outbox loads them."""
+    keys = load_game_keys(config.signing)  # ConfigError names the file and the problem
+    said = []
+    if keys.openpgp is not None:
+        said.append(f"OpenPGP key {keys.openpgp.extract_certificate().fingerprint}")
+    if keys.smime is not None:
+        said.append(f"S/MIME certificate {keys.smime.certificate.subject.rfc4514_string()}")
+    return ", ".join(said) or "no keys named in [signing]: mail goes out unsigned"
+
+
+def check_moderator(config: Config) -> str:
+    """The addresses mail goes from and to: each a mail address (name@example.org)."""
+    m = config.moderator
+    named = [("address", m.address), ("human", m.human)]
+    named += [("command_from", a) for a in m.command_from.split()]
+    wrong = [f"[moderator] {key} {value!r}" for key, value in named if not MAILBOX.fullmatch(value)]
+    if wrong:
+        raise Failed(f"{', '.join(wrong)}: not a mail address (name@example.org)")
+    return f"mail goes from {m.address}; notices to {m.human}"
+
+
+def check_seat_keys(engine: Engine) -> str:
+    """Every key and certificate of a seat in a game not over: each readable and of
+    the type pbem verifies, none expired or about to."""
     problems: list[str] = []
     seats: set[int] = set()
     now = datetime.now(UTC)
@@ -164,8 +207,23 @@ def check_keys(config: Config, engine: Engine | None) -> str:
             problems.append(f"{who}: {kind} key not readable: {exc}")
     if problems:
         raise Failed("; ".join(problems))
-    said.append(f"{len(seats)} seat(s) in games not over")
-    return "; ".join(said)
+    return f"{len(seats)} seat(s) in games not over"
+
+
+def check_metrics(config: Config) -> str | None:
+    """The metrics endpoint's address can be listened on (None: no endpoint)."""
+    c = config.metrics
+    if not c.port:
+        return None
+    try:
+        with socket.create_server((c.host, c.port)):
+            pass
+    except OSError as exc:
+        raise Failed(
+            f"cannot listen on {c.host}:{c.port}: {exc.strerror or exc} "
+            "(is a daemon running on this host already?)"
+        ) from None
+    return f"http://{c.host}:{c.port}/metrics can be served"
 
 
 # ---------------------------------------------------------------- mail servers
@@ -283,64 +341,140 @@ def _user() -> str:
 # ---------------------------------------------------------------------- all
 
 
-async def _run(check: str, work: Callable[[], Awaitable[str | None]], config: Config) -> Finding:
+class Skipped(Exception):
+    """Nothing for a check to look at here: why."""
+
+
+@dataclass(frozen=True)
+class Installation:
+    """What the checks look at: the configuration and the database's engine,
+    ``usable`` once the database check passed (the checks that read it skip else)."""
+
+    config: Config
+    engine: Engine
+    clock: Callable[[], datetime]
+    usable: bool = False
+
+    def database(self) -> Engine:
+        if not self.usable:
+            raise Skipped("the database is out of reach")
+        return self.engine
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the doctor's. ``at_start``: ``pbem serve`` runs it too, and does
+    not start if it fails. ``applies``: whether the configuration has it at all."""
+
+    name: str
+    work: Callable[[Installation], str | None]  # None: SKIP, nothing to compare
+    at_start: bool = True
+    applies: Callable[[Config], bool] = lambda config: True
+    network: bool = False  # asynchronous, on the event loop (the mail servers)
+
+
+def _imap(config: Config) -> bool:
+    return config.intake.transport is IntakeTransport.IMAP
+
+
+def _smtp(config: Config) -> bool:
+    return config.outbox.transport is OutboxTransport.SMTP
+
+
+def _sync_probe(
+    probe: Callable[[Config], Coroutine[Any, Any, str]],
+) -> Callable[[Installation], str]:
+    """A mail server's check, on an event loop of its own in the check's thread."""
+    return lambda at: asyncio.run(probe(at.config))
+
+
+# The one list, in the order the lines are printed. The database's comes first:
+# the checks after it that read the database skip when it failed.
+CHECKS: tuple[Check, ...] = (
+    Check("database", lambda at: check_database(at.engine)),
+    Check("keys", lambda at: check_keys(at.config)),
+    Check("signing", lambda at: check_signing(at.config)),
+    Check("moderator", lambda at: check_moderator(at.config)),
+    Check(
+        "clock",
+        lambda at: check_clock(at.database(), at.clock, at.config.database.max_clock_skew),
+    ),
+    Check("seat keys", lambda at: check_seat_keys(at.database()), at_start=False),
+    Check("metrics", lambda at: check_metrics(at.config)),
+    Check("imap", _sync_probe(check_imap), at_start=False, applies=_imap),
+    Check(
+        "intake maildir",
+        lambda at: check_maildir(at.config.intake.maildir),
+        applies=lambda config: not _imap(config),
+    ),
+    Check("smtp", _sync_probe(check_smtp), at_start=False, applies=_smtp),
+    Check(
+        "outbox maildir",
+        lambda at: check_maildir(at.config.outbox.maildir),
+        applies=lambda config: not _smtp(config),
+    ),
+)
+
+_SKIP_WHY = {
+    "clock": "nothing to compare on SQLite (same host)",
+    "metrics": "no metrics endpoint ([metrics] port = 0)",
+}
+
+
+def _run(check: Check, at: Installation) -> Finding:
+    config = at.config
     try:
-        detail = await asyncio.wait_for(work(), TIMEOUT + 5)
-    except Failed as exc:
-        return Finding(check, Verdict.FAIL, config.redact(str(exc)))
-    except ConfigError as exc:
-        return Finding(check, Verdict.FAIL, config.redact(str(exc)))
+        detail = check.work(at)
+    except Skipped as exc:
+        return Finding(check.name, Verdict.SKIP, str(exc))
+    except (Failed, ConfigError) as exc:
+        return Finding(check.name, Verdict.FAIL, config.redact(str(exc)))
     except TimeoutError:
-        return Finding(check, Verdict.FAIL, f"no answer within {TIMEOUT + 5:.0f} s")
+        return Finding(check.name, Verdict.FAIL, f"no answer within {TIMEOUT + 5:.0f} s")
     except Exception as exc:  # a doctor reports; it never dies with a traceback
-        return Finding(check, Verdict.FAIL, config.redact(_reason(exc)))
+        return Finding(check.name, Verdict.FAIL, config.redact(_reason(exc)))
     if detail is None:
-        return Finding(check, Verdict.SKIP, "nothing to compare on SQLite (same host)")
-    return Finding(check, Verdict.OK, config.redact(detail))
+        return Finding(check.name, Verdict.SKIP, _SKIP_WHY.get(check.name, "nothing to check"))
+    return Finding(check.name, Verdict.OK, config.redact(detail))
 
 
-async def examine(config: Config, clock: Callable[[], datetime] = utcnow) -> list[Finding]:
-    """Every check after the configuration, in order."""
-    url = config.database.url
+def _engine(url: str) -> Engine:
     # A PostgreSQL host that drops packets must not hold the doctor for minutes.
-    engine = (
-        create_engine(url, connect_args={"connect_timeout": int(TIMEOUT)})
-        if url.startswith("postgresql")
-        else make_engine(url)
-    )
+    if url.startswith("postgresql"):
+        return create_engine(url, connect_args={"connect_timeout": int(TIMEOUT)})
+    return make_engine(url)
+
+
+async def examine(
+    config: Config, clock: Callable[[], datetime] = utcnow, *, at_start: bool = False
+) -> list[Finding]:
+    """Every check after the configuration, in order (``at_start``: only those
+    ``pbem serve`` runs before it starts). Each in a thread of its own, bounded by
+    TIMEOUT: a server that never answers is a FAIL, not a hang."""
+    engine = _engine(config.database.url)
     try:
+        at = Installation(config, engine, clock)
         found: list[Finding] = []
-
-        def sync(fn: Callable[[], str | None]) -> Callable[[], Awaitable[str | None]]:
-            return lambda: asyncio.to_thread(fn)
-
-        database = await _run("database", sync(lambda: check_database(engine)), config)
-        found.append(database)
-        usable = engine if database.verdict is Verdict.OK else None
-        found.append(await _run("keys", sync(lambda: check_keys(config, usable)), config))
-        if usable is None:
-            found.append(Finding("clock", Verdict.SKIP, "the database is out of reach"))
-        else:
-            found.append(
-                await _run(
-                    "clock",
-                    sync(lambda: check_clock(engine, clock, config.database.max_clock_skew)),
-                    config,
-                )
-            )
-        if config.intake.transport is IntakeTransport.IMAP:
-            found.append(await _run("imap", lambda: check_imap(config), config))
-        else:
-            maildir = config.intake.maildir
-            found.append(await _run("intake maildir", sync(lambda: check_maildir(maildir)), config))
-        if config.outbox.transport is OutboxTransport.SMTP:
-            found.append(await _run("smtp", lambda: check_smtp(config), config))
-        else:
-            outbox = config.outbox.maildir
-            found.append(await _run("outbox maildir", sync(lambda: check_maildir(outbox)), config))
+        for check in CHECKS:
+            if not check.applies(config) or (at_start and not check.at_start):
+                continue
+            try:
+                finding = await asyncio.wait_for(asyncio.to_thread(_run, check, at), TIMEOUT + 5)
+            except TimeoutError:
+                finding = Finding(check.name, Verdict.FAIL, f"no answer within {TIMEOUT + 5:.0f} s")
+            found.append(finding)
+            if check.name == "database" and finding.verdict is Verdict.OK:
+                at = Installation(config, engine, clock, usable=True)
         return found
     finally:
         engine.dispose()
+
+
+def start_up_failures(config: Config, clock: Callable[[], datetime] = utcnow) -> list[Finding]:
+    """What ``pbem serve`` refuses to start on: the failed start-up checks."""
+    return [
+        f for f in asyncio.run(examine(config, clock, at_start=True)) if f.verdict is Verdict.FAIL
+    ]
 
 
 def findings(path: str | None, clock: Callable[[], datetime] = utcnow) -> Iterator[Finding]:

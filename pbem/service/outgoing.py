@@ -17,7 +17,7 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from pbem.core import stages
-from pbem.outbox import delivery
+from pbem.outbox import delivery, failures
 from pbem.outbox.queue import open_outbound
 from pbem.service.clock import statement_time
 from pbem.service.leases import CLAIM_SECONDS, held, take
@@ -139,3 +139,9 @@ class OutgoingClaims(Station):
     def send_failed(self, row_id: int, error: str, permanent: bool) -> OutboundStatus | None:
         with self.sessions.begin() as s:
             return delivery.mark_failed(s, self.config, row_id, error, permanent, self._now(s))
+
+    def tell_failures(self) -> bool:
+        """Queue the moderator's digest of failed mail if one is due (a new hour, and
+        mail failed since the last): True if queued."""
+        with self.sessions.begin() as s:
+            return failures.tell_failures(s, self.config, self._now(s))

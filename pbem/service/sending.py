@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from pbem.mail.base import MailSender, PermanentMailError, SendError
 from pbem.service.leases import CLAIM_SECONDS
@@ -36,6 +36,8 @@ ANSWERS_WAIT = 5.0
 # that commit: a kill re-sends at most the mails in flight (one per connection),
 # with their own Message-IDs again.
 OUTBOX_BATCH_PER_CONNECTION = 25
+# How often the outbox looks whether the moderator's digest of failed mail is due.
+FAILURES_EVERY = timedelta(minutes=1)
 
 
 class Outbox(Loop):
@@ -54,6 +56,7 @@ class Outbox(Loop):
         self._queued = self._handed = 0
         self._handed_event = asyncio.Event()
         self._running = False
+        self._failures_looked: datetime | None = None  # see _tell_failures
 
     def wake(self) -> None:
         """Mail was queued (a batch's answers or a tick's reports): send it now."""
@@ -115,7 +118,19 @@ class Outbox(Loop):
             # A mail given up queues the moderator's notice: one more batch sends it.
             if len(batch.mails) < limit and not gave_up:
                 break
+        # After the sends: a failure among them has told the moderator already, or
+        # waits, with those before it, for the next hour's digest (queued here).
+        await self._tell_failures()
         return total
+
+    async def _tell_failures(self) -> None:
+        """Once a minute (by the worker's clock): the moderator's digest of failed
+        mail, if a new hour has come with mail failed since the last one."""
+        now = self.worker.clock()
+        if self._failures_looked is not None and now - self._failures_looked < FAILURES_EVERY:
+            return
+        self._failures_looked = now
+        await asyncio.to_thread(self.worker.tell_failures)
 
     async def send_batch(self, batch: OutgoingBatch, gave_up: list[int] | None = None) -> int:
         """One claimed batch over the connection pool: each connection takes the next

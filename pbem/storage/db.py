@@ -227,6 +227,22 @@ def _commit_failed(session: Session) -> None:
     session.info.pop(_COMMIT_STARTED, None)
 
 
+def insert_unless_taken(session: Session, model: type[Base], **values: Any) -> bool:
+    """INSERT one row unless its key is taken (ON CONFLICT DO NOTHING): True if it
+    went in. On PostgreSQL a peer's insert of the same key, not yet committed, is
+    waited for, so two daemons racing for one key end with one row and one False,
+    not with a unique violation (an ERROR in the server's log and a failed batch)."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    if session.get_bind().dialect.name == "postgresql":
+        statement: Any = postgresql.insert(model).on_conflict_do_nothing()
+    else:
+        statement = sqlite.insert(model).on_conflict_do_nothing()
+    # RETURNING, not the row count: psycopg's pipeline leaves that unknown (-1).
+    keys = inspect(model).primary_key
+    return session.execute(statement.values(**values).returning(*keys)).first() is not None
+
+
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
 

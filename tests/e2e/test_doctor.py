@@ -3,6 +3,9 @@ each named on its own FAIL line with the reason, and a non-zero exit code."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -14,25 +17,15 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from pbem.cli import main
 from pbem.service.clock import utcnow
-from pbem.service.doctor import Failed, check_clock
+from pbem.service.doctor import CHECKS, Failed, check_clock
 from pbem.storage.db import make_engine
-from tests.e2e.helpers import ModeratorDesk, moderator_desk
+from tests.e2e.helpers import ModeratorDesk, game_keys, moderator_desk
 from tests.maillab import MailLab, free_port
-
-
-def stamp_head(url: str) -> None:
-    """The schema create_all made is the migrations' head (test_migrations proves it)."""
-    cfg = AlembicConfig()
-    cfg.set_main_option("script_location", "pbem:migrations")
-    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
-    command.stamp(cfg, "head")
 
 
 @pytest.fixture
 def desk(mail_lab: MailLab, database_url: str, tmp_path: Path) -> ModeratorDesk:
-    desk = moderator_desk(mail_lab, database_url, tmp_path)
-    stamp_head(database_url)
-    return desk
+    return moderator_desk(mail_lab, database_url, tmp_path)
 
 
 def doctor(
@@ -67,7 +60,11 @@ def test_all_well(desk: ModeratorDesk, tmp_path: Path, capsys: pytest.CaptureFix
         "configuration": "OK",
         "database": "OK",
         "keys": "OK",
+        "signing": "OK",
+        "moderator": "OK",
         "clock": "OK" if postgres else "SKIP",
+        "seat keys": "OK",
+        "metrics": "SKIP",
         "imap": "OK",
         "smtp": "OK",
     }, lines
@@ -122,14 +119,15 @@ def test_a_database_behind_the_migrations(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    desk = moderator_desk(mail_lab, database_url, tmp_path)  # tables, but no revision
+    desk = moderator_desk(mail_lab, database_url, tmp_path)
+    cfg = AlembicConfig()
+    cfg.set_main_option("script_location", "pbem:migrations")
+    cfg.set_main_option("sqlalchemy.url", database_url.replace("%", "%%"))
+    command.stamp(cfg, "base")  # tables, but no revision
     code, lines = doctor(desk, tmp_path, capsys)
     assert "no schema version in the database: run `pbem db upgrade`" in only_failure(
         code, lines, "database"
     )
-    cfg = AlembicConfig()
-    cfg.set_main_option("script_location", "pbem:migrations")
-    cfg.set_main_option("sqlalchemy.url", database_url.replace("%", "%%"))
     command.stamp(cfg, "0003")
     code, lines = doctor(desk, tmp_path, capsys)
     line = only_failure(code, lines, "database")
@@ -220,7 +218,7 @@ def test_a_seat_key_that_cannot_be_read(
             .values(material=b"ssh-ed25519 AAAA")
         )
     code, lines = doctor(desk, tmp_path, capsys)
-    line = only_failure(code, lines, "keys")
+    line = only_failure(code, lines, "seat keys")
     assert (
         f"game g1, south ({south.address}): ed25519 key not readable: not an OpenSSH public key"
         in line
@@ -239,3 +237,51 @@ def test_a_clock_off_the_database_clock(database_url: str) -> None:
             check_clock(engine, lambda: utcnow() - timedelta(seconds=60))
     finally:
         engine.dispose()
+
+
+def serve_once(tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """`pbem -c doctor.toml serve --once` (the file `doctor` wrote last), in a process
+    of its own: the daemon's start, as an operator runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "pbem", "-c", str(tmp_path / "doctor.toml"), "serve", "--once"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+    )
+
+
+def serve_refuses_what_doctor_fails(tmp_path: Path, lines: dict[str, str]) -> None:
+    """The daemon does not start, naming each failure the doctor named, word for word."""
+    served = serve_once(tmp_path)
+    assert served.returncode == 1, served.stderr
+    assert "the daemon does not start" in served.stderr and "Traceback" not in served.stderr
+    for check, line in lines.items():
+        if line.startswith("FAIL"):
+            assert f"{check}: {line.removeprefix('FAIL ')}" in served.stderr, served.stderr
+
+
+def test_a_signing_key_file_that_is_missing_fails_doctor_and_serve(
+    desk: ModeratorDesk, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gone = tmp_path / "keys" / "openpgp.key"  # never made
+    code, lines = doctor(desk, tmp_path, capsys, **{str(game_keys().openpgp_key): str(gone)})
+    line = only_failure(code, lines, "signing")
+    assert f"[signing] openpgp_key: cannot read {gone}" in line and "pbem mailkeys" in line
+    serve_refuses_what_doctor_fails(tmp_path, lines)
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_an_empty_moderator_address_fails_doctor_and_serve(
+    desk: ModeratorDesk, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, lines = doctor(desk, tmp_path, capsys, **{f'address = "{desk.address}"': 'address = ""'})
+    line = only_failure(code, lines, "moderator")
+    assert "[moderator] address '': not a mail address" in line
+    serve_refuses_what_doctor_fails(tmp_path, lines)
+
+
+def test_serve_runs_every_start_up_check_the_doctor_runs() -> None:
+    """One list: the doctor's checks that serve skips are the mail servers (the daemon
+    rides out their being down) and the players' keys (one seat's matter)."""
+    assert {c.name for c in CHECKS if not c.at_start} == {"imap", "smtp", "seat keys"}

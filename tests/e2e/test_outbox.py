@@ -286,38 +286,70 @@ async def test_a_resend_after_a_crash_carries_the_same_message_id_and_bytes(
         assert s.query(OutboundMail).count() == 1
 
 
-async def test_a_permanent_failure_tells_the_moderator_at_most_once_per_game_per_hour(
-    desk: ModeratorDesk, smtp: tuple[ScriptedSmtp, int]
+def digests(server: ScriptedSmtp, desk: ModeratorDesk) -> list[str]:
+    """The failed-mail digests the SMTP server took, in order: their text."""
+    told = [email.message_from_bytes(raw, policy=email.policy.default) for raw in server.received]
+    return [
+        m.get_body().get_content()  # type: ignore[union-attr]
+        for m in told
+        if m["To"] == desk.config.moderator.human and "could not be sent" in m["Subject"]
+    ]
+
+
+def named(digest: str) -> set[int]:
+    return {int(line.split()[2]) for line in digest.splitlines() if line.startswith("- mail ")}
+
+
+async def test_every_failed_mail_is_in_an_hourly_digest_with_or_without_a_game(
+    desk: ModeratorDesk, smtp: tuple[ScriptedSmtp, int], mail_lab: MailLab
 ) -> None:
+    """A game's report refused: told at once. An answer to a stranger (no game)
+    refused in the same hour: not lost, but in the next hour's digest, which the
+    outbox queues by itself. One digest an hour at most, none untold, none twice."""
     server, _ = smtp
-    server.refuse = {"gone@players.example": "550 5.1.1 no such user"}
-    first = queue_answer(desk, "d1", to="gone@players.example")
-    second = queue_answer(desk, "d2", to="gone@players.example")
+    north, south = new_player(mail_lab, "north"), new_player(mail_lab, "south")
+    server.refuse = {
+        "gone@players.example": "550 5.1.1 no such user",
+        south.address: "550 5.2.1 mailbox disabled",
+    }
+    desk.demo_game("g1", [north, south])  # its opening reports: south's is refused
     clock = Clock()
+    clock.now = max(m.created_at for m in desk.outgoing()).replace(tzinfo=UTC)
+    # The next hour's start: the reports are due, and the hour has an hour to run.
+    clock.now = clock.now.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
     daemon = Daemon(desk.config, clock=clock)
     try:
-        await daemon.outbox.round()  # both refused; one notice, sent in the same round
+        await daemon.outbox.round()  # refused; the hour's digest, sent in the same round
+        [report] = [
+            m for m in desk.outgoing() if m.kind == "report" and m.recipient == south.address
+        ]
+        assert report.status == "failed"
+        assert [named(d) for d in digests(server, desk)] == [{report.id}]
+
+        clock.now += timedelta(minutes=20)  # the same hour
+        stranger = queue_answer(desk, "d2", to="gone@players.example")
+        await daemon.outbox.round()
+        assert outbound(desk, stranger).status == "failed"
+        assert len(digests(server, desk)) == 1  # the hour's digest is out: it waits
+
         clock.now += timedelta(hours=1)
-        third = queue_answer(desk, "d3", to="gone@players.example")
-        await daemon.outbox.round()  # a new hour: a second notice
+        await daemon.outbox.round()  # the outbox looks: a digest is due, and queued
+        await daemon.outbox.round()  # and sent
+        clock.now += timedelta(hours=1)
+        await daemon.outbox.round()  # nothing failed since: no digest
     finally:
         await close(daemon)
-    ids = {outbound(desk, m).id for m in (first, second, third)}
-    assert {outbound(desk, m).status for m in (first, second, third)} == {"failed"}
+    first, second = digests(server, desk)
+    assert f"mail {report.id} (report of game g1) to {south.address}: " in first
+    assert "550 5.2.1 mailbox disabled" in first and "RESEND-MAIL" in first
+    failed = outbound(desk, stranger).id
+    assert named(second) == {failed}
+    assert f"mail {failed} (answer of no game) to gone@players.example: " in second
+    assert "550 5.1.1 no such user" in second
     notices = [m for m in desk.outgoing() if m.kind == "notice"]
-    assert len(notices) == 2
-    assert {n.recipient for n in notices} == {desk.config.moderator.human}
-    assert {n.status for n in notices} == {"sent"}
-    told = [email.message_from_bytes(raw, policy=email.policy.default) for raw in server.received]
-    assert len(told) == 2
-    body = told[0].get_body().get_content()  # type: ignore[union-attr]
-    assert "gone@players.example" in body and "550" in body and "no such user" in body
-    # Either of the first two (refused on two connections at once) is named.
-    assert any(f"RESEND-MAIL {i}." in body for i in ids) and "FAILED" in body
-    # FAILED lists all three, with the server's reason.
+    assert [(n.game_id, n.status) for n in notices] == [("g1", "sent"), (None, "sent")]
     listing = mod(desk, "FAILED")
-    assert [f"mail {i}:" in listing for i in sorted(ids)] == [True, True, True]
-    assert "to gone@players.example" in listing and "550 5.1.1 no such user" in listing
+    assert f"mail {report.id}:" in listing and f"mail {failed}:" in listing
 
 
 async def test_temporary_failures_are_retried_past_the_old_limit_while_the_game_lives(

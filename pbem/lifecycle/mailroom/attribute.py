@@ -19,6 +19,7 @@ from pbem.intake.sheet import OrderSheet
 from pbem.intake.signatures import ArmouredBlock, VerifiedSheet, key_fingerprint
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.mailroom.keyring import SeatKeys
+from pbem.storage.db import insert_unless_taken
 from pbem.storage.models import InboundMail, Seat, UsedSignature
 
 log = logging.getLogger("pbem.mailroom")
@@ -37,18 +38,18 @@ class Attribution:
     def __init__(self, desk: Desk, keys: SeatKeys) -> None:
         self.desk = desk
         self.keys = keys
-        # Signature digests known unused when the batch began (see prefetch).
-        self._unused: set[str] = set()
+        # Signature digests known used when the batch began (see prefetch).
+        self._used: set[str] = set()
 
     def prefetch(self, blocks: Collection[ArmouredBlock]) -> None:
-        """Which of these blocks' signatures were used before, in one query."""
+        """Which of these blocks' signatures were used before, in one query: their
+        replays are refused without a try at recording them."""
         digests = {hashlib.sha256(b.signature).hexdigest() for b in blocks}
-        used = set(
+        self._used |= set(
             self.desk.session.scalars(
                 select(UsedSignature.digest).where(UsedSignature.digest.in_(digests))
             )
         )
-        self._unused |= digests - used
 
     def attribute(
         self, row: InboundMail, sender: str, verified: VerifiedSheet, sheet: OrderSheet
@@ -118,14 +119,19 @@ class Attribution:
         return seat
 
     def _refuse_replay(self, verified: VerifiedSheet, sheet: OrderSheet, row: InboundMail) -> None:
-        if verified.signature_digest in self._unused:
-            self._unused.discard(verified.signature_digest)  # its next use is a replay
-        elif self.desk.session.get(UsedSignature, verified.signature_digest) is not None:
+        """Record the signature's use; refuse it if it was used before. Recorded at once
+        (not at the batch's commit): a peer deciding the same block in its own batch
+        (two workers, one block mailed twice) waits for ours and takes it as a replay,
+        an ordinary answer rather than a unique violation undoing its batch."""
+        if verified.signature_digest in self._used or not insert_unless_taken(
+            self.desk.session,
+            UsedSignature,
+            digest=verified.signature_digest,
+            game_id=sheet.game,
+            mail_id=row.id,
+        ):
             raise IntakeError(
                 "replay",
                 "this signed block was received before; a signed block is accepted once "
                 "(sign a new one, which gets a new Nonce)",
             )
-        self.desk.session.add(
-            UsedSignature(digest=verified.signature_digest, game_id=sheet.game, mail_id=row.id)
-        )

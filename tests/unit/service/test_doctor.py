@@ -29,7 +29,11 @@ def test_a_fresh_embedded_installation(tmp_path: Path) -> None:
         "OK   configuration",
         "OK   database",
         "OK   keys",
+        "OK   signing",
+        "OK   moderator",
         "SKIP clock",
+        "OK   seat keys",
+        "SKIP metrics",
         "OK   intake maildir",
         "OK   outbox maildir",
     ]
