@@ -87,25 +87,21 @@ class StepTable(Generic[S]):
         return tuple(self._index)
 
 
-# A round whose name carries its own time: War in the Pacific's "T1-air1-allocation"
-# (Game-Turn 1) and "S1-ms-escort" (the Strategic Game-Turn of cycle 1).
-_TIMED_NAME = re.compile(r"[TS][0-9]+-.+")
-# Rounds played once, before turn 1 (U.S.N.'s SETUP.JFIRST and CG1.SHOCK.PREGAME).
-_BEFORE_TURN_ONE = (("setup-", "set-up"), ("pre-", "pre-game"))
+# A round whose name says its own time: War in the Pacific's "T1-air1-allocation"
+# (Game-Turn 1) and "S1-ms-escort" (the Strategic Game-Turn of cycle 1), U.S.N.'s
+# set-up and pre-game rounds before turn 1 ("setup-J", SETUP.JFIRST; "pre-J-2",
+# CG1.SHOCK.PREGAME).
+_SAYS_ITS_TIME = re.compile(r"[TS][0-9]+-.+|setup-.+|pre-.+")
 
 
 def phase_label(turn: object, phase: object) -> str:
-    """How every subject and heading names a phase: "turn 3 phase J-2".
+    """How every subject and heading names a phase: "turn 3 J-2".
 
-    The phase's own name is kept whole, as players write it in their order forms'
-    Phase: header; only the words around it change. A name that already says its
-    turn is not preceded by the turn again ("phase T1-air1-allocation"), and a
-    set-up or pre-game round, played before turn 1, says so instead of a turn
-    ("set-up phase setup-J")."""
+    The phase's name is kept whole, as players write it in their order forms' Phase:
+    header, and short enough for a subject. A name that says its own time stands
+    alone: "T1-air1-allocation", not "turn 1 T1-air1-allocation"; "setup-J", not
+    "turn 1 setup-J" (the set-up comes before turn 1)."""
     name = str(phase)
-    if _TIMED_NAME.fullmatch(name) or turn is None:
-        return f"phase {name}"
-    for prefix, words in _BEFORE_TURN_ONE:
-        if name.startswith(prefix):
-            return f"{words} phase {name}"
-    return f"turn {turn} phase {name}"
+    if turn is None or _SAYS_ITS_TIME.fullmatch(name):
+        return name
+    return f"turn {turn} {name}"
