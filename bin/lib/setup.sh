@@ -19,7 +19,8 @@ setup_say() { echo "$SETUP_WHO: $*" >&2; }
 # DPkg::Lock::Timeout covers dpkg's lock, not the package lists' lock that
 # `apt-get update` takes, so a refusal for a lock is retried until the wait is over.
 setup_apt_get() {
-    local waited=0 limit=${PBEM_APT_LOCK_WAIT:-600} pause=${PBEM_APT_LOCK_PAUSE:-5} err
+    local limit=${PBEM_APT_LOCK_WAIT:-600} pause=${PBEM_APT_LOCK_PAUSE:-5} tries=0 err
+    local until=$((SECONDS + limit))
     err=$(mktemp)
     while true; do
         if DEBIAN_FRONTEND=noninteractive $SETUP_SUDO apt-get -o DPkg::Lock::Timeout="$limit" \
@@ -27,15 +28,16 @@ setup_apt_get() {
             rm -f "$err"
             return 0
         fi
-        if ! grep -q "Could not get lock" "$err" || [ "$waited" -ge "$limit" ]; then
+        if ! grep -q "Could not get lock" "$err" || [ "$SECONDS" -ge "$until" ]; then
             cat "$err" >&2
             rm -f "$err"
             setup_say "apt-get $* failed"
             return 1
         fi
-        [ "$waited" -gt 0 ] || setup_say "waiting for the package lock: another apt-get or dpkg is running ($(grep -m1 -o 'held by process.*' "$err" || echo 'apt-get'))"
+        tries=$((tries + 1))
+        [ "$tries" -gt 1 ] || setup_say "waiting for the package lock: another apt-get" \
+            "or dpkg is running ($(grep -m1 -o 'held by process.*' "$err" || echo '?'))"
         sleep "$pause"
-        waited=$((waited + pause))
     done
 }
 
