@@ -130,7 +130,7 @@ def test_readme_set_up_with_debians_own_python_in_a_fresh_virtual_environment(
     assert f"home = {DEBIAN_PYTHON.parent}" in (venv / "pyvenv.cfg").read_text()
 
     test = subprocess.run(
-        ["bin/test", "--fast", "-n", "0", "tests/unit/core/test_phase_label.py"],
+        ["bin/test", "--unit", "-n", "0", "tests/unit/core/test_phase_label.py"],
         cwd=ROOT,
         env=env,
         capture_output=True,
