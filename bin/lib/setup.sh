@@ -68,9 +68,6 @@ setup_make_venv() {
     fi
     setup_say "making the virtual environment $dir ($("$py" --version 2>&1), $py)"
     "$py" -m venv "$dir"
-    # The venv's pip is the one this Python bundles; a current one reads this
-    # machine's package index configuration without warnings.
-    "$dir/bin/python" -m pip install -q --upgrade pip >/dev/null 2>&1 || true
 }
 
 # setup_venv EXTRAS: pbem installed (editable, the versions in constraints.txt) in
