@@ -11,6 +11,7 @@ a hand-copied list.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar, overload
@@ -84,3 +85,23 @@ class StepTable(Generic[S]):
 
     def keys(self) -> tuple[str, ...]:
         return tuple(self._index)
+
+
+# A round whose name says its own time: War in the Pacific's "T1-air1-allocation"
+# (Game-Turn 1) and "S1-ms-escort" (the Strategic Game-Turn of cycle 1), U.S.N.'s
+# set-up and pre-game rounds before turn 1 ("setup-J", SETUP.JFIRST; "pre-J-2",
+# CG1.SHOCK.PREGAME).
+_SAYS_ITS_TIME = re.compile(r"[TS][0-9]+-.+|setup-.+|pre-.+")
+
+
+def phase_label(turn: object, phase: object) -> str:
+    """How every subject and heading names a phase: "turn 3 J-2".
+
+    The phase's name is kept whole, as players write it in their order forms' Phase:
+    header, and short enough for a subject. A name that says its own time stands
+    alone: "T1-air1-allocation", not "turn 1 T1-air1-allocation"; "setup-J", not
+    "turn 1 setup-J" (the set-up comes before turn 1)."""
+    name = str(phase)
+    if turn is None or _SAYS_ITS_TIME.fullmatch(name):
+        return name
+    return f"turn {turn} {name}"

@@ -14,6 +14,7 @@ from pbem import rulesets
 from pbem.core import options as game_options
 from pbem.core.errors import DataError, LifecycleError
 from pbem.core.ruleset import ScenarioInfo
+from pbem.core.sequence import phase_label
 from pbem.intake.keyring import PublicKey, read_key
 from pbem.lifecycle import deadlines
 from pbem.lifecycle.announce import announce
@@ -486,7 +487,7 @@ class ModeratorActs:
             self.lookups,
             game,
             entry,
-            f"deadline extended: turn {phase.turn} {phase.name}",
+            f"deadline extended: {phase_label(phase.turn, phase.name)}",
             self._in_zones(
                 game,
                 lambda zone: (

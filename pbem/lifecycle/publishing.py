@@ -29,6 +29,7 @@ from pbem.config import Config
 from pbem.core import stages
 from pbem.core.events import Event
 from pbem.core.ruleset import MappedRuleset, Ruleset, State
+from pbem.core.sequence import phase_label
 from pbem.lifecycle import deadlines
 from pbem.lifecycle.acts import DATA_KEYS
 from pbem.lifecycle.lookups import Lookups
@@ -86,7 +87,7 @@ def report_subject(
     if previous:
         # A report that replaces one sent before a rollback says so (see _correction).
         again = " (corrected)" if previous.get("correction") else ""
-        done = f"turn {previous['turn']} {previous['phase']} report{again}"
+        done = f"{phase_label(previous['turn'], previous['phase'])} report{again}"
     if phase is None:
         return f"[pbem {game_id}] {done + '; ' if done else ''}game over"
     done = done or "game started"
@@ -95,7 +96,7 @@ def report_subject(
         due = f", orders due {deadline}" if deadline else ", orders due"
     elif player:
         due = ", no orders from you"
-    return f"[pbem {game_id}] {done}; next turn {phase.turn} {phase.name}{due}"
+    return f"[pbem {game_id}] {done}; next {phase_label(phase.turn, phase.name)}{due}"
 
 
 @dataclass(frozen=True)
@@ -386,7 +387,7 @@ class Publisher:
         title = (
             f"{game.id}: game over"
             if phase is None
-            else f"{game.id}: turn {phase.turn} phase {phase.name}"
+            else f"{game.id}: {phase_label(phase.turn, phase.name)}"
         )
         header = Header(
             game_id=game.id,
@@ -467,7 +468,7 @@ class Publisher:
             kind=OutboundKind.REMINDER,
             cause=(game.id, str(phase.id), side),
             to=seat.email,
-            subject=f"[pbem {game.id}] reminder: orders due for turn {phase.turn} {phase.name}",
+            subject=f"[pbem {game.id}] reminder: orders due for {phase_label(phase.turn, phase.name)}",
             text=text,
             game_id=game.id,
             side=side,

@@ -29,6 +29,8 @@ _MSGID_RE = re.compile(r"<[^<>\s@]+@[^<>\s@]+>")
 _AUTO_SUBMITTED = ("auto-replied", "auto-generated")
 # Threads grow without bound; RFC 5322 §3.6.4 allows trimming the middle.
 _MAX_REFERENCES = 12
+_FOLD_AT = 78  # RFC 5322 §2.1.1: a line SHOULD be at most 78 characters
+_MAX_LINE = 998  # and MUST be at most 998
 
 
 def stable_message_id(*parts: str, domain: str) -> str:
@@ -92,7 +94,7 @@ def compose_reply(
     msg["From"] = sender
     msg["To"] = to
     # Subjects come from strangers' mail: a line break must not inject headers.
-    msg["Subject"] = " ".join(subject.split())
+    _set_subject(msg, " ".join(subject.split()))
     msg["Date"] = email.utils.format_datetime(date)
     msg["Message-ID"] = message_id
     thread = _thread(in_reply_to, references)
@@ -121,7 +123,10 @@ def compose_reply(
         msg, message_id, [text.encode(), (html or "").encode(), *(a[2] for a in attachments)]
     )
     out = BytesIO()
-    _Generator(out, mangle_from_=False, policy=DEFAULT.clone(linesep=linesep)).flatten(msg)
+    # refold_source="none": the Subject folded here is sent as folded (the only
+    # header set raw; the others are header objects, folded by the email package).
+    policy = DEFAULT.clone(linesep=linesep, refold_source="none")
+    _Generator(out, mangle_from_=False, policy=policy).flatten(msg)
     return out.getvalue()
 
 
@@ -138,6 +143,29 @@ class _Generator(BytesGenerator):
             self.write(self._NL.join(parts[:-1]) + self._NL)  # type: ignore[attr-defined]
         if parts[-1]:
             self.write(parts[-1])
+
+
+def _set_subject(msg: EmailMessage, subject: str) -> None:
+    """The Subject, folded at spaces with its first words on the Subject: line.
+
+    The email package moves a long subject that fits a line of its own to the line
+    after "Subject:", and some mail clients then show it with a leading blank. Plain
+    printable ASCII is folded here instead (RFC 5322 §2.2.3: lines of at most 78
+    characters where the words allow, never over 998); anything else needs encoded
+    words, which the email package folds.
+    """
+    words = subject.split(" ")
+    plain = subject and all(" " <= c <= "~" for c in subject) and "=?" not in subject
+    if not plain or max(map(len, words)) > _MAX_LINE - len("Subject: "):
+        msg["Subject"] = subject
+        return
+    lines = [words[0]]
+    for word in words[1:]:
+        head = len("Subject: ") if len(lines) == 1 else 0
+        if head + len(lines[-1]) + 1 + len(word) > _FOLD_AT:
+            lines.append("")
+        lines[-1] += " " + word
+    msg.set_raw("Subject", "\n".join(lines))  # each line after the first starts with a space
 
 
 def _has_line_break(value: str) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from pbem.core.sequence import phase_label
 from pbem.reports import narrate
 from pbem.reports.sentences import listed
 
@@ -128,10 +129,10 @@ def heading(h: Header) -> str:
     prev, nxt = h.previous, h.phase
     if prev is None:
         return h.title
-    done = f"turn {prev.get('turn')} phase {prev.get('phase')} adjudicated"
+    done = f"{phase_label(prev.get('turn'), prev.get('phase'))} adjudicated"
     if nxt is None:
         return f"{h.game_id}: {done}; game over" if h.outcome else f"{h.game_id}: {done}"
-    return f"{h.game_id}: {done}; next turn {nxt.get('turn')} phase {nxt.get('name')}"
+    return f"{h.game_id}: {done}; next {phase_label(nxt.get('turn'), nxt.get('name'))}"
 
 
 def map_title(h: Header) -> str:
@@ -139,10 +140,10 @@ def map_title(h: Header) -> str:
     (the report's title names the next phase too, which the picture does not show)."""
     prev, nxt = h.previous, h.phase
     if prev is not None:
-        done = f"{h.game_id}: the map after turn {prev.get('turn')} phase {prev.get('phase')}"
+        done = f"{h.game_id}: the map after {phase_label(prev.get('turn'), prev.get('phase'))}"
         return done + ("; game over" if h.outcome else "")
     if nxt is not None:
-        return f"{h.game_id}: the map before turn {nxt.get('turn')} phase {nxt.get('name')}"
+        return f"{h.game_id}: the map before {phase_label(nxt.get('turn'), nxt.get('name'))}"
     return h.title
 
 

@@ -35,7 +35,7 @@ PAGE = _ENV.from_string(
 <tr><th>game</th><th>ruleset, scenario</th><th>state</th><th>phase</th><th>deadline</th><th>orders</th><th>disputes open</th><th>outcome</th></tr>
 {% for g in games %}
 <tr id="game-{{ g.id }}"><td><b>{{ g.id }}</b></td><td>{{ g.ruleset }}, {{ g.scenario }}</td><td>{{ g.status }}</td>
-<td>{% if g.turn is not none %}turn {{ g.turn }} {{ g.phase }}{% endif %}</td>
+<td>{% if g.turn is not none %}{{ phase_label(g.turn, g.phase) }}{% endif %}</td>
 <td>{{ g.deadline_text }}</td>
 <td>{% for side, state in g.sides.items() %}<span class="{{ 'late' if side in g.late else 'ok' if state == 'in' else '' }}">{{ side }}: {{ 'LATE' if side in g.late else state }}</span>{% if not loop.last %}, {% endif %}{% endfor %}</td>
 <td>{{ g.open_disputes or "" }}</td><td>{{ g.outcome }}</td></tr>
@@ -45,7 +45,7 @@ PAGE = _ENV.from_string(
 </section>
 <section id="late"><h2>Late</h2>
 {% set late = games | selectattr("late") | list %}
-{% if late %}<ul>{% for g in late %}<li class="late">{{ g.id }}: {{ g.late | join(", ") }} owe{{ "s" if g.late | length == 1 }} orders for turn {{ g.turn }} {{ g.phase }} (deadline {{ g.deadline_text }})</li>{% endfor %}</ul>
+{% if late %}<ul>{% for g in late %}<li class="late">{{ g.id }}: {{ g.late | join(", ") }} owe{{ "s" if g.late | length == 1 }} orders for {{ phase_label(g.turn, g.phase) }} (deadline {{ g.deadline_text }})</li>{% endfor %}</ul>
 {% else %}<p class="ok">Nobody is late.</p>{% endif %}
 </section>
 <section id="disputes"><h2>Disputes ({{ disputes | selectattr("status", "equalto", "open") | list | length }} open)</h2>
@@ -53,7 +53,7 @@ PAGE = _ENV.from_string(
 <table>
 <tr><th>game</th><th>#</th><th>by</th><th>phase</th><th>filed</th><th>status</th><th>dispute</th><th>ruling</th></tr>
 {% for d in disputes %}
-<tr><td>{{ d.game }}</td><td>{{ d.id }}</td><td class="{{ d.side }}">{{ d.side }}</td><td>turn {{ d.turn }} {{ d.phase }}</td><td>{{ d.filed }}</td>
+<tr><td>{{ d.game }}</td><td>{{ d.id }}</td><td class="{{ d.side }}">{{ d.side }}</td><td>{{ phase_label(d.turn, d.phase) }}</td><td>{{ d.filed }}</td>
 <td class="{{ 'late' if d.status == 'open' else '' }}">{{ d.status }}</td><td><pre>{{ d.text }}</pre></td><td>{{ d.ruling }}</td></tr>
 {% endfor %}
 </table>

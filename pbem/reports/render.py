@@ -17,6 +17,8 @@ from typing import Any
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
+from pbem.core.sequence import phase_label
+
 WIDTH = 72  # plain-text reports: readable in any mail client, quotable once
 
 # Players have the rulebook and the docs, not the engine's rules inventory: rule
@@ -104,6 +106,7 @@ def environment(ruleset: str) -> Environment:
     index = RULE_INDEXES.get(ruleset)
     env.filters["link_rules"] = partial(link_rules, index=index)
     env.globals["rule_link"] = partial(rule_link, index=index)
+    env.globals["phase_label"] = phase_label  # headings name a phase as subjects do
     return env
 
 

@@ -32,6 +32,7 @@ from pbem import rulesets
 from pbem.core.errors import LifecycleError
 from pbem.core.events import Event
 from pbem.core.ruleset import MappedRuleset
+from pbem.core.sequence import phase_label
 from pbem.record import journal
 from pbem.record.replay import replay
 from pbem.reports.narrative import narrative, when
@@ -53,6 +54,7 @@ details { margin: .3em 0; } summary { cursor: pointer; }
 """
 
 _ENV = Environment(autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+_ENV.globals["phase_label"] = phase_label  # the dashboard names phases as subjects do
 
 INDEX = _ENV.from_string(
     """<!DOCTYPE html>
@@ -157,7 +159,7 @@ NOISE = frozenset({"report-sent", "report-queued", "report-delivered", "report-f
 
 
 def _phase_label(phase: Phase | None) -> str:
-    return "game over" if phase is None else f"turn {phase.turn} {phase.name}"
+    return "game over" if phase is None else phase_label(phase.turn, phase.name)
 
 
 def write_site(session: Session, game_id: str, out: Path, *, unfinished: bool = False) -> Path:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pbem.config import Config
+from pbem.core.sequence import phase_label
 from pbem.intake.mime import ParsedMail
 from pbem.intake.sheet import OrderSheet
 from pbem.outbox.compose import reply_subject
@@ -96,7 +97,7 @@ def dispute(
     return _notice(
         config,
         ("dispute", game, str(number)),
-        f"[pbem {game}] dispute {number} by {seat.side} on turn {sheet.turn} {sheet.phase}",
+        f"[pbem {game}] dispute {number} by {seat.side} on {phase_label(sheet.turn, sheet.phase)}",
         f"{seat.side} ({seat.email}) disputes turn {sheet.turn} phase {sheet.phase}:\n\n"
         f"{text}\n\nOnly you read this text; no side is sent it. Rule with one "
         f"text for every side:\n  RULE {game} {number} UPHELD|DISMISSED text\n"

@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 
 from pbem import rulesets
 from pbem.core.events import Event
+from pbem.core.sequence import phase_label
 from pbem.rulesets.usn import hexgrid
 from pbem.rulesets.usn.state import GameState
 from tests.unit.reports.test_leaks import (
@@ -175,7 +176,7 @@ def test_hid_the_report_mail_is_identical_in_worlds_the_side_cannot_tell_apart(
     a, b = _both(harness, case, report=True)
     subject, text = subject_and_text(a["report"])
     turn, name = harness.phase
-    assert subject.endswith(f"next turn {turn} {name}, orders due Wed 04 Nov 12:00 UTC")
+    assert subject.endswith(f"next {phase_label(turn, name)}, orders due Wed 04 Nov 12:00 UTC")
     assert f"Report for {case.world.viewer}" in text
     assert a["report"] == b["report"]
 

@@ -113,6 +113,39 @@ def test_subject_from_a_stranger_cannot_inject_headers() -> None:
     assert msg["Subject"] == "Re: x Bcc: victim@example.org"
 
 
+def _subject_lines(mail: bytes) -> list[str]:
+    """The Subject header's lines as sent, the folded continuation lines included."""
+    lines = mail.split(b"\r\n\r\n")[0].decode("ascii").split("\r\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("Subject:"))
+    end = next(i for i in range(at + 1, len(lines)) if not lines[i].startswith(" "))
+    return lines[at:end]
+
+
+def test_a_long_subject_folds_after_its_first_words_not_after_subject() -> None:
+    """The email package would move this subject (one line long by itself) to the line
+    after "Subject:", which some readers show with a leading blank."""
+    subject = "Re: [pbem coral-sea-1942] dispute 3 by allied on phase T1-air1-allocation: x"
+    lines = _subject_lines(answer(subject=subject))
+    assert lines[0].startswith("Subject: Re: [pbem coral-sea-1942] dispute")
+    assert len(lines) == 2 and all(len(line) <= 78 for line in lines)
+    assert message_object(answer(subject=subject))["Subject"] == subject
+
+
+@given(st.lists(st.text("abcXYZ019[]:;,.-=?", min_size=1, max_size=30), min_size=1, max_size=20))
+@example(["x" * 69, "y"])  # a word as long as the first line allows
+@example(["x" * 70, "y"])  # one longer: a longer first line, not "Subject:" alone
+def test_any_printable_subject_starts_on_the_subject_line_and_reads_back(
+    words: list[str],
+) -> None:
+    subject = " ".join(words)
+    lines = _subject_lines(answer(subject=subject))
+    assert message_object(answer(subject=subject))["Subject"] == subject
+    if "=?" not in subject:  # else encoded words: the email package folds them
+        assert lines[0].startswith("Subject: ") and lines[0] != "Subject:"
+    longest = max(map(len, words))
+    assert all(len(line) <= max(78, len("Subject: ") + longest) for line in lines)
+
+
 def test_malformed_references_are_dropped_and_long_threads_trimmed() -> None:
     refs = ["not-an-id", *(f"<r{i}@example.org>" for i in range(30))]
     msg = message_object(answer(references=refs))

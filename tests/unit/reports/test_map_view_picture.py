@@ -302,8 +302,8 @@ def test_the_report_map_names_the_phase_it_shows() -> None:
     prev = {"turn": 2, "phase": "air-5"}
     h = Header("demo-1", "usn", "U.S.N.", "coral-sea", "allied", "allied",
                "demo-1: turn 2 phase A-6", phase=nxt, previous=prev)  # fmt: skip
-    assert map_title(h) == "demo-1: the map after turn 2 phase air-5"
+    assert map_title(h) == "demo-1: the map after turn 2 air-5"
     first = replace(h, previous=None)
-    assert map_title(first) == "demo-1: the map before turn 2 phase A-6"
+    assert map_title(first) == "demo-1: the map before turn 2 A-6"
     over = replace(h, phase=None, outcome={"summary": "x"})
-    assert map_title(over) == "demo-1: the map after turn 2 phase air-5; game over"
+    assert map_title(over) == "demo-1: the map after turn 2 air-5; game over"

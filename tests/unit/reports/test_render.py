@@ -331,8 +331,8 @@ def test_heading_names_the_phase_reported_the_next_one_fog_and_optional_rules() 
     )  # fmt: skip
     r = render_report(header, view, with_map=False)
     head = " ".join(r.text.split("What happened")[0].split())
-    assert head.startswith("g7: turn 1 phase J-2 adjudicated; next turn 1 phase A-3-4")
-    assert "This report: turn 1 phase J-2 (adjudicated). Next: turn 1 phase A-3-4." in head
+    assert head.startswith("g7: turn 1 J-2 adjudicated; next turn 1 A-3-4")
+    assert "This report: turn 1 J-2 (adjudicated). Next: turn 1 A-3-4." in head
     assert "Fog of war: double-blind" in head and "Optional rules: submarines." in head
     assert "Fog of war: <b>double-blind" in r.html and "<b>submarines</b>" in r.html
 
