@@ -309,6 +309,8 @@ def test_the_desk_closed_ended_games_stopped_states_replot_edit_and_the_record(
             [f"RULE g1 {number.group(1)} UPHELD zone B is replayed", "ROLLBACK g1 1 plot REPLOT"],
         )
         all_done(held)
+        for p in (north, south):
+            assert "seen everything" not in table.notice(p, "rolled back")  # not ended
         for listed in (_cli(table, "LIST"), _command(table, ["LIST"])):
             assert "g1 (demo duel): held (rollback to turn 1 phase plot), turn 1 plot, " in (
                 " ".join(listed.split())
@@ -350,6 +352,7 @@ def test_the_desk_closed_ended_games_stopped_states_replot_edit_and_the_record(
         for p in (north, south):
             notice = " ".join(table.notice(p, "rolled back").split())
             assert "each side has seen everything" in notice, notice
+            assert "(the dice server failed)" in notice
         assert "held (rollback to turn 1 phase plot)" in _cli(table, "LIST")
     finally:
         table.stop()
