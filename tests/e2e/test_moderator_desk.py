@@ -354,6 +354,7 @@ def test_the_desk_closed_ended_games_stopped_states_replot_edit_and_the_record(
             assert "each side has seen everything" in notice, notice
             assert "(the dice server failed)" in notice
         assert "held (rollback to turn 1 phase plot)" in _cli(table, "LIST")
+        _cli(table, "END", "g1", "the season is over again")  # the record is published
     finally:
         table.stop()
 
