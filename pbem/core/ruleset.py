@@ -172,6 +172,17 @@ class Ruleset(Protocol):
 
 
 @runtime_checkable
+class CheckedState(Ruleset, Protocol):
+    """A ruleset that checks a state on its own terms (optional): the moderator's
+    correcting edit (EDIT) must leave a state these checks pass."""
+
+    def state_problems(self, state: State) -> Sequence[str]:
+        """What in ``state`` the rules cannot hold (a value out of its range, a
+        unit named that does not exist), one sentence each; empty if nothing."""
+        ...
+
+
+@runtime_checkable
 class MappedRuleset(Ruleset, Protocol):
     """A ruleset whose reports carry a map picture (optional: rulesets without a
     map leave it out, and their reports draw what their view alone shows)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import distinct, func, select
@@ -116,7 +116,23 @@ class Clock:
         times = self.desk.session.execute(
             select(earliest(Phase.deadline), earliest(Phase.grace_until), earliest(Phase.remind_at))
         ).one()
-        return min((t for t in times if t is not None), default=None)
+        return min((t for t in (*times, self._next_pause_cap()) if t is not None), default=None)
+
+    def _next_pause_cap(self) -> datetime | None:
+        """The earliest moment after now a paused game reaches its longest pause
+        allowed and resumes by itself (``ModeratorActs.auto_resume_due``): a
+        deadline like any other, not left to the next sweep."""
+        paused = self.desk.session.execute(
+            select(Game.paused_at, Game.settings).where(
+                Game.status == GameStatus.PAUSED, Game.paused_at.is_not(None)
+            )
+        )
+        caps = [
+            at + timedelta(days=float(settings["max_pause_days"]))
+            for at, settings in paused
+            if at is not None
+        ]
+        return min((c for c in caps if c > self.desk.now), default=None)
 
     def _phase_due(
         self,

@@ -8,7 +8,7 @@ committed together or not at all. ``Desk.now`` is the only clock.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy.orm import Session
@@ -27,7 +27,11 @@ class Desk:
     config: Config
     key: bytes
     now: datetime
+    # Entries appended per game in this transaction: a moderator command that wrote
+    # none only read, and is not written into the record (pbem.lifecycle.moderator).
+    written: dict[str, int] = field(default_factory=dict)
 
     def record(self, game: Game, payload: Payload) -> RecordEntry:
         """Append to the game's record (its row lock is held), stamped ``now``."""
+        self.written[game.id] = self.written.get(game.id, 0) + 1
         return journal.append(self.session, game.id, payload, self.now)

@@ -25,16 +25,23 @@ lands in the game's record through the game machine's job it calls (pbem.lifecyc
     KEY game side ENCRYPT yes|no                      opt in to/out of encrypted mail
     OBSERVE game email [side]                         no side: omniscient observer
     START game | PAUSE game [reason] | RESUME game
-    EXTEND game hours | ADJUDICATE game | STATUS game
-    ROLLBACK game turn phase [REPLOT] [reason]        the game is then held: EDIT if need
+    EXTEND game hours | ADJUDICATE game [NOW] | STATUS game
+                                                      NOW: adjudicate although a side a
+                                                      rollback let plot again has not
+    ROLLBACK game turn phase [REPLOT] [FORCE] [reason]
+                                                      the game is then held: EDIT if need
                                                       be, then ADJUDICATE (re-run now) or
-                                                      RESUME (orders due from now)
+                                                      RESUME (orders due from now); an
+                                                      ended game only with FORCE and a
+                                                      reason (its sides have seen all)
     RULE game dispute-id UPHELD|DISMISSED text        one text, read by every side
     RULE game dispute-id UPHELD|DISMISSED side="text" side="text"
                                                       one text per side, every side named
-    EDIT game /json/pointer value                     correcting edit of the open phase's
-                                                      state; value is JSON (else a string),
-                                                      of the type the value replaced
+    EDIT game /json/pointer value                     correcting edit of an existing value
+                                                      of the open phase's state; value is
+                                                      JSON (else a string), of the type the
+                                                      value replaced, within the ruleset's
+                                                      checks of the state
     UPGRADE game [reason]                             move the game to this pbem's rules
                                                       (ruleset version, data) from its open
                                                       phase on; announced to every seat
@@ -43,7 +50,10 @@ lands in the game's record through the game machine's job it calls (pbem.lifecyc
     RESEND-MAIL id [id ...]                           send failed mail again
 
 Words are split as a shell does: quote a text with an apostrophe in double quotes
-("the carrier's escort"). Every act is announced to the seats it concerns.
+("the carrier's escort"). Every act is announced to the seats it concerns. A
+command that changes a game is written into the game's record (published when
+the game ends); a command that only reads goes to the audit log (``pbem.audit``),
+never into the record.
 The tools between turns (LIST, SEATS, DISPUTES, AUDIT, MESSAGE, RESEND, SET,
 DELETE, UNOBSERVE) live in pbem.lifecycle.season; docs/moderator.md describes them.
 """
@@ -52,6 +62,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import shlex
 import tomllib
 from collections.abc import Callable
@@ -72,6 +83,12 @@ from pbem.record.rules import describe as describe_rules
 from pbem.storage.enums import KeyKind
 from pbem.storage.models import Game, SeatKey
 from pbem.storage.seatkeys import seat_keys
+
+# The moderator's reads (STATUS, LIST, AUDIT ...): logged, never in a game's record.
+audit_log = logging.getLogger("pbem.audit")
+# What the record says of a command given at the command line: the local user and
+# host name stay in the audit log, since the record is published when the game ends.
+CLI_BY, CLI_ORIGIN = "moderator", "command line"
 
 
 @dataclass(frozen=True)
@@ -347,7 +364,11 @@ def _extend(gm: GameMaster, a: list[str]) -> str:
 
 
 def _adjudicate(gm: GameMaster, a: list[str]) -> str:
-    _need(a, 1, "ADJUDICATE game")
+    _need(a, 1, "ADJUDICATE game [NOW]")
+    if len(a) > 2 or (len(a) == 2 and a[1].upper() != "NOW"):
+        raise LifecycleError("usage: ADJUDICATE game [NOW]")
+    if len(a) == 1:
+        _refuse_before_replot(gm, a[0])
     result = gm.phases.adjudicate_now(a[0])
     nxt = result.next_phase
     return f"{a[0]} turn {result.phase.turn} {result.phase.name} adjudicated" + (
@@ -355,15 +376,40 @@ def _adjudicate(gm: GameMaster, a: list[str]) -> str:
     )
 
 
+def _refuse_before_replot(gm: GameMaster, game_id: str) -> None:
+    """ADJUDICATE without NOW waits for the sides a rollback told they may send
+    orders again: adjudicating at once would take their orders from them."""
+    game = gm.lookups.game(game_id)
+    phase = gm.lookups.open_phase(game_id)
+    owed = gm.corrections.replot_owed(game, phase) if phase is not None else []
+    if phase is None or not owed:
+        return
+    raise LifecycleError(
+        f"{', '.join(owed)} {'was' if len(owed) == 1 else 'were'} told by the rollback that "
+        f"{'it' if len(owed) == 1 else 'they'} may send orders for turn {phase.turn} "
+        f"{phase.name} again, and {'has' if len(owed) == 1 else 'have'} not: RESUME "
+        f"{game_id} and wait for the orders, or ADJUDICATE {game_id} NOW to adjudicate "
+        "without them (the no-orders policy applies); nothing was done"
+    )
+
+
+_ROLLBACK_FLAGS = ("REPLOT", "FORCE")
+
+
 def _rollback(gm: GameMaster, a: list[str]) -> str:
-    _need(a, 3, "ROLLBACK game turn phase [REPLOT] [reason]")
+    _need(a, 3, "ROLLBACK game turn phase [REPLOT] [FORCE] [reason]")
     try:
         turn = int(a[1])
     except ValueError:
         raise LifecycleError(f"{a[1]!r} is not a turn number") from None
-    replot = len(a) > 3 and a[3].upper() == "REPLOT"
-    reason = " ".join(a[4:] if replot else a[3:])
-    phase = gm.corrections.rollback(a[0], turn, a[2], replot=replot, reason=reason)
+    rest, flags = a[3:], set()
+    while rest and rest[0].upper() in _ROLLBACK_FLAGS:
+        flags.add(rest.pop(0).upper())
+    replot = "REPLOT" in flags
+    reason = " ".join(rest)
+    phase = gm.corrections.rollback(
+        a[0], turn, a[2], replot=replot, reason=reason, force="FORCE" in flags
+    )
     open_to = sorted(gm.corrections.may_plot(phase))
     how = (
         "players plot again under a new seed"
@@ -464,9 +510,9 @@ def _status(gm: GameMaster, a: list[str]) -> str:
         for s, v in gm.lookups.who_has_plotted(phase).items()
     )
     deadline = f"{phase.deadline:%Y-%m-%d %H:%M} UTC" if phase.deadline else "none"
-    held = f" held ({game.held})," if game.held else ","
+    disputes = sum(d["status"] == "open" for d in season.dispute_lines(gm, game.id))
     return (
-        f"{game.id}: {game.status}{held} turn {phase.turn} {phase.name}, "
+        f"{game.id}: {season.shown_state(game, disputes)}, turn {phase.turn} {phase.name}, "
         f"deadline {deadline}; {who}{unsent}"
     )
 
@@ -532,12 +578,30 @@ def execute(gm: GameMaster, line: str, actor: Actor | None = None) -> str:
         raise LifecycleError(
             f"unknown command {words[0]!r}; commands: {', '.join(sorted(COMMANDS))}"
         )
+    game_id = words[1] if len(words) > 1 else ""
+    written = gm.desk.written.get(game_id, 0)
     result = command(gm, words[1:])
-    if actor is not None and len(words) > 1 and gm.desk.session.get(Game, words[1]) is not None:
+    if actor is None:
+        return result
+    changed = gm.desk.written.get(game_id, 0) > written
+    if changed and gm.desk.session.get(Game, game_id) is not None:
+        cli = actor.via == "cli"
         gm.desk.record(
-            gm.lookups.game(words[1]),
+            gm.lookups.game(game_id),
             ModeratorCommand(
-                command=words[0].upper(), by=actor.by, via=actor.via, origin=actor.origin
+                command=words[0].upper(),
+                by=CLI_BY if cli else actor.by,
+                via=actor.via,
+                origin=CLI_ORIGIN if cli else actor.origin,
             ),
         )
+    audit_log.info(
+        "moderator %s %s by %s via %s (%s)",
+        "command" if changed else "read",
+        words[0].upper(),
+        actor.by,
+        actor.via,
+        actor.origin,
+        extra={"game": game_id or None},
+    )
     return result

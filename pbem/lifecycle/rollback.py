@@ -5,16 +5,25 @@ A rollback leaves the game held for the moderator (``Game.held``): no orders,
 no clock, no adjudication, and a pause stays a pause, until he says ADJUDICATE
 (re-run now) or RESUME (the sides that may plot get a fresh deadline, the
 phase's seed commitment and an order form). He may EDIT meanwhile.
+
+An ended game is closed: END mailed the full record to every side, so it is
+rolled back only with FORCE and a reason, and the notice says that every side
+has seen everything. The EDITs of one command mail are announced together, one
+notice per seat (``batched``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import select
+
 from pbem.core.errors import LifecycleError
-from pbem.core.ruleset import Ruleset, State
+from pbem.core.ruleset import CheckedState, Ruleset, State
 from pbem.lifecycle import deadlines
 from pbem.lifecycle.announce import announce
 from pbem.lifecycle.desk import Desk
@@ -22,14 +31,29 @@ from pbem.lifecycle.lookups import Lookups
 from pbem.lifecycle.phases import PhaseMachine
 from pbem.record import journal
 from pbem.record.chain import state_hash
-from pbem.record.edits import EditError, apply_edit
+from pbem.record.edits import EditError, apply_edit, value_at
 from pbem.record.payloads import HoldReleased, RolledBack, StateEdited
 from pbem.record.replay import replay_line
 from pbem.record.rules import last_upgrade
 from pbem.secrecy.plots import seal, unseal
 from pbem.secrecy.seeds import unseal_seed
 from pbem.storage.enums import GameStatus, PhaseStatus, PlotSource
-from pbem.storage.models import Game, GameState, Phase, Plot
+from pbem.storage.models import Game, GameState, Phase, Plot, RecordEntry
+
+# The largest integer every JSON reader holds exactly (I-JSON, RFC 7493 2.2): a
+# state's counts are far below it, so a longer number is a slip of the keyboard.
+SAFE_INTEGER = 2**53 - 1
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One correcting edit, kept for the notice of its command mail."""
+
+    entry: RecordEntry
+    phase: Phase
+    pointer: str
+    old: Any
+    value: Any
 
 
 class Corrections:
@@ -39,9 +63,17 @@ class Corrections:
         self.desk = desk
         self.lookups = lookups
         self.phases = phases
+        self._edits: list[Edit] | None = None  # inside ``batched``: announced at its end
 
     def rollback(
-        self, game_id: str, turn: int, phase_name: str, *, replot: bool = False, reason: str = ""
+        self,
+        game_id: str,
+        turn: int,
+        phase_name: str,
+        *,
+        replot: bool = False,
+        reason: str = "",
+        force: bool = False,
     ) -> Phase:
         """Reopen an earlier phase; the state there is recomputed from the record.
 
@@ -50,11 +82,15 @@ class Corrections:
         With ``replot`` the sides plot again. Whenever a side may send orders
         (``replot``, or a side that had sent none) the phase gets a new seed: the
         old one is public now, and known dice must not meet fresh orders. The
-        game is left held for the moderator (see the module's docstring).
+        game is left held for the moderator (see the module's docstring). An
+        ended game only with ``force`` and a ``reason``.
         """
         game = self.lookups.game(game_id)
         if game.status not in (GameStatus.RUNNING, GameStatus.PAUSED, GameStatus.OVER):
             raise LifecycleError(f"game {game_id} has not started")
+        ended = game.status == GameStatus.OVER
+        if ended and not (force and reason.strip()):
+            raise LifecycleError(_closed(game_id, turn, phase_name))
         line = self.lookups.line_of_play(game_id)
         target = next((p for p in line if (p.turn, p.name) == (turn, phase_name)), None)
         if target is None:
@@ -106,7 +142,7 @@ class Corrections:
             game,
             entry,
             f"rolled back to turn {turn} {phase_name}",
-            _rollback_notice(game_id, target, phase, may_plot, reason),
+            _rollback_notice(game_id, target, phase, may_plot, reason, ended=ended),
         )
         return phase
 
@@ -159,6 +195,22 @@ class Corrections:
             if (plot := self.lookups.current_plot(phase, side)) is None
             or plot.source != PlotSource.ROLLBACK
         )
+
+    def replot_owed(self, game: Game, phase: Phase) -> list[str]:
+        """The sides a rollback to ``phase`` told they may send orders (REPLOT, or
+        none on file) that have not sent them yet."""
+        last = self.desk.session.scalars(
+            select(RecordEntry)
+            .where(RecordEntry.game_id == game.id, RecordEntry.kind == RolledBack.kind)
+            .order_by(RecordEntry.seq.desc())
+            .limit(1)
+        ).first()
+        if last is None or not last.payload.get("fresh_seed"):
+            return []
+        if (last.payload["to_seq"], last.payload["epoch"]) != (phase.seq, phase.epoch):
+            return []  # the phase a rollback reopened was adjudicated since
+        plotted = self.lookups.who_has_plotted(phase)
+        return sorted(side for side in self.may_plot(phase) if not plotted.get(side))
 
     def release(self, game: Game) -> Phase | None:
         """End the hold a rollback left by RESUME: the open phase's deadline runs from
@@ -214,9 +266,10 @@ class Corrections:
             raise LifecycleError(f"no stored state for phase {phase.id}")
         before = state_hash(cached.state)
         try:
+            value_at(cached.state, pointer)  # EDIT changes what exists, creates nothing
             new_state, old = apply_edit(cached.state, pointer, value)
         except EditError as exc:
-            raise LifecycleError(str(exc)) from None
+            raise LifecycleError(f"{exc}; EDIT changes existing values only") from None
         self._check_edit(game, phase, pointer, old, value, new_state)
         cached.state = new_state  # a new object, so the JSON column sees the change
         self.lookups.remember_state(phase, new_state)
@@ -234,26 +287,52 @@ class Corrections:
                 state_hash=phase.state_hash,
             ),
         )
-        # What was changed may be hidden from a side: the sides hear that the state
-        # was corrected, never where or to what; omniscient observers see it all.
+        edit = Edit(entry, phase, pointer, old, value)
+        if self._edits is not None:
+            self._edits.append(edit)
+        else:
+            self._announce_edits(game, [edit])
+        return phase, old
+
+    @contextmanager
+    def batched(self) -> Iterator[list[Edit]]:
+        """The EDITs made inside are announced at its end, one notice per seat and
+        game; clear the list it yields to announce none (the mail was undone)."""
+        edits: list[Edit] = []
+        self._edits = edits
+        try:
+            yield edits
+        finally:
+            self._edits = None
+        for game_id in dict.fromkeys(e.entry.game_id for e in edits):
+            game = self.lookups.game(game_id)
+            self._announce_edits(game, [e for e in edits if e.entry.game_id == game_id])
+
+    def _announce_edits(self, game: Game, edits: Sequence[Edit]) -> None:
+        """What was changed may be hidden from a side: the sides hear that the state
+        was corrected, never where or to what; omniscient observers see it all."""
+        last = edits[-1].phase
         plain = (
-            f"The moderator has corrected the state of game {game_id} at turn {phase.turn} "
-            f"phase {phase.name}; your next report shows the corrected position."
+            f"The moderator has corrected the state of game {game.id} at turn {last.turn} "
+            f"phase {last.name}; your next report shows the corrected position."
         )
         texts: dict[str | None, str] = {side: plain for side in self.lookups.sides_of(game)}
-        texts[None] = f"{plain}\n\n{pointer}: {json.dumps(old)} -> {json.dumps(value)}"
-        announce(self.desk, self.lookups, game, entry, "state corrected", texts)
-        return phase, old
+        texts[None] = f"{plain}\n\n" + "\n".join(
+            f"{e.pointer}: {json.dumps(e.old)} -> {json.dumps(e.value)}" for e in edits
+        )
+        announce(self.desk, self.lookups, game, edits[0].entry, "state corrected", texts)
 
     def _check_edit(
         self, game: Game, phase: Phase, pointer: str, old: Any, value: Any, state: State
     ) -> None:
         """Refuse an edit the ruleset could not live with: a value of another JSON
-        type than the one it replaces (a null or a new key excepted) (an integer stays an integer; a number may
-        replace a float), or a state the ruleset fails on (its demand, each side's
+        type than the one it replaces (a null excepted; an integer stays an integer, a
+        number may replace a float), a number past ``SAFE_INTEGER``, a state the
+        ruleset's own checks refuse (``CheckedState``: ranges, units that exist), or
+        a state the ruleset fails on (its demand, each side's
         view, order form and order check, tried now instead of at adjudication)."""
         if (
-            old is not None  # a new key, or a null: the ruleset's own check below decides
+            old is not None  # a null: the ruleset's own checks below decide
             and _json_type(value) != _json_type(old)
             and not (_json_type(old) == "number" and _json_type(value) == "integer")
         ):
@@ -261,7 +340,17 @@ class Corrections:
                 f"{pointer} holds {_json_type(old)} {json.dumps(old)}; "
                 f"{json.dumps(value)} is {_json_type(value)}: nothing was changed"
             )
+        if _too_large(value):
+            raise LifecycleError(
+                f"{json.dumps(value)} is out of range: a number in a game state is at most "
+                f"{SAFE_INTEGER} in size; nothing was changed"
+            )
         ruleset = self.lookups.ruleset(game)
+        if isinstance(ruleset, CheckedState) and (problems := ruleset.state_problems(state)):
+            raise LifecycleError(
+                f"the {game.ruleset} rules refuse {pointer} = {json.dumps(value)}: "
+                f"{'; '.join(problems)}; nothing was changed"
+            )
         try:
             ruleset.pending(state)
             for side in phase.sides:
@@ -274,6 +363,28 @@ class Corrections:
                 f"the {game.ruleset} rules cannot use the state with {pointer} = "
                 f"{json.dumps(value)} ({type(exc).__name__}: {exc}); nothing was changed"
             ) from None
+
+
+def _closed(game_id: str, turn: int, phase_name: str) -> str:
+    """Why an ended game is not rolled back without FORCE and a reason."""
+    return (
+        f"game {game_id} has ended and END mailed its full record to every side: it is "
+        f"closed. To reopen it all the same, say ROLLBACK {game_id} {turn} {phase_name} "
+        "FORCE and a reason (the sides are told they have seen everything); nothing was done"
+    )
+
+
+def _too_large(value: Any) -> bool:
+    """Whether a value holds a number no JSON reader is sure to hold exactly."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return abs(value) > SAFE_INTEGER
+    if isinstance(value, list):
+        return any(_too_large(v) for v in value)
+    if isinstance(value, dict):
+        return any(_too_large(v) for v in value.values())
+    return False
 
 
 def _json_type(value: Any) -> str:
@@ -292,11 +403,26 @@ def _json_type(value: Any) -> str:
 
 
 def _rollback_notice(
-    game_id: str, target: Phase, phase: Phase, may_plot: Sequence[str], reason: str
+    game_id: str,
+    target: Phase,
+    phase: Phase,
+    may_plot: Sequence[str],
+    reason: str,
+    *,
+    ended: bool = False,
 ) -> str:
     """What every player is told of a rollback: which reports are void, whose orders
-    stand, and the new seed's commitment where sides plot again."""
+    stand, and the new seed's commitment where sides plot again; of an ended game,
+    that every side has seen everything."""
     why = f" ({reason})" if reason else ""
+    seen = (
+        "\n\nThe game had ended, and its full record (every side's orders, forces and "
+        "dice) was mailed to every side: each side has seen everything, the other "
+        "side's secrets included. The game goes on all the same, by the moderator's "
+        "decision."
+        if ended
+        else ""
+    )
     orders = (
         "The orders of every side stand as they were and are re-adjudicated."
         if not may_plot
@@ -309,7 +435,9 @@ def _rollback_notice(
     return (
         f"The moderator has rolled game {game_id} back to turn {target.turn} phase "
         f"{target.name}{why}. Reports of that phase and later ones are void; "
-        "corrected reports will follow.\n\n"
+        "corrected reports will follow."
+        + seen
+        + "\n\n"
         + orders
         + "\n\nThe game is held until the moderator releases it; you will hear "
         "when orders are due."

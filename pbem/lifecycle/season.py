@@ -28,7 +28,7 @@ from typing import Any
 from sqlalchemy import select
 
 from pbem.core.errors import LifecycleError
-from pbem.lifecycle import deadlines
+from pbem.lifecycle import deadlines, upgrades
 from pbem.lifecycle.acts import DATA_KEYS, checked_options
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.settings import SETTINGS
@@ -57,7 +57,7 @@ class GameLine:
     id: str
     ruleset: str
     scenario: str
-    status: str
+    status: str  # as shown: running, held (why), rules-held (why), paused, ...
     turn: int | None = None
     phase: str = ""
     deadline: datetime | None = None
@@ -66,6 +66,7 @@ class GameLine:
     waiting: list[str] = field(default_factory=list)  # owing orders, deadline not passed
     outcome: str = ""
     open_disputes: int = 0
+    live: bool = False  # running, not held: its deadline runs and orders are due
 
 
 def when(at: datetime | None) -> str:
@@ -83,10 +84,23 @@ def outcome_text(outcome: dict[str, Any] | None) -> str:
     return f"{head}: {summary}" if summary else head
 
 
+def shown_state(game: Game, open_disputes: int) -> str:
+    """A game's state as every listing shows it: what stops it (a pause, a hold by
+    a rollback or by changed rules, a dispute awaiting its ruling) before the bare
+    status, so a stopped game never reads as plain "running"."""
+    if game.status != GameStatus.RUNNING and game.status != GameStatus.PAUSED:
+        return str(game.status)  # created, over
+    shown = ["paused"] if game.status == GameStatus.PAUSED else []
+    if game.held:
+        rules = game.held.startswith(upgrades.RULES_HOLD)
+        shown.append(f"{'rules-held' if rules else 'held'} ({game.held})")
+    if open_disputes:
+        shown.append(f"waiting-for-ruling ({open_disputes} open dispute(s))")
+    return ", ".join(shown) or str(game.status)
+
+
 def game_line(gm: GameMaster, game: Game) -> GameLine:
-    line = GameLine(game.id, game.ruleset, game.scenario, str(game.status))
-    line.outcome = outcome_text(game.outcome)
-    line.open_disputes = len(
+    open_disputes = len(
         list(
             gm.desk.session.scalars(
                 select(Dispute.id).where(
@@ -95,6 +109,10 @@ def game_line(gm: GameMaster, game: Game) -> GameLine:
             )
         )
     )
+    line = GameLine(game.id, game.ruleset, game.scenario, shown_state(game, open_disputes))
+    line.outcome = outcome_text(game.outcome)
+    line.open_disputes = open_disputes
+    line.live = game.status == GameStatus.RUNNING and not game.held
     phase = gm.lookups.open_phase(game.id) if game.status != GameStatus.OVER else None
     if phase is None:
         return line
@@ -102,7 +120,7 @@ def game_line(gm: GameMaster, game: Game) -> GameLine:
     holds = gm.lookups.who_holds(phase)
     for side, plotted in gm.lookups.who_has_plotted(phase).items():
         line.sides[side] = "held" if holds[side] else "in" if plotted else "missing"
-        if line.sides[side] != "in":
+        if line.sides[side] != "in" and line.live:  # a stopped game owes nothing yet
             past = phase.deadline is not None and gm.desk.now >= phase.deadline
             (line.late if past else line.waiting).append(side)
     return line
@@ -120,7 +138,11 @@ def _list(gm: GameMaster, a: list[str]) -> str:
     out = [f"{len(lines)} game(s):"]
     for g in lines:
         text = f"{g.id} ({g.ruleset} {g.scenario}): {g.status}"
-        if g.turn is not None:
+        if g.turn is not None and not g.live:  # stopped: no deadline runs, nobody is late
+            text += f", turn {g.turn} {g.phase}, no deadline runs; orders: " + ", ".join(
+                f"{side} {state}" for side, state in g.sides.items()
+            )
+        elif g.turn is not None:
             text += f", turn {g.turn} {g.phase}, deadline {when(g.deadline)}"
             if g.late:
                 text += f"; LATE: {', '.join(g.late)}"
@@ -302,7 +324,14 @@ def dashboard_page(gm: GameMaster) -> str:
     # Here, not at the top: the daemon imports this module and never draws the page.
     from pbem.reports.dashboard import render_dashboard
 
-    games = [{**asdict(g), "deadline_text": when(g.deadline)} for g in overview(gm)]
+    games = [
+        {
+            **asdict(g),
+            # A stopped game's deadline does not run: never shown as if it passed.
+            "deadline_text": when(g.deadline) + ("" if g.live or g.turn is None else " (stopped)"),
+        }
+        for g in overview(gm)
+    ]
     return render_dashboard(when(gm.desk.now), games, dispute_lines(gm, None), failed_mail(gm))
 
 

@@ -47,6 +47,15 @@ def _index(node: list[Any], token: str, pointer: str) -> int:
     return i
 
 
+def value_at(state: State, pointer: str) -> Any:
+    """The value at ``pointer``; ``EditError`` if nothing is there (a key or list
+    item the state does not hold)."""
+    node: Any = state
+    for token in parse_pointer(pointer):
+        node = _child(node, token, pointer)
+    return node
+
+
 def apply_edit(state: State, pointer: str, value: Any) -> tuple[dict[str, Any], Any]:
     """The state with the value at ``pointer`` replaced, and the value it had.
 

@@ -36,6 +36,8 @@ SCENARIOS: dict[str, dict[str, object]] = {
     "duel": {"turns": 3, "squadrons": {"SQN-1": 3, "SQN-2": 2, "SQN-3": 1}},
     "long-duel": {"turns": 10, "squadrons": {"SQN-1": 3, "SQN-2": 2, "SQN-3": 1}},
 }
+# The strongest a squadron may be: one digit, as a counter prints it (illustrative).
+MAX_STRENGTH = 9
 
 
 class RaidRuleset:
@@ -161,6 +163,26 @@ class RaidRuleset:
         lines += [f"SEND {sq} A" for sq in state["forces"][side]]
         return "\n".join(lines)
 
+    def state_problems(self, state: State) -> Sequence[str]:
+        """A state's values within the game's ranges, its squadrons those of the
+        set-up (the moderator's EDIT is checked by it)."""
+        known = {sq for sc in SCENARIOS.values() for sq in sc["squadrons"]}  # type: ignore[attr-defined]
+        problems = []
+        if not _whole(state["turn"], 1, state["last_turn"] + 1):
+            problems.append(f"turn {state['turn']!r} is not 1 to {state['last_turn'] + 1}")
+        for side in SIDES:
+            for squadron, strength in state["forces"][side].items():
+                if squadron not in known:
+                    problems.append(f"{side} has no squadron {squadron} in any set-up")
+                if not _whole(strength, 0, MAX_STRENGTH):
+                    problems.append(
+                        f"{side} {squadron}: strength {strength!r} is not 0 to {MAX_STRENGTH}"
+                    )
+            most = state["last_turn"] * len(ZONES)
+            if not _whole(state["score"][side], 0, most):
+                problems.append(f"{side}'s score {state['score'][side]!r} is not 0 to {most}")
+        return problems
+
     def outcome(self, state: State) -> Outcome | None:
         if state["turn"] <= state["last_turn"]:
             return None
@@ -169,3 +191,8 @@ class RaidRuleset:
         return Outcome(
             winner, "victory" if winner else "draw", f"north {n}, south {s}", dict(state["score"])
         )
+
+
+def _whole(value: Any, low: int, high: int) -> bool:
+    """Whether ``value`` is a whole number from ``low`` to ``high``."""
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high

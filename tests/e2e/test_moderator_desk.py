@@ -18,11 +18,17 @@ each reads only his own mailbox:
 
 from __future__ import annotations
 
+import getpass
 import hashlib
+import json
 import re
+import socket
+import urllib.request
+from dataclasses import replace
 from pathlib import Path
 
 from tests.e2e.test_game_by_mail import (
+    Person,
     Table,
     all_done,
     orders,
@@ -30,6 +36,7 @@ from tests.e2e.test_game_by_mail import (
     read_record,
     sheet,
 )
+from tests.e2e.test_season_tools import Dashboard
 from tests.maillab import MailLab
 
 RATE_LIMIT = 3  # players stay within it; the moderator sends more and is never limited
@@ -190,3 +197,178 @@ def test_rulings_rollback_hold_and_the_moderators_mail(
     assert all(a["by"] == umpire.address for a in acted if a["via"] == "mail")
     verified = table.pbem_cli("verify", str(archive))
     assert verified.returncode == 0, verified.stderr
+
+
+# ---------------------------------------------------------------- the desk, closed
+
+
+def _command(table: Table, lines: list[str], sender: Person | None = None) -> str:
+    """A signed command mail (by default the moderator's); its answer, lines joined."""
+    who = sender or table.umpire
+    return table.answer(who, table.send(who, sheet("g1", "moderator", 1, "x", lines)))
+
+
+def _cli(table: Table, *words: str, ok: bool = True) -> str:
+    done = table.pbem_cli("mod", *words)
+    assert (done.returncode == 0) == ok, (done.stdout, done.stderr)
+    return done.stdout if ok else done.stderr
+
+
+def _count(table: Table, who: Person, words: str) -> int:
+    return sum(words in str(m["Subject"]) for m in table.mailbox(who))
+
+
+def test_the_desk_closed_ended_games_stopped_states_replot_edit_and_the_record(
+    mail_lab: MailLab, tmp_path: Path, database_url: str
+) -> None:
+    """By mail and by CLI: an ended game is closed to ROLLBACK but FORCE with a reason
+    (the sides told they have seen everything); LIST, STATUS and the dashboard show a
+    held, paused, waiting-for-ruling game as such; ADJUDICATE after ROLLBACK REPLOT
+    waits unless NOW; EDIT changes existing values within the rules' ranges, one
+    notice per seat per mail; reads stay out of the record, and the CLI's user and
+    host out of the published record; a wrong key from the moderator's address
+    alerts; a pause ends at its cap, not at the next sweep."""
+    table = Table(mail_lab, tmp_path, database_url)
+    north, south, press = (person(mail_lab, n) for n in ("north", "south", "press"))
+    umpire = table.umpire
+    table.start()
+    try:
+        all_done(
+            _command(
+                table,
+                [
+                    "CREATE g1 demo duel deadline_hours=24",
+                    f"ASSIGN g1 north {north.address} {north.public}",
+                    f"ASSIGN g1 south {south.address} {south.public}",
+                    f"OBSERVE g1 {press.address}",
+                    "START g1",
+                ],
+            )
+        )
+        for p in (north, south):
+            table.report(p, 1)
+
+        # -------------------------------- a wrong key from the moderator's own address
+        impostor = replace(umpire, key=person(mail_lab, "thief").key)
+        refused = _command(table, ["END g1"], impostor)
+        assert "not registered" in refused, refused
+        assert umpire.address in table.notice(umpire, "ALERT")
+        assert "over" not in _cli(table, "STATUS", "g1")
+
+        # -------------------------------- EDIT: existing values only, within the ranges
+        for line in ("EDIT g1 /nosuch 1", "EDIT g1 /forces/north/SQN-9 2"):
+            assert "EDIT changes existing values only" in _command(table, [line])
+        assert "strength -1 is not 0 to 9" in _cli(
+            table, "EDIT", "g1", "/forces/north/SQN-1", "-1", ok=False
+        )
+        assert "out of range" in _command(
+            table, ["EDIT g1 /forces/north/SQN-1 12345678901234567890"]
+        )
+        assert "no key 'SQN-9'" in _cli(table, "EDIT", "g1", "/forces/south/SQN-9", "1", ok=False)
+        # Three EDITs in one mail: one notice per seat; one more by CLI: one more each.
+        all_done(
+            _command(
+                table,
+                [
+                    "EDIT g1 /forces/north/SQN-1 4",
+                    "EDIT g1 /forces/north/SQN-2 3",
+                    "EDIT g1 /forces/south/SQN-3 2",
+                ],
+            )
+        )
+        omniscient = table.notice(press, "state corrected")
+        assert "/forces/north/SQN-2: 2 -> 3" in omniscient and "/forces/south/SQN-3" in omniscient
+        for p in (north, south):
+            assert "/forces" not in table.notice(p, "state corrected")
+        assert "set to 2 (was 1)" in _cli(table, "EDIT", "g1", "/forces/north/SQN-3", "2")
+        for p in (north, south, press):
+            table.notice(p, "state corrected")
+            assert _count(table, p, "state corrected") == 2
+
+        # -------------------------------- reads: answered, never recorded
+        all_done(_command(table, ["STATUS g1", "LIST", "SEATS g1", "AUDIT g1"]))
+        for words in (("STATUS", "g1"), ("LIST",), ("DISPUTES", "g1")):
+            _cli(table, *words)
+
+        # -------------------------------- a dispute: waiting for its ruling
+        for p, side, zones in ((north, "north", "AAA"), (south, "south", "BBB")):
+            assert "Accepted (3)" in table.answer(
+                p, table.send(p, sheet("g1", side, 1, "plot", orders(*zones)))
+            )
+        for p in (north, south):
+            table.report(p, 2)
+        filed = table.send(south, sheet("g1", "south", 1, "plot", ["DISPUTE zone B"]))
+        assert "Only the moderator reads it" in table.answer(south, filed)
+        number = re.search(r"RULE g1 (\d+) UPHELD", table.notice(umpire, "dispute"))
+        assert number
+        assert "g1 (demo duel): waiting-for-ruling (1 open dispute(s))" in _cli(table, "LIST")
+
+        # -------------------------------- ROLLBACK REPLOT: held, and ADJUDICATE waits
+        held = _command(
+            table,
+            [f"RULE g1 {number.group(1)} UPHELD zone B is replayed", "ROLLBACK g1 1 plot REPLOT"],
+        )
+        all_done(held)
+        for p in (north, south):
+            assert "seen everything" not in table.notice(p, "rolled back")  # not ended
+        for listed in (_cli(table, "LIST"), _command(table, ["LIST"])):
+            assert "g1 (demo duel): held (rollback to turn 1 phase plot), turn 1 plot, " in (
+                " ".join(listed.split())
+            )
+            assert "all orders in" not in listed and "LATE" not in listed
+        assert "g1: held (rollback to turn 1 phase plot), turn 1 plot" in _cli(
+            table, "STATUS", "g1"
+        )
+        board = Dashboard(table)
+        try:
+            with urllib.request.urlopen(board.url, timeout=30) as page:
+                dom = page.read().decode()
+        finally:
+            board.close()
+        row = dom.split('id="game-g1"')[1].split("</tr>")[0]
+        assert "held (rollback to turn 1 phase plot)" in row and "(stopped)" in row
+        assert "running" not in row
+        waits = _command(table, ["ADJUDICATE g1"])
+        assert "north, south were told by the rollback" in waits and "ADJUDICATE g1 NOW" in waits
+        assert "ADJUDICATE g1 NOW" in _cli(table, "ADJUDICATE", "g1", ok=False)
+        assert "turn 1 plot adjudicated" in _command(table, ["ADJUDICATE g1 NOW"])
+        for p in (north, south):
+            table.report(p, 2)
+
+        # -------------------------------- a pause ends at its cap, not at the sweep
+        all_done(_command(table, ["SET g1 max_pause_days=0.0005 a short pause", "PAUSE g1 rain"]))
+        assert "g1 (demo duel): paused, turn 2 plot, no deadline runs" in _cli(table, "LIST")
+        # 43 s: the resumption comes long before the daemon's 5-minute sweep.
+        assert "the longest pause allowed has passed" in table.notice(north, "game resumed")
+
+        # -------------------------------- an ended game is closed
+        assert _cli(table, "END", "g1", "the season is over")
+        for p in (north, south, press):
+            table.report(p, None)
+        closed = _command(table, ["ROLLBACK g1 1 plot a wrong roll"])
+        assert "has ended" in closed and "FORCE and a reason" in closed
+        assert "has ended" in _cli(table, "ROLLBACK", "g1", "1", "plot", "FORCE", ok=False)
+        all_done(_command(table, ["ROLLBACK g1 1 plot FORCE the dice server failed"]))
+        for p in (north, south):
+            notice = " ".join(table.notice(p, "rolled back").split())
+            assert "each side has seen everything" in notice, notice
+            assert "(the dice server failed)" in notice
+        assert "held (rollback to turn 1 phase plot)" in _cli(table, "LIST")
+        _cli(table, "END", "g1", "the season is over again")  # the record is published
+    finally:
+        table.stop()
+
+    archive = tmp_path / "archive"
+    assert table.pbem_cli("archive", "export", "g1", "--out", str(archive)).returncode == 0
+    entries = read_record(archive)
+    acted = [e["payload"] for e in entries if e["kind"] == "moderator-command"]
+    commands = {a["command"] for a in acted}
+    assert {"CREATE", "EDIT", "RULE", "ROLLBACK", "ADJUDICATE", "PAUSE", "END"} <= commands
+    assert not commands & {"STATUS", "LIST", "SEATS", "AUDIT", "DISPUTES"}, commands
+    by_cli = [a for a in acted if a["via"] == "cli"]
+    assert {a["command"] for a in by_cli} == {"EDIT", "END"}
+    for a in by_cli:
+        assert (a["by"], a["origin"]) == ("moderator", "command line")
+    published = json.dumps(entries)
+    assert f'"{getpass.getuser()}"' not in published
+    assert f'"{socket.gethostname()}"' not in published

@@ -49,18 +49,21 @@ def _run(gm: GameMaster, sheet: OrderSheet, actor: moderator.Actor) -> list[dict
     nested = gm.desk.session.begin_nested()
     commands: list[dict[str, Any]] = []
     failed = False
-    for number, line in sheet.lines:
-        entry: dict[str, Any] = {"line": number, "text": line, "result": ""}
-        commands.append(entry)
+    with gm.corrections.batched() as edits:  # a mail's EDITs: one notice per seat
+        for number, line in sheet.lines:
+            entry: dict[str, Any] = {"line": number, "text": line, "result": ""}
+            commands.append(entry)
+            if failed:
+                entry["status"] = "not run"
+                continue
+            try:
+                entry["result"] = moderator.execute(gm, line, actor)
+                entry["status"] = "done"
+            except LifecycleError as exc:
+                failed = True
+                entry.update(status="FAILED", result=str(exc))
         if failed:
-            entry["status"] = "not run"
-            continue
-        try:
-            entry["result"] = moderator.execute(gm, line, actor)
-            entry["status"] = "done"
-        except LifecycleError as exc:
-            failed = True
-            entry.update(status="FAILED", result=str(exc))
+            edits.clear()  # undone below: nothing to announce
     if failed:
         nested.rollback()
         gm.lookups.forget()

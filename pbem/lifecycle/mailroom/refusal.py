@@ -1,6 +1,7 @@
 """Refusal: the answer to a mail whose orders could not be taken, and what else it sets off.
 
-A refused moderator command alerts the moderator; a refusal after a signature
+A refused moderator command alerts the moderator (so does a signature refused
+on mail from one of his own command addresses); a refusal after a signature
 verified is an event of the game the sheet names; a letter without orders from
 a seated address is forwarded to the human moderator. What an unverified
 sender hears depends only on what he sent, never on the state of any game.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from pbem.core.errors import IntakeError, MailSignatureError
+from pbem.core.errors import IntakeError, MailSignatureError, SignatureError
 from pbem.intake.mime import ParsedMail
 from pbem.intake.sheet import OrderSheet, parse_sheet
 from pbem.intake.signatures import orders_in_text
@@ -75,7 +76,7 @@ def refuse(
     """The reply to a mail refused with ``exc``; ``sheet``: its order sheet, if its
     signature verified (signed by a key we know: the game it names hears of it)."""
     mail = opened.mail
-    if exc.code == "not-moderator":
+    if exc.code == "not-moderator" or _forged_command(gm, mail, exc):
         enqueue(
             gm.desk.session,
             gm.desk.config,
@@ -97,6 +98,14 @@ def refuse(
     hints = MAIL_HINTS if isinstance(exc, MailSignatureError) else HINTS
     answer = Answer(error=exc.message, hint=hints.get(exc.code, ""))
     return Reply(answer, f"refused: {exc.code}: {exc.message}")
+
+
+def _forged_command(gm: GameMaster, mail: ParsedMail, exc: IntakeError) -> bool:
+    """A signature refused on mail from one of the moderator's command addresses:
+    someone who knows his address but not his key (or a key he lost), as alarming
+    as a moderator command from a stranger."""
+    sender = (mail.from_addr or "").lower()
+    return isinstance(exc, SignatureError) and sender in gm.desk.config.moderator.command_addresses
 
 
 def _is_letter(mail: ParsedMail) -> bool:
