@@ -62,6 +62,7 @@ from pbem.rulesets.witp.datapack import DataPack, PackItem
 from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.missioncards import MissionCard
 from pbem.rulesets.witp.missions import Context, SeaMap
+from pbem.rulesets.witp.moderatorrecords import ModeratorRecords
 from pbem.rulesets.witp.state import PublicPart, WitpState
 from pbem.rulesets.witp.work import Work
 
@@ -113,7 +114,7 @@ def setup(scenario: str, pack: DataPack, sea: tfs.Locator) -> dict[str, Any]:
         }
         for side in SIDES
     }
-    return WitpState(scenario, public, private, (), {}).to_json()
+    return WitpState(scenario, public, private, (), ModeratorRecords()).to_json()
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from pbem.rulesets.witp.knowledge import (
     disclose,
 )
 from pbem.rulesets.witp.markers import Markers
+from pbem.rulesets.witp.moderatorrecords import ModeratorRecords
 from pbem.rulesets.witp.state import CLOCK, PACK, WitpState
 
 
@@ -80,10 +81,13 @@ class Work:
         part: dict[str, Any] = self.json[PRIVATE][side]
         return part
 
-    def moderator(self) -> dict[str, Any]:
-        """The moderator's part in the working copy (JSON until its records are typed)."""
-        part: dict[str, Any] = self.json.setdefault(MODERATOR, {})
-        return part
+    def moderator(self) -> ModeratorRecords:
+        """The moderator's records (moderatorrecords.py), read from the working copy."""
+        return ModeratorRecords.from_json(self.json[MODERATOR])
+
+    def put_moderator(self, records: ModeratorRecords) -> None:
+        """Write the moderator's ``records`` back (their keys in the order they keep)."""
+        self.json[MODERATOR] = records.to_json()
 
     def disclose(self, fact: Fact, audience: Sequence[str], time: str, rule: str) -> Event:
         """Tell ``fact`` to ``audience`` (knowledge.disclose) and return its Event."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.rulesets.witp import draws
-from pbem.rulesets.witp.knowledge import MODERATOR, PUBLIC
+from pbem.rulesets.witp.knowledge import PUBLIC
 from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.work import Work
 
@@ -16,13 +16,6 @@ def public_part(work: Work) -> dict[str, Any]:
     """The public part: the pack's charts the air tables read, the shared markers."""
     part: dict[str, Any] = work.json[PUBLIC]
     return part
-
-
-def moderator_record(work: Work, key: str) -> dict[str, Any]:
-    """The moderator's record ``key`` (made empty the first time): what the air rules
-    keep that no side sees (the admirals' ratings, TFs stationary, special strikes)."""
-    record: dict[str, Any] = work.json.setdefault(MODERATOR, {}).setdefault(key, {})
-    return record
 
 
 def knowledge(work: Work, side: str) -> Knowledge:
