@@ -54,7 +54,7 @@ from pbem.rulesets.witp.air import avg as avg_rules
 from pbem.rulesets.witp.air import cover as cover_rules
 from pbem.rulesets.witp.air.allocation import AIR_PLOT
 from pbem.rulesets.witp.air.coordination import Ratings
-from pbem.rulesets.witp.air.parts import moderator_record, secret_stream
+from pbem.rulesets.witp.air.parts import secret_stream
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
 from pbem.rulesets.witp.air.ships import SUNK, afloat, base_air, holdings, lose
 from pbem.rulesets.witp.air.strike.plotted import Covering
@@ -69,10 +69,11 @@ from pbem.rulesets.witp.air.strikes import (
 from pbem.rulesets.witp.air.tables import MAP_START
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.knowledge import Fact
+from pbem.rulesets.witp.moderatorrecords import Struck
+from pbem.rulesets.witp.records import ABSENT
 from pbem.rulesets.witp.work import Work
 
 ALOFT = "naval_cover_aloft"  # private[side]: {TF: [Naval Cover over it, "up"]} (5.3.4, R124)
-STRUCK = "special_struck"  # moderator: {naval phase: [[side, base, owner:tf], ...]} (5.8.2)
 
 
 class StrikeNotFlown(Fact, kind="strike-not-flown"):
@@ -634,7 +635,6 @@ def end_of_phase(work: Work, slot: Slot) -> list[Event]:
 
 
 # 14.2.2: a night strike in an Air Phase needs a TF stationary two consecutive Naval Phases.
-STATIONARY = "stationary"  # moderator: {"owner:TF": consecutive Naval Phases not moved}
 NIGHT_STATIONARY = 2
 ENEMY_HELD_WHY = "no emergency cover over a hex the enemy holds alone"
 INTERCEPTED_WHY = "the enemy's cover over its base stopped every AP at launch"
@@ -643,7 +643,17 @@ NIGHT_WHY = "its target has not stayed put two Naval Phases: no night strike in 
 
 def stationary(work: Work, owner: str, tf: str) -> int:
     """14.2.2: the Naval Phases in a row ``owner``'s ``tf`` has not moved."""
-    return int(moderator_record(work, STATIONARY).get(f"{owner}:{tf}", 0))
+    return _stationary(work).get(f"{owner}:{tf}", 0)
+
+
+def _stationary(work: Work) -> dict[str, int]:
+    """The moderator's count by "<owner>:<tf>" (the record made on first look, as the
+    stored states have it)."""
+    mod = work.moderator()
+    if mod.stationary is ABSENT:
+        work.put_moderator(mod.put(stationary={}))
+        return {}
+    return dict(mod.stationary)
 
 
 def after_naval_execution(work: Work, slot: Slot) -> list[Event]:
@@ -651,11 +661,12 @@ def after_naval_execution(work: Work, slot: Slot) -> list[Event]:
     (14.2.2, the moderator's: movement is hidden), then sunk ships leave the display."""
     for side in SIDES:
         work.own(side).pop(ALOFT, None)  # R124: the Naval Phase over, home
-    counts = moderator_record(work, STATIONARY)
+    counts = _stationary(work)
     for side in SIDES:
         for tf, entry in tfs.display(work.own(side)).items():
             key = f"{side}:{tf}"
-            counts[key] = 0 if entry.log else int(counts.get(key, 0)) + 1
+            counts[key] = 0 if entry.log else counts.get(key, 0) + 1
+    work.put_moderator(work.moderator().put(stationary=counts))
     return clear_sunk(work, slot)
 
 
@@ -710,7 +721,7 @@ def entered(work: Work, owner: str, tf: str, step: tfs.MoveStep) -> list[Event]:
     if not orders or tf not in tfs.display(work.own(owner)):
         return []
     phase = slot.time.rsplit("/", 1)[0]
-    log = moderator_record(work, STRUCK).setdefault(phase, [])
+    log = _struck(work, phase)
     struck = [(b, t.split(":", 1)[1]) for s, b, t in log if s == side and t.startswith(f"{owner}:")]
     launches = special.launches(
         parts.knowledge(work, side),
@@ -727,7 +738,7 @@ def entered(work: Work, owner: str, tf: str, step: tfs.MoveStep) -> list[Event]:
     secret = secret_stream(work, f"{slot.time}/special")
     for strike in launches:
         base = strike.parts[0].base
-        log.append([side, base, f"{owner}:{tf}"])
+        _flown(work, phase, (side, base, f"{owner}:{tf}"))
         fact = SpecialStrike(strike.id, tf, step.hex)
         events.append(work.disclose(fact, SIDES, slot.time, "5.8"))
         ratings, told = _ratings(work, strike, dice, slot.time)
@@ -749,6 +760,24 @@ def entered(work: Work, owner: str, tf: str, step: tfs.MoveStep) -> list[Event]:
         )
         seg.aloft_losses(owner, flights, losses)
     return events
+
+
+def _struck(work: Work, phase: str) -> tuple[Struck, ...]:
+    """5.8.2: the special strikes flown in the Naval Phase ``phase`` (the moderator's
+    log, its phase's entry made on first look, as the stored states have it)."""
+    mod = work.moderator()
+    log = {} if mod.special_struck is ABSENT else mod.special_struck
+    if phase not in log:
+        work.put_moderator(mod.put(special_struck={**log, phase: ()}))
+    return log.get(phase, ())
+
+
+def _flown(work: Work, phase: str, strike: Struck) -> None:
+    """Log ``strike`` as flown in ``phase`` (5.8.2)."""
+    mod = work.moderator()
+    log = {} if mod.special_struck is ABSENT else mod.special_struck
+    flown = (*log.get(phase, ()), strike)
+    work.put_moderator(mod.put(special_struck={**log, phase: flown}))
 
 
 def _over_tfs(aloft: Sequence[CoverFlight]) -> dict[tuple[str, str], int]:

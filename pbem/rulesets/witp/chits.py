@@ -25,6 +25,8 @@ from pbem.core.dice import Dice
 from pbem.core.errors import AdjudicationError, OrderSyntaxError
 from pbem.core.sides import Side
 from pbem.rulesets.witp import draws
+from pbem.rulesets.witp.moderatorrecords import ChitCups
+from pbem.rulesets.witp.records import ABSENT
 from pbem.rulesets.witp.taskforces import Ship
 
 if TYPE_CHECKING:
@@ -56,95 +58,30 @@ def level(chit: str) -> int:
 # -- the cups ----------------------------------------------------------------
 
 
-def record(work: Work) -> dict[str, Any]:
-    """The moderator's search records in the round's working copy (their JSON: the
-    cups here, search's Naval Phase record), made on first use from the printed cups."""
+def tf_key(side: str, tf: str) -> str:
+    return f"{side}:{tf}"
+
+
+def chit_cups(work: Work) -> ChitCups:
+    """The moderator's search record as the round has it now: the cups, the held
+    chits (and search's Naval Phase record); made on first use from the printed cups
+    (13.5.1)."""
     mod = work.moderator()
-    if "search" not in mod:
+    search = mod.search
+    if search is ABSENT:
         full = work.pack[CUPS_TABLE].value
         cups = {
             cup: {chit_id(k): int(v) for k, v in full[cup].items()}
             for cup in (INTENSIVE, NORMAL, SQUALL)
         }
-        mod["search"] = {"cups": cups, "held": {}}
-    record: dict[str, Any] = mod["search"]
-    return record
-
-
-def tf_key(side: str, tf: str) -> str:
-    return f"{side}:{tf}"
-
-
-@dataclass(frozen=True, slots=True)
-class HeldChit:
-    """13.5.3: a drawn chit its TF holds, and the cup it goes back to; ``counts_as``:
-    the chit Magic's Report False made it count as (42.4.1), stored as ``as``."""
-
-    cup: str
-    chit: str
-    counts_as: str | None = None
-
-    def to_json(self) -> dict[str, str]:
-        out = {"cup": self.cup, "chit": self.chit}
-        return {**out, "as": self.counts_as} if self.counts_as else out
-
-    @classmethod
-    def from_json(cls, obj: Mapping[str, str]) -> HeldChit:
-        return cls(obj["cup"], obj["chit"], obj.get("as"))
-
-
-@dataclass(frozen=True, slots=True)
-class ChitCups:
-    """13.5.1: what each cup holds, by chit, and the chits TFs hold out of them, by
-    ``tf_key`` (the moderator's: the searcher never learns a chit, 13.5.7)."""
-
-    cups: Mapping[str, Mapping[str, int]]
-    held: Mapping[str, tuple[HeldChit, ...]]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "cups": {cup: dict(contents) for cup, contents in self.cups.items()},
-            "held": {k: [h.to_json() for h in hs] for k, hs in self.held.items()},
-        }
-
-    @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> ChitCups:
-        held = {k: tuple(HeldChit.from_json(h) for h in hs) for k, hs in obj["held"].items()}
-        return cls(obj["cups"], held)
-
-    def left(self, cup: str) -> int:
-        return sum(self.cups[cup].values())
-
-    def counted(self, changes: Mapping[tuple[str, str], int]) -> dict[str, dict[str, int]]:
-        """The cups with ``changes`` ((cup, chit): +n back, -n drawn) made."""
-        out = {cup: dict(contents) for cup, contents in self.cups.items()}
-        for (cup, chit), n in changes.items():
-            out[cup][chit] += n
-        return out
-
-    def drawn(self, key: str, cup: str, chit: str) -> ChitCups:
-        held = {**self.held, key: (*self.held.get(key, ()), HeldChit(cup, chit))}
-        return ChitCups(self.counted({(cup, chit): -1}), held)
-
-    def returned(self, key: str, cup: str | None = None) -> ChitCups:
-        """``key``'s chits (those of ``cup`` only, if named) back in their cups."""
-        going = [h for h in self.held.get(key, ()) if cup in (None, h.cup)]
-        back = Counter((h.cup, h.chit) for h in going)
-        kept = tuple(h for h in self.held.get(key, ()) if h not in going)
-        held = {k: hs for k, hs in self.held.items() if k != key}
-        if kept:
-            held = {k: kept if k == key else hs for k, hs in self.held.items()}
-        return ChitCups(self.counted(back), held)
-
-
-def chit_cups(work: Work) -> ChitCups:
-    """The cups and the held chits, as the round has them now."""
-    return ChitCups.from_json(record(work))
+        search = ChitCups(cups, {})
+        work.put_moderator(mod.put(search=search))
+    return search
 
 
 def keep(work: Work, cups: ChitCups) -> None:
     """Write ``cups`` back into the round's working copy (its other records stay)."""
-    record(work).update(cups.to_json())
+    work.put_moderator(work.moderator().put(search=cups))
 
 
 def draw(work: Work, side: Side, tf: str, cup: str, secret: Dice) -> str:
@@ -182,7 +119,7 @@ def replace_last(work: Work, side: Side, tf: str, chit: str) -> None:
     cups = chit_cups(work)
     *before, last = cups.held[tf_key(side, tf)]
     held = {**cups.held, tf_key(side, tf): (*before, replace(last, counts_as=chit))}
-    keep(work, ChitCups(cups.cups, held))
+    keep(work, cups.put(held=held))
 
 
 def effective(work: Work, side: Side, tf: str) -> str:

@@ -35,7 +35,8 @@ from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.datapack import PackItem
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import MODERATOR
+from pbem.rulesets.witp.moderatorrecords import HeldContact
+from pbem.rulesets.witp.records import ABSENT
 from pbem.rulesets.witp.searchfacts import OfTf
 from pbem.rulesets.witp.work import Work
 
@@ -43,7 +44,6 @@ LOG = "coastwatchers"  # the Allies' CW Log, in their private part
 ISLANDS = "map/coastwatcher-islands"
 WORD = "COASTWATCHERS"
 DELAY_KEY = "coastwatcher_delay"  # private["allied"]["standing"][...]: hexes, or None: END
-PENDING = "coastwatchers"  # the moderator's held contacts (HeldContact), by "<owner>:<tf>"
 LARGEST_ISLAND = 4  # hexes: beyond, a CW holds its own hex only (R24)
 
 
@@ -61,24 +61,6 @@ class CoastwatcherIsland:
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> CoastwatcherIsland:
         return cls(raw["name"], tuple(raw["hexes"]))
-
-
-@dataclass(frozen=True, slots=True)
-class HeldContact:
-    """13.8: a watcher's contact with ``owner``'s TF ``tf``, held back while the TF
-    enters ``left`` more hexes (the Allies' standing delay; None: to the move's end)."""
-
-    owner: Side
-    tf: str
-    island: str
-    left: int | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"owner": str(self.owner), "tf": self.tf, "island": self.island, "left": self.left}
-
-    @classmethod
-    def from_json(cls, raw: Mapping[str, Any]) -> HeldContact:
-        return cls(Side(raw["owner"]), raw["tf"], raw["island"], raw["left"])
 
 
 def cw_log(work: Work) -> dict[str, CoastwatcherIsland]:
@@ -148,17 +130,21 @@ def parse_delay_line(side: str, words: Sequence[str]) -> tuple[str, int | None]:
 def _held(work: Work) -> dict[str, HeldContact]:
     """The contacts the moderator holds back, by "<owner>:<tf>" (the record made on
     first look, where the stored states have it)."""
-    pending = work.json.setdefault(MODERATOR, {}).setdefault(PENDING, {})
-    return {key: HeldContact.from_json(raw) for key, raw in pending.items()}
+    mod = work.moderator()
+    if mod.coastwatchers is ABSENT:
+        work.put_moderator(mod.put(coastwatchers={}))
+        return {}
+    return dict(mod.coastwatchers)
 
 
 def _hold(work: Work, key: str, held: HeldContact | None) -> None:
     """Keep ``held`` under ``key`` (None: no longer held)."""
-    pending = work.json.setdefault(MODERATOR, {}).setdefault(PENDING, {})
+    pending = dict(_held(work))
     if held is None:
         pending.pop(key, None)
     else:
-        pending[key] = held.to_json()
+        pending[key] = held
+    work.put_moderator(work.moderator().put(coastwatchers=pending))
 
 
 def island_at(work: Work, hexid: HexId) -> str | None:

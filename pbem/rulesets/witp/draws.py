@@ -17,11 +17,11 @@ recompute both.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pbem.core.dice import Dice, Draw
+from pbem.rulesets.witp.moderatorrecords import RoundSeed
+from pbem.rulesets.witp.records import ABSENT
 
 if TYPE_CHECKING:
     from pbem.rulesets.witp.work import Work
@@ -102,33 +102,14 @@ def fork(secret: Dice, label: str) -> Dice:
     return secret.fork(label) if isinstance(secret, SecretDice) else secret
 
 
-SEED_KEY = "secret_seed"  # moderator[SEED_KEY]: the current round's RoundSeed
-
-
-@dataclass(frozen=True, slots=True)
-class RoundSeed:
-    """The seed of a round's secret stream (the moderator's), stored as
-    ``{"round": name, "seed": hex}``."""
-
-    round: str
-    seed: bytes
-
-    def to_json(self) -> dict[str, str]:
-        return {"round": self.round, "seed": self.seed.hex()}
-
-    @classmethod
-    def from_json(cls, obj: Mapping[str, str]) -> RoundSeed:
-        return cls(str(obj["round"]), bytes.fromhex(str(obj["seed"])))
-
-
 def round_seed(work: Work) -> RoundSeed | None:
     """The seed the round took (kept in the moderator's part), if it took one."""
-    rec = work.moderator().get(SEED_KEY)
-    return None if rec is None else RoundSeed.from_json(rec)
+    seed = work.moderator().secret_seed
+    return None if seed is ABSENT else seed
 
 
 def keep_round_seed(work: Work, seed: RoundSeed) -> None:
-    work.moderator()[SEED_KEY] = seed.to_json()
+    work.put_moderator(work.moderator().put(secret_seed=seed))
 
 
 def take_round_seed(work: Work, dice: Dice, round_name: str) -> None:

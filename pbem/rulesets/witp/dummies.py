@@ -25,14 +25,14 @@ from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.datapack import PackItem
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import MODERATOR, Fact
+from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.markers import RevealedDummy
+from pbem.rulesets.witp.records import ABSENT
 from pbem.rulesets.witp.searchfacts import OfOwnersTf
 from pbem.rulesets.witp.work import Work
 
 JAPANESE_TABLE = "tables/japanese-dummy-allotment"
 SI_LEVELS = "scenario/si-levels"
-DEFER = "defer_dummy_removal"  # moderator flag: TFs are moving (searchplay.py)
 ALLOTMENT = "dummy_allotment"  # the side's private part
 
 
@@ -78,15 +78,12 @@ def _off_display(work: Work, side: Side, tf: str) -> None:
 
 def deferring(work: Work) -> bool:
     """Whether TFs are moving (``moving``): a revealed dummy waits for the move's end."""
-    return bool(work.json.get(MODERATOR, {}).get(DEFER))
+    return work.moderator().defer_dummy_removal is True
 
 
 def defer_removal(work: Work, defer: bool) -> None:
     """While TFs move (searchplay.moving), a revealed dummy stays on the display."""
-    if defer:
-        work.json.setdefault(MODERATOR, {})[DEFER] = True
-    else:
-        work.json[MODERATOR].pop(DEFER, None)
+    work.put_moderator(work.moderator().put(defer_dummy_removal=True if defer else ABSENT))
 
 
 def _record_revealed(work: Work, owner: Side, tf: str, time: str) -> None:

@@ -38,6 +38,7 @@ from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.datapack import Pack, PackItem
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.markers import LocatedChit
+from pbem.rulesets.witp.moderatorrecords import RevealLog, SigintLog
 from pbem.rulesets.witp.records import ABSENT, Absent, Record
 from pbem.rulesets.witp.work import Work
 
@@ -52,8 +53,6 @@ DRAW_CHITS = {"draw-1d6": 1, "draw-2d6": 2}  # 42.4.1: roll, draw that many more
 INTEL = "intelligence"  # private[side][INTEL]: the side's own intelligence holdings
 CARD_LINES = "card_lines"  # private[side][CARD_LINES]: each TF's card lines as written
 JN25_KEY, DUMMY_CARD = "jn25", "dummy_plot_card"  # private["japanese"][...]: Jn25, DummyPlotCard
-MAGIC_CUP, SI_PLUS_ONE = "magic_cup", "si_plus_one"  # the moderator's (42.4, 42.5.2)
-SIGINT_LOG, REVEAL_LOG = "sigint", "magic_reveals"  # the moderator's: SigintLog, RevealLog
 
 
 def gate_on(pack: Mapping[str, PackItem]) -> bool:
@@ -160,24 +159,6 @@ class DummyPlotCard(Record):
     time: str
 
 
-@dataclass(frozen=True)
-class SigintLog(Record):
-    """The moderator's record of a Sigint sample (``moderator["sigint"]``): which of
-    the phase's cards, by place, the Allies saw (42.3.1)."""
-
-    time: str
-    seen: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class RevealLog(Record):
-    """The moderator's record of a Magic Reveal TF (``moderator["magic_reveals"]``)."""
-
-    time: str
-    chit: str
-    seen: tuple[str, ...]
-
-
 def holdings(parts: tfs.Parts) -> Holdings:
     """The Allies' holdings (in the round's Work, or as a side knows them: none, every
     key absent, in the Japanese's knowledge)."""
@@ -214,20 +195,29 @@ def _put_dummy_card(work: Work, filed: DummyPlotCard) -> None:
     work.own(JAPANESE)[DUMMY_CARD] = filed.to_json()
 
 
-def _log(work: Work, key: str, entry: Record) -> None:
-    """Append ``entry`` to the moderator's log ``key`` (no side sees it)."""
-    work.moderator().setdefault(key, []).append(entry.to_json())
+def _log_sigint(work: Work, entry: SigintLog) -> None:
+    """Append ``entry`` to the moderator's Sigint log (no side sees it)."""
+    mod = work.moderator()
+    logged = () if mod.sigint is ABSENT else mod.sigint
+    work.put_moderator(mod.put(sigint=(*logged, entry)))
+
+
+def _log_reveal(work: Work, entry: RevealLog) -> None:
+    """Append ``entry`` to the moderator's Magic Reveal log (no side sees it)."""
+    mod = work.moderator()
+    logged = () if mod.magic_reveals is ABSENT else mod.magic_reveals
+    work.put_moderator(mod.put(magic_reveals=(*logged, entry)))
 
 
 def magic_cup(work: Work) -> dict[str, int]:
     """The Magic cup (the moderator's, 42.4): chits left by name; the pack's full cup
     before the first draw."""
-    cup = work.moderator().get(MAGIC_CUP)
-    return dict(cup if cup is not None else _table(work, MAGIC_TABLE)["chits"])
+    cup = work.moderator().magic_cup
+    return dict(cup if cup is not ABSENT else _table(work, MAGIC_TABLE)["chits"])
 
 
 def _put_cup(work: Work, cup: Mapping[str, int]) -> None:
-    work.moderator()[MAGIC_CUP] = dict(cup)
+    work.put_moderator(work.moderator().put(magic_cup=dict(cup)))
 
 
 def _table(work: Work, key: str) -> Any:
@@ -400,7 +390,7 @@ def sigint(work: Work, slot: Slot, secret: Dice, *, ruse: bool = False) -> list[
     pool = list(range(len(cards)))
     seen = sorted(pool.pop(draws.below(secret, len(pool), "sigint card")) for _ in range(n))
     fact = SigintSample(pips, len(cards), tuple(cards[i] for i in seen))
-    _log(work, SIGINT_LOG, SigintLog(slot.time, tuple(seen)))
+    _log_sigint(work, SigintLog(slot.time, tuple(seen)))
     return [*events, work.disclose(fact, [ALLIED], slot.time, "42.3.1")]
 
 
@@ -446,7 +436,8 @@ def play_magic(work: Work, chit: str, slot: Slot) -> Event:
     # 42.5.2: one SI +1 counter in the next Japanese cup; kept by the moderator, as a
     # Report False must stay secret until the cycle's draw
     mod = work.moderator()
-    mod[SI_PLUS_ONE] = int(mod.get(SI_PLUS_ONE, 0)) + 1
+    owed = 0 if mod.si_plus_one is ABSENT else mod.si_plus_one
+    work.put_moderator(mod.put(si_plus_one=owed + 1))
     secret_ones: Sequence[str] = _table(work, MAGIC_TABLE)["secret_when_played"]
     audience = [ALLIED] if chit in secret_ones else [ALLIED, JAPANESE]
     return work.disclose(MagicPlayed(chit), audience, slot.time, "42.4.2")
@@ -574,7 +565,7 @@ def reveal_tf(work: Work, chit: str, named: Sequence[str], slot: Slot, secret: D
         events.append(work.disclose(named_fact, [ALLIED, JAPANESE], slot.time, "42.4.1"))
         pool = [t for t in named if t in cards]
         chosen = [pool.pop(draws.below(rng, len(pool), "magic card")) for _ in range(picks) if pool]
-    _log(work, REVEAL_LOG, RevealLog(slot.time, chit, tuple(chosen)))
+    _log_reveal(work, RevealLog(slot.time, chit, tuple(chosen)))
     read = MagicRevealTf(tuple(cards[t] for t in chosen))
     return [*events, work.disclose(read, [ALLIED], slot.time, "42.4.1")]
 

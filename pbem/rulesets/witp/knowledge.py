@@ -30,12 +30,10 @@ from pbem.rulesets.witp.records import field_json, field_values, fits, specs
 
 PUBLIC, PRIVATE, DISCLOSURES, MODERATOR = "public", "private", "disclosures", "moderator"
 EVERYONE: tuple[Side, ...] = SIDES
-# The parts of the state still kept as their stored JSON, until the modules whose
-# rules own them type them: a side's private part (its forces, TF Display, plots,
-# air bases: taskforces, missions, air; read typed through known.Knowledge), and
-# the moderator's records (chit cups, contacts, seeds, ledgers).
+# The part of the state still kept as its stored JSON, until the modules whose rules
+# own it type it: a side's private part (its forces, TF Display, plots, air bases:
+# taskforces, missions, air; read typed through known.Knowledge).
 SideJson = Mapping[str, Any]
-ModeratorJson = Mapping[str, Any]
 
 
 @dataclass_transform(frozen_default=True, eq_default=False)

@@ -62,6 +62,7 @@ from pbem.rulesets.witp.datapack import DataPack, PackItem
 from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.missioncards import MissionCard
 from pbem.rulesets.witp.missions import Context, SeaMap
+from pbem.rulesets.witp.moderatorrecords import ModeratorRecords
 from pbem.rulesets.witp.state import PublicPart, WitpState
 from pbem.rulesets.witp.work import Work
 
@@ -113,7 +114,7 @@ def setup(scenario: str, pack: DataPack, sea: tfs.Locator) -> dict[str, Any]:
         }
         for side in SIDES
     }
-    return WitpState(scenario, public, private, (), {}).to_json()
+    return WitpState(scenario, public, private, (), ModeratorRecords()).to_json()
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,10 +255,9 @@ def _file_plot(
     work: Work, side: Side, lines: Sequence[str], slot: Slot, sea: SeaMap
 ) -> list[Event]:
     """16.3: the side's mission cards (its own plot log: secret) and its 42 lines."""
-    own = work.own(side)
-    own["plots"] = {slot.time: list(lines)}
+    orders.keep_lines(work, side, slot.time, lines)
     plot = orders.plot_of(context(work.json, side, sea), list(lines))
-    own["card_order"] = list(plot.cards)  # 17.13.6: as written
+    orders.keep_card_order(work, side, plot)  # 17.13.6: as written
     for tf in tfs.task_forces(work, side):
         card = plot.cards.get(tf)
         tfs.update(work, side, tf, mission=card if card and card.missions else None)
@@ -300,7 +300,7 @@ def _segment(
         events += dummies.allot_dummies(work, dice, slot.time, slot.cycle)
     if slot is rnd.slots[0] and rnd.sides and allocation.is_allocation(rnd):
         for side in rnd.sides:  # 5.0 Step 1: the Air Strike Plots, secret (R90)
-            work.own(side)["plots"] = {slot.time: list(orders_by_side.get(side, ()))}
+            orders.keep_lines(work, side, slot.time, orders_by_side.get(side, ()))
             events += allocation.file_plot(work, side, orders_by_side.get(side, ()), slot)
         return events
     if slot is rnd.slots[0] and rnd.sides:
@@ -346,7 +346,7 @@ def _execute(work: Work, first: Side, time: str) -> list[Event]:
         display = {tf: tfs.update(work, side, tf, log=()) for tf in tfs.task_forces(work, side)}
         cards[side] = {
             tf: t.mission
-            for tf in work.own(side).get("card_order", ())
+            for tf in orders.card_order(work, side)
             if (t := display.get(tf)) is not None and t.mission
         }
     events = movement.execute(work, cards, first, time)

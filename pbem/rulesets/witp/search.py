@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Annotated, Any
+from dataclasses import dataclass
+from typing import Annotated
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
@@ -37,10 +37,11 @@ from pbem.rulesets.witp.air.ships import air_bases, lose
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.datapack import ApSearch, Pack, class_values
 from pbem.rulesets.witp.hexgrid import HexId, distance, parse_hex
-from pbem.rulesets.witp.knowledge import MODERATOR, Fact
+from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.markers import PendingStrike
-from pbem.rulesets.witp.records import OPTIONAL, Wire
+from pbem.rulesets.witp.moderatorrecords import NavalSearches
+from pbem.rulesets.witp.records import ABSENT, OPTIONAL, Wire
 from pbem.rulesets.witp.searchfacts import OfOwnersTf, OfTf, SearchReport
 from pbem.rulesets.witp.taskforces import Ship
 from pbem.rulesets.witp.work import Work
@@ -290,8 +291,9 @@ class DeceptionRefused(OfTf, kind="deception-refused"):
 
 def _next_contact(work: Work) -> int:
     """The count of contacts so far (the moderator's), counting this one."""
-    n = int(work.json[MODERATOR].get("contacts", 0))
-    work.json[MODERATOR]["contacts"] = n + 1
+    mod = work.moderator()
+    n = 0 if mod.contacts is ABSENT else mod.contacts
+    work.put_moderator(mod.put(contacts=n + 1))
     return n
 
 
@@ -567,46 +569,18 @@ def _intensive_loss(
 # -- the Naval Phase: searches as a TF moves ------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class NavalSearches:
-    """A Naval Phase's searches of moving TFs (the moderator's): the bands each
-    searcher has searched each TF in ("<side>|<searcher>|<owner>:<tf>", 13.3, 13.7.1)
-    and the one TF each moving carrier TF searched (13.3.2)."""
-
-    time: str
-    bands: Mapping[str, tuple[str, ...]]
-    carrier_targets: Mapping[str, str]
-
-    def searched(self, key: str, band: str) -> NavalSearches:
-        bands = {**self.bands, key: (*self.bands.get(key, ()), band)}
-        return replace(self, bands=bands)
-
-    def targets(self, carrier: str, target: str) -> NavalSearches:
-        return replace(self, carrier_targets={**self.carrier_targets, carrier: target})
-
-    def to_json(self) -> dict[str, Any]:
-        bands = {k: list(v) for k, v in self.bands.items()}
-        return {"time": self.time, "bands": bands, "carrier_targets": dict(self.carrier_targets)}
-
-    @classmethod
-    def from_json(cls, raw: Mapping[str, Any]) -> NavalSearches:
-        bands = {k: tuple(v) for k, v in raw["bands"].items()}
-        return cls(raw["time"], bands, dict(raw["carrier_targets"]))
-
-
 def _naval_searches(work: Work, slot: Slot) -> NavalSearches:
     """This Naval Phase's record, a fresh one kept at its first search."""
-    rec = chits.record(work)
-    raw = rec.get("naval", {})
-    if raw.get("time") == slot.time:
-        return NavalSearches.from_json(raw)
+    kept = chits.chit_cups(work).naval
+    if kept is not ABSENT and kept.time == slot.time:
+        return kept
     fresh = NavalSearches(slot.time, {}, {})  # a new Naval Phase: a fresh record
     _keep_naval(work, fresh)
     return fresh
 
 
 def _keep_naval(work: Work, searches: NavalSearches) -> None:
-    chits.record(work)["naval"] = searches.to_json()
+    chits.keep(work, chits.chit_cups(work).put(naval=searches))
 
 
 def _sources(work: Work, side: Side) -> list[tuple[str, bool]]:

@@ -47,8 +47,9 @@ from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air.ships import AIR_BASES, AirBase, air_bases
 from pbem.rulesets.witp.clock import Round, Slot
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.knowledge import MODERATOR, Fact
+from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.missions import Context
+from pbem.rulesets.witp.records import ABSENT
 from pbem.rulesets.witp.work import Work
 
 STANDING = "standing"  # private[side]["standing"]: {"search", "deception", DELAY_KEY}
@@ -278,17 +279,16 @@ def after_segment(work: Work, slot: Slot) -> list[Event]:
 
 # -- the naval Execution Segment --------------------------------------------------
 
-MOVED = "moved"  # moderator: {phase time prefix: ["owner:tf", ...]} TFs that moved
-
 
 def _moved(work: Work) -> set[str]:
     """The "<owner>:<tf>" keys of the TFs that moved in the last Naval Phase."""
-    phases = work.json.get(MODERATOR, {}).get(MOVED, {})
-    return {k for keys in phases.values() for k in keys}
+    phases = work.moderator().moved
+    return set() if phases is ABSENT else {k for keys in phases.values() for k in keys}
 
 
 def _record_moved(work: Work, phase: str, keys: Collection[str]) -> None:
-    work.json[MODERATOR][MOVED] = {phase: sorted(set(keys))}
+    moved = {phase: tuple(sorted(set(keys)))}
+    work.put_moderator(work.moderator().put(moved=moved))
 
 
 @dataclass

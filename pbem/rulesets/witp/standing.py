@@ -28,7 +28,8 @@ class Standing(Record):
     search: tuple[str, ...] | Absent = ABSENT  # 13.3.1, R50: the SEARCH lines
     deception: Mapping[str, Policy] | Absent = ABSENT  # 13.5.7, R10: by TF (or ALL)
     coastwatcher_delay: int | Absent | None = ABSENT  # 13.8: hexes; None: END
-    air_doctrine: Mapping[str, Any] | Absent = ABSENT  # R92: the side's over the pack's
+    # R92: the side's choices over the pack's, by the doctrine's keys (air/strike/plotted)
+    air_doctrine: Mapping[str, str | bool] | Absent = ABSENT
     special: tuple[Mapping[str, Any], ...] | Absent = ABSENT  # 5.8, R105 (air/special.py)
     reveal_dummy_order: tuple[str, ...] | Absent = ABSENT  # 42.9: the TFs, in order
 

@@ -7,10 +7,10 @@ JSON it was read from: the same keys, the same values, in the same order. The pa
 are typed as far as their rules' modules type them: the public clock (the Turn
 Record Track, clock.TurnTrack), the pack's public items (datapack.PackItem), the
 markers on the shared map (markers.Markers: Located chits, strikes owed, dummies
-revealed) and every disclosure with its fact (knowledge.Fact). A side's private
-part and the moderator's records are still their JSON here (knowledge.SideJson,
-ModeratorJson) until the naval, search and air modules type them; the records
-typed so far are read and
+revealed), every disclosure with its fact (knowledge.Fact) and the moderator's
+records (moderatorrecords.ModeratorRecords: seeds, chit cups, held contacts, logs).
+A side's private part is still its JSON here (knowledge.SideJson) until the naval,
+search and air modules type it; its records typed so far are read and
 written through their owners' accessors on one codec (records.Record: 42's
 holdings, JN-25 counters, dummy plot card and logs, intelligence.py; the TF
 Display, taskforces.py). A round decodes a state once and encodes it once
@@ -38,10 +38,10 @@ from pbem.rulesets.witp.knowledge import (
     PRIVATE,
     PUBLIC,
     Disclosure,
-    ModeratorJson,
     SideJson,
 )
 from pbem.rulesets.witp.markers import Markers
+from pbem.rulesets.witp.moderatorrecords import ModeratorRecords
 
 STATE_VERSION = 1
 VERSION_KEY = "version"  # absent in version 1 (see above)
@@ -89,7 +89,7 @@ class WitpState:
     public: PublicPart
     private: Mapping[Side, SideJson]  # each side's own part
     disclosures: tuple[Disclosure, ...]  # every fact told, in the order told
-    moderator: ModeratorJson  # what no side sees
+    moderator: ModeratorRecords  # what no side sees (moderatorrecords.py)
     layout: tuple[str, ...] = field(default=PARTS, compare=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -98,7 +98,7 @@ class WitpState:
             PUBLIC: self.public.to_json(),
             PRIVATE: {str(side): part for side, part in self.private.items()},
             DISCLOSURES: [d.to_json() for d in self.disclosures],
-            MODERATOR: self.moderator,
+            MODERATOR: self.moderator.to_json(),
         }
         return {k: parts[k] for k in self.layout}
 
@@ -115,6 +115,6 @@ class WitpState:
             PublicPart.from_json(obj[PUBLIC]),
             {Side(side): part for side, part in obj[PRIVATE].items()},
             tuple(Disclosure.from_json(d) for d in obj[DISCLOSURES]),
-            obj[MODERATOR],
+            ModeratorRecords.from_json(obj[MODERATOR]),
             tuple(k for k in obj if k != VERSION_KEY),
         )

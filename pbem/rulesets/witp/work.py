@@ -4,12 +4,13 @@ work area, and its end state is encoded once, through the same codec, when it en
 
 The kernel reads the typed parts here: the Turn Record Track (``clock``, replaced by
 ``move_clock``), the data pack's charts and rulings (``pack``: read, never written,
-in play) and the scenario. Facts are told through ``disclose``.
+in play), the markers on the shared map (``markers``/``put_markers``), the
+moderator's records (``moderator``/``put_moderator``) and the scenario. Facts are
+told through ``disclose``.
 
-``json`` is the round's one working copy of the state as JSON. The naval, search and
-air modules still take it and change it in place (the ``state`` of their
-signatures), so the typed reads above go through it, never through a second copy
-that could disagree with it. It goes away as those modules take the Work.
+``json`` is the round's one working copy of the state as JSON: the store behind
+these accessors and the owners' (a side's own part, ``own``, is still JSON, read
+and written through its owners' modules), never a second copy that could disagree.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pbem.rulesets.witp.knowledge import (
     disclose,
 )
 from pbem.rulesets.witp.markers import Markers
+from pbem.rulesets.witp.moderatorrecords import ModeratorRecords
 from pbem.rulesets.witp.state import CLOCK, PACK, WitpState
 
 
@@ -40,7 +42,7 @@ class Work:
     """One round's work area: the state it began from, typed, and its working copy."""
 
     start: WitpState  # the state as the round began: what each side knew then
-    json: dict[str, Any]  # the working copy, as JSON, for the modules not typed yet
+    json: dict[str, Any]  # the one working copy, as JSON: the store behind the accessors
 
     @classmethod
     def begin(cls, stored: Mapping[str, Any]) -> Work:
@@ -80,10 +82,13 @@ class Work:
         part: dict[str, Any] = self.json[PRIVATE][side]
         return part
 
-    def moderator(self) -> dict[str, Any]:
-        """The moderator's part in the working copy (JSON until its records are typed)."""
-        part: dict[str, Any] = self.json.setdefault(MODERATOR, {})
-        return part
+    def moderator(self) -> ModeratorRecords:
+        """The moderator's records (moderatorrecords.py), read from the working copy."""
+        return ModeratorRecords.from_json(self.json[MODERATOR])
+
+    def put_moderator(self, records: ModeratorRecords) -> None:
+        """Write the moderator's ``records`` back (their keys in the order they keep)."""
+        self.json[MODERATOR] = records.to_json()
 
     def disclose(self, fact: Fact, audience: Sequence[str], time: str, rule: str) -> Event:
         """Tell ``fact`` to ``audience`` (knowledge.disclose) and return its Event."""

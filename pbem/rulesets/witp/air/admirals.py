@@ -25,16 +25,14 @@ from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.rulesets.witp.air import coordination
 from pbem.rulesets.witp.air.coordination import Ratings
-from pbem.rulesets.witp.air.parts import moderator_record
 from pbem.rulesets.witp.air.ships import CARRIER_TYPES, afloat
 from pbem.rulesets.witp.air.tables import ADMIRALS, Pack, value
 from pbem.rulesets.witp.datapack import class_values
 from pbem.rulesets.witp.knowledge import Fact
-from pbem.rulesets.witp.records import FLAT, OPTIONAL
+from pbem.rulesets.witp.records import ABSENT, FLAT, OPTIONAL
 from pbem.rulesets.witp.taskforces import Parts, task_forces
 from pbem.rulesets.witp.work import Work
 
-KEY = "admiral_ratings"  # moderator: {"side:admiral": Ratings.to_json()}
 OPERATIONAL = 2  # 8.2: a carrier at damage level 0, 1 or 2
 MAX_COMMAND_DRM = 5  # 8.1.2: at most 5 either way
 
@@ -103,15 +101,25 @@ def ratings(
     admiral = commander(pack, work, side, tf)
     if admiral is None:
         return None, []
-    kept = moderator_record(work, KEY)
+    kept = _kept(work)
     key = f"{side}:{admiral}"
     if key in kept:
-        return Ratings.from_json(kept[key]), []
+        return kept[key], []
     cmd = value(pack, ADMIRALS)[admiral].get("cmd")
     drm = command_drm(cmd, tf_cost(pack, work, side, tf))  # 8.1.2, R128
     r = coordination.rate(pack, admiral, dice, f"{side} {admiral} combat ratings", drm)
-    kept[key] = r.to_json()
+    work.put_moderator(work.moderator().put(admiral_ratings={**kept, key: r}))
     fact = AdmiralRatings(tf, r)
     if cmd is not None:
         fact = replace(fact, command_level=cmd, command_drm=drm)
     return r, [work.disclose(fact, [side], time, "8.1")]
+
+
+def _kept(work: Work) -> dict[str, Ratings]:
+    """The ratings rolled so far, by "<side>:<admiral>" (the moderator's, R112; the
+    record made on first look, as the stored states have it)."""
+    mod = work.moderator()
+    if mod.admiral_ratings is ABSENT:
+        work.put_moderator(mod.put(admiral_ratings={}))
+        return {}
+    return dict(mod.admiral_ratings)

@@ -26,20 +26,9 @@ from pbem.rulesets.witp.air.tables import (
     value,
 )
 from pbem.rulesets.witp.datapack import class_values
+from pbem.rulesets.witp.moderatorrecords import Ratings as Ratings  # rated here
 from pbem.rulesets.witp.records import Record
 from pbem.rulesets.witp.taskforces import Ship
-
-
-@dataclass(frozen=True, slots=True)
-class Ratings(Record):
-    """8.1: a carrier admiral's combat ratings for the battle (kept, R112)."""
-
-    admiral: str  # "" for a leaderless TF (8.8)
-    roll: int
-    air: int
-    bounce: int = 0  # 8.1.6 DRM on the Bounce Table
-    column: int = 0  # 8.1.5 column shift on the Air/Surface Damage Table
-    drm: int = 0  # 8.1.5 attack DRM
 
 
 def command_drm(command_level: float, activation: float) -> int:

@@ -1,28 +1,12 @@
-"""The air rules' reads and writes of the round's work area (work.Work): the parts of
-its working copy they keep, still JSON until their records are typed, each reached
+"""The air rules' reads of the round's work area (work.Work) beyond their owners'
+accessors: a side's Knowledge of it and the moderator's secret stream, each reached
 here alone so that no rule of theirs reads ``work.json`` itself."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pbem.rulesets.witp import draws
-from pbem.rulesets.witp.knowledge import MODERATOR, PUBLIC
 from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.work import Work
-
-
-def public_part(work: Work) -> dict[str, Any]:
-    """The public part: the pack's charts the air tables read, the shared markers."""
-    part: dict[str, Any] = work.json[PUBLIC]
-    return part
-
-
-def moderator_record(work: Work, key: str) -> dict[str, Any]:
-    """The moderator's record ``key`` (made empty the first time): what the air rules
-    keep that no side sees (the admirals' ratings, TFs stationary, special strikes)."""
-    record: dict[str, Any] = work.json.setdefault(MODERATOR, {}).setdefault(key, {})
-    return record
 
 
 def knowledge(work: Work, side: str) -> Knowledge:

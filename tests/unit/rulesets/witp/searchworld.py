@@ -10,9 +10,11 @@ from importlib.resources import files
 from typing import Any
 
 from pbem.core.sides import SIDES
+from pbem.rulesets.witp import chits
 from pbem.rulesets.witp.datapack import parse_pack, resolve
 from pbem.rulesets.witp.knowledge import DISCLOSURES, MODERATOR, PRIVATE, PUBLIC
 from pbem.rulesets.witp.taskforces import Ship
+from pbem.rulesets.witp.work import Work
 
 
 def _pack(folder: str, name: str, *categories: str) -> Any:
@@ -87,3 +89,10 @@ def world(
         DISCLOSURES: [],
         MODERATOR: {},
     }
+
+
+def fill(work: Work, cup: str, contents: dict[str, int]) -> Work:
+    """Set ``cup``'s chits to ``contents`` (a test's set-up: 13.5.1's cups otherwise)."""
+    cups = chits.chit_cups(work)
+    chits.keep(work, cups.put(cups={**cups.cups, cup: contents}))
+    return work

@@ -9,6 +9,7 @@ dice of one roll (``Routed``)."""
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -422,7 +423,8 @@ def world(base: Mapping[str, Any], case: Case, h: Hidden) -> tuple[dict[str, Any
         state[PRIVATE][other]["cap_aborted"] = {
             "TF1": {"A6M2" if other == JAPANESE else "F4F-3": h.grounded}
         }
-    state[MODERATOR] = {"ledger": h.moderator}
+    # a moderator's record no side is told (42.3.1's Sigint log), holding the secret
+    state[MODERATOR] = {"sigint": [{"time": json.dumps(h.moderator), "seen": []}]}
     for name, ship in state[PRIVATE][other]["ships"].items():
         if name not in AIR and h.green:  # 58.1: green APs away from the fight
             ship["green"] = {"A6M2" if other == JAPANESE else "F4F-3": h.green}

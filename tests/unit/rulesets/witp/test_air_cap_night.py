@@ -251,7 +251,7 @@ def test_14_2_2_r137_the_plot_reads_no_movement_the_side_was_not_told() -> None:
     answers = []
     for count, told_owner in ((0, True), (2, False), (0, False)):
         s = _rabaul("T1/air3/allocation")
-        s[MODERATOR][airplay.STATIONARY] = {"allied:TF2": count}
+        s[MODERATOR]["stationary"] = {"allied:TF2": count}
         if told_owner:
             fact = {"kind": "located-moved", "owner": ALLIED, "tf": "TF2", "hex": "E2016"}
             disclose(Told(s), Fact.from_json(fact), [ALLIED], "T1/naval2/execution", "13.7.5")

@@ -417,7 +417,7 @@ def test_14_2_2_a_tf_stationary_two_naval_phases_may_be_struck_at_night(
     witp: WitpRuleset, battle: dict[str, Any]
 ) -> None:
     state = copy.deepcopy(battle)
-    state["moderator"][airplay.STATIONARY] = {"allied:TF3": 2}  # a test's set-up
+    state["moderator"]["stationary"] = {"allied:TF3": 2}  # a test's set-up (14.2.2)
     result = play(witp, state, japanese=NIGHT_STRIKE)
     (launch,) = kinds(result, "strike-launched")
     assert launch["side"] == "japanese"

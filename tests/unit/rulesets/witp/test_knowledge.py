@@ -120,7 +120,8 @@ def _other_world(
     other = enemy_of(side)
     world = copy.deepcopy(state)
     world[PRIVATE][other] = {**world[PRIVATE][other], "secret": secret}
-    world[MODERATOR] = {"ledger": secret}
+    # a moderator's record no side is told (42.3.1's Sigint log), holding the secret
+    world[MODERATOR] = {"sigint": [{"time": json.dumps(secret), "seen": []}]}
     for fact in disclosed:
         disclose(
             Told(world),

@@ -41,7 +41,7 @@ def _world(
     for tf, at in zip(sorted(tfs), where, strict=False):
         tfs[tf]["hex"] = at
     tfs["TF60"] = {**copy.deepcopy(tfs[sorted(tfs)[0]]), "hex": where[0]}
-    world[MODERATOR] = {"ledger": secret}
+    world[MODERATOR] = {"contacts": secret}  # a count no side is told
     if told:
         sighting = Fact.from_json({"kind": "sighting", "at": where[-1]})
         disclose(Told(world), sighting, [other], "T1/naval1/plot", "13.5")

@@ -21,7 +21,7 @@ from pbem.rulesets.witp.knowledge import PRIVATE, PUBLIC, projection
 from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.work import Work
 
-from .searchworld import tf, world
+from .searchworld import fill, tf, world
 
 SLOTS = {s.time: s for s in schedule(3, 1)}
 AIR1 = SLOTS["T1/air1/search"]
@@ -143,7 +143,7 @@ def test_13_5_4_intensive_search_uses_cup1_and_costs_air_points() -> None:
         SecretDice(b"s", "t"),
         AIR1,
     )
-    assert chits.record(work)["held"]["allied:17"][0]["cup"] == "cup1"
+    assert chits.chit_cups(work).held["allied:17"][0].cup == "cup1"
     state = work.finish().to_json()
     loss = [e for e in events if e.kind == "intensive-search-loss"]
     assert loss and loss[0].witnesses == ("japanese",)
@@ -152,8 +152,7 @@ def test_13_5_4_intensive_search_uses_cup1_and_costs_air_points() -> None:
 
 def only(work: Work, cup: str, chit: str) -> Work:
     """Fill ``cup`` with ``chit`` alone, so the owner's draw is known in advance."""
-    chits.record(work)["cups"][cup] = {c: (10 if c == chit else 0) for c in chits.CHITS}
-    return work
+    return fill(work, cup, {c: (10 if c == chit else 0) for c in chits.CHITS})
 
 
 def test_13_5_4_no_loss_against_a_reported_dummy() -> None:

@@ -15,7 +15,7 @@ from pbem.rulesets.witp.chits import Report, parse_report, problems
 from pbem.rulesets.witp.draws import SecretDice, below, percentile
 from pbem.rulesets.witp.work import Work
 
-from .searchworld import ship, world
+from .searchworld import fill, ship, world
 
 
 def r(text: str) -> Report:
@@ -32,13 +32,13 @@ CONVOY = ships("CL", "DD", "DD", "MSU", "MSU")  # no capital ships
 
 def test_13_5_1_cups_hold_the_printed_chits() -> None:
     work = Work.begin(world())
-    rec = chits.record(work)
-    assert {c: sum(v.values()) for c, v in rec["cups"].items()} == {
+    rec = chits.chit_cups(work)
+    assert {c: sum(v.values()) for c, v in rec.cups.items()} == {
         "cup1": 40,
         "cup2": 40,
         "cup3": 30,
     }
-    assert rec["cups"]["cup1"]["true"] == 12 and rec["cups"]["cup2"]["error-3"] == 4
+    assert rec.cups["cup1"]["true"] == 12 and rec.cups["cup2"]["error-3"] == 4
 
 
 def test_13_5_3_a_draw_leaves_the_cup_and_stays_with_the_tf() -> None:
@@ -46,14 +46,14 @@ def test_13_5_3_a_draw_leaves_the_cup_and_stays_with_the_tf() -> None:
     secret = SecretDice(b"s", "t")
     drawn = [chits.draw(work, "japanese", "1", "cup2", secret) for _ in range(3)]
     assert chits.held(work, "japanese", "1") == drawn
-    assert sum(chits.record(work)["cups"]["cup2"].values()) == 37
+    assert chits.chit_cups(work).left("cup2") == 37
 
 
 def test_13_5_6_cup3_when_cup2_is_empty() -> None:
     work = Work.begin(world())
-    chits.record(work)["cups"]["cup2"] = dict.fromkeys(chits.CHITS, 0)
+    fill(work, "cup2", dict.fromkeys(chits.CHITS, 0))
     chits.draw(work, "japanese", "1", "cup2", SecretDice(b"s", "t"))
-    assert chits.record(work)["held"]["japanese:1"][0]["cup"] == "cup3"
+    assert chits.chit_cups(work).held["japanese:1"][0].cup == "cup3"
 
 
 def test_13_6_5_chits_return_to_their_cups() -> None:
@@ -63,7 +63,7 @@ def test_13_6_5_chits_return_to_their_cups() -> None:
     chits.draw(work, "allied", "4", "cup2", secret)
     assert chits.end_of_game_turn(work, 1) == 0  # odd Game-Turn: they stay
     assert chits.end_of_game_turn(work, 2) == 2
-    assert {c: sum(v.values()) for c, v in chits.record(work)["cups"].items()} == {
+    assert {c: sum(v.values()) for c, v in chits.chit_cups(work).cups.items()} == {
         "cup1": 40,
         "cup2": 40,
         "cup3": 30,

@@ -20,7 +20,7 @@ from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.map import load_map
 from pbem.rulesets.witp.work import Work
 
-from .searchworld import tf, world
+from .searchworld import fill, tf, world
 
 NAVAL1 = {s.time: s for s in schedule(3, 1)}["T1/naval1/execution"]
 GUADALCANAL = {"guadalcanal": {"name": "Guadalcanal", "hexes": ["E2418", "E2519", "E2619"]}}
@@ -51,8 +51,7 @@ def cw_world(*, dummy: bool = False, delay: int | None = 0, watched: bool = True
         state[PRIVATE]["allied"][coastwatchers.LOG] = GUADALCANAL
     state[PRIVATE]["allied"]["standing"] = {coastwatchers.DELAY_KEY: delay}
     work = Work.begin(state)
-    chits.record(work)["cups"]["cup2"] = {c: (10 if c == "true" else 0) for c in chits.CHITS}
-    return work
+    return fill(work, "cup2", {c: (10 if c == "true" else 0) for c in chits.CHITS})
 
 
 def enter(work: Work, hexid: str, face: int, *, night: bool = False) -> list[Any]:

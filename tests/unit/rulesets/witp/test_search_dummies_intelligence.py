@@ -111,8 +111,8 @@ def test_42_4_2_magic_is_shown_when_played_except_report_false() -> None:
     work = Work.begin(world())
     intelligence.draw_magic(work, 5, SecretDice(b"m", "t"), PLOT)
     work.own(ALLIED)["intelligence"]["magic"] += ["report-false", "reveal-dummy-tf"]
-    work.moderator()["magic_cup"]["report-false"] -= 1
-    work.moderator()["magic_cup"]["reveal-dummy-tf"] -= 1
+    _out_of_the_cup(work, "report-false")
+    _out_of_the_cup(work, "reveal-dummy-tf")
     hidden = intelligence.play_magic(work, "report-false", PLOT)
     shown = intelligence.play_magic(work, "reveal-dummy-tf", PLOT)
     assert hidden.witnesses == ("allied",) and shown.witnesses is None
@@ -136,8 +136,14 @@ def magic_world(difference: int, *chits_held: str) -> Work:
     intelligence.draw_magic(work, 0, SecretDice(b"m", "t"), PLOT)
     for chit in chits_held:
         work.own(ALLIED)["intelligence"]["magic"].append(chit)
-        work.moderator()["magic_cup"][chit] -= 1
+        _out_of_the_cup(work, chit)
     return work
+
+
+def _out_of_the_cup(work: Work, chit: str) -> None:
+    """One ``chit`` fewer in the Magic cup (42.4: the Allies hold it; a test's set-up)."""
+    cup = intelligence.magic_cup(work)
+    work.put_moderator(work.moderator().put(magic_cup={**cup, chit: cup[chit] - 1}))
 
 
 def test_42_4_1_reveal_tf_at_plus_1_names_five_on_map_tfs_and_shows_one() -> None:

@@ -289,7 +289,7 @@ def test_13_5_7_the_searcher_cannot_tell_worlds_that_report_alike(
         }
         work = Work.begin(state)
         searchplay.prepare(work, witp.theatre_map)
-        chits.record(work)  # the cups as printed, then ``cut`` Report True chits gone
+        chits.chit_cups(work)  # the cups as printed, then ``cut`` Report True chits gone
         state = work.finish().to_json()
         state[MODERATOR]["search"]["cups"]["cup2"]["true"] -= cut % 5
         result = _play(witp, state, always(roll), allied=f"SEARCH Port_Moresby {MAIN_FORCE}")
@@ -310,16 +310,16 @@ def test_13_5_7_the_searcher_cannot_tell_worlds_that_report_alike(
 
 def test_r57_when_cups_2_and_3_are_empty_the_held_chits_go_back_first() -> None:
     work = Work.begin(world())
-    rec = chits.record(work)
+    rec = chits.chit_cups(work)
     for cup in (chits.NORMAL, chits.SQUALL):  # every chit of both cups held by some TF
-        for chit, n in rec["cups"][cup].items():
-            rec["held"].setdefault("allied:TF5", []).extend(
-                {"cup": cup, "chit": chit} for _ in range(n)
-            )
-            rec["cups"][cup][chit] = 0
+        for chit, n in rec.cups[cup].items():
+            for _ in range(n):
+                rec = rec.drawn("allied:TF5", cup, chit)
+    chits.keep(work, rec)
     chits.draw(work, JAPANESE, "TF1", chits.NORMAL, SecretDice(b"s", "t"))
-    assert sum(rec["cups"][chits.SQUALL].values()) == 29  # 13.5.1: 30, one drawn
-    assert [h["cup"] for h in rec["held"]["allied:TF5"]] == [chits.NORMAL] * 40
+    rec = chits.chit_cups(work)
+    assert rec.left(chits.SQUALL) == 29  # 13.5.1: 30, one drawn
+    assert [h.cup for h in rec.held["allied:TF5"]] == [chits.NORMAL] * 40
 
 
 def test_13_7_5_the_report_map_marks_enemy_tfs_located_and_no_others(witp: Any) -> None:

@@ -20,11 +20,10 @@ from pbem.rulesets.witp.intelligence import (
     DummyPlotCard,
     Holdings,
     Jn25,
-    RevealLog,
     SiCapabilities,
-    SigintLog,
 )
 from pbem.rulesets.witp.knowledge import MODERATOR, PRIVATE, RawFact
+from pbem.rulesets.witp.moderatorrecords import ChitCups, HeldContact, RevealLog, SigintLog
 from pbem.rulesets.witp.records import ABSENT
 from pbem.rulesets.witp.ruleset import WitpRuleset
 from pbem.rulesets.witp.state import STATE_VERSION, VERSION_KEY, WitpState
@@ -63,9 +62,16 @@ def test_every_golden_state_reads_and_writes_back_the_same_json(witp: WitpRulese
         assert WitpState.from_json(again) == typed
         kinds |= {type(d.fact) for d in typed.disclosures}
         records |= _records_round_trip(stored, n)
+        records |= {k for k in stored[MODERATOR] if getattr(typed.moderator, k) is not ABSENT}
+        assert json.dumps(typed.moderator.to_json()) == json.dumps(stored[MODERATOR])
     # Every fact the game tells is read as its type: none is left as stored JSON.
     assert {InitiativeDetermined, SiCapabilities} <= kinds and RawFact not in kinds
     assert {"holdings", "jn25"} <= records  # the golden game keeps both
+    # The moderator's records are read as their types (moderatorrecords.py), each kept
+    moderated = {"secret_seed", "search", "contacts", "coastwatchers", "moved", "stationary"}
+    assert moderated | {"admiral_ratings", "magic_cup"} <= records
+    assert isinstance(typed.moderator.search, ChitCups)
+    assert all(isinstance(h, HeldContact) for h in dict(typed.moderator.coastwatchers).values())
 
 
 def _records_round_trip(stored: Any, n: int) -> set[str]:

@@ -120,7 +120,7 @@ def raise_cap(
         told.append(r.tell(AvgStrikeComposition(tf_id, composition), [owner], "6.2.2"))
     if r.context.cap_split and cap:
         told.append(_allotted(r, cap, levels, r.context.cap_split))
-    return Cap(tuple(cap), own_left, str(theirs["cap_attacks"]), green_strike), told
+    return Cap(tuple(cap), own_left, theirs.cap_attacks, green_strike), told
 
 
 def _fighters(r: Resolution, target: Target) -> tuple[dict[str, int], list[Event]]:

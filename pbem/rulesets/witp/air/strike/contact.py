@@ -53,7 +53,7 @@ def _priority(r: Resolution, report: chits.Report) -> str:
         return "general"  # 14.2.2: placed as for a General priority
     if strike.priority is not None:
         return strike.priority or "general"
-    if doctrine(r.work, strike.side)["target_priority"] == "specific-carriers-else-general":
+    if doctrine(r.work, strike.side).target_priority == "specific-carriers-else-general":
         carriers = [t for t in CARRIER_TYPES if report.types.get(t)]
         return carriers[0] if carriers else "general"
     return "general"

@@ -6,30 +6,44 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict, Unpack
+from typing import TypedDict, Unpack
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
 from pbem.core.sides import Side
 from pbem.rulesets.witp.air import strikes
 from pbem.rulesets.witp.air.coordination import Ratings
-from pbem.rulesets.witp.air.parts import public_part
 from pbem.rulesets.witp.air.tables import DOCTRINE, value
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.located import on_map
 from pbem.rulesets.witp.markers import LocatedChit
-from pbem.rulesets.witp.records import ABSENT
+from pbem.rulesets.witp.records import ABSENT, Record
 from pbem.rulesets.witp.standing import standing
 from pbem.rulesets.witp.work import Work
 
 
-def doctrine(work: Work, side: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class AirDoctrine(Record):
+    """R92 (rulings.air-doctrine): how a side's air choices are made for it, each
+    within the rules it stands for."""
+
+    target_priority: str  # 7.3
+    waves: str  # 7.5, 7.6
+    target_ring: str  # 10.1.1
+    cap_altitudes: str  # 6.1.1
+    cap_attacks: str  # 6.1.1
+    allocate: str  # 7.8
+    deploy: str  # 7.2.1-7.2.4
+    cancel_second_cc: bool  # 8.1.4
+
+
+def doctrine(work: Work, side: str) -> AirDoctrine:
     """The air doctrine (rulings.air-doctrine, R92) with ``side``'s standing
     ``air_doctrine`` over it: how that side's choices are made for it."""
-    base = dict(value(work.pack, DOCTRINE))
+    base = value(work.pack, DOCTRINE)
     chosen = standing(work, Side(side)).air_doctrine
-    return base if chosen is ABSENT else base | dict(chosen)
+    return AirDoctrine.from_json(base if chosen is ABSENT else {**base, **chosen})
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,19 +150,9 @@ class Resolution:
     context: StrikeContext
 
     @property
-    def public(self) -> dict[str, Any]:
-        """The public part as stored, for the steps that read it still (their charts:
-        ``self.work.pack``; the Located chits: ``located``)."""
-        return public_part(self.work)
-
-    @property
     def located(self) -> dict[str, LocatedChit]:
         """The Located chits on the map (13.7.5), by "<owner>:<tf>"."""
         return on_map(self.work)
-
-    def own(self, side: Side) -> dict[str, Any]:
-        """``side``'s private part of the state."""
-        return self.work.own(side)
 
     def tell(self, fact: Fact, audience: Sequence[str], rule: str) -> Event:
         """Disclose ``fact`` to ``audience`` under ``rule`` at the strike's time: the
