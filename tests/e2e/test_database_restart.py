@@ -106,6 +106,7 @@ def test_a_postgresql_restart_mid_work_strands_no_claim_and_sends_nothing_twice(
         wait_until(lambda: _answers_sent(desk) > 0, 120, "the first answer")
         restart_postgresql()
         back = time.monotonic()
+        desk.sessions.kw["bind"].dispose()  # the test's own connections ended too
         # Claims last CLAIM_SECONDS; a claim left stranded would hold its mail that
         # long. Within one lease time (15 s here) and the time the work takes.
         lease = desk.config.database.lease_seconds
