@@ -102,11 +102,13 @@ def test_a_postgresql_restart_mid_work_strands_no_claim_and_sends_nothing_twice(
         for daemon in daemons:
             daemon.wait_ready(60)
         sent = _orders(mail_lab, desk, players, ORDERS)
-        # Mid-work: the first answers are out, most of the orders are not.
-        wait_until(lambda: _answers_sent(desk) > 0, 120, "the first answer")
-        restart_postgresql()
+        # Mid-work, twice: once the first answers are out, and again halfway (a
+        # restart finds other transactions under way each time).
+        for answered in (1, ORDERS // 2):
+            wait_until(lambda n=answered: _answers_sent(desk) >= n, 120, f"{answered} answers")
+            restart_postgresql()
+            desk.sessions.kw["bind"].dispose()  # the test's own connections ended too
         back = time.monotonic()
-        desk.sessions.kw["bind"].dispose()  # the test's own connections ended too
         # Claims last CLAIM_SECONDS; a claim left stranded would hold its mail that
         # long. Within one lease time (15 s here) and the time the work takes.
         lease = desk.config.database.lease_seconds
