@@ -5,7 +5,10 @@
   committing what the message carried.
 - ``ref`` is ``"UIDVALIDITY:UID"``: stable across connections, and a changed
   UIDVALIDITY makes old refs recognisably stale.
-- Any connection failure closes the session and reconnects with backoff;
+- Any connection failure closes the session and reconnects with a capped
+  backoff; while it waits, a probe of the server's port every PROBE_SECONDS
+  ends the wait as soon as a port found closed accepts again (a server restarted
+  is answered within a second or two of its return, not at the next backoff);
   :meth:`ImapInbox.fetch` and :meth:`ImapInbox.wait_for_mail` only raise
   :class:`~pbem.core.errors.TransportError` once the inbox is closed.
 - :meth:`ImapInbox.wait_for_mail` uses IDLE when the server offers it, polling otherwise.
@@ -44,6 +47,10 @@ _INTERNALDATE_ITEM = re.compile(rb'INTERNALDATE "([^"]+)"')
 _EXISTS = re.compile(rb"^\d+ EXISTS$")
 # Well-behaved servers end IDLE after 30 min; restart it well before that.
 _MAX_IDLE = 25 * 60.0
+# Seconds between the probes of the server's port while a reconnect waits (each
+# probe bounded by as much): the backoff's cap matters only for a server that
+# accepts connections and fails the session (a login refused, a server starting).
+PROBE_SECONDS = 1.0
 
 
 class _Reconnect(Exception):
@@ -137,7 +144,7 @@ class ImapInbox:
         processed_folder: str | None = "pbem-processed",
         use_tls: bool = False,
         poll_interval: float = 30.0,
-        backoff: Sequence[float] = (1, 2, 5, 10, 30, 60),
+        backoff: Sequence[float] = (1, 2, 5, 10),
         command_timeout: float = 30.0,
         ssl_context: ssl.SSLContext | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
@@ -315,8 +322,42 @@ class ImapInbox:
             delay,
             self._failures,
         )
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._closing.wait(), timeout=delay)
+        await self._back_off(delay)
+
+    async def _back_off(self, delay: float) -> None:
+        """Wait ``delay`` seconds before connecting again, or until the inbox is
+        closed; or until the server's port, found closed by a probe, accepts again
+        (the server is back: the backoff starts over)."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + delay
+        found_closed = False
+        while not self._closing.is_set():
+            left = end - loop.time()
+            if left <= 0:
+                return
+            if await self._port_accepts(min(PROBE_SECONDS, left)):
+                if found_closed:
+                    log.info("IMAP %s:%d accepts connections again", self.host, self.port)
+                    self._failures = 0
+                    return
+            else:
+                found_closed = True
+            left = end - loop.time()
+            if left > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._closing.wait(), timeout=min(PROBE_SECONDS, left))
+
+    async def _port_accepts(self, timeout: float) -> bool:
+        """Whether the server's port accepts a TCP connection within ``timeout``
+        (closed at once, unused: a probe, no session)."""
+        try:
+            _, writer = await asyncio.wait_for(
+                asyncio.open_connection(self.host, self.port), timeout
+            )
+        except (OSError, TimeoutError):
+            return False
+        writer.transport.abort()
+        return True
 
     async def _session(self) -> aioimaplib.IMAP4:
         if self._client is not None and not self._lost.is_set():

@@ -12,7 +12,17 @@ waits longer than it did, and the commits are fewer.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Collection
+
+from pbem.storage.db import database_unreachable
+
+log = logging.getLogger("pbem.service")
+
+# Seconds between tries of a marking commit the database did not take (out of
+# reach, restarting): the server has the mails, so they are marked once the
+# database is back rather than sent again when their claims run out.
+RETRY_SECONDS = 0.5
 
 
 class SentMarks:
@@ -22,12 +32,19 @@ class SentMarks:
     def __init__(self, mark: Callable[[Collection[int]], set[int]]) -> None:
         self._mark = mark
         self._waiting: dict[int, asyncio.Future[bool]] = {}
+        self._batch: Collection[int] = ()  # the commit under way is marking these
         self._marking: asyncio.Task[None] | None = None
+
+    def unmarked(self) -> set[int]:
+        """The mails the server accepted that are not marked sent yet: still ours
+        to mark, never to give back (a peer would send them again)."""
+        return {*self._waiting, *self._batch}
 
     async def sent(self, mail_id: int) -> bool:
         """Mark ``mail_id`` sent, with whatever else is waiting: True once committed;
         False if it had been sent already (a peer that took it over sent it too).
-        A commit that fails raises here, for every mail it held."""
+        A commit the database did not take is tried again until it does; one that
+        fails otherwise raises here, for every mail it held."""
         marked = self._waiting.get(mail_id)
         if marked is None:
             marked = self._waiting[mail_id] = asyncio.get_running_loop().create_future()
@@ -40,16 +57,19 @@ class SentMarks:
         try:
             while self._waiting:
                 batch, self._waiting = self._waiting, {}
+                self._batch = batch.keys()
                 try:
-                    marked = await asyncio.to_thread(self._mark, list(batch))
+                    marked = await self._commit(list(batch))
                 except asyncio.CancelledError:
                     for future in batch.values():
                         future.cancel()
                     raise
-                except BaseException as exc:  # the database's, or a test's kill: theirs to see
+                except BaseException as exc:  # a bug, or a test's kill: theirs to see
                     for future in batch.values():
                         if not future.done():
                             future.set_exception(exc)
+                            # Seen here: a sender cancelled meanwhile never awaits it.
+                            future.exception()
                 else:
                     for mail_id, future in batch.items():
                         if not future.done():
@@ -58,4 +78,22 @@ class SentMarks:
             for future in self._waiting.values():
                 future.cancel()
             self._waiting = {}
+            self._batch = ()
             self._marking = None
+
+    async def _commit(self, mail_ids: list[int]) -> set[int]:
+        """One marking commit, tried again while the database is out of reach."""
+        warned = False
+        while True:
+            try:
+                return await asyncio.to_thread(self._mark, mail_ids)
+            except Exception as exc:
+                if not database_unreachable(exc):
+                    raise
+                if not warned:
+                    log.warning(
+                        "marking %d mail(s) sent: the database is out of reach, retrying",
+                        len(mail_ids),
+                    )
+                    warned = True
+            await asyncio.sleep(RETRY_SECONDS)

@@ -106,8 +106,10 @@ class OutgoingClaims(Station):
             ).all()
         return set(kept), new_until, term
 
-    def release_outgoing(self, row_ids: Collection[int], until: datetime) -> None:
-        """Give back claimed mails we did not send (shutting down): due for anyone now."""
+    def release_outgoing(self, row_ids: Collection[int], until: datetime | None = None) -> None:
+        """Give back claimed mails we did not send (shutting down, a round failed):
+        due for anyone now. ``until``: only where the claim is still the one ending
+        then (None: any claim of ours)."""
         with self.sessions.begin() as s:
             s.execute(
                 update(OutboundMail)

@@ -49,6 +49,10 @@ class ProcessingRounds(Loop):
         self.pool = pool
         self.outbox = outbox  # woken as answers are committed
         self.fetcher = fetcher  # sets mail_filed; says whether the mailbox answers
+        # Mails handed out by a round that failed (the database out of reach,
+        # restarting) and not decided: maybe still claimed by us, for CLAIM_SECONDS
+        # while our lease runs on; given back by the next round.
+        self._stranded: set[int] = set()
 
     async def loop(self) -> None:
         """Process filed mail and tick the games: after each filing, every poll
@@ -94,6 +98,7 @@ class ProcessingRounds(Loop):
         """Process stored mail until none is left, PROCESS_BATCH mails a batch,
         spread over the worker processes."""
         pool = self.pool
+        await self._give_back_stranded()
         handed_out = 0
         # Handed out and not decided (yet): not handed out again this round. A mail
         # still pending after its batch (a peer's claim) waits for next time; a mail
@@ -123,9 +128,23 @@ class ProcessingRounds(Loop):
             undecided.difference_update(outcomes)
             log.info("processed %d mail(s), answers queued", len(batch))
 
-        await spread(
-            pool, next_batches, process, stopping=self.stopping, batch_done=self._batch_done
-        )
+        try:
+            await spread(
+                pool, next_batches, process, stopping=self.stopping, batch_done=self._batch_done
+            )
+        except Exception:
+            self._stranded |= undecided
+            raise
+
+    async def _give_back_stranded(self) -> None:
+        """Give back the claims a failed round may have left, as soon as the
+        database answers: free for anyone (this daemon too) at once. A mail a
+        worker process is still deciding is safe: its batch decides only the
+        mails still claimed by us and new, under lock (Worker.process_many)."""
+        if self._stranded:
+            await asyncio.to_thread(self.worker.release_mail, self._stranded)
+            log.info("gave back %d mail(s) a failed round left claimed", len(self._stranded))
+            self._stranded = set()
 
     async def tick_due(self, everything: bool) -> None:
         """Tick the games due (Worker.due_for_tick), TICK_BATCH games a batch, spread

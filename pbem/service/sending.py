@@ -57,6 +57,9 @@ class Outbox(Loop):
         self._handed_event = asyncio.Event()
         self._running = False
         self._failures_looked: datetime | None = None  # see _tell_failures
+        # Mails of a batch whose round failed (the database out of reach, restarting):
+        # still claimed by us, for CLAIM_SECONDS; given back by the next round.
+        self._stranded: set[int] = set()
 
     def wake(self) -> None:
         """Mail was queued (a batch's answers or a tick's reports): send it now."""
@@ -111,10 +114,15 @@ class Outbox(Loop):
         number of mails the server accepted."""
         limit = OUTBOX_BATCH_PER_CONNECTION * self.connections
         total = 0
+        await self._give_back_stranded()
         while not self.stopping.is_set():
             batch = await asyncio.to_thread(self.worker.due_outgoing, limit)
             gave_up: list[int] = []
-            total += await self.send_batch(batch, gave_up)
+            try:
+                total += await self.send_batch(batch, gave_up)
+            except Exception:
+                self._stranded.update(m.id for m in batch.mails)
+                raise
             # A mail given up queues the moderator's notice: one more batch sends it.
             if len(batch.mails) < limit and not gave_up:
                 break
@@ -131,6 +139,17 @@ class Outbox(Loop):
             return
         self._failures_looked = now
         await asyncio.to_thread(self.worker.tell_failures)
+
+    async def _give_back_stranded(self) -> None:
+        """Give back the claims a failed round left, as soon as the database answers
+        (else they would hold their mails for CLAIM_SECONDS while our lease runs on);
+        not those the server accepted and the marking commit still has to mark."""
+        if not self._stranded:
+            return
+        free = self._stranded - self.marks.unmarked()
+        await asyncio.to_thread(self.worker.release_outgoing, free)
+        log.info("gave back %d outgoing mail(s) a failed round left claimed", len(free))
+        self._stranded.clear()
 
     async def send_batch(self, batch: OutgoingBatch, gave_up: list[int] | None = None) -> int:
         """One claimed batch over the connection pool: each connection takes the next

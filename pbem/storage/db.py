@@ -74,18 +74,28 @@ def keep_batch_statements() -> None:
     )
 
 
+# SQLSTATE classes that say the server went away or is not taking sessions yet,
+# not that it refused a statement: 08 (connection exception) and 57P (operator
+# intervention: 57P01 admin_shutdown, as a restart ends every session; 57P02
+# crash_shutdown; 57P03 cannot_connect_now, while it starts up).
+_SERVER_GONE = ("08", "57P")
+
+
 def database_unreachable(exc: BaseException) -> bool:
     """Whether ``exc`` says PostgreSQL is out of reach (a link gone silent or down,
-    the server gone), not that it refused a statement: a connection SQLAlchemy
-    found broken, or a driver error without a SQLSTATE (the server sent none)."""
+    the server gone or restarting), not that it refused a statement: a connection
+    SQLAlchemy found broken, a driver error without a SQLSTATE (the server sent
+    none), or one of the server's own that says it ends or refuses sessions."""
     if not isinstance(exc, DBAPIError):
         return False
     if exc.connection_invalidated:
         return True
-    orig = exc.orig
+    if not isinstance(exc, OperationalError):
+        return False
     # psycopg's errors carry ``sqlstate``, None when raised by the client side;
     # SQLite's have no such attribute (a locked file is no partition).
-    return isinstance(exc, OperationalError) and getattr(orig, "sqlstate", "") is None
+    sqlstate = getattr(exc.orig, "sqlstate", "")
+    return sqlstate is None or (bool(sqlstate) and sqlstate.startswith(_SERVER_GONE))
 
 
 # PostgreSQL's lock_not_available (lock_timeout ran out) and query_canceled

@@ -110,3 +110,13 @@ def test_a_mailbox_taken_over_from_a_cut_off_fetcher_is_down_until_it_answers(
     # Our own mailbox goes silent later: since its last answer.
     inbox.unreachable_since = T0 + timedelta(minutes=5)
     assert daemon.fetcher.mailbox_down_since() == T0 + timedelta(minutes=5)
+
+
+def test_a_restarting_server_ending_or_refusing_sessions_is_the_database_out_of_reach() -> None:
+    """``pg_ctl -m fast restart`` ends every session with 57P01 (admin_shutdown)
+    and refuses new ones with 57P03 (cannot_connect_now) while it starts: the
+    database out of reach, retried, not a bug's traceback or a mail failed."""
+    assert database_unreachable(_wrapped(psycopg.errors.AdminShutdown()))
+    assert database_unreachable(_wrapped(psycopg.errors.CannotConnectNow()))
+    assert database_unreachable(_wrapped(psycopg.errors.CrashShutdown()))
+    assert database_unreachable(_wrapped(psycopg.errors.ConnectionFailure()))

@@ -5,10 +5,13 @@ each sender learns its own mail's outcome, or the commit's failure."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 from collections.abc import Collection
 
+import psycopg.errors
 import pytest
+from sqlalchemy.exc import OperationalError
 
 from pbem.service.marking import SentMarks
 
@@ -85,3 +88,56 @@ async def test_a_sender_cancelled_while_waiting_leaves_its_mail_to_the_commit() 
     committer.go.release()
     assert await other is True
     assert committer.commits == [[7], [8]]  # 7 committed all the same
+
+
+def _server_gone() -> OperationalError:
+    """What a PostgreSQL restart does to a commit under way (57P01 admin_shutdown)."""
+    return OperationalError("COMMIT", {}, psycopg.errors.AdminShutdown())
+
+
+async def test_a_commit_the_restarting_database_did_not_take_is_tried_again_until_it_does(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The server has the mails: a commit that fails because the database is out
+    of reach is tried again, the mails stay unmarked (never given back) meanwhile,
+    and each sender learns the outcome of the commit that took."""
+    committer = Committer()
+    marks = SentMarks(committer)
+    committer.fail = _server_gone()
+    held = [asyncio.create_task(marks.sent(n)) for n in (1, 2)]
+    await _started(committer)
+    committer.go.release()  # the first try fails
+    await _started(committer)  # tried again
+    assert marks.unmarked() == {1, 2}
+    assert not any(task.done() for task in held)
+    committer.fail = None
+    committer.go.release()
+    assert [await task for task in held] == [True, True]
+    assert committer.commits == [[1, 2], [1, 2]]
+    assert marks.unmarked() == set()
+    assert [r.levelname for r in caplog.records] == ["WARNING"]
+
+
+async def test_a_failed_commit_no_sender_awaits_any_more_is_no_unretrieved_exception() -> None:
+    """A sender cancelled meanwhile (its batch stopped) never awaits its mail's
+    commit: a commit that then fails (a bug) leaves no "Future exception was
+    never retrieved" behind."""
+    loop = asyncio.get_running_loop()
+    reported: list[dict[str, object]] = []
+    loop.set_exception_handler(lambda _loop, context: reported.append(context))
+    committer = Committer()
+    marks = SentMarks(committer)
+    committer.fail = RuntimeError("a bug")
+    sender = asyncio.create_task(marks.sent(3))
+    await _started(committer)
+    sender.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await sender
+    committer.go.release()
+    while marks.unmarked():
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.01)
+    del sender
+    committer.fail = None  # its traceback holds the commit's frames, and the future
+    gc.collect()
+    assert reported == []
