@@ -116,7 +116,7 @@ def _as(kind: type[F], d: Disclosure) -> F:
     return kind.read(d.fact)
 
 
-def _n(types: Mapping[str, Any]) -> str:
+def _n(types: Mapping[str, int]) -> str:
     """{"TBD-1": 2} -> "2 TBD-1"; none -> "-"."""
     return ", ".join(f"{n} {t}" for t, n in sorted(types.items()) if n) or "-"
 
@@ -177,20 +177,17 @@ def _interception(d: Disclosure) -> str:
         ("base CAP", "cover", "-") if told.stage == "base CAP" else ("cover", "escort", "bomber")
     )
     who = "; ".join(
-        f"{name} "
-        + ", ".join(
-            f"{e['n']} {e['type']} ({e['eliminated']} el, {e['aborted']} ab)" for e in stack
-        )
+        f"{name} " + ", ".join(f"{e.n} {e.type} ({e.eliminated} el, {e.aborted} ab)" for e in stack)
         for name, stack in zip(names, (f.cap, f.escorts, f.bombers), strict=True)
         if stack
     )
     b = f.bounce
     how = f"routine {f.routine}"
     if b:
-        how += f", bounce 1D6 {b['roll']}{_drm(int(b['drm']))}: {b['to']}'s"
+        how += f", bounce 1D6 {b.roll}{_drm(b.drm)}: {b.to}'s"
     steps = "; ".join(
-        f"{x['attacker']} > {x['defender']} {x['strength']}/{x['aps']} 2D6 {x['roll']}: "
-        f"{x['aborted_points']}/{x['eliminated_points']}"
+        f"{x.attacker} > {x.defender} {x.strength}/{x.aps} 2D6 {x.roll}: "
+        f"{x.aborted_points}/{x.eliminated_points}"
         for x in f.steps
     )
     stage = "the base's CAP v the cover" if told.stage == "base CAP" else "the cover v the launch"
@@ -213,7 +210,7 @@ class _Strike:
         # APs lost by type: the strike's and the CAP's, eliminated and aborted
         self.lost: dict[str, dict[str, int]] = {k: {} for k in ("elim", "abort", "cap", "cap-ab")}
 
-    def lose(self, key: str, types: Mapping[str, Any]) -> None:
+    def lose(self, key: str, types: Mapping[str, int]) -> None:
         for t, n in types.items():
             self.lost[key][t] = self.lost[key].get(t, 0) + int(n)
 
@@ -253,30 +250,30 @@ def _combat(s: _Strike, d: Disclosure) -> None:
     lv = f.level
     for role, key in (("CAP", "cap"), ("escort", "escorts"), ("bomber", "bombers")):
         for e in getattr(f, key):
-            t = f"{e['type']} green" if e.get("green") else e["type"]  # 58.2.1
-            s.add("forces", [lv, role, t, e["n"], e["eliminated"], e["aborted"]])
+            t = f"{e.type} green" if e.green else e.type  # 58.2.1
+            s.add("forces", [lv, role, t, e.n, e.eliminated, e.aborted])
             elim, ab = ("cap", "cap-ab") if key == "cap" else ("elim", "abort")
-            s.lose(elim, {e["type"]: e["eliminated"]})
-            s.lose(ab, {e["type"]: e["aborted"]})
+            s.lose(elim, {e.type: e.eliminated})
+            s.lose(ab, {e.type: e.aborted})
     bounce = f.bounce
     how = f"routine {f.routine}"
-    if bounce and bounce.get("green"):
+    if bounce and bounce.green:
         how += ", bounce: cap's (58.2.1: green fighters in the strike)"
-    elif bounce and bounce.get("avg"):
-        how += f", bounce: {bounce['to']}'s (6.2.3: the AVG)"
+    elif bounce and bounce.avg:
+        how += f", bounce: {bounce.to}'s (6.2.3: the AVG)"
     elif bounce:
-        how += f", bounce 1D6 {bounce['roll']}{_drm(int(bounce['drm']))}: {bounce['to']}'s"
+        how += f", bounce 1D6 {bounce.roll}{_drm(bounce.drm)}: {bounce.to}'s"
     s.notes.append(f"[6.1.1] air combat at {lv}: {how}")
     for st in f.steps:
         s.add(
             "air-combat",
             [
                 lv,
-                f"{st['attacker']} > {st['defender']}",
-                f"{st['strength']}/{st['aps']}",
-                f"{st['roll']}{_drm(int(st.get('drm', 0)))}",  # 6.2.3: the AVG's +1
-                f"{st['aborted_points']}/{st['eliminated_points']}",
-                f"elim {_n(st.get('eliminated', {}))}; abort {_n(st.get('aborted', {}))}",
+                f"{st.attacker} > {st.defender}",
+                f"{st.strength}/{st.aps}",
+                f"{st.roll}{_drm(st.drm)}",  # 6.2.3: the AVG's +1
+                f"{st.aborted_points}/{st.eliminated_points}",
+                f"elim {_n(st.eliminated)}; abort {_n(st.aborted)}",
             ],
         )
 

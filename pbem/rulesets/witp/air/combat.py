@@ -15,12 +15,58 @@ fighters eliminated or aborted (6.3.2). "Surviving" is neither destroyed nor abo
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Annotated
 
 from pbem.core.dice import Dice
 from pbem.rulesets.witp.air import avg
 from pbem.rulesets.witp.air.tables import BOUNCE, Pack, air_to_air, value
+from pbem.rulesets.witp.records import OPTIONAL, Record
+
+
+@dataclass(frozen=True, slots=True)
+class ToldStack(Record):
+    """6.1.1, R11: a stack that fought as both sides are told it: its APs and those
+    eliminated and aborted; ``elite`` (7.11) and ``green`` (58.2.1) when set."""
+
+    type: str
+    n: int
+    eliminated: int
+    aborted: int
+    elite: Annotated[bool, OPTIONAL] = False
+    green: Annotated[bool, OPTIONAL] = False
+
+
+@dataclass(frozen=True, slots=True)
+class Bounce(Record):
+    """6.2.1: who attacks first where loose escorts fly (``to``: "cap" or "escort"):
+    the striker's 1D6 and the admirals' DRM (8.1.6); unrolled (``roll`` None) when the
+    strike's green fighters give it to the CAP (``green``, 58.2.1) or the AVG takes it
+    (``avg``, 6.2.3)."""
+
+    roll: int | None
+    drm: int
+    to: str
+    green: Annotated[bool, OPTIONAL] = False
+    avg: Annotated[bool, OPTIONAL] = False
+
+
+@dataclass(frozen=True, slots=True)
+class Attack(Record):
+    """6.3.1: one attack as told: the attackers' total strength and APs, their 2D6
+    (``drm``: the AVG's +1, 6.2.3), the CRT's aborted/eliminated strength points, and
+    the defenders' APs they eliminated and aborted, by type."""
+
+    strength: int
+    aps: int
+    roll: int
+    aborted_points: int
+    eliminated_points: int
+    drm: Annotated[int, OPTIONAL] = field(default=0, kw_only=True)
+    attacker: str
+    defender: str
+    eliminated: Mapping[str, int] = field(default_factory=dict)
+    aborted: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -48,16 +94,10 @@ class Stack:
     def surviving(self) -> int:
         return self.n - self.eliminated - self.aborted
 
-    def to_json(self) -> dict[str, Any]:
-        return (
-            {
-                "type": self.type,
-                "n": self.n,
-                "eliminated": self.eliminated,
-                "aborted": self.aborted,
-            }
-            | ({"elite": True} if self.elite else {})
-            | ({"green": True} if self.green else {})
+    def told(self) -> ToldStack:
+        """The stack as a report tells it (6.1.1)."""
+        return ToldStack(
+            self.type, self.n, self.eliminated, self.aborted, elite=self.elite, green=self.green
         )
 
 
@@ -72,8 +112,8 @@ class Fight:
 
     level: str
     routine: str
-    bounce: dict[str, Any] | None = None
-    steps: list[dict[str, Any]] = field(default_factory=list)
+    bounce: Bounce | None = None
+    steps: list[Attack] = field(default_factory=list)
 
 
 def _total(
@@ -122,32 +162,24 @@ def _apply(stacks: list[Stack], hit: Mapping[str, int], kind: str) -> None:
 
 def _roll(
     pack: Pack,
+    who: tuple[str, str],
     attackers: list[Stack],
     defenders: list[Stack],
     dice: Dice,
     purpose: str,
     *,
     everyone: bool = False,
-) -> tuple[dict[str, Any], dict[str, int], dict[str, int]]:
+) -> Attack | None:
+    """``who`` (attacker, defender) rolls on the Air-to-Air CRT (6.3.1); None when
+    nobody attacks or nobody is left to attack."""
     strength, aps = _total(attackers, everyone=everyone, against=defenders)
     if aps == 0 or not any(d.surviving for d in defenders):
-        return {}, {}, {}
+        return None
     roll = dice.d6(purpose) + dice.d6(purpose)
     live = [s for s in attackers if (s.n if everyone else s.surviving) > 0]
     drm = avg.drm(pack) if any(s.avg for s in live) else 0  # 6.2.3: the AVG attacks
     ab_pts, el_pts = air_to_air(pack, strength, aps, roll + drm)
-    return (
-        {
-            "strength": strength,
-            "aps": aps,
-            "roll": roll,
-            "aborted_points": ab_pts,
-            "eliminated_points": el_pts,
-        }
-        | ({"drm": drm} if drm else {}),
-        {"ab": ab_pts},
-        {"el": el_pts},
-    )
+    return Attack(strength, aps, roll, ab_pts, el_pts, *who, drm=drm)
 
 
 def _attack(
@@ -158,21 +190,35 @@ def _attack(
     defenders: list[Stack],
     target: str,
     dice: Dice,
-    *,
-    apply: bool = True,
-) -> dict[str, Any]:
-    """One attack; applied at once unless ``apply`` is False (results noted, 6.1.1 A)."""
-    rec, ab, el = _roll(pack, attackers, defenders, dice, f"air combat {fight.level} {name}")
-    if not rec:
-        return {}
-    killed = _spend(el["el"], defenders, against=attackers)
-    rec.update(attacker=name, defender=target, eliminated=killed)
-    if apply:
-        _apply(defenders, killed, "eliminated")
-        rec["aborted"] = _spend(ab["ab"], defenders, against=attackers)
-        _apply(defenders, rec["aborted"], "aborted")
-    fight.steps.append(rec)
-    return rec
+) -> None:
+    """One attack, its results applied at once."""
+    purpose = f"air combat {fight.level} {name}"
+    step = _roll(pack, (name, target), attackers, defenders, dice, purpose)
+    if step is None:
+        return
+    killed = _spend(step.eliminated_points, defenders, against=attackers)
+    _apply(defenders, killed, "eliminated")
+    aborted = _spend(step.aborted_points, defenders, against=attackers)
+    _apply(defenders, aborted, "aborted")
+    fight.steps.append(replace(step, eliminated=killed, aborted=aborted))
+
+
+def _not_yet_eliminated(bombers: list[Stack], killed: Mapping[str, int]) -> list[Stack]:
+    """The bombers as if ``killed`` were applied: aborts are spent on those not
+    eliminated, counted before either result applies (6.1.1 A)."""
+    return [
+        Stack(
+            s.type,
+            s.n,
+            s.attack,
+            s.defence,
+            s.fighter,
+            s.eliminated + killed.get(s.type, 0),
+            s.aborted,
+            green=s.green,
+        )
+        for s in bombers
+    ]
 
 
 def _bombers_and_return(
@@ -182,40 +228,26 @@ def _bombers_and_return(
     both results apply together (6.1.1 A steps 1-2); 6.3.2 caps the fighters lost."""
     if not any(s.surviving for s in cap) or not any(s.surviving for s in bombers):
         return
-    on_bombers = _attack(pack, fight, "cap", cap, bombers, "bombers", dice, apply=False)
-    killed = on_bombers.get("eliminated", {})
-    if on_bombers:
-        # aborts are spent on those not eliminated: count them before applying
-        tmp = [
-            Stack(
-                s.type,
-                s.n,
-                s.attack,
-                s.defence,
-                s.fighter,
-                s.eliminated + killed.get(s.type, 0),
-                s.aborted,
-                green=s.green,
-            )
-            for s in bombers
-        ]
-        on_bombers["aborted"] = _spend(on_bombers["aborted_points"], tmp)
-    hits_on_bombers = sum(killed.values()) + sum(on_bombers.get("aborted", {}).values())
+    purpose = f"air combat {fight.level} cap"
+    on_bombers = _roll(pack, ("cap", "bombers"), cap, bombers, dice, purpose)
+    killed: dict[str, int] = {}
+    aborted: dict[str, int] = {}
+    if on_bombers is not None:
+        killed = _spend(on_bombers.eliminated_points, bombers, against=cap)
+        aborted = _spend(on_bombers.aborted_points, _not_yet_eliminated(bombers, killed))
+        fight.steps.append(replace(on_bombers, eliminated=killed, aborted=aborted))
+    hits_on_bombers = sum(killed.values()) + sum(aborted.values())
     rf = [Stack(s.type, s.n, s.attack, s.defence, False) for s in bombers if s.attack > 0]
-    rec, ab, el = _roll(pack, rf, cap, dice, f"air combat {fight.level} return fire", everyone=True)
-    if rec:
-        rec.update(
-            attacker="bombers",
-            defender="cap",
-            eliminated=_spend(el["el"], cap, cap=hits_on_bombers),
-        )  # 6.3.2
-        fight.steps.append(rec)
+    purpose = f"air combat {fight.level} return fire"
+    back = _roll(pack, ("bombers", "cap"), rf, cap, dice, purpose, everyone=True)
     _apply(bombers, killed, "eliminated")
-    _apply(bombers, on_bombers.get("aborted", {}), "aborted")
-    if rec:
-        _apply(cap, rec["eliminated"], "eliminated")
-        rec["aborted"] = _spend(ab["ab"], cap)
-        _apply(cap, rec["aborted"], "aborted")
+    _apply(bombers, aborted, "aborted")
+    if back is not None:
+        cap_killed = _spend(back.eliminated_points, cap, cap=hits_on_bombers)  # 6.3.2
+        _apply(cap, cap_killed, "eliminated")
+        cap_aborted = _spend(back.aborted_points, cap)
+        _apply(cap, cap_aborted, "aborted")
+        fight.steps.append(replace(back, eliminated=cap_killed, aborted=cap_aborted))
 
 
 def bounce(
@@ -256,17 +288,17 @@ def resolve_level(
     who = ""
     if has_loose and green_strike:
         who = "cap"
-        fight.bounce = {"roll": None, "drm": 0, "to": who, "green": True}
+        fight.bounce = Bounce(None, 0, who, green=True)
         if not has_close:
             routine = fight.routine = "C"
     elif has_loose and any(s.avg for s in cap + loose):  # 6.2.3: the AVG's bounce
         who = "cap" if any(s.avg for s in cap) else "escort"
-        fight.bounce = {"roll": None, "drm": 0, "to": who, "avg": True}
+        fight.bounce = Bounce(None, 0, who, avg=True)
         if not has_close:
             routine = fight.routine = "C" if who == "cap" else "D"
     elif has_loose:
         r, drm, who = bounce(pack, dice, f"bounce {level}", striker_bonus, cap_bonus)
-        fight.bounce = {"roll": r, "drm": drm, "to": who}
+        fight.bounce = Bounce(r, drm, who)
         if not has_close:
             routine = fight.routine = "C" if who == "cap" else "D"
     bombers_first = cap_choice == "bombers-first"

@@ -7,8 +7,9 @@ An element starts as the plot's ``AirElement`` (5.0, 5.3.1) and is changed with
 APAT (9.3) or torpedo arming (7.10.1); split into its elite (7.11), green (58.2.1)
 and AVG (6.2.3) APs; peeled off to suppress AA (7.9); told which part it flew from
 once its part's bombers go on alone (6.1.1); given its AA mode and attack altitude
-as its wave enters the display (10.1, 7.8.1). Its JSON (``to_json``) is the plot's
-keys and each mark only when set.
+as its wave enters the display (10.1, 7.8.1). A ``FlyingElement`` is an
+``AirElement`` with marks: its JSON (``to_json``) is the plot's keys, then each mark
+only when set.
 """
 
 from __future__ import annotations
@@ -17,27 +18,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Annotated, Self
 
-from pbem.rulesets.witp.air.strikes import AirElement, StrikePart, SuppressionAsk
-from pbem.rulesets.witp.records import OPTIONAL, Record
+from pbem.rulesets.witp.air.strikes import AirElement, StrikePart
+from pbem.rulesets.witp.records import OPTIONAL
 
 NORMAL = "normal"  # 5.15: the range most strikes fly
 
 
 @dataclass(frozen=True, slots=True)
-class FlyingElement(Record):
-    """n APs of one type in the air (see the module's docstring): the plot's fields
-    (``role`` "F" for a fighter's CAP or escort), then the marks: ``elite`` (7.11),
-    ``green`` (58.2.1), ``avg`` (6.2.3), ``suppressing`` (7.9.1), the part it flew
-    from (``base``, ``hex``, ``carrier``) and, in a wave, its ``aa_mode`` (10.1) and
-    ``attack_alt`` (7.8.1)."""
+class FlyingElement(AirElement):
+    """n APs of one type in the air (see the module's docstring): the plot's
+    ``AirElement`` (``role`` "F" for a fighter's CAP or escort) with the marks:
+    ``elite`` (7.11), ``green`` (58.2.1), ``avg`` (6.2.3), ``suppressing`` (7.9.1),
+    the part it flew from (``base``, ``hex``, ``carrier``) and, in a wave, its
+    ``aa_mode`` (10.1) and ``attack_alt`` (7.8.1)."""
 
-    type: str
-    n: int
-    role: str
-    alt: str
-    posture: Annotated[str | None, OPTIONAL] = None
-    range: Annotated[str | None, OPTIONAL] = None
-    suppress: Annotated[SuppressionAsk | None, OPTIONAL] = None
     elite: Annotated[bool, OPTIONAL] = False
     green: Annotated[bool, OPTIONAL] = False
     avg: Annotated[bool, OPTIONAL] = False
@@ -54,7 +48,8 @@ class FlyingElement(Record):
     @classmethod
     def of(cls, e: AirElement) -> Self:
         """The plotted element as it takes off, unmarked."""
-        return cls(e.type, e.n, e.role, e.alt, e.posture, e.range, e.suppress)
+        plotted = AirElement.keys()
+        return cls(**{name: getattr(e, name) for name in plotted})
 
     @classmethod
     def fighters(cls, ap_type: str, n: int, alt: str, flown: str = NORMAL) -> Self:

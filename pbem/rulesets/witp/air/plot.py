@@ -43,7 +43,7 @@ from pbem.rulesets.witp.air.strikes import (
     StrikeTarget,
     SuppressionAsk,
 )
-from pbem.rulesets.witp.air.tables import EXTREME, ROLES, air_unit, known_type, value
+from pbem.rulesets.witp.air.tables import EXTREME, ROLES, AirUnit, Pack, air_unit, known_type, value
 from pbem.rulesets.witp.hexgrid import distance, parse_hex
 from pbem.rulesets.witp.known import Knowledge
 
@@ -55,7 +55,9 @@ def _illegal(msg: str, rule: str) -> IllegalOrderError:
     return IllegalOrderError(msg, rule=rule)
 
 
-def _element(word: str) -> tuple[int, str, str | None, str | None]:
+def element(word: str) -> tuple[int, str, str | None, str | None]:
+    """``<n>x<type>[/<role>][@<alt>]`` (5.0): the APs, type, role and altitude written
+    (shared with the standing special orders, air/special.py)."""
     m = _ELEMENT.match(word)
     if not m or int(m.group(1)) < 1:
         raise OrderSyntaxError(f"{word!r} is not <n>x<type>[/<role>][@<alt>], e.g. 3xSBD-3/D")
@@ -73,13 +75,28 @@ def _base(ctx: Context, name: str) -> tuple[str, str, dict[str, int], bool]:
     return label, hexid, air, carrier
 
 
+def charted(pack: Pack, t: str) -> AirUnit:
+    """4.1: the Air Point Chart values of ``t``; an order for a type without them is
+    refused."""
+    if not known_type(pack, t):
+        raise _illegal(f"no Air Point Chart values for {t}", "4.1")
+    return air_unit(pack, t)
+
+
+def fighter(pack: Pack, t: str, mission: str, does: str) -> AirUnit:
+    """5.3: ``t``'s values, if it may fly the ``mission`` (its roles in the pack's
+    table: "escort", "cap") that only fighters ``does``."""
+    unit = charted(pack, t)
+    if not set(unit.roles) & set(value(pack, ROLES)[mission]):
+        raise _illegal(f"{t} is no fighter: only fighters {does}", "5.3")
+    return unit
+
+
 def _allocate(
     ctx: Context, plot: AirPlot, base: str, air: Mapping[str, int], n: int, t: str
 ) -> None:
     """5.1.1: an AP flies one strike (or mission) a phase."""
-    pack = ctx.pack
-    if not known_type(pack, t):
-        raise _illegal(f"no Air Point Chart values for {t}", "4.1")
+    charted(ctx.pack, t)
     have = int(air.get(t, 0))
     used = plot.allocated.get((base, t), 0)
     if used + n > have:
@@ -171,10 +188,8 @@ def _bombers(ctx: Context, word: str, mp: int, night: bool) -> AirElement:
     """One element of a strike: its type's role, approach altitude and range (5.0,
     5.6, 7.1, 14.2.2, 5.15)."""
     pack = ctx.pack
-    n, t, role, alt = _element(word)
-    if not known_type(pack, t):
-        raise _illegal(f"no Air Point Chart values for {t}", "4.1")
-    unit = air_unit(pack, t)
+    n, t, role, alt = element(word)
+    unit = charted(pack, t)
     role = role or unit.roles[0]
     if role not in unit.roles:
         raise _illegal(f"{t} cannot fly as {role} (its roles: {'/'.join(unit.roles)})", "4.2.2")
@@ -245,13 +260,9 @@ def _escort(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
     part = strike.parts[at]
     if posture not in ("loose", "close"):
         raise OrderSyntaxError("escort posture is LOOSE or CLOSE (5.3.1)")
-    n, t, _role, alt = _element(words[3])
+    n, t, _role, alt = element(words[3])
     pack = ctx.pack
-    if not known_type(pack, t):
-        raise _illegal(f"no Air Point Chart values for {t}", "4.1")
-    unit = air_unit(pack, t)
-    if not set(unit.roles) & set(value(pack, ROLES)["escort"]):
-        raise _illegal(f"{t} is no fighter: only fighters escort", "5.3")
+    unit = fighter(pack, t, "escort", "escort")
     if alt is None:
         raise _illegal("an escort's plot gives its altitude", "5.3.1")
     if alt not in {e.alt for e in part.elements}:
@@ -283,13 +294,8 @@ def _cover(ctx: Context, plot: AirPlot, words: Sequence[str], naval: bool) -> st
     if cid in plot.cover_flights:
         raise _illegal(f"cover {cid} is already plotted", "5.3.2")
     label, hexid, air, carrier = _base(ctx, words[2])
-    n, t, _role, alt = _element(words[3])
-    pack = ctx.pack
-    if not known_type(pack, t):
-        raise _illegal(f"no Air Point Chart values for {t}", "4.1")
-    unit = air_unit(pack, t)
-    if not set(unit.roles) & set(value(pack, ROLES)["cap"]):
-        raise _illegal(f"{t} is no fighter: only fighters fly CAP", "5.3")
+    n, t, _role, alt = element(words[3])
+    fighter(ctx.pack, t, "cap", "fly CAP")
     own = ctx.knowledge.own(ctx.side)
     if naval:
         tf = words[5].upper().replace(" ", "")
@@ -336,16 +342,14 @@ def _transfer(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
     if len(words) != 6 or words[2].upper() != "FROM" or words[4].upper() != "TO":
         raise OrderSyntaxError("TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>")
     tid = words[0].upper()
-    n, t, _role, _alt = _element(words[1])
+    n, t, _role, _alt = element(words[1])
     label, hexid, air, _carrier = _base(ctx, words[3])
     dest, dest_hex, _air, dest_carrier = _base(ctx, words[5])
     if dest == label:
         raise _illegal("a transfer goes to another base", "4.4")
-    pack = ctx.pack
-    if not known_type(pack, t):
-        raise _illegal(f"no Air Point Chart values for {t}", "4.1")
+    unit = charted(ctx.pack, t)
     mp = ctx.mp(hexid, dest_hex)
-    limit = air_unit(pack, t).transfer_range
+    limit = unit.transfer_range
     if mp > limit:
         raise _illegal(f"{t} transfer {limit} MP; {dest} is {mp} MP away", "4.4")
     _allocate(ctx, plot, label, air, n, t)  # 4.4.2: no strike from the origin as well

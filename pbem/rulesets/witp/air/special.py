@@ -20,7 +20,6 @@ APs aborted in an earlier one stay home (5.8.2).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Annotated
@@ -30,25 +29,14 @@ from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
 from pbem.core.sides import Side
 from pbem.rulesets.witp.air import altitude
-from pbem.rulesets.witp.air.plot import hex_mp
+from pbem.rulesets.witp.air.plot import charted, element, fighter, hex_mp
 from pbem.rulesets.witp.air.ships import base_air
 from pbem.rulesets.witp.air.strikeplot import Distance
 from pbem.rulesets.witp.air.strikes import AirElement, AirStrike, StrikePart, StrikeTarget
-from pbem.rulesets.witp.air.tables import ROLES, Pack, air_unit, known_type, value
+from pbem.rulesets.witp.air.tables import ROLES, Pack, air_unit, value
 from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.records import OPTIONAL, Record
 from pbem.rulesets.witp.taskforces import Parts
-
-_ELEMENT = re.compile(r"^(\d+)[xX]([A-Za-z0-9-]+)(?:/([A-Za-z]{1,2}))?(?:@([LMHlmh]))?$")
-
-
-def _element(word: str) -> tuple[int, str, str | None, str | None]:
-    m = _ELEMENT.match(word)
-    if not m or int(m.group(1)) < 1:
-        raise OrderSyntaxError(f"{word!r} is not <n>x<type>[/<role>][@<alt>]")
-    role = m.group(3).upper() if m.group(3) else None
-    return int(m.group(1)), m.group(2), role, m.group(4).upper() if m.group(4) else None
-
 
 STANDING, SPECIAL = "standing", "special"  # private[side]["standing"]["special"]: R105
 
@@ -78,22 +66,17 @@ def standing(parts: Parts, side: str) -> list[SpecialOrder]:
 
 def _escort(pack: Pack, words: Sequence[str]) -> AirElement:
     """``ESCORT <n>x<type>@<alt> LOOSE|CLOSE`` (``words``: the two after ESCORT)."""
-    n, t, _r, alt = _element(words[0])
+    n, t, _r, alt = element(words[0])
     posture = words[1].lower()
     if posture not in ("loose", "close") or alt is None:
         raise OrderSyntaxError("ESCORT <n>x<type>@<alt> LOOSE|CLOSE (5.3.1)")
-    if not known_type(pack, t) or not set(air_unit(pack, t).roles) & set(
-        value(pack, ROLES)["escort"]
-    ):
-        raise IllegalOrderError(f"{t}: only fighters escort", rule="5.3")
+    fighter(pack, t, "escort", "escort")
     return AirElement(t, n, "F", alt, posture=posture)
 
 
 def _bombers(pack: Pack, word: str) -> AirElement:
-    n, t, role, alt = _element(word)
-    if not known_type(pack, t):
-        raise IllegalOrderError(f"no Air Point Chart values for {t}", rule="4.1")
-    unit = air_unit(pack, t)
+    n, t, role, alt = element(word)
+    unit = charted(pack, t)
     role = role or unit.roles[0]
     if role not in unit.roles or role not in value(pack, ROLES)["naval"]:
         raise IllegalOrderError(f"{t} as {role} flies no naval strike", rule="5.6")

@@ -9,7 +9,7 @@ from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp import strikeview
 from pbem.rulesets.witp.air import avg, plot
-from pbem.rulesets.witp.air.combat import Stack, resolve_level
+from pbem.rulesets.witp.air.combat import Attack, Bounce, Stack, resolve_level
 from pbem.rulesets.witp.air.strike.plotted import Covering
 from pbem.rulesets.witp.air.tables import MAP_START, air_to_air
 from pbem.rulesets.witp.datapack import StoredPack, public_pack
@@ -82,9 +82,9 @@ def test_6_2_3_us_p40s_at_the_avg_base_until_0_7_42() -> None:
     assert not avg.is_avg(public_pack({"pack": PUBLIC_PACK}), "Kunming", "P-40B")  # no marker
 
 
-def _step_points(step: dict[str, Any], drm: int) -> None:
-    got = (step["aborted_points"], step["eliminated_points"])
-    assert got == air_to_air(PUB, step["strength"], step["aps"], step["roll"] + drm)
+def _step_points(step: Attack, drm: int) -> None:
+    got = (step.aborted_points, step.eliminated_points)
+    assert got == air_to_air(PUB, step.strength, step.aps, step.roll + drm)
 
 
 def test_6_2_3_the_avg_cap_takes_the_bounce_unrolled_and_adds_1_to_its_rolls() -> None:
@@ -92,23 +92,23 @@ def test_6_2_3_the_avg_cap_takes_the_bounce_unrolled_and_adds_1_to_its_rolls() -
     tigers = [Stack("P-40B", 3, 4, 4, True, avg=True)]
     zeros = [Stack("A6M2", 2, 5, 5, True)]
     fight = resolve_level(PUB, "M", tigers, zeros, [], [], dice)
-    assert fight.bounce == {"roll": None, "drm": 0, "to": "cap", "avg": True}
+    assert fight.bounce == Bounce(None, 0, "cap", avg=True)
     assert fight.routine == "C"
     assert not any(p.startswith("bounce") for _, p in dice.rolls)
     for step in fight.steps:
-        drm = 1 if step["attacker"] == "cap" else 0
-        assert step.get("drm", 0) == drm
+        drm = 1 if step.attacker == "cap" else 0
+        assert step.drm == drm
         _step_points(step, drm)
-    assert any(s["attacker"] == "cap" for s in fight.steps)
+    assert any(s.attacker == "cap" for s in fight.steps)
 
 
 def test_6_2_3_an_avg_escort_takes_the_bounce_over_the_cap() -> None:
     dice = ScriptedDice([3, 3] * 20)
     escort = [Stack("P-40B", 2, 4, 4, True, avg=True)]
     fight = resolve_level(PUB, "M", [Stack("A6M2", 2, 5, 5, True)], escort, [], [], dice)
-    assert fight.bounce is not None and fight.bounce["to"] == "escort"
-    assert fight.routine == "D" and fight.steps[0]["attacker"] == "loose escort"
-    assert fight.steps[0]["drm"] == 1
+    assert fight.bounce is not None and fight.bounce.to == "escort"
+    assert fight.routine == "D" and fight.steps[0].attacker == "loose escort"
+    assert fight.steps[0].drm == 1
 
 
 def _struck(seed: int) -> dict[str, Any]:

@@ -4,7 +4,7 @@ Air-to-Air CRT's strength points (6.3.1) and the fighter loss cap (6.3.2)."""
 from __future__ import annotations
 
 from pbem.core.dice import ScriptedDice
-from pbem.rulesets.witp.air.combat import Stack, bounce, resolve_level
+from pbem.rulesets.witp.air.combat import Attack, Bounce, Fight, Stack, bounce, resolve_level
 from pbem.rulesets.witp.datapack import public_pack
 
 from .test_air_world import PUBLIC_PACK
@@ -25,8 +25,8 @@ def wildcats(n: int = 2) -> list[Stack]:
     return [Stack("F4F-3", n, 4, 4, True)]
 
 
-def _order(fight: object) -> list[tuple[str, str]]:
-    return [(s["attacker"], s["defender"]) for s in fight.steps]  # type: ignore[attr-defined]
+def _order(fight: Fight) -> list[tuple[str, str]]:
+    return [(s.attacker, s.defender) for s in fight.steps]
 
 
 def test_6_1_1_a_cap_attacks_then_all_bombers_return_fire_together() -> None:
@@ -38,7 +38,7 @@ def test_6_1_1_a_cap_attacks_then_all_bombers_return_fire_together() -> None:
     assert fight.routine == "A"
     assert _order(fight) == [("cap", "bombers"), ("bombers", "cap")]
     assert (bombers[0].eliminated, bombers[0].aborted, bombers[0].surviving) == (1, 2, 0)
-    assert fight.steps[1]["aps"] == 3  # those just hit fire back too
+    assert fight.steps[1].aps == 3  # those just hit fire back too
     assert (c[0].eliminated, c[0].aborted) == (0, 1)
 
 
@@ -71,7 +71,7 @@ def test_6_1_1_b_close_escort_is_fought_first() -> None:
 
 def test_6_1_1_c_the_cap_with_the_bounce_goes_for_the_bombers_by_doctrine() -> None:
     fight = resolve_level(PUBLIC, "M", cap(), wildcats(), [], sbds(), ScriptedDice([1, *QUIET]))
-    assert fight.routine == "C" and fight.bounce == {"roll": 1, "drm": 0, "to": "cap"}
+    assert fight.routine == "C" and fight.bounce == Bounce(1, 0, "cap")
     assert _order(fight) == [
         ("cap", "bombers"),
         ("bombers", "cap"),
@@ -137,3 +137,29 @@ def test_6_2_1_8_1_6_admirals_bounce_bonuses_move_the_roll() -> None:
 def test_6_1_no_cap_at_a_level_no_combat() -> None:
     fight = resolve_level(PUBLIC, "L", [], [], [], sbds(), ScriptedDice([]))
     assert fight.routine == "none" and fight.steps == []
+
+
+def test_6_1_1_the_fight_is_told_as_before_keys_in_order_optional_keys_when_set() -> None:
+    bombers, c = sbds(), cap()
+    fight = resolve_level(PUBLIC, "M", c, [], [], bombers, ScriptedDice([6, 6, 6, 6]))
+    told = fight.steps[0].to_json()
+    assert list(told) == [
+        "strength",
+        "aps",
+        "roll",
+        "aborted_points",
+        "eliminated_points",
+        "attacker",
+        "defender",
+        "eliminated",
+        "aborted",
+    ]  # no "drm": the AVG did not attack (6.2.3)
+    assert told["eliminated"] == {"SBD-3": 1} and told["aborted"] == {"SBD-3": 2}
+    assert Attack.from_json(told) == fight.steps[0]
+    assert Bounce(None, 0, "cap", green=True).to_json() == {
+        "roll": None,
+        "drm": 0,
+        "to": "cap",
+        "green": True,
+    }
+    assert bombers[0].told().to_json() == {"type": "SBD-3", "n": 3, "eliminated": 1, "aborted": 2}

@@ -70,7 +70,7 @@ def test_7_11_elite_a6m_plus_one_air_combat() -> None:
         bombers=False,
     )
     assert (best.attack, best.defence) == (regular.attack + 1, regular.defence + 1)
-    assert best.to_json()["elite"] is True and "elite" not in regular.to_json()
+    assert best.told().to_json()["elite"] is True and "elite" not in regular.told().to_json()
 
 
 def test_7_11_4_elite_level_bombers_lose_nothing_off_their_altitude() -> None:

@@ -62,8 +62,8 @@ def test_4_2_1_example_hf_attacking_bombers_use_their_printed_ratings() -> None:
     fight = resolve_level(
         PUB, "M", heavy(2), [], [], [Stack("SBD-3", 3, 3, 2, False)], ScriptedDice(QUIET)
     )
-    cap_attack = next(s for s in fight.steps if s["attacker"] == "cap")
-    assert cap_attack["strength"] == 2 * 4  # printed, against bombers
+    cap_attack = next(s for s in fight.steps if s.attacker == "cap")
+    assert cap_attack.strength == 2 * 4  # printed, against bombers
 
 
 def test_4_2_1_example_hf_attacked_by_enemy_fighters_use_the_reduced_ratings() -> None:
@@ -71,9 +71,9 @@ def test_4_2_1_example_hf_attacked_by_enemy_fighters_use_the_reduced_ratings() -
     dice = ScriptedDice([6, *QUIET])  # the bounce: 6, the escort's (routine D)
     fight = resolve_level(PUB, "M", heavy(2), escort, [], [], dice, cap_choice="escort")
     assert fight.routine == "D"
-    on_escort = next(s for s in fight.steps if s["attacker"] == "cap")
-    assert on_escort["strength"] == 2 * 3  # 4 less 1: in combat with F types
-    assert fight.steps[0]["strength"] == 2 * 4  # the F4Fs' own: printed
+    on_escort = next(s for s in fight.steps if s.attacker == "cap")
+    assert on_escort.strength == 2 * 3  # 4 less 1: in combat with F types
+    assert fight.steps[0].strength == 2 * 4  # the F4Fs' own: printed
 
 
 def test_4_2_1_hf_fly_cap_as_fighters() -> None:

@@ -53,6 +53,19 @@ def test_5_8_a_standing_special_strike_is_judged_when_filed() -> None:
     assert errors[0].rule == "5.6"
 
 
+def test_5_3_and_4_1_a_special_strikes_escort_is_checked_as_the_plots_is() -> None:
+    s = world()
+    k, order = knowing(s, ALLIED), "SPECIAL X2 FROM TF2 2xSBD-3"
+    _o, errors = special.judge(k, ALLIED, f"{order} ESCORT 2xSBD-3@M CLOSE")
+    assert [(e.rule, e.message) for e in errors] == [
+        ("5.3", "SBD-3 is no fighter: only fighters escort")
+    ]
+    _o, errors = special.judge(k, ALLIED, f"{order} ESCORT 2xXF9@M CLOSE")
+    assert [(e.rule, "no Air Point Chart values for XF9" in e.message) for e in errors] == [
+        ("4.1", True)
+    ]
+
+
 def test_5_8_a_contacted_moving_tf_reported_with_carriers_is_struck() -> None:
     s = world()
     _report(s, "2 CV, 2 CA, 1 DD; total 5")

@@ -7,7 +7,15 @@ import json
 
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import plot
-from pbem.rulesets.witp.air.strikes import AirStrike, CoverFlight, CoverKind, FiledPlot
+from pbem.rulesets.witp.air.flying import FlyingElement
+from pbem.rulesets.witp.air.strikes import (
+    AirElement,
+    AirStrike,
+    CoverFlight,
+    CoverKind,
+    FiledPlot,
+    SuppressionAsk,
+)
 
 from .test_air_world import knowing, world
 
@@ -84,3 +92,16 @@ def test_a_special_strike_keeps_its_marks() -> None:
         ],
     }
     assert json.dumps(AirStrike.from_json(stored).to_json()) == json.dumps(stored)
+
+
+def test_5_0_a_plotted_element_takes_off_as_itself_unmarked() -> None:
+    plotted = AirElement("A6M2", 2, "F", "L", "loose", "extended", SuppressionAsk(1, "S1/0/0"))
+    flying = FlyingElement.of(plotted)
+    assert isinstance(flying, AirElement)  # a FlyingElement is the AirElement in the air
+    got = (flying.type, flying.n, flying.role, flying.alt, flying.posture, flying.range)
+    assert got == ("A6M2", 2, "F", "L", "loose", "extended")
+    assert flying.suppress == SuppressionAsk(1, "S1/0/0")
+    assert not (flying.elite or flying.green or flying.avg or flying.suppressing)
+    assert json.dumps(flying.to_json()) == json.dumps(plotted.to_json())
+    marked = FlyingElement.from_json({**plotted.to_json(), "elite": True, "base": "Rabaul"})
+    assert marked.elite and marked.base == "Rabaul" and marked.posture == "loose"

@@ -8,7 +8,7 @@ from typing import Any
 from pbem.core.dice import ScriptedDice, SeededDice
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp.air import attack, plot, training
-from pbem.rulesets.witp.air.combat import Stack, resolve_level
+from pbem.rulesets.witp.air.combat import Bounce, Stack, resolve_level
 from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.air.ships import holdings
 from pbem.rulesets.witp.datapack import public_pack
@@ -72,8 +72,8 @@ def test_58_2_1_a_strike_with_green_fighters_never_receives_the_bounce() -> None
     got = resolve_level(
         PUBLIC, "M", [Stack("A6M2", 2, 5, 5, True)], loose, [], [], dice, green_strike=True
     )
-    assert got.bounce == {"roll": None, "drm": 0, "to": "cap", "green": True}
-    assert got.routine == "C" and tuple(got.steps[0][k] for k in ("attacker", "defender")) == (
+    assert got.bounce == Bounce(None, 0, "cap", green=True)
+    assert got.routine == "C" and (got.steps[0].attacker, got.steps[0].defender) == (
         "cap",
         "loose escort",
     )

@@ -145,3 +145,22 @@ def test_a_fact_with_a_flat_record_fits_only_with_all_the_nested_keys() -> None:
     assert isinstance(back, _Checked) and back.check == _Check(3, 7) and back.cap is True
     partial = {"kind": "test-codec-checked", "tf": "TF2", "first": 3, "second": 7}
     assert not fits(_Checked, partial) and isinstance(Fact.from_json(partial), RawFact)
+
+
+@dataclass(frozen=True, slots=True)
+class _Marked(_Leg):
+    """A record that extends another: its fields after the base's."""
+
+    elite: Annotated[bool, OPTIONAL] = False
+    base: Annotated[str | None, OPTIONAL] = None
+
+
+def test_a_record_extending_another_writes_the_bases_keys_first_and_its_own_when_set() -> None:
+    assert _Marked("E2010", 6).to_json() == _Leg("E2010", 6).to_json()
+    marked = _Marked("E2010", 6, base="Rabaul")
+    assert json.dumps(marked.to_json()) == json.dumps({"to": "E2010", "mp": 6, "base": "Rabaul"})
+    stored = {"base": "Rabaul", "mp": 6, "to": "E2010", "elite": True}
+    back = _Marked.from_json(stored)
+    assert back == _Marked("E2010", 6, elite=True, base="Rabaul")
+    assert json.dumps(back.to_json()) == json.dumps(stored)  # its order as read
+    assert fits(_Marked, {"to": "E2010", "mp": 6}) and not fits(_Leg, stored)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Annotated, Any
+from typing import Annotated
 
 from pbem.core.events import Event
 from pbem.rulesets.witp.air import altitude, combat, elite, training
@@ -37,21 +37,21 @@ class AirCombat:
 @dataclass(frozen=True, slots=True)
 class LevelFight(Record):
     """6.1.1, R11: one level's air combat as both are told it: the routine, the
-    bounce, each attack's dice and result, and the stacks that fought (as
-    ``combat.Stack.to_json``: type, n, eliminated, aborted, marks)."""
+    bounce (6.2.1), each attack's dice and result (6.3.1), and the stacks that
+    fought."""
 
     level: str
     routine: str
-    bounce: Mapping[str, Any] | None
-    steps: tuple[Mapping[str, Any], ...]
-    cap: tuple[Mapping[str, Any], ...]
-    escorts: tuple[Mapping[str, Any], ...]
-    bombers: tuple[Mapping[str, Any], ...]
+    bounce: combat.Bounce | None
+    steps: tuple[combat.Attack, ...]
+    cap: tuple[combat.ToldStack, ...]
+    escorts: tuple[combat.ToldStack, ...]
+    bombers: tuple[combat.ToldStack, ...]
 
     @classmethod
     def told(cls, fight: combat.Fight, stacks: Sequence[Sequence[combat.Stack]]) -> LevelFight:
         """The ``fight`` with its ``stacks``: the CAP's, the escorts', the bombers'."""
-        cap, escorts, bombers = (tuple(stacks_told(s)) for s in stacks)
+        cap, escorts, bombers = (tuple(s.told() for s in group) for group in stacks)
         head = (fight.level, fight.routine, fight.bounce, tuple(fight.steps))
         return cls(*head, cap, escorts, bombers)
 
@@ -96,11 +96,6 @@ def air_stacks(
                 combat.Stack(t, e.n, s, s, True, elite=best, green=green, avg=e.avg, heavy=hf)
             )
     return out
-
-
-def stacks_told(stacks: Sequence[combat.Stack]) -> list[dict[str, Any]]:
-    """Air combat stacks as a report tells them (6.1.1)."""
-    return [s.to_json() for s in stacks]
 
 
 def air_combat(
@@ -168,7 +163,7 @@ def _level(
     if fight.routine != "none":
         fact = AirCombatAtLevel(r.strike.tf, LevelFight.told(fight, (cs, loose + close, bs)))
         told = r.tell_both(fact, "6.1.1")
-    hit = any(s["attacker"] == "cap" and s["defender"] == "bombers" for s in fight.steps)
+    hit = any(s.attacker == "cap" and s.defender == "bombers" for s in fight.steps)
     return LevelCombat(tuple(cs), tuple(loose + close), tuple(bs), hit), told
 
 
