@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from fractions import Fraction
+from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
@@ -180,17 +181,25 @@ def _bombard_base(w: Work, h: int, ships: list[Unit], target: str, dice: Dice) -
         f"bombard {hexgrid.fmt(h)}",
         attack_why=a_why,
     )
+    _ships_fired(w, "NM.BOMBBASE", h, ships, target, fire=f.to_json())
+    base_hit(w, h, target, f.damage, w.side, "NM.BOMBBASE", grounded_only=False)
+
+
+def _ships_fired(
+    w: Work, rule: str, h: int, ships: list[Unit], target: str, **results: Any
+) -> None:
+    """The bombardment event of the moving side's ships at ``target`` in ``h``, with
+    what their fire (and any counter-fire) did."""
     w.event(
         "bombardment",
-        "NM.BOMBBASE",
+        rule,
         None,
         hex=hexgrid.fmt(h),
         attacker=w.side,
         by=[s.uid for s in ships],
         target=target,
-        fire=f.to_json(),
+        **results,
     )
-    base_hit(w, h, target, f.damage, w.side, "NM.BOMBBASE", grounded_only=False)
 
 
 def base_hit(
@@ -317,14 +326,12 @@ def _bombard_cd(w: Work, h: int, ships: list[Unit], dice: Dice) -> None:
         defense_why=t_def_why,
     )
     killed = f_ships.number >= CD_KILL_NUMBER
-    w.event(
-        "bombardment",
+    _ships_fired(
+        w,
         "NM.BOMBCD",
-        None,
-        hex=hexgrid.fmt(h),
-        attacker=w.side,
-        by=[s.uid for s in ships],
-        target=cd.uid,
+        h,
+        ships,
+        cd.uid,
         fire=f_ships.to_json(),
         counter_fire=f_cd.to_json(),
         cd_destroyed=killed,
