@@ -185,20 +185,7 @@ def write_site(session: Session, game_id: str, out: Path, *, unfinished: bool = 
     write_docs(out / "docs", [game.ruleset])
     files = _write_reports(folder, game_id, reports, _site_rules(game.ruleset))
 
-    rows: list[dict[str, Any]] = []
-    for r, f in zip(reports, files, strict=True):
-        key = r.phase_id
-        if not rows or rows[-1]["key"] != key:
-            phase = phases.get(key) if key is not None else None
-            rows.append(
-                {
-                    "key": key,
-                    "label": _phase_label(phase),
-                    "after": when(r.created_at),
-                    "by_audience": {},
-                }
-            )
-        rows[-1]["by_audience"].setdefault(r.audience, []).append(f)
+    rows = _rows(reports, files, phases)
     audiences = sorted({r.audience for r in reports}, key=lambda a: (a == "omniscient", a))
     entries = journal.entries(session, game_id) if over else []
     final_map = _final_map(out, game, entries) if over else None
@@ -247,6 +234,27 @@ def write_site(session: Session, game_id: str, out: Path, *, unfinished: bool = 
             encoding="utf-8",
         )
     return index
+
+
+def _rows(
+    reports: Sequence[Report], files: Sequence[dict[str, Any]], phases: dict[int, Phase]
+) -> list[dict[str, Any]]:
+    """The index's table: one row a phase, its reports by audience."""
+    rows: list[dict[str, Any]] = []
+    for r, f in zip(reports, files, strict=True):
+        key = r.phase_id
+        if not rows or rows[-1]["key"] != key:
+            phase = phases.get(key) if key is not None else None
+            rows.append(
+                {
+                    "key": key,
+                    "label": _phase_label(phase),
+                    "after": when(r.created_at),
+                    "by_audience": {},
+                }
+            )
+        rows[-1]["by_audience"].setdefault(r.audience, []).append(f)
+    return rows
 
 
 def _final_map(out: Path, game: Game, entries: list[dict[str, Any]]) -> str | None:
