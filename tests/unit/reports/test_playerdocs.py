@@ -4,6 +4,7 @@ every rule ID reports cite, and every link between the pages leading somewhere."
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,8 @@ from pbem.reports.playerdocs import (
     source,
     write_docs,
 )
+from pbem.reports.site import PAGE, _page_args, _site_rules
+from pbem.storage.models import Report
 
 from .combat_events import COMBATS
 
@@ -105,3 +108,13 @@ def test_docs_url_is_a_web_or_file_address_without_its_trailing_slash() -> None:
     assert ReportsConfig().docs_url == ""
     with pytest.raises(ConfigError, match="docs_url"):
         ReportsConfig(docs_url="docs/")
+
+
+def test_the_archive_sites_report_page_links_rule_ids_to_the_sites_own_docs() -> None:
+    report = Report(id=7, audience="allied", subject="s", text="CV-1 moved. [SEQ.2C]", png=None)
+    report.created_at = datetime(2026, 11, 1, tzinfo=UTC)
+    args = _page_args(report, "0007-allied", None, None, "g1", _site_rules("usn"))
+    assert '[<a class="rule" href="../docs/usn-rule-index.html#SEQ.2C">SEQ.2C</a>]' in PAGE.render(
+        **args
+    )
+    assert "[SEQ.2C]" in str(_page_args(report, "n", None, None, "g1", _site_rules("witp"))["text"])
