@@ -172,6 +172,14 @@ format = "text"
 # (0: off). Keep it on loopback; put a proxy in front to expose it further.
 host = "127.0.0.1"
 port = 0
+
+[reports]
+# Where the player's docs (guides, order references, rule index) are published:
+# `pbem docs html FOLDER` writes them, `pbem archive html` puts them beside a game's
+# site. Reports and answers link each rule ID to <docs_url>/usn-rule-index.html#ID.
+# "": none published; each player's first mail then carries the docs as an
+# attachment, and rule IDs say "see the attached guide".
+docs_url = ""
 """
 
 
@@ -561,6 +569,21 @@ class MetricsConfig(_Section):
             raise ConfigError('[metrics] host must be an address, e.g. "127.0.0.1"')
 
 
+@dataclass(frozen=True, repr=False)
+class ReportsConfig(_Section):
+    NAME = "reports"
+
+    docs_url: str = ""  # where players read the docs: http(s):// or file://; "": attached
+
+    def check(self) -> None:
+        if self.docs_url and not re.match(r"^(https?|file)://", self.docs_url):
+            raise ConfigError(
+                f"[reports] docs_url must start with https://, http:// or file://, "
+                f"not {self.docs_url!r}"
+            )
+        object.__setattr__(self, "docs_url", self.docs_url.rstrip("/"))
+
+
 # A relative SQLite file in a database URL: sqlite[+driver]:///PATH[?query].
 _SQLITE_FILE = re.compile(r"^(sqlite(?:\+\w+)?:///)([^?]*)(\?.*)?$")
 
@@ -597,6 +620,7 @@ class Config:
     games: GamesConfig = field(default_factory=GamesConfig)
     log: LogConfig = field(default_factory=LogConfig)
     metrics: MetricsConfig = field(default_factory=MetricsConfig)
+    reports: ReportsConfig = field(default_factory=ReportsConfig)
     base_dir: Path = Path(".")
 
     def __post_init__(self) -> None:
@@ -650,6 +674,7 @@ SECTIONS: dict[str, type[_Section]] = {
         GamesConfig,
         LogConfig,
         MetricsConfig,
+        ReportsConfig,
     )
 }
 

@@ -1,4 +1,4 @@
-"""Write docs/usn-rule-index.md, the players' rule index, from the rules inventory.
+"""Write pbem/docs/usn-rule-index.md (docs/ links to it), the players' rule index, from the rules inventory.
 
 Reports and answers cite cases by ID ([NM.SURF.5]); players have the rulebook,
 not the engine's inventory. The index gives each case ID its rulebook section
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 INVENTORY = Path("/work/shared/docs/usn-rules-inventory.md")
-OUT = Path(__file__).resolve().parent.parent / "docs" / "usn-rule-index.md"
+OUT = Path(__file__).resolve().parent.parent / "pbem" / "docs" / "usn-rule-index.md"
 SUMMARY = 110  # characters: one line of the table
 
 HEAD = """# U.S.N. rule index

@@ -18,7 +18,7 @@ left is rendered before the game's next tick (``publish_owed``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -40,6 +40,7 @@ from pbem.outbox.queue import Composed, Outgoing, compose_outbound, enqueue, sto
 from pbem.record import journal
 from pbem.record.rules import describe as describe_rules
 from pbem.reports.context import Header, heading
+from pbem.reports.playerdocs import guide_attachment
 from pbem.reports.render import render
 from pbem.reports.report import render_report
 from pbem.storage.enums import OutboundKind
@@ -112,6 +113,9 @@ class ReportJob:
     subject: str  # the mail's
     cause: tuple[str, ...]  # the Message-ID's
     phase_id: int | None
+    # The seat's first mail of the game: with no docs URL published, it carries
+    # the player's docs as an attachment (pbem.reports.playerdocs).
+    first: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "header": asdict(self.header), "cause": list(self.cause)}
@@ -153,7 +157,11 @@ def render_due(config: Config, owed: ReportsDue) -> list[Rendered]:
         with stages.stage("maps"):
             ruleset = owed.ruleset
             map_picture = ruleset.map_picture(view) if isinstance(ruleset, MappedRuleset) else None
-        rendered = render_report(job.header, view, map_picture)
+        docs_url = config.reports.docs_url
+        rendered = render_report(job.header, view, map_picture, docs_url=docs_url)
+        attachments = tuple(rendered.attachments)
+        if job.first and not docs_url:
+            attachments += (guide_attachment(job.header.ruleset),)
         report = Report(
             game_id=owed.game_id,
             phase_id=job.phase_id,
@@ -171,7 +179,7 @@ def render_due(config: Config, owed: ReportsDue) -> list[Rendered]:
             subject=job.subject,
             text=rendered.text,
             html=rendered.html,
-            attachments=tuple(rendered.attachments),
+            attachments=attachments,
             game_id=owed.game_id,
             side=job.side,
         )
@@ -213,13 +221,18 @@ class Publisher:
     ) -> None:
         previous = self._previous(lookups, game, phase.seq)
         seats = _one_per_address(lookups.seats(game.id))
-        jobs = [self._job(lookups, game, seat, phase, state, previous, None) for seat in seats]
+        jobs = [
+            replace(
+                self._job(lookups, game, seat, phase, state, previous, None), first=not previous
+            )
+            for seat in seats
+        ]
         self._publish(lookups, game, state, events, jobs, stored_as=phase.id)
 
     def seat_report(self, lookups: Lookups, game: Game, phase: Phase, seat: Seat) -> None:
         state = lookups.state_of(phase)
         previous = self._previous(lookups, game, phase.seq)
-        job = self._job(lookups, game, seat, phase, state, previous, None)
+        job = replace(self._job(lookups, game, seat, phase, state, previous, None), first=True)
         # A new player's report goes out with the act that seated him, even in a tick.
         Publisher()._publish(lookups, game, state, (), [job], stored_as=phase.id)
 

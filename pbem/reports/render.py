@@ -10,35 +10,58 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Iterable
-from functools import lru_cache, partial
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
-from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import (
+    ChoiceLoader,
+    Environment,
+    PackageLoader,
+    StrictUndefined,
+    pass_context,
+    select_autoescape,
+)
+from jinja2.runtime import Context
 from markupsafe import Markup, escape
 
 from pbem.core.sequence import phase_label
 
 WIDTH = 72  # plain-text reports: readable in any mail client, quotable once
 
-# Players have the rulebook and the docs, not the engine's rules inventory: rule
-# IDs in HTML reports link to the rule index (tools/build_rule_index.py).
-RULE_INDEXES = {"usn": "docs/usn-rule-index.md"}
+# Players have the rulebook and the player's docs, not the engine's rules inventory:
+# rule IDs in HTML reports link to their entry in the published rule index
+# (pbem.reports.playerdocs; the render context's ``docs``, its "rules" the links' base).
 _RULE = re.compile(r"\[([A-Z][A-Z0-9]*(?:\.[A-Za-z0-9]+)+|GEN\.[A-Z]+)\]")
 
 
-def rule_link(rule: Any, index: str | None = RULE_INDEXES["usn"]) -> Markup:
-    """``NM.SURF.5`` -> a bracketed link to the rule's row in the rule index (a
-    ruleset without an index: the bracketed ID)."""
+def rule_link(rule: Any, base: str | None) -> Markup:
+    """``NM.SURF.5`` -> a bracketed link to the rule's entry, ``base`` + the ID
+    (no base: no rule index published, the bracketed ID)."""
     r = escape(str(rule))
-    if index is None:
+    if not base:
         return Markup(f"[{r}]")
-    return Markup(f'[<a class="rule" href="{index}#{r}">{r}</a>]')
+    return Markup(f'[<a class="rule" href="{escape(base)}{r}">{r}</a>]')
 
 
-def link_rules(text: Any, index: str | None = RULE_INDEXES["usn"]) -> Markup:
-    """Escape ``text`` and turn every ``[RULE.ID]`` in it into a rule-index link."""
-    return Markup(_RULE.sub(lambda m: str(rule_link(m.group(1), index)), str(escape(str(text)))))
+def link_rules(text: Any, base: str | None) -> Markup:
+    """Escape ``text`` and turn every ``[RULE.ID]`` in it into a link to its entry."""
+    return Markup(_RULE.sub(lambda m: str(rule_link(m.group(1), base)), str(escape(str(text)))))
+
+
+def _rules_base(ctx: Context) -> str | None:
+    docs = ctx.get("docs")
+    return str(docs.get("rules") or "") if isinstance(docs, Mapping) else None
+
+
+@pass_context
+def _rule_link(ctx: Context, rule: Any) -> Markup:
+    return rule_link(rule, _rules_base(ctx))
+
+
+@pass_context
+def _link_rules(ctx: Context, text: Any) -> Markup:
+    return link_rules(text, _rules_base(ctx))
 
 
 def _wrap(text: Any, indent: str = "", width: int = WIDTH) -> str:
@@ -103,9 +126,8 @@ def environment(ruleset: str) -> Environment:
     env.filters["columns"] = _columns
     env.filters["table"] = _table
     env.filters["underline"] = _underline
-    index = RULE_INDEXES.get(ruleset)
-    env.filters["link_rules"] = partial(link_rules, index=index)
-    env.globals["rule_link"] = partial(rule_link, index=index)
+    env.filters["link_rules"] = _link_rules
+    env.globals["rule_link"] = _rule_link
     env.globals["phase_label"] = phase_label  # headings name a phase as subjects do
     return env
 

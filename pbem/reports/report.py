@@ -16,6 +16,7 @@ from pbem.core import stages
 from pbem.core.mapview import MapPicture
 from pbem.reports.context import Header, map_title, report_context
 from pbem.reports.pictures import picture
+from pbem.reports.playerdocs import links
 from pbem.reports.render import render
 
 
@@ -37,14 +38,16 @@ def render_report(
     map_picture: MapPicture | None = None,
     *,
     with_map: bool = True,
+    docs_url: str = "",
 ) -> RenderedReport:
     """Text, HTML and picture of one report, from the audience's view alone.
 
     ``map_picture`` is the ruleset's description of the view's map (None for a
     ruleset without one); ``with_map`` False skips the picture (tests that need
-    only the words)."""
+    only the words); ``docs_url`` is where the player's docs are published ("":
+    attached to the first mail), for the links to the guide and the rule index."""
     with stages.stage("context"):
-        ctx = report_context(header, view)
+        ctx = {**report_context(header, view), "docs": links(header.ruleset, docs_url)}
     with stages.stage("text"):
         text = render(header.ruleset, "report.txt.j2", ctx)
     with stages.stage("html"):

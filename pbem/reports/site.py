@@ -10,6 +10,8 @@ Layout::
     record.html                after the game: the omniscient record (its play, not its mail)
     narrative.html             after the game: turn by turn, each side's orders and what happened
     final-map.png              after the game: the last state, every unit shown
+    docs/                      the player's docs (guide, orders, rule index) as HTML;
+                               each rule ID in a report's page links to its entry
 
 No JavaScript, no external resources: plain HTML with an inline style sheet.
 The per-side reports of a game in play are secret from the other side, so the
@@ -37,6 +39,8 @@ from pbem.record import journal
 from pbem.record.replay import replay
 from pbem.reports.narrative import narrative, when
 from pbem.reports.pictures import picture
+from pbem.reports.playerdocs import RULE_INDEXES, pages, write_docs
+from pbem.reports.render import link_rules
 from pbem.storage.enums import GameStatus
 from pbem.storage.models import Game, Phase, Report
 
@@ -78,6 +82,7 @@ INDEX = _ENV.from_string(
 {% else %}
 <p><b>The game is still in play: this site holds both sides' reports. It is for the moderator only.</b></p>
 {% endif %}
+<p>The player's docs: <a href="docs/index.html">how to play by mail</a>{% if guide %} (<a href="{{ guide }}">the player's guide</a>){% endif %}.</p>
 <section id="reports"><h2>Reports, as they were sent</h2>
 <table>
 <tr><th>sent</th><th>next phase</th>{% for a in audiences %}<th class="{{ a }}">{{ a }}</th>{% endfor %}</tr>
@@ -102,7 +107,7 @@ PAGE = _ENV.from_string(
 <h1>{{ subject }}</h1>
 <p>Sent {{ sent }} to <b class="{{ audience }}">{{ audience }}</b>.</p>
 {% if png %}<figure><a href="{{ png }}"><img src="{{ png }}" alt="The map as {{ audience }} saw it"></a><figcaption>The map attached to this report (click for full size; the close-up under it shows {{ audience }}'s forces and the fighting).</figcaption></figure>{% endif %}
-<h2>The report (plain-text part)</h2>
+<h2>The report (plain-text part; rule IDs link to the <a href="../docs/index.html">player's docs</a>)</h2>
 <pre>{{ text }}</pre>
 </body></html>
 """
@@ -179,22 +184,10 @@ def write_site(session: Session, game_id: str, out: Path, *, unfinished: bool = 
         session.scalars(select(Report).where(Report.game_id == game_id).order_by(Report.id))
     )
     phases = {p.id: p for p in session.scalars(select(Phase).where(Phase.game_id == game_id))}
-    files = _write_reports(folder, game_id, reports)
+    write_docs(out / "docs", [game.ruleset])
+    files = _write_reports(folder, game_id, reports, _site_rules(game.ruleset))
 
-    rows: list[dict[str, Any]] = []
-    for r, f in zip(reports, files, strict=True):
-        key = r.phase_id
-        if not rows or rows[-1]["key"] != key:
-            phase = phases.get(key) if key is not None else None
-            rows.append(
-                {
-                    "key": key,
-                    "label": _phase_label(phase),
-                    "after": when(r.created_at),
-                    "by_audience": {},
-                }
-            )
-        rows[-1]["by_audience"].setdefault(r.audience, []).append(f)
+    rows = _rows(reports, files, phases)
     audiences = sorted({r.audience for r in reports}, key=lambda a: (a == "omniscient", a))
     entries = journal.entries(session, game_id) if over else []
     final_map = _final_map(out, game, entries) if over else None
@@ -209,6 +202,7 @@ def write_site(session: Session, game_id: str, out: Path, *, unfinished: bool = 
                 "outcome": game.outcome,
             },
             final_map=final_map,
+            guide=f"docs/{pages(game.ruleset)[0]}.html",
             rows=rows,
             audiences=audiences,
             style=STYLE,
@@ -244,6 +238,27 @@ def write_site(session: Session, game_id: str, out: Path, *, unfinished: bool = 
     return index
 
 
+def _rows(
+    reports: Sequence[Report], files: Sequence[dict[str, Any]], phases: dict[int, Phase]
+) -> list[dict[str, Any]]:
+    """The index's table: one row a phase, its reports by audience."""
+    rows: list[dict[str, Any]] = []
+    for r, f in zip(reports, files, strict=True):
+        key = r.phase_id
+        if not rows or rows[-1]["key"] != key:
+            phase = phases.get(key) if key is not None else None
+            rows.append(
+                {
+                    "key": key,
+                    "label": _phase_label(phase),
+                    "after": when(r.created_at),
+                    "by_audience": {},
+                }
+            )
+        rows[-1]["by_audience"].setdefault(r.audience, []).append(f)
+    return rows
+
+
 def _final_map(out: Path, game: Game, entries: list[dict[str, Any]]) -> str | None:
     """The omniscient picture of the game's last state (replayed from the record),
     written as final-map.png; None for a ruleset that draws none."""
@@ -262,14 +277,23 @@ def _final_map(out: Path, game: Game, entries: list[dict[str, Any]]) -> str | No
     return "final-map.png"
 
 
-def _write_reports(folder: Path, game_id: str, reports: Sequence[Report]) -> list[dict[str, Any]]:
+def _site_rules(ruleset: str) -> str | None:
+    """The base of the rule links in the site's report pages: its own docs folder."""
+    index = RULE_INDEXES.get(ruleset)
+    return f"../docs/{index}.html#" if index else None
+
+
+def _write_reports(
+    folder: Path, game_id: str, reports: Sequence[Report], rules: str | None
+) -> list[dict[str, Any]]:
     names = [f"{r.id:04d}-{r.audience}" for r in reports]
     files: list[dict[str, Any]] = []
     for i, (r, name) in enumerate(zip(reports, names, strict=True)):
         (folder / f"{name}.txt").write_text(r.text, encoding="utf-8")
         # The HTML part as mailed; a report from before HTML parts existed gets its text.
         (folder / f"{name}.html").write_text(
-            r.html or PAGE.render(**_page_args(r, name, None, None, game_id)), encoding="utf-8"
+            r.html or PAGE.render(**_page_args(r, name, None, None, game_id, rules)),
+            encoding="utf-8",
         )
         if r.png:
             (folder / f"{name}.png").write_bytes(r.png)
@@ -278,7 +302,7 @@ def _write_reports(folder: Path, game_id: str, reports: Sequence[Report]) -> lis
         prev = f"{names[same[k - 1]]}.page.html" if k > 0 else None
         nxt = f"{names[same[k + 1]]}.page.html" if k + 1 < len(same) else None
         (folder / f"{name}.page.html").write_text(
-            PAGE.render(**_page_args(r, name, prev, nxt, game_id)), encoding="utf-8"
+            PAGE.render(**_page_args(r, name, prev, nxt, game_id, rules)), encoding="utf-8"
         )
         files.append(
             {
@@ -291,7 +315,7 @@ def _write_reports(folder: Path, game_id: str, reports: Sequence[Report]) -> lis
 
 
 def _page_args(
-    r: Report, name: str, prev: str | None, nxt: str | None, game_id: str
+    r: Report, name: str, prev: str | None, nxt: str | None, game_id: str, rules: str | None
 ) -> dict[str, Any]:
     return {
         "subject": r.subject,
@@ -299,7 +323,7 @@ def _page_args(
         "audience": r.audience,
         "sent": when(r.created_at),
         "png": f"{name}.png" if r.png else None,
-        "text": r.text,
+        "text": link_rules(r.text, rules),
         "prev": prev,
         "next": nxt,
         "raw_html": f"{name}.html",

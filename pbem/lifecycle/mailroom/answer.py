@@ -7,7 +7,7 @@ processed again after a crash cannot be answered twice.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +21,7 @@ from pbem.outbox.compose import reply_subject
 from pbem.outbox.queue import Outgoing, enqueue, message_id_for, prefetch_unqueued
 from pbem.record import journal
 from pbem.record.payloads import MailRefused
+from pbem.reports.playerdocs import links
 from pbem.reports.render import render
 from pbem.storage.enums import InboundStatus, OutboundKind
 from pbem.storage.models import Game, InboundMail
@@ -50,8 +51,9 @@ class Answer:
     # (done | FAILED | undone | not run), result or reason.
     commands: tuple[dict[str, Any], ...] = ()
 
-    def text(self) -> str:
-        return render("common", "answer.txt.j2", vars(self))
+    def text(self, docs: Mapping[str, str] | None = None) -> str:
+        """The answer's words; ``docs`` says where the player's docs are (rule links)."""
+        return render("common", "answer.txt.j2", {**vars(self), "docs": docs or {}})
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ def queue_answer(gm: GameMaster, row: InboundMail, mail: ParsedMail, reply: Repl
         cause=_cause(row),
         to=reply.to or mail.from_addr,
         subject=reply_subject(mail.subject or "your orders"),
-        text=answer.text(),
+        text=answer.text(_docs(gm, answer.game)),
         in_reply_to=mail.message_id,
         references=(*mail.references, *([mail.message_id] if mail.message_id else [])),
         game_id=answer.game or None,
@@ -103,6 +105,12 @@ def queue_answer(gm: GameMaster, row: InboundMail, mail: ParsedMail, reply: Repl
     )
     enqueue(gm.desk.session, gm.desk.config, outgoing, gm.desk.now)
     return close(gm, row, InboundStatus.ANSWERED, reply.outcome)
+
+
+def _docs(gm: GameMaster, game_id: str) -> dict[str, str] | None:
+    """Where the player of ``game_id`` reads the docs its rule IDs point to."""
+    game = gm.desk.session.get(Game, game_id) if game_id else None
+    return None if game is None else links(game.ruleset, gm.desk.config.reports.docs_url)
 
 
 def close(gm: GameMaster, row: InboundMail, status: InboundStatus, outcome: str) -> str:

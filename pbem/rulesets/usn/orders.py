@@ -402,7 +402,7 @@ def parse_line(text: str) -> Order:
     parser = _PARSERS.get(tokens[0].upper())
     if parser is None:
         raise OrderSyntaxError(
-            f"unknown order {tokens[0]!r}; see the order reference (docs/usn-orders.md)"
+            f"unknown order {tokens[0]!r}; see the order reference of the player's docs (usn-orders)"
         )
     return parser(tokens[0].upper(), tokens[1:])
 

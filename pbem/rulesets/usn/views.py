@@ -180,7 +180,7 @@ def order_template(state: GameState, side: str) -> str:
     out = [
         f"# U.S.N. {state.scenario} - Game-Turn {state.turn}, round {rnd.key}: {rnd.title}",
         f"# Side: {side}. One order per line; lines starting with # are ignored.",
-        "# Reference: docs/usn-orders.md",
+        "# Reference: the order reference of the player's docs (usn-orders).",
     ]
     if side not in rnd.sides:
         out.append("# You have no orders this round (STANDING orders are still accepted).")
@@ -188,7 +188,7 @@ def order_template(state: GameState, side: str) -> str:
     if not rnd.steps:  # a set-up round: each free choice and its area (SETUP.FREE)
         out += opening.setup_form(state, Side(side))
     for rule in rnd.rules:
-        out.append(f"# Special rule this round: {rule} (see docs/usn-orders.md)")
+        out.append(f"# Special rule this round: {rule} (see the order reference, usn-orders)")
     for n in rnd.steps:
         st = step(n)
         if st.side not in (None, side) and st.kind is not StepKind.STRIKE:

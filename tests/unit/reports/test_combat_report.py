@@ -23,12 +23,12 @@ from .test_render import PHASE, demo_report
 from .usn_world import A, played
 
 
-def _report(events: list[dict[str, Any]]) -> Any:
+def _report(events: list[dict[str, Any]], docs_url: str = "") -> Any:
     g, state = played()
     view = dict(audience_view(g.rs, state, g.events, A))
     view["events"] = [*view["events"], *events]
     header = Header("g7", "usn", g.rs.title, "test", A, A, "t", phase=PHASE)
-    return render_report(header, view, with_map=False)
+    return render_report(header, view, with_map=False, docs_url=docs_url)
 
 
 def _section(text: str, name: str) -> str:
@@ -109,10 +109,18 @@ def test_damage_is_a_sentence_under_what_happened() -> None:
     assert "its DEF, SA and AA are halved (CBT.H)" in text
 
 
-def test_html_combat_links_its_rule_to_the_rule_index() -> None:
-    html = _report(COMBATS).html
-    assert 'href="docs/usn-rule-index.md#NM.SURF.5"' in html
+def test_html_combat_links_its_rule_to_the_published_rule_index() -> None:
+    html = _report(COMBATS, docs_url="https://pbem.example.org/docs").html
+    assert 'href="https://pbem.example.org/docs/usn-rule-index.html#NM.SURF.5"' in html
+    assert 'href="https://pbem.example.org/docs/usn-guide.html"' in html
     assert "Die 2 (CRT4, damage number): damage number 4" in html
+
+
+def test_without_a_docs_url_rule_ids_point_to_the_attached_guide() -> None:
+    report = _report(COMBATS)
+    assert "[NM.SURF.5]" in report.html and 'class="rule"' not in report.html
+    assert "see the attached guide, <code>pbem-usn-guide.html</code>" in report.html
+    assert "see the attached guide, pbem-usn-guide.html" in " ".join(report.text.split())
 
 
 def test_am_strafe_fire_strafing_names_its_target_die_and_losses() -> None:

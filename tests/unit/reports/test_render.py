@@ -25,6 +25,7 @@ from pbem.reports.context import Header, report_context
 from pbem.reports.mapimage import hex_pixel
 from pbem.reports.narrate import happened, sentence
 from pbem.reports.pictures import REPORT_SCALE
+from pbem.reports.playerdocs import links
 from pbem.reports.render import WIDTH, render
 from pbem.reports.report import render_report
 from pbem.reports.site import write_site
@@ -341,10 +342,16 @@ def test_a_refusal_citing_a_rule_points_to_the_players_rule_index() -> None:
     base = {"game": "g7", "side": A, "turn": 1, "phase": "A-3-4", "error": "",
             "hint": "", "accepted": [], "receipt": None, "notes": [], "deadline": ""}  # fmt: skip
     cited = [{"line": 2, "text": "MOVE CA-1 0999", "message": "too far", "rule": "MOV.A"}]
-    text = render("common", "answer.txt.j2", {**base, "refused": cited})
-    assert "[MOV.A]" in text and "docs/usn-rule-index.md" in text
+    published = links("usn", "https://pbem.example.org/docs")
+    text = render("common", "answer.txt.j2", {**base, "refused": cited, "docs": published})
+    assert "[MOV.A]" in text
+    assert "https://pbem.example.org/docs/usn-rule-index.html#MOV.A" in text
+    attached = links("usn", "")
+    text = render("common", "answer.txt.j2", {**base, "refused": cited, "docs": attached})
+    assert "rule index in the attached guide" in text and "pbem-usn-guide.html" in text
     uncited = [{**cited[0], "rule": None}]
-    assert "rule index" not in render("common", "answer.txt.j2", {**base, "refused": uncited})
+    answer = render("common", "answer.txt.j2", {**base, "refused": uncited, "docs": published})
+    assert "rule index" not in answer
 
 
 def test_the_view_names_the_submarine_option_as_players_do() -> None:
