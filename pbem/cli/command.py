@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 
 from pbem import __version__
-from pbem.cli import data, player, service
+from pbem.cli import data, docs, player, service
 from pbem.cli import map as map_commands
 from pbem.config import Config, LogLevel, redact
 from pbem.core.errors import PbemError
@@ -30,6 +30,7 @@ COMMAND_GROUPS = (
     player,  # keygen, sign, send
     map_commands,  # map
     data,  # data report
+    docs,  # docs html
 )
 
 

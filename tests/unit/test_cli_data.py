@@ -64,3 +64,12 @@ def test_data_units_witp_lists_ship_classes_and_air_types(tmp_path: Path) -> Non
     lines = got.stdout.splitlines()
     assert any(x.startswith("air-") and "illustrative" in x for x in lines)
     assert any(x.startswith("ship-") for x in lines)
+
+
+def test_docs_html_writes_the_players_pages_to_publish(tmp_path: Path) -> None:
+    got = pbem(tmp_path, "docs", "html", "site")
+    assert got.returncode == 0, got.stderr
+    assert "docs_url" in got.stdout
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'href="usn-guide.html"' in index and 'href="usn-rule-index.html"' in index
+    assert 'id="MOV.N"' in (tmp_path / "site" / "usn-rule-index.html").read_text(encoding="utf-8")

@@ -339,7 +339,7 @@ def template(rnd: Round | None, ctx: Context) -> str:
             else []
         ),
         "# One line a mission, in the order the TF performs them (17.12.4); TFs execute in the",
-        "# order written (17.13.6). PASS, or nothing, plots no mission (docs/witp-orders.md).",
+        "# order written (17.13.6). PASS, or nothing, plots no mission (the player's docs, witp-orders).",
         "#   TFn SPEED 1-3 | MOVE <hex> [VIA <hex>...] EV 0-14 | NIGHT AFTER <hexes> |",
         "#   FUEL FROM TFn | REGP TFn SHIPS a, b | REGP DUMMY TFn | LINK TFn | TRAN <hex> | PORT",
         "#",

@@ -389,7 +389,7 @@ def form_lines(ctx: Context) -> list[str]:
     own = ctx.knowledge.own(side)  # its air bases and standing orders, as stored
     out = [
         "",
-        "Standing orders (kept until you file others; docs/witp-orders.md):",
+        "Standing orders (kept until you file others; the player's docs, witp-orders):",
         "  SEARCH <base|TFn> <hex> [<hex> ...] [INTENSIVE]  (13.3.1, 13.5.4) | SEARCH NONE",
         "  SEARCH TFn <hex> BLUFF <value>  (13.3.3: carrier Short or Medium range only)",
         "  DECEPTION TFn|ALL UNDERSTATE|OVERSTATE CARRIERS|CAPITALS|ESCORTS|TRANSPORTS|TOTAL",

@@ -105,7 +105,7 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
     head = rnd.slots[0]
     out = [
         f"# {rnd.name}: {head.phase.title}, {head.segment.title} ({head.phase.rule}, {head.segment.rule})",
-        "# Air Strike Plot: one order a line (docs/witp-orders.md, R90). PASS plots none.",
+        "# Air Strike Plot: one order a line (the WitP orders page of the player's docs, R90). PASS plots none.",
         "#   STRIKE <id> FROM <base|TFn> <n>x<type>[/<role>][@<alt>] ... TARGET <TFn>"
         " [PRIORITY GENERAL|<type>] [RETURN <base>] [NIGHT]",
         "#   ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE [SUPPRESS <k>] (7.9)",
