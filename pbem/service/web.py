@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import weakref
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
@@ -97,7 +96,7 @@ class Site:
         """Every connection is closed ``connection_seconds`` after it was first seen:
         a slow client (one header line at a time) holds no socket for long."""
         loop = asyncio.get_running_loop()
-        seen: weakref.WeakKeyDictionary[object, float] = weakref.WeakKeyDictionary()
+        seen: dict[web.RequestHandler, float] = {}  # connection -> when first seen
         step = min(1.0, self.connection_seconds / 4)
         while True:
             await asyncio.sleep(step)
@@ -105,7 +104,8 @@ class Site:
             if server is None:
                 return
             now = loop.time()
-            for handler in list(server.connections):
-                if now - seen.setdefault(handler, now) >= self.connection_seconds:
+            seen = {h: seen.get(h, now) for h in server.connections}  # the gone ones dropped
+            for handler, since in seen.items():
+                if now - since >= self.connection_seconds:
                     log.info("web: a connection open %.0f s was cut", self.connection_seconds)
                     handler.force_close()
