@@ -67,8 +67,10 @@ def urgency(game: Mapping[str, Any]) -> tuple[object, ...]:
 
 
 WIDE = """
-body { max-width: 78em; font-size: 15px; }
-table { width: 100%; table-layout: fixed; } td, th { overflow-wrap: anywhere; vertical-align: top; }
+body { max-width: none; margin: .5em 1em; font-size: 14px; }
+h1 { margin: .2em 0; } h2 { margin: .8em 0 .3em; }
+table { width: 100%; table-layout: fixed; }
+td, th { overflow-wrap: anywhere; vertical-align: top; padding: .15em .4em; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
 .mark { display: inline-block; padding: 0 .4em; margin: 0 .3em .1em 0; border-radius: .3em;
         font-weight: bold; font-size: .9em; }
@@ -110,7 +112,7 @@ WORKLIST = _ENV.from_string(
 <section id="games"><h2>Games, most urgent first ({{ games | length }})</h2>
 {% if games %}
 <table>
-<colgroup><col style="width:3%"><col style="width:10%"><col style="width:21%"><col style="width:9%"><col style="width:10%"><col style="width:19%"><col style="width:18%"><col></colgroup>
+<colgroup><col style="width:3.5%"><col style="width:8%"><col style="width:17%"><col style="width:8%"><col style="width:8%"><col style="width:21%"><col style="width:20%"><col></colgroup>
 <tr><th>#</th><th>game</th><th>needs</th><th>state</th><th>phase</th><th>deadline</th><th>orders</th><th>ruleset, scenario; outcome</th></tr>
 {% for g in games %}
 {% set state = state_of(g) %}
@@ -118,7 +120,7 @@ WORKLIST = _ENV.from_string(
 <td>{% for text, kind in marks(g) %}<span class="mark {{ kind }}">{{ text }}</span>{% endfor %}</td>
 <td><span class="state {{ state[1] }}">{{ state[0] }}</span></td>
 <td>{% if g.turn is not none %}turn {{ g.turn }} {{ g.phase }}{% endif %}</td>
-<td>{{ g.deadline_local }}{% if g.deadline_utc %}<br><span class="utc">{{ g.deadline_utc }}</span>{% endif %}</td>
+<td>{{ g.deadline_short }}{% if g.deadline_utc %} <span class="utc">{{ g.deadline_utc[5:] }}</span>{% endif %}</td>
 <td>{% for side, s in g.sides.items() %}<span class="{{ 'late' if side in g.late else 'ok' if s == 'in' else '' }}">{{ side }}: {{ 'LATE' if side in g.late else s }}</span>{% if not loop.last %}, {% endif %}{% endfor %}</td>
 <td>{{ g.ruleset }}, {{ g.scenario }}{% if g.outcome %}; {{ g.outcome }}{% endif %}</td></tr>
 {% endfor %}

@@ -42,9 +42,14 @@ T = TypeVar("T")
 
 def game_values(line: GameLine, zone: str, failed: int) -> dict[str, Any]:
     """A GameLine as the page reads it: the deadline in the moderator's zone and UTC."""
-    local = local_time(line.deadline, zone) if line.deadline else "none"
-    utc = when(line.deadline) if line.deadline and zone != "UTC" else ""
-    return {**asdict(line), "deadline_local": local, "deadline_utc": utc, "failed": failed}
+    at = line.deadline
+    return {
+        **asdict(line),
+        "deadline_local": local_time(at, zone) if at else "none",
+        "deadline_short": local_time(at, zone, year=False) if at else "",  # the worklist's
+        "deadline_utc": when(at) if at and zone != "UTC" else "",
+        "failed": failed,
+    }
 
 
 def seat_values(
