@@ -26,6 +26,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, ClassVar, get_type_hints
 from urllib.parse import unquote, urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem.core.errors import ConfigError
 
@@ -48,6 +49,8 @@ public_key = ""
 # Commands are taken only from `human` and these addresses (space-separated); every
 # answer to a command is copied to `human`.
 command_from = ""
+# The moderator's time zone (IANA name): the dashboard shows deadlines in it and in UTC.
+timezone = "UTC"
 
 [signing]
 # The game's own keys: every mail pbem sends is signed with one of them, so players'
@@ -343,6 +346,16 @@ class ModeratorConfig(_Section):
     human: str = "umpire@pbem.example"
     public_key: str = ""
     command_from: str = ""
+    timezone: str = "UTC"
+
+    def check(self) -> None:
+        try:
+            ZoneInfo(self.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ConfigError(
+                f"[moderator] timezone {self.timezone!r} is no IANA time zone "
+                '(e.g. "Europe/Berlin", "UTC")'
+            ) from None
 
     @property
     def command_addresses(self) -> frozenset[str]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -317,22 +317,6 @@ def failed_mail(gm: GameMaster) -> list[dict[str, Any]]:
         }
         for m in delivery.failed(gm.desk.session)
     ]
-
-
-def dashboard_page(gm: GameMaster) -> str:
-    """The moderator's dashboard as of ``gm.desk.now`` (see pbem.reports.dashboard)."""
-    # Here, not at the top: the daemon imports this module and never draws the page.
-    from pbem.reports.dashboard import render_dashboard
-
-    games = [
-        {
-            **asdict(g),
-            # A stopped game's deadline does not run: never shown as if it passed.
-            "deadline_text": when(g.deadline) + ("" if g.live or g.turn is None else " (stopped)"),
-        }
-        for g in overview(gm)
-    ]
-    return render_dashboard(when(gm.desk.now), games, dispute_lines(gm, None), failed_mail(gm))
 
 
 # ------------------------------------------------------------------- acting

@@ -42,6 +42,7 @@ from pbem.service.processing import ProcessingPool
 from pbem.service.rounds import ProcessingRounds
 from pbem.service.sending import Outbox
 from pbem.service.watchdog import Watchdog
+from pbem.service.web import Site
 from pbem.service.work import Worker, freeze_start_up
 from pbem.storage.db import make_engine, make_sessionmaker
 
@@ -184,7 +185,7 @@ class Daemon:
         finally:
             sd_notify("STOPPING=1")
             if metrics is not None:
-                metrics.close()
+                await metrics.close()
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -215,15 +216,16 @@ class Daemon:
         if self.worker.clock is self.db_clock:
             self.db_clock.offset -= timedelta(seconds=skew)
 
-    async def _serve_metrics(self) -> asyncio.Server | None:
+    async def _serve_metrics(self) -> Site | None:
+        """The metrics on aiohttp, in this loop (pbem.service.web)."""
         c = self.config.metrics
         if not c.port:
             return None
         metrics = Metrics(self.worker.sessions, self.stats, self.watchdog, self.worker.clock)
         try:
             return await metrics.serve(c.host, c.port)
-        except OSError as exc:
-            raise ConfigError(f"[metrics] cannot listen on {c.host}:{c.port}: {exc}") from None
+        except ConfigError as exc:
+            raise ConfigError(f"[metrics] {exc}") from None
 
     async def once(self) -> None:
         """One full round: fetch, file, process, tick, send. For tests and `pbem run-once`."""

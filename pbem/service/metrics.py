@@ -6,25 +6,28 @@ whichever daemon is asked and survive restarts; what only this process knows
 (mail it fetched, when it last reached the mailbox, how long ago each loop
 moved) comes from :class:`ProcessStats` and the watchdog.
 
-The server is a few lines of asyncio: GET /metrics answers the text, anything
-else 404 or 405; one request per connection.
+The families are prometheus_client's and so is the exposition (the text format,
+or OpenMetrics when the scraper asks for it); aiohttp serves GET /metrics
+(pbem.service.web), anything else 404 or 405.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
-import math
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
+from aiohttp import web
+from prometheus_client.exposition import choose_encoder
+from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector, CollectorRegistry
 from sqlalchemy import func, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -32,6 +35,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbem.core import stages
 from pbem.service.clock import utcnow
 from pbem.service.watchdog import Watchdog
+from pbem.service.web import Site, application
 from pbem.storage.enums import (
     DisputeStatus,
     GameStatus,
@@ -45,10 +49,6 @@ log = logging.getLogger("pbem.service.metrics")
 # DEBUG: each process logs its CPU per stage every STAGE_LOG_SECONDS while it changes.
 stage_log = logging.getLogger("pbem.stages")
 STAGE_LOG_SECONDS = 1.0
-
-CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-# A scraper that sends no request within this many seconds is cut off.
-REQUEST_TIMEOUT = 10.0
 
 
 @dataclass
@@ -64,48 +64,29 @@ class ProcessStats:
         self.last_mailbox_contact = time.time()
 
 
-@dataclass
-class Family:
-    """One metric: ``# HELP``, ``# TYPE`` and its samples (labels, value)."""
-
-    name: str
-    kind: str  # "gauge" or "counter"
-    help: str
-    samples: list[tuple[dict[str, str], float]] = field(default_factory=list)
-
-    def add(self, value: float, **labels: str) -> Family:
-        self.samples.append((labels, value))
-        return self
+Family = GaugeMetricFamily | CounterMetricFamily
 
 
-def _escape_help(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("\n", "\\n")
+def family(name: str, kind: str, text: str, labels: Sequence[str] = ()) -> Family:
+    """An empty metric family of prometheus_client: a gauge, or a counter (whose
+    exposition names it ``name`` with ``_total``, the name given here)."""
+    if kind == "counter":
+        return CounterMetricFamily(name.removesuffix("_total"), text, labels=labels)
+    return GaugeMetricFamily(name, text, labels=labels)
 
 
-def _escape_label(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+def single(name: str, kind: str, text: str, value: float) -> Metric:
+    """A family of one sample without labels."""
+    f = family(name, kind, text)
+    f.add_metric([], value)
+    return f
 
 
-def _number(value: float) -> str:
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
-def render(families: Iterable[Family]) -> str:
-    """The text exposition format: per family HELP, TYPE, then one line per sample."""
-    lines: list[str] = []
-    for f in families:
-        lines.append(f"# HELP {f.name} {_escape_help(f.help)}")
-        lines.append(f"# TYPE {f.name} {f.kind}")
-        for labels, value in f.samples:
-            shown = ",".join(f'{k}="{_escape_label(v)}"' for k, v in labels.items())
-            lines.append(
-                f"{f.name}{{{shown}}} {_number(value)}" if shown else f"{f.name} {_number(value)}"
-            )
-    return "\n".join(lines) + "\n"
+def _by_status(name: str, text: str, counts: dict[str, int]) -> Family:
+    f = family(name, "gauge", text, ["status"])
+    for status, count in counts.items():
+        f.add_metric([status], count)
+    return f
 
 
 def _per_status(
@@ -118,106 +99,109 @@ def _per_status(
     return counts
 
 
-def database_families(s: Session, now: datetime) -> list[Family]:
+def database_families(s: Session, now: datetime) -> list[Metric]:
     """The counts every daemon on this database shares."""
-    inbound = Family(
-        "pbem_inbound_mails",
-        "gauge",
-        "Mail received and stored, by status: new (waiting to be processed), "
-        "answered, ignored (no answer due), failed (processing raised).",
-    )
-    for status, count in _per_status(s, InboundMail.status, InboundStatus).items():
-        inbound.add(count, status=status)
-    outbound = Family(
-        "pbem_outbound_mails",
-        "gauge",
-        "Outgoing mail, by status: pending (in the outbox), sent, failed (for good).",
-    )
     by_status = _per_status(s, OutboundMail.status, OutboundStatus)
-    for status, count in by_status.items():
-        outbound.add(count, status=status)
     oldest = s.scalar(
         select(func.min(OutboundMail.created_at)).where(
             OutboundMail.status == OutboundStatus.PENDING
         )
     )
-    games = Family("pbem_games", "gauge", "Games, by status.")
-    for status, count in _per_status(s, Game.status, GameStatus).items():
-        games.add(count, status=status)
     waiting = s.scalar(
         select(func.count())
         .select_from(Phase)
         .join(Game, Game.id == Phase.game_id)
         .where(Phase.status == PhaseStatus.OPEN, Game.status == GameStatus.RUNNING)
     )
-    disputes = Family(
-        "pbem_disputes", "gauge", "Disputes, by status: open ones wait for the moderator."
-    )
-    for status, count in _per_status(s, Dispute.status, DisputeStatus).items():
-        disputes.add(count, status=status)
     beat = s.get(Heartbeat, "daemon")
     return [
-        inbound,
-        outbound,
-        Family(
-            "pbem_outbox_depth", "gauge", "Outgoing mail waiting to be sent (status pending)."
-        ).add(by_status[str(OutboundStatus.PENDING)]),
-        Family(
+        _by_status(
+            "pbem_inbound_mails",
+            "Mail received and stored, by status: new (waiting to be processed), "
+            "answered, ignored (no answer due), failed (processing raised).",
+            _per_status(s, InboundMail.status, InboundStatus),
+        ),
+        _by_status(
+            "pbem_outbound_mails",
+            "Outgoing mail, by status: pending (in the outbox), sent, failed (for good).",
+            by_status,
+        ),
+        single(
+            "pbem_outbox_depth",
+            "gauge",
+            "Outgoing mail waiting to be sent (status pending).",
+            by_status[str(OutboundStatus.PENDING)],
+        ),
+        single(
             "pbem_outbox_oldest_pending_age_seconds",
             "gauge",
             "Seconds since the oldest pending outgoing mail was queued (0: none pending).",
-        ).add(max(0.0, (now - oldest).total_seconds()) if oldest is not None else 0.0),
-        games,
-        Family(
+            max(0.0, (now - oldest).total_seconds()) if oldest is not None else 0.0,
+        ),
+        _by_status("pbem_games", "Games, by status.", _per_status(s, Game.status, GameStatus)),
+        single(
             "pbem_phases_waiting",
             "gauge",
             "Open phases of running games: waiting for orders or their deadline.",
-        ).add(waiting or 0),
-        disputes,
-        Family(
+            waiting or 0,
+        ),
+        _by_status(
+            "pbem_disputes",
+            "Disputes, by status: open ones wait for the moderator.",
+            _per_status(s, Dispute.status, DisputeStatus),
+        ),
+        single(
             "pbem_heartbeat_timestamp_seconds",
             "gauge",
             "Unix time a daemon on this database last said it was alive (0: never).",
-        ).add(beat.at.timestamp() if beat is not None else 0.0),
-    ]
-
-
-def process_families(stats: ProcessStats, watchdog: Watchdog | None) -> list[Family]:
-    """What this process counted itself."""
-    families = [
-        Family("pbem_process_start_time_seconds", "gauge", "Unix time this daemon started.").add(
-            stats.started
+            beat.at.timestamp() if beat is not None else 0.0,
         ),
-        Family(
-            "pbem_mail_fetched_total",
-            "counter",
-            "Mail this daemon fetched from the mailbox and stored since it started.",
-        ).add(stats.mail_fetched),
-        Family(
-            "pbem_mailbox_last_contact_timestamp_seconds",
-            "gauge",
-            "Unix time this daemon last fetched from the mailbox (IMAP or Maildir); 0: not yet.",
-        ).add(stats.last_mailbox_contact or 0.0),
     ]
-    spent = Family(
+
+
+def process_families(stats: ProcessStats, watchdog: Watchdog | None) -> list[Metric]:
+    """What this process counted itself."""
+    spent = family(
         "pbem_stage_cpu_seconds_total",
         "counter",
         "CPU seconds this daemon process spent per stage of the work (pbem.core.stages: "
         "adjudication, views, context, text, html, maps, compose, commit, sending, "
         "event-loop); its worker processes log theirs (logger pbem.stages at DEBUG).",
+        ["stage"],
     )
     for name, seconds in sorted(stages.totals().items()):
-        spent.add(seconds, stage=name)
-    families.append(spent)
+        spent.add_metric([name], seconds)
+    families = [
+        single(
+            "pbem_process_start_time_seconds",
+            "gauge",
+            "Unix time this daemon started.",
+            stats.started,
+        ),
+        single(
+            "pbem_mail_fetched_total",
+            "counter",
+            "Mail this daemon fetched from the mailbox and stored since it started.",
+            stats.mail_fetched,
+        ),
+        single(
+            "pbem_mailbox_last_contact_timestamp_seconds",
+            "gauge",
+            "Unix time this daemon last fetched from the mailbox (IMAP or Maildir); 0: not yet.",
+            stats.last_mailbox_contact or 0.0,
+        ),
+        spent,
+    ]
     if watchdog is not None:
-        ages = Family(
+        ages = family(
             "pbem_loop_progress_age_seconds",
             "gauge",
             "Seconds since each loop of this daemon last made progress "
             "(0 while it waits on a mail server).",
+            ["loop"],
         )
         for loop, age in sorted(watchdog.ages().items()):
-            ages.add(age, loop=loop)
+            ages.add_metric([loop], age)
         families.append(ages)
     return families
 
@@ -242,8 +226,8 @@ def log_stages() -> None:
     threading.Thread(target=run, name="pbem-stages", daemon=True).start()
 
 
-class Metrics:
-    """Collects the families and serves them over HTTP."""
+class Metrics(Collector):
+    """Collects the families (a prometheus_client collector) and serves them over HTTP."""
 
     def __init__(
         self,
@@ -256,58 +240,49 @@ class Metrics:
         self.stats = stats
         self.watchdog = watchdog
         self.clock = clock
+        # A registry of its own: only pbem's families, none of the library's defaults.
+        self.registry = CollectorRegistry(auto_describe=False)
+        self.registry.register(self)
 
-    def collect(self) -> list[Family]:
+    def collect(self) -> Iterator[Metric]:
         """Every family; a database out of reach is ``pbem_database_up 0``, not an error."""
-        families: Sequence[Family]
-        up = Family("pbem_database_up", "gauge", "1 if the database answered this scrape, else 0.")
+        families: Sequence[Metric]
         try:
             with self.sessions() as s:
                 families = database_families(s, self.clock())
-            up.add(1)
+            up = 1
         except SQLAlchemyError as exc:
             log.warning("metrics: the database did not answer: %s", exc)
-            families = []
-            up.add(0)
-        return [up, *families, *process_families(self.stats, self.watchdog)]
+            families, up = [], 0
+        yield single(
+            "pbem_database_up", "gauge", "1 if the database answered this scrape, else 0.", up
+        )
+        yield from families
+        yield from process_families(self.stats, self.watchdog)
+
+    def exposition(self, accept: str | None = None) -> tuple[bytes, str]:
+        """The families as prometheus_client writes them for a scraper's Accept header:
+        (body, content type)."""
+        encoder, content_type = choose_encoder(accept or "")
+        return encoder(self.registry), content_type
 
     def text(self) -> str:
-        return render(self.collect())
+        """The Prometheus text format."""
+        return self.exposition()[0].decode()
 
-    async def serve(self, host: str, port: int) -> asyncio.Server:
-        server = await asyncio.start_server(self._handle, host, port)
-        log.info("metrics at http://%s:%d/metrics", host, port)
-        return server
+    def app(self) -> web.Application:
+        app = application()
+        app.router.add_get("/metrics", self._scrape)
+        return app
 
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            status, body = await asyncio.wait_for(self._answer(reader), REQUEST_TIMEOUT)
-        except (TimeoutError, ValueError, ConnectionError, asyncio.IncompleteReadError):
-            status, body = "400 Bad Request", "bad request\n"
-        except Exception:  # a bug must not take the daemon down with it
-            log.exception("metrics: answering a scrape failed")
-            status, body = "500 Internal Server Error", "internal error\n"
-        data = body.encode()
-        head = (
-            f"HTTP/1.1 {status}\r\nContent-Type: {CONTENT_TYPE}\r\n"
-            f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n"
-        )
-        with contextlib.suppress(ConnectionError):
-            writer.write(head.encode() + data)
-            await writer.drain()
-        writer.close()
-        with contextlib.suppress(ConnectionError):
-            await writer.wait_closed()
+    async def serve(self, host: str, port: int) -> Site:
+        site = await Site(self.app(), "metrics").start(host, port)
+        log.info("metrics at %smetrics", site.url)
+        return site
 
-    async def _answer(self, reader: asyncio.StreamReader) -> tuple[str, str]:
-        request = (await reader.readline()).decode("latin-1").split()
-        while (await reader.readline()).strip():  # headers: not needed
-            pass
-        if len(request) != 3 or not request[2].startswith("HTTP/"):
-            raise ValueError("not an HTTP request")
-        method, target = request[0], request[1].split("?", 1)[0]
-        if target != "/metrics":
-            return "404 Not Found", "not found: the metrics are at /metrics\n"
-        if method != "GET":
-            return "405 Method Not Allowed", "use GET\n"
-        return "200 OK", await asyncio.to_thread(self.text)
+    async def _scrape(self, request: web.Request) -> web.Response:
+        # The database is read in a thread: the daemon's loop never waits on it.
+        body, content_type = await asyncio.to_thread(self.exposition, request.headers.get("Accept"))
+        response = web.Response(body=body)
+        response.headers["Content-Type"] = content_type
+        return response

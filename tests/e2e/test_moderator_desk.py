@@ -18,15 +18,35 @@ each reads only his own mailbox:
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import getpass
 import hashlib
 import json
+import os
 import re
 import socket
+import subprocess
+import sys
 import urllib.request
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
+import aiohttp
+from PIL import Image
+
+from pbem.config import load_config
+from pbem.intake.signatures import generate_keypair
+from pbem.lifecycle.desk import Desk
+from pbem.lifecycle.games import GameMaster
+from pbem.lifecycle.publishing import Publisher
+from pbem.storage.db import create_all, make_engine, make_sessionmaker
+from pbem.storage.enums import OutboundKind, OutboundStatus
+from pbem.storage.models import OutboundMail
+from tests.e2e.helpers import wait_until
+from tests.e2e.test_archive_site import FLAGS, browse, chromium
 from tests.e2e.test_game_by_mail import (
     Person,
     Table,
@@ -40,6 +60,7 @@ from tests.e2e.test_season_tools import Dashboard
 from tests.maillab import MailLab
 
 RATE_LIMIT = 3  # players stay within it; the moderator sends more and is never limited
+PUBLIC = {side: generate_keypair(side)[1] for side in ("north", "south")}
 
 
 def test_rulings_rollback_hold_and_the_moderators_mail(
@@ -372,3 +393,215 @@ def test_the_desk_closed_ended_games_stopped_states_replot_edit_and_the_record(
     published = json.dumps(entries)
     assert f'"{getpass.getuser()}"' not in published
     assert f'"{socket.gethostname()}"' not in published
+
+
+# ---------------------------------------------------------------- the dashboard
+
+SEASON = 50  # games on the worklist
+SCREEN = (1280, 800)
+# What the worklist puts first (pbem.reports.dashboard.urgency), by the games' kinds below.
+URGENCY = ["disputed", "late", "failed-mail", "paused", "running", "not-started", "ended"]
+LONG = "The carrier TF-16 was placed in zone C although its orders " + "read-B " * 80
+
+
+def kind_of(n: int) -> str:
+    return (
+        ["disputed", "late", "paused", "ended", "failed-mail", "not-started"][n % 10]
+        if (n % 10 < 6)
+        else "running"
+    )
+
+
+def season_of_games(database_url: str, folder: Path) -> Path:
+    """SEASON games of every kind, made through the lifecycle; the configuration's path."""
+    key = base64.b64encode(os.urandom(32)).decode()
+    config_file = folder / "pbem.toml"
+    config_file.write_text(
+        f'[moderator]\ntimezone = "America/New_York"\n[database]\nurl = "{database_url}"\n'
+        f'[secrets]\nplot_key = "{key}"\n'
+    )
+    config = load_config(config_file)
+    engine = make_engine(database_url)
+    create_all(engine)
+    now = datetime.now(UTC)
+    for n in range(SEASON):
+        game, kind = f"s{n:02d}", kind_of(n)
+        made_at = now - timedelta(hours=2) if kind == "late" else now
+        with make_sessionmaker(engine).begin() as s:
+            gm = GameMaster(Desk(s, config, config.secrets.key_bytes(), made_at), Publisher())
+            hours = 1 if kind == "late" else 6 + n
+            gm.acts.create_game(game, "demo", "duel", settings={"deadline_hours": hours})
+            if kind == "not-started":
+                continue
+            for side in ("north", "south"):
+                gm.acts.assign(game, side, f"{side}-{n}@example.org", public_key=PUBLIC[side])
+            gm.acts.start(game)
+            if kind == "disputed":
+                gm.phases.submit(game, "north", 1, "plot", ["SEND SQN-1 A"])
+                gm.phases.adjudicate_now(game)
+                gm.disputes.file(game, "south", 1, "plot", LONG if n == 0 else "SQN-1 is wrong")
+            elif kind == "paused":
+                gm.acts.pause(game, "a player is away")
+            elif kind == "ended":
+                gm.acts.end(game, "the season is over")
+            elif kind == "failed-mail":
+                s.add(failed_mail_to(game, n, now))
+    engine.dispose()
+    return config_file
+
+
+def failed_mail_to(game: str, n: int, now: datetime) -> OutboundMail:
+    return OutboundMail(
+        message_id=f"<failed-{n}@pbem.test>",
+        kind=OutboundKind.REPORT,
+        game_id=game,
+        sender="moderator@pbem.test",
+        recipient=f"gone-{n}@example.org",
+        raw=b"",
+        created_at=now,
+        next_attempt_at=now,
+        status=OutboundStatus.FAILED,
+        attempts=8,
+        last_error="550 5.1.1 <gone@example.org>: mailbox unavailable " + "x" * 300,
+    )
+
+
+def evaluate(url: str, profile: Path, expression: str) -> Any:
+    """``expression``'s value (JSON) in the page at ``url``, in headless Chromium at
+    SCREEN, over the DevTools protocol (aiohttp's WebSocket client)."""
+    browser = subprocess.Popen(
+        [
+            chromium(),
+            *FLAGS,
+            f"--user-data-dir={profile}",
+            "--remote-debugging-port=0",
+            f"--window-size={SCREEN[0]},{SCREEN[1]}",
+            url,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        active = profile / "DevToolsActivePort"
+        wait_until(lambda: len(_lines(active)) == 2, 60, "Chromium's DevTools port")
+        port = _lines(active)[0]
+        return asyncio.run(_evaluate(f"http://127.0.0.1:{port}", url, expression))
+    finally:
+        browser.terminate()
+        browser.wait(timeout=30)
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().split() if path.exists() else []
+
+
+async def _evaluate(devtools: str, url: str, expression: str) -> Any:
+    async with aiohttp.ClientSession() as http:
+        while True:  # the page's target, once it has loaded the URL
+            async with http.get(f"{devtools}/json/list") as r:
+                pages = [t for t in await r.json() if t["type"] == "page" and t["url"] == url]
+            if pages:
+                break
+            await asyncio.sleep(0.1)
+        async with http.ws_connect(pages[0]["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+            # Asked again until the page at the URL has loaded (the target shows the URL
+            # before its document is there).
+            ready = f"document.readyState === 'complete' && location.href === {json.dumps(url)}"
+            for n in range(1, 600):
+                await ws.send_json(
+                    {
+                        "id": n,
+                        "method": "Runtime.evaluate",
+                        "params": {
+                            "expression": f"({ready}) ? JSON.stringify({expression}) : ''",
+                            "returnByValue": True,
+                        },
+                    }
+                )
+                async for message in ws:
+                    answer = json.loads(message.data)
+                    if answer.get("id") == n:
+                        break
+                value = answer.get("result", {}).get("result", {}).get("value")
+                if value:
+                    return json.loads(value)
+                await asyncio.sleep(0.1)
+    raise AssertionError("no answer from Chromium")
+
+
+LAYOUT = """(() => {
+  const rows = [...document.querySelectorAll('#games tr[id^="game-"]')];
+  const overflowing = [...document.querySelectorAll('td, pre')]
+    .filter(e => e.scrollWidth > e.clientWidth + 1).length;
+  return {
+    pageWidth: document.documentElement.scrollWidth, viewWidth: innerWidth,
+    rows: rows.length, links: rows.filter(r => r.querySelector('a[href^="game/"]')).length,
+    rowsInFirstScreen: rows.filter(r => r.getBoundingClientRect().bottom <= innerHeight).length,
+    tallestRow: Math.max(...rows.map(r => r.getBoundingClientRect().height)),
+    overflowing,
+  };
+})()"""
+
+
+def test_the_dashboard_as_a_worklist_of_fifty_games_in_chromium(
+    tmp_path: Path, database_url: str
+) -> None:
+    config_file = season_of_games(database_url, tmp_path)
+    board = subprocess.Popen(
+        [sys.executable, "-m", "pbem", "-c", str(config_file), "mod", "dashboard", "--port=0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert board.stdout is not None
+        found = re.search(r"(http://127\.0\.0\.1:\d+/)", board.stdout.readline())
+        assert found, "the dashboard did not start"
+        url = found.group(1)
+        dom = browse(url, tmp_path / "p1", "--dump-dom").stdout
+        order = re.findall(r'<tr id="game-s(\d\d)"', dom)
+        assert len(order) == SEASON
+        kinds = [kind_of(int(n)) for n in order]
+        assert kinds == sorted(kinds, key=URGENCY.index), kinds
+        # Within the running games: the soonest deadline first (6 + n hours).
+        running = [int(n) for n in order if kind_of(int(n)) == "running"]
+        assert running == sorted(running)
+        assert '<span class="mark dispute">1 dispute(s) waiting</span>' in dom
+        assert re.search(r'<span class="mark late">late: north, south</span>', dom)
+        assert '<span class="mark failed">1 mail(s) failed</span>' in dom
+        assert '<span class="mark held">paused</span>' in dom
+        assert re.search(
+            r"\d\d:\d\d E[SD]T <span class=\"utc\">\d\d-\d\d \d\d:\d\d UTC</span>", dom
+        )  # New York, UTC
+
+        layout = evaluate(url, tmp_path / "p2", LAYOUT)
+        print(f"the worklist at {SCREEN[0]}x{SCREEN[1]}: {layout}")
+        assert layout["rows"] == layout["links"] == SEASON
+        assert layout["pageWidth"] <= layout["viewWidth"] == SCREEN[0]  # no sideways scroll
+        assert layout["overflowing"] == 0  # long text wraps in its cell
+        assert layout["rowsInFirstScreen"] >= 12 and layout["tallestRow"] < 60
+
+        page = browse(url + "game/s00", tmp_path / "p3", "--dump-dom").stdout
+        assert "north-0@example.org" in page and "south-0@example.org" in page
+        assert "read-B read-B" in page and "turn 1 plot" in page
+        assert re.search(r'id="deadline">Deadline: <b>[^<]+E[SD]T</b>', page)
+        reports = page.split('id="reports"')[1].split("</section>")[0]
+        assert "for <span" in reports  # the turn's reports, newest first
+        game_layout = evaluate(url + "game/s00", tmp_path / "p4", LAYOUT)
+        assert game_layout["pageWidth"] <= SCREEN[0] and game_layout["overflowing"] == 0
+
+        for name, target in (("dashboard-worklist", url), ("dashboard-game", url + "game/s00")):
+            shot = tmp_path / f"{name}.png"
+            size = f"--window-size={SCREEN[0]},{SCREEN[1]}"
+            browse(target, tmp_path / f"shot-{name}", f"--screenshot={shot}", size)
+            with Image.open(shot) as picture:
+                assert picture.size == SCREEN
+            print(f"screenshot: {shot}")
+            if os.environ.get("PBEM_SCREENSHOT_DIR"):
+                kept = Path(os.environ["PBEM_SCREENSHOT_DIR"]) / f"{name}-{database_url[:6]}.png"
+                kept.write_bytes(shot.read_bytes())
+    finally:
+        board.terminate()
+        board.wait(timeout=30)
+        if board.stdout is not None:
+            board.stdout.close()

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-from pbem.service.metrics import Family, Metrics, ProcessStats, render
+import aiohttp
+from prometheus_client.exposition import generate_latest
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector, CollectorRegistry
+
+from pbem.service.metrics import Metrics, ProcessStats, family, single
 from pbem.service.watchdog import Watchdog
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 from pbem.storage.enums import InboundStatus, OutboundKind, OutboundStatus
@@ -12,21 +18,20 @@ from pbem.storage.models import InboundMail, OutboundMail
 from tests.promtext import parse
 
 
-def test_render_escapes_help_and_labels() -> None:
-    text = render(
-        [
-            Family("pbem_a", "gauge", 'back\\slash and\nnewline "quoted"').add(1, k='x"y\\z\n'),
-            Family("pbem_b_total", "counter", "b").add(2.5),
-        ]
-    )
-    assert text == (
-        '# HELP pbem_a back\\\\slash and\\nnewline "quoted"\n'
-        "# TYPE pbem_a gauge\n"
-        'pbem_a{k="x\\"y\\\\z\\n"} 1\n'
-        "# HELP pbem_b_total b\n"
-        "# TYPE pbem_b_total counter\n"
-        "pbem_b_total 2.5\n"
-    )
+def test_help_and_labels_are_escaped_by_the_exposition() -> None:
+    registry = CollectorRegistry(auto_describe=False)
+
+    class Two(Collector):
+        def collect(self) -> Iterator[Metric]:
+            a = family("pbem_a", "gauge", 'back\\slash and\nnewline "quoted"', ["k"])
+            a.add_metric(['x"y\\z\n'], 1)
+            yield a
+            yield single("pbem_b_total", "counter", "b", 2.5)
+
+    registry.register(Two())
+    text = generate_latest(registry).decode()
+    assert '# HELP pbem_a back\\\\slash and\\nnewline "quoted"\n' in text
+    assert 'pbem_a{k="x\\"y\\\\z\\n"} 1.0\n' in text
     types, samples = parse(text)
     assert types == {"pbem_a": "gauge", "pbem_b_total": "counter"}
     assert samples[("pbem_b_total", ())] == 2.5
@@ -94,41 +99,28 @@ def test_a_database_out_of_reach_is_a_metric_not_an_error(tmp_path: object) -> N
     engine.dispose()
 
 
-def test_the_http_endpoint(sqlite_url: str) -> None:
-    import asyncio
-
+async def test_the_http_endpoint(sqlite_url: str) -> None:
     engine = make_engine(sqlite_url)
     create_all(engine)
-    metrics = Metrics(make_sessionmaker(engine), ProcessStats())
+    site = await Metrics(make_sessionmaker(engine), ProcessStats()).serve("127.0.0.1", 0)
+    try:
+        async with aiohttp.ClientSession() as http:
 
-    async def ask(server_port: int, request: bytes) -> tuple[str, str]:
-        reader, writer = await asyncio.open_connection("127.0.0.1", server_port)
-        writer.write(request)
-        await writer.drain()
-        answer = (await reader.read()).decode()
-        writer.close()
-        await writer.wait_closed()
-        head, _, body = answer.partition("\r\n\r\n")
-        return head.splitlines()[0], body
+            async def ask(method: str, path: str, **headers: str) -> tuple[int, str, str]:
+                async with http.request(method, f"{site.url}{path}", headers=headers) as r:
+                    return r.status, r.headers.get("Content-Type", ""), await r.text()
 
-    async def main() -> None:
-        server = await metrics.serve("127.0.0.1", 0)
-        port = server.sockets[0].getsockname()[1]
-        try:
-            status, body = await ask(port, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-            assert status == "HTTP/1.1 200 OK"
+            status, content_type, body = await ask("GET", "metrics")
+            assert status == 200 and content_type.startswith("text/plain; version=0.0.4")
             assert parse(body)[1][("pbem_database_up", ())] == 1
-            status, _ = await ask(port, b"GET /metrics?x=1 HTTP/1.0\r\n\r\n")
-            assert status == "HTTP/1.1 200 OK"
-            assert (await ask(port, b"GET / HTTP/1.1\r\n\r\n"))[0] == "HTTP/1.1 404 Not Found"
-            status, _ = await ask(port, b"POST /metrics HTTP/1.1\r\n\r\n")
-            assert status == "HTTP/1.1 405 Method Not Allowed"
-            assert (await ask(port, b"\x16\x03\x01garbage\r\n\r\n"))[
-                0
-            ] == "HTTP/1.1 400 Bad Request"
-        finally:
-            server.close()
-            await server.wait_closed()
-
-    asyncio.run(main())
-    engine.dispose()
+            assert (await ask("GET", "metrics?x=1"))[0] == 200
+            assert (await ask("GET", ""))[0] == 404
+            assert (await ask("POST", "metrics"))[0] == 405
+            _, content_type, body = await ask(
+                "GET", "metrics", Accept="application/openmetrics-text"
+            )
+            assert content_type.startswith("application/openmetrics-text")
+            assert body.endswith("# EOF\n") and "pbem_mail_fetched_total 0" in body
+    finally:
+        await site.close()
+        engine.dispose()
