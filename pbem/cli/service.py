@@ -209,6 +209,9 @@ def cmd_moderator(args: argparse.Namespace) -> int:
     if args.words and args.words[0].lower() == "dashboard":
         return cmd_dashboard(args, args.words[1:])
     config = _config(args)
+    # Reads leave no record entry: their trace is the audit log (pbem.audit), written
+    # where the daemon's log goes (stderr, in the configured format and level).
+    setup_logging(config, args.log_level)
     _forgotten_at(args.words)
     words = [_expand(w) for w in args.words]
     line = " ".join(shlex.quote(w) for w in words)

@@ -246,7 +246,8 @@ def test_the_desk_closed_ended_games_stopped_states_replot_edit_and_the_record(
     (the sides told they have seen everything); LIST, STATUS and the dashboard show a
     held, paused, waiting-for-ruling game as such; ADJUDICATE after ROLLBACK REPLOT
     waits unless NOW; EDIT changes existing values within the rules' ranges, one
-    notice per seat per mail; reads stay out of the record, and the CLI's user and
+    notice per seat per mail (in U.S.N. within its rules' ranges, each refusal citing
+    its rule); reads stay out of the record, and the CLI's user and
     host out of the published record; a wrong key from the moderator's address
     alerts; a pause ends at its cap, not at the next sweep."""
     table = Table(mail_lab, tmp_path, database_url)
@@ -376,6 +377,18 @@ def test_the_desk_closed_ended_games_stopped_states_replot_edit_and_the_record(
             assert "(the dice server failed)" in notice
         assert "held (rollback to turn 1 phase plot)" in _cli(table, "LIST")
         _cli(table, "END", "g1", "the season is over again")  # the record is published
+
+        # -------------------------------- EDIT in U.S.N.: its own ranges, by rule
+        japan, allies = (person(mail_lab, n) for n in ("japan", "allies"))
+        _cli(table, "CREATE", "g2", "usn", "coral-sea")
+        for who, side in ((japan, "japanese"), (allies, "allied")):
+            _cli(table, "ASSIGN", "g2", side, who.address, who.public)
+        _cli(table, "START", "g2")
+        off_map = _cli(table, "EDIT", "g2", "/units/0/hex", "9999", ok=False)
+        assert "hex 9999 is off the map (hexes run 0001 to 1575, UNIT.MAP)" in off_map
+        assert "nothing was changed" in off_map
+        late = _cli(table, "EDIT", "g2", "/turn", "7", ok=False)
+        assert "Game-Turn 7 is not 1 to 2 (GEN.TURN: coral-sea)" in late
     finally:
         table.stop()
 

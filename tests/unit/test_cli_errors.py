@@ -249,3 +249,19 @@ def test_a_bug_still_shows_its_traceback(monkeypatch: pytest.MonkeyPatch) -> Non
     parser.set_defaults(func=broken)
     with pytest.raises(RuntimeError, match="a bug"):
         cli.main([])
+
+
+def test_a_read_by_the_command_line_leaves_an_audit_line_and_no_record_entry(
+    installed: Path,
+) -> None:
+    """``pbem mod`` logs where the daemon logs (stderr, the configured [log] format and
+    level): a STATUS is in the audit log, and the game's record does not grow."""
+    mod = ("-c", "pbem.toml", "mod")
+    assert pbem(installed, *mod, "CREATE", "g7", "demo", "duel").returncode == 0
+    before = pbem(installed, *mod, "AUDIT", "g7").stdout
+    status = pbem(installed, *mod, "STATUS", "g7")
+    assert status.returncode == 0, status.stderr
+    assert "pbem.audit" in status.stderr and "moderator read STATUS by" in status.stderr
+    assert "via cli" in status.stderr
+    after = pbem(installed, *mod, "AUDIT", "g7").stdout
+    assert after == before and "CREATE demo duel" in after and "STATUS" not in after

@@ -34,6 +34,7 @@ from pbem.rulesets.usn import (
     indian_ocean,
     opening,
     scenario_rules,
+    statecheck,
     victory,
     views,
     world,
@@ -196,6 +197,13 @@ class UsnRuleset:
         # Double-blind mode remembers each side's last sightings of enemy units.
         new = replace(new, extra={**new.extra, "fog": _fog_memory(s, new, events)})
         return Adjudication(new.to_json(), tuple(events))
+
+    def state_problems(self, state: State) -> Sequence[str]:
+        """What in ``state`` the rules cannot hold (statecheck.py), judged by the
+        game's own world data: the moderator's EDIT is checked by it."""
+        options = state.get("options")
+        overrides = options.get(DATA_OVERRIDES) if isinstance(options, Mapping) else None
+        return statecheck.state_problems(state, self._world(overrides))
 
     # --- reports ----------------------------------------------------------------
     def view(self, state: State, events: Sequence[Any], side: str | None) -> Mapping[str, Any]:

@@ -17,7 +17,7 @@ from pbem.core.events import Event
 from pbem.core.mapview import MapPicture
 from pbem.core.ruleset import Adjudication, Demand, Outcome, ScenarioInfo, State, Validation
 from pbem.core.sides import SIDES
-from pbem.rulesets.witp import orders, play, victory, views
+from pbem.rulesets.witp import orders, play, statecheck, victory, views
 from pbem.rulesets.witp.air import allocation
 from pbem.rulesets.witp.clock import Round
 from pbem.rulesets.witp.knowledge import PUBLIC
@@ -100,6 +100,11 @@ class WitpRuleset:
         if self._round(state) is not None:
             return None
         return victory.verdict(WitpState.from_json(state))
+
+    def state_problems(self, state: State) -> Sequence[str]:
+        """What in ``state`` the rules cannot hold (statecheck.py): the moderator's
+        EDIT is checked by it."""
+        return statecheck.state_problems(state)
 
     def map_picture(self, view: Mapping[str, Any]) -> MapPicture:
         """The report's map, drawn from the side's view alone (report_map.py)."""
