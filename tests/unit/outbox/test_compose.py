@@ -139,8 +139,11 @@ def test_any_printable_subject_starts_on_the_subject_line_and_reads_back(
 ) -> None:
     subject = " ".join(words)
     lines = _subject_lines(answer(subject=subject))
-    assert message_object(answer(subject=subject))["Subject"] == subject
-    if "=?" not in subject:  # else encoded words: the email package folds them
+    read = message_object(answer(subject=subject))["Subject"]
+    if "=?" in subject:  # encoded words: the email package folds (and may indent) them
+        assert read.strip() == subject.strip()
+    else:
+        assert read == subject
         assert lines[0].startswith("Subject: ") and lines[0] != "Subject:"
     longest = max(map(len, words))
     assert all(len(line) <= max(78, len("Subject: ") + longest) for line in lines)
