@@ -32,7 +32,8 @@ from tests.unit.test_cli_errors import pbem
 SIDES = ("japanese", "allied")
 NAVAL_PLOT = re.compile(r"^T(?P<turn>[123])-naval(?P<phase>[123])-plot(?:-(?P<half>\w+))?$")
 ALLOCATION = re.compile(r"^T(?P<turn>[123])-air(?P<phase>[123])-allocation$")
-SUBJECT = re.compile(r"\[pbem demo-1\] turn \d+ (?P<round>\S+) report")
+# A WitP round names its turn: the subject says no "turn N" before it.
+SUBJECT = re.compile(r"\[pbem demo-1\] (?:turn \d+ )?(?P<round>\S+) report")
 ANSWER = re.compile(r"^Game demo-1, (?P<side>\w+), turn \d+ phase (?P<round>\S+)$", re.M)
 
 
