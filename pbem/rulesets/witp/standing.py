@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pbem.core.sides import Side
+from pbem.rulesets.witp.air.strikes import SpecialOrder
 from pbem.rulesets.witp.deception import Policy
 from pbem.rulesets.witp.records import ABSENT, Absent, Record
 from pbem.rulesets.witp.work import Work
@@ -30,7 +31,7 @@ class Standing(Record):
     coastwatcher_delay: int | Absent | None = ABSENT  # 13.8: hexes; None: END
     # R92: the side's choices over the pack's, by the doctrine's keys (air/strike/plotted)
     air_doctrine: Mapping[str, str | bool] | Absent = ABSENT
-    special: tuple[Mapping[str, Any], ...] | Absent = ABSENT  # 5.8, R105 (air/special.py)
+    special: tuple[SpecialOrder, ...] | Absent = ABSENT  # 5.8, R105 (air/special.py)
     reveal_dummy_order: tuple[str, ...] | Absent = ABSENT  # 42.9: the TFs, in order
 
     def searches(self) -> tuple[str, ...]:
@@ -38,6 +39,9 @@ class Standing(Record):
 
     def policies(self) -> Mapping[str, Policy]:
         return {} if self.deception is ABSENT else self.deception
+
+    def specials(self) -> tuple[SpecialOrder, ...]:
+        return () if self.special is ABSENT else self.special
 
 
 def of(own: Mapping[str, Any]) -> Standing:

@@ -12,20 +12,22 @@ Knowledge alone, the accepted plot filed in its private part, and the order form
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from pbem.core.events import Event
 from pbem.core.ruleset import LineError, Validation
 from pbem.core.sides import Side, enemy_of
+from pbem.rulesets.witp import standing as standing_orders
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air import parts, plot, special, strikeplot
 from pbem.rulesets.witp.air.ships import air_bases, keep_names, tf_air
+from pbem.rulesets.witp.air.strikes import SpecialOrder
 from pbem.rulesets.witp.air.tables import air_unit, known_type
 from pbem.rulesets.witp.clock import Round, Slot
 from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.work import Work
 
 AIR_PLOT = "air_plot"  # private[side]: this Air Phase's accepted plot (FiledPlot's JSON)
-STANDING, SPECIAL = special.STANDING, special.SPECIAL  # R105: the side's standing orders
 WORD = "SPECIAL"
 
 
@@ -59,7 +61,7 @@ def _split(text: str) -> tuple[str, str, list[int]]:
 
 def judge(
     knowledge: Knowledge, side: str, text: str
-) -> tuple[strikeplot.AirPlot, list[special.SpecialOrder], list[LineError]]:
+) -> tuple[strikeplot.AirPlot, list[SpecialOrder], list[LineError]]:
     """The accepted air plot, the standing special strikes filed, and every refused
     line, in line order."""
     air, spec, _none = _split(text)
@@ -94,8 +96,9 @@ def file_plot(work: Work, side: str, lines: Sequence[str], slot: Slot) -> list[E
     own = work.own(side)
     own[AIR_PLOT] = accepted.filed(slot.time).to_json()
     _air, spec, none = _split(text)
-    if none or spec.strip():
-        own.setdefault(STANDING, {})[SPECIAL] = [o.to_json() for o in specials]  # R105: as a set
+    if none or spec.strip():  # R105: the standing special strikes, filed as a set
+        orders = standing_orders.standing(work, Side(side))
+        standing_orders.put(work, Side(side), replace(orders, special=tuple(specials)))
     return []
 
 

@@ -21,47 +21,33 @@ APs aborted in an earlier one stay home (5.8.2).
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Annotated
+from dataclasses import replace
 
 from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
 from pbem.core.sides import Side
+from pbem.rulesets.witp import standing as standing_orders
 from pbem.rulesets.witp.air import altitude
 from pbem.rulesets.witp.air.plot import charted, element, fighter, hex_mp
 from pbem.rulesets.witp.air.ships import base_air
 from pbem.rulesets.witp.air.strikeplot import Distance
-from pbem.rulesets.witp.air.strikes import AirElement, AirStrike, StrikePart, StrikeTarget
+from pbem.rulesets.witp.air.strikes import (
+    AirElement,
+    AirStrike,
+    SpecialOrder,
+    StrikePart,
+    StrikeTarget,
+)
 from pbem.rulesets.witp.air.tables import ROLES, Pack, air_unit, value
 from pbem.rulesets.witp.known import Knowledge
-from pbem.rulesets.witp.records import OPTIONAL, Record
 from pbem.rulesets.witp.taskforces import Parts
-
-STANDING, SPECIAL = "standing", "special"  # private[side]["standing"]["special"]: R105
-
-
-@dataclass(frozen=True, slots=True)
-class SpecialOrder(Record):
-    """5.8, R105: a standing special strike from ``base`` (a carrier TF's: ``carrier``):
-    its bombers and escorts (no range yet: set at launch), the ship types reported in
-    a TF that call it (``against``, or ANY), how far it flies (``range``), and NIGHT:
-    flown only at a TF moving at night (14.2.2, R113)."""
-
-    id: str
-    base: str
-    carrier: bool
-    elements: tuple[AirElement, ...] = ()
-    escorts: tuple[AirElement, ...] = ()
-    against: tuple[str, ...] = ("ANY",)
-    range: str = "extended"
-    night: Annotated[bool, OPTIONAL] = False
 
 
 def standing(parts: Parts, side: str) -> list[SpecialOrder]:
-    """The side's standing special strikes (its private part keeps them until it files
-    others, R105), from the round's Work or the side's Knowledge."""
-    return [SpecialOrder.from_json(o) for o in parts.own(side).get(STANDING, {}).get(SPECIAL, ())]
+    """The side's standing special strikes (its standing orders keep them until it
+    files others, R105), from the round's Work or the side's Knowledge."""
+    return list(standing_orders.of(parts.own(side)).specials())
 
 
 def _escort(pack: Pack, words: Sequence[str]) -> AirElement:

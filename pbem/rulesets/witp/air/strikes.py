@@ -193,3 +193,20 @@ class FiledPlot:
             choices=tuple(d.get("choices", {}).items()),
             time=d.get("time"),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialOrder(Record):
+    """5.8, R105: a standing special strike from ``base`` (a carrier TF's: ``carrier``):
+    its bombers and escorts (no range yet: set at launch), the ship types reported in
+    a TF that call it (``against``, or ANY), how far it flies (``range``), and NIGHT:
+    flown only at a TF moving at night (14.2.2, R113)."""
+
+    id: str
+    base: str
+    carrier: bool
+    elements: tuple[AirElement, ...] = ()
+    escorts: tuple[AirElement, ...] = ()
+    against: tuple[str, ...] = ("ANY",)
+    range: str = "extended"
+    night: Annotated[bool, OPTIONAL] = False
