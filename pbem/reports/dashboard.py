@@ -34,9 +34,12 @@ def state_of(game: Mapping[str, Any]) -> tuple[str, str]:
     status = str(game["status"])
     if status == "created":
         return "not started", "created"
+    # Each stop by its name alone ("held", not why: the game's page and LIST say why),
+    # so a worklist row stays one line.
+    short = ", ".join(part.split(" (", 1)[0] for part in status.split(", "))
     if status.startswith(STOPPED):  # paused, held, rules-held, waiting-for-ruling
-        return status, HELD
-    return status, status.split(" ", 1)[0]
+        return short, HELD
+    return short, short.split(" ", 1)[0]
 
 
 def marks(game: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -48,8 +51,9 @@ def marks(game: Mapping[str, Any]) -> list[tuple[str, str]]:
         out.append((f"late: {', '.join(game['late'])}", "late"))
     if game["failed"]:
         out.append((f"{game['failed']} mail(s) failed", "failed"))
-    if state_of(game)[1] == HELD:
-        out.append((state_of(game)[0], HELD))
+    wording, kind = state_of(game)
+    if kind == HELD and not wording.startswith("waiting-for-ruling"):  # disputes: above
+        out.append((wording.split(",", 1)[0], HELD))
     return out
 
 

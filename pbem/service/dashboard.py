@@ -106,6 +106,13 @@ def last_reports(gm: GameMaster, game_id: str) -> list[dict[str, Any]]:
     ]
 
 
+def worklist_page(gm: GameMaster, now: datetime, zone: str) -> str:
+    """The worklist as of ``now``, deadlines in the moderator's ``zone`` and UTC."""
+    failed = failed_mail(gm)
+    games = [game_values(g, zone, sum(m["game"] == g.id for m in failed)) for g in overview(gm)]
+    return render_dashboard(when(now), zone, games, dispute_lines(gm, None), failed)
+
+
 class Pages:
     """Renders the pages from the configured database, one read per request."""
 
@@ -125,15 +132,7 @@ class Pages:
                 s.rollback()  # read-only: nothing of a request is ever committed
 
     def worklist(self) -> str:
-        def build(gm: GameMaster, now: datetime) -> str:
-            failed = failed_mail(gm)
-            games = [
-                game_values(g, self.zone, sum(m["game"] == g.id for m in failed))
-                for g in overview(gm)
-            ]
-            return render_dashboard(when(now), self.zone, games, dispute_lines(gm, None), failed)
-
-        return self._read(build)
+        return self._read(lambda gm, now: worklist_page(gm, now, self.zone))
 
     def game(self, game_id: str) -> str:
         """One game's page; LifecycleError if there is no such game."""

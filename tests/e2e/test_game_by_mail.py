@@ -243,6 +243,7 @@ def commitment_in(answer: str) -> str:
 
 def all_done(answer: str) -> None:
     assert "Refused (" not in answer and "could not be used" not in answer, answer
+    assert "FAILED" not in answer and "nothing done" not in answer, answer
 
 
 # ------------------------------------------------------------------ the game
@@ -361,7 +362,9 @@ def test_game_by_mail_missed_deadline_dispute_rollback_and_verify(
                     f"RULE g1 {dispute_id.group(1)} UPHELD SQN-3 fought at the wrong strength",
                     "ROLLBACK g1 2 plot",
                     "EDIT g1 /forces/south/SQN-3 2",
-                    "ADJUDICATE g1",
+                    # south sent no orders for turn 2: the rollback told it may; NOW
+                    # adjudicates without waiting for them
+                    "ADJUDICATE g1 NOW",
                     "EXTEND g1 1",
                 ],
             ),
