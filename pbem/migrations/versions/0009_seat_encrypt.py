@@ -1,4 +1,4 @@
-"""seats.encrypt: a player opted in to mail encrypted to the player's key (issue 14)
+"""seats.encrypt: a player opted in to mail encrypted to the player's key
 
 Revision ID: 0009
 Revises: 0008

@@ -1,5 +1,5 @@
 """daemons: one row per daemon start, whose lease backs its claims; mailbox_leases:
-which daemon fetches (issue 19)
+which daemon fetches
 
 Revision ID: 0010
 Revises: 0009

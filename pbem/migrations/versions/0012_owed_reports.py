@@ -1,5 +1,5 @@
 """owed_reports: the reports a tick made due, rendered after its write
-transaction (issue 15)
+transaction
 
 Revision ID: 0012
 Revises: 0011
