@@ -232,15 +232,25 @@ class League:
         }
         assert reported >= {p.address for p in self.players}
 
-    def check_exactly_once(self, *nodes: Node) -> None:
-        """Each order answered by one delivered mail, filed once; no error logged."""
-        replies = Counter(
-            str(m["In-Reply-To"])
-            for p in self.players
-            for m in delivered(self.lab, p.address)
-            if m["In-Reply-To"] is not None
-        )
-        assert replies == Counter({m: 1 for m in self.sent})
+    def check_exactly_once(self, *nodes: Node, in_flight_at_cut: int = 0) -> None:
+        """Each order answered by one delivered mail, filed once; no error logged.
+
+        ``in_flight_at_cut``: a link cut between the SMTP server's 250 and the commit
+        that marks the mail sent leaves that mail unmarked, and the peer that takes
+        it over sends it again (nothing can tell it the server has it). At most
+        this many answers (one per SMTP connection) may arrive twice, as the same
+        Message-ID: one answer, two copies, never two answers."""
+        copies: Counter[str] = Counter()
+        answer_ids: dict[str, set[str]] = {}
+        for p in self.players:
+            for m in delivered(self.lab, p.address):
+                if m["In-Reply-To"] is not None:
+                    copies[str(m["In-Reply-To"])] += 1
+                    answer_ids.setdefault(str(m["In-Reply-To"]), set()).add(str(m["Message-ID"]))
+        assert set(copies) == set(self.sent)
+        assert {k: len(v) for k, v in answer_ids.items()} == {m: 1 for m in self.sent}
+        doubled = {k: n for k, n in copies.items() if n > 1}
+        assert len(doubled) <= in_flight_at_cut and set(doubled.values()) <= {2}, doubled
         assert self.lab.count(self.desk.address) == 0
         filed = [
             m.split(b"Message-ID:", 1)[1].split(b"\n", 1)[0].strip().decode()
@@ -515,13 +525,13 @@ def test_a_deadline_falling_while_both_daemons_are_cut_off_from_the_mailbox_wait
     league.check_game_mail_once("g2")
 
 
-def test_a_daemon_unplugged_mid_work_loses_nothing_sends_nothing_twice_and_recovers(
+def test_a_daemon_unplugged_mid_work_loses_nothing_doubles_only_mails_in_flight_and_recovers(
     league: League, pair: tuple[Node, Node]
 ) -> None:
     """The fetcher's whole link goes down while it files and answers a burst of
     orders (every connection dead at once, new ones refused): the other takes its
     claims and the mailbox over and answers everything; plugged in again, the
-    first beats and works, and nothing was lost or delivered twice."""
+    first beats and works, and nothing was lost; no answer was doubled but those in flight at the cut."""
     first, second = pair
     unplugged_owner = _start_both(league, first, second)
     league.orders(8)
@@ -539,4 +549,5 @@ def test_a_daemon_unplugged_mid_work_loses_nothing_sends_nothing_twice_and_recov
     league.orders(3)
     league.wait_answered("both daemons to answer after the link returned")
     assert first.daemon.stop() == 0 and second.daemon.stop() == 0
-    league.check_exactly_once(first, second)
+    # Mails the server had taken when the link went may go out twice (see above).
+    league.check_exactly_once(first, second, in_flight_at_cut=league.desk.config.smtp.connections)
