@@ -63,8 +63,7 @@ def format_result(r: Result) -> str:
     """One case: its title, each record and the other shown outcomes."""
     lines = [f"== {r.case.name}: {r.case.title}", f"   sources: {r.case.source}"]
     lines.append(
-        f"   {'outcome':<26} {'history':>8} {'P10':>4} {'P50':>4} {'P90':>4}  "
-        "inside  distribution"
+        f"   {'outcome':<26} {'history':>8} {'P10':>4} {'P50':>4} {'P90':>4}  inside  distribution"
     )
     recorded = {o.record.key for o in r.outcomes}
     for o in r.outcomes:
@@ -93,9 +92,12 @@ def format_result(r: Result) -> str:
             f"{100 * b.share:.1f}% of trials (under {100 * b.bound.share:.0f}%): {state}"
         )
     if any(not o.record.calibrated for o in r.outcomes):
-        lines.append("   * not fitted: " + "; ".join(
-            f"{o.record.key}: {o.record.why}" for o in r.outcomes if not o.record.calibrated
-        ))
+        lines.append(
+            "   * not fitted: "
+            + "; ".join(
+                f"{o.record.key}: {o.record.why}" for o in r.outcomes if not o.record.calibrated
+            )
+        )
     return "\n".join(lines)
 
 
@@ -103,18 +105,29 @@ def format_result(r: Result) -> str:
 
 PANEL = (300, 170)
 COLUMNS = 4
-BAR, MARK, INK, PAPER, GRID = (70, 110, 170), (200, 40, 40), (20, 20, 20), (255, 255, 255), (210, 210, 210)
+BAR, MARK, INK, PAPER, GRID = (
+    (70, 110, 170),
+    (200, 40, 40),
+    (20, 20, 20),
+    (255, 255, 255),
+    (210, 210, 210),
+)
 
 
-def _panels(results: Sequence[Result]) -> list[tuple[str, Distribution, tuple[float, float] | None]]:
+def _panels(
+    results: Sequence[Result],
+) -> list[tuple[str, Distribution, tuple[float, float] | None]]:
     """(title, distribution, the historical range or None) for each record and bound."""
     out: list[tuple[str, Distribution, tuple[float, float] | None]] = []
     for r in results:
         for o in r.outcomes:
             mark = "" if o.record.calibrated else " (not fitted)"
             out.append(
-                (f"{r.case.name}: {o.record.key}{mark}", o.distribution,
-                 (o.record.low, o.record.high))
+                (
+                    f"{r.case.name}: {o.record.key}{mark}",
+                    o.distribution,
+                    (o.record.low, o.record.high),
+                )
             )
         for b in r.bounds:
             title = f"{r.case.name}: {b.bound.metric} (bound: {_num(b.bound.at_least)} < {100 * b.bound.share:.0f}%)"
@@ -131,7 +144,12 @@ def draw(results: Sequence[Result]) -> Image.Image:
     img = Image.new("RGB", (w * COLUMNS, h * rows + 24), PAPER)
     pen = ImageDraw.Draw(img)
     font = ImageFont.load_default()
-    pen.text((8, 6), "Calibration: outcome histograms (bars), history (red), central 80 % (grey bracket)", fill=INK, font=font)
+    pen.text(
+        (8, 6),
+        "Calibration: outcome histograms (bars), history (red), central 80 % (grey bracket)",
+        fill=INK,
+        font=font,
+    )
     for i, (title, dist, hist) in enumerate(panels):
         x0, y0 = (i % COLUMNS) * w, 24 + (i // COLUMNS) * h
         _panel(pen, font, (x0, y0), title, dist, hist)

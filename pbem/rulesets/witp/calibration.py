@@ -30,7 +30,7 @@ import copy
 import math
 import tomllib
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -46,7 +46,10 @@ from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import DISCLOSURES, MODERATOR, PRIVATE, PUBLIC
 from pbem.rulesets.witp.work import Work
 
-HEXES = {JAPANESE: "E2010", ALLIED: "E2016"}  # 6 hexes apart: 36 MP, normal range for all
+HEXES: dict[str, str] = {
+    JAPANESE: "E2010",
+    ALLIED: "E2016",
+}  # 6 hexes apart: 36 MP, normal range for all
 MP = 36
 TIME = "T1/air2/strike"
 # 8.1.4: an Air Rating whose first CC check number is the table's maximum (99 on
@@ -284,7 +287,9 @@ def game_pack(extra: Iterable[DataPack] = ()) -> DataPack:
 
 def state(case: Case, pack: DataPack) -> dict[str, Any]:
     """The case's task forces as a game keeps them (the TF Display's schema)."""
-    private: dict[str, dict[str, Any]] = {s: {"tfs": {}, "ships": {}, "air_bases": {}} for s in SIDES}
+    private: dict[str, dict[str, Any]] = {
+        s: {"tfs": {}, "ships": {}, "air_bases": {}} for s in SIDES
+    }
     located = {}
     for key, tf in case.tfs.items():
         side, tf_id = str(tf["side"]), str(tf["id"])
@@ -375,10 +380,10 @@ def trial(case: Case, start: Mapping[str, Any], seed: bytes, number: int) -> dic
     """One replay of the case: each strike in turn through the naval strike the
     adjudication resolves; the measured outcomes."""
     work = Work.begin(start)
-    ratings = {s: Ratings("", 0, ARRIVED) for s in SIDES}
+    ratings: dict[str, Ratings] = {s: Ratings("", 0, ARRIVED) for s in SIDES}
     dice = SeededDice(seed, f"calibration {case.name}", number, "strikes")
     secret = SecretDice(seed + number.to_bytes(4, "big"), f"calibration {case.name}")
-    before = {s: _air(work.json, s) for s in SIDES}
+    before = {side: _air(work.json, side) for side in SIDES}
     out: dict[str, float] = {}
     for k, s in enumerate(case.strikes, start=1):
         naval_strike.resolve_into(
@@ -394,8 +399,8 @@ def trial(case: Case, start: Mapping[str, Any], seed: bytes, number: int) -> dic
             out[f"damage {ship} @{k}"] = level
     for ship, level in _damage(work.json).items():
         out[f"damage {ship}"] = level
-    for s in SIDES:
-        out[f"lost {s}"] = before[s] - _air(work.json, s)
+    for side in SIDES:
+        out[f"lost {side}"] = before[side] - _air(work.json, side)
     return out
 
 
@@ -420,4 +425,3 @@ def shown(result: Result) -> list[str]:
             keys += [f"damage {s['name']}" for s in tf["ships"]]
     keys += [f"lost {s}" for s in SIDES]
     return list(dict.fromkeys(keys))
-
