@@ -3,6 +3,7 @@
 pbem data report usn|witp   values per file by source (rulebook / errata / reconstructed ...)
 pbem data check usn|witp    load and cross-check everything; OK or the errors
 pbem data units usn|witp    every counter (U.S.N.) or unit item (WitP) with its values
+pbem data calibrate witp    the combat values replayed against the carrier battles of 1942
 """
 
 from __future__ import annotations
@@ -28,6 +29,16 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         p.add_argument("ruleset", choices=RULESETS, help="which game's data")
         p.add_argument("--dir", type=Path, default=None, help="data directory (default: bundled)")
         p.set_defaults(func=func)
+
+    cal = data_sub.add_parser(
+        "calibrate", help="replay the 1942 carrier battles through the combat rules, many times"
+    )
+    cal.add_argument("ruleset", choices=("witp",), help="which game's data")
+    cal.add_argument("--trials", type=int, default=500, help="replays of each case (default 500)")
+    cal.add_argument("--seed", type=int, default=1942, help="the dice's seed (default 1942)")
+    cal.add_argument("--case", action="append", default=None, help="a case by name (repeatable)")
+    cal.add_argument("--picture", type=Path, default=None, help="write the histograms to this PNG")
+    cal.set_defaults(func=_calibrate)
 
     def _help(args: argparse.Namespace) -> int:
         data.print_help()
@@ -96,6 +107,12 @@ def _check(args: argparse.Namespace) -> int:
         f"{len(world.scenarios)} scenarios ({scenarios}), checked {mapped}"
     )
     return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from pbem.cli.witpcalibration import calibrate
+
+    return calibrate(args.case, args.trials, args.seed, args.picture)
 
 
 def _units(args: argparse.Namespace) -> int:

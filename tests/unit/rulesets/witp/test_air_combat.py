@@ -31,13 +31,13 @@ def _order(fight: Fight) -> list[tuple[str, str]]:
 
 def test_6_1_1_a_cap_attacks_then_all_bombers_return_fire_together() -> None:
     bombers, c = sbds(), cap()
-    # CAP: strength 10, 2 APs (row DRM -1), 2D6 12 -> 11: "8/3" -> 1 SBD eliminated (2 pts),
-    # 2 aborted; return fire from all 3 (9 strength) 2D6 12: "5/2": the 2 elimination
-    # points are less than a Zero's 5 (no effect), the 5 abort points abort one.
+    # CAP: strength 10, 2 APs (row DRM -1), 2D6 12 -> 11: "8/4" -> 2 SBDs eliminated (2 pts
+    # each), the third aborted; return fire from all 3 (9 strength) 2D6 12: "5/4": the 4
+    # elimination points are less than a Zero's 5 (no effect), the 5 abort points abort one.
     fight = resolve_level(PUBLIC, "M", c, [], [], bombers, ScriptedDice([6, 6, 6, 6]))
     assert fight.routine == "A"
     assert _order(fight) == [("cap", "bombers"), ("bombers", "cap")]
-    assert (bombers[0].eliminated, bombers[0].aborted, bombers[0].surviving) == (1, 2, 0)
+    assert (bombers[0].eliminated, bombers[0].aborted, bombers[0].surviving) == (2, 1, 0)
     assert fight.steps[1].aps == 3  # those just hit fire back too
     assert (c[0].eliminated, c[0].aborted) == (0, 1)
 
@@ -154,7 +154,7 @@ def test_6_1_1_the_fight_is_told_as_before_keys_in_order_optional_keys_when_set(
         "eliminated",
         "aborted",
     ]  # no "drm": the AVG did not attack (6.2.3)
-    assert told["eliminated"] == {"SBD-3": 1} and told["aborted"] == {"SBD-3": 2}
+    assert told["eliminated"] == {"SBD-3": 2} and told["aborted"] == {"SBD-3": 1}
     assert Attack.from_json(told) == fight.steps[0]
     assert Bounce(None, 0, "cap", green=True).to_json() == {
         "roll": None,
@@ -162,4 +162,4 @@ def test_6_1_1_the_fight_is_told_as_before_keys_in_order_optional_keys_when_set(
         "to": "cap",
         "green": True,
     }
-    assert bombers[0].told().to_json() == {"type": "SBD-3", "n": 3, "eliminated": 1, "aborted": 2}
+    assert bombers[0].told().to_json() == {"type": "SBD-3", "n": 3, "eliminated": 2, "aborted": 1}

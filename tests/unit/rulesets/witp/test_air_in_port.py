@@ -73,7 +73,7 @@ def test_38_3_1_torpedo_aps_attack_ships_in_port_at_half_strength_rounded_down()
         no_cap=False,
         in_port=True,
     )
-    assert at_sea.anti_ship == 12 and moored.anti_ship == 6  # 3 Kates x T 4, halved
+    assert at_sea.anti_ship == 15 and moored.anti_ship == 7  # 3 Kates x T 5, halved down
 
 
 def test_38_3_1_the_in_port_surprise_attack_table_and_its_drms() -> None:

@@ -111,7 +111,7 @@ def test_every_air_type_and_ship_class_reads_as_typed_values() -> None:
         assert unit.roles and unit.air.normal >= unit.air.extended >= 0, t
         assert unit.range.normal <= unit.range.extended, t
     b5n = air_unit(items, "B5N2")
-    assert b5n.anti_ship_at("T", "normal") == 4 and b5n.anti_ship_at("T", "extended") == 3
+    assert b5n.anti_ship_at("T", "normal") == 5 and b5n.anti_ship_at("T", "extended") == 4
     assert b5n.anti_ship_at("D", "normal") == 0 and b5n.night_rated and b5n.air.altitude == "L"
     classes = [k.removeprefix("units/") for k in items if k.startswith("units/ship-")]
     assert classes
@@ -125,5 +125,5 @@ def test_every_air_type_and_ship_class_reads_as_typed_values() -> None:
 def test_16_8_1_damage_levels_read_as_typed_effects() -> None:
     items = load_library().resolve("coral-sea-1942").public_items()
     assert damage_effect(items, 0) == DamageEffect()
-    assert damage_effect(items, 2) == DamageEffect(speed_class=-1, defence=-1, aa_half=True)
+    assert damage_effect(items, 2) == DamageEffect(speed_class=-1, defence=-2, aa_half=True)
     assert damage_effect(items, 7) == damage_effect(items, 4)  # D4 for anything worse

@@ -185,14 +185,14 @@ def test_7_8_1_a_combined_attack_on_a_carrier_from_step_2_to_7() -> None:
         ap(type="SBD-3", n=4, role="D", range="normal", attack_alt="L"),
         ap(type="TBD-1", n=2, role="T", range="normal", attack_alt="L"),
     ]
-    # anti-torpedo 2D6 (1, 3): 1 < rating 2, torpedo 6 - 3 = 3; total 12 + 3 = 15;
-    # speed class 3 - 1 (combined) - 1 (no CAP) = 1; 1D6 6 -> x2.0 = 30 points;
+    # anti-torpedo 2D6 (1, 3): 1 < rating 2, torpedo 6 - 3 = 3; total 16 + 3 = 19;
+    # speed class 3 - 1 (combined) - 1 (no CAP) = 1; 1D6 6 -> x2.0 = 38 points;
     # defence 6: 5:1+; Naval CRT 1D6 3 -> D3.
     rec = attack.resolve(
         PACK, cv, wave, ScriptedDice([1, 3, 6, 3]), "x", is_combined=True, no_cap=True
     )
     assert rec.to_json()["anti_torpedo"] == {"dice": [1, 3], "rating": 2, "torpedo": 3}
-    assert (rec.anti_ship, rec.speed_class, rec.damage_points) == (15, 1, 30)
+    assert (rec.anti_ship, rec.speed_class, rec.damage_points) == (19, 1, 38)
     assert (rec.odds, rec.result, rec.damage) == ("5:1+", "D3", 3)
 
 
@@ -212,10 +212,10 @@ def test_7_6_2_waves_from_another_hex_combine_if_close_enough_or_on_the_roll() -
 
 
 def test_16_7_critical_hits_roll_again_and_only_doubles_are_told() -> None:
-    rolls = critical.roll(PACK, carrier(1), ScriptedDice([5, 5, 6, 4, 2, 3]), "x")
-    assert [r.critical for r in rolls] == [True, True, False]
+    rolls = critical.roll(PACK, carrier(1), ScriptedDice([6, 6, 6, 6, 5, 5]), "x")
+    assert [r.critical for r in rolls] == [True, True, False]  # 12 or more (the pack's)
     assert rolls[-1].damage == 3
-    assert [r.dice for r in critical.told_to_enemy(rolls)] == [(5, 5)]
+    assert [r.dice for r in critical.told_to_enemy(rolls)] == [(6, 6), (6, 6)]
 
 
 def test_16_7_1_merchant_shipping_never_rolls() -> None:

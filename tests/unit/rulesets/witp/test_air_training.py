@@ -55,7 +55,7 @@ def test_6_3_1_air_combat_losses_fall_on_the_green_first() -> None:
         b17 = Stack("B-17E", 2, 3, 3, False)
         sbd = Stack("SBD-3", 2, 3, 2, False, green=green)
         cap = [Stack("A6M2", 2, 5, 5, True)]
-        resolve_level(PUBLIC, "M", cap, [], [], [b17, sbd], ScriptedDice([6, 6, 1, 1]))
+        resolve_level(PUBLIC, "M", cap, [], [], [b17, sbd], ScriptedDice([5, 5, 1, 1]))
         return b17, sbd
 
     b17, sbd = fight(False)  # R96: the strongest the points reach, the B-17, first

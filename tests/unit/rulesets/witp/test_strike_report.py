@@ -8,6 +8,7 @@ Each fact is told once: none is repeated in the event list or "Told to you alone
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
@@ -16,7 +17,7 @@ import pytest
 from pbem.core.sides import ALLIED, JAPANESE
 from pbem.rulesets.witp import strikeview
 from pbem.rulesets.witp.air.coordination import Ratings
-from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE
+from pbem.rulesets.witp.knowledge import DISCLOSURES, PRIVATE, PUBLIC
 from pbem.rulesets.witp.ruleset import WitpRuleset
 
 from .strikeworld import opened, report, resolved, strike_section
@@ -146,16 +147,15 @@ def test_12_0_a_plotted_strike_and_12_1_the_sequence_are_told_to_both(
 
 
 def _critical_worlds(base: dict[str, Any], damage: int = 0) -> Any:
-    """Worlds whose strike damaged a ship that then rolled for critical hits."""
-    world = base
+    """Worlds whose strike damaged a ship that then rolled for critical hits, on a
+    moderator's Critical Hit Table of 10 or more: the shipped pack's 12 comes only on
+    doubles, and these tests need criticals rolled without them (R100)."""
+    world = copy.deepcopy(base)
+    world[PUBLIC]["pack"]["tables/critical-hit"]["value"]["at_least"] = 10
     if damage:
-        world = {**base, PRIVATE: {**base[PRIVATE]}}
-        world[PRIVATE][JAPANESE] = {
-            **base[PRIVATE][JAPANESE],
-            "ships": {
-                n: {**s, "damage": damage} if s["type"] == "CV" else s
-                for n, s in base[PRIVATE][JAPANESE]["ships"].items()
-            },
+        world[PRIVATE][JAPANESE]["ships"] = {
+            n: {**s, "damage": damage} if s["type"] == "CV" else s
+            for n, s in world[PRIVATE][JAPANESE]["ships"].items()
         }
     # the first open seed whose strike damages a ship; then the owner's secret stream
     # varies (the open dice, and all the striker is told, stay the same)
