@@ -55,7 +55,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sqlalchemy import Engine, func, or_, select  # noqa: E402
+from sqlalchemy import Engine, func, select  # noqa: E402
 
 from pbem.config import Config, ModeratorConfig, SecretsConfig  # noqa: E402
 from pbem.service.leases import CLAIM_SECONDS  # noqa: E402
@@ -204,9 +204,7 @@ def progress(engine: Engine) -> tuple[int, int]:
             select(func.count()).select_from(InboundMail).where(InboundMail.status != "new")
         )
         pending = c.scalar(
-            select(func.count())
-            .select_from(OutboundMail)
-            .where(OutboundMail.status == "pending")
+            select(func.count()).select_from(OutboundMail).where(OutboundMail.status == "pending")
         )
     return int(decided or 0), int(pending or 0)
 
@@ -216,7 +214,7 @@ def _retrying(engine: Engine, what: Any, *args: Any) -> Any:
     while True:
         try:
             return what(engine, *args)
-        except Exception:  # noqa: BLE001  the session ended with the restart: reconnect
+        except Exception:  # the session ended with the restart: reconnect
             engine.dispose()
             time.sleep(0.05)
 
@@ -381,12 +379,21 @@ level = "INFO"
         f"{log.name}: {line[:300]}"
         for log in logs
         for line in log.read_text(errors="replace").splitlines()
-        if "ERROR" in line or "Traceback" in line
+        if any(mark in line for mark in ("ERROR", "Traceback", "never retrieved"))
     ]
+    # Warnings are expected (each round the restart broke says so in one line): counted.
+    warnings = sum(log.read_text(errors="replace").count("WARNING") for log in logs)
+    print(f"  WARNING lines in the daemons' logs: {warnings}", flush=True)
     accepted_times = [at for m, at in answers_accepted(server.log) if m.startswith("<pbem.answer.")]
-    return _report(
+    ok = _report(
         args, lease, start, sent_at, restarts, done_at, accepted_times, twice, lost, bad, stopped
     )
+    if not ok:  # the run's folder goes: its logs are kept for the reader
+        kept = Path(tempfile.mkdtemp(prefix="pbem-bench-restart-logs-"))
+        for log in [*logs, server.log, cluster.log]:
+            shutil.copy(log, kept)
+        print(f"  logs kept in {kept}", flush=True)
+    return ok
 
 
 def _report(
@@ -441,7 +448,7 @@ def _report(
             judge(
                 f"every order answered {took:.1f} s after the last return: its backlog of "
                 f"{last.backlog} at {rate:.1f} answers/s (the rate before the first restart) "
-                f"is {work:.1f} s, +{took - work:.1f} s (within one lease, {lease:g} s)",
+                f"is {work:.1f} s, {took - work:+.1f} s (within one lease, {lease:g} s)",
                 took <= work + lease,
             )
         else:
