@@ -388,7 +388,7 @@ level = "INFO"
     ok = _report(
         args, lease, start, sent_at, restarts, done_at, accepted_times, twice, lost, bad, stopped
     )
-    if not ok:  # the run's folder goes: its logs are kept for the reader
+    if not ok or args.keep_logs:  # the run's folder goes: its logs are kept for the reader
         kept = Path(tempfile.mkdtemp(prefix="pbem-bench-restart-logs-"))
         for log in [*logs, server.log, cluster.log]:
             shutil.copy(log, kept)
@@ -470,6 +470,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--workers", type=int, default=1, help="each daemon's [intake] workers")
     parser.add_argument("--lease", type=float, default=15.0, help="[database] lease_seconds")
+    parser.add_argument(
+        "--keep-logs", action="store_true", help="keep the logs (kept anyway on a failure)"
+    )
     args: Any = parser.parse_args(argv)
     print(
         f"{args.daemons} daemons, {args.orders} orders, {args.restarts} restart(s), "
