@@ -420,14 +420,14 @@ def _report(
         print(f"  {len(sent_at)} orders sent by SMTP in {sent_at[-1] - start:.1f} s", flush=True)
     judge(f"{len(restarts)} of {args.restarts} restart(s) made", len(restarts) == args.restarts)
     if restarts:
-        # The rate the daemons answered at before the first restart, from the first order
-        # sent (answers go out in bursts, a batch at a time: timed from the first answer,
-        # a few bursts read as a rate several times the real one): the time the backlog
-        # at the last return takes at that pace is the work's, not the restart's.
+        # The rate the daemons answered at before the first restart, from their first
+        # answer (not from the first order sent: the first poll and batch would count
+        # as slowness) to the restart: the time the backlog at the last return takes at
+        # that pace is the work's, not the restart's.
         first = restarts[0]
         went_down = first.back - first.down_s
-        before = sum(1 for t in accepted_times if t < went_down)
-        rate = before / (went_down - start)
+        before = sorted(t for t in accepted_times if t < went_down)
+        rate = len(before) / (went_down - before[0]) if before else 0.0
         for n, r in enumerate(restarts, 1):
             cleared = "never" if r.cleared_s is None else f"{r.cleared_s:.2f} s"
             judge(
