@@ -429,16 +429,15 @@ def _report(
         before = sorted(t for t in accepted_times if t < went_down)
         rate = len(before) / (went_down - before[0]) if before else 0.0
         for n, r in enumerate(restarts, 1):
-            cleared = "never" if r.cleared_s is None else f"{r.cleared_s:.2f} s"
+            cleared = "never" if r.cleared_s is None else f"in {r.cleared_s:.2f} s"
             judge(
                 f"restart {n}: the {len(r.claims)} claim(s) held at the return cleared "
-                f"in {cleared} (within one lease, {lease:g} s)",
+                f"{cleared} (within one lease, {lease:g} s)",
                 r.cleared_s is not None and r.cleared_s <= lease,
             )
-            flowing = "never" if r.flowing_s is None else f"{r.flowing_s:.2f} s"
+            flowing = "never" if r.flowing_s is None else f"{r.flowing_s:.2f} s after the return"
             judge(
-                f"restart {n}: answers flowing again {flowing} after the return "
-                f"(down {r.down_s:.2f} s)",
+                f"restart {n}: answers flowing again {flowing} (down {r.down_s:.2f} s)",
                 r.flowing_s is not None and r.flowing_s <= lease,
             )
         last = restarts[-1]
