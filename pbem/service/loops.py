@@ -74,11 +74,28 @@ async def spread(
         if not running:
             return
         done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-        try:
-            for future in done:
-                future.result()  # a failure the batch could not file is the round's
-                batch_done()
-        except BaseException:
-            for future in running:
-                future.cancel()
-            raise
+        failure = _outcomes(done, batch_done)
+        if failure is not None:
+            # A failure the batch could not file is the round's. The batches still in
+            # flight run on in their worker processes whatever happens here (the
+            # database gone, they fail too): each is waited for, so that one that
+            # commits has its answers sent and its games ticked (else not until the
+            # safety sweep), and one that fails is no "exception never retrieved".
+            if running:
+                await asyncio.wait(running)
+                _outcomes(running, batch_done)
+            raise failure
+
+
+def _outcomes(
+    done: set[asyncio.Future[Any]], batch_done: Callable[[], None]
+) -> BaseException | None:
+    """``batch_done()`` for each batch of ``done`` that ended well; the first failure."""
+    failure = None
+    for future in done:
+        exc = future.exception()
+        if exc is None:
+            batch_done()
+        elif failure is None:
+            failure = exc
+    return failure
