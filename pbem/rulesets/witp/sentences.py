@@ -92,7 +92,9 @@ def fight(d: Data) -> str:
         elif b.get("avg"):
             how += f", the {b.get('to')} bounces (the AVG, 6.2.3)"
         else:
-            how += f", bounce die {b.get('roll')}{drm(b.get('drm'))}: the {b.get('to')} strikes first"
+            how += (
+                f", bounce die {b.get('roll')}{drm(b.get('drm'))}: the {b.get('to')} strikes first"
+            )
     steps = [
         f"{x.get('attacker')} fire {x.get('strength')} from {x.get('aps')} AP, "
         f"2D6 {x.get('roll')}{drm(x.get('drm'))}: "
@@ -105,9 +107,7 @@ def fight(d: Data) -> str:
         )
         for x in d.get("steps") or ()
     ]
-    return (
-        f"{'; '.join(stacks) or 'no one'} ({how})" + (": " + "; ".join(steps) if steps else "")
-    )
+    return f"{'; '.join(stacks) or 'no one'} ({how})" + (": " + "; ".join(steps) if steps else "")
 
 
 def cards(cs: Any) -> str:
@@ -218,7 +218,9 @@ def _air_surface_attack(d: Data, you: str | None) -> str:
     if isinstance(torp, Mapping):
         dice = torp.get("dice") or ("?", "?")
         t = f", torpedo 2D6 {dice[0]}-{dice[1]} against rating {torp.get('rating')} gives {torp.get('torpedo')}"
-    mods = [m for m, on in (("combined wave", d.get("combined")), ("no CAP", d.get("no_cap"))) if on]
+    mods = [
+        m for m, on in (("combined wave", d.get("combined")), ("no CAP", d.get("no_cap"))) if on
+    ]
     adm = d.get("admiral") or {}
     if adm.get("column"):
         mods.append(f"admiral {adm['column']} column(s)")
@@ -266,7 +268,8 @@ def _wave_entry(d: Data, you: str | None) -> str:
         f" (elite choice, 1D6 {d['rolled']})" if d.get("rolled") is not None else ""
     )
     group = listed(
-        f"{a.get('n')} {a.get('type')} ({a.get('role')}/{a.get('mode')})" for a in d.get("aps") or ()
+        f"{a.get('n')} {a.get('type')} ({a.get('role')}/{a.get('mode')})"
+        for a in d.get("aps") or ()
     )
     return f"Wave {d.get('wave')} enters at {arc} against the {d.get('target_ring')} ring: {group}"
 
@@ -317,10 +320,12 @@ def _cover_availability(d: Data, you: str | None) -> str:
 
 
 def _interception(d: Data, you: str | None) -> str:
-    stage = "the base's CAP against the cover" if d.get("stage") == "base CAP" else "the cover against the launch"
-    return (
-        f"Over {d.get('base')} ({d.get('hex')}), {stage} at {level(d.get('level'))}: {fight(d)}"
+    stage = (
+        "the base's CAP against the cover"
+        if d.get("stage") == "base CAP"
+        else "the cover against the launch"
     )
+    return f"Over {d.get('base')} ({d.get('hex')}), {stage} at {level(d.get('level'))}: {fight(d)}"
 
 
 def _night_contact(d: Data, you: str | None) -> str:
@@ -373,9 +378,7 @@ def _vs_search_hit(d: Data, you: str | None) -> str:
 
 def _dummy_allotment(d: Data, you: str | None) -> str:
     rolls = "-".join(str(r) for r in d.get("rolls") or ())
-    return (
-        f"Cycle {d.get('cycle')}: 2D6 {rolls} allows {plural(d.get('allowed'), 'dummy sortie')}"
-    )
+    return f"Cycle {d.get('cycle')}: 2D6 {rolls} allows {plural(d.get('allowed'), 'dummy sortie')}"
 
 
 SENTENCES: Mapping[str, Template] = {
@@ -400,7 +403,9 @@ SENTENCES: Mapping[str, Template] = {
         f"from {d.get('cup')}"
     ),
     "search-report": _search_report,
-    "deception-refused": lambda d, y: f"Your false report on {d.get('tf')} was refused: {d.get('why')}",
+    "deception-refused": lambda d, y: (
+        f"Your false report on {d.get('tf')} was refused: {d.get('why')}"
+    ),
     "intensive-search-loss": lambda d, y: (
         f"Intensive search from {d.get('base')}: 1D6 {d.get('roll')}, "
         f"{plural(d.get('air_points_lost'), 'AP')} lost"
@@ -495,7 +500,9 @@ SENTENCES: Mapping[str, Template] = {
         )
     ),
     "admiral-ratings": _admiral,
-    "air-combat": lambda d, y: f"Air combat at {level(d.get('level'))} over {d.get('tf')}: {fight(d)}",
+    "air-combat": lambda d, y: (
+        f"Air combat at {level(d.get('level'))} over {d.get('tf')}: {fight(d)}"
+    ),
     # -- the attack on the ships (7.2-7.11, 10.1, 16.7, 38.3)
     "air-surface-placement": _placement,
     "ships-in-port": lambda d, y: (
@@ -517,8 +524,7 @@ SENTENCES: Mapping[str, Template] = {
     "aa-fire": _aa_fire,
     "target-ring-speeds": _ring_speeds,
     "ship-targeted": lambda d, y: (
-        f"Wave {d.get('wave')} targets the {d.get('ring')} ring's {d.get('type')}: "
-        f"{d.get('ship')}"
+        f"Wave {d.get('wave')} targets the {d.get('ring')} ring's {d.get('type')}: {d.get('ship')}"
     ),
     "air-surface-attack": _air_surface_attack,
     "critical-hit-rolls": _critical_rolls,
@@ -535,19 +541,27 @@ SENTENCES: Mapping[str, Template] = {
         f"Sigint: your secret 1D6 was {d.get('pips')}, showing {len(d.get('cards') or ())} "
         f"of {d.get('of')} Japanese cards: {cards(d.get('cards')) or 'none'}"
     ),
-    "sigint-event": lambda d, y: "A Sigint event occurred (the Allies read some of your cards, or played a ruse)",
+    "sigint-event": lambda d, y: (
+        "A Sigint event occurred (the Allies read some of your cards, or played a ruse)"
+    ),
     "sigint-ruse": lambda d, y: "Your Sigint ruse was played (the Japanese see a Sigint event)",
     "magic-drawn": _magic_drawn,
     "magic-played": lambda d, y: f"Magic chit played: {d.get('chit')}",
     "magic-reveal-named": lambda d, y: (
         f"Magic: the Allies named {', '.join(d.get('tfs') or ()) or 'no TF'}; those cards are shown"
     ),
-    "magic-reveal-tf": lambda d, y: f"Magic reveals these Japanese cards: {cards(d.get('cards')) or 'none'}",
+    "magic-reveal-tf": lambda d, y: (
+        f"Magic reveals these Japanese cards: {cards(d.get('cards')) or 'none'}"
+    ),
     "magic-card-backs": lambda d, y: (
         f"Magic shows the numbered backs of every Japanese card: {', '.join(d.get('tfs') or ())}"
     ),
-    "jn25-counters": lambda d, y: f"The Japanese hold {plural(d.get('held'), 'JN-25 code change counter')}",
-    "jn25-committed": lambda d, y: f"A JN-25 counter is committed to the end of cycle {d.get('cycle')}",
+    "jn25-counters": lambda d, y: (
+        f"The Japanese hold {plural(d.get('held'), 'JN-25 code change counter')}"
+    ),
+    "jn25-committed": lambda d, y: (
+        f"A JN-25 counter is committed to the end of cycle {d.get('cycle')}"
+    ),
     "jn25-played": lambda d, y: (
         f"A JN-25 code change is played openly; it takes effect in cycle {d.get('arrives_cycle')}"
     ),
