@@ -56,7 +56,7 @@ NEWS = frozenset(
 
 def _strikes(blocks: Sequence[Mapping[str, Any]]) -> list[str]:
     """A strike a line: who struck what, and what came of it."""
-    return [f"{b.get('title')}: {b.get('result')}." for b in blocks]
+    return [f"{b.get('title')}: {b.get('summary')}." for b in blocks]
 
 
 def _contacts(side: str | None, seen: Sequence[Event]) -> list[str]:

@@ -64,10 +64,10 @@ def level(lv: Any) -> str:
 def launch(d: Data) -> str:
     """8.1.4: the first 2D10 check and, if it failed, the 2D6 that cut the launch."""
     if d.get("second") is None:
-        return f"the 2D10 was {d.get('first')}, any roll of {d.get('needed')} or less passes"
+        return f"2D10 {d.get('first')}, any roll up to {d.get('needed')} passes"
     star = " (not to be cancelled)" if d.get("asterisk") else ""
     return (
-        f"the 2D10 was {d.get('first')}, over the {d.get('needed')} it needed; the 2D6 of "
+        f"2D10 {d.get('first')}, over the {d.get('needed')} it needed; 2D6 "
         f"{d.get('second')} lets {d.get('percent')}% fly{star} ({d.get('cut')} cut)"
     )
 
@@ -93,10 +93,10 @@ def fight(d: Data) -> str:
             how += f", the {b.get('to')} bounces (the AVG, 6.2.3)"
         else:
             how += (
-                f", bounce die {b.get('roll')}{drm(b.get('drm'))}: the {b.get('to')} strikes first"
+                f", bounce 1D6 {b.get('roll')}{drm(b.get('drm'))}: {b.get('to')} first"
             )
     steps = [
-        f"{x.get('attacker')} fire {x.get('strength')} from {x.get('aps')} AP, "
+        f"{x.get('attacker')} fire {x.get('strength')} ({x.get('aps')} AP) "
         f"2D6 {x.get('roll')}{drm(x.get('drm'))}: "
         + (
             listed(
@@ -194,7 +194,7 @@ def _mission(m: Any) -> str:
 
 
 def _strike_launched(d: Data, you: str | None) -> str:
-    who = "Your" if d.get("side") == you else f"A {side(d.get('side'))}"
+    who = "Your" if d.get("side") == you else side(d.get("side"))
     where = "carrier launch hex" if d.get("carrier") else "air base"
     return f"{who} strike launched from {d.get('from')} ({where})"
 
@@ -207,7 +207,8 @@ def _carrier_coordination(d: Data, you: str | None) -> str:
         )
     return (
         f"Carrier coordination, {d.get('tf')} (air rating {d.get('air_rating')}): "
-        f"{plural(d.get('bombers'), 'bomber AP')} and {plural(d.get('fighters'), 'fighter AP')} "
+        f"{plural(d.get('bombers'), 'bomber')} and "
+        f"{plural(d.get('fighters'), 'fighter') if d.get('fighters') else 'no fighters'} "
         f"launch; {launch(d)}"
     )
 
@@ -217,7 +218,7 @@ def _air_surface_attack(d: Data, you: str | None) -> str:
     t = ""
     if isinstance(torp, Mapping):
         dice = torp.get("dice") or ("?", "?")
-        t = f", torpedo 2D6 {dice[0]}-{dice[1]} against rating {torp.get('rating')} gives {torp.get('torpedo')}"
+        t = f", torpedo 2D6 {dice[0]}-{dice[1]} v rating {torp.get('rating')}: {torp.get('torpedo')}"
     mods = [
         m for m, on in (("combined wave", d.get("combined")), ("no CAP", d.get("no_cap"))) if on
     ]
@@ -237,11 +238,10 @@ def _air_surface_attack(d: Data, you: str | None) -> str:
     )
     why = f"; {', '.join(mods)}" if mods else ""
     return (
-        f"Wave {d.get('wave')} attacks {d.get('type')} {d.get('ship')} (speed class "
-        f"{d.get('speed_class')}{why}): anti-ship {d.get('anti_ship')} at {level(d.get('altitude'))}"
-        f"{drm(d.get('drm'))}{t}; damage die {d.get('roll')} gives {d.get('damage_points')} "
-        f"points against defence {d.get('defence')}, odds {d.get('odds')}, CRT die "
-        f"{d.get('crt_roll')}: {result}"
+        f"Wave {d.get('wave')} on {d.get('type')} {d.get('ship')} (SC{d.get('speed_class')}{why}): "
+        f"anti-ship {d.get('anti_ship')} {LEVELS.get(str(d.get('altitude')), d.get('altitude'))}"
+        f"{drm(d.get('drm'))}{t}; damage die {d.get('roll')}: {d.get('damage_points')} points "
+        f"v defence {d.get('defence')}, {d.get('odds')}, CRT die {d.get('crt_roll')}: {result}"
     )
 
 

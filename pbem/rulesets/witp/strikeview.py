@@ -603,6 +603,7 @@ class StrikeBlock(Record):
     tables: tuple[Table, ...]
     result: str
     told: tuple[str, ...]
+    summary: str  # the result in short, for the report's digest
 
 
 def _block(s: _Strike, side: str | None) -> StrikeBlock:
@@ -626,7 +627,22 @@ def _block(s: _Strike, side: str | None) -> StrikeBlock:
     if lost["cap"] or lost["cap-ab"] or s.rows.get("forces"):
         result.append(f"CAP lost {_n(lost['cap'])} eliminated, {_n(lost['cap-ab'])} aborted")
     whole = s.title or f"{s.time}: {title}"
-    return StrikeBlock(s.time, whole, tuple(s.notes), tables, "; ".join(result), tuple(s.told))
+    return StrikeBlock(
+        s.time, whole, tuple(s.notes), tables, "; ".join(result), tuple(s.told), _summary(s)
+    )
+
+
+def _summary(s: _Strike) -> str:
+    """What came of the strike, in short: the hits, then only the losses there were."""
+    lost = s.lost
+    said = ["; ".join(s.results) or "no ship hit"]
+    for who, elim, abort in (("the strike", "elim", "abort"), ("the CAP", "cap", "cap-ab")):
+        parts = [f"{_n(lost[elim])} shot down"] * bool(lost[elim]) + [
+            f"{_n(lost[abort])} turned back"
+        ] * bool(lost[abort])
+        if parts:
+            said.append(f"{who} lost {' and '.join(parts)}")
+    return "; ".join(said)
 
 
 def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str, Any]]:
