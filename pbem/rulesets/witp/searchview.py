@@ -233,7 +233,7 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> dict[str, Any]
     enemy_located, own_located, on_map = _located(k)
     return {
         "searches": told.searches.told(),
-        "contacts": _once(told.contacts),
+        "contacts": told.contacts,
         "latest": sorted(told.latest.values()),
         "located": enemy_located,
         "found": _once(told.found),

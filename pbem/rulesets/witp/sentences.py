@@ -92,9 +92,7 @@ def fight(d: Data) -> str:
         elif b.get("avg"):
             how += f", the {b.get('to')} bounces (the AVG, 6.2.3)"
         else:
-            how += (
-                f", bounce 1D6 {b.get('roll')}{drm(b.get('drm'))}: {b.get('to')} first"
-            )
+            how += f", bounce 1D6 {b.get('roll')}{drm(b.get('drm'))}: {b.get('to')} first"
     steps = [
         f"{x.get('attacker')} fire {x.get('strength')} ({x.get('aps')} AP) "
         f"2D6 {x.get('roll')}{drm(x.get('drm'))}: "
@@ -314,7 +312,7 @@ def _cover_availability(d: Data, you: str | None) -> str:
     over = f"over {d.get('tf')}" if d.get("tf") else f"over {d.get('over')}"
     return (
         f"Cover {d.get('cover')} ({d.get('type')}, {d.get('mission')}, {d.get('mp')} MP) {over}: "
-        f"2D6 {d.get('roll')}{drm(d.get('drm'))} = {d.get('percent')}%, "
+        f"APAT 2D6 {d.get('roll')}{drm(d.get('drm'))} = {d.get('percent')}%, "
         f"{d.get('available')} of {d.get('of')} AP arrive"
     )
 

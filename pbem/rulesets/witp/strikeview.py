@@ -637,9 +637,11 @@ def _summary(s: _Strike) -> str:
     lost = s.lost
     said = ["; ".join(s.results) or "no ship hit"]
     for who, elim, abort in (("the strike", "elim", "abort"), ("the CAP", "cap", "cap-ab")):
-        parts = [f"{_n(lost[elim])} shot down"] * bool(lost[elim]) + [
-            f"{_n(lost[abort])} turned back"
-        ] * bool(lost[abort])
+        parts = [
+            f"{n} {what}"
+            for n, what in ((_n(lost[elim]), "shot down"), (_n(lost[abort]), "turned back"))
+            if n != "-"
+        ]
         if parts:
             said.append(f"{who} lost {' and '.join(parts)}")
     return "; ".join(said)
