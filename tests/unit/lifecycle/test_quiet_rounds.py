@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from pbem import rulesets
 from pbem.core.events import Event
 from pbem.lifecycle import quiet
+from pbem.record import journal
 
 J, A = "japanese", "allied"
 
@@ -104,7 +105,7 @@ def test_hid_what_is_carried_is_the_same_in_worlds_the_side_cannot_tell_apart(
     for hidden in (one, two):
         with pytest.MonkeyPatch.context() as mp:
             entries = [_adjudication(4, [*hidden, SEEN_BY_BOTH])]
-            mp.setattr(quiet.journal, "entries", lambda *a, e=entries, **k: e)
+            mp.setattr(journal, "entries", lambda *a, e=entries, **k: e)
             told.append(quiet.carried(lookups, "g", LINE[5], A))  # type: ignore[arg-type]
     assert told[0] == told[1]
     events, names = told[0]
