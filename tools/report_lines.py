@@ -5,8 +5,9 @@
 
 For each audience (the part of the address before @): the report mails it was
 sent, the plain-text lines in all, the smallest, median and largest report, and
-the lines before the first "Full detail" heading (the digest) where a report has one.
-Answers to orders ("Re: ...") are not reports and are not counted.
+the lines of the order form it carries (filled in, not read), and where a report has
+a digest (before its "Full detail" heading), the digest's lines, its order form not
+counted. Answers to orders ("Re: ...") are not reports and are not counted.
 """
 
 from __future__ import annotations
@@ -39,17 +40,30 @@ def reports(folder: Path) -> Iterator[tuple[str, str, str]]:
         yield str(msg["To"]).partition("@")[0], subject, text
 
 
+def form_lines(text: str) -> int:
+    """The lines of the order form, its "---8<---" marks and heading included."""
+    lines = text.splitlines()
+    if "Your order form:" not in lines:
+        return 0
+    start = lines.index("Your order form:")
+    end = lines.index("---8<---", start + 2)
+    return end - start + 1
+
+
 def digest_lines(text: str) -> int | None:
+    """The lines before the "Full detail" heading, the order form not counted."""
     lines = text.splitlines()
     at = next((i for i, ln in enumerate(lines) if ln.startswith(DIGEST_END)), None)
-    return at
+    return None if at is None else at - form_lines("\n".join(lines[:at]))
 
 
 def count(folder: Path) -> dict[str, dict[str, float]]:
     per: dict[str, list[int]] = {}
+    forms: dict[str, int] = {}
     digests: dict[str, list[int]] = {}
     for who, _subject, text in reports(folder):
         per.setdefault(who, []).append(len(text.splitlines()))
+        forms[who] = forms.get(who, 0) + form_lines(text)
         d = digest_lines(text)
         if d is not None:
             digests.setdefault(who, []).append(d)
@@ -58,6 +72,7 @@ def count(folder: Path) -> dict[str, dict[str, float]]:
         row: dict[str, float] = {
             "reports": len(n),
             "lines": sum(n),
+            "form_lines": forms[who],
             "min": min(n),
             "median": statistics.median(n),
             "max": max(n),
