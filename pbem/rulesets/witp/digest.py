@@ -16,7 +16,7 @@ from typing import Any
 from pbem.core.events import Event
 from pbem.rulesets.witp.sentences import sentence, tf
 
-MOST = 30  # lines of news; the report's due line and clock come on top
+MOST = 22  # news lines; with the due line, clock and wrapping, about 40 lines
 
 # The facts told in the digest as their own sentence: what changes the side's position.
 NEWS = frozenset(
