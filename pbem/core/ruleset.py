@@ -190,3 +190,14 @@ class MappedRuleset(Ruleset, Protocol):
     def map_picture(self, view: Mapping[str, Any]) -> MapPicture:
         """The map as ``view`` shows it: what the audience may see, nothing more."""
         ...
+
+
+@runtime_checkable
+class QuietRounds(Ruleset, Protocol):
+    """A ruleset whose players are mailed only when they owe orders (optional): a
+    round after which a side owes none sends it no report, and its next report tells
+    every round since the last one it was sent. Whether a side owes orders is known
+    to it, so a mail not sent tells it nothing it did not know
+    (pbem.lifecycle.quiet)."""
+
+    quiet_rounds: bool

@@ -30,7 +30,7 @@ from pbem.core import stages
 from pbem.core.events import Event
 from pbem.core.ruleset import MappedRuleset, Ruleset, State
 from pbem.core.sequence import phase_label
-from pbem.lifecycle import deadlines
+from pbem.lifecycle import deadlines, quiet
 from pbem.lifecycle.acts import DATA_KEYS
 from pbem.lifecycle.lookups import Lookups
 from pbem.lifecycle.upgrades import game_rules
@@ -116,13 +116,23 @@ class ReportJob:
     # The seat's first mail of the game: with no docs URL published, it carries
     # the player's docs as an attachment (pbem.reports.playerdocs).
     first: bool = False
+    # The events of the rounds the seat was sent no report of since its last one
+    # (pbem.lifecycle.quiet), as JSON, told before the round's own.
+    carried: tuple[dict[str, Any], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "header": asdict(self.header), "cause": list(self.cause)}
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> ReportJob:
-        return cls(**{**obj, "header": Header(**obj["header"]), "cause": tuple(obj["cause"])})
+        return cls(
+            **{
+                **obj,
+                "header": Header(**obj["header"]),
+                "cause": tuple(obj["cause"]),
+                "carried": tuple(obj.get("carried", ())),
+            }
+        )
 
 
 @dataclass
@@ -152,8 +162,9 @@ def render_due(config: Config, owed: ReportsDue) -> list[Rendered]:
     it after its transaction (the game still claimed), so other writers go on."""
     done = []
     for job, encrypt_to in owed.jobs:
+        events = [*(Event.from_json(e) for e in job.carried), *owed.events]
         with stages.stage("views"):
-            view = audience_view(owed.ruleset, owed.state, owed.events, job.view_side)
+            view = audience_view(owed.ruleset, owed.state, events, job.view_side)
         with stages.stage("maps"):
             ruleset = owed.ruleset
             map_picture = ruleset.map_picture(view) if isinstance(ruleset, MappedRuleset) else None
@@ -221,13 +232,32 @@ class Publisher:
     ) -> None:
         previous = self._previous(lookups, game, phase.seq)
         seats = _one_per_address(lookups.seats(game.id))
+        ruleset = lookups.ruleset(game)
         jobs = [
-            replace(
-                self._job(lookups, game, seat, phase, state, previous, None), first=not previous
-            )
+            self._quiet_job(lookups, game, seat, phase, state, previous)
             for seat in seats
+            if not quiet.skipped(ruleset, seat, phase, first=not previous)
         ]
         self._publish(lookups, game, state, events, jobs, stored_as=phase.id)
+
+    def _quiet_job(
+        self,
+        lookups: Lookups,
+        game: Game,
+        seat: Seat,
+        phase: Phase,
+        state: State,
+        previous: dict[str, Any] | None,
+    ) -> ReportJob:
+        """A seat's report as ``phase`` opens; where quiet rounds apply, with the events
+        of the rounds it was sent no report of, which its heading names."""
+        carried: list[Event] = []
+        if previous and seat.side and quiet.applies(lookups.ruleset(game)):
+            carried, rounds = quiet.carried(lookups, game.id, phase, seat.side)
+            if rounds:
+                previous = {**previous, "since": rounds}
+        job = self._job(lookups, game, seat, phase, state, previous, None)
+        return replace(job, first=not previous, carried=tuple(e.to_json() for e in carried))
 
     def seat_report(self, lookups: Lookups, game: Game, phase: Phase, seat: Seat) -> None:
         state = lookups.state_of(phase)

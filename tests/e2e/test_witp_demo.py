@@ -389,9 +389,9 @@ def test_13_3_both_sides_search_and_each_contact_is_told_to_both(
         assert len(told_searches) == len(set(told_searches)), "a search repeated in a later report"
         for text in texts[side]:
             for entry in _section(text, "Air searches (13.3: announced, rolled openly)"):
-                m = re.search(r"\[13\.3\]: (\w+) from ", entry)
+                m = re.search(r"^T\d/\w+/\w+: (\w+) from ", entry)
                 if m:
-                    searched[side].add(m.group(1))
+                    searched[side].add(m.group(1).lower())
             gained[side] |= {
                 e
                 for e in _section(text, "Contacts: what the enemy reported (13.5.7)")

@@ -36,6 +36,9 @@ class WitpRuleset:
     # Bump whenever the events, set-up or tables change for the same inputs (a record
     # of another version is not re-adjudicated by these rules: docs/moderator.md).
     version = "1"
+    # A side is mailed only when it owes orders; its next report tells the rounds
+    # between (pbem.lifecycle.quiet): the rounds a side sits out are public.
+    quiet_rounds = True
 
     def __init__(self, library: Library, theatre_map: TheatreMap, fingerprint: str = "") -> None:
         """``library``: the packs and scenarios read by pbem.rulesets.witp.loader;

@@ -70,22 +70,20 @@ def _searcher(d: Disclosure, f: AirSearch | AirSearchEmpty) -> tuple[str, ...]:
 
 
 def _search_head(key: tuple[str, ...]) -> str:
-    time, rule, searcher, origin, band, value, intensive = key
-    extra = " (intensive, Cup 1)" if intensive else ""
-    return (
-        f"{time} [{rule}]: {searcher} from {origin}, {band} range, value {value}{extra}, "
-        "rolled/needed"
-    )
+    time, _rule, searcher, origin, band, value, intensive = key
+    extra = ", intensive: Cup 1" if intensive else ""
+    who = searcher.capitalize()
+    return f"{time}: {who} from {origin} ({band} band, value {value}{extra})"
 
 
 def _search_result(f: AirSearch | AirSearchEmpty) -> str:
     """One searched hex of a searcher's line (13.3): what it found, roll/needed."""
     if isinstance(f, AirSearchEmpty):
-        return f"{f.hex} no task force there"
-    what = f"{f.tf} in {f.hex}" if f.tf else f"{f.hex}"
+        return f"{f.hex} empty"
+    what = f"{f.hex} {f.tf}" if f.tf else f"{f.hex}"
     if f.needed is None:
-        return f"{what} {f.roll}/- (cannot succeed) no contact"
-    return f"{what} {f.roll}/{f.needed} {'contact' if f.contact else 'no contact'}"
+        return f"{what} {f.roll}/- missed (no roll finds it)"
+    return f"{what} {f.roll}/{f.needed} {'found' if f.contact else 'missed'}"
 
 
 class _Searches:
@@ -108,7 +106,7 @@ class _Searches:
 
     def told(self) -> list[str]:
         return [
-            x if isinstance(x, str) else f"{_search_head(x)}: {'; '.join(self.results[x])}"
+            x if isinstance(x, str) else f"{_search_head(x)}: {', '.join(self.results[x])}"
             for x in self.lines
         ]
 
@@ -220,6 +218,11 @@ def _standing(k: Knowledge) -> list[str]:
     return standing
 
 
+def _once(lines: list[str]) -> list[str]:
+    """Each line once (a strike's True report is told by every strike that meets it)."""
+    return list(dict.fromkeys(lines))
+
+
 def build(k: Knowledge, recent: Collection[str] | None = None) -> dict[str, Any]:
     """``recent``: the game times of the round reported (None: the whole game)."""
     told = _Told(k.side)
@@ -233,7 +236,7 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> dict[str, Any]
         "contacts": told.contacts,
         "latest": sorted(told.latest.values()),
         "located": enemy_located,
-        "found": told.found,
+        "found": _once(told.found),
         "own_located": own_located,
         "revealed": told.revealed,
         "standing": _standing(k),

@@ -1,10 +1,11 @@
 """The report's strike section (5.0-12.4, 16.7), built from a side's Knowledge only.
 
-Each naval strike a side saw in the round reported is told as one block: notes
-(launch, coordination, sequencing, the True report, priority, altitudes) and
-readable tables (placement, air combat, waves, AA, the target ring, the attacks,
-critical hits, extended-range losses, the extreme-range return roll), each row
-from one disclosed fact. Nothing here reads the truth: a side sees of the enemy's
+Each naval strike a side saw in the round reported is told as one block: its
+facts in the order told, each as its sentence (sentences.py: ``told``), and its
+result; the same facts as notes (launch, coordination, sequencing, the True report,
+priority, altitudes) and tables (placement, air combat, waves, AA, the target ring,
+the attacks, critical hits, extended-range losses, the extreme-range return roll),
+each row from one disclosed fact, which the HTML report shows folded. Nothing here reads the truth: a side sees of the enemy's
 strike on it only what the rules announced to it (naval_strike.py says who is
 told what), and of its own strike what it was told (placement face down, a
 critical hit only on doubles, 16.7, R100).
@@ -60,6 +61,7 @@ from pbem.rulesets.witp.knowledge import Disclosure, Fact, RawFact
 from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.records import Record
 from pbem.rulesets.witp.searchfacts import SearchReport
+from pbem.rulesets.witp.sentences import sentence
 
 # The disclosures this section tells; the report's event list leaves them out.
 LAUNCH = frozenset(
@@ -204,6 +206,7 @@ class _Strike:
         self.striker = "?"
         self.target = ""  # "<owner> TFn", once a fact names it
         self.notes: list[str] = []
+        self.told: list[str] = []  # each fact's sentence, in the order told
         self.rows: dict[str, list[Row]] = {}
         self.results: list[str] = []
         self.title = ""  # a block of its own title (R123), else from striker and target
@@ -599,6 +602,8 @@ class StrikeBlock(Record):
     notes: tuple[str, ...]
     tables: tuple[Table, ...]
     result: str
+    told: tuple[str, ...]
+    summary: str  # the result in short, for the report's digest
 
 
 def _block(s: _Strike, side: str | None) -> StrikeBlock:
@@ -622,7 +627,24 @@ def _block(s: _Strike, side: str | None) -> StrikeBlock:
     if lost["cap"] or lost["cap-ab"] or s.rows.get("forces"):
         result.append(f"CAP lost {_n(lost['cap'])} eliminated, {_n(lost['cap-ab'])} aborted")
     whole = s.title or f"{s.time}: {title}"
-    return StrikeBlock(s.time, whole, tuple(s.notes), tables, "; ".join(result))
+    return StrikeBlock(
+        s.time, whole, tuple(s.notes), tables, "; ".join(result), tuple(s.told), _summary(s)
+    )
+
+
+def _summary(s: _Strike) -> str:
+    """What came of the strike, in short: the hits, then only the losses there were."""
+    lost = s.lost
+    said = ["; ".join(s.results) or "no ship hit"]
+    for who, elim, abort in (("the strike", "elim", "abort"), ("the CAP", "cap", "cap-ab")):
+        parts = [
+            f"{n} {what}"
+            for n, what in ((_n(lost[elim]), "shot down"), (_n(lost[abort]), "turned back"))
+            if n != "-"
+        ]
+        if parts:
+            said.append(f"{who} lost {' and '.join(parts)}")
+    return "; ".join(said)
 
 
 def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str, Any]]:
@@ -631,15 +653,18 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
     strikes: list[_Strike] = []
     current: _Strike | None = None
     cover: list[str] = []  # the owner's cover lines, told before the strike they meet
+    cover_told: list[str] = []  # and their sentences
     for d in k.disclosed:
         kind = d.fact.kind
         if kind == STOPPED and (recent is None or d.time in recent):
             current = _stopped(d, cover)  # R123: its own block; a launch opens the next
+            current.told = [*cover_told, _sentence(d, k.side)]
             strikes.append(current)
-            cover = []
+            cover, cover_told = [], []
             continue
         if kind in COVER and (recent is None or d.time in recent):
             cover.append(_cover(d))
+            cover_told.append(_sentence(d, k.side))
             continue
         strike_fact = kind in SECTIONED or (
             kind == SearchReport.KIND and _as(SearchReport, d).source == STRIKE_CONTACT
@@ -658,7 +683,9 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
             strikes.append(current)
         if cover and current.time == d.time:
             current.notes += cover
-            cover = []
+            current.told += cover_told
+            cover, cover_told = [], []
+        current.told.append(_sentence(d, k.side))
         if launching:
             _launch(current, d)
             if current.target.startswith("? ") and current.striker in SIDES:
@@ -672,7 +699,12 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> list[dict[str,
     if cover:  # told with no strike after them: a block of their own
         strikes.append(_Strike(strikes[-1].time if strikes else "?"))
         strikes[-1].notes += cover
+        strikes[-1].told += cover_told
     return [_block(s, k.side).to_json() for s in strikes]
+
+
+def _sentence(d: Disclosure, side: str | None) -> str:
+    return sentence(d.fact.kind, d.fact.to_json(), side, d.rule)
 
 
 def _target_tf(f: Fact) -> str | None:

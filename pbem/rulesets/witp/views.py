@@ -7,6 +7,11 @@ to it alone, the round's naval strikes as it saw them (strikeview.py), the event
 of the round it may see, and the data-pack items the
 view rests on whose values are illustrative (the report prints that notice).
 ``side`` None is the omniscient view: every side's forces.
+
+The rounds reported are those of ``events``: the round just played, and before it
+any the side was sent no report of (pbem.lifecycle.quiet). Every fact is told as
+its sentence (sentences.py); ``digest`` picks what changed for the side
+(digest.py), for the report's opening.
 """
 
 from __future__ import annotations
@@ -15,13 +20,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from pbem.core.events import Event
-from pbem.rulesets.witp import datapack, searchview, strikeview
+from pbem.rulesets.witp import datapack, digest, searchview, strikeview
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.datapack import PackItem
 from pbem.rulesets.witp.initiative import InitiativeDetermined
 from pbem.rulesets.witp.knowledge import EVERYONE
 from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.play import CLOCK_ITEMS, INITIATIVE_CHOICE, Clock
+from pbem.rulesets.witp.sentences import sentence
 
 RECENT_INITIATIVE = 6  # one Game-Turn's: three Strike and three Execution Segments
 
@@ -67,6 +73,25 @@ def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, PackItem], se
     return rows, items, classes
 
 
+def _happened(
+    seen: Sequence[Event], side: str | None, sectioned: frozenset[str]
+) -> list[dict[str, Any]]:
+    """The events ``side`` saw, as sentences grouped by their game time, in order
+    (the strikes' and the searches' are told in their own sections)."""
+    out: list[dict[str, Any]] = []
+    for e in seen:
+        if e.kind in sectioned:
+            continue
+        time = str(e.data.get("time", ""))
+        line = sentence(e.kind, e.data, side, e.rule)
+        if out and out[-1]["time"] == time:
+            if line not in out[-1]["lines"]:  # a fact told twice (both halves) once
+                out[-1]["lines"].append(line)
+        else:
+            out.append({"time": time, "lines": [line]})
+    return out
+
+
 def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
     public_items = k.pack
     clock = Clock.of(k.clock, k.pack)
@@ -78,6 +103,9 @@ def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
     recent = {str(e.data["time"]) for e in events if e.seen_by(k.side) and "time" in e.data}
     # Told once, in their own sections: the initiative table, the search and strike sections.
     sectioned = searchview.SECTIONED | strikeview.SECTIONED | {"initiative"}
+    seen = [e for e in events if e.seen_by(k.side)]
+    strikes = strikeview.build(k, recent)
+    search = searchview.build(k, recent)
     return {
         "side": k.side,
         "clock": clock.describe(),
@@ -87,14 +115,23 @@ def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
             if d.fact.kind == InitiativeDetermined.KIND
         ][-RECENT_INITIATIVE:],
         "forces": forces,
-        "search": searchview.build(k, recent),
-        "strikes": strikeview.build(k, recent),
+        "search": search,
+        "strikes": strikes,
         "told_you": [
-            {"time": d.time, "rule": d.rule, "fact": d.fact.to_json()}
+            {
+                "time": d.time,
+                "rule": d.rule,
+                "fact": d.fact.to_json(),
+                "told": sentence(d.fact.kind, d.fact.to_json(), k.side, d.rule),
+            }
             for d in k.disclosed
             if set(d.audience) != everyone and d.time in recent and d.fact.kind not in sectioned
         ],
-        "events": [e.to_json() for e in events if e.seen_by(k.side) and e.kind not in sectioned],
+        "events": [e.to_json() for e in seen if e.kind not in sectioned],
+        # Every event of the rounds reported but the strikes' (told in their blocks),
+        # each as its sentence, under its game time.
+        "happened": _happened(seen, k.side, strikeview.SECTIONED | searchview.SECTIONED),
+        "digest": digest.build(k.side, seen, strikes, search),
         "illustrative": datapack.illustrative({**public_items, **force_items}, rests_on),
         "packs": sorted({i.pack for i in public_items.values()}),
     }

@@ -134,6 +134,47 @@ class Harness:
             finally:
                 s.rollback()
 
+    def report_if_sent(
+        self,
+        game: str,
+        side: str,
+        state: Mapping[str, Any],
+        events: Sequence[Event],
+        sides: Sequence[str],
+    ) -> bytes | None:
+        """The report mailed to ``side`` as the open phase (owed by ``sides``) opens on
+        ``state`` after ``events``, or None if it is sent none (a quiet round);
+        rolled back after, so worlds do not mix."""
+        with self.sessions() as s:
+            try:
+                gm = self.gm(s)
+                phase = gm.lookups.open_phase(game)
+                assert phase is not None
+                phase.sides = list(sides)
+                stored = s.get(StoredState, phase.id)
+                assert stored is not None
+                stored.state = dict(state)
+                for old in s.scalars(
+                    select(OutboundMail).where(
+                        OutboundMail.kind == "report", OutboundMail.game_id == game
+                    )
+                ):
+                    s.delete(old)
+                s.flush()
+                Publisher().phase_reports(gm.lookups, gm.lookups.game(game), phase, state, events)
+                rows = s.scalars(
+                    select(OutboundMail).where(
+                        OutboundMail.kind == "report",
+                        OutboundMail.game_id == game,
+                        OutboundMail.recipient == f"{side}@example.org",
+                    )
+                ).all()
+                assert len(rows) <= 1
+                key = self.config.secrets.key_bytes()
+                return open_outbound(key, rows[0]) if rows else None
+            finally:
+                s.rollback()
+
     def _sent(self, s: Session, kind: str, game: str | None, side: str) -> bytes:
         """The one mail of ``kind`` to ``side`` (of ``game``, unless None)."""
         query = select(OutboundMail).where(

@@ -263,6 +263,32 @@ def test_hid_the_report_mail_is_identical_in_worlds_the_side_cannot_tell_apart(
     assert a["report"] == b["report"]
 
 
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(cases(), st.sampled_from(("viewer", "other", "both")))
+def test_hid_whether_a_report_is_sent_and_its_digest_are_the_same_in_worlds_the_side_cannot_tell_apart(
+    harness: Harness, case: Case, owed_by: str
+) -> None:
+    """Quiet rounds (pbem.lifecycle.quiet): a side that owes no orders in the phase
+    opened is sent no report, one that owes them the same report (its digest first)
+    in both worlds; whether a mail comes is the same in both, whatever is hidden."""
+    other = enemy_of(case.viewer)
+    sides = {"viewer": [case.viewer], "other": [other], "both": [*SIDES]}[owed_by]
+    a, b = (
+        harness.report_if_sent(GAME, case.viewer, state, events, sides)
+        for state, events in zip(case.states, case.events, strict=True)
+    )
+    event(f"{case.viewer}: {'report' if a is not None else 'no report'}")
+    assert (a is None) == (case.viewer not in sides)
+    assert a == b
+    if a is not None:
+        _, text = subject_and_text(a)
+        assert text.index("Digest") < text.index("Full detail")
+
+
 def test_the_mail_does_change_with_what_the_side_knows(harness: Harness) -> None:
     """The comparison can fail: the state put into the phase is the one the mail is
     answered and reported from. The same mail in worlds differing in the viewer's

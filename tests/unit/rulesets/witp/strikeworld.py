@@ -187,6 +187,8 @@ def report(
 
 
 HEADINGS = (
+    "Your forces",
+    "Forces",
     "Air searches (",
     "Contacts: ",
     "Latest report ",
@@ -202,7 +204,7 @@ HEADINGS = (
 
 def strike_section(text: str) -> str:
     """The report's strike section ("" if none)."""
-    start = text.find("\nNaval strikes (")
+    start = text.find("\nNaval strikes\n")
     if start < 0:
         return ""
     ends = [i for h in HEADINGS if (i := text.find(f"\n\n{h}", start)) > 0]

@@ -270,8 +270,9 @@ def test_r135_r136_the_strike_report_tells_the_cap_order_and_the_contact_rolls(
     base = opened(witp)
     st, events = resolved(base, 2, cap_split={"H": 1, "M": 2})
     owner = strike_section(report(witp, st, events, JAPANESE)[0])
-    assert "[7.1 B] your CAP order over TF2 (H:1 M:2): L -; M " in owner.replace("\n", " ")
-    assert "CAP order" not in strike_section(report(witp, st, events, ALLIED)[0])
+    told_owner = " ".join(owner.split())
+    assert "Your CAP over TF2 (H:1 M:2): low level none; medium level " in told_owner
+    assert "Your CAP over" not in strike_section(report(witp, st, events, ALLIED)[0])
     # a night strike by PBYs from Nouméa's side of the sea (the test's pack lets them strike)
     pby = copy.deepcopy(base)
     pby[PRIVATE][ALLIED]["air_bases"]["Black Cats"] = {"hex": "E2118", "air_points": {"PBY-5": 4}}
@@ -296,10 +297,13 @@ def test_r135_r136_the_strike_report_tells_the_cap_order_and_the_contact_rolls(
     assert 1 <= armed <= 4
     for side in SIDES:
         section = strike_section(report(witp, st, events, side)[0])
-        assert "PBY night contact (14.2.3)" in section
+        flat = " ".join(section.split())
+        assert "Night contact on " in flat
         assert (
             len(
-                re.findall(r"PBY-5 +Black Cats +\d( \+1)? +(contact|no contact|destroyed)", section)
+                re.findall(
+                    r"PBY-5 from Black Cats 1D6 \d( \+1)?: (contact|no contact|destroyed)", flat
+                )
             )
             == armed
         )

@@ -144,6 +144,7 @@ def test_38_3_1_both_reports_tell_the_port_and_each_surprise_roll(witp: WitpRule
     assert told(st, ALLIED, "in-port-surprise")
     for side in (ALLIED, JAPANESE):
         text = strike_section(report(witp, st, events, side)[0])
-        assert "in port at Rabaul: the port's AA 3 fires too" in text
-        assert "wave 1 surprise: 1D6" in text
+        flat = " ".join(text.split())
+        assert "in port at Rabaul: the port's AA 3 fires too" in flat
+        assert "Wave 1 in-port surprise: 1D6" in flat
         assert max(len(line) for line in text.splitlines()) <= 72

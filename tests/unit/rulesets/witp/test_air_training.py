@@ -141,5 +141,5 @@ def test_58_2_1_the_reports_mark_green_aps_in_the_air_combat(witp: WitpRuleset) 
             break
     for side in (ALLIED, JAPANESE):
         text = strike_section(report(witp, st, events, side)[0])
-        assert "SBD-3 green" in text
+        assert "SBD-3 (green)" in " ".join(text.split())
         assert max(len(line) for line in text.splitlines()) <= 72

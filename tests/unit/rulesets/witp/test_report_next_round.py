@@ -56,7 +56,7 @@ def test_3_1_c_next_round_of_both_sides_names_the_round(witp: WitpRuleset) -> No
     assert view["clock"]["plots"] == ["japanese", "allied"] and not view["clock"]["half"]
     line = re.search(r"^Next round .*", text, re.M)
     assert line and line.group(0) == (
-        "Next round T1-naval2-plot: Second Naval Phase: Plot Segment. It covers:"
+        "Next round T1-naval2-plot: Second Naval Phase: Plot Segment."
     )
     assert "side plots)" not in html and "side plots)" not in text
 

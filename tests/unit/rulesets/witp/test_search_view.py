@@ -57,22 +57,18 @@ def test_13_3_a_busy_phase_gives_one_line_a_searcher_and_band() -> None:
     for side in SIDES:
         lines = searchview.build(Knowledge.of(_busy(), side))["searches"]
         assert lines == [
-            "T1/naval1/execution [13.3]: allied from Cairns, medium range, value 3, "
-            "rolled/needed: TF4 in E1718 88/70 contact; TF3 in E1618 13/70 no contact; "
-            "E1820 no task force there",
-            "T1/naval1/execution [13.3]: allied from Noumea, extended range, value 2, "
-            "rolled/needed: TF4 in E1718 72/95 no contact",
-            "T1/naval1/execution [13.3]: allied from Cairns, long range, value 3, "
-            "rolled/needed: TF4 in E1716 24/85 no contact",
+            "T1/naval1/execution: Allied from Cairns (medium band, value 3): "
+            "E1718 TF4 88/70 found, E1618 TF3 13/70 missed, E1820 empty",
+            "T1/naval1/execution: Allied from Noumea (extended band, value 2): "
+            "E1718 TF4 72/95 missed",
+            "T1/naval1/execution: Allied from Cairns (long band, value 3): E1716 TF4 24/85 missed",
             # another segment's search by the same searcher is its own line
-            "T1/air2/search [13.3]: allied from Cairns, medium range, value 3, "
-            "rolled/needed: TF4 in E1718 9/70 no contact",
+            "T1/air2/search: Allied from Cairns (medium band, value 3): E1718 TF4 9/70 missed",
         ]
 
 
 def test_13_3_the_round_reported_keeps_only_its_own_searches() -> None:
     lines = searchview.build(Knowledge.of(_busy(), JAPANESE), {"T1/air2/search"})["searches"]
     assert lines == [
-        "T1/air2/search [13.3]: allied from Cairns, medium range, value 3, "
-        "rolled/needed: TF4 in E1718 9/70 no contact"
+        "T1/air2/search: Allied from Cairns (medium band, value 3): E1718 TF4 9/70 missed"
     ]

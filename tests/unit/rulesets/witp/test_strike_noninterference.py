@@ -143,7 +143,8 @@ def test_7_9_the_comparison_can_fail_the_striker_reads_its_suppress(
     assert peeled(d) == [{"F4F-3": 2}]
     seen = strike_section(report(witp, d, ed, JAPANESE)[0])
     assert report(witp, c, ec, JAPANESE) != report(witp, d, ed, JAPANESE)
-    assert "AA suppression (7.9.1" in seen and "F4F-3 F/L" in seen
+    flat = " ".join(seen.split())
+    assert "AA suppression in the" in flat and "F4F-3 (F/L)" in flat
     assert max(len(line) for line in seen.splitlines()) <= 72
 
 

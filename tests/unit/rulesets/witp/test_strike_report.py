@@ -100,7 +100,9 @@ def test_5_0_the_naval_player_is_told_the_launch_hex_not_the_tf(
     text, html = report(witp, st, events, JAPANESE)
     section = strike_section(text)
     assert "T1/air2/strike: Enemy (allied) strike on your TF2" in section
-    assert "[5.0] launched from E2120 (a carrier launch hex)" in section
+    assert "Allied strike launched from E2120 (carrier launch hex). [5.0]" in " ".join(
+        section.split()
+    )
     assert (
         "TF3" not in section and "TF3" not in html.split('id="strikes"')[1].split("</section>")[0]
     )
@@ -220,7 +222,7 @@ def test_5_15_the_extreme_range_return_roll_is_the_strikers_own(witp: WitpRulese
     assert "extreme" in _tables(witp.view(st, events, ALLIED))
     assert "extreme" not in _tables(witp.view(st, events, JAPANESE))
     text = strike_section(report(witp, st, events, ALLIED)[0])
-    assert "Extreme range: the return roll (5.15)" in text
+    assert "Extreme range: SBD-3 2D6" in " ".join(text.split())
     assert max(len(line) for line in text.splitlines()) <= 72
     assert "Extreme range" not in strike_section(report(witp, st, events, JAPANESE)[0])
     assert roll["column"] == "X+6"
