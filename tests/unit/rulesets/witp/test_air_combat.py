@@ -31,15 +31,16 @@ def _order(fight: Fight) -> list[tuple[str, str]]:
 
 def test_6_1_1_a_cap_attacks_then_all_bombers_return_fire_together() -> None:
     bombers, c = sbds(), cap()
-    # CAP: strength 10, 2 APs (row DRM -1), 2D6 12 -> 11: "8/4" -> 2 SBDs eliminated (2 pts
-    # each), the third aborted; return fire from all 3 (9 strength) 2D6 12: "5/4": the 4
-    # elimination points are less than a Zero's 5 (no effect), the 5 abort points abort one.
-    fight = resolve_level(PUBLIC, "M", c, [], [], bombers, ScriptedDice([6, 6, 6, 6]))
+    # CAP: strength 10, 2 APs (row DRM -1), 2D6 9 -> 8: "2/5" -> 2 SBDs eliminated (2 pts
+    # each), the third aborted; return fire from all 3 (9 strength) 2D6 12: "4/5": the 5
+    # elimination points reach a Zero's 5 (one eliminated, within 6.3.2's three bombers
+    # hit), the 4 abort points are less than a Zero's 5 (no effect).
+    fight = resolve_level(PUBLIC, "M", c, [], [], bombers, ScriptedDice([4, 5, 6, 6]))
     assert fight.routine == "A"
     assert _order(fight) == [("cap", "bombers"), ("bombers", "cap")]
     assert (bombers[0].eliminated, bombers[0].aborted, bombers[0].surviving) == (2, 1, 0)
     assert fight.steps[1].aps == 3  # those just hit fire back too
-    assert (c[0].eliminated, c[0].aborted) == (0, 1)
+    assert (c[0].eliminated, c[0].aborted) == (1, 0)
 
 
 def test_6_3_1_a_result_below_every_defender_strength_has_no_effect() -> None:
@@ -141,7 +142,7 @@ def test_6_1_no_cap_at_a_level_no_combat() -> None:
 
 def test_6_1_1_the_fight_is_told_as_before_keys_in_order_optional_keys_when_set() -> None:
     bombers, c = sbds(), cap()
-    fight = resolve_level(PUBLIC, "M", c, [], [], bombers, ScriptedDice([6, 6, 6, 6]))
+    fight = resolve_level(PUBLIC, "M", c, [], [], bombers, ScriptedDice([4, 5, 6, 6]))
     told = fight.steps[0].to_json()
     assert list(told) == [
         "strength",

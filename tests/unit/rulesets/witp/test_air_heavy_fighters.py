@@ -95,8 +95,8 @@ def test_4_2_1_hf_fly_cap_as_fighters() -> None:
 
 
 def test_4_2_1_results_are_spent_on_the_hfs_reduced_rating() -> None:
-    """The F4Fs (8 strength, 2 APs) roll 10: 3 abort points, short of a fighter
-    rated 4, enough for an HF rated 4 less 1."""
+    """The F4Fs (8 strength, 2 APs) roll 10: 3 elimination points, short of a
+    fighter rated 4, enough for an HF rated 4 less 1."""
 
     def attacked(is_heavy: bool) -> Stack:
         cap = Stack("J1N1", 2, 4, 4, True, heavy=is_heavy)
@@ -104,5 +104,5 @@ def test_4_2_1_results_are_spent_on_the_hfs_reduced_rating() -> None:
         resolve_level(PUB, "M", [cap], escort, [], [], ScriptedDice([6, 5, 5, *QUIET]))
         return cap
 
-    assert attacked(False).aborted == 0
-    assert attacked(True).aborted == 1
+    assert attacked(False).eliminated == 0
+    assert attacked(True).eliminated == 1

@@ -268,7 +268,7 @@ def test_noninterference_the_striker_learns_nothing_of_an_untouched_enemy_tf() -
 
 
 def test_5_3_6_cap_aborted_flies_no_later_cap_and_committed_fighters_none() -> None:
-    for seed in range(60):
+    for seed in range(100):
         st, _ = _run(world(), seed)
         grounded = dict(st[PRIVATE][JAPANESE]["cap_aborted"]["TF1"])
         if grounded:

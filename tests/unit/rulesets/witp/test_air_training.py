@@ -58,12 +58,12 @@ def test_6_3_1_air_combat_losses_fall_on_the_green_first() -> None:
         resolve_level(PUBLIC, "M", cap, [], [], [b17, sbd], ScriptedDice([5, 5, 1, 1]))
         return b17, sbd
 
-    b17, sbd = fight(False)  # R96: the strongest the points reach, the B-17, first
-    assert b17.eliminated == 1 and sbd.eliminated == 0
+    # 2D6 10 -> 9 (2 APs, DRM -1) on the 10-14 column: "3/6"
+    b17, sbd = fight(False)  # R96: the strongest the points reach, the B-17s, first
+    assert b17.eliminated == 2 and sbd.eliminated == 0
     b17, sbd = fight(True)
-    assert sbd.eliminated == 1 and b17.eliminated == 0
-    assert sbd.aborted == 1  # the last green aborted before any trained AP is hit
-    assert b17.aborted >= 1
+    assert sbd.eliminated == 2 and b17.eliminated == 0  # both greens before a trained AP
+    assert b17.aborted == 1  # the aborts fall on the trained once no green is left
 
 
 def test_58_2_1_a_strike_with_green_fighters_never_receives_the_bounce() -> None:
