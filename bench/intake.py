@@ -84,6 +84,7 @@ from pbem.storage.models import (  # noqa: E402
     SeatKey,
 )
 from tests.conftest import make_database  # noqa: E402
+from tests.e2e.helpers import stamp_head  # noqa: E402
 from tests.maillab import MailLab  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -141,6 +142,7 @@ def make_games(url: str, config: Config, games: int) -> list[tuple[str, str, byt
     maps would take."""
     engine = make_engine(url)
     create_all(engine)
+    stamp_head(url)  # `pbem serve` refuses a schema without the migrations' revision
     sessions = make_sessionmaker(engine)
     seats = []
     now = datetime.now(UTC)
@@ -488,7 +490,9 @@ level = "WARNING"
         # Ready: the daemon logged "ready" (start-up done, worker processes started).
         while "pbem daemon ready" not in (folder / "daemon.log").read_text(errors="replace"):
             if daemon.poll() is not None:
-                raise SystemExit(f"the daemon died; see {folder / 'daemon.log'}")
+                # The run's folder goes with the run: its log is shown here.
+                tail = (folder / "daemon.log").read_text(errors="replace")[-3000:]
+                raise SystemExit(f"the daemon died; its log ends:\n{tail}")
             time.sleep(0.01)
         t0 = time.perf_counter()
         cpu0 = cpu_seconds(daemon.pid)
