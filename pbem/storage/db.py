@@ -258,10 +258,10 @@ def _insert_unless_taken_statement(dialect: str, model: type[Base]) -> Any:
     cost more than running it (its values are bound parameters)."""
     from sqlalchemy.dialects import postgresql, sqlite
 
-    table = inspect(model).local_table
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     # RETURNING, not the row count: psycopg's pipeline leaves that unknown (-1).
-    return insert(table).on_conflict_do_nothing().returning(*table.primary_key.columns)
+    keys = inspect(model).primary_key
+    return insert(model).on_conflict_do_nothing().returning(*keys)
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
