@@ -23,12 +23,14 @@ into the moderator's mailbox. Then, in the same run and on the same mails:
   printed too) and resident memory
   (VmRSS, VmHWM) of the daemon and its worker processes are read at the end.
 
-Targets: CPU per order of all the daemon's processes at most 2.5 times the
-floor; RSS with the most games within 10 % of RSS with the fewest. Exits 1 if
-either is missed. With ``--repeat N`` each database and game count runs N times and
-the median run (by its ratio) is judged: one run can stray by a factor of two on a
-shared host. The ratio to the durable floor is printed beside the target's, not
-judged. Needs root (Dovecot stores mail as ``vmail``).
+Targets: CPU per order of all the daemon's processes at most 2.0 times the
+durable floor; RSS with the most games within 10 % of RSS with the fewest. Exits 1
+if either is missed. With ``--repeat N`` each database and game count runs N times
+and the median run (by its ratio to the durable floor) is judged: one run can stray
+by a factor of two on a shared host. The ratio to the floor (the issue's first
+target, 2.5) is printed beside it, not judged. ``--py-spy FILE`` samples the
+daemon and its workers over the measured span. Needs root (Dovecot stores mail as
+``vmail``).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import asyncio
 import base64
 import hashlib
 import os
+import signal
 import smtplib
 import subprocess
 import sys
@@ -84,6 +87,7 @@ from pbem.storage.models import (  # noqa: E402
     SeatKey,
 )
 from tests.conftest import make_database  # noqa: E402
+from tests.e2e.helpers import stamp_head  # noqa: E402
 from tests.maillab import MailLab  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -141,6 +145,7 @@ def make_games(url: str, config: Config, games: int) -> list[tuple[str, str, byt
     maps would take."""
     engine = make_engine(url)
     create_all(engine)
+    stamp_head(url)  # `pbem serve` refuses a schema without the migrations' revision
     sessions = make_sessionmaker(engine)
     seats = []
     now = datetime.now(UTC)
@@ -401,7 +406,27 @@ async def bare_fetch(lab: MailLab, user: str, password: str) -> tuple[int, float
     return count, time.perf_counter() - start
 
 
-def run_once(orders: int, games: int, db: str, workers: int) -> dict[str, float]:
+def start_py_spy(pid: int, path: Path) -> subprocess.Popen[bytes]:
+    """py-spy (``pip install py-spy``) sampling the daemon and its worker processes
+    from now until it is sent SIGINT, into ``path`` as collapsed stacks (one line
+    a stack and its count; each worker's stacks start with the daemon's process
+    frame, then its own). Sampled without pausing the processes (--nonblocking),
+    but its own CPU competes with theirs: a profiled run's figures are not judged
+    against unprofiled ones."""
+    py_spy = Path(sys.executable).with_name("py-spy")
+    return subprocess.Popen(
+        [
+            *(str(py_spy), "record", "--pid", str(pid), "--subprocesses", "--nonblocking"),
+            *("--rate", "200", "--format", "raw", "--output", str(path)),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def run_once(
+    orders: int, games: int, db: str, workers: int, profile: Path | None = None
+) -> dict[str, float]:
     with MailLab() as lab, tempfile.TemporaryDirectory() as folder_name:
         folder = Path(folder_name)
         # A fresh database per run: SQLite in the run's folder, or a new PostgreSQL
@@ -409,13 +434,19 @@ def run_once(orders: int, games: int, db: str, workers: int) -> dict[str, float]
         databases = make_database(db, folder)
         url = next(databases)
         try:
-            return _measure(lab, folder, url, orders, games, workers)
+            return _measure(lab, folder, url, orders, games, workers, profile)
         finally:
             next(databases, None)  # runs make_database's clean-up (drops a PostgreSQL db)
 
 
 def _measure(
-    lab: MailLab, folder: Path, url: str, orders: int, games: int, workers: int
+    lab: MailLab,
+    folder: Path,
+    url: str,
+    orders: int,
+    games: int,
+    workers: int,
+    profile: Path | None = None,
 ) -> dict[str, float]:
     mod_password = "bench"
     moderator = lab.add_user("moderator", mod_password)
@@ -488,8 +519,11 @@ level = "WARNING"
         # Ready: the daemon logged "ready" (start-up done, worker processes started).
         while "pbem daemon ready" not in (folder / "daemon.log").read_text(errors="replace"):
             if daemon.poll() is not None:
-                raise SystemExit(f"the daemon died; see {folder / 'daemon.log'}")
+                # The run's folder goes with the run: its log is shown here.
+                tail = (folder / "daemon.log").read_text(errors="replace")[-3000:]
+                raise SystemExit(f"the daemon died; its log ends:\n{tail}")
             time.sleep(0.01)
+        spy = None if profile is None else start_py_spy(daemon.pid, profile)
         t0 = time.perf_counter()
         cpu0 = cpu_seconds(daemon.pid)
         ticks0 = machine_ticks()
@@ -503,6 +537,9 @@ level = "WARNING"
             time.sleep(0.02)
         seconds = time.perf_counter() - t0
         cpu = {k: v - cpu0[k] for k, v in cpu_seconds(daemon.pid).items()}
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)  # py-spy writes its samples and exits
+            spy.wait(timeout=60)
         ticks = [b - a for a, b in zip(ticks0, machine_ticks(), strict=True)]
         cpu_main = cpu["main_user"] + cpu["main_system"]
         cpu_workers = cpu["workers_user"] + cpu["workers_system"]
@@ -552,16 +589,16 @@ level = "WARNING"
 
 
 # Targets: the whole intake's CPU per order (daemon + workers) at most this many
-# times the floor measured in the same run; resident memory at the most games
+# times the durable floor measured in the same run (the floor's ratio, the issue's
+# first target of 2.5, is printed beside it); resident memory at the most games
 # within this fraction of the memory at the fewest.
-RATIO_TARGET = 2.5
+DURABLE_TARGET = 2.0
 MEMORY_SPREAD = 0.10
 
 
 def print_run(r: dict[str, float]) -> None:
-    """One run's line. The target is the issue's, against the floor; the durable
-    floor's ratio is printed beside it (what pbem spends above the writes it cannot
-    skip)."""
+    """One run's line: the ratios to the floor and to the durable floor (the
+    target's: what pbem spends above the work and the writes it cannot skip)."""
     ratio = r["cpu_ms"] / r["floor_ms"]
     durable_ratio = r["cpu_ms"] / r["durable_ms"]
     print(
@@ -570,9 +607,10 @@ def print_run(r: dict[str, float]) -> None:
         f"{r['main_system_ms']:.2f} in the daemon process) | floor "
         f"{r['floor_ms']:.2f} ms/order (before {r['floor_before_ms']:.2f}, after "
         f"{r['floor_after_ms']:.2f}; system {r['floor_system_ms']:.2f}), ratio "
-        f"{ratio:.2f} (target <= {RATIO_TARGET}) | durable floor "
+        f"{ratio:.2f} | durable floor "
         f"{r['durable_ms']:.2f} ms/order (system {r['durable_system_ms']:.2f}; "
-        f"{r['durable_ms'] / r['floor_ms']:.2f} x the floor), ratio {durable_ratio:.2f} | "
+        f"{r['durable_ms'] / r['floor_ms']:.2f} x the floor), ratio {durable_ratio:.2f} "
+        f"(target <= {DURABLE_TARGET}) | "
         f"pbem {r['pbem_rate']:.0f} orders/s, bare fetch {r['bare_rate']:.0f} mails/s | "
         f"RSS {r['rss_mib']:.0f} MiB (peak {r['hwm_mib']:.0f} MiB) | "
         f"load {os.getloadavg()[0]:.2f}, host steal {r['steal']:.0%}",
@@ -599,6 +637,13 @@ def main() -> int:
         default=1,
         help="runs per database and game count; the median run's ratio is judged",
     )
+    parser.add_argument(
+        "--py-spy",
+        type=Path,
+        metavar="FILE",
+        help="sample the daemon and its workers with py-spy over each measured span "
+        "into FILE (collapsed stacks; a run's number is appended with --repeat)",
+    )
     args = parser.parse_args()
     ok = True
     print(f"load average at start: {os.getloadavg()[0]:.2f}", flush=True)
@@ -610,24 +655,28 @@ def main() -> int:
                 flush=True,
             )
             runs = []
-            for _ in range(args.repeat):
-                r = run_once(args.orders, games, db, args.workers)
+            for i in range(args.repeat):
+                profile = args.py_spy
+                if profile is not None and args.repeat > 1:
+                    profile = profile.with_name(f"{profile.name}.{i + 1}")
+                r = run_once(args.orders, games, db, args.workers, profile)
                 runs.append(r)
                 print_run(r)
-            # The median run (by its ratio) stands for the configuration: one run can stray
-            # by a factor of two on a shared host (bench/README.md), a median of three less.
-            runs.sort(key=lambda r: r["cpu_ms"] / r["floor_ms"])
+            # The median run (by its ratio to the durable floor) stands for the
+            # configuration: one run can stray by a factor of two on a shared host
+            # (bench/README.md), a median of three less.
+            runs.sort(key=lambda r: r["cpu_ms"] / r["durable_ms"])
             r = runs[len(runs) // 2]
             results.append(r)
-            ratio = r["cpu_ms"] / r["floor_ms"]
-            ok = ok and ratio <= RATIO_TARGET
+            ratio = r["cpu_ms"] / r["durable_ms"]
+            ok = ok and ratio <= DURABLE_TARGET
             if len(runs) > 1:
-                ratios = ", ".join(f"{x['cpu_ms'] / x['floor_ms']:.2f}" for x in runs)
                 durables = ", ".join(f"{x['cpu_ms'] / x['durable_ms']:.2f}" for x in runs)
+                ratios = ", ".join(f"{x['cpu_ms'] / x['floor_ms']:.2f}" for x in runs)
                 print(
-                    f"  median of {len(runs)} runs: ratio {ratio:.2f} (target <= {RATIO_TARGET};"
-                    f" runs {ratios}) | that run to the durable floor "
-                    f"{r['cpu_ms'] / r['durable_ms']:.2f} (runs {durables})",
+                    f"  median of {len(runs)} runs: ratio to the durable floor {ratio:.2f} "
+                    f"(target <= {DURABLE_TARGET}; runs {durables}) | that run to the floor "
+                    f"{r['cpu_ms'] / r['floor_ms']:.2f} (runs {ratios})",
                     flush=True,
                 )
         if len(results) > 1:

@@ -14,7 +14,7 @@ from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 
 from sqlalchemy import or_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from pbem.intake.arrival import arrival_time
 from pbem.lifecycle.mailroom import Mailroom, Opened, file_batch, open_mail
@@ -204,8 +204,10 @@ class Inbound(Station):
             batch = [
                 (row, opened[row.id])
                 for row in s.scalars(
-                    # Locked and checked again: still ours (see ``process``).
+                    # Locked and checked again: still ours (see ``process``). Without
+                    # the bytes: the batch was opened from the claim's read already.
                     select(InboundMail)
+                    .options(defer(InboundMail.raw))
                     .where(
                         InboundMail.id.in_(opened),
                         InboundMail.status == InboundStatus.NEW,

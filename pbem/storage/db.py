@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import time
 from typing import Any
@@ -241,16 +242,26 @@ def insert_unless_taken(session: Session, model: type[Base], **values: Any) -> b
     """INSERT one row unless its key is taken (ON CONFLICT DO NOTHING): True if it
     went in. On PostgreSQL a peer's insert of the same key, not yet committed, is
     waited for, so two daemons racing for one key end with one row and one False,
-    not with a unique violation (an ERROR in the server's log and a failed batch)."""
+    not with a unique violation (an ERROR in the server's log and a failed batch).
+
+    Through Core, on the session's connection (in its transaction): the session's
+    pending rows are not flushed for it, so a batch's rows still go out in one
+    flush at its commit instead of one flush per mail (the replay guard runs once
+    a mail). The row must therefore not refer to a row still pending."""
+    statement = _insert_unless_taken_statement(session.get_bind().dialect.name, model)
+    return session.connection().execute(statement, values).first() is not None
+
+
+@functools.cache
+def _insert_unless_taken_statement(dialect: str, model: type[Base]) -> Any:
+    """``insert_unless_taken``'s statement for ``model``, built once: building it
+    cost more than running it (its values are bound parameters)."""
     from sqlalchemy.dialects import postgresql, sqlite
 
-    if session.get_bind().dialect.name == "postgresql":
-        statement: Any = postgresql.insert(model).on_conflict_do_nothing()
-    else:
-        statement = sqlite.insert(model).on_conflict_do_nothing()
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     # RETURNING, not the row count: psycopg's pipeline leaves that unknown (-1).
     keys = inspect(model).primary_key
-    return session.execute(statement.values(**values).returning(*keys)).first() is not None
+    return insert(model).on_conflict_do_nothing().returning(*keys)
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

@@ -18,7 +18,7 @@ from email.utils import make_msgid
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbem.config import Config, ModeratorConfig, SecretsConfig
@@ -150,6 +150,36 @@ def test_a_block_replayed_from_an_earlier_batch_is_refused(world):
     assert _run_batch(worker, [_mail("south@example.org", block)]) == ["accepted 1, refused 0"]
     again = _mail("south@example.org", block)
     assert _run_batch(worker, [again])[0].startswith("refused: replay")
+
+
+def test_a_batch_of_orders_is_flushed_once_at_its_commit(world):
+    """The replay guard's INSERT goes out at once, once a mail, but does not flush
+    the batch's pending rows (answers, plots, record entries) with it: they go out
+    together at the commit, in many-row statements rather than a flush a mail."""
+    worker, _ = world
+    flushes: list[int] = []
+
+    def count(session: Session, context: object, instances: object) -> None:
+        flushes.append(len(session.new) + len(session.dirty))
+
+    event.listen(Session, "before_flush", count)
+    try:
+        outcomes = _run_batch(
+            worker,
+            [
+                _orders("north", ["SEND SQN-1 A"]),
+                _orders("south", ["SEND SQN-2 B"]),
+                _orders("north", ["SEND SQN-1 C"], "g2"),
+                _orders("south", ["SEND SQN-2 C"], "g2"),
+            ],
+        )
+    finally:
+        event.remove(Session, "before_flush", count)
+    assert outcomes == ["accepted 1, refused 0"] * 4
+    # Filing and claiming flush nothing of the ORM's; deciding flushes once, at the
+    # commit, every row the four mails wrote.
+    assert [n for n in flushes if n] == [max(flushes)]
+    assert max(flushes) >= 4 * 4  # each mail: its inbound row, answer, plot, record entry
 
 
 def test_a_key_the_moderator_replaces_earlier_in_the_batch_counts_at_once(world):
