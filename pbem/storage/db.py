@@ -177,7 +177,10 @@ def make_engine(url: str, settings: DatabaseConfig | None = None) -> Engine:
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA foreign_keys=ON")
-            cur.execute("PRAGMA synchronous=NORMAL")
+            # FULL, not NORMAL: in WAL mode NORMAL may lose the last commits to a power
+            # cut, while the answer they led to (fsync'd into the Maildir, or taken by
+            # the SMTP server) survives: an order answered "accepted" and then lost.
+            cur.execute("PRAGMA synchronous=FULL")
             cur.close()
 
         @event.listens_for(engine, "begin")
