@@ -219,6 +219,7 @@ def _measure(
     stream = Stream(lab, desk, seats, args.rate)
     load = Load(args.load)
     load_averages = []
+    kill_times: list[float] = []
     stream.start()
     t0 = time.monotonic()
     try:
@@ -237,6 +238,7 @@ def _measure(
             )
             time.sleep(rng.uniform(0.0, args.max_delay))
             daemon.kill()
+            kill_times.append(time.time())
             wait_until(lambda: daemon.processes() == [], 30, "the daemon's processes to die")
             _end_leases(sessions)
             load_averages.append(os.getloadavg()[0])
@@ -278,7 +280,10 @@ def _measure(
         print(f"  tracebacks in the daemons' log: {daemon.log_path}", flush=True)
     received = _receipts(server.log)
     server.stop_counting()
-    return _count(desk, db, args, orders, received, seconds, load_averages)
+    result = _count(desk, db, args, orders, received, seconds, load_averages)
+    if args.detail:
+        _detail(desk, received, kill_times)
+    return result
 
 
 def _count(
@@ -340,6 +345,43 @@ def _count(
     )
 
 
+def _detail(desk: ModeratorDesk, received: list[tuple[str, float]], kills: list[float]) -> None:
+    """Each duplicate: its kind, its receipts and its mark, by the kill before each."""
+    at: dict[str, list[float]] = defaultdict(list)
+    for message_id, when in received:
+        at[message_id].append(when)
+    with desk.sessions() as s:
+        rows = {
+            r.message_id: r
+            for r in s.execute(
+                select(OutboundMail.message_id, OutboundMail.kind, OutboundMail.sent_at)
+            )
+        }
+
+    def since_kill(t: float) -> str:
+        before = [k for k in kills if k <= t]
+        after = [k for k in kills if k > t]
+        return (
+            f"{t - before[-1]:+.3f} s after kill {len(before)}"
+            if before and (not after or t - before[-1] < after[0] - t)
+            else f"{t - after[0]:+.3f} s before kill {len(before) + 1}"
+            if after
+            else f"{t:.3f}"
+        )
+
+    for message_id, times in at.items():
+        if len(times) < 2:
+            continue
+        row = rows.get(message_id)
+        marked = row.sent_at.timestamp() if row is not None and row.sent_at else None
+        print(
+            f"  duplicate {message_id[:30]} ({row.kind if row else '?'}): received "
+            + ", ".join(since_kill(t) for t in times)
+            + (f"; marked {since_kill(marked)}" if marked else "; never marked"),
+            flush=True,
+        )
+
+
 def run_once(db: str, args: argparse.Namespace) -> Result:
     with MailLab() as lab, tempfile.TemporaryDirectory(prefix="pbem-bench-kill-") as name:
         folder = Path(name)
@@ -390,6 +432,7 @@ def main(argv: list[str] | None = None) -> int:
         "--max-delay", type=float, default=2.0, help="seconds at work before a kill, at most"
     )
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--detail", action="store_true", help="list each duplicate")
     args = parser.parse_args(argv)
     results = []
     for db in ["sqlite", "postgresql"] if args.db == "both" else [args.db]:
