@@ -68,7 +68,6 @@ sys.path.insert(0, str(REPO))
 from sqlalchemy import func, select, update  # noqa: E402
 
 from pbem.outbox.queue import open_outbound  # noqa: E402
-from pbem.storage.db import make_engine, make_sessionmaker  # noqa: E402
 from pbem.storage.enums import OutboundKind, OutboundStatus  # noqa: E402
 from pbem.storage.models import DaemonLease, InboundMail, OutboundMail  # noqa: E402
 from tests.conftest import make_database  # noqa: E402
@@ -190,7 +189,9 @@ def _end_leases(sessions: Any) -> None:
     else runs)."""
     past = datetime.now(UTC) - timedelta(seconds=1)
     with sessions.begin() as s:
-        s.execute(update(DaemonLease).where(DaemonLease.lease_until > past).values(lease_until=past))
+        s.execute(
+            update(DaemonLease).where(DaemonLease.lease_until > past).values(lease_until=past)
+        )
 
 
 def _receipts(log: Path) -> list[tuple[str, float]]:
@@ -202,9 +203,7 @@ def _receipts(log: Path) -> list[tuple[str, float]]:
     return out
 
 
-def _measure(
-    lab: MailLab, folder: Path, url: str, db: str, args: argparse.Namespace
-) -> Result:
+def _measure(lab: MailLab, folder: Path, url: str, db: str, args: argparse.Namespace) -> Result:
     desk = moderator_desk(lab, url, folder, rate_limit=1_000_000, workers=args.workers)
     server = outbox.ServerProcess(0.0, folder)
     desk.config = replace(desk.config, smtp=replace(desk.config.smtp, port=server.port))
@@ -313,7 +312,9 @@ def _count(
     for row in rows:
         if row.kind == OutboundKind.ANSWER:
             # The bytes sent are the bytes stored: its In-Reply-To names the order.
-            answer_of[row.message_id] = str(headers.parsebytes(open_outbound(key, row))["In-Reply-To"])
+            answer_of[row.message_id] = str(
+                headers.parsebytes(open_outbound(key, row))["In-Reply-To"]
+            )
         if row.sent_at is not None and row.message_id in at:
             marked = row.sent_at.timestamp()
             # The receipt the mark followed: the last before it (a resent mail's first
