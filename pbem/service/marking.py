@@ -7,6 +7,13 @@ made the outbox's connections queue for the database's write lock one behind
 another (on SQLite, behind the workers' ticks as well). So the mails accepted
 while one marking commit is under way are marked together by the next: no mail
 waits longer than it did, and the commits are fewer.
+
+Where writers run side by side (PostgreSQL), a mail accepted while a commit is
+under way does not wait for it, though: that commit's end is its WAL flush (a
+few milliseconds of fsync), and a kill -9 in all that time, from the server's
+receipt to the new commit's COMMIT, re-sends the mail (bench/killloop.py). So
+up to ``overlap`` commits run at once there, each for the mails waiting when it
+began; SQLite, one writer at a time, keeps one.
 """
 
 from __future__ import annotations
@@ -27,18 +34,20 @@ RETRY_SECONDS = 0.5
 
 class SentMarks:
     """Marks mails sent through ``mark`` (ids in, the ids marked out; run in a
-    thread), one commit for all the mails waiting when the last one ended."""
+    thread), one commit for all the mails waiting when the last one ended, with
+    up to ``overlap`` commits under way at once."""
 
-    def __init__(self, mark: Callable[[Collection[int]], set[int]]) -> None:
+    def __init__(self, mark: Callable[[Collection[int]], set[int]], overlap: int = 1) -> None:
         self._mark = mark
+        self._overlap = overlap
         self._waiting: dict[int, asyncio.Future[bool]] = {}
-        self._batch: Collection[int] = ()  # the commit under way is marking these
-        self._marking: asyncio.Task[None] | None = None
+        # The commits under way, and the mails each is marking.
+        self._batches: dict[asyncio.Task[None], Collection[int]] = {}
 
     def unmarked(self) -> set[int]:
         """The mails the server accepted that are not marked sent yet: still ours
         to mark, never to give back (a peer would send them again)."""
-        return {*self._waiting, *self._batch}
+        return {*self._waiting, *(i for batch in self._batches.values() for i in batch)}
 
     async def sent(self, mail_id: int) -> bool:
         """Mark ``mail_id`` sent, with whatever else is waiting: True once committed;
@@ -48,16 +57,19 @@ class SentMarks:
         marked = self._waiting.get(mail_id)
         if marked is None:
             marked = self._waiting[mail_id] = asyncio.get_running_loop().create_future()
-        if self._marking is None:
-            self._marking = asyncio.create_task(self._mark_waiting())
+        if len(self._batches) < self._overlap:
+            task = asyncio.create_task(self._mark_waiting())
+            self._batches[task] = ()
         # Shielded: a sender cancelled meanwhile leaves its mail to the commit.
         return await asyncio.shield(marked)
 
     async def _mark_waiting(self) -> None:
+        this = asyncio.current_task()
+        assert this is not None
         try:
             while self._waiting:
                 batch, self._waiting = self._waiting, {}
-                self._batch = batch.keys()
+                self._batches[this] = batch.keys()
                 try:
                     marked = await self._commit(list(batch))
                 except asyncio.CancelledError:
@@ -75,11 +87,11 @@ class SentMarks:
                         if not future.done():
                             future.set_result(mail_id in marked)
         finally:
-            for future in self._waiting.values():
-                future.cancel()
-            self._waiting = {}
-            self._batch = ()
-            self._marking = None
+            del self._batches[this]
+            if not self._batches:  # no commit left to take them
+                for future in self._waiting.values():
+                    future.cancel()
+                self._waiting = {}
 
     async def _commit(self, mail_ids: list[int]) -> set[int]:
         """One marking commit, tried again while the database is out of reach."""

@@ -16,6 +16,8 @@ import logging
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 
+from sqlalchemy import make_url
+
 from pbem.mail.base import MailSender, PermanentMailError, SendError
 from pbem.service.leases import CLAIM_SECONDS
 from pbem.service.loops import Loop, LoopContext, round_failed
@@ -50,7 +52,11 @@ class Outbox(Loop):
         self.wakeup = asyncio.Event()
         self.lease_lock = asyncio.Lock()
         # Looked up at each commit, not bound here: a test may stand in for it.
-        self.marks = SentMarks(lambda ids: self.worker.sent(ids))
+        # PostgreSQL's writers run side by side: one commit under way per connection
+        # at most, none waiting for another's WAL flush (pbem.service.marking).
+        side_by_side = make_url(self.worker.config.database.url).get_backend_name()
+        overlap = connections if side_by_side == "postgresql" else 1
+        self.marks = SentMarks(lambda ids: self.worker.sent(ids), overlap)
         # Answers first: mail queued by processing is counted when the outbox is
         # woken for it; the outbox loop says up to which count it has sent.
         self._queued = self._handed = 0

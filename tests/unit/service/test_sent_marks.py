@@ -141,3 +141,28 @@ async def test_a_failed_commit_no_sender_awaits_any_more_is_no_unretrieved_excep
     committer.fail = None  # its traceback holds the commit's frames, and the future
     gc.collect()
     assert reported == []
+
+
+async def test_with_overlap_a_mail_accepted_during_a_commit_starts_its_own_at_once() -> None:
+    """Where writers run side by side (PostgreSQL, ``overlap`` > 1), a mail does not
+    wait for the commit under way (its WAL flush) before its own commit begins; past
+    ``overlap`` commits, the mails waiting are marked together by the first to end."""
+    committer = Committer()
+    marks = SentMarks(committer, overlap=2)
+    first = asyncio.create_task(marks.sent(1))
+    await _started(committer)
+    second = asyncio.create_task(marks.sent(2))
+    # Begun while the first is still under way (a failure here, not a hang, without overlap).
+    assert await asyncio.to_thread(committer.started.acquire, timeout=30)
+    assert committer.commits == [[1], [2]]
+    assert marks.unmarked() == {1, 2}
+    rest = [asyncio.create_task(marks.sent(n)) for n in (3, 4)]
+    await asyncio.sleep(0)
+    assert committer.commits == [[1], [2]]  # two under way: these wait, together
+    committer.go.release()
+    await _started(committer)
+    assert committer.commits == [[1], [2], [3, 4]]
+    committer.go.release()
+    committer.go.release()
+    assert [await t for t in (first, second, *rest)] == [True] * 4
+    assert marks.unmarked() == set()
