@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import argparse
 import email.parser
-import importlib.util
 import os
 import random
 import statistics
@@ -59,7 +58,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
@@ -67,6 +65,7 @@ sys.path.insert(0, str(REPO))
 
 from sqlalchemy import func, select, update  # noqa: E402
 
+from bench.siblings import sibling  # noqa: E402
 from pbem.outbox.queue import open_outbound  # noqa: E402
 from pbem.storage.enums import OutboundKind, OutboundStatus  # noqa: E402
 from pbem.storage.models import DaemonLease, InboundMail, OutboundMail  # noqa: E402
@@ -84,19 +83,7 @@ from tests.e2e.helpers import (  # noqa: E402
 )
 from tests.maillab import MailLab  # noqa: E402
 
-
-def _bench(name: str) -> ModuleType:
-    """A sibling benchmark, for its SMTP server (as bench/scale.py loads it)."""
-    spec = importlib.util.spec_from_file_location(
-        f"bench_{name}", Path(__file__).with_name(f"{name}.py")
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-outbox = _bench("outbox")
+outbox = sibling("outbox")
 
 # The target: duplicates per 100 kills, at most.
 TARGET_PER_100 = 1.0

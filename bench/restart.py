@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import base64
 import glob
-import importlib.util
 import os
 import shutil
 import smtplib
@@ -51,7 +50,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
@@ -59,6 +57,7 @@ sys.path.insert(0, str(REPO))
 
 from sqlalchemy import Engine, func, select  # noqa: E402
 
+from bench.siblings import sibling  # noqa: E402
 from pbem.config import Config, ModeratorConfig, SecretsConfig  # noqa: E402
 from pbem.service.leases import CLAIM_SECONDS  # noqa: E402
 from pbem.storage.db import make_engine  # noqa: E402
@@ -66,20 +65,8 @@ from pbem.storage.models import InboundMail, OutboundMail  # noqa: E402
 from tests.e2e.helpers import stamp_head  # noqa: E402
 from tests.maillab import MailLab, free_port  # noqa: E402
 
-
-def _bench(name: str) -> ModuleType:
-    """A sibling benchmark, for its set-up (games, mails, the SMTP server)."""
-    spec = importlib.util.spec_from_file_location(
-        f"bench_{name}", Path(__file__).with_name(f"{name}.py")
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-intake = _bench("intake")
-outbox = _bench("outbox")
+intake = sibling("intake")
+outbox = sibling("outbox")
 
 # Give up on the run this long after the last return: a claim stranded until it runs out
 # (CLAIM_SECONDS) shows as orders lost, not as a wait of five minutes more.

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import importlib.util
 import os
 import smtplib
 import subprocess
@@ -30,7 +29,6 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 from typing import Any, NamedTuple
 
 REPO = Path(__file__).resolve().parents[1]
@@ -38,26 +36,15 @@ sys.path.insert(0, str(REPO))
 
 from sqlalchemy import func, select  # noqa: E402
 
+from bench.siblings import sibling  # noqa: E402
 from pbem.config import Config, ModeratorConfig, SecretsConfig  # noqa: E402
 from pbem.storage.db import make_engine, make_sessionmaker  # noqa: E402
 from pbem.storage.models import InboundMail, OutboundMail  # noqa: E402
 from tests.conftest import make_database  # noqa: E402
 from tests.maillab import MailLab  # noqa: E402
 
-
-def _bench(name: str) -> ModuleType:
-    """A sibling benchmark, for its set-up (games, mails, the SMTP server)."""
-    spec = importlib.util.spec_from_file_location(
-        f"bench_{name}", Path(__file__).with_name(f"{name}.py")
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-intake = _bench("intake")
-outbox = _bench("outbox")
+intake = sibling("intake")
+outbox = sibling("outbox")
 
 
 class Result(NamedTuple):  # not a dataclass: tests load this file without a module name
