@@ -73,6 +73,19 @@ def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, PackItem], se
     return rows, items, classes
 
 
+def _changed(forces: list[dict[str, Any]], seen: Sequence[Event]) -> None:
+    """Mark each TF the rounds reported changed: it moved, or a fact of them names it
+    (a strike on it, a ship lost, supply); the text report tells only these again
+    (the order form and the HTML part list every TF). A search's facts change nothing."""
+    named = {
+        str(e.data["tf"])
+        for e in seen
+        if "tf" in e.data and e.kind not in searchview.SECTIONED
+    }
+    for f in forces:
+        f["changed"] = bool(f["moves"]) or f["id"] in named
+
+
 def _happened(
     seen: Sequence[Event], side: str | None, sectioned: frozenset[str]
 ) -> list[dict[str, Any]]:
@@ -104,6 +117,7 @@ def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
     # Told once, in their own sections: the initiative table, the search and strike sections.
     sectioned = searchview.SECTIONED | strikeview.SECTIONED | {"initiative"}
     seen = [e for e in events if e.seen_by(k.side)]
+    _changed(forces, seen)
     strikes = strikeview.build(k, recent)
     search = searchview.build(k, recent)
     return {
