@@ -18,9 +18,10 @@ since the first Game-Turn; what stays true is given as it stands now (``latest``
 - ``standing``: the side's standing search, deception and coastwatcher orders;
 - ``map``: the enemy's Located markers for the report map ("TF2?" at its hex);
 - ``brief``: the round's searches, contacts and finds for the plain-text report, by
-  game time, a line each: a searcher and band with what it found and missed (the
-  rolls are in the sections above), a contact, a TF of the side's found with the
-  chit it drew and what the enemy was told.
+  game time, a line each: a searcher with its band's initial and value (S, M, L, X:
+  short, medium, long, extended) and what it found and missed (the rolls are in the
+  sections above), a contact, a TF of the side's found with the chit it drew and
+  what the enemy was told.
 """
 
 from __future__ import annotations
@@ -90,6 +91,9 @@ def _search_result(f: AirSearch | AirSearchEmpty) -> str:
     return f"{what} {f.roll}/{f.needed} {'found' if f.contact else 'missed'}"
 
 
+BAND_LETTER = {"short": "S", "medium": "M", "long": "L", "extended": "X"}  # X: not a hex's E
+
+
 def _brief_search(key: tuple[str, ...], results: list[AirSearch | AirSearchEmpty]) -> str:
     """A searcher's line in short: what it found, what it missed, the empty hexes."""
     _time, _rule, searcher, origin, band, value, intensive = key
@@ -105,7 +109,7 @@ def _brief_search(key: tuple[str, ...], results: list[AirSearch | AirSearchEmpty
         if hexes
     ]
     extra = " intensive" if intensive else ""
-    return f"{searcher.capitalize()} from {origin}, {band} {value}{extra}: {'; '.join(told)}"
+    return f"{searcher.capitalize()} {origin} {BAND_LETTER.get(band, band)}{value}{extra}: {'; '.join(told)}"
 
 
 class _Searches:
@@ -219,14 +223,14 @@ class _Told:
             if f.owner == self.side:
                 self.found.append(f"{line} (reported to the enemy)")
                 chit = self.drawn.pop(f.tf, None)
-                told = f"the enemy was told of your {f.tf} at {where} ({f.source}): {f.report}"
+                told = f"the enemy was told: {f.tf} at {where} ({f.source}): {f.report}"
                 if chit is not None and self.brief[chit][0] == d.time:
                     self.brief[chit] = (d.time, f"{self.brief[chit][1]}; {told}")
                 else:
                     self._say(d.time, told[0].upper() + told[1:])
             else:
                 self.contacts.append(line)
-                self._say(d.time, f"Contact: {what}")
+                self._say(d.time, f"Contact: {f.tf} at {where} ({f.source}): {f.report}")
         elif isinstance(f, SearchChit):
             self.found.append(f"{at}: {f.tf} drew {f.chit} from {f.cup}")
             self.drawn[f.tf] = len(self.brief)
