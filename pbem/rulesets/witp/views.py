@@ -78,9 +78,7 @@ def _changed(forces: list[dict[str, Any]], seen: Sequence[Event]) -> None:
     (a strike on it, a ship lost, supply); the text report tells only these again
     (the order form and the HTML part list every TF). A search's facts change nothing."""
     named = {
-        str(e.data["tf"])
-        for e in seen
-        if "tf" in e.data and e.kind not in searchview.SECTIONED
+        str(e.data["tf"]) for e in seen if "tf" in e.data and e.kind not in searchview.SECTIONED
     }
     for f in forces:
         f["changed"] = bool(f["moves"]) or f["id"] in named
