@@ -16,6 +16,8 @@ its sentence (sentences.py); ``digest`` picks what changed for the side
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,6 +31,7 @@ from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.play import CLOCK_ITEMS, INITIATIVE_CHOICE, Clock
 from pbem.rulesets.witp.sentences import sentence
 
+TF_NAME = re.compile(r"\bTF\d+\b")  # a TF marker wherever a fact names it (16.1.1)
 RECENT_INITIATIVE = 6  # one Game-Turn's: three Strike and three Execution Segments
 
 
@@ -75,10 +78,15 @@ def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, PackItem], se
 
 def _changed(forces: list[dict[str, Any]], seen: Sequence[Event]) -> None:
     """Mark each TF the rounds reported changed: it moved, or a fact of them names it
-    (a strike on it, a ship lost, supply); the text report tells only these again
-    (the order form and the HTML part list every TF). A search's facts change nothing."""
+    (a strike on it, a ship lost, supply, a TF or dummy formed); the text report tells
+    only these again (the order form and the HTML part list every TF). A search's
+    facts change nothing. A name of the enemy's TFs may mark one of the side's alike:
+    told once more, never left out."""
     named = {
-        str(e.data["tf"]) for e in seen if "tf" in e.data and e.kind not in searchview.SECTIONED
+        tf
+        for e in seen
+        if e.kind not in searchview.SECTIONED
+        for tf in TF_NAME.findall(json.dumps(e.data, default=str))
     }
     for f in forces:
         f["changed"] = bool(f["moves"]) or f["id"] in named

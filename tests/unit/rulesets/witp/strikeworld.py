@@ -8,11 +8,10 @@ dice of one roll (``Routed``)."""
 
 from __future__ import annotations
 
-import html
-import re
-
 import copy
+import html
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
