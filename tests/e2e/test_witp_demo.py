@@ -57,7 +57,7 @@ def _forces(
     section = re.search(r"^(?:Your forces|Forces)\n-+\n(.*?)\n\n", report, re.M | re.S)
     assert section, report
     kept = re.search(r"^Unchanged since your last report: (.*?)\.", section.group(1), re.M | re.S)
-    out = {
+    out: dict[str, tuple[str, list[str]]] = {
         tf: ((before or {})[tf][0], [])
         for tf in (" ".join(kept.group(1).split()).split(", ") if kept else [])
     }
@@ -376,9 +376,9 @@ def test_13_3_both_sides_search_and_each_contact_is_told_to_both(
         ]
         for side in SIDES
     }
-    searched = {side: set() for side in SIDES}
-    gained = {side: set() for side in SIDES}
-    told = {side: set() for side in SIDES}
+    searched: dict[str, set[str]] = {side: set() for side in SIDES}
+    gained: dict[str, set[tuple[str, str]]] = {side: set() for side in SIDES}
+    told: dict[str, set[tuple[str, str]]] = {side: set() for side in SIDES}
     for side in SIDES:
         over = [t for t in texts[side] if "game over" in t.lower()]
         assert len(over) == 1 and texts[side][-1] is over[0]

@@ -97,7 +97,9 @@ BAND_LETTER = {"short": "S", "medium": "M", "long": "L", "extended": "X"}  # X: 
 def _brief_search(key: tuple[str, ...], results: list[AirSearch | AirSearchEmpty]) -> str:
     """A searcher's line in short: what it found, what it missed, the empty hexes."""
     _time, _rule, searcher, origin, band, value, intensive = key
-    found, missed, empty = [], [], []
+    found: list[str] = []
+    missed: list[str] = []
+    empty: list[str] = []
     for f in results:
         if isinstance(f, AirSearchEmpty):
             empty.append(str(f.hex))
