@@ -190,8 +190,7 @@ _AIR_BASE = re.compile(
     r"^#\s+(?P<name>\S+)(?P<carrier> \(carrier TF\))? at (?P<hex>[A-Z]\d{4}): (?P<aps>\d+x\S+(?:, \d+x\S+)*)$"
 )
 _AIR_TYPE = re.compile(
-    r"^#\s+(?P<type>\S+): (?P<normal>\d+)/(?P<extended>\d+) MP, torpedo (?P<torpedo>\d+) MP, "
-    r"roles (?P<roles>\S+)$"
+    r"(?P<type>[^\s;:]+) (?P<normal>\d+)/(?P<extended>\d+)/(?P<torpedo>\d+) (?P<roles>[A-Z/]+)"
 )
 _TARGET = re.compile(
     r"^#\s+(?P<tf>TF\d+) at (?P<hex>[A-Z]\d{4}): target; last report: (?P<report>.*)$"
@@ -214,7 +213,12 @@ def strike_orders(form: str) -> list[str]:
     strike, with every AP that reaches it at normal range (torpedoes within torpedo
     range, 5.14.1); the fighters stay home for CAP. PASS if nothing reaches."""
     lines = form.splitlines()
-    types = {m["type"]: m for ln in lines if (m := _AIR_TYPE.match(ln))}
+    types = {
+        m["type"]: m
+        for ln in lines
+        if ln.startswith("# Air types")
+        for m in _AIR_TYPE.finditer(ln.partition("): ")[2])
+    }
     targets = [m for ln in lines if (m := _TARGET.match(ln))]
     out: list[str] = []
     n = 0

@@ -1,15 +1,15 @@
 """What a scripted War in the Pacific player reads (pbem.demo.witp): a side's orders
 for a mail round come from what that side was mailed, never from the game's state.
 A ``Reading`` of the order form holds its round, the orders it offers, the side's
-task forces as the form lists them (marker, name, hex, speed class, fuel, active
-phases used) and its searchers; of the report that came with it, the ships' types
-(to know the carrier TFs and the oilers afloat).
+task forces as the form lists them, a line each (marker, name, hex, speed class,
+fuel, active phases used, its ships by type: the carrier TFs and the oilers afloat)
+and its searchers.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 PASS = "PASS"
 ORDER_WORDS = ("PASS", "SPEED", "MOVE", "NIGHT", "FUEL", "REGP", "LINK", "TRAN", "PORT", "SEARCH")
@@ -20,17 +20,13 @@ PER_GAME_TURN = {"SC1": 1, "SC2": 2, "SC3": 3}
 _HEAD = re.compile(r"^(Turn|Phase):\s*(\S+)\s*$", re.M)
 _ROUND = re.compile(r"^T(?P<turn>\d+)-(?P<phase>naval\d)-(?P<segment>[a-z]+)(?:-(?P<half>\w+))?$")
 _FORM_TF = re.compile(
-    r"^#\s+(?P<tf>TF\d+) \((?P<name>.*)\): (?P<hex>[A-Z]\d{4}), (?P<where>in port at .+?|at sea);"
-)
-_FORM_STATUS = re.compile(
-    r"^#\s+speed (?P<speed>SC\d)(?P<choose> \(to choose\))?; (?P<fuel>[^;]+); "
-    r"(?P<used>\d+) active phase"
+    r"^#\s+(?P<tf>TF\d+) \((?P<name>.*?)\): (?P<hex>[A-Z]\d{4}), (?P<where>in port at .+?|at sea); "
+    r"speed (?P<speed>SC\d)(?P<choose> \(to choose\))?; (?P<fuel>[^;]+); (?P<used>\d+) used; "
+    r"(?P<rest>.*)$"
 )
 _HELD = ("entered port last phase", "UNSUPPLIED")
 _FREE = re.compile(r"^# Free markers: (TF\d+)", re.M)
-_DUMMIES = re.compile(r"^# Dummy sorties left this cycle: (\d+)", re.M)
-_SECTION = re.compile(r"^Your forces\n-+\n(.*?)(?:\n\n|\Z)", re.M | re.S)
-_REPORT_TF = re.compile(r"^(TF\d+) ", re.M)
+_DUMMIES = re.compile(r"[Dd]ummy sorties left this cycle: (\d+)")
 CARRIER = re.compile(r"(?:^|, |\s)(?:CV|CVL) \S")
 _OILER = re.compile(r"(?:^|, |\s)AO \S")
 
@@ -62,48 +58,32 @@ class TaskForce:
 
 def _form_tfs(form: str) -> list[TaskForce]:
     out: list[TaskForce] = []
-    lines = form.splitlines()
-    for i, line in enumerate(lines):
+    for line in form.splitlines():
         m = _FORM_TF.match(line)
-        if not m:
-            continue
-        status = _FORM_STATUS.match(lines[i + 1]) if i + 1 < len(lines) else None
-        if status is None:
-            continue
-        flags = []
-        for more in lines[i + 2 :]:
-            if _FORM_TF.match(more) or not more.startswith("#    "):
-                break
-            flags.append(more)
-        out.append(
-            TaskForce(
-                m["tf"],
-                m["name"],
-                m["hex"],
-                m["where"] != "at sea",
-                status["speed"],
-                bool(status["choose"]),
-                int(status["used"]),
-                any(h in f for f in flags for h in _HELD),
+        if m:
+            out.append(
+                TaskForce(
+                    m["tf"],
+                    m["name"],
+                    m["hex"],
+                    m["where"] != "at sea",
+                    m["speed"],
+                    bool(m["choose"]),
+                    int(m["used"]),
+                    any(h in m["rest"] for h in _HELD),
+                    bool(CARRIER.search(" " + m["rest"])),
+                )
             )
-        )
     return out
 
 
-def _carriers(report: str) -> frozenset[str]:
-    """The markers of the side's TFs with a carrier, from the report's ship types."""
-    return _with_type(report, CARRIER)
-
-
-def _with_type(report: str, ship_type: re.Pattern[str]) -> frozenset[str]:
-    """The markers of the side's TFs holding a ship of ``ship_type`` (its report's
-    forces: a ship sunk has left its TF's box, 7.8.1)."""
-    section = _SECTION.search(report)
-    if not section:
-        return frozenset()
-    blocks = re.split(r"(?m)^(?=TF\d+ )", section.group(1))
+def _with_type(form: str, ship_type: re.Pattern[str]) -> frozenset[str]:
+    """The markers of the side's TFs holding a ship of ``ship_type`` (the form lists
+    each TF's ships afloat: a ship sunk has left its TF's box, 7.8.1)."""
     return frozenset(
-        m.group(1) for b in blocks if (m := _REPORT_TF.match(b)) and ship_type.search(b)
+        m["tf"]
+        for line in form.splitlines()
+        if (m := _FORM_TF.match(line)) and ship_type.search(" " + m["rest"])
     )
 
 
@@ -186,10 +166,11 @@ class Reading:
         return next((t for t in self.tfs if t.name == name), None)
 
     @classmethod
-    def of(cls, side: str, form: str, report: str) -> Reading:
+    def of(cls, side: str, form: str, report: str = "") -> Reading:
+        """``report``: the report the form came with (all a side reads from it is in
+        the form now)."""
         head = dict(_HEAD.findall(form))
-        carriers = _carriers(report)
-        tfs = tuple(replace(t, carrier=t.marker in carriers) for t in _form_tfs(form))
+        tfs = tuple(_form_tfs(form))
         return cls(
             side,
             int(head.get("Turn", "0")),
@@ -201,5 +182,5 @@ class Reading:
             free.group(1) if (free := _FREE.search(form)) else None,
             int(left.group(1)) if (left := _DUMMIES.search(form)) else 0,
             form,
-            _with_type(report, _OILER),
+            _with_type(form, _OILER),
         )

@@ -48,12 +48,19 @@ def _mails(folder: Path) -> Iterator[tuple[str, str, str]]:
         yield str(msg["To"]), str(msg["Subject"]), text
 
 
-def _forces(report: str, side: str) -> dict[str, tuple[str, list[str]]]:
+def _forces(
+    report: str, side: str, before: dict[str, tuple[str, list[str]]] | None = None
+) -> dict[str, tuple[str, list[str]]]:
     """Each of ``side``'s TFs in a report: (its hex, the hexes it moved through this
-    phase). The game-over report lists every side's forces, each line led by its side."""
+    phase). The game-over report lists every side's forces, each line led by its side;
+    a later report lists the TFs that changed, the others where ``before`` had them."""
     section = re.search(r"^(?:Your forces|Forces)\n-+\n(.*?)\n\n", report, re.M | re.S)
     assert section, report
-    out = {}
+    kept = re.search(r"^Unchanged since your last report: (.*?)\.", section.group(1), re.M | re.S)
+    out: dict[str, tuple[str, list[str]]] = {
+        tf: ((before or {})[tf][0], [])
+        for tf in (" ".join(kept.group(1).split()).split(", ") if kept else [])
+    }
     lead = "" if report.count("Your forces\n") else f"{side}: "
     for block in re.split(r"(?m)^(?=(?:\w+: )?TF\d+ )", section.group(1)):
         flat = " ".join(block.split())
@@ -139,7 +146,7 @@ def test_witp_demo_nothing_refused_and_tfs_moved_as_plotted(demo: tuple[str, Pat
     for side in SIDES:
         before = _forces(opening[side], side)
         for key in sorted(last_report[side]):
-            now = _forces(last_report[side][key], side)
+            now = _forces(last_report[side][key], side, before)
             lines = plotted[side].get(key, [])
             cards: dict[str, list[str]] = {}
             for line in lines:
@@ -199,35 +206,20 @@ Turn: 1
 Phase: T1-naval1-plot
 
 # T1-naval1-plot: First Naval Phase, Plot Segment (3.1 C, 16.3)
-#   TFn SPEED 1-3 | MOVE <hex> [VIA <hex>...] EV 0-14 | NIGHT AFTER <hexes> |
-#   FUEL FROM TFn | REGP TFn SHIPS a, b | REGP DUMMY TFn | LINK TFn | TRAN <hex> | PORT
-#
-# Your task forces:
-#   TF1 (Fuelling Group): E2424, at sea; Neosho, Tippecanoe, Sims, Worden
-#      speed SC2 (to choose); fuelled; 0 active phase(s) used this Game-Turn
-#   TF3 (Task Force 17): E2324, at sea; Yorktown, Astoria
-#      speed SC3; fuelled; 3 active phase(s) used this Game-Turn
-#   TF4 (Task Force 44): E2028, in port at Townsville; Australia
-#      speed SC2; fuelled; 0 active phase(s) used this Game-Turn
-#      entered port last phase: stays in port this phase (18.4.1)
+#   TFn SPEED 1-3 | MOVE <hex> [VIA <hex>...] EV 0-14 | NIGHT AFTER <hexes> | FUEL FROM TFn | REGP TFn SHIPS a, b | REGP DUMMY TFn | LINK TFn | TRAN <hex> | PORT
+# Your task forces (where; speed; fuel; active phases used this Game-Turn; ships):
+#   TF1 (Fuelling Group): E2424, at sea; speed SC2 (to choose); fuelled; 0 used; AO Neosho, AO Tippecanoe, DD Sims, DD Worden
+#   TF3 (Task Force 17): E2324, at sea; speed SC3; fuelled; 3 used; CV Yorktown, CA Astoria
+#   TF4 (Task Force 44): E2028, in port at Townsville; speed SC2; fuelled; 0 used; entered port last phase: stays in port this phase (18.4.1); CA Australia
 PASS
-"""
-REPORT = """Your forces
------------
-TF1 Fuelling Group (Capt. Phillips) at E2424 (at sea) [history]
-    AO Neosho, AO Tippecanoe, DD Sims, DD Worden
-TF3 Task Force 17 (R.Adm. Fletcher) at E2324 (at sea) [history]
-    CV Yorktown, CA Astoria
-
-Where this report rests
 """
 
 
 def test_the_scripted_sides_read_their_own_tfs_from_the_form_and_report() -> None:
     """Reading takes the round, the offered orders and the side's TFs from the form,
-    and the carrier TFs from the report's ship types; a TF whose active phases are
+    and the carrier TFs from the ships' types it lists; a TF whose active phases are
     used (16.0) or which entered port last phase (18.4.1) is not plotted."""
-    r = Reading.of("allied", FORM, REPORT)
+    r = Reading.of("allied", FORM)
     assert (r.turn, r.round, r.phase, r.segment) == (1, "T1-naval1-plot", "naval1", "plot")
     assert {"PASS", "SPEED", "MOVE", "FUEL", "LINK", "PORT"} <= r.offered
     assert "SEARCH" not in r.offered
@@ -347,13 +339,27 @@ def test_17_11_a_dummy_only_while_the_allotment_has_one() -> None:
     ) == ("TF6", 2)
 
 
-def _section(report: str, title: str) -> list[str]:
-    """The entries of one report section (each "  - " item, its lines joined)."""
+SEARCHES = "Searches and contacts (13.3-13.8)"
+
+
+def _section(report: str, title: str) -> list[tuple[str, str]]:
+    """The entries of one report section: (the game time they come under, each "  - "
+    item with its lines joined)."""
     found = re.search(rf"^{re.escape(title)}\n-+\n(.*?)(?:\n\n|\Z)", report, re.M | re.S)
     if not found:
         return []
-    items = re.split(r"(?m)^  - ", found.group(1))
-    return [" ".join(item.split()) for item in items if item.strip()]
+    out: list[tuple[str, str]] = []
+    time = ""
+    for line in found.group(1).splitlines():
+        if re.match(r"^T\d+/\S+:$", line):
+            time = line[:-1]
+        elif line.startswith("  - "):
+            out.append((time, line[4:].strip()))
+        elif line.startswith("    ") and out:
+            out[-1] = (out[-1][0], f"{out[-1][1]} {line.strip()}")
+        elif out and not line.startswith("  "):  # a line of its own ends the items
+            break
+    return out
 
 
 def test_13_3_both_sides_search_and_each_contact_is_told_to_both(
@@ -370,9 +376,9 @@ def test_13_3_both_sides_search_and_each_contact_is_told_to_both(
         ]
         for side in SIDES
     }
-    searched = {side: set() for side in SIDES}
-    gained = {side: set() for side in SIDES}
-    told = {side: set() for side in SIDES}
+    searched: dict[str, set[str]] = {side: set() for side in SIDES}
+    gained: dict[str, set[tuple[str, str]]] = {side: set() for side in SIDES}
+    told: dict[str, set[tuple[str, str]]] = {side: set() for side in SIDES}
     for side in SIDES:
         over = [t for t in texts[side] if "game over" in t.lower()]
         assert len(over) == 1 and texts[side][-1] is over[0]
@@ -381,40 +387,38 @@ def test_13_3_both_sides_search_and_each_contact_is_told_to_both(
         # Each report tells its own round's searches: none is told again in a later one.
         # (Within one report two lines may read alike: two carrier TFs in one hex are
         # announced by their hex alone, 5.0, and may search one hex at one value.)
-        told_searches = [
-            e
-            for t in texts[side]
-            for e in set(_section(t, "Air searches (13.3: announced, rolled openly)"))
-        ]
+        told_searches = [e for t in texts[side] for e in set(_section(t, SEARCHES))]
         assert len(told_searches) == len(set(told_searches)), "a search repeated in a later report"
         for text in texts[side]:
-            for entry in _section(text, "Air searches (13.3: announced, rolled openly)"):
-                m = re.search(r"^T\d/\w+/\w+: (\w+) from ", entry)
+            entries = _section(text, SEARCHES)
+            for _time, entry in entries:
+                m = re.match(r"^(Japanese|Allied) .*? [SMLX]\d+( intensive)?: ", entry)
                 if m:
                     searched[side].add(m.group(1).lower())
             gained[side] |= {
-                e
-                for e in _section(text, "Contacts: what the enemy reported (13.5.7)")
-                if "(strike-contact)" not in e  # 7.1 A: a strike's True report, no search's
+                (time, e.removeprefix("Contact: "))
+                for time, e in entries
+                if e.startswith("Contact: ") and "(strike-contact)" not in e  # 7.1 A: no search's
             }
             told[side] |= {
-                e.removesuffix(" (reported to the enemy)")
-                for e in _section(text, "Your TFs found (13.5, 13.7)")
-                if "[13.5.7]" in e
+                (time, e.partition("was told: ")[2])
+                for time, e in entries
+                if "the enemy was told: " in e.lower()
             }
     for side in SIDES:
         # Both sides' searches are announced to each side (13.3).
         assert searched[side] == set(SIDES), searched
         enemy = next(s for s in SIDES if s != side)
         assert gained[side], f"{side} gained no contact in three Game-Turns"
-        assert all(f"]: {enemy} TF" in e for e in gained[side]), gained[side]
+        assert all(re.match(r"TF\d+ at ", e) for _, e in gained[side]), gained[side]
         # What the searcher was told is what the owner was told he reported.
         assert gained[side] <= told[enemy], gained[side] - told[enemy]
         # The chit the owner drew is his alone (13.5.3).
         assert not any(
             "drew" in e and "cup" in e
             for text in texts[side]
-            for e in _section(text, "Contacts: what the enemy reported (13.5.7)")
+            for _, e in _section(text, SEARCHES)
+            if e.startswith("Contact: ")
         )
 
 

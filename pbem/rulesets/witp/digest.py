@@ -94,6 +94,13 @@ def _moves(side: str | None, seen: Sequence[Event]) -> list[str]:
     return [f"{'Your TFs' if side else 'TFs'} moved: {moves}."]
 
 
+def _located(located: Sequence[str]) -> list[str]:
+    """The enemy TFs Located now, in one line (each: where, its chit, may it be struck)."""
+    if not located:
+        return []
+    return ["Enemy TFs Located: " + "; ".join(x.split(" ", 1)[-1] for x in located) + "."]
+
+
 def build(
     side: str | None,
     seen: Sequence[Event],
@@ -112,7 +119,7 @@ def build(
         *_contacts(side, seen),
         *_moves(side, seen),
         *news,
-        *(f"Enemy TF Located: {x}." for x in search.get("located", ())),
+        *_located(search.get("located", ())),
     ]
     if len(lines) > MOST:
         more = len(lines) - MOST + 1

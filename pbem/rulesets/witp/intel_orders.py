@@ -180,10 +180,9 @@ def form_lines(ctx: Context) -> list[str]:
     jn = intelligence.jn25(ctx.knowledge)
     if ctx.side == JAPANESE and jn:
         return [
-            f"JN-25 Code Change counters held: {jn.held} (42.8)",
-            "  DUMMYCARD TFn SPEED 1-3 SHIPS a, b | DUMMYCARD TFn <any line>: a dummy plot",
-            "  card among your cards this phase; it commits a JN-25 counter to this cycle's",
-            "  end (42.9, R72)",
+            f"JN-25 Code Change counters held: {jn.held} (42.8); a dummy plot card among your"
+            " cards this phase commits one to this cycle's end (42.9, R72):",
+            "  DUMMYCARD TFn SPEED 1-3 SHIPS a, b | DUMMYCARD TFn <any line>",
         ]
     return []
 

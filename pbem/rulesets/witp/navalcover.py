@@ -90,9 +90,9 @@ def form_lines(ctx: Context) -> list[str]:
         for f in fs
     ]
     return [
-        "Naval Cover this phase (5.3.4, R138), secret, rolled when struck:",
-        "  NAVALCOVER <id> FROM <base|TFn> <n>x<type> OVER <TFn>",
-        "  Still over your TFs from the Air Phase (R124): " + ("; ".join(up) or "none"),
+        "Naval Cover this phase (5.3.4, R138), secret, rolled when struck: NAVALCOVER <id> FROM"
+        " <base|TFn> <n>x<type> OVER <TFn>; still over your TFs from the Air Phase (R124): "
+        + ("; ".join(up) or "none"),
     ]
 
 

@@ -338,12 +338,11 @@ def template(rnd: Round | None, ctx: Context) -> str:
             if rnd.half == ALLIED_HALF
             else []
         ),
-        "# One line a mission, in the order the TF performs them (17.12.4); TFs execute in the",
-        "# order written (17.13.6). PASS, or nothing, plots no mission (the player's docs, witp-orders).",
-        "#   TFn SPEED 1-3 | MOVE <hex> [VIA <hex>...] EV 0-14 | NIGHT AFTER <hexes> |",
-        "#   FUEL FROM TFn | REGP TFn SHIPS a, b | REGP DUMMY TFn | LINK TFn | TRAN <hex> | PORT",
-        "#",
-        "# Your task forces:",
+        "# A line a mission, in the TF's order (17.12.4); TFs execute in the order written"
+        " (17.13.6); PASS, or nothing, plots none (in full: the player's docs, witp-orders):",
+        "#   TFn SPEED 1-3 | MOVE <hex> [VIA <hex>...] EV 0-14 | NIGHT AFTER <hexes> |"
+        " FUEL FROM TFn | REGP TFn SHIPS a, b | REGP DUMMY TFn | LINK TFn | TRAN <hex> | PORT",
+        "# Your task forces (where; speed; fuel; active phases used this Game-Turn; ships):",
     ]
     own_tfs = tfs.task_forces(ctx.knowledge, ctx.side)
     for tf in sorted(own_tfs, key=tfs.marker_number):
@@ -356,7 +355,7 @@ def template(rnd: Round | None, ctx: Context) -> str:
     ]
     allot = dummies.allotment(ctx.knowledge, ctx.side)
     if allot is not None:
-        out.append(f"# Dummy sorties left this cycle: {allot.left} (13.6)")
+        out[-1] += f"; dummy sorties left this cycle: {allot.left} (13.6)"
     for section in FORM_SECTIONS:
         out += [f"# {line}" if line else "#" for line in section(ctx)]
     out += [PASS, ""]
@@ -364,21 +363,26 @@ def template(rnd: Round | None, ctx: Context) -> str:
 
 
 def describe(ctx: Context, tf: str, entry: tfs.TaskForce) -> list[str]:
-    """A TF as the order form lists it: where, what, speed, fuel and its options."""
+    """A TF as the order form lists it, in one line: where, speed, fuel, what holds
+    it (18.3, 18.4.1), and its ships by type and name (REGP names them)."""
     name = f" ({entry.name})" if entry.name else ""
     where = f"in port at {entry.in_port}" if entry.in_port else "at sea"
-    what = "dummy" if entry.dummy else ", ".join(entry.ships)
+    what = (
+        "dummy"
+        if entry.dummy
+        else ", ".join(f"{tfs.ship(ctx.knowledge, ctx.side, s).type} {s}" for s in entry.ships)
+    )
     speed = entry.speed_class or f"SC{tfs.top_speed_class(ctx.pack, ctx.fleet, entry)} (to choose)"
     fuel = "fuelled" if entry.fuel is None else f"{entry.fuel} active phase(s) before fuelling"
-    lines = [
-        f"{tf}{name}: {entry.hex}, {where}; {what}",
-        f"   speed {speed}; {fuel}; {entry.active_phases} active phase(s) used this Game-Turn",
-    ]
+    held = []
     if entry.unsupplied:
-        lines.append("   UNSUPPLIED: speed class 1, no combat mission (18.3)")
+        held.append("UNSUPPLIED: speed class 1, no combat mission (18.3)")
     if entry.in_port and entry.port_phases == 0 and not entry.deactivated:
-        lines.append("   entered port last phase: stays in port this phase (18.4.1)")
-    return lines
+        held.append("entered port last phase: stays in port this phase (18.4.1)")
+    return [
+        f"{tf}{name}: {entry.hex}, {where}; speed {speed}; {fuel}; {entry.active_phases} used; "
+        + "; ".join([*held, what])
+    ]
 
 
 # -- the plot kept (the side's own part: secret) ------------------------------------

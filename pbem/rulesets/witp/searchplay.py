@@ -388,16 +388,14 @@ def form_lines(ctx: Context) -> list[str]:
     pack, side = ctx.pack, Side(ctx.side)
     own = ctx.knowledge.own(side)  # its air bases and standing orders, as stored
     out = [
-        "",
-        "Standing orders (kept until you file others; the player's docs, witp-orders):",
-        "  SEARCH <base|TFn> <hex> [<hex> ...] [INTENSIVE]  (13.3.1, 13.5.4) | SEARCH NONE",
-        "  SEARCH TFn <hex> BLUFF <value>  (13.3.3: carrier Short or Medium range only)",
-        "  DECEPTION TFn|ALL UNDERSTATE|OVERSTATE CARRIERS|CAPITALS|ESCORTS|TRANSPORTS|TOTAL",
-        "  DECEPTION TFn|ALL TRUE|RANDOM | DECEPTION TFn IF <chit> REPORT <n> <type> ... TOTAL <n>",
+        "Standing orders, kept until you file others (in full: the player's docs, witp-orders):",
+        "  SEARCH <base|TFn> <hex> [<hex> ...] [INTENSIVE] (13.3.1, 13.5.4) | SEARCH NONE |"
+        " SEARCH TFn <hex> BLUFF <value> (13.3.3: carrier Short or Medium range only)",
+        "  DECEPTION TFn|ALL UNDERSTATE|OVERSTATE CARRIERS|CAPITALS|ESCORTS|TRANSPORTS|TOTAL |"
+        " DECEPTION TFn|ALL TRUE|RANDOM | DECEPTION TFn IF <chit> REPORT <n> <type> ... TOTAL <n>"
+        + (" | COASTWATCHERS DELAY <hexes>|END (13.8)" if ctx.side == ALLIED else ""),
+        "Your searching bases (land bands; 13.1.3) and carrier TFs:",
     ]
-    if ctx.side == ALLIED:
-        out.append("  COASTWATCHERS DELAY <hexes>|END  (13.8)")
-    out.append("Your searching bases (land bands; 13.1.3):")
     for name, b in sorted(air_bases(ctx.knowledge, side).items()):
         bands = _bands(pack, b.air_points, False, side)
         out.append(f"  {name.replace(' ', '_')} at {b.hex}: {bands}")

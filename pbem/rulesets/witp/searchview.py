@@ -16,7 +16,12 @@ since the first Game-Turn; what stays true is given as it stands now (``latest``
   was reported of them; its own Located chits;
 - ``revealed``: dummies definitively revealed (13.6.3); coastwatcher islands (13.8);
 - ``standing``: the side's standing search, deception and coastwatcher orders;
-- ``map``: the enemy's Located markers for the report map ("TF2?" at its hex).
+- ``map``: the enemy's Located markers for the report map ("TF2?" at its hex);
+- ``brief``: the round's searches, contacts and finds for the plain-text report, by
+  game time, a line each: a searcher with its band's initial and value (S, M, L, X:
+  short, medium, long, extended) and what it found and missed (the rolls are in the
+  sections above), a contact, a TF of the side's found with the chit it drew and
+  what the enemy was told.
 """
 
 from __future__ import annotations
@@ -86,6 +91,29 @@ def _search_result(f: AirSearch | AirSearchEmpty) -> str:
     return f"{what} {f.roll}/{f.needed} {'found' if f.contact else 'missed'}"
 
 
+BAND_LETTER = {"short": "S", "medium": "M", "long": "L", "extended": "X"}  # X: not a hex's E
+
+
+def _brief_search(key: tuple[str, ...], results: list[AirSearch | AirSearchEmpty]) -> str:
+    """A searcher's line in short: what it found, what it missed, the empty hexes."""
+    _time, _rule, searcher, origin, band, value, intensive = key
+    found: list[str] = []
+    missed: list[str] = []
+    empty: list[str] = []
+    for f in results:
+        if isinstance(f, AirSearchEmpty):
+            empty.append(str(f.hex))
+        else:
+            (found if f.contact else missed).append(f"{f.tf} {f.hex}" if f.tf else str(f.hex))
+    told = [
+        f"{word} {', '.join(hexes)}"
+        for word, hexes in (("found", found), ("missed", missed), ("empty", empty))
+        if hexes
+    ]
+    extra = " intensive" if intensive else ""
+    return f"{searcher.capitalize()} {origin} {BAND_LETTER.get(band, band)}{value}{extra}: {'; '.join(told)}"
+
+
 class _Searches:
     """The round's searches, one line a searcher and band (13.3: its value shared
     over the hexes it searched), each searched hex's result on it, in the order told."""
@@ -93,13 +121,19 @@ class _Searches:
     def __init__(self) -> None:
         self.lines: list[str | tuple[str, ...]] = []
         self.results: dict[tuple[str, ...], list[str]] = {}
+        self.facts: dict[tuple[str, ...], list[AirSearch | AirSearchEmpty]] = {}
 
-    def search(self, d: Disclosure, f: AirSearch | AirSearchEmpty) -> None:
+    def search(self, d: Disclosure, f: AirSearch | AirSearchEmpty) -> tuple[str, ...] | None:
+        """File the search on its searcher's line; the line's key when it is new."""
         key = _searcher(d, f)
-        if key not in self.results:
+        new = key not in self.results
+        if new:
             self.results[key] = []
+            self.facts[key] = []
             self.lines.append(key)
         self.results[key].append(_search_result(f))
+        self.facts[key].append(f)
+        return key if new else None
 
     def line(self, text: str) -> None:
         self.lines.append(text)
@@ -122,6 +156,24 @@ class _Told:
     revealed: list[str] = field(default_factory=list)
     latest: dict[tuple[str, str], str] = field(default_factory=dict)  # in report order
     where_now: dict[tuple[str, str], str] = field(default_factory=dict)  # latest Located hex
+    # The plain-text lines by game time: a text, or a searcher's key (its line once filed).
+    brief: list[tuple[str, str | tuple[str, ...]]] = field(default_factory=list)
+    drawn: dict[str, int] = field(default_factory=dict)  # own TF -> its chit's brief line
+
+    def _say(self, time: str, line: str) -> None:
+        self.brief.append((time, line))
+
+    def briefly(self) -> list[dict[str, Any]]:
+        """The brief lines grouped by game time, in the order told."""
+        out: list[dict[str, Any]] = []
+        for time, x in self.brief:
+            line = x if isinstance(x, str) else _brief_search(x, self.searches.facts[x])
+            if out and out[-1]["time"] == time:
+                if line not in out[-1]["lines"]:  # a report told by two searchers: once
+                    out[-1]["lines"].append(line)
+            else:
+                out.append({"time": time, "lines": [line]})
+        return out
 
     def track(self, d: Disclosure) -> None:
         """What stays true whenever it was told: where each TF was last Located, and
@@ -139,44 +191,61 @@ class _Told:
         """A disclosure of the round reported, onto its section."""
         f, at = d.fact, f"{d.time} [{d.rule}]"
         if f.kind in (AirSearch.KIND, AirSearchEmpty.KIND):
-            self.searches.search(d, _air_search(f))
-        elif isinstance(f, NoSearchTookPlace):
-            self.searches.line(
-                f"{at}: {f.searcher} announces that no search took place at {f.hex} (a bluff)"
-            )
+            key = self.searches.search(d, _air_search(f))
+            if key is not None:
+                self.brief.append((d.time, key))
+            return
+        if isinstance(f, NoSearchTookPlace):
+            said = f"{f.searcher} announces that no search took place at {f.hex} (a bluff)"
         elif isinstance(f, VsSearchHit):
-            self.searches.line(
-                f"{at}: US VS search hit on {f.owner} {f.tf} (roll {f.roll}): a strike at "
+            said = (
+                f"US VS search hit on {f.owner} {f.tf} (roll {f.roll}): a strike at "
                 f"anti-ship {f.anti_ship} is owed"
             )
         elif isinstance(f, SearchNotFlown):
-            self.searches.line(f"{at}: your line {f.line!r} was not flown: {f.why}")
+            said = f"your line {f.line!r} was not flown: {f.why}"
         elif isinstance(f, IntensiveSearchLoss):
-            self.searches.line(
-                f"{at}: intensive search from {f.base}: 1D6 {f.roll}, "
+            said = (
+                f"intensive search from {f.base}: 1D6 {f.roll}, "
                 f"{f.air_points_lost} air point(s) lost"
             )
         else:
             self._tell_found(d)
+            return
+        self.searches.line(f"{at}: {said}")
+        self._say(d.time, f"{said} [{d.rule}]")
 
     def _tell_found(self, d: Disclosure) -> None:
         """The contacts, the side's own TFs found, and the dummies and islands revealed."""
         f, at = d.fact, f"{d.time} [{d.rule}]"
         if isinstance(f, SearchReport):
             where = self.where_now.get((str(f.owner), f.tf), "?")
-            line = f"{at}: {f.owner} {f.tf} at {where} ({f.source}): {f.report}"
+            what = f"{f.owner} {f.tf} at {where} ({f.source}): {f.report}"
+            line = f"{at}: {what}"
             if f.owner == self.side:
                 self.found.append(f"{line} (reported to the enemy)")
+                chit = self.drawn.pop(f.tf, None)
+                told = f"the enemy was told: {f.tf} at {where} ({f.source}): {f.report}"
+                if chit is not None and self.brief[chit][0] == d.time:
+                    self.brief[chit] = (d.time, f"{self.brief[chit][1]}; {told}")
+                else:
+                    self._say(d.time, told[0].upper() + told[1:])
             else:
                 self.contacts.append(line)
+                self._say(d.time, f"Contact: {f.tf} at {where} ({f.source}): {f.report}")
         elif isinstance(f, SearchChit):
             self.found.append(f"{at}: {f.tf} drew {f.chit} from {f.cup}")
+            self.drawn[f.tf] = len(self.brief)
+            self._say(d.time, f"Your {f.tf} drew {f.chit} from {f.cup} [{d.rule}]")
         elif isinstance(f, DeceptionRefused):
             self.found.append(f"{at}: {f.tf}: {f.why}")
+            self._say(d.time, f"{f.tf}: {f.why} [{d.rule}]")
         elif isinstance(f, DummyRevealed):
             self.revealed.append(f"{at}: {f.owner} {f.tf} was a dummy ({f.by})")
+            self._say(d.time, f"{f.owner} {f.tf} was a dummy ({f.by}) [{d.rule}]")
         elif isinstance(f, IslandGivenAway):
             self.revealed.append(f"{at}: a coastwatcher on {f.island} reported {f.tf}")
+            self._say(d.time, f"a coastwatcher on {f.island} reported {f.tf} [{d.rule}]")
 
 
 def _air_search(f: Fact) -> AirSearch | AirSearchEmpty:
@@ -241,4 +310,5 @@ def build(k: Knowledge, recent: Collection[str] | None = None) -> dict[str, Any]
         "revealed": told.revealed,
         "standing": _standing(k),
         "map": on_map,
+        "brief": told.briefly(),
     }

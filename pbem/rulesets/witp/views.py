@@ -16,6 +16,8 @@ its sentence (sentences.py); ``digest`` picks what changed for the side
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,6 +31,7 @@ from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.play import CLOCK_ITEMS, INITIATIVE_CHOICE, Clock
 from pbem.rulesets.witp.sentences import sentence
 
+TF_NAME = re.compile(r"\bTF\d+\b")  # a TF marker wherever a fact names it (16.1.1)
 RECENT_INITIATIVE = 6  # one Game-Turn's: three Strike and three Execution Segments
 
 
@@ -73,6 +76,22 @@ def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, PackItem], se
     return rows, items, classes
 
 
+def _changed(forces: list[dict[str, Any]], seen: Sequence[Event]) -> None:
+    """Mark each TF the rounds reported changed: it moved, or a fact of them names it
+    (a strike on it, a ship lost, supply, a TF or dummy formed); the text report tells
+    only these again (the order form and the HTML part list every TF). A search's
+    facts change nothing. A name of the enemy's TFs may mark one of the side's alike:
+    told once more, never left out."""
+    named = {
+        tf
+        for e in seen
+        if e.kind not in searchview.SECTIONED
+        for tf in TF_NAME.findall(json.dumps(e.data, default=str))
+    }
+    for f in forces:
+        f["changed"] = bool(f["moves"]) or f["id"] in named
+
+
 def _happened(
     seen: Sequence[Event], side: str | None, sectioned: frozenset[str]
 ) -> list[dict[str, Any]]:
@@ -104,6 +123,7 @@ def build_view(k: Knowledge, events: Sequence[Event]) -> dict[str, Any]:
     # Told once, in their own sections: the initiative table, the search and strike sections.
     sectioned = searchview.SECTIONED | strikeview.SECTIONED | {"initiative"}
     seen = [e for e in events if e.seen_by(k.side)]
+    _changed(forces, seen)
     strikes = strikeview.build(k, recent)
     search = searchview.build(k, recent)
     return {

@@ -106,21 +106,20 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
     """The Allocation Segment's form: the words, your air bases and carrier TFs with
     their APs, the enemy TFs you may strike (and those you may not, with the rule)."""
     head = rnd.slots[0]
+    kept = special.standing(knowledge, side)
     out = [
         f"# {rnd.name}: {head.phase.title}, {head.segment.title} ({head.phase.rule}, {head.segment.rule})",
-        "# Air Strike Plot: one order a line (the WitP orders page of the player's docs, R90). PASS plots none.",
+        "# An order a line, PASS for none (in full: the witp-orders page of the player's docs, R90):",
         "#   STRIKE <id> FROM <base|TFn> <n>x<type>[/<role>][@<alt>] ... TARGET <TFn>"
         " [PRIORITY GENERAL|<type>] [RETURN <base>] [NIGHT]",
-        "#   ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE [SUPPRESS <k>] (7.9)",
-        "#   COVER <id> FROM <base|TFn> <n>x<type> OVER <hex> | NAVALCOVER <id> FROM ... OVER <TFn>",
-        "#   EMERGENCY <id> FROM <base|TFn> <n>x<type> OVER <hex|TFn>  (flies if a strike comes)",
-        "#   TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>",
-        "#   RECIPROCAL BEFORE|AFTER (12.3.2 Step 2) | ENTRY <id> ROLLED|FEWEST (7.7.1)",
-        "#   CAP <TFn> <L|M|H>:<share> ...   (your CAP's altitudes, secret: 7.1 B, R135)",
-        "# Standing special strikes (5.8, R105; kept until you file others, SPECIAL NONE clears):",
+        "#   ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE [SUPPRESS <k>] (7.9) |"
+        " COVER <id> FROM ... OVER <hex> | NAVALCOVER <id> FROM ... OVER <TFn> |"
+        " EMERGENCY <id> FROM ... OVER <hex|TFn>",
+        "#   TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn> | CAP <TFn> <L|M|H>:<share> ..."
+        " (secret, 7.1 B, R135) | RECIPROCAL BEFORE|AFTER (12.3.2) | ENTRY <id> ROLLED|FEWEST (7.7.1)",
         "#   SPECIAL <id> FROM <base|TFn> <n>x<type>... [ESCORT <n>x<type>@<alt> LOOSE|CLOSE]"
-        " [AGAINST ANY|<types>] [RANGE NORMAL|EXTENDED] [NIGHT]",
-        "#",
+        " [AGAINST ANY|<types>] [RANGE NORMAL|EXTENDED] [NIGHT]: standing (5.8, R105;"
+        " SPECIAL NONE clears); in force: " + (", ".join(o.id for o in kept) or "none"),
         "# Your air bases and carrier TFs (APs by type; MP = hexes x 6 in the Tropics):",
     ]
     bases, display = air_bases(knowledge, side), tfs.task_forces(knowledge, side)
@@ -133,21 +132,23 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         if air and entry.hex:
             aps = ", ".join(f"{n}x{t}" for t, n in sorted(air.items()) if int(n) > 0)
             out.append(f"#   {tf} (carrier TF) at {entry.hex}: {aps or 'no APs'}")
-    out.append("# Air types (range normal/extended MP, torpedo MP, roles):")
     types = {t for b in bases.values() for t in b.air_points}
     types |= {t for e in display.values() if not e.dummy for t in tf_air(knowledge, side, e)}
+    told = []
     for t in sorted(t for t in types if known_type(knowledge.pack, t)):  # search-only: none
         u = air_unit(knowledge.pack, t)
-        out.append(
-            f"#   {t}: {u.range.normal}/{u.range.extended} MP, "
-            f"torpedo {u.torpedo_range} MP, roles {'/'.join(u.roles)}"
+        told.append(
+            f"{t} {u.range.normal}/{u.range.extended}/{u.torpedo_range} {'/'.join(u.roles)}"
         )
+    out.append(
+        "# Air types (range normal/extended/torpedo MP, roles): " + ("; ".join(told) or "none")
+    )
     enemy = enemy_of(side)
     marks = sorted(
         (m for m in knowledge.located.values() if m.owner == enemy),
         key=lambda m: tfs.marker_number(m.tf),
     )
-    out.append("# Enemy TFs Located (5.1.6: a strike needs a Located TF not reported a dummy):")
+    out.append("# Enemy TFs Located (5.1.6: a target is Located and not reported a dummy):")
     for m in marks:
         problem = knowledge.strike_target_problem(enemy, m.tf)
         report = knowledge.last_report(enemy, m.tf) or "no report"
@@ -155,7 +156,5 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         out.append(f"#   {m.tf} at {m.hex}: {may}; last report: {report}")
     if not marks:
         out.append("#   none")
-    kept = special.standing(knowledge, side)
-    out.append("# Special strikes in force: " + (", ".join(o.id for o in kept) or "none"))
     out += ["PASS", ""]
     return "\n".join(out)

@@ -9,7 +9,9 @@ dice of one roll (``Routed``)."""
 from __future__ import annotations
 
 import copy
+import html
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -186,29 +188,17 @@ def report(
     return render("witp", "report.txt.j2", ctx), render("witp", "report.html.j2", ctx)
 
 
-HEADINGS = (
-    "Your forces",
-    "Forces",
-    "Air searches (",
-    "Contacts: ",
-    "Latest report ",
-    "Enemy TFs Located",
-    "Your TFs found",
-    "Your TFs Located",
-    "Dummies revealed",
-    "Your standing orders",
-    "Told to you alone",
-    "Where this report rests",
-)
-
-
 def strike_section(text: str) -> str:
-    """The report's strike section ("" if none)."""
-    start = text.find("\nNaval strikes\n")
-    if start < 0:
-        return ""
-    ends = [i for h in HEADINGS if (i := text.find(f"\n\n{h}", start)) > 0]
-    return text[start : min(ends, default=len(text))]
+    """The report's strike section ("" if none): of the plain text, its lines (a strike
+    a line); of the HTML part, its text (each strike told in full), tags taken off."""
+    if "<html" in text:
+        found = re.search(r'<section id="strikes">(.*?)</section>', text, re.S)
+        if not found:
+            return ""
+        lines = (html.unescape(re.sub(r"<[^>]+>", "", ln)) for ln in found.group(1).splitlines())
+        return "\n".join(ln for ln in lines if ln.strip())
+    found = re.search(r"^Naval strikes[^\n]*\n-+\n(.*?)(?:\n\n|\Z)", text, re.M | re.S)
+    return found.group(0) if found else ""
 
 
 RATINGS = {ALLIED: Ratings("R.Adm. Fletcher", 9, 7), JAPANESE: Ratings("R.Adm. Hara", 6, 6)}

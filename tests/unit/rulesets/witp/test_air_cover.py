@@ -303,7 +303,7 @@ def test_r120_r122_the_comparison_can_fail_the_owner_reads_its_cover_rolls(
     (a, ea), (b, eb) = worlds
     assert report(witp, a, ea, "japanese") != report(witp, b, eb, "japanese")
     assert report(witp, a, ea, "allied") == report(witp, b, eb, "allied")
-    assert "APAT 2D6 3 = 50%" in " ".join(report(witp, a, ea, "japanese")[0].split())
+    assert "APAT 2D6 3 = 50%" in " ".join(report(witp, a, ea, "japanese")[1].split())
 
 
 # -- 5.3.3: cover over an enemy airbase intercepts its launches (R123) ---------------

@@ -147,7 +147,7 @@ def test_5_3_4_the_order_form_shows_the_naval_cover_line(
     assert "NAVALCOVER <id> FROM <base|TFn> <n>x<type> OVER <TFn>" in form
     assert "A1 2xA6M2 from TF2 over TF2" in form
     mine = [ln for ln in form.splitlines() if "Naval Cover" in ln or "NAVALCOVER" in ln]
-    assert mine and all(len(ln) <= 72 for ln in mine)
+    assert len(mine) == 1  # the syntax and what is aloft, on one line
 
 
 # -- secrecy ---------------------------------------------------------------------------

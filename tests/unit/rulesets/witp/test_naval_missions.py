@@ -172,7 +172,10 @@ def test_later_stage_missions_are_refused_with_their_rule(witp, start) -> None: 
 
 def test_the_order_form_lists_the_sides_tfs_and_options(witp, start) -> None:  # type: ignore[no-untyped-def]
     form = witp.order_template(start, "allied")
-    assert "TF3 (Task Force 17): E2324, at sea; Yorktown" in form
+    (tf3,) = [
+        ln for ln in form.splitlines() if ln.startswith("#   TF3 (Task Force 17): E2324, at sea;")
+    ]
+    assert "CV Yorktown" in tf3  # a TF a line, its ships by type and name
     assert "MOVE <hex> [VIA <hex>...] EV 0-14" in form and form.endswith("PASS\n")
     assert "Shokaku" not in form and "Rabaul" not in form
 

@@ -58,11 +58,13 @@ def test_7_8_1_the_striker_reads_each_attack_with_its_dice(
         assert row[7] == f"{f['damage_points']}/{f['defence']}"
         assert row[8:10] == [f["odds"], str(f["crt_roll"])]
     text, html = report(witp, st, events, ALLIED)
-    section = strike_section(text)
+    section = strike_section(html)  # told in full in the HTML part
     assert "T1/air2/strike: Your strike on japanese TF2" in section
     assert all(f"{f['type']} {f['ship']}" in section for f in facts)
     assert html.count('<article class="strike">') == 1
-    assert all(len(line) <= 72 for line in section.splitlines())
+    line = strike_section(text)  # the plain text: a line a strike, in 72 columns
+    assert "T1/air2/strike: Your strike on japanese TF2" in line
+    assert all(len(ln) <= 72 for ln in line.splitlines())
 
 
 def test_7_2_1_placement_and_7_8_1_the_target_ring_are_the_strikers_alone(
@@ -98,8 +100,9 @@ def test_5_0_the_naval_player_is_told_the_launch_hex_not_the_tf(
 ) -> None:
     st, events = resolved(base, 3)
     text, html = report(witp, st, events, JAPANESE)
-    section = strike_section(text)
+    section = strike_section(html)
     assert "T1/air2/strike: Enemy (allied) strike on your TF2" in section
+    assert "TF3" not in strike_section(text)
     assert "Allied strike launched from E2120 (carrier launch hex). [5.0]" in " ".join(
         section.split()
     )
@@ -201,7 +204,7 @@ def test_16_7_r100_a_ship_sunk_by_a_hidden_critical_is_not_told_sunk(
     assert f"{sunk[0]} critical hit(s): now D5" in theirs["result"]
     assert sunk[0] in mine["result"] and "D5" not in mine["result"]
     assert not re.search(
-        rf"{sunk[0]} (sunk|SUNK)", strike_section(report(witp, st, events, ALLIED)[0])
+        rf"{sunk[0]} (sunk|SUNK)", strike_section(report(witp, st, events, ALLIED)[1])
     )
 
 
@@ -221,10 +224,11 @@ def test_5_15_the_extreme_range_return_roll_is_the_strikers_own(witp: WitpRulese
     (roll,) = told(st, ALLIED, "extreme-range-losses")
     assert "extreme" in _tables(witp.view(st, events, ALLIED))
     assert "extreme" not in _tables(witp.view(st, events, JAPANESE))
-    text = strike_section(report(witp, st, events, ALLIED)[0])
+    text = strike_section(report(witp, st, events, ALLIED)[1])
     assert "Extreme range: SBD-3 2D6" in " ".join(text.split())
-    assert max(len(line) for line in text.splitlines()) <= 72
-    assert "Extreme range" not in strike_section(report(witp, st, events, JAPANESE)[0])
+    plain = strike_section(report(witp, st, events, ALLIED)[0])  # a strike a line
+    assert plain and max(len(line) for line in plain.splitlines()) <= 72
+    assert "Extreme range" not in strike_section(report(witp, st, events, JAPANESE)[1])
     assert roll["column"] == "X+6"
 
 
