@@ -122,8 +122,8 @@ def _brief_misses(keys: list[tuple[str, ...]], searched: int) -> str:
     bands = [BAND_LETTER[b] for b in BAND_LETTER if any(k[4] == b for k in keys)]
     plural = "es" if searched != 1 else ""
     return (
-        f"{keys[0][2].capitalize()}, no contact: {searched} search{plural} from "
-        f"{_and(origins)} (band{'s' if len(bands) > 1 else ''} {', '.join(bands)}) found nothing"
+        f"{keys[0][2].capitalize()}: {searched} search{plural} from {_and(origins)}"
+        f" ({', '.join(bands)}) found nothing"
     )
 
 
@@ -254,18 +254,18 @@ class _Told:
             if f.owner == self.side:
                 self.found.append(f"{line} (reported to the enemy)")
                 chit = self.drawn.pop(f.tf, None)
-                told = f"the enemy was told: {f.tf} at {where} ({f.source}): {f.report}"
+                told = f"{where} ({f.source}): {f.report}"
                 if chit is not None and self.brief[chit][0] == d.time:
-                    self.brief[chit] = (d.time, f"{self.brief[chit][1]}; {told}")
+                    self.brief[chit] = (d.time, f"{self.brief[chit][1]}, enemy told: {told}")
                 else:
-                    self._say(d.time, told[0].upper() + told[1:])
+                    self._say(d.time, f"The enemy was told: {f.tf} at {told}")
             else:
                 self.contacts.append(line)
                 self._say(d.time, f"Contact: {f.tf} at {where} ({f.source}): {f.report}")
         elif isinstance(f, SearchChit):
             self.found.append(f"{at}: {f.tf} drew {f.chit} from {f.cup}")
             self.drawn[f.tf] = len(self.brief)
-            self._say(d.time, f"Your {f.tf} drew {f.chit} from {f.cup} [{d.rule}]")
+            self._say(d.time, f"Your {f.tf} drew {f.chit}")  # its cup: the section above
         elif isinstance(f, DeceptionRefused):
             self.found.append(f"{at}: {f.tf}: {f.why}")
             self._say(d.time, f"{f.tf}: {f.why} [{d.rule}]")
