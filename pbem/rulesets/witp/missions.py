@@ -89,6 +89,9 @@ class Context:
     knowledge: Knowledge
     sea: SeaMap
     phase: str = ""  # the pending round's phase key: "naval1", ...
+    # The order form spells out the order words (syntax) only on Game-Turn 1's forms,
+    # a side's first of each kind; later forms point to them and to the player's docs.
+    words: bool = True
 
     @property
     def side(self) -> str:

@@ -155,6 +155,8 @@ def _pass(ctx: Context, plot: Plot, args: Sequence[str]) -> None:
 
 LINE_WORDS: dict[str, LineJudge] = {PASS: _pass}
 FORM_SECTIONS: list[FormLines] = []
+# Where a later form's reader finds the order words it leaves out (Context.words).
+WORDS_ON_TURN_1 = "; the words: Game-Turn 1's form)"
 
 
 def register_tf_word(word: str, judge: TfJudge) -> None:
@@ -324,6 +326,7 @@ def template(rnd: Round | None, ctx: Context) -> str:
     if rnd is None or ctx.side not in rnd.sides:
         return ""
     head = rnd.slots[0]
+    ctx = replace(ctx, words=rnd.turn == 1)
     out = [
         f"# {rnd.name}: {head.phase.title}, {head.segment.title} ({head.phase.rule}, {head.segment.rule})",
         *(
@@ -339,9 +342,16 @@ def template(rnd: Round | None, ctx: Context) -> str:
             else []
         ),
         "# A line a mission, in the TF's order (17.12.4); TFs execute in the order written"
-        " (17.13.6); PASS, or nothing, plots none (in full: the player's docs, witp-orders):",
-        "#   TFn SPEED 1-3 | MOVE <hex> [VIA <hex>...] EV 0-14 | NIGHT AFTER <hexes> |"
-        " FUEL FROM TFn | REGP TFn SHIPS a, b | REGP DUMMY TFn | LINK TFn | TRAN <hex> | PORT",
+        " (17.13.6); PASS, or nothing, plots none (in full: the player's docs, witp-orders"
+        + ("):" if ctx.words else WORDS_ON_TURN_1),
+        *(
+            [
+                "#   TFn SPEED 1-3 | MOVE <hex> [VIA <hex>...] EV 0-14 | NIGHT AFTER <hexes> |"
+                " FUEL FROM TFn | REGP TFn SHIPS a, b | REGP DUMMY TFn | LINK TFn | TRAN <hex> | PORT"
+            ]
+            if ctx.words
+            else []
+        ),
         "# Your task forces (where; speed; fuel; active phases used this Game-Turn; ships):",
     ]
     own_tfs = tfs.task_forces(ctx.knowledge, ctx.side)

@@ -387,13 +387,17 @@ def form_lines(ctx: Context) -> list[str]:
     carrier TF with its bands and values (13.1, 13.3), the standing orders in force."""
     pack, side = ctx.pack, Side(ctx.side)
     own = ctx.knowledge.own(side)  # its air bases and standing orders, as stored
-    out = [
-        "Standing orders, kept until you file others (in full: the player's docs, witp-orders):",
+    words = [
         "  SEARCH <base|TFn> <hex> [<hex> ...] [INTENSIVE] (13.3.1, 13.5.4) | SEARCH NONE |"
         " SEARCH TFn <hex> BLUFF <value> (13.3.3: carrier Short or Medium range only)",
         "  DECEPTION TFn|ALL UNDERSTATE|OVERSTATE CARRIERS|CAPITALS|ESCORTS|TRANSPORTS|TOTAL |"
         " DECEPTION TFn|ALL TRUE|RANDOM | DECEPTION TFn IF <chit> REPORT <n> <type> ... TOTAL <n>"
         + (" | COASTWATCHERS DELAY <hexes>|END (13.8)" if ctx.side == ALLIED else ""),
+    ]
+    out = [
+        "Standing orders, kept until you file others (in full: the player's docs, witp-orders"
+        + ("):" if ctx.words else orders.WORDS_ON_TURN_1),
+        *(words if ctx.words else []),
         "Your searching bases (land bands; 13.1.3) and carrier TFs:",
     ]
     for name, b in sorted(air_bases(ctx.knowledge, side).items()):

@@ -18,8 +18,9 @@ since the first Game-Turn; what stays true is given as it stands now (``latest``
 - ``standing``: the side's standing search, deception and coastwatcher orders;
 - ``map``: the enemy's Located markers for the report map ("TF2?" at its hex);
 - ``brief``: the round's searches, contacts and finds for the plain-text report, by
-  game time, a line each: a searcher with its band's initial and value (S, M, L, X:
-  short, medium, long, extended) and what it found and missed (the rolls are in the
+  game time: a searcher that found something with its band's initial and value
+  (S, M, L, X: short, medium, long, extended) and what it found, a line for each
+  side's searchers that found nothing in the round (the hexes and rolls are in the
   sections above), a contact, a TF of the side's found with the chit it drew and
   what the enemy was told.
 """
@@ -94,24 +95,36 @@ def _search_result(f: AirSearch | AirSearchEmpty) -> str:
 BAND_LETTER = {"short": "S", "medium": "M", "long": "L", "extended": "X"}  # X: not a hex's E
 
 
-def _brief_search(key: tuple[str, ...], results: list[AirSearch | AirSearchEmpty]) -> str:
-    """A searcher's line in short: what it found, what it missed, the empty hexes."""
+def _brief_found(key: tuple[str, ...], results: list[AirSearch | AirSearchEmpty]) -> str:
+    """A searcher's line that found something: what it found, how many hexes it missed."""
     _time, _rule, searcher, origin, band, value, intensive = key
-    found: list[str] = []
-    missed: list[str] = []
-    empty: list[str] = []
-    for f in results:
-        if isinstance(f, AirSearchEmpty):
-            empty.append(str(f.hex))
-        else:
-            (found if f.contact else missed).append(f"{f.tf} {f.hex}" if f.tf else str(f.hex))
-    told = [
-        f"{word} {', '.join(hexes)}"
-        for word, hexes in (("found", found), ("missed", missed), ("empty", empty))
-        if hexes
-    ]
+    found = [f"{f.tf} {f.hex}" for f in results if isinstance(f, AirSearch) and f.contact]
+    rest = len(results) - len(found)
     extra = " intensive" if intensive else ""
-    return f"{searcher.capitalize()} {origin} {BAND_LETTER.get(band, band)}{value}{extra}: {'; '.join(told)}"
+    missed = f" (nothing in {rest} more)" if rest else ""
+    letter = BAND_LETTER.get(band, band)
+    return (
+        f"{searcher.capitalize()} {origin} {letter}{value}{extra}: found {', '.join(found)}{missed}"
+    )
+
+
+def _found_any(results: list[AirSearch | AirSearchEmpty]) -> bool:
+    return any(isinstance(f, AirSearch) and f.contact for f in results)
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _brief_misses(keys: list[tuple[str, ...]], searched: int) -> str:
+    """One side's searchers of a round that found nothing, on one line (13.3)."""
+    origins = list(dict.fromkeys(k[3] for k in keys))
+    bands = [BAND_LETTER[b] for b in BAND_LETTER if any(k[4] == b for k in keys)]
+    plural = "es" if searched != 1 else ""
+    return (
+        f"{keys[0][2].capitalize()}: {searched} search{plural} from {_and(origins)}"
+        f" ({', '.join(bands)}) found nothing"
+    )
 
 
 class _Searches:
@@ -164,16 +177,32 @@ class _Told:
         self.brief.append((time, line))
 
     def briefly(self) -> list[dict[str, Any]]:
-        """The brief lines grouped by game time, in the order told."""
+        """The brief lines grouped by game time, in the order told: a line for each
+        searcher that found something, one for each side's searchers that found
+        nothing (at the first of them), and the rest a line each."""
         out: list[dict[str, Any]] = []
+        misses: dict[tuple[str, str], list[tuple[str, ...]]] = {}
         for time, x in self.brief:
-            line = x if isinstance(x, str) else _brief_search(x, self.searches.facts[x])
-            if out and out[-1]["time"] == time:
-                if line not in out[-1]["lines"]:  # a report told by two searchers: once
-                    out[-1]["lines"].append(line)
+            if not out or out[-1]["time"] != time:
+                out.append({"time": time, "lines": []})
+            lines: list[str | tuple[str, str]] = out[-1]["lines"]
+            if isinstance(x, str):
+                line: str | tuple[str, str] = x
+            elif _found_any(self.searches.facts[x]):
+                line = _brief_found(x, self.searches.facts[x])
             else:
-                out.append({"time": time, "lines": [line]})
+                line = (time, x[2])
+                misses.setdefault(line, []).append(x)
+            if line not in lines:  # a report told by two searchers: once
+                lines.append(line)
+        for group in out:
+            group["lines"] = [
+                x if isinstance(x, str) else self._misses(misses[x]) for x in group["lines"]
+            ]
         return out
+
+    def _misses(self, keys: list[tuple[str, ...]]) -> str:
+        return _brief_misses(keys, sum(len(self.searches.facts[k]) for k in keys))
 
     def track(self, d: Disclosure) -> None:
         """What stays true whenever it was told: where each TF was last Located, and
@@ -225,18 +254,18 @@ class _Told:
             if f.owner == self.side:
                 self.found.append(f"{line} (reported to the enemy)")
                 chit = self.drawn.pop(f.tf, None)
-                told = f"the enemy was told: {f.tf} at {where} ({f.source}): {f.report}"
+                told = f"{where} ({f.source}): {f.report}"
                 if chit is not None and self.brief[chit][0] == d.time:
-                    self.brief[chit] = (d.time, f"{self.brief[chit][1]}; {told}")
+                    self.brief[chit] = (d.time, f"{self.brief[chit][1]}, enemy told: {told}")
                 else:
-                    self._say(d.time, told[0].upper() + told[1:])
+                    self._say(d.time, f"The enemy was told: {f.tf} at {told}")
             else:
                 self.contacts.append(line)
                 self._say(d.time, f"Contact: {f.tf} at {where} ({f.source}): {f.report}")
         elif isinstance(f, SearchChit):
             self.found.append(f"{at}: {f.tf} drew {f.chit} from {f.cup}")
             self.drawn[f.tf] = len(self.brief)
-            self._say(d.time, f"Your {f.tf} drew {f.chit} from {f.cup} [{d.rule}]")
+            self._say(d.time, f"Your {f.tf} drew {f.chit}")  # its cup: the section above
         elif isinstance(f, DeceptionRefused):
             self.found.append(f"{at}: {f.tf}: {f.why}")
             self._say(d.time, f"{f.tf}: {f.why} [{d.rule}]")

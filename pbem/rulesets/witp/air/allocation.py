@@ -17,6 +17,7 @@ from dataclasses import replace
 from pbem.core.events import Event
 from pbem.core.ruleset import LineError, Validation
 from pbem.core.sides import Side, enemy_of
+from pbem.rulesets.witp import orders
 from pbem.rulesets.witp import standing as standing_orders
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air import parts, plot, special, strikeplot
@@ -107,9 +108,8 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
     their APs, the enemy TFs you may strike (and those you may not, with the rule)."""
     head = rnd.slots[0]
     kept = special.standing(knowledge, side)
-    out = [
-        f"# {rnd.name}: {head.phase.title}, {head.segment.title} ({head.phase.rule}, {head.segment.rule})",
-        "# An order a line, PASS for none (in full: the witp-orders page of the player's docs, R90):",
+    in_force = ", ".join(o.id for o in kept) or "none"
+    words = [
         "#   STRIKE <id> FROM <base|TFn> <n>x<type>[/<role>][@<alt>] ... TARGET <TFn>"
         " [PRIORITY GENERAL|<type>] [RETURN <base>] [NIGHT]",
         "#   ESCORT <id> FROM <base|TFn> <n>x<type>@<alt> LOOSE|CLOSE [SUPPRESS <k>] (7.9) |"
@@ -119,7 +119,17 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         " (secret, 7.1 B, R135) | RECIPROCAL BEFORE|AFTER (12.3.2) | ENTRY <id> ROLLED|FEWEST (7.7.1)",
         "#   SPECIAL <id> FROM <base|TFn> <n>x<type>... [ESCORT <n>x<type>@<alt> LOOSE|CLOSE]"
         " [AGAINST ANY|<types>] [RANGE NORMAL|EXTENDED] [NIGHT]: standing (5.8, R105;"
-        " SPECIAL NONE clears); in force: " + (", ".join(o.id for o in kept) or "none"),
+        " SPECIAL NONE clears); in force: " + in_force,
+    ]
+    out = [
+        f"# {rnd.name}: {head.phase.title}, {head.segment.title} ({head.phase.rule}, {head.segment.rule})",
+        "# An order a line, PASS for none (in full: the witp-orders page of the player's docs, R90"
+        + (
+            "):"
+            if rnd.turn == 1  # the words on a side's first form of the kind (Context.words)
+            else f"{orders.WORDS_ON_TURN_1}; standing SPECIAL orders in force: {in_force}"
+        ),
+        *(words if rnd.turn == 1 else []),
         "# Your air bases and carrier TFs (APs by type; MP = hexes x 6 in the Tropics):",
     ]
     bases, display = air_bases(knowledge, side), tfs.task_forces(knowledge, side)
