@@ -362,6 +362,16 @@ def _section(report: str, title: str) -> list[tuple[str, str]]:
     return out
 
 
+def _told(time: str, entry: str) -> tuple[str, str]:
+    """What the owner was told the enemy learnt of his TF, as "TFn at ...": on the line
+    of the chit it drew ("Your TF1 drew error-1, enemy told: E2224 (air): ...") or on
+    a line of its own ("The enemy was told: TF1 at E2224 (air): ...")."""
+    drew = re.match(r"^Your (TF\d+) drew \S+, enemy told: (.*)$", entry)
+    if drew:
+        return time, f"{drew.group(1)} at {drew.group(2)}"
+    return time, entry.partition("was told: ")[2]
+
+
 def test_13_3_both_sides_search_and_each_contact_is_told_to_both(
     demo: tuple[str, Path],
 ) -> None:
@@ -400,11 +410,7 @@ def test_13_3_both_sides_search_and_each_contact_is_told_to_both(
                 for time, e in entries
                 if e.startswith("Contact: ") and "(strike-contact)" not in e  # 7.1 A: no search's
             }
-            told[side] |= {
-                (time, e.partition("was told: ")[2])
-                for time, e in entries
-                if "the enemy was told: " in e.lower()
-            }
+            told[side] |= {_told(time, e) for time, e in entries if "enemy" in e and "told: " in e}
     for side in SIDES:
         # Both sides' searches are announced to each side (13.3).
         assert searched[side] == set(SIDES), searched
