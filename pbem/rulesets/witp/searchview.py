@@ -106,6 +106,7 @@ class _Find:
     own: bool  # the side's own TF, found by the enemy
     line: str
     air: bool = True  # found by air search, so a searcher's line names it
+    chit: bool = False  # tells the chit the side's TF drew (13.5.7), told to it alone
 
 
 @dataclass
@@ -234,15 +235,22 @@ class _Told:
                 misses.setdefault(line, []).append(x)
             if line not in lines:  # a report told by two searchers: once
                 lines.append(line)
+        # The digest tells each TF's last report of the rounds: a report by no
+        # searcher (a strike's, a coastwatcher's) is not told here again when last.
+        last = {(x.own, x.tf): x for _t, x in self.brief if isinstance(x, _Find)}
+        told = {id(x) for x in last.values() if not (x.air or x.chit)}
         for group in out:
             group["lines"] = [
                 self._misses(x) if isinstance(x, list) else str(x)
-                for x in self._merge(group["lines"], misses)
+                for x in self._merge(group["lines"], misses, told)
             ]
         return out
 
     def _merge(
-        self, lines: list[Any], misses: dict[tuple[str, str], list[tuple[str, ...]]]
+        self,
+        lines: list[Any],
+        misses: dict[tuple[str, str], list[tuple[str, ...]]],
+        digested: set[int],
     ) -> list[Any]:
         """The finds told on their searchers' lines: an enemy's searcher's line tells
         the side's TFs it found with the chit drawn and what the enemy was told, the
@@ -253,6 +261,8 @@ class _Told:
             if isinstance(x, _Find):
                 by = [y for y in searchers if (y.key[2] == self.side) != x.own]
                 if self.side is not None and x.air and any(y.take(x) for y in by):
+                    continue
+                if self.side is not None and id(x) in digested:
                     continue
                 out.append(x.line)
             elif isinstance(x, tuple):
@@ -320,7 +330,8 @@ class _Told:
                     chit.told = f"{chit.told}, enemy told: {f.report}"
                     chit.line = f"{chit.line}, enemy told: {told}"
                 else:
-                    self._say(d.time, f"The enemy was told: {f.tf} at {told}")
+                    said = f"The enemy was told: {f.tf} at {told}"
+                    self._say(d.time, _Find(f.tf, where, f.report, True, said, air=False))
             else:
                 self.contacts.append(line)
                 contact = f"Contact: {f.tf} at {where} ({f.source}): {f.report}"
@@ -329,7 +340,7 @@ class _Told:
             self.found.append(f"{at}: {f.tf} drew {f.chit} from {f.cup}")
             # its cup: the section above
             self.drawn[f.tf] = _Find(
-                f.tf, "?", f"drew {f.chit}", True, f"Your {f.tf} drew {f.chit}"
+                f.tf, "?", f"drew {f.chit}", True, f"Your {f.tf} drew {f.chit}", chit=True
             )
             self._say(d.time, self.drawn[f.tf])
         elif isinstance(f, DeceptionRefused):
