@@ -11,7 +11,6 @@ sentences. At most ``MOST`` lines: the rest is in the full detail that follows.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Mapping, Sequence
 from typing import Any
 
