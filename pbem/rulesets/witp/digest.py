@@ -10,6 +10,7 @@ sentences. At most ``MOST`` lines: the rest is in the full detail that follows.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -94,11 +95,27 @@ def _moves(side: str | None, seen: Sequence[Event]) -> list[str]:
     return [f"{'Your TFs' if side else 'TFs'} moved: {moves}."]
 
 
+LOCATED = re.compile(r"^\S+ (?P<tf>\S+) at (?P<hex>\S+): Located (?P<chit>.+?); (?P<strike>.+)$")
+STRIKABLE = "may be struck"
+
+
 def _located(located: Sequence[str]) -> list[str]:
-    """The enemy TFs Located now, in one line (each: where, its chit, may it be struck)."""
+    """The enemy TFs Located now, in one line: those that may be struck, then each
+    that may not with why (5.1.6, 13.8); each with its hex and chit."""
     if not located:
         return []
-    return ["Enemy TFs Located: " + "; ".join(x.split(" ", 1)[-1] for x in located) + "."]
+    may: list[str] = []
+    not_: list[str] = []
+    for x in located:
+        m = LOCATED.match(x)
+        if m is None:
+            not_.append(x.split(" ", 1)[-1])
+        elif m["strike"] == STRIKABLE:
+            may.append(f"{m['tf']} {m['hex']} {m['chit']}")
+        else:
+            not_.append(f"{m['tf']} {m['hex']} {m['chit']}: {m['strike']}")
+    parts = ([f"may be struck: {', '.join(may)}"] if may else []) + not_
+    return ["Enemy TFs Located, " + "; ".join(parts) + "."]
 
 
 def build(

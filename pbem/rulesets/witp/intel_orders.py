@@ -174,9 +174,9 @@ def form_lines(ctx: Context) -> list[str]:
             f"{ruses}; Magic chits held: {held}",
             *(
                 [
-                    "  SIGINT | SIGINT RUSE | MAGIC REVEAL-1-TF TFn.. | MAGIC REVEAL-2-TF TFn.. |",
-                    "  MAGIC REVEAL-DUMMY-TF: carried out at the next Naval Phase's Plot Segment,",
-                    "  once the Japanese cards close (42.3.1, R71)",
+                    "  SIGINT | SIGINT RUSE | MAGIC REVEAL-1-TF TFn.. | MAGIC REVEAL-2-TF TFn.. |"
+                    " MAGIC REVEAL-DUMMY-TF: carried out at the next Naval Phase's Plot Segment,"
+                    " once the Japanese cards close (42.3.1, R71)",
                 ]
                 if ctx.words
                 else []

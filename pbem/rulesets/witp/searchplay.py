@@ -378,8 +378,9 @@ def _bands(pack: tfs.Pack, air: Mapping[str, int], carrier: bool, side: Side) ->
         hi = min(hi, ext) if band == "extended" else hi
         value = search.value_at(pack, air, band)
         if value and lo <= hi:
-            parts.append(f"{band} {lo}-{hi} hexes value {value}")
-    return "; ".join(parts) or "no search value"
+            letter = "X" if band == "extended" else band[0].upper()  # X: not a hex's E
+            parts.append(f"{letter}{lo}-{hi}:{value}")
+    return " ".join(parts) or "no search value"
 
 
 def form_lines(ctx: Context) -> list[str]:
@@ -398,11 +399,14 @@ def form_lines(ctx: Context) -> list[str]:
         "Standing orders, kept until you file others (in full: the player's docs, witp-orders"
         + ("):" if ctx.words else orders.WORDS_ON_TURN_1),
         *(words if ctx.words else []),
-        "Your searching bases (land bands; 13.1.3) and carrier TFs:",
+        "Your searching bases and carrier TFs (13.1.3; bands S, M, L, X: short, medium,"
+        " long, extended, as hexes:value):",
     ]
-    for name, b in sorted(air_bases(ctx.knowledge, side).items()):
-        bands = _bands(pack, b.air_points, False, side)
-        out.append(f"  {name.replace(' ', '_')} at {b.hex}: {bands}")
+    land = [
+        f"{name.replace(' ', '_')} at {b.hex}: {_bands(pack, b.air_points, False, side)}"
+        for name, b in sorted(air_bases(ctx.knowledge, side).items())
+    ]
+    carriers: list[str] = []
     display = tfs.task_forces(ctx.knowledge, side)
     for tf in sorted(display, key=tfs.marker_number):
         at = display[tf].hex
@@ -413,8 +417,9 @@ def form_lines(ctx: Context) -> list[str]:
         except KeyError:
             continue
         if air:
-            bands = _bands(pack, air, True, side)
-            out.append(f"  {tf} at {at} (carrier bands): {bands}")
+            carriers.append(f"{tf} at {at}: {_bands(pack, air, True, side)}")
+    # A line for the land bases, one for the carriers: the form stays short.
+    out += [f"  {'; '.join(x)}" for x in (land, carriers) if x]
     standing = own.get(STANDING, {})
     kept = [*standing.get("search", ())]
     kept += [p.line or "" for p in deception.policies(ctx.knowledge, side).values()]

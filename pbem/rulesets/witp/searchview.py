@@ -95,17 +95,53 @@ def _search_result(f: AirSearch | AirSearchEmpty) -> str:
 BAND_LETTER = {"short": "S", "medium": "M", "long": "L", "extended": "X"}  # X: not a hex's E
 
 
-def _brief_found(key: tuple[str, ...], results: list[AirSearch | AirSearchEmpty]) -> str:
+@dataclass
+class _Find:
+    """A TF a searcher found as its report tells it: told on the searcher's line when
+    one of the round's names it (13.5.7), else on a line of its own (``line``)."""
+
+    tf: str
+    hex: str
+    told: str  # what the line adds after the TF and hex
+    own: bool  # the side's own TF, found by the enemy
+    line: str
+    air: bool = True  # found by air search, so a searcher's line names it
+    chit: bool = False  # tells the chit the side's TF drew (13.5.7), told to it alone
+
+
+@dataclass
+class _Searcher:
     """A searcher's line that found something: what it found, how many hexes it missed."""
-    _time, _rule, searcher, origin, band, value, intensive = key
-    found = [f"{f.tf} {f.hex}" for f in results if isinstance(f, AirSearch) and f.contact]
-    rest = len(results) - len(found)
-    extra = " intensive" if intensive else ""
-    missed = f" (nothing in {rest} more)" if rest else ""
-    letter = BAND_LETTER.get(band, band)
-    return (
-        f"{searcher.capitalize()} {origin} {letter}{value}{extra}: found {', '.join(found)}{missed}"
-    )
+
+    key: tuple[str, ...]
+    results: list[AirSearch | AirSearchEmpty]
+    told: dict[int, str] = field(default_factory=dict)  # a found result -> its report
+
+    def found(self) -> list[tuple[int, AirSearch]]:
+        return [
+            (i, f) for i, f in enumerate(self.results) if isinstance(f, AirSearch) and f.contact
+        ]
+
+    def take(self, find: _Find) -> bool:
+        """Tell ``find`` on this line if it names the TF at that hex and is not told yet."""
+        for i, f in self.found():
+            if i not in self.told and f.tf == find.tf and f.hex == find.hex:
+                self.told[i] = find.told
+                return True
+        return False
+
+    def __str__(self) -> str:
+        _time, _rule, searcher, origin, band, value, intensive = self.key
+        found = [
+            f"{f.tf} {f.hex}" + (f" ({self.told[i]})" if i in self.told else "")
+            for i, f in self.found()
+        ]
+        rest = len(self.results) - len(found)
+        extra = " intensive" if intensive else ""
+        missed = f" (nothing in {rest} more)" if rest else ""
+        letter = BAND_LETTER.get(band, band)
+        head = f"{searcher.capitalize()} {origin} {letter}{value}{extra}"
+        return f"{head}: found {', '.join(found)}{missed}"
 
 
 def _found_any(results: list[AirSearch | AirSearchEmpty]) -> bool:
@@ -169,36 +205,70 @@ class _Told:
     revealed: list[str] = field(default_factory=list)
     latest: dict[tuple[str, str], str] = field(default_factory=dict)  # in report order
     where_now: dict[tuple[str, str], str] = field(default_factory=dict)  # latest Located hex
-    # The plain-text lines by game time: a text, or a searcher's key (its line once filed).
-    brief: list[tuple[str, str | tuple[str, ...]]] = field(default_factory=list)
-    drawn: dict[str, int] = field(default_factory=dict)  # own TF -> its chit's brief line
+    # The plain-text lines by game time: a text, a searcher's key (its line once
+    # filed), or a TF found (on its searcher's line when that names it).
+    brief: list[tuple[str, str | tuple[str, ...] | _Find]] = field(default_factory=list)
+    drawn: dict[str, _Find] = field(default_factory=dict)  # own TF -> its chit's find
 
-    def _say(self, time: str, line: str) -> None:
+    def _say(self, time: str, line: str | _Find) -> None:
         self.brief.append((time, line))
 
     def briefly(self) -> list[dict[str, Any]]:
         """The brief lines grouped by game time, in the order told: a line for each
-        searcher that found something, one for each side's searchers that found
-        nothing (at the first of them), and the rest a line each."""
+        searcher that found something, what it found told on it, one for each side's
+        searchers that found nothing (at the first of them), and the rest a line each."""
         out: list[dict[str, Any]] = []
         misses: dict[tuple[str, str], list[tuple[str, ...]]] = {}
         for time, x in self.brief:
             if not out or out[-1]["time"] != time:
                 out.append({"time": time, "lines": []})
-            lines: list[str | tuple[str, str]] = out[-1]["lines"]
-            if isinstance(x, str):
-                line: str | tuple[str, str] = x
+            lines: list[str | tuple[str, str] | _Searcher | _Find] = out[-1]["lines"]
+            line: str | tuple[str, str] | _Searcher | _Find
+            if isinstance(x, str | _Find):
+                line = x
             elif _found_any(self.searches.facts[x]):
-                line = _brief_found(x, self.searches.facts[x])
+                line = _Searcher(x, self.searches.facts[x])
+                if any(isinstance(y, _Searcher) and y.key == x for y in lines):
+                    continue
             else:
                 line = (time, x[2])
                 misses.setdefault(line, []).append(x)
             if line not in lines:  # a report told by two searchers: once
                 lines.append(line)
+        # The digest tells each TF's last report of the rounds: a report by no
+        # searcher (a strike's, a coastwatcher's) is not told here again when last.
+        last = {(x.own, x.tf): x for _t, x in self.brief if isinstance(x, _Find)}
+        told = {id(x) for x in last.values() if not (x.air or x.chit)}
         for group in out:
             group["lines"] = [
-                x if isinstance(x, str) else self._misses(misses[x]) for x in group["lines"]
+                self._misses(x) if isinstance(x, list) else str(x)
+                for x in self._merge(group["lines"], misses, told)
             ]
+        return out
+
+    def _merge(
+        self,
+        lines: list[Any],
+        misses: dict[tuple[str, str], list[tuple[str, ...]]],
+        digested: set[int],
+    ) -> list[Any]:
+        """The finds told on their searchers' lines: an enemy's searcher's line tells
+        the side's TFs it found with the chit drawn and what the enemy was told, the
+        side's own searcher's the reports it made. The misses' keys, as their lists."""
+        searchers = [x for x in lines if isinstance(x, _Searcher)]
+        out: list[Any] = []
+        for x in lines:
+            if isinstance(x, _Find):
+                by = [y for y in searchers if (y.key[2] == self.side) != x.own]
+                if self.side is not None and x.air and any(y.take(x) for y in by):
+                    continue
+                if self.side is not None and id(x) in digested:
+                    continue
+                out.append(x.line)
+            elif isinstance(x, tuple):
+                out.append(misses[x])
+            else:
+                out.append(x)
         return out
 
     def _misses(self, keys: list[tuple[str, ...]]) -> str:
@@ -255,17 +325,24 @@ class _Told:
                 self.found.append(f"{line} (reported to the enemy)")
                 chit = self.drawn.pop(f.tf, None)
                 told = f"{where} ({f.source}): {f.report}"
-                if chit is not None and self.brief[chit][0] == d.time:
-                    self.brief[chit] = (d.time, f"{self.brief[chit][1]}, enemy told: {told}")
+                if chit is not None and any(t == d.time and x is chit for t, x in self.brief):
+                    chit.hex, chit.air = where, f.source == "air"
+                    chit.told = f"{chit.told}, enemy told: {f.report}"
+                    chit.line = f"{chit.line}, enemy told: {told}"
                 else:
-                    self._say(d.time, f"The enemy was told: {f.tf} at {told}")
+                    said = f"The enemy was told: {f.tf} at {told}"
+                    self._say(d.time, _Find(f.tf, where, f.report, True, said, air=False))
             else:
                 self.contacts.append(line)
-                self._say(d.time, f"Contact: {f.tf} at {where} ({f.source}): {f.report}")
+                contact = f"Contact: {f.tf} at {where} ({f.source}): {f.report}"
+                self._say(d.time, _Find(f.tf, where, f.report, False, contact, f.source == "air"))
         elif isinstance(f, SearchChit):
             self.found.append(f"{at}: {f.tf} drew {f.chit} from {f.cup}")
-            self.drawn[f.tf] = len(self.brief)
-            self._say(d.time, f"Your {f.tf} drew {f.chit}")  # its cup: the section above
+            # its cup: the section above
+            self.drawn[f.tf] = _Find(
+                f.tf, "?", f"drew {f.chit}", True, f"Your {f.tf} drew {f.chit}", chit=True
+            )
+            self._say(d.time, self.drawn[f.tf])
         elif isinstance(f, DeceptionRefused):
             self.found.append(f"{at}: {f.tf}: {f.why}")
             self._say(d.time, f"{f.tf}: {f.why} [{d.rule}]")

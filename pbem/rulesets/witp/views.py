@@ -69,6 +69,17 @@ def _forces(k: Knowledge) -> tuple[list[dict[str, Any]], dict[str, PackItem], se
                         + ("; deactivated (18.4.1)" if e.deactivated else "")
                     ),
                     "moves": [st.hex for st in e.log],
+                    # The text report's line for a TF that changed: its moves are told
+                    # in "What happened", its ships in the order form and the HTML part.
+                    "brief": (
+                        f"{tf} {e.name or ('dummy' if e.dummy else '')}".strip()
+                        + f": {e.hex} {f'in port at {e.in_port}' if e.in_port else 'at sea'}"
+                        + f"; {e.speed_class or 'speed to choose'}; "
+                        + ("fuelled" if e.fuel is None else f"{e.fuel} phase(s) to fuel")
+                        + ("; UNSUPPLIED" if e.unsupplied else "")
+                        + ("; deactivated" if e.deactivated else "")
+                        + ("; moved" if e.log else "")
+                    ),
                     "provenance": str(first.provenance) if first else "pbem",
                     "source": first.source if first else "formed in play",
                 }

@@ -198,7 +198,16 @@ def strike_section(text: str) -> str:
         lines = (html.unescape(re.sub(r"<[^>]+>", "", ln)) for ln in found.group(1).splitlines())
         return "\n".join(ln for ln in lines if ln.strip())
     found = re.search(r"^Naval strikes[^\n]*\n-+\n(.*?)(?:\n\n|\Z)", text, re.M | re.S)
-    return found.group(0) if found else ""
+    if found:
+        return found.group(0)
+    # The digest tells each strike a line; the section tells only those it left out.
+    digest = re.search(r"^Digest\n-+\n(.*?)^(?:Your order form:|Full detail)", text, re.M | re.S)
+    items = re.findall(
+        r"^  - (T\d+/[^:\n]*strike[^:\n]*:.*?)(?=^  - |\Z)",
+        digest.group(1) if digest else "",
+        re.M | re.S,
+    )
+    return "".join(f"  - {x}" for x in items).rstrip("\n")
 
 
 RATINGS = {ALLIED: Ratings("R.Adm. Fletcher", 9, 7), JAPANESE: Ratings("R.Adm. Hara", 6, 6)}
