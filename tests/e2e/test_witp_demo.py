@@ -53,7 +53,10 @@ def _forces(
 ) -> dict[str, tuple[str, list[str]]]:
     """Each of ``side``'s TFs in a report: (its hex, the hexes it moved through this
     phase). The game-over report lists every side's forces, each line led by its side;
-    a later report lists the TFs that changed, the others where ``before`` had them."""
+    a later report lists the TFs that changed, a line each ("TF3 Task Force 17: E2223
+    at sea; ...; moved"), the others where ``before`` had them; the hexes a TF moved
+    through are told in What happened ("TF3 carried out its card: moved E2320 to E2223
+    via E2321 E2322 E2323 E2223 (54 MP)")."""
     section = re.search(r"^(?:Your forces|Forces)\n-+\n(.*?)\n\n", report, re.M | re.S)
     assert section, report
     kept = re.search(r"^Unchanged since your last report: (.*?)\.", section.group(1), re.M | re.S)
@@ -62,14 +65,24 @@ def _forces(
         for tf in (" ".join(kept.group(1).split()).split(", ") if kept else [])
     }
     lead = "" if report.count("Your forces\n") else f"{side}: "
+    routes = {
+        m.group(1): m.group(2).split()
+        for _, entry in _section(report, "What happened")
+        if (
+            m := re.match(
+                r"(TF\d+) carried out its card: moved \S+ to \S+ via ((?:[A-Z]\d{4} ?)+)", entry
+            )
+        )
+    }
     for block in re.split(r"(?m)^(?=(?:\w+: )?TF\d+ )", section.group(1)):
         flat = " ".join(block.split())
         if not flat.startswith(lead):
             continue
-        head = re.match(r"(TF\d+) .*? at ([A-Z]\d{4})\b", flat[len(lead) :])
+        head = re.match(
+            r"(TF\d+) (?:[^:]*?: ([A-Z]\d{4}) |.*? at ([A-Z]\d{4})\b)", flat[len(lead) :]
+        )
         if head:
-            moved = re.search(r"moved: ((?:[A-Z]\d{4} ?)+)", flat)
-            out[head.group(1)] = (head.group(2), moved.group(1).split() if moved else [])
+            out[head.group(1)] = (head.group(2) or head.group(3), routes.get(head.group(1), []))
     return out
 
 
@@ -362,14 +375,26 @@ def _section(report: str, title: str) -> list[tuple[str, str]]:
     return out
 
 
-def _told(time: str, entry: str) -> tuple[str, str]:
-    """What the owner was told the enemy learnt of his TF, as "TFn at ...": on the line
-    of the chit it drew ("Your TF1 drew error-1, enemy told: E2224 (air): ...") or on
-    a line of its own ("The enemy was told: TF1 at E2224 (air): ...")."""
-    drew = re.match(r"^Your (TF\d+) drew \S+, enemy told: (.*)$", entry)
+SEARCHER = re.compile(r"^(Japanese|Allied) .*? [SMLX]\d+( intensive)?: ")
+FIND = re.compile(r"(TF\d+) ([A-Z]\d{4}) \((?:drew \S+, enemy told: )?([^()]*)\)")
+
+
+def _finds(entry: str) -> list[str]:
+    """A searcher's line's finds, each as "TFn HEX: report" ("Japanese Rabaul M8: found
+    TF3 E2323 (5 CA, 2 CV; total 2), TF4 E2124 (...)"; on the owner's side each find
+    also names the chit his TF drew: "(drew error-2, enemy told: 3 AO; total 7)")."""
+    found = entry.partition(": found ")[2]
+    return [f"{m.group(1)} {m.group(2)}: {m.group(3)}" for m in FIND.finditer(found)]
+
+
+def _told(entry: str) -> list[str]:
+    """What the owner was told the enemy learnt of his TFs, as "TFn HEX: report": from
+    an enemy searcher's line, or a line of its own ("Your TF5 drew true, enemy told:
+    E2318 (coastwatcher): 2 CM; total 4")."""
+    drew = re.match(r"^Your (TF\d+) drew \S+, enemy told: ([A-Z]\d{4}) \([^)]*\): (.*)$", entry)
     if drew:
-        return time, f"{drew.group(1)} at {drew.group(2)}"
-    return time, entry.partition("was told: ")[2]
+        return [f"{drew.group(1)} {drew.group(2)}: {drew.group(3)}"]
+    return _finds(entry)
 
 
 def test_13_3_both_sides_search_and_each_contact_is_told_to_both(
@@ -401,30 +426,28 @@ def test_13_3_both_sides_search_and_each_contact_is_told_to_both(
         assert len(told_searches) == len(set(told_searches)), "a search repeated in a later report"
         for text in texts[side]:
             entries = _section(text, SEARCHES)
-            for _time, entry in entries:
-                m = re.match(r"^(Japanese|Allied) .*? [SMLX]\d+( intensive)?: ", entry)
+            for time, entry in entries:
+                m = SEARCHER.match(entry) or re.match(r"^(Japanese|Allied): \d+ search", entry)
                 if m:
                     searched[side].add(m.group(1).lower())
-            gained[side] |= {
-                (time, e.removeprefix("Contact: "))
-                for time, e in entries
-                if e.startswith("Contact: ") and "(strike-contact)" not in e  # 7.1 A: no search's
-            }
-            told[side] |= {_told(time, e) for time, e in entries if "enemy" in e and "told: " in e}
+                if m and m.group(1).lower() == side:  # my searcher: what it gained
+                    gained[side] |= {(time, f) for f in _finds(entry)}
+                elif (m and ": found " in entry) or entry.startswith("Your TF"):
+                    told[side] |= {(time, f) for f in _told(entry)}
     for side in SIDES:
         # Both sides' searches are announced to each side (13.3).
         assert searched[side] == set(SIDES), searched
         enemy = next(s for s in SIDES if s != side)
         assert gained[side], f"{side} gained no contact in three Game-Turns"
-        assert all(re.match(r"TF\d+ at ", e) for _, e in gained[side]), gained[side]
+        assert all(re.match(r"TF\d+ [A-Z]\d{4}: ", e) for _, e in gained[side]), gained[side]
         # What the searcher was told is what the owner was told he reported.
         assert gained[side] <= told[enemy], gained[side] - told[enemy]
-        # The chit the owner drew is his alone (13.5.3).
+        # The chit the owner drew is his alone (13.5.3): never on the searcher's side.
         assert not any(
-            "drew" in e and "cup" in e
+            "drew" in e
             for text in texts[side]
             for _, e in _section(text, SEARCHES)
-            if e.startswith("Contact: ")
+            if e.lower().startswith(f"{side} ")
         )
 
 
