@@ -16,4 +16,4 @@ Data flows mail → intake → orders → rules → plots → adjudication → r
 """
 
 # The one place the version is written: pyproject.toml reads it for the wheel.
-__version__ = "0.1.0"
+__version__ = "0.2.0"

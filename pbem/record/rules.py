@@ -40,6 +40,19 @@ def describe(name: str, rules: Mapping[str, Any] | None) -> str:
     return f"{told} (pbem {release_of(rules)}{before})"
 
 
+def _install(rules: Mapping[str, Any] | None) -> str:
+    """Where the rules a record needs are: each pbem plays its own rules of each game
+    only (a release keeps one version of each ruleset's code, as the record's hashes
+    need it byte for byte), so older rules are the release that played them."""
+    release = release_of(rules)
+    commit = "" if rules and rules.get("pbem") else f", commit {rulesets.LEGACY_COMMIT}"
+    return (
+        f"Install pbem {release} (its source: the release's tag{commit}) in a virtual "
+        "environment of its own to verify it: a pbem re-adjudicates by its own rules "
+        "only, and older rules are kept by the release that played them"
+    )
+
+
 @dataclass
 class RulesCheck:
     """What ``check`` found: where re-adjudication starts (None: from the set-up; a
@@ -108,6 +121,6 @@ def _check(name: str, entries: Sequence[Mapping[str, Any]], ruleset: Ruleset) ->
         refusal=(
             f"record entry {seq}: this record was adjudicated by {describe(name, rules)}; "
             f"this pbem ({__version__}) has {here.describe()}: it cannot re-adjudicate it. "
-            f"Install pbem {release_of(rules)} to verify it"
+            f"{_install(rules)}"
         )
     )

@@ -67,8 +67,9 @@ LEGACY: dict[str, RulesIdentity] = {
         "witp", "1", "03ddb793ca1331a99c0bc3e203ae0dca55f54114873cda440c281086eb88f11f"
     ),
 }
-# The pbem release that recorded them.
+# The pbem release that recorded them, and its last commit.
 LEGACY_RELEASE = "0.1.0"
+LEGACY_COMMIT = "bb4b81f"
 
 
 def get(name: str) -> Ruleset:

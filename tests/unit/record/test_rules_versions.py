@@ -34,7 +34,9 @@ def _legacy_refusal(name: str) -> str:
         f"record entry {started}: this record was adjudicated by {name} rules version 1 with data "
         f"fingerprint {legacy.data[:16]} (pbem 0.1.0, before records named their rules); "
         f"this pbem ({__version__}) has {here.describe()}: it cannot re-adjudicate it. "
-        "Install pbem 0.1.0 to verify it"
+        "Install pbem 0.1.0 (its source: the release's tag, commit bb4b81f) in a virtual "
+        "environment of its own to verify it: a pbem re-adjudicates by its own rules only, "
+        "and older rules are kept by the release that played them"
     )
 
 
@@ -75,3 +77,16 @@ def test_archive_of_release_0_1_0_refused_once_the_data_moves(
     assert result.problems == [_legacy_refusal("usn")]
     here = f"usn rules version {RULESETS['usn'].version} with data fingerprint ffffffffffffffff:"
     assert here in result.problems[0]
+
+
+def test_rules_changed_since_a_release_are_a_new_release() -> None:
+    """The record names the pbem release beside the rules, and verify sends a moderator
+    to that release: rules that differ from release 0.1.0's may not be recorded under
+    its number, or verify would send the moderator to the release he already has."""
+    changed = [
+        n for n in rulesets.names() if rulesets.identity(rulesets.get(n)) != rulesets.LEGACY[n]
+    ]
+    if changed:
+        assert __version__ != rulesets.LEGACY_RELEASE, (
+            f"rules changed ({changed}): raise the release"
+        )
