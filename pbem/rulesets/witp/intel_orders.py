@@ -40,8 +40,8 @@ REVEAL_TF_CHITS = ("reveal-1-tf", "reveal-2-tf")
 REVEAL_DUMMY = "reveal-dummy-tf"
 NOT_BY_PLOT = {  # Magic chits a plot line does not play (yet): where their rules are
     "report-false": "42.4.1 (played on a search chit, 13.5)",
-    "strike-sequence-2": "42.4.1 (filed with the Air Strike Plot: MAGIC STRIKE-SEQUENCE-2 <id> +n|-n)",
-    "strike-sequence-1": "42.4.1 (filed with the Air Strike Plot: MAGIC STRIKE-SEQUENCE-1 <id> +n|-n)",
+    "strike-sequence-2": "42.4.1 (an Air Strike Plot line, with its strike)",
+    "strike-sequence-1": "42.4.1 (an Air Strike Plot line, with its strike)",
     "attack-subron-1d6": "22.0 (stage 4)",
     "yamamoto-mission": "42.7 (stage 6)",
     "blank": "42.4.1 (a blank chit does nothing)",
