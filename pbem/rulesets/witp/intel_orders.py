@@ -176,7 +176,8 @@ def form_lines(ctx: Context) -> list[str]:
                 [
                     "  SIGINT | SIGINT RUSE | MAGIC REVEAL-1-TF TFn.. | MAGIC REVEAL-2-TF TFn.. |"
                     " MAGIC REVEAL-DUMMY-TF: carried out at the next Naval Phase's Plot Segment,"
-                    " once the Japanese cards close (42.3.1, R71)",
+                    " once the Japanese cards close (42.3.1, R71); STRIKE-SEQUENCE chits and"
+                    " PLANES-ON-DECK: MAGIC lines of the Air Strike Plot (42.4.1, 42.4.3)",
                 ]
                 if ctx.words
                 else []

@@ -9,7 +9,7 @@
         the chits: any two Strike Sequence chits, (2) or (1)
 
 A chit is played (shown openly and back in the cup, 42.4.2; an SI +1 counter owed,
-42.5.2) only when its roll is made: a strike not sequenced (12.0), or a nominated
+42.5.2) only when its roll is made (ruling R140): a strike not sequenced (12.0), or a nominated
 wave that attacks no Japanese carrier, leaves it held. The holdings are read and
 spent through intelligence.py's accessors only.
 """
