@@ -17,6 +17,8 @@ What a case does not replay, and why:
   launches; history gives what arrived, so each side's CTF commander is given an
   Air Rating that passes the first check (``ARRIVED``), and no admiral's column
   shift, attack DRM or bounce bonus (8.1.5, 8.1.6) is applied;
+- a strike may play 42.4.3's Planes on Deck (``planes_on_deck = <wave>``): the
+  Allies hold its two Strike Sequence chits;
 - one wave a launching hex attacks one ship (the doctrine, R92), so a carrier
   attacked with its own screen is its own target TF, as the carriers of 1942
   manoeuvred apart under attack, each in its ring of escorts.
@@ -39,6 +41,7 @@ from typing import Any
 from pbem.core.dice import SeededDice
 from pbem.core.errors import DataError
 from pbem.core.sides import ALLIED, JAPANESE, SIDES, Side
+from pbem.rulesets.witp import intelligence
 from pbem.rulesets.witp.air import naval_strike, strikes
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.datapack import DataPack, parse_pack, resolve
@@ -58,6 +61,7 @@ ARRIVED = 99
 SUNK = 5
 CENTRAL = (0.1, 0.9)  # the central 80 % of a distribution
 FOLDER = ("scenarios", "witp", "calibration")
+ON_DECK_CHITS = ("strike-sequence-2", "strike-sequence-1")  # 42.4.3: any two
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +78,8 @@ class Element:
 @dataclass(frozen=True, slots=True)
 class Strike:
     """A strike as it reached its target: ``side`` from its TF ``origin`` against the
-    enemy TF ``target``."""
+    enemy TF ``target``; ``planes_on_deck``: the wave the US player nominates for
+    42.4.3's Planes on Deck (None: not played), the two chits it needs held."""
 
     label: str
     side: Side
@@ -82,6 +87,7 @@ class Strike:
     target: str
     bombers: tuple[Element, ...]
     escorts: tuple[Element, ...] = ()
+    planes_on_deck: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +249,7 @@ def _strike(raw: Mapping[str, Any]) -> Strike:
         target=str(raw["target"]),
         bombers=tuple(_element(e, False) for e in raw.get("bombers", [])),
         escorts=tuple(_element(e, True) for e in raw.get("escorts", [])),
+        planes_on_deck=raw.get("planes_on_deck"),
     )
 
 
@@ -349,7 +356,11 @@ def plotted(strike: Strike, case: Case, number: int) -> strikes.AirStrike:
         escorts=tuple(flown(e) for e in strike.escorts),
     )
     target = strikes.StrikeTarget(target_side, strike.target, HEXES[target_side])
-    return strikes.AirStrike(f"S{number}", strike.side, target, parts=(part,))
+    wave = strike.planes_on_deck
+    on_deck = None if wave is None else strikes.PlanesOnDeck(wave, ON_DECK_CHITS)
+    return strikes.AirStrike(
+        f"S{number}", strike.side, target, parts=(part,), planes_on_deck=on_deck
+    )
 
 
 def _committed(case: Case, tf: str) -> dict[str, int]:
@@ -384,6 +395,10 @@ def trial(case: Case, start: Mapping[str, Any], seed: bytes, number: int) -> dic
     dice = SeededDice(seed, f"calibration {case.name}", number, "strikes")
     secret = SecretDice(seed + number.to_bytes(4, "big"), f"calibration {case.name}")
     before = {side: _air(work.json, side) for side in SIDES}
+    on_deck = sum(s.planes_on_deck is not None for s in case.strikes)
+    if on_deck:  # 42.4.3: the Allies hold the chits Planes on Deck plays
+        held = intelligence.Holdings(magic=ON_DECK_CHITS * on_deck)
+        intelligence.put_holdings(work, held)
     out: dict[str, float] = {}
     for k, s in enumerate(case.strikes, start=1):
         naval_strike.resolve_into(

@@ -51,6 +51,7 @@ NEWS = frozenset(
         "jn25-played",
         "dummy-sortie-burnt",
         "intelligence-lapsed",
+        "magic-not-played",
     }
 )
 

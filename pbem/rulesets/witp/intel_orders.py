@@ -40,8 +40,8 @@ REVEAL_TF_CHITS = ("reveal-1-tf", "reveal-2-tf")
 REVEAL_DUMMY = "reveal-dummy-tf"
 NOT_BY_PLOT = {  # Magic chits a plot line does not play (yet): where their rules are
     "report-false": "42.4.1 (played on a search chit, 13.5)",
-    "strike-sequence-2": "12.0 (stage 2)",
-    "strike-sequence-1": "12.0 (stage 2)",
+    "strike-sequence-2": "42.4.1 (an Air Strike Plot line, with its strike)",
+    "strike-sequence-1": "42.4.1 (an Air Strike Plot line, with its strike)",
     "attack-subron-1d6": "22.0 (stage 4)",
     "yamamoto-mission": "42.7 (stage 6)",
     "blank": "42.4.1 (a blank chit does nothing)",
@@ -176,7 +176,8 @@ def form_lines(ctx: Context) -> list[str]:
                 [
                     "  SIGINT | SIGINT RUSE | MAGIC REVEAL-1-TF TFn.. | MAGIC REVEAL-2-TF TFn.. |"
                     " MAGIC REVEAL-DUMMY-TF: carried out at the next Naval Phase's Plot Segment,"
-                    " once the Japanese cards close (42.3.1, R71)",
+                    " once the Japanese cards close (42.3.1, R71); STRIKE-SEQUENCE chits and"
+                    " PLANES-ON-DECK: MAGIC lines of the Air Strike Plot (42.4.1, 42.4.3)",
                 ]
                 if ctx.words
                 else []

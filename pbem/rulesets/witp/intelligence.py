@@ -423,8 +423,9 @@ def draw_magic(work: Work, count: int, secret: Dice, slot: Slot) -> Event:
     return work.disclose(MagicDrawn(tuple(drawn), tuple(extra)), [ALLIED], slot.time, "42.4")
 
 
-def play_magic(work: Work, chit: str, slot: Slot) -> Event:
-    """42.4.2: a Magic chit is shown when played, all but Report False."""
+def play_magic(work: Work, chit: str, slot: Slot | str) -> Event:
+    """42.4.2: a Magic chit is shown when played, all but Report False (``slot``: when,
+    or its game time: a chit played in an air strike, 42.4.3)."""
     held = allied_holdings(work)
     if chit not in held.chits:
         raise IllegalOrderError(f"you hold no Magic chit {chit!r}", rule="42.4")
@@ -440,7 +441,8 @@ def play_magic(work: Work, chit: str, slot: Slot) -> Event:
     work.put_moderator(mod.put(si_plus_one=owed + 1))
     secret_ones: Sequence[str] = _table(work, MAGIC_TABLE)["secret_when_played"]
     audience = [ALLIED] if chit in secret_ones else [ALLIED, JAPANESE]
-    return work.disclose(MagicPlayed(chit), audience, slot.time, "42.4.2")
+    time = slot if isinstance(slot, str) else slot.time
+    return work.disclose(MagicPlayed(chit), audience, time, "42.4.2")
 
 
 def open_cycle(work: Work, cycle: int, secret: Dice, slot: Slot) -> list[Event]:

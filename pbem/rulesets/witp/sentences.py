@@ -545,6 +545,18 @@ SENTENCES: Mapping[str, Template] = {
     "sigint-ruse": lambda d, y: "Your Sigint ruse was played (the Japanese see a Sigint event)",
     "magic-drawn": _magic_drawn,
     "magic-played": lambda d, y: f"Magic chit played: {d.get('chit')}",
+    "strike-sequence-chit": lambda d, y: (
+        f"Magic: {d.get('chit')} gives the strike sequence roll against {d.get('tf')} "
+        f"a DRM of {int(d.get('drm') or 0):+d}"
+    ),
+    "planes-on-deck": lambda d, y: (
+        f"Planes on Deck: wave {d.get('wave')} attacks {d.get('ship')} of {d.get('tf')}, "
+        f"2D6 {'-'.join(str(x) for x in d.get('dice') or ())}, "
+        f"{plural(d.get('shift'), 'column')} right on the Naval CRT"
+    ),
+    "magic-not-played": lambda d, y: (
+        f"Magic chit(s) {', '.join(d.get('chits') or ())} not played: {d.get('why')}"
+    ),
     "magic-reveal-named": lambda d, y: (
         f"Magic: the Allies named {', '.join(d.get('tfs') or ()) or 'no TF'}; those cards are shown"
     ),

@@ -89,6 +89,8 @@ SECTIONED = LAUNCH | frozenset(
         "extreme-range-losses",
         "ships-in-port",
         "in-port-surprise",
+        "strike-sequence-chit",
+        "planes-on-deck",
         "avg-strike-composition",
         "aa-suppressors",
         "aa-suppression",
@@ -340,6 +342,11 @@ def _sequence(d: Disclosure) -> str:
     return f"[{d.rule}] strike sequence: 1D6 {f.roll}{_drm(f.drm)}: {f.result}"
 
 
+def _said(d: Disclosure) -> str:
+    """A Magic chit played in the strike (42.4.1, 42.4.3), told as its sentence."""
+    return sentence(d.fact.kind, d.fact.to_json(), None, d.rule)
+
+
 def _altitudes(d: Disclosure) -> str:
     f = _as(StrikeAltitudes, d)
     levels = ", ".join(f"{lv} {how}" for lv, how in f.levels.items()) or "none"
@@ -514,6 +521,8 @@ _TOLD: Mapping[str, Teller] = {
     "search-report": _noted(_true_report),
     "target-priority": _noted(_priority),
     "strike-sequence": _noted(_sequence),
+    "strike-sequence-chit": _noted(_said),
+    "planes-on-deck": _noted(_said),
     "strike-altitudes": _noted(_altitudes),
     "carrier-coordination": _noted(_cap_coordination),  # a launch's is told by _launch
     "avg-strike-composition": _avg,

@@ -117,6 +117,8 @@ def template(rnd: Round, knowledge: Knowledge, side: str) -> str:
         " EMERGENCY <id> FROM ... OVER <hex|TFn>",
         "#   TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn> | CAP <TFn> <L|M|H>:<share> ..."
         " (secret, 7.1 B, R135) | RECIPROCAL BEFORE|AFTER (12.3.2) | ENTRY <id> ROLLED|FEWEST (7.7.1)",
+        "#   Allies: MAGIC STRIKE-SEQUENCE-2|STRIKE-SEQUENCE-1 <id> +n|-n (the 12.1 roll, 42.4.1) |"
+        " MAGIC PLANES-ON-DECK <id> WAVE <k> <chit> <chit> (42.4.3)",
         "#   SPECIAL <id> FROM <base|TFn> <n>x<type>... [ESCORT <n>x<type>@<alt> LOOSE|CLOSE]"
         " [AGAINST ANY|<types>] [RANGE NORMAL|EXTENDED] [NIGHT]: standing (5.8, R105;"
         " SPECIAL NONE clears); in force: " + in_force,

@@ -157,9 +157,12 @@ def resolve(
     column: int = 0,
     drm: int = 0,
     in_port: bool = False,
+    crt_shift: int = 0,
 ) -> ShipAttack:
     """One ship attacked by the ``wave``'s APs (7.8.1 Steps 2-7).
-    ``surprise``: 38.3.1's speed-class reduction; ``in_port``: torpedoes halved."""
+    ``surprise``: 38.3.1's speed-class reduction; ``in_port``: torpedoes halved;
+    ``crt_shift``: columns right on the Naval CRT (42.4.3 Planes on Deck), at most
+    to its last."""
     reductions = int(is_combined) + int(no_cap) + int(surprise) + column  # 8.1.5: a column shift
     sc = current_speed_class(pack, ship, reductions)
     torpedo = anti_ship(pack, wave, "T")
@@ -180,6 +183,7 @@ def resolve(
     points = damage_points(pack, total, sc, roll, alt_drm)
     defence = current_defence(pack, ship)
     col = odds_column(points, defence)
+    col = min(len(value(pack, "tables/naval-crt")["columns"]) - 1, col + crt_shift)
     crt = dice.d6(f"{purpose} naval CRT")
     result = naval_crt(pack, col, crt)
     damage = ship.damage

@@ -22,6 +22,7 @@ its rule and audience (knowledge.py):
 - 7.8.1 speed classes in the target ring and a ship's identity once targeted: the
   striker; the attacks' dice and results: both;
 - 16.7 critical hits: every roll to the owner, a doubles critical to the striker;
+- 42.4.1 a Strike Sequence chit and 42.4.3 Planes on Deck, played openly: both;
 - 38.3.1 a TF in port, its port and the port's AA, and each wave's surprise roll:
   both;
 - 6.3.3 extended-range loss doubling: the striker's own;
@@ -40,7 +41,7 @@ from typing import Unpack
 
 from pbem.core.dice import Dice
 from pbem.core.events import Event
-from pbem.rulesets.witp.air import sequencing, strikes, suppression
+from pbem.rulesets.witp.air import magic, sequencing, strikes, suppression
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.flying import aps
 from pbem.rulesets.witp.air.strike.aircombat import air_combat
@@ -121,11 +122,14 @@ def sequence_strike(
     unlocated_carriers: bool = False,
 ) -> tuple[str, list[Event]]:
     """12.0-12.3: the target's plotted strike revealed to both, the striker's Strike
-    Sequence roll with the Air-rating DRM; (the result, the events)."""
+    Sequence roll with the Air-rating DRM and an Allied Strike Sequence chit's
+    (42.4.1); (the result, the events)."""
     ratings = ratings or {}
     side, naval, tf_id = strike.side, strike.target.owner, strike.target.tf
     both = [side, naval]
     events = [work.disclose(PlottedStrikeRevealed(tf_id), both, time, "12.0")]
+    chit, played = magic.sequence_drm(work, strike, time)  # 42.4.1
+    events += played
     sa, ta = ratings.get(side), ratings.get(naval)
     roll, drm, seq = sequencing.sequence(
         work.pack,
@@ -134,6 +138,7 @@ def sequence_strike(
         striker_air=sa.air if sa else None,
         target_air=ta.air if ta else None,
         unlocated_carriers=unlocated_carriers,
+        magic_drm=chit,
     )
     events.append(work.disclose(StrikeSequence(tf_id, roll, drm, seq), both, time, "12.1"))
     return seq, events
@@ -185,6 +190,7 @@ def fly(r: Resolution) -> list[Event]:
             damaged[hit.ship] = hit.before
             board = board.damaged(hit.ship, hit.after)
         reached_inner |= hit is not None and hit.inner
+    told += magic.planes_on_deck_unplayed(r, told)  # 42.4.3: the chits stay held
     told += critical_hits(r, board, damaged)
     return told + settle(r, launched.parts, losses)
 

@@ -9,6 +9,8 @@ a line (docs/witp-rulings.md R90, in the style of the TF mission cards of docs/w
     EMERGENCY <id> FROM <base|TFn> <n>x<type> OVER <hex|TFn>    (5.3.5, R122)
     TRANSFER <id> <n>x<type> FROM <base> TO <base|TFn>          (4.4.1)
     RECIPROCAL BEFORE|AFTER | ENTRY <id> ROLLED|FEWEST         (air/choices.py)
+    MAGIC STRIKE-SEQUENCE-2|1 <id> +n|-n | MAGIC PLANES-ON-DECK <id> WAVE <k> <chit> <chit>
+                                                                (air/magic.py, 42.4)
     CAP <TFn> <L|M|H>:<share> ...                               (7.1 B, R135)
     PASS
 
@@ -29,7 +31,7 @@ from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
 from pbem.core.sides import Side, enemy_of
-from pbem.rulesets.witp.air import altitude, capsplit, choices, suppression
+from pbem.rulesets.witp.air import altitude, capsplit, choices, magic, suppression
 from pbem.rulesets.witp.air import night as night_rules
 from pbem.rulesets.witp.air.ships import base_air
 from pbem.rulesets.witp.air.strikeplot import AirPlot, Context, Distance
@@ -387,6 +389,7 @@ JUDGES: dict[str, Callable[[Context, AirPlot, Sequence[str]], str]] = {
     "PASS": lambda c, p, w: "PASS",
     "RECIPROCAL": choices.reciprocal,  # 12.3.2 Step 2 (R125)
     "ENTRY": choices.entry,  # 7.7.1 (R126)
+    "MAGIC": magic.judge,  # 42.4.1, 42.4.3
 }
 
 
@@ -415,7 +418,7 @@ def judge(
             if fn is None:
                 raise OrderSyntaxError(
                     f"{words[0]!r} is not an air order: STRIKE, ESCORT, COVER, NAVALCOVER,"
-                    " EMERGENCY, TRANSFER, CAP, RECIPROCAL, ENTRY or PASS"
+                    " EMERGENCY, TRANSFER, CAP, RECIPROCAL, ENTRY, MAGIC or PASS"
                 )
             fn(ctx, plot, words[1:])
         except OrderError as e:

@@ -55,10 +55,12 @@ def sequence(
     striker_air: int | None = None,
     target_air: int | None = None,
     unlocated_carriers: bool = False,
+    magic_drm: int = 0,
 ) -> tuple[int, int, str]:
-    """(1D6, total DRM, result) for one incoming strike."""
+    """(1D6, total DRM, result) for one incoming strike; ``magic_drm``: a Strike
+    Sequence chit's (42.4.1)."""
     roll = dice.d6(purpose)
-    drm = 0
+    drm = magic_drm
     if striker_air is not None and target_air is not None:
         drm += air_rating_drm(pack, striker_air, target_air)
     if unlocated_carriers:

@@ -71,10 +71,30 @@ class StrikeTarget(Record):
 
 
 @dataclass(frozen=True, slots=True)
+class SequenceChit(Record):
+    """42.4.1: a Strike Sequence (2) or (1) Magic chit the Allies play on the strike's
+    Strike Sequence Table roll (12.1), and the DRM they chose (+/-2 or +/-1)."""
+
+    chit: str
+    drm: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlanesOnDeck(Record):
+    """42.4.3 "Planes on Deck": the attacking wave the US player nominates (1 the
+    first) and the two Strike Sequence chits he plays for it."""
+
+    wave: int
+    chits: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class AirStrike(Record):
     """A naval air strike (5.0, 5.1): its parts, target, ship priority (None: the
     doctrine's, R92), return base, NIGHT (14.2.2); ``special``: flown in the Naval
-    Phase (5.8); ``entry``: its elite waves' entry arc choice (7.7.1, R126)."""
+    Phase (5.8); ``entry``: its elite waves' entry arc choice (7.7.1, R126);
+    ``sequence``, ``planes_on_deck``: the Allies' Magic chits filed with it (42.4.1,
+    42.4.3)."""
 
     id: str
     side: Side
@@ -85,6 +105,8 @@ class AirStrike(Record):
     special: Annotated[bool, OPTIONAL] = False
     parts: tuple[StrikePart, ...] = ()
     entry: Annotated[str | None, Wire(ENTRY_KEY, optional=True)] = None
+    sequence: Annotated[SequenceChit | None, OPTIONAL] = None
+    planes_on_deck: Annotated[PlanesOnDeck | None, OPTIONAL] = None
 
 
 # The CAP missions plotted over a place (5.3.2, 5.3.4, 5.3.5).

@@ -9,6 +9,7 @@ outright by ten APs one time in three) fail it."""
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 
 import pytest
@@ -81,6 +82,23 @@ def test_7_8_1_a_lost_carrier_is_crippled_often_enough_not_sunk_by_one_strike() 
         d = _run(name).metrics[f"damage {ship}"]
         assert d.share(4) > 0.05, (name, ship)
         assert d.share(5) < 0.1, (name, ship)
+
+
+def test_42_4_3_planes_on_deck_lets_one_ap_wreck_akagi_as_one_bomb_did() -> None:
+    """Best's section at Akagi plays Planes on Deck (the Allies' Magic): one SBD AP
+    leaves her at D4 or sunk in more than one trial in ten, where the same strike
+    without it does so rarely (the one-AP bound's critical hit)."""
+    case = calibration.load_case("midway-dive-bombers")
+    (akagi,) = [s for s in case.strikes if s.target == "TF2"]
+    assert akagi.planes_on_deck == 1
+    plain = dataclasses.replace(
+        case, strikes=tuple(dataclasses.replace(s, planes_on_deck=None) for s in case.strikes)
+    )
+    with_magic = calibration.run(case, TRIALS, SEED, PACK).metrics["damage Akagi"]
+    without = calibration.run(plain, TRIALS, SEED, PACK).metrics["damage Akagi"]
+    assert with_magic.share(4) > 0.1 > without.share(4)
+    fitted = [o for o in _run("midway-dive-bombers").outcomes if o.record.key == "damage Akagi"]
+    assert [o.record.calibrated for o in fitted] == [True]
 
 
 def test_16_7_the_small_strike_bound_ten_aps_rarely_sink_a_carrier() -> None:

@@ -272,7 +272,9 @@ def test_42_4_magic_lines_name_a_held_chit_a_plot_can_play(witp, start) -> None:
     assert refused(witp, half, "allied", "MAGIC REPORT-FALSE") == [
         "42.4.1 (played on a search chit, 13.5)"
     ]
-    assert refused(witp, half, "allied", "MAGIC STRIKE-SEQUENCE-2") == ["12.0 (stage 2)"]
+    assert refused(witp, half, "allied", "MAGIC STRIKE-SEQUENCE-2") == [
+        "42.4.1 (an Air Strike Plot line, with its strike)"
+    ]
     assert refused(witp, start, "japanese", "MAGIC REVEAL-DUMMY-TF") == ["42.4"]
     five = _holding(half, "reveal-1-tf")
     # +2: name 3-5 Japanese TFs on the Allies' map (42.4.1, R25); none is Located yet

@@ -1,8 +1,8 @@
 """7.8.1 a wave's attack: the speed classes in its target ring (the striker's, face
 down: by position, type and speed), the ship it targets (the doctrine, R92, from
 what the striker was told; its identity then told, 7.2.1), the admiral's column
-shift and DRM (8.1.5), 38.3.1 the in-port surprise, and the attack itself, told to
-both."""
+shift and DRM (8.1.5), 42.4.3 Planes on Deck's Naval CRT shift, 38.3.1 the in-port
+surprise, and the attack itself, told to both."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Annotated
 
 from pbem.core.events import Event
-from pbem.rulesets.witp.air import attack, display, port
+from pbem.rulesets.witp.air import attack, display, magic, port
 from pbem.rulesets.witp.air.attack import ShipAttack
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.ships import set_damage
@@ -162,6 +162,8 @@ def attack_wave(
     name, told = _target(r, wave, board, in_ring)
     ship, aps, pack = board.ships[name], list(wave.aps), r.work.pack
     column, drm = admiral(r.context.ratings.get(r.strike.side), wave.index, onset.sizes, launch)
+    on_deck, told_magic = magic.planes_on_deck(r, wave.number, ship)  # 42.4.3
+    told += told_magic
     combined = attack.combined(aps, pack)
     rec = attack.resolve(
         pack,
@@ -173,6 +175,7 @@ def attack_wave(
         no_cap=onset.no_cap,
         column=column,
         drm=drm,
+        crt_shift=on_deck,
         surprise=surprised,
         in_port=board.in_port is not None,
     )
