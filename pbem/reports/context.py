@@ -9,6 +9,7 @@ report can never say more than its view.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -147,10 +148,15 @@ def map_title(h: Header) -> str:
     return h.title
 
 
+_STATES_VP = re.compile(r"victory points|\bVP\b", re.IGNORECASE)
+
+
 def final_scores(outcome: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     """One set of final totals: when the verdict already states the victory points
-    (U.S.N.: exact, objectives included), its rounded scores are not printed again."""
-    if not outcome or "victory points" in str(outcome.get("summary", "")).lower():
+    (U.S.N.: exact, objectives included; War in the Pacific: "1 VP", "1/3 VP"), its
+    scores, kept in the unit the ruleset counts in (WitP's sixths of a VP), are not
+    printed again beside them."""
+    if not outcome or _STATES_VP.search(str(outcome.get("summary", ""))):
         return None
     scores = outcome.get("scores")
     return scores if isinstance(scores, Mapping) else None
