@@ -137,11 +137,14 @@ PASTE_A_KEY = (
 )
 
 
+PREFIXES = ("smime:", "openpgp:", "ssh-")  # the CLI's @FILE arrives as one such word
+
+
 def _public_key(words: list[str]) -> PublicKey:
     """KEY as written in a command: smime:<base64 DER certificate>, openpgp:<base64
     OpenPGP key> (the CLI writes these for @FILE), or an OpenSSH line."""
     first = words[0]
-    if len(words) == 1 and not first.startswith(("smime:", "openpgp:")):
+    if len(words) == 1 and not first.split()[1:] and not first.startswith(PREFIXES):
         raise LifecycleError(f"{first!r} is not a key: {PASTE_A_KEY}")
     try:
         if first.startswith("smime:"):
