@@ -15,7 +15,7 @@ Dovecot runs in the foreground as a child process with its own config in a fresh
 directory; mail is stored as the ``vmail`` system user (Dovecot refuses root), which
 is created if missing. The SMTP side is aiosmtpd in a thread: it refuses foreign
 domains and unknown users at RCPT and delivers each accepted message to Dovecot over
-LMTP, one recipient at a time, before answering 250. See shared/docs/mail-lab.md.
+LMTP, one recipient at a time, before answering 250.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 """Rebuild scenarios/usn/map.json (U.S.N. terrain) from real geography.
 
 The printed U.S.N. map is lost; its hex numbering is recovered (see
-shared/docs/usn-map.md and pbem/rulesets/usn/hexgrid.py).  This script puts
+docs/usn-data.md, "Map", and pbem/rulesets/usn/hexgrid.py).  This script puts
 real coastlines on that grid and writes the terrain the game uses.  Everything
 it writes is marked ``reconstructed``: it is geography, not the printed map.
 Rulebook and errata facts (bases, the 0692/0693 mountain hexside, start lines,
@@ -16,7 +16,7 @@ Build-time only, offline; the game never loads a land mask.  To rerun:
     python tools/build_usn_map.py            # writes scenarios/usn/map.json
     python tools/build_usn_map.py --report   # also prints the fit and suggestions
 
-Method (shared/docs/usn-map.md, "Terrain"):
+Method:
 1. Mercator (lon 0..360 east, lat) -> grid by an affine map least-squares
    fitted to the rulebook's exactly numbered places, plus a smooth Gaussian
    warp that moves every anchor to its rulebook hex centre.
@@ -77,7 +77,7 @@ MIN_CLASS1_KM2 = 8.0
 WARP_SIGMA = 3.0  # grid units (a hex column is 1.5)
 ANCHOR_RADIUS = 0.75  # the inscribed circle of a hex has radius 0.866
 
-# Atolls and islets that must be at least Class 1 (usn-map.md list); real
+# Atolls and islets that must be at least Class 1 (the recovered map's list); real
 # coordinates, lon east 0..360.  Their hexes come from the fit.
 NAMED_ISLETS: dict[str, tuple[float, float]] = {
     "Kingman Reef": (6.40, 197.60),

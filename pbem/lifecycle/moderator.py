@@ -127,10 +127,25 @@ def _key_args(words: list[str]) -> tuple[str | None, bytes | None, bytes | None,
     return material.decode("ascii"), None, None, tz
 
 
+# A key in a command is the key itself: by mail there is no file to read (the CLI
+# reads @FILE and says so when the "@" is forgotten), so a lone word that is neither
+# a prefixed key nor a key line is most often a key file's name.
+PASTE_A_KEY = (
+    "paste the public key itself on the command's line: the whole line of the .pub "
+    "file, 'ssh-ed25519 AAAA... comment' (an S/MIME certificate as smime:<base64 DER>, "
+    "an OpenPGP key as openpgp:<base64 key>)"
+)
+
+
+PREFIXES = ("smime:", "openpgp:", "ssh-")  # the CLI's @FILE arrives as one such word
+
+
 def _public_key(words: list[str]) -> PublicKey:
     """KEY as written in a command: smime:<base64 DER certificate>, openpgp:<base64
     OpenPGP key> (the CLI writes these for @FILE), or an OpenSSH line."""
     first = words[0]
+    if len(words) == 1 and not first.split()[1:] and not first.startswith(PREFIXES):
+        raise LifecycleError(f"{first!r} is not a key: {PASTE_A_KEY}")
     try:
         if first.startswith("smime:"):
             from cryptography import x509

@@ -276,7 +276,8 @@ def _surface(d: Data, _how: How) -> tuple[str, list[str]]:
 def _land(d: Data, how: How) -> tuple[str, list[str]]:
     title = f"Land combat at {d.get('hex')}, {side_name(d.get('attacker'))} attacking"
     made_up = (
-        " This CRT1 entry is reconstructed: the printed table is incomplete (docs/usn-data.md)."
+        " This CRT1 entry is reconstructed: the printed table is incomplete, and pbem"
+        " completes it in the progression of the printed cells."
         if d.get("reconstructed")
         else ""
     )

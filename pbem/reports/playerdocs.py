@@ -24,10 +24,10 @@ from markupsafe import escape
 COMMON = ("players-signing", "players-openpgp", "disputes")
 PAGES: dict[str, tuple[str, ...]] = {
     "usn": ("usn-guide", "usn-orders", "usn-rule-index", "usn-fog", "usn-units", *COMMON),
-    "witp": ("witp-guide", "witp-orders", "witp-rulings", *COMMON),
+    "witp": ("witp-guide", "witp-orders", "witp-rule-index", "witp-rulings", *COMMON),
 }
-# The page whose anchors are the rule IDs reports cite ([NM.SURF.5]).
-RULE_INDEXES = {"usn": "usn-rule-index"}
+# The page whose anchors are the rule IDs reports cite ([NM.SURF.5], [16.3], [R106]).
+RULE_INDEXES = {"usn": "usn-rule-index", "witp": "witp-rule-index"}
 ATTACHED = "the attached guide"  # how a mail without a docs URL names the docs
 
 STYLE = """
@@ -61,13 +61,20 @@ def title(page: str) -> str:
     return first.lstrip("# ").strip()
 
 
+def rule_anchor(rule: str) -> str:
+    """The anchor of a rule's entry in its index: the ID a citation starts with
+    ("42.4.1 (played on a search chit, 13.5)" -> "42.4.1"), a space as a hyphen
+    (War in the Pacific's sequence of play: "3.1 C" -> "3.1-C")."""
+    return str(rule).split(" (")[0].split(",")[0].strip().replace(" ", "-")
+
+
 def rule_url(docs_url: str, ruleset: str, rule: str) -> str | None:
     """Where a rule ID's entry is read: ``<docs_url>/usn-rule-index.html#ID``; None
     without a published URL or for a game with no rule index."""
     index = RULE_INDEXES.get(ruleset)
     if not docs_url or index is None:
         return None
-    return f"{docs_url}/{index}.html#{rule}"
+    return f"{docs_url}/{index}.html#{rule_anchor(rule)}"
 
 
 def attachment_name(ruleset: str) -> str:

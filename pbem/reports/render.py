@@ -26,13 +26,18 @@ from jinja2.runtime import Context
 from markupsafe import Markup, escape
 
 from pbem.core.sequence import phase_label
+from pbem.reports.playerdocs import rule_anchor
 
 WIDTH = 72  # plain-text reports: readable in any mail client, quotable once
 
 # Players have the rulebook and the player's docs, not the engine's rules inventory:
 # rule IDs in HTML reports link to their entry in the published rule index
 # (pbem.reports.playerdocs; the render context's ``docs``, its "rules" the links' base).
-_RULE = re.compile(r"\[([A-Z][A-Z0-9]*(?:\.[A-Za-z0-9]+)+|GEN\.[A-Z]+)\]")
+# U.S.N.'s case IDs ([NM.SURF.5]); War in the Pacific's rulebook cases, steps of its
+# sequence of play and pbem's rulings ([16.3], [3.1 C], [R106]).
+_RULE = re.compile(
+    r"\[([A-Z][A-Z0-9]*(?:\.[A-Za-z0-9]+)+|GEN\.[A-Z]+|\d+(?:\.\d+)+(?: [A-J])?|R\d+)\]"
+)
 
 
 def rule_link(rule: Any, base: str | None) -> Markup:
@@ -41,7 +46,9 @@ def rule_link(rule: Any, base: str | None) -> Markup:
     r = escape(str(rule))
     if not base:
         return Markup(f"[{r}]")
-    return Markup(f'[<a class="rule" href="{escape(base)}{r}">{r}</a>]')
+    return Markup(
+        f'[<a class="rule" href="{escape(base)}{escape(rule_anchor(str(rule)))}">{r}</a>]'
+    )
 
 
 def link_rules(text: Any, base: str | None) -> Markup:
@@ -129,6 +136,7 @@ def environment(ruleset: str) -> Environment:
     env.filters["link_rules"] = _link_rules
     env.globals["rule_link"] = _rule_link
     env.globals["phase_label"] = phase_label  # headings name a phase as subjects do
+    env.globals["rule_anchor"] = rule_anchor  # "3.1 C" -> "3.1-C", the index's anchor
     return env
 
 

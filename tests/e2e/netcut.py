@@ -9,7 +9,7 @@ bytes from then on go nowhere, both ways, and the connection stays open (a
 packet filter's drop, timed to the byte).
 
 Listening on another address (``host``, ``port``), it is also a plain forwarder:
-tests/netns.py puts one on each network namespace's link to reach the lab.
+tests/e2e/netns.py puts one on each network namespace's link to reach the lab.
 """
 
 from __future__ import annotations

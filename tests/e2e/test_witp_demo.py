@@ -32,9 +32,12 @@ from tests.unit.test_cli_errors import pbem
 SIDES = ("japanese", "allied")
 NAVAL_PLOT = re.compile(r"^T(?P<turn>[123])-naval(?P<phase>[123])-plot(?:-(?P<half>\w+))?$")
 ALLOCATION = re.compile(r"^T(?P<turn>[123])-air(?P<phase>[123])-allocation$")
-# A WitP round names its turn: the subject says no "turn N" before it.
-SUBJECT = re.compile(r"\[pbem demo-1\] (?:turn \d+ )?(?P<round>\S+) report")
-ANSWER = re.compile(r"^Game demo-1, (?P<side>\w+), turn \d+ phase (?P<round>\S+)$", re.M)
+# A WitP round names its turn ("T1-naval1-plot", "S1-ms-escort"): a subject or an
+# answer's first line names it once, with no "turn N" before it (phase_label).
+ROUND = r"[TS]\d+-[\w-]+"
+SUBJECT = re.compile(rf"^\[pbem demo-1\] (?P<round>{ROUND}) report(?: \(corrected\))?; ")
+NEXT = re.compile(rf"; next (?P<round>{ROUND})(?:,|$)")
+ANSWER = re.compile(rf"^Game demo-1, (?P<side>\w+), (?P<round>{ROUND})$", re.M)
 
 
 def _mails(folder: Path) -> Iterator[tuple[str, str, str]]:
@@ -146,6 +149,10 @@ def test_witp_demo_nothing_refused_and_tfs_moved_as_plotted(demo: tuple[str, Pat
             plotted[side].setdefault((m["turn"], m["phase"]), []).extend(lines)
             continue
         report = SUBJECT.search(subject)
+        if " report" in subject:  # a doubled "turn 1 T1-..." fails here
+            assert report, subject
+        if "; next " in subject:
+            assert NEXT.search(subject), subject
         if report and report["round"] == "T1-open":
             opening[side] = text
         m = NAVAL_PLOT.match(report["round"]) if report else None

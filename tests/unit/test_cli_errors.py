@@ -13,6 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from alembic import command as alembic
+from alembic.config import Config as AlembicConfig
+from alembic.script import ScriptDirectory
 
 from pbem.cli import command as cli
 from tests.conftest import make_database
@@ -90,12 +93,45 @@ def test_assign_with_a_key_file_named_without_its_at_says_to_write_it(installed:
     )
 
 
-def test_db_upgrade_says_what_it_did(tmp_path: Path) -> None:
-    assert pbem(tmp_path, "init", "pbem.toml").returncode == 0
-    first = pbem(tmp_path, "-c", "pbem.toml", "db", "upgrade")
-    assert first.returncode == 0 and first.stdout.startswith("created pbem's tables"), first
-    again = pbem(tmp_path, "-c", "pbem.toml", "db", "upgrade")
-    assert again.returncode == 0 and "is up to date (schema" in again.stdout
+def _revisions() -> tuple[str, str]:
+    """The newest schema revision and the one before it."""
+    cfg = AlembicConfig()
+    cfg.set_main_option("script_location", "pbem:migrations")
+    head = ScriptDirectory.from_config(cfg).get_revision("head")
+    assert head is not None and isinstance(head.down_revision, str)
+    return head.revision, head.down_revision
+
+
+def _alembic_upgrade(url: str, revision: str) -> None:
+    cfg = AlembicConfig()
+    cfg.set_main_option("script_location", "pbem:migrations")
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    alembic.upgrade(cfg, revision)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_db_upgrade_says_what_it_did(tmp_path: Path, kind: str) -> None:
+    """Created on an empty database, up to date when run again, and upgraded from the
+    schema before: each said, on SQLite and on PostgreSQL alike."""
+    head, before = _revisions()
+    for url in make_database(kind, tmp_path):
+        (tmp_path / "pbem.toml").write_text(f'[database]\nurl = "{url}"\n', encoding="utf-8")
+        first = pbem(tmp_path, "-c", "pbem.toml", "db", "upgrade")
+        assert first.returncode == 0, first.stderr
+        assert first.stdout.startswith("created pbem's tables in the database at "), first
+        assert first.stdout.rstrip().endswith(f"(schema {head})")
+        again = pbem(tmp_path, "-c", "pbem.toml", "db", "upgrade")
+        assert again.returncode == 0 and again.stdout.rstrip().endswith(
+            f"is up to date (schema {head})"
+        ), again
+    (tmp_path / "older").mkdir()
+    for url in make_database(kind, tmp_path / "older"):
+        _alembic_upgrade(url, before)  # a database pbem left at the schema before
+        (tmp_path / "pbem.toml").write_text(f'[database]\nurl = "{url}"\n', encoding="utf-8")
+        upgraded = pbem(tmp_path, "-c", "pbem.toml", "db", "upgrade")
+        assert upgraded.returncode == 0, upgraded.stderr
+        assert upgraded.stdout.startswith("upgraded the database at "), upgraded
+        assert upgraded.stdout.rstrip().endswith(f"from schema {before} to {head}")
 
 
 def test_mailkeys_shows_signing_paths_as_init_wrote_them(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ reads the files and hands their parsed contents in.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -253,14 +254,34 @@ def resolve(packs: list[DataPack]) -> DataPack:
     return out
 
 
+# A source names pbem's notes as the repository keeps them ("docs/witp-data.md"); a
+# player has the published player's docs, not the repository: a report names one of
+# those pages by its published name, and the data notes (not published) as the
+# moderator's.
+_NOTES = re.compile(r"\bdocs/(witp-[\w-]+)\.md")
+PLAYERS_PAGES = frozenset({"witp-guide", "witp-orders", "witp-rulings", "witp-rule-index"})
+
+
+def told_source(source: str) -> str:
+    """An item's source as a report tells it to a player (no repository path)."""
+
+    def page(m: re.Match[str]) -> str:
+        if m.group(1) in PLAYERS_PAGES:
+            return f"the player's docs, {m.group(1)}"
+        return "the moderator's data notes"
+
+    return _NOTES.sub(page, source)
+
+
 def illustrative(
     items: Mapping[str, PackItem], keys: list[str] | None = None
 ) -> list[dict[str, str]]:
     """The items among ``keys`` (default: all) whose values are illustrative: what a
-    report must say it rests on (its JSON, for the report)."""
+    report must say it rests on (its JSON, for the report), each source as a player
+    can follow it."""
     chosen = sorted(items) if keys is None else sorted(k for k in set(keys) if k in items)
     return [
-        {"item": k, "source": items[k].source}
+        {"item": k, "source": told_source(items[k].source)}
         for k in chosen
         if items[k].provenance == Provenance.ILLUSTRATIVE
     ]

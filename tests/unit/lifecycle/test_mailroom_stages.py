@@ -146,7 +146,7 @@ def test_an_answer_renders_what_it_holds() -> None:
         refused=({"line": 4, "text": "BOGUS", "message": "unknown order", "rule": ""},),
     )
     text = answer.text()
-    assert "Game g1, north, turn 1 phase plot" in text
+    assert "Game g1, north, turn 1 plot\n" in text
     assert "Accepted (1), as understood:\n  SEND X A" in text
     assert "line 4: BOGUS\n    -> unknown order" in text
     oversized = refusal.oversized(5000, 4000)

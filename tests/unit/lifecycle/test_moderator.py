@@ -406,6 +406,23 @@ def test_moderator_commands_by_signed_mail_same_as_cli(table, umpire_key, keys):
     )
 
 
+def test_assign_by_mail_naming_a_key_file_says_to_paste_the_key(table, umpire_key, keys):
+    """By mail there is no file to read: ``alice.pub`` (the CLI's @FILE with its "@"
+    forgotten) is answered with how to paste the key, not the parser's words."""
+    lines = ["CREATE g1 demo duel", "ASSIGN g1 north north@example.org north.pub"]
+    outcome, answer = _mail(
+        table, "umpire@example.org", umpire_key[0], _sheet("moderator", 1, lines)
+    )
+    assert outcome == "moderator: refused, line 2 failed; nothing done"
+    words = " ".join(answer.split())
+    assert "'north.pub' is not a key: paste the public key itself" in words
+    assert "the whole line of the .pub file, 'ssh-ed25519 AAAA... comment'" in words
+    assert "Invalid line format" not in answer
+    lines[1] = f"ASSIGN g1 north north@example.org {keys['north'][1]}"
+    outcome, _ = _mail(table, "umpire@example.org", umpire_key[0], _sheet("moderator", 1, lines))
+    assert outcome == "moderator: 2 done"  # the key pasted whole is taken
+
+
 def test_moderator_command_not_signed_by_moderator_refused_and_logged(
     table, demo_game, keys, caplog
 ):

@@ -28,7 +28,7 @@ def test_a_combat_is_told_in_sentences_not_as_its_data() -> None:
     (line,) = event_lines([LAND])
     assert line.startswith("Land combat at 0213, Allied attacking: Attackers RGT-1, strength 40;")
     assert "CRT1 column 2-1. Die 6 (CRT1 result): D1: on Class 1 land" in line
-    assert line.endswith("(docs/usn-data.md). [SEQ.5K]")
+    assert line.endswith("completes it in the progression of the printed cells. [SEQ.5K]")
 
 
 def test_phases_grouped_by_turn_with_titles_orders_and_dice() -> None:

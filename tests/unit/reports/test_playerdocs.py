@@ -93,7 +93,9 @@ def test_rule_links_go_to_the_published_index_or_to_the_attached_guide() -> None
     url = "https://pbem.example.org/docs"
     assert rule_url(url, "usn", "NM.SURF.5") == f"{url}/usn-rule-index.html#NM.SURF.5"
     assert rule_url("", "usn", "NM.SURF.5") is None
-    assert rule_url(url, "witp", "16.4.7") is None  # WitP cites the rulebook's cases
+    assert rule_url(url, "witp", "16.4.7") == f"{url}/witp-rule-index.html#16.4.7"
+    assert rule_url(url, "witp", "3.1 C") == f"{url}/witp-rule-index.html#3.1-C"
+    assert rule_url("", "witp", "R106") is None
     assert links("usn", url)["rules"] == f"{url}/usn-rule-index.html#"
     assert links("usn", "") == {
         "guide": "",
@@ -117,4 +119,10 @@ def test_the_archive_sites_report_page_links_rule_ids_to_the_sites_own_docs() ->
     assert '[<a class="rule" href="../docs/usn-rule-index.html#SEQ.2C">SEQ.2C</a>]' in PAGE.render(
         **args
     )
-    assert "[SEQ.2C]" in str(_page_args(report, "n", None, None, "g1", _site_rules("witp"))["text"])
+    witp = Report(id=8, audience="allied", subject="s", text="TF3 moved. [17.13]", png=None)
+    witp.created_at = report.created_at
+    args = _page_args(witp, "0008-allied", None, None, "g1", _site_rules("witp"))
+    assert '[<a class="rule" href="../docs/witp-rule-index.html#17.13">17.13</a>]' in PAGE.render(
+        **args
+    )
+    assert "[SEQ.2C]" in str(_page_args(report, "n", None, None, "g1", _site_rules("demo"))["text"])

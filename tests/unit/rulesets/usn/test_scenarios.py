@@ -155,7 +155,7 @@ def test_setup_area_representative_hexes_lie_in_their_area(region: str, ref: int
 
 
 def test_usn_map_adjacency_and_distances() -> None:
-    """The checks usn-map.md lists for the recovered numbering."""
+    """The checks the text allows for the recovered numbering (docs/usn-data.md, "Map")."""
     assert hexgrid.adjacent(115, 116)  # Khota Bharu, Singapore
     assert hexgrid.adjacent(759, 760)  # Rabaul, Bougainville
     assert hexgrid.neighbours(929)[3] == 930  # Santa Cruz, Espiritu Santo, Efate: N-S chain

@@ -21,7 +21,7 @@ DOC = tomllib.loads(
 )
 PROVENANCE = frozenset({"rulebook", "derived", "illustrative"})
 RULEBOOK_LINES = 6103
-# Every rule the file cites (checked against shared/rules/witp-rulebook.txt when transcribed).
+# Every rule the file cites (checked against the rulebook when transcribed).
 CITED = frozenset({
     "4.1", "4.2.1", "5.2.1", "5.2.3", "5.3", "5.3.5", "5.6", "5.15", "6.2.1", "6.3.1", "7.1",
     "7.2", "7.2.2", "7.2.3", "7.2.4", "7.3.2", "7.7.3", "7.7.4", "7.8.1", "7.10.1", "8.1", "8.1.4",

@@ -17,6 +17,7 @@ from pbem.rulesets.witp.datapack import (
     merge,
     parse_pack,
     required_class,
+    told_source,
 )
 from pbem.rulesets.witp.loader import load_library
 
@@ -94,8 +95,19 @@ def test_illustrative_lists_only_the_keys_used() -> None:
     items = load_library().resolve(SCENARIO).public_items()
     cv = "units/ship-cv-yorktown"
     assert illustrative(items, [cv, "tables/search-chit-cups", "nothing/here"]) == [
-        {"item": cv, "source": items[cv].source}
+        {"item": cv, "source": told_source(items[cv].source)}
     ]
+
+
+def test_a_source_is_told_to_players_without_a_repository_path() -> None:
+    """The data notes are the moderator's; a published player's page is named as such."""
+    assert told_source("pbem's values by type (docs/witp-data.md), CV") == (
+        "pbem's values by type (the moderator's data notes), CV"
+    )
+    assert told_source("R10: pbem's ruling (docs/witp-rulings.md), x") == (
+        "R10: pbem's ruling (the player's docs, witp-rulings), x"
+    )
+    assert told_source("[16.0] L1604") == "[16.0] L1604"
 
 
 def test_a_ship_class_without_its_speed_class_is_refused_by_name() -> None:
