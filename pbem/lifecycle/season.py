@@ -304,7 +304,7 @@ def _audit(gm: GameMaster, a: list[str]) -> str:
         out += acts
         # The reads, from the audit store: never in the record (pbem.lifecycle.readlog).
         reads = readlog.lines(gm.desk.session, game_id)
-        out += [f"{game_id}: {len(reads)} read(s), not in the record", *reads]
+        out += [f"{game_id}: {len(reads)} read(s), not in the record", *reads] if reads else []
     if not a:
         reads = readlog.lines_elsewhere(gm.desk.session, ids)
         out += [f"no one game: {len(reads)} read(s)", *reads] if reads else []
