@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import ipaddress
 import logging
 import os
 import re
@@ -580,6 +581,23 @@ class MetricsConfig(_Section):
             raise ConfigError(f"[metrics] port must be 0 (off) or 1 to 65535, not {self.port}")
         if not self.host:
             raise ConfigError('[metrics] host must be an address, e.g. "127.0.0.1"')
+        if not _loopback(self.host):
+            # The endpoint has no access control: only this machine may scrape it.
+            raise ConfigError(
+                f"[metrics] host must be a loopback address (127.0.0.1, any 127.x.y.z, ::1 "
+                f"or localhost), not {self.host!r}: the endpoint has no access control; "
+                "scrape it on this host or through a proxy that has"
+            )
+
+
+def _loopback(host: str) -> bool:
+    """``host`` is this machine only: 127.0.0.0/8, ::1, or the name localhost."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # another name: it could resolve to anything
 
 
 @dataclass(frozen=True, repr=False)

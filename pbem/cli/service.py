@@ -209,8 +209,9 @@ def cmd_moderator(args: argparse.Namespace) -> int:
     if args.words and args.words[0].lower() == "dashboard":
         return cmd_dashboard(args, args.words[1:])
     config = _config(args)
-    # Reads leave no record entry: their trace is the audit log (pbem.audit), written
-    # where the daemon's log goes (stderr, in the configured format and level).
+    # Reads leave no record entry: they are kept in the audit store (moderator_reads,
+    # in this command's transaction), and logged to pbem.audit where the daemon's log
+    # goes (stderr, in the configured format and level), with the local user and host.
     setup_logging(config, args.log_level)
     _forgotten_at(args.words)
     words = [_expand(w) for w in args.words]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -30,6 +31,8 @@ class Desk:
     # Entries appended per game in this transaction: a moderator command that wrote
     # none only read, and is not written into the record (pbem.lifecycle.moderator).
     written: dict[str, int] = field(default_factory=dict)
+    # The moderator's reads noted in this transaction (pbem.lifecycle.readlog).
+    reads: list[dict[str, Any]] = field(default_factory=list)
 
     def record(self, game: Game, payload: Payload) -> RecordEntry:
         """Append to the game's record (its row lock is held), stamped ``now``."""

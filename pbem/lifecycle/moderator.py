@@ -52,8 +52,9 @@ lands in the game's record through the game machine's job it calls (pbem.lifecyc
 Words are split as a shell does: quote a text with an apostrophe in double quotes
 ("the carrier's escort"). Every act is announced to the seats it concerns. A
 command that changes a game is written into the game's record (published when
-the game ends); a command that only reads goes to the audit log (``pbem.audit``),
-never into the record.
+the game ends); a command that only reads is kept in the audit store
+(pbem.lifecycle.readlog: AUDIT shows it; never exported) and logged to ``pbem.audit``,
+never written into the record.
 The tools between turns (LIST, SEATS, DISPUTES, AUDIT, MESSAGE, RESEND, SET,
 DELETE, UNOBSERVE) live in pbem.lifecycle.season; docs/moderator.md describes them.
 """
@@ -72,7 +73,7 @@ from typing import Any
 from pbem.core.errors import LifecycleError
 from pbem.core.options import describe as describe_options
 from pbem.intake.keyring import PublicKey, key_warnings, read_key
-from pbem.lifecycle import season, upgrades
+from pbem.lifecycle import readlog, season, upgrades
 from pbem.lifecycle.acts import DATA_KEYS
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.revocation import given_revocation, is_revoked
@@ -84,10 +85,12 @@ from pbem.storage.enums import KeyKind
 from pbem.storage.models import Game, SeatKey
 from pbem.storage.seatkeys import seat_keys
 
-# The moderator's reads (STATUS, LIST, AUDIT ...): logged, never in a game's record.
+# The moderator's reads (STATUS, LIST, AUDIT ...): never in a game's record; kept in
+# the audit store (pbem.lifecycle.readlog) and logged.
 audit_log = logging.getLogger("pbem.audit")
-# What the record says of a command given at the command line: the local user and
-# host name stay in the audit log, since the record is published when the game ends.
+# What the record and the audit store say of a command given at the command line:
+# the local user and host name go only to the log, since the record is published
+# when the game ends.
 CLI_BY, CLI_ORIGIN = "moderator", "command line"
 
 
@@ -599,8 +602,20 @@ def execute(gm: GameMaster, line: str, actor: Actor | None = None) -> str:
     if actor is None:
         return result
     changed = gm.desk.written.get(game_id, 0) > written
-    if changed and gm.desk.session.get(Game, game_id) is not None:
-        cli = actor.via == "cli"
+    cli = actor.via == "cli"
+    game = gm.desk.session.get(Game, game_id) if game_id else None
+    if not changed:
+        readlog.note(
+            gm.desk,
+            at=gm.desk.now,
+            game_id=game.id if game is not None else None,  # None: LIST, a deleted game
+            command=words[0].upper(),
+            line=" ".join(shlex.quote(w) for w in words),
+            via=actor.via,
+            by=CLI_BY if cli else actor.by,
+            origin=CLI_ORIGIN if cli else actor.origin,
+        )
+    elif game is not None:
         gm.desk.record(
             gm.lookups.game(game_id),
             ModeratorCommand(

@@ -5,7 +5,8 @@ between adjudications. The same commands by signed mail and by the CLI
     LIST                                   every game: state, phase, deadline, who is late
     SEATS game                             players and observers: address, key, time zone
     DISPUTES [game]                        disputes, open and ruled, per game
-    AUDIT [game]                           the moderator's own acts, from the record
+    AUDIT [game]                           the moderator's own acts, from the record, and
+                                           his reads, from the audit store
     MESSAGE game side|all text             the moderator's words, mailed and recorded
     RESEND game side [turn [phase]]        a stored report mailed again, marked as a copy
     SET game key=value [...] [reason]      settings after CREATE (options: before START)
@@ -28,7 +29,7 @@ from typing import Any
 from sqlalchemy import select
 
 from pbem.core.errors import LifecycleError
-from pbem.lifecycle import deadlines, upgrades
+from pbem.lifecycle import deadlines, readlog, upgrades
 from pbem.lifecycle.acts import DATA_KEYS, checked_options
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.settings import SETTINGS
@@ -301,6 +302,12 @@ def _audit(gm: GameMaster, a: list[str]) -> str:
         acts = audit_lines(gm, game_id)
         out.append(f"{game_id}: {len(acts)} act(s) of the moderator")
         out += acts
+        # The reads, from the audit store: never in the record (pbem.lifecycle.readlog).
+        reads = readlog.lines(gm.desk.session, game_id)
+        out += [f"{game_id}: {len(reads)} read(s), not in the record", *reads] if reads else []
+    if not a:
+        reads = readlog.lines_elsewhere(gm.desk.session, ids)
+        out += [f"no one game: {len(reads)} read(s)", *reads] if reads else []
     return "\n".join(out) if out else "no games"
 
 

@@ -59,7 +59,17 @@ def marks(game: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 def urgency(game: Mapping[str, Any]) -> tuple[object, ...]:
     """The worklist's order: disputes waiting, late players, failed mail, held games
-    first; then the soonest deadline; games not started, then finished ones, last."""
+    first; then the soonest deadline; games not started, then finished ones, last.
+
+    The requirement lists "disputes waiting, late players, deadlines soonest, failed
+    mail, held games". Sorted in that order, the deadline would decide between any
+    two games (no two deadlines are the same instant), so failed mail and held games
+    would never come first: a held or paused game has no deadline running at all
+    and would sink below every running game. Yet both wait on the moderator alone:
+    a held game moves only when he acts (ADJUDICATE, RESUME), and a player whose
+    report failed cannot plot by his deadline however soon it is. So whatever
+    waits on the moderator comes first, each kind in the listed order, and the
+    soonest deadline orders the games that only wait on their players."""
     deadline: datetime = game["deadline"] or datetime.max.replace(tzinfo=UTC)
     return (
         not game["open_disputes"],

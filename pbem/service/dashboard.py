@@ -173,6 +173,10 @@ def dashboard_app(pages: Pages) -> web.Application:
 
     async def game(request: web.Request) -> web.Response:
         game_id = request.match_info["game_id"]
+        # A game id is letters, digits, '-' and '_' (CREATE): anything else names no
+        # game, and is not asked of the database (PostgreSQL refuses a NUL in a text).
+        if len(game_id) > 64 or not game_id.replace("-", "").replace("_", "").isalnum():
+            raise web.HTTPNotFound(text=f"no game {game_id!r}\n")
         return await page(lambda: pages.game(game_id))
 
     app = application()

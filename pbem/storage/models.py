@@ -398,3 +398,24 @@ class Heartbeat(Base):
 
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     at: Mapped[datetime]
+
+
+class ModeratorRead(Base):
+    """A moderator's command that left no entry in any game's record: his reads
+    (STATUS, LIST, SEATS, AUDIT, DISPUTES, FAILED ...), and the few acts outside a
+    record (DELETE of a game not started, RESEND-MAIL). The audit store every
+    process writes (daemons and the CLI, on one database), in the command's
+    transaction; AUDIT shows it. Never exported or published: the record is what
+    the players see. No local user or host name: a CLI command is by "moderator"."""
+
+    __tablename__ = "moderator_reads"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(index=True)
+    # The game the command names (its first word after the command); None: none named.
+    game_id: Mapped[str | None] = mapped_column(String(64), default=None, index=True)
+    command: Mapped[str] = mapped_column(String(32))
+    line: Mapped[str] = mapped_column(Text)  # the command line as given
+    via: Mapped[str] = mapped_column(String(8))  # "mail" | "cli"
+    by: Mapped[str] = mapped_column(String(254))  # the sender's address; "moderator" (CLI)
+    origin: Mapped[str] = mapped_column(String(998))  # the mail's Message-ID; "command line"

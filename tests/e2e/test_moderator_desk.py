@@ -36,6 +36,7 @@ from typing import Any
 
 import aiohttp
 from PIL import Image
+from sqlalchemy import select
 
 from pbem.config import load_config
 from pbem.intake.signatures import generate_keypair
@@ -44,7 +45,7 @@ from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.publishing import Publisher
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 from pbem.storage.enums import OutboundKind, OutboundStatus
-from pbem.storage.models import OutboundMail
+from pbem.storage.models import ModeratorRead, OutboundMail
 from tests.e2e.helpers import wait_until
 from tests.e2e.test_archive_site import FLAGS, browse, chromium
 from tests.e2e.test_game_by_mail import (
@@ -243,13 +244,14 @@ def test_the_desk_closed_ended_games_stopped_states_replot_edit_and_the_record(
     mail_lab: MailLab, tmp_path: Path, database_url: str
 ) -> None:
     """By mail and by CLI: an ended game is closed to ROLLBACK but FORCE with a reason
-    (the sides told they have seen everything); LIST, STATUS and the dashboard show a
-    held, paused, waiting-for-ruling game as such; ADJUDICATE after ROLLBACK REPLOT
-    waits unless NOW; EDIT changes existing values within the rules' ranges, one
-    notice per seat per mail (in U.S.N. within its rules' ranges, each refusal citing
-    its rule); reads stay out of the record, and the CLI's user and
-    host out of the published record; a wrong key from the moderator's address
-    alerts; a pause ends at its cap, not at the next sweep."""
+    (the sides told they have seen everything; by mail and by CLI); LIST (by mail and
+    by CLI), STATUS and the dashboard show a held, paused, waiting-for-ruling game as
+    such; ADJUDICATE after ROLLBACK REPLOT waits unless NOW; EDIT changes existing
+    values within the rules' ranges, one notice per seat per mail (in U.S.N. and War in
+    the Pacific within its rules' checks, each refusal citing its rule); reads stay out
+    of the record, kept in the audit store (AUDIT shows them; never exported), and the
+    CLI's user and host out of both; a wrong key from the moderator's address alerts;
+    a pause given by CLI ends at its cap, not at the next sweep."""
     table = Table(mail_lab, tmp_path, database_url)
     north, south, press = (person(mail_lab, n) for n in ("north", "south", "press"))
     umpire = table.umpire
@@ -307,10 +309,13 @@ def test_the_desk_closed_ended_games_stopped_states_replot_edit_and_the_record(
             table.notice(p, "state corrected")
             assert _count(table, p, "state corrected") == 2
 
-        # -------------------------------- reads: answered, never recorded
+        # -------------------------------- reads: answered, never recorded, kept for AUDIT
         all_done(_command(table, ["STATUS g1", "LIST", "SEATS g1", "AUDIT g1"]))
         for words in (("STATUS", "g1"), ("LIST",), ("DISPUTES", "g1")):
             _cli(table, *words)
+        audit = " ".join(_cli(table, "AUDIT", "g1").split())
+        assert f"UTC SEATS g1 by {umpire.address} by mail (<" in audit
+        assert "UTC STATUS g1 by moderator by cli (command line)" in audit
 
         # -------------------------------- a dispute: waiting for its ruling
         for p, side, zones in ((north, "north", "AAA"), (south, "south", "BBB")):
@@ -323,7 +328,8 @@ def test_the_desk_closed_ended_games_stopped_states_replot_edit_and_the_record(
         assert "Only the moderator reads it" in table.answer(south, filed)
         number = re.search(r"RULE g1 (\d+) UPHELD", table.notice(umpire, "dispute"))
         assert number
-        assert "g1 (demo duel): waiting-for-ruling (1 open dispute(s))" in _cli(table, "LIST")
+        for listed in (_cli(table, "LIST"), _command(table, ["LIST"])):
+            assert "g1 (demo duel): waiting-for-ruling (1 open dispute(s))" in listed
 
         # -------------------------------- ROLLBACK REPLOT: held, and ADJUDICATE waits
         held = _command(
@@ -357,9 +363,11 @@ def test_the_desk_closed_ended_games_stopped_states_replot_edit_and_the_record(
         for p in (north, south):
             table.report(p, 2)
 
-        # -------------------------------- a pause ends at its cap, not at the sweep
-        all_done(_command(table, ["SET g1 max_pause_days=0.0005 a short pause", "PAUSE g1 rain"]))
-        assert "g1 (demo duel): paused, turn 2 plot, no deadline runs" in _cli(table, "LIST")
+        # -------------------------------- PAUSE by CLI: it ends at its cap, not at the sweep
+        all_done(_command(table, ["SET g1 max_pause_days=0.0005 a short pause"]))
+        assert "game g1 paused" in _cli(table, "PAUSE", "g1", "rain")
+        for listed in (_cli(table, "LIST"), _command(table, ["LIST"])):
+            assert "g1 (demo duel): paused, turn 2 plot, no deadline runs" in listed
         # 43 s: the resumption comes long before the daemon's 5-minute sweep.
         assert "the longest pause allowed has passed" in table.notice(north, "game resumed")
 
@@ -376,7 +384,16 @@ def test_the_desk_closed_ended_games_stopped_states_replot_edit_and_the_record(
             assert "each side has seen everything" in notice, notice
             assert "(the dice server failed)" in notice
         assert "held (rollback to turn 1 phase plot)" in _cli(table, "LIST")
-        _cli(table, "END", "g1", "the season is over again")  # the record is published
+        # Turn 1 adjudicated again (no orders were sent for it: NOW), so a phase stands to
+        # roll back to: END supersedes the open phase, the held one the game's only one.
+        assert "turn 1 plot adjudicated" in _cli(table, "ADJUDICATE", "g1", "NOW")
+        _cli(table, "END", "g1", "the season is over again")
+        forced = _cli(table, "ROLLBACK", "g1", "1", "plot", "FORCE", "a rule was misread")
+        assert "the game is held" in forced
+        for p in (north, south):
+            notice = " ".join(table.notice(p, "rolled back").split())
+            assert "each side has seen everything" in notice and "(a rule was misread)" in notice
+        _cli(table, "END", "g1", "the season is over at last")  # the record is published
 
         # -------------------------------- EDIT in U.S.N.: its own ranges, by rule
         japan, allies = (person(mail_lab, n) for n in ("japan", "allies"))
@@ -389,6 +406,24 @@ def test_the_desk_closed_ended_games_stopped_states_replot_edit_and_the_record(
         assert "nothing was changed" in off_map
         late = _cli(table, "EDIT", "g2", "/turn", "7", ok=False)
         assert "Game-Turn 7 is not 1 to 2 (GEN.TURN: coral-sea)" in late
+
+        # -------------------------------- EDIT in War in the Pacific: its state check
+        damage = "/private/allied/ships/Neosho/damage"
+        witp = _command(
+            table,
+            [
+                "CREATE g3 witp coral-sea-1942",
+                f"ASSIGN g3 japanese {japan.address} {japan.public}",
+                f"ASSIGN g3 allied {allies.address} {allies.public}",
+                "START g3",
+                f"EDIT g3 {damage} 2",
+            ],
+        )
+        all_done(witp)
+        assert f"{damage} set to 2 (was 0)" in witp
+        sunk_and_more = _cli(table, "EDIT", "g3", damage, "6", ok=False)
+        assert "allied Neosho: damage 6 is not 0 to 5 (7.8.1: 5 sunk)" in sunk_and_more
+        assert "nothing was changed" in sunk_and_more
     finally:
         table.stop()
 
@@ -400,29 +435,47 @@ def test_the_desk_closed_ended_games_stopped_states_replot_edit_and_the_record(
     assert {"CREATE", "EDIT", "RULE", "ROLLBACK", "ADJUDICATE", "PAUSE", "END"} <= commands
     assert not commands & {"STATUS", "LIST", "SEATS", "AUDIT", "DISPUTES"}, commands
     by_cli = [a for a in acted if a["via"] == "cli"]
-    assert {a["command"] for a in by_cli} == {"EDIT", "END"}
+    assert {a["command"] for a in by_cli} == {"ADJUDICATE", "EDIT", "END", "PAUSE", "ROLLBACK"}
     for a in by_cli:
         assert (a["by"], a["origin"]) == ("moderator", "command line")
     published = json.dumps(entries)
     assert f'"{getpass.getuser()}"' not in published
     assert f'"{socket.gethostname()}"' not in published
+    # The reads are in the audit store, by CLI and by mail, and nowhere in the export.
+    reads = kept_reads(database_url)
+    assert ("g1", "STATUS g1", "cli", "moderator", "command line") in reads
+    by_mail = [r for r in reads if r[1] == "SEATS g1"]
+    assert by_mail and by_mail[0][2:4] == ("mail", umpire.address)
+    assert getpass.getuser() not in repr(reads) and socket.gethostname() not in repr(reads)
+    exported = "".join(f.read_text(errors="replace") for f in archive.rglob("*") if f.is_file())
+    assert by_mail[0][4] not in exported  # the read mail's Message-ID
+
+
+def kept_reads(database_url: str) -> list[tuple[str | None, str, str, str, str]]:
+    """(game, line, via, by, origin) of each read in the audit store."""
+    engine = make_engine(database_url)
+    try:
+        with make_sessionmaker(engine)() as s:
+            rows = s.scalars(select(ModeratorRead).order_by(ModeratorRead.id))
+            return [(r.game_id, r.line, r.via, r.by, r.origin) for r in rows]
+    finally:
+        engine.dispose()
 
 
 # ---------------------------------------------------------------- the dashboard
 
 SEASON = 50  # games on the worklist
 SCREEN = (1280, 800)
-# What the worklist puts first (pbem.reports.dashboard.urgency), by the games' kinds below.
-URGENCY = ["disputed", "late", "failed-mail", "paused", "running", "not-started", "ended"]
+# What the worklist puts first (pbem.reports.dashboard.urgency), by the games' kinds
+# below; held and paused games both wait for the moderator, in one rank (by id).
+URGENCY = ["disputed", "late", "failed-mail", "held", "running", "not-started", "ended"]
+RANK = {**{kind: URGENCY.index(kind) for kind in URGENCY}, "paused": URGENCY.index("held")}
 LONG = "The carrier TF-16 was placed in zone C although its orders " + "read-B " * 80
 
 
 def kind_of(n: int) -> str:
-    return (
-        ["disputed", "late", "paused", "ended", "failed-mail", "not-started"][n % 10]
-        if (n % 10 < 6)
-        else "running"
-    )
+    kinds = ["disputed", "late", "paused", "ended", "failed-mail", "not-started", "held"]
+    return kinds[n % 10] if n % 10 < len(kinds) else "running"
 
 
 def season_of_games(database_url: str, folder: Path) -> Path:
@@ -449,10 +502,13 @@ def season_of_games(database_url: str, folder: Path) -> Path:
             for side in ("north", "south"):
                 gm.acts.assign(game, side, f"{side}-{n}@example.org", public_key=PUBLIC[side])
             gm.acts.start(game)
-            if kind == "disputed":
+            if kind in ("disputed", "held"):
                 gm.phases.submit(game, "north", 1, "plot", ["SEND SQN-1 A"])
                 gm.phases.adjudicate_now(game)
+            if kind == "disputed":
                 gm.disputes.file(game, "south", 1, "plot", LONG if n == 0 else "SQN-1 is wrong")
+            elif kind == "held":  # a rollback holds the game for the moderator
+                gm.corrections.rollback(game, 1, "plot", replot=False, reason="a wrong roll")
             elif kind == "paused":
                 gm.acts.pause(game, "a player is away")
             elif kind == "ended":
@@ -575,7 +631,7 @@ def test_the_dashboard_as_a_worklist_of_fifty_games_in_chromium(
         order = re.findall(r'<tr id="game-s(\d\d)"', dom)
         assert len(order) == SEASON
         kinds = [kind_of(int(n)) for n in order]
-        assert kinds == sorted(kinds, key=URGENCY.index), kinds
+        assert kinds == sorted(kinds, key=RANK.__getitem__), kinds
         # Within the running games: the soonest deadline first (6 + n hours).
         running = [int(n) for n in order if kind_of(int(n)) == "running"]
         assert running == sorted(running)
@@ -583,6 +639,8 @@ def test_the_dashboard_as_a_worklist_of_fifty_games_in_chromium(
         assert re.search(r'<span class="mark late">late: north, south</span>', dom)
         assert '<span class="mark failed">1 mail(s) failed</span>' in dom
         assert '<span class="mark held">paused</span>' in dom
+        held = dom.split('id="game-s06"')[1].split("</tr>")[0]  # rolled back, held
+        assert '<span class="mark held">held</span>' in held and "(stopped)" in held
         assert re.search(
             r"\d\d:\d\d E[SD]T <span class=\"utc\">\d\d-\d\d \d\d:\d\d UTC</span>", dom
         )  # New York, UTC

@@ -4,6 +4,7 @@ file's folder, and never shows a secret."""
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from pbem.config import (
     IntakeConfig,
     IntakeTransport,
     LogLevel,
+    MetricsConfig,
     NoOrdersPolicy,
     OutboxTransport,
     RedactingFilter,
@@ -160,6 +162,24 @@ def test_sections_made_in_code_are_checked_too() -> None:
         IntakeConfig(transport="IMAP")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="tls"):
         ImapConfig(tls="false")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.3.2.1", "::1", "localhost"])
+def test_a_loopback_metrics_host_is_taken(host: str) -> None:
+    assert MetricsConfig(host=host, port=9464).host == host
+
+
+@pytest.mark.parametrize(
+    "host", ["0.0.0.0", "::", "192.168.1.10", "10.0.0.1", "2001:db8::1", "metrics.example.org"]
+)
+def test_a_metrics_host_other_than_loopback_is_refused_by_name(tmp_path: Path, host: str) -> None:
+    """The endpoint has no access control: only this machine may reach it."""
+    with pytest.raises(ConfigError, match=r"\[metrics\] host must be a loopback address"):
+        MetricsConfig(host=host, port=9464)
+    config = tmp_path / "pbem.toml"
+    config.write_text(f'[metrics]\nhost = "{host}"\nport = 9464\n')
+    with pytest.raises(ConfigError, match=rf"\[metrics\] host .*not '{re.escape(host)}'"):
+        load_config(config)
 
 
 def test_secrets_never_show(tmp_path: Path) -> None:

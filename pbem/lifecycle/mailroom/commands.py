@@ -13,7 +13,7 @@ from typing import Any
 from pbem.core.errors import LifecycleError
 from pbem.intake.mime import ParsedMail
 from pbem.intake.sheet import OrderSheet
-from pbem.lifecycle import moderator
+from pbem.lifecycle import moderator, readlog
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.mailroom import notices
 from pbem.lifecycle.mailroom.answer import Answer, Reply
@@ -46,6 +46,7 @@ def run_commands(
 
 def _run(gm: GameMaster, sheet: OrderSheet, actor: moderator.Actor) -> list[dict[str, Any]]:
     """Each line's line, text, status and result, all of them undone if one failed."""
+    reads = len(gm.desk.reads)
     nested = gm.desk.session.begin_nested()
     commands: list[dict[str, Any]] = []
     failed = False
@@ -66,6 +67,7 @@ def _run(gm: GameMaster, sheet: OrderSheet, actor: moderator.Actor) -> list[dict
             edits.clear()  # undone below: nothing to announce
     if failed:
         nested.rollback()
+        readlog.kept(gm.desk, reads)  # their answers go out: the reads stay on file
         gm.lookups.forget()
         for entry in commands:
             if entry["status"] == "done":

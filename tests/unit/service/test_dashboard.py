@@ -20,6 +20,7 @@ from pbem.intake.signatures import generate_keypair
 from pbem.lifecycle.desk import Desk
 from pbem.lifecycle.games import GameMaster
 from pbem.lifecycle.publishing import Publisher
+from pbem.reports.dashboard import urgency
 from pbem.service.dashboard import Dashboard
 from pbem.storage.db import create_all, make_engine, make_sessionmaker
 from pbem.storage.models import Report
@@ -166,3 +167,48 @@ async def test_a_port_in_use_is_a_clear_error(config: Config, board: Dashboard) 
 def test_the_moderators_time_zone_is_checked() -> None:
     with pytest.raises(ConfigError, match="no IANA time zone"):
         dataclasses.replace(ModeratorConfig(), timezone="Mars/Olympus")
+
+
+def test_the_worklists_order_puts_what_waits_on_the_moderator_before_deadlines() -> None:
+    """urgency(): disputes waiting, late players, failed mail, held games, then the
+    soonest deadline; not started, then finished, last. A held game (no deadline)
+    and failed mail come before a deadline a minute away: they wait on the moderator."""
+    now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+    def game(
+        name: str, status: str = "running", deadline: timedelta | None = None, **marks: object
+    ) -> dict[str, object]:
+        return {
+            "id": name,
+            "status": status,
+            "deadline": now + deadline if deadline is not None else None,
+            "open_disputes": marks.get("disputes", 0),
+            "late": marks.get("late", []),
+            "failed": marks.get("failed", 0),
+        }
+
+    games = [
+        game("over", "over"),
+        game("new", "created"),
+        game("later", deadline=timedelta(days=2)),
+        game("soonest", deadline=timedelta(minutes=1)),
+        game("held", "held (rollback to turn 1 phase plot)"),
+        game("paused", "paused"),
+        game("failed", deadline=timedelta(days=3), failed=1),
+        game("late", deadline=timedelta(hours=-1), late=["south"]),
+        game("disputed", "waiting-for-ruling (1 open dispute(s))", disputes=1),
+        game("late-and-failed", deadline=timedelta(hours=-2), late=["north"], failed=2),
+    ]
+    order = [g["id"] for g in sorted(games, key=urgency)]
+    assert order == [
+        "disputed",
+        "late-and-failed",
+        "late",
+        "failed",
+        "held",
+        "paused",
+        "soonest",
+        "later",
+        "new",
+        "over",
+    ]

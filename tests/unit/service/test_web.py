@@ -1,5 +1,7 @@
 """Hostile requests to the dashboard and the metrics (pbem.service.web on aiohttp):
-oversized headers, too many of them, slow clients, path tricks, writes."""
+oversized headers, too many of them, slow clients, path tricks, writes. Both apps
+read the database on a well-formed request (the worklist, the metrics' counts),
+so each test runs on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -23,13 +25,13 @@ CUT_AFTER = 0.5
 
 @pytest.fixture(params=["dashboard", "metrics"])
 async def site(
-    request: pytest.FixtureRequest, sqlite_url: str, tmp_path: Path
+    request: pytest.FixtureRequest, database_url: str, tmp_path: Path
 ) -> AsyncIterator[tuple[Site, str]]:
     """Each app on its own Site, with the path it answers."""
-    engine = make_engine(sqlite_url)
+    engine = make_engine(database_url)
     create_all(engine)
     config = Config(
-        database=DatabaseConfig(url=sqlite_url),
+        database=DatabaseConfig(url=database_url),
         secrets=SecretsConfig(plot_key=base64.b64encode(os.urandom(32)).decode()),
         base_dir=tmp_path,
     )
