@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
 from pbem.lifecycle.desk import Desk
@@ -35,16 +35,36 @@ def kept(desk: Desk, since: int) -> None:
         note(desk, **values)
 
 
-def lines(session: Session, game_id: str) -> list[str]:
-    """The reads naming ``game_id``, oldest first: AUDIT's lines."""
+# The reads AUDIT lists at most, per game and for no game: the newest (a season's
+# reads grow without end; the count says how many more there are).
+SHOWN = 50
+
+
+def lines(session: Session, game_id: str) -> tuple[int, list[str]]:
+    """How many reads name ``game_id``, and the newest SHOWN of them, oldest first:
+    AUDIT's lines."""
     return _lines(session, ModeratorRead.game_id == game_id)
 
 
-def lines_elsewhere(session: Session, games: list[str]) -> list[str]:
+def lines_elsewhere(session: Session, games: list[str]) -> tuple[int, list[str]]:
     """The reads naming no game of ``games`` (LIST, FAILED; a deleted game's)."""
     return _lines(session, ModeratorRead.game_id.is_(None) | ModeratorRead.game_id.not_in(games))
 
 
-def _lines(session: Session, where: ColumnElement[bool]) -> list[str]:
-    rows = session.scalars(select(ModeratorRead).where(where).order_by(ModeratorRead.id))
-    return [f"  {r.at:%Y-%m-%d %H:%M} UTC {r.line} by {r.by} by {r.via} ({r.origin})" for r in rows]
+def heading(what: str, count: int, shown: list[str], note: str = "") -> list[str]:
+    """AUDIT's heading line for ``count`` reads of which ``shown`` follow."""
+    if not count:
+        return []
+    newest = f"; the newest {len(shown)} below" if len(shown) < count else ""
+    return [f"{what}: {count} read(s){note}{newest}", *shown]
+
+
+def _lines(session: Session, where: ColumnElement[bool]) -> tuple[int, list[str]]:
+    count = session.scalar(select(func.count()).select_from(ModeratorRead).where(where)) or 0
+    newest = session.scalars(
+        select(ModeratorRead).where(where).order_by(ModeratorRead.id.desc()).limit(SHOWN)
+    )
+    rows = reversed(list(newest))
+    return count, [
+        f"  {r.at:%Y-%m-%d %H:%M} UTC {r.line} by {r.by} by {r.via} ({r.origin})" for r in rows
+    ]

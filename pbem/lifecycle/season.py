@@ -303,11 +303,11 @@ def _audit(gm: GameMaster, a: list[str]) -> str:
         out.append(f"{game_id}: {len(acts)} act(s) of the moderator")
         out += acts
         # The reads, from the audit store: never in the record (pbem.lifecycle.readlog).
-        reads = readlog.lines(gm.desk.session, game_id)
-        out += [f"{game_id}: {len(reads)} read(s), not in the record", *reads] if reads else []
+        count, reads = readlog.lines(gm.desk.session, game_id)
+        out += readlog.heading(game_id, count, reads, ", not in the record")
     if not a:
-        reads = readlog.lines_elsewhere(gm.desk.session, ids)
-        out += [f"no one game: {len(reads)} read(s)", *reads] if reads else []
+        count, reads = readlog.lines_elsewhere(gm.desk.session, ids)
+        out += readlog.heading("no one game", count, reads)
     return "\n".join(out) if out else "no games"
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from pbem.lifecycle import moderator
+from pbem.lifecycle import moderator, readlog
 from pbem.record import archive
 from pbem.storage.models import ModeratorRead
 from tests.unit.lifecycle.test_moderator import _mail, _sheet
@@ -97,3 +97,15 @@ def test_the_exported_archive_holds_no_read(table, demo_game, tmp_path: Path):  
         text = path.read_text(errors="replace")
         for word in ("SEATS", "DISPUTES", "AUDIT", "<r@x>"):
             assert word not in text, (path.name, word)
+
+
+def test_audit_lists_the_newest_reads_and_counts_them_all(table, demo_game, monkeypatch):  # type: ignore[no-untyped-def]
+    """A season's reads grow without end: AUDIT shows the newest SHOWN, oldest first,
+    and says how many there are."""
+    monkeypatch.setattr(readlog, "SHOWN", 2)
+    for line in ("STATUS g1", "SEATS g1", "DISPUTES g1"):
+        do(table, line, CLI)
+    of_g1 = do(table, "AUDIT g1")
+    assert "g1: 3 read(s), not in the record; the newest 2 below" in of_g1
+    assert "UTC STATUS g1 by" not in of_g1
+    assert of_g1.index("UTC SEATS g1 by") < of_g1.index("UTC DISPUTES g1 by")
