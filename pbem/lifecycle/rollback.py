@@ -95,9 +95,9 @@ class Corrections:
         target = next((p for p in line if (p.turn, p.name) == (turn, phase_name)), None)
         if target is None:
             known = ", ".join(f"{p.turn}/{p.name}" for p in line)
-            raise LifecycleError(
-                f"game {game_id} has no phase turn {turn} {phase_name}; its phases: {known}"
-            )
+            # A game ended while held at its only phase has none left in its line.
+            phases = f"its phases: {known}" if known else "it has no phase left to go back to"
+            raise LifecycleError(f"game {game_id} has no phase turn {turn} {phase_name}; {phases}")
         ruleset = self.lookups.ruleset(game)
         state = self._replayed(game, ruleset, target)
         for p in line:
