@@ -52,6 +52,7 @@ from pbem.rulesets.witp.air import (
 )
 from pbem.rulesets.witp.air import avg as avg_rules
 from pbem.rulesets.witp.air import cover as cover_rules
+from pbem.rulesets.witp.air.allocation import AIR_PLOT as AIR_PLOT
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.parts import secret_stream
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
