@@ -34,7 +34,6 @@ from pbem.rulesets.witp.taskforces import Parts, Ship
 WORD = "DECEPTION"
 CLASSES = ("CARRIERS", "CAPITALS", "ESCORTS", "TRANSPORTS", "TOTAL")
 GOALS = ("UNDERSTATE", "OVERSTATE")
-STANDING = "standing"  # the side's standing orders, in its private part (searchplay.py)
 
 
 def ship_class(t: str) -> str:

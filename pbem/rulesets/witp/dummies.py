@@ -32,7 +32,6 @@ from pbem.rulesets.witp.work import Work
 
 JAPANESE_TABLE = "tables/japanese-dummy-allotment"
 SI_LEVELS = "scenario/si-levels"
-ALLOTMENT = "dummy_allotment"  # the side's private part
 
 
 def allotment(parts: tfs.Parts, side: str) -> DummyAllotment | None:

@@ -58,8 +58,6 @@ SI_EFFECTS = "tables/si-difference-effects"
 JN25 = "tables/jn25"
 DRAW_CHITS = {"draw-1d6": 1, "draw-2d6": 2}  # 42.4.1: roll, draw that many more
 INTEL = "intelligence"  # private[side][INTEL]: the side's own intelligence holdings
-CARD_LINES = "card_lines"  # private[side][CARD_LINES]: each TF's card lines as written
-JN25_KEY, DUMMY_CARD = "jn25", "dummy_plot_card"  # private["japanese"][...]: Jn25, DummyPlotCard
 
 
 def gate_on(pack: Mapping[str, PackItem]) -> bool:

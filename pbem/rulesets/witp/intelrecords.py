@@ -51,7 +51,7 @@ def count(value: int | Absent) -> int:
 
 @dataclass(frozen=True)
 class Holdings(Record):
-    """The Allies' intelligence holdings (``private["allied"][INTEL]``): the cycle's
+    """The Allies' intelligence holdings (``private["allied"]["intelligence"]``): the cycle's
     SI difference, Sigint uses and ruses left (42.2.2, 42.3.5), the Naval Phase Sigint
     was used in (42.3.2), the Magic chits held (42.4) and the calls filed for the next
     Japanese cards (R71). Each key is set by the rule that first needs it."""
@@ -87,7 +87,7 @@ NO_JN25 = Jn25(0, None)
 
 @dataclass(frozen=True)
 class DummyPlotCard(Record):
-    """The 42.9 dummy plot card the Japanese filed (``private["japanese"][DUMMY_CARD]``):
+    """The 42.9 dummy plot card the Japanese filed (``private["japanese"]["dummy_plot_card"]``):
     the card, and the Game-Turn and Naval Phase it was filed for."""
 
     card: PlotCard

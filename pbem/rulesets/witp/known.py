@@ -37,8 +37,6 @@ from pbem.rulesets.witp.sidepart import NO_PART, SidePart
 from pbem.rulesets.witp.standing import Standing
 from pbem.rulesets.witp.state import PublicPart
 
-FORCES, PLOTS = "forces", "plots"
-
 
 @dataclass(frozen=True, slots=True)
 class Knowledge:

@@ -27,8 +27,6 @@ from pbem.rulesets.witp.missions import Context
 from pbem.rulesets.witp.records import ABSENT
 from pbem.rulesets.witp.work import Work
 
-CARD_ORDER = "card_order"  # private[side]: the TFs its cards were written for, in order
-
 PASS = "PASS"
 
 

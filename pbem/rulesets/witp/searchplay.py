@@ -53,7 +53,6 @@ from pbem.rulesets.witp.records import ABSENT
 from pbem.rulesets.witp.standing import Standing
 from pbem.rulesets.witp.work import Work
 
-STANDING = "standing"  # private[side]["standing"]: {"search", "deception", DELAY_KEY}
 WORDS = ("SEARCH", deception.WORD, coastwatchers.WORD)
 START_KEY = "scenario/map-start"
 CW_FORCE = "coastwatchers"  # the Allied forces item listing the CW islands (13.8.3)

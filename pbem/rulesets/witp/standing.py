@@ -21,7 +21,6 @@ from pbem.rulesets.witp.records import ABSENT, Absent, Record
 if TYPE_CHECKING:  # the work area holds the part these orders sit in (sidepart.py)
     from pbem.rulesets.witp.work import Work
 
-KEY = "standing"
 ALL = "*"  # a deception policy for every TF (deception.py)
 
 

@@ -34,7 +34,6 @@ from pbem.rulesets.witp.work import Work
 
 CARRIER_TYPES = ("CV", "CVL", "CVE", "XCV")
 SUNK = 5
-AIR_BASES = "air_bases"  # private[side]: {base: AirBase} (13.0, searchplay's set-up)
 
 
 class Home(NamedTuple):
@@ -175,9 +174,6 @@ def keep_names(work: Work, side: Side) -> None:
             s = held.ships.get(name)
             if s is not None and s.name is None:
                 put_ship(work, side, name, replace(s, name=name))
-
-
-CAP_ABORTED = "cap_aborted"  # private[side]: {tf: {type: n}} aborted CAP (5.3.6)
 
 
 def cap_aborted(work: Work, side: Side, tf: str) -> dict[str, int]:
