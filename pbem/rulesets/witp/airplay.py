@@ -52,11 +52,11 @@ from pbem.rulesets.witp.air import (
 )
 from pbem.rulesets.witp.air import avg as avg_rules
 from pbem.rulesets.witp.air import cover as cover_rules
-from pbem.rulesets.witp.air.allocation import AIR_PLOT
+from pbem.rulesets.witp.air.allocation import AIR_PLOT as AIR_PLOT
 from pbem.rulesets.witp.air.coordination import Ratings
 from pbem.rulesets.witp.air.parts import secret_stream
 from pbem.rulesets.witp.air.sequencing import AFTER, BEFORE
-from pbem.rulesets.witp.air.ships import SUNK, afloat, base_air, holdings, lose
+from pbem.rulesets.witp.air.ships import SUNK, afloat, base_air, cap_aborted, holdings, lose
 from pbem.rulesets.witp.air.strike.plotted import Covering
 from pbem.rulesets.witp.air.strikes import (
     AirElement,
@@ -116,16 +116,15 @@ class SpecialStrike(StrikeAtTf, kind="special-strike"):
 
 def filed(work: Work, side: str) -> FiledPlot:
     """The side's Air Strike Plot filed this Air Phase (empty if none)."""
-    return FiledPlot.from_json(work.own(side).get(AIR_PLOT))
+    filed = work.part(side).air_plot
+    return FiledPlot.from_json(None) if filed is ABSENT else filed
 
 
 def naval_cover(parts: tfs.Parts, side: str) -> dict[str, list[CoverFlight]]:
     """5.3.4, R124: the Naval Cover still over the side's TFs, by TF (in the round's
     Work, or as the side knows it)."""
-    return {
-        tf: [CoverFlight.from_json(c) for c in cs]
-        for tf, cs in parts.own(side).get(ALOFT, {}).items()
-    }
+    aloft = parts.part(side).naval_cover_aloft
+    return {} if aloft is ABSENT else {tf: list(cs) for tf, cs in aloft.items()}
 
 
 def naval_cover_aloft(parts: tfs.Parts, side: str) -> list[CoverFlight]:
@@ -135,11 +134,8 @@ def naval_cover_aloft(parts: tfs.Parts, side: str) -> list[CoverFlight]:
 
 def put_naval_cover(work: Work, side: str, aloft: Mapping[str, Sequence[CoverFlight]]) -> None:
     """The side's Naval Cover over its TFs is ``aloft`` (none: the record goes)."""
-    own = work.own(side)
-    if aloft:
-        own[ALOFT] = {tf: [f.to_json() for f in fs] for tf, fs in aloft.items()}
-    else:
-        own.pop(ALOFT, None)
+    kept = {tf: tuple(fs) for tf, fs in aloft.items()}
+    work.put_part(side, work.part(side).put(naval_cover_aloft=kept if aloft else ABSENT))
 
 
 def _carrier_strikes_from(work: Work, owner: str, tf: str) -> list[str]:
@@ -401,9 +397,8 @@ class _Segment:
     ) -> list[Event]:
         """5.3.3, R123: the base's free fighters fly CAP against the cover."""
         owner, pack = enemy_of(side), self.work.pack
-        own = self.work.own(side)
         up = [f for f in flights if self.over[(owner, f.id)] > 0]
-        grounded = own.setdefault("cap_aborted", {}).setdefault(base, {})
+        grounded = cap_aborted(self.work, Side(side), base)
         try:
             air = base_air(self.work, side, base).air
         except KeyError:
@@ -628,9 +623,7 @@ def end_of_phase(work: Work, slot: Slot) -> list[Event]:
     """The Air Phase's plot is spent; CAP aborted this phase may fly again (5.3.6);
     sunk ships leave the display."""
     for side in SIDES:
-        own = work.own(side)
-        own.pop(AIR_PLOT, None)
-        own.pop("cap_aborted", None)
+        work.put_part(side, work.part(side).put(air_plot=ABSENT, cap_aborted=ABSENT))
     return clear_sunk(work, slot)
 
 
@@ -660,10 +653,10 @@ def after_naval_execution(work: Work, slot: Slot) -> list[Event]:
     """The Execution Segment played: each TF's count of Naval Phases without moving
     (14.2.2, the moderator's: movement is hidden), then sunk ships leave the display."""
     for side in SIDES:
-        work.own(side).pop(ALOFT, None)  # R124: the Naval Phase over, home
+        put_naval_cover(work, side, {})  # R124: the Naval Phase over, home
     counts = _stationary(work)
     for side in SIDES:
-        for tf, entry in tfs.display(work.own(side)).items():
+        for tf, entry in tfs.task_forces(work, side).items():
             key = f"{side}:{tf}"
             counts[key] = 0 if entry.log else counts.get(key, 0) + 1
     work.put_moderator(work.moderator().put(stationary=counts))
@@ -675,19 +668,18 @@ def clear_sunk(work: Work, slot: Slot) -> list[Event]:
     map, its Located chit with it (the owner is told; the enemy sees the chit go)."""
     events: list[Event] = []
     for side in SIDES:
-        own = work.own(side)
-        display = tfs.display(own)
+        display = tfs.task_forces(work, side)
         for tf in sorted(display, key=tfs.marker_number):
             entry = display[tf]
             if entry.dummy:
                 continue
-            kept = tuple(s for s in entry.ships if tfs.ship_record(own, s).damage < SUNK)
+            kept = tuple(s for s in entry.ships if tfs.ship(work, side, s).damage < SUNK)
             if kept == entry.ships:
                 continue
             if kept:
-                tfs.store(own, tf, replace(entry, ships=kept))
+                tfs.put(work, Side(side), tf, replace(entry, ships=kept))
                 continue
-            del own[tfs.TFS][tf]  # off the TF Display
+            tfs.remove(work, side, tf)  # off the TF Display
             events.append(work.disclose(TfSunk(tf), [side], slot.time, "7.8.1"))
             events += located.remove(work, side, tf, slot, "no ship afloat", "7.8.1")
     return events
@@ -718,7 +710,7 @@ def entered(work: Work, owner: str, tf: str, step: tfs.MoveStep) -> list[Event]:
     _, slot, dice = running  # ``work`` is the running round's, which movement hands on
     side = enemy_of(owner)
     orders = special.standing(work, side)
-    if not orders or tf not in tfs.display(work.own(owner)):
+    if not orders or tf not in tfs.task_forces(work, owner):
         return []
     phase = slot.time.rsplit("/", 1)[0]
     log = _struck(work, phase)

@@ -373,18 +373,14 @@ def _committed(case: Case, tf: str) -> dict[str, int]:
     return out
 
 
-def _air(json: Mapping[str, Any], side: str) -> int:
+def _air(work: Work, side: str) -> int:
     """The APs embarked on ``side``'s ships (sunk ones' records included)."""
-    ships = json[PRIVATE][side]["ships"].values()
-    return sum(int(n) for s in ships for n in (s.get("air") or {}).values())
+    ships = work.part(side).ship_records().values()
+    return sum(n for s in ships for n in (s.air or {}).values())
 
 
-def _damage(json: Mapping[str, Any]) -> dict[str, int]:
-    return {
-        name: int(s.get("damage", 0))
-        for side in SIDES
-        for name, s in json[PRIVATE][side]["ships"].items()
-    }
+def _damage(work: Work) -> dict[str, int]:
+    return {name: s.damage for side in SIDES for name, s in work.part(side).ship_records().items()}
 
 
 def trial(case: Case, start: Mapping[str, Any], seed: bytes, number: int) -> dict[str, float]:
@@ -394,7 +390,7 @@ def trial(case: Case, start: Mapping[str, Any], seed: bytes, number: int) -> dic
     ratings: dict[str, Ratings] = {s: Ratings("", 0, ARRIVED) for s in SIDES}
     dice = SeededDice(seed, f"calibration {case.name}", number, "strikes")
     secret = SecretDice(seed + number.to_bytes(4, "big"), f"calibration {case.name}")
-    before = {side: _air(work.json, side) for side in SIDES}
+    before = {side: _air(work, side) for side in SIDES}
     on_deck = sum(s.planes_on_deck is not None for s in case.strikes)
     if on_deck:  # 42.4.3: the Allies hold the chits Planes on Deck plays
         held = intelligence.Holdings(magic=ON_DECK_CHITS * on_deck)
@@ -410,12 +406,12 @@ def trial(case: Case, start: Mapping[str, Any], seed: bytes, number: int) -> dic
             ratings=ratings,
             committed=_committed(case, s.target),
         )
-        for ship, level in _damage(work.json).items():
+        for ship, level in _damage(work).items():
             out[f"damage {ship} @{k}"] = level
-    for ship, level in _damage(work.json).items():
+    for ship, level in _damage(work).items():
         out[f"damage {ship}"] = level
     for side in SIDES:
-        out[f"lost {side}"] = before[side] - _air(work.json, side)
+        out[f"lost {side}"] = before[side] - _air(work, side)
     return out
 
 

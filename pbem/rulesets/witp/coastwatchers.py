@@ -23,7 +23,7 @@ revealed (13.6.3): its chits go back and a dummy leaves the map (``dummies.revea
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Protocol
 
 from pbem.core.dice import Dice
@@ -38,6 +38,7 @@ from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.moderatorrecords import HeldContact
 from pbem.rulesets.witp.records import ABSENT
 from pbem.rulesets.witp.searchfacts import OfTf
+from pbem.rulesets.witp.sidepart import CoastwatcherIsland as CoastwatcherIsland
 from pbem.rulesets.witp.work import Work
 
 LOG = "coastwatchers"  # the Allies' CW Log, in their private part
@@ -47,32 +48,16 @@ DELAY_KEY = "coastwatcher_delay"  # private["allied"]["standing"][...]: hexes, o
 LARGEST_ISLAND = 4  # hexes: beyond, a CW holds its own hex only (R24)
 
 
-@dataclass(frozen=True, slots=True)
-class CoastwatcherIsland:
-    """An entry of the Allies' CW Log (13.8.1, 13.8.3): the island's name and the
-    hexes its watcher occupies (ruling R24)."""
-
-    name: str
-    hexes: tuple[HexId, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "hexes": list(self.hexes)}
-
-    @classmethod
-    def from_json(cls, raw: Mapping[str, Any]) -> CoastwatcherIsland:
-        return cls(raw["name"], tuple(raw["hexes"]))
-
-
 def cw_log(work: Work) -> dict[str, CoastwatcherIsland]:
     """The Allies' CW Log, decoded."""
-    entries = work.own(ALLIED).get(LOG, {})
-    return {cw: CoastwatcherIsland.from_json(e) for cw, e in entries.items()}
+    entries = work.part(ALLIED).coastwatchers
+    return {} if entries is ABSENT else dict(entries)
 
 
 def delay(work: Work) -> int | None:
     """The Allies' standing delay (hexes; None: to the move's end; 0 by default)."""
-    found: int | None = work.own(ALLIED).get("standing", {}).get(DELAY_KEY, 0)
-    return found
+    found = work.part(ALLIED).orders().coastwatcher_delay
+    return 0 if found is ABSENT else found
 
 
 class IslandMap(Protocol):
@@ -87,7 +72,7 @@ class IslandMap(Protocol):
 
 def keep_log(work: Work, entries: Mapping[str, CoastwatcherIsland]) -> None:
     """Set-up: the Allies' CW Log (``private["allied"]["coastwatchers"]``)."""
-    work.own(ALLIED)[LOG] = {cw: island.to_json() for cw, island in entries.items()}
+    work.put_part(ALLIED, work.part(ALLIED).put(coastwatchers=dict(entries)))
 
 
 def log(

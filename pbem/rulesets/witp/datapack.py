@@ -140,11 +140,11 @@ class DataPack:
         """The public items as JSON."""
         return {k: i.to_json() for k, i in self.public_items().items()}
 
-    def forces(self, side: str) -> dict[str, dict[str, Any]]:
-        """``side``'s order of battle, by force id, as JSON items."""
+    def forces(self, side: str) -> dict[str, PackItem]:
+        """``side``'s order of battle, by force id (the items as a game holds them)."""
         prefix = f"{PRIVATE_CATEGORY}/{side}/"
         return {
-            k[len(prefix) :]: i.to_json()
+            k[len(prefix) :]: PackItem(i.value, i.provenance, i.source, i.pack)
             for k, i in sorted(self.items.items())
             if k.startswith(prefix)
         }

@@ -20,50 +20,20 @@ strikes, 13.6.4) unless its policy invents a TF (ruling R21).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Collection, Sequence
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError, OrderSyntaxError
 from pbem.core.sides import Side
 from pbem.rulesets.witp import chits, draws
 from pbem.rulesets.witp.chits import CAPITALS, CARRIERS, TRANSPORTS, Report
+from pbem.rulesets.witp.standing import ALL as ALL
+from pbem.rulesets.witp.standing import Policy as Policy
 from pbem.rulesets.witp.taskforces import Parts, Ship
 
 WORD = "DECEPTION"
 CLASSES = ("CARRIERS", "CAPITALS", "ESCORTS", "TRANSPORTS", "TOTAL")
 GOALS = ("UNDERSTATE", "OVERSTATE")
-ALL = "*"
-STANDING = "standing"  # the side's standing orders, in its private part (searchplay.py)
-
-
-@dataclass(frozen=True, slots=True)
-class Policy:
-    """A standing deception policy (13.5.7, R10): for TF ``tf`` (``ALL``: every TF), a
-    goal by ship class (UNDERSTATE/OVERSTATE), fixed reports by chit, and the mode
-    (``random``, the default generator, or ``true``); ``line``: the order as filed."""
-
-    tf: str = ALL
-    goals: Mapping[str, str] = field(default_factory=dict)
-    fixed: Mapping[str, str] = field(default_factory=dict)
-    mode: str = "random"
-    line: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out = {"tf": self.tf, "goals": dict(self.goals), "fixed": dict(self.fixed)}
-        out = {**out, "mode": self.mode}
-        return out if self.line is None else {**out, "line": self.line}
-
-    @classmethod
-    def from_json(cls, raw: Mapping[str, Any]) -> Policy:
-        return cls(
-            raw.get("tf", ALL),
-            dict(raw.get("goals", {})),
-            dict(raw.get("fixed", {})),
-            raw.get("mode", "random"),
-            raw.get("line"),
-        )
 
 
 def ship_class(t: str) -> str:
@@ -123,8 +93,7 @@ def parse_line(words: Sequence[str], own_tfs: Collection[str]) -> tuple[str, Pol
 def policies(parts: Parts, side: str) -> dict[str, Policy]:
     """The side's standing policies by TF (``ALL``: every TF), in the round's Work or
     as the side knows them."""
-    filed = parts.own(side).get(STANDING, {}).get("deception", {})
-    return {tf: Policy.from_json(p) for tf, p in filed.items()}
+    return dict(parts.part(side).orders().policies())
 
 
 def policy(parts: Parts, owner: Side, tf: str) -> Policy:

@@ -13,8 +13,6 @@ dummy's marker leaves the map, openly.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
 
 from pbem.core.dice import Dice
 from pbem.core.errors import IllegalOrderError
@@ -29,51 +27,28 @@ from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.markers import RevealedDummy
 from pbem.rulesets.witp.records import ABSENT
 from pbem.rulesets.witp.searchfacts import OfOwnersTf
+from pbem.rulesets.witp.sidepart import DummyAllotment as DummyAllotment
 from pbem.rulesets.witp.work import Work
 
 JAPANESE_TABLE = "tables/japanese-dummy-allotment"
 SI_LEVELS = "scenario/si-levels"
-ALLOTMENT = "dummy_allotment"  # the side's private part
-
-
-@dataclass(frozen=True, slots=True)
-class DummyAllotment:
-    """13.6: a side's dummy TF sorties for a cycle: how many it may make and how many
-    it has made (dummies still at sea count against it, 13.6.7)."""
-
-    cycle: int
-    allowed: int
-    sorties: int
-
-    @property
-    def left(self) -> int:
-        return self.allowed - self.sorties
-
-    def sortie(self) -> DummyAllotment:
-        return replace(self, sorties=self.sorties + 1)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"cycle": self.cycle, "allowed": self.allowed, "sorties": self.sorties}
-
-    @classmethod
-    def from_json(cls, raw: Mapping[str, Any]) -> DummyAllotment:
-        return cls(raw["cycle"], raw["allowed"], raw["sorties"])
 
 
 def allotment(parts: tfs.Parts, side: str) -> DummyAllotment | None:
     """The side's allotment this cycle (in the round's Work, or as the side knows
     it); None before the first is rolled."""
-    raw = parts.own(side).get(ALLOTMENT)
-    return None if raw is None else DummyAllotment.from_json(raw)
+    allot = parts.part(side).dummy_allotment
+    return None if allot is ABSENT else allot
 
 
-def _allot(work: Work, side: Side, allot: DummyAllotment) -> None:
-    work.own(side)[ALLOTMENT] = allot.to_json()
+def put_allotment(work: Work, side: Side, allot: DummyAllotment) -> None:
+    """The side's allotment this cycle is ``allot`` (13.6)."""
+    work.put_part(side, work.part(side).put(dummy_allotment=allot))
 
 
 def _off_display(work: Work, side: Side, tf: str) -> None:
     """The TF's marker leaves the TF Display (13.6.3)."""
-    del work.own(side)[tfs.TFS][tf]
+    tfs.remove(work, side, tf)
 
 
 def deferring(work: Work) -> bool:
@@ -127,7 +102,7 @@ def allot_dummies(work: Work, dice: Dice, time: str, cycle: int) -> list[Event]:
         else:
             granted = int(work.pack[SI_LEVELS].value["allied"]) + abs(a - b)
         at_sea = sum(1 for t in tfs.task_forces(work, side).values() if t.dummy)
-        _allot(work, side, DummyAllotment(cycle, granted, at_sea))
+        put_allotment(work, side, DummyAllotment(cycle, granted, at_sea))
         told = DummyAllotted(cycle, (a, b), granted)
         events.append(work.disclose(told, [side], time, "13.6"))
     return events
@@ -156,7 +131,7 @@ def set_allotment(
 ) -> Event:
     """The side's allotment for ``cycle``; dummies still at sea count against it (13.6.7)."""
     at_sea = sum(1 for t in tfs.task_forces(work, side).values() if t.dummy and t.hex)
-    _allot(work, side, DummyAllotment(cycle, allowed, at_sea))
+    put_allotment(work, side, DummyAllotment(cycle, allowed, at_sea))
     told = DummyAllotted(cycle, tuple(rolls), allowed)
     return work.disclose(told, [side], slot.time, "13.6")
 
@@ -182,7 +157,7 @@ def deploy(work: Work, side: Side, tf: str, hexid: HexId) -> None:
     """A dummy sorties (after ``check_deployment``)."""
     allot = allotment(work, side)
     check_deployment(allot, tfs.task_forces(work, side), hexid)
-    _allot(work, side, (allot or DummyAllotment(0, 0, 0)).sortie())
+    put_allotment(work, side, (allot or DummyAllotment(0, 0, 0)).sortie())
     tfs.put(work, side, tf, tfs.TaskForce(hexid, dummy=True, speed_class="SC3"))
 
 
@@ -196,8 +171,7 @@ def reveal(work: Work, owner: Side, tf: str, how: str, slot: Slot) -> list[Event
     """13.6.3: ``owner``'s TF is definitively revealed by ``how``. Chits return (13.6.5);
     a dummy leaves the map, openly, and both sides are told it was a dummy."""
     chits.return_chits(work, owner, tf)
-    own = work.own(owner)
-    rec = tfs.display(own).get(tf)
+    rec = tfs.task_forces(work, owner).get(tf)
     if rec is None or not rec.dummy:
         return []
     events = located.remove(work, owner, tf, slot, "definitively revealed", "13.6.3")

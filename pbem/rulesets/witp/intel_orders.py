@@ -206,9 +206,11 @@ def file_extras(work: Work, side: Side, plot: Plot, slot: Slot) -> list[Event]:
     """A filed plot's 42 lines: the Allies' calls wait for the next Japanese cards
     (R71); the Japanese dummy card joins this phase's deck (42.9). Each TF's card
     lines are kept, as the cards Sigint and Magic show (42.3.1)."""
-    work.own(side)[intelligence.CARD_LINES] = {
-        tf: [ln for ln in lines if not ln.startswith("SPEED ")] for tf, lines in plot.lines.items()
+    written = {
+        tf: tuple(ln for ln in lines if not ln.startswith("SPEED "))
+        for tf, lines in plot.lines.items()
     }
+    work.put_part(side, work.part(side).put(card_lines=written))
     if side == ALLIED:
         calls = [(SIGINT, *a) for a in plot.extra.get(SIGINT, ())]
         calls += [(MAGIC, *a) for a in plot.extra.get(MAGIC, ())]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from pbem.core.dice import Dice
@@ -36,10 +36,17 @@ from pbem.rulesets.witp import draws, dummies, located
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import Slot
 from pbem.rulesets.witp.datapack import Pack, PackItem
+from pbem.rulesets.witp.intelrecords import NO_JN25 as NO_JN25
+from pbem.rulesets.witp.intelrecords import DummyPlotCard as DummyPlotCard
+from pbem.rulesets.witp.intelrecords import Holdings as Holdings
+from pbem.rulesets.witp.intelrecords import Jn25 as Jn25
+from pbem.rulesets.witp.intelrecords import PlotCard as PlotCard
+from pbem.rulesets.witp.intelrecords import card_face as card_face
+from pbem.rulesets.witp.intelrecords import count as _count
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.markers import LocatedChit
 from pbem.rulesets.witp.moderatorrecords import RevealLog, SigintLog
-from pbem.rulesets.witp.records import ABSENT, Absent, Record
+from pbem.rulesets.witp.records import ABSENT
 from pbem.rulesets.witp.work import Work
 
 MAGIC_TABLE = "tables/magic-cup"
@@ -51,8 +58,6 @@ SI_EFFECTS = "tables/si-difference-effects"
 JN25 = "tables/jn25"
 DRAW_CHITS = {"draw-1d6": 1, "draw-2d6": 2}  # 42.4.1: roll, draw that many more
 INTEL = "intelligence"  # private[side][INTEL]: the side's own intelligence holdings
-CARD_LINES = "card_lines"  # private[side][CARD_LINES]: each TF's card lines as written
-JN25_KEY, DUMMY_CARD = "jn25", "dummy_plot_card"  # private["japanese"][...]: Jn25, DummyPlotCard
 
 
 def gate_on(pack: Mapping[str, PackItem]) -> bool:
@@ -79,90 +84,10 @@ def japanese_plot_first(pack: Mapping[str, PackItem]) -> bool:
     return gate_on(pack) and (diff is None or diff > 0)
 
 
-@dataclass(frozen=True, slots=True)
-class PlotCard:
-    """A plot card as Sigint or Magic shows it (16.3, 42.9): one shape for every card,
-    a TF's own or the 42.9 dummy card: TF, speed class, composition, lines."""
-
-    tf: str
-    speed: str
-    composition: tuple[str, ...]
-    lines: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "tf": self.tf,
-            "speed": self.speed,
-            "composition": list(self.composition),
-            "lines": list(self.lines),
-        }
-
-    @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> PlotCard:
-        return card_face(obj["tf"], obj["speed"], obj["composition"], obj["lines"])
-
-
-def card_face(tf: str, speed: str, composition: Sequence[str], lines: Sequence[str]) -> PlotCard:
-    return PlotCard(tf, speed, tuple(composition), tuple(lines))
-
-
-# -- the records 42 keeps ------------------------------------------------------------
-
-
-def _count(value: int | Absent) -> int:
-    return 0 if value is ABSENT else value
-
-
-@dataclass(frozen=True)
-class Holdings(Record):
-    """The Allies' intelligence holdings (``private["allied"][INTEL]``): the cycle's
-    SI difference, Sigint uses and ruses left (42.2.2, 42.3.5), the Naval Phase Sigint
-    was used in (42.3.2), the Magic chits held (42.4) and the calls filed for the next
-    Japanese cards (R71). Each key is set by the rule that first needs it."""
-
-    cycle: int | Absent = ABSENT
-    si_difference: int | Absent = ABSENT
-    sigint_left: int | Absent = ABSENT
-    ruses_left: int | Absent = ABSENT
-    sigint_phase: str | Absent | None = ABSENT
-    magic: tuple[str, ...] | Absent = ABSENT
-    calls: tuple[tuple[str, ...], ...] | Absent = ABSENT
-
-    @property
-    def chits(self) -> tuple[str, ...]:
-        return () if self.magic is ABSENT else self.magic
-
-    @property
-    def filed(self) -> tuple[tuple[str, ...], ...]:
-        return () if self.calls is ABSENT else self.calls
-
-
-@dataclass(frozen=True)
-class Jn25(Record):
-    """The Japanese JN-25 Code Change counters (``private["japanese"]["jn25"]``, 42.8):
-    how many he holds, and the cycle a dummy plot card committed one to (R72)."""
-
-    held: int
-    committed_cycle: int | None
-
-
-NO_JN25 = Jn25(0, None)
-
-
-@dataclass(frozen=True)
-class DummyPlotCard(Record):
-    """The 42.9 dummy plot card the Japanese filed (``private["japanese"][DUMMY_CARD]``):
-    the card, and the Game-Turn and Naval Phase it was filed for."""
-
-    card: PlotCard
-    turn: int
-    time: str
-
-
 def holdings(parts: tfs.Parts) -> Holdings:
     """The Allies' holdings (in the round's Work, or as a side knows them: none, every
     key absent, in the Japanese's knowledge)."""
-    return Holdings.from_json(parts.own(ALLIED).get(INTEL, {}))
+    return parts.part(ALLIED).holdings()
 
 
 def allied_holdings(work: Work) -> Holdings:
@@ -171,28 +96,28 @@ def allied_holdings(work: Work) -> Holdings:
 
 
 def put_holdings(work: Work, held: Holdings) -> None:
-    work.own(ALLIED)[INTEL] = held.to_json()
+    work.put_part(ALLIED, work.part(ALLIED).put(intelligence=held))
 
 
 def jn25(parts: tfs.Parts) -> Jn25 | None:
     """The Japanese JN-25 counters (in the round's Work, or as the Japanese know
     them); None before 42.8."""
-    rec = parts.own(JAPANESE).get(JN25_KEY)
-    return None if rec is None else Jn25.from_json(rec)
+    rec = parts.part(JAPANESE).jn25
+    return None if rec is ABSENT else rec
 
 
 def _put_jn25(work: Work, jn: Jn25) -> None:
-    work.own(JAPANESE)[JN25_KEY] = jn.to_json()
+    work.put_part(JAPANESE, work.part(JAPANESE).put(jn25=jn))
 
 
 def filed_dummy_card(parts: tfs.Parts) -> DummyPlotCard | None:
     """The 42.9 dummy plot card the Japanese filed, if any."""
-    rec = parts.own(JAPANESE).get(DUMMY_CARD)
-    return DummyPlotCard.from_json(rec) if rec else None
+    rec = parts.part(JAPANESE).dummy_plot_card
+    return None if rec is ABSENT else rec
 
 
 def _put_dummy_card(work: Work, filed: DummyPlotCard) -> None:
-    work.own(JAPANESE)[DUMMY_CARD] = filed.to_json()
+    work.put_part(JAPANESE, work.part(JAPANESE).put(dummy_plot_card=filed))
 
 
 def _log_sigint(work: Work, entry: SigintLog) -> None:
@@ -317,14 +242,13 @@ def plot_cards(work: Work, slot: Slot) -> list[PlotCard]:
     """The Japanese cards of this Naval Phase: one for each TF with a plot (16.3), and
     the dummy plot card of 42.9 if filed for this phase; in TF-number order, so the
     Allies cannot tell the dummy card by its place."""
-    private = work.own(JAPANESE)
-    written = private.get(CARD_LINES, {})
+    written = work.part(JAPANESE).card_lines
     cards = [
         card_face(
             tf,
             t.mission.speed or t.speed_class,
             ["dummy"] if t.dummy else list(t.ships),
-            written.get(tf, ()),
+            () if written is ABSENT else written.get(tf, ()),
         )
         for tf, t in tfs.task_forces(work, JAPANESE).items()
         if t.mission
@@ -578,19 +502,19 @@ def reveal_dummy(work: Work, slot: Slot) -> list[Event]:
     which leaves the map (13.6.3); with none at sea, one unused dummy sortie of the
     cycle is burnt. Both sides are told which happened."""
     events = [play_magic(work, "reveal-dummy-tf", slot)]
-    own = work.own(JAPANESE)
     at_sea = sorted(
         (t for t, r in tfs.task_forces(work, JAPANESE).items() if r.dummy and r.hex),
         key=lambda t: (len(t), t),
     )
-    preferred = [t for t in own.get("standing", {}).get(REVEAL_DUMMY_ORDER, []) if t in at_sea]
+    order = work.part(JAPANESE).orders().reveal_dummy_order
+    preferred = [t for t in (() if order is ABSENT else order) if t in at_sea]
     if at_sea:
         tf = (preferred or at_sea)[0]
         return [*events, *dummies.reveal(work, JAPANESE, tf, "Magic Reveal Dummy TF", slot)]
     allot = dummies.allotment(work, JAPANESE)
     burnt = 1 if allot is not None and allot.left > 0 else 0
     if allot is not None and burnt:
-        own[dummies.ALLOTMENT] = replace(allot, allowed=allot.allowed - 1).to_json()
+        dummies.put_allotment(work, JAPANESE, replace(allot, allowed=allot.allowed - 1))
     return [
         *events,
         work.disclose(DummySortieBurnt(burnt), [ALLIED, JAPANESE], slot.time, "42.4.1"),

@@ -4,7 +4,7 @@ A state holds four parts:
 
 - ``public``: what both sides see (the clock, the shared map's markers, the game's
   charts and rulings, open rolls);
-- ``private``: each side's own displays, logs and plots, by side;
+- ``private``: each side's own displays, logs and plots, by side (sidepart.SidePart);
 - ``disclosures``: every fact the rules let cross to a side, recorded as
   ``(fact, audience, game time, rule)``;
 - ``moderator``: the truth no side sees (secret rolls, chit cups, the dice ledger).
@@ -30,10 +30,6 @@ from pbem.rulesets.witp.records import field_json, field_values, fits, specs
 
 PUBLIC, PRIVATE, DISCLOSURES, MODERATOR = "public", "private", "disclosures", "moderator"
 EVERYONE: tuple[Side, ...] = SIDES
-# The part of the state still kept as its stored JSON, until the modules whose rules
-# own it type it: a side's private part (its forces, TF Display, plots, air bases:
-# taskforces, missions, air; read typed through known.Knowledge).
-SideJson = Mapping[str, Any]
 
 
 @dataclass_transform(frozen_default=True, eq_default=False)

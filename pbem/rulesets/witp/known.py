@@ -5,10 +5,9 @@ forms are computed from (knowledge.py: the model and its noninterference).
 public part, its own private part, the disclosures addressed to it) and reads it
 once through the state's codec (state.PublicPart: the Turn Record Track, the
 pack's charts, the markers on the shared map; knowledge.Disclosure: each fact told).
-A side's own part is read through its owners' decoders (taskforces.py: the TF
-Display and ships; air/ships.py: the air bases; intelligence.py: the 42 records),
-so no rule reads it by key. ``own`` still hands the stored own part to the rules
-whose records are not typed yet (the air plots, search's air pools).
+A side's own part is read typed too (sidepart.SidePart: the TF Display and ships,
+air bases, plots, standing orders, 42's records), through its owners' accessors,
+so no rule reads it by key.
 
 It sits above the records it reads (its owners import knowledge.py for ``Fact``),
 so the rules that answer a side take it from here.
@@ -21,22 +20,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from pbem.core.sides import Side
-from pbem.rulesets.witp import located, standing
+from pbem.rulesets.witp import located
 from pbem.rulesets.witp.clock import TurnTrack
-from pbem.rulesets.witp.datapack import PackItem, StoredPack
+from pbem.rulesets.witp.datapack import PackItem
 from pbem.rulesets.witp.knowledge import (
     DISCLOSURES,
     PRIVATE,
     PUBLIC,
     Disclosure,
-    SideJson,
     projection,
 )
 from pbem.rulesets.witp.markers import LocatedChit, Markers, PendingStrike
+from pbem.rulesets.witp.records import ABSENT
 from pbem.rulesets.witp.searchfacts import SearchReport
+from pbem.rulesets.witp.sidepart import NO_PART, SidePart
+from pbem.rulesets.witp.standing import Standing
 from pbem.rulesets.witp.state import PublicPart
-
-FORCES, PLOTS = "forces", "plots"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +45,7 @@ class Knowledge:
 
     side: str | None
     public: PublicPart  # the clock, the pack's charts, the shared map's markers
-    private: Mapping[str, SideJson]  # own part only, unless omniscient (read below)
+    private: Mapping[str, SidePart]  # own part only, unless omniscient (read below)
     disclosed: tuple[Disclosure, ...]
 
     @classmethod
@@ -54,7 +53,8 @@ class Knowledge:
         """``side``'s knowledge of ``state``; ``told`` False: its public and own parts
         only, the disclosures left unread (a mission card's check reads none)."""
         p = projection(state, side)
-        private = dict(p.get(PRIVATE, {})) if side is None else {side: p[PRIVATE]}
+        stored = dict(p.get(PRIVATE, {})) if side is None else {side: p[PRIVATE]}
+        private = {s: SidePart.from_json(part) for s, part in stored.items()}
         disclosed = p.get(DISCLOSURES, ()) if told else ()
         return cls(
             side,
@@ -94,23 +94,22 @@ class Knowledge:
         """The sides whose own parts this knowledge holds, in order."""
         return [Side(s) for s in sorted(self.private)]
 
-    def own(self, side: str) -> SideJson:
-        """``side``'s private part as stored, if this knowledge holds it (for the
-        rules whose records are not typed yet)."""
-        return self.private.get(side, {})
+    def part(self, side: str) -> SidePart:
+        """``side``'s private part, if this knowledge holds it (else an empty one)."""
+        return self.private.get(side, NO_PART)
 
     def forces(self, side: str) -> Mapping[str, PackItem]:
-        """``side``'s order of battle: its pack's force items, by force id (each read
-        as it is looked up, as the pack's charts are)."""
-        return StoredPack(self.own(side).get(FORCES, {}))
+        """``side``'s order of battle: its pack's force items, by force id."""
+        return self.part(side).order_of_battle()
 
     def plots(self, side: str) -> dict[str, tuple[str, ...]]:
         """``side``'s last plot, its lines by game time."""
-        return {t: tuple(lines) for t, lines in self.own(side).get(PLOTS, {}).items()}
+        plots = self.part(side).plots
+        return {} if plots is ABSENT else dict(plots)
 
-    def standing(self, side: str) -> standing.Standing:
+    def standing(self, side: str) -> Standing:
         """``side``'s standing orders in force (R50, R10, 13.8, R92, R105, 42.9)."""
-        return standing.of(self.own(side))
+        return self.part(side).orders()
 
     # -- what the disclosures tell --------------------------------------------
 

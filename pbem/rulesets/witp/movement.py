@@ -210,7 +210,7 @@ def _regroup(work: Work, side: Side, tf: str, m: Regroup) -> MissionNote:
             work, side, m.dummy, tfs.TaskForce(here, dummy=True, speed_class=speed, deployed=True)
         )
         if allot is not None:
-            work.own(side)[dummies.ALLOTMENT] = allot.sortie().to_json()
+            dummies.put_allotment(work, side, allot.sortie())
         return MissionNote("REGP", dummy=m.dummy, at=here, rule="17.11, 13.6")
     to = str(m.to)
     target = display.get(to)

@@ -22,12 +22,10 @@ from pbem.rulesets.witp import dummies, missions
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.clock import ALLIED_HALF, HALF_SUFFIX, JAPANESE_HALF, Round
 from pbem.rulesets.witp.hexgrid import HexId
-from pbem.rulesets.witp.known import PLOTS
 from pbem.rulesets.witp.missioncards import Link, MissionCard, PortEntry
 from pbem.rulesets.witp.missions import Context
+from pbem.rulesets.witp.records import ABSENT
 from pbem.rulesets.witp.work import Work
-
-CARD_ORDER = "card_order"  # private[side]: the TFs its cards were written for, in order
 
 PASS = "PASS"
 
@@ -401,14 +399,15 @@ def describe(ctx: Context, tf: str, entry: tfs.TaskForce) -> list[str]:
 def keep_lines(work: Work, side: str, time: str, lines: Sequence[str]) -> None:
     """Keep the plot ``side`` filed at ``time`` as written, its last (16.3, 5.0 Step 1);
     a side's Knowledge reads it back (known.Knowledge.plots)."""
-    work.own(side)[PLOTS] = {time: list(lines)}
+    work.put_part(side, work.part(side).put(plots={time: tuple(lines)}))
 
 
 def keep_card_order(work: Work, side: str, plot: Plot) -> None:
     """17.13.6: the order ``side``'s cards were written in, for the Execution Segment."""
-    work.own(side)[CARD_ORDER] = list(plot.cards)
+    work.put_part(side, work.part(side).put(card_order=tuple(plot.cards)))
 
 
 def card_order(work: Work, side: str) -> tuple[str, ...]:
     """The TFs ``side``'s last plot wrote cards for, in the order written (17.13.6)."""
-    return tuple(work.own(side).get(CARD_ORDER, ()))
+    order = work.part(side).card_order
+    return () if order is ABSENT else order

@@ -63,6 +63,7 @@ from pbem.rulesets.witp.known import Knowledge
 from pbem.rulesets.witp.missioncards import MissionCard
 from pbem.rulesets.witp.missions import Context, SeaMap
 from pbem.rulesets.witp.moderatorrecords import ModeratorRecords
+from pbem.rulesets.witp.sidepart import SidePart
 from pbem.rulesets.witp.state import PublicPart, WitpState
 from pbem.rulesets.witp.work import Work
 
@@ -106,13 +107,10 @@ def setup(scenario: str, pack: DataPack, sea: tfs.Locator) -> dict[str, Any]:
         raise DataError("rulings.hidden-movement", "only 'exact' (R30) is moderated yet")
     places = pack.value(PLACES) if PLACES in pack.items else {}
     public = PublicPart(TurnTrack(0, game_turns, turn_in_cycle), pack.public_items())
+    fleets = {side: tfs.setup(pack.forces(side), places, sea) for side in SIDES}
     private = {
-        side: {
-            "forces": pack.forces(side),
-            "plots": {},
-            **tfs.setup(pack.forces(side), places, sea).to_json(),
-        }
-        for side in SIDES
+        side: SidePart(forces=pack.forces(side), plots={}, tfs=f.tfs, ships=f.ships)
+        for side, f in fleets.items()
     }
     return WitpState(scenario, public, private, (), ModeratorRecords()).to_json()
 

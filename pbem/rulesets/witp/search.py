@@ -535,8 +535,10 @@ class IntensiveSearchLoss(Fact, kind="intensive-search-loss"):
 
 def _flown_intensive(work: Work, side: Side, time: str, label: str) -> None:
     """The side's intensive searches by game time (``private[side]["intensive"]``)."""
-    flown = work.own(side).setdefault("intensive", {})
-    flown.setdefault(time, []).append(label)  # strikes use the APAT
+    part = work.part(side)
+    flown = {} if part.intensive is ABSENT else part.intensive
+    labels = (*flown.get(time, ()), label)  # strikes use the APAT
+    work.put_part(side, part.put(intensive={**flown, time: labels}))
 
 
 def _intensive_loss(

@@ -44,15 +44,15 @@ from pbem.rulesets.witp import (
 )
 from pbem.rulesets.witp import standing as standing_orders
 from pbem.rulesets.witp import taskforces as tfs
-from pbem.rulesets.witp.air.ships import AIR_BASES, AirBase, air_bases
+from pbem.rulesets.witp.air.ships import AirBase, air_bases
 from pbem.rulesets.witp.clock import Round, Slot
 from pbem.rulesets.witp.hexgrid import HexId
 from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.missions import Context
 from pbem.rulesets.witp.records import ABSENT
+from pbem.rulesets.witp.standing import Standing
 from pbem.rulesets.witp.work import Work
 
-STANDING = "standing"  # private[side]["standing"]: {"search", "deception", DELAY_KEY}
 WORDS = ("SEARCH", deception.WORD, coastwatchers.WORD)
 START_KEY = "scenario/map-start"
 CW_FORCE = "coastwatchers"  # the Allied forces item listing the CW islands (13.8.3)
@@ -76,14 +76,14 @@ def prepare(work: Work, sea: SearchMap) -> None:
     ``air_points`` is a land base where its position falls; an item whose keys are
     the side's ship names gives those carriers their air points; the Allied
     ``coastwatchers`` item is the CW Log (13.8.3, 13.8.4). Set-up writes the side's
-    part as its stored JSON (``work.own``), as taskforces.setup does."""
+    part through the round's work area, as taskforces.setup does."""
     for side in SIDES:
-        own = work.own(side)
-        if AIR_BASES in own:
+        forces = work.part(side).order_of_battle()
+        if work.part(side).air_bases is not ABSENT:
             continue
         bases: dict[str, AirBase] = {}
-        for _fid, item in sorted(own.get("forces", {}).items()):
-            v = item.get("value")
+        for _fid, item in sorted(forces.items()):
+            v = item.value
             if not isinstance(v, Mapping):
                 continue
             if "air_points" in v and "base" in v:
@@ -92,10 +92,12 @@ def prepare(work: Work, sea: SearchMap) -> None:
                     bases[str(v["base"])] = AirBase(str(h), dict(v["air_points"]))
             else:
                 _embark(work, side, v)
-        own[AIR_BASES] = {name: b.to_json() for name, b in bases.items()}
-        own.setdefault(STANDING, {})
-        if side == ALLIED and CW_FORCE in own.get("forces", {}):
-            placed = [str(c) for c in own["forces"][CW_FORCE]["value"]]
+        part = work.part(side).put(air_bases=bases)
+        if part.standing is ABSENT:
+            part = part.put(standing=Standing())
+        work.put_part(side, part)
+        if side == ALLIED and CW_FORCE in forces:
+            placed = [str(c) for c in forces[CW_FORCE].value]
             try:
                 coastwatchers.keep_log(work, coastwatchers.log(sea, work.pack, placed))
             except (KeyError, ValueError):
@@ -245,7 +247,7 @@ def air_search_segment(
     lines: dict[Side, list[str]] = {}
     for side in SIDES:
         ctx = contexts[side]
-        for line in standing_orders.of(work.own(side)).searches():
+        for line in standing_orders.standing(work, side).searches():
             try:
                 lines.setdefault(side, []).append(canonical(ctx, line))
             except OrderError as e:
@@ -387,7 +389,6 @@ def form_lines(ctx: Context) -> list[str]:
     """The order form's search section: the words, then each searching base and
     carrier TF with its bands and values (13.1, 13.3), the standing orders in force."""
     pack, side = ctx.pack, Side(ctx.side)
-    own = ctx.knowledge.own(side)  # its air bases and standing orders, as stored
     words = [
         "  SEARCH <base|TFn> <hex> [<hex> ...] [INTENSIVE] (13.3.1, 13.5.4) | SEARCH NONE |"
         " SEARCH TFn <hex> BLUFF <value> (13.3.3: carrier Short or Medium range only)",
@@ -420,11 +421,11 @@ def form_lines(ctx: Context) -> list[str]:
             carriers.append(f"{tf} at {at}: {_bands(pack, air, True, side)}")
     # A line for the land bases, one for the carriers: the form stays short.
     out += [f"  {'; '.join(x)}" for x in (land, carriers) if x]
-    standing = own.get(STANDING, {})
-    kept = [*standing.get("search", ())]
+    standing = ctx.knowledge.standing(side)
+    kept = [*standing.searches()]
     kept += [p.line or "" for p in deception.policies(ctx.knowledge, side).values()]
-    if standing.get(coastwatchers.DELAY_KEY, 0) != 0 or coastwatchers.DELAY_KEY in standing:
-        d = standing.get(coastwatchers.DELAY_KEY)
+    if standing.coastwatcher_delay is not ABSENT:
+        d = standing.coastwatcher_delay
         kept.append(f"COASTWATCHERS DELAY {'END' if d is None else d}")
     out.append("In force: " + (" | ".join(k for k in kept if k) or "none"))
     return out

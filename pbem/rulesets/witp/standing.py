@@ -2,24 +2,54 @@
 until it files others: its SEARCH lines (13.3.1, ruling R50), its deception
 policies by TF (13.5.7, R10), the coastwatchers' delay (13.8), the air doctrine it
 chose (R92), its standing special strikes (5.8, R105) and its order for revealing
-dummies (42.9). One record of the one codec (records.py), read and written here
-alone on the round's work area (``standing``, ``put``) and read from a side's
-Knowledge through ``of``.
+dummies (42.9). One record of the one codec (records.py), a key of the side's
+private part (sidepart.SidePart, which sits above it), read and written on the
+round's work area here (``standing``, ``put``) and read from a side's Knowledge
+(known.Knowledge.standing).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from pbem.core.sides import Side
 from pbem.rulesets.witp.air.strikes import SpecialOrder
-from pbem.rulesets.witp.deception import Policy
 from pbem.rulesets.witp.records import ABSENT, Absent, Record
-from pbem.rulesets.witp.work import Work
 
-KEY = "standing"
+if TYPE_CHECKING:  # the work area holds the part these orders sit in (sidepart.py)
+    from pbem.rulesets.witp.work import Work
+
+ALL = "*"  # a deception policy for every TF (deception.py)
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """A standing deception policy (13.5.7, R10): for TF ``tf`` (``ALL``: every TF), a
+    goal by ship class (UNDERSTATE/OVERSTATE), fixed reports by chit, and the mode
+    (``random``, the default generator, or ``true``); ``line``: the order as filed."""
+
+    tf: str = ALL
+    goals: Mapping[str, str] = field(default_factory=dict)
+    fixed: Mapping[str, str] = field(default_factory=dict)
+    mode: str = "random"
+    line: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"tf": self.tf, "goals": dict(self.goals), "fixed": dict(self.fixed)}
+        out = {**out, "mode": self.mode}
+        return out if self.line is None else {**out, "line": self.line}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Policy:
+        return cls(
+            raw.get("tf", ALL),
+            dict(raw.get("goals", {})),
+            dict(raw.get("fixed", {})),
+            raw.get("mode", "random"),
+            raw.get("line"),
+        )
 
 
 @dataclass(frozen=True)
@@ -44,16 +74,11 @@ class Standing(Record):
         return () if self.special is ABSENT else self.special
 
 
-def of(own: Mapping[str, Any]) -> Standing:
-    """The standing orders in a side's private part as stored (none: every key absent)."""
-    return Standing.from_json(own.get(KEY, {}))
-
-
 def standing(work: Work, side: Side) -> Standing:
     """``side``'s standing orders in the round's working copy."""
-    return of(work.own(side))
+    return work.part(side).orders()
 
 
 def put(work: Work, side: Side, orders: Standing) -> None:
     """Keep ``orders`` as ``side``'s standing orders."""
-    work.own(side)[KEY] = orders.to_json()
+    work.put_part(side, work.part(side).put(standing=orders))

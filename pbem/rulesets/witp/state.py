@@ -9,12 +9,10 @@ Record Track, clock.TurnTrack), the pack's public items (datapack.PackItem), the
 markers on the shared map (markers.Markers: Located chits, strikes owed, dummies
 revealed), every disclosure with its fact (knowledge.Fact) and the moderator's
 records (moderatorrecords.ModeratorRecords: seeds, chit cups, held contacts, logs).
-A side's private part is still its JSON here (knowledge.SideJson) until the naval,
-search and air modules type it; its records typed so far are read and
-written through their owners' accessors on one codec (records.Record: 42's
-holdings, JN-25 counters, dummy plot card and logs, intelligence.py; the TF
-Display, taskforces.py). A round decodes a state once and encodes it once
-(work.Work).
+Each side's private part is its SidePart (sidepart.py: the TF Display and ships, air
+bases, plots, standing orders, 42's records, logs), each key typed by its owner's
+record on the same codec (records.Record). A round decodes a state once and encodes
+it once (work.Work).
 
 Versions: this is version ``STATE_VERSION`` 1. The stored JSON carries no version
 key, so stored games and their hashes stay as they are: a state without one is
@@ -38,10 +36,10 @@ from pbem.rulesets.witp.knowledge import (
     PRIVATE,
     PUBLIC,
     Disclosure,
-    SideJson,
 )
 from pbem.rulesets.witp.markers import Markers
 from pbem.rulesets.witp.moderatorrecords import ModeratorRecords
+from pbem.rulesets.witp.sidepart import SidePart
 
 STATE_VERSION = 1
 VERSION_KEY = "version"  # absent in version 1 (see above)
@@ -87,7 +85,7 @@ class WitpState:
 
     scenario: str
     public: PublicPart
-    private: Mapping[Side, SideJson]  # each side's own part
+    private: Mapping[Side, SidePart]  # each side's own part (sidepart.py)
     disclosures: tuple[Disclosure, ...]  # every fact told, in the order told
     moderator: ModeratorRecords  # what no side sees (moderatorrecords.py)
     layout: tuple[str, ...] = field(default=PARTS, compare=False)
@@ -96,7 +94,7 @@ class WitpState:
         parts = {
             SCENARIO: self.scenario,
             PUBLIC: self.public.to_json(),
-            PRIVATE: {str(side): part for side, part in self.private.items()},
+            PRIVATE: {str(side): part.to_json() for side, part in self.private.items()},
             DISCLOSURES: [d.to_json() for d in self.disclosures],
             MODERATOR: self.moderator.to_json(),
         }
@@ -113,7 +111,7 @@ class WitpState:
         return cls(
             str(obj[SCENARIO]),
             PublicPart.from_json(obj[PUBLIC]),
-            {Side(side): part for side, part in obj[PRIVATE].items()},
+            {Side(side): SidePart.from_json(part) for side, part in obj[PRIVATE].items()},
             tuple(Disclosure.from_json(d) for d in obj[DISCLOSURES]),
             ModeratorRecords.from_json(obj[MODERATOR]),
             tuple(k for k in obj if k != VERSION_KEY),

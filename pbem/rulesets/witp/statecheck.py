@@ -1,8 +1,8 @@
 """The War in the Pacific state checked on the rules' own terms (the moderator's EDIT
 must leave a state these checks pass: pbem.core.ruleset.CheckedState).
 
-The state is read through its typed codec (state.WitpState, each side's TF Display
-and ship records as taskforces.Fleet, its air bases as air.ships.AirBase): a part
+The state is read through its typed codec (state.WitpState, each side's private part
+as sidepart.SidePart: its TF Display and ship records, its air bases): a part
 that does not decode is a problem. Then the few ranges the rules give: a ship's
 damage level 0 to 5, 5 sunk (7.8.1, 16.8); Air Points counted, never negative
 (4.0, 5.0); the ships of a TF's box are the side's ships (16.2); the Turn Record
@@ -12,34 +12,23 @@ Track within the scenario's Game-Turns (3.0).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from pbem.core.sides import SIDES
-from pbem.rulesets.witp.air.ships import SUNK, AirBase, air_bases
-from pbem.rulesets.witp.knowledge import PRIVATE, SideJson
+from pbem.core.sides import SIDES, Side
+from pbem.rulesets.witp.air.ships import SUNK, AirBase
 from pbem.rulesets.witp.play import GAME_TURNS
+from pbem.rulesets.witp.sidepart import NO_PART
 from pbem.rulesets.witp.state import WitpState
 from pbem.rulesets.witp.taskforces import Fleet, Ship
-
-
-@dataclass(frozen=True, slots=True)
-class _Stored:
-    """The sides' private parts as stored (taskforces.Parts)."""
-
-    private: Mapping[str, SideJson]
-
-    def own(self, side: str) -> SideJson:
-        return self.private.get(side, {})
 
 
 def state_problems(raw: Mapping[str, Any]) -> list[str]:
     """What in the stored state ``raw`` the rules cannot hold, one sentence each."""
     try:
         state = WitpState.from_json(raw)
-        parts = _Stored(raw[PRIVATE])
-        fleets = {side: Fleet.from_json(parts.own(side)) for side in SIDES}
-        bases = {side: air_bases(parts, side) for side in SIDES}
+        parts = {Side(side): state.private.get(Side(side), NO_PART) for side in SIDES}
+        fleets = {side: Fleet.of(part) for side, part in parts.items()}
+        bases = {side: dict(part.bases()) for side, part in parts.items()}
     except Exception as exc:  # any failure of the codec on the edited state
         return [f"the state does not read as a WitP state ({type(exc).__name__}: {exc})"]
     problems = list(_clock_problems(state))

@@ -55,8 +55,7 @@ def _table(state: WitpState) -> ShipVictoryPoints:
 
 
 def _ships(state: WitpState, side: Side) -> dict[str, tfs.Ship]:
-    own = state.private[side]
-    return {name: tfs.ship_record(own, name) for name in own.get(tfs.SHIPS, {})}
+    return dict(state.private[side].ship_records())
 
 
 def scores(state: WitpState) -> dict[str, int]:

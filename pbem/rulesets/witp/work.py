@@ -4,13 +4,14 @@ work area, and its end state is encoded once, through the same codec, when it en
 
 The kernel reads the typed parts here: the Turn Record Track (``clock``, replaced by
 ``move_clock``), the data pack's charts and rulings (``pack``: read, never written,
-in play), the markers on the shared map (``markers``/``put_markers``), the
-moderator's records (``moderator``/``put_moderator``) and the scenario. Facts are
-told through ``disclose``.
+in play), the markers on the shared map (``markers``/``put_markers``), each side's
+private part (``part``/``put_part``: sidepart.SidePart, read and written through its
+owners' accessors), the moderator's records (``moderator``/``put_moderator``) and
+the scenario. Facts are told through ``disclose``.
 
 ``json`` is the round's one working copy of the state as JSON: the store behind
-these accessors and the owners' (a side's own part, ``own``, is still JSON, read
-and written through its owners' modules), never a second copy that could disagree.
+these accessors (the serialisation's edge: no rule reads it by key), never a second
+copy that could disagree.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from pbem.rulesets.witp.knowledge import (
 )
 from pbem.rulesets.witp.markers import Markers
 from pbem.rulesets.witp.moderatorrecords import ModeratorRecords
+from pbem.rulesets.witp.sidepart import SidePart
 from pbem.rulesets.witp.state import CLOCK, PACK, WitpState
 
 
@@ -77,10 +79,13 @@ class Work:
             del public[gone]
         public.update(stored)
 
-    def own(self, side: str) -> dict[str, Any]:
-        """``side``'s private part in the working copy (JSON until its modules type it)."""
-        part: dict[str, Any] = self.json[PRIVATE][side]
-        return part
+    def part(self, side: str) -> SidePart:
+        """``side``'s private part (sidepart.py), read from the working copy."""
+        return SidePart.from_json(self.json[PRIVATE][side])
+
+    def put_part(self, side: str, part: SidePart) -> None:
+        """Write ``side``'s ``part`` back (its keys in the order it keeps them)."""
+        _rewrite(self.json[PRIVATE][side], part.to_json(), depth=3)
 
     def moderator(self) -> ModeratorRecords:
         """The moderator's records (moderatorrecords.py), read from the working copy."""
@@ -113,3 +118,21 @@ def _working_copy(state: Mapping[str, Any]) -> dict[str, Any]:
     new[PUBLIC][PACK] = public[PACK]
     new[DISCLOSURES] = list(state.get(DISCLOSURES, ()))
     return new
+
+
+def _rewrite(stored: dict[str, Any], new: Mapping[str, Any], depth: int) -> None:
+    """``stored`` made ``new`` in place, ``depth`` levels down (a part, its TF Display,
+    a TF's record): a record kept is rewritten where it stands, as the rules have
+    always written them (another rule may hold it while a TF moves). A key kept stays
+    in its place, a new one comes last, one gone is removed; keys in a new order (a
+    record written whole) are written in that order."""
+    for gone in [k for k in stored if k not in new]:
+        del stored[gone]
+    if list(new)[: len(stored)] != list(stored):
+        stored.clear()
+    for key, value in new.items():
+        held = stored.get(key)
+        if depth > 1 and isinstance(held, dict) and isinstance(value, Mapping):
+            _rewrite(held, value, depth - 1)
+        elif key not in stored or held != value:
+            stored[key] = value

@@ -98,6 +98,7 @@ def forces(draw: st.DrawFn) -> dict[str, Any]:
             "value": {"name": draw(NAMES), "at": draw(st.sampled_from(PLACES)), "ships": ships},
             "provenance": "illustrative",
             "source": "a hidden world",
+            "pack": "hidden",  # a force item as the game holds it (datapack.PackItem)
         }
     return out
 
@@ -128,9 +129,17 @@ INTEL = st.fixed_dictionaries(
 JN25 = st.fixed_dictionaries(
     {"held": st.integers(0, 6), "committed_cycle": st.sampled_from((None, 1))}
 )
+# A card as 42.9 files it (intelrecords.DummyPlotCard): its face anything legal.
 CARD = st.none() | st.fixed_dictionaries(
     {
-        "card": st.fixed_dictionaries({"tf": st.sampled_from(("TF30", "TF9")), "lines": JSON}),
+        "card": st.fixed_dictionaries(
+            {
+                "tf": st.sampled_from(("TF30", "TF9")),
+                "speed": st.sampled_from(("SC1", "SC2", "SC3")),
+                "composition": st.lists(st.text(max_size=8), max_size=3),
+                "lines": st.lists(st.text(max_size=12), max_size=3),
+            }
+        ),
         "turn": st.just(1),
         "time": st.just("T1/naval1/plot"),
     }
@@ -139,7 +148,10 @@ CARD = st.none() | st.fixed_dictionaries(
 hidden = st.builds(
     Hidden,
     forces(),
-    st.dictionaries(st.sampled_from(("T1/naval1/plot", "T1/naval2/plot")), st.lists(JSON)),
+    # a plot's lines by game time (sidepart.SidePart's ``plots``): any text
+    st.dictionaries(
+        st.sampled_from(("T1/naval1/plot", "T1/naval2/plot")), st.lists(st.text(max_size=16))
+    ),
     JSON,
     st.lists(FACTS, max_size=3),
     INTEL,
@@ -159,8 +171,9 @@ def world(base: Mapping[str, Any], viewer: str, h: Hidden) -> tuple[dict[str, An
         "plots": h.plots,
         "intelligence": h.intelligence,
         "jn25": h.jn25,
-        "dummy_plot_card": h.card,
         "card_lines": h.card_lines,
+        # a 42.9 dummy plot card, if one was filed (the key is kept only then)
+        **({} if h.card is None else {"dummy_plot_card": h.card}),
     }
     state[MODERATOR] = {"ledger": h.moderator}
     events = [

@@ -88,7 +88,8 @@ def commander(pack: Pack, parts: Parts, side: str, tf: str) -> str | None:
 def _force_commander(parts: Parts, side: str, force: str) -> str | None:
     """The commander the side's order of battle names for ``force`` (its private
     ``forces`` items, as the pack gives them), if any."""
-    name = parts.own(side).get("forces", {}).get(force, {}).get("value", {}).get("commander")
+    item = parts.part(side).order_of_battle().get(force)
+    name = None if item is None else item.value.get("commander")
     return None if name is None else str(name)
 
 

@@ -94,8 +94,7 @@ def file_plot(work: Work, side: str, lines: Sequence[str], slot: Slot) -> list[E
     text = "\n".join(lines)
     accepted, specials, _errors = judge(parts.knowledge(work, side), side, text)
     keep_names(work, Side(side))
-    own = work.own(side)
-    own[AIR_PLOT] = accepted.filed(slot.time).to_json()
+    work.put_part(side, work.part(side).put(air_plot=accepted.filed(slot.time)))
     _air, spec, none = _split(text)
     if none or spec.strip():  # R105: the standing special strikes, filed as a set
         orders = standing_orders.standing(work, Side(side))

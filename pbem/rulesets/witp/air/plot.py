@@ -298,16 +298,16 @@ def _cover(ctx: Context, plot: AirPlot, words: Sequence[str], naval: bool) -> st
     label, hexid, air, carrier = _base(ctx, words[2])
     n, t, _role, alt = element(words[3])
     fighter(ctx.pack, t, "cap", "fly CAP")
-    own = ctx.knowledge.own(ctx.side)
+    display = ctx.knowledge.part(ctx.side).task_forces()
     if naval:
         tf = words[5].upper().replace(" ", "")
-        over = own.get("tfs", {}).get(tf)
-        if over is None or over.get("dummy") or over.get("hex") is None:
+        over = display.get(tf)
+        if over is None or over.dummy or over.hex is None:
             raise _illegal(
                 f"{words[5]} is none of your TFs on the map: Naval Cover protects your own TF",
                 "5.3.4",
             )
-        over_hex, over_label = str(over["hex"]), tf
+        over_hex, over_label = str(over.hex), tf
     else:
         try:
             over_hex = over_label = parse_hex(words[5])
@@ -365,8 +365,8 @@ def _cap(ctx: Context, plot: AirPlot, words: Sequence[str]) -> str:
     if len(words) < 2:
         raise OrderSyntaxError("CAP <TFn> <L|M|H>:<share> ..., e.g. CAP TF3 H:2 M:1", rule="7.1")
     tf = words[0].upper()
-    entry = ctx.knowledge.own(ctx.side).get("tfs", {}).get(tf)
-    if entry is None or entry.get("dummy") or entry.get("hex") is None:
+    entry = ctx.knowledge.part(ctx.side).task_forces().get(tf)
+    if entry is None or entry.dummy or entry.hex is None:
         raise _illegal(f"{words[0]} is none of your TFs on the map: CAP flies over your own", "5.3")
     try:
         shares = capsplit.parse(words[1:])

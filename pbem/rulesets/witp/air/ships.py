@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Annotated, Any, NamedTuple, cast
+from typing import Any, NamedTuple, cast
 
 from pbem.core.sides import Side
+from pbem.rulesets.witp.air.bases import AirBase as AirBase
 from pbem.rulesets.witp.air.flying import FlyingElement
-from pbem.rulesets.witp.records import OPTIONAL, Record
+from pbem.rulesets.witp.records import ABSENT
 from pbem.rulesets.witp.taskforces import (
     Parts,
     Ship,
@@ -33,19 +34,6 @@ from pbem.rulesets.witp.work import Work
 
 CARRIER_TYPES = ("CV", "CVL", "CVE", "XCV")
 SUNK = 5
-AIR_BASES = "air_bases"  # private[side]: {base: AirBase} (13.0, searchplay's set-up)
-
-
-@dataclass(frozen=True, slots=True)
-class AirBase(Record):
-    """A side's land air base (4.3, 13.0): its hex and APs by type, and of them the
-    elite (7.11), the elite with Night status (7.11.5) and the green (58.1)."""
-
-    hex: str | None
-    air_points: Mapping[str, int]
-    elite: Annotated[Mapping[str, int] | None, OPTIONAL] = None
-    night_elite: Annotated[Mapping[str, int] | None, OPTIONAL] = None
-    green: Annotated[Mapping[str, int] | None, OPTIONAL] = None
 
 
 class Home(NamedTuple):
@@ -188,21 +176,24 @@ def keep_names(work: Work, side: Side) -> None:
                 put_ship(work, side, name, replace(s, name=name))
 
 
-CAP_ABORTED = "cap_aborted"  # private[side]: {tf: {type: n}} aborted CAP (5.3.6)
-
-
 def cap_aborted(work: Work, side: Side, tf: str) -> dict[str, int]:
     """5.1.1, 5.3.6: ``side``'s CAP over ``tf`` aborted earlier this phase, by type
     (its record is made when first read; the caller clears it when the phase ends)."""
-    held: dict[str, dict[str, int]] = work.own(side).setdefault(CAP_ABORTED, {})
-    return dict(held.setdefault(tf, {}))
+    part = work.part(side)
+    held = {} if part.cap_aborted is ABSENT else part.cap_aborted
+    if tf not in held:
+        work.put_part(side, part.put(cap_aborted={**held, tf: {}}))
+    return dict(held.get(tf, {}))
 
 
 def ground(work: Work, side: Side, tf: str, ap_type: str, n: int) -> None:
     """5.3.6: ``n`` of ``side``'s CAP APs of ``ap_type`` over ``tf`` aborted: they fly
     no later CAP this phase."""
-    held = work.own(side).setdefault(CAP_ABORTED, {}).setdefault(tf, {})
-    held[ap_type] = int(held.get(ap_type, 0)) + n
+    part = work.part(side)
+    held = {} if part.cap_aborted is ABSENT else part.cap_aborted
+    over = held.get(tf, {})
+    over = {**over, ap_type: int(over.get(ap_type, 0)) + n}
+    work.put_part(side, part.put(cap_aborted={**held, tf: over}))
 
 
 def mark_by_type(
@@ -230,7 +221,7 @@ def mark_by_type(
 
 
 def _bases(parts: Parts, side: str) -> dict[str, AirBase]:
-    return {name: AirBase.from_json(b) for name, b in parts.own(side).get(AIR_BASES, {}).items()}
+    return dict(parts.part(side).bases())
 
 
 def _aps(h: Ship | AirBase) -> Mapping[str, int]:
@@ -251,7 +242,5 @@ def _put(
     if isinstance(h, Ship):
         put_ship(work, side, str(h.name), replace(h, **{key: cast(Any, counts)}))
         return
-    rec = work.own(side)[AIR_BASES][base]
-    new = h.put(**{key: counts}).to_json()
-    rec.clear()
-    rec.update(new)
+    part = work.part(side)
+    work.put_part(side, part.put(air_bases={**part.bases(), base: h.put(**{key: counts})}))

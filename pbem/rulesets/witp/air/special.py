@@ -27,7 +27,6 @@ from pbem.core.errors import IllegalOrderError, OrderError, OrderSyntaxError
 from pbem.core.refusals import line_error
 from pbem.core.ruleset import LineError
 from pbem.core.sides import Side
-from pbem.rulesets.witp import standing as standing_orders
 from pbem.rulesets.witp.air import altitude
 from pbem.rulesets.witp.air.plot import charted, element, fighter, hex_mp
 from pbem.rulesets.witp.air.ships import base_air
@@ -47,7 +46,7 @@ from pbem.rulesets.witp.taskforces import Parts
 def standing(parts: Parts, side: str) -> list[SpecialOrder]:
     """The side's standing special strikes (its standing orders keep them until it
     files others, R105), from the round's Work or the side's Knowledge."""
-    return list(standing_orders.of(parts.own(side)).specials())
+    return list(parts.part(side).orders().specials())
 
 
 def _escort(pack: Pack, words: Sequence[str]) -> AirElement:

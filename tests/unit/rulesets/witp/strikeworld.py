@@ -419,7 +419,8 @@ def world(base: Mapping[str, Any], case: Case, h: Hidden) -> tuple[dict[str, Any
     """``base`` with ``h`` put in, the strike resolved; the events of the round."""
     other = enemy_of(case.viewer)
     state = copy.deepcopy(dict(base))
-    state[PRIVATE][other]["plots"] = {"T1/air2/plot": h.plots}
+    # the other side's plot: lines (a plot's shape, sidepart.SidePart) holding anything
+    state[PRIVATE][other]["plots"] = {"T1/air2/plot": [json.dumps(h.plots)]}
     if h.grounded:
         state[PRIVATE][other]["cap_aborted"] = {
             "TF1": {"A6M2" if other == JAPANESE else "F4F-3": h.grounded}

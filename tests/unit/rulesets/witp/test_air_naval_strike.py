@@ -264,7 +264,7 @@ def test_noninterference_the_striker_learns_nothing_of_an_untouched_enemy_tf() -
         sa, _ = _run(a, seed)
         sb, _ = _run(b, seed)
         assert knowing(sa, ALLIED).disclosed == knowing(sb, ALLIED).disclosed
-        assert knowing(sa, ALLIED).own(ALLIED) == knowing(sb, ALLIED).own(ALLIED)
+        assert knowing(sa, ALLIED).part(ALLIED) == knowing(sb, ALLIED).part(ALLIED)
 
 
 def test_5_3_6_cap_aborted_flies_no_later_cap_and_committed_fighters_none() -> None:

@@ -11,7 +11,7 @@ from pbem.rulesets.witp.air import attack, plot, training
 from pbem.rulesets.witp.air.combat import Bounce, Stack, resolve_level
 from pbem.rulesets.witp.air.flying import FlyingElement
 from pbem.rulesets.witp.air.ships import holdings
-from pbem.rulesets.witp.datapack import public_pack
+from pbem.rulesets.witp.datapack import PackItem, Provenance, public_pack
 from pbem.rulesets.witp.draws import SecretDice
 from pbem.rulesets.witp.knowledge import PRIVATE
 from pbem.rulesets.witp.ruleset import WitpRuleset
@@ -125,8 +125,8 @@ def test_58_2_1_green_cap_is_marked_and_meets_a_green_strike_on_a_rolled_bounce(
 
 def test_58_1_a_scenario_green_item_sets_a_carriers_green_aps() -> None:
     forces = {
-        "tf17-air": {"value": {"Yorktown": {"SBD-3": 6}}},
-        "tf17-green": {"value": {"Yorktown": {"SBD-3": 2}}},
+        "tf17-air": PackItem({"Yorktown": {"SBD-3": 6}}, Provenance.ILLUSTRATIVE, "test", "t"),
+        "tf17-green": PackItem({"Yorktown": {"SBD-3": 2}}, Provenance.ILLUSTRATIVE, "test", "t"),
     }
     yorktown = embarked(forces, {"Yorktown": Ship("CV")})["Yorktown"]
     assert yorktown.air == {"SBD-3": 6} and yorktown.green == {"SBD-3": 2}

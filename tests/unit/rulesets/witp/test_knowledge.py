@@ -101,15 +101,18 @@ def test_a_fact_kind_is_its_fields_frozen_registered_and_its_json() -> None:
 def test_projection_is_public_own_private_and_own_disclosures() -> None:
     state: dict[str, Any] = {
         "public": {"clock": {"at": 0, "game_turns": 3, "turn_in_cycle": 1}, "pack": {}},
-        PRIVATE: {"japanese": {"a": 1}, "allied": {"b": 2}},
+        PRIVATE: {"japanese": {"card_order": ["TF1"]}, "allied": {"card_order": ["TF2"]}},
         MODERATOR: {"umpire-only": 3},
     }
     disclose(Told(state), Fact.from_json({"kind": "to-j"}), ["japanese"], "T1", "13.5")
     disclose(Told(state), Fact.from_json({"kind": "both"}), SIDES, "T1", "3.2")
     p = projection(state, "allied")
-    assert p[PRIVATE] == {"b": 2} and [d["fact"]["kind"] for d in p[DISCLOSURES]] == ["both"]
+    assert p[PRIVATE] == {"card_order": ["TF2"]} and [
+        d["fact"]["kind"] for d in p[DISCLOSURES]
+    ] == ["both"]
     assert "umpire-only" not in json.dumps(p) and "to-j" not in json.dumps(p)
-    assert Knowledge.of(state, None).private == state[PRIVATE]
+    private = Knowledge.of(state, None).private  # each side's part typed (sidepart.py)
+    assert {s: part.to_json() for s, part in private.items()} == state[PRIVATE]
 
 
 def _other_world(
@@ -119,7 +122,8 @@ def _other_world(
     disclosures to the other side alone replaced at random."""
     other = enemy_of(side)
     world = copy.deepcopy(state)
-    world[PRIVATE][other] = {**world[PRIVATE][other], "secret": secret}
+    # the secret in a record of the other side's part (its intensive searches' log)
+    world[PRIVATE][other] = {**world[PRIVATE][other], "intensive": {"T0": [json.dumps(secret)]}}
     # a moderator's record no side is told (42.3.1's Sigint log), holding the secret
     world[MODERATOR] = {"sigint": [{"time": json.dumps(secret), "seen": []}]}
     for fact in disclosed:

@@ -99,7 +99,7 @@ def test_42_9_dummy_plot_card_only_before_jn25_and_sampled_like_a_real_card() ->
     with pytest.raises(IllegalOrderError) as e:
         intelligence.file_dummy_plot_card(work, FAKE, PLOT)
     assert e.value.rule == "42.9"  # no JN-25 counter to play at the cycle's end (R72)
-    work.own(JAPANESE)["jn25"] = {"held": 2, "committed_cycle": None}
+    work.json[PRIVATE][JAPANESE]["jn25"] = {"held": 2, "committed_cycle": None}
     intelligence.file_dummy_plot_card(work, FAKE, PLOT)
     cards = intelligence.plot_cards(work, PLOT)
     assert [c.tf for c in cards] == ["TF1", "TF9"]
@@ -110,7 +110,7 @@ def test_42_9_dummy_plot_card_only_before_jn25_and_sampled_like_a_real_card() ->
 def test_42_4_2_magic_is_shown_when_played_except_report_false() -> None:
     work = Work.begin(world())
     intelligence.draw_magic(work, 5, SecretDice(b"m", "t"), PLOT)
-    work.own(ALLIED)["intelligence"]["magic"] += ["report-false", "reveal-dummy-tf"]
+    work.json[PRIVATE][ALLIED]["intelligence"]["magic"] += ["report-false", "reveal-dummy-tf"]
     _out_of_the_cup(work, "report-false")
     _out_of_the_cup(work, "reveal-dummy-tf")
     hidden = intelligence.play_magic(work, "report-false", PLOT)
@@ -135,7 +135,7 @@ def magic_world(difference: int, *chits_held: str) -> Work:
     work = Work.begin(state)
     intelligence.draw_magic(work, 0, SecretDice(b"m", "t"), PLOT)
     for chit in chits_held:
-        work.own(ALLIED)["intelligence"]["magic"].append(chit)
+        work.json[PRIVATE][ALLIED]["intelligence"]["magic"].append(chit)
         _out_of_the_cup(work, chit)
     return work
 
@@ -181,7 +181,7 @@ def test_42_4_1_the_japanese_cannot_tell_which_card_was_read() -> None:
 
 def test_42_4_1_reveal_tf_at_plus_3_reads_any_card_hidden_ones_included() -> None:
     work = magic_world(3, "reveal-1-tf")
-    work.own(JAPANESE)["jn25"] = {"held": 1, "committed_cycle": None}
+    work.json[PRIVATE][JAPANESE]["jn25"] = {"held": 1, "committed_cycle": None}
     intelligence.file_dummy_plot_card(work, FAKE, PLOT)
     events = intelligence.reveal_tf(work, "reveal-1-tf", ["TF6"], PLOT, SecretDice(b"s", "t"))
     assert [(e.kind, e.witnesses) for e in events] == [
@@ -197,7 +197,7 @@ def test_42_4_1_reveal_tf_at_plus_3_reads_any_card_hidden_ones_included() -> Non
 
 def test_42_4_1_reveal_dummy_removes_the_japanese_choice_or_burns_a_sortie() -> None:
     work = magic_world(1, "reveal-dummy-tf", "reveal-dummy-tf", "reveal-dummy-tf")
-    own = work.own(JAPANESE)
+    own = work.json[PRIVATE][JAPANESE]
     own["tfs"]["TF7"] = tf("E1011", dummy=True)
     own["tfs"]["TF8"] = tf("E1012", dummy=True)
     own["standing"] = {intelligence.REVEAL_DUMMY_ORDER: ["TF8"]}
