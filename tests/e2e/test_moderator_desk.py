@@ -178,7 +178,7 @@ def test_rulings_rollback_hold_and_the_moderators_mail(
         assert "Corrected report: it replaces the report of turn 1 phase plot" in " ".join(
             corrected.split()
         )
-        seed = re.search(r"\b([0-9a-f]{64})\b", corrected.split("was adjudicated.", 1)[1])
+        seed = re.search(r"\b([0-9a-f]{64})\b", corrected.split("Dice seed (now revealed):", 1)[1])
         assert seed and hashlib.sha256(bytes.fromhex(seed.group(1))).hexdigest() == (
             new_commitment.group(1)
         )

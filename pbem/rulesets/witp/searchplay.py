@@ -42,7 +42,7 @@ from pbem.rulesets.witp import (
     orders,
     search,
 )
-from pbem.rulesets.witp import standing as standing_orders
+from pbem.rulesets.witp import standingplay as standing_orders
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air.ships import AirBase, air_bases
 from pbem.rulesets.witp.clock import Round, Slot

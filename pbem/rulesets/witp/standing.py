@@ -4,7 +4,7 @@ policies by TF (13.5.7, R10), the coastwatchers' delay (13.8), the air doctrine 
 chose (R92), its standing special strikes (5.8, R105) and its order for revealing
 dummies (42.9). One record of the one codec (records.py), a key of the side's
 private part (sidepart.SidePart, which sits above it), read and written on the
-round's work area here (``standing``, ``put``) and read from a side's Knowledge
+round's work area by standingplay.py (``standing``, ``put``) and from a side's Knowledge
 (known.Knowledge.standing).
 """
 
@@ -12,14 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pbem.core.sides import Side
 from pbem.rulesets.witp.air.strikes import SpecialOrder
 from pbem.rulesets.witp.records import ABSENT, Absent, Record
-
-if TYPE_CHECKING:  # the work area holds the part these orders sit in (sidepart.py)
-    from pbem.rulesets.witp.work import Work
 
 ALL = "*"  # a deception policy for every TF (deception.py)
 
@@ -72,13 +68,3 @@ class Standing(Record):
 
     def specials(self) -> tuple[SpecialOrder, ...]:
         return () if self.special is ABSENT else self.special
-
-
-def standing(work: Work, side: Side) -> Standing:
-    """``side``'s standing orders in the round's working copy."""
-    return work.part(side).orders()
-
-
-def put(work: Work, side: Side, orders: Standing) -> None:
-    """Keep ``orders`` as ``side``'s standing orders."""
-    work.put_part(side, work.part(side).put(standing=orders))

@@ -18,7 +18,7 @@ from pbem.core.events import Event
 from pbem.core.ruleset import LineError, Validation
 from pbem.core.sides import Side, enemy_of
 from pbem.rulesets.witp import orders
-from pbem.rulesets.witp import standing as standing_orders
+from pbem.rulesets.witp import standingplay as standing_orders
 from pbem.rulesets.witp import taskforces as tfs
 from pbem.rulesets.witp.air import parts, plot, special, strikeplot
 from pbem.rulesets.witp.air.ships import air_bases, keep_names, tf_air

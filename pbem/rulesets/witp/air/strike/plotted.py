@@ -19,7 +19,7 @@ from pbem.rulesets.witp.knowledge import Fact
 from pbem.rulesets.witp.located import on_map
 from pbem.rulesets.witp.markers import LocatedChit
 from pbem.rulesets.witp.records import ABSENT, Record
-from pbem.rulesets.witp.standing import standing
+from pbem.rulesets.witp.standingplay import standing
 from pbem.rulesets.witp.work import Work
 
 
