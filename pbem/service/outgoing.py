@@ -4,7 +4,9 @@ Outgoing mail is claimed in batches under a lease that the send loop checks
 before each send and renews as it runs low (pbem.service.sending.Outbox); each
 mail the server accepted is marked sent by a commit of its own, with the others
 accepted meanwhile (pbem.service.marking, pbem.outbox.delivery), so a kill
-re-sends at most the mails in flight.
+re-sends at most the mails in flight; and the sent journal's mails (written
+down at the 250, pbem.service.sentjournal) are marked before any claim
+(``replay_sent``), so a kill before the commit sends none again.
 """
 
 from __future__ import annotations

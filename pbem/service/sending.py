@@ -2,8 +2,9 @@
 
 Each mail is sent only while its claim is ours (checked before each send, the
 claim renewed as it runs low: pbem.service.outgoing) and marked sent the moment
-the server accepts it, by the next commit (pbem.service.marking); a send must
-end while the mail is still ours. Answers first: processing counts the mail it
+the server accepts it: in the sent journal at once (pbem.service.sentjournal,
+read back before each claim), then by the next commit (pbem.service.marking);
+a send must end while the mail is still ours. Answers first: processing counts the mail it
 queued as it wakes the outbox (``wake``), and the clock waits, a little, until
 the outbox has handed it to the server (``answers_out``).
 """
