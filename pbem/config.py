@@ -141,6 +141,12 @@ maildir = "mail/outbox"
 retry_base = 30.0
 retry_cap = 3600.0
 retry_window_hours = 168.0
+# The sent journal: a line for each mail the moment the server accepted it, read
+# back into the database before any mail is sent (a daemon killed before its
+# database mark does not send the mail again). "" puts it beside a SQLite file
+# (<file>.sent, shared by the daemons using that file), else in this file's
+# folder (outbox.sent); keep it on a local disk.
+journal = ""
 
 [smtp]
 host = "127.0.0.1"
@@ -506,6 +512,7 @@ class OutboxConfig(_Section):
     retry_base: float = 30.0
     retry_cap: float = 3600.0
     retry_window_hours: float = 168.0
+    journal: str = ""  # "": beside a SQLite file, else outbox.sent here (Config.sent_journal)
     # Retired: temporary failures are retried for as long as the game is alive (see
     # EXAMPLE). Still read, so that an older pbem.toml keeps working; 0: not set.
     max_attempts: int = 0
@@ -672,6 +679,20 @@ class Config:
         }
         for name, value in resolved.items():
             object.__setattr__(self, name, value)
+
+    def sent_journal(self) -> Path | None:
+        """The outbox's sent journal (pbem.service.sentjournal): ``[outbox] journal``,
+        else beside a SQLite file (the daemons sharing it share the journal), else in
+        the configuration's folder; None for an in-memory SQLite database."""
+        if self.outbox.journal:
+            return resolve_path(self.base_dir, self.outbox.journal)
+        if not self.database.url.startswith("sqlite"):
+            return self.base_dir / "outbox.sent"
+        match = _SQLITE_FILE.match(self.database.url)
+        file = "" if match is None else match.group(2)
+        if not file or file == ":memory:" or file.startswith("file:"):
+            return None
+        return Path(f"{file}.sent")
 
     def secret_values(self) -> tuple[str, ...]:
         """Every secret this configuration holds, for :func:`redact`."""

@@ -179,7 +179,12 @@ class SmtpSender:
                 refused=refusals,
                 delivered_to=delivered,
             )
-        log.info("sent mail from %s to %d recipient(s)", sender, len(recipients))
+        # Logged once the caller has done its next step: the outbox writes the mail
+        # down as sent first (its sent journal), and a log line's write may hand
+        # the interpreter lock to a busy thread for milliseconds before it.
+        asyncio.get_running_loop().call_soon(
+            log.info, "sent mail from %s to %d recipient(s)", sender, len(recipients)
+        )
 
     async def _send(
         self, slot: _Slot, sender: str, recipients: Sequence[str], raw: bytes

@@ -16,11 +16,20 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Connection, DateTime, Update, bindparam, func, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    DateTime,
+    Update,
+    bindparam,
+    func,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from pbem.config import Config, OutboxConfig
@@ -54,6 +63,18 @@ def _lock_game(session: Session, game_id: str) -> bool:
     )
 
 
+def _sent_values(at: object) -> dict[str, object]:
+    """What marking a mail sent sets, however it is marked."""
+    return {
+        "status": OutboundStatus.SENT,
+        "sent_at": at,
+        "attempts": OutboundMail.attempts + 1,
+        "last_error": "",  # sent: an error of an earlier try no longer stands
+        "claim_owner": None,
+        "claim_until": None,
+    }
+
+
 @functools.cache
 def _sent_as_claimed_statement(reports: bool, database_time: bool) -> Update:
     """``sent_as_claimed``'s and ``reports_sent``'s statement, built once (building
@@ -72,16 +93,11 @@ def _sent_as_claimed_statement(reports: bool, database_time: bool) -> Update:
             kind if reports else ~kind,
         )
         .values(
-            status=OutboundStatus.SENT,
-            sent_at=(
+            _sent_values(
                 func.statement_timestamp(type_=DateTime(timezone=True))
                 if database_time
                 else bindparam("at", type_=OutboundMail.sent_at.type)
-            ),
-            attempts=OutboundMail.attempts + 1,
-            last_error="",  # sent: an error of an earlier try no longer stands
-            claim_owner=None,
-            claim_until=None,
+            )
         )
     )
     if reports:  # what its delivery's record entry needs
@@ -289,3 +305,58 @@ def resend(session: Session, ids: Collection[int], now: datetime) -> Sequence[in
         row.claim_until = None
         done.append(row.id)
     return done
+
+
+def journaled_sent(
+    session: Session,
+    mails: Mapping[int, str],
+    now: datetime,
+    *where: ColumnElement[bool],
+) -> tuple[set[int], set[int]]:
+    """Mails the sent journal lists (id to Message-ID: the server accepted them, a
+    daemon may have died before marking them), marked sent as a daemon's own mark
+    does, a report's delivery recorded in its game's record: those still pending,
+    of this Message-ID, and matching ``where`` (not a live peer's to mark). The ids
+    marked now, and the ids whose lines are done with (marked now or before, or
+    not this database's mail); the rest are left for a later replay. Games are
+    locked first, in id order, as ``reports_sent`` does."""
+    rows = session.execute(
+        select(OutboundMail.id, OutboundMail.message_id, OutboundMail.status).where(
+            OutboundMail.id.in_(sorted(mails))
+        )
+    ).all()
+    pending = sorted(
+        r.id for r in rows if r.status == OutboundStatus.PENDING and r.message_id == mails[r.id]
+    )
+    games = session.scalars(
+        select(OutboundMail.game_id)
+        .where(OutboundMail.id.in_(pending), OutboundMail.kind == OutboundKind.REPORT)
+        .distinct()
+    ).all()
+    recorded = {g for g in sorted(g for g in games if g is not None) if _lock_game(session, g)}
+    statement = (
+        update(OutboundMail)
+        .where(
+            OutboundMail.id == bindparam("mail"),
+            OutboundMail.status == OutboundStatus.PENDING,
+            *where,
+        )
+        .values(_sent_values(now))
+        .returning(
+            OutboundMail.kind, OutboundMail.game_id, OutboundMail.message_id, OutboundMail.recipient
+        )
+    )
+    marked: set[int] = set()
+    for row_id in pending:
+        row = session.connection().execute(statement, {"mail": row_id}).first()
+        if row is None:
+            continue  # a live peer's to mark: left in the journal
+        marked.add(row_id)
+        if row.kind == OutboundKind.REPORT and row.game_id in recorded:
+            journal.append(
+                session,
+                row.game_id,
+                ReportDelivered(message_id=row.message_id, to=row.recipient),
+                now,
+            )
+    return marked, set(mails) - (set(pending) - marked)

@@ -2,7 +2,21 @@
 
 Each mail must be marked sent the moment the SMTP server took it (a
 kill after the 250 re-sends at most the mails in flight), and each connection of
-the outbox waits for its mail's mark before it sends the next. One commit a mail
+the outbox waits for its mail's mark before it sends the next.
+
+The window. A kill -9 between the server's 250 and the marking commit's COMMIT
+used to have the next daemon send the mail again (the same Message-ID), and
+that window is not the commit's few milliseconds but its tail: the mark queues
+behind other work (on SQLite behind processing's batch transaction holding the
+write lock; on both, the hop to a thread, the GIL, a loaded CPU), up to a second
+(bench/killloop.py: 7-9 duplicates per 100 kills quiet, 50-395 loaded). So the
+mark is first written where nothing queues: the sent journal
+(pbem.service.sentjournal), one ``os.write`` on the event loop right after the
+250, read back into the database before any daemon claims mail. What remains of
+the window is the time from the 250's arrival to that write; the commit below
+stays the durable record (the journal is not fsync'ed) and what a live daemon
+relies on.
+ One commit a mail
 made the outbox's connections queue for the database's write lock one behind
 another (on SQLite, behind the workers' ticks as well). So the mails accepted
 while one marking commit is under way are marked together by the next: no mail

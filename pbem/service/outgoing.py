@@ -4,23 +4,25 @@ Outgoing mail is claimed in batches under a lease that the send loop checks
 before each send and renews as it runs low (pbem.service.sending.Outbox); each
 mail the server accepted is marked sent by a commit of its own, with the others
 accepted meanwhile (pbem.service.marking, pbem.outbox.delivery), so a kill
-re-sends at most the mails in flight.
+re-sends at most the mails in flight; and the sent journal's mails (written
+down at the 250, pbem.service.sentjournal) are marked before any claim
+(``replay_sent``), so a kill before the commit sends none again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import update
+from sqlalchemy import or_, update
 from sqlalchemy.orm import Session
 
 from pbem.core import stages
 from pbem.outbox import delivery, failures
 from pbem.outbox.queue import open_outbound
 from pbem.service.clock import statement_time
-from pbem.service.leases import CLAIM_SECONDS, held, take
+from pbem.service.leases import CLAIM_SECONDS, claim_free, held, take
 from pbem.service.station import Station
 from pbem.storage.enums import OutboundStatus
 from pbem.storage.models import OutboundMail
@@ -32,6 +34,7 @@ class Outgoing:
     sender: str
     recipient: str
     raw: bytes = field(repr=False)
+    message_id: str = ""  # what the sent journal names it by, with its id
 
 
 @dataclass
@@ -77,7 +80,7 @@ class OutgoingClaims(Station):
                 )
             ).all()
             mails = [
-                Outgoing(r.id, r.sender, r.recipient, open_outbound(self.key, r))
+                Outgoing(r.id, r.sender, r.recipient, open_outbound(self.key, r), r.message_id)
                 for r in sorted(rows, key=lambda r: r.id)
             ]
         return OutgoingBatch(mails, until, self.lease.term)
@@ -137,6 +140,25 @@ class OutgoingClaims(Station):
                     marked |= delivery.reports_sent(s, rest, self.owner, self._now(s))
                     s.flush()
         return marked
+
+    @stages.stage("sending")
+    def replay_sent(self, mails: Mapping[int, str]) -> tuple[set[int], set[int]]:
+        """The sent journal's mails (id to Message-ID), which the server accepted:
+        those still pending marked sent, as ``sent`` does, by one commit. The ids
+        marked now, and the ids whose journal lines are done with.
+
+        A mail claimed by a peer whose lease runs a quarter lease beyond now is
+        left alone: the peer is alive and marks it itself (a replay of ours would
+        make its mark look like a second send). Any other is marked: ours, a dead
+        daemon's, or one whose claim lapses before this daemon's next claim
+        could take it (the quarter lease covers the round between)."""
+        with self.sessions.begin() as s:
+            now = self._now(s)
+            later = now + self.lease.length / 4
+            not_a_live_peers = or_(
+                claim_free(OutboundMail, later), OutboundMail.claim_owner == self.owner
+            )
+            return delivery.journaled_sent(s, mails, now, not_a_live_peers)
 
     def send_failed(self, row_id: int, error: str, permanent: bool) -> OutboundStatus | None:
         with self.sessions.begin() as s:

@@ -2,8 +2,9 @@
 
 Each mail is sent only while its claim is ours (checked before each send, the
 claim renewed as it runs low: pbem.service.outgoing) and marked sent the moment
-the server accepts it, by the next commit (pbem.service.marking); a send must
-end while the mail is still ours. Answers first: processing counts the mail it
+the server accepts it: in the sent journal at once (pbem.service.sentjournal,
+read back before each claim), then by the next commit (pbem.service.marking);
+a send must end while the mail is still ours. Answers first: processing counts the mail it
 queued as it wakes the outbox (``wake``), and the clock waits, a little, until
 the outbox has handed it to the server (``answers_out``).
 """
@@ -23,6 +24,7 @@ from pbem.service.leases import CLAIM_SECONDS
 from pbem.service.loops import Loop, LoopContext, round_failed
 from pbem.service.marking import SentMarks
 from pbem.service.outgoing import Outgoing, OutgoingBatch
+from pbem.service.sentjournal import SentJournal
 from pbem.storage.enums import OutboundStatus
 
 log = logging.getLogger("pbem.service")
@@ -57,6 +59,9 @@ class Outbox(Loop):
         side_by_side = make_url(self.worker.config.database.url).get_backend_name()
         overlap = connections if side_by_side == "postgresql" else 1
         self.marks = SentMarks(lambda ids: self.worker.sent(ids), overlap)
+        # Each mail the server accepted is written down here before its mark, and
+        # read back before any claim (pbem.service.sentjournal).
+        self.journal = SentJournal(self.worker.config.sent_journal())
         # Answers first: mail queued by processing is counted when the outbox is
         # woken for it; the outbox loop says up to which count it has sent.
         self._queued = self._handed = 0
@@ -122,6 +127,7 @@ class Outbox(Loop):
         total = 0
         await self._give_back_stranded()
         while not self.stopping.is_set():
+            await self._replay_journal()
             batch = await asyncio.to_thread(self.worker.due_outgoing, limit)
             gave_up: list[int] = []
             try:
@@ -145,6 +151,31 @@ class Outbox(Loop):
             return
         self._failures_looked = now
         await asyncio.to_thread(self.worker.tell_failures)
+
+    async def _replay_journal(self) -> None:
+        """Before claiming: the mails the sent journal lists (the server accepted
+        them) marked sent if they are not yet, by whichever daemon wrote them, and
+        their lines dropped once marked; not those our own marking commits hold.
+        Read here, on the loop (a few lines), so that what is in flight is known
+        as of the reading."""
+        committed = self.journal.take_committed()
+        listed = self.journal.read()
+        if not listed:
+            return
+        in_flight = self.marks.unmarked()
+        done = committed & listed.keys()
+        unknown = {i: m for i, m in listed.items() if i not in committed and i not in in_flight}
+        if unknown:
+            marked, finished = await asyncio.to_thread(self.worker.replay_sent, unknown)
+            done |= finished
+            if marked:
+                log.warning(
+                    "marked %d mail(s) sent from the sent journal: the server had accepted "
+                    "them, and a daemon stopped before marking them",
+                    len(marked),
+                )
+        if done:
+            await asyncio.to_thread(self.journal.drop, done)
 
     async def _give_back_stranded(self) -> None:
         """Give back the claims a failed round left, as soon as the database answers
@@ -241,6 +272,9 @@ class _BatchSending:
                 # taken the mail over and sent it, delivered it twice.
                 async with asyncio.timeout((held_until - worker.clock()).total_seconds()):
                     await outbox.sender.send(mail.sender, [mail.recipient], mail.raw)
+                    # Accepted: written down before anything else runs (no await
+                    # between), so a kill before its mark does not send it again.
+                    journaled = outbox.journal.append(mail.id, mail.message_id)
         except TimeoutError:
             log.warning(
                 "sending mail %s outlasted its lease; given up, left to its next owner",
@@ -257,4 +291,6 @@ class _BatchSending:
             # Awaited first: ``sent += await ...`` would read ``sent`` before the
             # await and lose another connection's count.
             marked = await outbox.marks.sent(mail.id)
+            if journaled:
+                outbox.journal.marked(mail.id)
             self.sent += marked
