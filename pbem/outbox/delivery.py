@@ -140,12 +140,7 @@ def reports_sent(session: Session, row_ids: Collection[int], owner: str, now: da
     order, so two daemons marking reports of the same games wait for each other
     rather than deadlock. ``session`` must be flushed before the commit."""
     ids = sorted(set(row_ids))
-    games = session.scalars(
-        select(OutboundMail.game_id)
-        .where(OutboundMail.id.in_(ids), OutboundMail.kind == OutboundKind.REPORT)
-        .distinct()
-    ).all()
-    recorded = {g for g in sorted(g for g in games if g is not None) if _lock_game(session, g)}
+    recorded = _lock_report_games(session, ids)
     statement = _sent_as_claimed_statement(True, False)
     marked: set[int] = set()
     for row_id in ids:
@@ -307,6 +302,17 @@ def resend(session: Session, ids: Collection[int], now: datetime) -> Sequence[in
     return done
 
 
+def _lock_report_games(session: Session, ids: Collection[int]) -> set[str]:
+    """Lock the games of the reports among ``ids``, in id order (one lock order for
+    every marking of reports); the games whose records take their deliveries."""
+    games = session.scalars(
+        select(OutboundMail.game_id)
+        .where(OutboundMail.id.in_(ids), OutboundMail.kind == OutboundKind.REPORT)
+        .distinct()
+    ).all()
+    return {g for g in sorted(g for g in games if g is not None) if _lock_game(session, g)}
+
+
 def journaled_sent(
     session: Session,
     mails: Mapping[int, str],
@@ -328,12 +334,7 @@ def journaled_sent(
     pending = sorted(
         r.id for r in rows if r.status == OutboundStatus.PENDING and r.message_id == mails[r.id]
     )
-    games = session.scalars(
-        select(OutboundMail.game_id)
-        .where(OutboundMail.id.in_(pending), OutboundMail.kind == OutboundKind.REPORT)
-        .distinct()
-    ).all()
-    recorded = {g for g in sorted(g for g in games if g is not None) if _lock_game(session, g)}
+    recorded = _lock_report_games(session, pending)
     statement = (
         update(OutboundMail)
         .where(
